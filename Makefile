@@ -1,0 +1,37 @@
+# The README's two commands: `make run` and `make test`. Both set themselves up on first use.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+EXAMPLE ?= examples/prototype-then-ascend.yaml
+
+.PHONY: run test setup bench clean schemas
+
+setup: $(STAMP)
+
+# Re-install when the project's dependency files change.
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[pytorch,mindspore,test]'
+	@touch $(STAMP)
+
+# The main job: the TUI on a terminal; otherwise the headless report for the bundled example.
+run: $(STAMP)
+	@if [ -t 0 ] && [ -t 1 ]; then \
+		$(BIN)/advisor; \
+	else \
+		$(BIN)/advisor report $(EXAMPLE) --markdown; \
+	fi
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+schemas: $(STAMP)
+	$(BIN)/python -m advisor.schemas
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,48 @@
+"""Writing documents: JSON on stdout, files written atomically (temp file + rename)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import UsageError
+
+
+def to_json(doc: Any) -> str:
+    """One JSON document; pydantic models are dumped in JSON mode."""
+    if hasattr(doc, "model_dump"):
+        doc = doc.model_dump(mode="json")
+    return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def write_atomic(path: str | os.PathLike, text: str) -> Path:
+    """Write text to path via a temp file in the same folder and a rename: never half a file."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"{target}: output folder {folder} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return target
+
+
+def emit(text: str, output: str | None) -> None:
+    """Print to stdout, or write atomically to `output` when given."""
+    if output:
+        write_atomic(output, text)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
