@@ -17,7 +17,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="advisor", description=__doc__)
+    parser = _Parser(
+        prog="advisor",
+        description="Measured advice on PyTorch, MindSpore or a hybrid workflow. "
+        "With no command, starts the interactive advisor.",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

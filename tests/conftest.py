@@ -1,0 +1,11 @@
+"""Shared test set-up: keep the user's real cache and knowledge-base overrides out of the tests."""
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(tmp_path_factory, monkeypatch):
+    cache = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.delenv("ADVISOR_KB_DIR", raising=False)
+    yield

@@ -1,0 +1,29 @@
+"""CLI wiring: help, version, bad usage as one line with exit code 2."""
+
+import subprocess
+import sys
+
+from advisor import __version__
+from advisor.cli import main
+
+
+def test_version(capsys):
+    try:
+        main(["--version"])
+    except SystemExit as exc:
+        assert exc.code == 0
+    assert __version__ in capsys.readouterr().out
+
+
+def test_unknown_command_is_one_line_exit_2(capsys):
+    assert main(["no-such-command"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("advisor: error:")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_python_dash_m_works():
+    out = subprocess.run([sys.executable, "-m", "advisor", "--help"], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0
+    assert "usage: advisor" in out.stdout
