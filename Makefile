@@ -12,7 +12,6 @@ setup: $(STAMP)
 # Re-install when the project's dependency files change.
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[pytorch,mindspore,test]'
 	@touch $(STAMP)
 
