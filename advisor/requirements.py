@@ -1,0 +1,274 @@
+"""The team's requirements: the user-facing input contract, and the one loader that turns a file into
+a validated `Requirements` or a single clear `UsageError` line (file, field path, what is expected).
+
+Field names are the contract (issue 5); do not rename them. Input models forbid unknown keys and are
+strict about types, so a typo or a quoted number is reported rather than silently guessed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from advisor.errors import UsageError
+
+Skill = Literal["none", "basic", "proficient", "expert"]
+Level = Literal["low", "medium", "high"]
+HardwareKind = Literal["nvidia", "ascend", "cpu"]
+DeploymentTarget = Literal["nvidia-server", "ascend-server", "cpu-server", "mobile", "edge-ascend"]
+CRITERIA: tuple[str, ...] = (
+    "performance",
+    "cost",
+    "ecosystem",
+    "team",
+    "migration",
+    "deployment",
+    "debugging",
+    "compliance",
+)
+SKILL_LEVELS: tuple[str, ...] = ("none", "basic", "proficient", "expert")
+MAX_FILE_BYTES = 1_000_000
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Team(_Input):
+    pytorch: Skill = "none"
+    """PyTorch skill of the team as a whole."""
+    mindspore: Skill = "none"
+    """MindSpore skill of the team as a whole."""
+    size: int = Field(4, ge=1, le=10_000)
+    """Engineers on the project."""
+
+
+class Hardware(_Input):
+    available: list[HardwareKind] = Field(min_length=1)
+    """What the team can train on today."""
+    training_target: Literal["nvidia", "ascend", "cpu", "undecided"] = "undecided"
+    """Where production training runs."""
+    accelerator: Optional[str] = Field(None, min_length=1)
+    """A knowledge-base accelerator id or name (e.g. 'Ascend 910B', 'A100 80GB')."""
+    devices: int = Field(1, ge=1, le=100_000)
+    """Accelerators used for training."""
+
+
+class Deployment(_Input):
+    targets: list[DeploymentTarget] = Field(min_length=1)
+
+
+class ModelSpec(_Input):
+    family: Literal["cnn", "transformer", "rnn", "gnn", "other"] = "other"
+    parameters_millions: float = Field(1.0, gt=0, le=10_000_000)
+    source: Literal["new", "pytorch-code", "other-framework"] = "new"
+    custom_cuda_ops: bool = False
+    dynamic_control_flow: bool = False
+    code_path: Optional[str] = Field(None, min_length=1)
+    """PyTorch code to scan for migration effort (relative to the requirements file)."""
+
+
+class Needs(_Input):
+    huggingface: Literal["none", "nice", "essential"] = "none"
+    distributed_training: bool = False
+    debugging_intensity: Level = "medium"
+    throughput_priority: Level = "medium"
+    domestic_substitution: Literal["none", "preferred", "required"] = "none"
+    edge_cloud: bool = False
+    """Train in the cloud, infer on devices."""
+
+
+class Constraints(_Input):
+    deadline_weeks: Optional[float] = Field(None, gt=0, le=1000)
+    budget_usd: Optional[float] = Field(None, ge=0)
+
+
+class Workload(_Input):
+    model: Literal["lenet", "resnet18", "resnet50", "custom"]
+    gflops_per_sample: Optional[float] = Field(None, gt=0)
+    """Training GFLOPs per sample (forward + backward); needed for `custom`."""
+    dataset_samples: int = Field(ge=1)
+    epochs: float = Field(gt=0, le=100_000)
+    batch_size: int = Field(128, ge=1)
+
+    @model_validator(mode="after")
+    def _custom_needs_flops(self) -> "Workload":
+        if self.model == "custom" and self.gflops_per_sample is None:
+            raise ValueError("model 'custom' needs gflops_per_sample")
+        return self
+
+
+class Weights(_Input):
+    """Optional overrides of criterion weights (>= 0); the rest keep their defaults, all renormalised."""
+
+    performance: Optional[float] = Field(None, ge=0)
+    cost: Optional[float] = Field(None, ge=0)
+    ecosystem: Optional[float] = Field(None, ge=0)
+    team: Optional[float] = Field(None, ge=0)
+    migration: Optional[float] = Field(None, ge=0)
+    deployment: Optional[float] = Field(None, ge=0)
+    debugging: Optional[float] = Field(None, ge=0)
+    compliance: Optional[float] = Field(None, ge=0)
+
+    def given(self) -> dict[str, float]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+class Requirements(_Input):
+    """A team's situation and needs, as written in a requirements YAML file."""
+
+    name: str = Field(min_length=1, max_length=200)
+    stage: Literal["research", "prototype", "production"] = "prototype"
+    team: Team = Team()
+    hardware: Hardware
+    deployment: Deployment
+    model: ModelSpec = ModelSpec()
+    needs: Needs = Needs()
+    constraints: Constraints = Constraints()
+    workload: Optional[Workload] = None
+    weights: Optional[Weights] = None
+
+    @model_validator(mode="after")
+    def _weights_not_all_zero(self) -> "Requirements":
+        given = self.weights.given() if self.weights else {}
+        if given and len(given) == len(CRITERIA) and sum(given.values()) <= 0:
+            raise ValueError("weights: at least one weight must be above 0")
+        return self
+
+    def as_conditions(self) -> dict[str, Any]:
+        """The plain dict that knowledge-base conditions (`Pitfall.applies`) are evaluated over."""
+        return self.model_dump(mode="json")
+
+
+# --- loading -------------------------------------------------------------------------------------
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that also rejects duplicate keys (a silent overwrite hides a typo)."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _where(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
+
+
+def _yaml_error(path: str, exc: yaml.YAMLError) -> UsageError:
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if isinstance(exc, yaml.constructor.ConstructorError) and "constructor for the tag" in str(problem):
+        tag = str(problem).split("tag", 1)[-1].strip(" '")
+        return UsageError(
+            f"{path}: {_where(exc)}: YAML tag {tag!r} is not allowed: "
+            "expected plain YAML values (mappings, lists, strings, numbers, booleans)"
+        )
+    return UsageError(f"{path}: {_where(exc)}: invalid YAML: {problem}")
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def _expectation(err: dict[str, Any]) -> str:
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return f"unknown key (got {err.get('input')!r}); check the spelling against the documented fields"
+    if kind == "literal_error":
+        return f"expected one of {ctx.get('expected')} (got {err.get('input')!r})"
+    if kind == "too_short":
+        n = ctx.get("min_length", 1)
+        return f"expected at least {n} item{'s' if n != 1 else ''} (got {err.get('input')!r})"
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"])).removeprefix("Value error, ")
+    msg = err["msg"].replace("Input should be", "expected")
+    if kind.endswith("_type") or kind.endswith("_parsing"):
+        return f"{msg} (got {type(err.get('input')).__name__} {err.get('input')!r})"
+    return f"{msg} (got {err.get('input')!r})"
+
+
+def validation_message(path: str, exc: ValidationError) -> str:
+    """One line for the first problem, with a count of the others."""
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    # A model-level validator reports an empty location; its message already names the field.
+    text = f"{path}: {_loc(tuple(first['loc']))}: {_expectation(first)}"
+    if len(errors) > 1:
+        text += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    return text
+
+
+def parse_requirements(data: Any, path: str = "<requirements>") -> Requirements:
+    """Validate an already-parsed mapping (the TUI's form uses this); raises UsageError."""
+    if data is None:
+        raise UsageError(f"{path}: the file is empty: expected a YAML mapping with name, hardware, deployment, ...")
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: (top level): expected a YAML mapping of fields (got {type(data).__name__})")
+    try:
+        return Requirements.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(validation_message(path, exc)) from None
+
+
+def load_requirements(path: str | os.PathLike) -> Requirements:
+    """Read, parse and validate a requirements file. Every failure is one UsageError line."""
+    name = str(path)
+    file = Path(path)
+    try:
+        if not file.exists():
+            raise UsageError(f"{name}: no such file: expected a requirements YAML file")
+        if file.is_dir():
+            raise UsageError(f"{name}: is a folder: expected a requirements YAML file")
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise UsageError(f"{name}: file is {len(raw)} bytes: expected a requirements file under {MAX_FILE_BYTES}")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"{name}: byte {exc.start}: not valid UTF-8: expected a UTF-8 text file"
+        ) from None
+    if not text.strip():
+        raise UsageError(f"{name}: the file is empty: expected a YAML mapping with name, hardware, deployment, ...")
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise _yaml_error(name, exc) from None
+    return parse_requirements(data, name)
+
+
+def resolve_code_path(requirements: Requirements, requirements_file: str | os.PathLike | None) -> Optional[Path]:
+    """`model.code_path` is relative to the requirements file's folder."""
+    if not requirements.model.code_path:
+        return None
+    code = Path(requirements.model.code_path).expanduser()
+    if not code.is_absolute() and requirements_file is not None:
+        code = Path(requirements_file).resolve().parent / code
+    return code
