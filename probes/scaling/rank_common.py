@@ -1,0 +1,133 @@
+"""What both per-rank scripts share: arguments, the test-only fault hook, timing, and the result files.
+
+Standard library and NumPy only (the rank scripts add their ONE framework). The engines (torchrun,
+msrun) start the ranks; their stdout goes to the launcher's logs, so results travel as files in the
+run directory the parent chose: every rank writes `rank<r>.json` (+ its parameters as .npy), then
+rank 0 reads them all and writes `result.json`, the one file the parent reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+# Set by the parent just before it starts the launcher: wall-clock time (time.time()).
+T0_ENV = "ADVISOR_SCALING_T0"
+# Test-only fault injection, e.g. "crash@1" or "hang@1": that rank crashes or hangs after init.
+# Only the tests set it; the product never does.
+FAULT_ENV = "ADVISOR_SCALING_FAULT"
+RESULT_NAME = "result.json"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="one rank of the data-parallel scaling probe")
+    p.add_argument("--model", default="lenet")
+    p.add_argument("--batch-size", type=int, default=32, help="per-rank batch")
+    p.add_argument("--warmup", type=int, default=5, help="untimed steps after the first step")
+    p.add_argument("--steps", type=int, default=30, help="timed steps per phase (synced, no-sync)")
+    p.add_argument("--threads", type=int, default=1, help="compute threads per rank")
+    p.add_argument("--device", default="cpu", help="cpu | cuda (torch); CPU | GPU | Ascend (MindSpore)")
+    p.add_argument("--result-dir", required=True)
+    p.add_argument("--wait", type=float, default=120.0, help="rank 0: seconds to wait for the others")
+    return p.parse_args(argv)
+
+
+def launcher_seconds(start_wall: float) -> float | None:
+    """Seconds from the parent starting the launcher to this rank's script starting."""
+    t0 = os.environ.get(T0_ENV)
+    try:
+        return max(0.0, start_wall - float(t0)) if t0 else None
+    except ValueError:
+        return None
+
+
+def maybe_fault(rank: int) -> None:
+    spec = os.environ.get(FAULT_ENV, "")
+    if "@" not in spec:
+        return
+    kind, _, target = spec.partition("@")
+    if target.strip() != str(rank):
+        return
+    if kind == "crash":
+        os._exit(17)  # like a segfaulting kernel: no Python clean-up, no traceback
+    if kind == "hang":
+        while True:  # like a deadlocked collective: only the parent's timeout ends it
+            time.sleep(60)
+
+
+class Timer:
+    def __init__(self) -> None:
+        self.t = time.perf_counter()
+
+    def lap(self) -> float:
+        now = time.perf_counter()
+        dt, self.t = now - self.t, now
+        return dt
+
+
+def _write_json(path: Path, doc: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1))
+    os.replace(tmp, path)  # the reader never sees half a file
+
+
+def _save_npy(path: Path, arr) -> None:
+    import numpy as np
+
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        np.save(fh, np.ascontiguousarray(arr, dtype=np.float32))
+    os.replace(tmp, path)
+
+
+def write_rank(result_dir: str, rank: int, doc: dict, params_sync, params_nosync) -> None:
+    """This rank's timings plus its flat parameters after the synced and after the no-sync phase."""
+    d = Path(result_dir)
+    _save_npy(d / f"params-sync-rank{rank}.npy", params_sync)
+    _save_npy(d / f"params-nosync-rank{rank}.npy", params_nosync)
+    _write_json(d / f"rank{rank}.json", doc)  # last: its presence means the rank is done
+
+
+def _max_abs_diff(arrays) -> float:
+    import numpy as np
+
+    ref = arrays[0]
+    return float(max((float(np.max(np.abs(a - ref))) for a in arrays[1:]), default=0.0))
+
+
+def collect(result_dir: str, world: int, header: dict, wait: float) -> None:
+    """Rank 0: wait for every rank's file, compare parameters across ranks, write result.json."""
+    import numpy as np
+
+    d = Path(result_dir)
+    deadline = time.monotonic() + wait
+    missing = list(range(world))
+    while missing and time.monotonic() < deadline:
+        missing = [r for r in range(world) if not (d / f"rank{r}.json").exists()]
+        if missing:
+            time.sleep(0.05)
+    doc = dict(header)
+    if missing:
+        doc["error"] = f"ranks {missing} wrote no result within {wait:.0f} s"
+        _write_json(d / RESULT_NAME, doc)
+        return
+    ranks = [json.loads((d / f"rank{r}.json").read_text()) for r in range(world)]
+    sync = [np.load(d / f"params-sync-rank{r}.npy") for r in range(world)]
+    nosync = [np.load(d / f"params-nosync-rank{r}.npy") for r in range(world)]
+    doc["ranks"] = ranks
+    doc["gate"] = {
+        # After synced steps every rank must hold the same parameters (gradients really averaged).
+        "sync_max_abs_diff": _max_abs_diff(sync),
+        # After the no-sync control (own gradients only) they must differ: the check can fail.
+        "nosync_max_abs_diff": _max_abs_diff(nosync),
+        "param_count": int(sync[0].size),
+    }
+    _write_json(d / RESULT_NAME, doc)
+
+
+def median_ms(seconds: list) -> float | None:
+    return statistics.median(seconds) * 1000.0 if seconds else None

@@ -1,0 +1,97 @@
+"""One rank of the MindSpore scaling probe, started by msrun (data parallel; mccl on CPU, HCCL on
+Ascend, NCCL on GPU).
+
+Imports the standard library, NumPy, probes.scaling.rank_common, the shared training modules and
+mindspore only. msrun also runs this script as its scheduler process: everything with a side effect
+comes after `init()`, which the scheduler never returns from usefully. GRAPH_MODE with
+`nn.TrainOneStepCell`; the no-sync control is a second TrainOneStepCell over the same network and
+optimizer whose gradient reducer is replaced by identity. Data parallel does not broadcast initial
+parameters: every rank loads the same canonical weights.
+"""
+
+from __future__ import annotations
+
+import time
+
+_START_WALL = time.time()
+
+import os  # noqa: E402
+import sys  # noqa: E402
+
+from probes.scaling import rank_common as rc  # noqa: E402
+from probes.scaling import rank_data  # noqa: E402
+
+
+def _flat_params(net):
+    import numpy as np
+
+    return np.concatenate([p.asnumpy().reshape(-1) for p in net.trainable_params()])
+
+
+def main(argv=None) -> int:
+    args = rc.parse_args(argv)
+    doc = {"launcher_seconds": rc.launcher_seconds(_START_WALL)}
+    t = rc.Timer()
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.communication import get_group_size, get_rank, init
+
+    doc["import_seconds"] = t.lap()
+    target = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU", "ascend": "Ascend", "npu": "Ascend"}.get(
+        args.device.lower(), args.device)
+    ms.set_context(mode=ms.GRAPH_MODE, device_target=target)
+    init()
+    if os.environ.get("MS_ROLE") == "MS_SCHED":  # the scheduler process: nothing to train
+        return 0
+    rank, world = get_rank(), get_group_size()
+    backend = {"CPU": "mccl", "GPU": "nccl", "Ascend": "hccl"}.get(target, target)
+    doc.update(rank=rank, world_size=world, backend=backend, init_seconds=t.lap())
+    rc.maybe_fault(rank)
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+
+    from probes.scaling import nets_ms
+
+    net, checksum = nets_ms.build(args.model)
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
+    with_loss = nn.WithLossCell(net, loss_fn)
+    synced = nn.TrainOneStepCell(with_loss, opt)
+    nosync = nn.TrainOneStepCell(with_loss, opt)
+    nosync.grad_reducer = nn.Identity()  # the control: no AllReduce, each rank its own gradients
+    synced.set_train()
+    nosync.set_train()
+    x_np, y_np = rank_data.batch(args.model, args.batch_size, rank)
+    x, y = ms.Tensor(x_np), ms.Tensor(y_np.astype("int32"))
+    doc["build_seconds"] = t.lap()
+
+    def phase(cell, key: str) -> tuple:
+        losses, times = [], []
+        s = rc.Timer()
+        losses.append(float(cell(x, y).asnumpy()))  # graph compile happens here: timed apart
+        doc[key] = s.lap()
+        for _ in range(args.warmup):
+            cell(x, y).asnumpy()
+        for _ in range(args.steps):
+            s = rc.Timer()
+            losses.append(float(cell(x, y).asnumpy()))  # asnumpy: wait for the step to finish
+            times.append(s.lap())
+        return times, losses
+
+    sync_times, sync_losses = phase(synced, "first_step_seconds")
+    params_sync = _flat_params(net)
+    nosync_times, _ = phase(nosync, "nosync_first_step_seconds")
+    params_nosync = _flat_params(net)
+    doc.update(sync_step_s=sync_times, nosync_step_s=nosync_times, loss_first=sync_losses[0],
+               loss_last=sync_losses[-1], threads=args.threads, framework_version=ms.__version__,
+               weights_checksum=checksum)
+    rc.write_rank(args.result_dir, rank, doc, params_sync, params_nosync)
+    if rank == 0:
+        rc.collect(args.result_dir, world, {"framework": "mindspore", "launcher": "msrun",
+                                            "world_size": world, "backend": backend,
+                                            "model": args.model, "batch_size": args.batch_size},
+                   args.wait)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

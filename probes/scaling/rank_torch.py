@@ -1,0 +1,114 @@
+"""One rank of the PyTorch scaling probe, started by torchrun (DDP; gloo on CPU, NCCL on GPU).
+
+Imports the standard library, NumPy, probes.scaling.rank_common, the shared training modules and
+torch only. Phases: synced steps (DDP allreduce), then the no-sync control (`model.no_sync()`: each
+rank keeps its own gradients), each timed per step after a first step and warmup; then every rank
+writes its timings and parameters and rank 0 writes result.json (see rank_common).
+"""
+
+from __future__ import annotations
+
+import time
+
+_START_WALL = time.time()
+
+import gc  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+from contextlib import nullcontext  # noqa: E402
+from datetime import timedelta  # noqa: E402
+
+from probes.scaling import rank_common as rc  # noqa: E402
+from probes.scaling import rank_data  # noqa: E402
+
+
+def _flat_params(model):
+    import torch
+
+    with torch.no_grad():
+        return torch.cat([p.detach().reshape(-1).float().cpu() for p in model.parameters()]).numpy()
+
+
+def main(argv=None) -> int:
+    args = rc.parse_args(argv)
+    doc = {"launcher_seconds": rc.launcher_seconds(_START_WALL)}
+    t = rc.Timer()
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    doc["import_seconds"] = t.lap()
+    torch.set_num_threads(max(1, args.threads))
+    cuda = args.device.startswith("cuda")
+    backend = "nccl" if cuda else "gloo"
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    if cuda:
+        torch.cuda.set_device(local_rank)
+    dist.init_process_group(backend, timeout=timedelta(seconds=max(30.0, args.wait)))
+    rank, world = dist.get_rank(), dist.get_world_size()
+    doc.update(rank=rank, world_size=world, backend=backend, init_seconds=t.lap())
+    rc.maybe_fault(rank)
+
+    device = torch.device(f"cuda:{local_rank}" if cuda else "cpu")
+    from probes.scaling import nets_torch
+
+    net, checksum = nets_torch.build(args.model)
+    net = net.to(device)
+    # Every rank loads the same canonical weights, so no broadcast is needed to start equal
+    # (DDP broadcasts rank 0's anyway; MindSpore does not, and both must start from the same point).
+    model = DDP(net, device_ids=[local_rank] if cuda else None)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x_np, y_np = rank_data.batch(args.model, args.batch_size, rank)
+    x = torch.from_numpy(x_np).to(device)
+    y = torch.from_numpy(y_np).long().to(device)
+    doc["build_seconds"] = t.lap()
+
+    def step(sync: bool) -> float:
+        opt.zero_grad(set_to_none=True)
+        with (nullcontext() if sync else model.no_sync()):
+            loss = loss_fn(model(x), y)
+            loss.backward()
+        opt.step()
+        if cuda:
+            torch.cuda.synchronize()
+        return float(loss.detach())
+
+    def phase(sync: bool, first: bool) -> tuple:
+        times, losses = [], []
+        if first:
+            s = rc.Timer()
+            losses.append(step(sync))
+            doc["first_step_seconds"] = s.lap()
+        for _ in range(args.warmup):
+            step(sync)
+        for _ in range(args.steps):
+            s = rc.Timer()
+            losses.append(step(sync))
+            times.append(s.lap())
+        return times, losses
+
+    sync_times, sync_losses = phase(True, first=True)
+    params_sync = _flat_params(model)
+    nosync_times, _ = phase(False, first=False)
+    params_nosync = _flat_params(model)
+    doc.update(sync_step_s=sync_times, nosync_step_s=nosync_times, loss_first=sync_losses[0],
+               loss_last=sync_losses[-1], threads=torch.get_num_threads(),
+               framework_version=torch.__version__, weights_checksum=checksum)
+    rc.write_rank(args.result_dir, rank, doc, params_sync, params_nosync)
+    if rank == 0:
+        rc.collect(args.result_dir, world, {"framework": "pytorch", "launcher": "torchrun",
+                                            "world_size": world, "backend": backend,
+                                            "model": args.model, "batch_size": args.batch_size},
+                   args.wait)
+    # The teardown-abort fix measured here: without it ~18% of 2-rank runs died at exit with
+    # "terminate called without an active exception".
+    dist.barrier()
+    del model, opt, net
+    gc.collect()
+    dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
