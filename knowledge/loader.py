@@ -1,0 +1,296 @@
+"""Reading, merging and validating the YAML files into one `KnowledgeBase`.
+
+Layers: the bundled files (knowledge/data, read through importlib.resources), then each user
+directory in order (ADVISOR_KB_DIR first, then --kb). A later layer's entry with an id that already
+exists in that section is merged over it field by field (so a user can override only `usd`); a new id
+is appended. Every problem is collected as a `Problem` naming file, entry and field, so
+`advisor kb validate` can list them all; `load()` raises the first one as a `KnowledgeError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Optional, Sequence, Union
+
+import yaml
+from pydantic import ValidationError
+
+from knowledge.models import SCAN_KINDS, SECTIONS, KnowledgeBase
+
+ENV_VAR = "ADVISOR_KB_DIR"
+BUNDLED_LABEL = "knowledge/data"
+
+
+class KnowledgeError(Exception):
+    """A knowledge-base file is unreadable or invalid; the message is one line naming file, entry
+    and field. `problems` holds every problem found."""
+
+    def __init__(self, message: str, problems: Optional[list["Problem"]] = None):
+        super().__init__(message)
+        self.problems = problems or []
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    entry: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: entry '{self.entry}': field '{self.field}': {self.message}"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"file": self.file, "entry": self.entry, "field": self.field, "message": self.message}
+
+
+@dataclass
+class _Raw:
+    """One entry being merged: its fields and which file set each field."""
+
+    data: dict[str, Any]
+    files: dict[str, str] = field(default_factory=dict)
+    origin: str = ""
+
+    def file_for(self, field_name: str) -> str:
+        return self.files.get(field_name, self.origin)
+
+
+# ---------------------------------------------------------------------------------------- files
+
+
+def _bundled_files() -> list[tuple[str, bytes]]:
+    folder = resources.files("knowledge").joinpath("data")
+    out = []
+    for item in sorted(folder.iterdir(), key=lambda p: p.name):
+        if item.name.endswith((".yaml", ".yml")) and item.is_file():
+            out.append((f"{BUNDLED_LABEL}/{item.name}", item.read_bytes()))
+    return out
+
+
+def _dir_files(folder: Path) -> list[tuple[str, bytes]]:
+    return [
+        (str(p), p.read_bytes())
+        for p in sorted(folder.iterdir())
+        if p.suffix in (".yaml", ".yml") and p.is_file()
+    ]
+
+
+def user_dirs(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None) -> list[Path]:
+    """ADVISOR_KB_DIR entries (os.pathsep-separated) then the explicit ones, in merge order."""
+    env = [d for d in os.environ.get(ENV_VAR, "").split(os.pathsep) if d.strip()]
+    return [Path(d).expanduser() for d in [*env, *(extra_dirs or [])]]
+
+
+def _check_dir(folder: Path) -> None:
+    if not folder.is_dir():
+        raise KnowledgeError(f"{folder}: knowledge-base directory does not exist (from --kb or {ENV_VAR})")
+
+
+# ------------------------------------------------------------------------------------- parsing
+
+
+def _entries_of(label: str, text: bytes, problems: list[Problem]) -> list[tuple[str, dict]]:
+    """(section, raw entry) pairs of one file. A file is a mapping `section: [entries]`, or a bare
+    list of entries when the file is named after its section (e.g. costs.yaml)."""
+    try:
+        doc = yaml.safe_load(text.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        reason = " ".join(str(exc).split())
+        problems.append(Problem(label, "-", "-", f"not valid YAML: {reason}"))
+        return []
+    if doc is None:
+        return []
+    stem = Path(label).stem
+    if isinstance(doc, list):
+        if stem not in SECTIONS:
+            problems.append(Problem(label, "-", "-", f"a bare list needs the file named after its section "
+                                    f"({', '.join(SECTIONS)}); or use a mapping 'section: [entries]'"))
+            return []
+        doc = {stem: doc}
+    if not isinstance(doc, dict):
+        problems.append(Problem(label, "-", "-", "expected a mapping of section names to lists of entries"))
+        return []
+    out = []
+    for section, entries in doc.items():
+        if section not in SECTIONS:
+            problems.append(Problem(label, "-", str(section),
+                                    f"unknown section; expected one of {', '.join(SECTIONS)}"))
+            continue
+        if not isinstance(entries, list):
+            problems.append(Problem(label, "-", section, "expected a list of entries"))
+            continue
+        for index, entry in enumerate(entries):
+            if not isinstance(entry, dict):
+                problems.append(Problem(label, f"#{index}", "-", f"{section} entry must be a mapping"))
+            elif not isinstance(entry.get("id"), str) or not entry["id"].strip():
+                problems.append(Problem(label, f"{section}#{index}", "id", "missing id"))
+            else:
+                out.append((section, entry))
+    return out
+
+
+def _merge_layer(merged: dict[str, dict[str, _Raw]], layer: list[tuple[str, bytes]],
+                 problems: list[Problem]) -> None:
+    """Merge one layer (bundled, or one user directory) into `merged`; same id twice within the
+    layer is a duplicate, over an earlier layer it is an override."""
+    seen: dict[tuple[str, str], str] = {}
+    for label, text in layer:
+        for section, entry in _entries_of(label, text, problems):
+            key = (section, entry["id"])
+            if key in seen:
+                problems.append(Problem(label, entry["id"], "id",
+                                        f"duplicate id in {section} (also in {seen[key]})"))
+                continue
+            seen[key] = label
+            raw = merged[section].get(entry["id"])
+            if raw is None:
+                raw = merged[section][entry["id"]] = _Raw(data={}, origin=label)
+            raw.data.update(entry)
+            raw.files.update({name: label for name in entry})
+
+
+def _field_message(err: dict) -> str:
+    loc = err.get("loc", ())
+    if err.get("type") == "missing":
+        return "missing source" if loc and loc[-1] == "source" else "missing required field"
+    if err.get("type") == "extra_forbidden":
+        return "unknown field"
+    msg = err.get("msg", "invalid")
+    value = err.get("input")
+    if isinstance(value, (str, int, float, bool)) and err.get("type") != "value_error":
+        msg = f"bad value {value!r}: {msg}"
+    return msg.replace("Value error, ", "")
+
+
+def _loc_text(loc: Sequence[Any]) -> str:
+    parts: list[str] = []
+    for part in loc:
+        if isinstance(part, int):
+            parts.append(f"[{part}]")
+        elif part in ("SourcedRange", "Sourced") or str(part).startswith(("function-", "union[")):
+            continue  # pydantic's union branch labels are noise to a reader
+        else:
+            parts.append(("." if parts else "") + str(part))
+    return "".join(parts) or "-"
+
+
+# ---------------------------------------------------------------------------------- validation
+
+
+def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _Raw]) -> list[Problem]:
+    """Ids that entries point at must exist; every scan hazard kind must be explained."""
+    problems: list[Problem] = []
+    ids = {s: {e.id for e in kb_lists[SECTIONS[s][0]]} for s in SECTIONS}
+
+    def broken(section: str, entry_id: str, field_name: str, target: str, wanted: str) -> None:
+        raw = files[(section, entry_id)]
+        problems.append(Problem(raw.file_for(field_name.split(".")[0].split("[")[0]), entry_id, field_name,
+                                f"broken cross-reference: no {wanted} with id {target!r}"))
+
+    for p in kb_lists["pitfalls"]:
+        for i, wf in enumerate(p.workflows):
+            if wf not in ids["workflows"]:
+                broken("pitfalls", p.id, f"workflows[{i}]", wf, "workflow")
+    for m in kb_lists["api_mappings"]:
+        if m.pitfall and m.pitfall not in ids["pitfalls"]:
+            broken("api-mappings", m.id, "pitfall", m.pitfall, "pitfall")
+    for r in kb_lists["references"]:
+        if r.accelerator not in ids["accelerators"]:
+            broken("references", r.id, "accelerator", r.accelerator, "accelerator")
+    for c in kb_lists["costs"]:
+        if c.accelerator and c.accelerator not in ids["accelerators"]:
+            broken("costs", c.id, "accelerator", c.accelerator, "accelerator")
+    for e in kb_lists["ecosystem"]:
+        if e.framework not in ids["frameworks"]:
+            broken("ecosystem", e.id, "framework", e.framework, "framework")
+
+    if kb_lists["pitfalls"]:
+        covered = {k for p in kb_lists["pitfalls"] if p.effort_hours for k in p.scan_kinds}
+        for kind in SCAN_KINDS:
+            if kind not in covered:
+                problems.append(Problem(f"{BUNDLED_LABEL}/pitfalls.yaml", "-", "scan_kinds",
+                                        f"no pitfall with effort_hours explains scan hazard kind {kind!r}"))
+    return problems
+
+
+def build(layers: list[list[tuple[str, bytes]]]) -> tuple[Optional[KnowledgeBase], list[Problem]]:
+    """Merge and validate the layers; returns the knowledge base (None if any problem) and problems."""
+    problems: list[Problem] = []
+    merged: dict[str, dict[str, _Raw]] = {s: {} for s in SECTIONS}
+    for layer in layers:
+        _merge_layer(merged, layer, problems)
+
+    lists: dict[str, list] = {attr: [] for attr, _ in SECTIONS.values()}
+    raws: dict[tuple[str, str], _Raw] = {}
+    for section, (attr, model) in SECTIONS.items():
+        for entry_id, raw in merged[section].items():
+            raws[(section, entry_id)] = raw
+            try:
+                lists[attr].append(model.model_validate(raw.data))
+            except ValidationError as exc:
+                for err in exc.errors():
+                    loc = err.get("loc", ())
+                    top = str(loc[0]) if loc else "-"
+                    problems.append(Problem(raw.file_for(top), entry_id, _loc_text(loc), _field_message(err)))
+    problems.extend(_cross_references(lists, raws))
+
+    digest = hashlib.sha256()
+    for layer in layers:
+        for label, text in layer:
+            name = label if label.startswith(BUNDLED_LABEL) else Path(label).name
+            digest.update(name.encode() + b"\0" + text + b"\0")
+    if problems:
+        return None, problems
+    sources = [label for layer in layers for label, _ in layer]
+    kb = KnowledgeBase(version=digest.hexdigest()[:16], sources=sources, **lists)
+    return kb, problems
+
+
+# ---------------------------------------------------------------------------------- public API
+
+_CACHE: dict[tuple, KnowledgeBase] = {}
+
+
+def _layers(dirs: list[Path], include_bundled: bool = True) -> list[list[tuple[str, bytes]]]:
+    layers = [_bundled_files()] if include_bundled else []
+    for folder in dirs:
+        _check_dir(folder)
+        layers.append(_dir_files(folder))
+    return layers
+
+
+def check(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None, *,
+          use_env: bool = True) -> list[Problem]:
+    """Every problem in the bundled files merged with the user directories (empty list = valid)."""
+    dirs = user_dirs(extra_dirs) if use_env else [Path(d) for d in (extra_dirs or [])]
+    return build(_layers(dirs))[1]
+
+
+def load(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None) -> KnowledgeBase:
+    """The validated knowledge base: bundled files, then ADVISOR_KB_DIR, then `extra_dirs`, merged by
+    id. Cached per set of files (their names, sizes and modification times)."""
+    dirs = user_dirs(extra_dirs)
+    for folder in dirs:
+        _check_dir(folder)
+    key = tuple(
+        (str(folder.resolve()), tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size)
+                                      for p in sorted(folder.iterdir()) if p.suffix in (".yaml", ".yml")))
+        for folder in dirs
+    )
+    if key in _CACHE:
+        return _CACHE[key]
+    kb, problems = build(_layers(dirs))
+    if kb is None:
+        more = f" (and {len(problems) - 1} more problems; run `advisor kb validate`)" if len(problems) > 1 else ""
+        raise KnowledgeError(f"{problems[0]}{more}", problems)
+    _CACHE[key] = kb
+    return kb
+
+
+def clear_cache() -> None:
+    _CACHE.clear()

@@ -1,0 +1,375 @@
+"""Pydantic models for every knowledge-base section.
+
+Every number is a `Sourced` value (or `SourcedRange`) that says where it came from and how far to
+trust it; entries carry their own `source` and `confidence` too. Input models forbid unknown keys so
+a typo in a user's override file is an error, not a silently ignored field.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from knowledge.conditions import holds, parse_condition
+
+Confidence = Literal["vendor", "secondary", "blog", "derived", "assumption"]
+Vendor = Literal["nvidia", "huawei", "generic"]
+FrameworkPath = Literal["pytorch-cuda", "pytorch-npu", "mindspore", "pytorch-cpu", "mindspore-cpu"]
+FrameworkId = Literal["pytorch", "mindspore", "torch_npu"]
+WorkflowId = Literal["pytorch", "mindspore", "hybrid"]
+Aspect = Literal[
+    "model_hub", "libraries", "community", "debugging", "documentation", "deployment", "hardware"
+]
+MappingKind = Literal["same", "differs", "none"]
+DeratingFactor = Literal["operator_coverage", "memory_bandwidth", "communication"]
+CostKind = Literal["accelerator_hour", "electricity_kwh", "pue", "engineer_day"]
+
+# The hazard kinds the migration scan reports; each must be explained by some pitfall.
+ScanKind = Literal[
+    "tensor_control_flow",
+    "inplace_op",
+    "hook",
+    "cuda_amp",
+    "distributed",
+    "custom_extension",
+    "dataloader_option",
+    "lr_scheduler",
+    "normalize",
+    "model_hub",
+]
+SCAN_KINDS: tuple[str, ...] = ScanKind.__args__  # type: ignore[attr-defined]
+
+NonEmpty = Field(min_length=1)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Sourced(_Model):
+    """One number with its provenance. `alternatives` keeps other sources' values when they disagree."""
+
+    value: float
+    source: str = Field(min_length=1, description="URL, repository path, or seed file name")
+    confidence: Confidence
+    note: Optional[str] = None
+    alternatives: list["Sourced"] = Field(default_factory=list)
+
+    @field_validator("source")
+    @classmethod
+    def _source_not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("missing source")
+        return v
+
+
+class SourcedRange(_Model):
+    """A range [low, high] with its provenance (used where sources give spans or estimates)."""
+
+    low: float
+    high: float
+    source: str = Field(min_length=1)
+    confidence: Confidence
+    note: Optional[str] = None
+
+    @field_validator("source")
+    @classmethod
+    def _source_not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("missing source")
+        return v
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "SourcedRange":
+        if self.low > self.high:
+            raise ValueError(f"low ({self.low}) is greater than high ({self.high})")
+        return self
+
+    @property
+    def mid(self) -> float:
+        return (self.low + self.high) / 2
+
+
+class _Entry(_Model):
+    """Common to every entry: a kebab/snake-case id unique within its section."""
+
+    id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9_.\-]*$")
+
+
+class Accelerator(_Entry):
+    vendor: Vendor
+    name: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=list, description="other names users write")
+    smi_names: list[str] = Field(
+        default_factory=list, description="names nvidia-smi / npu-smi print for this device"
+    )
+    fp32_tflops: Optional[Sourced] = None
+    fp16_tflops: Optional[Sourced] = None
+    bf16_tflops: Optional[Sourced] = None
+    int8_tops: Optional[Sourced] = None
+    memory_gb: Optional[Sourced] = None
+    bandwidth_gbs: Optional[Sourced] = None
+    tdp_w: Optional[Sourced] = None
+    interconnect: Optional[str] = None
+    year: Optional[int] = None
+    framework_paths: list[FrameworkPath] = Field(default_factory=list)
+    note: Optional[str] = None
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+
+class FrameworkVersion(_Model):
+    """One row of a compatibility matrix."""
+
+    version: str = Field(min_length=1)
+    python: list[str] = Field(default_factory=list)
+    devices: list[str] = Field(default_factory=list, description="device targets: ascend, gpu, cpu, npu")
+    numpy: Optional[str] = Field(None, description="version specifier, e.g. '>=1.20,<2'")
+    cann: list[str] = Field(default_factory=list)
+    torch: Optional[str] = None
+    note: Optional[str] = None
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+
+class Framework(_Entry):
+    id: FrameworkId  # type: ignore[assignment]
+    name: str = Field(min_length=1)
+    summary: Optional[str] = None
+    modes: list[str] = Field(default_factory=list)
+    features: list[str] = Field(default_factory=list)
+    export_formats: list[str] = Field(default_factory=list)
+    versions: list[FrameworkVersion] = Field(default_factory=list)
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+
+class Workflow(_Entry):
+    id: WorkflowId  # type: ignore[assignment]
+    name: str = Field(min_length=1)
+    summary: str = Field(min_length=1)
+    good_for: list[str] = Field(default_factory=list)
+    bad_for: list[str] = Field(default_factory=list)
+    source: str = Field(min_length=1)
+    confidence: Confidence = "blog"
+
+
+class EcosystemEntry(_Entry):
+    framework: FrameworkId
+    aspect: Aspect
+    statement: str = Field(min_length=1)
+    score: int = Field(ge=0, le=5)
+    as_of: _dt.date
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+
+class Pitfall(_Entry):
+    title: str = Field(min_length=1)
+    symptom: str = Field(min_length=1)
+    cause: str = Field(min_length=1)
+    fix: str = Field(min_length=1)
+    workflows: list[WorkflowId] = Field(min_length=1)
+    applies_when: list[str] = Field(
+        default_factory=list, description="condition strings over the requirements; ALL must hold"
+    )
+    hours: Optional[Sourced] = Field(None, description="time it cost in the field reports")
+    effort_hours: Optional[SourcedRange] = Field(None, description="typical cost to fix")
+    scan_kinds: list[ScanKind] = Field(default_factory=list)
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+    @field_validator("applies_when")
+    @classmethod
+    def _conditions_parse(cls, conditions: list[str]) -> list[str]:
+        for cond in conditions:
+            parse_condition(cond)  # raises ValueError naming the bad condition
+        return conditions
+
+    def applies(self, requirements: Any) -> bool:
+        """True when every `applies_when` condition holds for the requirements (dict or model)."""
+        return all(holds(cond, requirements) for cond in self.applies_when)
+
+
+class ApiMapping(_Entry):
+    pytorch: str = Field(min_length=1, pattern=r"^torch[a-zA-Z0-9_]*(\.[A-Za-z0-9_]+)+$")
+    mindspore: Optional[str] = None
+    mapping: MappingKind
+    note: str = ""
+    fix: Optional[str] = None
+    effort_hours: Optional[SourcedRange] = Field(None, description="per distinct API used")
+    pitfall: Optional[str] = None
+    scan_kind: Optional[ScanKind] = Field(None, description="hazard kind the scan reports for it")
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+    @model_validator(mode="after")
+    def _none_has_no_target(self) -> "ApiMapping":
+        if self.mapping != "none" and not self.mindspore:
+            raise ValueError(f"mapping '{self.mapping}' needs a mindspore name (or use mapping: none)")
+        return self
+
+
+class Reference(_Entry):
+    """A published throughput. `images_per_second` is the total over all `devices`."""
+
+    model: str = Field(min_length=1)
+    dataset: str = Field(min_length=1)
+    accelerator: str = Field(min_length=1, description="accelerator id")
+    devices: int = Field(ge=1)
+    framework: Literal["pytorch", "mindspore"]
+    framework_version: Optional[str] = None
+    mode: str = Field(min_length=1, description="eager | graph | pynative | ...")
+    batch_size: int = Field(ge=1, description="per device")
+    precision: str = Field(min_length=1)
+    images_per_second: Sourced
+    note: Optional[str] = None
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+    @property
+    def images_per_second_per_device(self) -> float:
+        return self.images_per_second.value / self.devices
+
+
+class Derating(_Entry):
+    factor: DeratingFactor
+    loss: SourcedRange = Field(description="fraction of peak lost, 0-1")
+    note: Optional[str] = None
+
+    @field_validator("loss")
+    @classmethod
+    def _fraction(cls, v: SourcedRange) -> SourcedRange:
+        if not (0.0 <= v.low <= 1.0 and 0.0 <= v.high <= 1.0):
+            raise ValueError("loss must be fractions between 0 and 1")
+        return v
+
+
+class CostAssumption(_Entry):
+    """A price or energy factor. For kind `pue`, `usd` holds the dimensionless PUE factor."""
+
+    kind: CostKind
+    accelerator: Optional[str] = None
+    usd: Union[SourcedRange, Sourced]
+    unit: Optional[str] = None
+    as_of: _dt.date
+    note: Optional[str] = None
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+    @model_validator(mode="after")
+    def _accelerator_for_hourly(self) -> "CostAssumption":
+        if self.kind == "accelerator_hour" and not self.accelerator:
+            raise ValueError("kind accelerator_hour needs an accelerator id")
+        return self
+
+
+# Section name (as used on the command line and as YAML top-level key) -> (attribute, model).
+SECTIONS: dict[str, tuple[str, type[_Entry]]] = {
+    "accelerators": ("accelerators", Accelerator),
+    "frameworks": ("frameworks", Framework),
+    "workflows": ("workflows", Workflow),
+    "ecosystem": ("ecosystem", EcosystemEntry),
+    "pitfalls": ("pitfalls", Pitfall),
+    "api-mappings": ("api_mappings", ApiMapping),
+    "references": ("references", Reference),
+    "derating": ("derating", Derating),
+    "costs": ("costs", CostAssumption),
+}
+
+
+def _norm(name: str) -> str:
+    """Case- and punctuation-insensitive key so 'A100-SXM4-80GB' matches 'a100 sxm4 80gb'."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def _words(name: str) -> str:
+    """Lower-case words separated by single spaces, for whole-word containment checks."""
+    return " ".join(re.findall(r"[a-z0-9]+", name.lower()))
+
+
+class KnowledgeBase(BaseModel):
+    """The merged, validated knowledge base. `version` is a hash of the content it was built from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str
+    sources: list[str] = Field(default_factory=list, description="files merged, in order")
+    accelerators: list[Accelerator] = Field(default_factory=list)
+    frameworks: list[Framework] = Field(default_factory=list)
+    workflows: list[Workflow] = Field(default_factory=list)
+    ecosystem: list[EcosystemEntry] = Field(default_factory=list)
+    pitfalls: list[Pitfall] = Field(default_factory=list)
+    api_mappings: list[ApiMapping] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    derating: list[Derating] = Field(default_factory=list)
+    costs: list[CostAssumption] = Field(default_factory=list)
+
+    def section(self, name: str) -> list[_Entry]:
+        """Entries of a section by its command-line name (e.g. 'api-mappings')."""
+        attr, _ = SECTIONS[name]
+        return getattr(self, attr)
+
+    def find(self, entry_id: str) -> list[tuple[str, _Entry]]:
+        """All (section, entry) pairs with this id (ids are unique per section; 'pytorch' is both
+        a framework and a workflow)."""
+        return [(s, e) for s in SECTIONS for e in self.section(s) if e.id == entry_id]
+
+    def get(self, entry_id: str, section: Optional[str] = None) -> Optional[_Entry]:
+        """Any entry by id, or `section:id`/`section/id`. A bare id that exists in several sections
+        returns the first in section order (accelerators, frameworks, workflows, ...)."""
+        for sep in (":", "/"):
+            if section is None and sep in entry_id and entry_id.split(sep, 1)[0] in SECTIONS:
+                section, entry_id = entry_id.split(sep, 1)
+        for sec, entry in self.find(entry_id):
+            if section is None or sec == section:
+                return entry
+        return None
+
+    def find_accelerator(self, name: str) -> Optional[Accelerator]:
+        """Map a user-written or smi-printed device name to its entry (case-insensitive).
+
+        Exact matches on id, name, aliases and smi_names win; otherwise the longest smi name /
+        alias contained in the given name (e.g. 'NVIDIA A100-SXM4-80GB MIG 1g.10gb')."""
+        key = _norm(name or "")
+        if not key:
+            return None
+        # Priority: exact id, then what the smi tools print, then names/aliases, then whole words.
+        lowered = name.strip().lower()
+        for acc in self.accelerators:
+            if acc.id == lowered:
+                return acc
+        for fields in (lambda a: a.smi_names, lambda a: [a.name, *a.aliases, a.id]):
+            for acc in self.accelerators:
+                if key in {_norm(n) for n in fields(acc)}:
+                    return acc
+        words = f" {_words(name)} "
+        best: tuple[int, Optional[Accelerator]] = (0, None)
+        for acc in self.accelerators:
+            for n in [acc.name, *acc.aliases, *acc.smi_names]:
+                w = _words(n)
+                # whole words only: 'Ascend910' must not match inside 'Ascend910B3'
+                if len(w) >= 4 and f" {w} " in words and len(w) > best[0]:
+                    best = (len(w), acc)
+        return best[1]
+
+    def pitfalls_for(self, workflow: str, requirements: Any = None) -> list[Pitfall]:
+        """Pitfalls of a workflow; with requirements, only those whose conditions hold."""
+        return [
+            p
+            for p in self.pitfalls
+            if workflow in p.workflows and (requirements is None or p.applies(requirements))
+        ]
+
+    def api_mapping(self, pytorch_name: str) -> Optional[ApiMapping]:
+        """The mapping for a fully qualified torch name."""
+        for m in self.api_mappings:
+            if m.pytorch == pytorch_name:
+                return m
+        return None
+
+    def costs_for(self, kind: str, accelerator: Optional[str] = None) -> list[CostAssumption]:
+        return [c for c in self.costs if c.kind == kind and (accelerator is None or c.accelerator == accelerator)]
