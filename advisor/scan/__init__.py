@@ -1,0 +1,128 @@
+"""Migration scan: estimate the cost of moving a PyTorch code base to MindSpore from the code itself.
+
+`scan_path(path, kb=None) -> ScanResult`. Files are parsed with `ast` only: nothing under PATH is
+ever imported, compiled or run.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import UsageError
+from advisor.scan.models import HAZARD_KINDS, SCHEMA_VERSION, Location, ScanResult, Skipped
+
+__all__ = ["scan_path", "ScanResult", "HAZARD_KINDS", "SCHEMA_VERSION"]
+
+
+def _parse(data: bytes, rel: str) -> tuple[ast.Module | None, str | None]:
+    try:
+        return ast.parse(data, filename=rel), None
+    except SyntaxError as exc:
+        where = f" (line {exc.lineno})" if exc.lineno else ""
+        return None, f"does not parse: {exc.msg}{where}"
+    except (ValueError, UnicodeDecodeError) as exc:  # NUL bytes, bad encoding cookie
+        return None, f"does not parse: {exc}"
+    except (RecursionError, MemoryError):
+        return None, "does not parse: too deeply nested"
+
+
+def _kb_flagged(apis, uses, index, raw) -> list[tuple[str, str, int, str, bool]]:
+    """Hazards the knowledge base attaches to an API (ApiMapping.scan_kind) that the name rules
+    did not already report at that line."""
+    have = {(kind, file, line) for kind, file, line, _, _ in raw}
+    extra = []
+    for api in apis:
+        kind = getattr(index.by_name.get(api.matched), "scan_kind", None)
+        if not kind:
+            continue
+        for loc in uses[api.name]:
+            if (kind, loc.file, loc.line) not in have:
+                have.add((kind, loc.file, loc.line))
+                extra.append((kind, loc.file, loc.line, f"`{api.name}`: {api.note or 'flagged by the knowledge base'}", False))
+    return extra
+
+
+def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
+    """Scan a folder (or one file) of PyTorch code. Raises UsageError when path does not exist."""
+    from advisor.scan import detect, estimate, files, native
+
+    given = Path(path)
+    if not given.exists():
+        raise UsageError(f"{path}: no such file or folder (scan expects a folder of Python code or a .py file)")
+    if kb is None:
+        import knowledge
+
+        kb = knowledge.load()
+    index = estimate.MappingIndex(kb.api_mappings)
+    known = index.names()
+
+    root, found = files.collect(given)
+    skipped: list[Skipped] = list(found.skipped)
+    uses: dict[str, list[Location]] = defaultdict(list)
+    raw: list[tuple[str, str, int, str, bool]] = []
+    lines = parsed = unparsed = 0
+    for src in found.python:
+        tree, error = _parse(src.data, src.rel)
+        if tree is None:
+            skipped.append(Skipped(file=src.rel, reason=error or "does not parse"))
+            unparsed += 1
+            continue
+        try:
+            module = detect.scan_module(tree, known)
+        except RecursionError:
+            skipped.append(Skipped(file=src.rel, reason="too deeply nested to analyse"))
+            unparsed += 1
+            continue
+        parsed += 1
+        lines += src.data.count(b"\n") + (0 if src.data.endswith(b"\n") or not src.data else 1)
+        for name, at in module.uses.items():
+            uses[name].extend(Location(file=src.rel, line=n) for n in at)
+        seen = set()
+        for h in module.hazards:
+            key = (h.kind, h.line, h.message)
+            if key not in seen:  # one report per kind, line and finding
+                seen.add(key)
+                raw.append((h.kind, src.rel, h.line, h.message, h.in_forward))
+
+    extension_sources = 0
+    for src in found.native:
+        line = native.extension_line(src)
+        if line is None:
+            continue
+        extension_sources += 1
+        raw.append(("custom_extension", src.rel, line, f"extension source `{src.rel}`: a hand-written C++/CUDA operator MindSpore cannot load", False))
+
+    apis, unmapped = estimate.classify_apis(uses, kb)
+    raw.extend(_kb_flagged(apis, uses, index, raw))
+    raw.sort(key=lambda r: (r[1], r[2], r[0]))
+    hazards = estimate.attach_fixes(raw, kb)
+    summary = estimate.summarize(hazards, kb)
+    effort = estimate.total(apis, unmapped, summary)
+    risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort, unparsed)
+    route, why, alternatives = estimate.choose_route(summary, apis, unmapped)
+    return ScanResult(
+        path=str(path),
+        kb_version=str(getattr(kb, "version", "")),
+        python_files=parsed,
+        extension_sources=extension_sources,
+        lines=lines,
+        apis=apis,
+        unmapped=unmapped,
+        hazards=hazards,
+        hazard_summary=summary,
+        skipped=sorted(skipped, key=lambda s: s.file),
+        effort_hours=effort,
+        effort_basis=(
+            "sum of per-API ranges (KB api_mappings effort or stated defaults per distinct API) and "
+            "per-hazard-kind ranges (KB pitfall effort_hours); each item's basis is given with it"
+        ),
+        risk=risk,
+        risk_reasons=reasons,
+        route=route,
+        route_why=why,
+        route_alternatives=alternatives,
+    )

@@ -1,0 +1,193 @@
+"""One Python module, parsed with `ast` (never imported or run): the PyTorch APIs it uses and the
+migration hazards, each with its line."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from advisor.scan import forward
+from advisor.scan.imports import HUB_ROOTS, ImportTable, build, is_api, resolve_star, root_of
+
+INPLACE_METHOD = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*_$")  # add_, masked_fill_, zero_
+NOT_INPLACE_OPS = {"requires_grad_"}  # flag setters, not tensor arithmetic
+HOOK_METHOD = re.compile(r"^register_\w*hook$")
+DATALOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+# DataLoader options MindSpore's GeneratorDataset/.batch() have no direct equivalent for.
+DATALOADER_OPTIONS = {
+    "pin_memory": "`pin_memory` has no MindSpore equivalent (drop it; host-to-device copies are managed by the dataset pipeline)",
+    "pin_memory_device": "`pin_memory_device` has no MindSpore equivalent (drop it)",
+    "persistent_workers": "`persistent_workers` has no MindSpore equivalent (dataset workers live for the pipeline)",
+    "prefetch_factor": "`prefetch_factor` maps to the global `mindspore.dataset.config.set_prefetch_size`, not a per-loader option",
+    "worker_init_fn": "`worker_init_fn` has no MindSpore equivalent (seed workers via `mindspore.dataset.config.set_seed`)",
+    "collate_fn": "`collate_fn` becomes `per_batch_map` in `.batch()` with a different signature",
+    "batch_sampler": "`batch_sampler` has no MindSpore equivalent (use a sampler plus `.batch()`)",
+    "timeout": "`timeout` has no MindSpore equivalent",
+    "multiprocessing_context": "`multiprocessing_context` has no equivalent (GeneratorDataset has `python_multiprocessing` on/off)",
+    "generator": "`generator` (RNG for shuffling) has no per-loader equivalent (use `mindspore.dataset.config.set_seed`)",
+    "in_order": "`in_order` has no MindSpore equivalent",
+}
+NORMALIZE = {
+    "torchvision.transforms.Normalize",
+    "torchvision.transforms.v2.Normalize",
+    "torchvision.transforms.functional.normalize",
+    "torchvision.transforms.v2.functional.normalize",
+}
+
+
+@dataclass
+class RawHazard:
+    kind: str
+    line: int
+    message: str
+    in_forward: bool = False
+
+
+@dataclass
+class ModuleScan:
+    uses: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    hazards: list[RawHazard] = field(default_factory=list)
+
+
+def _name_hazard(q: str) -> tuple[str, str] | None:
+    """Hazard kind and message for a use of fully qualified name q, from the name alone."""
+    if q.startswith(("torch.cuda.amp", "torch.amp", "torch.cpu.amp", "apex.amp")) or q in ("torch.autocast",):
+        return "cuda_amp", f"`{q}`: mixed precision is configured differently in MindSpore (amp levels O0-O3, loss scale managers)"
+    if q.startswith(("torch.distributed", "torch.nn.parallel", "torch.utils.data.distributed", "apex.parallel")) or q in (
+        "torch.nn.DataParallel",
+        "torch.multiprocessing.spawn",
+    ):
+        return "distributed", f"`{q}`: distributed training is set up differently in MindSpore (communication.init, HCCL, msrun, parallel modes)"
+    if q.startswith(("torch.utils.cpp_extension", "torch.library")) or q == "torch.ops.load_library":
+        return "custom_extension", f"`{q}`: custom C++/CUDA operator; it must be re-implemented for MindSpore (ops.Custom) or replaced"
+    if q.startswith("torch.optim.lr_scheduler.") or (root_of(q) == "transformers" and "schedule" in q.rsplit(".", 1)[-1]):
+        return "lr_scheduler", f"`{q}`: MindSpore passes the learning-rate schedule into the optimizer (a list or LearningRateSchedule) instead of a scheduler object stepped by hand"
+    if q.startswith("torch.hub."):
+        return "model_hub", f"`{q}`: model and weights come from torch.hub; MindSpore needs its own model code and converted weights"
+    last = q.rsplit(".", 1)[-1]
+    if (
+        is_api(q)
+        and INPLACE_METHOD.match(last)
+        and not q.startswith("torch.nn.init.")
+        and last not in NOT_INPLACE_OPS
+    ):
+        return "inplace_op", f"`{q}` is an in-place op"
+    return None
+
+
+def _normalize_message(q: str, call: ast.Call) -> str:
+    values = []
+    for node in list(call.args[:2]) + [k.value for k in call.keywords if k.arg in ("mean", "std")]:
+        try:
+            v = ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        values.extend(v if isinstance(v, (list, tuple)) else [v])
+    numbers = [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    scale = ""
+    if numbers and max(abs(n) for n in numbers) <= 1.0:
+        scale = " Its mean/std are on the 0-1 scale; MindSpore's vision.Normalize on uint8 HWC images expects 0-255 (multiply by 255)."
+    return f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.{scale}"
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, table: ImportTable, known: set[str]):
+        self.table = table
+        self.known = known
+        self.out = ModuleScan()
+        self.forward_depth = 0
+
+    # --- recording -------------------------------------------------------------------------
+    def _record(self, q: str, line: int, call: ast.Call | None = None) -> None:
+        if is_api(q):
+            self.out.uses[q].append(line)
+        if q in NORMALIZE:
+            self._hazard("normalize", line, _normalize_message(q, call) if call else f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.")
+            return
+        found = _name_hazard(q)
+        if found:
+            self._hazard(found[0], line, found[1])
+
+    def _hazard(self, kind: str, line: int, message: str) -> None:
+        in_forward = self.forward_depth > 0
+        if in_forward and kind == "inplace_op":
+            message += " inside forward (MindSpore Graph mode and autograd treat in-place updates differently)"
+        self.out.hazards.append(RawHazard(kind, line, message, in_forward))
+
+    # --- visiting --------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        is_forward = node.name == "forward"
+        if is_forward:
+            for f in forward.find(node, self.table):
+                self.out.hazards.append(RawHazard("tensor_control_flow", f.line, f.message, True))
+            self.forward_depth += 1
+        self.generic_visit(node)
+        if is_forward:
+            self.forward_depth -= 1
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        q = self.table.resolve(node)
+        if q is None:
+            self.generic_visit(node)
+        else:
+            self._record(q, node.lineno)  # the whole chain is one use; its prefixes are not
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if not isinstance(node.ctx, ast.Load) or self.table.is_bare_module(node):
+            return
+        q = self.table.resolve(node) or resolve_star(node.id, self.table, self.known)
+        if q:
+            self._record(q, node.lineno)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        q = self.table.resolve(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        if q is None and isinstance(func, ast.Name) and not self.table.is_bare_module(func):
+            q = resolve_star(func.id, self.table, self.known)
+        if q is not None and not self.table.is_bare_module(func):
+            self._record(q, node.lineno, node)
+            self._call_options(q, node)
+            for child in [*node.args, *node.keywords]:
+                self.visit(child)
+            return
+        if isinstance(func, ast.Attribute):
+            self._method_call(func, node)
+        self.generic_visit(node)
+
+    def _call_options(self, q: str, node: ast.Call) -> None:
+        if not is_api(q):
+            return
+        for kw in node.keywords:
+            if kw.arg == "inplace" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
+                self._hazard("inplace_op", node.lineno, f"`{q}(inplace=True)` is an in-place op (MindSpore has no inplace option: drop it)")
+        if q in DATALOADERS:
+            for kw in node.keywords:
+                if kw.arg in DATALOADER_OPTIONS and not (isinstance(kw.value, ast.Constant) and kw.value.value in (False, None)):
+                    self._hazard("dataloader_option", node.lineno, f"DataLoader {DATALOADER_OPTIONS[kw.arg]}")
+
+    def _method_call(self, func: ast.Attribute, node: ast.Call) -> None:
+        """Calls on objects whose type the ast does not know: judged by method name only."""
+        name = func.attr
+        if HOOK_METHOD.match(name):
+            self._hazard("hook", node.lineno, f"`.{name}()`: MindSpore Cells support few hooks, and not in Graph mode")
+        elif INPLACE_METHOD.match(name) and name not in NOT_INPLACE_OPS:
+            self._hazard("inplace_op", node.lineno, f"`.{name}()` is an in-place tensor op")
+        method = f"torch.Tensor.{name}"
+        if method in self.known:  # only methods the knowledge base names, so plain objects rarely match
+            self.out.uses[method].append(node.lineno)
+
+
+def scan_module(tree: ast.Module, known: set[str]) -> ModuleScan:
+    table = build(tree)
+    visitor = _Visitor(table, known)
+    visitor.visit(tree)
+    for module, line in table.imports:
+        if root_of(module) in HUB_ROOTS:
+            visitor.out.hazards.append(
+                RawHazard("model_hub", line, f"imports `{module}`: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights")
+            )
+    return visitor.out

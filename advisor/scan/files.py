@@ -1,0 +1,135 @@
+"""Finding the files to scan under PATH, safely: no symlink escapes, no huge or binary files,
+no virtual environments. Reads bytes only; nothing is imported or executed."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from advisor.scan.models import Skipped
+
+MAX_BYTES = 2 * 1024 * 1024  # a hand-written source file is far below this; bigger = generated/data
+MAX_FILES = 20_000
+PY_SUFFIXES = {".py"}
+# CUDA sources are always extension code; C/C++ only when they talk to torch/pybind (see extensions).
+CUDA_SUFFIXES = {".cu", ".cuh"}
+CPP_SUFFIXES = {".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh"}
+# Tool and environment folders: scanning them would count the libraries, not the team's code.
+SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages", "venv"}
+
+
+@dataclass
+class Source:
+    path: Path  # real file
+    rel: str  # relative to the scan root, forward slashes
+    data: bytes
+
+
+@dataclass
+class Collected:
+    python: list[Source] = field(default_factory=list)
+    native: list[Source] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix() or path.name
+    except ValueError:
+        return path.as_posix()
+
+
+def _inside(target: Path, root: Path) -> bool:
+    try:
+        target.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def _read(path: Path, rel: str, skipped: list[Skipped]) -> bytes | None:
+    """The file's bytes, or None with the reason recorded (too big, unreadable, binary)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            skipped.append(Skipped(file=rel, reason=f"larger than {MAX_BYTES // (1024 * 1024)} MB ({size} bytes)"))
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        skipped.append(Skipped(file=rel, reason=f"cannot read: {exc.strerror or exc}"))
+        return None
+    if b"\x00" in data[:8192]:
+        skipped.append(Skipped(file=rel, reason="binary file (NUL bytes)"))
+        return None
+    return data
+
+
+def _is_env(folder: Path) -> bool:
+    return (folder / "pyvenv.cfg").exists() or (folder / "conda-meta").is_dir()
+
+
+def _wanted(name: str) -> str | None:
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix in PY_SUFFIXES:
+        return "python"
+    if suffix in CUDA_SUFFIXES or suffix in CPP_SUFFIXES:
+        return "native"
+    return None
+
+
+def _classify_link(path: Path, root: Path, rel: str) -> Skipped:
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return Skipped(file=rel, reason="broken or looping symlink")
+    if not _inside(target, root):
+        return Skipped(file=rel, reason="symlink points outside PATH")
+    return Skipped(file=rel, reason="symlink inside PATH: not followed (its target is scanned in place)")
+
+
+def collect(root_arg: Path) -> tuple[Path, Collected]:
+    """Walk root_arg (a folder or one file) and return its real root and the files to scan."""
+    out = Collected()
+    root_arg = Path(root_arg)
+    if root_arg.is_file():
+        root = root_arg.resolve().parent
+        kind = _wanted(root_arg.name) or "python"  # an explicitly named file is scanned as Python
+        data = _read(root_arg, root_arg.name, out.skipped)
+        if data is not None:
+            getattr(out, kind).append(Source(root_arg.resolve(), root_arg.name, data))
+        return root, out
+
+    root = root_arg.resolve()
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        keep = []
+        for d in sorted(dirnames):
+            sub = here / d
+            rel = _rel(sub, root)
+            if sub.is_symlink():
+                out.skipped.append(_classify_link(sub, root, rel))
+            elif d.startswith(".") or d in SKIP_DIRS or _is_env(sub):
+                out.skipped.append(Skipped(file=rel + "/", reason="tool or environment folder: not scanned"))
+            else:
+                keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            kind = _wanted(name)
+            if kind is None:
+                continue
+            path = here / name
+            rel = _rel(path, root)
+            if path.is_symlink():
+                out.skipped.append(_classify_link(path, root, rel))
+                continue
+            count += 1
+            if count > MAX_FILES:
+                out.skipped.append(Skipped(file=rel, reason=f"more than {MAX_FILES} source files: rest not scanned"))
+                return root, out
+            data = _read(path, rel, out.skipped)
+            if data is not None:
+                getattr(out, kind).append(Source(path, rel, data))
+    return root, out
