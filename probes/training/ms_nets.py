@@ -4,7 +4,8 @@ canonical weights. Imports mindspore: use only in a MindSpore worker (GLOG_v set
 The MindSpore defaults that silently differ from PyTorch are overridden here: Conv2d
 pad_mode='pad' (not 'same') and has_bias (False by default), BatchNorm momentum=0.9 (MindSpore's
 convention = torch 0.1), MaxPool2d stride=2 (default 1), and cells start in inference mode
-(build() calls set_train()).
+(build() calls set_train()), and nn.Momentum's weight decay skipping
+BatchNorm gamma/beta (make_optimizer).
 """
 
 from __future__ import annotations
@@ -145,9 +146,13 @@ def build(model: str, init: Optional[dict] = None, seed: int = weights.DEFAULT_S
 
 def make_optimizer(net: nn.Cell, lr: float = 0.01, momentum: float = 0.9,
                    weight_decay: float = 5e-4) -> nn.Optimizer:
-    """nn.Momentum = torch SGD(momentum) with weight decay on every parameter (as torch does)."""
-    return nn.Momentum(net.trainable_params(), learning_rate=lr, momentum=momentum,
-                       weight_decay=weight_decay)
+    """nn.Momentum = torch SGD(momentum) with weight decay on every parameter, as torch does.
+
+    Passed as one parameter group on purpose: with a plain parameter list MindSpore silently
+    skips weight decay on BatchNorm gamma/beta (names containing 'gamma'/'beta'); parity caught
+    it as a 5e-6 (= lr x wd x gamma) difference after one step."""
+    group = [{"params": net.trainable_params(), "weight_decay": weight_decay}]
+    return nn.Momentum(group, learning_rate=lr, momentum=momentum)
 
 
 def loss_fn() -> nn.Cell:

@@ -1,0 +1,67 @@
+"""Worker-side helpers shared by both framework workers (standard library only)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+
+
+def read_status_mb(field: str) -> float | None:
+    """A memory field of /proc/self/status in MB (VmHWM: this process's own RSS high-water mark;
+    ru_maxrss would inherit the parent's peak across fork/exec)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
+    if field == "VmHWM":  # not Linux: fall back, with the caveat recorded by the caller
+        try:
+            import resource
+            kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            return kb / 1024.0 / (1024.0 if sys.platform == "darwin" else 1.0)
+        except Exception:
+            return None
+    return None
+
+
+def cxx_compiler() -> str | None:
+    """The C++ compiler torch.compile (inductor) would use, if any."""
+    cxx = os.environ.get("CXX")
+    if cxx and shutil.which(cxx):
+        return shutil.which(cxx)
+    for name in ("g++", "c++", "clang++"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def parser(framework: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"probes.training.worker_{framework}")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="one timed training run")
+    r.add_argument("--model", required=True)
+    r.add_argument("--mode", required=True)
+    r.add_argument("--batch-size", type=int, default=32)
+    r.add_argument("--budget", type=float, default=6.0)
+    r.add_argument("--threads", type=int, default=0)
+    r.add_argument("--device", default="auto")
+    r.add_argument("--data", default=None)
+    r.add_argument("--max-steps", type=int, default=None)
+    r.add_argument("--tuned", default="")
+    a = sub.add_parser("aux", help="GEMM peak and parity arrays")
+    a.add_argument("--out", required=True)
+    a.add_argument("--models", default="")
+    a.add_argument("--parity-batch", type=int, default=8)
+    a.add_argument("--no-gemm", action="store_true")
+    a.add_argument("--threads", type=int, default=0)
+    a.add_argument("--device", default="auto")
+    a.add_argument("--gemm-seconds", type=float, default=0.25)
+    return p
+
+
+GEMM_SIZES = (256, 512, 1024, 2048)
