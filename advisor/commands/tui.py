@@ -1,0 +1,24 @@
+"""`advisor tui [--requirements FILE]`: the interactive advisor (also what bare `advisor` runs).
+Textual is imported only here, on the interactive path."""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("tui", help="the interactive advisor (default command)",
+                                   description=__doc__)
+    parser.add_argument("--requirements", metavar="FILE",
+                        help="start with this requirements YAML file loaded")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    if args.requirements:
+        # A bad file is bad usage: one line and exit 2 before the screen is taken over.
+        from advisor.requirements import load_requirements
+
+        load_requirements(args.requirements)
+    from tui.app import make_app
+
+    make_app(requirements_path=args.requirements).run()
+    return 0

@@ -1,0 +1,392 @@
+"""The interactive advisor: four peer screens (modes) over the headless core.
+
+All slow work (host check, probes, report building, cache reads) runs in thread workers that post
+messages from tui.messages; the app keeps the state and tells the visible screen. The core parts are
+reached through providers that tests replace (see make_app), so nothing here depends on the host.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.worker import Worker, WorkerState
+
+from tui import providers
+from tui.messages import HostChecked, ProbeProgress, ProbesFinished, ReportReady, WorkFailed
+from tui.screens.help import HelpModal
+from tui.screens.host import HostScreen
+from tui.screens.probes import ProbesScreen
+from tui.screens.recommendation import RecommendationScreen
+from tui.screens.requirements import RequirementsScreen
+from tui.state import RunProgress
+
+PROGRESS_INTERVAL = 0.1  # seconds between progress messages per run: smooth but cheap
+
+
+class AdvisorApp(App):
+    TITLE = "framework-advisor"
+    ENABLE_COMMAND_PALETTE = False  # every action has a key; the footer needs the room at 80 columns
+    CSS_PATH = "advisor.tcss"
+    MODES = {
+        "host": HostScreen,
+        "requirements": RequirementsScreen,
+        "probes": ProbesScreen,
+        "recommendation": RecommendationScreen,
+    }
+    DEFAULT_MODE = "host"
+    BINDINGS = [
+        Binding("f1", "app.switch_mode('host')", "Host", tooltip="Host check results"),
+        Binding("f2", "app.switch_mode('requirements')", "Requirements",
+                tooltip="The team's requirements"),
+        Binding("f3", "app.switch_mode('probes')", "Probes", tooltip="Training probes"),
+        Binding("f4", "app.switch_mode('recommendation')", "Recommendation",
+                tooltip="Scores, verdict and report export"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("ctrl+q", "app.quit", "Quit", priority=True, show=False),
+    ]
+
+    def __init__(self, *, host_provider: Callable[[], Any], probe_launcher: Callable[..., Any],
+                 cached_probes: Callable[[], Any], save_probes: Optional[Callable[[Any], None]],
+                 report_builder: Callable[[Any, Any, Any], Any], renderer: Callable[[Any, str], str],
+                 requirements_path: Optional[str] = None, initial_mode: str = "host",
+                 check_on_start: bool = True) -> None:
+        super().__init__()
+        self.host_provider = host_provider
+        self.probe_launcher = probe_launcher
+        self.cached_probes = cached_probes
+        self.save_probes = save_probes
+        self.report_builder = report_builder
+        self.renderer = renderer
+        self.requirements_path = requirements_path
+        self.initial_mode = initial_mode
+        self.check_on_start = check_on_start
+        # State the screens read.
+        self.host_report: Any = None
+        self.host_error: Optional[str] = None
+        self.host_checking = False
+        self.requirements: Any = None          # a validated Requirements model, or None
+        self.requirements_data: Optional[dict] = None  # what the form holds (may be invalid)
+        self.requirements_problem: Optional[str] = None
+        self.probe_suite: Any = None
+        self.probe_suite_cached = False
+        self.probe_runs: dict[str, RunProgress] = {}
+        self.probes_running = False
+        self.probe_cancel: Any = None
+        self.report: Any = None
+        self.report_error: Optional[str] = None
+        self._report_generation = 0
+        self.views: list = []  # the mode screens created so far (they register on mount)
+
+    # ---- start-up ------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        if self.requirements_path:
+            self.load_requirements(self.requirements_path, notify=True)
+        self.switch_mode(self.initial_mode)
+        if self.check_on_start:
+            self.refresh_host()
+        self.load_cached_probes()
+
+    # ---- actions -------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpModal):
+            self.push_screen(HelpModal())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The footer greys out the key of the screen already shown.
+        if action == "switch_mode" and parameters and self.current_mode == parameters[0]:
+            return None
+        return True
+
+    # ---- host check ----------------------------------------------------------------------------
+
+    def refresh_host(self) -> None:
+        self.host_checking = True
+        self._tell("host_changed")
+        self._host_worker()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="host", description="host check")
+    def _host_worker(self) -> None:
+        try:
+            report = self.host_provider()
+        except Exception as exc:  # the check never raises by contract; a broken part still must not kill us
+            self.post_message(WorkFailed("host check", _one_line(exc)))
+            return
+        self.post_message(HostChecked(report))
+
+    @on(HostChecked)
+    def _host_checked(self, message: HostChecked) -> None:
+        self.host_report = message.report
+        self.host_error = None
+        self.host_checking = False
+        self._tell("host_changed")
+        self._tell("host_defaults")
+        self.rebuild_report()
+
+    # ---- requirements --------------------------------------------------------------------------
+
+    def load_requirements(self, path: str, notify: bool = False) -> bool:
+        """Load a requirements file through the report's own loader; errors become notifications."""
+        try:
+            model = providers.load_requirements_file(path)
+        except Exception as exc:
+            self.notify(_one_line(exc), title="Cannot load requirements", severity="error",
+                        timeout=8)
+            return False
+        self.requirements_path = str(path)
+        self.set_requirements(model, providers.as_data(model))
+        self._tell("requirements_loaded")
+        if notify:
+            self.notify(f"Loaded {path}", title="Requirements")
+        return True
+
+    def set_requirements(self, model: Any, data: Optional[dict], problem: Optional[str] = None) -> None:
+        """The form's current content: a valid model (or None with the problem that stops it)."""
+        self.requirements = model
+        self.requirements_data = data
+        self.requirements_problem = problem
+        self.rebuild_report()
+
+    # ---- probes --------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="cache", description="cached probes")
+    def load_cached_probes(self) -> None:
+        try:
+            suite = self.cached_probes()
+        except Exception as exc:
+            self.post_message(WorkFailed("probe cache", _one_line(exc)))
+            return
+        if suite is not None:
+            self.post_message(ProbesFinished(suite, cancelled=False))
+
+    def start_probes(self, config: Any) -> bool:
+        if self.probes_running:
+            self.notify("Probes are already running", severity="warning")
+            return False
+        try:
+            self.probe_cancel = providers.new_cancel()
+        except Exception as exc:
+            self.notify(_one_line(exc), title="Cannot start probes", severity="error")
+            return False
+        self.probes_running = True
+        self.probe_runs = {}
+        self._tell("probes_changed")
+        self._probe_worker(config, self.probe_cancel)
+        return True
+
+    def cancel_probes(self) -> None:
+        if self.probes_running and self.probe_cancel is not None:
+            self.probe_cancel.set()
+            self.notify("Cancelling: stopping the probe processes", title="Probes")
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="probes", description="probes")
+    def _probe_worker(self, config: Any, cancel: Any) -> None:
+        throttle = _Throttle(self, PROGRESS_INTERVAL)
+        try:
+            suite = self.probe_launcher(config, throttle.on_event, cancel)
+        except Exception as exc:
+            throttle.flush()
+            self.post_message(WorkFailed("probes", _one_line(exc)))
+            self.post_message(ProbesFinished(None, cancelled=bool(cancel.is_set())))
+            return
+        throttle.flush()
+        self.post_message(ProbesFinished(suite, cancelled=bool(cancel.is_set())))
+
+    @on(ProbeProgress)
+    def _probe_progress(self, message: ProbeProgress) -> None:
+        run = self.probe_runs.get(message.run_id)
+        if run is None:
+            run = self.probe_runs[message.run_id] = RunProgress(message.run_id)
+        run.apply(message.kind, message.fraction, message.step_ms, message.images_per_second,
+                  message.message, message.run)
+        self._tell("probe_progress", run)
+
+    @on(ProbesFinished)
+    def _probes_finished(self, message: ProbesFinished) -> None:
+        from_run = self.probes_running
+        self.probes_running = False
+        if message.suite is not None:
+            self.probe_suite = message.suite
+            self.probe_suite_cached = not from_run
+            if from_run and self.save_probes is not None and not message.cancelled:
+                self._save_probes_worker(message.suite)
+        if from_run:
+            if message.cancelled:
+                self.notify("Probes cancelled; finished runs are kept", title="Probes",
+                            severity="warning")
+            elif message.suite is not None:
+                self.notify("Probes finished", title="Probes")
+        self._tell("probes_changed")
+        if message.suite is not None:
+            self.rebuild_report()
+
+    @work(thread=True, exit_on_error=False, group="cache", description="save probes")
+    def _save_probes_worker(self, suite: Any) -> None:
+        try:
+            self.save_probes(suite)
+        except Exception as exc:
+            self.post_message(WorkFailed("saving probe results", _one_line(exc)))
+
+    # ---- report --------------------------------------------------------------------------------
+
+    def rebuild_report(self) -> None:
+        if self.requirements is None:
+            self.report = None
+            self.report_error = self.requirements_problem or "no requirements yet: fill the form (F2) or load a file"
+            self._tell("report_changed")
+            return
+        self._report_generation += 1
+        self._report_worker(self.requirements, self.host_report, self.probe_suite,
+                            self._report_generation)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="report", description="report")
+    def _report_worker(self, requirements: Any, host: Any, probes: Any, generation: int) -> None:
+        try:
+            report = self.report_builder(requirements, host, probes)
+        except Exception as exc:
+            self.post_message(WorkFailed("report", _one_line(exc)))
+            return
+        self.post_message(ReportReady(report, generation))
+
+    @on(ReportReady)
+    def _report_ready(self, message: ReportReady) -> None:
+        if message.generation != self._report_generation:
+            return  # built from inputs that have changed since
+        self.report = message.report
+        self.report_error = None
+        self._tell("report_changed")
+
+    def export_report(self, fmt: str, path: str) -> Optional[Path]:
+        if self.report is None:
+            self.notify(self.report_error or "no report yet", title="Nothing to export",
+                        severity="warning")
+            return None
+        try:
+            from advisor.output import write_atomic
+
+            text = self.renderer(self.report, fmt)
+            written = write_atomic(Path(path).expanduser(), text)
+        except Exception as exc:
+            self.notify(_one_line(exc), title=f"Export {fmt} failed", severity="error", timeout=8)
+            return None
+        self.notify(f"Wrote {written}", title=f"Exported {fmt}")
+        return written
+
+    # ---- failures ------------------------------------------------------------------------------
+
+    @on(WorkFailed)
+    def _work_failed(self, message: WorkFailed) -> None:
+        if message.what == "host check":
+            self.host_checking = False
+            self.host_error = message.error
+            self._tell("host_changed")
+        if message.what == "report":
+            self.report = None
+            self.report_error = message.error
+            self._tell("report_changed")
+        self.notify(message.error, title=f"{message.what} failed", severity="error", timeout=8)
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        # Workers catch their own errors; this is the last net so nothing ends in a traceback.
+        if event.state == WorkerState.ERROR:
+            self.notify(_one_line(event.worker.error), title=f"{event.worker.description} failed",
+                        severity="error", timeout=8)
+
+    # ---- telling screens -----------------------------------------------------------------------
+
+    def _tell(self, what: str, *args: Any) -> None:
+        """Call `on_state_<what>` on every mounted mode screen that has it (cheap, no-op otherwise)."""
+        for screen in list(self.views):
+            handler = getattr(screen, f"on_state_{what}", None)
+            if handler is not None and screen.is_mounted:
+                handler(*args)
+
+    def register_view(self, screen: Any) -> None:
+        if screen not in self.views:
+            self.views.append(screen)
+
+
+class _Throttle:
+    """Turns the runner's ProbeEvents into at most one message per run every `interval` seconds,
+    keeping every step time (for the sparkline) and never dropping start/done events."""
+
+    def __init__(self, app: App, interval: float) -> None:
+        self.app = app
+        self.interval = interval
+        self.lock = threading.Lock()
+        self.pending: dict[str, dict] = {}
+        self.last_sent: dict[str, float] = {}
+
+    def on_event(self, event: Any) -> None:
+        get = (event.get if isinstance(event, dict) else lambda k: getattr(event, k, None))
+        run_id = str(get("run_id") or "?")
+        kind = str(get("kind") or "progress")
+        with self.lock:
+            slot = self.pending.setdefault(run_id, {"steps": [], "fraction": None, "ips": None,
+                                                   "message": None})
+            if get("step_ms") is not None:
+                slot["steps"].append(float(get("step_ms")))
+            for key, name in (("fraction", "fraction"), ("ips", "images_per_second"),
+                              ("message", "message")):
+                if get(name) is not None:
+                    slot[key] = get(name)
+            now = time.monotonic()
+            if kind == "progress" and now - self.last_sent.get(run_id, 0.0) < self.interval:
+                return
+            self.last_sent[run_id] = now
+            self.pending.pop(run_id)
+        self.app.post_message(ProbeProgress(run_id, kind, slot["fraction"], slot["steps"],
+                                            slot["ips"], slot["message"], get("run")))
+
+    def flush(self) -> None:
+        with self.lock:
+            pending, self.pending = self.pending, {}
+        for run_id, slot in pending.items():
+            self.app.post_message(ProbeProgress(run_id, "progress", slot["fraction"], slot["steps"],
+                                                slot["ips"], slot["message"]))
+
+
+def _one_line(exc: BaseException | None) -> str:
+    if exc is None:
+        return "unknown error"
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:300]
+
+
+def make_app(*, host_provider: Optional[Callable[[], Any]] = None,
+             probe_launcher: Optional[Callable[..., Any]] = None,
+             requirements_path: Optional[str] = None,
+             cached_probes: Optional[Callable[[], Any]] = None,
+             save_probes: Optional[Callable[[Any], None]] | bool = None,
+             report_builder: Optional[Callable[[Any, Any, Any], Any]] = None,
+             renderer: Optional[Callable[[Any, str], str]] = None,
+             initial_mode: str = "host", check_on_start: bool = True) -> AdvisorApp:
+    """The app, wired to the real parts unless a test passes its own callables.
+
+    host_provider() -> CheckReport; probe_launcher(config, on_event, cancel) -> ProbeSuite;
+    cached_probes() -> ProbeSuite | None; save_probes(suite) (False: don't save);
+    report_builder(requirements, host, probes) -> Report; renderer(report, fmt) -> str.
+    """
+    if save_probes is None:
+        # Results are cached only for the real probes: a test's fake launcher must not fill the cache.
+        save_probes = providers.default_save_probes if probe_launcher is None else False
+    return AdvisorApp(
+        host_provider=host_provider or providers.default_host_provider,
+        probe_launcher=probe_launcher or providers.default_probe_launcher,
+        cached_probes=cached_probes or (providers.default_cached_probes if probe_launcher is None
+                                        else (lambda: None)),
+        save_probes=save_probes or None,
+        report_builder=report_builder or providers.default_report_builder,
+        renderer=renderer or providers.default_renderer,
+        requirements_path=requirements_path,
+        initial_mode=initial_mode,
+        check_on_start=check_on_start,
+    )

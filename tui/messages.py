@@ -1,0 +1,64 @@
+"""App-wide messages. Workers post these from their threads (post_message is thread-safe); the app
+turns them into state and tells the screens. Screens never talk to the workers directly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+
+class HostChecked(Message):
+    """The host check finished (report is a CheckReport or an equivalent mapping)."""
+
+    def __init__(self, report: Any) -> None:
+        super().__init__()
+        self.report = report
+
+
+class ProbeProgress(Message):
+    """Live progress of one probe run. Only the latest per run matters, so a newer one replaces it."""
+
+    def __init__(self, run_id: str, kind: str, fraction: float | None, step_ms: list[float],
+                 images_per_second: float | None, message: str | None, run: Any = None) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.kind = kind
+        self.fraction = fraction
+        self.step_ms = step_ms
+        self.images_per_second = images_per_second
+        self.message = message
+        self.run = run
+
+    def can_replace(self, message: Message) -> bool:
+        # A queued progress message for the same run is stale once a newer one arrives; start and
+        # done events carry state changes and are never dropped.
+        return (isinstance(message, ProbeProgress) and message.run_id == self.run_id
+                and message.kind == "progress" and self.kind == "progress")
+
+
+class ProbesFinished(Message):
+    """A probe suite finished (or was cancelled: then `cancelled` is True and suite may be partial)."""
+
+    def __init__(self, suite: Any, cancelled: bool = False) -> None:
+        super().__init__()
+        self.suite = suite
+        self.cancelled = cancelled
+
+
+class ReportReady(Message):
+    """A report was rebuilt from the current requirements, host and probes."""
+
+    def __init__(self, report: Any, generation: int) -> None:
+        super().__init__()
+        self.report = report
+        self.generation = generation
+
+
+class WorkFailed(Message):
+    """Slow work failed: shown as a notification; the app keeps running."""
+
+    def __init__(self, what: str, error: str) -> None:
+        super().__init__()
+        self.what = what
+        self.error = error

@@ -1,0 +1,103 @@
+"""The app's connections to the headless core. Each default imports its part lazily, inside the
+call, so the app starts (and says what is missing) even when a part is absent or broken. Tests pass
+their own callables to `make_app` instead of these."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import yaml
+
+HostProvider = Callable[[], Any]
+ProbeLauncher = Callable[[Any, Optional[Callable[[Any], None]], Any], Any]
+
+
+def default_host_provider() -> Any:
+    from advisor.check import run_check
+
+    return run_check()
+
+
+def default_probe_launcher(config: Any, on_event: Optional[Callable[[Any], None]], cancel: Any) -> Any:
+    from probes.runner import run_suite
+
+    return run_suite(config, on_event=on_event, cancel=cancel)
+
+
+def default_cached_probes() -> Any:
+    from advisor.cache import load_cached_probes
+
+    return load_cached_probes()
+
+
+def default_save_probes(suite: Any) -> None:
+    from advisor.cache import save_probes
+
+    save_probes(suite)
+
+
+def default_report_builder(requirements: Any, host: Any, probes: Any) -> Any:
+    from advisor.report import build_report
+
+    return build_report(requirements, host=host, probes=probes)
+
+
+def default_renderer(report: Any, fmt: str) -> str:
+    from advisor.render import render
+
+    return render(report, fmt)
+
+
+def new_cancel() -> Any:
+    from probes.launcher import Cancel
+
+    return Cancel()
+
+
+def make_probe_config(choice: dict) -> Any:
+    """A ProbeConfig from the screen's choices; only the fields the model knows are passed on."""
+    try:
+        from probes.probe_models import ProbeConfig
+    except ImportError:
+        return dict(choice)
+    known = set(ProbeConfig.model_fields)
+    return ProbeConfig.model_validate({k: v for k, v in choice.items() if k in known})
+
+
+def requirements_model() -> Any:
+    """The Requirements model class, or None while that part is missing."""
+    try:
+        from advisor.requirements import Requirements
+    except ImportError:
+        return None
+    return Requirements
+
+
+def load_requirements_file(path: str | Path) -> Any:
+    """Load and validate through the same loader `advisor report` uses (raises UsageError)."""
+    from advisor.requirements import load_requirements
+
+    return load_requirements(path)
+
+
+def requirements_to_yaml(data: dict) -> str:
+    """The YAML `advisor report` reads: unset optional fields are left out, keys in model order."""
+    return yaml.safe_dump(_drop_none(data), sort_keys=False, allow_unicode=True)
+
+
+def _drop_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_none(v) for v in value]
+    return value
+
+
+def as_data(obj: Any) -> Any:
+    """A pydantic model (or anything with model_dump) as plain JSON-like data; dicts pass through."""
+    if obj is None:
+        return None
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    return obj

@@ -1,0 +1,1 @@
+"""One module per screen; each `XxxScreen` reads the app's state and renders it."""

@@ -1,0 +1,42 @@
+"""What every mode screen shares: registering with the app so it hears state changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.screen import Screen
+
+
+class AdvisorScreen(Screen):
+    def on_mount(self) -> None:
+        self.app.register_view(self)
+        self.refresh_view()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:  # overridden: draw everything from the app's state
+        pass
+
+
+def get(obj: Any, *path: str, default: Any = None) -> Any:
+    """Read a nested field from a model or a mapping; missing anywhere -> default."""
+    for name in path:
+        if obj is None:
+            return default
+        obj = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+    return default if obj is None else obj
+
+
+def fmt_num(value: Any, digits: int = 1, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if abs(number) >= 1000:
+        text = f"{number:,.0f}"
+    else:
+        text = f"{number:.{digits}f}"
+    return f"{text}{unit}"

@@ -1,0 +1,51 @@
+"""`?`: the keys and what each screen is for (nvitop-style help that any key closes)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+KEYS = [
+    ("F1", "Host: check results (r: check again)"),
+    ("F2", "Requirements: the form (ctrl+s save, ctrl+o load)"),
+    ("F3", "Probes: s start, c cancel"),
+    ("F4", "Recommendation: scores, verdict, export (j JSON, m Markdown)"),
+    ("tab / shift+tab", "next / previous field"),
+    ("enter / space", "open a select, toggle a switch"),
+    ("?", "this help"),
+    ("ctrl+q", "quit"),
+]
+
+ABOUT = (
+    "Measured advice on PyTorch, MindSpore or a hybrid workflow (prototype in PyTorch, migrate to "
+    "MindSpore for Ascend). Describe the team on Requirements, measure this host on Probes, read "
+    "the verdict with its evidence on Recommendation. Every number says where it came from: "
+    "measured here, the knowledge base (with its source) or an estimate (a range)."
+)
+
+
+class HelpModal(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column()
+        for key, what in KEYS:
+            table.add_row(key, what)
+        with VerticalScroll(id="help-box"):
+            yield Static(Text("framework-advisor: help", style="bold"), id="help-title")
+            yield Static(table)
+            yield Static(Text(ABOUT, style="dim"), id="help-about")
+            yield Static(Text("Press escape to close", style="italic"), id="help-close")
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def on_click(self) -> None:
+        self.dismiss()

@@ -1,0 +1,216 @@
+"""Probes: choose frameworks, modes, models and budget; start; watch each run (progress bar,
+sparkline of step times, images/s); cancel (the launcher kills the child processes); read the
+comparison table in the seeds' style with the parity status. Cached results show on entry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Label, Static
+
+from tui import providers
+from tui.form_spec import parse_number
+from tui.screens.base import AdvisorScreen, fmt_num, get
+from tui.state import RunProgress
+from tui.widgets.run_row import RunRow
+
+FRAMEWORKS = ("pytorch", "mindspore")
+MODES = ("eager", "compile", "graph", "pynative")
+MODELS = ("lenet", "resnet18", "resnet50")
+DEFAULT_MODELS = ("lenet", "resnet18")
+DEFAULT_BUDGET = "2"
+DEFAULT_BATCH = "32"
+COLUMNS = ("Run", "Status", "img/s", "CI95", "step ms", "first s", "compile s", "peak MB", "MFU",
+           "loss", "stop")
+
+
+class ProbesScreen(AdvisorScreen):
+    SUB_TITLE = "Training probes"
+    BINDINGS = [
+        Binding("s", "start", "Start", tooltip="Start the chosen probes"),
+        Binding("c", "cancel", "Cancel", tooltip="Cancel the running probes (kills them)"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="probe-body"):
+            with Horizontal(classes="choice-row"):
+                yield Label("Frameworks", classes="choice-label")
+                for name in FRAMEWORKS:
+                    yield Checkbox(name, True, id=f"fw-{name}", compact=True)
+            with Horizontal(classes="choice-row"):
+                yield Label("Modes", classes="choice-label")
+                for name in MODES:
+                    yield Checkbox(name, True, id=f"mode-{name}", compact=True)
+            with Horizontal(classes="choice-row"):
+                yield Label("Models", classes="choice-label")
+                for name in MODELS:
+                    yield Checkbox(name, name in DEFAULT_MODELS, id=f"model-{name}", compact=True)
+            with Horizontal(classes="choice-row"):
+                yield Label("Budget s/run", classes="choice-label")
+                yield Input(DEFAULT_BUDGET, id="probe-budget", compact=True, classes="short")
+                yield Label("Batch", classes="choice-label-short")
+                yield Input(DEFAULT_BATCH, id="probe-batch", compact=True, classes="short")
+                yield Button("Start", id="probe-start", variant="success", compact=True)
+                yield Button("Cancel", id="probe-cancel", variant="error", compact=True)
+            yield Static(id="probe-status")
+            yield Vertical(id="probe-runs")
+            yield Static(id="probe-results-title")
+            yield DataTable(id="probe-table", zebra_stripes=True, cursor_type="row")
+            yield Static(id="probe-parity")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#probe-table", DataTable)
+        table.add_columns(*COLUMNS)
+        super().on_mount()
+
+    # ---- choices -------------------------------------------------------------------------------
+
+    def choice(self) -> tuple[dict | None, str | None]:
+        """The probe configuration chosen on screen, or (None, what is wrong)."""
+        frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
+        modes = [n for n in MODES if self.query_one(f"#mode-{n}", Checkbox).value]
+        models = [n for n in MODELS if self.query_one(f"#model-{n}", Checkbox).value]
+        budget, bad_budget = parse_number(self.query_one("#probe-budget", Input).value, "float",
+                                          {"gt": 0})
+        batch, bad_batch = parse_number(self.query_one("#probe-batch", Input).value, "int", {"ge": 1})
+        for what, items in (("a framework", frameworks), ("a mode", modes), ("a model", models)):
+            if not items:
+                return None, f"choose at least {what}"
+        if bad_budget or budget is None:
+            return None, f"budget: {bad_budget or 'required'}"
+        if bad_batch or batch is None:
+            return None, f"batch: {bad_batch or 'required'}"
+        return {"frameworks": frameworks, "modes": modes, "models": models,
+                "budget": float(budget), "batch_size": int(batch)}, None
+
+    # ---- actions -------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#probe-start")
+    def action_start(self) -> None:
+        choice, problem = self.choice()
+        if choice is None:
+            self.notify(problem or "invalid choice", title="Cannot start probes", severity="error")
+            return
+        try:
+            config = providers.make_probe_config(choice)
+        except Exception as exc:
+            self.notify(str(exc).splitlines()[0], title="Cannot start probes", severity="error")
+            return
+        self.query_one("#probe-runs", Vertical).remove_children()
+        self.app.start_probes(config)
+
+    @on(Button.Pressed, "#probe-cancel")
+    def action_cancel(self) -> None:
+        if not self.app.probes_running:
+            self.notify("No probes are running", severity="warning")
+            return
+        self.app.cancel_probes()
+
+    # ---- state ---------------------------------------------------------------------------------
+
+    def on_state_probes_changed(self) -> None:
+        self.refresh_view()
+
+    def on_state_probe_progress(self, progress: RunProgress) -> None:
+        self._show_run(progress)
+        self._show_status()
+
+    def refresh_view(self) -> None:
+        self._show_status()
+        runs = self.query_one("#probe-runs", Vertical)
+        if not self.app.probe_runs:
+            runs.remove_children()
+        for progress in self.app.probe_runs.values():
+            self._show_run(progress)
+        self._show_results()
+
+    def _show_status(self) -> None:
+        app = self.app
+        self.query_one("#probe-start", Button).disabled = app.probes_running
+        self.query_one("#probe-cancel", Button).disabled = not app.probes_running
+        if app.probes_running:
+            done = sum(1 for p in app.probe_runs.values() if p.status not in ("running", "waiting"))
+            text = Text.assemble(("Running", "bold cyan"), f": {done} of {len(app.probe_runs)} "
+                                 "runs finished (each in its own process; c cancels)")
+        elif app.probe_suite is None:
+            text = Text("No results yet. Choose what to measure and press Start (s).", style="italic")
+        else:
+            text = Text("")
+        self.query_one("#probe-status", Static).update(text)
+
+    def _show_run(self, progress: RunProgress) -> None:
+        wid = "run-" + "".join(c if c.isalnum() else "-" for c in progress.run_id)
+        rows = self.query(f"#{wid}")
+        if rows:
+            rows.first(RunRow).update_from(progress)
+        else:
+            row = RunRow(progress)
+            row.id = wid
+            self.query_one("#probe-runs", Vertical).mount(row)
+
+    def _show_results(self) -> None:
+        suite = providers.as_data(self.app.probe_suite)
+        table = self.query_one("#probe-table", DataTable)
+        table.clear()
+        title = self.query_one("#probe-results-title", Static)
+        parity = self.query_one("#probe-parity", Static)
+        if not suite:
+            title.update("")
+            parity.update("")
+            table.display = False
+            return
+        table.display = True
+        source = "cached results for this host" if self.app.probe_suite_cached else "this session"
+        title.update(Text.assemble(("Results", "bold"), f"  ({source}; median of steady-state steps)"))
+        for run in get(suite, "runs", default=[]):
+            table.add_row(*run_cells(run))
+        parity.update(parity_text(get(suite, "parity", default=[])))
+
+
+def run_cells(run: Any) -> list:
+    status = str(get(run, "status", default="?"))
+    ok = status == "ok"
+    steps = get(run, "step_time_ms", default={}) or {}
+    ci = get(run, "ci95")
+    ci_text = f"{fmt_num(ci[0], 0)}-{fmt_num(ci[1], 0)}" if ok and ci and len(ci) == 2 else "-"
+    mfu = get(run, "mfu")
+    loss = (f"{fmt_num(get(run, 'loss_first'), 3)}>{fmt_num(get(run, 'loss_last'), 3)}"
+            if get(run, "loss_first") is not None else "-")
+    run_name = "/".join(str(get(run, k, default="?")) for k in ("framework", "mode", "model"))
+    run_name += f" bs{get(run, 'batch_size', default='?')}"
+    style = {"ok": "green", "failed": "red", "timeout": "red"}.get(status, "yellow")
+    return [
+        run_name,
+        Text(status, style=style),
+        fmt_num(get(run, "images_per_second"), 1) if ok else "-",
+        ci_text,
+        fmt_num(get(steps, "median"), 1) if ok else "-",
+        fmt_num(get(run, "first_step_seconds"), 2),
+        fmt_num(get(run, "compile_seconds"), 2),
+        fmt_num(get(run, "peak_memory_mb"), 0),
+        f"{float(mfu) * 100:.1f}%" if ok and mfu is not None else "-",
+        loss if ok else (str(get(run, "error", default="")) or "-")[:40],
+        str(get(run, "stop_reason", default="") or ""),
+    ]
+
+
+def parity_text(parity: list) -> Text:
+    if not parity:
+        return Text("Parity: not checked (needs both frameworks)", style="dim")
+    out = Text("Parity  ", style="bold")
+    for item in parity:
+        ok = get(item, "ok")
+        out.append(f"{get(item, 'model', default='?')}: ")
+        out.append("ok" if ok else "MISMATCH", style="green" if ok else "bold red")
+        diff = get(item, "max_abs_diff")
+        if diff is not None:
+            out.append(f" (max |diff| {float(diff):.1e})", style="dim")
+        out.append("   ")
+    return out

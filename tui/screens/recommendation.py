@@ -1,0 +1,282 @@
+"""Recommendation: the three workflows' scores with the per-criterion breakdown, the verdict with its
+confidence, the evidence behind each criterion, projections for the workload, sensitivity and
+pitfalls; export the report as JSON or Markdown (the same renderers as `advisor report`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+
+from tui.providers import as_data
+from tui.screens.base import AdvisorScreen, fmt_num, get
+
+DEFAULT_EXPORT = "advisor-report"
+EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "magenta",
+                  "estimated": "yellow"}
+
+
+class RecommendationScreen(AdvisorScreen):
+    SUB_TITLE = "Recommendation"
+    BINDINGS = [
+        Binding("j", "export('json')", "JSON", tooltip="Write the report as JSON"),
+        Binding("m", "export('markdown')", "Markdown", tooltip="Write the report as Markdown"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="rec-body"):
+            yield Static(id="rec-verdict", classes="panel")
+            yield Static(id="rec-scores", classes="panel")
+            with Horizontal(id="rec-evidence-row"):
+                yield Label("Evidence for", classes="choice-label")
+                yield Select([], id="rec-evidence-for", allow_blank=True, compact=True,
+                             prompt="top workflow")
+            yield Static(id="rec-evidence", classes="panel")
+            yield Static(id="rec-projections", classes="panel")
+            yield Static(id="rec-sensitivity", classes="panel")
+            yield Static(id="rec-pitfalls", classes="panel")
+            with Horizontal(id="rec-export-row"):
+                yield Label("Export to", classes="choice-label")
+                yield Input(DEFAULT_EXPORT, id="rec-export-path", compact=True)
+                yield Button("JSON", id="rec-export-json", compact=True)
+                yield Button("Markdown", id="rec-export-md", compact=True)
+        yield Footer()
+
+    def on_state_report_changed(self) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        report = as_data(self.app.report)
+        verdict = self.query_one("#rec-verdict", Static)
+        statics = ("#rec-scores", "#rec-evidence", "#rec-projections", "#rec-sensitivity",
+                   "#rec-pitfalls")
+        if report is None:
+            why = self.app.report_error or "building the report…"
+            verdict.update(Text.assemble(("No recommendation yet: ", "bold"), why))
+            for sid in statics:
+                self.query_one(sid, Static).update("")
+            return
+        verdict.update(verdict_view(report))
+        self.query_one("#rec-scores", Static).update(scores_table(report))
+        select = self.query_one("#rec-evidence-for", Select)
+        workflows = [str(get(s, "workflow")) for s in get(report, "scores", default=[])]
+        if [v for _, v in getattr(select, "_options", []) if v != Select.NULL] != workflows:
+            with self.prevent(Select.Changed):
+                select.set_options([(w, w) for w in workflows])
+        chosen = select.value if select.value != Select.NULL else get(report, "recommendation",
+                                                                       "workflow")
+        self.query_one("#rec-evidence", Static).update(evidence_view(report, chosen))
+        self.query_one("#rec-projections", Static).update(projections_view(report))
+        self.query_one("#rec-sensitivity", Static).update(sensitivity_view(report))
+        self.query_one("#rec-pitfalls", Static).update(pitfalls_view(report))
+
+    @on(Select.Changed, "#rec-evidence-for")
+    def _evidence_for(self) -> None:
+        self.refresh_view()
+
+    def export_path(self, fmt: str) -> str:
+        base = self.query_one("#rec-export-path", Input).value.strip() or DEFAULT_EXPORT
+        for ext in (".json", ".md"):
+            base = base.removesuffix(ext)
+        return base + (".json" if fmt == "json" else ".md")
+
+    def action_export(self, fmt: str) -> None:
+        self.app.export_report(fmt, self.export_path(fmt))
+
+    @on(Button.Pressed, "#rec-export-json")
+    def _export_json(self) -> None:
+        self.action_export("json")
+
+    @on(Button.Pressed, "#rec-export-md")
+    def _export_md(self) -> None:
+        self.action_export("markdown")
+
+
+def verdict_view(report: Any) -> Any:
+    rec = get(report, "recommendation", default={})
+    workflow = str(get(rec, "workflow", default="?"))
+    head = Text.assemble(("Recommendation: ", "bold"), (workflow.upper(), "bold reverse green"),
+                         "   confidence ", (str(get(rec, "confidence", default="?")), "bold"))
+    margin = get(rec, "margin")
+    if margin is not None:
+        head.append(f"   margin {fmt_num(margin, 1)} points", style="dim")
+    parts: list = [head]
+    if get(rec, "summary"):
+        parts.append(Text(str(get(rec, "summary"))))
+    for reason in get(rec, "reasons", default=[]) or []:
+        parts.append(Text(f"  • {_text(reason)}"))
+    return Group(*parts)
+
+
+def _text(item: Any) -> str:
+    if isinstance(item, dict):
+        for key in ("text", "message", "statement", "summary", "reason", "note"):
+            if item.get(key):
+                return str(item[key])
+        return ", ".join(f"{k}={v}" for k, v in item.items() if v is not None)
+    return str(item)
+
+
+def scores_table(report: Any) -> Any:
+    scores = get(report, "scores", default=[]) or []
+    if not scores:
+        return Text("")
+    table = Table(title="Scores (0-100) by criterion", title_justify="left", title_style="bold",
+                  show_edge=False, pad_edge=False, expand=True, header_style="bold dim")
+    table.add_column("Criterion")
+    table.add_column("Weight", justify="right")
+    for score in scores:
+        table.add_column(str(get(score, "workflow")), justify="right")
+    criteria: list[str] = []
+    weights: dict[str, Any] = {}
+    for score in scores:
+        for crit in get(score, "criteria", default=[]) or []:
+            name = str(get(crit, "name"))
+            if name not in criteria:
+                criteria.append(name)
+            weights.setdefault(name, get(crit, "weight"))
+    for name in criteria:
+        cells = []
+        for score in scores:
+            crit = next((c for c in get(score, "criteria", default=[]) if get(c, "name") == name), None)
+            cells.append(fmt_num(get(crit, "score"), 0) if crit else "-")
+        table.add_row(name, fmt_num(weights.get(name), 2), *cells)
+    totals = []
+    for score in scores:
+        if get(score, "eligible", default=True):
+            totals.append(Text(fmt_num(get(score, "total"), 1), style="bold"))
+        else:
+            totals.append(Text("blocked", style="bold red"))
+    table.add_section()
+    table.add_row(Text("Total", style="bold"), "", *totals)
+    blocked = [(get(s, "workflow"), get(s, "blocked_by")) for s in scores
+               if not get(s, "eligible", default=True)]
+    if not blocked:
+        return table
+    notes = [Text(f"{w} is ineligible: {_text_list(b)}", style="red") for w, b in blocked]
+    return Group(table, *notes)
+
+
+def _text_list(value: Any) -> str:
+    if isinstance(value, list):
+        return "; ".join(_text(v) for v in value)
+    return _text(value) if value else "a hard constraint"
+
+
+def evidence_view(report: Any, workflow: Any) -> Any:
+    score = next((s for s in get(report, "scores", default=[]) if get(s, "workflow") == workflow), None)
+    if score is None:
+        return Text("")
+    parts: list = [Text(f"Evidence for {workflow}", style="bold")]
+    for crit in get(score, "criteria", default=[]) or []:
+        parts.append(Text.assemble((f"{get(crit, 'name')}", "bold"),
+                                   f"  {fmt_num(get(crit, 'score'), 0)}/100"))
+        evidence = get(crit, "evidence", default=[]) or []
+        if isinstance(evidence, dict):
+            evidence = [evidence]
+        for item in evidence:
+            parts.append(evidence_line(item))
+    return Group(*parts)
+
+
+def evidence_line(item: Any) -> Text:
+    if not isinstance(item, dict):
+        return Text(f"    {item}")
+    kind = str(item.get("kind") or item.get("type") or "")
+    ref = item.get("ref") or item.get("id") or item.get("run_id") or item.get("field") or ""
+    detail = item.get("note") or item.get("detail") or item.get("statement") or item.get("text") or ""
+    extra = []
+    for key in ("value", "ci95", "source", "confidence"):
+        if item.get(key) not in (None, ""):
+            extra.append(f"{key} {item[key]}")
+    line = Text("    ")
+    line.append(f"{kind:11}", style=EVIDENCE_STYLE.get(kind, "dim"))
+    if ref:
+        line.append(f" {ref}", style="dim")
+    if detail:
+        line.append(f"  {detail}")
+    if extra:
+        line.append(f"  ({'; '.join(str(e) for e in extra)})", style="dim")
+    return line
+
+
+def _range(value: Any, digits: int = 1, unit: str = "") -> str:
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return f"{fmt_num(value[0], digits)}-{fmt_num(value[1], digits)}{unit}"
+    if isinstance(value, dict) and "low" in value and "high" in value:
+        return f"{fmt_num(value['low'], digits)}-{fmt_num(value['high'], digits)}{unit}"
+    return fmt_num(value, digits, unit)
+
+
+def projections_view(report: Any) -> Any:
+    projections = get(report, "projections")
+    if not projections:
+        return Text.assemble(("Projections  ", "bold"),
+                             ("none: add a workload to the requirements to project training time",
+                              "dim"))
+    if isinstance(projections, dict):
+        items = projections.get("workflows") or projections.get("items") or [
+            dict(v, workflow=k) if isinstance(v, dict) else {"workflow": k, "value": v}
+            for k, v in projections.items() if isinstance(v, (dict, list))]
+        if not isinstance(items, list):
+            items = []
+    else:
+        items = projections
+    table = Table(title="Projections for the workload", title_justify="left", title_style="bold",
+                  show_edge=False, pad_edge=False, expand=True, header_style="bold dim")
+    for col in ("Workflow", "img/s", "Train time h", "Cost USD", "Basis"):
+        table.add_column(col, overflow="fold")
+    for item in items:
+        table.add_row(str(get(item, "workflow", default="")),
+                      _range(get(item, "images_per_second"), 0),
+                      _range(get(item, "hours") or get(item, "train_hours") or get(item, "time_hours"), 1),
+                      _range(get(item, "cost_usd") or get(item, "usd"), 0),
+                      str(get(item, "basis", default="") or get(item, "method", default="")))
+    return table
+
+
+def sensitivity_view(report: Any) -> Any:
+    sensitivity = get(report, "sensitivity")
+    if not sensitivity:
+        return Text("")
+    items = sensitivity if isinstance(sensitivity, list) else [
+        {"criterion": k, **(v if isinstance(v, dict) else {"value": v})} for k, v in sensitivity.items()]
+    parts: list = [Text("Sensitivity (weight at which the top workflow changes)", style="bold")]
+    for item in items:
+        name = get(item, "criterion") or get(item, "name") or "?"
+        flip = get(item, "flip_weight") or get(item, "weight_at_change") or get(item, "threshold")
+        to = get(item, "new_top") or get(item, "flips_to") or get(item, "to")
+        note = get(item, "note")
+        if flip is None and to is None:
+            line = f"  {name}: {note or 'no weight changes the verdict'}"
+        else:
+            line = f"  {name}: at weight {fmt_num(flip, 2)} -> {to or '?'}"
+            if note:
+                line += f"  ({note})"
+        parts.append(Text(line))
+    return Group(*parts)
+
+
+def pitfalls_view(report: Any) -> Any:
+    pitfalls = get(report, "pitfalls", default=[]) or []
+    if not pitfalls:
+        return Text.assemble(("Pitfalls  ", "bold"), ("none known for this situation", "dim"))
+    parts: list = [Text(f"Pitfalls ({len(pitfalls)}, by expected cost)", style="bold")]
+    for item in pitfalls:
+        cost = get(item, "effort_hours") or get(item, "hours")
+        head = Text.assemble(("  ! ", "yellow"), (str(get(item, "title", default=get(item, "id"))), "bold"))
+        if cost is not None:
+            head.append(f"  ~{_range(get(cost, 'value') if isinstance(cost, dict) and 'value' in cost else cost, 0)} h",
+                        style="dim")
+        parts.append(head)
+        if get(item, "fix"):
+            parts.append(Text(f"    fix: {get(item, 'fix')}", style="italic"))
+    return Group(*parts)

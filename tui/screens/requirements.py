@@ -1,0 +1,359 @@
+"""Requirements: a form for every field of the requirements file, generated from the Requirements
+model (select for enums, selection list for lists, switch for booleans, inputs with inline
+validation for numbers and paths). Loads and saves the YAML `advisor report` reads; with no file,
+the hardware fields start from what the host check saw. Every valid edit updates the recommendation.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Optional
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import (Button, Footer, Header, Input, Label, Select, SelectionList, Static,
+                             Switch)
+
+from tui import providers
+from tui.form_spec import (FieldSpec, form_spec, format_mapping, get_path, parse_mapping,
+                           parse_number, set_path)
+from tui.screens.base import AdvisorScreen, get
+
+DEFAULT_FILE = "requirements.yaml"
+DEBOUNCE_S = 0.25
+HOST_FIELDS = ("hardware.available", "hardware.training_target", "hardware.accelerator",
+               "hardware.devices", "deployment.targets")
+
+
+def blank_requirements() -> dict:
+    """A valid starting point before any file or host check: the model's own defaults."""
+    return {"name": "My ML project", "hardware": {"available": ["cpu"]},
+            "deployment": {"targets": ["cpu-server"]}}
+
+
+def host_defaults(report: Any) -> dict:
+    """Requirement values implied by the host check (what the team can train on here)."""
+    accelerators = get(report, "accelerators", default=[]) or []
+    vendors = [get(a, "vendor") for a in accelerators]
+    available: list[str] = []
+    if "nvidia" in vendors:
+        available.append("nvidia")
+    if "huawei" in vendors:
+        available.append("ascend")
+    available.append("cpu")
+    out: dict = {"hardware.available": available}
+    if accelerators:
+        first = accelerators[0]
+        kind = "ascend" if get(first, "vendor") == "huawei" else "nvidia"
+        out["hardware.training_target"] = kind
+        out["hardware.accelerator"] = str(get(first, "name", default="")) or None
+        out["hardware.devices"] = max(1, sum(1 for a in accelerators
+                                             if get(a, "vendor") == get(first, "vendor")))
+        out["deployment.targets"] = ["ascend-server" if kind == "ascend" else "nvidia-server"]
+    else:
+        out["hardware.training_target"] = "cpu"
+        out["deployment.targets"] = ["cpu-server"]
+    return out
+
+
+class RequirementsScreen(AdvisorScreen):
+    SUB_TITLE = "Requirements"
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", tooltip="Save the requirements to the file named above"),
+        Binding("ctrl+o", "load", "Load", tooltip="Load the requirements file named above"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        model = providers.requirements_model()
+        self.specs: list[FieldSpec] = form_spec(model) if model is not None else []
+        self.by_id = {spec.widget_id: spec for spec in self.specs}
+        self.optional_sections = {s.key for s in self.specs if s.kind == "section" and not s.required}
+        self.touched: set[str] = set()  # fields the user changed: host defaults leave them alone
+        self.errors: dict[str, str] = {}
+        self._timer = None
+
+    # ---- layout --------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="req-file-row"):
+            yield Label("File", classes="field-label")
+            yield Input(DEFAULT_FILE, id="req-file", compact=True)
+            yield Button("Load", id="req-load", compact=True)
+            yield Button("Save", id="req-save", variant="primary", compact=True)
+        yield Static(id="req-status")
+        with VerticalScroll(id="req-form"):
+            if not self.specs:
+                yield Static("The requirements model (advisor.requirements) is not available.")
+            for spec in self.specs:
+                yield from self._field(spec)
+        yield Footer()
+
+    def _field(self, spec: FieldSpec) -> ComposeResult:
+        if spec.kind == "section":
+            with Horizontal(classes="section-row"):
+                yield Label(spec.label.capitalize(), classes="section-title")
+                if not spec.required:
+                    yield Switch(False, id=f"sec-{spec.widget_id}", classes="section-switch")
+                    yield Label("include", classes="section-hint")
+            yield Static("", id=f"err-{spec.widget_id}", classes="field-error")
+            return
+        label = spec.label + ("" if spec.required else " (optional)")
+        with Horizontal(classes=f"field-row depth-{spec.depth}"):
+            yield Label(label, classes="field-label")
+            yield self._control(spec)
+        yield Static("", id=f"err-{spec.widget_id}", classes="field-error")
+
+    def _control(self, spec: FieldSpec) -> Any:
+        wid = spec.widget_id
+        if spec.kind == "enum":
+            return Select([(str(c), c) for c in spec.choices], allow_blank=not spec.required,
+                          id=wid, compact=True)
+        if spec.kind == "multi":
+            return SelectionList(*[(str(c), c) for c in spec.choices], id=wid, compact=True)
+        if spec.kind == "bool":
+            return Switch(False, id=wid)
+        placeholder = {"int": "whole number", "float": "number", "path": "path to a folder or file",
+                       "mapping": "name: number, ..."}.get(spec.kind, "")
+        if spec.bounds:
+            placeholder += " " + " ".join(f"{k} {v}" for k, v in spec.bounds.items())
+        return Input(id=wid, placeholder=placeholder.strip(), compact=True)
+
+    # ---- state in and out ----------------------------------------------------------------------
+
+    def refresh_view(self) -> None:
+        app = self.app
+        if app.requirements_path:
+            self.query_one("#req-file", Input).value = app.requirements_path
+        data = app.requirements_data
+        if data is None:
+            data = blank_requirements()
+            if app.host_report is not None:
+                data = self._with_host_defaults(data, app.host_report)
+            self.fill(data)
+            self.validate_now()
+        else:
+            self.fill(data)
+            self.show_errors({})
+
+    def on_state_requirements_loaded(self) -> None:
+        self.touched.clear()
+        self.fill(self.app.requirements_data or {})
+        self.show_errors({})
+
+    def on_state_host_defaults(self) -> None:
+        """The host check arrived: fill the hardware fields the user has not set (no file loaded)."""
+        if self.app.requirements_path or not self.specs:
+            return
+        data = self.collect()
+        self.fill(self._with_host_defaults(data, self.app.host_report))
+        self.validate_now()
+
+    def _with_host_defaults(self, data: dict, report: Any) -> dict:
+        data = copy.deepcopy(data)
+        for key, value in host_defaults(report).items():
+            if key not in self.touched and value is not None:
+                set_path(data, tuple(key.split(".")), value)
+        return data
+
+    def fill(self, data: dict) -> None:
+        """Put `data` into the controls without treating it as user edits."""
+        changes = (Input.Changed, Select.Changed, Switch.Changed, SelectionList.SelectedChanged)
+        with self.prevent(*changes):
+            for spec in self.specs:
+                value = get_path(data, spec.path)
+                if spec.kind == "section":
+                    if not spec.required:
+                        self.query_one(f"#sec-{spec.widget_id}", Switch).value = value is not None
+                    continue
+                if value is None:
+                    value = spec.default
+                widget = self.query_one(f"#{spec.widget_id}")
+                if spec.kind == "enum":
+                    widget.value = value if value in spec.choices else (
+                        Select.NULL if not spec.required else spec.choices[0])
+                elif spec.kind == "multi":
+                    widget.deselect_all()
+                    for item in value or []:
+                        if item in spec.choices:
+                            widget.select(item)
+                elif spec.kind == "bool":
+                    widget.value = bool(value)
+                elif spec.kind == "mapping":
+                    widget.value = format_mapping(value)
+                else:
+                    widget.value = "" if value is None else _plain(value)
+            self._sync_sections()
+
+    def collect(self) -> dict:
+        """The form as a requirements mapping (inline problems go to self.errors)."""
+        data: dict = {}
+        self.errors = {}
+        skip = {s for s in self.optional_sections
+                if not self.query_one(f"#sec-{_wid(s)}", Switch).value}
+        for spec in self.specs:
+            if spec.kind == "section" or any(spec.key.startswith(s + ".") for s in skip):
+                continue
+            widget = self.query_one(f"#{spec.widget_id}")
+            value: Any
+            if spec.kind == "enum":
+                value = None if widget.value == Select.NULL else widget.value
+            elif spec.kind == "multi":
+                value = [c for c in spec.choices if c in widget.selected]
+            elif spec.kind == "bool":
+                value = bool(widget.value)
+            elif spec.kind in ("int", "float"):
+                value, problem = parse_number(widget.value, spec.kind, spec.bounds)
+                if problem:
+                    self.errors[spec.widget_id] = problem
+                elif value is not None and spec.kind == "float":
+                    value = float(value)
+            elif spec.kind == "mapping":
+                value, problem = parse_mapping(widget.value)
+                if problem:
+                    self.errors[spec.widget_id] = problem
+            else:
+                value = widget.value.strip() or None
+                if spec.kind == "path" and value:
+                    problem = self._path_problem(value)
+                    if problem:
+                        # A missing folder is a warning: it still saves (the scan reports it later).
+                        self.errors[spec.widget_id] = "warning: " + problem
+            if value is None and spec.required and spec.kind in ("int", "float", "text", "path"):
+                self.errors.setdefault(spec.widget_id, "required")
+            if value is not None:
+                set_path(data, spec.path, value)
+        for section in self.optional_sections:
+            if section not in skip:
+                data.setdefault(section, {})
+        return data
+
+    def _path_problem(self, value: str) -> Optional[str]:
+        base = Path(self.query_one("#req-file", Input).value or ".").expanduser().resolve().parent
+        path = Path(value).expanduser()
+        if not path.is_absolute():
+            path = base / path
+        return None if path.exists() else f"{path} does not exist"
+
+    def _sync_sections(self) -> None:
+        """Fields of an optional section that is switched off are disabled."""
+        for section in self.optional_sections:
+            on_ = self.query_one(f"#sec-{_wid(section)}", Switch).value
+            for spec in self.specs:
+                if spec.kind != "section" and spec.key.startswith(section + "."):
+                    self.query_one(f"#{spec.widget_id}").disabled = not on_
+
+    # ---- validation ----------------------------------------------------------------------------
+
+    def validate_now(self) -> Any:
+        """Collect, validate with the real model, show inline messages, tell the app. Returns the
+        model or None."""
+        data = self.collect()
+        errors = {k: v for k, v in self.errors.items()}
+        blocking = {k: v for k, v in errors.items() if not v.startswith("warning:")}
+        model = None
+        problem = None
+        if not blocking:
+            cls = providers.requirements_model()
+            try:
+                model = cls.model_validate(data)
+            except Exception as exc:  # pydantic ValidationError: map each error to its field
+                for err in getattr(exc, "errors", lambda **_: [])(include_url=False):
+                    loc = tuple(str(p) for p in err.get("loc", ()) if not isinstance(p, int))
+                    errors.setdefault(_wid(".".join(loc)) if loc else "f-name",
+                                      err.get("msg", "invalid").removeprefix("Value error, "))
+                problem = _first_problem(errors, self.by_id) or "invalid requirements"
+        else:
+            problem = _first_problem(blocking, self.by_id)
+        self.show_errors(errors)
+        self.app.set_requirements(model, data, problem)
+        return model
+
+    def show_errors(self, errors: dict[str, str]) -> None:
+        for static in self.query(".field-error"):
+            wid = (static.id or "").removeprefix("err-")
+            text = errors.get(wid, "")
+            static.update(text)
+            static.set_class(bool(text), "-shown")
+            static.set_class(text.startswith("warning:"), "-warning")
+        status = self.query_one("#req-status", Static)
+        bad = [k for k, v in errors.items() if not v.startswith("warning:")]
+        if bad:
+            status.update(f"[b red]{len(bad)} field(s) need attention[/] (shown in red below)")
+        else:
+            where = self.app.requirements_path or "not saved yet"
+            status.update(f"[green]Valid[/]: the recommendation follows this form ({where})")
+
+    # ---- events --------------------------------------------------------------------------------
+
+    @on(Input.Changed, "#req-form Input")
+    @on(Select.Changed)
+    @on(Switch.Changed)
+    @on(SelectionList.SelectedChanged)
+    def _edited(self, event: Any) -> None:
+        control = getattr(event, "control", None) or getattr(event, "selection_list", None)
+        wid = getattr(control, "id", "") or ""
+        if wid.startswith("sec-"):
+            self._sync_sections()
+        elif wid in self.by_id:
+            self.touched.add(self.by_id[wid].key)
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(DEBOUNCE_S, self.validate_now)
+
+    @on(Button.Pressed, "#req-save")
+    def action_save(self) -> None:
+        model = self.validate_now()
+        path = self.query_one("#req-file", Input).value.strip() or DEFAULT_FILE
+        if model is None:
+            self.notify(self.app.requirements_problem or "the form has problems",
+                        title="Not saved", severity="error", timeout=8)
+            return
+        try:
+            from advisor.output import write_atomic
+
+            text = ("# Team requirements for framework-advisor (`advisor report FILE` reads this)\n"
+                    + providers.requirements_to_yaml(model.model_dump(mode="json", exclude_none=True)))
+            written = write_atomic(Path(path).expanduser(), text)
+        except Exception as exc:
+            self.notify(str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                        title="Not saved", severity="error", timeout=8)
+            return
+        self.app.requirements_path = path
+        self.show_errors(self.errors)
+        self.notify(f"Saved {written}", title="Requirements")
+
+    @on(Button.Pressed, "#req-load")
+    def action_load(self) -> None:
+        path = self.query_one("#req-file", Input).value.strip()
+        if not path:
+            self.notify("Type the file to load in the File field", severity="warning")
+            return
+        self.app.load_requirements(path, notify=True)
+
+    @on(Input.Submitted, "#req-file")
+    def _file_submitted(self) -> None:
+        self.action_load()
+
+
+def _wid(key: str) -> str:
+    return "f-" + key.replace(".", "-").replace("_", "-")
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e15 else str(value)
+    return str(value)
+
+
+def _first_problem(errors: dict[str, str], by_id: dict[str, FieldSpec]) -> Optional[str]:
+    for wid, text in errors.items():
+        if text.startswith("warning:"):
+            continue
+        spec = by_id.get(wid)
+        return f"{spec.key if spec else wid}: {text}"
+    return None

@@ -1,0 +1,57 @@
+"""One live probe run: its id and status, images/s, a progress bar and a sparkline of step times."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Label, ProgressBar, Sparkline, Static
+
+from tui.screens.base import fmt_num
+from tui.state import RunProgress
+
+STATUS_STYLE = {"ok": "green", "done": "green", "running": "cyan", "waiting": "dim",
+                "failed": "red", "timeout": "red", "unavailable": "yellow", "cancelled": "yellow"}
+
+
+class RunRow(Vertical):
+    DEFAULT_CSS = """
+    RunRow { height: auto; margin-bottom: 1; }
+    RunRow > Horizontal { height: 1; }
+    RunRow .run-id { width: 1fr; text-style: bold; }
+    RunRow .run-ips { width: 22; text-align: right; }
+    RunRow ProgressBar { width: 1fr; }
+    RunRow Bar { width: 1fr; }
+    RunRow Sparkline { width: 24; margin-left: 2; }
+    RunRow .run-message { color: $text-muted; height: auto; }
+    """
+
+    def __init__(self, progress: RunProgress) -> None:
+        super().__init__(classes="run-row")
+        self.progress = progress
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Label(self.progress.run_id, classes="run-id")
+            yield Static("", classes="run-ips")
+        with Horizontal():
+            yield ProgressBar(total=1.0, show_eta=False)
+            yield Sparkline([], summary_function=max)
+        yield Static("", classes="run-message")
+
+    def on_mount(self) -> None:
+        self.update_from(self.progress)
+
+    def update_from(self, progress: RunProgress) -> None:
+        self.progress = progress
+        status = progress.status
+        ips = fmt_num(progress.images_per_second, 1, " img/s") if progress.images_per_second else ""
+        self.query_one(".run-ips", Static).update(
+            Text.assemble((status, STATUS_STYLE.get(status, "")), "  ", ips))
+        self.query_one(ProgressBar).update(progress=progress.fraction)
+        steps = list(progress.step_ms)
+        self.query_one(Sparkline).data = steps
+        message = progress.message or ""
+        if steps:
+            message = f"step {fmt_num(steps[-1], 1, ' ms')}  " + message
+        self.query_one(".run-message", Static).update(message)
