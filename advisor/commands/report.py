@@ -1,0 +1,210 @@
+"""`advisor report REQUIREMENTS.yaml`: the recommendation as a JSON document (default) or Markdown.
+
+Inputs: the requirements file; the knowledge base (plus `--kb DIR` overrides); this host (a quick
+check without framework smoke tests); probe results from the cache for this host, from `--probes
+FILE ...` (`advisor probe -o` on other hosts), or freshly measured with `--run-probes`. Every input is
+read and validated before anything is written, so bad input leaves no output file behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+from advisor.errors import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="score PyTorch, MindSpore and hybrid for your requirements and write the report",
+        description=__doc__,
+    )
+    parser.add_argument("requirements", metavar="REQUIREMENTS.yaml", help="the team's requirements file")
+    parser.add_argument("--probes", metavar="FILE", nargs="+", default=[],
+                        help="probe results files (`advisor probe -o FILE`), e.g. from other hosts")
+    parser.add_argument("--run-probes", action="store_true",
+                        help="measure this host now (the short probe suite) instead of using cached results")
+    parser.add_argument("--no-cache", action="store_true", help="ignore cached probe results for this host")
+    parser.add_argument("--kb", metavar="DIR", action="append", default=[],
+                        help="extra knowledge-base folder merged over the bundled one (repeatable)")
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="one JSON document (the default)")
+    fmt.add_argument("--markdown", action="store_true", help="a Markdown review document")
+    fmt.add_argument("--table", action="store_true", help="a short terminal summary")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    parser.set_defaults(func=run)
+
+
+# --- inputs --------------------------------------------------------------------------------------
+
+
+def load_kb(extra_dirs: list[str]) -> Any:
+    """The knowledge base, or None when the package is not available. Bad files are bad input."""
+    for d in extra_dirs:
+        if not Path(d).is_dir():
+            raise UsageError(f"{d}: --kb: expected a folder of knowledge-base YAML files")
+    try:
+        import knowledge
+
+        return knowledge.load(extra_dirs=extra_dirs or None)
+    except (ImportError, AttributeError):
+        if extra_dirs:
+            raise UsageError("--kb: the knowledge base package is not available") from None
+        return None
+    except Exception as exc:  # knowledge.KnowledgeError: already one line naming file/entry/field
+        if type(exc).__name__ == "KnowledgeError":
+            raise UsageError(str(exc)) from None
+        raise
+
+
+def check_accelerator(req: Any, path: str, kb: Any) -> None:
+    name = req.hardware.accelerator
+    if kb is None or not name or kb.find_accelerator(name) is not None:
+        return
+    known = ", ".join(sorted(a.id for a in kb.accelerators))
+    raise UsageError(f"{path}: hardware.accelerator: {name!r} is not in the knowledge base: expected one of {known}")
+
+
+def load_probe_file(path: str) -> Any:
+    """One probe results file, validated as a ProbeSuite."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{path}: --probes: no such file: expected a results file from `advisor probe -o`") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: --probes: not UTF-8 text: expected a JSON results file from `advisor probe -o`") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: --probes: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or "runs" not in data:
+        raise UsageError(f"{path}: (top level): expected a probe results object with 'runs' (from `advisor probe -o`)")
+    try:
+        from probes.probe_models import ProbeSuite
+    except ImportError:
+        return data
+    from pydantic import ValidationError
+
+    from advisor.requirements import validation_message
+
+    try:
+        return ProbeSuite.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(validation_message(path, exc)) from None
+
+
+def collect_host() -> Any:
+    """This host, quickly: the check without framework smoke tests; None when it cannot run."""
+    try:
+        from advisor.check import run_check
+
+        return run_check(smoke=False, timeout=20.0)
+    except ImportError:
+        pass
+    except Exception as exc:  # the check never should raise; a report must not die of it
+        print(f"advisor: host check failed ({exc}); continuing without host details", file=sys.stderr)
+        return None
+    try:
+        from probes.host import collect_host as host_only
+
+        return host_only()
+    except Exception:
+        return None
+
+
+def cached_probes() -> Any:
+    try:
+        from advisor.cache import load_cached_probes
+    except ImportError:
+        return None
+    try:
+        return load_cached_probes()
+    except Exception as exc:
+        print(f"advisor: ignoring unreadable probe cache ({exc})", file=sys.stderr)
+        return None
+
+
+def run_probes() -> Any:
+    try:
+        from probes.probe_models import ProbeConfig
+        from probes.runner import run_suite
+    except ImportError as exc:
+        raise UsageError(f"--run-probes: the probe runner is not available ({exc})") from None
+
+    def progress(event: Any) -> None:
+        if getattr(event, "kind", None) == "done":
+            run = event.run
+            ips = f"{run.images_per_second:.1f} img/s" if run is not None and run.images_per_second else (run.status if run else "")
+            print(f"advisor: probe {event.run_id}: {ips}", file=sys.stderr)
+
+    print("advisor: running the probe suite (use `advisor probe` for options)...", file=sys.stderr)
+    suite = run_suite(ProbeConfig(), on_event=progress)
+    try:
+        from advisor.cache import save_probes
+
+        save_probes(suite)
+    except Exception as exc:
+        print(f"advisor: could not cache the probe results ({exc})", file=sys.stderr)
+    return suite
+
+
+def scan_code(req: Any, req_path: str, kb: Any) -> Any:
+    from advisor.requirements import resolve_code_path
+
+    code = resolve_code_path(req, req_path)
+    if code is None:
+        return None
+    if not code.exists():
+        raise UsageError(f"{req_path}: model.code_path: {code} does not exist: expected a folder or .py file of PyTorch code")
+    try:
+        from advisor.scan import scan_path
+    except ImportError:
+        print("advisor: the migration scan is not available; model.code_path ignored", file=sys.stderr)
+        return None
+    return scan_path(str(code), kb=kb)
+
+
+def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """Read and validate every input; nothing is written here."""
+    from advisor.requirements import load_requirements
+
+    req = load_requirements(args.requirements)
+    kb = load_kb(args.kb)
+    check_accelerator(req, args.requirements, kb)
+    suites = [load_probe_file(p) for p in args.probes]
+    source = "files" if suites else "none"
+    if args.run_probes:
+        suites.append(run_probes())
+        source = "run"
+    elif not args.no_cache:
+        cached = cached_probes()
+        if cached is not None:
+            suites.insert(0, cached)
+            source = "cache" if not args.probes else "files"
+    return req, {
+        "kb": kb,
+        "probes": suites or None,
+        "probe_source": source,
+        "probe_files": list(args.probes),
+        "scan": scan_code(req, args.requirements, kb),
+        "host": collect_host(),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from advisor.output import emit
+    from advisor.render import render
+    from advisor.report import build_report
+
+    req, inputs = gather(args)
+    report = build_report(req, **inputs)
+    fmt = "markdown" if args.markdown else ("table" if args.table else "json")
+    emit(render(report, fmt), args.output)
+    return 0

@@ -1,0 +1,60 @@
+"""Number and range formatting shared by the text renderers."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
+
+
+def num(value: Optional[float], digits: int = 3) -> str:
+    """A number with about `digits` significant figures, thousands separated."""
+    if value is None:
+        return "-"
+    if value == 0:
+        return "0"
+    mag = abs(value)
+    if mag >= 10 ** digits:
+        return f"{value:,.0f}"
+    decimals = max(0, digits - len(str(int(mag))) if mag >= 1 else digits)
+    return f"{value:,.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{value:,.0f}"
+
+
+def span(s: Any, unit: str = "") -> str:
+    if s is None:
+        return "-"
+    low, high = (s.low, s.high) if hasattr(s, "low") else (s["low"], s["high"])
+    text = num(low) if abs(high - low) <= 1e-9 * max(1.0, abs(high)) else f"{num(low)}-{num(high)}"
+    return f"{text} {unit}".strip()
+
+
+def hours(s: Any) -> str:
+    """A time span in the unit that reads best."""
+    if s is None:
+        return "-"
+    high = s.high
+    if high < 1:
+        return span(type("S", (), {"low": s.low * 60, "high": s.high * 60})(), "min")
+    if high > 72:
+        return span(type("S", (), {"low": s.low / 24, "high": s.high / 24})(), "days")
+    return span(s, "h")
+
+
+def usd(s: Any) -> str:
+    if s is None:
+        return "-"
+    return "$" + span(s)
+
+
+def run_label(run: Any) -> str:
+    parts = [run.framework, run.mode or "", run.model or "", f"bs{run.batch_size}" if run.batch_size else ""]
+    return " ".join(p for p in parts if p)
+
+
+def bar(value: float, best: float, width: int = 40) -> str:
+    """A text bar; eighths of a block for resolution."""
+    if best <= 0 or value <= 0:
+        return ""
+    eighths = round(value / best * width * 8)
+    full, rest = divmod(eighths, 8)
+    return "█" * full + ("" if rest == 0 else " ▏▎▍▌▋▊▉"[rest])

@@ -1,0 +1,11 @@
+"""The report as one JSON document (the machine contract; see advisor/schemas/report.schema.json)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.output import to_json
+
+
+def render(report: Any) -> str:
+    return to_json(report)

@@ -1,0 +1,28 @@
+"""The report as a compact terminal summary: verdict, score table, projections."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabulate import tabulate
+
+from advisor.render._fmt import LABELS, hours, span, usd
+
+
+def render(report: Any) -> str:
+    rec = report.recommendation
+    scores = report.scores
+    rows = [[c.name, f"{c.weight:.2f}"] + [f"{s.criteria[i].score:.0f}" for s in scores] for i, c in enumerate(scores[0].criteria)]
+    rows.append(["total", "1.00"] + [f"{s.total:.1f}" + ("" if s.eligible else " (ruled out)") for s in scores])
+    out = [
+        f"{report.requirements.name}: {LABELS[rec.workflow]} (confidence {rec.confidence}, margin {rec.margin:.1f})",
+        rec.summary,
+        "",
+        tabulate(rows, headers=["criterion", "weight"] + [LABELS[s.workflow] for s in scores], tablefmt="simple"),
+        "",
+    ]
+    prow = [[LABELS[p.workflow], p.path, span(p.images_per_second), hours(p.time_to_train_hours), usd(p.compute_cost_usd), p.basis]
+            for p in report.projections]
+    out.append(tabulate(prow, headers=["workflow", "path", "images/s", "time", "cost", "basis"], tablefmt="simple"))
+    out += [""] + [f"- {r}" for r in rec.reasons]
+    return "\n".join(out).rstrip() + "\n"

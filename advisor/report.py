@@ -1,0 +1,180 @@
+"""The report envelope: one versioned document with the inputs, the scorecard and its provenance.
+
+`build_report(requirements, *, host=None, probes=None, kb=None, scan=None)` scores and wraps; it does
+no I/O of its own, so the same inputs give the same report apart from `created_at`.
+Renderers live in advisor.render; the JSON Schema is generated from `Report` (advisor.schemas).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from advisor import TOOL_NAME, __version__
+from advisor.projections import Projection, device_kind
+from advisor.requirements import Requirements
+from advisor.scoring import (
+    PitfallItem,
+    Recommendation,
+    Scorecard,
+    SensitivityItem,
+    Weight,
+    WorkflowScore,
+    score,
+)
+
+# Bump the minor number for added fields, the major one for renamed/removed ones.
+SCHEMA_VERSION = "1.0"
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ToolInfo(_Out):
+    name: str = TOOL_NAME
+    version: str = __version__
+
+
+class KnowledgeBaseInfo(_Out):
+    version: Optional[str] = Field(None, description="content hash of the knowledge base used; null when none loaded")
+    sources: list[str] = Field(default_factory=list)
+
+
+class RunSummary(_Out):
+    """One probe run, flattened for the comparison table."""
+
+    id: str
+    framework: str
+    mode: Optional[str] = None
+    model: Optional[str] = None
+    batch_size: Optional[int] = None
+    device: Optional[str] = None
+    hardware: str = Field(description="nvidia | ascend | cpu")
+    status: str
+    error: Optional[str] = None
+    images_per_second: Optional[float] = None
+    ci95: Optional[list[float]] = None
+    step_ms_median: Optional[float] = None
+    step_cv: Optional[float] = None
+    first_step_seconds: Optional[float] = None
+    compile_seconds: Optional[float] = None
+    peak_memory_mb: Optional[float] = None
+    mfu: Optional[float] = None
+    loss_first: Optional[float] = None
+    loss_last: Optional[float] = None
+    host: Optional[str] = None
+    warnings: list[str] = Field(default_factory=list)
+
+
+class ProbesInfo(_Out):
+    source: Literal["none", "cache", "files", "run"] = "none"
+    files: list[str] = Field(default_factory=list)
+    runs: list[RunSummary] = Field(default_factory=list)
+    parity: list[dict[str, Any]] = Field(default_factory=list)
+    gemm_peak: list[dict[str, Any]] = Field(default_factory=list)
+    note: Optional[str] = None
+
+
+class Report(_Out):
+    """`advisor report` output (JSON). `created_at` is the only field that changes between identical runs."""
+
+    schema_version: str = SCHEMA_VERSION
+    tool: ToolInfo = Field(default_factory=ToolInfo)
+    created_at: str
+    knowledge_base: KnowledgeBaseInfo
+    requirements: Requirements
+    host: Optional[dict[str, Any]] = Field(None, description="host check (advisor check) of the machine the report ran on")
+    probes: ProbesInfo
+    scan: Optional[dict[str, Any]] = Field(None, description="migration scan of model.code_path, when given")
+    recommendation: Recommendation
+    scores: list[WorkflowScore]
+    weights: list[Weight]
+    comparison_basis: str
+    projections: list[Projection]
+    pitfalls: list[PitfallItem]
+    sensitivity: list[SensitivityItem]
+    assumptions: list[str]
+
+
+def _dump(obj: Any) -> Any:
+    return obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
+
+
+def _num(value: Any) -> Optional[float]:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def summarise_runs(suites: list[Any]) -> tuple[list[RunSummary], list[dict], list[dict]]:
+    runs, parity, gemm = [], [], []
+    for suite in suites:
+        data = _dump(suite) or {}
+        host = data.get("host") or {}
+        label = host.get("hostname") or host.get("cpu_model") or host.get("name")
+        for r in data.get("runs") or []:
+            step = r.get("step_time_ms") or {}
+            runs.append(RunSummary(
+                id=str(r.get("id", "?")), framework=str(r.get("framework", "?")), mode=r.get("mode"),
+                model=r.get("model"), batch_size=r.get("batch_size"), device=r.get("device"),
+                hardware=device_kind(r.get("device") or ""), status=str(r.get("status", "?")), error=r.get("error"),
+                images_per_second=_num(r.get("images_per_second")), ci95=r.get("ci95"),
+                step_ms_median=_num(step.get("median")), step_cv=_num(step.get("cv")),
+                first_step_seconds=_num(r.get("first_step_seconds")), compile_seconds=_num(r.get("compile_seconds")),
+                peak_memory_mb=_num(r.get("peak_memory_mb")), mfu=_num(r.get("mfu")),
+                loss_first=_num(r.get("loss_first")), loss_last=_num(r.get("loss_last")),
+                host=label, warnings=[str(w) for w in r.get("warnings") or []]))
+        parity.extend(p for p in data.get("parity") or [] if isinstance(p, dict))
+        g = data.get("gemm_peak")
+        if isinstance(g, list):
+            gemm.extend(x for x in g if isinstance(x, dict))
+        elif isinstance(g, dict):  # framework -> GFLOP/s
+            gemm.extend({"framework": k, "gflops": v, "host": label} for k, v in sorted(g.items()))
+    return runs, parity, gemm
+
+
+def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> Optional[str]:
+    if not runs:
+        return "no probe results: performance and cost come from the knowledge base (run `advisor probe` or pass --probes FILE)"
+    kinds = sorted({r.hardware for r in runs if r.status == "ok"})
+    targets = sorted({p.target for p in card.projections})
+    if not set(kinds) & set(targets):
+        return (f"probes ran on {', '.join(kinds) or 'no hardware'}, the training target is {', '.join(targets)}: "
+                "the runs are shown for comparison but do not enter the performance score")
+    return None
+
+
+def build_report(
+    requirements: Requirements,
+    *,
+    host: Any = None,
+    probes: Any = None,
+    kb: Any = None,
+    scan: Any = None,
+    probe_source: str = "none",
+    probe_files: tuple[str, ...] | list[str] = (),
+    created_at: Optional[str] = None,
+) -> Report:
+    """Score and wrap. `probes`: a ProbeSuite, a list of them, or None."""
+    suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
+    card = score(requirements, host, suites, kb, scan)
+    runs, parity, gemm = summarise_runs(suites)
+    stamp = created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return Report(
+        created_at=stamp,
+        knowledge_base=KnowledgeBaseInfo(version=getattr(kb, "version", None), sources=list(getattr(kb, "sources", []) or [])),
+        requirements=requirements,
+        host=_dump(host),
+        probes=ProbesInfo(source=probe_source if suites else "none", files=list(probe_files), runs=runs,
+                          parity=parity, gemm_peak=gemm, note=_probe_note(runs, requirements, card)),
+        scan=_dump(scan),
+        recommendation=card.recommendation,
+        scores=card.scores,
+        weights=card.weights,
+        comparison_basis=card.comparison_basis,
+        projections=card.projections,
+        pitfalls=card.pitfalls,
+        sensitivity=card.sensitivity,
+        assumptions=card.assumptions,
+    )

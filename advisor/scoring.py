@@ -1,0 +1,686 @@
+"""The decision: score the three workflows on eight criteria, transparently.
+
+`score(requirements, host, probes, kb, scan=None) -> Scorecard` is a pure function. Every criterion
+gets a 0-100 score per workflow with the evidence it rests on (a probe run with its CI, a
+knowledge-base entry with its source and confidence, or the requirements field that drove it).
+Weights follow from the requirements (user weights override, renormalised); hard constraints make a
+workflow ineligible with the reason; the verdict carries a confidence from the margin and the
+measurement noise, and a sensitivity analysis says at which weight the winner would change.
+
+The model's few structural rules (which framework is first-party on which hardware, how a hybrid
+workflow splits its work between the two stacks) are written here as named constants with the
+field report they come from, so a reviewer can check and change them in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from advisor.projections import (
+    BASIS_RANK,
+    WORKFLOWS,
+    Evidence,
+    Projection,
+    common_basis,
+    framework_for,
+    kb_evidence,
+    project,
+    project_all,
+    sourced_evidence,
+    target_for,
+)
+from advisor.requirements import CRITERIA, SKILL_LEVELS, Requirements
+
+# --- the model's structural rules ----------------------------------------------------------------
+
+# The first-party framework for each deployment target (seed 000, "模型部署对比": MindIR + Lite is the
+# native path on Ascend servers and edge devices; ONNX/TensorRT is PyTorch's mature path on NVIDIA).
+NATIVE_DEPLOYMENT = {"nvidia-server": "pytorch", "ascend-server": "mindspore", "edge-ascend": "mindspore"}
+CONVERSION_FIT = 55.0  # deploying through an export/convert step (ONNX, ATC): it works, with operator gaps
+NATIVE_FIT = 100.0
+# Hybrid = prototype in PyTorch, then train and serve with MindSpore (seed 000, "两个都要用的场景").
+# Share of day-to-day work done in the PyTorch stack, used where a criterion mixes both stacks.
+HYBRID_PYTORCH_SHARE = {"ecosystem": 0.6, "debugging": 0.7, "team": 0.5}
+# Ecosystem aspects weighed for ecosystem fit, before the HuggingFace need is added.
+ECOSYSTEM_ASPECTS = {"model_hub": 1.0, "libraries": 1.0, "community": 1.0, "documentation": 1.0}
+HUB_WEIGHT = {"none": 0.5, "nice": 1.5, "essential": 3.0}
+# A migration costing one team-week (team size x 40 h) scores 50 on migration effort.
+HOURS_PER_WEEK = 40.0
+# Fraction of the team's time before the deadline that migration may take before it blocks.
+DEADLINE_SHARE = 0.5
+
+CONFIDENCE_MARGINS = {"high": 8.0, "medium": 3.0}
+
+
+class Criterion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    weight: float = Field(description="normalised weight (all criteria sum to 1)")
+    score: float = Field(ge=0, le=100)
+    evidence: list[Evidence] = Field(default_factory=list)
+    note: str = ""
+
+
+class WorkflowScore(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    workflow: Literal["pytorch", "mindspore", "hybrid"]
+    total: float = Field(ge=0, le=100)
+    eligible: bool
+    blocked_by: list[str] = Field(default_factory=list, description="hard constraints it violates")
+    criteria: list[Criterion]
+    pitfalls: list[str] = Field(default_factory=list, description="ids of knowledge-base pitfalls that apply")
+    migration_hours: Optional[list[float]] = Field(None, description="[low, high] hours of migration/adaptation work")
+
+
+class Weight(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    weight: float
+    raw: float
+    origin: Literal["default", "user"]
+    because: list[str] = Field(default_factory=list, description="requirements that raised it")
+
+
+class Recommendation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    workflow: Literal["pytorch", "mindspore", "hybrid"]
+    confidence: Literal["high", "medium", "low"]
+    margin: float = Field(description="points ahead of the runner-up (eligible workflows)")
+    runner_up: Optional[str] = None
+    inside_noise: bool = Field(False, description="measured differences that decide it lie inside the probes' noise")
+    summary: str
+    reasons: list[str]
+
+
+class SensitivityItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    criterion: str
+    weight: float
+    threshold: Optional[float] = Field(None, description="weight at which the top workflow changes (others rescaled)")
+    new_top: Optional[str] = None
+    note: str
+
+
+class PitfallItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    title: str
+    workflows: list[str]
+    symptom: str
+    cause: str
+    fix: str
+    expected_hours: Optional[float] = Field(None, description="used for ordering: mid of effort_hours, else hours")
+    effort_hours: Optional[list[float]] = None
+    hours_in_field_report: Optional[float] = None
+    conditions: list[str] = Field(default_factory=list)
+    source: str
+    confidence: str
+
+
+class Scorecard(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    weights: list[Weight]
+    scores: list[WorkflowScore]
+    recommendation: Recommendation
+    sensitivity: list[SensitivityItem]
+    projections: list[Projection]
+    comparison_basis: str = Field(description="basis shared by all workflows' performance/cost comparison")
+    pitfalls: list[PitfallItem]
+    assumptions: list[str]
+
+
+# --- weights -------------------------------------------------------------------------------------
+
+
+def default_weights(req: Requirements) -> dict[str, tuple[float, list[str]]]:
+    """Raw weights from the requirements, with the fields that raised each."""
+    n = req.needs
+    w: dict[str, tuple[float, list[str]]] = {}
+
+    def add(name: str, base: float, *bumps: tuple[bool, float, str]) -> None:
+        value, why = base, []
+        for cond, amount, field in bumps:
+            if cond:
+                value += amount
+                why.append(field)
+        w[name] = (value, why)
+
+    add("performance", 0.10,
+        (n.throughput_priority == "medium", 0.05, "needs.throughput_priority=medium"),
+        (n.throughput_priority == "high", 0.12, "needs.throughput_priority=high"),
+        (n.distributed_training, 0.02, "needs.distributed_training"))
+    add("cost", 0.07,
+        (req.constraints.budget_usd is not None, 0.05, "constraints.budget_usd"),
+        (req.workload is not None, 0.02, "workload"))
+    add("ecosystem", 0.08,
+        (n.huggingface == "nice", 0.05, "needs.huggingface=nice"),
+        (n.huggingface == "essential", 0.15, "needs.huggingface=essential"),
+        (req.stage == "research", 0.03, "stage=research"))
+    add("team", 0.14,
+        (req.constraints.deadline_weeks is not None and req.constraints.deadline_weeks <= 8, 0.05, "constraints.deadline_weeks<=8"))
+    add("migration", 0.08,
+        (req.model.source == "pytorch-code", 0.08, "model.source=pytorch-code"),
+        (req.model.custom_cuda_ops, 0.03, "model.custom_cuda_ops"),
+        (req.constraints.deadline_weeks is not None, 0.02, "constraints.deadline_weeks"))
+    add("deployment", 0.10,
+        (req.stage == "production", 0.04, "stage=production"),
+        (n.edge_cloud, 0.05, "needs.edge_cloud"),
+        (any(t in ("mobile", "edge-ascend") for t in req.deployment.targets), 0.03, "deployment.targets (edge)"))
+    add("debugging", 0.04,
+        (n.debugging_intensity == "medium", 0.04, "needs.debugging_intensity=medium"),
+        (n.debugging_intensity == "high", 0.10, "needs.debugging_intensity=high"),
+        (req.stage in ("research", "prototype"), 0.03, f"stage={req.stage}"))
+    # Constant on purpose: a stricter domestic requirement changes the scores and the hard
+    # constraint, never the weight, so it can only lower a non-domestic stack's total.
+    add("compliance", 0.10)
+    return w
+
+
+def resolve_weights(req: Requirements) -> list[Weight]:
+    defaults = default_weights(req)
+    given = req.weights.given() if req.weights else {}
+    raw = {name: (given[name] if name in given else defaults[name][0]) for name in CRITERIA}
+    total = sum(raw.values()) or 1.0
+    return [
+        Weight(name=name, weight=raw[name] / total, raw=raw[name],
+               origin="user" if name in given else "default",
+               because=[] if name in given else defaults[name][1])
+        for name in CRITERIA
+    ]
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def _req_ev(field: str, value: Any, detail: str) -> Evidence:
+    return Evidence(kind="requirement", ref=field, value=value, detail=detail)
+
+
+def _skill(level: str) -> int:
+    return SKILL_LEVELS.index(level)
+
+
+def _clamp(x: float) -> float:
+    return max(0.0, min(100.0, x))
+
+
+def _ecosystem_entries(kb: Any, framework: str, aspect: str) -> list[Any]:
+    if kb is None:
+        return []
+    return sorted((e for e in kb.ecosystem if e.framework == framework and e.aspect == aspect), key=lambda e: e.id)
+
+
+def _aspect_score(kb: Any, framework: str, aspect: str) -> tuple[Optional[float], list[Evidence]]:
+    entries = _ecosystem_entries(kb, framework, aspect)
+    if not entries:
+        return None, []
+    value = sum(e.score for e in entries) / len(entries) * 20
+    return value, [kb_evidence(e, f"{framework} {aspect}: {e.score}/5: {e.statement}", e.score) for e in entries]
+
+
+def _pitfall_hours(p: Any) -> Optional[tuple[float, float]]:
+    if p.effort_hours is not None:
+        return p.effort_hours.low, p.effort_hours.high
+    if p.hours is not None:
+        return p.hours.value, p.hours.value
+    return None
+
+
+def applicable_pitfalls(kb: Any, workflow: str, req_dict: dict) -> list[Any]:
+    if kb is None:
+        return []
+    return sorted((p for p in kb.pitfalls if workflow in p.workflows and p.applies(req_dict)), key=lambda p: p.id)
+
+
+def ports_pytorch_code(workflow: str, req: Requirements) -> bool:
+    """Does this workflow move PyTorch code to MindSpore? (hybrid always; mindspore for existing code)"""
+    return workflow == "hybrid" or (workflow == "mindspore" and req.model.source == "pytorch-code")
+
+
+# --- criteria ------------------------------------------------------------------------------------
+
+
+def _team(wf: str, req: Requirements) -> tuple[float, list[Evidence], str]:
+    pt, ms = _skill(req.team.pytorch), _skill(req.team.mindspore)
+    pt_score, ms_score = 25 + 25 * pt, 25 + 25 * ms
+    ev_pt = _req_ev("team.pytorch", req.team.pytorch, f"PyTorch skill {req.team.pytorch}")
+    ev_ms = _req_ev("team.mindspore", req.team.mindspore, f"MindSpore skill {req.team.mindspore}")
+    if wf == "pytorch":
+        return pt_score, [ev_pt], "25 + 25 per PyTorch skill level"
+    if wf == "mindspore":
+        return ms_score, [ev_ms], "25 + 25 per MindSpore skill level"
+    share = HYBRID_PYTORCH_SHARE["team"]
+    score = share * pt_score + (1 - share) * ms_score
+    ev = [ev_pt, ev_ms]
+    note = f"needs both skills: {share:.0%} PyTorch, {1 - share:.0%} MindSpore"
+    if req.team.size <= 2:
+        score -= 10
+        ev.append(_req_ev("team.size", req.team.size, "two stacks to keep up with for a team of two or fewer"))
+        note += "; -10 for a team of <= 2 carrying two stacks"
+    return _clamp(score), ev, note
+
+
+def _ecosystem(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Evidence], str]:
+    aspects = dict(ECOSYSTEM_ASPECTS)
+    aspects["model_hub"] = HUB_WEIGHT[req.needs.huggingface]
+    ev = [_req_ev("needs.huggingface", req.needs.huggingface, f"model hub weighed x{aspects['model_hub']:g}")]
+
+    def fw_score(framework: str) -> Optional[float]:
+        num = den = 0.0
+        for aspect, weight in aspects.items():
+            value, aev = _aspect_score(kb, framework, aspect)
+            if value is None:
+                continue
+            num += weight * value
+            den += weight
+            ev.extend(aev)
+        return num / den if den else None
+
+    pt, ms = fw_score("pytorch"), fw_score("mindspore")
+    if pt is None or ms is None:
+        return 50.0, ev, "no ecosystem entries in the knowledge base: neutral 50"
+    if wf == "pytorch":
+        return pt, ev, "knowledge-base ecosystem scores (0-5 -> 0-100), weighted by aspect"
+    if wf == "mindspore":
+        return ms, ev, "knowledge-base ecosystem scores (0-5 -> 0-100), weighted by aspect"
+    share = HYBRID_PYTORCH_SHARE["ecosystem"]
+    return share * pt + (1 - share) * ms, ev, f"prototype on PyTorch's ecosystem, production on MindSpore's ({share:.0%}/{1 - share:.0%})"
+
+
+def _debugging(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Evidence], str]:
+    pt, pt_ev = _aspect_score(kb, "pytorch", "debugging")
+    ms, ms_ev = _aspect_score(kb, "mindspore", "debugging")
+    ev = [_req_ev("needs.debugging_intensity", req.needs.debugging_intensity, "how much debugging the work needs")]
+    if pt is None or ms is None:
+        return 50.0, ev, "no debugging entries in the knowledge base: neutral 50"
+    if wf == "pytorch":
+        return pt, ev + pt_ev, "knowledge-base debugging score"
+    if wf == "mindspore":
+        return ms, ev + ms_ev, "knowledge-base debugging score"
+    share = HYBRID_PYTORCH_SHARE["debugging"]
+    return share * pt + (1 - share) * ms, ev + pt_ev + ms_ev, f"exploratory debugging happens in PyTorch ({share:.0%})"
+
+
+def _deployment_fit(framework: str, target: str, kb: Any) -> tuple[float, list[Evidence], str]:
+    native = NATIVE_DEPLOYMENT.get(target)
+    if native == framework:
+        return NATIVE_FIT, [], f"{target}: first-party path"
+    if native is not None:
+        return CONVERSION_FIT, [], f"{target}: via export/conversion"
+    value, ev = _aspect_score(kb, framework, "deployment")
+    if value is None:
+        return 70.0, [], f"{target}: no deployment entry in the knowledge base, 70 assumed"
+    return value, ev, f"{target}: knowledge-base deployment score"
+
+
+def _deployment(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Evidence], str]:
+    framework = framework_for(wf)
+    scores, notes = [], []
+    ev = [_req_ev("deployment.targets", list(req.deployment.targets), f"deploys {framework} models to {', '.join(req.deployment.targets)}")]
+    for target in req.deployment.targets:
+        value, tev, note = _deployment_fit(framework, target, kb)
+        scores.append(value)
+        ev.extend(tev)
+        notes.append(f"{note} {value:.0f}")
+    score = sum(scores) / len(scores)
+    if req.needs.edge_cloud and framework == "pytorch":
+        score -= 15
+        ev.append(_req_ev("needs.edge_cloud", True, "train in the cloud, infer on devices: two toolchains on a PyTorch stack"))
+        notes.append("-15 edge-cloud on two toolchains")
+    return _clamp(score), ev, "; ".join(notes)
+
+
+def _compliance(wf: str, req: Requirements) -> tuple[float, list[Evidence], str]:
+    level = req.needs.domestic_substitution
+    ev = [_req_ev("needs.domestic_substitution", level, f"domestic substitution {level}")]
+    if level == "none":
+        return 100.0, ev, "no domestic-substitution requirement"
+    target = target_for(wf, req)
+    hw = {"ascend": 1.0, "cpu": 0.5, "nvidia": 0.0}[target]
+    fw = 1.0 if framework_for(wf) == "mindspore" else 0.0
+    dep = sum(1 for t in req.deployment.targets if t != "nvidia-server") / len(req.deployment.targets)
+    score = 100 * (0.4 * hw + 0.3 * fw + 0.3 * dep)
+    if wf == "hybrid":
+        score -= 5  # the prototype stage runs on a non-domestic framework
+    if level == "required" and score < 100:
+        score -= 10
+    ev.append(_req_ev("hardware.training_target", target, f"production training on {target}"))
+    note = f"hardware {hw:.1f} x0.4 + domestic framework {fw:.0f} x0.3 + non-NVIDIA deployment {dep:.2f} x0.3"
+    return _clamp(score), ev, note
+
+
+def _migration(wf: str, req: Requirements, kb: Any, scan: Any, req_dict: dict) -> tuple[float, list[Evidence], str, list[float], list[str]]:
+    """Hours of migration/adaptation work from the applicable pitfalls (or the code scan)."""
+    pitfalls = applicable_pitfalls(kb, wf, req_dict)
+    low = high = 0.0
+    ev: list[Evidence] = []
+    scan_used = scan is not None and ports_pytorch_code(wf, req)
+    for p in pitfalls:
+        hours = _pitfall_hours(p)
+        if hours is None:
+            continue
+        if scan_used and p.scan_kinds:
+            continue  # the scan measured these hazards in the team's own code
+        low += hours[0]
+        high += hours[1]
+        src = p.effort_hours or p.hours
+        ev.append(sourced_evidence(p.id, src, f"{p.title}: {hours[0]:g}-{hours[1]:g} h"))
+    if scan_used:
+        s = scan.model_dump(mode="json") if hasattr(scan, "model_dump") else dict(scan)
+        s_low, s_high = (s.get("effort_hours") or [0, 0])[:2]
+        low += s_low
+        high += s_high
+        ev.append(_req_ev("model.code_path", req.model.code_path,
+                          f"scan of the team's code: {len(s.get('hazards') or [])} hazards, {s_low:g}-{s_high:g} h, risk {s.get('risk')}"))
+    if kb is None and not scan_used:
+        fallback = {"pytorch": 0.0, "mindspore": 40.0 if ports_pytorch_code(wf, req) else 8.0, "hybrid": 40.0}[wf]
+        low = high = fallback
+        ev.append(_req_ev("model.source", req.model.source, f"no knowledge base: {fallback:g} h assumed"))
+    capacity = req.team.size * HOURS_PER_WEEK
+    mid = (low + high) / 2
+    score = 100 * capacity / (capacity + mid)
+    ev.append(_req_ev("team.size", req.team.size, f"one team-week = {capacity:g} h"))
+    return score, ev, f"{low:g}-{high:g} h of migration/adaptation work vs one team-week ({capacity:g} h)", [round(low, 2), round(high, 2)], [p.id for p in pitfalls]
+
+
+def _performance(wf: str, req: Requirements, projections: dict[str, Projection], basis: str) -> tuple[float, list[Evidence], str]:
+    proj = projections[wf]
+    if not proj.supported:
+        return 0.0, list(proj.evidence), proj.basis_detail
+    mids = {k: p.images_per_second.mid for k, p in projections.items() if p.supported and p.images_per_second}
+    if basis != "none" and wf in mids and mids:
+        best = max(mids.values())
+        score = 100 * mids[wf] / best if best > 0 else 0.0
+        span = proj.images_per_second
+        return score, list(proj.evidence), f"{span.low:,.0f}-{span.high:,.0f} images/s ({proj.basis}), relative to the fastest"
+    ev = [_req_ev("hardware.training_target", proj.target, f"{proj.path} on {proj.target}")]
+    if proj.native:
+        return 80.0, ev, f"no projection possible ({proj.basis_detail}): first-party path, 80 assumed"
+    return 60.0, ev, f"no projection possible ({proj.basis_detail}): adapter path, 60 assumed"
+
+
+def _engineer_rate(kb: Any) -> tuple[Optional[tuple[float, float]], list[Evidence]]:
+    if kb is None:
+        return None, []
+    days = sorted(kb.costs_for("engineer_day"), key=lambda c: c.id)
+    if not days:
+        return None, []
+    c = days[0]
+    lo, hi = (c.usd.low, c.usd.high) if hasattr(c.usd, "low") else (c.usd.value, c.usd.value)
+    return (lo / 8, hi / 8), [kb_evidence(c, f"engineer day ${lo:g}-{hi:g}", [lo, hi])]
+
+
+def _costs(projections: dict[str, Projection], migration: dict[str, list[float]], kb: Any) -> dict[str, tuple[Optional[float], Optional[float], list[Evidence], str]]:
+    """Per workflow: (low, high) USD of compute + engineering, evidence, note."""
+    rate, rate_ev = _engineer_rate(kb)
+    out = {}
+    for wf, proj in projections.items():
+        low = high = 0.0
+        parts, ev = [], []
+        known = False
+        if proj.compute_cost_usd is not None:
+            low += proj.compute_cost_usd.low
+            high += proj.compute_cost_usd.high
+            parts.append(f"compute ${proj.compute_cost_usd.low:,.0f}-{proj.compute_cost_usd.high:,.0f}")
+            ev.extend(e for e in proj.evidence if e.detail.endswith("per device-hour"))
+            known = True
+        if rate is not None:
+            h_low, h_high = migration[wf]
+            low += h_low * rate[0]
+            high += h_high * rate[1]
+            parts.append(f"engineering {h_low:g}-{h_high:g} h x ${rate[0]:g}-{rate[1]:g}/h")
+            ev.extend(rate_ev)
+            known = True
+        out[wf] = (low if known else None, high if known else None, ev, "; ".join(parts))
+    return out
+
+
+# --- verdict -------------------------------------------------------------------------------------
+
+
+def _total(criteria: list[Criterion]) -> float:
+    return sum(c.weight * c.score for c in criteria)
+
+
+def _sensitivity(scores: list[WorkflowScore], top: str) -> list[SensitivityItem]:
+    """For each criterion: the weight (others rescaled to keep the sum 1) at which `top` loses first place."""
+    pool = [s for s in scores if s.eligible] or scores
+    items = []
+    for i, name in enumerate(CRITERIA):
+        w0 = pool[0].criteria[i].weight
+        rest = 1 - w0
+
+        def line(s: WorkflowScore) -> tuple[float, float]:
+            r = (sum(c.weight * c.score for j, c in enumerate(s.criteria) if j != i) / rest) if rest > 0 else 0.0
+            return s.criteria[i].score, r  # total(w) = w*score + (1-w)*r
+
+        top_s = next(s for s in pool if s.workflow == top)
+        ts, tr = line(top_s)
+        best: Optional[tuple[float, str]] = None
+        for other in pool:
+            if other.workflow == top:
+                continue
+            os_, or_ = line(other)
+            d_score, d_rest = ts - os_, tr - or_
+            denom = d_rest - d_score
+            if abs(denom) < 1e-12:
+                continue
+            w = d_rest / denom
+            if 1e-9 < w < 1 - 1e-9 and abs(w - w0) > 1e-9:
+                # only a crossing where `other` is ahead beyond it counts
+                probe = w + (1e-6 if w > w0 else -1e-6)
+                if probe * os_ + (1 - probe) * or_ > probe * ts + (1 - probe) * tr:
+                    if best is None or abs(w - w0) < abs(best[0] - w0):
+                        best = (w, other.workflow)
+        if best is None:
+            items.append(SensitivityItem(criterion=name, weight=round(w0, 4), note=f"{top} stays on top at any {name} weight"))
+        else:
+            w, who = best
+            verb = "raised" if w > w0 else "lowered"
+            items.append(SensitivityItem(criterion=name, weight=round(w0, 4), threshold=round(w, 4), new_top=who,
+                                         note=f"{who} would win if the {name} weight were {verb} from {w0:.2f} to {w:.2f}"))
+    return items
+
+
+def _noise(scores: dict[str, WorkflowScore], projections: dict[str, Projection], top: str, runner: Optional[str], basis: str) -> tuple[bool, str]:
+    """Do the measured throughputs of the top two overlap, and does performance decide the verdict?"""
+    if runner is None or basis != "measured":
+        return False, ""
+    a, b = projections[top].images_per_second, projections[runner].images_per_second
+    if a is None or b is None or projections[top].path == projections[runner].path:
+        return False, ""
+    overlap = a.low <= b.high and b.low <= a.high
+    if not overlap:
+        return False, ""
+    perf = CRITERIA.index("performance")
+    diff = scores[top].criteria[perf].weight * (scores[top].criteria[perf].score - scores[runner].criteria[perf].score)
+    margin = scores[top].total - scores[runner].total
+    decides = diff >= margin - 1e-9 and diff > 0
+    return decides, (
+        f"measured throughput of {top} and {runner} overlap within their 95% CIs"
+        + ("; the performance difference that decides the verdict is inside the noise" if decides else "")
+    )
+
+
+def _pitfall_items(kb: Any, workflow: str, req_dict: dict) -> list[PitfallItem]:
+    items = []
+    for p in applicable_pitfalls(kb, workflow, req_dict):
+        hours = _pitfall_hours(p)
+        items.append(PitfallItem(
+            id=p.id, title=p.title, workflows=list(p.workflows), symptom=p.symptom, cause=p.cause, fix=p.fix,
+            expected_hours=round((hours[0] + hours[1]) / 2, 2) if hours else None,
+            effort_hours=[p.effort_hours.low, p.effort_hours.high] if p.effort_hours else None,
+            hours_in_field_report=p.hours.value if p.hours else None,
+            conditions=list(p.applies_when), source=p.source, confidence=p.confidence))
+    return sorted(items, key=lambda x: (-(x.expected_hours or 0), x.id))
+
+
+WORKFLOW_SUMMARY = {
+    "pytorch": "build, train and deploy on PyTorch",
+    "mindspore": "build, train and deploy on MindSpore",
+    "hybrid": "prototype and validate in PyTorch, then migrate the validated model to MindSpore for training and deployment on Ascend",
+}
+
+
+def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: Any = None, scan: Any = None) -> Scorecard:
+    """Score the three workflows. Pure: same inputs, same scorecard.
+
+    `host`: a CheckReport/HostInfo (or None); `probes`: a ProbeSuite, a list of them, or None;
+    `kb`: a KnowledgeBase or None (then knowledge-based criteria are neutral and said so);
+    `scan`: an advisor.scan ScanResult of the team's code, or None.
+    """
+    req = requirements
+    suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
+    req_dict = req.as_conditions()
+    weights = resolve_weights(req)
+    wmap = {w.name: w.weight for w in weights}
+    assumptions: list[str] = []
+    if kb is None:
+        assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
+
+    best = project_all(req, kb, suites)
+    basis = common_basis(best)
+    compared = {wf: (p if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported else project(wf, req, kb, suites, basis_cap=basis)) for wf, p in best.items()}
+    if any(p.basis != compared[wf].basis for wf, p in best.items()):
+        assumptions.append(f"performance and cost compare workflows on the basis all of them share ({basis}); projections show each one's best basis")
+    for p in best.values():
+        for note in p.notes:
+            if note not in assumptions and "assumed" in note:
+                assumptions.append(note)
+
+    migration_hours: dict[str, list[float]] = {}
+    partial: dict[str, dict[str, tuple[float, list[Evidence], str]]] = {}
+    pitfall_ids: dict[str, list[str]] = {}
+    for wf in WORKFLOWS:
+        m_score, m_ev, m_note, hours, ids = _migration(wf, req, kb, scan, req_dict)
+        migration_hours[wf] = hours
+        pitfall_ids[wf] = ids
+        partial[wf] = {
+            "performance": _performance(wf, req, compared, basis),
+            "ecosystem": _ecosystem(wf, req, kb),
+            "team": _team(wf, req),
+            "migration": (m_score, m_ev, m_note),
+            "deployment": _deployment(wf, req, kb),
+            "debugging": _debugging(wf, req, kb),
+            "compliance": _compliance(wf, req),
+        }
+    costs = _costs(compared, migration_hours, kb)
+    known = [c[0] + c[1] for c in costs.values() if c[0] is not None]
+    cheapest = min(known) if known else None
+    for wf in WORKFLOWS:
+        low, high, ev, note = costs[wf]
+        if low is None or cheapest is None:
+            partial[wf]["cost"] = (100.0, ev, "no cost figures: all workflows equal")
+        else:
+            mid2 = low + high
+            partial[wf]["cost"] = (100.0 * cheapest / mid2 if mid2 > 0 else 100.0, ev, f"${low:,.0f}-{high:,.0f} ({note}) relative to the cheapest")
+
+    scores: list[WorkflowScore] = []
+    for wf in WORKFLOWS:
+        criteria = [
+            Criterion(name=name, weight=round(wmap[name], 6), score=round(_clamp(partial[wf][name][0]), 3),
+                      evidence=partial[wf][name][1], note=partial[wf][name][2])
+            for name in CRITERIA
+        ]
+        blocked = _hard_constraints(wf, req, best[wf], costs[wf], migration_hours[wf])
+        scores.append(WorkflowScore(workflow=wf, total=round(_total(criteria), 3), eligible=not blocked,
+                                    blocked_by=blocked, criteria=criteria, pitfalls=pitfall_ids[wf],
+                                    migration_hours=migration_hours[wf]))
+
+    order = {wf: i for i, wf in enumerate(WORKFLOWS)}
+    ranked = sorted(scores, key=lambda s: (not s.eligible, -s.total, order[s.workflow]))
+    top = ranked[0]
+    eligible = [s for s in ranked if s.eligible]
+    runner = eligible[1] if len(eligible) > 1 else None
+    by_wf = {s.workflow: s for s in scores}
+    margin = round(top.total - runner.total, 3) if runner else round(top.total - (ranked[1].total if len(ranked) > 1 else 0), 3)
+    inside_noise, noise_note = _noise(by_wf, compared, top.workflow, runner.workflow if runner else None, basis)
+    if not top.eligible:
+        confidence = "low"
+    elif runner is None:
+        confidence = "high"
+    else:
+        confidence = "high" if margin >= CONFIDENCE_MARGINS["high"] else ("medium" if margin >= CONFIDENCE_MARGINS["medium"] else "low")
+        if inside_noise:
+            confidence = {"high": "medium", "medium": "low", "low": "low"}[confidence]
+    reasons = _reasons(top, runner, ranked, noise_note)
+    summary = _summary(req, top, runner, confidence, kb)
+    if noise_note:
+        assumptions.append(noise_note)
+    return Scorecard(
+        weights=weights, scores=scores,
+        recommendation=Recommendation(workflow=top.workflow, confidence=confidence, margin=margin,
+                                      runner_up=runner.workflow if runner else None, inside_noise=inside_noise,
+                                      summary=summary, reasons=reasons),
+        sensitivity=_sensitivity(scores, top.workflow),
+        projections=[best[wf] for wf in WORKFLOWS], comparison_basis=basis,
+        pitfalls=_pitfall_items(kb, top.workflow, req_dict), assumptions=assumptions,
+    )
+
+
+def _hard_constraints(wf: str, req: Requirements, proj: Projection, cost: tuple, hours: list[float]) -> list[str]:
+    blocked = []
+    if req.needs.domestic_substitution == "required":
+        foreign = []
+        if framework_for(wf) == "pytorch":
+            foreign.append("PyTorch framework")
+        if target_for(wf, req) == "nvidia":
+            foreign.append("NVIDIA training hardware")
+        if "nvidia-server" in req.deployment.targets:
+            foreign.append("NVIDIA deployment")
+        if foreign:
+            blocked.append(f"needs.domestic_substitution=required: production stack uses {', '.join(foreign)}")
+    if not proj.supported and req.hardware.training_target != "undecided":
+        blocked.append(f"hardware.training_target={req.hardware.training_target}: {proj.basis_detail}")
+    budget = req.constraints.budget_usd
+    if budget is not None and cost[0] is not None and cost[0] > budget:
+        blocked.append(f"constraints.budget_usd={budget:g}: costs at least ${cost[0]:,.0f}")
+    deadline = req.constraints.deadline_weeks
+    if deadline is not None:
+        capacity = req.team.size * HOURS_PER_WEEK * deadline * DEADLINE_SHARE
+        if hours[0] > capacity:
+            blocked.append(f"constraints.deadline_weeks={deadline:g}: migration needs at least {hours[0]:g} h, more than {DEADLINE_SHARE:.0%} of the team's time ({capacity:g} h)")
+    return blocked
+
+
+def _reasons(top: WorkflowScore, runner: Optional[WorkflowScore], ranked: list[WorkflowScore], noise_note: str) -> list[str]:
+    reasons = []
+    if runner is not None:
+        gains = sorted(
+            ((t.weight * (t.score - r.score), t, r) for t, r in zip(top.criteria, runner.criteria)),
+            key=lambda x: (-x[0], x[1].name))
+        for gain, t, r in gains[:3]:
+            if gain <= 0:
+                break
+            reasons.append(f"{t.name}: {t.score:.0f} vs {r.score:.0f} for {runner.workflow} (weight {t.weight:.2f}, +{gain:.1f} points): {t.note}")
+        losses = [g for g in gains if g[0] < 0]
+        if losses:
+            gain, t, r = losses[-1]
+            reasons.append(f"against it: {t.name} {t.score:.0f} vs {r.score:.0f} for {runner.workflow} ({gain:.1f} points): {t.note}")
+    for s in ranked:
+        for why in s.blocked_by:
+            reasons.append(f"{s.workflow} is ruled out: {why}")
+    if noise_note:
+        reasons.append(noise_note)
+    return reasons
+
+
+def _summary(req: Requirements, top: WorkflowScore, runner: Optional[WorkflowScore], confidence: str, kb: Any) -> str:
+    what = WORKFLOW_SUMMARY[top.workflow]
+    if kb is not None:
+        entry = next((w for w in getattr(kb, "workflows", []) if w.id == top.workflow), None)
+        if entry is not None:
+            what = entry.summary.rstrip(".")
+    if not top.eligible:
+        return f"No workflow meets every hard constraint; the best-scoring is {top.workflow} ({top.total:.0f}/100): {what}."
+    vs = f", {top.total - runner.total:.1f} points ahead of {runner.workflow}" if runner else ", the only eligible workflow"
+    return f"{top.workflow} ({top.total:.0f}/100{vs}; confidence {confidence}): {what}."
