@@ -21,10 +21,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import knowledge
+
+    from advisor.errors import UsageError
     from advisor.output import emit, to_json
     from advisor.scan import scan_path
     from advisor.scan.render import render_text
 
-    result = scan_path(args.path)
+    try:
+        result = scan_path(args.path)
+    except knowledge.KnowledgeError as exc:  # a broken user override: one line, exit 2
+        raise UsageError(f"knowledge base: {exc}") from exc
     emit(to_json(result) if args.json else render_text(result), args.output)
     return 0

@@ -30,10 +30,12 @@ def _parse(data: bytes, rel: str) -> tuple[ast.Module | None, str | None]:
         return None, "does not parse: too deeply nested"
 
 
-def _kb_flagged(apis, uses, index, raw) -> list[tuple[str, str, int, str, bool]]:
+def _kb_flagged(apis, uses, index, raw):
     """Hazards the knowledge base attaches to an API (ApiMapping.scan_kind) that the name rules
     did not already report at that line."""
-    have = {(kind, file, line) for kind, file, line, _, _ in raw}
+    from advisor.scan.detect import RawHazard
+
+    have = {(h.kind, h.file, h.line) for h in raw}
     extra = []
     for api in apis:
         kind = getattr(index.by_name.get(api.matched), "scan_kind", None)
@@ -42,7 +44,8 @@ def _kb_flagged(apis, uses, index, raw) -> list[tuple[str, str, int, str, bool]]
         for loc in uses[api.name]:
             if (kind, loc.file, loc.line) not in have:
                 have.add((kind, loc.file, loc.line))
-                extra.append((kind, loc.file, loc.line, f"`{api.name}`: {api.note or 'flagged by the knowledge base'}", False))
+                message = f"`{api.name}`: {api.note or 'flagged by the knowledge base'}"
+                extra.append(RawHazard(kind, loc.line, message, False, api.name, loc.file))
     return extra
 
 
@@ -63,7 +66,7 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
     root, found = files.collect(given)
     skipped: list[Skipped] = list(found.skipped)
     uses: dict[str, list[Location]] = defaultdict(list)
-    raw: list[tuple[str, str, int, str, bool]] = []
+    raw: list[detect.RawHazard] = []
     lines = parsed = unparsed = 0
     for src in found.python:
         tree, error = _parse(src.data, src.rel)
@@ -86,7 +89,8 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
             key = (h.kind, h.line, h.message)
             if key not in seen:  # one report per kind, line and finding
                 seen.add(key)
-                raw.append((h.kind, src.rel, h.line, h.message, h.in_forward))
+                h.file = src.rel
+                raw.append(h)
 
     extension_sources = 0
     for src in found.native:
@@ -94,16 +98,20 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
         if line is None:
             continue
         extension_sources += 1
-        raw.append(("custom_extension", src.rel, line, f"extension source `{src.rel}`: a hand-written C++/CUDA operator MindSpore cannot load", False))
+        message = f"extension source `{src.rel}`: a hand-written C++/CUDA operator MindSpore cannot load"
+        raw.append(detect.RawHazard("custom_extension", line, message, False, None, src.rel))
 
     apis, unmapped = estimate.classify_apis(uses, kb)
     raw.extend(_kb_flagged(apis, uses, index, raw))
-    raw.sort(key=lambda r: (r[1], r[2], r[0]))
+    raw.sort(key=lambda h: (h.file, h.line, h.kind))
     hazards = estimate.attach_fixes(raw, kb)
     summary = estimate.summarize(hazards, kb)
-    effort = estimate.total(apis, unmapped, summary)
+    # An API whose use is itself a hazard (StepLR, Normalize, DDP...) is costed once, in the hazard.
+    covered = {h.api: h.kind for h in raw if h.api}
+    apis, unmapped = estimate.fold_covered(apis, unmapped, covered)
+    effort, worst = estimate.total(apis, unmapped, summary)
     risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort, unparsed)
-    route, why, alternatives = estimate.choose_route(summary, apis, unmapped)
+    route, why, alternatives = estimate.choose_route(summary, apis, unmapped, lines)
     return ScanResult(
         path=str(path),
         kb_version=str(getattr(kb, "version", "")),
@@ -116,10 +124,8 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
         hazard_summary=summary,
         skipped=sorted(skipped, key=lambda s: s.file),
         effort_hours=effort,
-        effort_basis=(
-            "sum of per-API ranges (KB api_mappings effort or stated defaults per distinct API) and "
-            "per-hazard-kind ranges (KB pitfall effort_hours); each item's basis is given with it"
-        ),
+        effort_worst_case_hours=worst,
+        effort_basis=estimate.TOTAL_BASIS,
         risk=risk,
         risk_reasons=reasons,
         route=route,

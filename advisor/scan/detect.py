@@ -43,6 +43,8 @@ class RawHazard:
     line: int
     message: str
     in_forward: bool = False
+    api: str | None = None  # the API whose use is the hazard (its effort is counted in the hazard's)
+    file: str = ""
 
 
 @dataclass
@@ -104,17 +106,17 @@ class _Visitor(ast.NodeVisitor):
         if is_api(q):
             self.out.uses[q].append(line)
         if q in NORMALIZE:
-            self._hazard("normalize", line, _normalize_message(q, call) if call else f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.")
+            self._hazard("normalize", line, _normalize_message(q, call) if call else f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.", q)
             return
         found = _name_hazard(q)
         if found:
-            self._hazard(found[0], line, found[1])
+            self._hazard(found[0], line, found[1], q)
 
-    def _hazard(self, kind: str, line: int, message: str) -> None:
+    def _hazard(self, kind: str, line: int, message: str, api: str | None = None) -> None:
         in_forward = self.forward_depth > 0
         if in_forward and kind == "inplace_op":
             message += " inside forward (MindSpore Graph mode and autograd treat in-place updates differently)"
-        self.out.hazards.append(RawHazard(kind, line, message, in_forward))
+        self.out.hazards.append(RawHazard(kind, line, message, in_forward, api))
 
     # --- visiting --------------------------------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -167,7 +169,7 @@ class _Visitor(ast.NodeVisitor):
         if q in DATALOADERS:
             for kw in node.keywords:
                 if kw.arg in DATALOADER_OPTIONS and not (isinstance(kw.value, ast.Constant) and kw.value.value in (False, None)):
-                    self._hazard("dataloader_option", node.lineno, f"DataLoader {DATALOADER_OPTIONS[kw.arg]}")
+                    self._hazard("dataloader_option", node.lineno, f"DataLoader {DATALOADER_OPTIONS[kw.arg]}", q)
 
     def _method_call(self, func: ast.Attribute, node: ast.Call) -> None:
         """Calls on objects whose type the ast does not know: judged by method name only."""

@@ -145,26 +145,42 @@ def pitfall_for(kind: str, kb: Any) -> Any | None:
     return candidates[0] if candidates else None
 
 
-def attach_fixes(raw: list[tuple[str, str, int, str, bool]], kb: Any) -> list[Hazard]:
-    """raw: (kind, file, line, message, in_forward) -> Hazard with the KB fix."""
+def attach_fixes(raw: list[Any], kb: Any) -> list[Hazard]:
+    """RawHazard (kind, line, message, in_forward, api, file) -> Hazard with the KB pitfall's fix."""
     cache: dict[str, Any] = {}
     hazards = []
-    for kind, file, line, message, in_forward in raw:
-        if kind not in cache:
-            cache[kind] = pitfall_for(kind, kb)
-        p = cache[kind]
+    for h in raw:
+        if h.kind not in cache:
+            cache[h.kind] = pitfall_for(h.kind, kb)
+        p = cache[h.kind]
         hazards.append(
             Hazard(
-                kind=kind,
-                file=file,
-                line=line,
-                message=message,
-                fix=(p.fix if p is not None else FALLBACK_FIX[kind]),
+                kind=h.kind,
+                file=h.file,
+                line=h.line,
+                message=h.message,
+                fix=(p.fix if p is not None else FALLBACK_FIX[h.kind]),
                 pitfall=p.id if p is not None else None,
-                in_forward=in_forward,
+                in_forward=h.in_forward,
             )
         )
     return hazards
+
+
+def fold_covered(
+    apis: list[ApiUse], unmapped: list[UnmappedApi], covered: dict[str, str]
+) -> tuple[list[ApiUse], list[UnmappedApi]]:
+    """APIs whose use is itself a hazard cost nothing on their own: the hazard kind's estimate
+    (from its KB pitfall) covers them. Counting both would bill the same work twice."""
+    def fold(item):
+        kind = covered.get(item.name)
+        if kind is None:
+            return item
+        return item.model_copy(
+            update={"effort_hours": (0.0, 0.0), "effort_basis": f"counted in the {kind} hazard estimate (was: {item.effort_basis})"}
+        )
+
+    return [fold(a) for a in apis], [fold(u) for u in unmapped]
 
 
 def summarize(hazards: list[Hazard], kb: Any) -> list[HazardSummary]:
@@ -203,9 +219,23 @@ def summarize(hazards: list[Hazard], kb: Any) -> list[HazardSummary]:
     return out
 
 
-def total(apis: list[ApiUse], unmapped: list[UnmappedApi], summary: list[HazardSummary]) -> tuple[float, float]:
+TOTAL_BASIS = (
+    "items: per distinct API (KB api_mappings effort_hours, or the stated default) and per hazard kind "
+    "(KB pitfall effort_hours, scaled for the files affected); low = sum of the lows; high = low + "
+    "root-sum-square of the item ranges, since independent items rarely all hit their worst case "
+    "together (effort_worst_case_hours is the plain sum of the highs)"
+)
+
+
+def total(
+    apis: list[ApiUse], unmapped: list[UnmappedApi], summary: list[HazardSummary]
+) -> tuple[tuple[float, float], float]:
+    """([low, high], worst case) over all items; see TOTAL_BASIS."""
     items = [a.effort_hours for a in apis] + [u.effort_hours for u in unmapped] + [s.effort_hours for s in summary]
-    return _round((sum(i[0] for i in items), sum(i[1] for i in items)))
+    low = sum(i[0] for i in items)
+    spread = sum((i[1] - i[0]) ** 2 for i in items) ** 0.5
+    worst = sum(i[1] for i in items)
+    return _round((low, low + spread)), round(worst, 2)
 
 
 def judge_risk(
@@ -249,12 +279,23 @@ ROUTE_TEXT = {
 }
 
 
-def choose_route(summary: list[HazardSummary], apis: list[ApiUse], unmapped: list[UnmappedApi]) -> tuple[str, str, list[str]]:
+LARGE_LINES = 3000  # a code base this big is more than "a few hundred lines, half a day" (seed 004)
+LARGE_APIS = 80
+MANY_DIFFERENCES = 25  # distinct APIs that differ or have no equivalent
+MANY_MISSING = 3
+
+
+def choose_route(
+    summary: list[HazardSummary], apis: list[ApiUse], unmapped: list[UnmappedApi], lines: int = 0
+) -> tuple[str, str, list[str]]:
     """The seeds' advice (seed 002, section 6): small models by hand, large models through ONNX
     first, the adapter layer when framework-level incompatibilities pile up; custom CUDA operators
-    and data-dependent control flow rule out the shortcuts."""
+    and data-dependent control flow rule out the shortcuts. APIs unknown to the KB do not count
+    as incompatibilities (mostly renames)."""
     kinds = {s.kind for s in summary}
-    awkward = sum(1 for a in apis if a.mapping != "same") + len(unmapped)
+    differ = sum(1 for a in apis if a.mapping != "same")
+    missing = sum(1 for a in apis if a.mapping == "none")
+    distinct = len(apis) + len(unmapped)
     if "custom_extension" in kinds:
         route = "manual rewrite"
         why = "custom C++/CUDA operators neither export to ONNX nor run under an adapter: they must be rewritten (ops.Custom) together with the code around them"
@@ -264,11 +305,14 @@ def choose_route(summary: list[HazardSummary], apis: list[ApiUse], unmapped: lis
     elif "model_hub" in kinds:
         route = "ONNX -> MindIR conversion"
         why = "the model comes from a third-party hub (its code is not yours to rewrite): seed 002 advises large models go through ONNX first; training on MindSpore then needs a MindSpore port of the model"
-    elif awkward >= 12 or "hook" in kinds or any(s.kind == "inplace_op" and s.risk != "low" for s in summary):
+    elif missing >= MANY_MISSING or differ >= MANY_DIFFERENCES:
         route = "adapter layer"
-        why = f"{awkward} APIs differ, have no equivalent or are unknown to the KB: seed 002 advises the adapter layer when framework-level incompatibilities pile up, then rewriting the hot spots"
+        why = f"{differ} APIs differ or have no equivalent ({missing} without one): seed 002 advises the adapter layer when framework-level incompatibilities pile up, then rewriting the hot spots"
+    elif lines >= LARGE_LINES or distinct >= LARGE_APIS:
+        route = "ONNX -> MindIR conversion"
+        why = f"a large code base ({lines} lines, {distinct} distinct APIs): seed 002 advises large models go through ONNX first; rewrite by hand what must train on MindSpore"
     else:
         route = "manual rewrite"
-        why = "standard layers with one-to-one or documented mappings: seed 002 advises small models be rewritten by hand"
+        why = "a small code base of standard layers with one-to-one or documented mappings: seed 002 advises small models be rewritten by hand"
     alternatives = [text for name, text in ROUTE_TEXT.items() if name != route]
     return route, f"{ROUTE_TEXT[route]}. Why here: {why}.", alternatives

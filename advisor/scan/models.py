@@ -106,7 +106,8 @@ class ScanResult(_Out):
     hazards: list[Hazard] = Field(default_factory=list)
     hazard_summary: list[HazardSummary] = Field(default_factory=list)
     skipped: list[Skipped] = Field(default_factory=list)
-    effort_hours: Hours = (0.0, 0.0)
+    effort_hours: Hours = Field((0.0, 0.0), description="[low, high]: sum of lows; low + root-sum-square of the item ranges")
+    effort_worst_case_hours: float = Field(0.0, description="Every item at its high end (the plain sum of highs).")
     effort_basis: str = ""
     risk: Risk = "low"
     risk_reasons: list[str] = Field(default_factory=list)

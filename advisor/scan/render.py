@@ -14,7 +14,7 @@ WIDTH = 100
 
 
 def _h(pair: tuple[float, float]) -> str:
-    return f"{pair[0]:g}-{pair[1]:g} h"
+    return f"{round(pair[0], 1):g}-{round(pair[1], 1):g} h"
 
 
 def _wrap(text: str, width: int = 60) -> str:
@@ -28,7 +28,10 @@ def render_text(result: ScanResult) -> str:
         f"{result.extension_sources} extension source(s), {len(result.skipped)} skipped"
     )
     out.append(head)
-    out.append(f"Effort: {_h(result.effort_hours)} (estimate from knowledge-base costs, KB {result.kb_version[:12]})")
+    out.append(
+        f"Effort: {_h(result.effort_hours)}, worst case {result.effort_worst_case_hours:.0f} h "
+        f"(estimate from knowledge-base costs, KB {result.kb_version[:12]})"
+    )
     out.append(f"Risk:   {result.risk}")
     for reason in result.risk_reasons:
         out.append(f"  - {reason}")
