@@ -195,7 +195,8 @@ class Pitfall(_Entry):
 
 
 class ApiMapping(_Entry):
-    pytorch: str = Field(min_length=1, pattern=r"^torch[a-zA-Z0-9_]*(\.[A-Za-z0-9_]+)+$")
+    pytorch: str = Field(min_length=1, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$",
+                         description="fully qualified name, e.g. torch.nn.Conv2d")
     mindspore: Optional[str] = None
     mapping: MappingKind
     note: str = ""
