@@ -222,3 +222,73 @@ def test_fix_and_effort_come_from_the_kb_pitfall_for_the_kind(tmp_path):
         else:
             assert "assumption" in s.effort_basis
     assert set(FALLBACK_FIX) == set(HAZARD_KINDS)
+
+
+def test_static_checks_in_forward_are_not_flagged(tmp_path):
+    result = _scan(
+        tmp_path,
+        """
+        import torch
+
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, mode="fast"):
+                if ctx.needs_input_grad[0]:        # ctx: autograd bookkeeping
+                    pass
+                if x.dtype == torch.float16:       # dtype: fixed at compile time
+                    pass
+                if x.device.type == "cuda":        # string comparison
+                    pass
+                for t in (x, x):                   # literal tuple: fixed length
+                    pass
+                b = x.shape[0]
+                if b > 2:                          # line 15: shape, through a local
+                    pass
+                return x
+        """,
+    )
+    found = [h for h in result.hazards if h.kind == "tensor_control_flow"]
+    assert [h.line for h in found] == [15]
+    assert "shape" in found[0].message
+
+
+def _notebook(cells):
+    import json
+
+    return json.dumps(
+        {
+            "cells": [
+                {"cell_type": kind, "metadata": {}, "source": text.splitlines(keepends=True)}
+                for kind, text in cells
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+
+
+def test_notebook_cells_are_scanned_with_cell_and_line(tmp_path):
+    (tmp_path / "explore.ipynb").write_text(
+        _notebook(
+            [
+                ("markdown", "# Notes\nimport nothing here"),
+                ("code", "%matplotlib inline\n!pip install timm\nimport torch\nfrom torch import nn"),
+                ("code", "class M(nn.Module):\n    def forward(self, x):\n        if x.sum() > 0:\n            return x\n        return -x"),
+                ("code", "%%bash\nls -la"),
+                ("code", "m = nn.Linear(2, 2)\nm.weight.data.zero_()"),
+            ]
+        )
+    )
+    (tmp_path / "broken.ipynb").write_text(_notebook([("code", "import torch"), ("code", "x = (")]))
+    (tmp_path / "fake.ipynb").write_text("not json")
+    result = scan_path(tmp_path)
+    where = {(h.kind, h.file, h.cell, h.line) for h in result.hazards}
+    assert ("tensor_control_flow", "explore.ipynb", 3, 3) in where
+    assert ("inplace_op", "explore.ipynb", 5, 2) in where
+    linear = next(a for a in [*result.apis, *result.unmapped] if a.name == "torch.nn.Linear")
+    assert [(l.file, l.cell, l.line) for l in linear.locations] == [("explore.ipynb", 5, 1)]
+    reasons = {s.file: s.reason for s in result.skipped}
+    assert "cell 2" in reasons["broken.ipynb"]
+    assert "not a notebook" in reasons["fake.ipynb"]
+    assert result.python_files == 1

@@ -30,28 +30,49 @@ def _parse(data: bytes, rel: str) -> tuple[ast.Module | None, str | None]:
         return None, "does not parse: too deeply nested"
 
 
+def _where(line: int, cells: list[tuple[int, int]] | None) -> dict[str, Any]:
+    """line (and cell) to report: a notebook's joined-source line becomes (cell, line in cell)."""
+    if cells is None or not 1 <= line <= len(cells):
+        return {"line": line, "cell": None}
+    cell, in_cell = cells[line - 1]
+    return {"line": in_cell, "cell": cell}
+
+
+def _cell_error(error: str, cells: list[tuple[int, int]]) -> str:
+    """'does not parse: ... (line 12)' of the joined source -> '... (cell 3, line 2)'."""
+    import re
+
+    m = re.search(r"\(line (\d+)\)$", error)
+    if not m:
+        return error
+    where = _where(int(m.group(1)), cells)
+    if where["cell"] is None:
+        return error
+    return error[: m.start()] + f"(cell {where['cell']}, line {where['line']})"
+
+
 def _kb_flagged(apis, uses, index, raw):
     """Hazards the knowledge base attaches to an API (ApiMapping.scan_kind) that the name rules
     did not already report at that line."""
     from advisor.scan.detect import RawHazard
 
-    have = {(h.kind, h.file, h.line) for h in raw}
+    have = {(h.kind, h.file, h.line, h.cell) for h in raw}
     extra = []
     for api in apis:
         kind = getattr(index.by_name.get(api.matched), "scan_kind", None)
         if not kind:
             continue
         for loc in uses[api.name]:
-            if (kind, loc.file, loc.line) not in have:
-                have.add((kind, loc.file, loc.line))
+            if (kind, loc.file, loc.line, loc.cell) not in have:
+                have.add((kind, loc.file, loc.line, loc.cell))
                 message = f"`{api.name}`: {api.note or 'flagged by the knowledge base'}"
-                extra.append(RawHazard(kind, loc.line, message, False, api.name, loc.file))
+                extra.append(RawHazard(kind, loc.line, message, False, api.name, loc.file, loc.cell))
     return extra
 
 
 def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
     """Scan a folder (or one file) of PyTorch code. Raises UsageError when path does not exist."""
-    from advisor.scan import detect, estimate, files, native
+    from advisor.scan import detect, estimate, files, native, notebook
 
     given = Path(path)
     if not given.exists():
@@ -69,8 +90,18 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
     raw: list[detect.RawHazard] = []
     lines = parsed = unparsed = 0
     for src in found.python:
-        tree, error = _parse(src.data, src.rel)
+        data, cells = src.data, None
+        if src.rel.endswith(".ipynb"):
+            try:
+                data, cells = notebook.to_source(src.data)
+            except ValueError as exc:
+                skipped.append(Skipped(file=src.rel, reason=str(exc)))
+                unparsed += 1
+                continue
+        tree, error = _parse(data, src.rel)
         if tree is None:
+            if cells and error:
+                error = _cell_error(error, cells)
             skipped.append(Skipped(file=src.rel, reason=error or "does not parse"))
             unparsed += 1
             continue
@@ -81,15 +112,16 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
             unparsed += 1
             continue
         parsed += 1
-        lines += src.data.count(b"\n") + (0 if src.data.endswith(b"\n") or not src.data else 1)
+        lines += data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
         for name, at in module.uses.items():
-            uses[name].extend(Location(file=src.rel, line=n) for n in at)
+            uses[name].extend(Location(file=src.rel, **_where(n, cells)) for n in at)
         seen = set()
         for h in module.hazards:
             key = (h.kind, h.line, h.message)
             if key not in seen:  # one report per kind, line and finding
                 seen.add(key)
                 h.file = src.rel
+                h.line, h.cell = _where(h.line, cells).values()
                 raw.append(h)
 
     extension_sources = 0
@@ -103,7 +135,7 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
 
     apis, unmapped = estimate.classify_apis(uses, kb)
     raw.extend(_kb_flagged(apis, uses, index, raw))
-    raw.sort(key=lambda h: (h.file, h.line, h.kind))
+    raw.sort(key=lambda h: (h.file, h.cell or 0, h.line, h.kind))
     hazards = estimate.attach_fixes(raw, kb)
     summary = estimate.summarize(hazards, kb)
     # An API whose use is itself a hazard (StepLR, Normalize, DDP...) is costed once, in the hazard.

@@ -45,6 +45,7 @@ class RawHazard:
     in_forward: bool = False
     api: str | None = None  # the API whose use is the hazard (its effort is counted in the hazard's)
     file: str = ""
+    cell: int | None = None
 
 
 @dataclass

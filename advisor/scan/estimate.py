@@ -70,7 +70,7 @@ def _round(pair: tuple[float, float]) -> tuple[float, float]:
 
 
 def _locations(locs: list[Location]) -> list[Location]:
-    return sorted(locs, key=lambda l: (l.file, l.line))[:MAX_LOCATIONS]
+    return sorted(locs, key=lambda l: (l.file, l.cell or 0, l.line))[:MAX_LOCATIONS]
 
 
 class MappingIndex:
@@ -158,6 +158,7 @@ def attach_fixes(raw: list[Any], kb: Any) -> list[Hazard]:
                 kind=h.kind,
                 file=h.file,
                 line=h.line,
+                cell=h.cell,
                 message=h.message,
                 fix=(p.fix if p is not None else FALLBACK_FIX[h.kind]),
                 pitfall=p.id if p is not None else None,

@@ -11,12 +11,15 @@ from advisor.scan.models import Skipped
 
 MAX_BYTES = 2 * 1024 * 1024  # a hand-written source file is far below this; bigger = generated/data
 MAX_FILES = 20_000
-PY_SUFFIXES = {".py"}
+PY_SUFFIXES = {".py", ".ipynb"}
+MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024  # notebooks carry their outputs (plots) along with the code
 # CUDA sources are always extension code; C/C++ only when they talk to torch/pybind (see extensions).
 CUDA_SUFFIXES = {".cu", ".cuh"}
 CPP_SUFFIXES = {".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh"}
 # Tool and environment folders: scanning them would count the libraries, not the team's code.
-SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages", "venv"}
+SKIP_DIRS = {"node_modules", "site-packages", "dist-packages", "venv"}
+# Caches and version-control folders hold no sources worth mentioning: skipped without a note.
+QUIET_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints"}
 
 
 @dataclass
@@ -50,13 +53,14 @@ def _inside(target: Path, root: Path) -> bool:
 
 def _read(path: Path, rel: str, skipped: list[Skipped]) -> bytes | None:
     """The file's bytes, or None with the reason recorded (too big, unreadable, binary)."""
+    limit = MAX_NOTEBOOK_BYTES if path.suffix.lower() == ".ipynb" else MAX_BYTES
     try:
         size = path.stat().st_size
-        if size > MAX_BYTES:
-            skipped.append(Skipped(file=rel, reason=f"larger than {MAX_BYTES // (1024 * 1024)} MB ({size} bytes)"))
+        if size > limit:
+            skipped.append(Skipped(file=rel, reason=f"larger than {limit // (1024 * 1024)} MB ({size} bytes)"))
             return None
         with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
+            data = fh.read(limit + 1)
     except OSError as exc:
         skipped.append(Skipped(file=rel, reason=f"cannot read: {exc.strerror or exc}"))
         return None
@@ -109,6 +113,8 @@ def collect(root_arg: Path) -> tuple[Path, Collected]:
         for d in sorted(dirnames):
             sub = here / d
             rel = _rel(sub, root)
+            if d in QUIET_DIRS:
+                continue
             if sub.is_symlink():
                 out.skipped.append(_classify_link(sub, root, rel))
             elif d.startswith(".") or d in SKIP_DIRS or _is_env(sub):

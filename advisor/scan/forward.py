@@ -24,6 +24,9 @@ STATIC_TORCH = {
     "torch.compiler.is_compiling",
     "torch.is_autocast_enabled",
 }
+# Tensor metadata that is fixed when the graph is compiled: not data.
+META_ATTRS = {"dtype", "device", "requires_grad", "is_cuda", "layout", "is_sparse", "is_leaf", "is_quantized", "is_nested"}
+META_METHODS = {"is_floating_point", "is_complex", "is_contiguous", "get_device", "type"}
 SHAPE_WORDS = ("shape", "size", "dim", "ndim", "ndimension", "numel", "len")
 MAX_TEXT = 70
 
@@ -47,7 +50,7 @@ def _params(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
             defaults[arg.arg] = default
     names: set[str] = set()
     for i, arg in enumerate(positional + a.kwonlyargs):
-        if i == 0 and arg.arg in ("self", "cls"):
+        if i == 0 and arg.arg in ("self", "cls", "ctx"):  # ctx: autograd.Function.forward
             continue
         ann = arg.annotation
         if isinstance(ann, ast.Name) and ann.id in ("bool", "int", "str", "float"):
@@ -69,14 +72,36 @@ class _Taint:
     def __init__(self, table: ImportTable, tainted: set[str]):
         self.table = table
         self.tainted = tainted
+        self.shapes: set[str] = set()  # locals computed from a shape (`b = x.shape[0]`)
+
+    def what(self, expr: ast.AST) -> str:
+        """'shape' when the test reads a shape (directly or through a local), else 'value'."""
+        text = ast.unparse(expr)
+        if any(w in text for w in SHAPE_WORDS):
+            return "shape"
+        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+        return "shape" if names & self.shapes else "value"
+
+    def _mark(self, target: ast.AST, value: ast.AST) -> None:
+        names = _target_names(target)
+        self.tainted.update(names)
+        if self.what(value) == "shape":
+            self.shapes.update(names)
 
     def depends(self, expr: ast.AST) -> bool:
         """Does expr read a tensor (tainted name or a torch call), outside static checks?"""
-        if isinstance(expr, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in expr.ops):
-            return False  # `x is None`: known at compile time
+        if isinstance(expr, ast.Compare):
+            if all(isinstance(op, (ast.Is, ast.IsNot)) for op in expr.ops):
+                return False  # `x is None`: known at compile time
+            if any(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in [expr.left, *expr.comparators]):
+                return False  # `mode == "cpu"`: a string, not a tensor
+        if isinstance(expr, ast.Attribute) and expr.attr in META_ATTRS:
+            return False
         if isinstance(expr, ast.Call):
             func = expr.func
             if isinstance(func, ast.Name) and func.id in STATIC_CALLS:
+                return False
+            if isinstance(func, ast.Attribute) and func.attr in META_METHODS:
                 return False
             qualified = self.table.resolve(func)
             if qualified and is_api(qualified):
@@ -93,18 +118,18 @@ class _Taint:
     def spread(self, func: ast.AST) -> None:
         """Mark locals computed from tensors, until nothing changes."""
         for _ in range(10):
-            before = len(self.tainted)
+            before = len(self.tainted) + len(self.shapes)
             for node in ast.walk(func):
                 if isinstance(node, ast.Assign) and self.depends(node.value):
                     for t in node.targets:
-                        self.tainted.update(_target_names(t))
+                        self._mark(t, node.value)
                 elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None and self.depends(node.value):
-                    self.tainted.update(_target_names(node.target))
+                    self._mark(node.target, node.value)
                 elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and self.depends(node.iter):
-                    self.tainted.update(_target_names(node.target))
+                    self._mark(node.target, node.iter)
                 elif isinstance(node, ast.NamedExpr) and self.depends(node.value):
-                    self.tainted.add(node.target.id)
-            if len(self.tainted) == before:
+                    self._mark(node.target, node.value)
+            if len(self.tainted) + len(self.shapes) == before:
                 return
 
 
@@ -113,9 +138,9 @@ def _text(expr: ast.AST) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
 
 
-def _what(expr: ast.AST) -> str:
-    text = ast.unparse(expr)
-    return "shape" if any(f"{w}" in text for w in SHAPE_WORDS) else "value"
+def _loops_over_tensor(iterable: ast.AST, taint: _Taint) -> bool:
+    """`for t in (q, k)` unrolls over a fixed-length literal; anything else tensor-derived does not."""
+    return not isinstance(iterable, (ast.Tuple, ast.List)) and taint.depends(iterable)
 
 
 def find(func: ast.FunctionDef | ast.AsyncFunctionDef, table: ImportTable) -> list[Finding]:
@@ -125,15 +150,15 @@ def find(func: ast.FunctionDef | ast.AsyncFunctionDef, table: ImportTable) -> li
     for node in ast.walk(func):
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) and taint.depends(node.test):
             word = {ast.If: "if", ast.While: "while", ast.IfExp: "conditional expression"}[type(node)]
-            found.append(Finding(node.lineno, f"`{word} {_text(node.test)}` in forward branches on a tensor {_what(node.test)}"))
-        elif isinstance(node, (ast.For, ast.AsyncFor)) and taint.depends(node.iter):
-            found.append(Finding(node.lineno, f"`for ... in {_text(node.iter)}` in forward loops over a tensor {_what(node.iter)}"))
+            found.append(Finding(node.lineno, f"`{word} {_text(node.test)}` in forward branches on a tensor {taint.what(node.test)}"))
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and _loops_over_tensor(node.iter, taint):
+            found.append(Finding(node.lineno, f"`for ... in {_text(node.iter)}` in forward loops over a tensor {taint.what(node.iter)}"))
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             for gen in node.generators:
-                if taint.depends(gen.iter):
-                    found.append(Finding(node.lineno, f"comprehension `for ... in {_text(gen.iter)}` in forward loops over a tensor {_what(gen.iter)}"))
+                if _loops_over_tensor(gen.iter, taint):
+                    found.append(Finding(node.lineno, f"comprehension `for ... in {_text(gen.iter)}` in forward loops over a tensor {taint.what(gen.iter)}"))
                 for cond in gen.ifs:
                     if taint.depends(cond):
-                        found.append(Finding(node.lineno, f"comprehension filter `if {_text(cond)}` in forward tests a tensor {_what(cond)}"))
+                        found.append(Finding(node.lineno, f"comprehension filter `if {_text(cond)}` in forward tests a tensor {taint.what(cond)}"))
     found.sort(key=lambda f: f.line)
     return found

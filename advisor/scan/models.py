@@ -34,6 +34,7 @@ class _Out(BaseModel):
 class Location(_Out):
     file: str = Field(description="Path relative to the scanned folder, with forward slashes.")
     line: int
+    cell: Optional[int] = Field(None, description="Notebook code cell (from 1); line is then the line in that cell.")
 
 
 class ApiUse(_Out):
@@ -67,6 +68,7 @@ class Hazard(_Out):
     kind: HazardKind
     file: str
     line: int
+    cell: Optional[int] = Field(None, description="Notebook cell (from 1); line is then the line in that cell.")
     message: str
     fix: str
     pitfall: Optional[str] = Field(None, description="KB pitfall id whose scan_kinds names this kind.")

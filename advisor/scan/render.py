@@ -13,8 +13,18 @@ MAX_PLACES = 4
 WIDTH = 100
 
 
+def _num(x: float) -> str:
+    return f"{x:.2f}".rstrip("0").rstrip(".") if x < 10 else f"{x:.0f}"
+
+
 def _h(pair: tuple[float, float]) -> str:
-    return f"{round(pair[0], 1):g}-{round(pair[1], 1):g} h"
+    return f"{_num(pair[0])}-{_num(pair[1])} h"
+
+
+def _at(item) -> str:
+    """file:line, or file[cell N]:line in a notebook."""
+    cell = f"[cell {item.cell}]" if getattr(item, "cell", None) else ""
+    return f"{item.file}{cell}:{item.line}"
 
 
 def _wrap(text: str, width: int = 60) -> str:
@@ -42,7 +52,7 @@ def render_text(result: ScanResult) -> str:
     if result.hazard_summary:
         by_kind = defaultdict(list)
         for h in result.hazards:
-            by_kind[h.kind].append(f"{h.file}:{h.line}")
+            by_kind[h.kind].append(_at(h))
         rows = []
         for s in result.hazard_summary:
             places = by_kind[s.kind]
@@ -53,7 +63,7 @@ def render_text(result: ScanResult) -> str:
         out.append("")
         out.append("Hazard details")
         for h in result.hazards:
-            out.append(textwrap.fill(f"{h.file}:{h.line} [{h.kind}] {h.message}", WIDTH, subsequent_indent="    "))
+            out.append(textwrap.fill(f"{_at(h)} [{h.kind}] {h.message}", WIDTH, subsequent_indent="    "))
         out.append("")
 
     if result.apis:
@@ -65,7 +75,7 @@ def render_text(result: ScanResult) -> str:
         out.append(tabulate(rows, headers=["api", "n", "mapping", "MindSpore", "note", "effort"], tablefmt="simple"))
         out.append("")
     if result.unmapped:
-        rows = [[u.name, u.count, f"{u.locations[0].file}:{u.locations[0].line}" if u.locations else "-", _h(u.effort_hours)] for u in result.unmapped]
+        rows = [[u.name, u.count, _at(u.locations[0]) if u.locations else "-", _h(u.effort_hours)] for u in result.unmapped]
         out.append("PyTorch APIs not in the knowledge base (check the official mapping table)")
         out.append(tabulate(rows, headers=["api", "n", "first use", "effort"], tablefmt="simple"))
         out.append("")
