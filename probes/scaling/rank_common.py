@@ -85,7 +85,8 @@ def _save_npy(path: Path, arr) -> None:
 
 
 def write_rank(result_dir: str, rank: int, doc: dict, params_sync, params_nosync) -> None:
-    """This rank's timings plus its flat parameters after the synced and after the no-sync phase."""
+    """This rank's timings plus its flat parameters after the synced steps and at the end (after
+    the no-sync control)."""
     d = Path(result_dir)
     _save_npy(d / f"params-sync-rank{rank}.npy", params_sync)
     _save_npy(d / f"params-nosync-rank{rank}.npy", params_nosync)
@@ -131,3 +132,53 @@ def collect(result_dir: str, world: int, header: dict, wait: float) -> None:
 
 def median_ms(seconds: list) -> float | None:
     return statistics.median(seconds) * 1000.0 if seconds else None
+
+
+def n_batches(world: int) -> int:
+    """Enough distinct batches that every rank gets its own share (at least the probe's 8)."""
+    return max(8, 2 * world)
+
+
+def rank_shard(batches, rank: int, world: int) -> list:
+    """Rank r takes global batches r, r+world, ... (as a DistributedSampler would): rank 0's first
+    batch is the single-process probe's first batch, and ranks see different data, so the no-sync
+    control can diverge."""
+    return [(batches.images[i], batches.labels[i]) for i in range(rank, len(batches), world)]
+
+
+def run_phases(step, flat_params, args, doc: dict) -> tuple:
+    """The timing protocol both rank scripts share. `step(sync) -> loss` runs one training step
+    (synced: gradients allreduced; else the no-sync control) and waits for it to finish.
+
+    first synced step (timed apart) -> warmup -> synced block -> parameter snapshot (the gate) ->
+    first no-sync step (timed apart: MindSpore compiles a second graph) -> no-sync block ->
+    synced block -> no-sync block -> ... Alternating blocks spread drift on a shared host over both
+    kinds instead of biasing the allreduce share. Synced steps after the control still do the full
+    compute and allreduce, so their time is valid although the ranks' parameters now differ.
+    """
+    blocks = max(1, min(3, args.steps // 5))
+    per_block = [args.steps // blocks + (1 if i < args.steps % blocks else 0) for i in range(blocks)]
+    times = {True: [], False: []}
+    losses = []
+    t = Timer()
+    losses.append(step(True))
+    doc["first_step_seconds"] = t.lap()
+    for _ in range(args.warmup):
+        step(True)
+    params_sync = None
+    for i, k in enumerate(per_block):
+        for sync in (True, False):
+            if not sync and i == 0:
+                params_sync = flat_params()
+                t.lap()
+                step(False)
+                doc["nosync_first_step_seconds"] = t.lap()
+            for _ in range(k):
+                t.lap()
+                loss = step(sync)
+                times[sync].append(t.lap())
+                if sync:
+                    losses.append(loss)
+    doc.update(sync_step_s=times[True], nosync_step_s=times[False], loss_first=losses[0],
+               loss_last=losses[-1])
+    return params_sync, flat_params()

@@ -19,7 +19,6 @@ import os  # noqa: E402
 import sys  # noqa: E402
 
 from probes.scaling import rank_common as rc  # noqa: E402
-from probes.scaling import rank_data  # noqa: E402
 
 
 def _flat_params(net):
@@ -49,42 +48,32 @@ def main(argv=None) -> int:
     rc.maybe_fault(rank)
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
 
-    from probes.scaling import nets_ms
+    from probes.training import data, ms_nets, weights
 
-    net, checksum = nets_ms.build(args.model)
-    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
-    with_loss = nn.WithLossCell(net, loss_fn)
+    net = ms_nets.build(args.model)
+    checksum = weights.canonical_checksum(args.model)
+    opt = ms_nets.make_optimizer(net)
+    with_loss = nn.WithLossCell(net, ms_nets.loss_fn())
     synced = nn.TrainOneStepCell(with_loss, opt)
     nosync = nn.TrainOneStepCell(with_loss, opt)
     nosync.grad_reducer = nn.Identity()  # the control: no AllReduce, each rank its own gradients
     synced.set_train()
     nosync.set_train()
-    x_np, y_np = rank_data.batch(args.model, args.batch_size, rank)
-    x, y = ms.Tensor(x_np), ms.Tensor(y_np.astype("int32"))
+    shard = rc.rank_shard(data.synthetic(args.model, args.batch_size, rc.n_batches(world)), rank, world)
+    batches = [(ms.Tensor(x), ms.Tensor(y.astype("int32"))) for x, y in shard]
+    counter = [0]
+
+    def run(cell) -> float:
+        x, y = batches[counter[0] % len(batches)]
+        counter[0] += 1
+        return float(cell(x, y).asnumpy())  # asnumpy: wait for the step to finish
+
     doc["build_seconds"] = t.lap()
 
-    def phase(cell, key: str) -> tuple:
-        losses, times = [], []
-        s = rc.Timer()
-        losses.append(float(cell(x, y).asnumpy()))  # graph compile happens here: timed apart
-        doc[key] = s.lap()
-        for _ in range(args.warmup):
-            cell(x, y).asnumpy()
-        for _ in range(args.steps):
-            s = rc.Timer()
-            losses.append(float(cell(x, y).asnumpy()))  # asnumpy: wait for the step to finish
-            times.append(s.lap())
-        return times, losses
-
-    sync_times, sync_losses = phase(synced, "first_step_seconds")
-    params_sync = _flat_params(net)
-    nosync_times, _ = phase(nosync, "nosync_first_step_seconds")
-    params_nosync = _flat_params(net)
-    doc.update(sync_step_s=sync_times, nosync_step_s=nosync_times, loss_first=sync_losses[0],
-               loss_last=sync_losses[-1], threads=args.threads, framework_version=ms.__version__,
-               weights_checksum=checksum)
-    rc.write_rank(args.result_dir, rank, doc, params_sync, params_nosync)
+    params_sync, params_end = rc.run_phases(lambda sync: run(synced if sync else nosync),
+                                            lambda: _flat_params(net), args, doc)
+    doc.update(threads=args.threads, framework_version=ms.__version__, weights_checksum=checksum)
+    rc.write_rank(args.result_dir, rank, doc, params_sync, params_end)
     if rank == 0:
         rc.collect(args.result_dir, world, {"framework": "mindspore", "launcher": "msrun",
                                             "world_size": world, "backend": backend,

@@ -1,9 +1,9 @@
 """One rank of the PyTorch scaling probe, started by torchrun (DDP; gloo on CPU, NCCL on GPU).
 
 Imports the standard library, NumPy, probes.scaling.rank_common, the shared training modules and
-torch only. Phases: synced steps (DDP allreduce), then the no-sync control (`model.no_sync()`: each
-rank keeps its own gradients), each timed per step after a first step and warmup; then every rank
-writes its timings and parameters and rank 0 writes result.json (see rank_common).
+torch only. Synced steps (DDP allreduce) alternate with the no-sync control (`model.no_sync()`: each rank
+keeps its own gradients) as rank_common.run_phases times them; then every rank writes its timings
+and parameters and rank 0 writes result.json (see rank_common).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from contextlib import nullcontext  # noqa: E402
 from datetime import timedelta  # noqa: E402
 
 from probes.scaling import rank_common as rc  # noqa: E402
-from probes.scaling import rank_data  # noqa: E402
 
 
 def _flat_params(model):
@@ -50,21 +49,23 @@ def main(argv=None) -> int:
     rc.maybe_fault(rank)
 
     device = torch.device(f"cuda:{local_rank}" if cuda else "cpu")
-    from probes.scaling import nets_torch
+    from probes.training import data, torch_nets, weights
 
-    net, checksum = nets_torch.build(args.model)
-    net = net.to(device)
+    net = torch_nets.build(args.model).to(device)
+    checksum = weights.canonical_checksum(args.model)
     # Every rank loads the same canonical weights, so no broadcast is needed to start equal
     # (DDP broadcasts rank 0's anyway; MindSpore does not, and both must start from the same point).
     model = DDP(net, device_ids=[local_rank] if cuda else None)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    opt = torch_nets.make_optimizer(net)
     loss_fn = torch.nn.CrossEntropyLoss()
-    x_np, y_np = rank_data.batch(args.model, args.batch_size, rank)
-    x = torch.from_numpy(x_np).to(device)
-    y = torch.from_numpy(y_np).long().to(device)
+    shard = rc.rank_shard(data.synthetic(args.model, args.batch_size, rc.n_batches(world)), rank, world)
+    batches = [(torch.from_numpy(x).to(device), torch.from_numpy(y).long().to(device)) for x, y in shard]
+    counter = [0]
     doc["build_seconds"] = t.lap()
 
     def step(sync: bool) -> float:
+        x, y = batches[counter[0] % len(batches)]
+        counter[0] += 1
         opt.zero_grad(set_to_none=True)
         with (nullcontext() if sync else model.no_sync()):
             loss = loss_fn(model(x), y)
@@ -74,28 +75,10 @@ def main(argv=None) -> int:
             torch.cuda.synchronize()
         return float(loss.detach())
 
-    def phase(sync: bool, first: bool) -> tuple:
-        times, losses = [], []
-        if first:
-            s = rc.Timer()
-            losses.append(step(sync))
-            doc["first_step_seconds"] = s.lap()
-        for _ in range(args.warmup):
-            step(sync)
-        for _ in range(args.steps):
-            s = rc.Timer()
-            losses.append(step(sync))
-            times.append(s.lap())
-        return times, losses
-
-    sync_times, sync_losses = phase(True, first=True)
-    params_sync = _flat_params(model)
-    nosync_times, _ = phase(False, first=False)
-    params_nosync = _flat_params(model)
-    doc.update(sync_step_s=sync_times, nosync_step_s=nosync_times, loss_first=sync_losses[0],
-               loss_last=sync_losses[-1], threads=torch.get_num_threads(),
-               framework_version=torch.__version__, weights_checksum=checksum)
-    rc.write_rank(args.result_dir, rank, doc, params_sync, params_nosync)
+    params_sync, params_end = rc.run_phases(step, lambda: _flat_params(model), args, doc)
+    doc.update(threads=torch.get_num_threads(), framework_version=torch.__version__,
+               weights_checksum=checksum)
+    rc.write_rank(args.result_dir, rank, doc, params_sync, params_end)
     if rank == 0:
         rc.collect(args.result_dir, world, {"framework": "pytorch", "launcher": "torchrun",
                                             "world_size": world, "backend": backend,

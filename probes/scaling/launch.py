@@ -1,0 +1,320 @@
+"""Command lines, environment and result paths for the frameworks' own launchers, and one launch.
+
+Never a home-made launcher: torchrun (`--standalone --nproc_per_node`) and msrun (`--worker_num
+--local_worker_num --master_addr --master_port --join=True --cluster_time_out --log_dir`) start the
+ranks; this module only builds what they need and supervises them under the rules of
+probes/launcher.py (allow-listed environment from `child_environment`, temporary working directory,
+hard timeout, kill on timeout/cancel/error). One extra rule: both launchers start their ranks in new
+sessions (torch elastic `start_new_session=True`, msrun `os.setsid`), so killing the launcher's
+process group would leave ranks behind. Every process of a launch carries a marker variable in its
+environment; the kill sweeps /proc for it as well as the process group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Optional
+
+from probes.launcher import Cancel, child_environment
+from probes.scaling import rank_common
+
+Framework = Literal["pytorch", "mindspore"]
+Status = Literal["ok", "failed", "timeout", "cancelled"]
+
+HERE = Path(__file__).resolve().parent
+RANK_SCRIPTS = {"pytorch": HERE / "rank_torch.py", "mindspore": HERE / "rank_mindspore.py"}
+LAUNCHERS = {"pytorch": "torchrun", "mindspore": "msrun"}
+# The same launcher as a module, for an interpreter whose bin/ lacks the console script.
+LAUNCHER_MODULES = {"pytorch": ["-m", "torch.distributed.run"],
+                    "mindspore": ["-c", "import sys; from mindspore.parallel.cluster.run import main;"
+                                        " sys.argv[0] = 'msrun'; sys.exit(main())"]}
+MARKER_ENV = "ADVISOR_SCALING_RUN"
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """What one launch runs: one framework, one rank count."""
+    framework: Framework
+    ranks: int
+    model: str = "lenet"
+    batch_size: int = 32          # per rank
+    steps: int = 30               # timed steps per phase (synced, no-sync)
+    warmup: int = 5
+    threads: int = 1              # compute threads per rank
+    device: str = "cpu"           # torch: cpu|cuda; MindSpore: CPU|GPU|Ascend (case-insensitive)
+    timeout: float = 300.0        # whole launch, seconds; then the launch and every rank are killed
+    python: Optional[str] = None  # interpreter whose bin/ holds the launchers (default: this one)
+    extra_env: tuple = ()         # (name, value) pairs, e.g. the tests' fault hook
+
+    @property
+    def on_cpu(self) -> bool:
+        return self.device.lower() == "cpu"
+
+
+@dataclass
+class LaunchOutcome:
+    status: Status
+    command: list
+    result: Optional[dict] = None   # rank 0's result.json
+    error: Optional[str] = None     # why it is not ok, in one line
+    returncode: Optional[int] = None
+    seconds: float = 0.0            # launcher start to launcher exit (or kill)
+    output_tail: str = ""           # launcher output, then the tails of the worker logs
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def free_port() -> int:
+    """A free TCP port on loopback for this run's msrun master (a fixed port collides between runs)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def launcher_prefix(framework: Framework, python: Optional[str] = None) -> list:
+    """The launcher's argv prefix: its console script next to the interpreter, else the module."""
+    python = python or sys.executable
+    exe = Path(python).parent / LAUNCHERS[framework]
+    if exe.is_file() and os.access(exe, os.X_OK):
+        return [str(exe)]
+    return [python, *LAUNCHER_MODULES[framework]]
+
+
+def rank_arguments(spec: LaunchSpec, result_dir: Path) -> list:
+    return ["--model", spec.model, "--batch-size", str(spec.batch_size), "--warmup", str(spec.warmup),
+            "--steps", str(spec.steps), "--threads", str(spec.threads), "--device", spec.device,
+            "--result-dir", str(result_dir), "--wait", str(int(max(30.0, spec.timeout / 2)))]
+
+
+def torchrun_command(spec: LaunchSpec, result_dir: Path) -> list:
+    # --standalone: a private rendezvous on a free local port (it overrides MASTER_ADDR/PORT);
+    # --max-restarts=0: a crashing rank fails the run instead of being silently restarted.
+    return [*launcher_prefix("pytorch", spec.python), "--standalone",
+            f"--nproc_per_node={spec.ranks}", "--max-restarts=0",
+            str(RANK_SCRIPTS["pytorch"]), *rank_arguments(spec, result_dir)]
+
+
+def msrun_command(spec: LaunchSpec, result_dir: Path, log_dir: Path, port: int) -> list:
+    # --join=True: wait for the workers (without it msrun returns at once and the exit code is
+    # lost); --cluster_time_out bounds how long the cluster waits for a missing worker.
+    return [*launcher_prefix("mindspore", spec.python), f"--worker_num={spec.ranks}",
+            f"--local_worker_num={spec.ranks}", "--master_addr=127.0.0.1", f"--master_port={port}",
+            "--join=True", f"--cluster_time_out={int(max(30.0, min(spec.timeout, 600.0)))}",
+            f"--log_dir={log_dir}", str(RANK_SCRIPTS["mindspore"]), *rank_arguments(spec, result_dir)]
+
+
+def _is_x86() -> bool:
+    return platform.machine().lower() in ("x86_64", "amd64", "i686", "x86")
+
+
+def launch_environment(spec: LaunchSpec, marker: str) -> dict:
+    """The allow-listed child environment plus what each engine needs (see measured-here.md)."""
+    extra: dict = {MARKER_ENV: marker, "OMP_NUM_THREADS": str(spec.threads)}
+    drop: tuple = ()
+    if spec.framework == "pytorch":
+        # torch reads the oneDNN ISA cap too and gets slower under it: never for torch.
+        drop = ("ONEDNN_MAX_CPU_ISA",)
+        if spec.on_cpu and not os.environ.get("GLOO_SOCKET_IFNAME"):
+            extra["GLOO_SOCKET_IFNAME"] = "lo"  # all ranks on this host: loopback only
+    else:
+        extra["GLOG_v"] = os.environ.get("GLOG_v", "3")
+        if spec.on_cpu and _is_x86():
+            # MindSpore's oneDNN picks reference conv kernels on AVX-512 CPUs; the cap restores JIT.
+            extra["ONEDNN_MAX_CPU_ISA"] = os.environ.get("ONEDNN_MAX_CPU_ISA", "AVX2")
+    extra.update(dict(spec.extra_env))
+    env = child_environment(extra, drop)
+    # child_environment puts sys.executable's bin first; msrun starts `python` from PATH, so the
+    # interpreter asked for must come first when it is another one.
+    if spec.python:
+        env["PATH"] = str(Path(spec.python).parent) + os.pathsep + env["PATH"]
+    return env
+
+
+def build_command(spec: LaunchSpec, workdir: Path) -> tuple:
+    """(argv, result_dir, log_dir) for one launch inside `workdir`."""
+    result_dir, log_dir = workdir / "result", workdir / "logs"
+    result_dir.mkdir(parents=True, exist_ok=True)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    if spec.framework == "pytorch":
+        return torchrun_command(spec, result_dir), result_dir, log_dir
+    return msrun_command(spec, result_dir, log_dir, free_port()), result_dir, log_dir
+
+
+# ------------------------------------------------------------------------------------------ kill
+
+def _marked_pids(marker: str) -> list:
+    """Processes of this user whose environment carries this launch's marker (Linux /proc)."""
+    needle = f"{MARKER_ENV}={marker}".encode()
+    out = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in entries:
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                if needle in fh.read().split(b"\0"):
+                    out.append(int(name))
+        except OSError:
+            continue
+    return out
+
+
+def kill_launch(proc: subprocess.Popen, marker: str) -> None:
+    """SIGKILL the launcher's group, every rank's group, and anything else carrying the marker."""
+    pids = set(_marked_pids(marker))
+    try:  # ranks already reparented elsewhere are found by the marker; children by the tree too
+        import psutil
+
+        pids.update(c.pid for c in psutil.Process(proc.pid).children(recursive=True))
+    except Exception:
+        pass
+    groups = {proc.pid}
+    for pid in pids:
+        try:
+            groups.add(os.getpgid(pid))
+        except OSError:
+            pass
+    groups.discard(os.getpgrp())  # never our own group
+    for pgid in groups:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid in pids | {proc.pid}:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------------------------------- launch
+
+def _tail(path: Path, limit: int = 3000) -> str:
+    try:
+        return path.read_bytes()[-limit:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _torchrun_root_cause(text: str) -> str:
+    """torchrun's failure summary names the first failing rank and its exit code."""
+    _, found, rest = text.rpartition("Root Cause")
+    if not found:
+        return ""
+    fields = {}
+    for ln in rest.splitlines():
+        key, sep, value = ln.strip().partition(":")
+        if sep and key.strip() in ("rank", "exitcode") and key.strip() not in fields:
+            fields[key.strip()] = value.strip()
+    if "rank" not in fields:
+        return ""
+    code = fields.get("exitcode", "?").split(" (pid")[0].strip()
+    return f"rank {fields['rank'].split(' ')[0]} failed first (exit code {code})"
+
+
+def _error_line(text: str) -> str:
+    cause = _torchrun_root_cause(text)
+    body = text.split("ChildFailedError")[0]  # a rank's own exception comes before the summary
+    lines = [ln.strip() for ln in body.splitlines() if ln.strip()]
+    detail = ""
+    for ln in reversed(lines):
+        if ("Error" in ln or "Exception" in ln) and not ln.startswith(("File ", "raise ")):
+            detail = ln[:300]
+            break
+    if cause:
+        return f"{cause}: {detail}" if detail and "elastic" not in detail else cause
+    return detail or (lines[-1][:300] if lines else "")
+
+
+def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: bool = False,
+               workdir: Optional[Path] = None) -> LaunchOutcome:
+    """Run one launch to its end, a timeout or a cancel. Never raises for a failing run."""
+    own_dir = workdir is None
+    workdir = Path(workdir or tempfile.mkdtemp(prefix="advisor-scaling-"))
+    marker = uuid.uuid4().hex
+    command, result_dir, log_dir = build_command(spec, workdir)
+    env = launch_environment(spec, marker)
+    out = LaunchOutcome(status="failed", command=command)
+    launcher_log = workdir / "launcher.log"
+    proc = None
+    start = time.monotonic()
+    try:
+        with open(launcher_log, "wb") as log:
+            env[rank_common.T0_ENV] = repr(time.time())
+            try:
+                proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            except OSError as exc:
+                out.error = f"could not start {command[0]}: {exc}"
+                return out
+            deadline = start + spec.timeout
+            while True:
+                try:
+                    proc.wait(timeout=0.1)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                if cancel is not None and cancel.is_set():
+                    out.status, out.error = "cancelled", "cancelled by the user"
+                    break
+                if time.monotonic() > deadline:
+                    out.status = "timeout"
+                    out.error = (f"{LAUNCHERS[spec.framework]} with {spec.ranks} ranks did not finish "
+                                 f"within {spec.timeout:.0f} s (a rank hung?); every process was killed")
+                    break
+            out.seconds = time.monotonic() - start
+            # Always sweep: on success nothing is left, on failure ranks may still be running.
+            kill_launch(proc, marker)
+            proc.wait()
+        out.returncode = proc.returncode
+        out.output_tail = _collect_tails(launcher_log, log_dir)
+        result_file = result_dir / rank_common.RESULT_NAME
+        if result_file.exists():
+            try:
+                out.result = json.loads(result_file.read_text())
+            except ValueError as exc:
+                out.result, out.error = None, f"unreadable {rank_common.RESULT_NAME}: {exc}"
+        if out.status in ("timeout", "cancelled"):
+            return out
+        if out.result is not None and "error" in out.result:
+            out.error = f"rank 0: {out.result['error']}"
+        elif proc.returncode != 0:
+            detail = _error_line(out.output_tail)
+            out.error = f"{LAUNCHERS[spec.framework]} exit code {proc.returncode}" + (
+                f": {detail}" if detail else "")
+        elif out.result is None:
+            out.error = f"{LAUNCHERS[spec.framework]} exited 0 but rank 0 wrote no {rank_common.RESULT_NAME}"
+        else:
+            out.status = "ok"
+        return out
+    except BaseException:
+        if proc is not None:
+            kill_launch(proc, marker)
+        raise
+    finally:
+        if own_dir and not keep_workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _collect_tails(launcher_log: Path, log_dir: Path) -> str:
+    parts = [_tail(launcher_log)]
+    for p in sorted(log_dir.glob("*.log")):  # msrun's worker_N.log / scheduler.log
+        parts.append(f"--- {p.name}\n{_tail(p, 1500)}")
+    return "\n".join(x for x in parts if x)
