@@ -1,0 +1,431 @@
+"""`advisor check`: gather the host, accelerators and frameworks (smoke tests in parallel children),
+turn what was found into findings with fixes, and a verdict.
+
+Gathering lives in probes/; this module orders it for speed and owns the findings, which are a pure
+function of the gathered data plus the environment (tested table-driven).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Optional
+
+from advisor import __version__
+from probes.check_models import Accelerator, CheckReport, Finding, FrameworkInfo, SmokeResult
+
+ORDER = {"error": 0, "warning": 1, "info": 2}
+LOW_DISK_MB = 5 * 1024
+LOW_MEMORY_MB = 4 * 1024
+CXX_CANDIDATES = ("g++", "clang++", "c++")
+
+
+# --- gathering ---------------------------------------------------------------------------------
+
+def _cache_dir() -> Optional[str]:
+    try:
+        from advisor.cache import cache_dir  # the probe cache's home, when that module exists
+
+        return str(cache_dir())
+    except Exception:
+        return None
+
+
+def _own_children_filter(accs: list[Accelerator]) -> None:
+    """Drop our own smoke workers from the process lists (they may touch a GPU while we look)."""
+    me = os.getpid()
+    for acc in accs:
+        kept = []
+        for proc in acc.processes:
+            try:
+                cmd = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
+                ppid = int(Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                if b"probes.smoke_worker" in cmd and ppid == me:
+                    continue
+            except (OSError, ValueError, IndexError, TypeError):
+                pass
+            kept.append(proc)
+        acc.processes = kept
+
+
+def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: bool = True) -> CheckReport:
+    """Gather everything and judge it. Never raises for what it finds on the host."""
+    from probes.ascend import collect_ascend
+    from probes.frameworks import apply_smoke, detect_frameworks, infer_devices, package_version, smoke_all
+    from probes.host import collect_host
+    from probes.nvidia import collect_nvidia
+
+    start = time.monotonic()
+    frameworks = detect_frameworks()
+    host = collect_host(_cache_dir())  # ~20 ms; its CPU flags decide when to rerun MindSpore early
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        # The smoke children are the slow part (framework imports): start them first. The device
+        # probes answer long before a child has imported its framework and touched a device.
+        # On AVX-512 CPUs the oneDNN trap is likely: start the AVX2-capped rerun alongside.
+        early = "avx512f" in host.cpu.flags
+        smoke_future = pool.submit(smoke_all, frameworks, timeout, True, early) if smoke else None
+        nvidia_future = pool.submit(collect_nvidia)
+        ascend_future = pool.submit(collect_ascend)
+        nvidia, gpus = nvidia_future.result()
+        ascend, npus = ascend_future.result()
+        smoke_results = smoke_future.result() if smoke_future else {}
+    accelerators = gpus + npus
+    _own_children_filter(accelerators)
+    for fw in frameworks:
+        fw.devices = infer_devices(fw, accelerators)
+        fw.devices_source = "inferred" if fw.installed else None
+        if not fw.installed:
+            fw.smoke = SmokeResult(status="skipped", error="not installed")
+        elif not smoke:
+            fw.smoke = SmokeResult(status="skipped", error="--no-smoke")
+        elif fw.name in smoke_results:
+            apply_smoke(fw, smoke_results[fw.name]["smoke"], smoke_results[fw.name]["payload"])
+    packages = {name: package_version(name) for name in ("numpy", "torch", "mindspore", "torch-npu")}
+    if use_kb and kb is None:
+        kb, kb_error = _load_kb()
+    else:
+        kb_error = None if kb is not None or not use_kb else "not loaded"
+    report = CheckReport(
+        tool_version=__version__,
+        created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        seconds=0.0, host=host, accelerators=accelerators, nvidia=nvidia, ascend=ascend,
+        frameworks=frameworks, packages=packages, findings=[], verdict="pass",
+    )
+    report.findings = evaluate(report, env=dict(os.environ), cxx=find_cxx(), kb=kb, kb_error=kb_error)
+    report.verdict = verdict(report.findings)
+    report.seconds = round(time.monotonic() - start, 3)
+    return report
+
+
+def _load_kb():
+    """The knowledge base, or (None, why): check works without it."""
+    try:
+        import knowledge
+
+        return knowledge.load(), None
+    except Exception as exc:  # not built yet, or a bad user file: the check goes on without it
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def find_cxx(env: Optional[dict] = None) -> Optional[str]:
+    """The C++ compiler torch.compile (Inductor) would use: $CXX, else g++/clang++/c++ on PATH."""
+    env = os.environ if env is None else env
+    if env.get("CXX"):
+        return shutil.which(env["CXX"].split()[0], path=env.get("PATH"))
+    for name in CXX_CANDIDATES:
+        found = shutil.which(name, path=env.get("PATH"))
+        if found:
+            return found
+    return None
+
+
+def verdict(findings: list[Finding]) -> str:
+    severities = {f.severity for f in findings}
+    return "fail" if "error" in severities else "warn" if "warning" in severities else "pass"
+
+
+# --- findings ------------------------------------------------------------------------------------
+
+def _vt(version: Optional[str], n: int = 3) -> tuple:
+    """Numeric prefix of a version: '2.13.0+cpu' -> (2, 13, 0); '8.0.RC2' -> (8, 0)."""
+    out = []
+    for part in re.split(r"[.+\-]", version or ""):
+        if not part.isdigit():
+            break
+        out.append(int(part))
+    return tuple(out[:n])
+
+
+def spec_allows(spec: str, version: str) -> Optional[bool]:
+    """A small PEP 440 subset ('>=1.26.4,<2', '<2', '==1.26.*'); None when the spec is not understood."""
+    have = _vt(version)
+    if not have:
+        return None
+    for clause in filter(None, (c.strip() for c in spec.split(","))):
+        match = re.match(r"^(>=|<=|==|!=|~=|>|<)\s*([0-9][0-9.*]*)$", clause)
+        if not match:
+            return None
+        op, raw = match.groups()
+        if raw.endswith(".*"):
+            want = _vt(raw[:-2])
+            ok = have[:len(want)] == want
+            ok = ok if op == "==" else not ok if op == "!=" else None
+            if ok is None:
+                return None
+            if not ok:
+                return False
+            continue
+        want = _vt(raw)
+        width = max(len(have), len(want))
+        a, b = have + (0,) * (width - len(have)), want + (0,) * (width - len(want))
+        ok = {">=": a >= b, "<=": a <= b, ">": a > b, "<": a < b, "==": a == b, "!=": a != b,
+              "~=": a >= b and a[:len(want) - 1] == b[:len(want) - 1]}[op]
+        if not ok:
+            return False
+    return True
+
+
+def _matrix_entry(framework, version: str):
+    """The KB version entry for an installed version: exact, else the longest matching prefix
+    ('2.2.x' and '2.1' are series)."""
+    base = version.split("+")[0]
+    best, best_len = None, -1
+    for entry in framework.versions:
+        v = entry.version[:-2] if entry.version.endswith(".x") else entry.version
+        if base == v or base.startswith(v + "."):
+            if len(v) > best_len:
+                best, best_len = entry, len(v)
+    return best
+
+
+def _compat_findings(fw: FrameworkInfo, report: CheckReport, kb) -> list[Finding]:
+    kb_fw = next((f for f in kb.frameworks if f.id == fw.name), None)
+    if kb_fw is None or not fw.version:
+        return []
+    entry = _matrix_entry(kb_fw, fw.version)
+    if entry is None:
+        known = ", ".join(v.version for v in kb_fw.versions[-4:])
+        return [Finding(severity="info", code="compat_unknown_version",
+                        message=f"{fw.name} {fw.version} is not in the knowledge base's compatibility matrix "
+                                f"(known: ... {known}); compatibility not checked",
+                        fix=None, evidence=f"knowledge base {kb.version}, framework {kb_fw.id}")]
+    out = []
+    evidence = f"knowledge base {kb_fw.id} {entry.version}: {entry.source} ({entry.confidence})"
+    py = report.host.python or ""
+    py_mm = ".".join(py.split(".")[:2])
+    if entry.python and py_mm and py_mm not in entry.python:
+        out.append(Finding(severity="warning", code="compat_python",
+                           message=f"{fw.name} {fw.version} is paired with Python {', '.join(entry.python)}; "
+                                   f"this interpreter is {py}",
+                           fix=f"use Python {entry.python[-1]} for {fw.name} {entry.version}", evidence=evidence))
+    numpy = report.packages.get("numpy")
+    if entry.numpy and numpy and spec_allows(entry.numpy, numpy) is False:
+        out.append(Finding(severity="warning" if fw.name != "mindspore" else "error", code="compat_numpy",
+                           message=f"{fw.name} {fw.version} needs numpy {entry.numpy}; installed {numpy}",
+                           fix=f'pip install "numpy{entry.numpy}"', evidence=evidence))
+    cann = report.ascend.cann.version
+    if entry.cann and cann and not any(cann == c or cann.startswith(c + ".") for c in entry.cann):
+        out.append(Finding(severity="warning", code="compat_cann",
+                           message=f"{fw.name} {fw.version} is paired with CANN {', '.join(entry.cann)}; "
+                                   f"installed CANN {cann}",
+                           fix=f"install CANN {entry.cann[0]} or the {fw.name} release built for CANN {cann}",
+                           evidence=evidence))
+    torch = report.packages.get("torch")
+    if fw.name == "torch_npu" and entry.torch and torch and _vt(torch) != _vt(entry.torch):
+        out.append(Finding(severity="error", code="compat_torch",
+                           message=f"torch_npu {fw.version} is built for torch {entry.torch}; installed torch {torch}",
+                           fix=f'pip install "torch=={entry.torch}"', evidence=evidence))
+    return out
+
+
+def _fmt_mb(mb: Optional[float]) -> str:
+    return "?" if mb is None else f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
+
+
+def _set_env_script(path: Optional[str]) -> str:
+    if not path:
+        return "/usr/local/Ascend/ascend-toolkit/set_env.sh"
+    p = Path(path)
+    return str((p.parent if p.name == "latest" else p) / "set_env.sh")
+
+
+def evaluate(report: CheckReport, env: dict, cxx: Optional[str], kb=None,
+             kb_error: Optional[str] = None) -> list[Finding]:
+    """All findings for a gathered report. Pure: everything it looks at is passed in."""
+    f: list[Finding] = []
+    add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
+    fws = {fw.name: fw for fw in report.frameworks}
+    installed = {n for n, fw in fws.items() if fw.installed}
+    gpus = [a for a in report.accelerators if a.vendor == "nvidia"]
+    npus = [a for a in report.accelerators if a.vendor == "huawei"]
+
+    # Frameworks present and working
+    if not installed & {"pytorch", "mindspore"}:
+        add(severity="error", code="no_framework", message="neither PyTorch nor MindSpore is installed",
+            fix="pip install -c constraints.txt 'framework-advisor[pytorch,mindspore]'")
+    else:
+        for name, extra in (("pytorch", "pytorch"), ("mindspore", "mindspore")):
+            if name not in installed:
+                add(severity="info", code=f"{name}_missing", message=f"{name} is not installed: it is not checked",
+                    fix=f"pip install -c constraints.txt 'framework-advisor[{extra}]'")
+    for fw in report.frameworks:
+        s = fw.smoke
+        if not fw.installed or s.status in ("ok", "skipped"):
+            continue
+        where = f" ({s.seconds:.0f} s)" if s.seconds else ""
+        if s.status == "timeout":
+            add(severity="error", code="smoke_timeout",
+                message=f"{fw.name} smoke test hung and was killed{where}: {s.error}",
+                fix=f"run `python -c 'import {_module(fw.name)}'` by hand to see where it stops; check "
+                    "drivers and the devices' health", evidence="live smoke test")
+        else:
+            add(severity="error", code="smoke_failed", message=f"{fw.name} smoke test failed{where}: {s.error}",
+                fix="see smoke.output_tail in `advisor check --json` for the framework's own message",
+                evidence="live smoke test")
+
+    # NumPy 2 under MindSpore
+    numpy = report.packages.get("numpy")
+    if "mindspore" in installed and numpy and _vt(numpy)[:1] >= (2,):
+        add(severity="error", code="mindspore_numpy2",
+            message=f"MindSpore {fws['mindspore'].version} with NumPy {numpy}: MindSpore is built against the "
+                    "NumPy 1.x ABI (PyNative steps fail, numpy scalars are rejected)",
+            fix='pip install "numpy>=1.26.4,<2"', evidence="packages installed; measured-here.md")
+
+    # MindSpore and CUDA
+    ms = fws.get("mindspore")
+    if ms and ms.installed and gpus and _vt(ms.version)[:2] > (2, 2):
+        add(severity="warning", code="mindspore_cuda_unsupported",
+            message=f"{len(gpus)} NVIDIA GPU(s) here, but MindSpore {ms.version} has no CUDA backend (wheels "
+                    "carry it only up to 2.2.x): MindSpore will run on the CPU",
+            fix="use PyTorch on these GPUs, or MindSpore on an Ascend host; MindSpore 2.2.14 (Python <= 3.9) "
+                "is the last CUDA build", evidence="MindSpore release notes (facts.md)")
+
+    # PyTorch builds vs GPUs, compiler
+    pt = fws.get("pytorch")
+    if pt and pt.installed:
+        cuda_build = (pt.build or "").startswith("cuda")
+        usable = [d for d in pt.devices if d.startswith("cuda")] if pt.devices_source == "smoke" else gpus
+        if cuda_build and not usable:
+            add(severity="warning", code="torch_cuda_without_gpu",
+                message=f"torch {pt.version} is a CUDA build ({pt.build}) but no usable NVIDIA GPU was found"
+                        + (f" ({report.nvidia.reason})" if report.nvidia.reason else ""),
+                fix="install the NVIDIA driver, or the smaller CPU wheel: "
+                    "pip install torch --index-url https://download.pytorch.org/whl/cpu")
+        if gpus and pt.build == "cpu":
+            add(severity="warning", code="torch_cpu_build_with_gpu",
+                message=f"{len(gpus)} NVIDIA GPU(s) here but torch {pt.version} is a CPU-only build",
+                fix="install a CUDA build matching the driver"
+                    + (f" (driver supports CUDA {report.nvidia.cuda_driver_version})"
+                       if report.nvidia.cuda_driver_version else "")
+                    + ", e.g. pip install torch --index-url https://download.pytorch.org/whl/cu124")
+        if cxx is None:
+            add(severity="warning", code="no_cxx_compiler",
+                message="no C++ compiler on PATH: torch.compile fails (InductorError: InvalidCxxCompiler); "
+                        "eager PyTorch is unaffected",
+                fix="install one (apt-get install g++) or point CXX at it")
+    tn = fws.get("torch_npu")
+    torch_v = report.packages.get("torch")
+    if tn and tn.installed and torch_v and kb is None and _vt(tn.version) != _vt(torch_v):
+        add(severity="error", code="compat_torch",
+            message=f"torch_npu {tn.version} and torch {torch_v}: torch_npu releases are built for the torch "
+                    "release with the same number", fix=f'pip install "torch=={".".join(map(str, _vt(tn.version)))}"')
+
+    # The oneDNN reference-kernel trap, measured live in the MindSpore worker
+    if ms and ms.installed and ms.smoke.conv_check and ms.smoke.conv_check.slow:
+        c = ms.smoke.conv_check
+        confirm = ""
+        if c.capped_conv_ms is not None:
+            confirm = (f"; rerun with ONEDNN_MAX_CPU_ISA=AVX2: {c.capped_conv_ms:.1f} ms "
+                       f"({c.conv_ms / max(c.capped_conv_ms, 1e-3):.0f}x faster)")
+        elif c.capped_error:
+            confirm = f"; the AVX2 rerun could not confirm the fix ({c.capped_error})"
+        add(severity="warning", code="mindspore_onednn_reference_conv",
+            message=f"MindSpore convolutions fall back to oneDNN reference kernels on this CPU: conv {c.shape} "
+                    f"took {c.conv_ms:.1f} ms, {c.ratio:.0f}x a GEMM of the same FLOPs ({c.gemm_ms:.2f} ms){confirm}. "
+                    "CNN training runs 10-60x slower",
+            fix="set ONEDNN_MAX_CPU_ISA=AVX2 in the environment of MindSpore processes only "
+                "(e.g. `ONEDNN_MAX_CPU_ISA=AVX2 python train_ms.py`); never for PyTorch processes, which it slows",
+            evidence="measured live in the MindSpore smoke test")
+    if env.get("ONEDNN_MAX_CPU_ISA") and pt and pt.installed:
+        add(severity="warning", code="onednn_cap_global",
+            message=f"ONEDNN_MAX_CPU_ISA={env['ONEDNN_MAX_CPU_ISA']} is set for every process here; PyTorch also "
+                    "reads it and gets slower",
+            fix="set it only in MindSpore processes' environment, not in the shell profile")
+
+    # Accelerators
+    for acc in gpus + npus:
+        if acc.processes:
+            kind = "GPU" if acc.vendor == "nvidia" else "NPU chip"
+            used = sum(p.memory_mb or 0 for p in acc.processes)
+            who = ", ".join(f"{p.name or '?'} (pid {p.pid})" for p in acc.processes[:3])
+            add(severity="warning", code="gpu_busy" if acc.vendor == "nvidia" else "npu_busy",
+                message=f"{kind} {acc.index} ({acc.name}) is used by {len(acc.processes)} other process(es): "
+                        f"{who}; {_fmt_mb(used)} taken",
+                fix="pick free devices (CUDA_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES) or wait: "
+                    "measurements and training on a shared device are slower and may run out of memory")
+        if acc.health and acc.health.upper() not in ("OK", "HEALTHY"):
+            add(severity="warning", code="npu_unhealthy",
+                message=f"NPU chip {acc.index} ({acc.name}, NPU {acc.npu_id}) reports health {acc.health}",
+                fix=f"npu-smi info -t health -i {acc.npu_id} shows the alarm; see the Ascend fault guide")
+    if report.nvidia.status == "failed":
+        add(severity="warning", code="nvidia_probe_failed", message=f"NVIDIA GPUs could not be read: {report.nvidia.reason}",
+            fix="check the driver with `nvidia-smi`")
+    if report.ascend.status == "failed":
+        add(severity="warning", code="ascend_probe_failed", message=f"Ascend NPUs could not be read: {report.ascend.reason}",
+            fix="check the driver with `npu-smi info`")
+
+    # Ascend software stack
+    if npus:
+        cann = report.ascend.cann
+        if not cann.version:
+            add(severity="error", code="cann_missing",
+                message=f"{len(npus)} NPU chip(s) but no CANN toolkit found (ASCEND_TOOLKIT_HOME, ASCEND_HOME_PATH, "
+                        "/usr/local/Ascend/{ascend-toolkit/latest,cann})",
+                fix="install the CANN toolkit matching the driver "
+                    + (f"({report.ascend.driver_version})" if report.ascend.driver_version else ""))
+        elif not cann.env_home or cann.lib_on_ld_path is False:
+            missing = "ASCEND_TOOLKIT_HOME / ASCEND_HOME_PATH unset" if not cann.env_home else \
+                "its lib64 is not on LD_LIBRARY_PATH"
+            add(severity="error", code="cann_not_sourced",
+                message=f"CANN {cann.version} is installed at {cann.path} but its environment is not sourced "
+                        f"({missing}): frameworks cannot load the Ascend runtime",
+                fix=f"source {_set_env_script(cann.path)} (add it to the job script or shell profile)")
+        if len(npus) > 1 and not report.ascend.visible_devices:
+            add(severity="warning", code="ascend_visible_devices_unset",
+                message=f"{len(npus)} NPU chips and neither ASCEND_RT_VISIBLE_DEVICES nor ASCEND_DEVICE_ID is set: "
+                        "every job defaults to device 0",
+                fix="export ASCEND_RT_VISIBLE_DEVICES=0,1,... for each job (msrun / torchrun set ranks per device)")
+        if report.ascend.status == "ok" and not any(re.search(r"davinci\d+$", n) for n in report.ascend.device_nodes):
+            add(severity="warning", code="ascend_no_device_nodes",
+                message="npu-smi lists NPUs but no /dev/davinci* node is visible: frameworks cannot open them",
+                fix="run the container with the devices: --device /dev/davinci0 --device /dev/davinci_manager "
+                    "--device /dev/devmm_svm --device /dev/hisi_hdc")
+
+    # Host resources
+    host = report.host
+    if host.cpu.limited_by:
+        add(severity="info", code="cpu_limited",
+            message=f"{host.cpu.logical_cores} of {host.cpu.host_logical_cores} CPUs usable ({host.cpu.limited_by}); "
+                    "thread counts and measurements use the smaller number", fix=None)
+    if host.memory.available_mb is not None and host.memory.available_mb < LOW_MEMORY_MB:
+        add(severity="warning", code="low_memory",
+            message=f"only {_fmt_mb(host.memory.available_mb)} of memory available"
+                    + (f" ({host.memory.limited_by})" if host.memory.limited_by else ""),
+            fix="close other jobs or raise the container's memory limit; MindSpore alone takes ~400 MB after import")
+    if host.disk and host.disk.free_mb is not None and host.disk.free_mb < LOW_DISK_MB:
+        add(severity="warning", code="low_disk",
+            message=f"only {_fmt_mb(host.disk.free_mb)} free where the cache lives ({host.disk.path})",
+            fix="free space or set XDG_CACHE_HOME to a larger disk")
+
+    # Compatibility matrix (knowledge base)
+    if kb is not None:
+        for fw in report.frameworks:
+            if fw.installed:
+                f.extend(_compat_findings(fw, report, kb))
+        for acc in report.accelerators:
+            if acc.source != "/dev" and _kb_find(kb, acc.name) is None:
+                add(severity="info", code="accelerator_unknown",
+                    message=f"{acc.name} is not in the knowledge base: no peak figures for it", fix=None)
+                break
+    elif kb_error and installed:
+        add(severity="info", code="compat_not_checked",
+            message=f"knowledge base unavailable, compatibility matrix not checked: {kb_error}", fix=None)
+
+    f.sort(key=lambda x: ORDER[x.severity])
+    return f
+
+
+def _kb_find(kb, name: str):
+    try:
+        return kb.find_accelerator(name)
+    except Exception:
+        return None
+
+
+def _module(name: str) -> str:
+    return {"pytorch": "torch", "mindspore": "mindspore", "torch_npu": "torch_npu"}[name]

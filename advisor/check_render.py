@@ -1,0 +1,88 @@
+"""The readable summary of `advisor check` (tabulate tables)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tabulate import tabulate
+
+from probes.check_models import CheckReport
+
+_MARK = {"error": "ERROR", "warning": "WARN", "info": "info"}
+
+
+def _num(value, fmt="{:.0f}", none="-"):
+    return none if value is None else fmt.format(value)
+
+
+def _mb(value) -> str:
+    return "-" if value is None else f"{value / 1024:.1f} GB" if value >= 1024 else f"{value:.0f} MB"
+
+
+def _wrap(text: str, width: int = 70) -> str:
+    return "\n".join(textwrap.wrap(text or "", width)) or "-"
+
+
+def render_table(report: CheckReport) -> str:
+    h = report.host
+    cpu, mem = h.cpu, h.memory
+    out = []
+    cores = f"{_num(cpu.physical_cores)} physical / {_num(cpu.logical_cores)} logical"
+    if cpu.limited_by:
+        cores += f" (host {cpu.host_logical_cores}; {cpu.limited_by})"
+    memory = f"{_mb(mem.total_mb)} total, {_mb(mem.available_mb)} available"
+    if mem.limited_by:
+        memory += f" ({mem.limited_by})"
+    rows = [
+        ("OS", f"{h.os_release or h.os or '-'} (kernel {h.kernel or '-'})"),
+        ("Python", f"{h.python} ({h.python_executable})"),
+        ("CPU", f"{cpu.model or '-'} [{cpu.architecture or '-'}]"),
+        ("Cores", cores),
+        ("Frequency", _num(cpu.frequency_mhz, "{:.0f} MHz")),
+        ("Flags", ", ".join(cpu.flags) or "-"),
+        ("Memory", memory),
+        ("Disk (cache)", f"{_mb(h.disk.free_mb)} free at {h.disk.path}" if h.disk else "-"),
+        ("Container", (h.container.kind or "yes") + f" ({'; '.join(h.container.hints)})" if h.container.detected else "no"),
+    ]
+    out.append("Host\n" + tabulate(rows, tablefmt="simple"))
+
+    if report.accelerators:
+        acc_rows = [(a.vendor, a.index, a.name, f"{_mb(a.memory_used_mb)} / {_mb(a.memory_total_mb)}",
+                     _num(a.utilization_pct, "{:.0f}%"), _num(a.temperature_c, "{:.0f} C"),
+                     _num(a.power_w, "{:.0f} W"), len(a.processes) or "-") for a in report.accelerators]
+        out.append("Accelerators\n" + tabulate(
+            acc_rows, headers=["vendor", "index", "name", "memory used/total", "util", "temp", "power", "procs"]))
+    notes = []
+    nv, asc = report.nvidia, report.ascend
+    notes.append(f"NVIDIA: {nv.status}" + (f" via {nv.source}" if nv.source else "")
+                 + (f", driver {nv.driver_version}" if nv.driver_version else "")
+                 + (f", CUDA {nv.cuda_driver_version}" if nv.cuda_driver_version else "")
+                 + (f" ({nv.reason})" if nv.reason else ""))
+    notes.append(f"Ascend: {asc.status}" + (f", npu-smi {asc.smi_version}" if asc.smi_version else "")
+                 + (f", driver {asc.driver_version}" if asc.driver_version else "")
+                 + (f", CANN {asc.cann.version}" if asc.cann.version else "")
+                 + (f" ({asc.reason})" if asc.reason else ""))
+    out.append("\n".join(notes))
+
+    fw_rows = []
+    for fw in report.frameworks:
+        s = fw.smoke
+        if not fw.installed:
+            smoke = "-"
+        elif s.status == "ok":
+            smoke = f"ok in {s.seconds:.1f} s"
+        elif s.status == "skipped":
+            smoke = f"skipped ({s.error})" if s.error else "skipped"
+        else:
+            smoke = f"{s.status.upper()}: {s.error or ''}"
+        fw_rows.append((fw.name, fw.version if fw.installed else "not installed", fw.build or "-",
+                        ", ".join(fw.devices) or "-", _wrap(smoke, 50)))
+    out.append("Frameworks\n" + tabulate(fw_rows, headers=["framework", "version", "build", "devices", "smoke test"]))
+
+    if report.findings:
+        f_rows = [(_MARK[f.severity], f.code, _wrap(f.message, 60), _wrap(f.fix or "-", 45)) for f in report.findings]
+        out.append("Findings\n" + tabulate(f_rows, headers=["", "code", "finding", "fix"], tablefmt="simple_grid"))
+    else:
+        out.append("Findings: none")
+    out.append(f"Verdict: {report.verdict.upper()}  ({report.seconds:.1f} s)")
+    return "\n\n".join(out) + "\n"

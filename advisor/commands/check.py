@@ -1,0 +1,44 @@
+"""`advisor check`: is this box ready for PyTorch / MindSpore training, and what is wrong with it?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from advisor.errors import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        help="check this host: CPU, GPUs/NPUs, frameworks (live smoke tests) and known traps",
+        description=(
+            "Gather the host, NVIDIA GPUs, Ascend NPUs and the installed frameworks, run a small live "
+            "smoke test per framework (each in its own process, in parallel), and list findings with "
+            "fixes. Exit 0 on pass or warn, 1 on fail (--strict: warnings fail too), 2 on bad usage."
+        ),
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON document (nothing else on stdout)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
+    parser.add_argument("--strict", action="store_true", help="warnings fail the check (exit 1)")
+    parser.add_argument("--no-smoke", action="store_true", help="skip the live framework smoke tests (fast)")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="kill a smoke test that takes longer (default 60)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from advisor.check import run_check
+    from advisor.check_render import render_table
+    from advisor.output import emit, to_json
+
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout:g}")
+    if not args.json:
+        print("advisor check: gathering host, accelerators"
+              + ("" if args.no_smoke else " and framework smoke tests") + "...", file=sys.stderr)
+    report = run_check(smoke=not args.no_smoke, timeout=args.timeout)
+    emit(to_json(report) if args.json else render_table(report), args.output)
+    if report.verdict == "fail" or (args.strict and report.verdict == "warn"):
+        return 1
+    return 0
