@@ -38,14 +38,32 @@ from advisor.requirements import CRITERIA, SKILL_LEVELS, Requirements
 # The first-party framework for each deployment target (seed 000, "模型部署对比": MindIR + Lite is the
 # native path on Ascend servers and edge devices; ONNX/TensorRT is PyTorch's mature path on NVIDIA).
 NATIVE_DEPLOYMENT = {"nvidia-server": "pytorch", "ascend-server": "mindspore", "edge-ascend": "mindspore"}
-CONVERSION_FIT = 55.0  # deploying through an export/convert step (ONNX, ATC): it works, with operator gaps
+CONVERSION_FIT = 55.0
+# Hybrid to edge devices: the model is designed in PyTorch without the edge runtime's operator set in
+# view; unsupported operators show up only at conversion (seed 002, 5.7; seed 004, 5.3).
+HYBRID_EDGE_PENALTY = 15.0
+EDGE_TARGETS = ("edge-ascend", "mobile")  # deploying through an export/convert step (ONNX, ATC): it works, with operator gaps
 NATIVE_FIT = 100.0
 # Hybrid = prototype in PyTorch, then train and serve with MindSpore (seed 000, "两个都要用的场景").
-# Share of day-to-day work done in the PyTorch stack, used where a criterion mixes both stacks.
-HYBRID_PYTORCH_SHARE = {"ecosystem": 0.6, "debugging": 0.7, "team": 0.5}
+# Share of the work done in the PyTorch stack, per project stage, where a criterion mixes both stacks:
+# a research project lives mostly in the prototype, a production one mostly in MindSpore.
+HYBRID_PYTORCH_SHARE = {
+    "research": {"ecosystem": 0.5, "debugging": 0.6, "team": 0.6},
+    "prototype": {"ecosystem": 0.35, "debugging": 0.45, "team": 0.5},
+    "production": {"ecosystem": 0.2, "debugging": 0.25, "team": 0.3},
+}
+# Team: two toolchains, two sets of framework bugs and a parity check between them (seed 004, 5.1).
+HYBRID_TWO_STACKS = 8.0
+# Compliance: the hybrid's prototype stage runs on a non-domestic framework.
+HYBRID_COMPLIANCE_PENALTY = {"none": 0.0, "preferred": 5.0, "required": 15.0}
 # Ecosystem aspects weighed for ecosystem fit, before the HuggingFace need is added.
 ECOSYSTEM_ASPECTS = {"model_hub": 1.0, "libraries": 1.0, "community": 1.0, "documentation": 1.0}
 HUB_WEIGHT = {"none": 0.5, "nice": 1.5, "essential": 3.0}
+# Re-implementing a validated PyTorch model in MindSpore and checking that its loss matches, before
+# any hazard: "ResNet-18 took an afternoon" (seed 002, 6.1), "a few hundred lines: half a day if you
+# know both" (seed 004, 3.3), complex models are "manual labour". Hours (low, high) per model family;
+# replaced by the code scan's estimate when model.code_path is given.
+PORT_BASE_HOURS = {"cnn": (4.0, 16.0), "transformer": (8.0, 40.0), "rnn": (8.0, 32.0), "gnn": (16.0, 60.0), "other": (8.0, 40.0)}
 # A migration costing one team-week (team size x 40 h) scores 50 on migration effort.
 HOURS_PER_WEEK = 40.0
 # Fraction of the team's time before the deadline that migration may take before it blocks.
@@ -258,10 +276,10 @@ def _team(wf: str, req: Requirements) -> tuple[float, list[Evidence], str]:
         return pt_score, [ev_pt], "25 + 25 per PyTorch skill level"
     if wf == "mindspore":
         return ms_score, [ev_ms], "25 + 25 per MindSpore skill level"
-    share = HYBRID_PYTORCH_SHARE["team"]
-    score = share * pt_score + (1 - share) * ms_score
+    share = HYBRID_PYTORCH_SHARE[req.stage]["team"]
+    score = share * pt_score + (1 - share) * ms_score - HYBRID_TWO_STACKS
     ev = [ev_pt, ev_ms]
-    note = f"needs both skills: {share:.0%} PyTorch, {1 - share:.0%} MindSpore"
+    note = f"needs both skills: {share:.0%} PyTorch, {1 - share:.0%} MindSpore, -{HYBRID_TWO_STACKS:g} for keeping two stacks"
     if req.team.size <= 2:
         score -= 10
         ev.append(_req_ev("team.size", req.team.size, "two stacks to keep up with for a team of two or fewer"))
@@ -269,45 +287,71 @@ def _team(wf: str, req: Requirements) -> tuple[float, list[Evidence], str]:
     return _clamp(score), ev, note
 
 
-def _ecosystem(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Evidence], str]:
-    aspects = dict(ECOSYSTEM_ASPECTS)
-    aspects["model_hub"] = HUB_WEIGHT[req.needs.huggingface]
-    ev = [_req_ev("needs.huggingface", req.needs.huggingface, f"model hub weighed x{aspects['model_hub']:g}")]
+def pytorch_stack(wf: str, req: Requirements) -> str:
+    """Which PyTorch the workflow works in: plain `pytorch`, or `torch_npu` when its PyTorch work runs
+    on Ascend (the pytorch workflow training on Ascend; a hybrid prototype with no NVIDIA to run on)."""
+    if wf == "pytorch":
+        return "torch_npu" if target_for(wf, req) == "ascend" else "pytorch"
+    if "nvidia" in req.hardware.available or "ascend" not in req.hardware.available:
+        return "pytorch"
+    return "torch_npu"
 
-    def fw_score(framework: str) -> Optional[float]:
+
+def _stack_aspect(kb: Any, stack: str, aspect: str) -> tuple[Optional[float], list[Evidence]]:
+    """torch_npu entries override PyTorch's where the knowledge base has them (the adapter changes
+    libraries and debugging, not the model hub)."""
+    if stack == "torch_npu":
+        value, ev = _aspect_score(kb, "torch_npu", aspect)
+        if value is not None:
+            return value, ev
+        stack = "pytorch"
+    return _aspect_score(kb, stack, aspect)
+
+
+def _mix(wf: str, req: Requirements, kb: Any, aspects: dict[str, float], criterion: str) -> tuple[Optional[float], list[Evidence], str]:
+    """Weighted aspect score of the workflow's stack(s); hybrid mixes its PyTorch and MindSpore stacks."""
+    ev: list[Evidence] = []
+
+    def stack_score(stack: str) -> Optional[float]:
         num = den = 0.0
         for aspect, weight in aspects.items():
-            value, aev = _aspect_score(kb, framework, aspect)
+            value, aev = _stack_aspect(kb, stack, aspect)
             if value is None:
                 continue
-            num += weight * value
-            den += weight
+            num, den = num + weight * value, den + weight
             ev.extend(aev)
         return num / den if den else None
 
-    pt, ms = fw_score("pytorch"), fw_score("mindspore")
+    pt_stack = pytorch_stack(wf, req)
+    pt, ms = stack_score(pt_stack), stack_score("mindspore")
     if pt is None or ms is None:
-        return 50.0, ev, "no ecosystem entries in the knowledge base: neutral 50"
+        return None, ev, ""
+    adapter = " (PyTorch on Ascend through torch_npu)" if pt_stack == "torch_npu" else ""
     if wf == "pytorch":
-        return pt, ev, "knowledge-base ecosystem scores (0-5 -> 0-100), weighted by aspect"
+        return pt, ev, f"knowledge-base {criterion} scores{adapter} (0-5 -> 0-100)"
     if wf == "mindspore":
-        return ms, ev, "knowledge-base ecosystem scores (0-5 -> 0-100), weighted by aspect"
-    share = HYBRID_PYTORCH_SHARE["ecosystem"]
-    return share * pt + (1 - share) * ms, ev, f"prototype on PyTorch's ecosystem, production on MindSpore's ({share:.0%}/{1 - share:.0%})"
+        return ms, ev, f"knowledge-base {criterion} scores (0-5 -> 0-100)"
+    share = HYBRID_PYTORCH_SHARE[req.stage][criterion]
+    return (share * pt + (1 - share) * ms, ev,
+            f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage})")
+
+
+def _ecosystem(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Evidence], str]:
+    aspects = dict(ECOSYSTEM_ASPECTS)
+    aspects["model_hub"] = HUB_WEIGHT[req.needs.huggingface]
+    value, ev, note = _mix(wf, req, kb, aspects, "ecosystem")
+    ev.insert(0, _req_ev("needs.huggingface", req.needs.huggingface, f"model hub weighed x{aspects['model_hub']:g}"))
+    if value is None:
+        return 50.0, ev, "no ecosystem entries in the knowledge base: neutral 50"
+    return value, ev, note
 
 
 def _debugging(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Evidence], str]:
-    pt, pt_ev = _aspect_score(kb, "pytorch", "debugging")
-    ms, ms_ev = _aspect_score(kb, "mindspore", "debugging")
-    ev = [_req_ev("needs.debugging_intensity", req.needs.debugging_intensity, "how much debugging the work needs")]
-    if pt is None or ms is None:
+    value, ev, note = _mix(wf, req, kb, {"debugging": 1.0}, "debugging")
+    ev.insert(0, _req_ev("needs.debugging_intensity", req.needs.debugging_intensity, "how much debugging the work needs"))
+    if value is None:
         return 50.0, ev, "no debugging entries in the knowledge base: neutral 50"
-    if wf == "pytorch":
-        return pt, ev + pt_ev, "knowledge-base debugging score"
-    if wf == "mindspore":
-        return ms, ev + ms_ev, "knowledge-base debugging score"
-    share = HYBRID_PYTORCH_SHARE["debugging"]
-    return share * pt + (1 - share) * ms, ev + pt_ev + ms_ev, f"exploratory debugging happens in PyTorch ({share:.0%})"
+    return value, ev, note
 
 
 def _deployment_fit(framework: str, target: str, kb: Any) -> tuple[float, list[Evidence], str]:
@@ -332,6 +376,10 @@ def _deployment(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Eviden
         ev.extend(tev)
         notes.append(f"{note} {value:.0f}")
     score = sum(scores) / len(scores)
+    if wf == "hybrid" and any(t in EDGE_TARGETS for t in req.deployment.targets):
+        score -= HYBRID_EDGE_PENALTY
+        ev.append(_req_ev("deployment.targets", list(req.deployment.targets), "edge targets: operator support found only at conversion of the PyTorch-designed model"))
+        notes.append(f"-{HYBRID_EDGE_PENALTY:g} edge runtime constraints invisible while prototyping")
     if req.needs.edge_cloud and framework == "pytorch":
         score -= 15
         ev.append(_req_ev("needs.edge_cloud", True, "train in the cloud, infer on devices: two toolchains on a PyTorch stack"))
@@ -350,7 +398,7 @@ def _compliance(wf: str, req: Requirements) -> tuple[float, list[Evidence], str]
     dep = sum(1 for t in req.deployment.targets if t != "nvidia-server") / len(req.deployment.targets)
     score = 100 * (0.4 * hw + 0.3 * fw + 0.3 * dep)
     if wf == "hybrid":
-        score -= 5  # the prototype stage runs on a non-domestic framework
+        score -= HYBRID_COMPLIANCE_PENALTY[level]
     if level == "required" and score < 100:
         score -= 10
     ev.append(_req_ev("hardware.training_target", target, f"production training on {target}"))
@@ -364,12 +412,15 @@ def _migration(wf: str, req: Requirements, kb: Any, scan: Any, req_dict: dict) -
     low = high = 0.0
     ev: list[Evidence] = []
     scan_used = scan is not None and ports_pytorch_code(wf, req)
+    ports = ports_pytorch_code(wf, req)
     for p in pitfalls:
         hours = _pitfall_hours(p)
         if hours is None:
             continue
         if scan_used and p.scan_kinds:
             continue  # the scan measured these hazards in the team's own code
+        if not ports and p.scan_kinds and not p.applies_when and wf != "pytorch":
+            continue  # hazards of porting PyTorch code; new MindSpore code has none to port
         low += hours[0]
         high += hours[1]
         src = p.effort_hours or p.hours
@@ -381,10 +432,14 @@ def _migration(wf: str, req: Requirements, kb: Any, scan: Any, req_dict: dict) -
         high += s_high
         ev.append(_req_ev("model.code_path", req.model.code_path,
                           f"scan of the team's code: {len(s.get('hazards') or [])} hazards, {s_low:g}-{s_high:g} h, risk {s.get('risk')}"))
+    if ports and not scan_used:
+        base = PORT_BASE_HOURS[req.model.family]
+        low += base[0]
+        high += base[1]
+        ev.append(_req_ev("model.family", req.model.family,
+                          f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)"))
     if kb is None and not scan_used:
-        fallback = {"pytorch": 0.0, "mindspore": 40.0 if ports_pytorch_code(wf, req) else 8.0, "hybrid": 40.0}[wf]
-        low = high = fallback
-        ev.append(_req_ev("model.source", req.model.source, f"no knowledge base: {fallback:g} h assumed"))
+        ev.append(_req_ev("model.source", req.model.source, "no knowledge base: pitfall hours unknown"))
     capacity = req.team.size * HOURS_PER_WEEK
     mid = (low + high) / 2
     score = 100 * capacity / (capacity + mid)
@@ -408,39 +463,17 @@ def _performance(wf: str, req: Requirements, projections: dict[str, Projection],
     return 60.0, ev, f"no projection possible ({proj.basis_detail}): adapter path, 60 assumed"
 
 
-def _engineer_rate(kb: Any) -> tuple[Optional[tuple[float, float]], list[Evidence]]:
-    if kb is None:
-        return None, []
-    days = sorted(kb.costs_for("engineer_day"), key=lambda c: c.id)
-    if not days:
-        return None, []
-    c = days[0]
-    lo, hi = (c.usd.low, c.usd.high) if hasattr(c.usd, "low") else (c.usd.value, c.usd.value)
-    return (lo / 8, hi / 8), [kb_evidence(c, f"engineer day ${lo:g}-{hi:g}", [lo, hi])]
-
-
-def _costs(projections: dict[str, Projection], migration: dict[str, list[float]], kb: Any) -> dict[str, tuple[Optional[float], Optional[float], list[Evidence], str]]:
-    """Per workflow: (low, high) USD of compute + engineering, evidence, note."""
-    rate, rate_ev = _engineer_rate(kb)
+def _costs(projections: dict[str, Projection]) -> dict[str, tuple[Optional[float], Optional[float], list[Evidence], str]]:
+    """Per workflow: (low, high) USD of compute for the workload, evidence, note. Engineering time is
+    the migration criterion's (not counted twice)."""
     out = {}
     for wf, proj in projections.items():
-        low = high = 0.0
-        parts, ev = [], []
-        known = False
-        if proj.compute_cost_usd is not None:
-            low += proj.compute_cost_usd.low
-            high += proj.compute_cost_usd.high
-            parts.append(f"compute ${proj.compute_cost_usd.low:,.0f}-{proj.compute_cost_usd.high:,.0f}")
-            ev.extend(e for e in proj.evidence if e.detail.endswith("per device-hour"))
-            known = True
-        if rate is not None:
-            h_low, h_high = migration[wf]
-            low += h_low * rate[0]
-            high += h_high * rate[1]
-            parts.append(f"engineering {h_low:g}-{h_high:g} h x ${rate[0]:g}-{rate[1]:g}/h")
-            ev.extend(rate_ev)
-            known = True
-        out[wf] = (low if known else None, high if known else None, ev, "; ".join(parts))
+        c = proj.compute_cost_usd
+        if c is None:
+            out[wf] = (None, None, [], "")
+            continue
+        ev = [e for e in proj.evidence if e.detail.endswith("per device-hour")]
+        out[wf] = (c.low, c.high, ev, f"compute for the workload on {proj.devices}x {proj.accelerator or proj.target}")
     return out
 
 
@@ -573,13 +606,17 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
             "debugging": _debugging(wf, req, kb),
             "compliance": _compliance(wf, req),
         }
-    costs = _costs(compared, migration_hours, kb)
+    costs = _costs(compared)
     known = [c[0] + c[1] for c in costs.values() if c[0] is not None]
     cheapest = min(known) if known else None
     for wf in WORKFLOWS:
         low, high, ev, note = costs[wf]
-        if low is None or cheapest is None:
-            partial[wf]["cost"] = (100.0, ev, "no cost figures: all workflows equal")
+        if not compared[wf].supported:
+            partial[wf]["cost"] = (0.0, list(compared[wf].evidence), compared[wf].basis_detail)
+        elif low is None or cheapest is None or len(known) < sum(p.supported for p in compared.values()):
+            why = _req_ev("workload", req.workload is not None,
+                          "no workload in the requirements" if req.workload is None else "no prices in the knowledge base for this hardware")
+            partial[wf]["cost"] = (100.0, ev + [why], "no cost figures: all workflows equal")
         else:
             mid2 = low + high
             partial[wf]["cost"] = (100.0 * cheapest / mid2 if mid2 > 0 else 100.0, ev, f"${low:,.0f}-{high:,.0f} ({note}) relative to the cheapest")

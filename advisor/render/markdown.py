@@ -97,6 +97,8 @@ def _runs(report: Any) -> list[str]:
     warned = [(r.id, w) for r in runs for w in r.warnings]
     if warned:
         out += [""] + [f"- {rid}: {w}" for rid, w in warned]
+    if report.probes.parity:
+        out.append("")
     for p in report.probes.parity:
         ok = p.get("ok")
         out.append(f"- parity {p.get('model', '?')}: max abs diff {p.get('max_abs_diff', '-')} ({'ok' if ok else 'MISMATCH' if ok is False else '?'})")

@@ -16,6 +16,7 @@ FOLDER = Path(__file__).resolve().parent
 SCHEMAS: list[tuple[str, str]] = [
     ("advisor.report:Report", "report.schema.json"),
     ("advisor.requirements:Requirements", "requirements.schema.json"),
+    ("probes.probe_models:ProbeSuite", "probe.schema.json"),
 ]
 
 

@@ -1,0 +1,145 @@
+"""`advisor compare OLD.json NEW.json`: what changed between two reports (`advisor report --json`).
+
+The verdict first (workflow, confidence, margin), then every changed value keyed by a stable path:
+lists are matched by their workflow / name / id, not by position, so a reordered list is not a change.
+Prose (notes, evidence text, pitfall descriptions) and the timestamp are left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import UsageError
+
+SKIP_KEYS = {"created_at", "host", "evidence", "detail", "note", "notes", "summary", "reasons", "symptom",
+             "cause", "fix", "basis_detail", "statement", "because", "title", "sources"}
+LIST_KEYS = ("workflow", "criterion", "name", "id", "model")
+_CRITERION_WEIGHT = re.compile(r"^scores\[[^]]+\]\.criteria\[[^]]+\]\.weight$")
+SECTION_ORDER = ("recommendation", "knowledge_base", "requirements", "weights", "scores", "projections",
+                 "probes", "pitfalls", "sensitivity", "assumptions")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("compare", help="show what changed between two JSON reports", description=__doc__)
+    parser.add_argument("old", metavar="OLD.json")
+    parser.add_argument("new", metavar="NEW.json")
+    parser.add_argument("--json", action="store_true", help="one JSON document listing the changes")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically)")
+    parser.set_defaults(func=run)
+
+
+def load_report(path: str) -> dict:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file: expected a JSON report from `advisor report --json`") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text: expected a JSON report") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: (top level): expected a report object")
+    for key in ("schema_version", "recommendation", "scores"):
+        if key not in data:
+            raise UsageError(f"{path}: {key}: required field is missing: expected a report from `advisor report --json`")
+    return data
+
+
+def _key(item: Any) -> str | None:
+    if isinstance(item, dict):
+        for k in LIST_KEYS:
+            if isinstance(item.get(k), (str, int)):
+                return str(item[k])
+    return None
+
+
+def flatten(node: Any, prefix: str = "") -> dict[str, Any]:
+    """Dotted path -> leaf value; lists of records keyed by their identity, other lists kept whole."""
+    out: dict[str, Any] = {}
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in SKIP_KEYS:
+                continue
+            out.update(flatten(v, f"{prefix}.{k}" if prefix else k))
+    elif isinstance(node, list) and node and all(_key(x) is not None for x in node):
+        for item in node:
+            out.update(flatten(item, f"{prefix}[{_key(item)}]"))
+    else:
+        out[prefix] = node
+    return out
+
+
+def _close(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
+        return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+    return a == b
+
+
+def diff(old: dict, new: dict) -> list[dict]:
+    a, b = flatten(old), flatten(new)
+    changes = []
+    for path in sorted(set(a) | set(b), key=lambda p: (_section_rank(p), p)):
+        if _CRITERION_WEIGHT.match(path):
+            continue  # the same number as weights[name].weight, once per workflow
+        if path in a and path in b and _close(a[path], b[path]):
+            continue
+        changes.append({"path": path, "old": a.get(path), "new": b.get(path),
+                        "change": "added" if path not in a else ("removed" if path not in b else "changed")})
+    return changes
+
+
+def _section_rank(path: str) -> int:
+    head = path.split(".")[0].split("[")[0]
+    return SECTION_ORDER.index(head) if head in SECTION_ORDER else len(SECTION_ORDER)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if value is None:
+        return "-"
+    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+
+
+def render_text(old_path: str, new_path: str, old: dict, new: dict, changes: list[dict]) -> str:
+    ro, rn = old["recommendation"], new["recommendation"]
+    lines = [f"{old_path} ({old.get('created_at', '?')}) -> {new_path} ({new.get('created_at', '?')})"]
+    if ro.get("workflow") != rn.get("workflow"):
+        lines.append(f"recommendation CHANGED: {ro.get('workflow')} -> {rn.get('workflow')} "
+                     f"(confidence {ro.get('confidence')} -> {rn.get('confidence')})")
+    else:
+        lines.append(f"recommendation unchanged: {rn.get('workflow')} (confidence {ro.get('confidence')} -> "
+                     f"{rn.get('confidence')}, margin {_fmt(ro.get('margin'))} -> {_fmt(rn.get('margin'))})")
+    if old.get("schema_version") != new.get("schema_version"):
+        lines.append(f"schema version {old.get('schema_version')} -> {new.get('schema_version')}")
+    if not changes:
+        lines.append("no other changes")
+    else:
+        lines.append(f"{len(changes)} change{'s' if len(changes) != 1 else ''}:")
+        for c in changes:
+            lines.append(f"  {c['path']}: {_fmt(c['old'])} -> {_fmt(c['new'])}")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    from advisor.output import emit, to_json
+
+    old, new = load_report(args.old), load_report(args.new)
+    changes = diff(old, new)
+    if args.json:
+        doc = {"schema_version": "1.0", "old": {"file": args.old, "created_at": old.get("created_at")},
+               "new": {"file": args.new, "created_at": new.get("created_at")},
+               "recommendation_changed": old["recommendation"].get("workflow") != new["recommendation"].get("workflow"),
+               "changes": changes}
+        emit(to_json(doc), args.output)
+    else:
+        emit(render_text(args.old, args.new, old, new, changes), args.output)
+    return 0

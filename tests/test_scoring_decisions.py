@@ -1,0 +1,242 @@
+"""The decision model against the field reports' advice (seeds 000/002/004): the examples give their
+expected workflows, table-driven cases reproduce "when to choose which", monotonicity holds, hard
+constraints rule workflows out, and every criterion carries its evidence. Uses the bundled
+knowledge base (the real one: these are the product's acceptance tests for it as much as for scoring)."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from pathlib import Path
+
+import pytest
+
+from advisor.requirements import CRITERIA, SKILL_LEVELS, load_requirements, parse_requirements
+from advisor.scoring import resolve_weights, score
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def kb():
+    import knowledge
+
+    return knowledge.load()
+
+
+def make(**overrides) -> dict:
+    """A neutral team; `overrides` are dotted paths ("needs.huggingface": "essential")."""
+    data = {
+        "name": "case",
+        "stage": "prototype",
+        "team": {"pytorch": "basic", "mindspore": "basic", "size": 5},
+        "hardware": {"available": ["nvidia", "ascend", "cpu"], "training_target": "undecided", "devices": 1},
+        "deployment": {"targets": ["cpu-server"]},
+        "model": {"family": "cnn", "parameters_millions": 25.6, "source": "new"},
+        "needs": {"huggingface": "none", "distributed_training": False, "debugging_intensity": "medium",
+                  "throughput_priority": "medium", "domestic_substitution": "none", "edge_cloud": False},
+    }
+    for path, value in overrides.items():
+        node = data
+        *parents, leaf = path.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = value
+    return data
+
+
+def decide(kb, data):
+    return score(parse_requirements(copy.deepcopy(data)), None, None, kb)
+
+
+def total(card, workflow):
+    return next(s for s in card.scores if s.workflow == workflow).total
+
+
+@pytest.mark.parametrize("example, expected", [
+    ("ascend-production.yaml", "mindspore"),
+    ("nvidia-research-team.yaml", "pytorch"),
+    ("prototype-then-ascend.yaml", "hybrid"),
+])
+def test_examples_give_their_expected_workflow(kb, example, expected):
+    card = score(load_requirements(ROOT / "examples" / example), None, None, kb)
+    assert card.recommendation.workflow == expected, [(s.workflow, s.total, s.blocked_by) for s in card.scores]
+
+
+ON_NVIDIA = {"hardware.available": ["nvidia", "cpu"], "hardware.training_target": "nvidia",
+             "deployment.targets": ["nvidia-server"]}
+ON_ASCEND = {"hardware.available": ["ascend", "cpu"], "hardware.training_target": "ascend",
+             "hardware.accelerator": "Ascend 910B", "deployment.targets": ["ascend-server"]}
+
+# The seeds' "什么场景选哪个" advice, as requirements -> expected workflow.
+SEED_CASES = {
+    # 选PyTorch: team already on PyTorch; heavy HuggingFace use; NVIDIA deployment; research with debugging.
+    "pytorch-team-on-nvidia-with-hf": ({**ON_NVIDIA, "team.pytorch": "expert", "team.mindspore": "none",
+                                        "needs.huggingface": "essential", "model.source": "pytorch-code"}, "pytorch"),
+    "research-debugging-on-nvidia": ({**ON_NVIDIA, "stage": "research", "team.pytorch": "proficient",
+                                      "needs.debugging_intensity": "high"}, "pytorch"),
+    "hf-essential-neutral-team-nvidia": ({**ON_NVIDIA, "needs.huggingface": "essential"}, "pytorch"),
+    # 选MindSpore: Ascend hardware; edge-cloud; strict throughput; domestic substitution.
+    "ascend-hardware": ({**ON_ASCEND, "stage": "production", "needs.debugging_intensity": "low"}, "mindspore"),
+    "edge-cloud-on-ascend": ({**ON_ASCEND, "deployment.targets": ["ascend-server", "edge-ascend"],
+                              "needs.edge_cloud": True}, "mindspore"),
+    "throughput-on-ascend": ({**ON_ASCEND, "stage": "production", "needs.throughput_priority": "high",
+                              "needs.debugging_intensity": "low", "hardware.devices": 8,
+                              "workload": {"model": "resnet50", "dataset_samples": 1200000, "epochs": 90}}, "mindspore"),
+    "throughput-pytorch-team-on-ascend-not-pytorch": ({**ON_ASCEND, "stage": "production", "team.pytorch": "proficient",
+                                                       "team.mindspore": "basic", "needs.throughput_priority": "high",
+                                                       "needs.debugging_intensity": "low", "hardware.devices": 8,
+                                                       "workload": {"model": "resnet50", "dataset_samples": 1200000, "epochs": 90}},
+                                                      "!pytorch"),
+    "domestic-required-pytorch-team": ({**ON_ASCEND, "team.pytorch": "proficient", "team.mindspore": "basic",
+                                        "stage": "production", "needs.debugging_intensity": "low",
+                                        "needs.domestic_substitution": "required"}, "mindspore"),
+    "mindspore-team-mobile": ({"team.mindspore": "proficient", "hardware.training_target": "ascend",
+                               "deployment.targets": ["mobile", "edge-ascend"], "needs.edge_cloud": True}, "mindspore"),
+    # 两个都要用: validate in PyTorch quickly, then migrate to MindSpore for Ascend deployment.
+    "validate-in-pytorch-deploy-on-ascend": ({**ON_ASCEND, "hardware.available": ["nvidia", "ascend", "cpu"],
+                                              "team.pytorch": "proficient", "team.mindspore": "basic",
+                                              "needs.debugging_intensity": "high", "needs.huggingface": "nice",
+                                              "needs.domestic_substitution": "preferred"}, "hybrid"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEED_CASES))
+def test_seed_advice(kb, case):
+    overrides, expected = SEED_CASES[case]
+    card = decide(kb, make(**overrides))
+    detail = [(s.workflow, round(s.total, 1), s.blocked_by) for s in card.scores]
+    if expected.startswith("!"):
+        assert card.recommendation.workflow != expected[1:], detail
+    else:
+        assert card.recommendation.workflow == expected, detail
+
+
+def test_more_pytorch_skill_never_lowers_pytorch(kb):
+    bases = [make(**ON_NVIDIA), make(**ON_ASCEND), make(**SEED_CASES["validate-in-pytorch-deploy-on-ascend"][0]),
+             make(**{**ON_ASCEND, "needs.domestic_substitution": "required"})]
+    for base in bases:
+        totals = []
+        for level in SKILL_LEVELS:
+            data = copy.deepcopy(base)
+            data["team"]["pytorch"] = level
+            totals.append(total(decide(kb, data), "pytorch"))
+        assert totals == sorted(totals) and totals[0] < totals[-1], totals
+
+
+def test_stricter_domestic_requirement_never_raises_pytorch(kb):
+    for base, hf, target in itertools.product([ON_NVIDIA, ON_ASCEND], ["none", "essential"], ["nvidia", "ascend", "undecided"]):
+        previous = None
+        eligible_before = True
+        for level in ("none", "preferred", "required"):
+            data = make(**{**base, "needs.huggingface": hf, "hardware.training_target": target,
+                           "needs.domestic_substitution": level})
+            card = decide(kb, data)
+            pt = next(s for s in card.scores if s.workflow == "pytorch")
+            if previous is not None:
+                assert pt.total <= previous + 1e-9
+                assert not (pt.eligible and not eligible_before)
+            previous, eligible_before = pt.total, pt.eligible
+
+
+def test_domestic_required_rules_out_pytorch_with_reason(kb):
+    card = decide(kb, make(**{**ON_ASCEND, "needs.domestic_substitution": "required"}))
+    pt = next(s for s in card.scores if s.workflow == "pytorch")
+    assert not pt.eligible
+    assert any("domestic_substitution=required" in b for b in pt.blocked_by)
+    assert card.recommendation.workflow != "pytorch"
+    assert any("pytorch is ruled out" in r for r in card.recommendation.reasons)
+
+
+def test_nvidia_target_rules_out_mindspore_with_kb_evidence(kb):
+    card = decide(kb, make(**ON_NVIDIA))
+    ms = next(s for s in card.scores if s.workflow == "mindspore")
+    assert not ms.eligible and "CUDA" in ms.blocked_by[0]
+    perf = next(c for c in ms.criteria if c.name == "performance")
+    assert perf.score == 0 and any(e.kind == "knowledge" and e.ref == "mindspore" for e in perf.evidence)
+
+
+def test_deadline_blocks_a_migration_that_cannot_fit(kb):
+    data = make(**{**ON_ASCEND, "team.size": 1, "constraints.deadline_weeks": 0.5, "model.source": "pytorch-code",
+                   "needs.distributed_training": True, "model.custom_cuda_ops": True})
+    card = decide(kb, data)
+    hybrid = next(s for s in card.scores if s.workflow == "hybrid")
+    assert not hybrid.eligible and "deadline_weeks" in hybrid.blocked_by[0]
+
+
+def test_nothing_eligible_still_answers_with_low_confidence(kb):
+    data = make(**{**ON_NVIDIA, "needs.domestic_substitution": "required"})
+    card = decide(kb, data)
+    assert not any(s.eligible for s in card.scores)
+    assert card.recommendation.confidence == "low"
+    assert "No workflow meets every hard constraint" in card.recommendation.summary
+
+
+def test_every_criterion_has_evidence_and_a_score(kb):
+    for example in ("ascend-production.yaml", "nvidia-research-team.yaml", "prototype-then-ascend.yaml"):
+        card = score(load_requirements(ROOT / "examples" / example), None, None, kb)
+        for s in card.scores:
+            assert [c.name for c in s.criteria] == list(CRITERIA)
+            for c in s.criteria:
+                assert 0 <= c.score <= 100 and c.evidence, (s.workflow, c.name)
+                for e in c.evidence:
+                    if e.kind == "knowledge":
+                        assert e.source and e.confidence
+                        assert kb.get(e.ref) is not None, e.ref
+                    if e.kind == "measured":
+                        assert e.ci95
+            assert abs(sum(c.weight for c in s.criteria) - 1) < 1e-6
+            assert abs(s.total - sum(c.weight * c.score for c in s.criteria)) < 1e-2
+
+
+def test_default_weights_follow_requirements():
+    low = {w.name: w.weight for w in resolve_weights(parse_requirements(make(**{"needs.throughput_priority": "low"})))}
+    high = {w.name: w.weight for w in resolve_weights(parse_requirements(make(**{"needs.throughput_priority": "high"})))}
+    assert high["performance"] > low["performance"]
+    hf = {w.name: w.weight for w in resolve_weights(parse_requirements(make(**{"needs.huggingface": "essential"})))}
+    assert hf["ecosystem"] > low["ecosystem"]
+
+
+def test_user_weights_override_and_renormalise(kb):
+    data = make(**{**SEED_CASES["validate-in-pytorch-deploy-on-ascend"][0], "weights": {"team": 5, "compliance": 0}})
+    req = parse_requirements(data)
+    weights = {w.name: w for w in resolve_weights(req)}
+    assert abs(sum(w.weight for w in weights.values()) - 1) < 1e-9
+    assert weights["team"].origin == "user" and weights["compliance"].weight == 0
+    assert weights["team"].weight > 0.6
+    card = score(req, None, None, kb)
+    # With team skill dominating, the PyTorch-proficient team gets PyTorch.
+    assert card.recommendation.workflow == "pytorch"
+
+
+def test_sensitivity_thresholds_really_flip_the_winner(kb):
+    req = load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml")
+    card = score(req, None, None, kb)
+    flips = [s for s in card.sensitivity if s.threshold is not None]
+    assert flips, "a close call must have at least one weight that flips it"
+    assert [s.criterion for s in card.sensitivity] == list(CRITERIA)
+    for item in flips:
+        # Put the criterion at just beyond the threshold, others rescaled: the winner must change.
+        w = item.threshold + (0.01 if item.threshold > item.weight else -0.01)
+        w = min(max(w, 0.0), 1.0)
+        others = {x.name: x.weight for x in card.weights if x.name != item.criterion}
+        scale = (1 - w) / sum(others.values())
+        weights = {**{k: v * scale for k, v in others.items()}, item.criterion: w}
+        data = req.model_dump(mode="json")
+        data["weights"] = weights
+        flipped = score(parse_requirements(data), None, None, kb)
+        assert flipped.recommendation.workflow == item.new_top, item
+
+
+def test_score_is_pure_and_deterministic(kb):
+    req = load_requirements(ROOT / "examples" / "ascend-production.yaml")
+    a = score(req, None, None, kb).model_dump_json()
+    b = score(req, None, None, kb).model_dump_json()
+    assert a == b
+
+
+def test_works_without_a_knowledge_base():
+    card = score(load_requirements(ROOT / "examples" / "nvidia-research-team.yaml"), None, None, None)
+    assert card.recommendation.workflow == "pytorch"
+    assert any("no knowledge base" in a for a in card.assumptions)
+    assert all(p.basis == "none" for p in card.projections)
