@@ -71,6 +71,7 @@ class ProbeRun(_Open):
     status: RunStatus
     error: Optional[str] = None
     images_per_second: Optional[float] = Field(None, description="measured images / measured seconds")
+    images_per_second_median: Optional[float] = Field(None, description="batch / median step time: robust to stalls")
     ci95: Optional[list[float]] = Field(None, description="[low, high] images/s, 95% CI from batch means")
     step_time_ms: Optional[StepTime] = None
     first_step_seconds: Optional[float] = Field(None, description="first step alone (includes compile)")

@@ -65,7 +65,7 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
                          "step_ms": warm_ms[-1], "images_per_second": bs / warm_ms[-1] * 1e3})
     warmup_s = clock() - w_start
     est_s = (sorted(warm_ms[-5:])[len(warm_ms[-5:]) // 2] / 1e3) if warm_ms else first_step_s
-    k = max(1, math.ceil(plan.sample_target_s / max(est_s, 1e-9)))
+    k = max(1, math.ceil(plan.sample_target_s / max(est_s, 1e-9) - 1e-6))
 
     # Measurement.
     sample_s: list[float] = []
@@ -122,6 +122,7 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
         "steps_per_sample": k, "samples": len(sample_s), "sample_step_ms": sample_ms,
         "measured_steps": k * len(sample_s), "measured_seconds": measured_s,
         "images_per_second": ips, "ci95": [ci[1], ci[2]] if ci else None,
+        "images_per_second_median": (bs / summary["median"] * 1e3) if summary.get("median") else None,
         "step_time_ms": summary, "stop_reason": stop_reason,
         "loss_first": losses[0], "loss_last": losses[-1], "total_steps": i,
         "warnings": warnings,

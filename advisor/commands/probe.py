@@ -1,0 +1,204 @@
+"""`advisor probe`: the calibrated training probes in PyTorch and MindSpore on this host.
+
+Progress goes to stderr (a bar per run) unless --json; results to stdout (a table, or one JSON
+document with --json; -o FILE writes it atomically) and to the per-host cache."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from typing import Optional
+
+from advisor.errors import UsageError
+from advisor.output import emit, to_json
+
+MODELS = ("lenet", "resnet18", "resnet50")
+FRAMEWORKS = ("pytorch", "mindspore")
+MODES = ("eager", "compile", "graph", "pynative")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "probe", help="measure training throughput in PyTorch and MindSpore on this host",
+        description=__doc__)
+    p.add_argument("--frameworks", help="comma list of pytorch,mindspore (default: every installed one)")
+    p.add_argument("--models", default="lenet,resnet18", help="comma list of lenet,resnet18,resnet50")
+    p.add_argument("--modes", default=",".join(MODES),
+                   help="comma list of eager,compile (PyTorch) and graph,pynative (MindSpore)")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--budget", type=float, default=6.0, help="seconds of warmup + measurement per run")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda", "npu"), default="auto")
+    p.add_argument("--threads", type=int, help="threads in both frameworks (default: usable cores)")
+    p.add_argument("--data", metavar="PATH",
+                   help="real data: CIFAR-10 (cifar-10-batches-bin or -py) or MNIST idx folder")
+    p.add_argument("--repeat", type=int, default=1, help="interleaved repeats per run (median of medians)")
+    p.add_argument("--no-parity", action="store_true", help="skip the cross-framework parity check")
+    p.add_argument("--no-tune", action="store_true",
+                   help="measure the untuned default (no ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="do not store results, and compile with an empty torch.compile cache")
+    p.add_argument("--clear-cache", action="store_true", help="delete cached probe results and exit")
+    p.add_argument("--max-steps", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
+    p.set_defaults(func=handle)
+
+
+def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
+    items = [v.strip().lower() for v in (value or "").split(",") if v.strip()]
+    aliases = {"torch": "pytorch", "ms": "mindspore", "resnet-18": "resnet18", "resnet-50": "resnet50",
+               "lenet5": "lenet", "lenet-5": "lenet"}
+    items = [aliases.get(v, v) for v in items]
+    bad = [v for v in items if v not in allowed]
+    if bad:
+        raise UsageError(f"{flag}: unknown {', '.join(bad)}; expected a comma list of {','.join(allowed)}")
+    if not items:
+        raise UsageError(f"{flag}: empty; expected a comma list of {','.join(allowed)}")
+    return list(dict.fromkeys(items))
+
+
+def build_config(args):
+    from probes.probe_models import MODES_OF, ProbeConfig
+    from probes.runner import installed_frameworks
+
+    if args.frameworks:
+        frameworks = _list(args.frameworks, FRAMEWORKS, "--frameworks")
+    else:
+        frameworks = [fw for fw, info in installed_frameworks().items() if info["installed"]]
+        if not frameworks:
+            raise UsageError("--frameworks: neither PyTorch nor MindSpore is installed "
+                             f"for {sys.executable}; install one (pip install -e '.[pytorch]')")
+    models = _list(args.models, MODELS, "--models")
+    modes = _list(args.modes, MODES, "--modes")
+    if not any(m in MODES_OF[fw] for fw in frameworks for m in modes):
+        raise UsageError(f"--modes: none of {','.join(modes)} belongs to {','.join(frameworks)} "
+                         "(pytorch: eager,compile; mindspore: graph,pynative)")
+    if args.batch_size < 1:
+        raise UsageError("--batch-size: expected a positive integer")
+    if not 0 < args.budget <= 3600:
+        raise UsageError("--budget: expected seconds per run, more than 0 and at most 3600")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError("--threads: expected a positive integer")
+    if not 1 <= args.repeat <= 20:
+        raise UsageError("--repeat: expected 1 to 20")
+    if args.data:
+        from probes.training import data
+        try:
+            data.from_path(args.data, models[0], args.batch_size, n_batches=1)
+        except data.DataError as exc:
+            raise UsageError(f"--data: {exc}") from None
+    compile_cache = None
+    if args.no_cache:
+        compile_cache = tempfile.mkdtemp(prefix="advisor-inductor-")
+    else:
+        from advisor.cache import compile_cache_dir
+        compile_cache = str(compile_cache_dir())
+    return ProbeConfig(frameworks=frameworks, models=models, modes=modes, batch_size=args.batch_size,
+                       budget=args.budget, device=args.device, threads=args.threads, data=args.data,
+                       repeat=args.repeat, parity=not args.no_parity, tune=not args.no_tune,
+                       max_steps=args.max_steps, compile_cache_dir=compile_cache)
+
+
+class Progress:
+    """A bar per run on stderr; plain start/done lines when stderr is not a terminal."""
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    def _prefix(self, ev) -> str:
+        return f"[{ev.index}/{ev.total}] " if ev.index else ""
+
+    def __call__(self, ev) -> None:
+        w = self.stream
+        if ev.kind == "start":
+            w.write(f"{self._prefix(ev)}{ev.run_id} ...\n" if not self.tty else
+                    f"{self._prefix(ev)}{ev.run_id} starting")
+        elif ev.kind == "progress" and self.tty:
+            frac = max(0.0, min(1.0, ev.fraction or 0.0))
+            bar = "#" * int(frac * 20)
+            step = f"{ev.step_ms:8.1f} ms/step" if ev.step_ms else ""
+            ips = f"{ev.images_per_second:9.1f} img/s" if ev.images_per_second else ""
+            w.write(f"\r\x1b[K{self._prefix(ev)}{ev.run_id} [{bar:<20}] {frac:4.0%} "
+                    f"{ev.message or ''} {step} {ips}")
+        elif ev.kind == "done":
+            run = ev.run
+            if run is None:
+                text = f"{ev.run_id}: {ev.message}"
+            elif run.status == "ok":
+                text = f"{run.id}: {run.images_per_second:.1f} img/s ({run.stop_reason})"
+            else:
+                text = f"{run.id}: {run.status}: {run.error}"
+            w.write(("\r\x1b[K" if self.tty else "") + self._prefix(ev) + text + "\n")
+        w.flush()
+
+
+def _fmt(v, spec: str = ".1f", none: str = "-") -> str:
+    return none if v is None else format(v, spec)
+
+
+def render_table(suite) -> str:
+    from tabulate import tabulate
+
+    rows = []
+    for r in suite.runs:
+        st = r.step_time_ms
+        ci = f"{r.ci95[0]:.1f}-{r.ci95[1]:.1f}" if r.ci95 else "-"
+        rows.append([
+            r.id, r.status if r.status != "ok" else "ok",
+            _fmt(r.images_per_second), ci,
+            _fmt(st.median if st else None, ".2f"), _fmt(st.cv if st else None, ".0%"),
+            _fmt(r.first_step_seconds, ".2f"), _fmt(r.peak_memory_mb, ".0f"),
+            _fmt(r.mfu, ".1%"),
+            f"{r.loss_first:.3f}->{r.loss_last:.3f}" if r.loss_first is not None else "-",
+            r.stop_reason or (r.error or "")[:60],
+        ])
+    head = ["run", "status", "img/s", "95% CI", "step ms", "CV", "first s", "peak MB", "MFU",
+            "loss", "stop / error"]
+    lines = [f"Training probe on {suite.host.cpu_model or 'this host'} "
+             f"({suite.host.logical_cores} CPUs), {suite.seconds:.0f} s", "",
+             tabulate(rows, head, tablefmt="simple", disable_numparse=True), ""]
+    if suite.gemm_peak:
+        lines.append("On-host fp32 GEMM peak (MFU basis): " + ", ".join(
+            f"{fw} {g:.0f} GFLOP/s" for fw, g in suite.gemm_peak.items()))
+    if suite.parity:
+        from probes.parity import summary_line
+        lines.append("Parity (same weights, one batch): ")
+        for p in suite.parity:
+            lines.append("  " + summary_line(p.model_dump()))
+            if p.likely_cause:
+                lines.append(f"    likely cause: {p.likely_cause}")
+    notes = list(suite.warnings)
+    for r in suite.runs:
+        notes += [f"{r.id}: {w}" for w in r.warnings]
+        if r.settings.get("compile_cache"):
+            notes.append(f"{r.id}: torch.compile cache {r.settings['compile_cache']}, "
+                         f"compile {_fmt(r.compile_seconds, '.1f')} s")
+    if notes:
+        lines.append("Notes:")
+        lines += [f"  - {n}" for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def handle(args) -> int:
+    if args.clear_cache:
+        from advisor.cache import clear
+        removed = clear()
+        print(f"advisor: removed {len(removed)} cached item(s)", file=sys.stderr)
+        return 0
+    config = build_config(args)
+    from probes.runner import run_suite
+
+    on_event = None if args.json else Progress()
+    suite = run_suite(config, on_event=on_event)
+    if not args.no_cache:
+        try:
+            from advisor.cache import save_probes
+            save_probes(suite)
+        except OSError as exc:
+            print(f"advisor: could not cache the probe results ({exc})", file=sys.stderr)
+    emit(to_json(suite) if args.json else render_table(suite), args.output)
+    bad = [r for r in suite.runs if r.status in ("failed", "timeout")]
+    bad_parity = [p for p in suite.parity if p.status == "failed"]
+    return 1 if bad or bad_parity else 0

@@ -1,0 +1,187 @@
+"""The probe runner, CLI, cache and schema without a framework: failing workers are simulated by
+tests/fixtures/probe/fake_worker.py (crash, hang, garbage), which speaks the real channel."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor import cache, cli
+from advisor.schemas import FOLDER, schema_text
+from probes import runner
+from probes.launcher import Cancel
+from probes.probe_models import SCHEMA_VERSION, ProbeConfig, ProbeRun, ProbeSuite
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "probe"))
+from minischema import validate  # noqa: E402
+
+FAKE = "tests.fixtures.probe.fake_worker"
+SCHEMA = json.loads((FOLDER / "probe.schema.json").read_text())
+
+
+@pytest.fixture
+def fake_workers(monkeypatch):
+    monkeypatch.setattr(runner, "WORKER", {"pytorch": FAKE, "mindspore": FAKE})
+
+    def use(behaviour):
+        monkeypatch.setenv("ADVISOR_FAKE_WORKER", behaviour)
+    return use
+
+
+def _config(**kw):
+    base = dict(frameworks=["pytorch"], models=["lenet"], modes=["eager"], parity=False, budget=1.0,
+                batch_size=8)
+    base.update(kw)
+    return ProbeConfig(**base)
+
+
+def test_mindspore_env_caps_onednn_only_when_tuned_on_avx512_cpu():
+    env, notes = runner.mindspore_env(avx512=True, tune=True, device="auto")
+    assert env == {"GLOG_v": "3", "ONEDNN_MAX_CPU_ISA": "AVX2"} and "AVX-512" in notes[0]
+    env, notes = runner.mindspore_env(avx512=True, tune=False, device="cpu")
+    assert "ONEDNN_MAX_CPU_ISA" not in env and "untuned" in notes[0]
+    assert "ONEDNN_MAX_CPU_ISA" not in runner.mindspore_env(False, True, "cpu")[0]
+    assert "ONEDNN_MAX_CPU_ISA" not in runner.mindspore_env(True, True, "npu")[0]
+
+
+def test_torch_children_never_get_the_onednn_cap():
+    ms_env, _ = runner.mindspore_env(True, True, "auto")
+    cfg = _config(threads=3)
+    torch_env = runner._child_env("pytorch", cfg, ms_env, "/tmp/x")
+    assert torch_env["ONEDNN_MAX_CPU_ISA"] is None  # None = removed from the child's environment
+    assert torch_env["OMP_NUM_THREADS"] == "3" and torch_env["TORCHINDUCTOR_CACHE_DIR"] == "/tmp/x"
+    ms = runner._child_env("mindspore", cfg, ms_env, "/tmp/x")
+    assert ms["ONEDNN_MAX_CPU_ISA"] == "AVX2" and ms["OMP_NUM_THREADS"] == "3"
+
+
+def test_jobs_interleave_frameworks_per_repeat():
+    cfg = ProbeConfig(models=["lenet"], modes=["eager", "graph"], repeat=2)
+    ids = [j.id for j in runner.plan_jobs(cfg)]
+    assert ids == ["pytorch-eager-lenet-bs32", "mindspore-graph-lenet-bs32"] * 2
+
+
+def test_ok_worker_result_is_validated_with_mfu(fake_workers):
+    fake_workers("ok")
+    events = []
+    suite = runner.run_suite(_config(), on_event=events.append)
+    (run,) = suite.runs
+    assert run.status == "ok" and run.id == "pytorch-eager-lenet-bs8"
+    assert suite.gemm_peak == {"pytorch": 100.0}
+    assert run.mfu == pytest.approx(8000 * 2263920 / 1e9 / 100.0)
+    kinds = [e.kind for e in events if e.run_id == run.id]
+    assert kinds[0] == "start" and "progress" in kinds and kinds[-1] == "done"
+    assert events[-1].run.status == "ok"
+
+
+def test_crashing_worker_is_a_failed_run(fake_workers):
+    fake_workers("crash")
+    suite = runner.run_suite(_config())
+    (run,) = suite.runs
+    assert run.status == "failed" and run.images_per_second is None
+    assert "SIGABRT" in run.error and "simulated worker crash" in run.error
+
+
+def test_hanging_worker_times_out_and_others_still_run(fake_workers, monkeypatch):
+    fake_workers("hang")
+    calls = []
+    real = runner._run_job
+
+    def flip(job, *a, **kw):  # the second run is healthy: a hang must not stop the suite
+        calls.append(job.id)
+        if len(calls) == 2:
+            monkeypatch.setenv("ADVISOR_FAKE_WORKER", "ok")
+        return real(job, *a, **kw)
+
+    monkeypatch.setattr(runner, "_run_job", flip)
+    suite = runner.run_suite(_config(models=["lenet", "resnet18"], timeout=2.0))
+    first, second = suite.runs
+    assert first.status == "timeout" and "timeout" in first.error and first.images_per_second is None
+    assert second.status == "ok"
+
+
+def test_garbage_result_is_failed_not_a_measurement(fake_workers):
+    fake_workers("garbage")
+    (run,) = runner.run_suite(_config()).runs
+    assert run.status == "failed" and "invalid result" in run.error
+
+
+def test_cancel_marks_remaining_runs(fake_workers):
+    fake_workers("ok")
+    cancel = Cancel()
+    cancel.set()
+    suite = runner.run_suite(_config(models=["lenet", "resnet18"]), cancel=cancel)
+    assert [r.status for r in suite.runs] == ["cancelled", "cancelled"]
+
+
+def test_uninstalled_framework_is_unavailable(fake_workers, monkeypatch):
+    fake_workers("ok")
+    monkeypatch.setattr(runner, "installed_frameworks", lambda: {
+        "pytorch": {"installed": True, "version": "x"}, "mindspore": {"installed": False, "version": None}})
+    suite = runner.run_suite(_config(frameworks=["pytorch", "mindspore"], modes=["eager", "graph"],
+                                     parity=True))
+    ms = suite.run("mindspore", "graph", "lenet")
+    assert ms.status == "unavailable" and "not installed" in ms.error
+    assert suite.parity[0].status == "unavailable"
+
+
+def test_repeats_merge_to_median():
+    runs = [ProbeRun(id="a", framework="pytorch", mode="eager", model="lenet", batch_size=8,
+                     status="ok", images_per_second=v) for v in (100.0, 130.0, 110.0)]
+    (merged,) = runner._merge_repeats(runs)
+    assert merged.images_per_second == 110.0 and sorted(merged.repeats) == [100.0, 110.0, 130.0]
+    assert any("repeats differ" in w for w in merged.warnings)
+
+
+def test_schema_file_matches_the_models():
+    assert (FOLDER / "probe.schema.json").read_text() == schema_text("probes.probe_models:ProbeSuite"), \
+        "probe.schema.json is stale: run `make schemas` (python -m advisor.schemas)"
+
+
+def test_cache_round_trip_and_clear(fake_workers):
+    fake_workers("ok")
+    assert cache.load_cached_probes() is None
+    suite = runner.run_suite(_config())
+    path = cache.save_probes(suite)
+    assert str(path).startswith(str(cache.cache_dir())) and suite.host.fingerprint in path.name
+    loaded = cache.load_cached_probes()
+    assert loaded is not None and loaded.runs[0].images_per_second == 8000.0
+    data = json.loads(path.read_text())
+    data["schema_version"] = "0.0"
+    path.write_text(json.dumps(data))
+    assert cache.load_cached_probes() is None
+    assert path in cache.clear() and not path.exists()
+
+
+def test_cli_json_validates_against_committed_schema(fake_workers, capsys):
+    fake_workers("ok")
+    rc = cli.main(["probe", "--frameworks", "pytorch", "--models", "lenet", "--modes", "eager",
+                   "--budget", "1", "--batch-size", "8", "--no-parity", "--json"])
+    out = capsys.readouterr()
+    assert rc == 0 and out.err == ""
+    doc = json.loads(out.out)
+    assert doc["schema_version"] == SCHEMA_VERSION
+    assert validate(doc, SCHEMA) == []
+    for key in ("framework", "mode", "model", "batch_size", "device", "status", "error",
+                "images_per_second", "ci95", "step_time_ms", "first_step_seconds", "compile_seconds",
+                "peak_memory_mb", "train_flops_per_image", "mfu", "loss_first", "loss_last",
+                "stop_reason", "warnings"):
+        assert key in doc["runs"][0]
+    doc["runs"][0]["status"] = "great"
+    assert validate(doc, SCHEMA)  # the validator does reject a bad document
+    assert cache.load_cached_probes() is not None  # cached for the report and the TUI
+
+
+def test_cli_bad_flags_are_one_line_errors(capsys):
+    assert cli.main(["probe", "--models", "vgg"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("advisor: error: --models: unknown vgg") and err.count("\n") == 1
+    assert cli.main(["probe", "--frameworks", "mindspore", "--modes", "eager"]) == 2
+    assert "none of eager belongs to mindspore" in capsys.readouterr().err
+    assert cli.main(["probe", "--data", "/nonexistent/cifar"]) == 2
+    assert "--data: /nonexistent/cifar: no such file" in capsys.readouterr().err
+
+
+def test_cli_clear_cache(capsys):
+    assert cli.main(["probe", "--clear-cache"]) == 0
+    assert "removed" in capsys.readouterr().err
