@@ -104,3 +104,16 @@ def test_single_file_path_is_scanned(tmp_path):
     result = scan_path(script)
     assert result.python_files == 1
     assert _names(result)["torch.nn.Linear"] == 1
+
+
+def test_methods_count_only_when_the_knowledge_base_lists_them(tmp_path):
+    """`loss.backward()` has no import to resolve; it counts as torch.Tensor.backward only because
+    the KB names that method (the receiver's type is unknown to ast)."""
+    import knowledge
+
+    known = {m.pytorch for m in knowledge.load().api_mappings}
+    _write(tmp_path, {"t.py": "import torch\nloss.backward()\nmodel.register_forward_hook(f)\nthing.frobnicate()\n"})
+    names = _names(scan_path(tmp_path))
+    for method in ("torch.Tensor.backward", "torch.nn.Module.register_forward_hook"):
+        assert (method in names) == (method in known)
+    assert not any(n.endswith("frobnicate") for n in names)

@@ -95,16 +95,32 @@ def _normalize_message(q: str, call: ast.Call) -> str:
     return f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.{scale}"
 
 
+# Classes whose methods the KB may list (torch.Tensor.add_, torch.nn.Module.register_forward_hook):
+# a call `obj.add_()` counts as that method, first class listed wins when names collide.
+METHOD_CLASSES = ("torch.Tensor", "torch.nn.Module", "torch.optim.Optimizer")
+
+
+def method_names(known: set[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for cls in reversed(METHOD_CLASSES):
+        for name in known:
+            head, _, method = name.rpartition(".")
+            if head == cls:
+                out[method] = name
+    return out
+
+
 class _Visitor(ast.NodeVisitor):
     def __init__(self, table: ImportTable, known: set[str]):
         self.table = table
         self.known = known
         self.out = ModuleScan()
         self.forward_depth = 0
+        self.methods = method_names(known)
 
     # --- recording -------------------------------------------------------------------------
     def _record(self, q: str, line: int, call: ast.Call | None = None) -> None:
-        if is_api(q):
+        if is_api(q) or self._kb_hub_api(q):
             self.out.uses[q].append(line)
         if q in NORMALIZE:
             self._hazard("normalize", line, _normalize_message(q, call) if call else f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.", q)
@@ -112,6 +128,13 @@ class _Visitor(ast.NodeVisitor):
         found = _name_hazard(q)
         if found:
             self._hazard(found[0], line, found[1], q)
+
+    def _kb_hub_api(self, q: str) -> bool:
+        """A hub API (transformers...) is counted only when the knowledge base maps it."""
+        if root_of(q) not in HUB_ROOTS:
+            return False
+        parts = q.split(".")
+        return any(".".join(parts[:end]) in self.known for end in range(len(parts), 1, -1))
 
     def _hazard(self, kind: str, line: int, message: str, api: str | None = None) -> None:
         in_forward = self.forward_depth > 0
@@ -179,8 +202,8 @@ class _Visitor(ast.NodeVisitor):
             self._hazard("hook", node.lineno, f"`.{name}()`: MindSpore Cells support few hooks, and not in Graph mode")
         elif INPLACE_METHOD.match(name) and name not in NOT_INPLACE_OPS:
             self._hazard("inplace_op", node.lineno, f"`.{name}()` is an in-place tensor op")
-        method = f"torch.Tensor.{name}"
-        if method in self.known:  # only methods the knowledge base names, so plain objects rarely match
+        method = self.methods.get(name)
+        if method:  # only methods the knowledge base names, so plain objects rarely match
             self.out.uses[method].append(node.lineno)
 
 

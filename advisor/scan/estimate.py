@@ -138,11 +138,24 @@ def classify_apis(uses: dict[str, list[Location]], kb: Any) -> tuple[list[ApiUse
     return apis, unmapped
 
 
-def pitfall_for(kind: str, kb: Any) -> Any | None:
-    """The KB pitfall whose scan_kinds names this kind; one with an effort figure first."""
+def _context_conditions(p: Any) -> int:
+    """Conditions the code cannot show (hardware, deployment); `model.*` and `needs.*` ones are
+    what the scan detects in the code (custom CUDA ops, control flow, DDP, hub models)."""
+    return sum(1 for c in (p.applies_when or []) if not c.startswith(("model.", "needs.")))
+
+
+def pitfalls_for(kind: str, kb: Any) -> list[Any]:
+    """KB pitfalls whose scan_kinds name this kind, the primary one first: one with an effort
+    figure, then the one that needs no context the code cannot show (e.g. 'on Ascend'), then id."""
     candidates = [p for p in kb.pitfalls if kind in (p.scan_kinds or [])]
-    candidates.sort(key=lambda p: (p.effort_hours is None, p.id))
-    return candidates[0] if candidates else None
+    candidates.sort(key=lambda p: (p.effort_hours is None, _context_conditions(p), p.id))
+    return candidates
+
+
+def pitfall_for(kind: str, kb: Any) -> Any | None:
+    """The primary KB pitfall for a hazard kind (its fix and effort are the hazard's)."""
+    found = pitfalls_for(kind, kb)
+    return found[0] if found else None
 
 
 def attach_fixes(raw: list[Any], kb: Any) -> list[Hazard]:
@@ -193,7 +206,8 @@ def summarize(hazards: list[Hazard], kb: Any) -> list[HazardSummary]:
         items = by_kind[kind]
         files = len({h.file for h in items})
         scale = min(MAX_SCALE, 1.0 + PER_EXTRA_FILE * (files - 1))
-        p = pitfall_for(kind, kb)
+        ranked = pitfalls_for(kind, kb)
+        p = ranked[0] if ranked else None
         if p is not None and p.effort_hours is not None:
             base, basis = _hours(p.effort_hours), _basis(p.id, p.effort_hours)
         else:
@@ -210,6 +224,7 @@ def summarize(hazards: list[Hazard], kb: Any) -> list[HazardSummary]:
                 files=files,
                 risk=risk,
                 pitfall=p.id if p is not None else None,
+                also=[q.id for q in ranked[1:]],
                 title=p.title if p is not None else "",
                 fix=p.fix if p is not None else FALLBACK_FIX[kind],
                 effort_hours=_round((base[0] * scale, base[1] * scale)),
@@ -239,6 +254,13 @@ def total(
     return _round((low, low + spread)), round(worst, 2)
 
 
+def _hard_missing(api: ApiUse) -> bool:
+    """No equivalent AND real work to replace it. A 'none' costing at most an hour is one to drop
+    (optimizer.zero_grad: gradients are functional in MindSpore); one folded into a hazard is
+    judged with that hazard."""
+    return api.mapping == "none" and api.effort_hours[1] > 1.0
+
+
 def judge_risk(
     summary: list[HazardSummary],
     apis: list[ApiUse],
@@ -252,7 +274,7 @@ def judge_risk(
     for s in summary:
         if s.risk != "low":
             reasons.append((s.risk, f"{s.kind}: {s.count} place(s) in {s.files} file(s)"))
-    missing = [a.name for a in apis if a.mapping == "none"]
+    missing = [a.name for a in apis if _hard_missing(a)]
     if missing:
         level = "high" if len(missing) >= 3 else "medium"
         reasons.append((level, f"{len(missing)} API(s) with no MindSpore equivalent: {', '.join(missing[:5])}"))
@@ -295,7 +317,7 @@ def choose_route(
     as incompatibilities (mostly renames)."""
     kinds = {s.kind for s in summary}
     differ = sum(1 for a in apis if a.mapping != "same")
-    missing = sum(1 for a in apis if a.mapping == "none")
+    missing = sum(1 for a in apis if _hard_missing(a))
     distinct = len(apis) + len(unmapped)
     if "custom_extension" in kinds:
         route = "manual rewrite"

@@ -83,6 +83,10 @@ class HazardSummary(_Out):
     files: int
     risk: Risk
     pitfall: Optional[str] = None
+    also: list[str] = Field(
+        default_factory=list,
+        description="Other KB pitfalls for this kind that may add work in some settings (e.g. on Ascend); not in the estimate.",
+    )
     title: str = ""
     fix: str
     effort_hours: Hours
