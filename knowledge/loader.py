@@ -9,6 +9,7 @@ is appended. Every problem is collected as a `Problem` naming file, entry and fi
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -94,11 +95,30 @@ def _check_dir(folder: Path) -> None:
 # ------------------------------------------------------------------------------------- parsing
 
 
+# The C build of PyYAML's safe loader when present (same safe semantics as yaml.safe_load, ~10x faster).
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _entries_of(label: str, text: bytes, problems: list[Problem]) -> list[tuple[str, dict]]:
-    """(section, raw entry) pairs of one file. A file is a mapping `section: [entries]`, or a bare
-    list of entries when the file is named after its section (e.g. costs.yaml)."""
+    """(section, raw entry) pairs of one file, parsed once per content (files are re-read, but an
+    unchanged file is not re-parsed)."""
+    entries, found = _parse(label, text)
+    problems.extend(found)
+    return list(entries)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(label: str, text: bytes) -> tuple[tuple[tuple[str, dict], ...], tuple[Problem, ...]]:
+    problems: list[Problem] = []
+    entries = _parse_uncached(label, text, problems)
+    return tuple(entries), tuple(problems)
+
+
+def _parse_uncached(label: str, text: bytes, problems: list[Problem]) -> list[tuple[str, dict]]:
+    """A file is a mapping `section: [entries]`, or a bare list of entries when the file is named
+    after its section (e.g. costs.yaml)."""
     try:
-        doc = yaml.safe_load(text.decode("utf-8"))
+        doc = yaml.load(text.decode("utf-8"), Loader=_SafeLoader)  # noqa: S506 (a safe loader)
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         reason = " ".join(str(exc).split())
         problems.append(Problem(label, "-", "-", f"not valid YAML: {reason}"))
@@ -158,6 +178,8 @@ def _field_message(err: dict) -> str:
     loc = err.get("loc", ())
     if err.get("type") == "missing":
         return "missing source" if loc and loc[-1] == "source" else "missing required field"
+    if loc and loc[-1] == "source" and err.get("type") in ("string_too_short", "value_error"):
+        return "missing source"
     if err.get("type") == "extra_forbidden":
         return "unknown field"
     msg = err.get("msg", "invalid")
@@ -196,9 +218,14 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
         for i, wf in enumerate(p.workflows):
             if wf not in ids["workflows"]:
                 broken("pitfalls", p.id, f"workflows[{i}]", wf, "workflow")
+    pitfall_kinds = {p.id: set(p.scan_kinds) for p in kb_lists["pitfalls"]}
     for m in kb_lists["api_mappings"]:
         if m.pitfall and m.pitfall not in ids["pitfalls"]:
             broken("api-mappings", m.id, "pitfall", m.pitfall, "pitfall")
+        elif m.scan_kind and (not m.pitfall or m.scan_kind not in pitfall_kinds[m.pitfall]):
+            raw = files[("api-mappings", m.id)]
+            problems.append(Problem(raw.file_for("scan_kind"), m.id, "scan_kind",
+                                    f"scan_kind {m.scan_kind!r} needs a pitfall whose scan_kinds name it"))
     for r in kb_lists["references"]:
         if r.accelerator not in ids["accelerators"]:
             broken("references", r.id, "accelerator", r.accelerator, "accelerator")
@@ -208,6 +235,21 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
     for e in kb_lists["ecosystem"]:
         if e.framework not in ids["frameworks"]:
             broken("ecosystem", e.id, "framework", e.framework, "framework")
+
+    # Names that must identify one entry: smi names (device detection) and PyTorch API names (scan).
+    for attr, section, names_of, what in (
+        ("accelerators", "accelerators", lambda a: a.smi_names, "smi_names"),
+        ("api_mappings", "api-mappings", lambda m: [m.pytorch], "pytorch"),
+    ):
+        owner: dict[str, str] = {}
+        for entry in kb_lists[attr]:
+            for name in names_of(entry):
+                key = name.strip().lower()
+                if key in owner and owner[key] != entry.id:
+                    raw = files[(section, entry.id)]
+                    problems.append(Problem(raw.file_for(what), entry.id, what,
+                                            f"duplicate name {name!r}: also in {owner[key]!r}"))
+                owner.setdefault(key, entry.id)
 
     if kb_lists["pitfalls"]:
         covered = {k for p in kb_lists["pitfalls"] if p.effort_hours for k in p.scan_kinds}
@@ -286,7 +328,8 @@ def load(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None) -> Know
         return _CACHE[key]
     kb, problems = build(_layers(dirs))
     if kb is None:
-        more = f" (and {len(problems) - 1} more problems; run `advisor kb validate`)" if len(problems) > 1 else ""
+        rest = len(problems) - 1
+        more = f" (and {rest} more problem{'s' if rest > 1 else ''}; run `advisor kb validate`)" if rest else ""
         raise KnowledgeError(f"{problems[0]}{more}", problems)
     _CACHE[key] = kb
     return kb

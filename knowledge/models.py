@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from knowledge.conditions import holds, parse_condition
 
@@ -52,7 +52,7 @@ class _Model(BaseModel):
 class Sourced(_Model):
     """One number with its provenance. `alternatives` keeps other sources' values when they disagree."""
 
-    value: float
+    value: float = Field(ge=0)
     source: str = Field(min_length=1, description="URL, repository path, or seed file name")
     confidence: Confidence
     note: Optional[str] = None
@@ -69,8 +69,8 @@ class Sourced(_Model):
 class SourcedRange(_Model):
     """A range [low, high] with its provenance (used where sources give spans or estimates)."""
 
-    low: float
-    high: float
+    low: float = Field(ge=0)
+    high: float = Field(ge=0)
     source: str = Field(min_length=1)
     confidence: Confidence
     note: Optional[str] = None
@@ -249,12 +249,22 @@ class Derating(_Entry):
         return v
 
 
+def _value_or_range(data: Any) -> str:
+    """Pick the model by shape, so a bad entry gets one set of errors instead of both union branches'."""
+    if isinstance(data, dict):
+        return "Sourced" if "value" in data else "SourcedRange"
+    return "Sourced" if isinstance(data, Sourced) else "SourcedRange"
+
+
 class CostAssumption(_Entry):
     """A price or energy factor. For kind `pue`, `usd` holds the dimensionless PUE factor."""
 
     kind: CostKind
     accelerator: Optional[str] = None
-    usd: Union[SourcedRange, Sourced]
+    usd: Annotated[
+        Union[Annotated[SourcedRange, Tag("SourcedRange")], Annotated[Sourced, Tag("Sourced")]],
+        Discriminator(_value_or_range),
+    ] = Field(description="a single value {value, ...} or a range {low, high, ...}")
     unit: Optional[str] = None
     as_of: _dt.date
     note: Optional[str] = None

@@ -1,0 +1,181 @@
+"""`advisor kb list|show|validate`: browse and check the knowledge base (bundled + user overrides)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import UsageError
+from advisor.output import emit, to_json
+
+SECTION_NAMES = (
+    "accelerators", "frameworks", "workflows", "ecosystem", "pitfalls",
+    "api-mappings", "references", "derating", "costs",
+)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "kb",
+        help="browse and validate the knowledge base",
+        description="Browse and validate the knowledge base: the bundled YAML files merged with your own "
+        "(--kb DIR, or ADVISOR_KB_DIR with os.pathsep-separated directories) by id.",
+    )
+    parser.set_defaults(func=lambda args: _no_action(parser))
+    sub = parser.add_subparsers(dest="kb_command", metavar="ACTION", parser_class=type(parser))
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--kb", action="append", default=[], metavar="DIR",
+                        help="directory of YAML files merged over the bundled ones by id (repeatable)")
+    common.add_argument("--json", action="store_true", help="print one JSON document")
+    common.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
+
+    p_list = sub.add_parser("list", parents=[common], help="list entries, all or one section")
+    p_list.add_argument("section", nargs="?", metavar="SECTION", help=f"one of: {', '.join(SECTION_NAMES)}")
+    p_list.set_defaults(func=_list)
+
+    p_show = sub.add_parser("show", parents=[common], help="show one entry by id")
+    p_show.add_argument("id", metavar="ID", help="entry id, or SECTION:ID when an id is in several sections")
+    p_show.add_argument("--section", choices=SECTION_NAMES, help="look only in this section")
+    p_show.set_defaults(func=_show)
+
+    p_val = sub.add_parser("validate", parents=[common],
+                           help="check files and list every problem (exit 0 valid, 1 problems)")
+    p_val.add_argument("dir", nargs="?", metavar="DIR", help="a directory of override files to check with the bundled ones")
+    p_val.set_defaults(func=_validate)
+
+
+def _no_action(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _load(args: argparse.Namespace) -> Any:
+    import knowledge
+
+    try:
+        return knowledge.load(args.kb)
+    except knowledge.KnowledgeError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _entry_dict(section: str, entry: Any) -> dict:
+    data = entry.model_dump(mode="json", exclude_none=True)
+    return {"id": data.pop("id"), "section": section, **data}
+
+
+def _label(section: str, entry: Any) -> str:
+    """A one-line description for the text listing."""
+    if section == "accelerators":
+        fp16 = f", FP16 {entry.fp16_tflops.value:g} TFLOPS" if entry.fp16_tflops else ""
+        mem = f", {entry.memory_gb.value:g} GB" if entry.memory_gb else ""
+        return f"{entry.name}{mem}{fp16}"
+    if section == "frameworks":
+        return f"{entry.name} ({len(entry.versions)} versions)"
+    if section == "workflows":
+        return entry.name
+    if section == "ecosystem":
+        return f"{entry.framework} {entry.aspect} {entry.score}/5 (as of {entry.as_of})"
+    if section == "pitfalls":
+        return entry.title
+    if section == "api-mappings":
+        return f"{entry.pytorch} -> {entry.mindspore or '(none)'} [{entry.mapping}]"
+    if section == "references":
+        ips = entry.images_per_second.value
+        return f"{entry.model}/{entry.dataset} {entry.devices}x {entry.accelerator} {entry.framework} {entry.mode} {entry.precision} bs{entry.batch_size}: {ips:g} img/s"
+    if section == "derating":
+        return f"{entry.factor}: {entry.loss.low:.0%}-{entry.loss.high:.0%} of peak lost"
+    if section == "costs":
+        usd = entry.usd
+        value = f"{usd.low:g}-{usd.high:g}" if hasattr(usd, "low") else f"{usd.value:g}"
+        target = f" {entry.accelerator}" if entry.accelerator else ""
+        return f"{entry.kind}{target}: {value} ({entry.unit or 'USD'}, {usd.confidence}, as of {entry.as_of})"
+    return ""
+
+
+def _list(args: argparse.Namespace) -> int:
+    if args.section and args.section not in SECTION_NAMES:
+        raise UsageError(f"kb list: unknown section {args.section!r}; expected one of {', '.join(SECTION_NAMES)}")
+    kb = _load(args)
+    sections = [args.section] if args.section else list(SECTION_NAMES)
+    rows = [(s, e) for s in sections for e in kb.section(s)]
+    if args.json:
+        emit(to_json([_entry_dict(s, e) for s, e in rows]), args.output)
+        return 0
+    width = max((len(e.id) for _, e in rows), default=2)
+    lines = [f"knowledge base {kb.version}: {len(rows)} entries"]
+    current = None
+    for section, entry in rows:
+        if section != current:
+            lines.append(f"\n[{section}]")
+            current = section
+        lines.append(f"  {entry.id:<{width}}  {_label(section, entry)}")
+    emit("\n".join(lines) + "\n", args.output)
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    import yaml
+
+    kb = _load(args)
+    wanted = args.id
+    section = args.section
+    if section is None and ":" in wanted and wanted.split(":", 1)[0] in SECTION_NAMES:
+        section, wanted = wanted.split(":", 1)
+    matches = [(s, e) for s, e in kb.find(wanted) if section is None or s == section]
+    if not matches:
+        acc = kb.find_accelerator(wanted) if section in (None, "accelerators") else None
+        if acc is None:
+            raise UsageError(f"kb show: no entry with id {wanted!r} (try `advisor kb list`)")
+        matches = [("accelerators", acc)]
+    if args.json:
+        # One document: the entry; with an id in several sections, the first (others on stderr).
+        doc = _entry_dict(*matches[0])
+        emit(to_json(doc), args.output)
+    else:
+        parts = []
+        for sec, entry in matches:
+            body = yaml.safe_dump(_entry_dict(sec, entry), sort_keys=False, allow_unicode=True, width=100)
+            parts.append(f"# {sec}: {entry.id}\n{body}")
+        emit("\n".join(parts), args.output)
+    if args.json and len(matches) > 1:
+        import sys
+
+        others = ", ".join(f"{s}:{e.id}" for s, e in matches[1:])
+        print(f"advisor: note: {wanted!r} is also in {others} (use SECTION:ID)", file=sys.stderr)
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    import knowledge
+    from knowledge.loader import build, user_dirs, _layers  # noqa: PLC2701 (same package family)
+
+    dirs = list(args.kb)
+    if args.dir:
+        if not Path(args.dir).is_dir():
+            raise UsageError(f"kb validate: {args.dir}: not a directory")
+        dirs.append(args.dir)
+    try:
+        layers = _layers(user_dirs(dirs))
+    except knowledge.KnowledgeError as exc:
+        raise UsageError(str(exc)) from None
+    kb, problems = build(layers)
+    files = [label for layer in layers for label, _ in layer]
+    if args.json:
+        doc = {
+            "schema_version": 1,
+            "valid": not problems,
+            "version": kb.version if kb else None,
+            "files": files,
+            "problems": [p.as_dict() for p in problems],
+        }
+        emit(to_json(doc), args.output)
+    elif problems:
+        lines = [str(p) for p in problems]
+        lines.append(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {len(files)} files")
+        emit("\n".join(lines) + "\n", args.output)
+    else:
+        total = sum(len(kb.section(s)) for s in SECTION_NAMES)
+        emit(f"knowledge base valid: version {kb.version}, {total} entries from {len(files)} files\n", args.output)
+    return 1 if problems else 0
