@@ -120,6 +120,7 @@ def test_broken_binary_huge_and_escaping_files_are_skipped(tmp_path_factory):
     (root / "huge.py").write_text("x = 1\n" * 400_000)  # 2.4 MB
     (root / "link.py").symlink_to(outside / "secret.py")
     (root / "linkdir").symlink_to(outside, target_is_directory=True)
+    os.mkfifo(root / "pipe.py")  # reading it would block forever
     (root / ".venv").mkdir()
     (root / ".venv" / "lib.py").write_text("import torch\ntorch.zeros(1)\n")
     result = scan_path(root)
@@ -130,6 +131,7 @@ def test_broken_binary_huge_and_escaping_files_are_skipped(tmp_path_factory):
     assert "outside PATH" in reasons["link.py"]
     assert "outside PATH" in reasons["linkdir"]
     assert ".venv/" in reasons
+    assert reasons["pipe.py"] == "not a regular file"
     assert result.python_files == 1
     names = {a.name: a.count for a in [*result.apis, *result.unmapped]}
     assert names == {"torch.ones": 1}  # nothing from outside, the venv or the skipped files

@@ -55,6 +55,9 @@ def _read(path: Path, rel: str, skipped: list[Skipped]) -> bytes | None:
     """The file's bytes, or None with the reason recorded (too big, unreadable, binary)."""
     limit = MAX_NOTEBOOK_BYTES if path.suffix.lower() == ".ipynb" else MAX_BYTES
     try:
+        if not path.is_file():  # a FIFO or device named *.py would block or never end
+            skipped.append(Skipped(file=rel, reason="not a regular file"))
+            return None
         size = path.stat().st_size
         if size > limit:
             skipped.append(Skipped(file=rel, reason=f"larger than {limit // (1024 * 1024)} MB ({size} bytes)"))
@@ -107,7 +110,10 @@ def collect(root_arg: Path) -> tuple[Path, Collected]:
 
     root = root_arg.resolve()
     count = 0
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    def unreadable(exc: OSError) -> None:
+        out.skipped.append(Skipped(file=_rel(Path(exc.filename or root), root) + "/", reason=f"cannot read folder: {exc.strerror or exc}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
         here = Path(dirpath)
         keep = []
         for d in sorted(dirnames):
