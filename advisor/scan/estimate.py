@@ -279,9 +279,9 @@ def judge_risk(
         level = "high" if len(missing) >= 3 else "medium"
         reasons.append((level, f"{len(missing)} API(s) with no MindSpore equivalent: {', '.join(missing[:5])}"))
     if effort[1] > 80:
-        reasons.append(("high", f"up to {effort[1]:g} h of work (more than two weeks)"))
+        reasons.append(("high", f"up to {effort[1]:.0f} h of work (more than two weeks)"))
     elif effort[1] > 24:
-        reasons.append(("medium", f"up to {effort[1]:g} h of work (more than three days)"))
+        reasons.append(("medium", f"up to {effort[1]:.0f} h of work (more than three days)"))
     distinct = len(apis) + len(unmapped)
     if distinct and len(unmapped) > 25 and len(unmapped) / distinct > 0.3:
         reasons.append(("medium", f"{len(unmapped)} of {distinct} APIs are not in the knowledge base: the estimate is rougher"))

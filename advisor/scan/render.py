@@ -21,6 +21,13 @@ def _h(pair: tuple[float, float]) -> str:
     return f"{_num(pair[0])}-{_num(pair[1])} h"
 
 
+def _effort(item) -> str:
+    """An API costed inside a hazard kind says so instead of showing 0-0 h."""
+    if item.effort_basis.startswith("counted in the "):
+        return "in " + item.effort_basis.split()[3]
+    return _h(item.effort_hours)
+
+
 def _at(item) -> str:
     """file:line, or file[cell N]:line in a notebook."""
     cell = f"[cell {item.cell}]" if getattr(item, "cell", None) else ""
@@ -68,14 +75,14 @@ def render_text(result: ScanResult) -> str:
 
     if result.apis:
         rows = [
-            [a.name, a.count, a.mapping, a.mindspore or "-", _wrap(a.note, 44), _h(a.effort_hours)]
+            [a.name, a.count, a.mapping, a.mindspore or "-", _wrap(a.note, 44), _effort(a)]
             for a in sorted(result.apis, key=lambda a: ({"none": 0, "differs": 1, "same": 2}[a.mapping], a.name))
         ]
         out.append("PyTorch APIs (classified by the knowledge base)")
         out.append(tabulate(rows, headers=["api", "n", "mapping", "MindSpore", "note", "effort"], tablefmt="simple"))
         out.append("")
     if result.unmapped:
-        rows = [[u.name, u.count, _at(u.locations[0]) if u.locations else "-", _h(u.effort_hours)] for u in result.unmapped]
+        rows = [[u.name, u.count, _at(u.locations[0]) if u.locations else "-", _effort(u)] for u in result.unmapped]
         out.append("PyTorch APIs not in the knowledge base (check the official mapping table)")
         out.append(tabulate(rows, headers=["api", "n", "first use", "effort"], tablefmt="simple"))
         out.append("")
