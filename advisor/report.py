@@ -103,6 +103,22 @@ def _dump(obj: Any) -> Any:
     return obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
 
 
+# Host-check fields that change from one run to the next on the same machine: left out of the report
+# so that the same inputs give the same document (apart from created_at).
+_VOLATILE = {"created_at", "seconds", "available_mb", "free_mb", "memory_usage_mb", "memory_used_mb",
+             "frequency_mhz", "utilization_percent", "utilization_gpu", "temperature_c", "power_w",
+             "power_draw_w", "import_seconds", "loadavg"}
+
+
+def stable_host(host: Any) -> Any:
+    data = _dump(host)
+    if isinstance(data, dict):
+        return {k: stable_host(v) for k, v in data.items() if k not in _VOLATILE}
+    if isinstance(data, list):
+        return [stable_host(v) for v in data]
+    return data
+
+
 def _num(value: Any) -> Optional[float]:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -165,7 +181,7 @@ def build_report(
         created_at=stamp,
         knowledge_base=KnowledgeBaseInfo(version=getattr(kb, "version", None), sources=list(getattr(kb, "sources", []) or [])),
         requirements=requirements,
-        host=_dump(host),
+        host=stable_host(host),
         probes=ProbesInfo(source=probe_source if suites else "none", files=list(probe_files), runs=runs,
                           parity=parity, gemm_peak=gemm, note=_probe_note(runs, requirements, card)),
         scan=_dump(scan),

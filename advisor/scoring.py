@@ -24,8 +24,10 @@ from advisor.projections import (
     Evidence,
     Projection,
     common_basis,
+    device_kind,
     framework_for,
     kb_evidence,
+    ok_runs,
     project,
     project_all,
     sourced_evidence,
@@ -48,9 +50,9 @@ NATIVE_FIT = 100.0
 # Share of the work done in the PyTorch stack, per project stage, where a criterion mixes both stacks:
 # a research project lives mostly in the prototype, a production one mostly in MindSpore.
 HYBRID_PYTORCH_SHARE = {
-    "research": {"ecosystem": 0.5, "debugging": 0.6, "team": 0.6},
-    "prototype": {"ecosystem": 0.35, "debugging": 0.45, "team": 0.5},
-    "production": {"ecosystem": 0.2, "debugging": 0.25, "team": 0.3},
+    "research": {"ecosystem": 0.7, "debugging": 0.8, "team": 0.6},
+    "prototype": {"ecosystem": 0.6, "debugging": 0.7, "team": 0.5},
+    "production": {"ecosystem": 0.3, "debugging": 0.35, "team": 0.3},
 }
 # Team: two toolchains, two sets of framework bugs and a parity check between them (seed 004, 5.1).
 HYBRID_TWO_STACKS = 8.0
@@ -331,9 +333,18 @@ def _mix(wf: str, req: Requirements, kb: Any, aspects: dict[str, float], criteri
         return pt, ev, f"knowledge-base {criterion} scores{adapter} (0-5 -> 0-100)"
     if wf == "mindspore":
         return ms, ev, f"knowledge-base {criterion} scores (0-5 -> 0-100)"
-    share = HYBRID_PYTORCH_SHARE[req.stage][criterion]
+    share = HYBRID_PYTORCH_SHARE[req.stage][criterion] * prototype_fluency(req)
+    ev.append(_req_ev("team.pytorch", req.team.pytorch, f"prototyping in PyTorch pays off as far as the team is faster there (x{prototype_fluency(req):.2f})"))
     return (share * pt + (1 - share) * ms, ev,
-            f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage})")
+            f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage}, team skills)")
+
+
+def prototype_fluency(req: Requirements) -> float:
+    """How much of the hybrid's PyTorch phase the team really spends there: it prototypes in PyTorch
+    to validate ideas quickly (seed 000), which pays off as far as it is more fluent in PyTorch than in
+    MindSpore: 0.5 at equal skill, +-0.25 per level of difference."""
+    diff = _skill(req.team.pytorch) - _skill(req.team.mindspore)
+    return max(0.0, min(1.0, 0.5 + 0.25 * diff))
 
 
 def _ecosystem(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Evidence], str]:
@@ -580,6 +591,7 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
     if kb is None:
         assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
 
+    assumptions.extend(_host_notes(host, suites, req))
     best = project_all(req, kb, suites)
     basis = common_basis(best)
     compared = {wf: (p if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported else project(wf, req, kb, suites, basis_cap=basis)) for wf, p in best.items()}
@@ -662,6 +674,17 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
         projections=[best[wf] for wf in WORKFLOWS], comparison_basis=basis,
         pitfalls=_pitfall_items(kb, top.workflow, req_dict), assumptions=assumptions,
     )
+
+
+def _host_notes(host: Any, suites: list[Any], req: Requirements) -> list[str]:
+    """Say when this host could measure what is only projected (it has the target's hardware)."""
+    data = host.model_dump(mode="json") if hasattr(host, "model_dump") else (host or {})
+    vendors = {str(a.get("vendor", "")).lower() for a in data.get("accelerators") or [] if isinstance(a, dict)}
+    kinds = {"nvidia" if v == "nvidia" else "ascend" for v in vendors if v in ("nvidia", "huawei", "ascend")}
+    measured = {device_kind(r.get("device", "")) for r in ok_runs(suites)}
+    targets = {target_for(wf, req) for wf in WORKFLOWS}
+    return [f"this host has {k} hardware but no probe results for it: run `advisor probe` (or --run-probes) to measure instead of projecting"
+            for k in sorted(kinds & targets - measured)]
 
 
 def _hard_constraints(wf: str, req: Requirements, proj: Projection, cost: tuple, hours: list[float]) -> list[str]:

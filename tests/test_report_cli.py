@@ -1,0 +1,204 @@
+"""`advisor report` and `advisor compare` end to end through advisor.cli.main: the JSON contract, the
+Markdown review document, probe files in their real format (tests/fixtures/report), determinism,
+atomic output, the committed JSON Schema, and the quick `make run` path."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from advisor.cli import main
+from advisor.report import Report, build_report
+from advisor.requirements import load_requirements
+
+ROOT = Path(__file__).resolve().parents[1]
+FIX = ROOT / "tests" / "fixtures" / "report"
+EXAMPLE = ROOT / "examples" / "prototype-then-ascend.yaml"
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path, monkeypatch):
+    """Keep the user's probe cache out of the tests, and fail loudly if a probe would run."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    import probes.runner
+
+    def no_probes(*args, **kwargs):
+        raise AssertionError("the report ran the probes without --run-probes")
+
+    monkeypatch.setattr(probes.runner, "run_suite", no_probes)
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_make_run_path_is_quick_and_runs_no_probes(capsys):
+    start = time.monotonic()
+    code, out, err = run_cli(capsys, "report", str(EXAMPLE), "--markdown")
+    elapsed = time.monotonic() - start
+    assert code == 0, err
+    assert out.startswith("# Framework advice: Retail shelf recognition")
+    for heading in ("## Recommendation", "## Scores", "## Projections for the workload", "## Measured runs",
+                    "## Throughput per framework and mode", "## Pitfalls for", "## Sensitivity", "## Assumptions"):
+        assert heading in out
+    assert "| Criterion | Weight | PyTorch | MindSpore | Hybrid |" in out
+    assert "**Hybrid**" in out
+    assert elapsed < 15, elapsed
+
+
+def test_json_contract(capsys):
+    code, out, err = run_cli(capsys, "report", str(EXAMPLE), "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    for key in ("schema_version", "tool", "created_at", "knowledge_base", "requirements", "host", "probes",
+                "recommendation", "scores", "projections", "pitfalls", "sensitivity", "assumptions"):
+        assert key in doc, key
+    assert doc["tool"]["name"] == "framework-advisor" and doc["tool"]["version"]
+    assert doc["knowledge_base"]["version"]
+    rec = doc["recommendation"]
+    assert rec["workflow"] == "hybrid" and rec["confidence"] in ("high", "medium", "low")
+    assert {"margin", "summary", "reasons"} <= set(rec)
+    assert [s["workflow"] for s in doc["scores"]] == ["pytorch", "mindspore", "hybrid"]
+    for s in doc["scores"]:
+        assert {"workflow", "total", "eligible", "blocked_by", "criteria"} <= set(s)
+        assert 0 <= s["total"] <= 100
+        for c in s["criteria"]:
+            assert {"name", "weight", "score", "evidence"} <= set(c) and c["evidence"]
+            assert all(e["kind"] in ("measured", "knowledge", "requirement") for e in c["evidence"])
+    assert doc["requirements"]["name"] == "Retail shelf recognition"
+    assert doc["probes"]["source"] == "none"
+    # JSON is the default; the document validates back into the model.
+    code, out2, _ = run_cli(capsys, "report", str(EXAMPLE))
+    assert json.loads(out2)["scores"] == doc["scores"]
+    Report.model_validate_json(out)
+
+
+def test_same_inputs_same_report_apart_from_timestamp(capsys, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    for target in (a, b):
+        code, out, err = run_cli(capsys, "report", str(EXAMPLE), "--probes", str(FIX / "probes-cpu.json"), "-o", str(target))
+        assert code == 0 and out == "", err
+        time.sleep(1.01)  # a different created_at second
+    da, db = json.loads(a.read_text()), json.loads(b.read_text())
+    assert da.pop("created_at") != db.pop("created_at")
+    assert da == db
+    # The builder itself: byte-identical with a fixed timestamp.
+    req = load_requirements(EXAMPLE)
+    import knowledge
+
+    kb = knowledge.load()
+    one = build_report(req, kb=kb, created_at="2026-01-01T00:00:00Z").model_dump_json()
+    two = build_report(req, kb=kb, created_at="2026-01-01T00:00:00Z").model_dump_json()
+    assert one == two
+
+
+def test_probe_files_enter_the_score_when_they_match_the_target(capsys):
+    code, out, err = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"), "--probes", str(FIX / "probes-cpu.json"))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["probes"]["source"] == "files" and len(doc["probes"]["runs"]) == 8
+    assert doc["comparison_basis"] == "measured"
+    proj = {p["workflow"]: p for p in doc["projections"]}
+    assert proj["pytorch"]["basis"] == "measured"
+    perf = next(c for c in doc["scores"][0]["criteria"] if c["name"] == "performance")
+    measured = [e for e in perf["evidence"] if e["kind"] == "measured"]
+    assert measured and measured[0]["ref"] == "pytorch-compile-resnet18-bs32" and measured[0]["ci95"]
+    # The same runs for an Ascend target are shown but do not enter the score.
+    code, out, _ = run_cli(capsys, "report", str(EXAMPLE), "--probes", str(FIX / "probes-cpu.json"))
+    doc = json.loads(out)
+    assert doc["comparison_basis"] != "measured" and "do not enter the performance score" in doc["probes"]["note"]
+
+
+def test_markdown_has_seed_style_run_table_and_chart(capsys):
+    code, out, err = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"), "--probes", str(FIX / "probes-cpu.json"), "--markdown")
+    assert code == 0, err
+    assert "| Metric | pytorch eager lenet bs32 |" in out
+    for row in ("| Throughput (img/s) |", "| Step time, median (ms) |", "| First step, incl. compile (s) |",
+                "| Peak memory (MB) |", "| Compile overhead (s) |"):
+        assert row in out
+    assert "timeout: no steady state" in out
+    chart = out.split("## Throughput per framework and mode")[1].split("## ")[0]
+    assert "resnet18 on cpu" in chart and "lenet on cpu" in chart
+    bars = [line for line in chart.splitlines() if "█" in line]
+    assert len(bars) == 7  # every ok run, none for the timed-out one
+    assert bars[0].startswith("pytorch eager") and bars[0].count("█") == 40  # the fastest lenet run is full width
+
+
+def test_measured_difference_inside_the_noise_lowers_confidence():
+    import knowledge
+
+    from advisor.commands.report import load_probe_file
+    from advisor.requirements import parse_requirements
+
+    req = parse_requirements({
+        "name": "noise", "stage": "production",
+        "team": {"pytorch": "expert", "mindspore": "expert", "size": 4},
+        "hardware": {"available": ["ascend"], "training_target": "ascend", "accelerator": "Ascend 910B", "devices": 1},
+        "deployment": {"targets": ["cpu-server"]},
+        "workload": {"model": "resnet18", "dataset_samples": 50000, "epochs": 10},
+        "weights": {"performance": 1, "team": 1, "cost": 0, "ecosystem": 0, "migration": 0, "deployment": 0,
+                    "debugging": 0, "compliance": 0},
+    })
+    suite = load_probe_file(str(FIX / "probes-ascend.json"))
+    report = build_report(req, probes=[suite], kb=knowledge.load())
+    rec = report.recommendation
+    assert report.comparison_basis == "measured"
+    assert rec.workflow == "mindspore" and rec.runner_up == "pytorch"
+    assert rec.inside_noise and rec.confidence == "low"
+    assert any("inside the noise" in r for r in rec.reasons)
+
+
+def test_table_format_and_output_file_is_atomic(capsys, tmp_path):
+    target = tmp_path / "report.txt"
+    code, out, err = run_cli(capsys, "report", str(EXAMPLE), "--table", "-o", str(target))
+    assert code == 0 and out == "", err
+    text = target.read_text()
+    assert "criterion" in text and "Hybrid" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "report.txt"] or sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]
+
+
+def test_markdown_and_json_are_exclusive(capsys):
+    code, _, err = run_cli(capsys, "report", str(EXAMPLE), "--markdown", "--json")
+    assert code == 2 and "not allowed with" in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_kb_dir_is_bad_input(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "report", str(EXAMPLE), "--kb", str(tmp_path / "missing"))
+    assert code == 2 and "--kb" in err
+
+
+def test_report_without_knowledge_base_still_renders():
+    req = load_requirements(ROOT / "examples" / "ascend-production.yaml")
+    report = build_report(req, kb=None, created_at="2026-01-01T00:00:00Z")
+    from advisor.render import render
+
+    md = render(report, "markdown")
+    assert "knowledge base not loaded" in md
+    assert json.loads(render(report, "json"))["knowledge_base"]["version"] is None
+
+
+def test_compare_shows_what_changed(capsys, tmp_path):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    assert main(["report", str(EXAMPLE), "-o", str(old)]) == 0
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(EXAMPLE.read_text().replace("domestic_substitution: preferred", "domestic_substitution: required")
+                       .replace("pytorch: proficient", "pytorch: none"))
+    assert main(["report", str(changed), "-o", str(new)]) == 0
+    capsys.readouterr()
+    code, out, err = run_cli(capsys, "compare", str(old), str(new))
+    assert code == 0, err
+    assert "recommendation CHANGED: hybrid -> mindspore" in out
+    assert "requirements.needs.domestic_substitution: preferred -> required" in out
+    assert "scores[pytorch].eligible: true -> false" in out
+    code, out, _ = run_cli(capsys, "compare", str(old), str(old), "--json")
+    doc = json.loads(out)
+    assert doc["changes"] == [] and doc["recommendation_changed"] is False
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version": "1.0"}')
+    code, _, err = run_cli(capsys, "compare", str(old), str(bad))
+    assert code == 2 and "recommendation" in err and len(err.strip().splitlines()) == 1
