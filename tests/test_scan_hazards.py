@@ -51,10 +51,17 @@ def test_tensor_control_flow_in_forward(tmp_path):
         def helper(x):
             if x.shape[0] > 1:                     # not in forward: not flagged
                 return x
+
+        class N(nn.Module):
+            def _forward_impl(self, x, **options):
+                if options.get("fast"):            # **kwargs: options, not tensors
+                    pass
+                if x.numel() == 0:                 # line 37: forward helper, shape
+                    return x
         """,
     )
     lines = [line for _, line in _found(result, "tensor_control_flow")]
-    assert lines == [16, 19, 22, 24, 25]
+    assert lines == [16, 19, 22, 24, 25, 37]
     msg = {h.line: h.message for h in result.hazards if h.kind == "tensor_control_flow"}
     assert "x.shape[0] > 64" in msg[16] and "shape" in msg[16]
     assert "value" in msg[22]

@@ -144,7 +144,7 @@ class _Visitor(ast.NodeVisitor):
 
     # --- visiting --------------------------------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        is_forward = node.name == "forward"
+        is_forward = forward.is_forward(node.name)
         if is_forward:
             for f in forward.find(node, self.table):
                 self.out.hazards.append(RawHazard("tensor_control_flow", f.line, f.message, True))

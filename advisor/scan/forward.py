@@ -58,10 +58,14 @@ def _params(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         if isinstance(defaults.get(arg.arg), ast.Constant):
             continue
         names.add(arg.arg)
-    for extra in (a.vararg, a.kwarg):
-        if extra is not None:
-            names.add(extra.arg)
+    if a.vararg is not None:  # *inputs: usually tensors; **kwargs: usually options, not tracked
+        names.add(a.vararg.arg)
     return names
+
+
+def is_forward(name: str) -> bool:
+    """forward itself and its helpers (forward_features, _forward_impl): what runs in the graph."""
+    return name == "forward" or name.startswith(("forward_", "_forward"))
 
 
 def _target_names(target: ast.AST) -> list[str]:
