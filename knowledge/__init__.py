@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["load", "KnowledgeError", "KnowledgeBase", "SECTIONS", "check", "Problem"]
+__all__ = ["load", "KnowledgeError", "KnowledgeBase", "SECTIONS", "check", "validate", "Problem"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from knowledge.loader import KnowledgeError, Problem, check, load
+    from knowledge.loader import KnowledgeError, Problem, check, load, validate
     from knowledge.models import SECTIONS, KnowledgeBase
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("load", "KnowledgeError", "check", "Problem", "clear_cache"):
+    if name in ("load", "KnowledgeError", "check", "validate", "Problem", "clear_cache"):
         from knowledge import loader
 
         return getattr(loader, name)

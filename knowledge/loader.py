@@ -254,7 +254,15 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
     if kb_lists["pitfalls"]:
         covered = {k for p in kb_lists["pitfalls"] if p.effort_hours for k in p.scan_kinds}
         for kind in SCAN_KINDS:
-            if kind not in covered:
+            if kind in covered:
+                continue
+            naming = [p for p in kb_lists["pitfalls"] if kind in p.scan_kinds]
+            if naming:  # named, but without an effort figure (e.g. an override set it to null)
+                raw = files[("pitfalls", naming[0].id)]
+                problems.append(Problem(raw.file_for("effort_hours"), naming[0].id, "effort_hours",
+                                        f"explains scan hazard kind {kind!r} but has no effort_hours "
+                                        "(and no other pitfall for that kind has one)"))
+            else:
                 problems.append(Problem(f"{BUNDLED_LABEL}/pitfalls.yaml", "-", "scan_kinds",
                                         f"no pitfall with effort_hours explains scan hazard kind {kind!r}"))
     return problems
@@ -306,11 +314,20 @@ def _layers(dirs: list[Path], include_bundled: bool = True) -> list[list[tuple[s
     return layers
 
 
+def validate(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None, *,
+             use_env: bool = True) -> tuple[Optional[KnowledgeBase], list[Problem], list[str]]:
+    """(knowledge base or None, every problem, files read) for the bundled files merged with the
+    user directories (ADVISOR_KB_DIR first unless use_env=False). Never cached."""
+    dirs = user_dirs(extra_dirs) if use_env else [Path(d) for d in (extra_dirs or [])]
+    layers = _layers(dirs)
+    kb, problems = build(layers)
+    return kb, problems, [label for layer in layers for label, _ in layer]
+
+
 def check(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None, *,
           use_env: bool = True) -> list[Problem]:
     """Every problem in the bundled files merged with the user directories (empty list = valid)."""
-    dirs = user_dirs(extra_dirs) if use_env else [Path(d) for d in (extra_dirs or [])]
-    return build(_layers(dirs))[1]
+    return validate(extra_dirs, use_env=use_env)[1]
 
 
 def load(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None) -> KnowledgeBase:

@@ -100,4 +100,5 @@ def test_scan_kind_coverage_survives_overrides(tmp_path):
     # a user override that drops the effort figure of the only 'normalize' pitfall is reported
     (tmp_path / "pitfalls.yaml").write_text("- id: normalize-range\n  effort_hours: null\n")
     problems = check([tmp_path], use_env=False)
-    assert any("normalize" in p.message and p.field == "scan_kinds" for p in problems)
+    assert [(p.entry, p.field) for p in problems] == [("normalize-range", "effort_hours")]
+    assert problems[0].file == str(tmp_path / "pitfalls.yaml") and "'normalize'" in problems[0].message

@@ -149,7 +149,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     import knowledge
-    from knowledge.loader import build, user_dirs, _layers  # noqa: PLC2701 (same package family)
+    from knowledge.loader import validate
 
     dirs = list(args.kb)
     if args.dir:
@@ -157,11 +157,9 @@ def _validate(args: argparse.Namespace) -> int:
             raise UsageError(f"kb validate: {args.dir}: not a directory")
         dirs.append(args.dir)
     try:
-        layers = _layers(user_dirs(dirs))
+        kb, problems, files = validate(dirs)
     except knowledge.KnowledgeError as exc:
         raise UsageError(str(exc)) from None
-    kb, problems = build(layers)
-    files = [label for layer in layers for label, _ in layer]
     if args.json:
         doc = {
             "schema_version": 1,
