@@ -1,0 +1,100 @@
+"""How fast is `advisor check`? Prints ratios (not a timed test; the numbers depend on the machine).
+
+- `advisor check --json` (real smoke tests, parallel children) against the bare cost of one
+  `import torch` plus one `import mindspore`, each in a fresh interpreter, run one after the other.
+  Target: at most 1.5x.
+- `advisor check --json --no-smoke`: its own work, i.e. wall time minus a bare interpreter start
+  (`python -c pass`), and the time run_check reports for itself. Target: under 1 s.
+
+Runs are interleaved (A B C A B C ...) so a burst of load on a shared machine hits every variant;
+the median of the repeats is reported, with min-max.
+
+Usage: python benchmarks/check_speed.py [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "GLOG_v": "3", "PYTHONPATH": str(ROOT)}
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+CPU: dict[str, list[float]] = {}
+
+
+def timed(args: list[str], name: str = "") -> tuple[float, str]:
+    cpu_start = _children_cpu()
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, env=ENV,
+                          stdin=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    # CPU time of the process and its children (smoke workers): unlike wall time, it does not grow
+    # when other users load the machine.
+    CPU.setdefault(name, []).append(_children_cpu() - cpu_start)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{args} failed ({proc.returncode}): {proc.stderr[-500:]}")
+    return seconds, proc.stdout
+
+
+def summary(values: list[float]) -> str:
+    return f"{statistics.median(values):6.2f} s (min {min(values):.2f}, max {max(values):.2f}, n={len(values)})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+
+    variants = {
+        "python -c pass": ["-c", "pass"],
+        "import torch": ["-c", "import torch"],
+        "import mindspore": ["-c", "import mindspore"],
+        "check --json": ["-m", "advisor", "check", "--json"],
+        "check --json --no-smoke": ["-m", "advisor", "check", "--json", "--no-smoke"],
+    }
+    times: dict[str, list[float]] = {k: [] for k in variants}
+    own_reported: list[float] = []
+    load_before = os.getloadavg()[0]
+    for _ in range(args.repeats):
+        for name, argv in variants.items():
+            seconds, out = timed(argv, name)
+            times[name].append(seconds)
+            if name == "check --json --no-smoke":
+                own_reported.append(json.loads(out)["seconds"])
+    load_after = os.getloadavg()[0]
+
+    med = {k: statistics.median(v) for k, v in times.items()}
+    bare = med["import torch"] + med["import mindspore"]
+    print(f"machine: {os.cpu_count()} CPUs, load average {load_before:.2f} before, {load_after:.2f} after")
+    for name, values in times.items():
+        print(f"  {name:<26} {summary(values)}   CPU {statistics.median(CPU[name]):.2f} s")
+    print()
+    print(f"bare imports (torch + mindspore, sequential): {bare:.2f} s")
+    ratio = med["check --json"] / bare
+    print(f"check --json / bare imports:                  {ratio:.2f}x  (target <= 1.5x) "
+          f"{'OK' if ratio <= 1.5 else 'OVER'}")
+    own = med["check --json --no-smoke"] - med["python -c pass"]
+    print(f"check --no-smoke own work (wall - python -c pass): {own:.2f} s  (target < 1 s) "
+          f"{'OK' if own < 1.0 else 'OVER'}")
+    print(f"check --no-smoke run_check's own timer:             {statistics.median(own_reported):.2f} s")
+    own_cpu = statistics.median(CPU["check --json --no-smoke"]) - statistics.median(CPU["python -c pass"])
+    print(f"check --no-smoke own CPU time (user+sys - python -c pass): {own_cpu:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
