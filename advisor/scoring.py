@@ -66,6 +66,8 @@ HUB_WEIGHT = {"none": 0.5, "nice": 1.5, "essential": 3.0}
 # know both" (seed 004, 3.3), complex models are "manual labour". Hours (low, high) per model family;
 # replaced by the code scan's estimate when model.code_path is given.
 PORT_BASE_HOURS = {"cnn": (4.0, 16.0), "transformer": (8.0, 40.0), "rnn": (8.0, 32.0), "gnn": (16.0, 60.0), "other": (8.0, 40.0)}
+# Risk the code scan finds (custom extensions, data-dependent control flow...) beyond its hours.
+SCAN_RISK_PENALTY = {"low": 0.0, "medium": 5.0, "high": 10.0}
 # A migration costing one team-week (team size x 40 h) scores 50 on migration effort.
 HOURS_PER_WEEK = 40.0
 # Fraction of the team's time before the deadline that migration may take before it blocks.
@@ -443,6 +445,7 @@ def _migration(wf: str, req: Requirements, kb: Any, scan: Any, req_dict: dict) -
         high += s_high
         ev.append(_req_ev("model.code_path", req.model.code_path,
                           f"scan of the team's code: {len(s.get('hazards') or [])} hazards, {s_low:g}-{s_high:g} h, risk {s.get('risk')}"))
+        risk_penalty = SCAN_RISK_PENALTY.get(str(s.get("risk")), 0.0)
     if ports and not scan_used:
         base = PORT_BASE_HOURS[req.model.family]
         low += base[0]
@@ -453,9 +456,10 @@ def _migration(wf: str, req: Requirements, kb: Any, scan: Any, req_dict: dict) -
         ev.append(_req_ev("model.source", req.model.source, "no knowledge base: pitfall hours unknown"))
     capacity = req.team.size * HOURS_PER_WEEK
     mid = (low + high) / 2
-    score = 100 * capacity / (capacity + mid)
+    score = 100 * capacity / (capacity + mid) - (risk_penalty if scan_used else 0.0)
     ev.append(_req_ev("team.size", req.team.size, f"one team-week = {capacity:g} h"))
-    return score, ev, f"{low:g}-{high:g} h of migration/adaptation work vs one team-week ({capacity:g} h)", [round(low, 2), round(high, 2)], [p.id for p in pitfalls]
+    risk_note = f"; -{risk_penalty:g} for the scan's {s.get('risk')} risk" if scan_used and risk_penalty else ""
+    return _clamp(score), ev, f"{low:g}-{high:g} h of migration/adaptation work vs one team-week ({capacity:g} h){risk_note}", [round(low, 2), round(high, 2)], [p.id for p in pitfalls]
 
 
 def _performance(wf: str, req: Requirements, projections: dict[str, Projection], basis: str) -> tuple[float, list[Evidence], str]:

@@ -202,3 +202,59 @@ def test_compare_shows_what_changed(capsys, tmp_path):
     bad.write_text('{"schema_version": "1.0"}')
     code, _, err = run_cli(capsys, "compare", str(old), str(bad))
     assert code == 2 and "recommendation" in err and len(err.strip().splitlines()) == 1
+
+
+def _fixture_suite_for_this_host():
+    from advisor.cache import host_fingerprint
+    from advisor.commands.report import load_probe_file
+
+    suite = load_probe_file(str(FIX / "probes-cpu.json"))
+    return suite.model_copy(update={"host": suite.host.model_copy(update={"fingerprint": host_fingerprint()})})
+
+
+def test_cached_probes_are_used_unless_no_cache(capsys):
+    from advisor.cache import save_probes
+
+    save_probes(_fixture_suite_for_this_host())
+    code, out, err = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["probes"]["source"] == "cache" and doc["comparison_basis"] == "measured"
+    code, out, _ = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"), "--no-cache")
+    doc = json.loads(out)
+    assert doc["probes"]["source"] == "none" and doc["probes"]["runs"] == []
+
+
+def test_run_probes_measures_and_caches(capsys, monkeypatch):
+    # Running the real suite takes minutes; the runner (another part, tested on its own) is replaced
+    # by one that returns the real-format fixture, to check the wiring: called once, result used and cached.
+    import probes.runner
+
+    from advisor.cache import load_cached_probes
+
+    calls = []
+
+    def fake_run_suite(config, on_event=None, cancel=None):
+        calls.append(config)
+        return _fixture_suite_for_this_host()
+
+    monkeypatch.setattr(probes.runner, "run_suite", fake_run_suite)
+    code, out, err = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"), "--run-probes")
+    assert code == 0, err
+    assert len(calls) == 1 and json.loads(out)["probes"]["source"] == "run"
+    assert load_cached_probes() is not None
+
+
+def test_code_path_is_scanned_into_the_migration_criterion(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "report", str(FIX / "with-code.yaml"))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["scan"] and doc["scan"]["hazards"]
+    for s in doc["scores"]:
+        migration = next(c for c in s["criteria"] if c["name"] == "migration")
+        refs = [e["ref"] for e in migration["evidence"]]
+        assert ("model.code_path" in refs) == (s["workflow"] in ("mindspore", "hybrid")), (s["workflow"], refs)
+    missing = tmp_path / "missing-code.yaml"
+    missing.write_text((FIX / "with-code.yaml").read_text().replace("code_path: code", "code_path: no-such-folder"))
+    code, _, err = run_cli(capsys, "report", str(missing))
+    assert code == 2 and "model.code_path" in err and len(err.strip().splitlines()) == 1
