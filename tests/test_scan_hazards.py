@@ -123,7 +123,9 @@ def test_hooks_amp_distributed(tmp_path):
 
 def test_custom_extensions_python_and_sources(tmp_path):
     (tmp_path / "csrc").mkdir()
-    (tmp_path / "csrc" / "op.cu").write_text("// fused op\n#include <cuda.h>\n__global__ void k() {}\n")
+    (tmp_path / "csrc" / "op.cu").write_text(
+        "// fused op\n#include <cuda.h>\n__global__ void k() {}\n\ntemplate <typename T>\n__global__ void __launch_bounds__(256) add_kernel(T* x) {}\n"
+    )
     (tmp_path / "csrc" / "op.cuh").write_text("#pragma once\n")
     (tmp_path / "csrc" / "bind.cpp").write_text("#include <torch/extension.h>\nint x;\n")
     (tmp_path / "csrc" / "plain.c").write_text("int main(void) { return 0; }\n")  # not torch: ignored
@@ -139,7 +141,9 @@ def test_custom_extensions_python_and_sources(tmp_path):
     )
     found = _found(result, "custom_extension")
     assert ("setup.py", 3) in found and ("setup.py", 4) in found
-    assert ("csrc/op.cu", 2) in found  # first marker line: the CUDA include
+    assert ("csrc/op.cu", 3) in found and ("csrc/op.cu", 6) in found  # one per kernel
+    kernels = [h.message for h in result.hazards if h.file == "csrc/op.cu"]
+    assert "`k`" in kernels[0] and "`add_kernel`" in kernels[1]
     assert ("csrc/op.cuh", 1) in found
     assert ("csrc/bind.cpp", 1) in found
     assert not any(f == "csrc/plain.c" for f, _ in found)

@@ -65,7 +65,7 @@ def test_dynamic_control_flow_and_cuda_extension_is_high_risk(risky_project, pla
     assert ("tensor_control_flow", "model.py", 24) in where  # while score > 0.5
     assert ("tensor_control_flow", "model.py", 17) not in where  # `if mask is not None`
     assert ("custom_extension", "model.py", 6) in where  # cpp_extension.load
-    assert ("custom_extension", "fused_op.cu", 1) in where  # the #include <torch/extension.h>
+    assert ("custom_extension", "fused_op.cu", 3) in where  # __global__ void scale_kernel
     assert result.extension_sources == 1
     assert result.risk == "high"
     assert any("tensor_control_flow" in r for r in result.risk_reasons)

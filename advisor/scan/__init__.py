@@ -126,12 +126,10 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
 
     extension_sources = 0
     for src in found.native:
-        line = native.extension_line(src)
-        if line is None:
-            continue
-        extension_sources += 1
-        message = f"extension source `{src.rel}`: a hand-written C++/CUDA operator MindSpore cannot load"
-        raw.append(detect.RawHazard("custom_extension", line, message, False, None, src.rel))
+        findings = native.extension_findings(src)
+        extension_sources += bool(findings)
+        for line, message in findings:
+            raw.append(detect.RawHazard("custom_extension", line, message, False, None, src.rel))
 
     apis, unmapped = estimate.classify_apis(uses, kb)
     raw.extend(_kb_flagged(apis, uses, index, raw))

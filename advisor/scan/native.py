@@ -12,13 +12,34 @@ MARKER = re.compile(r"__global__|PYBIND11_MODULE|TORCH_LIBRARY|#\s*include\s*[<\
 TORCH_CPP = re.compile(r"torch|ATen|c10::|pybind11|cuda", re.IGNORECASE)
 
 
-def extension_line(src: Source) -> int | None:
-    """Line to report for an extension source, or None when the file is not extension code."""
+KERNEL = re.compile(r"__global__\b(.*)")
+QUALIFIERS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
+NAME_BEFORE_PAREN = re.compile(r"(\w+)\s*\(")
+
+
+def _kernel_name(line: str) -> str | None:
+    m = KERNEL.search(line)
+    if not m or line.lstrip().startswith(("//", "/*", "*")):  # absent, or mentioned in a comment
+        return None
+    rest = QUALIFIERS.sub(" ", m.group(1))
+    name = NAME_BEFORE_PAREN.search(rest)
+    return name.group(1) if name else "?"
+
+
+def extension_findings(src: Source) -> list[tuple[int, str]]:
+    """(line, message) per CUDA kernel (`__global__`), or one for the file when it has none;
+    [] when the file is not extension code (plain C/C++ that never mentions torch or CUDA)."""
     text = src.data.decode("utf-8", errors="replace")
     is_cuda = src.path.suffix.lower() in CUDA_SUFFIXES
     if not is_cuda and not TORCH_CPP.search(text):
-        return None  # plain C/C++ next to the Python code: not a torch extension
-    for number, line in enumerate(text.splitlines(), start=1):
-        if MARKER.search(line):
-            return number
-    return 1
+        return []
+    lines = text.splitlines()
+    kernels = []
+    for number, line in enumerate(lines, start=1):
+        name = _kernel_name(line)
+        if name:
+            kernels.append((number, f"CUDA kernel `{name}` in `{src.rel}`: each kernel needs a MindSpore/Ascend operator (ops.Custom) or a rewrite with built-in ops"))
+    if kernels:
+        return kernels
+    first = next((n for n, line in enumerate(lines, start=1) if MARKER.search(line)), 1)
+    return [(first, f"extension source `{src.rel}`: hand-written C++/CUDA operator code MindSpore cannot load")]
