@@ -173,3 +173,12 @@ def test_scanning_never_executes_or_imports_the_code(tmp_path_factory):
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report == {"files": 5, "torch": False}
     assert not marker.exists()
+
+
+def test_bad_output_folder_and_missing_argument_exit_2(plain_cnn, tmp_path_factory, capsys):
+    missing = tmp_path_factory.mktemp("o") / "no" / "such" / "scan.json"
+    assert main(["scan", str(plain_cnn), "--json", "-o", str(missing)]) == 2
+    assert main(["scan"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("advisor: error:") for line in err)
+    assert not missing.parent.exists()
