@@ -25,7 +25,9 @@ FRAMEWORKS: dict[str, tuple[str, tuple[str, ...]]] = {
     "torch_npu": ("torch_npu", ("torch-npu", "torch_npu")),
 }
 # Environment for the rerun that confirms the oneDNN fix: MindSpore's process only, never torch's.
-ONEDNN_CAP = {"ONEDNN_MAX_CPU_ISA": "AVX2"}
+ONEDNN_CAP = {"ONEDNN_MAX_CPU_ISA": "AVX2", "GLOG_v": "3"}
+# Per-framework environment: MindSpore's C++ logging is silenced only if set before its import.
+CHILD_ENV = {"mindspore": {"GLOG_v": "3"}}
 
 
 def package_version(dist: str) -> Optional[str]:
@@ -217,7 +219,8 @@ def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: b
             t.start()
 
     def one(name: str) -> None:
-        smoke, payload = run_smoke(name, timeout, on_message=watch if name == "mindspore" else None)
+        smoke, payload = run_smoke(name, timeout, env_extra=CHILD_ENV.get(name),
+                                   on_message=watch if name == "mindspore" else None)
         with lock:
             results[name] = {"smoke": smoke, "payload": payload}
 
