@@ -8,6 +8,6 @@ Light on purpose: importing this package imports no framework. Entry points:
 
 def readiness(python=None) -> list:
     """Findings {severity, code, message, fix} on what torchrun and msrun need on this host."""
-    from probes.scaling.readiness import readiness as _readiness
+    from probes.scaling.readiness_checks import readiness as _readiness
 
     return _readiness(python)

@@ -72,6 +72,7 @@ class LaunchOutcome:
     returncode: Optional[int] = None
     seconds: float = 0.0            # launcher start to launcher exit (or kill)
     output_tail: str = ""           # launcher output, then the tails of the worker logs
+    marker: str = ""                # the MARKER_ENV value every process of this launch carried
 
     @property
     def ok(self) -> bool:
@@ -156,7 +157,7 @@ def build_command(spec: LaunchSpec, workdir: Path) -> tuple:
 
 # ------------------------------------------------------------------------------------------ kill
 
-def _marked_pids(marker: str) -> list:
+def marked_pids(marker: str) -> list:
     """Processes of this user whose environment carries this launch's marker (Linux /proc)."""
     needle = f"{MARKER_ENV}={marker}".encode()
     out = []
@@ -178,7 +179,7 @@ def _marked_pids(marker: str) -> list:
 
 def kill_launch(proc: subprocess.Popen, marker: str) -> None:
     """SIGKILL the launcher's group, every rank's group, and anything else carrying the marker."""
-    pids = set(_marked_pids(marker))
+    pids = set(marked_pids(marker))
     try:  # ranks already reparented elsewhere are found by the marker; children by the tree too
         import psutil
 
@@ -251,7 +252,7 @@ def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: 
     marker = uuid.uuid4().hex
     command, result_dir, log_dir = build_command(spec, workdir)
     env = launch_environment(spec, marker)
-    out = LaunchOutcome(status="failed", command=command)
+    out = LaunchOutcome(status="failed", command=command, marker=marker)
     launcher_log = workdir / "launcher.log"
     proc = None
     start = time.monotonic()

@@ -1,0 +1,339 @@
+"""Fast tests of the scaling probe's plumbing: command lines, environment, the kill sweep, the
+failure-message parser and the result arithmetic. No framework is started here (see
+test_scaling_engines.py for the real launchers)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from probes.scaling import launch, rank_common, runner
+from probes.scaling.models import ScalingConfig, ScalingRun, Startup
+
+FIXTURES = Path(__file__).parent / "fixtures" / "scaling"
+
+
+def _spec(fw="pytorch", ranks=2, **kw):
+    return launch.LaunchSpec(framework=fw, ranks=ranks, **kw)
+
+
+def test_torchrun_command_uses_standalone_and_no_restarts(tmp_path):
+    cmd = launch.torchrun_command(_spec(ranks=4, steps=7, threads=3), tmp_path / "r")
+    assert Path(cmd[0]).name == "torchrun" or cmd[1:3] == ["-m", "torch.distributed.run"]
+    assert "--standalone" in cmd and "--nproc_per_node=4" in cmd and "--max-restarts=0" in cmd
+    script = cmd.index(str(launch.RANK_SCRIPTS["pytorch"]))
+    assert all(a.startswith("--") for a in cmd[1:script] if a not in ("-m", "torch.distributed.run"))
+    tail = cmd[script + 1:]
+    assert tail[tail.index("--steps") + 1] == "7" and tail[tail.index("--threads") + 1] == "3"
+    assert tail[tail.index("--result-dir") + 1] == str(tmp_path / "r")
+
+
+def test_msrun_command_has_every_flag_measured_necessary(tmp_path):
+    cmd = launch.msrun_command(_spec("mindspore", 2, timeout=90), tmp_path / "r", tmp_path / "l", 29123)
+    for flag in ("--worker_num=2", "--local_worker_num=2", "--master_addr=127.0.0.1",
+                 "--master_port=29123", "--join=True", "--cluster_time_out=90", f"--log_dir={tmp_path / 'l'}"):
+        assert flag in cmd, flag
+    assert cmd.index(str(launch.RANK_SCRIPTS["mindspore"])) > cmd.index("--join=True")
+
+
+def test_build_command_gives_msrun_a_fresh_free_port(tmp_path):
+    ports = set()
+    for i in range(3):
+        cmd, result_dir, log_dir = launch.build_command(_spec("mindspore"), tmp_path / str(i))
+        assert result_dir.is_dir() and log_dir.is_dir()
+        ports.add(next(a for a in cmd if a.startswith("--master_port=")))
+    assert len(ports) >= 2  # per run, never a fixed port
+
+
+def test_launcher_prefix_falls_back_to_the_module(tmp_path):
+    fake_python = tmp_path / "bin" / "python"
+    fake_python.parent.mkdir()
+    fake_python.write_text("")
+    assert launch.launcher_prefix("pytorch", str(fake_python)) == [str(fake_python), "-m", "torch.distributed.run"]
+    assert launch.launcher_prefix("mindspore", str(fake_python))[:2] == [str(fake_python), "-c"]
+    exe = fake_python.parent / "msrun"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    assert launch.launcher_prefix("mindspore", str(fake_python)) == [str(exe)]
+
+
+def test_environment_per_engine(monkeypatch):
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE")
+    monkeypatch.delenv("GLOO_SOCKET_IFNAME", raising=False)
+    monkeypatch.setenv("SECRET_TOKEN", "x")
+    env_t = launch.launch_environment(_spec("pytorch", threads=2), "m1")
+    assert "ONEDNN_MAX_CPU_ISA" not in env_t          # torch gets slower under the cap
+    assert env_t["GLOO_SOCKET_IFNAME"] == "lo" and env_t["OMP_NUM_THREADS"] == "2"
+    assert env_t[launch.MARKER_ENV] == "m1" and "SECRET_TOKEN" not in env_t
+    env_m = launch.launch_environment(_spec("mindspore"), "m2")
+    if launch._is_x86():
+        assert env_m["ONEDNN_MAX_CPU_ISA"] == "AVX512_CORE"  # the user's explicit choice wins
+    assert env_m["GLOG_v"] and env_m[launch.MARKER_ENV] == "m2"
+    # msrun starts `python` from PATH: the chosen interpreter's bin/ comes first.
+    assert env_m["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
+    other = launch.launch_environment(_spec("mindspore", python="/opt/venv/bin/python"), "m3")
+    assert other["PATH"].split(os.pathsep)[0] == "/opt/venv/bin"
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA")
+    if launch._is_x86():
+        assert launch.launch_environment(_spec("mindspore"), "m4")["ONEDNN_MAX_CPU_ISA"] == "AVX2"
+    fault = launch.launch_environment(_spec(extra_env=((rank_common.FAULT_ENV, "crash@1"),)), "m5")
+    assert fault[rank_common.FAULT_ENV] == "crash@1"
+
+
+def test_kill_sweep_reaches_ranks_in_their_own_session(tmp_path):
+    """Like torchrun/msrun: the launcher's child lives in a new session, out of the group kill."""
+    marker = "test-" + str(os.getpid())
+    env = dict(os.environ, **{launch.MARKER_ENV: marker})
+    pidfile = tmp_path / "grandchild.pid"
+    code = ("import subprocess, sys, time; "
+            "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True); "
+            f"open({str(pidfile)!r}, 'w').write(str(p.pid)); time.sleep(60)")
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, start_new_session=True)
+    deadline = time.monotonic() + 20
+    while not pidfile.exists() or not pidfile.read_text():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    grandchild = int(pidfile.read_text())
+    assert grandchild in launch.marked_pids(marker)
+    os.kill(proc.pid, 0)
+    launch.kill_launch(proc, marker)
+    proc.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while launch.marked_pids(marker):
+        assert time.monotonic() < deadline, "a marked process survived the sweep"
+        time.sleep(0.05)
+
+
+def test_torchrun_failure_summary_names_the_rank():
+    text = (FIXTURES / "torchrun_crash.txt").read_text()
+    assert launch._error_line(text) == "rank 1 failed first (exit code 17)"
+    exc = "Traceback...\n  File \"x\", line 1\nValueError: unknown model 'foo'\n" + text
+    assert launch._error_line(exc) == "rank 1 failed first (exit code 17): ValueError: unknown model 'foo'"
+    assert launch._error_line("RuntimeError: worker 1 is the first one timed out\n") \
+        == "RuntimeError: worker 1 is the first one timed out"
+
+
+def test_run_launch_reports_an_unstartable_launcher(tmp_path):
+    out = launch.run_launch(_spec(python=str(tmp_path / "nope" / "python"), timeout=5))
+    assert out.status == "failed" and "could not start" in out.error
+
+
+def test_rank_shard_gives_each_rank_its_own_batches():
+    import numpy as np
+
+    class B:
+        images = np.arange(8)[:, None]
+        labels = np.arange(8)[:, None]
+
+        def __len__(self):
+            return 8
+    shards = [rank_common.rank_shard(B(), r, 2) for r in range(2)]
+    assert [int(x[0]) for x, _ in shards[0]] == [0, 2, 4, 6]
+    assert [int(x[0]) for x, _ in shards[1]] == [1, 3, 5, 7]
+    assert rank_common.n_batches(2) == 8 and rank_common.n_batches(8) == 16
+
+
+def _outcome(ranks, step, nosync, sync_diff=0.0, nosync_diff=0.2, world=None, status="ok"):
+    ranks_doc = [{"sync_step_s": [step] * 5, "nosync_step_s": [nosync] * 5, "init_seconds": 0.5,
+                  "launcher_seconds": 1.0, "first_step_seconds": 0.1, "loss_first": 2.3,
+                  "loss_last": 2.1} for _ in range(ranks)]
+    doc = {"world_size": world or ranks, "backend": "gloo", "ranks": ranks_doc,
+           "gate": {"sync_max_abs_diff": sync_diff, "nosync_max_abs_diff": nosync_diff, "param_count": 10}}
+    return launch.LaunchOutcome(status=status, command=["torchrun"], result=doc, seconds=6.0)
+
+
+def test_to_run_computes_throughput_share_and_gate():
+    run = runner.to_run(_spec(ranks=2, batch_size=32), 1, _outcome(2, 0.010, 0.006))
+    assert run.status == "ok" and run.gate.ok
+    assert run.images_per_second == pytest.approx(2 * 32 / 0.010)
+    assert run.allreduce_share == pytest.approx(0.4)
+    assert run.step_ms == pytest.approx(10.0) and run.startup.init_seconds == 0.5
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"sync_diff": 0.01}, "differ across ranks"),
+    ({"nosync_diff": 0.0}, "did not diverge"),
+    ({"world": 1}, "world size 1"),
+])
+def test_to_run_fails_a_run_that_does_not_really_sync(kw, words):
+    run = runner.to_run(_spec(ranks=2), 1, _outcome(2, 0.01, 0.006, **kw))
+    assert run.status == "failed" and words in run.error
+
+
+def test_summary_pairs_repetitions_for_efficiency():
+    runs = []
+    for rep, (s1, s2, n2) in enumerate([(0.004, 0.010, 0.006), (0.005, 0.012, 0.007), (0.004, 0.008, 0.006)], 1):
+        runs.append(runner.to_run(_spec(ranks=1), rep, _outcome(1, s1, s1)))
+        runs.append(runner.to_run(_spec(ranks=2), rep, _outcome(2, s2, n2)))
+    fw = runner.summarise("pytorch", "lenet", runs, [1, 2], "cpu", 32, 1)
+    assert fw.status == "ok"
+    two = fw.rank_counts[1]
+    effs = sorted([0.004 / 0.010, 0.005 / 0.012, 0.004 / 0.008])  # img/s(2) / (2 x img/s(1))
+    assert two.efficiency.median == pytest.approx(effs[1])
+    assert (two.efficiency.min, two.efficiency.max) == pytest.approx((effs[0], effs[2]))
+    assert two.efficiency.n == 3 and two.gate_ok is True
+    # efficiency = contention factor x communication factor, per repetition
+    assert two.contention_factor.median * two.communication_factor.median == pytest.approx(
+        two.efficiency.median, rel=0.2)
+    assert fw.efficiency == pytest.approx(effs[1]) and fw.allreduce_share == two.allreduce_share.median
+
+
+def test_summary_status_with_a_failed_repetition():
+    runs = [runner.to_run(_spec(ranks=1), 1, _outcome(1, 0.004, 0.004)),
+            ScalingRun(id="x", framework="pytorch", launcher="torchrun", model="lenet", ranks=2,
+                       repetition=1, status="timeout", error="hung", batch_size_per_rank=32,
+                       threads_per_rank=1, startup=Startup())]
+    fw = runner.summarise("pytorch", "lenet", runs, [1, 2], "cpu", 32, 1)
+    assert fw.status == "partial" and "hung" in fw.reason
+    assert fw.rank_counts[1].runs_ok == 0 and fw.rank_counts[1].efficiency is None
+
+
+def test_default_ranks_and_label():
+    assert runner.default_ranks(0) == [1, 2] and runner.default_ranks(1) == [1, 2]
+    assert runner.default_ranks(8) == [1, 8]
+    label, text = runner.label_for({"pytorch": "cpu"}, [1, 2], 2, 1)
+    assert label == "cpu-contention" and "not device scaling" in text
+    assert runner.label_for({"pytorch": "cuda"}, [1, 4], 16, 4)[0] == "device-scaling"
+
+
+def test_config_validation():
+    assert ScalingConfig(ranks=[2, 1, 2]).ranks == [1, 2]
+    with pytest.raises(ValueError):
+        ScalingConfig(ranks=[0])
+    with pytest.raises(ValueError):
+        ScalingConfig(bogus=1)
+
+
+def test_run_scaling_with_no_framework_installed_is_data(monkeypatch):
+    monkeypatch.setattr(runner, "framework_available", lambda fw: f"{fw} is not installed")
+    res = runner.run_scaling(ScalingConfig(repeat=1))
+    assert res.runs == [] and {f.status for f in res.frameworks} == {"unavailable"}
+    assert "not installed" in res.frameworks[0].reason
+
+
+def test_run_scaling_events_and_cancel(monkeypatch):
+    from probes.launcher import Cancel
+
+    cancel = Cancel()
+    calls = []
+
+    def fake_launch(spec, cancel=None):
+        calls.append(spec)
+        cancel.set()  # the user cancels during the first launch
+        return launch.LaunchOutcome(status="cancelled", command=["torchrun"], error="cancelled by the user")
+    monkeypatch.setattr(runner, "framework_available", lambda fw: None)
+    monkeypatch.setattr(runner.launch, "run_launch", fake_launch)
+    events = []
+    res = runner.run_scaling(ScalingConfig(frameworks=["pytorch"], repeat=3), on_event=events.append,
+                             cancel=cancel)
+    assert len(calls) == 1 and [e.kind for e in events] == ["start", "done"]
+    assert res.runs[0].status == "cancelled" and res.frameworks[0].status == "cancelled"
+
+
+def test_run_scaling_interleaves_repetitions(monkeypatch):
+    order = []
+
+    def fake_launch(spec, cancel=None):
+        order.append((spec.framework, spec.ranks))
+        return _outcome(spec.ranks, 0.01, 0.006)
+    monkeypatch.setattr(runner, "framework_available", lambda fw: None)
+    monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
+    monkeypatch.setattr(runner.launch, "run_launch", fake_launch)
+    res = runner.run_scaling(ScalingConfig(repeat=3, ranks=[1, 2]))
+    assert order[:4] == [("pytorch", 1), ("pytorch", 2), ("mindspore", 1), ("mindspore", 2)]
+    assert order[4:8] == [("pytorch", 2), ("pytorch", 1), ("mindspore", 2), ("mindspore", 1)]
+    assert len(order) == 12 and all(f.status == "ok" for f in res.frameworks)
+    assert res.frameworks[0].rank_counts[1].images_per_second.n == 3
+
+
+# ---------------------------------------------------------------------------------------- CLI
+
+def test_add_arguments_reuses_the_probe_parsers_options():
+    from probes.scaling import cli
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--models", default="lenet,resnet18")
+    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    cli.add_arguments(p)  # must not raise on the duplicates
+    args = p.parse_args(["--scaling", "--ranks", "2,1"])
+    cfg = cli.config_from_args(args)
+    assert args.scaling and cfg.ranks == [1, 2]
+    assert cfg.models == ["lenet"] and cfg.repeat == 3  # the probe's defaults do not leak in
+    cfg = cli.config_from_args(p.parse_args(["--scaling", "--models", "resnet18", "--repeat", "2"]))
+    assert cfg.models == ["resnet18"] and cfg.repeat == 2
+    cfg = cli.config_from_args(p.parse_args(["--scaling", "--scaling-repeat", "1", "--repeat", "5"]))
+    assert cfg.repeat == 1
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--ranks", "0,2"], "--ranks"), (["--ranks", "a"], "--ranks"),
+    (["--frameworks", "jax"], "--frameworks"), (["--repeat", "0"], "--repeat"),
+    (["--scaling-timeout", "1"], "--scaling-timeout"),
+])
+def test_cli_bad_input_is_a_usage_error(argv, words):
+    from advisor.errors import UsageError
+    from probes.scaling import cli
+
+    p = argparse.ArgumentParser()
+    cli.add_arguments(p)
+    with pytest.raises(UsageError, match=words):
+        cli.config_from_args(p.parse_args(argv))
+
+
+def test_standalone_cli_exit_2_on_bad_ranks(capsys):
+    from probes.scaling import cli
+
+    assert cli.main(["--ranks", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--ranks" in err
+
+
+def test_render_table_and_exit_code(monkeypatch):
+    from probes.scaling import cli
+
+    monkeypatch.setattr(runner, "framework_available", lambda fw: None if fw == "pytorch" else "absent")
+    monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
+    monkeypatch.setattr(runner.launch, "run_launch", lambda spec, cancel=None: _outcome(spec.ranks, 0.01, 0.006))
+    res = runner.run_scaling(ScalingConfig(repeat=3))
+    text = cli.render_table(res)
+    assert "not device scaling" in text and "torchrun (gloo)" in text and "unavailable: absent" in text
+    assert "40%" in text  # allreduce share of the synthetic runs
+    assert cli.exit_code(res) == 0
+    res.runs[1].gate.ok = False
+    assert cli.exit_code(res) == 1
+
+
+def test_readiness_findings_are_well_formed_and_framework_free():
+    code = ("import sys, json, probes.scaling as s; f = s.readiness(); "
+            "assert 'torch' not in sys.modules and 'mindspore' not in sys.modules; print(json.dumps(f))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.returncode == 0, out.stderr
+    import json
+
+    findings = json.loads(out.stdout)
+    assert findings
+    for f in findings:
+        assert set(f) == {"severity", "code", "message", "fix"}
+        assert f["severity"] in ("info", "warning", "error") and f["code"].startswith("scaling.")
+
+
+def test_readiness_ascend_rank_table(monkeypatch, tmp_path):
+    from probes.scaling import readiness_checks as rd
+
+    monkeypatch.setattr(runner, "ascend_npu_count", lambda: 8)
+    monkeypatch.setattr(runner, "nvidia_gpu_count", lambda: 0)
+    monkeypatch.setattr(rd, "_installed", lambda m: m == "mindspore")
+    monkeypatch.setenv("RANK_TABLE_FILE", str(tmp_path / "missing.json"))
+    monkeypatch.setenv("HCCL_CONNECT_TIMEOUT", "600")
+    codes = {f["code"]: f for f in rd.readiness()}
+    assert codes["scaling.rank_table_missing"]["severity"] == "error"
+    assert "HCCL_CONNECT_TIMEOUT=600" in codes["scaling.hccl_env"]["message"]
+    assert "scaling.hccl_missing" in codes or "scaling.hccl" in codes
