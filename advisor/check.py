@@ -346,8 +346,8 @@ def evaluate(report: CheckReport, env: dict, cxx: Optional[str], kb=None,
             add(severity="warning", code="gpu_busy" if acc.vendor == "nvidia" else "npu_busy",
                 message=f"{kind} {acc.index} ({acc.name}) is used by {len(acc.processes)} other process(es): "
                         f"{who}; {_fmt_mb(used)} taken",
-                fix="pick free devices (CUDA_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES) or wait: "
-                    "measurements and training on a shared device are slower and may run out of memory")
+                fix=f"pick free devices ({'CUDA_VISIBLE_DEVICES' if acc.vendor == 'nvidia' else 'ASCEND_RT_VISIBLE_DEVICES'}) "
+                    "or wait: training and measurements on a shared device are slower and may run out of memory")
         if acc.health and acc.health.upper() not in ("OK", "HEALTHY"):
             add(severity="warning", code="npu_unhealthy",
                 message=f"NPU chip {acc.index} ({acc.name}, NPU {acc.npu_id}) reports health {acc.health}",

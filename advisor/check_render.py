@@ -23,6 +23,23 @@ def _wrap(text: str, width: int = 70) -> str:
     return "\n".join(textwrap.wrap(text or "", width)) or "-"
 
 
+def compact_devices(devices: list[str]) -> str:
+    """'cuda:0, cuda:1, cuda:2' -> 'cuda:0-2' (16 NPU chips fit in a cell)."""
+    groups: list[list] = []  # [prefix, first, last] or [name]
+    for d in devices:
+        prefix, sep, idx = d.rpartition(":")
+        if sep and idx.isdigit():
+            i = int(idx)
+            if groups and len(groups[-1]) == 3 and groups[-1][0] == prefix and groups[-1][2] == i - 1:
+                groups[-1][2] = i
+                continue
+            groups.append([prefix, i, i])
+        else:
+            groups.append([d])
+    parts = [g[0] if len(g) == 1 else f"{g[0]}:{g[1]}" if g[1] == g[2] else f"{g[0]}:{g[1]}-{g[2]}" for g in groups]
+    return ", ".join(parts) or "-"
+
+
 def render_table(report: CheckReport) -> str:
     h = report.host
     cpu, mem = h.cpu, h.memory
@@ -76,7 +93,7 @@ def render_table(report: CheckReport) -> str:
         else:
             smoke = f"{s.status.upper()}: {s.error or ''}"
         fw_rows.append((fw.name, fw.version if fw.installed else "not installed", fw.build or "-",
-                        ", ".join(fw.devices) or "-", _wrap(smoke, 50)))
+                        compact_devices(fw.devices), _wrap(smoke, 50)))
     out.append("Frameworks\n" + tabulate(fw_rows, headers=["framework", "version", "build", "devices", "smoke test"]))
 
     if report.findings:

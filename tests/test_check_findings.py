@@ -261,3 +261,38 @@ def test_verdict_and_order():
 ])
 def test_spec_allows(spec, version, ok):
     assert spec_allows(spec, version) is ok
+
+
+def test_cli_with_fake_smi_tools_lists_8_gpus_and_16_npu_chips(monkeypatch, capsys):
+    """The whole command over fake nvidia-smi / npu-smi executables (NVML made unavailable)."""
+    import json
+    import os
+    from pathlib import Path
+
+    import probes.nvidia as nvidia
+    from advisor.cli import main
+
+    fix = Path(__file__).parent / "fixtures" / "check"
+    monkeypatch.setenv("PATH", os.pathsep.join([str(fix / "fakebin-nvidia"), str(fix / "fakebin-ascend"),
+                                                os.environ["PATH"]]))
+    monkeypatch.setattr(nvidia, "_load_nvml", lambda: (None, "NVML Shared Library Not Found"))
+    for var in ("ASCEND_RT_VISIBLE_DEVICES", "ASCEND_DEVICE_ID", "ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    code = main(["check", "--no-smoke", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    vendors = [a["vendor"] for a in doc["accelerators"]]
+    assert vendors.count("nvidia") == 8 and vendors.count("huawei") == 16
+    assert [a["index"] for a in doc["accelerators"] if a["vendor"] == "huawei"] == list(range(16))
+    for acc in doc["accelerators"]:
+        assert acc["name"] and acc["memory_total_mb"] > 0 and acc["memory_used_mb"] is not None
+    found = {f["code"] for f in doc["findings"]}
+    assert {"gpu_busy", "npu_busy", "ascend_visible_devices_unset"} <= found
+    assert code == (1 if doc["verdict"] == "fail" else 0)
+
+
+def test_compact_device_lists():
+    from advisor.check_render import compact_devices
+
+    assert compact_devices(["CPU"] + [f"Ascend:{i}" for i in range(16)]) == "CPU, Ascend:0-15"
+    assert compact_devices(["cpu", "cuda:0", "cuda:2", "cuda:3"]) == "cpu, cuda:0, cuda:2-3"
+    assert compact_devices([]) == "-"
