@@ -120,8 +120,10 @@ def _parse_uncached(label: str, text: bytes, problems: list[Problem]) -> list[tu
     try:
         doc = yaml.load(text.decode("utf-8"), Loader=_SafeLoader)  # noqa: S506 (a safe loader)
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        reason = " ".join(str(exc).split())
-        problems.append(Problem(label, "-", "-", f"not valid YAML: {reason}"))
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        reason = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        problems.append(Problem(label, "-", "-", f"not valid YAML: {where}{reason}"))
         return []
     if doc is None:
         return []
