@@ -288,7 +288,10 @@ def build(layers: list[list[tuple[str, bytes]]]) -> tuple[Optional[KnowledgeBase
                 for err in exc.errors():
                     loc = err.get("loc", ())
                     top = str(loc[0]) if loc else "-"
-                    problems.append(Problem(raw.file_for(top), entry_id, _loc_text(loc), _field_message(err)))
+                    message = _field_message(err)
+                    if err.get("type") == "missing" and len(loc) == 1 and not raw.origin.startswith(BUNDLED_LABEL):
+                        message += f" (id {entry_id!r} is new: there is no bundled {section} entry to merge over)"
+                    problems.append(Problem(raw.file_for(top), entry_id, _loc_text(loc), message))
     problems.extend(_cross_references(lists, raws))
 
     digest = hashlib.sha256()

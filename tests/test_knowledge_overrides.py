@@ -102,3 +102,9 @@ def test_scan_kind_coverage_survives_overrides(tmp_path):
     problems = check([tmp_path], use_env=False)
     assert [(p.entry, p.field) for p in problems] == [("normalize-range", "effort_hours")]
     assert problems[0].file == str(tmp_path / "pitfalls.yaml") and "'normalize'" in problems[0].message
+
+
+def test_misspelt_id_says_it_is_new(tmp_path):
+    (tmp_path / "costs.yaml").write_text("- id: ascend-910b-hours\n  usd: {value: 2, source: x, confidence: vendor}\n")
+    with pytest.raises(knowledge.KnowledgeError, match="is new: there is no bundled costs entry"):
+        knowledge.load([tmp_path])
