@@ -487,7 +487,7 @@ def _costs(projections: dict[str, Projection]) -> dict[str, tuple[Optional[float
         if c is None:
             out[wf] = (None, None, [], "")
             continue
-        ev = [e for e in proj.evidence if e.detail.endswith("per device-hour")]
+        ev = [e for e in proj.cost_evidence if e.detail.endswith("per device-hour")]
         out[wf] = (c.low, c.high, ev, f"compute for the workload on {proj.devices}x {proj.accelerator or proj.target}")
     return out
 
