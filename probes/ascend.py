@@ -5,7 +5,8 @@
 - older tools / 310P: `Chip Device` and only `Memory-Usage(MB)`; the device cell may be `NA`;
 - Atlas A3 / 910C: `Chip Phy-ID`, two chip blocks per NPU split by a `+-----` line, power `-`;
 - numbers without a space before the slash (`41697/ 65536`); NPU ids that do not start at 0;
-- the process table: rows of processes or `No running processes found in NPU N`.
+- the process table: rows of processes or `No running processes found in NPU N`;
+- newer tools (950 series): `NPU ID` in a column of its own, the chip row has no id cells.
 It keys on the rows themselves (an NPU row, then its chip row) rather than on column positions.
 """
 
@@ -51,6 +52,7 @@ def parse_npu_smi_info(text: str) -> dict:
     processes. Pure function of the text."""
     out: dict = {"smi_version": None, "version": None, "chips": [], "unassigned_processes": []}
     mode = None          # "devices" or "processes"
+    split = False        # the "NPU ID | Name" layout: ids and names in columns of their own
     has_hbm = False
     pending: Optional[dict] = None  # the NPU row waiting for its chip row
     by_key: dict[tuple, dict] = {}
@@ -65,10 +67,10 @@ def parse_npu_smi_info(text: str) -> dict:
         cells = _cells(stripped)
         first = cells[0]
         words = first.split()
-        if words[:2] == ["NPU", "Name"]:
-            mode, pending = "devices", None
+        if words[:2] == ["NPU", "Name"] or (words == ["NPU", "ID"] and len(cells) > 1 and cells[1] == "Name"):
+            mode, pending, split = "devices", None, words == ["NPU", "ID"]
             continue
-        if words and words[0] == "Chip":
+        if "Bus-Id" in stripped and "Process" not in stripped:  # the second header row
             has_hbm = "HBM-Usage" in stripped
             continue
         if words[:2] == ["NPU", "Chip"]:
@@ -77,7 +79,10 @@ def parse_npu_smi_info(text: str) -> dict:
         no_procs = _NO_PROCS.search(stripped)
         if no_procs:
             continue
-        if mode == "devices" and len(cells) >= 3:
+        if mode == "devices" and len(cells) >= (4 if split else 3):
+            if split:  # [id, name, health, metrics] then ["", "", bus, metrics]
+                words = [cells[0], cells[1]] if cells[0] else []
+                cells = [" ".join(words), *cells[2:]]
             if pending is None:
                 if len(words) < 2 or _int(words[0]) is None:
                     continue
@@ -90,6 +95,8 @@ def parse_npu_smi_info(text: str) -> dict:
                 continue
             chip_id = _int(words[0]) if words else None
             device_id = _int(words[1]) if len(words) > 1 else None
+            if split:
+                chip_id = device_id = None
             pairs = _PAIR.findall(cells[2])
             rest = _PAIR.sub(" ", cells[2]).split()
             # With an HBM column the HBM pair comes last; without one the only pair is Memory-Usage.

@@ -147,3 +147,13 @@ def test_cann_found_in_default_place_without_env():
 def test_driver_version():
     assert ascend.find_driver_version([str(FIX / "nope"), str(FIX / "driver")]) == "24.1.rc3"
     assert ascend.find_driver_version([str(FIX / "nope")]) is None
+
+
+def test_npu_id_column_layout_of_newer_tools():
+    out = parse("npu-smi-950-npu-id-column.txt")
+    accs = ascend.chips_to_accelerators(out["chips"])
+    assert [(a.npu_id, a.name, a.health) for a in accs] == [(0, "Ascend950DT", "OK"), (1, "Ascend950DT", "OK"),
+                                                            (7, "Ascend950DT", "Warning")]
+    assert [a.index for a in accs] == [0, 1, 2] and accs[0].bus_id is None
+    assert (accs[2].memory_used_mb, accs[2].memory_total_mb, accs[2].utilization_pct) == (91000, 98304, 42)
+    assert accs[0].power_w == 398.6 and accs[0].temperature_c == 46
