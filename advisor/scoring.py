@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.projections import (
     BASIS_RANK,
+    WORKLOAD_GFLOPS,
     WORKFLOWS,
     Evidence,
     Projection,
@@ -74,6 +75,13 @@ HOURS_PER_WEEK = 40.0
 DEADLINE_SHARE = 0.5
 
 CONFIDENCE_MARGINS = {"high": 8.0, "medium": 3.0}
+
+MODEL_ASSUMPTIONS = (
+    "criterion scores are 0-100 per workflow; the total is their weighted mean (weights renormalised to 1)",
+    "migration effort sums the typical fix hours of the knowledge-base pitfalls that apply (plus re-implementing the model when PyTorch code is ported); one team-week of it scores 50",
+    "compute cost = projected device-hours x the knowledge base's price per device-hour (no storage, data transfer or idle time)",
+    f"confidence: high from a {CONFIDENCE_MARGINS['high']:g}-point margin, medium from {CONFIDENCE_MARGINS['medium']:g}; one step lower when the measured difference that decides it is inside the noise",
+)
 
 
 class Criterion(BaseModel):
@@ -314,28 +322,28 @@ def _stack_aspect(kb: Any, stack: str, aspect: str) -> tuple[Optional[float], li
 
 def _mix(wf: str, req: Requirements, kb: Any, aspects: dict[str, float], criterion: str) -> tuple[Optional[float], list[Evidence], str]:
     """Weighted aspect score of the workflow's stack(s); hybrid mixes its PyTorch and MindSpore stacks."""
-    ev: list[Evidence] = []
-
-    def stack_score(stack: str) -> Optional[float]:
+    def stack_score(stack: str) -> tuple[Optional[float], list[Evidence]]:
         num = den = 0.0
+        sev: list[Evidence] = []
         for aspect, weight in aspects.items():
             value, aev = _stack_aspect(kb, stack, aspect)
             if value is None:
                 continue
             num, den = num + weight * value, den + weight
-            ev.extend(aev)
-        return num / den if den else None
+            sev.extend(aev)
+        return (num / den if den else None), sev
 
     pt_stack = pytorch_stack(wf, req)
-    pt, ms = stack_score(pt_stack), stack_score("mindspore")
+    (pt, pt_ev), (ms, ms_ev) = stack_score(pt_stack), stack_score("mindspore")
     if pt is None or ms is None:
-        return None, ev, ""
+        return None, pt_ev + ms_ev, ""
     adapter = " (PyTorch on Ascend through torch_npu)" if pt_stack == "torch_npu" else ""
     if wf == "pytorch":
-        return pt, ev, f"knowledge-base {criterion} scores{adapter} (0-5 -> 0-100)"
+        return pt, pt_ev, f"knowledge-base {criterion} scores{adapter} (0-5 -> 0-100)"
     if wf == "mindspore":
-        return ms, ev, f"knowledge-base {criterion} scores (0-5 -> 0-100)"
+        return ms, ms_ev, f"knowledge-base {criterion} scores (0-5 -> 0-100)"
     share = HYBRID_PYTORCH_SHARE[req.stage][criterion] * prototype_fluency(req)
+    ev = pt_ev + ms_ev
     ev.append(_req_ev("team.pytorch", req.team.pytorch, f"prototyping in PyTorch pays off as far as the team is faster there (x{prototype_fluency(req):.2f})"))
     return (share * pt + (1 - share) * ms, ev,
             f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage}, team skills)")
@@ -591,7 +599,9 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
     req_dict = req.as_conditions()
     weights = resolve_weights(req)
     wmap = {w.name: w.weight for w in weights}
-    assumptions: list[str] = []
+    assumptions: list[str] = list(MODEL_ASSUMPTIONS)
+    if req.workload is not None and req.workload.gflops_per_sample is None and req.workload.model != "lenet":
+        assumptions.append(f"workload {req.workload.model}: {WORKLOAD_GFLOPS[req.workload.model]:g} training GFLOPs per image (ImageNet-size 224x224 input); set workload.gflops_per_sample for other input sizes")
     if kb is None:
         assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
 

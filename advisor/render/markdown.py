@@ -151,10 +151,11 @@ def render(report: Any) -> str:
         "",
         "## Recommendation",
         "",
-        f"**{LABELS[rec.workflow]}**: {rec.summary}",
-        "",
-        f"Confidence **{rec.confidence}**: {rec.margin:.1f} points ahead of {LABELS.get(rec.runner_up, 'no other eligible workflow') if rec.runner_up else 'no other eligible workflow'}"
+        f"**{LABELS[rec.workflow]}**, confidence **{rec.confidence}**"
+        + (f", {rec.margin:.1f} points ahead of {LABELS[rec.runner_up]}" if rec.runner_up else "")
         + (" (the measured difference is inside the noise)" if rec.inside_noise else "") + ".",
+        "",
+        f"> {rec.summary}",
         "",
     ]
     lines += [f"- {r}" for r in rec.reasons] + [""]
