@@ -270,6 +270,9 @@ def _reference(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Opt
     pool = [r for r in kb.references if r.accelerator == acc.id and r.framework == framework and _imagenet_flops(r)]
     if not pool:
         return None
+    # Prefer runs with the same single/multi-device shape: a multi-device run's per-device rate already
+    # carries its communication loss.
+    pool = [r for r in pool if (r.devices > 1) == (devices > 1)] or pool
     notes: list[str] = []
     model = req.workload.model if req.workload else None
     if any(r.model.lower().replace("-", "") != model for r in pool):
