@@ -36,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _is_knowledge_error(exc: BaseException) -> bool:
+    loader = sys.modules.get("knowledge.loader")  # only loaded if the command used the KB
+    return loader is not None and isinstance(exc, loader.KnowledgeError)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
@@ -51,6 +56,15 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"advisor: error: {exc}", file=sys.stderr)
         return UsageError.exit_code
+    except Exception as exc:
+        if debug:
+            raise
+        if _is_knowledge_error(exc):  # a bad knowledge-base file is bad input too
+            print(f"advisor: error: {exc}", file=sys.stderr)
+            return UsageError.exit_code
+        print(f"advisor: internal error: {type(exc).__name__}: {exc} (run with --debug for the "
+              "traceback)", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("advisor: interrupted", file=sys.stderr)
         return 130

@@ -27,3 +27,19 @@ def test_python_dash_m_works():
                          text=True, timeout=60)
     assert out.returncode == 0
     assert "usage: advisor" in out.stdout
+
+
+def test_bad_knowledge_base_override_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
+    (tmp_path / "accelerators.yaml").write_text("accelerators: [{id: x, vendor: nobody}]\n")
+    monkeypatch.setenv("ADVISOR_KB_DIR", str(tmp_path))
+    from knowledge.loader import clear_cache
+
+    clear_cache()
+    try:
+        code = main(["scan", str(tmp_path)])
+    finally:
+        clear_cache()
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "accelerators.yaml" in err
