@@ -14,7 +14,7 @@ import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from advisor import __version__
 from probes.check_models import Accelerator, CheckReport, Finding, FrameworkInfo, SmokeResult
@@ -53,8 +53,13 @@ def _own_children_filter(accs: list[Accelerator]) -> None:
         acc.processes = kept
 
 
-def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: bool = True) -> CheckReport:
-    """Gather everything and judge it. Never raises for what it finds on the host."""
+def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: bool = True,
+              progress: Optional[Callable[[str], None]] = None, cancel=None) -> CheckReport:
+    """Gather everything and judge it. Never raises for what it finds on the host.
+
+    `progress(text)` is called (from worker threads) as parts finish; `cancel` is a
+    probes.launcher.Cancel that kills the smoke children (they then read "failed: cancelled")."""
+    say = progress or (lambda text: None)
     from probes.ascend import collect_ascend
     from probes.frameworks import apply_smoke, detect_frameworks, infer_devices, package_version, smoke_all
     from probes.host import collect_host
@@ -68,11 +73,13 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
         # probes answer long before a child has imported its framework and touched a device.
         # On AVX-512 CPUs the oneDNN trap is likely: start the AVX2-capped rerun alongside.
         early = "avx512f" in host.cpu.flags
-        smoke_future = pool.submit(smoke_all, frameworks, timeout, True, early) if smoke else None
+        smoke_future = pool.submit(smoke_all, frameworks, timeout, True, early, say, cancel) if smoke else None
         nvidia_future = pool.submit(collect_nvidia)
         ascend_future = pool.submit(collect_ascend)
         nvidia, gpus = nvidia_future.result()
+        say(f"NVIDIA: {nvidia.status} ({nvidia.gpu_count} GPU)")
         ascend, npus = ascend_future.result()
+        say(f"Ascend: {ascend.status} ({ascend.chip_count} NPU chips)")
         smoke_results = smoke_future.result() if smoke_future else {}
     accelerators = gpus + npus
     _own_children_filter(accelerators)

@@ -175,20 +175,22 @@ def _smoke_from_outcome(outcome) -> tuple[SmokeResult, dict]:
 
 
 def run_smoke(name: str, timeout: float, env_extra: Optional[dict] = None,
-              on_message: Optional[Callable[[dict], None]] = None, extra_args: tuple = ()) -> tuple[SmokeResult, dict]:
+              on_message: Optional[Callable[[dict], None]] = None, extra_args: tuple = (),
+              cancel=None) -> tuple[SmokeResult, dict]:
     """One framework's smoke test in its own child. Never raises."""
     from probes.launcher import run_child
 
     try:
         outcome = run_child(["-m", "probes.smoke_worker", name, *extra_args], timeout=timeout,
-                            env_extra=env_extra, on_message=on_message)
+                            env_extra=env_extra, on_message=on_message, cancel=cancel)
     except Exception as exc:
         return SmokeResult(status="failed", ok=False, error=f"could not run the smoke test: {exc}"), {}
     return _smoke_from_outcome(outcome)
 
 
 def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: bool = True,
-              confirm_early: bool = False) -> dict[str, dict]:
+              confirm_early: bool = False, progress: Optional[Callable[[str], None]] = None,
+              cancel=None) -> dict[str, dict]:
     """Run every installed framework's smoke test in parallel (one thread + one child each).
 
     For MindSpore, as soon as the worker reports a slow convolution, a second child reruns just that
@@ -203,7 +205,8 @@ def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: b
 
     def confirm(check: dict) -> None:
         remaining = max(5.0, deadline - time.monotonic())
-        smoke, _ = run_smoke("mindspore", remaining, env_extra=ONEDNN_CAP, extra_args=("--conv-only",))
+        smoke, _ = run_smoke("mindspore", remaining, env_extra=ONEDNN_CAP, extra_args=("--conv-only",),
+                             cancel=cancel)
         with lock:
             results["_onednn_confirm"] = {"smoke": smoke, "payload": {}}
 
@@ -220,9 +223,11 @@ def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: b
 
     def one(name: str) -> None:
         smoke, payload = run_smoke(name, timeout, env_extra=CHILD_ENV.get(name),
-                                   on_message=watch if name == "mindspore" else None)
+                                   on_message=watch if name == "mindspore" else None, cancel=cancel)
         with lock:
             results[name] = {"smoke": smoke, "payload": payload}
+        if progress is not None:
+            progress(f"{name} smoke test: {smoke.status} in {smoke.seconds or 0:.1f} s")
 
     if early:
         t = threading.Thread(target=confirm, args=({},), daemon=True)

@@ -140,3 +140,27 @@ def test_end_to_end_real_smoke_tests():
         assert conv is not None and conv["conv_ms"] > 0 and conv["gemm_ms"] > 0
         codes = {f["code"] for f in doc["findings"]}
         assert conv["slow"] == ("mindspore_onednn_reference_conv" in codes)
+
+
+def test_cancel_kills_the_smoke_children(monkeypatch):
+    import threading
+
+    from probes.launcher import Cancel
+
+    monkeypatch.setenv("ADVISOR_TEST_SMOKE_FAULT", "pytorch:hang")
+    cancel = Cancel()
+    threading.Timer(0.5, cancel.set).start()
+    start = time.monotonic()
+    smoke, _ = run_smoke("pytorch", timeout=60, cancel=cancel)
+    assert time.monotonic() - start < 10
+    assert smoke.status == "failed" and "cancelled" in smoke.error
+
+
+def test_progress_lines(monkeypatch):
+    monkeypatch.setenv("ADVISOR_TEST_SMOKE_FAULT", "pytorch:crash,mindspore:crash")
+    lines: list[str] = []
+    check.run_check(smoke=True, timeout=20, progress=lines.append, use_kb=False)
+    assert any(line.startswith("NVIDIA:") for line in lines) and any(line.startswith("Ascend:") for line in lines)
+    installed = [f.name for f in detect_frameworks() if f.installed]
+    for name in installed:
+        assert any(line.startswith(f"{name} smoke test: failed") for line in lines), lines

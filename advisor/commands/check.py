@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print("advisor check: gathering host, accelerators"
               + ("" if args.no_smoke else " and framework smoke tests") + "...", file=sys.stderr)
-    report = run_check(smoke=not args.no_smoke, timeout=args.timeout)
+    progress = None if args.json else (lambda text: print(f"  {text}", file=sys.stderr, flush=True))
+    report = run_check(smoke=not args.no_smoke, timeout=args.timeout, progress=progress)
     emit(to_json(report) if args.json else render_table(report), args.output)
     if report.verdict == "fail" or (args.strict and report.verdict == "warn"):
         return 1
