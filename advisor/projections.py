@@ -212,8 +212,8 @@ def best_run(runs: list[dict], framework: str, kind: str, model: Optional[str]) 
     mine = [r for r in runs if r.get("framework") == framework and device_kind(r.get("device", "")) == kind]
     if not mine:
         return None
-    same_model = [r for r in mine if r.get("model") == model]
-    pool = same_model or [r for r in mine if r.get("train_flops_per_image")]
+    # Only the workload's own network: a LeNet's efficiency says little about a ResNet's.
+    pool = [r for r in mine if r.get("model") == model] if model else mine
     if not pool:
         return None
     return max(pool, key=lambda r: (r["images_per_second"], r.get("id", "")))
@@ -477,7 +477,8 @@ def _why_none(req: Requirements, kb: Any, acc: Any, target: str, gflops: Optiona
     if kb is None:
         return "no knowledge base and no measurement on this hardware"
     if target == "cpu":
-        return "CPU training: only a probe run on a CPU host can project it (run `advisor probe`)"
+        model = req.workload.model if req.workload else "the workload's model"
+        return f"CPU training: only a probe run of {model} on a CPU host can project it (run `advisor probe --models {model}`)"
     if acc is None:
         return f"no {target} accelerator in the knowledge base"
     if not gflops:

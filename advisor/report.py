@@ -158,6 +158,11 @@ def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> O
     if not set(kinds) & set(targets):
         return (f"probes ran on {', '.join(kinds) or 'no hardware'}, the training target is {', '.join(targets)}: "
                 "the runs are shown for comparison but do not enter the performance score")
+    model = req.workload.model if req.workload else None
+    if model and not any(r.model == model and r.status == "ok" for r in runs):
+        return (f"no probe run of the workload's model ({model}): the runs are shown for comparison but do not enter "
+                f"the performance score (run `advisor probe --models {model}`)" if model != "custom" else
+                "the workload is a custom model: the probe runs are shown for comparison but do not enter the performance score")
     return None
 
 

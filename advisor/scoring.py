@@ -606,6 +606,9 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
         assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
 
     assumptions.extend(_host_notes(host, suites, req))
+    target = req.hardware.training_target
+    if target not in ("undecided", *req.hardware.available):
+        assumptions.append(f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training")
     best = project_all(req, kb, suites)
     basis = common_basis(best)
     compared = {wf: (p if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported else project(wf, req, kb, suites, basis_cap=basis)) for wf, p in best.items()}

@@ -2,7 +2,7 @@
 
 Inputs: the requirements file; the knowledge base (plus `--kb DIR` overrides); this host (a quick
 check without framework smoke tests); probe results from the cache for this host, from `--probes
-FILE ...` (`advisor probe -o` on other hosts), or freshly measured with `--run-probes`. Every input is
+FILE ...` (`advisor probe --json -o FILE` on other hosts), or freshly measured with `--run-probes`. Every input is
 read and validated before anything is written, so bad input leaves no output file behind.
 """
 
@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("requirements", metavar="REQUIREMENTS.yaml", help="the team's requirements file")
     parser.add_argument("--probes", metavar="FILE", nargs="+", default=[],
-                        help="probe results files (`advisor probe -o FILE`), e.g. from other hosts")
+                        help="probe results files (`advisor probe --json -o FILE`), e.g. from other hosts")
     parser.add_argument("--run-probes", action="store_true",
                         help="measure this host now (the short probe suite) instead of using cached results")
     parser.add_argument("--no-cache", action="store_true", help="ignore cached probe results for this host")
@@ -75,17 +75,18 @@ def load_probe_file(path: str) -> Any:
     try:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UsageError(f"{path}: --probes: no such file: expected a results file from `advisor probe -o`") from None
+        raise UsageError(f"{path}: --probes: no such file: expected a results file from `advisor probe --json -o FILE`") from None
     except UnicodeDecodeError:
-        raise UsageError(f"{path}: --probes: not UTF-8 text: expected a JSON results file from `advisor probe -o`") from None
+        raise UsageError(f"{path}: --probes: not UTF-8 text: expected a JSON results file from `advisor probe --json -o FILE`") from None
     except OSError as exc:
         raise UsageError(f"{path}: --probes: cannot read: {exc.strerror or exc}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}") from None
+        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: "
+                         "expected the JSON written by `advisor probe --json -o FILE`") from None
     if not isinstance(data, dict) or "runs" not in data:
-        raise UsageError(f"{path}: (top level): expected a probe results object with 'runs' (from `advisor probe -o`)")
+        raise UsageError(f"{path}: (top level): expected a probe results object with 'runs' (from `advisor probe --json -o FILE`)")
     try:
         from probes.probe_models import ProbeSuite
     except ImportError:
