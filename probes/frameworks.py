@@ -202,11 +202,16 @@ def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: b
     threads: list[threading.Thread] = []
     lock = threading.Lock()
     deadline = time.monotonic() + timeout
+    not_needed = threading.Event()  # set when MindSpore's own conv turned out fast: stop the rerun
+
+    class _ConfirmCancel:  # the launcher only asks is_set()
+        def is_set(self) -> bool:
+            return not_needed.is_set() or (cancel is not None and cancel.is_set())
 
     def confirm(check: dict) -> None:
         remaining = max(5.0, deadline - time.monotonic())
         smoke, _ = run_smoke("mindspore", remaining, env_extra=ONEDNN_CAP, extra_args=("--conv-only",),
-                             cancel=cancel)
+                             cancel=_ConfirmCancel())
         with lock:
             results["_onednn_confirm"] = {"smoke": smoke, "payload": {}}
 
@@ -215,7 +220,11 @@ def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: b
     early = wanted and confirm_early
 
     def watch(message: dict) -> None:
-        if message.get("stage") == "conv" and message.get("slow") and wanted and not early:
+        if message.get("stage") != "conv":
+            return
+        if not message.get("slow"):
+            not_needed.set()
+        elif wanted and not early:
             t = threading.Thread(target=confirm, args=(message,), daemon=True)
             with lock:
                 threads.append(t)
@@ -226,6 +235,8 @@ def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: b
                                    on_message=watch if name == "mindspore" else None, cancel=cancel)
         with lock:
             results[name] = {"smoke": smoke, "payload": payload}
+        if name == "mindspore" and not (smoke.conv_check and smoke.conv_check.slow):
+            not_needed.set()  # no slow conv (or no CPU conv at all): the early rerun is moot
         if progress is not None:
             progress(f"{name} smoke test: {smoke.status} in {smoke.seconds or 0:.1f} s")
 

@@ -164,3 +164,34 @@ def test_progress_lines(monkeypatch):
     installed = [f.name for f in detect_frameworks() if f.installed]
     for name in installed:
         assert any(line.startswith(f"{name} smoke test: failed") for line in lines), lines
+
+
+def test_early_avx2_rerun_is_stopped_when_mindspore_convs_are_fast(monkeypatch):
+    """Orchestration only (fake children): a fast conv in the main MindSpore child cancels the rerun."""
+    import probes.frameworks as frameworks
+    from probes.check_models import ConvCheck, FrameworkInfo, SmokeResult
+
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
+    calls = []
+
+    def fake_run_smoke(name, timeout, env_extra=None, on_message=None, extra_args=(), cancel=None):
+        calls.append((name, extra_args))
+        if "--conv-only" in extra_args:  # the rerun: waits until it is cancelled
+            start = time.monotonic()
+            while not cancel.is_set() and time.monotonic() - start < 10:
+                time.sleep(0.01)
+            return SmokeResult(status="failed", ok=False, error="cancelled by the user"), {}
+        conv = {"shape": "s", "conv_ms": 3.0, "gemm_ms": 1.5, "ratio": 2.0, "slow": False}
+        time.sleep(0.2)
+        on_message({"kind": "progress", "stage": "conv", **conv})
+        time.sleep(0.2)
+        return SmokeResult(status="ok", ok=True, seconds=0.4, conv_check=ConvCheck(**conv)), {}
+
+    monkeypatch.setattr(frameworks, "run_smoke", fake_run_smoke)
+    start = time.monotonic()
+    results = frameworks.smoke_all([FrameworkInfo(name="mindspore", installed=True)], timeout=30,
+                                   confirm_early=True)
+    assert time.monotonic() - start < 3
+    assert ("mindspore", ("--conv-only",)) in calls
+    check = results["mindspore"]["smoke"].conv_check
+    assert check.slow is False and check.capped_conv_ms is None
