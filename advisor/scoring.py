@@ -636,19 +636,8 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
             "compliance": _compliance(wf, req),
         }
     costs = _costs(compared)
-    known = [c[0] + c[1] for c in costs.values() if c[0] is not None]
-    cheapest = min(known) if known else None
-    for wf in WORKFLOWS:
-        low, high, ev, note = costs[wf]
-        if not compared[wf].supported:
-            partial[wf]["cost"] = (0.0, list(compared[wf].evidence), compared[wf].basis_detail)
-        elif low is None or cheapest is None or len(known) < sum(p.supported for p in compared.values()):
-            why = _req_ev("workload", req.workload is not None,
-                          "no workload in the requirements" if req.workload is None else "no prices in the knowledge base for this hardware")
-            partial[wf]["cost"] = (100.0, ev + [why], "no cost figures: all workflows equal")
-        else:
-            mid2 = low + high
-            partial[wf]["cost"] = (100.0 * cheapest / mid2 if mid2 > 0 else 100.0, ev, f"${low:,.0f}-{high:,.0f} ({note}) relative to the cheapest")
+    for wf, cost in _cost_scores(req, compared, costs).items():
+        partial[wf]["cost"] = cost
 
     scores: list[WorkflowScore] = []
     for wf in WORKFLOWS:
@@ -691,6 +680,26 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
         projections=[best[wf] for wf in WORKFLOWS], comparison_basis=basis,
         pitfalls=_pitfall_items(kb, top.workflow, req_dict), assumptions=assumptions,
     )
+
+
+def _cost_scores(req: Requirements, compared: dict[str, Projection], costs: dict[str, tuple]) -> dict[str, tuple[float, list[Evidence], str]]:
+    """Compute cost relative to the cheapest workflow; equal for all when any supported one lacks a figure."""
+    known = [c[0] + c[1] for c in costs.values() if c[0] is not None]
+    cheapest = min(known) if known else None
+    complete = len(known) == sum(p.supported for p in compared.values())
+    out = {}
+    for wf in WORKFLOWS:
+        low, high, ev, note = costs[wf]
+        if not compared[wf].supported:
+            out[wf] = (0.0, list(compared[wf].evidence), compared[wf].basis_detail)
+        elif low is None or cheapest is None or not complete:
+            why = _req_ev("workload", req.workload is not None,
+                          "no workload in the requirements" if req.workload is None else "no price for every workflow's hardware in the knowledge base")
+            out[wf] = (100.0, ev + [why], "no cost figures for every workflow: all equal")
+        else:
+            both = low + high
+            out[wf] = (100.0 * cheapest / both if both > 0 else 100.0, ev, f"${low:,.0f}-{high:,.0f} ({note}) relative to the cheapest")
+    return out
 
 
 def _host_notes(host: Any, suites: list[Any], req: Requirements) -> list[str]:
