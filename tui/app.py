@@ -303,11 +303,10 @@ class AdvisorApp(App):
     # ---- telling screens -----------------------------------------------------------------------
 
     def _tell(self, what: str, *args: Any) -> None:
-        """Call `on_state_<what>` on every mounted mode screen that has it (cheap, no-op otherwise)."""
+        """Tell every mode screen built so far (the shown one redraws now, the others when shown)."""
         for screen in list(self.views):
-            handler = getattr(screen, f"on_state_{what}", None)
-            if handler is not None and screen.is_mounted:
-                handler(*args)
+            if screen.is_mounted:
+                screen.hear(what, *args)
 
     def register_view(self, screen: Any) -> None:
         if screen not in self.views:

@@ -31,10 +31,14 @@ class ProbeProgress(Message):
         self.run = run
 
     def can_replace(self, message: Message) -> bool:
-        # A queued progress message for the same run is stale once a newer one arrives; start and
-        # done events carry state changes and are never dropped.
-        return (isinstance(message, ProbeProgress) and message.run_id == self.run_id
-                and message.kind == "progress" and self.kind == "progress")
+        # Textual asks the message about to be handled whether the next queued one supersedes it.
+        # A progress message for the same run does: its step times are carried over so the
+        # sparkline loses nothing. Start and done events are state changes and never dropped.
+        if (isinstance(message, ProbeProgress) and message.run_id == self.run_id
+                and message.kind == "progress" and self.kind == "progress"):
+            message.step_ms[:0] = self.step_ms
+            return True
+        return False
 
 
 class ProbesFinished(Message):

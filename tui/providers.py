@@ -38,9 +38,12 @@ def default_save_probes(suite: Any) -> None:
 
 
 def default_report_builder(requirements: Any, host: Any, probes: Any) -> Any:
+    """The same report `advisor report` builds, over the bundled knowledge base (cached)."""
+    import knowledge
     from advisor.report import build_report
 
-    return build_report(requirements, host=host, probes=probes)
+    return build_report(requirements, host=host, probes=probes, kb=knowledge.load(),
+                        probe_source="cache" if probes is not None else "none")
 
 
 def default_renderer(report: Any, fmt: str) -> str:

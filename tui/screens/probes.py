@@ -57,7 +57,8 @@ class ProbesScreen(AdvisorScreen):
                 yield Label("Batch", classes="choice-label-short")
                 yield Input(DEFAULT_BATCH, id="probe-batch", compact=True, classes="short")
                 yield Button("Start", id="probe-start", variant="success", compact=True)
-                yield Button("Cancel", id="probe-cancel", variant="error", compact=True)
+                yield Button("Cancel", id="probe-cancel", variant="error", compact=True,
+                             disabled=True)
             yield Static(id="probe-status")
             yield Vertical(id="probe-runs")
             yield Static(id="probe-results-title")
@@ -69,6 +70,14 @@ class ProbesScreen(AdvisorScreen):
         table = self.query_one("#probe-table", DataTable)
         table.add_columns(*COLUMNS)
         super().on_mount()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The footer offers Start while idle and Cancel while running (room is short at 80 columns).
+        if action == "start":
+            return not self.app.probes_running
+        if action == "cancel":
+            return self.app.probes_running
+        return True
 
     # ---- choices -------------------------------------------------------------------------------
 
@@ -133,8 +142,11 @@ class ProbesScreen(AdvisorScreen):
 
     def _show_status(self) -> None:
         app = self.app
-        self.query_one("#probe-start", Button).disabled = app.probes_running
-        self.query_one("#probe-cancel", Button).disabled = not app.probes_running
+        start = self.query_one("#probe-start", Button)
+        if start.disabled != app.probes_running:  # running state changed: footer keys too
+            start.disabled = app.probes_running
+            self.query_one("#probe-cancel", Button).disabled = not app.probes_running
+            self.refresh_bindings()
         if app.probes_running:
             done = sum(1 for p in app.probe_runs.values() if p.status not in ("running", "waiting"))
             text = Text.assemble(("Running", "bold cyan"), f": {done} of {len(app.probe_runs)} "

@@ -109,10 +109,17 @@ def verdict_view(report: Any) -> Any:
     if margin is not None:
         head.append(f"   margin {fmt_num(margin, 1)} points", style="dim")
     parts: list = [head]
+    if get(rec, "runner_up"):
+        parts.append(Text(f"runner-up: {get(rec, 'runner_up')}"
+                          + ("  (the measured difference lies inside the probes' noise)"
+                             if get(rec, "inside_noise") else ""), style="dim"))
     if get(rec, "summary"):
         parts.append(Text(str(get(rec, "summary"))))
     for reason in get(rec, "reasons", default=[]) or []:
         parts.append(Text(f"  • {_text(reason)}"))
+    note = get(report, "probes", "note")
+    if note:
+        parts.append(Text(f"Probes: {note}", style="italic dim"))
     return Group(*parts)
 
 
@@ -217,29 +224,31 @@ def _range(value: Any, digits: int = 1, unit: str = "") -> str:
 
 
 def projections_view(report: Any) -> Any:
-    projections = get(report, "projections")
+    projections = get(report, "projections", default=[]) or []
     if not projections:
         return Text.assemble(("Projections  ", "bold"),
                              ("none: add a workload to the requirements to project training time",
                               "dim"))
-    if isinstance(projections, dict):
-        items = projections.get("workflows") or projections.get("items") or [
-            dict(v, workflow=k) if isinstance(v, dict) else {"workflow": k, "value": v}
-            for k, v in projections.items() if isinstance(v, (dict, list))]
-        if not isinstance(items, list):
-            items = []
-    else:
-        items = projections
+    if all(get(p, "images_per_second") is None for p in projections):
+        lines = [Text("Projections", style="bold")]
+        for detail in dict.fromkeys(str(get(p, "basis_detail", default="")) for p in projections):
+            lines.append(Text(f"  {detail}", style="dim"))
+        return Group(*lines)
     table = Table(title="Projections for the workload", title_justify="left", title_style="bold",
                   show_edge=False, pad_edge=False, expand=True, header_style="bold dim")
-    for col in ("Workflow", "img/s", "Train time h", "Cost USD", "Basis"):
+    for col in ("Workflow", "Path", "img/s", "Hours", "USD", "Basis"):
         table.add_column(col, overflow="fold")
-    for item in items:
-        table.add_row(str(get(item, "workflow", default="")),
+    for item in projections:
+        path = f"{get(item, 'path', default='')} x{get(item, 'devices', default='?')}"
+        if not get(item, "supported", default=True):
+            table.add_row(str(get(item, "workflow")), path, Text("unsupported", style="red"), "", "",
+                          str(get(item, "basis_detail", default="")))
+            continue
+        table.add_row(str(get(item, "workflow", default="")), path,
                       _range(get(item, "images_per_second"), 0),
-                      _range(get(item, "hours") or get(item, "train_hours") or get(item, "time_hours"), 1),
-                      _range(get(item, "cost_usd") or get(item, "usd"), 0),
-                      str(get(item, "basis", default="") or get(item, "method", default="")))
+                      _range(get(item, "time_to_train_hours"), 1),
+                      _range(get(item, "compute_cost_usd"), 0),
+                      str(get(item, "basis", default="")))
     return table
 
 
@@ -252,8 +261,8 @@ def sensitivity_view(report: Any) -> Any:
     parts: list = [Text("Sensitivity (weight at which the top workflow changes)", style="bold")]
     for item in items:
         name = get(item, "criterion") or get(item, "name") or "?"
-        flip = get(item, "flip_weight") or get(item, "weight_at_change") or get(item, "threshold")
-        to = get(item, "new_top") or get(item, "flips_to") or get(item, "to")
+        flip = get(item, "threshold")
+        to = get(item, "new_top")
         note = get(item, "note")
         if flip is None and to is None:
             line = f"  {name}: {note or 'no weight changes the verdict'}"
@@ -271,11 +280,16 @@ def pitfalls_view(report: Any) -> Any:
         return Text.assemble(("Pitfalls  ", "bold"), ("none known for this situation", "dim"))
     parts: list = [Text(f"Pitfalls ({len(pitfalls)}, by expected cost)", style="bold")]
     for item in pitfalls:
-        cost = get(item, "effort_hours") or get(item, "hours")
+        cost = get(item, "effort_hours")
         head = Text.assemble(("  ! ", "yellow"), (str(get(item, "title", default=get(item, "id"))), "bold"))
         if cost is not None:
-            head.append(f"  ~{_range(get(cost, 'value') if isinstance(cost, dict) and 'value' in cost else cost, 0)} h",
+            head.append(f"  {_range(cost, 0)} h to fix", style="dim")
+        if get(item, "hours_in_field_report") is not None:
+            head.append(f" (cost {fmt_num(get(item, 'hours_in_field_report'), 0)} h in a field report)",
                         style="dim")
+        workflows = get(item, "workflows", default=[])
+        if workflows:
+            head.append(f"  [{', '.join(workflows)}]", style="dim")
         parts.append(head)
         if get(item, "fix"):
             parts.append(Text(f"    fix: {get(item, 'fix')}", style="italic"))

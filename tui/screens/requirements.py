@@ -23,7 +23,6 @@ from tui.form_spec import (FieldSpec, form_spec, format_mapping, get_path, parse
 from tui.screens.base import AdvisorScreen, get
 
 DEFAULT_FILE = "requirements.yaml"
-DEBOUNCE_S = 0.25
 HOST_FIELDS = ("hardware.available", "hardware.training_target", "hardware.accelerator",
                "hardware.devices", "deployment.targets")
 
@@ -61,6 +60,7 @@ def host_defaults(report: Any) -> dict:
 
 class RequirementsScreen(AdvisorScreen):
     SUB_TITLE = "Requirements"
+    DEBOUNCE_S = 0.25  # validate (and rebuild the report) once typing pauses
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", tooltip="Save the requirements to the file named above"),
         Binding("ctrl+o", "load", "Load", tooltip="Load the requirements file named above"),
@@ -74,6 +74,7 @@ class RequirementsScreen(AdvisorScreen):
         self.optional_sections = {s.key for s in self.specs if s.kind == "section" and not s.required}
         self.touched: set[str] = set()  # fields the user changed: host defaults leave them alone
         self.errors: dict[str, str] = {}
+        self._filled: dict[str, Any] = {}  # what fill() put in each control: its echo is no edit
         self._timer = None
 
     # ---- layout --------------------------------------------------------------------------------
@@ -94,19 +95,21 @@ class RequirementsScreen(AdvisorScreen):
         yield Footer()
 
     def _field(self, spec: FieldSpec) -> ComposeResult:
+        # The form is one two-column grid (label | control); an error line spans both columns and
+        # takes no room until it has something to say.
         if spec.kind == "section":
-            with Horizontal(classes="section-row"):
-                yield Label(spec.label.capitalize(), classes="section-title")
-                if not spec.required:
-                    yield Switch(False, id=f"sec-{spec.widget_id}", classes="section-switch")
-                    yield Label("include", classes="section-hint")
+            if spec.required:
+                yield Label(spec.label.capitalize(), classes="section-title wide")
+            else:
+                yield Label(f"{spec.label.capitalize()} (optional)", classes="section-title")
+                yield Switch(False, id=f"sec-{spec.widget_id}", classes="section-switch")
             yield Static("", id=f"err-{spec.widget_id}", classes="field-error")
             return
         label = spec.label + ("" if spec.required else " (optional)")
-        with Horizontal(classes=f"field-row depth-{spec.depth}"):
-            yield Label(label, classes="field-label")
-            yield self._control(spec)
-        yield Static("", id=f"err-{spec.widget_id}", classes="field-error")
+        yield Label(label, classes="field-label")
+        yield self._control(spec)
+        if spec.kind in ("int", "float", "text", "path", "mapping", "multi"):
+            yield Static("", id=f"err-{spec.widget_id}", classes="field-error")
 
     def _control(self, spec: FieldSpec) -> Any:
         wid = spec.widget_id
@@ -126,6 +129,7 @@ class RequirementsScreen(AdvisorScreen):
     # ---- state in and out ----------------------------------------------------------------------
 
     def refresh_view(self) -> None:
+        """First draw only: afterwards the form is the source and changes arrive as events."""
         app = self.app
         if app.requirements_path:
             self.query_one("#req-file", Input).value = app.requirements_path
@@ -187,6 +191,7 @@ class RequirementsScreen(AdvisorScreen):
                     widget.value = format_mapping(value)
                 else:
                     widget.value = "" if value is None else _plain(value)
+                self._filled[spec.widget_id] = self._raw_value(spec)
             self._sync_sections()
 
     def collect(self) -> dict:
@@ -232,6 +237,16 @@ class RequirementsScreen(AdvisorScreen):
                 data.setdefault(section, {})
         return data
 
+    def _raw_value(self, spec: FieldSpec) -> Any:
+        widget = self.query_one(f"#{spec.widget_id}")
+        if spec.kind == "enum":
+            return None if widget.value == Select.NULL else widget.value
+        if spec.kind == "multi":
+            return sorted(widget.selected)
+        if spec.kind == "bool":
+            return bool(widget.value)
+        return widget.value
+
     def _path_problem(self, value: str) -> Optional[str]:
         base = Path(self.query_one("#req-file", Input).value or ".").expanduser().resolve().parent
         path = Path(value).expanduser()
@@ -274,6 +289,13 @@ class RequirementsScreen(AdvisorScreen):
         return model
 
     def show_errors(self, errors: dict[str, str]) -> None:
+        errors = dict(errors)
+        for wid in list(errors):
+            if not self.query(f"#err-{wid}"):  # e.g. an enum: report it on its section's line
+                spec = self.by_id.get(wid)
+                section = _wid(".".join(spec.path[:-1])) if spec and len(spec.path) > 1 else "f-name"
+                text = errors.pop(wid)
+                errors.setdefault(section, f"{spec.label if spec else wid}: {text}")
         for static in self.query(".field-error"):
             wid = (static.id or "").removeprefix("err-")
             text = errors.get(wid, "")
@@ -300,10 +322,13 @@ class RequirementsScreen(AdvisorScreen):
         if wid.startswith("sec-"):
             self._sync_sections()
         elif wid in self.by_id:
+            if self._raw_value(self.by_id[wid]) == self._filled.get(wid):
+                return  # a control echoing what fill() set (Select posts Changed later)
             self.touched.add(self.by_id[wid].key)
+            self._filled.pop(wid, None)
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.set_timer(DEBOUNCE_S, self.validate_now)
+        self._timer = self.set_timer(self.DEBOUNCE_S, self.validate_now)
 
     @on(Button.Pressed, "#req-save")
     def action_save(self) -> None:

@@ -40,10 +40,13 @@ class RunRow(Vertical):
         yield Static("", classes="run-message")
 
     def on_mount(self) -> None:
+        self._ready = True
         self.update_from(self.progress)
 
     def update_from(self, progress: RunProgress) -> None:
         self.progress = progress
+        if not getattr(self, "_ready", False):
+            return  # not composed yet: on_mount shows the latest progress
         status = progress.status
         ips = fmt_num(progress.images_per_second, 1, " img/s") if progress.images_per_second else ""
         self.query_one(".run-ips", Static).update(
