@@ -76,6 +76,9 @@ SEED_CASES = {
     "research-debugging-on-nvidia": ({**ON_NVIDIA, "stage": "research", "team.pytorch": "proficient",
                                       "needs.debugging_intensity": "high"}, "pytorch"),
     "hf-essential-neutral-team-nvidia": ({**ON_NVIDIA, "needs.huggingface": "essential"}, "pytorch"),
+    "neutral-research-team-on-nvidia": ({**ON_NVIDIA, "stage": "research", "needs.huggingface": "nice"}, "pytorch"),
+    "domestic-only-preferred-on-nvidia": ({**ON_NVIDIA, "team.pytorch": "proficient",
+                                           "needs.domestic_substitution": "preferred"}, "pytorch"),
     # 选MindSpore: Ascend hardware; edge-cloud; strict throughput; domestic substitution.
     "ascend-hardware": ({**ON_ASCEND, "stage": "production", "needs.debugging_intensity": "low"}, "mindspore"),
     "edge-cloud-on-ascend": ({**ON_ASCEND, "deployment.targets": ["ascend-server", "edge-ascend"],
@@ -93,6 +96,8 @@ SEED_CASES = {
                                         "needs.domestic_substitution": "required"}, "mindspore"),
     "mindspore-team-mobile": ({"team.mindspore": "proficient", "hardware.training_target": "ascend",
                                "deployment.targets": ["mobile", "edge-ascend"], "needs.edge_cloud": True}, "mindspore"),
+    "mindspore-experts-on-ascend-prototype": ({**ON_ASCEND, "team.mindspore": "expert", "team.pytorch": "proficient",
+                                               "needs.debugging_intensity": "high"}, "mindspore"),
     # 两个都要用: validate in PyTorch quickly, then migrate to MindSpore for Ascend deployment.
     "validate-in-pytorch-deploy-on-ascend": ({**ON_ASCEND, "hardware.available": ["nvidia", "ascend", "cpu"],
                                               "team.pytorch": "proficient", "team.mindspore": "basic",
