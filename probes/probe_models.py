@@ -40,6 +40,7 @@ class ProbeConfig(_Strict):
     data: Optional[str] = Field(None, description="CIFAR-10 (bin or py layout) or MNIST idx folder")
     repeat: int = Field(1, ge=1, le=20, description="interleaved repeats per run (median of medians)")
     parity: bool = True
+    gemm: bool = Field(True, description="measure the on-host GEMM peak (the MFU basis)")
     tune: bool = Field(True, description="apply the measured host fixes (ONEDNN_MAX_CPU_ISA=AVX2 for "
                                          "MindSpore on AVX-512 hosts); False measures the untuned default")
     max_steps: Optional[int] = Field(None, ge=2, description="hard cap on steps per run (tests)")
@@ -91,6 +92,7 @@ class ProbeRun(_Open):
     samples: Optional[int] = None
     steps_per_sample: Optional[int] = None
     measured_steps: Optional[int] = None
+    total_steps: Optional[int] = Field(None, description="every step run, first and warmup included")
     measured_seconds: Optional[float] = None
     warmup_steps: Optional[int] = None
     warmup_seconds: Optional[float] = None

@@ -182,7 +182,6 @@ def _run_from_outcome(job: Job, config: ProbeConfig, out: launcher.ChildOutcome)
     res.pop("kind", None)
     if out.status == "ok" and res.get("status") == "ok":
         res.pop("warmup_step_ms", None)
-        res.pop("total_steps", None)
         res.update(base)
         try:
             return ProbeRun(**res)
@@ -224,6 +223,8 @@ def _aux(framework: str, config: ProbeConfig, env: dict, models: list[str], outd
          cancel: Optional[Cancel]) -> launcher.ChildOutcome:
     args = ["-m", WORKER[framework], "aux", "--out", outdir, "--models", ",".join(models),
             "--threads", str(config.threads or usable_cores()), "--device", config.device]
+    if not config.gemm:
+        args.append("--no-gemm")
     timeout = config.timeout or (90.0 + 60.0 * len(models) + 120.0 * ("resnet50" in models))
     return launcher.run_child(args, timeout=timeout, env_extra=env, cancel=cancel)
 
@@ -317,7 +318,7 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
         # libraries, so import times in the timed runs are comparable.
         aux: dict[str, launcher.ChildOutcome] = {}
         for fw in config.frameworks:
-            if not fws[fw]["installed"] or cancel.is_set():
+            if not fws[fw]["installed"] or cancel.is_set() or not (config.gemm or config.parity):
                 continue
             if on_event:
                 on_event(ProbeEvent(run_id=f"{fw}-aux", kind="start",

@@ -152,11 +152,12 @@ def run_phases(step, flat_params, args, doc: dict) -> tuple:
 
     first synced step (timed apart) -> warmup -> synced block -> parameter snapshot (the gate) ->
     first no-sync step (timed apart: MindSpore compiles a second graph) -> no-sync block ->
-    synced block -> no-sync block -> ... Alternating blocks spread drift on a shared host over both
-    kinds instead of biasing the allreduce share. Synced steps after the control still do the full
+    synced block -> no-sync block -> ... (blocks of ~3 steps). Alternating short blocks spread
+    drift and bursts of foreign load on a shared host over both kinds instead of biasing the
+    allreduce share. Synced steps after the control still do the full
     compute and allreduce, so their time is valid although the ranks' parameters now differ.
     """
-    blocks = max(1, min(3, args.steps // 5))
+    blocks = max(1, args.steps // 3)  # short blocks: a burst of foreign load hits both kinds
     per_block = [args.steps // blocks + (1 if i < args.steps % blocks else 0) for i in range(blocks)]
     times = {True: [], False: []}
     losses = []

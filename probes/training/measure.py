@@ -114,7 +114,8 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
     if not all(math.isfinite(x) for x in losses):
         warnings.append("loss is not finite")
     elif len(losses) >= 3 and not min(losses[-3:]) < losses[0]:
-        warnings.append(f"loss did not fall ({losses[0]:.4g} -> {losses[-1]:.4g})")
+        few = f" in only {i} steps" if i < 50 else ""
+        warnings.append(f"loss did not fall{few} ({losses[0]:.4g} -> {losses[-1]:.4g})")
     return {
         "first_step_seconds": first_step_s,
         "warmup_steps": len(warm_ms), "warmup_seconds": warmup_s, "warmup_capped": warmup_capped,
