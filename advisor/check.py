@@ -68,7 +68,7 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
     start = time.monotonic()
     frameworks = detect_frameworks()
     host = collect_host(_cache_dir())  # ~20 ms; its CPU flags decide when to rerun MindSpore early
-    with ThreadPoolExecutor(max_workers=3) as pool:
+    with ThreadPoolExecutor(max_workers=4) as pool:
         # The smoke children are the slow part (framework imports): start them first. The device
         # probes answer long before a child has imported its framework and touched a device.
         # On AVX-512 CPUs the oneDNN trap is likely: start the AVX2-capped rerun alongside.
@@ -76,11 +76,16 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
         smoke_future = pool.submit(smoke_all, frameworks, timeout, True, early, say, cancel) if smoke else None
         nvidia_future = pool.submit(collect_nvidia)
         ascend_future = pool.submit(collect_ascend)
+        kb_future = pool.submit(_load_kb) if use_kb and kb is None else None
         nvidia, gpus = nvidia_future.result()
         say(f"NVIDIA: {nvidia.status} ({nvidia.gpu_count} GPU)")
         ascend, npus = ascend_future.result()
         say(f"Ascend: {ascend.status} ({ascend.chip_count} NPU chips)")
         smoke_results = smoke_future.result() if smoke_future else {}
+        if kb_future is not None:
+            kb, kb_error = kb_future.result()
+        else:
+            kb_error = None if kb is not None or not use_kb else "not loaded"
     accelerators = gpus + npus
     _own_children_filter(accelerators)
     for fw in frameworks:
@@ -89,14 +94,10 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
         if not fw.installed:
             fw.smoke = SmokeResult(status="skipped", error="not installed")
         elif not smoke:
-            fw.smoke = SmokeResult(status="skipped", error="--no-smoke")
+            fw.smoke = SmokeResult(status="skipped", error="not requested (--no-smoke)")
         elif fw.name in smoke_results:
             apply_smoke(fw, smoke_results[fw.name]["smoke"], smoke_results[fw.name]["payload"])
     packages = {name: package_version(name) for name in ("numpy", "torch", "mindspore", "torch-npu")}
-    if use_kb and kb is None:
-        kb, kb_error = _load_kb()
-    else:
-        kb_error = None if kb is not None or not use_kb else "not loaded"
     report = CheckReport(
         tool_version=__version__,
         created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

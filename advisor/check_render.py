@@ -89,7 +89,7 @@ def render_table(report: CheckReport) -> str:
         elif s.status == "ok":
             smoke = f"ok in {s.seconds:.1f} s"
         elif s.status == "skipped":
-            smoke = f"skipped ({s.error})" if s.error else "skipped"
+            smoke = f"skipped: {s.error}" if s.error else "skipped"
         else:
             smoke = f"{s.status.upper()}: {s.error or ''}"
         fw_rows.append((fw.name, fw.version if fw.installed else "not installed", fw.build or "-",
