@@ -72,7 +72,7 @@ def _torch_build(pkg: Path) -> tuple[Optional[str], dict]:
     return "cpu", {}
 
 
-def _mindspore_build(pkg: Path) -> tuple[Optional[str], dict]:
+def _mindspore_build(pkg: Path, version: str) -> tuple[Optional[str], dict]:
     plugin = pkg / "lib" / "plugin"
     try:
         names = sorted(p.name for p in plugin.iterdir() if p.is_dir())
@@ -81,7 +81,9 @@ def _mindspore_build(pkg: Path) -> tuple[Optional[str], dict]:
     backends = [n for n in ("cpu", "ascend") if n in names]
     gpu = [n for n in names if n.startswith("gpu")]
     details = {"plugins": ",".join(names)}
-    return "+".join(backends + (["gpu"] if gpu else [])) or None, details
+    # Later wheels still ship gpu plugin files, but CUDA is unsupported after 2.2: do not offer it.
+    gpu_usable = bool(gpu) and _version_tuple(version) <= (2, 2)
+    return "+".join(backends + (["gpu"] if gpu_usable else [])) or None, details
 
 
 def detect_framework(name: str) -> FrameworkInfo:
@@ -98,7 +100,7 @@ def detect_framework(name: str) -> FrameworkInfo:
         if name == "pytorch":
             build, details = _torch_build(pkg)
         elif name == "mindspore":
-            build, details = _mindspore_build(pkg)
+            build, details = _mindspore_build(pkg, version)
         else:
             build = "ascend"
     if name == "torch_npu":
