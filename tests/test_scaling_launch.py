@@ -337,3 +337,12 @@ def test_readiness_ascend_rank_table(monkeypatch, tmp_path):
     assert codes["scaling.rank_table_missing"]["severity"] == "error"
     assert "HCCL_CONNECT_TIMEOUT=600" in codes["scaling.hccl_env"]["message"]
     assert "scaling.hccl_missing" in codes or "scaling.hccl" in codes
+
+
+def test_noise_warnings_name_a_busy_host_and_the_one_rank_floor():
+    runs = [runner.to_run(_spec(ranks=1), 1, _outcome(1, 0.010, 0.013))]
+    fw = runner.summarise("pytorch", "lenet", runs, [1], "cpu", 32, 1)
+    warn = runner.noise_warnings([fw], {"loadavg_start": 6.1, "loadavg_end": 1.0}, 2)
+    assert any("busy" in w and "6.1" in w for w in warn)
+    assert any("noise floor" in w and "-30%" in w for w in warn)
+    assert runner.noise_warnings([], {"loadavg_start": 0.5}, 2) == []

@@ -240,6 +240,7 @@ def run_scaling(config: Optional[ScalingConfig] = None,
     if config.repeat < 3:
         warnings.append(f"{config.repeat} repetition(s): fewer than 3, the min-max spread is not meaningful")
 
+    load_start = _loadavg()
     plan = []
     for rep in range(1, config.repeat + 1):
         for model in config.models:
@@ -273,10 +274,40 @@ def run_scaling(config: Optional[ScalingConfig] = None,
                 framework=fw, launcher=launch.LAUNCHERS[fw], model=model, status="unavailable",
                 reason=reason, batch_size_per_rank=config.batch_size, threads_per_rank=threads))
     label, text = label_for(devices, all_ranks, cores, threads)
+    host = _host_summary()
+    host.update(loadavg_start=load_start, loadavg_end=_loadavg())
+    warnings += noise_warnings(results, host, cores)
     return ScalingResult(created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                         host=_host_summary(), label=label, label_text=text, config=config,
+                         host=host, label=label, label_text=text, config=config,
                          frameworks=results, runs=runs, warnings=warnings,
                          seconds=round(time.monotonic() - start, 2))
+
+
+def _loadavg() -> Optional[float]:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
+# A single rank has nothing to allreduce, so its "allreduce share" is pure measurement noise.
+NOISE_SHARE = 0.10
+
+
+def noise_warnings(results: list, host: dict, cores: int) -> list[str]:
+    """Say when the host was too busy for the figures to mean much (they are still reported)."""
+    out = []
+    loads = [v for v in (host.get("loadavg_start"), host.get("loadavg_end")) if v is not None]
+    if loads and max(loads) > cores:
+        out.append(f"the host was busy (1-min load average up to {max(loads):.1f} on {cores} usable "
+                   "core(s)): other processes competed with the ranks; expect wide min-max spreads")
+    for fw in results:
+        one = next((c for c in fw.rank_counts if c.ranks == 1 and c.allreduce_share), None)
+        if one and abs(one.allreduce_share.median) > NOISE_SHARE:
+            out.append(f"{fw.framework} {fw.model}: at 1 rank (nothing to allreduce) synced and no-sync "
+                       f"steps still differ by {one.allreduce_share.median:+.0%}: that is the noise floor "
+                       "of the allreduce share on this host now")
+    return out
 
 
 def _emit(on_event, event: ScalingEvent) -> None:
