@@ -346,3 +346,53 @@ def test_noise_warnings_name_a_busy_host_and_the_one_rank_floor():
     assert any("busy" in w and "6.1" in w for w in warn)
     assert any("noise floor" in w and "-30%" in w for w in warn)
     assert runner.noise_warnings([], {"loadavg_start": 0.5}, 2) == []
+
+
+def test_cache_round_trip_and_clear(monkeypatch):
+    from advisor import cache
+    from probes.scaling import store
+
+    monkeypatch.setattr(runner, "framework_available", lambda fw: None)
+    monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
+    monkeypatch.setattr(runner.launch, "run_launch", lambda spec, cancel=None: _outcome(spec.ranks, 0.01, 0.006))
+    res = runner.run_scaling(ScalingConfig(repeat=1, frameworks=["pytorch"]))
+    assert store.load_cached_scaling("fp1") is None
+    path = store.save_scaling(res, "fp1")
+    back = store.load_cached_scaling("fp1")
+    assert back is not None and back.frameworks[0].efficiency == res.frameworks[0].efficiency
+    assert path in cache.clear() and store.load_cached_scaling("fp1") is None
+
+
+def test_run_from_args_writes_json_and_caches(monkeypatch, tmp_path, capsys):
+    import json
+
+    from probes.scaling import cli, store
+
+    monkeypatch.setattr(runner, "framework_available", lambda fw: None)
+    monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
+    monkeypatch.setattr(runner.launch, "run_launch", lambda spec, cancel=None: _outcome(spec.ranks, 0.01, 0.006))
+    monkeypatch.setattr(store, "cache_path", lambda fp=None: tmp_path / "cache" / "probes-scaling-x.json")
+    p = argparse.ArgumentParser()
+    cli.add_arguments(p)
+    out = tmp_path / "scaling.json"
+    assert cli.run_from_args(p.parse_args(["--scaling", "--json", "-o", str(out), "--repeat", "1"])) == 0
+    doc = json.loads(out.read_text())
+    assert doc["schema_version"] and doc["kind"] == "scaling" and doc["label"] == "cpu-contention"
+    assert {f["framework"] for f in doc["frameworks"]} == {"pytorch", "mindspore"}
+    assert (tmp_path / "cache" / "probes-scaling-x.json").exists()
+    assert "[100%]" in capsys.readouterr().err  # progress on stderr
+
+
+def test_hooks_fit_the_real_probe_command():
+    probe = pytest.importorskip("advisor.commands.probe")
+    from probes.scaling import cli
+
+    root = argparse.ArgumentParser()
+    sub = root.add_subparsers()
+    probe.register(sub)
+    parser = sub.choices["probe"]
+    cli.add_arguments(parser)  # no duplicate-option error against the probe's own options
+    args = root.parse_args(["probe", "--scaling", "--ranks", "1,2", "--frameworks", "pytorch"])
+    cfg = cli.config_from_args(args)
+    assert cfg.ranks == [1, 2] and cfg.frameworks == ["pytorch"] and cfg.models == ["lenet"]
+    assert cfg.repeat == 3

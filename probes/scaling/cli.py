@@ -53,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add(parser, "--repeat", type=int, default=3, help="interleaved repetitions (>= 3 for a spread)")
     _add(parser, "--json", action="store_true", help="print one JSON document")
     _add(parser, "-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
+    _add(parser, "--no-cache", action="store_true", help="do not store the result in the per-host cache")
     # Remember the host parser's defaults: a value equal to the probe's default means "not given",
     # so the scaling defaults (LeNet, 3 repetitions) apply instead of the probe's.
     parser.set_defaults(**{_DEFAULTS_KEY: {k: parser.get_default(k) for k in ("models", "repeat")}})
@@ -179,6 +180,13 @@ def run_from_args(args) -> int:
     result = run_scaling(config, on_event=_progress(sys.stderr))
     text = to_json(result) if getattr(args, "json", False) else render_table(result)
     emit(text, getattr(args, "output", None))
+    if not getattr(args, "no_cache", False) and result.runs:
+        try:  # the report and the TUI reuse it; a cache problem must not fail the measurement
+            from probes.scaling.store import save_scaling
+
+            save_scaling(result)
+        except Exception as exc:
+            print(f"warning: scaling result not cached: {exc}", file=sys.stderr)
     return exit_code(result)
 
 
