@@ -1,0 +1,88 @@
+"""Harness overhead: the probe's PyTorch eager LeNet images/s against a bare hand-written loop of
+the same network, data and optimizer, in the same script run. Bar: probe >= 0.95 x bare.
+
+Both run in fresh child processes (the probe always does), interleaved B P B P B P; the ratio of
+the medians is printed. Run by hand: `.venv/bin/python benchmarks/probe_overhead.py [--repeat 3]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from probes.probe_models import ProbeConfig  # noqa: E402
+from probes.runner import run_suite, usable_cores  # noqa: E402
+
+BARE = r"""
+import json, sys, time, torch
+from probes.training import data, torch_nets
+bs, seconds, threads = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+torch.set_num_threads(threads)
+net = torch_nets.build("lenet"); opt = torch_nets.make_optimizer(net)
+b = data.synthetic("lenet", bs)
+xs = [torch.from_numpy(b.images[i]) for i in range(len(b))]
+ys = [torch.from_numpy(b.labels[i].astype("int64")) for i in range(len(b))]
+loss_fn = torch.nn.CrossEntropyLoss()
+def step(i):
+    opt.zero_grad(set_to_none=True)
+    loss = loss_fn(net(xs[i % 8]), ys[i % 8]); loss.backward(); opt.step(); return loss
+for i in range(30):
+    step(i)
+n, t0 = 0, time.perf_counter()
+while time.perf_counter() - t0 < seconds:
+    for _ in range(20):
+        loss = step(n); n += 1
+float(loss)
+dt = time.perf_counter() - t0
+print(json.dumps({"images_per_second": n * bs / dt, "steps": n}))
+"""
+
+
+def bare(bs: int, seconds: float, threads: int) -> float:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": str(threads)}
+    env.pop("ONEDNN_MAX_CPU_ISA", None)
+    out = subprocess.run([sys.executable, "-c", BARE, str(bs), str(seconds), str(threads)], env=env,
+                         capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])["images_per_second"]
+
+
+def probe(bs: int, seconds: float) -> float:
+    cfg = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], batch_size=bs,
+                      budget=seconds, parity=False, gemm=False)
+    (run,) = run_suite(cfg).runs
+    if run.status != "ok":
+        raise SystemExit(f"probe failed: {run.error}")
+    return run.images_per_second
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--seconds", type=float, default=6.0)
+    args = ap.parse_args()
+    threads = usable_cores()
+    b_vals, p_vals = [], []
+    for i in range(args.repeat):
+        b_vals.append(bare(args.batch_size, args.seconds, threads))
+        p_vals.append(probe(args.batch_size, args.seconds))
+        print(f"repeat {i + 1}: bare {b_vals[-1]:.0f} img/s, probe {p_vals[-1]:.0f} img/s", flush=True)
+    ratio = statistics.median(p_vals) / statistics.median(b_vals)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"torch eager LeNet bs{args.batch_size}, {threads} threads: bare median "
+          f"{statistics.median(b_vals):.0f} img/s, probe median {statistics.median(p_vals):.0f} img/s, "
+          f"ratio {ratio:.3f} (bar >= 0.95) {'PASS' if ratio >= 0.95 else 'BELOW BAR'}; "
+          f"load average {load:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
