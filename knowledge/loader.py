@@ -239,14 +239,16 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
             broken("ecosystem", e.id, "framework", e.framework, "framework")
 
     # Names that must identify one entry: smi names (device detection) and PyTorch API names (scan).
-    for attr, section, names_of, what in (
-        ("accelerators", "accelerators", lambda a: a.smi_names, "smi_names"),
-        ("api_mappings", "api-mappings", lambda m: [m.pytorch], "pytorch"),
+    # smi names are matched case-insensitively; Python names are case-sensitive (torch.Tensor is
+    # not torch.tensor).
+    for attr, section, names_of, what, fold in (
+        ("accelerators", "accelerators", lambda a: a.smi_names, "smi_names", str.lower),
+        ("api_mappings", "api-mappings", lambda m: [m.pytorch], "pytorch", str),
     ):
         owner: dict[str, str] = {}
         for entry in kb_lists[attr]:
             for name in names_of(entry):
-                key = name.strip().lower()
+                key = fold(name.strip())
                 if key in owner and owner[key] != entry.id:
                     raw = files[(section, entry.id)]
                     problems.append(Problem(raw.file_for(what), entry.id, what,
