@@ -258,3 +258,19 @@ def test_code_path_is_scanned_into_the_migration_criterion(capsys, tmp_path):
     missing.write_text((FIX / "with-code.yaml").read_text().replace("code_path: code", "code_path: no-such-folder"))
     code, _, err = run_cli(capsys, "report", str(missing))
     assert code == 2 and "model.code_path" in err and len(err.strip().splitlines()) == 1
+
+
+def test_real_h200_probes_give_a_measured_nvidia_projection(capsys):
+    # probes-h200.json was measured on an H200 (see tests/fixtures/report/README.md).
+    code, out, err = run_cli(capsys, "report", str(FIX / "h200-team.yaml"), "--probes", str(FIX / "probes-h200.json"))
+    assert code == 0, err
+    doc = json.loads(out)
+    pt = next(p for p in doc["projections"] if p["workflow"] == "pytorch")
+    assert pt["basis"] == "measured" and pt["path"] == "pytorch-cuda"
+    run = json.loads((FIX / "probes-h200.json").read_text())["runs"]
+    fastest = max((r for r in run if r["status"] == "ok"), key=lambda r: r["images_per_second"])
+    assert pt["evidence"][0]["ref"] == fastest["id"]
+    # 7.8 GFLOPs/image in the requirements = the probe's CIFAR-stem ResNet-50: no FLOPs rescaling.
+    assert pt["images_per_second"]["low"] == pytest.approx(fastest["ci95"][0], rel=1e-3)
+    assert pt["time_to_train_hours"]["high"] == pytest.approx(50000 * 50 / fastest["ci95"][0] / 3600, rel=1e-3)
+    assert doc["recommendation"]["workflow"] == "pytorch"
