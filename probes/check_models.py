@@ -63,6 +63,7 @@ class ContainerInfo(_Model):
 
 
 class HostInfo(_Model):
+    hostname: Optional[str] = None
     os: Optional[str] = None
     os_release: Optional[str] = None
     kernel: Optional[str] = None

@@ -372,6 +372,7 @@ def collect_host(cache_dir: str | Path | None = None) -> HostInfo:
         kind, hints = None, [f"not checked: {exc}"]
     limited = cgroup.cpu_quota is not None or cgroup.memory_limit_mb is not None
     return HostInfo(
+        hostname=platform.node() or None,
         os=platform.system() or None,
         os_release=_os_release(),
         kernel=platform.release() or None,
