@@ -274,3 +274,20 @@ def test_real_h200_probes_give_a_measured_nvidia_projection(capsys):
     assert pt["images_per_second"]["low"] == pytest.approx(fastest["ci95"][0], rel=1e-3)
     assert pt["time_to_train_hours"]["high"] == pytest.approx(50000 * 50 / fastest["ci95"][0] / 3600, rel=1e-3)
     assert doc["recommendation"]["workflow"] == "pytorch"
+
+
+def test_host_with_nvidia_gpus_says_what_to_measure(capsys, monkeypatch):
+    # This machine has no GPU: the check's own fake nvidia-smi (tests/fixtures/check) prints real
+    # nvidia-smi output for an 8x H100 host, and the real host check reads it.
+    import os
+
+    fakebin = ROOT / "tests" / "fixtures" / "check" / "fakebin-nvidia"
+    monkeypatch.setenv("PATH", str(fakebin) + os.pathsep + os.environ["PATH"])
+    code, out, err = run_cli(capsys, "report", str(FIX / "h200-team.yaml"))
+    assert code == 0, err
+    doc = json.loads(out)
+    accelerators = doc["host"]["accelerators"]
+    assert accelerators and accelerators[0]["vendor"] == "nvidia" and "H100" in accelerators[0]["name"]
+    assert all("memory_used_mb" not in a for a in accelerators)  # volatile: left out of the report
+    assert "created_at" not in doc["host"]
+    assert any("this host has nvidia hardware but no probe results" in a for a in doc["assumptions"])
