@@ -328,11 +328,16 @@ def _reference_by_peak(kb: Any, acc: Any, framework: str, gflops: Optional[float
     if not fractions:
         return None
     ev.append(sourced_evidence(acc.id, peak, f"{acc.name} peak {p_low:g}-{p_high:g} TFLOPS (sources differ)" if p_low != p_high else f"{acc.name} peak {peak.value:g} TFLOPS"))
-    notes = [f"no {framework} reference on {acc.name}: the fraction of peak reached on the same vendor's other chips ({min(fractions):.0%}-{max(fractions):.0%}) applied to its peak"]
+    notes = [f"no {framework} reference on {acc.name}: the fraction of peak reached on the same vendor's other chips ({_pct_span(fractions)}) applied to its peak"]
     if min(lows) < max(highs) and devices > 1 and any(lo != hi for lo, hi in zip(lows, highs)):
         ev.extend(s_ev)
         notes.extend(s_notes)
     return min(lows), max(highs), ev, notes
+
+
+def _pct_span(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}-{high:.0%}"
 
 
 def _adapter_ratio(kb: Any) -> Optional[tuple[float, float, Evidence]]:
