@@ -481,6 +481,8 @@ def _performance(wf: str, req: Requirements, projections: dict[str, Projection],
         span = proj.images_per_second
         return score, list(proj.evidence), f"{span.low:,.0f}-{span.high:,.0f} images/s ({proj.basis}), relative to the fastest"
     ev = [_req_ev("hardware.training_target", proj.target, f"{proj.path} on {proj.target}")]
+    if proj.target == "cpu":
+        return 30.0, ev, f"no projection possible ({proj.basis_detail}): CPU training, 30 assumed (accelerators are one to two orders of magnitude faster)"
     if proj.native:
         return 80.0, ev, f"no projection possible ({proj.basis_detail}): first-party path, 80 assumed"
     return 60.0, ev, f"no projection possible ({proj.basis_detail}): adapter path, 60 assumed"
