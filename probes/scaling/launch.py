@@ -180,13 +180,17 @@ def marked_pids(marker: str) -> list:
 def kill_launch(proc: subprocess.Popen, marker: str) -> None:
     """SIGKILL the launcher's group, every rank's group, and anything else carrying the marker."""
     pids = set(marked_pids(marker))
-    try:  # ranks already reparented elsewhere are found by the marker; children by the tree too
-        import psutil
+    # The launcher's own pid only while it runs: once reaped, its pid may belong to someone else.
+    alive = proc.poll() is None
+    groups = {proc.pid} if alive else set()
+    if alive:
+        pids.add(proc.pid)
+        try:  # where /proc environ is unreadable: the launcher's process tree
+            import psutil
 
-        pids.update(c.pid for c in psutil.Process(proc.pid).children(recursive=True))
-    except Exception:
-        pass
-    groups = {proc.pid}
+            pids.update(c.pid for c in psutil.Process(proc.pid).children(recursive=True))
+        except Exception:
+            pass
     for pid in pids:
         try:
             groups.add(os.getpgid(pid))
@@ -198,7 +202,7 @@ def kill_launch(proc: subprocess.Popen, marker: str) -> None:
             os.killpg(pgid, signal.SIGKILL)
         except OSError:
             pass
-    for pid in pids | {proc.pid}:
+    for pid in pids:
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
