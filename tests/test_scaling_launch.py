@@ -396,3 +396,31 @@ def test_hooks_fit_the_real_probe_command():
     cfg = cli.config_from_args(args)
     assert cfg.ranks == [1, 2] and cfg.frameworks == ["pytorch"] and cfg.models == ["lenet"]
     assert cfg.repeat == 3
+
+
+def test_parent_side_modules_load_no_framework_and_no_ui():
+    mods = ["probes.scaling", "probes.scaling.cli", "probes.scaling.runner", "probes.scaling.launch",
+            "probes.scaling.models", "probes.scaling.store", "probes.scaling.readiness_checks"]
+    code = ("import importlib, sys; [importlib.import_module(m) for m in %r];"
+            "print(','.join(m for m in ('textual', 'torch', 'mindspore') if m in sys.modules))" % mods)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("script, forbidden", [("rank_torch.py", "mindspore"), ("rank_mindspore.py", "torch"),
+                                               ("rank_common.py", "torch"), ("rank_common.py", "mindspore")])
+def test_rank_scripts_import_one_framework(script, forbidden):
+    import ast
+
+    tree = ast.parse((Path(launch.__file__).parent / script).read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module.split(".")[0])
+    assert forbidden not in names
+    assert names <= {"__future__", "time", "gc", "os", "sys", "contextlib", "datetime", "argparse",
+                     "json", "statistics", "pathlib", "numpy", "probes", "torch", "mindspore"}
