@@ -187,6 +187,8 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     elif not args.no_cache:
         cached = cached_probes()
         if cached is not None:
+            print(f"advisor: using this host's cached probe results from {getattr(cached, 'created', None) or 'an earlier run'} "
+                  "(--no-cache to ignore, --run-probes to measure again)", file=sys.stderr)
             suites.insert(0, cached)
             source = "cache" if not args.probes else "files"
     return req, {
