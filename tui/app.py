@@ -18,7 +18,8 @@ from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from tui import providers
-from tui.messages import HostChecked, ProbeProgress, ProbesFinished, ReportReady, WorkFailed
+from tui.messages import (HostChecked, HostProgress, ProbeProgress, ProbesFinished, ReportReady,
+                          WorkFailed)
 from tui.screens.help import HelpModal
 from tui.screens.host import HostScreen
 from tui.screens.probes import ProbesScreen
@@ -70,6 +71,8 @@ class AdvisorApp(App):
         self.host_report: Any = None
         self.host_error: Optional[str] = None
         self.host_checking = False
+        self.host_progress = ""
+        self.host_cancel: Any = None
         self.requirements: Any = None          # a validated Requirements model, or None
         self.requirements_data: Optional[dict] = None  # what the form holds (may be invalid)
         self.requirements_problem: Optional[str] = None
@@ -95,6 +98,19 @@ class AdvisorApp(App):
 
     # ---- actions -------------------------------------------------------------------------------
 
+    async def action_quit(self) -> None:
+        self.stop_children()
+        self.exit()
+
+    def on_unmount(self) -> None:
+        self.stop_children()
+
+    def stop_children(self) -> None:
+        """Kill the probe and smoke-test processes so quitting never waits for them."""
+        for cancel in (self.probe_cancel, self.host_cancel):
+            if cancel is not None:
+                cancel.set()
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpModal):
             self.push_screen(HelpModal())
@@ -108,18 +124,33 @@ class AdvisorApp(App):
     # ---- host check ----------------------------------------------------------------------------
 
     def refresh_host(self) -> None:
+        if self.host_checking:
+            self.notify("The host check is already running", severity="warning")
+            return
         self.host_checking = True
+        self.host_progress = "starting"
+        try:
+            self.host_cancel = providers.new_cancel()
+        except Exception:
+            self.host_cancel = None
         self._tell("host_changed")
-        self._host_worker()
+        self._host_worker(self.host_cancel)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="host", description="host check")
-    def _host_worker(self) -> None:
+    def _host_worker(self, cancel: Any) -> None:
         try:
-            report = self.host_provider()
+            report = providers.call_with_supported(
+                self.host_provider, progress=lambda text: self.post_message(HostProgress(str(text))),
+                cancel=cancel)
         except Exception as exc:  # the check never raises by contract; a broken part still must not kill us
             self.post_message(WorkFailed("host check", _one_line(exc)))
             return
         self.post_message(HostChecked(report))
+
+    @on(HostProgress)
+    def _host_progress(self, message: HostProgress) -> None:
+        self.host_progress = message.text
+        self._tell("host_changed")
 
     @on(HostChecked)
     def _host_checked(self, message: HostChecked) -> None:

@@ -16,6 +16,14 @@ class HostChecked(Message):
         self.report = report
 
 
+class HostProgress(Message):
+    """A part of the host check finished (a line of text for the status bar)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
 class ProbeProgress(Message):
     """Live progress of one probe run. Only the latest per run matters, so a newer one replaces it."""
 

@@ -13,10 +13,23 @@ HostProvider = Callable[[], Any]
 ProbeLauncher = Callable[[Any, Optional[Callable[[Any], None]], Any], Any]
 
 
-def default_host_provider() -> Any:
+def default_host_provider(progress: Optional[Callable[[str], None]] = None, cancel: Any = None) -> Any:
     from advisor.check import run_check
 
-    return run_check()
+    return run_check(progress=progress, cancel=cancel)
+
+
+def call_with_supported(fn: Callable[..., Any], **optional: Any) -> Any:
+    """Call fn with those keyword arguments it declares (test fakes may take none)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn()
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return fn(**optional)
+    return fn(**{k: v for k, v in optional.items() if k in params})
 
 
 def default_probe_launcher(config: Any, on_event: Optional[Callable[[Any], None]], cancel: Any) -> Any:

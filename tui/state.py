@@ -27,6 +27,9 @@ class RunProgress:
             self.status = _status_of(run) or "done"
             self.fraction = 1.0
             self.run = run
+            # The last word on a finished run: why it failed, or why it stopped.
+            self.message = ((_get(run, "error") or _get(run, "stop_reason") or "") if run
+                            else (message or ""))
         elif self.status == "waiting":
             self.status = "running"
         if fraction is not None and kind != "done":
@@ -36,7 +39,7 @@ class RunProgress:
             self.images_per_second = images_per_second
         elif run is not None and _get(run, "images_per_second") is not None:
             self.images_per_second = _get(run, "images_per_second")
-        if message:
+        if message and kind != "done":
             self.message = message
 
 

@@ -33,7 +33,7 @@ class HostScreen(AdvisorScreen):
             yield Static(id="host-accelerators", classes="panel")
             yield Static(id="host-frameworks", classes="panel")
             yield Static(id="host-findings", classes="panel")
-        yield Footer()
+        yield Footer(compact=True)
 
     def action_refresh_check(self) -> None:
         self.app.refresh_host()
@@ -46,8 +46,8 @@ class HostScreen(AdvisorScreen):
         report = as_data(app.host_report)
         status = self.query_one("#host-status", Static)
         if app.host_checking:
-            status.update(Text("Checking this host (framework smoke tests run in their own "
-                               "processes)…", style="italic"))
+            status.update(Text(f"Checking this host (framework smoke tests run in their own "
+                               f"processes)… {app.host_progress}", style="italic"))
         elif app.host_error:
             status.update(Text(f"Host check failed: {app.host_error}. Press r to retry.",
                                style="bold red"))

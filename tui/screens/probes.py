@@ -64,7 +64,7 @@ class ProbesScreen(AdvisorScreen):
             yield Static(id="probe-results-title")
             yield DataTable(id="probe-table", zebra_stripes=True, cursor_type="row")
             yield Static(id="probe-parity")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#probe-table", DataTable)

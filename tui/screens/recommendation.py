@@ -48,7 +48,7 @@ class RecommendationScreen(AdvisorScreen):
                 yield Input(DEFAULT_EXPORT, id="rec-export-path", compact=True)
                 yield Button("JSON", id="rec-export-json", compact=True)
                 yield Button("Markdown", id="rec-export-md", compact=True)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_state_report_changed(self) -> None:
         self.refresh_view()

@@ -92,7 +92,7 @@ class RequirementsScreen(AdvisorScreen):
                 yield Static("The requirements model (advisor.requirements) is not available.")
             for spec in self.specs:
                 yield from self._field(spec)
-        yield Footer()
+        yield Footer(compact=True)
 
     def _field(self, spec: FieldSpec) -> ComposeResult:
         # The form is one two-column grid (label | control); an error line spans both columns and
@@ -307,8 +307,7 @@ class RequirementsScreen(AdvisorScreen):
         if bad:
             status.update(f"[b red]{len(bad)} field(s) need attention[/] (shown in red below)")
         else:
-            where = self.app.requirements_path or "not saved yet"
-            status.update(f"[green]Valid[/]: the recommendation follows this form ({where})")
+            status.update("[green]Valid[/]: the recommendation follows this form as you edit")
 
     # ---- events --------------------------------------------------------------------------------
 

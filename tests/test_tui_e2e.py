@@ -1,0 +1,71 @@
+"""The real app end to end: the real host check (without framework smoke tests), the real probe
+runner (LeNet, PyTorch eager only, 1 s budget, child processes through probes.launcher), the real
+report and the real cache (in a temporary XDG_CACHE_HOME)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fixtures.tui.pilot import fast_form, run_async, screen_text, settle, wait_for  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+def quick_check(progress=None, cancel=None):
+    from advisor.check import run_check
+
+    return run_check(smoke=False, progress=progress, cancel=cancel)
+
+
+@run_async
+async def test_real_probe_from_the_tui(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    from textual.widgets import Input
+
+    from tui.app import make_app
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    fast_form(monkeypatch)
+    app = make_app(host_provider=quick_check,
+                   requirements_path=str(ROOT / "examples" / "prototype-then-ascend.yaml"),
+                   initial_mode="probes")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.host_report is not None, timeout=60, what="host check")
+        for box in ("#fw-mindspore", "#mode-compile", "#mode-graph", "#mode-pynative",
+                    "#model-resnet18"):
+            app.screen.query_one(box).value = False
+        app.screen.query_one("#probe-budget", Input).value = "1"
+        await pilot.pause()
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.probes_running, timeout=5, what="probes to start")
+        await wait_for(pilot, lambda: not app.probes_running, timeout=240, what="probes to finish")
+        await settle(pilot)
+        suite = app.probe_suite
+        assert [r.id for r in suite.runs] == ["pytorch-eager-lenet-bs32"]
+        run = suite.runs[0]
+        assert run.status == "ok", run.error
+        assert run.images_per_second > 0 and run.loss_last < run.loss_first
+        row = app.screen.query_one("#run-pytorch-eager-lenet-bs32")
+        assert row.progress.status == "ok" and row.progress.fraction == 1.0
+        assert len(row.progress.step_ms) > 0  # live step times reached the sparkline
+        table = app.screen.query_one("#probe-table")
+        assert table.row_count == 1 and str(table.get_row_at(0)[1]) == "ok"
+        # The report now carries the measured run.
+        await wait_for(pilot, lambda: app.report is not None and app.report.probes.runs,
+                       timeout=10, what="report with the run")
+        assert app.report.probes.runs[0].id == run.id
+    # Saved to the (temporary) cache: a new app shows it on entry.
+    app2 = make_app(host_provider=quick_check, initial_mode="probes", check_on_start=False)
+    async with app2.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app2.probe_suite is not None, timeout=30, what="cache")
+        await settle(pilot)
+        assert app2.probe_suite.runs[0].id == run.id
+        assert "cached results for this host" in screen_text(app2)

@@ -1,0 +1,77 @@
+"""Appearance of each screen at 80x24 and 120x40 with fixed inputs: the fixture host check, the
+cached probe suite, examples/prototype-then-ascend.yaml and a frozen report of those
+(tests/fixtures/tui/report.json; regenerate with tests/fixtures/tui/make_report.py).
+Update after an intended change: pytest tests/test_tui_snapshots.py --snapshot-update"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fixtures.tui.fakes import FakeLauncher, cached_suite, host_report  # noqa: E402
+from fixtures.tui.pilot import settle  # noqa: E402
+
+from tui.app import make_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).parent / "fixtures" / "tui"
+SIZES = [(80, 24), (120, 40)]
+pytestmark = pytest.mark.timeout(120)
+
+
+def frozen_report(requirements, host, probes):
+    from advisor.report import Report
+
+    return Report.model_validate(json.loads((FIXTURES / "report.json").read_text()))
+
+
+def fixed_app(mode: str, launcher=None):
+    return make_app(host_provider=host_report, probe_launcher=launcher or FakeLauncher(),
+                    cached_probes=cached_suite, report_builder=frozen_report,
+                    requirements_path="examples/prototype-then-ascend.yaml", initial_mode=mode)
+
+
+async def quiet(pilot) -> None:
+    """Finished workers, no toasts, no focused cursor: the same picture every time."""
+    await settle(pilot)
+    pilot.app.clear_notifications()
+    pilot.app.set_focus(None)
+    await pilot.pause()
+
+
+@pytest.fixture(autouse=True)
+def _in_root(monkeypatch):
+    monkeypatch.chdir(ROOT)  # the requirements path shown on screen is relative
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("mode", ["host", "requirements", "probes", "recommendation"])
+def test_screen(snap_compare, mode, size):
+    assert snap_compare(fixed_app(mode), terminal_size=size, run_before=quiet)
+
+
+def test_help(snap_compare):
+    async def run_before(pilot):
+        await quiet(pilot)
+        await pilot.press("question_mark")
+
+    assert snap_compare(fixed_app("host"), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_probes_after_a_run(snap_compare):
+    """Live rows (progress bar, sparkline, images/s) and the table after a fake LeNet run."""
+
+    async def run_before(pilot):
+        await quiet(pilot)
+        await pilot.click("#model-resnet18")
+        await pilot.pause(0.3)
+        await pilot.press("s")
+        await quiet(pilot)
+
+    assert snap_compare(fixed_app("probes", FakeLauncher(steps=12)), terminal_size=(120, 40),
+                        run_before=run_before)
