@@ -17,6 +17,8 @@ SCHEMAS: list[tuple[str, str]] = [
     ("advisor.report:Report", "report.schema.json"),
     ("advisor.requirements:Requirements", "requirements.schema.json"),
     ("probes.probe_models:ProbeSuite", "probe.schema.json"),
+    ("probes.check_models:CheckReport", "check.schema.json"),
+    ("advisor.scan.models:ScanResult", "scan.schema.json"),
 ]
 
 
