@@ -185,3 +185,14 @@ def test_cli_bad_flags_are_one_line_errors(capsys):
 def test_cli_clear_cache(capsys):
     assert cli.main(["probe", "--clear-cache"]) == 0
     assert "removed" in capsys.readouterr().err
+
+
+def test_mfu_above_one_is_withheld_with_a_warning():
+    suite = ProbeSuite(gemm_peak={"pytorch": 30.0}, gemm_details={"pytorch": {"device": "cpu"}})
+    fast = ProbeRun(id="a", framework="pytorch", mode="eager", model="resnet18", batch_size=8,
+                    device="cpu", status="ok", images_per_second=20.0, train_flops_per_image=3_328_997_376)
+    slow = fast.model_copy(update={"id": "b", "images_per_second": 4.0})
+    suite.runs = [fast, slow]
+    runner._add_efficiency(suite)
+    assert fast.mfu is None and "MFU not reported" in fast.warnings[0]
+    assert slow.mfu == pytest.approx(4.0 * 3.328997376 / 30.0)

@@ -298,3 +298,8 @@ def test_parity_missing_arrays_fail():
     other.pop("grad/fc3.bias")
     res = parity.compare("lenet", ref, other)
     assert not res["ok"] and "grad/fc3.bias" in res["error"]
+
+
+def test_ci_with_few_slow_samples_stays_non_negative():
+    est, lo, hi = stats.batch_means_ci([7.0, 2.5, 9.0, 3.1, 6.0], items_per_sample=32)
+    assert 0.0 <= lo < est < hi

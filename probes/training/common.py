@@ -40,6 +40,16 @@ def cxx_compiler() -> str | None:
     return None
 
 
+def count_files(folder: str, limit: int = 100_000) -> int:
+    """Files under `folder` (0 if it does not exist), counting stops at `limit`."""
+    n = 0
+    for _root, _dirs, files in os.walk(folder):
+        n += len(files)
+        if n >= limit:
+            break
+    return n
+
+
 def parser(framework: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"probes.training.worker_{framework}")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -65,3 +75,4 @@ def parser(framework: str) -> argparse.ArgumentParser:
 
 
 GEMM_SIZES = (256, 512, 1024, 2048)
+GEMM_SIZES_ACCEL = (4096, 8192)  # an accelerator needs large products to reach its peak

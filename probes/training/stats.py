@@ -56,13 +56,15 @@ def batch_means_ci(sample_seconds: Sequence[float], items_per_sample: float,
     estimate = items_per_sample * s.size / float(s.sum())
     if s.size < 4:
         return None
-    m = n_batches or max(2, min(10, s.size // 3))
+    # Samples already group k steps each: with few of them each is its own batch; with many,
+    # 10 contiguous groups (long enough to absorb the autocorrelation).
+    m = n_batches or min(s.size, 10)
     groups = np.array_split(s, m)
     rates = np.array([items_per_sample * g.size / g.sum() for g in groups if g.size and g.sum() > 0])
     if rates.size < 2:
         return None
     half = t95(rates.size - 1) * float(rates.std(ddof=1)) / math.sqrt(rates.size)
-    return estimate, estimate - half, estimate + half
+    return estimate, max(0.0, estimate - half), estimate + half
 
 
 def warmup_stable(step_ms: Sequence[float], window: int = 5, tol: float = 0.03) -> bool:

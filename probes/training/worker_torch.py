@@ -65,13 +65,20 @@ def cmd_run(args) -> int:
                            error="torch.compile needs a C++ compiler on PATH (g++/clang++); none found")
             return 0
         cache_dir = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-        warm = bool(cache_dir) and os.path.isdir(cache_dir) and any(os.scandir(cache_dir))
-        compile_cache = "warm" if warm else "cold"
+        files = common.count_files(cache_dir) if cache_dir else 0
+        # "warm" = the cache folder held kernels before this run (possibly of another model or
+        # batch size: then this compile is still mostly cold; compile_seconds shows it).
+        compile_cache = "warm" if files else "cold"
         settings.update(compile_cache=compile_cache, inductor_cache_dir=cache_dir,
-                        cxx=common.cxx_compiler())
+                        inductor_cache_files_before=files, cxx=common.cxx_compiler())
 
     from probes.training import data, flops, measure, torch_nets, weights
     sync_dev = _sync_fn(torch, dev)
+    if dev == "cuda":  # strict fp32, as the protocol and the seeds' V100 tables (no TF32 there)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        settings["tf32"] = False
+        settings["cudnn_benchmark"] = bool(torch.backends.cudnn.benchmark)
     t = time.perf_counter()
     net = torch_nets.build(args.model).to(native)
     opt = torch_nets.make_optimizer(net)
@@ -114,7 +121,6 @@ def cmd_run(args) -> int:
         out["device_reserved_mb"] = torch.cuda.max_memory_reserved() / 2**20
         mem_source = "torch.cuda.max_memory_allocated"
         settings["device_name"] = torch.cuda.get_device_name()
-        settings["allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
     elif dev == "npu":
         out["host_peak_rss_mb"] = peak
         peak = torch.npu.max_memory_allocated() / 2**20
@@ -132,7 +138,8 @@ def cmd_run(args) -> int:
 def gemm_peak(torch, native: str, sync_dev, seconds: float) -> dict:
     """Best fp32 matmul rate over a few square sizes (GFLOP/s)."""
     best, per = 0.0, {}
-    for n in common.GEMM_SIZES:
+    sizes = common.GEMM_SIZES + (common.GEMM_SIZES_ACCEL if native != "cpu" else ())
+    for n in sizes:
         a = torch.randn(n, n, device=native)
         b = torch.randn(n, n, device=native)
         torch.mm(a, b)
