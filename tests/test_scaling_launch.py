@@ -424,3 +424,16 @@ def test_rank_scripts_import_one_framework(script, forbidden):
     assert forbidden not in names
     assert names <= {"__future__", "time", "gc", "os", "sys", "contextlib", "datetime", "argparse",
                      "json", "statistics", "pathlib", "numpy", "probes", "torch", "mindspore"}
+
+
+def test_measured_fixture_still_validates():
+    """A real result measured on a 2-vCPU host (3 interleaved repetitions, both engines): other
+    parts (report, TUI) may use it as their fixture, so the model must keep reading it."""
+    from probes.scaling.models import ScalingResult
+
+    res = ScalingResult.model_validate_json((FIXTURES / "scaling-2vcpu-lenet.json").read_text())
+    assert res.label == "cpu-contention" and len(res.runs) == 12
+    assert all(r.status == "ok" for r in res.runs)
+    for fw in res.frameworks:
+        two = next(c for c in fw.rank_counts if c.ranks == 2)
+        assert two.gate_ok and two.efficiency.n == 3 and 0 < fw.efficiency < 1.5
