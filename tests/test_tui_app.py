@@ -445,3 +445,27 @@ async def test_export_json_and_markdown(tmp_path):
     markdown = (tmp_path / "review.md").read_text()
     assert markdown.startswith("#") and "Retail shelf recognition" in markdown
     assert any(sev == "error" and "does not exist" in msg for _, msg, sev in seen)
+
+
+@run_async
+async def test_probe_choices_are_checked_before_starting():
+    from textual.widgets import Checkbox, Input
+
+    launcher = FakeLauncher()
+    app = app_with(probe_launcher=launcher, initial_mode="probes")
+    async with app.run_test(size=(80, 24)) as pilot:
+        seen = record_notifications(app)
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#probe-budget", Input).value = "fast"
+        await pilot.press("s")
+        screen.query_one("#probe-budget", Input).value = "1"
+        screen.query_one("#fw-pytorch", Checkbox).value = False
+        for mode in ("graph", "pynative"):
+            screen.query_one(f"#mode-{mode}", Checkbox).value = False
+        await pilot.press("s")
+        await settle(pilot)
+        problems = [msg for _, msg, sev in seen if sev == "error"]
+        assert problems[0] == "budget: expected a number"
+        assert problems[1].startswith("no chosen mode belongs to a chosen framework")
+        assert launcher.configs == []

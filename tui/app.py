@@ -79,6 +79,7 @@ class AdvisorApp(App):
         self.probe_suite: Any = None
         self.probe_suite_cached = False
         self.probe_runs: dict[str, RunProgress] = {}
+        self.probe_total = 0  # runs the suite will make (from the runner's events)
         self.probes_running = False
         self.probe_cancel: Any = None
         self.report: Any = None
@@ -208,6 +209,7 @@ class AdvisorApp(App):
             return False
         self.probes_running = True
         self.probe_runs = {}
+        self.probe_total = 0
         self._tell("probes_changed")
         self._probe_worker(config, self.probe_cancel)
         return True
@@ -237,6 +239,8 @@ class AdvisorApp(App):
             run = self.probe_runs[message.run_id] = RunProgress(message.run_id)
         run.apply(message.kind, message.fraction, message.step_ms, message.images_per_second,
                   message.message, message.run)
+        if message.total:
+            self.probe_total = message.total
         self._tell("probe_progress", run)
 
     @on(ProbesFinished)
@@ -361,11 +365,11 @@ class _Throttle:
         kind = str(get("kind") or "progress")
         with self.lock:
             slot = self.pending.setdefault(run_id, {"steps": [], "fraction": None, "ips": None,
-                                                   "message": None})
+                                                   "message": None, "total": None})
             if get("step_ms") is not None:
                 slot["steps"].append(float(get("step_ms")))
             for key, name in (("fraction", "fraction"), ("ips", "images_per_second"),
-                              ("message", "message")):
+                              ("message", "message"), ("total", "total")):
                 if get(name) is not None:
                     slot[key] = get(name)
             now = time.monotonic()
@@ -374,7 +378,7 @@ class _Throttle:
             self.last_sent[run_id] = now
             self.pending.pop(run_id)
         self.app.post_message(ProbeProgress(run_id, kind, slot["fraction"], slot["steps"],
-                                            slot["ips"], slot["message"], get("run")))
+                                            slot["ips"], slot["message"], get("run"), slot["total"]))
 
     def flush(self) -> None:
         with self.lock:

@@ -28,8 +28,10 @@ class ProbeProgress(Message):
     """Live progress of one probe run. Only the latest per run matters, so a newer one replaces it."""
 
     def __init__(self, run_id: str, kind: str, fraction: float | None, step_ms: list[float],
-                 images_per_second: float | None, message: str | None, run: Any = None) -> None:
+                 images_per_second: float | None, message: str | None, run: Any = None,
+                 total: int | None = None) -> None:
         super().__init__()
+        self.total = total
         self.run_id = run_id
         self.kind = kind
         self.fraction = fraction

@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Label, Static
 
+from probes.probe_models import MODES_OF
 from tui import providers
 from tui.form_spec import parse_number
 from tui.screens.base import AdvisorScreen, fmt_num, get
@@ -92,6 +93,9 @@ class ProbesScreen(AdvisorScreen):
         for what, items in (("a framework", frameworks), ("a mode", modes), ("a model", models)):
             if not items:
                 return None, f"choose at least {what}"
+        if not any(mode in MODES_OF.get(fw, ()) for fw in frameworks for mode in modes):
+            return None, ("no chosen mode belongs to a chosen framework (pytorch: eager, compile; "
+                          "mindspore: graph, pynative)")
         if bad_budget or budget is None:
             return None, f"budget: {bad_budget or 'required'}"
         if bad_batch or batch is None:
@@ -148,9 +152,11 @@ class ProbesScreen(AdvisorScreen):
             self.query_one("#probe-cancel", Button).disabled = not app.probes_running
             self.refresh_bindings()
         if app.probes_running:
-            done = sum(1 for p in app.probe_runs.values() if p.status not in ("running", "waiting"))
-            text = Text.assemble(("Running", "bold cyan"), f": {done} of {len(app.probe_runs)} "
-                                 "runs finished (each in its own process; c cancels)")
+            measured = [p for k, p in app.probe_runs.items() if not k.endswith("-aux")]
+            done = sum(1 for p in measured if p.status not in ("running", "waiting"))
+            total = max(app.probe_total, len(measured))
+            text = Text.assemble(("Running", "bold cyan"), f": {done} of {total} runs finished "
+                                 "(each in its own process; c cancels)")
         elif app.probe_suite is None:
             text = Text("No results yet. Choose what to measure and press Start (s).", style="italic")
         else:

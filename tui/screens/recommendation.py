@@ -68,7 +68,8 @@ class RecommendationScreen(AdvisorScreen):
         self.query_one("#rec-scores", Static).update(scores_table(report))
         select = self.query_one("#rec-evidence-for", Select)
         workflows = [str(get(s, "workflow")) for s in get(report, "scores", default=[])]
-        if [v for _, v in getattr(select, "_options", []) if v != Select.NULL] != workflows:
+        if getattr(self, "_workflows", None) != workflows:
+            self._workflows = workflows
             with self.prevent(Select.Changed):
                 select.set_options([(w, w) for w in workflows])
         chosen = select.value if select.value != Select.NULL else get(report, "recommendation",
