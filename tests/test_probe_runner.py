@@ -196,3 +196,28 @@ def test_mfu_above_one_is_withheld_with_a_warning():
     runner._add_efficiency(suite)
     assert fast.mfu is None and "MFU not reported" in fast.warnings[0]
     assert slow.mfu == pytest.approx(4.0 * 3.328997376 / 30.0)
+
+
+def test_progress_bar_on_a_terminal_and_plain_lines_otherwise():
+    import io
+
+    from advisor.commands.probe import Progress
+    from probes.probe_models import ProbeEvent
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    run = ProbeRun(id="pytorch-eager-lenet-bs8", framework="pytorch", mode="eager", model="lenet",
+                   batch_size=8, status="ok", images_per_second=1234.5, stop_reason="converged")
+    events = [ProbeEvent(run_id=run.id, kind="start", index=1, total=2),
+              ProbeEvent(run_id=run.id, kind="progress", fraction=0.5, step_ms=6.5,
+                         images_per_second=1230.0, message="measure", index=1, total=2),
+              ProbeEvent(run_id=run.id, kind="done", run=run, index=1, total=2)]
+    tty, plain = Tty(), io.StringIO()
+    for ev in events:
+        Progress(tty)(ev)
+        Progress(plain)(ev)
+    assert "[##########" in tty.getvalue() and "6.5 ms/step" in tty.getvalue()
+    assert plain.getvalue().splitlines() == ["[1/2] pytorch-eager-lenet-bs8 ...",
+                                             "[1/2] pytorch-eager-lenet-bs8: 1234.5 img/s (converged)"]

@@ -103,6 +103,8 @@ def cmd_run(args) -> int:
 
     if dev == "cuda":
         torch.cuda.reset_peak_memory_stats()
+    elif dev == "npu":
+        torch.npu.reset_peak_memory_stats()
 
     def progress(p):
         channel.progress(**p)
@@ -125,6 +127,10 @@ def cmd_run(args) -> int:
         out["host_peak_rss_mb"] = peak
         peak = torch.npu.max_memory_allocated() / 2**20
         mem_source = "torch.npu.max_memory_allocated"
+        try:
+            settings["device_name"] = torch.npu.get_device_name()
+        except Exception:
+            pass
     settings.update(data=b.source, weights_checksum=weights.canonical_checksum(args.model),
                     param_count=torch_nets.param_count(net))
     out.update(status="ok", framework="pytorch", mode=args.mode, model=args.model,
