@@ -75,3 +75,19 @@ def test_probes_after_a_run(snap_compare):
 
     assert snap_compare(fixed_app("probes", FakeLauncher(steps=12)), terminal_size=(120, 40),
                         run_before=run_before)
+
+
+def test_requirements_inline_error_and_hint(snap_compare, monkeypatch):
+    """An out-of-range number shows its message under the field; the focused field's hint line."""
+    from tui.screens.requirements import RequirementsScreen
+
+    monkeypatch.setattr(RequirementsScreen, "DEBOUNCE_S", 0.02)
+
+    async def run_before(pilot):
+        await quiet(pilot)
+        pilot.app.screen.query_one("#f-team-size").value = "0"
+        await settle(pilot)
+        pilot.app.screen.query_one("#f-team-mindspore").focus()
+        await pilot.pause()
+
+    assert snap_compare(fixed_app("requirements"), terminal_size=(80, 24), run_before=run_before)

@@ -110,15 +110,40 @@ def accelerator_table(report: Any) -> Any:
     if report is None:
         return Text("")
     accelerators = get(report, "accelerators", default=[])
+    stacks = stack_lines(report)
     if not accelerators:
-        return Text.assemble(("Accelerators  ", "bold"), ("none found: CPU only", "dim"))
-    table = _table("Accelerators", "#", "Vendor", "Name", "Memory used / total")
+        return Group(Text.assemble(("Accelerators  ", "bold"), ("none found: CPU only", "dim")),
+                     *stacks)
+    table = _table("Accelerators", "#", "Vendor", "Name", "Memory used / total", "Busy")
     for acc in accelerators:
+        procs = get(acc, "processes", default=[]) or []
         table.add_row(str(get(acc, "index", default="")), str(get(acc, "vendor", default="")),
                       str(get(acc, "name", default="")),
                       f"{fmt_num(get(acc, 'memory_used_mb'), 0)} / "
-                      f"{fmt_num(get(acc, 'memory_total_mb'), 0)} MB")
-    return table
+                      f"{fmt_num(get(acc, 'memory_total_mb'), 0)} MB",
+                      Text(f"{len(procs)} process(es)", style="yellow") if procs else "")
+    return Group(table, *stacks)
+
+
+def stack_lines(report: Any) -> list:
+    """One line each for the NVIDIA and Ascend software stacks: versions, or why absent."""
+    lines = []
+    nvidia, ascend = get(report, "nvidia"), get(report, "ascend")
+    if nvidia is not None:
+        if get(nvidia, "status") == "ok":
+            text = (f"driver {get(nvidia, 'driver_version', default='?')}, CUDA "
+                    f"{get(nvidia, 'cuda_driver_version', default='?')} (via {get(nvidia, 'source', default='?')})")
+        else:
+            text = f"{get(nvidia, 'status', default='?')}: {get(nvidia, 'reason', default='')}"
+        lines.append(Text.assemble(("  NVIDIA  ", "dim"), text))
+    if ascend is not None:
+        if get(ascend, "status") == "ok":
+            text = (f"driver {get(ascend, 'driver_version', default='?')}, CANN "
+                    f"{get(ascend, 'cann', 'version', default='not found')}")
+        else:
+            text = f"{get(ascend, 'status', default='?')}: {get(ascend, 'reason', default='')}"
+        lines.append(Text.assemble(("  Ascend  ", "dim"), text))
+    return lines
 
 
 def framework_table(report: Any) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -189,7 +190,12 @@ class ProbesScreen(AdvisorScreen):
         title.update(Text.assemble(("Results", "bold"), f"  ({source}; median of steady-state steps)"))
         for run in get(suite, "runs", default=[]):
             table.add_row(*run_cells(run))
-        parity.update(parity_text(get(suite, "parity", default=[])))
+        notes = [Text.assemble(("! ", "yellow"), str(w)) for w in get(suite, "warnings", default=[])]
+        for run in get(suite, "runs", default=[]):
+            for warning in get(run, "warnings", default=[]) or []:
+                notes.append(Text.assemble(("! ", "yellow"), (f"{get(run, 'id')}: ", "bold"),
+                                           str(warning)))
+        parity.update(Group(parity_text(get(suite, "parity", default=[])), *notes))
 
 
 def run_cells(run: Any) -> list:
@@ -230,5 +236,7 @@ def parity_text(parity: list) -> Text:
         diff = get(item, "max_abs_diff")
         if diff is not None:
             out.append(f" (max |diff| {float(diff):.1e})", style="dim")
+        if not ok and (get(item, "likely_cause") or get(item, "error")):
+            out.append(f" {get(item, 'likely_cause') or get(item, 'error')}", style="red")
         out.append("   ")
     return out

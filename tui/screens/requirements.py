@@ -27,6 +27,32 @@ HOST_FIELDS = ("hardware.available", "hardware.training_target", "hardware.accel
                "hardware.devices", "deployment.targets")
 
 
+# What each field means, for the hint line (the model's own field docstrings win when present).
+FIELD_HELP = {
+    "name": "A name for this project; it heads the report.",
+    "stage": "Where the project is: research, prototype or production.",
+    "deployment.targets": "Everywhere the trained model must run (choose at least one).",
+    "model.family": "The kind of network: CNN, transformer, RNN, GNN or other.",
+    "model.parameters_millions": "Model size in millions of parameters (ResNet-50: 25.6).",
+    "model.source": "Starting point: new code, existing PyTorch code, or another framework.",
+    "model.custom_cuda_ops": "Does the model rely on custom CUDA kernels/extensions?",
+    "model.dynamic_control_flow": "Python control flow that depends on tensor values (hard for graph mode).",
+    "needs.huggingface": "How much the team depends on the HuggingFace ecosystem.",
+    "needs.distributed_training": "Will training run on several accelerators or machines?",
+    "needs.debugging_intensity": "How much step-by-step debugging the work needs.",
+    "needs.throughput_priority": "How much training/inference speed matters (raises the performance weight).",
+    "needs.domestic_substitution": "Must the stack be domestic (Ascend + MindSpore)? 'required' is a hard constraint.",
+    "constraints.deadline_weeks": "Weeks until the model must be delivered.",
+    "constraints.budget_usd": "Compute budget in US dollars.",
+    "workload": "A training job to project time and cost for (switch on to fill in).",
+    "workload.model": "The network of the job: lenet, resnet18, resnet50 or custom (then give GFLOPs).",
+    "workload.dataset_samples": "Training samples per epoch.",
+    "workload.epochs": "Passes over the dataset.",
+    "workload.batch_size": "Global batch size.",
+    "weights": "Your own criterion weights (>= 0, renormalised); empty ones keep their defaults.",
+}
+
+
 def blank_requirements() -> dict:
     """A valid starting point before any file or host check: the model's own defaults."""
     return {"name": "My ML project", "hardware": {"available": ["cpu"]},
@@ -92,6 +118,7 @@ class RequirementsScreen(AdvisorScreen):
                 yield Static("The requirements model (advisor.requirements) is not available.")
             for spec in self.specs:
                 yield from self._field(spec)
+        yield Static(id="req-hint")  # under the form: what the focused field means
         yield Footer(compact=True)
 
     def _field(self, spec: FieldSpec) -> ComposeResult:
@@ -308,6 +335,26 @@ class RequirementsScreen(AdvisorScreen):
             status.update(f"[b red]{len(bad)} field(s) need attention[/] (shown in red below)")
         else:
             status.update("[green]Valid[/]: the recommendation follows this form as you edit")
+
+    def hint_for(self, spec: FieldSpec) -> str:
+        text = spec.description or FIELD_HELP.get(spec.key) or ""
+        if spec.key.startswith("weights.") and not text:
+            text = f"Weight of the {spec.label} criterion (>= 0; empty keeps the default)."
+        allowed = ""
+        if spec.kind in ("enum", "multi"):
+            allowed = " | ".join(str(c) for c in spec.choices)
+        elif spec.bounds:
+            words = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
+            allowed = " and ".join(f"{words[k]} {v}" for k, v in spec.bounds.items())
+        out = f"[b]{spec.key}[/b]: {text}" if text else f"[b]{spec.key}[/b]"
+        return out + (f"  [dim]({allowed})[/dim]" if allowed else "")
+
+    def on_descendant_focus(self, event: Any) -> None:
+        wid = getattr(event.widget, "id", "") or ""
+        spec = self.by_id.get(wid.removeprefix("sec-"))
+        hint = self.query_one("#req-hint", Static)
+        hint.update(self.hint_for(spec) if spec else "")
+        hint.display = spec is not None
 
     # ---- events --------------------------------------------------------------------------------
 
