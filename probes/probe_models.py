@@ -81,6 +81,9 @@ class ProbeRun(_Open):
     build_seconds: Optional[float] = None
     peak_memory_mb: Optional[float] = None
     memory_source: Optional[str] = None
+    rss_after_import_mb: Optional[float] = Field(None, description="RSS baseline after the framework import")
+    host_peak_rss_mb: Optional[float] = Field(None, description="VmHWM when peak_memory_mb is the device's")
+    device_reserved_mb: Optional[float] = None
     train_flops_per_image: Optional[int] = Field(None, description="analytic conv+matmul FLOPs, fwd+bwd")
     achieved_gflops: Optional[float] = None
     mfu: Optional[float] = Field(None, description="achieved FLOP/s over this framework's on-host GEMM peak")
@@ -96,6 +99,7 @@ class ProbeRun(_Open):
     measured_seconds: Optional[float] = None
     warmup_steps: Optional[int] = None
     warmup_seconds: Optional[float] = None
+    warmup_capped: Optional[bool] = Field(None, description="warmup stopped at 25% of the budget")
     sample_step_ms: list[float] = Field(default_factory=list, description="raw per-step ms per sample")
     repeats: list[float] = Field(default_factory=list, description="images/s of each repeat (--repeat)")
     seconds: Optional[float] = Field(None, description="wall time of the child process")

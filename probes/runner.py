@@ -367,7 +367,11 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
     suite.vendor_peak = _vendor_peak(suite.runs)
     _add_efficiency(suite)
     _cross_checks(suite)
-    suite.host.loadavg_after = _loadavg()
+    suite.host.loadavg_after = after = _loadavg()
+    cores = host.logical_cores or 1
+    if after and after[0] > 0.75 * cores and not any("busy before" in w for w in suite.warnings):
+        suite.warnings.append(f"the host was busy during the probe (load average {after[0]} on "
+                              f"{cores} CPUs at the end): numbers are noisy")
     suite.seconds = round(time.monotonic() - t_start, 2)
     return suite
 
