@@ -223,8 +223,9 @@ def test_run_scaling_events_and_cancel(monkeypatch):
     cancel = Cancel()
     calls = []
 
-    def fake_launch(spec, cancel=None):
+    def fake_launch(spec, cancel=None, on_progress=None):
         calls.append(spec)
+        on_progress("warmup", 0.5)
         cancel.set()  # the user cancels during the first launch
         return launch.LaunchOutcome(status="cancelled", command=["torchrun"], error="cancelled by the user")
     monkeypatch.setattr(runner, "framework_available", lambda fw: None)
@@ -232,14 +233,15 @@ def test_run_scaling_events_and_cancel(monkeypatch):
     events = []
     res = runner.run_scaling(ScalingConfig(frameworks=["pytorch"], repeat=3), on_event=events.append,
                              cancel=cancel)
-    assert len(calls) == 1 and [e.kind for e in events] == ["start", "done"]
+    assert len(calls) == 1 and [e.kind for e in events] == ["start", "progress", "done"]
+    assert events[1].run_fraction == 0.5 and events[1].fraction == pytest.approx(0.5 / 6)
     assert res.runs[0].status == "cancelled" and res.frameworks[0].status == "cancelled"
 
 
 def test_run_scaling_interleaves_repetitions(monkeypatch):
     order = []
 
-    def fake_launch(spec, cancel=None):
+    def fake_launch(spec, **kw):
         order.append((spec.framework, spec.ranks))
         return _outcome(spec.ranks, 0.01, 0.006)
     monkeypatch.setattr(runner, "framework_available", lambda fw: None)
@@ -300,7 +302,7 @@ def test_render_table_and_exit_code(monkeypatch):
 
     monkeypatch.setattr(runner, "framework_available", lambda fw: None if fw == "pytorch" else "absent")
     monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
-    monkeypatch.setattr(runner.launch, "run_launch", lambda spec, cancel=None: _outcome(spec.ranks, 0.01, 0.006))
+    monkeypatch.setattr(runner.launch, "run_launch", lambda spec, **kw: _outcome(spec.ranks, 0.01, 0.006))
     res = runner.run_scaling(ScalingConfig(repeat=3))
     text = cli.render_table(res)
     assert "not device scaling" in text and "torchrun (gloo)" in text and "unavailable: absent" in text
@@ -354,7 +356,7 @@ def test_cache_round_trip_and_clear(monkeypatch):
 
     monkeypatch.setattr(runner, "framework_available", lambda fw: None)
     monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
-    monkeypatch.setattr(runner.launch, "run_launch", lambda spec, cancel=None: _outcome(spec.ranks, 0.01, 0.006))
+    monkeypatch.setattr(runner.launch, "run_launch", lambda spec, **kw: _outcome(spec.ranks, 0.01, 0.006))
     res = runner.run_scaling(ScalingConfig(repeat=1, frameworks=["pytorch"]))
     assert store.load_cached_scaling("fp1") is None
     path = store.save_scaling(res, "fp1")
@@ -370,7 +372,7 @@ def test_run_from_args_writes_json_and_caches(monkeypatch, tmp_path, capsys):
 
     monkeypatch.setattr(runner, "framework_available", lambda fw: None)
     monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
-    monkeypatch.setattr(runner.launch, "run_launch", lambda spec, cancel=None: _outcome(spec.ranks, 0.01, 0.006))
+    monkeypatch.setattr(runner.launch, "run_launch", lambda spec, **kw: _outcome(spec.ranks, 0.01, 0.006))
     monkeypatch.setattr(store, "cache_path", lambda fp=None: tmp_path / "cache" / "probes-scaling-x.json")
     p = argparse.ArgumentParser()
     cli.add_arguments(p)

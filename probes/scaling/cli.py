@@ -159,8 +159,17 @@ def render_table(result: ScalingResult) -> str:
 
 
 def _progress(stream):
+    """start/done lines; on a terminal also a live line for the steps inside a launch."""
+    tty = hasattr(stream, "isatty") and stream.isatty()
+
     def show(ev: ScalingEvent) -> None:
-        stream.write(f"[{ev.fraction * 100:3.0f}%] {ev.message}\n")
+        if ev.kind == "progress":
+            if tty:
+                stream.write(f"\r[{ev.fraction * 100:3.0f}%] {ev.message}\x1b[K")
+                stream.flush()
+            return
+        stream.write(("\r" if tty else "") + f"[{ev.fraction * 100:3.0f}%] {ev.message}" +
+                     ("\x1b[K\n" if tty else "\n"))
         stream.flush()
     return show
 

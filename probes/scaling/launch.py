@@ -25,7 +25,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Callable, Literal, Optional
 
 from probes.launcher import Cancel, child_environment
 from probes.scaling import rank_common
@@ -248,9 +248,23 @@ def _error_line(text: str) -> str:
     return detail or (lines[-1][:300] if lines else "")
 
 
+def _read_progress(path: Path, last: Optional[float]) -> Optional[dict]:
+    try:
+        mtime = path.stat().st_mtime
+        if last is not None and mtime == last:
+            return None
+        doc = json.loads(path.read_text())
+        doc["_mtime"] = mtime
+        return doc
+    except (OSError, ValueError):
+        return None
+
+
 def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: bool = False,
-               workdir: Optional[Path] = None) -> LaunchOutcome:
-    """Run one launch to its end, a timeout or a cancel. Never raises for a failing run."""
+               workdir: Optional[Path] = None,
+               on_progress: Optional[Callable[[str, float], None]] = None) -> LaunchOutcome:
+    """Run one launch to its end, a timeout or a cancel. Never raises for a failing run.
+    `on_progress(stage, fraction)` is called as rank 0 moves through its steps."""
     own_dir = workdir is None
     workdir = Path(workdir or tempfile.mkdtemp(prefix="advisor-scaling-"))
     marker = uuid.uuid4().hex
@@ -270,12 +284,21 @@ def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: 
                 out.error = f"could not start {command[0]}: {exc}"
                 return out
             deadline = start + spec.timeout
+            progress_file, seen = result_dir / rank_common.PROGRESS_NAME, None
             while True:
                 try:
                     proc.wait(timeout=0.1)
                     break
                 except subprocess.TimeoutExpired:
                     pass
+                if on_progress is not None:
+                    doc = _read_progress(progress_file, seen)
+                    if doc is not None:
+                        seen = doc["_mtime"]
+                        try:
+                            on_progress(str(doc.get("stage", "")), float(doc.get("fraction", 0.0)))
+                        except Exception:  # a display problem must not kill the run
+                            pass
                 if cancel is not None and cancel.is_set():
                     out.status, out.error = "cancelled", "cancelled by the user"
                     break

@@ -173,9 +173,11 @@ class ScalingResult(BaseModel):
 
 class ScalingEvent(BaseModel):
     """Progress for a CLI line or the TUI's Probes screen."""
-    kind: Literal["start", "done"]
+    kind: Literal["start", "progress", "done"]
     run_id: str
     fraction: float
-    """Launches finished / planned, after this event."""
+    """Of the whole probe (all launches), 0-1."""
+    run_fraction: Optional[float] = None
+    """progress: of this launch's steps, 0-1 (rank 0's position)."""
     message: str
     run: Optional[ScalingRun] = None

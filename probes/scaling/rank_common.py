@@ -146,7 +146,20 @@ def rank_shard(batches, rank: int, world: int) -> list:
     return [(batches.images[i], batches.labels[i]) for i in range(rank, len(batches), world)]
 
 
-def run_phases(step, flat_params, args, doc: dict) -> tuple:
+PROGRESS_NAME = "progress.json"
+
+
+def report_progress(result_dir: str, rank: int, stage: str, fraction: float) -> None:
+    """Rank 0 only: where it is, for the parent's progress events (it polls this file)."""
+    if rank != 0:
+        return
+    try:
+        _write_json(Path(result_dir) / PROGRESS_NAME, {"stage": stage, "fraction": round(fraction, 3)})
+    except OSError:
+        pass  # progress is a courtesy, never a failure
+
+
+def run_phases(step, flat_params, args, doc: dict, rank: int = 0) -> tuple:
     """The timing protocol both rank scripts share. `step(sync) -> loss` runs one training step
     (synced: gradients allreduced; else the no-sync control) and waits for it to finish.
 
@@ -161,9 +174,12 @@ def run_phases(step, flat_params, args, doc: dict) -> tuple:
     per_block = [args.steps // blocks + (1 if i < args.steps % blocks else 0) for i in range(blocks)]
     times = {True: [], False: []}
     losses = []
+    total = 1 + args.warmup + 1 + 2 * args.steps
+    report_progress(args.result_dir, rank, "first step", 0.0)
     t = Timer()
     losses.append(step(True))
     doc["first_step_seconds"] = t.lap()
+    report_progress(args.result_dir, rank, "warmup", 1 / total)
     for _ in range(args.warmup):
         step(True)
     params_sync = None
@@ -180,6 +196,8 @@ def run_phases(step, flat_params, args, doc: dict) -> tuple:
                 times[sync].append(t.lap())
                 if sync:
                     losses.append(loss)
+            done = 2 + args.warmup + len(times[True]) + len(times[False])
+            report_progress(args.result_dir, rank, "synced / no-sync steps", done / total)
     doc.update(sync_step_s=times[True], nosync_step_s=times[False], loss_first=losses[0],
                loss_last=losses[-1])
     return params_sync, flat_params()

@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     doc["build_seconds"] = t.lap()
 
     params_sync, params_end = rc.run_phases(lambda sync: run(synced if sync else nosync),
-                                            lambda: _flat_params(net), args, doc)
+                                            lambda: _flat_params(net), args, doc, rank)
     doc.update(threads=args.threads, framework_version=ms.__version__, weights_checksum=checksum)
     rc.write_rank(args.result_dir, rank, doc, params_sync, params_end)
     if rank == 0:

@@ -75,7 +75,7 @@ def main(argv=None) -> int:
             torch.cuda.synchronize()
         return float(loss.detach())
 
-    params_sync, params_end = rc.run_phases(step, lambda: _flat_params(model), args, doc)
+    params_sync, params_end = rc.run_phases(step, lambda: _flat_params(model), args, doc, rank)
     doc.update(threads=torch.get_num_threads(), framework_version=torch.__version__,
                weights_checksum=checksum)
     rc.write_rank(args.result_dir, rank, doc, params_sync, params_end)

@@ -259,7 +259,11 @@ def run_scaling(config: Optional[ScalingConfig] = None,
         _emit(on_event, ScalingEvent(kind="start", run_id=run_id, fraction=i / len(plan),
                                      message=f"{launch.LAUNCHERS[spec.framework]}: {spec.model}, "
                                              f"{spec.ranks} rank(s), repetition {rep}/{config.repeat}"))
-        run = to_run(spec, rep, launch.run_launch(spec, cancel=cancel))
+        def progress(stage: str, frac: float, i=i, run_id=run_id) -> None:
+            _emit(on_event, ScalingEvent(kind="progress", run_id=run_id, fraction=(i + frac) / len(plan),
+                                         run_fraction=frac, message=f"{run_id}: {stage} {frac:.0%}"))
+
+        run = to_run(spec, rep, launch.run_launch(spec, cancel=cancel, on_progress=progress))
         runs.append(run)
         what = (f"{run.images_per_second:,.0f} img/s total" if run.status == "ok" and run.images_per_second
                 else f"{run.status}: {run.error}")
