@@ -54,9 +54,9 @@ def bare(bs: int, seconds: float, threads: int) -> float:
     return json.loads(out.stdout.strip().splitlines()[-1])["images_per_second"]
 
 
-def probe(bs: int, seconds: float) -> float:
+def probe(bs: int, seconds: float, threads: int) -> float:
     cfg = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], batch_size=bs,
-                      budget=seconds, parity=False, gemm=False)
+                      budget=seconds, parity=False, gemm=False, threads=threads)
     (run,) = run_suite(cfg).runs
     if run.status != "ok":
         raise SystemExit(f"probe failed: {run.error}")
@@ -68,12 +68,13 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--seconds", type=float, default=6.0)
+    ap.add_argument("--threads", type=int, default=None, help="default: usable cores")
     args = ap.parse_args()
-    threads = usable_cores()
+    threads = args.threads or usable_cores()
     b_vals, p_vals = [], []
     for i in range(args.repeat):
         b_vals.append(bare(args.batch_size, args.seconds, threads))
-        p_vals.append(probe(args.batch_size, args.seconds))
+        p_vals.append(probe(args.batch_size, args.seconds, threads))
         print(f"repeat {i + 1}: bare {b_vals[-1]:.0f} img/s, probe {p_vals[-1]:.0f} img/s", flush=True)
     ratio = statistics.median(p_vals) / statistics.median(b_vals)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

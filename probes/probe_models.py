@@ -137,6 +137,7 @@ class HostSummary(_Open):
     fingerprint: Optional[str] = None
     loadavg_before: Optional[list[float]] = None
     loadavg_after: Optional[list[float]] = None
+    steal_fraction: Optional[float] = Field(None, description="hypervisor steal time during the probe (0-1)")
 
 
 class ProbeSuite(_Open):

@@ -66,6 +66,30 @@ def _loadavg() -> Optional[list[float]]:
         return None
 
 
+def cpu_times(text: Optional[str] = None) -> Optional[dict]:
+    """Aggregate CPU jiffies from /proc/stat: {busy, idle, steal, total} (None if unreadable)."""
+    try:
+        text = text if text is not None else Path("/proc/stat").read_text()
+        head = text.splitlines()[0].split()
+        fields = [int(x) for x in head[1:]]
+    except (OSError, ValueError, IndexError):
+        return None
+    if head[0] != "cpu" or len(fields) < 4:
+        return None
+    names = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"]
+    v = dict(zip(names, fields + [0] * (len(names) - len(fields))))
+    total = sum(fields[:8])
+    return {"idle": v["idle"] + v["iowait"], "steal": v["steal"], "total": total,
+            "busy": total - v["idle"] - v["iowait"] - v["steal"]}
+
+
+def steal_fraction(before: Optional[dict], after: Optional[dict]) -> Optional[float]:
+    """Share of CPU time the hypervisor gave to other guests between two cpu_times() readings."""
+    if not before or not after or after["total"] <= before["total"]:
+        return None
+    return (after["steal"] - before["steal"]) / (after["total"] - before["total"])
+
+
 def host_summary() -> HostSummary:
     """What the numbers depend on; fail-soft (probes.host is another part: guarded)."""
     h = HostSummary(os=platform.system(), kernel=platform.release(), python=platform.python_version(),
@@ -296,6 +320,7 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
               cancel: Optional[Cancel] = None) -> ProbeSuite:
     """Measure every requested (framework, mode, model); never raises for a failing run."""
     t_start = time.monotonic()
+    cpu_before = cpu_times()
     cancel = cancel or Cancel()
     host = host_summary()
     fws = installed_frameworks()
@@ -367,6 +392,10 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
     suite.vendor_peak = _vendor_peak(suite.runs)
     _add_efficiency(suite)
     _cross_checks(suite)
+    suite.host.steal_fraction = steal = steal_fraction(cpu_before, cpu_times())
+    if steal is not None and steal > 0.05:
+        suite.warnings.append(f"the hypervisor took {steal:.0%} of CPU time from this machine during "
+                              "the probe (steal time): numbers are lower and noisier than on a dedicated host")
     suite.host.loadavg_after = after = _loadavg()
     cores = host.logical_cores or 1
     if after and after[0] > 0.75 * cores and not any("busy before" in w for w in suite.warnings):

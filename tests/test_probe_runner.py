@@ -221,3 +221,11 @@ def test_progress_bar_on_a_terminal_and_plain_lines_otherwise():
     assert "[##########" in tty.getvalue() and "6.5 ms/step" in tty.getvalue()
     assert plain.getvalue().splitlines() == ["[1/2] pytorch-eager-lenet-bs8 ...",
                                              "[1/2] pytorch-eager-lenet-bs8: 1234.5 img/s (converged)"]
+
+
+def test_steal_time_from_proc_stat_text():
+    before = runner.cpu_times("cpu  100 0 50 800 10 0 0 40 0 0\ncpu0 1 2 3\n")
+    after = runner.cpu_times("cpu  200 0 100 900 10 0 0 140 0 0\n")
+    assert before["steal"] == 40 and before["total"] == 1000
+    assert runner.steal_fraction(before, after) == pytest.approx(100 / 350)
+    assert runner.steal_fraction(None, after) is None and runner.cpu_times("garbage") is None
