@@ -469,3 +469,17 @@ async def test_probe_choices_are_checked_before_starting():
         assert problems[0] == "budget: expected a number"
         assert problems[1].startswith("no chosen mode belongs to a chosen framework")
         assert launcher.configs == []
+
+
+@run_async
+async def test_without_a_file_the_advice_starts_from_defaults_and_this_host():
+    app = app_with(host_provider=lambda: host_report("check_gpu"), initial_mode="recommendation")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.report is not None
+        hardware = app.report.requirements.hardware
+        assert hardware.available == ["nvidia", "cpu"] and hardware.devices == 2
+        assert "Recommendation: " in screen_text(app)
+        await pilot.press("f2")  # the form shows the same starting point
+        await settle(pilot)
+        assert app.screen.query_one("#f-hardware-training-target").value == "nvidia"

@@ -92,6 +92,8 @@ class AdvisorApp(App):
     def on_mount(self) -> None:
         if self.requirements_path:
             self.load_requirements(self.requirements_path, notify=True)
+        else:
+            self._starting_requirements()
         self.switch_mode(self.initial_mode)
         if self.check_on_start:
             self.refresh_host()
@@ -159,8 +161,12 @@ class AdvisorApp(App):
         self.host_error = None
         self.host_checking = False
         self._tell("host_changed")
-        self._tell("host_defaults")
-        self.rebuild_report()
+        if not self.requirements_path and not any(
+                isinstance(v, RequirementsScreen) for v in self.views):
+            self._starting_requirements()  # nobody has seen the form: it simply starts from here
+        else:
+            self._tell("host_defaults")
+            self.rebuild_report()
 
     # ---- requirements --------------------------------------------------------------------------
 
@@ -178,6 +184,18 @@ class AdvisorApp(App):
         if notify:
             self.notify(f"Loaded {path}", title="Requirements")
         return True
+
+    def _starting_requirements(self) -> None:
+        """Until the user loads or edits requirements, advise on the defaults plus this host."""
+        from tui.defaults import starting_requirements
+
+        data = starting_requirements(self.host_report)
+        try:
+            model = providers.requirements_model().model_validate(data)
+        except Exception as exc:
+            self.set_requirements(None, data, _one_line(exc))
+            return
+        self.set_requirements(model, data)
 
     def set_requirements(self, model: Any, data: Optional[dict], problem: Optional[str] = None) -> None:
         """The form's current content: a valid model (or None with the problem that stops it)."""

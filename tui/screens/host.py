@@ -14,7 +14,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
 from tui.providers import as_data
-from tui.screens.base import AdvisorScreen, fmt_num, get
+from tui.data import fmt_num, get
+from tui.screens.base import AdvisorScreen
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 VERDICT_STYLE = {"pass": "bold green", "warn": "bold yellow", "fail": "bold red"}

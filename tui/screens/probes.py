@@ -17,7 +17,8 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, 
 from probes.probe_models import MODES_OF
 from tui import providers
 from tui.form_spec import parse_number
-from tui.screens.base import AdvisorScreen, fmt_num, get
+from tui.data import fmt_num, get
+from tui.screens.base import AdvisorScreen
 from tui.state import RunProgress
 from tui.widgets.run_row import RunRow
 

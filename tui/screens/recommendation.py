@@ -16,7 +16,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from tui.providers import as_data
-from tui.screens.base import AdvisorScreen, fmt_num, get
+from tui.data import fmt_num, get
+from tui.screens.base import AdvisorScreen
 
 DEFAULT_EXPORT = "advisor-report"
 EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "magenta",

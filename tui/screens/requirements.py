@@ -20,7 +20,8 @@ from textual.widgets import (Button, Footer, Header, Input, Label, Select, Selec
 from tui import providers
 from tui.form_spec import (FieldSpec, form_spec, format_mapping, get_path, parse_mapping,
                            parse_number, set_path)
-from tui.screens.base import AdvisorScreen, get
+from tui.defaults import blank_requirements, host_defaults
+from tui.screens.base import AdvisorScreen
 
 DEFAULT_FILE = "requirements.yaml"
 HOST_FIELDS = ("hardware.available", "hardware.training_target", "hardware.accelerator",
@@ -51,37 +52,6 @@ FIELD_HELP = {
     "workload.batch_size": "Global batch size.",
     "weights": "Your own criterion weights (>= 0, renormalised); empty ones keep their defaults.",
 }
-
-
-def blank_requirements() -> dict:
-    """A valid starting point before any file or host check: the model's own defaults."""
-    return {"name": "My ML project", "hardware": {"available": ["cpu"]},
-            "deployment": {"targets": ["cpu-server"]}}
-
-
-def host_defaults(report: Any) -> dict:
-    """Requirement values implied by the host check (what the team can train on here)."""
-    accelerators = get(report, "accelerators", default=[]) or []
-    vendors = [get(a, "vendor") for a in accelerators]
-    available: list[str] = []
-    if "nvidia" in vendors:
-        available.append("nvidia")
-    if "huawei" in vendors:
-        available.append("ascend")
-    available.append("cpu")
-    out: dict = {"hardware.available": available}
-    if accelerators:
-        first = accelerators[0]
-        kind = "ascend" if get(first, "vendor") == "huawei" else "nvidia"
-        out["hardware.training_target"] = kind
-        out["hardware.accelerator"] = str(get(first, "name", default="")) or None
-        out["hardware.devices"] = max(1, sum(1 for a in accelerators
-                                             if get(a, "vendor") == get(first, "vendor")))
-        out["deployment.targets"] = ["ascend-server" if kind == "ascend" else "nvidia-server"]
-    else:
-        out["hardware.training_target"] = "cpu"
-        out["deployment.targets"] = ["cpu-server"]
-    return out
 
 
 class RequirementsScreen(AdvisorScreen):

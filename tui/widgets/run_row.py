@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar, Sparkline, Static
 
-from tui.screens.base import fmt_num
+from tui.data import fmt_num
 from tui.state import RunProgress
 
 STATUS_STYLE = {"ok": "green", "done": "green", "running": "cyan", "waiting": "dim",
