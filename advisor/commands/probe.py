@@ -156,8 +156,13 @@ def render_table(suite) -> str:
         ])
     head = ["run", "status", "img/s", "95% CI", "step ms", "CV", "first s", "peak MB", "MFU",
             "loss", "stop / error"]
-    lines = [f"Training probe on {suite.host.cpu_model or 'this host'} "
-             f"({suite.host.logical_cores} CPUs), {suite.seconds:.0f} s", "",
+    h = suite.host
+    load = f", load {h.loadavg_before[0]:.1f}->{h.loadavg_after[0]:.1f}" \
+        if h.loadavg_before and h.loadavg_after else ""
+    steal = f", steal {h.steal_fraction:.0%}" if h.steal_fraction is not None else ""
+    lines = [f"Training probe on {h.cpu_model or 'this host'} ({h.logical_cores} CPUs{load}{steal}), "
+             f"{suite.seconds or 0:.0f} s; fp32, SGD lr 0.01 momentum 0.9 wd 5e-4, "
+             f"{'synthetic data' if not (suite.config and suite.config.data) else suite.config.data}", "",
              tabulate(rows, head, tablefmt="simple", disable_numparse=True), ""]
     if suite.gemm_peak:
         lines.append("On-host fp32 GEMM peak (MFU basis): " + ", ".join(
