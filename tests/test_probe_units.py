@@ -303,3 +303,23 @@ def test_parity_missing_arrays_fail():
 def test_ci_with_few_slow_samples_stays_non_negative():
     est, lo, hi = stats.batch_means_ci([7.0, 2.5, 9.0, 3.1, 6.0], items_per_sample=32)
     assert 0.0 <= lo < est < hi
+
+
+def test_parent_side_loads_no_framework_and_worker_helpers_no_pydantic():
+    import subprocess
+    import sys
+
+    parent = ["probes.runner", "probes.probe_models", "probes.parity", "advisor.cache",
+              "advisor.commands.probe"]
+    helpers = ["probes.training." + m for m in ("specs", "weights", "data", "stats", "measure",
+                                                "flops", "devices", "common")]
+    code = (
+        "import importlib, sys\n"
+        f"for m in {helpers!r}: importlib.import_module(m)\n"
+        "bad = [m for m in ('pydantic', 'torch', 'mindspore', 'textual') if m in sys.modules]\n"
+        f"for m in {parent!r}: importlib.import_module(m)\n"
+        "bad += [m for m in ('torch', 'mindspore', 'textual') if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
