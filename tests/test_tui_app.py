@@ -89,8 +89,8 @@ async def test_host_check_failure_is_a_notification_not_a_crash():
         raise RuntimeError("nvidia-smi hung\nsecond line")
 
     app = app_with(host_provider=provider)
+    seen = record_notifications(app)
     async with app.run_test(size=(80, 24)) as pilot:
-        seen = record_notifications(app)
         await settle(pilot)
         await pilot.press("r")
         await settle(pilot)
@@ -138,7 +138,10 @@ async def test_requirements_form_fill_validate_and_save(tmp_path, monkeypatch):
         size.focus()
         await pilot.press("ctrl+u", "6")
         # Enums, switches and lists.
-        screen.query_one("#f-stage", Select).value = "production"
+        screen.query_one("#f-stage", Select).focus()  # by keyboard: open, next option, choose
+        await pilot.press("enter", "down", "enter")
+        await pilot.pause()
+        assert screen.query_one("#f-stage", Select).value == "production"
         screen.query_one("#f-needs-distributed-training", Switch).value = True
         targets = screen.query_one("#f-deployment-targets", SelectionList)
         targets.select("edge-ascend")
@@ -200,8 +203,8 @@ async def test_requirements_bad_file_is_a_notification(tmp_path):
     bad.write_text("name: x\nteam: {size: many}\nhardware: {available: [cpu]}\n"
                    "deployment: {targets: [cpu-server]}\n")
     app = app_with(initial_mode="requirements")
+    seen = record_notifications(app)
     async with app.run_test(size=(80, 24)) as pilot:
-        seen = record_notifications(app)
         await settle(pilot)
         app.screen.query_one("#req-file", Input).value = str(bad)
         await pilot.press("ctrl+o")
@@ -260,8 +263,8 @@ async def test_probes_run_show_progress_table_and_parity():
 async def test_probes_cancel_kills_the_rest_and_keeps_the_app():
     launcher = FakeLauncher(steps=400, step_delay=0.01)
     app = app_with(probe_launcher=launcher, initial_mode="probes")
+    seen = record_notifications(app)
     async with app.run_test(size=(80, 24)) as pilot:
-        seen = record_notifications(app)
         await settle(pilot)
         await pilot.press("s")
         await wait_for(pilot, launcher.started.is_set, what="probes to start")
@@ -285,8 +288,8 @@ async def test_probes_cancel_kills_the_rest_and_keeps_the_app():
 async def test_failed_run_and_crashing_launcher_are_reported():
     launcher = FakeLauncher(steps=2, fail_runs=("mindspore-graph-lenet-bs32",))
     app = app_with(probe_launcher=launcher, initial_mode="probes")
+    seen = record_notifications(app)
     async with app.run_test(size=(80, 24)) as pilot:
-        seen = record_notifications(app)
         await settle(pilot)
         await pilot.press("s")
         await settle(pilot)
@@ -426,8 +429,8 @@ async def test_export_json_and_markdown(tmp_path):
 
     app = app_with(requirements_path=str(EXAMPLES / "prototype-then-ascend.yaml"),
                    cached_probes=cached_suite, initial_mode="recommendation")
+    seen = record_notifications(app)
     async with app.run_test(size=(80, 24)) as pilot:
-        seen = record_notifications(app)
         await settle(pilot)
         app.screen.query_one("#rec-export-path", Input).value = str(tmp_path / "review")
         await pilot.press("j")
@@ -453,8 +456,8 @@ async def test_probe_choices_are_checked_before_starting():
 
     launcher = FakeLauncher()
     app = app_with(probe_launcher=launcher, initial_mode="probes")
+    seen = record_notifications(app)
     async with app.run_test(size=(80, 24)) as pilot:
-        seen = record_notifications(app)
         await settle(pilot)
         screen = app.screen
         screen.query_one("#probe-budget", Input).value = "fast"
@@ -464,10 +467,14 @@ async def test_probe_choices_are_checked_before_starting():
         for mode in ("graph", "pynative"):
             screen.query_one(f"#mode-{mode}", Checkbox).value = False
         await pilot.press("s")
+        screen.query_one("#mode-graph", Checkbox).value = True
+        screen.query_one("#probe-batch", Input).value = "100000"
+        await pilot.press("s")
         await settle(pilot)
         problems = [msg for _, msg, sev in seen if sev == "error"]
         assert problems[0] == "budget: expected a number"
         assert problems[1].startswith("no chosen mode belongs to a chosen framework")
+        assert problems[2] == "batch_size: Input should be less than or equal to 4096"
         assert launcher.configs == []
 
 
@@ -483,3 +490,20 @@ async def test_without_a_file_the_advice_starts_from_defaults_and_this_host():
         await pilot.press("f2")  # the form shows the same starting point
         await settle(pilot)
         assert app.screen.query_one("#f-hardware-training-target").value == "nvidia"
+
+
+@run_async
+async def test_data_a_screen_cannot_show_is_a_notification():
+    class Odd:  # a report whose fields are not what the screen expects
+        recommendation = property(lambda self: 1 / 0)
+
+    app = app_with(requirements_path=str(EXAMPLES / "ascend-production.yaml"),
+                   report_builder=lambda *a: Odd(), initial_mode="recommendation")
+    seen = record_notifications(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.press("f4")
+        await settle(pilot)
+        assert any(sev == "error" and "ZeroDivisionError" in msg for _, msg, sev in seen), seen
+        assert app.current_mode == "recommendation"

@@ -20,21 +20,29 @@ class AdvisorScreen(Screen):
 
     def on_mount(self) -> None:
         self.app.register_view(self)
-        self.refresh_view()
+        self.safely(self.refresh_view)
 
     def on_screen_resume(self) -> None:
         # Only what changed while hidden is redrawn: switching screens stays instant.
         stale, self.stale = self.stale, {}
         for what, args in stale.items():
-            getattr(self, f"on_state_{what}")(*args)
+            self.safely(getattr(self, f"on_state_{what}"), *args)
         self.resumed_at = time.monotonic()
+
+    def safely(self, fn: Any, *args: Any) -> None:
+        """Draw; data the screen cannot show becomes a notification, never a traceback."""
+        try:
+            fn(*args)
+        except Exception as exc:  # noqa: BLE001 - the app must survive unexpected data
+            self.notify(f"{type(exc).__name__}: {exc}"[:300], title=f"{self.SUB_TITLE}: cannot show",
+                        severity="error", timeout=8)
 
     def hear(self, what: str, *args: Any) -> None:
         """A state change from the app: handled now if shown, else when next shown."""
         if not hasattr(self, f"on_state_{what}"):
             return
         if self.is_current:
-            getattr(self, f"on_state_{what}")(*args)
+            self.safely(getattr(self, f"on_state_{what}"), *args)
         elif what == "probe_progress":
             self.stale["probes_changed"] = ()  # a full redraw covers any number of progress ticks
         else:

@@ -115,8 +115,11 @@ class ProbesScreen(AdvisorScreen):
             return
         try:
             config = providers.make_probe_config(choice)
-        except Exception as exc:
-            self.notify(str(exc).splitlines()[0], title="Cannot start probes", severity="error")
+        except Exception as exc:  # a pydantic ValidationError names the field and the bound
+            errors = getattr(exc, "errors", None)
+            text = ("; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors())
+                    if callable(errors) else (str(exc).splitlines() or [type(exc).__name__])[0])
+            self.notify(text, title="Cannot start probes", severity="error")
             return
         self.query_one("#probe-runs", Vertical).remove_children()
         self.app.start_probes(config)
