@@ -191,7 +191,9 @@ class ProbesScreen(AdvisorScreen):
             return
         table.display = True
         source = "cached results for this host" if self.app.probe_suite_cached else "this session"
-        title.update(Text.assemble(("Results", "bold"), f"  ({source}; median of steady-state steps)"))
+        when = get(suite, "created")
+        title.update(Text.assemble(("Results", "bold"), f"  ({source}"
+                                   + (f", measured {when}" if when else "") + ")"))
         for run in get(suite, "runs", default=[]):
             table.add_row(*run_cells(run))
         notes = [Text.assemble(("! ", "yellow"), str(w)) for w in get(suite, "warnings", default=[])]
