@@ -87,9 +87,10 @@ def test_msrun_crashing_rank_is_a_failed_run():
     spec = launch.LaunchSpec("mindspore", 2, steps=5, warmup=1, timeout=120,
                              extra_env=(("ADVISOR_SCALING_FAULT", "crash@1"),))
     out = launch.run_launch(spec)
-    assert out.status in ("failed", "timeout")
-    assert out.seconds < 125
-    assert out.error
+    assert out.status == "failed"
+    # Our worker watch stops msrun instead of waiting ~40 s for its scheduler's heartbeat timeout.
+    assert out.seconds < 60
+    assert "rank" in out.error and "1" in out.error and "crash" in out.error, out.error
     assert launch.marked_pids(out.marker) == []
 
 

@@ -439,3 +439,24 @@ def test_measured_fixture_still_validates():
     for fw in res.frameworks:
         two = next(c for c in fw.rank_counts if c.ranks == 2)
         assert two.gate_ok and two.efficiency.n == 3 and 0 < fw.efficiency < 1.5
+
+
+def test_worker_watch_names_the_rank_that_died_first(monkeypatch, tmp_path):
+    states = iter([{0, 1}, {0, 1}, {0}, {0}, set(), set(), set(), set(), set()])
+    monkeypatch.setattr(launch, "_runs_rank_script", lambda pid: True)
+    monkeypatch.setattr(launch, "marked_processes", lambda marker: {
+        100 + r: {"MS_ROLE": "MS_WORKER", "RANK_ID": str(r)} for r in next(states)})
+    watch = launch.WorkerWatch("m", tmp_path)
+    results = [watch.dead_ranks() for _ in range(7)]
+    assert results[:4] == [None] * 4
+    assert results[5] == [1]  # rank 1 vanished one check before rank 0 (killed by msrun)
+
+
+def test_worker_watch_ignores_ranks_that_finished(monkeypatch, tmp_path):
+    (tmp_path / "rank1.json").write_text("{}")
+    states = iter([{0, 1}] + [{0}] * 8)
+    monkeypatch.setattr(launch, "_runs_rank_script", lambda pid: True)
+    monkeypatch.setattr(launch, "marked_processes", lambda marker: {
+        100 + r: {"MS_ROLE": "MS_WORKER", "RANK_ID": str(r)} for r in next(states)})
+    watch = launch.WorkerWatch("m", tmp_path)
+    assert all(watch.dead_ranks() is None for _ in range(8))

@@ -157,10 +157,10 @@ def build_command(spec: LaunchSpec, workdir: Path) -> tuple:
 
 # ------------------------------------------------------------------------------------------ kill
 
-def marked_pids(marker: str) -> list:
-    """Processes of this user whose environment carries this launch's marker (Linux /proc)."""
+def marked_processes(marker: str) -> dict:
+    """{pid: environment} of this user's processes carrying this launch's marker (Linux /proc)."""
     needle = f"{MARKER_ENV}={marker}".encode()
-    out = []
+    out = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -170,11 +170,63 @@ def marked_pids(marker: str) -> list:
             continue
         try:
             with open(f"/proc/{name}/environ", "rb") as fh:
-                if needle in fh.read().split(b"\0"):
-                    out.append(int(name))
+                items = fh.read().split(b"\0")
         except OSError:
             continue
+        if needle in items:
+            env = {}
+            for item in items:
+                key, sep, value = item.partition(b"=")
+                if sep:
+                    env[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
+            out[int(name)] = env
     return out
+
+
+def marked_pids(marker: str) -> list:
+    return list(marked_processes(marker))
+
+
+def _runs_rank_script(pid: int) -> bool:
+    """The rank script itself, not msrun's log-tailing helpers (which carry the same RANK_ID)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return RANK_SCRIPTS["mindspore"].name.encode() in fh.read()
+    except OSError:
+        return False
+
+
+class WorkerWatch:
+    """msrun notices a dead worker at once but then waits for its scheduler's heartbeat timeout
+    (~30-45 s measured) before exiting. Watch the workers ourselves: a rank whose processes are
+    gone without its rank<r>.json written died early, and the launch fails now."""
+
+    def __init__(self, marker: str, result_dir: Path) -> None:
+        self.marker, self.result_dir = marker, result_dir
+        self.seen: set = set()
+        self.missing: dict = {}   # rank -> the check at which its processes were first gone
+        self.checks = 0
+
+    def dead_ranks(self) -> Optional[list]:
+        alive = set()
+        for pid, env in marked_processes(self.marker).items():
+            if (env.get("MS_ROLE") == "MS_WORKER" and env.get("RANK_ID", "").isdigit()
+                    and _runs_rank_script(pid)):
+                alive.add(int(env["RANK_ID"]))
+        self.seen |= alive
+        self.checks += 1
+        for rank in alive:
+            self.missing.pop(rank, None)
+        for rank in self.seen - alive:
+            if not (self.result_dir / f"rank{rank}.json").exists():  # else: finished normally
+                self.missing.setdefault(rank, self.checks)
+        # Gone for 4 checks (~1 s: not a race with writing its file). msrun then kills the other
+        # workers, so report the rank(s) gone first.
+        gone = [(first, rank) for rank, first in self.missing.items() if self.checks - first >= 3]
+        if not gone:
+            return None
+        earliest = min(first for first, _ in gone)
+        return sorted(rank for first, rank in gone if first == earliest)
 
 
 def kill_launch(proc: subprocess.Popen, marker: str) -> None:
@@ -285,6 +337,8 @@ def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: 
                 return out
             deadline = start + spec.timeout
             progress_file, seen = result_dir / rank_common.PROGRESS_NAME, None
+            watch = WorkerWatch(marker, result_dir) if spec.framework == "mindspore" else None
+            next_watch = start + 0.25
             while True:
                 try:
                     proc.wait(timeout=0.1)
@@ -302,6 +356,15 @@ def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: 
                 if cancel is not None and cancel.is_set():
                     out.status, out.error = "cancelled", "cancelled by the user"
                     break
+                if watch is not None and time.monotonic() >= next_watch:
+                    next_watch = time.monotonic() + 0.25
+                    dead = watch.dead_ranks()
+                    if dead:
+                        who = (f"rank {dead[0]}" if len(dead) == 1 else
+                               f"ranks {', '.join(map(str, dead))} (which went first is unknown)")
+                        out.error = (f"{who} exited before finishing (crashed); msrun was stopped "
+                                     "without waiting for its scheduler's heartbeat timeout")
+                        break
                 if time.monotonic() > deadline:
                     out.status = "timeout"
                     out.error = (f"{LAUNCHERS[spec.framework]} with {spec.ranks} ranks did not finish "
@@ -319,7 +382,7 @@ def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: 
                 out.result = json.loads(result_file.read_text())
             except ValueError as exc:
                 out.result, out.error = None, f"unreadable {rank_common.RESULT_NAME}: {exc}"
-        if out.status in ("timeout", "cancelled"):
+        if out.status in ("timeout", "cancelled") or out.error:
             return out
         if out.result is not None and "error" in out.result:
             out.error = f"rank 0: {out.result['error']}"
