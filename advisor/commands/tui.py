@@ -5,8 +5,11 @@ from __future__ import annotations
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("tui", help="the interactive advisor (default command)",
-                                   description=__doc__)
+    parser = subparsers.add_parser(
+        "tui", help="the interactive advisor (default command)",
+        description="The interactive advisor: host check, requirements form, training probes and "
+                    "the recommendation, in one terminal app (F1-F4 switch screens, ? help, "
+                    "ctrl+q quits).")
     parser.add_argument("--requirements", metavar="FILE",
                         help="start with this requirements YAML file loaded")
     parser.set_defaults(func=run)

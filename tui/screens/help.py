@@ -15,7 +15,7 @@ KEYS = [
     ("F2", "Requirements: the form (ctrl+s save, ctrl+o load)"),
     ("F3", "Probes: s start, c cancel"),
     ("F4", "Recommendation: scores, verdict, export (j JSON, m Markdown)"),
-    ("tab / shift+tab", "next / previous field"),
+    ("tab / shift+tab", "next / previous field (in a text field, keys type: tab out first)"),
     ("enter / space", "open a select, toggle a switch"),
     ("?", "this help"),
     ("ctrl+q", "quit"),
