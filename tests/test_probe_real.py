@@ -1,6 +1,7 @@
 """Real probes in both frameworks on tiny budgets (each run in its own child, as in production)."""
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -124,3 +125,30 @@ def test_real_cifar_files_feed_both_frameworks(tmp_path):
             losses[(layout, r.framework)] = r.loss_first
     # Same files, same weights: the same first loss in both frameworks and both layouts.
     assert max(losses.values()) - min(losses.values()) < 1e-4
+
+
+BUILD_SCRIPT = r"""
+import json, sys
+fw = sys.argv[1]
+from probes.training import specs, weights
+nets = __import__("probes.training." + ("torch_nets" if fw == "torch" else "ms_nets"), fromlist=["x"])
+out = {}
+for m in specs.MODELS:
+    net = nets.build(m)
+    state = nets.export_state(net) if fw == "torch" else nets.export_state(net, m)
+    out[m] = [nets.param_count(net), weights.checksum(state)]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("framework", ["torch", "mindspore"])
+def test_every_network_has_the_pinned_size_and_loads_the_canonical_weights(framework):
+    env = {**os.environ, "GLOG_v": "3"}
+    if framework == "mindspore":
+        env["ONEDNN_MAX_CPU_ISA"] = "AVX2"
+    proc = subprocess.run([sys.executable, "-c", BUILD_SCRIPT, framework], capture_output=True,
+                          text=True, timeout=180, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    for model in specs.MODELS:
+        assert got[model] == [specs.PARAM_COUNTS[model], weights.canonical_checksum(model)]
