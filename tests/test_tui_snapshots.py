@@ -25,9 +25,16 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def frozen_report(requirements, host, probes):
+    from pydantic import ValidationError
+
     from advisor.report import Report
 
-    return Report.model_validate(json.loads((FIXTURES / "report.json").read_text()))
+    try:
+        return Report.model_validate(json.loads((FIXTURES / "report.json").read_text()))
+    except ValidationError as exc:  # the report format moved on: say how to follow it
+        pytest.fail(f"tests/fixtures/tui/report.json no longer matches advisor.report.Report ({exc}); "
+                    "regenerate: .venv/bin/python tests/fixtures/tui/make_report.py, then "
+                    "pytest tests/test_tui_snapshots.py --snapshot-update", pytrace=False)
 
 
 def fixed_app(mode: str, launcher=None):
