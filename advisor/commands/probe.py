@@ -26,8 +26,9 @@ def register(subparsers) -> None:
     p.add_argument("--models", default="lenet,resnet18", help="comma list of lenet,resnet18,resnet50")
     p.add_argument("--modes", default=",".join(MODES),
                    help="comma list of eager,compile (PyTorch) and graph,pynative (MindSpore)")
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--budget", type=float, default=6.0, help="seconds of warmup + measurement per run")
+    p.add_argument("--batch-size", type=int, default=32, help="images per step (default %(default)s)")
+    p.add_argument("--budget", type=float, default=6.0,
+                   help="seconds of warmup + measurement per run (default %(default)s)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda", "npu"), default="auto")
     p.add_argument("--threads", type=int, help="threads in both frameworks (default: usable cores)")
     p.add_argument("--data", metavar="PATH",
@@ -196,7 +197,12 @@ def handle(args) -> int:
     from probes.runner import run_suite
 
     on_event = None if args.json else Progress()
-    suite = run_suite(config, on_event=on_event)
+    try:
+        suite = run_suite(config, on_event=on_event)
+    finally:
+        if args.no_cache:  # the throw-away torch.compile cache
+            import shutil
+            shutil.rmtree(config.compile_cache_dir, ignore_errors=True)
     if not args.no_cache:
         try:
             from advisor.cache import save_probes
