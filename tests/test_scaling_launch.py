@@ -460,3 +460,13 @@ def test_worker_watch_ignores_ranks_that_finished(monkeypatch, tmp_path):
         100 + r: {"MS_ROLE": "MS_WORKER", "RANK_ID": str(r)} for r in next(states)})
     watch = launch.WorkerWatch("m", tmp_path)
     assert all(watch.dead_ranks() is None for _ in range(8))
+
+
+def test_dead_rank_error_blames_the_rank_with_an_error_in_its_log(tmp_path):
+    (tmp_path / "worker_0.log").write_text("[INFO] fine\n")
+    (tmp_path / "worker_1.log").write_text("Traceback...\nRuntimeError: injected fault in rank 1\n")
+    msg = launch._dead_rank_error([0, 1], tmp_path)
+    assert msg.startswith("rank 1 exited") and "injected fault in rank 1" in msg
+    (tmp_path / "worker_1.log").write_text("")
+    assert "ranks 0, 1 (which went first is unknown)" in launch._dead_rank_error([0, 1], tmp_path)
+    assert launch._dead_rank_error([1], tmp_path).startswith("rank 1 exited")

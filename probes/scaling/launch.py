@@ -300,6 +300,19 @@ def _error_line(text: str) -> str:
     return detail or (lines[-1][:300] if lines else "")
 
 
+def _dead_rank_error(dead: list, log_dir: Path) -> str:
+    """Name the rank that died first; when several vanished together (msrun kills the rest at
+    once), the one whose worker log holds an error is the culprit."""
+    for rank in dead:
+        detail = _error_line(_tail(log_dir / f"worker_{rank}.log"))
+        if detail and ("Error" in detail or "Exception" in detail):
+            return (f"rank {rank} exited before finishing (crashed): {detail}; msrun was stopped "
+                    "without waiting for its scheduler's heartbeat timeout")
+    who = f"rank {dead[0]}" if len(dead) == 1 else f"ranks {', '.join(map(str, dead))} (which went first is unknown)"
+    return (f"{who} exited before finishing (crashed, no error in its log); msrun was stopped "
+            "without waiting for its scheduler's heartbeat timeout")
+
+
 def _read_progress(path: Path, last: Optional[float]) -> Optional[dict]:
     try:
         mtime = path.stat().st_mtime
@@ -339,6 +352,7 @@ def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: 
             progress_file, seen = result_dir / rank_common.PROGRESS_NAME, None
             watch = WorkerWatch(marker, result_dir) if spec.framework == "mindspore" else None
             next_watch = start + 0.25
+            dead_ranks = None
             while True:
                 try:
                     proc.wait(timeout=0.1)
@@ -358,12 +372,8 @@ def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: 
                     break
                 if watch is not None and time.monotonic() >= next_watch:
                     next_watch = time.monotonic() + 0.25
-                    dead = watch.dead_ranks()
-                    if dead:
-                        who = (f"rank {dead[0]}" if len(dead) == 1 else
-                               f"ranks {', '.join(map(str, dead))} (which went first is unknown)")
-                        out.error = (f"{who} exited before finishing (crashed); msrun was stopped "
-                                     "without waiting for its scheduler's heartbeat timeout")
+                    dead_ranks = watch.dead_ranks()
+                    if dead_ranks:
                         break
                 if time.monotonic() > deadline:
                     out.status = "timeout"
@@ -376,6 +386,8 @@ def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: 
             proc.wait()
         out.returncode = proc.returncode
         out.output_tail = _collect_tails(launcher_log, log_dir)
+        if dead_ranks:
+            out.error = _dead_rank_error(dead_ranks, log_dir)
         result_file = result_dir / rank_common.RESULT_NAME
         if result_file.exists():
             try:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 # Set by the parent just before it starts the launcher: wall-clock time (time.time()).
 T0_ENV = "ADVISOR_SCALING_T0"
-# Test-only fault injection, e.g. "crash@1" or "hang@1": that rank crashes or hangs after init.
+# Test-only fault injection, e.g. "crash@1", "raise@1" or "hang@1": that rank dies without a
+# word (os._exit), raises a Python exception, or hangs, right after init.
 # Only the tests set it; the product never does.
 FAULT_ENV = "ADVISOR_SCALING_FAULT"
 RESULT_NAME = "result.json"
@@ -54,6 +55,8 @@ def maybe_fault(rank: int) -> None:
         return
     if kind == "crash":
         os._exit(17)  # like a segfaulting kernel: no Python clean-up, no traceback
+    if kind == "raise":
+        raise RuntimeError(f"injected fault in rank {rank}")
     if kind == "hang":
         while True:  # like a deadlocked collective: only the parent's timeout ends it
             time.sleep(60)
