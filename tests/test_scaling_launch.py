@@ -470,3 +470,11 @@ def test_dead_rank_error_blames_the_rank_with_an_error_in_its_log(tmp_path):
     (tmp_path / "worker_1.log").write_text("")
     assert "ranks 0, 1 (which went first is unknown)" in launch._dead_rank_error([0, 1], tmp_path)
     assert launch._dead_rank_error([1], tmp_path).startswith("rank 1 exited")
+
+
+def test_readiness_findings_fit_the_check_report():
+    check_models = pytest.importorskip("probes.check_models")
+    import probes.scaling
+
+    for f in probes.scaling.readiness():
+        check_models.Finding(**f)
