@@ -238,9 +238,17 @@ def _run_job(job: Job, config: ProbeConfig, env: dict, on_event: Optional[EventC
                                 step_ms=msg.get("step_ms"), images_per_second=msg.get("images_per_second"),
                                 message=msg.get("phase"), index=index, total=total))
 
+    load_start = _loadavg()
     out = launcher.run_child(args, timeout=run_timeout(config, job.mode, job.model), env_extra=env,
                              on_message=on_message, cancel=cancel)
-    return _run_from_outcome(job, config, out)
+    run = _run_from_outcome(job, config, out)
+    if load_start:
+        run.settings["loadavg_at_start"] = load_start
+        cores = usable_cores()
+        if run.status == "ok" and load_start[0] > 0.75 * cores:
+            run.warnings.append(f"host busy when this run started (1-min load average {load_start[0]} "
+                                f"on {cores} CPUs): other processes competed for the cores")
+    return run
 
 
 def _aux(framework: str, config: ProbeConfig, env: dict, models: list[str], outdir: str,
