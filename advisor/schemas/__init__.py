@@ -19,6 +19,7 @@ SCHEMAS: list[tuple[str, str]] = [
     ("probes.probe_models:ProbeSuite", "probe.schema.json"),
     ("probes.check_models:CheckReport", "check.schema.json"),
     ("advisor.scan.models:ScanResult", "scan.schema.json"),
+    ("probes.scaling.models:ScalingResult", "scaling.schema.json"),
 ]
 
 
