@@ -25,7 +25,9 @@ def _ok(run):
     assert run.settings["param_count"] == specs.PARAM_COUNTS[run.model]
     assert run.settings["weights_checksum"] == weights.canonical_checksum(run.model)
     assert run.train_flops_per_image == flops.train_flops_per_image(run.model)
-    assert run.mfu is not None and 0 < run.mfu < 2
+    assert run.achieved_gflops > 0
+    # MFU is withheld (with a warning) when contention made the GEMM peak read low.
+    assert (run.mfu is not None and 0 < run.mfu <= 1) or any("MFU not reported" in w for w in run.warnings)
 
 
 def test_lenet_every_mode_both_frameworks_with_parity(tmp_path):
