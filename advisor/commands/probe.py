@@ -42,8 +42,12 @@ def register(subparsers) -> None:
     p.add_argument("--clear-cache", action="store_true", help="delete cached probe results and exit")
     p.add_argument("--max-steps", type=int, help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the JSON document to FILE (atomically), e.g. for `advisor report --probes`")
     p.set_defaults(func=handle)
+    from probes.scaling import cli as scaling_cli  # --scaling, --ranks and the scaling knobs
+
+    scaling_cli.add_arguments(p)
 
 
 def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
@@ -187,7 +191,22 @@ def render_table(suite) -> str:
     return "\n".join(lines) + "\n"
 
 
+def emit_result(doc, text: str, args) -> None:
+    """-o FILE always gets the JSON document (what `advisor report --probes` reads); stdout gets
+    the table, or the JSON with --json when no file was named."""
+    if args.output:
+        emit(to_json(doc), args.output)
+        if not args.json:
+            emit(text, None)
+    else:
+        emit(to_json(doc) if args.json else text, None)
+
+
 def handle(args) -> int:
+    if getattr(args, "scaling", False):
+        from probes.scaling import cli as scaling_cli
+
+        return scaling_cli.run_from_args(args)
     if args.clear_cache:
         from advisor.cache import clear
         removed = clear()
@@ -209,7 +228,7 @@ def handle(args) -> int:
             save_probes(suite)
         except OSError as exc:
             print(f"advisor: could not cache the probe results ({exc})", file=sys.stderr)
-    emit(to_json(suite) if args.json else render_table(suite), args.output)
+    emit_result(suite, "" if args.json else render_table(suite), args)
     bad = [r for r in suite.runs if r.status in ("failed", "timeout")]
     bad_parity = [p for p in suite.parity if p.status == "failed"]
     return 1 if bad or bad_parity else 0

@@ -187,8 +187,11 @@ def run_from_args(args) -> int:
 
     config = config_from_args(args)
     result = run_scaling(config, on_event=_progress(sys.stderr))
-    text = to_json(result) if getattr(args, "json", False) else render_table(result)
-    emit(text, getattr(args, "output", None))
+    as_json, output = getattr(args, "json", False), getattr(args, "output", None)
+    if output:  # the file always gets the JSON document (what `advisor report --scaling` reads)
+        emit(to_json(result), output)
+    if not output or not as_json:
+        emit(to_json(result) if as_json else render_table(result), None)
     if not getattr(args, "no_cache", False) and result.runs:
         try:  # the report and the TUI reuse it; a cache problem must not fail the measurement
             from probes.scaling.store import save_scaling
