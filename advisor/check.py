@@ -77,6 +77,7 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
         nvidia_future = pool.submit(collect_nvidia)
         ascend_future = pool.submit(collect_ascend)
         kb_future = pool.submit(_load_kb) if use_kb and kb is None else None
+        launchers_future = pool.submit(_launcher_findings)
         nvidia, gpus = nvidia_future.result()
         say(f"NVIDIA: {nvidia.status} ({nvidia.gpu_count} GPU)")
         ascend, npus = ascend_future.result()
@@ -105,9 +106,21 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
         frameworks=frameworks, packages=packages, findings=[], verdict="pass",
     )
     report.findings = evaluate(report, env=dict(os.environ), cxx=find_cxx(), kb=kb, kb_error=kb_error)
+    report.findings += launchers_future.result()
     report.verdict = verdict(report.findings)
     report.seconds = round(time.monotonic() - start, 3)
     return report
+
+
+def _launcher_findings() -> list[Finding]:
+    """What torchrun and msrun (the scaling probe's launchers) need on this host. Fail-soft."""
+    try:
+        from probes.scaling import readiness
+
+        return [Finding(**f, evidence="launcher readiness") for f in readiness()]
+    except Exception as exc:
+        return [Finding(severity="info", code="scaling.not_checked",
+                        message=f"launcher readiness not checked: {type(exc).__name__}: {exc}")]
 
 
 def _load_kb():

@@ -1,0 +1,22 @@
+"""`advisor check` reports what the scaling probe's launchers (torchrun, msrun) need."""
+
+from advisor.check import run_check
+
+
+def test_check_lists_launcher_readiness_on_this_host():
+    report = run_check(smoke=False, use_kb=False)
+    codes = {f.code for f in report.findings}
+    # This machine has both frameworks and no accelerator: both launchers, CPU backends.
+    assert {"scaling.torchrun", "scaling.msrun"} <= codes
+    assert {"scaling.gloo", "scaling.mccl"} <= codes
+    assert all(f.evidence == "launcher readiness" for f in report.findings if f.code.startswith("scaling."))
+
+
+def test_fake_npus_ask_for_hccl(monkeypatch):
+    from probes.scaling import readiness_checks, runner
+
+    monkeypatch.setattr(runner, "ascend_npu_count", lambda: 8)
+    monkeypatch.setattr(readiness_checks, "_hccl_visible", lambda: None)
+    report = run_check(smoke=False, use_kb=False)
+    errors = [f for f in report.findings if f.code == "scaling.hccl_missing"]
+    assert errors and errors[0].severity == "error" and "set_env.sh" in errors[0].fix
