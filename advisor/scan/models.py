@@ -6,21 +6,13 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from knowledge.models import SCAN_KINDS, ScanKind
+
 SCHEMA_VERSION = "1"
 
-HazardKind = Literal[
-    "tensor_control_flow",
-    "inplace_op",
-    "hook",
-    "cuda_amp",
-    "distributed",
-    "custom_extension",
-    "dataloader_option",
-    "lr_scheduler",
-    "normalize",
-    "model_hub",
-]
-HAZARD_KINDS: tuple[str, ...] = HazardKind.__args__  # type: ignore[attr-defined]
+# The hazard kinds are the knowledge base's: each must be explained by a pitfall there.
+HazardKind = ScanKind
+HAZARD_KINDS: tuple[str, ...] = SCAN_KINDS
 
 Risk = Literal["low", "medium", "high"]
 Route = Literal["manual rewrite", "ONNX -> MindIR conversion", "adapter layer"]

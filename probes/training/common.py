@@ -76,3 +76,18 @@ def parser(framework: str) -> argparse.ArgumentParser:
 
 GEMM_SIZES = (256, 512, 1024, 2048)
 GEMM_SIZES_ACCEL = (4096, 8192)  # an accelerator needs large products to reach its peak
+
+
+def worker_main(framework: str, cmd_run, cmd_aux, argv=None) -> int:
+    """A worker's entry point: run the command; any exception goes back as an 'error' message."""
+    import traceback
+
+    from probes import channel
+
+    args = parser(framework).parse_args(argv)
+    try:
+        return cmd_run(args) if args.cmd == "run" else cmd_aux(args)
+    except Exception as exc:
+        tb = traceback.format_exc(limit=3)
+        channel.send("error", message=f"{type(exc).__name__}: {exc}"[:500], traceback=tb[-2000:])
+        return 1

@@ -14,7 +14,6 @@ _T_START = time.perf_counter()
 
 import os  # noqa: E402
 import sys  # noqa: E402
-import traceback  # noqa: E402
 
 from probes import channel  # noqa: E402
 from probes.training import common  # noqa: E402
@@ -183,13 +182,7 @@ def cmd_aux(args) -> int:
 
 
 def main(argv=None) -> int:
-    args = common.parser("mindspore").parse_args(argv)
-    try:
-        return cmd_run(args) if args.cmd == "run" else cmd_aux(args)
-    except Exception as exc:
-        tb = traceback.format_exc(limit=3)
-        channel.send("error", message=f"{type(exc).__name__}: {exc}"[:500], traceback=tb[-2000:])
-        return 1
+    return common.worker_main("mindspore", cmd_run, cmd_aux, argv)
 
 
 if __name__ == "__main__":
