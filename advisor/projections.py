@@ -8,7 +8,13 @@ and cost, as ranges, each with the basis it rests on:
              bandwidth, multi-device communication);
   none       nothing to project from (said so, with why).
 
-Pure functions of (requirements, knowledge base, probe suites). No I/O.
+Multi-device projections say how they account for communication (`Projection.communication`): the
+knowledge base's communication derating, or, when the requirements ask for distributed training, the
+scaling probe's measured efficiency where it is device scaling of the same shape (same hardware kind,
+same rank count, same network), else the knowledge-base range with the measurement beside it as
+evidence (a 2-rank run on a CPU host measures communication plus contention, not device scaling).
+
+Pure functions of (requirements, knowledge base, probe suites, scaling result). No I/O.
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ class Evidence(BaseModel):
     detail: str
     value: Optional[Any] = None
     ci95: Optional[list[float]] = Field(None, description="measured: 95% confidence interval")
+    spread: Optional[list[float]] = Field(None, description="measured by the scaling probe: [min, max] over its repetitions")
+    label: Optional[str] = Field(None, description="measured by the scaling probe: its label (device-scaling | cpu-contention)")
     source: Optional[str] = Field(None, description="knowledge: where the entry comes from")
     confidence: Optional[str] = Field(None, description="knowledge: vendor|secondary|blog|derived|assumption")
 
@@ -57,6 +65,62 @@ class Span(BaseModel):
     @property
     def mid(self) -> float:
         return (self.low + self.high) / 2
+
+
+class ScalingSpread(BaseModel):
+    """Median and min-max over the scaling probe's interleaved repetitions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    median: float
+    min: float
+    max: float
+    n: int
+
+
+class ScalingMeasurement(BaseModel):
+    """One framework's data-parallel figures from the scaling probe (`advisor probe --scaling`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="scaling:<framework>-<model>-r<ranks> (its runs are <id>-rep<k> in the result)")
+    framework: str
+    launcher: Optional[str] = None
+    backend: Optional[str] = None
+    device: str = Field(description="where the ranks ran: cpu | cuda | Ascend")
+    hardware: str = Field(description="nvidia | ascend | cpu")
+    model: str
+    ranks: int
+    label: str = Field(description="the result's label: device-scaling | cpu-contention")
+    device_scaling: bool = Field(description="one rank per accelerator (not ranks sharing CPU cores)")
+    host: Optional[str] = None
+    created: Optional[str] = None
+    efficiency: Optional[ScalingSpread] = Field(None, description="images/s(N) / (N x images/s(1))")
+    allreduce_share: Optional[ScalingSpread] = Field(None, description="(synced - no-sync step) / synced step")
+    contention_factor: Optional[ScalingSpread] = None
+    gate_ok: Optional[bool] = Field(None, description="parameters identical across ranks after synced steps")
+
+
+CommunicationBasis = Literal["measured", "measured+knowledge", "knowledge", "assumed", "in-reference", "single-device", "none"]
+
+
+class Communication(BaseModel):
+    """How a projection accounts for multi-device communication, and what it rests on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    devices: int
+    basis: CommunicationBasis = Field(description=(
+        "measured: the scaling probe's efficiency (device scaling, same rank count and network); "
+        "measured+knowledge: the knowledge-base derating, with the scaling probe's figures as evidence; "
+        "knowledge: the knowledge-base derating alone; assumed: no derating in the knowledge base; "
+        "in-reference: multi-device references that already include their loss; single-device; none: nothing projected"))
+    basis_detail: str
+    kept: Optional[Span] = Field(None, description="fraction of linear multi-device throughput kept [low, high]")
+    knowledge_loss: Optional[list[float]] = Field(None, description="the knowledge base's communication loss range [low, high]")
+    measured: Optional[ScalingMeasurement] = Field(None, description="the scaling probe figures consulted for this framework")
+    evidence: list[Evidence] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
 
 
 class Projection(BaseModel):
@@ -79,6 +143,7 @@ class Projection(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list, description="what the throughput rests on")
     cost_evidence: list[Evidence] = Field(default_factory=list, description="prices and power behind cost and energy")
     notes: list[str] = Field(default_factory=list)
+    communication: Optional[Communication] = Field(None, description="multi-device communication: which basis the projection used")
 
 
 # --- small readers that tolerate a missing or partial knowledge base / probe suite ---------------
@@ -224,21 +289,200 @@ def _derating(kb: Any, factor: str) -> Optional[Any]:
     return sorted(entries, key=lambda d: d.id)[0] if entries else None
 
 
-def scaling_span(kb: Any, devices: int) -> tuple[float, float, list[Evidence], list[str]]:
-    """Multi-device efficiency range (fraction kept) from the communication derating."""
+def _pct(low: float, high: float) -> str:
+    return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}-{high:.0%}"
+
+
+def _spread(data: Any) -> Optional[ScalingSpread]:
+    if not isinstance(data, dict) or data.get("median") is None:
+        return None
+    return ScalingSpread(median=round(float(data["median"]), 4), min=round(float(data["min"]), 4),
+                         max=round(float(data["max"]), 4), n=int(data.get("n") or 0))
+
+
+def scaling_host(doc: dict) -> Optional[str]:
+    host = doc.get("host") or {}
+    return host.get("hostname") or host.get("cpu_model") or host.get("name") or None
+
+
+def _measurement(doc: dict, entry: dict, rc: dict) -> ScalingMeasurement:
+    device = str(entry.get("device") or "cpu")
+    kind = device_kind(device)
+    return ScalingMeasurement(
+        id=f"scaling:{entry.get('framework')}-{entry.get('model')}-r{rc.get('ranks')}",
+        framework=str(entry.get("framework")), launcher=entry.get("launcher"), backend=entry.get("backend"),
+        device=device, hardware=kind, model=str(entry.get("model")), ranks=int(rc.get("ranks")),
+        label=str(doc.get("label") or "unknown"),
+        # Per framework: on a GPU host MindSpore's ranks may still share the CPU (the result's label then
+        # says cpu-contention for the whole result) while PyTorch's ranks each own a GPU.
+        device_scaling=kind != "cpu", host=scaling_host(doc), created=doc.get("created"),
+        efficiency=_spread(rc.get("efficiency")), allreduce_share=_spread(rc.get("allreduce_share")),
+        contention_factor=_spread(rc.get("contention_factor")), gate_ok=rc.get("gate_ok"))
+
+
+def scaling_measurements(scaling: Any) -> list[ScalingMeasurement]:
+    """Every framework and network of a scaling result at its largest multi-rank count measured."""
+    doc = _dump(scaling) or {}
+    out = []
+    for entry in doc.get("frameworks") or []:
+        counts = [rc for rc in entry.get("rank_counts") or [] if (rc.get("ranks") or 0) > 1 and rc.get("runs_ok")]
+        if counts:
+            out.append(_measurement(doc, entry, max(counts, key=lambda c: c["ranks"])))
+    return out
+
+
+def pick_measurement(scaling: Any, framework: str, model: Optional[str], devices: int) -> Optional[ScalingMeasurement]:
+    """The scaling probe's figures for a framework: the workload's own network first, the rank count
+    equal to the target's devices when measured, else the largest one."""
+    doc = _dump(scaling) or {}
+    entries = sorted((f for f in doc.get("frameworks") or []
+                      if f.get("framework") == framework and f.get("status") in ("ok", "partial")),
+                     key=lambda f: (f.get("model") != model, str(f.get("model"))))
+    for entry in entries:
+        counts = [rc for rc in entry.get("rank_counts") or [] if (rc.get("ranks") or 0) > 1 and rc.get("efficiency")]
+        if counts:
+            rc = next((c for c in counts if c["ranks"] == devices), None) or max(counts, key=lambda c: c["ranks"])
+            return _measurement(doc, entry, rc)
+    return None
+
+
+def measurement_evidence(m: ScalingMeasurement) -> list[Evidence]:
+    what = f"{m.launcher or m.framework} ({m.backend or '?'}) {m.ranks} ranks on {m.device}, {m.model}"
+    tag = ("device scaling" if m.device_scaling
+           else "communication plus contention on shared CPU cores, not device scaling")
+    ev = []
+    for spread, text in ((m.efficiency, "scaling efficiency {} of linear"), (m.allreduce_share, "allreduce {} of the synced step")):
+        if spread is not None:
+            ev.append(Evidence(
+                kind="measured", ref=m.id, label=m.label, value=spread.median, spread=[spread.min, spread.max],
+                detail=f"{what}: {text.format(f'{spread.median:.0%}')} (min-max {_pct(spread.min, spread.max)} over {spread.n} repetitions; {tag})"))
+    return ev
+
+
+def _why_not_measured(m: ScalingMeasurement, target: str, devices: int, model: Optional[str]) -> Optional[str]:
+    """Why a scaling measurement cannot stand for the target's multi-device efficiency (None: it can)."""
+    if not m.device_scaling:
+        return (f"the scaling probe's {m.ranks} ranks shared a CPU host: they measure communication plus "
+                "contention on shared cores, not device scaling")
+    if m.hardware != target:
+        return f"the scaling probe ran on {m.hardware}, the training target is {target}"
+    if m.ranks != devices:
+        return f"the scaling probe measured {m.ranks} ranks, the requirements ask for {devices} devices"
+    if model and m.model != model:
+        return f"the scaling probe ran {m.model}, the workload is {model}: its compute/communication ratio differs"
+    if m.gate_ok is not True:
+        return "the scaling probe's correctness gate did not pass (parameters not identical across ranks)"
+    if m.efficiency is None:
+        return "the scaling probe has no efficiency figure"
+    return None
+
+
+class _Keep:
+    """The multi-device factor a projection path multiplies by (fraction of linear throughput kept),
+    the evidence and notes that set it, and whether the path used it: a multi-device reference
+    already carries its own communication loss."""
+
+    def __init__(self, comm: Communication, ev: list[Evidence], notes: list[str], why_not: Optional[str] = None,
+                 measured_text: str = ""):
+        self.comm, self.ev, self.notes, self.used = comm, ev, notes, False
+        self.why_not, self.measured_text = why_not, measured_text
+        self.factor_note = ""
+        self.ref_devices: set[int] = set()
+
+    def factor(self, ref_devices: int) -> tuple[float, float, bool]:
+        """(low, high, applied): the kept fraction for a throughput measured on `ref_devices` devices,
+        projected to the target's device count."""
+        devices, kept = self.comm.devices, self.comm.kept
+        if devices <= 1 or kept is None:
+            return 1.0, 1.0, False
+        if ref_devices <= 1:
+            return kept.low, kept.high, True
+        if ref_devices >= devices:
+            self.ref_devices.add(ref_devices)  # the published run carries its own loss at this count
+            return 1.0, 1.0, False
+        # The target has more devices than the published run: its loss lies in the same range and does
+        # not shrink with more devices, so the per-device rate keeps low/high of it at worst.
+        return kept.low / kept.high, 1.0, True
+
+    @property
+    def measured(self) -> bool:
+        return self.comm.basis == "measured"
+
+    def span(self) -> tuple[float, float, list[Evidence], list[str]]:
+        kept = self.comm.kept
+        if kept is None or self.comm.devices <= 1:
+            return 1.0, 1.0, [], []
+        return kept.low, kept.high, list(self.ev), list(self.notes)
+
+
+def communication_for(framework: str, target: str, req: Requirements, kb: Any, scaling: Any = None, here: bool = False) -> _Keep:
+    """How a projection accounts for communication on the target's devices. The scaling probe counts
+    only when the requirements ask for distributed training; it sets the range only when it is device
+    scaling of the same shape, else it stands beside the knowledge-base derating as evidence."""
+    devices = req.hardware.devices
+    model = req.workload.model if req.workload else None
+    m = pick_measurement(scaling, framework, model, devices) if scaling is not None and req.needs.distributed_training else None
+    m_ev = measurement_evidence(m) if m else []
+    d = _derating(kb, "communication") if kb is not None else None
+    kb_loss = [d.loss.low, d.loss.high] if d else None
+    kb_ev = [sourced_evidence(d.id, d.loss, f"multi-device communication loses {d.loss.low:.0%}-{d.loss.high:.0%} of throughput")] if d else []
+    where = "here" if here else (f"on {m.host}" if m and m.host else "in the scaling result")
     if devices <= 1:
-        return 1.0, 1.0, [], []
-    comm = _derating(kb, "communication") if kb is not None else None
-    if comm is None:
-        return 0.5, 0.85, [], ["no communication derating in the knowledge base: assumed 15-50% loss on multi-device training"]
-    ev = sourced_evidence(comm.id, comm.loss, f"multi-device communication loses {comm.loss.low:.0%}-{comm.loss.high:.0%} of throughput")
-    return 1 - comm.loss.high, 1 - comm.loss.low, [ev], []
+        detail = "one device: no communication loss"
+        if m:
+            detail += f"; the scaling probe's {m.framework} figures are shown for when the team scales out"
+        return _Keep(Communication(devices=devices, basis="single-device", basis_detail=detail, kept=Span(low=1.0, high=1.0, unit="fraction"),
+                                   knowledge_loss=kb_loss, measured=m, evidence=m_ev), [], [])
+    why_not = _why_not_measured(m, target, devices, model) if m else None
+    notes: list[str] = []
+    if m and why_not is None:
+        eff = m.efficiency
+        low, high = eff.min, min(eff.max, 1.0)
+        detail = (f"measured {where} ({m.ranks} ranks on {m.device}, {m.launcher}/{m.backend}): "
+                  f"{eff.median:.0%} of linear, min-max {_pct(low, high)} over {eff.n} repetitions")
+        if kb_loss:
+            notes.append(f"the knowledge-base derating would keep {_pct(1 - kb_loss[1], 1 - kb_loss[0])} (not used: measured on the target's shape)")
+        comm = Communication(devices=devices, basis="measured", basis_detail=detail, kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
+                             knowledge_loss=kb_loss, measured=m, evidence=m_ev + kb_ev, notes=notes)
+        return _Keep(comm, m_ev, [])
+    if d is None:
+        low, high = 0.5, 0.85
+        basis, detail = "assumed", f"no communication derating in the knowledge base: 15-50% loss assumed for {devices} devices"
+        keep_notes = ["no communication derating in the knowledge base: assumed 15-50% loss on multi-device training"]
+    else:
+        low, high = 1 - d.loss.high, 1 - d.loss.low
+        basis, keep_notes = "knowledge", []
+        detail = f"knowledge-base derating for {devices} devices ({_pct(d.loss.low, d.loss.high)} loss)"
+    measured_text, factor_note = "", ""
+    if m:
+        basis = "measured+knowledge" if d is not None else basis
+        shape = f"{m.ranks} ranks, CPU, contention" if not m.device_scaling else f"{m.ranks} ranks on {m.device}"
+        measured_text = f"measured {where} ({shape})"
+        detail = f"{measured_text} + {detail}"
+        notes.append(f"{why_not}: its figures are evidence; the projection to {devices} devices uses the knowledge-base range")
+        if m.allreduce_share is not None:
+            share = m.allreduce_share
+            factor, f_low, f_high = 1 - share.median, 1 - share.max, 1 - share.min
+            place = "inside" if low <= factor <= high else ("below" if factor < low else "above")
+            factor_note = (f"measured communication factor (1 - allreduce share) {factor:.0%} (min-max {_pct(f_low, f_high)}) at {m.ranks} ranks: "
+                           f"{place} the range kept for {devices} devices ({_pct(low, high)})")
+            notes.append(factor_note)
+        if m.gate_ok is False:
+            notes.append(f"the scaling probe's {m.framework} correctness gate failed: its figures are suspect")
+    elif req.needs.distributed_training:
+        detail += ("; no scaling probe result (run `advisor probe --scaling`, or pass --scaling FILE)" if scaling is None
+                   else f"; the scaling result has no usable {framework} multi-rank measurement")
+    comm = Communication(devices=devices, basis=basis, basis_detail=detail, kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
+                         knowledge_loss=kb_loss, measured=m, evidence=m_ev + kb_ev, notes=notes)
+    keep = _Keep(comm, kb_ev, keep_notes, why_not, measured_text)
+    keep.factor_note = factor_note
+    return keep
 
 
 # --- the projection itself ------------------------------------------------------------------------
 
 
-def _measured(run: dict, gflops: Optional[float], devices: int, kb: Any) -> tuple[float, float, list[Evidence], list[str]]:
+def _measured(run: dict, gflops: Optional[float], devices: int, keep: _Keep) -> tuple[float, float, list[Evidence], list[str]]:
     ips = float(run["images_per_second"])
     ci = run.get("ci95") or [ips * 0.9, ips * 1.1]
     low, high = float(ci[0]), float(ci[1])
@@ -251,7 +495,8 @@ def _measured(run: dict, gflops: Optional[float], devices: int, kb: Any) -> tupl
         if abs(factor - 1) > 0.05:
             low, high = low * factor, high * factor
             notes.append(f"scaled from the probe's {run_flops / 1e9:.3g} GFLOPs/image to the workload's {gflops:.3g} (same efficiency assumed)")
-    s_low, s_high, s_ev, s_notes = scaling_span(kb, devices)
+    s_low, s_high, s_ev, s_notes = keep.span()
+    keep.used = devices > 1
     return low * devices * s_low, high * devices * s_high, ev + s_ev, notes + s_notes
 
 
@@ -262,7 +507,7 @@ def _imagenet_flops(r: Any) -> Optional[float]:
     return WORKLOAD_GFLOPS.get(r.model.lower().replace("-", ""))
 
 
-def _reference(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int) -> Optional[tuple[float, float, list[Evidence], list[str]]]:
+def _reference(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int, keep: _Keep) -> Optional[tuple[float, float, list[Evidence], list[str]]]:
     """Published runs of this framework on this accelerator, scaled by FLOPs to the workload. A
     multi-device reference already includes its communication loss, a single-device one does not."""
     if not gflops:
@@ -271,21 +516,27 @@ def _reference(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Opt
     if not pool:
         return None
     # Prefer runs with the same single/multi-device shape: a multi-device run's per-device rate already
-    # carries its communication loss.
-    pool = [r for r in pool if (r.devices > 1) == (devices > 1)] or pool
+    # carries its communication loss. A measured device-scaling efficiency of the target's shape is
+    # better than a published run's loss: then single-device runs, times the measured efficiency.
+    multi = devices > 1 and not keep.measured
+    pool = [r for r in pool if (r.devices > 1) == multi] or pool
     notes: list[str] = []
     model = req.workload.model if req.workload else None
     if any(r.model.lower().replace("-", "") != model for r in pool):
         notes.append(f"{acc.name} references of {', '.join(sorted({r.model for r in pool}))} scaled to the workload by FLOPs")
-    s_low, s_high, s_ev, s_notes = scaling_span(kb, devices)
-    lows, highs, ev = [], [], []
+    s_low, s_high, s_ev, s_notes = keep.span()
+    lows, highs, ev, used = [], [], [], False
     for r in sorted(pool, key=lambda r: r.id):
         per_dev = r.images_per_second_per_device * _imagenet_flops(r) / gflops
-        keep = (1.0, 1.0) if (r.devices > 1 or devices == 1) else (s_low, s_high)
-        lows.append(per_dev * devices * keep[0])
-        highs.append(per_dev * devices * keep[1])
+        k_low, k_high, applied = keep.factor(r.devices)
+        used = used or applied
+        if applied and r.devices > 1:
+            notes.append(f"{r.devices}-device references projected to {devices} devices: x{k_low:.2f}-1 for the added communication (knowledge-base range)")
+        lows.append(per_dev * devices * k_low)
+        highs.append(per_dev * devices * k_high)
         ev.append(sourced_evidence(r.id, r.images_per_second, f"{r.framework} {r.mode} {r.model} ({r.dataset}) on {r.devices}x {acc.name}, {r.precision}: {r.images_per_second.value:g} img/s"))
-    if devices > 1 and any(r.devices == 1 for r in pool):
+    if used:
+        keep.used = True
         ev.extend(s_ev)
         notes.extend(s_notes)
     return min(lows), max(highs), ev, notes
@@ -301,13 +552,13 @@ def _peak_span(peak: Any) -> tuple[float, float]:
     return min(values), max(values)
 
 
-def _reference_by_peak(kb: Any, acc: Any, framework: str, gflops: Optional[float], devices: int) -> Optional[tuple[float, float, list[Evidence], list[str]]]:
+def _reference_by_peak(kb: Any, acc: Any, framework: str, gflops: Optional[float], devices: int, keep: _Keep) -> Optional[tuple[float, float, list[Evidence], list[str]]]:
     """No reference on this accelerator: take the fraction of peak the framework reached in published
     runs on the same vendor's other accelerators, and apply it to this one's peak."""
     peak = _peak_of(acc)
     if peak is None or not gflops:
         return None
-    s_low, s_high, s_ev, s_notes = scaling_span(kb, devices)
+    s_low, s_high, s_ev, s_notes = keep.span()
     p_low, p_high = _peak_span(peak)
     lows, highs, fractions, ev = [], [], [], []
     for r in sorted(kb.references, key=lambda r: r.id):
@@ -319,17 +570,18 @@ def _reference_by_peak(kb: Any, acc: Any, framework: str, gflops: Optional[float
         if other_peak is None or not r_flops:
             continue
         fraction = r.images_per_second_per_device * r_flops * 1e9 / (other_peak.value * 1e12)
-        keep = (1.0, 1.0) if (r.devices > 1 or devices == 1) else (s_low, s_high)  # multi-device runs include their losses
+        k_low, k_high, applied = keep.factor(r.devices)  # multi-device runs include their own losses
+        keep.used = keep.used or applied
         fractions.append(fraction)
-        lows.append(p_low * 1e3 / gflops * fraction * devices * keep[0])
-        highs.append(p_high * 1e3 / gflops * fraction * devices * keep[1])
+        lows.append(p_low * 1e3 / gflops * fraction * devices * k_low)
+        highs.append(p_high * 1e3 / gflops * fraction * devices * k_high)
         ev.append(sourced_evidence(r.id, r.images_per_second, f"{r.framework} {r.mode} {r.model} ({r.dataset}) on {r.devices}x {other.name}: {r.images_per_second.value:g} img/s, {fraction:.0%} of its peak"))
         ev.append(sourced_evidence(other.id, other_peak, f"{other.name} peak {other_peak.value:g} TFLOPS"))
     if not fractions:
         return None
     ev.append(sourced_evidence(acc.id, peak, f"{acc.name} peak {p_low:g}-{p_high:g} TFLOPS (sources differ)" if p_low != p_high else f"{acc.name} peak {peak.value:g} TFLOPS"))
     notes = [f"no {framework} reference on {acc.name}: the fraction of peak reached on the same vendor's other chips ({_pct_span(fractions)}) applied to its peak"]
-    if min(lows) < max(highs) and devices > 1 and any(lo != hi for lo, hi in zip(lows, highs)):
+    if keep.used:
         ev.extend(s_ev)
         notes.extend(s_notes)
     return min(lows), max(highs), ev, notes
@@ -352,11 +604,11 @@ def _adapter_ratio(kb: Any) -> Optional[tuple[float, float, Evidence]]:
     return (1 - hi) / (1 - lo), (1 - mid) / (1 - lo), ev
 
 
-def _reference_via_native(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int) -> Optional[tuple[float, float, list[Evidence], list[str]]]:
+def _reference_via_native(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int, keep: _Keep) -> Optional[tuple[float, float, list[Evidence], list[str]]]:
     """An adapter path with no reference of its own (PyTorch through torch_npu on Ascend): the
     first-party framework's reference-based projection x the adapter ratio."""
     native = "mindspore" if framework == "pytorch" else "pytorch"
-    base = _reference(kb, acc, native, req, gflops, devices) or _reference_by_peak(kb, acc, native, gflops, devices)
+    base = _reference(kb, acc, native, req, gflops, devices, keep) or _reference_by_peak(kb, acc, native, gflops, devices, keep)
     ratio = _adapter_ratio(kb)
     if base is None or ratio is None:
         return None
@@ -365,7 +617,7 @@ def _reference_via_native(kb: Any, acc: Any, framework: str, req: Requirements, 
     return low * ratio[0], high * ratio[1], ev + [ratio[2]], notes + [note]
 
 
-def _peak(kb: Any, acc: Any, native: bool, gflops: Optional[float], devices: int) -> Optional[tuple[float, float, list[Evidence], list[str]]]:
+def _peak(kb: Any, acc: Any, native: bool, gflops: Optional[float], devices: int, keep: _Keep) -> Optional[tuple[float, float, list[Evidence], list[str]]]:
     peak = _peak_of(acc)
     if peak is None or not gflops:
         return None
@@ -389,7 +641,8 @@ def _peak(kb: Any, acc: Any, native: bool, gflops: Optional[float], devices: int
         eff_low *= 1 - hi
         eff_high *= 1 - lo
         ev.append(sourced_evidence(d.id, d.loss, f"{factor.replace('_', ' ')} loses {d.loss.low:.0%}-{d.loss.high:.0%} of peak"))
-    s_low, s_high, s_ev, s_notes = scaling_span(kb, devices)
+    s_low, s_high, s_ev, s_notes = keep.span()
+    keep.used = devices > 1
     p_low, p_high = _peak_span(peak)
     return p_low * 1e3 / gflops * eff_low * devices * s_low, p_high * 1e3 / gflops * eff_high * devices * s_high, ev + s_ev, notes + s_notes
 
@@ -407,8 +660,10 @@ def _range_of(value: Any) -> tuple[float, float]:
     return value.value, value.value
 
 
-def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, basis_cap: Optional[Basis] = None) -> Projection:
-    """One workflow's projection. `basis_cap` forces a weaker basis (so workflows compare like with like)."""
+def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, basis_cap: Optional[Basis] = None,
+            scaling: Any = None, scaling_here: bool = False) -> Projection:
+    """One workflow's projection. `basis_cap` forces a weaker basis (so workflows compare like with like).
+    `scaling`: a scaling probe result (ScalingResult or its JSON), `scaling_here`: measured on this host."""
     framework = framework_for(workflow)
     target = target_for(workflow, req)
     path, native = path_for(framework, target)
@@ -420,6 +675,8 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
                       basis="none", basis_detail="", notes=list(notes))
     if workflow == "hybrid":
         proj.notes.append("hybrid: production training runs on MindSpore after the PyTorch prototype is migrated")
+    keep = communication_for(framework, target, req, kb, scaling, scaling_here)
+    proj.communication = keep.comm
     if path == "mindspore-gpu":
         gpu_ok, last_gpu, fw = mindspore_gpu_support(kb)
         if not gpu_ok:
@@ -427,6 +684,7 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
             proj.basis_detail = f"MindSpore's newest releases do not run on CUDA GPUs (last with GPU support: {last_gpu or 'unknown'})"
             if fw is not None:
                 proj.evidence.append(kb_evidence(fw, proj.basis_detail, last_gpu))
+            _not_applied(keep, "none", "unsupported: nothing projected")
             return proj
     cap = BASIS_RANK[basis_cap] if basis_cap else 3
     found = None
@@ -434,26 +692,31 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
     if cap >= 3:
         run = best_run(runs, framework, target, req.workload.model if req.workload else None)
         if run is not None and (gflops or run.get("model") == (req.workload.model if req.workload else None) or req.workload is None):
-            found = ("measured", f"probe run {run.get('id')} on {run['_host']}", _measured(run, gflops, devices, kb))
+            found = ("measured", f"probe run {run.get('id')} on {run['_host']}", _measured(run, gflops, devices, keep))
     if found is None and cap >= 2 and kb is not None and acc is not None and req.workload is not None:
-        r = _reference(kb, acc, framework, req, gflops, devices)
+        r = _reference(kb, acc, framework, req, gflops, devices, keep)
         if r is not None:
             found = ("reference", f"knowledge-base reference measurements of {framework} on {acc.name}", r)
         else:
-            r = _reference_by_peak(kb, acc, framework, gflops, devices)
+            r = _reference_by_peak(kb, acc, framework, gflops, devices, keep)
             if r is not None:
                 found = ("reference", f"knowledge-base references of {framework} on other {acc.vendor} chips, scaled to {acc.name}'s peak", r)
             elif not native:
-                r = _reference_via_native(kb, acc, framework, req, gflops, devices)
+                r = _reference_via_native(kb, acc, framework, req, gflops, devices, keep)
                 if r is not None:
                     found = ("reference", f"knowledge-base references of the first-party framework on {acc.vendor} chips x an adapter ratio", r)
     if found is None and cap >= 1 and kb is not None and acc is not None:
-        r = _peak(kb, acc, native, gflops, devices)
+        r = _peak(kb, acc, native, gflops, devices, keep)
         if r is not None:
             found = ("peak", f"{acc.name} peak x derating ranges", r)
     if found is None:
         proj.basis_detail = _why_none(req, kb, acc, target, gflops)
+        if devices > 1:
+            _not_applied(keep, "none", "no throughput projected")
         return proj
+    if devices > 1 and not keep.used:
+        counts = "/".join(str(n) for n in sorted(keep.ref_devices)) or "several"
+        _not_applied(keep, "in-reference", f"loss included in the knowledge-base {counts}-device references")
     basis, detail, (low, high, ev, more_notes) = found
     proj.basis, proj.basis_detail = basis, detail
     proj.evidence.extend(ev)
@@ -478,6 +741,20 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
     return proj
 
 
+def _not_applied(keep: _Keep, basis: CommunicationBasis, why: str) -> None:
+    """The path taken did not multiply by a communication factor: say so, keep the measurement as evidence."""
+    comm, m, kept = keep.comm, keep.comm.measured, keep.comm.kept
+    comm.basis, comm.kept = basis, None
+    comm.basis_detail = f"{keep.measured_text} as evidence + {why}" if m and keep.measured_text else why
+    comm.notes = [f"{keep.why_not}: its figures are evidence only"] if m and keep.why_not else []
+    if basis == "in-reference" and kept is not None and comm.knowledge_loss:
+        comm.notes.append(f"the knowledge-base derating for {comm.devices} devices would keep {_pct(kept.low, kept.high)} of linear: "
+                          "not applied on top of references that already include their loss")
+        if keep.factor_note:
+            comm.notes.append(keep.factor_note)
+    comm.evidence = [e for e in comm.evidence if e.kind == "measured"]  # the knowledge-base range did not enter
+
+
 def _why_none(req: Requirements, kb: Any, acc: Any, target: str, gflops: Optional[float]) -> str:
     if kb is None:
         return "no knowledge base and no measurement on this hardware"
@@ -491,9 +768,9 @@ def _why_none(req: Requirements, kb: Any, acc: Any, target: str, gflops: Optiona
     return f"no reference and no peak figure for {acc.name}"
 
 
-def project_all(req: Requirements, kb: Any, suites: list[Any]) -> dict[str, Projection]:
+def project_all(req: Requirements, kb: Any, suites: list[Any], scaling: Any = None, scaling_here: bool = False) -> dict[str, Projection]:
     """Each workflow's projection on its best basis."""
-    return {wf: project(wf, req, kb, suites) for wf in WORKFLOWS}
+    return {wf: project(wf, req, kb, suites, scaling=scaling, scaling_here=scaling_here) for wf in WORKFLOWS}
 
 
 def common_basis(projections: dict[str, Projection]) -> Basis:

@@ -1,6 +1,6 @@
 """The report envelope: one versioned document with the inputs, the scorecard and its provenance.
 
-`build_report(requirements, *, host=None, probes=None, kb=None, scan=None)` scores and wraps; it does
+`build_report(requirements, *, host=None, probes=None, kb=None, scan=None, scaling=None)` scores and wraps; it does
 no I/O of its own, so the same inputs give the same report apart from `created_at`.
 Renderers live in advisor.render; the JSON Schema is generated from `Report` (advisor.schemas).
 """
@@ -13,7 +13,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor import TOOL_NAME, __version__
-from advisor.projections import Projection, device_kind
+from advisor.projections import Projection, ScalingMeasurement, device_kind, scaling_host, scaling_measurements
 from advisor.requirements import Requirements
 from advisor.scoring import (
     PitfallItem,
@@ -26,7 +26,7 @@ from advisor.scoring import (
 )
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: scaling, Projection.communication, Evidence.spread/label
 
 
 class _Out(BaseModel):
@@ -78,6 +78,22 @@ class ProbesInfo(_Out):
     note: Optional[str] = None
 
 
+class ScalingInfo(_Out):
+    """The scaling probe result the report consulted (`advisor probe --scaling`)."""
+
+    source: Literal["none", "cache", "file"] = "none"
+    file: Optional[str] = None
+    created: Optional[str] = None
+    label: Optional[str] = Field(None, description="device-scaling | cpu-contention")
+    label_text: Optional[str] = None
+    host: Optional[str] = None
+    used: bool = Field(False, description="the requirements ask for distributed training, so projections consult it")
+    measurements: list[ScalingMeasurement] = Field(default_factory=list, description="each framework at its largest rank count")
+    failed: list[str] = Field(default_factory=list, description="frameworks the probe could not measure, with why")
+    warnings: list[str] = Field(default_factory=list)
+    note: Optional[str] = None
+
+
 class Report(_Out):
     """`advisor report` output (JSON). `created_at` is the only field that changes between identical runs."""
 
@@ -88,6 +104,7 @@ class Report(_Out):
     requirements: Requirements
     host: Optional[dict[str, Any]] = Field(None, description="host check (advisor check) of the machine the report ran on")
     probes: ProbesInfo
+    scaling: ScalingInfo = Field(default_factory=ScalingInfo, description="data-parallel scaling probe result consulted for multi-device communication")
     scan: Optional[dict[str, Any]] = Field(None, description="migration scan of model.code_path, when given")
     recommendation: Recommendation
     scores: list[WorkflowScore]
@@ -166,6 +183,27 @@ def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> O
     return None
 
 
+def scaling_info(scaling: Any, req: Requirements, source: str, file: Optional[str]) -> ScalingInfo:
+    distributed = req.needs.distributed_training
+    if scaling is None:
+        return ScalingInfo(note=("no scaling probe result: multi-device projections use the knowledge-base communication "
+                                 "derating (run `advisor probe --scaling`, or pass --scaling FILE)") if distributed else None)
+    doc = _dump(scaling) or {}
+    failed = [f"{f.get('framework')} {f.get('model')}: {f.get('status')}" + (f": {f.get('reason')}" if f.get("reason") else "")
+              for f in doc.get("frameworks") or [] if f.get("status") not in ("ok", "partial")]
+    if not distributed:
+        note = "needs.distributed_training is false: the scaling result is shown but not used"
+    elif doc.get("label") == "cpu-contention":
+        note = ("measured on a CPU host: communication plus contention on shared cores, not device scaling; "
+                "the projections to the target's devices use the knowledge-base communication derating, with these figures as evidence")
+    else:
+        note = None
+    return ScalingInfo(source=source if source in ("cache", "file") else "file", file=file, created=doc.get("created"),
+                       label=doc.get("label"), label_text=doc.get("label_text"), host=scaling_host(doc), used=distributed,
+                       measurements=scaling_measurements(doc), failed=failed,
+                       warnings=[str(w) for w in doc.get("warnings") or []], note=note)
+
+
 def build_report(
     requirements: Requirements,
     *,
@@ -175,11 +213,15 @@ def build_report(
     scan: Any = None,
     probe_source: str = "none",
     probe_files: tuple[str, ...] | list[str] = (),
+    scaling: Any = None,
+    scaling_source: str = "none",
+    scaling_file: Optional[str] = None,
     created_at: Optional[str] = None,
 ) -> Report:
-    """Score and wrap. `probes`: a ProbeSuite, a list of them, or None."""
+    """Score and wrap. `probes`: a ProbeSuite, a list of them, or None. `scaling`: a scaling probe
+    result (ScalingResult or its JSON) from this host's cache (`scaling_source="cache"`) or a file."""
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
-    card = score(requirements, host, suites, kb, scan)
+    card = score(requirements, host, suites, kb, scan, scaling=scaling, scaling_here=scaling_source == "cache")
     runs, parity, gemm = summarise_runs(suites)
     stamp = created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     return Report(
@@ -189,6 +231,7 @@ def build_report(
         host=stable_host(host),
         probes=ProbesInfo(source=probe_source if suites else "none", files=list(probe_files), runs=runs,
                           parity=parity, gemm_peak=gemm, note=_probe_note(runs, requirements, card)),
+        scaling=scaling_info(scaling, requirements, scaling_source, scaling_file),
         scan=_dump(scan),
         recommendation=card.recommendation,
         scores=card.scores,

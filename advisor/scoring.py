@@ -470,6 +470,15 @@ def _migration(wf: str, req: Requirements, kb: Any, scan: Any, req_dict: dict) -
     return _clamp(score), ev, f"{low:g}-{high:g} h of migration/adaptation work vs one team-week ({capacity:g} h){risk_note}", [round(low, 2), round(high, 2)], [p.id for p in pitfalls]
 
 
+def communication_evidence(proj: Projection, already: list[Evidence]) -> tuple[list[Evidence], str]:
+    """The multi-device communication evidence a criterion adds (the scaling probe's measured
+    figures, the knowledge-base derating) and a note saying which basis the projection used."""
+    comm = proj.communication
+    if comm is None or (comm.devices <= 1 and comm.measured is None):
+        return [], ""
+    return [e for e in comm.evidence if e not in already], f"; communication: {comm.basis_detail}"
+
+
 def _performance(wf: str, req: Requirements, projections: dict[str, Projection], basis: str) -> tuple[float, list[Evidence], str]:
     proj = projections[wf]
     if not proj.supported:
@@ -479,7 +488,8 @@ def _performance(wf: str, req: Requirements, projections: dict[str, Projection],
         best = max(mids.values())
         score = 100 * mids[wf] / best if best > 0 else 0.0
         span = proj.images_per_second
-        return score, list(proj.evidence), f"{span.low:,.0f}-{span.high:,.0f} images/s ({proj.basis}), relative to the fastest"
+        c_ev, c_note = communication_evidence(proj, proj.evidence)
+        return score, list(proj.evidence) + c_ev, f"{span.low:,.0f}-{span.high:,.0f} images/s ({proj.basis}), relative to the fastest{c_note}"
     ev = [_req_ev("hardware.training_target", proj.target, f"{proj.path} on {proj.target}")]
     if proj.target == "cpu":
         return 30.0, ev, f"no projection possible ({proj.basis_detail}): CPU training, 30 assumed (accelerators are one to two orders of magnitude faster)"
@@ -498,7 +508,8 @@ def _costs(projections: dict[str, Projection]) -> dict[str, tuple[Optional[float
             out[wf] = (None, None, [], "")
             continue
         ev = [e for e in proj.cost_evidence if e.detail.endswith("per device-hour")]
-        out[wf] = (c.low, c.high, ev, f"compute for the workload on {proj.devices}x {proj.accelerator or proj.target}")
+        c_ev, c_note = communication_evidence(proj, ev)  # device-hours grow as communication eats throughput
+        out[wf] = (c.low, c.high, ev + c_ev, f"compute for the workload on {proj.devices}x {proj.accelerator or proj.target}{c_note}")
     return out
 
 
@@ -589,12 +600,15 @@ WORKFLOW_SUMMARY = {
 }
 
 
-def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: Any = None, scan: Any = None) -> Scorecard:
+def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: Any = None, scan: Any = None,
+          scaling: Any = None, scaling_here: bool = False) -> Scorecard:
     """Score the three workflows. Pure: same inputs, same scorecard.
 
     `host`: a CheckReport/HostInfo (or None); `probes`: a ProbeSuite, a list of them, or None;
     `kb`: a KnowledgeBase or None (then knowledge-based criteria are neutral and said so);
-    `scan`: an advisor.scan ScanResult of the team's code, or None.
+    `scan`: an advisor.scan ScanResult of the team's code, or None;
+    `scaling`: a scaling probe result (probes.scaling ScalingResult or its JSON), used for multi-device
+    communication when the requirements ask for distributed training; `scaling_here`: measured on this host.
     """
     req = requirements
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
@@ -611,15 +625,18 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
     target = req.hardware.training_target
     if target not in ("undecided", *req.hardware.available):
         assumptions.append(f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training")
-    best = project_all(req, kb, suites)
+    best = project_all(req, kb, suites, scaling, scaling_here)
     basis = common_basis(best)
-    compared = {wf: (p if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported else project(wf, req, kb, suites, basis_cap=basis)) for wf, p in best.items()}
+    compared = {wf: (p if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported
+                     else project(wf, req, kb, suites, basis_cap=basis, scaling=scaling, scaling_here=scaling_here))
+                for wf, p in best.items()}
     if any(p.basis != compared[wf].basis for wf, p in best.items()):
         assumptions.append(f"performance and cost compare workflows on the basis all of them share ({basis}); projections show each one's best basis")
     for p in best.values():
         for note in p.notes:
             if note not in assumptions and "assumed" in note:
                 assumptions.append(note)
+    assumptions.extend(_communication_notes(req, compared))
 
     migration_hours: dict[str, list[float]] = {}
     partial: dict[str, dict[str, tuple[float, list[Evidence], str]]] = {}
@@ -702,6 +719,19 @@ def _cost_scores(req: Requirements, compared: dict[str, Projection], costs: dict
             both = low + high
             out[wf] = (100.0 * cheapest / both if both > 0 else 100.0, ev, f"${low:,.0f}-{high:,.0f} ({note}) relative to the cheapest")
     return out
+
+
+def _communication_notes(req: Requirements, projections: dict[str, Projection]) -> list[str]:
+    """One line on how the compared projections account for multi-device communication."""
+    if req.hardware.devices <= 1 and not req.needs.distributed_training:
+        return []
+    parts: dict[str, list[str]] = {}
+    for wf, p in projections.items():
+        if p.communication is not None and p.supported:
+            parts.setdefault(f"{p.communication.basis}: {p.communication.basis_detail}", []).append(wf)
+    if not parts:
+        return []
+    return [f"multi-device training on {req.hardware.devices} device(s): " + "; ".join(f"{'/'.join(wfs)} {text}" for text, wfs in parts.items())]
 
 
 def _host_notes(host: Any, suites: list[Any], req: Requirements) -> list[str]:

@@ -2,8 +2,10 @@
 
 Inputs: the requirements file; the knowledge base (plus `--kb DIR` overrides); this host (a quick
 check without framework smoke tests); probe results from the cache for this host, from `--probes
-FILE ...` (`advisor probe --json -o FILE` on other hosts), or freshly measured with `--run-probes`. Every input is
-read and validated before anything is written, so bad input leaves no output file behind.
+FILE ...` (`advisor probe --json -o FILE` on other hosts), or freshly measured with `--run-probes`; the
+data-parallel scaling result (`advisor probe --scaling`) from the cache for this host or from `--scaling
+FILE`, used for multi-device communication when the requirements ask for distributed training. Every
+input is read and validated before anything is written, so bad input leaves no output file behind.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("requirements", metavar="REQUIREMENTS.yaml", help="the team's requirements file")
     parser.add_argument("--probes", metavar="FILE", nargs="+", default=[],
                         help="probe results files (`advisor probe --json -o FILE`), e.g. from other hosts")
+    parser.add_argument("--scaling", metavar="FILE",
+                        help="scaling probe result (`advisor probe --scaling --json -o FILE`) instead of this host's cached one")
     parser.add_argument("--run-probes", action="store_true",
                         help="measure this host now (the short probe suite) instead of using cached results")
-    parser.add_argument("--no-cache", action="store_true", help="ignore cached probe results for this host")
+    parser.add_argument("--no-cache", action="store_true", help="ignore cached probe and scaling results for this host")
     parser.add_argument("--kb", metavar="DIR", action="append", default=[],
                         help="extra knowledge-base folder merged over the bundled one (repeatable)")
     fmt = parser.add_mutually_exclusive_group()
@@ -99,6 +103,53 @@ def load_probe_file(path: str) -> Any:
         return ProbeSuite.model_validate(data)
     except ValidationError as exc:
         raise UsageError(validation_message(path, exc)) from None
+
+
+SCALING_HINT = "expected a scaling result from `advisor probe --scaling --json -o FILE`"
+
+
+def load_scaling_file(path: str) -> Any:
+    """A scaling probe result file, validated as a ScalingResult."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{path}: --scaling: no such file: {SCALING_HINT}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: --scaling: not UTF-8 text: {SCALING_HINT}") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: --scaling: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: {SCALING_HINT}") from None
+    if not isinstance(data, dict) or data.get("kind") != "scaling":
+        raise UsageError(f"{path}: kind: expected \"scaling\" (a probe suite goes to --probes): {SCALING_HINT}")
+    try:
+        from probes.scaling.models import SCHEMA_VERSION, ScalingResult
+    except ImportError:
+        raise UsageError("--scaling: the scaling probe package is not available") from None
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise UsageError(f"{path}: schema_version: {data.get('schema_version')!r}, expected {SCHEMA_VERSION!r}: {SCALING_HINT}")
+    from pydantic import ValidationError
+
+    from advisor.requirements import validation_message
+
+    try:
+        return ScalingResult.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(validation_message(path, exc)) from None
+
+
+def cached_scaling() -> Any:
+    try:
+        from probes.scaling.store import load_cached_scaling
+    except ImportError:
+        return None
+    try:
+        return load_cached_scaling()
+    except Exception as exc:
+        print(f"advisor: ignoring unreadable scaling cache ({exc})", file=sys.stderr)
+        return None
 
 
 def collect_host() -> Any:
@@ -191,8 +242,20 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
                   "(--no-cache to ignore, --run-probes to measure again)", file=sys.stderr)
             suites.insert(0, cached)
             source = "cache" if not args.probes else "files"
+    scaling, scaling_source = None, "none"
+    if args.scaling:
+        scaling, scaling_source = load_scaling_file(args.scaling), "file"
+    elif not args.no_cache:
+        scaling = cached_scaling()
+        if scaling is not None:
+            scaling_source = "cache"
+            print(f"advisor: using this host's cached scaling result from {getattr(scaling, 'created', None) or 'an earlier run'} "
+                  "(--no-cache to ignore, --scaling FILE for another)", file=sys.stderr)
     return req, {
         "kb": kb,
+        "scaling": scaling,
+        "scaling_source": scaling_source,
+        "scaling_file": args.scaling,
         "probes": suites or None,
         "probe_source": source,
         "probe_files": list(args.probes),

@@ -69,6 +69,42 @@ def _projections(report: Any) -> list[str]:
     return out
 
 
+def _spread(x: Any) -> str:
+    if x is None:
+        return "-"
+    low, high = f"{x.min:.0%}", f"{x.max:.0%}"
+    return f"{x.median:.0%} ({low}-{high}, n={x.n})" if low != high else f"{x.median:.0%} (n={x.n})"
+
+
+def _scaling(report: Any) -> list[str]:
+    """The scaling probe's figures and, per workflow, how the projection accounts for communication."""
+    info = getattr(report, "scaling", None)
+    comms = [(p, p.communication) for p in report.projections if p.communication is not None]
+    multi = report.requirements.hardware.devices > 1 or report.requirements.needs.distributed_training
+    if not multi and (info is None or info.source == "none"):
+        return []
+    out: list[str] = []
+    if info is not None and info.source != "none":
+        where = info.file or "this host's cache"
+        out.append(f"Scaling probe result from {where} ({info.created or 'undated'}), label **{info.label}**"
+                   + (f": {info.label_text}" if info.label_text else "") + ".")
+        out.append("")
+        rows = [[f"{m.framework} {m.model}", f"{m.launcher or '-'} ({m.backend or '-'})", m.device, str(m.ranks),
+                 _spread(m.efficiency), _spread(m.allreduce_share),
+                 "ok" if m.gate_ok else ("FAILED" if m.gate_ok is False else "-")] for m in info.measurements]
+        if rows:
+            out += _table(["Framework", "Launcher", "Device", "Ranks", "Efficiency (median, min-max)", "Allreduce share of step", "Gate"],
+                          rows, ["l", "l", "l", "r", "r", "r", "l"]) + [""]
+        out += [f"- {f}" for f in info.failed] + [f"- warning: {w}" for w in info.warnings]
+    if info is not None and info.note:
+        out += [info.note, ""]
+    for p, c in comms:
+        kept = f", keeps {span(c.kept)} of linear" if c.kept is not None and c.devices > 1 else ""
+        out.append(f"- {LABELS[p.workflow]} ({p.path}, {c.devices} device(s)): communication **{c.basis}**: {c.basis_detail}{kept}")
+        out += [f"  - {n}" for n in c.notes]
+    return out
+
+
 def _runs(report: Any) -> list[str]:
     runs = report.probes.runs
     if not runs:
@@ -161,6 +197,9 @@ def render(report: Any) -> str:
     lines += [f"- {r}" for r in rec.reasons] + [""]
     lines += ["## Scores", ""] + _scores(report) + [""]
     lines += ["## Projections for the workload", ""] + _projections(report) + [""]
+    scaling = _scaling(report)
+    if scaling:
+        lines += ["## Multi-device scaling", ""] + scaling + [""]
     lines += ["## Measured runs", ""] + _runs(report) + [""]
     lines += ["## Throughput per framework and mode", ""] + _chart(report) + [""]
     lines += [f"## Pitfalls for {LABELS[rec.workflow]}, by expected cost", ""] + _pitfalls(report) + [""]

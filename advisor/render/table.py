@@ -24,5 +24,8 @@ def render(report: Any) -> str:
     prow = [[LABELS[p.workflow], p.path, span(p.images_per_second), hours(p.time_to_train_hours), usd(p.compute_cost_usd), p.basis]
             for p in report.projections]
     out.append(tabulate(prow, headers=["workflow", "path", "images/s", "time", "cost", "basis"], tablefmt="simple"))
+    comms = [f"communication ({LABELS[p.workflow]}): {p.communication.basis}: {p.communication.basis_detail}"
+             for p in report.projections if p.communication is not None and p.communication.devices > 1]
+    out += list(dict.fromkeys(comms))
     out += [""] + [f"- {r}" for r in rec.reasons]
     return "\n".join(out).rstrip() + "\n"
