@@ -1,5 +1,6 @@
 """Appearance of each screen at 80x24 and 120x40 with fixed inputs: the fixture host check, the
-cached probe suite, examples/prototype-then-ascend.yaml and a frozen report of those
+cached probe suite, the measured scaling fixture, examples/prototype-then-ascend.yaml and a frozen
+report of those
 (tests/fixtures/tui/report.json; regenerate with tests/fixtures/tui/make_report.py).
 Update after an intended change: pytest tests/test_tui_snapshots.py --snapshot-update"""
 
@@ -13,7 +14,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fixtures.tui.fakes import FakeLauncher, cached_suite, host_report  # noqa: E402
+from fixtures.tui.fakes import (FakeLauncher, FakeScalingLauncher, cached_suite, host_report,  # noqa: E402
+                                scaling_fixture)
 from fixtures.tui.pilot import settle  # noqa: E402
 
 from tui.app import make_app  # noqa: E402
@@ -37,9 +39,11 @@ def frozen_report(requirements, host, probes):
                     "pytest tests/test_tui_snapshots.py --snapshot-update", pytrace=False)
 
 
-def fixed_app(mode: str, launcher=None):
+def fixed_app(mode: str, launcher=None, scaling_launcher=None):
     return make_app(host_provider=host_report, probe_launcher=launcher or FakeLauncher(),
                     cached_probes=cached_suite, report_builder=frozen_report,
+                    scaling_launcher=scaling_launcher or FakeScalingLauncher(),
+                    cached_scaling=scaling_fixture,
                     requirements_path="examples/prototype-then-ascend.yaml", initial_mode=mode)
 
 
@@ -82,6 +86,21 @@ def test_probes_after_a_run(snap_compare):
 
     assert snap_compare(fixed_app("probes", FakeLauncher(steps=12)), terminal_size=(120, 40),
                         run_before=run_before)
+
+
+def test_probes_scaling_after_a_run(snap_compare):
+    """At 80x24, scrolled to the scaling probe: the table per framework under the CPU-contention
+    label, then the launch rows (a fake replaying the measured fixture)."""
+
+    async def run_before(pilot):
+        await quiet(pilot)
+        await pilot.press("d")
+        await quiet(pilot)
+        pilot.app.screen.query_one("#scaling-title").scroll_visible(top=True, animate=False)
+        await pilot.pause(0.1)
+
+    assert snap_compare(fixed_app("probes", scaling_launcher=FakeScalingLauncher(progress_steps=2)),
+                        terminal_size=(80, 24), run_before=run_before)
 
 
 def test_requirements_inline_error_and_hint(snap_compare, monkeypatch):

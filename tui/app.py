@@ -19,7 +19,7 @@ from textual.worker import Worker, WorkerState
 
 from tui import providers
 from tui.messages import (HostChecked, HostProgress, ProbeProgress, ProbesFinished, ReportReady,
-                          WorkFailed)
+                          ScalingFinished, ScalingProgress, WorkFailed)
 from tui.screens.help import HelpModal
 from tui.screens.host import HostScreen
 from tui.screens.probes import ProbesScreen
@@ -55,6 +55,8 @@ class AdvisorApp(App):
     def __init__(self, *, host_provider: Callable[[], Any], probe_launcher: Callable[..., Any],
                  cached_probes: Callable[[], Any], save_probes: Optional[Callable[[Any], None]],
                  report_builder: Callable[[Any, Any, Any], Any], renderer: Callable[[Any, str], str],
+                 scaling_launcher: Callable[..., Any], cached_scaling: Callable[[], Any],
+                 save_scaling: Optional[Callable[[Any], None]],
                  requirements_path: Optional[str] = None, initial_mode: str = "host",
                  check_on_start: bool = True) -> None:
         super().__init__()
@@ -62,6 +64,9 @@ class AdvisorApp(App):
         self.probe_launcher = probe_launcher
         self.cached_probes = cached_probes
         self.save_probes = save_probes
+        self.scaling_launcher = scaling_launcher
+        self.cached_scaling = cached_scaling
+        self.save_scaling = save_scaling
         self.report_builder = report_builder
         self.renderer = renderer
         self.requirements_path = requirements_path
@@ -82,6 +87,12 @@ class AdvisorApp(App):
         self.probe_total = 0  # runs the suite will make (from the runner's events)
         self.probes_running = False
         self.probe_cancel: Any = None
+        self.scaling_result: Any = None        # a ScalingResult (cached or from this session)
+        self.scaling_cached = False
+        self.scaling_runs: dict[str, RunProgress] = {}
+        self.scaling_fraction = 0.0            # of the whole scaling probe
+        self.scaling_running = False
+        self.scaling_cancel: Any = None
         self.report: Any = None
         self.report_error: Optional[str] = None
         self._report_generation = 0
@@ -98,6 +109,7 @@ class AdvisorApp(App):
         if self.check_on_start:
             self.refresh_host()
         self.load_cached_probes()
+        self.load_cached_scaling()
 
     # ---- actions -------------------------------------------------------------------------------
 
@@ -110,7 +122,7 @@ class AdvisorApp(App):
 
     def stop_children(self) -> None:
         """Kill the probe and smoke-test processes so quitting never waits for them."""
-        for cancel in (self.probe_cancel, self.host_cancel):
+        for cancel in (self.probe_cancel, self.scaling_cancel, self.host_cancel):
             if cancel is not None:
                 cancel.set()
 
@@ -216,9 +228,15 @@ class AdvisorApp(App):
         if suite is not None:
             self.post_message(ProbesFinished(suite, cancelled=False))
 
+    @property
+    def measuring(self) -> bool:
+        """Training or scaling probes are running: one at a time, or they would time each other."""
+        return self.probes_running or self.scaling_running
+
     def start_probes(self, config: Any) -> bool:
-        if self.probes_running:
-            self.notify("Probes are already running", severity="warning")
+        if self.measuring:
+            self.notify(("Probes" if self.probes_running else "The scaling probe")
+                        + " already running: wait or cancel (c)", severity="warning")
             return False
         try:
             self.probe_cancel = providers.new_cancel()
@@ -233,9 +251,13 @@ class AdvisorApp(App):
         return True
 
     def cancel_probes(self) -> None:
+        """Cancel whatever is measuring: the training probes or the scaling probe."""
         if self.probes_running and self.probe_cancel is not None:
             self.probe_cancel.set()
             self.notify("Cancelling: stopping the probe processes", title="Probes")
+        if self.scaling_running and self.scaling_cancel is not None:
+            self.scaling_cancel.set()
+            self.notify("Cancelling: stopping the launcher and its ranks", title="Scaling probe")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="probes", description="probes")
     def _probe_worker(self, config: Any, cancel: Any) -> None:
@@ -286,6 +308,83 @@ class AdvisorApp(App):
             self.save_probes(suite)
         except Exception as exc:
             self.post_message(WorkFailed("saving probe results", _one_line(exc)))
+
+    # ---- scaling probe (torchrun / msrun data parallel) ----------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="scaling-cache",
+          description="cached scaling result")
+    def load_cached_scaling(self) -> None:
+        try:
+            result = self.cached_scaling()
+        except Exception as exc:
+            self.post_message(WorkFailed("scaling cache", _one_line(exc)))
+            return
+        if result is not None:
+            self.post_message(ScalingFinished(result, cancelled=False))
+
+    def start_scaling(self, config: Any) -> bool:
+        if self.measuring:
+            self.notify(("Probes" if self.probes_running else "The scaling probe")
+                        + " already running: wait or cancel (c)", severity="warning")
+            return False
+        try:
+            self.scaling_cancel = providers.new_cancel()
+        except Exception as exc:
+            self.notify(_one_line(exc), title="Cannot start the scaling probe", severity="error")
+            return False
+        self.scaling_running = True
+        self.scaling_runs = {}
+        self.scaling_fraction = 0.0
+        self._tell("probes_changed")
+        self._scaling_worker(config, self.scaling_cancel)
+        return True
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="scaling", description="scaling probe")
+    def _scaling_worker(self, config: Any, cancel: Any) -> None:
+        throttle = _Throttle(self, PROGRESS_INTERVAL, _scaling_message, SCALING_FIELDS)
+        try:
+            result = self.scaling_launcher(config, throttle.on_event, cancel)
+        except Exception as exc:
+            throttle.flush()
+            self.post_message(WorkFailed("scaling probe", _one_line(exc)))
+            self.post_message(ScalingFinished(None, cancelled=bool(cancel.is_set())))
+            return
+        throttle.flush()
+        self.post_message(ScalingFinished(result, cancelled=bool(cancel.is_set())))
+
+    @on(ScalingProgress)
+    def _scaling_progress(self, message: ScalingProgress) -> None:
+        run = self.scaling_runs.get(message.run_id)
+        if run is None:
+            run = self.scaling_runs[message.run_id] = RunProgress(message.run_id)
+        run.apply(message.kind, message.fraction, [], None, message.message, message.run)
+        if message.overall is not None:
+            self.scaling_fraction = max(self.scaling_fraction, float(message.overall))
+        self._tell("scaling_progress", run)
+
+    @on(ScalingFinished)
+    def _scaling_finished(self, message: ScalingFinished) -> None:
+        from_run = self.scaling_running
+        self.scaling_running = False
+        if message.result is not None:
+            self.scaling_result = message.result
+            self.scaling_cached = not from_run
+            if from_run and self.save_scaling is not None and not message.cancelled:
+                self._save_scaling_worker(message.result)
+        if from_run:
+            if message.cancelled:
+                self.notify("Scaling probe cancelled; finished launches are kept",
+                            title="Scaling probe", severity="warning")
+            elif message.result is not None:
+                self.notify("Scaling probe finished", title="Scaling probe")
+        self._tell("probes_changed")
+
+    @work(thread=True, exit_on_error=False, group="scaling-cache", description="save scaling result")
+    def _save_scaling_worker(self, result: Any) -> None:
+        try:
+            self.save_scaling(result)
+        except Exception as exc:
+            self.post_message(WorkFailed("saving the scaling result", _one_line(exc)))
 
     # ---- report --------------------------------------------------------------------------------
 
@@ -367,12 +466,18 @@ class AdvisorApp(App):
 
 
 class _Throttle:
-    """Turns the runner's ProbeEvents into at most one message per run every `interval` seconds,
-    keeping every step time (for the sparkline) and never dropping start/done events."""
+    """Turns a runner's events into at most one message per run every `interval` seconds,
+    keeping every step time (for the sparkline) and never dropping start/done events.
 
-    def __init__(self, app: App, interval: float) -> None:
+    `fields` maps the slot keys `make_message(run_id, kind, slot, run)` reads to the event's
+    attribute names (the training and the scaling runners name their fractions differently)."""
+
+    def __init__(self, app: App, interval: float, make_message: Callable[..., Any] | None = None,
+                 fields: tuple[tuple[str, str], ...] | None = None) -> None:
         self.app = app
         self.interval = interval
+        self.make_message = make_message or _probe_message
+        self.fields = fields or PROBE_FIELDS
         self.lock = threading.Lock()
         self.pending: dict[str, dict] = {}
         self.last_sent: dict[str, float] = {}
@@ -382,12 +487,12 @@ class _Throttle:
         run_id = str(get("run_id") or "?")
         kind = str(get("kind") or "progress")
         with self.lock:
-            slot = self.pending.setdefault(run_id, {"steps": [], "fraction": None, "ips": None,
-                                                   "message": None, "total": None})
+            slot = self.pending.get(run_id)
+            if slot is None:
+                slot = self.pending[run_id] = {"steps": [], **{key: None for key, _ in self.fields}}
             if get("step_ms") is not None:
                 slot["steps"].append(float(get("step_ms")))
-            for key, name in (("fraction", "fraction"), ("ips", "images_per_second"),
-                              ("message", "message"), ("total", "total")):
+            for key, name in self.fields:
                 if get(name) is not None:
                     slot[key] = get(name)
             now = time.monotonic()
@@ -395,15 +500,30 @@ class _Throttle:
                 return
             self.last_sent[run_id] = now
             self.pending.pop(run_id)
-        self.app.post_message(ProbeProgress(run_id, kind, slot["fraction"], slot["steps"],
-                                            slot["ips"], slot["message"], get("run"), slot["total"]))
+        self.app.post_message(self.make_message(run_id, kind, slot, get("run")))
 
     def flush(self) -> None:
         with self.lock:
             pending, self.pending = self.pending, {}
         for run_id, slot in pending.items():
-            self.app.post_message(ProbeProgress(run_id, "progress", slot["fraction"], slot["steps"],
-                                                slot["ips"], slot["message"]))
+            self.app.post_message(self.make_message(run_id, "progress", slot, None))
+
+
+PROBE_FIELDS = (("fraction", "fraction"), ("ips", "images_per_second"), ("message", "message"),
+                ("total", "total"))
+SCALING_FIELDS = (("fraction", "run_fraction"), ("overall", "fraction"), ("message", "message"))
+
+
+def _probe_message(run_id: str, kind: str, slot: dict, run: Any) -> ProbeProgress:
+    return ProbeProgress(run_id, kind, slot["fraction"], slot["steps"], slot["ips"], slot["message"],
+                         run, slot["total"])
+
+
+def _scaling_message(run_id: str, kind: str, slot: dict, run: Any) -> ScalingProgress:
+    message = slot["message"]
+    if message and message.startswith(run_id + ": "):
+        message = message[len(run_id) + 2:]  # the row already names the launch
+    return ScalingProgress(run_id, kind, slot["fraction"], slot["overall"], message, run)
 
 
 def _one_line(exc: BaseException | None) -> str:
@@ -420,16 +540,26 @@ def make_app(*, host_provider: Optional[Callable[[], Any]] = None,
              save_probes: Optional[Callable[[Any], None]] | bool = None,
              report_builder: Optional[Callable[[Any, Any, Any], Any]] = None,
              renderer: Optional[Callable[[Any, str], str]] = None,
+             scaling_launcher: Optional[Callable[..., Any]] = None,
+             cached_scaling: Optional[Callable[[], Any]] = None,
+             save_scaling: Optional[Callable[[Any], None]] | bool = None,
              initial_mode: str = "host", check_on_start: bool = True) -> AdvisorApp:
     """The app, wired to the real parts unless a test passes its own callables.
 
     host_provider() -> CheckReport; probe_launcher(config, on_event, cancel) -> ProbeSuite;
     cached_probes() -> ProbeSuite | None; save_probes(suite) (False: don't save);
-    report_builder(requirements, host, probes) -> Report; renderer(report, fmt) -> str.
+    report_builder(requirements, host, probes) -> Report; renderer(report, fmt) -> str;
+    scaling_launcher(config, on_event, cancel) -> ScalingResult (run_scaling's signature);
+    cached_scaling() -> ScalingResult | None; save_scaling(result) (False: don't save).
     """
     if save_probes is None:
         # Results are cached only for the real probes: a test's fake launcher must not fill the cache.
         save_probes = providers.default_save_probes if probe_launcher is None else False
+    if save_scaling is None:
+        save_scaling = providers.default_save_scaling if scaling_launcher is None else False
+    # The real scaling cache is read only when no launcher is faked, so a test's screen never
+    # depends on what this host measured before.
+    real = scaling_launcher is None and probe_launcher is None
     return AdvisorApp(
         host_provider=host_provider or providers.default_host_provider,
         probe_launcher=probe_launcher or providers.default_probe_launcher,
@@ -438,6 +568,9 @@ def make_app(*, host_provider: Optional[Callable[[], Any]] = None,
         save_probes=save_probes or None,
         report_builder=report_builder or providers.default_report_builder,
         renderer=renderer or providers.default_renderer,
+        scaling_launcher=scaling_launcher or providers.default_scaling_launcher,
+        cached_scaling=cached_scaling or (providers.default_cached_scaling if real else (lambda: None)),
+        save_scaling=save_scaling or None,
         requirements_path=requirements_path,
         initial_mode=initial_mode,
         check_on_start=check_on_start,

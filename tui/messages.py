@@ -76,3 +76,31 @@ class WorkFailed(Message):
         super().__init__()
         self.what = what
         self.error = error
+
+
+class ScalingProgress(Message):
+    """Live progress of one scaling launch (torchrun/msrun): `fraction` of this launch's steps,
+    `overall` of the whole scaling probe. A newer progress message for the same launch replaces it."""
+
+    def __init__(self, run_id: str, kind: str, fraction: float | None, overall: float | None,
+                 message: str | None, run: Any = None) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.kind = kind
+        self.fraction = fraction
+        self.overall = overall
+        self.message = message
+        self.run = run
+
+    def can_replace(self, message: Message) -> bool:
+        return (isinstance(message, ScalingProgress) and message.run_id == self.run_id
+                and message.kind == "progress" and self.kind == "progress")
+
+
+class ScalingFinished(Message):
+    """The scaling probe finished (cancelled: True when stopped; the result keeps finished launches)."""
+
+    def __init__(self, result: Any, cancelled: bool = False) -> None:
+        super().__init__()
+        self.result = result
+        self.cancelled = cancelled

@@ -117,3 +117,29 @@ def as_data(obj: Any) -> Any:
     if hasattr(obj, "model_dump"):
         return obj.model_dump(mode="json")
     return obj
+
+
+def default_scaling_launcher(config: Any, on_event: Optional[Callable[[Any], None]], cancel: Any) -> Any:
+    from probes.scaling.runner import run_scaling
+
+    return run_scaling(config, on_event=on_event, cancel=cancel)
+
+
+def default_cached_scaling() -> Any:
+    from probes.scaling.store import load_cached_scaling
+
+    return load_cached_scaling()
+
+
+def default_save_scaling(result: Any) -> None:
+    from probes.scaling.store import save_scaling
+
+    save_scaling(result)
+
+
+def make_scaling_config(choice: dict) -> Any:
+    """A ScalingConfig from the screen's choices (raises pydantic's ValidationError, naming the field)."""
+    from probes.scaling.models import ScalingConfig
+
+    known = set(ScalingConfig.model_fields)
+    return ScalingConfig.model_validate({k: v for k, v in choice.items() if k in known})

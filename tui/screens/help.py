@@ -13,7 +13,7 @@ from textual.widgets import Static
 KEYS = [
     ("F1", "Host: check results (r: check again)"),
     ("F2", "Requirements: the form (ctrl+s save, ctrl+o load)"),
-    ("F3", "Probes: s start, c cancel"),
+    ("F3", "Probes: s start, d scaling (torchrun/msrun, 1 and N ranks), c cancel"),
     ("F4", "Recommendation: scores, verdict, export (j JSON, m Markdown)"),
     ("tab / shift+tab", "next / previous field (in a text field, keys type: tab out first)"),
     ("enter / space", "open a select, toggle a switch"),

@@ -1,6 +1,11 @@
 """Probes: choose frameworks, modes, models and budget; start; watch each run (progress bar,
 sparkline of step times, images/s); cancel (the launcher kills the child processes); read the
-comparison table in the seeds' style with the parity status. Cached results show on entry."""
+comparison table in the seeds' style with the parity status. Cached results show on entry.
+
+The scaling probe (torchrun / msrun data parallel, 1 and N ranks) starts from its own row, shares
+the Frameworks and Batch choices (the issue: the same network and per-rank batch as the
+single-process probe) and shows in a ScalingPanel below the training results. Only one kind of
+probe runs at a time: they would time each other."""
 
 from __future__ import annotations
 
@@ -12,7 +17,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Label, Static
+from textual.widgets import (Button, Checkbox, DataTable, Footer, Header, Input, Label, Select,
+                             Static)
 
 from probes.probe_models import MODES_OF
 from tui import providers
@@ -21,6 +27,7 @@ from tui.data import fmt_num, get
 from tui.screens.base import AdvisorScreen
 from tui.state import RunProgress
 from tui.widgets.run_row import RunRow
+from tui.widgets.scaling_panel import ScalingPanel
 
 FRAMEWORKS = ("pytorch", "mindspore")
 MODES = ("eager", "compile", "graph", "pynative")
@@ -28,6 +35,7 @@ MODELS = ("lenet", "resnet18", "resnet50")
 DEFAULT_MODELS = ("lenet", "resnet18")
 DEFAULT_BUDGET = "2"
 DEFAULT_BATCH = "32"
+DEFAULT_SCALING_REPEAT = "3"  # the issue: median and min-max over at least 3 repetitions
 COLUMNS = ("Run", "Status", "img/s", "CI95", "step ms", "first s", "compile s", "peak MB", "MFU",
            "loss", "stop")
 
@@ -36,6 +44,8 @@ class ProbesScreen(AdvisorScreen):
     SUB_TITLE = "Training probes"
     BINDINGS = [
         Binding("s", "start", "Start", tooltip="Start the chosen probes"),
+        Binding("d", "scaling", "Scaling",
+                tooltip="Data-parallel scaling probe: torchrun / msrun with 1 and N ranks"),
         Binding("c", "cancel", "Cancel", tooltip="Cancel the running probes (kills them)"),
     ]
 
@@ -62,11 +72,22 @@ class ProbesScreen(AdvisorScreen):
                 yield Button("Start", id="probe-start", variant="success", compact=True)
                 yield Button("Cancel", id="probe-cancel", variant="error", compact=True,
                              disabled=True)
+            with Horizontal(classes="choice-row", id="scaling-row"):
+                yield Label("Scaling", classes="choice-label")
+                yield Label("N ranks", classes="choice-label-first")
+                yield Input("", placeholder="auto", id="scaling-ranks", compact=True, classes="short")
+                yield Label("Reps", classes="choice-label-short")
+                yield Input(DEFAULT_SCALING_REPEAT, id="scaling-repeat", compact=True,
+                            classes="tiny")
+                yield Select([(m, m) for m in MODELS], value=MODELS[0], allow_blank=False,
+                             compact=True, id="scaling-model")
+                yield Button("Scaling", id="scaling-start", variant="primary", compact=True)
             yield Static(id="probe-status")
             yield Vertical(id="probe-runs")
             yield Static(id="probe-results-title")
             yield DataTable(id="probe-table", zebra_stripes=True, cursor_type="row")
             yield Static(id="probe-parity")
+            yield ScalingPanel(id="scaling-panel")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -75,11 +96,11 @@ class ProbesScreen(AdvisorScreen):
         super().on_mount()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # The footer offers Start while idle and Cancel while running (room is short at 80 columns).
-        if action == "start":
-            return not self.app.probes_running
+        # The footer offers Start and Scaling while idle, Cancel while running (80 columns are short).
+        if action in ("start", "scaling"):
+            return not self.app.measuring
         if action == "cancel":
-            return self.app.probes_running
+            return self.app.measuring
         return True
 
     # ---- choices -------------------------------------------------------------------------------
@@ -105,6 +126,25 @@ class ProbesScreen(AdvisorScreen):
         return {"frameworks": frameworks, "modes": modes, "models": models,
                 "budget": float(budget), "batch_size": int(batch)}, None
 
+    def scaling_choice(self) -> tuple[dict | None, str | None]:
+        """The scaling configuration chosen on screen, or (None, what is wrong)."""
+        frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
+        if not frameworks:
+            return None, "choose at least a framework"
+        ranks, problem = parse_ranks(self.query_one("#scaling-ranks", Input).value)
+        if problem:
+            return None, f"N ranks: {problem}"
+        repeat, bad_repeat = parse_number(self.query_one("#scaling-repeat", Input).value, "int",
+                                          {"ge": 1})
+        if bad_repeat or repeat is None:
+            return None, f"reps: {bad_repeat or 'required'}"
+        batch, bad_batch = parse_number(self.query_one("#probe-batch", Input).value, "int", {"ge": 1})
+        if bad_batch or batch is None:
+            return None, f"batch: {bad_batch or 'required'}"
+        model = self.query_one("#scaling-model", Select).value
+        return {"frameworks": frameworks, "models": [str(model)], "ranks": ranks,
+                "repeat": int(repeat), "batch_size": int(batch)}, None
+
     # ---- actions -------------------------------------------------------------------------------
 
     @on(Button.Pressed, "#probe-start")
@@ -116,17 +156,31 @@ class ProbesScreen(AdvisorScreen):
         try:
             config = providers.make_probe_config(choice)
         except Exception as exc:  # a pydantic ValidationError names the field and the bound
-            errors = getattr(exc, "errors", None)
-            text = ("; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors())
-                    if callable(errors) else (str(exc).splitlines() or [type(exc).__name__])[0])
-            self.notify(text, title="Cannot start probes", severity="error")
+            self.notify(config_error(exc), title="Cannot start probes", severity="error")
             return
-        self.query_one("#probe-runs", Vertical).remove_children()
+        if not self.app.measuring:  # else start_probes says what is running
+            self.query_one("#probe-runs", Vertical).remove_children()
         self.app.start_probes(config)
+
+    @on(Button.Pressed, "#scaling-start")
+    def action_scaling(self) -> None:
+        choice, problem = self.scaling_choice()
+        if choice is None:
+            self.notify(problem or "invalid choice", title="Cannot start the scaling probe",
+                        severity="error")
+            return
+        try:
+            config = providers.make_scaling_config(choice)
+        except Exception as exc:
+            self.notify(config_error(exc), title="Cannot start the scaling probe", severity="error")
+            return
+        if not self.app.measuring:
+            self.query_one(ScalingPanel).clear_runs()
+        self.app.start_scaling(config)
 
     @on(Button.Pressed, "#probe-cancel")
     def action_cancel(self) -> None:
-        if not self.app.probes_running:
+        if not self.app.measuring:
             self.notify("No probes are running", severity="warning")
             return
         self.app.cancel_probes()
@@ -140,6 +194,12 @@ class ProbesScreen(AdvisorScreen):
         self._show_run(progress)
         self._show_status()
 
+    def on_state_scaling_progress(self, progress: RunProgress) -> None:
+        panel = self.query_one(ScalingPanel)
+        panel.show_run(progress)
+        panel.show_status(self.app)
+        self._show_status()
+
     def refresh_view(self) -> None:
         self._show_status()
         runs = self.query_one("#probe-runs", Vertical)
@@ -148,13 +208,15 @@ class ProbesScreen(AdvisorScreen):
         for progress in self.app.probe_runs.values():
             self._show_run(progress)
         self._show_results()
+        self.query_one(ScalingPanel).show_all(self.app)
 
     def _show_status(self) -> None:
         app = self.app
         start = self.query_one("#probe-start", Button)
-        if start.disabled != app.probes_running:  # running state changed: footer keys too
-            start.disabled = app.probes_running
-            self.query_one("#probe-cancel", Button).disabled = not app.probes_running
+        if start.disabled != app.measuring:  # running state changed: footer keys too
+            start.disabled = app.measuring
+            self.query_one("#scaling-start", Button).disabled = app.measuring
+            self.query_one("#probe-cancel", Button).disabled = not app.measuring
             self.refresh_bindings()
         if app.probes_running:
             measured = [p for k, p in app.probe_runs.items() if not k.endswith("-aux")]
@@ -162,6 +224,9 @@ class ProbesScreen(AdvisorScreen):
             total = max(app.probe_total, len(measured))
             text = Text.assemble(("Running", "bold cyan"), f": {done} of {total} runs finished "
                                  "(each in its own process; c cancels)")
+        elif app.scaling_running:  # its rows are below the training results: say so up here
+            text = Text.assemble(("Scaling probe running", "bold cyan"),
+                                 f": {app.scaling_fraction:.0%} (launch rows below; c cancels)")
         elif app.probe_suite is None:
             text = Text("No results yet. Choose what to measure and press Start (s).", style="italic")
         else:
@@ -202,6 +267,29 @@ class ProbesScreen(AdvisorScreen):
                 notes.append(Text.assemble(("! ", "yellow"), (f"{get(run, 'id')}: ", "bold"),
                                            str(warning)))
         parity.update(Group(parity_text(get(suite, "parity", default=[])), *notes))
+
+
+def parse_ranks(text: str) -> tuple[list[int] | None, str | None]:
+    """'' -> None (the runner's default: 1 and the host's devices, or 2 on a CPU-only host);
+    '2' or '2,4' -> [1, 2] / [1, 2, 4]: 1 rank is always measured, it is the efficiency baseline."""
+    text = text.strip()
+    if not text or text.lower() == "auto":
+        return None, None
+    try:
+        counts = {int(part) for part in text.replace(" ", ",").split(",") if part}
+    except ValueError:
+        return None, "whole numbers separated by commas, e.g. 2 or 2,4 (empty: auto)"
+    if not counts or min(counts) < 1:
+        return None, "rank counts must be 1 or more"
+    return sorted(counts | {1}), None
+
+
+def config_error(exc: Exception) -> str:
+    """A pydantic ValidationError as 'field: message'; anything else as its first line."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors())
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
 def run_cells(run: Any) -> list:

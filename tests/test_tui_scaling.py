@@ -1,0 +1,217 @@
+"""The scaling probe (torchrun / msrun data parallel) on the Probes screen: start, live launch rows,
+the finished table per framework under its label, cancel, cache, failures. The launcher is a fake
+replaying the real measured fixture (tests/fixtures/scaling/scaling-2vcpu-lenet.json) through the
+real ScalingEvent/ScalingResult models and the real runner's summary."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fixtures.tui.fakes import (FakeLauncher, FakeScalingLauncher, host_report,  # noqa: E402
+                                scaling_fixture)
+from fixtures.tui.pilot import record_notifications, run_async, screen_text, settle, wait_for  # noqa: E402
+
+from tui.app import make_app  # noqa: E402
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def app_with(**kwargs):
+    kwargs.setdefault("host_provider", host_report)
+    kwargs.setdefault("probe_launcher", FakeLauncher())
+    kwargs.setdefault("scaling_launcher", FakeScalingLauncher())
+    kwargs.setdefault("initial_mode", "probes")
+    kwargs.setdefault("check_on_start", False)
+    return make_app(**kwargs)
+
+
+def table_cells(app) -> list[list[str]]:
+    table = app.screen.query_one("#scaling-table")
+    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def pct(spread) -> str:
+    return f"{spread.median * 100:.0f}% ({spread.min * 100:.0f}-{spread.max * 100:.0f})"
+
+
+@run_async
+async def test_scaling_run_shows_progress_then_the_table_and_saves():
+    hold = threading.Event()
+    launcher = FakeScalingLauncher(progress_steps=3, hold=hold)
+    saved: list = []
+    app = app_with(scaling_launcher=launcher, save_scaling=saved.append)
+    async with app.run_test(size=(80, 24)) as pilot:
+        seen = record_notifications(app)
+        await settle(pilot)
+        assert "Scaling: not measured yet" in screen_text(app)
+        assert "Scaling" in {k.description for k in app.screen.query("FooterKey")}
+        await pilot.press("d")
+        await wait_for(pilot, lambda: any(p.fraction > 0 for p in app.scaling_runs.values()),
+                       what="a launch's progress")
+        assert [p.status for p in app.scaling_runs.values()] == ["running"]
+        assert app.scaling_running and app.screen.query_one("#scaling-start").disabled
+        assert app.screen.query("#scaling-runs RunRow"), "a live row per launch"
+        assert "Scaling probe running" in screen_text(app)
+        assert not app.start_probes(object())  # one kind of probe at a time
+        assert not app.screen.query_one("#scaling-table").display  # no stale table mid-run
+        hold.set()
+        await wait_for(pilot, lambda: not app.scaling_running, what="the probe to finish")
+        await settle(pilot)
+
+        assert threading.main_thread().name not in launcher.threads  # ran in a worker thread
+        config = launcher.configs[0]
+        assert (config.frameworks, config.models, config.ranks, config.repeat, config.batch_size) == (
+            ["pytorch", "mindspore"], ["lenet"], None, 3, 32)
+        rows = len(app.screen.query("#scaling-runs RunRow"))
+        assert rows == 12 and {p.status for p in app.scaling_runs.values()} == {"ok"}
+        measured = {f.framework: f for f in scaling_fixture().frameworks}
+        cells = {row[0]: row for row in table_cells(app)}
+        assert set(cells) == {"pytorch/lenet", "mindspore/lenet"}
+        for fw, row in (("pytorch", cells["pytorch/lenet"]), ("mindspore", cells["mindspore/lenet"])):
+            one, two = measured[fw].rank_counts
+            assert row[1:4] == ["2", "ok", pct(two.efficiency)]
+            assert row[4] == pct(two.allreduce_share) and row[5] == "ok"
+            assert row[6].startswith(f"{one.images_per_second.median:,.0f} (")
+            assert row[7].startswith(f"{two.images_per_second.median:,.0f} (")
+            assert row[8].startswith(f"{two.launcher_seconds.median:.2f}/")
+        text = screen_text(app)
+        assert "CPU contention" in text and "not device scaling" in text
+        assert "this session" in text and "the host was busy" in text
+        assert saved and saved[0].kind == "scaling" and len(saved[0].runs) == 12
+        assert ("Scaling probe", "Scaling probe finished", "information") in seen
+        assert not app.screen.query_one("#scaling-start").disabled
+
+
+@run_async
+async def test_scaling_choices_reach_the_config_and_bad_ones_are_refused():
+    launcher = FakeScalingLauncher()
+    app = app_with(scaling_launcher=launcher)
+    async with app.run_test(size=(80, 24)) as pilot:
+        seen = record_notifications(app)
+        await settle(pilot)
+        screen = app.screen
+        for ranks, reps, problem in (("two", "3", "N ranks"), ("0", "3", "N ranks"),
+                                     ("2", "0", "reps")):
+            screen.query_one("#scaling-ranks").value = ranks
+            screen.query_one("#scaling-repeat").value = reps
+            screen.action_scaling()
+            await pilot.pause()
+            assert seen[-1][0] == "Cannot start the scaling probe" and problem in seen[-1][1]
+        assert not launcher.configs and not app.scaling_running
+        screen.query_one("#scaling-ranks").value = "2, 4"
+        screen.query_one("#scaling-repeat").value = "1"
+        screen.query_one("#fw-mindspore").value = False
+        screen.query_one("#probe-batch").value = "16"
+        await pilot.click("#scaling-start")
+        await wait_for(pilot, lambda: bool(launcher.configs) and not app.scaling_running,
+                       what="the probe to finish")
+        await settle(pilot)
+        config = launcher.configs[0]
+        assert (config.frameworks, config.ranks, config.repeat, config.batch_size) == (
+            ["pytorch"], [1, 2, 4], 1, 16)
+        assert [row[0] for row in table_cells(app)] == ["pytorch/lenet"]
+
+
+@run_async
+async def test_scaling_cancel_keeps_finished_launches_and_does_not_save():
+    hold = threading.Event()
+    launcher = FakeScalingLauncher(progress_steps=3, hold=hold)
+    saved: list = []
+    app = app_with(scaling_launcher=launcher, save_scaling=saved.append)
+    async with app.run_test(size=(80, 24)) as pilot:
+        seen = record_notifications(app)
+        await settle(pilot)
+        await pilot.press("d")
+        await wait_for(pilot, launcher.started.is_set, what="the probe to start")
+        await pilot.press("c")
+        assert app.scaling_cancel.is_set()
+        hold.set()  # the first launch goes on, and sees the cancel
+        await wait_for(pilot, lambda: not app.scaling_running, what="the cancel")
+        await settle(pilot)
+        assert launcher.cancel_seen.is_set()
+        assert [r.status for r in app.scaling_result.runs] == ["cancelled"]
+        assert {p.status for p in app.scaling_runs.values()} == {"cancelled"}
+        statuses = {row[0]: row[2] for row in table_cells(app)}
+        assert statuses == {"pytorch/lenet": "cancelled", "mindspore/lenet": "not run"}
+        assert any(sev == "warning" and "cancelled" in msg for _, msg, sev in seen)
+        assert not saved  # a cancelled run is not this host's result
+        assert not app.screen.query_one("#scaling-start").disabled
+
+
+@run_async
+async def test_cached_scaling_result_is_shown_on_entry():
+    app = app_with(cached_scaling=scaling_fixture)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.scaling_cached
+        assert [row[0] for row in table_cells(app)] == ["pytorch/lenet", "mindspore/lenet"]
+        text = screen_text(app)
+        assert "cached result for this host" in text and "2026-11-30T14:20:14" in text
+        assert "CPU contention" in text
+
+
+@run_async
+async def test_a_crashing_scaling_launcher_is_a_notification():
+    def broken(config, on_event, cancel):
+        raise RuntimeError("torchrun not found on PATH")
+
+    app = app_with(scaling_launcher=broken)
+    async with app.run_test(size=(80, 24)) as pilot:
+        seen = record_notifications(app)
+        await settle(pilot)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: any(t == "scaling probe failed" for t, _, _ in seen),
+                       what="the failure notification")
+        await settle(pilot)
+        assert not app.scaling_running and app.scaling_result is None
+        assert ("scaling probe failed", "torchrun not found on PATH", "error") in seen
+
+
+def test_default_scaling_wiring_is_the_real_runner_imported_lazily(monkeypatch):
+    import probes.scaling.runner as runner
+    import probes.scaling.store as store
+    from tui import providers
+
+    app = make_app()
+    assert app.scaling_launcher is providers.default_scaling_launcher
+    assert app.cached_scaling is providers.default_cached_scaling
+    assert app.save_scaling is providers.default_save_scaling
+    faked = make_app(scaling_launcher=FakeScalingLauncher())
+    assert faked.save_scaling is None and faked.cached_scaling() is None
+    calls = []
+    monkeypatch.setattr(runner, "run_scaling", lambda config, on_event=None, cancel=None:
+                        calls.append((config, on_event, cancel)) or "result")
+    assert providers.default_scaling_launcher("cfg", print, "cancel") == "result"
+    assert calls == [("cfg", print, "cancel")]
+    assert providers.default_cached_scaling() is None  # empty (test) cache
+    providers.default_save_scaling(scaling_fixture())
+    assert store.load_cached_scaling().runs == scaling_fixture().runs
+
+
+@pytest.mark.parametrize("text, ranks, bad", [
+    ("", None, False), ("auto", None, False), ("2", [1, 2], False), ("4,2", [1, 2, 4], False),
+    ("1", [1], False), ("2 4", [1, 2, 4], False), ("x", None, True), ("0", None, True),
+])
+def test_parse_ranks(text, ranks, bad):
+    from tui.screens.probes import parse_ranks
+
+    got, problem = parse_ranks(text)
+    assert (got, bool(problem)) == (ranks, bad)
+
+
+def test_table_rows_of_failed_and_unavailable_frameworks():
+    from probes.scaling.models import FrameworkScaling
+    from tui.widgets.scaling_panel import note_lines, table_rows
+
+    result = scaling_fixture().model_copy(update={"frameworks": [FrameworkScaling(
+        framework="mindspore", launcher="msrun", model="lenet", status="unavailable",
+        reason="mindspore is not installed", batch_size_per_rank=32, threads_per_rank=1)]})
+    (row,) = table_rows(result)
+    assert [str(c) for c in row[:6]] == ["mindspore/lenet", "-", "unavailable", "-", "-", "-"]
+    assert any("mindspore is not installed" in line.plain for line in note_lines(result))
