@@ -20,10 +20,16 @@ from fixtures.tui.pilot import record_notifications, run_async, screen_text, set
 from tui.app import make_app  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def no_report(requirements, host, probes):
+    return None  # these tests look at the Probes screen; the real report is tested once below
 
 
 def app_with(**kwargs):
     kwargs.setdefault("host_provider", host_report)
+    kwargs.setdefault("report_builder", no_report)
     kwargs.setdefault("probe_launcher", FakeLauncher())
     kwargs.setdefault("scaling_launcher", FakeScalingLauncher())
     kwargs.setdefault("initial_mode", "probes")
@@ -145,8 +151,11 @@ async def test_scaling_cancel_keeps_finished_launches_and_does_not_save():
 
 
 @run_async
-async def test_cached_scaling_result_is_shown_on_entry():
-    app = app_with(cached_scaling=scaling_fixture)
+async def test_cached_scaling_result_is_shown_on_entry_and_enters_the_report():
+    from tui.providers import default_report_builder
+
+    app = app_with(cached_scaling=scaling_fixture, report_builder=default_report_builder,
+                   requirements_path=str(ROOT / "examples" / "prototype-then-ascend.yaml"))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert app.scaling_cached
@@ -154,6 +163,12 @@ async def test_cached_scaling_result_is_shown_on_entry():
         text = screen_text(app)
         assert "cached result for this host" in text and "2026-11-30T14:20:14" in text
         assert "CPU contention" in text
+        # The report the Recommendation screen shows uses it, as `advisor report` would.
+        await wait_for(pilot, lambda: app.report is not None and app.report.scaling.source == "cache",
+                       what="a report with the scaling result")
+        scaling = app.report.scaling
+        assert scaling.used and scaling.label == "cpu-contention"
+        assert scaling.created == scaling_fixture().created
 
 
 @run_async

@@ -378,6 +378,8 @@ class AdvisorApp(App):
             elif message.result is not None:
                 self.notify("Scaling probe finished", title="Scaling probe")
         self._tell("probes_changed")
+        if message.result is not None:
+            self.rebuild_report()
 
     @work(thread=True, exit_on_error=False, group="scaling-cache", description="save scaling result")
     def _save_scaling_worker(self, result: Any) -> None:
@@ -396,12 +398,17 @@ class AdvisorApp(App):
             return
         self._report_generation += 1
         self._report_worker(self.requirements, self.host_report, self.probe_suite,
-                            self._report_generation)
+                            self.scaling_result, self._report_generation)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report", description="report")
-    def _report_worker(self, requirements: Any, host: Any, probes: Any, generation: int) -> None:
+    def _report_worker(self, requirements: Any, host: Any, probes: Any, scaling: Any,
+                       generation: int) -> None:
         try:
-            report = self.report_builder(requirements, host, probes)
+            if scaling is not None and providers.accepts(self.report_builder, "scaling"):
+                # The measured scaling enters the report as it does for `advisor report`.
+                report = self.report_builder(requirements, host, probes, scaling=scaling)
+            else:
+                report = self.report_builder(requirements, host, probes)
         except Exception as exc:
             self.post_message(WorkFailed("report", _one_line(exc)))
             return
@@ -548,7 +555,8 @@ def make_app(*, host_provider: Optional[Callable[[], Any]] = None,
 
     host_provider() -> CheckReport; probe_launcher(config, on_event, cancel) -> ProbeSuite;
     cached_probes() -> ProbeSuite | None; save_probes(suite) (False: don't save);
-    report_builder(requirements, host, probes) -> Report; renderer(report, fmt) -> str;
+    report_builder(requirements, host, probes[, scaling=ScalingResult]) -> Report (scaling is passed
+    when it declares it); renderer(report, fmt) -> str;
     scaling_launcher(config, on_event, cancel) -> ScalingResult (run_scaling's signature);
     cached_scaling() -> ScalingResult | None; save_scaling(result) (False: don't save).
     """

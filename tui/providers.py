@@ -19,6 +19,17 @@ def default_host_provider(progress: Optional[Callable[[str], None]] = None, canc
     return run_check(progress=progress, cancel=cancel)
 
 
+def accepts(fn: Callable[..., Any], name: str) -> bool:
+    """fn declares a keyword argument `name` (or **kwargs)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+
+
 def call_with_supported(fn: Callable[..., Any], **optional: Any) -> Any:
     """Call fn with those keyword arguments it declares (test fakes may take none)."""
     import inspect
@@ -50,13 +61,15 @@ def default_save_probes(suite: Any) -> None:
     save_probes(suite)
 
 
-def default_report_builder(requirements: Any, host: Any, probes: Any) -> Any:
-    """The same report `advisor report` builds, over the bundled knowledge base (cached)."""
+def default_report_builder(requirements: Any, host: Any, probes: Any, scaling: Any = None) -> Any:
+    """The same report `advisor report` builds, over the bundled knowledge base (cached). The
+    probes and the scaling result are this host's (its cache, or measured in this session)."""
     import knowledge
     from advisor.report import build_report
 
     return build_report(requirements, host=host, probes=probes, kb=knowledge.load(),
-                        probe_source="cache" if probes is not None else "none")
+                        probe_source="cache" if probes is not None else "none",
+                        scaling=scaling, scaling_source="cache" if scaling is not None else "none")
 
 
 def default_renderer(report: Any, fmt: str) -> str:

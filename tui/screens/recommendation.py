@@ -122,6 +122,9 @@ def verdict_view(report: Any) -> Any:
     note = get(report, "probes", "note")
     if note:
         parts.append(Text(f"Probes: {note}", style="italic dim"))
+    scaling_note = get(report, "scaling", "note")  # how the scaling probe entered (or could enter)
+    if scaling_note:
+        parts.append(Text(f"Scaling: {scaling_note}", style="italic dim"))
     return Group(*parts)
 
 
