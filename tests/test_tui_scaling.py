@@ -172,6 +172,30 @@ async def test_cached_scaling_result_is_shown_on_entry_and_enters_the_report():
 
 
 @run_async
+async def test_launches_made_while_the_screen_was_hidden_all_show_on_return():
+    from probes.scaling.models import ScalingConfig
+
+    first, third = threading.Event(), threading.Event()
+    launcher = FakeScalingLauncher(progress_steps=2, hold={0: first, 2: third})
+    app = app_with(scaling_launcher=launcher)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.start_scaling(ScalingConfig(frameworks=["pytorch"], repeat=2))
+        await wait_for(pilot, lambda: app.scaling_runs, what="the first launch")
+        await pilot.press("f1")  # hidden from now on: progress is remembered, not drawn
+        first.set()
+        await wait_for(pilot, lambda: len(app.scaling_runs) == 3 and app.scaling_fraction > 0.5,
+                       what="three launches")
+        await pilot.press("f3")
+        await pilot.pause(0.05)
+        shown = {row.progress.run_id: row.progress.status for row in app.screen.query("#scaling-runs RunRow")}
+        assert shown == {"pytorch-lenet-r1-rep1": "ok", "pytorch-lenet-r2-rep1": "ok",
+                         "pytorch-lenet-r2-rep2": "running"}
+        third.set()
+        await wait_for(pilot, lambda: not app.scaling_running, what="the probe to finish")
+
+
+@run_async
 async def test_a_crashing_scaling_launcher_is_a_notification():
     def broken(config, on_event, cancel):
         raise RuntimeError("torchrun not found on PATH")

@@ -43,7 +43,7 @@ class AdvisorScreen(Screen):
             return
         if self.is_current:
             self.safely(getattr(self, f"on_state_{what}"), *args)
-        elif what == "probe_progress":
+        elif what in ("probe_progress", "scaling_progress"):
             self.stale["probes_changed"] = ()  # a full redraw covers any number of progress ticks
         else:
             self.stale[what] = args
