@@ -76,7 +76,9 @@ def _torch_smoke_fn(torch, sync):
 
     def smoke(device: str):
         x = x_cpu.to(device)
-        w = w_cpu.to(device).requires_grad_(True)
+        # A fresh leaf per device: without the copy, "cpu" hands back w_cpu itself, which then
+        # requires grad, and every later device gets a non-leaf whose .grad stays None.
+        w = w_cpu.to(device, copy=True).requires_grad_(True)
         loss = (x @ w).square().mean()
         loss.backward()
         sync(device)

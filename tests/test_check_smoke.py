@@ -195,3 +195,16 @@ def test_early_avx2_rerun_is_stopped_when_mindspore_convs_are_fast(monkeypatch):
     assert ("mindspore", ("--conv-only",)) in calls
     check = results["mindspore"]["smoke"].conv_check
     assert check.slow is False and check.capped_conv_ms is None
+
+
+@pytest.mark.slow
+def test_torch_smoke_runs_on_several_devices_without_shared_state():
+    """Found on a real H200: after the CPU pass, cuda:0 saw a non-leaf weight and .grad None.
+    Running the same smoke twice on the CPU exercises the same shared state."""
+    import torch
+
+    from probes.smoke_worker import _torch_smoke_fn
+
+    smoke = _torch_smoke_fn(torch, lambda device: None)
+    assert smoke("cpu") is None
+    assert smoke("cpu") is None
