@@ -158,20 +158,17 @@ def run_timeout(config: ProbeConfig, mode: str, model: str) -> float:
     return t * max(1.0, config.batch_size / 64.0) if model != "lenet" else t
 
 
-@dataclass
+@dataclass(frozen=True)
 class Job:
     framework: str
     mode: str
     model: str
+    batch_size: int
     repeat: int = 0
 
     @property
     def id(self) -> str:
-        return self._id
-
-    def with_bs(self, bs: int) -> "Job":
-        self._id = run_id(self.framework, self.mode, self.model, bs)
-        return self
+        return run_id(self.framework, self.mode, self.model, self.batch_size)
 
 
 def plan_jobs(config: ProbeConfig) -> list[Job]:
@@ -182,7 +179,7 @@ def plan_jobs(config: ProbeConfig) -> list[Job]:
             for fw in config.frameworks:
                 for mode in MODES_OF[fw]:
                     if mode in config.modes:
-                        jobs.append(Job(fw, mode, model, rep).with_bs(config.batch_size))
+                        jobs.append(Job(fw, mode, model, config.batch_size, rep))
     return jobs
 
 
@@ -238,6 +235,11 @@ def _run_job(job: Job, config: ProbeConfig, env: dict, on_event: Optional[EventC
                                 step_ms=msg.get("step_ms"), images_per_second=msg.get("images_per_second"),
                                 message=msg.get("phase"), index=index, total=total))
 
+    if env.get("TORCHINDUCTOR_CACHE_DIR"):
+        # One cache folder per workload, so "warm" means this model and batch compiled before,
+        # not that another model's kernels sit in a shared folder.
+        env = {**env, "TORCHINDUCTOR_CACHE_DIR": os.path.join(
+            env["TORCHINDUCTOR_CACHE_DIR"], f"{job.model}-bs{config.batch_size}-{config.device}")}
     load_start = _loadavg()
     out = launcher.run_child(args, timeout=run_timeout(config, job.mode, job.model), env_extra=env,
                              on_message=on_message, cancel=cancel)

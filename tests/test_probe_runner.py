@@ -229,3 +229,19 @@ def test_steal_time_from_proc_stat_text():
     assert before["steal"] == 40 and before["total"] == 1000
     assert runner.steal_fraction(before, after) == pytest.approx(100 / 350)
     assert runner.steal_fraction(None, after) is None and runner.cpu_times("garbage") is None
+
+
+def test_each_workload_gets_its_own_compile_cache_folder(monkeypatch):
+    seen = []
+
+    def fake_run_child(args, *, env_extra, **kw):
+        seen.append(env_extra["TORCHINDUCTOR_CACHE_DIR"])
+        return runner.launcher.ChildOutcome(status="failed", error="not run")
+
+    monkeypatch.setattr(runner.launcher, "run_child", fake_run_child)
+    cfg = _config(modes=["compile"], models=["lenet", "resnet18"])
+    env = runner._child_env("pytorch", cfg, {}, "/tmp/inductor")
+    for model in ("lenet", "resnet18"):
+        runner._run_job(runner.Job("pytorch", "compile", model, 8), cfg, env, None, None, 1, 2)
+    assert seen == ["/tmp/inductor/lenet-bs8-auto", "/tmp/inductor/resnet18-bs8-auto"]
+    assert env["TORCHINDUCTOR_CACHE_DIR"] == "/tmp/inductor"  # the shared env is not mutated

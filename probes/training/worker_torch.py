@@ -65,8 +65,8 @@ def cmd_run(args) -> int:
             return 0
         cache_dir = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
         files = common.count_files(cache_dir) if cache_dir else 0
-        # "warm" = the cache folder held kernels before this run (possibly of another model or
-        # batch size: then this compile is still mostly cold; compile_seconds shows it).
+        # "warm" = this workload's cache folder (the runner gives each model/batch/device its own)
+        # held kernels before this run.
         compile_cache = "warm" if files else "cold"
         settings.update(compile_cache=compile_cache, inductor_cache_dir=cache_dir,
                         inductor_cache_files_before=files, cxx=common.cxx_compiler())
