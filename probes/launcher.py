@@ -76,12 +76,25 @@ class Cancel:
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._wakers: list = []
 
     def set(self) -> None:
         self._event.set()
+        for wake in list(self._wakers):
+            wake()
 
     def is_set(self) -> bool:
         return self._event.is_set()
+
+    def add_waker(self, wake: Callable[[], None]) -> None:
+        """Call `wake()` when cancelled (at once if already), so waiters need not poll."""
+        self._wakers.append(wake)
+        if self.is_set():
+            wake()
+
+    def remove_waker(self, wake: Callable[[], None]) -> None:
+        if wake in self._wakers:
+            self._wakers.remove(wake)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -169,24 +182,32 @@ def run_child(
 
             thread = threading.Thread(target=reader, daemon=True)
             thread.start()
+            # Sleep until the child exits, the cancel flag wakes us, or the deadline: no polling,
+            # because on a 2-core host every wake-up of the parent preempts a worker thread.
+            wake = threading.Event()
+            threading.Thread(target=lambda: (proc.wait(), wake.set()), daemon=True).start()
+            if cancel is not None:
+                cancel.add_waker(wake.set)
             deadline = start + timeout
-            while True:
-                try:
-                    proc.wait(timeout=0.05)
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                if cancel is not None and cancel.is_set():
-                    _kill_group(proc)
-                    proc.wait()
-                    outcome.status, outcome.error = "cancelled", "cancelled by the user"
-                    break
-                if time.monotonic() > deadline:
-                    _kill_group(proc)
-                    proc.wait()
-                    outcome.status = "timeout"
-                    outcome.error = f"no result within the {timeout:.0f} s timeout; the process was killed"
-                    break
+            try:
+                while proc.poll() is None:
+                    if cancel is not None and cancel.is_set():
+                        _kill_group(proc)
+                        proc.wait()
+                        outcome.status, outcome.error = "cancelled", "cancelled by the user"
+                        break
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        _kill_group(proc)
+                        proc.wait()
+                        outcome.status = "timeout"
+                        outcome.error = f"no result within the {timeout:.0f} s timeout; the process was killed"
+                        break
+                    wake.wait(timeout=left)
+                    wake.clear()
+            finally:
+                if cancel is not None:
+                    cancel.remove_waker(wake.set)
             # Grandchildren may hold the pipe open: kill the group, then give the reader a moment.
             _kill_group(proc)
             thread.join(timeout=2.0)
