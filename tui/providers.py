@@ -86,20 +86,16 @@ def new_cancel() -> Any:
 
 def make_probe_config(choice: dict) -> Any:
     """A ProbeConfig from the screen's choices; only the fields the model knows are passed on."""
-    try:
-        from probes.probe_models import ProbeConfig
-    except ImportError:
-        return dict(choice)
+    from probes.probe_models import ProbeConfig
+
     known = set(ProbeConfig.model_fields)
     return ProbeConfig.model_validate({k: v for k, v in choice.items() if k in known})
 
 
 def requirements_model() -> Any:
-    """The Requirements model class, or None while that part is missing."""
-    try:
-        from advisor.requirements import Requirements
-    except ImportError:
-        return None
+    """The Requirements model class (the form is generated from it)."""
+    from advisor.requirements import Requirements
+
     return Requirements
 
 

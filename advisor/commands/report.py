@@ -91,11 +91,9 @@ def load_probe_file(path: str) -> Any:
                          "expected the JSON written by `advisor probe --json -o FILE`") from None
     if not isinstance(data, dict) or "runs" not in data:
         raise UsageError(f"{path}: (top level): expected a probe results object with 'runs' (from `advisor probe --json -o FILE`)")
-    try:
-        from probes.probe_models import ProbeSuite
-    except ImportError:
-        return data
     from pydantic import ValidationError
+
+    from probes.probe_models import ProbeSuite
 
     from advisor.requirements import validation_message
 
@@ -124,10 +122,8 @@ def load_scaling_file(path: str) -> Any:
         raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: {SCALING_HINT}") from None
     if not isinstance(data, dict) or data.get("kind") != "scaling":
         raise UsageError(f"{path}: kind: expected \"scaling\" (a probe suite goes to --probes): {SCALING_HINT}")
-    try:
-        from probes.scaling.models import SCHEMA_VERSION, ScalingResult
-    except ImportError:
-        raise UsageError("--scaling: the scaling probe package is not available") from None
+    from probes.scaling.models import SCHEMA_VERSION, ScalingResult
+
     if data.get("schema_version") != SCHEMA_VERSION:
         raise UsageError(f"{path}: schema_version: {data.get('schema_version')!r}, expected {SCHEMA_VERSION!r}: {SCALING_HINT}")
     from pydantic import ValidationError
@@ -140,55 +136,41 @@ def load_scaling_file(path: str) -> Any:
         raise UsageError(validation_message(path, exc)) from None
 
 
-def cached_scaling() -> Any:
+def _from_cache(load, what: str) -> Any:
+    """This host's cached result, or None: an unreadable cache is skipped with a note, not fatal."""
     try:
-        from probes.scaling.store import load_cached_scaling
-    except ImportError:
-        return None
-    try:
-        return load_cached_scaling()
+        return load()
     except Exception as exc:
-        print(f"advisor: ignoring unreadable scaling cache ({exc})", file=sys.stderr)
+        print(f"advisor: ignoring unreadable {what} cache ({exc})", file=sys.stderr)
         return None
+
+
+def cached_scaling() -> Any:
+    from probes.scaling.store import load_cached_scaling
+
+    return _from_cache(load_cached_scaling, "scaling")
 
 
 def collect_host() -> Any:
     """This host, quickly: the check without framework smoke tests; None when it cannot run."""
-    try:
-        from advisor.check import run_check
+    from advisor.check import run_check
 
+    try:
         return run_check(smoke=False, timeout=20.0)
-    except ImportError:
-        pass
     except Exception as exc:  # the check never should raise; a report must not die of it
         print(f"advisor: host check failed ({exc}); continuing without host details", file=sys.stderr)
-        return None
-    try:
-        from probes.host import collect_host as host_only
-
-        return host_only()
-    except Exception:
         return None
 
 
 def cached_probes() -> Any:
-    try:
-        from advisor.cache import load_cached_probes
-    except ImportError:
-        return None
-    try:
-        return load_cached_probes()
-    except Exception as exc:
-        print(f"advisor: ignoring unreadable probe cache ({exc})", file=sys.stderr)
-        return None
+    from advisor.cache import load_cached_probes
+
+    return _from_cache(load_cached_probes, "probe")
 
 
 def run_probes() -> Any:
-    try:
-        from probes.probe_models import ProbeConfig
-        from probes.runner import run_suite
-    except ImportError as exc:
-        raise UsageError(f"--run-probes: the probe runner is not available ({exc})") from None
+    from probes.probe_models import ProbeConfig
+    from probes.runner import run_suite
 
     def progress(event: Any) -> None:
         if getattr(event, "kind", None) == "done":
@@ -215,11 +197,8 @@ def scan_code(req: Any, req_path: str, kb: Any) -> Any:
         return None
     if not code.exists():
         raise UsageError(f"{req_path}: model.code_path: {code} does not exist: expected a folder or .py file of PyTorch code")
-    try:
-        from advisor.scan import scan_path
-    except ImportError:
-        print("advisor: the migration scan is not available; model.code_path ignored", file=sys.stderr)
-        return None
+    from advisor.scan import scan_path
+
     return scan_path(str(code), kb=kb)
 
 

@@ -65,7 +65,7 @@ class RequirementsScreen(AdvisorScreen):
     def __init__(self) -> None:
         super().__init__()
         model = providers.requirements_model()
-        self.specs: list[FieldSpec] = form_spec(model) if model is not None else []
+        self.specs: list[FieldSpec] = form_spec(model)
         self.by_id = {spec.widget_id: spec for spec in self.specs}
         self.optional_sections = {s.key for s in self.specs if s.kind == "section" and not s.required}
         self.touched: set[str] = set()  # fields the user changed: host defaults leave them alone
