@@ -204,16 +204,18 @@ def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: b
     threads: list[threading.Thread] = []
     lock = threading.Lock()
     deadline = time.monotonic() + timeout
-    not_needed = threading.Event()  # set when MindSpore's own conv turned out fast: stop the rerun
+    # Set when MindSpore's own conv turned out fast (the rerun is moot) or the caller cancels. A real
+    # launcher Cancel: the launcher sleeps on its wakers rather than polling is_set().
+    from probes.launcher import Cancel
 
-    class _ConfirmCancel:  # the launcher only asks is_set()
-        def is_set(self) -> bool:
-            return not_needed.is_set() or (cancel is not None and cancel.is_set())
+    not_needed = Cancel()
+    if cancel is not None:
+        cancel.add_waker(not_needed.set)
 
     def confirm(check: dict) -> None:
         remaining = max(5.0, deadline - time.monotonic())
         smoke, _ = run_smoke("mindspore", remaining, env_extra=ONEDNN_CAP, extra_args=("--conv-only",),
-                             cancel=_ConfirmCancel())
+                             cancel=not_needed)
         with lock:
             results["_onednn_confirm"] = {"smoke": smoke, "payload": {}}
 
@@ -258,6 +260,8 @@ def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: b
         if not pending:
             break
         pending[0].join(timeout=0.05)
+    if cancel is not None:
+        cancel.remove_waker(not_needed.set)
     confirm_result = results.pop("_onednn_confirm", None)
     ms = results.get("mindspore")
     if confirm_result and ms and ms["smoke"].conv_check and ms["smoke"].conv_check.slow:

@@ -1,0 +1,34 @@
+"""QA regressions found by exercising the CLI as a new user would (fast; no real probes)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_avx2_rerun_cancel_works_with_the_real_launcher(monkeypatch):
+    """`advisor check` said 'could not confirm the fix ('_ConfirmCancel' object has no attribute
+    'add_waker')': the rerun's cancel must be something the real launcher can wait on."""
+    import probes.frameworks as frameworks
+    from probes import launcher
+    from probes.check_models import ConvCheck, FrameworkInfo, SmokeResult
+
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
+    slow = {"shape": "s", "conv_ms": 100.0, "gemm_ms": 5.0, "ratio": 20.0, "slow": True}
+
+    def fake_run_smoke(name, timeout, env_extra=None, on_message=None, extra_args=(), cancel=None):
+        if "--conv-only" in extra_args:  # the rerun: a real (trivial) child under the given cancel
+            outcome = launcher.run_child(["-c", "pass"], timeout=20, cancel=cancel)
+            assert outcome.returncode == 0, outcome.error
+            fast = {**slow, "conv_ms": 8.0, "ratio": 1.6, "slow": False}
+            return SmokeResult(status="ok", ok=True, conv_check=ConvCheck(**fast)), {}
+        on_message({"kind": "progress", "stage": "conv", **slow})
+        return SmokeResult(status="ok", ok=True, seconds=0.1, conv_check=ConvCheck(**slow)), {}
+
+    monkeypatch.setattr(frameworks, "run_smoke", fake_run_smoke)
+    cancel = launcher.Cancel()
+    results = frameworks.smoke_all([FrameworkInfo(name="mindspore", installed=True)], timeout=30,
+                                   cancel=cancel)
+    check = results["mindspore"]["smoke"].conv_check
+    assert check.capped_error is None
+    assert check.capped_conv_ms == 8.0 and check.capped_ratio == 1.6
+    assert not cancel._wakers  # the caller's cancel is left as it was given
