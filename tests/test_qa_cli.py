@@ -32,3 +32,24 @@ def test_avx2_rerun_cancel_works_with_the_real_launcher(monkeypatch):
     assert check.capped_error is None
     assert check.capped_conv_ms == 8.0 and check.capped_ratio == 1.6
     assert not cancel._wakers  # the caller's cancel is left as it was given
+
+
+def _advisor(argv, capsys):
+    from advisor.cli import main
+
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--scaling-repeat", "0"], "--scaling-repeat:"),
+    (["--repeat", "30"], "--repeat:"),
+])
+def test_scaling_repeat_error_names_the_flag_given(argv, flag, capsys, tmp_path):
+    """`--scaling --scaling-repeat 0` blamed --repeat, a flag the user never typed."""
+    out_file = tmp_path / "s.json"
+    code, out, err = _advisor(["probe", "--scaling", *argv, "-o", str(out_file)], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"advisor: error: {flag}"), err
+    assert not out_file.exists()

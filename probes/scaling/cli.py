@@ -92,12 +92,13 @@ def config_from_args(args) -> ScalingConfig:
     if models is None or ("models" in given and models == given["models"] and given["models"] != "lenet"):
         models = "lenet"
     repeat = getattr(args, "scaling_repeat", None)
+    repeat_flag = "--scaling-repeat" if repeat is not None else "--repeat"  # name the flag the user gave
     if repeat is None:
         repeat = getattr(args, "repeat", 3)
         if "repeat" in given and repeat == given["repeat"] and given["repeat"] != 3:
             repeat = 3
     if not 1 <= int(repeat) <= 20:
-        raise UsageError("--repeat: expected 1 to 20 repetitions")
+        raise UsageError(f"{repeat_flag}: expected 1 to 20 repetitions, got {repeat}")
     if getattr(args, "batch_size", 32) < 1:
         raise UsageError("--batch-size: expected a positive integer")
     threads = getattr(args, "threads", None)
