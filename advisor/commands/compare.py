@@ -44,12 +44,19 @@ def load_report(path: str) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}") from None
+        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: "
+                         "expected a JSON report from `advisor report --json`") from None
     if not isinstance(data, dict):
         raise UsageError(f"{path}: (top level): expected a report object")
     for key in ("schema_version", "recommendation", "scores"):
         if key not in data:
             raise UsageError(f"{path}: {key}: required field is missing: expected a report from `advisor report --json`")
+    # The verdict line reads these directly: a hand-edited or foreign document must fail as bad input.
+    if not isinstance(data["recommendation"], dict) or not isinstance(data["recommendation"].get("workflow"), str):
+        raise UsageError(f"{path}: recommendation: expected an object with a 'workflow' string: "
+                         "expected a report from `advisor report --json`")
+    if not isinstance(data["scores"], list):
+        raise UsageError(f"{path}: scores: expected a list of workflow scores: expected a report from `advisor report --json`")
     return data
 
 

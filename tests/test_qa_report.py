@@ -1,0 +1,56 @@
+"""QA regressions for report, compare, requirements, scoring and renderers: each test pins one bug
+found by exercising the CLI as a new user would (bad input that crashed, notes that did not add up)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from advisor.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(autouse=True)
+def no_probe_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    import probes.runner
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a QA test ran the probes")
+
+    monkeypatch.setattr(probes.runner, "run_suite", refuse)
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def report_doc():
+    """One real report (JSON) built without the CLI's host check, shared by the compare tests."""
+    from advisor.report import build_report
+    from advisor.requirements import load_requirements
+    import knowledge
+
+    req = load_requirements(EXAMPLES / "ascend-production.yaml")
+    return json.loads(build_report(req, kb=knowledge.load(), created_at="2026-01-01T00:00:00Z").model_dump_json())
+
+
+@pytest.mark.parametrize("field, value", [("recommendation", 5), ("recommendation", {"x": 1}), ("scores", {"a": 1})])
+def test_compare_rejects_a_malformed_report_as_bad_input(tmp_path, capsys, report_doc, field, value):
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(report_doc))
+    bad = dict(report_doc, **{field: value})
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(bad))
+    out_file = tmp_path / "diff.txt"
+    code, out, err = run_cli(capsys, "compare", old, new, "-o", out_file)
+    assert code == 2, err
+    assert err.count("\n") == 1 and f"{new}: {field}: expected" in err and "Traceback" not in err
+    assert not out_file.exists() and out == ""
