@@ -53,3 +53,29 @@ def test_scaling_repeat_error_names_the_flag_given(argv, flag, capsys, tmp_path)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"advisor: error: {flag}"), err
     assert not out_file.exists()
+
+
+@pytest.mark.parametrize("name, content, reason", [
+    ("blob.py", b"\x00\x01\x02binary", "binary file"),
+    ("broken.py", b"def f(:\n    pass\n", "does not parse: invalid syntax (line 1)"),
+])
+def test_scan_of_one_unreadable_file_is_bad_input(name, content, reason, capsys, tmp_path):
+    """`advisor scan blob.py` printed 'Effort: 0-0 h, Risk: low, Route: manual rewrite' and exit 0
+    for a named file it could not read at all."""
+    target = tmp_path / name
+    target.write_bytes(content)
+    out_file = tmp_path / "scan.json"
+    code, out, err = _advisor(["scan", str(target), "--json", "-o", str(out_file)], capsys)
+    assert code == 2 and out == "" and not out_file.exists()
+    assert err.count("\n") == 1 and name in err and reason in err, err
+
+
+def test_scan_of_a_folder_with_a_broken_file_still_reports(capsys, tmp_path):
+    (tmp_path / "ok.py").write_text("import torch\nx = torch.zeros(3)\n")
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    code, out, err = _advisor(["scan", str(tmp_path), "--json"], capsys)
+    import json
+
+    doc = json.loads(out)
+    assert code == 0 and doc["python_files"] == 1
+    assert [s["file"] for s in doc["skipped"]] == ["broken.py"]

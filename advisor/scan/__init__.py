@@ -131,6 +131,9 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
         for line, message in findings:
             raw.append(detect.RawHazard("custom_extension", line, message, False, None, src.rel))
 
+    if given.is_file() and not parsed and not found.native and skipped:
+        # One named file and nothing in it could be read: that is bad input, not a zero-hour estimate.
+        raise UsageError(f"{path}: {skipped[0].reason} (scan expects a folder of Python code or a .py file)")
     apis, unmapped = estimate.classify_apis(uses, kb)
     raw.extend(_kb_flagged(apis, uses, index, raw))
     raw.sort(key=lambda h: (h.file, h.cell or 0, h.line, h.kind))
