@@ -79,3 +79,13 @@ def test_scan_of_a_folder_with_a_broken_file_still_reports(capsys, tmp_path):
     doc = json.loads(out)
     assert code == 0 and doc["python_files"] == 1
     assert [s["file"] for s in doc["skipped"]] == ["broken.py"]
+
+
+def test_scan_without_pytorch_code_does_not_claim_standard_layers(capsys, tmp_path):
+    """A folder without PyTorch code was 'a small code base of standard layers with one-to-one
+    mappings' and 'every API has an equivalent'."""
+    (tmp_path / "util.py").write_text("import os\nprint(os.getcwd())\n")
+    code, out, err = _advisor(["scan", str(tmp_path)], capsys)
+    assert code == 0, err
+    assert "standard layers" not in out and "every API has an equivalent" not in out
+    assert "no PyTorch code found" in out

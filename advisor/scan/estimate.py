@@ -261,6 +261,9 @@ def _hard_missing(api: ApiUse) -> bool:
     return api.mapping == "none" and api.effort_hours[1] > 1.0
 
 
+NOTHING_FOUND = "no PyTorch code found: nothing to migrate"
+
+
 def judge_risk(
     summary: list[HazardSummary],
     apis: list[ApiUse],
@@ -287,6 +290,8 @@ def judge_risk(
         reasons.append(("medium", f"{len(unmapped)} of {distinct} APIs are not in the knowledge base: the estimate is rougher"))
     if unparsed:
         reasons.append(("medium", f"{unparsed} Python file(s) could not be parsed and were not estimated"))
+    if not reasons and not summary and not distinct:
+        return "low", [NOTHING_FOUND]
     if not reasons:
         return "low", ["no hazard above low, every API has an equivalent, small effort"]
     worst = max(ORDER[level] for level, _ in reasons)
@@ -319,7 +324,9 @@ def choose_route(
     differ = sum(1 for a in apis if a.mapping != "same")
     missing = sum(1 for a in apis if _hard_missing(a))
     distinct = len(apis) + len(unmapped)
-    if "custom_extension" in kinds:
+    if not kinds and not distinct:
+        route, why = "manual rewrite", NOTHING_FOUND
+    elif "custom_extension" in kinds:
         route = "manual rewrite"
         why = "custom C++/CUDA operators neither export to ONNX nor run under an adapter: they must be rewritten (ops.Custom) together with the code around them"
     elif "tensor_control_flow" in kinds:
