@@ -418,12 +418,15 @@ def _compliance(wf: str, req: Requirements) -> tuple[float, list[Evidence], str]
     fw = 1.0 if framework_for(wf) == "mindspore" else 0.0
     dep = sum(1 for t in req.deployment.targets if t != "nvidia-server") / len(req.deployment.targets)
     score = 100 * (0.4 * hw + 0.3 * fw + 0.3 * dep)
-    if wf == "hybrid":
+    note = f"hardware {hw:.1f} x0.4 + domestic framework {fw:.0f} x0.3 + non-NVIDIA deployment {dep:.2f} x0.3"
+    # Every deduction is named in the note, so the score can be recomputed from what the report says.
+    if wf == "hybrid" and HYBRID_COMPLIANCE_PENALTY[level]:
         score -= HYBRID_COMPLIANCE_PENALTY[level]
+        note += f"; -{HYBRID_COMPLIANCE_PENALTY[level]:g} for the PyTorch prototype stage"
     if level == "required" and score < 100:
         score -= 10
+        note += "; -10 as substitution is required but not fully met"
     ev.append(_req_ev("hardware.training_target", target, f"production training on {target}"))
-    note = f"hardware {hw:.1f} x0.4 + domestic framework {fw:.0f} x0.3 + non-NVIDIA deployment {dep:.2f} x0.3"
     return _clamp(score), ev, note
 
 

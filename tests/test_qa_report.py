@@ -54,3 +54,20 @@ def test_compare_rejects_a_malformed_report_as_bad_input(tmp_path, capsys, repor
     assert code == 2, err
     assert err.count("\n") == 1 and f"{new}: {field}: expected" in err and "Traceback" not in err
     assert not out_file.exists() and out == ""
+
+
+@pytest.mark.parametrize("example", ["ascend-production", "prototype-then-ascend"])
+def test_compliance_note_names_every_deduction(example):
+    """The note's terms must add up to the score a reviewer sees (hybrid 95 read as 100 before)."""
+    import re
+
+    from advisor.scoring import score
+    from advisor.requirements import load_requirements
+    import knowledge
+
+    card = score(load_requirements(EXAMPLES / f"{example}.yaml"), None, [], knowledge.load(), None)
+    for wf in card.scores:
+        c = next(c for c in wf.criteria if c.name == "compliance")
+        hw, fw, dep = (float(x) for x in re.findall(r"(\d+(?:\.\d+)?) x0\.[34]", c.note))
+        total = 100 * (0.4 * hw + 0.3 * fw + 0.3 * dep) - sum(float(x) for x in re.findall(r"; -(\d+(?:\.\d+)?) ", c.note))
+        assert c.score == pytest.approx(max(0.0, total)), (wf.workflow, c.note)
