@@ -43,7 +43,10 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}: entry '{self.entry}': field '{self.field}': {self.message}"
+        # File-level problems (bad YAML, unknown section) have no entry or field: '-' is not shown.
+        where = "".join(f": {name} '{value}'" for name, value in (("entry", self.entry), ("field", self.field))
+                        if value != "-")
+        return f"{self.file}{where}: {self.message}"
 
     def as_dict(self) -> dict[str, str]:
         return {"file": self.file, "entry": self.entry, "field": self.field, "message": self.message}

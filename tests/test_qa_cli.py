@@ -89,3 +89,13 @@ def test_scan_without_pytorch_code_does_not_claim_standard_layers(capsys, tmp_pa
     assert code == 0, err
     assert "standard layers" not in out and "every API has an equivalent" not in out
     assert "no PyTorch code found" in out
+
+
+def test_kb_file_level_problem_has_no_placeholder_entry_or_field(capsys, tmp_path):
+    """A YAML syntax error read "x.yaml: entry '-': field '-': not valid YAML ..."."""
+    (tmp_path / "broken.yaml").write_text("costs: [ {id: x, usd: {value: 1\n")
+    code, out, err = _advisor(["kb", "list", "costs", "--kb", str(tmp_path)], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "broken.yaml: not valid YAML" in err and "'-'" not in err, err
+    code, out, err = _advisor(["kb", "validate", str(tmp_path)], capsys)
+    assert code == 1 and "broken.yaml: not valid YAML" in out and "'-'" not in out
