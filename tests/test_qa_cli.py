@@ -99,3 +99,9 @@ def test_kb_file_level_problem_has_no_placeholder_entry_or_field(capsys, tmp_pat
     assert err.count("\n") == 1 and "broken.yaml: not valid YAML" in err and "'-'" not in err, err
     code, out, err = _advisor(["kb", "validate", str(tmp_path)], capsys)
     assert code == 1 and "broken.yaml: not valid YAML" in out and "'-'" not in out
+
+
+def test_kb_without_action_is_one_line_on_stderr(capsys):
+    code, out, err = _advisor(["kb"], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "list, show or validate" in err

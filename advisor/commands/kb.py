@@ -47,8 +47,8 @@ def register(subparsers: Any) -> None:
 
 
 def _no_action(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
+    # Bad usage is one line on stderr (the help went to stdout, where scripts read results).
+    raise UsageError("kb: expected an action: list, show or validate (see `advisor kb --help`)")
 
 
 def _load(args: argparse.Namespace) -> Any:
