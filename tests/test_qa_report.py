@@ -71,3 +71,24 @@ def test_compliance_note_names_every_deduction(example):
         hw, fw, dep = (float(x) for x in re.findall(r"(\d+(?:\.\d+)?) x0\.[34]", c.note))
         total = 100 * (0.4 * hw + 0.3 * fw + 0.3 * dep) - sum(float(x) for x in re.findall(r"; -(\d+(?:\.\d+)?) ", c.note))
         assert c.score == pytest.approx(max(0.0, total)), (wf.workflow, c.note)
+
+
+SKIPPED_PARITY = {"model": "lenet", "ok": False, "status": "unavailable", "max_abs_diff": None, "checks": [],
+                  "error": "parity needs both PyTorch and MindSpore installed and requested", "likely_cause": None}
+
+
+def test_markdown_parity_not_compared_is_not_a_mismatch():
+    from advisor.render.markdown import parity_text
+
+    assert parity_text(SKIPPED_PARITY).startswith("not compared (unavailable): parity needs both")
+    real = {"model": "lenet", "ok": True, "status": "ok", "max_abs_diff": 2.9802322387695312e-08,
+            "checks": [{"name": "logits", "metric": "max_abs", "value": 3e-8, "tolerance": 1e-4, "ok": True}]}
+    assert parity_text(real) == "max abs diff 3.0e-08 (ok)"
+    assert "MISMATCH" in parity_text(dict(real, ok=False))
+
+
+def test_tui_parity_not_compared_is_not_a_mismatch():
+    from tui.screens.probes import parity_text
+
+    text = parity_text([SKIPPED_PARITY]).plain
+    assert "MISMATCH" not in text and "not compared (unavailable)" in text

@@ -136,9 +136,18 @@ def _runs(report: Any) -> list[str]:
     if report.probes.parity:
         out.append("")
     for p in report.probes.parity:
-        ok = p.get("ok")
-        out.append(f"- parity {p.get('model', '?')}: max abs diff {p.get('max_abs_diff', '-')} ({'ok' if ok else 'MISMATCH' if ok is False else '?'})")
+        out.append(f"- parity {p.get('model', '?')}: {parity_text(p)}")
     return out
+
+
+def parity_text(p: dict) -> str:
+    """A parity entry: a comparison that never ran (skipped, unavailable, a worker failed) is not a mismatch."""
+    if p.get("status") not in (None, "ok") and not p.get("checks"):
+        return f"not compared ({p.get('status')})" + (f": {p['error']}" if p.get("error") else "")
+    diff = p.get("max_abs_diff")
+    text = f"max abs diff {diff:.1e}" if isinstance(diff, (int, float)) else "max abs diff -"
+    verdict = "ok" if p.get("ok") else ("MISMATCH" if p.get("ok") is False else "?")
+    return f"{text} ({verdict})" + (f": {p['likely_cause']}" if verdict == "MISMATCH" and p.get("likely_cause") else "")
 
 
 def _chart(report: Any) -> list[str]:

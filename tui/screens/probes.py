@@ -326,6 +326,14 @@ def parity_text(parity: list) -> Text:
     for item in parity:
         ok = get(item, "ok")
         out.append(f"{get(item, 'model', default='?')}: ")
+        status = get(item, "status", default="ok")
+        if status not in (None, "ok") and not get(item, "checks"):
+            # skipped / unavailable / a worker failed: nothing was compared, so nothing mismatched
+            out.append(f"not compared ({status})", style="yellow")
+            if get(item, "error"):
+                out.append(f" {get(item, 'error')}", style="dim")
+            out.append("   ")
+            continue
         out.append("ok" if ok else "MISMATCH", style="green" if ok else "bold red")
         diff = get(item, "max_abs_diff")
         if diff is not None:
