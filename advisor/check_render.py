@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 
 from tabulate import tabulate
@@ -40,7 +41,34 @@ def compact_devices(devices: list[str]) -> str:
     return ", ".join(parts) or "-"
 
 
-def render_table(report: CheckReport) -> str:
+def output_width() -> int:
+    """The terminal's width (100 when not a terminal, e.g. -o FILE or a pipe), within 60-160."""
+    return max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
+
+
+def _findings(report: CheckReport, width: int) -> str:
+    """A grid when finding and fix columns get room enough to read, else one block per finding."""
+    marks = [_MARK[f.severity] for f in report.findings]
+    code_w = max(len(f.code) for f in report.findings)
+    room = width - 13 - max(len(m) for m in marks) - code_w  # 13: the grid's borders and padding
+    if room >= 70:
+        msg_w = room * 4 // 7
+        rows = [(m, f.code, _wrap(f.message, msg_w), _wrap(f.fix or "-", room - msg_w))
+                for m, f in zip(marks, report.findings)]
+        return tabulate(rows, headers=["", "code", "finding", "fix"], tablefmt="simple_grid")
+    blocks = []
+    for m, f in zip(marks, report.findings):
+        lines = [f"{m:<5} {f.code}", textwrap.indent(_wrap(f.message, width - 6), " " * 6)]
+        if f.fix:
+            lines.append(textwrap.fill(f.fix, width, initial_indent=" " * 6 + "fix: ",
+                                       subsequent_indent=" " * 11))
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
+
+
+def render_table(report: CheckReport, width: int | None = None) -> str:
+    """The summary, wrapped to `width` columns (default: the terminal's, see output_width)."""
+    width = width or output_width()
     h = report.host
     cpu, mem = h.cpu, h.memory
     out = []
@@ -61,6 +89,7 @@ def render_table(report: CheckReport) -> str:
         ("Disk (cache)", f"{_mb(h.disk.free_mb)} free at {h.disk.path}" if h.disk else "-"),
         ("Container", (h.container.kind or "yes") + f" ({'; '.join(h.container.hints)})" if h.container.detected else "no"),
     ]
+    rows = [(k, _wrap(v, max(30, width - 16))) for k, v in rows]  # 16: the label column
     out.append("Host\n" + tabulate(rows, tablefmt="simple"))
 
     if report.accelerators:
@@ -79,7 +108,7 @@ def render_table(report: CheckReport) -> str:
                  + (f", driver {asc.driver_version}" if asc.driver_version else "")
                  + (f", CANN {asc.cann.version}" if asc.cann.version else "")
                  + (f" ({asc.reason})" if asc.reason else ""))
-    out.append("\n".join(notes))
+    out.append("\n".join(textwrap.fill(n, width, subsequent_indent="  ") for n in notes))
 
     fw_rows = []
     for fw in report.frameworks:
@@ -93,12 +122,11 @@ def render_table(report: CheckReport) -> str:
         else:
             smoke = f"{s.status.upper()}: {s.error or ''}"
         fw_rows.append((fw.name, fw.version if fw.installed else "not installed", fw.build or "-",
-                        compact_devices(fw.devices), _wrap(smoke, 50)))
+                        compact_devices(fw.devices), _wrap(smoke, max(24, width - 56))))
     out.append("Frameworks\n" + tabulate(fw_rows, headers=["framework", "version", "build", "devices", "smoke test"]))
 
     if report.findings:
-        f_rows = [(_MARK[f.severity], f.code, _wrap(f.message, 60), _wrap(f.fix or "-", 45)) for f in report.findings]
-        out.append("Findings\n" + tabulate(f_rows, headers=["", "code", "finding", "fix"], tablefmt="simple_grid"))
+        out.append("Findings\n" + _findings(report, width))
     else:
         out.append("Findings: none")
     out.append(f"Verdict: {report.verdict.upper()}  ({report.seconds:.1f} s)")

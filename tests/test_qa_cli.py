@@ -105,3 +105,21 @@ def test_kb_without_action_is_one_line_on_stderr(capsys):
     code, out, err = _advisor(["kb"], capsys)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "list, show or validate" in err
+
+
+def test_check_table_fits_80_columns():
+    """The findings grid was ~150 columns wide whatever the terminal: unreadable at 80."""
+    from advisor.check import run_check
+    from advisor.check_render import render_table
+    from probes.check_models import Finding
+
+    report = run_check(smoke=False, use_kb=False)
+    report.findings.append(Finding(
+        severity="warning", code="mindspore_onednn_reference_conv",
+        message="MindSpore convolutions fall back to oneDNN reference kernels on this CPU: " * 3,
+        fix="set ONEDNN_MAX_CPU_ISA=AVX2 in the environment of MindSpore processes only " * 2))
+    narrow = render_table(report, width=80)
+    assert max(len(line) for line in narrow.splitlines()) <= 80, narrow
+    assert "WARN  mindspore_onednn_reference_conv" in narrow and "fix: set ONEDNN_MAX_CPU_ISA" in narrow
+    wide = render_table(report, width=160)
+    assert max(len(line) for line in wide.splitlines()) <= 160 and "┌" in wide  # room for the grid
