@@ -8,6 +8,7 @@ Renderers live in advisor.render; the JSON Schema is generated from `Report` (ad
 from __future__ import annotations
 
 import datetime as _dt
+from collections import Counter
 from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -172,6 +173,10 @@ def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> O
         return "no probe results: performance and cost come from the knowledge base (run `advisor probe` or pass --probes FILE)"
     kinds = sorted({r.hardware for r in runs if r.status == "ok"})
     targets = sorted({p.target for p in card.projections})
+    if not kinds:
+        statuses = ", ".join(f"{n} {s}" for s, n in sorted(Counter(r.status for r in runs).items()))
+        return (f"no probe run succeeded ({statuses}): performance and cost come from the knowledge base "
+                "(see each run's error; `advisor check` says what this host lacks)")
     if not set(kinds) & set(targets):
         return (f"probes ran on {', '.join(kinds) or 'no hardware'}, the training target is {', '.join(targets)}: "
                 "the runs are shown for comparison but do not enter the performance score")

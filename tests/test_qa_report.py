@@ -92,3 +92,20 @@ def test_tui_parity_not_compared_is_not_a_mismatch():
 
     text = parity_text([SKIPPED_PARITY]).plain
     assert "MISMATCH" not in text and "not compared (unavailable)" in text
+
+
+def test_probe_note_when_no_run_succeeded():
+    """'probes ran on no hardware' was the note when every run was unavailable."""
+    from advisor.report import build_report
+    from advisor.requirements import load_requirements
+    from probes.probe_models import ProbeSuite
+    import knowledge
+
+    suite = ProbeSuite.model_validate({
+        "schema_version": "1.0", "created": "2026-11-30T15:29:25+00:00", "host": {"cpu_model": "AMD EPYC"},
+        "runs": [{"id": "pytorch-eager-lenet-bs32", "framework": "pytorch", "mode": "eager", "model": "lenet",
+                  "batch_size": 32, "device": "npu", "status": "unavailable",
+                  "error": "pytorch cannot use an Ascend NPU on this host"}]})
+    report = build_report(load_requirements(EXAMPLES / "ascend-production.yaml"), probes=suite, kb=knowledge.load())
+    assert report.probes.note.startswith("no probe run succeeded (1 unavailable)")
+    assert "no hardware" not in report.probes.note
