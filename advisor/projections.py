@@ -235,7 +235,7 @@ def resolve_accelerator(req: Requirements, target: str, kb: Any) -> tuple[Option
     refs = {a.id: sum(1 for r in kb.references if r.accelerator == a.id) for a in candidates}
     chosen = max(candidates, key=lambda a: (refs[a.id], a.year or 0, a.id))
     why = (
-        f"'{req.hardware.accelerator}' is not a {target} accelerator"
+        f"'{req.hardware.accelerator}' is not {'an' if target[0] in 'aeiou' else 'a'} {target} accelerator"
         if named is not None
         else ("no hardware.accelerator given" if not req.hardware.accelerator else f"'{req.hardware.accelerator}' is not in the knowledge base")
     )

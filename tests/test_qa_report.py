@@ -109,3 +109,41 @@ def test_probe_note_when_no_run_succeeded():
     report = build_report(load_requirements(EXAMPLES / "ascend-production.yaml"), probes=suite, kb=knowledge.load())
     assert report.probes.note.startswith("no probe run succeeded (1 unavailable)")
     assert "no hardware" not in report.probes.note
+
+
+def _req_with(tmp_path, old: str, new: str) -> Path:
+    text = (EXAMPLES / "prototype-then-ascend.yaml").read_text()
+    assert old in text
+    path = tmp_path / "req.yaml"
+    path.write_text(text.replace(old, new))
+    return path
+
+
+def test_accelerator_of_another_kind_than_the_training_target_is_bad_input(tmp_path, capsys):
+    """An A100 with training_target ascend was silently replaced by an assumed Ascend 910 before."""
+    req = _req_with(tmp_path, "accelerator: Ascend 910B", "accelerator: A100 80GB")
+    out_file = tmp_path / "r.json"
+    code, out, err = run_cli(capsys, "report", req, "--no-cache", "-o", out_file)
+    assert code == 2 and not out_file.exists() and out == ""
+    assert err.count("\n") == 1
+    assert f"{req}: hardware.accelerator: 'A100 80GB' is an NVIDIA accelerator but hardware.training_target is ascend" in err
+    assert "ascend-910b" in err
+
+
+def test_scaling_file_given_to_probes_says_to_use_scaling(tmp_path, capsys):
+    scaling = ROOT / "tests" / "fixtures" / "scaling" / "scaling-2vcpu-lenet.json"
+    code, out, err = run_cli(capsys, "report", EXAMPLES / "prototype-then-ascend.yaml", "--probes", scaling)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "pass it with --scaling FILE" in err
+
+
+def test_bad_scaling_file_is_the_only_stderr_line_even_with_a_cache(tmp_path, capsys, monkeypatch):
+    """The cache note used to be printed before the --scaling error."""
+    import advisor.commands.report as cmd
+
+    monkeypatch.setattr(cmd, "cached_probes", lambda: type("Suite", (), {"created": "2026-11-30"})())
+    bad = tmp_path / "s.json"
+    bad.write_text("{}")
+    code, out, err = run_cli(capsys, "report", EXAMPLES / "prototype-then-ascend.yaml", "--scaling", bad)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("advisor: error: ") and "kind" in err

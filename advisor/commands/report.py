@@ -67,10 +67,22 @@ def load_kb(extra_dirs: list[str]) -> Any:
 
 def check_accelerator(req: Any, path: str, kb: Any) -> None:
     name = req.hardware.accelerator
-    if kb is None or not name or kb.find_accelerator(name) is not None:
+    if kb is None or not name:
         return
-    known = ", ".join(sorted(a.id for a in kb.accelerators))
-    raise UsageError(f"{path}: hardware.accelerator: {name!r} is not in the knowledge base: expected one of {known}")
+    acc = kb.find_accelerator(name)
+    if acc is None:
+        known = ", ".join(sorted(a.id for a in kb.accelerators))
+        raise UsageError(f"{path}: hardware.accelerator: {name!r} is not in the knowledge base: expected one of {known}")
+    # A named accelerator of another kind than the training target would be silently replaced by an
+    # assumed one in the projections: the file contradicts itself, so say which two fields disagree.
+    from advisor.projections import _VENDOR_OF_TARGET
+
+    target = req.hardware.training_target
+    if target in _VENDOR_OF_TARGET and acc.vendor != _VENDOR_OF_TARGET[target]:
+        fits = ", ".join(sorted(a.id for a in kb.accelerators if a.vendor == _VENDOR_OF_TARGET[target]))
+        kind = {"nvidia": "an NVIDIA", "huawei": "a Huawei Ascend", "generic": "a CPU"}.get(acc.vendor, f"a {acc.vendor}")
+        raise UsageError(f"{path}: hardware.accelerator: {name!r} is {kind} accelerator but hardware.training_target "
+                         f"is {target}: expected one of {fits} (or change training_target)")
 
 
 def load_probe_file(path: str) -> Any:
@@ -89,6 +101,9 @@ def load_probe_file(path: str) -> Any:
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: "
                          "expected the JSON written by `advisor probe --json -o FILE`") from None
+    if isinstance(data, dict) and data.get("kind") == "scaling":
+        raise UsageError(f"{path}: kind: this is a scaling probe result: pass it with --scaling FILE "
+                         "(--probes expects the JSON written by `advisor probe --json -o FILE`)")
     if not isinstance(data, dict) or "runs" not in data:
         raise UsageError(f"{path}: (top level): expected a probe results object with 'runs' (from `advisor probe --json -o FILE`)")
     from pydantic import ValidationError
@@ -210,6 +225,7 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     kb = load_kb(args.kb)
     check_accelerator(req, args.requirements, kb)
     suites = [load_probe_file(p) for p in args.probes]
+    scaling_from_file = load_scaling_file(args.scaling) if args.scaling else None
     source = "files" if suites else "none"
     if args.run_probes:
         suites.append(run_probes())
@@ -223,7 +239,7 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
             source = "cache" if not args.probes else "files"
     scaling, scaling_source = None, "none"
     if args.scaling:
-        scaling, scaling_source = load_scaling_file(args.scaling), "file"
+        scaling, scaling_source = scaling_from_file, "file"
     elif not args.no_cache:
         scaling = cached_scaling()
         if scaling is not None:
