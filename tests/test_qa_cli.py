@@ -123,3 +123,22 @@ def test_check_table_fits_80_columns():
     assert "WARN  mindspore_onednn_reference_conv" in narrow and "fix: set ONEDNN_MAX_CPU_ISA" in narrow
     wide = render_table(report, width=160)
     assert max(len(line) for line in wide.splitlines()) <= 160 and "┌" in wide  # room for the grid
+
+
+@pytest.mark.parametrize("scaling", [[], ["--scaling", "--ranks", "1"]])
+@pytest.mark.parametrize("bad", ["missing/p.json", "."])
+def test_probe_refuses_a_bad_output_before_measuring(scaling, bad, capsys, tmp_path, monkeypatch):
+    """`advisor probe -o missing/p.json` measured for minutes, then failed to write (a folder as -o
+    was an internal error)."""
+    import probes.runner
+    import probes.scaling.runner
+
+    def must_not_run(*a, **k):
+        raise AssertionError("measured before checking -o")
+
+    monkeypatch.setattr(probes.runner, "run_suite", must_not_run)
+    monkeypatch.setattr(probes.scaling.runner, "run_scaling", must_not_run)
+    code, out, err = _advisor(["probe", *scaling, "--models", "lenet", "--budget", "1",
+                               "-o", str(tmp_path / bad)], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("advisor: error: "), err

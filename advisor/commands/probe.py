@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from pathlib import Path
 from typing import Optional
 
 from advisor.errors import UsageError
@@ -202,7 +203,19 @@ def emit_result(doc, text: str, args) -> None:
         emit(to_json(doc) if args.json else text, None)
 
 
+def check_output(path) -> None:
+    """Refuse a bad -o before measuring: the probes take minutes, the write failed only after them."""
+    if not path:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{target}: is a folder; -o expects a file name")
+    if not target.parent.is_dir():
+        raise UsageError(f"{target}: output folder {target.parent} does not exist")
+
+
 def handle(args) -> int:
+    check_output(getattr(args, "output", None))
     if getattr(args, "scaling", False):
         from probes.scaling import cli as scaling_cli
 
