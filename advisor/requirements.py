@@ -8,6 +8,7 @@ strict about types, so a typo or a quoted number is reported rather than silentl
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal, Optional
 
@@ -164,6 +165,10 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+# YAML 1.1 (PyYAML) reads `1e3` and `5e5` as strings: a user writing a number in exponent form got
+# "expected a valid number (got str '1e3')". Read them as floats, as YAML 1.2 and JSON do.
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
 
 
 def _where(exc: yaml.YAMLError) -> str:

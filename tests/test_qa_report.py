@@ -147,3 +147,17 @@ def test_bad_scaling_file_is_the_only_stderr_line_even_with_a_cache(tmp_path, ca
     code, out, err = run_cli(capsys, "report", EXAMPLES / "prototype-then-ascend.yaml", "--scaling", bad)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("advisor: error: ") and "kind" in err
+
+
+def test_exponent_numbers_in_yaml_are_numbers(tmp_path):
+    """PyYAML reads `1e3` as a string; a requirements file must take it as 1000."""
+    from advisor.requirements import load_requirements
+    from advisor.errors import UsageError
+
+    req = load_requirements(_req_with(tmp_path, "parameters_millions: 11.7", "parameters_millions: 1.17e1"))
+    assert req.model.parameters_millions == pytest.approx(11.7)
+    req = load_requirements(_req_with(tmp_path, "parameters_millions: 11.7", "parameters_millions: 1e3"))
+    assert req.model.parameters_millions == 1000.0
+    with pytest.raises(UsageError, match=r"workload.dataset_samples: expected a valid integer \(got float 500000.0\)"):
+        load_requirements(_req_with(tmp_path, "dataset_samples: 500000", "dataset_samples: 5e5"))
+    assert load_requirements(_req_with(tmp_path, "name: Retail shelf recognition", "name: v1e3")).name == "v1e3"
