@@ -161,3 +161,12 @@ def test_exponent_numbers_in_yaml_are_numbers(tmp_path):
     with pytest.raises(UsageError, match=r"workload.dataset_samples: expected a valid integer \(got float 500000.0\)"):
         load_requirements(_req_with(tmp_path, "dataset_samples: 500000", "dataset_samples: 5e5"))
     assert load_requirements(_req_with(tmp_path, "name: Retail shelf recognition", "name: v1e3")).name == "v1e3"
+
+
+def test_table_weight_total_reads_1_00(report_doc):
+    from advisor.render import render
+    from advisor.report import Report
+
+    text = render(Report.model_validate(report_doc), "table")
+    total = next(line for line in text.splitlines() if line.startswith("total"))
+    assert total.split()[1] == "1.00" and "(ruled out)" in total

@@ -18,7 +18,9 @@ def render(report: Any) -> str:
         f"{report.requirements.name}: {LABELS[rec.workflow]} (confidence {rec.confidence}, margin {rec.margin:.1f})",
         rec.summary,
         "",
-        tabulate(rows, headers=["criterion", "weight"] + [LABELS[s.workflow] for s in scores], tablefmt="simple"),
+        # disable_numparse: tabulate would print the "1.00" weight total as "1" and realign the column
+        tabulate(rows, headers=["criterion", "weight"] + [LABELS[s.workflow] for s in scores], tablefmt="simple",
+                 disable_numparse=True, colalign=["left"] + ["right"] * (len(scores) + 1)),
         "",
     ]
     prow = [[LABELS[p.workflow], p.path, span(p.images_per_second), hours(p.time_to_train_hours), usd(p.compute_cost_usd), p.basis]
