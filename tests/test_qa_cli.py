@@ -142,3 +142,13 @@ def test_probe_refuses_a_bad_output_before_measuring(scaling, bad, capsys, tmp_p
                                "-o", str(tmp_path / bad)], capsys)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("advisor: error: "), err
+
+
+@pytest.mark.parametrize("argv", [["scan", "."], ["check", "--no-smoke"], ["kb", "list"],
+                                  ["kb", "show", "h200"], ["kb", "validate"]])
+def test_a_folder_as_output_is_bad_input(argv, capsys, tmp_path):
+    """`-o SOME_FOLDER` was 'advisor: internal error: IsADirectoryError' with exit 1."""
+    code, out, err = _advisor([*argv, "-o", str(tmp_path)], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "is a folder" in err, err
+    assert list(tmp_path.iterdir()) == []

@@ -32,6 +32,9 @@ def run(args: argparse.Namespace) -> int:
     from advisor.check_render import render_table
     from advisor.output import emit, to_json
 
+    from advisor.commands.probe import check_output
+
+    check_output(args.output)  # before the smoke tests, not after them
     if args.timeout <= 0:
         raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout:g}")
     if not args.json:

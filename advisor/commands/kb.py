@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from advisor.commands.probe import check_output
 from advisor.errors import UsageError
 from advisor.output import emit, to_json
 
@@ -95,6 +96,7 @@ def _label(section: str, entry: Any) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
+    check_output(args.output)
     if args.section and args.section not in SECTION_NAMES:
         raise UsageError(f"kb list: unknown section {args.section!r}; expected one of {', '.join(SECTION_NAMES)}")
     kb = _load(args)
@@ -116,6 +118,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    check_output(args.output)
     import yaml
 
     kb = _load(args)
@@ -148,6 +151,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    check_output(args.output)
     import knowledge
     from knowledge.loader import validate
 
