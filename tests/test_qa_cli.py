@@ -152,3 +152,9 @@ def test_a_folder_as_output_is_bad_input(argv, capsys, tmp_path):
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "is a folder" in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0"])
+def test_check_timeout_must_be_a_finite_positive_number(value, capsys):
+    code, out, err = _advisor(["check", "--no-smoke", "--timeout", value], capsys)
+    assert code == 2 and out == "" and err.startswith("advisor: error: --timeout:"), err

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from advisor.commands.probe import check_output
 
     check_output(args.output)  # before the smoke tests, not after them
-    if args.timeout <= 0:
+    if not 0 < args.timeout < float("inf"):  # also refuses nan, which every comparison passes
         raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout:g}")
     if not args.json:
         print("advisor check: gathering host, accelerators"
