@@ -345,11 +345,12 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
         suite.warnings.append(f"the host was busy before the probe (load average "
                               f"{host.loadavg_before[0]} on {host.logical_cores} CPUs): numbers are noisy")
     ms_env, notes = mindspore_env(host.avx512, config.tune, config.device)
-    suite.warnings += notes
     compile_cache = config.compile_cache_dir or default_compile_cache()
     envs = {fw: _child_env(fw, config, ms_env, compile_cache) for fw in WORKER}
 
     jobs = plan_jobs(config)
+    if any(job.framework == "mindspore" for job in jobs):  # a PyTorch-only run has no MindSpore tuning
+        suite.warnings += notes
     total = len(jobs)
     runs: list[ProbeRun] = []
     tmp = tempfile.mkdtemp(prefix="advisor-parity-")

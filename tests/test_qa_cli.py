@@ -158,3 +158,20 @@ def test_a_folder_as_output_is_bad_input(argv, capsys, tmp_path):
 def test_check_timeout_must_be_a_finite_positive_number(value, capsys):
     code, out, err = _advisor(["check", "--no-smoke", "--timeout", value], capsys)
     assert code == 2 and out == "" and err.startswith("advisor: error: --timeout:"), err
+
+
+def test_pytorch_only_probe_has_no_mindspore_tuning_note(monkeypatch):
+    """`advisor probe --frameworks pytorch` noted 'ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore' though no
+    MindSpore run was made. Fake workers (tests/fixtures/probe/fake_worker.py) speak the channel."""
+    from probes import runner
+    from probes.probe_models import ProbeConfig
+
+    monkeypatch.setattr(runner, "WORKER", {"pytorch": "tests.fixtures.probe.fake_worker",
+                                           "mindspore": "tests.fixtures.probe.fake_worker"})
+    monkeypatch.setenv("ADVISOR_FAKE_WORKER", "ok")
+    monkeypatch.setattr(runner, "mindspore_env", lambda *a: ({"GLOG_v": "3"}, ["MINDSPORE NOTE"]))
+    config = dict(models=["lenet"], parity=False, budget=1.0, batch_size=8)
+    suite = runner.run_suite(ProbeConfig(frameworks=["pytorch"], modes=["eager"], **config))
+    assert "MINDSPORE NOTE" not in suite.warnings
+    suite = runner.run_suite(ProbeConfig(frameworks=["mindspore"], modes=["graph"], **config))
+    assert "MINDSPORE NOTE" in suite.warnings
