@@ -243,6 +243,15 @@ def _clamp(x: float) -> float:
     return max(0.0, min(100.0, x))
 
 
+def _range_text(low: float, high: float, unit: str = "", prefix: str = "") -> str:
+    """'1.37-5.47', or one value when both ends read the same ('39,011', not '39,011-39,011')."""
+    def sig(x: float) -> str:
+        return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+    a, b = sig(low), sig(high)
+    return f"{prefix}{a}" + ("" if a == b else f"-{b}") + (f" {unit}" if unit else "")
+
+
 def _ecosystem_entries(kb: Any, framework: str, aspect: str) -> list[Any]:
     if kb is None:
         return []
@@ -470,7 +479,7 @@ def _migration(wf: str, req: Requirements, kb: Any, scan: Any, req_dict: dict) -
     score = 100 * capacity / (capacity + mid) - (risk_penalty if scan_used else 0.0)
     ev.append(_req_ev("team.size", req.team.size, f"one team-week = {capacity:g} h"))
     risk_note = f"; -{risk_penalty:g} for the scan's {s.get('risk')} risk" if scan_used and risk_penalty else ""
-    return _clamp(score), ev, f"{low:g}-{high:g} h of migration/adaptation work vs one team-week ({capacity:g} h){risk_note}", [round(low, 2), round(high, 2)], [p.id for p in pitfalls]
+    return _clamp(score), ev, f"{_range_text(low, high, 'h')} of migration/adaptation work vs one team-week ({capacity:g} h){risk_note}", [round(low, 2), round(high, 2)], [p.id for p in pitfalls]
 
 
 def communication_evidence(proj: Projection, already: list[Evidence]) -> tuple[list[Evidence], str]:
@@ -492,7 +501,7 @@ def _performance(wf: str, req: Requirements, projections: dict[str, Projection],
         score = 100 * mids[wf] / best if best > 0 else 0.0
         span = proj.images_per_second
         c_ev, c_note = communication_evidence(proj, proj.evidence)
-        return score, list(proj.evidence) + c_ev, f"{span.low:,.0f}-{span.high:,.0f} images/s ({proj.basis}), relative to the fastest{c_note}"
+        return score, list(proj.evidence) + c_ev, f"{_range_text(span.low, span.high, 'images/s')} ({proj.basis}), relative to the fastest{c_note}"
     ev = [_req_ev("hardware.training_target", proj.target, f"{proj.path} on {proj.target}")]
     if proj.target == "cpu":
         return 30.0, ev, f"no projection possible ({proj.basis_detail}): CPU training, 30 assumed (accelerators are one to two orders of magnitude faster)"
@@ -720,7 +729,7 @@ def _cost_scores(req: Requirements, compared: dict[str, Projection], costs: dict
             out[wf] = (100.0, ev + [why], "no cost figures for every workflow: all equal")
         else:
             both = low + high
-            out[wf] = (100.0 * cheapest / both if both > 0 else 100.0, ev, f"${low:,.0f}-{high:,.0f} ({note}) relative to the cheapest")
+            out[wf] = (100.0 * cheapest / both if both > 0 else 100.0, ev, f"{_range_text(low, high, prefix='$')} ({note}) relative to the cheapest")
     return out
 
 

@@ -170,3 +170,13 @@ def test_table_weight_total_reads_1_00(report_doc):
     text = render(Report.model_validate(report_doc), "table")
     total = next(line for line in text.splitlines() if line.startswith("total"))
     assert total.split()[1] == "1.00" and "(ruled out)" in total
+
+
+def test_score_notes_do_not_print_degenerate_or_over_rounded_ranges():
+    """'39,011-39,011 images/s', '0-0 h' and '$1-5' for $1.37-5.47 read as mistakes to a reviewer."""
+    from advisor.scoring import _range_text
+
+    assert _range_text(39011.2, 39011.4, "images/s") == "39,011 images/s"
+    assert _range_text(0, 0, "h") == "0 h"
+    assert _range_text(1.37, 5.47, prefix="$") == "$1.37-5.47"
+    assert _range_text(42668.2, 48764.0, "images/s") == "42,668-48,764 images/s"
