@@ -393,6 +393,8 @@ class _Keep:
         """(low, high, applied): the kept fraction for a throughput measured on `ref_devices` devices,
         projected to the target's device count."""
         devices, kept = self.comm.devices, self.comm.kept
+        if devices <= 1 and ref_devices > 1:
+            self.ref_devices.add(ref_devices)  # a single device read off a multi-device run: that run's loss stays in
         if devices <= 1 or kept is None:
             return 1.0, 1.0, False
         if ref_devices <= 1:
@@ -717,6 +719,12 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
     if devices > 1 and not keep.used:
         counts = "/".join(str(n) for n in sorted(keep.ref_devices)) or "several"
         _not_applied(keep, "in-reference", f"loss included in the knowledge-base {counts}-device references")
+    if devices <= 1 and keep.ref_devices:
+        counts = "/".join(str(n) for n in sorted(keep.ref_devices))
+        note = (f"per-device rate from the knowledge-base {counts}-device references, which include their communication "
+                "loss: one device may run somewhat faster than projected")
+        proj.notes.append(note)
+        keep.comm.notes.append(note)
     basis, detail, (low, high, ev, more_notes) = found
     proj.basis, proj.basis_detail = basis, detail
     proj.evidence.extend(ev)

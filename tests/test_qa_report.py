@@ -180,3 +180,18 @@ def test_score_notes_do_not_print_degenerate_or_over_rounded_ranges():
     assert _range_text(0, 0, "h") == "0 h"
     assert _range_text(1.37, 5.47, prefix="$") == "$1.37-5.47"
     assert _range_text(42668.2, 48764.0, "images/s") == "42,668-48,764 images/s"
+
+
+def test_one_device_read_off_multi_device_references_says_so(tmp_path):
+    """A 1-device projection is an 8-device reference / 8 (loss included) while the report said
+    'one device: no communication loss': the note makes the direction of the bias explicit."""
+    from advisor.projections import project
+    from advisor.requirements import load_requirements
+    import knowledge
+
+    req = load_requirements(_req_with(tmp_path, "devices: 8", "devices: 1"))
+    proj = project("mindspore", req, knowledge.load(), [])
+    assert proj.basis == "reference" and proj.devices == 1
+    assert any("8-device references, which include their communication loss" in n for n in proj.notes)
+    eight = project("mindspore", load_requirements(EXAMPLES / "prototype-then-ascend.yaml"), knowledge.load(), [])
+    assert not any("one device may run" in n for n in eight.notes)
