@@ -35,6 +35,11 @@ WORKLOAD_GFLOPS = {"lenet": 0.00226, "resnet18": 10.9, "resnet50": 24.5}
 # Share of a device's steady throughput kept per added device when the knowledge base has no
 # communication derating: used only as a last resort and reported as an assumption.
 _VENDOR_OF_TARGET = {"nvidia": "nvidia", "ascend": "huawei", "cpu": "generic"}
+# Below about 1 training GFLOP per sample, throughput is bound by per-step overhead and the input
+# pipeline, not by FLOPs: scaling a ResNet-50 reference or a chip's peak down to LeNet (0.00226)
+# projected ~200 million img/s on 8 Ascend cards (an H200 measures ~64,000 for LeNet). Only a
+# measurement projects such a workload.
+MIN_FLOP_SCALED_GFLOPS = 1.0
 
 
 class Evidence(BaseModel):
@@ -695,7 +700,8 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
         run = best_run(runs, framework, target, req.workload.model if req.workload else None)
         if run is not None and (gflops or run.get("model") == (req.workload.model if req.workload else None) or req.workload is None):
             found = ("measured", f"probe run {run.get('id')} on {run['_host']}", _measured(run, gflops, devices, keep))
-    if found is None and cap >= 2 and kb is not None and acc is not None and req.workload is not None:
+    flop_scalable = gflops is None or gflops >= MIN_FLOP_SCALED_GFLOPS
+    if found is None and cap >= 2 and kb is not None and acc is not None and req.workload is not None and flop_scalable:
         r = _reference(kb, acc, framework, req, gflops, devices, keep)
         if r is not None:
             found = ("reference", f"knowledge-base reference measurements of {framework} on {acc.name}", r)
@@ -707,7 +713,7 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
                 r = _reference_via_native(kb, acc, framework, req, gflops, devices, keep)
                 if r is not None:
                     found = ("reference", f"knowledge-base references of the first-party framework on {acc.vendor} chips x an adapter ratio", r)
-    if found is None and cap >= 1 and kb is not None and acc is not None:
+    if found is None and cap >= 1 and kb is not None and acc is not None and flop_scalable:
         r = _peak(kb, acc, native, gflops, devices, keep)
         if r is not None:
             found = ("peak", f"{acc.name} peak x derating ranges", r)
@@ -773,6 +779,9 @@ def _why_none(req: Requirements, kb: Any, acc: Any, target: str, gflops: Optiona
         return f"no {target} accelerator in the knowledge base"
     if not gflops:
         return "no workload in the requirements (add `workload:` to project time and cost)"
+    if gflops < MIN_FLOP_SCALED_GFLOPS:
+        return (f"the workload's {gflops:.3g} training GFLOPs per sample are too few to project from references or peak "
+                f"FLOPs (overhead-bound, not compute-bound): only a probe run on {acc.name} can project it")
     return f"no reference and no peak figure for {acc.name}"
 
 

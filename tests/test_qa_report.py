@@ -195,3 +195,18 @@ def test_one_device_read_off_multi_device_references_says_so(tmp_path):
     assert any("8-device references, which include their communication loss" in n for n in proj.notes)
     eight = project("mindspore", load_requirements(EXAMPLES / "prototype-then-ascend.yaml"), knowledge.load(), [])
     assert not any("one device may run" in n for n in eight.notes)
+
+
+def test_tiny_workload_is_not_projected_from_flops(tmp_path):
+    """LeNet on 8 Ascend cards was projected at ~200 million img/s by FLOP-scaling ResNet-50 references."""
+    from advisor.projections import project
+    from advisor.requirements import load_requirements
+    import knowledge
+
+    req = load_requirements(_req_with(tmp_path, "model: resnet18", "model: lenet"))
+    for wf in ("pytorch", "mindspore", "hybrid"):
+        proj = project(wf, req, knowledge.load(), [])
+        assert proj.images_per_second is None and proj.basis == "none", (wf, proj.images_per_second)
+        assert "too few to project" in proj.basis_detail
+    resnet = project("mindspore", load_requirements(EXAMPLES / "prototype-then-ascend.yaml"), knowledge.load(), [])
+    assert resnet.basis == "reference" and resnet.images_per_second.high < 1e6
