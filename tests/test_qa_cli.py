@@ -175,3 +175,23 @@ def test_pytorch_only_probe_has_no_mindspore_tuning_note(monkeypatch):
     assert "MINDSPORE NOTE" not in suite.warnings
     suite = runner.run_suite(ProbeConfig(frameworks=["mindspore"], modes=["graph"], **config))
     assert "MINDSPORE NOTE" in suite.warnings
+
+
+@pytest.mark.parametrize("argv", [["--ranks", "1,2"], ["--scaling-steps", "5"], ["--scaling-timeout", "60"],
+                                  ["--scaling-repeat", "1"]])
+def test_scaling_options_without_scaling_are_refused(argv, capsys, monkeypatch):
+    """`advisor probe --ranks 1,2` silently ran the training probe and ignored --ranks."""
+    import probes.runner
+
+    monkeypatch.setattr(probes.runner, "run_suite", lambda *a, **k: pytest.fail("probe ran"))
+    code, out, err = _advisor(["probe", *argv], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"advisor: error: {argv[0]}:") and "--scaling" in err
+
+
+def test_scaling_steps_zero_is_refused_not_defaulted(capsys, monkeypatch):
+    import probes.scaling.runner
+
+    monkeypatch.setattr(probes.scaling.runner, "run_scaling", lambda *a, **k: pytest.fail("probe ran"))
+    code, out, err = _advisor(["probe", "--scaling", "--scaling-steps", "0"], capsys)
+    assert code == 2 and err.startswith("advisor: error: --scaling-steps:"), err

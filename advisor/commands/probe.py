@@ -216,6 +216,13 @@ def check_output(path) -> None:
 
 def handle(args) -> int:
     check_output(getattr(args, "output", None))
+    if not getattr(args, "scaling", False):  # else the training probe ran and the option was ignored
+        from probes.scaling.cli import SCALING_ONLY
+
+        given = [name for name in SCALING_ONLY if getattr(args, name, None) is not None]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise UsageError(f"{flag}: a scaling-probe option; add --scaling (advisor probe --scaling {flag} ...)")
     if getattr(args, "scaling", False):
         from probes.scaling import cli as scaling_cli
 

@@ -39,10 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add(parser, "--ranks", metavar="LIST",
          help="scaling: comma list of rank counts (default: 1 and the host's device count, "
               "or 1,2 on a CPU-only host)")
-    _add(parser, "--scaling-steps", type=int, default=30, metavar="N",
-         help="scaling: timed steps per phase (synced, no-sync) per launch")
-    _add(parser, "--scaling-timeout", type=float, default=300.0, metavar="SECONDS",
-         help="scaling: limit per launch; a hanging or crashing rank fails the run")
+    # No defaults here (None = not given, applied in config_from_args), so that the probe command
+    # can tell that a scaling option was typed without --scaling.
+    _add(parser, "--scaling-steps", type=int, metavar="N",
+         help="scaling: timed steps per phase (synced, no-sync) per launch (default 30)")
+    _add(parser, "--scaling-timeout", type=float, metavar="SECONDS",
+         help="scaling: limit per launch; a hanging or crashing rank fails the run (default 300)")
     _add(parser, "--scaling-repeat", type=int, metavar="N",
          help="scaling: interleaved repetitions (default 3)")
     _add(parser, "--frameworks", help="comma list of pytorch,mindspore (default: both)")
@@ -84,6 +86,9 @@ def parse_ranks(value: Optional[str]) -> Optional[list]:
     return ranks
 
 
+SCALING_ONLY = ("ranks", "scaling_steps", "scaling_timeout", "scaling_repeat")
+
+
 def config_from_args(args) -> ScalingConfig:
     from advisor.errors import UsageError
 
@@ -104,10 +109,12 @@ def config_from_args(args) -> ScalingConfig:
     threads = getattr(args, "threads", None)
     if threads is not None and threads < 1:
         raise UsageError("--threads: expected a positive integer")
-    steps = getattr(args, "scaling_steps", 30)
+    steps = getattr(args, "scaling_steps", None)
+    steps = 30 if steps is None else steps
     if steps < 2:
         raise UsageError("--scaling-steps: expected at least 2")
-    timeout = getattr(args, "scaling_timeout", 300.0)
+    timeout = getattr(args, "scaling_timeout", None)
+    timeout = 300.0 if timeout is None else timeout
     if not 10 <= timeout <= 7200:
         raise UsageError("--scaling-timeout: expected 10 to 7200 seconds per launch")
     frameworks = getattr(args, "frameworks", None)
