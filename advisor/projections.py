@@ -271,9 +271,12 @@ def ok_runs(suites: list[Any]) -> list[dict]:
         data = _dump(suite) or {}
         host = data.get("host") or {}
         label = host.get("hostname") or host.get("cpu_model") or host.get("name") or "a probed host"
+        # The probe names the accelerator it measured (its knowledge-base id) in vendor_peak.
+        probed = (data.get("vendor_peak") or {}).get("accelerator")
         for run in data.get("runs") or []:
             if run.get("status") == "ok" and (run.get("images_per_second") or 0) > 0:
-                runs.append({**run, "_host": label})
+                on_device = device_kind(run.get("device", "")) != "cpu"
+                runs.append({**run, "_host": label, "_accelerator": probed if on_device else None})
     return runs
 
 
@@ -696,10 +699,20 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
     cap = BASIS_RANK[basis_cap] if basis_cap else 3
     found = None
     runs = ok_runs(suites)
+    if acc is not None:
+        # A run on another accelerator model is not a measurement of this one (an H200 run read as
+        # "measured" for A10s overstated them ~4x): those runs fall back to the knowledge base.
+        elsewhere = [r for r in runs if r["_accelerator"] and r["_accelerator"] != acc.id
+                     and device_kind(r.get("device", "")) == target and r.get("framework") == framework]
+        if elsewhere:
+            runs = [r for r in runs if r not in elsewhere]
+            proj.notes.append(f"probe runs on {', '.join(sorted({r['_accelerator'] for r in elsewhere}))} not used as measurements: "
+                              f"the target accelerator is {acc.id}")
     if cap >= 3:
         run = best_run(runs, framework, target, req.workload.model if req.workload else None)
         if run is not None and (gflops or run.get("model") == (req.workload.model if req.workload else None) or req.workload is None):
-            found = ("measured", f"probe run {run.get('id')} on {run['_host']}", _measured(run, gflops, devices, keep))
+            where = f"{run['_accelerator']} (host {run['_host']})" if run["_accelerator"] else run["_host"]
+            found = ("measured", f"probe run {run.get('id')} on {where}", _measured(run, gflops, devices, keep))
     flop_scalable = gflops is None or gflops >= MIN_FLOP_SCALED_GFLOPS
     if found is None and cap >= 2 and kb is not None and acc is not None and req.workload is not None and flop_scalable:
         r = _reference(kb, acc, framework, req, gflops, devices, keep)

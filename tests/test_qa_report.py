@@ -210,3 +210,23 @@ def test_tiny_workload_is_not_projected_from_flops(tmp_path):
         assert "too few to project" in proj.basis_detail
     resnet = project("mindspore", load_requirements(EXAMPLES / "prototype-then-ascend.yaml"), knowledge.load(), [])
     assert resnet.basis == "reference" and resnet.images_per_second.high < 1e6
+
+
+def test_probe_run_on_another_accelerator_is_not_a_measurement_of_the_target(tmp_path):
+    """probes-h200.json was read as 'measured' for an A10 x8 target (about 4x too fast)."""
+    from advisor.commands.report import load_probe_file
+    from advisor.projections import project
+    from advisor.requirements import load_requirements
+    import knowledge
+
+    fix = ROOT / "tests" / "fixtures" / "report"
+    suite = load_probe_file(str(fix / "probes-h200.json"))
+    text = (fix / "h200-team.yaml").read_text()
+    same = load_requirements(fix / "h200-team.yaml")
+    proj = project("pytorch", same, knowledge.load(), [suite])
+    assert proj.basis == "measured" and "on h200 (host " in proj.basis_detail
+    other = tmp_path / "a10.yaml"
+    other.write_text(text.replace("accelerator: NVIDIA H200, devices: 1", "accelerator: A10, devices: 8"))
+    proj = project("pytorch", load_requirements(other), knowledge.load(), [suite])
+    assert proj.basis != "measured"
+    assert any("probe runs on h200 not used as measurements: the target accelerator is a10" in n for n in proj.notes)
