@@ -230,3 +230,13 @@ def test_probe_run_on_another_accelerator_is_not_a_measurement_of_the_target(tmp
     proj = project("pytorch", load_requirements(other), knowledge.load(), [suite])
     assert proj.basis != "measured"
     assert any("probe runs on h200 not used as measurements: the target accelerator is a10" in n for n in proj.notes)
+
+
+def test_markdown_shows_the_code_scan_the_migration_scores_cite(capsys):
+    fix = ROOT / "tests" / "fixtures" / "report"
+    code, out, err = run_cli(capsys, "report", fix / "with-code.yaml", "--no-cache", "--markdown")
+    assert code == 0, err
+    section = out.split("## Migration scan of model.code_path", 1)[1].split("\n## ", 1)[0]
+    assert "Python file(s)" in section and "risk **high**" in section and "| tensor_control_flow | 1 | high |" in section
+    code, out, err = run_cli(capsys, "report", EXAMPLES / "prototype-then-ascend.yaml", "--no-cache", "--markdown")
+    assert "## Migration scan" not in out

@@ -185,6 +185,29 @@ def _pitfalls(report: Any) -> list[str]:
     return out
 
 
+def _scan(report: Any) -> list[str]:
+    """The migration scan of model.code_path that the migration scores cite (`advisor scan` for all of it)."""
+    s = report.scan
+    if not s:
+        return []
+    effort = s.get("effort_hours") or []
+    out = [f"`{s.get('path')}`: {s.get('python_files', 0)} Python file(s), {s.get('lines', 0)} lines, "
+           f"{len(s.get('apis') or [])} mapped and {len(s.get('unmapped') or [])} unmapped PyTorch APIs "
+           f"(read with `ast`, never run).", ""]
+    if len(effort) == 2:
+        out.append(f"- effort: {span({'low': effort[0], 'high': effort[1]}, 'h')} (worst case {num(s.get('effort_worst_case_hours'))} h), "
+                   f"risk **{s.get('risk')}**; basis: {s.get('effort_basis')}")
+    out += [f"- risk: {r}" for r in s.get("risk_reasons") or []]
+    if s.get("route"):
+        out.append(f"- route: {s.get('route_why') or s.get('route')}")
+    rows = [[h.get("kind", "?"), str(h.get("count", "")), h.get("risk", ""),
+             span({"low": h["effort_hours"][0], "high": h["effort_hours"][1]}, "h") if h.get("effort_hours") else "-",
+             h.get("pitfall") or "-"] for h in s.get("hazard_summary") or []]
+    if rows:
+        out += [""] + _table(["Hazard", "Places", "Risk", "Effort", "Pitfall"], rows, ["l", "r", "l", "r", "l"])
+    return out
+
+
 def render(report: Any) -> str:
     rec = report.recommendation
     req = report.requirements
@@ -209,6 +232,9 @@ def render(report: Any) -> str:
     scaling = _scaling(report)
     if scaling:
         lines += ["## Multi-device scaling", ""] + scaling + [""]
+    scan = _scan(report)
+    if scan:
+        lines += ["## Migration scan of model.code_path", ""] + scan + [""]
     lines += ["## Measured runs", ""] + _runs(report) + [""]
     lines += ["## Throughput per framework and mode", ""] + _chart(report) + [""]
     lines += [f"## Pitfalls for {LABELS[rec.workflow]}, by expected cost", ""] + _pitfalls(report) + [""]
