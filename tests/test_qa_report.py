@@ -240,3 +240,17 @@ def test_markdown_shows_the_code_scan_the_migration_scores_cite(capsys):
     assert "Python file(s)" in section and "risk **high**" in section and "| tensor_control_flow | 1 | high |" in section
     code, out, err = run_cli(capsys, "report", EXAMPLES / "prototype-then-ascend.yaml", "--no-cache", "--markdown")
     assert "## Migration scan" not in out
+
+
+def test_probe_file_of_this_host_replaces_the_cache_instead_of_doubling_runs(capsys, monkeypatch):
+    """`--probes FILE` measured here, plus the cache, listed every run twice under the same id."""
+    import advisor.commands.report as cmd
+
+    fix = ROOT / "tests" / "fixtures" / "report"
+    cached = cmd.load_probe_file(str(fix / "probes-cpu.json"))
+    monkeypatch.setattr(cmd, "cached_probes", lambda: cached)
+    monkeypatch.setattr(cmd, "collect_host", lambda: None)
+    code, out, err = run_cli(capsys, "report", fix / "cpu-team.yaml", "--probes", fix / "probes-cpu.json")
+    assert code == 0, err
+    ids = [r["id"] for r in json.loads(out)["probes"]["runs"]]
+    assert len(ids) == len(set(ids)) and "measures this host" in err

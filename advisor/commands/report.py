@@ -160,6 +160,10 @@ def _from_cache(load, what: str) -> Any:
         return None
 
 
+def _fingerprint(suite: Any) -> Any:
+    return getattr(getattr(suite, "host", None), "fingerprint", None)
+
+
 def cached_scaling() -> Any:
     from probes.scaling.store import load_cached_scaling
 
@@ -232,6 +236,11 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         source = "run"
     elif not args.no_cache:
         cached = cached_probes()
+        same_host = [p for p, s in zip(args.probes, suites) if cached is not None and _fingerprint(s) and _fingerprint(s) == _fingerprint(cached)]
+        if same_host:
+            # The file measures this host too: merging the cache would list the same runs twice.
+            print(f"advisor: not using this host's cached probe results: {same_host[0]} measures this host", file=sys.stderr)
+            cached = None
         if cached is not None:
             print(f"advisor: using this host's cached probe results from {getattr(cached, 'created', None) or 'an earlier run'} "
                   "(--no-cache to ignore, --run-probes to measure again)", file=sys.stderr)
