@@ -195,3 +195,18 @@ def test_scaling_steps_zero_is_refused_not_defaulted(capsys, monkeypatch):
     monkeypatch.setattr(probes.scaling.runner, "run_scaling", lambda *a, **k: pytest.fail("probe ran"))
     code, out, err = _advisor(["probe", "--scaling", "--scaling-steps", "0"], capsys)
     assert code == 2 and err.startswith("advisor: error: --scaling-steps:"), err
+
+
+def test_scan_text_fits_80_columns(tmp_path):
+    """The API table was ~170 columns wide (hazards ~125) whatever the terminal."""
+    from pathlib import Path
+
+    from advisor.scan import scan_path
+    from advisor.scan.render import render_text
+
+    for src in (Path(__file__).parent / "fixtures" / "scan").glob("*.txt"):
+        (tmp_path / src.name[: -len(".txt")]).write_bytes(src.read_bytes())
+    text = render_text(scan_path(tmp_path), width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    assert "custom_extension x2" in text and "torch.nn.BatchNorm2d x2 -> mindspore.nn.BatchNorm2d" in text
+    assert "fix: Replace each kernel" in text

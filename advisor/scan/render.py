@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 from collections import defaultdict
 
@@ -10,7 +11,12 @@ from tabulate import tabulate
 from advisor.scan.models import ScanResult
 
 MAX_PLACES = 4
-WIDTH = 100
+WIDTH = 100  # when not on a terminal (a pipe, -o FILE)
+
+
+def output_width() -> int:
+    """The terminal's width (WIDTH when not a terminal), within 60-160."""
+    return max(60, min(shutil.get_terminal_size((WIDTH, 24)).columns, 160))
 
 
 def _num(x: float) -> str:
@@ -38,53 +44,63 @@ def _wrap(text: str, width: int = 60) -> str:
     return "\n".join(textwrap.wrap(text, width)) or "-"
 
 
-def render_text(result: ScanResult) -> str:
+def _block(head: str, details: list[tuple[str, str]], width: int, indent: int = 6) -> str:
+    """A head line, then 'label: text' lines wrapped under it (tables of long prose did not fit)."""
+    lines = [textwrap.fill(head, width, subsequent_indent=" " * indent)]
+    for label, text in details:
+        if text and text != "-":
+            first = " " * indent + (f"{label}: " if label else "")
+            lines.append(textwrap.fill(text, width, initial_indent=first,
+                                       subsequent_indent=" " * len(first)))
+    return "\n".join(lines)
+
+
+def render_text(result: ScanResult, width: int | None = None) -> str:
+    """The summary and the findings as blocks wrapped to `width` (default: the terminal's)."""
+    width = width or output_width()
     out: list[str] = []
     head = (
         f"Migration scan of {result.path}: {result.python_files} Python file(s), {result.lines} lines, "
         f"{result.extension_sources} extension source(s), {len(result.skipped)} skipped"
     )
-    out.append(head)
-    out.append(
+    out.append(textwrap.fill(head, width, subsequent_indent="  "))
+    out.append(textwrap.fill(
         f"Effort: {_h(result.effort_hours)}, worst case {result.effort_worst_case_hours:.0f} h "
-        f"(estimate from knowledge-base costs, KB {result.kb_version[:12]})"
-    )
+        f"(estimate from knowledge-base costs, KB {result.kb_version[:12]})", width, subsequent_indent="        "))
     out.append(f"Risk:   {result.risk}")
     for reason in result.risk_reasons:
-        out.append(f"  - {reason}")
+        out.append(textwrap.fill(reason, width, initial_indent="  - ", subsequent_indent="    "))
     out.append(f"Route:  {result.route}")
-    out.append(textwrap.indent(textwrap.fill(result.route_why, WIDTH - 2), "  "))
+    out.append(textwrap.indent(textwrap.fill(result.route_why, width - 2), "  "))
     out.append("")
 
     if result.hazard_summary:
         by_kind = defaultdict(list)
         for h in result.hazards:
             by_kind[h.kind].append(_at(h))
-        rows = []
+        out.append("Hazards")
         for s in result.hazard_summary:
             places = by_kind[s.kind]
             where = ", ".join(places[:MAX_PLACES]) + (f" (+{len(places) - MAX_PLACES} more)" if len(places) > MAX_PLACES else "")
-            rows.append([s.kind, s.risk, s.count, _wrap(where, 30), _wrap(s.fix, 50), _h(s.effort_hours)])
-        out.append("Hazards")
-        out.append(tabulate(rows, headers=["kind", "risk", "n", "where", "fix", "effort"], tablefmt="simple"))
+            out.append(_block(f"{s.risk:<6} {s.kind} x{s.count}, {_h(s.effort_hours)}",
+                              [("where", where), ("fix", s.fix)], width, indent=7))
         out.append("")
         out.append("Hazard details")
         for h in result.hazards:
-            out.append(textwrap.fill(f"{_at(h)} [{h.kind}] {h.message}", WIDTH, subsequent_indent="    "))
+            out.append(textwrap.fill(f"{_at(h)} [{h.kind}] {h.message}", width, subsequent_indent="    "))
         out.append("")
 
     if result.apis:
-        rows = [
-            [a.name, a.count, a.mapping, a.mindspore or "-", _wrap(a.note, 44), _effort(a)]
-            for a in sorted(result.apis, key=lambda a: ({"none": 0, "differs": 1, "same": 2}[a.mapping], a.name))
-        ]
-        out.append("PyTorch APIs (classified by the knowledge base)")
-        out.append(tabulate(rows, headers=["api", "n", "mapping", "MindSpore", "note", "effort"], tablefmt="simple"))
+        out.append("PyTorch APIs by knowledge-base mapping (uses -> MindSpore, effort)")
+        for a in sorted(result.apis, key=lambda a: ({"none": 0, "differs": 1, "same": 2}[a.mapping], a.name)):
+            out.append(_block(f"{a.mapping:<8} {a.name} x{a.count} -> {a.mindspore or '-'}, {_effort(a)}",
+                              [("", a.note or "-")], width, indent=9))
         out.append("")
     if result.unmapped:
-        rows = [[u.name, u.count, _at(u.locations[0]) if u.locations else "-", _effort(u)] for u in result.unmapped]
         out.append("PyTorch APIs not in the knowledge base (check the official mapping table)")
-        out.append(tabulate(rows, headers=["api", "n", "first use", "effort"], tablefmt="simple"))
+        for u in result.unmapped:
+            first = f", first at {_at(u.locations[0])}" if u.locations else ""
+            out.append(textwrap.fill(f"{u.name} x{u.count}{first}, {_effort(u)}", width, subsequent_indent="    "))
         out.append("")
     if result.skipped:
         out.append("Skipped")
