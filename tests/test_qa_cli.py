@@ -210,3 +210,17 @@ def test_scan_text_fits_80_columns(tmp_path):
     assert max(len(line) for line in text.splitlines()) <= 80, text
     assert "custom_extension x2" in text and "torch.nn.BatchNorm2d x2 -> mindspore.nn.BatchNorm2d" in text
     assert "fix: Replace each kernel" in text
+
+
+def test_probe_table_fits_80_columns():
+    """The probe table was ~150 columns wide and notes ran to ~160 whatever the terminal."""
+    from advisor.commands.probe import render_table
+    from probes.probe_models import ProbeConfig, ProbeRun, ProbeSuite
+
+    run = ProbeRun(id="mindspore-pynative-resnet18-bs32", framework="mindspore", mode="pynative",
+                   model="resnet18", batch_size=32, status="unavailable",
+                   error="mindspore cannot use an NVIDIA GPU (CUDA) on this host " * 2)
+    suite = ProbeSuite(config=ProbeConfig(), runs=[run], warnings=["a long note " * 12])
+    text = render_table(suite, width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    assert "mindspore-pynative-resnet18-bs32  unavailable" in text and "NVIDIA GPU (CUDA)" in text

@@ -144,8 +144,36 @@ def _fmt(v, spec: str = ".1f", none: str = "-") -> str:
     return none if v is None else format(v, spec)
 
 
-def render_table(suite) -> str:
+def _table(rows, head, width: int) -> str:
+    """The table when it fits `width`, else one wrapped block per run (every figure kept)."""
+    import textwrap
+
     from tabulate import tabulate
+
+    full = tabulate(rows, head, tablefmt="simple", disable_numparse=True)
+    if max(len(line) for line in full.splitlines()) <= width:
+        return full
+    blocks = []
+    for row in rows:
+        cells = dict(zip(head, row))
+        top = f"{cells['run']}  {cells['status']}"
+        if cells["img/s"] != "-":
+            top += f"  {cells['img/s']} img/s (95% CI {cells['95% CI']})"
+        rest = ", ".join(f"{name} {cells[name]}" for name in head[4:-1] if cells[name] != "-")
+        if cells["stop / error"]:
+            rest += ("; " if rest else "") + cells["stop / error"]
+        blocks.append(textwrap.fill(top, width, subsequent_indent="    "))
+        if rest:
+            blocks.append(textwrap.fill(rest, width, initial_indent="    ", subsequent_indent="    "))
+    return "\n".join(blocks)
+
+
+def render_table(suite, width: int | None = None) -> str:
+    """The measured table, notes wrapped to `width` (default: the terminal's; 100 when piped)."""
+    import shutil
+    import textwrap
+
+    width = width or max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
 
     rows = []
     for r in suite.runs:
@@ -158,7 +186,7 @@ def render_table(suite) -> str:
             _fmt(r.first_step_seconds, ".2f"), _fmt(r.peak_memory_mb, ".0f"),
             _fmt(r.mfu, ".1%"),
             f"{r.loss_first:.3f}->{r.loss_last:.3f}" if r.loss_first is not None else "-",
-            r.stop_reason or (r.error or "")[:60],
+            r.stop_reason or (r.error or "")[:120],
         ])
     head = ["run", "status", "img/s", "95% CI", "step ms", "CV", "first s", "peak MB", "MFU",
             "loss", "stop / error"]
@@ -166,20 +194,23 @@ def render_table(suite) -> str:
     load = f", load {h.loadavg_before[0]:.1f}->{h.loadavg_after[0]:.1f}" \
         if h.loadavg_before and h.loadavg_after else ""
     steal = f", steal {h.steal_fraction:.0%}" if h.steal_fraction is not None else ""
-    lines = [f"Training probe on {h.cpu_model or 'this host'} ({h.logical_cores} CPUs{load}{steal}), "
-             f"{suite.seconds or 0:.0f} s; fp32, SGD lr 0.01 momentum 0.9 wd 5e-4, "
-             f"{'synthetic data' if not (suite.config and suite.config.data) else suite.config.data}", "",
-             tabulate(rows, head, tablefmt="simple", disable_numparse=True), ""]
+    lines = [textwrap.fill(
+        f"Training probe on {h.cpu_model or 'this host'} ({h.logical_cores} CPUs{load}{steal}), "
+        f"{suite.seconds or 0:.0f} s; fp32, SGD lr 0.01 momentum 0.9 wd 5e-4, "
+        f"{'synthetic data' if not (suite.config and suite.config.data) else suite.config.data}", width),
+        "", _table(rows, head, width), ""]
     if suite.gemm_peak:
         lines.append("On-host fp32 GEMM peak (MFU basis): " + ", ".join(
             f"{fw} {g:.0f} GFLOP/s" for fw, g in suite.gemm_peak.items()))
     if suite.parity:
         from probes.parity import summary_line
-        lines.append("Parity (same weights, one batch): ")
+        lines.append("Parity (same weights, one batch):")
         for p in suite.parity:
-            lines.append("  " + summary_line(p.model_dump()))
+            lines.append(textwrap.fill(summary_line(p.model_dump()), width, initial_indent="  ",
+                                       subsequent_indent="    "))
             if p.likely_cause:
-                lines.append(f"    likely cause: {p.likely_cause}")
+                lines.append(textwrap.fill(f"likely cause: {p.likely_cause}", width,
+                                           initial_indent="    ", subsequent_indent="      "))
     notes = list(suite.warnings)
     for r in suite.runs:
         notes += [f"{r.id}: {w}" for w in r.warnings]
@@ -188,7 +219,7 @@ def render_table(suite) -> str:
                          f"compile {_fmt(r.compile_seconds, '.1f')} s")
     if notes:
         lines.append("Notes:")
-        lines += [f"  - {n}" for n in notes]
+        lines += [textwrap.fill(n, width, initial_indent="  - ", subsequent_indent="    ") for n in notes]
     return "\n".join(lines) + "\n"
 
 
