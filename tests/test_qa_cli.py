@@ -224,3 +224,31 @@ def test_probe_table_fits_80_columns():
     text = render_table(suite, width=80)
     assert max(len(line) for line in text.splitlines()) <= 80, text
     assert "mindspore-pynative-resnet18-bs32  unavailable" in text and "NVIDIA GPU (CUDA)" in text
+
+
+def test_scaling_table_fits_80_columns(monkeypatch):
+    """The scaling table was ~200 columns wide whatever the terminal. Synthetic launches (as in
+    tests/test_scaling_launch.py): no rank is started."""
+    from probes.scaling import cli, runner
+    from probes.scaling.models import ScalingConfig
+
+    def outcome(spec, **kw):  # synced step 10 ms, no-sync 6 ms: allreduce share 40%
+        ranks = [{"sync_step_s": [0.01] * 5, "nosync_step_s": [0.006] * 5, "init_seconds": 0.5,
+                  "launcher_seconds": 1.0, "first_step_seconds": 0.1, "loss_first": 2.3, "loss_last": 2.1}
+                 for _ in range(spec.ranks)]
+        doc = {"world_size": spec.ranks, "backend": "gloo", "ranks": ranks,
+               "gate": {"sync_max_abs_diff": 0.0, "nosync_max_abs_diff": 0.2, "param_count": 10}}
+        return runner.launch.LaunchOutcome(status="ok", command=["torchrun"], result=doc, seconds=6.0)
+
+    monkeypatch.setattr(runner, "framework_available", lambda fw: None if fw == "pytorch" else "absent")
+    monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
+    monkeypatch.setattr(runner.launch, "run_launch", outcome)
+    text = cli.render_table(runner.run_scaling(ScalingConfig(repeat=3)), width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    assert "pytorch torchrun (gloo) lenet, 2 rank(s):" in text and "allreduce 40%" in text
+    assert "mindspore msrun lenet: unavailable: absent" in text
+    wide = cli.render_table(runner.run_scaling(ScalingConfig(repeat=3)), width=400)
+    lines = wide.splitlines()
+    header = next(line for line in lines if line.startswith("framework"))
+    row = next(line for line in lines if line.startswith("mindspore"))
+    assert row.index("unavailable: absent") == header.index("gate / runs")  # it sat under 'launch s'

@@ -135,17 +135,47 @@ def _fmt(spread, scale: float = 1.0, digits: int = 0, pct: bool = False) -> str:
     return f"{f(spread.median)} ({f(spread.min)}-{f(spread.max)})"
 
 
-def render_table(result: ScalingResult) -> str:
+HEADERS = ["framework", "launcher", "model", "ranks", "img/s total", "step ms", "no-sync ms", "allreduce",
+           "efficiency", "init s", "1st step s", "launch s", "gate / runs"]
+
+
+def _blocks(rows: list, width: int) -> str:
+    """One wrapped block per framework and rank count, for terminals narrower than the table."""
+    import textwrap
+
+    out = []
+    for row in rows:
+        cells = dict(zip(HEADERS, row))
+        top = f"{cells['framework']} {cells['launcher']} {cells['model']}"
+        if cells["ranks"] == "-":
+            out.append(textwrap.fill(f"{top}: {cells['gate / runs']}", width, subsequent_indent="    "))
+            continue
+        gate, _, runs = cells["gate / runs"].partition("; ")
+        out.append(textwrap.fill(f"{top}, {cells['ranks']} rank(s): {cells['img/s total']} img/s total; "
+                                 f"runs {runs}" + ("" if gate == "-" else f", gate {gate}"), width,
+                                 subsequent_indent="    "))
+        rest = ", ".join(f"{name} {cells[name]}" for name in HEADERS[5:12] if cells[name] != "-")
+        out.append(textwrap.fill(rest, width, initial_indent="    ", subsequent_indent="    "))
+    return "\n".join(out)
+
+
+def render_table(result: ScalingResult, width: Optional[int] = None) -> str:
+    """The table when it fits `width` (default: the terminal's; 100 when piped), else blocks."""
+    import shutil
+    import textwrap
+
     from tabulate import tabulate
 
-    lines = [f"Scaling probe ({result.label}): {result.label_text}.",
-             "Median (min-max) over interleaved repetitions; allreduce share = (synced - no-sync) / "
-             "synced step; efficiency = img/s(N) / (N x img/s(1)).", ""]
+    width = width or max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
+    lines = [textwrap.fill(f"Scaling probe ({result.label}): {result.label_text}.", width),
+             textwrap.fill("Median (min-max) over interleaved repetitions; allreduce share = (synced - "
+                           "no-sync) / synced step; efficiency = img/s(N) / (N x img/s(1)).", width,
+                           break_on_hyphens=False), ""]
     rows = []
     for fw in result.frameworks:
         if fw.status == "unavailable" or not fw.rank_counts:
-            rows.append([fw.framework, fw.launcher, fw.model, "-", "-", "-", "-", "-", "-", "-", "-",
-                         f"{fw.status}: {fw.reason}"])
+            rows.append([fw.framework, fw.launcher, fw.model, *["-"] * (len(HEADERS) - 4),
+                         f"{fw.status}: {fw.reason}"])  # the reason under 'gate / runs
             continue
         for rc in fw.rank_counts:
             gate = "-" if rc.gate_ok is None else ("ok" if rc.gate_ok else "FAILED")
@@ -155,14 +185,12 @@ def render_table(result: ScalingResult) -> str:
                          _fmt(rc.efficiency, digits=2), _fmt(rc.init_seconds, digits=1),
                          _fmt(rc.first_step_seconds, digits=2), _fmt(rc.total_seconds, digits=1),
                          f"{gate}; {rc.runs_ok}/{rc.runs_total} ok"])
-    lines.append(tabulate(rows, headers=["framework", "launcher", "model", "ranks", "img/s total",
-                                         "step ms", "no-sync ms", "allreduce", "efficiency", "init s",
-                                         "1st step s", "launch s", "gate / runs"],
-                          disable_numparse=True))
+    table = tabulate(rows, headers=HEADERS, disable_numparse=True)
+    lines.append(table if max(len(line) for line in table.splitlines()) <= width else _blocks(rows, width))
     failed = [r for r in result.runs if r.status != "ok"]
     for r in failed[:6]:
-        lines.append(f"{r.id}: {r.status}: {r.error}")
-    lines += [f"warning: {w}" for w in result.warnings]
+        lines.append(textwrap.fill(f"{r.id}: {r.status}: {r.error}", width, subsequent_indent="    "))
+    lines += [textwrap.fill(f"warning: {w}", width, subsequent_indent="    ") for w in result.warnings]
     return "\n".join(lines) + "\n"
 
 
