@@ -252,3 +252,9 @@ def test_scaling_table_fits_80_columns(monkeypatch):
     header = next(line for line in lines if line.startswith("framework"))
     row = next(line for line in lines if line.startswith("mindspore"))
     assert row.index("unavailable: absent") == header.index("gate / runs")  # it sat under 'launch s'
+
+
+def test_kb_show_in_the_wrong_section_names_the_section(capsys):
+    code, out, err = _advisor(["kb", "show", "h200", "--section", "costs"], capsys)
+    assert code == 2 and out == "" and "no entry with id 'h200' in costs" in err
+    assert "advisor kb list costs" in err

@@ -130,7 +130,9 @@ def _show(args: argparse.Namespace) -> int:
     if not matches:
         acc = kb.find_accelerator(wanted) if section in (None, "accelerators") else None
         if acc is None:
-            raise UsageError(f"kb show: no entry with id {wanted!r} (try `advisor kb list`)")
+            where = f" in {section}" if section else ""  # h200 exists, just not in that section
+            raise UsageError(f"kb show: no entry with id {wanted!r}{where} "
+                             f"(try `advisor kb list{' ' + section if section else ''}`)")
         matches = [("accelerators", acc)]
     if args.json:
         # One document: the entry; with an id in several sections, the first (others on stderr).
