@@ -258,3 +258,17 @@ def test_kb_show_in_the_wrong_section_names_the_section(capsys):
     code, out, err = _advisor(["kb", "show", "h200", "--section", "costs"], capsys)
     assert code == 2 and out == "" and "no entry with id 'h200' in costs" in err
     assert "advisor kb list costs" in err
+
+
+def test_probe_help_states_the_defaults_it_uses(capsys):
+    """--models, --modes, --repeat and --device had no default in --help."""
+    from advisor.cli import main
+    from probes.probe_models import ProbeConfig
+
+    with pytest.raises(SystemExit):
+        main(["probe", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    config = ProbeConfig()
+    assert f"(default {','.join(config.models)};" in text and f"(default {config.repeat};" in text
+    assert "(default: all four)" in text and len(config.modes) == 4
+    assert "(default auto:" in text

@@ -24,17 +24,18 @@ def register(subparsers) -> None:
         "probe", help="measure training throughput in PyTorch and MindSpore on this host",
         description=__doc__)
     p.add_argument("--frameworks", help="comma list of pytorch,mindspore (default: every installed one)")
-    p.add_argument("--models", default="lenet,resnet18", help="comma list of lenet,resnet18,resnet50")
+    p.add_argument("--models", default="lenet,resnet18", help="comma list of lenet,resnet18,resnet50 (default lenet,resnet18; with --scaling: lenet)")
     p.add_argument("--modes", default=",".join(MODES),
-                   help="comma list of eager,compile (PyTorch) and graph,pynative (MindSpore)")
+                   help="comma list of eager,compile (PyTorch) and graph,pynative (MindSpore) (default: all four)")
     p.add_argument("--batch-size", type=int, default=32, help="images per step (default %(default)s)")
     p.add_argument("--budget", type=float, default=6.0,
                    help="seconds of warmup + measurement per run (default %(default)s)")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda", "npu"), default="auto")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda", "npu"), default="auto",
+                   help="where the runs train (default auto: the accelerator if the framework sees one, else cpu)")
     p.add_argument("--threads", type=int, help="threads in both frameworks (default: usable cores)")
     p.add_argument("--data", metavar="PATH",
                    help="real data: CIFAR-10 (cifar-10-batches-bin or -py) or MNIST idx folder")
-    p.add_argument("--repeat", type=int, default=1, help="interleaved repeats per run (median of medians)")
+    p.add_argument("--repeat", type=int, default=1, help="interleaved repeats per run, median of medians (default 1; with --scaling: 3)")
     p.add_argument("--no-parity", action="store_true", help="skip the cross-framework parity check")
     p.add_argument("--no-tune", action="store_true",
                    help="measure the untuned default (no ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore)")
