@@ -272,3 +272,14 @@ def test_probe_help_states_the_defaults_it_uses(capsys):
     assert f"(default {','.join(config.models)};" in text and f"(default {config.repeat};" in text
     assert "(default: all four)" in text and len(config.modes) == 4
     assert "(default auto:" in text
+
+
+@pytest.mark.parametrize("argv", [["--data", "."], ["--budget", "3"], ["--no-parity"], ["--modes", "eager"]])
+def test_training_options_with_scaling_are_refused(argv, capsys, monkeypatch):
+    """`advisor probe --scaling --data DIR` measured synthetic data and said nothing of --data."""
+    import probes.scaling.runner
+
+    monkeypatch.setattr(probes.scaling.runner, "run_scaling", lambda *a, **k: pytest.fail("probe ran"))
+    code, out, err = _advisor(["probe", "--scaling", *argv], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"advisor: error: {argv[0]}:") and "--scaling" in err

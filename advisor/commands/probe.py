@@ -17,6 +17,9 @@ from advisor.output import emit, to_json
 MODELS = ("lenet", "resnet18", "resnet50")
 FRAMEWORKS = ("pytorch", "mindspore")
 MODES = ("eager", "compile", "graph", "pynative")
+# Options of the training probe that the scaling probe does not use (it trains LeNet on synthetic
+# data under the frameworks' launchers): refused with --scaling rather than silently ignored.
+TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps")
 
 
 def register(subparsers) -> None:
@@ -46,7 +49,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the JSON document to FILE (atomically), e.g. for `advisor report --probes`")
-    p.set_defaults(func=handle)
+    p.set_defaults(func=handle, _training_defaults={k: p.get_default(k) for k in TRAINING_ONLY})
     from probes.scaling import cli as scaling_cli  # --scaling, --ranks and the scaling knobs
 
     scaling_cli.add_arguments(p)
@@ -257,6 +260,12 @@ def handle(args) -> int:
             raise UsageError(f"{flag}: a scaling-probe option; add --scaling (advisor probe --scaling {flag} ...)")
     if getattr(args, "scaling", False):
         from probes.scaling import cli as scaling_cli
+
+        defaults = getattr(args, "_training_defaults", {})
+        given = [name for name in TRAINING_ONLY if name in defaults and getattr(args, name) != defaults[name]]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise UsageError(f"{flag}: a training-probe option; the scaling probe (--scaling) does not use it")
 
         return scaling_cli.run_from_args(args)
     if args.clear_cache:
