@@ -283,3 +283,17 @@ def test_training_options_with_scaling_are_refused(argv, capsys, monkeypatch):
     code, out, err = _advisor(["probe", "--scaling", *argv], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith(f"advisor: error: {argv[0]}:") and "--scaling" in err
+
+
+def test_probe_progress_names_the_aux_child():
+    """Progress said 'pytorch-aux ...' / 'pytorch-aux: ok', an internal name."""
+    import io
+
+    from advisor.commands.probe import Progress
+    from probes.probe_models import ProbeEvent
+
+    stream = io.StringIO()
+    show = Progress(stream)
+    show(ProbeEvent(run_id="pytorch-aux", kind="start", message="pytorch: GEMM peak and parity arrays"))
+    show(ProbeEvent(run_id="pytorch-aux", kind="done", message="ok"))
+    assert stream.getvalue() == "pytorch: GEMM peak and parity arrays ...\npytorch: GEMM peak / parity: ok\n"

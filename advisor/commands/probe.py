@@ -122,9 +122,11 @@ class Progress:
 
     def __call__(self, ev) -> None:
         w = self.stream
+        aux = ev.run_id.endswith("-aux")  # the GEMM peak / parity child: 'pytorch-aux' meant nothing
         if ev.kind == "start":
-            w.write(f"{self._prefix(ev)}{ev.run_id} ...\n" if not self.tty else
-                    f"{self._prefix(ev)}{ev.run_id} starting")
+            name = ev.message if aux and ev.message else ev.run_id
+            w.write(f"{self._prefix(ev)}{name} ...\n" if not self.tty else
+                    f"{self._prefix(ev)}{name} starting")
         elif ev.kind == "progress" and self.tty:
             frac = max(0.0, min(1.0, ev.fraction or 0.0))
             bar = "#" * int(frac * 20)
@@ -135,7 +137,8 @@ class Progress:
         elif ev.kind == "done":
             run = ev.run
             if run is None:
-                text = f"{ev.run_id}: {ev.message}"
+                name = f"{ev.run_id[:-len('-aux')]}: GEMM peak / parity" if aux else ev.run_id
+                text = f"{name}: {ev.message}"
             elif run.status == "ok":
                 text = f"{run.id}: {run.images_per_second:.1f} img/s ({run.stop_reason})"
             else:
