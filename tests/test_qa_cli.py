@@ -297,3 +297,11 @@ def test_probe_progress_names_the_aux_child():
     show(ProbeEvent(run_id="pytorch-aux", kind="start", message="pytorch: GEMM peak and parity arrays"))
     show(ProbeEvent(run_id="pytorch-aux", kind="done", message="ok"))
     assert stream.getvalue() == "pytorch: GEMM peak and parity arrays ...\npytorch: GEMM peak / parity: ok\n"
+
+
+def test_scan_worst_case_is_not_rounded_below_the_range(capsys, tmp_path):
+    """One nn.Linear: 'Effort: 0.05-0.25 h, worst case 0 h' (the worst case printed with .0f)."""
+    (tmp_path / "m.py").write_text("import torch\nlayer = torch.nn.Linear(2, 2)\n")
+    code, out, err = _advisor(["scan", str(tmp_path)], capsys)
+    assert code == 0 and "worst case 0 h" not in out
+    assert "worst case 0.25 h" in out, out

@@ -65,7 +65,7 @@ def render_text(result: ScanResult, width: int | None = None) -> str:
     )
     out.append(textwrap.fill(head, width, subsequent_indent="  "))
     out.append(textwrap.fill(
-        f"Effort: {_h(result.effort_hours)}, worst case {result.effort_worst_case_hours:.0f} h "
+        f"Effort: {_h(result.effort_hours)}, worst case {_num(result.effort_worst_case_hours)} h "
         f"(estimate from knowledge-base costs, KB {result.kb_version[:12]})", width, subsequent_indent="        "))
     out.append(f"Risk:   {result.risk}")
     for reason in result.risk_reasons:
