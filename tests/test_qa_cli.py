@@ -305,3 +305,12 @@ def test_scan_worst_case_is_not_rounded_below_the_range(capsys, tmp_path):
     code, out, err = _advisor(["scan", str(tmp_path)], capsys)
     assert code == 0 and "worst case 0 h" not in out
     assert "worst case 0.25 h" in out, out
+
+
+def test_kb_list_fits_80_columns(capsys, monkeypatch):
+    """`advisor kb list` padded every id to the longest id of any section: 239 lines over 80."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = _advisor(["kb", "list"], capsys)
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "  h200          NVIDIA H200" in out  # the accelerators' own id column

@@ -105,14 +105,21 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         emit(to_json([_entry_dict(s, e) for s, e in rows]), args.output)
         return 0
-    width = max((len(e.id) for _, e in rows), default=2)
+    import shutil
+    import textwrap
+
+    total = max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))  # 100 when piped or -o
     lines = [f"knowledge base {kb.version}: {len(rows)} entries"]
-    current = None
-    for section, entry in rows:
-        if section != current:
-            lines.append(f"\n[{section}]")
-            current = section
-        lines.append(f"  {entry.id:<{width}}  {_label(section, entry)}")
+    for section in sections:
+        entries = kb.section(section)
+        if not entries:
+            continue
+        lines.append(f"\n[{section}]")
+        width = max(len(e.id) for e in entries)  # per section: one long id no longer widens them all
+        hang = width + 4 if width + 4 <= total - 30 else 6
+        for entry in entries:
+            lines.append(textwrap.fill(_label(section, entry), total, initial_indent=f"  {entry.id:<{width}}  ",
+                                       subsequent_indent=" " * hang, break_on_hyphens=False))
     emit("\n".join(lines) + "\n", args.output)
     return 0
 
