@@ -29,7 +29,9 @@ class _Started:
 @pytest.fixture
 def started(monkeypatch):
     import tui.app
+    from advisor.commands import tui as tui_command
 
+    monkeypatch.setattr(tui_command, "_interactive", lambda: True)  # pytest has no terminal
     fake = _Started()
     monkeypatch.setattr(tui.app, "make_app", fake)
     return fake
@@ -61,3 +63,12 @@ def test_textual_only_on_the_interactive_path():
     code = ("import sys, advisor.cli, advisor.commands.tui; p = advisor.cli.build_parser(); "
             "p.parse_args(['tui']); assert 'textual' not in sys.modules, 'textual imported'")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
+
+
+def test_without_a_terminal_it_says_what_to_use_instead(capsys):
+    """Run headless (CI, a pipe, stdin from /dev/null), Textual would spin with nothing to draw on."""
+    out = subprocess.run([sys.executable, "-m", "advisor", "tui"], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 2
+    err = out.stderr.strip().splitlines()
+    assert len(err) == 1 and "needs a terminal" in err[0] and "advisor report" in err[0]

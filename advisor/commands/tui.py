@@ -3,6 +3,10 @@ Textual is imported only here, on the interactive path."""
 
 from __future__ import annotations
 
+import sys
+
+from advisor.errors import UsageError
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -15,7 +19,15 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
+def _interactive() -> bool:
+    """A terminal on both ends: without one, Textual has nothing to draw on or read keys from."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def run(args) -> int:
+    if not _interactive():
+        raise UsageError("the interactive advisor needs a terminal (stdin and stdout); for headless "
+                         "output use `advisor report REQUIREMENTS.yaml` or `advisor check`")
     if args.requirements:
         # A bad file is bad usage: one line and exit 2 before the screen is taken over.
         from advisor.requirements import load_requirements
