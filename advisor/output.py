@@ -19,12 +19,22 @@ def to_json(doc: Any) -> str:
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
+def check_output(path: str | os.PathLike | None) -> None:
+    """Refuse a bad -o up front (commands call it before slow work; write_atomic again at the end)."""
+    if not path:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{target}: is a folder; -o expects a file name")
+    if not target.parent.is_dir():
+        raise UsageError(f"{target}: output folder {target.parent} does not exist")
+
+
 def write_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write text to path via a temp file in the same folder and a rename: never half a file."""
+    check_output(path)
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"{target}: output folder {folder} does not exist")
+    folder = target.parent
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -43,3 +43,20 @@ def test_bad_knowledge_base_override_is_one_line_exit_2(tmp_path, monkeypatch, c
     assert code == 2
     assert len(err.strip().splitlines()) == 1
     assert "accelerators.yaml" in err
+
+
+def test_a_folder_as_output_is_refused_for_every_writer(tmp_path, capsys):
+    from advisor.errors import UsageError
+    from advisor.output import write_atomic
+
+    try:
+        write_atomic(tmp_path, "x")
+    except UsageError as exc:
+        assert "is a folder" in str(exc)
+    else:
+        raise AssertionError("a folder was accepted as an output file")
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "nvidia-research-team.yaml"
+    assert main(["report", str(example), "--no-cache", "-o", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from advisor.check_render import render_table
     from advisor.output import emit, to_json
 
-    from advisor.commands.probe import check_output
+    from advisor.output import check_output
 
     check_output(args.output)  # before the smoke tests, not after them
     if not 0 < args.timeout < float("inf"):  # also refuses nan, which every comparison passes

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from advisor.commands.probe import check_output
+from advisor.output import check_output
 from advisor.errors import UsageError
 from advisor.output import emit, to_json
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-from pathlib import Path
 from typing import Optional
 
 from advisor.errors import UsageError
-from advisor.output import emit, to_json
+from advisor.output import check_output, emit, to_json
 
 MODELS = ("lenet", "resnet18", "resnet50")
 FRAMEWORKS = ("pytorch", "mindspore")
@@ -239,17 +238,6 @@ def emit_result(doc, text: str, args) -> None:
             emit(text, None)
     else:
         emit(to_json(doc) if args.json else text, None)
-
-
-def check_output(path) -> None:
-    """Refuse a bad -o before measuring: the probes take minutes, the write failed only after them."""
-    if not path:
-        return
-    target = Path(path)
-    if target.is_dir():
-        raise UsageError(f"{target}: is a folder; -o expects a file name")
-    if not target.parent.is_dir():
-        raise UsageError(f"{target}: output folder {target.parent} does not exist")
 
 
 def handle(args) -> int:

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from advisor.output import emit, to_json
     from advisor.scan import scan_path
     from advisor.scan.render import render_text
-    from advisor.commands.probe import check_output
+    from advisor.output import check_output
 
     check_output(args.output)  # a folder as -o was an internal error after the scan
     try:
