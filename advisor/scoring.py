@@ -80,7 +80,7 @@ MODEL_ASSUMPTIONS = (
     "criterion scores are 0-100 per workflow; the total is their weighted mean (weights renormalised to 1)",
     "migration effort sums the typical fix hours of the knowledge-base pitfalls that apply (plus re-implementing the model when PyTorch code is ported); one team-week of it scores 50",
     "compute cost = projected device-hours x the knowledge base's price per device-hour (no storage, data transfer or idle time)",
-    f"confidence: high from a {CONFIDENCE_MARGINS['high']:g}-point margin, medium from {CONFIDENCE_MARGINS['medium']:g}; one step lower when the measured difference that decides it is inside the noise",
+    f"confidence: high from a margin of {CONFIDENCE_MARGINS['high']:g} points, medium from {CONFIDENCE_MARGINS['medium']:g}; one step lower when the measured difference that decides it is inside the noise",
 )
 
 

@@ -254,3 +254,16 @@ def test_probe_file_of_this_host_replaces_the_cache_instead_of_doubling_runs(cap
     assert code == 0, err
     ids = [r["id"] for r in json.loads(out)["probes"]["runs"]]
     assert len(ids) == len(set(ids)) and "measures this host" in err
+
+
+def test_markdown_wording_nits(report_doc):
+    """'a 8-point margin'; 'requirement:deployment.targets' cited twice for one score."""
+    from advisor.render import render
+    from advisor.report import Report
+
+    text = render(Report.model_validate(report_doc), "markdown")
+    assert "a 8-point" not in text and "high from a margin of 8 points" in text
+    for line in text.splitlines():
+        if line.startswith("- ") and line.endswith("]") and " [" in line:
+            refs = line.rsplit(" [", 1)[1].rstrip("]").split(", ")
+            assert len(refs) == len(set(refs)), line

@@ -45,7 +45,7 @@ def _how(report: Any) -> list[str]:
         out.append(f"**{LABELS[s.workflow]}**")
         out.append("")
         for c in s.criteria:
-            refs = ", ".join(f"{e.kind}:{e.ref}" for e in c.evidence)
+            refs = ", ".join(dict.fromkeys(f"{e.kind}:{e.ref}" for e in c.evidence))  # one mention per source
             out.append(f"- {c.name} {c.score:.0f}: {c.note}" + (f" [{refs}]" if refs else ""))
         out.append("")
     return out
