@@ -12,6 +12,20 @@ from typing import Any
 from advisor.errors import UsageError
 
 
+def _umask() -> int:
+    """The process umask, read without changing it (the TUI writes from worker threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def to_json(doc: Any) -> str:
     """One JSON document; pydantic models are dumped in JSON mode."""
     if hasattr(doc, "model_dump"):
@@ -39,6 +53,7 @@ def write_atomic(path: str | os.PathLike, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a report is an ordinary file
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -60,3 +60,17 @@ def test_a_folder_as_output_is_refused_for_every_writer(tmp_path, capsys):
     example = Path(__file__).resolve().parent.parent / "examples" / "nvidia-research-team.yaml"
     assert main(["report", str(example), "--no-cache", "-o", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
+
+
+def test_written_files_get_ordinary_permissions(tmp_path):
+    import os
+    import stat
+
+    from advisor.output import write_atomic
+
+    old = os.umask(0o022)
+    try:
+        path = write_atomic(tmp_path / "r.json", "{}\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
