@@ -314,3 +314,11 @@ def test_kb_list_fits_80_columns(capsys, monkeypatch):
     assert code == 0, err
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "  h200          NVIDIA H200" in out  # the accelerators' own id column
+
+
+def test_probe_batch_size_has_an_upper_bound(capsys):
+    from advisor.cli import main
+
+    assert main(["probe", "--batch-size", "1000000", "--models", "lenet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--batch-size" in err[0] and "4096" in err[0]

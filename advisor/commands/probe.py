@@ -16,6 +16,7 @@ from advisor.output import check_output, emit, to_json
 MODELS = ("lenet", "resnet18", "resnet50")
 FRAMEWORKS = ("pytorch", "mindspore")
 MODES = ("eager", "compile", "graph", "pynative")
+MAX_BATCH = 4096
 # Options of the training probe that the scaling probe does not use (it trains LeNet on synthetic
 # data under the frameworks' launchers): refused with --scaling rather than silently ignored.
 TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps")
@@ -83,8 +84,9 @@ def build_config(args):
     if not any(m in MODES_OF[fw] for fw in frameworks for m in modes):
         raise UsageError(f"--modes: none of {','.join(modes)} belongs to {','.join(frameworks)} "
                          "(pytorch: eager,compile; mindspore: graph,pynative)")
-    if args.batch_size < 1:
-        raise UsageError("--batch-size: expected a positive integer")
+    if not 1 <= args.batch_size <= MAX_BATCH:
+        # The synthetic batches are held in memory in both frameworks: a typo must not exhaust it.
+        raise UsageError(f"--batch-size: expected 1 to {MAX_BATCH} images per step")
     if not 0 < args.budget <= 3600:
         raise UsageError("--budget: expected seconds per run, more than 0 and at most 3600")
     if args.threads is not None and args.threads < 1:
