@@ -33,6 +33,24 @@ def to_json(doc: Any) -> str:
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
+def read_json(path: str, hint: str, flag: str = "") -> Any:
+    """A JSON input file, or one UsageError line naming the file (and flag) and what is expected."""
+    where = f"{path}: {flag}: " if flag else f"{path}: "
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{where}no such file: {hint}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{where}not UTF-8 text: {hint}") from None
+    except OSError as exc:
+        raise UsageError(f"{where}cannot read: {exc.strerror or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: "
+                         f"{hint}") from None
+
+
 def check_output(path: str | os.PathLike | None) -> None:
     """Refuse a bad -o up front (commands call it before slow work; write_atomic again at the end)."""
     if not path:

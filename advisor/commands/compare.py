@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from advisor.errors import UsageError
+from advisor.output import read_json
 
 SKIP_KEYS = {"created_at", "host", "evidence", "detail", "note", "notes", "summary", "reasons", "symptom",
              "cause", "fix", "basis_detail", "statement", "because", "title", "sources"}
@@ -33,19 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def load_report(path: str) -> dict:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file: expected a JSON report from `advisor report --json`") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not UTF-8 text: expected a JSON report") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: "
-                         "expected a JSON report from `advisor report --json`") from None
+    data = read_json(path, "expected a JSON report from `advisor report --json`")
     if not isinstance(data, dict):
         raise UsageError(f"{path}: (top level): expected a report object")
     for key in ("schema_version", "recommendation", "scores"):

@@ -11,12 +11,12 @@ input is read and validated before anything is written, so bad input leaves no o
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from advisor.errors import UsageError
+from advisor.output import read_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -87,20 +87,7 @@ def check_accelerator(req: Any, path: str, kb: Any) -> None:
 
 def load_probe_file(path: str) -> Any:
     """One probe results file, validated as a ProbeSuite."""
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: --probes: no such file: expected a results file from `advisor probe --json -o FILE`") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: --probes: not UTF-8 text: expected a JSON results file from `advisor probe --json -o FILE`") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: --probes: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: "
-                         "expected the JSON written by `advisor probe --json -o FILE`") from None
+    data = read_json(path, "expected the JSON written by `advisor probe --json -o FILE`", "--probes")
     if isinstance(data, dict) and data.get("kind") == "scaling":
         raise UsageError(f"{path}: kind: this is a scaling probe result: pass it with --scaling FILE "
                          "(--probes expects the JSON written by `advisor probe --json -o FILE`)")
@@ -123,18 +110,7 @@ SCALING_HINT = "expected a scaling result from `advisor probe --scaling --json -
 
 def load_scaling_file(path: str) -> Any:
     """A scaling probe result file, validated as a ScalingResult."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: --scaling: no such file: {SCALING_HINT}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: --scaling: not UTF-8 text: {SCALING_HINT}") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: --scaling: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: {SCALING_HINT}") from None
+    data = read_json(path, SCALING_HINT, "--scaling")
     if not isinstance(data, dict) or data.get("kind") != "scaling":
         raise UsageError(f"{path}: kind: expected \"scaling\" (a probe suite goes to --probes): {SCALING_HINT}")
     from probes.scaling.models import SCHEMA_VERSION, ScalingResult
