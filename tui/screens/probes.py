@@ -26,7 +26,7 @@ from tui.form_spec import parse_number
 from tui.data import fmt_num, get
 from tui.screens.base import AdvisorScreen
 from tui.state import RunProgress
-from tui.widgets.run_row import RunRow
+from tui.widgets.run_row import show_run_row
 from tui.widgets.scaling_panel import ScalingPanel
 
 FRAMEWORKS = ("pytorch", "mindspore")
@@ -234,14 +234,7 @@ class ProbesScreen(AdvisorScreen):
         self.query_one("#probe-status", Static).update(text)
 
     def _show_run(self, progress: RunProgress) -> None:
-        wid = "run-" + "".join(c if c.isalnum() else "-" for c in progress.run_id)
-        rows = self.query(f"#{wid}")
-        if rows:
-            rows.first(RunRow).update_from(progress)
-        else:
-            row = RunRow(progress)
-            row.id = wid
-            self.query_one("#probe-runs", Vertical).mount(row)
+        show_run_row(self.query_one("#probe-runs", Vertical), "run-", progress)
 
     def _show_results(self) -> None:
         suite = providers.as_data(self.app.probe_suite)

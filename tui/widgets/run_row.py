@@ -58,3 +58,15 @@ class RunRow(Vertical):
         if steps:
             message = f"step {fmt_num(steps[-1], 1, ' ms')}  " + message
         self.query_one(".run-message", Static).update(message)
+
+
+def show_run_row(container: Vertical, prefix: str, progress: RunProgress) -> None:
+    """Update the row of this run in `container`, or mount a new one (ids: prefix + run id)."""
+    wid = prefix + "".join(c if c.isalnum() else "-" for c in progress.run_id)
+    rows = container.query(f"#{wid}")
+    if rows:
+        rows.first(RunRow).update_from(progress)
+    else:
+        row = RunRow(progress)
+        row.id = wid
+        container.mount(row)

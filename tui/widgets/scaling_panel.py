@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Static
 
 from tui.data import fmt_num, get
 from tui.state import RunProgress
-from tui.widgets.run_row import RunRow
+from tui.widgets.run_row import show_run_row
 
 # The figures that answer "does adding ranks help" first, so they show at 80 columns.
 COLUMNS = ("Framework", "N", "Status", "Efficiency", "Allreduce", "Gate", "1 rank img/s",
@@ -66,14 +66,7 @@ class ScalingPanel(Vertical):
         self.query_one("#scaling-status", Static).update(text)
 
     def show_run(self, progress: RunProgress) -> None:
-        wid = "scaling-run-" + "".join(c if c.isalnum() else "-" for c in progress.run_id)
-        rows = self.query(f"#{wid}")
-        if rows:
-            rows.first(RunRow).update_from(progress)
-        else:
-            row = RunRow(progress)
-            row.id = wid
-            self.query_one("#scaling-runs", Vertical).mount(row)
+        show_run_row(self.query_one("#scaling-runs", Vertical), "scaling-run-", progress)
 
     def show_result(self, result: Any, cached: bool) -> None:
         table = self.query_one("#scaling-table", DataTable)
