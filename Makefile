@@ -12,7 +12,7 @@ setup: $(STAMP)
 # Re-install when the project's dependency files change.
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[pytorch,mindspore,test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[pytorch,mindspore,deploy,accuracy,test,dev]'
 	@touch $(STAMP)
 
 # The main job: the TUI on a terminal; otherwise the headless report for the bundled example.

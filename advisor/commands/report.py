@@ -66,23 +66,12 @@ def load_kb(extra_dirs: list[str]) -> Any:
 
 
 def check_accelerator(req: Any, path: str, kb: Any) -> None:
-    name = req.hardware.accelerator
-    if kb is None or not name:
-        return
-    acc = kb.find_accelerator(name)
-    if acc is None:
-        known = ", ".join(sorted(a.id for a in kb.accelerators))
-        raise UsageError(f"{path}: hardware.accelerator: {name!r} is not in the knowledge base: expected one of {known}")
-    # A named accelerator of another kind than the training target would be silently replaced by an
-    # assumed one in the projections: the file contradicts itself, so say which two fields disagree.
-    from advisor.projections import _VENDOR_OF_TARGET
+    """Bad input when the knowledge base contradicts the file (the same check the TUI form runs)."""
+    from advisor.validation import kb_problems
 
-    target = req.hardware.training_target
-    if target in _VENDOR_OF_TARGET and acc.vendor != _VENDOR_OF_TARGET[target]:
-        fits = ", ".join(sorted(a.id for a in kb.accelerators if a.vendor == _VENDOR_OF_TARGET[target]))
-        kind = {"nvidia": "an NVIDIA", "huawei": "a Huawei Ascend", "generic": "a CPU"}.get(acc.vendor, f"a {acc.vendor}")
-        raise UsageError(f"{path}: hardware.accelerator: {name!r} is {kind} accelerator but hardware.training_target "
-                         f"is {target}: expected one of {fits} (or change training_target)")
+    problems = kb_problems(req, kb)
+    if problems:
+        raise UsageError(f"{path}: {problems[0]}")
 
 
 def load_probe_file(path: str) -> Any:

@@ -1,0 +1,43 @@
+"""Checks of a requirements file against the knowledge base: the one path the CLI and the TUI share.
+
+`advisor.requirements` checks a file on its own (types, ranges, unknown keys); what needs the
+knowledge base (is the accelerator known, does it match the training target) lives here, so
+`advisor report` and the TUI's Requirements form accept and reject the same files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_KIND = {"nvidia": "an NVIDIA", "huawei": "a Huawei Ascend", "generic": "a CPU"}
+
+
+def kb_problems(req: Any, kb: Any) -> list[str]:
+    """Every problem of `req` that the knowledge base reveals, each 'field: what is expected'."""
+    if kb is None:
+        return []
+    problems: list[str] = []
+    name = req.hardware.accelerator
+    if name:
+        acc = kb.find_accelerator(name)
+        if acc is None:
+            known = ", ".join(sorted(a.id for a in kb.accelerators))
+            problems.append(f"hardware.accelerator: {name!r} is not in the knowledge base: expected one of {known}")
+        else:
+            problems.extend(_target_mismatch(req, acc, kb))
+    return problems
+
+
+def _target_mismatch(req: Any, acc: Any, kb: Any) -> list[str]:
+    # A named accelerator of another kind than the training target would be silently replaced by an
+    # assumed one in the projections: the file contradicts itself, so say which two fields disagree.
+    from advisor.projections import _VENDOR_OF_TARGET
+
+    target = req.hardware.training_target
+    vendor = _VENDOR_OF_TARGET.get(target)
+    if vendor is None or acc.vendor == vendor:
+        return []
+    fits = ", ".join(sorted(a.id for a in kb.accelerators if a.vendor == vendor))
+    kind = _KIND.get(acc.vendor, f"a {acc.vendor}")
+    return [f"hardware.accelerator: {req.hardware.accelerator!r} is {kind} accelerator but "
+            f"hardware.training_target is {target}: expected one of {fits} (or change training_target)"]
