@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from advisor.errors import UsageError
+from advisor.safe_yaml import clip, read_bounded
 
 
 def _umask() -> int:
@@ -33,59 +35,117 @@ def to_json(doc: Any) -> str:
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
+# A probe suite with every raw step time is ~1 MB; 32 MB leaves room for many runs and refuses
+# /dev/zero or a mistaken multi-GB file before it is read whole.
+MAX_JSON_BYTES = 32 * 1024 * 1024
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
 def read_json(path: str, hint: str, flag: str = "") -> Any:
-    """A JSON input file, or one UsageError line naming the file (and flag) and what is expected."""
+    """A JSON input file, or one UsageError line naming the file (and flag) and what is expected.
+
+    Bounded (MAX_JSON_BYTES, regular files only); NaN and Infinity are refused, since they are not
+    JSON and no measurement or score can be one."""
     where = f"{path}: {flag}: " if flag else f"{path}: "
+    raw = read_bounded(path, MAX_JSON_BYTES, hint.removeprefix("expected "), flag)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{where}no such file: {hint}") from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{where}not UTF-8 text: {hint}") from None
-    except OSError as exc:
-        raise UsageError(f"{where}cannot read: {exc.strerror or exc}") from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: "
                          f"{hint}") from None
+    except RecursionError:
+        raise UsageError(f"{where}nested too deeply to read: {hint}") from None
+    except ValueError as exc:  # NaN / Infinity, or an integer longer than Python converts
+        raise UsageError(f"{where}invalid value: {clip(str(exc))}: {hint}") from None
 
 
 def check_output(path: str | os.PathLike | None) -> None:
     """Refuse a bad -o up front (commands call it before slow work; write_atomic again at the end)."""
     if not path:
         return
-    target = Path(path)
-    if target.is_dir():
-        raise UsageError(f"{target}: is a folder; -o expects a file name")
-    if not target.parent.is_dir():
-        raise UsageError(f"{target}: output folder {target.parent} does not exist")
+    text = os.fspath(path)
+    target = Path(text)
+    if target.is_dir() or text.endswith(os.sep):
+        raise UsageError(f"{text}: is a folder; -o expects a file name")
+    if target.exists() and not target.resolve().is_file() and not _writes_in_place(target):
+        raise UsageError(f"{text}: exists and is not a regular file (a socket, a block device): "
+                         "-o expects a file name, a FIFO or a character device such as /dev/stdout")
+    folder = target.resolve().parent if target.is_symlink() else target.parent
+    if not folder.is_dir():
+        raise UsageError(f"{target}: output folder {folder} does not exist")
+    if not _writes_in_place(target) and not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"{target}: output folder {folder} is not writable")
+
+
+def _writes_in_place(target: Path) -> bool:
+    """A FIFO or a character device (/dev/null, /dev/stdout, a terminal) is written to, not replaced."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
 def write_atomic(path: str | os.PathLike, text: str) -> Path:
-    """Write text to path via a temp file in the same folder and a rename: never half a file."""
+    """Write text to path via a temp file in the same folder and a rename: never half a file.
+
+    A symlink's target is replaced (the link stays a link); a FIFO or character device is written
+    in place; an existing file keeps its permission bits. Every failure is one UsageError line."""
     check_output(path)
-    target = Path(path)
+    given = Path(path)
+    if _writes_in_place(given):
+        try:
+            with open(given, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
+        return given
+    target = given.resolve() if given.is_symlink() else given
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()  # a new file: an ordinary file, not mkstemp's 0600
     folder = target.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+    except OSError as exc:
+        raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a report is an ordinary file
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):  # ENOSPC, EROFS, EDQUOT: bad output, not an internal error
+            raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
         raise
-    return target
+    return given
 
 
 def emit(text: str, output: str | None) -> None:
     """Print to stdout, or write atomically to `output` when given."""
     if output:
         write_atomic(output, text)
-    else:
+        return
+    if sys.stdout is None:  # started with file descriptor 1 closed
+        raise UsageError("stdout: closed: give -o FILE to write the output to a file")
+    try:
         sys.stdout.write(text)
         sys.stdout.flush()
+    except UnicodeEncodeError:
+        # PYTHONIOENCODING=ascii or a C locale: say what could not be printed rather than crash.
+        raise UsageError("stdout: the terminal's encoding cannot show this text: set PYTHONIOENCODING=utf-8 "
+                         "or write it with -o FILE") from None
+    except OSError as exc:  # a closed stdout, /dev/full
+        raise UsageError(f"stdout: cannot write: {exc.strerror or exc}") from None

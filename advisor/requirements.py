@@ -8,14 +8,13 @@ strict about types, so a typo or a quoted number is reported rather than silentl
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from advisor.errors import UsageError
+from advisor.safe_yaml import load_yaml, read_bounded
 
 Skill = Literal["none", "basic", "proficient", "expert"]
 Level = Literal["low", "medium", "high"]
@@ -148,45 +147,6 @@ class Requirements(_Input):
 # --- loading -------------------------------------------------------------------------------------
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that also rejects duplicate keys (a silent overwrite hides a typo)."""
-
-
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
-        seen.add(key)
-    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-# YAML 1.1 (PyYAML) reads `1e3` and `5e5` as strings: a user writing a number in exponent form got
-# "expected a valid number (got str '1e3')". Read them as floats, as YAML 1.2 and JSON do.
-_StrictLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
-
-
-def _where(exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    return f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
-
-
-def _yaml_error(path: str, exc: yaml.YAMLError) -> UsageError:
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    if isinstance(exc, yaml.constructor.ConstructorError) and "constructor for the tag" in str(problem):
-        tag = str(problem).split("tag", 1)[-1].strip(" '")
-        return UsageError(
-            f"{path}: {_where(exc)}: YAML tag {tag!r} is not allowed: "
-            "expected plain YAML values (mappings, lists, strings, numbers, booleans)"
-        )
-    return UsageError(f"{path}: {_where(exc)}: invalid YAML: {problem}")
-
-
 def _loc(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
@@ -243,17 +203,7 @@ def parse_requirements(data: Any, path: str = "<requirements>") -> Requirements:
 def load_requirements(path: str | os.PathLike) -> Requirements:
     """Read, parse and validate a requirements file. Every failure is one UsageError line."""
     name = str(path)
-    file = Path(path)
-    try:
-        if not file.exists():
-            raise UsageError(f"{name}: no such file: expected a requirements YAML file")
-        if file.is_dir():
-            raise UsageError(f"{name}: is a folder: expected a requirements YAML file")
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise UsageError(f"{name}: file is {len(raw)} bytes: expected a requirements file under {MAX_FILE_BYTES}")
+    raw = read_bounded(path, MAX_FILE_BYTES, "a requirements YAML file")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -262,11 +212,7 @@ def load_requirements(path: str | os.PathLike) -> Requirements:
         ) from None
     if not text.strip():
         raise UsageError(f"{name}: the file is empty: expected a YAML mapping with name, hardware, deployment, ...")
-    try:
-        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - SafeLoader subclass
-    except yaml.YAMLError as exc:
-        raise _yaml_error(name, exc) from None
-    return parse_requirements(data, name)
+    return parse_requirements(load_yaml(text, name), name)
 
 
 def resolve_code_path(requirements: Requirements, requirements_file: str | os.PathLike | None) -> Optional[Path]:
