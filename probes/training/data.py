@@ -65,17 +65,37 @@ def read_cifar_bin(path: Path) -> tuple[np.ndarray, np.ndarray]:
     return rec[:, 1:].reshape(-1, 3, 32, 32), labels
 
 
+class _CifarUnpickler(pickle.Unpickler):
+    """Admits only what the CIFAR-10 Python format holds (a dict of bytes, lists of ints and one
+    uint8 array): `pickle.load` on a downloaded file would run any callable the file names."""
+
+    ALLOWED = {
+        ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy", "ndarray"), ("numpy", "dtype"),
+        ("_codecs", "encode"),  # how protocol 2 stores bytes written by Python 3
+    }
+
+    def find_class(self, module: str, name: str):
+        if (module, name) in self.ALLOWED:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"refusing {module}.{name}: a CIFAR-10 batch holds only arrays, "
+                                     "lists, bytes and numbers")
+
+
 def read_cifar_py(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    """One CIFAR-10 Python pickle batch: {b'data': (N, 3072) uint8, b'labels': [N]}."""
+    """One CIFAR-10 Python pickle batch: {b'data': (N, 3072) uint8, b'labels': [N]}, read with an
+    unpickler that refuses every global outside the format (no code runs from a data folder)."""
     try:
         with open(path, "rb") as fh:
-            d = pickle.load(fh, encoding="bytes")
-    except Exception as exc:  # pickle raises many types on bad input
+            d = _CifarUnpickler(fh, encoding="bytes").load()
+    except Exception as exc:  # pickle raises many types on bad input: all of them mean "not CIFAR"
         raise DataError(f"{path}: not a CIFAR-10 Python batch ({exc})") from None
     data = d.get(b"data", d.get("data")) if isinstance(d, dict) else None
     labels = d.get(b"labels", d.get("labels")) if isinstance(d, dict) else None
     if data is None or labels is None:
         raise DataError(f"{path}: a CIFAR-10 Python batch needs 'data' and 'labels' keys")
+    if getattr(data, "dtype", None) is not None and data.dtype.hasobject:
+        raise DataError(f"{path}: 'data' holds Python objects: expected a uint8 array")
     data = np.asarray(data, dtype=np.uint8)
     if data.ndim != 2 or data.shape[1] != 3072 or len(labels) != data.shape[0]:
         raise DataError(f"{path}: 'data' must be (N, 3072) with N labels, got {data.shape}")
