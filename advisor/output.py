@@ -12,6 +12,7 @@ from typing import Any
 
 from advisor.errors import UsageError
 from advisor.safe_yaml import clip, read_bounded
+from advisor.sanitize import for_terminal
 
 
 def _umask() -> int:
@@ -134,7 +135,11 @@ def write_atomic(path: str | os.PathLike, text: str) -> Path:
 
 
 def emit(text: str, output: str | None) -> None:
-    """Print to stdout, or write atomically to `output` when given."""
+    """Print to stdout, or write atomically to `output` when given.
+
+    No document this tool writes holds a control character, so any that came in with user or file
+    text (a terminal escape in a requirements name, a scanned file name) is removed here, once."""
+    text = for_terminal(text)
     if output:
         write_atomic(output, text)
         return

@@ -122,7 +122,8 @@ def _parse_uncached(label: str, text: bytes, problems: list[Problem]) -> list[tu
     after its section (e.g. costs.yaml)."""
     try:
         doc = yaml.load(text.decode("utf-8"), Loader=_SafeLoader)  # noqa: S506 (a safe loader)
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+    except (yaml.YAMLError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # ValueError: an integer longer than Python converts; RecursionError: absurd nesting.
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         reason = getattr(exc, "problem", None) or " ".join(str(exc).split())

@@ -168,3 +168,29 @@ def test_deeply_nested_json_is_bad_input(tmp_path):
     probes = tmp_path / "probes.json"
     probes.write_text("[" * 100_000 + "]" * 100_000)
     one_line_error(advisor("report", EXAMPLE, "--probes", str(probes), "--json"))
+
+
+# --- terminal escapes ---------------------------------------------------------------------------
+
+
+def test_escape_sequences_in_a_requirement_name_never_reach_the_output(tmp_path):
+    import yaml
+
+    req = yaml.safe_load(Path(EXAMPLE).read_text())
+    req["name"] = "team \x1b]0;pwned\x07\x1b[2J<script>x</script>"
+    path = tmp_path / "req.yaml"
+    path.write_text(yaml.safe_dump(req))
+    for fmt in ("--table", "--markdown", "--json"):
+        proc = advisor("report", str(path), fmt)
+        assert proc.returncode == 0, proc.stderr
+        assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout
+
+
+def test_sanitize_functions():
+    from advisor.sanitize import for_html, for_markdown, for_terminal, one_line
+
+    hostile = "a\x1b]0;t\x07b\x1b[2Jc\x9bd\x00e\nf"
+    assert for_terminal(hostile) == "abcde\nf"
+    assert one_line("x\n# heading\ty") == "x # heading y"
+    assert for_markdown("a|b\n# h <script>") == "a\\|b \\# h \\<script\\>"
+    assert for_html("<script>&") == "&lt;script&gt;&amp;"

@@ -1,0 +1,37 @@
+"""Text from users and files made safe for where it is printed.
+
+A requirements `name`, a scanned file name, a framework's error text or a `compare` value can hold
+terminal escape sequences (`\\x1b]0;title\\x07`, `\\x1b[2J`), a newline that starts a Markdown heading,
+or `<script>`. Terminals get the text without control characters; Markdown gets it on one line with
+its markup characters escaped; HTML gets it escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# ESC-introduced sequences (CSI, OSC up to BEL or ST, and two-byte escapes), then any other C0/C1
+# control character except tab and newline, and DEL.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#])")
+
+
+def for_terminal(text: str) -> str:
+    """`text` with escape sequences and control characters removed (newlines and tabs kept)."""
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+def one_line(text: str) -> str:
+    """Printable, on one line: what a table cell or an error line may hold."""
+    return " ".join(for_terminal(text).replace("\t", " ").split())
+
+
+def for_markdown(text: str) -> str:
+    """Inline Markdown: one line, markup characters (and HTML's `<`) escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", one_line(text)).replace("&", "&amp;")
+
+
+def for_html(text: str) -> str:
+    return html.escape(for_terminal(text), quote=True)

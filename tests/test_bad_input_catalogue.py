@@ -1,0 +1,78 @@
+"""The bad-input catalogue: every file under tests/fixtures/bad-input, fed to every command that
+reads a file, is refused with exit 2, one line on stderr naming the file, no traceback, and nothing
+written. Add a file to the folder and every command is tried on it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BAD = sorted((ROOT / "tests" / "fixtures" / "bad-input").iterdir())
+EXAMPLE = str(ROOT / "examples" / "prototype-then-ascend.yaml")
+
+
+def _advisor(argv, capsys):
+    from advisor.cli import main
+
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def good_report(tmp_path_factory):
+    from advisor.cli import main
+
+    path = tmp_path_factory.mktemp("good") / "report.json"
+    assert main(["report", EXAMPLE, "--json", "--no-cache", "-o", str(path)]) == 0
+    return str(path)
+
+
+COMMANDS = {
+    "report": lambda f, good: ["report", f],
+    "report --probes": lambda f, good: ["report", EXAMPLE, "--no-cache", "--probes", f],
+    "report --scaling": lambda f, good: ["report", EXAMPLE, "--no-cache", "--scaling", f],
+    "compare old": lambda f, good: ["compare", f, good],
+    "compare new": lambda f, good: ["compare", good, f],
+}
+
+
+def _applies(command: str, path: Path) -> bool:
+    # The requirements reader takes YAML (JSON is YAML too); the JSON readers take JSON.
+    return command == "report" or path.suffix == ".json"
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("bad", BAD, ids=lambda p: p.name)
+def test_every_bad_file_is_refused_by_every_reader(command, bad, good_report, capsys, tmp_path):
+    if not _applies(command, bad):
+        pytest.skip(f"{command} does not read {bad.suffix} files")
+    out_file = tmp_path / "out.json"
+    argv = COMMANDS[command](str(bad), good_report) + ["-o", str(out_file)]
+    code, out, err = _advisor(argv, capsys)
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("advisor: error: "), err
+    assert "Traceback" not in err and bad.name in err
+    assert len(err) < 600
+    assert not out_file.exists()
+
+
+# An empty override file adds nothing and is accepted; every other bad YAML file is refused.
+KB_BAD = [p for p in BAD if p.suffix == ".yaml" and p.name != "empty.yaml"]
+
+
+@pytest.mark.parametrize("bad", KB_BAD, ids=lambda p: p.name)
+def test_every_bad_yaml_file_is_refused_as_a_knowledge_base_override(bad, capsys, tmp_path):
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    shutil.copy(bad, folder / "accelerators.yaml")
+    out_file = tmp_path / "out.json"
+    code, out, err = _advisor(["report", EXAMPLE, "--no-cache", "--kb", str(folder), "-o", str(out_file)], capsys)
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("advisor: error: "), err
+    assert "Traceback" not in err and "accelerators.yaml" in err
+    assert len(err) < 600
+    assert not out_file.exists()
