@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -76,12 +77,32 @@ def _bundled_files() -> list[tuple[str, bytes]]:
     return out
 
 
+# The bundled files are under 100 KB each; an override of several MB is a mistake, and parsing a
+# 56 MB file took 41 s and 1.6 GB.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
 def _dir_files(folder: Path) -> list[tuple[str, bytes]]:
-    return [
-        (str(p), p.read_bytes())
-        for p in sorted(folder.iterdir())
-        if p.suffix in (".yaml", ".yml") and p.is_file()
-    ]
+    out = []
+    for p in sorted(folder.iterdir()):
+        if p.suffix not in (".yaml", ".yml"):
+            continue
+        try:
+            st = p.stat()
+        except OSError as exc:  # a broken symlink, a permission problem
+            raise KnowledgeError(f"{p}: cannot read ({exc.strerror or exc}): expected a knowledge-base YAML file") from None
+        if not stat.S_ISREG(st.st_mode):
+            if stat.S_ISDIR(st.st_mode):
+                continue  # a folder named like a file is not a file of the base
+            raise KnowledgeError(f"{p}: not a regular file: expected a knowledge-base YAML file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise KnowledgeError(f"{p}: file is {st.st_size:,} bytes: expected a knowledge-base YAML file of at "
+                                 f"most {MAX_FILE_BYTES:,} bytes")
+        try:
+            out.append((str(p), p.read_bytes()))
+        except OSError as exc:
+            raise KnowledgeError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    return out
 
 
 def user_dirs(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None) -> list[Path]:
@@ -341,17 +362,26 @@ def check(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None, *,
     return validate(extra_dirs, use_env=use_env)[1]
 
 
+def _stamp(folder: Path) -> tuple:
+    """What the cache key needs of a folder: its YAML files' names, times and sizes. A broken link
+    is only a name here; reading the folder then reports it, with its reason."""
+    def stamp(p: Path) -> tuple:
+        try:
+            st = p.stat()
+        except OSError:
+            return (p.name, None, None)
+        return (p.name, st.st_mtime_ns, st.st_size)
+
+    return tuple(stamp(p) for p in sorted(folder.iterdir()) if p.suffix in (".yaml", ".yml"))
+
+
 def load(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None) -> KnowledgeBase:
     """The validated knowledge base: bundled files, then ADVISOR_KB_DIR, then `extra_dirs`, merged by
     id. Cached per set of files (their names, sizes and modification times)."""
     dirs = user_dirs(extra_dirs)
     for folder in dirs:
         _check_dir(folder)
-    key = tuple(
-        (str(folder.resolve()), tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size)
-                                      for p in sorted(folder.iterdir()) if p.suffix in (".yaml", ".yml")))
-        for folder in dirs
-    )
+    key = tuple((str(folder.resolve()), _stamp(folder)) for folder in dirs)
     if key in _CACHE:
         return _CACHE[key]
     kb, problems = build(_layers(dirs))

@@ -76,3 +76,35 @@ def test_every_bad_yaml_file_is_refused_as_a_knowledge_base_override(bad, capsys
     assert "Traceback" not in err and "accelerators.yaml" in err
     assert len(err) < 600
     assert not out_file.exists()
+
+
+def test_a_broken_link_or_a_huge_file_in_a_kb_folder_is_bad_input(capsys, tmp_path):
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "broken.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    code, out, err = _advisor(["report", EXAMPLE, "--no-cache", "--kb", str(folder)], capsys)
+    assert code == 2 and "broken.yaml" in err and err.count("\n") == 1, err
+    (folder / "broken.yaml").unlink()
+    with open(folder / "huge.yaml", "wb") as fh:
+        fh.truncate(5 * 1024 * 1024)  # sparse: no 5 MB written
+    code, out, err = _advisor(["report", EXAMPLE, "--no-cache", "--kb", str(folder)], capsys)
+    assert code == 2 and "huge.yaml" in err and "bytes" in err, err
+
+
+@pytest.mark.parametrize("text, needle", [
+    ('{"schema_version": "9.0", "runs": []}', "schema_version"),
+    ('{"runs": [{"id": "x", "framework": "pytorch", "mode": "eager", "model": "lenet", "batch_size": 32, '
+     '"status": "ok", "images_per_second": -5}]}', "runs[0].images_per_second"),
+])
+def test_probe_files_with_an_unknown_version_or_negative_throughput_are_bad_input(text, needle, capsys, tmp_path):
+    probes = tmp_path / "probes.json"
+    probes.write_text(text)
+    code, out, err = _advisor(["report", EXAMPLE, "--no-cache", "--probes", str(probes)], capsys)
+    assert code == 2 and needle in err and err.count("\n") == 1, err
+
+
+def test_the_same_probe_file_twice_is_bad_input(capsys, tmp_path):
+    probes = tmp_path / "probes.json"
+    probes.write_text('{"runs": []}')
+    code, out, err = _advisor(["report", EXAMPLE, "--no-cache", "--probes", str(probes), str(probes)], capsys)
+    assert code == 2 and "twice" in err, err

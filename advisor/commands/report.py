@@ -84,14 +84,24 @@ def load_probe_file(path: str) -> Any:
         raise UsageError(f"{path}: (top level): expected a probe results object with 'runs' (from `advisor probe --json -o FILE`)")
     from pydantic import ValidationError
 
-    from probes.probe_models import ProbeSuite
+    from probes.probe_models import SCHEMA_VERSION, ProbeSuite
 
     from advisor.requirements import validation_message
 
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if not isinstance(version, str) or version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
+        raise UsageError(f"{path}: schema_version: {version!r} is not a probe results version this tool reads: "
+                         f"expected {SCHEMA_VERSION.split('.')[0]}.x (from `advisor probe --json -o FILE`)")
     try:
-        return ProbeSuite.model_validate(data)
+        suite = ProbeSuite.model_validate(data)
     except ValidationError as exc:
         raise UsageError(validation_message(path, exc)) from None
+    for i, run in enumerate(suite.runs):
+        for field in ("images_per_second", "images_per_second_median"):
+            value = getattr(run, field)
+            if value is not None and value < 0:
+                raise UsageError(f"{path}: runs[{i}].{field}: {value} is negative: expected a measured throughput >= 0")
+    return suite
 
 
 SCALING_HINT = "expected a scaling result from `advisor probe --scaling --json -o FILE`"
@@ -193,6 +203,13 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     req = load_requirements(args.requirements)
     kb = load_kb(args.kb)
     check_accelerator(req, args.requirements, kb)
+    seen: dict[str, str] = {}
+    for p in args.probes:  # the same runs twice would count as two measurements
+        real = str(Path(p).resolve())
+        if real in seen:
+            raise UsageError(f"{p}: --probes: the same file is given twice (also as {seen[real]}): expected each "
+                             "probe results file once")
+        seen[real] = p
     suites = [load_probe_file(p) for p in args.probes]
     scaling_from_file = load_scaling_file(args.scaling) if args.scaling else None
     source = "files" if suites else "none"
