@@ -53,6 +53,9 @@ def register(subparsers) -> None:
     from probes.scaling import cli as scaling_cli  # --scaling, --ranks and the scaling knobs
 
     scaling_cli.add_arguments(p)
+    from advisor.commands import probe_accuracy  # --accuracy and its knobs
+
+    probe_accuracy.add_arguments(p)
 
 
 def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
@@ -261,6 +264,10 @@ def handle(args) -> int:
             raise UsageError(f"{flag}: a training-probe option; the scaling probe (--scaling) does not use it")
 
         return scaling_cli.run_from_args(args)
+    if getattr(args, "accuracy", False) or any(getattr(args, n, None) is not None for n in ("epochs", "seeds", "target")):
+        from advisor.commands import probe_accuracy
+
+        return probe_accuracy.run_from_args(args)
     if args.clear_cache:
         from advisor.cache import clear
         removed = clear()

@@ -1,0 +1,140 @@
+"""`advisor probe --accuracy`: time-to-accuracy on real data (scikit-learn's digits, or --data) in
+PyTorch and MindSpore, the cross-framework accuracy gap over seeds, and the Normalize trap live."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+from advisor.errors import UsageError
+from advisor.output import emit, to_json
+
+# Training-probe options this probe does not read: refused rather than silently ignored.
+NOT_USED = ("budget", "repeat", "no_parity", "no_tune", "max_steps", "device")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("time-to-accuracy (--accuracy)")
+    g.add_argument("--accuracy", action="store_true",
+                   help="train LeNet-5 to a target test accuracy on real data (sklearn digits, or --data) in "
+                        "both frameworks, interleaved over seeds; default modes eager,graph")
+    g.add_argument("--epochs", type=int, help="epochs per run (default 8)")
+    g.add_argument("--seeds", type=int, help="data orders, interleaved (default 3)")
+    g.add_argument("--target", type=float, help="test accuracy to reach, 0-1 (default 0.95)")
+
+
+def _config(args):
+    from pydantic import ValidationError
+
+    from probes.accuracy.models import AccuracyConfig
+
+    from advisor.commands.probe import FRAMEWORKS, _list
+
+    fields = {}
+    if args.frameworks:
+        fields["frameworks"] = _list(args.frameworks, FRAMEWORKS, "--frameworks")
+    else:
+        from probes.runner import installed_frameworks
+
+        fields["frameworks"] = [fw for fw, info in installed_frameworks().items() if info["installed"]]
+    defaults = getattr(args, "_training_defaults", {})
+    if args.modes != defaults.get("modes"):
+        fields["modes"] = _list(args.modes, ("eager", "compile", "graph", "pynative"), "--modes")
+    if args.models not in (None, "lenet,resnet18", "lenet"):
+        raise UsageError("--models: the accuracy probe trains LeNet-5 only (it fits the 32x32 digits)")
+    for flag in ("epochs", "seeds", "target", "threads", "data"):
+        if getattr(args, flag, None) is not None:
+            fields[flag] = getattr(args, flag)
+    if args.batch_size != 32:
+        fields["batch_size"] = args.batch_size
+    try:
+        return AccuracyConfig(**fields)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        raise UsageError(f"--{str(err['loc'][0]).replace('_', '-')}: {err['msg']} (got {err.get('input')!r})") from None
+
+
+def refuse_unused(args) -> None:
+    defaults = getattr(args, "_training_defaults", {})
+    for name in NOT_USED:
+        if name in defaults and getattr(args, name, None) != defaults[name]:
+            raise UsageError(f"--{name.replace('_', '-')}: a training-probe option; --accuracy does not use it")
+    for name in ("epochs", "seeds", "target"):
+        if not getattr(args, "accuracy", False) and getattr(args, name, None) is not None:
+            raise UsageError(f"--{name}: an accuracy-probe option; add --accuracy")
+
+
+def run_normalize_check(timeout: float = 300) -> dict:
+    import tempfile
+    from pathlib import Path
+
+    from probes import launcher
+    from probes.accuracy import data
+
+    with tempfile.TemporaryDirectory(prefix="advisor-normalize-") as tmp:
+        npz = Path(tmp) / "u8.npz"
+        data.prepare_uint8(npz)
+        out = launcher.run_child(["-m", "probes.accuracy.worker_normalize", "--npz", str(npz)], timeout=timeout)
+    if not out.ok:
+        return {"status": out.status, "error": out.error}
+    res = dict(out.result)
+    res.pop("kind", None)
+    return res
+
+
+def render(suite, width: int = 100) -> str:
+    from tabulate import tabulate
+
+    from advisor.accuracy import gap_verdict, normalize_verdict
+
+    cfg = suite.config
+    lines = [textwrap.fill(
+        f"Time-to-accuracy: LeNet-5 on {suite.data.get('source', 'real data')} ({suite.data.get('train_samples')} train / "
+        f"{suite.data.get('test_samples')} test, fixed stratified split), canonical weights, SGD lr {cfg.lr} "
+        f"momentum 0.9 wd 5e-4, batch {cfg.batch_size}, {cfg.epochs} epochs, {cfg.seeds} seed(s) interleaved; "
+        f"target {cfg.target:.0%} test accuracy; {suite.seconds or 0:.0f} s", width), ""]
+    rows = []
+    for r in suite.runs:
+        curve = " ".join(f"{a * 100:.0f}" for a in r.accuracy) or "-"
+        to_target = (f"{r.epochs_to_target} ep, {r.seconds_to_target:.1f} s ({r.seconds_to_target_steady:.1f} s "
+                     "without compile)" if r.epochs_to_target else ("not reached" if r.status == "ok" else "-"))
+        rows.append([r.id, r.status, "-" if r.final_accuracy is None else f"{r.final_accuracy:.1%}", to_target,
+                     "-" if r.compile_seconds is None else f"{r.compile_seconds:.1f}", curve if r.status == "ok"
+                     else (r.error or "")[:60]])
+    lines.append(tabulate(rows, ["run", "status", "final acc", "to target", "compile s", "accuracy % per epoch"],
+                          tablefmt="simple", disable_numparse=True))
+    lines.append("")
+    for g in suite.gaps:
+        lines.append(textwrap.fill(gap_verdict(g)[1], width))
+    if suite.normalize_check:
+        lines.append(textwrap.fill(normalize_verdict(suite.normalize_check), width))
+    for w in suite.warnings:
+        lines.append(textwrap.fill(f"note: {w}", width))
+    return "\n".join(lines) + "\n"
+
+
+def run_from_args(args) -> int:
+    refuse_unused(args)
+    config = _config(args)
+    from probes.accuracy.runner import run_suite
+
+    def progress(run_id: str, msg: dict) -> None:
+        if msg.get("kind") == "progress" and "epoch" in msg:
+            print(f"advisor: {run_id} epoch {msg['epoch']}/{msg['epochs']}: accuracy {msg['accuracy']:.1%}",
+                  file=sys.stderr)
+        elif msg.get("kind") == "done":
+            run = msg["run"]
+            print(f"advisor: {run_id}: {run.status}" + (f" ({run.error})" if run.error else ""), file=sys.stderr)
+
+    suite = run_suite(config, on_event=None if args.json else progress)
+    if "mindspore" in config.frameworks:
+        suite.normalize_check = run_normalize_check()
+    text = "" if args.json else render(suite)
+    if args.output:
+        emit(to_json(suite), args.output)
+        if not args.json:
+            emit(text, None)
+    else:
+        emit(to_json(suite) if args.json else text, None)
+    return 1 if any(r.status in ("failed", "timeout") for r in suite.runs) else 0

@@ -1,0 +1,111 @@
+"""Runs the accuracy probe: data prepared once per seed in the parent, then every (framework, mode)
+trained in its own child, seed by seed, so a drifting host moves every run of a seed alike."""
+
+from __future__ import annotations
+
+import datetime as dt
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+from probes import launcher
+from probes.accuracy import data
+from probes.accuracy.models import RUNS, AccuracyConfig, AccuracyGap, AccuracyRun, AccuracySuite
+
+WORKER = {"pytorch": "probes.accuracy.worker_torch", "mindspore": "probes.accuracy.worker_mindspore"}
+
+
+def plan(config: AccuracyConfig) -> list[tuple[str, str]]:
+    return [(fw, mode) for fw in config.frameworks for mode in RUNS[fw] if mode in config.modes]
+
+
+def to_target(run: AccuracyRun, target: float) -> None:
+    """Fill final accuracy and time-to-target from the per-epoch curve (compile in and apart)."""
+    if not run.accuracy:
+        return
+    run.final_accuracy = run.accuracy[-1]
+    steps = run.settings.pop("step_seconds", None) or []
+    if run.first_step_seconds is not None and steps:
+        run.compile_seconds = max(0.0, run.first_step_seconds - statistics.median(steps))
+    hit = next((i for i, acc in enumerate(run.accuracy) if acc >= target), None)
+    if hit is None:
+        return
+    run.epochs_to_target = hit + 1
+    run.seconds_to_target = sum(run.epoch_seconds[: hit + 1])
+    run.seconds_to_target_steady = run.seconds_to_target - (run.compile_seconds or 0.0)
+
+
+def gap(a: list[AccuracyRun], b: list[AccuracyRun]) -> Optional[AccuracyGap]:
+    """a minus b in final accuracy, paired by seed; 95% t interval over seeds (one seed: the value)."""
+    pairs = {r.seed: r.final_accuracy for r in a if r.final_accuracy is not None}
+    diffs = [pairs[r.seed] - r.final_accuracy for r in b if r.final_accuracy is not None and r.seed in pairs]
+    if not diffs or not a or not b:
+        return None
+    mean = statistics.fmean(diffs)
+    if len(diffs) > 1:
+        from scipy import stats
+
+        half = stats.t.ppf(0.975, len(diffs) - 1) * statistics.stdev(diffs) / len(diffs) ** 0.5
+    else:
+        half = 0.0
+    return AccuracyGap(a=f"{a[0].framework}-{a[0].mode}", b=f"{b[0].framework}-{b[0].mode}", per_seed=diffs,
+                       mean=mean, ci95=[mean - half, mean + half], max_abs=max(abs(d) for d in diffs))
+
+
+def _run_one(fw: str, mode: str, seed: int, npz: Path, config: AccuracyConfig,
+             cancel: Optional[launcher.Cancel], on_message: Optional[Callable[[dict], None]]) -> AccuracyRun:
+    args = ["-m", WORKER[fw], "--npz", str(npz), "--mode", mode, "--batch-size", str(config.batch_size),
+            "--lr", str(config.lr), "--target", str(config.target)]
+    if config.threads:
+        args += ["--threads", str(config.threads)]
+    env = {"OMP_NUM_THREADS": str(config.threads)} if config.threads else None
+    out = launcher.run_child(args, timeout=config.timeout, env_extra=env, cancel=cancel, on_message=on_message)
+    run_id = f"{fw}-{mode}-seed{seed}"
+    if not out.ok:
+        return AccuracyRun(id=run_id, framework=fw, mode=mode, seed=seed, status=out.status, error=out.error,
+                           seconds=out.seconds)
+    res = dict(out.result)
+    res.pop("kind", None)
+    status = res.pop("status", "ok")
+    settings = res.pop("settings", {}) or {}
+    settings["step_seconds"] = res.pop("step_seconds", [])
+    run = AccuracyRun(id=run_id, seed=seed, status=status, settings=settings, seconds=out.seconds,
+                      **{k: v for k, v in res.items() if k not in ("framework", "mode")}, framework=fw, mode=mode)
+    to_target(run, config.target)
+    return run
+
+
+def run_suite(config: AccuracyConfig, cancel: Optional[launcher.Cancel] = None,
+              on_event: Optional[Callable[[str, dict], None]] = None) -> AccuracySuite:
+    start = time.monotonic()
+    suite = AccuracySuite(config=config, created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    jobs = plan(config)
+    with tempfile.TemporaryDirectory(prefix="advisor-accuracy-") as tmp:
+        for seed in range(config.seeds):
+            npz = Path(tmp) / f"seed{seed}.npz"
+            suite.data = data.prepare(npz, seed=seed, epochs=config.epochs, data=config.data)
+            for fw, mode in jobs:
+                run_id = f"{fw}-{mode}-seed{seed}"
+                if on_event:
+                    on_event(run_id, {"kind": "start"})
+                hook = (lambda msg, rid=run_id: on_event(rid, msg)) if on_event else None
+                run = _run_one(fw, mode, seed, npz, config, cancel, hook)
+                suite.runs.append(run)
+                if on_event:
+                    on_event(run_id, {"kind": "done", "run": run})
+                if cancel is not None and cancel.is_set():
+                    break
+    by_job = {(fw, mode): [r for r in suite.runs if (r.framework, r.mode) == (fw, mode) and r.status == "ok"]
+              for fw, mode in jobs}
+    baseline = next(((fw, m) for fw, m in jobs if fw == "pytorch"), None)
+    for fw, mode in jobs:
+        if baseline and fw != "pytorch":
+            g = gap(by_job[baseline], by_job[(fw, mode)])
+            if g:
+                suite.gaps.append(g)
+    if config.seeds == 1:
+        suite.warnings.append("one seed: the accuracy gap has no spread; use --seeds 3 for an interval")
+    suite.seconds = time.monotonic() - start
+    return suite

@@ -1,0 +1,114 @@
+"""The accuracy probe: real digits data, the same schedule in both frameworks, time-to-target from
+the curve, the gap judged against a stated tolerance, and the Normalize trap measured live."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from probes.accuracy import data, worker_common
+from probes.accuracy.models import AccuracyConfig, AccuracyGap, AccuracyRun
+from probes.accuracy.runner import gap, plan, to_target
+
+
+def test_digits_are_real_upsampled_and_split_the_same_way_every_time(tmp_path):
+    images, labels, source = data.digits()
+    assert images.shape == (1797, 1, 32, 32) and labels.shape == (1797,)
+    assert np.array_equal(images[0, 0, :4, :4], np.full((4, 4), images[0, 0, 0, 0]))  # one 8x8 pixel -> 4x4
+    train, test = data.split(labels)
+    again_train, again_test = data.split(labels)
+    assert np.array_equal(train, again_train) and len(test) == 450 and not set(train) & set(test)
+    # stratified: every digit's share of the test set within one sample of its share overall
+    for digit in range(10):
+        expected = (labels == digit).sum() * len(test) / len(labels)
+        assert abs((labels[test] == digit).sum() - expected) <= 1
+    info = data.prepare(tmp_path / "a.npz", seed=1, epochs=3)
+    with np.load(tmp_path / "a.npz") as z:
+        assert z["orders"].shape == (3, info["train_samples"])
+        assert abs(float(z["x_train"].mean())) < 1e-4 and abs(float(z["x_train"].std()) - 1) < 1e-3
+
+
+def test_epoch_batches_drop_the_partial_batch():
+    batches = worker_common.epoch_batches(np.arange(70), 32)
+    assert [len(b) for b in batches] == [32, 32]
+
+
+def test_time_to_target_from_the_curve_with_compile_apart():
+    run = AccuracyRun(id="x", framework="pytorch", mode="compile", seed=0, status="ok",
+                      accuracy=[0.5, 0.9, 0.96, 0.97], epoch_seconds=[12.0, 2.0, 2.0, 2.0], first_step_seconds=10.1,
+                      settings={"step_seconds": [0.1, 0.1, 0.1]})
+    to_target(run, 0.95)
+    assert run.epochs_to_target == 3 and run.seconds_to_target == 16.0
+    assert run.compile_seconds == pytest.approx(10.0) and run.seconds_to_target_steady == pytest.approx(6.0)
+    assert run.final_accuracy == 0.97
+    never = AccuracyRun(id="y", framework="pytorch", mode="eager", seed=0, status="ok", accuracy=[0.5, 0.6],
+                        epoch_seconds=[1, 1])
+    to_target(never, 0.95)
+    assert never.epochs_to_target is None and never.seconds_to_target is None
+
+
+def _runs(fw, mode, finals):
+    return [AccuracyRun(id=f"{fw}-{s}", framework=fw, mode=mode, seed=s, status="ok", final_accuracy=f)
+            for s, f in enumerate(finals)]
+
+
+def test_the_gap_is_paired_by_seed_and_judged_against_the_tolerance():
+    from advisor.accuracy import gap_verdict
+
+    same = gap(_runs("pytorch", "eager", [0.93, 0.94, 0.95]), _runs("mindspore", "graph", [0.93, 0.94, 0.951]))
+    assert same.per_seed == pytest.approx([0.0, 0.0, -0.001])
+    assert gap_verdict(same)[0] == "same"
+    differs = gap(_runs("pytorch", "eager", [0.95, 0.96, 0.95]), _runs("mindspore", "graph", [0.90, 0.905, 0.90]))
+    assert gap_verdict(differs)[0] == "differs"
+    one = AccuracyGap(a="a", b="b", per_seed=[0.0], mean=0.0, ci95=[0.0, 0.0], max_abs=0.0)
+    assert gap_verdict(one)[0] == "undecided"  # one seed has no spread: never "the same"
+
+
+def test_default_plan_is_eager_and_graph():
+    assert plan(AccuracyConfig()) == [("pytorch", "eager"), ("mindspore", "graph")]
+    assert plan(AccuracyConfig(frameworks=["mindspore"], modes=["graph", "pynative"])) == [
+        ("mindspore", "graph"), ("mindspore", "pynative")]
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--epochs", "3"], "--epochs"),
+    (["--accuracy", "--budget", "3"], "--budget"),
+    (["--accuracy", "--models", "resnet18"], "--models"),
+    (["--accuracy", "--target", "1.5"], "--target"),
+])
+def test_accuracy_options_are_checked(argv, flag, capsys):
+    from advisor.cli import main
+
+    assert main(["probe", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"advisor: error: {flag}") and err.count("\n") == 1, err
+
+
+@pytest.mark.slow
+def test_digits_reach_a_modest_target_in_both_frameworks_with_the_same_accuracy():
+    pytest.importorskip("torch")
+    pytest.importorskip("mindspore")
+    from advisor.accuracy import ACCURACY_TOLERANCE
+    from probes.accuracy.runner import run_suite
+
+    suite = run_suite(AccuracyConfig(epochs=3, seeds=1, target=0.80, threads=2, timeout=600))
+    assert [r.status for r in suite.runs] == ["ok", "ok"], [r.error for r in suite.runs]
+    for r in suite.runs:
+        assert len(r.accuracy) == 3 and r.final_accuracy >= 0.80 and r.epochs_to_target is not None
+        assert r.settings["weights_checksum"]
+    (g,) = suite.gaps
+    assert abs(g.mean) <= ACCURACY_TOLERANCE  # same weights, data and order: the same accuracy
+
+
+@pytest.mark.slow
+def test_the_normalize_trap_leaves_the_batch_far_from_zero_mean():
+    pytest.importorskip("mindspore")
+    from advisor.commands.probe_accuracy import run_normalize_check
+
+    check = run_normalize_check(timeout=300)
+    assert check["status"] == "ok", check
+    wrong, right = check["variants"]["pytorch_values_0_1"], check["variants"]["correct_0_255"]
+    # uint8 digits average ~78 of 255: (x - 0.5) / 0.5 ~ 150, while (x - 127.5) / 127.5 stays in [-1, 1]
+    assert wrong["batch_mean"] > 50 and wrong["batch_max"] > 100
+    assert abs(right["batch_mean"]) < 1 and right["batch_max"] <= 1.0
+    assert wrong["loss_first"] > 2 * right["loss_first"]
