@@ -208,7 +208,7 @@ def _scan(report: Any) -> list[str]:
     return out
 
 
-def render(report: Any) -> str:
+def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render interface
     rec = report.recommendation
     req = report.requirements
     lines = [
@@ -242,3 +242,6 @@ def render(report: Any) -> str:
     lines += ["## How each score was reached", ""] + _how(report)
     lines += ["## Assumptions", ""] + ([f"- {a}" for a in report.assumptions] or ["- none"]) + [""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+render = format

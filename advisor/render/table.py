@@ -9,7 +9,7 @@ from tabulate import tabulate
 from advisor.render._fmt import LABELS, hours, span, usd
 
 
-def render(report: Any) -> str:
+def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render interface
     rec = report.recommendation
     scores = report.scores
     rows = [[c.name, f"{c.weight:.2f}"] + [f"{s.criteria[i].score:.0f}" for s in scores] for i, c in enumerate(scores[0].criteria)]
@@ -31,3 +31,6 @@ def render(report: Any) -> str:
     out += list(dict.fromkeys(comms))
     out += [""] + [f"- {r}" for r in rec.reasons]
     return "\n".join(out).rstrip() + "\n"
+
+
+render = format
