@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.render._fmt import LABELS, bar, hours, num, run_label, span, usd
+from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
+from advisor.render.summary import caveats, decision, label
 
 
 def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
@@ -208,7 +209,50 @@ def _scan(report: Any) -> list[str]:
     return out
 
 
+def decision_summary(report: Any) -> list[str]:
+    """One screen: the verdict, the reasons that carry it with their evidence class, what would change
+    it, confidence and why, and what was measured vs taken from the knowledge base."""
+    d = decision(report)
+    rec = report.recommendation
+    ahead = f", {d.margin:.1f} points ahead of {label(d.runner_up)}" if d.runner_up else ""
+    out = [f"**{label(d.workflow)}** ({d.total:.1f}/100{ahead}), confidence **{d.confidence}**"
+           + (" (the measured difference is inside the noise)" if rec.inside_noise else "") + ".", "",
+           f"> {d.summary}", ""]
+    if d.hard:
+        out += ["Ruled out by hard constraints:", ""] + [f"- {h}" for h in d.hard] + [""]
+    texts = {r.split(":", 1)[0]: r for r in rec.reasons}
+    if d.reasons:
+        out += [f"Why, against {label(d.runner_up)}:", ""]
+        for r in d.reasons:
+            text = texts.get(r.criterion) or (f"{r.criterion}: {r.top:.0f} vs {r.other:.0f} (weight {r.weight:.2f}, "
+                                              f"+{r.points:.1f} points)")
+            out.append(f"- {text}; evidence: {r.evidence}" + (" **(weak: blog/assumption only)**" if r.weak else ""))
+        if d.against is not None:
+            a = d.against
+            out.append(f"- against it: {a.criterion} {a.top:.0f} vs {a.other:.0f} ({a.points:.1f} points); evidence: {a.evidence}")
+        out.append("")
+    elif rec.reasons:
+        out += [f"- {r}" for r in rec.reasons] + [""]
+    out += [f"**What would change it:** {d.flip}.", ""]
+    out += ["**Confidence " + d.confidence + "**, because: " + "; ".join(d.confidence_why) + ".", ""]
+    out += ["**Measured vs knowledge base:**", ""] + [f"- {p}" for p in d.provenance]
+    return out
+
+
+def caveats_section(report: Any) -> list[str]:
+    found = caveats(report)
+    if not found:
+        return ["No blog-sourced or assumed figure separates the top two workflows."]
+    rows = [[c.what, c.confidence, c.where, c.firm_up, c.source] for c in found]
+    return (["Figures resting on a single blog or on an assumption that separate the recommendation from the "
+             "runner-up or enter the projections they are compared on:", ""]
+            + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5))
+
+
 def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render interface
+    """The review document. `chart_links` (name -> relative path of an SVG written beside the output)
+    adds the charts as images; without it the throughput chart stays in text bars."""
+    links: dict[str, str] = options.get("chart_links") or {}
     rec = report.recommendation
     req = report.requirements
     lines = [
@@ -219,29 +263,27 @@ def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render inter
         "",
         "## Recommendation",
         "",
-        f"**{LABELS[rec.workflow]}**, confidence **{rec.confidence}**"
-        + (f", {rec.margin:.1f} points ahead of {LABELS[rec.runner_up]}" if rec.runner_up else "")
-        + (" (the measured difference is inside the noise)" if rec.inside_noise else "") + ".",
-        "",
-        f"> {rec.summary}",
-        "",
     ]
-    lines += [f"- {r}" for r in rec.reasons] + [""]
-    lines += ["## Scores", ""] + _scores(report) + [""]
-    lines += ["## Projections for the workload", ""] + _projections(report) + [""]
+    lines += decision_summary(report) + [""]
+    lines += ["## Data-quality caveats", ""] + caveats_section(report) + [""]
+    lines += ["## Scores", ""] + _image(links, "scores", "Total and per-criterion scores") + _scores(report) + [""]
+    lines += ["## Projections for the workload", ""] + _image(links, "ranges", "Time to train and cost per workflow") + _projections(report) + [""]
     scaling = _scaling(report)
     if scaling:
-        lines += ["## Multi-device scaling", ""] + scaling + [""]
+        lines += ["## Multi-device scaling", ""] + _image(links, "scaling", "Scaling curve") + scaling + [""]
     scan = _scan(report)
     if scan:
         lines += ["## Migration scan of model.code_path", ""] + scan + [""]
     lines += ["## Measured runs", ""] + _runs(report) + [""]
-    lines += ["## Throughput per framework and mode", ""] + _chart(report) + [""]
+    lines += ["## Throughput per framework and mode", ""] + _image(links, "throughput", "Measured throughput") + _chart(report) + [""]
     lines += [f"## Pitfalls for {LABELS[rec.workflow]}, by expected cost", ""] + _pitfalls(report) + [""]
-    lines += ["## Sensitivity", ""] + [f"- {s.note}" for s in report.sensitivity] + [""]
+    lines += ["## Sensitivity", ""] + _image(links, "sensitivity", "Sensitivity tornado") + [f"- {s.note}" for s in report.sensitivity] + [""]
     lines += ["## How each score was reached", ""] + _how(report)
     lines += ["## Assumptions", ""] + ([f"- {a}" for a in report.assumptions] or ["- none"]) + [""]
     return "\n".join(lines).rstrip() + "\n"
 
+
+def _image(links: dict[str, str], name: str, alt: str) -> list[str]:
+    return [f"![{alt}]({links[name]})", ""] if name in links else []
 
 render = format
