@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
-from advisor.render.summary import caveats, decision, label
+from advisor.render.summary import caveats, decision, knowledge_for, label
 
 
 def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
@@ -239,6 +239,30 @@ def decision_summary(report: Any) -> list[str]:
     return out
 
 
+def stack_section(report: Any, kb: Any, note: Any) -> list[str]:
+    from advisor.stack import stacks_for
+
+    stacks = stacks_for(report, kb)
+    if not stacks:
+        return ["No pinned stack: " + (note or "no knowledge base loaded") + "."]
+    out = ([f"({note})", ""] if note else []) + [
+        "Versions from the knowledge base's compatibility matrix: the newest release with a vendor-checked "
+        "pairing, locked (seed 002 §3.2: lock to the matrix, not to the newest).", ""]
+    for st in stacks:
+        out += [f"### {st.title}", ""]
+        rows = [[c.name, f"`{c.version}`" if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version,
+                 c.note or "-", cite(c.source, c.kb_id) + (f" ({c.confidence})" if c.confidence else "")] for c in st.components]
+        out += _table(["Component", "Version", "Note", "Source"], rows, ["l"] * 4) + [""]
+        out += [f"- {n}" for n in st.notes] + ([""] if st.notes else [])
+        if st.install:
+            out += ["Install:", "", "```sh"] + st.install + ["```", ""]
+        if st.verify:
+            out += ["Verify:", "", "```sh"] + st.verify + ["```", ""]
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
 def caveats_section(report: Any) -> list[str]:
     found = caveats(report)
     if not found:
@@ -265,6 +289,8 @@ def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render inter
         "",
     ]
     lines += decision_summary(report) + [""]
+    kb, kb_note = knowledge_for(report, options)
+    lines += ["## The stack to install", ""] + stack_section(report, kb, kb_note) + [""]
     lines += ["## Data-quality caveats", ""] + caveats_section(report) + [""]
     lines += ["## Scores", ""] + _image(links, "scores", "Total and per-criterion scores") + _scores(report) + [""]
     lines += ["## Projections for the workload", ""] + _image(links, "ranges", "Time to train and cost per workflow") + _projections(report) + [""]
