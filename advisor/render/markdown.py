@@ -171,18 +171,28 @@ def _chart(report: Any) -> list[str]:
 
 
 def _pitfalls(report: Any) -> list[str]:
+    """The risk register: pitfalls that apply to this project ranked by exposure (likelihood x expected
+    hours), with owner, milestone and mitigation; the rest folded under "Also known"."""
+    from advisor.risks import register
+
     wf = LABELS[report.recommendation.workflow]
-    if not report.pitfalls:
+    reg = register(report)
+    if not reg.risks and not reg.also_known:
         return [f"No knowledge-base pitfalls apply to {wf} for these requirements."]
-    out = []
-    for i, p in enumerate(report.pitfalls, 1):
-        cost = f"~{num(p.expected_hours)} h" if p.expected_hours is not None else "cost unknown"
-        seen = f"; cost {num(p.hours_in_field_report)} h in the field report" if p.hours_in_field_report is not None else ""
-        out.append(f"{i}. **{p.title}** ({cost}{seen})")
-        out.append(f"   - symptom: {p.symptom}")
-        out.append(f"   - cause: {p.cause}")
-        out.append(f"   - fix: {p.fix}")
-        out.append(f"   - source: {p.source} ({p.confidence}); id `{p.id}`")
+    out = ["Exposure = likelihood for this project x expected fix hours (likelihoods are judgements, each "
+           "with its reason; a place the migration scan found in the code is near-certain).", ""]
+    for i, r in enumerate(reg.risks, 1):
+        out.append(f"{i}. **{r.title}**: exposure ~{num(r.exposure)} h "
+                   f"(likelihood {r.likelihood:.0%} x {span({'low': r.hours[0], 'high': r.hours[1]}, 'h')})")
+        out.append(f"   - why it applies: {r.why}")
+        out.append(f"   - owner: {r.owner}; retire it at the {r.milestone} milestone")
+        out.append(f"   - mitigation: {r.mitigation}")
+        out.append(f"   - source: {cite(r.source, r.kb_id)}")
+    if not reg.risks:
+        out.append("No pitfall reaches the register's threshold for this project.")
+    if reg.also_known:
+        out += ["", "Also known (low exposure for this project):", ""]
+        out += [f"- {r.title} (`{r.id}`): ~{num(r.exposure)} h, likelihood {r.likelihood:.0%}: {r.why}" for r in reg.also_known]
     return out
 
 
@@ -302,7 +312,7 @@ def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render inter
         lines += ["## Migration scan of model.code_path", ""] + scan + [""]
     lines += ["## Measured runs", ""] + _runs(report) + [""]
     lines += ["## Throughput per framework and mode", ""] + _image(links, "throughput", "Measured throughput") + _chart(report) + [""]
-    lines += [f"## Pitfalls for {LABELS[rec.workflow]}, by expected cost", ""] + _pitfalls(report) + [""]
+    lines += [f"## Pitfalls for {LABELS[rec.workflow]}: risk register, by exposure", ""] + _pitfalls(report) + [""]
     lines += ["## Sensitivity", ""] + _image(links, "sensitivity", "Sensitivity tornado") + [f"- {s.note}" for s in report.sensitivity] + [""]
     lines += ["## How each score was reached", ""] + _how(report)
     lines += ["## Assumptions", ""] + ([f"- {a}" for a in report.assumptions] or ["- none"]) + [""]
