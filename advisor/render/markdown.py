@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
-from advisor.render.summary import caveats, decision, knowledge_for, label
+from advisor.render.plan import DECISION_KEYS, generic, schedule, tco_rows
+from advisor.render.summary import caveats, decision, get, knowledge_for, label
 
 
 def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
@@ -273,6 +274,51 @@ def stack_section(report: Any, kb: Any, note: Any) -> list[str]:
     return out
 
 
+def decision_model_sections(report: Any) -> list[str]:
+    """The decision model's sections (issue 20: memory fit, scaling curve, TCO, schedule, confidence).
+
+    >>> LEAD: MERGE POINT <<<  advisor/render/decision_sections.py (the decision helper's) provides
+    `sections(doc) -> list[str]`; it is called here when it exists. Without it, whichever of those keys
+    the report carries is rendered generically, so nothing the model computes goes unshown."""
+    try:
+        from advisor.render import decision_sections
+    except ImportError:
+        decision_sections = None
+    if decision_sections is not None:
+        return list(decision_sections.sections(report))
+    out: list[str] = []
+    for key in DECISION_KEYS:
+        value = get(report, key)
+        if value is not None:
+            out += [f"### {key.replace('_', ' ').capitalize()}", ""] + generic(value) + [""]
+    return out
+
+
+def plan_section(report: Any, kb: Any) -> list[str]:
+    req = report.requirements
+    out = decision_model_sections(report)
+    if get(report, "schedule") is None:
+        phases, findings = schedule(report)
+        deadline = req.constraints.deadline_weeks if req.constraints else None
+        out += [f"### Schedule against the {deadline:g}-week deadline" if deadline else "### Schedule", ""]
+        out += _table(["Phase", "Starts (week)", "Ends (week)", "Done when"],
+                      [[ph.name, _weeks(ph.start), _weeks(ph.end), ph.what] for ph in phases], ["l", "r", "r", "l"])
+        out += [""] + [f"- {f}" for f in findings]
+        out += ["- milestones: the rehearsal is seed 002 §7.4's two-week full-chain run (single card, multi-card "
+                "communication, export, inference) before go-live; each risk in the register names the one that retires it", ""]
+    if get(report, "tco") is None:
+        rows, notes = tco_rows(report, kb)
+        out += ["### Cost of ownership per workflow (compute, energy, engineering)", ""]
+        out += _table(["Workflow", "Compute", "Energy", "Engineering", "Total"], rows) + [""] + [f"- {n}" for n in notes]
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def _weeks(r: tuple[float, float]) -> str:
+    return f"{r[0]:.1f}" if abs(r[1] - r[0]) < 0.05 else f"{r[0]:.1f}-{r[1]:.1f}"
+
+
 def caveats_section(report: Any) -> list[str]:
     found = caveats(report)
     if not found:
@@ -301,6 +347,8 @@ def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render inter
     lines += decision_summary(report) + [""]
     kb, kb_note = knowledge_for(report, options)
     lines += ["## The stack to install", ""] + stack_section(report, kb, kb_note) + [""]
+    lines += [f"## Pitfalls for {LABELS[rec.workflow]}: risk register, by exposure", ""] + _pitfalls(report) + [""]
+    lines += ["## Plan and cost", ""] + plan_section(report, kb) + [""]
     lines += ["## Data-quality caveats", ""] + caveats_section(report) + [""]
     lines += ["## Scores", ""] + _image(links, "scores", "Total and per-criterion scores") + _scores(report) + [""]
     lines += ["## Projections for the workload", ""] + _image(links, "ranges", "Time to train and cost per workflow") + _projections(report) + [""]
@@ -312,7 +360,6 @@ def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render inter
         lines += ["## Migration scan of model.code_path", ""] + scan + [""]
     lines += ["## Measured runs", ""] + _runs(report) + [""]
     lines += ["## Throughput per framework and mode", ""] + _image(links, "throughput", "Measured throughput") + _chart(report) + [""]
-    lines += [f"## Pitfalls for {LABELS[rec.workflow]}: risk register, by exposure", ""] + _pitfalls(report) + [""]
     lines += ["## Sensitivity", ""] + _image(links, "sensitivity", "Sensitivity tornado") + [f"- {s.note}" for s in report.sensitivity] + [""]
     lines += ["## How each score was reached", ""] + _how(report)
     lines += ["## Assumptions", ""] + ([f"- {a}" for a in report.assumptions] or ["- none"]) + [""]
