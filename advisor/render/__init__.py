@@ -2,7 +2,7 @@
 
 Modelled on pip-audit's `_format/interface.py`: every format is a module in FORMATS exposing
 `format(report, **options) -> str` and, where a format writes companion files (the Markdown form's
-SVG charts), `assets(report, output_path) -> dict[filename, text]`. Options a format does not use are
+SVG charts), `assets(report, output_path, **options) -> dict[filename, text]`. Options a format does not use are
 ignored, so callers (the CLI, the TUI, later `check` / `scan` / `probe` tables) pass what they have.
 """
 
@@ -18,6 +18,7 @@ FORMATS: dict[str, str] = {
     "json": "advisor.render.json",
     "markdown": "advisor.render.markdown",
     "table": "advisor.render.table",
+    "html": "advisor.render.html",
 }
 
 
@@ -38,11 +39,11 @@ def format(report: Any, fmt: str = "json", **options: Any) -> str:  # noqa: A001
     return formatter(fmt).format(report, **options)
 
 
-def assets(report: Any, fmt: str, output: Any) -> dict[str, str]:
-    """Companion files a format writes beside `output` (name -> text); none for most formats."""
-    module = formatter(fmt)
-    make = getattr(module, "assets", None)
-    return make(report, output) if make is not None and output else {}
+def assets(report: Any, fmt: str, output: Any, **options: Any) -> dict[str, str]:
+    """Companion files a format writes beside `output` (file name -> text; none for most formats).
+    Pass them back as `format(..., assets=...)` so that the document links exactly these files."""
+    make = getattr(formatter(fmt), "assets", None)
+    return make(report, output, **options) if make is not None and output else {}
 
 
 render = format  # the name existing callers (TUI, tests) use

@@ -3,7 +3,10 @@ the field reports' comparison-table style, a throughput chart, pitfalls, sensiti
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
 from advisor.render.plan import DECISION_KEYS, generic, schedule, tco_rows
@@ -332,7 +335,7 @@ def caveats_section(report: Any) -> list[str]:
 def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render interface
     """The review document. `chart_links` (name -> relative path of an SVG written beside the output)
     adds the charts as images; without it the throughput chart stays in text bars."""
-    links: dict[str, str] = options.get("chart_links") or {}
+    links: dict[str, str] = options.get("chart_links") or _links(options.get("assets") or {})
     rec = report.recommendation
     req = report.requirements
     lines = [
@@ -364,6 +367,25 @@ def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render inter
     lines += ["## How each score was reached", ""] + _how(report)
     lines += ["## Assumptions", ""] + ([f"- {a}" for a in report.assumptions] or ["- none"]) + [""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def assets(report: Any, output: Any, **options: Any) -> dict[str, str]:
+    """The charts as SVG files to write beside the document: `review.md` -> `review.scores.svg`, ..."""
+    from advisor.render.charts import charts
+
+    kb, _ = knowledge_for(report, options)
+    stem = Path(str(output)).name.rsplit(".", 1)[0]
+    return {f"{stem}.{name}.svg": svg for name, svg in charts(report, kb).items()}
+
+
+def _links(files: dict[str, str]) -> dict[str, str]:
+    """Chart name -> relative link, from the asset file names (they sit beside the document)."""
+    out = {}
+    for fname in files:
+        m = re.search(r"\.([a-z_]+)\.svg$", fname)
+        if m:
+            out[m.group(1)] = quote(fname)
+    return out
 
 
 def _image(links: dict[str, str], name: str, alt: str) -> list[str]:

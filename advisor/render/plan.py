@@ -94,11 +94,11 @@ def _kb_cost(kb: Any, cid: str) -> Optional[tuple[float, float, str]]:
     return None
 
 
-def tco_rows(report: Any, kb: Any) -> tuple[list[list[str]], list[str]]:
-    """Per workflow: compute, energy, engineering and total as USD ranges, with what they rest on."""
+def tco(report: Any, kb: Any) -> dict[str, dict[str, Optional[tuple[float, float]]]]:
+    """Workflow -> {compute, energy, engineering, total}: USD ranges (None where a part is unknown)."""
     day, kwh, pue = _kb_cost(kb, "engineer-day"), _kb_cost(kb, "electricity"), _kb_cost(kb, "pue")
-    rows, notes = [], []
     scores = {get(s, "workflow"): s for s in get(report, "scores", [])}
+    out: dict[str, dict[str, Optional[tuple[float, float]]]] = {}
     for p in get(report, "projections", []):
         wf = get(p, "workflow")
         compute = _range(get(p, "compute_cost_usd"))
@@ -108,8 +108,17 @@ def tco_rows(report: Any, kb: Any) -> tuple[list[list[str]], list[str]]:
         eng = (work[0] / 8 * day[0], work[1] / 8 * day[1]) if work and day else None
         parts = [x for x in (compute, energy, eng) if x is not None]
         total = (sum(x[0] for x in parts), sum(x[1] for x in parts)) if parts else None
-        cell = lambda r: f"${num(r[0])}-{num(r[1])}" if r else "-"  # noqa: E731
-        rows.append([label(wf), cell(compute), cell(energy), cell(eng), cell(total)])
+        out[wf] = {"compute": compute, "energy": energy, "engineering": eng, "total": total}
+    return out
+
+
+def tco_rows(report: Any, kb: Any) -> tuple[list[list[str]], list[str]]:
+    """Per workflow: compute, energy, engineering and total as USD ranges, with what they rest on."""
+    day, kwh, pue = _kb_cost(kb, "engineer-day"), _kb_cost(kb, "electricity"), _kb_cost(kb, "pue")
+    cell = lambda r: f"${num(r[0])}-{num(r[1])}" if r else "-"  # noqa: E731
+    rows = [[label(wf)] + [cell(parts[k]) for k in ("compute", "energy", "engineering", "total")]
+            for wf, parts in tco(report, kb).items()]
+    notes = []
     if day:
         notes.append(f"engineering = migration / adaptation hours / 8 x ${num(day[0])}-{num(day[1])} per engineer-day "
                      f"({day[2]}; `advisor kb show engineer-day`)")
