@@ -181,8 +181,9 @@ def confidence_why(report: Any, d: Decision) -> list[str]:
     decisive = [r for r in d.reasons]
     weak = [r.criterion for r in decisive if r.weak]
     if decisive:
-        out.append(f"of the {len(decisive)} criteria that carry it, {len(weak)} rest only on blog or assumption evidence"
-                   + (f" ({', '.join(weak)})" if weak else ""))
+        n = len(decisive)
+        out.append(f"none of the {n} criteria that carry it rests only on blog or assumption evidence" if not weak else
+                   f"{len(weak)} of the {n} criteria that carry it rest only on blog or assumption evidence ({', '.join(weak)})")
     return out
 
 
