@@ -149,7 +149,7 @@ def decision(report: Any) -> Decision:
     runner = get(rec, "runner_up")
     d = Decision(wf, float(get(top, "total", 0.0)), runner, float(get(rec, "margin", 0.0)),
                  str(get(rec, "confidence", "")), str(get(rec, "summary", "")))
-    d.hard = [f"{label(s)} is ruled out: {b}" for s in scores.values() for b in get(s, "blocked_by", [])]
+    d.hard = [f"{label(get(s, 'workflow'))} is ruled out: {b}" for s in scores.values() for b in get(s, "blocked_by", [])]
     other = scores.get(runner)
     if top is not None and other is not None:
         reasons = [_reason(top, other, i) for i in range(len(get(top, "criteria", [])))]
