@@ -197,3 +197,16 @@ def test_every_scenario_renders_in_every_format_without_a_warning(scenario, kb):
             assert "Traceback" not in text and "object at 0x" not in text and "Criterion(" not in text, fmt
             if fmt == "html":
                 html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)
+
+
+def test_scaling_probe_points_make_a_curve_from_one_device(kb):
+    from advisor.render.charts import charts, scaling_points
+
+    doc = json.loads((ROOT / "tests" / "fixtures" / "scaling" / "scaling-2vcpu-lenet.json").read_text(encoding="utf-8"))
+    report = build_report(load_requirements(EXAMPLE), kb=kb, scaling=doc, scaling_source="file", scaling_file="s.json",
+                          created_at="2026-01-01T00:00:00Z")
+    points = scaling_points(report)
+    assert points and all(pts[0] == (1.0, 1.0, 1.0) and len(pts) >= 2 for pts in points.values())
+    for m in report.scaling.measurements:
+        assert (float(m.ranks), m.efficiency.min, m.efficiency.max) in points[f"{m.framework} (measured)"]
+    assert "scaling" in charts(report, kb)

@@ -229,7 +229,8 @@ def scaling_points(report: Any) -> dict[str, list[tuple[float, float, float]]]:
         for m in get(get(report, "scaling"), "measurements", []):
             e = get(m, "efficiency")
             if e is not None:
-                out.setdefault(f"{get(m, 'framework')} (measured)", []).append(
+                # one rank is linear by definition: the curve starts there
+                out.setdefault(f"{get(m, 'framework')} (measured)", [(1.0, 1.0, 1.0)]).append(
                     (float(get(m, "ranks")), float(get(e, "min")), float(get(e, "max"))))
     return {k: sorted(v) for k, v in out.items()}
 
@@ -247,9 +248,15 @@ def scaling_chart(report: Any) -> Optional[str]:
             ax.plot(xs, mid, marker="o", label=label(name), color=color)
             ax.fill_between(xs, [p[1] for p in pts], [p[2] for p in pts], alpha=0.2, color=color)
         ax.set_xscale("log", base=2)
+        ticks = sorted({p[0] for pts in series.values() for p in pts})
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.minorticks_off()
         ax.set_ylim(0, 1.05)
         ax.set_xlabel("devices")
         ax.set_ylabel("scaling efficiency (share of linear)")
+        label_text = get(get(report, "scaling"), "label")
+        if label_text and get(report, "scaling_curve") is None:
+            ax.set_title(f"scaling probe result ({label_text}; band: min-max over repetitions)", fontsize=8)
         ax.legend(fontsize=7, frameon=False)
         return _svg(fig, "scaling")
 
