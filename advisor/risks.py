@@ -11,7 +11,7 @@ near-certain. Pure: reads the report document only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 # Likelihood (0-1) that a pitfall bites, before the per-pitfall rules below (assumption).
 UNCONDITIONAL = 0.5   # applies to every project on the workflow
@@ -61,7 +61,7 @@ class Risk:
     milestone: str
     mitigation: str
     source: str = ""
-    kb_id: Optional[str] = None
+    kb_id: str | None = None
     scan: str = ""
 
     @property
@@ -87,7 +87,7 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 
 @dataclass
 class Project:
-    params_m: Optional[float]
+    params_m: float | None
     family: str
     devices: int
     distributed: bool
@@ -95,7 +95,7 @@ class Project:
     target: str
     custom_ops: bool
     huggingface: str
-    must_split: Optional[bool]
+    must_split: bool | None
 
 
 def project(report: Any) -> Project:

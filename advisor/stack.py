@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 _RANK = {"vendor": 0, "secondary": 1, "derived": 2, "blog": 3, "assumption": 4}
 
@@ -23,7 +23,7 @@ class Component:
     source: str = ""
     confidence: str = ""
     note: str = ""
-    kb_id: Optional[str] = None
+    kb_id: str | None = None
 
 
 @dataclass
@@ -57,7 +57,7 @@ def _framework(kb: Any, fid: str) -> Any:
     return None
 
 
-def pick(kb: Any, fid: str, device: str, need_cann: bool = False) -> Optional[Any]:
+def pick(kb: Any, fid: str, device: str, need_cann: bool = False) -> Any | None:
     """The newest release listed for `device` with a known Python range (and CANN pairing when
     asked), preferring vendor-confirmed rows over secondary or derived ones."""
     fw = _framework(kb, fid)
@@ -69,7 +69,7 @@ def pick(kb: Any, fid: str, device: str, need_cann: bool = False) -> Optional[An
     return max((v for v in rows if _RANK.get(_get(v, "confidence"), 9) == best), key=lambda v: version_key(_get(v, "version")))
 
 
-def _python(row: Any, prefer: Optional[str] = None) -> Component:
+def _python(row: Any, prefer: str | None = None) -> Component:
     versions = sorted(_get(row, "python", []), key=version_key)
     chosen = prefer if prefer in versions else versions[-1]
     why = "the production environment's, so code and checkpoints move unchanged" if chosen == prefer else "newest chosen"
@@ -152,7 +152,7 @@ def torch_npu_stack(kb: Any, title: str) -> Stack:
     return st
 
 
-def pytorch_stack(kb: Any, device: str, title: str, python: Optional[str] = None) -> Stack:
+def pytorch_stack(kb: Any, device: str, title: str, python: str | None = None) -> Stack:
     st = Stack(title, "pytorch-cuda" if device == "cuda" else "pytorch-cpu")
     row = pick(kb, "pytorch", device)
     if row is None:
@@ -180,7 +180,7 @@ def pytorch_stack(kb: Any, device: str, title: str, python: Optional[str] = None
     return st
 
 
-def stack_for_path(kb: Any, path: str, title: str, python: Optional[str] = None) -> Optional[Stack]:
+def stack_for_path(kb: Any, path: str, title: str, python: str | None = None) -> Stack | None:
     if path == "mindspore":
         return mindspore_stack(kb, "ascend", title)
     if path == "mindspore-gpu":

@@ -63,7 +63,7 @@ def _external(text: str) -> list[str]:
 
 def test_html_is_one_valid_self_contained_file(capsys, tmp_path):
     target = tmp_path / "review.html"
-    code, out, err = _cli(capsys, "report", FIX / "cpu-team.yaml", "--probes", FIX / "probes-cpu.json", "--no-cache",
+    code, _out, err = _cli(capsys, "report", FIX / "cpu-team.yaml", "--probes", FIX / "probes-cpu.json", "--no-cache",
                           "--html", "-o", target)
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["review.html"]
@@ -130,7 +130,7 @@ def test_tornado_is_the_lead_as_each_weight_is_halved_or_doubled(kb):
     from advisor.render.charts import tornado_rows
 
     report = build_report(load_requirements(EXAMPLE), kb=kb, created_at="2026-01-01T00:00:00Z")
-    rows = dict((name, (half, double)) for name, half, double in tornado_rows(report))
+    rows = {name: (half, double) for name, half, double in tornado_rows(report)}
     top = next(s for s in report.scores if s.workflow == report.recommendation.workflow)
     other = next(s for s in report.scores if s.workflow == report.recommendation.runner_up)
     w = [c.weight for c in top.criteria]
@@ -171,7 +171,7 @@ def test_a_terminal_gets_the_table():
 
 
 def test_bad_output_folder_writes_nothing(capsys, tmp_path):
-    code, out, err = _cli(capsys, "report", EXAMPLE, "--no-cache", "-o", tmp_path / "missing" / "r.md")
+    code, _out, err = _cli(capsys, "report", EXAMPLE, "--no-cache", "-o", tmp_path / "missing" / "r.md")
     assert code == 2 and "does not exist" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "missing").exists()
 

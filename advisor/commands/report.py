@@ -258,7 +258,8 @@ def choose_format(args: argparse.Namespace, stdout: Any = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from advisor.output import check_output, emit, write_atomic
-    from advisor.render import assets, format as render_format
+    from advisor.render import assets
+    from advisor.render import format as render_format
     from advisor.report import build_report
 
     check_output(args.output)  # a bad -o is refused before any slow work

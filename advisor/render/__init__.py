@@ -34,7 +34,7 @@ def formatter(fmt: str) -> Format:
     return importlib.import_module(FORMATS[fmt])  # type: ignore[return-value]
 
 
-def format(report: Any, fmt: str = "json", **options: Any) -> str:  # noqa: A001 - the interface's name
+def format(report: Any, fmt: str = "json", **options: Any) -> str:
     """The report as text in one of FORMATS."""
     return formatter(fmt).format(report, **options)
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any
 
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
 
-def num(value: Optional[float], digits: int = 3) -> str:
+def num(value: float | None, digits: int = 3) -> str:
     """A number with about `digits` significant figures, thousands separated."""
     if value is None:
         return "-"
@@ -86,7 +86,7 @@ def _split_sources(source: str) -> list[str]:
     return [p for p in parts + [cur.strip()] if p]
 
 
-def seed_citation(part: str) -> Optional[str]:
+def seed_citation(part: str) -> str | None:
     m = _SEED.match(part.strip())
     if not m:
         return None
@@ -97,7 +97,7 @@ def seed_citation(part: str) -> Optional[str]:
     return f'"{title}" (field report)' + (f", {where}" if where else "")
 
 
-def cite(source: Optional[str], kb_id: Optional[str] = None) -> str:
+def cite(source: str | None, kb_id: str | None = None) -> str:
     """A source a reader can follow: URLs kept, seeds by title and section, file paths replaced by the
     knowledge-base id (`advisor kb show ID` prints the entry with everything it rests on)."""
     out: list[str] = []

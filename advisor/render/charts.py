@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from advisor.render.summary import get, label
 
@@ -47,7 +47,7 @@ def clean(svg: str, prefix: str) -> str:
     (which names external vocabularies), and ids prefixed so that several charts share one page."""
     svg = re.sub(r"<\?xml[^>]*\?>\s*", "", svg)
     svg = re.sub(r"<!DOCTYPE[^>]*>\s*", "", svg)
-    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.DOTALL)
     svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', svg)
     svg = re.sub(r'url\(#([^)]+)\)', lambda m: f"url(#{prefix}-{m.group(1)})", svg)
     svg = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{prefix}-{m.group(1)}"', svg)
@@ -65,7 +65,7 @@ def _ctx() -> Any:
     return _plt().rc_context(_RC)
 
 
-def scores_chart(report: Any) -> Optional[str]:
+def scores_chart(report: Any) -> str | None:
     scores = list(get(report, "scores", []))
     if not scores:
         return None
@@ -120,7 +120,7 @@ def tornado_rows(report: Any) -> list[tuple[str, float, float]]:
     return sorted(rows, key=lambda r: -abs(r[2] - r[1]))
 
 
-def sensitivity_chart(report: Any) -> Optional[str]:
+def sensitivity_chart(report: Any) -> str | None:
     rows = tornado_rows(report)
     if not rows:
         return None
@@ -140,7 +140,7 @@ def sensitivity_chart(report: Any) -> Optional[str]:
         return _svg(fig, "sensitivity")
 
 
-def throughput_chart(report: Any) -> Optional[str]:
+def throughput_chart(report: Any) -> str | None:
     runs = [r for r in get(get(report, "probes"), "runs", []) if get(r, "status") == "ok" and get(r, "images_per_second")]
     if not runs:
         return None
@@ -180,7 +180,7 @@ def _range_axis(ax: Any, rows: list[tuple[str, str, float, float]], xlabel: str,
     ax.set_xlabel(xlabel)
 
 
-def ranges_chart(report: Any, kb: Any = None) -> Optional[str]:
+def ranges_chart(report: Any, kb: Any = None) -> str | None:
     from advisor.render._fmt import hours, num
     from advisor.render.plan import tco
 
@@ -191,7 +191,7 @@ def ranges_chart(report: Any, kb: Any = None) -> Optional[str]:
              if parts.get("total") and parts["total"][1] > 0]
     if not times and not costs:
         return None
-    span_text = lambda lo, hi: hours(type("S", (), {"low": lo, "high": hi})())  # noqa: E731
+    span_text = lambda lo, hi: hours(type("S", (), {"low": lo, "high": hi})())
     with _ctx():
         fig, (ax1, ax2) = _figure(2.4, 2)
         if times:
@@ -235,7 +235,7 @@ def scaling_points(report: Any) -> dict[str, list[tuple[float, float, float]]]:
     return {k: sorted(v) for k, v in out.items()}
 
 
-def scaling_chart(report: Any) -> Optional[str]:
+def scaling_chart(report: Any) -> str | None:
     series = scaling_points(report)
     if not series:
         return None
@@ -261,7 +261,7 @@ def scaling_chart(report: Any) -> Optional[str]:
         return _svg(fig, "scaling")
 
 
-CHARTS: dict[str, Callable[..., Optional[str]]] = {
+CHARTS: dict[str, Callable[..., str | None]] = {
     "scores": scores_chart, "sensitivity": sensitivity_chart, "throughput": throughput_chart,
     "ranges": ranges_chart, "scaling": scaling_chart,
 }

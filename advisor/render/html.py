@@ -49,7 +49,7 @@ def _cells(line: str) -> list[str]:
 def _table(lines: list[str]) -> list[str]:
     head, sep, rows = _cells(lines[0]), _cells(lines[1]), [_cells(r) for r in lines[2:]]
     align = ["r" if s.endswith(":") and not s.startswith(":") else "" for s in sep]
-    cls = lambda i: f' class="{align[i]}"' if i < len(align) and align[i] else ""  # noqa: E731
+    cls = lambda i: f' class="{align[i]}"' if i < len(align) and align[i] else ""
     out = ["<table>", "<thead><tr>" + "".join(f"<th{cls(i)}>{inline(h)}</th>" for i, h in enumerate(head)) + "</tr></thead>", "<tbody>"]
     out += ["<tr>" + "".join(f"<td{cls(i)}>{inline(c)}</td>" for i, c in enumerate(r)) + "</tr>" for r in rows]
     return out + ["</tbody>", "</table>"]
@@ -129,7 +129,7 @@ def to_html(md: str, svgs: dict[str, str]) -> list[str]:
     return out
 
 
-def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render interface
+def format(report: Any, **options: Any) -> str:
     from advisor.render.charts import charts
     from advisor.render.summary import knowledge_for
 

@@ -7,7 +7,7 @@ from typing import Any
 from advisor.output import to_json
 
 
-def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render interface
+def format(report: Any, **options: Any) -> str:
     return to_json(report)
 
 

@@ -16,7 +16,7 @@ from advisor.render.summary import caveats, decision, get, knowledge_for, label
 def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
     align = align or ["l"] + ["r"] * (len(header) - 1)
     sep = ["---:" if a == "r" else ":---" for a in align]
-    cell = lambda t: str(t).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    cell = lambda t: str(t).replace("|", "\\|").replace("\n", " ")
     return ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(sep) + " |"] + [
         "| " + " | ".join(cell(c) for c in row) + " |" for row in rows
     ]
@@ -332,7 +332,7 @@ def caveats_section(report: Any) -> list[str]:
             + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5))
 
 
-def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render interface
+def format(report: Any, **options: Any) -> str:
     """The review document. `chart_links` (name -> relative path of an SVG written beside the output)
     adds the charts as images; without it the throughput chart stays in text bars."""
     links: dict[str, str] = options.get("chart_links") or _links(options.get("assets") or {})

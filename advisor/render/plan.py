@@ -10,7 +10,7 @@ are rendered by advisor.render.decision_sections, or generically by `generic` be
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from advisor.render._fmt import hours as fmt_hours
 from advisor.render._fmt import num
@@ -34,7 +34,7 @@ class Phase:
     what: str
 
 
-def _range(v: Any) -> Optional[tuple[float, float]]:
+def _range(v: Any) -> tuple[float, float] | None:
     if v is None:
         return None
     if isinstance(v, (list, tuple)) and len(v) == 2:
@@ -82,7 +82,7 @@ def schedule(report: Any) -> tuple[list[Phase], list[str]]:
     return phases, findings
 
 
-def _kb_cost(kb: Any, cid: str) -> Optional[tuple[float, float, str]]:
+def _kb_cost(kb: Any, cid: str) -> tuple[float, float, str] | None:
     for c in get(kb, "costs", []) or []:
         if get(c, "id") == cid:
             usd = get(c, "usd")
@@ -94,11 +94,11 @@ def _kb_cost(kb: Any, cid: str) -> Optional[tuple[float, float, str]]:
     return None
 
 
-def tco(report: Any, kb: Any) -> dict[str, dict[str, Optional[tuple[float, float]]]]:
+def tco(report: Any, kb: Any) -> dict[str, dict[str, tuple[float, float] | None]]:
     """Workflow -> {compute, energy, engineering, total}: USD ranges (None where a part is unknown)."""
     day, kwh, pue = _kb_cost(kb, "engineer-day"), _kb_cost(kb, "electricity"), _kb_cost(kb, "pue")
     scores = {get(s, "workflow"): s for s in get(report, "scores", [])}
-    out: dict[str, dict[str, Optional[tuple[float, float]]]] = {}
+    out: dict[str, dict[str, tuple[float, float] | None]] = {}
     for p in get(report, "projections", []):
         wf = get(p, "workflow")
         compute = _range(get(p, "compute_cost_usd"))
@@ -115,7 +115,7 @@ def tco(report: Any, kb: Any) -> dict[str, dict[str, Optional[tuple[float, float
 def tco_rows(report: Any, kb: Any) -> tuple[list[list[str]], list[str]]:
     """Per workflow: compute, energy, engineering and total as USD ranges, with what they rest on."""
     day, kwh, pue = _kb_cost(kb, "engineer-day"), _kb_cost(kb, "electricity"), _kb_cost(kb, "pue")
-    cell = lambda r: f"${num(r[0])}-{num(r[1])}" if r else "-"  # noqa: E731
+    cell = lambda r: f"${num(r[0])}-{num(r[1])}" if r else "-"
     rows = [[label(wf)] + [cell(parts[k]) for k in ("compute", "energy", "engineering", "total")]
             for wf, parts in tco(report, kb).items()]
     notes = []

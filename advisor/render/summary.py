@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from advisor.render._fmt import LABELS, cite
 
@@ -76,13 +76,13 @@ class Reason:
 class Decision:
     workflow: str
     total: float
-    runner_up: Optional[str]
+    runner_up: str | None
     margin: float
     confidence: str
     summary: str
     hard: list[str] = field(default_factory=list)
     reasons: list[Reason] = field(default_factory=list)
-    against: Optional[Reason] = None
+    against: Reason | None = None
     flip: str = ""
     confidence_why: list[str] = field(default_factory=list)
     provenance: list[str] = field(default_factory=list)
@@ -302,7 +302,7 @@ def caveats(report: Any) -> list[Caveat]:
     return sorted(out, key=lambda c: (order.get(c.confidence, 9), c.ref))
 
 
-def knowledge_for(report: Any, options: dict) -> tuple[Any, Optional[str]]:
+def knowledge_for(report: Any, options: dict) -> tuple[Any, str | None]:
     """The knowledge base the stack and risk sections read: the one the report was built with (passed
     by the CLI), else the bundled one, with a note when it is not the report's. None when not loaded."""
     kb = options.get("kb")

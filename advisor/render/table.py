@@ -11,7 +11,7 @@ from advisor.render._fmt import LABELS, bar, hours, num, span, usd
 from advisor.render.summary import decision, label
 
 
-def format(report: Any, **options: Any) -> str:  # noqa: A001 - the render interface
+def format(report: Any, **options: Any) -> str:
     from advisor.risks import register
 
     rec = report.recommendation
