@@ -117,7 +117,7 @@ def mindspore_stack(kb: Any, device: str, title: str) -> Stack:
     py.kb_id = "mindspore"
     st.components.append(py)
     st.components.append(Component("NumPy", _get(row, "numpy") or "not stated", _get(row, "source", ""), _get(row, "confidence", ""),
-                                    "NumPy 2 breaks MindSpore's PyNative mode (pitfall numpy-2-breaks-mindspore)", "numpy-2-breaks-mindspore"))
+                                    "NumPy 2 breaks MindSpore's PyNative mode (`advisor kb show numpy-2-breaks-mindspore`)", "mindspore"))
     pin = f"mindspore=={v}" if not v.endswith(".x") else f"mindspore=={v[:-2]}.*"
     st.install = [f"conda create -n mindspore python={py.version} -y && conda activate mindspore",
                   f"pip install \"{pin}\" \"numpy{_get(row, 'numpy') or ''}\""]
@@ -215,6 +215,15 @@ def stacks_for(report: Any, kb: Any) -> list[Stack]:
         proto = "pytorch-cuda" if "nvidia" in available else "pytorch-cpu"
         python = next((c.version for c in (main.components if main else []) if c.name == "Python"), None)
         st = stack_for_path(kb, proto, f"Prototype: PyTorch on {'NVIDIA GPUs' if proto == 'pytorch-cuda' else 'CPU'}", python)
+        numpy = next((c for c in (main.components if main else []) if c.name == "NumPy"), None)
+        if st is not None and numpy is not None:
+            # Checkpoint conversion and parity checks load both frameworks' outputs: one NumPy line.
+            for c in st.components:
+                if c.name == "NumPy":
+                    c.version, c.note = numpy.version, "the production environment's (MindSpore needs NumPy below 2)"
+                    c.source, c.confidence, c.kb_id = numpy.source, numpy.confidence, numpy.kb_id
+            st.install = [line.replace('"torch==', f'"numpy{numpy.version}" "torch==') if "pip install" in line else line
+                          for line in st.install]
         if st is not None:
             out.insert(0, st)
     return out

@@ -98,8 +98,11 @@ def _reason(top: Any, other: Any, i: int) -> Reason:
     items = list(get(a, "evidence", [])) + list(get(b, "evidence", []))
     classes = [evidence_class(e) for e in items if get(e, "kind") != "requirement"]
     weak = bool(classes) and all(c in WEAK for c in classes)
+    text = class_text(items)
+    if items and not classes:  # nothing but requirement fields: the score is the model's own rule
+        text += " only (the model's scoring rule applied to them; no knowledge-base or measured figure)"
     return Reason(get(a, "name"), float(get(a, "score", 0)), float(get(b, "score", 0)), w,
-                  (float(get(a, "score", 0)) - float(get(b, "score", 0))) * w, class_text(items), weak)
+                  (float(get(a, "score", 0)) - float(get(b, "score", 0))) * w, text, weak)
 
 
 def nearest_flip(report: Any) -> str:
