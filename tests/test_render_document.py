@@ -193,6 +193,7 @@ def test_decision_model_keys_render_generically_when_present(kb, tmp_path):
                scaling_curve={"points": [{"workflow": "hybrid", "devices": 1, "efficiency": [1.0, 1.0]},
                                          {"workflow": "hybrid", "devices": 8, "efficiency": [0.5, 0.85]}]},
                schedule=[{"phase": "port", "weeks": [0.5, 2.0]}],
+               tco={"hybrid": {"compute": [1.0, 5.0], "engineering": [2000.0, 40000.0], "total": [2001.0, 40005.0]}},
                confidence={"margin": 6.5, "evidence_quality": "secondary", "nearest_flip": "team weight 0.34"})
     report = Extended.model_validate(doc)
     md = render_format(report, "markdown", kb=kb)
@@ -200,6 +201,10 @@ def test_decision_model_keys_render_generically_when_present(kb, tmp_path):
     assert "### Memory fit" in plan and "data-parallel" in plan and "### Schedule" in plan
     assert "| phase | weeks |" in plan  # the decision model's schedule replaces the built-in one
     assert "| migration / adaptation |" not in plan
+    assert "### Total cost of ownership" in plan and "| Workflow | Compute | Energy |" not in plan
+    from advisor.render.charts import decision_tco_totals
+
+    assert decision_tco_totals(report) == {"hybrid": (2001.0, 40005.0)}
     assert "**What would change it:** team weight 0.34" in md
     assert scaling_points(report) == {"hybrid": [(1.0, 1.0, 1.0), (8.0, 0.5, 0.85)]}
     assert "decision_sections" in (ROOT / "advisor" / "render" / "markdown.py").read_text()  # the merge point

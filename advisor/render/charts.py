@@ -180,6 +180,31 @@ def _range_axis(ax: Any, rows: list[tuple[str, str, float, float]], xlabel: str,
     ax.set_xlabel(xlabel)
 
 
+def _pair(v: Any) -> tuple[float, float] | None:
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v):
+        return float(v[0]), float(v[1])
+    low, high = get(v, "low"), get(v, "high")
+    return (float(low), float(high)) if isinstance(low, (int, float)) and isinstance(high, (int, float)) else None
+
+
+def decision_tco_totals(report: Any) -> dict[str, tuple[float, float]]:
+    """Workflow -> total cost range from the decision model's `tco` key when it carries one (read
+    defensively: {workflow: {total: ...}} or [{workflow, total}]); empty when absent."""
+    t = get(report, "tco")
+    items = get(t, "workflows", t) if t is not None else None
+    if isinstance(items, dict):
+        items = [dict(v, workflow=k) if isinstance(v, dict) else {"workflow": k, "total": v} for k, v in items.items()]
+    out = {}
+    for item in items or []:
+        if hasattr(item, "model_dump"):
+            item = item.model_dump(mode="json")
+        if isinstance(item, dict) and item.get("workflow"):
+            total = _pair(item.get("total") or item.get("total_usd"))
+            if total:
+                out[str(item["workflow"])] = total
+    return out
+
+
 def ranges_chart(report: Any, kb: Any = None) -> str | None:
     from advisor.render._fmt import hours, num
     from advisor.render.plan import tco
@@ -187,8 +212,8 @@ def ranges_chart(report: Any, kb: Any = None) -> str | None:
     times = [(get(p, "workflow"), label(get(p, "workflow")), float(get(get(p, "time_to_train_hours"), "low")),
               float(get(get(p, "time_to_train_hours"), "high"))) for p in get(report, "projections", [])
              if get(p, "time_to_train_hours")]
-    costs = [(wf, label(wf), parts["total"][0], parts["total"][1]) for wf, parts in tco(report, kb).items()
-             if parts.get("total") and parts["total"][1] > 0]
+    totals = decision_tco_totals(report) or {wf: parts.get("total") for wf, parts in tco(report, kb).items()}
+    costs = [(wf, label(wf), t[0], t[1]) for wf, t in totals.items() if t and t[1] > 0]
     if not times and not costs:
         return None
     span_text = lambda lo, hi: hours(type("S", (), {"low": lo, "high": hi})())

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
-from advisor.render.plan import DECISION_KEYS, generic, schedule, tco_rows
+from advisor.render.plan import DECISION_KEYS, DECISION_TITLES, generic, schedule, tco_rows
 from advisor.render.summary import caveats, decision, get, knowledge_for, label
 
 
@@ -293,7 +293,7 @@ def decision_model_sections(report: Any) -> list[str]:
     for key in DECISION_KEYS:
         value = get(report, key)
         if value is not None:
-            out += [f"### {key.replace('_', ' ').capitalize()}", ""] + generic(value) + [""]
+            out += [f"### {DECISION_TITLES.get(key, key)}", ""] + generic(value) + [""]
     return out
 
 

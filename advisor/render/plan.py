@@ -24,6 +24,8 @@ REHEARSAL = [("single card", "single-card training reaches the PyTorch loss curv
              ("export", "the trained model exported (MindIR / ONNX) and loaded by the target runtime"),
              ("inference", "inference on the deployment target: latency and operator placement checked")]
 DECISION_KEYS = ("memory_fit", "scaling_curve", "tco", "schedule")
+DECISION_TITLES = {"memory_fit": "Memory fit", "scaling_curve": "Scaling curve", "tco": "Total cost of ownership",
+                   "schedule": "Schedule"}
 
 
 @dataclass
