@@ -1,4 +1,6 @@
-"""`advisor report REQUIREMENTS.yaml`: the recommendation as a JSON document (default) or Markdown.
+"""`advisor report REQUIREMENTS.yaml`: the recommendation as a terminal summary (on a terminal), one
+JSON document (piped, or -o FILE.json), a Markdown review document with its SVG charts written beside
+it (-o FILE.md), or one self-contained HTML file (-o FILE.html); --table/--json/--markdown/--html force one.
 
 Inputs: the requirements file; the knowledge base (plus `--kb DIR` overrides); this host (a quick
 check without framework smoke tests); probe results from the cache for this host, from `--probes
