@@ -96,6 +96,7 @@ class Project:
     custom_ops: bool
     huggingface: str
     must_split: bool | None
+    source: str = "new"
 
 
 def project(report: Any) -> Project:
@@ -114,7 +115,7 @@ def project(report: Any) -> Project:
     return Project(_get(model, "parameters_millions"), str(_get(model, "family", "other")), int(_get(hw, "devices", 1)),
                    bool(_get(needs, "distributed_training", False)), str(_get(req, "stage", "prototype")),
                    str(_get(hw, "training_target", "undecided")), bool(_get(model, "custom_cuda_ops", False)),
-                   str(_get(needs, "huggingface", "none")), split)
+                   str(_get(needs, "huggingface", "none")), split, str(_get(model, "source", "new")))
 
 
 def _size(p: Project) -> str:
@@ -201,7 +202,14 @@ RULES: dict[str, Rule] = {
 }
 
 
-def _from_pitfall(item: Any, p: Project) -> Risk:
+# Pitfalls of porting PyTorch code: unlikely when nothing is ported (MindSpore from the start on a new
+# model); the factor is a judgement (assumption).
+PORTING = ("ddp-to-mindspore-parallel", "normalize-range", "lr-scheduler-api", "layer-default-differences", "inplace-ops",
+           "hooks-pynative-only", "mixed-precision-config", "precision-alignment")
+NOT_PORTED = 0.3
+
+
+def _from_pitfall(item: Any, p: Project, workflow: str = "") -> Risk:
     pid = str(_get(item, "id"))
     rule = RULES.get(pid)
     conditions = list(_get(item, "conditions", []) or [])
@@ -211,6 +219,9 @@ def _from_pitfall(item: Any, p: Project) -> Risk:
         likelihood, why = 0.6, "applies because " + ", ".join(conditions)
     else:
         likelihood, why = UNCONDITIONAL, "applies to every project on this workflow"
+    if pid in PORTING and workflow == "mindspore" and p.source != "pytorch-code":
+        likelihood, why = likelihood * NOT_PORTED, (f"model.source is {p.source}: written for MindSpore, no PyTorch code "
+                                                    f"to port (habits still carry over)")
     eff = _get(item, "effort_hours")
     hours = (float(eff[0]), float(eff[1])) if eff else (float(_get(item, "expected_hours", 0.0)),) * 2
     return Risk(pid, str(_get(item, "title")), likelihood, why, hours, _role(pid, OWNER, "ML engineer"),
@@ -220,7 +231,7 @@ def _from_pitfall(item: Any, p: Project) -> Risk:
 def register(report: Any) -> Register:
     p = project(report)
     wf = str(_get(_get(report, "recommendation"), "workflow"))
-    risks = {r.id: r for r in (_from_pitfall(item, p) for item in _get(report, "pitfalls", []) or [])}
+    risks = {r.id: r for r in (_from_pitfall(item, p, wf) for item in _get(report, "pitfalls", []) or [])}
     scan = _get(report, "scan") or {}
     for h in _get(scan, "hazard_summary", []) or []:
         count, kind = int(_get(h, "count", 1)), str(_get(h, "kind"))
