@@ -92,6 +92,10 @@ def test_risk_register_ranks_by_this_projects_exposure(kb):
     doc["memory_fit"] = {"must_split": True}
     split = register(doc)
     assert next(r for r in split.risks if r.id == "auto-parallel-limits").likelihood >= 0.7
+    # Porting pitfalls are unlikely when MindSpore is written from the start (model.source: new).
+    fresh = register(_report(ROOT / "examples" / "ascend-production.yaml", kb))
+    ddp = next(r for r in fresh.risks + fresh.also_known if r.id == "ddp-to-mindspore-parallel")
+    assert ddp in fresh.also_known and "model.source is new" in ddp.why
 
 
 def test_scan_hazards_join_the_register(kb):
