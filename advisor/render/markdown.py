@@ -9,7 +9,13 @@ from typing import Any
 from urllib.parse import quote
 
 from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
-from advisor.render.plan import DECISION_KEYS, DECISION_TITLES, generic, schedule, tco_rows
+from advisor.render.plan import (
+    DECISION_KEYS,
+    DECISION_TITLES,
+    generic,
+    schedule,
+    tco_rows,
+)
 from advisor.render.summary import caveats, decision, get, knowledge_for, label
 
 
