@@ -1,4 +1,6 @@
-"""`advisor report REQUIREMENTS.yaml`: the recommendation as a JSON document (default) or Markdown.
+"""`advisor report REQUIREMENTS.yaml`: the recommendation as a terminal summary (on a terminal), one
+JSON document (piped, or -o FILE.json), a Markdown review document with its SVG charts written beside
+it (-o FILE.md), or one self-contained HTML file (-o FILE.html); --table/--json/--markdown/--html force one.
 
 Inputs: the requirements file; the knowledge base (plus `--kb DIR` overrides); this host (a quick
 check without framework smoke tests); probe results from the cache for this host, from `--probes
@@ -36,9 +38,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--kb", metavar="DIR", action="append", default=[],
                         help="extra knowledge-base folder merged over the bundled one (repeatable)")
     fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="one JSON document (the default)")
-    fmt.add_argument("--markdown", action="store_true", help="a Markdown review document")
-    fmt.add_argument("--table", action="store_true", help="a short terminal summary")
+    fmt.add_argument("--json", action="store_true",
+                     help="one JSON document (the default when stdout is not a terminal, or -o FILE.json)")
+    fmt.add_argument("--markdown", action="store_true",
+                     help="a Markdown review document; with -o FILE.md its SVG charts are written beside it and linked")
+    fmt.add_argument("--html", action="store_true",
+                     help="one self-contained HTML file, charts inline (the default for -o FILE.html)")
+    fmt.add_argument("--table", action="store_true", help="a short terminal summary (the default on a terminal)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.set_defaults(func=run)
 
@@ -250,13 +256,39 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     }
 
 
+# -o FILE's extension picks the format when no flag does; anything else written to a file is JSON.
+SUFFIX_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+
+def choose_format(args: argparse.Namespace, stdout: Any = None) -> str:
+    """A flag wins; then -o FILE's extension; then human on a terminal (the table), machine elsewhere
+    (JSON), like `ls` and `git`."""
+    for name in ("json", "markdown", "html", "table"):
+        if getattr(args, name, False):
+            return name
+    if args.output:
+        return SUFFIX_FORMATS.get(Path(args.output).suffix.lower(), "json")
+    stream = stdout if stdout is not None else sys.stdout
+    try:
+        return "table" if stream.isatty() else "json"
+    except (AttributeError, ValueError):  # a closed or replaced stdout
+        return "json"
+
+
 def run(args: argparse.Namespace) -> int:
-    from advisor.output import emit
-    from advisor.render import render
+    from advisor.output import check_output, emit, write_atomic
+    from advisor.render import assets
+    from advisor.render import format as render_format
     from advisor.report import build_report
 
+    check_output(args.output)  # a bad -o is refused before any slow work
     req, inputs = gather(args)
     report = build_report(req, **inputs)
-    fmt = "markdown" if args.markdown else ("table" if args.table else "json")
-    emit(render(report, fmt), args.output)
+    fmt = choose_format(args)
+    files = assets(report, fmt, args.output, kb=inputs["kb"])
+    text = render_format(report, fmt, kb=inputs["kb"], assets=files)
+    folder = Path(args.output).parent if args.output else None
+    for name, content in files.items():  # the charts first: the document never links a missing file
+        write_atomic(folder / name, content)
+    emit(text, args.output)
     return 0

@@ -7,5 +7,8 @@ from typing import Any
 from advisor.output import to_json
 
 
-def render(report: Any) -> str:
+def format(report: Any, **options: Any) -> str:
     return to_json(report)
+
+
+render = format

@@ -3,15 +3,26 @@ the field reports' comparison-table style, a throughput chart, pitfalls, sensiti
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from advisor.render._fmt import LABELS, bar, hours, num, run_label, span, usd
+from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
+from advisor.render.plan import (
+    DECISION_KEYS,
+    DECISION_TITLES,
+    generic,
+    schedule,
+    tco_rows,
+)
+from advisor.render.summary import caveats, decision, get, knowledge_for, label
 
 
 def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
     align = align or ["l"] + ["r"] * (len(header) - 1)
     sep = ["---:" if a == "r" else ":---" for a in align]
-    cell = lambda t: str(t).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    cell = lambda t: str(t).replace("|", "\\|").replace("\n", " ")
     return ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(sep) + " |"] + [
         "| " + " | ".join(cell(c) for c in row) + " |" for row in rows
     ]
@@ -170,18 +181,28 @@ def _chart(report: Any) -> list[str]:
 
 
 def _pitfalls(report: Any) -> list[str]:
+    """The risk register: pitfalls that apply to this project ranked by exposure (likelihood x expected
+    hours), with owner, milestone and mitigation; the rest folded under "Also known"."""
+    from advisor.risks import register
+
     wf = LABELS[report.recommendation.workflow]
-    if not report.pitfalls:
+    reg = register(report)
+    if not reg.risks and not reg.also_known:
         return [f"No knowledge-base pitfalls apply to {wf} for these requirements."]
-    out = []
-    for i, p in enumerate(report.pitfalls, 1):
-        cost = f"~{num(p.expected_hours)} h" if p.expected_hours is not None else "cost unknown"
-        seen = f"; cost {num(p.hours_in_field_report)} h in the field report" if p.hours_in_field_report is not None else ""
-        out.append(f"{i}. **{p.title}** ({cost}{seen})")
-        out.append(f"   - symptom: {p.symptom}")
-        out.append(f"   - cause: {p.cause}")
-        out.append(f"   - fix: {p.fix}")
-        out.append(f"   - source: {p.source} ({p.confidence}); id `{p.id}`")
+    out = ["Exposure = likelihood for this project x expected fix hours (likelihoods are judgements, each "
+           "with its reason; a place the migration scan found in the code is near-certain).", ""]
+    for i, r in enumerate(reg.risks, 1):
+        out.append(f"{i}. **{r.title}**: exposure ~{num(r.exposure)} h "
+                   f"(likelihood {r.likelihood:.0%} x {span({'low': r.hours[0], 'high': r.hours[1]}, 'h')})")
+        out.append(f"   - why it applies: {r.why}")
+        out.append(f"   - owner: {r.owner}; retire it at the {r.milestone} milestone")
+        out.append(f"   - mitigation: {r.mitigation}")
+        out.append(f"   - source: {cite(r.source, r.kb_id)}")
+    if not reg.risks:
+        out.append("No pitfall reaches the register's threshold for this project.")
+    if reg.also_known:
+        out += ["", "Also known (low exposure for this project):", ""]
+        out += [f"- {r.title} (`{r.id}`): ~{num(r.exposure)} h, likelihood {r.likelihood:.0%}: {r.why}" for r in reg.also_known]
     return out
 
 
@@ -208,7 +229,119 @@ def _scan(report: Any) -> list[str]:
     return out
 
 
-def render(report: Any) -> str:
+def decision_summary(report: Any) -> list[str]:
+    """One screen: the verdict, the reasons that carry it with their evidence class, what would change
+    it, confidence and why, and what was measured vs taken from the knowledge base."""
+    d = decision(report)
+    rec = report.recommendation
+    ahead = f", {d.margin:.1f} points ahead of {label(d.runner_up)}" if d.runner_up else ""
+    out = [f"**{label(d.workflow)}** ({d.total:.1f}/100{ahead}), confidence **{d.confidence}**"
+           + (" (the measured difference is inside the noise)" if rec.inside_noise else "") + ".", "",
+           f"> {d.summary}", ""]
+    if d.hard:
+        out += ["Ruled out by hard constraints:", ""] + [f"- {h}" for h in d.hard] + [""]
+    texts = {r.split(":", 1)[0]: r for r in rec.reasons}
+    if d.reasons:
+        out += [f"Why, against {label(d.runner_up)}:", ""]
+        for r in d.reasons:
+            text = texts.get(r.criterion) or (f"{r.criterion}: {r.top:.0f} vs {r.other:.0f} (weight {r.weight:.2f}, "
+                                              f"+{r.points:.1f} points)")
+            out.append(f"- {text}; evidence: {r.evidence}" + (" **(weak: blog/assumption only)**" if r.weak else ""))
+        if d.against is not None:
+            a = d.against
+            out.append(f"- against it: {a.criterion} {a.top:.0f} vs {a.other:.0f} ({a.points:.1f} points); evidence: {a.evidence}")
+        out.append("")
+    elif rec.reasons:
+        out += [f"- {r}" for r in rec.reasons] + [""]
+    out += [f"**What would change it:** {d.flip}.", ""]
+    out += ["**Confidence " + d.confidence + "**, because: " + "; ".join(d.confidence_why) + ".", ""]
+    out += ["**Measured vs knowledge base:**", ""] + [f"- {p}" for p in d.provenance]
+    return out
+
+
+def stack_section(report: Any, kb: Any, note: Any) -> list[str]:
+    from advisor.stack import stacks_for
+
+    stacks = stacks_for(report, kb)
+    if not stacks:
+        return ["No pinned stack: " + (note or "no knowledge base loaded") + "."]
+    out = ([f"({note})", ""] if note else []) + [
+        "Versions from the knowledge base's compatibility matrix: the newest release with a vendor-checked "
+        "pairing, locked (seed 002 §3.2: lock to the matrix, not to the newest).", ""]
+    for st in stacks:
+        out += [f"### {st.title}", ""]
+        rows = [[c.name, f"`{c.version}`" if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version,
+                 c.note or "-", cite(c.source, c.kb_id) + (f" ({c.confidence})" if c.confidence else "")] for c in st.components]
+        out += _table(["Component", "Version", "Note", "Source"], rows, ["l"] * 4) + [""]
+        out += [f"- {n}" for n in st.notes] + ([""] if st.notes else [])
+        if st.install:
+            out += ["Install:", "", "```sh"] + st.install + ["```", ""]
+        if st.verify:
+            out += ["Verify:", "", "```sh"] + st.verify + ["```", ""]
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def decision_model_sections(report: Any) -> list[str]:
+    """The decision model's sections (issue 20: memory fit, scaling curve, TCO, schedule, confidence).
+
+    >>> LEAD: MERGE POINT <<<  advisor/render/decision_sections.py (the decision helper's) provides
+    `sections(doc) -> list[str]`; it is called here when it exists. Without it, whichever of those keys
+    the report carries is rendered generically, so nothing the model computes goes unshown."""
+    try:
+        from advisor.render import decision_sections
+    except ImportError:
+        decision_sections = None
+    if decision_sections is not None:
+        return list(decision_sections.sections(report))
+    out: list[str] = []
+    for key in DECISION_KEYS:
+        value = get(report, key)
+        if value is not None:
+            out += [f"### {DECISION_TITLES.get(key, key)}", ""] + generic(value) + [""]
+    return out
+
+
+def plan_section(report: Any, kb: Any) -> list[str]:
+    req = report.requirements
+    out = decision_model_sections(report)
+    if get(report, "schedule") is None:
+        phases, findings = schedule(report)
+        deadline = req.constraints.deadline_weeks if req.constraints else None
+        out += [f"### Schedule against the {deadline:g}-week deadline" if deadline else "### Schedule", ""]
+        out += _table(["Phase", "Starts (week)", "Ends (week)", "Done when"],
+                      [[ph.name, _weeks(ph.start), _weeks(ph.end), ph.what] for ph in phases], ["l", "r", "r", "l"])
+        out += [""] + [f"- {f}" for f in findings]
+        out += ["- milestones: the rehearsal is seed 002 §7.4's two-week full-chain run (single card, multi-card "
+                "communication, export, inference) before go-live; each risk in the register names the one that retires it", ""]
+    if get(report, "tco") is None:
+        rows, notes = tco_rows(report, kb)
+        out += ["### Cost of ownership per workflow (compute, energy, engineering)", ""]
+        out += _table(["Workflow", "Compute", "Energy", "Engineering", "Total"], rows) + [""] + [f"- {n}" for n in notes]
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def _weeks(r: tuple[float, float]) -> str:
+    return f"{r[0]:.1f}" if abs(r[1] - r[0]) < 0.05 else f"{r[0]:.1f}-{r[1]:.1f}"
+
+
+def caveats_section(report: Any) -> list[str]:
+    found = caveats(report)
+    if not found:
+        return ["No blog-sourced or assumed figure separates the top two workflows."]
+    rows = [[c.what, c.confidence, c.where, c.firm_up, c.source] for c in found]
+    return (["Figures resting on a single blog or on an assumption that separate the recommendation from the "
+             "runner-up or enter the projections they are compared on:", ""]
+            + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5))
+
+
+def format(report: Any, **options: Any) -> str:
+    """The review document. `chart_links` (name -> relative path of an SVG written beside the output)
+    adds the charts as images; without it the throughput chart stays in text bars."""
+    links: dict[str, str] = options.get("chart_links") or _links(options.get("assets") or {})
     rec = report.recommendation
     req = report.requirements
     lines = [
@@ -219,26 +352,49 @@ def render(report: Any) -> str:
         "",
         "## Recommendation",
         "",
-        f"**{LABELS[rec.workflow]}**, confidence **{rec.confidence}**"
-        + (f", {rec.margin:.1f} points ahead of {LABELS[rec.runner_up]}" if rec.runner_up else "")
-        + (" (the measured difference is inside the noise)" if rec.inside_noise else "") + ".",
-        "",
-        f"> {rec.summary}",
-        "",
     ]
-    lines += [f"- {r}" for r in rec.reasons] + [""]
-    lines += ["## Scores", ""] + _scores(report) + [""]
-    lines += ["## Projections for the workload", ""] + _projections(report) + [""]
+    lines += decision_summary(report) + [""]
+    kb, kb_note = knowledge_for(report, options)
+    lines += ["## The stack to install", ""] + stack_section(report, kb, kb_note) + [""]
+    lines += [f"## Pitfalls for {LABELS[rec.workflow]}: risk register, by exposure", ""] + _pitfalls(report) + [""]
+    lines += ["## Plan and cost", ""] + plan_section(report, kb) + [""]
+    lines += ["## Data-quality caveats", ""] + caveats_section(report) + [""]
+    lines += ["## Scores", ""] + _image(links, "scores", "Total and per-criterion scores") + _scores(report) + [""]
+    lines += ["## Projections for the workload", ""] + _image(links, "ranges", "Time to train and cost per workflow") + _projections(report) + [""]
     scaling = _scaling(report)
     if scaling:
-        lines += ["## Multi-device scaling", ""] + scaling + [""]
+        lines += ["## Multi-device scaling", ""] + _image(links, "scaling", "Scaling curve") + scaling + [""]
     scan = _scan(report)
     if scan:
         lines += ["## Migration scan of model.code_path", ""] + scan + [""]
     lines += ["## Measured runs", ""] + _runs(report) + [""]
-    lines += ["## Throughput per framework and mode", ""] + _chart(report) + [""]
-    lines += [f"## Pitfalls for {LABELS[rec.workflow]}, by expected cost", ""] + _pitfalls(report) + [""]
-    lines += ["## Sensitivity", ""] + [f"- {s.note}" for s in report.sensitivity] + [""]
+    lines += ["## Throughput per framework and mode", ""] + _image(links, "throughput", "Measured throughput") + _chart(report) + [""]
+    lines += ["## Sensitivity", ""] + _image(links, "sensitivity", "Sensitivity tornado") + [f"- {s.note}" for s in report.sensitivity] + [""]
     lines += ["## How each score was reached", ""] + _how(report)
     lines += ["## Assumptions", ""] + ([f"- {a}" for a in report.assumptions] or ["- none"]) + [""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def assets(report: Any, output: Any, **options: Any) -> dict[str, str]:
+    """The charts as SVG files to write beside the document: `review.md` -> `review.scores.svg`, ..."""
+    from advisor.render.charts import charts
+
+    kb, _ = knowledge_for(report, options)
+    stem = Path(str(output)).name.rsplit(".", 1)[0]
+    return {f"{stem}.{name}.svg": svg for name, svg in charts(report, kb).items()}
+
+
+def _links(files: dict[str, str]) -> dict[str, str]:
+    """Chart name -> relative link, from the asset file names (they sit beside the document)."""
+    out = {}
+    for fname in files:
+        m = re.search(r"\.([a-z_]+)\.svg$", fname)
+        if m:
+            out[m.group(1)] = quote(fname)
+    return out
+
+
+def _image(links: dict[str, str], name: str, alt: str) -> list[str]:
+    return [f"![{alt}]({links[name]})", ""] if name in links else []
+
+render = format

@@ -1,0 +1,302 @@
+"""The report's charts as SVG text, drawn with matplotlib (Agg, imported on first use so that the
+report's start-up stays fast). Deterministic: fixed figure sizes, a fixed `svg.hashsalt`, no date or
+creator metadata, text kept as text; the same report gives byte-identical SVGs.
+
+`charts(report, kb=None) -> dict[name, svg]` gives the charts the report has data for:
+  scores       total and per-criterion score per workflow
+  sensitivity  tornado: the lead over the runner-up as each weight is halved / doubled
+  throughput   measured images/s per framework and mode, with the 95% CI as error bars
+  ranges       time to train and total cost of ownership per workflow, as ranges
+  scaling      the scaling curve (decision model's `scaling_curve`, else the scaling probe's points)
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any, Callable
+
+from advisor.render.summary import get, label
+
+SALT = "framework-advisor"
+WIDTH = 7.5  # inches; heights per chart below
+COLORS = {"pytorch": "#d9531e", "mindspore": "#2b6cb0", "hybrid": "#6b46c1"}
+_RC = {"svg.hashsalt": SALT, "svg.fonttype": "none", "font.family": "DejaVu Sans", "font.size": 9,
+       "axes.spines.top": False, "axes.spines.right": False}
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _svg(fig: Any, name: str) -> str:
+    plt = _plt()
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    plt.close(fig)
+    return clean(buf.getvalue(), name)
+
+
+def clean(svg: str, prefix: str) -> str:
+    """SVG fit to be inlined in HTML or linked from Markdown: no XML prolog, doctype or RDF metadata
+    (which names external vocabularies), and ids prefixed so that several charts share one page."""
+    svg = re.sub(r"<\?xml[^>]*\?>\s*", "", svg)
+    svg = re.sub(r"<!DOCTYPE[^>]*>\s*", "", svg)
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.DOTALL)
+    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+    svg = re.sub(r'url\(#([^)]+)\)', lambda m: f"url(#{prefix}-{m.group(1)})", svg)
+    svg = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{prefix}-{m.group(1)}"', svg)
+    return svg.strip() + "\n"
+
+
+def _figure(height: float, ncols: int = 1) -> tuple[Any, Any]:
+    plt = _plt()
+    with plt.rc_context(_RC):
+        fig, axes = plt.subplots(1, ncols, figsize=(WIDTH, height), constrained_layout=True)
+    return fig, axes
+
+
+def _ctx() -> Any:
+    return _plt().rc_context(_RC)
+
+
+def scores_chart(report: Any) -> str | None:
+    scores = list(get(report, "scores", []))
+    if not scores:
+        return None
+    with _ctx():
+        fig, (ax1, ax2) = _figure(3.6, 2)
+        names = [label(get(s, "workflow")) for s in scores]
+        totals = [float(get(s, "total", 0)) for s in scores]
+        colors = [COLORS.get(get(s, "workflow"), "#888888") for s in scores]
+        ax1.barh(names[::-1], totals[::-1], color=colors[::-1])
+        for y, (t, s) in enumerate(zip(totals[::-1], scores[::-1])):
+            ax1.text(t + 1, y, f"{t:.1f}" + ("" if get(s, "eligible", True) else " (ruled out)"), va="center")
+        ax1.set_xlim(0, 115)
+        ax1.set_title("Weighted total (0-100)")
+        crits = [get(c, "name") for c in get(scores[0], "criteria", [])]
+        h = 0.8 / max(1, len(scores))
+        for k, s in enumerate(scores):
+            vals = [float(get(c, "score", 0)) for c in get(s, "criteria", [])]
+            ys = [i + (k - (len(scores) - 1) / 2) * h for i in range(len(vals))]
+            ax2.barh(ys, vals, height=h, color=colors[k], label=names[k])
+        weights = [float(get(c, "weight", 0)) for c in get(scores[0], "criteria", [])]
+        ax2.set_yticks(range(len(crits)), [f"{c} ({w:.2f})" for c, w in zip(crits, weights)])
+        ax2.invert_yaxis()
+        ax2.set_xlim(0, 100)
+        ax2.set_title("Per criterion (weight)")
+        ax2.legend(loc="lower right", fontsize=7, frameon=False)
+        return _svg(fig, "scores")
+
+
+def _total(s: Any, weights: list[float]) -> float:
+    vals = [float(get(c, "score", 0)) for c in get(s, "criteria", [])]
+    tw = sum(weights)
+    return sum(w * v for w, v in zip(weights, vals)) / tw if tw else 0.0
+
+
+def tornado_rows(report: Any) -> list[tuple[str, float, float]]:
+    """(criterion, lead with the weight halved, lead with it doubled), others as they are, all
+    renormalised: the lead of the recommendation over the runner-up; below zero it flips."""
+    rec = get(report, "recommendation")
+    by = {get(s, "workflow"): s for s in get(report, "scores", [])}
+    top, other = by.get(get(rec, "workflow")), by.get(get(rec, "runner_up"))
+    if top is None or other is None:
+        return []
+    base = [float(get(c, "weight", 0)) for c in get(top, "criteria", [])]
+    rows = []
+    for i, c in enumerate(get(top, "criteria", [])):
+        leads = []
+        for f in (0.5, 2.0):
+            w = list(base)
+            w[i] *= f
+            leads.append(_total(top, w) - _total(other, w))
+        rows.append((str(get(c, "name")), leads[0], leads[1]))
+    return sorted(rows, key=lambda r: -abs(r[2] - r[1]))
+
+
+def sensitivity_chart(report: Any) -> str | None:
+    rows = tornado_rows(report)
+    if not rows:
+        return None
+    rec = get(report, "recommendation")
+    with _ctx():
+        fig, ax = _figure(0.35 * len(rows) + 1.2)
+        base = float(get(rec, "margin", 0.0))
+        for y, (name, half, double) in enumerate(rows):
+            ax.barh(y, half - base, left=base, color="#9ab8dd", height=0.6)
+            ax.barh(y, double - base, left=base, color="#2b6cb0", height=0.6)
+        ax.set_yticks(range(len(rows)), [r[0] for r in rows])
+        ax.invert_yaxis()
+        ax.axvline(base, color="#333333", linewidth=0.8)
+        ax.axvline(0, color="#c53030", linewidth=1.0, linestyle="--")
+        ax.set_xlabel(f"{label(get(rec, 'workflow'))}'s lead over {label(get(rec, 'runner_up'))} (points); "
+                      "light: weight halved, dark: doubled; red: the verdict flips")
+        return _svg(fig, "sensitivity")
+
+
+def throughput_chart(report: Any) -> str | None:
+    runs = [r for r in get(get(report, "probes"), "runs", []) if get(r, "status") == "ok" and get(r, "images_per_second")]
+    if not runs:
+        return None
+    runs = sorted(runs, key=lambda r: (str(get(r, "model")), str(get(r, "hardware")), -float(get(r, "images_per_second")), str(get(r, "id"))))
+    with _ctx():
+        fig, ax = _figure(0.3 * len(runs) + 1.2)
+        labels, vals, lo, hi, colors = [], [], [], [], []
+        for r in runs:
+            v = float(get(r, "images_per_second"))
+            ci = get(r, "ci95") or [v, v]
+            labels.append(f"{get(r, 'model')} on {get(r, 'hardware')}: {get(r, 'framework')} {get(r, 'mode') or ''} bs{get(r, 'batch_size')}")
+            vals.append(v)
+            lo.append(max(0.0, v - float(ci[0])))
+            hi.append(max(0.0, float(ci[1]) - v))
+            colors.append(COLORS.get(str(get(r, "framework")), "#888888"))
+        ax.barh(range(len(runs)), vals, xerr=[lo, hi], color=colors, capsize=3)
+        ax.set_yticks(range(len(runs)), labels)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.set_xlabel("measured images/s (log scale; bars: 95% confidence interval)")
+        return _svg(fig, "throughput")
+
+
+def _range_axis(ax: Any, rows: list[tuple[str, str, float, float]], xlabel: str, text: Callable[[float, float], str]) -> None:
+    """Horizontal range bars, one per workflow, each labelled with its range; log axis when wide."""
+    for y, (wf, name, low, high) in enumerate(rows):
+        ax.plot([low, max(high, low * 1.02)], [y, y], linewidth=8, solid_capstyle="butt", color=COLORS.get(wf, "#888888"))
+        ax.text(high, y - 0.3, " " + text(low, high), va="bottom", fontsize=7)
+    ax.set_yticks(range(len(rows)), [r[1] for r in rows])
+    ax.set_ylim(len(rows) - 0.4, -0.8)
+    lows = [r[2] for r in rows if r[2] > 0]
+    if lows and max(r[3] for r in rows) / min(lows) > 20:
+        ax.set_xscale("log")
+        xlabel += " (log)"
+    else:
+        ax.set_xlim(0, max(r[3] for r in rows) * 1.35)
+    ax.set_xlabel(xlabel)
+
+
+def _pair(v: Any) -> tuple[float, float] | None:
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v):
+        return float(v[0]), float(v[1])
+    low, high = get(v, "low"), get(v, "high")
+    return (float(low), float(high)) if isinstance(low, (int, float)) and isinstance(high, (int, float)) else None
+
+
+def decision_tco_totals(report: Any) -> dict[str, tuple[float, float]]:
+    """Workflow -> total cost range from the decision model's `tco` key when it carries one (read
+    defensively: {workflow: {total: ...}} or [{workflow, total}]); empty when absent."""
+    t = get(report, "tco")
+    items = get(t, "workflows", t) if t is not None else None
+    if isinstance(items, dict):
+        items = [dict(v, workflow=k) if isinstance(v, dict) else {"workflow": k, "total": v} for k, v in items.items()]
+    out = {}
+    for item in items or []:
+        if hasattr(item, "model_dump"):
+            item = item.model_dump(mode="json")
+        if isinstance(item, dict) and item.get("workflow"):
+            total = _pair(item.get("total") or item.get("total_usd"))
+            if total:
+                out[str(item["workflow"])] = total
+    return out
+
+
+def ranges_chart(report: Any, kb: Any = None) -> str | None:
+    from advisor.render._fmt import hours, num
+    from advisor.render.plan import tco
+
+    times = [(get(p, "workflow"), label(get(p, "workflow")), float(get(get(p, "time_to_train_hours"), "low")),
+              float(get(get(p, "time_to_train_hours"), "high"))) for p in get(report, "projections", [])
+             if get(p, "time_to_train_hours")]
+    totals = decision_tco_totals(report) or {wf: parts.get("total") for wf, parts in tco(report, kb).items()}
+    costs = [(wf, label(wf), t[0], t[1]) for wf, t in totals.items() if t and t[1] > 0]
+    if not times and not costs:
+        return None
+    span_text = lambda lo, hi: hours(type("S", (), {"low": lo, "high": hi})())
+    with _ctx():
+        fig, (ax1, ax2) = _figure(2.4, 2)
+        if times:
+            _range_axis(ax1, times, "time to train (hours)", span_text)
+        else:
+            ax1.set_axis_off()
+            ax1.text(0.5, 0.5, "no time-to-train projection", ha="center", transform=ax1.transAxes)
+        if costs:
+            _range_axis(ax2, costs, "cost of ownership (USD)", lambda lo, hi: f"${num(lo)}-{num(hi)}")
+        else:
+            ax2.set_axis_off()
+        return _svg(fig, "ranges")
+
+
+def scaling_points(report: Any) -> dict[str, list[tuple[float, float, float]]]:
+    """Series name -> [(devices, efficiency low, high)]: the decision model's curve when present,
+    else the scaling probe's measured points."""
+    out: dict[str, list[tuple[float, float, float]]] = {}
+    curve = get(report, "scaling_curve")
+    items = get(curve, "points", curve) if curve is not None else None
+    if isinstance(items, dict):  # {workflow: [points]}
+        items = [dict(p, workflow=k) if isinstance(p, dict) else p for k, v in items.items() for p in (v or [])]
+    for p in items or []:
+        if hasattr(p, "model_dump"):
+            p = p.model_dump(mode="json")
+        if not isinstance(p, dict):
+            continue
+        d = p.get("devices")
+        eff = next((p[k] for k in ("efficiency", "kept", "scaling_efficiency") if p.get(k) is not None), None)
+        if d is None or eff is None:
+            continue
+        low, high = (eff.get("low"), eff.get("high")) if isinstance(eff, dict) else (eff[0], eff[1]) if isinstance(eff, list) else (eff, eff)
+        out.setdefault(str(p.get("workflow") or p.get("framework") or "curve"), []).append((float(d), float(low), float(high)))
+    if not out:
+        for m in get(get(report, "scaling"), "measurements", []):
+            e = get(m, "efficiency")
+            if e is not None:
+                # one rank is linear by definition: the curve starts there
+                out.setdefault(f"{get(m, 'framework')} (measured)", [(1.0, 1.0, 1.0)]).append(
+                    (float(get(m, "ranks")), float(get(e, "min")), float(get(e, "max"))))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def scaling_chart(report: Any) -> str | None:
+    series = scaling_points(report)
+    if not series:
+        return None
+    with _ctx():
+        fig, ax = _figure(2.8)
+        for name, pts in sorted(series.items()):
+            xs = [p[0] for p in pts]
+            mid = [(p[1] + p[2]) / 2 for p in pts]
+            color = COLORS.get(name.split(" ")[0], None)
+            ax.plot(xs, mid, marker="o", label=label(name), color=color)
+            ax.fill_between(xs, [p[1] for p in pts], [p[2] for p in pts], alpha=0.2, color=color)
+        ax.set_xscale("log", base=2)
+        ticks = sorted({p[0] for pts in series.values() for p in pts})
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.minorticks_off()
+        ax.set_ylim(0, 1.05)
+        ax.set_xlabel("devices")
+        ax.set_ylabel("scaling efficiency (share of linear)")
+        label_text = get(get(report, "scaling"), "label")
+        if label_text and get(report, "scaling_curve") is None:
+            ax.set_title(f"scaling probe result ({label_text}; band: min-max over repetitions)", fontsize=8)
+        ax.legend(fontsize=7, frameon=False)
+        return _svg(fig, "scaling")
+
+
+CHARTS: dict[str, Callable[..., str | None]] = {
+    "scores": scores_chart, "sensitivity": sensitivity_chart, "throughput": throughput_chart,
+    "ranges": ranges_chart, "scaling": scaling_chart,
+}
+
+
+def charts(report: Any, kb: Any = None) -> dict[str, str]:
+    """Every chart the report has data for, name -> SVG text, in a fixed order."""
+    out = {}
+    for name, make in CHARTS.items():
+        svg = make(report, kb) if name == "ranges" else make(report)
+        if svg:
+            out[name] = svg
+    return out

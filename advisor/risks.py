@@ -1,0 +1,254 @@
+"""The risk register: the knowledge-base pitfalls that apply to the recommended workflow, ranked by
+exposure = likelihood for THIS project x expected fix hours, each with an owner, the rehearsal
+milestone that retires it and a mitigation; the migration scan's hazards join when model.code_path
+was scanned. Low-exposure pitfalls are folded under "also known".
+
+Likelihoods are judgements (`assumption`), each stated with why, from the project's model size and
+scale, stage, code features and deployment target; a scan hit (the hazard found in the code) is
+near-certain. Pure: reads the report document only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+# Likelihood (0-1) that a pitfall bites, before the per-pitfall rules below (assumption).
+UNCONDITIONAL = 0.5   # applies to every project on the workflow
+SCAN_HIT = 0.95       # the migration scan found the hazard in the project's code
+# An exposure below this many expected hours goes under "also known" (assumption: half a working day
+# is below what an architect tracks as a risk); at most REGISTER_MAX rows in the register.
+REGISTER_MIN_HOURS = 2.0
+REGISTER_MAX = 10
+# Parameters (millions) above which a model is "large" when the decision model's memory fit is absent:
+# seed 002 §7.1: one card cannot hold a model of "a dozen hundred million" parameters (assumption: 1000 M).
+LARGE_MODEL_M = 1000.0
+SMALL_MODEL_M = 100.0  # a "small model on a fast chip" (seed 002 §5.3), assumption
+
+OWNER = {
+    "platform": ("version-matrix", "datacenter-power-planning", "hccl-configuration", "npu-smi-reserved-memory",
+                 "torch-npu-adapter-overhead", "mindspore-gpu-unsupported", "numpy-2-breaks-mindspore"),
+    "distributed-training engineer": ("ddp-to-mindspore-parallel", "distributed-communication-bottleneck",
+                                      "auto-parallel-limits"),
+    "data engineer": ("data-pipeline-bottleneck", "cifar-binary-format", "normalize-range"),
+    "deployment engineer": ("model-conversion-chain", "operator-fallback-cpu"),
+    "tech lead": ("pretrained-weights-hub",),
+}
+# The seed 002 §7.4 rehearsal stage that retires a risk (environment first, then single card,
+# multi-card communication, export, inference).
+MILESTONE = {
+    "environment": ("version-matrix", "datacenter-power-planning", "npu-smi-reserved-memory", "torch-npu-adapter-overhead",
+                    "mindspore-gpu-unsupported", "numpy-2-breaks-mindspore"),
+    "multi-card": ("hccl-configuration", "ddp-to-mindspore-parallel", "distributed-communication-bottleneck",
+                   "auto-parallel-limits"),
+    "export": ("model-conversion-chain",),
+    "inference": ("operator-fallback-cpu",),
+}
+
+
+def _role(pid: str, table: dict[str, tuple[str, ...]], default: str) -> str:
+    return next((k for k, ids in table.items() if pid in ids), default)
+
+
+@dataclass
+class Risk:
+    id: str
+    title: str
+    likelihood: float
+    why: str
+    hours: tuple[float, float]
+    owner: str
+    milestone: str
+    mitigation: str
+    source: str = ""
+    kb_id: str | None = None
+    scan: str = ""
+
+    @property
+    def expected(self) -> float:
+        return (self.hours[0] + self.hours[1]) / 2
+
+    @property
+    def exposure(self) -> float:
+        return self.likelihood * self.expected
+
+
+@dataclass
+class Register:
+    workflow: str
+    risks: list[Risk] = field(default_factory=list)
+    also_known: list[Risk] = field(default_factory=list)
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    value = obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
+    return default if value is None else value
+
+
+@dataclass
+class Project:
+    params_m: float | None
+    family: str
+    devices: int
+    distributed: bool
+    stage: str
+    target: str
+    custom_ops: bool
+    huggingface: str
+    must_split: bool | None
+    source: str = "new"
+
+
+def project(report: Any) -> Project:
+    req = _get(report, "requirements")
+    model, hw, needs = _get(req, "model"), _get(req, "hardware"), _get(req, "needs")
+    fit = _get(report, "memory_fit")  # the decision model's, when present
+    split = None
+    for key in ("must_split", "needs_model_parallel", "model_parallel"):
+        value = _get(fit, key) if fit is not None else None
+        if isinstance(value, bool):
+            split = value
+            break
+    if split is None and fit is not None:
+        strategy = str(_get(fit, "strategy", "") or _get(fit, "parallelism", ""))
+        split = None if not strategy else strategy not in ("data-parallel", "data", "single-device", "fits")
+    return Project(_get(model, "parameters_millions"), str(_get(model, "family", "other")), int(_get(hw, "devices", 1)),
+                   bool(_get(needs, "distributed_training", False)), str(_get(req, "stage", "prototype")),
+                   str(_get(hw, "training_target", "undecided")), bool(_get(model, "custom_cuda_ops", False)),
+                   str(_get(needs, "huggingface", "none")), split, str(_get(model, "source", "new")))
+
+
+def _size(p: Project) -> str:
+    """'an 11.7M-parameter cnn' (with its article: the register reads as prose)."""
+    text = f"{p.params_m:g}M-parameter {p.family}" if p.params_m else f"{p.family} model of unstated size"
+    an = text[0] in "aeiou8" or text.split("M")[0].split(".")[0] in ("11", "18") or text.startswith("11")
+    return ("an " if an else "a ") + text
+
+
+Rule = Callable[[Project], tuple[float, str]]
+
+
+def _auto_parallel(p: Project) -> tuple[float, str]:
+    if p.must_split:
+        return 0.7, "the model must be split across devices (memory fit): automatic parallelism is in play"
+    if p.must_split is False or (p.params_m is not None and p.params_m < LARGE_MODEL_M):
+        return 0.05, (f"{_size(p)} fits one device: data parallelism suffices and automatic parallelism is not "
+                      "needed (seed 002 §7.1-7.2)")
+    return 0.4, "model size unknown or large: automatic parallelism may be needed"
+
+
+def _pipeline(p: Project) -> tuple[float, str]:
+    if p.target == "ascend" and p.params_m is not None and p.params_m < SMALL_MODEL_M:
+        return 0.7, f"{_size(p)} on a fast chip: the input pipeline is the likely bottleneck (seed 002 §5.3)"
+    return 0.4, "large models keep the accelerator busy longer per sample"
+
+
+def _power(p: Project) -> tuple[float, str]:
+    if p.devices >= 8 and p.stage == "production":
+        return 0.6, f"{p.devices} cards in production: at least one 8-card server to power and cool (seed 002 §1.3)"
+    if p.devices >= 8:
+        return 0.35, f"{p.devices} cards, not yet in production: bites when the servers are hosted on site, not in a cloud"
+    return 0.15, f"{p.devices} card(s): below one 8-card server's power budget"
+
+
+def _comm(p: Project) -> tuple[float, str]:
+    if p.devices >= 16:
+        return 0.7, f"{p.devices} devices span servers: below 30% of linear at 64 cards on weak interconnect (seed 004 §2.1)"
+    if p.devices > 1:
+        return 0.35, f"{p.devices} devices in one server: ~70% of linear at 8 cards (seed 004 §2.1)"
+    return 0.05, "one device: no communication"
+
+
+def _hccl(p: Project) -> tuple[float, str]:
+    if p.devices > 1:
+        return 0.6, f"{p.devices} Ascend cards: rank table, device ids and NIC IPs must all be right (seed 002 §5.4)"
+    return 0.1, "one card: HCCL is not used"
+
+
+def _operator(p: Project) -> tuple[float, str]:
+    if p.custom_ops:
+        return 0.8, "custom CUDA operators have no Ascend counterpart"
+    if p.family == "cnn":
+        return 0.2, "a standard CNN: its operators are covered on Ascend"
+    return 0.5, f"a {p.family} model: recent structures are supported late (seed 004 §5.3)"
+
+
+def _hub(p: Project) -> tuple[float, str]:
+    return ({"essential": (0.9, "HuggingFace is essential to the project"), "nice": (0.35, "HuggingFace is nice to have")}
+            .get(p.huggingface, (0.1, "no HuggingFace dependence")))
+
+
+def _memory_reserve(p: Project) -> tuple[float, str]:
+    if p.params_m is not None and p.params_m < SMALL_MODEL_M:
+        return 0.15, f"{_size(p)} is far from the memory limit"
+    return 0.5, "a large model runs near the memory limit, where the reserve matters"
+
+
+RULES: dict[str, Rule] = {
+    "auto-parallel-limits": _auto_parallel,
+    "data-pipeline-bottleneck": _pipeline,
+    "datacenter-power-planning": _power,
+    "distributed-communication-bottleneck": _comm,
+    "hccl-configuration": _hccl,
+    "unsupported-operator": _operator,
+    "pretrained-weights-hub": _hub,
+    "npu-smi-reserved-memory": _memory_reserve,
+    "version-matrix": lambda p: (0.8, "the driver/CANN/framework chain is where most Ascend set-ups first fail (seed 002 §3.2)"),
+    "precision-alignment": lambda p: (0.7, "every ported model must be checked against the PyTorch loss curve (seed 004 §5.1)"),
+    "numpy-2-breaks-mindspore": lambda p: (0.1, "the pinned stack above holds NumPy below 2"),
+    "graph-compile-overhead": lambda p: (0.9, "every Graph-mode run compiles first; minutes, not engineering days"),
+    "custom-cuda-ops": lambda p: (0.95, "model.custom_cuda_ops is true"),
+    "graph-dynamic-control-flow": lambda p: (0.9, "model.dynamic_control_flow is true"),
+}
+
+
+# Pitfalls of porting PyTorch code: unlikely when nothing is ported (MindSpore from the start on a new
+# model); the factor is a judgement (assumption).
+PORTING = ("ddp-to-mindspore-parallel", "normalize-range", "lr-scheduler-api", "layer-default-differences", "inplace-ops",
+           "hooks-pynative-only", "mixed-precision-config", "precision-alignment")
+NOT_PORTED = 0.3
+
+
+def _from_pitfall(item: Any, p: Project, workflow: str = "") -> Risk:
+    pid = str(_get(item, "id"))
+    rule = RULES.get(pid)
+    conditions = list(_get(item, "conditions", []) or [])
+    if rule is not None:
+        likelihood, why = rule(p)
+    elif conditions:
+        likelihood, why = 0.6, "applies because " + ", ".join(conditions)
+    else:
+        likelihood, why = UNCONDITIONAL, "applies to every project on this workflow"
+    if pid in PORTING and workflow == "mindspore" and p.source != "pytorch-code":
+        likelihood, why = likelihood * NOT_PORTED, (f"model.source is {p.source}: written for MindSpore, no PyTorch code "
+                                                    f"to port (habits still carry over)")
+    eff = _get(item, "effort_hours")
+    hours = (float(eff[0]), float(eff[1])) if eff else (float(_get(item, "expected_hours", 0.0)),) * 2
+    return Risk(pid, str(_get(item, "title")), likelihood, why, hours, _role(pid, OWNER, "ML engineer"),
+                _role(pid, MILESTONE, "single card"), str(_get(item, "fix")), str(_get(item, "source", "")), pid)
+
+
+def register(report: Any) -> Register:
+    p = project(report)
+    wf = str(_get(_get(report, "recommendation"), "workflow"))
+    risks = {r.id: r for r in (_from_pitfall(item, p, wf) for item in _get(report, "pitfalls", []) or [])}
+    scan = _get(report, "scan") or {}
+    for h in _get(scan, "hazard_summary", []) or []:
+        count, kind = int(_get(h, "count", 1)), str(_get(h, "kind"))
+        eff = _get(h, "effort_hours") or [0.0, 0.0]
+        found = f"`advisor scan` found {count} place(s) ({kind}) in {_get(scan, 'path', 'the code')}"
+        pid = _get(h, "pitfall")
+        if pid and pid in risks:
+            r = risks[pid]
+            r.likelihood, r.why, r.scan = SCAN_HIT, found, found
+            r.hours = (max(r.hours[0], float(eff[0])), max(r.hours[1], float(eff[1])))
+        else:
+            rid = str(pid or f"scan-{kind}")
+            risks[rid] = Risk(rid, str(_get(h, "title") or kind), SCAN_HIT, found, (float(eff[0]), float(eff[1])),
+                              "ML engineer", "single card", str(_get(h, "fix") or "see `advisor scan` for each place"),
+                              kb_id=pid or None, scan=found)
+    ranked = sorted(risks.values(), key=lambda r: (-r.exposure, r.id))
+    reg = Register(wf)
+    for r in ranked:
+        (reg.risks if r.exposure >= REGISTER_MIN_HOURS and len(reg.risks) < REGISTER_MAX else reg.also_known).append(r)
+    return reg
