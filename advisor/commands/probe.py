@@ -56,6 +56,9 @@ def register(subparsers) -> None:
     from advisor.commands import probe_accuracy  # --accuracy and its knobs
 
     probe_accuracy.add_arguments(p)
+    from advisor.commands import probe_pipeline  # --pipeline and its knobs
+
+    probe_pipeline.add_arguments(p)
 
 
 def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
@@ -264,6 +267,14 @@ def handle(args) -> int:
             raise UsageError(f"{flag}: a training-probe option; the scaling probe (--scaling) does not use it")
 
         return scaling_cli.run_from_args(args)
+    if getattr(args, "pipeline", False):
+        if getattr(args, "accuracy", False):
+            raise UsageError("--pipeline: give --accuracy and --pipeline in separate runs")
+        from advisor.commands import probe_pipeline
+
+        return probe_pipeline.run_from_args(args)
+    if any(getattr(args, n, None) is not None for n in ("loader_workers", "feed")):
+        raise UsageError("--loader-workers/--feed: input-pipeline options; add --pipeline")
     if getattr(args, "accuracy", False) or any(getattr(args, n, None) is not None for n in ("epochs", "seeds", "target")):
         from advisor.commands import probe_accuracy
 

@@ -1,0 +1,114 @@
+"""`advisor probe --pipeline`: the input pipeline alone, feeding a training step, and the step alone,
+in torch.utils.data.DataLoader and mindspore.dataset, with the same augmentation; whether the step
+is starved here, and what share of N target accelerators one host's pipeline would feed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+from advisor.errors import UsageError
+from advisor.output import emit, to_json
+
+NOT_USED = ("budget", "repeat", "no_parity", "no_tune", "max_steps", "device")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("input pipeline (--pipeline)")
+    g.add_argument("--pipeline", action="store_true",
+                   help="time the data pipeline (random crop + flip + normalize + HWC->CHW) in DataLoader and "
+                        "mindspore.dataset, alone and feeding a LeNet-5 step")
+    g.add_argument("--loader-workers", type=int, help="loader workers (default: usable cores, at most 4)")
+    g.add_argument("--feed", metavar="SAMPLES_PER_S[xN]",
+                   help="a target's step rate per device (and device count), e.g. 2400x8: prints the share of "
+                        "the devices one host's pipeline keeps busy")
+
+
+def _feed(text: str | None) -> tuple[float, int] | None:
+    if not text:
+        return None
+    rate, _, count = text.lower().partition("x")
+    try:
+        value, devices = float(rate), int(count or 1)
+    except ValueError:
+        raise UsageError(f"--feed: {text!r}: expected SAMPLES_PER_S or SAMPLES_PER_SxDEVICES, e.g. 2400x8") from None
+    if not value > 0 or devices < 1:
+        raise UsageError(f"--feed: {text!r}: expected a positive rate and at least one device")
+    return value, devices
+
+
+def _config(args):
+    from pydantic import ValidationError
+
+    from probes.pipeline.models import PipelineConfig
+
+    from advisor.commands.probe import FRAMEWORKS, _list
+
+    defaults = getattr(args, "_training_defaults", {})
+    for name in NOT_USED:
+        if name in defaults and getattr(args, name, None) != defaults[name]:
+            raise UsageError(f"--{name.replace('_', '-')}: a training-probe option; --pipeline does not use it")
+    fields = {"batch_size": args.batch_size}
+    if args.frameworks:
+        fields["frameworks"] = _list(args.frameworks, FRAMEWORKS, "--frameworks")
+    else:
+        from probes.runner import installed_frameworks
+
+        fields["frameworks"] = [fw for fw, info in installed_frameworks().items() if info["installed"]]
+    for name, field in (("loader_workers", "workers"), ("threads", "threads"), ("data", "data")):
+        if getattr(args, name, None) is not None:
+            fields[field] = getattr(args, name)
+    try:
+        return PipelineConfig(**fields)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        flag = {"workers": "loader-workers"}.get(str(err["loc"][0]), str(err["loc"][0]).replace("_", "-"))
+        raise UsageError(f"--{flag}: {err['msg']} (got {err.get('input')!r})") from None
+
+
+def render(suite, feed: tuple[float, int] | None, width: int = 100) -> str:
+    from tabulate import tabulate
+
+    from advisor.pipeline import best_rate, feed_fraction, verdict
+
+    def sps(rate) -> str:
+        return "-" if rate is None or rate.samples_per_second is None else f"{rate.samples_per_second:,.0f}"
+
+    lines = [textwrap.fill(f"Input pipeline on {suite.data.get('source')} ({suite.data.get('samples')} images "
+                           f"{'x'.join(map(str, suite.data.get('shape', [])))} uint8), batch {suite.config.batch_size}, "
+                           f"{suite.config.batches} timed batches per measurement; {suite.seconds or 0:.0f} s", width), ""]
+    rows = [[r.id, r.status, sps(r.alone), sps(r.with_step), sps(r.step_only), verdict(r)[:70]] for r in suite.runs]
+    lines.append(tabulate(rows, ["loader", "status", "alone /s", "with step /s", "step alone /s", "verdict"],
+                          tablefmt="simple", disable_numparse=True))
+    if feed:
+        rate, devices = feed
+        lines.append("")
+        for fw in suite.config.frameworks:
+            best = best_rate(suite, fw)
+            if best:
+                share = feed_fraction(best[0], rate, devices)
+                lines.append(textwrap.fill(f"{fw}: its fastest loader here ({best[1]}, {best[0]:,.0f} samples/s) would feed "
+                                           f"{share:.0%} of {devices} device(s) at {rate:,.0f} samples/s each", width))
+    return "\n".join(lines) + "\n"
+
+
+def run_from_args(args) -> int:
+    config = _config(args)
+    feed = _feed(args.feed)
+    from probes.pipeline.runner import run_suite
+
+    def progress(run_id: str, msg: dict) -> None:
+        if msg.get("kind") == "done":
+            run = msg["run"]
+            print(f"advisor: {run_id}: {run.status}" + (f" ({run.error})" if run.error else ""), file=sys.stderr)
+
+    suite = run_suite(config, on_event=None if args.json else progress)
+    text = "" if args.json else render(suite, feed)
+    if args.output:
+        emit(to_json(suite), args.output)
+        if not args.json:
+            emit(text, None)
+    else:
+        emit(to_json(suite) if args.json else text, None)
+    return 1 if any(r.status in ("failed", "timeout") for r in suite.runs) else 0
