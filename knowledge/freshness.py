@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from knowledge.pricing import months_between
 
@@ -34,8 +34,8 @@ class Stale:
 
     section: str
     entry_id: str
-    last_checked: Optional[_dt.date]
-    age_months: Optional[float]
+    last_checked: _dt.date | None
+    age_months: float | None
 
     def describe(self) -> str:
         if self.last_checked is None:
@@ -48,8 +48,8 @@ class Stale:
                 "age_months": None if self.age_months is None else round(self.age_months, 1)}
 
 
-def stale_entries(kb: Any, months: float = STALE_MONTHS, on: Optional[_dt.date] = None,
-                  sections: Optional[list[str]] = None) -> list[Stale]:
+def stale_entries(kb: Any, months: float = STALE_MONTHS, on: _dt.date | None = None,
+                  sections: list[str] | None = None) -> list[Stale]:
     """Entries never checked or last checked more than `months` before `on` (default today()),
     oldest first, never-checked last."""
     from knowledge.models import SECTIONS
@@ -66,7 +66,7 @@ def stale_entries(kb: Any, months: float = STALE_MONTHS, on: Optional[_dt.date] 
     return sorted(found, key=lambda s: (s.last_checked is None, s.last_checked or on, s.section, s.entry_id))
 
 
-def old_prices(kb: Any, months: float = STALE_MONTHS, on: Optional[_dt.date] = None) -> list[str]:
+def old_prices(kb: Any, months: float = STALE_MONTHS, on: _dt.date | None = None) -> list[str]:
     """One warning per accelerator price in use (`accelerator_hour` costs) dated more than `months`
     before `on`, and per purchase-price observation that old."""
     on = on or today()

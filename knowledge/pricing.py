@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any
 
 POLICY = ("on-demand prices when there are any, else every term; per provider its newest observation, "
           "dropping providers more than 12 months older than the newest; the median of those, their range shown")
@@ -57,7 +58,7 @@ class PriceChoice:
         return f"{self.value:g} {UNIT[self.kind]}{span}, observed {self.as_of}"
 
 
-def choose(observations: Iterable[Any]) -> Optional[PriceChoice]:
+def choose(observations: Iterable[Any]) -> PriceChoice | None:
     """Apply the policy to observations of one accelerator and one kind (None when there are none)."""
     obs = list(observations)
     if not obs:

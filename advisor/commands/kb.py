@@ -6,9 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from advisor.output import check_output
 from advisor.errors import UsageError
-from advisor.output import emit, to_json
+from advisor.output import check_output, emit, to_json
 
 SECTION_NAMES = (
     "accelerators", "frameworks", "workflows", "ecosystem", "pitfalls",
@@ -23,7 +22,7 @@ def _section_names() -> tuple[str, ...]:
     return tuple(SECTIONS)
 
 
-def _date(text: str) -> "Any":
+def _date(text: str) -> Any:
     import datetime as dt
 
     try:
@@ -149,7 +148,7 @@ def _describe(section: str, entry: Any) -> str:
     return ""
 
 
-def _check_section(command: str, section: "str | None") -> None:
+def _check_section(command: str, section: str | None) -> None:
     names = _section_names()
     if section and section not in names:
         raise UsageError(f"kb {command}: unknown section {section!r}; expected one of {', '.join(names)}")
