@@ -111,7 +111,8 @@ def hourly_cost_entries(prices: Iterable[Any], label: str) -> dict[str, dict]:
             "unit": "USD per device-hour",
             "as_of": c.as_of,
             "note": f"chosen by the price policy: {POLICY}",
-            "source": label,
+            # the date travels with the source, so whatever cites this price shows how old it is
+            "source": f"{label}: {note}",
             "confidence": c.confidence,
             "last_checked": max((o.last_checked or o.observed) for o in c.observations),
         }
