@@ -1,5 +1,5 @@
 """The knowledge base: sourced facts on accelerators, frameworks, workflows, ecosystem, pitfalls,
-API mappings, reference measurements, derating and costs.
+API mappings, reference measurements, derating, costs, dated price observations and interconnects.
 
 YAML under knowledge/data validated by the models in knowledge/models.py; `load()` returns the cached,
 merged `KnowledgeBase` (user overrides from ADVISOR_KB_DIR / `extra_dirs`). Imports are lazy so that

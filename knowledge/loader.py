@@ -21,7 +21,8 @@ from typing import Any, Iterable, Optional, Sequence, Union
 import yaml
 from pydantic import ValidationError
 
-from knowledge.models import SCAN_KINDS, SECTIONS, KnowledgeBase
+from knowledge.models import SCAN_KINDS, SECTIONS, KnowledgeBase, PriceObservation
+from knowledge.pricing import hourly_cost_entries
 
 ENV_VAR = "ADVISOR_KB_DIR"
 BUNDLED_LABEL = "knowledge/data"
@@ -259,6 +260,13 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
     for c in kb_lists["costs"]:
         if c.accelerator and c.accelerator not in ids["accelerators"]:
             broken("costs", c.id, "accelerator", c.accelerator, "accelerator")
+    for p in kb_lists["prices"]:
+        if p.accelerator not in ids["accelerators"]:
+            broken("prices", p.id, "accelerator", p.accelerator, "accelerator")
+    for a in kb_lists["accelerators"]:
+        for i, link in enumerate(a.links):
+            if link not in ids["interconnects"]:
+                broken("accelerators", a.id, f"links[{i}]", link, "interconnect")
     for e in kb_lists["ecosystem"]:
         if e.framework not in ids["frameworks"]:
             broken("ecosystem", e.id, "framework", e.framework, "framework")
@@ -297,12 +305,36 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
     return problems
 
 
+PRICES_LABEL = f"{BUNDLED_LABEL}/prices.yaml (price policy)"
+
+
+def _derive_hourly_costs(merged: dict[str, dict[str, _Raw]]) -> None:
+    """One `<accelerator>-hour` cost per accelerator with hourly price observations (knowledge.pricing
+    chooses the value). A costs entry with that id in any file is merged over the derived one field by
+    field, so a team's own contract price still wins. Invalid observations are skipped here; the
+    section's own validation reports them."""
+    valid = []
+    for raw in merged["prices"].values():
+        try:
+            valid.append(PriceObservation.model_validate(raw.data))
+        except ValidationError:
+            continue
+    for entry_id, derived in hourly_cost_entries(valid, PRICES_LABEL).items():
+        raw = merged["costs"].get(entry_id)
+        if raw is None:
+            merged["costs"][entry_id] = _Raw(data=derived, origin=PRICES_LABEL)
+        else:  # an override of the derived entry: its fields win, the rest come from the prices
+            raw.data = {**derived, **raw.data}
+            raw.origin = PRICES_LABEL
+
+
 def build(layers: list[list[tuple[str, bytes]]]) -> tuple[Optional[KnowledgeBase], list[Problem]]:
     """Merge and validate the layers; returns the knowledge base (None if any problem) and problems."""
     problems: list[Problem] = []
     merged: dict[str, dict[str, _Raw]] = {s: {} for s in SECTIONS}
     for layer in layers:
         _merge_layer(merged, layer, problems)
+    _derive_hourly_costs(merged)
 
     lists: dict[str, list] = {attr: [] for attr, _ in SECTIONS.values()}
     raws: dict[tuple[str, str], _Raw] = {}

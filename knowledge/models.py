@@ -26,6 +26,10 @@ Aspect = Literal[
 MappingKind = Literal["same", "differs", "none"]
 DeratingFactor = Literal["operator_coverage", "memory_bandwidth", "communication"]
 CostKind = Literal["accelerator_hour", "electricity_kwh", "pue", "engineer_day"]
+# What a price observation prices: one device for an hour, one card bought, one server bought.
+PriceKind = Literal["hour", "card", "server"]
+PriceTerm = Literal["on-demand", "reserved", "spot", "capacity-block", "list", "street"]
+InterconnectScope = Literal["chip-to-chip", "intra-node", "host-bus", "inter-node"]
 
 # The hazard kinds the migration scan reports; each must be explained by some pitfall.
 ScanKind = Literal[
@@ -94,9 +98,11 @@ class SourcedRange(_Model):
 
 
 class _Entry(_Model):
-    """Common to every entry: a kebab/snake-case id unique within its section."""
+    """Common to every entry: a kebab/snake-case id unique within its section, and the date someone
+    last checked it against its sources (`advisor kb stale` lists the old and the unchecked)."""
 
     id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9_.\-]*$")
+    last_checked: Optional[_dt.date] = Field(None, description="date the entry was last checked against its sources")
 
 
 class Accelerator(_Entry):
@@ -113,12 +119,56 @@ class Accelerator(_Entry):
     memory_gb: Optional[Sourced] = None
     bandwidth_gbs: Optional[Sourced] = None
     tdp_w: Optional[Sourced] = None
+    usable_memory_gb: Optional[Sourced] = Field(
+        None, description="memory a framework can allocate, where the reserve is known (npu-smi counts reserved memory)")
+    training_capable: bool = Field(True, description="False for inference-only parts (Ascend 310 family, 300I cards)")
     interconnect: Optional[str] = None
+    links: list[str] = Field(default_factory=list, description="ids of interconnects entries this board uses")
     year: Optional[int] = None
     framework_paths: list[FrameworkPath] = Field(default_factory=list)
     note: Optional[str] = None
     source: str = Field(min_length=1)
     confidence: Confidence
+
+
+class Interconnect(_Entry):
+    """A link between chips, cards or hosts; `bandwidth_gbs` is per device, both directions unless a note
+    says otherwise."""
+
+    name: str = Field(min_length=1)
+    vendor: Vendor
+    scope: InterconnectScope
+    generation: Optional[str] = None
+    bandwidth_gbs: Sourced
+    max_devices: Optional[int] = Field(None, ge=1, description="devices one domain of this link joins")
+    note: Optional[str] = None
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+
+class PriceObservation(_Entry):
+    """One dated price seen at one provider: USD per device-hour (`hour`), per card, or per server of
+    `devices` cards. The loader turns the hourly ones into one `accelerator_hour` cost per accelerator
+    (knowledge/pricing.py says how)."""
+
+    accelerator: str = Field(min_length=1, description="accelerator id")
+    kind: PriceKind
+    usd: float = Field(gt=0, description="USD per device-hour, per card, or per server")
+    devices: int = Field(1, ge=1, description="cards in the priced server (kind server)")
+    provider: str = Field(min_length=1)
+    region: Optional[str] = None
+    term: PriceTerm
+    observed: _dt.date
+    note: Optional[str] = None
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+    @field_validator("source")
+    @classmethod
+    def _source_not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("missing source")
+        return v
 
 
 class FrameworkVersion(_Model):
@@ -133,6 +183,7 @@ class FrameworkVersion(_Model):
     note: Optional[str] = None
     source: str = Field(min_length=1)
     confidence: Confidence
+    last_checked: Optional[_dt.date] = None
 
 
 class Framework(_Entry):
@@ -289,6 +340,8 @@ SECTIONS: dict[str, tuple[str, type[_Entry]]] = {
     "references": ("references", Reference),
     "derating": ("derating", Derating),
     "costs": ("costs", CostAssumption),
+    "prices": ("prices", PriceObservation),
+    "interconnects": ("interconnects", Interconnect),
 }
 
 
@@ -318,6 +371,8 @@ class KnowledgeBase(BaseModel):
     references: list[Reference] = Field(default_factory=list)
     derating: list[Derating] = Field(default_factory=list)
     costs: list[CostAssumption] = Field(default_factory=list)
+    prices: list[PriceObservation] = Field(default_factory=list)
+    interconnects: list[Interconnect] = Field(default_factory=list)
 
     def section(self, name: str) -> list[_Entry]:
         """Entries of a section by its command-line name (e.g. 'api-mappings')."""
@@ -343,17 +398,23 @@ class KnowledgeBase(BaseModel):
     def find_accelerator(self, name: str) -> Optional[Accelerator]:
         """Map a user-written or smi-printed device name to its entry (case-insensitive).
 
-        Exact matches on id, name, aliases and smi_names win; otherwise the longest smi name /
-        alias contained in the given name (e.g. 'NVIDIA A100-SXM4-80GB MIG 1g.10gb')."""
+        Order: the exact id; a name exactly as nvidia-smi / npu-smi print it (case and spacing aside);
+        names and aliases ignoring punctuation; smi names ignoring punctuation; else the longest name,
+        alias or smi name contained word by word (e.g. 'NVIDIA A100-SXM4-80GB MIG 1g.10gb'). Names and
+        aliases come before punctuation-free smi names so a user's 'Ascend 910' is the 910, while
+        npu-smi's 'Ascend910' (printed on Atlas A3 hosts) is the 910C."""
         key = _norm(name or "")
         if not key:
             return None
-        # Priority: exact id, then what the smi tools print, then names/aliases, then whole words.
         lowered = name.strip().lower()
         for acc in self.accelerators:
             if acc.id == lowered:
                 return acc
-        for fields in (lambda a: a.smi_names, lambda a: [a.name, *a.aliases, a.id]):
+        spaced = " ".join(lowered.split())
+        for acc in self.accelerators:
+            if spaced in {" ".join(n.lower().split()) for n in acc.smi_names}:
+                return acc
+        for fields in (lambda a: [a.name, *a.aliases, a.id], lambda a: a.smi_names):
             for acc in self.accelerators:
                 if key in {_norm(n) for n in fields(acc)}:
                     return acc
@@ -366,6 +427,24 @@ class KnowledgeBase(BaseModel):
                 if len(w) >= 4 and f" {w} " in words and len(w) > best[0]:
                     best = (len(w), acc)
         return best[1]
+
+    def prices_for(self, accelerator: str, kind: Optional[str] = None) -> list[PriceObservation]:
+        """Every price observation of an accelerator (newest first), optionally of one kind."""
+        found = [p for p in self.prices if p.accelerator == accelerator and (kind is None or p.kind == kind)]
+        return sorted(found, key=lambda p: (p.observed, p.id), reverse=True)
+
+    def price_for(self, accelerator: str, kind: str = "hour") -> Optional[Any]:
+        """The price the advisor uses for an accelerator, chosen by knowledge.pricing.POLICY (a
+        `PriceChoice` with value, range, date and the observations behind it), or None."""
+        from knowledge.pricing import choose
+
+        return choose(self.prices_for(accelerator, kind))
+
+    def interconnects_for(self, accelerator: str) -> list[Interconnect]:
+        """The interconnect entries an accelerator's `links` name, in that order."""
+        acc = self.get(accelerator, "accelerators")
+        by_id = {i.id: i for i in self.interconnects}
+        return [by_id[i] for i in getattr(acc, "links", []) if i in by_id]
 
     def pitfalls_for(self, workflow: str, requirements: Any = None) -> list[Pitfall]:
         """Pitfalls of a workflow; with requirements, only those whose conditions hold."""

@@ -22,7 +22,7 @@ def kb():
     [
         ("NVIDIA A100-SXM4-80GB", "a100-80gb"),
         ("NVIDIA A100-SXM4-40GB", "a100-40gb"),
-        ("NVIDIA A100-PCIE-40GB", "a100-40gb"),
+        ("NVIDIA A100-PCIE-40GB", "a100-pcie-40gb"),  # the PCIe board is an entry of its own
         ("nvidia a100-sxm4-80gb", "a100-80gb"),
         ("A100 80GB", "a100-80gb"),
         ("Tesla V100-SXM2-32GB", "v100"),

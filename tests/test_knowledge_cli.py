@@ -11,7 +11,7 @@ from advisor.cli import main
 
 OVERRIDES = Path(__file__).parent / "fixtures" / "knowledge" / "overrides"
 SECTIONS = ["accelerators", "frameworks", "workflows", "ecosystem", "pitfalls", "api-mappings",
-            "references", "derating", "costs"]
+            "references", "derating", "costs", "prices", "interconnects"]
 
 
 @pytest.mark.parametrize("section", SECTIONS)

@@ -313,7 +313,7 @@ def test_kb_list_fits_80_columns(capsys, monkeypatch):
     code, out, err = _advisor(["kb", "list"], capsys)
     assert code == 0, err
     assert max(len(line) for line in out.splitlines()) <= 80
-    assert "  h200          NVIDIA H200" in out  # the accelerators' own id column
+    assert "  h200            NVIDIA H200" in out  # the accelerators' own id column (14: v100-pcie-32gb)
 
 
 def test_probe_batch_size_has_an_upper_bound(capsys):

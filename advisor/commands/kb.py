@@ -1,4 +1,4 @@
-"""`advisor kb list|show|validate`: browse and check the knowledge base (bundled + user overrides)."""
+"""`advisor kb list|show|validate|stale`: browse and check the knowledge base (bundled + user overrides)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,39 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from advisor.output import check_output
 from advisor.errors import UsageError
-from advisor.output import emit, to_json
+from advisor.output import check_output, emit, to_json
 
 SECTION_NAMES = (
     "accelerators", "frameworks", "workflows", "ecosystem", "pitfalls",
-    "api-mappings", "references", "derating", "costs",
+    "api-mappings", "references", "derating", "costs", "prices", "interconnects",
 )
+
+
+def _section_names() -> tuple[str, ...]:
+    """Every section the knowledge base registers (knowledge.models.SECTIONS is the one list)."""
+    from knowledge.models import SECTIONS
+
+    return tuple(SECTIONS)
+
+
+def _date(text: str) -> Any:
+    import datetime as dt
+
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {text!r}") from None
+
+
+def _months(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of months, got {text!r}") from None
+    if not 0 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"expected 0-600 months, got {text!r}")
+    return value
 
 
 def register(subparsers: Any) -> None:
@@ -32,24 +57,36 @@ def register(subparsers: Any) -> None:
     common.add_argument("--json", action="store_true", help="print one JSON document")
     common.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
 
-    p_list = sub.add_parser("list", parents=[common], help="list entries, all or one section")
+    today = argparse.ArgumentParser(add_help=False)
+    today.add_argument("--today", type=_date, metavar="YYYY-MM-DD",
+                       help="date to measure ages against (default: ADVISOR_TODAY or the system date)")
+
+    p_list = sub.add_parser("list", parents=[common], help="list entries (with the date each was last checked)")
     p_list.add_argument("section", nargs="?", metavar="SECTION", help=f"one of: {', '.join(SECTION_NAMES)}")
     p_list.set_defaults(func=_list)
 
     p_show = sub.add_parser("show", parents=[common], help="show one entry by id")
     p_show.add_argument("id", metavar="ID", help="entry id, or SECTION:ID when an id is in several sections")
-    p_show.add_argument("--section", choices=SECTION_NAMES, help="look only in this section")
+    p_show.add_argument("--section", metavar="SECTION", help="look only in this section")
     p_show.set_defaults(func=_show)
 
-    p_val = sub.add_parser("validate", parents=[common],
-                           help="check files and list every problem (exit 0 valid, 1 problems)")
+    p_val = sub.add_parser("validate", parents=[common, today],
+                           help="check files and list every problem (exit 0 valid, 1 problems); warn about old prices")
     p_val.add_argument("dir", nargs="?", metavar="DIR", help="a directory of override files to check with the bundled ones")
     p_val.set_defaults(func=_validate)
+
+    p_stale = sub.add_parser("stale", parents=[common, today],
+                             help="list entries not checked for N months (default 12), or never checked")
+    p_stale.add_argument("--months", type=_months, default=12, metavar="N",
+                         help="entries last checked more than N months ago (default 12)")
+    p_stale.add_argument("--section", metavar="SECTION", help="only this section")
+    p_stale.set_defaults(func=_stale)
 
 
 def _no_action(parser: argparse.ArgumentParser) -> int:
     # Bad usage is one line on stderr (the help went to stdout, where scripts read results).
-    raise UsageError("kb: expected an action: list, show or validate (see `advisor kb --help`)")
+    raise UsageError("kb: expected an action: list, show or validate, or stale for what needs a look "
+                     "(see `advisor kb --help`)")
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -66,12 +103,22 @@ def _entry_dict(section: str, entry: Any) -> dict:
     return {"id": data.pop("id"), "section": section, **data}
 
 
+def _checked(entry: Any) -> str:
+    checked = getattr(entry, "last_checked", None)
+    return f" [checked {checked}]" if checked else " [not checked]"
+
+
 def _label(section: str, entry: Any) -> str:
-    """A one-line description for the text listing."""
+    """A one-line description for the text listing, ending with the date it was last checked."""
+    return _describe(section, entry) + _checked(entry)
+
+
+def _describe(section: str, entry: Any) -> str:
     if section == "accelerators":
         fp16 = f", FP16 {entry.fp16_tflops.value:g} TFLOPS" if entry.fp16_tflops else ""
         mem = f", {entry.memory_gb.value:g} GB" if entry.memory_gb else ""
-        return f"{entry.name}{mem}{fp16}"
+        role = "" if entry.training_capable else ", inference only"
+        return f"{entry.name}{mem}{fp16}{role}"
     if section == "frameworks":
         return f"{entry.name} ({len(entry.versions)} versions)"
     if section == "workflows":
@@ -92,15 +139,26 @@ def _label(section: str, entry: Any) -> str:
         value = f"{usd.low:g}-{usd.high:g}" if hasattr(usd, "low") else f"{usd.value:g}"
         target = f" {entry.accelerator}" if entry.accelerator else ""
         return f"{entry.kind}{target}: {value} ({entry.unit or 'USD'}, {usd.confidence}, as of {entry.as_of})"
+    if section == "prices":
+        where = f", {entry.region}" if entry.region else ""
+        per = {"hour": "/h", "card": " per card", "server": f" per {entry.devices}-card server"}[entry.kind]
+        return f"{entry.accelerator}: {entry.usd:g} USD{per} ({entry.provider}{where}, {entry.term}, observed {entry.observed})"
+    if section == "interconnects":
+        return f"{entry.name}: {entry.bandwidth_gbs.value:g} GB/s per device ({entry.scope})"
     return ""
+
+
+def _check_section(command: str, section: str | None) -> None:
+    names = _section_names()
+    if section and section not in names:
+        raise UsageError(f"kb {command}: unknown section {section!r}; expected one of {', '.join(names)}")
 
 
 def _list(args: argparse.Namespace) -> int:
     check_output(args.output)
-    if args.section and args.section not in SECTION_NAMES:
-        raise UsageError(f"kb list: unknown section {args.section!r}; expected one of {', '.join(SECTION_NAMES)}")
+    _check_section("list", args.section)
     kb = _load(args)
-    sections = [args.section] if args.section else list(SECTION_NAMES)
+    sections = [args.section] if args.section else list(_section_names())
     rows = [(s, e) for s in sections for e in kb.section(s)]
     if args.json:
         emit(to_json([_entry_dict(s, e) for s, e in rows]), args.output)
@@ -128,10 +186,11 @@ def _show(args: argparse.Namespace) -> int:
     check_output(args.output)
     import yaml
 
+    _check_section("show", args.section)
     kb = _load(args)
     wanted = args.id
     section = args.section
-    if section is None and ":" in wanted and wanted.split(":", 1)[0] in SECTION_NAMES:
+    if section is None and ":" in wanted and wanted.split(":", 1)[0] in _section_names():
         section, wanted = wanted.split(":", 1)
     matches = [(s, e) for s, e in kb.find(wanted) if section is None or s == section]
     if not matches:
@@ -173,6 +232,11 @@ def _validate(args: argparse.Namespace) -> int:
         kb, problems, files = validate(dirs)
     except knowledge.KnowledgeError as exc:
         raise UsageError(str(exc)) from None
+    from knowledge.freshness import STALE_MONTHS, old_prices
+
+    on = _today(args)
+    # Old prices are warnings, not problems: the base still loads, the exit status stays 0.
+    warnings = old_prices(kb, STALE_MONTHS, on) if kb is not None else []
     if args.json:
         doc = {
             "schema_version": 1,
@@ -180,6 +244,8 @@ def _validate(args: argparse.Namespace) -> int:
             "version": kb.version if kb else None,
             "files": files,
             "problems": [p.as_dict() for p in problems],
+            "warnings": warnings,
+            "today": on.isoformat(),
         }
         emit(to_json(doc), args.output)
     elif problems:
@@ -187,6 +253,40 @@ def _validate(args: argparse.Namespace) -> int:
         lines.append(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {len(files)} files")
         emit("\n".join(lines) + "\n", args.output)
     else:
-        total = sum(len(kb.section(s)) for s in SECTION_NAMES)
-        emit(f"knowledge base valid: version {kb.version}, {total} entries from {len(files)} files\n", args.output)
+        total = sum(len(kb.section(s)) for s in _section_names())
+        lines = [f"warning: {w}" for w in warnings]
+        lines.append(f"knowledge base valid: version {kb.version}, {total} entries from {len(files)} files"
+                     + (f"; {len(warnings)} price warning{'s' if len(warnings) != 1 else ''}" if warnings else ""))
+        emit("\n".join(lines) + "\n", args.output)
     return 1 if problems else 0
+
+
+def _today(args: argparse.Namespace) -> Any:
+    from knowledge.freshness import today
+
+    if getattr(args, "today", None):
+        return args.today
+    try:
+        return today()
+    except ValueError as exc:  # a malformed ADVISOR_TODAY
+        raise UsageError(str(exc)) from None
+
+
+def _stale(args: argparse.Namespace) -> int:
+    check_output(args.output)
+    _check_section("stale", args.section)
+    from knowledge.freshness import stale_entries
+
+    kb = _load(args)
+    on = _today(args)
+    found = stale_entries(kb, args.months, on, [args.section] if args.section else None)
+    if args.json:
+        emit(to_json({"schema_version": 1, "today": on.isoformat(), "months": args.months,
+                      "entries": [s.as_dict() for s in found]}), args.output)
+        return 0
+    never = sum(1 for s in found if s.last_checked is None)
+    lines = [s.describe() for s in found]
+    lines.append(f"{len(found)} entr{'ies' if len(found) != 1 else 'y'} need a look "
+                 f"({len(found) - never} last checked more than {args.months:g} months before {on}, {never} never checked)")
+    emit("\n".join(lines) + "\n", args.output)
+    return 0
