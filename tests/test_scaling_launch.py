@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from probes import launcher
 from probes.scaling import launch, rank_common, runner
 from probes.scaling.models import ScalingConfig, ScalingRun, Startup
 
@@ -100,12 +101,12 @@ def test_kill_sweep_reaches_ranks_in_their_own_session(tmp_path):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     grandchild = int(pidfile.read_text())
-    assert grandchild in launch.marked_pids(marker)
+    assert grandchild in launcher.marked_pids(marker)
     os.kill(proc.pid, 0)
     launch.kill_launch(proc, marker)
     proc.wait(timeout=10)
     deadline = time.monotonic() + 10
-    while launch.marked_pids(marker):
+    while launcher.marked_pids(marker):
         assert time.monotonic() < deadline, "a marked process survived the sweep"
         time.sleep(0.05)
 
