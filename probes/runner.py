@@ -388,6 +388,12 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
             elif cancel.is_set():
                 run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
                                batch_size=config.batch_size, status="cancelled", error="cancelled by the user")
+            elif job.framework in aux and aux[job.framework].status == "timeout":
+                # The same interpreter and import hung once already: do not wait out every run's timeout.
+                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
+                               batch_size=config.batch_size, status="failed",
+                               error=f"not started: {job.framework}'s first child (GEMM peak / parity) "
+                                     f"timed out ({aux[job.framework].error})")
             else:
                 run = _run_job(job, config, envs[job.framework], on_event, cancel, i, total)
             if run.status == "ok" and job.framework == "mindspore" and ms_env.get("ONEDNN_MAX_CPU_ISA"):

@@ -81,6 +81,18 @@ def test_resnet18_parity_and_one_run_each(tmp_path):
         assert r.mfu is None  # no GEMM peak asked for: no MFU invented
 
 
+def test_unwritable_compile_cache_costs_only_the_caching(tmp_path):
+    """torch.optim imports Inductor, which creates TORCHINDUCTOR_CACHE_DIR: a cache folder that
+    cannot be made (under a regular file here; a read-only mount is the same) must not fail eager."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    cfg = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], batch_size=8, budget=0.5,
+                      max_steps=4, parity=False, gemm=False, compile_cache_dir=str(blocker / "inductor"),
+                      timeout=TIMEOUT)
+    (run,) = runner.run_suite(cfg).runs
+    assert run.status == "ok", run.error
+
+
 FLOP_SCRIPT = r"""
 import json, torch
 from torch.utils.flop_counter import FlopCounterMode

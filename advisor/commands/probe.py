@@ -12,6 +12,7 @@ from typing import Optional
 
 from advisor.errors import UsageError
 from advisor.output import check_output, emit, to_json
+from probes.launcher import terminating_signals
 
 MODELS = ("lenet", "resnet18", "resnet50")
 FRAMEWORKS = ("pytorch", "mindspore")
@@ -242,6 +243,7 @@ def emit_result(doc, text: str, args) -> None:
         emit(to_json(doc) if args.json else text, None)
 
 
+@terminating_signals()  # SIGTERM / SIGHUP like SIGINT: children killed, temp folders removed, 143 / 129
 def handle(args) -> int:
     check_output(getattr(args, "output", None))
     if not getattr(args, "scaling", False):  # else the training probe ran and the option was ignored
