@@ -23,6 +23,7 @@ def test_aux_timeout_skips_the_frameworks_runs_and_kills_a_setsid_grandchild(mon
     log = tmp_path / "log"
     monkeypatch.setenv("ADVISOR_TEST_LOG", str(log))
     monkeypatch.setattr(runner, "WORKER", {"pytorch": HANG, "mindspore": HANG})
+    monkeypatch.setattr(runner, "AUX_HUNG_SECONDS", 2.0)  # the default 60 s, scaled to the 3 s timeout
     config = ProbeConfig(frameworks=["pytorch"], models=["lenet", "resnet18"], modes=["eager", "compile"],
                          budget=1.0, batch_size=8, timeout=3.0, compile_cache_dir=str(tmp_path / "c"))
     suite = runner.run_suite(config)
