@@ -19,7 +19,7 @@ from probes.check_models import (
     CgroupLimits, ContainerInfo, CpuInfo, DiskInfo, HostInfo, MemoryInfo,
 )
 from probes.hostfacts import (  # noqa: F401 (parse_cpu_list and RELEVANT_FLAGS: probes.host's API)
-    RELEVANT_FLAGS, _read, affinity_cores, cpu_limit, parse_cpu_list, parse_cpuinfo, parse_meminfo,
+    RELEVANT_FLAGS, _read, affinity_cores, cache_dir, cpu_limit, parse_cpu_list, parse_cpuinfo, parse_meminfo,
     read_cgroup_limits,
 )
 
@@ -53,8 +53,7 @@ def detect_container(root: str | Path = "/", environ: Optional[dict] = None) -> 
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "framework-advisor"
+    return cache_dir()
 
 
 def _disk(path: Path) -> DiskInfo:
@@ -124,7 +123,7 @@ def _memory(errors: list[str], cgroup: CgroupLimits) -> MemoryInfo:
 
             vm = psutil.virtual_memory()
             values = {"total_mb": vm.total // 2**20, "available_mb": vm.available // 2**20}
-        except Exception as exc:
+        except Exception as exc:  # psutil missing or failing: memory becomes an error line
             errors.append(f"memory: not readable ({exc})")
             return MemoryInfo()
     total, available = values.get("total_mb"), values.get("available_mb")
@@ -152,11 +151,11 @@ def collect_host(cache_dir: str | Path | None = None) -> HostInfo:
                      ("disk", lambda: _disk(Path(cache_dir) if cache_dir else default_cache_dir()))):
         try:
             parts[name] = fn()
-        except Exception as exc:
+        except Exception as exc:  # one unreadable part is an error line, not a failed check
             errors.append(f"{name}: {type(exc).__name__}: {exc}")
     try:
         kind, hints = detect_container()
-    except Exception as exc:
+    except Exception as exc:  # the container guess is a hint: its failure is one too
         kind, hints = None, [f"not checked: {exc}"]
     limited = cgroup.cpu_quota is not None or cgroup.memory_limit_mb is not None
     return HostInfo(

@@ -20,6 +20,7 @@ from typing import Optional
 
 from probes.check_models import CgroupLimits
 
+APP = "framework-advisor"
 FRAMEWORK_MODULES = {"pytorch": ("torch", "torch"), "mindspore": ("mindspore", "mindspore")}  # (module, dist)
 
 # Flags that decide which kernels ML frameworks pick. cpuinfo names on x86, "Features" on Arm.
@@ -361,6 +362,14 @@ def davinci_nodes(dev_root: str = "/dev") -> list[str]:
 
 def ascend_npu_count() -> int:
     return len(davinci_nodes())
+
+
+# --- where results are kept ----------------------------------------------------------------------
+
+def cache_dir() -> Path:
+    """$XDG_CACHE_HOME/framework-advisor (default ~/.cache/framework-advisor); not created here."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / APP
 
 
 # --- the cache key -----------------------------------------------------------------------------

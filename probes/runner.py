@@ -77,8 +77,7 @@ def mindspore_env(avx512: Optional[bool], tune: bool, device: str) -> tuple[dict
 
 
 def default_compile_cache() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "framework-advisor", "torchinductor")
+    return str(hostfacts.cache_dir() / "torchinductor")
 
 
 def run_timeout(config: ProbeConfig, mode: str, model: str) -> float:

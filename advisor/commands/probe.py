@@ -51,7 +51,7 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the JSON document to FILE (atomically), e.g. for `advisor report --probes`")
     p.set_defaults(func=handle, _training_defaults={k: p.get_default(k) for k in TRAINING_ONLY})
-    from probes.scaling import cli as scaling_cli  # --scaling, --ranks and the scaling knobs
+    from advisor.commands import scaling as scaling_cli  # --scaling, --ranks and the scaling knobs
 
     scaling_cli.add_arguments(p)
 
@@ -247,14 +247,14 @@ def emit_result(doc, text: str, args) -> None:
 def handle(args) -> int:
     check_output(getattr(args, "output", None))
     if not getattr(args, "scaling", False):  # else the training probe ran and the option was ignored
-        from probes.scaling.cli import SCALING_ONLY
+        from advisor.commands.scaling import SCALING_ONLY
 
         given = [name for name in SCALING_ONLY if getattr(args, name, None) is not None]
         if given:
             flag = "--" + given[0].replace("_", "-")
             raise UsageError(f"{flag}: a scaling-probe option; add --scaling (advisor probe --scaling {flag} ...)")
     if getattr(args, "scaling", False):
-        from probes.scaling import cli as scaling_cli
+        from advisor.commands import scaling as scaling_cli
 
         defaults = getattr(args, "_training_defaults", {})
         given = [name for name in TRAINING_ONLY if name in defaults and getattr(args, name) != defaults[name]]
