@@ -269,12 +269,8 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
     host = host_summary()
     fws = installed_frameworks()
     suite = ProbeSuite(created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                       host=host, config=config, frameworks=fws)
-    try:
-        from advisor import __version__
-        suite.tool_version = __version__
-    except Exception:
-        pass
+                       host=host, config=config, frameworks=fws,
+                       tool_version=hostfacts.package_version("framework-advisor"))  # probes never import advisor
     if host.logical_cores and host.loadavg_before and host.loadavg_before[0] > 0.75 * host.logical_cores:
         suite.warnings.append(f"the host was busy before the probe (load average "
                               f"{host.loadavg_before[0]} on {host.logical_cores} CPUs): numbers are noisy")

@@ -413,7 +413,7 @@ def test_hooks_fit_the_real_probe_command():
     root = argparse.ArgumentParser()
     sub = root.add_subparsers()
     probe.register(sub)
-    parser = sub.choices["probe"]
+    assert "--ranks" in sub.choices["probe"].format_help()  # the scaling options are on the probe command
     args = root.parse_args(["probe", "--scaling", "--ranks", "1,2", "--frameworks", "pytorch"])
     cfg = cli.config_from_args(args)
     assert cfg.ranks == [1, 2] and cfg.frameworks == ["pytorch"] and cfg.models == ["lenet"]
