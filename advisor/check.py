@@ -120,7 +120,7 @@ def _load_kb():
         import knowledge
 
         return knowledge.load(), None
-    except Exception as exc:  # not built yet, or a bad user file: the check goes on without it
+    except Exception as exc:  # a bad user KB file becomes a finding: the check goes on without it
         return None, f"{type(exc).__name__}: {exc}"
 
 
