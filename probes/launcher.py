@@ -150,7 +150,7 @@ def fallback_caches(env: dict, spare: Path) -> list[str]:
 
 # ------------------------------------------------------------------ registry of live children
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # re-entrant: the signal handler may run while the main thread holds it
 _LIVE: dict[int, Callable[[], None]] = {}   # id -> kill function of a running child
 _DIRS: set[str] = set()                    # temporary folders to remove on a terminating signal
 
