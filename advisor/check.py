@@ -355,20 +355,23 @@ def evaluate(report: CheckReport, env: dict, cxx: Optional[str], kb=None,
             kind = "GPU" if acc.vendor == "nvidia" else "NPU chip"
             used = sum(p.memory_mb or 0 for p in acc.processes)
             who = ", ".join(f"{p.name or '?'} (pid {p.pid})" for p in acc.processes[:3])
+            visible = "CUDA_VISIBLE_DEVICES" if acc.vendor == "nvidia" else "ASCEND_RT_VISIBLE_DEVICES"
             add(severity="warning", code="gpu_busy" if acc.vendor == "nvidia" else "npu_busy",
                 message=f"{kind} {acc.index} ({acc.name}) is used by {len(acc.processes)} other process(es): "
                         f"{who}; {_fmt_mb(used)} taken",
-                fix=f"pick free devices ({'CUDA_VISIBLE_DEVICES' if acc.vendor == 'nvidia' else 'ASCEND_RT_VISIBLE_DEVICES'}) "
-                    "or wait: training and measurements on a shared device are slower and may run out of memory")
+                fix=f"pick free devices ({visible}) or wait: training and measurements on a shared "
+                    "device are slower and may run out of memory")
         if acc.health and acc.health.upper() not in ("OK", "HEALTHY"):
             add(severity="warning", code="npu_unhealthy",
                 message=f"NPU chip {acc.index} ({acc.name}, NPU {acc.npu_id}) reports health {acc.health}",
                 fix=f"npu-smi info -t health -i {acc.npu_id} shows the alarm; see the Ascend fault guide")
     if report.nvidia.status == "failed":
-        add(severity="warning", code="nvidia_probe_failed", message=f"NVIDIA GPUs could not be read: {report.nvidia.reason}",
+        add(severity="warning", code="nvidia_probe_failed",
+            message=f"NVIDIA GPUs could not be read: {report.nvidia.reason}",
             fix="check the driver with `nvidia-smi`")
     if report.ascend.status == "failed":
-        add(severity="warning", code="ascend_probe_failed", message=f"Ascend NPUs could not be read: {report.ascend.reason}",
+        add(severity="warning", code="ascend_probe_failed",
+            message=f"Ascend NPUs could not be read: {report.ascend.reason}",
             fix="check the driver with `npu-smi info`")
 
     # Ascend software stack

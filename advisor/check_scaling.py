@@ -51,7 +51,8 @@ def _mindspore(f: dict) -> list[Finding]:
                       "run the advisor from a virtual environment (it provides bin/python)"))
     npus = f["ascend_npus"]
     if not npus:
-        return out + [_f("info", "scaling.mccl", "no Ascend NPU: msrun ranks use MindSpore's mccl on CPU over loopback")]
+        return out + [_f("info", "scaling.mccl",
+                         "no Ascend NPU: msrun ranks use MindSpore's mccl on CPU over loopback")]
     out.append(_f("info", "scaling.hccl", f"HCCL visible ({f['hccl']}); msrun ranks use HCCL on {npus} NPU(s)")
                if f["hccl"] else
                _f("error", "scaling.hccl_missing",
