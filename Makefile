@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 EXAMPLE ?= examples/prototype-then-ascend.yaml
 
-.PHONY: run test setup bench clean schemas
+.PHONY: run test setup bench clean schemas lint
 
 setup: $(STAMP)
 
@@ -25,6 +25,11 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Lint (ruff, configured in pyproject.toml) and the import contracts (import-linter, ibid.).
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

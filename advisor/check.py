@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from advisor import __version__
+from advisor.cache import cache_dir
+from advisor.check_scaling import launcher_findings
 from probes.check_models import Accelerator, CheckReport, Finding, FrameworkInfo, SmokeResult
 
 ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -26,15 +28,6 @@ CXX_CANDIDATES = ("g++", "clang++", "c++")
 
 
 # --- gathering ---------------------------------------------------------------------------------
-
-def _cache_dir() -> Optional[str]:
-    try:
-        from advisor.cache import cache_dir  # the probe cache's home, when that module exists
-
-        return str(cache_dir())
-    except Exception:
-        return None
-
 
 def _own_children_filter(accs: list[Accelerator]) -> None:
     """Drop our own smoke workers from the process lists (they may touch a GPU while we look)."""
@@ -67,7 +60,7 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
 
     start = time.monotonic()
     frameworks = detect_frameworks()
-    host = collect_host(_cache_dir())  # ~20 ms; its CPU flags decide when to rerun MindSpore early
+    host = collect_host(str(cache_dir()))  # ~20 ms; its CPU flags decide when to rerun MindSpore early
     with ThreadPoolExecutor(max_workers=4) as pool:
         # The smoke children are the slow part (framework imports): start them first. The device
         # probes answer long before a child has imported its framework and touched a device.
@@ -113,14 +106,12 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
 
 
 def _launcher_findings() -> list[Finding]:
-    """What torchrun and msrun (the scaling probe's launchers) need on this host. Fail-soft."""
+    """What torchrun and msrun (the scaling probe's launchers) need on this host."""
     try:
-        from probes.scaling import readiness
-
-        return [Finding(**f, evidence="launcher readiness") for f in readiness()]
-    except Exception as exc:
+        return launcher_findings()
+    except OSError as exc:  # an unreadable /sys or PATH entry: the rest of the check goes on
         return [Finding(severity="info", code="scaling.not_checked",
-                        message=f"launcher readiness not checked: {type(exc).__name__}: {exc}")]
+                        message=f"launcher readiness not checked: {exc}")]
 
 
 def _load_kb():
@@ -129,7 +120,7 @@ def _load_kb():
         import knowledge
 
         return knowledge.load(), None
-    except Exception as exc:  # not built yet, or a bad user file: the check goes on without it
+    except Exception as exc:  # a bad user KB file becomes a finding: the check goes on without it
         return None, f"{type(exc).__name__}: {exc}"
 
 
@@ -364,20 +355,23 @@ def evaluate(report: CheckReport, env: dict, cxx: Optional[str], kb=None,
             kind = "GPU" if acc.vendor == "nvidia" else "NPU chip"
             used = sum(p.memory_mb or 0 for p in acc.processes)
             who = ", ".join(f"{p.name or '?'} (pid {p.pid})" for p in acc.processes[:3])
+            visible = "CUDA_VISIBLE_DEVICES" if acc.vendor == "nvidia" else "ASCEND_RT_VISIBLE_DEVICES"
             add(severity="warning", code="gpu_busy" if acc.vendor == "nvidia" else "npu_busy",
                 message=f"{kind} {acc.index} ({acc.name}) is used by {len(acc.processes)} other process(es): "
                         f"{who}; {_fmt_mb(used)} taken",
-                fix=f"pick free devices ({'CUDA_VISIBLE_DEVICES' if acc.vendor == 'nvidia' else 'ASCEND_RT_VISIBLE_DEVICES'}) "
-                    "or wait: training and measurements on a shared device are slower and may run out of memory")
+                fix=f"pick free devices ({visible}) or wait: training and measurements on a shared "
+                    "device are slower and may run out of memory")
         if acc.health and acc.health.upper() not in ("OK", "HEALTHY"):
             add(severity="warning", code="npu_unhealthy",
                 message=f"NPU chip {acc.index} ({acc.name}, NPU {acc.npu_id}) reports health {acc.health}",
                 fix=f"npu-smi info -t health -i {acc.npu_id} shows the alarm; see the Ascend fault guide")
     if report.nvidia.status == "failed":
-        add(severity="warning", code="nvidia_probe_failed", message=f"NVIDIA GPUs could not be read: {report.nvidia.reason}",
+        add(severity="warning", code="nvidia_probe_failed",
+            message=f"NVIDIA GPUs could not be read: {report.nvidia.reason}",
             fix="check the driver with `nvidia-smi`")
     if report.ascend.status == "failed":
-        add(severity="warning", code="ascend_probe_failed", message=f"Ascend NPUs could not be read: {report.ascend.reason}",
+        add(severity="warning", code="ascend_probe_failed",
+            message=f"Ascend NPUs could not be read: {report.ascend.reason}",
             fix="check the driver with `npu-smi info`")
 
     # Ascend software stack
@@ -444,7 +438,7 @@ def evaluate(report: CheckReport, env: dict, cxx: Optional[str], kb=None,
 def _kb_find(kb, name: str):
     try:
         return kb.find_accelerator(name)
-    except Exception:
+    except Exception:  # a user KB entry that breaks the lookup: no match, the check goes on
         return None
 
 

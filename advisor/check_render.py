@@ -87,7 +87,8 @@ def render_table(report: CheckReport, width: int | None = None) -> str:
         ("Flags", ", ".join(cpu.flags) or "-"),
         ("Memory", memory),
         ("Disk (cache)", f"{_mb(h.disk.free_mb)} free at {h.disk.path}" if h.disk else "-"),
-        ("Container", (h.container.kind or "yes") + f" ({'; '.join(h.container.hints)})" if h.container.detected else "no"),
+        ("Container", (h.container.kind or "yes") + f" ({'; '.join(h.container.hints)})"
+         if h.container.detected else "no"),
     ]
     rows = [(k, _wrap(v, max(30, width - 16))) for k, v in rows]  # 16: the label column
     out.append("Host\n" + tabulate(rows, tablefmt="simple"))

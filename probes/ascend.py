@@ -12,7 +12,6 @@ It keys on the rows themselves (an NPU row, then its chip row) rather than on co
 
 from __future__ import annotations
 
-import glob
 import os
 import platform
 import re
@@ -21,6 +20,7 @@ import subprocess
 from pathlib import Path
 from typing import Optional
 
+from probes import hostfacts
 from probes.check_models import Accelerator, AscendInfo, CannInfo, DeviceProcess
 
 SMI_TIMEOUT = 20.0
@@ -227,8 +227,7 @@ def find_driver_version(driver_dirs: Optional[list[str]] = None) -> Optional[str
 
 
 def device_nodes(dev_root: str = "/dev") -> list[str]:
-    nodes = sorted(glob.glob(os.path.join(dev_root, "davinci[0-9]*")),
-                   key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
+    nodes = hostfacts.davinci_nodes(dev_root)
     extras = [os.path.join(dev_root, n) for n in ("davinci_manager", "devmm_svm", "hisi_hdc")]
     return nodes + [n for n in extras if os.path.exists(n)]
 

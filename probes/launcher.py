@@ -1,13 +1,27 @@
-"""The one module that owns child processes.
+"""The one supervisor of child processes (the training probe's workers, check's smoke tests and,
+through probes/scaling/launch.py, torchrun/msrun launches).
 
 Every framework runs in a child: a fresh interpreter with an allow-listed environment, its own
-temporary working directory, a hard timeout, and a kill (whole process group) on timeout, cancel or
-any error in the parent. Results come back as JSON lines on a dedicated pipe (see probes/channel.py);
-the child's stdout/stderr only feed the error reason. A crash or hang is a result, never an exception.
+temporary working directory, a hard timeout, and a kill on timeout, cancel or any error in the
+parent. Results come back as JSON lines on a dedicated pipe (see probes/channel.py); the child's
+stdout/stderr only feed the error reason. A crash or hang is a result, never an exception.
+
+Small parts (pyperf's _utils.popen_killer / _manager.py are the model), which run_child composes
+and scaling/launch.py reuses:
+- child_environment(): the allow-listed environment, plus a marker variable;
+- MessagePipe: the result channel and its reader thread;
+- workdir(): a registered temporary folder (removed on exit, and by the signal handler);
+- supervised(): registers a live child and kills it (group + marker sweep) if the parent fails;
+- wait(): sleep until exit, cancel or the deadline; no polling unless a caller asks for ticks;
+- terminating_signals(): SIGTERM / SIGHUP handled like SIGINT for the CLI commands.
+The kill takes the child's process group and every process carrying the child's marker variable
+(MARKER_ENV), so a grandchild that moved to a session of its own (setsid; torchrun and msrun start
+their ranks that way) goes too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -17,9 +31,10 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal, Optional
+from typing import Callable, Iterator, Literal, Optional
 
 Status = Literal["ok", "failed", "timeout", "cancelled"]
 
@@ -36,6 +51,9 @@ _ENV_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "NCCL_", "ASCEND_", "HCCL_", "TORCH_
                  "MS_", "MINDSPORE_", "TRITON_", "ADVISOR_")
 
 PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
+# Every process a child starts inherits this variable (a fresh uuid per child): the kill sweep finds
+# them by it even after they left the child's process group.
+MARKER_ENV = "ADVISOR_RUN_MARKER"
 
 
 def child_environment(extra: Optional[dict] = None, drop: tuple = ()) -> dict:
@@ -65,6 +83,7 @@ class ChildOutcome:
     returncode: Optional[int] = None
     seconds: float = 0.0
     output_tail: str = ""                  # last lines of the child's stdout/stderr
+    notes: list = field(default_factory=list)  # what the supervisor changed (e.g. a cache folder)
 
     @property
     def ok(self) -> bool:
@@ -97,32 +116,304 @@ class Cancel:
             self._wakers.remove(wake)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.kill()
-    except ProcessLookupError:
-        pass
+def marker_environment(env: dict) -> str:
+    """Give `env` a fresh marker (MARKER_ENV) and return it."""
+    marker = uuid.uuid4().hex
+    env[MARKER_ENV] = marker
+    return marker
 
 
-def _tail(path: Path, limit: int = 4000) -> str:
+# Cache folders a framework writes at import or first use (torch.optim imports Inductor, which
+# creates TORCHINDUCTOR_CACHE_DIR). One that cannot be written must cost the caching, not the run.
+CACHE_VARIABLES = ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "MS_COMPILER_CACHE_PATH")
+
+
+def _writable_dir(path: str) -> bool:
+    p = Path(path)
+    while not p.exists() and p != p.parent:  # the nearest existing folder decides
+        p = p.parent
+    return p.is_dir() and os.access(p, os.W_OK | os.X_OK)
+
+
+def fallback_caches(env: dict, spare: Path) -> list[str]:
+    """Point every unwritable cache folder in `env` into `spare` (a temporary folder); returns
+    one note per folder replaced."""
+    notes = []
+    for name in CACHE_VARIABLES:
+        value = env.get(name)
+        if value and not _writable_dir(value):
+            env[name] = str(spare / name.lower())
+            notes.append(f"{name}={value} is not writable: a temporary folder was used "
+                         "(nothing was cached this run)")
+    return notes
+
+
+# ------------------------------------------------------------------ registry of live children
+
+_LOCK = threading.RLock()  # re-entrant: the signal handler may run while the main thread holds it
+_LIVE: dict[int, Callable[[], None]] = {}   # id -> kill function of a running child
+_DIRS: set[str] = set()                    # temporary folders to remove on a terminating signal
+
+
+def _kill_all() -> None:
+    with _LOCK:
+        kills = list(_LIVE.values())
+    for kill in kills:
+        kill()
+
+
+def _remove_all_dirs() -> None:
+    with _LOCK:
+        dirs = list(_DIRS)
+    for d in dirs:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def workdir(prefix: str = "advisor-worker-", keep: bool = False) -> Iterator[Path]:
+    """A temporary folder, removed on exit (unless `keep`) and by terminating_signals()."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    with _LOCK:
+        _DIRS.add(path)
     try:
-        data = path.read_bytes()[-limit:]
+        yield Path(path)
+    finally:
+        with _LOCK:
+            _DIRS.discard(path)
+        if not keep:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def supervised(kill: Callable[[], None]) -> Iterator[None]:
+    """While the block runs, `kill` is what a terminating signal calls; if the block fails (an
+    error or an interrupt in the parent), the child is killed before the exception goes on."""
+    key = id(kill)
+    with _LOCK:
+        _LIVE[key] = kill
+    try:
+        yield
+    except BaseException:
+        kill()
+        raise
+    finally:
+        with _LOCK:
+            _LIVE.pop(key, None)
+
+
+class Terminated(SystemExit):
+    """SIGTERM or SIGHUP reached a command: exit 128 + the signal's number, as a shell reports it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(128 + signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
+    """Handle SIGTERM and SIGHUP like SIGINT for the block (usable as a decorator): kill every
+    supervised child (group and marker sweep), remove the registered temporary folders, and
+    exit 143 / 129. On any exit by an exception (SIGINT's KeyboardInterrupt included) the same
+    clean-up runs, also for children that worker threads started. Outside the main thread
+    (where Python cannot install handlers) only that clean-up applies."""
+    def handler(signum, frame):
+        _kill_all()
+        _remove_all_dirs()
+        raise Terminated(signum)
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in signals:
+            previous[sig] = signal.signal(sig, handler)
+    try:
+        yield
+    except BaseException as exc:
+        _kill_all()
+        _remove_all_dirs()
+        if isinstance(exc, Terminated):
+            print(f"advisor: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        raise
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+# ------------------------------------------------------------------ kill
+
+def marked_processes(marker: str) -> dict:
+    """{pid: environment} of this user's processes carrying `marker` in MARKER_ENV (Linux /proc)."""
+    needle = f"{MARKER_ENV}={marker}".encode()
+    out = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in entries:
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                items = fh.read().split(b"\0")
+        except OSError:  # gone, or another user's: not ours to kill
+            continue
+        if needle in items:
+            env = {}
+            for item in items:
+                key, sep, value = item.partition(b"=")
+                if sep:
+                    env[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
+            out[int(name)] = env
+    return out
+
+
+def marked_pids(marker: str) -> list:
+    return list(marked_processes(marker))
+
+
+def _descendants(pid: int) -> list:
+    """The process tree below `pid` (psutil), for where /proc environ is unreadable."""
+    try:
+        import psutil
+    except ImportError:
+        return []
+    try:
+        return [c.pid for c in psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def kill_tree(proc: subprocess.Popen, marker: Optional[str] = None) -> None:
+    """SIGKILL the child's group, every group of a process carrying its marker, and those
+    processes themselves (a setsid grandchild has a group of its own)."""
+    pids = set(marked_pids(marker)) if marker else set()
+    # The child's own pid only while it runs: once reaped, its pid may belong to someone else.
+    alive = proc.poll() is None
+    groups = {proc.pid} if alive else set()
+    if alive:
+        pids.add(proc.pid)
+        pids.update(_descendants(proc.pid))
+    for pid in pids:
+        try:
+            groups.add(os.getpgid(pid))
+        except OSError:
+            pass
+    groups.discard(os.getpgrp())  # never our own group
+    for pgid in groups:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+# ------------------------------------------------------------------ waiting and reading
+
+def wait(proc: subprocess.Popen, timeout: float, cancel: Optional[Cancel] = None,
+         tick: Optional[Callable[[], bool]] = None, tick_seconds: float = 0.25,
+         start: Optional[float] = None) -> str:
+    """Sleep until the child exits ("exited"), `cancel` is set ("cancelled"), `timeout` seconds
+    from `start` pass ("timeout"), or `tick()` returns True ("stopped"). Without `tick` there is no
+    polling: on a 2-core host every wake-up of the parent preempts a worker thread (a 0.1 s poll
+    cost ~13%); with one, it is called every `tick_seconds`."""
+    wake = threading.Event()
+    threading.Thread(target=lambda: (proc.wait(), wake.set()), daemon=True).start()
+    if cancel is not None:
+        cancel.add_waker(wake.set)
+    deadline = (start if start is not None else time.monotonic()) + timeout
+    next_tick = time.monotonic() + tick_seconds
+    try:
+        while proc.poll() is None:
+            if cancel is not None and cancel.is_set():
+                return "cancelled"
+            now = time.monotonic()
+            if now >= deadline:
+                return "timeout"
+            if tick is not None and now >= next_tick:
+                next_tick = now + tick_seconds
+                if tick():
+                    return "stopped"
+            wake.wait(timeout=min(deadline, next_tick) - now if tick is not None else deadline - now)
+            wake.clear()
+        return "exited"
+    finally:
+        if cancel is not None:
+            cancel.remove_waker(wake.set)
+
+
+def tail(path: Path, limit: int = 4000) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - limit))
+            data = fh.read()
     except OSError:
         return ""
     return data.decode("utf-8", "replace")
 
 
-def _last_error_line(text: str) -> str:
+def last_error_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     for ln in reversed(lines):
         if "Error" in ln or "error" in ln or "Exception" in ln:
             return ln[:300]
     return lines[-1][:300] if lines else ""
 
+
+def signal_name(returncode: int) -> str:
+    sig = -returncode
+    return signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+
+
+class MessagePipe:
+    """The result channel: a pipe whose write end the child inherits (ADVISOR_RESULT_FD) and a
+    reader thread that parses its JSON lines into `messages` / `result`."""
+
+    def __init__(self, on_message: Optional[Callable[[dict], None]] = None) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        self.on_message = on_message
+        self.messages: list = []
+        self.result: Optional[dict] = None
+        self._thread: Optional[threading.Thread] = None
+
+    def start(self) -> None:
+        """Once the child holds the write end: close ours and read until every writer is gone."""
+        os.close(self.write_fd)
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def abandon(self) -> None:
+        """The child never started: close both ends."""
+        os.close(self.write_fd)
+        os.close(self.read_fd)
+
+    def _read(self) -> None:
+        with os.fdopen(self.read_fd, "r", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(msg, dict):
+                    continue
+                self.messages.append(msg)
+                if msg.get("kind") == "result":
+                    self.result = msg
+                if self.on_message is not None:
+                    try:
+                        self.on_message(msg)
+                    except Exception:  # a display problem must not lose the result
+                        pass
+
+    def join(self, timeout: float = 2.0) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout=timeout)
+
+
+# ------------------------------------------------------------------ one child
 
 def run_child(
     args: list[str],
@@ -141,101 +432,56 @@ def run_child(
     every message as it arrives, e.g. to drive a progress bar.
     """
     python = python or sys.executable
-    workdir = Path(tempfile.mkdtemp(prefix="advisor-worker-"))
-    log_path = workdir / "child-output.log"
-    read_fd, write_fd = os.pipe()
-    env = child_environment(env_extra, env_drop)
-    env["ADVISOR_RESULT_FD"] = str(write_fd)
     outcome = ChildOutcome(status="failed")
     start = time.monotonic()
-    proc = None
-    try:
+    with workdir("advisor-worker-", keep=keep_workdir) as folder:
+        env = child_environment(env_extra, env_drop)
+        marker = marker_environment(env)
+        outcome.notes = fallback_caches(env, folder)
+        pipe = MessagePipe(on_message)
+        env["ADVISOR_RESULT_FD"] = str(pipe.write_fd)
+        log_path = folder / "child-output.log"
         with open(log_path, "wb") as log:
             try:
                 proc = subprocess.Popen(
-                    [python, *args], cwd=workdir, env=env, stdin=subprocess.DEVNULL,
-                    stdout=log, stderr=subprocess.STDOUT, pass_fds=(write_fd,),
+                    [python, *args], cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                    stdout=log, stderr=subprocess.STDOUT, pass_fds=(pipe.write_fd,),
                     start_new_session=True,  # its own process group: kill takes its children too
                 )
             except OSError as exc:
-                os.close(write_fd)
-                os.close(read_fd)
+                pipe.abandon()
                 outcome.error = f"could not start {python}: {exc}"
                 return outcome
-            os.close(write_fd)
-
-            def reader() -> None:
-                with os.fdopen(read_fd, "r", encoding="utf-8", errors="replace") as fh:
-                    for line in fh:
-                        try:
-                            msg = json.loads(line)
-                        except ValueError:
-                            continue
-                        outcome.messages.append(msg)
-                        if msg.get("kind") == "result":
-                            outcome.result = msg
-                        if on_message is not None:
-                            try:
-                                on_message(msg)
-                            except Exception:  # a display problem must not lose the result
-                                pass
-
-            thread = threading.Thread(target=reader, daemon=True)
-            thread.start()
-            # Sleep until the child exits, the cancel flag wakes us, or the deadline: no polling,
-            # because on a 2-core host every wake-up of the parent preempts a worker thread.
-            wake = threading.Event()
-            threading.Thread(target=lambda: (proc.wait(), wake.set()), daemon=True).start()
-            if cancel is not None:
-                cancel.add_waker(wake.set)
-            deadline = start + timeout
-            try:
-                while proc.poll() is None:
-                    if cancel is not None and cancel.is_set():
-                        _kill_group(proc)
-                        proc.wait()
-                        outcome.status, outcome.error = "cancelled", "cancelled by the user"
-                        break
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        _kill_group(proc)
-                        proc.wait()
-                        outcome.status = "timeout"
-                        outcome.error = f"no result within the {timeout:.0f} s timeout; the process was killed"
-                        break
-                    wake.wait(timeout=left)
-                    wake.clear()
-            finally:
-                if cancel is not None:
-                    cancel.remove_waker(wake.set)
-            # Grandchildren may hold the pipe open: kill the group, then give the reader a moment.
-            _kill_group(proc)
-            thread.join(timeout=2.0)
+            pipe.start()
+            with supervised(lambda: kill_tree(proc, marker)):
+                how = wait(proc, timeout, cancel, start=start)
+                # Grandchildren may hold the pipe open or outlive the child: kill them all, then
+                # give the reader a moment.
+                kill_tree(proc, marker)
+                proc.wait()
+                pipe.join()
+        outcome.messages, outcome.result = pipe.messages, pipe.result
         outcome.returncode = proc.returncode
         outcome.seconds = time.monotonic() - start
-        outcome.output_tail = _tail(log_path)
-        if outcome.status in ("timeout", "cancelled"):
-            return outcome
-        errors = [m for m in outcome.messages if m.get("kind") == "error"]
-        if outcome.result is not None and proc.returncode == 0:
-            outcome.status = "ok"
-        elif errors:
-            outcome.error = str(errors[-1].get("message") or errors[-1])
-        elif proc.returncode and proc.returncode < 0:
-            sig = -proc.returncode
-            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-            outcome.error = f"the process died from signal {name}"
-            detail = _last_error_line(outcome.output_tail)
-            if detail:
-                outcome.error += f": {detail}"
-        else:
-            detail = _last_error_line(outcome.output_tail) or "no result was sent"
-            outcome.error = f"exit code {proc.returncode}: {detail}"
+        outcome.output_tail = tail(log_path)
+    if how == "cancelled":
+        outcome.status, outcome.error = "cancelled", "cancelled by the user"
         return outcome
-    except BaseException:
-        if proc is not None and proc.poll() is None:
-            _kill_group(proc)
-        raise
-    finally:
-        if not keep_workdir:
-            shutil.rmtree(workdir, ignore_errors=True)
+    if how == "timeout":
+        outcome.status = "timeout"
+        outcome.error = f"no result within the {timeout:.0f} s timeout; the process was killed"
+        return outcome
+    errors = [m for m in outcome.messages if m.get("kind") == "error"]
+    if outcome.result is not None and proc.returncode == 0:
+        outcome.status = "ok"
+    elif errors:
+        outcome.error = str(errors[-1].get("message") or errors[-1])
+    elif proc.returncode and proc.returncode < 0:
+        outcome.error = f"the process died from signal {signal_name(proc.returncode)}"
+        detail = last_error_line(outcome.output_tail)
+        if detail:
+            outcome.error += f": {detail}"
+    else:
+        detail = last_error_line(outcome.output_tail) or "no result was sent"
+        outcome.error = f"exit code {proc.returncode}: {detail}"
+    return outcome

@@ -8,9 +8,6 @@ framework itself; validates what the workers send into probes.probe_models.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
-import importlib.metadata
-import importlib.util
 import os
 import platform
 import shutil
@@ -23,105 +20,43 @@ from typing import Callable, Optional
 
 from pydantic import ValidationError
 
-from probes import launcher, parity
+from probes import hostfacts, launcher, parity
 from probes.launcher import Cancel
 from probes.probe_models import (
     MODES_OF, HostSummary, ParityResult, ProbeConfig, ProbeEvent, ProbeRun, ProbeSuite, run_id,
 )
 
 WORKER = {"pytorch": "probes.training.worker_torch", "mindspore": "probes.training.worker_mindspore"}
-DIST = {"pytorch": ("torch", "torch"), "mindspore": ("mindspore", "mindspore")}  # (module, dist)
 
 EventCallback = Callable[[ProbeEvent], None]
 
 
 # ------------------------------------------------------------------ host and set-up (pure parts)
 
-def installed_frameworks() -> dict[str, dict]:
-    """{framework: {installed, version}} from package metadata, without importing them."""
-    out = {}
-    for fw, (module, dist) in DIST.items():
-        installed = importlib.util.find_spec(module) is not None
-        version = None
-        if installed:
-            try:
-                version = importlib.metadata.version(dist)
-            except importlib.metadata.PackageNotFoundError:
-                pass
-        out[fw] = {"installed": installed, "version": version}
-    return out
-
-
-def usable_cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
-def _loadavg() -> Optional[list[float]]:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
-
-
-def cpu_times(text: Optional[str] = None) -> Optional[dict]:
-    """Aggregate CPU jiffies from /proc/stat: {busy, idle, steal, total} (None if unreadable)."""
-    try:
-        text = text if text is not None else Path("/proc/stat").read_text()
-        head = text.splitlines()[0].split()
-        fields = [int(x) for x in head[1:]]
-    except (OSError, ValueError, IndexError):
-        return None
-    if head[0] != "cpu" or len(fields) < 4:
-        return None
-    names = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"]
-    v = dict(zip(names, fields + [0] * (len(names) - len(fields))))
-    total = sum(fields[:8])
-    return {"idle": v["idle"] + v["iowait"], "steal": v["steal"], "total": total,
-            "busy": total - v["idle"] - v["iowait"] - v["steal"]}
-
-
-def steal_fraction(before: Optional[dict], after: Optional[dict]) -> Optional[float]:
-    """Share of CPU time the hypervisor gave to other guests between two cpu_times() readings."""
-    if not before or not after or after["total"] <= before["total"]:
-        return None
-    return (after["steal"] - before["steal"]) / (after["total"] - before["total"])
+# One home for host facts: probes/hostfacts.py. The names stay importable here (tests patch them).
+installed_frameworks = hostfacts.installed_frameworks
+usable_cores = hostfacts.usable_cores
+cpu_times = hostfacts.cpu_times
+steal_fraction = hostfacts.steal_fraction
+_loadavg = hostfacts.loadavg
 
 
 def host_summary() -> HostSummary:
-    """What the numbers depend on; fail-soft (probes.host is another part: guarded)."""
+    """What the numbers depend on (probes.host never raises: what it cannot read stays empty)."""
+    from probes.host import collect_host
+
+    info = collect_host()
     h = HostSummary(os=platform.system(), kernel=platform.release(), python=platform.python_version(),
-                    logical_cores=usable_cores(), loadavg_before=_loadavg())
-    try:
-        from probes.host import collect_host
-        info = collect_host()
-        h.cpu_model = info.cpu.model
-        h.logical_cores = info.cpu.logical_cores or h.logical_cores
-        h.physical_cores = info.cpu.physical_cores
-        h.memory_total_mb = info.memory.total_mb
-        h.avx512 = "avx512f" in (info.cpu.flags or [])
-    except Exception:  # host part missing or failing: read the two things the probe needs
-        try:
-            text = Path("/proc/cpuinfo").read_text(errors="replace")
-            for line in text.splitlines():
-                if line.lower().startswith("model name") and not h.cpu_model:
-                    h.cpu_model = line.split(":", 1)[1].strip()
-                if line.lower().startswith("flags") and h.avx512 is None:
-                    h.avx512 = "avx512f" in line.split(":", 1)[1].split()
-        except OSError:
-            pass
+                    logical_cores=info.cpu.logical_cores or usable_cores(), loadavg_before=_loadavg(),
+                    cpu_model=info.cpu.model, physical_cores=info.cpu.physical_cores,
+                    memory_total_mb=info.memory.total_mb, avx512="avx512f" in (info.cpu.flags or []))
     h.fingerprint = fingerprint(h)
     return h
 
 
 def fingerprint(h: HostSummary) -> str:
     """Stable id of what the measurements depend on: CPU, cores, memory, OS, Python, frameworks."""
-    fw = installed_frameworks()
-    parts = [h.cpu_model, h.logical_cores, (h.memory_total_mb or 0) // 1024, h.os, h.kernel,
-             h.python, fw["pytorch"]["version"], fw["mindspore"]["version"]]
-    return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:16]
+    return hostfacts.fingerprint(h.cpu_model, h.logical_cores, h.memory_total_mb, installed_frameworks())
 
 
 def mindspore_env(avx512: Optional[bool], tune: bool, device: str) -> tuple[dict, list[str]]:
@@ -142,8 +77,7 @@ def mindspore_env(avx512: Optional[bool], tune: bool, device: str) -> tuple[dict
 
 
 def default_compile_cache() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "framework-advisor", "torchinductor")
+    return str(hostfacts.cache_dir() / "torchinductor")
 
 
 def run_timeout(config: ProbeConfig, mode: str, model: str) -> float:
@@ -335,12 +269,8 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
     host = host_summary()
     fws = installed_frameworks()
     suite = ProbeSuite(created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                       host=host, config=config, frameworks=fws)
-    try:
-        from advisor import __version__
-        suite.tool_version = __version__
-    except Exception:
-        pass
+                       host=host, config=config, frameworks=fws,
+                       tool_version=hostfacts.package_version("framework-advisor"))  # probes never import advisor
     if host.logical_cores and host.loadavg_before and host.loadavg_before[0] > 0.75 * host.logical_cores:
         suite.warnings.append(f"the host was busy before the probe (load average "
                               f"{host.loadavg_before[0]} on {host.logical_cores} CPUs): numbers are noisy")
@@ -388,6 +318,12 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
             elif cancel.is_set():
                 run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
                                batch_size=config.batch_size, status="cancelled", error="cancelled by the user")
+            elif _hung(aux.get(job.framework)):
+                # The same interpreter and import hung once already: do not wait out every run's timeout.
+                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
+                               batch_size=config.batch_size, status="failed",
+                               error=f"not started: {job.framework}'s first child (GEMM peak / parity) "
+                                     f"timed out ({aux[job.framework].error})")
             else:
                 run = _run_job(job, config, envs[job.framework], on_event, cancel, i, total)
             if run.status == "ok" and job.framework == "mindspore" and ms_env.get("ONEDNN_MAX_CPU_ISA"):
@@ -414,6 +350,15 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
                               f"{cores} CPUs at the end): numbers are noisy")
     suite.seconds = round(time.monotonic() - t_start, 2)
     return suite
+
+
+# An aux child silent this long hung in its framework's import (2-3 s quiet here, ~10 s on a loaded
+# 2-core host: assumption, a wide margin), so each run of that framework would hang the same way.
+AUX_HUNG_SECONDS = 60.0
+
+
+def _hung(out: Optional[launcher.ChildOutcome]) -> bool:
+    return out is not None and out.status == "timeout" and not out.messages and out.seconds >= AUX_HUNG_SECONDS
 
 
 def _parity(config: ProbeConfig, aux: dict) -> list[ParityResult]:

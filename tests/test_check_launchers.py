@@ -13,10 +13,11 @@ def test_check_lists_launcher_readiness_on_this_host():
 
 
 def test_fake_npus_ask_for_hccl(monkeypatch):
-    from probes.scaling import readiness_checks, runner
+    from probes import hostfacts
+    from probes.scaling import facts
 
-    monkeypatch.setattr(runner, "ascend_npu_count", lambda: 8)
-    monkeypatch.setattr(readiness_checks, "_hccl_visible", lambda: None)
+    monkeypatch.setattr(hostfacts, "ascend_npu_count", lambda: 8)
+    monkeypatch.setattr(facts, "_hccl_visible", lambda: None)
     report = run_check(smoke=False, use_kb=False)
     errors = [f for f in report.findings if f.code == "scaling.hccl_missing"]
     assert errors and errors[0].severity == "error" and "set_env.sh" in errors[0].fix

@@ -12,7 +12,7 @@ import yaml
 
 import knowledge
 from knowledge.loader import build, _bundled_files
-from knowledge.models import SCAN_KINDS, SECTIONS, Sourced, SourcedRange
+from knowledge.models import SCAN_KINDS, SECTIONS
 
 
 @pytest.fixture(scope="module")

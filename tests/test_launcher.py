@@ -90,3 +90,42 @@ def test_missing_interpreter_is_a_failed_outcome():
     out = run_child(_code("pass"), timeout=5, python="/nonexistent/python")
     assert out.status == "failed"
     assert "could not start" in out.error
+
+
+def test_hung_child_with_a_setsid_grandchild_leaves_nothing_running(tmp_path):
+    """A hung import that forks a grandchild into a session of its own: out of the child's process
+    group, still found by the marker every process of the child inherits."""
+    pidfile = tmp_path / "grandchild.pid"
+    out = run_child(_code(
+        "import os, subprocess, sys, time\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], start_new_session=True)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+        "time.sleep(120)\n"), timeout=3)
+    assert out.status == "timeout"
+    grandchild = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            break
+        with open(f"/proc/{grandchild}/stat") as fh:  # killed but not yet reaped by init: a zombie
+            if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the setsid grandchild survived")
+
+
+def test_unwritable_cache_folder_falls_back_to_a_temporary_one(tmp_path):
+    """A cache folder that cannot be made (here under a regular file, which stops root too; a
+    read-only mount behaves the same) costs the caching, not the run."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    out = run_child(_code(
+        "import os, probes.channel as c\n"
+        "d = os.environ['TORCHINDUCTOR_CACHE_DIR']; os.makedirs(d, exist_ok=True)\n"
+        "c.result(dir=d)\n"), timeout=30, env_extra={"TORCHINDUCTOR_CACHE_DIR": str(blocker / "inductor")})
+    assert out.status == "ok", out.error
+    assert not out.result["dir"].startswith(str(blocker))
+    assert any("TORCHINDUCTOR_CACHE_DIR" in n and "not writable" in n for n in out.notes)

@@ -23,7 +23,7 @@ def test_output_file_is_json_and_stdout_keeps_the_table(tmp_path, capsys):
 
 
 def test_scaling_flag_dispatches_to_the_scaling_probe(monkeypatch):
-    from probes.scaling import cli as scaling_cli
+    from advisor.commands import scaling as scaling_cli
 
     seen = {}
 

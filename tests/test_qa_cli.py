@@ -229,7 +229,8 @@ def test_probe_table_fits_80_columns():
 def test_scaling_table_fits_80_columns(monkeypatch):
     """The scaling table was ~200 columns wide whatever the terminal. Synthetic launches (as in
     tests/test_scaling_launch.py): no rank is started."""
-    from probes.scaling import cli, runner
+    from advisor.commands import scaling as cli
+    from probes.scaling import runner
     from probes.scaling.models import ScalingConfig
 
     def outcome(spec, **kw):  # synced step 10 ms, no-sync 6 ms: allreduce share 40%

@@ -192,7 +192,7 @@ def test_scaling_file_enters_the_json_and_markdown(capsys):
 
 def test_cached_scaling_is_measured_here_unless_no_cache(capsys):
     from probes.scaling.models import ScalingResult
-    from probes.scaling.store import save_scaling
+    from advisor.cache import save_scaling
 
     save_scaling(ScalingResult.model_validate(cpu_doc()))
     code, out, err = run_cli(capsys, "report", str(EXAMPLE))

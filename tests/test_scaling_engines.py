@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from probes import launcher
 from probes.scaling import launch
 from probes.scaling.models import ScalingConfig, ScalingResult
 from probes.scaling.runner import run_scaling
@@ -64,7 +65,7 @@ def test_torchrun_crashing_rank_is_a_failed_run():
     assert out.status == "failed"
     assert out.seconds < 90
     assert "rank 1" in out.error and "17" in out.error, out.error
-    assert launch.marked_pids(out.marker) == []
+    assert launcher.marked_pids(out.marker) == []
 
 
 @needs_torch
@@ -78,7 +79,7 @@ def test_torchrun_hanging_rank_is_killed_at_the_timeout():
     assert out.status == "timeout"
     assert 20 <= out.seconds < 35
     assert "hung" in out.error
-    assert launch.marked_pids(out.marker) == []   # ranks live in their own sessions: all gone
+    assert launcher.marked_pids(out.marker) == []   # ranks live in their own sessions: all gone
 
 
 @needs_ms
@@ -92,7 +93,7 @@ def test_msrun_raising_rank_is_a_failed_run_with_its_error():
     # and the rank's own exception comes from its worker log.
     assert out.seconds < 60
     assert "rank 1" in out.error and "injected fault in rank 1" in out.error, out.error
-    assert launch.marked_pids(out.marker) == []
+    assert launcher.marked_pids(out.marker) == []
 
 
 @needs_ms
@@ -104,4 +105,4 @@ def test_msrun_hanging_rank_is_killed_at_the_timeout():
     out = launch.run_launch(spec)
     assert out.status == "timeout"
     assert 30 <= out.seconds < 45
-    assert launch.marked_pids(out.marker) == []
+    assert launcher.marked_pids(out.marker) == []

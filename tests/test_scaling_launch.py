@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from probes import launcher
 from probes.scaling import launch, rank_common, runner
 from probes.scaling.models import ScalingConfig, ScalingRun, Startup
 
@@ -100,12 +101,12 @@ def test_kill_sweep_reaches_ranks_in_their_own_session(tmp_path):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     grandchild = int(pidfile.read_text())
-    assert grandchild in launch.marked_pids(marker)
+    assert grandchild in launcher.marked_pids(marker)
     os.kill(proc.pid, 0)
     launch.kill_launch(proc, marker)
     proc.wait(timeout=10)
     deadline = time.monotonic() + 10
-    while launch.marked_pids(marker):
+    while launcher.marked_pids(marker):
         assert time.monotonic() < deadline, "a marked process survived the sweep"
         time.sleep(0.05)
 
@@ -257,13 +258,13 @@ def test_run_scaling_interleaves_repetitions(monkeypatch):
 # ---------------------------------------------------------------------------------------- CLI
 
 def test_add_arguments_reuses_the_probe_parsers_options():
-    from probes.scaling import cli
+    from advisor.commands import scaling as cli
 
     p = argparse.ArgumentParser()
     p.add_argument("--models", default="lenet,resnet18")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--json", action="store_true")
-    cli.add_arguments(p)  # must not raise on the duplicates
+    cli.add_arguments(p)  # the scaling options only: the host parser has the shared ones
     args = p.parse_args(["--scaling", "--ranks", "2,1"])
     cfg = cli.config_from_args(args)
     assert args.scaling and cfg.ranks == [1, 2]
@@ -281,16 +282,16 @@ def test_add_arguments_reuses_the_probe_parsers_options():
 ])
 def test_cli_bad_input_is_a_usage_error(argv, words):
     from advisor.errors import UsageError
-    from probes.scaling import cli
+    from advisor.commands import scaling as cli
 
     p = argparse.ArgumentParser()
-    cli.add_arguments(p)
+    cli.add_arguments(p, shared=True)
     with pytest.raises(UsageError, match=words):
         cli.config_from_args(p.parse_args(argv))
 
 
 def test_standalone_cli_exit_2_on_bad_ranks(capsys):
-    from probes.scaling import cli
+    from advisor.commands import scaling as cli
 
     assert cli.main(["--ranks", "x"]) == 2
     err = capsys.readouterr().err
@@ -298,7 +299,7 @@ def test_standalone_cli_exit_2_on_bad_ranks(capsys):
 
 
 def test_render_table_and_exit_code(monkeypatch):
-    from probes.scaling import cli
+    from advisor.commands import scaling as cli
 
     monkeypatch.setattr(runner, "framework_available", lambda fw: None if fw == "pytorch" else "absent")
     monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
@@ -312,33 +313,52 @@ def test_render_table_and_exit_code(monkeypatch):
     assert cli.exit_code(res) == 1
 
 
-def test_readiness_findings_are_well_formed_and_framework_free():
-    code = ("import sys, json, probes.scaling as s; f = s.readiness(); "
-            "assert 'torch' not in sys.modules and 'mindspore' not in sys.modules; print(json.dumps(f))")
+def test_launcher_facts_are_framework_free_and_judged_in_advisor():
+    code = ("import sys, json; from probes.scaling.facts import launcher_facts; f = launcher_facts(); "
+            "assert 'torch' not in sys.modules and 'mindspore' not in sys.modules; "
+            "assert 'advisor' not in sys.modules; print(json.dumps(f))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          cwd=Path(__file__).resolve().parent.parent)
     assert out.returncode == 0, out.stderr
     import json
 
-    findings = json.loads(out.stdout)
-    assert findings
-    for f in findings:
-        assert set(f) == {"severity", "code", "message", "fix"}
-        assert f["severity"] in ("info", "warning", "error") and f["code"].startswith("scaling.")
+    from advisor.check_scaling import findings
+
+    result = findings(json.loads(out.stdout))
+    assert result
+    for f in result:
+        assert f.severity in ("info", "warning", "error") and f.code.startswith("scaling.")
+        assert f.evidence == "launcher readiness"
 
 
-def test_readiness_ascend_rank_table(monkeypatch, tmp_path):
-    from probes.scaling import readiness_checks as rd
+FACTS = {"bindir": "/venv/bin", "bindir_has_python": True, "torch": False, "mindspore": True,
+         "torchrun": None, "msrun": "/venv/bin/msrun", "nvidia_gpus": 0, "ascend_npus": 8,
+         "usable_cores": 2, "nccl": None, "hccl": None, "rank_table_file": None,
+         "rank_table_exists": False, "hccl_env": {}, "loopback": True}
 
-    monkeypatch.setattr(runner, "ascend_npu_count", lambda: 8)
-    monkeypatch.setattr(runner, "nvidia_gpu_count", lambda: 0)
-    monkeypatch.setattr(rd, "_installed", lambda m: m == "mindspore")
-    monkeypatch.setenv("RANK_TABLE_FILE", str(tmp_path / "missing.json"))
-    monkeypatch.setenv("HCCL_CONNECT_TIMEOUT", "600")
-    codes = {f["code"]: f for f in rd.readiness()}
-    assert codes["scaling.rank_table_missing"]["severity"] == "error"
-    assert "HCCL_CONNECT_TIMEOUT=600" in codes["scaling.hccl_env"]["message"]
-    assert "scaling.hccl_missing" in codes or "scaling.hccl" in codes
+
+@pytest.mark.parametrize("change, code, severity", [
+    ({"rank_table_file": "/x/missing.json"}, "scaling.rank_table_missing", "error"),
+    ({}, "scaling.hccl_missing", "error"),
+    ({"hccl": "/usr/local/Ascend/lib64/libhccl.so"}, "scaling.hccl", "info"),
+    ({"ascend_npus": 0, "usable_cores": 1}, "scaling.one_core", "warning"),
+    ({"ascend_npus": 0, "loopback": False}, "scaling.no_loopback", "warning"),
+    ({"bindir_has_python": False}, "scaling.msrun_python", "warning"),
+    ({"torch": True, "nvidia_gpus": 2}, "scaling.nccl_missing", "warning"),
+    ({"torch": True, "torchrun": None}, "scaling.torchrun_missing", "warning"),
+])
+def test_launcher_findings_table(change, code, severity):
+    from advisor.check_scaling import findings
+
+    codes = {f.code: f for f in findings({**FACTS, **change})}
+    assert codes[code].severity == severity
+
+
+def test_readiness_ascend_hccl_settings(monkeypatch):
+    from advisor.check_scaling import findings
+
+    codes = {f.code: f for f in findings({**FACTS, "hccl_env": {"HCCL_CONNECT_TIMEOUT": "600"}})}
+    assert "HCCL_CONNECT_TIMEOUT=600" in codes["scaling.hccl_env"].message
 
 
 def test_noise_warnings_name_a_busy_host_and_the_one_rank_floor():
@@ -352,48 +372,48 @@ def test_noise_warnings_name_a_busy_host_and_the_one_rank_floor():
 
 def test_cache_round_trip_and_clear(monkeypatch):
     from advisor import cache
-    from probes.scaling import store
 
     monkeypatch.setattr(runner, "framework_available", lambda fw: None)
     monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
     monkeypatch.setattr(runner.launch, "run_launch", lambda spec, **kw: _outcome(spec.ranks, 0.01, 0.006))
     res = runner.run_scaling(ScalingConfig(repeat=1, frameworks=["pytorch"]))
-    assert store.load_cached_scaling("fp1") is None
-    path = store.save_scaling(res, "fp1")
-    back = store.load_cached_scaling("fp1")
+    assert cache.load_cached_scaling("fp1") is None
+    path = cache.save_scaling(res, "fp1")
+    back = cache.load_cached_scaling("fp1")
     assert back is not None and back.frameworks[0].efficiency == res.frameworks[0].efficiency
-    assert path in cache.clear() and store.load_cached_scaling("fp1") is None
+    assert path in cache.clear() and cache.load_cached_scaling("fp1") is None
 
 
 def test_run_from_args_writes_json_and_caches(monkeypatch, tmp_path, capsys):
     import json
 
-    from probes.scaling import cli, store
+    from advisor import cache as store
+    from advisor.commands import scaling as cli
 
     monkeypatch.setattr(runner, "framework_available", lambda fw: None)
     monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
     monkeypatch.setattr(runner.launch, "run_launch", lambda spec, **kw: _outcome(spec.ranks, 0.01, 0.006))
-    monkeypatch.setattr(store, "cache_path", lambda fp=None: tmp_path / "cache" / "probes-scaling-x.json")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(store, "host_fingerprint", lambda: "x")
     p = argparse.ArgumentParser()
-    cli.add_arguments(p)
+    cli.add_arguments(p, shared=True)
     out = tmp_path / "scaling.json"
     assert cli.run_from_args(p.parse_args(["--scaling", "--json", "-o", str(out), "--repeat", "1"])) == 0
     doc = json.loads(out.read_text())
     assert doc["schema_version"] and doc["kind"] == "scaling" and doc["label"] == "cpu-contention"
     assert {f["framework"] for f in doc["frameworks"]} == {"pytorch", "mindspore"}
-    assert (tmp_path / "cache" / "probes-scaling-x.json").exists()
+    assert (tmp_path / "cache" / "framework-advisor" / "probes-scaling-x.json").exists()
     assert "[100%]" in capsys.readouterr().err  # progress on stderr
 
 
 def test_hooks_fit_the_real_probe_command():
     probe = pytest.importorskip("advisor.commands.probe")
-    from probes.scaling import cli
+    from advisor.commands import scaling as cli
 
     root = argparse.ArgumentParser()
     sub = root.add_subparsers()
     probe.register(sub)
-    parser = sub.choices["probe"]
-    cli.add_arguments(parser)  # no duplicate-option error against the probe's own options
+    assert "--ranks" in sub.choices["probe"].format_help()  # the scaling options are on the probe command
     args = root.parse_args(["probe", "--scaling", "--ranks", "1,2", "--frameworks", "pytorch"])
     cfg = cli.config_from_args(args)
     assert cfg.ranks == [1, 2] and cfg.frameworks == ["pytorch"] and cfg.models == ["lenet"]
@@ -401,8 +421,8 @@ def test_hooks_fit_the_real_probe_command():
 
 
 def test_parent_side_modules_load_no_framework_and_no_ui():
-    mods = ["probes.scaling", "probes.scaling.cli", "probes.scaling.runner", "probes.scaling.launch",
-            "probes.scaling.models", "probes.scaling.store", "probes.scaling.readiness_checks"]
+    mods = ["probes.scaling", "advisor.commands.scaling", "probes.scaling.runner", "probes.scaling.launch",
+            "probes.scaling.models", "advisor.cache", "probes.scaling.facts", "advisor.check_scaling"]
     code = ("import importlib, sys; [importlib.import_module(m) for m in %r];"
             "print(','.join(m for m in ('textual', 'torch', 'mindspore') if m in sys.modules))" % mods)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
@@ -470,11 +490,3 @@ def test_dead_rank_error_blames_the_rank_with_an_error_in_its_log(tmp_path):
     (tmp_path / "worker_1.log").write_text("")
     assert "ranks 0, 1 (which went first is unknown)" in launch._dead_rank_error([0, 1], tmp_path)
     assert launch._dead_rank_error([1], tmp_path).startswith("rank 1 exited")
-
-
-def test_readiness_findings_fit_the_check_report():
-    check_models = pytest.importorskip("probes.check_models")
-    import probes.scaling
-
-    for f in probes.scaling.readiness():
-        check_models.Finding(**f)

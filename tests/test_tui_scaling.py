@@ -214,7 +214,7 @@ async def test_a_crashing_scaling_launcher_is_a_notification():
 
 def test_default_scaling_wiring_is_the_real_runner_imported_lazily(monkeypatch):
     import probes.scaling.runner as runner
-    import probes.scaling.store as store
+    import advisor.cache as store
     from tui import providers
 
     app = make_app()

@@ -135,13 +135,13 @@ def default_scaling_launcher(config: Any, on_event: Optional[Callable[[Any], Non
 
 
 def default_cached_scaling() -> Any:
-    from probes.scaling.store import load_cached_scaling
+    from advisor.cache import load_cached_scaling
 
     return load_cached_scaling()
 
 
 def default_save_scaling(result: Any) -> None:
-    from probes.scaling.store import save_scaling
+    from advisor.cache import save_scaling
 
     save_scaling(result)
 

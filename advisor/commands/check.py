@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from advisor.errors import UsageError
+from probes.launcher import terminating_signals
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,12 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+@terminating_signals()  # SIGTERM / SIGHUP: kill the smoke children, remove temp folders, exit 143 / 129
 def run(args: argparse.Namespace) -> int:
     from advisor.check import run_check
     from advisor.check_render import render_table
-    from advisor.output import emit, to_json
-
-    from advisor.output import check_output
+    from advisor.output import check_output, emit, to_json
 
     check_output(args.output)  # before the smoke tests, not after them
     if not 0 < args.timeout < float("inf"):  # also refuses nan, which every comparison passes

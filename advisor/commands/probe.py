@@ -12,6 +12,7 @@ from typing import Optional
 
 from advisor.errors import UsageError
 from advisor.output import check_output, emit, to_json
+from probes.launcher import terminating_signals
 
 MODELS = ("lenet", "resnet18", "resnet50")
 FRAMEWORKS = ("pytorch", "mindspore")
@@ -50,7 +51,7 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the JSON document to FILE (atomically), e.g. for `advisor report --probes`")
     p.set_defaults(func=handle, _training_defaults={k: p.get_default(k) for k in TRAINING_ONLY})
-    from probes.scaling import cli as scaling_cli  # --scaling, --ranks and the scaling knobs
+    from advisor.commands import scaling as scaling_cli  # --scaling, --ranks and the scaling knobs
 
     scaling_cli.add_arguments(p)
     from advisor.commands import probe_accuracy  # --accuracy and its knobs
@@ -248,17 +249,18 @@ def emit_result(doc, text: str, args) -> None:
         emit(to_json(doc) if args.json else text, None)
 
 
+@terminating_signals()  # SIGTERM / SIGHUP like SIGINT: children killed, temp folders removed, 143 / 129
 def handle(args) -> int:
     check_output(getattr(args, "output", None))
     if not getattr(args, "scaling", False):  # else the training probe ran and the option was ignored
-        from probes.scaling.cli import SCALING_ONLY
+        from advisor.commands.scaling import SCALING_ONLY
 
         given = [name for name in SCALING_ONLY if getattr(args, name, None) is not None]
         if given:
             flag = "--" + given[0].replace("_", "-")
             raise UsageError(f"{flag}: a scaling-probe option; add --scaling (advisor probe --scaling {flag} ...)")
     if getattr(args, "scaling", False):
-        from probes.scaling import cli as scaling_cli
+        from advisor.commands import scaling as scaling_cli
 
         defaults = getattr(args, "_training_defaults", {})
         given = [name for name in TRAINING_ONLY if name in defaults and getattr(args, name) != defaults[name]]

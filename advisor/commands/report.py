@@ -146,7 +146,7 @@ def _fingerprint(suite: Any) -> Any:
 
 
 def cached_scaling() -> Any:
-    from probes.scaling.store import load_cached_scaling
+    from advisor.cache import load_cached_scaling
 
     return _from_cache(load_cached_scaling, "scaling")
 

@@ -2,32 +2,32 @@
 
 Never a home-made launcher: torchrun (`--standalone --nproc_per_node`) and msrun (`--worker_num
 --local_worker_num --master_addr --master_port --join=True --cluster_time_out --log_dir`) start the
-ranks; this module only builds what they need and supervises them under the rules of
-probes/launcher.py (allow-listed environment from `child_environment`, temporary working directory,
-hard timeout, kill on timeout/cancel/error). One extra rule: both launchers start their ranks in new
-sessions (torch elastic `start_new_session=True`, msrun `os.setsid`), so killing the launcher's
-process group would leave ranks behind. Every process of a launch carries a marker variable in its
-environment; the kill sweeps /proc for it as well as the process group.
+ranks; this module only builds what they need and runs them under probes/launcher.py's
+supervisor (allow-listed environment, registered temporary folder, hard timeout, kill of the
+process group and of every process carrying the launch's marker variable on timeout, cancel,
+error or a terminating signal). Both launchers start their ranks in new sessions (torch elastic
+`start_new_session=True`, msrun `os.setsid`), which is why the marker sweep exists. What this
+module adds: the launchers' command lines, rank 0's progress file and result, and the msrun
+worker watch (a dead worker fails the launch now, not after msrun's heartbeat timeout).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
-import shutil
-import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Literal, Optional
 
-from probes.launcher import Cancel, child_environment
+from probes import launcher
+from probes.launcher import MARKER_ENV, Cancel, child_environment, kill_tree, marked_processes
 from probes.scaling import rank_common
 
 Framework = Literal["pytorch", "mindspore"]
@@ -40,7 +40,6 @@ LAUNCHERS = {"pytorch": "torchrun", "mindspore": "msrun"}
 LAUNCHER_MODULES = {"pytorch": ["-m", "torch.distributed.run"],
                     "mindspore": ["-c", "import sys; from mindspore.parallel.cluster.run import main;"
                                         " sys.argv[0] = 'msrun'; sys.exit(main())"]}
-MARKER_ENV = "ADVISOR_SCALING_RUN"
 
 
 @dataclass(frozen=True)
@@ -157,36 +156,6 @@ def build_command(spec: LaunchSpec, workdir: Path) -> tuple:
 
 # ------------------------------------------------------------------------------------------ kill
 
-def marked_processes(marker: str) -> dict:
-    """{pid: environment} of this user's processes carrying this launch's marker (Linux /proc)."""
-    needle = f"{MARKER_ENV}={marker}".encode()
-    out = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return out
-    for name in entries:
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as fh:
-                items = fh.read().split(b"\0")
-        except OSError:
-            continue
-        if needle in items:
-            env = {}
-            for item in items:
-                key, sep, value = item.partition(b"=")
-                if sep:
-                    env[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
-            out[int(name)] = env
-    return out
-
-
-def marked_pids(marker: str) -> list:
-    return list(marked_processes(marker))
-
-
 def _runs_rank_script(pid: int) -> bool:
     """The rank script itself, not msrun's log-tailing helpers (which carry the same RANK_ID)."""
     try:
@@ -231,43 +200,13 @@ class WorkerWatch:
 
 def kill_launch(proc: subprocess.Popen, marker: str) -> None:
     """SIGKILL the launcher's group, every rank's group, and anything else carrying the marker."""
-    pids = set(marked_pids(marker))
-    # The launcher's own pid only while it runs: once reaped, its pid may belong to someone else.
-    alive = proc.poll() is None
-    groups = {proc.pid} if alive else set()
-    if alive:
-        pids.add(proc.pid)
-        try:  # where /proc environ is unreadable: the launcher's process tree
-            import psutil
-
-            pids.update(c.pid for c in psutil.Process(proc.pid).children(recursive=True))
-        except Exception:
-            pass
-    for pid in pids:
-        try:
-            groups.add(os.getpgid(pid))
-        except OSError:
-            pass
-    groups.discard(os.getpgrp())  # never our own group
-    for pgid in groups:
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except OSError:
-            pass
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+    kill_tree(proc, marker)
 
 
 # ---------------------------------------------------------------------------------------- launch
 
 def _tail(path: Path, limit: int = 3000) -> str:
-    try:
-        return path.read_bytes()[-limit:].decode("utf-8", "replace")
-    except OSError:
-        return ""
+    return launcher.tail(path, limit)
 
 
 def _torchrun_root_cause(text: str) -> str:
@@ -313,16 +252,25 @@ def _dead_rank_error(dead: list, log_dir: Path) -> str:
             "without waiting for its scheduler's heartbeat timeout")
 
 
-def _read_progress(path: Path, last: Optional[float]) -> Optional[dict]:
-    try:
-        mtime = path.stat().st_mtime
-        if last is not None and mtime == last:
-            return None
-        doc = json.loads(path.read_text())
-        doc["_mtime"] = mtime
-        return doc
-    except (OSError, ValueError):
-        return None
+class _ProgressFile:
+    """Rank 0's progress file, passed on to `on_progress(stage, fraction)` when it changes."""
+
+    def __init__(self, path: Path, on_progress: Callable[[str, float], None]) -> None:
+        self.path, self.on_progress, self.seen = path, on_progress, None
+
+    def poll(self) -> None:
+        try:
+            mtime = self.path.stat().st_mtime
+            if mtime == self.seen:
+                return
+            doc = json.loads(self.path.read_text())
+        except (OSError, ValueError):  # not written yet, or caught mid-write: next tick
+            return
+        self.seen = mtime
+        try:
+            self.on_progress(str(doc.get("stage", "")), float(doc.get("fraction", 0.0)))
+        except Exception:  # a display problem must not kill the run
+            pass
 
 
 def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: bool = False,
@@ -330,90 +278,78 @@ def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: 
                on_progress: Optional[Callable[[str, float], None]] = None) -> LaunchOutcome:
     """Run one launch to its end, a timeout or a cancel. Never raises for a failing run.
     `on_progress(stage, fraction)` is called as rank 0 moves through its steps."""
-    own_dir = workdir is None
-    workdir = Path(workdir or tempfile.mkdtemp(prefix="advisor-scaling-"))
+    with contextlib.ExitStack() as stack:
+        if workdir is None:
+            workdir = stack.enter_context(launcher.workdir("advisor-scaling-", keep=keep_workdir))
+        return _launch(spec, Path(workdir), cancel, on_progress)
+
+
+def _launch(spec: LaunchSpec, workdir: Path, cancel: Optional[Cancel],
+            on_progress: Optional[Callable[[str, float], None]]) -> LaunchOutcome:
     marker = uuid.uuid4().hex
     command, result_dir, log_dir = build_command(spec, workdir)
     env = launch_environment(spec, marker)
+    launcher.fallback_caches(env, workdir)
     out = LaunchOutcome(status="failed", command=command, marker=marker)
     launcher_log = workdir / "launcher.log"
-    proc = None
     start = time.monotonic()
-    try:
-        with open(launcher_log, "wb") as log:
-            env[rank_common.T0_ENV] = repr(time.time())
-            try:
-                proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL,
-                                        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-            except OSError as exc:
-                out.error = f"could not start {command[0]}: {exc}"
-                return out
-            deadline = start + spec.timeout
-            progress_file, seen = result_dir / rank_common.PROGRESS_NAME, None
-            watch = WorkerWatch(marker, result_dir) if spec.framework == "mindspore" else None
-            next_watch = start + 0.25
-            dead_ranks = None
-            while True:
-                try:
-                    proc.wait(timeout=0.1)
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                if on_progress is not None:
-                    doc = _read_progress(progress_file, seen)
-                    if doc is not None:
-                        seen = doc["_mtime"]
-                        try:
-                            on_progress(str(doc.get("stage", "")), float(doc.get("fraction", 0.0)))
-                        except Exception:  # a display problem must not kill the run
-                            pass
-                if cancel is not None and cancel.is_set():
-                    out.status, out.error = "cancelled", "cancelled by the user"
-                    break
-                if watch is not None and time.monotonic() >= next_watch:
-                    next_watch = time.monotonic() + 0.25
-                    dead_ranks = watch.dead_ranks()
-                    if dead_ranks:
-                        break
-                if time.monotonic() > deadline:
-                    out.status = "timeout"
-                    out.error = (f"{LAUNCHERS[spec.framework]} with {spec.ranks} ranks did not finish "
-                                 f"within {spec.timeout:.0f} s (a rank hung?); every process was killed")
-                    break
+    with open(launcher_log, "wb") as log:
+        env[rank_common.T0_ENV] = repr(time.time())
+        try:
+            proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        except OSError as exc:
+            out.error = f"could not start {command[0]}: {exc}"
+            return out
+        progress = _ProgressFile(result_dir / rank_common.PROGRESS_NAME, on_progress) if on_progress else None
+        watch = WorkerWatch(marker, result_dir) if spec.framework == "mindspore" else None
+        dead_ranks: list = []
+
+        def tick() -> bool:
+            if progress is not None:
+                progress.poll()
+            if watch is not None:
+                dead_ranks[:] = watch.dead_ranks() or []
+            return bool(dead_ranks)
+
+        with launcher.supervised(lambda: kill_launch(proc, marker)):
+            # The worker watch counts checks at 0.25 s (see WorkerWatch); a progress line needs less.
+            how = launcher.wait(proc, spec.timeout, cancel, start=start,
+                                tick=tick if (progress or watch) else None,
+                                tick_seconds=0.25 if watch else 0.5)
             out.seconds = time.monotonic() - start
             # Always sweep: on success nothing is left, on failure ranks may still be running.
             kill_launch(proc, marker)
             proc.wait()
-        out.returncode = proc.returncode
-        out.output_tail = _collect_tails(launcher_log, log_dir)
-        if dead_ranks:
-            out.error = _dead_rank_error(dead_ranks, log_dir)
-        result_file = result_dir / rank_common.RESULT_NAME
-        if result_file.exists():
-            try:
-                out.result = json.loads(result_file.read_text())
-            except ValueError as exc:
-                out.result, out.error = None, f"unreadable {rank_common.RESULT_NAME}: {exc}"
-        if out.status in ("timeout", "cancelled") or out.error:
-            return out
-        if out.result is not None and "error" in out.result:
-            out.error = f"rank 0: {out.result['error']}"
-        elif proc.returncode != 0:
-            detail = _error_line(out.output_tail)
-            out.error = f"{LAUNCHERS[spec.framework]} exit code {proc.returncode}" + (
-                f": {detail}" if detail else "")
-        elif out.result is None:
-            out.error = f"{LAUNCHERS[spec.framework]} exited 0 but rank 0 wrote no {rank_common.RESULT_NAME}"
-        else:
-            out.status = "ok"
+    if how == "cancelled":
+        out.status, out.error = "cancelled", "cancelled by the user"
+    elif how == "timeout":
+        out.status = "timeout"
+        out.error = (f"{LAUNCHERS[spec.framework]} with {spec.ranks} ranks did not finish "
+                     f"within {spec.timeout:.0f} s (a rank hung?); every process was killed")
+    out.returncode = proc.returncode
+    out.output_tail = _collect_tails(launcher_log, log_dir)
+    if dead_ranks:
+        out.error = _dead_rank_error(dead_ranks, log_dir)
+    result_file = result_dir / rank_common.RESULT_NAME
+    if result_file.exists():
+        try:
+            out.result = json.loads(result_file.read_text())
+        except ValueError as exc:
+            out.result, out.error = None, f"unreadable {rank_common.RESULT_NAME}: {exc}"
+    if out.status in ("timeout", "cancelled") or out.error:
         return out
-    except BaseException:
-        if proc is not None:
-            kill_launch(proc, marker)
-        raise
-    finally:
-        if own_dir and not keep_workdir:
-            shutil.rmtree(workdir, ignore_errors=True)
+    if out.result is not None and "error" in out.result:
+        out.error = f"rank 0: {out.result['error']}"
+    elif proc.returncode != 0:
+        detail = _error_line(out.output_tail)
+        out.error = f"{LAUNCHERS[spec.framework]} exit code {proc.returncode}" + (
+            f": {detail}" if detail else "")
+    elif out.result is None:
+        out.error = f"{LAUNCHERS[spec.framework]} exited 0 but rank 0 wrote no {rank_common.RESULT_NAME}"
+    else:
+        out.status = "ok"
+    return out
 
 
 def _collect_tails(launcher_log: Path, log_dir: Path) -> str:

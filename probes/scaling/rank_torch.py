@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     # The teardown-abort fix measured here: without it ~18% of 2-rank runs died at exit with
     # "terminate called without an active exception".
     dist.barrier()
-    del model, opt, net
+    model = opt = net = None  # drop the references (a del here reads as undefined in step())
     gc.collect()
     dist.destroy_process_group()
     return 0

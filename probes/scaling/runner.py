@@ -3,13 +3,11 @@
 Per framework and model: 1 rank and N ranks, each launch doing synced steps then the no-sync
 control; repetitions interleaved (rep 1: torch 1, torch N, MindSpore 1, MindSpore N; rep 2: ...)
 so drift on a shared host spreads over all configurations instead of biasing one. The parent never
-imports a framework: availability is `importlib.util.find_spec`.
+imports a framework: availability is `hostfacts.installed` (find_spec).
 """
 
 from __future__ import annotations
 
-import glob
-import importlib.util
 import os
 import statistics
 import sys
@@ -17,6 +15,7 @@ import time
 from datetime import datetime, timezone
 from typing import Callable, Optional
 
+from probes import hostfacts
 from probes.launcher import Cancel
 from probes.scaling import launch
 from probes.scaling.models import (FrameworkScaling, Gate, RankCount, ScalingConfig, ScalingEvent,
@@ -30,22 +29,10 @@ DIVERGE_THRESHOLD = 1e-4
 FRAMEWORK_MODULE = {"pytorch": "torch", "mindspore": "mindspore"}
 
 
-# ------------------------------------------------------------------------------------ host facts
-
-def usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def nvidia_gpu_count() -> int:
-    """GPUs the NVIDIA driver exposes (its /proc entries; no nvidia-smi call, no framework)."""
-    return len(glob.glob("/proc/driver/nvidia/gpus/*"))
-
-
-def ascend_npu_count() -> int:
-    return len([p for p in glob.glob("/dev/davinci*") if p[len("/dev/davinci"):].isdigit()])
+# Host facts (probes/hostfacts.py), bound here so device_for and the tests see one name each.
+usable_cores = hostfacts.usable_cores
+nvidia_gpu_count = hostfacts.nvidia_gpu_count
+ascend_npu_count = hostfacts.ascend_npu_count
 
 
 def device_for(framework: str, config: ScalingConfig) -> tuple[str, int]:
@@ -60,7 +47,7 @@ def device_for(framework: str, config: ScalingConfig) -> tuple[str, int]:
 
 def framework_available(framework: str) -> Optional[str]:
     """None when the framework can be imported by a child, else the reason it cannot."""
-    if importlib.util.find_spec(FRAMEWORK_MODULE[framework]) is None:
+    if not hostfacts.installed(FRAMEWORK_MODULE[framework]):
         return f"{FRAMEWORK_MODULE[framework]} is not installed in {os.path.dirname(sys.executable)}"
     return None
 
@@ -73,14 +60,10 @@ def default_ranks(device_count: int) -> list[int]:
 def _host_summary() -> dict:
     out = {"usable_cores": usable_cores(), "nvidia_gpus": nvidia_gpu_count(),
            "ascend_npus": ascend_npu_count()}
-    try:  # fail soft: a missing key is simply absent
-        from probes.host import collect_host
+    from probes.host import collect_host  # never raises: what it cannot read stays None
 
-        cpu = collect_host().cpu
-        out.update(cpu_model=cpu.model, physical_cores=cpu.physical_cores,
-                   logical_cores=cpu.logical_cores)
-    except Exception:
-        pass
+    cpu = collect_host().cpu
+    out.update(cpu_model=cpu.model, physical_cores=cpu.physical_cores, logical_cores=cpu.logical_cores)
     return out
 
 
@@ -288,10 +271,8 @@ def run_scaling(config: Optional[ScalingConfig] = None,
 
 
 def _loadavg() -> Optional[float]:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError):
-        return None
+    loads = hostfacts.loadavg()
+    return loads[0] if loads else None
 
 
 # A single rank has nothing to allreduce, so its "allreduce share" is pure measurement noise.

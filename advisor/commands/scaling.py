@@ -1,13 +1,15 @@
 """Command-line face of the scaling probe: `advisor probe --scaling [--ranks 1,2,...]`.
 
 Two hooks for `advisor/commands/probe.py`:
-    from probes.scaling import cli as scaling_cli
-    scaling_cli.add_arguments(p)                      # in register(), after its own arguments
-    if args.scaling: return scaling_cli.run_from_args(args)   # first line of its handler
-`add_arguments` adds only the options the parser lacks, so it reuses the probe's --frameworks,
---models, --batch-size, --device, --threads, --repeat, --json, -o/--output. Standalone:
-`python -m probes.scaling [--ranks 1,2] [--repeat 1] [--json]`.
+    from advisor.commands import scaling
+    scaling.add_arguments(p)                       # in register(), after its own arguments
+    if args.scaling: return scaling.run_from_args(args)   # in its handler
+The probe command already has the options both probes share (--frameworks, --models,
+--batch-size, --device, --threads, --repeat, --json, -o/--output, --no-cache), so add_arguments
+adds only the scaling ones; a parser of its own (`main`, `python -m advisor.commands.scaling`)
+asks for the shared ones too (shared=True).
 Progress goes to stderr; the table (or one JSON document with --json) to stdout or -o FILE.
+Not a subcommand of its own (it is not in COMMAND_MODULES).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import argparse
 import sys
 from typing import Optional
 
+from advisor.errors import UsageError
 from probes.scaling.models import ScalingConfig, ScalingEvent, ScalingResult
 
 FRAMEWORKS = ("pytorch", "mindspore")
@@ -25,45 +28,38 @@ ALIASES = {"torch": "pytorch", "ms": "mindspore", "lenet5": "lenet", "lenet-5": 
 _DEFAULTS_KEY = "_scaling_parser_defaults"
 
 
-def _add(parser: argparse.ArgumentParser, *flags, **kwargs) -> None:
-    """Add an option unless the parser already has it (the probe command defines many)."""
-    if any(f in parser._option_string_actions for f in flags):
-        return
-    parser.add_argument(*flags, **kwargs)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    _add(parser, "--scaling", action="store_true",
-         help="data-parallel scaling probe on torchrun (DDP) and msrun: 1 and N ranks, "
-              "allreduce share, efficiency, start-up, correctness gate")
-    _add(parser, "--ranks", metavar="LIST",
-         help="scaling: comma list of rank counts (default: 1 and the host's device count, "
-              "or 1,2 on a CPU-only host)")
+def add_arguments(parser: argparse.ArgumentParser, shared: bool = False) -> None:
+    """The scaling options; with `shared`, also the options the probe command already defines."""
+    parser.add_argument("--scaling", action="store_true",
+                        help="data-parallel scaling probe on torchrun (DDP) and msrun: 1 and N ranks, "
+                             "allreduce share, efficiency, start-up, correctness gate")
+    parser.add_argument("--ranks", metavar="LIST",
+                        help="scaling: comma list of rank counts (default: 1 and the host's device count, "
+                             "or 1,2 on a CPU-only host)")
     # No defaults here (None = not given, applied in config_from_args), so that the probe command
     # can tell that a scaling option was typed without --scaling.
-    _add(parser, "--scaling-steps", type=int, metavar="N",
-         help="scaling: timed steps per phase (synced, no-sync) per launch (default 30)")
-    _add(parser, "--scaling-timeout", type=float, metavar="SECONDS",
-         help="scaling: limit per launch; a hanging or crashing rank fails the run (default 300)")
-    _add(parser, "--scaling-repeat", type=int, metavar="N",
-         help="scaling: interleaved repetitions (default 3)")
-    _add(parser, "--frameworks", help="comma list of pytorch,mindspore (default: both)")
-    _add(parser, "--models", default="lenet", help="comma list of lenet,resnet18,resnet50")
-    _add(parser, "--batch-size", type=int, default=32, help="per-rank batch")
-    _add(parser, "--device", choices=("auto", "cpu", "cuda", "npu"), default="auto")
-    _add(parser, "--threads", type=int, help="threads per rank (default: cores / largest rank count)")
-    _add(parser, "--repeat", type=int, default=3, help="interleaved repetitions (>= 3 for a spread)")
-    _add(parser, "--json", action="store_true", help="print one JSON document")
-    _add(parser, "-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
-    _add(parser, "--no-cache", action="store_true", help="do not store the result in the per-host cache")
+    parser.add_argument("--scaling-steps", type=int, metavar="N",
+                        help="scaling: timed steps per phase (synced, no-sync) per launch (default 30)")
+    parser.add_argument("--scaling-timeout", type=float, metavar="SECONDS",
+                        help="scaling: limit per launch; a hanging or crashing rank fails the run (default 300)")
+    parser.add_argument("--scaling-repeat", type=int, metavar="N",
+                        help="scaling: interleaved repetitions (default 3)")
+    if shared:
+        parser.add_argument("--frameworks", help="comma list of pytorch,mindspore (default: both)")
+        parser.add_argument("--models", default="lenet", help="comma list of lenet,resnet18,resnet50")
+        parser.add_argument("--batch-size", type=int, default=32, help="per-rank batch")
+        parser.add_argument("--device", choices=("auto", "cpu", "cuda", "npu"), default="auto")
+        parser.add_argument("--threads", type=int, help="threads per rank (default: cores / largest rank count)")
+        parser.add_argument("--repeat", type=int, default=3, help="interleaved repetitions (>= 3 for a spread)")
+        parser.add_argument("--json", action="store_true", help="print one JSON document")
+        parser.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
+        parser.add_argument("--no-cache", action="store_true", help="do not store the result in the per-host cache")
     # Remember the host parser's defaults: a value equal to the probe's default means "not given",
     # so the scaling defaults (LeNet, 3 repetitions) apply instead of the probe's.
     parser.set_defaults(**{_DEFAULTS_KEY: {k: parser.get_default(k) for k in ("models", "repeat")}})
 
 
 def _list(value: Optional[str], allowed: tuple, flag: str) -> list:
-    from advisor.errors import UsageError
-
     items = [ALIASES.get(v.strip().lower(), v.strip().lower()) for v in (value or "").split(",") if v.strip()]
     bad = [v for v in items if v not in allowed]
     if bad or not items:
@@ -73,8 +69,6 @@ def _list(value: Optional[str], allowed: tuple, flag: str) -> list:
 
 
 def parse_ranks(value: Optional[str]) -> Optional[list]:
-    from advisor.errors import UsageError
-
     if value is None:
         return None
     try:
@@ -90,8 +84,6 @@ SCALING_ONLY = ("ranks", "scaling_steps", "scaling_timeout", "scaling_repeat")
 
 
 def config_from_args(args) -> ScalingConfig:
-    from advisor.errors import UsageError
-
     given = getattr(args, _DEFAULTS_KEY, {}) or {}
     models = getattr(args, "models", None)
     if models is None or ("models" in given and models == given["models"] and given["models"] != "lenet"):
@@ -229,24 +221,29 @@ def run_from_args(args) -> int:
     if not output or not as_json:
         emit(to_json(result) if as_json else render_table(result), None)
     if not getattr(args, "no_cache", False) and result.runs:
-        try:  # the report and the TUI reuse it; a cache problem must not fail the measurement
-            from probes.scaling.store import save_scaling
+        from advisor.cache import save_scaling
 
+        try:  # the report and the TUI reuse it; a cache problem must not fail the measurement
             save_scaling(result)
-        except Exception as exc:
+        except OSError as exc:
             print(f"warning: scaling result not cached: {exc}", file=sys.stderr)
     return exit_code(result)
 
 
 def main(argv=None) -> int:
-    from advisor.errors import UsageError
-
-    parser = argparse.ArgumentParser(prog="python -m probes.scaling",
+    parser = argparse.ArgumentParser(prog="python -m advisor.commands.scaling",
                                      description="data-parallel scaling probe (torchrun, msrun)")
-    add_arguments(parser)
+    add_arguments(parser, shared=True)
     args = parser.parse_args(argv)
+    from probes.launcher import terminating_signals
+
     try:
-        return run_from_args(args)
+        with terminating_signals():
+            return run_from_args(args)
     except UsageError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""One cache module (advisor/cache.py) for both probes: saving merges by run id, and a run that is
+not ok never replaces one that is (issue 14 item 10)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from advisor import cache
+from probes.probe_models import ProbeConfig, ProbeSuite
+from probes.scaling.models import ScalingResult
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _suite() -> ProbeSuite:
+    s = ProbeSuite.model_validate(json.loads((FIXTURES / "report" / "probes-cpu.json").read_text()))
+    s.config = ProbeConfig()  # lenet and resnet18
+    return s
+
+
+def _lenet_only(status: str = "ok") -> ProbeSuite:
+    s = _suite()
+    s.created = "2026-12-01T10:00:00Z"
+    s.runs = [r for r in s.runs if r.model == "lenet"]
+    for r in s.runs:
+        r.status = status
+        if status != "ok":
+            r.images_per_second, r.error = None, "import failed"
+    s.config = ProbeConfig(models=["lenet"])
+    return s
+
+
+def test_a_lenet_only_probe_keeps_the_cached_resnet_runs():
+    full = _suite()
+    cache.save_probes(full, "fp")
+    new = _lenet_only()
+    new.runs[0].images_per_second = 1234.5
+    cache.save_probes(new, "fp")
+    back = cache.load_cached_probes("fp")
+    ids = [r.id for r in back.runs]
+    assert sorted(ids) == sorted(r.id for r in full.runs)
+    assert back.run("pytorch", "eager", "lenet").images_per_second == 1234.5  # the new one
+    kept = back.run("pytorch", "eager", "resnet18")
+    assert kept.status == "ok" and any("measured earlier" in w for w in kept.warnings)
+    assert back.config.models == ["lenet", "resnet18"]
+    assert any("kept from the cached probe of 2026-11-30" in w for w in back.warnings)
+
+
+def test_an_all_failed_probe_never_replaces_ok_runs():
+    cache.save_probes(_suite(), "fp")
+    cache.save_probes(_lenet_only("failed"), "fp")
+    back = cache.load_cached_probes("fp")
+    lenet = [r for r in back.runs if r.model == "lenet"]
+    assert lenet and all(r.status == "ok" for r in lenet)
+
+
+def test_an_ok_run_replaces_a_failed_one_and_parity_merges_by_model():
+    cache.save_probes(_lenet_only("failed"), "fp")
+    ok = _suite()
+    ok.parity[0].status, ok.parity[0].ok = "ok", True
+    cache.save_probes(ok, "fp")
+    back = cache.load_cached_probes("fp")
+    assert all(r.status == "ok" for r in back.runs if r.model == "lenet")
+    assert [p.model for p in back.parity] == ["lenet"]
+
+
+def test_the_cache_key_needs_no_full_host_collection(monkeypatch):
+    import probes.host
+
+    def boom(*a, **kw):
+        raise AssertionError("host_fingerprint ran a full host collection")
+
+    monkeypatch.setattr(probes.host, "collect_host", boom)
+    assert len(cache.host_fingerprint()) == 16
+
+
+def test_a_scaling_result_without_ok_runs_keeps_the_cached_one():
+    good = ScalingResult.model_validate_json((FIXTURES / "scaling" / "scaling-2vcpu-lenet.json").read_text())
+    cache.save_scaling(good, "fp")
+    bad = good.model_copy(deep=True)
+    for r in bad.runs:
+        r.status = "failed"
+    cache.save_scaling(bad, "fp")
+    back = cache.load_cached_scaling("fp")
+    assert all(r.status == "ok" for r in back.runs)
+    assert any("had no successful run" in w for w in back.warnings)
+
+
+def test_unreadable_or_foreign_cache_is_not_used():
+    path = cache.cache_dir() / "probes-fp.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{not json")
+    assert cache.load_cached_probes("fp") is None
+    path.write_text(json.dumps({"schema_version": "0.1"}))
+    assert cache.load_cached_probes("fp") is None
+    path.write_text(json.dumps({"schema_version": _suite().schema_version, "runs": "nope"}))
+    assert cache.load_cached_probes("fp") is None
+    cache.save_probes(_suite(), "fp")  # a broken cached file is replaced, not merged
+    assert cache.load_cached_probes("fp") is not None

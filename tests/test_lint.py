@@ -1,0 +1,62 @@
+"""The habits that keep the house in order, checked with the suite: ruff's rule set and the
+import contracts (the core never imports the TUI, probes never import advisor, workers import
+only their framework), both configured in pyproject.toml."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def _tool(name: str) -> str:
+    exe = BIN / name
+    if exe.is_file():
+        return str(exe)
+    found = shutil.which(name)
+    if not found:
+        pytest.skip(f"{name} is not installed (pip install -e '.[dev]')")
+    return found
+
+
+def test_ruff_check_passes():
+    out = subprocess.run([_tool("ruff"), "check", "--no-cache", "--output-format", "concise", "."], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+
+
+def test_import_contracts_are_kept():
+    out = subprocess.run([_tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert "0 broken" in out.stdout
+
+
+def test_the_contracts_can_fail(tmp_path):
+    """A contract that catches nothing would pass forever: the same contracts, on a copy of the
+    four packages' skeleton where probes imports advisor, must break."""
+    for pkg in ("advisor", "knowledge", "probes", "probes/training", "probes/scaling", "tui"):
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "__init__.py").write_text("")
+    for name in ("worker_torch", "torch_nets", "worker_mindspore", "ms_nets"):
+        (tmp_path / "probes" / "training" / f"{name}.py").write_text("")
+    for name in ("rank_torch", "rank_mindspore"):
+        (tmp_path / "probes" / "scaling" / f"{name}.py").write_text("")
+    (tmp_path / "advisor" / "commands").mkdir()
+    (tmp_path / "advisor" / "commands" / "__init__.py").write_text("")
+    (tmp_path / "advisor" / "commands" / "tui.py").write_text("import tui.app\n")
+    (tmp_path / "tui" / "app.py").write_text("")
+    for name in ("probe_models", "runner", "launcher"):
+        (tmp_path / "probes" / f"{name}.py").write_text("")
+    (tmp_path / "probes" / "bad.py").write_text("import advisor\n")
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    out = subprocess.run([_tool("lint-imports"), "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert out.returncode != 0 and "probes.bad -> advisor" in out.stdout, out.stdout[-3000:] + out.stderr

@@ -1,0 +1,110 @@
+"""SIGTERM and SIGHUP are handled like SIGINT by check, probe and probe --scaling: the children
+(in sessions of their own) are killed, the /tmp/advisor-* folders removed, and the exit status is
+128 + the signal (143 / 129). Driven as a user would: a real process, real signals."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from probes import launcher
+from probes.launcher import PROJECT_ROOT
+
+TAG = "ADVISOR_TEST_TAG"  # the ADVISOR_ prefix is allow-listed: every child inherits it
+
+
+def _tagged(tag: str) -> list[int]:
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                if f"{TAG}={tag}".encode() in fh.read().split(b"\0"):
+                    out.append(int(name))
+        except OSError:
+            continue
+    return out
+
+
+def _start(args: list[str], tmp_path: Path, **env) -> tuple[subprocess.Popen, str, Path]:
+    tag = uuid.uuid4().hex
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    full = {**os.environ, TAG: tag, "TMPDIR": str(tmp), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+            "PYTHONPATH": PROJECT_ROOT, **env}
+    proc = subprocess.Popen([sys.executable, "-m", "advisor", *args], env=full, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    return proc, tag, tmp
+
+
+def _wait_for_children(proc: subprocess.Popen, tag: str, marker: str, timeout: float = 120) -> None:
+    """Until a grandchild of `proc` (a supervised child, or a rank: it carries `marker`) runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        for pid in _tagged(tag):
+            if pid == proc.pid:
+                continue
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    if marker.encode() in fh.read():
+                        return
+            except OSError:
+                continue
+        time.sleep(0.2)
+    raise AssertionError("no child started")
+
+
+def _assert_clean(proc: subprocess.Popen, tag: str, tmp: Path, code: int, sig: signal.Signals) -> None:
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == code, err[-2000:]
+    assert f"terminated by {sig.name}" in err and "Traceback" not in err, err[-2000:]
+    deadline = time.monotonic() + 10  # SIGKILLed processes vanish once their parents reap them
+    while _tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _tagged(tag) == [], "a child survived the signal"
+    assert sorted(p.name for p in tmp.glob("advisor-*")) == []
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_check_signal_kills_hung_smoke_children(tmp_path, sig, code):
+    proc, tag, tmp = _start(["check", "--json", "--timeout", "300"], tmp_path,
+                            ADVISOR_TEST_SMOKE_FAULT="torch:hang,mindspore:hang")
+    _wait_for_children(proc, tag, "probes.smoke_worker")
+    time.sleep(0.5)  # both frameworks' children started
+    proc.send_signal(sig)
+    _assert_clean(proc, tag, tmp, code, sig)
+
+
+@pytest.mark.slow
+def test_probe_sigterm_kills_the_worker(tmp_path):
+    proc, tag, tmp = _start(["probe", "--frameworks", "pytorch", "--models", "lenet", "--modes", "eager",
+                             "--budget", "30", "--no-cache", "--json"], tmp_path)
+    _wait_for_children(proc, tag, "probes.training.worker_torch")
+    proc.send_signal(signal.SIGTERM)
+    _assert_clean(proc, tag, tmp, 143, signal.SIGTERM)
+
+
+@pytest.mark.slow
+def test_scaling_sighup_kills_ranks_in_their_own_sessions(tmp_path):
+    proc, tag, tmp = _start(["probe", "--scaling", "--frameworks", "pytorch", "--ranks", "1",
+                             "--scaling-repeat", "1", "--scaling-timeout", "300", "--no-cache", "--json"],
+                            tmp_path, ADVISOR_SCALING_FAULT="hang@0")
+    _wait_for_children(proc, tag, "rank_torch.py")
+    proc.send_signal(signal.SIGHUP)
+    _assert_clean(proc, tag, tmp, 129, signal.SIGHUP)
+
+
+def test_terminating_signals_restores_the_previous_handlers():
+    before = signal.getsignal(signal.SIGTERM)
+    with launcher.terminating_signals():
+        assert signal.getsignal(signal.SIGTERM) is not before
+    assert signal.getsignal(signal.SIGTERM) is before
