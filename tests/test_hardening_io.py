@@ -194,3 +194,18 @@ def test_sanitize_functions():
     assert one_line("x\n# heading\ty") == "x # heading y"
     assert for_markdown("a|b\n# h <script>") == "a\\|b \\# h \\<script\\>"
     assert for_html("<script>&") == "&lt;script&gt;&amp;"
+
+
+def test_a_hostile_name_cannot_start_markdown_or_html(tmp_path):
+    import yaml
+
+    req = yaml.safe_load(Path(EXAMPLE).read_text())
+    req["name"] = "team\n# injected heading <script>alert(1)</script> | cell"
+    path = tmp_path / "req.yaml"
+    path.write_text(yaml.safe_dump(req))
+    md = advisor("report", str(path), "--markdown")
+    assert md.returncode == 0, md.stderr
+    assert "\n# injected" not in md.stdout and "<script>" not in md.stdout
+    html = advisor("report", str(path), "--html")
+    assert html.returncode == 0, html.stderr
+    assert "<script>alert" not in html.stdout

@@ -216,7 +216,9 @@ def ranges_chart(report: Any, kb: Any = None) -> str | None:
     costs = [(wf, label(wf), t[0], t[1]) for wf, t in totals.items() if t and t[1] > 0]
     if not times and not costs:
         return None
-    span_text = lambda lo, hi: hours(type("S", (), {"low": lo, "high": hi})())
+    def span_text(lo, hi):
+        return hours(type("S", (), {"low": lo, "high": hi})())
+
     with _ctx():
         fig, (ax1, ax2) = _figure(2.4, 2)
         if times:

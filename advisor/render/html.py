@@ -49,7 +49,9 @@ def _cells(line: str) -> list[str]:
 def _table(lines: list[str]) -> list[str]:
     head, sep, rows = _cells(lines[0]), _cells(lines[1]), [_cells(r) for r in lines[2:]]
     align = ["r" if s.endswith(":") and not s.startswith(":") else "" for s in sep]
-    cls = lambda i: f' class="{align[i]}"' if i < len(align) and align[i] else ""
+    def cls(i):
+        return f' class="{align[i]}"' if i < len(align) and align[i] else ""
+
     out = ["<table>", "<thead><tr>" + "".join(f"<th{cls(i)}>{inline(h)}</th>" for i, h in enumerate(head)) + "</tr></thead>", "<tbody>"]
     out += ["<tr>" + "".join(f"<td{cls(i)}>{inline(c)}</td>" for i, c in enumerate(r)) + "</tr>" for r in rows]
     return out + ["</tbody>", "</table>"]

@@ -17,12 +17,15 @@ from advisor.render.plan import (
     tco_rows,
 )
 from advisor.render.summary import caveats, decision, get, knowledge_for, label
+from advisor.sanitize import for_markdown, one_line
 
 
 def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
     align = align or ["l"] + ["r"] * (len(header) - 1)
     sep = ["---:" if a == "r" else ":---" for a in align]
-    cell = lambda t: str(t).replace("|", "\\|").replace("\n", " ")
+    def cell(t):  # one line, no control characters, no table break, no raw HTML
+        return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", one_line(str(t)).replace("|", "\\|"))
+
     return ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(sep) + " |"] + [
         "| " + " | ".join(cell(c) for c in row) + " |" for row in rows
     ]
@@ -345,7 +348,7 @@ def format(report: Any, **options: Any) -> str:
     rec = report.recommendation
     req = report.requirements
     lines = [
-        f"# Framework advice: {req.name}",
+        f"# Framework advice: {for_markdown(req.name)}",
         "",
         f"{report.tool.name} {report.tool.version}, {report.created_at}, knowledge base {report.knowledge_base.version or 'not loaded'}, "
         f"report schema {report.schema_version}.",

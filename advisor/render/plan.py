@@ -117,7 +117,9 @@ def tco(report: Any, kb: Any) -> dict[str, dict[str, tuple[float, float] | None]
 def tco_rows(report: Any, kb: Any) -> tuple[list[list[str]], list[str]]:
     """Per workflow: compute, energy, engineering and total as USD ranges, with what they rest on."""
     day, kwh, pue = _kb_cost(kb, "engineer-day"), _kb_cost(kb, "electricity"), _kb_cost(kb, "pue")
-    cell = lambda r: f"${num(r[0])}-{num(r[1])}" if r else "-"
+    def cell(r):
+        return f"${num(r[0])}-{num(r[1])}" if r else "-"
+
     rows = [[label(wf)] + [cell(parts[k]) for k in ("compute", "energy", "engineering", "total")]
             for wf, parts in tco(report, kb).items()]
     notes = []
