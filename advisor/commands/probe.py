@@ -53,6 +53,9 @@ def register(subparsers) -> None:
     from probes.scaling import cli as scaling_cli  # --scaling, --ranks and the scaling knobs
 
     scaling_cli.add_arguments(p)
+    from probes.deploy import cli as deploy_cli  # --deploy, --batch-sizes
+
+    deploy_cli.add_arguments(p)
 
 
 def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
@@ -242,8 +245,29 @@ def emit_result(doc, text: str, args) -> None:
         emit(to_json(doc) if args.json else text, None)
 
 
+def run_deploy(args) -> int:
+    """`--deploy`: the deployment probe (probes/deploy), with the same --json / -o as the training probe."""
+    from probes.deploy import cli as deploy_cli
+    from probes.deploy.runner import run_deploy as run
+
+    try:
+        config = deploy_cli.config_from_args(args)
+    except deploy_cli.DeployUsageError as exc:
+        raise UsageError(str(exc)) from None
+    result = run(config, on_event=None if args.json else deploy_cli.Progress())
+    from advisor import __version__
+
+    result.tool_version = __version__
+    emit_result(result, "" if args.json else deploy_cli.render_table(result), args)
+    return deploy_cli.exit_code(result)
+
+
 def handle(args) -> int:
     check_output(getattr(args, "output", None))
+    if getattr(args, "deploy", False):
+        return run_deploy(args)
+    if getattr(args, "batch_sizes", None) is not None:
+        raise UsageError("--batch-sizes: a deployment-probe option; add --deploy (advisor probe --deploy ...)")
     if not getattr(args, "scaling", False):  # else the training probe ran and the option was ignored
         from probes.scaling.cli import SCALING_ONLY
 
