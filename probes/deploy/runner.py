@@ -103,8 +103,10 @@ def _outcome_fields(out: launcher.ChildOutcome) -> tuple[dict, Optional[str], Op
     return res, status, out.error or res.get("error") or "no result"
 
 
-def _export(fw: str, fmt: str, model: str, config: DeployConfig, outdir: str, env: dict,
-            cancel: Cancel) -> ExportStep:
+def export_step(fw: str, fmt: str, model: str, config: DeployConfig, outdir: str, env: Optional[dict] = None,
+                cancel: Optional[Cancel] = None) -> ExportStep:
+    """One export in its own child (env: the worker's extra environment, default from config)."""
+    env = env if env is not None else _env(fw, config, {})
     sid = f"{fw}-{fmt}-{model}"
     base = dict(id=sid, framework=fw, format=fmt, model=model)
     args = ["-m", WORKER[fw], "export", "--model", model, "--format", fmt, "--out", outdir,
@@ -123,8 +125,11 @@ def _export(fw: str, fmt: str, model: str, config: DeployConfig, outdir: str, en
                                                          f"{str(exc).splitlines()[0]}")
 
 
-def _serve(sid: str, worker: str, fw: str, artefact: str, model: str, engine: str, path: str,
-           config: DeployConfig, outdir: str, env: dict, cancel: Cancel, provider: Optional[str] = None) -> ServeStep:
+def serve_step(sid: str, worker: str, fw: str, artefact: str, model: str, engine: str, path: str,
+               config: DeployConfig, outdir: str, env: Optional[dict] = None, cancel: Optional[Cancel] = None,
+               provider: Optional[str] = None) -> ServeStep:
+    """One serve step in its own child; its parity output goes to outdir/<sid>.npz."""
+    env = env if env is not None else _env(worker, config, {})
     base = dict(id=sid, framework=fw, artefact=artefact, model=model, engine=engine, provider=provider)
     args = ["-m", WORKER[worker], "serve", "--model", model, "--artefact", artefact, "--path", path,
             "--id", sid, "--batch-sizes", ",".join(str(b) for b in config.batch_sizes),
@@ -154,7 +159,7 @@ def _serve(sid: str, worker: str, fw: str, artefact: str, model: str, engine: st
     return step
 
 
-def _serve_plan(model: str, exports: list[ExportStep], config: DeployConfig, engines: dict) -> list[dict]:
+def serve_plan(model: str, exports: list[ExportStep], config: DeployConfig, engines: dict) -> list[dict]:
     """What to serve: the source baselines, then every artefact that exported, on every engine here."""
     plan = []
     for fw in config.frameworks:
@@ -227,8 +232,8 @@ def _not_measured(engines: dict, config: DeployConfig) -> list[str]:
                            f"({', '.join(ort.get('providers', []))})")
     if "mindspore" in config.frameworks:
         lite = engines.get("mindspore-lite", {})
-        out.append("MindSpore Lite: " + (lite.get("reason") or "installed, but this probe has no Lite worker yet: "
-                                          "MindIR served with mindspore.load + nn.GraphCell"))
+        out.append(lite.get("reason") or "MindSpore Lite: installed, but this probe has no Lite worker yet: "
+                                         "MindIR served with mindspore.load + nn.GraphCell")
     return out
 
 
@@ -279,11 +284,11 @@ def run_deploy(config: DeployConfig, on_event: Optional[EventCallback] = None,
                         step = ExportStep(id=sid, framework=fw, format=fmt, model=model, status="cancelled",
                                           error="cancelled by the user")
                     else:
-                        step = _export(fw, fmt, model, config, adir, envs[fw], cancel)
+                        step = export_step(fw, fmt, model, config, adir, envs[fw], cancel)
                     exports.append(step)
                     event(sid, "done", step.error or "ok", step.status)
             result.exports += exports
-            for p in _serve_plan(model, exports, config, engines):
+            for p in serve_plan(model, exports, config, engines):
                 index += 1
                 event(p["id"], "start", f"serve {p['id']}")
                 base = dict(id=p["id"], framework=p["fw"], artefact=p["artefact"], model=model, engine=p["engine"],
@@ -295,7 +300,7 @@ def run_deploy(config: DeployConfig, on_event: Optional[EventCallback] = None,
                 elif cancel.is_set():
                     step = ServeStep(**base, status="cancelled", error="cancelled by the user")
                 else:
-                    step = _serve(p["id"], p["worker"], p["fw"], p["artefact"], model, p["engine"], p["path"],
+                    step = serve_step(p["id"], p["worker"], p["fw"], p["artefact"], model, p["engine"], p["path"],
                                   config, outdir, envs[p["worker"]], cancel, p.get("provider"))
                 result.serves.append(step)
                 event(p["id"], "done", step.error or "ok", step.status)
