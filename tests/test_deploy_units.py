@@ -275,3 +275,14 @@ def test_render_table_and_json_shape():
     text = deploy_cli.render_table(res)
     assert "pytorch-onnx-lenet" in text and "not measured: MindSpore Lite" in text
     assert json.loads(res.model_dump_json())["kind"] == "deploy"
+
+
+def test_parent_side_modules_import_no_framework_or_engine():
+    import subprocess
+    import sys
+
+    code = ("import sys; import probes.deploy.runner, probes.deploy.cli, probes.deploy.engines, advisor.deployment;"
+            "import advisor.commands.probe;"
+            "print(','.join(m for m in ('torch', 'mindspore', 'onnx', 'onnxruntime', 'textual') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
