@@ -257,6 +257,7 @@ def test_deploy_config_from_the_probe_options():
     (["--deploy", "--modes", "eager"], "--modes"),
     (["--deploy", "--scaling"], "--deploy"),
     (["--deploy", "--device", "cuda"], "--device"),
+    (["--deploy", "--repeat", "3"], "--repeat"),
     (["--deploy", "--models", "vgg"], "--models"),
 ])
 def test_bad_deploy_options_exit_2_naming_the_flag(argv, flag, capsys):

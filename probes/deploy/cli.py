@@ -64,6 +64,9 @@ def config_from_args(args) -> DeployConfig:
         if name in defaults and getattr(args, name, defaults[name]) != defaults[name]:
             flag = "--" + name.replace("_", "-")
             raise DeployUsageError(f"{flag}: a training-probe option; the deployment probe (--deploy) does not use it")
+    if getattr(args, "repeat", 1) != 1:
+        raise DeployUsageError("--repeat: the deployment probe runs each step once (its stop rule sizes the "
+                               "measurement); leave --repeat out")
     if getattr(args, "device", "auto") not in ("auto", "cpu"):
         raise DeployUsageError("--device: the deployment probe serves on every engine and execution provider "
                                "it finds; leave --device out")
@@ -142,8 +145,9 @@ def render_table(result: DeployResult, width: int = 100) -> str:
                         f"rel {_f(p.max_rel_diff, '.2e')} (tolerance {_f(p.tolerance, '.2e')})")
             lines.append(textwrap.fill(text, width, initial_indent="  ", subsequent_indent="    "))
     notes = [f"not measured: {n}" for n in result.not_measured] + list(result.warnings)
-    for s in result.serves:
-        notes += [f"{s.id}: {w}" for w in s.warnings]
+    for s in result.serves:  # one note per step: the noise warnings repeat per batch size
+        if s.warnings:
+            notes.append(f"{s.id}: " + "; ".join(s.warnings))
     for e in result.exports:
         notes += [f"{e.id}: {n}" for n in e.notes]
     if notes:

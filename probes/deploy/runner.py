@@ -237,6 +237,21 @@ def _not_measured(engines: dict, config: DeployConfig) -> list[str]:
     return out
 
 
+def _busy_host_warning(result: DeployResult) -> None:
+    """The training probe's rule: a 1-min load average above 0.75 x the cores makes numbers noisy."""
+    try:
+        after = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return
+    result.host["loadavg_after"] = after
+    cores = result.host.get("logical_cores") or _cores()
+    before = result.host.get("loadavg_before") or [0.0]
+    worst = max(before[0], after[0])
+    if worst > 0.75 * cores:
+        result.warnings.append(f"the host was busy (1-min load average up to {worst} on {cores} CPUs): "
+                               "latencies are noisy and their tails (P95/P99) longer than on a quiet host")
+
+
 def run_deploy(config: DeployConfig, on_event: Optional[EventCallback] = None,
                cancel: Optional[Cancel] = None) -> DeployResult:
     """Export, serve and compare every requested model; never raises for a failing step."""
@@ -312,5 +327,6 @@ def run_deploy(config: DeployConfig, on_event: Optional[EventCallback] = None,
             shutil.rmtree(workdir, ignore_errors=True)
     for s in result.serves:
         s.settings.pop("numpy", None)
+    _busy_host_warning(result)
     result.seconds = round(time.monotonic() - t0, 2)
     return result
