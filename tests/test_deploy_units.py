@@ -140,6 +140,17 @@ def test_time_calls_percentiles_from_a_fake_clock():
     assert res["stop_reason"] == "converged" and lat["n"] == timing.MIN_LATENCY_SAMPLES
 
 
+def test_unsettled_warmup_leaves_half_the_capped_calls_to_the_measurement():
+    clock = FakeClock()
+    costs = iter([0.001 * (1 + (i % 2)) for i in range(100)])  # alternating 1/2 ms: never "stable"
+
+    def call():
+        clock.t += next(costs)
+
+    res = timing.time_calls(call, batch=1, budget_s=100.0, max_calls=40, clock=clock)
+    assert res["warmup_calls"] == 19 and res["latency_ms"]["n"] == 20
+
+
 def test_time_calls_respects_max_calls_and_warns_on_few_samples():
     clock = FakeClock()
 
@@ -148,6 +159,7 @@ def test_time_calls_respects_max_calls_and_warns_on_few_samples():
 
     res = timing.time_calls(call, batch=1, budget_s=10.0, max_calls=20, clock=clock)
     assert res["calls"] == 20 and res["stop_reason"] == "max_calls"
+    assert res["latency_ms"]["n"] >= 10  # warmup never takes more than half of the cap
     assert any("P99" in w for w in res["warnings"])
 
 

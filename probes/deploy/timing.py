@@ -45,7 +45,9 @@ def time_calls(call: Callable[[], Any], batch: int, budget_s: float, max_calls: 
     warm_ms: list[float] = []
     w_start = clock()
     capped = False
-    while max_calls is None or n_calls < max_calls:
+    # With a call cap, warmup gets at most half of it: the measurement always has calls left.
+    warm_cap = None if max_calls is None else max(1, max_calls // 2)
+    while warm_cap is None or n_calls < warm_cap:
         t = clock()
         call()
         warm_ms.append((clock() - t) * 1e3)
