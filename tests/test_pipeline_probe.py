@@ -47,7 +47,8 @@ def test_starvation_and_feed_share():
     (["--feed", "10x2"], "--loader-workers/--feed"),
     (["--pipeline", "--feed", "fast"], "--feed"),
     (["--pipeline", "--budget", "3"], "--budget"),
-    (["--pipeline", "--accuracy"], "--pipeline"),
+    (["--pipeline", "--accuracy"], "--accuracy"),
+    (["--deploy", "--accuracy"], "--deploy"),
 ])
 def test_pipeline_options_are_checked(argv, flag, capsys):
     from advisor.cli import main

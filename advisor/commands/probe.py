@@ -60,6 +60,9 @@ def register(subparsers) -> None:
     from advisor.commands import probe_pipeline  # --pipeline and its knobs
 
     probe_pipeline.add_arguments(p)
+    from probes.deploy import cli as deploy_cli  # --deploy, --batch-sizes
+
+    deploy_cli.add_arguments(p)
 
 
 def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
@@ -249,9 +252,33 @@ def emit_result(doc, text: str, args) -> None:
         emit(to_json(doc) if args.json else text, None)
 
 
+def run_deploy(args) -> int:
+    """`--deploy`: the deployment probe (probes/deploy), with the same --json / -o as the training probe."""
+    from probes.deploy import cli as deploy_cli
+    from probes.deploy.runner import run_deploy as run
+
+    try:
+        config = deploy_cli.config_from_args(args)
+    except deploy_cli.DeployUsageError as exc:
+        raise UsageError(str(exc)) from None
+    result = run(config, on_event=None if args.json else deploy_cli.Progress())
+    from advisor import __version__
+
+    result.tool_version = __version__
+    emit_result(result, "" if args.json else deploy_cli.render_table(result), args)
+    return deploy_cli.exit_code(result)
+
+
 @terminating_signals()  # SIGTERM / SIGHUP like SIGINT: children killed, temp folders removed, 143 / 129
 def handle(args) -> int:
     check_output(getattr(args, "output", None))
+    chosen = [f"--{name}" for name in ("deploy", "scaling", "accuracy", "pipeline") if getattr(args, name, False)]
+    if len(chosen) > 1:
+        raise UsageError(f"{chosen[0]}: one probe per run; {chosen[0]} and {chosen[1]} go in separate runs")
+    if getattr(args, "deploy", False):
+        return run_deploy(args)
+    if getattr(args, "batch_sizes", None) is not None:
+        raise UsageError("--batch-sizes: a deployment-probe option; add --deploy (advisor probe --deploy ...)")
     if not getattr(args, "scaling", False):  # else the training probe ran and the option was ignored
         from advisor.commands.scaling import SCALING_ONLY
 
@@ -270,8 +297,6 @@ def handle(args) -> int:
 
         return scaling_cli.run_from_args(args)
     if getattr(args, "pipeline", False):
-        if getattr(args, "accuracy", False):
-            raise UsageError("--pipeline: give --accuracy and --pipeline in separate runs")
         from advisor.commands import probe_pipeline
 
         return probe_pipeline.run_from_args(args)

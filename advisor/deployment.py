@@ -1,0 +1,136 @@
+"""Deployment evidence from a deployment-probe result: per (framework, target), whether the export
+works, how fast the artefact serves next to the source framework, and whether its outputs agree.
+
+A pure function of the result (a DeployResult or its JSON dict); the scoring model decides how much
+the deployment criterion weighs. Targets the probe could not measure here (an engine not installed)
+come back with score None and measured False, so the caller falls back to the knowledge base and
+says so.
+
+    rows = deployment_evidence(json.load(open("deploy.json")))
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+# The deployment paths the seeds compare ("MindSpore vs PyTorch, measured on the same task",
+# 模型部署对比; "Ascend 910 and MindSpore in practice", §5.7 and §6.2): target -> (export format,
+# serving engine id prefix).
+TARGETS: dict[str, dict[str, tuple[str, str]]] = {
+    "pytorch": {"onnxruntime": ("onnx", "onnxruntime-cpu"), "torch.export": ("torch.export", "torch.export")},
+    "mindspore": {"mindir": ("mindir", "mindspore-graphcell"), "onnxruntime": ("onnx", "onnxruntime-cpu"),
+                  "mindspore-lite": ("mindir", "mindspore-lite")},
+}
+SOURCE_ENGINE = {"pytorch": "torch-eager", "mindspore": "mindspore-graph"}
+
+# Points (0-100) of one model's deployment path. assumption: the order matters more than the values —
+# an artefact that cannot be produced is no path at all; one that is produced but disagrees with its
+# source is worse than a slow one ("silently wrong"); speed decides among working, agreeing paths.
+EXPORT_OK_POINTS = 50       # assumption: the export (the step the seeds say fails "occasionally") works
+SERVES_POINTS = 10          # assumption: the artefact loads and answers on the engine
+PARITY_POINTS = 20          # assumption: outputs agree with the source within the fp32 tolerance
+LATENCY_POINTS = 20         # assumption: full when the artefact's P50 at batch 1 is at most the source's
+PARITY_FAIL_CAP = 30        # assumption: a disagreeing artefact never scores above a half-working one
+SERVE_FAIL_CAP = 40         # assumption: exported but not servable here
+FALLBACK_PENALTY = 10       # assumption: nodes silently ran on another execution provider
+# ("Chips and framework released together", §5.3: operator fallback to the CPU ruins performance)
+
+
+def _get(obj: Any, key: str, default=None):
+    if isinstance(obj, dict):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def _as_dict(result: Any) -> dict:
+    if hasattr(result, "model_dump"):
+        return result.model_dump()
+    return dict(result or {})
+
+
+def _model_score(fw: str, target: str, model: str, doc: dict) -> tuple[Optional[int], list[str]]:
+    """(score or None when unmeasured, evidence lines) of one model on one target."""
+    fmt, engine = TARGETS[fw][target]
+    ev: list[str] = []
+    export = next((e for e in doc.get("exports", []) if (e["framework"], e["format"], e["model"]) == (fw, fmt, model)),
+                  None)
+    if export is None:
+        return None, [f"{model}: {fw} -> {fmt} was not run"]
+    if export["status"] != "ok":
+        if export["status"] == "failed":
+            op = f" on operator {export['operator']}" if export.get("operator") else ""
+            return 0, [f"{model}: export to {fmt} failed{op} (measured): {export.get('error') or ''}".rstrip(": ")]
+        return None, [f"{model}: export to {fmt} {export['status']}: {export.get('error')}"]
+    size = f", {export['size_bytes'] / 1e6:.1f} MB" if export.get("size_bytes") else ""
+    opset = f", opset {export['opset']}" if export.get("opset") else ""
+    dyn = {True: ", dynamic batch", False: ", fixed batch"}.get(export.get("dynamic_batch"), "")
+    ev.append(f"{model}: export to {fmt} works ({export.get('exporter')}, {export.get('seconds') or 0:.2f} s"
+              f"{size}{opset}{dyn}; measured)")
+    serves = [s for s in doc.get("serves", []) if s["framework"] == fw and s["model"] == model]
+    serve = next((s for s in serves if s["artefact"] == fmt and s["engine"] == engine), None)
+    if serve is None or serve["status"] == "unavailable":
+        why = serve.get("error") if serve else f"{engine} was not run"
+        ev.append(f"{model}: not served on {engine}: {why}")
+        return (EXPORT_OK_POINTS if target != "mindspore-lite" else None), ev
+    if serve["status"] != "ok":
+        ev.append(f"{model}: serving on {engine} {serve['status']}: {serve.get('error')}")
+        return min(SERVE_FAIL_CAP, EXPORT_OK_POINTS), ev
+    score = EXPORT_OK_POINTS + SERVES_POINTS
+    source = next((s for s in serves if s["artefact"] == "source" and s["status"] == "ok"), None)
+    p50 = (serve.get("latency_ms") or {}).get("p50")
+    base = (source.get("latency_ms") or {}).get("p50") if source else None
+    if p50 and base:
+        ratio = base / p50
+        score += round(LATENCY_POINTS * min(1.0, ratio))
+        ev.append(f"{model}: P50 {p50:.3f} ms at batch {serve['timings'][0]['batch_size']} on {engine} vs "
+                  f"{base:.3f} ms in {SOURCE_ENGINE[fw]} ({ratio:.2g}x the source's speed; measured)")
+    elif p50:
+        ev.append(f"{model}: P50 {p50:.3f} ms on {engine}; no source baseline to compare (measured)")
+    par = next((p for p in doc.get("parity", []) if p["kind"] == "export" and p["b"] == serve["id"]), None)
+    if par is None or par["status"] == "skipped":
+        ev.append(f"{model}: parity with {SOURCE_ENGINE[fw]} not checked" + (f" ({par['error']})" if par else ""))
+    elif par["ok"]:
+        score += PARITY_POINTS
+        ev.append(f"{model}: outputs agree with {SOURCE_ENGINE[fw]} (max abs {par['max_abs_diff']:.2e} <= "
+                  f"{par['tolerance']:.2e}; measured)")
+    else:
+        score = min(score, PARITY_FAIL_CAP)
+        ev.append(f"{model}: outputs DISAGREE with {SOURCE_ENGINE[fw]} ({par.get('error')}; measured)")
+    where = serve.get("placement") or {}
+    if where.get("fallback"):
+        score -= FALLBACK_PENALTY
+        ev.append(f"{model}: {len(where['fallback'])} of {where['nodes']} nodes left {where['chosen']} "
+                  f"({', '.join(where.get('fallback_ops', []))}): silent fallback (measured)")
+    return max(0, min(100, score)), ev
+
+
+def deployment_evidence(result: Any) -> list[dict]:
+    """[{framework, target, score 0-100 | None, measured, evidence: [...], note, models: {model: score}}]."""
+    doc = _as_dict(result)
+    config = doc.get("config") or {}
+    frameworks = config.get("frameworks") or list(TARGETS)
+    models = config.get("models") or sorted({e["model"] for e in doc.get("exports", [])})
+    rows = []
+    for fw in frameworks:
+        for target in TARGETS.get(fw, {}):
+            per: dict[str, Optional[int]] = {}
+            evidence: list[str] = []
+            for model in models:
+                per[model], ev = _model_score(fw, target, model, doc)
+                evidence += ev
+            scored = [s for s in per.values() if s is not None]
+            measured = bool(scored)
+            # The weakest model decides: a path that fails one of the team's models is not a path for it.
+            score = min(scored) if scored else None
+            if not measured:
+                reason = next((n for n in doc.get("not_measured", []) if target.replace("-", " ").lower()
+                               in n.lower()), None)
+                note = ("not measured on this host" + (f" ({reason})" if reason else "")
+                        + ": use the knowledge base for this target")
+            else:
+                fmt, engine = TARGETS[fw][target]
+                note = (f"measured here: {fw} -> {fmt} -> {engine}, weakest of {len(scored)} model(s); "
+                        "points: export 50, serves 10, parity 20, latency vs source 20 (assumption)")
+            rows.append({"framework": fw, "target": target, "score": score, "measured": measured,
+                         "evidence": evidence, "note": note, "models": per})
+    return rows

@@ -1,0 +1,62 @@
+"""Which export tools and inference engines are installed, from package metadata (no framework
+import; onnxruntime is imported, guarded, only to list its execution providers)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+from probes.deploy.common import have, hidden
+
+# (name, import module, distributions that provide it, role)
+_ENGINES = (
+    ("onnx", "onnx", ("onnx",), "ONNX model format (torch's exporter needs it)"),
+    ("onnxscript", "onnxscript", ("onnxscript",), "torch's dynamo ONNX exporter"),
+    ("onnxruntime", "onnxruntime", ("onnxruntime", "onnxruntime-gpu", "onnxruntime-openvino",
+                                    "onnxruntime-directml"), "ONNX Runtime inference engine"),
+    ("mindspore-lite", "mindspore_lite", ("mindspore-lite", "mindspore_lite"), "MindSpore Lite (MindIR)"),
+    ("tensorrt", "tensorrt", ("tensorrt", "tensorrt-cu12", "tensorrt-cu11"), "NVIDIA TensorRT"),
+)
+
+ORT_ACCELERATOR_PROVIDERS = ("CUDAExecutionProvider", "TensorrtExecutionProvider", "CANNExecutionProvider")
+
+NOT_INSTALLED = {
+    "mindspore-lite": "MindSpore Lite is not installed (a separate project since MindSpore 2.7; "
+                      "the PyPI index has only 2.0.0): MindIR is served with mindspore.load + nn.GraphCell",
+}
+
+
+def _version(dists: tuple) -> tuple[str | None, str | None]:
+    for d in dists:
+        try:
+            return d, importlib.metadata.version(d)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None, None
+
+
+def ort_providers() -> list[str]:
+    if not have("onnxruntime"):
+        return []
+    try:
+        import onnxruntime
+
+        return list(onnxruntime.get_available_providers())
+    except Exception:  # a broken install lists nothing rather than failing the caller
+        return []
+
+
+def installed_engines() -> list[dict]:
+    """[{name, installed, version, distribution, providers, role, reason}] for `advisor check`."""
+    out = []
+    for name, module, dists, role in _ENGINES:
+        installed = have(module)
+        dist, version = _version(dists) if installed else (None, None)
+        row = {"name": name, "installed": installed, "version": version, "distribution": dist,
+               "providers": [], "role": role, "reason": None}
+        if name == "onnxruntime" and installed:
+            row["providers"] = ort_providers()
+        if not installed:
+            row["reason"] = ("hidden by " + "ADVISOR_DEPLOY_HIDE" if module in hidden()
+                             else NOT_INSTALLED.get(name, f"{name} is not installed"))
+        out.append(row)
+    return out
