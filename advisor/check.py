@@ -71,6 +71,7 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
         ascend_future = pool.submit(collect_ascend)
         kb_future = pool.submit(_load_kb) if use_kb and kb is None else None
         launchers_future = pool.submit(_launcher_findings)
+        engines_future = pool.submit(_engine_findings)
         nvidia, gpus = nvidia_future.result()
         say(f"NVIDIA: {nvidia.status} ({nvidia.gpu_count} GPU)")
         ascend, npus = ascend_future.result()
@@ -100,6 +101,7 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
     )
     report.findings = evaluate(report, env=dict(os.environ), cxx=find_cxx(), kb=kb, kb_error=kb_error)
     report.findings += launchers_future.result()
+    report.findings += engines_future.result()
     report.verdict = verdict(report.findings)
     report.seconds = round(time.monotonic() - start, 3)
     return report
@@ -112,6 +114,27 @@ def _launcher_findings() -> list[Finding]:
     except OSError as exc:  # an unreadable /sys or PATH entry: the rest of the check goes on
         return [Finding(severity="info", code="scaling.not_checked",
                         message=f"launcher readiness not checked: {exc}")]
+
+
+def _engine_findings() -> list[Finding]:
+    """The inference engines `advisor probe --deploy` can serve on (facts from probes.deploy.engines)."""
+    from probes.deploy.engines import installed_engines
+
+    try:
+        engines = installed_engines()
+    except (ImportError, OSError) as exc:  # a broken engine install: the rest of the check goes on
+        return [Finding(severity="info", code="deploy.not_checked", message=f"inference engines not checked: {exc}")]
+    found = [e for e in engines if e["installed"]]
+    text = "; ".join(f"{e['name']} {e['version'] or ''}".strip()
+                     + (f" ({', '.join(e['providers'])})" if e["providers"] else "") for e in found)
+    out = [Finding(severity="info", code="deploy.engines",
+                   message=f"inference engines for `advisor probe --deploy`: {text or 'none'}")]
+    missing = {e["name"]: e for e in engines if not e["installed"]}
+    if "onnxruntime" in missing:
+        out.append(Finding(severity="info", code="deploy.onnxruntime_missing",
+                           message="ONNX Runtime is not installed: the deployment probe cannot serve ONNX exports",
+                           fix="pip install -c constraints.txt -e '.[deploy]'"))
+    return out
 
 
 def _load_kb():

@@ -21,3 +21,17 @@ def test_fake_npus_ask_for_hccl(monkeypatch):
     report = run_check(smoke=False, use_kb=False)
     errors = [f for f in report.findings if f.code == "scaling.hccl_missing"]
     assert errors and errors[0].severity == "error" and "set_env.sh" in errors[0].fix
+
+
+def test_check_lists_the_inference_engines_found_here():
+    from advisor.check import _engine_findings
+
+    findings = {f.code: f for f in _engine_findings()}
+    assert "deploy.engines" in findings
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        assert "deploy.onnxruntime_missing" in findings
+    else:
+        assert "onnxruntime" in findings["deploy.engines"].message
+        assert "CPUExecutionProvider" in findings["deploy.engines"].message
