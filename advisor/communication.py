@@ -189,7 +189,7 @@ def _why_not_measured(m: ScalingMeasurement, target: str, devices: int, model: O
 
 def host_link(acc: Any, target: str) -> str:
     """The link class between devices of one host, from the accelerator's `interconnect` text."""
-    text = (getattr(acc, "interconnect", None) or "").lower()
+    text = (getattr(acc, "interconnect", None) or "").lower().replace("no nvlink", "")
     if "nvlink" in text:
         return "nvlink"
     if "hccs" in text or (target == "ascend" and "pcie" not in text and text):
@@ -199,7 +199,7 @@ def host_link(acc: Any, target: str) -> str:
 
 @dataclass(frozen=True)
 class Curve:
-    """kept(n) for one link class; `points` are (n, low, high) with n devices (host) or hosts (network)."""
+    """kept(n) for one link class; `points` are (devices, low, high)."""
 
     id: str
     link: str
@@ -209,7 +209,7 @@ class Curve:
     def at(self, n: float) -> tuple[float, float]:
         pts = sorted(self.points)
         if n <= pts[0][0]:
-            return (1.0, 1.0) if n <= 1 else (pts[0][1], pts[0][2])
+            return pts[0][1], pts[0][2]
         for (n0, l0, h0), (n1, l1, h1) in zip(pts, pts[1:]):
             if n <= n1:
                 t = (math.log(n) - math.log(n0)) / (math.log(n1) - math.log(n0))
@@ -224,7 +224,7 @@ class Curve:
 def _curves(kb: Any) -> dict[tuple[str, str], Curve]:
     out = {}
     for c in sorted(getattr(kb, "scaling_curves", None) or [], key=lambda c: c.id):
-        pts = tuple(sorted((p.n, p.efficiency.low, p.efficiency.high) for p in c.points))
+        pts = tuple(sorted((p.devices, p.efficiency.low, p.efficiency.high) for p in c.points))
         if len(pts) < 2:
             continue
         first = c.points[0].efficiency
@@ -238,7 +238,7 @@ def _curves(kb: Any) -> dict[tuple[str, str], Curve]:
 @dataclass(frozen=True)
 class ScalingModel:
     """Fraction of linear kept at N devices: the host curve up to a host's devices, times the network
-    curve over the hosts beyond. An unknown network spans both network classes."""
+    curve at N (1 within one host). An unknown network spans both network classes."""
 
     host: Curve
     networks: tuple[Curve, ...]
@@ -247,8 +247,7 @@ class ScalingModel:
     def at(self, devices: float) -> tuple[float, float]:
         low, high = self.host.at(min(devices, self.per_host))
         if devices > self.per_host and self.networks:
-            hosts = devices / self.per_host
-            spans = [c.at(hosts) for c in self.networks]
+            spans = [c.at(devices) for c in self.networks]
             low, high = low * min(s[0] for s in spans), high * max(s[1] for s in spans)
         return low, high
 
@@ -357,7 +356,8 @@ def _not_applied(plan: CommPlan, basis: CommunicationBasis, why: str) -> Communi
     detail = f"{plan.measured_text} as evidence + {why}" if m and plan.measured_text else why
     notes = [f"{plan.why_not}: its figures are evidence only"] if m and plan.why_not else []
     if basis == "in-reference" and kept is not None and comm.knowledge_loss:
-        notes.append(f"the knowledge-base derating for {comm.devices} devices would keep {pct(kept.low, kept.high)} of linear: "
+        what = "scaling curve" if plan.model is not None else "derating"
+        notes.append(f"the knowledge-base {what} for {comm.devices} devices would keep {pct(kept.low, kept.high)} of linear: "
                      "not applied on top of references that already include their loss")
         if plan.factor_note:
             notes.append(plan.factor_note)
