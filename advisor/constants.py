@@ -67,7 +67,7 @@ _ALL = [
     Constant("DYNAMIC_GRAPH_KEEP", 0.7, "fraction",
              f"assumption from {SEED_SAME_TASK} (PyNative vs Graph epoch times): data-dependent control flow or "
              "dynamic shapes keep MindSpore out of Graph mode (knowledge base workflows `bad_for`), ~0.7x throughput",
-             "MindSpore kept this fraction of its throughput with dynamic control flow/shapes:", (0.1, 1.0)),
+             "MindSpore with dynamic control flow/shapes kept", (0.1, 1.0)),
     # --- compliance ------------------------------------------------------------------------------
     Constant("COMPLIANCE_HARDWARE_WEIGHT", 0.4, "share",
              "assumption: domestic training hardware is the larger part of a substitution mandate",
@@ -93,7 +93,7 @@ _ALL = [
     Constant("HOURS_PER_DAY", 8.0, "hours", "convention: one engineer-day (the knowledge base's engineer-day rate)"),
     Constant("PROJECT_WEEKS", 26.0, "weeks",
              "assumption: a project without a deadline runs about half a year (the team-time part of the cost)",
-             "the project (no deadline) ran weeks:", (1.0, 520.0)),
+             "a project without a deadline ran", (1.0, 520.0)),
     Constant("DEADLINE_SHARE", 0.5, "share",
              "assumption: migration may take at most half of the team's time before the deadline; the rest builds "
              "the product", "the deadline share were", (0.05, 1.0)),
@@ -140,6 +140,9 @@ _ALL = [
              "knowledge base ascend-910b (8 cards full mesh per server); NVIDIA HGX boards also carry 8"),
     Constant("POWER_REDUNDANCY", 0.2, "share",
              f"{SEED_ASCEND_PRACTICE} §1.3: budget 'cards x power + 20%' for power and cooling"),
+    Constant("INPUT_PIPELINE_PER_HOST", 20000.0, "images/s per host",
+             f"assumption: JPEG decode and augmentation on one host's CPUs; {SEED_ASCEND_PRACTICE} §5.3: a poor data "
+             "pipeline leaves NPUs at 30% utilisation"),
     Constant("SANITY_MIN_HOURS", 1 / 60, "hours", "assumption: a training run under a minute is a projection error"),
     Constant("SANITY_MAX_HOURS", 24 * 365.0, "hours", "assumption: a run beyond a year is not a plan"),
 ]

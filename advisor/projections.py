@@ -431,12 +431,17 @@ def _time_and_cost(proj: Projection, req: Requirements, kb: Any, acc: Any, devic
     ips = proj.images_per_second
     proj.time_to_train_hours = Span(low=round(samples / ips.high / 3600, 4), high=round(samples / ips.low / 3600, 4), unit="hours")
     hours = proj.time_to_train_hours
-    if hours.high < k["SANITY_MIN_HOURS"]:
-        proj.warnings.append(f"projected time to train is under a minute ({hours.high * 3600:.0f} s at most): "
+    if hours.low < k["SANITY_MIN_HOURS"]:
+        proj.warnings.append(f"projected time to train is under a minute at the fast end ({hours.low * 3600:.0f} s): "
                              "check the workload (dataset_samples x epochs) and the throughput basis")
-    if hours.low > k["SANITY_MAX_HOURS"]:
-        proj.warnings.append(f"projected time to train is beyond a year ({hours.low / 8766:.1f} years at least): "
+    if hours.high > k["SANITY_MAX_HOURS"]:
+        proj.warnings.append(f"projected time to train is beyond a year at the slow end ({hours.high / 8766:.1f} years): "
                              "not a plan; more devices, a smaller model or a smaller workload")
+    hosts = max(1.0, devices / k["DEVICES_PER_HOST"])
+    feed = hosts * k["INPUT_PIPELINE_PER_HOST"]
+    if ips.high > feed:
+        proj.warnings.append(f"projected {ips.high:,.0f} images/s exceeds what the input pipeline of {hosts:g} host(s) is assumed "
+                             f"to deliver ({feed:,.0f} images/s, INPUT_PIPELINE_PER_HOST): the data loader will bound it")
     price = _price(kb, acc)
     if price is not None:
         p_low, p_high = range_of(price.usd)

@@ -881,11 +881,11 @@ def _constant_sensitivity(ctx: Context, top: str) -> list[ConstantSensitivity]:
             else:
                 b = m
         who = _evaluate(ctx, DEFAULT.moved(c.name, b)).top()
-        thr = round(b, 3)
+        thr = float(f"{b:.3g}")
         if c.name == "MIGRATION_HOURS_FACTOR":
             note = f"{top} would lose to {who} if migration took {thr:g}x the estimate"
         else:
-            note = f"{who} would win if {c.what} {thr:g} (now {v0:g} {c.unit})"
+            note = f"{who} would win if {c.what} {thr:g} {c.unit} (now {v0:g})"
         items.append(ConstantSensitivity(name=c.name, value=v0, unit=c.unit, source=c.source, threshold=thr, new_top=who, note=note))
     return items
 

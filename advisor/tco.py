@@ -69,7 +69,7 @@ def total_cost(proj: Any, hours: list[float], req: Any, kb: Any, acc: Any, k: Co
                               evidence=[kb_evidence(pue, f"PUE {pl:g}-{ph:g}", [pl, ph]),
                                         kb_evidence(power, f"electricity ${el:g}-{eh:g} per kWh (as of {power.as_of})", [el, eh])]
                               + [e for e in proj.cost_evidence if " draws " in e.detail],
-                              detail=f"{energy.low:,.0f}-{energy.high:,.0f} kWh x PUE x price"
+                              detail=f"{energy.low:.3g}-{energy.high:.3g} kWh x PUE x price"
                               + ("" if owned else " (inside the cloud price: shown, not added; constraints.compute_pricing=owned adds it)")))
     else:
         parts.append(CostPart(name="energy", counted=owned, detail="no power figure, PUE or electricity price in the knowledge base"))

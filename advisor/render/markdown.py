@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.render import decision_sections
 from advisor.render._fmt import LABELS, bar, hours, num, run_label, span, usd
 
 
@@ -239,6 +240,7 @@ def render(report: Any) -> str:
     lines += ["## Throughput per framework and mode", ""] + _chart(report) + [""]
     lines += [f"## Pitfalls for {LABELS[rec.workflow]}, by expected cost", ""] + _pitfalls(report) + [""]
     lines += ["## Sensitivity", ""] + [f"- {s.note}" for s in report.sensitivity] + [""]
+    lines += decision_sections.sections(report.model_dump(mode="json"))  # decision helper: memory, scaling, TCO, confidence, schedule
     lines += ["## How each score was reached", ""] + _how(report)
     lines += ["## Assumptions", ""] + ([f"- {a}" for a in report.assumptions] or ["- none"]) + [""]
     return "\n".join(lines).rstrip() + "\n"
