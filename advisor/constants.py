@@ -98,7 +98,7 @@ _ALL = [
              "assumption: migration may take at most half of the team's time before the deadline; the rest builds "
              "the product", "the deadline share were", (0.05, 1.0)),
     Constant("DEADLINE_PRESSURE_POINTS", 30.0, "points",
-             "assumption: migration effort loses up to 30 points as its hours approach the deadline share",
+             "assumption: migration effort loses 30 points when its hours take the whole deadline share (2 x 30 x p / (1 + p))",
              "the deadline pressure were", (0.0, 100.0)),
     Constant("CUSTOM_KERNEL_HOURS_LOW", 8.0, "hours per kernel",
              f"assumption: re-writing one custom CUDA kernel as an Ascend custom operator; {SEED_RELEASED_TOGETHER} "

@@ -56,7 +56,9 @@ def schedule(workflow: str, parts: list[tuple[str, float, float]], team_size: in
 
 
 def pressure_penalty(sched: Schedule, k: Consts = DEFAULT) -> float:
-    """Points the migration criterion loses as the hours approach the deadline allowance (continuous)."""
+    """Points the migration criterion loses as the hours approach the deadline allowance: continuous and
+    strictly increasing in the pressure, DEADLINE_PRESSURE_POINTS at the allowance, never more than twice it."""
     if sched.pressure is None:
         return 0.0
-    return k["DEADLINE_PRESSURE_POINTS"] * min(1.0, sched.pressure)
+    p = sched.pressure
+    return 2 * k["DEADLINE_PRESSURE_POINTS"] * p / (1 + p)

@@ -882,6 +882,8 @@ def _constant_sensitivity(ctx: Context, top: str) -> list[ConstantSensitivity]:
                 b = m
         who = _evaluate(ctx, DEFAULT.moved(c.name, b)).top()
         thr = float(f"{b:.3g}")
+        if _evaluate(ctx, DEFAULT.moved(c.name, thr)).top() == top:
+            thr = round(b, 6)  # the short form fell on the side that keeps `top`: keep the exact one
         if c.name == "MIGRATION_HOURS_FACTOR":
             note = f"{top} would lose to {who} if migration took {thr:g}x the estimate"
         else:
