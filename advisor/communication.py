@@ -17,12 +17,13 @@ paths ask it for factors (pure) and report whether they applied one, and `settle
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.constants import DEFAULT, Consts
+from advisor.constants import DEFAULT, SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF, Consts
 from advisor.evidence import Evidence, Span, dump, pct, sourced_evidence
 from advisor.requirements import Requirements
 from advisor.workflows import device_kind
@@ -92,6 +93,7 @@ class Communication(BaseModel):
     knowledge_loss: Optional[list[float]] = Field(None, description="the knowledge base's communication loss range [low, high] at these devices")
     interconnect: Optional[str] = Field(None, description="link class within a host (nvlink | hccs | pcie) and between hosts")
     curve: list[CurvePoint] = Field(default_factory=list, description="the knowledge-base scaling curve at powers of two up to the target")
+    comm_compute_ratio: Optional[float] = Field(None, description="T_comm / T_compute of one data-parallel step (seed 004 §5.2), estimated")
     measured: Optional[ScalingMeasurement] = Field(None, description="the scaling probe figures consulted for this framework")
     evidence: list[Evidence] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
@@ -447,3 +449,58 @@ def communication_for(framework: str, target: str, acc: Any, req: Requirements, 
     comm = Communication(**base, basis=basis, basis_detail=detail, kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
                          evidence=m_ev + kb_ev, notes=notes)
     return CommPlan(comm, tuple(kb_ev), tuple(keep_notes), why_not, measured_text, factor_note, smodel)
+
+
+# --- T_comm vs T_compute (seed "Chips and framework released together" §5.2) ---------------------
+
+
+def link_gbs(text: Optional[str], k: Consts = DEFAULT) -> Optional[float]:
+    """GB/s of a device link from the accelerator's `interconnect` text ('NVLink 3.0, 600 GB/s',
+    'HCCS 3 x 240 Gbps', 'PCIe 4.0'); None when the text gives no figure."""
+    t = (text or "").lower()
+    m = re.search(r"(\d+(?:\.\d+)?)\s*x\s*(\d+(?:\.\d+)?)\s*gbps", t)
+    if m:
+        return float(m.group(1)) * float(m.group(2)) / 8
+    m = re.search(r"(\d+(?:\.\d+)?)\s*gb/s", t)
+    if m:
+        return float(m.group(1))
+    m = re.search(r"pcie\s*(?:gen)?\s*(\d)", t)
+    if m:
+        return k["PCIE_GEN4_GBS"] * 2 ** (int(m.group(1)) - 4)
+    return None
+
+
+def comm_compute(acc: Any, req: Requirements, gflops: Optional[float], k: Consts = DEFAULT) -> Optional[tuple[float, str]]:
+    """The ratio of one step's ring all-reduce time to its compute time, and a line saying so.
+    T_compute = per-device batch x GFLOPs per sample / (peak x EFFECTIVE_PEAK_SHARE); T_comm =
+    2 (N-1)/N x gradient bytes / link bandwidth (the network's between hosts)."""
+    from advisor.memory import defaults_for  # memory imports communication's neighbours; keep the edge one-way here
+
+    devices = req.hardware.devices
+    peak = acc.fp16_tflops or acc.bf16_tflops or acc.fp32_tflops if acc is not None else None
+    if devices <= 1 or peak is None or not gflops:
+        return None
+    between = devices > k["DEVICES_PER_HOST"]
+    if between:
+        bw = k["NETWORK_ROCE_IB_GBS"] if req.hardware.network != "ethernet" else k["NETWORK_ETHERNET_GBS"]
+        where = f"{req.hardware.network or 'roce-ib (assumed)'} between hosts, {bw:g} GB/s"
+    else:
+        bw = link_gbs(getattr(acc, "interconnect", None), k)
+        if not bw:
+            return None
+        text = acc.interconnect or ""
+        where = text if "gb/s" in text.lower() else f"{text} ({bw:g} GB/s)"
+    precision = req.model.precision or defaults_for(req.model.family)[0]
+    grad_bytes = 4.0 if precision == "fp32" else 2.0
+    batch = req.workload.batch_size if req.workload else 1
+    b_dev = max(1.0, batch / devices)
+    t_compute = b_dev * gflops * 1e9 / (peak.value * 1e12 * k["EFFECTIVE_PEAK_SHARE"])
+    t_comm = 2 * (devices - 1) / devices * req.model.parameters_millions * 1e6 * grad_bytes / (bw * 1e9)
+    ratio = t_comm / t_compute
+    verdict = ("communication-bound: grow the batch or change the split" if ratio >= 1
+               else ("communication is a large share" if ratio >= 0.3 else "compute dominates"))
+    note = (f"T_comm/T_compute ~ {ratio:.2g} ({SEED_RELEASED_TOGETHER_REF} §5.2): all-reduce of "
+            f"{req.model.parameters_millions * grad_bytes:,.0f} MB of gradients over {where} "
+            f"({t_comm * 1e3:.3g} ms) vs {t_compute * 1e3:.3g} ms of compute at {k['EFFECTIVE_PEAK_SHARE']:.0%} of peak "
+            f"for {b_dev:g} samples per device: at most {1 / (1 + ratio):.0%} of linear without overlap; {verdict}")
+    return ratio, note

@@ -29,6 +29,7 @@ from advisor.communication import (  # noqa: F401  (re-exported: the report and 
     ScalingMeasurement,
     ScalingSpread,
     carried_loss,
+    comm_compute,
     communication_for,
     scaling_host,
     scaling_measurements,
@@ -415,6 +416,10 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
         return proj
     basis, detail, est = found
     proj.communication = settle(plan, est.applied, est.ref_devices, projected=True)
+    check = comm_compute(acc, req, gflops, k)
+    if check is not None:
+        proj.communication = proj.communication.model_copy(update={
+            "comm_compute_ratio": round(check[0], 4), "notes": proj.communication.notes + [check[1]]})
     if devices <= 1 and est.ref_devices:
         proj.notes.append(single_device_note(est.ref_devices))
     proj.basis, proj.basis_detail = basis, detail

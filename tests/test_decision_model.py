@@ -424,3 +424,18 @@ def test_report_json_and_markdown_carry_the_decision_parts(kb):
         assert head in lines, head
     text = render(report, "markdown")
     assert "## Total cost of ownership" in text and "## Confidence" in text
+
+
+def test_comm_compute_ratio_follows_seed_004_method(kb):
+    def ratio(devices):
+        data = {"name": "n", "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "A100 80GB",
+                                          "devices": devices},
+                "deployment": {"targets": ["nvidia-server"]}, "model": {"family": "transformer", "parameters_millions": 1300},
+                "needs": {"distributed_training": True},
+                "workload": {"model": "custom", "gflops_per_sample": 7800, "dataset_samples": 1_000_000, "epochs": 1, "batch_size": 64}}
+        return proj(decide(kb, data, sensitivity=False), "pytorch").communication
+
+    eight, many = ratio(8), ratio(64)
+    # 8 A100s on NVLink 600 GB/s: 2 x 7/8 x 2.6 GB / 600 GB/s = 7.6 ms vs 8 x 7.8 TFLOP / (312 x 50%) = 400 ms
+    assert eight.comm_compute_ratio == pytest.approx((2 * 7 / 8 * 2.6 / 600) / (8 * 7.8 / 156), abs=1e-4)
+    assert many.comm_compute_ratio > 1 and any("communication-bound" in n for n in many.notes)
