@@ -23,7 +23,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.constants import DEFAULT, SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF, Consts
+from advisor.constants import DEFAULT, Consts
+from advisor.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
 from advisor.evidence import Evidence, Span, dump, pct, sourced_evidence
 from advisor.requirements import Requirements
 from advisor.workflows import device_kind
@@ -254,7 +255,7 @@ class ScalingModel:
         return low, high
 
     def points(self, devices: int) -> list[CurvePoint]:
-        ns = sorted({2 ** i for i in range(0, max(1, int(math.log2(max(devices, 8)))) + 2)} | {devices})
+        ns = sorted({2 ** i for i in range(max(1, int(math.log2(max(devices, 8)))) + 2)} | {devices})
         return [CurvePoint(devices=n, low=round(self.at(n)[0], 4), high=round(self.at(n)[1], 4), target=n == devices)
                 for n in ns]
 
@@ -474,7 +475,9 @@ def comm_compute(acc: Any, req: Requirements, gflops: Optional[float], k: Consts
     """The ratio of one step's ring all-reduce time to its compute time, and a line saying so.
     T_compute = per-device batch x GFLOPs per sample / (peak x EFFECTIVE_PEAK_SHARE); T_comm =
     2 (N-1)/N x gradient bytes / link bandwidth (the network's between hosts)."""
-    from advisor.memory import defaults_for  # memory imports communication's neighbours; keep the edge one-way here
+    from advisor.memory import (
+        defaults_for,  # memory imports communication's neighbours; keep the edge one-way here
+    )
 
     devices = req.hardware.devices
     peak = acc.fp16_tflops or acc.bf16_tflops or acc.fp32_tflops if acc is not None else None

@@ -38,7 +38,7 @@ from advisor.communication import (  # noqa: F401  (re-exported: the report and 
     unsupported,
 )
 from advisor.constants import DEFAULT, Consts
-from advisor.evidence import (  # noqa: F401
+from advisor.evidence import (
     BASIS_RANK,
     Basis,
     Evidence,
@@ -210,7 +210,7 @@ def _reference(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Opt
     model = req.workload.model if req.workload else None
     if any(r.model.lower().replace("-", "") != model for r in pool):
         notes.append(f"{acc.name} references of {', '.join(sorted({r.model for r in pool}))} scaled to the workload by FLOPs")
-    s_low, s_high, s_ev, s_notes = plan.span()
+    _, _, s_ev, s_notes = plan.span()
     lows, highs, ev, used = [], [], [], False
     for r in sorted(pool, key=lambda r: r.id):
         per_dev = r.images_per_second_per_device * _imagenet_flops(r) / gflops
@@ -242,7 +242,7 @@ def _reference_by_peak(kb: Any, acc: Any, framework: str, gflops: Optional[float
     peak = peak_of(acc)
     if peak is None or not gflops:
         return None
-    s_low, s_high, s_ev, s_notes = plan.span()
+    _, _, s_ev, s_notes = plan.span()
     p_low, p_high = _peak_span(peak)
     lows, highs, fractions, ev, used, refs = [], [], [], [], False, set()
     for r in sorted(kb.references, key=lambda r: r.id):

@@ -14,11 +14,16 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor import TOOL_NAME, __version__
-from advisor.projections import Projection, ScalingMeasurement, device_kind, scaling_host, scaling_measurements
-from advisor.requirements import Requirements
 from advisor.memory import MemoryFit
+from advisor.projections import (
+    Projection,
+    ScalingMeasurement,
+    device_kind,
+    scaling_host,
+    scaling_measurements,
+)
+from advisor.requirements import Requirements
 from advisor.schedule import Schedule
-from advisor.tco import TotalCost
 from advisor.scoring import (
     ConstantSensitivity,
     PitfallItem,
@@ -29,6 +34,7 @@ from advisor.scoring import (
     WorkflowScore,
     score,
 )
+from advisor.tco import TotalCost
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
 SCHEMA_VERSION = "1.2"  # 1.1: scaling, Projection.communication, Evidence.spread/label

@@ -333,7 +333,7 @@ def test_more_custom_kernels_cost_more_migration_off_cuda_only(kb):
 def test_dynamic_control_flow_moves_mindspore_performance(kb):
     plain = decide(kb, prototype(), sensitivity=False)
     dyn = decide(kb, prototype(**{"model.dynamic_control_flow": True}), sensitivity=False)
-    perf = lambda c, n: next(x.score for x in wf(c, n).criteria if x.name == "performance")  # noqa: E731
+    perf = lambda c, n: next(x.score for x in wf(c, n).criteria if x.name == "performance")
     keep = CONSTANTS["DYNAMIC_GRAPH_KEEP"].value
     assert perf(dyn, "pytorch") > perf(plain, "pytorch") or perf(dyn, "mindspore") < perf(plain, "mindspore")
     assert wf(plain, "hybrid").total - wf(dyn, "hybrid").total > 1.0  # more than the 0.03 points the issue found
@@ -396,7 +396,7 @@ def test_a_comparison_that_is_not_decidable_is_not_scored_as_a_difference(kb):
              "decidable": False}]
     plain = score(req, None, [cpu_suite()], kb, sensitivity=False)
     undecided = score(req, None, [cpu_suite(comparisons=comp)], kb, sensitivity=False)
-    perf = lambda c, n: next(x for x in wf(c, n).criteria if x.name == "performance")  # noqa: E731
+    perf = lambda c, n: next(x for x in wf(c, n).criteria if x.name == "performance")
     assert perf(plain, "pytorch").score > perf(plain, "mindspore").score
     assert perf(undecided, "pytorch").score == perf(undecided, "mindspore").score
     assert "not decidable here" in perf(undecided, "mindspore").note

@@ -4,7 +4,7 @@ document (a dict), so any renderer can call it; each section is headed `## <name
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
@@ -30,7 +30,7 @@ def _pct(low: float, high: float) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    cell = lambda t: str(t).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    cell = lambda t: str(t).replace("|", "\\|").replace("\n", " ")
     return (["| " + " | ".join(header) + " |", "| " + " | ".join(["---"] * len(header)) + " |"]
             + ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows])
 
