@@ -16,13 +16,14 @@ constants; the sensitivity analysis re-runs only `_evaluate`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.constants import CONSTANTS, DEFAULT, Consts, searched
-from advisor.evidence import Evidence, dump, kb_evidence, req_evidence, sourced_evidence
+from advisor.evidence import QUALITY_RANK, Evidence, dump, kb_evidence, req_evidence, sourced_evidence
 from advisor.memory import MemoryFit, blocks
 from advisor.projections import (
     BASIS_RANK,
@@ -526,6 +527,8 @@ def _compliance(wf: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence]
     den = sum(w for _, w, _ in parts) or 1.0
     score = 100 * sum(v * w for v, w, _ in parts) / den
     note = " + ".join(f"{text} x{w / den:.2f}" for _, w, text in parts)
+    note += " (shares " + ", ".join(n for n, lv in (("COMPLIANCE_HARDWARE_WEIGHT", hw_level), ("COMPLIANCE_DEPLOYMENT_WEIGHT", hw_level),
+                                                   ("COMPLIANCE_FRAMEWORK_WEIGHT", fw_level)) if lv != "none") + ")"
     # Every deduction is named in the note, so the score can be recomputed from what the report says.
     if wf == "hybrid" and fw_level != "none":
         pen = k["HYBRID_COMPLIANCE_REQUIRED"] if fw_level == "required" else k["HYBRID_COMPLIANCE_PREFERRED"]
@@ -924,9 +927,14 @@ def _evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Co
         if gain <= 0:
             continue
         items = t.evidence + r.evidence
-        if not items:
+        # The rules that turn the inputs into this criterion's scores count too: a named constant
+        # marked `assumption` in either note is one more assumption-quality item.
+        rules = _assumed_constants(t.note) + _assumed_constants(r.note)
+        if not items and not rules:
             continue
-        q = sum(e.quality for e in items) / len(items)
+        q = (sum(e.quality for e in items) + QUALITY_RANK["assumption"] * len(rules)) / (len(items) + len(rules))
+        if rules:
+            counts["assumption"] = counts.get("assumption", 0) + len(rules)
         num, den = num + gain * q, den + gain
         for e in items:
             key = "measured" if e.kind == "measured" else ("requirement" if e.kind == "requirement" else str(e.confidence or "assumption"))
@@ -939,6 +947,11 @@ def _evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Co
     total = sum(counts.values())
     return EvidenceQuality(score=round(score, 3), label=label, counts=counts,
                            note=f"{weak} of {total} evidence items in the deciding criteria are assumption or blog")
+
+
+def _assumed_constants(note: str) -> list[str]:
+    return [n for n in re.findall(r"\b[A-Z][A-Z0-9_]{3,}\b", note)
+            if n in CONSTANTS and "assumption" in CONSTANTS[n].source]
 
 
 def _nearest_flip(weights: list[SensitivityItem], consts: list[ConstantSensitivity]) -> Optional[NearestFlip]:
