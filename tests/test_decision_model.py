@@ -439,3 +439,44 @@ def test_comm_compute_ratio_follows_seed_004_method(kb):
     # 8 A100s on NVLink 600 GB/s: 2 x 7/8 x 2.6 GB / 600 GB/s = 7.6 ms vs 8 x 7.8 TFLOP / (312 x 50%) = 400 ms
     assert eight.comm_compute_ratio == pytest.approx((2 * 7 / 8 * 2.6 / 600) / (8 * 7.8 / 156), abs=1e-4)
     assert many.comm_compute_ratio > 1 and any("communication-bound" in n for n in many.notes)
+
+
+def _fake(workflow, total, quality="assumption", eligible=True, perf=None):
+    from advisor.evidence import Evidence
+    from advisor.requirements import CRITERIA
+    from advisor.scoring import Criterion, WorkflowScore
+
+    ev = [Evidence(kind="knowledge", ref="x", detail="d", source="s", confidence=quality)]
+    crit = [Criterion(name=n, weight=1 / len(CRITERIA), score=total if perf is None or n != "performance" else perf, evidence=ev)
+            for n in CRITERIA]
+    return WorkflowScore(workflow=workflow, total=total, eligible=eligible, criteria=crit, blocked_by=[] if eligible else ["x"])
+
+
+def test_high_margin_on_assumptions_is_not_high():
+    from advisor.constants import DEFAULT
+    from advisor.scoring import _confidence
+
+    top, runner = _fake("pytorch", 80, "assumption"), _fake("hybrid", 71, "assumption")
+    weak = _confidence([top, runner], runner, 9.0, False, [], [], DEFAULT)
+    assert weak.margin_level == "high" and weak.evidence.label == "weak" and weak.level == "medium"
+    top, runner = _fake("pytorch", 80, "vendor"), _fake("hybrid", 71, "vendor")
+    good = _confidence([top, runner], runner, 9.0, False, [], [], DEFAULT)
+    assert good.level == "high" and good.evidence.label == "good"
+
+
+def test_a_hundredth_of_a_point_is_a_tie_not_a_win():
+    from advisor.constants import DEFAULT
+    from advisor.scoring import _confidence
+
+    top, runner = _fake("pytorch", 75.04, "vendor"), _fake("hybrid", 75.0, "vendor")
+    parts = _confidence([top, runner], runner, 0.04, False, [], [], DEFAULT)
+    assert parts.tie and parts.level == "low"
+
+
+def test_a_higher_scoring_blocked_workflow_makes_it_a_hard_constraint_verdict():
+    from advisor.constants import DEFAULT
+    from advisor.scoring import _confidence
+
+    top, blocked = _fake("mindspore", 70, "vendor"), _fake("pytorch", 90, "vendor", eligible=False)
+    parts = _confidence([top, blocked], None, 70.0, False, [], [], DEFAULT)
+    assert parts.decided_by == "hard-constraint" and "pytorch scored higher" in parts.decided_note
