@@ -14,9 +14,18 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor import TOOL_NAME, __version__
-from advisor.projections import Projection, ScalingMeasurement, device_kind, scaling_host, scaling_measurements
+from advisor.memory import MemoryFit
+from advisor.projections import (
+    Projection,
+    ScalingMeasurement,
+    device_kind,
+    scaling_host,
+    scaling_measurements,
+)
 from advisor.requirements import Requirements
+from advisor.schedule import Schedule
 from advisor.scoring import (
+    ConstantSensitivity,
     PitfallItem,
     Recommendation,
     Scorecard,
@@ -25,9 +34,12 @@ from advisor.scoring import (
     WorkflowScore,
     score,
 )
+from advisor.tco import TotalCost
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
-SCHEMA_VERSION = "1.1"  # 1.1: scaling, Projection.communication, Evidence.spread/label
+SCHEMA_VERSION = "1.2"  # 1.1: scaling, Projection.communication, Evidence.spread/label
+# 1.2: memory, costs (TCO parts), schedules, constant_sensitivity, hardware_basis, recommendation.confidence_parts,
+#      Projection.memory/warnings, Communication.curve/interconnect, RunSummary.quality/quality_reasons
 
 
 class _Out(BaseModel):
@@ -68,6 +80,8 @@ class RunSummary(_Out):
     loss_last: Optional[float] = None
     host: Optional[str] = None
     warnings: list[str] = Field(default_factory=list)
+    quality: Optional[str] = Field(None, description="stable | noisy | unusable (an unusable run never enters the scores)")
+    quality_reasons: list[str] = Field(default_factory=list)
 
 
 class ProbesInfo(_Out):
@@ -114,6 +128,11 @@ class Report(_Out):
     projections: list[Projection]
     pitfalls: list[PitfallItem]
     sensitivity: list[SensitivityItem]
+    constant_sensitivity: list[ConstantSensitivity] = Field(default_factory=list, description="each named constant: the value that flips the verdict")
+    memory: list[MemoryFit] = Field(default_factory=list, description="memory fit of each workflow's training target")
+    costs: list[TotalCost] = Field(default_factory=list, description="total cost of ownership per workflow, part by part")
+    schedules: list[Schedule] = Field(default_factory=list, description="migration schedule per workflow against the deadline")
+    hardware_basis: Optional[str] = Field(None, description="the hardware each workflow is compared on (undecided target)")
     assumptions: list[str]
 
 
@@ -158,7 +177,9 @@ def summarise_runs(suites: list[Any]) -> tuple[list[RunSummary], list[dict], lis
                 first_step_seconds=_num(r.get("first_step_seconds")), compile_seconds=_num(r.get("compile_seconds")),
                 peak_memory_mb=_num(r.get("peak_memory_mb")), mfu=_num(r.get("mfu")),
                 loss_first=_num(r.get("loss_first")), loss_last=_num(r.get("loss_last")),
-                host=label, warnings=[str(w) for w in r.get("warnings") or []]))
+                host=label, warnings=[str(w) for w in r.get("warnings") or []],
+                quality=r.get("quality") if isinstance(r.get("quality"), str) else None,
+                quality_reasons=[str(q) for q in r.get("quality_reasons") or []]))
         parity.extend(p for p in data.get("parity") or [] if isinstance(p, dict))
         g = data.get("gemm_peak")
         if isinstance(g, list):
@@ -245,5 +266,10 @@ def build_report(
         projections=card.projections,
         pitfalls=card.pitfalls,
         sensitivity=card.sensitivity,
+        constant_sensitivity=card.constant_sensitivity,
+        memory=card.memory,
+        costs=card.costs,
+        schedules=card.schedules,
+        hardware_basis=card.hardware_basis,
         assumptions=card.assumptions,
     )

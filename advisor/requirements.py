@@ -56,6 +56,8 @@ class Hardware(_Input):
     """A knowledge-base accelerator id or name (e.g. 'Ascend 910B', 'A100 80GB')."""
     devices: int = Field(1, ge=1, le=100_000)
     """Accelerators used for training."""
+    network: Optional[Literal["roce-ib", "ethernet"]] = None
+    """Link between hosts when the devices span several (unknown: the scaling range covers both)."""
 
 
 class Deployment(_Input):
@@ -70,6 +72,22 @@ class ModelSpec(_Input):
     dynamic_control_flow: bool = False
     code_path: Optional[str] = Field(None, min_length=1)
     """PyTorch code to scan for migration effort (relative to the requirements file)."""
+    custom_cuda_kernels: Optional[int] = Field(None, ge=0, le=100_000)
+    """How many custom CUDA kernels the model uses (custom_cuda_ops: true alone counts one)."""
+    dynamic_shapes: bool = False
+    """Input shapes change from batch to batch (variable sequence lengths, image sizes)."""
+    precision: Optional[Literal["fp32", "mixed", "bf16"]] = None
+    """Training precision (default per family: transformer mixed, others fp32)."""
+    optimizer: Optional[Literal["adam", "sgd-momentum", "sgd"]] = None
+    """Optimizer (default per family: cnn sgd-momentum, others adam)."""
+    activation_mb_per_sample: Optional[float] = Field(None, gt=0, le=1_000_000)
+    """Activation memory per training sample in MB (default per family)."""
+
+    @property
+    def kernel_count(self) -> int:
+        if self.custom_cuda_kernels is not None:
+            return self.custom_cuda_kernels
+        return 1 if self.custom_cuda_ops else 0
 
 
 class Needs(_Input):
@@ -78,13 +96,28 @@ class Needs(_Input):
     debugging_intensity: Level = "medium"
     throughput_priority: Level = "medium"
     domestic_substitution: Literal["none", "preferred", "required"] = "none"
+    """Both domestic hardware and a domestic framework (kept: it sets the two below when they are absent)."""
+    domestic_hardware: Optional[Literal["none", "preferred", "required"]] = None
+    """Domestic training/deployment hardware (Ascend); torch_npu on Ascend satisfies it."""
+    domestic_framework: Optional[Literal["none", "preferred", "required"]] = None
+    """A domestic framework (MindSpore)."""
     edge_cloud: bool = False
     """Train in the cloud, infer on devices."""
+
+    @property
+    def hardware_mandate(self) -> str:
+        return self.domestic_hardware or self.domestic_substitution
+
+    @property
+    def framework_mandate(self) -> str:
+        return self.domestic_framework or self.domestic_substitution
 
 
 class Constraints(_Input):
     deadline_weeks: Optional[float] = Field(None, gt=0, le=1000)
     budget_usd: Optional[float] = Field(None, ge=0)
+    compute_pricing: Literal["cloud", "owned"] = "cloud"
+    """cloud: the hourly price includes energy; owned: energy (power x hours x PUE x price) is added."""
 
 
 class Workload(_Input):

@@ -4,62 +4,61 @@
 gets a 0-100 score per workflow with the evidence it rests on (a probe run with its CI, a
 knowledge-base entry with its source and confidence, or the requirements field that drove it).
 Weights follow from the requirements (user weights override, renormalised); hard constraints make a
-workflow ineligible with the reason; the verdict carries a confidence from the margin and the
-measurement noise, and a sensitivity analysis says at which weight the winner would change.
+workflow ineligible with the reason; the verdict carries a confidence from three things (the margin,
+the quality of the evidence that decides it, and the nearest weight or constant that would flip it),
+and a sensitivity analysis says at which weight, and at which value of each named constant
+(advisor.constants), the winner would change.
 
-The model's few structural rules (which framework is first-party on which hardware, how a hybrid
-workflow splits its work between the two stacks) are written here as named constants with the
-field report they come from, so a reviewer can check and change them in one place.
+The work is split in two: `_prepare` does everything that does not depend on the constants
+(routes, projections, pitfalls, memory fit), `_evaluate` turns it into scores with a set of
+constants; the sensitivity analysis re-runs only `_evaluate`.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.constants import CONSTANTS, DEFAULT, Consts, searched
+from advisor.evidence import QUALITY_RANK, Evidence, dump, kb_evidence, req_evidence, sourced_evidence
+from advisor.memory import MemoryFit, blocks
 from advisor.projections import (
     BASIS_RANK,
-    WORKLOAD_GFLOPS,
     WORKFLOWS,
-    Evidence,
+    WORKLOAD_GFLOPS,
     Projection,
     common_basis,
     device_kind,
-    framework_for,
-    kb_evidence,
     ok_runs,
     project,
     project_all,
-    sourced_evidence,
-    target_for,
+    unusable_runs,
 )
 from advisor.requirements import CRITERIA, SKILL_LEVELS, Requirements
+from advisor.schedule import Schedule, pressure_penalty, schedule
+from advisor.tco import TotalCost, comparable_parts, compared_total, total_cost
+from advisor.workflows import Route, routes
 
-# --- the model's structural rules ----------------------------------------------------------------
+_req_ev = req_evidence
+
+# --- the model's structural rules (the numbers are in advisor.constants) -------------------------
 
 # The first-party framework for each deployment target (seed 000, "模型部署对比": MindIR + Lite is the
 # native path on Ascend servers and edge devices; ONNX/TensorRT is PyTorch's mature path on NVIDIA).
 NATIVE_DEPLOYMENT = {"nvidia-server": "pytorch", "ascend-server": "mindspore", "edge-ascend": "mindspore"}
-CONVERSION_FIT = 55.0
-# Hybrid to edge devices: the model is designed in PyTorch without the edge runtime's operator set in
-# view; unsupported operators show up only at conversion (seed 002, 5.7; seed 004, 5.3).
-HYBRID_EDGE_PENALTY = 15.0
 EDGE_TARGETS = ("edge-ascend", "mobile")  # deploying through an export/convert step (ONNX, ATC): it works, with operator gaps
-NATIVE_FIT = 100.0
 # Hybrid = prototype in PyTorch, then train and serve with MindSpore (seed 000, "两个都要用的场景").
 # Share of the work done in the PyTorch stack, per project stage, where a criterion mixes both stacks:
-# a research project lives mostly in the prototype, a production one mostly in MindSpore.
+# a research project lives mostly in the prototype, a production one mostly in MindSpore (assumption).
 HYBRID_PYTORCH_SHARE = {
     "research": {"ecosystem": 0.7, "debugging": 0.8, "team": 0.6},
     "prototype": {"ecosystem": 0.6, "debugging": 0.7, "team": 0.5},
     "production": {"ecosystem": 0.3, "debugging": 0.35, "team": 0.3},
 }
-# Team: two toolchains, two sets of framework bugs and a parity check between them (seed 004, 5.1).
-HYBRID_TWO_STACKS = 8.0
-# Compliance: the hybrid's prototype stage runs on a non-domestic framework.
-HYBRID_COMPLIANCE_PENALTY = {"none": 0.0, "preferred": 5.0, "required": 15.0}
-# Ecosystem aspects weighed for ecosystem fit, before the HuggingFace need is added.
+# Ecosystem aspects weighed for ecosystem fit, before the HuggingFace need is added (assumption: equal).
 ECOSYSTEM_ASPECTS = {"model_hub": 1.0, "libraries": 1.0, "community": 1.0, "documentation": 1.0}
 HUB_WEIGHT = {"none": 0.5, "nice": 1.5, "essential": 3.0}
 # Re-implementing a validated PyTorch model in MindSpore and checking that its loss matches, before
@@ -67,20 +66,19 @@ HUB_WEIGHT = {"none": 0.5, "nice": 1.5, "essential": 3.0}
 # know both" (seed 004, 3.3), complex models are "manual labour". Hours (low, high) per model family;
 # replaced by the code scan's estimate when model.code_path is given.
 PORT_BASE_HOURS = {"cnn": (4.0, 16.0), "transformer": (8.0, 40.0), "rnn": (8.0, 32.0), "gnn": (16.0, 60.0), "other": (8.0, 40.0)}
-# Risk the code scan finds (custom extensions, data-dependent control flow...) beyond its hours.
+# Risk the code scan finds (custom extensions, data-dependent control flow...) beyond its hours (assumption).
 SCAN_RISK_PENALTY = {"low": 0.0, "medium": 5.0, "high": 10.0}
-# A migration costing one team-week (team size x 40 h) scores 50 on migration effort.
-HOURS_PER_WEEK = 40.0
-# Fraction of the team's time before the deadline that migration may take before it blocks.
-DEADLINE_SHARE = 0.5
-
-CONFIDENCE_MARGINS = {"high": 8.0, "medium": 3.0}
+LEVEL_RANK = {"none": 0, "preferred": 1, "required": 2}
 
 MODEL_ASSUMPTIONS = (
     "criterion scores are 0-100 per workflow; the total is their weighted mean (weights renormalised to 1)",
-    "migration effort sums the typical fix hours of the knowledge-base pitfalls that apply (plus re-implementing the model when PyTorch code is ported); one team-week of it scores 50",
-    "compute cost = projected device-hours x the knowledge base's price per device-hour (no storage, data transfer or idle time)",
-    f"confidence: high from a margin of {CONFIDENCE_MARGINS['high']:g} points, medium from {CONFIDENCE_MARGINS['medium']:g}; one step lower when the measured difference that decides it is inside the noise",
+    "migration effort sums the typical fix hours of the knowledge-base pitfalls that apply (plus re-implementing the model when PyTorch code is ported, "
+    "custom CUDA kernels, dynamic shapes and parallelism set-up when the model must be split); one team-week of it scores 50, less the deadline pressure",
+    "cost = total cost of ownership: the team's time on the project, compute (device-hours x the dated price), energy (owned hardware only) "
+    "and engineering (migration hours x day rate)",
+    f"confidence: high from a margin of {CONSTANTS['CONFIDENCE_HIGH_MARGIN'].value:g} points, medium from "
+    f"{CONSTANTS['CONFIDENCE_MEDIUM_MARGIN'].value:g}; one step lower for weak decisive "
+    "evidence, for a verdict that flips within a quarter of a weight or constant, and for a measured difference inside the noise",
 )
 
 
@@ -116,6 +114,42 @@ class Weight(BaseModel):
     because: list[str] = Field(default_factory=list, description="requirements that raised it")
 
 
+class EvidenceQuality(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    score: float = Field(description="1 (assumption) to 5 (measured), weighted by how much each criterion decides")
+    label: Literal["good", "fair", "weak", "none"]
+    counts: dict[str, int] = Field(default_factory=dict, description="evidence items in the deciding criteria, by quality class")
+    note: str = ""
+
+
+class NearestFlip(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    what: str = Field(description="'weight:<criterion>' or 'constant:<NAME>'")
+    value: float
+    threshold: float
+    relative_change: float = Field(description="|threshold - value| / |value| (or / the searched range when value is 0)")
+    new_top: str
+    note: str
+
+
+class Confidence(BaseModel):
+    """The three parts a verdict's confidence is made of, each shown."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    level: Literal["high", "medium", "low"]
+    decided_by: Literal["scores", "hard-constraint", "nothing-eligible"]
+    decided_note: str
+    margin: float
+    tie: bool = Field(description="the margin is below TIE_MARGIN: reported as a tie, not a win")
+    margin_level: Literal["high", "medium", "low"]
+    evidence: EvidenceQuality
+    nearest_flip: Optional[NearestFlip] = None
+    steps: list[str] = Field(default_factory=list, description="why the level is below the margin's")
+
+
 class Recommendation(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -126,6 +160,7 @@ class Recommendation(BaseModel):
     inside_noise: bool = Field(False, description="measured differences that decide it lie inside the probes' noise")
     summary: str
     reasons: list[str]
+    confidence_parts: Optional[Confidence] = None
 
 
 class SensitivityItem(BaseModel):
@@ -134,6 +169,18 @@ class SensitivityItem(BaseModel):
     criterion: str
     weight: float
     threshold: Optional[float] = Field(None, description="weight at which the top workflow changes (others rescaled)")
+    new_top: Optional[str] = None
+    note: str
+
+
+class ConstantSensitivity(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    value: float
+    unit: str
+    source: str
+    threshold: Optional[float] = Field(None, description="nearest value at which the top workflow changes")
     new_top: Optional[str] = None
     note: str
 
@@ -166,6 +213,11 @@ class Scorecard(BaseModel):
     comparison_basis: str = Field(description="basis shared by all workflows' performance/cost comparison")
     pitfalls: list[PitfallItem]
     assumptions: list[str]
+    constant_sensitivity: list[ConstantSensitivity] = Field(default_factory=list)
+    costs: list[TotalCost] = Field(default_factory=list, description="total cost of ownership per workflow")
+    schedules: list[Schedule] = Field(default_factory=list, description="migration schedule per workflow against the deadline")
+    memory: list[MemoryFit] = Field(default_factory=list, description="memory fit per workflow's training target (absent on CPU)")
+    hardware_basis: Optional[str] = Field(None, description="what hardware each workflow is compared on (undecided target)")
 
 
 # --- weights -------------------------------------------------------------------------------------
@@ -178,10 +230,10 @@ def default_weights(req: Requirements) -> dict[str, tuple[float, list[str]]]:
 
     def add(name: str, base: float, *bumps: tuple[bool, float, str]) -> None:
         value, why = base, []
-        for cond, amount, field in bumps:
+        for cond, amount, fld in bumps:
             if cond:
                 value += amount
-                why.append(field)
+                why.append(fld)
         w[name] = (value, why)
 
     add("performance", 0.10,
@@ -199,7 +251,7 @@ def default_weights(req: Requirements) -> dict[str, tuple[float, list[str]]]:
         (req.constraints.deadline_weeks is not None and req.constraints.deadline_weeks <= 8, 0.05, "constraints.deadline_weeks<=8"))
     add("migration", 0.08,
         (req.model.source == "pytorch-code", 0.08, "model.source=pytorch-code"),
-        (req.model.custom_cuda_ops, 0.03, "model.custom_cuda_ops"),
+        (req.model.kernel_count > 0, 0.03, "model.custom_cuda_ops"),
         (req.constraints.deadline_weeks is not None, 0.02, "constraints.deadline_weeks"))
     add("deployment", 0.10,
         (req.stage == "production", 0.04, "stage=production"),
@@ -229,10 +281,6 @@ def resolve_weights(req: Requirements) -> list[Weight]:
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def _req_ev(field: str, value: Any, detail: str) -> Evidence:
-    return Evidence(kind="requirement", ref=field, value=value, detail=detail)
 
 
 def _skill(level: str) -> int:
@@ -285,10 +333,40 @@ def ports_pytorch_code(workflow: str, req: Requirements) -> bool:
     return workflow == "hybrid" or (workflow == "mindspore" and req.model.source == "pytorch-code")
 
 
+def conditions(req: Requirements) -> dict:
+    """The dict knowledge-base conditions are evaluated over: the old `domestic_substitution` reads as
+    the stricter of the two mandates, `custom_cuda_ops` as any custom kernel counted."""
+    d = req.as_conditions()
+    n = req.needs
+    d["needs"]["domestic_substitution"] = max((n.hardware_mandate, n.framework_mandate), key=LEVEL_RANK.__getitem__)
+    d["model"]["custom_cuda_ops"] = req.model.kernel_count > 0
+    return d
+
+
+@dataclass
+class Context:
+    """Everything the scores are made from that does not depend on the constants."""
+
+    req: Requirements
+    kb: Any
+    scan: Optional[dict]
+    req_dict: dict
+    routes: dict[str, Route]
+    best: dict[str, Projection]
+    compared: dict[str, Projection]
+    basis: str
+    weights: list
+    wmap: dict[str, float]
+    pitfalls: dict[str, list] = field(default_factory=dict)
+    comparisons: list[dict] = field(default_factory=list)
+    fixed: dict[str, dict] = field(default_factory=dict)
+    """criteria that no constant moves (ecosystem, debugging), worked out once"""
+
+
 # --- criteria ------------------------------------------------------------------------------------
 
 
-def _team(wf: str, req: Requirements) -> tuple[float, list[Evidence], str]:
+def _team(wf: str, req: Requirements, k: Consts) -> tuple[float, list[Evidence], str]:
     pt, ms = _skill(req.team.pytorch), _skill(req.team.mindspore)
     pt_score, ms_score = 25 + 25 * pt, 25 + 25 * ms
     ev_pt = _req_ev("team.pytorch", req.team.pytorch, f"PyTorch skill {req.team.pytorch}")
@@ -298,21 +376,23 @@ def _team(wf: str, req: Requirements) -> tuple[float, list[Evidence], str]:
     if wf == "mindspore":
         return ms_score, [ev_ms], "25 + 25 per MindSpore skill level"
     share = HYBRID_PYTORCH_SHARE[req.stage]["team"]
-    score = share * pt_score + (1 - share) * ms_score - HYBRID_TWO_STACKS
+    two = k["HYBRID_TWO_STACKS"]
+    score = share * pt_score + (1 - share) * ms_score - two
     ev = [ev_pt, ev_ms]
-    note = f"needs both skills: {share:.0%} PyTorch, {1 - share:.0%} MindSpore, -{HYBRID_TWO_STACKS:g} for keeping two stacks"
+    note = f"needs both skills: {share:.0%} PyTorch, {1 - share:.0%} MindSpore, -{two:g} for keeping two stacks (HYBRID_TWO_STACKS)"
     if req.team.size <= 2:
-        score -= 10
+        small = k["SMALL_TEAM_PENALTY"]
+        score -= small
         ev.append(_req_ev("team.size", req.team.size, "two stacks to keep up with for a team of two or fewer"))
-        note += "; -10 for a team of <= 2 carrying two stacks"
+        note += f"; -{small:g} for a team of <= 2 carrying two stacks"
     return _clamp(score), ev, note
 
 
-def pytorch_stack(wf: str, req: Requirements) -> str:
+def pytorch_stack(wf: str, req: Requirements, route: Route) -> str:
     """Which PyTorch the workflow works in: plain `pytorch`, or `torch_npu` when its PyTorch work runs
     on Ascend (the pytorch workflow training on Ascend; a hybrid prototype with no NVIDIA to run on)."""
     if wf == "pytorch":
-        return "torch_npu" if target_for(wf, req) == "ascend" else "pytorch"
+        return "torch_npu" if route.target == "ascend" else "pytorch"
     if "nvidia" in req.hardware.available or "ascend" not in req.hardware.available:
         return "pytorch"
     return "torch_npu"
@@ -329,8 +409,10 @@ def _stack_aspect(kb: Any, stack: str, aspect: str) -> tuple[Optional[float], li
     return _aspect_score(kb, stack, aspect)
 
 
-def _mix(wf: str, req: Requirements, kb: Any, aspects: dict[str, float], criterion: str) -> tuple[Optional[float], list[Evidence], str]:
+def _mix(wf: str, ctx: Context, aspects: dict[str, float], criterion: str) -> tuple[Optional[float], list[Evidence], str]:
     """Weighted aspect score of the workflow's stack(s); hybrid mixes its PyTorch and MindSpore stacks."""
+    req, kb = ctx.req, ctx.kb
+
     def stack_score(stack: str) -> tuple[Optional[float], list[Evidence]]:
         num = den = 0.0
         sev: list[Evidence] = []
@@ -342,7 +424,7 @@ def _mix(wf: str, req: Requirements, kb: Any, aspects: dict[str, float], criteri
             sev.extend(aev)
         return (num / den if den else None), sev
 
-    pt_stack = pytorch_stack(wf, req)
+    pt_stack = pytorch_stack(wf, req, ctx.routes[wf])
     (pt, pt_ev), (ms, ms_ev) = stack_score(pt_stack), stack_score("mindspore")
     if pt is None or ms is None:
         return None, pt_ev + ms_ev, ""
@@ -366,87 +448,119 @@ def prototype_fluency(req: Requirements) -> float:
     return max(0.0, min(1.0, 0.5 + 0.25 * diff))
 
 
-def _ecosystem(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Evidence], str]:
+def _ecosystem(wf: str, ctx: Context) -> tuple[float, list[Evidence], str]:
     aspects = dict(ECOSYSTEM_ASPECTS)
-    aspects["model_hub"] = HUB_WEIGHT[req.needs.huggingface]
-    value, ev, note = _mix(wf, req, kb, aspects, "ecosystem")
-    ev.insert(0, _req_ev("needs.huggingface", req.needs.huggingface, f"model hub weighed x{aspects['model_hub']:g}"))
+    aspects["model_hub"] = HUB_WEIGHT[ctx.req.needs.huggingface]
+    value, ev, note = _mix(wf, ctx, aspects, "ecosystem")
+    ev.insert(0, _req_ev("needs.huggingface", ctx.req.needs.huggingface,
+                         f"model hub weighed x{aspects['model_hub']:g} of {sum(aspects.values()):g} aspect weights"))
     if value is None:
         return 50.0, ev, "no ecosystem entries in the knowledge base: neutral 50"
-    return value, ev, note
+    return value, ev, note + f"; HuggingFace need {ctx.req.needs.huggingface}: model hub x{aspects['model_hub']:g}"
 
 
-def _debugging(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Evidence], str]:
-    value, ev, note = _mix(wf, req, kb, {"debugging": 1.0}, "debugging")
-    ev.insert(0, _req_ev("needs.debugging_intensity", req.needs.debugging_intensity, "how much debugging the work needs"))
+def _debugging(wf: str, ctx: Context) -> tuple[float, list[Evidence], str]:
+    value, ev, note = _mix(wf, ctx, {"debugging": 1.0}, "debugging")
+    ev.insert(0, _req_ev("needs.debugging_intensity", ctx.req.needs.debugging_intensity, "how much debugging the work needs"))
     if value is None:
         return 50.0, ev, "no debugging entries in the knowledge base: neutral 50"
     return value, ev, note
 
 
-def _deployment_fit(framework: str, target: str, kb: Any) -> tuple[float, list[Evidence], str]:
+def _deployment_fit(framework: str, target: str, kb: Any, k: Consts) -> tuple[float, list[Evidence], str]:
     native = NATIVE_DEPLOYMENT.get(target)
     if native == framework:
-        return NATIVE_FIT, [], f"{target}: first-party path"
+        return k["NATIVE_FIT"], [], f"{target}: first-party path"
     if native is not None:
-        return CONVERSION_FIT, [], f"{target}: via export/conversion"
+        return k["CONVERSION_FIT"], [], f"{target}: via export/conversion (CONVERSION_FIT)"
     value, ev = _aspect_score(kb, framework, "deployment")
     if value is None:
-        return 70.0, [], f"{target}: no deployment entry in the knowledge base, 70 assumed"
+        return k["UNKNOWN_DEPLOYMENT_FIT"], [], f"{target}: no deployment entry in the knowledge base (UNKNOWN_DEPLOYMENT_FIT)"
     return value, ev, f"{target}: knowledge-base deployment score"
 
 
-def _deployment(wf: str, req: Requirements, kb: Any) -> tuple[float, list[Evidence], str]:
-    framework = framework_for(wf)
+def _deployment(wf: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence], str]:
+    req = ctx.req
+    framework = ctx.routes[wf].framework
     scores, notes = [], []
     ev = [_req_ev("deployment.targets", list(req.deployment.targets), f"deploys {framework} models to {', '.join(req.deployment.targets)}")]
     for target in req.deployment.targets:
-        value, tev, note = _deployment_fit(framework, target, kb)
+        value, tev, note = _deployment_fit(framework, target, ctx.kb, k)
         scores.append(value)
         ev.extend(tev)
         notes.append(f"{note} {value:.0f}")
     score = sum(scores) / len(scores)
     if wf == "hybrid" and any(t in EDGE_TARGETS for t in req.deployment.targets):
-        score -= HYBRID_EDGE_PENALTY
+        score -= k["HYBRID_EDGE_PENALTY"]
         ev.append(_req_ev("deployment.targets", list(req.deployment.targets), "edge targets: operator support found only at conversion of the PyTorch-designed model"))
-        notes.append(f"-{HYBRID_EDGE_PENALTY:g} edge runtime constraints invisible while prototyping")
+        notes.append(f"-{k['HYBRID_EDGE_PENALTY']:g} edge runtime constraints invisible while prototyping (HYBRID_EDGE_PENALTY)")
     if req.needs.edge_cloud and framework == "pytorch":
-        score -= 15
+        score -= k["EDGE_CLOUD_PYTORCH_PENALTY"]
         ev.append(_req_ev("needs.edge_cloud", True, "train in the cloud, infer on devices: two toolchains on a PyTorch stack"))
-        notes.append("-15 edge-cloud on two toolchains")
+        notes.append(f"-{k['EDGE_CLOUD_PYTORCH_PENALTY']:g} edge-cloud on two toolchains")
     return _clamp(score), ev, "; ".join(notes)
 
 
-def _compliance(wf: str, req: Requirements) -> tuple[float, list[Evidence], str]:
-    level = req.needs.domestic_substitution
-    ev = [_req_ev("needs.domestic_substitution", level, f"domestic substitution {level}")]
-    if level == "none":
+def _mandate_field(req: Requirements, which: str) -> str:
+    explicit = req.needs.domestic_hardware if which == "hardware" else req.needs.domestic_framework
+    level = req.needs.hardware_mandate if which == "hardware" else req.needs.framework_mandate
+    return f"needs.domestic_{which}={level}" if explicit is not None else f"needs.domestic_substitution={level}"
+
+
+def _compliance(wf: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence], str]:
+    """Domestic substitution, split into hardware (training hardware and deployment targets) and
+    framework: each part counts only where the team has that mandate."""
+    req, route = ctx.req, ctx.routes[wf]
+    hw_level, fw_level = req.needs.hardware_mandate, req.needs.framework_mandate
+    ev = [_req_ev("needs.domestic_hardware", hw_level, f"domestic hardware {hw_level}"),
+          _req_ev("needs.domestic_framework", fw_level, f"domestic framework {fw_level}")]
+    if hw_level == "none" and fw_level == "none":
         return 100.0, ev, "no domestic-substitution requirement"
-    target = target_for(wf, req)
-    hw = {"ascend": 1.0, "cpu": 0.5, "nvidia": 0.0}[target]
-    fw = 1.0 if framework_for(wf) == "mindspore" else 0.0
+    hw = {"ascend": 1.0, "cpu": 0.5, "nvidia": 0.0}[route.target]
+    fw = 1.0 if route.framework == "mindspore" else 0.0
     dep = sum(1 for t in req.deployment.targets if t != "nvidia-server") / len(req.deployment.targets)
-    score = 100 * (0.4 * hw + 0.3 * fw + 0.3 * dep)
-    note = f"hardware {hw:.1f} x0.4 + domestic framework {fw:.0f} x0.3 + non-NVIDIA deployment {dep:.2f} x0.3"
+    parts = []
+    if hw_level != "none":
+        parts += [(hw, k["COMPLIANCE_HARDWARE_WEIGHT"], f"hardware {hw:.1f}"), (dep, k["COMPLIANCE_DEPLOYMENT_WEIGHT"], f"non-NVIDIA deployment {dep:.2f}")]
+    if fw_level != "none":
+        parts.append((fw, k["COMPLIANCE_FRAMEWORK_WEIGHT"], f"domestic framework {fw:.0f}"))
+    den = sum(w for _, w, _ in parts) or 1.0
+    score = 100 * sum(v * w for v, w, _ in parts) / den
+    note = " + ".join(f"{text} x{w / den:.2f}" for _, w, text in parts)
+    note += " (shares " + ", ".join(n for n, lv in (("COMPLIANCE_HARDWARE_WEIGHT", hw_level), ("COMPLIANCE_DEPLOYMENT_WEIGHT", hw_level),
+                                                   ("COMPLIANCE_FRAMEWORK_WEIGHT", fw_level)) if lv != "none") + ")"
     # Every deduction is named in the note, so the score can be recomputed from what the report says.
-    if wf == "hybrid" and HYBRID_COMPLIANCE_PENALTY[level]:
-        score -= HYBRID_COMPLIANCE_PENALTY[level]
-        note += f"; -{HYBRID_COMPLIANCE_PENALTY[level]:g} for the PyTorch prototype stage"
-    if level == "required" and score < 100:
-        score -= 10
-        note += "; -10 as substitution is required but not fully met"
-    ev.append(_req_ev("hardware.training_target", target, f"production training on {target}"))
+    if wf == "hybrid" and fw_level != "none":
+        pen = k["HYBRID_COMPLIANCE_REQUIRED"] if fw_level == "required" else k["HYBRID_COMPLIANCE_PREFERRED"]
+        if pen:
+            score -= pen
+            note += f"; -{pen:g} for the PyTorch prototype stage"
+    if "required" in (hw_level, fw_level) and score < 100:
+        score -= k["COMPLIANCE_UNMET_PENALTY"]
+        note += f"; -{k['COMPLIANCE_UNMET_PENALTY']:g} as substitution is required but not fully met"
+    ev.append(_req_ev("hardware.training_target", route.target, f"production training on {route.target}"))
     return _clamp(score), ev, note
 
 
-def _migration(wf: str, req: Requirements, kb: Any, scan: Any, req_dict: dict) -> tuple[float, list[Evidence], str, list[float], list[str]]:
-    """Hours of migration/adaptation work from the applicable pitfalls (or the code scan)."""
-    pitfalls = applicable_pitfalls(kb, wf, req_dict)
-    low = high = 0.0
-    ev: list[Evidence] = []
+def _scan_kernels(scan: Optional[dict]) -> int:
+    if not scan:
+        return 0
+    return sum(1 for h in scan.get("hazards") or [] if isinstance(h, dict) and h.get("kind") == "custom_extension")
+
+
+def migration_parts(wf: str, ctx: Context, k: Consts) -> tuple[list[tuple[str, float, float]], list[Evidence], list[str]]:
+    """Hours of migration/adaptation work, part by part (label, low, high), with evidence and notes.
+    The MIGRATION_HOURS_FACTOR scales the whole estimate (the sensitivity analysis moves it)."""
+    req, kb, scan = ctx.req, ctx.kb, ctx.scan
+    route = ctx.routes[wf]
     scan_used = scan is not None and ports_pytorch_code(wf, req)
     ports = ports_pytorch_code(wf, req)
-    for p in pitfalls:
+    parts: list[tuple[str, float, float]] = []
+    ev: list[Evidence] = []
+    notes: list[str] = []
+    p_low = p_high = 0.0
+    kernel_pitfall = False
+    for p in ctx.pitfalls[wf]:
         hours = _pitfall_hours(p)
         if hours is None:
             continue
@@ -454,74 +568,173 @@ def _migration(wf: str, req: Requirements, kb: Any, scan: Any, req_dict: dict) -
             continue  # the scan measured these hazards in the team's own code
         if not ports and p.scan_kinds and not p.applies_when and wf != "pytorch":
             continue  # hazards of porting PyTorch code; new MindSpore code has none to port
-        low += hours[0]
-        high += hours[1]
-        src = p.effort_hours or p.hours
-        ev.append(sourced_evidence(p.id, src, f"{p.title}: {hours[0]:g}-{hours[1]:g} h"))
+        kernel_pitfall = kernel_pitfall or any("custom_cuda_ops" in c for c in p.applies_when)
+        p_low += hours[0]
+        p_high += hours[1]
+        ev.append(sourced_evidence(p.id, p.effort_hours or p.hours, f"{p.title}: {hours[0]:g}-{hours[1]:g} h"))
+    parts.append(("known pitfalls", p_low, p_high))
     if scan_used:
-        s = scan.model_dump(mode="json") if hasattr(scan, "model_dump") else dict(scan)
-        s_low, s_high = (s.get("effort_hours") or [0, 0])[:2]
-        low += s_low
-        high += s_high
+        s_low, s_high = (scan.get("effort_hours") or [0, 0])[:2]
+        parts.append(("port (code scan)", float(s_low), float(s_high)))
         ev.append(_req_ev("model.code_path", req.model.code_path,
-                          f"scan of the team's code: {len(s.get('hazards') or [])} hazards, {s_low:g}-{s_high:g} h, risk {s.get('risk')}"))
-        risk_penalty = SCAN_RISK_PENALTY.get(str(s.get("risk")), 0.0)
-    if ports and not scan_used:
+                          f"scan of the team's code: {len(scan.get('hazards') or [])} hazards, {s_low:g}-{s_high:g} h, risk {scan.get('risk')}"))
+    elif ports:
         base = PORT_BASE_HOURS[req.model.family]
-        low += base[0]
-        high += base[1]
+        parts.append(("port (re-implement and check the model)", base[0], base[1]))
         ev.append(_req_ev("model.family", req.model.family,
                           f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)"))
+    # Custom CUDA kernels leave CUDA on every route but PyTorch on NVIDIA: each one is re-written as an
+    # Ascend custom operator. The pitfall covers the first; the scan's count wins when it is larger.
+    kernels = max(req.model.kernel_count, _scan_kernels(scan) if scan_used else 0)
+    if kernels and not (route.framework == "pytorch" and route.target == "nvidia"):
+        extra = kernels - 1 if kernel_pitfall else kernels
+        if extra > 0:
+            lo, hi = extra * k["CUSTOM_KERNEL_HOURS_LOW"], extra * k["CUSTOM_KERNEL_HOURS_HIGH"]
+            parts.append((f"{extra} more custom CUDA kernel(s)", lo, hi))
+            ev.append(_req_ev("model.custom_cuda_kernels", kernels, f"{kernels} custom CUDA kernels: {extra} beyond the pitfall's first, "
+                              f"{k['CUSTOM_KERNEL_HOURS_LOW']:g}-{k['CUSTOM_KERNEL_HOURS_HIGH']:g} h each"))
+    if req.model.dynamic_shapes and route.framework == "mindspore":
+        lo, hi = k["DYNAMIC_SHAPES_HOURS_LOW"], k["DYNAMIC_SHAPES_HOURS_HIGH"]
+        parts.append(("dynamic shapes for Graph mode", lo, hi))
+        ev.append(_req_ev("model.dynamic_shapes", True, f"bucketing inputs so Graph mode compiles a few shapes: {lo:g}-{hi:g} h"))
+    fit = ctx.best[wf].memory
+    if fit is not None and fit.must_split:
+        if route.framework == "pytorch":
+            lo, hi = k["PARALLEL_SETUP_PYTORCH_LOW"], k["PARALLEL_SETUP_PYTORCH_HIGH"]
+            parts.append((f"parallelism set-up by hand ({fit.strategy})", lo, hi))
+            ev.append(_req_ev("model.parameters_millions", req.model.parameters_millions,
+                              f"the model must be split ({fit.strategy}): FSDP/DeepSpeed/Megatron set-up {lo:g}-{hi:g} h"))
+        else:
+            lo, hi = k["PARALLEL_SETUP_MINDSPORE_LOW"], k["PARALLEL_SETUP_MINDSPORE_HIGH"]
+            parts.append((f"parallelism set-up with MindSpore auto-parallel ({fit.strategy})", lo, hi))
+            ev.append(_req_ev("model.parameters_millions", req.model.parameters_millions,
+                              f"the model must be split: MindSpore's automatic parallelism writes much of it ({lo:g}-{hi:g} h)"))
+            notes.append(f"MindSpore auto-parallel credit: {CONSTANTS['PARALLEL_SETUP_MINDSPORE_LOW'].source}")
+            if fit.strategy == "model-parallel":
+                lo, hi = k["AUTO_PARALLEL_LIMIT_LOW"], k["AUTO_PARALLEL_LIMIT_HIGH"]
+                parts.append(("auto-parallel limits: strategy search, semi-automatic split by hand", lo, hi))
+                notes.append(f"auto-parallel limits: {CONSTANTS['AUTO_PARALLEL_LIMIT_LOW'].source}")
+    factor = k["MIGRATION_HOURS_FACTOR"]
+    if factor != 1.0:
+        parts = [(n, a * factor, b * factor) for n, a, b in parts]
     if kb is None and not scan_used:
         ev.append(_req_ev("model.source", req.model.source, "no knowledge base: pitfall hours unknown"))
-    capacity = req.team.size * HOURS_PER_WEEK
+    return parts, ev, notes
+
+
+def _migration(wf: str, ctx: Context, k: Consts) -> tuple[tuple[float, list[Evidence], str], list[float], Schedule]:
+    req, scan = ctx.req, ctx.scan
+    parts, ev, notes = migration_parts(wf, ctx, k)
+    low, high = sum(p[1] for p in parts), sum(p[2] for p in parts)
+    sched = schedule(wf, parts, req.team.size, req.constraints.deadline_weeks, k)
+    capacity = req.team.size * k["HOURS_PER_WEEK"]
     mid = (low + high) / 2
-    score = 100 * capacity / (capacity + mid) - (risk_penalty if scan_used else 0.0)
+    score = 100 * capacity / (capacity + mid)
+    note = f"{_range_text(low, high, 'h')} of migration/adaptation work vs one team-week ({capacity:g} h)"
+    if scan is not None and ports_pytorch_code(wf, req):
+        risk = SCAN_RISK_PENALTY.get(str(scan.get("risk")), 0.0)
+        if risk:
+            score -= risk
+            note += f"; -{risk:g} for the scan's {scan.get('risk')} risk"
+    pressure = pressure_penalty(sched, k)
+    if pressure > 0.005:
+        score -= pressure
+        note += f"; -{pressure:.1f} deadline pressure ({sched.pressure:.0%} of the {sched.allowed_hours:g} h allowed before the deadline)"
     ev.append(_req_ev("team.size", req.team.size, f"one team-week = {capacity:g} h"))
-    risk_note = f"; -{risk_penalty:g} for the scan's {s.get('risk')} risk" if scan_used and risk_penalty else ""
-    return _clamp(score), ev, f"{_range_text(low, high, 'h')} of migration/adaptation work vs one team-week ({capacity:g} h){risk_note}", [round(low, 2), round(high, 2)], [p.id for p in pitfalls]
+    if req.constraints.deadline_weeks is not None:
+        ev.append(_req_ev("constraints.deadline_weeks", req.constraints.deadline_weeks, f"{sched.allowed_hours:g} h may go to migration"))
+    if notes:
+        note += "; " + "; ".join(notes)
+    return (_clamp(score), ev, note), [round(low, 2), round(high, 2)], sched
 
 
 def communication_evidence(proj: Projection, already: list[Evidence]) -> tuple[list[Evidence], str]:
     """The multi-device communication evidence a criterion adds (the scaling probe's measured
-    figures, the knowledge-base derating) and a note saying which basis the projection used."""
+    figures, the knowledge-base curve) and a note saying which basis the projection used."""
     comm = proj.communication
     if comm is None or (comm.devices <= 1 and comm.measured is None):
         return [], ""
     return [e for e in comm.evidence if e not in already], f"; communication: {comm.basis_detail}"
 
 
-def _performance(wf: str, req: Requirements, projections: dict[str, Projection], basis: str) -> tuple[float, list[Evidence], str]:
-    proj = projections[wf]
+def _dynamic(req: Requirements) -> bool:
+    return req.model.dynamic_control_flow or req.model.dynamic_shapes
+
+
+def _undecidable(ctx: Context, wf: str, other: str) -> Optional[dict]:
+    """A paired comparison of the two measured runs behind these projections that the measurement
+    says is not decidable here (inside the noise)."""
+    a, b = ctx.compared[wf], ctx.compared[other]
+    if a.basis != "measured" or b.basis != "measured" or not a.evidence or not b.evidence:
+        return None
+    ids = {a.evidence[0].ref, b.evidence[0].ref}
+    for c in ctx.comparisons:
+        if {c.get("a"), c.get("b")} == ids and c.get("decidable") is False:
+            return c
+    return None
+
+
+def _performance(wf: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence], str]:
+    proj, req = ctx.compared[wf], ctx.req
     if not proj.supported:
         return 0.0, list(proj.evidence), proj.basis_detail
-    mids = {k: p.images_per_second.mid for k, p in projections.items() if p.supported and p.images_per_second}
-    if basis != "none" and wf in mids and mids:
+    keep = k["DYNAMIC_GRAPH_KEEP"] if _dynamic(req) else 1.0
+
+    def mid(p: Projection) -> float:
+        return p.images_per_second.mid * (keep if p.framework == "mindspore" else 1.0)
+
+    mids = {w: mid(p) for w, p in ctx.compared.items() if p.supported and p.images_per_second}
+    if ctx.basis != "none" and wf in mids:
+        undecided = {o: c for o in mids if o != wf and (c := _undecidable(ctx, wf, o))}
+        mine = max([mids[wf]] + [mids[o] for o in undecided])  # equal to what it cannot be told apart from
         best = max(mids.values())
-        score = 100 * mids[wf] / best if best > 0 else 0.0
+        score = 100 * mine / best if best > 0 else 0.0
         span = proj.images_per_second
         c_ev, c_note = communication_evidence(proj, proj.evidence)
-        return score, list(proj.evidence) + c_ev, f"{_range_text(span.low, span.high, 'images/s')} ({proj.basis}), relative to the fastest{c_note}"
+        note = f"{_range_text(span.low, span.high, 'images/s')} ({proj.basis}), relative to the fastest{c_note}"
+        if keep != 1.0 and proj.framework == "mindspore":
+            note += f"; x{keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
+        for o, c in undecided.items():
+            note += (f"; not decidable here against {o}: paired ratio {c.get('ratio')} (95% CI {c.get('ci95')}, "
+                     f"{c.get('pairs')} pairs, quality {c.get('quality')})")
+        ev = list(proj.evidence) + c_ev
+        if keep != 1.0:
+            ev.append(_req_ev("model.dynamic_control_flow", True, "data-dependent control flow / dynamic shapes (knowledge base workflows bad_for)"))
+        return score, ev, note
     ev = [_req_ev("hardware.training_target", proj.target, f"{proj.path} on {proj.target}")]
     if proj.target == "cpu":
-        return 30.0, ev, f"no projection possible ({proj.basis_detail}): CPU training, 30 assumed (accelerators are one to two orders of magnitude faster)"
+        return k["ASSUMED_PERF_CPU"], ev, f"no projection possible ({proj.basis_detail}): CPU training, {k['ASSUMED_PERF_CPU']:g} assumed (ASSUMED_PERF_CPU)"
     if proj.native:
-        return 80.0, ev, f"no projection possible ({proj.basis_detail}): first-party path, 80 assumed"
-    return 60.0, ev, f"no projection possible ({proj.basis_detail}): adapter path, 60 assumed"
+        return k["ASSUMED_PERF_NATIVE"], ev, f"no projection possible ({proj.basis_detail}): first-party path, {k['ASSUMED_PERF_NATIVE']:g} assumed (ASSUMED_PERF_NATIVE)"
+    return k["ASSUMED_PERF_ADAPTER"], ev, f"no projection possible ({proj.basis_detail}): adapter path, {k['ASSUMED_PERF_ADAPTER']:g} assumed (ASSUMED_PERF_ADAPTER)"
 
 
-def _costs(projections: dict[str, Projection]) -> dict[str, tuple[Optional[float], Optional[float], list[Evidence], str]]:
-    """Per workflow: (low, high) USD of compute for the workload, evidence, note. Engineering time is
-    the migration criterion's (not counted twice)."""
+def _cost_scores(ctx: Context, costs: dict[str, TotalCost]) -> dict[str, tuple[float, list[Evidence], str]]:
+    """The total cost of ownership relative to the cheapest workflow, over the parts every supported
+    workflow has a figure for (like with like); equal for all when none is comparable."""
+    supported = {wf for wf, p in ctx.compared.items() if p.supported}
+    names = comparable_parts(costs, supported)
+    totals = {wf: compared_total(costs[wf], names) for wf in supported}
+    known = [sum(t) for t in totals.values() if t is not None]
+    cheapest = min(known) if known else None
     out = {}
-    for wf, proj in projections.items():
-        c = proj.compute_cost_usd
-        if c is None:
-            out[wf] = (None, None, [], "")
-            continue
-        ev = [e for e in proj.cost_evidence if e.detail.endswith("per device-hour")]
-        c_ev, c_note = communication_evidence(proj, ev)  # device-hours grow as communication eats throughput
-        out[wf] = (c.low, c.high, ev + c_ev, f"compute for the workload on {proj.devices}x {proj.accelerator or proj.target}{c_note}")
+    for wf in WORKFLOWS:
+        ev = [e for p in costs[wf].parts if p.name in names for e in p.evidence]
+        if wf not in supported:
+            out[wf] = (0.0, list(ctx.compared[wf].evidence), ctx.compared[wf].basis_detail)
+        elif not names or cheapest is None or totals[wf] is None:
+            why = _req_ev("workload", ctx.req.workload is not None,
+                          "no workload in the requirements" if ctx.req.workload is None else "no cost figures for every workflow")
+            out[wf] = (100.0, ev + [why], "no cost figures for every workflow: all equal")
+        else:
+            low, high = totals[wf]
+            both = low + high
+            missing = [n for n in ("team", "compute", "energy", "engineering") if n not in names]
+            note = f"{_range_text(low, high, prefix='$')} total cost ({' + '.join(names)}) relative to the cheapest"
+            if missing:
+                note += f"; not compared: {', '.join(missing)}"
+            c_ev, c_note = communication_evidence(ctx.compared[wf], ev)
+            out[wf] = (100.0 * cheapest / both if both > 0 else 100.0, ev + c_ev, note + c_note)
     return out
 
 
@@ -530,6 +743,76 @@ def _costs(projections: dict[str, Projection]) -> dict[str, tuple[Optional[float
 
 def _total(criteria: list[Criterion]) -> float:
     return sum(c.weight * c.score for c in criteria)
+
+
+@dataclass
+class Evaluation:
+    scores: list[WorkflowScore]
+    costs: dict[str, TotalCost]
+    schedules: dict[str, Schedule]
+
+    def top(self) -> str:
+        return _rank(self.scores)[0].workflow
+
+
+def _rank(scores: list[WorkflowScore]) -> list[WorkflowScore]:
+    order = {wf: i for i, wf in enumerate(WORKFLOWS)}
+    return sorted(scores, key=lambda s: (not s.eligible, -s.total, order[s.workflow]))
+
+
+def _evaluate(ctx: Context, k: Consts) -> Evaluation:
+    partial: dict[str, dict[str, tuple[float, list[Evidence], str]]] = {}
+    hours: dict[str, list[float]] = {}
+    schedules: dict[str, Schedule] = {}
+    for wf in WORKFLOWS:
+        mig, hours[wf], schedules[wf] = _migration(wf, ctx, k)
+        partial[wf] = {
+            "performance": _performance(wf, ctx, k),
+            "ecosystem": ctx.fixed[wf]["ecosystem"],
+            "team": _team(wf, ctx.req, k),
+            "migration": mig,
+            "deployment": _deployment(wf, ctx, k),
+            "debugging": ctx.fixed[wf]["debugging"],
+            "compliance": _compliance(wf, ctx, k),
+        }
+    costs = {wf: total_cost(ctx.compared[wf], hours[wf], ctx.req, ctx.kb, ctx.routes[wf].accelerator, k) for wf in WORKFLOWS}
+    for wf, cost in _cost_scores(ctx, costs).items():
+        partial[wf]["cost"] = cost
+    scores = []
+    for wf in WORKFLOWS:
+        criteria = [Criterion(name=name, weight=round(ctx.wmap[name], 6), score=round(_clamp(partial[wf][name][0]), 3),
+                              evidence=partial[wf][name][1], note=partial[wf][name][2]) for name in CRITERIA]
+        blocked = _hard_constraints(wf, ctx, costs[wf], schedules[wf], k)
+        scores.append(WorkflowScore(workflow=wf, total=round(_total(criteria), 3), eligible=not blocked, blocked_by=blocked,
+                                    criteria=criteria, pitfalls=[p.id for p in ctx.pitfalls[wf]], migration_hours=hours[wf]))
+    return Evaluation(scores, costs, schedules)
+
+
+def _hard_constraints(wf: str, ctx: Context, cost: TotalCost, sched: Schedule, k: Consts) -> list[str]:
+    req, route, proj = ctx.req, ctx.routes[wf], ctx.best[wf]
+    blocked = []
+    foreign = []
+    if req.needs.framework_mandate == "required" and route.framework == "pytorch":
+        foreign.append((_mandate_field(req, "framework"), "PyTorch framework"))
+    if req.needs.hardware_mandate == "required":
+        if route.target == "nvidia":
+            foreign.append((_mandate_field(req, "hardware"), "NVIDIA training hardware"))
+        if "nvidia-server" in req.deployment.targets:
+            foreign.append((_mandate_field(req, "hardware"), "NVIDIA deployment"))
+    for name in dict.fromkeys(f for f, _ in foreign):
+        blocked.append(f"{name}: production stack uses {', '.join(t for f, t in foreign if f == name)}")
+    if not proj.supported and req.hardware.training_target != "undecided":
+        blocked.append(f"hardware.training_target={req.hardware.training_target}: {proj.basis_detail}")
+    memory = blocks(proj.memory)
+    if memory:
+        blocked.append(memory)
+    budget = req.constraints.budget_usd
+    if budget is not None and cost.total_usd is not None and cost.total_usd.low > budget:
+        blocked.append(f"constraints.budget_usd={budget:g}: costs at least ${cost.total_usd.low:,.0f} (total cost of ownership)")
+    if sched.fits == "no":
+        blocked.append(f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: migration needs at least {sched.hours[0]:g} h, "
+                       f"more than {k['DEADLINE_SHARE']:.0%} of the team's time ({sched.allowed_hours:g} h)")
+    return blocked
 
 
 def _sensitivity(scores: list[WorkflowScore], top: str) -> list[SensitivityItem]:
@@ -572,6 +855,46 @@ def _sensitivity(scores: list[WorkflowScore], top: str) -> list[SensitivityItem]
     return items
 
 
+_GRID = 10
+
+
+def _constant_sensitivity(ctx: Context, top: str) -> list[ConstantSensitivity]:
+    """For each searched constant: the nearest value (in its range) at which the top workflow changes,
+    found on a grid and refined by bisection; re-scores through `_evaluate` with that one constant moved."""
+    items = []
+    for c in searched():
+        lo, hi = c.search
+        v0 = c.value
+        # The totals are piecewise linear in each constant: when neither end of its range changes the
+        # winner, no value between does (up to clamping); only then is the grid skipped.
+        ends = {v: _evaluate(ctx, DEFAULT.moved(c.name, v)).top() for v in (lo, hi)}
+        grid = [lo, hi] if all(t == top for t in ends.values()) else sorted({lo + (hi - lo) * i / _GRID for i in range(_GRID + 1)} | {v0})
+        tops = {v: ends[v] if v in ends else _evaluate(ctx, DEFAULT.moved(c.name, v)).top() for v in grid}
+        flips = [v for v in grid if tops[v] != top]
+        if not flips:
+            items.append(ConstantSensitivity(name=c.name, value=v0, unit=c.unit, source=c.source,
+                                             note=f"{top} stays on top for {c.name} anywhere in {lo:g}-{hi:g}"))
+            continue
+        v1 = min(flips, key=lambda v: abs(v - v0))
+        a, b = v0, v1  # a keeps `top`, b does not; bisect between them
+        for _ in range(8):
+            m = (a + b) / 2
+            if _evaluate(ctx, DEFAULT.moved(c.name, m)).top() == top:
+                a = m
+            else:
+                b = m
+        who = _evaluate(ctx, DEFAULT.moved(c.name, b)).top()
+        thr = float(f"{b:.3g}")
+        if _evaluate(ctx, DEFAULT.moved(c.name, thr)).top() == top:
+            thr = round(b, 6)  # the short form fell on the side that keeps `top`: keep the exact one
+        if c.name == "MIGRATION_HOURS_FACTOR":
+            note = f"{top} would lose to {who} if migration took {thr:g}x the estimate"
+        else:
+            note = f"{who} would win if {c.what} {thr:g} {c.unit} (now {v0:g})"
+        items.append(ConstantSensitivity(name=c.name, value=v0, unit=c.unit, source=c.source, threshold=thr, new_top=who, note=note))
+    return items
+
+
 def _noise(scores: dict[str, WorkflowScore], projections: dict[str, Projection], top: str, runner: Optional[str], basis: str) -> tuple[bool, str]:
     """Do the measured throughputs of the top two overlap, and does performance decide the verdict?"""
     if runner is None or basis != "measured":
@@ -590,6 +913,109 @@ def _noise(scores: dict[str, WorkflowScore], projections: dict[str, Projection],
         f"measured throughput of {top} and {runner} overlap within their 95% CIs"
         + ("; the performance difference that decides the verdict is inside the noise" if decides else "")
     )
+
+
+def _evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Consts) -> EvidenceQuality:
+    """The quality of the evidence in the criteria that decide the verdict, weighted by how many
+    points each criterion contributes to the margin."""
+    if runner is None:
+        return EvidenceQuality(score=0.0, label="none", note="no runner-up: decided by hard constraints")
+    num = den = 0.0
+    counts: dict[str, int] = {}
+    for t, r in zip(top.criteria, runner.criteria):
+        gain = t.weight * (t.score - r.score)
+        if gain <= 0:
+            continue
+        items = t.evidence + r.evidence
+        # The rules that turn the inputs into this criterion's scores count too: a named constant
+        # marked `assumption` in either note is one more assumption-quality item.
+        rules = _assumed_constants(t.note) + _assumed_constants(r.note)
+        if not items and not rules:
+            continue
+        q = (sum(e.quality for e in items) + QUALITY_RANK["assumption"] * len(rules)) / (len(items) + len(rules))
+        if rules:
+            counts["assumption"] = counts.get("assumption", 0) + len(rules)
+        num, den = num + gain * q, den + gain
+        for e in items:
+            key = "measured" if e.kind == "measured" else ("requirement" if e.kind == "requirement" else str(e.confidence or "assumption"))
+            counts[key] = counts.get(key, 0) + 1
+    if den == 0:
+        return EvidenceQuality(score=0.0, label="none", counts=counts, note="no criterion favours the top workflow")
+    score = num / den
+    label = "good" if score >= k["EVIDENCE_GOOD"] else ("fair" if score >= k["EVIDENCE_FAIR"] else "weak")
+    weak = counts.get("assumption", 0) + counts.get("blog", 0)
+    total = sum(counts.values())
+    return EvidenceQuality(score=round(score, 3), label=label, counts=counts,
+                           note=f"{weak} of {total} evidence items in the deciding criteria are assumption or blog")
+
+
+def _assumed_constants(note: str) -> list[str]:
+    return [n for n in re.findall(r"\b[A-Z][A-Z0-9_]{3,}\b", note)
+            if n in CONSTANTS and "assumption" in CONSTANTS[n].source]
+
+
+def _nearest_flip(weights: list[SensitivityItem], consts: list[ConstantSensitivity]) -> Optional[NearestFlip]:
+    found = []
+    for s in weights:
+        if s.threshold is not None and s.new_top:
+            rel = abs(s.threshold - s.weight) / s.weight if s.weight > 0 else 1.0
+            found.append(NearestFlip(what=f"weight:{s.criterion}", value=s.weight, threshold=s.threshold,
+                                     relative_change=round(rel, 4), new_top=s.new_top, note=s.note))
+    for c in consts:
+        if c.threshold is not None and c.new_top:
+            lo, hi = CONSTANTS[c.name].search
+            rel = abs(c.threshold - c.value) / abs(c.value) if c.value else abs(c.threshold - c.value) / (hi - lo)
+            found.append(NearestFlip(what=f"constant:{c.name}", value=c.value, threshold=c.threshold,
+                                     relative_change=round(rel, 4), new_top=c.new_top, note=c.note))
+    return min(found, key=lambda f: (f.relative_change, f.what)) if found else None
+
+
+_DOWN = {"high": "medium", "medium": "low", "low": "low"}
+
+
+def _confidence(ranked: list[WorkflowScore], runner: Optional[WorkflowScore], margin: float, inside_noise: bool,
+                weights: list[SensitivityItem], consts: list[ConstantSensitivity], k: Consts) -> Confidence:
+    top = ranked[0]
+    if not top.eligible:
+        decided, dnote = "nothing-eligible", "no workflow meets every hard constraint: the best-scoring one is shown"
+    elif any(not s.eligible and s.total > top.total + 1e-9 for s in ranked):
+        beaten = [s.workflow for s in ranked if not s.eligible and s.total > top.total + 1e-9]
+        decided, dnote = "hard-constraint", f"decided by hard constraints: {', '.join(beaten)} scored higher but is ruled out"
+    else:
+        decided = "scores"
+        dnote = ("decided by the scores; the others are ruled out by hard constraints" if runner is None
+                 else "decided by the scores of eligible workflows")
+    tie = runner is not None and abs(margin) < k["TIE_MARGIN"]
+    if margin >= k["CONFIDENCE_HIGH_MARGIN"]:
+        m_level = "high"
+    elif margin >= k["CONFIDENCE_MEDIUM_MARGIN"]:
+        m_level = "medium"
+    else:
+        m_level = "low"
+    quality = _evidence_quality(top, runner, k)
+    flip = _nearest_flip(weights, consts)
+    steps: list[str] = []
+    if decided == "nothing-eligible":
+        level = "low"
+        steps.append("nothing eligible")
+    elif runner is None:
+        level = "high"
+    else:
+        level = m_level
+        if tie or margin <= 0:
+            level = "low"
+            steps.append(f"a tie: {margin:.2f} points" if tie else f"negative margin {margin:.2f}")
+        if quality.label == "weak":
+            level = _DOWN[level]
+            steps.append(f"weak decisive evidence ({quality.score:.1f}/5: {quality.note})")
+        if flip is not None and flip.relative_change < k["FLIP_FRAGILE"]:
+            level = _DOWN[level]
+            steps.append(f"fragile: {flip.note} ({flip.relative_change:.0%} away)")
+        if inside_noise:
+            level = _DOWN[level]
+            steps.append("the measured difference that decides it is inside the noise")
+    return Confidence(level=level, decided_by=decided, decided_note=dnote, margin=margin, tie=tie, margin_level=m_level,
+                      evidence=quality, nearest_flip=flip, steps=steps)
 
 
 def _pitfall_items(kb: Any, workflow: str, req_dict: dict) -> list[PitfallItem]:
@@ -612,125 +1038,94 @@ WORKFLOW_SUMMARY = {
 }
 
 
+def _prepare(req: Requirements, host: Any, suites: list[Any], kb: Any, scan: Any, scaling: Any,
+             scaling_here: bool) -> tuple[Context, list[str]]:
+    req_dict = conditions(req)
+    weights = resolve_weights(req)
+    assumptions: list[str] = list(MODEL_ASSUMPTIONS)
+    if req.workload is not None and req.workload.gflops_per_sample is None and req.workload.model != "lenet":
+        assumptions.append(f"workload {req.workload.model}: {WORKLOAD_GFLOPS[req.workload.model]:g} training GFLOPs per image (ImageNet-size 224x224 input); set workload.gflops_per_sample for other input sizes")
+    if kb is None:
+        assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
+    rs = routes(req, kb)
+    assumptions.extend(_host_notes(host, suites, rs))
+    target = req.hardware.training_target
+    if target not in ("undecided", *req.hardware.available):
+        assumptions.append(f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training")
+    best = project_all(req, kb, suites, scaling, scaling_here, rs)
+    basis = common_basis(best)
+    compared = {wf: (p if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported
+                     else project(wf, req, kb, suites, basis_cap=basis, scaling=scaling, scaling_here=scaling_here, route=rs[wf]))
+                for wf, p in best.items()}
+    if any(p.basis != compared[wf].basis for wf, p in best.items()):
+        assumptions.append(f"performance and cost compare workflows on the basis all of them share ({basis}); projections show each one's best basis")
+    for p in best.values():
+        for note in p.notes:
+            if note not in assumptions and ("assumed" in note or "undecided" in note):
+                assumptions.append(note)
+    assumptions.extend(_communication_notes(req, compared))
+    for run in unusable_runs(suites):
+        reasons = "; ".join(str(r) for r in run.get("quality_reasons") or []) or "no reason given"
+        assumptions.append(f"probe run {run.get('id')} is marked unusable ({reasons}): shown, never scored")
+    comparisons = [c for s in suites for c in (dump(s) or {}).get("comparisons") or [] if isinstance(c, dict)]
+    scan_doc = dump(scan) if scan is not None else None
+    ctx = Context(req=req, kb=kb, scan=dict(scan_doc) if scan_doc is not None else None, req_dict=req_dict, routes=rs,
+                  best=best, compared=compared, basis=basis, weights=weights, wmap={w.name: w.weight for w in weights},
+                  pitfalls={wf: applicable_pitfalls(kb, wf, req_dict) for wf in WORKFLOWS}, comparisons=comparisons)
+    ctx.fixed = {wf: {"ecosystem": _ecosystem(wf, ctx), "debugging": _debugging(wf, ctx)} for wf in WORKFLOWS}
+    return ctx, assumptions
+
+
 def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: Any = None, scan: Any = None,
-          scaling: Any = None, scaling_here: bool = False) -> Scorecard:
+          scaling: Any = None, scaling_here: bool = False, constants: Optional[dict[str, float]] = None,
+          sensitivity: bool = True) -> Scorecard:
     """Score the three workflows. Pure: same inputs, same scorecard.
 
     `host`: a CheckReport/HostInfo (or None); `probes`: a ProbeSuite, a list of them, or None;
     `kb`: a KnowledgeBase or None (then knowledge-based criteria are neutral and said so);
     `scan`: an advisor.scan ScanResult of the team's code, or None;
     `scaling`: a scaling probe result (probes.scaling ScalingResult or its JSON), used for multi-device
-    communication when the requirements ask for distributed training; `scaling_here`: measured on this host.
+    communication when the requirements ask for distributed training; `scaling_here`: measured on this host;
+    `constants`: named constants moved from their defaults (advisor.constants); `sensitivity`: also search
+    each constant for the value that flips the verdict (the expensive part; off for bulk re-scoring).
     """
     req = requirements
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
-    req_dict = req.as_conditions()
-    weights = resolve_weights(req)
-    wmap = {w.name: w.weight for w in weights}
-    assumptions: list[str] = list(MODEL_ASSUMPTIONS)
-    if req.workload is not None and req.workload.gflops_per_sample is None and req.workload.model != "lenet":
-        assumptions.append(f"workload {req.workload.model}: {WORKLOAD_GFLOPS[req.workload.model]:g} training GFLOPs per image (ImageNet-size 224x224 input); set workload.gflops_per_sample for other input sizes")
-    if kb is None:
-        assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
-
-    assumptions.extend(_host_notes(host, suites, req))
-    target = req.hardware.training_target
-    if target not in ("undecided", *req.hardware.available):
-        assumptions.append(f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training")
-    best = project_all(req, kb, suites, scaling, scaling_here)
-    basis = common_basis(best)
-    compared = {wf: (p if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported
-                     else project(wf, req, kb, suites, basis_cap=basis, scaling=scaling, scaling_here=scaling_here))
-                for wf, p in best.items()}
-    if any(p.basis != compared[wf].basis for wf, p in best.items()):
-        assumptions.append(f"performance and cost compare workflows on the basis all of them share ({basis}); projections show each one's best basis")
-    for p in best.values():
-        for note in p.notes:
-            if note not in assumptions and "assumed" in note:
-                assumptions.append(note)
-    assumptions.extend(_communication_notes(req, compared))
-
-    migration_hours: dict[str, list[float]] = {}
-    partial: dict[str, dict[str, tuple[float, list[Evidence], str]]] = {}
-    pitfall_ids: dict[str, list[str]] = {}
-    for wf in WORKFLOWS:
-        m_score, m_ev, m_note, hours, ids = _migration(wf, req, kb, scan, req_dict)
-        migration_hours[wf] = hours
-        pitfall_ids[wf] = ids
-        partial[wf] = {
-            "performance": _performance(wf, req, compared, basis),
-            "ecosystem": _ecosystem(wf, req, kb),
-            "team": _team(wf, req),
-            "migration": (m_score, m_ev, m_note),
-            "deployment": _deployment(wf, req, kb),
-            "debugging": _debugging(wf, req, kb),
-            "compliance": _compliance(wf, req),
-        }
-    costs = _costs(compared)
-    for wf, cost in _cost_scores(req, compared, costs).items():
-        partial[wf]["cost"] = cost
-
-    scores: list[WorkflowScore] = []
-    for wf in WORKFLOWS:
-        criteria = [
-            Criterion(name=name, weight=round(wmap[name], 6), score=round(_clamp(partial[wf][name][0]), 3),
-                      evidence=partial[wf][name][1], note=partial[wf][name][2])
-            for name in CRITERIA
-        ]
-        blocked = _hard_constraints(wf, req, best[wf], costs[wf], migration_hours[wf])
-        scores.append(WorkflowScore(workflow=wf, total=round(_total(criteria), 3), eligible=not blocked,
-                                    blocked_by=blocked, criteria=criteria, pitfalls=pitfall_ids[wf],
-                                    migration_hours=migration_hours[wf]))
-
-    order = {wf: i for i, wf in enumerate(WORKFLOWS)}
-    ranked = sorted(scores, key=lambda s: (not s.eligible, -s.total, order[s.workflow]))
+    ctx, assumptions = _prepare(req, host, suites, kb, scan, scaling, scaling_here)
+    k = Consts(constants)
+    ev = _evaluate(ctx, k)
+    scores = ev.scores
+    ranked = _rank(scores)
     top = ranked[0]
     eligible = [s for s in ranked if s.eligible]
     runner = eligible[1] if len(eligible) > 1 else None
     by_wf = {s.workflow: s for s in scores}
     margin = round(top.total - runner.total, 3) if runner else round(top.total - (ranked[1].total if len(ranked) > 1 else 0), 3)
-    inside_noise, noise_note = _noise(by_wf, compared, top.workflow, runner.workflow if runner else None, basis)
-    if not top.eligible:
-        confidence = "low"
-    elif runner is None:
-        confidence = "high"
-    else:
-        confidence = "high" if margin >= CONFIDENCE_MARGINS["high"] else ("medium" if margin >= CONFIDENCE_MARGINS["medium"] else "low")
-        if inside_noise:
-            confidence = {"high": "medium", "medium": "low", "low": "low"}[confidence]
+    inside_noise, noise_note = _noise(by_wf, ctx.compared, top.workflow, runner.workflow if runner else None, ctx.basis)
+    weight_items = _sensitivity(scores, top.workflow)
+    const_items = _constant_sensitivity(ctx, top.workflow) if sensitivity and not constants else []
+    parts = _confidence(ranked, runner, margin, inside_noise, weight_items, const_items, k)
     reasons = _reasons(top, runner, ranked, noise_note)
-    summary = _summary(req, top, runner, confidence, kb)
+    if parts.decided_by == "hard-constraint":
+        reasons.insert(0, parts.decided_note)
+    summary = _summary(req, top, runner, parts, kb)
     if noise_note:
         assumptions.append(noise_note)
+    for p in ctx.best.values():
+        assumptions.extend(f"{p.workflow}: {w}" for w in p.warnings)
+    hardware_basis = next((r.basis_note for r in ctx.routes.values() if r.basis_note), None)
     return Scorecard(
-        weights=weights, scores=scores,
-        recommendation=Recommendation(workflow=top.workflow, confidence=confidence, margin=margin,
+        weights=ctx.weights, scores=scores,
+        recommendation=Recommendation(workflow=top.workflow, confidence=parts.level, margin=margin,
                                       runner_up=runner.workflow if runner else None, inside_noise=inside_noise,
-                                      summary=summary, reasons=reasons),
-        sensitivity=_sensitivity(scores, top.workflow),
-        projections=[best[wf] for wf in WORKFLOWS], comparison_basis=basis,
-        pitfalls=_pitfall_items(kb, top.workflow, req_dict), assumptions=assumptions,
+                                      summary=summary, reasons=reasons, confidence_parts=parts),
+        sensitivity=weight_items, constant_sensitivity=const_items,
+        projections=[ctx.best[wf] for wf in WORKFLOWS], comparison_basis=ctx.basis,
+        pitfalls=_pitfall_items(kb, top.workflow, ctx.req_dict), assumptions=assumptions,
+        costs=[ev.costs[wf] for wf in WORKFLOWS], schedules=[ev.schedules[wf] for wf in WORKFLOWS],
+        memory=[ctx.best[wf].memory for wf in WORKFLOWS if ctx.best[wf].memory is not None],
+        hardware_basis=hardware_basis,
     )
-
-
-def _cost_scores(req: Requirements, compared: dict[str, Projection], costs: dict[str, tuple]) -> dict[str, tuple[float, list[Evidence], str]]:
-    """Compute cost relative to the cheapest workflow; equal for all when any supported one lacks a figure."""
-    known = [c[0] + c[1] for c in costs.values() if c[0] is not None]
-    cheapest = min(known) if known else None
-    complete = len(known) == sum(p.supported for p in compared.values())
-    out = {}
-    for wf in WORKFLOWS:
-        low, high, ev, note = costs[wf]
-        if not compared[wf].supported:
-            out[wf] = (0.0, list(compared[wf].evidence), compared[wf].basis_detail)
-        elif low is None or cheapest is None or not complete:
-            why = _req_ev("workload", req.workload is not None,
-                          "no workload in the requirements" if req.workload is None else "no price for every workflow's hardware in the knowledge base")
-            out[wf] = (100.0, ev + [why], "no cost figures for every workflow: all equal")
-        else:
-            both = low + high
-            out[wf] = (100.0 * cheapest / both if both > 0 else 100.0, ev, f"{_range_text(low, high, prefix='$')} ({note}) relative to the cheapest")
-    return out
 
 
 def _communication_notes(req: Requirements, projections: dict[str, Projection]) -> list[str]:
@@ -746,40 +1141,15 @@ def _communication_notes(req: Requirements, projections: dict[str, Projection]) 
     return [f"multi-device training on {req.hardware.devices} device(s): " + "; ".join(f"{'/'.join(wfs)} {text}" for text, wfs in parts.items())]
 
 
-def _host_notes(host: Any, suites: list[Any], req: Requirements) -> list[str]:
+def _host_notes(host: Any, suites: list[Any], rs: dict[str, Route]) -> list[str]:
     """Say when this host could measure what is only projected (it has the target's hardware)."""
     data = host.model_dump(mode="json") if hasattr(host, "model_dump") else (host or {})
     vendors = {str(a.get("vendor", "")).lower() for a in data.get("accelerators") or [] if isinstance(a, dict)}
     kinds = {"nvidia" if v == "nvidia" else "ascend" for v in vendors if v in ("nvidia", "huawei", "ascend")}
     measured = {device_kind(r.get("device", "")) for r in ok_runs(suites)}
-    targets = {target_for(wf, req) for wf in WORKFLOWS}
+    targets = {r.target for r in rs.values()}
     return [f"this host has {k} hardware but no probe results for it: run `advisor probe` (or --run-probes) to measure instead of projecting"
             for k in sorted(kinds & targets - measured)]
-
-
-def _hard_constraints(wf: str, req: Requirements, proj: Projection, cost: tuple, hours: list[float]) -> list[str]:
-    blocked = []
-    if req.needs.domestic_substitution == "required":
-        foreign = []
-        if framework_for(wf) == "pytorch":
-            foreign.append("PyTorch framework")
-        if target_for(wf, req) == "nvidia":
-            foreign.append("NVIDIA training hardware")
-        if "nvidia-server" in req.deployment.targets:
-            foreign.append("NVIDIA deployment")
-        if foreign:
-            blocked.append(f"needs.domestic_substitution=required: production stack uses {', '.join(foreign)}")
-    if not proj.supported and req.hardware.training_target != "undecided":
-        blocked.append(f"hardware.training_target={req.hardware.training_target}: {proj.basis_detail}")
-    budget = req.constraints.budget_usd
-    if budget is not None and cost[0] is not None and cost[0] > budget:
-        blocked.append(f"constraints.budget_usd={budget:g}: costs at least ${cost[0]:,.0f}")
-    deadline = req.constraints.deadline_weeks
-    if deadline is not None:
-        capacity = req.team.size * HOURS_PER_WEEK * deadline * DEADLINE_SHARE
-        if hours[0] > capacity:
-            blocked.append(f"constraints.deadline_weeks={deadline:g}: migration needs at least {hours[0]:g} h, more than {DEADLINE_SHARE:.0%} of the team's time ({capacity:g} h)")
-    return blocked
 
 
 def _reasons(top: WorkflowScore, runner: Optional[WorkflowScore], ranked: list[WorkflowScore], noise_note: str) -> list[str]:
@@ -804,7 +1174,7 @@ def _reasons(top: WorkflowScore, runner: Optional[WorkflowScore], ranked: list[W
     return reasons
 
 
-def _summary(req: Requirements, top: WorkflowScore, runner: Optional[WorkflowScore], confidence: str, kb: Any) -> str:
+def _summary(req: Requirements, top: WorkflowScore, runner: Optional[WorkflowScore], parts: Confidence, kb: Any) -> str:
     what = WORKFLOW_SUMMARY[top.workflow]
     if kb is not None:
         entry = next((w for w in getattr(kb, "workflows", []) if w.id == top.workflow), None)
@@ -812,5 +1182,11 @@ def _summary(req: Requirements, top: WorkflowScore, runner: Optional[WorkflowSco
             what = entry.summary.rstrip(".")
     if not top.eligible:
         return f"No workflow meets every hard constraint; the best-scoring is {top.workflow} ({top.total:.0f}/100): {what}."
-    vs = f", {top.total - runner.total:.1f} points ahead of {runner.workflow}" if runner else ", the only eligible workflow"
-    return f"{top.workflow} ({top.total:.0f}/100{vs}; confidence {confidence}): {what}."
+    if runner is not None and parts.tie:
+        vs = f", tied with {runner.workflow} ({top.total - runner.total:.2f} points)"
+    elif runner is not None:
+        vs = f", {top.total - runner.total:.1f} points ahead of {runner.workflow}"
+    else:
+        vs = ", the only eligible workflow"
+    by = "; decided by hard constraints" if parts.decided_by == "hard-constraint" else ""
+    return f"{top.workflow} ({top.total:.0f}/100{vs}; confidence {parts.level}{by}): {what}."

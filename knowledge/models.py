@@ -329,6 +329,37 @@ class CostAssumption(_Entry):
         return self
 
 
+class CurvePoint(_Model):
+    devices: int = Field(ge=1, description="total devices")
+    efficiency: SourcedRange = Field(description="fraction of linear throughput kept, 0-1")
+
+    @field_validator("efficiency")
+    @classmethod
+    def _fraction(cls, v: SourcedRange) -> SourcedRange:
+        if not (0.0 <= v.low <= 1.0 and 0.0 <= v.high <= 1.0):
+            raise ValueError("efficiency must be fractions between 0 and 1")
+        return v
+
+
+class ScalingCurve(_Entry):
+    """Data-parallel scaling efficiency as a function of devices, per link class (advisor.communication)."""
+
+    link: Literal["nvlink", "hccs", "pcie", "roce-ib", "ethernet"]
+    scope: Literal["host", "network"] = Field(description="host: devices of one host; network: the link between hosts, at a total device count")
+    points: list[CurvePoint] = Field(min_length=2)
+    note: Optional[str] = None
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+    @model_validator(mode="after")
+    def _falls_with_n(self) -> "ScalingCurve":
+        pts = sorted(self.points, key=lambda p: p.devices)
+        for a, b in zip(pts, pts[1:]):
+            if b.efficiency.low > a.efficiency.low or b.efficiency.high > a.efficiency.high:
+                raise ValueError(f"efficiency must not rise with devices ({a.devices} -> {b.devices})")
+        return self
+
+
 # Section name (as used on the command line and as YAML top-level key) -> (attribute, model).
 SECTIONS: dict[str, tuple[str, type[_Entry]]] = {
     "accelerators": ("accelerators", Accelerator),
@@ -342,6 +373,7 @@ SECTIONS: dict[str, tuple[str, type[_Entry]]] = {
     "costs": ("costs", CostAssumption),
     "prices": ("prices", PriceObservation),
     "interconnects": ("interconnects", Interconnect),
+    "scaling-curves": ("scaling_curves", ScalingCurve),
 }
 
 
@@ -373,6 +405,7 @@ class KnowledgeBase(BaseModel):
     costs: list[CostAssumption] = Field(default_factory=list)
     prices: list[PriceObservation] = Field(default_factory=list)
     interconnects: list[Interconnect] = Field(default_factory=list)
+    scaling_curves: list[ScalingCurve] = Field(default_factory=list)
 
     def section(self, name: str) -> list[_Entry]:
         """Entries of a section by its command-line name (e.g. 'api-mappings')."""

@@ -11,7 +11,7 @@ from advisor.cli import main
 
 OVERRIDES = Path(__file__).parent / "fixtures" / "knowledge" / "overrides"
 SECTIONS = ["accelerators", "frameworks", "workflows", "ecosystem", "pitfalls", "api-mappings",
-            "references", "derating", "costs", "prices", "interconnects"]
+            "references", "derating", "costs", "prices", "interconnects", "scaling-curves"]
 
 
 @pytest.mark.parametrize("section", SECTIONS)

@@ -11,7 +11,7 @@ from advisor.output import check_output, emit, to_json
 
 SECTION_NAMES = (
     "accelerators", "frameworks", "workflows", "ecosystem", "pitfalls",
-    "api-mappings", "references", "derating", "costs", "prices", "interconnects",
+    "api-mappings", "references", "derating", "costs", "prices", "interconnects", "scaling-curves",
 )
 
 

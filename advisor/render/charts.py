@@ -188,20 +188,12 @@ def _pair(v: Any) -> tuple[float, float] | None:
 
 
 def decision_tco_totals(report: Any) -> dict[str, tuple[float, float]]:
-    """Workflow -> total cost range from the decision model's `tco` key when it carries one (read
-    defensively: {workflow: {total: ...}} or [{workflow, total}]); empty when absent."""
-    t = get(report, "tco")
-    items = get(t, "workflows", t) if t is not None else None
-    if isinstance(items, dict):
-        items = [dict(v, workflow=k) if isinstance(v, dict) else {"workflow": k, "total": v} for k, v in items.items()]
+    """Workflow -> total cost of ownership range (the decision model's `costs`); empty when absent."""
     out = {}
-    for item in items or []:
-        if hasattr(item, "model_dump"):
-            item = item.model_dump(mode="json")
-        if isinstance(item, dict) and item.get("workflow"):
-            total = _pair(item.get("total") or item.get("total_usd"))
-            if total:
-                out[str(item["workflow"])] = total
+    for item in get(report, "costs") or []:
+        total = _pair(get(item, "total_usd"))
+        if total:
+            out[str(get(item, "workflow"))] = total
     return out
 
 
@@ -234,31 +226,21 @@ def ranges_chart(report: Any, kb: Any = None) -> str | None:
 
 
 def scaling_points(report: Any) -> dict[str, list[tuple[float, float, float]]]:
-    """Series name -> [(devices, efficiency low, high)]: the decision model's curve when present,
-    else the scaling probe's measured points."""
+    """Series name -> [(devices, efficiency low, high)]: each workflow's projected curve (the decision
+    model's communication curve) when present, else the scaling probe's measured points."""
     out: dict[str, list[tuple[float, float, float]]] = {}
-    curve = get(report, "scaling_curve")
-    items = get(curve, "points", curve) if curve is not None else None
-    if isinstance(items, dict):  # {workflow: [points]}
-        items = [dict(p, workflow=k) if isinstance(p, dict) else p for k, v in items.items() for p in (v or [])]
-    for p in items or []:
-        if hasattr(p, "model_dump"):
-            p = p.model_dump(mode="json")
-        if not isinstance(p, dict):
-            continue
-        d = p.get("devices")
-        eff = next((p[k] for k in ("efficiency", "kept", "scaling_efficiency") if p.get(k) is not None), None)
-        if d is None or eff is None:
-            continue
-        low, high = (eff.get("low"), eff.get("high")) if isinstance(eff, dict) else (eff[0], eff[1]) if isinstance(eff, list) else (eff, eff)
-        out.setdefault(str(p.get("workflow") or p.get("framework") or "curve"), []).append((float(d), float(low), float(high)))
-    if not out:
-        for m in get(get(report, "scaling"), "measurements", []):
-            e = get(m, "efficiency")
-            if e is not None:
-                # one rank is linear by definition: the curve starts there
-                out.setdefault(f"{get(m, 'framework')} (measured)", [(1.0, 1.0, 1.0)]).append(
-                    (float(get(m, "ranks")), float(get(e, "min")), float(get(e, "max"))))
+    for proj in get(report, "projections") or []:
+        curve = get(get(proj, "communication"), "curve") or []
+        if (get(proj, "devices") or 1) > 1 and len(curve) > 1:  # one device has no curve to show
+            out[str(get(proj, "workflow"))] = [(float(get(p, "devices")), float(get(p, "low")), float(get(p, "high")))
+                                               for p in curve]
+    # the scaling probe's measured points beside the projected curves
+    for m in get(get(report, "scaling"), "measurements", []):
+        e = get(m, "efficiency")
+        if e is not None:
+            # one rank is linear by definition: the curve starts there
+            out.setdefault(f"{get(m, 'framework')} (measured)", [(1.0, 1.0, 1.0)]).append(
+                (float(get(m, "ranks")), float(get(e, "min")), float(get(e, "max"))))
     return {k: sorted(v) for k, v in out.items()}
 
 

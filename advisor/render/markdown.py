@@ -10,9 +10,6 @@ from urllib.parse import quote
 
 from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
 from advisor.render.plan import (
-    DECISION_KEYS,
-    DECISION_TITLES,
-    generic,
     schedule,
     tco_rows,
 )
@@ -287,38 +284,27 @@ def stack_section(report: Any, kb: Any, note: Any) -> list[str]:
 
 
 def decision_model_sections(report: Any) -> list[str]:
-    """The decision model's sections (issue 20: memory fit, scaling curve, TCO, schedule, confidence).
+    """The decision model's sections (memory fit, scaling curve, cost of ownership, confidence,
+    schedule; advisor/render/decision_sections.py), one level down inside "Plan and cost"."""
+    from advisor.render import decision_sections
 
-    >>> LEAD: MERGE POINT <<<  advisor/render/decision_sections.py (the decision helper's) provides
-    `sections(doc) -> list[str]`; it is called here when it exists. Without it, whichever of those keys
-    the report carries is rendered generically, so nothing the model computes goes unshown."""
-    try:
-        from advisor.render import decision_sections
-    except ImportError:
-        decision_sections = None
-    if decision_sections is not None:
-        return list(decision_sections.sections(report))
-    out: list[str] = []
-    for key in DECISION_KEYS:
-        value = get(report, key)
-        if value is not None:
-            out += [f"### {DECISION_TITLES.get(key, key)}", ""] + generic(value) + [""]
-    return out
+    doc = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
+    return ["#" + line if line.startswith("## ") else line for line in decision_sections.sections(doc)]
 
 
 def plan_section(report: Any, kb: Any) -> list[str]:
     req = report.requirements
     out = decision_model_sections(report)
-    if get(report, "schedule") is None:
-        phases, findings = schedule(report)
-        deadline = req.constraints.deadline_weeks if req.constraints else None
-        out += [f"### Schedule against the {deadline:g}-week deadline" if deadline else "### Schedule", ""]
-        out += _table(["Phase", "Starts (week)", "Ends (week)", "Done when"],
-                      [[ph.name, _weeks(ph.start), _weeks(ph.end), ph.what] for ph in phases], ["l", "r", "r", "l"])
-        out += [""] + [f"- {f}" for f in findings]
-        out += ["- milestones: the rehearsal is seed 002 §7.4's two-week full-chain run (single card, multi-card "
-                "communication, export, inference) before go-live; each risk in the register names the one that retires it", ""]
-    if get(report, "tco") is None:
+    # the milestone plan in weeks (the decision model's schedule above gives the hours per workflow)
+    phases, findings = schedule(report)
+    deadline = req.constraints.deadline_weeks if req.constraints else None
+    out += [f"### Milestones against the {deadline:g}-week deadline" if deadline else "### Milestones", ""]
+    out += _table(["Phase", "Starts (week)", "Ends (week)", "Done when"],
+                  [[ph.name, _weeks(ph.start), _weeks(ph.end), ph.what] for ph in phases], ["l", "r", "r", "l"])
+    out += [""] + [f"- {f}" for f in findings]
+    out += ["- milestones: the rehearsal is seed 002 §7.4's two-week full-chain run (single card, multi-card "
+            "communication, export, inference) before go-live; each risk in the register names the one that retires it", ""]
+    if not get(report, "costs"):  # an older report without the decision model's cost of ownership
         rows, notes = tco_rows(report, kb)
         out += ["### Cost of ownership per workflow (compute, energy, engineering)", ""]
         out += _table(["Workflow", "Compute", "Energy", "Engineering", "Total"], rows) + [""] + [f"- {n}" for n in notes]

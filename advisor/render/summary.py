@@ -108,10 +108,12 @@ def _reason(top: Any, other: Any, i: int) -> Reason:
 def nearest_flip(report: Any) -> str:
     """The decision model's nearest flip when it gives one, else the sensitivity item whose threshold
     lies closest (relative to the weight) to today's weight."""
-    conf = get(report, "confidence")
-    given = get(conf, "nearest_flip") if conf is not None and not isinstance(conf, str) else None
+    given = get(_parts(report), "nearest_flip")
     if given:
-        return given if isinstance(given, str) else (get(given, "note") or get(given, "text") or str(given))
+        change = get(given, "relative_change")
+        where = "weight" if str(get(given, "what", "")).startswith("weight") else "weight or named constant"
+        return (f"{get(given, 'note')}" + (f" (a {float(change):.0%} change, the nearest of any {where} in the "
+                                            "sensitivity analysis)" if change is not None else ""))
     best = None
     for s in get(report, "sensitivity", []):
         t, w = get(s, "threshold"), get(s, "weight")
@@ -165,16 +167,23 @@ def decision(report: Any) -> Decision:
     return d
 
 
+def _parts(report: Any) -> Any:
+    """The decision model's three-part confidence (recommendation.confidence_parts), or None."""
+    return get(get(report, "recommendation"), "confidence_parts")
+
+
 def confidence_why(report: Any, d: Decision) -> list[str]:
-    conf = get(report, "confidence")
-    if conf is not None and not isinstance(conf, str):  # the decision model's three parts, when present
-        out = []
-        for key in ("margin", "evidence_quality", "nearest_flip", "decided_by", "level", "why"):
-            value = get(conf, key)
-            if value is not None and key != "nearest_flip":
-                out.append(f"{key.replace('_', ' ')}: {value if not isinstance(value, dict) else value.get('text', value)}")
-        if out:
-            return out
+    parts = _parts(report)
+    if parts is not None:  # the decision model's three parts: margin, evidence quality, nearest flip
+        out = [str(get(parts, "decided_note") or get(parts, "decided_by"))]
+        if get(parts, "margin") is not None:
+            out.append(f"margin {float(get(parts, 'margin')):.1f} points over {label(d.runner_up)} "
+                       f"(on its own: {get(parts, 'margin_level')})" + (", a tie" if get(parts, "tie") else ""))
+        ev = get(parts, "evidence")
+        if ev is not None:
+            out.append(f"evidence that decides it: {get(ev, 'label')} ({float(get(ev, 'score', 0)):.1f}/5): {get(ev, 'note')}")
+        out += [str(step) for step in get(parts, "steps") or []]
+        return out
     rec = get(report, "recommendation")
     out = [f"margin {d.margin:.1f} points over {label(d.runner_up)}" if d.runner_up else "no eligible runner-up"]
     if get(rec, "inside_noise"):

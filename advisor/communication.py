@@ -1,0 +1,509 @@
+"""Multi-device communication and scaling: how much of linear throughput a projection keeps on N
+devices, and what that rests on.
+
+The knowledge base's scaling curves give the fraction kept as a function of the device count and the
+interconnect (within a host: NVLink, HCCS, PCIe; between hosts: RoCE/InfiniBand or plain Ethernet):
+seed "Chips and framework released together" §2.1, ~70% linear at 8 cards and below 30% at 64 on
+a weak interconnect. Without curves, the single communication derating range is the fallback. The
+scaling probe's measured efficiency replaces the curve where it is device scaling of the same shape
+(same hardware kind, rank count and network), else it stands beside it as evidence (a 2-rank run on a
+CPU host measures communication plus contention, not device scaling).
+
+`communication_for` returns a `CommPlan`: an immutable description of the factor; the projection
+paths ask it for factors (pure) and report whether they applied one, and `settle` writes the final
+`Communication` the projection carries.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from advisor.constants import DEFAULT, Consts
+from advisor.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
+from advisor.evidence import Evidence, Span, dump, pct, sourced_evidence
+from advisor.requirements import Requirements
+from advisor.workflows import device_kind
+
+
+class ScalingSpread(BaseModel):
+    """Median and min-max over the scaling probe's interleaved repetitions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    median: float
+    min: float
+    max: float
+    n: int
+
+
+class ScalingMeasurement(BaseModel):
+    """One framework's data-parallel figures from the scaling probe (`advisor probe --scaling`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="scaling:<framework>-<model>-r<ranks> (its runs are <id>-rep<k> in the result)")
+    framework: str
+    launcher: Optional[str] = None
+    backend: Optional[str] = None
+    device: str = Field(description="where the ranks ran: cpu | cuda | Ascend")
+    hardware: str = Field(description="nvidia | ascend | cpu")
+    model: str
+    ranks: int
+    label: str = Field(description="the result's label: device-scaling | cpu-contention")
+    device_scaling: bool = Field(description="one rank per accelerator (not ranks sharing CPU cores)")
+    host: Optional[str] = None
+    created: Optional[str] = None
+    efficiency: Optional[ScalingSpread] = Field(None, description="images/s(N) / (N x images/s(1))")
+    allreduce_share: Optional[ScalingSpread] = Field(None, description="(synced - no-sync step) / synced step")
+    contention_factor: Optional[ScalingSpread] = None
+    gate_ok: Optional[bool] = Field(None, description="parameters identical across ranks after synced steps")
+
+
+class CurvePoint(BaseModel):
+    """Fraction of linear throughput kept at a device count."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    devices: int
+    low: float
+    high: float
+    target: bool = Field(False, description="the requirements' device count")
+
+
+CommunicationBasis = Literal["measured", "measured+knowledge", "knowledge", "assumed", "in-reference", "single-device", "none"]
+
+
+class Communication(BaseModel):
+    """How a projection accounts for multi-device communication, and what it rests on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    devices: int
+    basis: CommunicationBasis = Field(description=(
+        "measured: the scaling probe's efficiency (device scaling, same rank count and network); "
+        "measured+knowledge: the knowledge-base curve/derating, with the scaling probe's figures as evidence; "
+        "knowledge: the knowledge-base curve/derating alone; assumed: nothing in the knowledge base; "
+        "in-reference: multi-device references that already include their loss; single-device; none: nothing projected"))
+    basis_detail: str
+    kept: Optional[Span] = Field(None, description="fraction of linear multi-device throughput kept [low, high]")
+    knowledge_loss: Optional[list[float]] = Field(None, description="the knowledge base's communication loss range [low, high] at these devices")
+    interconnect: Optional[str] = Field(None, description="link class within a host (nvlink | hccs | pcie) and between hosts")
+    curve: list[CurvePoint] = Field(default_factory=list, description="the knowledge-base scaling curve at powers of two up to the target")
+    comm_compute_ratio: Optional[float] = Field(None, description="T_comm / T_compute of one data-parallel step (seed 004 §5.2), estimated")
+    measured: Optional[ScalingMeasurement] = Field(None, description="the scaling probe figures consulted for this framework")
+    evidence: list[Evidence] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+# --- the scaling probe's result ---------------------------------------------------------------
+
+
+def _spread(data: Any) -> Optional[ScalingSpread]:
+    if not isinstance(data, dict) or data.get("median") is None:
+        return None
+    return ScalingSpread(median=round(float(data["median"]), 4), min=round(float(data["min"]), 4),
+                         max=round(float(data["max"]), 4), n=int(data.get("n") or 0))
+
+
+def scaling_host(doc: dict) -> Optional[str]:
+    host = doc.get("host") or {}
+    return host.get("hostname") or host.get("cpu_model") or host.get("name") or None
+
+
+def _measurement(doc: dict, entry: dict, rc: dict) -> ScalingMeasurement:
+    device = str(entry.get("device") or "cpu")
+    kind = device_kind(device)
+    return ScalingMeasurement(
+        id=f"scaling:{entry.get('framework')}-{entry.get('model')}-r{rc.get('ranks')}",
+        framework=str(entry.get("framework")), launcher=entry.get("launcher"), backend=entry.get("backend"),
+        device=device, hardware=kind, model=str(entry.get("model")), ranks=int(rc.get("ranks")),
+        label=str(doc.get("label") or "unknown"),
+        # Per framework: on a GPU host MindSpore's ranks may still share the CPU (the result's label then
+        # says cpu-contention for the whole result) while PyTorch's ranks each own a GPU.
+        device_scaling=kind != "cpu", host=scaling_host(doc), created=doc.get("created"),
+        efficiency=_spread(rc.get("efficiency")), allreduce_share=_spread(rc.get("allreduce_share")),
+        contention_factor=_spread(rc.get("contention_factor")), gate_ok=rc.get("gate_ok"))
+
+
+def scaling_measurements(scaling: Any) -> list[ScalingMeasurement]:
+    """Every framework and network of a scaling result at its largest multi-rank count measured."""
+    doc = dump(scaling) or {}
+    out = []
+    for entry in doc.get("frameworks") or []:
+        counts = [rc for rc in entry.get("rank_counts") or [] if (rc.get("ranks") or 0) > 1 and rc.get("runs_ok")]
+        if counts:
+            out.append(_measurement(doc, entry, max(counts, key=lambda c: c["ranks"])))
+    return out
+
+
+def pick_measurement(scaling: Any, framework: str, model: Optional[str], devices: int) -> Optional[ScalingMeasurement]:
+    """The scaling probe's figures for a framework: the workload's own network first, the rank count
+    equal to the target's devices when measured, else the largest one."""
+    doc = dump(scaling) or {}
+    entries = sorted((f for f in doc.get("frameworks") or []
+                      if f.get("framework") == framework and f.get("status") in ("ok", "partial")),
+                     key=lambda f: (f.get("model") != model, str(f.get("model"))))
+    for entry in entries:
+        counts = [rc for rc in entry.get("rank_counts") or [] if (rc.get("ranks") or 0) > 1 and rc.get("efficiency")]
+        if counts:
+            rc = next((c for c in counts if c["ranks"] == devices), None) or max(counts, key=lambda c: c["ranks"])
+            return _measurement(doc, entry, rc)
+    return None
+
+
+def measurement_evidence(m: ScalingMeasurement) -> list[Evidence]:
+    what = f"{m.launcher or m.framework} ({m.backend or '?'}) {m.ranks} ranks on {m.device}, {m.model}"
+    tag = ("device scaling" if m.device_scaling
+           else "communication plus contention on shared CPU cores, not device scaling")
+    ev = []
+    for spread, text in ((m.efficiency, "scaling efficiency {} of linear"), (m.allreduce_share, "allreduce {} of the synced step")):
+        if spread is not None:
+            ev.append(Evidence(
+                kind="measured", ref=m.id, label=m.label, value=spread.median, spread=[spread.min, spread.max],
+                detail=f"{what}: {text.format(f'{spread.median:.0%}')} (min-max {pct(spread.min, spread.max)} over {spread.n} repetitions; {tag})"))
+    return ev
+
+
+def _why_not_measured(m: ScalingMeasurement, target: str, devices: int, model: Optional[str]) -> Optional[str]:
+    """Why a scaling measurement cannot stand for the target's multi-device efficiency (None: it can)."""
+    if not m.device_scaling:
+        return (f"the scaling probe's {m.ranks} ranks shared a CPU host: they measure communication plus "
+                "contention on shared cores, not device scaling")
+    if m.hardware != target:
+        return f"the scaling probe ran on {m.hardware}, the training target is {target}"
+    if m.ranks != devices:
+        return f"the scaling probe measured {m.ranks} ranks, the requirements ask for {devices} devices"
+    if model and m.model != model:
+        return f"the scaling probe ran {m.model}, the workload is {model}: its compute/communication ratio differs"
+    if m.gate_ok is not True:
+        return "the scaling probe's correctness gate did not pass (parameters not identical across ranks)"
+    if m.efficiency is None:
+        return "the scaling probe has no efficiency figure"
+    return None
+
+
+# --- the knowledge base's scaling curves --------------------------------------------------------
+
+
+def host_link(acc: Any, target: str) -> str:
+    """The link class between devices of one host, from the accelerator's `interconnect` text."""
+    text = (getattr(acc, "interconnect", None) or "").lower().replace("no nvlink", "")
+    if "nvlink" in text:
+        return "nvlink"
+    if "hccs" in text or (target == "ascend" and "pcie" not in text and text):
+        return "hccs"
+    return "pcie"  # unknown: the weak case (seed 004 §2.1's curve)
+
+
+@dataclass(frozen=True)
+class Curve:
+    """kept(n) for one link class; `points` are (devices, low, high)."""
+
+    id: str
+    link: str
+    points: tuple[tuple[int, float, float], ...]
+    evidence: Evidence
+
+    def at(self, n: float) -> tuple[float, float]:
+        pts = sorted(self.points)
+        if n <= pts[0][0]:
+            return pts[0][1], pts[0][2]
+        for (n0, l0, h0), (n1, l1, h1) in zip(pts, pts[1:]):
+            if n <= n1:
+                t = (math.log(n) - math.log(n0)) / (math.log(n1) - math.log(n0))
+                return l0 + t * (l1 - l0), h0 + t * (h1 - h0)
+        # beyond the last point: keep falling along the last segment (in log n), never below 2%
+        (n0, l0, h0), (n1, l1, h1) = pts[-2], pts[-1]
+        t = (math.log(n) - math.log(n1)) / (math.log(n1) - math.log(n0))
+        low, high = max(0.02, l1 + t * (l1 - l0)), max(0.02, h1 + t * (h1 - h0))
+        return min(low, l1), min(high, h1)
+
+
+def _curves(kb: Any) -> dict[tuple[str, str], Curve]:
+    out = {}
+    for c in sorted(getattr(kb, "scaling_curves", None) or [], key=lambda c: c.id):
+        pts = tuple(sorted((p.devices, p.efficiency.low, p.efficiency.high) for p in c.points))
+        if len(pts) < 2:
+            continue
+        first = c.points[0].efficiency
+        ev = Evidence(kind="knowledge", ref=c.id, value=[list(p) for p in pts], source=c.source, confidence=c.confidence,
+                      detail=f"scaling curve {c.link} ({c.scope}): " + ", ".join(f"{n}: {pct(lo, hi)}" for n, lo, hi in pts)
+                      + (f" ({first.source})" if first.source != c.source else ""))
+        out.setdefault((c.scope, c.link), Curve(id=c.id, link=c.link, points=pts, evidence=ev))
+    return out
+
+
+@dataclass(frozen=True)
+class ScalingModel:
+    """Fraction of linear kept at N devices: the host curve up to a host's devices, times the network
+    curve at N (1 within one host). An unknown network spans both network classes."""
+
+    host: Curve
+    networks: tuple[Curve, ...]
+    per_host: int
+
+    def at(self, devices: float) -> tuple[float, float]:
+        low, high = self.host.at(min(devices, self.per_host))
+        if devices > self.per_host and self.networks:
+            spans = [c.at(devices) for c in self.networks]
+            low, high = low * min(s[0] for s in spans), high * max(s[1] for s in spans)
+        return low, high
+
+    def points(self, devices: int) -> list[CurvePoint]:
+        ns = sorted({2 ** i for i in range(max(1, int(math.log2(max(devices, 8)))) + 2)} | {devices})
+        return [CurvePoint(devices=n, low=round(self.at(n)[0], 4), high=round(self.at(n)[1], 4), target=n == devices)
+                for n in ns]
+
+    @property
+    def label(self) -> str:
+        return self.host.link + (f" within a host, {'/'.join(c.link for c in self.networks)} between hosts" if self.networks else "")
+
+    @property
+    def evidence(self) -> list[Evidence]:
+        return [self.host.evidence] + [c.evidence for c in self.networks]
+
+
+def scaling_model(kb: Any, acc: Any, target: str, req: Requirements, k: Consts = DEFAULT) -> Optional[ScalingModel]:
+    curves = _curves(kb)
+    host = curves.get(("host", host_link(acc, target)))
+    if host is None:
+        return None
+    network = req.hardware.network
+    nets = [c for (scope, link), c in sorted(curves.items()) if scope == "network" and (network is None or link == network)]
+    return ScalingModel(host=host, networks=tuple(nets), per_host=int(k["DEVICES_PER_HOST"]))
+
+
+# --- the plan a projection follows --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CommPlan:
+    """The multi-device factor a projection path multiplies by (fraction of linear throughput kept),
+    the evidence and notes that set it. Immutable: `factor`/`span` are pure, the paths return whether
+    they applied it, and `settle` writes the final Communication."""
+
+    comm: Communication
+    ev: tuple[Evidence, ...] = ()
+    notes: tuple[str, ...] = ()
+    why_not: Optional[str] = None
+    measured_text: str = ""
+    factor_note: str = ""
+    model: Optional[ScalingModel] = None
+
+    @property
+    def measured(self) -> bool:
+        return self.comm.basis == "measured"
+
+    def factor(self, ref_devices: int) -> tuple[float, float, bool]:
+        """(low, high, applied): the kept fraction for a throughput measured on `ref_devices` devices,
+        projected to the target's device count."""
+        devices, kept = self.comm.devices, self.comm.kept
+        if devices <= 1 or kept is None:
+            return 1.0, 1.0, False
+        if ref_devices <= 1:
+            return kept.low, kept.high, True
+        if ref_devices >= devices:
+            return 1.0, 1.0, False  # the published run carries its own loss at this count
+        if self.model is not None and not self.measured:
+            r_low, r_high = self.model.at(ref_devices)
+            ratios = sorted((min(1.0, kept.low / r_low), min(1.0, kept.high / r_high)))
+            return ratios[0], ratios[1], True
+        # The target has more devices than the published run: its loss lies in the same range and does
+        # not shrink with more devices, so the per-device rate keeps low/high of it at worst.
+        return kept.low / kept.high, 1.0, True
+
+    def span(self) -> tuple[float, float, list[Evidence], list[str]]:
+        kept = self.comm.kept
+        if kept is None or self.comm.devices <= 1:
+            return 1.0, 1.0, [], []
+        return kept.low, kept.high, list(self.ev), list(self.notes)
+
+
+def carried_loss(devices: int, ref_devices: int) -> bool:
+    """A reference on `ref_devices` that already carries the target's (or a larger) communication loss."""
+    return ref_devices > 1 and (devices <= 1 or ref_devices >= devices)
+
+
+def settle(plan: CommPlan, applied: bool, ref_devices: frozenset[int], projected: bool) -> Communication:
+    """The Communication a projection carries, given what its path did."""
+    devices = plan.comm.devices
+    if not projected:
+        return _not_applied(plan, "none", "no throughput projected") if devices > 1 else plan.comm
+    if devices > 1 and not applied:
+        counts = "/".join(str(n) for n in sorted(ref_devices)) or "several"
+        return _not_applied(plan, "in-reference", f"loss included in the knowledge-base {counts}-device references")
+    if devices <= 1 and ref_devices:
+        return plan.comm.model_copy(update={"notes": plan.comm.notes + [single_device_note(ref_devices)]})
+    return plan.comm
+
+
+def single_device_note(ref_devices: frozenset[int]) -> str:
+    counts = "/".join(str(n) for n in sorted(ref_devices))
+    return (f"per-device rate from the knowledge-base {counts}-device references, which include their communication "
+            "loss: one device may run somewhat faster than projected")
+
+
+def unsupported(plan: CommPlan) -> Communication:
+    return _not_applied(plan, "none", "unsupported: nothing projected")
+
+
+def _not_applied(plan: CommPlan, basis: CommunicationBasis, why: str) -> Communication:
+    """The path taken did not multiply by a communication factor: say so, keep the measurement as evidence."""
+    comm = plan.comm
+    m, kept = comm.measured, comm.kept
+    detail = f"{plan.measured_text} as evidence + {why}" if m and plan.measured_text else why
+    notes = [f"{plan.why_not}: its figures are evidence only"] if m and plan.why_not else []
+    if basis == "in-reference" and kept is not None and comm.knowledge_loss:
+        what = "scaling curve" if plan.model is not None else "derating"
+        notes.append(f"the knowledge-base {what} for {comm.devices} devices would keep {pct(kept.low, kept.high)} of linear: "
+                     "not applied on top of references that already include their loss")
+        if plan.factor_note:
+            notes.append(plan.factor_note)
+    return comm.model_copy(update={
+        "basis": basis, "kept": None, "basis_detail": detail, "notes": notes,
+        "evidence": [e for e in comm.evidence if e.kind == "measured"]})  # the knowledge-base range did not enter
+
+
+def _derating(kb: Any, factor: str) -> Optional[Any]:
+    entries = [d for d in getattr(kb, "derating", []) if d.factor == factor]
+    return sorted(entries, key=lambda d: d.id)[0] if entries else None
+
+
+def communication_for(framework: str, target: str, acc: Any, req: Requirements, kb: Any, scaling: Any = None,
+                      here: bool = False, k: Consts = DEFAULT) -> CommPlan:
+    """How a projection accounts for communication on the target's devices. The scaling probe counts
+    only when the requirements ask for distributed training; it sets the range only when it is device
+    scaling of the same shape, else it stands beside the knowledge-base curve as evidence."""
+    devices = req.hardware.devices
+    model = req.workload.model if req.workload else None
+    m = pick_measurement(scaling, framework, model, devices) if scaling is not None and req.needs.distributed_training else None
+    m_ev = measurement_evidence(m) if m else []
+    smodel = scaling_model(kb, acc, target, req, k) if kb is not None else None
+    d = _derating(kb, "communication") if kb is not None else None
+    curve = smodel.points(devices) if smodel is not None else []
+    link = smodel.label if smodel is not None else None
+    if smodel is not None:
+        c_low, c_high = smodel.at(devices)
+        kb_loss = [round(1 - c_high, 4), round(1 - c_low, 4)]
+        kb_ev = smodel.evidence
+    else:
+        kb_loss = [d.loss.low, d.loss.high] if d else None
+        kb_ev = [sourced_evidence(d.id, d.loss, f"multi-device communication loses {d.loss.low:.0%}-{d.loss.high:.0%} of throughput")] if d else []
+    where = "here" if here else (f"on {m.host}" if m and m.host else "in the scaling result")
+    base = dict(devices=devices, knowledge_loss=kb_loss, measured=m, interconnect=link, curve=curve)
+    if devices <= 1:
+        detail = "one device: no communication loss"
+        if m:
+            detail += f"; the scaling probe's {m.framework} figures are shown for when the team scales out"
+        return CommPlan(Communication(**base, basis="single-device", basis_detail=detail,
+                                      kept=Span(low=1.0, high=1.0, unit="fraction"), evidence=m_ev))
+    why_not = _why_not_measured(m, target, devices, model) if m else None
+    notes: list[str] = []
+    if m and why_not is None:
+        eff = m.efficiency
+        low, high = eff.min, min(eff.max, 1.0)
+        detail = (f"measured {where} ({m.ranks} ranks on {m.device}, {m.launcher}/{m.backend}): "
+                  f"{eff.median:.0%} of linear, min-max {pct(low, high)} over {eff.n} repetitions")
+        if kb_loss:
+            notes.append(f"the knowledge-base {'curve' if smodel else 'derating'} would keep {pct(1 - kb_loss[1], 1 - kb_loss[0])} "
+                         "(not used: measured on the target's shape)")
+        comm = Communication(**base, basis="measured", basis_detail=detail, kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
+                             evidence=m_ev + kb_ev, notes=notes)
+        return CommPlan(comm, tuple(m_ev), ())
+    keep_notes: list[str] = []
+    if smodel is not None:
+        low, high = c_low, c_high
+        basis = "knowledge"
+        detail = f"knowledge-base scaling curve for {devices} devices ({smodel.label}: keeps {pct(low, high)} of linear)"
+    elif d is None:
+        low, high = 0.5, 0.85
+        basis, detail = "assumed", f"no communication derating in the knowledge base: 15-50% loss assumed for {devices} devices"
+        keep_notes = ["no communication derating in the knowledge base: assumed 15-50% loss on multi-device training"]
+    else:
+        low, high = 1 - d.loss.high, 1 - d.loss.low
+        basis = "knowledge"
+        detail = f"knowledge-base derating for {devices} devices ({pct(d.loss.low, d.loss.high)} loss)"
+    measured_text, factor_note = "", ""
+    if m:
+        basis = "measured+knowledge" if basis == "knowledge" else basis
+        shape = f"{m.ranks} ranks, CPU, contention" if not m.device_scaling else f"{m.ranks} ranks on {m.device}"
+        measured_text = f"measured {where} ({shape})"
+        detail = f"{measured_text} + {detail}"
+        notes.append(f"{why_not}: its figures are evidence; the projection to {devices} devices uses the knowledge-base range")
+        if m.allreduce_share is not None:
+            share = m.allreduce_share
+            factor, f_low, f_high = 1 - share.median, 1 - share.max, 1 - share.min
+            place = "inside" if low <= factor <= high else ("below" if factor < low else "above")
+            factor_note = (f"measured communication factor (1 - allreduce share) {factor:.0%} (min-max {pct(f_low, f_high)}) at {m.ranks} ranks: "
+                           f"{place} the range kept for {devices} devices ({pct(low, high)})")
+            notes.append(factor_note)
+        if m.gate_ok is False:
+            notes.append(f"the scaling probe's {m.framework} correctness gate failed: its figures are suspect")
+    elif req.needs.distributed_training:
+        detail += ("; no scaling probe result (run `advisor probe --scaling`, or pass --scaling FILE)" if scaling is None
+                   else f"; the scaling result has no usable {framework} multi-rank measurement")
+    comm = Communication(**base, basis=basis, basis_detail=detail, kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
+                         evidence=m_ev + kb_ev, notes=notes)
+    return CommPlan(comm, tuple(kb_ev), tuple(keep_notes), why_not, measured_text, factor_note, smodel)
+
+
+# --- T_comm vs T_compute (seed "Chips and framework released together" §5.2) ---------------------
+
+
+def link_gbs(text: Optional[str], k: Consts = DEFAULT) -> Optional[float]:
+    """GB/s of a device link from the accelerator's `interconnect` text ('NVLink 3.0, 600 GB/s',
+    'HCCS 3 x 240 Gbps', 'PCIe 4.0'); None when the text gives no figure."""
+    t = (text or "").lower()
+    m = re.search(r"(\d+(?:\.\d+)?)\s*x\s*(\d+(?:\.\d+)?)\s*gbps", t)
+    if m:
+        return float(m.group(1)) * float(m.group(2)) / 8
+    m = re.search(r"(\d+(?:\.\d+)?)\s*gb/s", t)
+    if m:
+        return float(m.group(1))
+    m = re.search(r"pcie\s*(?:gen)?\s*(\d)", t)
+    if m:
+        return k["PCIE_GEN4_GBS"] * 2 ** (int(m.group(1)) - 4)
+    return None
+
+
+def comm_compute(acc: Any, req: Requirements, gflops: Optional[float], k: Consts = DEFAULT) -> Optional[tuple[float, str]]:
+    """The ratio of one step's ring all-reduce time to its compute time, and a line saying so.
+    T_compute = per-device batch x GFLOPs per sample / (peak x EFFECTIVE_PEAK_SHARE); T_comm =
+    2 (N-1)/N x gradient bytes / link bandwidth (the network's between hosts)."""
+    from advisor.memory import (
+        defaults_for,  # memory imports communication's neighbours; keep the edge one-way here
+    )
+
+    devices = req.hardware.devices
+    peak = acc.fp16_tflops or acc.bf16_tflops or acc.fp32_tflops if acc is not None else None
+    if devices <= 1 or peak is None or not gflops:
+        return None
+    between = devices > k["DEVICES_PER_HOST"]
+    if between:
+        bw = k["NETWORK_ROCE_IB_GBS"] if req.hardware.network != "ethernet" else k["NETWORK_ETHERNET_GBS"]
+        where = f"{req.hardware.network or 'roce-ib (assumed)'} between hosts, {bw:g} GB/s"
+    else:
+        bw = link_gbs(getattr(acc, "interconnect", None), k)
+        if not bw:
+            return None
+        text = acc.interconnect or ""
+        where = text if "gb/s" in text.lower() else f"{text} ({bw:g} GB/s)"
+    precision = req.model.precision or defaults_for(req.model.family)[0]
+    grad_bytes = 4.0 if precision == "fp32" else 2.0
+    batch = req.workload.batch_size if req.workload else 1
+    b_dev = max(1.0, batch / devices)
+    t_compute = b_dev * gflops * 1e9 / (peak.value * 1e12 * k["EFFECTIVE_PEAK_SHARE"])
+    t_comm = 2 * (devices - 1) / devices * req.model.parameters_millions * 1e6 * grad_bytes / (bw * 1e9)
+    ratio = t_comm / t_compute
+    verdict = ("communication-bound: grow the batch or change the split" if ratio >= 1
+               else ("communication is a large share" if ratio >= 0.3 else "compute dominates"))
+    note = (f"T_comm/T_compute ~ {ratio:.2g} ({SEED_RELEASED_TOGETHER_REF} §5.2): all-reduce of "
+            f"{req.model.parameters_millions * grad_bytes:,.0f} MB of gradients over {where} "
+            f"({t_comm * 1e3:.3g} ms) vs {t_compute * 1e3:.3g} ms of compute at {k['EFFECTIVE_PEAK_SHARE']:.0%} of peak "
+            f"for {b_dev:g} samples per device: at most {1 / (1 + ratio):.0%} of linear without overlap; {verdict}")
+    return ratio, note

@@ -1,0 +1,487 @@
+"""Issue 20: advice that survives an architecture review. One test per case the issue lists: memory
+fit, scaling by devices and interconnect, inference chips as bad input, like with like for undecided,
+total cost of ownership, three-part confidence, the deadline as a continuous function, named
+constants in the sensitivity analysis, magnitudes, domestic hardware vs framework, and the probe
+quality fields (fabricated suites: the noise helper's `quality` / `comparisons`). Bundled knowledge base."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor.constants import CONSTANTS, searched
+from advisor.memory import bytes_per_parameter
+from advisor.render.decision_sections import sections
+from advisor.report import SCHEMA_VERSION, build_report
+from advisor.requirements import load_requirements, parse_requirements
+from advisor.scoring import score
+from advisor.validation import kb_problems
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def kb():
+    import knowledge
+
+    return knowledge.load()
+
+
+def ascend(**over) -> dict:
+    data = {"name": "t", "stage": "production", "team": {"pytorch": "proficient", "mindspore": "basic", "size": 8},
+            "hardware": {"available": ["ascend"], "training_target": "ascend", "accelerator": "Ascend 910B", "devices": 8},
+            "deployment": {"targets": ["ascend-server"]},
+            "model": {"family": "transformer", "parameters_millions": 70000, "source": "pytorch-code"},
+            "needs": {"distributed_training": True},
+            "workload": {"model": "custom", "gflops_per_sample": 420000, "dataset_samples": 1_000_000, "epochs": 1, "batch_size": 512}}
+    for path, value in over.items():
+        node = data
+        *parents, leaf = path.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = value
+    return data
+
+
+def decide(kb, data, **kw):
+    return score(parse_requirements(copy.deepcopy(data)), None, None, kb, **kw)
+
+
+def wf(card, name):
+    return next(s for s in card.scores if s.workflow == name)
+
+
+def proj(card, name):
+    return next(p for p in card.projections if p.workflow == name)
+
+
+# --- 1. memory fit ----------------------------------------------------------------------------------
+
+
+def test_70b_on_8_cards_is_blocked_with_the_minimum_device_count(kb):
+    card = decide(kb, ascend(), sensitivity=False)
+    assert not any(s.eligible for s in card.scores)
+    for s in card.scores:
+        assert any(b.startswith("model.parameters_millions=70000") and "at least 24" in b for b in s.blocked_by), s.blocked_by
+    fit = proj(card, "mindspore").memory
+    # mixed-precision Adam: 16 bytes/param x 70e9 = 1,120 GB; the 910B's usable_memory_gb is 60.8 GB
+    # (64 GB less the npu-smi reserve, knowledge base)
+    assert fit.states_gb == 1120 and fit.usable_gb == pytest.approx(60.8) and fit.strategy == "does-not-fit"
+    # ZeRO-3 arithmetic: (16 + 2) x P / N + 4 x 2% x P + one sample's activations <= 60.8 GB -> N = 24
+    assert fit.min_devices == 24
+    assert card.recommendation.confidence == "low"
+
+
+def test_enough_devices_split_the_model_and_credit_mindspore_auto_parallel(kb):
+    card = decide(kb, ascend(**{"hardware.devices": 64}), sensitivity=False)
+    assert all(s.eligible for s in card.scores)
+    fit = proj(card, "hybrid").memory
+    assert fit.must_split and fit.strategy == "model-parallel"
+    ms_note = next(c.note for c in wf(card, "mindspore").criteria if c.name == "migration")
+    pt_note = next(c.note for c in wf(card, "pytorch").criteria if c.name == "migration")
+    assert "auto-parallel credit" in ms_note and "auto-parallel limits" in ms_note
+    assert "auto-parallel" not in pt_note
+    assert any(ph.name.startswith("parallelism set-up by hand") for ph in next(s for s in card.schedules if s.workflow == "pytorch").phases)
+
+
+def test_a_model_that_fits_one_card_gets_no_parallelism_credit_or_hours(kb):
+    card = decide(kb, ascend(**{"model.parameters_millions": 25.6, "model.family": "cnn", "workload.model": "resnet50"}), sensitivity=False)
+    fit = proj(card, "mindspore").memory
+    assert not fit.must_split and fit.strategy == "data-parallel" and fit.min_devices == 1
+    for s in card.scores:
+        assert "parallel" not in next(c.note for c in s.criteria if c.name == "migration")
+
+
+def test_memory_arithmetic_matches_deepspeed_zero(kb):
+    assert bytes_per_parameter("mixed", "adam") == (16.0, 4.0)   # ZeRO paper: 2 + 2 + 12; ZeRO-2 keeps 4 replicated
+    assert bytes_per_parameter("fp32", "adam")[0] == 16.0        # accelerate estimate-memory: 4 x model size at fp32
+    assert bytes_per_parameter("fp32", "sgd-momentum")[0] == 12.0
+    data = ascend(**{"model.parameters_millions": 1000, "model.precision": "mixed", "model.optimizer": "adam",
+                     "model.activation_mb_per_sample": 1.0})
+    fit = proj(decide(kb, data, sensitivity=False), "mindspore").memory
+    z = {s.strategy: s.per_device_gb for s in fit.strategies}
+    act = 1e6 / 1e9
+    assert z["optimizer-sharding"] == pytest.approx(4 + 16 / 8 + act, abs=1e-3)   # DeepSpeed ZeRO-2: 4P + 16P/N
+    assert z["model-parallel"] == pytest.approx(18 / 8 + 4 * 0.02 + act, abs=1e-3)  # ZeRO-3: 18P/N + 4 x largest layer
+
+
+def test_a_bigger_model_needs_more_devices(kb):
+    mins = [proj(decide(kb, ascend(**{"model.parameters_millions": p}), sensitivity=False), "mindspore").memory.min_devices
+            for p in (1000, 7000, 70000, 400000)]
+    assert mins == sorted(mins) and mins[0] == 1 and mins[-1] > mins[-2]
+
+
+# --- 2. scaling ---------------------------------------------------------------------------------------
+
+
+def prototype(**over) -> dict:
+    data = load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml").model_dump(mode="json", exclude_none=True)
+    for path, value in over.items():
+        node = data
+        *parents, leaf = path.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = value
+    return data
+
+
+def test_512_cards_of_resnet18_carry_a_warning_and_the_curve(kb):
+    card = decide(kb, prototype(**{"hardware.devices": 512}), sensitivity=False)
+    p = proj(card, "mindspore")
+    assert any("under a minute" in w for w in p.warnings)
+    assert any("input pipeline" in w for w in p.warnings)
+    assert any("under a minute" in a for a in card.assumptions)
+    curve = p.communication.curve
+    assert [pt.devices for pt in curve if pt.target] == [512]
+    at = {pt.devices: pt for pt in curve}
+    assert at[512].high < at[8].high and at[512].low < at[8].low
+
+
+def test_weak_interconnect_follows_seed_004(kb):
+    data = {"name": "w", "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "L40S",
+                                      "devices": 64, "network": "ethernet"},
+            "deployment": {"targets": ["nvidia-server"]}, "needs": {"distributed_training": True},
+            "workload": {"model": "resnet50", "dataset_samples": 1_281_167, "epochs": 1}}
+    c = proj(decide(kb, data, sensitivity=False), "pytorch").communication
+    at = {pt.devices: pt for pt in c.curve}
+    assert c.interconnect.startswith("pcie")            # 'PCIe Gen4 x16 (no NVLink)'
+    assert 0.6 <= at[8].low <= 0.7 <= at[8].high          # seed 004 §2.1: ~70% at 8 cards
+    assert at[64].high <= 0.32                            # below 30% at 64 (up to the curve's rounding)
+
+
+def test_beyond_a_year_is_a_warning(kb):
+    card = decide(kb, ascend(**{"hardware.devices": 32, "workload.epochs": 300}), sensitivity=False)
+    assert any("beyond a year" in w for w in proj(card, "mindspore").warnings)
+
+
+# --- 3. inference chips as training hardware ----------------------------------------------------------
+
+
+def test_inference_only_accelerator_is_bad_input(kb):
+    req = parse_requirements(ascend(**{"hardware.accelerator": "Ascend 310"}))
+    problems = kb_problems(req, kb)
+    assert len(problems) == 1 and problems[0].startswith("hardware.accelerator: 'Ascend 310'") and "inference-only" in problems[0]
+    assert kb_problems(parse_requirements(ascend()), kb) == []
+
+
+def test_inference_only_accelerator_exits_2_on_one_line(tmp_path):
+    import yaml
+
+    path = tmp_path / "r.yaml"
+    path.write_text(yaml.safe_dump(ascend(**{"hardware.accelerator": "Ascend 310"})))
+    out = tmp_path / "out.json"
+    proc = subprocess.run([sys.executable, "-m", "advisor", "report", str(path), "--json", "-o", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and not out.exists()
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "hardware.accelerator" in lines[0] and "inference-only" in lines[0], proc.stderr
+
+
+# --- 4. like with like for undecided ------------------------------------------------------------------
+
+
+def test_undecided_compares_each_workflow_on_matched_hardware(kb):
+    data = {"name": "u", "team": {"pytorch": "proficient", "mindspore": "basic"},
+            "hardware": {"available": ["nvidia", "ascend"], "training_target": "undecided", "accelerator": "Ascend 910B"},
+            "deployment": {"targets": ["cpu-server"]},
+            "workload": {"model": "resnet50", "dataset_samples": 1_281_167, "epochs": 1}}
+    card = decide(kb, data, sensitivity=False)
+    pt, ms = proj(card, "pytorch"), proj(card, "mindspore")
+    assert ms.accelerator == "ascend-910b" and pt.target == "nvidia"
+    acc = {a.id: a for a in kb.accelerators}
+    peaks = {a.id: (a.fp16_tflops or a.bf16_tflops).value for a in kb.accelerators
+             if a.vendor == "nvidia" and (a.fp16_tflops or a.bf16_tflops)}
+    anchor = (acc["ascend-910b"].fp16_tflops or acc["ascend-910b"].bf16_tflops).value
+    assert abs(peaks[pt.accelerator] - anchor) == min(abs(v - anchor) for v in peaks.values())
+    assert pt.accelerator != "v100"
+    assert card.hardware_basis and "undecided" in card.hardware_basis and "like with like" in card.hardware_basis
+    assert any("undecided" in a for a in card.assumptions)
+
+
+# --- 5. total cost of ownership -------------------------------------------------------------------------
+
+
+def test_tco_has_its_parts_with_sources_and_the_cost_criterion_scores_the_total(kb):
+    card = decide(kb, prototype(), sensitivity=False)
+    for c in card.costs:
+        parts = {p.name: p for p in c.parts}
+        assert set(parts) == {"team", "compute", "energy", "engineering"}
+        assert parts["energy"].usd is not None and not parts["energy"].counted  # cloud price includes energy
+        assert parts["engineering"].usd.high > 0 and any(e.ref == "engineer-day" for e in parts["engineering"].evidence)
+        assert c.total_usd.low == pytest.approx(sum(p.usd.low for p in c.parts if p.counted), abs=0.05)
+        assert c.power_budget_kw == pytest.approx(8 * 0.4 * 1.2, rel=0.2) or c.power_budget_kw > 0
+    cost = {s.workflow: next(c for c in s.criteria if c.name == "cost") for s in card.scores}
+    assert all("total cost" in c.note for c in cost.values())
+    # a few dollars of compute no longer move the criterion 20 points: engineering and the team dominate
+    assert max(c.score for c in cost.values()) - min(c.score for c in cost.values()) < 10
+    owned = decide(kb, prototype(**{"constraints.compute_pricing": "owned"}), sensitivity=False)
+    assert all(next(p for p in c.parts if p.name == "energy").counted for c in owned.costs)
+
+
+def test_engineering_cost_follows_migration_hours(kb):
+    card = decide(kb, prototype(), sensitivity=False)
+    eng = {c.workflow: next(p for p in c.parts if p.name == "engineering").usd for c in card.costs}
+    hours = {s.workflow: s.migration_hours for s in card.scores}
+    for name in eng:
+        assert eng[name].low == pytest.approx(hours[name][0] / 8 * 300, rel=1e-3)
+        assert eng[name].high == pytest.approx(hours[name][1] / 8 * 1000, rel=1e-3)
+
+
+def test_budget_blocks_on_the_total_cost(kb):
+    card = decide(kb, prototype(**{"constraints.budget_usd": 1000}), sensitivity=False)
+    assert all(any("budget_usd" in b and "total cost" in b for b in s.blocked_by) for s in card.scores)
+
+
+# --- 6. confidence ------------------------------------------------------------------------------------------
+
+
+def test_confidence_shows_its_three_parts(kb):
+    card = decide(kb, prototype())
+    parts = card.recommendation.confidence_parts
+    assert parts.decided_by == "scores" and parts.margin == card.recommendation.margin
+    assert parts.evidence.label in ("good", "fair", "weak") and parts.evidence.counts
+    assert parts.nearest_flip is not None and parts.nearest_flip.relative_change > 0
+
+
+def test_a_tie_is_never_high_and_says_tie(kb):
+    card = decide(kb, ascend(**{"hardware.devices": 64}))
+    rec = card.recommendation
+    if abs(rec.margin) < CONSTANTS["TIE_MARGIN"].value:
+        assert rec.confidence == "low" and rec.confidence_parts.tie and "tied with" in rec.summary
+    assert not (rec.margin <= 0 and rec.confidence == "high")
+
+
+def test_a_hard_constraint_verdict_says_so(kb):
+    # PyTorch scores best for a PyTorch team on NVIDIA, but a required domestic mandate rules it out
+    data = {"name": "bank", "stage": "production", "team": {"pytorch": "expert", "mindspore": "none", "size": 6},
+            "hardware": {"available": ["nvidia", "ascend"], "training_target": "undecided"},
+            "deployment": {"targets": ["cpu-server"]},
+            "needs": {"huggingface": "essential", "domestic_substitution": "required", "debugging_intensity": "high"}}
+    card = decide(kb, data, sensitivity=False)
+    parts = card.recommendation.confidence_parts
+    assert card.recommendation.workflow != "pytorch"
+    assert parts.decided_by == "hard-constraint" and "pytorch" in parts.decided_note
+    assert "decided by hard constraints" in card.recommendation.summary
+
+
+def test_weak_evidence_lowers_a_high_margin(kb):
+    card = decide(kb, prototype())
+    parts = card.recommendation.confidence_parts
+    if parts.evidence.label == "weak" and parts.margin_level == "high":
+        assert card.recommendation.confidence != "high"
+
+
+# --- 7. deadline -------------------------------------------------------------------------------------------
+
+
+def test_deadline_is_continuous_and_the_schedule_says_when_it_cannot_fit(kb):
+    base = prototype()
+    mig = []
+    for weeks in (1, 2, 4, 8, 16):
+        card = decide(kb, prototype(**{"constraints.deadline_weeks": weeks}), sensitivity=False)
+        mig.append(next(c.score for c in wf(card, "hybrid").criteria if c.name == "migration"))
+    assert mig == sorted(mig) and len(set(mig)) == len(mig), mig  # 1 week no longer scores like 4
+    tight = decide(kb, prototype(**{"constraints.deadline_weeks": 0.2, "team.size": 1}), sensitivity=False)
+    sched = next(s for s in tight.schedules if s.workflow == "hybrid")
+    assert sched.fits == "no" and "cannot fit" in sched.finding
+    assert any("deadline_weeks" in b for b in wf(tight, "hybrid").blocked_by)
+    assert base  # the example itself has a 16-week deadline
+
+
+# --- 8. constants in the sensitivity analysis ----------------------------------------------------------------
+
+
+def test_every_searched_constant_is_named_with_a_source_and_its_flips_really_flip(kb):
+    assert all(c.source.strip() for c in CONSTANTS.values())
+    card = decide(kb, prototype())
+    names = [c.name for c in card.constant_sensitivity]
+    assert names == [c.name for c in searched()]
+    flips = [c for c in card.constant_sensitivity if c.threshold is not None]
+    assert flips, "the hybrid example must have at least one constant that flips it"
+    for item in flips:
+        moved = decide(kb, prototype(), constants={item.name: item.threshold})
+        assert moved.recommendation.workflow == item.new_top, item
+
+
+def test_migration_factor_phrasing(kb):
+    card = decide(kb, prototype(**{"constraints.deadline_weeks": 6}))
+    item = next(c for c in card.constant_sensitivity if c.name == "MIGRATION_HOURS_FACTOR")
+    if item.threshold is not None:
+        assert item.note.endswith("x the estimate") and "would lose to" in item.note
+
+
+# --- 9. magnitudes ---------------------------------------------------------------------------------------------
+
+
+def test_more_custom_kernels_cost_more_migration_off_cuda_only(kb):
+    def mig(kernels, name):
+        card = decide(kb, prototype(**{"model.custom_cuda_ops": True, "model.custom_cuda_kernels": kernels}), sensitivity=False)
+        return wf(card, name).migration_hours
+
+    one, ten = mig(1, "hybrid"), mig(10, "hybrid")
+    assert ten[0] - one[0] == pytest.approx(9 * CONSTANTS["CUSTOM_KERNEL_HOURS_LOW"].value)
+    nvidia = {"name": "n", "hardware": {"available": ["nvidia"], "training_target": "nvidia"},
+              "deployment": {"targets": ["nvidia-server"]}, "model": {"custom_cuda_ops": True, "custom_cuda_kernels": 10}}
+    pt = wf(decide(kb, nvidia, sensitivity=False), "pytorch")
+    assert not any("custom CUDA kernel" in e.detail for c in pt.criteria for e in c.evidence if e.ref == "model.custom_cuda_kernels")
+
+
+def test_dynamic_control_flow_moves_mindspore_performance(kb):
+    plain = decide(kb, prototype(), sensitivity=False)
+    dyn = decide(kb, prototype(**{"model.dynamic_control_flow": True}), sensitivity=False)
+    def perf(c, n):
+        return next(x.score for x in wf(c, n).criteria if x.name == "performance")
+
+    keep = CONSTANTS["DYNAMIC_GRAPH_KEEP"].value
+    assert perf(dyn, "pytorch") > perf(plain, "pytorch") or perf(dyn, "mindspore") < perf(plain, "mindspore")
+    assert wf(plain, "hybrid").total - wf(dyn, "hybrid").total > 1.0  # more than the 0.03 points the issue found
+    assert any(f"x{keep:g}" in x.note for x in wf(dyn, "mindspore").criteria if x.name == "performance")
+
+
+# --- 10. domestic hardware vs framework ------------------------------------------------------------------------
+
+
+def test_hardware_only_mandate_is_met_by_torch_npu(kb):
+    data = ascend(**{"model.parameters_millions": 25.6, "model.family": "cnn", "workload.model": "resnet50",
+                     "needs.domestic_hardware": "required"})
+    card = decide(kb, data, sensitivity=False)
+    assert wf(card, "pytorch").eligible
+    fw = ascend(**{"model.parameters_millions": 25.6, "model.family": "cnn", "workload.model": "resnet50",
+                   "needs.domestic_framework": "required"})
+    pt = wf(decide(kb, fw, sensitivity=False), "pytorch")
+    assert not pt.eligible and any(b.startswith("needs.domestic_framework=required") for b in pt.blocked_by)
+    old = ascend(**{"model.parameters_millions": 25.6, "model.family": "cnn", "workload.model": "resnet50",
+                    "needs.domestic_substitution": "required"})
+    pt = wf(decide(kb, old, sensitivity=False), "pytorch")
+    assert not pt.eligible and any(b.startswith("needs.domestic_substitution=required") for b in pt.blocked_by)
+
+
+# --- probe quality from the measurement (fabricated suites) ------------------------------------------------------
+
+
+def cpu_suite(quality_a=None, comparisons=None) -> dict:
+    runs = [
+        {"id": "pt", "framework": "pytorch", "mode": "eager", "model": "resnet18", "batch_size": 32, "device": "cpu",
+         "status": "ok", "images_per_second": 50.0, "ci95": [47.0, 53.0], "train_flops_per_image": 3.3e9},
+        {"id": "ms", "framework": "mindspore", "mode": "graph", "model": "resnet18", "batch_size": 32, "device": "cpu",
+         "status": "ok", "images_per_second": 45.0, "ci95": [40.0, 50.0], "train_flops_per_image": 3.3e9},
+    ]
+    if quality_a:
+        runs[0].update(quality=quality_a, quality_reasons=["steal time 40%"])
+    suite = {"host": {"hostname": "box"}, "runs": runs}
+    if comparisons is not None:
+        suite["comparisons"] = comparisons
+    return suite
+
+
+CPU_REQ = {"name": "c", "hardware": {"available": ["cpu"], "training_target": "cpu"}, "deployment": {"targets": ["cpu-server"]},
+           "workload": {"model": "resnet18", "gflops_per_sample": 3.3, "dataset_samples": 50000, "epochs": 1}}
+
+
+def test_an_unusable_run_never_enters_the_scores(kb):
+    req = parse_requirements(CPU_REQ)
+    card = score(req, None, [cpu_suite("unusable")], kb, sensitivity=False)
+    assert proj(card, "pytorch").basis == "none"
+    assert any("pt is marked unusable" in a and "steal time" in a for a in card.assumptions)
+    report = build_report(req, kb=kb, probes=[cpu_suite("unusable")], created_at="2026-01-01T00:00:00Z")
+    assert next(r for r in report.probes.runs if r.id == "pt").quality == "unusable"
+    assert proj(score(req, None, [cpu_suite("noisy")], kb, sensitivity=False), "pytorch").basis == "measured"
+
+
+def test_a_comparison_that_is_not_decidable_is_not_scored_as_a_difference(kb):
+    req = parse_requirements(CPU_REQ)
+    comp = [{"model": "resnet18", "a": "pt", "b": "ms", "ratio": 1.11, "ci95": [0.9, 1.3], "pairs": 6, "quality": "noisy",
+             "decidable": False}]
+    plain = score(req, None, [cpu_suite()], kb, sensitivity=False)
+    undecided = score(req, None, [cpu_suite(comparisons=comp)], kb, sensitivity=False)
+    def perf(c, n):
+        return next(x for x in wf(c, n).criteria if x.name == "performance")
+
+    assert perf(plain, "pytorch").score > perf(plain, "mindspore").score
+    assert perf(undecided, "pytorch").score == perf(undecided, "mindspore").score
+    assert "not decidable here" in perf(undecided, "mindspore").note
+    comp[0]["decidable"] = True
+    decided = score(req, None, [cpu_suite(comparisons=comp)], kb, sensitivity=False)
+    assert perf(decided, "pytorch").score > perf(decided, "mindspore").score
+
+
+# --- the report document and its Markdown -------------------------------------------------------------------------
+
+
+def test_report_json_and_markdown_carry_the_decision_parts(kb):
+    from advisor.render import render
+
+    report = build_report(load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"), kb=kb,
+                          created_at="2026-01-01T00:00:00Z")
+    doc = json.loads(report.model_dump_json())
+    assert doc["schema_version"] == SCHEMA_VERSION == "1.2"
+    for key in ("memory", "costs", "schedules", "constant_sensitivity"):
+        assert doc[key], key
+    assert doc["recommendation"]["confidence_parts"]["evidence"]["label"]
+    assert any(p["communication"]["curve"] for p in doc["projections"])
+    lines = sections(doc)
+    for head in ("## Memory fit", "## Scaling curve", "## Total cost of ownership", "## Confidence", "## Schedule"):
+        assert head in lines, head
+    text = render(report, "markdown")
+    assert "## Total cost of ownership" in text and "## Confidence" in text
+
+
+def test_comm_compute_ratio_follows_seed_004_method(kb):
+    def ratio(devices):
+        data = {"name": "n", "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "A100 80GB",
+                                          "devices": devices},
+                "deployment": {"targets": ["nvidia-server"]}, "model": {"family": "transformer", "parameters_millions": 1300},
+                "needs": {"distributed_training": True},
+                "workload": {"model": "custom", "gflops_per_sample": 7800, "dataset_samples": 1_000_000, "epochs": 1, "batch_size": 64}}
+        return proj(decide(kb, data, sensitivity=False), "pytorch").communication
+
+    eight, many = ratio(8), ratio(64)
+    # 8 A100s on NVLink 600 GB/s: 2 x 7/8 x 2.6 GB / 600 GB/s = 7.6 ms vs 8 x 7.8 TFLOP / (312 x 50%) = 400 ms
+    assert eight.comm_compute_ratio == pytest.approx((2 * 7 / 8 * 2.6 / 600) / (8 * 7.8 / 156), abs=1e-4)
+    assert many.comm_compute_ratio > 1 and any("communication-bound" in n for n in many.notes)
+
+
+def _fake(workflow, total, quality="assumption", eligible=True, perf=None):
+    from advisor.evidence import Evidence
+    from advisor.requirements import CRITERIA
+    from advisor.scoring import Criterion, WorkflowScore
+
+    ev = [Evidence(kind="knowledge", ref="x", detail="d", source="s", confidence=quality)]
+    crit = [Criterion(name=n, weight=1 / len(CRITERIA), score=total if perf is None or n != "performance" else perf, evidence=ev)
+            for n in CRITERIA]
+    return WorkflowScore(workflow=workflow, total=total, eligible=eligible, criteria=crit, blocked_by=[] if eligible else ["x"])
+
+
+def test_high_margin_on_assumptions_is_not_high():
+    from advisor.constants import DEFAULT
+    from advisor.scoring import _confidence
+
+    top, runner = _fake("pytorch", 80, "assumption"), _fake("hybrid", 71, "assumption")
+    weak = _confidence([top, runner], runner, 9.0, False, [], [], DEFAULT)
+    assert weak.margin_level == "high" and weak.evidence.label == "weak" and weak.level == "medium"
+    top, runner = _fake("pytorch", 80, "vendor"), _fake("hybrid", 71, "vendor")
+    good = _confidence([top, runner], runner, 9.0, False, [], [], DEFAULT)
+    assert good.level == "high" and good.evidence.label == "good"
+
+
+def test_a_hundredth_of_a_point_is_a_tie_not_a_win():
+    from advisor.constants import DEFAULT
+    from advisor.scoring import _confidence
+
+    top, runner = _fake("pytorch", 75.04, "vendor"), _fake("hybrid", 75.0, "vendor")
+    parts = _confidence([top, runner], runner, 0.04, False, [], [], DEFAULT)
+    assert parts.tie and parts.level == "low"
+
+
+def test_a_higher_scoring_blocked_workflow_makes_it_a_hard_constraint_verdict():
+    from advisor.constants import DEFAULT
+    from advisor.scoring import _confidence
+
+    top, blocked = _fake("mindspore", 70, "vendor"), _fake("pytorch", 90, "vendor", eligible=False)
+    parts = _confidence([top, blocked], None, 70.0, False, [], [], DEFAULT)
+    assert parts.decided_by == "hard-constraint" and "pytorch scored higher" in parts.decided_note
