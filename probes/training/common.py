@@ -63,6 +63,8 @@ def parser(framework: str) -> argparse.ArgumentParser:
     r.add_argument("--data", default=None)
     r.add_argument("--max-steps", type=int, default=None)
     r.add_argument("--tuned", default="")
+    r.add_argument("--t-crit", type=float, required=True,
+                   help="t(0.975, 9) for the stop rule's batch-means interval (the parent computes it)")
     a = sub.add_parser("aux", help="GEMM peak and parity arrays")
     a.add_argument("--out", required=True)
     a.add_argument("--models", default="")

@@ -19,6 +19,7 @@ from probes.training import stats
 class Plan:
     budget_s: float                 # warmup + measurement, per run
     batch_size: int
+    t_crit: float                   # t(0.975, stats.N_BATCHES - 1) from the parent (scipy.stats)
     warmup_cap_frac: float = 0.25
     min_warmup: int = 5
     sample_target_s: float = 0.010
@@ -87,7 +88,7 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
         sample_s.append(dt)
         sample_ms.append(dt / k * 1e3)
         elapsed = clock() - w_start
-        if stats.converged(sample_ms, sample_s, k * bs, plan.min_samples):
+        if stats.converged(sample_ms, sample_s, k * bs, plan.t_crit, plan.min_samples):
             stop_reason = "converged"
             break
         if elapsed >= plan.budget_s and (len(sample_s) >= plan.min_samples_hard
@@ -101,7 +102,7 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
     measured_s = clock() - m_start
 
     summary = stats.summarize(sample_ms)
-    ci = stats.batch_means_ci(sample_s, k * bs)
+    ci = stats.batch_means_ci(sample_s, k * bs, plan.t_crit)  # the parent recomputes it (probes.quality)
     n_images = bs * k * len(sample_s)
     ips = n_images / sum(sample_s) if sample_s and sum(sample_s) > 0 else None
     warnings = stats.noise_warnings(summary, sample_ms)
