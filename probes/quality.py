@@ -84,6 +84,7 @@ class Facts:
     drift: Optional[float] = None
     steal: Optional[float] = None
     contention: Optional[float] = None
+    foreign_cores: Optional[float] = None
 
 
 def _grade(value: Optional[float], bounds: tuple[float, float], text: str) -> tuple[str, Optional[str]]:
@@ -111,8 +112,8 @@ def classify(f: Facts) -> tuple[str, list[str]]:
     graded.append(_grade(abs(f.drift) if f.drift is not None else None, DRIFT,
                          "drift (last third vs first third of the samples)"))
     graded.append(_grade(f.steal, STEAL, "hypervisor steal"))
-    graded.append(_grade(f.contention, CONTENTION, "contention (share of this run's threads that other "
-                                                   "processes took)"))
+    who = f"other processes used {f.foreign_cores:.1f} cores: " if f.foreign_cores is not None else ""
+    graded.append(_grade(f.contention, CONTENTION, f"{who}contention (share of this run's threads they took)"))
     quality = max((g for g, _ in graded), key=RANK.__getitem__)
     return quality, [r for _, r in graded if r]
 
@@ -125,7 +126,8 @@ def facts_of(run: ProbeRun) -> Facts:
     a = np.asarray(samples, dtype=np.float64)
     cv = float(a.std(ddof=1) / a.mean()) if a.size > 1 and a.mean() > 0 else None
     return Facts(samples=len(samples), ci=ci, cv=cv, drift=stats.drift(samples),
-                 steal=run.settings.get("steal"), contention=run.settings.get("contention"))
+                 steal=run.settings.get("steal"), contention=run.settings.get("contention"),
+                 foreign_cores=run.settings.get("foreign_cores"))
 
 
 def assess(run: ProbeRun) -> ProbeRun:

@@ -316,10 +316,7 @@ def _run_job(job: Job, config: ProbeConfig, env: dict, on_event: Optional[EventC
     run.settings.update(round=job.repeat, budget=budget, **load)
     if load_start:
         run.settings["loadavg_at_start"] = load_start
-    quality.assess(run)
-    if run.status == "ok" and (load.get("contention") or 0) > quality.CONTENTION[0]:
-        run.warnings.append(f"other processes used {load['foreign_cores']:.1f} cores during this run: "
-                            f"they took {load['contention']:.0%} of its {threads} thread(s)")
+    quality.assess(run)  # the load, steal and contention above are part of its rule
     return run
 
 
