@@ -40,9 +40,10 @@ class ProbeConfig(_Strict):
     threads: Optional[int] = Field(None, ge=1, description="threads in both frameworks; None = the cores "
                                                            "found idle before each round (at most the usable cores)")
     data: Optional[str] = Field(None, description="CIFAR-10 (bin or py layout) or MNIST idx folder")
-    repeat: int = Field(1, ge=1, le=20, description="interleaved rounds per model (A B A B ...; median of "
-                                                    "medians, paired ratios between the runs)")
-    max_repeat: Optional[int] = Field(None, ge=1, le=20,
+    repeat: int = Field(2, ge=1, le=20, description="interleaved rounds per model (A B A B ...; median of "
+                                                    "medians, paired ratios between the runs); 2 is the "
+                                                    "fewest that give a paired interval")
+    max_repeat: Optional[int] = Field(3, ge=1, le=20,
                                       description="cap on rounds: while a comparison is not decidable, "
                                                   "more rounds (each extra one at twice the budget, up to "
                                                   "4x) up to this many; None = exactly `repeat` rounds")

@@ -31,7 +31,7 @@ def fake_workers(monkeypatch):
 
 def _config(**kw):
     base = dict(frameworks=["pytorch"], models=["lenet"], modes=["eager"], parity=False, budget=1.0,
-                batch_size=8)
+                batch_size=8, repeat=1, max_repeat=None)
     base.update(kw)
     return ProbeConfig(**base)
 

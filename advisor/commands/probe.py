@@ -20,7 +20,6 @@ MAX_BATCH = 4096
 # Options of the training probe that the scaling probe does not use (it trains LeNet on synthetic
 # data under the frameworks' launchers): refused with --scaling rather than silently ignored.
 TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps", "max_repeat")
-DEFAULT_REPEAT, DEFAULT_MAX_REPEAT = 2, 3  # rounds: 2 gives a paired interval; a 3rd only when undecided
 
 
 def register(subparsers) -> None:
@@ -40,10 +39,13 @@ def register(subparsers) -> None:
                    help="threads in both frameworks (default: the cores found idle before each round)")
     p.add_argument("--data", metavar="PATH",
                    help="real data: CIFAR-10 (cifar-10-batches-bin or -py) or MNIST idx folder")
-    p.add_argument("--repeat", type=int, default=DEFAULT_REPEAT,
+    from probes.probe_models import ProbeConfig  # pydantic only: the defaults have one home
+
+    defaults = ProbeConfig()
+    p.add_argument("--repeat", type=int, default=defaults.repeat,
                    help="interleaved rounds per model (A B A B ... in fresh processes): median of medians and "
                         "paired ratios between the runs (default %(default)s; with --scaling: 3)")
-    p.add_argument("--max-repeat", type=int, default=DEFAULT_MAX_REPEAT, metavar="N",
+    p.add_argument("--max-repeat", type=int, default=defaults.max_repeat, metavar="N",
                    help="cap on rounds: while a comparison is not decidable, run more rounds, each extra one at "
                         "twice the budget (at most 4x --budget), up to N in all (default %(default)s; "
                         "equal to --repeat: no extra rounds)")
