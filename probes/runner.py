@@ -2,10 +2,6 @@
 probes.launcher, plus one aux child per framework (GEMM peak + parity arrays). Never imports a
 framework itself; validates what the workers send into probes.probe_models.
 
-Per model the runs go in interleaved rounds (A B A B ..., fresh processes), each round with the
-threads the host has idle just before it; probes.quality grades every run and builds the paired
-comparisons; while a comparison is not decidable and config.max_repeat allows, another round runs
-at twice the budget (at most BUDGET_CAP_FACTOR x --budget).
 
     suite = run_suite(ProbeConfig(budget=6), on_event=print, cancel=Cancel())
 """
@@ -18,7 +14,6 @@ import importlib.metadata
 import importlib.util
 import os
 import platform
-import resource
 import shutil
 import statistics
 import tempfile
@@ -34,9 +29,6 @@ from probes.launcher import Cancel
 from probes.probe_models import (
     MODES_OF, HostSummary, ParityResult, ProbeConfig, ProbeEvent, ProbeRun, ProbeSuite, run_id,
 )
-
-BUDGET_CAP_FACTOR = 4   # extra rounds double the budget up to 4x --budget (assumption: the calibration's 4x)
-IDLE_WINDOW_S = 0.5     # /proc/stat window that counts the idle cores before a round
 
 WORKER = {"pytorch": "probes.training.worker_torch", "mindspore": "probes.training.worker_mindspore"}
 DIST = {"pytorch": ("torch", "torch"), "mindspore": ("mindspore", "mindspore")}  # (module, dist)
@@ -194,6 +186,14 @@ def plan_jobs(config: ProbeConfig) -> list[Job]:
 
 
 # ------------------------------------------------------------------ the host, right before a round
+# Per model the runs go in interleaved rounds (A B A B ..., fresh processes), each round with the
+# threads found idle just before it; probes.quality grades every run and builds the paired
+# comparisons; while one is not decidable and config.max_repeat allows, another round runs at twice
+# the budget, at most BUDGET_CAP_FACTOR x --budget.
+
+BUDGET_CAP_FACTOR = 4   # assumption: the calibration benchmark's 4x budget
+IDLE_WINDOW_S = 0.5     # the /proc/stat window that counts the idle cores before a round
+
 
 def idle_cores(window: float = IDLE_WINDOW_S) -> Optional[float]:
     """Cores nobody used during `window` seconds (from /proc/stat via cpu_times()), at most the
@@ -241,6 +241,8 @@ def run_load(before: Optional[dict], after: Optional[dict], child_cpu_s: float, 
 
 
 def _children_cpu_s() -> float:
+    import resource  # POSIX; the runner's children are waited for, so their CPU time is counted
+
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
 
@@ -449,7 +451,6 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
     if any(fw == "mindspore" for fw, _ in specs):  # a PyTorch-only run has no MindSpore tuning
         suite.warnings += notes
     max_rounds = max(config.repeat, config.max_repeat or config.repeat)
-    counter = {"index": 0, "total": len(plan_jobs(config))}
     runs: list[ProbeRun] = []
     tmp = tempfile.mkdtemp(prefix="advisor-parity-")
     try:
@@ -475,9 +476,10 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
         if config.parity:
             suite.parity = _parity(config, aux)
 
+        ctx = _Rounds(config, specs, max_rounds, fws, envs, ms_env, notes, on_event, cancel, runs,
+                      total=len(plan_jobs(config)))
         for model in config.models:
-            suite.adaptation.append(_model_rounds(model, specs, max_rounds, config, fws, envs, ms_env, notes,
-                                                  runs, counter, on_event, cancel))
+            suite.adaptation.append(_model_rounds(model, ctx))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -501,11 +503,28 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
     return suite
 
 
-def _model_rounds(model: str, specs: list, max_rounds: int, config: ProbeConfig, fws: dict, envs: dict,
-                  ms_env: dict, notes: list, runs: list, counter: dict, on_event: Optional[EventCallback],
-                  cancel: Cancel) -> dict:
+@dataclass
+class _Rounds:
+    """What every round of the suite shares; `runs` collects every run, `index`/`total` count them."""
+    config: ProbeConfig
+    specs: list
+    max_rounds: int
+    fws: dict
+    envs: dict
+    ms_env: dict
+    notes: list
+    on_event: Optional[EventCallback]
+    cancel: Cancel
+    runs: list
+    index: int = 0
+    total: int = 0
+
+
+def _model_rounds(model: str, ctx: _Rounds) -> dict:
     """The interleaved rounds of one model: `repeat` rounds, then more (at twice the budget, up to
     BUDGET_CAP_FACTOR x) while a comparison is undecided and `max_rounds` allows. Returns what it did."""
+    config, specs, max_rounds, fws, runs, cancel, on_event = (
+        ctx.config, ctx.specs, ctx.max_rounds, ctx.fws, ctx.runs, ctx.cancel, ctx.on_event)
     ids = [run_id(fw, mode, model, config.batch_size) for fw, mode in specs]
     log: dict = {"model": model, "rounds": 0, "budgets": [], "threads": [], "idle_cores": [],
                  "max_rounds": max_rounds, "budget_cap": config.budget * BUDGET_CAP_FACTOR}
@@ -520,7 +539,7 @@ def _model_rounds(model: str, specs: list, max_rounds: int, config: ProbeConfig,
             last = [r for r in runs if r.model == model and r.settings.get("round") == rnd - 1]
             if any(r.quality != "stable" for r in last if r.status == "ok"):
                 budget = min(config.budget * BUDGET_CAP_FACTOR, budget * 2)
-            counter["total"] += len(specs)
+            ctx.total += len(specs)
         measured = any(fws[fw]["installed"] for fw, _ in specs) and not cancel.is_set()
         idle = idle_cores() if measured else None
         threads, why = round_threads(config, idle)
@@ -529,8 +548,8 @@ def _model_rounds(model: str, specs: list, max_rounds: int, config: ProbeConfig,
         log["threads"].append(threads)
         log["idle_cores"].append(idle)
         for fw, mode in specs:
-            counter["index"] += 1
-            i, total = counter["index"], counter["total"]
+            ctx.index += 1
+            i, total = ctx.index, ctx.total
             job = Job(fw, mode, model, config.batch_size, rnd, threads, budget)
             if on_event:
                 on_event(ProbeEvent(run_id=job.id, kind="start", index=i, total=total,
@@ -538,16 +557,17 @@ def _model_rounds(model: str, specs: list, max_rounds: int, config: ProbeConfig,
             if not fws[job.framework]["installed"]:
                 run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
                                batch_size=config.batch_size, status="unavailable",
-                               error=f"{job.framework} is not installed in {os.path.basename(os.sys.executable)}'s environment")
+                               error=f"{job.framework} is not installed in "
+                                     f"{os.path.basename(os.sys.executable)}'s environment")
             elif cancel.is_set():
                 run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
                                batch_size=config.batch_size, status="cancelled", error="cancelled by the user")
             else:
-                run = _run_job(job, config, envs[job.framework], on_event, cancel, i, total)
+                run = _run_job(job, config, ctx.envs[job.framework], on_event, cancel, i, total)
                 run.settings["threads_reason"] = why
             run.settings.setdefault("round", rnd)
-            if run.status == "ok" and job.framework == "mindspore" and ms_env.get("ONEDNN_MAX_CPU_ISA"):
-                run.settings.setdefault("tuning", notes[0] if notes else None)
+            if run.status == "ok" and job.framework == "mindspore" and ctx.ms_env.get("ONEDNN_MAX_CPU_ISA"):
+                run.settings.setdefault("tuning", ctx.notes[0] if ctx.notes else None)
             runs.append(run)
             if on_event:
                 on_event(ProbeEvent(run_id=job.id, kind="done", run=run, index=i, total=total,
