@@ -357,8 +357,28 @@ def _merge_repeats(runs: list[ProbeRun]) -> list[ProbeRun]:
             body.warnings.append(f"{len(group) - len(ok)} of {len(group)} repeats did not finish")
         if body.quality is not None:
             quality.merge_quality(body, values, len(usable), len(ok))
+        _first_start_up(body, ok[0] if ok[0] is group[0] else None, ok)
         merged.append(body)
     return merged
+
+
+START_UP = ("first_step_seconds", "compile_seconds", "import_seconds", "build_seconds")
+FIRST_SETTINGS = ("compile_cache", "inductor_cache_files_before")
+
+
+def _first_start_up(body: ProbeRun, first: Optional[ProbeRun], ok: list[ProbeRun]) -> None:
+    """Start-up (import, build, first step, compile) is what a user meets once, with cold caches: the
+    merged run keeps the first round's, and lists every repeat's compile time."""
+    if any(r.compile_seconds is not None for r in ok):
+        body.settings["compile_seconds_repeats"] = [r.compile_seconds for r in ok]
+    if first is None:
+        return
+    for name in START_UP:
+        setattr(body, name, getattr(first, name))
+    for key in FIRST_SETTINGS:
+        if key in first.settings:
+            body.settings[key] = first.settings[key]
+    body.settings["start_up_from"] = "the first round (cold caches)"
 
 
 def _rounds(runs: list[ProbeRun], model: str) -> dict[int, dict[str, ProbeRun]]:

@@ -327,3 +327,17 @@ def test_idle_cores_and_run_load_from_proc_stat(monkeypatch):
 
 
 REAL_CPU_TIMES = runner.cpu_times
+
+
+def test_merged_repeats_keep_the_first_rounds_start_up():
+    def rep(ips, compile_s, cache, q="stable"):
+        return ProbeRun(id="c", framework="pytorch", mode="compile", model="lenet", batch_size=8, status="ok",
+                        images_per_second=ips, compile_seconds=compile_s, first_step_seconds=compile_s + 0.1,
+                        quality=q, settings={"compile_cache": cache})
+    (merged,) = runner._merge_repeats([rep(100.0, 12.0, "cold"), rep(120.0, 2.0, "warm"),
+                                       rep(110.0, 2.1, "warm"), rep(10.0, 2.0, "warm", "unusable")])
+    assert merged.images_per_second == 110.0  # the median of the three usable repeats
+    assert merged.compile_seconds == 12.0 and merged.settings["compile_cache"] == "cold"
+    assert merged.settings["compile_seconds_repeats"] == [12.0, 2.0, 2.1, 2.0]
+    assert merged.repeats == [100.0, 120.0, 110.0, 10.0]
+    assert merged.quality == "noisy" and "1 of 4 repeats unusable, left out" in merged.quality_reasons

@@ -102,7 +102,6 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
     measured_s = clock() - m_start
 
     summary = stats.summarize(sample_ms)
-    ci = stats.batch_means_ci(sample_s, k * bs, plan.t_crit)  # the parent recomputes it (probes.quality)
     n_images = bs * k * len(sample_s)
     ips = n_images / sum(sample_s) if sample_s and sum(sample_s) > 0 else None
     warnings = stats.noise_warnings(summary, sample_ms)
@@ -123,7 +122,7 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
         "warmup_step_ms": warm_ms,
         "steps_per_sample": k, "samples": len(sample_s), "sample_step_ms": sample_ms,
         "measured_steps": k * len(sample_s), "measured_seconds": measured_s,
-        "images_per_second": ips, "ci95": [ci[1], ci[2]] if ci else None,
+        "images_per_second": ips,  # its CI: the parent, from sample_step_ms (probes.quality)
         "images_per_second_median": (bs / summary["median"] * 1e3) if summary.get("median") else None,
         "step_time_ms": summary, "stop_reason": stop_reason,
         "loss_first": losses[0], "loss_last": losses[-1], "total_steps": i,
