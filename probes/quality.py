@@ -19,12 +19,18 @@ shared/reference/probe-protocol.md):
 
 A run is "unusable" when any measure crosses its unusable bound, "stable" when every known measure
 is within its stable bound, else "noisy". Nothing is clamped: a CI whose low end reaches 0 makes the
-run unusable instead of being shown as "0-2,701".
+run unusable instead of being shown as "0-2,701". A merged --repeat run takes its median usable
+repeat's grade, worsened by the min-max spread of the usable repeats (stable <= 10%, unusable > 50%);
+with no usable repeat it is unusable. "contention" = max(0, others' cores + threads - cores) / threads,
+others' cores being all busy CPU time during the child minus the child's own (probes.runner.run_load).
 
 Paired comparison of runs A and B of one model: in round r, A_r and B_r were measured in alternation
 (fresh processes, A B A B ...), so a drifting host moves both. ratio = geometric mean of
 ips(A_r) / ips(B_r) over the rounds where neither side was unusable; its 95% CI is the t interval of
-the mean log ratio (df = pairs - 1). Decidable only with >= 2 such pairs and a CI that excludes 1.
+the mean log ratio (df = pairs - 1). Decidable only with >= 2 such pairs, neither merged side
+unusable, and a CI that excludes 1. Its quality: "unusable" when a side is unusable or no pair is
+usable; "stable" when decidable, both sides stable and the CI half-width <= 5% of the ratio; else
+"noisy".
 """
 
 from __future__ import annotations
