@@ -349,7 +349,9 @@ def _merge_repeats(runs: list[ProbeRun]) -> list[ProbeRun]:
         body = pool[(len(pool) - 1) // 2].model_copy(deep=True)
         values = [r.images_per_second for r in pool]
         body.repeats = [r.images_per_second for r in ok]
-        body.images_per_second = statistics.median(values)
+        # The median repeat itself (the lower middle one for an even count): its CI and quality
+        # belong to the number shown.
+        body.images_per_second = statistics.median_low(values)
         spread = (max(values) - min(values)) / body.images_per_second
         if spread > 0.10:
             body.warnings.append(f"repeats differ by {spread:.0%} (min-max over {len(values)} runs)")
