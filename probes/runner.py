@@ -233,11 +233,34 @@ def run_load(before: Optional[dict], after: Optional[dict], child_cpu_s: float, 
     if before and after and wall_s > 0:
         hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         busy_s = (after["busy"] - before["busy"]) / hz
-        foreign = max(0.0, (busy_s - child_cpu_s) / wall_s)
-        cores = os.cpu_count() or usable_cores()
-        out["foreign_cores"] = round(foreign, 2)
-        out["contention"] = round(max(0.0, foreign + threads - cores) / threads, 3)
+        out.update(_contention((busy_s - child_cpu_s) / wall_s, threads, os.cpu_count() or usable_cores()))
+    out["load_measured_over"] = "the whole child process (start-up included)"
     return out
+
+
+def window_load(window: Optional[list], threads: int) -> Optional[dict]:
+    """run_load over the timed measurement only, from the worker's two cpu_snapshot()s: start-up,
+    compile and the compile workers' exit do not count there. None when the worker sent none."""
+    try:
+        a, b = window
+        wall = b["wall_s"] - a["wall_s"]
+        total = b["total_s"] - a["total_s"]
+        busy, own = b["busy_s"] - a["busy_s"], b["self_cpu_s"] - a["self_cpu_s"]
+        cores = int(b["cpus"])
+    except (TypeError, ValueError, KeyError):
+        return None
+    if wall <= 0 or total <= 0:
+        return None
+    out = {"steal": round((b["steal_s"] - a["steal_s"]) / total, 4), **_contention(busy / wall - own / wall,
+                                                                                   threads, cores)}
+    out["load_measured_over"] = "the timed measurement"
+    return out
+
+
+def _contention(foreign: float, threads: int, cores: int) -> dict:
+    foreign = max(0.0, foreign)
+    return {"foreign_cores": round(foreign, 2),
+            "contention": round(max(0.0, foreign + threads - cores) / threads, 3)}
 
 
 def _children_cpu_s() -> float:
@@ -269,6 +292,7 @@ def _run_from_outcome(job: Job, config: ProbeConfig, out: launcher.ChildOutcome)
     if out.status == "ok" and res.get("status") == "ok":
         res.pop("warmup_step_ms", None)
         res.pop("ci95", None)  # recomputed from the raw samples with scipy (probes.quality)
+        res.pop("load_window", None)  # turned into settings steal / foreign_cores / contention
         res.update(base)
         try:
             return ProbeRun(**res)
@@ -313,7 +337,8 @@ def _run_job(job: Job, config: ProbeConfig, env: dict, on_event: Optional[EventC
     cpu_before, child_cpu, t0 = cpu_times(), _children_cpu_s(), time.monotonic()
     out = launcher.run_child(args, timeout=run_timeout(config, job.mode, job.model, budget), env_extra=env,
                              on_message=on_message, cancel=cancel)
-    load = run_load(cpu_before, cpu_times(), _children_cpu_s() - child_cpu, time.monotonic() - t0, threads)
+    load = (window_load((out.result or {}).get("load_window"), threads)
+            or run_load(cpu_before, cpu_times(), _children_cpu_s() - child_cpu, time.monotonic() - t0, threads))
     run = _run_from_outcome(job, config, out)
     run.settings.update(round=job.repeat, budget=budget, **load)
     if load_start:

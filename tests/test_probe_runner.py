@@ -323,7 +323,18 @@ def test_idle_cores_and_run_load_from_proc_stat(monkeypatch):
     after = {"busy": 3 * hz, "idle": hz, "steal": 0, "total": 4 * hz}  # 3 CPU-seconds busy in 2 s
     load = runner.run_load(before, after, child_cpu_s=1.0, wall_s=2.0, threads=2)
     # others: (3 - 1) / 2 = 1 core; with 2 threads on 2 cores they took (1 + 2 - 2) / 2 = 50%
-    assert load == {"steal": 0.0, "foreign_cores": 1.0, "contention": 0.5}
+    assert load == {"steal": 0.0, "foreign_cores": 1.0, "contention": 0.5,
+                    "load_measured_over": "the whole child process (start-up included)"}
+
+
+def test_load_over_the_timed_window_comes_from_the_workers_snapshots():
+    a = {"busy_s": 100.0, "steal_s": 1.0, "total_s": 400.0, "self_cpu_s": 5.0, "wall_s": 10.0, "cpus": 2}
+    # 4 s timed: the host was busy 7.2 CPU-s, 4.0 of them this run's: others held 0.8 cores.
+    b = {"busy_s": 107.2, "steal_s": 1.4, "total_s": 408.0, "self_cpu_s": 9.0, "wall_s": 14.0, "cpus": 2}
+    load = runner.window_load([a, b], threads=2)
+    assert load["foreign_cores"] == 0.8 and load["contention"] == 0.4 and load["steal"] == 0.05
+    assert load["load_measured_over"] == "the timed measurement"
+    assert runner.window_load(None, 2) is None and runner.window_load([a, {}], 2) is None
 
 
 REAL_CPU_TIMES = runner.cpu_times

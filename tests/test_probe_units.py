@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from probes import parity
-from probes.training import data, devices, flops, measure, specs, stats, weights
+from probes.training import common, data, devices, flops, measure, specs, stats, weights
 
 
 # ------------------------------------------------------------------ architecture and FLOPs
@@ -204,6 +204,24 @@ def test_protocol_first_step_apart_warmup_then_converges():
     assert res["step_time_ms"]["median"] == pytest.approx(2.0)
     assert res["loss_last"] < res["loss_first"]
     assert not any("loss did not fall" in w for w in res["warnings"])
+
+
+def test_protocol_snapshots_the_host_around_the_timed_part_only():
+    clock = FakeClock(lambda i: 2.0 if i == 0 else 0.002)
+    seen = []
+
+    def snapshot():
+        seen.append(clock.i)  # steps run when the snapshot is taken
+        return {"at_step": clock.i}
+
+    plan = measure.Plan(budget_s=5.0, batch_size=32, t_crit=T9, snapshot=snapshot)
+    res = measure.run(clock.step, float, plan, clock=clock)
+    start, end = res["load_window"]
+    assert start["at_step"] == 1 + res["warmup_steps"] and end["at_step"] == res["total_steps"]
+    assert measure.run(clock.step, float, measure.Plan(budget_s=5.0, batch_size=32, t_crit=T9),
+                       clock=clock)["load_window"] is None
+    snap = common.cpu_snapshot()
+    assert snap is None or (snap["total_s"] >= snap["busy_s"] >= 0 and snap["self_cpu_s"] > 0)
 
 
 def test_protocol_budget_stop_and_warmup_cap_warn():

@@ -26,6 +26,7 @@ class Plan:
     min_samples: int = 30
     min_samples_hard: int = 5       # kept even past the budget (up to 3x budget)
     max_steps: Optional[int] = None
+    snapshot: Optional[Callable[[], Optional[dict]]] = None  # common.cpu_snapshot: load while timed
 
 
 def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
@@ -71,6 +72,7 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
     # Measurement.
     sample_s: list[float] = []
     sample_ms: list[float] = []
+    load_start = plan.snapshot() if plan.snapshot else None
     m_start = clock()
     stop_reason = "budget"
     while True:
@@ -100,6 +102,7 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
             on_progress({"phase": "measure", "fraction": min(1.0, elapsed / plan.budget_s),
                          "step_ms": sample_ms[-1], "images_per_second": bs / sample_ms[-1] * 1e3})
     measured_s = clock() - m_start
+    load_end = plan.snapshot() if plan.snapshot else None
 
     summary = stats.summarize(sample_ms)
     n_images = bs * k * len(sample_s)
@@ -127,4 +130,5 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
         "step_time_ms": summary, "stop_reason": stop_reason,
         "loss_first": losses[0], "loss_last": losses[-1], "total_steps": i,
         "warnings": warnings,
+        "load_window": [load_start, load_end] if load_start and load_end else None,
     }

@@ -109,7 +109,7 @@ def cmd_run(args) -> int:
         channel.progress(**p)
 
     plan = measure.Plan(budget_s=args.budget, batch_size=args.batch_size, t_crit=args.t_crit,
-                        max_steps=args.max_steps)
+                        max_steps=args.max_steps, snapshot=common.cpu_snapshot)
     res = measure.run(step, sync, plan, on_progress=progress)
     out = dict(res)
     med = res["step_time_ms"].get("median")
