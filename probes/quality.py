@@ -106,14 +106,15 @@ def _grade(value: Optional[float], bounds: tuple[float, float], text: str) -> tu
 
 def classify(f: Facts) -> tuple[str, list[str]]:
     """The stated rule: (quality, reasons); reasons name every measure outside its stable bound."""
-    if f.samples < MIN_SAMPLES or f.ci is None:
-        return "unusable", [f"{f.samples} timing samples: too few for an interval (at least {MIN_SAMPLES})"]
-    est, low, high = f.ci
     graded = []
-    if low <= 0:
-        graded.append(("unusable", f"95% CI {low:.1f}-{high:.1f} img/s reaches 0: the run cannot bound "
-                                   "its own throughput"))
-    graded.append(_grade((high - low) / 2 / est if est > 0 else math.inf, CI_REL, "95% CI half-width"))
+    if f.samples < MIN_SAMPLES or f.ci is None:
+        graded.append(("unusable", f"{f.samples} timing samples: too few for an interval (at least {MIN_SAMPLES})"))
+    else:
+        est, low, high = f.ci
+        if low <= 0:
+            graded.append(("unusable", f"95% CI {low:.1f}-{high:.1f} img/s reaches 0: the run cannot bound "
+                                       "its own throughput"))
+        graded.append(_grade((high - low) / 2 / est if est > 0 else math.inf, CI_REL, "95% CI half-width"))
     graded.append(_grade(f.cv, CV, "step-time CV"))
     graded.append(_grade(abs(f.drift) if f.drift is not None else None, DRIFT,
                          "drift (last third vs first third of the samples)"))
