@@ -14,6 +14,7 @@ Framework = Literal["pytorch", "mindspore"]
 Mode = Literal["eager", "compile", "graph", "pynative"]
 Model = Literal["lenet", "resnet18", "resnet50"]
 RunStatus = Literal["ok", "failed", "timeout", "unavailable", "cancelled"]
+Quality = Literal["stable", "noisy", "unusable"]
 
 MODES_OF: dict[str, tuple[str, ...]] = {"pytorch": ("eager", "compile"), "mindspore": ("graph", "pynative")}
 
@@ -36,9 +37,16 @@ class ProbeConfig(_Strict):
     batch_size: int = Field(32, ge=1, le=4096)
     budget: float = Field(6.0, gt=0, le=3600, description="seconds of warmup + measurement per run")
     device: Literal["auto", "cpu", "cuda", "npu"] = "auto"
-    threads: Optional[int] = Field(None, ge=1, description="threads in both frameworks; None = usable cores")
+    threads: Optional[int] = Field(None, ge=1, description="threads in both frameworks; None = the cores "
+                                                           "found idle before each round (at most the usable cores)")
     data: Optional[str] = Field(None, description="CIFAR-10 (bin or py layout) or MNIST idx folder")
-    repeat: int = Field(1, ge=1, le=20, description="interleaved repeats per run (median of medians)")
+    repeat: int = Field(2, ge=1, le=20, description="interleaved rounds per model (A B A B ...; median of "
+                                                    "medians, paired ratios between the runs); 2 is the "
+                                                    "fewest that give a paired interval")
+    max_repeat: Optional[int] = Field(3, ge=1, le=20,
+                                      description="cap on rounds: while a comparison is not decidable, "
+                                                  "more rounds (each extra one at twice the budget, up to "
+                                                  "4x) up to this many; None = exactly `repeat` rounds")
     parity: bool = True
     gemm: bool = Field(True, description="measure the on-host GEMM peak (the MFU basis)")
     tune: bool = Field(True, description="apply the measured host fixes (ONEDNN_MAX_CPU_ISA=AVX2 for "
@@ -102,6 +110,9 @@ class ProbeRun(_Open):
     warmup_capped: Optional[bool] = Field(None, description="warmup stopped at 25% of the budget")
     sample_step_ms: list[float] = Field(default_factory=list, description="raw per-step ms per sample")
     repeats: list[float] = Field(default_factory=list, description="images/s of each repeat (--repeat)")
+    quality: Optional[Quality] = Field(None, description="stable | noisy | unusable by the rule in "
+                                                         "probes.quality (None when the run did not finish)")
+    quality_reasons: list[str] = Field(default_factory=list, description="each measure outside its stable bound")
     seconds: Optional[float] = Field(None, description="wall time of the child process")
     settings: dict = Field(default_factory=dict, description="everything set that changes the number")
 
@@ -123,6 +134,19 @@ class ParityResult(_Open):
     error: Optional[str] = None
     likely_cause: Optional[str] = None
     batch_size: Optional[int] = None
+
+
+class PairedComparison(_Open):
+    """Throughput of run a over run b of one model, from rounds measured in alternation."""
+    model: Model
+    a: str = Field(description="run id")
+    b: str = Field(description="run id")
+    ratio: Optional[float] = Field(None, description="images/s of a / images/s of b: geometric mean over pairs")
+    ci95: Optional[list[float]] = Field(None, description="[low, high] of the ratio (t interval of the log ratios)")
+    pairs: int = Field(0, description="rounds where both sides were usable")
+    quality: Optional[Quality] = None
+    decidable: bool = Field(False, description="False when the CI includes 1 or either side is unusable")
+    reasons: list[str] = Field(default_factory=list)
 
 
 class HostSummary(_Open):
@@ -153,6 +177,9 @@ class ProbeSuite(_Open):
     frameworks: dict[str, dict] = Field(default_factory=dict, description="name -> {installed, version}")
     runs: list[ProbeRun] = Field(default_factory=list)
     parity: list[ParityResult] = Field(default_factory=list)
+    comparisons: list[PairedComparison] = Field(default_factory=list)
+    adaptation: list[dict] = Field(default_factory=list, description="per model: rounds, budgets, threads, "
+                                                                      "idle cores, and why the rounds stopped")
     warnings: list[str] = Field(default_factory=list)
 
     def run(self, framework: str, mode: str, model: str) -> Optional[ProbeRun]:

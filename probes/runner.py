@@ -2,6 +2,7 @@
 probes.launcher, plus one aux child per framework (GEMM peak + parity arrays). Never imports a
 framework itself; validates what the workers send into probes.probe_models.
 
+
     suite = run_suite(ProbeConfig(budget=6), on_event=print, cancel=Cancel())
 """
 
@@ -20,7 +21,7 @@ from typing import Callable, Optional
 
 from pydantic import ValidationError
 
-from probes import hostfacts, launcher, parity
+from probes import hostfacts, launcher, parity, quality
 from probes.launcher import Cancel
 from probes.probe_models import (
     MODES_OF, HostSummary, ParityResult, ProbeConfig, ProbeEvent, ProbeRun, ProbeSuite, run_id,
@@ -80,11 +81,11 @@ def default_compile_cache() -> str:
     return str(hostfacts.cache_dir() / "torchinductor")
 
 
-def run_timeout(config: ProbeConfig, mode: str, model: str) -> float:
+def run_timeout(config: ProbeConfig, mode: str, model: str, budget: Optional[float] = None) -> float:
     """Generous: start-up + compile allowance + the budget with its 3x hard cap."""
     if config.timeout:
         return config.timeout
-    t = 60.0 + 4.0 * config.budget
+    t = 60.0 + 4.0 * (budget or config.budget)
     if mode in ("compile", "graph"):
         t += 120.0
     if model == "resnet50":
@@ -98,29 +99,116 @@ class Job:
     mode: str
     model: str
     batch_size: int
-    repeat: int = 0
+    repeat: int = 0        # the round this run belongs to
+    threads: int = 0       # 0 = config.threads or the usable cores
+    budget: float = 0.0    # 0 = config.budget
 
     @property
     def id(self) -> str:
         return run_id(self.framework, self.mode, self.model, self.batch_size)
 
 
+def round_specs(config: ProbeConfig) -> list[tuple[str, str]]:
+    """The (framework, mode) pairs of one round, in the order they alternate."""
+    return [(fw, mode) for fw in config.frameworks for mode in MODES_OF[fw] if mode in config.modes]
+
+
 def plan_jobs(config: ProbeConfig) -> list[Job]:
-    """Interleaved: for each model and repeat, alternate the frameworks (P M P M)."""
-    jobs = []
-    for model in config.models:
-        for rep in range(config.repeat):
-            for fw in config.frameworks:
-                for mode in MODES_OF[fw]:
-                    if mode in config.modes:
-                        jobs.append(Job(fw, mode, model, config.batch_size, rep))
-    return jobs
+    """The first `repeat` rounds, interleaved: for each model and round, alternate (P M P M)."""
+    return [Job(fw, mode, model, config.batch_size, rep)
+            for model in config.models for rep in range(config.repeat) for fw, mode in round_specs(config)]
+
+
+# ------------------------------------------------------------------ the host, right before a round
+# Per model the runs go in interleaved rounds (A B A B ..., fresh processes), each round with the
+# threads found idle just before it; probes.quality grades every run and builds the paired
+# comparisons; while one is not decidable and config.max_repeat allows, another round runs at twice
+# the budget, at most BUDGET_CAP_FACTOR x --budget.
+
+BUDGET_CAP_FACTOR = 4   # assumption: the calibration benchmark's 4x budget
+IDLE_WINDOW_S = 0.5     # the /proc/stat window that counts the idle cores before a round
+
+
+def idle_cores(window: float = IDLE_WINDOW_S) -> Optional[float]:
+    """Cores nobody used during `window` seconds (from /proc/stat via cpu_times()), at most the
+    usable ones; None where /proc/stat is unreadable."""
+    before = cpu_times()
+    time.sleep(window)
+    after = cpu_times()
+    if not before or not after or after["total"] <= before["total"]:
+        return None
+    frac = (after["idle"] - before["idle"]) / (after["total"] - before["total"])
+    return round(min(float(usable_cores()), frac * (os.cpu_count() or usable_cores())), 2)
+
+
+def round_threads(config: ProbeConfig, idle: Optional[float]) -> tuple[int, str]:
+    """(threads, why): --threads if given, else the idle cores (rounded, at least 1)."""
+    cores = usable_cores()
+    if config.threads:
+        why = "--threads"
+        if idle is not None and config.threads > idle + 0.5:
+            why += f" (only {idle:.1f} of {cores} cores were idle before this round)"
+        return config.threads, why
+    if idle is None:
+        return cores, "usable cores (idle cores not readable)"
+    threads = max(1, min(cores, int(idle + 0.5)))
+    return threads, f"idle cores: {idle:.1f} of {cores} were idle before this round"
+
+
+def run_load(before: Optional[dict], after: Optional[dict], child_cpu_s: float, wall_s: float,
+             threads: int) -> dict:
+    """What else ran during one child: steal share, other processes' cores (all busy CPU time minus
+    this child's own, from RUSAGE_CHILDREN), and the contention: the share of the run's threads
+    that those other processes took, max(0, foreign + threads - cores) / threads."""
+    out: dict = {}
+    steal = steal_fraction(before, after)
+    if steal is not None:
+        out["steal"] = round(steal, 4)
+    if before and after and wall_s > 0:
+        hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        busy_s = (after["busy"] - before["busy"]) / hz
+        out.update(_contention((busy_s - child_cpu_s) / wall_s, threads, os.cpu_count() or usable_cores()))
+    out["load_measured_over"] = "the whole child process (start-up included)"
+    return out
+
+
+def window_load(window: Optional[list], threads: int) -> Optional[dict]:
+    """run_load over the timed measurement only, from the worker's two cpu_snapshot()s: start-up,
+    compile and the compile workers' exit do not count there. None when the worker sent none."""
+    try:
+        a, b = window
+        wall = b["wall_s"] - a["wall_s"]
+        total = b["total_s"] - a["total_s"]
+        busy, own = b["busy_s"] - a["busy_s"], b["self_cpu_s"] - a["self_cpu_s"]
+        cores = int(b["cpus"])
+    except (TypeError, ValueError, KeyError):
+        return None
+    if wall <= 0 or total <= 0:
+        return None
+    out = {"steal": round((b["steal_s"] - a["steal_s"]) / total, 4), **_contention(busy / wall - own / wall,
+                                                                                   threads, cores)}
+    out["load_measured_over"] = "the timed measurement"
+    return out
+
+
+def _contention(foreign: float, threads: int, cores: int) -> dict:
+    foreign = max(0.0, foreign)
+    return {"foreign_cores": round(foreign, 2),
+            "contention": round(max(0.0, foreign + threads - cores) / threads, 3)}
+
+
+def _children_cpu_s() -> float:
+    import resource  # POSIX; the runner's children are waited for, so their CPU time is counted
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 # ------------------------------------------------------------------ children
 
-def _child_env(framework: str, config: ProbeConfig, ms_env: dict, compile_cache: str) -> dict:
-    threads = str(config.threads or usable_cores())
+def _child_env(framework: str, config: ProbeConfig, ms_env: dict, compile_cache: str,
+               threads: Optional[int] = None) -> dict:
+    threads = str(threads or config.threads or usable_cores())
     env = {"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads}
     if framework == "mindspore":
         env.update(ms_env)
@@ -137,6 +225,8 @@ def _run_from_outcome(job: Job, config: ProbeConfig, out: launcher.ChildOutcome)
     res.pop("kind", None)
     if out.status == "ok" and res.get("status") == "ok":
         res.pop("warmup_step_ms", None)
+        res.pop("ci95", None)  # recomputed from the raw samples with scipy (probes.quality)
+        res.pop("load_window", None)  # turned into settings steal / foreign_cores / contention
         res.update(base)
         try:
             return ProbeRun(**res)
@@ -153,9 +243,11 @@ def _run_from_outcome(job: Job, config: ProbeConfig, out: launcher.ChildOutcome)
 
 def _run_job(job: Job, config: ProbeConfig, env: dict, on_event: Optional[EventCallback],
              cancel: Optional[Cancel], index: int, total: int) -> ProbeRun:
+    threads = job.threads or config.threads or usable_cores()
+    budget = job.budget or config.budget
     args = ["-m", WORKER[job.framework], "run", "--model", job.model, "--mode", job.mode,
-            "--batch-size", str(config.batch_size), "--budget", str(config.budget),
-            "--threads", str(config.threads or usable_cores()), "--device", config.device]
+            "--batch-size", str(config.batch_size), "--budget", str(budget),
+            "--threads", str(threads), "--device", config.device, "--t-crit", f"{quality.stop_rule_t():.6f}"]
     if config.data:
         args += ["--data", str(Path(config.data).expanduser().resolve())]
     if config.max_steps:
@@ -169,21 +261,23 @@ def _run_job(job: Job, config: ProbeConfig, env: dict, on_event: Optional[EventC
                                 step_ms=msg.get("step_ms"), images_per_second=msg.get("images_per_second"),
                                 message=msg.get("phase"), index=index, total=total))
 
+    env = {**env, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     if env.get("TORCHINDUCTOR_CACHE_DIR"):
         # One cache folder per workload, so "warm" means this model and batch compiled before,
         # not that another model's kernels sit in a shared folder.
         env = {**env, "TORCHINDUCTOR_CACHE_DIR": os.path.join(
             env["TORCHINDUCTOR_CACHE_DIR"], f"{job.model}-bs{config.batch_size}-{config.device}")}
     load_start = _loadavg()
-    out = launcher.run_child(args, timeout=run_timeout(config, job.mode, job.model), env_extra=env,
+    cpu_before, child_cpu, t0 = cpu_times(), _children_cpu_s(), time.monotonic()
+    out = launcher.run_child(args, timeout=run_timeout(config, job.mode, job.model, budget), env_extra=env,
                              on_message=on_message, cancel=cancel)
+    load = (window_load((out.result or {}).get("load_window"), threads)
+            or run_load(cpu_before, cpu_times(), _children_cpu_s() - child_cpu, time.monotonic() - t0, threads))
     run = _run_from_outcome(job, config, out)
+    run.settings.update(round=job.repeat, budget=budget, **load)
     if load_start:
         run.settings["loadavg_at_start"] = load_start
-        cores = usable_cores()
-        if run.status == "ok" and load_start[0] > 0.75 * cores:
-            run.warnings.append(f"host busy when this run started (1-min load average {load_start[0]} "
-                                f"on {cores} CPUs): other processes competed for the cores")
+    quality.assess(run)  # the load, steal and contention above are part of its rule
     return run
 
 
@@ -198,7 +292,8 @@ def _aux(framework: str, config: ProbeConfig, env: dict, models: list[str], outd
 
 
 def _merge_repeats(runs: list[ProbeRun]) -> list[ProbeRun]:
-    """--repeat: one run per id, the median-throughput repeat as its body, all values listed."""
+    """--repeat: one run per id, the median-throughput usable repeat as its body, all values listed.
+    Unusable repeats are listed but left out of the median (all unusable: the median of all)."""
     by_id: dict[str, list[ProbeRun]] = {}
     for r in runs:
         by_id.setdefault(r.id, []).append(r)
@@ -208,18 +303,69 @@ def _merge_repeats(runs: list[ProbeRun]) -> list[ProbeRun]:
         if len(group) == 1 or not ok:
             merged.append(group[0])
             continue
-        ok.sort(key=lambda r: r.images_per_second)
-        body = ok[(len(ok) - 1) // 2].model_copy(deep=True)
-        values = [r.images_per_second for r in ok]
-        body.repeats = values
-        body.images_per_second = statistics.median(values)
+        usable = [r for r in ok if r.quality != "unusable"]
+        pool = sorted(usable or ok, key=lambda r: r.images_per_second)
+        body = pool[(len(pool) - 1) // 2].model_copy(deep=True)
+        values = [r.images_per_second for r in pool]
+        body.repeats = [r.images_per_second for r in ok]
+        # The median repeat itself (the lower middle one for an even count): its CI and quality
+        # belong to the number shown.
+        body.images_per_second = statistics.median_low(values)
         spread = (max(values) - min(values)) / body.images_per_second
         if spread > 0.10:
             body.warnings.append(f"repeats differ by {spread:.0%} (min-max over {len(values)} runs)")
         if len(ok) < len(group):
             body.warnings.append(f"{len(group) - len(ok)} of {len(group)} repeats did not finish")
+        if body.quality is not None:
+            quality.merge_quality(body, values, len(usable), len(ok))
+        _first_start_up(body, ok[0] if ok[0] is group[0] else None, ok)
         merged.append(body)
     return merged
+
+
+START_UP = ("first_step_seconds", "compile_seconds", "import_seconds", "build_seconds")
+FIRST_SETTINGS = ("compile_cache", "inductor_cache_files_before")
+
+
+def _first_start_up(body: ProbeRun, first: Optional[ProbeRun], ok: list[ProbeRun]) -> None:
+    """Start-up (import, build, first step, compile) is what a user meets once, with cold caches: the
+    merged run keeps the first round's, and lists every repeat's compile time."""
+    if any(r.compile_seconds is not None for r in ok):
+        body.settings["compile_seconds_repeats"] = [r.compile_seconds for r in ok]
+    if first is None:
+        return
+    for name in START_UP:
+        setattr(body, name, getattr(first, name))
+    for key in FIRST_SETTINGS:
+        if key in first.settings:
+            body.settings[key] = first.settings[key]
+    body.settings["start_up_from"] = "the first round (cold caches)"
+
+
+def _rounds(runs: list[ProbeRun], model: str) -> dict[int, dict[str, ProbeRun]]:
+    out: dict[int, dict[str, ProbeRun]] = {}
+    for r in runs:
+        if r.model == model:
+            out.setdefault(int(r.settings.get("round", 0)), {})[r.id] = r
+    return out
+
+
+def model_comparisons(runs: list[ProbeRun], model: str, ids: list[str]) -> list:
+    """The paired comparisons of one model's runs so far (each merged side's quality decides too)."""
+    sides = {r.id: (r.quality if r.status == "ok" else None)
+             for r in _merge_repeats([r for r in runs if r.model == model])}
+    return quality.comparisons(model, ids, _rounds(runs, model), sides)
+
+
+def _undecided(runs: list[ProbeRun], model: str, ids: list[str]) -> list[str]:
+    """What another round could still settle: comparisons not decidable whose sides both produced a
+    result at least once; a lone run that is not stable."""
+    ran = {r.id for r in runs if r.model == model and r.status == "ok"}
+    if len(ids) == 1:
+        merged = [r for r in _merge_repeats([r for r in runs if r.model == model]) if r.status == "ok"]
+        return [r.id for r in merged if r.quality != "stable"]
+    return [f"{c.a} vs {c.b}" for c in model_comparisons(runs, model, ids)
+            if not c.decidable and c.a in ran and c.b in ran]
 
 
 def _vendor_peak(runs: list[ProbeRun]) -> Optional[dict]:
@@ -278,10 +424,10 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
     compile_cache = config.compile_cache_dir or default_compile_cache()
     envs = {fw: _child_env(fw, config, ms_env, compile_cache) for fw in WORKER}
 
-    jobs = plan_jobs(config)
-    if any(job.framework == "mindspore" for job in jobs):  # a PyTorch-only run has no MindSpore tuning
+    specs = round_specs(config)
+    if any(fw == "mindspore" for fw, _ in specs):  # a PyTorch-only run has no MindSpore tuning
         suite.warnings += notes
-    total = len(jobs)
+    max_rounds = max(config.repeat, config.max_repeat or config.repeat)
     runs: list[ProbeRun] = []
     tmp = tempfile.mkdtemp(prefix="advisor-parity-")
     try:
@@ -307,35 +453,17 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
         if config.parity:
             suite.parity = _parity(config, aux)
 
-        for i, job in enumerate(jobs, start=1):
-            if on_event:
-                on_event(ProbeEvent(run_id=job.id, kind="start", index=i, total=total,
-                                    message=f"{job.framework} {job.mode} {job.model}"))
-            if not fws[job.framework]["installed"]:
-                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
-                               batch_size=config.batch_size, status="unavailable",
-                               error=f"{job.framework} is not installed in {os.path.basename(os.sys.executable)}'s environment")
-            elif cancel.is_set():
-                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
-                               batch_size=config.batch_size, status="cancelled", error="cancelled by the user")
-            elif _hung(aux.get(job.framework)):
-                # The same interpreter and import hung once already: do not wait out every run's timeout.
-                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
-                               batch_size=config.batch_size, status="failed",
-                               error=f"not started: {job.framework}'s first child (GEMM peak / parity) "
-                                     f"timed out ({aux[job.framework].error})")
-            else:
-                run = _run_job(job, config, envs[job.framework], on_event, cancel, i, total)
-            if run.status == "ok" and job.framework == "mindspore" and ms_env.get("ONEDNN_MAX_CPU_ISA"):
-                run.settings.setdefault("tuning", notes[0] if notes else None)
-            runs.append(run)
-            if on_event:
-                on_event(ProbeEvent(run_id=job.id, kind="done", run=run, index=i, total=total,
-                                    images_per_second=run.images_per_second, message=run.status))
+        ctx = _Rounds(config, specs, max_rounds, fws, envs, ms_env, notes, on_event, cancel, runs, aux,
+                      total=len(plan_jobs(config)))
+        for model in config.models:
+            suite.adaptation.append(_model_rounds(model, ctx))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
     suite.runs = _merge_repeats(runs)
+    for model in config.models:
+        suite.comparisons += model_comparisons(runs, model, [run_id(fw, mode, model, config.batch_size)
+                                                             for fw, mode in specs])
     suite.vendor_peak = _vendor_peak(suite.runs)
     _add_efficiency(suite)
     _cross_checks(suite)
@@ -359,6 +487,96 @@ AUX_HUNG_SECONDS = 60.0
 
 def _hung(out: Optional[launcher.ChildOutcome]) -> bool:
     return out is not None and out.status == "timeout" and not out.messages and out.seconds >= AUX_HUNG_SECONDS
+
+
+@dataclass
+class _Rounds:
+    """What every round of the suite shares; `runs` collects every run, `index`/`total` count them."""
+    config: ProbeConfig
+    specs: list
+    max_rounds: int
+    fws: dict
+    envs: dict
+    ms_env: dict
+    notes: list
+    on_event: Optional[EventCallback]
+    cancel: Cancel
+    runs: list
+    aux: dict  # framework -> its aux child's outcome: one that hung means its runs would hang too
+    index: int = 0
+    total: int = 0
+
+
+def _model_rounds(model: str, ctx: _Rounds) -> dict:
+    """The interleaved rounds of one model: `repeat` rounds, then more (at twice the budget, up to
+    BUDGET_CAP_FACTOR x) while a comparison is undecided and `max_rounds` allows. Returns what it did."""
+    config, specs, max_rounds, fws, runs, cancel, on_event = (
+        ctx.config, ctx.specs, ctx.max_rounds, ctx.fws, ctx.runs, ctx.cancel, ctx.on_event)
+    ids = [run_id(fw, mode, model, config.batch_size) for fw, mode in specs]
+    log: dict = {"model": model, "rounds": 0, "budgets": [], "threads": [], "idle_cores": [],
+                 "max_rounds": max_rounds, "budget_cap": config.budget * BUDGET_CAP_FACTOR}
+    budget = config.budget
+    for rnd in range(max_rounds):
+        if rnd >= config.repeat:
+            if cancel.is_set():
+                log["stopped"] = "cancelled"
+                return log
+            if not _undecided(runs, model, ids):
+                break
+            last = [r for r in runs if r.model == model and r.settings.get("round") == rnd - 1]
+            if any(r.quality != "stable" for r in last if r.status == "ok"):
+                budget = min(config.budget * BUDGET_CAP_FACTOR, budget * 2)
+            ctx.total += len(specs)
+        measured = any(fws[fw]["installed"] for fw, _ in specs) and not cancel.is_set()
+        idle = idle_cores() if measured else None
+        threads, why = round_threads(config, idle)
+        log["rounds"] += 1
+        log["budgets"].append(budget)
+        log["threads"].append(threads)
+        log["idle_cores"].append(idle)
+        for fw, mode in specs:
+            ctx.index += 1
+            i, total = ctx.index, ctx.total
+            job = Job(fw, mode, model, config.batch_size, rnd, threads, budget)
+            if on_event:
+                on_event(ProbeEvent(run_id=job.id, kind="start", index=i, total=total,
+                                    message=f"{job.framework} {job.mode} {job.model}"))
+            if not fws[job.framework]["installed"]:
+                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
+                               batch_size=config.batch_size, status="unavailable",
+                               error=f"{job.framework} is not installed in "
+                                     f"{os.path.basename(os.sys.executable)}'s environment")
+            elif cancel.is_set():
+                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
+                               batch_size=config.batch_size, status="cancelled", error="cancelled by the user")
+            elif _hung(ctx.aux.get(job.framework)):
+                # The same interpreter and import hung once already: do not wait out every run's timeout.
+                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
+                               batch_size=config.batch_size, status="failed",
+                               error=f"not started: {job.framework}'s first child (GEMM peak / parity) "
+                                     f"timed out ({ctx.aux[job.framework].error})")
+            else:
+                run = _run_job(job, config, ctx.envs[job.framework], on_event, cancel, i, total)
+                run.settings["threads_reason"] = why
+            run.settings.setdefault("round", rnd)
+            if run.status == "ok" and job.framework == "mindspore" and ctx.ms_env.get("ONEDNN_MAX_CPU_ISA"):
+                run.settings.setdefault("tuning", ctx.notes[0] if ctx.notes else None)
+            runs.append(run)
+            if on_event:
+                on_event(ProbeEvent(run_id=job.id, kind="done", run=run, index=i, total=total,
+                                    images_per_second=run.images_per_second, message=run.status))
+    left = _undecided(runs, model, ids)
+    if cancel.is_set():
+        log["stopped"] = "cancelled"
+    elif not left:
+        log["stopped"] = f"stop rule held after {log['rounds']} round(s)"
+    elif max_rounds > config.repeat:
+        log["stopped"] = (f"cap reached ({max_rounds} rounds, budget up to {max(log['budgets']):g} s): "
+                          f"still undecided: {', '.join(left)}")
+    else:
+        log["stopped"] = (f"{log['rounds']} round(s) as asked (no extra rounds: --max-repeat): "
+                          f"undecided: {', '.join(left)}")
+    return log
 
 
 def _parity(config: ProbeConfig, aux: dict) -> list[ParityResult]:

@@ -36,7 +36,7 @@ def _ok(run):
 
 
 def test_lenet_every_mode_both_frameworks_with_parity(tmp_path):
-    cfg = ProbeConfig(models=["lenet"], batch_size=16, budget=1.0, compile_cache_dir=str(tmp_path),
+    cfg = ProbeConfig(models=["lenet"], batch_size=16, budget=1.0, repeat=1, max_repeat=None, compile_cache_dir=str(tmp_path),
                       timeout=TIMEOUT)
     events = []
     suite = runner.run_suite(cfg, on_event=events.append)
@@ -66,7 +66,7 @@ def test_lenet_every_mode_both_frameworks_with_parity(tmp_path):
 
 
 def test_resnet18_parity_and_one_run_each(tmp_path):
-    cfg = ProbeConfig(models=["resnet18"], modes=["eager", "graph"], batch_size=8, budget=1.0,
+    cfg = ProbeConfig(models=["resnet18"], modes=["eager", "graph"], batch_size=8, budget=1.0, repeat=1, max_repeat=None,
                       max_steps=8, gemm=False, compile_cache_dir=str(tmp_path), timeout=TIMEOUT)
     t0 = time.monotonic()
     suite = runner.run_suite(cfg, on_event=lambda e: print(round(time.monotonic() - t0, 1), e.kind, e.run_id)
@@ -87,7 +87,7 @@ def test_unwritable_compile_cache_costs_only_the_caching(tmp_path):
     cannot be made (under a regular file here; a read-only mount is the same) must not fail eager."""
     blocker = tmp_path / "file"
     blocker.write_text("")
-    cfg = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], batch_size=8, budget=0.5,
+    cfg = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], batch_size=8, budget=0.5, repeat=1, max_repeat=None,
                       max_steps=4, parity=False, gemm=False, compile_cache_dir=str(blocker / "inductor"),
                       timeout=TIMEOUT)
     (run,) = runner.run_suite(cfg).runs
@@ -137,7 +137,7 @@ def test_real_cifar_files_feed_both_frameworks(tmp_path):
         pickle.dump({b"data": pixels, b"labels": labels.tolist()}, fh)
     losses = {}
     for layout, folder in (("bin", binary), ("py", python)):
-        cfg = ProbeConfig(models=["lenet"], modes=["eager", "graph"], batch_size=8, budget=0.5,
+        cfg = ProbeConfig(models=["lenet"], modes=["eager", "graph"], batch_size=8, budget=0.5, repeat=1, max_repeat=None,
                           max_steps=12, parity=False, gemm=False, data=str(folder),
                           timeout=TIMEOUT)
         for r in runner.run_suite(cfg).runs:

@@ -31,7 +31,7 @@ def fake_workers(monkeypatch):
 
 def _config(**kw):
     base = dict(frameworks=["pytorch"], models=["lenet"], modes=["eager"], parity=False, budget=1.0,
-                batch_size=8)
+                batch_size=8, repeat=1, max_repeat=None)
     base.update(kw)
     return ProbeConfig(**base)
 
@@ -245,3 +245,110 @@ def test_each_workload_gets_its_own_compile_cache_folder(monkeypatch):
         runner._run_job(runner.Job("pytorch", "compile", model, 8), cfg, env, None, None, 1, 2)
     assert seen == ["/tmp/inductor/lenet-bs8-auto", "/tmp/inductor/resnet18-bs8-auto"]
     assert env["TORCHINDUCTOR_CACHE_DIR"] == "/tmp/inductor"  # the shared env is not mutated
+
+
+# ------------------------------------------------------------------ busy host: rounds, threads, quality
+
+@pytest.fixture
+def quiet_host(monkeypatch):
+    """The host facts made deterministic: 2 idle cores, and each run's load as set by the test."""
+    load = {"steal": 0.0, "foreign_cores": 0.0, "contention": 0.0}
+    monkeypatch.setattr(runner, "idle_cores", lambda: 2.0)
+    monkeypatch.setattr(runner, "run_load", lambda *a, **k: dict(load))
+    return load
+
+
+def test_rounds_stop_when_the_comparison_is_decided(fake_workers, quiet_host):
+    fake_workers("ok")  # the fake's compile mode runs twice as fast as its eager mode
+    suite = runner.run_suite(_config(modes=["eager", "compile"], repeat=1, max_repeat=4))
+    (c,) = suite.comparisons
+    assert (c.a, c.b) == ("pytorch-eager-lenet-bs8", "pytorch-compile-lenet-bs8")
+    assert c.pairs == 2 and c.decidable and c.quality == "stable" and c.ratio == pytest.approx(0.5)
+    (log,) = suite.adaptation
+    assert log["rounds"] == 2 and log["stopped"] == "stop rule held after 2 round(s)"
+    assert log["budgets"] == [1.0, 1.0] and log["threads"] == [2, 2]
+    assert [r.quality for r in suite.runs] == ["stable", "stable"]
+    assert all(r.settings["threads_reason"].startswith("idle cores") for r in suite.runs)
+
+
+def test_noisy_runs_get_more_rounds_at_a_longer_budget_up_to_the_cap(fake_workers, quiet_host):
+    fake_workers("ok")
+    quiet_host["contention"] = 0.3  # other processes took 30% of the run's threads: noisy
+    suite = runner.run_suite(_config(repeat=1, max_repeat=4))
+    (log,) = suite.adaptation
+    assert log["rounds"] == 4 and log["budgets"] == [1.0, 2.0, 4.0, 4.0] and log["budget_cap"] == 4.0
+    assert log["stopped"].startswith("cap reached (4 rounds, budget up to 4 s)")
+    (r,) = suite.runs
+    assert r.quality == "noisy" and len(r.repeats) == 4
+    assert any("contention" in reason for reason in r.quality_reasons)
+
+
+def test_an_unusable_run_is_kept_but_never_decides(fake_workers, quiet_host, capsys):
+    fake_workers("ok")
+    quiet_host["contention"] = 0.6
+    rc = cli.main(["probe", "--frameworks", "pytorch", "--models", "lenet", "--modes", "eager,compile",
+                   "--budget", "1", "--batch-size", "8", "--no-parity", "--no-cache", "--max-repeat", "2"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    flat = " ".join(out.split())  # the notes are wrapped to the terminal's width
+    assert "(95% CI 7979.9-8020.1, unusable)" in flat and "NOT DECIDABLE here (unusable)" in flat
+    assert "quiet the host" in flat and "--budget" in flat and "--threads" in flat
+    assert "unusable (shown, but never scored)" in flat and "2 round(s) as asked" in flat
+
+
+def test_max_repeat_is_checked(capsys):
+    assert cli.main(["probe", "--max-repeat", "0"]) == 2
+    assert capsys.readouterr().err.startswith("advisor: error: --max-repeat: expected 1 to 20")
+
+
+def test_threads_follow_the_idle_cores(monkeypatch):
+    monkeypatch.setattr(runner, "usable_cores", lambda: 4)
+    cfg = _config()
+    assert runner.round_threads(cfg, 1.2)[0] == 1
+    assert runner.round_threads(cfg, 3.6)[0] == 4
+    assert runner.round_threads(cfg, 0.1)[0] == 1  # at least one thread
+    assert runner.round_threads(cfg, None) == (4, "usable cores (idle cores not readable)")
+    threads, why = runner.round_threads(_config(threads=3), 0.4)
+    assert threads == 3 and "only 0.4 of 4 cores were idle" in why
+
+
+def test_idle_cores_and_run_load_from_proc_stat(monkeypatch):
+    texts = iter(["cpu  100 0 0 100 0 0 0 0\n", "cpu  150 0 0 250 0 0 0 0\n"])  # 150 of 200 jiffies idle
+    monkeypatch.setattr(runner, "cpu_times", lambda: REAL_CPU_TIMES(next(texts)))
+    monkeypatch.setattr(runner, "usable_cores", lambda: 2)
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: 2)
+    assert runner.idle_cores(window=0) == 1.5
+    hz = runner.os.sysconf("SC_CLK_TCK")
+    before = {"busy": 0, "idle": 0, "steal": 0, "total": 0}
+    after = {"busy": 3 * hz, "idle": hz, "steal": 0, "total": 4 * hz}  # 3 CPU-seconds busy in 2 s
+    load = runner.run_load(before, after, child_cpu_s=1.0, wall_s=2.0, threads=2)
+    # others: (3 - 1) / 2 = 1 core; with 2 threads on 2 cores they took (1 + 2 - 2) / 2 = 50%
+    assert load == {"steal": 0.0, "foreign_cores": 1.0, "contention": 0.5,
+                    "load_measured_over": "the whole child process (start-up included)"}
+
+
+def test_load_over_the_timed_window_comes_from_the_workers_snapshots():
+    a = {"busy_s": 100.0, "steal_s": 1.0, "total_s": 400.0, "self_cpu_s": 5.0, "wall_s": 10.0, "cpus": 2}
+    # 4 s timed: the host was busy 7.2 CPU-s, 4.0 of them this run's: others held 0.8 cores.
+    b = {"busy_s": 107.2, "steal_s": 1.4, "total_s": 408.0, "self_cpu_s": 9.0, "wall_s": 14.0, "cpus": 2}
+    load = runner.window_load([a, b], threads=2)
+    assert load["foreign_cores"] == 0.8 and load["contention"] == 0.4 and load["steal"] == 0.05
+    assert load["load_measured_over"] == "the timed measurement"
+    assert runner.window_load(None, 2) is None and runner.window_load([a, {}], 2) is None
+
+
+REAL_CPU_TIMES = runner.cpu_times
+
+
+def test_merged_repeats_keep_the_first_rounds_start_up():
+    def rep(ips, compile_s, cache, q="stable"):
+        return ProbeRun(id="c", framework="pytorch", mode="compile", model="lenet", batch_size=8, status="ok",
+                        images_per_second=ips, compile_seconds=compile_s, first_step_seconds=compile_s + 0.1,
+                        quality=q, settings={"compile_cache": cache})
+    (merged,) = runner._merge_repeats([rep(100.0, 12.0, "cold"), rep(120.0, 2.0, "warm"),
+                                       rep(110.0, 2.1, "warm"), rep(10.0, 2.0, "warm", "unusable")])
+    assert merged.images_per_second == 110.0  # the median of the three usable repeats
+    assert merged.compile_seconds == 12.0 and merged.settings["compile_cache"] == "cold"
+    assert merged.settings["compile_seconds_repeats"] == [12.0, 2.0, 2.1, 2.0]
+    assert merged.repeats == [100.0, 120.0, 110.0, 10.0]
+    assert merged.quality == "noisy" and "1 of 4 repeats unusable, left out" in merged.quality_reasons

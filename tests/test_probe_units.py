@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from probes import parity
-from probes.training import data, devices, flops, measure, specs, stats, weights
+from probes.training import common, data, devices, flops, measure, specs, stats, weights
 
 
 # ------------------------------------------------------------------ architecture and FLOPs
@@ -150,16 +150,19 @@ def test_bad_data_paths_name_the_file(tmp_path):
 
 # ------------------------------------------------------------------ statistics
 
+T9 = 2.2621571627409915  # scipy.stats.t.ppf(0.975, 9), checked against scipy in test_quality.py
+
+
 def test_summary_and_batch_means_ci():
     s = stats.summarize([10.0] * 9 + [20.0])
     assert s["median"] == 10.0 and s["max"] == 20.0 and s["n"] == 10 and s["cv"] > 0.2
-    est, lo, hi = stats.batch_means_ci([0.01] * 30, items_per_sample=32)
+    est, lo, hi = stats.batch_means_ci([0.01] * 30, items_per_sample=32, t_crit=T9)
     assert est == pytest.approx(3200) and lo == pytest.approx(3200) and hi == pytest.approx(3200)
     rng = np.random.default_rng(0)
     noisy = 0.01 * (1 + 0.2 * rng.standard_normal(60))
-    est, lo, hi = stats.batch_means_ci(noisy, 32)
+    est, lo, hi = stats.batch_means_ci(noisy, 32, T9)
     assert lo < est < hi and (hi - lo) / est < 0.2
-    assert stats.batch_means_ci([0.01, 0.01], 32) is None
+    assert stats.batch_means_ci([0.01, 0.01], 32, T9) is None
 
 
 def test_warmup_drift_and_stop_rule():
@@ -167,8 +170,8 @@ def test_warmup_drift_and_stop_rule():
     assert stats.warmup_stable([5, 4, 1.0, 1.02, 1.0, 1.0, 1.01, 0.99, 1.0, 1.0])
     assert stats.drift([1.0] * 5 + [1.2] * 5) == pytest.approx(0.2)
     flat = [1.0] * 30
-    assert stats.converged(flat, [0.001] * 30, 32)
-    assert not stats.converged(flat[:29], [0.001] * 29, 32)
+    assert stats.converged(flat, [0.001] * 30, 32, T9)
+    assert not stats.converged(flat[:29], [0.001] * 29, 32, T9)
     warns = stats.noise_warnings(stats.summarize([1, 2] * 10), [1, 2] * 10)
     assert any("CV" in w for w in warns) and any("IQR" in w for w in warns)
 
@@ -192,7 +195,7 @@ class FakeClock:
 
 def test_protocol_first_step_apart_warmup_then_converges():
     clock = FakeClock(lambda i: 2.0 if i == 0 else (0.004 if i < 8 else 0.002))
-    res = measure.run(clock.step, float, measure.Plan(budget_s=5.0, batch_size=32), clock=clock)
+    res = measure.run(clock.step, float, measure.Plan(budget_s=5.0, batch_size=32, t_crit=T9), clock=clock)
     assert res["first_step_seconds"] == pytest.approx(2.0)
     assert res["warmup_steps"] >= 10
     assert res["steps_per_sample"] == 5  # 2 ms steps grouped into >= 10 ms samples
@@ -203,10 +206,28 @@ def test_protocol_first_step_apart_warmup_then_converges():
     assert not any("loss did not fall" in w for w in res["warnings"])
 
 
+def test_protocol_snapshots_the_host_around_the_timed_part_only():
+    clock = FakeClock(lambda i: 2.0 if i == 0 else 0.002)
+    seen = []
+
+    def snapshot():
+        seen.append(clock.i)  # steps run when the snapshot is taken
+        return {"at_step": clock.i}
+
+    plan = measure.Plan(budget_s=5.0, batch_size=32, t_crit=T9, snapshot=snapshot)
+    res = measure.run(clock.step, float, plan, clock=clock)
+    start, end = res["load_window"]
+    assert start["at_step"] == 1 + res["warmup_steps"] and end["at_step"] == res["total_steps"]
+    assert measure.run(clock.step, float, measure.Plan(budget_s=5.0, batch_size=32, t_crit=T9),
+                       clock=clock)["load_window"] is None
+    snap = common.cpu_snapshot()
+    assert snap is None or (snap["total_s"] >= snap["busy_s"] >= 0 and snap["self_cpu_s"] > 0)
+
+
 def test_protocol_budget_stop_and_warmup_cap_warn():
     # Alternating step times never settle: warmup hits its cap, the stop rule never holds.
     clock = FakeClock(lambda i: 0.05 if i % 2 else 0.02)
-    res = measure.run(clock.step, float, measure.Plan(budget_s=2.0, batch_size=8), clock=clock)
+    res = measure.run(clock.step, float, measure.Plan(budget_s=2.0, batch_size=8, t_crit=T9), clock=clock)
     assert res["stop_reason"] == "budget"
     assert res["warmup_capped"]
     assert any("warmup hit its cap" in w for w in res["warnings"])
@@ -217,7 +238,7 @@ def test_protocol_budget_stop_and_warmup_cap_warn():
 def test_protocol_max_steps_and_flat_loss_warning():
     clock = FakeClock(lambda i: 0.001)
     res = measure.run(lambda i: (clock.step(i), 2.3)[1], float,
-                      measure.Plan(budget_s=100.0, batch_size=8, max_steps=60), clock=clock)
+                      measure.Plan(budget_s=100.0, batch_size=8, t_crit=T9, max_steps=60), clock=clock)
     assert res["stop_reason"] in ("max_steps", "converged")
     assert res["total_steps"] <= 60
     assert any("loss did not fall" in w for w in res["warnings"])
@@ -300,9 +321,11 @@ def test_parity_missing_arrays_fail():
     assert not res["ok"] and "grad/fc3.bias" in res["error"]
 
 
-def test_ci_with_few_slow_samples_stays_non_negative():
-    est, lo, hi = stats.batch_means_ci([7.0, 2.5, 9.0, 3.1, 6.0], items_per_sample=32)
-    assert 0.0 <= lo < est < hi
+def test_ci_with_few_slow_samples_is_not_clamped_at_zero():
+    # 5 samples, t(0.975, 4) = 2.776: the interval reaches below 0 and is reported as it is
+    # (probes.quality then calls the run unusable), never clamped to "0-...".
+    est, lo, hi = stats.batch_means_ci([7.0, 2.5, 9.0, 3.1, 60.0], items_per_sample=32, t_crit=2.776)
+    assert lo < 0.0 < est < hi
 
 
 def test_parent_side_loads_no_framework_and_worker_helpers_no_pydantic():

@@ -20,7 +20,7 @@ MODES = ("eager", "compile", "graph", "pynative")
 MAX_BATCH = 4096
 # Options of the training probe that the scaling probe does not use (it trains LeNet on synthetic
 # data under the frameworks' launchers): refused with --scaling rather than silently ignored.
-TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps")
+TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps", "max_repeat")
 
 
 def register(subparsers) -> None:
@@ -36,10 +36,20 @@ def register(subparsers) -> None:
                    help="seconds of warmup + measurement per run (default %(default)s)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda", "npu"), default="auto",
                    help="where the runs train (default auto: the accelerator if the framework sees one, else cpu)")
-    p.add_argument("--threads", type=int, help="threads in both frameworks (default: usable cores)")
+    p.add_argument("--threads", type=int,
+                   help="threads in both frameworks (default: the cores found idle before each round)")
     p.add_argument("--data", metavar="PATH",
                    help="real data: CIFAR-10 (cifar-10-batches-bin or -py) or MNIST idx folder")
-    p.add_argument("--repeat", type=int, default=1, help="interleaved repeats per run, median of medians (default 1; with --scaling: 3)")
+    from probes.probe_models import ProbeConfig  # pydantic only: the defaults have one home
+
+    defaults = ProbeConfig()
+    p.add_argument("--repeat", type=int, default=defaults.repeat,
+                   help="interleaved rounds per model (A B A B ... in fresh processes): median of medians and "
+                        "paired ratios between the runs (default %(default)s; with --scaling: 3)")
+    p.add_argument("--max-repeat", type=int, default=defaults.max_repeat, metavar="N",
+                   help="cap on rounds: while a comparison is not decidable, run more rounds, each extra one at "
+                        "twice the budget (at most 4x --budget), up to N in all (default %(default)s; "
+                        "equal to --repeat: no extra rounds)")
     p.add_argument("--no-parity", action="store_true", help="skip the cross-framework parity check")
     p.add_argument("--no-tune", action="store_true",
                    help="measure the untuned default (no ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore)")
@@ -103,6 +113,10 @@ def build_config(args):
         raise UsageError("--threads: expected a positive integer")
     if not 1 <= args.repeat <= 20:
         raise UsageError("--repeat: expected 1 to 20")
+    max_repeat = args.max_repeat if args.max_repeat is not None else args.repeat
+    if not 1 <= max_repeat <= 20:
+        raise UsageError("--max-repeat: expected 1 to 20 rounds")
+    max_repeat = max(max_repeat, args.repeat)  # a cap below --repeat means no extra rounds
     if args.data:
         from probes.training import data
         try:
@@ -117,7 +131,8 @@ def build_config(args):
         compile_cache = str(compile_cache_dir())
     return ProbeConfig(frameworks=frameworks, models=models, modes=modes, batch_size=args.batch_size,
                        budget=args.budget, device=args.device, threads=args.threads, data=args.data,
-                       repeat=args.repeat, parity=not args.no_parity, tune=not args.no_tune,
+                       repeat=args.repeat, max_repeat=max_repeat, parity=not args.no_parity,
+                       tune=not args.no_tune,
                        max_steps=args.max_steps, compile_cache_dir=compile_cache)
 
 
@@ -176,8 +191,8 @@ def _table(rows, head, width: int) -> str:
         cells = dict(zip(head, row))
         top = f"{cells['run']}  {cells['status']}"
         if cells["img/s"] != "-":
-            top += f"  {cells['img/s']} img/s (95% CI {cells['95% CI']})"
-        rest = ", ".join(f"{name} {cells[name]}" for name in head[4:-1] if cells[name] != "-")
+            top += f"  {cells['img/s']} img/s (95% CI {cells['95% CI']}, {cells['quality']})"
+        rest = ", ".join(f"{name} {cells[name]}" for name in head[5:-1] if cells[name] != "-")
         if cells["stop / error"]:
             rest += ("; " if rest else "") + cells["stop / error"]
         blocks.append(textwrap.fill(top, width, subsequent_indent="    "))
@@ -199,14 +214,14 @@ def render_table(suite, width: int | None = None) -> str:
         ci = f"{r.ci95[0]:.1f}-{r.ci95[1]:.1f}" if r.ci95 else "-"
         rows.append([
             r.id, r.status if r.status != "ok" else "ok",
-            _fmt(r.images_per_second), ci,
+            _fmt(r.images_per_second), ci, r.quality or "-",
             _fmt(st.median if st else None, ".2f"), _fmt(st.cv if st else None, ".0%"),
             _fmt(r.first_step_seconds, ".2f"), _fmt(r.peak_memory_mb, ".0f"),
             _fmt(r.mfu, ".1%"),
             f"{r.loss_first:.3f}->{r.loss_last:.3f}" if r.loss_first is not None else "-",
             r.stop_reason or (r.error or "")[:120],
         ])
-    head = ["run", "status", "img/s", "95% CI", "step ms", "CV", "first s", "peak MB", "MFU",
+    head = ["run", "status", "img/s", "95% CI", "quality", "step ms", "CV", "first s", "peak MB", "MFU",
             "loss", "stop / error"]
     h = suite.host
     load = f", load {h.loadavg_before[0]:.1f}->{h.loadavg_after[0]:.1f}" \
@@ -229,8 +244,12 @@ def render_table(suite, width: int | None = None) -> str:
             if p.likely_cause:
                 lines.append(textwrap.fill(f"likely cause: {p.likely_cause}", width,
                                            initial_indent="    ", subsequent_indent="      "))
+    lines += _comparison_lines(suite, width)
     notes = list(suite.warnings)
     for r in suite.runs:
+        if r.quality and r.quality != "stable":
+            flag = " (shown, but never scored)" if r.quality == "unusable" else ""
+            notes.append(f"{r.id}: {r.quality}{flag}: {'; '.join(r.quality_reasons)}")
         notes += [f"{r.id}: {w}" for w in r.warnings]
         if r.settings.get("compile_cache"):
             notes.append(f"{r.id}: torch.compile cache {r.settings['compile_cache']}, "
@@ -239,6 +258,41 @@ def render_table(suite, width: int | None = None) -> str:
         lines.append("Notes:")
         lines += [textwrap.fill(n, width, initial_indent="  - ", subsequent_indent="    ") for n in notes]
     return "\n".join(lines) + "\n"
+
+
+def _comparison_lines(suite, width: int) -> list[str]:
+    """The paired comparisons, each said decided or not (and then what would decide it), and how
+    the rounds adapted to the host."""
+    import textwrap
+
+    from probes.quality import WHAT_TO_DO
+
+    lines = ["Paired comparisons (runs measured in alternation, ratio of img/s):"] if suite.comparisons else []
+    undecided = 0
+    for c in suite.comparisons:
+        ratio = f"{c.ratio:.3f}x" if c.ratio is not None else "no ratio"
+        ci = f" (95% CI {c.ci95[0]:.3f}-{c.ci95[1]:.3f})" if c.ci95 else ""
+        if c.decidable:
+            verdict = f"{c.quality}: {'a is faster' if c.ratio > 1 else 'b is faster'}"
+        else:
+            undecided += 1
+            why = [r for r in c.reasons if not r.startswith("not decidable here")]
+            verdict = f"NOT DECIDABLE here ({c.quality}): {'; '.join(why)}"
+        text = f"{c.a} / {c.b}: {ratio}{ci}, {c.pairs} pair(s); {verdict}"
+        lines.append(textwrap.fill(text, width, initial_indent="  ", subsequent_indent="    "))
+    if undecided:
+        lines.append(textwrap.fill(f"{undecided} of {len(suite.comparisons)} comparisons were not decidable on "
+                                   f"this host now; to decide them: {WHAT_TO_DO}.", width))
+    if suite.adaptation:
+        lines.append("Rounds (threads = idle cores unless --threads; extra rounds at twice the budget, "
+                     "at most 4x):")
+    for a in suite.adaptation:
+        threads = sorted(set(a.get("threads") or []))
+        lines.append(textwrap.fill(
+            f"{a['model']}: {a['rounds']} round(s), budget {', '.join(f'{b:g}' for b in a['budgets'])} s, "
+            f"threads {', '.join(map(str, threads)) or '-'}; {a.get('stopped', '')}", width,
+            initial_indent="  ", subsequent_indent="    "))
+    return lines
 
 
 def emit_result(doc, text: str, args) -> None:

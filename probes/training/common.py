@@ -6,6 +6,7 @@ import argparse
 import os
 import shutil
 import sys
+import time
 
 
 def read_status_mb(field: str) -> float | None:
@@ -26,6 +27,26 @@ def read_status_mb(field: str) -> float | None:
         except Exception:
             return None
     return None
+
+
+def cpu_snapshot() -> dict | None:
+    """Host CPU seconds from /proc/stat and this process's own (all threads), taken at both ends of
+    the measurement: the parent tells from them how much of the host other processes used while
+    this run was timed (None where /proc/stat is unreadable)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            head = fh.readline().split()
+        fields = [int(x) for x in head[1:9]]
+    except (OSError, ValueError):
+        return None
+    if not head or head[0] != "cpu" or len(fields) < 4:
+        return None
+    user, nice, system, idle, iowait, irq, softirq, steal = fields + [0] * (8 - len(fields))
+    hz = float(os.sysconf("SC_CLK_TCK"))
+    own = os.times()
+    return {"busy_s": (user + nice + system + irq + softirq) / hz, "steal_s": steal / hz,
+            "total_s": sum(fields) / hz, "self_cpu_s": own.user + own.system, "wall_s": time.monotonic(),
+            "cpus": os.cpu_count() or 1}
 
 
 def cxx_compiler() -> str | None:
@@ -63,6 +84,8 @@ def parser(framework: str) -> argparse.ArgumentParser:
     r.add_argument("--data", default=None)
     r.add_argument("--max-steps", type=int, default=None)
     r.add_argument("--tuned", default="")
+    r.add_argument("--t-crit", type=float, required=True,
+                   help="t(0.975, 9) for the stop rule's batch-means interval (the parent computes it)")
     a = sub.add_parser("aux", help="GEMM peak and parity arrays")
     a.add_argument("--out", required=True)
     a.add_argument("--models", default="")

@@ -19,12 +19,14 @@ from probes.training import stats
 class Plan:
     budget_s: float                 # warmup + measurement, per run
     batch_size: int
+    t_crit: float                   # t(0.975, stats.N_BATCHES - 1) from the parent (scipy.stats)
     warmup_cap_frac: float = 0.25
     min_warmup: int = 5
     sample_target_s: float = 0.010
     min_samples: int = 30
     min_samples_hard: int = 5       # kept even past the budget (up to 3x budget)
     max_steps: Optional[int] = None
+    snapshot: Optional[Callable[[], Optional[dict]]] = None  # common.cpu_snapshot: load while timed
 
 
 def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
@@ -70,6 +72,7 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
     # Measurement.
     sample_s: list[float] = []
     sample_ms: list[float] = []
+    load_start = plan.snapshot() if plan.snapshot else None
     m_start = clock()
     stop_reason = "budget"
     while True:
@@ -87,7 +90,7 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
         sample_s.append(dt)
         sample_ms.append(dt / k * 1e3)
         elapsed = clock() - w_start
-        if stats.converged(sample_ms, sample_s, k * bs, plan.min_samples):
+        if stats.converged(sample_ms, sample_s, k * bs, plan.t_crit, plan.min_samples):
             stop_reason = "converged"
             break
         if elapsed >= plan.budget_s and (len(sample_s) >= plan.min_samples_hard
@@ -99,9 +102,9 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
             on_progress({"phase": "measure", "fraction": min(1.0, elapsed / plan.budget_s),
                          "step_ms": sample_ms[-1], "images_per_second": bs / sample_ms[-1] * 1e3})
     measured_s = clock() - m_start
+    load_end = plan.snapshot() if plan.snapshot else None
 
     summary = stats.summarize(sample_ms)
-    ci = stats.batch_means_ci(sample_s, k * bs)
     n_images = bs * k * len(sample_s)
     ips = n_images / sum(sample_s) if sample_s and sum(sample_s) > 0 else None
     warnings = stats.noise_warnings(summary, sample_ms)
@@ -122,9 +125,10 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
         "warmup_step_ms": warm_ms,
         "steps_per_sample": k, "samples": len(sample_s), "sample_step_ms": sample_ms,
         "measured_steps": k * len(sample_s), "measured_seconds": measured_s,
-        "images_per_second": ips, "ci95": [ci[1], ci[2]] if ci else None,
+        "images_per_second": ips,  # its CI: the parent, from sample_step_ms (probes.quality)
         "images_per_second_median": (bs / summary["median"] * 1e3) if summary.get("median") else None,
         "step_time_ms": summary, "stop_reason": stop_reason,
         "loss_first": losses[0], "loss_last": losses[-1], "total_steps": i,
         "warnings": warnings,
+        "load_window": [load_start, load_end] if load_start and load_end else None,
     }

@@ -2,6 +2,8 @@
 
 Step times are autocorrelated (caches, allocator, frequency), so the throughput CI is built from
 batch means (the samples split into contiguous groups), not from a naive t-test on single steps.
+The Student-t quantile comes from the parent (scipy.stats, probes.quality): the workers stay
+free of scipy, and no quantile table is kept here.
 """
 
 from __future__ import annotations
@@ -11,19 +13,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-# Two-sided 95% Student t quantiles for small degrees of freedom (df -> t); 1.96 beyond.
-_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120,
-        17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042}
-
-
-def t95(df: int) -> float:
-    if df <= 0:
-        return math.inf
-    if df in _T95:
-        return _T95[df]
-    smaller = [k for k in _T95 if k <= df]
-    return _T95[max(smaller)] if df <= 30 else 1.96
+# The stop rule's interval uses this many contiguous batch means (>= 30 samples: always 10), so the
+# parent passes one quantile, t(0.975, N_BATCHES - 1), on the worker's command line.
+N_BATCHES = 10
 
 
 def summarize(step_ms: Sequence[float]) -> dict:
@@ -44,27 +36,30 @@ def summarize(step_ms: Sequence[float]) -> dict:
     }
 
 
-def batch_means_ci(sample_seconds: Sequence[float], items_per_sample: float,
-                   n_batches: Optional[int] = None) -> Optional[tuple[float, float, float]]:
-    """Throughput (items/s) with a 95% CI from batch means: (estimate, low, high).
-
-    The samples are split into contiguous groups; each group's throughput is one observation.
-    None when there are fewer than 4 samples (not enough for an interval)."""
+def batch_rates(sample_seconds: Sequence[float], items_per_sample: float,
+                n_batches: int = N_BATCHES) -> Optional[tuple[float, np.ndarray]]:
+    """(estimate, per-batch throughputs): the samples split into at most `n_batches` contiguous
+    groups, each group's throughput one observation. None with fewer than 4 samples."""
     s = np.asarray(sample_seconds, dtype=np.float64)
-    if s.size == 0 or s.sum() <= 0:
+    if s.size < 4 or s.sum() <= 0:
         return None
     estimate = items_per_sample * s.size / float(s.sum())
-    if s.size < 4:
-        return None
-    # Samples already group k steps each: with few of them each is its own batch; with many,
-    # 10 contiguous groups (long enough to absorb the autocorrelation).
-    m = n_batches or min(s.size, 10)
-    groups = np.array_split(s, m)
+    groups = np.array_split(s, min(s.size, n_batches))
     rates = np.array([items_per_sample * g.size / g.sum() for g in groups if g.size and g.sum() > 0])
-    if rates.size < 2:
+    return (estimate, rates) if rates.size >= 2 else None
+
+
+def batch_means_ci(sample_seconds: Sequence[float], items_per_sample: float, t_crit: float,
+                   n_batches: int = N_BATCHES) -> Optional[tuple[float, float, float]]:
+    """Throughput (items/s) with a 95% CI from batch means: (estimate, low, high); `t_crit` is
+    t(0.975, batches - 1) from the caller. The low end is NOT clamped at 0: a low end at or
+    below 0 means the run cannot bound its own throughput (probes.quality calls it unusable)."""
+    got = batch_rates(sample_seconds, items_per_sample, n_batches)
+    if got is None:
         return None
-    half = t95(rates.size - 1) * float(rates.std(ddof=1)) / math.sqrt(rates.size)
-    return estimate, max(0.0, estimate - half), estimate + half
+    estimate, rates = got
+    half = t_crit * float(rates.std(ddof=1)) / math.sqrt(rates.size)
+    return estimate, estimate - half, estimate + half
 
 
 def warmup_stable(step_ms: Sequence[float], window: int = 5, tol: float = 0.03) -> bool:
@@ -87,15 +82,15 @@ def drift(values: Sequence[float]) -> Optional[float]:
 
 
 def converged(sample_ms: Sequence[float], sample_seconds: Sequence[float], items_per_sample: float,
-              min_samples: int = 30, cv_target: float = 0.05, ci_target: float = 0.02) -> bool:
+              t_crit: float, min_samples: int = 30, cv_target: float = 0.05, ci_target: float = 0.02) -> bool:
     """The protocol's stop rule: >= min_samples, CV of the last 20 <= cv_target, CI half-width
-    <= ci_target of the estimate."""
+    <= ci_target of the estimate (`t_crit` = t(0.975, N_BATCHES - 1), from the parent)."""
     if len(sample_ms) < min_samples:
         return False
     tail = np.asarray(sample_ms[-20:], dtype=np.float64)
     if tail.mean() <= 0 or tail.std(ddof=1) / tail.mean() > cv_target:
         return False
-    ci = batch_means_ci(sample_seconds, items_per_sample)
+    ci = batch_means_ci(sample_seconds, items_per_sample, t_crit)
     return ci is not None and (ci[2] - ci[1]) / 2 <= ci_target * ci[0]
 
 

@@ -79,7 +79,8 @@ def cmd_run(args) -> int:
 
     if dev != "cpu":
         ms.runtime.reset_peak_memory_stats()
-    plan = measure.Plan(budget_s=args.budget, batch_size=args.batch_size, max_steps=args.max_steps)
+    plan = measure.Plan(budget_s=args.budget, batch_size=args.batch_size, t_crit=args.t_crit,
+                        max_steps=args.max_steps, snapshot=common.cpu_snapshot)
     res = measure.run(step, sync, plan, on_progress=lambda p: channel.progress(**p))
     out = dict(res)
     med = res["step_time_ms"].get("median")

@@ -108,7 +108,8 @@ def cmd_run(args) -> int:
     def progress(p):
         channel.progress(**p)
 
-    plan = measure.Plan(budget_s=args.budget, batch_size=args.batch_size, max_steps=args.max_steps)
+    plan = measure.Plan(budget_s=args.budget, batch_size=args.batch_size, t_crit=args.t_crit,
+                        max_steps=args.max_steps, snapshot=common.cpu_snapshot)
     res = measure.run(step, sync, plan, on_progress=progress)
     out = dict(res)
     med = res["step_time_ms"].get("median")
