@@ -56,7 +56,7 @@ def _cell_error(error: str, cells: list[tuple[int, int]]) -> str:
 def _kb_flagged(apis, uses, index, raw, cells_of=None):
     """Hazards the knowledge base attaches to an API (ApiMapping.scan_kind) that the name rules
     did not already report at that line."""
-    from advisor.scan.detect import RawHazard
+    from advisor.scan.detect import EXTENSION_BUILDERS, RawHazard
 
     have = {(h.kind, h.file, h.line, h.cell) for h in raw}
     extra = []
@@ -65,6 +65,9 @@ def _kb_flagged(apis, uses, index, raw, cells_of=None):
         kind = getattr(entry, "scan_kind", None) or getattr(entry, "scan_hazard", None)
         if not kind:
             continue
+        if kind == "custom_extension" and api.name.startswith("torch.utils.cpp_extension.") \
+                and api.name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS:
+            continue  # CUDA_HOME, include_paths: a path lookup builds no operator
         for loc in uses[api.name]:
             if (kind, loc.file, loc.line, loc.cell) not in have:
                 have.add((kind, loc.file, loc.line, loc.cell))

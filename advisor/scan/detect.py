@@ -71,6 +71,8 @@ class ModuleScan:
     lazy_lines: set[int] = field(default_factory=set)
 
 
+# What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths).
+EXTENSION_BUILDERS = {"load", "load_inline", "CUDAExtension", "CppExtension", "BuildExtension", "SyclExtension"}
 # torch.ops namespaces that are PyTorch's or torchvision's own operators, not a project's extension.
 BUILTIN_OP_NAMESPACES = {"aten", "prim", "prims", "quantized", "torchvision", "torchaudio", "_caffe2", "profiler"}
 TRAINING_HINTS = ("torch.optim.", "torch.autograd.grad", "torch.cuda.amp.GradScaler", "torch.amp.GradScaler")
@@ -94,6 +96,8 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
         "torch.multiprocessing.spawn",
     ):
         return "distributed", f"`{q}`: distributed training is set up differently in MindSpore (communication.init, HCCL, msrun, parallel modes)"
+    if q.startswith("torch.utils.cpp_extension.") and q.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS:
+        return None  # CUDA_HOME, include_paths...: reading the toolchain's location builds nothing
     if q.startswith(("torch.utils.cpp_extension", "torch.library")) or q == "torch.ops.load_library":
         return "custom_extension", f"`{q}`: custom C++/CUDA operator; it must be re-implemented for MindSpore (ops.Custom) or replaced"
     if q.startswith("torch.optim.lr_scheduler.") or (root_of(q) == "transformers" and "schedule" in q.rsplit(".", 1)[-1]):
