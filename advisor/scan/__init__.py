@@ -273,7 +273,10 @@ def scan_path(path: str | os.PathLike, kb: Any = None, exclude: list[str] | None
     dependencies = _dependencies(scans, infos, cells_of, ledger, place, patterns)
     result_breakdown, effort_hours, worst = effort.breakdown(ledger, list(infos.values()), globs)
 
-    torch_files = sum(1 for i in infos.values() if i.torch)
+    # What the code is written in, by its included files (a weight converter in examples/ that imports
+    # torch does not make a MindSpore project a PyTorch one).
+    counted = [i for i in infos.values() if not i.excluded] or list(infos.values())
+    torch_files = sum(1 for i in counted if i.torch)
     ms_files = sum(1 for i in infos.values() if i.mindspore)
     framework = ("mindspore" if ms_files and not torch_files else "mixed" if ms_files else
                  "pytorch" if torch_files or found.native and extension_sources else "none")

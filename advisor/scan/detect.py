@@ -152,6 +152,7 @@ class _Visitor(ast.NodeVisitor):
         self.out = ModuleScan()
         self.forward_depth = 0
         self.methods = method_names(known)
+        self.uses_torch = any(is_api(m) for m, _ in table.imports)  # a MindSpore file's x.view() is not torch
 
     # --- recording -------------------------------------------------------------------------
     def _record(self, q: str, line: int, call: ast.Call | None = None) -> None:
@@ -261,8 +262,8 @@ class _Visitor(ast.NodeVisitor):
             self._hazard("hook", node.lineno, f"`.{name}()`: MindSpore Cells support few hooks, and not in Graph mode")
         elif INPLACE_METHOD.match(name) and name not in NOT_INPLACE_OPS:
             self._hazard("inplace_op", node.lineno, f"`.{name}()` is an in-place tensor op")
-        method = self.methods.get(name)
-        if method:  # only methods the knowledge base names, so plain objects rarely match
+        method = self.methods.get(name) if self.uses_torch else None
+        if method:  # only methods the KB names, in files that import torch, so plain objects rarely match
             self.out.uses[method].append(node.lineno)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from advisor.scan import patterns
+from advisor.scan.detect import EXTENSION_BUILDERS
 from advisor.scan.effort import FLOOR, Ledger
 from advisor.scan.models import (
     ApiUse,
@@ -50,6 +51,7 @@ KIND_RISK = {
     "normalize": "low",
 }
 # A DataParallel wrapper is deleted on MindSpore (one device per process); it is not a DDP port.
+TRIVIAL_DISTRIBUTED_HOURS = (0.1, 0.5)
 TRIVIAL_DISTRIBUTED = {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.cuda.device_count"}
 FALLBACK_FIX = {
     "tensor_control_flow": "Make the branch static (shapes known at compile time) or use ops.select / mindspore.jit control flow; or run that Cell in PyNative mode.",
@@ -104,6 +106,7 @@ class MappingIndex:
         return None
 
 
+PATH_LOOKUP = "torch.utils.cpp_extension.CUDA_HOME"
 METHOD_PREFIXES = ("torch.Tensor.", "torch.nn.Module.", "torch.optim.Optimizer.")
 
 
@@ -137,6 +140,9 @@ def classify_apis(uses: dict[str, list[Location]], kb: Any) -> tuple[list[ApiUse
     for name in sorted(uses):
         locs = uses[name]
         entry = index.find(name)
+        if name.startswith("torch.utils.cpp_extension.") and name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS \
+                and entry is not None and entry.pytorch != name:
+            entry = index.by_name.get(PATH_LOOKUP, entry)  # ROCM_HOME, include_paths: a lookup, not an extension
         hours, basis = api_base(entry)
         if entry is None:
             unmapped.append(UnmappedApi(name=name, count=len(locs), locations=_locations(locs),
@@ -273,6 +279,10 @@ def summarize(hazards: list[Hazard], kb: Any, ledger: Ledger, index: "MappingInd
         else:
             base = DEFAULT_HAZARD_HOURS
             basis = f"default {base[0]:g}-{base[1]:g} h (assumption; no KB pitfall with effort_hours for {kind})"
+        live = [h for h in items if not h.excluded]
+        if kind == "distributed" and live and all(h.api in TRIVIAL_DISTRIBUTED for h in live):
+            base, basis = TRIVIAL_DISTRIBUTED_HOURS, (f"scan: {TRIVIAL_DISTRIBUTED_HOURS[0]:g}-{TRIVIAL_DISTRIBUTED_HOURS[1]:g} h "
+                                                     "(only a DataParallel wrapper: delete it; assumption)")
         floor = FLOOR.get(kind, FLOOR["hazard"])
         basis += f"; first place in full, the k-th max(1/k, {floor:g}) of it"
         name = f"hazard {kind}"
@@ -428,10 +438,12 @@ def choose_route(pic: Picture) -> tuple[str, str, list[str]]:
         route = "adapter layer"
         why = (f"up to {high:.0f} h by hand, and {coverage:.0%} of the distinct APIs are ones the adapter runs "
                "(mapped, not marked unsupported): validate on MindSpore through MSAdapter/MindTorch first, then rewrite the hot spots")
+    elif high <= MANUAL_HOURS:
+        route = "manual rewrite"
+        why = f"up to {high:.0f} h, a small port: seed 002 advises small models be rewritten by hand"
     else:
         route = "manual rewrite"
-        why = (f"up to {high:.0f} h" + (" with standard layers" if coverage >= ADAPTER_COVERAGE else f", {coverage:.0%} of the APIs on the adapter's list")
-               + ": seed 002 advises small models be rewritten by hand" if high <= MANUAL_HOURS else
-               f"up to {high:.0f} h and only {coverage:.0%} of the APIs are on the adapter's list: port by hand, module by module")
+        why = (f"up to {high:.0f} h and only {coverage:.0%} of the distinct APIs are on the adapter's list "
+               f"(it needs {ADAPTER_COVERAGE:.0%}): port by hand, module by module")
     alternatives = [text for name, text in ROUTE_TEXT.items() if name != route]
     return route, f"{ROUTE_TEXT[route]}. Why here: {why}.", alternatives

@@ -123,6 +123,8 @@ class _Taint:
                     return False
                 if qualified.startswith("torch."):
                     return True
+        if isinstance(expr, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+            return self.depends(expr.elt)  # any(t.device.type != "cpu" for t in xs): static per element
         if isinstance(expr, ast.Name):
             return isinstance(expr.ctx, ast.Load) and expr.id in self.tainted
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
