@@ -3,9 +3,16 @@
 import pytest
 
 import knowledge
-from advisor.scan import scan_path
 from advisor.scan import effort as eff
-from advisor.scan.estimate import MANUAL_HOURS, TORCH_NPU_HOURS, Picture, choose_route, judge_risk, pitfalls_for
+from advisor.scan import scan_path
+from advisor.scan.estimate import (
+    MANUAL_HOURS,
+    TORCH_NPU_HOURS,
+    Picture,
+    choose_route,
+    judge_risk,
+    pitfalls_for,
+)
 from advisor.scan.models import ApiUse, Dependency, HazardSummary, Location
 
 

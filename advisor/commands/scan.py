@@ -28,12 +28,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import knowledge
-
     from advisor.errors import UsageError
-    from advisor.output import emit, to_json
+    from advisor.output import check_output, emit, to_json
     from advisor.scan import scan_path
     from advisor.scan.render import render_text
-    from advisor.output import check_output
 
     check_output(args.output)  # a folder as -o was an internal error after the scan
     try:

@@ -15,9 +15,17 @@ from typing import Any
 from advisor.errors import UsageError
 from advisor.scan import effort
 from advisor.scan.imports import API_ROOTS
-from advisor.scan.models import HAZARD_KINDS, SCHEMA_VERSION, ApiUse, Dependency, Location, ScanResult, Skipped
+from advisor.scan.models import (
+    HAZARD_KINDS,
+    SCHEMA_VERSION,
+    ApiUse,
+    Dependency,
+    Location,
+    ScanResult,
+    Skipped,
+)
 
-__all__ = ["scan_path", "ScanResult", "HAZARD_KINDS", "SCHEMA_VERSION"]
+__all__ = ["HAZARD_KINDS", "SCHEMA_VERSION", "ScanResult", "scan_path"]
 
 
 def _parse(data: bytes, rel: str) -> tuple[ast.Module | None, str | None]:
@@ -95,7 +103,7 @@ def _local_roots(rels: list[str], root: Path) -> frozenset[str]:
         first = parts[0][:-3] if len(parts) == 1 and parts[0].endswith(".py") else parts[0]
         names.add(first)
         if first == "src" and len(parts) > 1:
-            names.add(parts[1][:-3] if parts[1].endswith(".py") else parts[1])
+            names.add(parts[1].removesuffix(".py"))
     return frozenset(n for n in names if n.isidentifier() and n not in ("torch", "torchvision", "torchaudio", "torchtext"))
 
 
@@ -126,7 +134,16 @@ def scan_path(path: str | os.PathLike, kb: Any = None, exclude: list[str] | None
 
     `exclude`: glob patterns (relative paths) priced apart and left out of the total, on top of the
     defaults (tests, examples, tools) unless default_excludes is False."""
-    from advisor.scan import detect, effort, estimate, files, native, notebook, patterns, roles
+    from advisor.scan import (
+        detect,
+        effort,
+        estimate,
+        files,
+        native,
+        notebook,
+        patterns,
+        roles,
+    )
 
     given = Path(path)
     if not given.exists():

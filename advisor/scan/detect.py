@@ -9,7 +9,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from advisor.scan import forward
-from advisor.scan.imports import HUB_ROOTS, ImportTable, build, is_api, resolve_star, root_of
+from advisor.scan.imports import (
+    HUB_ROOTS,
+    ImportTable,
+    build,
+    is_api,
+    resolve_star,
+    root_of,
+)
 
 INPLACE_METHOD = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*_$")  # add_, masked_fill_, zero_
 NOT_INPLACE_OPS = {"requires_grad_"}  # flag setters, not tensor arithmetic

@@ -9,8 +9,9 @@ confidence, or one of the stated defaults below when the KB has no figure.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from advisor.scan import patterns
 from advisor.scan.detect import EXTENSION_BUILDERS
@@ -234,7 +235,7 @@ def fold_covered(
     return [fold(a) for a in apis], [fold(u) for u in unmapped]
 
 
-def _example(kind: str, hazards: list[Hazard], index: "MappingIndex | None") -> FixExample:
+def _example(kind: str, hazards: list[Hazard], index: MappingIndex | None) -> FixExample:
     """The API's own before/after from the KB when one of the places has it, else the kind's pattern."""
     if index is not None:
         for h in hazards:
@@ -260,7 +261,7 @@ def kind_risk(kind: str, items: list[Hazard]) -> str:
     return KIND_RISK[kind]
 
 
-def summarize(hazards: list[Hazard], kb: Any, ledger: Ledger, index: "MappingIndex | None" = None) -> list[HazardSummary]:
+def summarize(hazards: list[Hazard], kb: Any, ledger: Ledger, index: MappingIndex | None = None) -> list[HazardSummary]:
     """One line per kind; its places are priced in the ledger: the first at the KB pitfall's figure
     (or the scan's own), each further place max(1/k, floor) of it."""
     by_kind: dict[str, list[Hazard]] = defaultdict(list)

@@ -186,8 +186,7 @@ def _blocks(func: ast.AST):
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
                 yield block
                 stack.extend(s for s in block if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
-        for handler in getattr(node, "handlers", []) or []:
-            stack.append(handler)
+        stack.extend(getattr(node, "handlers", []) or [])
 
 
 def _returns(stmts: list[ast.stmt]) -> list[ast.Return]:

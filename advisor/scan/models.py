@@ -107,7 +107,7 @@ class HazardSummary(_Out):
     effort_hours: Hours
     effort_basis: str
     excluded: int = Field(0, description="Places in excluded files (not costed).")
-    example: Optional["FixExample"] = None
+    example: Optional[FixExample] = None
 
 
 class FixExample(_Out):
