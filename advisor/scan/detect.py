@@ -265,6 +265,8 @@ class _Visitor(ast.NodeVisitor):
         name = func.attr
         if name == "backward" or name == "step" and isinstance(func.value, ast.Name) and "optim" in func.value.id:
             self.out.signals.add("training")
+        if not self.uses_torch:
+            return  # x.add_() in a MindSpore or numpy file is not a PyTorch hazard
         if HOOK_METHOD.match(name):
             self._hazard("hook", node.lineno, f"`.{name}()`: MindSpore Cells support few hooks, and not in Graph mode")
         elif INPLACE_METHOD.match(name) and name not in NOT_INPLACE_OPS:
