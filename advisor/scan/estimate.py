@@ -287,7 +287,9 @@ def summarize(hazards: list[Hazard], kb: Any, ledger: Ledger, index: MappingInde
         floor = FLOOR.get(kind, FLOOR["hazard"])
         basis += f"; first place in full, the k-th max(1/k, {floor:g}) of it"
         name = f"hazard {kind}"
-        ledger.series(name, "hazard", base, [(h.file, h.role, h.excluded) for h in items], floor, basis)
+        if any(h.optional for h in items):
+            basis += "; places on an optional path (lazy imports) are priced apart, like excluded files"
+        ledger.series(name, "hazard", base, [(h.file, h.role, h.excluded or h.optional) for h in items], floor, basis)
         out.append(
             HazardSummary(
                 kind=kind,

@@ -162,7 +162,7 @@ class EffortBreakdown(_Out):
     exclude: list[str] = Field(default_factory=list, description="Glob patterns excluded from the total.")
     included_files: int = 0
     excluded_files: int = 0
-    excluded_hours: Hours = Field((0.0, 0.0), description="What the excluded files would add (not in effort_hours).")
+    excluded_hours: Hours = Field((0.0, 0.0), description="What the excluded files and optional paths (lazy hub imports) would add (not in effort_hours).")
     items: list[EffortItem] = Field(default_factory=list)
     by_role: list[EffortShare] = Field(default_factory=list)
     by_package: list[EffortShare] = Field(default_factory=list)
