@@ -255,6 +255,12 @@ class ApiMapping(_Entry):
     effort_hours: Optional[SourcedRange] = Field(None, description="per distinct API used")
     pitfall: Optional[str] = None
     scan_kind: Optional[ScanKind] = Field(None, description="hazard kind the scan reports for it")
+    scan_hazard: Optional[Literal["dynamic_shape", "no_equivalent"]] = Field(
+        None, description="scan-only hazard kind for it (explained by the scan itself, not by a pitfall)")
+    adapter: Optional[bool] = Field(
+        None, description="usable through MSAdapter/MindTorch; unset = follows the mapping (same/differs yes, none no)")
+    before: Optional[str] = Field(None, description="short PyTorch pattern for the fix example")
+    after: Optional[str] = Field(None, description="the MindSpore pattern it becomes")
     source: str = Field(min_length=1)
     confidence: Confidence
 
@@ -262,6 +268,8 @@ class ApiMapping(_Entry):
     def _none_has_no_target(self) -> "ApiMapping":
         if self.mapping != "none" and not self.mindspore:
             raise ValueError(f"mapping '{self.mapping}' needs a mindspore name (or use mapping: none)")
+        if (self.before is None) != (self.after is None):
+            raise ValueError("before and after come together (a fix example has both)")
         return self
 
 

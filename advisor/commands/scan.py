@@ -17,22 +17,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("path", metavar="PATH", help="folder of PyTorch code (or one .py file)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
+    parser.add_argument("--by", choices=("file", "package"), help="text output: also break the effort down per file or per top-level package")
+    parser.add_argument("--exclude", metavar="GLOB", action="append", default=[],
+                        help="leave files matching GLOB (relative path, e.g. 'legacy/**') out of the total; repeatable. "
+                             "tests, examples and tools are excluded by default")
+    parser.add_argument("--no-default-excludes", action="store_true",
+                        help="count tests, examples and tools in the total too")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import knowledge
-
     from advisor.errors import UsageError
-    from advisor.output import emit, to_json
+    from advisor.output import check_output, emit, to_json
     from advisor.scan import scan_path
     from advisor.scan.render import render_text
-    from advisor.output import check_output
 
     check_output(args.output)  # a folder as -o was an internal error after the scan
     try:
-        result = scan_path(args.path)
+        result = scan_path(args.path, exclude=args.exclude, default_excludes=not args.no_default_excludes)
     except knowledge.KnowledgeError as exc:  # a broken user override: one line, exit 2
         raise UsageError(f"knowledge base: {exc}") from exc
-    emit(to_json(result) if args.json else render_text(result), args.output)
+    emit(to_json(result) if args.json else render_text(result, by=args.by), args.output)
     return 0

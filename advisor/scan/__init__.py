@@ -13,9 +13,19 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import UsageError
-from advisor.scan.models import HAZARD_KINDS, SCHEMA_VERSION, Location, ScanResult, Skipped
+from advisor.scan import effort
+from advisor.scan.imports import API_ROOTS
+from advisor.scan.models import (
+    HAZARD_KINDS,
+    SCHEMA_VERSION,
+    ApiUse,
+    Dependency,
+    Location,
+    ScanResult,
+    Skipped,
+)
 
-__all__ = ["scan_path", "ScanResult", "HAZARD_KINDS", "SCHEMA_VERSION"]
+__all__ = ["HAZARD_KINDS", "SCHEMA_VERSION", "ScanResult", "scan_path"]
 
 
 def _parse(data: bytes, rel: str) -> tuple[ast.Module | None, str | None]:
@@ -51,28 +61,89 @@ def _cell_error(error: str, cells: list[tuple[int, int]]) -> str:
     return error[: m.start()] + f"(cell {where['cell']}, line {where['line']})"
 
 
-def _kb_flagged(apis, uses, index, raw):
+def _kb_flagged(apis, uses, index, raw, cells_of=None):
     """Hazards the knowledge base attaches to an API (ApiMapping.scan_kind) that the name rules
     did not already report at that line."""
-    from advisor.scan.detect import RawHazard
+    from advisor.scan.detect import EXTENSION_BUILDERS, RawHazard
 
     have = {(h.kind, h.file, h.line, h.cell) for h in raw}
     extra = []
     for api in apis:
-        kind = getattr(index.by_name.get(api.matched), "scan_kind", None)
+        entry = index.by_name.get(api.matched)
+        kind = getattr(entry, "scan_kind", None) or getattr(entry, "scan_hazard", None)
         if not kind:
             continue
+        if kind == "custom_extension" and api.name.startswith("torch.utils.cpp_extension.") \
+                and api.name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS:
+            continue  # CUDA_HOME, include_paths: a path lookup builds no operator
         for loc in uses[api.name]:
             if (kind, loc.file, loc.line, loc.cell) not in have:
                 have.add((kind, loc.file, loc.line, loc.cell))
                 message = f"`{api.name}`: {api.note or 'flagged by the knowledge base'}"
-                extra.append(RawHazard(kind, loc.line, message, False, api.name, loc.file, loc.cell))
+                extra.append(RawHazard(kind, loc.line, message, False, api.name, loc.file, loc.cell,
+                                       raw_line=_raw_line(loc, cells_of or {})))
     return extra
 
 
-def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
-    """Scan a folder (or one file) of PyTorch code. Raises UsageError when path does not exist."""
-    from advisor.scan import detect, estimate, files, native, notebook
+PY2_MARKERS = ("Missing parentheses in call to 'print'", "Missing parentheses in call to 'exec'",
+               "multiple exception types must be parenthesized", "invalid hexadecimal literal", "leading zeros in decimal")
+
+
+def _code_lines(data: bytes) -> int:
+    """Non-blank lines that are not only a comment."""
+    return sum(1 for line in data.splitlines() if line.strip() and not line.lstrip().startswith(b"#"))
+
+
+def _local_roots(rels: list[str], root: Path) -> frozenset[str]:
+    """The project's own importable names: its top-level folders and modules (and under src/), and the
+    folder's own name (a library scanned from inside imports itself by that name)."""
+    names = {root.name}
+    for rel in rels:
+        parts = rel.split("/")
+        first = parts[0][:-3] if len(parts) == 1 and parts[0].endswith(".py") else parts[0]
+        names.add(first)
+        if first == "src" and len(parts) > 1:
+            names.add(parts[1].removesuffix(".py"))
+    return frozenset(n for n in names if n.isidentifier() and n not in ("torch", "torchvision", "torchaudio", "torchtext"))
+
+
+def _module_classes(scans: dict[str, Any]) -> set[tuple[str, str]]:
+    """(file, class) of every nn.Module subclass, following bases through the project's own classes."""
+    names = {c.name for m in scans.values() for c in m.classes if c.torch_module}
+    changed = True
+    while changed:
+        changed = False
+        for m in scans.values():
+            for c in m.classes:
+                if c.name not in names and any(b in names for b in c.bases):
+                    names.add(c.name)
+                    changed = True
+    return {(rel, c.name) for rel, m in scans.items() for c in m.classes if c.name in names}
+
+
+def _role_at(info: Any, spans: list[tuple[int, int]], line: int) -> str:
+    if info.role in ("tests", "examples", "tools"):
+        return info.role
+    return "model" if any(a <= line <= b for a, b in spans) else info.role
+
+
+def scan_path(path: str | os.PathLike, kb: Any = None, exclude: list[str] | None = None,
+              default_excludes: bool = True) -> ScanResult:
+    """Scan a folder (or one file) of PyTorch code. Raises UsageError when path does not exist, or when
+    nothing under it could be read as Python 3 (with the reason: e.g. Python 2 sources).
+
+    `exclude`: glob patterns (relative paths) priced apart and left out of the total, on top of the
+    defaults (tests, examples, tools) unless default_excludes is False."""
+    from advisor.scan import (
+        detect,
+        effort,
+        estimate,
+        files,
+        native,
+        notebook,
+        patterns,
+        roles,
+    )
 
     given = Path(path)
     if not given.exists():
@@ -83,12 +154,17 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
         kb = knowledge.load()
     index = estimate.MappingIndex(kb.api_mappings)
     known = index.names()
+    globs = (list(roles.DEFAULT_EXCLUDES) if default_excludes else []) + list(exclude or [])
 
     root, found = files.collect(given)
+    local = _local_roots([s.rel for s in found.python], root) if given.is_dir() else frozenset()
     skipped: list[Skipped] = list(found.skipped)
     uses: dict[str, list[Location]] = defaultdict(list)
     raw: list[detect.RawHazard] = []
-    lines = parsed = unparsed = 0
+    scans: dict[str, Any] = {}
+    infos: dict[str, effort.FileInfo] = {}
+    cells_of: dict[str, Any] = {}
+    lines = parsed = unparsed = py2 = 0
     for src in found.python:
         data, cells = src.data, None
         if src.rel.endswith(".ipynb"):
@@ -102,17 +178,27 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
         if tree is None:
             if cells and error:
                 error = _cell_error(error, cells)
+            if error and any(m in error for m in PY2_MARKERS):
+                py2 += 1
+                error += " (Python 2 syntax)"
             skipped.append(Skipped(file=src.rel, reason=error or "does not parse"))
             unparsed += 1
             continue
         try:
-            module = detect.scan_module(tree, known)
+            module = detect.scan_module(tree, known, local)
         except RecursionError:
             skipped.append(Skipped(file=src.rel, reason="too deeply nested to analyse"))
             unparsed += 1
             continue
         parsed += 1
-        lines += data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        lines += n_lines
+        scans[src.rel] = module
+        cells_of[src.rel] = cells
+        roots = {m.split(".", 1)[0] for m, _, _ in module.imports}
+        infos[src.rel] = effort.FileInfo(
+            rel=src.rel, lines=_code_lines(data), role="other", excluded=roles.excluded(src.rel, globs),
+            torch=bool(roots & set(API_ROOTS)) or bool(module.uses), mindspore="mindspore" in roots)
         for name, at in module.uses.items():
             uses[name].extend(Location(file=src.rel, **_where(n, cells)) for n in at)
         seen = set()
@@ -121,30 +207,112 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
             if key not in seen:  # one report per kind, line and finding
                 seen.add(key)
                 h.file = src.rel
+                h.optional = h.kind == "model_hub" and h.line in module.lazy_lines
+                h.raw_line = h.line
                 h.line, h.cell = _where(h.line, cells).values()
                 raw.append(h)
+
+    if given.is_file() and not parsed and not found.native and skipped:
+        # One named file and nothing in it could be read: that is bad input, not a zero-hour estimate.
+        raise UsageError(f"{path}: {skipped[0].reason} (scan expects a folder of Python code or a .py file)")
+    if not parsed and unparsed and not found.native:
+        why = f"{py2} look like Python 2; convert them with 2to3 first" if py2 else f"first: {skipped[0].file}: {skipped[0].reason}"
+        raise UsageError(f"{path}: none of the {unparsed} Python file(s) parse as Python 3 ({why}); nothing to scan")
+
+    # Where each file sits, and which lines belong to nn.Module classes (model code wherever it lives).
+    modules = _module_classes(scans)
+    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for rel, m in scans.items():
+        for c in m.classes:
+            if (rel, c.name) in modules:
+                spans[rel].append((c.line, c.end))
+    for rel, info in infos.items():
+        info.role = roles.role_of(rel, scans[rel].signals, bool(spans[rel]))
+        info.model_lines = min(info.lines, sum(b - a + 1 for a, b in spans[rel]))
 
     extension_sources = 0
     for src in found.native:
         findings = native.extension_findings(src)
         extension_sources += bool(findings)
         for line, message in findings:
-            raw.append(detect.RawHazard("custom_extension", line, message, False, None, src.rel))
+            h = detect.RawHazard("custom_extension", line, message, False, None, src.rel)
+            h.raw_line = line
+            raw.append(h)
 
-    if given.is_file() and not parsed and not found.native and skipped:
-        # One named file and nothing in it could be read: that is bad input, not a zero-hour estimate.
-        raise UsageError(f"{path}: {skipped[0].reason} (scan expects a folder of Python code or a .py file)")
+    def place(rel: str, line: int) -> tuple[str, str, bool]:
+        info = infos.get(rel)
+        if info is None:  # a native source: its role is the model's, unless it sits in tests/examples
+            role = roles.role_of(rel, set(), True)
+            return rel, role if role in ("tests", "examples", "tools") else "model", roles.excluded(rel, globs)
+        return rel, _role_at(info, spans[rel], line), info.excluded
+
     apis, unmapped = estimate.classify_apis(uses, kb)
-    raw.extend(_kb_flagged(apis, uses, index, raw))
+    raw.extend(_kb_flagged(apis, uses, index, raw, cells_of))
     raw.sort(key=lambda h: (h.file, h.cell or 0, h.line, h.kind))
     hazards = estimate.attach_fixes(raw, kb)
-    summary = estimate.summarize(hazards, kb)
+    for h, r in zip(hazards, raw):
+        _, h.role, h.excluded = place(h.file, getattr(r, "raw_line", h.line))
+        h.optional = bool(getattr(r, "optional", False))
+
+    ledger = effort.Ledger()
+    effort.code_lines(ledger, list(infos.values()))
+    module_places = [place(rel, next(c.line for c in scans[rel].classes if c.name == name))
+                     for rel, name in sorted(modules)]
+    if module_places:
+        ledger.series("nn.Module classes to port and check", "modules", effort.MODULE_HOURS, module_places,
+                      effort.FLOOR["module"], f"{effort.MODULE_HOURS[0]:g}-{effort.MODULE_HOURS[1]:g} h per class "
+                      f"(port + parity check; assumption), the k-th max(1/k, {effort.FLOOR['module']:g}) of it")
+
+    summary = estimate.summarize(hazards, kb, ledger, index)
     # An API whose use is itself a hazard (StepLR, Normalize, DDP...) is costed once, in the hazard.
     covered = {h.api: h.kind for h in raw if h.api}
-    apis, unmapped = estimate.fold_covered(apis, unmapped, covered)
-    effort, worst = estimate.total(apis, unmapped, summary)
-    risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort, unparsed)
-    route, why, alternatives = estimate.choose_route(summary, apis, unmapped, lines)
+    priced_apis, priced_unmapped = [], []
+    for item in [*apis, *unmapped]:
+        locs = uses[item.name]
+        places = [place(loc.file, _raw_line(loc, cells_of)) for loc in locs]
+        excluded_uses = sum(1 for p in places if p[2])
+        update: dict[str, Any] = {"excluded_uses": excluded_uses}
+        if item.name in covered:
+            update.update(effort_hours=(0.0, 0.0),
+                          effort_basis=f"counted in the {covered[item.name]} hazard estimate (was: {item.effort_basis})")
+        else:
+            mapping = getattr(item, "mapping", None)
+            repeats = places if mapping != "same" else sorted(places, key=lambda p: p[2])[:1]
+            name = f"api {item.name}"
+            ledger.series(name, "api", item.effort_hours, repeats, effort.FLOOR["api"], item.effort_basis)
+            update.update(effort_hours=ledger.item_hours(name),
+                          effort_basis=item.effort_basis + ("" if mapping == "same" else
+                                                            f"; the k-th use max(1/k, {effort.FLOOR['api']:g}) of it"))
+        target = priced_apis if isinstance(item, ApiUse) else priced_unmapped
+        target.append(item.model_copy(update=update))
+    apis, unmapped = priced_apis, priced_unmapped
+
+    dependencies = _dependencies(scans, infos, cells_of, ledger, place, patterns)
+    result_breakdown, effort_hours, worst = effort.breakdown(ledger, list(infos.values()), globs)
+
+    # What the code is written in, by its included files (a weight converter in examples/ that imports
+    # torch does not make a MindSpore project a PyTorch one).
+    counted = [i for i in infos.values() if not i.excluded] or list(infos.values())
+    torch_files = sum(1 for i in counted if i.torch)
+    ms_files = sum(1 for i in infos.values() if i.mindspore)
+    framework = ("mindspore" if ms_files and not torch_files else "mixed" if ms_files else
+                 "pytorch" if torch_files or found.native and extension_sources else "none")
+    risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort_hours, unparsed, dependencies)
+    if framework == "mindspore":
+        risk, reasons = "low", [estimate.ALREADY_MINDSPORE.format(n=ms_files)]
+    # A training entry point in tools/ or examples/ still means the project trains; tests do not.
+    live = [i for i in infos.values() if i.role != "tests"]
+    signals = set().union(*(scans[i.rel].signals for i in live)) if live else set()
+    picture = estimate.Picture(summary, apis, unmapped, effort_hours, training="training" in signals,
+                               deployment="deployment" in signals, framework=framework,
+                               mindspore_files=ms_files, dependencies=dependencies)
+    route, why, alternatives = estimate.choose_route(picture)
+    nothing = ""
+    if not parsed and not found.native:
+        nothing = "no Python or C++/CUDA files under PATH"
+    classes = {"convertible": 0, "probably_tensor": 0, "no_mapping": 0}
+    for item in [*apis, *unmapped]:
+        classes[item.toolkit] += 1
     return ScanResult(
         path=str(path),
         kb_version=str(getattr(kb, "version", "")),
@@ -156,7 +324,7 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
         hazards=hazards,
         hazard_summary=summary,
         skipped=sorted(skipped, key=lambda s: s.file),
-        effort_hours=effort,
+        effort_hours=effort_hours,
         effort_worst_case_hours=worst,
         effort_basis=estimate.TOTAL_BASIS,
         risk=risk,
@@ -164,4 +332,55 @@ def scan_path(path: str | os.PathLike, kb: Any = None) -> ScanResult:
         route=route,
         route_why=why,
         route_alternatives=alternatives,
+        framework=framework,
+        mindspore_files=ms_files,
+        nothing_scanned=nothing,
+        effort_breakdown=result_breakdown,
+        api_classes=classes,
+        dependencies=dependencies,
+        risk_rule=estimate.RISK_RULE,
     )
+
+
+def _raw_line(loc: Location, cells_of: dict[str, Any]) -> int:
+    """A notebook location's line in the joined source (module class spans are in those lines)."""
+    cells = cells_of.get(loc.file)
+    if not cells or loc.cell is None:
+        return loc.line
+    for i, (cell, in_cell) in enumerate(cells, start=1):
+        if cell == loc.cell and in_cell == loc.line:
+            return i
+    return loc.line
+
+
+def _dependencies(scans, infos, cells_of, ledger, place, patterns) -> list[Dependency]:
+    """Third-party libraries the code imports that the scan knows, priced once each (lazy-only imports
+    are listed as optional and not priced)."""
+    from advisor.scan.imports import root_of
+
+    seen: dict[str, list[tuple[str, int, bool]]] = defaultdict(list)
+    for rel, m in scans.items():
+        for module, line, lazy in m.imports:
+            if root_of(module) in patterns.LIBRARIES:
+                seen[root_of(module)].append((rel, line, lazy))
+    out = []
+    for name in sorted(seen):
+        lib = patterns.LIBRARIES[name]
+        at = seen[name]
+        optional = all(lazy for _, _, lazy in at)
+        live = [(rel, line) for rel, line, lazy in at if not lazy and not infos[rel].excluded]
+        excluded = all(infos[rel].excluded for rel, _, _ in at)
+        first_rel, first_line, _ = min(at)
+        hours, basis = (0.0, 0.0), "not priced: " + ("only imported lazily (optional path)" if optional else "only in excluded files")
+        if live and lib.effort[1] > 0:
+            item = f"library {name}"
+            rel, line = min(live)
+            ledger.add(effort.Occurrence(item, "dependency", *place(rel, line), lib.effort[0], lib.effort[1]),
+                       f"{lib.effort[0]:g}-{lib.effort[1]:g} h per library ({patterns.LIBRARY_SOURCE})")
+            hours, basis = ledger.item_hours(item), ledger.basis[item]
+        out.append(Dependency(
+            name=name, files=len({rel for rel, _, _ in at}), uses=len(at),
+            first=Location(file=first_rel, **_where(first_line, cells_of.get(first_rel))),
+            mindspore=lib.mindspore, mapping=lib.mapping, note=lib.note, optional=optional,
+            excluded=excluded and not optional, effort_hours=hours, effort_basis=basis))
+    return out

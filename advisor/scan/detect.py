@@ -9,7 +9,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from advisor.scan import forward
-from advisor.scan.imports import HUB_ROOTS, ImportTable, build, is_api, resolve_star, root_of
+from advisor.scan.imports import (
+    HUB_ROOTS,
+    ImportTable,
+    build,
+    is_api,
+    resolve_star,
+    root_of,
+)
 
 INPLACE_METHOD = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*_$")  # add_, masked_fill_, zero_
 NOT_INPLACE_OPS = {"requires_grad_"}  # flag setters, not tensor arithmetic
@@ -46,23 +53,58 @@ class RawHazard:
     api: str | None = None  # the API whose use is the hazard (its effort is counted in the hazard's)
     file: str = ""
     cell: int | None = None
+    optional: bool = False  # the line is a lazy import (inside a function)
+    raw_line: int | None = None  # line in the parsed source (a notebook's joined cells)
+
+
+@dataclass
+class ClassInfo:
+    """A class defined in the module: a model part to port when it is (or derives from) an nn.Module."""
+
+    name: str
+    line: int
+    end: int
+    torch_module: bool  # a base resolves to torch.nn.*
+    bases: list[str]  # simple names of bases that are not imports (maybe the project's own modules)
 
 
 @dataclass
 class ModuleScan:
     uses: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     hazards: list[RawHazard] = field(default_factory=list)
+    classes: list[ClassInfo] = field(default_factory=list)
+    imports: list[tuple[str, int, bool]] = field(default_factory=list)  # (module, line, lazy)
+    signals: set[str] = field(default_factory=set)  # training / data / deployment hints
+    lazy_lines: set[int] = field(default_factory=set)
+
+
+# What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths).
+EXTENSION_BUILDERS = {"load", "load_inline", "CUDAExtension", "CppExtension", "BuildExtension", "SyclExtension"}
+# torch.ops namespaces that are PyTorch's or torchvision's own operators, not a project's extension.
+BUILTIN_OP_NAMESPACES = {"aten", "prim", "prims", "quantized", "torchvision", "torchaudio", "_caffe2", "profiler"}
+TRAINING_HINTS = ("torch.optim.", "torch.autograd.grad", "torch.cuda.amp.GradScaler", "torch.amp.GradScaler")
+DATA_HINTS = ("torch.utils.data.", "torchvision.transforms", "torchvision.datasets", "torchaudio.transforms")
+DEPLOY_HINTS = ("torch.onnx.", "torch.jit.trace", "torch.jit.save", "torch.export.", "torch.ao.quantization", "torch.quantization")
 
 
 def _name_hazard(q: str) -> tuple[str, str] | None:
     """Hazard kind and message for a use of fully qualified name q, from the name alone."""
     if q.startswith(("torch.cuda.amp", "torch.amp", "torch.cpu.amp", "apex.amp")) or q in ("torch.autocast",):
         return "cuda_amp", f"`{q}`: mixed precision is configured differently in MindSpore (amp levels O0-O3, loss scale managers)"
+    if q.startswith("torch.distributed.rpc"):
+        return None  # no equivalent at all: the knowledge base marks it (no_equivalent), not a DDP port
+    if q.startswith("torch.ops.") and q != "torch.ops.load_library":
+        parts = q.split(".")
+        if len(parts) >= 4 and parts[2] not in BUILTIN_OP_NAMESPACES:
+            return "custom_extension", f"`{q}`: calls custom operator `{parts[2]}.{parts[3]}` registered by a C++/CUDA extension; it needs a MindSpore operator (ops.Custom) or a rewrite"
+        return None
     if q.startswith(("torch.distributed", "torch.nn.parallel", "torch.utils.data.distributed", "apex.parallel")) or q in (
         "torch.nn.DataParallel",
         "torch.multiprocessing.spawn",
     ):
         return "distributed", f"`{q}`: distributed training is set up differently in MindSpore (communication.init, HCCL, msrun, parallel modes)"
+    if q.startswith("torch.utils.cpp_extension.") and q.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS:
+        return None  # CUDA_HOME, include_paths...: reading the toolchain's location builds nothing
     if q.startswith(("torch.utils.cpp_extension", "torch.library")) or q == "torch.ops.load_library":
         return "custom_extension", f"`{q}`: custom C++/CUDA operator; it must be re-implemented for MindSpore (ops.Custom) or replaced"
     if q.startswith("torch.optim.lr_scheduler.") or (root_of(q) == "transformers" and "schedule" in q.rsplit(".", 1)[-1]):
@@ -117,11 +159,18 @@ class _Visitor(ast.NodeVisitor):
         self.out = ModuleScan()
         self.forward_depth = 0
         self.methods = method_names(known)
+        self.uses_torch = any(is_api(m) for m, _ in table.imports)  # a MindSpore file's x.view() is not torch
 
     # --- recording -------------------------------------------------------------------------
     def _record(self, q: str, line: int, call: ast.Call | None = None) -> None:
         if is_api(q) or self._kb_hub_api(q):
             self.out.uses[q].append(line)
+            if q.startswith(TRAINING_HINTS):
+                self.out.signals.add("training")
+            elif q.startswith(DATA_HINTS):
+                self.out.signals.add("data")
+            elif q.startswith(DEPLOY_HINTS):
+                self.out.signals.add("deployment")
         if q in NORMALIZE:
             self._hazard("normalize", line, _normalize_message(q, call) if call else f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.", q)
             return
@@ -147,13 +196,29 @@ class _Visitor(ast.NodeVisitor):
         is_forward = forward.is_forward(node.name)
         if is_forward:
             for f in forward.find(node, self.table):
-                self.out.hazards.append(RawHazard("tensor_control_flow", f.line, f.message, True))
+                self.out.hazards.append(RawHazard(f.kind, f.line, f.message, True))
             self.forward_depth += 1
         self.generic_visit(node)
         if is_forward:
             self.forward_depth -= 1
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        torch_module, local = False, []
+        for base in node.bases:
+            q = self.table.resolve(base) if isinstance(base, (ast.Name, ast.Attribute)) else None
+            if q and (q.startswith("torch.nn.") or q in ("torch.autograd.Function",)) and q != "torch.nn.functional":
+                torch_module = torch_module or q.startswith("torch.nn.")
+            elif q and q.startswith("torch.utils.data."):
+                self.out.signals.add("data")
+            elif q is None and isinstance(base, ast.Name):
+                local.append(base.id)
+            elif q is None and isinstance(base, ast.Attribute):
+                local.append(base.attr)
+        end = getattr(node, "end_lineno", None) or node.lineno
+        self.out.classes.append(ClassInfo(node.name, node.lineno, end, torch_module, local))
+        self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         q = self.table.resolve(node)
@@ -198,22 +263,31 @@ class _Visitor(ast.NodeVisitor):
     def _method_call(self, func: ast.Attribute, node: ast.Call) -> None:
         """Calls on objects whose type the ast does not know: judged by method name only."""
         name = func.attr
+        if name == "backward" or name == "step" and isinstance(func.value, ast.Name) and "optim" in func.value.id:
+            self.out.signals.add("training")
+        if not self.uses_torch:
+            return  # x.add_() in a MindSpore or numpy file is not a PyTorch hazard
         if HOOK_METHOD.match(name):
             self._hazard("hook", node.lineno, f"`.{name}()`: MindSpore Cells support few hooks, and not in Graph mode")
         elif INPLACE_METHOD.match(name) and name not in NOT_INPLACE_OPS:
             self._hazard("inplace_op", node.lineno, f"`.{name}()` is an in-place tensor op")
-        method = self.methods.get(name)
-        if method:  # only methods the knowledge base names, so plain objects rarely match
+        method = self.methods.get(name) if self.uses_torch else None
+        if method:  # only methods the KB names, in files that import torch, so plain objects rarely match
             self.out.uses[method].append(node.lineno)
 
 
-def scan_module(tree: ast.Module, known: set[str]) -> ModuleScan:
-    table = build(tree)
+def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = frozenset()) -> ModuleScan:
+    """`local`: the project's own top-level packages (importing them is not a third-party dependency)."""
+    table = build(tree, local)
     visitor = _Visitor(table, known)
     visitor.visit(tree)
     for module, line in table.imports:
         if root_of(module) in HUB_ROOTS:
+            lazy = line in table.lazy_lines
+            where = " (lazily, inside a function: an optional path such as loading pretrained weights)" if lazy else ""
             visitor.out.hazards.append(
-                RawHazard("model_hub", line, f"imports `{module}`: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights")
+                RawHazard("model_hub", line, f"imports `{module}`{where}: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights")
             )
+    visitor.out.imports = [(m, line, lazy) for m, line, lazy in table.all_imports if root_of(m) not in local]
+    visitor.out.lazy_lines = table.lazy_lines
     return visitor.out

@@ -1,5 +1,6 @@
 """From raw findings to the estimate: classify APIs through the knowledge base's api_mappings,
-attach each hazard kind's KB pitfall (fix and effort), sum effort ranges, judge risk, pick a route.
+attach each hazard kind's KB pitfall (fix and effort), judge risk by a stated rule, pick a route from
+the whole picture. The hours themselves are counted in advisor/scan/effort.py.
 
 Every hour figure says where it came from (`effort_basis`): a KB entry with its source and
 confidence, or one of the stated defaults below when the KB has no figure.
@@ -8,10 +9,17 @@ confidence, or one of the stated defaults below when the KB has no figure.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
+from advisor.scan import patterns
+from advisor.scan.detect import EXTENSION_BUILDERS
+from advisor.scan.effort import FLOOR, Ledger
 from advisor.scan.models import (
     ApiUse,
+    Dependency,
+    FixExample,
     Hazard,
     HazardSummary,
     Location,
@@ -23,23 +31,29 @@ MAX_LOCATIONS = 5
 DEFAULT_API_HOURS = {"same": (0.0, 0.25), "differs": (0.5, 2.0), "none": (2.0, 8.0)}
 UNMAPPED_HOURS = (0.1, 0.5)  # look it up in the official mapping table, usually a rename
 DEFAULT_HAZARD_HOURS = (1.0, 4.0)  # only when no KB pitfall names the kind
-PER_EXTRA_FILE = 0.25  # each further file with the same hazard kind adds a quarter of its cost...
-MAX_SCALE = 3.0  # ...up to three times: the fix is learned once, then repeated
-
-# How much a hazard kind can derail a migration (judgement from the seeds: control flow, custom
-# operators and DDP are the "weeks" cases; Normalize or a scheduler cost an hour or two).
+# How much a hazard kind can derail a migration. "high" only where nothing maps and a redesign or new
+# kernels are needed (custom CUDA operators, features with no equivalent); "medium" where there is a
+# known route that takes real work (Graph-mode rewrites, dynamic shapes, DDP -> msrun, hooks, hubs);
+# "low" for renames and settings. Judgement from the field reports (seed 004 3.3: dynamic shape,
+# custom operators, distributed are the hard parts of a complex migration).
 KIND_RISK = {
-    "tensor_control_flow": "high",
     "custom_extension": "high",
-    "distributed": "high",
+    "no_equivalent": "high",
+    "tensor_control_flow": "medium",
+    "graph_side_effect": "medium",
+    "dynamic_shape": "medium",
+    "distributed": "medium",  # low when the only use is a DataParallel wrapper
     "hook": "medium",
-    "cuda_amp": "medium",
-    "model_hub": "medium",
+    "model_hub": "medium",  # low when only imported lazily (an optional weights loader)
+    "cuda_amp": "low",
     "inplace_op": "low",  # medium when inside forward
     "dataloader_option": "low",
     "lr_scheduler": "low",
     "normalize": "low",
 }
+# A DataParallel wrapper is deleted on MindSpore (one device per process); it is not a DDP port.
+TRIVIAL_DISTRIBUTED_HOURS = (0.1, 0.5)
+TRIVIAL_DISTRIBUTED = {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.cuda.device_count"}
 FALLBACK_FIX = {
     "tensor_control_flow": "Make the branch static (shapes known at compile time) or use ops.select / mindspore.jit control flow; or run that Cell in PyNative mode.",
     "inplace_op": "Use the out-of-place form and assign the result.",
@@ -51,6 +65,7 @@ FALLBACK_FIX = {
     "lr_scheduler": "Precompute the schedule (nn.piecewise_constant_lr, nn.cosine_decay_lr) and pass it to the optimizer.",
     "normalize": "Multiply mean and std by 255 for MindSpore vision.Normalize on uint8 HWC images.",
     "model_hub": "Use a MindSpore port of the model or convert the weights.",
+    **{kind: k.fix for kind, k in patterns.SCAN_ONLY.items()},
 }
 ORDER = {"low": 0, "medium": 1, "high": 2}
 
@@ -92,33 +107,52 @@ class MappingIndex:
         return None
 
 
+PATH_LOOKUP = "torch.utils.cpp_extension.CUDA_HOME"
+METHOD_PREFIXES = ("torch.Tensor.", "torch.nn.Module.", "torch.optim.Optimizer.")
+
+
+def toolkit_class(name: str, entry: Any) -> str:
+    """MindSpore Dev Toolkit's bins: convertible (a mapping exists), probably_tensor (a method matched
+    by its name on an object whose type the ast cannot know), no_mapping (none, or not in the KB)."""
+    if entry is None or entry.mapping == "none":
+        return "no_mapping"
+    if name.startswith(METHOD_PREFIXES):
+        return "probably_tensor"
+    return "convertible"
+
+
+def api_base(entry: Any) -> tuple[tuple[float, float], str]:
+    """Hours for the first use of an API, and where the figure comes from."""
+    if entry is None:
+        return UNMAPPED_HOURS, f"default {UNMAPPED_HOURS[0]:g}-{UNMAPPED_HOURS[1]:g} h per distinct API not in the KB (assumption)"
+    rng = entry.effort_hours
+    if rng is not None:
+        return _hours(rng), _basis(entry.id, rng)
+    hours = DEFAULT_API_HOURS[entry.mapping]
+    return hours, f"default {hours[0]:g}-{hours[1]:g} h per distinct '{entry.mapping}' API (assumption; KB {entry.id} has no effort_hours)"
+
+
 def classify_apis(uses: dict[str, list[Location]], kb: Any) -> tuple[list[ApiUse], list[UnmappedApi]]:
+    """Each API with its KB mapping and the figure for its first use (effort_hours is set to the whole
+    item's included hours later, by scan_path)."""
     index = MappingIndex(kb.api_mappings)
     apis: list[ApiUse] = []
     unmapped: list[UnmappedApi] = []
     for name in sorted(uses):
         locs = uses[name]
         entry = index.find(name)
+        if name.startswith("torch.utils.cpp_extension.") and name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS \
+                and entry is not None and entry.pytorch != name:
+            entry = index.by_name.get(PATH_LOOKUP, entry)  # ROCM_HOME, include_paths: a lookup, not an extension
+        hours, basis = api_base(entry)
         if entry is None:
-            unmapped.append(
-                UnmappedApi(
-                    name=name,
-                    count=len(locs),
-                    locations=_locations(locs),
-                    effort_hours=UNMAPPED_HOURS,
-                    effort_basis=f"default {UNMAPPED_HOURS[0]:g}-{UNMAPPED_HOURS[1]:g} h per distinct API not in the KB (assumption)",
-                )
-            )
+            unmapped.append(UnmappedApi(name=name, count=len(locs), locations=_locations(locs),
+                                        effort_hours=hours, effort_basis=basis))
             continue
-        rng = entry.effort_hours
-        if rng is not None:
-            hours, basis = _hours(rng), _basis(entry.id, rng)
-        else:
-            hours = DEFAULT_API_HOURS[entry.mapping]
-            basis = f"default {hours[0]:g}-{hours[1]:g} h per distinct '{entry.mapping}' API (assumption; KB {entry.id} has no effort_hours)"
         note = entry.note or ""
         if entry.pytorch != name:
             note = f"(classified via {entry.pytorch}) {note}".strip()
+        adapter = entry.adapter if entry.adapter is not None else entry.mapping != "none"
         apis.append(
             ApiUse(
                 name=name,
@@ -133,6 +167,8 @@ def classify_apis(uses: dict[str, list[Location]], kb: Any) -> tuple[list[ApiUse
                 locations=_locations(locs),
                 effort_hours=_round(hours),
                 effort_basis=basis,
+                toolkit=toolkit_class(name, entry),
+                adapter=adapter,
             )
         )
     return apis, unmapped
@@ -159,7 +195,8 @@ def pitfall_for(kind: str, kb: Any) -> Any | None:
 
 
 def attach_fixes(raw: list[Any], kb: Any) -> list[Hazard]:
-    """RawHazard (kind, line, message, in_forward, api, file) -> Hazard with the KB pitfall's fix."""
+    """RawHazard (kind, line, message, in_forward, api, file) -> Hazard with the KB pitfall's fix (or the
+    scan's own for the kinds no pitfall explains)."""
     cache: dict[str, Any] = {}
     hazards = []
     for h in raw:
@@ -176,6 +213,7 @@ def attach_fixes(raw: list[Any], kb: Any) -> list[Hazard]:
                 fix=(p.fix if p is not None else FALLBACK_FIX[h.kind]),
                 pitfall=p.id if p is not None else None,
                 in_forward=h.in_forward,
+                api=h.api,
             )
         )
     return hazards
@@ -197,38 +235,75 @@ def fold_covered(
     return [fold(a) for a in apis], [fold(u) for u in unmapped]
 
 
-def summarize(hazards: list[Hazard], kb: Any) -> list[HazardSummary]:
+def _example(kind: str, hazards: list[Hazard], index: MappingIndex | None) -> FixExample:
+    """The API's own before/after from the KB when one of the places has it, else the kind's pattern."""
+    if index is not None:
+        for h in hazards:
+            entry = index.find(h.api) if h.api else None
+            if entry is not None and entry.before:
+                return FixExample(before=entry.before, after=entry.after, source=f"KB {entry.id}: {entry.source}")
+    ex = patterns.EXAMPLES[kind]
+    return FixExample(before=ex.before, after=ex.after, source=ex.source)
+
+
+def kind_risk(kind: str, items: list[Hazard]) -> str:
+    """The kind's risk from where it sits: excluded places do not count, a lazy hub import or a lone
+    DataParallel wrapper is low."""
+    live = [h for h in items if not h.excluded]
+    if not live:
+        return "low"
+    if kind == "distributed" and all(h.api in TRIVIAL_DISTRIBUTED for h in live):
+        return "low"
+    if kind == "model_hub" and all(h.optional for h in live):
+        return "low"
+    if kind == "inplace_op" and any(h.in_forward for h in live):
+        return "medium"
+    return KIND_RISK[kind]
+
+
+def summarize(hazards: list[Hazard], kb: Any, ledger: Ledger, index: MappingIndex | None = None) -> list[HazardSummary]:
+    """One line per kind; its places are priced in the ledger: the first at the KB pitfall's figure
+    (or the scan's own), each further place max(1/k, floor) of it."""
     by_kind: dict[str, list[Hazard]] = defaultdict(list)
     for h in hazards:
         by_kind[h.kind].append(h)
     out = []
     for kind in sorted(by_kind):
         items = by_kind[kind]
-        files = len({h.file for h in items})
-        scale = min(MAX_SCALE, 1.0 + PER_EXTRA_FILE * (files - 1))
         ranked = pitfalls_for(kind, kb)
         p = ranked[0] if ranked else None
+        own = patterns.SCAN_ONLY.get(kind)
         if p is not None and p.effort_hours is not None:
             base, basis = _hours(p.effort_hours), _basis(p.id, p.effort_hours)
+        elif own is not None:
+            base, basis = own.effort, f"scan: {own.effort[0]:g}-{own.effort[1]:g} h ({own.basis})"
         else:
             base = DEFAULT_HAZARD_HOURS
             basis = f"default {base[0]:g}-{base[1]:g} h (assumption; no KB pitfall with effort_hours for {kind})"
-        basis += f", once per kind x{scale:g} for {files} file(s)"
-        risk = KIND_RISK[kind]
-        if kind == "inplace_op" and any(h.in_forward for h in items):
-            risk = "medium"
+        live = [h for h in items if not h.excluded]
+        if kind == "distributed" and live and all(h.api in TRIVIAL_DISTRIBUTED for h in live):
+            base, basis = TRIVIAL_DISTRIBUTED_HOURS, (f"scan: {TRIVIAL_DISTRIBUTED_HOURS[0]:g}-{TRIVIAL_DISTRIBUTED_HOURS[1]:g} h "
+                                                     "(only a DataParallel wrapper: delete it; assumption)")
+        floor = FLOOR.get(kind, FLOOR["hazard"])
+        basis += f"; first place in full, the k-th max(1/k, {floor:g}) of it"
+        name = f"hazard {kind}"
+        if any(h.optional for h in items):
+            basis += "; places on an optional path (lazy imports) are priced apart, like excluded files"
+        ledger.series(name, "hazard", base, [(h.file, h.role, h.excluded or h.optional) for h in items], floor, basis)
         out.append(
             HazardSummary(
                 kind=kind,
                 count=len(items),
-                files=files,
-                risk=risk,
+                files=len({h.file for h in items}),
+                risk=kind_risk(kind, items),
                 pitfall=p.id if p is not None else None,
                 also=[q.id for q in ranked[1:]],
-                title=p.title if p is not None else "",
+                title=p.title if p is not None else (own.title if own else ""),
                 fix=p.fix if p is not None else FALLBACK_FIX[kind],
-                effort_hours=_round((base[0] * scale, base[1] * scale)),
+                effort_hours=ledger.item_hours(name),
                 effort_basis=basis,
+                excluded=sum(1 for h in items if h.excluded),
+                example=_example(kind, items, index),
             )
         )
     out.sort(key=lambda s: (-ORDER[s.risk], s.kind))
@@ -236,32 +311,32 @@ def summarize(hazards: list[Hazard], kb: Any) -> list[HazardSummary]:
 
 
 TOTAL_BASIS = (
-    "items: per distinct API (KB api_mappings effort_hours, or the stated default) and per hazard kind "
-    "(KB pitfall effort_hours, scaled for the files affected); low = sum of the lows; high = low + "
-    "root-sum-square of the item ranges, since independent items rarely all hit their worst case "
-    "together (effort_worst_case_hours is the plain sum of the highs)"
+    "items: the code to port (per line, by role), module classes, each API (its KB figure for the first use, "
+    "diminishing per repeat), each hazard kind (its KB pitfall figure for the first place, diminishing per place) "
+    "and third-party libraries; low = sum of the lows; high = low + root-sum-square of the item ranges "
+    "(effort_worst_case_hours is the plain sum of the highs); effort_breakdown has every item, file, package and role"
 )
-
-
-def total(
-    apis: list[ApiUse], unmapped: list[UnmappedApi], summary: list[HazardSummary]
-) -> tuple[tuple[float, float], float]:
-    """([low, high], worst case) over all items; see TOTAL_BASIS."""
-    items = [a.effort_hours for a in apis] + [u.effort_hours for u in unmapped] + [s.effort_hours for s in summary]
-    low = sum(i[0] for i in items)
-    spread = sum((i[1] - i[0]) ** 2 for i in items) ** 0.5
-    worst = sum(i[1] for i in items)
-    return _round((low, low + spread)), round(worst, 2)
 
 
 def _hard_missing(api: ApiUse) -> bool:
     """No equivalent AND real work to replace it. A 'none' costing at most an hour is one to drop
     (optimizer.zero_grad: gradients are functional in MindSpore); one folded into a hazard is
     judged with that hazard."""
-    return api.mapping == "none" and api.effort_hours[1] > 1.0
+    return api.mapping == "none" and api.count > api.excluded_uses and api.effort_hours[1] > 1.0
 
 
 NOTHING_FOUND = "no PyTorch code found: nothing to migrate"
+ALREADY_MINDSPORE = "already MindSpore code ({n} file(s) import mindspore, none import torch): nothing to migrate"
+# Effort is a size, not a blocker: a big port is at most medium risk (it has a route).
+MEDIUM_HOURS = 160.0  # one person-month (assumption: 4 weeks x 40 h)
+RISK_RULE = (
+    "risk = the worst of: hazard kinds by KIND_RISK in included code (high only for custom CUDA/C++ operators and "
+    "features with no MindSpore equivalent; medium for Graph-mode rewrites, data-dependent shapes, DDP-style "
+    "distributed code, hooks, non-optional hub models; low for renames and settings; a lone DataParallel wrapper or "
+    "a lazy hub import is low); APIs with no equivalent costing over 1 h (medium); third-party libraries the code "
+    f"needs with no MindSpore counterpart (medium); effort above {MEDIUM_HOURS:g} h (medium: big, but it has a "
+    "route); files that do not parse (medium). Tests, examples, tools and --exclude files never raise it."
+)
 
 
 def judge_risk(
@@ -270,26 +345,25 @@ def judge_risk(
     unmapped: list[UnmappedApi],
     effort: tuple[float, float],
     unparsed: int,
+    dependencies: list[Dependency] | None = None,
 ) -> tuple[str, list[str]]:
-    """Risk = the worst of: hazard kinds, APIs without a MindSpore equivalent, effort size,
-    knowledge-base coverage and unreadable files. Returns the level and its reasons."""
+    """Risk by RISK_RULE. Returns the level and its reasons, worst first."""
     reasons: list[tuple[str, str]] = []
     for s in summary:
         if s.risk != "low":
-            reasons.append((s.risk, f"{s.kind}: {s.count} place(s) in {s.files} file(s)"))
+            live = s.count - s.excluded
+            reasons.append((s.risk, f"{s.kind}: {live} place(s) in {s.files} file(s)"))
     missing = [a.name for a in apis if _hard_missing(a)]
     if missing:
-        level = "high" if len(missing) >= 3 else "medium"
-        reasons.append((level, f"{len(missing)} API(s) with no MindSpore equivalent: {', '.join(missing[:5])}"))
-    if effort[1] > 80:
-        reasons.append(("high", f"up to {effort[1]:.0f} h of work (more than two weeks)"))
-    elif effort[1] > 24:
-        reasons.append(("medium", f"up to {effort[1]:.0f} h of work (more than three days)"))
-    distinct = len(apis) + len(unmapped)
-    if distinct and len(unmapped) > 25 and len(unmapped) / distinct > 0.3:
-        reasons.append(("medium", f"{len(unmapped)} of {distinct} APIs are not in the knowledge base: the estimate is rougher"))
+        reasons.append(("medium", f"{len(missing)} API(s) with no MindSpore equivalent: {', '.join(missing[:5])}"))
+    blocked = [d.name for d in dependencies or [] if d.mapping == "none" and not d.optional and not d.excluded]
+    if blocked:
+        reasons.append(("medium", f"third-party libraries with no MindSpore counterpart: {', '.join(blocked[:6])}"))
+    if effort[1] > MEDIUM_HOURS:
+        reasons.append(("medium", f"up to {effort[1]:.0f} h of work (more than a person-month)"))
     if unparsed:
         reasons.append(("medium", f"{unparsed} Python file(s) could not be parsed and were not estimated"))
+    distinct = len(apis) + len(unmapped)
     if not reasons and not summary and not distinct:
         return "low", [NOTHING_FOUND]
     if not reasons:
@@ -304,45 +378,75 @@ ROUTE_TEXT = {
     "manual rewrite": "manual rewrite: port the code layer by layer with the API mapping table (seed 002, route 1: a standard ResNet-18 took an afternoon)",
     "ONNX -> MindIR conversion": "ONNX -> MindIR conversion: export the trained model to ONNX and convert it to MindIR for inference on Ascend; no line-by-line rewrite, but unsupported operators send you back to rewriting, and it does not give you MindSpore training code (seed 002, route 2)",
     "adapter layer": "adapter layer (MSAdapter / MindTorch, PyTorch API on MindSpore): run the PyTorch code with few changes to validate quickly, then rewrite the hot spots (seed 002, route 3)",
+    "stay on PyTorch via torch_npu": "stay on PyTorch via torch_npu: keep the code and run it on Ascend through the torch_npu plugin (seed 002, 3.5); custom CUDA kernels still need Ascend kernels",
 }
+NOTHING_ROUTE = "nothing to migrate"
+
+# Beyond this much work (high end) a port is a project of its own: keep PyTorch and use torch_npu.
+TORCH_NPU_HOURS = 1600.0  # about a person-year (assumption: 40 weeks x 40 h)
+MANUAL_HOURS = 80.0  # up to two person-weeks a hand port is the simplest route (seed 002 6.3: small models by hand)
+ADAPTER_COVERAGE = 0.9  # share of distinct APIs the adapter runs as is before it is worth trying
 
 
-LARGE_LINES = 3000  # a code base this big is more than "a few hundred lines, half a day" (seed 004)
-LARGE_APIS = 80
-MANY_DIFFERENCES = 25  # distinct APIs that differ or have no equivalent
-MANY_MISSING = 3
+@dataclass
+class Picture:
+    """What the route is chosen from."""
+
+    summary: list[HazardSummary]
+    apis: list[ApiUse]
+    unmapped: list[UnmappedApi]
+    effort: tuple[float, float] = (0.0, 0.0)
+    training: bool = True  # a training loop in the included code
+    deployment: bool = False  # export/serving code in the included code
+    framework: str = "pytorch"
+    mindspore_files: int = 0
+    dependencies: list[Dependency] = field(default_factory=list)
 
 
-def choose_route(
-    summary: list[HazardSummary], apis: list[ApiUse], unmapped: list[UnmappedApi], lines: int = 0
-) -> tuple[str, str, list[str]]:
-    """The seeds' advice (seed 002, section 6): small models by hand, large models through ONNX
-    first, the adapter layer when framework-level incompatibilities pile up; custom CUDA operators
-    and data-dependent control flow rule out the shortcuts. APIs unknown to the KB do not count
-    as incompatibilities (mostly renames)."""
-    kinds = {s.kind for s in summary}
-    differ = sum(1 for a in apis if a.mapping != "same")
-    missing = sum(1 for a in apis if _hard_missing(a))
-    distinct = len(apis) + len(unmapped)
-    if not kinds and not distinct:
-        route, why = "manual rewrite", NOTHING_FOUND
-    elif "custom_extension" in kinds:
-        route = "manual rewrite"
-        why = "custom C++/CUDA operators neither export to ONNX nor run under an adapter: they must be rewritten (ops.Custom) together with the code around them"
-    elif "tensor_control_flow" in kinds:
-        route = "manual rewrite"
-        why = "data-dependent control flow in forward does not survive ONNX export (it traces one branch) and fails in Graph mode: restructure it by hand"
-    elif "model_hub" in kinds:
+def _live_kinds(summary: list[HazardSummary]) -> set[str]:
+    return {s.kind for s in summary if s.count > s.excluded and s.risk != "low" or s.kind in ("custom_extension", "no_equivalent") and s.count > s.excluded}
+
+
+def adapter_coverage(apis: list[ApiUse], unmapped: list[UnmappedApi]) -> float:
+    used = [a for a in apis if a.count > a.excluded_uses]
+    total = len(used) + len([u for u in unmapped if u.count > u.excluded_uses])
+    return sum(1 for a in used if a.adapter) / total if total else 0.0
+
+
+def choose_route(pic: Picture) -> tuple[str, str, list[str]]:
+    """The whole picture: nothing to port; an inference-only model goes through ONNX; a port bigger than
+    TORCH_NPU_HOURS, or custom kernels plus features with no equivalent, stays on PyTorch via torch_npu;
+    a mid-size port whose APIs the adapter covers goes through MSAdapter/MindTorch; else by hand."""
+    kinds = _live_kinds(pic.summary)
+    distinct = len(pic.apis) + len(pic.unmapped)
+    high = pic.effort[1]
+    coverage = adapter_coverage(pic.apis, pic.unmapped)
+    if pic.framework == "mindspore" or (not distinct and not kinds):
+        why = ALREADY_MINDSPORE.format(n=pic.mindspore_files) if pic.framework == "mindspore" else NOTHING_FOUND
+        return NOTHING_ROUTE, why, []
+    blockers = kinds & {"custom_extension", "no_equivalent"}
+    if high > TORCH_NPU_HOURS or blockers == {"custom_extension", "no_equivalent"}:
+        route = "stay on PyTorch via torch_npu"
+        why = (f"up to {high:.0f} h to port (more than ~{TORCH_NPU_HOURS:g} h, a person-year)" if high > TORCH_NPU_HOURS
+               else "custom CUDA operators and features with no MindSpore equivalent")
+        why += ": keeping the PyTorch code on Ascend costs far less than a rewrite"
+    elif not pic.training and not blockers and "tensor_control_flow" not in kinds:
         route = "ONNX -> MindIR conversion"
-        why = "the model comes from a third-party hub (its code is not yours to rewrite): seed 002 advises large models go through ONNX first; training on MindSpore then needs a MindSpore port of the model"
-    elif missing >= MANY_MISSING or differ >= MANY_DIFFERENCES:
+        why = "inference only (no training loop in the included code)" + (", with export code already" if pic.deployment else "") + \
+              ": export the model to ONNX and convert it to MindIR for Ascend; no training code has to move"
+    elif blockers:
+        route = "manual rewrite"
+        why = "custom C++/CUDA operators or features with no equivalent neither export to ONNX nor run under the adapter: rewrite them (ops.Custom / a redesign) with the code around them"
+    elif high > MANUAL_HOURS and coverage >= ADAPTER_COVERAGE:
         route = "adapter layer"
-        why = f"{differ} APIs differ or have no equivalent ({missing} without one): seed 002 advises the adapter layer when framework-level incompatibilities pile up, then rewriting the hot spots"
-    elif lines >= LARGE_LINES or distinct >= LARGE_APIS:
-        route = "ONNX -> MindIR conversion"
-        why = f"a large code base ({lines} lines, {distinct} distinct APIs): seed 002 advises large models go through ONNX first; rewrite by hand what must train on MindSpore"
+        why = (f"up to {high:.0f} h by hand, and {coverage:.0%} of the distinct APIs are ones the adapter runs "
+               "(mapped, not marked unsupported): validate on MindSpore through MSAdapter/MindTorch first, then rewrite the hot spots")
+    elif high <= MANUAL_HOURS:
+        route = "manual rewrite"
+        why = f"up to {high:.0f} h, a small port: seed 002 advises small models be rewritten by hand"
     else:
         route = "manual rewrite"
-        why = "a small code base of standard layers with one-to-one or documented mappings: seed 002 advises small models be rewritten by hand"
+        why = (f"up to {high:.0f} h and only {coverage:.0%} of the distinct APIs are on the adapter's list "
+               f"(it needs {ADAPTER_COVERAGE:.0%}): port by hand, module by module")
     alternatives = [text for name, text in ROUTE_TEXT.items() if name != route]
     return route, f"{ROUTE_TEXT[route]}. Why here: {why}.", alternatives

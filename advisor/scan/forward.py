@@ -1,9 +1,18 @@
-"""Python control flow on tensor values or shapes inside `forward`: what MindSpore Graph mode
-cannot compile as written (seed 000, pitfall 2: `if x.shape[0] > 64:` fails to compile).
+"""What MindSpore Graph mode really rejects in `forward` (checked by compiling small cells with the
+installed MindSpore 2.10 in tests/test_scan_graph_mode.py):
 
-A small taint analysis: forward's tensor-like parameters, and every local computed from them or from
-a torch call, are "tensors"; an `if`/`while`/`for`/conditional expression whose test uses one is a
-hazard. `x is None`, `isinstance(x, ...)` and `self.*` flags are static and not flagged.
+- branches on a tensor *value* that yield different types (Tensor vs tuple, list or number):
+  "Cannot join the return values of different branches";
+- `range()` over a tensor value (`range(x.sum())`, `range(n.item())`): make_range needs an int;
+- mutating a list or dict held on `self` (`self.feats.append(x)`, `self.cache[k] = v`): compiles,
+  and the change is silently lost.
+
+What it compiles, so what is NOT flagged: `if x.shape[0] > 64`, `if x.sum() > 0` (even with branches
+of different shapes), loops over tensors or lists of tensors, `while` on a tensor value, None checks,
+boolean indexing, `int(x.sum())` as a loop count, plain `self.attr = value` (default LAX syntax level).
+
+A small taint analysis finds what is a tensor: forward's tensor-like parameters, and every local
+computed from them or from a torch call.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ MAX_TEXT = 70
 class Finding:
     line: int
     message: str
+    kind: str = "tensor_control_flow"
 
 
 def _params(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -113,6 +123,8 @@ class _Taint:
                     return False
                 if qualified.startswith("torch."):
                     return True
+        if isinstance(expr, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+            return self.depends(expr.elt)  # any(t.device.type != "cpu" for t in xs): static per element
         if isinstance(expr, ast.Name):
             return isinstance(expr.ctx, ast.Load) and expr.id in self.tainted
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
@@ -142,27 +154,131 @@ def _text(expr: ast.AST) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
 
 
-def _loops_over_tensor(iterable: ast.AST, taint: _Taint) -> bool:
-    """`for t in (q, k)` unrolls over a fixed-length literal; anything else tensor-derived does not."""
-    return not isinstance(iterable, (ast.Tuple, ast.List)) and taint.depends(iterable)
+MUTATORS = {"append", "extend", "insert", "update", "pop", "clear", "setdefault", "remove", "add"}
+INT_CASTS = {"int", "len"}  # a Python int: JIT fallback gives range() what it needs
+
+
+def _value_test(test: ast.AST, taint: _Taint) -> bool:
+    """A test on tensor data (not a shape, not static): only then can the branches disagree at run time."""
+    return taint.depends(test) and taint.what(test) == "value"
+
+
+def _kind(expr: ast.AST | None, taint: _Taint) -> str | None:
+    """The type a branch yields, where the ast shows it; None where it cannot tell or for None."""
+    if expr is None or isinstance(expr, ast.Constant) and expr.value is None:
+        return None  # Tensor vs None joins (verified)
+    if isinstance(expr, ast.Constant):
+        return "string" if isinstance(expr.value, str) else "number"
+    if isinstance(expr, (ast.Tuple, ast.List, ast.ListComp)):
+        return "tuple/list"
+    if isinstance(expr, (ast.Dict, ast.DictComp)):
+        return "dict"
+    return "Tensor" if taint.depends(expr) else None
+
+
+def _blocks(func: ast.AST):
+    """Every statement list in func, not entering nested functions or classes."""
+    stack = [func]
+    while stack:
+        node = stack.pop()
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+                stack.extend(s for s in block if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        stack.extend(getattr(node, "handlers", []) or [])
+
+
+def _returns(stmts: list[ast.stmt]) -> list[ast.Return]:
+    out = []
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Return):
+                out.append(node)
+    return out
+
+
+def _assigned(stmts: list[ast.stmt]) -> dict[str, ast.AST]:
+    """name -> value of the plain assignments at the top of a block."""
+    return {s.targets[0].id: s.value for s in stmts
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)}
+
+
+def _differ(one: list[ast.AST | None], other: list[ast.AST | None], taint: _Taint) -> tuple[str, str] | None:
+    a = {k for k in (_kind(e, taint) for e in one) if k}
+    b = {k for k in (_kind(e, taint) for e in other) if k}
+    for x in sorted(a):
+        for y in sorted(b):
+            if x != y:
+                return x, y
+    return None
+
+
+def _branch_types(func: ast.AST, taint: _Taint) -> list[Finding]:
+    found = []
+    for block in _blocks(func):
+        for i, stmt in enumerate(block):
+            if not isinstance(stmt, ast.If) or not _value_test(stmt.test, taint):
+                continue
+            rest = stmt.orelse or block[i + 1:]
+            pair = _differ([r.value for r in _returns(stmt.body)], [r.value for r in _returns(rest)], taint)
+            if pair is None and stmt.orelse:
+                body, other = _assigned(stmt.body), _assigned(stmt.orelse)
+                for name in sorted(set(body) & set(other)):
+                    pair = pair or _differ([body[name]], [other[name]], taint)
+            if pair:
+                found.append(Finding(stmt.lineno, f"`if {_text(stmt.test)}` in forward branches on a tensor value and "
+                                     f"yields {pair[0]} on one branch, {pair[1]} on the other: Graph mode cannot join them"))
+    for node in ast.walk(func):
+        if isinstance(node, ast.IfExp) and _value_test(node.test, taint):
+            pair = _differ([node.body], [node.orelse], taint)
+            if pair:
+                found.append(Finding(node.lineno, f"`... if {_text(node.test)} else ...` in forward yields {pair[0]} or "
+                                     f"{pair[1]} depending on a tensor value: Graph mode cannot join them"))
+    return found
+
+
+def _int_cast(expr: ast.AST, casts: set[str]) -> bool:
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in INT_CASTS:
+        return True
+    return isinstance(expr, ast.Name) and expr.id in casts
+
+
+def _ranges(func: ast.AST, taint: _Taint) -> list[Finding]:
+    casts = {t.id for n in ast.walk(func) if isinstance(n, ast.Assign) and _int_cast(n.value, set())
+             for t in n.targets if isinstance(t, ast.Name)}
+    found = []
+    for node in ast.walk(func):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
+            continue
+        bad = [a for a in node.args if not _int_cast(a, casts) and _value_test(a, taint)]
+        if bad:
+            found.append(Finding(node.lineno, f"`range({_text(bad[0])})` in forward takes its count from tensor data: "
+                                 "Graph mode needs an int (make_range), use int(...) or a fixed bound"))
+    return found
+
+
+def _self_mutations(func: ast.AST) -> list[Finding]:
+    def on_self(node: ast.AST) -> bool:
+        return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+    found = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS \
+                and on_self(node.func.value):
+            found.append(Finding(node.lineno, f"`{_text(node.func)}(...)` in forward mutates a container on self: "
+                                 "Graph mode compiles it and the change is silently lost", "graph_side_effect"))
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        for t in targets:
+            if isinstance(t, ast.Subscript) and on_self(t.value):
+                found.append(Finding(node.lineno, f"`{_text(t)} = ...` in forward writes into a container on self: "
+                                     "Graph mode compiles it and the change is silently lost", "graph_side_effect"))
+    return found
 
 
 def find(func: ast.FunctionDef | ast.AsyncFunctionDef, table: ImportTable) -> list[Finding]:
     taint = _Taint(table, _params(func))
     taint.spread(func)
-    found: list[Finding] = []
-    for node in ast.walk(func):
-        if isinstance(node, (ast.If, ast.While, ast.IfExp)) and taint.depends(node.test):
-            word = {ast.If: "if", ast.While: "while", ast.IfExp: "conditional expression"}[type(node)]
-            found.append(Finding(node.lineno, f"`{word} {_text(node.test)}` in forward branches on a tensor {taint.what(node.test)}"))
-        elif isinstance(node, (ast.For, ast.AsyncFor)) and _loops_over_tensor(node.iter, taint):
-            found.append(Finding(node.lineno, f"`for ... in {_text(node.iter)}` in forward loops over a tensor {taint.what(node.iter)}"))
-        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-            for gen in node.generators:
-                if _loops_over_tensor(gen.iter, taint):
-                    found.append(Finding(node.lineno, f"comprehension `for ... in {_text(gen.iter)}` in forward loops over a tensor {taint.what(gen.iter)}"))
-                for cond in gen.ifs:
-                    if taint.depends(cond):
-                        found.append(Finding(node.lineno, f"comprehension filter `if {_text(cond)}` in forward tests a tensor {taint.what(cond)}"))
+    found = _branch_types(func, taint) + _ranges(func, taint) + _self_mutations(func)
     found.sort(key=lambda f: f.line)
     return found

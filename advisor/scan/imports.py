@@ -39,6 +39,9 @@ class ImportTable:
     names: dict[str, Binding] = field(default_factory=dict)
     star_modules: list[str] = field(default_factory=list)  # `from torch.nn import *`
     imports: list[tuple[str, int]] = field(default_factory=list)  # (module, line) of tracked imports
+    # (module, line, lazy) of every absolute import; lazy = inside a function (an optional code path)
+    all_imports: list[tuple[str, int, bool]] = field(default_factory=list)
+    lazy_lines: set[int] = field(default_factory=set)
 
     def resolve(self, node: ast.AST) -> str | None:
         """Fully qualified name of a Name/Attribute chain rooted at a tracked import, else None."""
@@ -58,12 +61,32 @@ class ImportTable:
         return isinstance(node, ast.Name) and node.id in self.names and self.names[node.id].is_module
 
 
-def build(tree: ast.Module) -> ImportTable:
-    table = ImportTable()
+def _lazy_imports(tree: ast.Module) -> set[int]:
+    """ids of import nodes inside a function body: run only when that function is called."""
+    lazy: set[int] = set()
     for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    lazy.add(id(inner))
+    return lazy
+
+
+def build(tree: ast.Module, local: frozenset[str] | set[str] = frozenset()) -> ImportTable:
+    """The module's bindings. Roots in `local` are the project's own packages: never third-party."""
+    table = ImportTable()
+    lazy = _lazy_imports(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if node.module and not node.level else [])
+            for name in names:
+                table.all_imports.append((name, node.lineno, id(node) in lazy))
+            if id(node) in lazy:
+                table.lazy_lines.add(node.lineno)
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if root_of(alias.name) not in TRACKED_ROOTS:
+                if root_of(alias.name) not in TRACKED_ROOTS or root_of(alias.name) in local:
                     continue
                 table.imports.append((alias.name, node.lineno))
                 if alias.asname:
@@ -72,7 +95,7 @@ def build(tree: ast.Module) -> ImportTable:
                     top = root_of(alias.name)
                     table.names[top] = Binding(top, node.lineno, True)
         elif isinstance(node, ast.ImportFrom):
-            if node.level or not node.module or root_of(node.module) not in TRACKED_ROOTS:
+            if node.level or not node.module or root_of(node.module) not in TRACKED_ROOTS or root_of(node.module) in local:
                 continue
             table.imports.append((node.module, node.lineno))
             for alias in node.names:

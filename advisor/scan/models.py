@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge.models import SCAN_KINDS, ScanKind
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
-# The hazard kinds are the knowledge base's: each must be explained by a pitfall there.
-HazardKind = ScanKind
-HAZARD_KINDS: tuple[str, ...] = SCAN_KINDS
+# Hazard kinds: the knowledge base's (each explained by a pitfall there), then the scan's own, each
+# explained by the data in advisor/scan/patterns.py (fix, effort, before/after, where it was verified).
+ScanOnlyKind = Literal["graph_side_effect", "dynamic_shape", "no_equivalent"]
+SCAN_ONLY_KINDS: tuple[str, ...] = ScanOnlyKind.__args__  # type: ignore[attr-defined]
+HazardKind = Union[ScanKind, ScanOnlyKind]
+HAZARD_KINDS: tuple[str, ...] = SCAN_KINDS + SCAN_ONLY_KINDS
 
 Risk = Literal["low", "medium", "high"]
-Route = Literal["manual rewrite", "ONNX -> MindIR conversion", "adapter layer"]
+Route = Literal[
+    "manual rewrite",
+    "ONNX -> MindIR conversion",
+    "adapter layer",
+    "stay on PyTorch via torch_npu",
+    "nothing to migrate",
+]
+# Where a file sits in the project: what it costs and whether it counts (tests, examples and tools
+# are shown apart and left out of the total by default).
+Role = Literal["model", "training", "data", "deployment", "tests", "examples", "tools", "other", "mindspore"]
+# MindSpore Dev Toolkit's three bins for the APIs a scan finds.
+ToolkitClass = Literal["convertible", "probably_tensor", "no_mapping"]
 Hours = tuple[float, float]
 
 
@@ -44,6 +58,9 @@ class ApiUse(_Out):
     locations: list[Location] = Field(default_factory=list, description="First few uses.")
     effort_hours: Hours
     effort_basis: str
+    excluded_uses: int = Field(0, description="Uses in excluded files (tests, examples, tools, --exclude): not costed.")
+    toolkit: ToolkitClass = Field("convertible", description="MindSpore Dev Toolkit's bin for it.")
+    adapter: bool = Field(True, description="Usable through the MSAdapter/MindTorch adapter (KB adapter field).")
 
 
 class UnmappedApi(_Out):
@@ -54,6 +71,8 @@ class UnmappedApi(_Out):
     locations: list[Location] = Field(default_factory=list)
     effort_hours: Hours
     effort_basis: str
+    excluded_uses: int = 0
+    toolkit: ToolkitClass = "no_mapping"
 
 
 class Hazard(_Out):
@@ -65,6 +84,10 @@ class Hazard(_Out):
     fix: str
     pitfall: Optional[str] = Field(None, description="KB pitfall id whose scan_kinds names this kind.")
     in_forward: bool = False
+    api: Optional[str] = Field(None, description="The API whose use is the hazard, when one is.")
+    role: Role = "other"
+    excluded: bool = Field(False, description="In an excluded file: shown, not costed, not in risk or route.")
+    optional: bool = Field(False, description="Reached only through a lazy import inside a function (e.g. a weights loader).")
 
 
 class HazardSummary(_Out):
@@ -83,6 +106,67 @@ class HazardSummary(_Out):
     fix: str
     effort_hours: Hours
     effort_basis: str
+    excluded: int = Field(0, description="Places in excluded files (not costed).")
+    example: Optional[FixExample] = None
+
+
+class FixExample(_Out):
+    """The MindSpore-side fix as a pattern: what the PyTorch code looks like, what it becomes."""
+
+    before: str
+    after: str
+    source: str = ""
+
+
+class Dependency(_Out):
+    """A third-party PyTorch-side library the code imports, and its MindSpore-side counterpart."""
+
+    name: str = Field(description="Import root, e.g. timm.")
+    files: int
+    uses: int = Field(description="Import statements.")
+    first: Location
+    mindspore: Optional[str] = Field(None, description="The MindSpore-side equivalent, or None where there is none.")
+    mapping: Literal["same", "differs", "none", "unknown"]
+    note: str = ""
+    optional: bool = Field(False, description="Only imported lazily inside functions (not needed to train the model).")
+    excluded: bool = Field(False, description="Only imported from excluded files.")
+    effort_hours: Hours = (0.0, 0.0)
+    effort_basis: str = ""
+
+
+class EffortItem(_Out):
+    """One line of the estimate: the figures that add up to the total."""
+
+    item: str = Field(description="What is costed, e.g. 'port code (model)', 'api torch.nn.Conv2d', 'hazard distributed'.")
+    kind: Literal["code", "modules", "api", "hazard", "dependency"]
+    count: int = Field(description="Lines, classes, uses or places costed.")
+    effort_hours: Hours
+    basis: str
+
+
+class EffortShare(_Out):
+    """Hours of one file, package or role (plain sums of the low and high ends of what it holds)."""
+
+    name: str
+    role: Optional[Role] = None
+    files: int = 0
+    lines: int = 0
+    effort_hours: Hours = (0.0, 0.0)
+    excluded: bool = False
+
+
+class EffortBreakdown(_Out):
+    """Where the hours are: per item, role, top-level package and file; excluded files apart."""
+
+    rule: str
+    exclude: list[str] = Field(default_factory=list, description="Glob patterns excluded from the total.")
+    included_files: int = 0
+    excluded_files: int = 0
+    excluded_hours: Hours = Field((0.0, 0.0), description="What the excluded files and optional paths (lazy hub imports) would add (not in effort_hours).")
+    items: list[EffortItem] = Field(default_factory=list)
+    by_role: list[EffortShare] = Field(default_factory=list)
+    by_package: list[EffortShare] = Field(default_factory=list)
+    by_file: list[EffortShare] = Field(default_factory=list)
 
 
 class Skipped(_Out):
@@ -112,3 +196,15 @@ class ScanResult(_Out):
     route: Route = "manual rewrite"
     route_why: str = ""
     route_alternatives: list[str] = Field(default_factory=list)
+    # --- schema 2 additions --------------------------------------------------------------------
+    framework: Literal["pytorch", "mindspore", "mixed", "none"] = Field(
+        "none", description="What the scanned code is written in (by its imports).")
+    mindspore_files: int = 0
+    nothing_scanned: str = Field("", description="Why nothing could be estimated, when nothing could.")
+    effort_breakdown: Optional[EffortBreakdown] = None
+    api_classes: dict[str, int] = Field(default_factory=dict, description="Distinct APIs per Dev Toolkit bin.")
+    dependencies: list[Dependency] = Field(default_factory=list)
+    risk_rule: str = ""
+
+
+HazardSummary.model_rebuild()

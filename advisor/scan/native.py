@@ -1,5 +1,6 @@
-"""Custom C++/CUDA extension sources (.cu, .cuh, and C/C++ files that use torch or pybind11):
-each is a hand-written operator MindSpore cannot load. Read as text, never compiled."""
+"""Custom C++/CUDA extension sources (.cu, .cuh, and C/C++ files that bind or register operators for
+PyTorch): each is a hand-written operator MindSpore cannot load. A C++ program that only links LibTorch
+is not one. Read as text, never compiled."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from advisor.scan.files import CUDA_SUFFIXES, Source
 
 # The first line that shows what the file is: a kernel, a binding, a torch include.
 MARKER = re.compile(r"__global__|PYBIND11_MODULE|TORCH_LIBRARY|#\s*include\s*[<\"](?:torch|ATen|c10|cuda|pybind11)")
-TORCH_CPP = re.compile(r"torch|ATen|c10::|pybind11|cuda", re.IGNORECASE)
+# What makes C/C++ an operator for PyTorch (not a program that merely links LibTorch or finds CUDA):
+# a Python binding, an operator registration, the extension header, or CUDA kernels/ATen CUDA code.
+EXTENSION_CPP = re.compile(
+    r"PYBIND11_MODULE|TORCH_LIBRARY|TORCH_EXTENSION_NAME|#\s*include\s*[<\"]torch/(?:extension|python)\.h|"
+    r"__global__|#\s*include\s*[<\"](?:ATen/cuda|c10/cuda|cuda_runtime|cuda\.h|cub/|thrust/)")
 
 
 KERNEL = re.compile(r"__global__\b(.*)")
@@ -31,8 +36,8 @@ def extension_findings(src: Source) -> list[tuple[int, str]]:
     [] when the file is not extension code (plain C/C++ that never mentions torch or CUDA)."""
     text = src.data.decode("utf-8", errors="replace")
     is_cuda = src.path.suffix.lower() in CUDA_SUFFIXES
-    if not is_cuda and not TORCH_CPP.search(text):
-        return []
+    if not is_cuda and not EXTENSION_CPP.search(text):
+        return []  # plain C/C++, a LibTorch program (torch/torch.h, torch::jit::load), or a CUDA_HOME lookup
     lines = text.splitlines()
     kernels = []
     for number, line in enumerate(lines, start=1):

@@ -55,7 +55,56 @@ def _block(head: str, details: list[tuple[str, str]], width: int, indent: int = 
     return "\n".join(lines)
 
 
-def render_text(result: ScanResult, width: int | None = None) -> str:
+TOP = 12  # rows of a breakdown table before "N more"
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _example(ex, width: int, indent: int) -> list[str]:
+    """before/after code, one snippet line per output line (code does not wrap well)."""
+    out = []
+    for label, code in (("before", ex.before), ("after", ex.after)):
+        for i, line in enumerate(code.splitlines()):
+            head = " " * indent + (f"{label}: " if i == 0 else " " * (len(label) + 2))
+            out.append(_clip(head + line, width))
+    return out
+
+
+def _shares(title: str, shares, width: int) -> list[str]:
+    rows = [[_clip(s.name, max(20, width - 40)), s.role or "", str(s.files), str(s.lines), _h(s.effort_hours)]
+            for s in shares[:TOP]]
+    out = [title, tabulate(rows, headers=["name", "role", "files", "lines", "hours"], tablefmt="simple")]
+    if len(shares) > TOP:
+        out.append(f"  ... {len(shares) - TOP} more (see --json effort_breakdown)")
+    return out
+
+
+def _breakdown(result: ScanResult, by: str | None, width: int) -> list[str]:
+    b = result.effort_breakdown
+    if b is None or not b.items:
+        return []
+    out = []
+    if b.excluded_files:
+        out.append(textwrap.fill(
+            f"Excluded from the total: {b.excluded_files} file(s) (tests, examples, tools and --exclude), "
+            f"another {_h(b.excluded_hours)} if they were ported too", width, subsequent_indent="  "))
+    out += _shares("Effort by role", b.by_role, width) + [""]
+    if by == "package":
+        out += _shares("Effort by top-level package", b.by_package, width) + [""]
+    elif by == "file":
+        out += _shares("Effort by file", b.by_file, width) + [""]
+    out.append("Effort items (what adds up to the total)")
+    for item in b.items[:TOP]:
+        out.append(_block(f"{_h(item.effort_hours):>14}  {item.item} x{item.count}", [("", item.basis)], width, indent=16))
+    if len(b.items) > TOP:
+        out.append(f"  ... {len(b.items) - TOP} more items (see --json effort_breakdown.items)")
+    out.append("")
+    return out
+
+
+def render_text(result: ScanResult, width: int | None = None, by: str | None = None) -> str:
     """The summary and the findings as blocks wrapped to `width` (default: the terminal's)."""
     width = width or output_width()
     out: list[str] = []
@@ -72,7 +121,14 @@ def render_text(result: ScanResult, width: int | None = None) -> str:
         out.append(textwrap.fill(reason, width, initial_indent="  - ", subsequent_indent="    "))
     out.append(f"Route:  {result.route}")
     out.append(textwrap.indent(textwrap.fill(result.route_why, width - 2), "  "))
+    if result.api_classes and any(result.api_classes.values()):
+        c = result.api_classes
+        out.append(textwrap.fill(
+            f"APIs (as MindSpore Dev Toolkit sorts them): {c.get('convertible', 0)} convertible, "
+            f"{c.get('probably_tensor', 0)} probably Tensor methods, {c.get('no_mapping', 0)} with no mapping",
+            width, subsequent_indent="  "))
     out.append("")
+    out += _breakdown(result, by, width)
 
     if result.hazard_summary:
         by_kind = defaultdict(list)
@@ -82,8 +138,11 @@ def render_text(result: ScanResult, width: int | None = None) -> str:
         for s in result.hazard_summary:
             places = by_kind[s.kind]
             where = ", ".join(places[:MAX_PLACES]) + (f" (+{len(places) - MAX_PLACES} more)" if len(places) > MAX_PLACES else "")
-            out.append(_block(f"{s.risk:<6} {s.kind} x{s.count}, {_h(s.effort_hours)}",
+            excluded = f" ({s.excluded} in excluded files)" if s.excluded else ""
+            out.append(_block(f"{s.risk:<6} {s.kind} x{s.count}{excluded}, {_h(s.effort_hours)}",
                               [("where", where), ("fix", s.fix)], width, indent=7))
+            if s.example:
+                out += _example(s.example, width, 7)
         out.append("")
         out.append("Hazard details")
         for h in result.hazards:
@@ -102,10 +161,19 @@ def render_text(result: ScanResult, width: int | None = None) -> str:
             first = f", first at {_at(u.locations[0])}" if u.locations else ""
             out.append(textwrap.fill(f"{u.name} x{u.count}{first}, {_effort(u)}", width, subsequent_indent="    "))
         out.append("")
+    if result.dependencies:
+        out.append("Third-party libraries (MindSpore-side counterpart)")
+        for d in result.dependencies:
+            flag = " optional (lazy import)" if d.optional else " excluded files only" if d.excluded else ""
+            out.append(_block(f"{d.mapping:<8} {d.name} in {d.files} file(s){flag} -> {d.mindspore or 'none'}, {_h(d.effort_hours)}",
+                              [("", d.note)], width, indent=9))
+        out.append("")
     if result.skipped:
         out.append("Skipped")
         out.append(tabulate([[s.file, s.reason] for s in result.skipped], headers=["file", "reason"], tablefmt="simple"))
         out.append("")
-    if not (result.apis or result.unmapped or result.hazards):
-        out.append("No PyTorch code found.")
+    if result.framework == "mindspore":
+        out.append(f"Already MindSpore code ({result.mindspore_files} file(s) import mindspore): nothing to migrate.")
+    elif not (result.apis or result.unmapped or result.hazards):
+        out.append("No PyTorch code found" + (f": {result.nothing_scanned}." if result.nothing_scanned else "."))
     return "\n".join(out).rstrip() + "\n"

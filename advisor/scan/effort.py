@@ -1,0 +1,176 @@
+"""Effort that scales with what must be ported: every occurrence (a line of torch code, a module
+class, an API call site, a hazard place, a library) costs something, the first of a kind the most,
+each repeat less but never nothing. Each occurrence belongs to one file, so the same figures add up
+per file, per top-level package, per role and per item.
+
+The constants are assumptions anchored on the field reports and checked against real projects in
+benchmarks/scan_calibration.md.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from advisor.scan.models import EffortBreakdown, EffortItem, EffortShare
+from advisor.scan.roles import package_of
+
+# Porting a line of code that uses torch (rename, re-check arguments, run it): "a training script of a
+# few hundred lines: half a day if you know both" (seed 004, 3.3) is ~8-13 h per 1,000 lines; a
+# team porting many similar files goes faster. Hours per line (low, high). Assumption.
+LINE_HOURS = (0.004, 0.012)
+# Tests, examples and tools are simpler to port than the model (they call it). Assumption.
+ROLE_FACTOR = {"tests": 0.5, "examples": 0.5, "tools": 0.5}
+# Checking each nn.Module -> nn.Cell port against PyTorch (same input, same output): the first takes
+# an hour or so, later ones reuse the harness. Hours per module class. Assumption.
+MODULE_HOURS = (0.25, 1.0)
+# Each repeat k (k >= 2) of the same item costs max(1/k, floor) of the first: diminishing, never nothing.
+FLOOR = {"module": 0.25, "api": 0.05, "hazard": 0.1, "custom_extension": 0.5, "no_equivalent": 0.5, "dependency": 0.0}
+RULE = (
+    "every occurrence costs: each line of torch-using code LINE_HOURS {line} h (tests/examples/tools x0.5); each "
+    "nn.Module class MODULE_HOURS {module} h; each distinct API its KB figure (or the default); each hazard kind its "
+    "KB pitfall figure (or the scan's own); the k-th repeat of the same API, class or hazard costs max(1/k, floor) of "
+    "the first (floors: {floors}), so cost keeps growing with the code; 'same' APIs cost once (their call sites are "
+    "in the line cost). Total: low = sum of the item lows, high = low + root-sum-square of the item ranges "
+    "(independent items rarely all hit their high end). Per-file, package and role figures are plain sums of "
+    "what they hold. Excluded files (default: tests, examples, tools) are priced apart, not in the total."
+)
+
+
+def weight(k: int, floor: float) -> float:
+    """Cost of the k-th occurrence (from 1) relative to the first."""
+    return 1.0 if k <= 1 else max(1.0 / k, floor)
+
+
+@dataclass
+class Occurrence:
+    item: str  # the item it belongs to ("api torch.nn.Conv2d", "hazard distributed", "port code (model)")
+    kind: str  # code | modules | api | hazard | dependency
+    file: str
+    role: str
+    excluded: bool
+    low: float
+    high: float
+    count: int = 1
+
+
+@dataclass
+class FileInfo:
+    rel: str
+    lines: int
+    role: str
+    excluded: bool
+    torch: bool
+    mindspore: bool
+    model_lines: int = 0  # lines inside nn.Module classes
+
+
+class Ledger:
+    """Collects occurrences; items in the order they are first seen."""
+
+    def __init__(self) -> None:
+        self.occ: list[Occurrence] = []
+        self.basis: dict[str, str] = {}
+
+    def add(self, occ: Occurrence, basis: str) -> None:
+        self.occ.append(occ)
+        self.basis.setdefault(occ.item, basis)
+
+    def series(self, item: str, kind: str, base: tuple[float, float], places: list[tuple[str, str, bool]],
+               floor: float, basis: str) -> None:
+        """One item at several places (file, role, excluded): included places first, so what the excluded
+        files add is the marginal cost."""
+        ordered = sorted(places, key=lambda p: p[2])
+        for k, (file, role, excl) in enumerate(ordered, start=1):
+            w = weight(k, floor)
+            self.add(Occurrence(item, kind, file, role, excl, base[0] * w, base[1] * w), basis)
+
+    def item_hours(self, item: str, excluded: bool = False) -> tuple[float, float]:
+        lo = sum(o.low for o in self.occ if o.item == item and o.excluded == excluded)
+        hi = sum(o.high for o in self.occ if o.item == item and o.excluded == excluded)
+        return (round(lo, 2), round(hi, 2))
+
+
+def code_lines(ledger: Ledger, files: list[FileInfo]) -> None:
+    for f in files:
+        if not f.torch:
+            continue  # no torch in it: moved as is
+        factor = ROLE_FACTOR.get(f.role, 1.0)
+        parts = [("model", f.model_lines, 1.0), (f.role, f.lines - f.model_lines, factor)]
+        if f.role in ROLE_FACTOR:  # a test's helper Cell is still a test
+            parts = [(f.role, f.lines, factor)]
+        for role, n, fac in parts:
+            if n > 0:
+                ledger.add(Occurrence(f"port code ({role})", "code", f.rel, role, f.excluded,
+                                      n * LINE_HOURS[0] * fac, n * LINE_HOURS[1] * fac, n),
+                           f"{n} line(s) x {LINE_HOURS[0]:g}-{LINE_HOURS[1]:g} h per line"
+                           + (f" x{fac:g}" if fac != 1 else "") + " (assumption anchored on seed 004 3.3)")
+
+
+def _round(pair: tuple[float, float]) -> tuple[float, float]:
+    return (round(pair[0], 2), round(pair[1], 2))
+
+
+def _shares(occ: list[Occurrence], key, files: dict[str, FileInfo], role_key: bool = False) -> list[EffortShare]:
+    hours: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    members: dict[str, set[str]] = defaultdict(set)
+    lines: dict[str, int] = defaultdict(int)
+    for o in occ:
+        k = key(o)
+        hours[k][0] += o.low
+        hours[k][1] += o.high
+        members[k].add(o.file)
+        if o.kind == "code":
+            lines[k] += o.count
+    out = []
+    for k, (lo, hi) in hours.items():
+        fs = members[k]
+        out.append(EffortShare(
+            name=k,
+            role=k.replace(" (excluded)", "") if role_key else (files[k].role if k in files else None),
+            files=len(fs),
+            lines=lines[k],
+            effort_hours=_round((lo, hi)),
+            excluded=all(files[f].excluded for f in fs if f in files) if fs else False,
+        ))
+    out.sort(key=lambda s: (-s.effort_hours[1], s.name))
+    return out
+
+
+def breakdown(ledger: Ledger, files: list[FileInfo], exclude: list[str]) -> tuple[EffortBreakdown, tuple[float, float], float]:
+    """The breakdown, the total [low, high] of the included occurrences and its worst case."""
+    by_file = {f.rel: f for f in files}
+    included = [o for o in ledger.occ if not o.excluded]
+    excluded_occ = [o for o in ledger.occ if o.excluded]
+    items: list[EffortItem] = []
+    seen: dict[str, list] = {}
+    for o in included:
+        if o.item not in seen:
+            seen[o.item] = [o.kind, 0, 0.0, 0.0]
+        entry = seen[o.item]
+        entry[1] += o.count
+        entry[2] += o.low
+        entry[3] += o.high
+    for name, (kind, count, lo, hi) in seen.items():
+        items.append(EffortItem(item=name, kind=kind, count=count, effort_hours=_round((lo, hi)), basis=ledger.basis[name]))
+    items.sort(key=lambda i: (-i.effort_hours[1], i.item))
+    low = sum(i.effort_hours[0] for i in items)
+    spread = sum((i.effort_hours[1] - i.effort_hours[0]) ** 2 for i in items) ** 0.5
+    worst = sum(i.effort_hours[1] for i in items)
+    ex_lo = sum(o.low for o in excluded_occ)
+    ex_hi = sum(o.high for o in excluded_occ)
+    result = EffortBreakdown(
+        rule=RULE.format(line=f"{LINE_HOURS[0]:g}-{LINE_HOURS[1]:g}", module=f"{MODULE_HOURS[0]:g}-{MODULE_HOURS[1]:g}",
+                         floors=", ".join(f"{k} {v:g}" for k, v in FLOOR.items() if v)),
+        exclude=list(exclude),
+        included_files=sum(1 for f in files if not f.excluded),
+        excluded_files=sum(1 for f in files if f.excluded),
+        excluded_hours=_round((ex_lo, ex_hi)),
+        items=items,
+        by_role=_shares(ledger.occ, lambda o: o.role + (" (excluded)" if o.excluded else ""), by_file, role_key=True),
+        by_package=_shares(ledger.occ, lambda o: package_of(o.file), by_file),
+        by_file=_shares(ledger.occ, lambda o: o.file, by_file),
+    )
+    for share in result.by_role:
+        share.excluded = share.name.endswith(" (excluded)")
+    return result, _round((low, low + spread)), round(worst, 2)
