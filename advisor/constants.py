@@ -37,6 +37,10 @@ _ALL = [
              "deployment section, names MindIR+Lite on Ascend and ONNX/TensorRT on NVIDIA as the native paths; "
              "55 sits about halfway between no path and the native one",
              "the export path scored", (0.0, 100.0)),
+    Constant("EXPORT_WORKS_SCORE", 50.0, "points",
+             "advisor.deployment: an export that works earns 50 of its 100 points (EXPORT_OK_POINTS); a measured "
+             "path below that did not export, so it caps the fit of every accelerator target of that framework",
+             "a measured export path counted as working from", (0.0, 100.0)),
     Constant("UNKNOWN_DEPLOYMENT_FIT", 70.0, "points",
              "assumption: a target the knowledge base has no deployment entry for is probably reachable",
              "an unknown deployment target scored", (0.0, 100.0)),

@@ -242,12 +242,14 @@ def build_report(
     scaling: Any = None,
     scaling_source: str = "none",
     scaling_file: Optional[str] = None,
+    deploy: Any = None,
     created_at: Optional[str] = None,
 ) -> Report:
     """Score and wrap. `probes`: a ProbeSuite, a list of them, or None. `scaling`: a scaling probe
     result (ScalingResult or its JSON) from this host's cache (`scaling_source="cache"`) or a file."""
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
-    card = score(requirements, host, suites, kb, scan, scaling=scaling, scaling_here=scaling_source == "cache")
+    card = score(requirements, host, suites, kb, scan, scaling=scaling, scaling_here=scaling_source == "cache",
+                 deploy=deploy)
     runs, parity, gemm = summarise_runs(suites)
     stamp = created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     return Report(

@@ -23,6 +23,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.constants import CONSTANTS, DEFAULT, Consts, searched
+from advisor.deployment import deployment_evidence
 from advisor.evidence import QUALITY_RANK, Evidence, dump, kb_evidence, req_evidence, sourced_evidence
 from advisor.memory import MemoryFit, blocks
 from advisor.projections import (
@@ -361,6 +362,8 @@ class Context:
     comparisons: list[dict] = field(default_factory=list)
     fixed: dict[str, dict] = field(default_factory=dict)
     """criteria that no constant moves (ecosystem, debugging), worked out once"""
+    deploy: list[dict] = field(default_factory=list)
+    """the deployment probe's evidence rows (advisor.deployment), measured on the probe's host"""
 
 
 # --- criteria ------------------------------------------------------------------------------------
@@ -467,7 +470,7 @@ def _debugging(wf: str, ctx: Context) -> tuple[float, list[Evidence], str]:
     return value, ev, note
 
 
-def _deployment_fit(framework: str, target: str, kb: Any, k: Consts) -> tuple[float, list[Evidence], str]:
+def _kb_deployment_fit(framework: str, target: str, kb: Any, k: Consts) -> tuple[float, list[Evidence], str]:
     native = NATIVE_DEPLOYMENT.get(target)
     if native == framework:
         return k["NATIVE_FIT"], [], f"{target}: first-party path"
@@ -479,13 +482,33 @@ def _deployment_fit(framework: str, target: str, kb: Any, k: Consts) -> tuple[fl
     return value, ev, f"{target}: knowledge-base deployment score"
 
 
+def _deployment_fit(framework: str, target: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence], str]:
+    """The knowledge-base / constant fit of `target`, with the deployment probe's measurement where it
+    applies: on a CPU server the measured path (ONNX Runtime, MindIR) is the evidence itself; for an
+    accelerator target a CPU measurement only shows whether the export works at all, so it caps the
+    fit when every measured export path of the framework failed and otherwise only adds evidence."""
+    value, ev, note = _kb_deployment_fit(framework, target, ctx.kb, k)
+    rows = [r for r in ctx.deploy if r.get("framework") == framework and r.get("measured") and r.get("score") is not None]
+    if not rows:
+        return value, ev, note
+    best = max(rows, key=lambda r: r["score"])
+    measured = [Evidence(kind="measured", ref=f"deploy:{r['framework']}->{r['target']}", value=r["score"],
+                         detail=f"{r['framework']} -> {r['target']}: {r['score']}/100 ({r['note']})") for r in rows]
+    if target == "cpu-server":
+        return float(best["score"]), measured, f"{target}: measured here, best path {framework} -> {best['target']}"
+    if best["score"] < k["EXPORT_WORKS_SCORE"]:
+        return min(value, float(best["score"])), ev + measured, (f"{note}; capped: every {framework} export path "
+                                                                 f"measured here scored below {k['EXPORT_WORKS_SCORE']:g}")
+    return value, ev + measured, f"{note}; export paths work here (measured, CPU)"
+
+
 def _deployment(wf: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence], str]:
     req = ctx.req
     framework = ctx.routes[wf].framework
     scores, notes = [], []
     ev = [_req_ev("deployment.targets", list(req.deployment.targets), f"deploys {framework} models to {', '.join(req.deployment.targets)}")]
     for target in req.deployment.targets:
-        value, tev, note = _deployment_fit(framework, target, ctx.kb, k)
+        value, tev, note = _deployment_fit(framework, target, ctx, k)
         scores.append(value)
         ev.extend(tev)
         notes.append(f"{note} {value:.0f}")
@@ -1039,7 +1062,7 @@ WORKFLOW_SUMMARY = {
 
 
 def _prepare(req: Requirements, host: Any, suites: list[Any], kb: Any, scan: Any, scaling: Any,
-             scaling_here: bool) -> tuple[Context, list[str]]:
+             scaling_here: bool, deploy: Any = None) -> tuple[Context, list[str]]:
     req_dict = conditions(req)
     weights = resolve_weights(req)
     assumptions: list[str] = list(MODEL_ASSUMPTIONS)
@@ -1071,14 +1094,15 @@ def _prepare(req: Requirements, host: Any, suites: list[Any], kb: Any, scan: Any
     scan_doc = dump(scan) if scan is not None else None
     ctx = Context(req=req, kb=kb, scan=dict(scan_doc) if scan_doc is not None else None, req_dict=req_dict, routes=rs,
                   best=best, compared=compared, basis=basis, weights=weights, wmap={w.name: w.weight for w in weights},
-                  pitfalls={wf: applicable_pitfalls(kb, wf, req_dict) for wf in WORKFLOWS}, comparisons=comparisons)
+                  pitfalls={wf: applicable_pitfalls(kb, wf, req_dict) for wf in WORKFLOWS}, comparisons=comparisons,
+                  deploy=deployment_evidence(deploy) if deploy is not None else [])
     ctx.fixed = {wf: {"ecosystem": _ecosystem(wf, ctx), "debugging": _debugging(wf, ctx)} for wf in WORKFLOWS}
     return ctx, assumptions
 
 
 def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: Any = None, scan: Any = None,
           scaling: Any = None, scaling_here: bool = False, constants: Optional[dict[str, float]] = None,
-          sensitivity: bool = True) -> Scorecard:
+          sensitivity: bool = True, deploy: Any = None) -> Scorecard:
     """Score the three workflows. Pure: same inputs, same scorecard.
 
     `host`: a CheckReport/HostInfo (or None); `probes`: a ProbeSuite, a list of them, or None;
@@ -1086,12 +1110,13 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
     `scan`: an advisor.scan ScanResult of the team's code, or None;
     `scaling`: a scaling probe result (probes.scaling ScalingResult or its JSON), used for multi-device
     communication when the requirements ask for distributed training; `scaling_here`: measured on this host;
+    `deploy`: a deployment-probe result (`advisor probe --deploy`), measured evidence for the deployment criterion;
     `constants`: named constants moved from their defaults (advisor.constants); `sensitivity`: also search
     each constant for the value that flips the verdict (the expensive part; off for bulk re-scoring).
     """
     req = requirements
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
-    ctx, assumptions = _prepare(req, host, suites, kb, scan, scaling, scaling_here)
+    ctx, assumptions = _prepare(req, host, suites, kb, scan, scaling, scaling_here, deploy)
     k = Consts(constants)
     ev = _evaluate(ctx, k)
     scores = ev.scores

@@ -32,6 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="probe results files (`advisor probe --json -o FILE`), e.g. from other hosts")
     parser.add_argument("--scaling", metavar="FILE",
                         help="scaling probe result (`advisor probe --scaling --json -o FILE`) instead of this host's cached one")
+    parser.add_argument("--deploy", metavar="FILE",
+                        help="deployment probe result (`advisor probe --deploy -o FILE`): measured evidence for the "
+                             "deployment criterion")
     parser.add_argument("--run-probes", action="store_true",
                         help="measure this host now (the short probe suite) instead of using cached results")
     parser.add_argument("--no-cache", action="store_true", help="ignore cached probe and scaling results for this host")
@@ -132,6 +135,26 @@ def load_scaling_file(path: str) -> Any:
         raise UsageError(validation_message(path, exc)) from None
 
 
+DEPLOY_HINT = "expected a deployment result from `advisor probe --deploy -o FILE`"
+
+
+def load_deploy_file(path: str) -> Any:
+    """A deployment probe result file, validated as a DeployResult."""
+    data = read_json(path, DEPLOY_HINT, "--deploy")
+    if not isinstance(data, dict) or data.get("kind") != "deploy":
+        raise UsageError(f"{path}: kind: expected \"deploy\": {DEPLOY_HINT}")
+    from pydantic import ValidationError
+
+    from probes.deploy.models import DeployResult
+
+    from advisor.requirements import validation_message
+
+    try:
+        return DeployResult.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(validation_message(path, exc)) from None
+
+
 def _from_cache(load, what: str) -> Any:
     """This host's cached result, or None: an unreadable cache is skipped with a note, not fatal."""
     try:
@@ -218,6 +241,7 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         seen[real] = p
     suites = [load_probe_file(p) for p in args.probes]
     scaling_from_file = load_scaling_file(args.scaling) if args.scaling else None
+    deploy = load_deploy_file(args.deploy) if args.deploy else None
     source = "files" if suites else "none"
     if args.run_probes:
         suites.append(run_probes())
@@ -248,6 +272,7 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         "scaling": scaling,
         "scaling_source": scaling_source,
         "scaling_file": args.scaling,
+        "deploy": deploy,
         "probes": suites or None,
         "probe_source": source,
         "probe_files": list(args.probes),

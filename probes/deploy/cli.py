@@ -64,7 +64,9 @@ def config_from_args(args) -> DeployConfig:
         if name in defaults and getattr(args, name, defaults[name]) != defaults[name]:
             flag = "--" + name.replace("_", "-")
             raise DeployUsageError(f"{flag}: a training-probe option; the deployment probe (--deploy) does not use it")
-    if getattr(args, "repeat", 1) != 1:
+    from probes.probe_models import ProbeConfig
+
+    if getattr(args, "repeat", None) not in (None, ProbeConfig.model_fields["repeat"].default):
         raise DeployUsageError("--repeat: the deployment probe runs each step once (its stop rule sizes the "
                                "measurement); leave --repeat out")
     if getattr(args, "device", "auto") not in ("auto", "cpu"):

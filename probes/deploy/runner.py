@@ -18,7 +18,7 @@ from typing import Callable, Optional
 import numpy as np
 from pydantic import ValidationError
 
-from probes import launcher
+from probes import hostfacts, launcher
 from probes.deploy import engines as _engines
 from probes.deploy.common import ENGINE_OF_PROVIDER
 from probes.deploy.models import (
@@ -77,20 +77,16 @@ def serve_timeout(config: DeployConfig, model: str) -> float:
 
 
 def _env(worker: str, config: DeployConfig, ms_env: dict) -> dict:
-    threads = str(config.threads or _cores())
-    env = {"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads}
+    from probes import quality
+
+    threads = str(config.threads or hostfacts.usable_cores())
+    # the stop rule's t quantile, from scipy here: the workers stay dependency-light
+    env = {"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads, "ADVISOR_T_CRIT": f"{quality.stop_rule_t():.6f}"}
     if worker == "mindspore":
         env.update(ms_env)
     else:
         env["ONEDNN_MAX_CPU_ISA"] = None  # never outside MindSpore (it slows torch down)
     return env
-
-
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 def _outcome_fields(out: launcher.ChildOutcome) -> tuple[dict, Optional[str], Optional[str]]:
@@ -110,7 +106,7 @@ def export_step(fw: str, fmt: str, model: str, config: DeployConfig, outdir: str
     sid = f"{fw}-{fmt}-{model}"
     base = dict(id=sid, framework=fw, format=fmt, model=model)
     args = ["-m", WORKER[fw], "export", "--model", model, "--format", fmt, "--out", outdir,
-            "--threads", str(config.threads or _cores())]
+            "--threads", str(config.threads or hostfacts.usable_cores())]
     if config.inject_op:
         args += ["--inject-op", config.inject_op]
     out = launcher.run_child(args, timeout=export_timeout(config, model), env_extra=env, cancel=cancel)
@@ -133,7 +129,7 @@ def serve_step(sid: str, worker: str, fw: str, artefact: str, model: str, engine
     base = dict(id=sid, framework=fw, artefact=artefact, model=model, engine=engine, provider=provider)
     args = ["-m", WORKER[worker], "serve", "--model", model, "--artefact", artefact, "--path", path,
             "--id", sid, "--batch-sizes", ",".join(str(b) for b in config.batch_sizes),
-            "--budget", str(config.budget), "--out", outdir, "--threads", str(config.threads or _cores())]
+            "--budget", str(config.budget), "--out", outdir, "--threads", str(config.threads or hostfacts.usable_cores())]
     if provider:
         args += ["--provider", provider]
     if config.max_calls:
@@ -244,7 +240,7 @@ def _busy_host_warning(result: DeployResult) -> None:
     except OSError:
         return
     result.host["loadavg_after"] = after
-    cores = result.host.get("logical_cores") or _cores()
+    cores = result.host.get("logical_cores") or hostfacts.usable_cores()
     before = result.host.get("loadavg_before") or [0.0]
     worst = max(before[0], after[0])
     if worst > 0.75 * cores:

@@ -71,12 +71,12 @@ def time_calls(call: Callable[[], Any], batch: int, budget_s: float, max_calls: 
         ms.append(dt * 1e3)
         secs.append(dt)
         elapsed = clock() - w_start
-        if len(ms) >= MIN_LATENCY_SAMPLES and stats.converged(ms, secs, batch, MIN_LATENCY_SAMPLES):
+        if len(ms) >= MIN_LATENCY_SAMPLES and stats.converged(ms, secs, batch, t_crit(), MIN_LATENCY_SAMPLES):
             stop = "converged"
             break
         if elapsed >= budget_s and (len(ms) >= MIN_SAMPLES_HARD or elapsed >= 3 * budget_s):
             break
-    ci = stats.batch_means_ci(secs, batch) if secs else None
+    ci = stats.batch_means_ci(secs, batch, t_crit()) if secs else None
     ips = batch * len(secs) / sum(secs) if secs and sum(secs) > 0 else None
     lat = percentiles(ms)
     warnings = stats.noise_warnings(stats.summarize(ms), ms) if ms else []
@@ -94,3 +94,17 @@ def serve_all(make_call: Callable[[int], Callable[[], Any]], batch_sizes: list[i
               max_calls: Optional[int] = None, clock: Callable[[], float] = time.perf_counter) -> list[dict]:
     """time_calls for each batch size (make_call(b) prepares the input once, outside the clock)."""
     return [time_calls(make_call(b), b, budget_s, max_calls, clock) for b in batch_sizes]
+
+
+def t_crit() -> float:
+    """t(0.975, batches - 1) for the stop rule and the interval: computed with scipy in the parent
+    (probes.quality.stop_rule_t) and handed over in ADVISOR_T_CRIT, as the training workers get it;
+    computed here when the timer runs in the parent itself."""
+    import os
+
+    value = os.environ.get("ADVISOR_T_CRIT")
+    if value is not None:
+        return float(value)
+    from probes.quality import stop_rule_t  # in the parent (or a test): scipy is at hand
+
+    return stop_rule_t()

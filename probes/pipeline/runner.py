@@ -4,7 +4,6 @@ alternating, on one uint8 image set prepared in the parent."""
 from __future__ import annotations
 
 import datetime as dt
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -12,18 +11,14 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from probes import launcher
+from probes import hostfacts, launcher
 from probes.pipeline.models import PipelineConfig, PipelineRun, PipelineSuite
 
 WORKER = {"pytorch": "probes.pipeline.worker_torch", "mindspore": "probes.pipeline.worker_mindspore"}
 
 
 def default_workers() -> int:
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(2, min(cores, 4))
+    return max(2, min(hostfacts.usable_cores(), 4))
 
 
 def plan(config: PipelineConfig) -> list[tuple[str, str, int]]:
