@@ -255,7 +255,7 @@ async def test_probes_run_show_progress_table_and_parity():
         table = app.screen.query_one("#probe-table")
         assert table.row_count == 4
         cells = [str(c) for c in table.get_row_at(0)]
-        assert cells[0] == "pytorch/eager/lenet bs32" and cells[1] == "ok"
+        assert cells[0] == "pytorch eager lenet" and cells[1] == "ok"
         assert "lenet: ok" in screen_text(app)
 
 
@@ -294,9 +294,12 @@ async def test_failed_run_and_crashing_launcher_are_reported():
         await pilot.press("s")
         await settle(pilot)
         table = app.screen.query_one("#probe-table")
-        failed = [table.get_row_at(i) for i in range(table.row_count)
-                  if str(table.get_row_at(i)[1]) == "failed"]
-        assert len(failed) == 1 and "SIGSEGV" in str(failed[0][9])
+        failed = [i for i in range(table.row_count) if str(table.get_row_at(i)[1]) == "failed"]
+        assert len(failed) == 1 and str(table.get_row_at(failed[0])[6]).startswith("worker exited")
+        # The cell is cut at a word; the highlighted row's detail line has the whole reason.
+        table.move_cursor(row=failed[0])
+        await pilot.pause()
+        assert "SIGSEGV" in str(app.screen.query_one("#probe-detail").content)
 
         def broken(config, on_event, cancel):
             raise OSError("cannot start worker")

@@ -58,6 +58,9 @@ async def quiet(pilot) -> None:
 @pytest.fixture(autouse=True)
 def _in_root(monkeypatch):
     monkeypatch.chdir(ROOT)  # the requirements path shown on screen is relative
+    # The cache folder the Probes screen names: the test's temporary one would change every run.
+    monkeypatch.setattr("tui.screens.probes._cache_folder", lambda: "~/.cache/framework-advisor")
+    monkeypatch.setenv("ADVISOR_ASCII", "0")  # the glyphs, whatever the test runner's locale
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

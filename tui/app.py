@@ -84,7 +84,8 @@ class AdvisorApp(App):
         self.probe_suite: Any = None
         self.probe_suite_cached = False
         self.probe_runs: dict[str, RunProgress] = {}
-        self.probe_total = 0  # runs the suite will make (from the runner's events)
+        self.probe_total = 0  # runs the suite will make (its plan, then the runner's events)
+        self.probe_clock: Any = None  # advisor.progress.SuiteClock of the running suite (the ETA)
         self.probes_running = False
         self.probe_cancel: Any = None
         self.scaling_result: Any = None        # a ScalingResult (cached or from this session)
@@ -191,9 +192,15 @@ class AdvisorApp(App):
                         timeout=8)
             return False
         self.requirements_path = str(path)
-        self.set_requirements(model, providers.as_data(model))
+        problems = _kb_problems(model)
+        if problems:  # `advisor report` refuses this file: so does the form (it shows where)
+            self.set_requirements(None, providers.as_data(model), f"{path}: {problems[0]}")
+            self.notify(f"{path}: {problems[0]}", title="Requirements need attention",
+                        severity="error", timeout=8)
+        else:
+            self.set_requirements(model, providers.as_data(model))
         self._tell("requirements_loaded")
-        if notify:
+        if notify and not problems:
             self.notify(f"Loaded {path}", title="Requirements")
         return True
 
@@ -245,7 +252,8 @@ class AdvisorApp(App):
             return False
         self.probes_running = True
         self.probe_runs = {}
-        self.probe_total = 0
+        self.probe_clock = _suite_clock(config)
+        self.probe_total = self.probe_clock.total if self.probe_clock else 0
         self._tell("probes_changed")
         self._probe_worker(config, self.probe_cancel)
         return True
@@ -281,6 +289,8 @@ class AdvisorApp(App):
                   message.message, message.run)
         if message.total:
             self.probe_total = message.total
+        if self.probe_clock is not None:
+            self.probe_clock.on_event(message.run_id, message.kind, message.fraction)
         self._tell("probe_progress", run)
 
     @on(ProbesFinished)
@@ -435,6 +445,7 @@ class AdvisorApp(App):
         except Exception as exc:
             self.notify(_one_line(exc), title=f"Export {fmt} failed", severity="error", timeout=8)
             return None
+        written = Path(written).resolve()
         self.notify(f"Wrote {written}", title=f"Exported {fmt}")
         return written
 
@@ -531,6 +542,23 @@ def _scaling_message(run_id: str, kind: str, slot: dict, run: Any) -> ScalingPro
     if message and message.startswith(run_id + ": "):
         message = message[len(run_id) + 2:]  # the row already names the launch
     return ScalingProgress(run_id, kind, slot["fraction"], slot["overall"], message, run)
+
+
+def _kb_problems(model: Any) -> list[str]:
+    try:
+        return providers.kb_problems(model)
+    except ImportError:  # no knowledge base package: nothing to check against (the report says so)
+        return []
+
+
+def _suite_clock(config: Any) -> Any:
+    """The ETA keeper for a probe config; None for a config it cannot plan (a test's stand-in)."""
+    try:
+        from advisor.progress import SuiteClock
+
+        return SuiteClock(config)
+    except Exception:  # noqa: BLE001 - without a plan the screen simply shows no ETA
+        return None
 
 
 def _one_line(exc: BaseException | None) -> str:

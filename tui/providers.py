@@ -106,6 +106,15 @@ def load_requirements_file(path: str | Path) -> Any:
     return load_requirements(path)
 
 
+def kb_problems(requirements: Any) -> list[str]:
+    """What the bundled knowledge base says is wrong with valid requirements ('field: expected ...'):
+    advisor.validation's check, the one `advisor report` runs, so both accept the same files."""
+    import knowledge
+    from advisor.validation import kb_problems as check
+
+    return check(requirements, knowledge.load())
+
+
 def requirements_to_yaml(data: dict) -> str:
     """The YAML `advisor report` reads: unset optional fields are left out, keys in model order."""
     return yaml.safe_dump(_drop_none(data), sort_keys=False, allow_unicode=True)

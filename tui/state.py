@@ -25,11 +25,10 @@ class RunProgress:
             self.status = "running"
         elif kind == "done":
             self.status = _status_of(run) or "done"
-            self.fraction = 1.0
+            if self.status in ("ok", "done"):
+                self.fraction = 1.0  # a cancelled or failed run keeps the bar where it stopped
             self.run = run
-            # The last word on a finished run: why it failed, or why it stopped.
-            self.message = ((_get(run, "error") or _get(run, "stop_reason") or "") if run
-                            else (message or ""))
+            self.message = done_message(run) if run is not None else (message or "")
         elif self.status == "waiting":
             self.status = "running"
         if fraction is not None and kind != "done":
@@ -51,3 +50,24 @@ def _get(obj: Any, name: str) -> Any:
 
 def _status_of(run: Any) -> Optional[str]:
     return _get(run, "status") if run is not None else None
+
+
+def run_title(run_id: str) -> str:
+    """What a live row is called: the runner's aux children are preparation, not runs."""
+    if run_id.endswith("-aux"):
+        return f"{run_id.removesuffix('-aux')}: GEMM peak and parity arrays (preparation)"
+    return run_id
+
+
+def done_message(run: Any) -> str:
+    """The last word on a finished run: the numbers the results table shows, or why it stopped."""
+    if _get(run, "status") != "ok":
+        return str(_get(run, "error") or _get(run, "stop_reason") or "")
+    steps = _get(run, "step_time_ms") or {}
+    median = _get(steps, "median")
+    parts = []
+    if median is not None:
+        parts.append(f"median step {float(median):.1f} ms over {_get(steps, 'n') or '?'} samples")
+    if _get(run, "stop_reason"):
+        parts.append(f"stopped: {_get(run, 'stop_reason')}")
+    return "; ".join(parts)

@@ -11,7 +11,9 @@ from textual.screen import Screen
 
 class AdvisorScreen(Screen):
     # Declared here too so `? Help` comes first in every footer (the app's keys follow the screen's).
-    BINDINGS = [Binding("question_mark", "app.help", "Help", key_display="?")]
+    BINDINGS = [Binding("question_mark", "app.help", "Help", key_display="?"),
+                # Leaves a text field so the screen's letter keys (s, c, ...) act again.
+                Binding("escape", "leave_field", "Leave field", show=False)]
 
     def __init__(self) -> None:
         super().__init__()
@@ -47,6 +49,9 @@ class AdvisorScreen(Screen):
             self.stale["probes_changed"] = ()  # a full redraw covers any number of progress ticks
         else:
             self.stale[what] = args
+
+    def action_leave_field(self) -> None:
+        self.set_focus(None)
 
     def refresh_view(self) -> None:  # overridden: draw everything from the app's state
         pass

@@ -4,6 +4,7 @@ pitfalls; export the report as JSON or Markdown (the same renderers as `advisor 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.console import Group
@@ -18,6 +19,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 from tui.providers import as_data
 from tui.data import fmt_num, get
 from tui.screens.base import AdvisorScreen
+from tui.screens.confirm import ConfirmModal
 
 DEFAULT_EXPORT = "advisor-report"
 EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "magenta",
@@ -91,7 +93,18 @@ class RecommendationScreen(AdvisorScreen):
         return base + (".json" if fmt == "json" else ".md")
 
     def action_export(self, fmt: str) -> None:
-        self.app.export_report(fmt, self.export_path(fmt))
+        path = self.export_path(fmt)
+        target = Path(path).expanduser().resolve()
+        if not target.exists():
+            self.app.export_report(fmt, path)
+            return
+
+        def answered(overwrite: bool | None) -> None:
+            if overwrite:
+                self.app.export_report(fmt, path)
+
+        self.app.push_screen(ConfirmModal(f"{target} exists. Overwrite it?", yes="Overwrite",
+                                          no="Keep it"), answered)
 
     @on(Button.Pressed, "#rec-export-json")
     def _export_json(self) -> None:
@@ -208,7 +221,7 @@ def evidence_line(item: Any) -> Text:
     extra = []
     for key in ("value", "ci95", "source", "confidence"):
         if item.get(key) not in (None, ""):
-            extra.append(f"{key} {item[key]}")
+            extra.append(evidence_value(key, item[key]))
     line = Text("    ")
     line.append(f"{kind:11}", style=EVIDENCE_STYLE.get(kind, "dim"))
     if ref:
@@ -218,6 +231,21 @@ def evidence_line(item: Any) -> Text:
     if extra:
         line.append(f"  ({'; '.join(str(e) for e in extra)})", style="dim")
     return line
+
+
+def evidence_value(key: str, value: Any) -> str:
+    """One evidence figure in words: a CI as 'CI95 1,951-2,836', a flag as yes/no, a list joined."""
+    if key == "ci95" and isinstance(value, (list, tuple)) and len(value) == 2:
+        return f"CI95 {fmt_num(value[0], 1)}-{fmt_num(value[1], 1)}"
+    if isinstance(value, bool):
+        text = "yes" if value else "no"
+    elif isinstance(value, (list, tuple)):
+        text = ", ".join(str(v) for v in value) or "none"
+    elif isinstance(value, float):
+        text = fmt_num(value, 2)
+    else:
+        text = str(value)
+    return f"= {text}" if key == "value" else f"{key} {text}"
 
 
 def _range(value: Any, digits: int = 1, unit: str = "") -> str:
