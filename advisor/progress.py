@@ -155,7 +155,8 @@ def suite_progress(config: Any, stream: Any = None,
     clock = SuiteClock(config)
     if enabled is None:
         enabled = bool(getattr(stream, "isatty", lambda: False)())
-    print(f"advisor: {clock.total} runs, estimated {suite_estimate(config).text()}", file=stream)
+    runs = f"{clock.total} run{'s' if clock.total != 1 else ''}"
+    print(f"advisor: {runs}, estimated {suite_estimate(config).text()}", file=stream)
     if not enabled:
         def plain(event: Any) -> None:
             rid, kind = str(_get(event, "run_id")), str(_get(event, "kind"))

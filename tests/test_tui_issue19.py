@@ -144,7 +144,8 @@ def test_aux_rows_are_named_as_preparation():
     assert run_title("pytorch-eager-lenet-bs32") == "pytorch-eager-lenet-bs32"
 
 
-def test_cells_are_cut_at_words_and_values_read_as_words():
+def test_cells_are_cut_at_words_and_values_read_as_words(monkeypatch):
+    monkeypatch.setenv("ADVISOR_ASCII", "0")
     from tui.screens.probes import _short
     from tui.screens.recommendation import evidence_value
     from tui.screens.requirements import bounds_words
@@ -155,6 +156,8 @@ def test_cells_are_cut_at_words_and_values_read_as_words():
     assert evidence_value("value", ["cpu-server"]) == "= cpu-server"
     assert bounds_words({"ge": 1, "le": 10000}) == "1 to 10000"
     assert bounds_words({"gt": 0}) == "more than 0"
+    monkeypatch.setenv("ADVISOR_ASCII", "1")  # the plain fallback
+    assert _short("cancelled by the user before it started", 20) == "cancelled by the..."
 
 
 @run_async
@@ -265,3 +268,34 @@ async def test_every_column_of_a_run_is_reachable_at_80_columns():
         detail = str(app.screen.query_one("#probe-detail").content)
         for name in ("img/s", "CI95", "MFU", "loss", "first s", "peak MB", "stop"):
             assert name in detail
+
+
+def test_terminal_theme_follows_the_terminal(monkeypatch):
+    from tui.app import DARK, LIGHT, terminal_theme
+
+    monkeypatch.delenv("ADVISOR_THEME", raising=False)
+    monkeypatch.setenv("COLORFGBG", "0;15")
+    assert terminal_theme() == LIGHT
+    monkeypatch.setenv("COLORFGBG", "15;0")
+    assert terminal_theme() == DARK
+    monkeypatch.setenv("ADVISOR_THEME", "light")
+    assert terminal_theme() == LIGHT
+
+
+@run_async
+async def test_command_palette_offers_every_screen_action_and_runs_it():
+    app = app_with(initial_mode="host")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for expected in ("Training probes: Start", "Training probes: Cancel", "Requirements: Save",
+                         "Requirements: Load", "Recommendation: JSON", "Host check: Refresh",
+                         "Light / dark theme", "Go to Training probes"):
+            assert expected in titles
+        theme = app.theme
+        await pilot.press("ctrl+t")
+        assert app.theme != theme
+        start = next(c for c in app.get_system_commands(app.screen) if c.title == "Training probes: Start")
+        start.callback()
+        await wait_for(pilot, lambda: app.probe_launcher.configs, what="start from the palette")
+        assert app.current_mode == "probes"

@@ -120,3 +120,30 @@ def test_requirements_inline_error_and_hint(snap_compare, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(fixed_app("requirements"), terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("mode,charts", [("probes", "#probe-charts"), ("recommendation", "#rec-charts")])
+def test_charts(snap_compare, mode, charts, size):
+    """Scrolled to the charts: throughput with CI95 and the step-time spread (fixture suite), the
+    score bars and the sensitivity tornado (the frozen report: regenerated with it)."""
+
+    async def run_before(pilot):
+        await quiet(pilot)
+        pilot.app.screen.query_one(charts).scroll_visible(top=True, animate=False)
+        await pilot.pause(0.1)
+
+    assert snap_compare(fixed_app(mode), terminal_size=size, run_before=run_before)
+
+
+def test_light_theme_and_ascii(snap_compare, monkeypatch):
+    """ADVISOR_THEME=light and ADVISOR_ASCII=1: the Probes screen on a light, plain terminal."""
+    monkeypatch.setenv("ADVISOR_THEME", "light")
+    monkeypatch.setenv("ADVISOR_ASCII", "1")
+
+    async def run_before(pilot):
+        await quiet(pilot)
+        pilot.app.screen.query_one("#probe-charts").scroll_visible(top=True, animate=False)
+        await pilot.pause(0.1)
+
+    assert snap_compare(fixed_app("probes"), terminal_size=(80, 24), run_before=run_before)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
@@ -32,7 +32,8 @@ PROGRESS_INTERVAL = 0.1  # seconds between progress messages per run: smooth but
 
 class AdvisorApp(App):
     TITLE = "framework-advisor"
-    ENABLE_COMMAND_PALETTE = False  # every action has a key; the footer needs the room at 80 columns
+    # ctrl+p: every action by name (the footer leaves it out: 80 columns are short; the help has it).
+    ENABLE_COMMAND_PALETTE = True
     CSS_PATH = "advisor.tcss"
     MODES = {
         "host": HostScreen,
@@ -49,6 +50,7 @@ class AdvisorApp(App):
         Binding("f4", "app.switch_mode('recommendation')", "Recommendation",
                 tooltip="Scores, verdict and report export"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("ctrl+t", "app.toggle_theme", "Light/dark", show=False),
         Binding("ctrl+q", "app.quit", "Quit", priority=True, show=False),
     ]
 
@@ -102,6 +104,7 @@ class AdvisorApp(App):
     # ---- start-up ------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self.theme = terminal_theme()
         if self.requirements_path:
             self.load_requirements(self.requirements_path, notify=True)
         else:
@@ -126,6 +129,30 @@ class AdvisorApp(App):
         for cancel in (self.probe_cancel, self.scaling_cancel, self.host_cancel):
             if cancel is not None:
                 cancel.set()
+
+    def action_toggle_theme(self) -> None:
+        self.theme = LIGHT if self.theme != LIGHT else DARK
+
+    def get_system_commands(self, screen: Any) -> Iterable[SystemCommand]:
+        """The command palette: every key of every screen by name, then Textual's own."""
+        for mode, cls in self.MODES.items():
+            title = getattr(cls, "SUB_TITLE", mode)
+            yield SystemCommand(f"Go to {title}", f"Show the {title} screen",
+                                lambda mode=mode: self.switch_mode(mode))
+            for binding in getattr(cls, "BINDINGS", []):
+                if not isinstance(binding, Binding) or binding.action.startswith("app."):
+                    continue
+                yield SystemCommand(f"{title}: {binding.description}", binding.tooltip or binding.description,
+                                    lambda mode=mode, action=binding.action: self._screen_action(mode, action))
+        yield SystemCommand("Light / dark theme", "Switch between the light and the dark theme (ctrl+t)",
+                            self.action_toggle_theme)
+        yield SystemCommand("Help", "The keys and what each screen is for (?)", self.action_help)
+        yield from super().get_system_commands(screen)
+
+    def _screen_action(self, mode: str, action: str) -> None:
+        if self.current_mode != mode:
+            self.switch_mode(mode)
+        self.call_after_refresh(self.run_action, action, self.screen)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpModal):
@@ -481,6 +508,33 @@ class AdvisorApp(App):
     def register_view(self, screen: Any) -> None:
         if screen not in self.views:
             self.views.append(screen)
+
+
+DARK, LIGHT = "textual-dark", "textual-light"
+
+
+def _config(key: str, default: Any) -> Any:
+    """A setting of the user's config file (advisor.config); `advisor` has checked the file already."""
+    try:
+        from advisor import config
+
+        return config.value(key)
+    except Exception:  # noqa: BLE001 - a broken file is reported by the CLI; the TUI keeps its default
+        return default
+
+
+def terminal_theme() -> str:
+    """The light theme on a light terminal: ADVISOR_THEME=light|dark wins, else COLORFGBG (set by
+    rxvt, Konsole, iTerm2 and others: 'foreground;background', a background of 7 or 9-15 is light)."""
+    import os
+
+    wanted = os.environ.get("ADVISOR_THEME", "").strip().lower() or _config("tui.theme", "auto")
+    if wanted in ("light", "dark"):
+        return LIGHT if wanted == "light" else DARK
+    background = os.environ.get("COLORFGBG", "").split(";")[-1].strip()
+    if background.isdigit() and (int(background) == 7 or 9 <= int(background) <= 15):
+        return LIGHT
+    return DARK
 
 
 class _Throttle:

@@ -15,6 +15,7 @@ from textual.widgets import Footer, Header, Static
 
 from tui.providers import as_data
 from tui.data import fmt_num, get
+from tui.glyphs import ellipsis
 from tui.screens.base import AdvisorScreen
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -34,7 +35,7 @@ class HostScreen(AdvisorScreen):
             yield Static(id="host-accelerators", classes="panel")
             yield Static(id="host-frameworks", classes="panel")
             yield Static(id="host-findings", classes="panel")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
     def action_refresh_check(self) -> None:
         self.app.refresh_host()
@@ -48,7 +49,7 @@ class HostScreen(AdvisorScreen):
         status = self.query_one("#host-status", Static)
         if app.host_checking:
             status.update(Text(f"Checking this host (framework smoke tests run in their own "
-                               f"processes)… {app.host_progress}", style="italic"))
+                               f"processes){ellipsis()} {app.host_progress}", style="italic"))
         elif app.host_error:
             status.update(Text(f"Host check failed: {app.host_error}. Press r to retry.",
                                style="bold red"))

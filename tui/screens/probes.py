@@ -24,9 +24,11 @@ from textual.widgets import (Button, Checkbox, DataTable, Footer, Header, Input,
 from probes.probe_models import MODES_OF
 from tui import providers
 from tui.form_spec import parse_number
-from tui.data import fmt_num, get
+from tui.data import fmt_num, fmt_when, get
+from tui.glyphs import arrow, ellipsis
 from tui.screens.base import AdvisorScreen
 from tui.state import RunProgress
+from tui.widgets.charts import StepTimeChart, ThroughputChart
 from tui.widgets.run_row import show_run_row
 from tui.widgets.toggles import StateCheckbox
 from tui.widgets.scaling_panel import ScalingPanel
@@ -70,7 +72,7 @@ class ProbesScreen(AdvisorScreen):
                     yield StateCheckbox(name, name in DEFAULT_MODELS, id=f"model-{name}", compact=True)
             with Horizontal(classes="choice-row"):
                 yield Label("Budget s/run", classes="choice-label")
-                yield Input(DEFAULT_BUDGET, id="probe-budget", compact=True, classes="short")
+                yield Input(default_budget(), id="probe-budget", compact=True, classes="short")
                 yield Label("Batch", classes="choice-label-short")
                 yield Input(DEFAULT_BATCH, id="probe-batch", compact=True, classes="short")
                 yield Button("Start", id="probe-start", variant="success", compact=True)
@@ -91,9 +93,12 @@ class ProbesScreen(AdvisorScreen):
             yield Static(id="probe-results-title")
             yield DataTable(id="probe-table", zebra_stripes=True, cursor_type="row")
             yield Static(id="probe-detail")  # every field of the highlighted run (the table is narrow)
+            with Horizontal(id="probe-charts"):
+                yield ThroughputChart(id="chart-throughput")
+                yield StepTimeChart(id="chart-steps")
             yield Static(id="probe-parity")
             yield ScalingPanel(id="scaling-panel")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
     def on_mount(self) -> None:
         table = self.query_one("#probe-table", DataTable)
@@ -281,6 +286,16 @@ class ProbesScreen(AdvisorScreen):
         index = event.cursor_row
         self.query_one("#probe-detail", Static).update(
             run_detail(runs[index]) if 0 <= index < len(runs) else "")
+        if 0 <= index < len(runs):
+            self._show_charts(get(runs[index], "model"))
+
+    def _show_charts(self, model: Any = None) -> None:
+        suite = providers.as_data(self.app.probe_suite)
+        charts = self.query_one("#probe-charts")
+        charts.display = bool(suite and get(suite, "runs"))
+        if charts.display:
+            self.query_one(ThroughputChart).show(suite, model)
+            self.query_one(StepTimeChart).show(suite, model)
 
     def _show_run(self, progress: RunProgress) -> None:
         show_run_row(self.query_one("#probe-runs", Vertical), "run-", progress)
@@ -295,6 +310,7 @@ class ProbesScreen(AdvisorScreen):
             title.update("")
             parity.update("")
             table.display = False
+            self._show_charts()
             return
         table.display = True
         title.update(source_text(suite, self.app.probe_suite_cached))
@@ -302,6 +318,7 @@ class ProbesScreen(AdvisorScreen):
             table.add_row(*run_cells(run)[:len(COLUMNS)])
         runs = get(suite, "runs", default=[]) or []
         self.query_one("#probe-detail", Static).update(run_detail(runs[0]) if runs else "")
+        self._show_charts()
         notes = [Text.assemble(("! ", "yellow"), str(w)) for w in get(suite, "warnings", default=[])]
         for run in get(suite, "runs", default=[]):
             for warning in get(run, "warnings", default=[]) or []:
@@ -310,10 +327,21 @@ class ProbesScreen(AdvisorScreen):
         parity.update(Group(parity_text(get(suite, "parity", default=[])), *notes))
 
 
+def default_budget() -> str:
+    """probe.budget of the user's config file (advisor config), else the TUI's short default."""
+    try:
+        from advisor import config
+
+        value = config.load().get("probe.budget")
+    except Exception:  # noqa: BLE001 - `advisor` reports a broken file before the TUI starts
+        value = None
+    return DEFAULT_BUDGET if value is None else f"{float(value):g}"
+
+
 def source_text(suite: Any, cached: bool) -> Text:
     """Where the results came from and when: a cached suite may come from another checkout of this
     project on the same host (the cache is per host, not per folder), so say so and offer a re-run."""
-    when = _when(get(suite, "created"))
+    when = fmt_when(get(suite, "created"))
     batch = {get(r, "batch_size") for r in get(suite, "runs", default=[]) or []}
     out = Text.assemble(("Results", "bold"), f" (batch {batch.pop()})" if len(batch) == 1 else "")
     if not cached:
@@ -324,22 +352,6 @@ def source_text(suite: Any, cached: bool) -> Text:
     out.append(f"\n  from {_cache_folder()} (any checkout on this host writes there): "
                "press s to measure again", style="dim")
     return out
-
-
-def _when(created: Any) -> str:
-    """'2026-11-30 12:00 UTC' from an ISO time stamp (the raw text if it is not one)."""
-    if not created:
-        return ""
-    import datetime as _dt
-
-    try:
-        stamp = _dt.datetime.fromisoformat(str(created).replace("Z", "+00:00"))
-    except ValueError:
-        return str(created)
-    if stamp.tzinfo is not None:
-        stamp = stamp.astimezone(_dt.timezone.utc)
-        return stamp.strftime("%Y-%m-%d %H:%M UTC")
-    return stamp.strftime("%Y-%m-%d %H:%M")
 
 
 def _cache_folder() -> str:
@@ -399,7 +411,7 @@ def run_cells(run: Any) -> list:
     ci = get(run, "ci95")
     ci_text = f"{fmt_num(ci[0], 0)}-{fmt_num(ci[1], 0)}" if ok and ci and len(ci) == 2 else "-"
     mfu = get(run, "mfu")
-    loss = (f"{fmt_num(get(run, 'loss_first'), 2)}→{fmt_num(get(run, 'loss_last'), 2)}"
+    loss = (f"{fmt_num(get(run, 'loss_first'), 2)}{arrow()}{fmt_num(get(run, 'loss_last'), 2)}"
             if get(run, "loss_first") is not None else "-")
     run_name = " ".join(str(get(run, k, default="?")) for k in ("framework", "mode", "model"))
     style = {"ok": "green", "failed": "red", "timeout": "red"}.get(status, "yellow")
@@ -423,7 +435,7 @@ def _short(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     cut = text[:width - 1].rsplit(" ", 1)[0] or text[:width - 1]
-    return cut.rstrip(" ,;:") + "…"
+    return cut.rstrip(" ,;:") + ellipsis()
 
 
 def parity_text(parity: list) -> Text:

@@ -18,8 +18,10 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from tui.providers import as_data
 from tui.data import fmt_num, get
+from tui.glyphs import ellipsis
 from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
+from tui.widgets.charts import ScoreChart, TornadoChart
 
 DEFAULT_EXPORT = "advisor-report"
 EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "magenta",
@@ -38,6 +40,9 @@ class RecommendationScreen(AdvisorScreen):
         with VerticalScroll(id="rec-body"):
             yield Static(id="rec-verdict", classes="panel")
             yield Static(id="rec-scores", classes="panel")
+            with Horizontal(id="rec-charts"):
+                yield ScoreChart(id="chart-scores")
+                yield TornadoChart(id="chart-tornado")
             with Horizontal(id="rec-evidence-row"):
                 yield Label("Evidence for", classes="choice-label")
                 yield Select([], id="rec-evidence-for", allow_blank=True, compact=True,
@@ -51,7 +56,7 @@ class RecommendationScreen(AdvisorScreen):
                 yield Input(DEFAULT_EXPORT, id="rec-export-path", compact=True)
                 yield Button("JSON", id="rec-export-json", compact=True)
                 yield Button("Markdown", id="rec-export-md", compact=True)
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
     def on_state_report_changed(self) -> None:
         self.refresh_view()
@@ -62,11 +67,15 @@ class RecommendationScreen(AdvisorScreen):
         statics = ("#rec-scores", "#rec-evidence", "#rec-projections", "#rec-sensitivity",
                    "#rec-pitfalls")
         if report is None:
-            why = self.app.report_error or "building the report…"
+            why = self.app.report_error or f"building the report{ellipsis()}"
             verdict.update(Text.assemble(("No recommendation yet: ", "bold"), why))
             for sid in statics:
                 self.query_one(sid, Static).update("")
+            self.query_one("#rec-charts").display = False
             return
+        self.query_one("#rec-charts").display = True
+        self.query_one(ScoreChart).show(report)
+        self.query_one(TornadoChart).show(report)
         verdict.update(verdict_view(report))
         self.query_one("#rec-scores", Static).update(scores_table(report))
         select = self.query_one("#rec-evidence-for", Select)

@@ -93,7 +93,7 @@ class RequirementsScreen(AdvisorScreen):
             for spec in self.specs:
                 yield from self._field(spec)
         yield Static(id="req-hint")  # under the form: what the focused field means
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
     def _field(self, spec: FieldSpec) -> ComposeResult:
         # The form is one two-column grid (label | control); an error line spans both columns and

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from tui.data import fmt_num, get
+from tui.data import fmt_num, fmt_when, get
 from tui.state import RunProgress
 from tui.widgets.run_row import show_run_row
 
@@ -89,7 +89,7 @@ class ScalingPanel(Vertical):
 def title_text(result: Any, cached: bool = False) -> Text:
     config = get(result, "config", default={})
     source = "cached result for this host" if cached else "this session"
-    when = get(result, "created")
+    when = fmt_when(get(result, "created"))
     repeat = get(config, "repeat")
     return Text.assemble(
         ("Scaling", "bold"), f"  ({source}" + (f", measured {when}" if when else "") + ")",
