@@ -123,7 +123,7 @@ class ScoreChart(ChartBase):
 
 class TornadoChart(ChartBase):
     """How far each criterion's weight must move for another workflow to win: the shortest bar is
-    the most sensitive. Criteria no weight can flip are listed in the title, not drawn."""
+    the most sensitive. Criteria no weight can flip are not drawn (the Sensitivity text names them)."""
 
     def show(self, report: Any) -> None:
         items = get(report, "sensitivity", default=[]) or []
@@ -136,9 +136,10 @@ class TornadoChart(ChartBase):
         moving.sort(key=lambda i: abs(float(get(i, "threshold")) - float(get(i, "weight"))), reverse=True)
         plt = self.plt
         plt.clear_figure()
-        labels = [f"{get(i, 'criterion')} -> {get(i, 'new_top', default='?')}" for i in moving]
+        # Short labels: plotext drops a title wider than the plot area (who would win is in the
+        # Sensitivity text under the charts).
+        labels = [str(get(i, "criterion")) for i in moving]
         shifts = [float(get(i, "threshold")) - float(get(i, "weight")) for i in moving]
         plt.bar(labels, shifts, orientation="horizontal", width=0.4, marker=_bar_marker())
-        stable = len(items) - len(moving)
-        plt.title("Weight shift that flips it" + (f"; {stable} never do" if stable else ""))
+        plt.title("Weight shift to flip")  # the criteria that never flip it are in the text below
         self.refresh()
