@@ -15,10 +15,11 @@ of its option. `advisor config` shows every setting, its value and where the val
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable
+
+import tomllib
 
 from advisor.errors import UsageError
 
@@ -30,13 +31,13 @@ class Setting:
     key: str                  # "section.name" in the file
     help: str
     default: Any
-    check: Callable[[Any], Optional[str]]  # None when fine, else what is expected
-    command: Optional[str] = None          # the subcommand whose option it sets
-    dest: Optional[str] = None             # that option's argparse dest
+    check: Callable[[Any], str | None]  # None when fine, else what is expected
+    command: str | None = None          # the subcommand whose option it sets
+    dest: str | None = None             # that option's argparse dest
 
 
-def _number(low: float, high: float, whole: bool = False) -> Callable[[Any], Optional[str]]:
-    def check(value: Any) -> Optional[str]:
+def _number(low: float, high: float, whole: bool = False) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
         kinds = (int,) if whole else (int, float)
         if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
             return f"expected a {'whole ' if whole else ''}number from {low:g} to {high:g} (got {value!r})"
@@ -44,13 +45,13 @@ def _number(low: float, high: float, whole: bool = False) -> Callable[[Any], Opt
     return check
 
 
-def _choice(*choices: str) -> Callable[[Any], Optional[str]]:
-    def check(value: Any) -> Optional[str]:
+def _choice(*choices: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
         return None if value in choices else f"expected one of {', '.join(choices)} (got {value!r})"
     return check
 
 
-def _folders(value: Any) -> Optional[str]:
+def _folders(value: Any) -> str | None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return f"expected a list of folder paths, e.g. [\"~/team-kb\"] (got {value!r})"
     return None
@@ -89,7 +90,7 @@ def _flatten(data: dict, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def load(path: Optional[Path] = None) -> dict[str, Any]:
+def load(path: Path | None = None) -> dict[str, Any]:
     """The settings the file sets, by key ('probe.budget': 10.0); {} without a file. Every problem
     of the file is listed (one per line) in one UsageError."""
     path = path or config_path()
@@ -120,7 +121,7 @@ def load(path: Optional[Path] = None) -> dict[str, Any]:
     return values
 
 
-def value(key: str, settings: Optional[dict] = None) -> Any:
+def value(key: str, settings: dict | None = None) -> Any:
     """A setting's value: the file's, else the built-in default."""
     settings = load() if settings is None else settings
     return settings.get(key, BY_KEY[key].default)
@@ -148,7 +149,7 @@ def apply_format(args: Any, settings: dict[str, Any]) -> None:
         setattr(args, fmt, True)
 
 
-def describe(settings: Optional[dict] = None) -> list[tuple[str, Any, str, str]]:
+def describe(settings: dict | None = None) -> list[tuple[str, Any, str, str]]:
     """(key, value, source, help) for every setting; source is 'config file' or 'default'."""
     settings = load() if settings is None else settings
     return [(s.key, settings.get(s.key, s.default), "config file" if s.key in settings else "default",

@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable
 
 # measured-here.md "Start-up and memory": import torch ~1.1 s, mindspore ~1.2 s, first SGD ~0.9 s,
 # interpreter shutdown ~0.4 s. The high end doubles it (assumption: a busy 2-core host).
@@ -40,7 +41,7 @@ class Estimate:
     def mid(self) -> float:
         return (self.low + self.high) / 2
 
-    def __add__(self, other: "Estimate") -> "Estimate":
+    def __add__(self, other: Estimate) -> Estimate:
         return Estimate(self.low + other.low, self.high + other.high)
 
     def text(self) -> str:
@@ -107,8 +108,8 @@ class SuiteClock:
     def finished(self) -> int:
         return sum(1 for f in self.fraction.values() if f >= 1.0)
 
-    def on_event(self, run_id: str, kind: str, fraction: Optional[float] = None,
-                 now: Optional[float] = None) -> None:
+    def on_event(self, run_id: str, kind: str, fraction: float | None = None,
+                 now: float | None = None) -> None:
         if run_id not in self.estimates:
             return  # the aux children: not runs
         now = time.monotonic() if now is None else now
@@ -142,7 +143,7 @@ def _get(event: Any, name: str) -> Any:
 
 @contextlib.contextmanager
 def suite_progress(config: Any, stream: Any = None,
-                   enabled: Optional[bool] = None) -> Iterator[Callable[[Any], None]]:
+                   enabled: bool | None = None) -> Iterator[Callable[[Any], None]]:
     """A rich progress display on stderr for `run_suite(config, on_event=...)`: one bar for the
     suite with its ETA, the current run named. Yields the on_event callback. When stderr is not a
     terminal (or enabled=False) it prints one line per finished run instead.

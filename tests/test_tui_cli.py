@@ -94,7 +94,7 @@ def test_every_help_has_examples_and_dash_capital_v_prints_the_version(capsys):
     import pytest as _pytest
 
     from advisor import __version__
-    from advisor.cli import EXAMPLES, build_parser, _subparsers
+    from advisor.cli import EXAMPLES, _subparsers, build_parser
 
     parser = build_parser()
     for name, sub in _subparsers(parser).items():

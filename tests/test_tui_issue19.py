@@ -11,7 +11,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fixtures.tui.fakes import FakeLauncher, cached_suite, host_report, make_run  # noqa: E402
-from fixtures.tui.pilot import fast_form, record_notifications, run_async, screen_text, settle, wait_for  # noqa: E402
+from fixtures.tui.pilot import (  # noqa: E402
+    fast_form,
+    record_notifications,
+    run_async,
+    screen_text,
+    settle,
+    wait_for,
+)
 
 from tui.app import make_app  # noqa: E402
 
@@ -53,7 +60,7 @@ async def test_cli_and_tui_accept_and_reject_the_same_requirement_files():
         for path in files:
             loaded = app.load_requirements(str(path))  # False: refused outright (a type error)
             await settle(pilot)
-            tui[path.name] = 0 if loaded and app.requirements is not None else 2
+            tui[path.name] = 0 if loaded and app.state.requirements.model is not None else 2
     assert cli == tui
     assert {n: c for n, c in cli.items() if n.startswith("bad-")} == {
         n: 2 for n in cli if n.startswith("bad-")}
@@ -66,10 +73,10 @@ async def test_unknown_accelerator_typed_into_the_form_is_an_inline_error():
                    requirements_path=str(SHARED[0].parent / "ok-nvidia-h100.yaml"))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        assert app.requirements is not None
+        assert app.state.requirements.model is not None
         app.screen.query_one("#f-hardware-accelerator").value = "tpu9000"
         await settle(pilot)
-        assert app.requirements is None
+        assert app.state.requirements.model is None
         error = str(app.screen.query_one("#err-f-hardware-accelerator").content)
         assert "not in the knowledge base" in error
         assert "need attention" in screen_text(app)
@@ -92,7 +99,7 @@ async def test_enter_on_start_then_c_cancels_and_escape_leaves_a_field():
         assert "c" in footer_keys
         await pilot.press("c")
         await settle(pilot)
-        assert launcher.cancel_seen.is_set() and not app.probes_running
+        assert launcher.cancel_seen.is_set() and not app.state.probes.running
         budget = app.screen.query_one("#probe-budget")
         assert budget.value == "2"  # nothing typed into it
         assert app.focused is not None and app.focused.id == "probe-start"
@@ -115,8 +122,8 @@ async def test_progress_names_the_planned_runs_and_cancelled_bars_stay_put():
         before = screen_text(app)
         assert "8 runs, estimated" in before  # before Start: how long it takes
         await pilot.press("s")
-        await wait_for(pilot, lambda: app.probes_running, what="start")
-        assert app.probe_total == 8  # from the plan, before any runner event
+        await wait_for(pilot, lambda: app.state.probes.running, what="start")
+        assert app.state.probes.total == 8  # from the plan, before any runner event
         assert "of 0 runs" not in screen_text(app)
         await wait_for(pilot, lambda: app.screen.query("RunRow"), what="a run row")
         await pilot.press("c")
@@ -194,7 +201,7 @@ async def test_load_over_unsaved_edits_asks_first():
         await pilot.press("y")
         await settle(pilot)
         assert app.screen.query_one("#f-name").value != "edited by hand"
-        assert app.requirements_path == str(EXAMPLES[1])
+        assert app.state.requirements.path == str(EXAMPLES[1])
 
 
 @run_async
@@ -207,7 +214,7 @@ async def test_export_asks_before_overwriting_and_names_the_absolute_path(tmp_pa
     seen = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await wait_for(pilot, lambda: app.report is not None, what="report")
+        await wait_for(pilot, lambda: app.state.report is not None, what="report")
         await pilot.press("j")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
@@ -297,5 +304,5 @@ async def test_command_palette_offers_every_screen_action_and_runs_it():
         assert app.theme != theme
         start = next(c for c in app.get_system_commands(app.screen) if c.title == "Training probes: Start")
         start.callback()
-        await wait_for(pilot, lambda: app.probe_launcher.configs, what="start from the palette")
+        await wait_for(pilot, lambda: app.core.run_probes.configs, what="start from the palette")
         assert app.current_mode == "probes"

@@ -14,8 +14,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fixtures.tui.fakes import (FakeLauncher, FakeScalingLauncher, cached_suite, host_report,  # noqa: E402
-                                scaling_fixture)
+from fixtures.tui.fakes import (  # noqa: E402
+    FakeLauncher,
+    FakeScalingLauncher,
+    cached_suite,
+    host_report,
+    scaling_fixture,
+)
 from fixtures.tui.pilot import settle  # noqa: E402
 
 from tui.app import make_app  # noqa: E402
@@ -26,7 +31,7 @@ SIZES = [(80, 24), (120, 40)]
 pytestmark = pytest.mark.timeout(120)
 
 
-def frozen_report(requirements, host, probes):
+def frozen_report(requirements, host, probes, scaling=None):
     from pydantic import ValidationError
 
     from advisor.report import Report

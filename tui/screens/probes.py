@@ -18,20 +18,30 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import (Button, Checkbox, DataTable, Footer, Header, Input, Label, Select,
-                             Static)
+from textual.widgets import (
+    Button,
+    Checkbox,
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    Label,
+    Select,
+    Static,
+)
 
 from probes.probe_models import MODES_OF
 from tui import providers
-from tui.form_spec import parse_number
 from tui.data import fmt_num, fmt_when, get
+from tui.form_spec import parse_number
 from tui.glyphs import arrow, ellipsis
+from tui.messages import MeasurementChanged, RunChanged
 from tui.screens.base import AdvisorScreen
 from tui.state import RunProgress
 from tui.widgets.charts import StepTimeChart, ThroughputChart
 from tui.widgets.run_row import show_run_row
-from tui.widgets.toggles import StateCheckbox
 from tui.widgets.scaling_panel import ScalingPanel
+from tui.widgets.toggles import StateCheckbox
 
 FRAMEWORKS = ("pytorch", "mindspore")
 MODES = ("eager", "compile", "graph", "pynative")
@@ -165,7 +175,7 @@ class ProbesScreen(AdvisorScreen):
             return
         try:
             config = providers.make_probe_config(choice)
-        except Exception as exc:  # a pydantic ValidationError names the field and the bound
+        except (ValueError, ImportError) as exc:  # a pydantic ValidationError names the field and the bound
             self.notify(config_error(exc), title="Cannot start probes", severity="error")
             return
         if not self.app.measuring:  # else start_probes says what is running
@@ -182,7 +192,7 @@ class ProbesScreen(AdvisorScreen):
             return
         try:
             config = providers.make_scaling_config(choice)
-        except Exception as exc:
+        except (ValueError, ImportError) as exc:  # ValidationError is a ValueError
             self.notify(config_error(exc), title="Cannot start the scaling probe", severity="error")
             return
         if not self.app.measuring:
@@ -206,14 +216,22 @@ class ProbesScreen(AdvisorScreen):
 
     # ---- state ---------------------------------------------------------------------------------
 
-    def on_state_probes_changed(self) -> None:
-        self.refresh_view()
+    def on_measurement_changed(self, _: MeasurementChanged) -> None:
+        self.when_shown("measurement", self.refresh_view)
 
-    def on_state_probe_progress(self, progress: RunProgress) -> None:
+    def on_run_changed(self, message: RunChanged) -> None:
+        if not self.is_current:  # one full redraw when shown covers any number of ticks
+            self.stale["measurement"] = (self.refresh_view, ())
+        elif message.kind == "probes":
+            self.safely(self._show_progress, message.progress)
+        else:
+            self.safely(self._show_scaling_progress, message.progress)
+
+    def _show_progress(self, progress: RunProgress) -> None:
         self._show_run(progress)
         self._show_status()
 
-    def on_state_scaling_progress(self, progress: RunProgress) -> None:
+    def _show_scaling_progress(self, progress: RunProgress) -> None:
         panel = self.query_one(ScalingPanel)
         panel.show_run(progress)
         panel.show_status(self.app)
@@ -222,9 +240,9 @@ class ProbesScreen(AdvisorScreen):
     def refresh_view(self) -> None:
         self._show_status()
         runs = self.query_one("#probe-runs", Vertical)
-        if not self.app.probe_runs:
+        if not self.app.state.probes.runs:
             runs.remove_children()
-        for progress in self.app.probe_runs.values():
+        for progress in self.app.state.probes.runs.values():
             self._show_run(progress)
         self._show_results()
         self.query_one(ScalingPanel).show_all(self.app)
@@ -241,21 +259,21 @@ class ProbesScreen(AdvisorScreen):
             if had_focus and not app.measuring:
                 start.focus()  # not the next input: it would eat the `s` that starts again
             self.refresh_bindings()
-        if app.probes_running:
-            measured = [p for k, p in app.probe_runs.items() if not k.endswith("-aux")]
+        if app.state.probes.running:
+            measured = [p for k, p in app.state.probes.runs.items() if not k.endswith("-aux")]
             done = sum(1 for p in measured if p.status not in ("running", "waiting"))
-            total = max(app.probe_total, len(measured))
-            clock = getattr(app, "probe_clock", None)
+            total = max(app.state.probes.total, len(measured))
+            clock = app.state.probes.clock
             progress = clock.status() if clock is not None else f"{done} of {total} runs finished"
             if not measured:
                 progress = f"preparing {total} runs (GEMM peak and parity arrays first)"
             text = Text.assemble(("Running", "bold cyan"), f": {progress} (c cancels)")
-        elif app.scaling_running:  # its rows are below the training results: say so up here
+        elif app.state.scaling.running:  # its rows are below the training results: say so up here
             text = Text.assemble(("Scaling probe running", "bold cyan"),
-                                 f": {app.scaling_fraction:.0%} (launch rows below; c cancels)")
+                                 f": {app.state.scaling.fraction:.0%} (launch rows below; c cancels)")
         else:
             text = Text(self.estimate_text(), style="italic")
-            if app.probe_suite is None:
+            if app.state.probes.result is None:
                 text = Text.assemble(("No results yet. Choose what to measure and press Start (s). ",
                                       "italic"), (self.estimate_text(), "italic"))
         self.query_one("#probe-status", Static).update(text)
@@ -282,7 +300,7 @@ class ProbesScreen(AdvisorScreen):
 
     @on(DataTable.RowHighlighted, "#probe-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        runs = get(providers.as_data(self.app.probe_suite), "runs", default=[]) or []
+        runs = get(providers.as_data(self.app.state.probes.result), "runs", default=[]) or []
         index = event.cursor_row
         self.query_one("#probe-detail", Static).update(
             run_detail(runs[index]) if 0 <= index < len(runs) else "")
@@ -290,7 +308,7 @@ class ProbesScreen(AdvisorScreen):
             self._show_charts(get(runs[index], "model"))
 
     def _show_charts(self, model: Any = None) -> None:
-        suite = providers.as_data(self.app.probe_suite)
+        suite = providers.as_data(self.app.state.probes.result)
         charts = self.query_one("#probe-charts")
         charts.display = bool(suite and get(suite, "runs"))
         if charts.display:
@@ -301,7 +319,7 @@ class ProbesScreen(AdvisorScreen):
         show_run_row(self.query_one("#probe-runs", Vertical), "run-", progress)
 
     def _show_results(self) -> None:
-        suite = providers.as_data(self.app.probe_suite)
+        suite = providers.as_data(self.app.state.probes.result)
         table = self.query_one("#probe-table", DataTable)
         table.clear()
         title = self.query_one("#probe-results-title", Static)
@@ -313,7 +331,7 @@ class ProbesScreen(AdvisorScreen):
             self._show_charts()
             return
         table.display = True
-        title.update(source_text(suite, self.app.probe_suite_cached))
+        title.update(source_text(suite, self.app.state.probes.cached))
         for run in get(suite, "runs", default=[]):
             table.add_row(*run_cells(run)[:len(COLUMNS)])
         runs = get(suite, "runs", default=[]) or []

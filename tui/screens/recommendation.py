@@ -16,9 +16,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
-from tui.providers import as_data
 from tui.data import fmt_num, get
 from tui.glyphs import ellipsis
+from tui.messages import ReportChanged
+from tui.providers import as_data
 from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
 from tui.widgets.charts import ScoreChart, TornadoChart
@@ -58,16 +59,16 @@ class RecommendationScreen(AdvisorScreen):
                 yield Button("Markdown", id="rec-export-md", compact=True)
         yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
-    def on_state_report_changed(self) -> None:
-        self.refresh_view()
+    def on_report_changed(self, _: ReportChanged) -> None:
+        self.when_shown("report", self.refresh_view)
 
     def refresh_view(self) -> None:
-        report = as_data(self.app.report)
+        report = as_data(self.app.state.report)
         verdict = self.query_one("#rec-verdict", Static)
         statics = ("#rec-scores", "#rec-evidence", "#rec-projections", "#rec-sensitivity",
                    "#rec-pitfalls")
         if report is None:
-            why = self.app.report_error or f"building the report{ellipsis()}"
+            why = self.app.state.report_error or f"building the report{ellipsis()}"
             verdict.update(Text.assemble(("No recommendation yet: ", "bold"), why))
             for sid in statics:
                 self.query_one(sid, Static).update("")

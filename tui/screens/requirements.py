@@ -8,19 +8,36 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import (Button, Footer, Header, Input, Label, Select, SelectionList, Static,
-                             Switch)
+from textual.widgets import (
+    Button,
+    Footer,
+    Header,
+    Input,
+    Label,
+    Select,
+    SelectionList,
+    Static,
+    Switch,
+)
 
 from tui import providers
-from tui.form_spec import (FieldSpec, form_spec, format_mapping, get_path, parse_mapping,
-                           parse_number, set_path)
 from tui.defaults import blank_requirements, host_defaults
+from tui.form_spec import (
+    FieldSpec,
+    form_spec,
+    format_mapping,
+    get_path,
+    parse_mapping,
+    parse_number,
+    set_path,
+)
+from tui.messages import HostDefaults, RequirementsLoaded
 from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
 from tui.widgets.toggles import StateSelectionList, StateSwitch
@@ -134,34 +151,40 @@ class RequirementsScreen(AdvisorScreen):
     def refresh_view(self) -> None:
         """First draw only: afterwards the form is the source and changes arrive as events."""
         app = self.app
-        if app.requirements_path:
-            self.query_one("#req-file", Input).value = app.requirements_path
-        data = app.requirements_data
+        if app.state.requirements.path:
+            self.query_one("#req-file", Input).value = app.state.requirements.path
+        data = app.state.requirements.data
         if data is None:
             data = blank_requirements()
-            if app.host_report is not None:
-                data = self._with_host_defaults(data, app.host_report)
+            if app.state.host.report is not None:
+                data = self._with_host_defaults(data, app.state.host.report)
             self.fill(data)
             self.validate_now()
         else:
             self.fill(data)
             self.show_errors({})
 
-    def on_state_requirements_loaded(self) -> None:
+    def on_requirements_loaded(self, _: RequirementsLoaded) -> None:
+        self.when_shown("loaded", self.show_loaded)
+
+    def on_host_defaults(self, _: HostDefaults) -> None:
+        self.when_shown("host-defaults", self.fill_host_defaults)
+
+    def show_loaded(self) -> None:
         self.touched.clear()
         self.dirty = False
-        self.fill(self.app.requirements_data or {})
-        if self.app.requirements is None:
+        self.fill(self.app.state.requirements.data or {})
+        if self.app.state.requirements.model is None:
             self.validate_now()  # show where the loaded file is wrong (the knowledge-base checks)
         else:
             self.show_errors({})
 
-    def on_state_host_defaults(self) -> None:
+    def fill_host_defaults(self) -> None:
         """The host check arrived: fill the hardware fields the user has not set (no file loaded)."""
-        if self.app.requirements_path or not self.specs:
+        if self.app.state.requirements.path or not self.specs:
             return
         data = self.collect()
-        self.fill(self._with_host_defaults(data, self.app.host_report))
+        self.fill(self._with_host_defaults(data, self.app.state.host.report))
         self.validate_now()
 
     def _with_host_defaults(self, data: dict, report: Any) -> dict:
@@ -254,7 +277,7 @@ class RequirementsScreen(AdvisorScreen):
             return bool(widget.value)
         return widget.value
 
-    def _path_problem(self, value: str) -> Optional[str]:
+    def _path_problem(self, value: str) -> str | None:
         base = Path(self.query_one("#req-file", Input).value or ".").expanduser().resolve().parent
         path = Path(value).expanduser()
         if not path.is_absolute():
@@ -290,7 +313,7 @@ class RequirementsScreen(AdvisorScreen):
                 if any(not v.startswith("warning:") for v in errors.values()):
                     model = None
                     problem = _first_problem(errors, self.by_id)
-            except Exception as exc:  # pydantic ValidationError: map each error to its field
+            except Exception as exc:  # noqa: BLE001 - pydantic ValidationError: map each error to its field
                 for err in getattr(exc, "errors", lambda **_: [])(include_url=False):
                     loc = tuple(str(p) for p in err.get("loc", ()) if not isinstance(p, int))
                     errors.setdefault(_wid(".".join(loc)) if loc else "f-name",
@@ -370,7 +393,7 @@ class RequirementsScreen(AdvisorScreen):
         model = self.validate_now()
         path = self.query_one("#req-file", Input).value.strip() or DEFAULT_FILE
         if model is None:
-            self.notify(self.app.requirements_problem or "the form has problems",
+            self.notify(self.app.state.requirements.problem or "the form has problems",
                         title="Not saved", severity="error", timeout=8)
             return
         try:
@@ -379,11 +402,11 @@ class RequirementsScreen(AdvisorScreen):
             text = ("# Team requirements for framework-advisor (`advisor report FILE` reads this)\n"
                     + providers.requirements_to_yaml(model.model_dump(mode="json", exclude_none=True)))
             written = write_atomic(Path(path).expanduser(), text)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - UsageError, OSError or a YAML dump error: a notice
             self.notify(str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
                         title="Not saved", severity="error", timeout=8)
             return
-        self.app.requirements_path = path
+        self.app.state.requirements.path = path
         self.dirty = False
         self.show_errors(self.errors)
         self.notify(f"Saved {written}", title="Requirements")
@@ -445,7 +468,7 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def _first_problem(errors: dict[str, str], by_id: dict[str, FieldSpec]) -> Optional[str]:
+def _first_problem(errors: dict[str, str], by_id: dict[str, FieldSpec]) -> str | None:
     for wid, text in errors.items():
         if text.startswith("warning:"):
             continue

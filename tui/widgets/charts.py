@@ -8,7 +8,7 @@ model at a time: the model of the run highlighted in the results table.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from textual_plotext import PlotextPlot
 
@@ -21,22 +21,24 @@ def _bar_marker() -> Any:
 
 
 def _short_run(run: Any) -> str:
-    return f"{get(run, 'framework', default='?')[:5]} {get(run, 'mode', default='?')}"
+    short = {"pytorch": "pt", "mindspore": "ms"}  # the charts are half a screen wide
+    framework = str(get(run, "framework", default="?"))
+    return f"{short.get(framework, framework)} {get(run, 'mode', default='?')}"
 
 
-def ok_runs(suite: Any, model: Optional[str]) -> list:
+def ok_runs(suite: Any, model: str | None) -> list:
     runs = [r for r in get(suite, "runs", default=[]) or [] if get(r, "status") == "ok"]
     if model is None and runs:
         model = get(runs[0], "model")
     return [r for r in runs if get(r, "model") == model]
 
 
-def _ranges(plt: Any, xs: list, lows: list, highs: list) -> None:
-    """A vertical line from low to high at each x (plotext's error() is symmetric only)."""
-    marker = "|" if ascii_only() else "│"
-    for x, low, high in zip(xs, lows, highs):
+def _ranges(plt: Any, ys: list, lows: list, highs: list) -> None:
+    """A horizontal line from low to high at each y (plotext's error() is symmetric only)."""
+    marker = "-" if ascii_only() else "─"
+    for y, low, high in zip(ys, lows, highs):
         if high > low:
-            plt.plot([x, x], [low, high], marker=marker, color="red")
+            plt.plot([low, high], [y, y], marker=marker, color="red")
 
 
 class ChartBase(PlotextPlot):
@@ -51,53 +53,51 @@ class ChartBase(PlotextPlot):
         self.refresh()
 
 
-class ThroughputChart(ChartBase):
-    """img/s of each (framework, mode) for one model, the CI95 as error bars."""
+# Both probe charts are horizontal: plotext never drops a y-axis label, while it thins x-axis
+# labels that crowd each other (and which it drops varied between two draws of the same data).
 
-    def show(self, suite: Any, model: Optional[str] = None) -> None:
+
+class ThroughputChart(ChartBase):
+    """img/s of each (framework, mode) for one model, the CI95 as a red line over each bar."""
+
+    def show(self, suite: Any, model: str | None = None) -> None:
         runs = ok_runs(suite, model)
         if not runs:
             self._empty("Throughput", "no finished runs to draw")
             return
         plt = self.plt
         plt.clear_figure()
-        labels = [_short_run(r) for r in runs]
         values = [float(get(r, "images_per_second", default=0.0)) for r in runs]
-        xs = list(range(1, len(runs) + 1))
-        plt.bar(xs, values, width=0.4, marker=_bar_marker())
-        lows, highs = [], []
-        for run, value in zip(runs, values):
-            ci = get(run, "ci95") or [value, value]
-            lows.append(max(0.0, value - float(ci[0])))
-            highs.append(max(0.0, float(ci[1]) - value))
-        _ranges(plt, xs, [v - lo for v, lo in zip(values, lows)], [v + hi for v, hi in zip(values, highs)])
-        plt.xticks(xs, labels)
-        plt.ylim(0, max(values) * 1.15)
-        plt.title(f"Throughput, {get(runs[0], 'model')} bs{get(runs[0], 'batch_size')}: img/s with CI95")
+        ys = list(range(1, len(runs) + 1))
+        plt.bar(ys, values, orientation="horizontal", width=0.3, marker=_bar_marker())
+        cis = [get(r, "ci95") or [v, v] for r, v in zip(runs, values)]
+        _ranges(plt, ys, [float(c[0]) for c in cis], [float(c[1]) for c in cis])
+        plt.yticks(ys, [_short_run(r) for r in runs])
+        plt.xlim(0, max(float(c[1]) for c in cis) * 1.1)
+        plt.title(f"{get(runs[0], 'model')} img/s, CI95")
         self.refresh()
 
 
 class StepTimeChart(ChartBase):
-    """The step-time spread of each run: median with its p10-p90 range (ms/step)."""
+    """The step-time spread of each run: median (a dot) and its p10-p90 range (ms/step)."""
 
-    def show(self, suite: Any, model: Optional[str] = None) -> None:
+    def show(self, suite: Any, model: str | None = None) -> None:
         runs = [r for r in ok_runs(suite, model) if get(r, "step_time_ms", "median") is not None]
         if not runs:
             self._empty("Step time", "no finished runs to draw")
             return
         plt = self.plt
         plt.clear_figure()
-        xs = list(range(1, len(runs) + 1))
+        ys = list(range(1, len(runs) + 1))
         medians = [float(get(r, "step_time_ms", "median")) for r in runs]
-        low = [m - float(get(r, "step_time_ms", "p10", default=m)) for r, m in zip(runs, medians)]
-        high = [float(get(r, "step_time_ms", "p90", default=m)) - m for r, m in zip(runs, medians)]
-        plt.scatter(xs, medians, marker="o" if ascii_only() else "●")
-        _ranges(plt, xs, [m - max(0.0, v) for m, v in zip(medians, low)],
-                [m + max(0.0, v) for m, v in zip(medians, high)])
-        plt.xticks(xs, [_short_run(r) for r in runs])
-        plt.xlim(0.5, len(runs) + 0.5)
-        plt.ylim(0, max(m + h for m, h in zip(medians, high)) * 1.15)
-        plt.title(f"Step time, {get(runs[0], 'model')}: median and p10-p90, ms/step")
+        lows = [min(m, float(get(r, "step_time_ms", "p10", default=m))) for r, m in zip(runs, medians)]
+        highs = [max(m, float(get(r, "step_time_ms", "p90", default=m))) for r, m in zip(runs, medians)]
+        _ranges(plt, ys, lows, highs)
+        plt.scatter(medians, ys, marker="o" if ascii_only() else "●")
+        plt.yticks(ys, [_short_run(r) for r in runs])
+        plt.ylim(0.5, len(runs) + 0.5)
+        plt.xlim(0, max(highs) * 1.1)
+        plt.title(f"{get(runs[0], 'model')} ms/step, p10-p90")
         self.refresh()
 
 

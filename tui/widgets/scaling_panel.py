@@ -42,23 +42,23 @@ class ScalingPanel(Vertical):
     def show_all(self, app: Any) -> None:
         self.show_status(app)
         runs = self.query_one("#scaling-runs", Vertical)
-        if not app.scaling_runs:
+        if not app.state.scaling.runs:
             runs.remove_children()
-        for progress in app.scaling_runs.values():
+        for progress in app.state.scaling.runs.values():
             self.show_run(progress)
         # While a run goes on, its launch rows are the news; the previous table would mislead.
-        self.show_result(None if app.scaling_running else app.scaling_result, app.scaling_cached)
+        self.show_result(None if app.state.scaling.running else app.state.scaling.result, app.state.scaling.cached)
 
     def clear_runs(self) -> None:
         self.query_one("#scaling-runs", Vertical).remove_children()
 
     def show_status(self, app: Any) -> None:
-        if app.scaling_running:
-            done = sum(1 for p in app.scaling_runs.values() if p.status not in ("running", "waiting"))
+        if app.state.scaling.running:
+            done = sum(1 for p in app.state.scaling.runs.values() if p.status not in ("running", "waiting"))
             text = Text.assemble(("Scaling probe running", "bold cyan"),
-                                 f": {app.scaling_fraction:.0%}, {done} launch(es) finished "
+                                 f": {app.state.scaling.fraction:.0%}, {done} launch(es) finished "
                                  "(torchrun/msrun, one at a time; c cancels)")
-        elif app.scaling_result is None:
+        elif app.state.scaling.result is None:
             text = Text("Scaling: not measured yet. Scaling (d) runs each framework's own launcher "
                         "with 1 and N ranks.", style="italic")
         else:
