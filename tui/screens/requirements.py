@@ -105,8 +105,6 @@ class RequirementsScreen(AdvisorScreen):
             yield Button("Save", id="req-save", variant="primary", compact=True)
         yield Static(id="req-status")
         with VerticalScroll(id="req-form"):
-            if not self.specs:
-                yield Static("The requirements model (advisor.requirements) is not available.")
             for spec in self.specs:
                 yield from self._field(spec)
         yield Static(id="req-hint")  # under the form: what the focused field means
@@ -181,7 +179,7 @@ class RequirementsScreen(AdvisorScreen):
 
     def fill_host_defaults(self) -> None:
         """The host check arrived: fill the hardware fields the user has not set (no file loaded)."""
-        if self.app.state.requirements.path or not self.specs:
+        if self.app.state.requirements.path:
             return
         data = self.collect()
         self.fill(self._with_host_defaults(data, self.app.state.host.report))
