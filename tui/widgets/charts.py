@@ -143,3 +143,41 @@ class TornadoChart(ChartBase):
         plt.bar(labels, shifts, orientation="horizontal", width=0.4, marker=_bar_marker())
         plt.title("Weight shift to flip")  # the criteria that never flip it are in the text below
         self.refresh()
+
+
+class ScalingChart(ChartBase):
+    """The scaling curve: images/s (median over the repetitions, min-max as a line) against the
+    number of ranks, per framework, with the ideal (N x the 1-rank throughput) for scale."""
+
+    def show(self, result: Any) -> None:
+        curves = []
+        for fw in get(result, "frameworks", default=[]) or []:
+            points = [(int(get(rc, "ranks")), get(rc, "images_per_second"))
+                      for rc in get(fw, "rank_counts", default=[]) or []
+                      if get(rc, "images_per_second", "median") is not None]
+            if points:
+                curves.append((str(get(fw, "framework")), sorted(points, key=lambda p: p[0])))
+        if not curves:
+            self._empty("Scaling", "no launch finished")
+            return
+        plt = self.plt
+        plt.clear_figure()
+        marker = "-" if ascii_only() else "│"
+        top = 0.0
+        for name, points in curves:
+            ranks = [r for r, _ in points]
+            medians = [float(get(ips, "median")) for _, ips in points]
+            plt.plot(ranks, medians, label=name, marker="o" if ascii_only() else "●")
+            for r, ips in points:
+                low, high = float(get(ips, "min", default=0)), float(get(ips, "max", default=0))
+                if high > low:
+                    plt.plot([r, r], [low, high], marker=marker, color="red")
+                top = max(top, high, float(get(ips, "median")))
+            ideal = [medians[0] * r / ranks[0] for r in ranks]
+            plt.plot(ranks, ideal, marker="." if ascii_only() else "·", color="gray")
+            top = max(top, *ideal)
+        all_ranks = sorted({r for _, points in curves for r, _ in points})
+        plt.xticks(all_ranks, [str(r) for r in all_ranks])
+        plt.ylim(0, top * 1.1)
+        plt.title("img/s by ranks (dots: ideal)")
+        self.refresh()

@@ -15,7 +15,9 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from tui.data import fmt_num, fmt_when, get
+from tui.providers import as_data
 from tui.state import RunProgress
+from tui.widgets.charts import ScalingChart
 from tui.widgets.run_row import show_run_row
 
 # The figures that answer "does adding ranks help" first, so they show at 80 columns.
@@ -34,6 +36,7 @@ class ScalingPanel(Vertical):
         yield Static(id="scaling-label")
         yield DataTable(id="scaling-table", zebra_stripes=True, cursor_type="row")
         yield Static(id="scaling-notes")
+        yield ScalingChart(id="chart-scaling")
         yield Vertical(id="scaling-runs")
 
     def on_mount(self) -> None:
@@ -76,6 +79,7 @@ class ScalingPanel(Vertical):
             for part in parts:
                 part.update("")
             table.display = False
+            self.query_one(ScalingChart).display = False
             return
         title, label, notes = parts
         table.display = True
@@ -84,6 +88,9 @@ class ScalingPanel(Vertical):
         for row in table_rows(result):
             table.add_row(*row)
         notes.update(Group(*note_lines(result)))
+        chart = self.query_one(ScalingChart)
+        chart.display = True
+        chart.show(as_data(result))
 
 
 def title_text(result: Any, cached: bool = False) -> Text:
