@@ -16,7 +16,9 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 # The main job: the TUI on a terminal; otherwise the headless report for the bundled example.
-run: $(STAMP)
+# Setting up on first use talks on stderr only, so `make run > report.md` holds just the report.
+run:
+	@$(MAKE) --no-print-directory -s setup >&2
 	@if [ -t 0 ] && [ -t 1 ]; then \
 		$(BIN)/advisor; \
 	else \

@@ -1,40 +1,186 @@
-"""Argument parsing and wiring only. `advisor` with no arguments starts the TUI."""
+"""Argument parsing and wiring only. `advisor` with no arguments starts the TUI.
+
+Also here, because they concern every subcommand: examples at the end of each --help, "did you mean"
+for mistyped commands and flags (with the subcommand's usage), the config file's defaults
+(advisor.config) and `advisor completion bash|zsh`.
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
+import re
 import sys
 
 from advisor import __version__
 from advisor.commands import COMMAND_MODULES
 from advisor.errors import UsageError
 
+# Shown under "examples:" at the end of each command's --help (the commands' own modules keep the
+# options; the examples of every command are here, in one place, to keep them consistent).
+EXAMPLES = {
+    None: ["advisor                                   # the interactive advisor",
+           "advisor report examples/prototype-then-ascend.yaml --markdown",
+           "advisor check && advisor probe --models lenet --budget 2"],
+    "check": ["advisor check", "advisor check --json -o host.json", "advisor check --no-smoke --strict"],
+    "probe": ["advisor probe --models lenet --budget 2",
+              "advisor probe --frameworks pytorch --modes eager,compile --json -o probes.json",
+              "advisor probe --scaling --ranks 2"],
+    "report": ["advisor report examples/prototype-then-ascend.yaml",
+               "advisor report team.yaml --markdown -o report.md",
+               "advisor report team.yaml --probes gpu-host.json --kb ~/team-kb"],
+    "compare": ["advisor compare old.json new.json"],
+    "scan": ["advisor scan path/to/project", "advisor scan . --json -o scan.json"],
+    "kb": ["advisor kb list", "advisor kb validate --kb ~/team-kb"],
+    "tui": ["advisor tui --requirements examples/prototype-then-ascend.yaml"],
+    "config": ["advisor config", "advisor config --path"],
+    "completion": ["advisor completion bash > ~/.local/share/bash-completion/completions/advisor",
+                   "advisor completion zsh > \"${fpath[1]}/_advisor\""],
+}
+
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's own errors: one line, exit 2
-        raise UsageError(f"{self.prog}: {message}")
+    def error(self, message: str) -> None:  # argparse's own errors: one line (+ a hint), exit 2
+        raise UsageError(f"{self.prog}: {message}{_hint(self, message)}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _hint(parser: argparse.ArgumentParser, message: str) -> str:
+    """'did you mean ...?' for an unknown command or flag; for an unknown flag also the usage of the
+    command at fault (argparse names the top parser, whose usage does not help)."""
+    hint = ""
+    choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if choice:
+        options = re.findall(r"'?([\w-]+)'?", choice.group(2))
+        close = difflib.get_close_matches(choice.group(1), options, n=1, cutoff=0.5)
+        if close:
+            hint = f" (did you mean `{close[0]}`?)"
+    unknown = re.search(r"unrecognized arguments: (.*)", message)
+    if unknown:
+        flags = [o for a in parser._actions for o in a.option_strings]
+        guesses = []
+        for word in unknown.group(1).split():
+            close = difflib.get_close_matches(word.split("=")[0], flags, n=1, cutoff=0.6)
+            if word.startswith("-") and close:
+                guesses.append(f"`{close[0]}` for `{word}`")
+        if guesses:
+            hint = f" (did you mean {', '.join(guesses)}?)"
+        # The one line says what is wrong; the command's usage under it says what it takes.
+        hint += "\n" + parser.format_usage().rstrip()
+    return hint
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _examples(name: str | None) -> str | None:
+    lines = EXAMPLES.get(name)
+    return ("examples:\n" + "\n".join(f"  {line}" for line in lines)) if lines else None
+
+
+def build_parser(settings: dict | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="advisor",
         description="Measured advice on PyTorch, MindSpore or a hybrid workflow. "
         "With no command, starts the interactive advisor.",
+        epilog=_examples(None), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"advisor.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"advisor.commands.{name}":
-                continue  # not built yet
-            raise
-        module.register(sub)
+        importlib.import_module(f"advisor.commands.{name}").register(sub)
+    completion = sub.add_parser("completion", help="print a shell completion script (bash or zsh)",
+                                description="Print a completion script for bash or zsh, built from "
+                                            "the commands and options of this version.")
+    completion.add_argument("shell", choices=("bash", "zsh"))
+    completion.set_defaults(func=_completion)
+    for name, subparser in _subparsers(parser).items():
+        if subparser.epilog is None and _examples(name):
+            subparser.epilog = _examples(name)
+            if subparser.formatter_class is argparse.HelpFormatter:
+                subparser.formatter_class = argparse.RawDescriptionHelpFormatter
+    if settings:
+        from advisor import config
+
+        config.apply_defaults(_subparsers(parser), settings)
     return parser
 
+
+# ---- shell completion ----------------------------------------------------------------------------
+
+def _tree(parser: argparse.ArgumentParser) -> dict[str, list[str]]:
+    """Command -> its option strings and choices ('' is the top level)."""
+    tree = {"": [o for a in parser._actions for o in a.option_strings]}
+    for name, subparser in _subparsers(parser).items():
+        words = []
+        for action in subparser._actions:
+            if action.help == argparse.SUPPRESS:
+                continue  # hidden options stay hidden
+            words += action.option_strings
+            if not action.option_strings and action.choices and not isinstance(action, argparse._SubParsersAction):
+                words += [str(c) for c in action.choices]
+            if isinstance(action, argparse._SubParsersAction):
+                words += list(action.choices)
+        tree[name] = words
+    return tree
+
+
+def completion_script(shell: str, parser: argparse.ArgumentParser | None = None) -> str:
+    parser = parser or build_parser()
+    tree = _tree(parser)
+    commands = " ".join(k for k in tree if k)
+    if shell == "bash":
+        cases = "\n".join(f'        {name}) opts="{" ".join(words)}" ;;' for name, words in tree.items() if name)
+        return f"""# bash completion for advisor (advisor completion bash)
+_advisor() {{
+    local cur cmd opts
+    cur="${{COMP_WORDS[COMP_CWORD]}}"
+    cmd=""
+    for w in "${{COMP_WORDS[@]:1:COMP_CWORD-1}}"; do
+        case "$w" in -*) ;; *) cmd="$w"; break ;; esac
+    done
+    case "$cmd" in
+        "") opts="{commands} {" ".join(tree[""])}" ;;
+{cases}
+        *) opts="" ;;
+    esac
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    [ ${{#COMPREPLY[@]}} -eq 0 ] && COMPREPLY=($(compgen -f -- "$cur"))
+    return 0
+}}
+complete -o filenames -F _advisor advisor
+"""
+    cases = "\n".join(f"      {name}) opts=({' '.join(words)}) ;;" for name, words in tree.items() if name)
+    return f"""#compdef advisor
+# zsh completion for advisor (advisor completion zsh): put it on $fpath as _advisor, or source it
+_advisor() {{
+  local -a opts
+  if (( CURRENT == 2 )); then
+    opts=({commands} {" ".join(tree[""])})
+  else
+    case $words[2] in
+{cases}
+      *) opts=() ;;
+    esac
+  fi
+  compadd -a opts
+  _files
+}}
+if [[ $zsh_eval_context[-1] == loadautofunc ]]; then _advisor "$@"; else compdef _advisor advisor; fi
+"""
+
+
+def _completion(args) -> int:
+    print(completion_script(args.shell), end="")
+    return 0
+
+
+# ---- main ----------------------------------------------------------------------------------------
 
 def _is_knowledge_error(exc: BaseException) -> bool:
     loader = sys.modules.get("knowledge.loader")  # only loaded if the command used the KB
@@ -45,11 +191,18 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv or ["tui"])
+        from advisor import config
+
+        settings = config.load()
+        parser = build_parser(settings)
+        args, extra = parser.parse_known_args(argv or ["tui"])
+        if extra:  # argparse names the top parser; the command whose flag it is helps more
+            sub = _subparsers(parser).get(getattr(args, "command", None) or "", parser)
+            sub.error(f"unrecognized arguments: {' '.join(extra)}")
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
+        config.apply_format(args, settings)
         return int(args.func(args) or 0)
     except UsageError as exc:
         if debug:

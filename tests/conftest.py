@@ -8,4 +8,6 @@ def _isolated_user_dirs(tmp_path_factory, monkeypatch):
     cache = tmp_path_factory.mktemp("xdg-cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     monkeypatch.delenv("ADVISOR_KB_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))  # no user config
+    monkeypatch.delenv("ADVISOR_CONFIG", raising=False)
     yield

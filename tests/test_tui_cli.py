@@ -72,3 +72,127 @@ def test_without_a_terminal_it_says_what_to_use_instead(capsys):
     assert out.returncode == 2
     err = out.stderr.strip().splitlines()
     assert len(err) == 1 and "needs a terminal" in err[0] and "advisor report" in err[0]
+
+
+# ---- CLI errors that help, examples, -V, completion, the config file (issue 19) ----------------
+
+def test_a_mistyped_command_suggests_the_right_one(capsys):
+    assert main(["reprt", "x.yaml"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "did you mean `report`?" in err[0]
+
+
+def test_an_unknown_flag_shows_the_subcommands_usage_and_a_guess(capsys):
+    assert main(["probe", "--budjet", "3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith("advisor: error: advisor probe: unrecognized arguments: --budjet")
+    assert "did you mean `--budget`" in err[0]
+    assert err[1].startswith("usage: advisor probe")
+
+
+def test_every_help_has_examples_and_dash_capital_v_prints_the_version(capsys):
+    import pytest as _pytest
+
+    from advisor import __version__
+    from advisor.cli import EXAMPLES, _subparsers, build_parser
+
+    parser = build_parser()
+    for name, sub in _subparsers(parser).items():
+        assert name in EXAMPLES, f"no examples for `advisor {name}`"
+        assert "examples:" in sub.format_help(), name
+    with _pytest.raises(SystemExit):
+        main(["-V"])
+    assert __version__ in capsys.readouterr().out
+
+
+def test_completion_scripts_name_every_command_and_option(capsys):
+    import shutil
+
+    for shell in ("bash", "zsh"):
+        assert main(["completion", shell]) == 0
+        script = capsys.readouterr().out
+        for word in ("report", "probe", "--budget", "--markdown", "config"):
+            assert word in script
+        assert "--max-steps" not in script  # hidden options stay hidden
+        if shutil.which(shell):
+            out = subprocess.run([shell, "-n"], input=script, text=True, capture_output=True)
+            assert out.returncode == 0, out.stderr
+
+
+def test_config_file_sets_defaults_that_flags_override(tmp_path, monkeypatch, capsys):
+    from advisor import config
+    from advisor.cli import build_parser
+
+    path = tmp_path / "config.toml"
+    path.write_text('[probe]\nbudget = 10.0\nthreads = 2\n[report]\nformat = "markdown"\n'
+                    'kb = ["~/team-kb"]\n')
+    monkeypatch.setenv("ADVISOR_CONFIG", str(path))
+    settings = config.load()
+    parser = build_parser(settings)
+    assert parser.parse_args(["probe"]).budget == 10.0
+    assert parser.parse_args(["probe", "--budget", "3"]).budget == 3.0
+    assert parser.parse_args(["probe"]).threads == 2
+    args = parser.parse_args(["report", "x.yaml"])
+    config.apply_format(args, settings)
+    assert args.markdown and args.kb == [str(Path("~/team-kb").expanduser())]
+    args = parser.parse_args(["report", "x.yaml", "--json"])
+    config.apply_format(args, settings)
+    assert args.json and not args.markdown
+    assert main(["config"]) == 0
+    out = capsys.readouterr().out
+    assert str(path) in out and "probe.budget   10.0" in out and "config file" in out
+
+
+def test_a_bad_config_file_lists_every_problem_and_exits_2(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "config.toml"
+    path.write_text('[probe]\nbudget = -1\nbudjet = 3\n[report]\nformat = "pdf"\n')
+    monkeypatch.setenv("ADVISOR_CONFIG", str(path))
+    assert main(["config"]) == 2
+    err = capsys.readouterr().err
+    assert "probe.budget: expected a number" in err and "probe.budjet: unknown setting" in err
+    assert "report.format: expected one of json, markdown, table" in err
+    path.write_text("[probe\n")
+    assert main(["config"]) == 2
+    assert "not valid TOML" in capsys.readouterr().err
+
+
+def test_xdg_config_home_locates_the_file(tmp_path, monkeypatch):
+    from advisor import config
+
+    monkeypatch.delenv("ADVISOR_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert config.config_path() == tmp_path / "framework-advisor" / "config.toml"
+
+
+def test_suite_estimate_and_eta_follow_the_plan():
+    from advisor.progress import SuiteClock, suite_estimate
+    from probes.probe_models import ProbeConfig
+
+    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager", "compile"], budget=2)
+    estimate = suite_estimate(config)
+    assert 0 < estimate.low < estimate.high
+    clock = SuiteClock(config)
+    assert clock.total == 2 and clock.status().startswith("0 of 2 runs finished")
+    first = clock.remaining_seconds()
+    clock.on_event("pytorch-eager-lenet-bs32", "start", now=0.0)
+    clock.on_event("pytorch-eager-lenet-bs32", "done", now=1.0)
+    assert clock.finished == 1 and clock.remaining_seconds() < first
+    clock.on_event("pytorch-compile-lenet-bs32", "done", now=2.0)
+    assert clock.status() == "2 of 2 runs finished"
+
+
+def test_cli_progress_without_a_terminal_prints_a_line_per_run():
+    import io
+
+    from advisor.progress import suite_progress
+    from probes.probe_models import ProbeConfig
+
+    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], budget=1)
+    stream = io.StringIO()
+    with suite_progress(config, stream=stream) as on_event:
+        on_event({"run_id": "pytorch-aux", "kind": "start"})
+        on_event({"run_id": "pytorch-eager-lenet-bs32", "kind": "start"})
+        on_event({"run_id": "pytorch-eager-lenet-bs32", "kind": "done", "message": "ok"})
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("advisor: 1 run, estimated")
+    assert lines[1] == "advisor: pytorch-eager-lenet-bs32: ok (1 of 1 runs finished)"

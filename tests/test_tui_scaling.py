@@ -13,9 +13,19 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fixtures.tui.fakes import (FakeLauncher, FakeScalingLauncher, host_report,  # noqa: E402
-                                scaling_fixture)
-from fixtures.tui.pilot import record_notifications, run_async, screen_text, settle, wait_for  # noqa: E402
+from fixtures.tui.fakes import (  # noqa: E402
+    FakeLauncher,
+    FakeScalingLauncher,
+    host_report,
+    scaling_fixture,
+)
+from fixtures.tui.pilot import (  # noqa: E402
+    record_notifications,
+    run_async,
+    screen_text,
+    settle,
+    wait_for,
+)
 
 from tui.app import make_app  # noqa: E402
 
@@ -58,16 +68,16 @@ async def test_scaling_run_shows_progress_then_the_table_and_saves():
         assert "Scaling: not measured yet" in screen_text(app)
         assert "Scaling" in {k.description for k in app.screen.query("FooterKey")}
         await pilot.press("d")
-        await wait_for(pilot, lambda: any(p.fraction > 0 for p in app.scaling_runs.values()),
+        await wait_for(pilot, lambda: any(p.fraction > 0 for p in app.state.scaling.runs.values()),
                        what="a launch's progress")
-        assert [p.status for p in app.scaling_runs.values()] == ["running"]
-        assert app.scaling_running and app.screen.query_one("#scaling-start").disabled
+        assert [p.status for p in app.state.scaling.runs.values()] == ["running"]
+        assert app.state.scaling.running and app.screen.query_one("#scaling-start").disabled
         assert app.screen.query("#scaling-runs RunRow"), "a live row per launch"
         assert "Scaling probe running" in screen_text(app)
         assert not app.start_probes(object())  # one kind of probe at a time
         assert not app.screen.query_one("#scaling-table").display  # no stale table mid-run
         hold.set()
-        await wait_for(pilot, lambda: not app.scaling_running, what="the probe to finish")
+        await wait_for(pilot, lambda: not app.state.scaling.running, what="the probe to finish")
         await settle(pilot)
 
         assert threading.main_thread().name not in launcher.threads  # ran in a worker thread
@@ -75,7 +85,7 @@ async def test_scaling_run_shows_progress_then_the_table_and_saves():
         assert (config.frameworks, config.models, config.ranks, config.repeat, config.batch_size) == (
             ["pytorch", "mindspore"], ["lenet"], None, 3, 32)
         rows = len(app.screen.query("#scaling-runs RunRow"))
-        assert rows == 12 and {p.status for p in app.scaling_runs.values()} == {"ok"}
+        assert rows == 12 and {p.status for p in app.state.scaling.runs.values()} == {"ok"}
         measured = {f.framework: f for f in scaling_fixture().frameworks}
         cells = {row[0]: row for row in table_cells(app)}
         assert set(cells) == {"pytorch/lenet", "mindspore/lenet"}
@@ -109,13 +119,13 @@ async def test_scaling_choices_reach_the_config_and_bad_ones_are_refused():
             screen.action_scaling()
             await pilot.pause()
             assert seen[-1][0] == "Cannot start the scaling probe" and problem in seen[-1][1]
-        assert not launcher.configs and not app.scaling_running
+        assert not launcher.configs and not app.state.scaling.running
         screen.query_one("#scaling-ranks").value = "2, 4"
         screen.query_one("#scaling-repeat").value = "1"
         screen.query_one("#fw-mindspore").value = False
         screen.query_one("#probe-batch").value = "16"
         await pilot.click("#scaling-start")
-        await wait_for(pilot, lambda: bool(launcher.configs) and not app.scaling_running,
+        await wait_for(pilot, lambda: bool(launcher.configs) and not app.state.scaling.running,
                        what="the probe to finish")
         await settle(pilot)
         config = launcher.configs[0]
@@ -136,13 +146,13 @@ async def test_scaling_cancel_keeps_finished_launches_and_does_not_save():
         await pilot.press("d")
         await wait_for(pilot, launcher.started.is_set, what="the probe to start")
         await pilot.press("c")
-        assert app.scaling_cancel.is_set()
+        assert app.state.scaling.cancel.is_set()
         hold.set()  # the first launch goes on, and sees the cancel
-        await wait_for(pilot, lambda: not app.scaling_running, what="the cancel")
+        await wait_for(pilot, lambda: not app.state.scaling.running, what="the cancel")
         await settle(pilot)
         assert launcher.cancel_seen.is_set()
-        assert [r.status for r in app.scaling_result.runs] == ["cancelled"]
-        assert {p.status for p in app.scaling_runs.values()} == {"cancelled"}
+        assert [r.status for r in app.state.scaling.result.runs] == ["cancelled"]
+        assert {p.status for p in app.state.scaling.runs.values()} == {"cancelled"}
         statuses = {row[0]: row[2] for row in table_cells(app)}
         assert statuses == {"pytorch/lenet": "cancelled", "mindspore/lenet": "not run"}
         assert any(sev == "warning" and "cancelled" in msg for _, msg, sev in seen)
@@ -158,15 +168,15 @@ async def test_cached_scaling_result_is_shown_on_entry_and_enters_the_report():
                    requirements_path=str(ROOT / "examples" / "prototype-then-ascend.yaml"))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.scaling_cached
+        assert app.state.scaling.cached
         assert [row[0] for row in table_cells(app)] == ["pytorch/lenet", "mindspore/lenet"]
         text = screen_text(app)
-        assert "cached result for this host" in text and "2026-11-30T14:20:14" in text
+        assert "cached result for this host" in text and "2026-11-30 14:20 UTC" in text
         assert "CPU contention" in text
         # The report the Recommendation screen shows uses it, as `advisor report` would.
-        await wait_for(pilot, lambda: app.report is not None and app.report.scaling.source == "cache",
+        await wait_for(pilot, lambda: app.state.report is not None and app.state.report.scaling.source == "cache",
                        what="a report with the scaling result")
-        scaling = app.report.scaling
+        scaling = app.state.report.scaling
         assert scaling.used and scaling.label == "cpu-contention"
         assert scaling.created == scaling_fixture().created
 
@@ -181,10 +191,10 @@ async def test_launches_made_while_the_screen_was_hidden_all_show_on_return():
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         app.start_scaling(ScalingConfig(frameworks=["pytorch"], repeat=2))
-        await wait_for(pilot, lambda: app.scaling_runs, what="the first launch")
+        await wait_for(pilot, lambda: app.state.scaling.runs, what="the first launch")
         await pilot.press("f1")  # hidden from now on: progress is remembered, not drawn
         first.set()
-        await wait_for(pilot, lambda: len(app.scaling_runs) == 3 and app.scaling_fraction > 0.5,
+        await wait_for(pilot, lambda: len(app.state.scaling.runs) == 3 and app.state.scaling.fraction > 0.5,
                        what="three launches")
         await pilot.press("f3")
         await pilot.pause(0.05)
@@ -192,7 +202,7 @@ async def test_launches_made_while_the_screen_was_hidden_all_show_on_return():
         assert shown == {"pytorch-lenet-r1-rep1": "ok", "pytorch-lenet-r2-rep1": "ok",
                          "pytorch-lenet-r2-rep2": "running"}
         third.set()
-        await wait_for(pilot, lambda: not app.scaling_running, what="the probe to finish")
+        await wait_for(pilot, lambda: not app.state.scaling.running, what="the probe to finish")
 
 
 @run_async
@@ -208,7 +218,7 @@ async def test_a_crashing_scaling_launcher_is_a_notification():
         await wait_for(pilot, lambda: any(t == "scaling probe failed" for t, _, _ in seen),
                        what="the failure notification")
         await settle(pilot)
-        assert not app.scaling_running and app.scaling_result is None
+        assert not app.state.scaling.running and app.state.scaling.result is None
         assert ("scaling probe failed", "torchrun not found on PATH", "error") in seen
 
 
@@ -218,11 +228,11 @@ def test_default_scaling_wiring_is_the_real_runner_imported_lazily(monkeypatch):
     from tui import providers
 
     app = make_app()
-    assert app.scaling_launcher is providers.default_scaling_launcher
-    assert app.cached_scaling is providers.default_cached_scaling
-    assert app.save_scaling is providers.default_save_scaling
+    assert app.core.run_scaling is providers.default_scaling_launcher
+    assert app.core.cached_scaling is providers.default_cached_scaling
+    assert app.core.save_scaling is providers.default_save_scaling
     faked = make_app(scaling_launcher=FakeScalingLauncher())
-    assert faked.save_scaling is None and faked.cached_scaling() is None
+    assert faked.core.save_scaling is None and faked.core.cached_scaling() is None
     calls = []
     monkeypatch.setattr(runner, "run_scaling", lambda config, on_event=None, cancel=None:
                         calls.append((config, on_event, cancel)) or "result")

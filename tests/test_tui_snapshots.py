@@ -14,8 +14,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fixtures.tui.fakes import (FakeLauncher, FakeScalingLauncher, cached_suite, host_report,  # noqa: E402
-                                scaling_fixture)
+from fixtures.tui.fakes import (  # noqa: E402
+    FakeLauncher,
+    FakeScalingLauncher,
+    cached_suite,
+    host_report,
+    scaling_fixture,
+)
 from fixtures.tui.pilot import settle  # noqa: E402
 
 from tui.app import make_app  # noqa: E402
@@ -26,7 +31,7 @@ SIZES = [(80, 24), (120, 40)]
 pytestmark = pytest.mark.timeout(120)
 
 
-def frozen_report(requirements, host, probes):
+def frozen_report(requirements, host, probes, scaling=None):
     from pydantic import ValidationError
 
     from advisor.report import Report
@@ -58,6 +63,9 @@ async def quiet(pilot) -> None:
 @pytest.fixture(autouse=True)
 def _in_root(monkeypatch):
     monkeypatch.chdir(ROOT)  # the requirements path shown on screen is relative
+    # The cache folder the Probes screen names: the test's temporary one would change every run.
+    monkeypatch.setattr("tui.screens.probes._cache_folder", lambda: "~/.cache/framework-advisor")
+    monkeypatch.setenv("ADVISOR_ASCII", "0")  # the glyphs, whatever the test runner's locale
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -117,3 +125,30 @@ def test_requirements_inline_error_and_hint(snap_compare, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(fixed_app("requirements"), terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("mode,charts", [("probes", "#probe-charts"), ("recommendation", "#rec-charts")])
+def test_charts(snap_compare, mode, charts, size):
+    """Scrolled to the charts: throughput with CI95 and the step-time spread (fixture suite), the
+    score bars and the sensitivity tornado (the frozen report: regenerated with it)."""
+
+    async def run_before(pilot):
+        await quiet(pilot)
+        pilot.app.screen.query_one(charts).scroll_visible(top=True, animate=False)
+        await pilot.pause(0.1)
+
+    assert snap_compare(fixed_app(mode), terminal_size=size, run_before=run_before)
+
+
+def test_light_theme_and_ascii(snap_compare, monkeypatch):
+    """ADVISOR_THEME=light and ADVISOR_ASCII=1: the Probes screen on a light, plain terminal."""
+    monkeypatch.setenv("ADVISOR_THEME", "light")
+    monkeypatch.setenv("ADVISOR_ASCII", "1")
+
+    async def run_before(pilot):
+        await quiet(pilot)
+        pilot.app.screen.query_one("#probe-charts").scroll_visible(top=True, animate=False)
+        await pilot.pause(0.1)
+
+    assert snap_compare(fixed_app("probes"), terminal_size=(80, 24), run_before=run_before)

@@ -26,3 +26,19 @@ def fmt_num(value: Any, digits: int = 1, unit: str = "") -> str:
     else:
         text = f"{number:.{digits}f}"
     return f"{text}{unit}"
+
+
+def fmt_when(created: Any) -> str:
+    """'2026-11-30 12:00 UTC' from an ISO time stamp (the raw text if it is not one)."""
+    if not created:
+        return ""
+    import datetime as _dt
+
+    try:
+        stamp = _dt.datetime.fromisoformat(str(created).replace("Z", "+00:00"))
+    except ValueError:
+        return str(created)
+    if stamp.tzinfo is not None:
+        stamp = stamp.astimezone(_dt.timezone.utc)
+        return stamp.strftime("%Y-%m-%d %H:%M UTC")
+    return stamp.strftime("%Y-%m-%d %H:%M")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.form_spec import set_path
 from tui.data import get
+from tui.form_spec import set_path
 
 
 def blank_requirements() -> dict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Union
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
@@ -161,7 +161,7 @@ def set_path(data: dict, path: tuple[str, ...], value: Any) -> None:
     data[path[-1]] = value
 
 
-def parse_number(text: str, kind: str, bounds: dict) -> tuple[Optional[float], Optional[str]]:
+def parse_number(text: str, kind: str, bounds: dict) -> tuple[float | None, str | None]:
     """(value, error) for a number typed into the form; empty text gives (None, None)."""
     text = text.strip()
     if not text:
@@ -178,7 +178,7 @@ def parse_number(text: str, kind: str, bounds: dict) -> tuple[Optional[float], O
     return value, None
 
 
-def parse_mapping(text: str) -> tuple[Optional[dict], Optional[str]]:
+def parse_mapping(text: str) -> tuple[dict | None, str | None]:
     """`performance: 0.3, cost: 0.2` -> {'performance': 0.3, 'cost': 0.2}."""
     text = text.strip()
     if not text:

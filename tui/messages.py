@@ -1,11 +1,21 @@
-"""App-wide messages. Workers post these from their threads (post_message is thread-safe); the app
-turns them into state and tells the screens. Screens never talk to the workers directly."""
+"""The app's messages (harlequin's messages.py is the model), in two kinds:
+
+- from the workers to the app (post_message is thread-safe): HostChecked, HostProgress, RunProgressed,
+  MeasurementFinished, ReportReady, WorkFailed. The app turns them into state (tui.state.AppState).
+- from the app to the mode screens, after the state changed: HostChanged, HostDefaults,
+  RequirementsLoaded, MeasurementChanged, RunChanged, ReportChanged. A screen that is not shown
+  keeps the latest of each and redraws when it is shown again (tui.screens.base).
+
+Screens never talk to the workers directly.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from textual.message import Message
+
+# ---- workers -> app -----------------------------------------------------------------------------
 
 
 class HostChecked(Message):
@@ -24,40 +34,47 @@ class HostProgress(Message):
         self.text = text
 
 
-class ProbeProgress(Message):
-    """Live progress of one probe run. Only the latest per run matters, so a newer one replaces it."""
+class RunProgressed(Message):
+    """Live progress of one run of a measurement (kind "probes" or "scaling"). Only the latest per
+    run matters, so a newer progress message replaces a queued one (keeping its step times)."""
 
-    def __init__(self, run_id: str, kind: str, fraction: float | None, step_ms: list[float],
-                 images_per_second: float | None, message: str | None, run: Any = None,
-                 total: int | None = None) -> None:
+    def __init__(self, kind: str, run_id: str, event: str, fraction: float | None = None,
+                 step_ms: list[float] | None = None, images_per_second: float | None = None,
+                 message: str | None = None, run: Any = None, total: int | None = None,
+                 overall: float | None = None) -> None:
         super().__init__()
-        self.total = total
-        self.run_id = run_id
         self.kind = kind
+        self.run_id = run_id
+        self.event = event  # start | progress | done
         self.fraction = fraction
-        self.step_ms = step_ms
+        self.step_ms = step_ms if step_ms is not None else []
         self.images_per_second = images_per_second
         self.message = message
         self.run = run
+        self.total = total
+        self.overall = overall  # of the whole measurement (the scaling runner reports it)
 
     def can_replace(self, message: Message) -> bool:
         # Textual asks the message about to be handled whether the next queued one supersedes it.
-        # A progress message for the same run does: its step times are carried over so the
-        # sparkline loses nothing. Start and done events are state changes and never dropped.
-        if (isinstance(message, ProbeProgress) and message.run_id == self.run_id
-                and message.kind == "progress" and self.kind == "progress"):
+        # Start and done events are state changes and never dropped.
+        if (isinstance(message, RunProgressed) and message.kind == self.kind
+                and message.run_id == self.run_id and message.event == "progress"
+                and self.event == "progress"):
             message.step_ms[:0] = self.step_ms
             return True
         return False
 
 
-class ProbesFinished(Message):
-    """A probe suite finished (or was cancelled: then `cancelled` is True and suite may be partial)."""
+class MeasurementFinished(Message):
+    """A measurement ended (or was cancelled: then `cancelled` is True and the result may be partial),
+    or a cached result was read (`from_cache`)."""
 
-    def __init__(self, suite: Any, cancelled: bool = False) -> None:
+    def __init__(self, kind: str, result: Any, cancelled: bool = False, from_cache: bool = False) -> None:
         super().__init__()
-        self.suite = suite
+        self.kind = kind
+        self.result = result
         self.cancelled = cancelled
+        self.from_cache = from_cache
 
 
 class ReportReady(Message):
@@ -78,29 +95,43 @@ class WorkFailed(Message):
         self.error = error
 
 
-class ScalingProgress(Message):
-    """Live progress of one scaling launch (torchrun/msrun): `fraction` of this launch's steps,
-    `overall` of the whole scaling probe. A newer progress message for the same launch replaces it."""
+# ---- app -> screens -----------------------------------------------------------------------------
 
-    def __init__(self, run_id: str, kind: str, fraction: float | None, overall: float | None,
-                 message: str | None, run: Any = None) -> None:
+
+class HostChanged(Message):
+    bubble = False  # for the screen it is posted to, not the app
+    """state.host changed (checking, progress, a result or a failure)."""
+
+
+class HostDefaults(Message):
+    bubble = False  # for the screen it is posted to, not the app
+    """A host check arrived after the form was shown: fill the hardware fields the user left alone."""
+
+
+class RequirementsLoaded(Message):
+    bubble = False  # for the screen it is posted to, not the app
+    """A requirements file replaced state.requirements."""
+
+
+class ReportChanged(Message):
+    bubble = False  # for the screen it is posted to, not the app
+    """state.report (or state.report_error) changed."""
+
+
+class MeasurementChanged(Message):
+    """A measurement started, finished or got a cached result: redraw all of it."""
+    bubble = False
+
+    def __init__(self, kind: str) -> None:
         super().__init__()
-        self.run_id = run_id
         self.kind = kind
-        self.fraction = fraction
-        self.overall = overall
-        self.message = message
-        self.run = run
-
-    def can_replace(self, message: Message) -> bool:
-        return (isinstance(message, ScalingProgress) and message.run_id == self.run_id
-                and message.kind == "progress" and self.kind == "progress")
 
 
-class ScalingFinished(Message):
-    """The scaling probe finished (cancelled: True when stopped; the result keeps finished launches)."""
+class RunChanged(Message):
+    """One run of a running measurement moved on: redraw its row."""
+    bubble = False
 
-    def __init__(self, result: Any, cancelled: bool = False) -> None:
+    def __init__(self, kind: str, progress: Any) -> None:
         super().__init__()
-        self.result = result
-        self.cancelled = cancelled
+        self.kind = kind
+        self.progress = progress

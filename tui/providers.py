@@ -1,49 +1,57 @@
 """The app's connections to the headless core. Each default imports its part lazily, inside the
-call, so the app starts (and says what is missing) even when a part is absent or broken. Tests pass
-their own callables to `make_app` instead of these."""
+call, so the app starts (and says what is missing) even when a part is absent or broken. The
+signatures are the Protocols below; tests pass their own callables of those signatures to `make_app`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Protocol
 
 import yaml
 
-HostProvider = Callable[[], Any]
-ProbeLauncher = Callable[[Any, Optional[Callable[[Any], None]], Any], Any]
+
+class HostCheck(Protocol):
+    """advisor.check.run_check: progress(text) after each part; cancel stops the smoke tests."""
+
+    def __call__(self, progress: Callable[[str], None] | None = None, cancel: Any = None) -> Any: ...
 
 
-def default_host_provider(progress: Optional[Callable[[str], None]] = None, cancel: Any = None) -> Any:
+class Launcher(Protocol):
+    """probes.runner.run_suite / probes.scaling.runner.run_scaling: events to on_event, the result
+    back (partial, never raising, when cancel is set)."""
+
+    def __call__(self, config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any: ...
+
+
+class ReportBuilder(Protocol):
+    """advisor.report.build_report over this host's probes and scaling result."""
+
+    def __call__(self, requirements: Any, host: Any, probes: Any, scaling: Any = None) -> Any: ...
+
+
+@dataclass
+class Providers:
+    """Everything the app asks of the headless core. make_app fills it with the defaults below;
+    a test replaces a part by passing its own callable of the same signature."""
+    check_host: HostCheck
+    run_probes: Launcher
+    cached_probes: Callable[[], Any]               # -> ProbeSuite | None
+    save_probes: Callable[[Any], None] | None   # None: results are not cached
+    run_scaling: Launcher
+    cached_scaling: Callable[[], Any]              # -> ScalingResult | None
+    save_scaling: Callable[[Any], None] | None
+    build_report: ReportBuilder
+    render: Callable[[Any, str], str]              # (report, "json" | "markdown") -> text
+
+
+def default_host_provider(progress: Callable[[str], None] | None = None, cancel: Any = None) -> Any:
     from advisor.check import run_check
 
     return run_check(progress=progress, cancel=cancel)
 
 
-def accepts(fn: Callable[..., Any], name: str) -> bool:
-    """fn declares a keyword argument `name` (or **kwargs)."""
-    import inspect
-
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
-
-
-def call_with_supported(fn: Callable[..., Any], **optional: Any) -> Any:
-    """Call fn with those keyword arguments it declares (test fakes may take none)."""
-    import inspect
-
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return fn()
-    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        return fn(**optional)
-    return fn(**{k: v for k, v in optional.items() if k in params})
-
-
-def default_probe_launcher(config: Any, on_event: Optional[Callable[[Any], None]], cancel: Any) -> Any:
+def default_probe_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
     from probes.runner import run_suite
 
     return run_suite(config, on_event=on_event, cancel=cancel)
@@ -106,6 +114,15 @@ def load_requirements_file(path: str | Path) -> Any:
     return load_requirements(path)
 
 
+def kb_problems(requirements: Any) -> list[str]:
+    """What the bundled knowledge base says is wrong with valid requirements ('field: expected ...'):
+    advisor.validation's check, the one `advisor report` runs, so both accept the same files."""
+    import knowledge
+    from advisor.validation import kb_problems as check
+
+    return check(requirements, knowledge.load())
+
+
 def requirements_to_yaml(data: dict) -> str:
     """The YAML `advisor report` reads: unset optional fields are left out, keys in model order."""
     return yaml.safe_dump(_drop_none(data), sort_keys=False, allow_unicode=True)
@@ -128,7 +145,7 @@ def as_data(obj: Any) -> Any:
     return obj
 
 
-def default_scaling_launcher(config: Any, on_event: Optional[Callable[[Any], None]], cancel: Any) -> Any:
+def default_scaling_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
     from probes.scaling.runner import run_scaling
 
     return run_scaling(config, on_event=on_event, cancel=cancel)

@@ -2,4 +2,4 @@
 `func(args) -> int` as the handler. cli.py only wires them together."""
 
 # Order is the order in `advisor --help`. A module missing here simply isn't offered.
-COMMAND_MODULES = ("check", "probe", "report", "compare", "scan", "kb", "tui")
+COMMAND_MODULES = ("check", "probe", "report", "compare", "scan", "kb", "tui", "config")

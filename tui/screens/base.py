@@ -1,4 +1,5 @@
-"""What every mode screen shares: registering with the app so it hears state changes."""
+"""What every mode screen shares: registering with the app so it gets the state-changed messages
+(tui.messages), and drawing them now if shown or once shown again."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from textual.screen import Screen
 
 class AdvisorScreen(Screen):
     # Declared here too so `? Help` comes first in every footer (the app's keys follow the screen's).
-    BINDINGS = [Binding("question_mark", "app.help", "Help", key_display="?")]
+    BINDINGS = [Binding("question_mark", "app.help", "Help", key_display="?"),
+                # Leaves a text field so the screen's letter keys (s, c, ...) act again.
+                Binding("escape", "leave_field", "Leave field", show=False)]
 
     def __init__(self) -> None:
         super().__init__()
-        self.stale: dict[str, tuple] = {}  # state changes heard while hidden: applied on resume
+        self.stale: dict[str, tuple] = {}  # key -> (draw, args) for changes while hidden
         self.resumed_at = 0.0              # monotonic time the screen was last shown (tests use it)
 
     def on_mount(self) -> None:
@@ -25,8 +28,8 @@ class AdvisorScreen(Screen):
     def on_screen_resume(self) -> None:
         # Only what changed while hidden is redrawn: switching screens stays instant.
         stale, self.stale = self.stale, {}
-        for what, args in stale.items():
-            self.safely(getattr(self, f"on_state_{what}"), *args)
+        for fn, args in stale.values():
+            self.safely(fn, *args)
         self.resumed_at = time.monotonic()
 
     def safely(self, fn: Any, *args: Any) -> None:
@@ -37,16 +40,15 @@ class AdvisorScreen(Screen):
             self.notify(f"{type(exc).__name__}: {exc}"[:300], title=f"{self.SUB_TITLE}: cannot show",
                         severity="error", timeout=8)
 
-    def hear(self, what: str, *args: Any) -> None:
-        """A state change from the app: handled now if shown, else when next shown."""
-        if not hasattr(self, f"on_state_{what}"):
-            return
+    def when_shown(self, key: str, fn: Any, *args: Any) -> None:
+        """Draw now if this screen is shown, else when it is next shown (the latest per key)."""
         if self.is_current:
-            self.safely(getattr(self, f"on_state_{what}"), *args)
-        elif what in ("probe_progress", "scaling_progress"):
-            self.stale["probes_changed"] = ()  # a full redraw covers any number of progress ticks
+            self.safely(fn, *args)
         else:
-            self.stale[what] = args
+            self.stale[key] = (fn, args)
+
+    def action_leave_field(self) -> None:
+        self.set_focus(None)
 
     def refresh_view(self) -> None:  # overridden: draw everything from the app's state
         pass

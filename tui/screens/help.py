@@ -17,6 +17,9 @@ KEYS = [
     ("F4", "Recommendation: scores, verdict, export (j JSON, m Markdown)"),
     ("tab / shift+tab", "next / previous field (in a text field, keys type: tab out first)"),
     ("enter / space", "open a select, toggle a switch"),
+    ("escape", "leave a text field (then the screen's keys act again)"),
+    ("ctrl+p", "command palette: every action by name"),
+    ("ctrl+t", "light / dark theme"),
     ("?", "this help"),
     ("ctrl+q", "quit"),
 ]
@@ -39,10 +42,11 @@ class HelpModal(ModalScreen[None]):
         for key, what in KEYS:
             table.add_row(key, what)
         with VerticalScroll(id="help-box"):
-            yield Static(Text("framework-advisor: help", style="bold"), id="help-title")
+            # The close hint comes first: at 80x24 the end of the box is below the fold.
+            yield Static(Text.assemble(("framework-advisor: help", "bold"),
+                                       ("   escape closes", "italic")), id="help-title")
             yield Static(table)
             yield Static(Text(ABOUT, style="dim"), id="help-about")
-            yield Static(Text("Press escape to close", style="italic"), id="help-close")
 
     def action_close(self) -> None:
         self.dismiss()

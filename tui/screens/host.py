@@ -13,8 +13,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
-from tui.providers import as_data
 from tui.data import fmt_num, get
+from tui.glyphs import ellipsis
+from tui.messages import HostChanged
+from tui.providers import as_data
 from tui.screens.base import AdvisorScreen
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -34,23 +36,23 @@ class HostScreen(AdvisorScreen):
             yield Static(id="host-accelerators", classes="panel")
             yield Static(id="host-frameworks", classes="panel")
             yield Static(id="host-findings", classes="panel")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
     def action_refresh_check(self) -> None:
         self.app.refresh_host()
 
-    def on_state_host_changed(self) -> None:
-        self.refresh_view()
+    def on_host_changed(self, _: HostChanged) -> None:
+        self.when_shown("host", self.refresh_view)
 
     def refresh_view(self) -> None:
         app = self.app
-        report = as_data(app.host_report)
+        report = as_data(app.state.host.report)
         status = self.query_one("#host-status", Static)
-        if app.host_checking:
+        if app.state.host.checking:
             status.update(Text(f"Checking this host (framework smoke tests run in their own "
-                               f"processes)… {app.host_progress}", style="italic"))
-        elif app.host_error:
-            status.update(Text(f"Host check failed: {app.host_error}. Press r to retry.",
+                               f"processes){ellipsis()} {app.state.host.progress}", style="italic"))
+        elif app.state.host.error:
+            status.update(Text(f"Host check failed: {app.state.host.error}. Press r to retry.",
                                style="bold red"))
         elif report is None:
             status.update(Text("No host check yet. Press r to run it.", style="italic"))

@@ -9,6 +9,7 @@ probe runs at a time: they would time each other."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.console import Group
@@ -17,17 +18,30 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import (Button, Checkbox, DataTable, Footer, Header, Input, Label, Select,
-                             Static)
+from textual.widgets import (
+    Button,
+    Checkbox,
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    Label,
+    Select,
+    Static,
+)
 
 from probes.probe_models import MODES_OF
 from tui import providers
+from tui.data import fmt_num, fmt_when, get
 from tui.form_spec import parse_number
-from tui.data import fmt_num, get
+from tui.glyphs import arrow, ellipsis
+from tui.messages import MeasurementChanged, RunChanged
 from tui.screens.base import AdvisorScreen
 from tui.state import RunProgress
+from tui.widgets.charts import StepTimeChart, ThroughputChart
 from tui.widgets.run_row import show_run_row
 from tui.widgets.scaling_panel import ScalingPanel
+from tui.widgets.toggles import StateCheckbox
 
 FRAMEWORKS = ("pytorch", "mindspore")
 MODES = ("eager", "compile", "graph", "pynative")
@@ -36,8 +50,10 @@ DEFAULT_MODELS = ("lenet", "resnet18")
 DEFAULT_BUDGET = "2"
 DEFAULT_BATCH = "32"
 DEFAULT_SCALING_REPEAT = "3"  # the issue: median and min-max over at least 3 repetitions
-COLUMNS = ("Run", "Status", "img/s", "CI95", "step ms", "first s", "compile s", "peak MB", "MFU",
-           "loss", "stop")
+# Most telling first: at 80 columns the right-hand ones scroll (left/right on the table), and the
+# highlighted run's every field, these and DETAIL_ONLY, is on the line under the table.
+COLUMNS = ("Run", "Status", "img/s", "CI95", "step ms", "MFU", "loss", "first s", "compile s")
+DETAIL_ONLY = ("peak MB", "stop")
 
 
 class ProbesScreen(AdvisorScreen):
@@ -55,18 +71,18 @@ class ProbesScreen(AdvisorScreen):
             with Horizontal(classes="choice-row"):
                 yield Label("Frameworks", classes="choice-label")
                 for name in FRAMEWORKS:
-                    yield Checkbox(name, True, id=f"fw-{name}", compact=True)
+                    yield StateCheckbox(name, True, id=f"fw-{name}", compact=True)
             with Horizontal(classes="choice-row"):
                 yield Label("Modes", classes="choice-label")
                 for name in MODES:
-                    yield Checkbox(name, True, id=f"mode-{name}", compact=True)
+                    yield StateCheckbox(name, True, id=f"mode-{name}", compact=True)
             with Horizontal(classes="choice-row"):
                 yield Label("Models", classes="choice-label")
                 for name in MODELS:
-                    yield Checkbox(name, name in DEFAULT_MODELS, id=f"model-{name}", compact=True)
+                    yield StateCheckbox(name, name in DEFAULT_MODELS, id=f"model-{name}", compact=True)
             with Horizontal(classes="choice-row"):
                 yield Label("Budget s/run", classes="choice-label")
-                yield Input(DEFAULT_BUDGET, id="probe-budget", compact=True, classes="short")
+                yield Input(default_budget(), id="probe-budget", compact=True, classes="short")
                 yield Label("Batch", classes="choice-label-short")
                 yield Input(DEFAULT_BATCH, id="probe-batch", compact=True, classes="short")
                 yield Button("Start", id="probe-start", variant="success", compact=True)
@@ -86,9 +102,13 @@ class ProbesScreen(AdvisorScreen):
             yield Vertical(id="probe-runs")
             yield Static(id="probe-results-title")
             yield DataTable(id="probe-table", zebra_stripes=True, cursor_type="row")
+            yield Static(id="probe-detail")  # every field of the highlighted run (the table is narrow)
+            with Horizontal(id="probe-charts"):
+                yield ThroughputChart(id="chart-throughput")
+                yield StepTimeChart(id="chart-steps")
             yield Static(id="probe-parity")
             yield ScalingPanel(id="scaling-panel")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
     def on_mount(self) -> None:
         table = self.query_one("#probe-table", DataTable)
@@ -155,12 +175,13 @@ class ProbesScreen(AdvisorScreen):
             return
         try:
             config = providers.make_probe_config(choice)
-        except Exception as exc:  # a pydantic ValidationError names the field and the bound
+        except (ValueError, ImportError) as exc:  # a pydantic ValidationError names the field and the bound
             self.notify(config_error(exc), title="Cannot start probes", severity="error")
             return
         if not self.app.measuring:  # else start_probes says what is running
             self.query_one("#probe-runs", Vertical).remove_children()
-        self.app.start_probes(config)
+        if self.app.start_probes(config):
+            self._focus_cancel()
 
     @on(Button.Pressed, "#scaling-start")
     def action_scaling(self) -> None:
@@ -171,12 +192,20 @@ class ProbesScreen(AdvisorScreen):
             return
         try:
             config = providers.make_scaling_config(choice)
-        except Exception as exc:
+        except (ValueError, ImportError) as exc:  # ValidationError is a ValueError
             self.notify(config_error(exc), title="Cannot start the scaling probe", severity="error")
             return
         if not self.app.measuring:
             self.query_one(ScalingPanel).clear_runs()
-        self.app.start_scaling(config)
+        if self.app.start_scaling(config):
+            self._focus_cancel()
+
+    def _focus_cancel(self) -> None:
+        # Start disables itself; without this the focus falls to the next input, which then eats
+        # the `c` that cancels (and the footer hides it).
+        cancel = self.query_one("#probe-cancel", Button)
+        cancel.disabled = False
+        cancel.focus()
 
     @on(Button.Pressed, "#probe-cancel")
     def action_cancel(self) -> None:
@@ -187,14 +216,22 @@ class ProbesScreen(AdvisorScreen):
 
     # ---- state ---------------------------------------------------------------------------------
 
-    def on_state_probes_changed(self) -> None:
-        self.refresh_view()
+    def on_measurement_changed(self, _: MeasurementChanged) -> None:
+        self.when_shown("measurement", self.refresh_view)
 
-    def on_state_probe_progress(self, progress: RunProgress) -> None:
+    def on_run_changed(self, message: RunChanged) -> None:
+        if not self.is_current:  # one full redraw when shown covers any number of ticks
+            self.stale["measurement"] = (self.refresh_view, ())
+        elif message.kind == "probes":
+            self.safely(self._show_progress, message.progress)
+        else:
+            self.safely(self._show_scaling_progress, message.progress)
+
+    def _show_progress(self, progress: RunProgress) -> None:
         self._show_run(progress)
         self._show_status()
 
-    def on_state_scaling_progress(self, progress: RunProgress) -> None:
+    def _show_scaling_progress(self, progress: RunProgress) -> None:
         panel = self.query_one(ScalingPanel)
         panel.show_run(progress)
         panel.show_status(self.app)
@@ -203,9 +240,9 @@ class ProbesScreen(AdvisorScreen):
     def refresh_view(self) -> None:
         self._show_status()
         runs = self.query_one("#probe-runs", Vertical)
-        if not self.app.probe_runs:
+        if not self.app.state.probes.runs:
             runs.remove_children()
-        for progress in self.app.probe_runs.values():
+        for progress in self.app.state.probes.runs.values():
             self._show_run(progress)
         self._show_results()
         self.query_one(ScalingPanel).show_all(self.app)
@@ -214,30 +251,75 @@ class ProbesScreen(AdvisorScreen):
         app = self.app
         start = self.query_one("#probe-start", Button)
         if start.disabled != app.measuring:  # running state changed: footer keys too
+            cancel = self.query_one("#probe-cancel", Button)
+            had_focus = cancel.has_focus
             start.disabled = app.measuring
             self.query_one("#scaling-start", Button).disabled = app.measuring
-            self.query_one("#probe-cancel", Button).disabled = not app.measuring
+            cancel.disabled = not app.measuring
+            if had_focus and not app.measuring:
+                start.focus()  # not the next input: it would eat the `s` that starts again
             self.refresh_bindings()
-        if app.probes_running:
-            measured = [p for k, p in app.probe_runs.items() if not k.endswith("-aux")]
+        if app.state.probes.running:
+            measured = [p for k, p in app.state.probes.runs.items() if not k.endswith("-aux")]
             done = sum(1 for p in measured if p.status not in ("running", "waiting"))
-            total = max(app.probe_total, len(measured))
-            text = Text.assemble(("Running", "bold cyan"), f": {done} of {total} runs finished "
-                                 "(each in its own process; c cancels)")
-        elif app.scaling_running:  # its rows are below the training results: say so up here
+            total = max(app.state.probes.total, len(measured))
+            clock = app.state.probes.clock
+            progress = clock.status() if clock is not None else f"{done} of {total} runs finished"
+            if not measured:
+                progress = f"preparing {total} runs (GEMM peak and parity arrays first)"
+            text = Text.assemble(("Running", "bold cyan"), f": {progress} (c cancels)")
+        elif app.state.scaling.running:  # its rows are below the training results: say so up here
             text = Text.assemble(("Scaling probe running", "bold cyan"),
-                                 f": {app.scaling_fraction:.0%} (launch rows below; c cancels)")
-        elif app.probe_suite is None:
-            text = Text("No results yet. Choose what to measure and press Start (s).", style="italic")
+                                 f": {app.state.scaling.fraction:.0%} (launch rows below; c cancels)")
         else:
-            text = Text("")
+            text = Text(self.estimate_text(), style="italic")
+            if app.state.probes.result is None:
+                text = Text.assemble(("No results yet. Choose what to measure and press Start (s). ",
+                                      "italic"), (self.estimate_text(), "italic"))
         self.query_one("#probe-status", Static).update(text)
+
+    def estimate_text(self) -> str:
+        """How long the chosen probes take, before Start (advisor.progress: ranges, not promises)."""
+        choice, problem = self.choice()
+        if choice is None:
+            return f"Cannot start: {problem}."
+        try:
+            from advisor.progress import planned_runs, suite_estimate
+
+            config = providers.make_probe_config(choice)
+            runs = len(planned_runs(config))
+            return f"{runs} run{'s' if runs != 1 else ''}, estimated {suite_estimate(config).text()}."
+        except Exception as exc:  # noqa: BLE001 - a bound the model rejects: Start will say which
+            return f"Cannot start: {config_error(exc)}."
+
+    @on(Checkbox.Changed)
+    @on(Input.Changed, "#probe-budget, #probe-batch")
+    def _choice_changed(self) -> None:
+        if not self.app.measuring:
+            self._show_status()
+
+    @on(DataTable.RowHighlighted, "#probe-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        runs = get(providers.as_data(self.app.state.probes.result), "runs", default=[]) or []
+        index = event.cursor_row
+        self.query_one("#probe-detail", Static).update(
+            run_detail(runs[index]) if 0 <= index < len(runs) else "")
+        if 0 <= index < len(runs):
+            self._show_charts(get(runs[index], "model"))
+
+    def _show_charts(self, model: Any = None) -> None:
+        suite = providers.as_data(self.app.state.probes.result)
+        charts = self.query_one("#probe-charts")
+        charts.display = bool(suite and get(suite, "runs"))
+        if charts.display:
+            self.query_one(ThroughputChart).show(suite, model)
+            self.query_one(StepTimeChart).show(suite, model)
 
     def _show_run(self, progress: RunProgress) -> None:
         show_run_row(self.query_one("#probe-runs", Vertical), "run-", progress)
 
     def _show_results(self) -> None:
-        suite = providers.as_data(self.app.probe_suite)
+        suite = providers.as_data(self.app.state.probes.result)
         table = self.query_one("#probe-table", DataTable)
         table.clear()
         title = self.query_one("#probe-results-title", Static)
@@ -246,20 +328,75 @@ class ProbesScreen(AdvisorScreen):
             title.update("")
             parity.update("")
             table.display = False
+            self._show_charts()
             return
         table.display = True
-        source = "cached results for this host" if self.app.probe_suite_cached else "this session"
-        when = get(suite, "created")
-        title.update(Text.assemble(("Results", "bold"), f"  ({source}"
-                                   + (f", measured {when}" if when else "") + ")"))
+        title.update(source_text(suite, self.app.state.probes.cached))
         for run in get(suite, "runs", default=[]):
-            table.add_row(*run_cells(run))
+            table.add_row(*run_cells(run)[:len(COLUMNS)])
+        runs = get(suite, "runs", default=[]) or []
+        self.query_one("#probe-detail", Static).update(run_detail(runs[0]) if runs else "")
+        self._show_charts()
         notes = [Text.assemble(("! ", "yellow"), str(w)) for w in get(suite, "warnings", default=[])]
         for run in get(suite, "runs", default=[]):
             for warning in get(run, "warnings", default=[]) or []:
                 notes.append(Text.assemble(("! ", "yellow"), (f"{get(run, 'id')}: ", "bold"),
                                            str(warning)))
         parity.update(Group(parity_text(get(suite, "parity", default=[])), *notes))
+
+
+def default_budget() -> str:
+    """probe.budget of the user's config file (advisor config), else the TUI's short default."""
+    try:
+        from advisor import config
+
+        value = config.load().get("probe.budget")
+    except Exception:  # noqa: BLE001 - `advisor` reports a broken file before the TUI starts
+        value = None
+    return DEFAULT_BUDGET if value is None else f"{float(value):g}"
+
+
+def source_text(suite: Any, cached: bool) -> Text:
+    """Where the results came from and when: a cached suite may come from another checkout of this
+    project on the same host (the cache is per host, not per folder), so say so and offer a re-run."""
+    when = fmt_when(get(suite, "created"))
+    batch = {get(r, "batch_size") for r in get(suite, "runs", default=[]) or []}
+    out = Text.assemble(("Results", "bold"), f" (batch {batch.pop()})" if len(batch) == 1 else "")
+    if not cached:
+        return out.append(f": measured in this session{', ' + when if when else ''}")
+    host = get(suite, "host", "cpu_model")
+    out.append(f": cached results for this host, measured {when or 'at an unknown time'}"
+               + (f" on {host}" if host else ""))
+    out.append(f"\n  from {_cache_folder()} (any checkout on this host writes there): "
+               "press s to measure again", style="dim")
+    return out
+
+
+def _cache_folder() -> str:
+    try:
+        from advisor.cache import cache_dir
+
+        path = str(cache_dir())
+    except Exception:  # noqa: BLE001 - only the wording depends on it
+        return "the per-host cache"
+    home = str(Path.home())
+    return "~" + path[len(home):] if path.startswith(home + "/") else path
+
+
+def run_detail(run: Any) -> Text:
+    """Every column of one run, labelled, on a few lines: what an 80-column table cannot show."""
+    cells = run_cells(run)
+    out = Text.assemble(("Selected: ", "bold"), str(cells[0]), "  ")
+    for name, cell in zip(COLUMNS[1:] + DETAIL_ONLY, cells[1:]):
+        value = cell.plain if isinstance(cell, Text) else str(cell)
+        if value in ("", "-"):
+            continue
+        out.append(f"{name} ", style="dim")
+        out.append(value + "   ")
+    error = get(run, "error")
+    if error and get(run, "status") != "ok":
+        out.append(f"\n  {error}", style="red")
+    return out
 
 
 def parse_ranks(text: str) -> tuple[list[int] | None, str | None]:
@@ -292,10 +429,9 @@ def run_cells(run: Any) -> list:
     ci = get(run, "ci95")
     ci_text = f"{fmt_num(ci[0], 0)}-{fmt_num(ci[1], 0)}" if ok and ci and len(ci) == 2 else "-"
     mfu = get(run, "mfu")
-    loss = (f"{fmt_num(get(run, 'loss_first'), 3)}>{fmt_num(get(run, 'loss_last'), 3)}"
+    loss = (f"{fmt_num(get(run, 'loss_first'), 2)}{arrow()}{fmt_num(get(run, 'loss_last'), 2)}"
             if get(run, "loss_first") is not None else "-")
-    run_name = "/".join(str(get(run, k, default="?")) for k in ("framework", "mode", "model"))
-    run_name += f" bs{get(run, 'batch_size', default='?')}"
+    run_name = " ".join(str(get(run, k, default="?")) for k in ("framework", "mode", "model"))
     style = {"ok": "green", "failed": "red", "timeout": "red"}.get(status, "yellow")
     return [
         run_name,
@@ -303,13 +439,21 @@ def run_cells(run: Any) -> list:
         fmt_num(get(run, "images_per_second"), 1) if ok else "-",
         ci_text,
         fmt_num(get(steps, "median"), 1) if ok else "-",
+        f"{float(mfu) * 100:.1f}%" if ok and mfu is not None else "-",
+        loss if ok else _short(str(get(run, "error", default="")) or "-", 30),
         fmt_num(get(run, "first_step_seconds"), 2),
         fmt_num(get(run, "compile_seconds"), 2),
         fmt_num(get(run, "peak_memory_mb"), 0),
-        f"{float(mfu) * 100:.1f}%" if ok and mfu is not None else "-",
-        loss if ok else (str(get(run, "error", default="")) or "-")[:40],
         str(get(run, "stop_reason", default="") or ""),
     ]
+
+
+def _short(text: str, width: int) -> str:
+    """At most `width` characters, cut at a word with an ellipsis (the detail line has it all)."""
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1].rsplit(" ", 1)[0] or text[:width - 1]
+    return cut.rstrip(" ,;:") + ellipsis()
 
 
 def parity_text(parity: list) -> Text:

@@ -4,6 +4,7 @@ pitfalls; export the report as JSON or Markdown (the same renderers as `advisor 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.console import Group
@@ -15,9 +16,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
-from tui.providers import as_data
 from tui.data import fmt_num, get
+from tui.glyphs import ellipsis
+from tui.messages import ReportChanged
+from tui.providers import as_data
 from tui.screens.base import AdvisorScreen
+from tui.screens.confirm import ConfirmModal
+from tui.widgets.charts import ScoreChart, TornadoChart
 
 DEFAULT_EXPORT = "advisor-report"
 EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "magenta",
@@ -36,6 +41,9 @@ class RecommendationScreen(AdvisorScreen):
         with VerticalScroll(id="rec-body"):
             yield Static(id="rec-verdict", classes="panel")
             yield Static(id="rec-scores", classes="panel")
+            with Horizontal(id="rec-charts"):
+                yield ScoreChart(id="chart-scores")
+                yield TornadoChart(id="chart-tornado")
             with Horizontal(id="rec-evidence-row"):
                 yield Label("Evidence for", classes="choice-label")
                 yield Select([], id="rec-evidence-for", allow_blank=True, compact=True,
@@ -49,22 +57,26 @@ class RecommendationScreen(AdvisorScreen):
                 yield Input(DEFAULT_EXPORT, id="rec-export-path", compact=True)
                 yield Button("JSON", id="rec-export-json", compact=True)
                 yield Button("Markdown", id="rec-export-md", compact=True)
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
-    def on_state_report_changed(self) -> None:
-        self.refresh_view()
+    def on_report_changed(self, _: ReportChanged) -> None:
+        self.when_shown("report", self.refresh_view)
 
     def refresh_view(self) -> None:
-        report = as_data(self.app.report)
+        report = as_data(self.app.state.report)
         verdict = self.query_one("#rec-verdict", Static)
         statics = ("#rec-scores", "#rec-evidence", "#rec-projections", "#rec-sensitivity",
                    "#rec-pitfalls")
         if report is None:
-            why = self.app.report_error or "building the report…"
+            why = self.app.state.report_error or f"building the report{ellipsis()}"
             verdict.update(Text.assemble(("No recommendation yet: ", "bold"), why))
             for sid in statics:
                 self.query_one(sid, Static).update("")
+            self.query_one("#rec-charts").display = False
             return
+        self.query_one("#rec-charts").display = True
+        self.query_one(ScoreChart).show(report)
+        self.query_one(TornadoChart).show(report)
         verdict.update(verdict_view(report))
         self.query_one("#rec-scores", Static).update(scores_table(report))
         select = self.query_one("#rec-evidence-for", Select)
@@ -91,7 +103,18 @@ class RecommendationScreen(AdvisorScreen):
         return base + (".json" if fmt == "json" else ".md")
 
     def action_export(self, fmt: str) -> None:
-        self.app.export_report(fmt, self.export_path(fmt))
+        path = self.export_path(fmt)
+        target = Path(path).expanduser().resolve()
+        if not target.exists():
+            self.app.export_report(fmt, path)
+            return
+
+        def answered(overwrite: bool | None) -> None:
+            if overwrite:
+                self.app.export_report(fmt, path)
+
+        self.app.push_screen(ConfirmModal(f"{target} exists. Overwrite it?", yes="Overwrite",
+                                          no="Keep it"), answered)
 
     @on(Button.Pressed, "#rec-export-json")
     def _export_json(self) -> None:
@@ -208,7 +231,7 @@ def evidence_line(item: Any) -> Text:
     extra = []
     for key in ("value", "ci95", "source", "confidence"):
         if item.get(key) not in (None, ""):
-            extra.append(f"{key} {item[key]}")
+            extra.append(evidence_value(key, item[key]))
     line = Text("    ")
     line.append(f"{kind:11}", style=EVIDENCE_STYLE.get(kind, "dim"))
     if ref:
@@ -218,6 +241,21 @@ def evidence_line(item: Any) -> Text:
     if extra:
         line.append(f"  ({'; '.join(str(e) for e in extra)})", style="dim")
     return line
+
+
+def evidence_value(key: str, value: Any) -> str:
+    """One evidence figure in words: a CI as 'CI95 1,951-2,836', a flag as yes/no, a list joined."""
+    if key == "ci95" and isinstance(value, (list, tuple)) and len(value) == 2:
+        return f"CI95 {fmt_num(value[0], 1)}-{fmt_num(value[1], 1)}"
+    if isinstance(value, bool):
+        text = "yes" if value else "no"
+    elif isinstance(value, (list, tuple)):
+        text = ", ".join(str(v) for v in value) or "none"
+    elif isinstance(value, float):
+        text = fmt_num(value, 2)
+    else:
+        text = str(value)
+    return f"= {text}" if key == "value" else f"{key} {text}"
 
 
 def _range(value: Any, digits: int = 1, unit: str = "") -> str:

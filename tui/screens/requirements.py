@@ -8,20 +8,39 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import (Button, Footer, Header, Input, Label, Select, SelectionList, Static,
-                             Switch)
+from textual.widgets import (
+    Button,
+    Footer,
+    Header,
+    Input,
+    Label,
+    Select,
+    SelectionList,
+    Static,
+    Switch,
+)
 
 from tui import providers
-from tui.form_spec import (FieldSpec, form_spec, format_mapping, get_path, parse_mapping,
-                           parse_number, set_path)
 from tui.defaults import blank_requirements, host_defaults
+from tui.form_spec import (
+    FieldSpec,
+    form_spec,
+    format_mapping,
+    get_path,
+    parse_mapping,
+    parse_number,
+    set_path,
+)
+from tui.messages import HostDefaults, RequirementsLoaded
 from tui.screens.base import AdvisorScreen
+from tui.screens.confirm import ConfirmModal
+from tui.widgets.toggles import StateSelectionList, StateSwitch
 
 DEFAULT_FILE = "requirements.yaml"
 HOST_FIELDS = ("hardware.available", "hardware.training_target", "hardware.accelerator",
@@ -67,11 +86,13 @@ class RequirementsScreen(AdvisorScreen):
         model = providers.requirements_model()
         self.specs: list[FieldSpec] = form_spec(model)
         self.by_id = {spec.widget_id: spec for spec in self.specs}
+        self.keys = {spec.key for spec in self.specs}
         self.optional_sections = {s.key for s in self.specs if s.kind == "section" and not s.required}
         self.touched: set[str] = set()  # fields the user changed: host defaults leave them alone
         self.errors: dict[str, str] = {}
         self._filled: dict[str, Any] = {}  # what fill() put in each control: its echo is no edit
         self._timer = None
+        self.dirty = False  # edited since the last load or save: loading over it asks first
 
     # ---- layout --------------------------------------------------------------------------------
 
@@ -84,12 +105,10 @@ class RequirementsScreen(AdvisorScreen):
             yield Button("Save", id="req-save", variant="primary", compact=True)
         yield Static(id="req-status")
         with VerticalScroll(id="req-form"):
-            if not self.specs:
-                yield Static("The requirements model (advisor.requirements) is not available.")
             for spec in self.specs:
                 yield from self._field(spec)
         yield Static(id="req-hint")  # under the form: what the focused field means
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
     def _field(self, spec: FieldSpec) -> ComposeResult:
         # The form is one two-column grid (label | control); an error line spans both columns and
@@ -99,11 +118,11 @@ class RequirementsScreen(AdvisorScreen):
                 yield Label(spec.label.capitalize(), classes="section-title wide")
             else:
                 yield Label(f"{spec.label.capitalize()} (optional)", classes="section-title")
-                yield Switch(False, id=f"sec-{spec.widget_id}", classes="section-switch")
+                yield StateSwitch(False, id=f"sec-{spec.widget_id}", classes="section-switch")
             yield Static("", id=f"err-{spec.widget_id}", classes="field-error")
             return
-        label = spec.label + ("" if spec.required else " (optional)")
-        yield Label(label, classes="field-label")
+        # "(optional)" goes to the placeholder and the hint: in the 24-column label it wrapped.
+        yield Label(spec.label, classes="field-label")
         yield self._control(spec)
         if spec.kind in ("int", "float", "text", "path", "mapping", "multi"):
             yield Static("", id=f"err-{spec.widget_id}", classes="field-error")
@@ -114,44 +133,56 @@ class RequirementsScreen(AdvisorScreen):
             return Select([(str(c), c) for c in spec.choices], allow_blank=not spec.required,
                           id=wid, compact=True)
         if spec.kind == "multi":
-            return SelectionList(*[(str(c), c) for c in spec.choices], id=wid, compact=True)
+            return StateSelectionList(*[(str(c), c) for c in spec.choices], id=wid, compact=True)
         if spec.kind == "bool":
-            return Switch(False, id=wid)
+            return StateSwitch(False, id=wid)
         placeholder = {"int": "whole number", "float": "number", "path": "path to a folder or file",
                        "mapping": "name: number, ..."}.get(spec.kind, "")
         if spec.bounds:
-            placeholder += " " + " ".join(f"{k} {v}" for k, v in spec.bounds.items())
-        return Input(id=wid, placeholder=placeholder.strip(), compact=True)
+            placeholder += ", " + bounds_words(spec.bounds)
+        if not spec.required:
+            placeholder = "optional: " + placeholder if placeholder else "optional"
+        return Input(id=wid, placeholder=placeholder.strip(", "), compact=True)
 
     # ---- state in and out ----------------------------------------------------------------------
 
     def refresh_view(self) -> None:
         """First draw only: afterwards the form is the source and changes arrive as events."""
         app = self.app
-        if app.requirements_path:
-            self.query_one("#req-file", Input).value = app.requirements_path
-        data = app.requirements_data
+        if app.state.requirements.path:
+            self.query_one("#req-file", Input).value = app.state.requirements.path
+        data = app.state.requirements.data
         if data is None:
             data = blank_requirements()
-            if app.host_report is not None:
-                data = self._with_host_defaults(data, app.host_report)
+            if app.state.host.report is not None:
+                data = self._with_host_defaults(data, app.state.host.report)
             self.fill(data)
             self.validate_now()
         else:
             self.fill(data)
             self.show_errors({})
 
-    def on_state_requirements_loaded(self) -> None:
-        self.touched.clear()
-        self.fill(self.app.requirements_data or {})
-        self.show_errors({})
+    def on_requirements_loaded(self, _: RequirementsLoaded) -> None:
+        self.when_shown("loaded", self.show_loaded)
 
-    def on_state_host_defaults(self) -> None:
+    def on_host_defaults(self, _: HostDefaults) -> None:
+        self.when_shown("host-defaults", self.fill_host_defaults)
+
+    def show_loaded(self) -> None:
+        self.touched.clear()
+        self.dirty = False
+        self.fill(self.app.state.requirements.data or {})
+        if self.app.state.requirements.model is None:
+            self.validate_now()  # show where the loaded file is wrong (the knowledge-base checks)
+        else:
+            self.show_errors({})
+
+    def fill_host_defaults(self) -> None:
         """The host check arrived: fill the hardware fields the user has not set (no file loaded)."""
-        if self.app.requirements_path or not self.specs:
+        if self.app.state.requirements.path:
             return
         data = self.collect()
-        self.fill(self._with_host_defaults(data, self.app.host_report))
+        self.fill(self._with_host_defaults(data, self.app.state.host.report))
         self.validate_now()
 
     def _with_host_defaults(self, data: dict, report: Any) -> dict:
@@ -244,7 +275,7 @@ class RequirementsScreen(AdvisorScreen):
             return bool(widget.value)
         return widget.value
 
-    def _path_problem(self, value: str) -> Optional[str]:
+    def _path_problem(self, value: str) -> str | None:
         base = Path(self.query_one("#req-file", Input).value or ".").expanduser().resolve().parent
         path = Path(value).expanduser()
         if not path.is_absolute():
@@ -273,7 +304,14 @@ class RequirementsScreen(AdvisorScreen):
             cls = providers.requirements_model()
             try:
                 model = cls.model_validate(data)
-            except Exception as exc:  # pydantic ValidationError: map each error to its field
+                # What the knowledge base says of the file: the same check `advisor report` runs.
+                for line in _kb_problems(model):
+                    field, _, text = line.partition(": ")
+                    errors.setdefault(_wid(field) if field in self.keys else "f-name", text or line)
+                if any(not v.startswith("warning:") for v in errors.values()):
+                    model = None
+                    problem = _first_problem(errors, self.by_id)
+            except Exception as exc:  # noqa: BLE001 - pydantic ValidationError: map each error to its field
                 for err in getattr(exc, "errors", lambda **_: [])(include_url=False):
                     loc = tuple(str(p) for p in err.get("loc", ()) if not isinstance(p, int))
                     errors.setdefault(_wid(".".join(loc)) if loc else "f-name",
@@ -314,8 +352,9 @@ class RequirementsScreen(AdvisorScreen):
         if spec.kind in ("enum", "multi"):
             allowed = " | ".join(str(c) for c in spec.choices)
         elif spec.bounds:
-            words = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
-            allowed = " and ".join(f"{words[k]} {v}" for k, v in spec.bounds.items())
+            allowed = bounds_words(spec.bounds)
+        if not spec.required and spec.kind != "section":
+            allowed = ("optional; " + allowed) if allowed else "optional"
         out = f"[b]{spec.key}[/b]: {text}" if text else f"[b]{spec.key}[/b]"
         return out + (f"  [dim]({allowed})[/dim]" if allowed else "")
 
@@ -342,6 +381,7 @@ class RequirementsScreen(AdvisorScreen):
                 return  # a control echoing what fill() set (Select posts Changed later)
             self.touched.add(self.by_id[wid].key)
             self._filled.pop(wid, None)
+            self.dirty = True
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(self.DEBOUNCE_S, self.validate_now)
@@ -351,7 +391,7 @@ class RequirementsScreen(AdvisorScreen):
         model = self.validate_now()
         path = self.query_one("#req-file", Input).value.strip() or DEFAULT_FILE
         if model is None:
-            self.notify(self.app.requirements_problem or "the form has problems",
+            self.notify(self.app.state.requirements.problem or "the form has problems",
                         title="Not saved", severity="error", timeout=8)
             return
         try:
@@ -360,11 +400,12 @@ class RequirementsScreen(AdvisorScreen):
             text = ("# Team requirements for framework-advisor (`advisor report FILE` reads this)\n"
                     + providers.requirements_to_yaml(model.model_dump(mode="json", exclude_none=True)))
             written = write_atomic(Path(path).expanduser(), text)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - UsageError, OSError or a YAML dump error: a notice
             self.notify(str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
                         title="Not saved", severity="error", timeout=8)
             return
-        self.app.requirements_path = path
+        self.app.state.requirements.path = path
+        self.dirty = False
         self.show_errors(self.errors)
         self.notify(f"Saved {written}", title="Requirements")
 
@@ -374,11 +415,45 @@ class RequirementsScreen(AdvisorScreen):
         if not path:
             self.notify("Type the file to load in the File field", severity="warning")
             return
-        self.app.load_requirements(path, notify=True)
+        if not self.dirty:
+            self.app.load_requirements(path, notify=True)
+            return
+
+        def answered(replace: bool | None) -> None:
+            if replace:
+                self.app.load_requirements(path, notify=True)
+
+        self.app.push_screen(ConfirmModal(f"The form has unsaved edits. Replace them with {path}?",
+                                          yes="Replace", no="Keep my edits"), answered)
 
     @on(Input.Submitted, "#req-file")
     def _file_submitted(self) -> None:
         self.action_load()
+
+
+def _kb_problems(model: Any) -> list[str]:
+    try:
+        return providers.kb_problems(model)
+    except ImportError:  # no knowledge base package: nothing to check against
+        return []
+
+
+def bounds_words(bounds: dict) -> str:
+    """{'ge': 1, 'le': 10000} -> '1 to 10000'; {'gt': 0} -> 'more than 0' (no pydantic jargon)."""
+    low = bounds.get("ge", bounds.get("gt"))
+    high = bounds.get("le", bounds.get("lt"))
+    if "ge" in bounds and "le" in bounds:
+        return f"{_plain(low)} to {_plain(high)}"
+    words = []
+    if "ge" in bounds:
+        words.append(f"at least {_plain(low)}")
+    elif "gt" in bounds:
+        words.append(f"more than {_plain(low)}")
+    if "le" in bounds:
+        words.append(f"at most {_plain(high)}")
+    elif "lt" in bounds:
+        words.append(f"less than {_plain(high)}")
+    return " and ".join(words)
 
 
 def _wid(key: str) -> str:
@@ -391,7 +466,7 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def _first_problem(errors: dict[str, str], by_id: dict[str, FieldSpec]) -> Optional[str]:
+def _first_problem(errors: dict[str, str], by_id: dict[str, FieldSpec]) -> str | None:
     for wid, text in errors.items():
         if text.startswith("warning:"):
             continue

@@ -8,7 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar, Sparkline, Static
 
 from tui.data import fmt_num
-from tui.state import RunProgress
+from tui.state import RunProgress, run_title
 
 STATUS_STYLE = {"ok": "green", "done": "green", "running": "cyan", "waiting": "dim",
                 "failed": "red", "timeout": "red", "unavailable": "yellow", "cancelled": "yellow"}
@@ -32,7 +32,7 @@ class RunRow(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal():
-            yield Label(self.progress.run_id, classes="run-id")
+            yield Label(run_title(self.progress.run_id), classes="run-id")
             yield Static("", classes="run-ips")
         with Horizontal():
             yield ProgressBar(total=1.0, show_eta=False)
@@ -55,8 +55,9 @@ class RunRow(Vertical):
         steps = list(progress.step_ms)
         self.query_one(Sparkline).data = steps
         message = progress.message or ""
-        if steps:
-            message = f"step {fmt_num(steps[-1], 1, ' ms')}  " + message
+        if steps and progress.status in ("running", "waiting"):
+            # Live: the latest sample (a mean over its k steps); the finished row says the median.
+            message = f"last sample {fmt_num(steps[-1], 1, ' ms')}/step  " + message
         self.query_one(".run-message", Static).update(message)
 
 

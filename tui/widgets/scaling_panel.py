@@ -14,8 +14,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from tui.data import fmt_num, get
+from tui.data import fmt_num, fmt_when, get
+from tui.providers import as_data
 from tui.state import RunProgress
+from tui.widgets.charts import ScalingChart
 from tui.widgets.run_row import show_run_row
 
 # The figures that answer "does adding ranks help" first, so they show at 80 columns.
@@ -34,6 +36,7 @@ class ScalingPanel(Vertical):
         yield Static(id="scaling-label")
         yield DataTable(id="scaling-table", zebra_stripes=True, cursor_type="row")
         yield Static(id="scaling-notes")
+        yield ScalingChart(id="chart-scaling")
         yield Vertical(id="scaling-runs")
 
     def on_mount(self) -> None:
@@ -42,23 +45,23 @@ class ScalingPanel(Vertical):
     def show_all(self, app: Any) -> None:
         self.show_status(app)
         runs = self.query_one("#scaling-runs", Vertical)
-        if not app.scaling_runs:
+        if not app.state.scaling.runs:
             runs.remove_children()
-        for progress in app.scaling_runs.values():
+        for progress in app.state.scaling.runs.values():
             self.show_run(progress)
         # While a run goes on, its launch rows are the news; the previous table would mislead.
-        self.show_result(None if app.scaling_running else app.scaling_result, app.scaling_cached)
+        self.show_result(None if app.state.scaling.running else app.state.scaling.result, app.state.scaling.cached)
 
     def clear_runs(self) -> None:
         self.query_one("#scaling-runs", Vertical).remove_children()
 
     def show_status(self, app: Any) -> None:
-        if app.scaling_running:
-            done = sum(1 for p in app.scaling_runs.values() if p.status not in ("running", "waiting"))
+        if app.state.scaling.running:
+            done = sum(1 for p in app.state.scaling.runs.values() if p.status not in ("running", "waiting"))
             text = Text.assemble(("Scaling probe running", "bold cyan"),
-                                 f": {app.scaling_fraction:.0%}, {done} launch(es) finished "
+                                 f": {app.state.scaling.fraction:.0%}, {done} launch(es) finished "
                                  "(torchrun/msrun, one at a time; c cancels)")
-        elif app.scaling_result is None:
+        elif app.state.scaling.result is None:
             text = Text("Scaling: not measured yet. Scaling (d) runs each framework's own launcher "
                         "with 1 and N ranks.", style="italic")
         else:
@@ -76,6 +79,7 @@ class ScalingPanel(Vertical):
             for part in parts:
                 part.update("")
             table.display = False
+            self.query_one(ScalingChart).display = False
             return
         title, label, notes = parts
         table.display = True
@@ -84,12 +88,15 @@ class ScalingPanel(Vertical):
         for row in table_rows(result):
             table.add_row(*row)
         notes.update(Group(*note_lines(result)))
+        chart = self.query_one(ScalingChart)
+        chart.display = True
+        chart.show(as_data(result))
 
 
 def title_text(result: Any, cached: bool = False) -> Text:
     config = get(result, "config", default={})
     source = "cached result for this host" if cached else "this session"
-    when = get(result, "created")
+    when = fmt_when(get(result, "created"))
     repeat = get(config, "repeat")
     return Text.assemble(
         ("Scaling", "bold"), f"  ({source}" + (f", measured {when}" if when else "") + ")",

@@ -1,0 +1,214 @@
+"""One controller for every kind of measurement the TUI runs (the training probe suite, the scaling
+probe, and those to come): start it in a thread worker with a cancel flag, turn the runner's events
+into throttled RunProgressed messages, keep its state (tui.state.Measurement), save a finished result
+to the cache. The app owns one per kind and lets only one measure at a time."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from textual.app import App
+
+from tui.messages import (
+    MeasurementChanged,
+    MeasurementFinished,
+    RunChanged,
+    RunProgressed,
+    WorkFailed,
+)
+from tui.state import Measurement, RunProgress
+
+PROGRESS_INTERVAL = 0.1  # seconds between progress messages per run: smooth but cheap
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What differs between measurements: their words, and the names their runners give the fields."""
+    name: str                       # "probes" | "scaling"
+    title: str                      # "Probes" | "Scaling probe"
+    cancelling: str                 # the notification when cancel is pressed
+    cancelled: str                  # ... when it stopped
+    fractions: tuple[str, str]      # event attributes: (this run's fraction, the whole measurement's)
+    plan: Callable[[Any], Any] | None = None  # config -> SuiteClock (the ETA), or None
+
+
+class Throttle:
+    """A runner's events as at most one RunProgressed per run every `interval` seconds, keeping every
+    step time (for the sparkline) and never dropping start/done events."""
+
+    def __init__(self, post: Callable[[Any], None], kind: Kind, interval: float = PROGRESS_INTERVAL) -> None:
+        self.post = post
+        self.kind = kind
+        self.interval = interval
+        self.lock = threading.Lock()
+        self.pending: dict[str, dict] = {}
+        self.last_sent: dict[str, float] = {}
+
+    def on_event(self, event: Any) -> None:
+        get = (event.get if isinstance(event, dict) else lambda k: getattr(event, k, None))
+        run_id = str(get("run_id") or "?")
+        kind = str(get("kind") or "progress")
+        run_fraction, overall = self.kind.fractions
+        with self.lock:
+            slot = self.pending.setdefault(run_id, {"steps": []})
+            if get("step_ms") is not None:
+                slot["steps"].append(float(get("step_ms")))
+            for key, name in (("fraction", run_fraction), ("overall", overall), ("total", "total"),
+                              ("images_per_second", "images_per_second"), ("message", "message")):
+                if name and get(name) is not None:
+                    slot[key] = get(name)
+            now = time.monotonic()
+            if kind == "progress" and now - self.last_sent.get(run_id, 0.0) < self.interval:
+                return
+            self.last_sent[run_id] = now
+            self.pending.pop(run_id)
+        self.post(self._message(run_id, kind, slot, get("run")))
+
+    def flush(self) -> None:
+        with self.lock:
+            pending, self.pending = self.pending, {}
+        for run_id, slot in pending.items():
+            self.post(self._message(run_id, "progress", slot, None))
+
+    def _message(self, run_id: str, kind: str, slot: dict, run: Any) -> RunProgressed:
+        message = slot.get("message")
+        if message and message.startswith(run_id + ": "):
+            message = message[len(run_id) + 2:]  # the row already names the run
+        return RunProgressed(self.kind.name, run_id, kind, slot.get("fraction"), slot["steps"],
+                             slot.get("images_per_second"), message, run, slot.get("total"),
+                             slot.get("overall"))
+
+
+class MeasurementController:
+    def __init__(self, app: App, kind: Kind, state: Measurement, launcher: Callable[[], Any],
+                 save: Callable[[], Callable[[Any], None] | None], new_cancel: Callable[[], Any],
+                 broadcast: Callable[..., None]) -> None:
+        self.app = app
+        self.kind = kind
+        self.state = state
+        self.launcher = launcher      # read at start: a test may swap the provider in between
+        self.save = save
+        self.new_cancel = new_cancel
+        self.broadcast = broadcast
+
+    def start(self, config: Any) -> bool:
+        try:
+            cancel = self.new_cancel()
+        except Exception as exc:  # noqa: BLE001 - the launcher package is missing or broken
+            self.app.notify(_one_line(exc), title=f"Cannot start: {self.kind.title}", severity="error")
+            return False
+        state = self.state
+        state.running, state.cancel, state.runs, state.fraction = True, cancel, {}, 0.0
+        state.clock = _plan(self.kind, config)
+        state.total = state.clock.total if state.clock is not None else 0
+        self.broadcast(MeasurementChanged, self.kind.name)
+        self.app.run_worker(lambda: self._work(self.launcher(), config, cancel), thread=True,
+                            exclusive=True, exit_on_error=False, group=self.kind.name,
+                            description=self.kind.title)
+        return True
+
+    def _work(self, launcher: Any, config: Any, cancel: Any) -> None:
+        throttle = Throttle(self.app.post_message, self.kind)
+        try:
+            result = launcher(config, throttle.on_event, cancel)
+        except Exception as exc:  # noqa: BLE001 - a crashing launcher becomes a notification
+            throttle.flush()
+            self.app.post_message(WorkFailed(self.kind.title.lower(), _one_line(exc)))
+            result = None
+        else:
+            throttle.flush()
+        self.app.post_message(MeasurementFinished(self.kind.name, result, bool(cancel.is_set())))
+
+    def cancel(self) -> None:
+        if self.state.running and self.state.cancel is not None:
+            self.state.cancel.set()
+            self.app.notify(self.kind.cancelling, title=self.kind.title)
+
+    def load_cached(self, read: Callable[[], Any]) -> None:
+        def work() -> None:
+            try:
+                result = read()
+            except Exception as exc:  # noqa: BLE001 - an unreadable cache is a notice, not a crash
+                self.app.post_message(WorkFailed(f"{self.kind.title} cache", _one_line(exc)))
+                return
+            if result is not None:
+                self.app.post_message(MeasurementFinished(self.kind.name, result, from_cache=True))
+
+        self.app.run_worker(work, thread=True, exit_on_error=False, group=f"{self.kind.name}-cache",
+                            description=f"cached {self.kind.title}")
+
+    def progressed(self, message: RunProgressed) -> None:
+        state = self.state
+        run = state.runs.get(message.run_id)
+        if run is None:
+            run = state.runs[message.run_id] = RunProgress(message.run_id)
+        run.apply(message.event, message.fraction, message.step_ms, message.images_per_second,
+                  message.message, message.run)
+        if message.total:
+            state.total = message.total
+        if message.overall is not None:
+            state.fraction = max(state.fraction, float(message.overall))
+        if state.clock is not None:
+            state.clock.on_event(message.run_id, message.event, message.fraction)
+        self.broadcast(RunChanged, self.kind.name, run)
+
+    def finished(self, message: MeasurementFinished) -> bool:
+        """The state after a measurement (or a cached result); True when the report must follow."""
+        state = self.state
+        from_run = state.running and not message.from_cache
+        if message.from_cache and state.running:
+            return False  # a cache read landing while measuring: the measurement is the news
+        state.running = False if from_run else state.running
+        if message.result is not None:
+            state.result, state.cached = message.result, not from_run
+            save = self.save()
+            if from_run and save is not None and not message.cancelled:
+                self._save(save, message.result)
+        if from_run:
+            if message.cancelled:
+                self.app.notify(self.kind.cancelled, title=self.kind.title, severity="warning")
+            elif message.result is not None:
+                self.app.notify(f"{self.kind.title} finished", title=self.kind.title)
+        self.broadcast(MeasurementChanged, self.kind.name)
+        return message.result is not None
+
+    def _save(self, save: Callable[[Any], None], result: Any) -> None:
+        def work() -> None:
+            try:
+                save(result)
+            except Exception as exc:  # noqa: BLE001 - a full disk must not end the session
+                self.app.post_message(WorkFailed(f"saving the {self.kind.title} result", _one_line(exc)))
+
+        self.app.run_worker(work, thread=True, exit_on_error=False, group=f"{self.kind.name}-cache",
+                            description=f"save {self.kind.title}")
+
+
+def _plan(kind: Kind, config: Any) -> Any:
+    if kind.plan is None:
+        return None
+    try:
+        return kind.plan(config)
+    except Exception:  # noqa: BLE001 - a config it cannot plan (a test's stand-in): no ETA
+        return None
+
+
+def suite_clock(config: Any) -> Any:
+    from advisor.progress import SuiteClock
+
+    return SuiteClock(config)
+
+
+PROBES = Kind("probes", "Probes", "Cancelling: stopping the probe processes",
+              "Probes cancelled; finished runs are kept", ("fraction", ""), suite_clock)
+SCALING = Kind("scaling", "Scaling probe", "Cancelling: stopping the launcher and its ranks",
+               "Scaling probe cancelled; finished launches are kept", ("run_fraction", "fraction"))
+
+
+def _one_line(exc: BaseException | None) -> str:
+    if exc is None:
+        return "unknown error"
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:300]

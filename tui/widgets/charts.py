@@ -1,0 +1,183 @@
+"""The charts (textual-plotext): throughput per framework and mode with its CI95, the step-time
+spread (p10-median-p90) of each run, the workflows' total scores and the sensitivity tornado.
+
+Each chart draws from plain data (a ProbeSuite / Report as a mapping) and says what it lacks instead of
+drawing an empty frame. Throughput of LeNet and ResNet differs ~100x, so the probe charts show one
+model at a time: the model of the run highlighted in the results table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual_plotext import PlotextPlot
+
+from tui.data import get
+from tui.glyphs import ascii_only
+
+
+def _bar_marker() -> Any:
+    return "#" if ascii_only() else None  # None: plotext's block
+
+
+def _short_run(run: Any) -> str:
+    short = {"pytorch": "pt", "mindspore": "ms"}  # the charts are half a screen wide
+    framework = str(get(run, "framework", default="?"))
+    return f"{short.get(framework, framework)} {get(run, 'mode', default='?')}"
+
+
+def ok_runs(suite: Any, model: str | None) -> list:
+    runs = [r for r in get(suite, "runs", default=[]) or [] if get(r, "status") == "ok"]
+    if model is None and runs:
+        model = get(runs[0], "model")
+    return [r for r in runs if get(r, "model") == model]
+
+
+def _ranges(plt: Any, ys: list, lows: list, highs: list) -> None:
+    """A horizontal line from low to high at each y (plotext's error() is symmetric only)."""
+    marker = "-" if ascii_only() else "─"
+    for y, low, high in zip(ys, lows, highs):
+        if high > low:
+            plt.plot([low, high], [y, y], marker=marker, color="red")
+
+
+class ChartBase(PlotextPlot):
+    DEFAULT_CSS = """
+    ChartBase { height: 12; margin: 0 1 1 1; }
+    """
+
+    def _empty(self, title: str, why: str) -> None:
+        plt = self.plt
+        plt.clear_figure()
+        plt.title(f"{title}: {why}")
+        self.refresh()
+
+
+# Both probe charts are horizontal: plotext never drops a y-axis label, while it thins x-axis
+# labels that crowd each other (and which it drops varied between two draws of the same data).
+
+
+class ThroughputChart(ChartBase):
+    """img/s of each (framework, mode) for one model, the CI95 as a red line over each bar."""
+
+    def show(self, suite: Any, model: str | None = None) -> None:
+        runs = ok_runs(suite, model)
+        if not runs:
+            self._empty("Throughput", "no finished runs to draw")
+            return
+        plt = self.plt
+        plt.clear_figure()
+        values = [float(get(r, "images_per_second", default=0.0)) for r in runs]
+        ys = list(range(1, len(runs) + 1))
+        plt.bar(ys, values, orientation="horizontal", width=0.3, marker=_bar_marker())
+        cis = [get(r, "ci95") or [v, v] for r, v in zip(runs, values)]
+        _ranges(plt, ys, [float(c[0]) for c in cis], [float(c[1]) for c in cis])
+        plt.yticks(ys, [_short_run(r) for r in runs])
+        plt.xlim(0, max(float(c[1]) for c in cis) * 1.1)
+        plt.title(f"{get(runs[0], 'model')} img/s, CI95")
+        self.refresh()
+
+
+class StepTimeChart(ChartBase):
+    """The step-time spread of each run: median (a dot) and its p10-p90 range (ms/step)."""
+
+    def show(self, suite: Any, model: str | None = None) -> None:
+        runs = [r for r in ok_runs(suite, model) if get(r, "step_time_ms", "median") is not None]
+        if not runs:
+            self._empty("Step time", "no finished runs to draw")
+            return
+        plt = self.plt
+        plt.clear_figure()
+        ys = list(range(1, len(runs) + 1))
+        medians = [float(get(r, "step_time_ms", "median")) for r in runs]
+        lows = [min(m, float(get(r, "step_time_ms", "p10", default=m))) for r, m in zip(runs, medians)]
+        highs = [max(m, float(get(r, "step_time_ms", "p90", default=m))) for r, m in zip(runs, medians)]
+        _ranges(plt, ys, lows, highs)
+        plt.scatter(medians, ys, marker="o" if ascii_only() else "●")
+        plt.yticks(ys, [_short_run(r) for r in runs])
+        plt.ylim(0.5, len(runs) + 0.5)
+        plt.xlim(0, max(highs) * 1.1)
+        plt.title(f"{get(runs[0], 'model')} ms/step, p10-p90")
+        self.refresh()
+
+
+class ScoreChart(ChartBase):
+    """Each workflow's total score (0-100); a blocked workflow is drawn at 0 and named so."""
+
+    def show(self, report: Any) -> None:
+        scores = get(report, "scores", default=[]) or []
+        if not scores:
+            self._empty("Scores", "no scores yet")
+            return
+        plt = self.plt
+        plt.clear_figure()
+        names = [str(get(s, "workflow")) + ("" if get(s, "eligible", default=True) else " (blocked)")
+                 for s in scores]
+        totals = [float(get(s, "total", default=0.0)) if get(s, "eligible", default=True) else 0.0
+                  for s in scores]
+        plt.bar(names, totals, orientation="horizontal", width=0.4, marker=_bar_marker())
+        plt.xlim(0, 100)
+        plt.title("Total score (0-100)")
+        self.refresh()
+
+
+class TornadoChart(ChartBase):
+    """How far each criterion's weight must move for another workflow to win: the shortest bar is
+    the most sensitive. Criteria no weight can flip are not drawn (the Sensitivity text names them)."""
+
+    def show(self, report: Any) -> None:
+        items = get(report, "sensitivity", default=[]) or []
+        if isinstance(items, dict):
+            items = [{"criterion": k, **(v if isinstance(v, dict) else {})} for k, v in items.items()]
+        moving = [i for i in items if get(i, "threshold") is not None and get(i, "weight") is not None]
+        if not moving:
+            self._empty("Sensitivity", "no weight change alters the verdict")
+            return
+        moving.sort(key=lambda i: abs(float(get(i, "threshold")) - float(get(i, "weight"))), reverse=True)
+        plt = self.plt
+        plt.clear_figure()
+        # Short labels: plotext drops a title wider than the plot area (who would win is in the
+        # Sensitivity text under the charts).
+        labels = [str(get(i, "criterion")) for i in moving]
+        shifts = [float(get(i, "threshold")) - float(get(i, "weight")) for i in moving]
+        plt.bar(labels, shifts, orientation="horizontal", width=0.4, marker=_bar_marker())
+        plt.title("Weight shift to flip")  # the criteria that never flip it are in the text below
+        self.refresh()
+
+
+class ScalingChart(ChartBase):
+    """The scaling curve: images/s (median over the repetitions, min-max as a line) against the
+    number of ranks, per framework, with the ideal (N x the 1-rank throughput) for scale."""
+
+    def show(self, result: Any) -> None:
+        curves = []
+        for fw in get(result, "frameworks", default=[]) or []:
+            points = [(int(get(rc, "ranks")), get(rc, "images_per_second"))
+                      for rc in get(fw, "rank_counts", default=[]) or []
+                      if get(rc, "images_per_second", "median") is not None]
+            if points:
+                curves.append((str(get(fw, "framework")), sorted(points, key=lambda p: p[0])))
+        if not curves:
+            self._empty("Scaling", "no launch finished")
+            return
+        plt = self.plt
+        plt.clear_figure()
+        marker = "-" if ascii_only() else "│"
+        top = 0.0
+        for name, points in curves:
+            ranks = [r for r, _ in points]
+            medians = [float(get(ips, "median")) for _, ips in points]
+            plt.plot(ranks, medians, label=name, marker="o" if ascii_only() else "●")
+            for r, ips in points:
+                low, high = float(get(ips, "min", default=0)), float(get(ips, "max", default=0))
+                if high > low:
+                    plt.plot([r, r], [low, high], marker=marker, color="red")
+                top = max(top, high, float(get(ips, "median")))
+            ideal = [medians[0] * r / ranks[0] for r in ranks]
+            plt.plot(ranks, ideal, marker="." if ascii_only() else "·", color="gray")
+            top = max(top, *ideal)
+        all_ranks = sorted({r for _, points in curves for r, _ in points})
+        plt.xticks(all_ranks, [str(r) for r in all_ranks])
+        plt.ylim(0, top * 1.1)
+        plt.title("img/s by ranks (dots: ideal)")
+        self.refresh()
