@@ -16,6 +16,7 @@ import argparse
 import sys
 from typing import Optional
 
+from probes.scaling import share
 from probes.scaling.models import ScalingConfig, ScalingEvent, ScalingResult
 
 FRAMEWORKS = ("pytorch", "mindspore")
@@ -181,7 +182,7 @@ def render_table(result: ScalingResult, width: Optional[int] = None) -> str:
             gate = "-" if rc.gate_ok is None else ("ok" if rc.gate_ok else "FAILED")
             rows.append([fw.framework, f"{fw.launcher} ({fw.backend or fw.device})", fw.model, rc.ranks,
                          _fmt(rc.images_per_second), _fmt(rc.step_ms, digits=2),
-                         _fmt(rc.nosync_step_ms, digits=2), _fmt(rc.allreduce_share, pct=True),
+                         _fmt(rc.nosync_step_ms, digits=2), share.cell(rc) or _fmt(rc.allreduce_share, pct=True),
                          _fmt(rc.efficiency, digits=2), _fmt(rc.init_seconds, digits=1),
                          _fmt(rc.first_step_seconds, digits=2), _fmt(rc.total_seconds, digits=1),
                          f"{gate}; {rc.runs_ok}/{rc.runs_total} ok"])

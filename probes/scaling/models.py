@@ -106,7 +106,16 @@ class ScalingRun(BaseModel):
     images_per_second: Optional[float] = None
     """Total over ranks, synced: ranks x batch / step."""
     allreduce_share: Optional[float] = None
-    """(synced - no-sync) / synced step time: the share of the step spent on gradient allreduce."""
+    """(synced - no-sync) / synced step time: the share of the step spent on gradient allreduce.
+    None at 1 rank (nothing to allreduce) and when below the control's noise: see allreduce_share_note."""
+    allreduce_share_note: Optional[str] = None
+    """Why there is no share: "not applicable: one rank ..." or "below the noise: ..." with the spread."""
+    allreduce_noise: Optional[float] = None
+    """The no-sync control's median uncertainty (2 standard errors from its IQR) / synced step."""
+    sync_nosync_difference: Optional[float] = None
+    """(synced - no-sync) / synced, any sign, also at 1 rank: the raw figure (the host's noise floor)."""
+    nnodes: Optional[int] = None
+    """Hosts the ranks spanned (a multi-node launch); None: one host."""
     startup: Startup = Field(default_factory=Startup)
     gate: Optional[Gate] = None
     loss_first: Optional[float] = None
@@ -126,6 +135,10 @@ class RankCount(BaseModel):
     step_ms: Optional[Spread] = None
     nosync_step_ms: Optional[Spread] = None
     allreduce_share: Optional[Spread] = None
+    allreduce_share_note: Optional[str] = None
+    """Why the share is missing (1 rank) or in how many runs it was below the control's noise."""
+    sync_nosync_difference: Optional[Spread] = None
+    """The raw (synced - no-sync) / synced difference, any sign (at 1 rank: the noise floor)."""
     efficiency: Optional[Spread] = None
     """images/s(N) / (N x images/s(1)), paired per repetition (interleaved runs)."""
     contention_factor: Optional[Spread] = None
