@@ -87,3 +87,141 @@ def test_summary_counts_the_runs_below_the_noise():
     assert two.allreduce_share_note.startswith("below the noise in 1 of 2 run(s)")
     assert share.cell(two) is None  # a share exists: the table prints it
     assert fw.allreduce_share == pytest.approx(0.4)
+
+
+# ------------------------------------------------------------ 2. flags, command lines, pre-flight
+
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from probes.scaling import multinode  # noqa: E402
+from probes.scaling.multinode import BadRendezvous, Rendezvous  # noqa: E402
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"nnodes": 2, "node_rank": 2, "master": "10.0.0.1"}, "--node-rank: 2; expected 0 to 1"),
+    ({"nnodes": 2, "node_rank": -1, "master": "10.0.0.1"}, "--node-rank"),
+    ({"nnodes": 2, "node_rank": 0, "master": None}, "--master: required"),
+    ({"nnodes": 2, "node_rank": 0, "master": "h:80"}, "port 80; expected 1024 to 65535"),
+    ({"nnodes": 2, "node_rank": 0, "master": "h:99999"}, "expected 1024 to 65535"),
+    ({"nnodes": 2, "node_rank": 0, "master": "h:x"}, "expected HOST or HOST:PORT"),
+    ({"nnodes": None, "node_rank": 1, "master": "h"}, "--nnodes: required"),
+    ({"nnodes": 0, "node_rank": 0, "master": "h"}, "--nnodes: 0"),
+    ({"nnodes": 2, "node_rank": None, "master": "h"}, "--node-rank: required"),
+    ({"nnodes": 2, "node_rank": 0, "master": "h", "ranks_per_node": 0}, "--ranks-per-node"),
+    ({"nnodes": 2, "node_rank": 0, "master": "h", "timeout": 1}, "--rendezvous-timeout"),
+])
+def test_bad_flags_name_the_flag(kw, words):
+    with pytest.raises(BadRendezvous, match=None) as exc:
+        multinode.validate(**kw)
+    assert words in str(exc.value)
+
+
+def test_master_forms():
+    assert multinode.parse_master("10.1.2.3") == ("10.1.2.3", multinode.DEFAULT_PORT)
+    assert multinode.parse_master("node0:29555") == ("node0", 29555)
+    assert multinode.parse_master("[fe80::1]:29555") == ("fe80::1", 29555)
+    r = multinode.validate(2, 1, "[::1]:29555", 4, 20)
+    assert r.world == 8 and r.endpoint == "[::1]:29555" and r.timeout == 20
+
+
+@pytest.mark.parametrize("argv", [
+    ["--nnodes", "2", "--node-rank", "2", "--master", "127.0.0.1"],
+    ["--nnodes", "2", "--node-rank", "0"],
+    ["--node-rank", "1", "--master", "127.0.0.1"],
+    ["--nnodes", "2", "--node-rank", "0", "--master", "127.0.0.1:70000"],
+    ["--nnodes", "2", "--node-rank", "0", "--master", "127.0.0.1", "--ranks", "1,2"],
+])
+def test_cli_bad_flags_exit_2_with_one_line(argv):
+    p = subprocess.run([sys.executable, "-m", "probes.scaling", *argv], capture_output=True, text=True,
+                       timeout=60, cwd=Path(__file__).resolve().parents[1])
+    assert p.returncode == 2, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "error:" in lines[0] and "Traceback" not in p.stderr
+
+
+def _mspec(fw, node_rank=0, nnodes=2, k=1, port=29500):
+    r = Rendezvous(nnodes, node_rank, "10.0.0.1", port, k, 45.0, run_id="advisor-x-1")
+    return launch.LaunchSpec(framework=fw, ranks=r.world, rendezvous=r, steps=4)
+
+
+def test_torchrun_multinode_command_uses_its_own_c10d_rendezvous(tmp_path):
+    cmd, result_dir, _ = launch.build_command(_mspec("pytorch", node_rank=1, k=2), tmp_path)
+    for flag in ("--nnodes=2", "--node-rank=1", "--nproc_per_node=2", "--rdzv-backend=c10d",
+                 "--rdzv-endpoint=10.0.0.1:29500", "--rdzv-id=advisor-x-1", "--max-restarts=0",
+                 "--rdzv-conf=join_timeout=45,read_timeout=45"):
+        assert flag in cmd, flag
+    assert "--standalone" not in cmd and result_dir.is_dir()
+
+
+def test_msrun_multinode_command(tmp_path):
+    cmd, _, log_dir = launch.build_command(_mspec("mindspore", node_rank=1, nnodes=3, k=2, port=30001), tmp_path)
+    for flag in ("--worker_num=6", "--local_worker_num=2", "--master_addr=10.0.0.1", "--master_port=30001",
+                 "--node_rank=1", "--join=True", "--cluster_time_out=45", f"--log_dir={log_dir}"):
+        assert flag in cmd, flag
+
+
+def test_multinode_environment_names_node_and_interface(monkeypatch):
+    monkeypatch.delenv("GLOO_SOCKET_IFNAME", raising=False)
+    monkeypatch.setattr(multinode, "route_interface", lambda addr: ("eth7", "10.0.0.2"))
+    env = launch.launch_environment(_mspec("pytorch", node_rank=1), "m")
+    assert env["GLOO_SOCKET_IFNAME"] == "eth7"  # not lo: the ranks talk across hosts
+    assert env["ADVISOR_SCALING_NNODES"] == "2" and env["ADVISOR_SCALING_NODE_RANK"] == "1"
+    monkeypatch.setenv("GLOO_SOCKET_IFNAME", "ib0")
+    assert launch.launch_environment(_mspec("pytorch"), "m")["GLOO_SOCKET_IFNAME"] == "ib0"  # the user's
+
+
+def test_preflight_node0_port_in_use_and_foreign_address():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        why = multinode.preflight(Rendezvous(2, 0, "127.0.0.1", port, 1, 5.0), "pytorch")
+    assert f"port {port}" in why and "in use" in why
+    # 192.0.2.1 (TEST-NET-1, RFC 5737) is never this host's; bind only, nothing is sent
+    why = multinode.preflight(Rendezvous(2, 0, "192.0.2.1", 29500, 1, 5.0), "pytorch")
+    assert "not an address of this host" in why
+    assert multinode.preflight(Rendezvous(2, 0, "127.0.0.1", launch.free_port(), 1, 5.0), "pytorch") is None
+
+
+def test_preflight_missing_master_fails_within_its_bound(monkeypatch):
+    monkeypatch.setenv("GLOO_SOCKET_IFNAME", "lo")
+    start = time.monotonic()
+    why = multinode.preflight(Rendezvous(2, 1, "127.0.0.1", launch.free_port(), 1, 5.0), "pytorch", poll=0.2)
+    took = time.monotonic() - start
+    assert took < 5.0 + 3.0  # the bound plus one connect attempt and the poll interval
+    assert "within 5 s" in why and "refused" in why and "GLOO_SOCKET_IFNAME=lo" in why
+    why = multinode.preflight(Rendezvous(2, 1, "127.0.0.1", launch.free_port(), 1, 5.0), "mindspore",
+                              "Ascend", poll=0.2)
+    assert "HCCL_IF_IP" in why and "HCCL_SOCKET_IFNAME" in why and "HCCL_CONNECT_TIMEOUT" in why
+
+
+def test_diagnose_names_cause_and_settings(monkeypatch):
+    monkeypatch.delenv("NCCL_SOCKET_IFNAME", raising=False)
+    r = Rendezvous(2, 0, "10.0.0.1", 29500, 8, 60.0)
+    text = multinode.diagnose("pytorch", "cuda", r, "torchrun exit code 1", "RendezvousTimeoutError", 61)
+    assert "did not all join within the rendezvous timeout 60 s" in text and "NCCL_SOCKET_IFNAME" in text
+    text = multinode.diagnose("pytorch", "cpu", r, "x", "OSError: [Errno 98] Address already in use", 1)
+    assert "port 29500" in text and "GLOO_SOCKET_IFNAME" in text
+
+
+# ------------------------------------------------------------------------------ 3. the link
+
+def test_link_speed_from_sysfs_fixture(tmp_path):
+    (tmp_path / "eth0").mkdir()
+    (tmp_path / "eth0" / "speed").write_text("25000\n")
+    (tmp_path / "wg0").mkdir()
+    (tmp_path / "wg0" / "speed").write_text("-1\n")
+    assert multinode.link_speed("eth0", str(tmp_path)) == (25000, f"read from {tmp_path / 'eth0' / 'speed'}")
+    assert multinode.link_speed("wg0", str(tmp_path))[0] is None
+    assert multinode.link_speed("lo", str(tmp_path))[0] is None
+    assert multinode.link_speed(None, str(tmp_path)) == (None, "interface unknown")
+
+
+def test_route_interface_maps_the_source_address():
+    assert multinode.route_interface("127.0.0.1", addresses=lambda n: {"lo": "127.0.0.1"}.get(n),
+                                     names=["eth0", "lo"]) == ("lo", "127.0.0.1")
+    assert multinode.route_interface("127.0.0.1")[1] == "127.0.0.1"  # the real one on loopback

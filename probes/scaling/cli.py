@@ -16,7 +16,7 @@ import argparse
 import sys
 from typing import Optional
 
-from probes.scaling import share
+from probes.scaling import multinode, share
 from probes.scaling.models import ScalingConfig, ScalingEvent, ScalingResult
 
 FRAMEWORKS = ("pytorch", "mindspore")
@@ -57,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add(parser, "--json", action="store_true", help="print one JSON document")
     _add(parser, "-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
     _add(parser, "--no-cache", action="store_true", help="do not store the result in the per-host cache")
+    multinode.add_arguments(parser)  # --nnodes --node-rank --master ... (issue 21, probes/scaling/multinode.py)
     # Remember the host parser's defaults: a value equal to the probe's default means "not given",
     # so the scaling defaults (LeNet, 3 repetitions) apply instead of the probe's.
     parser.set_defaults(**{_DEFAULTS_KEY: {k: parser.get_default(k) for k in ("models", "repeat")}})
@@ -88,6 +89,7 @@ def parse_ranks(value: Optional[str]) -> Optional[list]:
 
 
 SCALING_ONLY = ("ranks", "scaling_steps", "scaling_timeout", "scaling_repeat")
+SCALING_ONLY += multinode.OPTION_DESTS[:-1]  # the multi-node options (the store_true last one is never None)
 
 
 def config_from_args(args) -> ScalingConfig:
@@ -222,6 +224,8 @@ def run_from_args(args) -> int:
     from advisor.output import emit, to_json
     from probes.scaling.runner import run_scaling
 
+    if multinode.requested(args):  # across hosts (issue 21)
+        return multinode.run_from_args(args)
     config = config_from_args(args)
     result = run_scaling(config, on_event=_progress(sys.stderr))
     as_json, output = getattr(args, "json", False), getattr(args, "output", None)
