@@ -225,3 +225,79 @@ def test_route_interface_maps_the_source_address():
     assert multinode.route_interface("127.0.0.1", addresses=lambda n: {"lo": "127.0.0.1"}.get(n),
                                      names=["eth0", "lo"]) == ("lo", "127.0.0.1")
     assert multinode.route_interface("127.0.0.1")[1] == "127.0.0.1"  # the real one on loopback
+
+
+# ------------------------------------------------------------- 4. advisor check: multi-node readiness
+
+from advisor import check_multinode as cm  # noqa: E402
+
+MN = Path(__file__).parent / "fixtures" / "multinode"
+
+
+def _codes(found):
+    assert all(set(f) == {"severity", "code", "message", "fix"} for f in found)
+    assert all(f["severity"] in ("info", "warning", "error") for f in found)
+    return {f["code"]: f for f in found}
+
+
+def test_interfaces_and_speeds_from_a_sysfs_fixture():
+    ifaces = {i["name"]: i for i in cm.interfaces(str(MN / "net"))}
+    assert ifaces["lo"]["loopback"] and ifaces["eth0"]["speed_mbps"] == 1000
+    assert ifaces["eth1"]["speed_mbps"] is None and ifaces["docker0"]["speed_mbps"] is None
+    codes = _codes(cm.findings({}, str(MN / "net")))
+    msg = codes["multinode.interfaces"]["message"]
+    assert "eth0 (up, 1000 Mb/s)" in msg and "eth1 (down, speed unreadable)" in msg and "lo (" not in msg
+    assert codes["multinode.slow_link"]["severity"] == "warning" and "eth0" in codes["multinode.slow_link"]["message"]
+    assert "none set" in codes["multinode.env"]["message"]
+    assert cm.findings({}, str(MN / "absent"))[0]["code"] == "multinode.no_interfaces"
+
+
+def test_env_settings_are_shown_and_a_missing_interface_is_an_error():
+    env = {"GLOO_SOCKET_IFNAME": "eth0", "NCCL_SOCKET_IFNAME": "ib", "HCCL_SOCKET_IFNAME": "eth9",
+           "HCCL_CONNECT_TIMEOUT": "60"}
+    codes = _codes(cm.findings(env, str(MN / "net")))
+    assert "GLOO_SOCKET_IFNAME=eth0" in codes["multinode.env"]["message"]
+    bad = codes["multinode.ifname_missing"]
+    assert bad["severity"] == "error" and "HCCL_SOCKET_IFNAME=eth9" in bad["message"]
+    assert "NCCL_SOCKET_IFNAME" not in bad["message"] or "ib" in bad["message"]
+    assert "HCCL_CONNECT_TIMEOUT=60" in codes["multinode.hccl_timeout_short"]["message"]
+    assert _codes(cm.findings({"HCCL_CONNECT_TIMEOUT": "soon"}, str(MN / "net")))[
+        "multinode.hccl_timeout_bad"]["severity"] == "error"
+
+
+def test_port_free_or_in_use():
+    assert _codes(cm.port_findings(29500, lambda p: True))["multinode.port_free"]["severity"] == "info"
+    used = _codes(cm.port_findings(29500, lambda p: False))["multinode.port_in_use"]
+    assert used["severity"] == "warning" and "--master HOST:PORT" in used["fix"]
+    with socket.socket() as s:  # the real check against a port that is really in use
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        assert not multinode.port_free("127.0.0.1", port)
+    assert multinode.port_free("127.0.0.1", launch.free_port())
+
+
+@pytest.mark.parametrize("name, severity, words", [
+    ("rank_table_ok.json", "info", "2 server(s), 4 device(s), rank ids 0..3"),
+    ("rank_table_dup_rank.json", "error", "rank_id"),
+    ("rank_table_no_servers.json", "error", "server_list: missing or empty"),
+    ("rank_table_truncated.json", "error", "not JSON"),
+    ("nope.json", "error", "does not exist"),
+])
+def test_rank_table_file_validity(name, severity, words):
+    found = cm.rank_table_findings({"RANK_TABLE_FILE": str(MN / name)}, npus=8)
+    assert len(found) == 1 and found[0]["severity"] == severity and words in found[0]["message"]
+
+
+def test_rank_table_problems_name_each_field():
+    doc = {"server_count": "3", "server_list": [
+        {"server_id": "a", "device": [{"device_id": "0", "rank_id": "1"}]}, {"device": []}], "status": "x"}
+    problems = " | ".join(cm.rank_table_problems(doc))
+    for words in ("server_count 3 but server_list has 2", "no device_ip", "server_list[1]: no server_id",
+                  "expected 0..0 each once", "status 'x'"):
+        assert words in problems, words
+    assert cm.rank_table_findings({}, npus=0) == []  # not an Ascend host and nothing set: nothing to say
+
+
+def test_multinode_findings_on_this_host_are_well_formed():
+    _codes(cm.multinode_findings())
