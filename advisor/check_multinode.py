@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Callable, Mapping, Optional
+from typing import Callable, Optional
 
 SYS_NET = "/sys/class/net"
 DEFAULT_PORT = 29500  # the one `advisor probe --scaling --master HOST` uses without :PORT
