@@ -179,7 +179,8 @@ def rank_table_findings(environ: Mapping[str, str], npus: int) -> list:
     p = Path(path)
     try:
         if p.stat().st_size > 4 * 1024 * 1024:
-            return [_finding("error", "multinode.rank_table_bad", f"RANK_TABLE_FILE={path}: over 4 MB, not a rank table")]
+            return [_finding("error", "multinode.rank_table_bad",
+                             f"RANK_TABLE_FILE={path}: over 4 MB, not a rank table")]
         doc = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return [_finding("error", "multinode.rank_table_missing", f"RANK_TABLE_FILE={path} does not exist",

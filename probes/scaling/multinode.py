@@ -498,7 +498,10 @@ def run_multinode(config, rdzv: Rendezvous, intra_host: bool = True, on_event=No
             for fw in frameworks:
                 index += 1
                 device, _ = runner.device_for(fw, config)
-                r = dataclasses.replace(rdzv, run_id=f"advisor-{fw}-{model}-{rep}")
+                # One port per launch (PORT, PORT+1, ...; the same on every node): a node that finished
+                # early can never join the previous launch's store or scheduler, still exiting.
+                r = dataclasses.replace(rdzv, run_id=f"advisor-{fw}-{model}-{rep}",
+                                        master_port=rdzv.master_port + index - 1)
                 spec = launch.LaunchSpec(framework=fw, ranks=rdzv.world, model=model,
                                          batch_size=config.batch_size, steps=config.steps,
                                          warmup=config.warmup, threads=threads, device=device,
@@ -579,7 +582,8 @@ def add_arguments(parser) -> None:
                    "msrun --worker_num = N x ranks per node)")
     g.add_argument("--node-rank", type=int, metavar="R", help="scaling: this host's rank, 0 on the master host")
     g.add_argument("--master", metavar="HOST[:PORT]", help=f"scaling: the master host's address and rendezvous "
-                   f"port (default port {DEFAULT_PORT}; torchrun --rdzv-endpoint, msrun --master_addr/--master_port)")
+                   f"port (default port {DEFAULT_PORT}; torchrun --rdzv-endpoint, msrun --master_addr/--master_port); "
+                   "the k-th launch uses PORT+k-1, so open PORT up to PORT + launches - 1")
     g.add_argument("--ranks-per-node", type=int, metavar="K", help="scaling: ranks on each host (default 1)")
     g.add_argument("--rendezvous-timeout", type=float, metavar="SECONDS",
                    help=f"scaling: how long the hosts wait for each other before the run fails "
@@ -606,6 +610,10 @@ def run_from_args(args) -> int:
     if getattr(args, "ranks", None) is not None:
         raise UsageError("--ranks: not with --nnodes; the rank count is --nnodes x --ranks-per-node")
     config = cli.config_from_args(args)
+    launches = config.repeat * len(config.models) * len(config.frameworks)
+    if rdzv.master_port + launches - 1 > 65535:
+        raise UsageError(f"--master: port {rdzv.master_port}; {launches} launches use ports {rdzv.master_port}"
+                         f"-{rdzv.master_port + launches - 1}, expected at most 65535")
     if rdzv.nnodes == 1:  # one host: the ordinary probe
         return cli.run_from_args(argparse_copy(args))
     if rdzv.node_rank != 0:
