@@ -110,7 +110,10 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
 def _launcher_findings() -> list[Finding]:
     """What torchrun and msrun (the scaling probe's launchers) need on this host."""
     try:
-        return launcher_findings()
+        from advisor.check_multinode import multinode_findings
+
+        # the multi-node readiness as dicts like the scaling checks' (interfaces, variables, port, rank table)
+        return launcher_findings() + [Finding(**f) for f in multinode_findings()]
     except OSError as exc:  # an unreadable /sys or PATH entry: the rest of the check goes on
         return [Finding(severity="info", code="scaling.not_checked",
                         message=f"launcher readiness not checked: {exc}")]

@@ -93,12 +93,29 @@ class SuiteClock:
     fraction: dict = field(default_factory=dict)   # run id -> 0..1 (1: finished)
     taken: dict = field(default_factory=dict)      # run id -> seconds it took
     _began: dict = field(default_factory=dict)
+    # A run id recurs once per interleaved round: each occurrence is a slot "<id>#<k>" of its own.
+    _slots: dict = field(default_factory=dict)     # run id -> its slots, in plan order
+    _current: dict = field(default_factory=dict)   # run id -> the slot its latest start opened
 
     def __post_init__(self) -> None:
         budget = float(self.config.budget)
         for rid, fw, mode, model in planned_runs(self.config):
-            self.estimates[rid] = run_estimate(fw, mode, model, budget)
-            self.fraction[rid] = 0.0
+            self._add_slot(rid, run_estimate(fw, mode, model, budget))
+
+    def _add_slot(self, rid: str, estimate: Any) -> str:
+        slots = self._slots.setdefault(rid, [])
+        key = f"{rid}#{len(slots)}"
+        slots.append(key)
+        self.estimates[key] = estimate
+        self.fraction[key] = 0.0
+        return key
+
+    def _slot(self, rid: str, kind: str) -> str:
+        if kind == "start" or rid not in self._current:
+            free = [k for k in self._slots[rid] if k not in self._began and self.fraction[k] < 1.0]
+            # an extra round beyond the plan (the stop rule asked for one): a slot like the last
+            self._current[rid] = free[0] if free else self._add_slot(rid, self.estimates[self._slots[rid][-1]])
+        return self._current[rid]
 
     @property
     def total(self) -> int:
@@ -110,9 +127,10 @@ class SuiteClock:
 
     def on_event(self, run_id: str, kind: str, fraction: float | None = None,
                  now: float | None = None) -> None:
-        if run_id not in self.estimates:
+        if run_id not in self._slots:
             return  # the aux children: not runs
         now = time.monotonic() if now is None else now
+        run_id = self._slot(run_id, kind)
         if kind == "start":
             self._began[run_id] = now
         elif kind == "done":
@@ -162,7 +180,7 @@ def suite_progress(config: Any, stream: Any = None,
         def plain(event: Any) -> None:
             rid, kind = str(_get(event, "run_id")), str(_get(event, "kind"))
             clock.on_event(rid, kind, _get(event, "fraction"))
-            if kind == "done" and rid in clock.estimates:
+            if kind == "done" and rid in clock._slots:
                 print(f"advisor: {rid}: {_get(event, 'message') or 'done'} ({clock.status()})", file=stream)
         yield plain
         return
@@ -179,8 +197,8 @@ def suite_progress(config: Any, stream: Any = None,
             clock.on_event(rid, kind, _get(event, "fraction"))
             done = sum(clock.fraction.values())
             bar.update(task, completed=done, status=clock.status(),
-                       description=rid if rid in clock.estimates else "preparing")
-            if kind == "done" and rid in clock.estimates:
+                       description=rid if rid in clock._slots else "preparing")
+            if kind == "done" and rid in clock._slots:
                 bar.console.print(f"{rid}: {_get(event, 'message') or 'done'}")
 
         yield rich_event

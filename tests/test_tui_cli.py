@@ -168,7 +168,7 @@ def test_suite_estimate_and_eta_follow_the_plan():
     from advisor.progress import SuiteClock, suite_estimate
     from probes.probe_models import ProbeConfig
 
-    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager", "compile"], budget=2)
+    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager", "compile"], budget=2, repeat=1, max_repeat=None)
     estimate = suite_estimate(config)
     assert 0 < estimate.low < estimate.high
     clock = SuiteClock(config)
@@ -187,7 +187,7 @@ def test_cli_progress_without_a_terminal_prints_a_line_per_run():
     from advisor.progress import suite_progress
     from probes.probe_models import ProbeConfig
 
-    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], budget=1)
+    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], budget=1, repeat=1, max_repeat=None)
     stream = io.StringIO()
     with suite_progress(config, stream=stream) as on_event:
         on_event({"run_id": "pytorch-aux", "kind": "start"})

@@ -6,6 +6,7 @@ document with --json; -o FILE writes it atomically) and to the per-host cache.""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from typing import Optional
@@ -141,7 +142,8 @@ class Progress:
 
     def __init__(self, stream=None) -> None:
         self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        # TERM=dumb terminals cannot erase a line: plain lines there, as when piped
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty() and os.environ.get("TERM") != "dumb"
 
     def _prefix(self, ev) -> str:
         return f"[{ev.index}/{ev.total}] " if ev.index else ""

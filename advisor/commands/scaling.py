@@ -19,6 +19,7 @@ import sys
 from typing import Optional
 
 from advisor.errors import UsageError
+from probes.scaling import multinode, share
 from probes.scaling.models import ScalingConfig, ScalingEvent, ScalingResult
 
 FRAMEWORKS = ("pytorch", "mindspore")
@@ -54,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser, shared: bool = False) -> None
         parser.add_argument("--json", action="store_true", help="print one JSON document")
         parser.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
         parser.add_argument("--no-cache", action="store_true", help="do not store the result in the per-host cache")
+    multinode.add_arguments(parser)  # --nnodes --node-rank --master ... (probes/scaling/multinode.py)
     # Remember the host parser's defaults: a value equal to the probe's default means "not given",
     # so the scaling defaults (LeNet, 3 repetitions) apply instead of the probe's.
     parser.set_defaults(**{_DEFAULTS_KEY: {k: parser.get_default(k) for k in ("models", "repeat")}})
@@ -81,6 +83,7 @@ def parse_ranks(value: Optional[str]) -> Optional[list]:
 
 
 SCALING_ONLY = ("ranks", "scaling_steps", "scaling_timeout", "scaling_repeat")
+SCALING_ONLY += multinode.OPTION_DESTS[:-1]  # the multi-node options (the store_true last one is never None)
 
 
 def config_from_args(args) -> ScalingConfig:
@@ -173,7 +176,7 @@ def render_table(result: ScalingResult, width: Optional[int] = None) -> str:
             gate = "-" if rc.gate_ok is None else ("ok" if rc.gate_ok else "FAILED")
             rows.append([fw.framework, f"{fw.launcher} ({fw.backend or fw.device})", fw.model, rc.ranks,
                          _fmt(rc.images_per_second), _fmt(rc.step_ms, digits=2),
-                         _fmt(rc.nosync_step_ms, digits=2), _fmt(rc.allreduce_share, pct=True),
+                         _fmt(rc.nosync_step_ms, digits=2), share.cell(rc) or _fmt(rc.allreduce_share, pct=True),
                          _fmt(rc.efficiency, digits=2), _fmt(rc.init_seconds, digits=1),
                          _fmt(rc.first_step_seconds, digits=2), _fmt(rc.total_seconds, digits=1),
                          f"{gate}; {rc.runs_ok}/{rc.runs_total} ok"])
@@ -213,6 +216,8 @@ def run_from_args(args) -> int:
     from advisor.output import emit, to_json
     from probes.scaling.runner import run_scaling
 
+    if multinode.requested(args):  # across hosts (issue 21)
+        return run_multinode_from_args(args)
     config = config_from_args(args)
     result = run_scaling(config, on_event=_progress(sys.stderr))
     as_json, output = getattr(args, "json", False), getattr(args, "output", None)
@@ -247,3 +252,68 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def run_multinode_from_args(args) -> int:
+    """`advisor probe --scaling --nnodes N --node-rank R --master HOST[:PORT]` (probes.scaling.multinode)."""
+    from advisor.output import emit, to_json
+    from probes.scaling.multinode import BadRendezvous, argparse_copy, run_multinode, validate
+
+
+    try:
+        rdzv = validate(getattr(args, "nnodes", None), getattr(args, "node_rank", None),
+                        getattr(args, "master", None), getattr(args, "ranks_per_node", None),
+                        getattr(args, "rendezvous_timeout", None))
+    except BadRendezvous as exc:
+        raise UsageError(str(exc)) from None
+    if getattr(args, "ranks", None) is not None:
+        raise UsageError("--ranks: not with --nnodes; the rank count is --nnodes x --ranks-per-node")
+    config = config_from_args(args)
+    launches = config.repeat * len(config.models) * len(config.frameworks)
+    if rdzv.master_port + launches - 1 > 65535:
+        raise UsageError(f"--master: port {rdzv.master_port}; {launches} launches use ports {rdzv.master_port}"
+                         f"-{rdzv.master_port + launches - 1}, expected at most 65535")
+    if rdzv.nnodes == 1:  # one host: the ordinary probe
+        return run_from_args(argparse_copy(args))
+    if rdzv.node_rank != 0:
+        ok, runs = run_multinode(config, rdzv, intra_host=False)
+        where = f"node 0 ({rdzv.master_addr})"
+        print(f"node {rdzv.node_rank} of {rdzv.nnodes}: " + (
+            f"finished; {where} gathers and writes the result" if ok else
+            f"failed: {next((r.error for r in runs if r.status != 'ok'), 'no framework available')}"),
+            file=sys.stderr)
+        if getattr(args, "output", None):
+            print(f"note: -o {args.output} is written by {where}, not here", file=sys.stderr)
+        return 0 if ok and runs else 1
+    result = run_multinode(config, rdzv, intra_host=not getattr(args, "no_intra_host", False),
+                           on_event=_progress(sys.stderr))
+    as_json, output = getattr(args, "json", False), getattr(args, "output", None)
+    if output:
+        emit(to_json(result), output)
+    if not output or not as_json:
+        emit(to_json(result) if as_json else render_table(result) + "\n".join(
+            summary_lines(result.inter_host)) + "\n", None)
+    failed = any(r.status != "ok" for r in result.runs if r.nnodes)
+    return 1 if failed or exit_code(result) else 0
+
+
+def summary_lines(block) -> list:
+    """The table's extra lines for the result's InterHost block."""
+    link = block.link
+    speed = f"{link.speed_mbps} Mb/s" if link.speed_mbps else (link.speed_source or "speed unknown")
+    lines = [(f"Across {block.nnodes} hosts x {block.ranks_per_node} rank(s) (master {block.master}), "
+              f"over {link.interface or 'an unknown interface'} ({link.source_address}; {speed}):")]
+    for fw in block.frameworks:
+        head = f"  {fw.framework} {fw.launcher} {fw.model}: {fw.status} ({fw.runs_ok}/{fw.runs_total})"
+        if fw.inter is None:
+            lines.append(f"{head}: {fw.reason}")
+            continue
+        intra = fw.intra
+        share = (_fmt(fw.inter.allreduce_share, pct=True) if fw.inter.allreduce_share
+                 else (fw.inter.allreduce_share_note or "-"))
+        gate = "ok" if fw.gate_ok else ("FAILED" if fw.gate_ok is False else "-")
+        lines.append(f"{head}; step {_fmt(fw.inter.step_ms, digits=2)} ms across hosts vs "
+                     f"{_fmt(intra.step_ms if intra else None, digits=2)} ms on one host; allreduce {share} "
+                     f"across vs {_fmt(intra.allreduce_share if intra else None, pct=True)} on one host; "
+                     f"gate {gate}")
+    return lines

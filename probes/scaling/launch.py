@@ -56,6 +56,7 @@ class LaunchSpec:
     timeout: float = 300.0        # whole launch, seconds; then the launch and every rank are killed
     python: Optional[str] = None  # interpreter whose bin/ holds the launchers (default: this one)
     extra_env: tuple = ()         # (name, value) pairs, e.g. the tests' fault hook
+    rendezvous: Optional[object] = None  # multinode.Rendezvous: ranks across hosts (probes/scaling/multinode.py)
 
     @property
     def on_cpu(self) -> bool:
@@ -135,6 +136,9 @@ def launch_environment(spec: LaunchSpec, marker: str) -> dict:
         if spec.on_cpu and _is_x86():
             # MindSpore's oneDNN picks reference conv kernels on AVX-512 CPUs; the cap restores JIT.
             extra["ONEDNN_MAX_CPU_ISA"] = os.environ.get("ONEDNN_MAX_CPU_ISA", "AVX2")
+    if spec.rendezvous is not None:  # across hosts: node rank, gloo's interface (multinode.py)
+        from probes.scaling import multinode
+        extra.update(multinode.environment(spec))
     extra.update(dict(spec.extra_env))
     env = child_environment(extra, drop)
     # child_environment puts sys.executable's bin first; msrun starts `python` from PATH, so the
@@ -146,6 +150,9 @@ def launch_environment(spec: LaunchSpec, marker: str) -> dict:
 
 def build_command(spec: LaunchSpec, workdir: Path) -> tuple:
     """(argv, result_dir, log_dir) for one launch inside `workdir`."""
+    if spec.rendezvous is not None:  # across hosts: the engines' multi-node flags (multinode.py)
+        from probes.scaling import multinode
+        return multinode.build_command(spec, workdir)
     result_dir, log_dir = workdir / "result", workdir / "logs"
     result_dir.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)

@@ -106,7 +106,16 @@ class ScalingRun(BaseModel):
     images_per_second: Optional[float] = None
     """Total over ranks, synced: ranks x batch / step."""
     allreduce_share: Optional[float] = None
-    """(synced - no-sync) / synced step time: the share of the step spent on gradient allreduce."""
+    """(synced - no-sync) / synced step time: the share of the step spent on gradient allreduce.
+    None at 1 rank (nothing to allreduce) and when below the control's noise: see allreduce_share_note."""
+    allreduce_share_note: Optional[str] = None
+    """Why there is no share: "not applicable: one rank ..." or "below the noise: ..." with the spread."""
+    allreduce_noise: Optional[float] = None
+    """The no-sync control's median uncertainty (2 standard errors from its IQR) / synced step."""
+    sync_nosync_difference: Optional[float] = None
+    """(synced - no-sync) / synced, any sign, also at 1 rank: the raw figure (the host's noise floor)."""
+    nnodes: Optional[int] = None
+    """Hosts the ranks spanned (a multi-node launch); None: one host."""
     startup: Startup = Field(default_factory=Startup)
     gate: Optional[Gate] = None
     loss_first: Optional[float] = None
@@ -126,6 +135,10 @@ class RankCount(BaseModel):
     step_ms: Optional[Spread] = None
     nosync_step_ms: Optional[Spread] = None
     allreduce_share: Optional[Spread] = None
+    allreduce_share_note: Optional[str] = None
+    """Why the share is missing (1 rank) or in how many runs it was below the control's noise."""
+    sync_nosync_difference: Optional[Spread] = None
+    """The raw (synced - no-sync) / synced difference, any sign (at 1 rank: the noise floor)."""
     efficiency: Optional[Spread] = None
     """images/s(N) / (N x images/s(1)), paired per repetition (interleaved runs)."""
     contention_factor: Optional[Spread] = None
@@ -157,6 +170,61 @@ class FrameworkScaling(BaseModel):
     """Median allreduce share of the step at the largest rank count measured."""
 
 
+class InterHostLink(BaseModel):
+    """The link the inter-host runs went over, as node 0 sees it (read, not measured)."""
+    interface: Optional[str] = None
+    """The interface the master address routes through (None: not found)."""
+    source_address: Optional[str] = None
+    """This host's address toward the master."""
+    speed_mbps: Optional[int] = None
+    """/sys/class/net/IFACE/speed where readable (not for loopback or most virtual links)."""
+    speed_source: str = ""
+    loopback: bool = False
+    """True: every "host" ran on this machine; the figures measure loopback, not a network."""
+
+
+class InterHostSide(BaseModel):
+    """One side of the comparison: the same rank count across hosts (inter) or on one host (intra)."""
+    runs: int
+    step_ms: Optional[Spread] = None
+    nosync_step_ms: Optional[Spread] = None
+    images_per_second: Optional[Spread] = None
+    allreduce_share: Optional[Spread] = None
+    allreduce_share_note: Optional[str] = None
+
+
+class InterHostFramework(BaseModel):
+    framework: Framework
+    launcher: Literal["torchrun", "msrun"]
+    model: str
+    backend: Optional[str] = None
+    world_size: int
+    runs_ok: int
+    runs_total: int
+    status: Literal["ok", "partial", "failed"]
+    reason: Optional[str] = None
+    gate_ok: Optional[bool] = None
+    inter: Optional[InterHostSide] = None
+    """world_size ranks spread over nnodes hosts."""
+    intra: Optional[InterHostSide] = None
+    """world_size ranks on node 0 alone (None: skipped with --no-intra-host or failed)."""
+    inter_over_intra_step: Optional[Spread] = None
+    """Synced step across hosts / on one host, paired by repetition: the link's cost (> 1 slower)."""
+    efficiency: Optional[Spread] = None
+    """images/s across hosts / (world x images/s of 1 rank on node 0), paired by repetition."""
+
+
+class InterHost(BaseModel):
+    """The scaling probe across hosts (advisor probe --scaling --nnodes N ...), written by node 0."""
+    nnodes: int
+    ranks_per_node: int
+    world_size: int
+    master: str
+    rendezvous_timeout_s: float
+    link: InterHostLink
+    frameworks: list[InterHostFramework] = Field(default_factory=list)
+
+
 class ScalingResult(BaseModel):
     schema_version: str = SCHEMA_VERSION
     kind: Literal["scaling"] = "scaling"
@@ -169,6 +237,8 @@ class ScalingResult(BaseModel):
     runs: list[ScalingRun] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     seconds: float = 0.0
+    inter_host: Optional[InterHost] = None
+    """Multi-node runs only: intra- vs inter-host at the same rank count, and the link."""
 
 
 class ScalingEvent(BaseModel):

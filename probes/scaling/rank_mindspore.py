@@ -19,12 +19,28 @@ import os  # noqa: E402
 import sys  # noqa: E402
 
 from probes.scaling import rank_common as rc  # noqa: E402
+from probes.scaling import rank_gather  # noqa: E402
 
 
 def _flat_params(net):
     import numpy as np
 
     return np.concatenate([p.asnumpy().reshape(-1) for p in net.trainable_params()])
+
+
+def _all_reduce(array):
+    import mindspore as ms
+    from mindspore import nn, ops
+
+    class _Sum(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.op = ops.AllReduce()
+
+        def construct(self, x):
+            return self.op(x)
+
+    return _Sum()(ms.Tensor(array)).asnumpy()
 
 
 def main(argv=None) -> int:
@@ -74,7 +90,9 @@ def main(argv=None) -> int:
                                             lambda: _flat_params(net), args, doc, rank)
     doc.update(threads=args.threads, framework_version=ms.__version__, weights_checksum=checksum)
     rc.write_rank(args.result_dir, rank, doc, params_sync, params_end)
-    if rank == 0:
+    if rank_gather.spans_hosts():  # across hosts: the files travel to node 0 over mccl/HCCL
+        rank_gather.exchange(args.result_dir, rank, world, _all_reduce)
+    if rank_gather.is_collector(rank, rank):  # with --node_rank, global rank 0 is node 0's first
         rc.collect(args.result_dir, world, {"framework": "mindspore", "launcher": "msrun",
                                             "world_size": world, "backend": backend,
                                             "model": args.model, "batch_size": args.batch_size},

@@ -19,6 +19,7 @@ from contextlib import nullcontext  # noqa: E402
 from datetime import timedelta  # noqa: E402
 
 from probes.scaling import rank_common as rc  # noqa: E402
+from probes.scaling import rank_gather  # noqa: E402
 
 
 def _flat_params(model):
@@ -26,6 +27,15 @@ def _flat_params(model):
 
     with torch.no_grad():
         return torch.cat([p.detach().reshape(-1).float().cpu() for p in model.parameters()]).numpy()
+
+
+def _all_reduce(array, device):
+    import torch
+    import torch.distributed as dist
+
+    t = torch.from_numpy(array).to(device)
+    dist.all_reduce(t)
+    return t.cpu().numpy()
 
 
 def main(argv=None) -> int:
@@ -79,7 +89,9 @@ def main(argv=None) -> int:
     doc.update(threads=torch.get_num_threads(), framework_version=torch.__version__,
                weights_checksum=checksum)
     rc.write_rank(args.result_dir, rank, doc, params_sync, params_end)
-    if rank == 0:
+    if rank_gather.spans_hosts():  # across hosts: the files travel to node 0 over gloo/NCCL
+        rank_gather.exchange(args.result_dir, rank, world, lambda a: _all_reduce(a, device))
+    if rank_gather.is_collector(rank, local_rank):
         rc.collect(args.result_dir, world, {"framework": "pytorch", "launcher": "torchrun",
                                             "world_size": world, "backend": backend,
                                             "model": args.model, "batch_size": args.batch_size},

@@ -17,7 +17,7 @@ from typing import Callable, Optional
 
 from probes import hostfacts
 from probes.launcher import Cancel
-from probes.scaling import launch
+from probes.scaling import launch, share
 from probes.scaling.models import (FrameworkScaling, Gate, RankCount, ScalingConfig, ScalingEvent,
                                    ScalingResult, ScalingRun, Spread, Startup)
 
@@ -98,8 +98,10 @@ def to_run(spec: launch.LaunchSpec, rep: int, outcome: launch.LaunchOutcome) -> 
             run.images_per_second = spec.ranks * spec.batch_size / step
         if nosync:
             run.nosync_step_ms = nosync * 1000.0
-        if step and nosync:
-            run.allreduce_share = (step - nosync) / step
+        if step and nosync:  # the share, judged against the control's noise (probes/scaling/share.py)
+            verdict = share.judge(spec.ranks, ranks)
+            run.allreduce_share, run.allreduce_share_note = verdict.share, verdict.note
+            run.allreduce_noise, run.sync_nosync_difference = verdict.noise, verdict.difference
         run.startup = Startup(
             launcher_seconds=_max([r.get("launcher_seconds") for r in ranks]),
             import_seconds=_max([r.get("import_seconds") for r in ranks]),
@@ -155,6 +157,8 @@ def summarise(framework: str, model: str, runs: list[ScalingRun], ranks: list[in
             step_ms=spread([r.step_ms for r in at_n]),
             nosync_step_ms=spread([r.nosync_step_ms for r in at_n]),
             allreduce_share=spread([r.allreduce_share for r in at_n]),
+            allreduce_share_note=share.summary_note(n, at_n) if at_n else None,
+            sync_nosync_difference=spread([r.sync_nosync_difference for r in at_n]),
             efficiency=spread([r.images_per_second / (n * b.images_per_second) for b, r in paired
                                if r.images_per_second and b.images_per_second]) if multi else None,
             contention_factor=spread([b.step_ms / r.nosync_step_ms for b, r in paired
@@ -287,10 +291,10 @@ def noise_warnings(results: list, host: dict, cores: int) -> list[str]:
         out.append(f"the host was busy (1-min load average up to {max(loads):.1f} on {cores} usable "
                    "core(s)): other processes competed with the ranks; expect wide min-max spreads")
     for fw in results:
-        one = next((c for c in fw.rank_counts if c.ranks == 1 and c.allreduce_share), None)
-        if one and abs(one.allreduce_share.median) > NOISE_SHARE:
+        one = next((c for c in fw.rank_counts if c.ranks == 1 and c.sync_nosync_difference), None)
+        if one and abs(one.sync_nosync_difference.median) > NOISE_SHARE:
             out.append(f"{fw.framework} {fw.model}: at 1 rank (nothing to allreduce) synced and no-sync "
-                       f"steps still differ by {one.allreduce_share.median:+.0%}: that is the noise floor "
+                       f"steps still differ by {one.sync_nosync_difference.median:+.0%}: that is the noise floor "
                        "of the allreduce share on this host now")
     return out
 
