@@ -40,3 +40,15 @@ def result(**payload) -> None:
 
 def progress(**payload) -> None:
     send("progress", **payload)
+
+
+def guarded(work, *args) -> int:
+    """Run a worker's `work(*args)` (which sends its own result); any exception goes back as an
+    'error' message with the traceback's tail, so a failure is data, never a bare crash. Exit code."""
+    import traceback
+
+    try:
+        return int(work(*args) or 0)
+    except Exception as exc:  # noqa: BLE001 - every failure of a worker becomes data for the parent
+        send("error", message=f"{type(exc).__name__}: {exc}"[:500], traceback=traceback.format_exc()[-2000:])
+        return 1

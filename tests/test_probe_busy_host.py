@@ -19,8 +19,11 @@ from probes.probe_models import ProbeConfig
 @pytest.mark.timeout(120)
 def test_a_run_beside_cpu_burners_is_flagged_and_uses_the_idle_cores():
     cores = runner.usable_cores()
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
-               for _ in range(3 * cores)]
+    # Each burner in a session of its own, as the probe's worker is: with the kernel's autogroup
+    # scheduling a session shares the CPUs as one group, so burners in the test's session would
+    # leave the worker a whole core and the host would look quiet to it (it measured 0.009).
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL,
+                                start_new_session=True) for _ in range(3 * cores)]
     try:
         time.sleep(0.3)  # the burners are running before the round counts the idle cores
         cfg = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], batch_size=8,

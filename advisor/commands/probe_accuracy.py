@@ -24,20 +24,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--target", type=float, help="test accuracy to reach, 0-1 (default 0.95)")
 
 
+def selected_frameworks(args) -> list[str]:
+    """--frameworks, else every installed one (shared with --pipeline)."""
+    from advisor.commands.probe import FRAMEWORKS, _list
+
+    if args.frameworks:
+        return _list(args.frameworks, FRAMEWORKS, "--frameworks")
+    from probes.hostfacts import installed_frameworks
+
+    return [fw for fw, info in installed_frameworks().items() if info["installed"]]
+
+
+def refuse_training_options(args, probe: str) -> None:
+    """Training-probe options `probe` does not read are refused, not silently ignored."""
+    defaults = getattr(args, "_training_defaults", {})
+    for name in NOT_USED:
+        if name in defaults and getattr(args, name, None) != defaults[name]:
+            raise UsageError(f"--{name.replace('_', '-')}: a training-probe option; {probe} does not use it")
+
+
 def _config(args):
     from pydantic import ValidationError
 
     from probes.accuracy.models import AccuracyConfig
 
-    from advisor.commands.probe import FRAMEWORKS, _list
+    from advisor.commands.probe import _list
 
-    fields = {}
-    if args.frameworks:
-        fields["frameworks"] = _list(args.frameworks, FRAMEWORKS, "--frameworks")
-    else:
-        from probes.runner import installed_frameworks
-
-        fields["frameworks"] = [fw for fw, info in installed_frameworks().items() if info["installed"]]
+    fields = {"frameworks": selected_frameworks(args)}
     defaults = getattr(args, "_training_defaults", {})
     if args.modes != defaults.get("modes"):
         fields["modes"] = _list(args.modes, ("eager", "compile", "graph", "pynative"), "--modes")
@@ -56,10 +69,7 @@ def _config(args):
 
 
 def refuse_unused(args) -> None:
-    defaults = getattr(args, "_training_defaults", {})
-    for name in NOT_USED:
-        if name in defaults and getattr(args, name, None) != defaults[name]:
-            raise UsageError(f"--{name.replace('_', '-')}: a training-probe option; --accuracy does not use it")
+    refuse_training_options(args, "--accuracy")
     for name in ("epochs", "seeds", "target"):
         if not getattr(args, "accuracy", False) and getattr(args, name, None) is not None:
             raise UsageError(f"--{name}: an accuracy-probe option; add --accuracy")

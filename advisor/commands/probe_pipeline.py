@@ -11,9 +11,6 @@ import textwrap
 from advisor.errors import UsageError
 from advisor.output import emit, to_json
 
-NOT_USED = ("budget", "repeat", "no_parity", "no_tune", "max_steps", "device")
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("input pipeline (--pipeline)")
     g.add_argument("--pipeline", action="store_true",
@@ -43,19 +40,10 @@ def _config(args):
 
     from probes.pipeline.models import PipelineConfig
 
-    from advisor.commands.probe import FRAMEWORKS, _list
+    from advisor.commands.probe_accuracy import refuse_training_options, selected_frameworks
 
-    defaults = getattr(args, "_training_defaults", {})
-    for name in NOT_USED:
-        if name in defaults and getattr(args, name, None) != defaults[name]:
-            raise UsageError(f"--{name.replace('_', '-')}: a training-probe option; --pipeline does not use it")
-    fields = {"batch_size": args.batch_size}
-    if args.frameworks:
-        fields["frameworks"] = _list(args.frameworks, FRAMEWORKS, "--frameworks")
-    else:
-        from probes.runner import installed_frameworks
-
-        fields["frameworks"] = [fw for fw, info in installed_frameworks().items() if info["installed"]]
+    refuse_training_options(args, "--pipeline")
+    fields = {"batch_size": args.batch_size, "frameworks": selected_frameworks(args)}
     for name, field in (("loader_workers", "workers"), ("threads", "threads"), ("data", "data")):
         if getattr(args, name, None) is not None:
             fields[field] = getattr(args, name)

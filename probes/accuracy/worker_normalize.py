@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 
 from probes import channel
 
@@ -61,12 +60,7 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--batch", type=int, default=32)
     args = p.parse_args(argv)
-    try:
-        channel.result(**run(args.npz, args.steps, args.batch))
-        return 0
-    except Exception as exc:  # any failure goes back as data
-        channel.send("error", message=f"{type(exc).__name__}: {exc}"[:500], traceback=traceback.format_exc()[-2000:])
-        return 1
+    return channel.guarded(lambda: channel.result(**run(args.npz, args.steps, args.batch)))
 
 
 if __name__ == "__main__":

@@ -5,19 +5,13 @@ the parent prepared, test accuracy after every epoch. Run only as a child throug
 from __future__ import annotations
 
 import sys
-import traceback
 
 from probes import channel
 from probes.accuracy import worker_common as wc
 
 
 def main(argv=None) -> int:
-    args = wc.parser("torch").parse_args(argv)
-    try:
-        return run(args)
-    except Exception as exc:  # any failure goes back as data
-        channel.send("error", message=f"{type(exc).__name__}: {exc}"[:500], traceback=traceback.format_exc()[-2000:])
-        return 1
+    return channel.guarded(run, wc.parser("torch").parse_args(argv))
 
 
 def run(args) -> int:

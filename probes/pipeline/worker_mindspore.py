@@ -7,7 +7,6 @@ and with a LeNet-5 training step. Child only: `python -m probes.pipeline.worker_
 from __future__ import annotations
 
 import sys
-import traceback
 
 from probes import channel
 from probes.pipeline import worker_common as wc
@@ -78,13 +77,7 @@ def run(args) -> dict:
 
 
 def main(argv=None) -> int:
-    args = wc.parser("mindspore").parse_args(argv)
-    try:
-        channel.result(**run(args))
-        return 0
-    except Exception as exc:  # any failure goes back as data
-        channel.send("error", message=f"{type(exc).__name__}: {exc}"[:500], traceback=traceback.format_exc()[-2000:])
-        return 1
+    return channel.guarded(lambda args: channel.result(**run(args)), wc.parser("mindspore").parse_args(argv))
 
 
 if __name__ == "__main__":

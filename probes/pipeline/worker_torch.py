@@ -5,7 +5,6 @@ with a LeNet-5 training step on each batch. Child only: `python -m probes.pipeli
 from __future__ import annotations
 
 import sys
-import traceback
 
 from probes import channel
 from probes.pipeline import worker_common as wc
@@ -59,13 +58,7 @@ def run(args) -> dict:
 
 
 def main(argv=None) -> int:
-    args = wc.parser("torch").parse_args(argv)
-    try:
-        channel.result(**run(args))
-        return 0
-    except Exception as exc:  # any failure goes back as data
-        channel.send("error", message=f"{type(exc).__name__}: {exc}"[:500], traceback=traceback.format_exc()[-2000:])
-        return 1
+    return channel.guarded(lambda args: channel.result(**run(args)), wc.parser("torch").parse_args(argv))
 
 
 if __name__ == "__main__":

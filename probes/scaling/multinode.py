@@ -408,6 +408,16 @@ class RendezvousWatch:
             self.active = False
         return self.expired
 
+    # The supervisor sleeps until a waker fires; the caller's own cancel wakes it, and the scaling
+    # launch's progress tick (every 0.5 s) reads is_set(), which is when the deadline is seen.
+    def add_waker(self, wake) -> None:
+        if self.cancel is not None:
+            self.cancel.add_waker(wake)
+
+    def remove_waker(self, wake) -> None:
+        if self.cancel is not None:
+            self.cancel.remove_waker(wake)
+
 
 def _loopback_msrun_done(spec, result_dir: Path) -> bool:
     """Loopback emulation of several hosts only: msrun on node R > 0 failed, yet every local rank
