@@ -31,6 +31,7 @@ test: $(STAMP)
 # Lint (ruff, configured in pyproject.toml) and the import contracts (import-linter, ibid.).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
 bench: $(STAMP)

@@ -20,15 +20,19 @@ def gap_verdict(gap: Any, tolerance: float = ACCURACY_TOLERANCE) -> tuple[str, s
     low, high = gap.ci95
     seeds = len(gap.per_seed)
     if seeds < 2:
-        return "undecided", (f"{gap.a} - {gap.b}: {gap.mean * 100:+.2f} points at one seed: no spread to judge "
-                             "\"the same\" by; --seeds 3 gives an interval")
+        return "undecided", (
+            f"{gap.a} - {gap.b}: {gap.mean * 100:+.2f} points at one seed: no spread to judge "
+            '"the same" by; --seeds 3 gives an interval'
+        )
     span = f"{gap.mean * 100:+.2f} points (95% CI {low * 100:+.2f} to {high * 100:+.2f}, {seeds} seeds)"
     if -tolerance <= low and high <= tolerance:
         return "same", f"{gap.a} - {gap.b}: {span}, inside +-{tolerance * 100:.0f} point"
     if high < -tolerance or low > tolerance:
         return "differs", f"{gap.a} - {gap.b}: {span}, outside +-{tolerance * 100:.0f} point"
-    return "undecided", (f"{gap.a} - {gap.b}: {span}: the interval crosses +-{tolerance * 100:.0f} point; "
-                         "more seeds (--seeds 3) narrow it")
+    return "undecided", (
+        f"{gap.a} - {gap.b}: {span}: the interval crosses +-{tolerance * 100:.0f} point; "
+        "more seeds (--seeds 3) narrow it"
+    )
 
 
 def normalize_verdict(check: dict) -> str:
@@ -37,6 +41,8 @@ def normalize_verdict(check: dict) -> str:
     wrong, right = v.get("pytorch_values_0_1"), v.get("correct_0_255")
     if not wrong or not right:
         return "Normalize check: " + (check.get("error") or "not run")
-    return (f"Normalize trap: PyTorch-style 0-1 mean/std on uint8 input gave a batch mean of {wrong['batch_mean']:.1f} "
-            f"(std {wrong['batch_std']:.1f}) and a first loss of {wrong['loss_first']:.2f}; the 0-255 values give "
-            f"{right['batch_mean']:.2f} (std {right['batch_std']:.2f}) and {right['loss_first']:.2f}")
+    return (
+        f"Normalize trap: PyTorch-style 0-1 mean/std on uint8 input gave a batch mean of {wrong['batch_mean']:.1f} "
+        f"(std {wrong['batch_std']:.1f}) and a first loss of {wrong['loss_first']:.2f}; the 0-255 values give "
+        f"{right['batch_mean']:.2f} (std {right['batch_std']:.2f}) and {right['loss_first']:.2f}"
+    )

@@ -59,8 +59,13 @@ def _load(kind: str, model, schema_version: str, fingerprint: Optional[str]):
         return None
 
 
-def _save(kind: str, result, fingerprint: Optional[str],
-          merge: Callable[[object, object], object], load: Callable[[str], object]) -> Path:
+def _save(
+    kind: str,
+    result,
+    fingerprint: Optional[str],
+    merge: Callable[[object, object], object],
+    load: Callable[[str], object],
+) -> Path:
     fingerprint = fingerprint or host_fingerprint()
     old = load(fingerprint)
     if old is not None:
@@ -72,6 +77,7 @@ def _save(kind: str, result, fingerprint: Optional[str],
 
 
 # ------------------------------------------------------------------ training probe
+
 
 def _ok(item) -> bool:
     return getattr(item, "status", None) == "ok"
@@ -87,8 +93,10 @@ def merge_suites(new, old):
         mine = runs.get(r.id)
         if mine is None or (_ok(r) and not _ok(mine)):
             r = r.model_copy(deep=True)
-            r.warnings.append(f"measured earlier (the cached probe of {old.created or 'an earlier run'}); "
-                              "the latest probe did not measure it successfully")
+            r.warnings.append(
+                f"measured earlier (the cached probe of {old.created or 'an earlier run'}); "
+                "the latest probe did not measure it successfully"
+            )
             runs[r.id] = r
             kept += 1
     merged.runs = list(runs.values())
@@ -108,8 +116,10 @@ def merge_suites(new, old):
             values = list(dict.fromkeys([*getattr(merged.config, name), *getattr(old.config, name)]))
             setattr(merged.config, name, values)
     if kept:
-        merged.warnings.append(f"{kept} run(s) kept from the cached probe of {old.created or 'an earlier run'} "
-                               "(not measured, or not measured successfully, this time)")
+        merged.warnings.append(
+            f"{kept} run(s) kept from the cached probe of {old.created or 'an earlier run'} "
+            "(not measured, or not measured successfully, this time)"
+        )
     return merged
 
 
@@ -127,13 +137,15 @@ def save_probes(suite, fingerprint: Optional[str] = None) -> Path:
 
 # ------------------------------------------------------------------ scaling probe
 
+
 def merge_scaling(new, old):
     """A scaling result without one ok run never replaces one with ok runs (its summaries are
     computed over its own runs, so they are not mixed)."""
     if not any(_ok(r) for r in new.runs) and any(_ok(r) for r in old.runs):
         kept = old.model_copy(deep=True)
-        kept.warnings.append(f"the scaling probe of {new.created or 'a later run'} had no successful run; "
-                             "this earlier result was kept")
+        kept.warnings.append(
+            f"the scaling probe of {new.created or 'a later run'} had no successful run; this earlier result was kept"
+        )
         return kept
     return new
 
@@ -150,6 +162,7 @@ def save_scaling(result, fingerprint: Optional[str] = None) -> Path:
 
 
 # ------------------------------------------------------------------ clearing
+
 
 def clear() -> list[Path]:
     """Remove every cached probe result (both kinds) and the torch.compile cache; returns what was

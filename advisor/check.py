@@ -29,6 +29,7 @@ CXX_CANDIDATES = ("g++", "clang++", "c++")
 
 # --- gathering ---------------------------------------------------------------------------------
 
+
 def _own_children_filter(accs: list[Accelerator]) -> None:
     """Drop our own smoke workers from the process lists (they may touch a GPU while we look)."""
     me = os.getpid()
@@ -46,8 +47,15 @@ def _own_children_filter(accs: list[Accelerator]) -> None:
         acc.processes = kept
 
 
-def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: bool = True,
-              progress: Optional[Callable[[str], None]] = None, cancel=None) -> CheckReport:
+def run_check(
+    smoke: bool = True,
+    timeout: float = 60.0,
+    *,
+    kb=None,
+    use_kb: bool = True,
+    progress: Optional[Callable[[str], None]] = None,
+    cancel=None,
+) -> CheckReport:
     """Gather everything and judge it. Never raises for what it finds on the host.
 
     `progress(text)` is called (from worker threads) as parts finish; `cancel` is a
@@ -96,8 +104,15 @@ def run_check(smoke: bool = True, timeout: float = 60.0, *, kb=None, use_kb: boo
     report = CheckReport(
         tool_version=__version__,
         created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        seconds=0.0, host=host, accelerators=accelerators, nvidia=nvidia, ascend=ascend,
-        frameworks=frameworks, packages=packages, findings=[], verdict="pass",
+        seconds=0.0,
+        host=host,
+        accelerators=accelerators,
+        nvidia=nvidia,
+        ascend=ascend,
+        frameworks=frameworks,
+        packages=packages,
+        findings=[],
+        verdict="pass",
     )
     report.findings = evaluate(report, env=dict(os.environ), cxx=find_cxx(), kb=kb, kb_error=kb_error)
     report.findings += launchers_future.result()
@@ -115,8 +130,7 @@ def _launcher_findings() -> list[Finding]:
         # the multi-node readiness as dicts like the scaling checks' (interfaces, variables, port, rank table)
         return launcher_findings() + [Finding(**f) for f in multinode_findings()]
     except OSError as exc:  # an unreadable /sys or PATH entry: the rest of the check goes on
-        return [Finding(severity="info", code="scaling.not_checked",
-                        message=f"launcher readiness not checked: {exc}")]
+        return [Finding(severity="info", code="scaling.not_checked", message=f"launcher readiness not checked: {exc}")]
 
 
 def _engine_findings() -> list[Finding]:
@@ -128,15 +142,27 @@ def _engine_findings() -> list[Finding]:
     except (ImportError, OSError) as exc:  # a broken engine install: the rest of the check goes on
         return [Finding(severity="info", code="deploy.not_checked", message=f"inference engines not checked: {exc}")]
     found = [e for e in engines if e["installed"]]
-    text = "; ".join(f"{e['name']} {e['version'] or ''}".strip()
-                     + (f" ({', '.join(e['providers'])})" if e["providers"] else "") for e in found)
-    out = [Finding(severity="info", code="deploy.engines",
-                   message=f"inference engines for `advisor probe --deploy`: {text or 'none'}")]
+    text = "; ".join(
+        f"{e['name']} {e['version'] or ''}".strip() + (f" ({', '.join(e['providers'])})" if e["providers"] else "")
+        for e in found
+    )
+    out = [
+        Finding(
+            severity="info",
+            code="deploy.engines",
+            message=f"inference engines for `advisor probe --deploy`: {text or 'none'}",
+        )
+    ]
     missing = {e["name"]: e for e in engines if not e["installed"]}
     if "onnxruntime" in missing:
-        out.append(Finding(severity="info", code="deploy.onnxruntime_missing",
-                           message="ONNX Runtime is not installed: the deployment probe cannot serve ONNX exports",
-                           fix="pip install -c constraints.txt -e '.[deploy]'"))
+        out.append(
+            Finding(
+                severity="info",
+                code="deploy.onnxruntime_missing",
+                message="ONNX Runtime is not installed: the deployment probe cannot serve ONNX exports",
+                fix="pip install -c constraints.txt -e '.[deploy]'",
+            )
+        )
     return out
 
 
@@ -169,6 +195,7 @@ def verdict(findings: list[Finding]) -> str:
 
 # --- findings ------------------------------------------------------------------------------------
 
+
 def _vt(version: Optional[str], n: int = 3) -> tuple:
     """Numeric prefix of a version: '2.13.0+cpu' -> (2, 13, 0); '8.0.RC2' -> (8, 0)."""
     out = []
@@ -191,7 +218,7 @@ def spec_allows(spec: str, version: str) -> Optional[bool]:
         op, raw = match.groups()
         if raw.endswith(".*"):
             want = _vt(raw[:-2])
-            ok = have[:len(want)] == want
+            ok = have[: len(want)] == want
             ok = ok if op == "==" else not ok if op == "!=" else None
             if ok is None:
                 return None
@@ -201,8 +228,15 @@ def spec_allows(spec: str, version: str) -> Optional[bool]:
         want = _vt(raw)
         width = max(len(have), len(want))
         a, b = have + (0,) * (width - len(have)), want + (0,) * (width - len(want))
-        ok = {">=": a >= b, "<=": a <= b, ">": a > b, "<": a < b, "==": a == b, "!=": a != b,
-              "~=": a >= b and a[:len(want) - 1] == b[:len(want) - 1]}[op]
+        ok = {
+            ">=": a >= b,
+            "<=": a <= b,
+            ">": a > b,
+            "<": a < b,
+            "==": a == b,
+            "!=": a != b,
+            "~=": a >= b and a[: len(want) - 1] == b[: len(want) - 1],
+        }[op]
         if not ok:
             return False
     return True
@@ -228,36 +262,64 @@ def _compat_findings(fw: FrameworkInfo, report: CheckReport, kb) -> list[Finding
     entry = _matrix_entry(kb_fw, fw.version)
     if entry is None:
         known = ", ".join(v.version for v in kb_fw.versions[-4:])
-        return [Finding(severity="info", code="compat_unknown_version",
-                        message=f"{fw.name} {fw.version} is not in the knowledge base's compatibility matrix "
-                                f"(known: ... {known}); compatibility not checked",
-                        fix=None, evidence=f"knowledge base {kb.version}, framework {kb_fw.id}")]
+        return [
+            Finding(
+                severity="info",
+                code="compat_unknown_version",
+                message=f"{fw.name} {fw.version} is not in the knowledge base's compatibility matrix "
+                f"(known: ... {known}); compatibility not checked",
+                fix=None,
+                evidence=f"knowledge base {kb.version}, framework {kb_fw.id}",
+            )
+        ]
     out = []
     evidence = f"knowledge base {kb_fw.id} {entry.version}: {entry.source} ({entry.confidence})"
     py = report.host.python or ""
     py_mm = ".".join(py.split(".")[:2])
     if entry.python and py_mm and py_mm not in entry.python:
-        out.append(Finding(severity="warning", code="compat_python",
-                           message=f"{fw.name} {fw.version} is paired with Python {', '.join(entry.python)}; "
-                                   f"this interpreter is {py}",
-                           fix=f"use Python {entry.python[-1]} for {fw.name} {entry.version}", evidence=evidence))
+        out.append(
+            Finding(
+                severity="warning",
+                code="compat_python",
+                message=f"{fw.name} {fw.version} is paired with Python {', '.join(entry.python)}; "
+                f"this interpreter is {py}",
+                fix=f"use Python {entry.python[-1]} for {fw.name} {entry.version}",
+                evidence=evidence,
+            )
+        )
     numpy = report.packages.get("numpy")
     if entry.numpy and numpy and spec_allows(entry.numpy, numpy) is False:
-        out.append(Finding(severity="warning" if fw.name != "mindspore" else "error", code="compat_numpy",
-                           message=f"{fw.name} {fw.version} needs numpy {entry.numpy}; installed {numpy}",
-                           fix=f'pip install "numpy{entry.numpy}"', evidence=evidence))
+        out.append(
+            Finding(
+                severity="warning" if fw.name != "mindspore" else "error",
+                code="compat_numpy",
+                message=f"{fw.name} {fw.version} needs numpy {entry.numpy}; installed {numpy}",
+                fix=f'pip install "numpy{entry.numpy}"',
+                evidence=evidence,
+            )
+        )
     cann = report.ascend.cann.version
     if entry.cann and cann and not any(cann == c or cann.startswith(c + ".") for c in entry.cann):
-        out.append(Finding(severity="warning", code="compat_cann",
-                           message=f"{fw.name} {fw.version} is paired with CANN {', '.join(entry.cann)}; "
-                                   f"installed CANN {cann}",
-                           fix=f"install CANN {entry.cann[0]} or the {fw.name} release built for CANN {cann}",
-                           evidence=evidence))
+        out.append(
+            Finding(
+                severity="warning",
+                code="compat_cann",
+                message=f"{fw.name} {fw.version} is paired with CANN {', '.join(entry.cann)}; installed CANN {cann}",
+                fix=f"install CANN {entry.cann[0]} or the {fw.name} release built for CANN {cann}",
+                evidence=evidence,
+            )
+        )
     torch = report.packages.get("torch")
     if fw.name == "torch_npu" and entry.torch and torch and _vt(torch) != _vt(entry.torch):
-        out.append(Finding(severity="error", code="compat_torch",
-                           message=f"torch_npu {fw.version} is built for torch {entry.torch}; installed torch {torch}",
-                           fix=f'pip install "torch=={entry.torch}"', evidence=evidence))
+        out.append(
+            Finding(
+                severity="error",
+                code="compat_torch",
+                message=f"torch_npu {fw.version} is built for torch {entry.torch}; installed torch {torch}",
+                fix=f'pip install "torch=={entry.torch}"',
+                evidence=evidence,
+            )
+        )
     return out
 
 
@@ -272,8 +334,9 @@ def _set_env_script(path: Optional[str]) -> str:
     return str((p.parent if p.name == "latest" else p) / "set_env.sh")
 
 
-def evaluate(report: CheckReport, env: dict, cxx: Optional[str], kb=None,
-             kb_error: Optional[str] = None) -> list[Finding]:
+def evaluate(
+    report: CheckReport, env: dict, cxx: Optional[str], kb=None, kb_error: Optional[str] = None
+) -> list[Finding]:
     """All findings for a gathered report. Pure: everything it looks at is passed in."""
     f: list[Finding] = []
     add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
@@ -284,44 +347,68 @@ def evaluate(report: CheckReport, env: dict, cxx: Optional[str], kb=None,
 
     # Frameworks present and working
     if not installed & {"pytorch", "mindspore"}:
-        add(severity="error", code="no_framework", message="neither PyTorch nor MindSpore is installed",
-            fix="pip install -c constraints.txt 'framework-advisor[pytorch,mindspore]'")
+        add(
+            severity="error",
+            code="no_framework",
+            message="neither PyTorch nor MindSpore is installed",
+            fix="pip install -c constraints.txt 'framework-advisor[pytorch,mindspore]'",
+        )
     else:
         for name, extra in (("pytorch", "pytorch"), ("mindspore", "mindspore")):
             if name not in installed:
-                add(severity="info", code=f"{name}_missing", message=f"{name} is not installed: it is not checked",
-                    fix=f"pip install -c constraints.txt 'framework-advisor[{extra}]'")
+                add(
+                    severity="info",
+                    code=f"{name}_missing",
+                    message=f"{name} is not installed: it is not checked",
+                    fix=f"pip install -c constraints.txt 'framework-advisor[{extra}]'",
+                )
     for fw in report.frameworks:
         s = fw.smoke
         if not fw.installed or s.status in ("ok", "skipped"):
             continue
         where = f" ({s.seconds:.0f} s)" if s.seconds else ""
         if s.status == "timeout":
-            add(severity="error", code="smoke_timeout",
+            add(
+                severity="error",
+                code="smoke_timeout",
                 message=f"{fw.name} smoke test hung and was killed{where}: {s.error}",
                 fix=f"run `python -c 'import {_module(fw.name)}'` by hand to see where it stops; check "
-                    "drivers and the devices' health", evidence="live smoke test")
+                "drivers and the devices' health",
+                evidence="live smoke test",
+            )
         else:
-            add(severity="error", code="smoke_failed", message=f"{fw.name} smoke test failed{where}: {s.error}",
+            add(
+                severity="error",
+                code="smoke_failed",
+                message=f"{fw.name} smoke test failed{where}: {s.error}",
                 fix="see smoke.output_tail in `advisor check --json` for the framework's own message",
-                evidence="live smoke test")
+                evidence="live smoke test",
+            )
 
     # NumPy 2 under MindSpore
     numpy = report.packages.get("numpy")
     if "mindspore" in installed and numpy and _vt(numpy)[:1] >= (2,):
-        add(severity="error", code="mindspore_numpy2",
+        add(
+            severity="error",
+            code="mindspore_numpy2",
             message=f"MindSpore {fws['mindspore'].version} with NumPy {numpy}: MindSpore is built against the "
-                    "NumPy 1.x ABI (PyNative steps fail, numpy scalars are rejected)",
-            fix='pip install "numpy>=1.26.4,<2"', evidence="packages installed; measured-here.md")
+            "NumPy 1.x ABI (PyNative steps fail, numpy scalars are rejected)",
+            fix='pip install "numpy>=1.26.4,<2"',
+            evidence="packages installed; measured-here.md",
+        )
 
     # MindSpore and CUDA
     ms = fws.get("mindspore")
     if ms and ms.installed and gpus and _vt(ms.version)[:2] > (2, 2):
-        add(severity="warning", code="mindspore_cuda_unsupported",
+        add(
+            severity="warning",
+            code="mindspore_cuda_unsupported",
             message=f"{len(gpus)} NVIDIA GPU(s) here, but MindSpore {ms.version} has no CUDA backend (wheels "
-                    "carry it only up to 2.2.x): MindSpore will run on the CPU",
+            "carry it only up to 2.2.x): MindSpore will run on the CPU",
             fix="use PyTorch on these GPUs, or MindSpore on an Ascend host; MindSpore 2.2.14 (Python <= 3.9) "
-                "is the last CUDA build", evidence="MindSpore release notes (facts.md)")
+            "is the last CUDA build",
+            evidence="MindSpore release notes (facts.md)",
+        )
 
     # PyTorch builds vs GPUs, compiler
     pt = fws.get("pytorch")
@@ -329,51 +416,75 @@ def evaluate(report: CheckReport, env: dict, cxx: Optional[str], kb=None,
         cuda_build = (pt.build or "").startswith("cuda")
         usable = [d for d in pt.devices if d.startswith("cuda")] if pt.devices_source == "smoke" else gpus
         if cuda_build and not usable:
-            add(severity="warning", code="torch_cuda_without_gpu",
+            add(
+                severity="warning",
+                code="torch_cuda_without_gpu",
                 message=f"torch {pt.version} is a CUDA build ({pt.build}) but no usable NVIDIA GPU was found"
-                        + (f" ({report.nvidia.reason})" if report.nvidia.reason else ""),
+                + (f" ({report.nvidia.reason})" if report.nvidia.reason else ""),
                 fix="install the NVIDIA driver, or the smaller CPU wheel: "
-                    "pip install torch --index-url https://download.pytorch.org/whl/cpu")
+                "pip install torch --index-url https://download.pytorch.org/whl/cpu",
+            )
         if gpus and pt.build == "cpu":
-            add(severity="warning", code="torch_cpu_build_with_gpu",
+            add(
+                severity="warning",
+                code="torch_cpu_build_with_gpu",
                 message=f"{len(gpus)} NVIDIA GPU(s) here but torch {pt.version} is a CPU-only build",
                 fix="install a CUDA build matching the driver"
-                    + (f" (driver supports CUDA {report.nvidia.cuda_driver_version})"
-                       if report.nvidia.cuda_driver_version else "")
-                    + ", e.g. pip install torch --index-url https://download.pytorch.org/whl/cu124")
+                + (
+                    f" (driver supports CUDA {report.nvidia.cuda_driver_version})"
+                    if report.nvidia.cuda_driver_version
+                    else ""
+                )
+                + ", e.g. pip install torch --index-url https://download.pytorch.org/whl/cu124",
+            )
         if cxx is None:
-            add(severity="warning", code="no_cxx_compiler",
+            add(
+                severity="warning",
+                code="no_cxx_compiler",
                 message="no C++ compiler on PATH: torch.compile fails (InductorError: InvalidCxxCompiler); "
-                        "eager PyTorch is unaffected",
-                fix="install one (apt-get install g++) or point CXX at it")
+                "eager PyTorch is unaffected",
+                fix="install one (apt-get install g++) or point CXX at it",
+            )
     tn = fws.get("torch_npu")
     torch_v = report.packages.get("torch")
     if tn and tn.installed and torch_v and kb is None and _vt(tn.version) != _vt(torch_v):
-        add(severity="error", code="compat_torch",
+        add(
+            severity="error",
+            code="compat_torch",
             message=f"torch_npu {tn.version} and torch {torch_v}: torch_npu releases are built for the torch "
-                    "release with the same number", fix=f'pip install "torch=={".".join(map(str, _vt(tn.version)))}"')
+            "release with the same number",
+            fix=f'pip install "torch=={".".join(map(str, _vt(tn.version)))}"',
+        )
 
     # The oneDNN reference-kernel trap, measured live in the MindSpore worker
     if ms and ms.installed and ms.smoke.conv_check and ms.smoke.conv_check.slow:
         c = ms.smoke.conv_check
         confirm = ""
         if c.capped_conv_ms is not None:
-            confirm = (f"; rerun with ONEDNN_MAX_CPU_ISA=AVX2: {c.capped_conv_ms:.1f} ms "
-                       f"({c.conv_ms / max(c.capped_conv_ms, 1e-3):.0f}x faster)")
+            confirm = (
+                f"; rerun with ONEDNN_MAX_CPU_ISA=AVX2: {c.capped_conv_ms:.1f} ms "
+                f"({c.conv_ms / max(c.capped_conv_ms, 1e-3):.0f}x faster)"
+            )
         elif c.capped_error:
             confirm = f"; the AVX2 rerun could not confirm the fix ({c.capped_error})"
-        add(severity="warning", code="mindspore_onednn_reference_conv",
+        add(
+            severity="warning",
+            code="mindspore_onednn_reference_conv",
             message=f"MindSpore convolutions fall back to oneDNN reference kernels on this CPU: conv {c.shape} "
-                    f"took {c.conv_ms:.1f} ms, {c.ratio:.0f}x a GEMM of the same FLOPs ({c.gemm_ms:.2f} ms){confirm}. "
-                    "CNN training runs 10-60x slower",
+            f"took {c.conv_ms:.1f} ms, {c.ratio:.0f}x a GEMM of the same FLOPs ({c.gemm_ms:.2f} ms){confirm}. "
+            "CNN training runs 10-60x slower",
             fix="set ONEDNN_MAX_CPU_ISA=AVX2 in the environment of MindSpore processes only "
-                "(e.g. `ONEDNN_MAX_CPU_ISA=AVX2 python train_ms.py`); never for PyTorch processes, which it slows",
-            evidence="measured live in the MindSpore smoke test")
+            "(e.g. `ONEDNN_MAX_CPU_ISA=AVX2 python train_ms.py`); never for PyTorch processes, which it slows",
+            evidence="measured live in the MindSpore smoke test",
+        )
     if env.get("ONEDNN_MAX_CPU_ISA") and pt and pt.installed:
-        add(severity="warning", code="onednn_cap_global",
+        add(
+            severity="warning",
+            code="onednn_cap_global",
             message=f"ONEDNN_MAX_CPU_ISA={env['ONEDNN_MAX_CPU_ISA']} is set for every process here; PyTorch also "
-                    "reads it and gets slower",
-            fix="set it only in MindSpore processes' environment, not in the shell profile")
+            "reads it and gets slower",
+            fix="set it only in MindSpore processes' environment, not in the shell profile",
+        )
 
     # Accelerators
     for acc in gpus + npus:
@@ -382,66 +493,103 @@ def evaluate(report: CheckReport, env: dict, cxx: Optional[str], kb=None,
             used = sum(p.memory_mb or 0 for p in acc.processes)
             who = ", ".join(f"{p.name or '?'} (pid {p.pid})" for p in acc.processes[:3])
             visible = "CUDA_VISIBLE_DEVICES" if acc.vendor == "nvidia" else "ASCEND_RT_VISIBLE_DEVICES"
-            add(severity="warning", code="gpu_busy" if acc.vendor == "nvidia" else "npu_busy",
+            add(
+                severity="warning",
+                code="gpu_busy" if acc.vendor == "nvidia" else "npu_busy",
                 message=f"{kind} {acc.index} ({acc.name}) is used by {len(acc.processes)} other process(es): "
-                        f"{who}; {_fmt_mb(used)} taken",
+                f"{who}; {_fmt_mb(used)} taken",
                 fix=f"pick free devices ({visible}) or wait: training and measurements on a shared "
-                    "device are slower and may run out of memory")
+                "device are slower and may run out of memory",
+            )
         if acc.health and acc.health.upper() not in ("OK", "HEALTHY"):
-            add(severity="warning", code="npu_unhealthy",
+            add(
+                severity="warning",
+                code="npu_unhealthy",
                 message=f"NPU chip {acc.index} ({acc.name}, NPU {acc.npu_id}) reports health {acc.health}",
-                fix=f"npu-smi info -t health -i {acc.npu_id} shows the alarm; see the Ascend fault guide")
+                fix=f"npu-smi info -t health -i {acc.npu_id} shows the alarm; see the Ascend fault guide",
+            )
     if report.nvidia.status == "failed":
-        add(severity="warning", code="nvidia_probe_failed",
+        add(
+            severity="warning",
+            code="nvidia_probe_failed",
             message=f"NVIDIA GPUs could not be read: {report.nvidia.reason}",
-            fix="check the driver with `nvidia-smi`")
+            fix="check the driver with `nvidia-smi`",
+        )
     if report.ascend.status == "failed":
-        add(severity="warning", code="ascend_probe_failed",
+        add(
+            severity="warning",
+            code="ascend_probe_failed",
             message=f"Ascend NPUs could not be read: {report.ascend.reason}",
-            fix="check the driver with `npu-smi info`")
+            fix="check the driver with `npu-smi info`",
+        )
 
     # Ascend software stack
     if npus:
         cann = report.ascend.cann
         if not cann.version:
-            add(severity="error", code="cann_missing",
+            add(
+                severity="error",
+                code="cann_missing",
                 message=f"{len(npus)} NPU chip(s) but no CANN toolkit found (ASCEND_TOOLKIT_HOME, ASCEND_HOME_PATH, "
-                        "/usr/local/Ascend/{ascend-toolkit/latest,cann})",
+                "/usr/local/Ascend/{ascend-toolkit/latest,cann})",
                 fix="install the CANN toolkit matching the driver "
-                    + (f"({report.ascend.driver_version})" if report.ascend.driver_version else ""))
+                + (f"({report.ascend.driver_version})" if report.ascend.driver_version else ""),
+            )
         elif not cann.env_home or cann.lib_on_ld_path is False:
-            missing = "ASCEND_TOOLKIT_HOME / ASCEND_HOME_PATH unset" if not cann.env_home else \
-                "its lib64 is not on LD_LIBRARY_PATH"
-            add(severity="error", code="cann_not_sourced",
+            missing = (
+                "ASCEND_TOOLKIT_HOME / ASCEND_HOME_PATH unset"
+                if not cann.env_home
+                else "its lib64 is not on LD_LIBRARY_PATH"
+            )
+            add(
+                severity="error",
+                code="cann_not_sourced",
                 message=f"CANN {cann.version} is installed at {cann.path} but its environment is not sourced "
-                        f"({missing}): frameworks cannot load the Ascend runtime",
-                fix=f"source {_set_env_script(cann.path)} (add it to the job script or shell profile)")
+                f"({missing}): frameworks cannot load the Ascend runtime",
+                fix=f"source {_set_env_script(cann.path)} (add it to the job script or shell profile)",
+            )
         if len(npus) > 1 and not report.ascend.visible_devices:
-            add(severity="warning", code="ascend_visible_devices_unset",
+            add(
+                severity="warning",
+                code="ascend_visible_devices_unset",
                 message=f"{len(npus)} NPU chips and neither ASCEND_RT_VISIBLE_DEVICES nor ASCEND_DEVICE_ID is set: "
-                        "every job defaults to device 0",
-                fix="export ASCEND_RT_VISIBLE_DEVICES=0,1,... for each job (msrun / torchrun set ranks per device)")
+                "every job defaults to device 0",
+                fix="export ASCEND_RT_VISIBLE_DEVICES=0,1,... for each job (msrun / torchrun set ranks per device)",
+            )
         if report.ascend.status == "ok" and not any(re.search(r"davinci\d+$", n) for n in report.ascend.device_nodes):
-            add(severity="warning", code="ascend_no_device_nodes",
+            add(
+                severity="warning",
+                code="ascend_no_device_nodes",
                 message="npu-smi lists NPUs but no /dev/davinci* node is visible: frameworks cannot open them",
                 fix="run the container with the devices: --device /dev/davinci0 --device /dev/davinci_manager "
-                    "--device /dev/devmm_svm --device /dev/hisi_hdc")
+                "--device /dev/devmm_svm --device /dev/hisi_hdc",
+            )
 
     # Host resources
     host = report.host
     if host.cpu.limited_by:
-        add(severity="info", code="cpu_limited",
+        add(
+            severity="info",
+            code="cpu_limited",
             message=f"{host.cpu.logical_cores} of {host.cpu.host_logical_cores} CPUs usable ({host.cpu.limited_by}); "
-                    "thread counts and measurements use the smaller number", fix=None)
+            "thread counts and measurements use the smaller number",
+            fix=None,
+        )
     if host.memory.available_mb is not None and host.memory.available_mb < LOW_MEMORY_MB:
-        add(severity="warning", code="low_memory",
+        add(
+            severity="warning",
+            code="low_memory",
             message=f"only {_fmt_mb(host.memory.available_mb)} of memory available"
-                    + (f" ({host.memory.limited_by})" if host.memory.limited_by else ""),
-            fix="close other jobs or raise the container's memory limit; MindSpore alone takes ~400 MB after import")
+            + (f" ({host.memory.limited_by})" if host.memory.limited_by else ""),
+            fix="close other jobs or raise the container's memory limit; MindSpore alone takes ~400 MB after import",
+        )
     if host.disk and host.disk.free_mb is not None and host.disk.free_mb < LOW_DISK_MB:
-        add(severity="warning", code="low_disk",
+        add(
+            severity="warning",
+            code="low_disk",
             message=f"only {_fmt_mb(host.disk.free_mb)} free where the cache lives ({host.disk.path})",
-            fix="free space or set XDG_CACHE_HOME to a larger disk")
+            fix="free space or set XDG_CACHE_HOME to a larger disk",
+        )
 
     # Compatibility matrix (knowledge base)
     if kb is not None:
@@ -450,12 +598,20 @@ def evaluate(report: CheckReport, env: dict, cxx: Optional[str], kb=None,
                 f.extend(_compat_findings(fw, report, kb))
         for acc in report.accelerators:
             if acc.source != "/dev" and _kb_find(kb, acc.name) is None:
-                add(severity="info", code="accelerator_unknown",
-                    message=f"{acc.name} is not in the knowledge base: no peak figures for it", fix=None)
+                add(
+                    severity="info",
+                    code="accelerator_unknown",
+                    message=f"{acc.name} is not in the knowledge base: no peak figures for it",
+                    fix=None,
+                )
                 break
     elif kb_error and installed:
-        add(severity="info", code="compat_not_checked",
-            message=f"knowledge base unavailable, compatibility matrix not checked: {kb_error}", fix=None)
+        add(
+            severity="info",
+            code="compat_not_checked",
+            message=f"knowledge base unavailable, compatibility matrix not checked: {kb_error}",
+            fix=None,
+        )
 
     f.sort(key=lambda x: ORDER[x.severity])
     return f

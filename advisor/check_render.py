@@ -53,15 +53,16 @@ def _findings(report: CheckReport, width: int) -> str:
     room = width - 13 - max(len(m) for m in marks) - code_w  # 13: the grid's borders and padding
     if room >= 70:
         msg_w = room * 4 // 7
-        rows = [(m, f.code, _wrap(f.message, msg_w), _wrap(f.fix or "-", room - msg_w))
-                for m, f in zip(marks, report.findings)]
+        rows = [
+            (m, f.code, _wrap(f.message, msg_w), _wrap(f.fix or "-", room - msg_w))
+            for m, f in zip(marks, report.findings)
+        ]
         return tabulate(rows, headers=["", "code", "finding", "fix"], tablefmt="simple_grid")
     blocks = []
     for m, f in zip(marks, report.findings):
         lines = [f"{m:<5} {f.code}", textwrap.indent(_wrap(f.message, width - 6), " " * 6)]
         if f.fix:
-            lines.append(textwrap.fill(f.fix, width, initial_indent=" " * 6 + "fix: ",
-                                       subsequent_indent=" " * 11))
+            lines.append(textwrap.fill(f.fix, width, initial_indent=" " * 6 + "fix: ", subsequent_indent=" " * 11))
         blocks.append("\n".join(lines))
     return "\n".join(blocks)
 
@@ -87,28 +88,50 @@ def render_table(report: CheckReport, width: int | None = None) -> str:
         ("Flags", ", ".join(cpu.flags) or "-"),
         ("Memory", memory),
         ("Disk (cache)", f"{_mb(h.disk.free_mb)} free at {h.disk.path}" if h.disk else "-"),
-        ("Container", (h.container.kind or "yes") + f" ({'; '.join(h.container.hints)})"
-         if h.container.detected else "no"),
+        (
+            "Container",
+            (h.container.kind or "yes") + f" ({'; '.join(h.container.hints)})" if h.container.detected else "no",
+        ),
     ]
     rows = [(k, _wrap(v, max(30, width - 16))) for k, v in rows]  # 16: the label column
     out.append("Host\n" + tabulate(rows, tablefmt="simple"))
 
     if report.accelerators:
-        acc_rows = [(a.vendor, a.index, a.name, f"{_mb(a.memory_used_mb)} / {_mb(a.memory_total_mb)}",
-                     _num(a.utilization_pct, "{:.0f}%"), _num(a.temperature_c, "{:.0f} C"),
-                     _num(a.power_w, "{:.0f} W"), len(a.processes) or "-") for a in report.accelerators]
-        out.append("Accelerators\n" + tabulate(
-            acc_rows, headers=["vendor", "index", "name", "memory used/total", "util", "temp", "power", "procs"]))
+        acc_rows = [
+            (
+                a.vendor,
+                a.index,
+                a.name,
+                f"{_mb(a.memory_used_mb)} / {_mb(a.memory_total_mb)}",
+                _num(a.utilization_pct, "{:.0f}%"),
+                _num(a.temperature_c, "{:.0f} C"),
+                _num(a.power_w, "{:.0f} W"),
+                len(a.processes) or "-",
+            )
+            for a in report.accelerators
+        ]
+        out.append(
+            "Accelerators\n"
+            + tabulate(
+                acc_rows, headers=["vendor", "index", "name", "memory used/total", "util", "temp", "power", "procs"]
+            )
+        )
     notes = []
     nv, asc = report.nvidia, report.ascend
-    notes.append(f"NVIDIA: {nv.status}" + (f" via {nv.source}" if nv.source else "")
-                 + (f", driver {nv.driver_version}" if nv.driver_version else "")
-                 + (f", CUDA {nv.cuda_driver_version}" if nv.cuda_driver_version else "")
-                 + (f" ({nv.reason})" if nv.reason else ""))
-    notes.append(f"Ascend: {asc.status}" + (f", npu-smi {asc.smi_version}" if asc.smi_version else "")
-                 + (f", driver {asc.driver_version}" if asc.driver_version else "")
-                 + (f", CANN {asc.cann.version}" if asc.cann.version else "")
-                 + (f" ({asc.reason})" if asc.reason else ""))
+    notes.append(
+        f"NVIDIA: {nv.status}"
+        + (f" via {nv.source}" if nv.source else "")
+        + (f", driver {nv.driver_version}" if nv.driver_version else "")
+        + (f", CUDA {nv.cuda_driver_version}" if nv.cuda_driver_version else "")
+        + (f" ({nv.reason})" if nv.reason else "")
+    )
+    notes.append(
+        f"Ascend: {asc.status}"
+        + (f", npu-smi {asc.smi_version}" if asc.smi_version else "")
+        + (f", driver {asc.driver_version}" if asc.driver_version else "")
+        + (f", CANN {asc.cann.version}" if asc.cann.version else "")
+        + (f" ({asc.reason})" if asc.reason else "")
+    )
     out.append("\n".join(textwrap.fill(n, width, subsequent_indent="  ") for n in notes))
 
     fw_rows = []
@@ -122,8 +145,15 @@ def render_table(report: CheckReport, width: int | None = None) -> str:
             smoke = f"skipped: {s.error}" if s.error else "skipped"
         else:
             smoke = f"{s.status.upper()}: {s.error or ''}"
-        fw_rows.append((fw.name, fw.version if fw.installed else "not installed", fw.build or "-",
-                        compact_devices(fw.devices), _wrap(smoke, max(24, width - 56))))
+        fw_rows.append(
+            (
+                fw.name,
+                fw.version if fw.installed else "not installed",
+                fw.build or "-",
+                compact_devices(fw.devices),
+                _wrap(smoke, max(24, width - 56)),
+            )
+        )
     out.append("Frameworks\n" + tabulate(fw_rows, headers=["framework", "version", "build", "devices", "smoke test"]))
 
     if report.findings:

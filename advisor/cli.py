@@ -20,23 +20,31 @@ from advisor.errors import UsageError
 # Shown under "examples:" at the end of each command's --help (the commands' own modules keep the
 # options; the examples of every command are here, in one place, to keep them consistent).
 EXAMPLES = {
-    None: ["advisor                                   # the interactive advisor",
-           "advisor report examples/prototype-then-ascend.yaml --markdown",
-           "advisor check && advisor probe --models lenet --budget 2"],
+    None: [
+        "advisor                                   # the interactive advisor",
+        "advisor report examples/prototype-then-ascend.yaml --markdown",
+        "advisor check && advisor probe --models lenet --budget 2",
+    ],
     "check": ["advisor check", "advisor check --json -o host.json", "advisor check --no-smoke --strict"],
-    "probe": ["advisor probe --models lenet --budget 2",
-              "advisor probe --frameworks pytorch --modes eager,compile --json -o probes.json",
-              "advisor probe --scaling --ranks 2"],
-    "report": ["advisor report examples/prototype-then-ascend.yaml",
-               "advisor report team.yaml --markdown -o report.md",
-               "advisor report team.yaml --probes gpu-host.json --kb ~/team-kb"],
+    "probe": [
+        "advisor probe --models lenet --budget 2",
+        "advisor probe --frameworks pytorch --modes eager,compile --json -o probes.json",
+        "advisor probe --scaling --ranks 2",
+    ],
+    "report": [
+        "advisor report examples/prototype-then-ascend.yaml",
+        "advisor report team.yaml --markdown -o report.md",
+        "advisor report team.yaml --probes gpu-host.json --kb ~/team-kb",
+    ],
     "compare": ["advisor compare old.json new.json"],
     "scan": ["advisor scan path/to/project", "advisor scan . --json -o scan.json"],
     "kb": ["advisor kb list", "advisor kb validate --kb ~/team-kb"],
     "tui": ["advisor tui --requirements examples/prototype-then-ascend.yaml"],
     "config": ["advisor config", "advisor config --path"],
-    "completion": ["advisor completion bash > ~/.local/share/bash-completion/completions/advisor",
-                   "advisor completion zsh > \"${fpath[1]}/_advisor\""],
+    "completion": [
+        "advisor completion bash > ~/.local/share/bash-completion/completions/advisor",
+        'advisor completion zsh > "${fpath[1]}/_advisor"',
+    ],
 }
 
 
@@ -87,16 +95,19 @@ def build_parser(settings: dict | None = None) -> argparse.ArgumentParser:
         prog="advisor",
         description="Measured advice on PyTorch, MindSpore or a hybrid workflow. "
         "With no command, starts the interactive advisor.",
-        epilog=_examples(None), formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(None),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(f"advisor.commands.{name}").register(sub)
-    completion = sub.add_parser("completion", help="print a shell completion script (bash or zsh)",
-                                description="Print a completion script for bash or zsh, built from "
-                                            "the commands and options of this version.")
+    completion = sub.add_parser(
+        "completion",
+        help="print a shell completion script (bash or zsh)",
+        description="Print a completion script for bash or zsh, built from the commands and options of this version.",
+    )
     completion.add_argument("shell", choices=("bash", "zsh"))
     completion.set_defaults(func=_completion)
     for name, subparser in _subparsers(parser).items():
@@ -112,6 +123,7 @@ def build_parser(settings: dict | None = None) -> argparse.ArgumentParser:
 
 
 # ---- shell completion ----------------------------------------------------------------------------
+
 
 def _tree(parser: argparse.ArgumentParser) -> dict[str, list[str]]:
     """Command -> its option strings and choices ('' is the top level)."""
@@ -182,6 +194,7 @@ def _completion(args) -> int:
 
 # ---- main ----------------------------------------------------------------------------------------
 
+
 def _is_knowledge_error(exc: BaseException) -> bool:
     loader = sys.modules.get("knowledge.loader")  # only loaded if the command used the KB
     return loader is not None and isinstance(exc, loader.KnowledgeError)
@@ -215,8 +228,10 @@ def main(argv: list[str] | None = None) -> int:
         if _is_knowledge_error(exc):  # a bad knowledge-base file is bad input too
             print(f"advisor: error: {exc}", file=sys.stderr)
             return UsageError.exit_code
-        print(f"advisor: internal error: {type(exc).__name__}: {exc} (run with --debug for the "
-              "traceback)", file=sys.stderr)
+        print(
+            f"advisor: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         print("advisor: interrupted", file=sys.stderr)

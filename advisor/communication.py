@@ -75,7 +75,9 @@ class CurvePoint(BaseModel):
     target: bool = Field(False, description="the requirements' device count")
 
 
-CommunicationBasis = Literal["measured", "measured+knowledge", "knowledge", "assumed", "in-reference", "single-device", "none"]
+CommunicationBasis = Literal[
+    "measured", "measured+knowledge", "knowledge", "assumed", "in-reference", "single-device", "none"
+]
 
 
 class Communication(BaseModel):
@@ -84,18 +86,31 @@ class Communication(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     devices: int
-    basis: CommunicationBasis = Field(description=(
-        "measured: the scaling probe's efficiency (device scaling, same rank count and network); "
-        "measured+knowledge: the knowledge-base curve/derating, with the scaling probe's figures as evidence; "
-        "knowledge: the knowledge-base curve/derating alone; assumed: nothing in the knowledge base; "
-        "in-reference: multi-device references that already include their loss; single-device; none: nothing projected"))
+    basis: CommunicationBasis = Field(
+        description=(
+            "measured: the scaling probe's efficiency (device scaling, same rank count and network); "
+            "measured+knowledge: the knowledge-base curve/derating, with the scaling probe's figures as evidence; "
+            "knowledge: the knowledge-base curve/derating alone; assumed: nothing in the knowledge base; "
+            "in-reference: multi-device references that already include their loss; single-device; none: nothing projected"
+        )
+    )
     basis_detail: str
     kept: Optional[Span] = Field(None, description="fraction of linear multi-device throughput kept [low, high]")
-    knowledge_loss: Optional[list[float]] = Field(None, description="the knowledge base's communication loss range [low, high] at these devices")
-    interconnect: Optional[str] = Field(None, description="link class within a host (nvlink | hccs | pcie) and between hosts")
-    curve: list[CurvePoint] = Field(default_factory=list, description="the knowledge-base scaling curve at powers of two up to the target")
-    comm_compute_ratio: Optional[float] = Field(None, description="T_comm / T_compute of one data-parallel step (seed 004 §5.2), estimated")
-    measured: Optional[ScalingMeasurement] = Field(None, description="the scaling probe figures consulted for this framework")
+    knowledge_loss: Optional[list[float]] = Field(
+        None, description="the knowledge base's communication loss range [low, high] at these devices"
+    )
+    interconnect: Optional[str] = Field(
+        None, description="link class within a host (nvlink | hccs | pcie) and between hosts"
+    )
+    curve: list[CurvePoint] = Field(
+        default_factory=list, description="the knowledge-base scaling curve at powers of two up to the target"
+    )
+    comm_compute_ratio: Optional[float] = Field(
+        None, description="T_comm / T_compute of one data-parallel step (seed 004 §5.2), estimated"
+    )
+    measured: Optional[ScalingMeasurement] = Field(
+        None, description="the scaling probe figures consulted for this framework"
+    )
     evidence: list[Evidence] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
 
@@ -106,8 +121,12 @@ class Communication(BaseModel):
 def _spread(data: Any) -> Optional[ScalingSpread]:
     if not isinstance(data, dict) or data.get("median") is None:
         return None
-    return ScalingSpread(median=round(float(data["median"]), 4), min=round(float(data["min"]), 4),
-                         max=round(float(data["max"]), 4), n=int(data.get("n") or 0))
+    return ScalingSpread(
+        median=round(float(data["median"]), 4),
+        min=round(float(data["min"]), 4),
+        max=round(float(data["max"]), 4),
+        n=int(data.get("n") or 0),
+    )
 
 
 def scaling_host(doc: dict) -> Optional[str]:
@@ -120,14 +139,24 @@ def _measurement(doc: dict, entry: dict, rc: dict) -> ScalingMeasurement:
     kind = device_kind(device)
     return ScalingMeasurement(
         id=f"scaling:{entry.get('framework')}-{entry.get('model')}-r{rc.get('ranks')}",
-        framework=str(entry.get("framework")), launcher=entry.get("launcher"), backend=entry.get("backend"),
-        device=device, hardware=kind, model=str(entry.get("model")), ranks=int(rc.get("ranks")),
+        framework=str(entry.get("framework")),
+        launcher=entry.get("launcher"),
+        backend=entry.get("backend"),
+        device=device,
+        hardware=kind,
+        model=str(entry.get("model")),
+        ranks=int(rc.get("ranks")),
         label=str(doc.get("label") or "unknown"),
         # Per framework: on a GPU host MindSpore's ranks may still share the CPU (the result's label then
         # says cpu-contention for the whole result) while PyTorch's ranks each own a GPU.
-        device_scaling=kind != "cpu", host=scaling_host(doc), created=doc.get("created"),
-        efficiency=_spread(rc.get("efficiency")), allreduce_share=_spread(rc.get("allreduce_share")),
-        contention_factor=_spread(rc.get("contention_factor")), gate_ok=rc.get("gate_ok"))
+        device_scaling=kind != "cpu",
+        host=scaling_host(doc),
+        created=doc.get("created"),
+        efficiency=_spread(rc.get("efficiency")),
+        allreduce_share=_spread(rc.get("allreduce_share")),
+        contention_factor=_spread(rc.get("contention_factor")),
+        gate_ok=rc.get("gate_ok"),
+    )
 
 
 def scaling_measurements(scaling: Any) -> list[ScalingMeasurement]:
@@ -145,9 +174,14 @@ def pick_measurement(scaling: Any, framework: str, model: Optional[str], devices
     """The scaling probe's figures for a framework: the workload's own network first, the rank count
     equal to the target's devices when measured, else the largest one."""
     doc = dump(scaling) or {}
-    entries = sorted((f for f in doc.get("frameworks") or []
-                      if f.get("framework") == framework and f.get("status") in ("ok", "partial")),
-                     key=lambda f: (f.get("model") != model, str(f.get("model"))))
+    entries = sorted(
+        (
+            f
+            for f in doc.get("frameworks") or []
+            if f.get("framework") == framework and f.get("status") in ("ok", "partial")
+        ),
+        key=lambda f: (f.get("model") != model, str(f.get("model"))),
+    )
     for entry in entries:
         counts = [rc for rc in entry.get("rank_counts") or [] if (rc.get("ranks") or 0) > 1 and rc.get("efficiency")]
         if counts:
@@ -158,22 +192,37 @@ def pick_measurement(scaling: Any, framework: str, model: Optional[str], devices
 
 def measurement_evidence(m: ScalingMeasurement) -> list[Evidence]:
     what = f"{m.launcher or m.framework} ({m.backend or '?'}) {m.ranks} ranks on {m.device}, {m.model}"
-    tag = ("device scaling" if m.device_scaling
-           else "communication plus contention on shared CPU cores, not device scaling")
+    tag = (
+        "device scaling"
+        if m.device_scaling
+        else "communication plus contention on shared CPU cores, not device scaling"
+    )
     ev = []
-    for spread, text in ((m.efficiency, "scaling efficiency {} of linear"), (m.allreduce_share, "allreduce {} of the synced step")):
+    for spread, text in (
+        (m.efficiency, "scaling efficiency {} of linear"),
+        (m.allreduce_share, "allreduce {} of the synced step"),
+    ):
         if spread is not None:
-            ev.append(Evidence(
-                kind="measured", ref=m.id, label=m.label, value=spread.median, spread=[spread.min, spread.max],
-                detail=f"{what}: {text.format(f'{spread.median:.0%}')} (min-max {pct(spread.min, spread.max)} over {spread.n} repetitions; {tag})"))
+            ev.append(
+                Evidence(
+                    kind="measured",
+                    ref=m.id,
+                    label=m.label,
+                    value=spread.median,
+                    spread=[spread.min, spread.max],
+                    detail=f"{what}: {text.format(f'{spread.median:.0%}')} (min-max {pct(spread.min, spread.max)} over {spread.n} repetitions; {tag})",
+                )
+            )
     return ev
 
 
 def _why_not_measured(m: ScalingMeasurement, target: str, devices: int, model: Optional[str]) -> Optional[str]:
     """Why a scaling measurement cannot stand for the target's multi-device efficiency (None: it can)."""
     if not m.device_scaling:
-        return (f"the scaling probe's {m.ranks} ranks shared a CPU host: they measure communication plus "
-                "contention on shared cores, not device scaling")
+        return (
+            f"the scaling probe's {m.ranks} ranks shared a CPU host: they measure communication plus "
+            "contention on shared cores, not device scaling"
+        )
     if m.hardware != target:
         return f"the scaling probe ran on {m.hardware}, the training target is {target}"
     if m.ranks != devices:
@@ -231,9 +280,16 @@ def _curves(kb: Any) -> dict[tuple[str, str], Curve]:
         if len(pts) < 2:
             continue
         first = c.points[0].efficiency
-        ev = Evidence(kind="knowledge", ref=c.id, value=[list(p) for p in pts], source=c.source, confidence=c.confidence,
-                      detail=f"scaling curve {c.link} ({c.scope}): " + ", ".join(f"{n}: {pct(lo, hi)}" for n, lo, hi in pts)
-                      + (f" ({first.source})" if first.source != c.source else ""))
+        ev = Evidence(
+            kind="knowledge",
+            ref=c.id,
+            value=[list(p) for p in pts],
+            source=c.source,
+            confidence=c.confidence,
+            detail=f"scaling curve {c.link} ({c.scope}): "
+            + ", ".join(f"{n}: {pct(lo, hi)}" for n, lo, hi in pts)
+            + (f" ({first.source})" if first.source != c.source else ""),
+        )
         out.setdefault((c.scope, c.link), Curve(id=c.id, link=c.link, points=pts, evidence=ev))
     return out
 
@@ -255,13 +311,17 @@ class ScalingModel:
         return low, high
 
     def points(self, devices: int) -> list[CurvePoint]:
-        ns = sorted({2 ** i for i in range(max(1, int(math.log2(max(devices, 8)))) + 2)} | {devices})
-        return [CurvePoint(devices=n, low=round(self.at(n)[0], 4), high=round(self.at(n)[1], 4), target=n == devices)
-                for n in ns]
+        ns = sorted({2**i for i in range(max(1, int(math.log2(max(devices, 8)))) + 2)} | {devices})
+        return [
+            CurvePoint(devices=n, low=round(self.at(n)[0], 4), high=round(self.at(n)[1], 4), target=n == devices)
+            for n in ns
+        ]
 
     @property
     def label(self) -> str:
-        return self.host.link + (f" within a host, {'/'.join(c.link for c in self.networks)} between hosts" if self.networks else "")
+        return self.host.link + (
+            f" within a host, {'/'.join(c.link for c in self.networks)} between hosts" if self.networks else ""
+        )
 
     @property
     def evidence(self) -> list[Evidence]:
@@ -274,7 +334,9 @@ def scaling_model(kb: Any, acc: Any, target: str, req: Requirements, k: Consts =
     if host is None:
         return None
     network = req.hardware.network
-    nets = [c for (scope, link), c in sorted(curves.items()) if scope == "network" and (network is None or link == network)]
+    nets = [
+        c for (scope, link), c in sorted(curves.items()) if scope == "network" and (network is None or link == network)
+    ]
     return ScalingModel(host=host, networks=tuple(nets), per_host=int(k["DEVICES_PER_HOST"]))
 
 
@@ -344,8 +406,10 @@ def settle(plan: CommPlan, applied: bool, ref_devices: frozenset[int], projected
 
 def single_device_note(ref_devices: frozenset[int]) -> str:
     counts = "/".join(str(n) for n in sorted(ref_devices))
-    return (f"per-device rate from the knowledge-base {counts}-device references, which include their communication "
-            "loss: one device may run somewhat faster than projected")
+    return (
+        f"per-device rate from the knowledge-base {counts}-device references, which include their communication "
+        "loss: one device may run somewhat faster than projected"
+    )
 
 
 def unsupported(plan: CommPlan) -> Communication:
@@ -360,13 +424,21 @@ def _not_applied(plan: CommPlan, basis: CommunicationBasis, why: str) -> Communi
     notes = [f"{plan.why_not}: its figures are evidence only"] if m and plan.why_not else []
     if basis == "in-reference" and kept is not None and comm.knowledge_loss:
         what = "scaling curve" if plan.model is not None else "derating"
-        notes.append(f"the knowledge-base {what} for {comm.devices} devices would keep {pct(kept.low, kept.high)} of linear: "
-                     "not applied on top of references that already include their loss")
+        notes.append(
+            f"the knowledge-base {what} for {comm.devices} devices would keep {pct(kept.low, kept.high)} of linear: "
+            "not applied on top of references that already include their loss"
+        )
         if plan.factor_note:
             notes.append(plan.factor_note)
-    return comm.model_copy(update={
-        "basis": basis, "kept": None, "basis_detail": detail, "notes": notes,
-        "evidence": [e for e in comm.evidence if e.kind == "measured"]})  # the knowledge-base range did not enter
+    return comm.model_copy(
+        update={
+            "basis": basis,
+            "kept": None,
+            "basis_detail": detail,
+            "notes": notes,
+            "evidence": [e for e in comm.evidence if e.kind == "measured"],
+        }
+    )  # the knowledge-base range did not enter
 
 
 def _derating(kb: Any, factor: str) -> Optional[Any]:
@@ -374,14 +446,26 @@ def _derating(kb: Any, factor: str) -> Optional[Any]:
     return sorted(entries, key=lambda d: d.id)[0] if entries else None
 
 
-def communication_for(framework: str, target: str, acc: Any, req: Requirements, kb: Any, scaling: Any = None,
-                      here: bool = False, k: Consts = DEFAULT) -> CommPlan:
+def communication_for(
+    framework: str,
+    target: str,
+    acc: Any,
+    req: Requirements,
+    kb: Any,
+    scaling: Any = None,
+    here: bool = False,
+    k: Consts = DEFAULT,
+) -> CommPlan:
     """How a projection accounts for communication on the target's devices. The scaling probe counts
     only when the requirements ask for distributed training; it sets the range only when it is device
     scaling of the same shape, else it stands beside the knowledge-base curve as evidence."""
     devices = req.hardware.devices
     model = req.workload.model if req.workload else None
-    m = pick_measurement(scaling, framework, model, devices) if scaling is not None and req.needs.distributed_training else None
+    m = (
+        pick_measurement(scaling, framework, model, devices)
+        if scaling is not None and req.needs.distributed_training
+        else None
+    )
     m_ev = measurement_evidence(m) if m else []
     smodel = scaling_model(kb, acc, target, req, k) if kb is not None else None
     d = _derating(kb, "communication") if kb is not None else None
@@ -393,36 +477,66 @@ def communication_for(framework: str, target: str, acc: Any, req: Requirements, 
         kb_ev = smodel.evidence
     else:
         kb_loss = [d.loss.low, d.loss.high] if d else None
-        kb_ev = [sourced_evidence(d.id, d.loss, f"multi-device communication loses {d.loss.low:.0%}-{d.loss.high:.0%} of throughput")] if d else []
+        kb_ev = (
+            [
+                sourced_evidence(
+                    d.id, d.loss, f"multi-device communication loses {d.loss.low:.0%}-{d.loss.high:.0%} of throughput"
+                )
+            ]
+            if d
+            else []
+        )
     where = "here" if here else (f"on {m.host}" if m and m.host else "in the scaling result")
     base = dict(devices=devices, knowledge_loss=kb_loss, measured=m, interconnect=link, curve=curve)
     if devices <= 1:
         detail = "one device: no communication loss"
         if m:
             detail += f"; the scaling probe's {m.framework} figures are shown for when the team scales out"
-        return CommPlan(Communication(**base, basis="single-device", basis_detail=detail,
-                                      kept=Span(low=1.0, high=1.0, unit="fraction"), evidence=m_ev))
+        return CommPlan(
+            Communication(
+                **base,
+                basis="single-device",
+                basis_detail=detail,
+                kept=Span(low=1.0, high=1.0, unit="fraction"),
+                evidence=m_ev,
+            )
+        )
     why_not = _why_not_measured(m, target, devices, model) if m else None
     notes: list[str] = []
     if m and why_not is None:
         eff = m.efficiency
         low, high = eff.min, min(eff.max, 1.0)
-        detail = (f"measured {where} ({m.ranks} ranks on {m.device}, {m.launcher}/{m.backend}): "
-                  f"{eff.median:.0%} of linear, min-max {pct(low, high)} over {eff.n} repetitions")
+        detail = (
+            f"measured {where} ({m.ranks} ranks on {m.device}, {m.launcher}/{m.backend}): "
+            f"{eff.median:.0%} of linear, min-max {pct(low, high)} over {eff.n} repetitions"
+        )
         if kb_loss:
-            notes.append(f"the knowledge-base {'curve' if smodel else 'derating'} would keep {pct(1 - kb_loss[1], 1 - kb_loss[0])} "
-                         "(not used: measured on the target's shape)")
-        comm = Communication(**base, basis="measured", basis_detail=detail, kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
-                             evidence=m_ev + kb_ev, notes=notes)
+            notes.append(
+                f"the knowledge-base {'curve' if smodel else 'derating'} would keep {pct(1 - kb_loss[1], 1 - kb_loss[0])} "
+                "(not used: measured on the target's shape)"
+            )
+        comm = Communication(
+            **base,
+            basis="measured",
+            basis_detail=detail,
+            kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
+            evidence=m_ev + kb_ev,
+            notes=notes,
+        )
         return CommPlan(comm, tuple(m_ev), ())
     keep_notes: list[str] = []
     if smodel is not None:
         low, high = c_low, c_high
         basis = "knowledge"
-        detail = f"knowledge-base scaling curve for {devices} devices ({smodel.label}: keeps {pct(low, high)} of linear)"
+        detail = (
+            f"knowledge-base scaling curve for {devices} devices ({smodel.label}: keeps {pct(low, high)} of linear)"
+        )
     elif d is None:
         low, high = 0.5, 0.85
-        basis, detail = "assumed", f"no communication derating in the knowledge base: 15-50% loss assumed for {devices} devices"
+        basis, detail = (
+            "assumed",
+            f"no communication derating in the knowledge base: 15-50% loss assumed for {devices} devices",
+        )
         keep_notes = ["no communication derating in the knowledge base: assumed 15-50% loss on multi-device training"]
     else:
         low, high = 1 - d.loss.high, 1 - d.loss.low
@@ -434,21 +548,34 @@ def communication_for(framework: str, target: str, acc: Any, req: Requirements, 
         shape = f"{m.ranks} ranks, CPU, contention" if not m.device_scaling else f"{m.ranks} ranks on {m.device}"
         measured_text = f"measured {where} ({shape})"
         detail = f"{measured_text} + {detail}"
-        notes.append(f"{why_not}: its figures are evidence; the projection to {devices} devices uses the knowledge-base range")
+        notes.append(
+            f"{why_not}: its figures are evidence; the projection to {devices} devices uses the knowledge-base range"
+        )
         if m.allreduce_share is not None:
             share = m.allreduce_share
             factor, f_low, f_high = 1 - share.median, 1 - share.max, 1 - share.min
             place = "inside" if low <= factor <= high else ("below" if factor < low else "above")
-            factor_note = (f"measured communication factor (1 - allreduce share) {factor:.0%} (min-max {pct(f_low, f_high)}) at {m.ranks} ranks: "
-                           f"{place} the range kept for {devices} devices ({pct(low, high)})")
+            factor_note = (
+                f"measured communication factor (1 - allreduce share) {factor:.0%} (min-max {pct(f_low, f_high)}) at {m.ranks} ranks: "
+                f"{place} the range kept for {devices} devices ({pct(low, high)})"
+            )
             notes.append(factor_note)
         if m.gate_ok is False:
             notes.append(f"the scaling probe's {m.framework} correctness gate failed: its figures are suspect")
     elif req.needs.distributed_training:
-        detail += ("; no scaling probe result (run `advisor probe --scaling`, or pass --scaling FILE)" if scaling is None
-                   else f"; the scaling result has no usable {framework} multi-rank measurement")
-    comm = Communication(**base, basis=basis, basis_detail=detail, kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
-                         evidence=m_ev + kb_ev, notes=notes)
+        detail += (
+            "; no scaling probe result (run `advisor probe --scaling`, or pass --scaling FILE)"
+            if scaling is None
+            else f"; the scaling result has no usable {framework} multi-rank measurement"
+        )
+    comm = Communication(
+        **base,
+        basis=basis,
+        basis_detail=detail,
+        kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
+        evidence=m_ev + kb_ev,
+        notes=notes,
+    )
     return CommPlan(comm, tuple(kb_ev), tuple(keep_notes), why_not, measured_text, factor_note, smodel)
 
 
@@ -471,7 +598,9 @@ def link_gbs(text: Optional[str], k: Consts = DEFAULT) -> Optional[float]:
     return None
 
 
-def comm_compute(acc: Any, req: Requirements, gflops: Optional[float], k: Consts = DEFAULT) -> Optional[tuple[float, str]]:
+def comm_compute(
+    acc: Any, req: Requirements, gflops: Optional[float], k: Consts = DEFAULT
+) -> Optional[tuple[float, str]]:
     """The ratio of one step's ring all-reduce time to its compute time, and a line saying so.
     T_compute = per-device batch x GFLOPs per sample / (peak x EFFECTIVE_PEAK_SHARE); T_comm =
     2 (N-1)/N x gradient bytes / link bandwidth (the network's between hosts)."""
@@ -500,10 +629,15 @@ def comm_compute(acc: Any, req: Requirements, gflops: Optional[float], k: Consts
     t_compute = b_dev * gflops * 1e9 / (peak.value * 1e12 * k["EFFECTIVE_PEAK_SHARE"])
     t_comm = 2 * (devices - 1) / devices * req.model.parameters_millions * 1e6 * grad_bytes / (bw * 1e9)
     ratio = t_comm / t_compute
-    verdict = ("communication-bound: grow the batch or change the split" if ratio >= 1
-               else ("communication is a large share" if ratio >= 0.3 else "compute dominates"))
-    note = (f"T_comm/T_compute ~ {ratio:.2g} ({SEED_RELEASED_TOGETHER_REF} §5.2): all-reduce of "
-            f"{req.model.parameters_millions * grad_bytes:,.0f} MB of gradients over {where} "
-            f"({t_comm * 1e3:.3g} ms) vs {t_compute * 1e3:.3g} ms of compute at {k['EFFECTIVE_PEAK_SHARE']:.0%} of peak "
-            f"for {b_dev:g} samples per device: at most {1 / (1 + ratio):.0%} of linear without overlap; {verdict}")
+    verdict = (
+        "communication-bound: grow the batch or change the split"
+        if ratio >= 1
+        else ("communication is a large share" if ratio >= 0.3 else "compute dominates")
+    )
+    note = (
+        f"T_comm/T_compute ~ {ratio:.2g} ({SEED_RELEASED_TOGETHER_REF} §5.2): all-reduce of "
+        f"{req.model.parameters_millions * grad_bytes:,.0f} MB of gradients over {where} "
+        f"({t_comm * 1e3:.3g} ms) vs {t_compute * 1e3:.3g} ms of compute at {k['EFFECTIVE_PEAK_SHARE']:.0%} of peak "
+        f"for {b_dev:g} samples per device: at most {1 / (1 + ratio):.0%} of linear without overlap; {verdict}"
+    )
     return ratio, note

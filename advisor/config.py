@@ -28,12 +28,12 @@ APP = "framework-advisor"
 
 @dataclass(frozen=True)
 class Setting:
-    key: str                  # "section.name" in the file
+    key: str  # "section.name" in the file
     help: str
     default: Any
     check: Callable[[Any], str | None]  # None when fine, else what is expected
-    command: str | None = None          # the subcommand whose option it sets
-    dest: str | None = None             # that option's argparse dest
+    command: str | None = None  # the subcommand whose option it sets
+    dest: str | None = None  # that option's argparse dest
 
 
 def _number(low: float, high: float, whole: bool = False) -> Callable[[Any], str | None]:
@@ -42,31 +42,45 @@ def _number(low: float, high: float, whole: bool = False) -> Callable[[Any], str
         if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
             return f"expected a {'whole ' if whole else ''}number from {low:g} to {high:g} (got {value!r})"
         return None
+
     return check
 
 
 def _choice(*choices: str) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
         return None if value in choices else f"expected one of {', '.join(choices)} (got {value!r})"
+
     return check
 
 
 def _folders(value: Any) -> str | None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        return f"expected a list of folder paths, e.g. [\"~/team-kb\"] (got {value!r})"
+        return f'expected a list of folder paths, e.g. ["~/team-kb"] (got {value!r})'
     return None
 
 
 SETTINGS = (
-    Setting("probe.budget", "seconds of warmup + measurement per run", 6.0, _number(0.1, 3600),
-            "probe", "budget"),
-    Setting("probe.threads", "threads in both frameworks (unset: the usable cores)", None,
-            _number(1, 1024, whole=True), "probe", "threads"),
-    Setting("report.format", "the report's format when no --json/--markdown/--table is given", "json",
-            _choice("json", "markdown", "table"), "report", None),
+    Setting("probe.budget", "seconds of warmup + measurement per run", 6.0, _number(0.1, 3600), "probe", "budget"),
+    Setting(
+        "probe.threads",
+        "threads in both frameworks (unset: the usable cores)",
+        None,
+        _number(1, 1024, whole=True),
+        "probe",
+        "threads",
+    ),
+    Setting(
+        "report.format",
+        "the report's format when no --json/--markdown/--table is given",
+        "json",
+        _choice("json", "markdown", "table"),
+        "report",
+        None,
+    ),
     Setting("report.kb", "extra knowledge-base folders (--kb DIR adds to them)", [], _folders, "report", "kb"),
-    Setting("tui.theme", "the TUI's theme: auto follows the terminal (COLORFGBG)", "auto",
-            _choice("auto", "light", "dark")),
+    Setting(
+        "tui.theme", "the TUI's theme: auto follows the terminal (COLORFGBG)", "auto", _choice("auto", "light", "dark")
+    ),
 )
 BY_KEY = {s.key: s for s in SETTINGS}
 
@@ -152,5 +166,7 @@ def apply_format(args: Any, settings: dict[str, Any]) -> None:
 def describe(settings: dict | None = None) -> list[tuple[str, Any, str, str]]:
     """(key, value, source, help) for every setting; source is 'config file' or 'default'."""
     settings = load() if settings is None else settings
-    return [(s.key, settings.get(s.key, s.default), "config file" if s.key in settings else "default",
-             s.help) for s in SETTINGS]
+    return [
+        (s.key, settings.get(s.key, s.default), "config file" if s.key in settings else "default", s.help)
+        for s in SETTINGS
+    ]

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Mapping, Optional
 
 # The field reports, as a reader cites them (never by file name).
-SEED_SAME_TASK = "\"MindSpore vs PyTorch, measured on the same task\""
-SEED_ASCEND_PRACTICE = "\"Ascend 910 and MindSpore in practice\""
-SEED_RELEASED_TOGETHER = "\"Chips and framework released together\""
+SEED_SAME_TASK = '"MindSpore vs PyTorch, measured on the same task"'
+SEED_ASCEND_PRACTICE = '"Ascend 910 and MindSpore in practice"'
+SEED_RELEASED_TOGETHER = '"Chips and framework released together"'
 
 
 @dataclass(frozen=True)
@@ -32,126 +32,293 @@ class Constant:
 _ALL = [
     # --- deployment ------------------------------------------------------------------------------
     Constant("NATIVE_FIT", 100.0, "points", "definition: a first-party deployment path scores the maximum"),
-    Constant("CONVERSION_FIT", 55.0, "points",
-             f"assumption: an export/convert path (ONNX, ATC) works with operator gaps; {SEED_SAME_TASK}, "
-             "deployment section, names MindIR+Lite on Ascend and ONNX/TensorRT on NVIDIA as the native paths; "
-             "55 sits about halfway between no path and the native one",
-             "the export path scored", (0.0, 100.0)),
-    Constant("EXPORT_WORKS_SCORE", 50.0, "points",
-             "advisor.deployment: an export that works earns 50 of its 100 points (EXPORT_OK_POINTS); a measured "
-             "path below that did not export, so it caps the fit of every accelerator target of that framework",
-             "a measured export path counted as working from", (0.0, 100.0)),
-    Constant("UNKNOWN_DEPLOYMENT_FIT", 70.0, "points",
-             "assumption: a target the knowledge base has no deployment entry for is probably reachable",
-             "an unknown deployment target scored", (0.0, 100.0)),
-    Constant("HYBRID_EDGE_PENALTY", 15.0, "points",
-             f"{SEED_ASCEND_PRACTICE} §5.7 and {SEED_RELEASED_TOGETHER} §5.3: unsupported edge operators show up "
-             "only at conversion of a model designed in PyTorch; the size is an assumption",
-             "the hybrid edge penalty were", (0.0, 60.0)),
-    Constant("EDGE_CLOUD_PYTORCH_PENALTY", 15.0, "points",
-             "assumption: train in the cloud and infer on devices with two toolchains on a PyTorch stack",
-             "the PyTorch edge-cloud penalty were", (0.0, 60.0)),
+    Constant(
+        "CONVERSION_FIT",
+        55.0,
+        "points",
+        f"assumption: an export/convert path (ONNX, ATC) works with operator gaps; {SEED_SAME_TASK}, "
+        "deployment section, names MindIR+Lite on Ascend and ONNX/TensorRT on NVIDIA as the native paths; "
+        "55 sits about halfway between no path and the native one",
+        "the export path scored",
+        (0.0, 100.0),
+    ),
+    Constant(
+        "EXPORT_WORKS_SCORE",
+        50.0,
+        "points",
+        "advisor.deployment: an export that works earns 50 of its 100 points (EXPORT_OK_POINTS); a measured "
+        "path below that did not export, so it caps the fit of every accelerator target of that framework",
+        "a measured export path counted as working from",
+        (0.0, 100.0),
+    ),
+    Constant(
+        "UNKNOWN_DEPLOYMENT_FIT",
+        70.0,
+        "points",
+        "assumption: a target the knowledge base has no deployment entry for is probably reachable",
+        "an unknown deployment target scored",
+        (0.0, 100.0),
+    ),
+    Constant(
+        "HYBRID_EDGE_PENALTY",
+        15.0,
+        "points",
+        f"{SEED_ASCEND_PRACTICE} §5.7 and {SEED_RELEASED_TOGETHER} §5.3: unsupported edge operators show up "
+        "only at conversion of a model designed in PyTorch; the size is an assumption",
+        "the hybrid edge penalty were",
+        (0.0, 60.0),
+    ),
+    Constant(
+        "EDGE_CLOUD_PYTORCH_PENALTY",
+        15.0,
+        "points",
+        "assumption: train in the cloud and infer on devices with two toolchains on a PyTorch stack",
+        "the PyTorch edge-cloud penalty were",
+        (0.0, 60.0),
+    ),
     # --- team ------------------------------------------------------------------------------------
-    Constant("HYBRID_TWO_STACKS", 8.0, "points",
-             f"{SEED_RELEASED_TOGETHER} §5.1: two toolchains, two sets of framework bugs and a parity check; "
-             "the size is an assumption", "keeping two stacks cost", (0.0, 50.0)),
-    Constant("SMALL_TEAM_PENALTY", 10.0, "points",
-             "assumption: a team of two or fewer carries both stacks with no one to specialise",
-             "the small-team penalty were", (0.0, 50.0)),
+    Constant(
+        "HYBRID_TWO_STACKS",
+        8.0,
+        "points",
+        f"{SEED_RELEASED_TOGETHER} §5.1: two toolchains, two sets of framework bugs and a parity check; "
+        "the size is an assumption",
+        "keeping two stacks cost",
+        (0.0, 50.0),
+    ),
+    Constant(
+        "SMALL_TEAM_PENALTY",
+        10.0,
+        "points",
+        "assumption: a team of two or fewer carries both stacks with no one to specialise",
+        "the small-team penalty were",
+        (0.0, 50.0),
+    ),
     # --- performance without a projection -----------------------------------------------------------
-    Constant("ASSUMED_PERF_NATIVE", 80.0, "points",
-             "assumption: a first-party path with nothing to project from", "an unprojected first-party path scored",
-             (0.0, 100.0)),
-    Constant("ASSUMED_PERF_ADAPTER", 60.0, "points",
-             f"assumption, ordered by {SEED_ASCEND_PRACTICE} §2.3 (adapter PyTorch ~15-20% below native MindSpore)",
-             "an unprojected adapter path scored", (0.0, 100.0)),
-    Constant("ASSUMED_PERF_CPU", 30.0, "points",
-             "assumption: accelerators are one to two orders of magnitude faster than CPU training",
-             "unprojected CPU training scored", (0.0, 100.0)),
-    Constant("DYNAMIC_GRAPH_KEEP", 0.7, "fraction",
-             f"assumption from {SEED_SAME_TASK} (PyNative vs Graph epoch times): data-dependent control flow or "
-             "dynamic shapes keep MindSpore out of Graph mode (knowledge base workflows `bad_for`), ~0.7x throughput",
-             "MindSpore with dynamic control flow/shapes kept", (0.1, 1.0)),
+    Constant(
+        "ASSUMED_PERF_NATIVE",
+        80.0,
+        "points",
+        "assumption: a first-party path with nothing to project from",
+        "an unprojected first-party path scored",
+        (0.0, 100.0),
+    ),
+    Constant(
+        "ASSUMED_PERF_ADAPTER",
+        60.0,
+        "points",
+        f"assumption, ordered by {SEED_ASCEND_PRACTICE} §2.3 (adapter PyTorch ~15-20% below native MindSpore)",
+        "an unprojected adapter path scored",
+        (0.0, 100.0),
+    ),
+    Constant(
+        "ASSUMED_PERF_CPU",
+        30.0,
+        "points",
+        "assumption: accelerators are one to two orders of magnitude faster than CPU training",
+        "unprojected CPU training scored",
+        (0.0, 100.0),
+    ),
+    Constant(
+        "DYNAMIC_GRAPH_KEEP",
+        0.7,
+        "fraction",
+        f"assumption from {SEED_SAME_TASK} (PyNative vs Graph epoch times): data-dependent control flow or "
+        "dynamic shapes keep MindSpore out of Graph mode (knowledge base workflows `bad_for`), ~0.7x throughput",
+        "MindSpore with dynamic control flow/shapes kept",
+        (0.1, 1.0),
+    ),
     # --- compliance ------------------------------------------------------------------------------
-    Constant("COMPLIANCE_HARDWARE_WEIGHT", 0.4, "share",
-             "assumption: domestic training hardware is the larger part of a substitution mandate",
-             "the compliance hardware share were", (0.0, 1.0)),
-    Constant("COMPLIANCE_FRAMEWORK_WEIGHT", 0.3, "share", "assumption: a domestic framework",
-             "the compliance framework share were", (0.0, 1.0)),
-    Constant("COMPLIANCE_DEPLOYMENT_WEIGHT", 0.3, "share", "assumption: non-NVIDIA deployment targets",
-             "the compliance deployment share were", (0.0, 1.0)),
-    Constant("COMPLIANCE_UNMET_PENALTY", 10.0, "points",
-             "assumption: a required substitution that is only partly met", "the unmet-mandate penalty were",
-             (0.0, 50.0)),
-    Constant("HYBRID_COMPLIANCE_PREFERRED", 5.0, "points",
-             "assumption: the hybrid's prototype stage runs on a non-domestic framework (preferred mandate)",
-             "the hybrid's prototype-stage compliance penalty (preferred) were", (0.0, 50.0)),
-    Constant("HYBRID_COMPLIANCE_REQUIRED", 15.0, "points",
-             "assumption: the hybrid's prototype stage runs on a non-domestic framework (required mandate)",
-             "the hybrid's prototype-stage compliance penalty (required) were", (0.0, 60.0)),
+    Constant(
+        "COMPLIANCE_HARDWARE_WEIGHT",
+        0.4,
+        "share",
+        "assumption: domestic training hardware is the larger part of a substitution mandate",
+        "the compliance hardware share were",
+        (0.0, 1.0),
+    ),
+    Constant(
+        "COMPLIANCE_FRAMEWORK_WEIGHT",
+        0.3,
+        "share",
+        "assumption: a domestic framework",
+        "the compliance framework share were",
+        (0.0, 1.0),
+    ),
+    Constant(
+        "COMPLIANCE_DEPLOYMENT_WEIGHT",
+        0.3,
+        "share",
+        "assumption: non-NVIDIA deployment targets",
+        "the compliance deployment share were",
+        (0.0, 1.0),
+    ),
+    Constant(
+        "COMPLIANCE_UNMET_PENALTY",
+        10.0,
+        "points",
+        "assumption: a required substitution that is only partly met",
+        "the unmet-mandate penalty were",
+        (0.0, 50.0),
+    ),
+    Constant(
+        "HYBRID_COMPLIANCE_PREFERRED",
+        5.0,
+        "points",
+        "assumption: the hybrid's prototype stage runs on a non-domestic framework (preferred mandate)",
+        "the hybrid's prototype-stage compliance penalty (preferred) were",
+        (0.0, 50.0),
+    ),
+    Constant(
+        "HYBRID_COMPLIANCE_REQUIRED",
+        15.0,
+        "points",
+        "assumption: the hybrid's prototype stage runs on a non-domestic framework (required mandate)",
+        "the hybrid's prototype-stage compliance penalty (required) were",
+        (0.0, 60.0),
+    ),
     # --- migration and schedule ------------------------------------------------------------------
-    Constant("MIGRATION_HOURS_FACTOR", 1.0, "x estimate",
-             "definition: 1 = the estimate as computed (pitfalls, port, scan); searched to say how wrong it may be",
-             "migration took", (0.1, 10.0)),
+    Constant(
+        "MIGRATION_HOURS_FACTOR",
+        1.0,
+        "x estimate",
+        "definition: 1 = the estimate as computed (pitfalls, port, scan); searched to say how wrong it may be",
+        "migration took",
+        (0.1, 10.0),
+    ),
     Constant("HOURS_PER_WEEK", 40.0, "hours", "convention: one engineer-week"),
     Constant("HOURS_PER_DAY", 8.0, "hours", "convention: one engineer-day (the knowledge base's engineer-day rate)"),
-    Constant("PROJECT_WEEKS", 26.0, "weeks",
-             "assumption: a project without a deadline runs about half a year (the team-time part of the cost)",
-             "a project without a deadline ran", (1.0, 520.0)),
-    Constant("DEADLINE_SHARE", 0.5, "share",
-             "assumption: migration may take at most half of the team's time before the deadline; the rest builds "
-             "the product", "the deadline share were", (0.05, 1.0)),
-    Constant("DEADLINE_PRESSURE_POINTS", 30.0, "points",
-             "assumption: migration effort loses 30 points when its hours take the whole deadline share (2 x 30 x p / (1 + p))",
-             "the deadline pressure were", (0.0, 100.0)),
-    Constant("CUSTOM_KERNEL_HOURS_LOW", 8.0, "hours per kernel",
-             f"assumption: re-writing one custom CUDA kernel as an Ascend custom operator; {SEED_RELEASED_TOGETHER} "
-             "§3.3 calls custom operators the hard part of a migration", "a custom kernel's port took (low)", (0.0, 200.0)),
+    Constant(
+        "PROJECT_WEEKS",
+        26.0,
+        "weeks",
+        "assumption: a project without a deadline runs about half a year (the team-time part of the cost)",
+        "a project without a deadline ran",
+        (1.0, 520.0),
+    ),
+    Constant(
+        "DEADLINE_SHARE",
+        0.5,
+        "share",
+        "assumption: migration may take at most half of the team's time before the deadline; the rest builds "
+        "the product",
+        "the deadline share were",
+        (0.05, 1.0),
+    ),
+    Constant(
+        "DEADLINE_PRESSURE_POINTS",
+        30.0,
+        "points",
+        "assumption: migration effort loses 30 points when its hours take the whole deadline share (2 x 30 x p / (1 + p))",
+        "the deadline pressure were",
+        (0.0, 100.0),
+    ),
+    Constant(
+        "CUSTOM_KERNEL_HOURS_LOW",
+        8.0,
+        "hours per kernel",
+        f"assumption: re-writing one custom CUDA kernel as an Ascend custom operator; {SEED_RELEASED_TOGETHER} "
+        "§3.3 calls custom operators the hard part of a migration",
+        "a custom kernel's port took (low)",
+        (0.0, 200.0),
+    ),
     Constant("CUSTOM_KERNEL_HOURS_HIGH", 40.0, "hours per kernel", "assumption: as CUSTOM_KERNEL_HOURS_LOW, upper end"),
-    Constant("DYNAMIC_SHAPES_HOURS_LOW", 8.0, "hours",
-             "assumption: bucketing/padding inputs so Graph mode compiles a few shapes instead of one per batch"),
+    Constant(
+        "DYNAMIC_SHAPES_HOURS_LOW",
+        8.0,
+        "hours",
+        "assumption: bucketing/padding inputs so Graph mode compiles a few shapes instead of one per batch",
+    ),
     Constant("DYNAMIC_SHAPES_HOURS_HIGH", 32.0, "hours", "assumption: as DYNAMIC_SHAPES_HOURS_LOW, upper end"),
-    Constant("PARALLEL_SETUP_PYTORCH_LOW", 40.0, "hours",
-             f"{SEED_RELEASED_TOGETHER} §3.1: a hand-written parallel plan for a very large model can take weeks to "
-             "tune; 40-160 h (one to four engineer-weeks) is an assumption for FSDP/DeepSpeed/Megatron set-up"),
+    Constant(
+        "PARALLEL_SETUP_PYTORCH_LOW",
+        40.0,
+        "hours",
+        f"{SEED_RELEASED_TOGETHER} §3.1: a hand-written parallel plan for a very large model can take weeks to "
+        "tune; 40-160 h (one to four engineer-weeks) is an assumption for FSDP/DeepSpeed/Megatron set-up",
+    ),
     Constant("PARALLEL_SETUP_PYTORCH_HIGH", 160.0, "hours", "as PARALLEL_SETUP_PYTORCH_LOW, upper end"),
-    Constant("PARALLEL_SETUP_MINDSPORE_LOW", 16.0, "hours",
-             f"{SEED_ASCEND_PRACTICE} §2.2: automatic parallelism 'writes half the distributed code'; half of the "
-             "PyTorch set-up hours"),
+    Constant(
+        "PARALLEL_SETUP_MINDSPORE_LOW",
+        16.0,
+        "hours",
+        f"{SEED_ASCEND_PRACTICE} §2.2: automatic parallelism 'writes half the distributed code'; half of the "
+        "PyTorch set-up hours",
+    ),
     Constant("PARALLEL_SETUP_MINDSPORE_HIGH", 80.0, "hours", "as PARALLEL_SETUP_MINDSPORE_LOW, upper end"),
-    Constant("AUTO_PARALLEL_LIMIT_LOW", 8.0, "hours",
-             f"{SEED_ASCEND_PRACTICE} §7.2: strategy search is costly on complex models; large models need "
-             "semi-automatic parallelism by hand (hours an assumption)"),
+    Constant(
+        "AUTO_PARALLEL_LIMIT_LOW",
+        8.0,
+        "hours",
+        f"{SEED_ASCEND_PRACTICE} §7.2: strategy search is costly on complex models; large models need "
+        "semi-automatic parallelism by hand (hours an assumption)",
+    ),
     Constant("AUTO_PARALLEL_LIMIT_HIGH", 40.0, "hours", "as AUTO_PARALLEL_LIMIT_LOW, upper end"),
     # --- confidence ------------------------------------------------------------------------------
     Constant("CONFIDENCE_HIGH_MARGIN", 8.0, "points", "assumption: 8 of 100 points is beyond the scores' own rounding"),
     Constant("CONFIDENCE_MEDIUM_MARGIN", 3.0, "points", "assumption"),
     Constant("TIE_MARGIN", 0.5, "points", "assumption: below half a point the two are reported as a tie"),
-    Constant("EVIDENCE_GOOD", 3.5, "quality (1-5)",
-             "assumption: decisive evidence averaging between secondary and vendor quality"),
+    Constant(
+        "EVIDENCE_GOOD",
+        3.5,
+        "quality (1-5)",
+        "assumption: decisive evidence averaging between secondary and vendor quality",
+    ),
     Constant("EVIDENCE_FAIR", 2.5, "quality (1-5)", "assumption: decisive evidence averaging around derived quality"),
-    Constant("FLIP_FRAGILE", 0.25, "relative change",
-             "assumption: a verdict that flips when a weight or constant moves by a quarter is fragile"),
+    Constant(
+        "FLIP_FRAGILE",
+        0.25,
+        "relative change",
+        "assumption: a verdict that flips when a weight or constant moves by a quarter is fragile",
+    ),
     # --- memory, scaling, energy ------------------------------------------------------------------
-    Constant("USABLE_MEMORY_NVIDIA", 0.93, "share of memory_gb",
-             "assumption: CUDA context, cuBLAS workspaces and allocator fragmentation take ~7%"),
-    Constant("USABLE_MEMORY_ASCEND", 0.9, "share of memory_gb",
-             f"{SEED_ASCEND_PRACTICE} §5.5: npu-smi's total includes reserved memory that is not usable (its size is an "
-             "assumption)"),
-    Constant("LARGEST_LAYER_SHARE", 0.02, "share of parameters",
-             "assumption for DeepSpeed's ZeRO-3 estimator term 4 x largest layer (a 70B decoder's embedding is ~0.4%)"),
-    Constant("DEVICES_PER_HOST", 8.0, "devices",
-             "knowledge base ascend-910b (8 cards full mesh per server); NVIDIA HGX boards also carry 8"),
-    Constant("EFFECTIVE_PEAK_SHARE", 0.5, "share of peak",
-             f"{SEED_RELEASED_TOGETHER} §2.2: 'expect about 50-60% of the nominal peak' (low end)"),
+    Constant(
+        "USABLE_MEMORY_NVIDIA",
+        0.93,
+        "share of memory_gb",
+        "assumption: CUDA context, cuBLAS workspaces and allocator fragmentation take ~7%",
+    ),
+    Constant(
+        "USABLE_MEMORY_ASCEND",
+        0.9,
+        "share of memory_gb",
+        f"{SEED_ASCEND_PRACTICE} §5.5: npu-smi's total includes reserved memory that is not usable (its size is an "
+        "assumption)",
+    ),
+    Constant(
+        "LARGEST_LAYER_SHARE",
+        0.02,
+        "share of parameters",
+        "assumption for DeepSpeed's ZeRO-3 estimator term 4 x largest layer (a 70B decoder's embedding is ~0.4%)",
+    ),
+    Constant(
+        "DEVICES_PER_HOST",
+        8.0,
+        "devices",
+        "knowledge base ascend-910b (8 cards full mesh per server); NVIDIA HGX boards also carry 8",
+    ),
+    Constant(
+        "EFFECTIVE_PEAK_SHARE",
+        0.5,
+        "share of peak",
+        f"{SEED_RELEASED_TOGETHER} §2.2: 'expect about 50-60% of the nominal peak' (low end)",
+    ),
     Constant("PCIE_GEN4_GBS", 32.0, "GB/s", "PCIe 4.0 x16, one direction (specification); each generation doubles it"),
     Constant("NETWORK_ROCE_IB_GBS", 25.0, "GB/s", "assumption: one 200 Gb/s RoCE/InfiniBand port per host"),
     Constant("NETWORK_ETHERNET_GBS", 3.0, "GB/s", "assumption: 25 Gb/s Ethernet between hosts"),
-    Constant("POWER_REDUNDANCY", 0.2, "share",
-             f"{SEED_ASCEND_PRACTICE} §1.3: budget 'cards x power + 20%' for power and cooling"),
-    Constant("INPUT_PIPELINE_PER_HOST", 20000.0, "images/s per host",
-             f"assumption: JPEG decode and augmentation on one host's CPUs; {SEED_ASCEND_PRACTICE} §5.3: a poor data "
-             "pipeline leaves NPUs at 30% utilisation"),
+    Constant(
+        "POWER_REDUNDANCY",
+        0.2,
+        "share",
+        f"{SEED_ASCEND_PRACTICE} §1.3: budget 'cards x power + 20%' for power and cooling",
+    ),
+    Constant(
+        "INPUT_PIPELINE_PER_HOST",
+        20000.0,
+        "images/s per host",
+        f"assumption: JPEG decode and augmentation on one host's CPUs; {SEED_ASCEND_PRACTICE} §5.3: a poor data "
+        "pipeline leaves NPUs at 30% utilisation",
+    ),
     Constant("SANITY_MIN_HOURS", 1 / 60, "hours", "assumption: a training run under a minute is a projection error"),
     Constant("SANITY_MAX_HOURS", 24 * 365.0, "hours", "assumption: a run beyond a year is not a plan"),
 ]

@@ -18,21 +18,24 @@ from typing import Any, Optional
 # serving engine id prefix).
 TARGETS: dict[str, dict[str, tuple[str, str]]] = {
     "pytorch": {"onnxruntime": ("onnx", "onnxruntime-cpu"), "torch.export": ("torch.export", "torch.export")},
-    "mindspore": {"mindir": ("mindir", "mindspore-graphcell"), "onnxruntime": ("onnx", "onnxruntime-cpu"),
-                  "mindspore-lite": ("mindir", "mindspore-lite")},
+    "mindspore": {
+        "mindir": ("mindir", "mindspore-graphcell"),
+        "onnxruntime": ("onnx", "onnxruntime-cpu"),
+        "mindspore-lite": ("mindir", "mindspore-lite"),
+    },
 }
 SOURCE_ENGINE = {"pytorch": "torch-eager", "mindspore": "mindspore-graph"}
 
 # Points (0-100) of one model's deployment path. assumption: the order matters more than the values —
 # an artefact that cannot be produced is no path at all; one that is produced but disagrees with its
 # source is worse than a slow one ("silently wrong"); speed decides among working, agreeing paths.
-EXPORT_OK_POINTS = 50       # assumption: the export (the step the seeds say fails "occasionally") works
-SERVES_POINTS = 10          # assumption: the artefact loads and answers on the engine
-PARITY_POINTS = 20          # assumption: outputs agree with the source within the fp32 tolerance
-LATENCY_POINTS = 20         # assumption: full when the artefact's P50 at batch 1 is at most the source's
-PARITY_FAIL_CAP = 30        # assumption: a disagreeing artefact never scores above a half-working one
-SERVE_FAIL_CAP = 40         # assumption: exported but not servable here
-FALLBACK_PENALTY = 10       # assumption: nodes silently ran on another execution provider
+EXPORT_OK_POINTS = 50  # assumption: the export (the step the seeds say fails "occasionally") works
+SERVES_POINTS = 10  # assumption: the artefact loads and answers on the engine
+PARITY_POINTS = 20  # assumption: outputs agree with the source within the fp32 tolerance
+LATENCY_POINTS = 20  # assumption: full when the artefact's P50 at batch 1 is at most the source's
+PARITY_FAIL_CAP = 30  # assumption: a disagreeing artefact never scores above a half-working one
+SERVE_FAIL_CAP = 40  # assumption: exported but not servable here
+FALLBACK_PENALTY = 10  # assumption: nodes silently ran on another execution provider
 # ("Chips and framework released together", §5.3: operator fallback to the CPU ruins performance)
 
 
@@ -52,8 +55,9 @@ def _model_score(fw: str, target: str, model: str, doc: dict) -> tuple[Optional[
     """(score or None when unmeasured, evidence lines) of one model on one target."""
     fmt, engine = TARGETS[fw][target]
     ev: list[str] = []
-    export = next((e for e in doc.get("exports", []) if (e["framework"], e["format"], e["model"]) == (fw, fmt, model)),
-                  None)
+    export = next(
+        (e for e in doc.get("exports", []) if (e["framework"], e["format"], e["model"]) == (fw, fmt, model)), None
+    )
     if export is None:
         return None, [f"{model}: {fw} -> {fmt} was not run"]
     if export["status"] != "ok":
@@ -64,8 +68,10 @@ def _model_score(fw: str, target: str, model: str, doc: dict) -> tuple[Optional[
     size = f", {export['size_bytes'] / 1e6:.1f} MB" if export.get("size_bytes") else ""
     opset = f", opset {export['opset']}" if export.get("opset") else ""
     dyn = {True: ", dynamic batch", False: ", fixed batch"}.get(export.get("dynamic_batch"), "")
-    ev.append(f"{model}: export to {fmt} works ({export.get('exporter')}, {export.get('seconds') or 0:.2f} s"
-              f"{size}{opset}{dyn}; measured)")
+    ev.append(
+        f"{model}: export to {fmt} works ({export.get('exporter')}, {export.get('seconds') or 0:.2f} s"
+        f"{size}{opset}{dyn}; measured)"
+    )
     serves = [s for s in doc.get("serves", []) if s["framework"] == fw and s["model"] == model]
     serve = next((s for s in serves if s["artefact"] == fmt and s["engine"] == engine), None)
     if serve is None or serve["status"] == "unavailable":
@@ -82,8 +88,10 @@ def _model_score(fw: str, target: str, model: str, doc: dict) -> tuple[Optional[
     if p50 and base:
         ratio = base / p50
         score += round(LATENCY_POINTS * min(1.0, ratio))
-        ev.append(f"{model}: P50 {p50:.3f} ms at batch {serve['timings'][0]['batch_size']} on {engine} vs "
-                  f"{base:.3f} ms in {SOURCE_ENGINE[fw]} ({ratio:.2g}x the source's speed; measured)")
+        ev.append(
+            f"{model}: P50 {p50:.3f} ms at batch {serve['timings'][0]['batch_size']} on {engine} vs "
+            f"{base:.3f} ms in {SOURCE_ENGINE[fw]} ({ratio:.2g}x the source's speed; measured)"
+        )
     elif p50:
         ev.append(f"{model}: P50 {p50:.3f} ms on {engine}; no source baseline to compare (measured)")
     par = next((p for p in doc.get("parity", []) if p["kind"] == "export" and p["b"] == serve["id"]), None)
@@ -91,16 +99,20 @@ def _model_score(fw: str, target: str, model: str, doc: dict) -> tuple[Optional[
         ev.append(f"{model}: parity with {SOURCE_ENGINE[fw]} not checked" + (f" ({par['error']})" if par else ""))
     elif par["ok"]:
         score += PARITY_POINTS
-        ev.append(f"{model}: outputs agree with {SOURCE_ENGINE[fw]} (max abs {par['max_abs_diff']:.2e} <= "
-                  f"{par['tolerance']:.2e}; measured)")
+        ev.append(
+            f"{model}: outputs agree with {SOURCE_ENGINE[fw]} (max abs {par['max_abs_diff']:.2e} <= "
+            f"{par['tolerance']:.2e}; measured)"
+        )
     else:
         score = min(score, PARITY_FAIL_CAP)
         ev.append(f"{model}: outputs DISAGREE with {SOURCE_ENGINE[fw]} ({par.get('error')}; measured)")
     where = serve.get("placement") or {}
     if where.get("fallback"):
         score -= FALLBACK_PENALTY
-        ev.append(f"{model}: {len(where['fallback'])} of {where['nodes']} nodes left {where['chosen']} "
-                  f"({', '.join(where.get('fallback_ops', []))}): silent fallback (measured)")
+        ev.append(
+            f"{model}: {len(where['fallback'])} of {where['nodes']} nodes left {where['chosen']} "
+            f"({', '.join(where.get('fallback_ops', []))}): silent fallback (measured)"
+        )
     return max(0, min(100, score)), ev
 
 
@@ -123,14 +135,29 @@ def deployment_evidence(result: Any) -> list[dict]:
             # The weakest model decides: a path that fails one of the team's models is not a path for it.
             score = min(scored) if scored else None
             if not measured:
-                reason = next((n for n in doc.get("not_measured", []) if target.replace("-", " ").lower()
-                               in n.lower()), None)
-                note = ("not measured on this host" + (f" ({reason})" if reason else "")
-                        + ": use the knowledge base for this target")
+                reason = next(
+                    (n for n in doc.get("not_measured", []) if target.replace("-", " ").lower() in n.lower()), None
+                )
+                note = (
+                    "not measured on this host"
+                    + (f" ({reason})" if reason else "")
+                    + ": use the knowledge base for this target"
+                )
             else:
                 fmt, engine = TARGETS[fw][target]
-                note = (f"measured here: {fw} -> {fmt} -> {engine}, weakest of {len(scored)} model(s); "
-                        "points: export 50, serves 10, parity 20, latency vs source 20 (assumption)")
-            rows.append({"framework": fw, "target": target, "score": score, "measured": measured,
-                         "evidence": evidence, "note": note, "models": per})
+                note = (
+                    f"measured here: {fw} -> {fmt} -> {engine}, weakest of {len(scored)} model(s); "
+                    "points: export 50, serves 10, parity 20, latency vs source 20 (assumption)"
+                )
+            rows.append(
+                {
+                    "framework": fw,
+                    "target": target,
+                    "score": score,
+                    "measured": measured,
+                    "evidence": evidence,
+                    "note": note,
+                    "models": per,
+                }
+            )
     return rows

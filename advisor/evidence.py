@@ -13,8 +13,15 @@ BASIS_RANK = {"measured": 3, "reference": 2, "peak": 1, "none": 0}
 # How far a piece of evidence can be trusted, best first (issue 20: measured > vendor > secondary >
 # blog > assumption). A requirements field is the team's own statement of its situation: as good as
 # a vendor figure for what it says. Used by the confidence of a verdict.
-QUALITY_RANK = {"measured": 5.0, "vendor": 4.0, "requirement": 4.0, "secondary": 3.0, "derived": 2.5,
-                "blog": 2.0, "assumption": 1.0}
+QUALITY_RANK = {
+    "measured": 5.0,
+    "vendor": 4.0,
+    "requirement": 4.0,
+    "secondary": 3.0,
+    "derived": 2.5,
+    "blog": 2.0,
+    "assumption": 1.0,
+}
 
 
 class Evidence(BaseModel):
@@ -27,8 +34,12 @@ class Evidence(BaseModel):
     detail: str
     value: Optional[Any] = None
     ci95: Optional[list[float]] = Field(None, description="measured: 95% confidence interval")
-    spread: Optional[list[float]] = Field(None, description="measured by the scaling probe: [min, max] over its repetitions")
-    label: Optional[str] = Field(None, description="measured by the scaling probe: its label (device-scaling | cpu-contention)")
+    spread: Optional[list[float]] = Field(
+        None, description="measured by the scaling probe: [min, max] over its repetitions"
+    )
+    label: Optional[str] = Field(
+        None, description="measured by the scaling probe: its label (device-scaling | cpu-contention)"
+    )
     source: Optional[str] = Field(None, description="knowledge: where the entry comes from")
     confidence: Optional[str] = Field(None, description="knowledge: vendor|secondary|blog|derived|assumption")
 
@@ -60,8 +71,14 @@ def dump(obj: Any) -> Any:
 
 
 def kb_evidence(entry: Any, detail: str, value: Any = None) -> Evidence:
-    return Evidence(kind="knowledge", ref=entry.id, detail=detail, value=value,
-                    source=getattr(entry, "source", None), confidence=getattr(entry, "confidence", None))
+    return Evidence(
+        kind="knowledge",
+        ref=entry.id,
+        detail=detail,
+        value=value,
+        source=getattr(entry, "source", None),
+        confidence=getattr(entry, "confidence", None),
+    )
 
 
 def sourced_evidence(entry_id: str, sourced: Any, detail: str) -> Evidence:
@@ -69,8 +86,9 @@ def sourced_evidence(entry_id: str, sourced: Any, detail: str) -> Evidence:
     value = getattr(sourced, "value", None)
     if value is None:
         value = [sourced.low, sourced.high]
-    return Evidence(kind="knowledge", ref=entry_id, detail=detail, value=value,
-                    source=sourced.source, confidence=sourced.confidence)
+    return Evidence(
+        kind="knowledge", ref=entry_id, detail=detail, value=value, source=sourced.source, confidence=sourced.confidence
+    )
 
 
 def req_evidence(field: str, value: Any, detail: str) -> Evidence:

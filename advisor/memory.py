@@ -36,9 +36,11 @@ Strategy = Literal["data-parallel", "optimizer-sharding", "model-parallel", "doe
 # Bytes per parameter: (weights, gradients, fp32 master copy) by precision; optimizer states by
 # optimizer and precision. Mixed Adam = 2 + 2 + 4 + 8 = 16 (ZeRO paper, K = 12 for the fp32 states).
 _WEIGHTS_GRADS_MASTER = {"fp32": (4.0, 4.0, 0.0), "mixed": (2.0, 2.0, 4.0), "bf16": (2.0, 2.0, 0.0)}
-_OPTIMIZER_BYTES = {"adam": {"fp32": 8.0, "mixed": 8.0, "bf16": 4.0},
-                    "sgd-momentum": {"fp32": 4.0, "mixed": 4.0, "bf16": 2.0},
-                    "sgd": {"fp32": 0.0, "mixed": 0.0, "bf16": 0.0}}
+_OPTIMIZER_BYTES = {
+    "adam": {"fp32": 8.0, "mixed": 8.0, "bf16": 4.0},
+    "sgd-momentum": {"fp32": 4.0, "mixed": 4.0, "bf16": 2.0},
+    "sgd": {"fp32": 0.0, "mixed": 0.0, "bf16": 0.0},
+}
 # Per-family defaults, all `assumption` (set the model fields to override):
 #   precision/optimizer: transformers train mixed with Adam(W); CNNs in the seeds' runs fp32 SGD+momentum;
 #   activations per sample: ResNet-50 at 224x224 fp32 ~100 MB/image (batch 256 needs a 32 GB card),
@@ -58,7 +60,9 @@ class StrategyFit(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     strategy: Literal["data-parallel", "optimizer-sharding", "model-parallel"]
-    per_device_gb: float = Field(description="training memory per device at the requirements' device count (micro-batch 1 for the split strategies)")
+    per_device_gb: float = Field(
+        description="training memory per device at the requirements' device count (micro-batch 1 for the split strategies)"
+    )
     fits: bool
     min_devices: Optional[int] = Field(None, description="fewest devices on which this strategy fits (null: none)")
 
@@ -84,7 +88,9 @@ class MemoryFit(BaseModel):
     strategy: Strategy = Field(description="the simplest strategy that fits the requirements' devices")
     min_devices: Optional[int] = Field(None, description="fewest devices that hold the model at all")
     must_split: bool = Field(False, description="model states do not fit one device: sharding or model parallelism")
-    micro_batch: Optional[int] = Field(None, description="largest per-device batch that fits under data parallelism, when below the batch")
+    micro_batch: Optional[int] = Field(
+        None, description="largest per-device batch that fits under data parallelism, when below the batch"
+    )
     notes: list[str] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)
 
@@ -103,7 +109,11 @@ def usable_memory(acc: Any, k: Consts = DEFAULT) -> tuple[Optional[float], str, 
     """Usable GB per device: the knowledge base's `usable_memory_gb`, else `memory_gb` less a reserve."""
     usable = acc.usable_memory_gb
     if usable is not None:
-        return float(usable.value), "knowledge base usable_memory_gb", [sourced_evidence(acc.id, usable, f"{acc.name}: {usable.value:g} GB usable")]
+        return (
+            float(usable.value),
+            "knowledge base usable_memory_gb",
+            [sourced_evidence(acc.id, usable, f"{acc.name}: {usable.value:g} GB usable")],
+        )
     mem = getattr(acc, "memory_gb", None)
     if mem is None:
         return None, f"the knowledge base has no memory figure for {acc.name}", []
@@ -136,18 +146,37 @@ def memory_fit(route: Any, req: Any, kb: Any, k: Consts = DEFAULT) -> Optional[M
     act = act_mb * 1e6
     batch = req.workload.batch_size if req.workload else 1
     b_dev = max(1, math.ceil(batch / devices))
-    ev = [req_evidence("model.parameters_millions", m.parameters_millions, f"{m.parameters_millions:g} M parameters"),
-          req_evidence("model.precision", precision, f"{precision} training, {optimizer}: {per_param:g} bytes/parameter of model states"
-                       + ("" if m.precision and m.optimizer else f" (defaults for a {m.family})"))]
+    ev = [
+        req_evidence("model.parameters_millions", m.parameters_millions, f"{m.parameters_millions:g} M parameters"),
+        req_evidence(
+            "model.precision",
+            precision,
+            f"{precision} training, {optimizer}: {per_param:g} bytes/parameter of model states"
+            + ("" if m.precision and m.optimizer else f" (defaults for a {m.family})"),
+        ),
+    ]
     usable_gb, basis, u_ev = usable_memory(acc, k)
     ev.extend(u_ev)
-    fit = MemoryFit(accelerator=acc.id, devices=devices, usable_gb=round(usable_gb, 2) if usable_gb else None,
-                    usable_basis=basis, parameters_millions=m.parameters_millions, precision=precision, optimizer=optimizer,
-                    bytes_per_parameter=per_param, states_gb=round(states / _GB, 3),
-                    activation_gb_per_sample=round(act / _GB, 4), batch_per_device=b_dev,
-                    data_parallel_gb=round((states + act * b_dev) / _GB, 3), strategy="unknown", evidence=ev)
+    fit = MemoryFit(
+        accelerator=acc.id,
+        devices=devices,
+        usable_gb=round(usable_gb, 2) if usable_gb else None,
+        usable_basis=basis,
+        parameters_millions=m.parameters_millions,
+        precision=precision,
+        optimizer=optimizer,
+        bytes_per_parameter=per_param,
+        states_gb=round(states / _GB, 3),
+        activation_gb_per_sample=round(act / _GB, 4),
+        batch_per_device=b_dev,
+        data_parallel_gb=round((states + act * b_dev) / _GB, 3),
+        strategy="unknown",
+        evidence=ev,
+    )
     if not m.activation_mb_per_sample:
-        fit.notes.append(f"activations {act_mb:g} MB per sample assumed for a {m.family} (set model.activation_mb_per_sample)")
+        fit.notes.append(
+            f"activations {act_mb:g} MB per sample assumed for a {m.family} (set model.activation_mb_per_sample)"
+        )
     if req.workload is None:
         fit.notes.append("no workload: activations counted for one sample per device")
     if usable_gb is None:
@@ -159,12 +188,24 @@ def memory_fit(route: Any, req: Any, kb: Any, k: Consts = DEFAULT) -> Optional[M
     z2_fixed, z2_sharded = replicated * params + act, per_param * params
     z3_fixed, z3_sharded = largest + act, (per_param + 2) * params
     fits = [
-        StrategyFit(strategy="data-parallel", per_device_gb=round((states + act * b_dev) / _GB, 3), fits=dp_one <= usable,
-                    min_devices=1 if dp_one <= usable else None),
-        StrategyFit(strategy="optimizer-sharding", per_device_gb=round((z2_fixed + z2_sharded / devices) / _GB, 3),
-                    fits=z2_fixed + z2_sharded / devices <= usable, min_devices=_min_devices(z2_fixed, z2_sharded, usable)),
-        StrategyFit(strategy="model-parallel", per_device_gb=round((z3_fixed + z3_sharded / devices) / _GB, 3),
-                    fits=z3_fixed + z3_sharded / devices <= usable, min_devices=_min_devices(z3_fixed, z3_sharded, usable)),
+        StrategyFit(
+            strategy="data-parallel",
+            per_device_gb=round((states + act * b_dev) / _GB, 3),
+            fits=dp_one <= usable,
+            min_devices=1 if dp_one <= usable else None,
+        ),
+        StrategyFit(
+            strategy="optimizer-sharding",
+            per_device_gb=round((z2_fixed + z2_sharded / devices) / _GB, 3),
+            fits=z2_fixed + z2_sharded / devices <= usable,
+            min_devices=_min_devices(z2_fixed, z2_sharded, usable),
+        ),
+        StrategyFit(
+            strategy="model-parallel",
+            per_device_gb=round((z3_fixed + z3_sharded / devices) / _GB, 3),
+            fits=z3_fixed + z3_sharded / devices <= usable,
+            min_devices=_min_devices(z3_fixed, z3_sharded, usable),
+        ),
     ]
     fit.strategies = fits
     mins = [f.min_devices for f in fits if f.min_devices is not None]
@@ -174,15 +215,21 @@ def memory_fit(route: Any, req: Any, kb: Any, k: Consts = DEFAULT) -> Optional[M
     fit.strategy = chosen.strategy if chosen else "does-not-fit"
     if chosen is not None and chosen.strategy == "data-parallel" and states + act * b_dev > usable:
         fit.micro_batch = max(1, int((usable - states) // act))
-        fit.notes.append(f"a per-device batch of {b_dev} does not fit: micro-batches of {fit.micro_batch} with gradient accumulation")
+        fit.notes.append(
+            f"a per-device batch of {b_dev} does not fit: micro-batches of {fit.micro_batch} with gradient accumulation"
+        )
     name = acc.name
     if fit.strategy == "does-not-fit":
         need = f"at least {fit.min_devices} x {name}" if fit.min_devices else f"more than any number of {name}"
-        fit.notes.append(f"{m.parameters_millions:g} M parameters need {states / _GB:,.0f} GB of model states: {need} "
-                         f"({usable_gb:.1f} GB usable each) with the model split; hardware.devices={devices}")
+        fit.notes.append(
+            f"{m.parameters_millions:g} M parameters need {states / _GB:,.0f} GB of model states: {need} "
+            f"({usable_gb:.1f} GB usable each) with the model split; hardware.devices={devices}"
+        )
     elif fit.must_split:
-        fit.notes.append(f"model states ({states / _GB:,.0f} GB) exceed one {name} ({usable_gb:.1f} GB usable): "
-                         f"{fit.strategy} needed on {devices} devices (at least {fit.min_devices})")
+        fit.notes.append(
+            f"model states ({states / _GB:,.0f} GB) exceed one {name} ({usable_gb:.1f} GB usable): "
+            f"{fit.strategy} needed on {devices} devices (at least {fit.min_devices})"
+        )
     return fit
 
 
@@ -191,5 +238,7 @@ def blocks(fit: Optional[MemoryFit]) -> Optional[str]:
     if fit is None or fit.strategy != "does-not-fit":
         return None
     need = f"at least {fit.min_devices}" if fit.min_devices else "no number of"
-    return (f"model.parameters_millions={fit.parameters_millions:g}: {fit.states_gb:,.0f} GB of model states need {need} "
-            f"{fit.accelerator} devices ({fit.usable_gb:g} GB usable each), hardware.devices={fit.devices}")
+    return (
+        f"model.parameters_millions={fit.parameters_millions:g}: {fit.states_gb:,.0f} GB of model states need {need} "
+        f"{fit.accelerator} devices ({fit.usable_gb:g} GB usable each), hardware.devices={fit.devices}"
+    )

@@ -59,8 +59,7 @@ def read_json(path: str, hint: str, flag: str = "") -> Any:
     try:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: "
-                         f"{hint}") from None
+        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: {hint}") from None
     except RecursionError:
         raise UsageError(f"{where}nested too deeply to read: {hint}") from None
     except ValueError as exc:  # NaN / Infinity, or an integer longer than Python converts
@@ -76,8 +75,10 @@ def check_output(path: str | os.PathLike | None) -> None:
     if target.is_dir() or text.endswith(os.sep):
         raise UsageError(f"{text}: is a folder; -o expects a file name")
     if target.exists() and not target.resolve().is_file() and not _writes_in_place(target):
-        raise UsageError(f"{text}: exists and is not a regular file (a socket, a block device): "
-                         "-o expects a file name, a FIFO or a character device such as /dev/stdout")
+        raise UsageError(
+            f"{text}: exists and is not a regular file (a socket, a block device): "
+            "-o expects a file name, a FIFO or a character device such as /dev/stdout"
+        )
     folder = target.resolve().parent if target.is_symlink() else target.parent
     if not folder.is_dir():
         raise UsageError(f"{target}: output folder {folder} does not exist")
@@ -150,7 +151,8 @@ def emit(text: str, output: str | None) -> None:
         sys.stdout.flush()
     except UnicodeEncodeError:
         # PYTHONIOENCODING=ascii or a C locale: say what could not be printed rather than crash.
-        raise UsageError("stdout: the terminal's encoding cannot show this text: set PYTHONIOENCODING=utf-8 "
-                         "or write it with -o FILE") from None
+        raise UsageError(
+            "stdout: the terminal's encoding cannot show this text: set PYTHONIOENCODING=utf-8 or write it with -o FILE"
+        ) from None
     except OSError as exc:  # a closed stdout, /dev/full
         raise UsageError(f"stdout: cannot write: {exc.strerror or exc}") from None

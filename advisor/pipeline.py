@@ -23,8 +23,11 @@ def starved(run: Any) -> Optional[bool]:
 
 def best_rate(suite: Any, framework: str) -> Optional[tuple[float, str]]:
     """The fastest loader variant of `framework` (samples/s alone, run id)."""
-    rates = [(r.alone.samples_per_second, r.id) for r in suite.runs
-             if r.framework == framework and r.status == "ok" and r.alone and r.alone.samples_per_second]
+    rates = [
+        (r.alone.samples_per_second, r.id)
+        for r in suite.runs
+        if r.framework == framework and r.status == "ok" and r.alone and r.alone.samples_per_second
+    ]
     return max(rates) if rates else None
 
 

@@ -20,9 +20,11 @@ from typing import Any, Callable
 STARTUP_S = {"pytorch": (2.4, 5.0), "mindspore": (2.5, 5.0)}
 # measured-here.md "Step times", first-step column (cold/warm compile cache), seconds.
 FIRST_STEP_S = {
-    ("pytorch", "compile", "lenet"): (1.2, 15.0), ("pytorch", "compile", "resnet18"): (2.0, 18.6),
+    ("pytorch", "compile", "lenet"): (1.2, 15.0),
+    ("pytorch", "compile", "resnet18"): (2.0, 18.6),
     ("pytorch", "compile", "resnet50"): (4.0, 28.4),
-    ("mindspore", "graph", "lenet"): (0.66, 1.5), ("mindspore", "graph", "resnet18"): (2.0, 4.0),
+    ("mindspore", "graph", "lenet"): (0.66, 1.5),
+    ("mindspore", "graph", "resnet18"): (2.0, 4.0),
     ("mindspore", "graph", "resnet50"): (4.8, 11.2),
 }
 FIRST_STEP_DEFAULT_S = (0.3, 2.0)  # eager / PyNative: no compile (measured-here.md: 0.31-1.9 s)
@@ -61,8 +63,7 @@ def duration(seconds: float) -> str:
 def run_estimate(framework: str, mode: str, model: str, budget: float) -> Estimate:
     start = STARTUP_S.get(framework, (2.5, 5.0))
     first = FIRST_STEP_S.get((framework, mode, model), FIRST_STEP_DEFAULT_S)
-    return Estimate(start[0] + first[0] + BUDGET_FACTOR[0] * budget,
-                    start[1] + first[1] + BUDGET_FACTOR[1] * budget)
+    return Estimate(start[0] + first[0] + BUDGET_FACTOR[0] * budget, start[1] + first[1] + BUDGET_FACTOR[1] * budget)
 
 
 def planned_runs(config: Any) -> list[tuple[str, str, str, str]]:
@@ -87,15 +88,16 @@ def suite_estimate(config: Any) -> Estimate:
 class SuiteClock:
     """Suite-level ETA from the runner's events: the estimates of the runs not finished, the running
     one scaled by its own fraction, corrected by how the finished runs compared with their estimate."""
+
     config: Any
     started: float = field(default_factory=time.monotonic)
     estimates: dict = field(default_factory=dict)  # run id -> Estimate
-    fraction: dict = field(default_factory=dict)   # run id -> 0..1 (1: finished)
-    taken: dict = field(default_factory=dict)      # run id -> seconds it took
+    fraction: dict = field(default_factory=dict)  # run id -> 0..1 (1: finished)
+    taken: dict = field(default_factory=dict)  # run id -> seconds it took
     _began: dict = field(default_factory=dict)
     # A run id recurs once per interleaved round: each occurrence is a slot "<id>#<k>" of its own.
-    _slots: dict = field(default_factory=dict)     # run id -> its slots, in plan order
-    _current: dict = field(default_factory=dict)   # run id -> the slot its latest start opened
+    _slots: dict = field(default_factory=dict)  # run id -> its slots, in plan order
+    _current: dict = field(default_factory=dict)  # run id -> the slot its latest start opened
 
     def __post_init__(self) -> None:
         budget = float(self.config.budget)
@@ -125,8 +127,7 @@ class SuiteClock:
     def finished(self) -> int:
         return sum(1 for f in self.fraction.values() if f >= 1.0)
 
-    def on_event(self, run_id: str, kind: str, fraction: float | None = None,
-                 now: float | None = None) -> None:
+    def on_event(self, run_id: str, kind: str, fraction: float | None = None, now: float | None = None) -> None:
         if run_id not in self._slots:
             return  # the aux children: not runs
         now = time.monotonic() if now is None else now
@@ -160,8 +161,7 @@ def _get(event: Any, name: str) -> Any:
 
 
 @contextlib.contextmanager
-def suite_progress(config: Any, stream: Any = None,
-                   enabled: bool | None = None) -> Iterator[Callable[[Any], None]]:
+def suite_progress(config: Any, stream: Any = None, enabled: bool | None = None) -> Iterator[Callable[[Any], None]]:
     """A rich progress display on stderr for `run_suite(config, on_event=...)`: one bar for the
     suite with its ETA, the current run named. Yields the on_event callback. When stderr is not a
     terminal (or enabled=False) it prints one line per finished run instead.
@@ -177,27 +177,35 @@ def suite_progress(config: Any, stream: Any = None,
     runs = f"{clock.total} run{'s' if clock.total != 1 else ''}"
     print(f"advisor: {runs}, estimated {suite_estimate(config).text()}", file=stream)
     if not enabled:
+
         def plain(event: Any) -> None:
             rid, kind = str(_get(event, "run_id")), str(_get(event, "kind"))
             clock.on_event(rid, kind, _get(event, "fraction"))
             if kind == "done" and rid in clock._slots:
                 print(f"advisor: {rid}: {_get(event, 'message') or 'done'} ({clock.status()})", file=stream)
+
         yield plain
         return
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn
 
     console = Console(file=stream)
-    with Progress(TextColumn("{task.description}"), BarColumn(),
-                  TextColumn("{task.fields[status]}"), console=console, transient=True) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[status]}"),
+        console=console,
+        transient=True,
+    ) as bar:
         task = bar.add_task("preparing", total=max(1, clock.total), status="")
 
         def rich_event(event: Any) -> None:
             rid, kind = str(_get(event, "run_id")), str(_get(event, "kind"))
             clock.on_event(rid, kind, _get(event, "fraction"))
             done = sum(clock.fraction.values())
-            bar.update(task, completed=done, status=clock.status(),
-                       description=rid if rid in clock._slots else "preparing")
+            bar.update(
+                task, completed=done, status=clock.status(), description=rid if rid in clock._slots else "preparing"
+            )
             if kind == "done" and rid in clock._slots:
                 bar.console.print(f"{rid}: {_get(event, 'message') or 'done'}")
 

@@ -79,7 +79,9 @@ class Projection(BaseModel):
 
     workflow: str
     framework: Literal["pytorch", "mindspore"]
-    path: str = Field(description="framework path: pytorch-cuda | pytorch-npu | pytorch-cpu | mindspore | mindspore-cpu | mindspore-gpu")
+    path: str = Field(
+        description="framework path: pytorch-cuda | pytorch-npu | pytorch-cpu | mindspore | mindspore-cpu | mindspore-gpu"
+    )
     target: str = Field(description="training hardware kind: nvidia | ascend | cpu")
     accelerator: Optional[str] = Field(None, description="knowledge-base accelerator id")
     devices: int
@@ -94,9 +96,15 @@ class Projection(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list, description="what the throughput rests on")
     cost_evidence: list[Evidence] = Field(default_factory=list, description="prices and power behind cost and energy")
     notes: list[str] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list, description="sanity bounds the projection crosses (under a minute, beyond a year)")
-    communication: Optional[Communication] = Field(None, description="multi-device communication: which basis the projection used")
-    memory: Optional[MemoryFit] = Field(None, description="does the model fit the target's devices, and how it must be split")
+    warnings: list[str] = Field(
+        default_factory=list, description="sanity bounds the projection crosses (under a minute, beyond a year)"
+    )
+    communication: Optional[Communication] = Field(
+        None, description="multi-device communication: which basis the projection used"
+    )
+    memory: Optional[MemoryFit] = Field(
+        None, description="does the model fit the target's devices, and how it must be split"
+    )
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,11 @@ def ok_runs(suites: list[Any]) -> list[dict]:
         # The probe names the accelerator it measured (its knowledge-base id) in vendor_peak.
         probed = (data.get("vendor_peak") or {}).get("accelerator")
         for run in data.get("runs") or []:
-            if run.get("status") == "ok" and (run.get("images_per_second") or 0) > 0 and run.get("quality") != "unusable":
+            if (
+                run.get("status") == "ok"
+                and (run.get("images_per_second") or 0) > 0
+                and run.get("quality") != "unusable"
+            ):
                 on_device = device_kind(run.get("device", "")) != "cpu"
                 runs.append({**run, "_host": label, "_accelerator": probed if on_device else None})
     return runs
@@ -172,15 +184,24 @@ def _measured(run: dict, gflops: Optional[float], devices: int, plan: CommPlan) 
     ci = run.get("ci95") or [ips * 0.9, ips * 1.1]
     low, high = float(ci[0]), float(ci[1])
     notes: list[str] = []
-    ev = [Evidence(kind="measured", ref=run.get("id", "?"), value=round(ips, 3), ci95=[low, high],
-                   detail=f"{run.get('framework')} {run.get('mode')} {run.get('model')} bs{run.get('batch_size')} on {run.get('device')} ({run['_host']}): {ips:.1f} img/s"
-                   + (f", quality {run['quality']}" if run.get("quality") else ""))]
+    ev = [
+        Evidence(
+            kind="measured",
+            ref=run.get("id", "?"),
+            value=round(ips, 3),
+            ci95=[low, high],
+            detail=f"{run.get('framework')} {run.get('mode')} {run.get('model')} bs{run.get('batch_size')} on {run.get('device')} ({run['_host']}): {ips:.1f} img/s"
+            + (f", quality {run['quality']}" if run.get("quality") else ""),
+        )
+    ]
     run_flops = run.get("train_flops_per_image")
     if gflops and run_flops:
         factor = run_flops / (gflops * 1e9)
         if abs(factor - 1) > 0.05:
             low, high = low * factor, high * factor
-            notes.append(f"scaled from the probe's {run_flops / 1e9:.3g} GFLOPs/image to the workload's {gflops:.3g} (same efficiency assumed)")
+            notes.append(
+                f"scaled from the probe's {run_flops / 1e9:.3g} GFLOPs/image to the workload's {gflops:.3g} (same efficiency assumed)"
+            )
     s_low, s_high, s_ev, s_notes = plan.span()
     return Estimate(low * devices * s_low, high * devices * s_high, ev + s_ev, notes + s_notes, applied=devices > 1)
 
@@ -192,8 +213,9 @@ def _imagenet_flops(r: Any) -> Optional[float]:
     return WORKLOAD_GFLOPS.get(r.model.lower().replace("-", ""))
 
 
-def _reference(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int,
-               plan: CommPlan) -> Optional[Estimate]:
+def _reference(
+    kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int, plan: CommPlan
+) -> Optional[Estimate]:
     """Published runs of this framework on this accelerator, scaled by FLOPs to the workload. A
     multi-device reference already includes its communication loss, a single-device one does not."""
     if not gflops:
@@ -209,7 +231,9 @@ def _reference(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Opt
     notes: list[str] = []
     model = req.workload.model if req.workload else None
     if any(r.model.lower().replace("-", "") != model for r in pool):
-        notes.append(f"{acc.name} references of {', '.join(sorted({r.model for r in pool}))} scaled to the workload by FLOPs")
+        notes.append(
+            f"{acc.name} references of {', '.join(sorted({r.model for r in pool}))} scaled to the workload by FLOPs"
+        )
     _, _, s_ev, s_notes = plan.span()
     lows, highs, ev, used = [], [], [], False
     for r in sorted(pool, key=lambda r: r.id):
@@ -217,11 +241,19 @@ def _reference(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Opt
         k_low, k_high, applied = plan.factor(r.devices)
         used = used or applied
         if applied and r.devices > 1:
-            notes.append(f"{r.devices}-device references projected to {devices} devices: x{k_low:.2f}-{k_high:.2f} for the added communication "
-                         "(knowledge-base range)")
+            notes.append(
+                f"{r.devices}-device references projected to {devices} devices: x{k_low:.2f}-{k_high:.2f} for the added communication "
+                "(knowledge-base range)"
+            )
         lows.append(per_dev * devices * k_low)
         highs.append(per_dev * devices * k_high)
-        ev.append(sourced_evidence(r.id, r.images_per_second, f"{r.framework} {r.mode} {r.model} ({r.dataset}) on {r.devices}x {acc.name}, {r.precision}: {r.images_per_second.value:g} img/s"))
+        ev.append(
+            sourced_evidence(
+                r.id,
+                r.images_per_second,
+                f"{r.framework} {r.mode} {r.model} ({r.dataset}) on {r.devices}x {acc.name}, {r.precision}: {r.images_per_second.value:g} img/s",
+            )
+        )
     if used:
         ev.extend(s_ev)
         notes.extend(s_notes)
@@ -235,8 +267,9 @@ def _peak_span(peak: Any) -> tuple[float, float]:
     return min(values), max(values)
 
 
-def _reference_by_peak(kb: Any, acc: Any, framework: str, gflops: Optional[float], devices: int,
-                       plan: CommPlan) -> Optional[Estimate]:
+def _reference_by_peak(
+    kb: Any, acc: Any, framework: str, gflops: Optional[float], devices: int, plan: CommPlan
+) -> Optional[Estimate]:
     """No reference on this accelerator: take the fraction of peak the framework reached in published
     runs on the same vendor's other accelerators, and apply it to this one's peak."""
     peak = peak_of(acc)
@@ -261,12 +294,28 @@ def _reference_by_peak(kb: Any, acc: Any, framework: str, gflops: Optional[float
         fractions.append(fraction)
         lows.append(p_low * 1e3 / gflops * fraction * devices * k_low)
         highs.append(p_high * 1e3 / gflops * fraction * devices * k_high)
-        ev.append(sourced_evidence(r.id, r.images_per_second, f"{r.framework} {r.mode} {r.model} ({r.dataset}) on {r.devices}x {other.name}: {r.images_per_second.value:g} img/s, {fraction:.0%} of its peak"))
+        ev.append(
+            sourced_evidence(
+                r.id,
+                r.images_per_second,
+                f"{r.framework} {r.mode} {r.model} ({r.dataset}) on {r.devices}x {other.name}: {r.images_per_second.value:g} img/s, {fraction:.0%} of its peak",
+            )
+        )
         ev.append(sourced_evidence(other.id, other_peak, f"{other.name} peak {other_peak.value:g} TFLOPS"))
     if not fractions:
         return None
-    ev.append(sourced_evidence(acc.id, peak, f"{acc.name} peak {p_low:g}-{p_high:g} TFLOPS (sources differ)" if p_low != p_high else f"{acc.name} peak {peak.value:g} TFLOPS"))
-    notes = [f"no {framework} reference on {acc.name}: the fraction of peak reached on the same vendor's other chips ({pct(min(fractions), max(fractions))}) applied to its peak"]
+    ev.append(
+        sourced_evidence(
+            acc.id,
+            peak,
+            f"{acc.name} peak {p_low:g}-{p_high:g} TFLOPS (sources differ)"
+            if p_low != p_high
+            else f"{acc.name} peak {peak.value:g} TFLOPS",
+        )
+    )
+    notes = [
+        f"no {framework} reference on {acc.name}: the fraction of peak reached on the same vendor's other chips ({pct(min(fractions), max(fractions))}) applied to its peak"
+    ]
     if used:
         ev.extend(s_ev)
         notes.extend(s_notes)
@@ -281,22 +330,35 @@ def _adapter_ratio(kb: Any) -> Optional[tuple[float, float, Evidence]]:
         return None
     lo, hi = d.loss.low, d.loss.high
     mid = (lo + hi) / 2
-    ev = sourced_evidence(d.id, d.loss, f"operator coverage loses {lo:.0%}-{hi:.0%}: an adapter path keeps {(1 - hi) / (1 - lo):.0%}-{(1 - mid) / (1 - lo):.0%} of the first-party throughput")
+    ev = sourced_evidence(
+        d.id,
+        d.loss,
+        f"operator coverage loses {lo:.0%}-{hi:.0%}: an adapter path keeps {(1 - hi) / (1 - lo):.0%}-{(1 - mid) / (1 - lo):.0%} of the first-party throughput",
+    )
     return (1 - hi) / (1 - lo), (1 - mid) / (1 - lo), ev
 
 
-def _reference_via_native(kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int,
-                          plan: CommPlan) -> Optional[Estimate]:
+def _reference_via_native(
+    kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int, plan: CommPlan
+) -> Optional[Estimate]:
     """An adapter path with no reference of its own (PyTorch through torch_npu on Ascend): the
     first-party framework's reference-based projection x the adapter ratio."""
     native = "mindspore" if framework == "pytorch" else "pytorch"
-    base = _reference(kb, acc, native, req, gflops, devices, plan) or _reference_by_peak(kb, acc, native, gflops, devices, plan)
+    base = _reference(kb, acc, native, req, gflops, devices, plan) or _reference_by_peak(
+        kb, acc, native, gflops, devices, plan
+    )
     ratio = _adapter_ratio(kb)
     if base is None or ratio is None:
         return None
     note = f"no {framework} reference on {acc.vendor} chips: {native}'s reference-based projection x {ratio[0]:.2f}-{ratio[1]:.2f} for the adapter layer"
-    return Estimate(base.low * ratio[0], base.high * ratio[1], base.evidence + [ratio[2]], base.notes + [note],
-                    applied=base.applied, ref_devices=base.ref_devices)
+    return Estimate(
+        base.low * ratio[0],
+        base.high * ratio[1],
+        base.evidence + [ratio[2]],
+        base.notes + [note],
+        applied=base.applied,
+        ref_devices=base.ref_devices,
+    )
 
 
 def _peak(kb: Any, acc: Any, native: bool, gflops: Optional[float], devices: int, plan: CommPlan) -> Optional[Estimate]:
@@ -319,14 +381,26 @@ def _peak(kb: Any, acc: Any, native: bool, gflops: Optional[float], devices: int
             # reports 15-20% lower throughput for adapter PyTorch than native MindSpore on Ascend.
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if not native else (lo, mid)
-            notes.append(("adapter path: upper" if not native else "first-party path: lower") + " half of the operator-coverage loss")
+            notes.append(
+                ("adapter path: upper" if not native else "first-party path: lower")
+                + " half of the operator-coverage loss"
+            )
         eff_low *= 1 - hi
         eff_high *= 1 - lo
-        ev.append(sourced_evidence(d.id, d.loss, f"{factor.replace('_', ' ')} loses {d.loss.low:.0%}-{d.loss.high:.0%} of peak"))
+        ev.append(
+            sourced_evidence(
+                d.id, d.loss, f"{factor.replace('_', ' ')} loses {d.loss.low:.0%}-{d.loss.high:.0%} of peak"
+            )
+        )
     s_low, s_high, s_ev, s_notes = plan.span()
     p_low, p_high = _peak_span(peak)
-    return Estimate(p_low * 1e3 / gflops * eff_low * devices * s_low, p_high * 1e3 / gflops * eff_high * devices * s_high,
-                    ev + s_ev, notes + s_notes, applied=devices > 1)
+    return Estimate(
+        p_low * 1e3 / gflops * eff_low * devices * s_low,
+        p_high * 1e3 / gflops * eff_high * devices * s_high,
+        ev + s_ev,
+        notes + s_notes,
+        applied=devices > 1,
+    )
 
 
 def _price(kb: Any, acc: Any) -> Optional[Any]:
@@ -342,8 +416,16 @@ def range_of(value: Any) -> tuple[float, float]:
     return value.value, value.value
 
 
-def _find(route: Route, req: Requirements, kb: Any, runs: list[dict], gflops: Optional[float], devices: int,
-          plan: CommPlan, cap: int) -> Optional[tuple[str, str, Estimate]]:
+def _find(
+    route: Route,
+    req: Requirements,
+    kb: Any,
+    runs: list[dict],
+    gflops: Optional[float],
+    devices: int,
+    plan: CommPlan,
+    cap: int,
+) -> Optional[tuple[str, str, Estimate]]:
     """The best projection path available up to the basis cap: (basis, detail, estimate)."""
     acc, framework, target, native = route.accelerator, route.framework, route.target, route.native
     model = req.workload.model if req.workload else None
@@ -359,11 +441,19 @@ def _find(route: Route, req: Requirements, kb: Any, runs: list[dict], gflops: Op
             return "reference", f"knowledge-base reference measurements of {framework} on {acc.name}", r
         r = _reference_by_peak(kb, acc, framework, gflops, devices, plan)
         if r is not None:
-            return "reference", f"knowledge-base references of {framework} on other {acc.vendor} chips, scaled to {acc.name}'s peak", r
+            return (
+                "reference",
+                f"knowledge-base references of {framework} on other {acc.vendor} chips, scaled to {acc.name}'s peak",
+                r,
+            )
         if not native:
             r = _reference_via_native(kb, acc, framework, req, gflops, devices, plan)
             if r is not None:
-                return "reference", f"knowledge-base references of the first-party framework on {acc.vendor} chips x an adapter ratio", r
+                return (
+                    "reference",
+                    f"knowledge-base references of the first-party framework on {acc.vendor} chips x an adapter ratio",
+                    r,
+                )
     if cap >= 1 and kb is not None and acc is not None and flop_scalable:
         r = _peak(kb, acc, native, gflops, devices, plan)
         if r is not None:
@@ -371,18 +461,36 @@ def _find(route: Route, req: Requirements, kb: Any, runs: list[dict], gflops: Op
     return None
 
 
-def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, basis_cap: Optional[Basis] = None,
-            scaling: Any = None, scaling_here: bool = False, route: Optional[Route] = None,
-            k: Consts = DEFAULT) -> Projection:
+def project(
+    workflow: str,
+    req: Requirements,
+    kb: Any,
+    suites: list[Any],
+    *,
+    basis_cap: Optional[Basis] = None,
+    scaling: Any = None,
+    scaling_here: bool = False,
+    route: Optional[Route] = None,
+    k: Consts = DEFAULT,
+) -> Projection:
     """One workflow's projection. `basis_cap` forces a weaker basis (so workflows compare like with like).
     `scaling`: a scaling probe result (ScalingResult or its JSON), `scaling_here`: measured on this host.
     `route`: the workflow's (framework, target, path, accelerator) from `routes` (worked out if absent)."""
     route = route or routes(req, kb)[workflow]
     acc, target, devices = route.accelerator, route.target, req.hardware.devices
     gflops = workload_gflops(req)
-    proj = Projection(workflow=workflow, framework=route.framework, path=route.path, target=target,
-                      accelerator=acc.id if acc else None, devices=devices, native=route.native,
-                      basis="none", basis_detail="", notes=list(route.notes))
+    proj = Projection(
+        workflow=workflow,
+        framework=route.framework,
+        path=route.path,
+        target=target,
+        accelerator=acc.id if acc else None,
+        devices=devices,
+        native=route.native,
+        basis="none",
+        basis_detail="",
+        notes=list(route.notes),
+    )
     if route.basis_note:
         proj.notes.append(route.basis_note)
     if workflow == "hybrid":
@@ -394,7 +502,9 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
         gpu_ok, last_gpu, fw = mindspore_gpu_support(kb)
         if not gpu_ok:
             proj.supported = False
-            proj.basis_detail = f"MindSpore's newest releases do not run on CUDA GPUs (last with GPU support: {last_gpu or 'unknown'})"
+            proj.basis_detail = (
+                f"MindSpore's newest releases do not run on CUDA GPUs (last with GPU support: {last_gpu or 'unknown'})"
+            )
             if fw is not None:
                 proj.evidence.append(kb_evidence(fw, proj.basis_detail, last_gpu))
             proj.communication = unsupported(plan)
@@ -403,12 +513,20 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
     if acc is not None:
         # A run on another accelerator model is not a measurement of this one (an H200 run read as
         # "measured" for A10s overstated them ~4x): those runs fall back to the knowledge base.
-        elsewhere = [r for r in runs if r["_accelerator"] and r["_accelerator"] != acc.id
-                     and device_kind(r.get("device", "")) == target and r.get("framework") == route.framework]
+        elsewhere = [
+            r
+            for r in runs
+            if r["_accelerator"]
+            and r["_accelerator"] != acc.id
+            and device_kind(r.get("device", "")) == target
+            and r.get("framework") == route.framework
+        ]
         if elsewhere:
             runs = [r for r in runs if r not in elsewhere]
-            proj.notes.append(f"probe runs on {', '.join(sorted({r['_accelerator'] for r in elsewhere}))} not used as measurements: "
-                              f"the target accelerator is {acc.id}")
+            proj.notes.append(
+                f"probe runs on {', '.join(sorted({r['_accelerator'] for r in elsewhere}))} not used as measurements: "
+                f"the target accelerator is {acc.id}"
+            )
     found = _find(route, req, kb, runs, gflops, devices, plan, BASIS_RANK[basis_cap] if basis_cap else 3)
     if found is None:
         proj.basis_detail = _why_none(req, kb, acc, target, gflops)
@@ -418,8 +536,9 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
     proj.communication = settle(plan, est.applied, est.ref_devices, projected=True)
     check = comm_compute(acc, req, gflops, k)
     if check is not None:
-        proj.communication = proj.communication.model_copy(update={
-            "comm_compute_ratio": round(check[0], 4), "notes": proj.communication.notes + [check[1]]})
+        proj.communication = proj.communication.model_copy(
+            update={"comm_compute_ratio": round(check[0], 4), "notes": proj.communication.notes + [check[1]]}
+        )
     if devices <= 1 and est.ref_devices:
         proj.notes.append(single_device_note(est.ref_devices))
     proj.basis, proj.basis_detail = basis, detail
@@ -434,24 +553,38 @@ def project(workflow: str, req: Requirements, kb: Any, suites: list[Any], *, bas
 def _time_and_cost(proj: Projection, req: Requirements, kb: Any, acc: Any, devices: int, k: Consts) -> None:
     samples = req.workload.dataset_samples * req.workload.epochs
     ips = proj.images_per_second
-    proj.time_to_train_hours = Span(low=round(samples / ips.high / 3600, 4), high=round(samples / ips.low / 3600, 4), unit="hours")
+    proj.time_to_train_hours = Span(
+        low=round(samples / ips.high / 3600, 4), high=round(samples / ips.low / 3600, 4), unit="hours"
+    )
     hours = proj.time_to_train_hours
     if hours.low < k["SANITY_MIN_HOURS"]:
-        proj.warnings.append(f"projected time to train is under a minute at the fast end ({hours.low * 3600:.0f} s): "
-                             "check the workload (dataset_samples x epochs) and the throughput basis")
+        proj.warnings.append(
+            f"projected time to train is under a minute at the fast end ({hours.low * 3600:.0f} s): "
+            "check the workload (dataset_samples x epochs) and the throughput basis"
+        )
     if hours.high > k["SANITY_MAX_HOURS"]:
-        proj.warnings.append(f"projected time to train is beyond a year at the slow end ({hours.high / 8766:.1f} years): "
-                             "not a plan; more devices, a smaller model or a smaller workload")
+        proj.warnings.append(
+            f"projected time to train is beyond a year at the slow end ({hours.high / 8766:.1f} years): "
+            "not a plan; more devices, a smaller model or a smaller workload"
+        )
     hosts = max(1.0, devices / k["DEVICES_PER_HOST"])
     feed = hosts * k["INPUT_PIPELINE_PER_HOST"]
     if ips.high > feed:
-        proj.warnings.append(f"projected {ips.high:,.0f} images/s exceeds what the input pipeline of {hosts:g} host(s) is assumed "
-                             f"to deliver ({feed:,.0f} images/s, INPUT_PIPELINE_PER_HOST): the data loader will bound it")
+        proj.warnings.append(
+            f"projected {ips.high:,.0f} images/s exceeds what the input pipeline of {hosts:g} host(s) is assumed "
+            f"to deliver ({feed:,.0f} images/s, INPUT_PIPELINE_PER_HOST): the data loader will bound it"
+        )
     price = _price(kb, acc)
     if price is not None:
         p_low, p_high = range_of(price.usd)
-        proj.compute_cost_usd = Span(low=round(hours.low * devices * p_low, 2), high=round(hours.high * devices * p_high, 2), unit="USD")
-        proj.cost_evidence.append(kb_evidence(price, f"{acc.name} costs ${p_low:g}-{p_high:g} per device-hour (as of {price.as_of})", [p_low, p_high]))
+        proj.compute_cost_usd = Span(
+            low=round(hours.low * devices * p_low, 2), high=round(hours.high * devices * p_high, 2), unit="USD"
+        )
+        proj.cost_evidence.append(
+            kb_evidence(
+                price, f"{acc.name} costs ${p_low:g}-{p_high:g} per device-hour (as of {price.as_of})", [p_low, p_high]
+            )
+        )
     elif acc is not None:
         proj.notes.append(f"no price per device-hour for {acc.name} in the knowledge base: cost not projected")
     if acc is not None and acc.tdp_w is not None:
@@ -471,16 +604,28 @@ def _why_none(req: Requirements, kb: Any, acc: Any, target: str, gflops: Optiona
     if not gflops:
         return "no workload in the requirements (add `workload:` to project time and cost)"
     if gflops < MIN_FLOP_SCALED_GFLOPS:
-        return (f"the workload's {gflops:.3g} training GFLOPs per sample are too few to project from references or peak "
-                f"FLOPs (overhead-bound, not compute-bound): only a probe run on {acc.name} can project it")
+        return (
+            f"the workload's {gflops:.3g} training GFLOPs per sample are too few to project from references or peak "
+            f"FLOPs (overhead-bound, not compute-bound): only a probe run on {acc.name} can project it"
+        )
     return f"no reference and no peak figure for {acc.name}"
 
 
-def project_all(req: Requirements, kb: Any, suites: list[Any], scaling: Any = None, scaling_here: bool = False,
-                rs: Optional[dict[str, Route]] = None, k: Consts = DEFAULT) -> dict[str, Projection]:
+def project_all(
+    req: Requirements,
+    kb: Any,
+    suites: list[Any],
+    scaling: Any = None,
+    scaling_here: bool = False,
+    rs: Optional[dict[str, Route]] = None,
+    k: Consts = DEFAULT,
+) -> dict[str, Projection]:
     """Each workflow's projection on its best basis."""
     rs = rs or routes(req, kb)
-    return {wf: project(wf, req, kb, suites, scaling=scaling, scaling_here=scaling_here, route=rs[wf], k=k) for wf in WORKFLOWS}
+    return {
+        wf: project(wf, req, kb, suites, scaling=scaling, scaling_here=scaling_here, route=rs[wf], k=k)
+        for wf in WORKFLOWS
+    }
 
 
 def common_basis(projections: dict[str, Projection]) -> Basis:

@@ -80,7 +80,9 @@ class RunSummary(_Out):
     loss_last: Optional[float] = None
     host: Optional[str] = None
     warnings: list[str] = Field(default_factory=list)
-    quality: Optional[str] = Field(None, description="stable | noisy | unusable (an unusable run never enters the scores)")
+    quality: Optional[str] = Field(
+        None, description="stable | noisy | unusable (an unusable run never enters the scores)"
+    )
     quality_reasons: list[str] = Field(default_factory=list)
 
 
@@ -103,7 +105,9 @@ class ScalingInfo(_Out):
     label_text: Optional[str] = None
     host: Optional[str] = None
     used: bool = Field(False, description="the requirements ask for distributed training, so projections consult it")
-    measurements: list[ScalingMeasurement] = Field(default_factory=list, description="each framework at its largest rank count")
+    measurements: list[ScalingMeasurement] = Field(
+        default_factory=list, description="each framework at its largest rank count"
+    )
     failed: list[str] = Field(default_factory=list, description="frameworks the probe could not measure, with why")
     warnings: list[str] = Field(default_factory=list)
     note: Optional[str] = None
@@ -117,9 +121,14 @@ class Report(_Out):
     created_at: str
     knowledge_base: KnowledgeBaseInfo
     requirements: Requirements
-    host: Optional[dict[str, Any]] = Field(None, description="host check (advisor check) of the machine the report ran on")
+    host: Optional[dict[str, Any]] = Field(
+        None, description="host check (advisor check) of the machine the report ran on"
+    )
     probes: ProbesInfo
-    scaling: ScalingInfo = Field(default_factory=ScalingInfo, description="data-parallel scaling probe result consulted for multi-device communication")
+    scaling: ScalingInfo = Field(
+        default_factory=ScalingInfo,
+        description="data-parallel scaling probe result consulted for multi-device communication",
+    )
     scan: Optional[dict[str, Any]] = Field(None, description="migration scan of model.code_path, when given")
     recommendation: Recommendation
     scores: list[WorkflowScore]
@@ -128,11 +137,19 @@ class Report(_Out):
     projections: list[Projection]
     pitfalls: list[PitfallItem]
     sensitivity: list[SensitivityItem]
-    constant_sensitivity: list[ConstantSensitivity] = Field(default_factory=list, description="each named constant: the value that flips the verdict")
+    constant_sensitivity: list[ConstantSensitivity] = Field(
+        default_factory=list, description="each named constant: the value that flips the verdict"
+    )
     memory: list[MemoryFit] = Field(default_factory=list, description="memory fit of each workflow's training target")
-    costs: list[TotalCost] = Field(default_factory=list, description="total cost of ownership per workflow, part by part")
-    schedules: list[Schedule] = Field(default_factory=list, description="migration schedule per workflow against the deadline")
-    hardware_basis: Optional[str] = Field(None, description="the hardware each workflow is compared on (undecided target)")
+    costs: list[TotalCost] = Field(
+        default_factory=list, description="total cost of ownership per workflow, part by part"
+    )
+    schedules: list[Schedule] = Field(
+        default_factory=list, description="migration schedule per workflow against the deadline"
+    )
+    hardware_basis: Optional[str] = Field(
+        None, description="the hardware each workflow is compared on (undecided target)"
+    )
     assumptions: list[str]
 
 
@@ -142,9 +159,22 @@ def _dump(obj: Any) -> Any:
 
 # Host-check fields that change from one run to the next on the same machine: left out of the report
 # so that the same inputs give the same document (apart from created_at).
-_VOLATILE = {"created_at", "seconds", "available_mb", "free_mb", "memory_usage_mb", "memory_used_mb",
-             "frequency_mhz", "utilization_percent", "utilization_gpu", "temperature_c", "power_w",
-             "power_draw_w", "import_seconds", "loadavg"}
+_VOLATILE = {
+    "created_at",
+    "seconds",
+    "available_mb",
+    "free_mb",
+    "memory_usage_mb",
+    "memory_used_mb",
+    "frequency_mhz",
+    "utilization_percent",
+    "utilization_gpu",
+    "temperature_c",
+    "power_w",
+    "power_draw_w",
+    "import_seconds",
+    "loadavg",
+}
 
 
 def stable_host(host: Any) -> Any:
@@ -168,18 +198,33 @@ def summarise_runs(suites: list[Any]) -> tuple[list[RunSummary], list[dict], lis
         label = host.get("hostname") or host.get("cpu_model") or host.get("name")
         for r in data.get("runs") or []:
             step = r.get("step_time_ms") or {}
-            runs.append(RunSummary(
-                id=str(r.get("id", "?")), framework=str(r.get("framework", "?")), mode=r.get("mode"),
-                model=r.get("model"), batch_size=r.get("batch_size"), device=r.get("device"),
-                hardware=device_kind(r.get("device") or ""), status=str(r.get("status", "?")), error=r.get("error"),
-                images_per_second=_num(r.get("images_per_second")), ci95=r.get("ci95"),
-                step_ms_median=_num(step.get("median")), step_cv=_num(step.get("cv")),
-                first_step_seconds=_num(r.get("first_step_seconds")), compile_seconds=_num(r.get("compile_seconds")),
-                peak_memory_mb=_num(r.get("peak_memory_mb")), mfu=_num(r.get("mfu")),
-                loss_first=_num(r.get("loss_first")), loss_last=_num(r.get("loss_last")),
-                host=label, warnings=[str(w) for w in r.get("warnings") or []],
-                quality=r.get("quality") if isinstance(r.get("quality"), str) else None,
-                quality_reasons=[str(q) for q in r.get("quality_reasons") or []]))
+            runs.append(
+                RunSummary(
+                    id=str(r.get("id", "?")),
+                    framework=str(r.get("framework", "?")),
+                    mode=r.get("mode"),
+                    model=r.get("model"),
+                    batch_size=r.get("batch_size"),
+                    device=r.get("device"),
+                    hardware=device_kind(r.get("device") or ""),
+                    status=str(r.get("status", "?")),
+                    error=r.get("error"),
+                    images_per_second=_num(r.get("images_per_second")),
+                    ci95=r.get("ci95"),
+                    step_ms_median=_num(step.get("median")),
+                    step_cv=_num(step.get("cv")),
+                    first_step_seconds=_num(r.get("first_step_seconds")),
+                    compile_seconds=_num(r.get("compile_seconds")),
+                    peak_memory_mb=_num(r.get("peak_memory_mb")),
+                    mfu=_num(r.get("mfu")),
+                    loss_first=_num(r.get("loss_first")),
+                    loss_last=_num(r.get("loss_last")),
+                    host=label,
+                    warnings=[str(w) for w in r.get("warnings") or []],
+                    quality=r.get("quality") if isinstance(r.get("quality"), str) else None,
+                    quality_reasons=[str(q) for q in r.get("quality_reasons") or []],
+                )
+            )
         parity.extend(p for p in data.get("parity") or [] if isinstance(p, dict))
         g = data.get("gemm_peak")
         if isinstance(g, list):
@@ -196,38 +241,66 @@ def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> O
     targets = sorted({p.target for p in card.projections})
     if not kinds:
         statuses = ", ".join(f"{n} {s}" for s, n in sorted(Counter(r.status for r in runs).items()))
-        return (f"no probe run succeeded ({statuses}): performance and cost come from the knowledge base "
-                "(see each run's error; `advisor check` says what this host lacks)")
+        return (
+            f"no probe run succeeded ({statuses}): performance and cost come from the knowledge base "
+            "(see each run's error; `advisor check` says what this host lacks)"
+        )
     if not set(kinds) & set(targets):
-        return (f"probes ran on {', '.join(kinds) or 'no hardware'}, the training target is {', '.join(targets)}: "
-                "the runs are shown for comparison but do not enter the performance score")
+        return (
+            f"probes ran on {', '.join(kinds) or 'no hardware'}, the training target is {', '.join(targets)}: "
+            "the runs are shown for comparison but do not enter the performance score"
+        )
     model = req.workload.model if req.workload else None
     if model and not any(r.model == model and r.status == "ok" for r in runs):
-        return (f"no probe run of the workload's model ({model}): the runs are shown for comparison but do not enter "
-                f"the performance score (run `advisor probe --models {model}`)" if model != "custom" else
-                "the workload is a custom model: the probe runs are shown for comparison but do not enter the performance score")
+        return (
+            f"no probe run of the workload's model ({model}): the runs are shown for comparison but do not enter "
+            f"the performance score (run `advisor probe --models {model}`)"
+            if model != "custom"
+            else "the workload is a custom model: the probe runs are shown for comparison but do not enter the performance score"
+        )
     return None
 
 
 def scaling_info(scaling: Any, req: Requirements, source: str, file: Optional[str]) -> ScalingInfo:
     distributed = req.needs.distributed_training
     if scaling is None:
-        return ScalingInfo(note=("no scaling probe result: multi-device projections use the knowledge-base communication "
-                                 "derating (run `advisor probe --scaling`, or pass --scaling FILE)") if distributed else None)
+        return ScalingInfo(
+            note=(
+                "no scaling probe result: multi-device projections use the knowledge-base communication "
+                "derating (run `advisor probe --scaling`, or pass --scaling FILE)"
+            )
+            if distributed
+            else None
+        )
     doc = _dump(scaling) or {}
-    failed = [f"{f.get('framework')} {f.get('model')}: {f.get('status')}" + (f": {f.get('reason')}" if f.get("reason") else "")
-              for f in doc.get("frameworks") or [] if f.get("status") not in ("ok", "partial")]
+    failed = [
+        f"{f.get('framework')} {f.get('model')}: {f.get('status')}"
+        + (f": {f.get('reason')}" if f.get("reason") else "")
+        for f in doc.get("frameworks") or []
+        if f.get("status") not in ("ok", "partial")
+    ]
     if not distributed:
         note = "needs.distributed_training is false: the scaling result is shown but not used"
     elif doc.get("label") == "cpu-contention":
-        note = ("measured on a CPU host: communication plus contention on shared cores, not device scaling; "
-                "the projections to the target's devices use the knowledge-base communication derating, with these figures as evidence")
+        note = (
+            "measured on a CPU host: communication plus contention on shared cores, not device scaling; "
+            "the projections to the target's devices use the knowledge-base communication derating, with these figures as evidence"
+        )
     else:
         note = None
-    return ScalingInfo(source=source if source in ("cache", "file") else "file", file=file, created=doc.get("created"),
-                       label=doc.get("label"), label_text=doc.get("label_text"), host=scaling_host(doc), used=distributed,
-                       measurements=scaling_measurements(doc), failed=failed,
-                       warnings=[str(w) for w in doc.get("warnings") or []], note=note)
+    return ScalingInfo(
+        source=source if source in ("cache", "file") else "file",
+        file=file,
+        created=doc.get("created"),
+        label=doc.get("label"),
+        label_text=doc.get("label_text"),
+        host=scaling_host(doc),
+        used=distributed,
+        measurements=scaling_measurements(doc),
+        failed=failed,
+        warnings=[str(w) for w in doc.get("warnings") or []],
+        note=note,
+    )
 
 
 def build_report(
@@ -248,17 +321,26 @@ def build_report(
     """Score and wrap. `probes`: a ProbeSuite, a list of them, or None. `scaling`: a scaling probe
     result (ScalingResult or its JSON) from this host's cache (`scaling_source="cache"`) or a file."""
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
-    card = score(requirements, host, suites, kb, scan, scaling=scaling, scaling_here=scaling_source == "cache",
-                 deploy=deploy)
+    card = score(
+        requirements, host, suites, kb, scan, scaling=scaling, scaling_here=scaling_source == "cache", deploy=deploy
+    )
     runs, parity, gemm = summarise_runs(suites)
     stamp = created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     return Report(
         created_at=stamp,
-        knowledge_base=KnowledgeBaseInfo(version=getattr(kb, "version", None), sources=list(getattr(kb, "sources", []) or [])),
+        knowledge_base=KnowledgeBaseInfo(
+            version=getattr(kb, "version", None), sources=list(getattr(kb, "sources", []) or [])
+        ),
         requirements=requirements,
         host=stable_host(host),
-        probes=ProbesInfo(source=probe_source if suites else "none", files=list(probe_files), runs=runs,
-                          parity=parity, gemm_peak=gemm, note=_probe_note(runs, requirements, card)),
+        probes=ProbesInfo(
+            source=probe_source if suites else "none",
+            files=list(probe_files),
+            runs=runs,
+            parity=parity,
+            gemm_peak=gemm,
+            note=_probe_note(runs, requirements, card),
+        ),
         scaling=scaling_info(scaling, requirements, scaling_source, scaling_file),
         scan=_dump(scan),
         recommendation=card.recommendation,

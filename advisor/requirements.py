@@ -240,9 +240,7 @@ def load_requirements(path: str | os.PathLike) -> Requirements:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"{name}: byte {exc.start}: not valid UTF-8: expected a UTF-8 text file"
-        ) from None
+        raise UsageError(f"{name}: byte {exc.start}: not valid UTF-8: expected a UTF-8 text file") from None
     if not text.strip():
         raise UsageError(f"{name}: the file is empty: expected a YAML mapping with name, hardware, deployment, ...")
     return parse_requirements(load_yaml(text, name), name)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 # Likelihood (0-1) that a pitfall bites, before the per-pitfall rules below (assumption).
-UNCONDITIONAL = 0.5   # applies to every project on the workflow
-SCAN_HIT = 0.95       # the migration scan found the hazard in the project's code
+UNCONDITIONAL = 0.5  # applies to every project on the workflow
+SCAN_HIT = 0.95  # the migration scan found the hazard in the project's code
 # An exposure below this many expected hours goes under "also known" (assumption: half a working day
 # is below what an architect tracks as a risk); at most REGISTER_MAX rows in the register.
 REGISTER_MIN_HOURS = 2.0
@@ -26,10 +26,20 @@ LARGE_MODEL_M = 1000.0
 SMALL_MODEL_M = 100.0  # a "small model on a fast chip" (seed 002 §5.3), assumption
 
 OWNER = {
-    "platform": ("version-matrix", "datacenter-power-planning", "hccl-configuration", "npu-smi-reserved-memory",
-                 "torch-npu-adapter-overhead", "mindspore-gpu-unsupported", "numpy-2-breaks-mindspore"),
-    "distributed-training engineer": ("ddp-to-mindspore-parallel", "distributed-communication-bottleneck",
-                                      "auto-parallel-limits"),
+    "platform": (
+        "version-matrix",
+        "datacenter-power-planning",
+        "hccl-configuration",
+        "npu-smi-reserved-memory",
+        "torch-npu-adapter-overhead",
+        "mindspore-gpu-unsupported",
+        "numpy-2-breaks-mindspore",
+    ),
+    "distributed-training engineer": (
+        "ddp-to-mindspore-parallel",
+        "distributed-communication-bottleneck",
+        "auto-parallel-limits",
+    ),
     "data engineer": ("data-pipeline-bottleneck", "cifar-binary-format", "normalize-range"),
     "deployment engineer": ("model-conversion-chain", "operator-fallback-cpu"),
     "tech lead": ("pretrained-weights-hub",),
@@ -37,10 +47,20 @@ OWNER = {
 # The seed 002 §7.4 rehearsal stage that retires a risk (environment first, then single card,
 # multi-card communication, export, inference).
 MILESTONE = {
-    "environment": ("version-matrix", "datacenter-power-planning", "npu-smi-reserved-memory", "torch-npu-adapter-overhead",
-                    "mindspore-gpu-unsupported", "numpy-2-breaks-mindspore"),
-    "multi-card": ("hccl-configuration", "ddp-to-mindspore-parallel", "distributed-communication-bottleneck",
-                   "auto-parallel-limits"),
+    "environment": (
+        "version-matrix",
+        "datacenter-power-planning",
+        "npu-smi-reserved-memory",
+        "torch-npu-adapter-overhead",
+        "mindspore-gpu-unsupported",
+        "numpy-2-breaks-mindspore",
+    ),
+    "multi-card": (
+        "hccl-configuration",
+        "ddp-to-mindspore-parallel",
+        "distributed-communication-bottleneck",
+        "auto-parallel-limits",
+    ),
     "export": ("model-conversion-chain",),
     "inference": ("operator-fallback-cpu",),
 }
@@ -112,10 +132,18 @@ def project(report: Any) -> Project:
     if split is None and fit is not None:
         strategy = str(_get(fit, "strategy", "") or _get(fit, "parallelism", ""))
         split = None if not strategy else strategy not in ("data-parallel", "data", "single-device", "fits")
-    return Project(_get(model, "parameters_millions"), str(_get(model, "family", "other")), int(_get(hw, "devices", 1)),
-                   bool(_get(needs, "distributed_training", False)), str(_get(req, "stage", "prototype")),
-                   str(_get(hw, "training_target", "undecided")), bool(_get(model, "custom_cuda_ops", False)),
-                   str(_get(needs, "huggingface", "none")), split, str(_get(model, "source", "new")))
+    return Project(
+        _get(model, "parameters_millions"),
+        str(_get(model, "family", "other")),
+        int(_get(hw, "devices", 1)),
+        bool(_get(needs, "distributed_training", False)),
+        str(_get(req, "stage", "prototype")),
+        str(_get(hw, "training_target", "undecided")),
+        bool(_get(model, "custom_cuda_ops", False)),
+        str(_get(needs, "huggingface", "none")),
+        split,
+        str(_get(model, "source", "new")),
+    )
 
 
 def _size(p: Project) -> str:
@@ -132,8 +160,10 @@ def _auto_parallel(p: Project) -> tuple[float, str]:
     if p.must_split:
         return 0.7, "the model must be split across devices (memory fit): automatic parallelism is in play"
     if p.must_split is False or (p.params_m is not None and p.params_m < LARGE_MODEL_M):
-        return 0.05, (f"{_size(p)} fits one device: data parallelism suffices and automatic parallelism is not "
-                      "needed (seed 002 §7.1-7.2)")
+        return 0.05, (
+            f"{_size(p)} fits one device: data parallelism suffices and automatic parallelism is not "
+            "needed (seed 002 §7.1-7.2)"
+        )
     return 0.4, "model size unknown or large: automatic parallelism may be needed"
 
 
@@ -147,13 +177,19 @@ def _power(p: Project) -> tuple[float, str]:
     if p.devices >= 8 and p.stage == "production":
         return 0.6, f"{p.devices} cards in production: at least one 8-card server to power and cool (seed 002 §1.3)"
     if p.devices >= 8:
-        return 0.35, f"{p.devices} cards, not yet in production: bites when the servers are hosted on site, not in a cloud"
+        return (
+            0.35,
+            f"{p.devices} cards, not yet in production: bites when the servers are hosted on site, not in a cloud",
+        )
     return 0.15, f"{p.devices} card(s): below one 8-card server's power budget"
 
 
 def _comm(p: Project) -> tuple[float, str]:
     if p.devices >= 16:
-        return 0.7, f"{p.devices} devices span servers: below 30% of linear at 64 cards on weak interconnect (seed 004 §2.1)"
+        return (
+            0.7,
+            f"{p.devices} devices span servers: below 30% of linear at 64 cards on weak interconnect (seed 004 §2.1)",
+        )
     if p.devices > 1:
         return 0.35, f"{p.devices} devices in one server: ~70% of linear at 8 cards (seed 004 §2.1)"
     return 0.05, "one device: no communication"
@@ -174,8 +210,10 @@ def _operator(p: Project) -> tuple[float, str]:
 
 
 def _hub(p: Project) -> tuple[float, str]:
-    return ({"essential": (0.9, "HuggingFace is essential to the project"), "nice": (0.35, "HuggingFace is nice to have")}
-            .get(p.huggingface, (0.1, "no HuggingFace dependence")))
+    return {
+        "essential": (0.9, "HuggingFace is essential to the project"),
+        "nice": (0.35, "HuggingFace is nice to have"),
+    }.get(p.huggingface, (0.1, "no HuggingFace dependence"))
 
 
 def _memory_reserve(p: Project) -> tuple[float, str]:
@@ -193,8 +231,14 @@ RULES: dict[str, Rule] = {
     "unsupported-operator": _operator,
     "pretrained-weights-hub": _hub,
     "npu-smi-reserved-memory": _memory_reserve,
-    "version-matrix": lambda p: (0.8, "the driver/CANN/framework chain is where most Ascend set-ups first fail (seed 002 §3.2)"),
-    "precision-alignment": lambda p: (0.7, "every ported model must be checked against the PyTorch loss curve (seed 004 §5.1)"),
+    "version-matrix": lambda p: (
+        0.8,
+        "the driver/CANN/framework chain is where most Ascend set-ups first fail (seed 002 §3.2)",
+    ),
+    "precision-alignment": lambda p: (
+        0.7,
+        "every ported model must be checked against the PyTorch loss curve (seed 004 §5.1)",
+    ),
     "numpy-2-breaks-mindspore": lambda p: (0.1, "the pinned stack above holds NumPy below 2"),
     "graph-compile-overhead": lambda p: (0.9, "every Graph-mode run compiles first; minutes, not engineering days"),
     "custom-cuda-ops": lambda p: (0.95, "model.custom_cuda_ops is true"),
@@ -204,8 +248,16 @@ RULES: dict[str, Rule] = {
 
 # Pitfalls of porting PyTorch code: unlikely when nothing is ported (MindSpore from the start on a new
 # model); the factor is a judgement (assumption).
-PORTING = ("ddp-to-mindspore-parallel", "normalize-range", "lr-scheduler-api", "layer-default-differences", "inplace-ops",
-           "hooks-pynative-only", "mixed-precision-config", "precision-alignment")
+PORTING = (
+    "ddp-to-mindspore-parallel",
+    "normalize-range",
+    "lr-scheduler-api",
+    "layer-default-differences",
+    "inplace-ops",
+    "hooks-pynative-only",
+    "mixed-precision-config",
+    "precision-alignment",
+)
 NOT_PORTED = 0.3
 
 
@@ -220,12 +272,24 @@ def _from_pitfall(item: Any, p: Project, workflow: str = "") -> Risk:
     else:
         likelihood, why = UNCONDITIONAL, "applies to every project on this workflow"
     if pid in PORTING and workflow == "mindspore" and p.source != "pytorch-code":
-        likelihood, why = likelihood * NOT_PORTED, (f"model.source is {p.source}: written for MindSpore, no PyTorch code "
-                                                    f"to port (habits still carry over)")
+        likelihood, why = (
+            likelihood * NOT_PORTED,
+            (f"model.source is {p.source}: written for MindSpore, no PyTorch code to port (habits still carry over)"),
+        )
     eff = _get(item, "effort_hours")
     hours = (float(eff[0]), float(eff[1])) if eff else (float(_get(item, "expected_hours", 0.0)),) * 2
-    return Risk(pid, str(_get(item, "title")), likelihood, why, hours, _role(pid, OWNER, "ML engineer"),
-                _role(pid, MILESTONE, "single card"), str(_get(item, "fix")), str(_get(item, "source", "")), pid)
+    return Risk(
+        pid,
+        str(_get(item, "title")),
+        likelihood,
+        why,
+        hours,
+        _role(pid, OWNER, "ML engineer"),
+        _role(pid, MILESTONE, "single card"),
+        str(_get(item, "fix")),
+        str(_get(item, "source", "")),
+        pid,
+    )
 
 
 def register(report: Any) -> Register:
@@ -244,9 +308,18 @@ def register(report: Any) -> Register:
             r.hours = (max(r.hours[0], float(eff[0])), max(r.hours[1], float(eff[1])))
         else:
             rid = str(pid or f"scan-{kind}")
-            risks[rid] = Risk(rid, str(_get(h, "title") or kind), SCAN_HIT, found, (float(eff[0]), float(eff[1])),
-                              "ML engineer", "single card", str(_get(h, "fix") or "see `advisor scan` for each place"),
-                              kb_id=pid or None, scan=found)
+            risks[rid] = Risk(
+                rid,
+                str(_get(h, "title") or kind),
+                SCAN_HIT,
+                found,
+                (float(eff[0]), float(eff[1])),
+                "ML engineer",
+                "single card",
+                str(_get(h, "fix") or "see `advisor scan` for each place"),
+                kb_id=pid or None,
+                scan=found,
+            )
     ranked = sorted(risks.values(), key=lambda r: (-r.exposure, r.id))
     reg = Register(wf)
     for r in ranked:

@@ -64,14 +64,17 @@ def _check_graph(name: str, root: yaml.Node) -> None:
 
     def size(node: yaml.Node, depth: int) -> int:
         if depth > MAX_DEPTH:
-            raise UsageError(f"{name}: {_where(node.start_mark)}: nested deeper than {MAX_DEPTH} levels: "
-                             "expected a flat configuration file")
+            raise UsageError(
+                f"{name}: {_where(node.start_mark)}: nested deeper than {MAX_DEPTH} levels: "
+                "expected a flat configuration file"
+            )
         key = id(node)
         if key in sizes:
             return sizes[key]
         if key in active:
-            raise UsageError(f"{name}: {_where(node.start_mark)}: an alias refers to its own parent: "
-                             "expected plain YAML values")
+            raise UsageError(
+                f"{name}: {_where(node.start_mark)}: an alias refers to its own parent: expected plain YAML values"
+            )
         active.add(key)
         if isinstance(node, yaml.SequenceNode):
             total = 1 + sum(size(child, depth + 1) for child in node.value)
@@ -81,9 +84,11 @@ def _check_graph(name: str, root: yaml.Node) -> None:
             total = 1
         active.discard(key)
         if total > MAX_EXPANDED_NODES:
-            raise UsageError(f"{name}: {_where(node.start_mark)}: aliases expand to more than "
-                             f"{MAX_EXPANDED_NODES:,} values: expected a small configuration file "
-                             "(write the values out instead of nesting aliases)")
+            raise UsageError(
+                f"{name}: {_where(node.start_mark)}: aliases expand to more than "
+                f"{MAX_EXPANDED_NODES:,} values: expected a small configuration file "
+                "(write the values out instead of nesting aliases)"
+            )
         sizes[key] = total
         return total
 
@@ -95,8 +100,10 @@ def yaml_error(name: str, exc: yaml.YAMLError) -> UsageError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     if isinstance(exc, yaml.constructor.ConstructorError) and "constructor for the tag" in str(problem):
         tag = str(problem).split("tag", 1)[-1].strip(" '")
-        return UsageError(f"{name}: {_where(mark)}: YAML tag {tag!r} is not allowed: "
-                          "expected plain YAML values (mappings, lists, strings, numbers, booleans)")
+        return UsageError(
+            f"{name}: {_where(mark)}: YAML tag {tag!r} is not allowed: "
+            "expected plain YAML values (mappings, lists, strings, numbers, booleans)"
+        )
     return UsageError(f"{name}: {_where(mark)}: invalid YAML: {clip(str(problem))}")
 
 

@@ -33,14 +33,22 @@ class Schedule(BaseModel):
     finding: Optional[str] = None
 
 
-def schedule(workflow: str, parts: list[tuple[str, float, float]], team_size: int, deadline: Optional[float],
-             k: Consts = DEFAULT) -> Schedule:
+def schedule(
+    workflow: str, parts: list[tuple[str, float, float]], team_size: int, deadline: Optional[float], k: Consts = DEFAULT
+) -> Schedule:
     per_week = team_size * k["HOURS_PER_WEEK"]
     low, high = sum(p[1] for p in parts), sum(p[2] for p in parts)
-    out = Schedule(workflow=workflow, hours=[round(low, 2), round(high, 2)], team_hours_per_week=per_week,
-                   weeks=[round(low / per_week, 3), round(high / per_week, 3)],
-                   phases=[Phase(name=n, hours=[round(a, 2), round(b, 2)], weeks=[round(a / per_week, 3), round(b / per_week, 3)])
-                           for n, a, b in parts if b > 0])
+    out = Schedule(
+        workflow=workflow,
+        hours=[round(low, 2), round(high, 2)],
+        team_hours_per_week=per_week,
+        weeks=[round(low / per_week, 3), round(high / per_week, 3)],
+        phases=[
+            Phase(name=n, hours=[round(a, 2), round(b, 2)], weeks=[round(a / per_week, 3), round(b / per_week, 3)])
+            for n, a, b in parts
+            if b > 0
+        ],
+    )
     if deadline is None:
         return out
     allowed = per_week * deadline * k["DEADLINE_SHARE"]
@@ -48,10 +56,14 @@ def schedule(workflow: str, parts: list[tuple[str, float, float]], team_size: in
     out.pressure = round((low + high) / 2 / allowed, 4) if allowed > 0 else None
     out.fits = "yes" if high <= allowed else ("maybe" if low <= allowed else "no")
     if out.fits == "no":
-        out.finding = (f"the migration cannot fit: at least {low:g} h against {allowed:g} h "
-                       f"({k['DEADLINE_SHARE']:.0%} of {team_size} x {k['HOURS_PER_WEEK']:g} h x {deadline:g} weeks)")
+        out.finding = (
+            f"the migration cannot fit: at least {low:g} h against {allowed:g} h "
+            f"({k['DEADLINE_SHARE']:.0%} of {team_size} x {k['HOURS_PER_WEEK']:g} h x {deadline:g} weeks)"
+        )
     elif out.fits == "maybe":
-        out.finding = f"the migration fits only at the low end of its estimate ({low:g}-{high:g} h against {allowed:g} h)"
+        out.finding = (
+            f"the migration fits only at the low end of its estimate ({low:g}-{high:g} h against {allowed:g} h)"
+        )
     return out
 
 

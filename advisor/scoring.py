@@ -50,7 +50,10 @@ _req_ev = req_evidence
 # The first-party framework for each deployment target (seed 000, "模型部署对比": MindIR + Lite is the
 # native path on Ascend servers and edge devices; ONNX/TensorRT is PyTorch's mature path on NVIDIA).
 NATIVE_DEPLOYMENT = {"nvidia-server": "pytorch", "ascend-server": "mindspore", "edge-ascend": "mindspore"}
-EDGE_TARGETS = ("edge-ascend", "mobile")  # deploying through an export/convert step (ONNX, ATC): it works, with operator gaps
+EDGE_TARGETS = (
+    "edge-ascend",
+    "mobile",
+)  # deploying through an export/convert step (ONNX, ATC): it works, with operator gaps
 # Hybrid = prototype in PyTorch, then train and serve with MindSpore (seed 000, "两个都要用的场景").
 # Share of the work done in the PyTorch stack, per project stage, where a criterion mixes both stacks:
 # a research project lives mostly in the prototype, a production one mostly in MindSpore (assumption).
@@ -66,7 +69,13 @@ HUB_WEIGHT = {"none": 0.5, "nice": 1.5, "essential": 3.0}
 # any hazard: "ResNet-18 took an afternoon" (seed 002, 6.1), "a few hundred lines: half a day if you
 # know both" (seed 004, 3.3), complex models are "manual labour". Hours (low, high) per model family;
 # replaced by the code scan's estimate when model.code_path is given.
-PORT_BASE_HOURS = {"cnn": (4.0, 16.0), "transformer": (8.0, 40.0), "rnn": (8.0, 32.0), "gnn": (16.0, 60.0), "other": (8.0, 40.0)}
+PORT_BASE_HOURS = {
+    "cnn": (4.0, 16.0),
+    "transformer": (8.0, 40.0),
+    "rnn": (8.0, 32.0),
+    "gnn": (16.0, 60.0),
+    "other": (8.0, 40.0),
+}
 # Risk the code scan finds (custom extensions, data-dependent control flow...) beyond its hours (assumption).
 SCAN_RISK_PENALTY = {"low": 0.0, "medium": 5.0, "high": 10.0}
 LEVEL_RANK = {"none": 0, "preferred": 1, "required": 2}
@@ -120,7 +129,9 @@ class EvidenceQuality(BaseModel):
 
     score: float = Field(description="1 (assumption) to 5 (measured), weighted by how much each criterion decides")
     label: Literal["good", "fair", "weak", "none"]
-    counts: dict[str, int] = Field(default_factory=dict, description="evidence items in the deciding criteria, by quality class")
+    counts: dict[str, int] = Field(
+        default_factory=dict, description="evidence items in the deciding criteria, by quality class"
+    )
     note: str = ""
 
 
@@ -130,7 +141,9 @@ class NearestFlip(BaseModel):
     what: str = Field(description="'weight:<criterion>' or 'constant:<NAME>'")
     value: float
     threshold: float
-    relative_change: float = Field(description="|threshold - value| / |value| (or / the searched range when value is 0)")
+    relative_change: float = Field(
+        description="|threshold - value| / |value| (or / the searched range when value is 0)"
+    )
     new_top: str
     note: str
 
@@ -216,9 +229,15 @@ class Scorecard(BaseModel):
     assumptions: list[str]
     constant_sensitivity: list[ConstantSensitivity] = Field(default_factory=list)
     costs: list[TotalCost] = Field(default_factory=list, description="total cost of ownership per workflow")
-    schedules: list[Schedule] = Field(default_factory=list, description="migration schedule per workflow against the deadline")
-    memory: list[MemoryFit] = Field(default_factory=list, description="memory fit per workflow's training target (absent on CPU)")
-    hardware_basis: Optional[str] = Field(None, description="what hardware each workflow is compared on (undecided target)")
+    schedules: list[Schedule] = Field(
+        default_factory=list, description="migration schedule per workflow against the deadline"
+    )
+    memory: list[MemoryFit] = Field(
+        default_factory=list, description="memory fit per workflow's training target (absent on CPU)"
+    )
+    hardware_basis: Optional[str] = Field(
+        None, description="what hardware each workflow is compared on (undecided target)"
+    )
 
 
 # --- weights -------------------------------------------------------------------------------------
@@ -237,31 +256,56 @@ def default_weights(req: Requirements) -> dict[str, tuple[float, list[str]]]:
                 why.append(fld)
         w[name] = (value, why)
 
-    add("performance", 0.10,
+    add(
+        "performance",
+        0.10,
         (n.throughput_priority == "medium", 0.05, "needs.throughput_priority=medium"),
         (n.throughput_priority == "high", 0.12, "needs.throughput_priority=high"),
-        (n.distributed_training, 0.02, "needs.distributed_training"))
-    add("cost", 0.07,
+        (n.distributed_training, 0.02, "needs.distributed_training"),
+    )
+    add(
+        "cost",
+        0.07,
         (req.constraints.budget_usd is not None, 0.05, "constraints.budget_usd"),
-        (req.workload is not None, 0.02, "workload"))
-    add("ecosystem", 0.08,
+        (req.workload is not None, 0.02, "workload"),
+    )
+    add(
+        "ecosystem",
+        0.08,
         (n.huggingface == "nice", 0.05, "needs.huggingface=nice"),
         (n.huggingface == "essential", 0.15, "needs.huggingface=essential"),
-        (req.stage == "research", 0.03, "stage=research"))
-    add("team", 0.14,
-        (req.constraints.deadline_weeks is not None and req.constraints.deadline_weeks <= 8, 0.05, "constraints.deadline_weeks<=8"))
-    add("migration", 0.08,
+        (req.stage == "research", 0.03, "stage=research"),
+    )
+    add(
+        "team",
+        0.14,
+        (
+            req.constraints.deadline_weeks is not None and req.constraints.deadline_weeks <= 8,
+            0.05,
+            "constraints.deadline_weeks<=8",
+        ),
+    )
+    add(
+        "migration",
+        0.08,
         (req.model.source == "pytorch-code", 0.08, "model.source=pytorch-code"),
         (req.model.kernel_count > 0, 0.03, "model.custom_cuda_ops"),
-        (req.constraints.deadline_weeks is not None, 0.02, "constraints.deadline_weeks"))
-    add("deployment", 0.10,
+        (req.constraints.deadline_weeks is not None, 0.02, "constraints.deadline_weeks"),
+    )
+    add(
+        "deployment",
+        0.10,
         (req.stage == "production", 0.04, "stage=production"),
         (n.edge_cloud, 0.05, "needs.edge_cloud"),
-        (any(t in ("mobile", "edge-ascend") for t in req.deployment.targets), 0.03, "deployment.targets (edge)"))
-    add("debugging", 0.04,
+        (any(t in ("mobile", "edge-ascend") for t in req.deployment.targets), 0.03, "deployment.targets (edge)"),
+    )
+    add(
+        "debugging",
+        0.04,
         (n.debugging_intensity == "medium", 0.04, "needs.debugging_intensity=medium"),
         (n.debugging_intensity == "high", 0.10, "needs.debugging_intensity=high"),
-        (req.stage in ("research", "prototype"), 0.03, f"stage={req.stage}"))
+        (req.stage in ("research", "prototype"), 0.03, f"stage={req.stage}"),
+    )
     # Constant on purpose: a stricter domestic requirement changes the scores and the hard
     # constraint, never the weight, so it can only lower a non-domestic stack's total.
     add("compliance", 0.10)
@@ -274,9 +318,13 @@ def resolve_weights(req: Requirements) -> list[Weight]:
     raw = {name: (given[name] if name in given else defaults[name][0]) for name in CRITERIA}
     total = sum(raw.values()) or 1.0
     return [
-        Weight(name=name, weight=raw[name] / total, raw=raw[name],
-               origin="user" if name in given else "default",
-               because=[] if name in given else defaults[name][1])
+        Weight(
+            name=name,
+            weight=raw[name] / total,
+            raw=raw[name],
+            origin="user" if name in given else "default",
+            because=[] if name in given else defaults[name][1],
+        )
         for name in CRITERIA
     ]
 
@@ -294,6 +342,7 @@ def _clamp(x: float) -> float:
 
 def _range_text(low: float, high: float, unit: str = "", prefix: str = "") -> str:
     """'1.37-5.47', or one value when both ends read the same ('39,011', not '39,011-39,011')."""
+
     def sig(x: float) -> str:
         return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
 
@@ -412,7 +461,9 @@ def _stack_aspect(kb: Any, stack: str, aspect: str) -> tuple[Optional[float], li
     return _aspect_score(kb, stack, aspect)
 
 
-def _mix(wf: str, ctx: Context, aspects: dict[str, float], criterion: str) -> tuple[Optional[float], list[Evidence], str]:
+def _mix(
+    wf: str, ctx: Context, aspects: dict[str, float], criterion: str
+) -> tuple[Optional[float], list[Evidence], str]:
     """Weighted aspect score of the workflow's stack(s); hybrid mixes its PyTorch and MindSpore stacks."""
     req, kb = ctx.req, ctx.kb
 
@@ -438,9 +489,18 @@ def _mix(wf: str, ctx: Context, aspects: dict[str, float], criterion: str) -> tu
         return ms, ms_ev, f"knowledge-base {criterion} scores (0-5 -> 0-100)"
     share = HYBRID_PYTORCH_SHARE[req.stage][criterion] * prototype_fluency(req)
     ev = pt_ev + ms_ev
-    ev.append(_req_ev("team.pytorch", req.team.pytorch, f"prototyping in PyTorch pays off as far as the team is faster there (x{prototype_fluency(req):.2f})"))
-    return (share * pt + (1 - share) * ms, ev,
-            f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage}, team skills)")
+    ev.append(
+        _req_ev(
+            "team.pytorch",
+            req.team.pytorch,
+            f"prototyping in PyTorch pays off as far as the team is faster there (x{prototype_fluency(req):.2f})",
+        )
+    )
+    return (
+        share * pt + (1 - share) * ms,
+        ev,
+        f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage}, team skills)",
+    )
 
 
 def prototype_fluency(req: Requirements) -> float:
@@ -455,8 +515,14 @@ def _ecosystem(wf: str, ctx: Context) -> tuple[float, list[Evidence], str]:
     aspects = dict(ECOSYSTEM_ASPECTS)
     aspects["model_hub"] = HUB_WEIGHT[ctx.req.needs.huggingface]
     value, ev, note = _mix(wf, ctx, aspects, "ecosystem")
-    ev.insert(0, _req_ev("needs.huggingface", ctx.req.needs.huggingface,
-                         f"model hub weighed x{aspects['model_hub']:g} of {sum(aspects.values()):g} aspect weights"))
+    ev.insert(
+        0,
+        _req_ev(
+            "needs.huggingface",
+            ctx.req.needs.huggingface,
+            f"model hub weighed x{aspects['model_hub']:g} of {sum(aspects.values()):g} aspect weights",
+        ),
+    )
     if value is None:
         return 50.0, ev, "no ecosystem entries in the knowledge base: neutral 50"
     return value, ev, note + f"; HuggingFace need {ctx.req.needs.huggingface}: model hub x{aspects['model_hub']:g}"
@@ -464,7 +530,9 @@ def _ecosystem(wf: str, ctx: Context) -> tuple[float, list[Evidence], str]:
 
 def _debugging(wf: str, ctx: Context) -> tuple[float, list[Evidence], str]:
     value, ev, note = _mix(wf, ctx, {"debugging": 1.0}, "debugging")
-    ev.insert(0, _req_ev("needs.debugging_intensity", ctx.req.needs.debugging_intensity, "how much debugging the work needs"))
+    ev.insert(
+        0, _req_ev("needs.debugging_intensity", ctx.req.needs.debugging_intensity, "how much debugging the work needs")
+    )
     if value is None:
         return 50.0, ev, "no debugging entries in the knowledge base: neutral 50"
     return value, ev, note
@@ -478,7 +546,11 @@ def _kb_deployment_fit(framework: str, target: str, kb: Any, k: Consts) -> tuple
         return k["CONVERSION_FIT"], [], f"{target}: via export/conversion (CONVERSION_FIT)"
     value, ev = _aspect_score(kb, framework, "deployment")
     if value is None:
-        return k["UNKNOWN_DEPLOYMENT_FIT"], [], f"{target}: no deployment entry in the knowledge base (UNKNOWN_DEPLOYMENT_FIT)"
+        return (
+            k["UNKNOWN_DEPLOYMENT_FIT"],
+            [],
+            f"{target}: no deployment entry in the knowledge base (UNKNOWN_DEPLOYMENT_FIT)",
+        )
     return value, ev, f"{target}: knowledge-base deployment score"
 
 
@@ -488,17 +560,29 @@ def _deployment_fit(framework: str, target: str, ctx: Context, k: Consts) -> tup
     accelerator target a CPU measurement only shows whether the export works at all, so it caps the
     fit when every measured export path of the framework failed and otherwise only adds evidence."""
     value, ev, note = _kb_deployment_fit(framework, target, ctx.kb, k)
-    rows = [r for r in ctx.deploy if r.get("framework") == framework and r.get("measured") and r.get("score") is not None]
+    rows = [
+        r for r in ctx.deploy if r.get("framework") == framework and r.get("measured") and r.get("score") is not None
+    ]
     if not rows:
         return value, ev, note
     best = max(rows, key=lambda r: r["score"])
-    measured = [Evidence(kind="measured", ref=f"deploy:{r['framework']}->{r['target']}", value=r["score"],
-                         detail=f"{r['framework']} -> {r['target']}: {r['score']}/100 ({r['note']})") for r in rows]
+    measured = [
+        Evidence(
+            kind="measured",
+            ref=f"deploy:{r['framework']}->{r['target']}",
+            value=r["score"],
+            detail=f"{r['framework']} -> {r['target']}: {r['score']}/100 ({r['note']})",
+        )
+        for r in rows
+    ]
     if target == "cpu-server":
         return float(best["score"]), measured, f"{target}: measured here, best path {framework} -> {best['target']}"
     if best["score"] < k["EXPORT_WORKS_SCORE"]:
-        return min(value, float(best["score"])), ev + measured, (f"{note}; capped: every {framework} export path "
-                                                                 f"measured here scored below {k['EXPORT_WORKS_SCORE']:g}")
+        return (
+            min(value, float(best["score"])),
+            ev + measured,
+            (f"{note}; capped: every {framework} export path measured here scored below {k['EXPORT_WORKS_SCORE']:g}"),
+        )
     return value, ev + measured, f"{note}; export paths work here (measured, CPU)"
 
 
@@ -506,7 +590,13 @@ def _deployment(wf: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence]
     req = ctx.req
     framework = ctx.routes[wf].framework
     scores, notes = [], []
-    ev = [_req_ev("deployment.targets", list(req.deployment.targets), f"deploys {framework} models to {', '.join(req.deployment.targets)}")]
+    ev = [
+        _req_ev(
+            "deployment.targets",
+            list(req.deployment.targets),
+            f"deploys {framework} models to {', '.join(req.deployment.targets)}",
+        )
+    ]
     for target in req.deployment.targets:
         value, tev, note = _deployment_fit(framework, target, ctx, k)
         scores.append(value)
@@ -515,11 +605,21 @@ def _deployment(wf: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence]
     score = sum(scores) / len(scores)
     if wf == "hybrid" and any(t in EDGE_TARGETS for t in req.deployment.targets):
         score -= k["HYBRID_EDGE_PENALTY"]
-        ev.append(_req_ev("deployment.targets", list(req.deployment.targets), "edge targets: operator support found only at conversion of the PyTorch-designed model"))
-        notes.append(f"-{k['HYBRID_EDGE_PENALTY']:g} edge runtime constraints invisible while prototyping (HYBRID_EDGE_PENALTY)")
+        ev.append(
+            _req_ev(
+                "deployment.targets",
+                list(req.deployment.targets),
+                "edge targets: operator support found only at conversion of the PyTorch-designed model",
+            )
+        )
+        notes.append(
+            f"-{k['HYBRID_EDGE_PENALTY']:g} edge runtime constraints invisible while prototyping (HYBRID_EDGE_PENALTY)"
+        )
     if req.needs.edge_cloud and framework == "pytorch":
         score -= k["EDGE_CLOUD_PYTORCH_PENALTY"]
-        ev.append(_req_ev("needs.edge_cloud", True, "train in the cloud, infer on devices: two toolchains on a PyTorch stack"))
+        ev.append(
+            _req_ev("needs.edge_cloud", True, "train in the cloud, infer on devices: two toolchains on a PyTorch stack")
+        )
         notes.append(f"-{k['EDGE_CLOUD_PYTORCH_PENALTY']:g} edge-cloud on two toolchains")
     return _clamp(score), ev, "; ".join(notes)
 
@@ -535,8 +635,10 @@ def _compliance(wf: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence]
     framework: each part counts only where the team has that mandate."""
     req, route = ctx.req, ctx.routes[wf]
     hw_level, fw_level = req.needs.hardware_mandate, req.needs.framework_mandate
-    ev = [_req_ev("needs.domestic_hardware", hw_level, f"domestic hardware {hw_level}"),
-          _req_ev("needs.domestic_framework", fw_level, f"domestic framework {fw_level}")]
+    ev = [
+        _req_ev("needs.domestic_hardware", hw_level, f"domestic hardware {hw_level}"),
+        _req_ev("needs.domestic_framework", fw_level, f"domestic framework {fw_level}"),
+    ]
     if hw_level == "none" and fw_level == "none":
         return 100.0, ev, "no domestic-substitution requirement"
     hw = {"ascend": 1.0, "cpu": 0.5, "nvidia": 0.0}[route.target]
@@ -544,14 +646,28 @@ def _compliance(wf: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence]
     dep = sum(1 for t in req.deployment.targets if t != "nvidia-server") / len(req.deployment.targets)
     parts = []
     if hw_level != "none":
-        parts += [(hw, k["COMPLIANCE_HARDWARE_WEIGHT"], f"hardware {hw:.1f}"), (dep, k["COMPLIANCE_DEPLOYMENT_WEIGHT"], f"non-NVIDIA deployment {dep:.2f}")]
+        parts += [
+            (hw, k["COMPLIANCE_HARDWARE_WEIGHT"], f"hardware {hw:.1f}"),
+            (dep, k["COMPLIANCE_DEPLOYMENT_WEIGHT"], f"non-NVIDIA deployment {dep:.2f}"),
+        ]
     if fw_level != "none":
         parts.append((fw, k["COMPLIANCE_FRAMEWORK_WEIGHT"], f"domestic framework {fw:.0f}"))
     den = sum(w for _, w, _ in parts) or 1.0
     score = 100 * sum(v * w for v, w, _ in parts) / den
     note = " + ".join(f"{text} x{w / den:.2f}" for _, w, text in parts)
-    note += " (shares " + ", ".join(n for n, lv in (("COMPLIANCE_HARDWARE_WEIGHT", hw_level), ("COMPLIANCE_DEPLOYMENT_WEIGHT", hw_level),
-                                                   ("COMPLIANCE_FRAMEWORK_WEIGHT", fw_level)) if lv != "none") + ")"
+    note += (
+        " (shares "
+        + ", ".join(
+            n
+            for n, lv in (
+                ("COMPLIANCE_HARDWARE_WEIGHT", hw_level),
+                ("COMPLIANCE_DEPLOYMENT_WEIGHT", hw_level),
+                ("COMPLIANCE_FRAMEWORK_WEIGHT", fw_level),
+            )
+            if lv != "none"
+        )
+        + ")"
+    )
     # Every deduction is named in the note, so the score can be recomputed from what the report says.
     if wf == "hybrid" and fw_level != "none":
         pen = k["HYBRID_COMPLIANCE_REQUIRED"] if fw_level == "required" else k["HYBRID_COMPLIANCE_PREFERRED"]
@@ -571,7 +687,9 @@ def _scan_kernels(scan: Optional[dict]) -> int:
     return sum(1 for h in scan.get("hazards") or [] if isinstance(h, dict) and h.get("kind") == "custom_extension")
 
 
-def migration_parts(wf: str, ctx: Context, k: Consts) -> tuple[list[tuple[str, float, float]], list[Evidence], list[str]]:
+def migration_parts(
+    wf: str, ctx: Context, k: Consts
+) -> tuple[list[tuple[str, float, float]], list[Evidence], list[str]]:
     """Hours of migration/adaptation work, part by part (label, low, high), with evidence and notes.
     The MIGRATION_HOURS_FACTOR scales the whole estimate (the sensitivity analysis moves it)."""
     req, kb, scan = ctx.req, ctx.kb, ctx.scan
@@ -599,13 +717,23 @@ def migration_parts(wf: str, ctx: Context, k: Consts) -> tuple[list[tuple[str, f
     if scan_used:
         s_low, s_high = (scan.get("effort_hours") or [0, 0])[:2]
         parts.append(("port (code scan)", float(s_low), float(s_high)))
-        ev.append(_req_ev("model.code_path", req.model.code_path,
-                          f"scan of the team's code: {len(scan.get('hazards') or [])} hazards, {s_low:g}-{s_high:g} h, risk {scan.get('risk')}"))
+        ev.append(
+            _req_ev(
+                "model.code_path",
+                req.model.code_path,
+                f"scan of the team's code: {len(scan.get('hazards') or [])} hazards, {s_low:g}-{s_high:g} h, risk {scan.get('risk')}",
+            )
+        )
     elif ports:
         base = PORT_BASE_HOURS[req.model.family]
         parts.append(("port (re-implement and check the model)", base[0], base[1]))
-        ev.append(_req_ev("model.family", req.model.family,
-                          f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)"))
+        ev.append(
+            _req_ev(
+                "model.family",
+                req.model.family,
+                f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)",
+            )
+        )
     # Custom CUDA kernels leave CUDA on every route but PyTorch on NVIDIA: each one is re-written as an
     # Ascend custom operator. The pitfall covers the first; the scan's count wins when it is larger.
     kernels = max(req.model.kernel_count, _scan_kernels(scan) if scan_used else 0)
@@ -614,24 +742,44 @@ def migration_parts(wf: str, ctx: Context, k: Consts) -> tuple[list[tuple[str, f
         if extra > 0:
             lo, hi = extra * k["CUSTOM_KERNEL_HOURS_LOW"], extra * k["CUSTOM_KERNEL_HOURS_HIGH"]
             parts.append((f"{extra} more custom CUDA kernel(s)", lo, hi))
-            ev.append(_req_ev("model.custom_cuda_kernels", kernels, f"{kernels} custom CUDA kernels: {extra} beyond the pitfall's first, "
-                              f"{k['CUSTOM_KERNEL_HOURS_LOW']:g}-{k['CUSTOM_KERNEL_HOURS_HIGH']:g} h each"))
+            ev.append(
+                _req_ev(
+                    "model.custom_cuda_kernels",
+                    kernels,
+                    f"{kernels} custom CUDA kernels: {extra} beyond the pitfall's first, "
+                    f"{k['CUSTOM_KERNEL_HOURS_LOW']:g}-{k['CUSTOM_KERNEL_HOURS_HIGH']:g} h each",
+                )
+            )
     if req.model.dynamic_shapes and route.framework == "mindspore":
         lo, hi = k["DYNAMIC_SHAPES_HOURS_LOW"], k["DYNAMIC_SHAPES_HOURS_HIGH"]
         parts.append(("dynamic shapes for Graph mode", lo, hi))
-        ev.append(_req_ev("model.dynamic_shapes", True, f"bucketing inputs so Graph mode compiles a few shapes: {lo:g}-{hi:g} h"))
+        ev.append(
+            _req_ev(
+                "model.dynamic_shapes", True, f"bucketing inputs so Graph mode compiles a few shapes: {lo:g}-{hi:g} h"
+            )
+        )
     fit = ctx.best[wf].memory
     if fit is not None and fit.must_split:
         if route.framework == "pytorch":
             lo, hi = k["PARALLEL_SETUP_PYTORCH_LOW"], k["PARALLEL_SETUP_PYTORCH_HIGH"]
             parts.append((f"parallelism set-up by hand ({fit.strategy})", lo, hi))
-            ev.append(_req_ev("model.parameters_millions", req.model.parameters_millions,
-                              f"the model must be split ({fit.strategy}): FSDP/DeepSpeed/Megatron set-up {lo:g}-{hi:g} h"))
+            ev.append(
+                _req_ev(
+                    "model.parameters_millions",
+                    req.model.parameters_millions,
+                    f"the model must be split ({fit.strategy}): FSDP/DeepSpeed/Megatron set-up {lo:g}-{hi:g} h",
+                )
+            )
         else:
             lo, hi = k["PARALLEL_SETUP_MINDSPORE_LOW"], k["PARALLEL_SETUP_MINDSPORE_HIGH"]
             parts.append((f"parallelism set-up with MindSpore auto-parallel ({fit.strategy})", lo, hi))
-            ev.append(_req_ev("model.parameters_millions", req.model.parameters_millions,
-                              f"the model must be split: MindSpore's automatic parallelism writes much of it ({lo:g}-{hi:g} h)"))
+            ev.append(
+                _req_ev(
+                    "model.parameters_millions",
+                    req.model.parameters_millions,
+                    f"the model must be split: MindSpore's automatic parallelism writes much of it ({lo:g}-{hi:g} h)",
+                )
+            )
             notes.append(f"MindSpore auto-parallel credit: {CONSTANTS['PARALLEL_SETUP_MINDSPORE_LOW'].source}")
             if fit.strategy == "model-parallel":
                 lo, hi = k["AUTO_PARALLEL_LIMIT_LOW"], k["AUTO_PARALLEL_LIMIT_HIGH"]
@@ -665,7 +813,13 @@ def _migration(wf: str, ctx: Context, k: Consts) -> tuple[tuple[float, list[Evid
         note += f"; -{pressure:.1f} deadline pressure ({sched.pressure:.0%} of the {sched.allowed_hours:g} h allowed before the deadline)"
     ev.append(_req_ev("team.size", req.team.size, f"one team-week = {capacity:g} h"))
     if req.constraints.deadline_weeks is not None:
-        ev.append(_req_ev("constraints.deadline_weeks", req.constraints.deadline_weeks, f"{sched.allowed_hours:g} h may go to migration"))
+        ev.append(
+            _req_ev(
+                "constraints.deadline_weeks",
+                req.constraints.deadline_weeks,
+                f"{sched.allowed_hours:g} h may go to migration",
+            )
+        )
     if notes:
         note += "; " + "; ".join(notes)
     return (_clamp(score), ev, note), [round(low, 2), round(high, 2)], sched
@@ -718,18 +872,38 @@ def _performance(wf: str, ctx: Context, k: Consts) -> tuple[float, list[Evidence
         if keep != 1.0 and proj.framework == "mindspore":
             note += f"; x{keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
         for o, c in undecided.items():
-            note += (f"; not decidable here against {o}: paired ratio {c.get('ratio')} (95% CI {c.get('ci95')}, "
-                     f"{c.get('pairs')} pairs, quality {c.get('quality')})")
+            note += (
+                f"; not decidable here against {o}: paired ratio {c.get('ratio')} (95% CI {c.get('ci95')}, "
+                f"{c.get('pairs')} pairs, quality {c.get('quality')})"
+            )
         ev = list(proj.evidence) + c_ev
         if keep != 1.0:
-            ev.append(_req_ev("model.dynamic_control_flow", True, "data-dependent control flow / dynamic shapes (knowledge base workflows bad_for)"))
+            ev.append(
+                _req_ev(
+                    "model.dynamic_control_flow",
+                    True,
+                    "data-dependent control flow / dynamic shapes (knowledge base workflows bad_for)",
+                )
+            )
         return score, ev, note
     ev = [_req_ev("hardware.training_target", proj.target, f"{proj.path} on {proj.target}")]
     if proj.target == "cpu":
-        return k["ASSUMED_PERF_CPU"], ev, f"no projection possible ({proj.basis_detail}): CPU training, {k['ASSUMED_PERF_CPU']:g} assumed (ASSUMED_PERF_CPU)"
+        return (
+            k["ASSUMED_PERF_CPU"],
+            ev,
+            f"no projection possible ({proj.basis_detail}): CPU training, {k['ASSUMED_PERF_CPU']:g} assumed (ASSUMED_PERF_CPU)",
+        )
     if proj.native:
-        return k["ASSUMED_PERF_NATIVE"], ev, f"no projection possible ({proj.basis_detail}): first-party path, {k['ASSUMED_PERF_NATIVE']:g} assumed (ASSUMED_PERF_NATIVE)"
-    return k["ASSUMED_PERF_ADAPTER"], ev, f"no projection possible ({proj.basis_detail}): adapter path, {k['ASSUMED_PERF_ADAPTER']:g} assumed (ASSUMED_PERF_ADAPTER)"
+        return (
+            k["ASSUMED_PERF_NATIVE"],
+            ev,
+            f"no projection possible ({proj.basis_detail}): first-party path, {k['ASSUMED_PERF_NATIVE']:g} assumed (ASSUMED_PERF_NATIVE)",
+        )
+    return (
+        k["ASSUMED_PERF_ADAPTER"],
+        ev,
+        f"no projection possible ({proj.basis_detail}): adapter path, {k['ASSUMED_PERF_ADAPTER']:g} assumed (ASSUMED_PERF_ADAPTER)",
+    )
 
 
 def _cost_scores(ctx: Context, costs: dict[str, TotalCost]) -> dict[str, tuple[float, list[Evidence], str]]:
@@ -746,8 +920,11 @@ def _cost_scores(ctx: Context, costs: dict[str, TotalCost]) -> dict[str, tuple[f
         if wf not in supported:
             out[wf] = (0.0, list(ctx.compared[wf].evidence), ctx.compared[wf].basis_detail)
         elif not names or cheapest is None or totals[wf] is None:
-            why = _req_ev("workload", ctx.req.workload is not None,
-                          "no workload in the requirements" if ctx.req.workload is None else "no cost figures for every workflow")
+            why = _req_ev(
+                "workload",
+                ctx.req.workload is not None,
+                "no workload in the requirements" if ctx.req.workload is None else "no cost figures for every workflow",
+            )
             out[wf] = (100.0, ev + [why], "no cost figures for every workflow: all equal")
         else:
             low, high = totals[wf]
@@ -798,16 +975,35 @@ def _evaluate(ctx: Context, k: Consts) -> Evaluation:
             "debugging": ctx.fixed[wf]["debugging"],
             "compliance": _compliance(wf, ctx, k),
         }
-    costs = {wf: total_cost(ctx.compared[wf], hours[wf], ctx.req, ctx.kb, ctx.routes[wf].accelerator, k) for wf in WORKFLOWS}
+    costs = {
+        wf: total_cost(ctx.compared[wf], hours[wf], ctx.req, ctx.kb, ctx.routes[wf].accelerator, k) for wf in WORKFLOWS
+    }
     for wf, cost in _cost_scores(ctx, costs).items():
         partial[wf]["cost"] = cost
     scores = []
     for wf in WORKFLOWS:
-        criteria = [Criterion(name=name, weight=round(ctx.wmap[name], 6), score=round(_clamp(partial[wf][name][0]), 3),
-                              evidence=partial[wf][name][1], note=partial[wf][name][2]) for name in CRITERIA]
+        criteria = [
+            Criterion(
+                name=name,
+                weight=round(ctx.wmap[name], 6),
+                score=round(_clamp(partial[wf][name][0]), 3),
+                evidence=partial[wf][name][1],
+                note=partial[wf][name][2],
+            )
+            for name in CRITERIA
+        ]
         blocked = _hard_constraints(wf, ctx, costs[wf], schedules[wf], k)
-        scores.append(WorkflowScore(workflow=wf, total=round(_total(criteria), 3), eligible=not blocked, blocked_by=blocked,
-                                    criteria=criteria, pitfalls=[p.id for p in ctx.pitfalls[wf]], migration_hours=hours[wf]))
+        scores.append(
+            WorkflowScore(
+                workflow=wf,
+                total=round(_total(criteria), 3),
+                eligible=not blocked,
+                blocked_by=blocked,
+                criteria=criteria,
+                pitfalls=[p.id for p in ctx.pitfalls[wf]],
+                migration_hours=hours[wf],
+            )
+        )
     return Evaluation(scores, costs, schedules)
 
 
@@ -831,10 +1027,14 @@ def _hard_constraints(wf: str, ctx: Context, cost: TotalCost, sched: Schedule, k
         blocked.append(memory)
     budget = req.constraints.budget_usd
     if budget is not None and cost.total_usd is not None and cost.total_usd.low > budget:
-        blocked.append(f"constraints.budget_usd={budget:g}: costs at least ${cost.total_usd.low:,.0f} (total cost of ownership)")
+        blocked.append(
+            f"constraints.budget_usd={budget:g}: costs at least ${cost.total_usd.low:,.0f} (total cost of ownership)"
+        )
     if sched.fits == "no":
-        blocked.append(f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: migration needs at least {sched.hours[0]:g} h, "
-                       f"more than {k['DEADLINE_SHARE']:.0%} of the team's time ({sched.allowed_hours:g} h)")
+        blocked.append(
+            f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: migration needs at least {sched.hours[0]:g} h, "
+            f"more than {k['DEADLINE_SHARE']:.0%} of the team's time ({sched.allowed_hours:g} h)"
+        )
     return blocked
 
 
@@ -869,12 +1069,21 @@ def _sensitivity(scores: list[WorkflowScore], top: str) -> list[SensitivityItem]
                     if best is None or abs(w - w0) < abs(best[0] - w0):
                         best = (w, other.workflow)
         if best is None:
-            items.append(SensitivityItem(criterion=name, weight=round(w0, 4), note=f"{top} stays on top at any {name} weight"))
+            items.append(
+                SensitivityItem(criterion=name, weight=round(w0, 4), note=f"{top} stays on top at any {name} weight")
+            )
         else:
             w, who = best
             verb = "raised" if w > w0 else "lowered"
-            items.append(SensitivityItem(criterion=name, weight=round(w0, 4), threshold=round(w, 4), new_top=who,
-                                         note=f"{who} would win if the {name} weight were {verb} from {w0:.2f} to {w:.2f}"))
+            items.append(
+                SensitivityItem(
+                    criterion=name,
+                    weight=round(w0, 4),
+                    threshold=round(w, 4),
+                    new_top=who,
+                    note=f"{who} would win if the {name} weight were {verb} from {w0:.2f} to {w:.2f}",
+                )
+            )
     return items
 
 
@@ -891,12 +1100,23 @@ def _constant_sensitivity(ctx: Context, top: str) -> list[ConstantSensitivity]:
         # The totals are piecewise linear in each constant: when neither end of its range changes the
         # winner, no value between does (up to clamping); only then is the grid skipped.
         ends = {v: _evaluate(ctx, DEFAULT.moved(c.name, v)).top() for v in (lo, hi)}
-        grid = [lo, hi] if all(t == top for t in ends.values()) else sorted({lo + (hi - lo) * i / _GRID for i in range(_GRID + 1)} | {v0})
+        grid = (
+            [lo, hi]
+            if all(t == top for t in ends.values())
+            else sorted({lo + (hi - lo) * i / _GRID for i in range(_GRID + 1)} | {v0})
+        )
         tops = {v: ends[v] if v in ends else _evaluate(ctx, DEFAULT.moved(c.name, v)).top() for v in grid}
         flips = [v for v in grid if tops[v] != top]
         if not flips:
-            items.append(ConstantSensitivity(name=c.name, value=v0, unit=c.unit, source=c.source,
-                                             note=f"{top} stays on top for {c.name} anywhere in {lo:g}-{hi:g}"))
+            items.append(
+                ConstantSensitivity(
+                    name=c.name,
+                    value=v0,
+                    unit=c.unit,
+                    source=c.source,
+                    note=f"{top} stays on top for {c.name} anywhere in {lo:g}-{hi:g}",
+                )
+            )
             continue
         v1 = min(flips, key=lambda v: abs(v - v0))
         a, b = v0, v1  # a keeps `top`, b does not; bisect between them
@@ -914,11 +1134,17 @@ def _constant_sensitivity(ctx: Context, top: str) -> list[ConstantSensitivity]:
             note = f"{top} would lose to {who} if migration took {thr:g}x the estimate"
         else:
             note = f"{who} would win if {c.what} {thr:g} {c.unit} (now {v0:g})"
-        items.append(ConstantSensitivity(name=c.name, value=v0, unit=c.unit, source=c.source, threshold=thr, new_top=who, note=note))
+        items.append(
+            ConstantSensitivity(
+                name=c.name, value=v0, unit=c.unit, source=c.source, threshold=thr, new_top=who, note=note
+            )
+        )
     return items
 
 
-def _noise(scores: dict[str, WorkflowScore], projections: dict[str, Projection], top: str, runner: Optional[str], basis: str) -> tuple[bool, str]:
+def _noise(
+    scores: dict[str, WorkflowScore], projections: dict[str, Projection], top: str, runner: Optional[str], basis: str
+) -> tuple[bool, str]:
     """Do the measured throughputs of the top two overlap, and does performance decide the verdict?"""
     if runner is None or basis != "measured":
         return False, ""
@@ -960,7 +1186,11 @@ def _evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Co
             counts["assumption"] = counts.get("assumption", 0) + len(rules)
         num, den = num + gain * q, den + gain
         for e in items:
-            key = "measured" if e.kind == "measured" else ("requirement" if e.kind == "requirement" else str(e.confidence or "assumption"))
+            key = (
+                "measured"
+                if e.kind == "measured"
+                else ("requirement" if e.kind == "requirement" else str(e.confidence or "assumption"))
+            )
             counts[key] = counts.get(key, 0) + 1
     if den == 0:
         return EvidenceQuality(score=0.0, label="none", counts=counts, note="no criterion favours the top workflow")
@@ -968,13 +1198,18 @@ def _evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Co
     label = "good" if score >= k["EVIDENCE_GOOD"] else ("fair" if score >= k["EVIDENCE_FAIR"] else "weak")
     weak = counts.get("assumption", 0) + counts.get("blog", 0)
     total = sum(counts.values())
-    return EvidenceQuality(score=round(score, 3), label=label, counts=counts,
-                           note=f"{weak} of {total} evidence items in the deciding criteria are assumption or blog")
+    return EvidenceQuality(
+        score=round(score, 3),
+        label=label,
+        counts=counts,
+        note=f"{weak} of {total} evidence items in the deciding criteria are assumption or blog",
+    )
 
 
 def _assumed_constants(note: str) -> list[str]:
-    return [n for n in re.findall(r"\b[A-Z][A-Z0-9_]{3,}\b", note)
-            if n in CONSTANTS and "assumption" in CONSTANTS[n].source]
+    return [
+        n for n in re.findall(r"\b[A-Z][A-Z0-9_]{3,}\b", note) if n in CONSTANTS and "assumption" in CONSTANTS[n].source
+    ]
 
 
 def _nearest_flip(weights: list[SensitivityItem], consts: list[ConstantSensitivity]) -> Optional[NearestFlip]:
@@ -982,32 +1217,61 @@ def _nearest_flip(weights: list[SensitivityItem], consts: list[ConstantSensitivi
     for s in weights:
         if s.threshold is not None and s.new_top:
             rel = abs(s.threshold - s.weight) / s.weight if s.weight > 0 else 1.0
-            found.append(NearestFlip(what=f"weight:{s.criterion}", value=s.weight, threshold=s.threshold,
-                                     relative_change=round(rel, 4), new_top=s.new_top, note=s.note))
+            found.append(
+                NearestFlip(
+                    what=f"weight:{s.criterion}",
+                    value=s.weight,
+                    threshold=s.threshold,
+                    relative_change=round(rel, 4),
+                    new_top=s.new_top,
+                    note=s.note,
+                )
+            )
     for c in consts:
         if c.threshold is not None and c.new_top:
             lo, hi = CONSTANTS[c.name].search
             rel = abs(c.threshold - c.value) / abs(c.value) if c.value else abs(c.threshold - c.value) / (hi - lo)
-            found.append(NearestFlip(what=f"constant:{c.name}", value=c.value, threshold=c.threshold,
-                                     relative_change=round(rel, 4), new_top=c.new_top, note=c.note))
+            found.append(
+                NearestFlip(
+                    what=f"constant:{c.name}",
+                    value=c.value,
+                    threshold=c.threshold,
+                    relative_change=round(rel, 4),
+                    new_top=c.new_top,
+                    note=c.note,
+                )
+            )
     return min(found, key=lambda f: (f.relative_change, f.what)) if found else None
 
 
 _DOWN = {"high": "medium", "medium": "low", "low": "low"}
 
 
-def _confidence(ranked: list[WorkflowScore], runner: Optional[WorkflowScore], margin: float, inside_noise: bool,
-                weights: list[SensitivityItem], consts: list[ConstantSensitivity], k: Consts) -> Confidence:
+def _confidence(
+    ranked: list[WorkflowScore],
+    runner: Optional[WorkflowScore],
+    margin: float,
+    inside_noise: bool,
+    weights: list[SensitivityItem],
+    consts: list[ConstantSensitivity],
+    k: Consts,
+) -> Confidence:
     top = ranked[0]
     if not top.eligible:
         decided, dnote = "nothing-eligible", "no workflow meets every hard constraint: the best-scoring one is shown"
     elif any(not s.eligible and s.total > top.total + 1e-9 for s in ranked):
         beaten = [s.workflow for s in ranked if not s.eligible and s.total > top.total + 1e-9]
-        decided, dnote = "hard-constraint", f"decided by hard constraints: {', '.join(beaten)} scored higher but is ruled out"
+        decided, dnote = (
+            "hard-constraint",
+            f"decided by hard constraints: {', '.join(beaten)} scored higher but is ruled out",
+        )
     else:
         decided = "scores"
-        dnote = ("decided by the scores; the others are ruled out by hard constraints" if runner is None
-                 else "decided by the scores of eligible workflows")
+        dnote = (
+            "decided by the scores; the others are ruled out by hard constraints"
+            if runner is None
+            else "decided by the scores of eligible workflows"
+        )
     tie = runner is not None and abs(margin) < k["TIE_MARGIN"]
     if margin >= k["CONFIDENCE_HIGH_MARGIN"]:
         m_level = "high"
@@ -1037,20 +1301,39 @@ def _confidence(ranked: list[WorkflowScore], runner: Optional[WorkflowScore], ma
         if inside_noise:
             level = _DOWN[level]
             steps.append("the measured difference that decides it is inside the noise")
-    return Confidence(level=level, decided_by=decided, decided_note=dnote, margin=margin, tie=tie, margin_level=m_level,
-                      evidence=quality, nearest_flip=flip, steps=steps)
+    return Confidence(
+        level=level,
+        decided_by=decided,
+        decided_note=dnote,
+        margin=margin,
+        tie=tie,
+        margin_level=m_level,
+        evidence=quality,
+        nearest_flip=flip,
+        steps=steps,
+    )
 
 
 def _pitfall_items(kb: Any, workflow: str, req_dict: dict) -> list[PitfallItem]:
     items = []
     for p in applicable_pitfalls(kb, workflow, req_dict):
         hours = _pitfall_hours(p)
-        items.append(PitfallItem(
-            id=p.id, title=p.title, workflows=list(p.workflows), symptom=p.symptom, cause=p.cause, fix=p.fix,
-            expected_hours=round((hours[0] + hours[1]) / 2, 2) if hours else None,
-            effort_hours=[p.effort_hours.low, p.effort_hours.high] if p.effort_hours else None,
-            hours_in_field_report=p.hours.value if p.hours else None,
-            conditions=list(p.applies_when), source=p.source, confidence=p.confidence))
+        items.append(
+            PitfallItem(
+                id=p.id,
+                title=p.title,
+                workflows=list(p.workflows),
+                symptom=p.symptom,
+                cause=p.cause,
+                fix=p.fix,
+                expected_hours=round((hours[0] + hours[1]) / 2, 2) if hours else None,
+                effort_hours=[p.effort_hours.low, p.effort_hours.high] if p.effort_hours else None,
+                hours_in_field_report=p.hours.value if p.hours else None,
+                conditions=list(p.applies_when),
+                source=p.source,
+                confidence=p.confidence,
+            )
+        )
     return sorted(items, key=lambda x: (-(x.expected_hours or 0), x.id))
 
 
@@ -1061,27 +1344,46 @@ WORKFLOW_SUMMARY = {
 }
 
 
-def _prepare(req: Requirements, host: Any, suites: list[Any], kb: Any, scan: Any, scaling: Any,
-             scaling_here: bool, deploy: Any = None) -> tuple[Context, list[str]]:
+def _prepare(
+    req: Requirements,
+    host: Any,
+    suites: list[Any],
+    kb: Any,
+    scan: Any,
+    scaling: Any,
+    scaling_here: bool,
+    deploy: Any = None,
+) -> tuple[Context, list[str]]:
     req_dict = conditions(req)
     weights = resolve_weights(req)
     assumptions: list[str] = list(MODEL_ASSUMPTIONS)
     if req.workload is not None and req.workload.gflops_per_sample is None and req.workload.model != "lenet":
-        assumptions.append(f"workload {req.workload.model}: {WORKLOAD_GFLOPS[req.workload.model]:g} training GFLOPs per image (ImageNet-size 224x224 input); set workload.gflops_per_sample for other input sizes")
+        assumptions.append(
+            f"workload {req.workload.model}: {WORKLOAD_GFLOPS[req.workload.model]:g} training GFLOPs per image (ImageNet-size 224x224 input); set workload.gflops_per_sample for other input sizes"
+        )
     if kb is None:
         assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
     rs = routes(req, kb)
     assumptions.extend(_host_notes(host, suites, rs))
     target = req.hardware.training_target
     if target not in ("undecided", *req.hardware.available):
-        assumptions.append(f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training")
+        assumptions.append(
+            f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training"
+        )
     best = project_all(req, kb, suites, scaling, scaling_here, rs)
     basis = common_basis(best)
-    compared = {wf: (p if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported
-                     else project(wf, req, kb, suites, basis_cap=basis, scaling=scaling, scaling_here=scaling_here, route=rs[wf]))
-                for wf, p in best.items()}
+    compared = {
+        wf: (
+            p
+            if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported
+            else project(wf, req, kb, suites, basis_cap=basis, scaling=scaling, scaling_here=scaling_here, route=rs[wf])
+        )
+        for wf, p in best.items()
+    }
     if any(p.basis != compared[wf].basis for wf, p in best.items()):
-        assumptions.append(f"performance and cost compare workflows on the basis all of them share ({basis}); projections show each one's best basis")
+        assumptions.append(
+            f"performance and cost compare workflows on the basis all of them share ({basis}); projections show each one's best basis"
+        )
     for p in best.values():
         for note in p.notes:
             if note not in assumptions and ("assumed" in note or "undecided" in note):
@@ -1092,17 +1394,37 @@ def _prepare(req: Requirements, host: Any, suites: list[Any], kb: Any, scan: Any
         assumptions.append(f"probe run {run.get('id')} is marked unusable ({reasons}): shown, never scored")
     comparisons = [c for s in suites for c in (dump(s) or {}).get("comparisons") or [] if isinstance(c, dict)]
     scan_doc = dump(scan) if scan is not None else None
-    ctx = Context(req=req, kb=kb, scan=dict(scan_doc) if scan_doc is not None else None, req_dict=req_dict, routes=rs,
-                  best=best, compared=compared, basis=basis, weights=weights, wmap={w.name: w.weight for w in weights},
-                  pitfalls={wf: applicable_pitfalls(kb, wf, req_dict) for wf in WORKFLOWS}, comparisons=comparisons,
-                  deploy=deployment_evidence(deploy) if deploy is not None else [])
+    ctx = Context(
+        req=req,
+        kb=kb,
+        scan=dict(scan_doc) if scan_doc is not None else None,
+        req_dict=req_dict,
+        routes=rs,
+        best=best,
+        compared=compared,
+        basis=basis,
+        weights=weights,
+        wmap={w.name: w.weight for w in weights},
+        pitfalls={wf: applicable_pitfalls(kb, wf, req_dict) for wf in WORKFLOWS},
+        comparisons=comparisons,
+        deploy=deployment_evidence(deploy) if deploy is not None else [],
+    )
     ctx.fixed = {wf: {"ecosystem": _ecosystem(wf, ctx), "debugging": _debugging(wf, ctx)} for wf in WORKFLOWS}
     return ctx, assumptions
 
 
-def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: Any = None, scan: Any = None,
-          scaling: Any = None, scaling_here: bool = False, constants: Optional[dict[str, float]] = None,
-          sensitivity: bool = True, deploy: Any = None) -> Scorecard:
+def score(
+    requirements: Requirements,
+    host: Any = None,
+    probes: Any = None,
+    kb: Any = None,
+    scan: Any = None,
+    scaling: Any = None,
+    scaling_here: bool = False,
+    constants: Optional[dict[str, float]] = None,
+    sensitivity: bool = True,
+    deploy: Any = None,
+) -> Scorecard:
     """Score the three workflows. Pure: same inputs, same scorecard.
 
     `host`: a CheckReport/HostInfo (or None); `probes`: a ProbeSuite, a list of them, or None;
@@ -1125,7 +1447,11 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
     eligible = [s for s in ranked if s.eligible]
     runner = eligible[1] if len(eligible) > 1 else None
     by_wf = {s.workflow: s for s in scores}
-    margin = round(top.total - runner.total, 3) if runner else round(top.total - (ranked[1].total if len(ranked) > 1 else 0), 3)
+    margin = (
+        round(top.total - runner.total, 3)
+        if runner
+        else round(top.total - (ranked[1].total if len(ranked) > 1 else 0), 3)
+    )
     inside_noise, noise_note = _noise(by_wf, ctx.compared, top.workflow, runner.workflow if runner else None, ctx.basis)
     weight_items = _sensitivity(scores, top.workflow)
     const_items = _constant_sensitivity(ctx, top.workflow) if sensitivity and not constants else []
@@ -1140,14 +1466,26 @@ def score(requirements: Requirements, host: Any = None, probes: Any = None, kb: 
         assumptions.extend(f"{p.workflow}: {w}" for w in p.warnings)
     hardware_basis = next((r.basis_note for r in ctx.routes.values() if r.basis_note), None)
     return Scorecard(
-        weights=ctx.weights, scores=scores,
-        recommendation=Recommendation(workflow=top.workflow, confidence=parts.level, margin=margin,
-                                      runner_up=runner.workflow if runner else None, inside_noise=inside_noise,
-                                      summary=summary, reasons=reasons, confidence_parts=parts),
-        sensitivity=weight_items, constant_sensitivity=const_items,
-        projections=[ctx.best[wf] for wf in WORKFLOWS], comparison_basis=ctx.basis,
-        pitfalls=_pitfall_items(kb, top.workflow, ctx.req_dict), assumptions=assumptions,
-        costs=[ev.costs[wf] for wf in WORKFLOWS], schedules=[ev.schedules[wf] for wf in WORKFLOWS],
+        weights=ctx.weights,
+        scores=scores,
+        recommendation=Recommendation(
+            workflow=top.workflow,
+            confidence=parts.level,
+            margin=margin,
+            runner_up=runner.workflow if runner else None,
+            inside_noise=inside_noise,
+            summary=summary,
+            reasons=reasons,
+            confidence_parts=parts,
+        ),
+        sensitivity=weight_items,
+        constant_sensitivity=const_items,
+        projections=[ctx.best[wf] for wf in WORKFLOWS],
+        comparison_basis=ctx.basis,
+        pitfalls=_pitfall_items(kb, top.workflow, ctx.req_dict),
+        assumptions=assumptions,
+        costs=[ev.costs[wf] for wf in WORKFLOWS],
+        schedules=[ev.schedules[wf] for wf in WORKFLOWS],
         memory=[ctx.best[wf].memory for wf in WORKFLOWS if ctx.best[wf].memory is not None],
         hardware_basis=hardware_basis,
     )
@@ -1163,7 +1501,10 @@ def _communication_notes(req: Requirements, projections: dict[str, Projection]) 
             parts.setdefault(f"{p.communication.basis}: {p.communication.basis_detail}", []).append(wf)
     if not parts:
         return []
-    return [f"multi-device training on {req.hardware.devices} device(s): " + "; ".join(f"{'/'.join(wfs)} {text}" for text, wfs in parts.items())]
+    return [
+        f"multi-device training on {req.hardware.devices} device(s): "
+        + "; ".join(f"{'/'.join(wfs)} {text}" for text, wfs in parts.items())
+    ]
 
 
 def _host_notes(host: Any, suites: list[Any], rs: dict[str, Route]) -> list[str]:
@@ -1173,24 +1514,33 @@ def _host_notes(host: Any, suites: list[Any], rs: dict[str, Route]) -> list[str]
     kinds = {"nvidia" if v == "nvidia" else "ascend" for v in vendors if v in ("nvidia", "huawei", "ascend")}
     measured = {device_kind(r.get("device", "")) for r in ok_runs(suites)}
     targets = {r.target for r in rs.values()}
-    return [f"this host has {k} hardware but no probe results for it: run `advisor probe` (or --run-probes) to measure instead of projecting"
-            for k in sorted(kinds & targets - measured)]
+    return [
+        f"this host has {k} hardware but no probe results for it: run `advisor probe` (or --run-probes) to measure instead of projecting"
+        for k in sorted(kinds & targets - measured)
+    ]
 
 
-def _reasons(top: WorkflowScore, runner: Optional[WorkflowScore], ranked: list[WorkflowScore], noise_note: str) -> list[str]:
+def _reasons(
+    top: WorkflowScore, runner: Optional[WorkflowScore], ranked: list[WorkflowScore], noise_note: str
+) -> list[str]:
     reasons = []
     if runner is not None:
         gains = sorted(
             ((t.weight * (t.score - r.score), t, r) for t, r in zip(top.criteria, runner.criteria)),
-            key=lambda x: (-x[0], x[1].name))
+            key=lambda x: (-x[0], x[1].name),
+        )
         for gain, t, r in gains[:3]:
             if gain <= 0:
                 break
-            reasons.append(f"{t.name}: {t.score:.0f} vs {r.score:.0f} for {runner.workflow} (weight {t.weight:.2f}, +{gain:.1f} points): {t.note}")
+            reasons.append(
+                f"{t.name}: {t.score:.0f} vs {r.score:.0f} for {runner.workflow} (weight {t.weight:.2f}, +{gain:.1f} points): {t.note}"
+            )
         losses = [g for g in gains if g[0] < 0]
         if losses:
             gain, t, r = losses[-1]
-            reasons.append(f"against it: {t.name} {t.score:.0f} vs {r.score:.0f} for {runner.workflow} ({gain:.1f} points): {t.note}")
+            reasons.append(
+                f"against it: {t.name} {t.score:.0f} vs {r.score:.0f} for {runner.workflow} ({gain:.1f} points): {t.note}"
+            )
     for s in ranked:
         for why in s.blocked_by:
             reasons.append(f"{s.workflow} is ruled out: {why}")

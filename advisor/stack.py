@@ -61,20 +61,32 @@ def pick(kb: Any, fid: str, device: str, need_cann: bool = False) -> Any | None:
     """The newest release listed for `device` with a known Python range (and CANN pairing when
     asked), preferring vendor-confirmed rows over secondary or derived ones."""
     fw = _framework(kb, fid)
-    rows = [v for v in _get(fw, "versions", []) or [] if device in (_get(v, "devices", []) or [])
-            and _get(v, "python", []) and (_get(v, "cann", []) or not need_cann)]
+    rows = [
+        v
+        for v in _get(fw, "versions", []) or []
+        if device in (_get(v, "devices", []) or []) and _get(v, "python", []) and (_get(v, "cann", []) or not need_cann)
+    ]
     if not rows:
         return None
     best = min(_RANK.get(_get(v, "confidence"), 9) for v in rows)
-    return max((v for v in rows if _RANK.get(_get(v, "confidence"), 9) == best), key=lambda v: version_key(_get(v, "version")))
+    return max(
+        (v for v in rows if _RANK.get(_get(v, "confidence"), 9) == best), key=lambda v: version_key(_get(v, "version"))
+    )
 
 
 def _python(row: Any, prefer: str | None = None) -> Component:
     versions = sorted(_get(row, "python", []), key=version_key)
     chosen = prefer if prefer in versions else versions[-1]
-    why = "the production environment's, so code and checkpoints move unchanged" if chosen == prefer else "newest chosen"
-    return Component("Python", chosen, note=f"listed for this release: {', '.join(versions)} ({why})",
-                     source=_get(row, "source", ""), confidence=_get(row, "confidence", ""))
+    why = (
+        "the production environment's, so code and checkpoints move unchanged" if chosen == prefer else "newest chosen"
+    )
+    return Component(
+        "Python",
+        chosen,
+        note=f"listed for this release: {', '.join(versions)} ({why})",
+        source=_get(row, "source", ""),
+        confidence=_get(row, "confidence", ""),
+    )
 
 
 def _pytorch_numpy(kb: Any, torch_version: str) -> Component:
@@ -85,18 +97,30 @@ def _pytorch_numpy(kb: Any, torch_version: str) -> Component:
         return Component("NumPy", "not in the knowledge base", note=f"no PyTorch row at or below {torch_version}")
     row = max(rows, key=lambda v: version_key(_get(v, "version")))
     spec = _get(row, "numpy")
-    return Component("NumPy", spec or "1.x or 2.x", source=_get(row, "source", ""), confidence=_get(row, "confidence", ""),
-                     kb_id="pytorch", note=_get(row, "note", "") or f"from the PyTorch {_get(row, 'version')} row")
+    return Component(
+        "NumPy",
+        spec or "1.x or 2.x",
+        source=_get(row, "source", ""),
+        confidence=_get(row, "confidence", ""),
+        kb_id="pytorch",
+        note=_get(row, "note", "") or f"from the PyTorch {_get(row, 'version')} row",
+    )
 
 
 def _ascend_driver(cann: str) -> Component:
-    return Component("Ascend driver + firmware (HDK)", f"the release paired with CANN {cann}", kb_id="version-matrix",
-                     note="not pinned in the knowledge base: take the HDK version from the CANN release notes; install "
-                          "driver and firmware first and check `npu-smi info` before anything else (seed 002 §3.2)")
+    return Component(
+        "Ascend driver + firmware (HDK)",
+        f"the release paired with CANN {cann}",
+        kb_id="version-matrix",
+        note="not pinned in the knowledge base: take the HDK version from the CANN release notes; install "
+        "driver and firmware first and check `npu-smi info` before anything else (seed 002 §3.2)",
+    )
 
 
-ASCEND_VERIFY = ["npu-smi info    # every card listed, health OK, no driver/firmware mismatch",
-                 "source /usr/local/Ascend/ascend-toolkit/set_env.sh    # CANN environment (put it in ~/.bashrc)"]
+ASCEND_VERIFY = [
+    "npu-smi info    # every card listed, health OK, no driver/firmware mismatch",
+    "source /usr/local/Ascend/ascend-toolkit/set_env.sh    # CANN environment (put it in ~/.bashrc)",
+]
 
 
 def mindspore_stack(kb: Any, device: str, title: str) -> Stack:
@@ -107,24 +131,47 @@ def mindspore_stack(kb: Any, device: str, title: str) -> Stack:
         st.notes.append(f"the knowledge base lists no MindSpore release for {device} with a known Python range")
         return st
     v = _get(row, "version")
-    st.components.append(Component("MindSpore", v, _get(row, "source", ""), _get(row, "confidence", ""), _get(row, "note", ""), "mindspore"))
+    st.components.append(
+        Component(
+            "MindSpore", v, _get(row, "source", ""), _get(row, "confidence", ""), _get(row, "note", ""), "mindspore"
+        )
+    )
     cann = (_get(row, "cann", []) or [None])[0]
     if device == "ascend" and cann:
-        st.components.append(Component("CANN toolkit", cann, _get(row, "source", ""), _get(row, "confidence", ""),
-                                        "the CANN line the vendor pairs with this MindSpore release", "mindspore"))
+        st.components.append(
+            Component(
+                "CANN toolkit",
+                cann,
+                _get(row, "source", ""),
+                _get(row, "confidence", ""),
+                "the CANN line the vendor pairs with this MindSpore release",
+                "mindspore",
+            )
+        )
         st.components.append(_ascend_driver(cann))
     py = _python(row)
     py.kb_id = "mindspore"
     st.components.append(py)
-    st.components.append(Component("NumPy", _get(row, "numpy") or "not stated", _get(row, "source", ""), _get(row, "confidence", ""),
-                                    "NumPy 2 breaks MindSpore's PyNative mode (`advisor kb show numpy-2-breaks-mindspore`)", "mindspore"))
+    st.components.append(
+        Component(
+            "NumPy",
+            _get(row, "numpy") or "not stated",
+            _get(row, "source", ""),
+            _get(row, "confidence", ""),
+            "NumPy 2 breaks MindSpore's PyNative mode (`advisor kb show numpy-2-breaks-mindspore`)",
+            "mindspore",
+        )
+    )
     pin = f"mindspore=={v}" if not v.endswith(".x") else f"mindspore=={v[:-2]}.*"
-    st.install = [f"conda create -n mindspore python={py.version} -y && conda activate mindspore",
-                  f"pip install \"{pin}\" \"numpy{_get(row, 'numpy') or ''}\""]
+    st.install = [
+        f"conda create -n mindspore python={py.version} -y && conda activate mindspore",
+        f'pip install "{pin}" "numpy{_get(row, "numpy") or ""}"',
+    ]
     st.verify = (ASCEND_VERIFY if device == "ascend" else ["nvidia-smi"] if device == "gpu" else []) + [
-        "python -c \"import mindspore; mindspore.run_check()\"    # prints the version and runs one operator",
-        "python -c \"import numpy; print(numpy.__version__)\"    # must be below 2",
-        "advisor check    # host, drivers, frameworks and versions in one report"]
+        'python -c "import mindspore; mindspore.run_check()"    # prints the version and runs one operator',
+        'python -c "import numpy; print(numpy.__version__)"    # must be below 2',
+        "advisor check    # host, drivers, frameworks and versions in one report",
+    ]
     return st
 
 
@@ -136,19 +183,24 @@ def torch_npu_stack(kb: Any, title: str) -> Stack:
         return st
     tv, cann = _get(row, "torch") or _get(row, "version"), _get(row, "cann")[0]
     src, conf = _get(row, "source", ""), _get(row, "confidence", "")
-    st.components += [Component("PyTorch", tv, src, conf, "the PyTorch version this torch_npu release is built for", "torch_npu"),
-                      Component("torch_npu adapter", _get(row, "version"), src, conf, _get(row, "note", ""), "torch_npu"),
-                      Component("CANN toolkit", cann, src, conf, "the CANN line this torch_npu release pairs with", "torch_npu"),
-                      _ascend_driver(cann)]
+    st.components += [
+        Component("PyTorch", tv, src, conf, "the PyTorch version this torch_npu release is built for", "torch_npu"),
+        Component("torch_npu adapter", _get(row, "version"), src, conf, _get(row, "note", ""), "torch_npu"),
+        Component("CANN toolkit", cann, src, conf, "the CANN line this torch_npu release pairs with", "torch_npu"),
+        _ascend_driver(cann),
+    ]
     py = _python(row)
     py.kb_id = "torch_npu"
     st.components += [py, _pytorch_numpy(kb, tv)]
-    st.install = [f"conda create -n torch-npu python={py.version} -y && conda activate torch-npu",
-                  f"pip install \"torch=={tv}\" \"torch-npu=={_get(row, 'version')}\""]
+    st.install = [
+        f"conda create -n torch-npu python={py.version} -y && conda activate torch-npu",
+        f'pip install "torch=={tv}" "torch-npu=={_get(row, "version")}"',
+    ]
     st.verify = ASCEND_VERIFY + [
-        "python -c \"import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available(), "
-        "torch.npu.device_count())\"",
-        "advisor check"]
+        'python -c "import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available(), '
+        'torch.npu.device_count())"',
+        "advisor check",
+    ]
     return st
 
 
@@ -161,22 +213,44 @@ def pytorch_stack(kb: Any, device: str, title: str, python: str | None = None) -
     v, src, conf = _get(row, "version"), _get(row, "source", ""), _get(row, "confidence", "")
     st.components.append(Component("PyTorch", v, src, conf, _get(row, "note", ""), "pytorch"))
     if device == "cuda":
-        st.components.append(Component("CUDA runtime", f"a CUDA line listed for PyTorch {v}", src, conf,
-                                       "the wheel carries its CUDA runtime; the knowledge base does not pin the line: "
-                                       "read it from the release compatibility matrix (source)", "pytorch"))
-        st.components.append(Component("NVIDIA driver", "the minimum for that CUDA line or newer", note="not pinned in the knowledge base",
-                                       kb_id="pytorch"))
+        st.components.append(
+            Component(
+                "CUDA runtime",
+                f"a CUDA line listed for PyTorch {v}",
+                src,
+                conf,
+                "the wheel carries its CUDA runtime; the knowledge base does not pin the line: "
+                "read it from the release compatibility matrix (source)",
+                "pytorch",
+            )
+        )
+        st.components.append(
+            Component(
+                "NVIDIA driver",
+                "the minimum for that CUDA line or newer",
+                note="not pinned in the knowledge base",
+                kb_id="pytorch",
+            )
+        )
     py = _python(row, python)
     py.kb_id = "pytorch"
-    st.components += [py, Component("NumPy", _get(row, "numpy") or "1.x or 2.x", src, conf, "from the same row", "pytorch")]
-    newer = [x for x in _get(_framework(kb, "pytorch"), "versions", []) if version_key(_get(x, "version")) > version_key(v)]
+    st.components += [
+        py,
+        Component("NumPy", _get(row, "numpy") or "1.x or 2.x", src, conf, "from the same row", "pytorch"),
+    ]
+    newer = [
+        x for x in _get(_framework(kb, "pytorch"), "versions", []) if version_key(_get(x, "version")) > version_key(v)
+    ]
     if newer:
-        st.notes.append("newer rows in the knowledge base lack a vendor-checked Python range: "
-                        + ", ".join(f"{_get(x, 'version')} ({_get(x, 'confidence')})" for x in newer))
-    st.install = [f"python{py.version} -m venv .venv && . .venv/bin/activate", f"pip install \"torch=={v}.*\""]
+        st.notes.append(
+            "newer rows in the knowledge base lack a vendor-checked Python range: "
+            + ", ".join(f"{_get(x, 'version')} ({_get(x, 'confidence')})" for x in newer)
+        )
+    st.install = [f"python{py.version} -m venv .venv && . .venv/bin/activate", f'pip install "torch=={v}.*"']
     st.verify = (["nvidia-smi    # driver loaded, every GPU listed"] if device == "cuda" else []) + [
-        "python -c \"import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.cuda.device_count())\"",
-        "advisor check"]
+        'python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.cuda.device_count())"',
+        "advisor check",
+    ]
     return st
 
 
@@ -208,13 +282,17 @@ def stacks_for(report: Any, kb: Any) -> list[Stack]:
     where = _get(proj, "accelerator") or _get(proj, "target")
     name = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "MindSpore"}.get(wf, wf)
     stage = "Production" if wf == "hybrid" else "Training"
-    main = stack_for_path(kb, _get(proj, "path"), f"{stage}: {name} on {where} x{_get(proj, 'devices', 1)} ({_get(proj, 'path')})")
+    main = stack_for_path(
+        kb, _get(proj, "path"), f"{stage}: {name} on {where} x{_get(proj, 'devices', 1)} ({_get(proj, 'path')})"
+    )
     out = [main] if main is not None else []
     if wf == "hybrid":
         available = list(_get(_get(_get(report, "requirements"), "hardware"), "available", []) or [])
         proto = "pytorch-cuda" if "nvidia" in available else "pytorch-cpu"
         python = next((c.version for c in (main.components if main else []) if c.name == "Python"), None)
-        st = stack_for_path(kb, proto, f"Prototype: PyTorch on {'NVIDIA GPUs' if proto == 'pytorch-cuda' else 'CPU'}", python)
+        st = stack_for_path(
+            kb, proto, f"Prototype: PyTorch on {'NVIDIA GPUs' if proto == 'pytorch-cuda' else 'CPU'}", python
+        )
         numpy = next((c for c in (main.components if main else []) if c.name == "NumPy"), None)
         if st is not None and numpy is not None:
             # Checkpoint conversion and parity checks load both frameworks' outputs: one NumPy line.
@@ -222,8 +300,10 @@ def stacks_for(report: Any, kb: Any) -> list[Stack]:
                 if c.name == "NumPy":
                     c.version, c.note = numpy.version, "the production environment's (MindSpore needs NumPy below 2)"
                     c.source, c.confidence, c.kb_id = numpy.source, numpy.confidence, numpy.kb_id
-            st.install = [line.replace('"torch==', f'"numpy{numpy.version}" "torch==') if "pip install" in line else line
-                          for line in st.install]
+            st.install = [
+                line.replace('"torch==', f'"numpy{numpy.version}" "torch==') if "pip install" in line else line
+                for line in st.install
+            ]
         if st is not None:
             out.insert(0, st)
     return out

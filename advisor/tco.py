@@ -56,23 +56,48 @@ def total_cost(proj: Any, hours: list[float], req: Any, kb: Any, acc: Any, k: Co
     c = proj.compute_cost_usd
     if c is not None:
         ev = [e for e in proj.cost_evidence if "per device-hour" in e.detail]
-        parts.append(CostPart(name="compute", usd=c, counted=True, evidence=ev,
-                              detail=f"{proj.devices} x {proj.accelerator or proj.target} for the projected time to train"))
+        parts.append(
+            CostPart(
+                name="compute",
+                usd=c,
+                counted=True,
+                evidence=ev,
+                detail=f"{proj.devices} x {proj.accelerator or proj.target} for the projected time to train",
+            )
+        )
     else:
-        parts.append(CostPart(name="compute", counted=True, detail="no price per device-hour or no time to train projected"))
+        parts.append(
+            CostPart(name="compute", counted=True, detail="no price per device-hour or no time to train projected")
+        )
     energy = proj.energy_kwh
     pue, power = _cost(kb, "pue"), _cost(kb, "electricity_kwh")
     if energy is not None and pue is not None and power is not None:
         (pl, ph), (el, eh) = _range(pue.usd), _range(power.usd)
         usd = Span(low=round(energy.low * pl * el, 2), high=round(energy.high * ph * eh, 2), unit="USD")
-        parts.append(CostPart(name="energy", usd=usd, counted=owned,
-                              evidence=[kb_evidence(pue, f"PUE {pl:g}-{ph:g}", [pl, ph]),
-                                        kb_evidence(power, f"electricity ${el:g}-{eh:g} per kWh (as of {power.as_of})", [el, eh])]
-                              + [e for e in proj.cost_evidence if " draws " in e.detail],
-                              detail=f"{energy.low:.3g}-{energy.high:.3g} kWh x PUE x price"
-                              + ("" if owned else " (inside the cloud price: shown, not added; constraints.compute_pricing=owned adds it)")))
+        parts.append(
+            CostPart(
+                name="energy",
+                usd=usd,
+                counted=owned,
+                evidence=[
+                    kb_evidence(pue, f"PUE {pl:g}-{ph:g}", [pl, ph]),
+                    kb_evidence(power, f"electricity ${el:g}-{eh:g} per kWh (as of {power.as_of})", [el, eh]),
+                ]
+                + [e for e in proj.cost_evidence if " draws " in e.detail],
+                detail=f"{energy.low:.3g}-{energy.high:.3g} kWh x PUE x price"
+                + (
+                    ""
+                    if owned
+                    else " (inside the cloud price: shown, not added; constraints.compute_pricing=owned adds it)"
+                ),
+            )
+        )
     else:
-        parts.append(CostPart(name="energy", counted=owned, detail="no power figure, PUE or electricity price in the knowledge base"))
+        parts.append(
+            CostPart(
+                name="energy", counted=owned, detail="no power figure, PUE or electricity price in the knowledge base"
+            )
+        )
     day = _cost(kb, "engineer_day")
     per_day = k["HOURS_PER_DAY"]
     if day is not None:
@@ -81,29 +106,62 @@ def total_cost(proj: Any, hours: list[float], req: Any, kb: Any, acc: Any, k: Co
         dl, dh = _range(day.usd)
         weeks = req.constraints.deadline_weeks or k["PROJECT_WEEKS"]
         days = req.team.size * weeks * k["HOURS_PER_WEEK"] / per_day
-        why = "constraints.deadline_weeks" if req.constraints.deadline_weeks else f"PROJECT_WEEKS, {CONSTANTS['PROJECT_WEEKS'].source}"
-        parts.insert(0, CostPart(name="team", usd=Span(low=round(days * dl, 2), high=round(days * dh, 2), unit="USD"), counted=True,
-                                 evidence=[kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
-                                           req_evidence("team.size", req.team.size, f"{req.team.size} engineers for {weeks:g} weeks")],
-                                 detail=f"{req.team.size} engineers x {weeks:g} weeks ({why}) x day rate: the same for every workflow"))
+        why = (
+            "constraints.deadline_weeks"
+            if req.constraints.deadline_weeks
+            else f"PROJECT_WEEKS, {CONSTANTS['PROJECT_WEEKS'].source}"
+        )
+        parts.insert(
+            0,
+            CostPart(
+                name="team",
+                usd=Span(low=round(days * dl, 2), high=round(days * dh, 2), unit="USD"),
+                counted=True,
+                evidence=[
+                    kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
+                    req_evidence("team.size", req.team.size, f"{req.team.size} engineers for {weeks:g} weeks"),
+                ],
+                detail=f"{req.team.size} engineers x {weeks:g} weeks ({why}) x day rate: the same for every workflow",
+            ),
+        )
     else:
         parts.insert(0, CostPart(name="team", counted=True, detail="no engineer-day rate in the knowledge base"))
     if day is not None:
         dl, dh = _range(day.usd)
         usd = Span(low=round(hours[0] / per_day * dl, 2), high=round(hours[1] / per_day * dh, 2), unit="USD")
-        src = "the code scan and pitfalls" if req.model.code_path else "the knowledge-base pitfalls and porting estimate"
-        parts.append(CostPart(name="engineering", usd=usd, counted=True,
-                              evidence=[kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
-                                        req_evidence("team.size", req.team.size, f"{hours[0]:g}-{hours[1]:g} h of migration/adaptation work")],
-                              detail=f"{hours[0]:g}-{hours[1]:g} h / {per_day:g} h per day x day rate (hours from {src})"))
+        src = (
+            "the code scan and pitfalls" if req.model.code_path else "the knowledge-base pitfalls and porting estimate"
+        )
+        parts.append(
+            CostPart(
+                name="engineering",
+                usd=usd,
+                counted=True,
+                evidence=[
+                    kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
+                    req_evidence(
+                        "team.size", req.team.size, f"{hours[0]:g}-{hours[1]:g} h of migration/adaptation work"
+                    ),
+                ],
+                detail=f"{hours[0]:g}-{hours[1]:g} h / {per_day:g} h per day x day rate (hours from {src})",
+            )
+        )
     else:
         parts.append(CostPart(name="engineering", counted=True, detail="no engineer-day rate in the knowledge base"))
     counted = [p.usd for p in parts if p.counted and p.usd is not None]
-    total = Span(low=round(sum(s.low for s in counted), 2), high=round(sum(s.high for s in counted), 2), unit="USD") if counted else None
+    total = (
+        Span(low=round(sum(s.low for s in counted), 2), high=round(sum(s.high for s in counted), 2), unit="USD")
+        if counted
+        else None
+    )
     budget = None
     if acc is not None and acc.tdp_w is not None:
         budget = round(proj.devices * acc.tdp_w.value / 1000 * (1 + k["POWER_REDUNDANCY"]), 2)
-    notes = [f"power budget: cards x power + {k['POWER_REDUNDANCY']:.0%} ({CONSTANTS['POWER_REDUNDANCY'].source})"] if budget else []
+    notes = (
+        [f"power budget: cards x power + {k['POWER_REDUNDANCY']:.0%} ({CONSTANTS['POWER_REDUNDANCY'].source})"]
+        if budget
+        else []
+    )
     return TotalCost(workflow=proj.workflow, parts=parts, total_usd=total, power_budget_kw=budget, notes=notes)
 
 

@@ -30,8 +30,10 @@ def kb_problems(req: Any, kb: Any) -> list[str]:
             # together" §2.1: training and inference chips are designed apart); deployment targets are
             # judged on their own.
             fits = ", ".join(sorted(a.id for a in kb.accelerators if a.vendor == acc.vendor and training_capable(a)))
-            problems.append(f"hardware.accelerator: {name!r} ({acc.name}) is an inference-only accelerator: "
-                            f"expected a training accelerator ({fits}); put inference chips under deployment.targets")
+            problems.append(
+                f"hardware.accelerator: {name!r} ({acc.name}) is an inference-only accelerator: "
+                f"expected a training accelerator ({fits}); put inference chips under deployment.targets"
+            )
         else:
             problems.extend(_target_mismatch(req, acc, kb))
     return problems
@@ -46,5 +48,7 @@ def _target_mismatch(req: Any, acc: Any, kb: Any) -> list[str]:
         return []
     fits = ", ".join(sorted(a.id for a in kb.accelerators if a.vendor == vendor and training_capable(a)))
     kind = _KIND.get(acc.vendor, f"a {acc.vendor}")
-    return [f"hardware.accelerator: {req.hardware.accelerator!r} is {kind} accelerator but "
-            f"hardware.training_target is {target}: expected one of {fits} (or change training_target)"]
+    return [
+        f"hardware.accelerator: {req.hardware.accelerator!r} is {kind} accelerator but "
+        f"hardware.training_target is {target}: expected one of {fits} (or change training_target)"
+    ]

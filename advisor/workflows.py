@@ -47,7 +47,9 @@ def target_for(workflow: str, req: Requirements) -> str:
 def path_for(framework: str, target: str) -> tuple[str, bool]:
     """(framework path, native?) for a framework on a hardware kind."""
     if framework == "pytorch":
-        return {"nvidia": ("pytorch-cuda", True), "ascend": ("pytorch-npu", False), "cpu": ("pytorch-cpu", True)}[target]
+        return {"nvidia": ("pytorch-cuda", True), "ascend": ("pytorch-npu", False), "cpu": ("pytorch-cpu", True)}[
+            target
+        ]
     return {"nvidia": ("mindspore-gpu", False), "ascend": ("mindspore", True), "cpu": ("mindspore-cpu", True)}[target]
 
 
@@ -154,8 +156,15 @@ def routes(req: Requirements, kb: Any) -> dict[str, Route]:
         path, native = path_for(framework, target)
         use_anchor = anchor if anchor is not None and VENDOR_OF_TARGET[target] != anchor.vendor else None
         acc, notes = resolve_accelerator(req, target, kb, use_anchor)
-        out[wf] = Route(workflow=wf, framework=framework, target=target, path=path, native=native,
-                        accelerator=acc, notes=tuple(notes))
+        out[wf] = Route(
+            workflow=wf,
+            framework=framework,
+            target=target,
+            path=path,
+            native=native,
+            accelerator=acc,
+            notes=tuple(notes),
+        )
     if undecided:
         basis = comparison_note(out)
         out = {wf: Route(**{**r.__dict__, "basis_note": basis}) for wf, r in out.items()}
@@ -170,5 +179,7 @@ def comparison_note(rs: dict[str, Route]) -> str:
     text = "; ".join(f"{'/'.join(wfs)} on {hw}" for hw, wfs in where.items())
     if len(where) == 1:
         return f"hardware.training_target=undecided: every workflow compared on the same hardware ({text})"
-    return (f"hardware.training_target=undecided: each workflow compared on the hardware it would really use ({text}); "
-            "the chips are matched by peak so the comparison is like with like, not the same silicon")
+    return (
+        f"hardware.training_target=undecided: each workflow compared on the hardware it would really use ({text}); "
+        "the chips are matched by peak so the comparison is like with like, not the same silicon"
+    )

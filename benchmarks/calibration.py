@@ -50,13 +50,18 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=ProbeConfig().budget, help="the default budget (s)")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--pairs", type=int, default=3, help="interleaved (default, 4x) pairs")
-    ap.add_argument("--threads", type=int, default=usable_cores(),
-                    help="fixed, so both sides of a pair use the same (default: usable cores)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=usable_cores(),
+        help="fixed, so both sides of a pair use the same (default: usable cores)",
+    )
     ap.add_argument("--burn", type=int, default=0, help="CPU burner processes alongside (loaded host)")
     args = ap.parse_args()
     budgets = (args.budget, 4 * args.budget)
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
-               for _ in range(args.burn)]
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL) for _ in range(args.burn)
+    ]
     results: dict = {}  # run id -> [(run at default, run at 4x)]
     load_start = os.getloadavg()[0]
     t0 = time.monotonic()
@@ -64,9 +69,17 @@ def main() -> int:
         for p in range(args.pairs):
             got = {}
             for budget in budgets:
-                cfg = ProbeConfig(models=args.models.split(","), modes=args.modes.split(","), budget=budget,
-                                  batch_size=args.batch_size, threads=args.threads, parity=False, gemm=False,
-                                  repeat=1, max_repeat=None)
+                cfg = ProbeConfig(
+                    models=args.models.split(","),
+                    modes=args.modes.split(","),
+                    budget=budget,
+                    batch_size=args.batch_size,
+                    threads=args.threads,
+                    parity=False,
+                    gemm=False,
+                    repeat=1,
+                    max_repeat=None,
+                )
                 for run in run_suite(cfg).runs:
                     got.setdefault(run.id, []).append(run)
             for rid, (short, long) in got.items():
@@ -77,15 +90,20 @@ def main() -> int:
             b.kill()
         for b in burners:
             b.wait()
-    print(f"\nbudget {budgets[0]:g} s vs {budgets[1]:g} s, {args.threads} thread(s), batch {args.batch_size}, "
-          f"{args.burn} burner(s); load average {load_start:.2f} at the start, "
-          f"{os.getloadavg()[0]:.2f} at the end, {os.cpu_count()} CPUs")
+    print(
+        f"\nbudget {budgets[0]:g} s vs {budgets[1]:g} s, {args.threads} thread(s), batch {args.batch_size}, "
+        f"{args.burn} burner(s); load average {load_start:.2f} at the start, "
+        f"{os.getloadavg()[0]:.2f} at the end, {os.cpu_count()} CPUs"
+    )
     for rid, pairs in results.items():
         ok = [(s, long) for s, long in pairs if s.status == "ok" and long.status == "ok"]
         for r in (r for pair in pairs for r in pair if r.status != "ok"):
             print(f"{rid} ({r.settings.get('budget', '?')} s): {r.status}: {(r.error or '')[:200]}")
-        usable = [(s.images_per_second, long.images_per_second) for s, long in ok
-                  if "unusable" not in (s.quality, long.quality)]
+        usable = [
+            (s.images_per_second, long.images_per_second)
+            for s, long in ok
+            if "unusable" not in (s.quality, long.quality)
+        ]
         single = [s.images_per_second / long.images_per_second for s, long in ok]
         got = quality.paired_ratio(usable)
         ratio, low, high = got if got else (None, None, None)
@@ -93,8 +111,10 @@ def main() -> int:
         spread = f"{min(single):.3f}-{max(single):.3f}" if single else "-"
         ci = f"{low:.3f}-{high:.3f}" if low is not None else "-"
         shown = f"{ratio:.3f}" if ratio is not None else "-"
-        print(f"{rid}: ratio default/4x {shown} (95% CI {ci}, {len(usable)} usable of {len(pairs)} pairs); "
-              f"single pairs {spread}; quality per pair (default/4x): {qual}")
+        print(
+            f"{rid}: ratio default/4x {shown} (95% CI {ci}, {len(usable)} usable of {len(pairs)} pairs); "
+            f"single pairs {spread}; quality per pair (default/4x): {qual}"
+        )
         print(f"    -> {verdict(ratio, low, high, len(usable), len(pairs))}")
     return 0
 

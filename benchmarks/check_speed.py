@@ -39,8 +39,9 @@ CPU: dict[str, list[float]] = {}
 def timed(args: list[str], name: str = "") -> tuple[float, str]:
     cpu_start = _children_cpu()
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, env=ENV,
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=ROOT, env=ENV, stdin=subprocess.DEVNULL
+    )
     seconds = time.perf_counter() - start
     # CPU time of the process and its children (smoke workers): unlike wall time, it does not grow
     # when other users load the machine.
@@ -85,11 +86,15 @@ def main() -> int:
     print()
     print(f"bare imports (torch + mindspore, sequential): {bare:.2f} s")
     ratio = med["check --json"] / bare
-    print(f"check --json / bare imports:                  {ratio:.2f}x  (target <= 1.5x) "
-          f"{'OK' if ratio <= 1.5 else 'OVER'}")
+    print(
+        f"check --json / bare imports:                  {ratio:.2f}x  (target <= 1.5x) "
+        f"{'OK' if ratio <= 1.5 else 'OVER'}"
+    )
     own = med["check --json --no-smoke"] - med["python -c pass"]
-    print(f"check --no-smoke own work (wall - python -c pass): {own:.2f} s  (target < 1 s) "
-          f"{'OK' if own < 1.0 else 'OVER'}")
+    print(
+        f"check --no-smoke own work (wall - python -c pass): {own:.2f} s  (target < 1 s) "
+        f"{'OK' if own < 1.0 else 'OVER'}"
+    )
     print(f"check --no-smoke run_check's own timer:             {statistics.median(own_reported):.2f} s")
     own_cpu = statistics.median(CPU["check --json --no-smoke"]) - statistics.median(CPU["python -c pass"])
     print(f"check --no-smoke own CPU time (user+sys - python -c pass): {own_cpu:.2f} s")

@@ -46,8 +46,14 @@ print(json.dumps({"p50": float(np.percentile(ms[len(ms) // 5:], 50))}))
 def bare(path: str, calls: int, threads: int) -> tuple[float, float]:
     env = child_environment({"OMP_NUM_THREADS": threads})
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", BARE, path, "1", str(calls), str(threads)], env=env,
-                         capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+    out = subprocess.run(
+        [sys.executable, "-c", BARE, path, "1", str(calls), str(threads)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tempfile.gettempdir(),
+    )
     wall = time.perf_counter() - t
     return json.loads(out.stdout.strip().splitlines()[-1])["p50"], wall
 
@@ -55,8 +61,18 @@ def bare(path: str, calls: int, threads: int) -> tuple[float, float]:
 def probe(path: str, calls: int, threads: int, outdir: str) -> tuple[float, float]:
     cfg = DeployConfig(batch_sizes=[1], budget=3600, max_calls=calls, threads=threads)
     t = time.perf_counter()
-    step = runner.serve_step("bench@onnxruntime-cpu", "onnxruntime", "pytorch", "onnx", "lenet", "onnxruntime-cpu",
-                             path, cfg, outdir, provider="CPUExecutionProvider")
+    step = runner.serve_step(
+        "bench@onnxruntime-cpu",
+        "onnxruntime",
+        "pytorch",
+        "onnx",
+        "lenet",
+        "onnxruntime-cpu",
+        path,
+        cfg,
+        outdir,
+        provider="CPUExecutionProvider",
+    )
     wall = time.perf_counter() - t
     if step.status != "ok":
         raise SystemExit(f"the probe's serve step {step.status}: {step.error}")

@@ -49,14 +49,28 @@ print(json.dumps({"images_per_second": n * bs / dt, "steps": n}))
 def bare(bs: int, seconds: float, threads: int) -> float:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": str(threads)}
     env.pop("ONEDNN_MAX_CPU_ISA", None)
-    out = subprocess.run([sys.executable, "-c", BARE, str(bs), str(seconds), str(threads)], env=env,
-                         capture_output=True, text=True, timeout=300, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", BARE, str(bs), str(seconds), str(threads)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])["images_per_second"]
 
 
 def probe(bs: int, seconds: float, threads: int) -> float:
-    cfg = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], batch_size=bs,
-                      budget=seconds, parity=False, gemm=False, threads=threads)
+    cfg = ProbeConfig(
+        frameworks=["pytorch"],
+        models=["lenet"],
+        modes=["eager"],
+        batch_size=bs,
+        budget=seconds,
+        parity=False,
+        gemm=False,
+        threads=threads,
+    )
     (run,) = run_suite(cfg).runs
     if run.status != "ok":
         raise SystemExit(f"probe failed: {run.error}")
@@ -78,10 +92,12 @@ def main() -> int:
         print(f"repeat {i + 1}: bare {b_vals[-1]:.0f} img/s, probe {p_vals[-1]:.0f} img/s", flush=True)
     ratio = statistics.median(p_vals) / statistics.median(b_vals)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"torch eager LeNet bs{args.batch_size}, {threads} threads: bare median "
-          f"{statistics.median(b_vals):.0f} img/s, probe median {statistics.median(p_vals):.0f} img/s, "
-          f"ratio {ratio:.3f} (bar >= 0.95) {'PASS' if ratio >= 0.95 else 'BELOW BAR'}; "
-          f"load average {load:.2f}")
+    print(
+        f"torch eager LeNet bs{args.batch_size}, {threads} threads: bare median "
+        f"{statistics.median(b_vals):.0f} img/s, probe median {statistics.median(p_vals):.0f} img/s, "
+        f"ratio {ratio:.3f} (bar >= 0.95) {'PASS' if ratio >= 0.95 else 'BELOW BAR'}; "
+        f"load average {load:.2f}"
+    )
     return 0
 
 

@@ -43,13 +43,17 @@ class Stale:
         return f"{self.section}:{self.entry_id}: last checked {self.last_checked} ({self.age_months:.0f} months ago)"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"section": self.section, "id": self.entry_id,
-                "last_checked": self.last_checked.isoformat() if self.last_checked else None,
-                "age_months": None if self.age_months is None else round(self.age_months, 1)}
+        return {
+            "section": self.section,
+            "id": self.entry_id,
+            "last_checked": self.last_checked.isoformat() if self.last_checked else None,
+            "age_months": None if self.age_months is None else round(self.age_months, 1),
+        }
 
 
-def stale_entries(kb: Any, months: float = STALE_MONTHS, on: _dt.date | None = None,
-                  sections: list[str] | None = None) -> list[Stale]:
+def stale_entries(
+    kb: Any, months: float = STALE_MONTHS, on: _dt.date | None = None, sections: list[str] | None = None
+) -> list[Stale]:
     """Entries never checked or last checked more than `months` before `on` (default today()),
     oldest first, never-checked last."""
     from knowledge.models import SECTIONS
@@ -76,11 +80,15 @@ def old_prices(kb: Any, months: float = STALE_MONTHS, on: _dt.date | None = None
             continue
         age = months_between(cost.as_of, on)
         if age > months:
-            warnings.append(f"costs:{cost.id}: the {cost.accelerator} price in use is dated {cost.as_of}, "
-                            f"{age:.0f} months before {on} (older than {months:g}); record a newer observation "
-                            "in prices.yaml or your own --kb file")
+            warnings.append(
+                f"costs:{cost.id}: the {cost.accelerator} price in use is dated {cost.as_of}, "
+                f"{age:.0f} months before {on} (older than {months:g}); record a newer observation "
+                "in prices.yaml or your own --kb file"
+            )
     for p in kb.prices:
         if p.kind != "hour" and months_between(p.observed, on) > months:
-            warnings.append(f"prices:{p.id}: {p.kind} price observed {p.observed}, "
-                            f"{months_between(p.observed, on):.0f} months before {on} (older than {months:g})")
+            warnings.append(
+                f"prices:{p.id}: {p.kind} price observed {p.observed}, "
+                f"{months_between(p.observed, on):.0f} months before {on} (older than {months:g})"
+            )
     return warnings

@@ -46,8 +46,9 @@ class Problem:
 
     def __str__(self) -> str:
         # File-level problems (bad YAML, unknown section) have no entry or field: '-' is not shown.
-        where = "".join(f": {name} '{value}'" for name, value in (("entry", self.entry), ("field", self.field))
-                        if value != "-")
+        where = "".join(
+            f": {name} '{value}'" for name, value in (("entry", self.entry), ("field", self.field)) if value != "-"
+        )
         return f"{self.file}{where}: {self.message}"
 
     def as_dict(self) -> dict[str, str]:
@@ -91,14 +92,18 @@ def _dir_files(folder: Path) -> list[tuple[str, bytes]]:
         try:
             st = p.stat()
         except OSError as exc:  # a broken symlink, a permission problem
-            raise KnowledgeError(f"{p}: cannot read ({exc.strerror or exc}): expected a knowledge-base YAML file") from None
+            raise KnowledgeError(
+                f"{p}: cannot read ({exc.strerror or exc}): expected a knowledge-base YAML file"
+            ) from None
         if not stat.S_ISREG(st.st_mode):
             if stat.S_ISDIR(st.st_mode):
                 continue  # a folder named like a file is not a file of the base
             raise KnowledgeError(f"{p}: not a regular file: expected a knowledge-base YAML file")
         if st.st_size > MAX_FILE_BYTES:
-            raise KnowledgeError(f"{p}: file is {st.st_size:,} bytes: expected a knowledge-base YAML file of at "
-                                 f"most {MAX_FILE_BYTES:,} bytes")
+            raise KnowledgeError(
+                f"{p}: file is {st.st_size:,} bytes: expected a knowledge-base YAML file of at "
+                f"most {MAX_FILE_BYTES:,} bytes"
+            )
         try:
             out.append((str(p), p.read_bytes()))
         except OSError as exc:
@@ -156,8 +161,15 @@ def _parse_uncached(label: str, text: bytes, problems: list[Problem]) -> list[tu
     stem = Path(label).stem
     if isinstance(doc, list):
         if stem not in SECTIONS:
-            problems.append(Problem(label, "-", "-", f"a bare list needs the file named after its section "
-                                    f"({', '.join(SECTIONS)}); or use a mapping 'section: [entries]'"))
+            problems.append(
+                Problem(
+                    label,
+                    "-",
+                    "-",
+                    f"a bare list needs the file named after its section "
+                    f"({', '.join(SECTIONS)}); or use a mapping 'section: [entries]'",
+                )
+            )
             return []
         doc = {stem: doc}
     if not isinstance(doc, dict):
@@ -166,8 +178,9 @@ def _parse_uncached(label: str, text: bytes, problems: list[Problem]) -> list[tu
     out = []
     for section, entries in doc.items():
         if section not in SECTIONS:
-            problems.append(Problem(label, "-", str(section),
-                                    f"unknown section; expected one of {', '.join(SECTIONS)}"))
+            problems.append(
+                Problem(label, "-", str(section), f"unknown section; expected one of {', '.join(SECTIONS)}")
+            )
             continue
         if not isinstance(entries, list):
             problems.append(Problem(label, "-", section, "expected a list of entries"))
@@ -182,8 +195,7 @@ def _parse_uncached(label: str, text: bytes, problems: list[Problem]) -> list[tu
     return out
 
 
-def _merge_layer(merged: dict[str, dict[str, _Raw]], layer: list[tuple[str, bytes]],
-                 problems: list[Problem]) -> None:
+def _merge_layer(merged: dict[str, dict[str, _Raw]], layer: list[tuple[str, bytes]], problems: list[Problem]) -> None:
     """Merge one layer (bundled, or one user directory) into `merged`; same id twice within the
     layer is a duplicate, over an earlier layer it is an override."""
     seen: dict[tuple[str, str], str] = {}
@@ -191,8 +203,7 @@ def _merge_layer(merged: dict[str, dict[str, _Raw]], layer: list[tuple[str, byte
         for section, entry in _entries_of(label, text, problems):
             key = (section, entry["id"])
             if key in seen:
-                problems.append(Problem(label, entry["id"], "id",
-                                        f"duplicate id in {section} (also in {seen[key]})"))
+                problems.append(Problem(label, entry["id"], "id", f"duplicate id in {section} (also in {seen[key]})"))
                 continue
             seen[key] = label
             raw = merged[section].get(entry["id"])
@@ -239,8 +250,14 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
 
     def broken(section: str, entry_id: str, field_name: str, target: str, wanted: str) -> None:
         raw = files[(section, entry_id)]
-        problems.append(Problem(raw.file_for(field_name.split(".")[0].split("[")[0]), entry_id, field_name,
-                                f"broken cross-reference: no {wanted} with id {target!r}"))
+        problems.append(
+            Problem(
+                raw.file_for(field_name.split(".")[0].split("[")[0]),
+                entry_id,
+                field_name,
+                f"broken cross-reference: no {wanted} with id {target!r}",
+            )
+        )
 
     for p in kb_lists["pitfalls"]:
         for i, wf in enumerate(p.workflows):
@@ -252,8 +269,14 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
             broken("api-mappings", m.id, "pitfall", m.pitfall, "pitfall")
         elif m.scan_kind and (not m.pitfall or m.scan_kind not in pitfall_kinds[m.pitfall]):
             raw = files[("api-mappings", m.id)]
-            problems.append(Problem(raw.file_for("scan_kind"), m.id, "scan_kind",
-                                    f"scan_kind {m.scan_kind!r} needs a pitfall whose scan_kinds name it"))
+            problems.append(
+                Problem(
+                    raw.file_for("scan_kind"),
+                    m.id,
+                    "scan_kind",
+                    f"scan_kind {m.scan_kind!r} needs a pitfall whose scan_kinds name it",
+                )
+            )
     for r in kb_lists["references"]:
         if r.accelerator not in ids["accelerators"]:
             broken("references", r.id, "accelerator", r.accelerator, "accelerator")
@@ -284,8 +307,9 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
                 key = fold(name.strip())
                 if key in owner and owner[key] != entry.id:
                     raw = files[(section, entry.id)]
-                    problems.append(Problem(raw.file_for(what), entry.id, what,
-                                            f"duplicate name {name!r}: also in {owner[key]!r}"))
+                    problems.append(
+                        Problem(raw.file_for(what), entry.id, what, f"duplicate name {name!r}: also in {owner[key]!r}")
+                    )
                 owner.setdefault(key, entry.id)
 
     if kb_lists["pitfalls"]:
@@ -296,12 +320,24 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
             naming = [p for p in kb_lists["pitfalls"] if kind in p.scan_kinds]
             if naming:  # named, but without an effort figure (e.g. an override set it to null)
                 raw = files[("pitfalls", naming[0].id)]
-                problems.append(Problem(raw.file_for("effort_hours"), naming[0].id, "effort_hours",
-                                        f"explains scan hazard kind {kind!r} but has no effort_hours "
-                                        "(and no other pitfall for that kind has one)"))
+                problems.append(
+                    Problem(
+                        raw.file_for("effort_hours"),
+                        naming[0].id,
+                        "effort_hours",
+                        f"explains scan hazard kind {kind!r} but has no effort_hours "
+                        "(and no other pitfall for that kind has one)",
+                    )
+                )
             else:
-                problems.append(Problem(f"{BUNDLED_LABEL}/pitfalls.yaml", "-", "scan_kinds",
-                                        f"no pitfall with effort_hours explains scan hazard kind {kind!r}"))
+                problems.append(
+                    Problem(
+                        f"{BUNDLED_LABEL}/pitfalls.yaml",
+                        "-",
+                        "scan_kinds",
+                        f"no pitfall with effort_hours explains scan hazard kind {kind!r}",
+                    )
+                )
     return problems
 
 
@@ -378,8 +414,9 @@ def _layers(dirs: list[Path], include_bundled: bool = True) -> list[list[tuple[s
     return layers
 
 
-def validate(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None, *,
-             use_env: bool = True) -> tuple[Optional[KnowledgeBase], list[Problem], list[str]]:
+def validate(
+    extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None, *, use_env: bool = True
+) -> tuple[Optional[KnowledgeBase], list[Problem], list[str]]:
     """(knowledge base or None, every problem, files read) for the bundled files merged with the
     user directories (ADVISOR_KB_DIR first unless use_env=False). Never cached."""
     dirs = user_dirs(extra_dirs) if use_env else [Path(d) for d in (extra_dirs or [])]
@@ -388,8 +425,7 @@ def validate(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None, *,
     return kb, problems, [label for layer in layers for label, _ in layer]
 
 
-def check(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None, *,
-          use_env: bool = True) -> list[Problem]:
+def check(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None, *, use_env: bool = True) -> list[Problem]:
     """Every problem in the bundled files merged with the user directories (empty list = valid)."""
     return validate(extra_dirs, use_env=use_env)[1]
 
@@ -397,6 +433,7 @@ def check(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None, *,
 def _stamp(folder: Path) -> tuple:
     """What the cache key needs of a folder: its YAML files' names, times and sizes. A broken link
     is only a name here; reading the folder then reports it, with its reason."""
+
     def stamp(p: Path) -> tuple:
         try:
             st = p.stat()

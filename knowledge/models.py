@@ -20,9 +20,7 @@ Vendor = Literal["nvidia", "huawei", "generic"]
 FrameworkPath = Literal["pytorch-cuda", "pytorch-npu", "mindspore", "pytorch-cpu", "mindspore-cpu"]
 FrameworkId = Literal["pytorch", "mindspore", "torch_npu"]
 WorkflowId = Literal["pytorch", "mindspore", "hybrid"]
-Aspect = Literal[
-    "model_hub", "libraries", "community", "debugging", "documentation", "deployment", "hardware"
-]
+Aspect = Literal["model_hub", "libraries", "community", "debugging", "documentation", "deployment", "hardware"]
 MappingKind = Literal["same", "differs", "none"]
 DeratingFactor = Literal["operator_coverage", "memory_bandwidth", "communication"]
 CostKind = Literal["accelerator_hour", "electricity_kwh", "pue", "engineer_day"]
@@ -109,9 +107,7 @@ class Accelerator(_Entry):
     vendor: Vendor
     name: str = Field(min_length=1)
     aliases: list[str] = Field(default_factory=list, description="other names users write")
-    smi_names: list[str] = Field(
-        default_factory=list, description="names nvidia-smi / npu-smi print for this device"
-    )
+    smi_names: list[str] = Field(default_factory=list, description="names nvidia-smi / npu-smi print for this device")
     fp32_tflops: Optional[Sourced] = None
     fp16_tflops: Optional[Sourced] = None
     bf16_tflops: Optional[Sourced] = None
@@ -120,7 +116,8 @@ class Accelerator(_Entry):
     bandwidth_gbs: Optional[Sourced] = None
     tdp_w: Optional[Sourced] = None
     usable_memory_gb: Optional[Sourced] = Field(
-        None, description="memory a framework can allocate, where the reserve is known (npu-smi counts reserved memory)")
+        None, description="memory a framework can allocate, where the reserve is known (npu-smi counts reserved memory)"
+    )
     training_capable: bool = Field(True, description="False for inference-only parts (Ascend 310 family, 300I cards)")
     interconnect: Optional[str] = None
     links: list[str] = Field(default_factory=list, description="ids of interconnects entries this board uses")
@@ -246,8 +243,11 @@ class Pitfall(_Entry):
 
 
 class ApiMapping(_Entry):
-    pytorch: str = Field(min_length=1, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$",
-                         description="fully qualified name, e.g. torch.nn.Conv2d")
+    pytorch: str = Field(
+        min_length=1,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$",
+        description="fully qualified name, e.g. torch.nn.Conv2d",
+    )
     mindspore: Optional[str] = None
     mapping: MappingKind
     note: str = ""
@@ -256,9 +256,11 @@ class ApiMapping(_Entry):
     pitfall: Optional[str] = None
     scan_kind: Optional[ScanKind] = Field(None, description="hazard kind the scan reports for it")
     scan_hazard: Optional[Literal["dynamic_shape", "no_equivalent"]] = Field(
-        None, description="scan-only hazard kind for it (explained by the scan itself, not by a pitfall)")
+        None, description="scan-only hazard kind for it (explained by the scan itself, not by a pitfall)"
+    )
     adapter: Optional[bool] = Field(
-        None, description="usable through MSAdapter/MindTorch; unset = follows the mapping (same/differs yes, none no)")
+        None, description="usable through MSAdapter/MindTorch; unset = follows the mapping (same/differs yes, none no)"
+    )
     before: Optional[str] = Field(None, description="short PyTorch pattern for the fix example")
     after: Optional[str] = Field(None, description="the MindSpore pattern it becomes")
     source: str = Field(min_length=1)
@@ -353,7 +355,9 @@ class ScalingCurve(_Entry):
     """Data-parallel scaling efficiency as a function of devices, per link class (advisor.communication)."""
 
     link: Literal["nvlink", "hccs", "pcie", "roce-ib", "ethernet"]
-    scope: Literal["host", "network"] = Field(description="host: devices of one host; network: the link between hosts, at a total device count")
+    scope: Literal["host", "network"] = Field(
+        description="host: devices of one host; network: the link between hosts, at a total device count"
+    )
     points: list[CurvePoint] = Field(min_length=2)
     note: Optional[str] = None
     source: str = Field(min_length=1)
@@ -490,9 +494,7 @@ class KnowledgeBase(BaseModel):
     def pitfalls_for(self, workflow: str, requirements: Any = None) -> list[Pitfall]:
         """Pitfalls of a workflow; with requirements, only those whose conditions hold."""
         return [
-            p
-            for p in self.pitfalls
-            if workflow in p.workflows and (requirements is None or p.applies(requirements))
+            p for p in self.pitfalls if workflow in p.workflows and (requirements is None or p.applies(requirements))
         ]
 
     def api_mapping(self, pytorch_name: str) -> Optional[ApiMapping]:

@@ -21,8 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-POLICY = ("on-demand prices when there are any, else every term; per provider its newest observation, "
-          "dropping providers more than 12 months older than the newest; the median of those, their range shown")
+POLICY = (
+    "on-demand prices when there are any, else every term; per provider its newest observation, "
+    "dropping providers more than 12 months older than the newest; the median of those, their range shown"
+)
 WINDOW_MONTHS = 12
 _TRUST = ("vendor", "secondary", "blog", "derived", "assumption")  # strongest first
 UNIT = {"hour": "USD per device-hour", "card": "USD per card", "server": "USD per server"}
@@ -53,8 +55,11 @@ class PriceChoice:
         return [o.provider for o in self.observations]
 
     def describe(self) -> str:
-        span = f" (range {self.low:g}-{self.high:g} across {len(self.observations)} providers)" \
-            if len(self.observations) > 1 else f" ({self.observations[0].provider})"
+        span = (
+            f" (range {self.low:g}-{self.high:g} across {len(self.observations)} providers)"
+            if len(self.observations) > 1
+            else f" ({self.observations[0].provider})"
+        )
         return f"{self.value:g} {UNIT[self.kind]}{span}, observed {self.as_of}"
 
 
@@ -72,13 +77,22 @@ def choose(observations: Iterable[Any]) -> PriceChoice | None:
     for o in sorted(pool, key=lambda o: (o.observed, o.id)):
         newest_by_provider[o.provider.strip().lower()] = o  # later (newer) wins
     newest = max(o.observed for o in newest_by_provider.values())
-    used = sorted((o for o in newest_by_provider.values() if months_between(o.observed, newest) <= WINDOW_MONTHS),
-                  key=lambda o: (o.usd, o.id))
+    used = sorted(
+        (o for o in newest_by_provider.values() if months_between(o.observed, newest) <= WINDOW_MONTHS),
+        key=lambda o: (o.usd, o.id),
+    )
     values = [o.usd for o in used]
     confidence = max((o.confidence for o in used), key=_TRUST.index)
-    return PriceChoice(value=round(statistics.median(values), 4), low=min(values), high=max(values),
-                       as_of=newest, oldest=min(o.observed for o in used), observations=tuple(used),
-                       confidence=confidence, kind=next(iter(kinds)))
+    return PriceChoice(
+        value=round(statistics.median(values), 4),
+        low=min(values),
+        high=max(values),
+        as_of=newest,
+        oldest=min(o.observed for o in used),
+        observations=tuple(used),
+        confidence=confidence,
+        kind=next(iter(kinds)),
+    )
 
 
 def hourly_cost_entries(prices: Iterable[Any], label: str) -> dict[str, dict]:
@@ -92,22 +106,33 @@ def hourly_cost_entries(prices: Iterable[Any], label: str) -> dict[str, dict]:
         c = choose(obs)
         assert c is not None
         alternatives = [
-            {"value": o.usd, "source": o.source, "confidence": o.confidence,
-             "note": f"{o.provider}{', ' + o.region if o.region else ''}, {o.term}, observed {o.observed} ({o.id})"}
+            {
+                "value": o.usd,
+                "source": o.source,
+                "confidence": o.confidence,
+                "note": f"{o.provider}{', ' + o.region if o.region else ''}, {o.term}, observed {o.observed} ({o.id})",
+            }
             for o in c.observations
         ]
         terms = "on-demand " if all(o.term == "on-demand" for o in c.observations) else ""
         if len(c.observations) == 1:
             note = f"the newest {terms}price of one provider ({c.observations[0].provider}), observed {c.as_of}"
         else:
-            note = (f"median of {len(c.observations)} providers' newest {terms}prices, range {c.low:g}-{c.high:g}, "
-                    f"observed {c.oldest}..{c.as_of}")
+            note = (
+                f"median of {len(c.observations)} providers' newest {terms}prices, range {c.low:g}-{c.high:g}, "
+                f"observed {c.oldest}..{c.as_of}"
+            )
         out[f"{acc}-hour"] = {
             "id": f"{acc}-hour",
             "kind": "accelerator_hour",
             "accelerator": acc,
-            "usd": {"value": c.value, "source": f"{label}: {', '.join(o.id for o in c.observations)}",
-                    "confidence": c.confidence, "note": note, "alternatives": alternatives},
+            "usd": {
+                "value": c.value,
+                "source": f"{label}: {', '.join(o.id for o in c.observations)}",
+                "confidence": c.confidence,
+                "note": note,
+                "alternatives": alternatives,
+            },
             "unit": "USD per device-hour",
             "as_of": c.as_of,
             "note": f"chosen by the price policy: {POLICY}",

@@ -51,8 +51,8 @@ def parse_npu_smi_info(text: str) -> dict:
     name, health, power_w, temperature_c, bus_id, aicore_pct, memory_used_mb, memory_total_mb,
     processes. Pure function of the text."""
     out: dict = {"smi_version": None, "version": None, "chips": [], "unassigned_processes": []}
-    mode = None          # "devices" or "processes"
-    split = False        # the "NPU ID | Name" layout: ids and names in columns of their own
+    mode = None  # "devices" or "processes"
+    split = False  # the "NPU ID | Name" layout: ids and names in columns of their own
     has_hbm = False
     pending: Optional[dict] = None  # the NPU row waiting for its chip row
     by_key: dict[tuple, dict] = {}
@@ -88,7 +88,9 @@ def parse_npu_smi_info(text: str) -> dict:
                     continue
                 rest = _PAIR.sub(" ", cells[2]).split()
                 pending = {
-                    "npu_id": int(words[0]), "name": " ".join(words[1:]), "health": cells[1] or None,
+                    "npu_id": int(words[0]),
+                    "name": " ".join(words[1:]),
+                    "health": cells[1] or None,
                     "power_w": _float(rest[0]) if rest else None,
                     "temperature_c": _float(rest[1]) if len(rest) > 1 else None,
                 }
@@ -100,12 +102,15 @@ def parse_npu_smi_info(text: str) -> dict:
             pairs = _PAIR.findall(cells[2])
             rest = _PAIR.sub(" ", cells[2]).split()
             # With an HBM column the HBM pair comes last; without one the only pair is Memory-Usage.
-            used, total = (pairs[-1] if pairs else (None, None))
+            used, total = pairs[-1] if pairs else (None, None)
             chip = {
-                **pending, "chip_id": chip_id, "device_id": device_id,
+                **pending,
+                "chip_id": chip_id,
+                "device_id": device_id,
                 "bus_id": cells[1] if cells[1] and cells[1] != "NA" else None,
                 "aicore_pct": _float(rest[0]) if rest else None,
-                "memory_used_mb": _float(used), "memory_total_mb": _float(total),
+                "memory_used_mb": _float(used),
+                "memory_total_mb": _float(total),
                 "memory_kind": "HBM" if has_hbm and len(pairs) >= 2 else "Memory-Usage",
                 "processes": [],
             }
@@ -115,7 +120,11 @@ def parse_npu_smi_info(text: str) -> dict:
         elif mode == "processes" and len(cells) >= 4:
             if len(words) < 2 or _int(words[0]) is None or _int(cells[1]) is None:
                 continue
-            proc = {"pid": int(cells[1]), "name": cells[2] or None, "memory_mb": _float(cells[3].split()[0] if cells[3] else None)}
+            proc = {
+                "pid": int(cells[1]),
+                "name": cells[2] or None,
+                "memory_mb": _float(cells[3].split()[0] if cells[3] else None),
+            }
             target = by_key.get((int(words[0]), _int(words[1])))
             if target is not None:
                 target["processes"].append(proc)
@@ -131,18 +140,30 @@ def chips_to_accelerators(chips: list[dict]) -> list[Accelerator]:
     use_ids = all(i is not None for i in ids) and len(set(ids)) == len(ids)
     accs = []
     for pos, c in enumerate(chips):
-        accs.append(Accelerator(
-            vendor="huawei", index=ids[pos] if use_ids else pos, name=c["name"], source="npu-smi",
-            memory_total_mb=c["memory_total_mb"], memory_used_mb=c["memory_used_mb"],
-            bus_id=c["bus_id"], npu_id=c["npu_id"], chip_id=c["chip_id"], phy_id=c.get("device_id"),
-            health=c["health"], utilization_pct=c["aicore_pct"], temperature_c=c["temperature_c"],
-            power_w=c["power_w"],
-            processes=[DeviceProcess(**p) for p in c["processes"]],
-        ))
+        accs.append(
+            Accelerator(
+                vendor="huawei",
+                index=ids[pos] if use_ids else pos,
+                name=c["name"],
+                source="npu-smi",
+                memory_total_mb=c["memory_total_mb"],
+                memory_used_mb=c["memory_used_mb"],
+                bus_id=c["bus_id"],
+                npu_id=c["npu_id"],
+                chip_id=c["chip_id"],
+                phy_id=c.get("device_id"),
+                health=c["health"],
+                utilization_pct=c["aicore_pct"],
+                temperature_c=c["temperature_c"],
+                power_w=c["power_w"],
+                processes=[DeviceProcess(**p) for p in c["processes"]],
+            )
+        )
     return accs
 
 
 # --- CANN and driver versions ----------------------------------------------------------------
+
 
 def _read(path: Path) -> Optional[str]:
     try:
@@ -169,8 +190,12 @@ def parse_version_file(text: str) -> Optional[str]:
 
 def default_cann_roots() -> list[str]:
     home = os.path.expanduser("~")
-    return ["/usr/local/Ascend/cann", "/usr/local/Ascend/ascend-toolkit/latest",
-            f"{home}/Ascend/cann", f"{home}/Ascend/ascend-toolkit/latest"]
+    return [
+        "/usr/local/Ascend/cann",
+        "/usr/local/Ascend/ascend-toolkit/latest",
+        f"{home}/Ascend/cann",
+        f"{home}/Ascend/ascend-toolkit/latest",
+    ]
 
 
 def find_cann(environ: Optional[dict] = None, default_roots: Optional[list[str]] = None) -> CannInfo:
@@ -234,8 +259,9 @@ def device_nodes(dev_root: str = "/dev") -> list[str]:
 
 def _run_smi(smi: str) -> tuple[int, str]:
     try:
-        proc = subprocess.run([smi, "info"], capture_output=True, text=True, timeout=SMI_TIMEOUT,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [smi, "info"], capture_output=True, text=True, timeout=SMI_TIMEOUT, stdin=subprocess.DEVNULL
+        )
         return proc.returncode, proc.stdout if proc.returncode == 0 else (proc.stdout + proc.stderr)
     except subprocess.TimeoutExpired:
         return -1, f"npu-smi info did not answer within {SMI_TIMEOUT:.0f} s"
@@ -265,8 +291,10 @@ def _collect(dev_root: str) -> tuple[AscendInfo, list[Accelerator]]:
     if smi is None:
         if numbered:
             info.status, info.reason = "ok", "npu-smi not on PATH: chips counted from /dev/davinci*"
-            accs = [Accelerator(vendor="huawei", index=i, name="Ascend NPU (model unknown)", source="/dev")
-                    for i in range(len(numbered))]
+            accs = [
+                Accelerator(vendor="huawei", index=i, name="Ascend NPU (model unknown)", source="/dev")
+                for i in range(len(numbered))
+            ]
         else:
             info.reason = "no npu-smi on PATH and no /dev/davinci* nodes"
         info.chip_count = len(accs)

@@ -20,6 +20,7 @@ class _Model(BaseModel):
 
 # --- host -------------------------------------------------------------------------------------
 
+
 class CpuInfo(_Model):
     model: Optional[str] = None
     vendor: Optional[str] = None
@@ -77,6 +78,7 @@ class HostInfo(_Model):
 
 
 # --- accelerators ------------------------------------------------------------------------------
+
 
 class DeviceProcess(_Model):
     pid: Optional[int] = None

@@ -105,8 +105,15 @@ def detect_framework(name: str) -> FrameworkInfo:
             build = "ascend"
     if name == "torch_npu":
         details["requires_torch"] = next((r for r in (metadata.requires(dist) or []) if r.startswith("torch")), None)
-    return FrameworkInfo(name=name, installed=True, version=version, distribution=dist, build=build,
-                         location=str(pkg) if pkg else None, details=details)
+    return FrameworkInfo(
+        name=name,
+        installed=True,
+        version=version,
+        distribution=dist,
+        build=build,
+        location=str(pkg) if pkg else None,
+        details=details,
+    )
 
 
 def detect_frameworks() -> list[FrameworkInfo]:
@@ -144,12 +151,12 @@ def infer_devices(fw: FrameworkInfo, accelerators: list[Accelerator]) -> list[st
 
 # --- smoke tests -----------------------------------------------------------------------------------
 
+
 def _smoke_from_outcome(outcome) -> tuple[SmokeResult, dict]:
     """Turn a launcher outcome into a SmokeResult; per-device progress survives a hang or crash."""
     payload = outcome.result or {}
     done = [m for m in outcome.messages if m.get("stage") == "device-done"]
-    devices = payload.get("devices") or [
-        {k: m.get(k) for k in ("device", "ok", "seconds", "error")} for m in done]
+    devices = payload.get("devices") or [{k: m.get(k) for k in ("device", "ok", "seconds", "error")} for m in done]
     started = [m.get("device") for m in outcome.messages if m.get("stage") == "device-start"]
     finished = {d["device"] for d in devices}
     hung = [d for d in started if d not in finished]
@@ -158,8 +165,13 @@ def _smoke_from_outcome(outcome) -> tuple[SmokeResult, dict]:
         for d in hung:  # the device it was busy with when it hung or died
             smoke_devices.append(DeviceSmoke(device=d, ok=False, error=outcome.error))
     conv = payload.get("conv_check") or next(
-        ({k: v for k, v in m.items() if k not in ("kind", "stage")} for m in outcome.messages
-         if m.get("stage") == "conv"), None)
+        (
+            {k: v for k, v in m.items() if k not in ("kind", "stage")}
+            for m in outcome.messages
+            if m.get("stage") == "conv"
+        ),
+        None,
+    )
     failed_device = any(not d.ok for d in smoke_devices)
     ok = outcome.status == "ok" and bool(smoke_devices) and not failed_device
     error = outcome.error
@@ -167,32 +179,50 @@ def _smoke_from_outcome(outcome) -> tuple[SmokeResult, dict]:
         error = "; ".join(f"{d.device}: {d.error}" for d in smoke_devices if not d.ok)
     status = {"ok": "ok" if ok else "failed", "timeout": "timeout"}.get(outcome.status, "failed")
     smoke = SmokeResult(
-        status=status, ok=ok, seconds=round(outcome.seconds, 3),
+        status=status,
+        ok=ok,
+        seconds=round(outcome.seconds, 3),
         import_seconds=round(payload["import_seconds"], 3) if payload.get("import_seconds") else None,
-        devices=smoke_devices, error=error,
+        devices=smoke_devices,
+        error=error,
         output_tail=None if ok else (outcome.output_tail or "")[-1500:] or None,
         conv_check=ConvCheck(**conv) if conv else None,
     )
     return smoke, payload
 
 
-def run_smoke(name: str, timeout: float, env_extra: Optional[dict] = None,
-              on_message: Optional[Callable[[dict], None]] = None, extra_args: tuple = (),
-              cancel=None) -> tuple[SmokeResult, dict]:
+def run_smoke(
+    name: str,
+    timeout: float,
+    env_extra: Optional[dict] = None,
+    on_message: Optional[Callable[[dict], None]] = None,
+    extra_args: tuple = (),
+    cancel=None,
+) -> tuple[SmokeResult, dict]:
     """One framework's smoke test in its own child. Never raises."""
     from probes.launcher import run_child
 
     try:
-        outcome = run_child(["-m", "probes.smoke_worker", name, *extra_args], timeout=timeout,
-                            env_extra=env_extra, on_message=on_message, cancel=cancel)
+        outcome = run_child(
+            ["-m", "probes.smoke_worker", name, *extra_args],
+            timeout=timeout,
+            env_extra=env_extra,
+            on_message=on_message,
+            cancel=cancel,
+        )
     except Exception as exc:
         return SmokeResult(status="failed", ok=False, error=f"could not run the smoke test: {exc}"), {}
     return _smoke_from_outcome(outcome)
 
 
-def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: bool = True,
-              confirm_early: bool = False, progress: Optional[Callable[[str], None]] = None,
-              cancel=None) -> dict[str, dict]:
+def smoke_all(
+    frameworks: list[FrameworkInfo],
+    timeout: float,
+    confirm_onednn: bool = True,
+    confirm_early: bool = False,
+    progress: Optional[Callable[[str], None]] = None,
+    cancel=None,
+) -> dict[str, dict]:
     """Run every installed framework's smoke test in parallel (one thread + one child each).
 
     For MindSpore, as soon as the worker reports a slow convolution, a second child reruns just that
@@ -214,13 +244,17 @@ def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: b
 
     def confirm(check: dict) -> None:
         remaining = max(5.0, deadline - time.monotonic())
-        smoke, _ = run_smoke("mindspore", remaining, env_extra=ONEDNN_CAP, extra_args=("--conv-only",),
-                             cancel=not_needed)
+        smoke, _ = run_smoke(
+            "mindspore", remaining, env_extra=ONEDNN_CAP, extra_args=("--conv-only",), cancel=not_needed
+        )
         with lock:
             results["_onednn_confirm"] = {"smoke": smoke, "payload": {}}
 
-    wanted = confirm_onednn and "ONEDNN_MAX_CPU_ISA" not in os.environ and any(
-        fw.installed and fw.name == "mindspore" for fw in frameworks)
+    wanted = (
+        confirm_onednn
+        and "ONEDNN_MAX_CPU_ISA" not in os.environ
+        and any(fw.installed and fw.name == "mindspore" for fw in frameworks)
+    )
     early = wanted and confirm_early
 
     def watch(message: dict) -> None:
@@ -235,8 +269,13 @@ def smoke_all(frameworks: list[FrameworkInfo], timeout: float, confirm_onednn: b
             t.start()
 
     def one(name: str) -> None:
-        smoke, payload = run_smoke(name, timeout, env_extra=CHILD_ENV.get(name),
-                                   on_message=watch if name == "mindspore" else None, cancel=cancel)
+        smoke, payload = run_smoke(
+            name,
+            timeout,
+            env_extra=CHILD_ENV.get(name),
+            on_message=watch if name == "mindspore" else None,
+            cancel=cancel,
+        )
         with lock:
             results[name] = {"smoke": smoke, "payload": payload}
         if name == "mindspore" and not (smoke.conv_check and smoke.conv_check.slow):

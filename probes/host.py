@@ -16,13 +16,24 @@ from pathlib import Path
 from typing import Optional
 
 from probes.check_models import (
-    CgroupLimits, ContainerInfo, CpuInfo, DiskInfo, HostInfo, MemoryInfo,
+    CgroupLimits,
+    ContainerInfo,
+    CpuInfo,
+    DiskInfo,
+    HostInfo,
+    MemoryInfo,
 )
 from probes.hostfacts import (  # noqa: F401 (parse_cpu_list and RELEVANT_FLAGS: probes.host's API)
-    RELEVANT_FLAGS, _read, affinity_cores, cache_dir, cpu_limit, parse_cpu_list, parse_cpuinfo, parse_meminfo,
+    RELEVANT_FLAGS,
+    _read,
+    affinity_cores,
+    cache_dir,
+    cpu_limit,
+    parse_cpu_list,
+    parse_cpuinfo,
+    parse_meminfo,
     read_cgroup_limits,
 )
-
 
 
 def detect_container(root: str | Path = "/", environ: Optional[dict] = None) -> tuple[Optional[str], list[str]]:
@@ -43,8 +54,13 @@ def detect_container(root: str | Path = "/", environ: Optional[dict] = None) -> 
         hints.append(f"container={env['container']} in the environment")
         kind = kind or env["container"]
     text = _read(root / "proc/1/cgroup") or ""
-    for marker, name in (("kubepods", "kubernetes"), ("docker", "docker"), ("containerd", "containerd"),
-                         ("libpod", "podman"), ("lxc", "lxc")):
+    for marker, name in (
+        ("kubepods", "kubernetes"),
+        ("docker", "docker"),
+        ("containerd", "containerd"),
+        ("libpod", "podman"),
+        ("lxc", "lxc"),
+    ):
         if marker in text:
             hints.append(f"pid 1 cgroup mentions {marker}")
             kind = kind or name
@@ -133,8 +149,7 @@ def _memory(errors: list[str], cgroup: CgroupLimits) -> MemoryInfo:
         limited_by = f"cgroup memory limit {limit} MB"
         headroom = limit - (cgroup.memory_usage_mb or 0)
         available = min(available, headroom) if available is not None else headroom
-        return MemoryInfo(total_mb=limit, available_mb=max(0, available), host_total_mb=total,
-                          limited_by=limited_by)
+        return MemoryInfo(total_mb=limit, available_mb=max(0, available), host_total_mb=total, limited_by=limited_by)
     return MemoryInfo(total_mb=total, available_mb=available, host_total_mb=total)
 
 
@@ -147,8 +162,11 @@ def collect_host(cache_dir: str | Path | None = None) -> HostInfo:
         errors.append(f"cgroup: {exc}")
         cgroup = CgroupLimits()
     parts = {}
-    for name, fn in (("cpu", lambda: _cpu(errors, cgroup)), ("memory", lambda: _memory(errors, cgroup)),
-                     ("disk", lambda: _disk(Path(cache_dir) if cache_dir else default_cache_dir()))):
+    for name, fn in (
+        ("cpu", lambda: _cpu(errors, cgroup)),
+        ("memory", lambda: _memory(errors, cgroup)),
+        ("disk", lambda: _disk(Path(cache_dir) if cache_dir else default_cache_dir())),
+    ):
         try:
             parts[name] = fn()
         except Exception as exc:  # one unreadable part is an error line, not a failed check

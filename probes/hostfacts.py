@@ -25,10 +25,33 @@ FRAMEWORK_MODULES = {"pytorch": ("torch", "torch"), "mindspore": ("mindspore", "
 
 # Flags that decide which kernels ML frameworks pick. cpuinfo names on x86, "Features" on Arm.
 RELEVANT_FLAGS = (
-    "sse4_2", "avx", "avx2", "fma", "f16c", "avx_vnni",
-    "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd", "avx512_vnni", "avx512_bf16",
-    "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8", "amx_fp16",
-    "neon", "asimd", "asimddp", "sve", "sve2", "bf16", "i8mm", "fphp", "asimdhp",
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "avx_vnni",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512dq",
+    "avx512cd",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "amx_tile",
+    "amx_bf16",
+    "amx_int8",
+    "amx_fp16",
+    "neon",
+    "asimd",
+    "asimddp",
+    "sve",
+    "sve2",
+    "bf16",
+    "i8mm",
+    "fphp",
+    "asimdhp",
 )
 
 # cgroup v1 writes "no limit" as a huge page-aligned number (e.g. 9223372036854771712).
@@ -36,6 +59,7 @@ _NO_LIMIT_BYTES = 1 << 60
 
 
 # --- pure parsers (tested on fixture files) --------------------------------------------------
+
 
 def parse_cpuinfo(text: str) -> dict:
     """Model, vendor, flags and physical core count from /proc/cpuinfo (x86 and Arm layouts)."""
@@ -82,8 +106,14 @@ def parse_cpuinfo(text: str) -> dict:
     }
 
 
-_ARM_IMPLEMENTERS = {"0x41": "ARM", "0x48": "HiSilicon", "0x51": "Qualcomm", "0x61": "Apple",
-                     "0xc0": "Ampere", "0x4e": "NVIDIA"}
+_ARM_IMPLEMENTERS = {
+    "0x41": "ARM",
+    "0x48": "HiSilicon",
+    "0x51": "Qualcomm",
+    "0x61": "Apple",
+    "0xc0": "Ampere",
+    "0x4e": "NVIDIA",
+}
 
 
 def parse_cpu_list(text: str) -> Optional[int]:
@@ -184,8 +214,9 @@ def _bytes_limit(text: Optional[str]) -> Optional[int]:
     return value // (1024 * 1024) if 0 < value < _NO_LIMIT_BYTES else None
 
 
-def read_cgroup_limits(root: str | Path = "/sys/fs/cgroup",
-                       proc_cgroup: str | Path = "/proc/self/cgroup") -> CgroupLimits:
+def read_cgroup_limits(
+    root: str | Path = "/sys/fs/cgroup", proc_cgroup: str | Path = "/proc/self/cgroup"
+) -> CgroupLimits:
     """CPU quota, cpuset size and memory limit of this process's cgroup (v2, else v1).
 
     The effective limit is the smallest along the cgroup's ancestors, as the kernel applies it."""
@@ -194,8 +225,9 @@ def read_cgroup_limits(root: str | Path = "/sys/fs/cgroup",
     if (root / "cgroup.controllers").exists():
         chain = _chain(root, paths.get("", "/"))
         usage = _bytes_limit(_read(chain[0] / "memory.current")) if chain else None
-        cpusets = [parse_cpu_list(t) for d in chain
-                   if (t := _read(d / "cpuset.cpus.effective") or _read(d / "cpuset.cpus"))]
+        cpusets = [
+            parse_cpu_list(t) for d in chain if (t := _read(d / "cpuset.cpus.effective") or _read(d / "cpuset.cpus"))
+        ]
         return CgroupLimits(
             version=2,
             cpu_quota=_min([_v2_cpu_max(_read(d / "cpu.max")) for d in chain]),
@@ -230,8 +262,9 @@ def read_cgroup_limits(root: str | Path = "/sys/fs/cgroup",
     )
 
 
-def cpu_limit(host_logical: Optional[int], affinity: Optional[int],
-              cgroup: CgroupLimits) -> tuple[Optional[int], Optional[str]]:
+def cpu_limit(
+    host_logical: Optional[int], affinity: Optional[int], cgroup: CgroupLimits
+) -> tuple[Optional[int], Optional[str]]:
     """(usable cores, what limits them): the smallest of the machine's logical cores, the
     affinity mask, the cgroup cpuset and the cgroup CPU quota (rounded up)."""
     usable, limited_by = host_logical, None
@@ -282,6 +315,7 @@ def cpu_flags() -> list[str]:
 
 # --- what is installed (located, never imported) ---------------------------------------------
 
+
 def installed(module: str) -> bool:
     """Whether a top-level module can be found (importlib.util.find_spec locates, never imports)."""
     try:
@@ -308,6 +342,7 @@ def installed_frameworks() -> dict[str, dict]:
 
 # --- load and CPU time -------------------------------------------------------------------------
 
+
 def loadavg() -> Optional[list[float]]:
     """1, 5 and 15-minute load averages (None where the OS has none)."""
     try:
@@ -329,8 +364,12 @@ def cpu_times(text: Optional[str] = None) -> Optional[dict]:
     names = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"]
     v = dict(zip(names, fields + [0] * (len(names) - len(fields))))
     total = sum(fields[:8])
-    return {"idle": v["idle"] + v["iowait"], "steal": v["steal"], "total": total,
-            "busy": total - v["idle"] - v["iowait"] - v["steal"]}
+    return {
+        "idle": v["idle"] + v["iowait"],
+        "steal": v["steal"],
+        "total": total,
+        "busy": total - v["idle"] - v["iowait"] - v["steal"],
+    }
 
 
 def steal_fraction(before: Optional[dict], after: Optional[dict]) -> Optional[float]:
@@ -341,6 +380,7 @@ def steal_fraction(before: Optional[dict], after: Optional[dict]) -> Optional[fl
 
 
 # --- accelerators, counted from the driver's files ---------------------------------------------
+
 
 def nvidia_gpu_count() -> int:
     """GPUs the NVIDIA driver exposes (its /proc entries; no nvidia-smi call, no framework)."""
@@ -356,8 +396,8 @@ def davinci_nodes(dev_root: str = "/dev") -> list[str]:
         names = os.listdir(dev_root)
     except OSError:
         return []
-    numbered = [n for n in names if n.startswith("davinci") and n[len("davinci"):].isdigit()]
-    return [os.path.join(dev_root, n) for n in sorted(numbered, key=lambda n: int(n[len("davinci"):]))]
+    numbered = [n for n in names if n.startswith("davinci") and n[len("davinci") :].isdigit()]
+    return [os.path.join(dev_root, n) for n in sorted(numbered, key=lambda n: int(n[len("davinci") :]))]
 
 
 def ascend_npu_count() -> int:
@@ -365,6 +405,7 @@ def ascend_npu_count() -> int:
 
 
 # --- where results are kept ----------------------------------------------------------------------
+
 
 def cache_dir() -> Path:
     """$XDG_CACHE_HOME/framework-advisor (default ~/.cache/framework-advisor); not created here."""
@@ -374,13 +415,24 @@ def cache_dir() -> Path:
 
 # --- the cache key -----------------------------------------------------------------------------
 
-def fingerprint(cpu: Optional[str] = None, cores: Optional[int] = None,
-                memory_mb: Optional[int] = None, frameworks: Optional[dict] = None) -> str:
+
+def fingerprint(
+    cpu: Optional[str] = None,
+    cores: Optional[int] = None,
+    memory_mb: Optional[int] = None,
+    frameworks: Optional[dict] = None,
+) -> str:
     """Stable id of what the measurements depend on: CPU, usable cores, memory (GB), OS, kernel,
     Python and the framework versions. Each fact not given is read here (cheap files only)."""
     fw = frameworks if frameworks is not None else installed_frameworks()
-    parts = [cpu if cpu is not None else cpu_model(), cores if cores is not None else usable_cores(),
-             (memory_mb if memory_mb is not None else memory_total_mb() or 0) // 1024,
-             platform.system(), platform.release(), platform.python_version(),
-             fw["pytorch"]["version"], fw["mindspore"]["version"]]
+    parts = [
+        cpu if cpu is not None else cpu_model(),
+        cores if cores is not None else usable_cores(),
+        (memory_mb if memory_mb is not None else memory_total_mb() or 0) // 1024,
+        platform.system(),
+        platform.release(),
+        platform.python_version(),
+        fw["pytorch"]["version"],
+        fw["mindspore"]["version"],
+    ]
     return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:16]

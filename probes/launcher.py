@@ -41,14 +41,51 @@ Status = Literal["ok", "failed", "timeout", "cancelled"]
 # Variables passed to children. Anything else from the parent's environment stays behind, so a
 # worker sees the same world whoever started the tool.
 _ENV_NAMES = {
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM", "SHELL",
-    "LD_LIBRARY_PATH", "LD_PRELOAD", "VIRTUAL_ENV", "CC", "CXX", "PYTHONHASHSEED",
-    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
-    "OPENBLAS_L2_SIZE", "GLOG_v", "RANK_TABLE_FILE", "DEVICE_ID", "RANK_ID", "RANK_SIZE",
-    "XDG_CACHE_HOME", "ONEDNN_MAX_CPU_ISA", "ONEDNN_VERBOSE", "GLOO_SOCKET_IFNAME",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "TERM",
+    "SHELL",
+    "LD_LIBRARY_PATH",
+    "LD_PRELOAD",
+    "VIRTUAL_ENV",
+    "CC",
+    "CXX",
+    "PYTHONHASHSEED",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE",
+    "GLOG_v",
+    "RANK_TABLE_FILE",
+    "DEVICE_ID",
+    "RANK_ID",
+    "RANK_SIZE",
+    "XDG_CACHE_HOME",
+    "ONEDNN_MAX_CPU_ISA",
+    "ONEDNN_VERBOSE",
+    "GLOO_SOCKET_IFNAME",
 }
-_ENV_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "NCCL_", "ASCEND_", "HCCL_", "TORCH_", "TORCHINDUCTOR_",
-                 "MS_", "MINDSPORE_", "TRITON_", "ADVISOR_")
+_ENV_PREFIXES = (
+    "LC_",
+    "CUDA_",
+    "NVIDIA_",
+    "NCCL_",
+    "ASCEND_",
+    "HCCL_",
+    "TORCH_",
+    "TORCHINDUCTOR_",
+    "MS_",
+    "MINDSPORE_",
+    "TRITON_",
+    "ADVISOR_",
+)
 
 PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
 # Every process a child starts inherits this variable (a fresh uuid per child): the kill sweep finds
@@ -57,8 +94,7 @@ MARKER_ENV = "ADVISOR_RUN_MARKER"
 
 
 def child_environment(extra: Optional[dict] = None, drop: tuple = ()) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if (k in _ENV_NAMES or k.startswith(_ENV_PREFIXES)) and k not in drop}
+    env = {k: v for k, v in os.environ.items() if (k in _ENV_NAMES or k.startswith(_ENV_PREFIXES)) and k not in drop}
     # The workers are modules of this project: make them importable from any working directory.
     env["PYTHONPATH"] = PROJECT_ROOT
     env["PYTHONUNBUFFERED"] = "1"
@@ -77,12 +113,12 @@ def child_environment(extra: Optional[dict] = None, drop: tuple = ()) -> dict:
 @dataclass
 class ChildOutcome:
     status: Status
-    result: Optional[dict] = None          # the last 'result' message
+    result: Optional[dict] = None  # the last 'result' message
     messages: list = field(default_factory=list)  # every message, in order
-    error: Optional[str] = None            # why it is not ok, in one line
+    error: Optional[str] = None  # why it is not ok, in one line
     returncode: Optional[int] = None
     seconds: float = 0.0
-    output_tail: str = ""                  # last lines of the child's stdout/stderr
+    output_tail: str = ""  # last lines of the child's stdout/stderr
     notes: list = field(default_factory=list)  # what the supervisor changed (e.g. a cache folder)
 
     @property
@@ -143,16 +179,15 @@ def fallback_caches(env: dict, spare: Path) -> list[str]:
         value = env.get(name)
         if value and not _writable_dir(value):
             env[name] = str(spare / name.lower())
-            notes.append(f"{name}={value} is not writable: a temporary folder was used "
-                         "(nothing was cached this run)")
+            notes.append(f"{name}={value} is not writable: a temporary folder was used (nothing was cached this run)")
     return notes
 
 
 # ------------------------------------------------------------------ registry of live children
 
 _LOCK = threading.RLock()  # re-entrant: the signal handler may run while the main thread holds it
-_LIVE: dict[int, Callable[[], None]] = {}   # id -> kill function of a running child
-_DIRS: set[str] = set()                    # temporary folders to remove on a terminating signal
+_LIVE: dict[int, Callable[[], None]] = {}  # id -> kill function of a running child
+_DIRS: set[str] = set()  # temporary folders to remove on a terminating signal
 
 
 def _kill_all() -> None:
@@ -216,6 +251,7 @@ def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP)) -> Ite
     exit 143 / 129. On any exit by an exception (SIGINT's KeyboardInterrupt included) the same
     clean-up runs, also for children that worker threads started. Outside the main thread
     (where Python cannot install handlers) only that clean-up applies."""
+
     def handler(signum, frame):
         _kill_all()
         _remove_all_dirs()
@@ -239,6 +275,7 @@ def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP)) -> Ite
 
 
 # ------------------------------------------------------------------ kill
+
 
 def marked_processes(marker: str) -> dict:
     """{pid: environment} of this user's processes carrying `marker` in MARKER_ENV (Linux /proc)."""
@@ -312,9 +349,15 @@ def kill_tree(proc: subprocess.Popen, marker: Optional[str] = None) -> None:
 
 # ------------------------------------------------------------------ waiting and reading
 
-def wait(proc: subprocess.Popen, timeout: float, cancel: Optional[Cancel] = None,
-         tick: Optional[Callable[[], bool]] = None, tick_seconds: float = 0.25,
-         start: Optional[float] = None) -> str:
+
+def wait(
+    proc: subprocess.Popen,
+    timeout: float,
+    cancel: Optional[Cancel] = None,
+    tick: Optional[Callable[[], bool]] = None,
+    tick_seconds: float = 0.25,
+    start: Optional[float] = None,
+) -> str:
     """Sleep until the child exits ("exited"), `cancel` is set ("cancelled"), `timeout` seconds
     from `start` pass ("timeout"), or `tick()` returns True ("stopped"). Without `tick` there is no
     polling: on a 2-core host every wake-up of the parent preempts a worker thread (a 0.1 s poll
@@ -415,6 +458,7 @@ class MessagePipe:
 
 # ------------------------------------------------------------------ one child
 
+
 def run_child(
     args: list[str],
     *,
@@ -444,8 +488,13 @@ def run_child(
         with open(log_path, "wb") as log:
             try:
                 proc = subprocess.Popen(
-                    [python, *args], cwd=folder, env=env, stdin=subprocess.DEVNULL,
-                    stdout=log, stderr=subprocess.STDOUT, pass_fds=(pipe.write_fd,),
+                    [python, *args],
+                    cwd=folder,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    pass_fds=(pipe.write_fd,),
                     start_new_session=True,  # its own process group: kill takes its children too
                 )
             except OSError as exc:

@@ -14,8 +14,19 @@ from typing import Optional
 
 from probes.check_models import Accelerator, DeviceProcess, NvidiaInfo
 
-GPU_FIELDS = ("index", "name", "uuid", "pci.bus_id", "memory.total", "memory.used", "utilization.gpu",
-              "temperature.gpu", "power.draw", "driver_version", "compute_cap")
+GPU_FIELDS = (
+    "index",
+    "name",
+    "uuid",
+    "pci.bus_id",
+    "memory.total",
+    "memory.used",
+    "utilization.gpu",
+    "temperature.gpu",
+    "power.draw",
+    "driver_version",
+    "compute_cap",
+)
 APP_FIELDS = ("gpu_uuid", "pid", "process_name", "used_memory")
 SMI_TIMEOUT = 15.0
 
@@ -47,19 +58,28 @@ def parse_query_gpu(text: str, fields: tuple = GPU_FIELDS) -> tuple[list[Acceler
         extra = len(cells) - len(fields)
         if extra:
             name_at = fields.index("name")
-            cells[name_at:name_at + extra + 1] = [",".join(cells[name_at:name_at + extra + 1])]
+            cells[name_at : name_at + extra + 1] = [",".join(cells[name_at : name_at + extra + 1])]
         row = {f: _cell(c) for f, c in zip(fields, cells)}
         index = _num(row.get("index"))
         if index is None:
             continue
         driver = driver or row.get("driver_version")
-        gpus.append(Accelerator(
-            vendor="nvidia", index=int(index), name=row.get("name") or "NVIDIA GPU", source="nvidia-smi",
-            memory_total_mb=_num(row.get("memory.total")), memory_used_mb=_num(row.get("memory.used")),
-            uuid=row.get("uuid"), bus_id=row.get("pci.bus_id"),
-            utilization_pct=_num(row.get("utilization.gpu")), temperature_c=_num(row.get("temperature.gpu")),
-            power_w=_num(row.get("power.draw")), compute_capability=row.get("compute_cap"),
-        ))
+        gpus.append(
+            Accelerator(
+                vendor="nvidia",
+                index=int(index),
+                name=row.get("name") or "NVIDIA GPU",
+                source="nvidia-smi",
+                memory_total_mb=_num(row.get("memory.total")),
+                memory_used_mb=_num(row.get("memory.used")),
+                uuid=row.get("uuid"),
+                bus_id=row.get("pci.bus_id"),
+                utilization_pct=_num(row.get("utilization.gpu")),
+                temperature_c=_num(row.get("temperature.gpu")),
+                power_w=_num(row.get("power.draw")),
+                compute_capability=row.get("compute_cap"),
+            )
+        )
     return gpus, driver
 
 
@@ -72,8 +92,9 @@ def parse_compute_apps(text: str) -> dict[str, list[DeviceProcess]]:
             continue
         uuid, pid, memory = cells[0], cells[1], cells[-1]
         name = ",".join(cells[2:-1])
-        by_uuid.setdefault(uuid, []).append(DeviceProcess(
-            pid=int(pid) if pid.isdigit() else None, name=_cell(name), memory_mb=_num(_cell(memory))))
+        by_uuid.setdefault(uuid, []).append(
+            DeviceProcess(pid=int(pid) if pid.isdigit() else None, name=_cell(name), memory_mb=_num(_cell(memory)))
+        )
     return by_uuid
 
 
@@ -85,8 +106,7 @@ def parse_cuda_version(text: str) -> Optional[str]:
 
 def _run(args: list[str]) -> tuple[int, str]:
     try:
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=SMI_TIMEOUT,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=SMI_TIMEOUT, stdin=subprocess.DEVNULL)
         return proc.returncode, proc.stdout + ("\n" + proc.stderr if proc.returncode else "")
     except subprocess.TimeoutExpired:
         return -1, f"{args[0]} did not answer within {SMI_TIMEOUT:.0f} s"
@@ -119,9 +139,15 @@ def _from_smi(smi: str, nvml_reason: Optional[str]) -> tuple[NvidiaInfo, list[Ac
             gpu.processes = apps.get(gpu.uuid or "", [])
     else:
         notes.append("nvidia-smi compute-apps query failed: processes unknown")
-    info = NvidiaInfo(status="ok" if gpus else "absent", source="nvidia-smi", driver_version=driver,
-                      cuda_driver_version=parse_cuda_version(plain), gpu_count=len(gpus), notes=notes,
-                      reason=None if gpus else "nvidia-smi lists no GPU")
+    info = NvidiaInfo(
+        status="ok" if gpus else "absent",
+        source="nvidia-smi",
+        driver_version=driver,
+        cuda_driver_version=parse_cuda_version(plain),
+        gpu_count=len(gpus),
+        notes=notes,
+        reason=None if gpus else "nvidia-smi lists no GPU",
+    )
     return info, gpus
 
 
@@ -131,6 +157,7 @@ def _text(value) -> str:
 
 def _from_nvml(pynvml) -> tuple[NvidiaInfo, list[Accelerator]]:
     """Query every GPU; each attribute on its own so one unsupported call loses only that value."""
+
     def attempt(fn, *args):
         try:
             return fn(*args)
@@ -153,24 +180,38 @@ def _from_nvml(pynvml) -> tuple[NvidiaInfo, list[Accelerator]]:
         for p in attempt(pynvml.nvmlDeviceGetComputeRunningProcesses, h) or []:
             used = getattr(p, "usedGpuMemory", None)
             name = attempt(pynvml.nvmlSystemGetProcessName, p.pid)
-            procs.append(DeviceProcess(pid=p.pid, name=_text(name) if name else None,
-                                       memory_mb=used / 2**20 if isinstance(used, int) else None))
-        gpus.append(Accelerator(
-            vendor="nvidia", index=i, name=_text(attempt(pynvml.nvmlDeviceGetName, h) or "NVIDIA GPU"),
-            source="nvml", memory_total_mb=mem.total / 2**20 if mem else None,
-            memory_used_mb=mem.used / 2**20 if mem else None,
-            uuid=_text(u) if (u := attempt(pynvml.nvmlDeviceGetUUID, h)) else None,
-            bus_id=_text(pci.busId) if pci else None,
-            compute_capability=f"{cc[0]}.{cc[1]}" if cc else None,
-            utilization_pct=float(util.gpu) if util else None,
-            temperature_c=float(temp) if temp is not None else None,
-            power_w=power / 1000.0 if power is not None else None,
-            processes=procs,
-        ))
-    info = NvidiaInfo(status="ok" if gpus else "absent", source="nvml",
-                      driver_version=_text(driver) if driver else None,
-                      cuda_driver_version=f"{cuda // 1000}.{cuda % 1000 // 10}" if cuda else None,
-                      gpu_count=len(gpus), reason=None if gpus else "NVML lists no GPU")
+            procs.append(
+                DeviceProcess(
+                    pid=p.pid,
+                    name=_text(name) if name else None,
+                    memory_mb=used / 2**20 if isinstance(used, int) else None,
+                )
+            )
+        gpus.append(
+            Accelerator(
+                vendor="nvidia",
+                index=i,
+                name=_text(attempt(pynvml.nvmlDeviceGetName, h) or "NVIDIA GPU"),
+                source="nvml",
+                memory_total_mb=mem.total / 2**20 if mem else None,
+                memory_used_mb=mem.used / 2**20 if mem else None,
+                uuid=_text(u) if (u := attempt(pynvml.nvmlDeviceGetUUID, h)) else None,
+                bus_id=_text(pci.busId) if pci else None,
+                compute_capability=f"{cc[0]}.{cc[1]}" if cc else None,
+                utilization_pct=float(util.gpu) if util else None,
+                temperature_c=float(temp) if temp is not None else None,
+                power_w=power / 1000.0 if power is not None else None,
+                processes=procs,
+            )
+        )
+    info = NvidiaInfo(
+        status="ok" if gpus else "absent",
+        source="nvml",
+        driver_version=_text(driver) if driver else None,
+        cuda_driver_version=f"{cuda // 1000}.{cuda % 1000 // 10}" if cuda else None,
+        gpu_count=len(gpus),
+        reason=None if gpus else "NVML lists no GPU",
+    )
     return info, gpus
 
 
@@ -203,8 +244,9 @@ def collect_nvidia(use_nvml: bool = True) -> tuple[NvidiaInfo, list[Accelerator]
                     pass
         smi = shutil.which("nvidia-smi")
         if smi is None:
-            return NvidiaInfo(status="absent", reason=f"no NVIDIA driver: NVML unavailable ({reason}) "
-                                                      "and nvidia-smi not on PATH"), []
+            return NvidiaInfo(
+                status="absent", reason=f"no NVIDIA driver: NVML unavailable ({reason}) and nvidia-smi not on PATH"
+            ), []
         return _from_smi(smi, reason)
     except Exception as exc:  # last line of defence: a probe never raises
         return NvidiaInfo(status="failed", reason=f"{type(exc).__name__}: {exc}"), []

@@ -33,24 +33,24 @@ import numpy as np
 
 from probes.training import specs, weights
 
-U32 = 2.0 ** -24          # fp32 unit roundoff (half an ulp of 1.0)
-LAMBDA = 4.0              # assumption: multiples of sqrt(K) u the probabilistic bound allows
-                          # (Higham & Mary: lambda ~ 4 holds with probability > 0.999)
-STEP_ROUNDINGS = 3.0      # fl(g + wd p), fl(lr x d), fl(p - step): one rounding each
+U32 = 2.0**-24  # fp32 unit roundoff (half an ulp of 1.0)
+LAMBDA = 4.0  # assumption: multiples of sqrt(K) u the probabilistic bound allows
+# (Higham & Mary: lambda ~ 4 holds with probability > 0.999)
+STEP_ROUNDINGS = 3.0  # fl(g + wd p), fl(lr x d), fl(p - step): one rounding each
 GRAD_COSINE_MIN = 0.9999  # assumption: ReLU flips, not rounding, set the ResNet gradient floor
 
 # What a failing check most likely means (shown to the user with the failure).
 LIKELY_CAUSE = {
     "logits_eval": "the networks differ (padding mode, conv bias, pooling stride) or the weights "
-                   "were not mapped onto the same parameters",
+    "were not mapped onto the same parameters",
     "logits_train": "BatchNorm in training mode differs (batch statistics, eps) or the network "
-                    "started in inference mode",
+    "started in inference mode",
     "loss": "the loss differs (reduction, label dtype, softmax)",
     "bn_running_stats": "the BatchNorm momentum convention (MindSpore momentum=0.9 equals torch "
-                        "momentum=0.1) or the variance estimator differ",
+    "momentum=0.1) or the variance estimator differ",
     "gradients": "the backward pass differs (loss reduction, an op with a different gradient)",
     "params_after_step": "the optimizer differs (momentum convention, weight decay on BN/bias "
-                         "parameters, learning rate)",
+    "parameters, learning rate)",
 }
 
 
@@ -62,11 +62,19 @@ def tolerances(model: str, batch: int) -> dict:
     backward_k = [batch * lay.hout * lay.hout for lay in layers if lay.op in ("conv", "linear")]
     depth = sum(1 for lay in layers if lay.op in ("conv", "linear"))
     k_fwd, k_bwd = max(forward_k), max(backward_k + forward_k)
-    return {"forward": LAMBDA * U32 * math.sqrt(k_fwd) * math.sqrt(depth),
-            "gradient": LAMBDA * U32 * math.sqrt(k_bwd) * math.sqrt(2 * depth),
-            "step": STEP_ROUNDINGS * U32,
-            "derivation": {"u": U32, "lambda": LAMBDA, "reduction_length": k_fwd,
-                           "backward_reduction_length": k_bwd, "layers": depth, "batch": batch}}
+    return {
+        "forward": LAMBDA * U32 * math.sqrt(k_fwd) * math.sqrt(depth),
+        "gradient": LAMBDA * U32 * math.sqrt(k_bwd) * math.sqrt(2 * depth),
+        "step": STEP_ROUNDINGS * U32,
+        "derivation": {
+            "u": U32,
+            "lambda": LAMBDA,
+            "reduction_length": k_fwd,
+            "backward_reduction_length": k_bwd,
+            "layers": depth,
+            "batch": batch,
+        },
+    }
 
 
 def _scale(ref: np.ndarray) -> float:
@@ -106,8 +114,14 @@ def _step_check(model: str, ref: dict, other: dict, names: list[str], tol: float
     for n in names:
         for k in ("after/" + n, "grad/" + n):
             if ref[k].shape != other[k].shape:
-                return _check("params_after_step", "shape", float("inf"), 0.0, False,
-                              detail=f"{k}: {ref[k].shape} vs {other[k].shape}")
+                return _check(
+                    "params_after_step",
+                    "shape",
+                    float("inf"),
+                    0.0,
+                    False,
+                    detail=f"{k}: {ref[k].shape} vs {other[k].shape}",
+                )
     lr = _learning_rate(model, ref, names)
     if lr is None:  # not the canonical start: fall back to the plain difference
         lr = 0.0
@@ -119,8 +133,7 @@ def _step_check(model: str, ref: dict, other: dict, names: list[str], tol: float
             continue
         worst = max(worst, float(np.max(np.abs((po - pr) + lr * (go - gr)))))
         scale = max(scale, float(np.max(np.abs(pr) + np.abs(po) + abs(lr) * (np.abs(gr) + np.abs(go)))))
-    return _check("params_after_step", "max_abs_residual", worst, tol * scale, worst <= tol * scale,
-                  learning_rate=lr)
+    return _check("params_after_step", "max_abs_residual", worst, tol * scale, worst <= tol * scale, learning_rate=lr)
 
 
 def compare(model: str, ref: dict, other: dict) -> dict:
@@ -128,9 +141,15 @@ def compare(model: str, ref: dict, other: dict) -> dict:
     likely_cause}."""
     missing = sorted(set(ref) ^ set(other))
     if missing:
-        return {"model": model, "ok": False, "status": "failed", "max_abs_diff": None, "checks": [],
-                "error": f"the two frameworks wrote different arrays: {', '.join(missing[:5])}",
-                "likely_cause": "the networks' parameter names or structure differ"}
+        return {
+            "model": model,
+            "ok": False,
+            "status": "failed",
+            "max_abs_diff": None,
+            "checks": [],
+            "error": f"the two frameworks wrote different arrays: {', '.join(missing[:5])}",
+            "likely_cause": "the networks' parameter names or structure differ",
+        }
     tol = tolerances(model, int(ref["logits_eval"].shape[0]) if ref["logits_eval"].ndim else 1)
     checks = [
         _abs_check("logits_eval", [ref["logits_eval"]], [other["logits_eval"]], tol["forward"]),
@@ -139,8 +158,7 @@ def compare(model: str, ref: dict, other: dict) -> dict:
     ]
     bn = sorted(k for k in ref if k.startswith("after/") and k.endswith(("running_mean", "running_var")))
     if bn:
-        checks.append(_abs_check("bn_running_stats", [ref[k] for k in bn], [other[k] for k in bn],
-                                 tol["forward"]))
+        checks.append(_abs_check("bn_running_stats", [ref[k] for k in bn], [other[k] for k in bn], tol["forward"]))
     grads = sorted(k for k in ref if k.startswith("grad/"))
     if model == "lenet":
         worst, where = 0.0, ""
@@ -148,25 +166,30 @@ def compare(model: str, ref: dict, other: dict) -> dict:
             denom = float(np.max(np.abs(ref[k]))) + 1e-12
             rel = float(np.max(np.abs(ref[k].astype(np.float64) - other[k]))) / denom
             if rel > worst:
-                worst, where = rel, k[len("grad/"):]
-        checks.append(_check("gradients", "max_rel_err", worst, tol["gradient"], worst <= tol["gradient"],
-                             worst_tensor=where))
+                worst, where = rel, k[len("grad/") :]
+        checks.append(
+            _check("gradients", "max_rel_err", worst, tol["gradient"], worst <= tol["gradient"], worst_tensor=where)
+        )
     else:
         a = np.concatenate([ref[k].ravel() for k in grads]).astype(np.float64)
         b = np.concatenate([other[k].ravel() for k in grads]).astype(np.float64)
         cos = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))
-        checks.append(_check("gradients", "cosine_similarity", cos, GRAD_COSINE_MIN,
-                             cos >= GRAD_COSINE_MIN))
-    trained = sorted(k[len("grad/"):] for k in grads if "after/" + k[len("grad/"):] in ref)
+        checks.append(_check("gradients", "cosine_similarity", cos, GRAD_COSINE_MIN, cos >= GRAD_COSINE_MIN))
+    trained = sorted(k[len("grad/") :] for k in grads if "after/" + k[len("grad/") :] in ref)
     checks.append(_step_check(model, ref, other, trained, tol["step"]))
     abs_values = [c["value"] for c in checks if c["metric"] in ("max_abs_diff", "max_abs_residual")]
     ok = all(c["ok"] for c in checks)
     failed = [c["name"] for c in checks if not c["ok"]]
-    return {"model": model, "ok": ok, "status": "ok" if ok else "failed",
-            "max_abs_diff": max(abs_values) if abs_values else None, "checks": checks,
-            "tolerance_derivation": tol["derivation"],
-            "error": None if ok else f"mismatch in {', '.join(failed)}",
-            "likely_cause": None if ok else LIKELY_CAUSE.get(failed[0])}
+    return {
+        "model": model,
+        "ok": ok,
+        "status": "ok" if ok else "failed",
+        "max_abs_diff": max(abs_values) if abs_values else None,
+        "checks": checks,
+        "tolerance_derivation": tol["derivation"],
+        "error": None if ok else f"mismatch in {', '.join(failed)}",
+        "likely_cause": None if ok else LIKELY_CAUSE.get(failed[0]),
+    }
 
 
 def compare_files(model: str, ref_path: str | Path, other_path: str | Path) -> dict:
@@ -175,21 +198,37 @@ def compare_files(model: str, ref_path: str | Path, other_path: str | Path) -> d
             ref = {k: r[k] for k in r.files}
             other = {k: o[k] for k in o.files}
     except (OSError, ValueError) as exc:
-        return {"model": model, "ok": False, "status": "failed", "max_abs_diff": None, "checks": [],
-                "error": f"could not read the parity arrays: {exc}", "likely_cause": None}
+        return {
+            "model": model,
+            "ok": False,
+            "status": "failed",
+            "max_abs_diff": None,
+            "checks": [],
+            "error": f"could not read the parity arrays: {exc}",
+            "likely_cause": None,
+        }
     return compare(model, ref, other)
 
 
 def skipped(model: str, reason: str, status: str = "skipped") -> dict:
-    return {"model": model, "ok": False, "status": status, "max_abs_diff": None, "checks": [],
-            "error": reason, "likely_cause": None}
+    return {
+        "model": model,
+        "ok": False,
+        "status": status,
+        "max_abs_diff": None,
+        "checks": [],
+        "error": reason,
+        "likely_cause": None,
+    }
 
 
 def summary_line(p: dict) -> str:
     if p.get("status") != "ok" and not p.get("checks"):
         return f"{p['model']}: {p.get('status')} ({p.get('error')})"
-    parts = [f"{c['name']} {c['value']:.6f}" if c["metric"] == "cosine_similarity"
-             else f"{c['name']} {c['value']:.2e}" for c in p["checks"]]
+    parts = [
+        f"{c['name']} {c['value']:.6f}" if c["metric"] == "cosine_similarity" else f"{c['name']} {c['value']:.2e}"
+        for c in p["checks"]
+    ]
     return f"{p['model']}: {'pass' if p['ok'] else 'FAIL'} ({'; '.join(parts)})"
 
 

@@ -25,36 +25,55 @@ class _Strict(BaseModel):
 
 class _Open(BaseModel):
     """Output models: extra keys a newer worker sends are kept, not rejected."""
+
     model_config = ConfigDict(extra="allow")
 
 
 class ProbeConfig(_Strict):
     """What to measure. Defaults: the short suite for a 2-core CPU (LeNet + ResNet-18, every
     installed framework and mode)."""
+
     frameworks: list[Framework] = Field(default_factory=lambda: ["pytorch", "mindspore"])
     models: list[Model] = Field(default_factory=lambda: ["lenet", "resnet18"])
     modes: list[Mode] = Field(default_factory=lambda: ["eager", "compile", "graph", "pynative"])
     batch_size: int = Field(32, ge=1, le=4096)
     budget: float = Field(6.0, gt=0, le=3600, description="seconds of warmup + measurement per run")
     device: Literal["auto", "cpu", "cuda", "npu"] = "auto"
-    threads: Optional[int] = Field(None, ge=1, description="threads in both frameworks; None = the cores "
-                                                           "found idle before each round (at most the usable cores)")
+    threads: Optional[int] = Field(
+        None,
+        ge=1,
+        description="threads in both frameworks; None = the cores "
+        "found idle before each round (at most the usable cores)",
+    )
     data: Optional[str] = Field(None, description="CIFAR-10 (bin or py layout) or MNIST idx folder")
-    repeat: int = Field(2, ge=1, le=20, description="interleaved rounds per model (A B A B ...; median of "
-                                                    "medians, paired ratios between the runs); 2 is the "
-                                                    "fewest that give a paired interval")
-    max_repeat: Optional[int] = Field(3, ge=1, le=20,
-                                      description="cap on rounds: while a comparison is not decidable, "
-                                                  "more rounds (each extra one at twice the budget, up to "
-                                                  "4x) up to this many; None = exactly `repeat` rounds")
+    repeat: int = Field(
+        2,
+        ge=1,
+        le=20,
+        description="interleaved rounds per model (A B A B ...; median of "
+        "medians, paired ratios between the runs); 2 is the "
+        "fewest that give a paired interval",
+    )
+    max_repeat: Optional[int] = Field(
+        3,
+        ge=1,
+        le=20,
+        description="cap on rounds: while a comparison is not decidable, "
+        "more rounds (each extra one at twice the budget, up to "
+        "4x) up to this many; None = exactly `repeat` rounds",
+    )
     parity: bool = True
     gemm: bool = Field(True, description="measure the on-host GEMM peak (the MFU basis)")
-    tune: bool = Field(True, description="apply the measured host fixes (ONEDNN_MAX_CPU_ISA=AVX2 for "
-                                         "MindSpore on AVX-512 hosts); False measures the untuned default")
+    tune: bool = Field(
+        True,
+        description="apply the measured host fixes (ONEDNN_MAX_CPU_ISA=AVX2 for "
+        "MindSpore on AVX-512 hosts); False measures the untuned default",
+    )
     max_steps: Optional[int] = Field(None, ge=2, description="hard cap on steps per run (tests)")
     timeout: Optional[float] = Field(None, gt=0, description="per-child timeout; None = from the budget")
-    compile_cache_dir: Optional[str] = Field(None, description="TORCHINDUCTOR_CACHE_DIR; None = "
-                                                               "a folder under the user cache")
+    compile_cache_dir: Optional[str] = Field(
+        None, description="TORCHINDUCTOR_CACHE_DIR; None = a folder under the user cache"
+    )
 
 
 class StepTime(_Open):
@@ -71,6 +90,7 @@ class StepTime(_Open):
 
 class ProbeRun(_Open):
     """One (framework, mode, model, batch size) run. Only status 'ok' carries measurements."""
+
     id: str = Field(description='e.g. "pytorch-eager-resnet18-bs32"')
     framework: Framework
     mode: Mode
@@ -110,8 +130,9 @@ class ProbeRun(_Open):
     warmup_capped: Optional[bool] = Field(None, description="warmup stopped at 25% of the budget")
     sample_step_ms: list[float] = Field(default_factory=list, description="raw per-step ms per sample")
     repeats: list[float] = Field(default_factory=list, description="images/s of each repeat (--repeat)")
-    quality: Optional[Quality] = Field(None, description="stable | noisy | unusable by the rule in "
-                                                         "probes.quality (None when the run did not finish)")
+    quality: Optional[Quality] = Field(
+        None, description="stable | noisy | unusable by the rule in probes.quality (None when the run did not finish)"
+    )
     quality_reasons: list[str] = Field(default_factory=list, description="each measure outside its stable bound")
     seconds: Optional[float] = Field(None, description="wall time of the child process")
     settings: dict = Field(default_factory=dict, description="everything set that changes the number")
@@ -138,6 +159,7 @@ class ParityResult(_Open):
 
 class PairedComparison(_Open):
     """Throughput of run a over run b of one model, from rounds measured in alternation."""
+
     model: Model
     a: str = Field(description="run id")
     b: str = Field(description="run id")
@@ -178,8 +200,9 @@ class ProbeSuite(_Open):
     runs: list[ProbeRun] = Field(default_factory=list)
     parity: list[ParityResult] = Field(default_factory=list)
     comparisons: list[PairedComparison] = Field(default_factory=list)
-    adaptation: list[dict] = Field(default_factory=list, description="per model: rounds, budgets, threads, "
-                                                                      "idle cores, and why the rounds stopped")
+    adaptation: list[dict] = Field(
+        default_factory=list, description="per model: rounds, budgets, threads, idle cores, and why the rounds stopped"
+    )
     warnings: list[str] = Field(default_factory=list)
 
     def run(self, framework: str, mode: str, model: str) -> Optional[ProbeRun]:
@@ -191,6 +214,7 @@ class ProbeSuite(_Open):
 
 class ProbeEvent(_Open):
     """Live progress: start / progress / done per run (run set on done)."""
+
     run_id: str
     kind: Literal["start", "progress", "done"]
     fraction: Optional[float] = None

@@ -50,13 +50,15 @@ CV = (0.10, 0.50)
 DRIFT = (0.05, 0.25)
 STEAL = (0.05, 0.25)
 CONTENTION = (0.10, 0.50)
-MIN_SAMPLES = 5            # the worker keeps at least 5 samples even past its budget
+MIN_SAMPLES = 5  # the worker keeps at least 5 samples even past its budget
 REPEAT_SPREAD = (0.10, 0.50)  # min-max spread of repeat throughputs over their median
-MIN_PAIRS = 2              # one pair has no spread: nothing to build an interval from
+MIN_PAIRS = 2  # one pair has no spread: nothing to build an interval from
 RANK = {"stable": 0, "noisy": 1, "unusable": 2}
 
-WHAT_TO_DO = ("quiet the host (stop other jobs), give a longer --budget, use fewer --threads, "
-              "or allow more interleaved rounds (--repeat / --max-repeat)")
+WHAT_TO_DO = (
+    "quiet the host (stop other jobs), give a longer --budget, use fewer --threads, "
+    "or allow more interleaved rounds (--repeat / --max-repeat)"
+)
 
 
 def t_quantile(df: int, level: float = 0.95) -> float:
@@ -70,8 +72,9 @@ def stop_rule_t() -> float:
     return t_quantile(stats.N_BATCHES - 1)
 
 
-def throughput_ci(sample_step_ms: Sequence[float], steps_per_sample: int,
-                  batch_size: int) -> Optional[tuple[float, float, float]]:
+def throughput_ci(
+    sample_step_ms: Sequence[float], steps_per_sample: int, batch_size: int
+) -> Optional[tuple[float, float, float]]:
     """(estimate, low, high) images/s: the batch-means interval with a scipy t quantile."""
     seconds = [ms * steps_per_sample / 1e3 for ms in sample_step_ms]
     got = stats.batch_rates(seconds, steps_per_sample * batch_size)
@@ -112,12 +115,14 @@ def classify(f: Facts) -> tuple[str, list[str]]:
     else:
         est, low, high = f.ci
         if low <= 0:
-            graded.append(("unusable", f"95% CI {low:.1f}-{high:.1f} img/s reaches 0: the run cannot bound "
-                                       "its own throughput"))
+            graded.append(
+                ("unusable", f"95% CI {low:.1f}-{high:.1f} img/s reaches 0: the run cannot bound its own throughput")
+            )
         graded.append(_grade((high - low) / 2 / est if est > 0 else math.inf, CI_REL, "95% CI half-width"))
     graded.append(_grade(f.cv, CV, "step-time CV"))
-    graded.append(_grade(abs(f.drift) if f.drift is not None else None, DRIFT,
-                         "drift (last third vs first third of the samples)"))
+    graded.append(
+        _grade(abs(f.drift) if f.drift is not None else None, DRIFT, "drift (last third vs first third of the samples)")
+    )
     graded.append(_grade(f.steal, STEAL, "hypervisor steal"))
     who = f"other processes used {f.foreign_cores:.1f} cores: " if f.foreign_cores is not None else ""
     graded.append(_grade(f.contention, CONTENTION, f"{who}contention (share of this run's threads they took)"))
@@ -132,9 +137,15 @@ def facts_of(run: ProbeRun) -> Facts:
         ci = throughput_ci(samples, run.steps_per_sample, run.batch_size)
     a = np.asarray(samples, dtype=np.float64)
     cv = float(a.std(ddof=1) / a.mean()) if a.size > 1 and a.mean() > 0 else None
-    return Facts(samples=len(samples), ci=ci, cv=cv, drift=stats.drift(samples),
-                 steal=run.settings.get("steal"), contention=run.settings.get("contention"),
-                 foreign_cores=run.settings.get("foreign_cores"))
+    return Facts(
+        samples=len(samples),
+        ci=ci,
+        cv=cv,
+        drift=stats.drift(samples),
+        steal=run.settings.get("steal"),
+        contention=run.settings.get("contention"),
+        foreign_cores=run.settings.get("foreign_cores"),
+    )
 
 
 def assess(run: ProbeRun) -> ProbeRun:
@@ -179,8 +190,9 @@ def paired_ratio(pairs: Sequence[tuple[float, float]]) -> Optional[tuple[float, 
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
-def compare(model: str, a_id: str, b_id: str, rounds: dict[int, dict[str, ProbeRun]],
-            side_quality: dict[str, Optional[str]]) -> PairedComparison:
+def compare(
+    model: str, a_id: str, b_id: str, rounds: dict[int, dict[str, ProbeRun]], side_quality: dict[str, Optional[str]]
+) -> PairedComparison:
     """One paired comparison from the rounds ({round: {run id: run}}) and the merged sides' quality."""
     c = PairedComparison(model=model, a=a_id, b=b_id)
     pairs, left_out = [], 0
@@ -208,13 +220,17 @@ def compare(model: str, a_id: str, b_id: str, rounds: dict[int, dict[str, ProbeR
         c.reasons.append(f"{c.pairs} usable pair(s): at least {MIN_PAIRS} are needed for an interval")
     sides_bad = any(side_quality.get(s) in (None, "unusable") for s in (a_id, b_id))
     if c.ci95 and c.ci95[0] <= 1.0 <= c.ci95[1]:
-        c.reasons.append(f"the ratio's 95% CI {c.ci95[0]:.3f}-{c.ci95[1]:.3f} includes 1: "
-                         "no measurable difference here")
+        c.reasons.append(
+            f"the ratio's 95% CI {c.ci95[0]:.3f}-{c.ci95[1]:.3f} includes 1: no measurable difference here"
+        )
     c.decidable = bool(c.ci95) and c.pairs >= MIN_PAIRS and not sides_bad and not c.ci95[0] <= 1.0 <= c.ci95[1]
     if sides_bad or c.pairs == 0:
         c.quality = "unusable"
-    elif c.decidable and all(side_quality.get(s) == "stable" for s in (a_id, b_id)) \
-            and (c.ci95[1] - c.ci95[0]) / 2 / c.ratio <= CI_REL[0]:
+    elif (
+        c.decidable
+        and all(side_quality.get(s) == "stable" for s in (a_id, b_id))
+        and (c.ci95[1] - c.ci95[0]) / 2 / c.ratio <= CI_REL[0]
+    ):
         c.quality = "stable"
     else:
         c.quality = "noisy"
@@ -223,7 +239,8 @@ def compare(model: str, a_id: str, b_id: str, rounds: dict[int, dict[str, ProbeR
     return c
 
 
-def comparisons(model: str, ids: Sequence[str], rounds: dict[int, dict[str, ProbeRun]],
-                side_quality: dict[str, Optional[str]]) -> list[PairedComparison]:
+def comparisons(
+    model: str, ids: Sequence[str], rounds: dict[int, dict[str, ProbeRun]], side_quality: dict[str, Optional[str]]
+) -> list[PairedComparison]:
     """Every pair of runs of one model, in the order the runs were planned."""
-    return [compare(model, a, b, rounds, side_quality) for i, a in enumerate(ids) for b in ids[i + 1:]]
+    return [compare(model, a, b, rounds, side_quality) for i, a in enumerate(ids) for b in ids[i + 1 :]]

@@ -24,7 +24,14 @@ from pydantic import ValidationError
 from probes import hostfacts, launcher, parity, quality
 from probes.launcher import Cancel
 from probes.probe_models import (
-    MODES_OF, HostSummary, ParityResult, ProbeConfig, ProbeEvent, ProbeRun, ProbeSuite, run_id,
+    MODES_OF,
+    HostSummary,
+    ParityResult,
+    ProbeConfig,
+    ProbeEvent,
+    ProbeRun,
+    ProbeSuite,
+    run_id,
 )
 
 WORKER = {"pytorch": "probes.training.worker_torch", "mindspore": "probes.training.worker_mindspore"}
@@ -47,10 +54,17 @@ def host_summary() -> HostSummary:
     from probes.host import collect_host
 
     info = collect_host()
-    h = HostSummary(os=platform.system(), kernel=platform.release(), python=platform.python_version(),
-                    logical_cores=info.cpu.logical_cores or usable_cores(), loadavg_before=_loadavg(),
-                    cpu_model=info.cpu.model, physical_cores=info.cpu.physical_cores,
-                    memory_total_mb=info.memory.total_mb, avx512="avx512f" in (info.cpu.flags or []))
+    h = HostSummary(
+        os=platform.system(),
+        kernel=platform.release(),
+        python=platform.python_version(),
+        logical_cores=info.cpu.logical_cores or usable_cores(),
+        loadavg_before=_loadavg(),
+        cpu_model=info.cpu.model,
+        physical_cores=info.cpu.physical_cores,
+        memory_total_mb=info.memory.total_mb,
+        avx512="avx512f" in (info.cpu.flags or []),
+    )
     h.fingerprint = fingerprint(h)
     return h
 
@@ -69,11 +83,12 @@ def mindspore_env(avx512: Optional[bool], tune: bool, device: str) -> tuple[dict
     notes = []
     if tune and avx512 and device in ("auto", "cpu"):
         env["ONEDNN_MAX_CPU_ISA"] = "AVX2"
-        notes.append("ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore: on this AVX-512 CPU its oneDNN would "
-                     "pick reference convolution kernels (use --no-tune to measure that default)")
+        notes.append(
+            "ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore: on this AVX-512 CPU its oneDNN would "
+            "pick reference convolution kernels (use --no-tune to measure that default)"
+        )
     elif not tune and avx512:
-        notes.append("untuned (--no-tune): MindSpore convolutions may run oneDNN reference "
-                     "kernels on this AVX-512 CPU")
+        notes.append("untuned (--no-tune): MindSpore convolutions may run oneDNN reference kernels on this AVX-512 CPU")
     return env, notes
 
 
@@ -99,9 +114,9 @@ class Job:
     mode: str
     model: str
     batch_size: int
-    repeat: int = 0        # the round this run belongs to
-    threads: int = 0       # 0 = config.threads or the usable cores
-    budget: float = 0.0    # 0 = config.budget
+    repeat: int = 0  # the round this run belongs to
+    threads: int = 0  # 0 = config.threads or the usable cores
+    budget: float = 0.0  # 0 = config.budget
 
     @property
     def id(self) -> str:
@@ -115,8 +130,12 @@ def round_specs(config: ProbeConfig) -> list[tuple[str, str]]:
 
 def plan_jobs(config: ProbeConfig) -> list[Job]:
     """The first `repeat` rounds, interleaved: for each model and round, alternate (P M P M)."""
-    return [Job(fw, mode, model, config.batch_size, rep)
-            for model in config.models for rep in range(config.repeat) for fw, mode in round_specs(config)]
+    return [
+        Job(fw, mode, model, config.batch_size, rep)
+        for model in config.models
+        for rep in range(config.repeat)
+        for fw, mode in round_specs(config)
+    ]
 
 
 # ------------------------------------------------------------------ the host, right before a round
@@ -125,8 +144,8 @@ def plan_jobs(config: ProbeConfig) -> list[Job]:
 # comparisons; while one is not decidable and config.max_repeat allows, another round runs at twice
 # the budget, at most BUDGET_CAP_FACTOR x --budget.
 
-BUDGET_CAP_FACTOR = 4   # assumption: the calibration benchmark's 4x budget
-IDLE_WINDOW_S = 0.5     # the /proc/stat window that counts the idle cores before a round
+BUDGET_CAP_FACTOR = 4  # assumption: the calibration benchmark's 4x budget
+IDLE_WINDOW_S = 0.5  # the /proc/stat window that counts the idle cores before a round
 
 
 def idle_cores(window: float = IDLE_WINDOW_S) -> Optional[float]:
@@ -155,8 +174,7 @@ def round_threads(config: ProbeConfig, idle: Optional[float]) -> tuple[int, str]
     return threads, f"idle cores: {idle:.1f} of {cores} were idle before this round"
 
 
-def run_load(before: Optional[dict], after: Optional[dict], child_cpu_s: float, wall_s: float,
-             threads: int) -> dict:
+def run_load(before: Optional[dict], after: Optional[dict], child_cpu_s: float, wall_s: float, threads: int) -> dict:
     """What else ran during one child: steal share, other processes' cores (all busy CPU time minus
     this child's own, from RUSAGE_CHILDREN), and the contention: the share of the run's threads
     that those other processes took, max(0, foreign + threads - cores) / threads."""
@@ -185,16 +203,17 @@ def window_load(window: Optional[list], threads: int) -> Optional[dict]:
         return None
     if wall <= 0 or total <= 0:
         return None
-    out = {"steal": round((b["steal_s"] - a["steal_s"]) / total, 4), **_contention(busy / wall - own / wall,
-                                                                                   threads, cores)}
+    out = {
+        "steal": round((b["steal_s"] - a["steal_s"]) / total, 4),
+        **_contention(busy / wall - own / wall, threads, cores),
+    }
     out["load_measured_over"] = "the timed measurement"
     return out
 
 
 def _contention(foreign: float, threads: int, cores: int) -> dict:
     foreign = max(0.0, foreign)
-    return {"foreign_cores": round(foreign, 2),
-            "contention": round(max(0.0, foreign + threads - cores) / threads, 3)}
+    return {"foreign_cores": round(foreign, 2), "contention": round(max(0.0, foreign + threads - cores) / threads, 3)}
 
 
 def _children_cpu_s() -> float:
@@ -206,8 +225,10 @@ def _children_cpu_s() -> float:
 
 # ------------------------------------------------------------------ children
 
-def _child_env(framework: str, config: ProbeConfig, ms_env: dict, compile_cache: str,
-               threads: Optional[int] = None) -> dict:
+
+def _child_env(
+    framework: str, config: ProbeConfig, ms_env: dict, compile_cache: str, threads: Optional[int] = None
+) -> dict:
     threads = str(threads or config.threads or usable_cores())
     env = {"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads}
     if framework == "mindspore":
@@ -219,8 +240,14 @@ def _child_env(framework: str, config: ProbeConfig, ms_env: dict, compile_cache:
 
 
 def _run_from_outcome(job: Job, config: ProbeConfig, out: launcher.ChildOutcome) -> ProbeRun:
-    base = dict(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
-                batch_size=config.batch_size, seconds=round(out.seconds, 3))
+    base = dict(
+        id=job.id,
+        framework=job.framework,
+        mode=job.mode,
+        model=job.model,
+        batch_size=config.batch_size,
+        seconds=round(out.seconds, 3),
+    )
     res = dict(out.result or {})
     res.pop("kind", None)
     if out.status == "ok" and res.get("status") == "ok":
@@ -231,23 +258,46 @@ def _run_from_outcome(job: Job, config: ProbeConfig, out: launcher.ChildOutcome)
         try:
             return ProbeRun(**res)
         except ValidationError as exc:
-            return ProbeRun(**base, status="failed",
-                            error=f"the worker sent an invalid result: {str(exc).splitlines()[0]}")
+            return ProbeRun(
+                **base, status="failed", error=f"the worker sent an invalid result: {str(exc).splitlines()[0]}"
+            )
     if out.status == "ok" and res.get("status") == "unavailable":
-        return ProbeRun(**base, status="unavailable", error=res.get("error"),
-                        settings=res.get("settings") or {})
+        return ProbeRun(**base, status="unavailable", error=res.get("error"), settings=res.get("settings") or {})
     status = {"timeout": "timeout", "cancelled": "cancelled"}.get(out.status, "failed")
     error = out.error or res.get("error") or "no result"
     return ProbeRun(**base, status=status, error=error)
 
 
-def _run_job(job: Job, config: ProbeConfig, env: dict, on_event: Optional[EventCallback],
-             cancel: Optional[Cancel], index: int, total: int) -> ProbeRun:
+def _run_job(
+    job: Job,
+    config: ProbeConfig,
+    env: dict,
+    on_event: Optional[EventCallback],
+    cancel: Optional[Cancel],
+    index: int,
+    total: int,
+) -> ProbeRun:
     threads = job.threads or config.threads or usable_cores()
     budget = job.budget or config.budget
-    args = ["-m", WORKER[job.framework], "run", "--model", job.model, "--mode", job.mode,
-            "--batch-size", str(config.batch_size), "--budget", str(budget),
-            "--threads", str(threads), "--device", config.device, "--t-crit", f"{quality.stop_rule_t():.6f}"]
+    args = [
+        "-m",
+        WORKER[job.framework],
+        "run",
+        "--model",
+        job.model,
+        "--mode",
+        job.mode,
+        "--batch-size",
+        str(config.batch_size),
+        "--budget",
+        str(budget),
+        "--threads",
+        str(threads),
+        "--device",
+        config.device,
+        "--t-crit",
+        f"{quality.stop_rule_t():.6f}",
+    ]
     if config.data:
         args += ["--data", str(Path(config.data).expanduser().resolve())]
     if config.max_steps:
@@ -257,22 +307,41 @@ def _run_job(job: Job, config: ProbeConfig, env: dict, on_event: Optional[EventC
 
     def on_message(msg: dict) -> None:
         if msg.get("kind") == "progress" and on_event is not None:
-            on_event(ProbeEvent(run_id=job.id, kind="progress", fraction=msg.get("fraction"),
-                                step_ms=msg.get("step_ms"), images_per_second=msg.get("images_per_second"),
-                                message=msg.get("phase"), index=index, total=total))
+            on_event(
+                ProbeEvent(
+                    run_id=job.id,
+                    kind="progress",
+                    fraction=msg.get("fraction"),
+                    step_ms=msg.get("step_ms"),
+                    images_per_second=msg.get("images_per_second"),
+                    message=msg.get("phase"),
+                    index=index,
+                    total=total,
+                )
+            )
 
     env = {**env, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     if env.get("TORCHINDUCTOR_CACHE_DIR"):
         # One cache folder per workload, so "warm" means this model and batch compiled before,
         # not that another model's kernels sit in a shared folder.
-        env = {**env, "TORCHINDUCTOR_CACHE_DIR": os.path.join(
-            env["TORCHINDUCTOR_CACHE_DIR"], f"{job.model}-bs{config.batch_size}-{config.device}")}
+        env = {
+            **env,
+            "TORCHINDUCTOR_CACHE_DIR": os.path.join(
+                env["TORCHINDUCTOR_CACHE_DIR"], f"{job.model}-bs{config.batch_size}-{config.device}"
+            ),
+        }
     load_start = _loadavg()
     cpu_before, child_cpu, t0 = cpu_times(), _children_cpu_s(), time.monotonic()
-    out = launcher.run_child(args, timeout=run_timeout(config, job.mode, job.model, budget), env_extra=env,
-                             on_message=on_message, cancel=cancel)
-    load = (window_load((out.result or {}).get("load_window"), threads)
-            or run_load(cpu_before, cpu_times(), _children_cpu_s() - child_cpu, time.monotonic() - t0, threads))
+    out = launcher.run_child(
+        args,
+        timeout=run_timeout(config, job.mode, job.model, budget),
+        env_extra=env,
+        on_message=on_message,
+        cancel=cancel,
+    )
+    load = window_load((out.result or {}).get("load_window"), threads) or run_load(
+        cpu_before, cpu_times(), _children_cpu_s() - child_cpu, time.monotonic() - t0, threads
+    )
     run = _run_from_outcome(job, config, out)
     run.settings.update(round=job.repeat, budget=budget, **load)
     if load_start:
@@ -281,10 +350,22 @@ def _run_job(job: Job, config: ProbeConfig, env: dict, on_event: Optional[EventC
     return run
 
 
-def _aux(framework: str, config: ProbeConfig, env: dict, models: list[str], outdir: str,
-         cancel: Optional[Cancel]) -> launcher.ChildOutcome:
-    args = ["-m", WORKER[framework], "aux", "--out", outdir, "--models", ",".join(models),
-            "--threads", str(config.threads or usable_cores()), "--device", config.device]
+def _aux(
+    framework: str, config: ProbeConfig, env: dict, models: list[str], outdir: str, cancel: Optional[Cancel]
+) -> launcher.ChildOutcome:
+    args = [
+        "-m",
+        WORKER[framework],
+        "aux",
+        "--out",
+        outdir,
+        "--models",
+        ",".join(models),
+        "--threads",
+        str(config.threads or usable_cores()),
+        "--device",
+        config.device,
+    ]
     if not config.gemm:
         args.append("--no-gemm")
     timeout = config.timeout or (90.0 + 60.0 * len(models) + 120.0 * ("resnet50" in models))
@@ -352,8 +433,9 @@ def _rounds(runs: list[ProbeRun], model: str) -> dict[int, dict[str, ProbeRun]]:
 
 def model_comparisons(runs: list[ProbeRun], model: str, ids: list[str]) -> list:
     """The paired comparisons of one model's runs so far (each merged side's quality decides too)."""
-    sides = {r.id: (r.quality if r.status == "ok" else None)
-             for r in _merge_repeats([r for r in runs if r.model == model])}
+    sides = {
+        r.id: (r.quality if r.status == "ok" else None) for r in _merge_repeats([r for r in runs if r.model == model])
+    }
     return quality.comparisons(model, ids, _rounds(runs, model), sides)
 
 
@@ -364,8 +446,9 @@ def _undecided(runs: list[ProbeRun], model: str, ids: list[str]) -> list[str]:
     if len(ids) == 1:
         merged = [r for r in _merge_repeats([r for r in runs if r.model == model]) if r.status == "ok"]
         return [r.id for r in merged if r.quality != "stable"]
-    return [f"{c.a} vs {c.b}" for c in model_comparisons(runs, model, ids)
-            if not c.decidable and c.a in ran and c.b in ran]
+    return [
+        f"{c.a} vs {c.b}" for c in model_comparisons(runs, model, ids) if not c.decidable and c.a in ran and c.b in ran
+    ]
 
 
 def _vendor_peak(runs: list[ProbeRun]) -> Optional[dict]:
@@ -375,12 +458,17 @@ def _vendor_peak(runs: list[ProbeRun]) -> Optional[dict]:
         return None
     try:
         import knowledge
+
         kb = knowledge.load()
         for name in names:
             acc = kb.find_accelerator(name)
             if acc is not None and acc.fp32_tflops is not None:
-                return {"accelerator": acc.id, "fp32_gflops": acc.fp32_tflops.value * 1e3,
-                        "source": acc.fp32_tflops.source, "confidence": acc.fp32_tflops.confidence}
+                return {
+                    "accelerator": acc.id,
+                    "fp32_gflops": acc.fp32_tflops.value * 1e3,
+                    "source": acc.fp32_tflops.source,
+                    "confidence": acc.fp32_tflops.confidence,
+                }
     except Exception:  # the KB is optional here
         return None
     return None
@@ -396,8 +484,10 @@ def _add_efficiency(suite: ProbeSuite) -> None:
         if peak and r.device == suite.gemm_details.get(r.framework, {}).get("device"):
             mfu = r.achieved_gflops / peak
             if mfu > 1.0:  # a peak below what the network achieved was measured under contention
-                r.warnings.append(f"MFU not reported: {r.achieved_gflops:.0f} GFLOP/s achieved is above "
-                                  f"the {peak:.0f} GFLOP/s GEMM peak measured earlier (host load changed)")
+                r.warnings.append(
+                    f"MFU not reported: {r.achieved_gflops:.0f} GFLOP/s achieved is above "
+                    f"the {peak:.0f} GFLOP/s GEMM peak measured earlier (host load changed)"
+                )
             else:
                 r.mfu = mfu
         if vendor and r.device in ("cuda", "npu"):
@@ -406,20 +496,28 @@ def _add_efficiency(suite: ProbeSuite) -> None:
 
 # ------------------------------------------------------------------ the suite
 
-def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
-              cancel: Optional[Cancel] = None) -> ProbeSuite:
+
+def run_suite(
+    config: ProbeConfig, on_event: Optional[EventCallback] = None, cancel: Optional[Cancel] = None
+) -> ProbeSuite:
     """Measure every requested (framework, mode, model); never raises for a failing run."""
     t_start = time.monotonic()
     cpu_before = cpu_times()
     cancel = cancel or Cancel()
     host = host_summary()
     fws = installed_frameworks()
-    suite = ProbeSuite(created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                       host=host, config=config, frameworks=fws,
-                       tool_version=hostfacts.package_version("framework-advisor"))  # probes never import advisor
+    suite = ProbeSuite(
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        host=host,
+        config=config,
+        frameworks=fws,
+        tool_version=hostfacts.package_version("framework-advisor"),
+    )  # probes never import advisor
     if host.logical_cores and host.loadavg_before and host.loadavg_before[0] > 0.75 * host.logical_cores:
-        suite.warnings.append(f"the host was busy before the probe (load average "
-                              f"{host.loadavg_before[0]} on {host.logical_cores} CPUs): numbers are noisy")
+        suite.warnings.append(
+            f"the host was busy before the probe (load average "
+            f"{host.loadavg_before[0]} on {host.logical_cores} CPUs): numbers are noisy"
+        )
     ms_env, notes = mindspore_env(host.avx512, config.tune, config.device)
     compile_cache = config.compile_cache_dir or default_compile_cache()
     envs = {fw: _child_env(fw, config, ms_env, compile_cache) for fw in WORKER}
@@ -438,8 +536,13 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
             if not fws[fw]["installed"] or cancel.is_set() or not (config.gemm or config.parity):
                 continue
             if on_event:
-                on_event(ProbeEvent(run_id=f"{fw}-aux", kind="start",
-                                    message=f"{fw}: GEMM peak" + (" and parity arrays" if config.parity else "")))
+                on_event(
+                    ProbeEvent(
+                        run_id=f"{fw}-aux",
+                        kind="start",
+                        message=f"{fw}: GEMM peak" + (" and parity arrays" if config.parity else ""),
+                    )
+                )
             out = _aux(fw, config, envs[fw], list(config.models) if config.parity else [], tmp, cancel)
             aux[fw] = out
             if out.ok and out.result and out.result.get("gemm"):
@@ -453,8 +556,20 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
         if config.parity:
             suite.parity = _parity(config, aux)
 
-        ctx = _Rounds(config, specs, max_rounds, fws, envs, ms_env, notes, on_event, cancel, runs, aux,
-                      total=len(plan_jobs(config)))
+        ctx = _Rounds(
+            config,
+            specs,
+            max_rounds,
+            fws,
+            envs,
+            ms_env,
+            notes,
+            on_event,
+            cancel,
+            runs,
+            aux,
+            total=len(plan_jobs(config)),
+        )
         for model in config.models:
             suite.adaptation.append(_model_rounds(model, ctx))
     finally:
@@ -462,20 +577,25 @@ def run_suite(config: ProbeConfig, on_event: Optional[EventCallback] = None,
 
     suite.runs = _merge_repeats(runs)
     for model in config.models:
-        suite.comparisons += model_comparisons(runs, model, [run_id(fw, mode, model, config.batch_size)
-                                                             for fw, mode in specs])
+        suite.comparisons += model_comparisons(
+            runs, model, [run_id(fw, mode, model, config.batch_size) for fw, mode in specs]
+        )
     suite.vendor_peak = _vendor_peak(suite.runs)
     _add_efficiency(suite)
     _cross_checks(suite)
     suite.host.steal_fraction = steal = steal_fraction(cpu_before, cpu_times())
     if steal is not None and steal > 0.05:
-        suite.warnings.append(f"the hypervisor took {steal:.0%} of CPU time from this machine during "
-                              "the probe (steal time): numbers are lower and noisier than on a dedicated host")
+        suite.warnings.append(
+            f"the hypervisor took {steal:.0%} of CPU time from this machine during "
+            "the probe (steal time): numbers are lower and noisier than on a dedicated host"
+        )
     suite.host.loadavg_after = after = _loadavg()
     cores = host.logical_cores or 1
     if after and after[0] > 0.75 * cores and not any("busy before" in w for w in suite.warnings):
-        suite.warnings.append(f"the host was busy during the probe (load average {after[0]} on "
-                              f"{cores} CPUs at the end): numbers are noisy")
+        suite.warnings.append(
+            f"the host was busy during the probe (load average {after[0]} on "
+            f"{cores} CPUs at the end): numbers are noisy"
+        )
     suite.seconds = round(time.monotonic() - t_start, 2)
     return suite
 
@@ -492,6 +612,7 @@ def _hung(out: Optional[launcher.ChildOutcome]) -> bool:
 @dataclass
 class _Rounds:
     """What every round of the suite shares; `runs` collects every run, `index`/`total` count them."""
+
     config: ProbeConfig
     specs: list
     max_rounds: int
@@ -511,10 +632,24 @@ def _model_rounds(model: str, ctx: _Rounds) -> dict:
     """The interleaved rounds of one model: `repeat` rounds, then more (at twice the budget, up to
     BUDGET_CAP_FACTOR x) while a comparison is undecided and `max_rounds` allows. Returns what it did."""
     config, specs, max_rounds, fws, runs, cancel, on_event = (
-        ctx.config, ctx.specs, ctx.max_rounds, ctx.fws, ctx.runs, ctx.cancel, ctx.on_event)
+        ctx.config,
+        ctx.specs,
+        ctx.max_rounds,
+        ctx.fws,
+        ctx.runs,
+        ctx.cancel,
+        ctx.on_event,
+    )
     ids = [run_id(fw, mode, model, config.batch_size) for fw, mode in specs]
-    log: dict = {"model": model, "rounds": 0, "budgets": [], "threads": [], "idle_cores": [],
-                 "max_rounds": max_rounds, "budget_cap": config.budget * BUDGET_CAP_FACTOR}
+    log: dict = {
+        "model": model,
+        "rounds": 0,
+        "budgets": [],
+        "threads": [],
+        "idle_cores": [],
+        "max_rounds": max_rounds,
+        "budget_cap": config.budget * BUDGET_CAP_FACTOR,
+    }
     budget = config.budget
     for rnd in range(max_rounds):
         if rnd >= config.repeat:
@@ -539,22 +674,47 @@ def _model_rounds(model: str, ctx: _Rounds) -> dict:
             i, total = ctx.index, ctx.total
             job = Job(fw, mode, model, config.batch_size, rnd, threads, budget)
             if on_event:
-                on_event(ProbeEvent(run_id=job.id, kind="start", index=i, total=total,
-                                    message=f"{job.framework} {job.mode} {job.model}"))
+                on_event(
+                    ProbeEvent(
+                        run_id=job.id,
+                        kind="start",
+                        index=i,
+                        total=total,
+                        message=f"{job.framework} {job.mode} {job.model}",
+                    )
+                )
             if not fws[job.framework]["installed"]:
-                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
-                               batch_size=config.batch_size, status="unavailable",
-                               error=f"{job.framework} is not installed in "
-                                     f"{os.path.basename(os.sys.executable)}'s environment")
+                run = ProbeRun(
+                    id=job.id,
+                    framework=job.framework,
+                    mode=job.mode,
+                    model=job.model,
+                    batch_size=config.batch_size,
+                    status="unavailable",
+                    error=f"{job.framework} is not installed in {os.path.basename(os.sys.executable)}'s environment",
+                )
             elif cancel.is_set():
-                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
-                               batch_size=config.batch_size, status="cancelled", error="cancelled by the user")
+                run = ProbeRun(
+                    id=job.id,
+                    framework=job.framework,
+                    mode=job.mode,
+                    model=job.model,
+                    batch_size=config.batch_size,
+                    status="cancelled",
+                    error="cancelled by the user",
+                )
             elif _hung(ctx.aux.get(job.framework)):
                 # The same interpreter and import hung once already: do not wait out every run's timeout.
-                run = ProbeRun(id=job.id, framework=job.framework, mode=job.mode, model=job.model,
-                               batch_size=config.batch_size, status="failed",
-                               error=f"not started: {job.framework}'s first child (GEMM peak / parity) "
-                                     f"timed out ({ctx.aux[job.framework].error})")
+                run = ProbeRun(
+                    id=job.id,
+                    framework=job.framework,
+                    mode=job.mode,
+                    model=job.model,
+                    batch_size=config.batch_size,
+                    status="failed",
+                    error=f"not started: {job.framework}'s first child (GEMM peak / parity) "
+                    f"timed out ({ctx.aux[job.framework].error})",
+                )
             else:
                 run = _run_job(job, config, ctx.envs[job.framework], on_event, cancel, i, total)
                 run.settings["threads_reason"] = why
@@ -563,19 +723,31 @@ def _model_rounds(model: str, ctx: _Rounds) -> dict:
                 run.settings.setdefault("tuning", ctx.notes[0] if ctx.notes else None)
             runs.append(run)
             if on_event:
-                on_event(ProbeEvent(run_id=job.id, kind="done", run=run, index=i, total=total,
-                                    images_per_second=run.images_per_second, message=run.status))
+                on_event(
+                    ProbeEvent(
+                        run_id=job.id,
+                        kind="done",
+                        run=run,
+                        index=i,
+                        total=total,
+                        images_per_second=run.images_per_second,
+                        message=run.status,
+                    )
+                )
     left = _undecided(runs, model, ids)
     if cancel.is_set():
         log["stopped"] = "cancelled"
     elif not left:
         log["stopped"] = f"stop rule held after {log['rounds']} round(s)"
     elif max_rounds > config.repeat:
-        log["stopped"] = (f"cap reached ({max_rounds} rounds, budget up to {max(log['budgets']):g} s): "
-                          f"still undecided: {', '.join(left)}")
+        log["stopped"] = (
+            f"cap reached ({max_rounds} rounds, budget up to {max(log['budgets']):g} s): "
+            f"still undecided: {', '.join(left)}"
+        )
     else:
-        log["stopped"] = (f"{log['rounds']} round(s) as asked (no extra rounds: --max-repeat): "
-                          f"undecided: {', '.join(left)}")
+        log["stopped"] = (
+            f"{log['rounds']} round(s) as asked (no extra rounds: --max-repeat): undecided: {', '.join(left)}"
+        )
     return log
 
 
@@ -583,8 +755,13 @@ def _parity(config: ProbeConfig, aux: dict) -> list[ParityResult]:
     out = []
     for model in config.models:
         if not all(fw in aux for fw in ("pytorch", "mindspore")):
-            out.append(ParityResult(**parity.skipped(model, "parity needs both PyTorch and MindSpore "
-                                                            "installed and requested", "unavailable")))
+            out.append(
+                ParityResult(
+                    **parity.skipped(
+                        model, "parity needs both PyTorch and MindSpore installed and requested", "unavailable"
+                    )
+                )
+            )
             continue
         a, b = aux["pytorch"], aux["mindspore"]
         bad = [f"{fw}: {o.error}" for fw, o in aux.items() if not o.ok]
@@ -611,6 +788,8 @@ def _cross_checks(suite: ProbeSuite) -> None:
     for model, rs in by_model.items():
         losses = [r.loss_first for r in rs]
         if max(losses) - min(losses) > 1e-3:
-            suite.warnings.append(f"{model}: first-step losses differ across runs "
-                                  f"({min(losses):.5f}..{max(losses):.5f}): the runs did not start "
-                                  "from the same weights and data")
+            suite.warnings.append(
+                f"{model}: first-step losses differ across runs "
+                f"({min(losses):.5f}..{max(losses):.5f}): the runs did not start "
+                "from the same weights and data"
+            )

@@ -27,8 +27,8 @@ SIZE = 128
 # The convolution of the oneDNN check: 64->64 channels, 3x3, one 32x32 image (75 MFLOP), and the
 # GEMM with the same FLOPs (the im2col shape: 1024 x 576 @ 576 x 64).
 CONV_SHAPE = "1x64x32x32, 64->64 3x3 pad 1"
-SLOW_RATIO = 10.0      # healthy kernels: conv within ~4x of the same-FLOP GEMM; reference: 25-200x
-SLOW_MIN_MS = 3.0      # below this, timer noise dominates: never call it slow
+SLOW_RATIO = 10.0  # healthy kernels: conv within ~4x of the same-FLOP GEMM; reference: 25-200x
+SLOW_MIN_MS = 3.0  # below this, timer noise dominates: never call it slow
 
 
 def _fault(framework: str) -> None:
@@ -57,16 +57,25 @@ def _run_devices(names: list, smoke) -> list:
         start = time.perf_counter()
         try:
             error = smoke(name)
-            record = {"device": name, "ok": error is None, "seconds": round(time.perf_counter() - start, 4),
-                      "error": error}
+            record = {
+                "device": name,
+                "ok": error is None,
+                "seconds": round(time.perf_counter() - start, 4),
+                "error": error,
+            }
         except Exception as exc:  # one broken device must not hide the others
-            record = {"device": name, "ok": False, "seconds": round(time.perf_counter() - start, 4),
-                      "error": f"{type(exc).__name__}: {exc}"[:400]}
+            record = {
+                "device": name,
+                "ok": False,
+                "seconds": round(time.perf_counter() - start, 4),
+                "error": f"{type(exc).__name__}: {exc}"[:400],
+            }
         _device_done(record, devices)
     return devices
 
 
 # --- PyTorch and torch_npu -----------------------------------------------------------------------
+
 
 def _torch_smoke_fn(torch, sync):
     gen = torch.Generator().manual_seed(0)
@@ -115,8 +124,7 @@ def run_pytorch() -> dict:
             torch.cuda.synchronize(device)
 
     devices = _run_devices(names, _torch_smoke_fn(torch, sync))
-    return {"version": torch.__version__, "import_seconds": import_seconds, "devices": devices,
-            "details": details}
+    return {"version": torch.__version__, "import_seconds": import_seconds, "devices": devices, "details": details}
 
 
 def run_torch_npu() -> dict:
@@ -139,11 +147,11 @@ def run_torch_npu() -> dict:
             torch.npu.synchronize(device)
 
     devices = _run_devices(names, _torch_smoke_fn(torch, sync))
-    return {"version": torch_npu.__version__, "import_seconds": import_seconds, "devices": devices,
-            "details": details}
+    return {"version": torch_npu.__version__, "import_seconds": import_seconds, "devices": devices, "details": details}
 
 
 # --- MindSpore -----------------------------------------------------------------------------------
+
 
 def _ms_counts(ms) -> dict:
     counts = {}
@@ -190,8 +198,13 @@ def _ms_conv_check(ms) -> dict:
         # ...and so can a preempted call on a busy machine: a slow verdict needs a second call
         conv_ms = min(conv_ms, timed(conv))
     ratio = conv_ms / gemm_ms
-    return {"shape": CONV_SHAPE, "conv_ms": round(conv_ms, 3), "gemm_ms": round(gemm_ms, 3),
-            "ratio": round(ratio, 2), "slow": bool(conv_ms >= SLOW_MIN_MS and ratio >= SLOW_RATIO)}
+    return {
+        "shape": CONV_SHAPE,
+        "conv_ms": round(conv_ms, 3),
+        "gemm_ms": round(gemm_ms, 3),
+        "ratio": round(ratio, 2),
+        "slow": bool(conv_ms >= SLOW_MIN_MS and ratio >= SLOW_RATIO),
+    }
 
 
 def run_mindspore(conv_only: bool = False) -> dict:
@@ -210,14 +223,22 @@ def run_mindspore(conv_only: bool = False) -> dict:
     if conv_only:
         ms.set_device("CPU")
         check = _ms_conv_check(ms)
-        return {"version": ms.__version__, "import_seconds": import_seconds, "conv_check": check,
-                "devices": [], "details": {}}
+        return {
+            "version": ms.__version__,
+            "import_seconds": import_seconds,
+            "conv_check": check,
+            "devices": [],
+            "details": {},
+        }
     if target == "CPU":
         ms.set_device("CPU")
     else:
         ms.set_device(target, 0)
-    result = {"version": ms.__version__, "import_seconds": import_seconds,
-              "details": {f"{k}_count": str(v) for k, v in counts.items()}}
+    result = {
+        "version": ms.__version__,
+        "import_seconds": import_seconds,
+        "details": {f"{k}_count": str(v) for k, v in counts.items()},
+    }
     if target == "CPU":
         try:
             check = _ms_conv_check(ms)

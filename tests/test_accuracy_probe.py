@@ -34,22 +34,33 @@ def test_epoch_batches_drop_the_partial_batch():
 
 
 def test_time_to_target_from_the_curve_with_compile_apart():
-    run = AccuracyRun(id="x", framework="pytorch", mode="compile", seed=0, status="ok",
-                      accuracy=[0.5, 0.9, 0.96, 0.97], epoch_seconds=[12.0, 2.0, 2.0, 2.0], first_step_seconds=10.1,
-                      settings={"step_seconds": [0.1, 0.1, 0.1]})
+    run = AccuracyRun(
+        id="x",
+        framework="pytorch",
+        mode="compile",
+        seed=0,
+        status="ok",
+        accuracy=[0.5, 0.9, 0.96, 0.97],
+        epoch_seconds=[12.0, 2.0, 2.0, 2.0],
+        first_step_seconds=10.1,
+        settings={"step_seconds": [0.1, 0.1, 0.1]},
+    )
     to_target(run, 0.95)
     assert run.epochs_to_target == 3 and run.seconds_to_target == 16.0
     assert run.compile_seconds == pytest.approx(10.0) and run.seconds_to_target_steady == pytest.approx(6.0)
     assert run.final_accuracy == 0.97
-    never = AccuracyRun(id="y", framework="pytorch", mode="eager", seed=0, status="ok", accuracy=[0.5, 0.6],
-                        epoch_seconds=[1, 1])
+    never = AccuracyRun(
+        id="y", framework="pytorch", mode="eager", seed=0, status="ok", accuracy=[0.5, 0.6], epoch_seconds=[1, 1]
+    )
     to_target(never, 0.95)
     assert never.epochs_to_target is None and never.seconds_to_target is None
 
 
 def _runs(fw, mode, finals):
-    return [AccuracyRun(id=f"{fw}-{s}", framework=fw, mode=mode, seed=s, status="ok", final_accuracy=f)
-            for s, f in enumerate(finals)]
+    return [
+        AccuracyRun(id=f"{fw}-{s}", framework=fw, mode=mode, seed=s, status="ok", final_accuracy=f)
+        for s, f in enumerate(finals)
+    ]
 
 
 def test_the_gap_is_paired_by_seed_and_judged_against_the_tolerance():
@@ -67,15 +78,20 @@ def test_the_gap_is_paired_by_seed_and_judged_against_the_tolerance():
 def test_default_plan_is_eager_and_graph():
     assert plan(AccuracyConfig()) == [("pytorch", "eager"), ("mindspore", "graph")]
     assert plan(AccuracyConfig(frameworks=["mindspore"], modes=["graph", "pynative"])) == [
-        ("mindspore", "graph"), ("mindspore", "pynative")]
+        ("mindspore", "graph"),
+        ("mindspore", "pynative"),
+    ]
 
 
-@pytest.mark.parametrize("argv, flag", [
-    (["--epochs", "3"], "--epochs"),
-    (["--accuracy", "--budget", "3"], "--budget"),
-    (["--accuracy", "--models", "resnet18"], "--models"),
-    (["--accuracy", "--target", "1.5"], "--target"),
-])
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["--epochs", "3"], "--epochs"),
+        (["--accuracy", "--budget", "3"], "--budget"),
+        (["--accuracy", "--models", "resnet18"], "--models"),
+        (["--accuracy", "--target", "1.5"], "--target"),
+    ],
+)
 def test_accuracy_options_are_checked(argv, flag, capsys):
     from advisor.cli import main
 

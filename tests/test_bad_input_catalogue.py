@@ -91,11 +91,17 @@ def test_a_broken_link_or_a_huge_file_in_a_kb_folder_is_bad_input(capsys, tmp_pa
     assert code == 2 and "huge.yaml" in err and "bytes" in err, err
 
 
-@pytest.mark.parametrize("text, needle", [
-    ('{"schema_version": "9.0", "runs": []}', "schema_version"),
-    ('{"runs": [{"id": "x", "framework": "pytorch", "mode": "eager", "model": "lenet", "batch_size": 32, '
-     '"status": "ok", "images_per_second": -5}]}', "runs[0].images_per_second"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ('{"schema_version": "9.0", "runs": []}', "schema_version"),
+        (
+            '{"runs": [{"id": "x", "framework": "pytorch", "mode": "eager", "model": "lenet", "batch_size": 32, '
+            '"status": "ok", "images_per_second": -5}]}',
+            "runs[0].images_per_second",
+        ),
+    ],
+)
 def test_probe_files_with_an_unknown_version_or_negative_throughput_are_bad_input(text, needle, capsys, tmp_path):
     probes = tmp_path / "probes.json"
     probes.write_text(text)

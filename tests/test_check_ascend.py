@@ -43,7 +43,7 @@ def test_old_memory_usage_only_layout_with_na_cells():
     assert out["version"] == "22.0.4" and len(chips) == 3
     assert [(c["npu_id"], c["chip_id"], c["device_id"]) for c in chips] == [(1792, 0, 0), (1792, 1, 1), (7, 0, None)]
     assert (chips[0]["memory_used_mb"], chips[0]["memory_total_mb"]) == (1821, 44280)
-    assert chips[0]["power_w"] is None                      # "NA"
+    assert chips[0]["power_w"] is None  # "NA"
     assert (chips[2]["memory_used_mb"], chips[2]["memory_total_mb"]) == (41697, 65536)  # "41697/ 65536"
     assert chips[2]["health"] == "Alarm"
     assert [p["pid"] for p in chips[2]["processes"]] == [3321]
@@ -55,11 +55,11 @@ def test_atlas_a3_two_chips_per_npu():
     out = parse("npu-smi-910c-a3-16chips.txt")
     accs = ascend.chips_to_accelerators(out["chips"])
     assert len(accs) == 16
-    assert [a.index for a in accs] == list(range(16))        # Phy-ID column
+    assert [a.index for a in accs] == list(range(16))  # Phy-ID column
     assert [(a.npu_id, a.chip_id) for a in accs[:4]] == [(0, 0), (0, 1), (1, 0), (1, 1)]
-    assert accs[0].power_w == 170.0 and accs[1].power_w is None   # "-" on the second chip
+    assert accs[0].power_w == 170.0 and accs[1].power_w is None  # "-" on the second chip
     assert all(a.name == "Ascend910" and a.memory_total_mb == 65536 for a in accs)
-    assert accs[6].memory_used_mb == 59807                   # "59807/ 65536"
+    assert accs[6].memory_used_mb == 59807  # "59807/ 65536"
     busy = [(a.npu_id, a.chip_id, [p.pid for p in a.processes]) for a in accs if a.processes]
     assert busy == [(3, 0, [1774110]), (3, 1, [1777209])]
 
@@ -101,7 +101,9 @@ def test_fake_npu_smi_other_layout(fake_npu, monkeypatch):
 
 def test_failing_npu_smi_is_failed_not_raised(monkeypatch, tmp_path):
     smi = tmp_path / "npu-smi"
-    smi.write_text("#!/bin/sh\necho 'dcmi model initialized failed, because the device is used. ret is -8020' >&2\nexit 255\n")
+    smi.write_text(
+        "#!/bin/sh\necho 'dcmi model initialized failed, because the device is used. ret is -8020' >&2\nexit 255\n"
+    )
     smi.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
     info, accs = ascend.collect_ascend(dev_root=str(tmp_path))
@@ -114,12 +116,15 @@ def test_no_ascend_at_all(monkeypatch, tmp_path):
     assert (info.status, accs) == ("absent", [])
 
 
-@pytest.mark.parametrize("text,version", [
-    ("runtime_running_version=[7.3.0.1.231:8.0.RC2]\n", "8.0.RC2"),
-    ("package_name=Ascend-cann-toolkit\nversion=8.0.RC3\n", "8.0.RC3"),
-    ("Version=24.1.rc3\nascendhal_version=7.35.23\n", "24.1.rc3"),
-    ("nothing here\n", None),
-])
+@pytest.mark.parametrize(
+    "text,version",
+    [
+        ("runtime_running_version=[7.3.0.1.231:8.0.RC2]\n", "8.0.RC2"),
+        ("package_name=Ascend-cann-toolkit\nversion=8.0.RC3\n", "8.0.RC3"),
+        ("Version=24.1.rc3\nascendhal_version=7.35.23\n", "24.1.rc3"),
+        ("nothing here\n", None),
+    ],
+)
 def test_version_files(text, version):
     assert ascend.parse_version_file(text) == version
 
@@ -152,8 +157,11 @@ def test_driver_version():
 def test_npu_id_column_layout_of_newer_tools():
     out = parse("npu-smi-950-npu-id-column.txt")
     accs = ascend.chips_to_accelerators(out["chips"])
-    assert [(a.npu_id, a.name, a.health) for a in accs] == [(0, "Ascend950DT", "OK"), (1, "Ascend950DT", "OK"),
-                                                            (7, "Ascend950DT", "Warning")]
+    assert [(a.npu_id, a.name, a.health) for a in accs] == [
+        (0, "Ascend950DT", "OK"),
+        (1, "Ascend950DT", "OK"),
+        (7, "Ascend950DT", "Warning"),
+    ]
     assert [a.index for a in accs] == [0, 1, 2] and accs[0].bus_id is None
     assert (accs[2].memory_used_mb, accs[2].memory_total_mb, accs[2].utilization_pct) == (91000, 98304, 42)
     assert accs[0].power_w == 398.6 and accs[0].temperature_c == 46

@@ -9,8 +9,20 @@ import pytest
 
 from advisor.check import evaluate, spec_allows, verdict
 from probes.check_models import (
-    Accelerator, AscendInfo, CannInfo, CheckReport, ConvCheck, CpuInfo, DeviceProcess, DeviceSmoke,
-    DiskInfo, FrameworkInfo, HostInfo, MemoryInfo, NvidiaInfo, SmokeResult,
+    Accelerator,
+    AscendInfo,
+    CannInfo,
+    CheckReport,
+    ConvCheck,
+    CpuInfo,
+    DeviceProcess,
+    DeviceSmoke,
+    DiskInfo,
+    FrameworkInfo,
+    HostInfo,
+    MemoryInfo,
+    NvidiaInfo,
+    SmokeResult,
 )
 
 
@@ -20,20 +32,42 @@ def ok_smoke(device="cpu"):
 
 def healthy() -> CheckReport:
     return CheckReport(
-        tool_version="0", created_at="2026-01-01T00:00:00+00:00", seconds=1.0,
-        host=HostInfo(python="3.11.7", cpu=CpuInfo(logical_cores=8, host_logical_cores=8, flags=["avx2"]),
-                      memory=MemoryInfo(total_mb=32000, available_mb=30000),
-                      disk=DiskInfo(path="/c", free_mb=100_000)),
-        accelerators=[], nvidia=NvidiaInfo(), ascend=AscendInfo(),
+        tool_version="0",
+        created_at="2026-01-01T00:00:00+00:00",
+        seconds=1.0,
+        host=HostInfo(
+            python="3.11.7",
+            cpu=CpuInfo(logical_cores=8, host_logical_cores=8, flags=["avx2"]),
+            memory=MemoryInfo(total_mb=32000, available_mb=30000),
+            disk=DiskInfo(path="/c", free_mb=100_000),
+        ),
+        accelerators=[],
+        nvidia=NvidiaInfo(),
+        ascend=AscendInfo(),
         frameworks=[
-            FrameworkInfo(name="pytorch", installed=True, version="2.13.0+cpu", build="cpu", devices=["cpu"],
-                          devices_source="smoke", smoke=ok_smoke()),
-            FrameworkInfo(name="mindspore", installed=True, version="2.10.0", build="cpu+ascend", devices=["CPU"],
-                          devices_source="smoke", smoke=ok_smoke("CPU")),
+            FrameworkInfo(
+                name="pytorch",
+                installed=True,
+                version="2.13.0+cpu",
+                build="cpu",
+                devices=["cpu"],
+                devices_source="smoke",
+                smoke=ok_smoke(),
+            ),
+            FrameworkInfo(
+                name="mindspore",
+                installed=True,
+                version="2.10.0",
+                build="cpu+ascend",
+                devices=["CPU"],
+                devices_source="smoke",
+                smoke=ok_smoke("CPU"),
+            ),
             FrameworkInfo(name="torch_npu", installed=False),
         ],
         packages={"numpy": "1.26.4", "torch": "2.13.0+cpu", "mindspore": "2.10.0", "torch-npu": None},
-        findings=[], verdict="pass",
+        findings=[],
+        verdict="pass",
     )
 
 
@@ -42,23 +76,45 @@ def fw(report, name):
 
 
 def gpu(i, procs=()):
-    return Accelerator(vendor="nvidia", index=i, name="NVIDIA H100 80GB HBM3", source="nvidia-smi",
-                       memory_total_mb=81559, memory_used_mb=4,
-                       processes=[DeviceProcess(pid=p, name="python", memory_mb=70000) for p in procs])
+    return Accelerator(
+        vendor="nvidia",
+        index=i,
+        name="NVIDIA H100 80GB HBM3",
+        source="nvidia-smi",
+        memory_total_mb=81559,
+        memory_used_mb=4,
+        processes=[DeviceProcess(pid=p, name="python", memory_mb=70000) for p in procs],
+    )
 
 
 def npu(i, health="OK", procs=()):
-    return Accelerator(vendor="huawei", index=i, name="910B3", source="npu-smi", npu_id=i, chip_id=0,
-                       health=health, processes=[DeviceProcess(pid=p) for p in procs])
+    return Accelerator(
+        vendor="huawei",
+        index=i,
+        name="910B3",
+        source="npu-smi",
+        npu_id=i,
+        chip_id=0,
+        health=health,
+        processes=[DeviceProcess(pid=p) for p in procs],
+    )
 
 
 def with_npus(r, n, cann=None, visible=None, nodes=True):
     r.accelerators = [npu(i) for i in range(n)]
-    r.ascend = AscendInfo(status="ok", chip_count=n, visible_devices=visible,
-                          cann=cann or CannInfo(version="8.0.RC2", path="/usr/local/Ascend/ascend-toolkit/latest",
-                                                env_home="/usr/local/Ascend/ascend-toolkit/latest",
-                                                lib_on_ld_path=True),
-                          device_nodes=[f"/dev/davinci{i}" for i in range(n)] if nodes else [])
+    r.ascend = AscendInfo(
+        status="ok",
+        chip_count=n,
+        visible_devices=visible,
+        cann=cann
+        or CannInfo(
+            version="8.0.RC2",
+            path="/usr/local/Ascend/ascend-toolkit/latest",
+            env_home="/usr/local/Ascend/ascend-toolkit/latest",
+            lib_on_ld_path=True,
+        ),
+        device_nodes=[f"/dev/davinci{i}" for i in range(n)] if nodes else [],
+    )
 
 
 def codes(report, env=None, cxx="/usr/bin/g++", kb=None):
@@ -92,18 +148,21 @@ def _busy_gpu(r):
 
 
 def _smoke_timeout(r):
-    fw(r, "mindspore").smoke = SmokeResult(status="timeout", ok=False, seconds=60,
-                                           error="no result within the 60 s timeout; the process was killed")
+    fw(r, "mindspore").smoke = SmokeResult(
+        status="timeout", ok=False, seconds=60, error="no result within the 60 s timeout; the process was killed"
+    )
 
 
 def _smoke_crash(r):
-    fw(r, "pytorch").smoke = SmokeResult(status="failed", ok=False, seconds=0.3,
-                                         error="the process died from signal SIGSEGV")
+    fw(r, "pytorch").smoke = SmokeResult(
+        status="failed", ok=False, seconds=0.3, error="the process died from signal SIGSEGV"
+    )
 
 
 def _onednn(r):
-    fw(r, "mindspore").smoke.conv_check = ConvCheck(shape="1x64x32x32", conv_ms=195.0, gemm_ms=5.0, ratio=39.0,
-                                                    slow=True, capped_conv_ms=3.3, capped_ratio=0.7)
+    fw(r, "mindspore").smoke.conv_check = ConvCheck(
+        shape="1x64x32x32", conv_ms=195.0, gemm_ms=5.0, ratio=39.0, slow=True, capped_conv_ms=3.3, capped_ratio=0.7
+    )
 
 
 def _no_framework(r):
@@ -122,22 +181,25 @@ def _unhealthy_busy_npu(r):
     r.accelerators = [npu(0, health="Alarm", procs=(77,))]
 
 
-@pytest.mark.parametrize("change,code,severity", [
-    (_numpy2, "mindspore_numpy2", "error"),
-    (_cuda_wheel_no_gpu, "torch_cuda_without_gpu", "warning"),
-    (_cpu_wheel_with_gpus, "torch_cpu_build_with_gpu", "warning"),
-    (_cpu_wheel_with_gpus, "mindspore_cuda_unsupported", "warning"),
-    (_busy_gpu, "gpu_busy", "warning"),
-    (_smoke_timeout, "smoke_timeout", "error"),
-    (_smoke_crash, "smoke_failed", "error"),
-    (_onednn, "mindspore_onednn_reference_conv", "warning"),
-    (_no_framework, "no_framework", "error"),
-    (_low_resources, "low_memory", "warning"),
-    (_low_resources, "low_disk", "warning"),
-    (_low_resources, "cpu_limited", "info"),
-    (_unhealthy_busy_npu, "npu_busy", "warning"),
-    (_unhealthy_busy_npu, "npu_unhealthy", "warning"),
-])
+@pytest.mark.parametrize(
+    "change,code,severity",
+    [
+        (_numpy2, "mindspore_numpy2", "error"),
+        (_cuda_wheel_no_gpu, "torch_cuda_without_gpu", "warning"),
+        (_cpu_wheel_with_gpus, "torch_cpu_build_with_gpu", "warning"),
+        (_cpu_wheel_with_gpus, "mindspore_cuda_unsupported", "warning"),
+        (_busy_gpu, "gpu_busy", "warning"),
+        (_smoke_timeout, "smoke_timeout", "error"),
+        (_smoke_crash, "smoke_failed", "error"),
+        (_onednn, "mindspore_onednn_reference_conv", "warning"),
+        (_no_framework, "no_framework", "error"),
+        (_low_resources, "low_memory", "warning"),
+        (_low_resources, "low_disk", "warning"),
+        (_low_resources, "cpu_limited", "info"),
+        (_unhealthy_busy_npu, "npu_busy", "warning"),
+        (_unhealthy_busy_npu, "npu_unhealthy", "warning"),
+    ],
+)
 def test_each_problem_gives_its_finding(change, code, severity):
     r = healthy()
     change(r)
@@ -171,8 +233,13 @@ def test_no_compiler_and_global_onednn_cap():
 
 def test_cann_not_sourced_and_visible_devices():
     r = healthy()
-    with_npus(r, 8, cann=CannInfo(version="8.0.RC2", path="/usr/local/Ascend/ascend-toolkit/latest",
-                                  env_home=None, lib_on_ld_path=False))
+    with_npus(
+        r,
+        8,
+        cann=CannInfo(
+            version="8.0.RC2", path="/usr/local/Ascend/ascend-toolkit/latest", env_home=None, lib_on_ld_path=False
+        ),
+    )
     found = codes(r)
     assert found["cann_not_sourced"].severity == "error"
     assert found["cann_not_sourced"].fix.startswith("source /usr/local/Ascend/ascend-toolkit/set_env.sh")
@@ -195,11 +262,26 @@ def test_missing_cann_and_missing_device_nodes():
 
 
 def _kb(**versions):
-    entries = {name: [SimpleNamespace(version=v.get("version"), python=v.get("python", []), numpy=v.get("numpy"),
-                                      cann=v.get("cann", []), torch=v.get("torch"), source="test", confidence="vendor")
-                      for v in vs] for name, vs in versions.items()}
-    return SimpleNamespace(version="test", frameworks=[SimpleNamespace(id=k, versions=v) for k, v in entries.items()],
-                           find_accelerator=lambda name: None)
+    entries = {
+        name: [
+            SimpleNamespace(
+                version=v.get("version"),
+                python=v.get("python", []),
+                numpy=v.get("numpy"),
+                cann=v.get("cann", []),
+                torch=v.get("torch"),
+                source="test",
+                confidence="vendor",
+            )
+            for v in vs
+        ]
+        for name, vs in versions.items()
+    }
+    return SimpleNamespace(
+        version="test",
+        frameworks=[SimpleNamespace(id=k, versions=v) for k, v in entries.items()],
+        find_accelerator=lambda name: None,
+    )
 
 
 def test_compat_matrix_python_numpy_cann_torch():
@@ -207,13 +289,19 @@ def test_compat_matrix_python_numpy_cann_torch():
     with_npus(r, 1, cann=CannInfo(version="8.0.RC3", path="/x", env_home="/x", lib_on_ld_path=True))
     r.packages["numpy"] = "2.0.1"
     r.frameworks[2] = FrameworkInfo(name="torch_npu", installed=True, version="2.5.1", smoke=ok_smoke("npu:0"))
-    kb = _kb(mindspore=[{"version": "2.10.0", "python": ["3.9", "3.10"], "numpy": ">=1.20,<2", "cann": ["8.0.RC2"]}],
-             pytorch=[{"version": "2.13.0", "python": ["3.11"]}],
-             torch_npu=[{"version": "2.5.1", "python": ["3.11"], "cann": ["8.0.RC3"], "torch": "2.5.1"}])
+    kb = _kb(
+        mindspore=[{"version": "2.10.0", "python": ["3.9", "3.10"], "numpy": ">=1.20,<2", "cann": ["8.0.RC2"]}],
+        pytorch=[{"version": "2.13.0", "python": ["3.11"]}],
+        torch_npu=[{"version": "2.5.1", "python": ["3.11"], "cann": ["8.0.RC3"], "torch": "2.5.1"}],
+    )
     found = evaluate(r, env={}, cxx="g++", kb=kb)
     got = {(f.code, f.message.split()[0]) for f in found if f.code.startswith("compat")}
-    assert got == {("compat_python", "mindspore"), ("compat_numpy", "mindspore"), ("compat_cann", "mindspore"),
-                   ("compat_torch", "torch_npu")}
+    assert got == {
+        ("compat_python", "mindspore"),
+        ("compat_numpy", "mindspore"),
+        ("compat_cann", "mindspore"),
+        ("compat_torch", "torch_npu"),
+    }
     assert all("knowledge base" in f.evidence for f in found if f.code.startswith("compat"))
 
 
@@ -249,16 +337,25 @@ def test_verdict_and_order():
     _numpy2(r)
     _cuda_wheel_no_gpu(r)
     findings = evaluate(r, env={}, cxx=None)
-    assert [f.severity for f in findings] == sorted((f.severity for f in findings),
-                                                    key={"error": 0, "warning": 1, "info": 2}.get)
+    assert [f.severity for f in findings] == sorted(
+        (f.severity for f in findings), key={"error": 0, "warning": 1, "info": 2}.get
+    )
     assert verdict(findings) == "fail"
     assert verdict([f for f in findings if f.severity != "error"]) == "warn"
 
 
-@pytest.mark.parametrize("spec,version,ok", [
-    (">=1.26.4,<2", "1.26.4", True), (">=1.26.4,<2", "2.0.0", False), ("<2", "1.24", True),
-    (">=1.20,<2", "1.19.5", False), ("==1.26.*", "1.26.4", True), ("~=2.1", "2.5", True), ("weird", "1.0", None),
-])
+@pytest.mark.parametrize(
+    "spec,version,ok",
+    [
+        (">=1.26.4,<2", "1.26.4", True),
+        (">=1.26.4,<2", "2.0.0", False),
+        ("<2", "1.24", True),
+        (">=1.20,<2", "1.19.5", False),
+        ("==1.26.*", "1.26.4", True),
+        ("~=2.1", "2.5", True),
+        ("weird", "1.0", None),
+    ],
+)
 def test_spec_allows(spec, version, ok):
     assert spec_allows(spec, version) is ok
 
@@ -273,8 +370,9 @@ def test_cli_with_fake_smi_tools_lists_8_gpus_and_16_npu_chips(monkeypatch, caps
     from advisor.cli import main
 
     fix = Path(__file__).parent / "fixtures" / "check"
-    monkeypatch.setenv("PATH", os.pathsep.join([str(fix / "fakebin-nvidia"), str(fix / "fakebin-ascend"),
-                                                os.environ["PATH"]]))
+    monkeypatch.setenv(
+        "PATH", os.pathsep.join([str(fix / "fakebin-nvidia"), str(fix / "fakebin-ascend"), os.environ["PATH"]])
+    )
     monkeypatch.setattr(nvidia, "_load_nvml", lambda: (None, "NVML Shared Library Not Found"))
     for var in ("ASCEND_RT_VISIBLE_DEVICES", "ASCEND_DEVICE_ID", "ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH"):
         monkeypatch.delenv(var, raising=False)

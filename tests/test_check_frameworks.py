@@ -13,8 +13,12 @@ FIX = Path(__file__).parent / "fixtures" / "check"
 
 def test_torch_version_py_of_a_cuda_build():
     values = parse_torch_version_py((FIX / "torch-version-cu121.py.txt").read_text())
-    assert values == {"__version__": "2.5.1+cu121", "cuda": "12.1", "hip": None,
-                      "git_version": "a8d6afb511a69687bbb2b7e88a3cf67917e1697e"}
+    assert values == {
+        "__version__": "2.5.1+cu121",
+        "cuda": "12.1",
+        "hip": None,
+        "git_version": "a8d6afb511a69687bbb2b7e88a3cf67917e1697e",
+    }
 
 
 def test_detection_imports_nothing_and_names_builds():

@@ -40,8 +40,8 @@ def test_cpu_list(text, count):
 def test_cgroup_v2_nested_limits_take_the_smallest_ancestor():
     limits = host.read_cgroup_limits(FIX / "cgroup-v2", FIX / "proc-cgroup-v2.txt")
     assert limits.version == 2
-    assert limits.cpu_quota == 2.0          # ctr 2 CPUs under kubepods' 4
-    assert limits.memory_limit_mb == 8192   # the pod's 8 GiB applies to the container
+    assert limits.cpu_quota == 2.0  # ctr 2 CPUs under kubepods' 4
+    assert limits.memory_limit_mb == 8192  # the pod's 8 GiB applies to the container
     assert limits.memory_usage_mb == 1024
     assert limits.cpuset_cpus == 64
 
@@ -61,7 +61,7 @@ def test_cgroup_v1_quota_memory_cpuset():
     limits = host.read_cgroup_limits(FIX / "cgroup-v1", FIX / "proc-cgroup-v1.txt")
     assert limits.version == 1
     assert limits.cpu_quota == 1.5
-    assert limits.memory_limit_mb == 4096   # the root's "unlimited" 9223372036854771712 is ignored
+    assert limits.memory_limit_mb == 4096  # the root's "unlimited" 9223372036854771712 is ignored
     assert limits.memory_usage_mb == 512
     assert limits.cpuset_cpus == 8
 
@@ -72,9 +72,11 @@ def test_cgroup_missing_tree_is_empty_not_an_error(tmp_path):
 
 
 def test_container_limited_to_two_cpus_does_not_report_64(monkeypatch):
-    monkeypatch.setattr(host, "read_cgroup_limits",
-                        lambda *a, **k: CgroupLimits(version=2, cpu_quota=2.0, memory_limit_mb=4096,
-                                                     memory_usage_mb=1024))
+    monkeypatch.setattr(
+        host,
+        "read_cgroup_limits",
+        lambda *a, **k: CgroupLimits(version=2, cpu_quota=2.0, memory_limit_mb=4096, memory_usage_mb=1024),
+    )
     monkeypatch.setattr(host.os, "cpu_count", lambda: 64)
     monkeypatch.setattr(host.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
     monkeypatch.setattr(host, "parse_meminfo", lambda text: {"total_mb": 257_000, "available_mb": 250_000})

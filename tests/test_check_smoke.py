@@ -41,12 +41,16 @@ def test_raising_worker_reports_its_message(monkeypatch):
 
 
 def test_hang_on_a_later_device_keeps_the_earlier_results():
-    outcome = ChildOutcome(status="timeout", error="no result within the 5 s timeout; the process was killed",
-                           seconds=5.0, messages=[
-                               {"kind": "progress", "stage": "device-start", "device": "cpu"},
-                               {"kind": "progress", "stage": "device-done", "device": "cpu", "ok": True,
-                                "seconds": 0.01, "error": None},
-                               {"kind": "progress", "stage": "device-start", "device": "cuda:0"}])
+    outcome = ChildOutcome(
+        status="timeout",
+        error="no result within the 5 s timeout; the process was killed",
+        seconds=5.0,
+        messages=[
+            {"kind": "progress", "stage": "device-start", "device": "cpu"},
+            {"kind": "progress", "stage": "device-done", "device": "cpu", "ok": True, "seconds": 0.01, "error": None},
+            {"kind": "progress", "stage": "device-start", "device": "cuda:0"},
+        ],
+    )
     smoke, _ = _smoke_from_outcome(outcome)
     assert smoke.status == "timeout" and smoke.ok is False
     assert [(d.device, d.ok) for d in smoke.devices] == [("cpu", True), ("cuda:0", False)]
@@ -73,9 +77,16 @@ def _fake_report(severity):
     return report
 
 
-@pytest.mark.parametrize("severity,strict,code", [
-    (None, False, 0), ("info", True, 0), ("warning", False, 0), ("warning", True, 1), ("error", False, 1),
-])
+@pytest.mark.parametrize(
+    "severity,strict,code",
+    [
+        (None, False, 0),
+        ("info", True, 0),
+        ("warning", False, 0),
+        ("warning", True, 1),
+        ("error", False, 1),
+    ],
+)
 def test_exit_codes(monkeypatch, capsys, severity, strict, code):
     report = _fake_report(severity)
     monkeypatch.setattr(check, "run_check", lambda **kw: report)
@@ -100,9 +111,11 @@ def test_table_output_names_every_section(capsys):
 
 
 def test_no_smoke_json_is_fast_and_imports_no_framework():
-    code = ("import sys, time; t = time.monotonic(); from advisor.cli import main; rc = main(['check', '--json', "
-            "'--no-smoke']); assert 'torch' not in sys.modules and 'mindspore' not in sys.modules; "
-            "sys.stderr.write(str(time.monotonic() - t))")
+    code = (
+        "import sys, time; t = time.monotonic(); from advisor.cli import main; rc = main(['check', '--json', "
+        "'--no-smoke']); assert 'torch' not in sys.modules and 'mindspore' not in sys.modules; "
+        "sys.stderr.write(str(time.monotonic() - t))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=60)
     assert proc.returncode in (0, 1), proc.stderr
     doc = json.loads(proc.stdout)
@@ -113,8 +126,13 @@ def test_no_smoke_json_is_fast_and_imports_no_framework():
 @pytest.mark.slow
 def test_end_to_end_real_smoke_tests():
     """The real command on this machine: real frameworks, real smoke tests, stdout only JSON."""
-    proc = subprocess.run([sys.executable, "-m", "advisor", "check", "--json", "--timeout", "120"],
-                          capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "advisor", "check", "--json", "--timeout", "120"],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+        timeout=300,
+    )
     doc = json.loads(proc.stdout)  # the whole stdout is one JSON document: no framework noise
     assert proc.returncode == (1 if doc["verdict"] == "fail" else 0), proc.stderr
     assert doc["schema_version"] and doc["verdict"] in ("pass", "warn", "fail")
@@ -189,8 +207,7 @@ def test_early_avx2_rerun_is_stopped_when_mindspore_convs_are_fast(monkeypatch):
 
     monkeypatch.setattr(frameworks, "run_smoke", fake_run_smoke)
     start = time.monotonic()
-    results = frameworks.smoke_all([FrameworkInfo(name="mindspore", installed=True)], timeout=30,
-                                   confirm_early=True)
+    results = frameworks.smoke_all([FrameworkInfo(name="mindspore", installed=True)], timeout=30, confirm_early=True)
     assert time.monotonic() - start < 3
     assert ("mindspore", ("--conv-only",)) in calls
     check = results["mindspore"]["smoke"].conv_check

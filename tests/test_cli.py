@@ -23,8 +23,7 @@ def test_unknown_command_is_one_line_exit_2(capsys):
 
 
 def test_python_dash_m_works():
-    out = subprocess.run([sys.executable, "-m", "advisor", "--help"], capture_output=True,
-                         text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-m", "advisor", "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     assert "usage: advisor" in out.stdout
 

@@ -33,12 +33,22 @@ def kb():
 
 
 def ascend(**over) -> dict:
-    data = {"name": "t", "stage": "production", "team": {"pytorch": "proficient", "mindspore": "basic", "size": 8},
-            "hardware": {"available": ["ascend"], "training_target": "ascend", "accelerator": "Ascend 910B", "devices": 8},
-            "deployment": {"targets": ["ascend-server"]},
-            "model": {"family": "transformer", "parameters_millions": 70000, "source": "pytorch-code"},
-            "needs": {"distributed_training": True},
-            "workload": {"model": "custom", "gflops_per_sample": 420000, "dataset_samples": 1_000_000, "epochs": 1, "batch_size": 512}}
+    data = {
+        "name": "t",
+        "stage": "production",
+        "team": {"pytorch": "proficient", "mindspore": "basic", "size": 8},
+        "hardware": {"available": ["ascend"], "training_target": "ascend", "accelerator": "Ascend 910B", "devices": 8},
+        "deployment": {"targets": ["ascend-server"]},
+        "model": {"family": "transformer", "parameters_millions": 70000, "source": "pytorch-code"},
+        "needs": {"distributed_training": True},
+        "workload": {
+            "model": "custom",
+            "gflops_per_sample": 420000,
+            "dataset_samples": 1_000_000,
+            "epochs": 1,
+            "batch_size": 512,
+        },
+    }
     for path, value in over.items():
         node = data
         *parents, leaf = path.split(".")
@@ -67,7 +77,9 @@ def test_70b_on_8_cards_is_blocked_with_the_minimum_device_count(kb):
     card = decide(kb, ascend(), sensitivity=False)
     assert not any(s.eligible for s in card.scores)
     for s in card.scores:
-        assert any(b.startswith("model.parameters_millions=70000") and "at least 24" in b for b in s.blocked_by), s.blocked_by
+        assert any(b.startswith("model.parameters_millions=70000") and "at least 24" in b for b in s.blocked_by), (
+            s.blocked_by
+        )
     fit = proj(card, "mindspore").memory
     # mixed-precision Adam: 16 bytes/param x 70e9 = 1,120 GB; the 910B's usable_memory_gb is 60.8 GB
     # (64 GB less the npu-smi reserve, knowledge base)
@@ -86,11 +98,18 @@ def test_enough_devices_split_the_model_and_credit_mindspore_auto_parallel(kb):
     pt_note = next(c.note for c in wf(card, "pytorch").criteria if c.name == "migration")
     assert "auto-parallel credit" in ms_note and "auto-parallel limits" in ms_note
     assert "auto-parallel" not in pt_note
-    assert any(ph.name.startswith("parallelism set-up by hand") for ph in next(s for s in card.schedules if s.workflow == "pytorch").phases)
+    assert any(
+        ph.name.startswith("parallelism set-up by hand")
+        for ph in next(s for s in card.schedules if s.workflow == "pytorch").phases
+    )
 
 
 def test_a_model_that_fits_one_card_gets_no_parallelism_credit_or_hours(kb):
-    card = decide(kb, ascend(**{"model.parameters_millions": 25.6, "model.family": "cnn", "workload.model": "resnet50"}), sensitivity=False)
+    card = decide(
+        kb,
+        ascend(**{"model.parameters_millions": 25.6, "model.family": "cnn", "workload.model": "resnet50"}),
+        sensitivity=False,
+    )
     fit = proj(card, "mindspore").memory
     assert not fit.must_split and fit.strategy == "data-parallel" and fit.min_devices == 1
     for s in card.scores:
@@ -98,21 +117,29 @@ def test_a_model_that_fits_one_card_gets_no_parallelism_credit_or_hours(kb):
 
 
 def test_memory_arithmetic_matches_deepspeed_zero(kb):
-    assert bytes_per_parameter("mixed", "adam") == (16.0, 4.0)   # ZeRO paper: 2 + 2 + 12; ZeRO-2 keeps 4 replicated
-    assert bytes_per_parameter("fp32", "adam")[0] == 16.0        # accelerate estimate-memory: 4 x model size at fp32
+    assert bytes_per_parameter("mixed", "adam") == (16.0, 4.0)  # ZeRO paper: 2 + 2 + 12; ZeRO-2 keeps 4 replicated
+    assert bytes_per_parameter("fp32", "adam")[0] == 16.0  # accelerate estimate-memory: 4 x model size at fp32
     assert bytes_per_parameter("fp32", "sgd-momentum")[0] == 12.0
-    data = ascend(**{"model.parameters_millions": 1000, "model.precision": "mixed", "model.optimizer": "adam",
-                     "model.activation_mb_per_sample": 1.0})
+    data = ascend(
+        **{
+            "model.parameters_millions": 1000,
+            "model.precision": "mixed",
+            "model.optimizer": "adam",
+            "model.activation_mb_per_sample": 1.0,
+        }
+    )
     fit = proj(decide(kb, data, sensitivity=False), "mindspore").memory
     z = {s.strategy: s.per_device_gb for s in fit.strategies}
     act = 1e6 / 1e9
-    assert z["optimizer-sharding"] == pytest.approx(4 + 16 / 8 + act, abs=1e-3)   # DeepSpeed ZeRO-2: 4P + 16P/N
+    assert z["optimizer-sharding"] == pytest.approx(4 + 16 / 8 + act, abs=1e-3)  # DeepSpeed ZeRO-2: 4P + 16P/N
     assert z["model-parallel"] == pytest.approx(18 / 8 + 4 * 0.02 + act, abs=1e-3)  # ZeRO-3: 18P/N + 4 x largest layer
 
 
 def test_a_bigger_model_needs_more_devices(kb):
-    mins = [proj(decide(kb, ascend(**{"model.parameters_millions": p}), sensitivity=False), "mindspore").memory.min_devices
-            for p in (1000, 7000, 70000, 400000)]
+    mins = [
+        proj(decide(kb, ascend(**{"model.parameters_millions": p}), sensitivity=False), "mindspore").memory.min_devices
+        for p in (1000, 7000, 70000, 400000)
+    ]
     assert mins == sorted(mins) and mins[0] == 1 and mins[-1] > mins[-2]
 
 
@@ -120,7 +147,9 @@ def test_a_bigger_model_needs_more_devices(kb):
 
 
 def prototype(**over) -> dict:
-    data = load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml").model_dump(mode="json", exclude_none=True)
+    data = load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml").model_dump(
+        mode="json", exclude_none=True
+    )
     for path, value in over.items():
         node = data
         *parents, leaf = path.split(".")
@@ -143,15 +172,24 @@ def test_512_cards_of_resnet18_carry_a_warning_and_the_curve(kb):
 
 
 def test_weak_interconnect_follows_seed_004(kb):
-    data = {"name": "w", "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "L40S",
-                                      "devices": 64, "network": "ethernet"},
-            "deployment": {"targets": ["nvidia-server"]}, "needs": {"distributed_training": True},
-            "workload": {"model": "resnet50", "dataset_samples": 1_281_167, "epochs": 1}}
+    data = {
+        "name": "w",
+        "hardware": {
+            "available": ["nvidia"],
+            "training_target": "nvidia",
+            "accelerator": "L40S",
+            "devices": 64,
+            "network": "ethernet",
+        },
+        "deployment": {"targets": ["nvidia-server"]},
+        "needs": {"distributed_training": True},
+        "workload": {"model": "resnet50", "dataset_samples": 1_281_167, "epochs": 1},
+    }
     c = proj(decide(kb, data, sensitivity=False), "pytorch").communication
     at = {pt.devices: pt for pt in c.curve}
-    assert c.interconnect.startswith("pcie")            # 'PCIe Gen4 x16 (no NVLink)'
-    assert 0.6 <= at[8].low <= 0.7 <= at[8].high          # seed 004 §2.1: ~70% at 8 cards
-    assert at[64].high <= 0.32                            # below 30% at 64 (up to the curve's rounding)
+    assert c.interconnect.startswith("pcie")  # 'PCIe Gen4 x16 (no NVLink)'
+    assert 0.6 <= at[8].low <= 0.7 <= at[8].high  # seed 004 §2.1: ~70% at 8 cards
+    assert at[64].high <= 0.32  # below 30% at 64 (up to the curve's rounding)
 
 
 def test_beyond_a_year_is_a_warning(kb):
@@ -165,7 +203,11 @@ def test_beyond_a_year_is_a_warning(kb):
 def test_inference_only_accelerator_is_bad_input(kb):
     req = parse_requirements(ascend(**{"hardware.accelerator": "Ascend 310"}))
     problems = kb_problems(req, kb)
-    assert len(problems) == 1 and problems[0].startswith("hardware.accelerator: 'Ascend 310'") and "inference-only" in problems[0]
+    assert (
+        len(problems) == 1
+        and problems[0].startswith("hardware.accelerator: 'Ascend 310'")
+        and "inference-only" in problems[0]
+    )
     assert kb_problems(parse_requirements(ascend()), kb) == []
 
 
@@ -175,8 +217,13 @@ def test_inference_only_accelerator_exits_2_on_one_line(tmp_path):
     path = tmp_path / "r.yaml"
     path.write_text(yaml.safe_dump(ascend(**{"hardware.accelerator": "Ascend 310"})))
     out = tmp_path / "out.json"
-    proc = subprocess.run([sys.executable, "-m", "advisor", "report", str(path), "--json", "-o", str(out)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "advisor", "report", str(path), "--json", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 2 and not out.exists()
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "hardware.accelerator" in lines[0] and "inference-only" in lines[0], proc.stderr
@@ -186,16 +233,22 @@ def test_inference_only_accelerator_exits_2_on_one_line(tmp_path):
 
 
 def test_undecided_compares_each_workflow_on_matched_hardware(kb):
-    data = {"name": "u", "team": {"pytorch": "proficient", "mindspore": "basic"},
-            "hardware": {"available": ["nvidia", "ascend"], "training_target": "undecided", "accelerator": "Ascend 910B"},
-            "deployment": {"targets": ["cpu-server"]},
-            "workload": {"model": "resnet50", "dataset_samples": 1_281_167, "epochs": 1}}
+    data = {
+        "name": "u",
+        "team": {"pytorch": "proficient", "mindspore": "basic"},
+        "hardware": {"available": ["nvidia", "ascend"], "training_target": "undecided", "accelerator": "Ascend 910B"},
+        "deployment": {"targets": ["cpu-server"]},
+        "workload": {"model": "resnet50", "dataset_samples": 1_281_167, "epochs": 1},
+    }
     card = decide(kb, data, sensitivity=False)
     pt, ms = proj(card, "pytorch"), proj(card, "mindspore")
     assert ms.accelerator == "ascend-910b" and pt.target == "nvidia"
     acc = {a.id: a for a in kb.accelerators}
-    peaks = {a.id: (a.fp16_tflops or a.bf16_tflops).value for a in kb.accelerators
-             if a.vendor == "nvidia" and (a.fp16_tflops or a.bf16_tflops)}
+    peaks = {
+        a.id: (a.fp16_tflops or a.bf16_tflops).value
+        for a in kb.accelerators
+        if a.vendor == "nvidia" and (a.fp16_tflops or a.bf16_tflops)
+    }
     anchor = (acc["ascend-910b"].fp16_tflops or acc["ascend-910b"].bf16_tflops).value
     assert abs(peaks[pt.accelerator] - anchor) == min(abs(v - anchor) for v in peaks.values())
     assert pt.accelerator != "v100"
@@ -258,10 +311,14 @@ def test_a_tie_is_never_high_and_says_tie(kb):
 
 def test_a_hard_constraint_verdict_says_so(kb):
     # PyTorch scores best for a PyTorch team on NVIDIA, but a required domestic mandate rules it out
-    data = {"name": "bank", "stage": "production", "team": {"pytorch": "expert", "mindspore": "none", "size": 6},
-            "hardware": {"available": ["nvidia", "ascend"], "training_target": "undecided"},
-            "deployment": {"targets": ["cpu-server"]},
-            "needs": {"huggingface": "essential", "domestic_substitution": "required", "debugging_intensity": "high"}}
+    data = {
+        "name": "bank",
+        "stage": "production",
+        "team": {"pytorch": "expert", "mindspore": "none", "size": 6},
+        "hardware": {"available": ["nvidia", "ascend"], "training_target": "undecided"},
+        "deployment": {"targets": ["cpu-server"]},
+        "needs": {"huggingface": "essential", "domestic_substitution": "required", "debugging_intensity": "high"},
+    }
     card = decide(kb, data, sensitivity=False)
     parts = card.recommendation.confidence_parts
     assert card.recommendation.workflow != "pytorch"
@@ -320,20 +377,32 @@ def test_migration_factor_phrasing(kb):
 
 def test_more_custom_kernels_cost_more_migration_off_cuda_only(kb):
     def mig(kernels, name):
-        card = decide(kb, prototype(**{"model.custom_cuda_ops": True, "model.custom_cuda_kernels": kernels}), sensitivity=False)
+        card = decide(
+            kb, prototype(**{"model.custom_cuda_ops": True, "model.custom_cuda_kernels": kernels}), sensitivity=False
+        )
         return wf(card, name).migration_hours
 
     one, ten = mig(1, "hybrid"), mig(10, "hybrid")
     assert ten[0] - one[0] == pytest.approx(9 * CONSTANTS["CUSTOM_KERNEL_HOURS_LOW"].value)
-    nvidia = {"name": "n", "hardware": {"available": ["nvidia"], "training_target": "nvidia"},
-              "deployment": {"targets": ["nvidia-server"]}, "model": {"custom_cuda_ops": True, "custom_cuda_kernels": 10}}
+    nvidia = {
+        "name": "n",
+        "hardware": {"available": ["nvidia"], "training_target": "nvidia"},
+        "deployment": {"targets": ["nvidia-server"]},
+        "model": {"custom_cuda_ops": True, "custom_cuda_kernels": 10},
+    }
     pt = wf(decide(kb, nvidia, sensitivity=False), "pytorch")
-    assert not any("custom CUDA kernel" in e.detail for c in pt.criteria for e in c.evidence if e.ref == "model.custom_cuda_kernels")
+    assert not any(
+        "custom CUDA kernel" in e.detail
+        for c in pt.criteria
+        for e in c.evidence
+        if e.ref == "model.custom_cuda_kernels"
+    )
 
 
 def test_dynamic_control_flow_moves_mindspore_performance(kb):
     plain = decide(kb, prototype(), sensitivity=False)
     dyn = decide(kb, prototype(**{"model.dynamic_control_flow": True}), sensitivity=False)
+
     def perf(c, n):
         return next(x.score for x in wf(c, n).criteria if x.name == "performance")
 
@@ -347,16 +416,34 @@ def test_dynamic_control_flow_moves_mindspore_performance(kb):
 
 
 def test_hardware_only_mandate_is_met_by_torch_npu(kb):
-    data = ascend(**{"model.parameters_millions": 25.6, "model.family": "cnn", "workload.model": "resnet50",
-                     "needs.domestic_hardware": "required"})
+    data = ascend(
+        **{
+            "model.parameters_millions": 25.6,
+            "model.family": "cnn",
+            "workload.model": "resnet50",
+            "needs.domestic_hardware": "required",
+        }
+    )
     card = decide(kb, data, sensitivity=False)
     assert wf(card, "pytorch").eligible
-    fw = ascend(**{"model.parameters_millions": 25.6, "model.family": "cnn", "workload.model": "resnet50",
-                   "needs.domestic_framework": "required"})
+    fw = ascend(
+        **{
+            "model.parameters_millions": 25.6,
+            "model.family": "cnn",
+            "workload.model": "resnet50",
+            "needs.domestic_framework": "required",
+        }
+    )
     pt = wf(decide(kb, fw, sensitivity=False), "pytorch")
     assert not pt.eligible and any(b.startswith("needs.domestic_framework=required") for b in pt.blocked_by)
-    old = ascend(**{"model.parameters_millions": 25.6, "model.family": "cnn", "workload.model": "resnet50",
-                    "needs.domestic_substitution": "required"})
+    old = ascend(
+        **{
+            "model.parameters_millions": 25.6,
+            "model.family": "cnn",
+            "workload.model": "resnet50",
+            "needs.domestic_substitution": "required",
+        }
+    )
     pt = wf(decide(kb, old, sensitivity=False), "pytorch")
     assert not pt.eligible and any(b.startswith("needs.domestic_substitution=required") for b in pt.blocked_by)
 
@@ -366,10 +453,30 @@ def test_hardware_only_mandate_is_met_by_torch_npu(kb):
 
 def cpu_suite(quality_a=None, comparisons=None) -> dict:
     runs = [
-        {"id": "pt", "framework": "pytorch", "mode": "eager", "model": "resnet18", "batch_size": 32, "device": "cpu",
-         "status": "ok", "images_per_second": 50.0, "ci95": [47.0, 53.0], "train_flops_per_image": 3.3e9},
-        {"id": "ms", "framework": "mindspore", "mode": "graph", "model": "resnet18", "batch_size": 32, "device": "cpu",
-         "status": "ok", "images_per_second": 45.0, "ci95": [40.0, 50.0], "train_flops_per_image": 3.3e9},
+        {
+            "id": "pt",
+            "framework": "pytorch",
+            "mode": "eager",
+            "model": "resnet18",
+            "batch_size": 32,
+            "device": "cpu",
+            "status": "ok",
+            "images_per_second": 50.0,
+            "ci95": [47.0, 53.0],
+            "train_flops_per_image": 3.3e9,
+        },
+        {
+            "id": "ms",
+            "framework": "mindspore",
+            "mode": "graph",
+            "model": "resnet18",
+            "batch_size": 32,
+            "device": "cpu",
+            "status": "ok",
+            "images_per_second": 45.0,
+            "ci95": [40.0, 50.0],
+            "train_flops_per_image": 3.3e9,
+        },
     ]
     if quality_a:
         runs[0].update(quality=quality_a, quality_reasons=["steal time 40%"])
@@ -379,8 +486,12 @@ def cpu_suite(quality_a=None, comparisons=None) -> dict:
     return suite
 
 
-CPU_REQ = {"name": "c", "hardware": {"available": ["cpu"], "training_target": "cpu"}, "deployment": {"targets": ["cpu-server"]},
-           "workload": {"model": "resnet18", "gflops_per_sample": 3.3, "dataset_samples": 50000, "epochs": 1}}
+CPU_REQ = {
+    "name": "c",
+    "hardware": {"available": ["cpu"], "training_target": "cpu"},
+    "deployment": {"targets": ["cpu-server"]},
+    "workload": {"model": "resnet18", "gflops_per_sample": 3.3, "dataset_samples": 50000, "epochs": 1},
+}
 
 
 def test_an_unusable_run_never_enters_the_scores(kb):
@@ -395,10 +506,21 @@ def test_an_unusable_run_never_enters_the_scores(kb):
 
 def test_a_comparison_that_is_not_decidable_is_not_scored_as_a_difference(kb):
     req = parse_requirements(CPU_REQ)
-    comp = [{"model": "resnet18", "a": "pt", "b": "ms", "ratio": 1.11, "ci95": [0.9, 1.3], "pairs": 6, "quality": "noisy",
-             "decidable": False}]
+    comp = [
+        {
+            "model": "resnet18",
+            "a": "pt",
+            "b": "ms",
+            "ratio": 1.11,
+            "ci95": [0.9, 1.3],
+            "pairs": 6,
+            "quality": "noisy",
+            "decidable": False,
+        }
+    ]
     plain = score(req, None, [cpu_suite()], kb, sensitivity=False)
     undecided = score(req, None, [cpu_suite(comparisons=comp)], kb, sensitivity=False)
+
     def perf(c, n):
         return next(x for x in wf(c, n).criteria if x.name == "performance")
 
@@ -416,8 +538,9 @@ def test_a_comparison_that_is_not_decidable_is_not_scored_as_a_difference(kb):
 def test_report_json_and_markdown_carry_the_decision_parts(kb):
     from advisor.render import render
 
-    report = build_report(load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"), kb=kb,
-                          created_at="2026-01-01T00:00:00Z")
+    report = build_report(
+        load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"), kb=kb, created_at="2026-01-01T00:00:00Z"
+    )
     doc = json.loads(report.model_dump_json())
     assert doc["schema_version"] == SCHEMA_VERSION == "1.2"
     for key in ("memory", "costs", "schedules", "constant_sensitivity"):
@@ -433,11 +556,25 @@ def test_report_json_and_markdown_carry_the_decision_parts(kb):
 
 def test_comm_compute_ratio_follows_seed_004_method(kb):
     def ratio(devices):
-        data = {"name": "n", "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "A100 80GB",
-                                          "devices": devices},
-                "deployment": {"targets": ["nvidia-server"]}, "model": {"family": "transformer", "parameters_millions": 1300},
-                "needs": {"distributed_training": True},
-                "workload": {"model": "custom", "gflops_per_sample": 7800, "dataset_samples": 1_000_000, "epochs": 1, "batch_size": 64}}
+        data = {
+            "name": "n",
+            "hardware": {
+                "available": ["nvidia"],
+                "training_target": "nvidia",
+                "accelerator": "A100 80GB",
+                "devices": devices,
+            },
+            "deployment": {"targets": ["nvidia-server"]},
+            "model": {"family": "transformer", "parameters_millions": 1300},
+            "needs": {"distributed_training": True},
+            "workload": {
+                "model": "custom",
+                "gflops_per_sample": 7800,
+                "dataset_samples": 1_000_000,
+                "epochs": 1,
+                "batch_size": 64,
+            },
+        }
         return proj(decide(kb, data, sensitivity=False), "pytorch").communication
 
     eight, many = ratio(8), ratio(64)
@@ -452,9 +589,15 @@ def _fake(workflow, total, quality="assumption", eligible=True, perf=None):
     from advisor.scoring import Criterion, WorkflowScore
 
     ev = [Evidence(kind="knowledge", ref="x", detail="d", source="s", confidence=quality)]
-    crit = [Criterion(name=n, weight=1 / len(CRITERIA), score=total if perf is None or n != "performance" else perf, evidence=ev)
-            for n in CRITERIA]
-    return WorkflowScore(workflow=workflow, total=total, eligible=eligible, criteria=crit, blocked_by=[] if eligible else ["x"])
+    crit = [
+        Criterion(
+            name=n, weight=1 / len(CRITERIA), score=total if perf is None or n != "performance" else perf, evidence=ev
+        )
+        for n in CRITERIA
+    ]
+    return WorkflowScore(
+        workflow=workflow, total=total, eligible=eligible, criteria=crit, blocked_by=[] if eligible else ["x"]
+    )
 
 
 def test_high_margin_on_assumptions_is_not_high():

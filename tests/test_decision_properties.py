@@ -14,8 +14,13 @@ from hypothesis import strategies as st
 from advisor.requirements import CRITERIA, SKILL_LEVELS, parse_requirements
 from advisor.scoring import score
 
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @pytest.fixture(scope="module")
@@ -25,36 +30,49 @@ def kb():
     return knowledge.load()
 
 
-teams = st.fixed_dictionaries({
-    "stage": st.sampled_from(["research", "prototype", "production"]),
-    "pytorch": st.sampled_from(SKILL_LEVELS),
-    "mindspore": st.sampled_from(SKILL_LEVELS),
-    "size": st.integers(1, 12),
-    "target": st.sampled_from(["nvidia", "ascend", "undecided"]),
-    "devices": st.sampled_from([1, 2, 8, 16, 64]),
-    "targets": st.sampled_from([["cpu-server"], ["ascend-server"], ["nvidia-server"], ["edge-ascend"], ["ascend-server", "mobile"]]),
-    "family": st.sampled_from(["cnn", "transformer", "other"]),
-    "params": st.sampled_from([5.0, 25.6, 340.0, 7000.0]),
-    "source": st.sampled_from(["new", "pytorch-code"]),
-    "hf": st.sampled_from(["none", "nice", "essential"]),
-    "debug": st.sampled_from(["low", "medium", "high"]),
-    "domestic": st.sampled_from(["none", "preferred", "required"]),
-    "deadline": st.sampled_from([None, 2.0, 8.0, 26.0]),
-    "epochs": st.sampled_from([1.0, 10.0, 90.0]),
-    "dynamic": st.booleans(),
-})
+teams = st.fixed_dictionaries(
+    {
+        "stage": st.sampled_from(["research", "prototype", "production"]),
+        "pytorch": st.sampled_from(SKILL_LEVELS),
+        "mindspore": st.sampled_from(SKILL_LEVELS),
+        "size": st.integers(1, 12),
+        "target": st.sampled_from(["nvidia", "ascend", "undecided"]),
+        "devices": st.sampled_from([1, 2, 8, 16, 64]),
+        "targets": st.sampled_from(
+            [["cpu-server"], ["ascend-server"], ["nvidia-server"], ["edge-ascend"], ["ascend-server", "mobile"]]
+        ),
+        "family": st.sampled_from(["cnn", "transformer", "other"]),
+        "params": st.sampled_from([5.0, 25.6, 340.0, 7000.0]),
+        "source": st.sampled_from(["new", "pytorch-code"]),
+        "hf": st.sampled_from(["none", "nice", "essential"]),
+        "debug": st.sampled_from(["low", "medium", "high"]),
+        "domestic": st.sampled_from(["none", "preferred", "required"]),
+        "deadline": st.sampled_from([None, 2.0, 8.0, 26.0]),
+        "epochs": st.sampled_from([1.0, 10.0, 90.0]),
+        "dynamic": st.booleans(),
+    }
+)
 
 
 def build(t: dict) -> dict:
     data = {
-        "name": "prop", "stage": t["stage"],
+        "name": "prop",
+        "stage": t["stage"],
         "team": {"pytorch": t["pytorch"], "mindspore": t["mindspore"], "size": t["size"]},
         "hardware": {"available": ["nvidia", "ascend", "cpu"], "training_target": t["target"], "devices": t["devices"]},
         "deployment": {"targets": t["targets"]},
-        "model": {"family": t["family"], "parameters_millions": t["params"], "source": t["source"],
-                  "dynamic_control_flow": t["dynamic"]},
-        "needs": {"huggingface": t["hf"], "debugging_intensity": t["debug"], "domestic_substitution": t["domestic"],
-                  "distributed_training": t["devices"] > 1},
+        "model": {
+            "family": t["family"],
+            "parameters_millions": t["params"],
+            "source": t["source"],
+            "dynamic_control_flow": t["dynamic"],
+        },
+        "needs": {
+            "huggingface": t["hf"],
+            "debugging_intensity": t["debug"],
+            "domestic_substitution": t["domestic"],
+            "distributed_training": t["devices"] > 1,
+        },
         "workload": {"model": "resnet50", "dataset_samples": 1_281_167, "epochs": t["epochs"]},
     }
     if t["deadline"]:

@@ -22,15 +22,18 @@ pytestmark = [pytest.mark.slow]
 def lenet() -> DeployResult:
     if not all(HAVE.values()):
         pytest.skip("needs torch, mindspore, onnx and onnxruntime")
-    return runner.run_deploy(DeployConfig(models=["lenet"], batch_sizes=[1, 4], budget=0.2, max_calls=40,
-                                          threads=1))
+    return runner.run_deploy(DeployConfig(models=["lenet"], batch_sizes=[1, 4], budget=0.2, max_calls=40, threads=1))
 
 
 @needs_all
 def test_lenet_exports_everywhere(lenet):
     by = {e.id: e for e in lenet.exports}
-    assert set(by) == {"pytorch-onnx-lenet", "pytorch-torch.export-lenet", "mindspore-mindir-lenet",
-                       "mindspore-onnx-lenet"}
+    assert set(by) == {
+        "pytorch-onnx-lenet",
+        "pytorch-torch.export-lenet",
+        "mindspore-mindir-lenet",
+        "mindspore-onnx-lenet",
+    }
     for e in by.values():
         assert e.status == "ok", (e.id, e.error)
         assert e.size_bytes > 200_000  # 61,706 fp32 parameters = 247 kB
@@ -42,9 +45,14 @@ def test_lenet_exports_everywhere(lenet):
 @needs_all
 def test_lenet_serves_on_every_engine(lenet):
     by = {s.id: s for s in lenet.serves}
-    assert set(by) == {"pytorch-source-lenet@torch-eager", "mindspore-source-lenet@mindspore-graph",
-                       "pytorch-onnx-lenet@onnxruntime-cpu", "pytorch-torch.export-lenet@torch.export",
-                       "mindspore-mindir-lenet@mindspore-graphcell", "mindspore-onnx-lenet@onnxruntime-cpu"}
+    assert set(by) == {
+        "pytorch-source-lenet@torch-eager",
+        "mindspore-source-lenet@mindspore-graph",
+        "pytorch-onnx-lenet@onnxruntime-cpu",
+        "pytorch-torch.export-lenet@torch.export",
+        "mindspore-mindir-lenet@mindspore-graphcell",
+        "mindspore-onnx-lenet@onnxruntime-cpu",
+    }
     for s in by.values():
         assert s.status == "ok", (s.id, s.error)
         assert [t.batch_size for t in s.timings] == [1, 4]
@@ -72,16 +80,21 @@ def test_lenet_result_roundtrips_and_is_judged(lenet):
     doc = json.loads(lenet.model_dump_json())
     assert DeployResult(**doc).kind == "deploy"
     rows = {(r["framework"], r["target"]): r for r in deployment_evidence(doc)}
-    for key in [("pytorch", "onnxruntime"), ("pytorch", "torch.export"), ("mindspore", "mindir"),
-                ("mindspore", "onnxruntime")]:
+    for key in [
+        ("pytorch", "onnxruntime"),
+        ("pytorch", "torch.export"),
+        ("mindspore", "mindir"),
+        ("mindspore", "onnxruntime"),
+    ]:
         assert rows[key]["measured"] and rows[key]["score"] >= 80, rows[key]  # exports, serves, agrees
     assert rows[("mindspore", "mindspore-lite")]["score"] is None  # not installed here
 
 
 @needs_all
 def test_resnet18_onnx_from_both_frameworks_agrees():
-    res = runner.run_deploy(DeployConfig(models=["resnet18"], formats=["onnx"], batch_sizes=[1], budget=0.1,
-                                         max_calls=5, threads=1))
+    res = runner.run_deploy(
+        DeployConfig(models=["resnet18"], formats=["onnx"], batch_sizes=[1], budget=0.1, max_calls=5, threads=1)
+    )
     assert [e.status for e in res.exports] == ["ok", "ok"], [e.error for e in res.exports]
     assert all(e.size_bytes > 44_000_000 for e in res.exports)  # 11.2 M fp32 parameters
     assert all(s.status == "ok" for s in res.serves), [(s.id, s.error) for s in res.serves]
@@ -100,9 +113,18 @@ def test_rejected_operator_is_a_failed_step_naming_it(fw, op, tmp_path):
 
 def test_hanging_engine_is_killed_at_its_timeout(tmp_path, monkeypatch):
     monkeypatch.setenv(common.HANG_ENV, "onnxruntime")
-    step = runner.serve_step("pytorch-onnx-lenet@onnxruntime-cpu", "onnxruntime", "pytorch", "onnx", "lenet",
-                             "onnxruntime-cpu", str(tmp_path / "none.onnx"), DeployConfig(timeout=2),
-                             str(tmp_path), provider="CPUExecutionProvider")
+    step = runner.serve_step(
+        "pytorch-onnx-lenet@onnxruntime-cpu",
+        "onnxruntime",
+        "pytorch",
+        "onnx",
+        "lenet",
+        "onnxruntime-cpu",
+        str(tmp_path / "none.onnx"),
+        DeployConfig(timeout=2),
+        str(tmp_path),
+        provider="CPUExecutionProvider",
+    )
     assert step.status == "timeout" and "killed" in step.error
     assert step.child_seconds < 30
 
@@ -113,16 +135,37 @@ def test_without_onnx_the_steps_say_unavailable(tmp_path, monkeypatch):
     monkeypatch.setenv(common.HIDE_ENV, "onnx,onnxscript,onnxruntime")
     step = runner.export_step("pytorch", "onnx", "lenet", DeployConfig(threads=1), str(tmp_path))
     assert step.status == "unavailable" and "onnx package is not installed" in step.error
-    serve = runner.serve_step("x@onnxruntime-cpu", "onnxruntime", "pytorch", "onnx", "lenet", "onnxruntime-cpu",
-                              str(tmp_path / "x.onnx"), DeployConfig(), str(tmp_path), provider="CPUExecutionProvider")
+    serve = runner.serve_step(
+        "x@onnxruntime-cpu",
+        "onnxruntime",
+        "pytorch",
+        "onnx",
+        "lenet",
+        "onnxruntime-cpu",
+        str(tmp_path / "x.onnx"),
+        DeployConfig(),
+        str(tmp_path),
+        provider="CPUExecutionProvider",
+    )
     assert serve.status == "unavailable" and "onnxruntime is not installed" in serve.error
     from probes.deploy import engines
 
     rows = {e["name"]: e for e in engines.installed_engines()}
     ok_export = DeployResult().exports  # noqa: F841 (the plan below needs only the engines)
-    plan = runner.serve_plan("lenet", [runner.ExportStep(id="pytorch-onnx-lenet", framework="pytorch",
-                                                         format="onnx", model="lenet", status="ok",
-                                                         files=[str(tmp_path / "x.onnx")])],
-                             DeployConfig(frameworks=["pytorch"]), rows)
+    plan = runner.serve_plan(
+        "lenet",
+        [
+            runner.ExportStep(
+                id="pytorch-onnx-lenet",
+                framework="pytorch",
+                format="onnx",
+                model="lenet",
+                status="ok",
+                files=[str(tmp_path / "x.onnx")],
+            )
+        ],
+        DeployConfig(frameworks=["pytorch"]),
+        rows,
+    )
     ort = [p for p in plan if p["worker"] == "onnxruntime"]
     assert len(ort) == 1 and "hidden" in ort[0]["unavailable"]

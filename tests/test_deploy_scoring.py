@@ -24,8 +24,9 @@ def test_nothing_measured_keeps_the_knowledge_base_fit():
 
 def test_a_cpu_server_is_judged_by_the_best_measured_path():
     k = Consts(None)
-    value, ev, note = _deployment_fit("mindspore", "cpu-server",
-                                      _ctx([_row("mindspore", "mindir", 95), _row("mindspore", "onnxruntime", 100)]), k)
+    value, ev, note = _deployment_fit(
+        "mindspore", "cpu-server", _ctx([_row("mindspore", "mindir", 95), _row("mindspore", "onnxruntime", 100)]), k
+    )
     assert value == 100 and "measured here" in note
     assert {e.kind for e in ev} == {"measured"}
 

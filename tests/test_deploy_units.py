@@ -56,13 +56,24 @@ def _ld(field: int, payload: bytes) -> bytes:
 def test_onnx_meta_from_hand_written_protobuf(tmp_path):
     opset = _ld(1, b"") + _varint(2 << 3) + _varint(17)
     ms_opset = _ld(1, b"com.microsoft") + _varint(2 << 3) + _varint(1)
-    buf = (_varint(1 << 3) + _varint(8) + _ld(2, b"pytorch") + _ld(3, b"2.13.0") + _ld(7, b"\x00" * 300)
-           + _ld(8, opset) + _ld(8, ms_opset))
+    buf = (
+        _varint(1 << 3)
+        + _varint(8)
+        + _ld(2, b"pytorch")
+        + _ld(3, b"2.13.0")
+        + _ld(7, b"\x00" * 300)
+        + _ld(8, opset)
+        + _ld(8, ms_opset)
+    )
     p = tmp_path / "m.onnx"
     p.write_bytes(buf)
     meta = onnxmeta.read_meta(str(p))
-    assert meta == {"opset": {"ai.onnx": 17, "com.microsoft": 1}, "producer": "pytorch",
-                    "producer_version": "2.13.0", "ir_version": 8}
+    assert meta == {
+        "opset": {"ai.onnx": 17, "com.microsoft": 1},
+        "producer": "pytorch",
+        "producer_version": "2.13.0",
+        "ir_version": 8,
+    }
 
 
 def test_onnx_meta_agrees_with_the_onnx_package(tmp_path):
@@ -70,8 +81,12 @@ def test_onnx_meta_agrees_with_the_onnx_package(tmp_path):
     from onnx import helper, TensorProto
 
     node = helper.make_node("Relu", ["x"], ["y"])
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+    )
     model = helper.make_model(graph, producer_name="advisor-test", opset_imports=[helper.make_opsetid("", 13)])
     p = tmp_path / "relu.onnx"
     onnx.save(model, str(p))
@@ -89,25 +104,38 @@ def test_onnx_meta_unreadable_is_none(tmp_path):
 
 # ------------------------------------------------------------------ placement (ORT profile format)
 
+
 def _node(name: str, op: str, provider: str) -> dict:
     # The shape of ONNX Runtime 1.32's profile events (trimmed: the extra args are ignored).
-    return {"cat": "Node", "pid": 1, "tid": 1, "dur": 12, "ts": 100, "ph": "X", "name": f"{name}_kernel_time",
-            "args": {"op_name": op, "provider": provider, "node_index": "3", "output_size": "40"}}
+    return {
+        "cat": "Node",
+        "pid": 1,
+        "tid": 1,
+        "dur": 12,
+        "ts": 100,
+        "ph": "X",
+        "name": f"{name}_kernel_time",
+        "args": {"op_name": op, "provider": provider, "node_index": "3", "output_size": "40"},
+    }
 
 
 def test_placement_all_on_the_chosen_provider():
-    events = [{"cat": "Session", "name": "model_run", "args": {}},
-              _node("/conv1/Conv", "Conv", "CPUExecutionProvider"),
-              _node("/relu/Relu", "Relu", "CPUExecutionProvider")]
+    events = [
+        {"cat": "Session", "name": "model_run", "args": {}},
+        _node("/conv1/Conv", "Conv", "CPUExecutionProvider"),
+        _node("/relu/Relu", "Relu", "CPUExecutionProvider"),
+    ]
     got = placement.node_placement(events, "CPUExecutionProvider")
     assert got["nodes"] == 2 and got["fallback"] == [] and got["by_provider"] == {"CPUExecutionProvider": 2}
 
 
 def test_placement_reports_silent_cpu_fallback():
-    events = [_node("/conv1/Conv", "Conv", "CUDAExecutionProvider"),
-              _node("/cummax/CumMax", "CumMax", "CPUExecutionProvider"),
-              _node("/conv1/Conv", "Conv", "CUDAExecutionProvider"),  # a second run of the same node
-              _node("/Flatten", "Flatten", "CPUExecutionProvider")]
+    events = [
+        _node("/conv1/Conv", "Conv", "CUDAExecutionProvider"),
+        _node("/cummax/CumMax", "CumMax", "CPUExecutionProvider"),
+        _node("/conv1/Conv", "Conv", "CUDAExecutionProvider"),  # a second run of the same node
+        _node("/Flatten", "Flatten", "CPUExecutionProvider"),
+    ]
     got = placement.node_placement(events, "CUDAExecutionProvider")
     assert got["nodes"] == 3
     assert got["fallback_ops"] == ["CumMax", "Flatten"]
@@ -169,7 +197,7 @@ def test_time_calls_respects_max_calls_and_warns_on_few_samples():
 def test_parity_tolerance_grows_with_depth_and_width():
     lenet, r18 = runner.parity_rel_tolerance("lenet"), runner.parity_rel_tolerance("resnet18")
     # LeNet: sqrt(25)+sqrt(150)+sqrt(400)+sqrt(120)+sqrt(84) = 57.4 -> 10 x 2^-23 x 57.4
-    assert lenet == pytest.approx(10 * 2 ** -23 * (5 + math.sqrt(150) + 20 + math.sqrt(120) + math.sqrt(84)))
+    assert lenet == pytest.approx(10 * 2**-23 * (5 + math.sqrt(150) + 20 + math.sqrt(120) + math.sqrt(84)))
     assert 1e-5 < lenet < r18 < 1e-3
 
 
@@ -189,22 +217,54 @@ def test_compare_logits_verdicts():
 
 
 def _result(export_status="ok", parity_ok=True, operator=None, p50=0.5) -> dict:
-    serve = lambda sid, art, eng, p: {"id": sid, "framework": "pytorch", "artefact": art, "model": "lenet",  # noqa
-                                      "engine": eng, "status": "ok", "latency_ms": {"p50": p},
-                                      "timings": [{"batch_size": 1}], "placement": None}
+    def serve(sid, art, eng, p):
+        return {
+            "id": sid,
+            "framework": "pytorch",
+            "artefact": art,
+            "model": "lenet",
+            "engine": eng,
+            "status": "ok",
+            "latency_ms": {"p50": p},
+            "timings": [{"batch_size": 1}],
+            "placement": None,
+        }
+
     src = "pytorch-source-lenet@torch-eager"
     ort = "pytorch-onnx-lenet@onnxruntime-cpu"
-    return {"config": {"frameworks": ["pytorch"], "models": ["lenet"]},
-            "exports": [{"framework": "pytorch", "format": "onnx", "model": "lenet", "status": export_status,
-                         "operator": operator, "error": "export failed" if export_status != "ok" else None,
-                         "exporter": "torch.onnx.export(dynamo=True)", "seconds": 1.0, "size_bytes": 250_000,
-                         "opset": 20, "dynamic_batch": True}],
-            "serves": [serve(src, "source", "torch-eager", 1.0)]
-            + ([serve(ort, "onnx", "onnxruntime-cpu", p50)] if export_status == "ok" else []),
-            "parity": [{"kind": "export", "a": src, "b": ort, "status": "ok" if parity_ok else "failed",
-                        "ok": parity_ok, "max_abs_diff": 1e-7 if parity_ok else 1.0, "tolerance": 1e-5,
-                        "error": None if parity_ok else "max abs diff 1 above the tolerance"}],
-            "not_measured": []}
+    return {
+        "config": {"frameworks": ["pytorch"], "models": ["lenet"]},
+        "exports": [
+            {
+                "framework": "pytorch",
+                "format": "onnx",
+                "model": "lenet",
+                "status": export_status,
+                "operator": operator,
+                "error": "export failed" if export_status != "ok" else None,
+                "exporter": "torch.onnx.export(dynamo=True)",
+                "seconds": 1.0,
+                "size_bytes": 250_000,
+                "opset": 20,
+                "dynamic_batch": True,
+            }
+        ],
+        "serves": [serve(src, "source", "torch-eager", 1.0)]
+        + ([serve(ort, "onnx", "onnxruntime-cpu", p50)] if export_status == "ok" else []),
+        "parity": [
+            {
+                "kind": "export",
+                "a": src,
+                "b": ort,
+                "status": "ok" if parity_ok else "failed",
+                "ok": parity_ok,
+                "max_abs_diff": 1e-7 if parity_ok else 1.0,
+                "tolerance": 1e-5,
+                "error": None if parity_ok else "max abs diff 1 above the tolerance",
+            }
+        ],
+        "not_measured": [],
+    }
 
 
 def _row(rows, target):
@@ -254,24 +314,28 @@ def _args(argv):
 
 
 def test_deploy_config_from_the_probe_options():
-    cfg = deploy_cli.config_from_args(_args(["--deploy", "--frameworks", "torch", "--models", "lenet",
-                                             "--batch-sizes", "32,1,32", "--budget", "1.5"]))
+    cfg = deploy_cli.config_from_args(
+        _args(["--deploy", "--frameworks", "torch", "--models", "lenet", "--batch-sizes", "32,1,32", "--budget", "1.5"])
+    )
     assert cfg.frameworks == ["pytorch"] and cfg.models == ["lenet"]
     assert cfg.batch_sizes == [1, 32] and cfg.budget == 1.5
     default = deploy_cli.config_from_args(_args(["--deploy", "--frameworks", "pytorch"]))
     assert default.budget == 2.0 and default.batch_sizes == [1, 32]
 
 
-@pytest.mark.parametrize("argv,flag", [
-    (["--deploy", "--batch-sizes", "0"], "--batch-sizes"),
-    (["--deploy", "--batch-sizes", "one"], "--batch-sizes"),
-    (["--batch-sizes", "1,32"], "--batch-sizes"),
-    (["--deploy", "--modes", "eager"], "--modes"),
-    (["--deploy", "--scaling"], "--deploy"),
-    (["--deploy", "--device", "cuda"], "--device"),
-    (["--deploy", "--repeat", "3"], "--repeat"),
-    (["--deploy", "--models", "vgg"], "--models"),
-])
+@pytest.mark.parametrize(
+    "argv,flag",
+    [
+        (["--deploy", "--batch-sizes", "0"], "--batch-sizes"),
+        (["--deploy", "--batch-sizes", "one"], "--batch-sizes"),
+        (["--batch-sizes", "1,32"], "--batch-sizes"),
+        (["--deploy", "--modes", "eager"], "--modes"),
+        (["--deploy", "--scaling"], "--deploy"),
+        (["--deploy", "--device", "cuda"], "--device"),
+        (["--deploy", "--repeat", "3"], "--repeat"),
+        (["--deploy", "--models", "vgg"], "--models"),
+    ],
+)
 def test_bad_deploy_options_exit_2_naming_the_flag(argv, flag, capsys):
     assert main(["probe", *argv]) == 2
     err = capsys.readouterr().err
@@ -282,9 +346,12 @@ def test_render_table_and_json_shape():
     from probes.deploy.models import DeployConfig, DeployResult
 
     doc = _result()
-    res = DeployResult(config=DeployConfig(frameworks=["pytorch"], models=["lenet"]), host={"cpu_model": "x"},
-                       exports=doc["exports"] and [dict(doc["exports"][0], id="pytorch-onnx-lenet")],
-                       not_measured=["MindSpore Lite is not installed"])
+    res = DeployResult(
+        config=DeployConfig(frameworks=["pytorch"], models=["lenet"]),
+        host={"cpu_model": "x"},
+        exports=doc["exports"] and [dict(doc["exports"][0], id="pytorch-onnx-lenet")],
+        not_measured=["MindSpore Lite is not installed"],
+    )
     text = deploy_cli.render_table(res)
     assert "pytorch-onnx-lenet" in text and "not measured: MindSpore Lite" in text
     assert json.loads(res.model_dump_json())["kind"] == "deploy"
@@ -294,8 +361,10 @@ def test_parent_side_modules_import_no_framework_or_engine():
     import subprocess
     import sys
 
-    code = ("import sys; import probes.deploy.runner, probes.deploy.cli, probes.deploy.engines, advisor.deployment;"
-            "import advisor.commands.probe;"
-            "print(','.join(m for m in ('torch', 'mindspore', 'onnx', 'onnxruntime', 'textual') if m in sys.modules))")
+    code = (
+        "import sys; import probes.deploy.runner, probes.deploy.cli, probes.deploy.engines, advisor.deployment;"
+        "import advisor.commands.probe;"
+        "print(','.join(m for m in ('torch', 'mindspore', 'onnx', 'onnxruntime', 'textual') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

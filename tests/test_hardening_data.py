@@ -33,8 +33,17 @@ def test_a_crafted_batch_is_refused_and_runs_nothing(tmp_path):
 def test_a_real_format_batch_still_reads(tmp_path, protocol):
     data = np.arange(4 * 3072, dtype=np.uint8).reshape(4, 3072)
     batch = tmp_path / "data_batch_1"
-    batch.write_bytes(pickle.dumps({b"batch_label": b"training batch 1 of 5", b"labels": [0, 1, 2, 9],
-                                    b"data": data, b"filenames": [b"a.png"] * 4}, protocol=protocol))
+    batch.write_bytes(
+        pickle.dumps(
+            {
+                b"batch_label": b"training batch 1 of 5",
+                b"labels": [0, 1, 2, 9],
+                b"data": data,
+                b"filenames": [b"a.png"] * 4,
+            },
+            protocol=protocol,
+        )
+    )
     images, labels = read_cifar_py(batch)
     assert images.shape == (4, 3, 32, 32) and labels.tolist() == [0, 1, 2, 9]
     assert np.array_equal(images.reshape(4, 3072), data)

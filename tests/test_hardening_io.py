@@ -19,8 +19,15 @@ EXAMPLE = str(ROOT / "examples" / "prototype-then-ascend.yaml")
 
 def advisor(*argv: str, env: dict | None = None, stdout=subprocess.PIPE, timeout: float = 120):
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "advisor", *argv], stdout=stdout, stderr=subprocess.PIPE,
-                          text=True, env=full_env, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "advisor", *argv],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def one_line_error(proc) -> str:
@@ -108,9 +115,15 @@ def test_a_socket_as_output_is_refused(tmp_path):
 
 
 def test_a_closed_stdout_is_one_line_exit_2():
-    proc = subprocess.run([sys.executable, "-m", "advisor", "report", EXAMPLE, "--json"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                          preexec_fn=lambda: os.close(1), timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "advisor", "report", EXAMPLE, "--json"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=lambda: os.close(1),
+        timeout=120,
+    )
     one_line_error(proc)
 
 
@@ -125,17 +138,23 @@ def test_an_ascii_only_stdout_is_one_line_exit_2_not_a_traceback():
 # --- bounded, strict reads ----------------------------------------------------------------------
 
 
-ALIAS_BOMB = "\n".join(
-    ['a: &a ["x","x","x","x","x","x","x","x","x","x"]']
-    + [f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 10) + "]" for i in range(8)]
-) + "\n"
+ALIAS_BOMB = (
+    "\n".join(
+        ['a: &a ["x","x","x","x","x","x","x","x","x","x"]']
+        + [f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 10) + "]" for i in range(8)]
+    )
+    + "\n"
+)
 
 
-@pytest.mark.parametrize("content, needle", [
-    (ALIAS_BOMB, "aliases expand"),
-    ("a: " + "[" * 3000 + "]" * 3000 + "\n", "nested"),
-    ("name: x\nteam:\n  size: " + "9" * 5000 + "\n", "invalid value"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (ALIAS_BOMB, "aliases expand"),
+        ("a: " + "[" * 3000 + "]" * 3000 + "\n", "nested"),
+        ("name: x\nteam:\n  size: " + "9" * 5000 + "\n", "invalid value"),
+    ],
+)
 def test_hostile_yaml_is_refused_quickly_with_a_short_line(tmp_path, content, needle):
     path = tmp_path / "req.yaml"
     path.write_text(content)
@@ -148,16 +167,22 @@ def test_hostile_yaml_is_refused_quickly_with_a_short_line(tmp_path, content, ne
 def test_a_device_given_as_input_is_not_read(tmp_path):
     if not os.path.exists("/dev/zero"):
         pytest.skip("no /dev/zero")
-    for argv in (["report", "/dev/zero"], ["report", EXAMPLE, "--probes", "/dev/zero"],
-                 ["report", EXAMPLE, "--scaling", "/dev/zero"], ["compare", "/dev/zero", "/dev/zero"]):
+    for argv in (
+        ["report", "/dev/zero"],
+        ["report", EXAMPLE, "--probes", "/dev/zero"],
+        ["report", EXAMPLE, "--scaling", "/dev/zero"],
+        ["compare", "/dev/zero", "/dev/zero"],
+    ):
         line = one_line_error(advisor(*argv, timeout=30))
         assert "/dev/zero" in line and "not a regular file" in line
 
 
 def test_nan_in_a_probe_file_is_bad_input_not_invalid_json_out(tmp_path):
     probes = tmp_path / "probes.json"
-    probes.write_text('{"schema_version": "1.0", "runs": [{"id": "x", "framework": "pytorch", "mode": "eager", '
-                      '"model": "lenet", "batch_size": 32, "status": "ok", "images_per_second": NaN}]}')
+    probes.write_text(
+        '{"schema_version": "1.0", "runs": [{"id": "x", "framework": "pytorch", "mode": "eager", '
+        '"model": "lenet", "batch_size": 32, "status": "ok", "images_per_second": NaN}]}'
+    )
     out = tmp_path / "out.json"
     line = one_line_error(advisor("report", EXAMPLE, "--probes", str(probes), "--json", "-o", str(out)))
     assert "NaN" in line

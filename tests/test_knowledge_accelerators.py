@@ -72,8 +72,12 @@ def _npu_names(text: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "fixture, expected",
-    [("npu-smi-910b3.txt", "ascend-910b"), ("npu-smi-910b4-multi.txt", "ascend-910b4"),
-     ("npu-smi-310p3.txt", "ascend-310p"), ("npu-smi-a3.txt", "ascend-910c")],
+    [
+        ("npu-smi-910b3.txt", "ascend-910b"),
+        ("npu-smi-910b4-multi.txt", "ascend-910b4"),
+        ("npu-smi-310p3.txt", "ascend-310p"),
+        ("npu-smi-a3.txt", "ascend-910c"),
+    ],
 )
 def test_npu_smi_fixture_names_map(kb, fixture, expected):
     names = _npu_names((SMI / fixture).read_text())
@@ -89,8 +93,23 @@ def test_memory_matches_what_npu_smi_reports(kb):
 
 def test_every_issue_accelerator_present(kb):
     ids = {a.id for a in kb.accelerators}
-    assert {"v100", "a100-40gb", "a100-80gb", "h100", "h200", "l40s", "a10", "ascend-910", "ascend-910b",
-            "ascend-910b4", "ascend-910c", "ascend-310", "ascend-310p", "ascend-310b", "cpu"} <= ids
+    assert {
+        "v100",
+        "a100-40gb",
+        "a100-80gb",
+        "h100",
+        "h200",
+        "l40s",
+        "a10",
+        "ascend-910",
+        "ascend-910b",
+        "ascend-910b4",
+        "ascend-910c",
+        "ascend-310",
+        "ascend-310p",
+        "ascend-310b",
+        "cpu",
+    } <= ids
     for acc in kb.accelerators:
         assert acc.framework_paths, acc.id
         if acc.vendor == "nvidia":

@@ -24,8 +24,11 @@ def kb():
 def _raw_files():
     folder = resources.files("knowledge").joinpath("data")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return {p.name: yaml.load(p.read_text(encoding="utf-8"), Loader=loader)
-            for p in folder.iterdir() if p.name.endswith(".yaml")}
+    return {
+        p.name: yaml.load(p.read_text(encoding="utf-8"), Loader=loader)
+        for p in folder.iterdir()
+        if p.name.endswith(".yaml")
+    }
 
 
 def test_one_file_per_section_and_each_validates_alone():
@@ -133,10 +136,17 @@ def test_conflicting_sources_keep_both_values(kb):
 
 def test_api_mappings_cover_what_the_scan_needs(kb):
     names = {m.pytorch for m in kb.api_mappings}
-    for name in ("torch.nn.Conv2d", "torch.optim.SGD", "torch.optim.lr_scheduler.StepLR",
-                 "torch.utils.data.DataLoader", "torchvision.transforms.Normalize", "torch.cuda.amp.autocast",
-                 "torch.nn.parallel.DistributedDataParallel", "torch.Tensor.register_hook",
-                 "torch.utils.cpp_extension.load_inline"):
+    for name in (
+        "torch.nn.Conv2d",
+        "torch.optim.SGD",
+        "torch.optim.lr_scheduler.StepLR",
+        "torch.utils.data.DataLoader",
+        "torchvision.transforms.Normalize",
+        "torch.cuda.amp.autocast",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.Tensor.register_hook",
+        "torch.utils.cpp_extension.load_inline",
+    ):
         assert name in names
     assert kb.api_mapping("torch.utils.cpp_extension.load_inline").mapping == "none"
     for m in kb.api_mappings:
@@ -188,7 +198,11 @@ def test_references_convert_step_times_consistently(kb):
 
 def test_derating_matches_the_seed_table(kb):
     ranges = {d.factor: (d.loss.low, d.loss.high) for d in kb.derating}
-    assert ranges == {"operator_coverage": (0.10, 0.30), "memory_bandwidth": (0.10, 0.40), "communication": (0.15, 0.50)}
+    assert ranges == {
+        "operator_coverage": (0.10, 0.30),
+        "memory_bandwidth": (0.10, 0.40),
+        "communication": (0.15, 0.50),
+    }
 
 
 def test_get_handles_ids_in_two_sections(kb):

@@ -10,8 +10,20 @@ import pytest
 from advisor.cli import main
 
 OVERRIDES = Path(__file__).parent / "fixtures" / "knowledge" / "overrides"
-SECTIONS = ["accelerators", "frameworks", "workflows", "ecosystem", "pitfalls", "api-mappings",
-            "references", "derating", "costs", "prices", "interconnects", "scaling-curves"]
+SECTIONS = [
+    "accelerators",
+    "frameworks",
+    "workflows",
+    "ecosystem",
+    "pitfalls",
+    "api-mappings",
+    "references",
+    "derating",
+    "costs",
+    "prices",
+    "interconnects",
+    "scaling-curves",
+]
 
 
 @pytest.mark.parametrize("section", SECTIONS)

@@ -66,8 +66,17 @@ def test_pitfall_model_rejects_bad_condition():
     from knowledge.models import Pitfall
 
     with pytest.raises(ValidationError, match="bad condition"):
-        Pitfall(id="x", title="t", symptom="s", cause="c", fix="f", workflows=["hybrid"],
-                applies_when=["a b"], source="s", confidence="assumption")
+        Pitfall(
+            id="x",
+            title="t",
+            symptom="s",
+            cause="c",
+            fix="f",
+            workflows=["hybrid"],
+            applies_when=["a b"],
+            source="s",
+            confidence="assumption",
+        )
 
 
 def _example(name):

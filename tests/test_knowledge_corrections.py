@@ -21,7 +21,9 @@ def test_v100_peaks_cite_the_datasheet(kb):
     v = acc(kb, "v100")
     assert (v.fp32_tflops.value, v.fp16_tflops.value) == (15.7, 125)
     assert "datasheet" in v.fp32_tflops.source and v.fp32_tflops.confidence == "vendor"
-    assert [a.value for a in v.fp32_tflops.alternatives] == [15] and [a.value for a in v.fp16_tflops.alternatives] == [120]
+    assert [a.value for a in v.fp32_tflops.alternatives] == [15] and [a.value for a in v.fp16_tflops.alternatives] == [
+        120
+    ]
     assert "inside-volta" in v.fp16_tflops.alternatives[0].source
 
 
@@ -91,8 +93,25 @@ def test_usable_memory_is_below_the_total(kb):
 
 def test_coverage_the_issue_asks_for(kb):
     ids = {a.id for a in kb.accelerators}
-    assert {"a800", "h800", "h20", "l20", "rtx-3090", "rtx-4090", "rtx-5090", "b200", "b300", "ascend-910c",
-            "atlas-300i-pro", "ascend-310b", "v100-pcie-32gb", "v100s", "h100-pcie", "h100-nvl", "h200-nvl"} <= ids
+    assert {
+        "a800",
+        "h800",
+        "h20",
+        "l20",
+        "rtx-3090",
+        "rtx-4090",
+        "rtx-5090",
+        "b200",
+        "b300",
+        "ascend-910c",
+        "atlas-300i-pro",
+        "ascend-310b",
+        "v100-pcie-32gb",
+        "v100s",
+        "h100-pcie",
+        "h100-nvl",
+        "h200-nvl",
+    } <= ids
     for a in kb.accelerators:
         if a.vendor == "generic":
             continue
@@ -107,8 +126,16 @@ def test_interconnects_resolve_and_cover_the_families(kb):
     by_id = {i.id: i for i in kb.interconnects}
     for a in kb.accelerators:
         assert [i.id for i in kb.interconnects_for(a.id)] == a.links
-    assert {"nvlink-2", "nvlink-3", "nvlink-4", "nvlink-5", "hccs-910b", "pcie-4-x16", "infiniband-ndr",
-            "roce-200g"} <= set(by_id)
+    assert {
+        "nvlink-2",
+        "nvlink-3",
+        "nvlink-4",
+        "nvlink-5",
+        "hccs-910b",
+        "pcie-4-x16",
+        "infiniband-ndr",
+        "roce-200g",
+    } <= set(by_id)
     assert by_id["nvlink-4"].bandwidth_gbs.value == 900 and by_id["nvlink-3-400"].bandwidth_gbs.value == 400
     assert {i.scope for i in kb.interconnects} == {"host-bus", "intra-node", "inter-node"}
     assert all(i.last_checked for i in kb.interconnects)

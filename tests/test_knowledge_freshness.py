@@ -76,11 +76,14 @@ def test_kb_stale_cli(capsys):
     assert doc["entries"] == [] and doc["months"] == 36 and doc["today"] == "2026-12-01"
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["kb", "stale", "--today", "12/01/2026"], "expected a date YYYY-MM-DD"),
-    (["kb", "stale", "--months", "many"], "expected a number of months"),
-    (["kb", "stale", "--section", "gpus"], "unknown section 'gpus'"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["kb", "stale", "--today", "12/01/2026"], "expected a date YYYY-MM-DD"),
+        (["kb", "stale", "--months", "many"], "expected a number of months"),
+        (["kb", "stale", "--section", "gpus"], "unknown section 'gpus'"),
+    ],
+)
 def test_kb_stale_bad_input_is_one_line(capsys, argv, fragment):
     assert main(argv) == 2
     err = capsys.readouterr().err

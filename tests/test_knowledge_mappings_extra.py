@@ -84,8 +84,9 @@ def test_documented_default_traps_are_not_marked_same(kb):
 
 
 def test_scan_classifies_a_typical_training_script(tmp_path):
-    (tmp_path / "train.py").write_text(textwrap.dedent(
-        """
+    (tmp_path / "train.py").write_text(
+        textwrap.dedent(
+            """
         import torch
         import torch.nn as nn
         import torch.nn.functional as F
@@ -103,14 +104,26 @@ def test_scan_classifies_a_typical_training_script(tmp_path):
         with torch.inference_mode():
             out = F.one_hot(y, 10)
         """
-    ))
+        )
+    )
     result = scan_path(tmp_path)
     by_name = {a.name: a for a in result.apis}
     unmapped = {u.name for u in result.unmapped}
-    for name in ("torch.backends.cudnn.benchmark", "torch.rand", "torch.float32", "torch.long",
-                 "torch.utils.data.Subset", "torch.utils.data.TensorDataset", "torch.nn.LeakyReLU",
-                 "torch.nn.functional.avg_pool2d", "torch.flatten", "torch.optim.Adagrad",
-                 "torchvision.models.resnet18", "torch.inference_mode", "torch.nn.functional.one_hot"):
+    for name in (
+        "torch.backends.cudnn.benchmark",
+        "torch.rand",
+        "torch.float32",
+        "torch.long",
+        "torch.utils.data.Subset",
+        "torch.utils.data.TensorDataset",
+        "torch.nn.LeakyReLU",
+        "torch.nn.functional.avg_pool2d",
+        "torch.flatten",
+        "torch.optim.Adagrad",
+        "torchvision.models.resnet18",
+        "torch.inference_mode",
+        "torch.nn.functional.one_hot",
+    ):
         assert name in by_name and name not in unmapped, name
         assert by_name[name].kb_id == ADDED[name], name
     # the specific entry wins over the torchvision.models parent

@@ -115,7 +115,11 @@ def test_weaker_boards_do_not_carry_full_spec_figures(kb):
     def fig(acc_id, field):
         return getattr(kb.get(acc_id, "accelerators"), field).value
 
-    assert (fig("v100-pcie-32gb", "fp32_tflops"), fig("v100-pcie-32gb", "fp16_tflops"), fig("v100-pcie-32gb", "tdp_w")) == (14, 112, 250)
+    assert (
+        fig("v100-pcie-32gb", "fp32_tflops"),
+        fig("v100-pcie-32gb", "fp16_tflops"),
+        fig("v100-pcie-32gb", "tdp_w"),
+    ) == (14, 112, 250)
     assert fig("h100-pcie", "fp16_tflops") == 756 and fig("h100-pcie", "bandwidth_gbs") == 2000
     assert fig("h100-pcie", "tdp_w") == 350
     assert fig("h100-nvl", "fp16_tflops") < fig("h100", "fp16_tflops")

@@ -60,11 +60,27 @@ def test_cache_notices_edited_override(tmp_path):
 @pytest.mark.parametrize(
     "folder, fragments",
     [
-        ("bad-field", ["bad-field/costs.yaml", "entry 'ascend-910b-hour'", "field 'usd.confidence'", "bad value 'sure'"]),
+        (
+            "bad-field",
+            ["bad-field/costs.yaml", "entry 'ascend-910b-hour'", "field 'usd.confidence'", "bad value 'sure'"],
+        ),
         ("bad-yaml", ["bad-yaml/costs.yaml", "not valid YAML", "line"]),
-        ("broken-ref", ["broken-ref/refs.yaml", "entry 'my-op'", "field 'pitfall'", "broken cross-reference", "no-such-pitfall", "1 more problem;"]),
+        (
+            "broken-ref",
+            [
+                "broken-ref/refs.yaml",
+                "entry 'my-op'",
+                "field 'pitfall'",
+                "broken cross-reference",
+                "no-such-pitfall",
+                "1 more problem;",
+            ],
+        ),
         ("dup-id", ["dup-id/a.yaml", "entry 'our-pitfall'", "field 'id'", "duplicate id"]),
-        ("missing-source", ["missing-source/derating.yaml", "entry 'our-derating'", "field 'loss.source'", "missing source"]),
+        (
+            "missing-source",
+            ["missing-source/derating.yaml", "entry 'our-derating'", "field 'loss.source'", "missing source"],
+        ),
     ],
 )
 def test_bad_override_gives_one_clear_line(folder, fragments):
@@ -78,8 +94,9 @@ def test_bad_override_gives_one_clear_line(folder, fragments):
 
 def test_check_lists_every_problem():
     problems = check([OVERRIDES / "broken-ref"], use_env=False)
-    assert [(p.entry, p.field) for p in problems] == [("my-op", "pitfall"), ("our-run", "accelerator")] or \
-        sorted((p.entry, p.field) for p in problems) == [("my-op", "pitfall"), ("our-run", "accelerator")]
+    assert [(p.entry, p.field) for p in problems] == [("my-op", "pitfall"), ("our-run", "accelerator")] or sorted(
+        (p.entry, p.field) for p in problems
+    ) == [("my-op", "pitfall"), ("our-run", "accelerator")]
     assert all(p.file.endswith("refs.yaml") for p in problems)
 
 

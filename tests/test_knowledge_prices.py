@@ -14,8 +14,17 @@ from knowledge.pricing import WINDOW_MONTHS, choose, hourly_cost_entries
 
 
 def obs(oid, usd, provider="A", term="on-demand", observed="2026-06-01", kind="hour", confidence="secondary"):
-    return PriceObservation(id=oid, accelerator="x", kind=kind, usd=usd, provider=provider, term=term,
-                            observed=dt.date.fromisoformat(observed), source="test", confidence=confidence)
+    return PriceObservation(
+        id=oid,
+        accelerator="x",
+        kind=kind,
+        usd=usd,
+        provider=provider,
+        term=term,
+        observed=dt.date.fromisoformat(observed),
+        source="test",
+        confidence=confidence,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +72,12 @@ def test_derived_cost_entry_names_its_observations():
     entries = hourly_cost_entries([obs("a", 1.0, "A"), obs("b", 3.0, "B"), obs("c", 5000.0, kind="card")], "label")
     assert list(entries) == ["x-hour"]
     e = entries["x-hour"]
-    assert (e["kind"], e["accelerator"], e["usd"]["value"], e["as_of"]) == ("accelerator_hour", "x", 2.0, dt.date(2026, 6, 1))
+    assert (e["kind"], e["accelerator"], e["usd"]["value"], e["as_of"]) == (
+        "accelerator_hour",
+        "x",
+        2.0,
+        dt.date(2026, 6, 1),
+    )
     assert "a, b" in e["usd"]["source"] and [a["value"] for a in e["usd"]["alternatives"]] == [1.0, 3.0]
     assert "range 1-3" in e["usd"]["note"]
 
@@ -102,17 +116,24 @@ def test_ascend_prices_are_marked_assumption_with_reasoning(kb):
 
 def test_an_override_of_a_derived_price_wins_field_by_field(tmp_path):
     (tmp_path / "costs.yaml").write_text(
-        "- id: h100-hour\n  usd: {value: 2.1, source: our contract, confidence: vendor}\n  as_of: 2026-11-01\n")
+        "- id: h100-hour\n  usd: {value: 2.1, source: our contract, confidence: vendor}\n  as_of: 2026-11-01\n"
+    )
     kb = knowledge.load([tmp_path])
     c = kb.get("h100-hour")
-    assert (c.usd.value, c.usd.confidence, str(c.as_of), c.kind, c.accelerator) == (2.1, "vendor", "2026-11-01",
-                                                                                    "accelerator_hour", "h100")
+    assert (c.usd.value, c.usd.confidence, str(c.as_of), c.kind, c.accelerator) == (
+        2.1,
+        "vendor",
+        "2026-11-01",
+        "accelerator_hour",
+        "h100",
+    )
 
 
 def test_a_users_own_observation_enters_the_median(tmp_path):
     (tmp_path / "prices.yaml").write_text(
         "- {id: our-h100, accelerator: h100, kind: hour, usd: 100.0, provider: Ours, term: on-demand,"
-        " observed: 2026-11-01, source: our invoice, confidence: vendor}\n")
+        " observed: 2026-11-01, source: our invoice, confidence: vendor}\n"
+    )
     kb = knowledge.load([tmp_path])
     assert kb.price_for("h100").as_of == dt.date(2026, 11, 1)
     assert kb.get("h100-hour").usd.value == pytest.approx(3.0)  # 9 providers now: the 5th of 9
@@ -122,7 +143,8 @@ def test_a_users_own_observation_enters_the_median(tmp_path):
 def test_a_price_for_an_unknown_accelerator_is_a_broken_reference(tmp_path):
     (tmp_path / "prices.yaml").write_text(
         "- {id: bad, accelerator: no-such-chip, kind: hour, usd: 1, provider: X, term: spot,"
-        " observed: 2026-01-01, source: s, confidence: blog}\n")
+        " observed: 2026-01-01, source: s, confidence: blog}\n"
+    )
     with pytest.raises(knowledge.KnowledgeError, match="no accelerator with id 'no-such-chip'"):
         knowledge.load([tmp_path])
 

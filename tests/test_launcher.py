@@ -13,11 +13,15 @@ def _code(src: str) -> list:
 
 
 def test_result_travels_apart_from_log_noise():
-    out = run_child(_code(
-        "import sys, probes.channel as c\n"
-        "print('noise on stdout'); print('noise on stderr', file=sys.stderr)\n"
-        "c.progress(fraction=0.5)\n"
-        "c.result(value=42)\n"), timeout=30)
+    out = run_child(
+        _code(
+            "import sys, probes.channel as c\n"
+            "print('noise on stdout'); print('noise on stderr', file=sys.stderr)\n"
+            "c.progress(fraction=0.5)\n"
+            "c.result(value=42)\n"
+        ),
+        timeout=30,
+    )
     assert out.status == "ok", out.error
     assert out.result["value"] == 42
     assert [m["kind"] for m in out.messages] == ["progress", "result"]
@@ -32,9 +36,9 @@ def test_crash_becomes_a_failed_outcome_with_its_reason():
 
 
 def test_worker_reported_error_is_used():
-    out = run_child(_code(
-        "import probes.channel as c; c.send('error', message='no device'); raise SystemExit(3)"),
-        timeout=30)
+    out = run_child(
+        _code("import probes.channel as c; c.send('error', message='no device'); raise SystemExit(3)"), timeout=30
+    )
     assert out.status == "failed"
     assert out.error == "no device"
 
@@ -47,10 +51,14 @@ def test_signal_death_is_named():
 
 def test_hang_is_killed_at_the_timeout_with_its_children():
     start = time.monotonic()
-    out = run_child(_code(
-        "import subprocess, sys, time\n"
-        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
-        "time.sleep(60)\n"), timeout=1.5)
+    out = run_child(
+        _code(
+            "import subprocess, sys, time\n"
+            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+            "time.sleep(60)\n"
+        ),
+        timeout=1.5,
+    )
     assert out.status == "timeout"
     assert "timeout" in out.error
     assert time.monotonic() - start < 10
@@ -67,10 +75,11 @@ def test_cancel_kills_the_child():
 
 def test_on_message_sees_progress_live():
     seen = []
-    out = run_child(_code(
-        "import probes.channel as c\n"
-        "for i in range(3): c.progress(step=i)\n"
-        "c.result(done=True)\n"), timeout=30, on_message=seen.append)
+    out = run_child(
+        _code("import probes.channel as c\nfor i in range(3): c.progress(step=i)\nc.result(done=True)\n"),
+        timeout=30,
+        on_message=seen.append,
+    )
     assert out.ok
     assert [m.get("step") for m in seen if m["kind"] == "progress"] == [0, 1, 2]
 
@@ -96,11 +105,15 @@ def test_hung_child_with_a_setsid_grandchild_leaves_nothing_running(tmp_path):
     """A hung import that forks a grandchild into a session of its own: out of the child's process
     group, still found by the marker every process of the child inherits."""
     pidfile = tmp_path / "grandchild.pid"
-    out = run_child(_code(
-        "import os, subprocess, sys, time\n"
-        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], start_new_session=True)\n"
-        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
-        "time.sleep(120)\n"), timeout=3)
+    out = run_child(
+        _code(
+            "import os, subprocess, sys, time\n"
+            "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], start_new_session=True)\n"
+            f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+            "time.sleep(120)\n"
+        ),
+        timeout=3,
+    )
     assert out.status == "timeout"
     grandchild = int(pidfile.read_text())
     deadline = time.monotonic() + 10
@@ -122,10 +135,15 @@ def test_unwritable_cache_folder_falls_back_to_a_temporary_one(tmp_path):
     read-only mount behaves the same) costs the caching, not the run."""
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
-    out = run_child(_code(
-        "import os, probes.channel as c\n"
-        "d = os.environ['TORCHINDUCTOR_CACHE_DIR']; os.makedirs(d, exist_ok=True)\n"
-        "c.result(dir=d)\n"), timeout=30, env_extra={"TORCHINDUCTOR_CACHE_DIR": str(blocker / "inductor")})
+    out = run_child(
+        _code(
+            "import os, probes.channel as c\n"
+            "d = os.environ['TORCHINDUCTOR_CACHE_DIR']; os.makedirs(d, exist_ok=True)\n"
+            "c.result(dir=d)\n"
+        ),
+        timeout=30,
+        env_extra={"TORCHINDUCTOR_CACHE_DIR": str(blocker / "inductor")},
+    )
     assert out.status == "ok", out.error
     assert not out.result["dir"].startswith(str(blocker))
     assert any("TORCHINDUCTOR_CACHE_DIR" in n and "not writable" in n for n in out.notes)

@@ -27,14 +27,26 @@ def _tool(name: str) -> str:
 
 
 def test_ruff_check_passes():
-    out = subprocess.run([_tool("ruff"), "check", "--no-cache", "--output-format", "concise", "."], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [_tool("ruff"), "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+
+
+def test_ruff_format_is_kept():
+    """The tree stays as `ruff format` writes it (run `ruff format .` after editing)."""
+    out = subprocess.run(
+        [_tool("ruff"), "format", "--check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
 
 
 def test_import_contracts_are_kept():
-    out = subprocess.run([_tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run([_tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert "0 broken" in out.stdout
 
@@ -57,6 +69,12 @@ def test_the_contracts_can_fail(tmp_path):
         (tmp_path / "probes" / f"{name}.py").write_text("")
     (tmp_path / "probes" / "bad.py").write_text("import advisor\n")
     (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
-    out = subprocess.run([_tool("lint-imports"), "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    out = subprocess.run(
+        [_tool("lint-imports"), "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
     assert out.returncode != 0 and "probes.bad -> advisor" in out.stdout, out.stdout[-3000:] + out.stderr

@@ -10,8 +10,9 @@ LR, WD = 0.01, 5e-4
 
 
 def _step(p0, g, wd_on):
-    return {n: (p0[n] - np.float32(LR) * (g[n] + np.float32(WD if wd_on(n) else 0.0) * p0[n])).astype(np.float32)
-            for n in g}
+    return {
+        n: (p0[n] - np.float32(LR) * (g[n] + np.float32(WD if wd_on(n) else 0.0) * p0[n])).astype(np.float32) for n in g
+    }
 
 
 def _suite(model, rng, grad_noise=0.0, wd_on=lambda n: True):
@@ -22,8 +23,11 @@ def _suite(model, rng, grad_noise=0.0, wd_on=lambda n: True):
         for n in trainable:  # a few elements moved far beyond rounding, as ReLU flips do
             flat = g[n].reshape(-1)
             flat[rng.integers(0, flat.size, 3)] += np.float32(grad_noise)
-    out = {"logits_eval": np.ones((8, 10), np.float32), "logits_train": np.ones((8, 10), np.float32),
-           "loss": np.array([2.3], np.float32)}
+    out = {
+        "logits_eval": np.ones((8, 10), np.float32),
+        "logits_train": np.ones((8, 10), np.float32),
+        "loss": np.array([2.3], np.float32),
+    }
     out.update({"grad/" + n: v for n, v in g.items()})
     out.update({"after/" + n: v for n, v in _step(p0, g, wd_on).items()})
     for t in specs.tensors(model):
@@ -59,7 +63,7 @@ def test_lenet_learning_rate_difference_fails():
     other = {k: v.copy() for k, v in ref.items()}
     for k in other:
         if k.startswith("after/"):
-            n = k[len("after/"):]
+            n = k[len("after/") :]
             other[k] = (other[k] - np.float32(0.1 * LR) * ref["grad/" + n]).astype(np.float32)
     assert parity.compare("lenet", ref, ref)["ok"]
     res = parity.compare("lenet", ref, other)

@@ -26,14 +26,22 @@ def test_augment_crops_flips_normalises_and_transposes():
 def test_plan_alternates_frameworks_and_honours_the_choice():
     jobs = plan(PipelineConfig(workers=2))
     assert [j[0] for j in jobs[:4]] == ["pytorch", "mindspore", "pytorch", "mindspore"]
-    assert plan(PipelineConfig(frameworks=["pytorch"], workers=3)) == [("pytorch", "dataloader", 0),
-                                                                        ("pytorch", "dataloader", 3)]
+    assert plan(PipelineConfig(frameworks=["pytorch"], workers=3)) == [
+        ("pytorch", "dataloader", 0),
+        ("pytorch", "dataloader", 3),
+    ]
 
 
 def _run(alone, step):
-    return PipelineRun(id="x", framework="pytorch", variant="dataloader", workers=0, status="ok",
-                       alone=Rate(samples=320, seconds=320 / alone, samples_per_second=alone),
-                       step_only=Rate(samples=320, seconds=320 / step, samples_per_second=step))
+    return PipelineRun(
+        id="x",
+        framework="pytorch",
+        variant="dataloader",
+        workers=0,
+        status="ok",
+        alone=Rate(samples=320, seconds=320 / alone, samples_per_second=alone),
+        step_only=Rate(samples=320, seconds=320 / step, samples_per_second=step),
+    )
 
 
 def test_starvation_and_feed_share():
@@ -43,13 +51,16 @@ def test_starvation_and_feed_share():
     assert feed_fraction(48000, 2400, 8) == 1.0
 
 
-@pytest.mark.parametrize("argv, flag", [
-    (["--feed", "10x2"], "--loader-workers/--feed"),
-    (["--pipeline", "--feed", "fast"], "--feed"),
-    (["--pipeline", "--budget", "3"], "--budget"),
-    (["--pipeline", "--accuracy"], "--accuracy"),
-    (["--deploy", "--accuracy"], "--deploy"),
-])
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["--feed", "10x2"], "--loader-workers/--feed"),
+        (["--pipeline", "--feed", "fast"], "--feed"),
+        (["--pipeline", "--budget", "3"], "--budget"),
+        (["--pipeline", "--accuracy"], "--accuracy"),
+        (["--deploy", "--accuracy"], "--deploy"),
+    ],
+)
 def test_pipeline_options_are_checked(argv, flag, capsys):
     from advisor.cli import main
 

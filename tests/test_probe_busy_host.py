@@ -22,12 +22,23 @@ def test_a_run_beside_cpu_burners_is_flagged_and_uses_the_idle_cores():
     # Each burner in a session of its own, as the probe's worker is: with the kernel's autogroup
     # scheduling a session shares the CPUs as one group, so burners in the test's session would
     # leave the worker a whole core and the host would look quiet to it (it measured 0.009).
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL,
-                                start_new_session=True) for _ in range(3 * cores)]
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL, start_new_session=True)
+        for _ in range(3 * cores)
+    ]
     try:
         time.sleep(0.3)  # the burners are running before the round counts the idle cores
-        cfg = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], batch_size=8,
-                          budget=1.0, parity=False, gemm=False, repeat=1, max_repeat=None)
+        cfg = ProbeConfig(
+            frameworks=["pytorch"],
+            models=["lenet"],
+            modes=["eager"],
+            batch_size=8,
+            budget=1.0,
+            parity=False,
+            gemm=False,
+            repeat=1,
+            max_repeat=None,
+        )
         suite = runner.run_suite(cfg)
     finally:
         for b in burners:

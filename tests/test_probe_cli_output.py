@@ -12,9 +12,29 @@ from probes.probe_models import ProbeSuite
 @pytest.mark.slow
 def test_output_file_is_json_and_stdout_keeps_the_table(tmp_path, capsys):
     out = tmp_path / "probes.json"
-    code = main(["probe", "--frameworks", "pytorch", "--models", "lenet", "--modes", "eager",
-                 "--budget", "0.5", "--batch-size", "8", "--no-parity", "--no-cache", "--repeat", "1", "--max-repeat", "1",
-                 "-o", str(out)])
+    code = main(
+        [
+            "probe",
+            "--frameworks",
+            "pytorch",
+            "--models",
+            "lenet",
+            "--modes",
+            "eager",
+            "--budget",
+            "0.5",
+            "--batch-size",
+            "8",
+            "--no-parity",
+            "--no-cache",
+            "--repeat",
+            "1",
+            "--max-repeat",
+            "1",
+            "-o",
+            str(out),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     suite = ProbeSuite.model_validate(json.loads(out.read_text()))

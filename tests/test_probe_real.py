@@ -36,8 +36,15 @@ def _ok(run):
 
 
 def test_lenet_every_mode_both_frameworks_with_parity(tmp_path):
-    cfg = ProbeConfig(models=["lenet"], batch_size=16, budget=1.0, repeat=1, max_repeat=None, compile_cache_dir=str(tmp_path),
-                      timeout=TIMEOUT)
+    cfg = ProbeConfig(
+        models=["lenet"],
+        batch_size=16,
+        budget=1.0,
+        repeat=1,
+        max_repeat=None,
+        compile_cache_dir=str(tmp_path),
+        timeout=TIMEOUT,
+    )
     events = []
     suite = runner.run_suite(cfg, on_event=events.append)
     assert set(suite.gemm_peak) == {"pytorch", "mindspore"} and min(suite.gemm_peak.values()) > 1
@@ -60,17 +67,28 @@ def test_lenet_every_mode_both_frameworks_with_parity(tmp_path):
     assert max(firsts) - min(firsts) < 1e-3
     (par,) = suite.parity
     assert par.ok, par.checks
-    assert {c.name for c in par.checks} >= {"logits_eval", "logits_train", "loss", "gradients",
-                                           "params_after_step"}
+    assert {c.name for c in par.checks} >= {"logits_eval", "logits_train", "loss", "gradients", "params_after_step"}
     assert any(e.kind == "progress" for e in events)
 
 
 def test_resnet18_parity_and_one_run_each(tmp_path):
-    cfg = ProbeConfig(models=["resnet18"], modes=["eager", "graph"], batch_size=8, budget=1.0, repeat=1, max_repeat=None,
-                      max_steps=8, gemm=False, compile_cache_dir=str(tmp_path), timeout=TIMEOUT)
+    cfg = ProbeConfig(
+        models=["resnet18"],
+        modes=["eager", "graph"],
+        batch_size=8,
+        budget=1.0,
+        repeat=1,
+        max_repeat=None,
+        max_steps=8,
+        gemm=False,
+        compile_cache_dir=str(tmp_path),
+        timeout=TIMEOUT,
+    )
     t0 = time.monotonic()
-    suite = runner.run_suite(cfg, on_event=lambda e: print(round(time.monotonic() - t0, 1), e.kind, e.run_id)
-                             if e.kind != "progress" else None)
+    suite = runner.run_suite(
+        cfg,
+        on_event=lambda e: print(round(time.monotonic() - t0, 1), e.kind, e.run_id) if e.kind != "progress" else None,
+    )
     (par,) = suite.parity
     assert par.ok, [c for c in par.checks if not c.ok]
     grad = [c for c in par.checks if c.name == "gradients"][0]
@@ -87,9 +105,20 @@ def test_unwritable_compile_cache_costs_only_the_caching(tmp_path):
     cannot be made (under a regular file here; a read-only mount is the same) must not fail eager."""
     blocker = tmp_path / "file"
     blocker.write_text("")
-    cfg = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], batch_size=8, budget=0.5, repeat=1, max_repeat=None,
-                      max_steps=4, parity=False, gemm=False, compile_cache_dir=str(blocker / "inductor"),
-                      timeout=TIMEOUT)
+    cfg = ProbeConfig(
+        frameworks=["pytorch"],
+        models=["lenet"],
+        modes=["eager"],
+        batch_size=8,
+        budget=0.5,
+        repeat=1,
+        max_repeat=None,
+        max_steps=4,
+        parity=False,
+        gemm=False,
+        compile_cache_dir=str(blocker / "inductor"),
+        timeout=TIMEOUT,
+    )
     (run,) = runner.run_suite(cfg).runs
     assert run.status == "ok", run.error
 
@@ -110,8 +139,7 @@ print(json.dumps(out))
 
 
 def test_analytic_flops_agree_with_torch_flop_counter():
-    proc = subprocess.run([sys.executable, "-c", FLOP_SCRIPT], capture_output=True, text=True,
-                          timeout=TIMEOUT)
+    proc = subprocess.run([sys.executable, "-c", FLOP_SCRIPT], capture_output=True, text=True, timeout=TIMEOUT)
     assert proc.returncode == 0, proc.stderr[-2000:]
     counted = json.loads(proc.stdout.strip().splitlines()[-1])
     for model, value in counted.items():
@@ -137,9 +165,19 @@ def test_real_cifar_files_feed_both_frameworks(tmp_path):
         pickle.dump({b"data": pixels, b"labels": labels.tolist()}, fh)
     losses = {}
     for layout, folder in (("bin", binary), ("py", python)):
-        cfg = ProbeConfig(models=["lenet"], modes=["eager", "graph"], batch_size=8, budget=0.5, repeat=1, max_repeat=None,
-                          max_steps=12, parity=False, gemm=False, data=str(folder),
-                          timeout=TIMEOUT)
+        cfg = ProbeConfig(
+            models=["lenet"],
+            modes=["eager", "graph"],
+            batch_size=8,
+            budget=0.5,
+            repeat=1,
+            max_repeat=None,
+            max_steps=12,
+            parity=False,
+            gemm=False,
+            data=str(folder),
+            timeout=TIMEOUT,
+        )
         for r in runner.run_suite(cfg).runs:
             assert r.status == "ok", r.error
             assert r.settings["data"].startswith(f"cifar10-{layout}")
@@ -167,8 +205,9 @@ def test_every_network_has_the_pinned_size_and_loads_the_canonical_weights(frame
     env = {**os.environ, "GLOG_v": "3"}
     if framework == "mindspore":
         env["ONEDNN_MAX_CPU_ISA"] = "AVX2"
-    proc = subprocess.run([sys.executable, "-c", BUILD_SCRIPT, framework], capture_output=True,
-                          text=True, timeout=TIMEOUT, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", BUILD_SCRIPT, framework], capture_output=True, text=True, timeout=TIMEOUT, env=env
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     for model in specs.MODELS:

@@ -26,12 +26,21 @@ def fake_workers(monkeypatch):
 
     def use(behaviour):
         monkeypatch.setenv("ADVISOR_FAKE_WORKER", behaviour)
+
     return use
 
 
 def _config(**kw):
-    base = dict(frameworks=["pytorch"], models=["lenet"], modes=["eager"], parity=False, budget=1.0,
-                batch_size=8, repeat=1, max_repeat=None)
+    base = dict(
+        frameworks=["pytorch"],
+        models=["lenet"],
+        modes=["eager"],
+        parity=False,
+        budget=1.0,
+        batch_size=8,
+        repeat=1,
+        max_repeat=None,
+    )
     base.update(kw)
     return ProbeConfig(**base)
 
@@ -116,26 +125,33 @@ def test_cancel_marks_remaining_runs(fake_workers):
 
 def test_uninstalled_framework_is_unavailable(fake_workers, monkeypatch):
     fake_workers("ok")
-    monkeypatch.setattr(runner, "installed_frameworks", lambda: {
-        "pytorch": {"installed": True, "version": "x"}, "mindspore": {"installed": False, "version": None}})
-    suite = runner.run_suite(_config(frameworks=["pytorch", "mindspore"], modes=["eager", "graph"],
-                                     parity=True))
+    monkeypatch.setattr(
+        runner,
+        "installed_frameworks",
+        lambda: {"pytorch": {"installed": True, "version": "x"}, "mindspore": {"installed": False, "version": None}},
+    )
+    suite = runner.run_suite(_config(frameworks=["pytorch", "mindspore"], modes=["eager", "graph"], parity=True))
     ms = suite.run("mindspore", "graph", "lenet")
     assert ms.status == "unavailable" and "not installed" in ms.error
     assert suite.parity[0].status == "unavailable"
 
 
 def test_repeats_merge_to_median():
-    runs = [ProbeRun(id="a", framework="pytorch", mode="eager", model="lenet", batch_size=8,
-                     status="ok", images_per_second=v) for v in (100.0, 130.0, 110.0)]
+    runs = [
+        ProbeRun(
+            id="a", framework="pytorch", mode="eager", model="lenet", batch_size=8, status="ok", images_per_second=v
+        )
+        for v in (100.0, 130.0, 110.0)
+    ]
     (merged,) = runner._merge_repeats(runs)
     assert merged.images_per_second == 110.0 and sorted(merged.repeats) == [100.0, 110.0, 130.0]
     assert any("repeats differ" in w for w in merged.warnings)
 
 
 def test_schema_file_matches_the_models():
-    assert (FOLDER / "probe.schema.json").read_text() == schema_text("probes.probe_models:ProbeSuite"), \
+    assert (FOLDER / "probe.schema.json").read_text() == schema_text("probes.probe_models:ProbeSuite"), (
         "probe.schema.json is stale: run `make schemas` (python -m advisor.schemas)"
+    )
 
 
 def test_cache_round_trip_and_clear(fake_workers):
@@ -155,17 +171,49 @@ def test_cache_round_trip_and_clear(fake_workers):
 
 def test_cli_json_validates_against_committed_schema(fake_workers, capsys):
     fake_workers("ok")
-    rc = cli.main(["probe", "--frameworks", "pytorch", "--models", "lenet", "--modes", "eager",
-                   "--budget", "1", "--batch-size", "8", "--no-parity", "--json"])
+    rc = cli.main(
+        [
+            "probe",
+            "--frameworks",
+            "pytorch",
+            "--models",
+            "lenet",
+            "--modes",
+            "eager",
+            "--budget",
+            "1",
+            "--batch-size",
+            "8",
+            "--no-parity",
+            "--json",
+        ]
+    )
     out = capsys.readouterr()
     assert rc == 0 and out.err == ""
     doc = json.loads(out.out)
     assert doc["schema_version"] == SCHEMA_VERSION
     assert validate(doc, SCHEMA) == []
-    for key in ("framework", "mode", "model", "batch_size", "device", "status", "error",
-                "images_per_second", "ci95", "step_time_ms", "first_step_seconds", "compile_seconds",
-                "peak_memory_mb", "train_flops_per_image", "mfu", "loss_first", "loss_last",
-                "stop_reason", "warnings"):
+    for key in (
+        "framework",
+        "mode",
+        "model",
+        "batch_size",
+        "device",
+        "status",
+        "error",
+        "images_per_second",
+        "ci95",
+        "step_time_ms",
+        "first_step_seconds",
+        "compile_seconds",
+        "peak_memory_mb",
+        "train_flops_per_image",
+        "mfu",
+        "loss_first",
+        "loss_last",
+        "stop_reason",
+        "warnings",
+    ):
         assert key in doc["runs"][0]
     doc["runs"][0]["status"] = "great"
     assert validate(doc, SCHEMA)  # the validator does reject a bad document
@@ -189,8 +237,17 @@ def test_cli_clear_cache(capsys):
 
 def test_mfu_above_one_is_withheld_with_a_warning():
     suite = ProbeSuite(gemm_peak={"pytorch": 30.0}, gemm_details={"pytorch": {"device": "cpu"}})
-    fast = ProbeRun(id="a", framework="pytorch", mode="eager", model="resnet18", batch_size=8,
-                    device="cpu", status="ok", images_per_second=20.0, train_flops_per_image=3_328_997_376)
+    fast = ProbeRun(
+        id="a",
+        framework="pytorch",
+        mode="eager",
+        model="resnet18",
+        batch_size=8,
+        device="cpu",
+        status="ok",
+        images_per_second=20.0,
+        train_flops_per_image=3_328_997_376,
+    )
     slow = fast.model_copy(update={"id": "b", "images_per_second": 4.0})
     suite.runs = [fast, slow]
     runner._add_efficiency(suite)
@@ -208,19 +265,39 @@ def test_progress_bar_on_a_terminal_and_plain_lines_otherwise():
         def isatty(self):
             return True
 
-    run = ProbeRun(id="pytorch-eager-lenet-bs8", framework="pytorch", mode="eager", model="lenet",
-                   batch_size=8, status="ok", images_per_second=1234.5, stop_reason="converged")
-    events = [ProbeEvent(run_id=run.id, kind="start", index=1, total=2),
-              ProbeEvent(run_id=run.id, kind="progress", fraction=0.5, step_ms=6.5,
-                         images_per_second=1230.0, message="measure", index=1, total=2),
-              ProbeEvent(run_id=run.id, kind="done", run=run, index=1, total=2)]
+    run = ProbeRun(
+        id="pytorch-eager-lenet-bs8",
+        framework="pytorch",
+        mode="eager",
+        model="lenet",
+        batch_size=8,
+        status="ok",
+        images_per_second=1234.5,
+        stop_reason="converged",
+    )
+    events = [
+        ProbeEvent(run_id=run.id, kind="start", index=1, total=2),
+        ProbeEvent(
+            run_id=run.id,
+            kind="progress",
+            fraction=0.5,
+            step_ms=6.5,
+            images_per_second=1230.0,
+            message="measure",
+            index=1,
+            total=2,
+        ),
+        ProbeEvent(run_id=run.id, kind="done", run=run, index=1, total=2),
+    ]
     tty, plain = Tty(), io.StringIO()
     for ev in events:
         Progress(tty)(ev)
         Progress(plain)(ev)
     assert "[##########" in tty.getvalue() and "6.5 ms/step" in tty.getvalue()
-    assert plain.getvalue().splitlines() == ["[1/2] pytorch-eager-lenet-bs8 ...",
-                                             "[1/2] pytorch-eager-lenet-bs8: 1234.5 img/s (converged)"]
+    assert plain.getvalue().splitlines() == [
+        "[1/2] pytorch-eager-lenet-bs8 ...",
+        "[1/2] pytorch-eager-lenet-bs8: 1234.5 img/s (converged)",
+    ]
 
 
 def test_steal_time_from_proc_stat_text():
@@ -248,6 +325,7 @@ def test_each_workload_gets_its_own_compile_cache_folder(monkeypatch):
 
 
 # ------------------------------------------------------------------ busy host: rounds, threads, quality
+
 
 @pytest.fixture
 def quiet_host(monkeypatch):
@@ -286,8 +364,25 @@ def test_noisy_runs_get_more_rounds_at_a_longer_budget_up_to_the_cap(fake_worker
 def test_an_unusable_run_is_kept_but_never_decides(fake_workers, quiet_host, capsys):
     fake_workers("ok")
     quiet_host["contention"] = 0.6
-    rc = cli.main(["probe", "--frameworks", "pytorch", "--models", "lenet", "--modes", "eager,compile",
-                   "--budget", "1", "--batch-size", "8", "--no-parity", "--no-cache", "--max-repeat", "2"])
+    rc = cli.main(
+        [
+            "probe",
+            "--frameworks",
+            "pytorch",
+            "--models",
+            "lenet",
+            "--modes",
+            "eager,compile",
+            "--budget",
+            "1",
+            "--batch-size",
+            "8",
+            "--no-parity",
+            "--no-cache",
+            "--max-repeat",
+            "2",
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0
     flat = " ".join(out.split())  # the notes are wrapped to the terminal's width
@@ -323,8 +418,12 @@ def test_idle_cores_and_run_load_from_proc_stat(monkeypatch):
     after = {"busy": 3 * hz, "idle": hz, "steal": 0, "total": 4 * hz}  # 3 CPU-seconds busy in 2 s
     load = runner.run_load(before, after, child_cpu_s=1.0, wall_s=2.0, threads=2)
     # others: (3 - 1) / 2 = 1 core; with 2 threads on 2 cores they took (1 + 2 - 2) / 2 = 50%
-    assert load == {"steal": 0.0, "foreign_cores": 1.0, "contention": 0.5,
-                    "load_measured_over": "the whole child process (start-up included)"}
+    assert load == {
+        "steal": 0.0,
+        "foreign_cores": 1.0,
+        "contention": 0.5,
+        "load_measured_over": "the whole child process (start-up included)",
+    }
 
 
 def test_load_over_the_timed_window_comes_from_the_workers_snapshots():
@@ -342,11 +441,23 @@ REAL_CPU_TIMES = runner.cpu_times
 
 def test_merged_repeats_keep_the_first_rounds_start_up():
     def rep(ips, compile_s, cache, q="stable"):
-        return ProbeRun(id="c", framework="pytorch", mode="compile", model="lenet", batch_size=8, status="ok",
-                        images_per_second=ips, compile_seconds=compile_s, first_step_seconds=compile_s + 0.1,
-                        quality=q, settings={"compile_cache": cache})
-    (merged,) = runner._merge_repeats([rep(100.0, 12.0, "cold"), rep(120.0, 2.0, "warm"),
-                                       rep(110.0, 2.1, "warm"), rep(10.0, 2.0, "warm", "unusable")])
+        return ProbeRun(
+            id="c",
+            framework="pytorch",
+            mode="compile",
+            model="lenet",
+            batch_size=8,
+            status="ok",
+            images_per_second=ips,
+            compile_seconds=compile_s,
+            first_step_seconds=compile_s + 0.1,
+            quality=q,
+            settings={"compile_cache": cache},
+        )
+
+    (merged,) = runner._merge_repeats(
+        [rep(100.0, 12.0, "cold"), rep(120.0, 2.0, "warm"), rep(110.0, 2.1, "warm"), rep(10.0, 2.0, "warm", "unusable")]
+    )
     assert merged.images_per_second == 110.0  # the median of the three usable repeats
     assert merged.compile_seconds == 12.0 and merged.settings["compile_cache"] == "cold"
     assert merged.settings["compile_seconds_repeats"] == [12.0, 2.0, 2.1, 2.0]

@@ -24,8 +24,15 @@ def test_aux_timeout_skips_the_frameworks_runs_and_kills_a_setsid_grandchild(mon
     monkeypatch.setenv("ADVISOR_TEST_LOG", str(log))
     monkeypatch.setattr(runner, "WORKER", {"pytorch": HANG, "mindspore": HANG})
     monkeypatch.setattr(runner, "AUX_HUNG_SECONDS", 2.0)  # the default 60 s, scaled to the 3 s timeout
-    config = ProbeConfig(frameworks=["pytorch"], models=["lenet", "resnet18"], modes=["eager", "compile"],
-                         budget=1.0, batch_size=8, timeout=3.0, compile_cache_dir=str(tmp_path / "c"))
+    config = ProbeConfig(
+        frameworks=["pytorch"],
+        models=["lenet", "resnet18"],
+        modes=["eager", "compile"],
+        budget=1.0,
+        batch_size=8,
+        timeout=3.0,
+        compile_cache_dir=str(tmp_path / "c"),
+    )
     suite = runner.run_suite(config)
     started = log.read_text().split("\n")
     assert started.count("aux") == 1 and started.count("run") == 0, started

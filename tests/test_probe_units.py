@@ -14,14 +14,13 @@ from probes.training import common, data, devices, flops, measure, specs, stats,
 
 # ------------------------------------------------------------------ architecture and FLOPs
 
-@pytest.mark.parametrize("model,count", [("lenet", 61_706), ("resnet18", 11_173_962),
-                                         ("resnet50", 23_520_842)])
+
+@pytest.mark.parametrize("model,count", [("lenet", 61_706), ("resnet18", 11_173_962), ("resnet50", 23_520_842)])
 def test_spec_parameter_counts_match_the_issue(model, count):
     assert specs.param_count(model) == count
 
 
-@pytest.mark.parametrize("model,macs", [("lenet", 416_520), ("resnet18", 555_422_720),
-                                        ("resnet50", 1_297_829_888)])
+@pytest.mark.parametrize("model,macs", [("lenet", 416_520), ("resnet18", 555_422_720), ("resnet50", 1_297_829_888)])
 def test_forward_macs_match_the_protocol_table(model, macs):
     assert flops.forward_macs(model) == macs
     assert flops.train_flops_per_image(model) < 3 * 2 * macs  # first layer's dgrad left out
@@ -41,6 +40,7 @@ def test_mindspore_names_map_batchnorm_only():
 
 
 # ------------------------------------------------------------------ weights
+
 
 def test_canonical_weights_are_seeded_float32_and_checksummed():
     a = weights.canonical("lenet")
@@ -62,6 +62,7 @@ def test_resnet_bn_starts_neutral():
 
 
 # ------------------------------------------------------------------ data
+
 
 def test_synthetic_batches_are_seeded_and_learnable():
     a = data.synthetic("resnet18", 16, n_batches=3)
@@ -218,8 +219,10 @@ def test_protocol_snapshots_the_host_around_the_timed_part_only():
     res = measure.run(clock.step, float, plan, clock=clock)
     start, end = res["load_window"]
     assert start["at_step"] == 1 + res["warmup_steps"] and end["at_step"] == res["total_steps"]
-    assert measure.run(clock.step, float, measure.Plan(budget_s=5.0, batch_size=32, t_crit=T9),
-                       clock=clock)["load_window"] is None
+    assert (
+        measure.run(clock.step, float, measure.Plan(budget_s=5.0, batch_size=32, t_crit=T9), clock=clock)["load_window"]
+        is None
+    )
     snap = common.cpu_snapshot()
     assert snap is None or (snap["total_s"] >= snap["busy_s"] >= 0 and snap["self_cpu_s"] > 0)
 
@@ -237,8 +240,12 @@ def test_protocol_budget_stop_and_warmup_cap_warn():
 
 def test_protocol_max_steps_and_flat_loss_warning():
     clock = FakeClock(lambda i: 0.001)
-    res = measure.run(lambda i: (clock.step(i), 2.3)[1], float,
-                      measure.Plan(budget_s=100.0, batch_size=8, t_crit=T9, max_steps=60), clock=clock)
+    res = measure.run(
+        lambda i: (clock.step(i), 2.3)[1],
+        float,
+        measure.Plan(budget_s=100.0, batch_size=8, t_crit=T9, max_steps=60),
+        clock=clock,
+    )
     assert res["stop_reason"] in ("max_steps", "converged")
     assert res["total_steps"] <= 60
     assert any("loss did not fall" in w for w in res["warnings"])
@@ -246,17 +253,21 @@ def test_protocol_max_steps_and_flat_loss_warning():
 
 # ------------------------------------------------------------------ devices
 
-@pytest.mark.parametrize("req,fw,avail,expect", [
-    ("auto", "pytorch", {}, ("cpu", "cpu")),
-    ("auto", "pytorch", {"cuda": True}, ("cuda", "cuda")),
-    ("auto", "pytorch", {"npu": True}, ("npu", "npu")),
-    ("auto", "mindspore", {"cuda": True, "npu": True}, ("npu", "Ascend")),
-    ("auto", "mindspore", {"cuda": True}, ("cuda", "GPU")),
-    ("cpu", "mindspore", {"npu": True}, ("cpu", "CPU")),
-    ("cuda", "pytorch", {"cuda": True}, ("cuda", "cuda")),
-    ("cuda", "pytorch", {}, (None, "")),
-    ("npu", "mindspore", {}, (None, "")),
-])
+
+@pytest.mark.parametrize(
+    "req,fw,avail,expect",
+    [
+        ("auto", "pytorch", {}, ("cpu", "cpu")),
+        ("auto", "pytorch", {"cuda": True}, ("cuda", "cuda")),
+        ("auto", "pytorch", {"npu": True}, ("npu", "npu")),
+        ("auto", "mindspore", {"cuda": True, "npu": True}, ("npu", "Ascend")),
+        ("auto", "mindspore", {"cuda": True}, ("cuda", "GPU")),
+        ("cpu", "mindspore", {"npu": True}, ("cpu", "CPU")),
+        ("cuda", "pytorch", {"cuda": True}, ("cuda", "cuda")),
+        ("cuda", "pytorch", {}, (None, "")),
+        ("npu", "mindspore", {}, (None, "")),
+    ],
+)
 def test_device_choice(req, fw, avail, expect):
     dev, native, reason = devices.choose(req, fw, avail)
     assert (dev, native) == expect
@@ -275,10 +286,13 @@ def test_device_probe_functions_fail_soft():
 
 # ------------------------------------------------------------------ parity comparison
 
+
 def _arrays(model, rng):
-    out = {"logits_eval": rng.standard_normal((4, 10)).astype(np.float32),
-           "logits_train": rng.standard_normal((4, 10)).astype(np.float32),
-           "loss": np.array([2.3], np.float32)}
+    out = {
+        "logits_eval": rng.standard_normal((4, 10)).astype(np.float32),
+        "logits_train": rng.standard_normal((4, 10)).astype(np.float32),
+        "loss": np.array([2.3], np.float32),
+    }
     for t in specs.tensors(model):
         if t.trainable:
             out["grad/" + t.name] = rng.standard_normal(t.shape).astype(np.float32)
@@ -332,10 +346,10 @@ def test_parent_side_loads_no_framework_and_worker_helpers_no_pydantic():
     import subprocess
     import sys
 
-    parent = ["probes.runner", "probes.probe_models", "probes.parity", "advisor.cache",
-              "advisor.commands.probe"]
-    helpers = ["probes.training." + m for m in ("specs", "weights", "data", "stats", "measure",
-                                                "flops", "devices", "common")]
+    parent = ["probes.runner", "probes.probe_models", "probes.parity", "advisor.cache", "advisor.commands.probe"]
+    helpers = [
+        "probes.training." + m for m in ("specs", "weights", "data", "stats", "measure", "flops", "devices", "common")
+    ]
     code = (
         "import importlib, sys\n"
         f"for m in {helpers!r}: importlib.import_module(m)\n"

@@ -26,8 +26,7 @@ def test_avx2_rerun_cancel_works_with_the_real_launcher(monkeypatch):
 
     monkeypatch.setattr(frameworks, "run_smoke", fake_run_smoke)
     cancel = launcher.Cancel()
-    results = frameworks.smoke_all([FrameworkInfo(name="mindspore", installed=True)], timeout=30,
-                                   cancel=cancel)
+    results = frameworks.smoke_all([FrameworkInfo(name="mindspore", installed=True)], timeout=30, cancel=cancel)
     check = results["mindspore"]["smoke"].conv_check
     assert check.capped_error is None
     assert check.capped_conv_ms == 8.0 and check.capped_ratio == 1.6
@@ -42,10 +41,13 @@ def _advisor(argv, capsys):
     return code, out, err
 
 
-@pytest.mark.parametrize("argv, flag", [
-    (["--scaling-repeat", "0"], "--scaling-repeat:"),
-    (["--repeat", "30"], "--repeat:"),
-])
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["--scaling-repeat", "0"], "--scaling-repeat:"),
+        (["--repeat", "30"], "--repeat:"),
+    ],
+)
 def test_scaling_repeat_error_names_the_flag_given(argv, flag, capsys, tmp_path):
     """`--scaling --scaling-repeat 0` blamed --repeat, a flag the user never typed."""
     out_file = tmp_path / "s.json"
@@ -55,10 +57,13 @@ def test_scaling_repeat_error_names_the_flag_given(argv, flag, capsys, tmp_path)
     assert not out_file.exists()
 
 
-@pytest.mark.parametrize("name, content, reason", [
-    ("blob.py", b"\x00\x01\x02binary", "binary file"),
-    ("broken.py", b"def f(:\n    pass\n", "does not parse: invalid syntax (line 1)"),
-])
+@pytest.mark.parametrize(
+    "name, content, reason",
+    [
+        ("blob.py", b"\x00\x01\x02binary", "binary file"),
+        ("broken.py", b"def f(:\n    pass\n", "does not parse: invalid syntax (line 1)"),
+    ],
+)
 def test_scan_of_one_unreadable_file_is_bad_input(name, content, reason, capsys, tmp_path):
     """`advisor scan blob.py` printed 'Effort: 0-0 h, Risk: low, Route: manual rewrite' and exit 0
     for a named file it could not read at all."""
@@ -114,10 +119,14 @@ def test_check_table_fits_80_columns():
     from probes.check_models import Finding
 
     report = run_check(smoke=False, use_kb=False)
-    report.findings.append(Finding(
-        severity="warning", code="mindspore_onednn_reference_conv",
-        message="MindSpore convolutions fall back to oneDNN reference kernels on this CPU: " * 3,
-        fix="set ONEDNN_MAX_CPU_ISA=AVX2 in the environment of MindSpore processes only " * 2))
+    report.findings.append(
+        Finding(
+            severity="warning",
+            code="mindspore_onednn_reference_conv",
+            message="MindSpore convolutions fall back to oneDNN reference kernels on this CPU: " * 3,
+            fix="set ONEDNN_MAX_CPU_ISA=AVX2 in the environment of MindSpore processes only " * 2,
+        )
+    )
     narrow = render_table(report, width=80)
     assert max(len(line) for line in narrow.splitlines()) <= 80, narrow
     assert "WARN  mindspore_onednn_reference_conv" in narrow and "fix: set ONEDNN_MAX_CPU_ISA" in narrow
@@ -138,14 +147,16 @@ def test_probe_refuses_a_bad_output_before_measuring(scaling, bad, capsys, tmp_p
 
     monkeypatch.setattr(probes.runner, "run_suite", must_not_run)
     monkeypatch.setattr(probes.scaling.runner, "run_scaling", must_not_run)
-    code, out, err = _advisor(["probe", *scaling, "--models", "lenet", "--budget", "1",
-                               "-o", str(tmp_path / bad)], capsys)
+    code, out, err = _advisor(
+        ["probe", *scaling, "--models", "lenet", "--budget", "1", "-o", str(tmp_path / bad)], capsys
+    )
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("advisor: error: "), err
 
 
-@pytest.mark.parametrize("argv", [["scan", "."], ["check", "--no-smoke"], ["kb", "list"],
-                                  ["kb", "show", "h200"], ["kb", "validate"]])
+@pytest.mark.parametrize(
+    "argv", [["scan", "."], ["check", "--no-smoke"], ["kb", "list"], ["kb", "show", "h200"], ["kb", "validate"]]
+)
 def test_a_folder_as_output_is_bad_input(argv, capsys, tmp_path):
     """`-o SOME_FOLDER` was 'advisor: internal error: IsADirectoryError' with exit 1."""
     code, out, err = _advisor([*argv, "-o", str(tmp_path)], capsys)
@@ -166,8 +177,11 @@ def test_pytorch_only_probe_has_no_mindspore_tuning_note(monkeypatch):
     from probes import runner
     from probes.probe_models import ProbeConfig
 
-    monkeypatch.setattr(runner, "WORKER", {"pytorch": "tests.fixtures.probe.fake_worker",
-                                           "mindspore": "tests.fixtures.probe.fake_worker"})
+    monkeypatch.setattr(
+        runner,
+        "WORKER",
+        {"pytorch": "tests.fixtures.probe.fake_worker", "mindspore": "tests.fixtures.probe.fake_worker"},
+    )
     monkeypatch.setenv("ADVISOR_FAKE_WORKER", "ok")
     monkeypatch.setattr(runner, "mindspore_env", lambda *a: ({"GLOG_v": "3"}, ["MINDSPORE NOTE"]))
     config = dict(models=["lenet"], parity=False, budget=1.0, batch_size=8)
@@ -177,8 +191,9 @@ def test_pytorch_only_probe_has_no_mindspore_tuning_note(monkeypatch):
     assert "MINDSPORE NOTE" in suite.warnings
 
 
-@pytest.mark.parametrize("argv", [["--ranks", "1,2"], ["--scaling-steps", "5"], ["--scaling-timeout", "60"],
-                                  ["--scaling-repeat", "1"]])
+@pytest.mark.parametrize(
+    "argv", [["--ranks", "1,2"], ["--scaling-steps", "5"], ["--scaling-timeout", "60"], ["--scaling-repeat", "1"]]
+)
 def test_scaling_options_without_scaling_are_refused(argv, capsys, monkeypatch):
     """`advisor probe --ranks 1,2` silently ran the training probe and ignored --ranks."""
     import probes.runner
@@ -217,9 +232,15 @@ def test_probe_table_fits_80_columns():
     from advisor.commands.probe import render_table
     from probes.probe_models import ProbeConfig, ProbeRun, ProbeSuite
 
-    run = ProbeRun(id="mindspore-pynative-resnet18-bs32", framework="mindspore", mode="pynative",
-                   model="resnet18", batch_size=32, status="unavailable",
-                   error="mindspore cannot use an NVIDIA GPU (CUDA) on this host " * 2)
+    run = ProbeRun(
+        id="mindspore-pynative-resnet18-bs32",
+        framework="mindspore",
+        mode="pynative",
+        model="resnet18",
+        batch_size=32,
+        status="unavailable",
+        error="mindspore cannot use an NVIDIA GPU (CUDA) on this host " * 2,
+    )
     suite = ProbeSuite(config=ProbeConfig(), runs=[run], warnings=["a long note " * 12])
     text = render_table(suite, width=80)
     assert max(len(line) for line in text.splitlines()) <= 80, text
@@ -234,11 +255,24 @@ def test_scaling_table_fits_80_columns(monkeypatch):
     from probes.scaling.models import ScalingConfig
 
     def outcome(spec, **kw):  # synced step 10 ms, no-sync 6 ms: allreduce share 40%
-        ranks = [{"sync_step_s": [0.01] * 5, "nosync_step_s": [0.006] * 5, "init_seconds": 0.5,
-                  "launcher_seconds": 1.0, "first_step_seconds": 0.1, "loss_first": 2.3, "loss_last": 2.1}
-                 for _ in range(spec.ranks)]
-        doc = {"world_size": spec.ranks, "backend": "gloo", "ranks": ranks,
-               "gate": {"sync_max_abs_diff": 0.0, "nosync_max_abs_diff": 0.2, "param_count": 10}}
+        ranks = [
+            {
+                "sync_step_s": [0.01] * 5,
+                "nosync_step_s": [0.006] * 5,
+                "init_seconds": 0.5,
+                "launcher_seconds": 1.0,
+                "first_step_seconds": 0.1,
+                "loss_first": 2.3,
+                "loss_last": 2.1,
+            }
+            for _ in range(spec.ranks)
+        ]
+        doc = {
+            "world_size": spec.ranks,
+            "backend": "gloo",
+            "ranks": ranks,
+            "gate": {"sync_max_abs_diff": 0.0, "nosync_max_abs_diff": 0.2, "param_count": 10},
+        }
         return runner.launch.LaunchOutcome(status="ok", command=["torchrun"], result=doc, seconds=6.0)
 
     monkeypatch.setattr(runner, "framework_available", lambda fw: None if fw == "pytorch" else "absent")

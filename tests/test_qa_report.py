@@ -69,20 +69,34 @@ def test_compliance_note_names_every_deduction(example):
     for wf in card.scores:
         c = next(c for c in wf.criteria if c.name == "compliance")
         hw, fw, dep = (float(x) for x in re.findall(r"(\d+(?:\.\d+)?) x0\.[34]", c.note))
-        total = 100 * (0.4 * hw + 0.3 * fw + 0.3 * dep) - sum(float(x) for x in re.findall(r"; -(\d+(?:\.\d+)?) ", c.note))
+        total = 100 * (0.4 * hw + 0.3 * fw + 0.3 * dep) - sum(
+            float(x) for x in re.findall(r"; -(\d+(?:\.\d+)?) ", c.note)
+        )
         assert c.score == pytest.approx(max(0.0, total)), (wf.workflow, c.note)
 
 
-SKIPPED_PARITY = {"model": "lenet", "ok": False, "status": "unavailable", "max_abs_diff": None, "checks": [],
-                  "error": "parity needs both PyTorch and MindSpore installed and requested", "likely_cause": None}
+SKIPPED_PARITY = {
+    "model": "lenet",
+    "ok": False,
+    "status": "unavailable",
+    "max_abs_diff": None,
+    "checks": [],
+    "error": "parity needs both PyTorch and MindSpore installed and requested",
+    "likely_cause": None,
+}
 
 
 def test_markdown_parity_not_compared_is_not_a_mismatch():
     from advisor.render.markdown import parity_text
 
     assert parity_text(SKIPPED_PARITY).startswith("not compared (unavailable): parity needs both")
-    real = {"model": "lenet", "ok": True, "status": "ok", "max_abs_diff": 2.9802322387695312e-08,
-            "checks": [{"name": "logits", "metric": "max_abs", "value": 3e-8, "tolerance": 1e-4, "ok": True}]}
+    real = {
+        "model": "lenet",
+        "ok": True,
+        "status": "ok",
+        "max_abs_diff": 2.9802322387695312e-08,
+        "checks": [{"name": "logits", "metric": "max_abs", "value": 3e-8, "tolerance": 1e-4, "ok": True}],
+    }
     assert parity_text(real) == "max abs diff 3.0e-08 (ok)"
     assert "MISMATCH" in parity_text(dict(real, ok=False))
 
@@ -101,11 +115,25 @@ def test_probe_note_when_no_run_succeeded():
     from probes.probe_models import ProbeSuite
     import knowledge
 
-    suite = ProbeSuite.model_validate({
-        "schema_version": "1.0", "created": "2026-11-30T15:29:25+00:00", "host": {"cpu_model": "AMD EPYC"},
-        "runs": [{"id": "pytorch-eager-lenet-bs32", "framework": "pytorch", "mode": "eager", "model": "lenet",
-                  "batch_size": 32, "device": "npu", "status": "unavailable",
-                  "error": "pytorch cannot use an Ascend NPU on this host"}]})
+    suite = ProbeSuite.model_validate(
+        {
+            "schema_version": "1.0",
+            "created": "2026-11-30T15:29:25+00:00",
+            "host": {"cpu_model": "AMD EPYC"},
+            "runs": [
+                {
+                    "id": "pytorch-eager-lenet-bs32",
+                    "framework": "pytorch",
+                    "mode": "eager",
+                    "model": "lenet",
+                    "batch_size": 32,
+                    "device": "npu",
+                    "status": "unavailable",
+                    "error": "pytorch cannot use an Ascend NPU on this host",
+                }
+            ],
+        }
+    )
     report = build_report(load_requirements(EXAMPLES / "ascend-production.yaml"), probes=suite, kb=knowledge.load())
     assert report.probes.note.startswith("no probe run succeeded (1 unavailable)")
     assert "no hardware" not in report.probes.note
@@ -126,7 +154,10 @@ def test_accelerator_of_another_kind_than_the_training_target_is_bad_input(tmp_p
     code, out, err = run_cli(capsys, "report", req, "--no-cache", "-o", out_file)
     assert code == 2 and not out_file.exists() and out == ""
     assert err.count("\n") == 1
-    assert f"{req}: hardware.accelerator: 'A100 80GB' is an NVIDIA accelerator but hardware.training_target is ascend" in err
+    assert (
+        f"{req}: hardware.accelerator: 'A100 80GB' is an NVIDIA accelerator but hardware.training_target is ascend"
+        in err
+    )
     assert "ascend-910b" in err
 
 

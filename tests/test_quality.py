@@ -14,8 +14,17 @@ from probes.training import stats
 
 
 def facts(samples_ms, k=8, bs=32, **kw):
-    run = ProbeRun(id="x", framework="pytorch", mode="eager", model="lenet", batch_size=bs, status="ok",
-                   sample_step_ms=list(samples_ms), steps_per_sample=k, settings=kw)
+    run = ProbeRun(
+        id="x",
+        framework="pytorch",
+        mode="eager",
+        model="lenet",
+        batch_size=bs,
+        status="ok",
+        sample_step_ms=list(samples_ms),
+        steps_per_sample=k,
+        settings=kw,
+    )
     return quality.facts_of(run)
 
 
@@ -89,8 +98,17 @@ def test_steal_and_contention_follow_their_bounds():
 
 
 def test_assess_replaces_a_worker_interval_and_skips_failed_runs():
-    run = ProbeRun(id="x", framework="pytorch", mode="eager", model="lenet", batch_size=32, status="ok",
-                   ci95=[0.0, 9e9], sample_step_ms=[1.0] * 30, steps_per_sample=8)
+    run = ProbeRun(
+        id="x",
+        framework="pytorch",
+        mode="eager",
+        model="lenet",
+        batch_size=32,
+        status="ok",
+        ci95=[0.0, 9e9],
+        sample_step_ms=[1.0] * 30,
+        steps_per_sample=8,
+    )
     quality.assess(run)
     assert run.ci95 == [pytest.approx(32_000), pytest.approx(32_000)] and run.quality == "stable"
     failed = ProbeRun(id="y", framework="pytorch", mode="eager", model="lenet", batch_size=32, status="failed")
@@ -99,9 +117,18 @@ def test_assess_replaces_a_worker_interval_and_skips_failed_runs():
 
 # ------------------------------------------------------------------ paired comparisons
 
+
 def run(rid, ips, q="stable"):
-    return ProbeRun(id=rid, framework="pytorch", mode="eager", model="lenet", batch_size=32, status="ok",
-                    images_per_second=ips, quality=q)
+    return ProbeRun(
+        id=rid,
+        framework="pytorch",
+        mode="eager",
+        model="lenet",
+        batch_size=32,
+        status="ok",
+        images_per_second=ips,
+        quality=q,
+    )
 
 
 def rounds_of(pairs, qa="stable", qb="stable"):

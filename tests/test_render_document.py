@@ -56,7 +56,8 @@ def test_decision_summary_matches_its_golden_file(example, kb):
         golden.write_text(summary, encoding="utf-8")
     assert golden.exists(), f"{golden} missing: run with ADVISOR_UPDATE_GOLDEN=1 to create it"
     assert summary == golden.read_text(encoding="utf-8"), (
-        f"the decision summary of {example.name} changed: if on purpose, regenerate with ADVISOR_UPDATE_GOLDEN=1")
+        f"the decision summary of {example.name} changed: if on purpose, regenerate with ADVISOR_UPDATE_GOLDEN=1"
+    )
     # One screen: verdict, reasons, flip, confidence, provenance, and not the whole document.
     assert len(summary.splitlines()) <= 40
     for part in ("**What would change it:**", "**Confidence ", "**Measured vs knowledge base:**"):
@@ -67,8 +68,13 @@ def test_decision_summary_comes_first_and_names_evidence_classes(kb):
     md = render_format(_report(ROOT / "examples" / "prototype-then-ascend.yaml", kb), "markdown", kb=kb)
     headings = [line for line in md.splitlines() if line.startswith("## ")]
     assert headings[0] == "## Recommendation"
-    order = ["## The stack to install", "## Pitfalls for Hybrid: risk register, by exposure", "## Plan and cost",
-             "## Data-quality caveats", "## Scores"]
+    order = [
+        "## The stack to install",
+        "## Pitfalls for Hybrid: risk register, by exposure",
+        "## Plan and cost",
+        "## Data-quality caveats",
+        "## Scores",
+    ]
     at = [headings.index(h) for h in order]
     assert at == sorted(at) and at[0] == 1
     summary = section(md, "## Recommendation")
@@ -87,7 +93,9 @@ def test_risk_register_ranks_by_this_projects_exposure(kb):
     exposures = [r.exposure for r in small.risks]
     assert exposures == sorted(exposures, reverse=True)
     assert all(r.owner and r.milestone and r.mitigation for r in small.risks)
-    big = register(_report(ROOT / "examples" / "prototype-then-ascend.yaml", kb, **{"model.parameters_millions": 20000.0}))
+    big = register(
+        _report(ROOT / "examples" / "prototype-then-ascend.yaml", kb, **{"model.parameters_millions": 20000.0})
+    )
     assert "auto-parallel-limits" in [r.id for r in big.risks]
     # With the decision model's memory fit saying the model must be split, it is likely.
     doc = _report(ROOT / "examples" / "prototype-then-ascend.yaml", kb).model_dump(mode="json")
@@ -123,8 +131,15 @@ def test_pinned_stack_follows_the_compatibility_matrix(kb):
     prod = {c.name: c for c in stacks[1].components}
     row = pick(kb, "mindspore", "ascend", need_cann=True)
     ms = next(f for f in kb.frameworks if f.id == "mindspore")
-    better = [v for v in ms.versions if "ascend" in v.devices and v.cann and v.python and v.confidence == "vendor"
-              and version_key(v.version) > version_key(row.version)]
+    better = [
+        v
+        for v in ms.versions
+        if "ascend" in v.devices
+        and v.cann
+        and v.python
+        and v.confidence == "vendor"
+        and version_key(v.version) > version_key(row.version)
+    ]
     assert row.confidence == "vendor" and not better
     assert prod["MindSpore"].version == row.version and prod["CANN toolkit"].version == row.cann[0]
     assert prod["NumPy"].version == row.numpy and prod["Python"].version in row.python
@@ -147,8 +162,13 @@ def test_plan_schedules_against_the_deadline_with_the_rehearsal_milestones(kb):
     report = _report(ROOT / "examples" / "prototype-then-ascend.yaml", kb)
     phases, findings = schedule(report)
     names = [p.name for p in phases]
-    assert names[:5] == ["migration / adaptation", "rehearsal: single card", "rehearsal: multi-card",
-                         "rehearsal: export", "rehearsal: inference"]
+    assert names[:5] == [
+        "migration / adaptation",
+        "rehearsal: single card",
+        "rehearsal: multi-card",
+        "rehearsal: export",
+        "rehearsal: inference",
+    ]
     rehearsal = [p for p in phases if p.name.startswith("rehearsal")]
     assert rehearsal[-1].end[0] - rehearsal[0].start[0] == pytest.approx(REHEARSAL_WEEKS)
     low, high = report.scores[2].migration_hours
@@ -164,8 +184,21 @@ def test_plan_schedules_against_the_deadline_with_the_rehearsal_milestones(kb):
 
 def test_citations_are_followable(kb):
     """No file paths a reader does not have; every kb id cited is one `advisor kb show` prints."""
-    ids = {e.id for name in ("accelerators", "frameworks", "workflows", "ecosystem", "pitfalls", "api_mappings",
-                             "references", "derating", "costs") for e in getattr(kb, name)}
+    ids = {
+        e.id
+        for name in (
+            "accelerators",
+            "frameworks",
+            "workflows",
+            "ecosystem",
+            "pitfalls",
+            "api_mappings",
+            "references",
+            "derating",
+            "costs",
+        )
+        for e in getattr(kb, name)
+    }
     for example in EXAMPLES:
         md = render_format(_report(example, kb), "markdown", kb=kb)
         front = md.split("## Scores", 1)[0]  # the sections this issue writes
@@ -204,8 +237,14 @@ def test_the_decision_models_sections_sit_in_the_plan(kb):
     report = _report(ROOT / "examples" / "prototype-then-ascend.yaml", kb)
     md = render_format(report, "markdown", kb=kb)
     plan = section(md, "## Plan and cost")
-    for title in ("### Memory fit", "### Scaling curve", "### Total cost of ownership", "### Confidence",
-                  "### Schedule", "### Milestones against the 16-week deadline"):
+    for title in (
+        "### Memory fit",
+        "### Scaling curve",
+        "### Total cost of ownership",
+        "### Confidence",
+        "### Schedule",
+        "### Milestones against the 16-week deadline",
+    ):
         assert title in plan, title
     assert plan.count("| Workflow | Team | Compute |") == 1 and "| Workflow | Compute | Energy |" not in plan
     totals = decision_tco_totals(report)

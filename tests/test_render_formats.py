@@ -63,8 +63,17 @@ def _external(text: str) -> list[str]:
 
 def test_html_is_one_valid_self_contained_file(capsys, tmp_path):
     target = tmp_path / "review.html"
-    code, _out, err = _cli(capsys, "report", FIX / "cpu-team.yaml", "--probes", FIX / "probes-cpu.json", "--no-cache",
-                          "--html", "-o", target)
+    code, _out, err = _cli(
+        capsys,
+        "report",
+        FIX / "cpu-team.yaml",
+        "--probes",
+        FIX / "probes-cpu.json",
+        "--no-cache",
+        "--html",
+        "-o",
+        target,
+    )
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["review.html"]
     text = target.read_text(encoding="utf-8")
@@ -90,8 +99,9 @@ def test_html_escapes_every_user_string(tmp_path, kb):
 
 def test_markdown_writes_the_charts_beside_it_and_links_resolve(capsys, tmp_path):
     target = tmp_path / "my review.md"
-    code, out, err = _cli(capsys, "report", FIX / "cpu-team.yaml", "--probes", FIX / "probes-cpu.json", "--no-cache",
-                          "-o", target)
+    code, out, err = _cli(
+        capsys, "report", FIX / "cpu-team.yaml", "--probes", FIX / "probes-cpu.json", "--no-cache", "-o", target
+    )
     assert code == 0 and out == "", err
     md = target.read_text(encoding="utf-8")
     assert md.startswith("# Framework advice:")  # -o FILE.md picks Markdown
@@ -106,8 +116,9 @@ def test_markdown_writes_the_charts_beside_it_and_links_resolve(capsys, tmp_path
     written = sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".svg")
     assert written == sorted(unquote(link) for link in links)
     # Without -o there is nowhere to put the SVGs: the text bars stay, no image links.
-    code, out, _ = _cli(capsys, "report", FIX / "cpu-team.yaml", "--probes", FIX / "probes-cpu.json", "--no-cache",
-                        "--markdown")
+    code, out, _ = _cli(
+        capsys, "report", FIX / "cpu-team.yaml", "--probes", FIX / "probes-cpu.json", "--no-cache", "--markdown"
+    )
     assert "![" not in out and "█" in out
 
 
@@ -141,22 +152,32 @@ def test_tornado_is_the_lead_as_each_weight_is_halved_or_doubled(kb):
     assert rows["team"][1] < report.recommendation.margin  # more weight on its weakest criterion shrinks the lead
 
 
-@pytest.mark.parametrize("argv, expected", [
-    ([], "json"),  # piped
-    (["--table"], "table"),
-    (["-o", "{tmp}/r.json"], "json"),
-    (["-o", "{tmp}/r.md"], "markdown"),
-    (["-o", "{tmp}/r.html"], "html"),
-    (["-o", "{tmp}/r.txt"], "json"),
-    (["--json", "-o", "{tmp}/r.md"], "json"),  # --json forces it
-])
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        ([], "json"),  # piped
+        (["--table"], "table"),
+        (["-o", "{tmp}/r.json"], "json"),
+        (["-o", "{tmp}/r.md"], "markdown"),
+        (["-o", "{tmp}/r.html"], "html"),
+        (["-o", "{tmp}/r.txt"], "json"),
+        (["--json", "-o", "{tmp}/r.md"], "json"),  # --json forces it
+    ],
+)
 def test_format_defaults(capsys, tmp_path, argv, expected):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     code, out, err = _cli(capsys, "report", EXAMPLE, "--no-cache", *argv)
     assert code == 0, err
     text = Path(argv[-1]).read_text(encoding="utf-8") if "-o" in argv else out
-    kind = ("json" if text.startswith("{") else "markdown" if text.startswith("# Framework advice")
-            else "html" if text.startswith("<!DOCTYPE html>") else "table")
+    kind = (
+        "json"
+        if text.startswith("{")
+        else "markdown"
+        if text.startswith("# Framework advice")
+        else "html"
+        if text.startswith("<!DOCTYPE html>")
+        else "table"
+    )
     assert kind == expected
     if kind == "json":
         json.loads(text)
@@ -177,9 +198,11 @@ def test_bad_output_folder_writes_nothing(capsys, tmp_path):
 
 
 def test_report_start_up_does_not_import_matplotlib():
-    code = ("import sys, advisor.cli, advisor.commands.report, advisor.render, advisor.render.markdown, "
-            "advisor.render.table, advisor.render.html, advisor.stack, advisor.risks; "
-            "assert 'matplotlib' not in sys.modules, 'matplotlib imported at start-up'")
+    code = (
+        "import sys, advisor.cli, advisor.commands.report, advisor.render, advisor.render.markdown, "
+        "advisor.render.table, advisor.render.html, advisor.stack, advisor.risks; "
+        "assert 'matplotlib' not in sys.modules, 'matplotlib imported at start-up'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
 
 
@@ -203,8 +226,14 @@ def test_scaling_probe_points_make_a_curve_from_one_device(kb):
     from advisor.render.charts import charts, scaling_points
 
     doc = json.loads((ROOT / "tests" / "fixtures" / "scaling" / "scaling-2vcpu-lenet.json").read_text(encoding="utf-8"))
-    report = build_report(load_requirements(EXAMPLE), kb=kb, scaling=doc, scaling_source="file", scaling_file="s.json",
-                          created_at="2026-01-01T00:00:00Z")
+    report = build_report(
+        load_requirements(EXAMPLE),
+        kb=kb,
+        scaling=doc,
+        scaling_source="file",
+        scaling_file="s.json",
+        created_at="2026-01-01T00:00:00Z",
+    )
     points = scaling_points(report)
     assert points and all(pts[0] == (1.0, 1.0, 1.0) and len(pts) >= 2 for pts in points.values())
     for m in report.scaling.measurements:

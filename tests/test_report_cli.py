@@ -43,8 +43,16 @@ def test_make_run_path_is_quick_and_runs_no_probes(capsys):
     elapsed = time.monotonic() - start
     assert code == 0, err
     assert out.startswith("# Framework advice: Retail shelf recognition")
-    for heading in ("## Recommendation", "## Scores", "## Projections for the workload", "## Measured runs",
-                    "## Throughput per framework and mode", "## Pitfalls for", "## Sensitivity", "## Assumptions"):
+    for heading in (
+        "## Recommendation",
+        "## Scores",
+        "## Projections for the workload",
+        "## Measured runs",
+        "## Throughput per framework and mode",
+        "## Pitfalls for",
+        "## Sensitivity",
+        "## Assumptions",
+    ):
         assert heading in out
     assert "| Criterion | Weight | PyTorch | MindSpore | Hybrid |" in out
     assert "**Hybrid**" in out
@@ -55,8 +63,21 @@ def test_json_contract(capsys):
     code, out, err = run_cli(capsys, "report", str(EXAMPLE), "--json")
     assert code == 0, err
     doc = json.loads(out)
-    for key in ("schema_version", "tool", "created_at", "knowledge_base", "requirements", "host", "probes",
-                "recommendation", "scores", "projections", "pitfalls", "sensitivity", "assumptions"):
+    for key in (
+        "schema_version",
+        "tool",
+        "created_at",
+        "knowledge_base",
+        "requirements",
+        "host",
+        "probes",
+        "recommendation",
+        "scores",
+        "projections",
+        "pitfalls",
+        "sensitivity",
+        "assumptions",
+    ):
         assert key in doc, key
     assert doc["tool"]["name"] == "framework-advisor" and doc["tool"]["version"]
     assert doc["knowledge_base"]["version"]
@@ -81,7 +102,9 @@ def test_json_contract(capsys):
 def test_same_inputs_same_report_apart_from_timestamp(capsys, tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     for target in (a, b):
-        code, out, err = run_cli(capsys, "report", str(EXAMPLE), "--probes", str(FIX / "probes-cpu.json"), "-o", str(target))
+        code, out, err = run_cli(
+            capsys, "report", str(EXAMPLE), "--probes", str(FIX / "probes-cpu.json"), "-o", str(target)
+        )
         assert code == 0 and out == "", err
         time.sleep(1.01)  # a different created_at second
     da, db = json.loads(a.read_text()), json.loads(b.read_text())
@@ -115,11 +138,18 @@ def test_probe_files_enter_the_score_when_they_match_the_target(capsys):
 
 
 def test_markdown_has_seed_style_run_table_and_chart(capsys):
-    code, out, err = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"), "--probes", str(FIX / "probes-cpu.json"), "--markdown")
+    code, out, err = run_cli(
+        capsys, "report", str(FIX / "cpu-team.yaml"), "--probes", str(FIX / "probes-cpu.json"), "--markdown"
+    )
     assert code == 0, err
     assert "| Metric | pytorch eager lenet bs32 |" in out
-    for row in ("| Throughput (img/s) |", "| Step time, median (ms) |", "| First step, incl. compile (s) |",
-                "| Peak memory (MB) |", "| Compile overhead (s) |"):
+    for row in (
+        "| Throughput (img/s) |",
+        "| Step time, median (ms) |",
+        "| First step, incl. compile (s) |",
+        "| Peak memory (MB) |",
+        "| Compile overhead (s) |",
+    ):
         assert row in out
     assert "timeout: no steady state" in out
     chart = out.split("## Throughput per framework and mode")[1].split("## ")[0]
@@ -135,15 +165,31 @@ def test_measured_difference_inside_the_noise_lowers_confidence():
     from advisor.commands.report import load_probe_file
     from advisor.requirements import parse_requirements
 
-    req = parse_requirements({
-        "name": "noise", "stage": "production",
-        "team": {"pytorch": "expert", "mindspore": "expert", "size": 4},
-        "hardware": {"available": ["ascend"], "training_target": "ascend", "accelerator": "Ascend 910B", "devices": 1},
-        "deployment": {"targets": ["cpu-server"]},
-        "workload": {"model": "resnet18", "dataset_samples": 50000, "epochs": 10},
-        "weights": {"performance": 1, "team": 1, "cost": 0, "ecosystem": 0, "migration": 0, "deployment": 0,
-                    "debugging": 0, "compliance": 0},
-    })
+    req = parse_requirements(
+        {
+            "name": "noise",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "expert", "size": 4},
+            "hardware": {
+                "available": ["ascend"],
+                "training_target": "ascend",
+                "accelerator": "Ascend 910B",
+                "devices": 1,
+            },
+            "deployment": {"targets": ["cpu-server"]},
+            "workload": {"model": "resnet18", "dataset_samples": 50000, "epochs": 10},
+            "weights": {
+                "performance": 1,
+                "team": 1,
+                "cost": 0,
+                "ecosystem": 0,
+                "migration": 0,
+                "deployment": 0,
+                "debugging": 0,
+                "compliance": 0,
+            },
+        }
+    )
     suite = load_probe_file(str(FIX / "probes-ascend.json"))
     report = build_report(req, probes=[suite], kb=knowledge.load())
     rec = report.recommendation
@@ -159,7 +205,9 @@ def test_table_format_and_output_file_is_atomic(capsys, tmp_path):
     assert code == 0 and out == "", err
     text = target.read_text()
     assert "criterion" in text and "Hybrid" in text
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "report.txt"] or sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "report.txt"] or sorted(
+        p.name for p in tmp_path.iterdir()
+    ) == ["report.txt"]
 
 
 def test_markdown_and_json_are_exclusive(capsys):
@@ -186,8 +234,11 @@ def test_compare_shows_what_changed(capsys, tmp_path):
     old, new = tmp_path / "old.json", tmp_path / "new.json"
     assert main(["report", str(EXAMPLE), "-o", str(old)]) == 0
     changed = tmp_path / "changed.yaml"
-    changed.write_text(EXAMPLE.read_text().replace("domestic_substitution: preferred", "domestic_substitution: required")
-                       .replace("pytorch: proficient", "pytorch: none"))
+    changed.write_text(
+        EXAMPLE.read_text()
+        .replace("domestic_substitution: preferred", "domestic_substitution: required")
+        .replace("pytorch: proficient", "pytorch: none")
+    )
     assert main(["report", str(changed), "-o", str(new)]) == 0
     capsys.readouterr()
     code, out, err = run_cli(capsys, "compare", str(old), str(new))

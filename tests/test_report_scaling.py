@@ -49,23 +49,34 @@ def device_scaling_doc(ranks: int = 4, model: str = "resnet50", gate_ok: bool = 
     fw = next(f for f in doc["frameworks"] if f["framework"] == "pytorch")
     fw.update(device="cuda", backend="nccl", model=model)
     top = fw["rank_counts"][-1]
-    top.update(ranks=ranks, gate_ok=gate_ok,
-               efficiency={"median": 0.91, "min": 0.88, "max": 0.93, "n": 3},
-               allreduce_share={"median": 0.08, "min": 0.06, "max": 0.11, "n": 3})
+    top.update(
+        ranks=ranks,
+        gate_ok=gate_ok,
+        efficiency={"median": 0.91, "min": 0.88, "max": 0.93, "n": 3},
+        allreduce_share={"median": 0.08, "min": 0.06, "max": 0.11, "n": 3},
+    )
     doc["frameworks"] = [fw]
     return doc
 
 
 def nvidia_req(devices: int = 4, distributed: bool = True, model: str = "resnet50"):
-    return parse_requirements({
-        "name": "dp team", "stage": "production",
-        "team": {"pytorch": "proficient", "mindspore": "none", "size": 4},
-        "hardware": {"available": ["nvidia", "cpu"], "training_target": "nvidia", "accelerator": "A100 80GB", "devices": devices},
-        "deployment": {"targets": ["nvidia-server"]},
-        "model": {"family": "cnn", "parameters_millions": 25.6, "source": "new"},
-        "workload": {"model": model, "dataset_samples": 1281167, "epochs": 10},
-        "needs": {"distributed_training": distributed},
-    })
+    return parse_requirements(
+        {
+            "name": "dp team",
+            "stage": "production",
+            "team": {"pytorch": "proficient", "mindspore": "none", "size": 4},
+            "hardware": {
+                "available": ["nvidia", "cpu"],
+                "training_target": "nvidia",
+                "accelerator": "A100 80GB",
+                "devices": devices,
+            },
+            "deployment": {"targets": ["nvidia-server"]},
+            "model": {"family": "cnn", "parameters_millions": 25.6, "source": "new"},
+            "workload": {"model": model, "dataset_samples": 1281167, "epochs": 10},
+            "needs": {"distributed_training": distributed},
+        }
+    )
 
 
 def by_wf(card):
@@ -102,7 +113,10 @@ def test_cpu_result_is_evidence_not_device_scaling(kb):
         perf, cost = criterion(card, wf, "performance"), criterion(card, wf, "cost")
         assert any(e.ref == f"scaling:{fw}-lenet-r2" for e in perf.evidence), perf.evidence
         assert any(e.ref == f"scaling:{fw}-lenet-r2" for e in cost.evidence), cost.evidence
-        assert "communication: measured here (2 ranks, CPU, contention) as evidence + loss included in the knowledge-base 8-device references" in perf.note
+        assert (
+            "communication: measured here (2 ranks, CPU, contention) as evidence + loss included in the knowledge-base 8-device references"
+            in perf.note
+        )
     # the real numbers from the fixture: torchrun 2 ranks kept 49% (43-51%), allreduce 35% of the step
     eff = by_wf(card)["pytorch"].communication.measured.efficiency
     assert (eff.median, eff.min, eff.max, eff.n) == (0.4935, 0.4289, 0.5149, 3)
@@ -117,14 +131,18 @@ def test_more_devices_than_the_references_use_the_knowledge_base_derating(kb):
     for wf, p in card.items():
         c = p.communication
         assert c.basis == "measured+knowledge", c
-        assert c.basis_detail.startswith("measured here (2 ranks, CPU, contention) + knowledge-base scaling curve for 16 devices")
+        assert c.basis_detail.startswith(
+            "measured here (2 ranks, CPU, contention) + knowledge-base scaling curve for 16 devices"
+        )
         # 16 HCCS devices = the 8-card host point (75-93%) x the two network classes at 16 (60-95%), network unknown
         assert (c.kept.low, c.kept.high) == (round(0.75 * 0.60, 4), round(0.93 * 0.95, 4))
         assert c.knowledge_loss == [round(1 - c.kept.high, 4), round(1 - c.kept.low, 4)]
         assert [pt.devices for pt in c.curve if pt.target] == [16]
         assert p.images_per_second == plain[wf].images_per_second  # the range comes from the knowledge base
         assert plain[wf].communication.basis == "knowledge"
-        assert {"host-hccs", "network-roce-ib", "network-ethernet"} <= {e.ref for e in p.evidence if e.kind == "knowledge"}
+        assert {"host-hccs", "network-roce-ib", "network-ethernet"} <= {
+            e.ref for e in p.evidence if e.kind == "knowledge"
+        }
     # 8-device references projected to 16 devices keep the curve's ratio kept(16)/kept(8), never gain
     eight = by_wf(score(load_requirements(EXAMPLE), None, None, kb))
     for wf in card:
@@ -133,8 +151,14 @@ def test_more_devices_than_the_references_use_the_knowledge_base_derating(kb):
 
 
 def test_scaling_is_ignored_without_distributed_training(kb):
-    report = build_report(nvidia_req(distributed=False), kb=kb, scaling=device_scaling_doc(), scaling_source="file",
-                          scaling_file="x.json", created_at="2026-01-01T00:00:00Z")
+    report = build_report(
+        nvidia_req(distributed=False),
+        kb=kb,
+        scaling=device_scaling_doc(),
+        scaling_source="file",
+        scaling_file="x.json",
+        created_at="2026-01-01T00:00:00Z",
+    )
     assert report.scaling.used is False and "not used" in report.scaling.note
     p = by_wf(report)["pytorch"]
     assert p.communication.measured is None and p.communication.basis != "measured"
@@ -152,8 +176,10 @@ def test_device_scaling_of_the_target_shape_is_the_measured_basis(kb):
     assert c.basis == "measured" and (c.kept.low, c.kept.high) == (0.88, 0.93)
     assert c.basis_detail.startswith("measured on AMD EPYC (4 ranks on cuda, torchrun/nccl): 91% of linear")
     # A100 NVLink: the 4-device point of the host curve, between 2 (90-98%) and 8 (78-95%)
-    assert any(n.startswith("the knowledge-base curve would keep ") and "(not used: measured on the target's shape)" in n
-               for n in c.notes), c.notes
+    assert any(
+        n.startswith("the knowledge-base curve would keep ") and "(not used: measured on the target's shape)" in n
+        for n in c.notes
+    ), c.notes
     assert [e.ref for e in p.evidence if e.kind == "measured"] == ["scaling:pytorch-resnet50-r4"] * 2
     assert not any(e.ref in ("communication", "host-nvlink") for e in p.evidence)  # the KB curve did not set it
     # single-device A100 references x 4 x the measured 88-93% instead of the 8-device references
@@ -161,11 +187,14 @@ def test_device_scaling_of_the_target_shape_is_the_measured_basis(kb):
     assert p.images_per_second != plain.images_per_second
 
 
-@pytest.mark.parametrize("doc, why", [
-    (lambda: device_scaling_doc(ranks=2), "measured 2 ranks, the requirements ask for 4 devices"),
-    (lambda: device_scaling_doc(model="lenet"), "ran lenet, the workload is resnet50"),
-    (lambda: device_scaling_doc(gate_ok=False), "correctness gate did not pass"),
-])
+@pytest.mark.parametrize(
+    "doc, why",
+    [
+        (lambda: device_scaling_doc(ranks=2), "measured 2 ranks, the requirements ask for 4 devices"),
+        (lambda: device_scaling_doc(model="lenet"), "ran lenet, the workload is resnet50"),
+        (lambda: device_scaling_doc(gate_ok=False), "correctness gate did not pass"),
+    ],
+)
 def test_device_scaling_of_another_shape_stays_evidence(kb, doc, why):
     p = by_wf(score(nvidia_req(devices=4), None, None, kb, scaling=doc()))["pytorch"]
     c = p.communication
@@ -216,13 +245,16 @@ def _bad(tmp_path, name, text):
     return path
 
 
-@pytest.mark.parametrize("make, expect", [
-    (lambda t: t / "missing.json", "no such file"),
-    (lambda t: _bad(t, "broken.json", "{"), "invalid JSON"),
-    (lambda t: _bad(t, "suite.json", json.dumps({"runs": []})), "kind: expected \"scaling\""),
-    (lambda t: _bad(t, "old.json", json.dumps({**cpu_doc(), "schema_version": "0"})), "schema_version"),
-    (lambda t: _bad(t, "field.json", json.dumps({**cpu_doc(), "label": "fast"})), "label"),
-])
+@pytest.mark.parametrize(
+    "make, expect",
+    [
+        (lambda t: t / "missing.json", "no such file"),
+        (lambda t: _bad(t, "broken.json", "{"), "invalid JSON"),
+        (lambda t: _bad(t, "suite.json", json.dumps({"runs": []})), 'kind: expected "scaling"'),
+        (lambda t: _bad(t, "old.json", json.dumps({**cpu_doc(), "schema_version": "0"})), "schema_version"),
+        (lambda t: _bad(t, "field.json", json.dumps({**cpu_doc(), "label": "fast"})), "label"),
+    ],
+)
 def test_bad_scaling_file_is_one_line_exit_2_and_no_output(capsys, tmp_path, make, expect):
     out_file = tmp_path / "report.json"
     code, out, err = run_cli(capsys, "report", str(EXAMPLE), "--scaling", str(make(tmp_path)), "-o", str(out_file))
@@ -233,18 +265,23 @@ def test_bad_scaling_file_is_one_line_exit_2_and_no_output(capsys, tmp_path, mak
 
 def test_report_with_scaling_is_deterministic(kb):
     req = load_requirements(EXAMPLE)
-    a, b = (build_report(req, kb=kb, scaling=copy.deepcopy(cpu_doc()), scaling_source="file", scaling_file="s.json")
-            for _ in range(2))
+    a, b = (
+        build_report(req, kb=kb, scaling=copy.deepcopy(cpu_doc()), scaling_source="file", scaling_file="s.json")
+        for _ in range(2)
+    )
     da, db = a.model_dump(mode="json"), b.model_dump(mode="json")
     da.pop("created_at"), db.pop("created_at")
     assert da == db
 
 
-@pytest.mark.parametrize("example, expected", [
-    ("ascend-production.yaml", "mindspore"),
-    ("nvidia-research-team.yaml", "pytorch"),
-    ("prototype-then-ascend.yaml", "hybrid"),
-])
+@pytest.mark.parametrize(
+    "example, expected",
+    [
+        ("ascend-production.yaml", "mindspore"),
+        ("nvidia-research-team.yaml", "pytorch"),
+        ("prototype-then-ascend.yaml", "hybrid"),
+    ],
+)
 def test_examples_keep_their_workflow_with_the_measured_scaling(kb, example, expected):
     card = score(load_requirements(ROOT / "examples" / example), None, None, kb, scaling=cpu_doc(), scaling_here=True)
     assert card.recommendation.workflow == expected

@@ -19,6 +19,19 @@ def test_registry_is_extensible_and_every_file_is_a_schema():
         doc = json.loads((schemas.FOLDER / name).read_text(encoding="utf-8"))
         assert doc["$schema"].startswith("https://json-schema.org/") and doc["type"] == "object"
     report = json.loads((schemas.FOLDER / "report.schema.json").read_text(encoding="utf-8"))
-    for key in ("schema_version", "tool", "created_at", "knowledge_base", "requirements", "host", "probes",
-                "recommendation", "scores", "projections", "pitfalls", "sensitivity", "assumptions"):
+    for key in (
+        "schema_version",
+        "tool",
+        "created_at",
+        "knowledge_base",
+        "requirements",
+        "host",
+        "probes",
+        "recommendation",
+        "scores",
+        "projections",
+        "pitfalls",
+        "sensitivity",
+        "assumptions",
+    ):
         assert key in report["properties"], key

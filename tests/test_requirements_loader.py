@@ -53,11 +53,20 @@ BAD = {
     "wrong-type": (VALID.replace("[nvidia]", "[nvidia]\n  devices: eight").encode(), ["hardware.devices", "integer"]),
     "quoted-number": (VALID.replace("[nvidia]", "[nvidia]\n  devices: '8'").encode(), ["hardware.devices", "integer"]),
     "bool-as-int": (VALID.encode() + b"model:\n  custom_cuda_ops: 3\n", ["model.custom_cuda_ops", "boolean"]),
-    "out-of-range": (VALID.replace("[nvidia]", "[nvidia]\n  devices: 0").encode(), ["hardware.devices", "greater than or equal to 1"]),
-    "negative-params": (VALID.encode() + b"model:\n  parameters_millions: -3\n", ["model.parameters_millions", "greater than 0"]),
+    "out-of-range": (
+        VALID.replace("[nvidia]", "[nvidia]\n  devices: 0").encode(),
+        ["hardware.devices", "greater than or equal to 1"],
+    ),
+    "negative-params": (
+        VALID.encode() + b"model:\n  parameters_millions: -3\n",
+        ["model.parameters_millions", "greater than 0"],
+    ),
     "bad-enum": (VALID.encode() + b"team:\n  pytorch: guru\n", ["team.pytorch", "'expert'", "guru"]),
     "empty-list": (VALID.replace("[nvidia]", "[]").encode(), ["hardware.available", "at least 1"]),
-    "bad-list-item": (VALID.replace("[nvidia-server]", "[nvidia-server, toaster]").encode(), ["deployment.targets[1]", "toaster"]),
+    "bad-list-item": (
+        VALID.replace("[nvidia-server]", "[nvidia-server, toaster]").encode(),
+        ["deployment.targets[1]", "toaster"],
+    ),
     "missing-field": (b"name: x\nhardware:\n  available: [cpu]\n", ["deployment", "required"]),
     "empty-file": (b"", ["empty"]),
     "only-comments": (b"# nothing here\n\n", ["empty"]),
@@ -66,8 +75,14 @@ BAD = {
     "python-tag": (b"name: !!python/object/apply:os.system ['echo pwned']\n", ["tag", "not allowed"]),
     "python-name-tag": (b"name: !!python/name:os.system\n", ["tag", "not allowed"]),
     "duplicate-key": (VALID.encode() + b"name: again\n", ["duplicate key 'name'"]),
-    "custom-without-flops": (VALID.encode() + b"workload:\n  model: custom\n  dataset_samples: 10\n  epochs: 1\n", ["workload", "gflops_per_sample"]),
-    "negative-weight": (VALID.encode() + b"weights:\n  performance: -1\n", ["weights.performance", "greater than or equal to 0"]),
+    "custom-without-flops": (
+        VALID.encode() + b"workload:\n  model: custom\n  dataset_samples: 10\n  epochs: 1\n",
+        ["workload", "gflops_per_sample"],
+    ),
+    "negative-weight": (
+        VALID.encode() + b"weights:\n  performance: -1\n",
+        ["weights.performance", "greater than or equal to 0"],
+    ),
     "unknown-weight": (VALID.encode() + b"weights:\n  speed: 1\n", ["weights.speed", "unknown key"]),
 }
 
@@ -101,8 +116,12 @@ def test_missing_file_and_folder(tmp_path, capsys):
 
 
 def test_all_zero_weights_rejected():
-    data = {"name": "x", "hardware": {"available": ["cpu"]}, "deployment": {"targets": ["cpu-server"]},
-            "weights": {c: 0 for c in CRITERIA}}
+    data = {
+        "name": "x",
+        "hardware": {"available": ["cpu"]},
+        "deployment": {"targets": ["cpu-server"]},
+        "weights": {c: 0 for c in CRITERIA},
+    }
     with pytest.raises(UsageError, match="at least one weight"):
         parse_requirements(data, "form")
 

@@ -34,8 +34,8 @@ def _function_check(framework: str) -> None:
     assert run.status == "ok", f"{run.error}\n{run.output_tail}"
     assert run.world_size == 2
     assert run.gate is not None
-    assert run.gate.sync_max_abs_diff <= 1e-6, run.gate      # gradients really averaged
-    assert run.gate.nosync_max_abs_diff > 1e-4, run.gate     # the control can tell
+    assert run.gate.sync_max_abs_diff <= 1e-6, run.gate  # gradients really averaged
+    assert run.gate.nosync_max_abs_diff > 1e-4, run.gate  # the control can tell
     assert run.gate.param_count == 61_706
     assert run.images_per_second and run.images_per_second > 0
     assert run.allreduce_share is not None and run.startup.init_seconds is not None
@@ -59,8 +59,9 @@ def test_msrun_two_ranks_really_sync():
 @needs_torch
 @pytest.mark.timeout(120)
 def test_torchrun_crashing_rank_is_a_failed_run():
-    spec = launch.LaunchSpec("pytorch", 2, steps=5, warmup=1, timeout=90,
-                             extra_env=(("ADVISOR_SCALING_FAULT", "crash@1"),))
+    spec = launch.LaunchSpec(
+        "pytorch", 2, steps=5, warmup=1, timeout=90, extra_env=(("ADVISOR_SCALING_FAULT", "crash@1"),)
+    )
     out = launch.run_launch(spec)
     assert out.status == "failed"
     assert out.seconds < 90
@@ -73,20 +74,22 @@ def test_torchrun_crashing_rank_is_a_failed_run():
 def test_torchrun_hanging_rank_is_killed_at_the_timeout():
     # The rank hangs after init, so rank 0 blocks in its first allreduce; gloo's own timeout
     # (>= 30 s) is longer than the launch's 20 s, so the parent's kill must end it.
-    spec = launch.LaunchSpec("pytorch", 2, steps=5, warmup=1, timeout=20,
-                             extra_env=(("ADVISOR_SCALING_FAULT", "hang@1"),))
+    spec = launch.LaunchSpec(
+        "pytorch", 2, steps=5, warmup=1, timeout=20, extra_env=(("ADVISOR_SCALING_FAULT", "hang@1"),)
+    )
     out = launch.run_launch(spec)
     assert out.status == "timeout"
     assert 20 <= out.seconds < 35
     assert "hung" in out.error
-    assert launcher.marked_pids(out.marker) == []   # ranks live in their own sessions: all gone
+    assert launcher.marked_pids(out.marker) == []  # ranks live in their own sessions: all gone
 
 
 @needs_ms
 @pytest.mark.timeout(150)
 def test_msrun_raising_rank_is_a_failed_run_with_its_error():
-    spec = launch.LaunchSpec("mindspore", 2, steps=5, warmup=1, timeout=120,
-                             extra_env=(("ADVISOR_SCALING_FAULT", "raise@1"),))
+    spec = launch.LaunchSpec(
+        "mindspore", 2, steps=5, warmup=1, timeout=120, extra_env=(("ADVISOR_SCALING_FAULT", "raise@1"),)
+    )
     out = launch.run_launch(spec)
     assert out.status == "failed"
     # Our worker watch stops msrun instead of waiting ~40 s for its scheduler's heartbeat timeout,
@@ -100,8 +103,9 @@ def test_msrun_raising_rank_is_a_failed_run_with_its_error():
 @pytest.mark.timeout(120)
 def test_msrun_hanging_rank_is_killed_at_the_timeout():
     # msrun's workers and scheduler run in sessions of their own (os.setsid): all must go.
-    spec = launch.LaunchSpec("mindspore", 2, steps=5, warmup=1, timeout=30,
-                             extra_env=(("ADVISOR_SCALING_FAULT", "hang@1"),))
+    spec = launch.LaunchSpec(
+        "mindspore", 2, steps=5, warmup=1, timeout=30, extra_env=(("ADVISOR_SCALING_FAULT", "hang@1"),)
+    )
     out = launch.run_launch(spec)
     assert out.status == "timeout"
     assert 30 <= out.seconds < 45

@@ -30,15 +30,22 @@ def test_torchrun_command_uses_standalone_and_no_restarts(tmp_path):
     assert "--standalone" in cmd and "--nproc_per_node=4" in cmd and "--max-restarts=0" in cmd
     script = cmd.index(str(launch.RANK_SCRIPTS["pytorch"]))
     assert all(a.startswith("--") for a in cmd[1:script] if a not in ("-m", "torch.distributed.run"))
-    tail = cmd[script + 1:]
+    tail = cmd[script + 1 :]
     assert tail[tail.index("--steps") + 1] == "7" and tail[tail.index("--threads") + 1] == "3"
     assert tail[tail.index("--result-dir") + 1] == str(tmp_path / "r")
 
 
 def test_msrun_command_has_every_flag_measured_necessary(tmp_path):
     cmd = launch.msrun_command(_spec("mindspore", 2, timeout=90), tmp_path / "r", tmp_path / "l", 29123)
-    for flag in ("--worker_num=2", "--local_worker_num=2", "--master_addr=127.0.0.1",
-                 "--master_port=29123", "--join=True", "--cluster_time_out=90", f"--log_dir={tmp_path / 'l'}"):
+    for flag in (
+        "--worker_num=2",
+        "--local_worker_num=2",
+        "--master_addr=127.0.0.1",
+        "--master_port=29123",
+        "--join=True",
+        "--cluster_time_out=90",
+        f"--log_dir={tmp_path / 'l'}",
+    ):
         assert flag in cmd, flag
     assert cmd.index(str(launch.RANK_SCRIPTS["mindspore"])) > cmd.index("--join=True")
 
@@ -69,7 +76,7 @@ def test_environment_per_engine(monkeypatch):
     monkeypatch.delenv("GLOO_SOCKET_IFNAME", raising=False)
     monkeypatch.setenv("SECRET_TOKEN", "x")
     env_t = launch.launch_environment(_spec("pytorch", threads=2), "m1")
-    assert "ONEDNN_MAX_CPU_ISA" not in env_t          # torch gets slower under the cap
+    assert "ONEDNN_MAX_CPU_ISA" not in env_t  # torch gets slower under the cap
     assert env_t["GLOO_SOCKET_IFNAME"] == "lo" and env_t["OMP_NUM_THREADS"] == "2"
     assert env_t[launch.MARKER_ENV] == "m1" and "SECRET_TOKEN" not in env_t
     env_m = launch.launch_environment(_spec("mindspore"), "m2")
@@ -92,9 +99,11 @@ def test_kill_sweep_reaches_ranks_in_their_own_session(tmp_path):
     marker = "test-" + str(os.getpid())
     env = dict(os.environ, **{launch.MARKER_ENV: marker})
     pidfile = tmp_path / "grandchild.pid"
-    code = ("import subprocess, sys, time; "
-            "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True); "
-            f"open({str(pidfile)!r}, 'w').write(str(p.pid)); time.sleep(60)")
+    code = (
+        "import subprocess, sys, time; "
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True); "
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid)); time.sleep(60)"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], env=env, start_new_session=True)
     deadline = time.monotonic() + 20
     while not pidfile.exists() or not pidfile.read_text():
@@ -116,8 +125,10 @@ def test_torchrun_failure_summary_names_the_rank():
     assert launch._error_line(text) == "rank 1 failed first (exit code 17)"
     exc = "Traceback...\n  File \"x\", line 1\nValueError: unknown model 'foo'\n" + text
     assert launch._error_line(exc) == "rank 1 failed first (exit code 17): ValueError: unknown model 'foo'"
-    assert launch._error_line("RuntimeError: worker 1 is the first one timed out\n") \
+    assert (
+        launch._error_line("RuntimeError: worker 1 is the first one timed out\n")
         == "RuntimeError: worker 1 is the first one timed out"
+    )
 
 
 def test_run_launch_reports_an_unstartable_launcher(tmp_path):
@@ -134,6 +145,7 @@ def test_rank_shard_gives_each_rank_its_own_batches():
 
         def __len__(self):
             return 8
+
     shards = [rank_common.rank_shard(B(), r, 2) for r in range(2)]
     assert [int(x[0]) for x, _ in shards[0]] == [0, 2, 4, 6]
     assert [int(x[0]) for x, _ in shards[1]] == [1, 3, 5, 7]
@@ -141,11 +153,24 @@ def test_rank_shard_gives_each_rank_its_own_batches():
 
 
 def _outcome(ranks, step, nosync, sync_diff=0.0, nosync_diff=0.2, world=None, status="ok"):
-    ranks_doc = [{"sync_step_s": [step] * 5, "nosync_step_s": [nosync] * 5, "init_seconds": 0.5,
-                  "launcher_seconds": 1.0, "first_step_seconds": 0.1, "loss_first": 2.3,
-                  "loss_last": 2.1} for _ in range(ranks)]
-    doc = {"world_size": world or ranks, "backend": "gloo", "ranks": ranks_doc,
-           "gate": {"sync_max_abs_diff": sync_diff, "nosync_max_abs_diff": nosync_diff, "param_count": 10}}
+    ranks_doc = [
+        {
+            "sync_step_s": [step] * 5,
+            "nosync_step_s": [nosync] * 5,
+            "init_seconds": 0.5,
+            "launcher_seconds": 1.0,
+            "first_step_seconds": 0.1,
+            "loss_first": 2.3,
+            "loss_last": 2.1,
+        }
+        for _ in range(ranks)
+    ]
+    doc = {
+        "world_size": world or ranks,
+        "backend": "gloo",
+        "ranks": ranks_doc,
+        "gate": {"sync_max_abs_diff": sync_diff, "nosync_max_abs_diff": nosync_diff, "param_count": 10},
+    }
     return launch.LaunchOutcome(status=status, command=["torchrun"], result=doc, seconds=6.0)
 
 
@@ -157,11 +182,14 @@ def test_to_run_computes_throughput_share_and_gate():
     assert run.step_ms == pytest.approx(10.0) and run.startup.init_seconds == 0.5
 
 
-@pytest.mark.parametrize("kw, words", [
-    ({"sync_diff": 0.01}, "differ across ranks"),
-    ({"nosync_diff": 0.0}, "did not diverge"),
-    ({"world": 1}, "world size 1"),
-])
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        ({"sync_diff": 0.01}, "differ across ranks"),
+        ({"nosync_diff": 0.0}, "did not diverge"),
+        ({"world": 1}, "world size 1"),
+    ],
+)
 def test_to_run_fails_a_run_that_does_not_really_sync(kw, words):
     run = runner.to_run(_spec(ranks=2), 1, _outcome(2, 0.01, 0.006, **kw))
     assert run.status == "failed" and words in run.error
@@ -181,15 +209,28 @@ def test_summary_pairs_repetitions_for_efficiency():
     assert two.efficiency.n == 3 and two.gate_ok is True
     # efficiency = contention factor x communication factor, per repetition
     assert two.contention_factor.median * two.communication_factor.median == pytest.approx(
-        two.efficiency.median, rel=0.2)
+        two.efficiency.median, rel=0.2
+    )
     assert fw.efficiency == pytest.approx(effs[1]) and fw.allreduce_share == two.allreduce_share.median
 
 
 def test_summary_status_with_a_failed_repetition():
-    runs = [runner.to_run(_spec(ranks=1), 1, _outcome(1, 0.004, 0.004)),
-            ScalingRun(id="x", framework="pytorch", launcher="torchrun", model="lenet", ranks=2,
-                       repetition=1, status="timeout", error="hung", batch_size_per_rank=32,
-                       threads_per_rank=1, startup=Startup())]
+    runs = [
+        runner.to_run(_spec(ranks=1), 1, _outcome(1, 0.004, 0.004)),
+        ScalingRun(
+            id="x",
+            framework="pytorch",
+            launcher="torchrun",
+            model="lenet",
+            ranks=2,
+            repetition=1,
+            status="timeout",
+            error="hung",
+            batch_size_per_rank=32,
+            threads_per_rank=1,
+            startup=Startup(),
+        ),
+    ]
     fw = runner.summarise("pytorch", "lenet", runs, [1, 2], "cpu", 32, 1)
     assert fw.status == "partial" and "hung" in fw.reason
     assert fw.rank_counts[1].runs_ok == 0 and fw.rank_counts[1].efficiency is None
@@ -229,11 +270,11 @@ def test_run_scaling_events_and_cancel(monkeypatch):
         on_progress("warmup", 0.5)
         cancel.set()  # the user cancels during the first launch
         return launch.LaunchOutcome(status="cancelled", command=["torchrun"], error="cancelled by the user")
+
     monkeypatch.setattr(runner, "framework_available", lambda fw: None)
     monkeypatch.setattr(runner.launch, "run_launch", fake_launch)
     events = []
-    res = runner.run_scaling(ScalingConfig(frameworks=["pytorch"], repeat=3), on_event=events.append,
-                             cancel=cancel)
+    res = runner.run_scaling(ScalingConfig(frameworks=["pytorch"], repeat=3), on_event=events.append, cancel=cancel)
     assert len(calls) == 1 and [e.kind for e in events] == ["start", "progress", "done"]
     assert events[1].run_fraction == 0.5 and events[1].fraction == pytest.approx(0.5 / 6)
     assert res.runs[0].status == "cancelled" and res.frameworks[0].status == "cancelled"
@@ -245,6 +286,7 @@ def test_run_scaling_interleaves_repetitions(monkeypatch):
     def fake_launch(spec, **kw):
         order.append((spec.framework, spec.ranks))
         return _outcome(spec.ranks, 0.01, 0.006)
+
     monkeypatch.setattr(runner, "framework_available", lambda fw: None)
     monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
     monkeypatch.setattr(runner.launch, "run_launch", fake_launch)
@@ -256,6 +298,7 @@ def test_run_scaling_interleaves_repetitions(monkeypatch):
 
 
 # ---------------------------------------------------------------------------------------- CLI
+
 
 def test_add_arguments_reuses_the_probe_parsers_options():
     from advisor.commands import scaling as cli
@@ -275,11 +318,16 @@ def test_add_arguments_reuses_the_probe_parsers_options():
     assert cfg.repeat == 1
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--ranks", "0,2"], "--ranks"), (["--ranks", "a"], "--ranks"),
-    (["--frameworks", "jax"], "--frameworks"), (["--repeat", "0"], "--repeat"),
-    (["--scaling-timeout", "1"], "--scaling-timeout"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--ranks", "0,2"], "--ranks"),
+        (["--ranks", "a"], "--ranks"),
+        (["--frameworks", "jax"], "--frameworks"),
+        (["--repeat", "0"], "--repeat"),
+        (["--scaling-timeout", "1"], "--scaling-timeout"),
+    ],
+)
 def test_cli_bad_input_is_a_usage_error(argv, words):
     from advisor.errors import UsageError
     from advisor.commands import scaling as cli
@@ -314,11 +362,18 @@ def test_render_table_and_exit_code(monkeypatch):
 
 
 def test_launcher_facts_are_framework_free_and_judged_in_advisor():
-    code = ("import sys, json; from probes.scaling.facts import launcher_facts; f = launcher_facts(); "
-            "assert 'torch' not in sys.modules and 'mindspore' not in sys.modules; "
-            "assert 'advisor' not in sys.modules; print(json.dumps(f))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         cwd=Path(__file__).resolve().parent.parent)
+    code = (
+        "import sys, json; from probes.scaling.facts import launcher_facts; f = launcher_facts(); "
+        "assert 'torch' not in sys.modules and 'mindspore' not in sys.modules; "
+        "assert 'advisor' not in sys.modules; print(json.dumps(f))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     assert out.returncode == 0, out.stderr
     import json
 
@@ -331,22 +386,38 @@ def test_launcher_facts_are_framework_free_and_judged_in_advisor():
         assert f.evidence == "launcher readiness"
 
 
-FACTS = {"bindir": "/venv/bin", "bindir_has_python": True, "torch": False, "mindspore": True,
-         "torchrun": None, "msrun": "/venv/bin/msrun", "nvidia_gpus": 0, "ascend_npus": 8,
-         "usable_cores": 2, "nccl": None, "hccl": None, "rank_table_file": None,
-         "rank_table_exists": False, "hccl_env": {}, "loopback": True}
+FACTS = {
+    "bindir": "/venv/bin",
+    "bindir_has_python": True,
+    "torch": False,
+    "mindspore": True,
+    "torchrun": None,
+    "msrun": "/venv/bin/msrun",
+    "nvidia_gpus": 0,
+    "ascend_npus": 8,
+    "usable_cores": 2,
+    "nccl": None,
+    "hccl": None,
+    "rank_table_file": None,
+    "rank_table_exists": False,
+    "hccl_env": {},
+    "loopback": True,
+}
 
 
-@pytest.mark.parametrize("change, code, severity", [
-    ({"rank_table_file": "/x/missing.json"}, "scaling.rank_table_missing", "error"),
-    ({}, "scaling.hccl_missing", "error"),
-    ({"hccl": "/usr/local/Ascend/lib64/libhccl.so"}, "scaling.hccl", "info"),
-    ({"ascend_npus": 0, "usable_cores": 1}, "scaling.one_core", "warning"),
-    ({"ascend_npus": 0, "loopback": False}, "scaling.no_loopback", "warning"),
-    ({"bindir_has_python": False}, "scaling.msrun_python", "warning"),
-    ({"torch": True, "nvidia_gpus": 2}, "scaling.nccl_missing", "warning"),
-    ({"torch": True, "torchrun": None}, "scaling.torchrun_missing", "warning"),
-])
+@pytest.mark.parametrize(
+    "change, code, severity",
+    [
+        ({"rank_table_file": "/x/missing.json"}, "scaling.rank_table_missing", "error"),
+        ({}, "scaling.hccl_missing", "error"),
+        ({"hccl": "/usr/local/Ascend/lib64/libhccl.so"}, "scaling.hccl", "info"),
+        ({"ascend_npus": 0, "usable_cores": 1}, "scaling.one_core", "warning"),
+        ({"ascend_npus": 0, "loopback": False}, "scaling.no_loopback", "warning"),
+        ({"bindir_has_python": False}, "scaling.msrun_python", "warning"),
+        ({"torch": True, "nvidia_gpus": 2}, "scaling.nccl_missing", "warning"),
+        ({"torch": True, "torchrun": None}, "scaling.torchrun_missing", "warning"),
+    ],
+)
 def test_launcher_findings_table(change, code, severity):
     from advisor.check_scaling import findings
 
@@ -421,18 +492,40 @@ def test_hooks_fit_the_real_probe_command():
 
 
 def test_parent_side_modules_load_no_framework_and_no_ui():
-    mods = ["probes.scaling", "advisor.commands.scaling", "probes.scaling.runner", "probes.scaling.launch",
-            "probes.scaling.models", "advisor.cache", "probes.scaling.facts", "advisor.check_scaling"]
-    code = ("import importlib, sys; [importlib.import_module(m) for m in %r];"
-            "print(','.join(m for m in ('textual', 'torch', 'mindspore') if m in sys.modules))" % mods)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         cwd=Path(__file__).resolve().parent.parent)
+    mods = [
+        "probes.scaling",
+        "advisor.commands.scaling",
+        "probes.scaling.runner",
+        "probes.scaling.launch",
+        "probes.scaling.models",
+        "advisor.cache",
+        "probes.scaling.facts",
+        "advisor.check_scaling",
+    ]
+    code = (
+        "import importlib, sys; [importlib.import_module(m) for m in %r];"
+        "print(','.join(m for m in ('textual', 'torch', 'mindspore') if m in sys.modules))" % mods
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
 
 
-@pytest.mark.parametrize("script, forbidden", [("rank_torch.py", "mindspore"), ("rank_mindspore.py", "torch"),
-                                               ("rank_common.py", "torch"), ("rank_common.py", "mindspore")])
+@pytest.mark.parametrize(
+    "script, forbidden",
+    [
+        ("rank_torch.py", "mindspore"),
+        ("rank_mindspore.py", "torch"),
+        ("rank_common.py", "torch"),
+        ("rank_common.py", "mindspore"),
+    ],
+)
 def test_rank_scripts_import_one_framework(script, forbidden):
     import ast
 
@@ -444,8 +537,23 @@ def test_rank_scripts_import_one_framework(script, forbidden):
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module.split(".")[0])
     assert forbidden not in names
-    assert names <= {"__future__", "time", "gc", "os", "sys", "contextlib", "datetime", "argparse",
-                     "json", "statistics", "pathlib", "numpy", "probes", "torch", "mindspore"}
+    assert names <= {
+        "__future__",
+        "time",
+        "gc",
+        "os",
+        "sys",
+        "contextlib",
+        "datetime",
+        "argparse",
+        "json",
+        "statistics",
+        "pathlib",
+        "numpy",
+        "probes",
+        "torch",
+        "mindspore",
+    }
 
 
 def test_measured_fixture_still_validates():
@@ -464,8 +572,11 @@ def test_measured_fixture_still_validates():
 def test_worker_watch_names_the_rank_that_died_first(monkeypatch, tmp_path):
     states = iter([{0, 1}, {0, 1}, {0}, {0}, set(), set(), set(), set(), set()])
     monkeypatch.setattr(launch, "_runs_rank_script", lambda pid: True)
-    monkeypatch.setattr(launch, "marked_processes", lambda marker: {
-        100 + r: {"MS_ROLE": "MS_WORKER", "RANK_ID": str(r)} for r in next(states)})
+    monkeypatch.setattr(
+        launch,
+        "marked_processes",
+        lambda marker: {100 + r: {"MS_ROLE": "MS_WORKER", "RANK_ID": str(r)} for r in next(states)},
+    )
     watch = launch.WorkerWatch("m", tmp_path)
     results = [watch.dead_ranks() for _ in range(7)]
     assert results[:4] == [None] * 4
@@ -476,8 +587,11 @@ def test_worker_watch_ignores_ranks_that_finished(monkeypatch, tmp_path):
     (tmp_path / "rank1.json").write_text("{}")
     states = iter([{0, 1}] + [{0}] * 8)
     monkeypatch.setattr(launch, "_runs_rank_script", lambda pid: True)
-    monkeypatch.setattr(launch, "marked_processes", lambda marker: {
-        100 + r: {"MS_ROLE": "MS_WORKER", "RANK_ID": str(r)} for r in next(states)})
+    monkeypatch.setattr(
+        launch,
+        "marked_processes",
+        lambda marker: {100 + r: {"MS_ROLE": "MS_WORKER", "RANK_ID": str(r)} for r in next(states)},
+    )
     watch = launch.WorkerWatch("m", tmp_path)
     assert all(watch.dead_ranks() is None for _ in range(8))
 

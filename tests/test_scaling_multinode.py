@@ -24,8 +24,7 @@ def _spec(fw="pytorch", ranks=2, **kw):
 
 def _outcome(ranks, sync, nosync, gate=True):
     """Rank docs with per-step lists (seconds) as the rank scripts write them."""
-    docs = [{"sync_step_s": list(sync), "nosync_step_s": list(nosync), "init_seconds": 0.5}
-            for _ in range(ranks)]
+    docs = [{"sync_step_s": list(sync), "nosync_step_s": list(nosync), "init_seconds": 0.5} for _ in range(ranks)]
     doc = {"world_size": ranks, "backend": "gloo", "ranks": docs}
     if gate and ranks > 1:
         doc["gate"] = {"sync_max_abs_diff": 0.0, "nosync_max_abs_diff": 0.2, "param_count": 10}
@@ -33,6 +32,7 @@ def _outcome(ranks, sync, nosync, gate=True):
 
 
 # ---------------------------------------------------------------- 1. the allreduce share and noise
+
 
 def test_one_rank_share_is_not_applicable_even_when_the_control_is_slower():
     # The measured symptom: the no-sync control slower than the synced step at 1 rank.
@@ -58,7 +58,7 @@ def test_a_difference_inside_the_controls_noise_is_below_the_noise_with_its_spre
     assert note.startswith("below the noise") and "25-75% spread" in note and "8 steps" in note
     # the noise is derived from the IQR: 2 x sqrt(pi/2) x IQR/1.349 / sqrt(8), over the synced step
     lo, hi = share._quartiles(sorted(nosync))
-    expected = 2 * share.MEDIAN_SE_FACTOR * (hi - lo) / 1.349 / 8 ** 0.5 / 0.0100
+    expected = 2 * share.MEDIAN_SE_FACTOR * (hi - lo) / 1.349 / 8**0.5 / 0.0100
     assert run.allreduce_noise == pytest.approx(expected)
     assert run.sync_nosync_difference == pytest.approx((0.0100 - 0.01025) / 0.0100)
 
@@ -84,10 +84,12 @@ def test_a_control_slower_beyond_its_noise_is_never_a_negative_share():
 
 
 def test_summary_counts_the_runs_below_the_noise():
-    runs = [runner.to_run(_spec(ranks=1), 1, _outcome(1, [0.004] * 6, [0.004] * 6)),
-            runner.to_run(_spec(ranks=2), 1, _outcome(2, [0.010] * 6, [0.006] * 6)),
-            runner.to_run(_spec(ranks=1), 2, _outcome(1, [0.004] * 6, [0.004] * 6)),
-            runner.to_run(_spec(ranks=2), 2, _outcome(2, [0.010] * 6, [0.011] * 6))]
+    runs = [
+        runner.to_run(_spec(ranks=1), 1, _outcome(1, [0.004] * 6, [0.004] * 6)),
+        runner.to_run(_spec(ranks=2), 1, _outcome(2, [0.010] * 6, [0.006] * 6)),
+        runner.to_run(_spec(ranks=1), 2, _outcome(1, [0.004] * 6, [0.004] * 6)),
+        runner.to_run(_spec(ranks=2), 2, _outcome(2, [0.010] * 6, [0.011] * 6)),
+    ]
     for i, r in enumerate(runs):
         r.repetition = i // 2 + 1
     fw = runner.summarise("pytorch", "lenet", runs, [1, 2], "cpu", 32, 1)
@@ -101,21 +103,22 @@ def test_summary_counts_the_runs_below_the_noise():
 # ------------------------------------------------------------ 2. flags, command lines, pre-flight
 
 
-
-
-@pytest.mark.parametrize("kw, words", [
-    ({"nnodes": 2, "node_rank": 2, "master": "10.0.0.1"}, "--node-rank: 2; expected 0 to 1"),
-    ({"nnodes": 2, "node_rank": -1, "master": "10.0.0.1"}, "--node-rank"),
-    ({"nnodes": 2, "node_rank": 0, "master": None}, "--master: required"),
-    ({"nnodes": 2, "node_rank": 0, "master": "h:80"}, "port 80; expected 1024 to 65535"),
-    ({"nnodes": 2, "node_rank": 0, "master": "h:99999"}, "expected 1024 to 65535"),
-    ({"nnodes": 2, "node_rank": 0, "master": "h:x"}, "expected HOST or HOST:PORT"),
-    ({"nnodes": None, "node_rank": 1, "master": "h"}, "--nnodes: required"),
-    ({"nnodes": 0, "node_rank": 0, "master": "h"}, "--nnodes: 0"),
-    ({"nnodes": 2, "node_rank": None, "master": "h"}, "--node-rank: required"),
-    ({"nnodes": 2, "node_rank": 0, "master": "h", "ranks_per_node": 0}, "--ranks-per-node"),
-    ({"nnodes": 2, "node_rank": 0, "master": "h", "timeout": 1}, "--rendezvous-timeout"),
-])
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        ({"nnodes": 2, "node_rank": 2, "master": "10.0.0.1"}, "--node-rank: 2; expected 0 to 1"),
+        ({"nnodes": 2, "node_rank": -1, "master": "10.0.0.1"}, "--node-rank"),
+        ({"nnodes": 2, "node_rank": 0, "master": None}, "--master: required"),
+        ({"nnodes": 2, "node_rank": 0, "master": "h:80"}, "port 80; expected 1024 to 65535"),
+        ({"nnodes": 2, "node_rank": 0, "master": "h:99999"}, "expected 1024 to 65535"),
+        ({"nnodes": 2, "node_rank": 0, "master": "h:x"}, "expected HOST or HOST:PORT"),
+        ({"nnodes": None, "node_rank": 1, "master": "h"}, "--nnodes: required"),
+        ({"nnodes": 0, "node_rank": 0, "master": "h"}, "--nnodes: 0"),
+        ({"nnodes": 2, "node_rank": None, "master": "h"}, "--node-rank: required"),
+        ({"nnodes": 2, "node_rank": 0, "master": "h", "ranks_per_node": 0}, "--ranks-per-node"),
+        ({"nnodes": 2, "node_rank": 0, "master": "h", "timeout": 1}, "--rendezvous-timeout"),
+    ],
+)
 def test_bad_flags_name_the_flag(kw, words):
     with pytest.raises(BadRendezvous, match=None) as exc:
         multinode.validate(**kw)
@@ -130,16 +133,25 @@ def test_master_forms():
     assert r.world == 8 and r.endpoint == "[::1]:29555" and r.timeout == 20
 
 
-@pytest.mark.parametrize("argv", [
-    ["--nnodes", "2", "--node-rank", "2", "--master", "127.0.0.1"],
-    ["--nnodes", "2", "--node-rank", "0"],
-    ["--node-rank", "1", "--master", "127.0.0.1"],
-    ["--nnodes", "2", "--node-rank", "0", "--master", "127.0.0.1:70000"],
-    ["--nnodes", "2", "--node-rank", "0", "--master", "127.0.0.1", "--ranks", "1,2"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--nnodes", "2", "--node-rank", "2", "--master", "127.0.0.1"],
+        ["--nnodes", "2", "--node-rank", "0"],
+        ["--node-rank", "1", "--master", "127.0.0.1"],
+        ["--nnodes", "2", "--node-rank", "0", "--master", "127.0.0.1:70000"],
+        ["--nnodes", "2", "--node-rank", "0", "--master", "127.0.0.1", "--ranks", "1,2"],
+    ],
+)
 def test_cli_bad_flags_exit_2_with_one_line(argv):
-    p = subprocess.run([sys.executable, "-m", "advisor", "probe", "--scaling", *argv], capture_output=True, text=True, check=False,
-                       timeout=60, cwd=Path(__file__).resolve().parents[1])
+    p = subprocess.run(
+        [sys.executable, "-m", "advisor", "probe", "--scaling", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert p.returncode == 2, p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "error:" in lines[0] and "Traceback" not in p.stderr
@@ -152,17 +164,32 @@ def _mspec(fw, node_rank=0, nnodes=2, k=1, port=29500):
 
 def test_torchrun_multinode_command_uses_its_own_c10d_rendezvous(tmp_path):
     cmd, result_dir, _ = launch.build_command(_mspec("pytorch", node_rank=1, k=2), tmp_path)
-    for flag in ("--nnodes=2", "--node-rank=1", "--nproc_per_node=2", "--rdzv-backend=c10d",
-                 "--rdzv-endpoint=10.0.0.1:29500", "--rdzv-id=advisor-x-1", "--max-restarts=0",
-                 "--rdzv-conf=join_timeout=45,read_timeout=45"):
+    for flag in (
+        "--nnodes=2",
+        "--node-rank=1",
+        "--nproc_per_node=2",
+        "--rdzv-backend=c10d",
+        "--rdzv-endpoint=10.0.0.1:29500",
+        "--rdzv-id=advisor-x-1",
+        "--max-restarts=0",
+        "--rdzv-conf=join_timeout=45,read_timeout=45",
+    ):
         assert flag in cmd, flag
     assert "--standalone" not in cmd and result_dir.is_dir()
 
 
 def test_msrun_multinode_command(tmp_path):
     cmd, _, log_dir = launch.build_command(_mspec("mindspore", node_rank=1, nnodes=3, k=2, port=30001), tmp_path)
-    for flag in ("--worker_num=6", "--local_worker_num=2", "--master_addr=10.0.0.1", "--master_port=30001",
-                 "--node_rank=1", "--join=True", "--cluster_time_out=45", f"--log_dir={log_dir}"):
+    for flag in (
+        "--worker_num=6",
+        "--local_worker_num=2",
+        "--master_addr=10.0.0.1",
+        "--master_port=30001",
+        "--node_rank=1",
+        "--join=True",
+        "--cluster_time_out=45",
+        f"--log_dir={log_dir}",
+    ):
         assert flag in cmd, flag
 
 
@@ -196,8 +223,9 @@ def test_preflight_missing_master_fails_within_its_bound(monkeypatch):
     took = time.monotonic() - start
     assert took < 2.0 + 3.0  # the bound plus one connect attempt and the poll interval
     assert "within 2 s" in why and "refused" in why and "GLOO_SOCKET_IFNAME=lo" in why
-    why = multinode.preflight(Rendezvous(2, 1, "127.0.0.1", launch.free_port(), 1, 0.5), "mindspore",
-                              "Ascend", poll=0.2)
+    why = multinode.preflight(
+        Rendezvous(2, 1, "127.0.0.1", launch.free_port(), 1, 0.5), "mindspore", "Ascend", poll=0.2
+    )
     assert "HCCL_IF_IP" in why and "HCCL_SOCKET_IFNAME" in why and "HCCL_CONNECT_TIMEOUT" in why
 
 
@@ -212,6 +240,7 @@ def test_diagnose_names_cause_and_settings(monkeypatch):
 
 # ------------------------------------------------------------------------------ 3. the link
 
+
 def test_link_speed_from_sysfs_fixture(tmp_path):
     (tmp_path / "eth0").mkdir()
     (tmp_path / "eth0" / "speed").write_text("25000\n")
@@ -224,8 +253,9 @@ def test_link_speed_from_sysfs_fixture(tmp_path):
 
 
 def test_route_interface_maps_the_source_address():
-    assert multinode.route_interface("127.0.0.1", addresses=lambda n: {"lo": "127.0.0.1"}.get(n),
-                                     names=["eth0", "lo"]) == ("lo", "127.0.0.1")
+    assert multinode.route_interface(
+        "127.0.0.1", addresses=lambda n: {"lo": "127.0.0.1"}.get(n), names=["eth0", "lo"]
+    ) == ("lo", "127.0.0.1")
     assert multinode.route_interface("127.0.0.1")[1] == "127.0.0.1"  # the real one on loopback
 
 
@@ -254,16 +284,22 @@ def test_interfaces_and_speeds_from_a_sysfs_fixture():
 
 
 def test_env_settings_are_shown_and_a_missing_interface_is_an_error():
-    env = {"GLOO_SOCKET_IFNAME": "eth0", "NCCL_SOCKET_IFNAME": "ib", "HCCL_SOCKET_IFNAME": "eth9",
-           "HCCL_CONNECT_TIMEOUT": "60"}
+    env = {
+        "GLOO_SOCKET_IFNAME": "eth0",
+        "NCCL_SOCKET_IFNAME": "ib",
+        "HCCL_SOCKET_IFNAME": "eth9",
+        "HCCL_CONNECT_TIMEOUT": "60",
+    }
     codes = _codes(cm.findings(env, str(MN / "net")))
     assert "GLOO_SOCKET_IFNAME=eth0" in codes["multinode.env"]["message"]
     bad = codes["multinode.ifname_missing"]
     assert bad["severity"] == "error" and "HCCL_SOCKET_IFNAME=eth9" in bad["message"]
     assert "NCCL_SOCKET_IFNAME" not in bad["message"] or "ib" in bad["message"]
     assert "HCCL_CONNECT_TIMEOUT=60" in codes["multinode.hccl_timeout_short"]["message"]
-    assert _codes(cm.findings({"HCCL_CONNECT_TIMEOUT": "soon"}, str(MN / "net")))[
-        "multinode.hccl_timeout_bad"]["severity"] == "error"
+    assert (
+        _codes(cm.findings({"HCCL_CONNECT_TIMEOUT": "soon"}, str(MN / "net")))["multinode.hccl_timeout_bad"]["severity"]
+        == "error"
+    )
 
 
 def test_port_free_or_in_use():
@@ -278,24 +314,35 @@ def test_port_free_or_in_use():
     assert multinode.port_free("127.0.0.1", launch.free_port())
 
 
-@pytest.mark.parametrize("name, severity, words", [
-    ("rank_table_ok.json", "info", "2 server(s), 4 device(s), rank ids 0..3"),
-    ("rank_table_dup_rank.json", "error", "rank_id"),
-    ("rank_table_no_servers.json", "error", "server_list: missing or empty"),
-    ("rank_table_truncated.json", "error", "not JSON"),
-    ("nope.json", "error", "does not exist"),
-])
+@pytest.mark.parametrize(
+    "name, severity, words",
+    [
+        ("rank_table_ok.json", "info", "2 server(s), 4 device(s), rank ids 0..3"),
+        ("rank_table_dup_rank.json", "error", "rank_id"),
+        ("rank_table_no_servers.json", "error", "server_list: missing or empty"),
+        ("rank_table_truncated.json", "error", "not JSON"),
+        ("nope.json", "error", "does not exist"),
+    ],
+)
 def test_rank_table_file_validity(name, severity, words):
     found = cm.rank_table_findings({"RANK_TABLE_FILE": str(MN / name)}, npus=8)
     assert len(found) == 1 and found[0]["severity"] == severity and words in found[0]["message"]
 
 
 def test_rank_table_problems_name_each_field():
-    doc = {"server_count": "3", "server_list": [
-        {"server_id": "a", "device": [{"device_id": "0", "rank_id": "1"}]}, {"device": []}], "status": "x"}
+    doc = {
+        "server_count": "3",
+        "server_list": [{"server_id": "a", "device": [{"device_id": "0", "rank_id": "1"}]}, {"device": []}],
+        "status": "x",
+    }
     problems = " | ".join(cm.rank_table_problems(doc))
-    for words in ("server_count 3 but server_list has 2", "no device_ip", "server_list[1]: no server_id",
-                  "expected 0..0 each once", "status 'x'"):
+    for words in (
+        "server_count 3 but server_list has 2",
+        "no device_ip",
+        "server_list[1]: no server_id",
+        "expected 0..0 each once",
+        "status 'x'",
+    ):
         assert words in problems, words
     assert cm.rank_table_findings({}, npus=0) == []  # not an Ascend host and nothing set: nothing to say
 
@@ -312,10 +359,35 @@ ROOT = Path(__file__).resolve().parents[1]
 def _node(tmp_path, fw, rank, port, timeout=60, extra=()):
     d = tmp_path / f"node{rank}"
     d.mkdir(exist_ok=True)
-    argv = [sys.executable, "-m", "advisor", "probe", "--scaling", "--nnodes", "2", "--node-rank", str(rank),
-            "--master", f"127.0.0.1:{port}", "--frameworks", fw, "--repeat", "1", "--scaling-steps", "4",
-            "--batch-size", "8", "--threads", "1", "--no-intra-host", "--rendezvous-timeout", str(timeout),
-            "-o", str(d / "out.json"), *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "advisor",
+        "probe",
+        "--scaling",
+        "--nnodes",
+        "2",
+        "--node-rank",
+        str(rank),
+        "--master",
+        f"127.0.0.1:{port}",
+        "--frameworks",
+        fw,
+        "--repeat",
+        "1",
+        "--scaling-steps",
+        "4",
+        "--batch-size",
+        "8",
+        "--threads",
+        "1",
+        "--no-intra-host",
+        "--rendezvous-timeout",
+        str(timeout),
+        "-o",
+        str(d / "out.json"),
+        *extra,
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(argv, cwd=d, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), d
 
@@ -376,8 +448,13 @@ def test_inter_host_block_pairs_inter_and_intra_by_repetition():
         inter.append(run)
         intra.append(runner.to_run(_spec(ranks=2, batch_size=32), rep, _outcome(2, [s_intra] * 6, [0.006] * 6)))
         intra.append(runner.to_run(_spec(ranks=1, batch_size=32), rep, _outcome(1, [s_one] * 6, [s_one] * 6)))
-    link = {"interface": "eth0", "source_address": "10.0.0.1", "speed_mbps": 25000,
-            "speed_source": "read from /sys/class/net/eth0/speed", "loopback": False}
+    link = {
+        "interface": "eth0",
+        "source_address": "10.0.0.1",
+        "speed_mbps": 25000,
+        "speed_source": "read from /sys/class/net/eth0/speed",
+        "loopback": False,
+    }
     block = InterHost.model_validate(multinode.inter_host_block(r, link, inter, intra, ["pytorch"], ["lenet"]))
     fw = block.frameworks[0]
     assert fw.status == "ok" and fw.gate_ok and fw.world_size == 2 and block.link.speed_mbps == 25000

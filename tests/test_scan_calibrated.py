@@ -21,7 +21,10 @@ def _write(root, files):
 
 
 def test_mindspore_project_is_nothing_to_migrate(tmp_path):
-    _write(tmp_path, {"net.py": """
+    _write(
+        tmp_path,
+        {
+            "net.py": """
         import mindspore as ms
         from mindspore import nn, ops
         class Net(nn.Cell):
@@ -29,7 +32,10 @@ def test_mindspore_project_is_nothing_to_migrate(tmp_path):
                 if x.sum() > 0:
                     return x
                 return (x, x)
-        """, "train.py": "import mindspore\nfrom net import Net\n"})
+        """,
+            "train.py": "import mindspore\nfrom net import Net\n",
+        },
+    )
     r = scan_path(tmp_path)
     assert r.framework == "mindspore" and r.mindspore_files == 2
     assert r.route == "nothing to migrate" and r.risk == "low" and "already MindSpore" in r.risk_reasons[0]
@@ -37,7 +43,9 @@ def test_mindspore_project_is_nothing_to_migrate(tmp_path):
 
 
 def test_python2_tree_says_why_nothing_was_scanned(tmp_path, capsys):
-    _write(tmp_path, {"a.py": "import torch\nprint 'hello'\n", "b.py": "try:\n    pass\nexcept IOError, e:\n    pass\n"})
+    _write(
+        tmp_path, {"a.py": "import torch\nprint 'hello'\n", "b.py": "try:\n    pass\nexcept IOError, e:\n    pass\n"}
+    )
     with pytest.raises(UsageError, match="2 look like Python 2"):
         scan_path(tmp_path)
     assert main(["scan", str(tmp_path)]) == 2
@@ -46,10 +54,12 @@ def test_python2_tree_says_why_nothing_was_scanned(tmp_path, capsys):
 
 
 def test_a_library_importing_itself_is_not_a_hub_dependency(tmp_path):
-    root = _write(tmp_path / "timm", {
-        "timm/__init__.py": "from timm.models import create_model\n",
-        "timm/models/__init__.py": "",
-        "timm/models/vit.py": """
+    root = _write(
+        tmp_path / "timm",
+        {
+            "timm/__init__.py": "from timm.models import create_model\n",
+            "timm/models/__init__.py": "",
+            "timm/models/vit.py": """
             import torch
             from torch import nn
             from timm.layers import Mlp
@@ -58,14 +68,18 @@ def test_a_library_importing_itself_is_not_a_hub_dependency(tmp_path):
                 def forward(self, x):
                     return x
             """,
-    })
+        },
+    )
     r = scan_path(root)
     assert not [h for h in r.hazards if h.kind == "model_hub"]
     assert not [d for d in r.dependencies if d.name == "timm"]
 
 
 def test_lazy_transformers_import_does_not_flip_the_route(tmp_path):
-    _write(tmp_path, {"model.py": """
+    _write(
+        tmp_path,
+        {
+            "model.py": """
         import torch
         from torch import nn
         class GPT(nn.Module):
@@ -75,7 +89,8 @@ def test_lazy_transformers_import_does_not_flip_the_route(tmp_path):
             def from_pretrained(cls, name):
                 from transformers import GPT2LMHeadModel  # only to copy weights
                 return GPT2LMHeadModel.from_pretrained(name)
-        """, "train.py": """
+        """,
+            "train.py": """
         import torch
         from model import GPT
         model = GPT()
@@ -83,7 +98,9 @@ def test_lazy_transformers_import_does_not_flip_the_route(tmp_path):
         loss = model(torch.ones(2)).sum()
         loss.backward()
         opt.step()
-        """})
+        """,
+        },
+    )
     r = scan_path(tmp_path)
     hub = [h for h in r.hazards if h.kind == "model_hub"]
     assert hub and all(h.optional for h in hub)
@@ -96,39 +113,57 @@ def test_lazy_transformers_import_does_not_flip_the_route(tmp_path):
 
 
 def test_libtorch_programs_and_cuda_home_are_not_custom_operators(tmp_path):
-    _write(tmp_path, {
-        "cpp/infer.cpp": "#include <torch/script.h>\n#include <torch/torch.h>\nint main() { auto m = torch::jit::load(\"m.pt\"); }\n",
-        "setup_env.py": "from torch.utils.cpp_extension import CUDA_HOME\nprint(CUDA_HOME)\nimport torch\n",
-        "ext/op.cpp": "#include <torch/extension.h>\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}\n",
-        "ext/kernel.cu": "__global__ void k(float* x) {}\n",
-        "ext/setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('op', ['op.cpp'])\n",
-        "model.py": "import torch\ny = torch.ops.myops.fused_gelu(x)\nz = torch.ops.aten.add(x, x)\nk = torch.ops.torchvision.nms(b, s, 0.5)\n",
-    })
+    _write(
+        tmp_path,
+        {
+            "cpp/infer.cpp": '#include <torch/script.h>\n#include <torch/torch.h>\nint main() { auto m = torch::jit::load("m.pt"); }\n',
+            "setup_env.py": "from torch.utils.cpp_extension import CUDA_HOME\nprint(CUDA_HOME)\nimport torch\n",
+            "ext/op.cpp": "#include <torch/extension.h>\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}\n",
+            "ext/kernel.cu": "__global__ void k(float* x) {}\n",
+            "ext/setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('op', ['op.cpp'])\n",
+            "model.py": "import torch\ny = torch.ops.myops.fused_gelu(x)\nz = torch.ops.aten.add(x, x)\nk = torch.ops.torchvision.nms(b, s, 0.5)\n",
+        },
+    )
     r = scan_path(tmp_path)
     places = {(h.file, h.line) for h in r.hazards if h.kind == "custom_extension"}
-    assert ("cpp/infer.cpp", 1) not in {(f, 1) for f, _ in places if f == "cpp/infer.cpp"} and not any(f == "cpp/infer.cpp" for f, _ in places)
+    assert ("cpp/infer.cpp", 1) not in {(f, 1) for f, _ in places if f == "cpp/infer.cpp"} and not any(
+        f == "cpp/infer.cpp" for f, _ in places
+    )
     assert not any(f == "setup_env.py" for f, _ in places)
-    assert ("ext/kernel.cu", 1) in places and ("ext/setup.py", 2) in places and any(f == "ext/op.cpp" for f, _ in places)
+    assert (
+        ("ext/kernel.cu", 1) in places and ("ext/setup.py", 2) in places and any(f == "ext/op.cpp" for f, _ in places)
+    )
     assert ("model.py", 2) in places  # torch.ops.myops: a custom op
     assert ("model.py", 3) not in places and ("model.py", 4) not in places  # aten, torchvision: built in
     assert r.extension_sources == 2 and r.risk == "high"
 
 
 def test_one_dataparallel_line_is_low_risk_ddp_is_medium(tmp_path_factory):
-    dp = _write(tmp_path_factory.mktemp("dp"), {"train.py": "import torch\nmodel = torch.nn.DataParallel(model)\nloss.backward()\n"})
+    dp = _write(
+        tmp_path_factory.mktemp("dp"),
+        {"train.py": "import torch\nmodel = torch.nn.DataParallel(model)\nloss.backward()\n"},
+    )
     r = scan_path(dp)
     assert next(s for s in r.hazard_summary if s.kind == "distributed").risk == "low" and r.risk == "low"
-    ddp = _write(tmp_path_factory.mktemp("ddp"), {"train.py": """
+    ddp = _write(
+        tmp_path_factory.mktemp("ddp"),
+        {
+            "train.py": """
         import torch.distributed as dist
         from torch.nn.parallel import DistributedDataParallel as DDP
         dist.init_process_group("nccl")
         model = DDP(model)
-        """})
+        """
+        },
+    )
     assert scan_path(ddp).risk == "medium"
 
 
 def test_data_dependent_shapes_and_features_without_equivalent(tmp_path):
-    _write(tmp_path, {"det.py": """
+    _write(
+        tmp_path,
+        {
+            "det.py": """
         import torch
         import torch.fx
         import torchvision
@@ -140,7 +175,9 @@ def test_data_dependent_shapes_and_features_without_equivalent(tmp_path):
             return keep
         gm = torch.fx.symbolic_trace(model)
         nt = torch.nested.nested_tensor([a, b])
-        """})
+        """
+        },
+    )
     r = scan_path(tmp_path)
     dyn = sorted(h.line for h in r.hazards if h.kind == "dynamic_shape")
     assert dyn == [5, 6, 7, 8]
@@ -162,8 +199,15 @@ def test_dependency_inventory_with_mindspore_counterparts(tmp_path):
 
 def test_tests_examples_tools_are_priced_apart_and_exclude_adds_globs(tmp_path, capsys):
     model = "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n        return x\n"
-    _write(tmp_path, {"pkg/model.py": model, "pkg/legacy.py": model, "tests/test_m.py": model,
-                      "examples/demo.py": model + "torch.distributed.init_process_group('nccl')\n"})
+    _write(
+        tmp_path,
+        {
+            "pkg/model.py": model,
+            "pkg/legacy.py": model,
+            "tests/test_m.py": model,
+            "examples/demo.py": model + "torch.distributed.init_process_group('nccl')\n",
+        },
+    )
     r = scan_path(tmp_path)
     b = r.effort_breakdown
     assert b.included_files == 2 and b.excluded_files == 2 and b.excluded_hours[0] > 0
@@ -187,7 +231,10 @@ def test_tests_examples_tools_are_priced_apart_and_exclude_adds_globs(tmp_path, 
 
 
 def test_model_code_is_costed_as_model_wherever_it_sits(tmp_path):
-    _write(tmp_path, {"train.py": """
+    _write(
+        tmp_path,
+        {
+            "train.py": """
         import torch
         from torch import nn
         class Net(nn.Module):
@@ -200,7 +247,9 @@ def test_model_code_is_costed_as_model_wherever_it_sits(tmp_path):
         opt = torch.optim.SGD(net.parameters(), lr=0.1)
         net(torch.ones(2)).sum().backward()
         opt.step()
-        """})
+        """
+        },
+    )
     r = scan_path(tmp_path)
     roles = {s.name for s in r.effort_breakdown.by_role}
     assert {"model", "training"} <= roles

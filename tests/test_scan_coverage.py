@@ -18,8 +18,17 @@ def test_mappings_cover_the_common_apis_of_real_projects():
     kb = knowledge.load()
     names = {m.pytorch for m in kb.api_mappings}
     assert len(kb.api_mappings) >= 300
-    for name in ("torch.empty", "torch.zeros_like", "torch.split", "torch.float16", "torch.meshgrid",
-                 "torch.nn.functional.layer_norm", "torch.jit.ignore", "torch.nonzero", "torch.fx"):
+    for name in (
+        "torch.empty",
+        "torch.zeros_like",
+        "torch.split",
+        "torch.float16",
+        "torch.meshgrid",
+        "torch.nn.functional.layer_norm",
+        "torch.jit.ignore",
+        "torch.nonzero",
+        "torch.fx",
+    ):
         assert name in names, name
 
 
@@ -39,17 +48,19 @@ def test_every_checked_target_exists_in_the_installed_mindspore(tmp_path):
         "        missing.append(name)\n"
         "print('RESULT ' + json.dumps(missing))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], check=False, cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
     assert line, done.stderr[-2000:]
-    assert json.loads(line[len("RESULT "):]) == []
+    assert json.loads(line[len("RESULT ") :]) == []
 
 
 def test_apis_are_sorted_as_the_dev_toolkit_does(tmp_path):
     (tmp_path / "m.py").write_text(
         "import torch\nfrom torch import nn\nx = torch.zeros(2)\ny = x.view(1, 2)\nz = torch.not_a_real_api(x)\n"
-        "c = nn.Conv2d(1, 1, 1)\n")
+        "c = nn.Conv2d(1, 1, 1)\n"
+    )
     r = scan_path(tmp_path)
     bins = {a.name: a.toolkit for a in [*r.apis, *r.unmapped]}
     assert bins["torch.zeros"] == "convertible" and bins["torch.nn.Conv2d"] == "convertible"

@@ -17,13 +17,22 @@ from advisor.scan.models import ApiUse, Dependency, HazardSummary, Location
 
 
 def _api(name, mapping, hours=(0.1, 0.5), adapter=None):
-    return ApiUse(name=name, count=1, mapping=mapping, kb_id=name, matched=name, effort_hours=hours, effort_basis="t",
-                  adapter=mapping != "none" if adapter is None else adapter)
+    return ApiUse(
+        name=name,
+        count=1,
+        mapping=mapping,
+        kb_id=name,
+        matched=name,
+        effort_hours=hours,
+        effort_basis="t",
+        adapter=mapping != "none" if adapter is None else adapter,
+    )
 
 
 def _kind(kind, risk="low", hours=(1.0, 2.0), count=1, excluded=0):
-    return HazardSummary(kind=kind, count=count, files=1, risk=risk, fix="f", effort_hours=hours, effort_basis="t",
-                         excluded=excluded)
+    return HazardSummary(
+        kind=kind, count=count, files=1, risk=risk, fix="f", effort_hours=hours, effort_basis="t", excluded=excluded
+    )
 
 
 CONV = [_api("torch.nn.Conv2d", "differs")]
@@ -34,14 +43,24 @@ CONV = [_api("torch.nn.Conv2d", "differs")]
     [
         ([], CONV, (2, 10), True, "manual rewrite"),
         ([_kind("custom_extension", "high")], CONV, (20, 60), True, "manual rewrite"),
-        ([_kind("custom_extension", "high"), _kind("no_equivalent", "high")], CONV, (20, 60), True,
-         "stay on PyTorch via torch_npu"),
+        (
+            [_kind("custom_extension", "high"), _kind("no_equivalent", "high")],
+            CONV,
+            (20, 60),
+            True,
+            "stay on PyTorch via torch_npu",
+        ),
         ([], CONV, (500, TORCH_NPU_HOURS + 1), True, "stay on PyTorch via torch_npu"),
         ([], CONV, (2, 10), False, "ONNX -> MindIR conversion"),  # inference only
         ([_kind("custom_extension", "high")], CONV, (2, 10), False, "manual rewrite"),  # custom ops do not export
         ([], CONV * 10, (50, MANUAL_HOURS + 1), True, "adapter layer"),  # mid-size, all on the adapter's list
-        ([], [_api("torch.nn.Conv2d", "differs"), _api("torch.fx.x", "none")], (50, MANUAL_HOURS + 1), True,
-         "manual rewrite"),  # half the APIs not on the adapter's list
+        (
+            [],
+            [_api("torch.nn.Conv2d", "differs"), _api("torch.fx.x", "none")],
+            (50, MANUAL_HOURS + 1),
+            True,
+            "manual rewrite",
+        ),  # half the APIs not on the adapter's list
         ([_kind("custom_extension", "high", excluded=1)], CONV, (2, 10), True, "manual rewrite"),  # only in tests
     ],
 )
@@ -70,10 +89,26 @@ def test_nothing_to_migrate_for_mindspore_code_and_empty_folders():
         ([], [], (10, 30), 0, [], "low"),
         ([], [], (100, 5000), 0, [], "medium"),  # big is not blocked: never high on size alone
         ([], [], (1, 2), 1, [], "medium"),
-        ([], [], (1, 2), 0, [Dependency(name="fvcore", files=1, uses=1, first=Location(file="a.py", line=1),
-                                        mapping="none")], "medium"),
-        ([], [], (1, 2), 0, [Dependency(name="fvcore", files=1, uses=1, first=Location(file="a.py", line=1),
-                                        mapping="none", optional=True)], "low"),
+        (
+            [],
+            [],
+            (1, 2),
+            0,
+            [Dependency(name="fvcore", files=1, uses=1, first=Location(file="a.py", line=1), mapping="none")],
+            "medium",
+        ),
+        (
+            [],
+            [],
+            (1, 2),
+            0,
+            [
+                Dependency(
+                    name="fvcore", files=1, uses=1, first=Location(file="a.py", line=1), mapping="none", optional=True
+                )
+            ],
+            "low",
+        ),
     ],
 )
 def test_risk_follows_the_documented_rule(summary, apis, effort, unparsed, deps, risk):
@@ -110,12 +145,14 @@ def test_hazard_effort_grows_with_every_place(tmp_path):
 def test_effort_scales_with_modules_and_call_sites(tmp_path_factory):
     """5 module classes vs 200: the 200 cost far more (not the same 'nn.Module' once), and less than
     40 times as much (repeats are cheaper)."""
+
     def project(n):
         root = tmp_path_factory.mktemp(f"p{n}")
         body = "import torch\nfrom torch import nn\n" + "".join(
             f"class Block{i}(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
             f"        self.c = nn.Conv2d(3, 3, 3)\n    def forward(self, x):\n        return self.c(x)\n"
-            for i in range(n))
+            for i in range(n)
+        )
         (root / "models.py").write_text(body)
         return scan_path(root)
 
@@ -136,7 +173,9 @@ def test_every_hazard_kind_is_explained_with_effort_and_an_example():
     from advisor.scan.patterns import EXAMPLES, SCAN_ONLY
 
     kb = knowledge.load()
-    missing = [k for k in HAZARD_KINDS if k not in SCAN_ONLY_KINDS and not any(p.effort_hours for p in pitfalls_for(k, kb))]
+    missing = [
+        k for k in HAZARD_KINDS if k not in SCAN_ONLY_KINDS and not any(p.effort_hours for p in pitfalls_for(k, kb))
+    ]
     assert missing == []
     assert set(SCAN_ONLY) == set(SCAN_ONLY_KINDS)
     assert set(EXAMPLES) == set(HAZARD_KINDS)

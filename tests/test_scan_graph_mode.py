@@ -38,14 +38,18 @@ KIND = {"rejected": "tensor_control_flow", "lost": "graph_side_effect"}
 
 def _cls(name, init, body, base, method):
     init_block = textwrap.indent(init or "pass", " " * 8)
-    return (f"class {name}({base}):\n    def __init__(self):\n        super().__init__()\n{init_block}\n"
-            f"    def {method}(self, x):\n{textwrap.indent(body, ' ' * 8)}\n")
+    return (
+        f"class {name}({base}):\n    def __init__(self):\n        super().__init__()\n{init_block}\n"
+        f"    def {method}(self, x):\n{textwrap.indent(body, ' ' * 8)}\n"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_scan_flags_exactly_what_graph_mode_rejects(name, tmp_path):
     init, body, outcome = CASES[name]
-    (tmp_path / "m.py").write_text("import torch\nfrom torch import nn\n\n" + _cls("M", init, body, "nn.Module", "forward"))
+    (tmp_path / "m.py").write_text(
+        "import torch\nfrom torch import nn\n\n" + _cls("M", init, body, "nn.Module", "forward")
+    )
     kinds = {h.kind for h in scan_path(tmp_path).hazards} & {"tensor_control_flow", "graph_side_effect"}
     assert kinds == ({KIND[outcome]} if outcome in KIND else set()), (name, kinds)
 
@@ -74,12 +78,16 @@ def test_the_table_is_what_the_installed_mindspore_does(tmp_path):
     cells = {}
     for name, (init, body, _) in CASES.items():
         attr = init.split("=")[0].strip().removeprefix("self.") if init and init.rstrip().endswith(("[]", "{}")) else ""
-        (tmp_path / f"cell_{name}.py").write_text("from mindspore import nn\n\n" + _cls("M", init, body, "nn.Cell", "construct"))
+        (tmp_path / f"cell_{name}.py").write_text(
+            "from mindspore import nn\n\n" + _cls("M", init, body, "nn.Cell", "construct")
+        )
         cells[name] = attr
     script = f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nCELLS = {cells!r}\n" + PROBE
     # cwd: MindSpore writes rank_0/ analysis files where it runs
-    done = subprocess.run([sys.executable, "-c", script], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
     assert line, done.stderr[-2000:]
-    got = json.loads(line[len("RESULT "):])
+    got = json.loads(line[len("RESULT ") :])
     assert got == {name: outcome for name, (_, _, outcome) in CASES.items()}

@@ -245,8 +245,7 @@ def _notebook(cells):
     return json.dumps(
         {
             "cells": [
-                {"cell_type": kind, "metadata": {}, "source": text.splitlines(keepends=True)}
-                for kind, text in cells
+                {"cell_type": kind, "metadata": {}, "source": text.splitlines(keepends=True)} for kind, text in cells
             ],
             "metadata": {},
             "nbformat": 4,
@@ -261,7 +260,10 @@ def test_notebook_cells_are_scanned_with_cell_and_line(tmp_path):
             [
                 ("markdown", "# Notes\nimport nothing here"),
                 ("code", "%matplotlib inline\n!pip install timm\nimport torch\nfrom torch import nn"),
-                ("code", "class M(nn.Module):\n    def forward(self, x):\n        if x.sum() > 0:\n            return x\n        return (x, x)"),
+                (
+                    "code",
+                    "class M(nn.Module):\n    def forward(self, x):\n        if x.sum() > 0:\n            return x\n        return (x, x)",
+                ),
                 ("code", "%%bash\nls -la"),
                 ("code", "m = nn.Linear(2, 2)\nm.weight.data.zero_()"),
             ]

@@ -92,8 +92,13 @@ def test_json_document_shape(risky_project, capsys):
     low, high = doc["effort_hours"]
     assert 0 <= low <= high
     assert doc["risk"] in ("low", "medium", "high")
-    assert doc["route"] in ("manual rewrite", "ONNX -> MindIR conversion", "adapter layer",
-                            "stay on PyTorch via torch_npu", "nothing to migrate")
+    assert doc["route"] in (
+        "manual rewrite",
+        "ONNX -> MindIR conversion",
+        "adapter layer",
+        "stay on PyTorch via torch_npu",
+        "nothing to migrate",
+    )
     assert doc["effort_breakdown"]["items"] and doc["effort_breakdown"]["by_file"]
 
 

@@ -33,8 +33,14 @@ def make(**overrides) -> dict:
         "hardware": {"available": ["nvidia", "ascend", "cpu"], "training_target": "undecided", "devices": 1},
         "deployment": {"targets": ["cpu-server"]},
         "model": {"family": "cnn", "parameters_millions": 25.6, "source": "new"},
-        "needs": {"huggingface": "none", "distributed_training": False, "debugging_intensity": "medium",
-                  "throughput_priority": "medium", "domestic_substitution": "none", "edge_cloud": False},
+        "needs": {
+            "huggingface": "none",
+            "distributed_training": False,
+            "debugging_intensity": "medium",
+            "throughput_priority": "medium",
+            "domestic_substitution": "none",
+            "edge_cloud": False,
+        },
     }
     for path, value in overrides.items():
         node = data
@@ -53,56 +59,121 @@ def total(card, workflow):
     return next(s for s in card.scores if s.workflow == workflow).total
 
 
-@pytest.mark.parametrize("example, expected", [
-    ("ascend-production.yaml", "mindspore"),
-    ("nvidia-research-team.yaml", "pytorch"),
-    ("prototype-then-ascend.yaml", "hybrid"),
-])
+@pytest.mark.parametrize(
+    "example, expected",
+    [
+        ("ascend-production.yaml", "mindspore"),
+        ("nvidia-research-team.yaml", "pytorch"),
+        ("prototype-then-ascend.yaml", "hybrid"),
+    ],
+)
 def test_examples_give_their_expected_workflow(kb, example, expected):
     card = score(load_requirements(ROOT / "examples" / example), None, None, kb)
     assert card.recommendation.workflow == expected, [(s.workflow, s.total, s.blocked_by) for s in card.scores]
 
 
-ON_NVIDIA = {"hardware.available": ["nvidia", "cpu"], "hardware.training_target": "nvidia",
-             "deployment.targets": ["nvidia-server"]}
-ON_ASCEND = {"hardware.available": ["ascend", "cpu"], "hardware.training_target": "ascend",
-             "hardware.accelerator": "Ascend 910B", "deployment.targets": ["ascend-server"]}
+ON_NVIDIA = {
+    "hardware.available": ["nvidia", "cpu"],
+    "hardware.training_target": "nvidia",
+    "deployment.targets": ["nvidia-server"],
+}
+ON_ASCEND = {
+    "hardware.available": ["ascend", "cpu"],
+    "hardware.training_target": "ascend",
+    "hardware.accelerator": "Ascend 910B",
+    "deployment.targets": ["ascend-server"],
+}
 
 # The seeds' "什么场景选哪个" advice, as requirements -> expected workflow.
 SEED_CASES = {
     # 选PyTorch: team already on PyTorch; heavy HuggingFace use; NVIDIA deployment; research with debugging.
-    "pytorch-team-on-nvidia-with-hf": ({**ON_NVIDIA, "team.pytorch": "expert", "team.mindspore": "none",
-                                        "needs.huggingface": "essential", "model.source": "pytorch-code"}, "pytorch"),
-    "research-debugging-on-nvidia": ({**ON_NVIDIA, "stage": "research", "team.pytorch": "proficient",
-                                      "needs.debugging_intensity": "high"}, "pytorch"),
+    "pytorch-team-on-nvidia-with-hf": (
+        {
+            **ON_NVIDIA,
+            "team.pytorch": "expert",
+            "team.mindspore": "none",
+            "needs.huggingface": "essential",
+            "model.source": "pytorch-code",
+        },
+        "pytorch",
+    ),
+    "research-debugging-on-nvidia": (
+        {**ON_NVIDIA, "stage": "research", "team.pytorch": "proficient", "needs.debugging_intensity": "high"},
+        "pytorch",
+    ),
     "hf-essential-neutral-team-nvidia": ({**ON_NVIDIA, "needs.huggingface": "essential"}, "pytorch"),
     "neutral-research-team-on-nvidia": ({**ON_NVIDIA, "stage": "research", "needs.huggingface": "nice"}, "pytorch"),
-    "domestic-only-preferred-on-nvidia": ({**ON_NVIDIA, "team.pytorch": "proficient",
-                                           "needs.domestic_substitution": "preferred"}, "pytorch"),
+    "domestic-only-preferred-on-nvidia": (
+        {**ON_NVIDIA, "team.pytorch": "proficient", "needs.domestic_substitution": "preferred"},
+        "pytorch",
+    ),
     # 选MindSpore: Ascend hardware; edge-cloud; strict throughput; domestic substitution.
     "ascend-hardware": ({**ON_ASCEND, "stage": "production", "needs.debugging_intensity": "low"}, "mindspore"),
-    "edge-cloud-on-ascend": ({**ON_ASCEND, "deployment.targets": ["ascend-server", "edge-ascend"],
-                              "needs.edge_cloud": True}, "mindspore"),
-    "throughput-on-ascend": ({**ON_ASCEND, "stage": "production", "needs.throughput_priority": "high",
-                              "needs.debugging_intensity": "low", "hardware.devices": 8,
-                              "workload": {"model": "resnet50", "dataset_samples": 1200000, "epochs": 90}}, "mindspore"),
-    "throughput-pytorch-team-on-ascend-not-pytorch": ({**ON_ASCEND, "stage": "production", "team.pytorch": "proficient",
-                                                       "team.mindspore": "basic", "needs.throughput_priority": "high",
-                                                       "needs.debugging_intensity": "low", "hardware.devices": 8,
-                                                       "workload": {"model": "resnet50", "dataset_samples": 1200000, "epochs": 90}},
-                                                      "!pytorch"),
-    "domestic-required-pytorch-team": ({**ON_ASCEND, "team.pytorch": "proficient", "team.mindspore": "basic",
-                                        "stage": "production", "needs.debugging_intensity": "low",
-                                        "needs.domestic_substitution": "required"}, "mindspore"),
-    "mindspore-team-mobile": ({"team.mindspore": "proficient", "hardware.training_target": "ascend",
-                               "deployment.targets": ["mobile", "edge-ascend"], "needs.edge_cloud": True}, "mindspore"),
-    "mindspore-experts-on-ascend-prototype": ({**ON_ASCEND, "team.mindspore": "expert", "team.pytorch": "proficient",
-                                               "needs.debugging_intensity": "high"}, "mindspore"),
+    "edge-cloud-on-ascend": (
+        {**ON_ASCEND, "deployment.targets": ["ascend-server", "edge-ascend"], "needs.edge_cloud": True},
+        "mindspore",
+    ),
+    "throughput-on-ascend": (
+        {
+            **ON_ASCEND,
+            "stage": "production",
+            "needs.throughput_priority": "high",
+            "needs.debugging_intensity": "low",
+            "hardware.devices": 8,
+            "workload": {"model": "resnet50", "dataset_samples": 1200000, "epochs": 90},
+        },
+        "mindspore",
+    ),
+    "throughput-pytorch-team-on-ascend-not-pytorch": (
+        {
+            **ON_ASCEND,
+            "stage": "production",
+            "team.pytorch": "proficient",
+            "team.mindspore": "basic",
+            "needs.throughput_priority": "high",
+            "needs.debugging_intensity": "low",
+            "hardware.devices": 8,
+            "workload": {"model": "resnet50", "dataset_samples": 1200000, "epochs": 90},
+        },
+        "!pytorch",
+    ),
+    "domestic-required-pytorch-team": (
+        {
+            **ON_ASCEND,
+            "team.pytorch": "proficient",
+            "team.mindspore": "basic",
+            "stage": "production",
+            "needs.debugging_intensity": "low",
+            "needs.domestic_substitution": "required",
+        },
+        "mindspore",
+    ),
+    "mindspore-team-mobile": (
+        {
+            "team.mindspore": "proficient",
+            "hardware.training_target": "ascend",
+            "deployment.targets": ["mobile", "edge-ascend"],
+            "needs.edge_cloud": True,
+        },
+        "mindspore",
+    ),
+    "mindspore-experts-on-ascend-prototype": (
+        {**ON_ASCEND, "team.mindspore": "expert", "team.pytorch": "proficient", "needs.debugging_intensity": "high"},
+        "mindspore",
+    ),
     # 两个都要用: validate in PyTorch quickly, then migrate to MindSpore for Ascend deployment.
-    "validate-in-pytorch-deploy-on-ascend": ({**ON_ASCEND, "hardware.available": ["nvidia", "ascend", "cpu"],
-                                              "team.pytorch": "proficient", "team.mindspore": "basic",
-                                              "needs.debugging_intensity": "high", "needs.huggingface": "nice",
-                                              "needs.domestic_substitution": "preferred"}, "hybrid"),
+    "validate-in-pytorch-deploy-on-ascend": (
+        {
+            **ON_ASCEND,
+            "hardware.available": ["nvidia", "ascend", "cpu"],
+            "team.pytorch": "proficient",
+            "team.mindspore": "basic",
+            "needs.debugging_intensity": "high",
+            "needs.huggingface": "nice",
+            "needs.domestic_substitution": "preferred",
+        },
+        "hybrid",
+    ),
 }
 
 
@@ -118,8 +189,12 @@ def test_seed_advice(kb, case):
 
 
 def test_more_pytorch_skill_never_lowers_pytorch(kb):
-    bases = [make(**ON_NVIDIA), make(**ON_ASCEND), make(**SEED_CASES["validate-in-pytorch-deploy-on-ascend"][0]),
-             make(**{**ON_ASCEND, "needs.domestic_substitution": "required"})]
+    bases = [
+        make(**ON_NVIDIA),
+        make(**ON_ASCEND),
+        make(**SEED_CASES["validate-in-pytorch-deploy-on-ascend"][0]),
+        make(**{**ON_ASCEND, "needs.domestic_substitution": "required"}),
+    ]
     for base in bases:
         totals = []
         for level in SKILL_LEVELS:
@@ -130,12 +205,20 @@ def test_more_pytorch_skill_never_lowers_pytorch(kb):
 
 
 def test_stricter_domestic_requirement_never_raises_pytorch(kb):
-    for base, hf, target in itertools.product([ON_NVIDIA, ON_ASCEND], ["none", "essential"], ["nvidia", "ascend", "undecided"]):
+    for base, hf, target in itertools.product(
+        [ON_NVIDIA, ON_ASCEND], ["none", "essential"], ["nvidia", "ascend", "undecided"]
+    ):
         previous = None
         eligible_before = True
         for level in ("none", "preferred", "required"):
-            data = make(**{**base, "needs.huggingface": hf, "hardware.training_target": target,
-                           "needs.domestic_substitution": level})
+            data = make(
+                **{
+                    **base,
+                    "needs.huggingface": hf,
+                    "hardware.training_target": target,
+                    "needs.domestic_substitution": level,
+                }
+            )
             card = decide(kb, data)
             pt = next(s for s in card.scores if s.workflow == "pytorch")
             if previous is not None:
@@ -162,8 +245,16 @@ def test_nvidia_target_rules_out_mindspore_with_kb_evidence(kb):
 
 
 def test_deadline_blocks_a_migration_that_cannot_fit(kb):
-    data = make(**{**ON_ASCEND, "team.size": 1, "constraints.deadline_weeks": 0.5, "model.source": "pytorch-code",
-                   "needs.distributed_training": True, "model.custom_cuda_ops": True})
+    data = make(
+        **{
+            **ON_ASCEND,
+            "team.size": 1,
+            "constraints.deadline_weeks": 0.5,
+            "model.source": "pytorch-code",
+            "needs.distributed_training": True,
+            "model.custom_cuda_ops": True,
+        }
+    )
     card = decide(kb, data)
     hybrid = next(s for s in card.scores if s.workflow == "hybrid")
     assert not hybrid.eligible and "deadline_weeks" in hybrid.blocked_by[0]
@@ -196,7 +287,9 @@ def test_every_criterion_has_evidence_and_a_score(kb):
 
 def test_default_weights_follow_requirements():
     low = {w.name: w.weight for w in resolve_weights(parse_requirements(make(**{"needs.throughput_priority": "low"})))}
-    high = {w.name: w.weight for w in resolve_weights(parse_requirements(make(**{"needs.throughput_priority": "high"})))}
+    high = {
+        w.name: w.weight for w in resolve_weights(parse_requirements(make(**{"needs.throughput_priority": "high"})))
+    }
     assert high["performance"] > low["performance"]
     hf = {w.name: w.weight for w in resolve_weights(parse_requirements(make(**{"needs.huggingface": "essential"})))}
     assert hf["ecosystem"] > low["ecosystem"]

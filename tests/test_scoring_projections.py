@@ -24,7 +24,8 @@ def kb():
 
 def req(target="ascend", accelerator="Ascend 910B", devices=1, model="resnet50", **extra):
     data = {
-        "name": "p", "team": {"pytorch": "basic", "mindspore": "basic"},
+        "name": "p",
+        "team": {"pytorch": "basic", "mindspore": "basic"},
         "hardware": {"available": [target], "training_target": target, "devices": devices},
         "deployment": {"targets": ["cpu-server"]},
         "workload": {"model": model, "dataset_samples": 1_281_167, "epochs": 1},
@@ -40,9 +41,19 @@ def test_nvidia_reference_basis_and_time_cost(kb):
     assert p.basis == "reference" and p.path == "pytorch-cuda" and p.native
     assert p.images_per_second.low <= p.images_per_second.high
     # The knowledge base's 1x A100 ResNet-50 runs (TF32 and AMP) bound the single-device projection.
-    refs = [r.images_per_second.value for r in kb.references
-            if r.accelerator == p.accelerator and r.devices == 1 and r.framework == "pytorch" and "imagenet" in r.dataset.lower()]
-    assert refs and p.images_per_second.low == pytest.approx(min(refs)) and p.images_per_second.high == pytest.approx(max(refs))
+    refs = [
+        r.images_per_second.value
+        for r in kb.references
+        if r.accelerator == p.accelerator
+        and r.devices == 1
+        and r.framework == "pytorch"
+        and "imagenet" in r.dataset.lower()
+    ]
+    assert (
+        refs
+        and p.images_per_second.low == pytest.approx(min(refs))
+        and p.images_per_second.high == pytest.approx(max(refs))
+    )
     hours = p.time_to_train_hours
     assert hours.low == pytest.approx(1_281_167 / p.images_per_second.high / 3600, rel=1e-3)
     assert p.compute_cost_usd is not None and p.compute_cost_usd.low > 0
@@ -66,7 +77,10 @@ def test_adapter_path_projects_below_first_party(kb):
 
 
 def test_smaller_workload_is_faster(kb):
-    big, small = project("mindspore", req(model="resnet50"), kb, []), project("mindspore", req(model="resnet18"), kb, [])
+    big, small = (
+        project("mindspore", req(model="resnet50"), kb, []),
+        project("mindspore", req(model="resnet18"), kb, []),
+    )
     ratio = small.images_per_second.low / big.images_per_second.low
     assert ratio == pytest.approx(24.5 / 10.9, rel=1e-6)
 
@@ -84,9 +98,14 @@ def test_measured_beats_reference_and_cap_forces_weaker_basis(kb):
 
 def test_common_basis_is_the_weakest_shared(kb):
     suites = [load_probe_file(str(FIX / "probes-cpu.json"))]
-    r = parse_requirements({"name": "c", "hardware": {"available": ["cpu"], "training_target": "cpu"},
-                            "deployment": {"targets": ["cpu-server"]},
-                            "workload": {"model": "resnet18", "gflops_per_sample": 3.3, "dataset_samples": 50000, "epochs": 1}})
+    r = parse_requirements(
+        {
+            "name": "c",
+            "hardware": {"available": ["cpu"], "training_target": "cpu"},
+            "deployment": {"targets": ["cpu-server"]},
+            "workload": {"model": "resnet18", "gflops_per_sample": 3.3, "dataset_samples": 50000, "epochs": 1},
+        }
+    )
     projections = project_all(r, kb, suites)
     assert {p.basis for p in projections.values()} == {"measured"} and common_basis(projections) == "measured"
     no_probes = project_all(r, kb, [])

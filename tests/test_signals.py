@@ -38,10 +38,17 @@ def _start(args: list[str], tmp_path: Path, **env) -> tuple[subprocess.Popen, st
     tag = uuid.uuid4().hex
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    full = {**os.environ, TAG: tag, "TMPDIR": str(tmp), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-            "PYTHONPATH": PROJECT_ROOT, **env}
-    proc = subprocess.Popen([sys.executable, "-m", "advisor", *args], env=full, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    full = {
+        **os.environ,
+        TAG: tag,
+        "TMPDIR": str(tmp),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "PYTHONPATH": PROJECT_ROOT,
+        **env,
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "advisor", *args], env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     return proc, tag, tmp
 
 
@@ -76,8 +83,9 @@ def _assert_clean(proc: subprocess.Popen, tag: str, tmp: Path, code: int, sig: s
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_check_signal_kills_hung_smoke_children(tmp_path, sig, code):
-    proc, tag, tmp = _start(["check", "--json", "--timeout", "300"], tmp_path,
-                            ADVISOR_TEST_SMOKE_FAULT="torch:hang,mindspore:hang")
+    proc, tag, tmp = _start(
+        ["check", "--json", "--timeout", "300"], tmp_path, ADVISOR_TEST_SMOKE_FAULT="torch:hang,mindspore:hang"
+    )
     _wait_for_children(proc, tag, "probes.smoke_worker")
     time.sleep(0.5)  # both frameworks' children started
     proc.send_signal(sig)
@@ -86,8 +94,22 @@ def test_check_signal_kills_hung_smoke_children(tmp_path, sig, code):
 
 @pytest.mark.slow
 def test_probe_sigterm_kills_the_worker(tmp_path):
-    proc, tag, tmp = _start(["probe", "--frameworks", "pytorch", "--models", "lenet", "--modes", "eager",
-                             "--budget", "30", "--no-cache", "--json"], tmp_path)
+    proc, tag, tmp = _start(
+        [
+            "probe",
+            "--frameworks",
+            "pytorch",
+            "--models",
+            "lenet",
+            "--modes",
+            "eager",
+            "--budget",
+            "30",
+            "--no-cache",
+            "--json",
+        ],
+        tmp_path,
+    )
     _wait_for_children(proc, tag, "probes.training.worker_torch")
     proc.send_signal(signal.SIGTERM)
     _assert_clean(proc, tag, tmp, 143, signal.SIGTERM)
@@ -95,9 +117,24 @@ def test_probe_sigterm_kills_the_worker(tmp_path):
 
 @pytest.mark.slow
 def test_scaling_sighup_kills_ranks_in_their_own_sessions(tmp_path):
-    proc, tag, tmp = _start(["probe", "--scaling", "--frameworks", "pytorch", "--ranks", "1",
-                             "--scaling-repeat", "1", "--scaling-timeout", "300", "--no-cache", "--json"],
-                            tmp_path, ADVISOR_SCALING_FAULT="hang@0")
+    proc, tag, tmp = _start(
+        [
+            "probe",
+            "--scaling",
+            "--frameworks",
+            "pytorch",
+            "--ranks",
+            "1",
+            "--scaling-repeat",
+            "1",
+            "--scaling-timeout",
+            "300",
+            "--no-cache",
+            "--json",
+        ],
+        tmp_path,
+        ADVISOR_SCALING_FAULT="hang@0",
+    )
     _wait_for_children(proc, tag, "rank_torch.py")
     proc.send_signal(signal.SIGHUP)
     _assert_clean(proc, tag, tmp, 129, signal.SIGHUP)

@@ -42,6 +42,7 @@ def app_with(**kwargs):
 
 # ---- navigation ---------------------------------------------------------------------------------
 
+
 @run_async
 async def test_screens_switch_by_key_and_footer_names_them():
     app = app_with()
@@ -51,8 +52,7 @@ async def test_screens_switch_by_key_and_footer_names_them():
         assert {"Host", "Requirements", "Probes", "Recommendation"} <= labels
         footer_keys = {k.description for k in app.screen.query("FooterKey")}
         assert {"Host", "Requirements", "Probes", "Recommendation", "Help"} <= footer_keys
-        for key, mode in (("f2", "requirements"), ("f3", "probes"), ("f4", "recommendation"),
-                          ("f1", "host")):
+        for key, mode in (("f2", "requirements"), ("f3", "probes"), ("f4", "recommendation"), ("f1", "host")):
             await pilot.press(key)
             await pilot.pause()
             assert app.current_mode == mode
@@ -69,6 +69,7 @@ async def test_screens_switch_by_key_and_footer_names_them():
 
 # ---- host ---------------------------------------------------------------------------------------
 
+
 @run_async
 async def test_host_screen_shows_the_check_and_refreshes():
     calls = []
@@ -81,8 +82,14 @@ async def test_host_screen_shows_the_check_and_refreshes():
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         text = screen_text(app)
-        for expected in ("WARN", "AMD EPYC 9B45", "2.13.0+cpu", "mindspore-onednn-reference-conv",
-                         "ONEDNN_MAX_CPU_ISA=AVX2", "none found: CPU only"):
+        for expected in (
+            "WARN",
+            "AMD EPYC 9B45",
+            "2.13.0+cpu",
+            "mindspore-onednn-reference-conv",
+            "ONEDNN_MAX_CPU_ISA=AVX2",
+            "none found: CPU only",
+        ):
             assert expected in text, expected
         await pilot.press("r")
         await settle(pilot)
@@ -108,6 +115,7 @@ async def test_host_check_failure_is_a_notification_not_a_crash():
 
 
 # ---- requirements -------------------------------------------------------------------------------
+
 
 @run_async
 async def test_requirements_form_fill_validate_and_save(tmp_path, monkeypatch):
@@ -206,8 +214,7 @@ async def test_requirements_bad_file_is_a_notification(tmp_path):
     from textual.widgets import Input
 
     bad = tmp_path / "bad.yaml"
-    bad.write_text("name: x\nteam: {size: many}\nhardware: {available: [cpu]}\n"
-                   "deployment: {targets: [cpu-server]}\n")
+    bad.write_text("name: x\nteam: {size: many}\nhardware: {available: [cpu]}\ndeployment: {targets: [cpu-server]}\n")
     app = app_with(initial_mode="requirements")
     seen = record_notifications(app)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -240,6 +247,7 @@ async def test_requirements_defaults_come_from_the_host_check():
 
 
 # ---- probes -------------------------------------------------------------------------------------
+
 
 @run_async
 async def test_probes_run_show_progress_table_and_parity():
@@ -334,8 +342,13 @@ async def _key_latencies(app) -> list[float]:
     from textual import events
 
     times = []
-    for key, mode in (("f1", "host"), ("f3", "probes"), ("f2", "requirements"),
-                      ("f4", "recommendation"), ("f3", "probes")) * 2:
+    for key, mode in (
+        ("f1", "host"),
+        ("f3", "probes"),
+        ("f2", "requirements"),
+        ("f4", "recommendation"),
+        ("f3", "probes"),
+    ) * 2:
         start = time.monotonic()
         app.post_message(events.Key(key, None))
         while not (app.current_mode == mode and app.screen.resumed_at > start):
@@ -377,12 +390,12 @@ async def test_keys_are_answered_within_100ms_while_probes_run():
 
 # ---- recommendation -----------------------------------------------------------------------------
 
+
 @run_async
 async def test_recommendation_follows_the_requirements():
     from textual.widgets import Input, Select, SelectionList, Switch
 
-    app = app_with(requirements_path=str(EXAMPLES / "nvidia-research-team.yaml"),
-                   initial_mode="recommendation")
+    app = app_with(requirements_path=str(EXAMPLES / "nvidia-research-team.yaml"), initial_mode="recommendation")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert app.state.report.recommendation.workflow == "pytorch"
@@ -421,8 +434,7 @@ async def test_recommendation_follows_the_requirements():
 async def test_invalid_requirements_explain_the_missing_recommendation():
     from textual.widgets import Input
 
-    app = app_with(requirements_path=str(EXAMPLES / "ascend-production.yaml"),
-                   initial_mode="requirements")
+    app = app_with(requirements_path=str(EXAMPLES / "ascend-production.yaml"), initial_mode="requirements")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         app.screen.query_one("#f-model-parameters-millions", Input).value = "-3"
@@ -437,8 +449,11 @@ async def test_invalid_requirements_explain_the_missing_recommendation():
 async def test_export_json_and_markdown(tmp_path):
     from textual.widgets import Input
 
-    app = app_with(requirements_path=str(EXAMPLES / "prototype-then-ascend.yaml"),
-                   cached_probes=cached_suite, initial_mode="recommendation")
+    app = app_with(
+        requirements_path=str(EXAMPLES / "prototype-then-ascend.yaml"),
+        cached_probes=cached_suite,
+        initial_mode="recommendation",
+    )
     seen = record_notifications(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -507,8 +522,11 @@ async def test_data_a_screen_cannot_show_is_a_notification():
     class Odd:  # a report whose fields are not what the screen expects
         recommendation = property(lambda self: 1 / 0)
 
-    app = app_with(requirements_path=str(EXAMPLES / "ascend-production.yaml"),
-                   report_builder=lambda *a, **k: Odd(), initial_mode="recommendation")
+    app = app_with(
+        requirements_path=str(EXAMPLES / "ascend-production.yaml"),
+        report_builder=lambda *a, **k: Odd(),
+        initial_mode="recommendation",
+    )
     seen = record_notifications(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

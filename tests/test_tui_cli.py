@@ -60,21 +60,30 @@ def test_bad_requirements_file_is_one_line_and_exit_2(started, tmp_path, capsys)
 
 
 def test_textual_only_on_the_interactive_path():
-    code = ("import sys, advisor.cli, advisor.commands.tui; p = advisor.cli.build_parser(); "
-            "p.parse_args(['tui']); assert 'textual' not in sys.modules, 'textual imported'")
+    code = (
+        "import sys, advisor.cli, advisor.commands.tui; p = advisor.cli.build_parser(); "
+        "p.parse_args(['tui']); assert 'textual' not in sys.modules, 'textual imported'"
+    )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
 
 
 def test_without_a_terminal_it_says_what_to_use_instead(capsys):
     """Run headless (CI, a pipe, stdin from /dev/null), Textual would spin with nothing to draw on."""
-    out = subprocess.run([sys.executable, "-m", "advisor", "tui"], stdin=subprocess.DEVNULL,
-                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "advisor", "tui"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert out.returncode == 2
     err = out.stderr.strip().splitlines()
     assert len(err) == 1 and "needs a terminal" in err[0] and "advisor report" in err[0]
 
 
 # ---- CLI errors that help, examples, -V, completion, the config file (issue 19) ----------------
+
 
 def test_a_mistyped_command_suggests_the_right_one(capsys):
     assert main(["reprt", "x.yaml"]) == 2
@@ -124,8 +133,7 @@ def test_config_file_sets_defaults_that_flags_override(tmp_path, monkeypatch, ca
     from advisor.cli import build_parser
 
     path = tmp_path / "config.toml"
-    path.write_text('[probe]\nbudget = 10.0\nthreads = 2\n[report]\nformat = "markdown"\n'
-                    'kb = ["~/team-kb"]\n')
+    path.write_text('[probe]\nbudget = 10.0\nthreads = 2\n[report]\nformat = "markdown"\nkb = ["~/team-kb"]\n')
     monkeypatch.setenv("ADVISOR_CONFIG", str(path))
     settings = config.load()
     parser = build_parser(settings)
@@ -168,7 +176,9 @@ def test_suite_estimate_and_eta_follow_the_plan():
     from advisor.progress import SuiteClock, suite_estimate
     from probes.probe_models import ProbeConfig
 
-    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager", "compile"], budget=2, repeat=1, max_repeat=None)
+    config = ProbeConfig(
+        frameworks=["pytorch"], models=["lenet"], modes=["eager", "compile"], budget=2, repeat=1, max_repeat=None
+    )
     estimate = suite_estimate(config)
     assert 0 < estimate.low < estimate.high
     clock = SuiteClock(config)

@@ -33,14 +33,15 @@ async def test_real_probe_from_the_tui(tmp_path, monkeypatch):
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     fast_form(monkeypatch)
-    app = make_app(host_provider=quick_check,
-                   requirements_path=str(ROOT / "examples" / "prototype-then-ascend.yaml"),
-                   initial_mode="probes")
+    app = make_app(
+        host_provider=quick_check,
+        requirements_path=str(ROOT / "examples" / "prototype-then-ascend.yaml"),
+        initial_mode="probes",
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: app.state.host.report is not None, timeout=60, what="host check")
-        for box in ("#fw-mindspore", "#mode-compile", "#mode-graph", "#mode-pynative",
-                    "#model-resnet18"):
+        for box in ("#fw-mindspore", "#mode-compile", "#mode-graph", "#mode-pynative", "#model-resnet18"):
             app.screen.query_one(box).value = False
         app.screen.query_one("#probe-budget", Input).value = "1"
         await pilot.pause()
@@ -62,8 +63,12 @@ async def test_real_probe_from_the_tui(tmp_path, monkeypatch):
         table = app.screen.query_one("#probe-table")
         assert table.row_count == 1 and str(table.get_row_at(0)[1]) == "ok"
         # The report now carries the measured run.
-        await wait_for(pilot, lambda: app.state.report is not None and app.state.report.probes.runs,
-                       timeout=10, what="report with the run")
+        await wait_for(
+            pilot,
+            lambda: app.state.report is not None and app.state.report.probes.runs,
+            timeout=10,
+            what="report with the run",
+        )
         assert app.state.report.probes.runs[0].id == run.id
     # Saved to the (temporary) cache: a new app shows it on entry.
     app2 = make_app(host_provider=quick_check, initial_mode="probes", check_on_start=False)

@@ -42,6 +42,7 @@ def app_with(**kwargs):
 
 # ---- one validation path ------------------------------------------------------------------------
 
+
 def test_the_shared_list_has_both_kinds():
     names = [p.name for p in SHARED]
     assert any(n.startswith("ok-") for n in names) and any(n.startswith("bad-") for n in names)
@@ -62,15 +63,13 @@ async def test_cli_and_tui_accept_and_reject_the_same_requirement_files():
             await settle(pilot)
             tui[path.name] = 0 if loaded and app.state.requirements.model is not None else 2
     assert cli == tui
-    assert {n: c for n, c in cli.items() if n.startswith("bad-")} == {
-        n: 2 for n in cli if n.startswith("bad-")}
+    assert {n: c for n, c in cli.items() if n.startswith("bad-")} == {n: 2 for n in cli if n.startswith("bad-")}
     assert all(cli[p.name] == 0 for p in EXAMPLES)
 
 
 @run_async
 async def test_unknown_accelerator_typed_into_the_form_is_an_inline_error():
-    app = app_with(initial_mode="requirements",
-                   requirements_path=str(SHARED[0].parent / "ok-nvidia-h100.yaml"))
+    app = app_with(initial_mode="requirements", requirements_path=str(SHARED[0].parent / "ok-nvidia-h100.yaml"))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert app.state.requirements.model is not None
@@ -83,6 +82,7 @@ async def test_unknown_accelerator_typed_into_the_form_is_an_inline_error():
 
 
 # ---- cancel never types into a field ------------------------------------------------------------
+
 
 @run_async
 async def test_enter_on_start_then_c_cancels_and_escape_leaves_a_field():
@@ -112,6 +112,7 @@ async def test_enter_on_start_then_c_cancels_and_escape_leaves_a_field():
 
 
 # ---- progress and numbers -----------------------------------------------------------------------
+
 
 @run_async
 async def test_progress_names_the_planned_runs_and_cancelled_bars_stay_put():
@@ -184,6 +185,7 @@ async def test_form_hints_and_labels_have_no_jargon_and_do_not_wrap():
 
 # ---- silent overwrites --------------------------------------------------------------------------
 
+
 @run_async
 async def test_load_over_unsaved_edits_asks_first():
     from tui.screens.confirm import ConfirmModal
@@ -232,6 +234,7 @@ async def test_export_asks_before_overwriting_and_names_the_absolute_path(tmp_pa
 
 # ---- cached results say where from --------------------------------------------------------------
 
+
 @run_async
 async def test_cached_results_say_where_from_and_when_and_offer_a_rerun():
     app = app_with(cached_probes=cached_suite, initial_mode="probes")
@@ -243,6 +246,7 @@ async def test_cached_results_say_where_from_and_when_and_offer_a_rerun():
 
 
 # ---- state without colour -----------------------------------------------------------------------
+
 
 @run_async
 async def test_checkbox_and_switch_state_reads_without_colour():
@@ -299,9 +303,16 @@ async def test_command_palette_offers_every_screen_action_and_runs_it():
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        for expected in ("Training probes: Start", "Training probes: Cancel", "Requirements: Save",
-                         "Requirements: Load", "Recommendation: JSON", "Host check: Refresh",
-                         "Light / dark theme", "Go to Training probes"):
+        for expected in (
+            "Training probes: Start",
+            "Training probes: Cancel",
+            "Requirements: Save",
+            "Requirements: Load",
+            "Recommendation: JSON",
+            "Host check: Refresh",
+            "Light / dark theme",
+            "Go to Training probes",
+        ):
             assert expected in titles
         theme = app.theme
         await pilot.press("ctrl+t")

@@ -68,8 +68,9 @@ async def test_scaling_run_shows_progress_then_the_table_and_saves():
         assert "Scaling: not measured yet" in screen_text(app)
         assert "Scaling" in {k.description for k in app.screen.query("FooterKey")}
         await pilot.press("d")
-        await wait_for(pilot, lambda: any(p.fraction > 0 for p in app.state.scaling.runs.values()),
-                       what="a launch's progress")
+        await wait_for(
+            pilot, lambda: any(p.fraction > 0 for p in app.state.scaling.runs.values()), what="a launch's progress"
+        )
         assert [p.status for p in app.state.scaling.runs.values()] == ["running"]
         assert app.state.scaling.running and app.screen.query_one("#scaling-start").disabled
         assert app.screen.query("#scaling-runs RunRow"), "a live row per launch"
@@ -83,7 +84,12 @@ async def test_scaling_run_shows_progress_then_the_table_and_saves():
         assert threading.main_thread().name not in launcher.threads  # ran in a worker thread
         config = launcher.configs[0]
         assert (config.frameworks, config.models, config.ranks, config.repeat, config.batch_size) == (
-            ["pytorch", "mindspore"], ["lenet"], None, 3, 32)
+            ["pytorch", "mindspore"],
+            ["lenet"],
+            None,
+            3,
+            32,
+        )
         rows = len(app.screen.query("#scaling-runs RunRow"))
         assert rows == 12 and {p.status for p in app.state.scaling.runs.values()} == {"ok"}
         measured = {f.framework: f for f in scaling_fixture().frameworks}
@@ -112,8 +118,7 @@ async def test_scaling_choices_reach_the_config_and_bad_ones_are_refused():
         seen = record_notifications(app)
         await settle(pilot)
         screen = app.screen
-        for ranks, reps, problem in (("two", "3", "N ranks"), ("0", "3", "N ranks"),
-                                     ("2", "0", "reps")):
+        for ranks, reps, problem in (("two", "3", "N ranks"), ("0", "3", "N ranks"), ("2", "0", "reps")):
             screen.query_one("#scaling-ranks").value = ranks
             screen.query_one("#scaling-repeat").value = reps
             screen.action_scaling()
@@ -125,12 +130,12 @@ async def test_scaling_choices_reach_the_config_and_bad_ones_are_refused():
         screen.query_one("#fw-mindspore").value = False
         screen.query_one("#probe-batch").value = "16"
         await pilot.click("#scaling-start")
-        await wait_for(pilot, lambda: bool(launcher.configs) and not app.state.scaling.running,
-                       what="the probe to finish")
+        await wait_for(
+            pilot, lambda: bool(launcher.configs) and not app.state.scaling.running, what="the probe to finish"
+        )
         await settle(pilot)
         config = launcher.configs[0]
-        assert (config.frameworks, config.ranks, config.repeat, config.batch_size) == (
-            ["pytorch"], [1, 2, 4], 1, 16)
+        assert (config.frameworks, config.ranks, config.repeat, config.batch_size) == (["pytorch"], [1, 2, 4], 1, 16)
         assert [row[0] for row in table_cells(app)] == ["pytorch/lenet"]
 
 
@@ -164,8 +169,11 @@ async def test_scaling_cancel_keeps_finished_launches_and_does_not_save():
 async def test_cached_scaling_result_is_shown_on_entry_and_enters_the_report():
     from tui.providers import default_report_builder
 
-    app = app_with(cached_scaling=scaling_fixture, report_builder=default_report_builder,
-                   requirements_path=str(ROOT / "examples" / "prototype-then-ascend.yaml"))
+    app = app_with(
+        cached_scaling=scaling_fixture,
+        report_builder=default_report_builder,
+        requirements_path=str(ROOT / "examples" / "prototype-then-ascend.yaml"),
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert app.state.scaling.cached
@@ -174,8 +182,11 @@ async def test_cached_scaling_result_is_shown_on_entry_and_enters_the_report():
         assert "cached result for this host" in text and "2026-11-30 14:20 UTC" in text
         assert "CPU contention" in text
         # The report the Recommendation screen shows uses it, as `advisor report` would.
-        await wait_for(pilot, lambda: app.state.report is not None and app.state.report.scaling.source == "cache",
-                       what="a report with the scaling result")
+        await wait_for(
+            pilot,
+            lambda: app.state.report is not None and app.state.report.scaling.source == "cache",
+            what="a report with the scaling result",
+        )
         scaling = app.state.report.scaling
         assert scaling.used and scaling.label == "cpu-contention"
         assert scaling.created == scaling_fixture().created
@@ -194,13 +205,17 @@ async def test_launches_made_while_the_screen_was_hidden_all_show_on_return():
         await wait_for(pilot, lambda: app.state.scaling.runs, what="the first launch")
         await pilot.press("f1")  # hidden from now on: progress is remembered, not drawn
         first.set()
-        await wait_for(pilot, lambda: len(app.state.scaling.runs) == 3 and app.state.scaling.fraction > 0.5,
-                       what="three launches")
+        await wait_for(
+            pilot, lambda: len(app.state.scaling.runs) == 3 and app.state.scaling.fraction > 0.5, what="three launches"
+        )
         await pilot.press("f3")
         await pilot.pause(0.05)
         shown = {row.progress.run_id: row.progress.status for row in app.screen.query("#scaling-runs RunRow")}
-        assert shown == {"pytorch-lenet-r1-rep1": "ok", "pytorch-lenet-r2-rep1": "ok",
-                         "pytorch-lenet-r2-rep2": "running"}
+        assert shown == {
+            "pytorch-lenet-r1-rep1": "ok",
+            "pytorch-lenet-r2-rep1": "ok",
+            "pytorch-lenet-r2-rep2": "running",
+        }
         third.set()
         await wait_for(pilot, lambda: not app.state.scaling.running, what="the probe to finish")
 
@@ -215,8 +230,9 @@ async def test_a_crashing_scaling_launcher_is_a_notification():
         seen = record_notifications(app)
         await settle(pilot)
         await pilot.press("d")
-        await wait_for(pilot, lambda: any(t == "scaling probe failed" for t, _, _ in seen),
-                       what="the failure notification")
+        await wait_for(
+            pilot, lambda: any(t == "scaling probe failed" for t, _, _ in seen), what="the failure notification"
+        )
         await settle(pilot)
         assert not app.state.scaling.running and app.state.scaling.result is None
         assert ("scaling probe failed", "torchrun not found on PATH", "error") in seen
@@ -234,8 +250,11 @@ def test_default_scaling_wiring_is_the_real_runner_imported_lazily(monkeypatch):
     faked = make_app(scaling_launcher=FakeScalingLauncher())
     assert faked.core.save_scaling is None and faked.core.cached_scaling() is None
     calls = []
-    monkeypatch.setattr(runner, "run_scaling", lambda config, on_event=None, cancel=None:
-                        calls.append((config, on_event, cancel)) or "result")
+    monkeypatch.setattr(
+        runner,
+        "run_scaling",
+        lambda config, on_event=None, cancel=None: calls.append((config, on_event, cancel)) or "result",
+    )
     assert providers.default_scaling_launcher("cfg", print, "cancel") == "result"
     assert calls == [("cfg", print, "cancel")]
     assert providers.default_cached_scaling() is None  # empty (test) cache
@@ -243,10 +262,19 @@ def test_default_scaling_wiring_is_the_real_runner_imported_lazily(monkeypatch):
     assert store.load_cached_scaling().runs == scaling_fixture().runs
 
 
-@pytest.mark.parametrize("text, ranks, bad", [
-    ("", None, False), ("auto", None, False), ("2", [1, 2], False), ("4,2", [1, 2, 4], False),
-    ("1", [1], False), ("2 4", [1, 2, 4], False), ("x", None, True), ("0", None, True),
-])
+@pytest.mark.parametrize(
+    "text, ranks, bad",
+    [
+        ("", None, False),
+        ("auto", None, False),
+        ("2", [1, 2], False),
+        ("4,2", [1, 2, 4], False),
+        ("1", [1], False),
+        ("2 4", [1, 2, 4], False),
+        ("x", None, True),
+        ("0", None, True),
+    ],
+)
 def test_parse_ranks(text, ranks, bad):
     from tui.screens.probes import parse_ranks
 
@@ -258,9 +286,21 @@ def test_table_rows_of_failed_and_unavailable_frameworks():
     from probes.scaling.models import FrameworkScaling
     from tui.widgets.scaling_panel import note_lines, table_rows
 
-    result = scaling_fixture().model_copy(update={"frameworks": [FrameworkScaling(
-        framework="mindspore", launcher="msrun", model="lenet", status="unavailable",
-        reason="mindspore is not installed", batch_size_per_rank=32, threads_per_rank=1)]})
+    result = scaling_fixture().model_copy(
+        update={
+            "frameworks": [
+                FrameworkScaling(
+                    framework="mindspore",
+                    launcher="msrun",
+                    model="lenet",
+                    status="unavailable",
+                    reason="mindspore is not installed",
+                    batch_size_per_rank=32,
+                    threads_per_rank=1,
+                )
+            ]
+        }
+    )
     (row,) = table_rows(result)
     assert [str(c) for c in row[:6]] == ["mindspore/lenet", "-", "unavailable", "-", "-", "-"]
     assert any("mindspore is not installed" in line.plain for line in note_lines(result))

@@ -39,17 +39,25 @@ def frozen_report(requirements, host, probes, scaling=None):
     try:
         return Report.model_validate(json.loads((FIXTURES / "report.json").read_text()))
     except ValidationError as exc:  # the report format moved on: say how to follow it
-        pytest.fail(f"tests/fixtures/tui/report.json no longer matches advisor.report.Report ({exc}); "
-                    "regenerate: .venv/bin/python tests/fixtures/tui/make_report.py, then "
-                    "pytest tests/test_tui_snapshots.py --snapshot-update", pytrace=False)
+        pytest.fail(
+            f"tests/fixtures/tui/report.json no longer matches advisor.report.Report ({exc}); "
+            "regenerate: .venv/bin/python tests/fixtures/tui/make_report.py, then "
+            "pytest tests/test_tui_snapshots.py --snapshot-update",
+            pytrace=False,
+        )
 
 
 def fixed_app(mode: str, launcher=None, scaling_launcher=None):
-    return make_app(host_provider=host_report, probe_launcher=launcher or FakeLauncher(),
-                    cached_probes=cached_suite, report_builder=frozen_report,
-                    scaling_launcher=scaling_launcher or FakeScalingLauncher(),
-                    cached_scaling=scaling_fixture,
-                    requirements_path="examples/prototype-then-ascend.yaml", initial_mode=mode)
+    return make_app(
+        host_provider=host_report,
+        probe_launcher=launcher or FakeLauncher(),
+        cached_probes=cached_suite,
+        report_builder=frozen_report,
+        scaling_launcher=scaling_launcher or FakeScalingLauncher(),
+        cached_scaling=scaling_fixture,
+        requirements_path="examples/prototype-then-ascend.yaml",
+        initial_mode=mode,
+    )
 
 
 async def quiet(pilot) -> None:
@@ -92,8 +100,7 @@ def test_probes_after_a_run(snap_compare):
         await pilot.press("s")
         await quiet(pilot)
 
-    assert snap_compare(fixed_app("probes", FakeLauncher(steps=12)), terminal_size=(120, 40),
-                        run_before=run_before)
+    assert snap_compare(fixed_app("probes", FakeLauncher(steps=12)), terminal_size=(120, 40), run_before=run_before)
 
 
 def test_probes_scaling_after_a_run(snap_compare):
@@ -107,8 +114,11 @@ def test_probes_scaling_after_a_run(snap_compare):
         pilot.app.screen.query_one("#scaling-title").scroll_visible(top=True, animate=False)
         await pilot.pause(0.1)
 
-    assert snap_compare(fixed_app("probes", scaling_launcher=FakeScalingLauncher(progress_steps=2)),
-                        terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(
+        fixed_app("probes", scaling_launcher=FakeScalingLauncher(progress_steps=2)),
+        terminal_size=(80, 24),
+        run_before=run_before,
+    )
 
 
 def test_requirements_inline_error_and_hint(snap_compare, monkeypatch):

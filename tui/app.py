@@ -59,18 +59,24 @@ class AdvisorApp(App):
     DEFAULT_MODE = "host"
     BINDINGS = [
         Binding("f1", "app.switch_mode('host')", "Host", tooltip="Host check results"),
-        Binding("f2", "app.switch_mode('requirements')", "Requirements",
-                tooltip="The team's requirements"),
+        Binding("f2", "app.switch_mode('requirements')", "Requirements", tooltip="The team's requirements"),
         Binding("f3", "app.switch_mode('probes')", "Probes", tooltip="Training probes"),
-        Binding("f4", "app.switch_mode('recommendation')", "Recommendation",
-                tooltip="Scores, verdict and report export"),
+        Binding(
+            "f4", "app.switch_mode('recommendation')", "Recommendation", tooltip="Scores, verdict and report export"
+        ),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("ctrl+t", "app.toggle_theme", "Light/dark", show=False),
         Binding("ctrl+q", "app.quit", "Quit", priority=True, show=False),
     ]
 
-    def __init__(self, core: Providers, *, requirements_path: str | None = None,
-                 initial_mode: str = "host", check_on_start: bool = True) -> None:
+    def __init__(
+        self,
+        core: Providers,
+        *,
+        requirements_path: str | None = None,
+        initial_mode: str = "host",
+        check_on_start: bool = True,
+    ) -> None:
         super().__init__()
         self.core = core
         self.state = AppState()
@@ -80,11 +86,16 @@ class AdvisorApp(App):
         self.views: list = []  # the mode screens created so far (they register on mount)
         self.measurements = {
             kind.name: MeasurementController(
-                self, kind, getattr(self.state, kind.name),
+                self,
+                kind,
+                getattr(self.state, kind.name),
                 launcher=(lambda: self.core.run_probes) if kind is PROBES else (lambda: self.core.run_scaling),
                 save=(lambda: self.core.save_probes) if kind is PROBES else (lambda: self.core.save_scaling),
-                new_cancel=providers.new_cancel, broadcast=self.tell)
-            for kind in (PROBES, SCALING)}
+                new_cancel=providers.new_cancel,
+                broadcast=self.tell,
+            )
+            for kind in (PROBES, SCALING)
+        }
 
     # ---- start-up and shut-down ------------------------------------------------------------------
 
@@ -133,15 +144,18 @@ class AdvisorApp(App):
         """The command palette: every key of every screen by name, then Textual's own."""
         for mode, cls in self.MODES.items():
             title = getattr(cls, "SUB_TITLE", mode)
-            yield SystemCommand(f"Go to {title}", f"Show the {title} screen",
-                                lambda mode=mode: self.switch_mode(mode))
+            yield SystemCommand(f"Go to {title}", f"Show the {title} screen", lambda mode=mode: self.switch_mode(mode))
             for binding in getattr(cls, "BINDINGS", []):
                 if not isinstance(binding, Binding) or binding.action.startswith("app."):
                     continue
-                yield SystemCommand(f"{title}: {binding.description}", binding.tooltip or binding.description,
-                                    lambda mode=mode, action=binding.action: self._screen_action(mode, action))
-        yield SystemCommand("Light / dark theme", "Switch between the light and the dark theme (ctrl+t)",
-                            self.action_toggle_theme)
+                yield SystemCommand(
+                    f"{title}: {binding.description}",
+                    binding.tooltip or binding.description,
+                    lambda mode=mode, action=binding.action: self._screen_action(mode, action),
+                )
+        yield SystemCommand(
+            "Light / dark theme", "Switch between the light and the dark theme (ctrl+t)", self.action_toggle_theme
+        )
         yield SystemCommand("Help", "The keys and what each screen is for (?)", self.action_help)
         yield from super().get_system_commands(screen)
 
@@ -181,8 +195,9 @@ class AdvisorApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="host", description="host check")
     def _host_worker(self, cancel: Any) -> None:
         try:
-            report = self.core.check_host(progress=lambda text: self.post_message(HostProgress(str(text))),
-                                          cancel=cancel)
+            report = self.core.check_host(
+                progress=lambda text: self.post_message(HostProgress(str(text))), cancel=cancel
+            )
         except Exception as exc:  # noqa: BLE001 - the check never raises by contract; a broken part still must not kill us
             self.post_message(WorkFailed("host check", _one_line(exc)))
             return
@@ -198,8 +213,7 @@ class AdvisorApp(App):
         host = self.state.host
         host.report, host.error, host.checking = message.report, None, False
         self.tell(HostChanged)
-        if not self.state.requirements.path and not any(
-                isinstance(v, RequirementsScreen) for v in self.views):
+        if not self.state.requirements.path and not any(isinstance(v, RequirementsScreen) for v in self.views):
             self._starting_requirements()  # nobody has seen the form: it simply starts from here
         else:
             self.tell(HostDefaults)
@@ -219,8 +233,7 @@ class AdvisorApp(App):
         problems = _kb_problems(model)
         if problems:  # `advisor report` refuses this file: so does the form (it shows where)
             self.set_requirements(None, providers.as_data(model), f"{path}: {problems[0]}")
-            self.notify(f"{path}: {problems[0]}", title="Requirements need attention",
-                        severity="error", timeout=8)
+            self.notify(f"{path}: {problems[0]}", title="Requirements need attention", severity="error", timeout=8)
         else:
             self.set_requirements(model, providers.as_data(model))
         self.tell(RequirementsLoaded)
@@ -285,17 +298,20 @@ class AdvisorApp(App):
         state = self.state
         if state.requirements.model is None:
             state.report = None
-            state.report_error = (state.requirements.problem
-                                  or "no requirements yet: fill the form (F2) or load a file")
+            state.report_error = state.requirements.problem or "no requirements yet: fill the form (F2) or load a file"
             self.tell(ReportChanged)
             return
         state.report_generation += 1
-        self._report_worker(state.requirements.model, state.host.report, state.probes.result,
-                            state.scaling.result, state.report_generation)
+        self._report_worker(
+            state.requirements.model,
+            state.host.report,
+            state.probes.result,
+            state.scaling.result,
+            state.report_generation,
+        )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report", description="report")
-    def _report_worker(self, requirements: Any, host: Any, probes: Any, scaling: Any,
-                       generation: int) -> None:
+    def _report_worker(self, requirements: Any, host: Any, probes: Any, scaling: Any, generation: int) -> None:
         try:
             # The measured scaling enters the report as it does for `advisor report`.
             report = self.core.build_report(requirements, host, probes, scaling=scaling)
@@ -313,8 +329,7 @@ class AdvisorApp(App):
 
     def export_report(self, fmt: str, path: str) -> Path | None:
         if self.state.report is None:
-            self.notify(self.state.report_error or "no report yet", title="Nothing to export",
-                        severity="warning")
+            self.notify(self.state.report_error or "no report yet", title="Nothing to export", severity="warning")
             return None
         try:
             from advisor.output import write_atomic
@@ -343,8 +358,9 @@ class AdvisorApp(App):
     def _worker_state(self, event: Worker.StateChanged) -> None:
         # Workers catch their own errors; this is the last net so nothing ends in a traceback.
         if event.state == WorkerState.ERROR:
-            self.notify(_one_line(event.worker.error), title=f"{event.worker.description} failed",
-                        severity="error", timeout=8)
+            self.notify(
+                _one_line(event.worker.error), title=f"{event.worker.description} failed", severity="error", timeout=8
+            )
 
 
 def _kb_problems(model: Any) -> list[str]:
@@ -376,17 +392,21 @@ def terminal_theme() -> str:
     return DARK
 
 
-def make_app(*, host_provider: providers.HostCheck | None = None,
-             probe_launcher: providers.Launcher | None = None,
-             requirements_path: str | None = None,
-             cached_probes: Callable[[], Any] | None = None,
-             save_probes: Callable[[Any], None] | None | bool = None,
-             report_builder: providers.ReportBuilder | None = None,
-             renderer: Callable[[Any, str], str] | None = None,
-             scaling_launcher: providers.Launcher | None = None,
-             cached_scaling: Callable[[], Any] | None = None,
-             save_scaling: Callable[[Any], None] | None | bool = None,
-             initial_mode: str = "host", check_on_start: bool = True) -> AdvisorApp:
+def make_app(
+    *,
+    host_provider: providers.HostCheck | None = None,
+    probe_launcher: providers.Launcher | None = None,
+    requirements_path: str | None = None,
+    cached_probes: Callable[[], Any] | None = None,
+    save_probes: Callable[[Any], None] | None | bool = None,
+    report_builder: providers.ReportBuilder | None = None,
+    renderer: Callable[[Any, str], str] | None = None,
+    scaling_launcher: providers.Launcher | None = None,
+    cached_scaling: Callable[[], Any] | None = None,
+    save_scaling: Callable[[Any], None] | None | bool = None,
+    initial_mode: str = "host",
+    check_on_start: bool = True,
+) -> AdvisorApp:
     """The app, wired to the real parts unless a test passes its own callables (the signatures of
     tui.providers: HostCheck, Launcher, ReportBuilder; save_*=False: don't save)."""
     if save_probes is None:
@@ -400,8 +420,7 @@ def make_app(*, host_provider: providers.HostCheck | None = None,
     core = Providers(
         check_host=host_provider or providers.default_host_provider,
         run_probes=probe_launcher or providers.default_probe_launcher,
-        cached_probes=cached_probes or (providers.default_cached_probes if probe_launcher is None
-                                        else (lambda: None)),
+        cached_probes=cached_probes or (providers.default_cached_probes if probe_launcher is None else (lambda: None)),
         save_probes=save_probes or None,
         run_scaling=scaling_launcher or providers.default_scaling_launcher,
         cached_scaling=cached_scaling or (providers.default_cached_scaling if real else (lambda: None)),
@@ -409,5 +428,6 @@ def make_app(*, host_provider: providers.HostCheck | None = None,
         build_report=report_builder or providers.default_report_builder,
         render=renderer or providers.default_renderer,
     )
-    return AdvisorApp(core, requirements_path=requirements_path, initial_mode=initial_mode,
-                      check_on_start=check_on_start)
+    return AdvisorApp(
+        core, requirements_path=requirements_path, initial_mode=initial_mode, check_on_start=check_on_start
+    )

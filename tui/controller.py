@@ -27,11 +27,12 @@ PROGRESS_INTERVAL = 0.1  # seconds between progress messages per run: smooth but
 @dataclass(frozen=True)
 class Kind:
     """What differs between measurements: their words, and the names their runners give the fields."""
-    name: str                       # "probes" | "scaling"
-    title: str                      # "Probes" | "Scaling probe"
-    cancelling: str                 # the notification when cancel is pressed
-    cancelled: str                  # ... when it stopped
-    fractions: tuple[str, str]      # event attributes: (this run's fraction, the whole measurement's)
+
+    name: str  # "probes" | "scaling"
+    title: str  # "Probes" | "Scaling probe"
+    cancelling: str  # the notification when cancel is pressed
+    cancelled: str  # ... when it stopped
+    fractions: tuple[str, str]  # event attributes: (this run's fraction, the whole measurement's)
     plan: Callable[[Any], Any] | None = None  # config -> SuiteClock (the ETA), or None
 
 
@@ -48,7 +49,7 @@ class Throttle:
         self.last_sent: dict[str, float] = {}
 
     def on_event(self, event: Any) -> None:
-        get = (event.get if isinstance(event, dict) else lambda k: getattr(event, k, None))
+        get = event.get if isinstance(event, dict) else lambda k: getattr(event, k, None)
         run_id = str(get("run_id") or "?")
         kind = str(get("kind") or "progress")
         run_fraction, overall = self.kind.fractions
@@ -56,8 +57,13 @@ class Throttle:
             slot = self.pending.setdefault(run_id, {"steps": []})
             if get("step_ms") is not None:
                 slot["steps"].append(float(get("step_ms")))
-            for key, name in (("fraction", run_fraction), ("overall", overall), ("total", "total"),
-                              ("images_per_second", "images_per_second"), ("message", "message")):
+            for key, name in (
+                ("fraction", run_fraction),
+                ("overall", overall),
+                ("total", "total"),
+                ("images_per_second", "images_per_second"),
+                ("message", "message"),
+            ):
                 if name and get(name) is not None:
                     slot[key] = get(name)
             now = time.monotonic()
@@ -76,20 +82,36 @@ class Throttle:
     def _message(self, run_id: str, kind: str, slot: dict, run: Any) -> RunProgressed:
         message = slot.get("message")
         if message and message.startswith(run_id + ": "):
-            message = message[len(run_id) + 2:]  # the row already names the run
-        return RunProgressed(self.kind.name, run_id, kind, slot.get("fraction"), slot["steps"],
-                             slot.get("images_per_second"), message, run, slot.get("total"),
-                             slot.get("overall"))
+            message = message[len(run_id) + 2 :]  # the row already names the run
+        return RunProgressed(
+            self.kind.name,
+            run_id,
+            kind,
+            slot.get("fraction"),
+            slot["steps"],
+            slot.get("images_per_second"),
+            message,
+            run,
+            slot.get("total"),
+            slot.get("overall"),
+        )
 
 
 class MeasurementController:
-    def __init__(self, app: App, kind: Kind, state: Measurement, launcher: Callable[[], Any],
-                 save: Callable[[], Callable[[Any], None] | None], new_cancel: Callable[[], Any],
-                 broadcast: Callable[..., None]) -> None:
+    def __init__(
+        self,
+        app: App,
+        kind: Kind,
+        state: Measurement,
+        launcher: Callable[[], Any],
+        save: Callable[[], Callable[[Any], None] | None],
+        new_cancel: Callable[[], Any],
+        broadcast: Callable[..., None],
+    ) -> None:
         self.app = app
         self.kind = kind
         self.state = state
-        self.launcher = launcher      # read at start: a test may swap the provider in between
+        self.launcher = launcher  # read at start: a test may swap the provider in between
         self.save = save
         self.new_cancel = new_cancel
         self.broadcast = broadcast
@@ -105,9 +127,14 @@ class MeasurementController:
         state.clock = _plan(self.kind, config)
         state.total = state.clock.total if state.clock is not None else 0
         self.broadcast(MeasurementChanged, self.kind.name)
-        self.app.run_worker(lambda: self._work(self.launcher(), config, cancel), thread=True,
-                            exclusive=True, exit_on_error=False, group=self.kind.name,
-                            description=self.kind.title)
+        self.app.run_worker(
+            lambda: self._work(self.launcher(), config, cancel),
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+            group=self.kind.name,
+            description=self.kind.title,
+        )
         return True
 
     def _work(self, launcher: Any, config: Any, cancel: Any) -> None:
@@ -137,16 +164,22 @@ class MeasurementController:
             if result is not None:
                 self.app.post_message(MeasurementFinished(self.kind.name, result, from_cache=True))
 
-        self.app.run_worker(work, thread=True, exit_on_error=False, group=f"{self.kind.name}-cache",
-                            description=f"cached {self.kind.title}")
+        self.app.run_worker(
+            work,
+            thread=True,
+            exit_on_error=False,
+            group=f"{self.kind.name}-cache",
+            description=f"cached {self.kind.title}",
+        )
 
     def progressed(self, message: RunProgressed) -> None:
         state = self.state
         run = state.runs.get(message.run_id)
         if run is None:
             run = state.runs[message.run_id] = RunProgress(message.run_id)
-        run.apply(message.event, message.fraction, message.step_ms, message.images_per_second,
-                  message.message, message.run)
+        run.apply(
+            message.event, message.fraction, message.step_ms, message.images_per_second, message.message, message.run
+        )
         if message.total:
             state.total = message.total
         if message.overall is not None:
@@ -182,8 +215,13 @@ class MeasurementController:
             except Exception as exc:  # noqa: BLE001 - a full disk must not end the session
                 self.app.post_message(WorkFailed(f"saving the {self.kind.title} result", _one_line(exc)))
 
-        self.app.run_worker(work, thread=True, exit_on_error=False, group=f"{self.kind.name}-cache",
-                            description=f"save {self.kind.title}")
+        self.app.run_worker(
+            work,
+            thread=True,
+            exit_on_error=False,
+            group=f"{self.kind.name}-cache",
+            description=f"save {self.kind.title}",
+        )
 
 
 def _plan(kind: Kind, config: Any) -> Any:
@@ -201,10 +239,21 @@ def suite_clock(config: Any) -> Any:
     return SuiteClock(config)
 
 
-PROBES = Kind("probes", "Probes", "Cancelling: stopping the probe processes",
-              "Probes cancelled; finished runs are kept", ("fraction", ""), suite_clock)
-SCALING = Kind("scaling", "Scaling probe", "Cancelling: stopping the launcher and its ranks",
-               "Scaling probe cancelled; finished launches are kept", ("run_fraction", "fraction"))
+PROBES = Kind(
+    "probes",
+    "Probes",
+    "Cancelling: stopping the probe processes",
+    "Probes cancelled; finished runs are kept",
+    ("fraction", ""),
+    suite_clock,
+)
+SCALING = Kind(
+    "scaling",
+    "Scaling probe",
+    "Cancelling: stopping the launcher and its ranks",
+    "Scaling probe cancelled; finished launches are kept",
+    ("run_fraction", "fraction"),
+)
 
 
 def _one_line(exc: BaseException | None) -> str:

@@ -11,8 +11,7 @@ from tui.form_spec import set_path
 
 def blank_requirements() -> dict:
     """A valid starting point before any file or host check: the model's own defaults."""
-    return {"name": "My ML project", "hardware": {"available": ["cpu"]},
-            "deployment": {"targets": ["cpu-server"]}}
+    return {"name": "My ML project", "hardware": {"available": ["cpu"]}, "deployment": {"targets": ["cpu-server"]}}
 
 
 def host_defaults(report: Any) -> dict:
@@ -31,8 +30,7 @@ def host_defaults(report: Any) -> dict:
         kind = "ascend" if get(first, "vendor") == "huawei" else "nvidia"
         out["hardware.training_target"] = kind
         out["hardware.accelerator"] = str(get(first, "name", default="")) or None
-        out["hardware.devices"] = max(1, sum(1 for a in accelerators
-                                             if get(a, "vendor") == get(first, "vendor")))
+        out["hardware.devices"] = max(1, sum(1 for a in accelerators if get(a, "vendor") == get(first, "vendor")))
         out["deployment.targets"] = ["ascend-server" if kind == "ascend" else "nvidia-server"]
     else:
         out["hardware.training_target"] = "cpu"

@@ -24,7 +24,7 @@ class FieldSpec:
     label: str
     description: str = ""
     choices: tuple = ()
-    required: bool = True        # False: may be left empty (None)
+    required: bool = True  # False: may be left empty (None)
     default: Any = None
     bounds: dict = field(default_factory=dict)  # gt/ge/lt/le from the model's constraints
     depth: int = 0
@@ -100,9 +100,13 @@ def attribute_docs(model: type) -> dict[str, str]:
     body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
     docs = {}
     for node, after in zip(body, body[1:]):
-        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
-                and isinstance(after.value.value, str)):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
             docs[node.target.id] = " ".join(after.value.value.split())
     return docs
 
@@ -119,8 +123,9 @@ def form_spec(model: type[BaseModel], prefix: tuple[str, ...] = (), depth: int =
         # "required" here means "cannot be left empty": only Optional[...] fields may be None.
         required = not optional
         desc = (info.description or docs.get(name) or "").strip()
-        common = dict(path=path, label=_label(name), description=desc, default=default,
-                      bounds=_bounds(info), depth=depth)
+        common = dict(
+            path=path, label=_label(name), description=desc, default=default, bounds=_bounds(info), depth=depth
+        )
         if _is_model(tp):
             specs.append(FieldSpec(kind="section", required=required, **common))
             specs.extend(form_spec(tp, path, depth + 1))
@@ -129,10 +134,14 @@ def form_spec(model: type[BaseModel], prefix: tuple[str, ...] = (), depth: int =
         origin = typing.get_origin(tp)
         if choices is not None:
             specs.append(FieldSpec(kind="enum", choices=choices, required=not optional, **common))
-        elif origin in (list, tuple, set, frozenset) and typing.get_args(tp) and \
-                _literal_values(typing.get_args(tp)[0]) is not None:
-            specs.append(FieldSpec(kind="multi", choices=_literal_values(typing.get_args(tp)[0]),
-                                   required=required, **common))
+        elif (
+            origin in (list, tuple, set, frozenset)
+            and typing.get_args(tp)
+            and _literal_values(typing.get_args(tp)[0]) is not None
+        ):
+            specs.append(
+                FieldSpec(kind="multi", choices=_literal_values(typing.get_args(tp)[0]), required=required, **common)
+            )
         elif tp is bool:
             specs.append(FieldSpec(kind="bool", required=not optional, **common))
         elif tp is int:
@@ -170,8 +179,12 @@ def parse_number(text: str, kind: str, bounds: dict) -> tuple[float | None, str 
         value: float = int(text) if kind == "int" else float(text)
     except ValueError:
         return None, f"expected {'a whole number' if kind == 'int' else 'a number'}"
-    checks = (("gt", lambda v, b: v > b, "greater than"), ("ge", lambda v, b: v >= b, "at least"),
-              ("lt", lambda v, b: v < b, "less than"), ("le", lambda v, b: v <= b, "at most"))
+    checks = (
+        ("gt", lambda v, b: v > b, "greater than"),
+        ("ge", lambda v, b: v >= b, "at least"),
+        ("lt", lambda v, b: v < b, "less than"),
+        ("le", lambda v, b: v <= b, "at most"),
+    )
     for name, ok, words in checks:
         if name in bounds and not ok(value, bounds[name]):
             return None, f"must be {words} {bounds[name]}"

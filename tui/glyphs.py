@@ -14,7 +14,7 @@ def ascii_only() -> bool:
         return True
     if flag in ("0", "false", "no", "off"):
         return False
-    encoding = (getattr(sys.stdout, "encoding", None) or locale.getpreferredencoding(False) or "")
+    encoding = getattr(sys.stdout, "encoding", None) or locale.getpreferredencoding(False) or ""
     return "utf" not in encoding.lower()
 
 

@@ -38,10 +38,19 @@ class RunProgressed(Message):
     """Live progress of one run of a measurement (kind "probes" or "scaling"). Only the latest per
     run matters, so a newer progress message replaces a queued one (keeping its step times)."""
 
-    def __init__(self, kind: str, run_id: str, event: str, fraction: float | None = None,
-                 step_ms: list[float] | None = None, images_per_second: float | None = None,
-                 message: str | None = None, run: Any = None, total: int | None = None,
-                 overall: float | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        run_id: str,
+        event: str,
+        fraction: float | None = None,
+        step_ms: list[float] | None = None,
+        images_per_second: float | None = None,
+        message: str | None = None,
+        run: Any = None,
+        total: int | None = None,
+        overall: float | None = None,
+    ) -> None:
         super().__init__()
         self.kind = kind
         self.run_id = run_id
@@ -57,9 +66,13 @@ class RunProgressed(Message):
     def can_replace(self, message: Message) -> bool:
         # Textual asks the message about to be handled whether the next queued one supersedes it.
         # Start and done events are state changes and never dropped.
-        if (isinstance(message, RunProgressed) and message.kind == self.kind
-                and message.run_id == self.run_id and message.event == "progress"
-                and self.event == "progress"):
+        if (
+            isinstance(message, RunProgressed)
+            and message.kind == self.kind
+            and message.run_id == self.run_id
+            and message.event == "progress"
+            and self.event == "progress"
+        ):
             message.step_ms[:0] = self.step_ms
             return True
         return False
@@ -120,6 +133,7 @@ class ReportChanged(Message):
 
 class MeasurementChanged(Message):
     """A measurement started, finished or got a cached result: redraw all of it."""
+
     bubble = False
 
     def __init__(self, kind: str) -> None:
@@ -129,6 +143,7 @@ class MeasurementChanged(Message):
 
 class RunChanged(Message):
     """One run of a running measurement moved on: redraw its row."""
+
     bubble = False
 
     def __init__(self, kind: str, progress: Any) -> None:

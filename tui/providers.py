@@ -34,15 +34,16 @@ class ReportBuilder(Protocol):
 class Providers:
     """Everything the app asks of the headless core. make_app fills it with the defaults below;
     a test replaces a part by passing its own callable of the same signature."""
+
     check_host: HostCheck
     run_probes: Launcher
-    cached_probes: Callable[[], Any]               # -> ProbeSuite | None
-    save_probes: Callable[[Any], None] | None   # None: results are not cached
+    cached_probes: Callable[[], Any]  # -> ProbeSuite | None
+    save_probes: Callable[[Any], None] | None  # None: results are not cached
     run_scaling: Launcher
-    cached_scaling: Callable[[], Any]              # -> ScalingResult | None
+    cached_scaling: Callable[[], Any]  # -> ScalingResult | None
     save_scaling: Callable[[Any], None] | None
     build_report: ReportBuilder
-    render: Callable[[Any, str], str]              # (report, "json" | "markdown") -> text
+    render: Callable[[Any, str], str]  # (report, "json" | "markdown") -> text
 
 
 def default_host_provider(progress: Callable[[str], None] | None = None, cancel: Any = None) -> Any:
@@ -75,9 +76,15 @@ def default_report_builder(requirements: Any, host: Any, probes: Any, scaling: A
     import knowledge
     from advisor.report import build_report
 
-    return build_report(requirements, host=host, probes=probes, kb=knowledge.load(),
-                        probe_source="cache" if probes is not None else "none",
-                        scaling=scaling, scaling_source="cache" if scaling is not None else "none")
+    return build_report(
+        requirements,
+        host=host,
+        probes=probes,
+        kb=knowledge.load(),
+        probe_source="cache" if probes is not None else "none",
+        scaling=scaling,
+        scaling_source="cache" if scaling is not None else "none",
+    )
 
 
 def default_renderer(report: Any, fmt: str) -> str:

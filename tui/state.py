@@ -13,34 +13,35 @@ SPARK_POINTS = 60  # step times kept per run for the sparkline
 
 @dataclass
 class HostState:
-    report: Any = None              # a CheckReport (or an equivalent mapping)
+    report: Any = None  # a CheckReport (or an equivalent mapping)
     error: str | None = None
     checking: bool = False
-    progress: str = ""              # the latest part of the check that finished
+    progress: str = ""  # the latest part of the check that finished
     cancel: Any = None
 
 
 @dataclass
 class RequirementsState:
-    model: Any = None               # a validated Requirements, or None (then `problem` says why)
-    data: dict | None = None     # what the form holds (may be invalid)
+    model: Any = None  # a validated Requirements, or None (then `problem` says why)
+    data: dict | None = None  # what the form holds (may be invalid)
     problem: str | None = None
-    path: str | None = None      # the file loaded or saved last
+    path: str | None = None  # the file loaded or saved last
 
 
 @dataclass
 class Measurement:
     """One kind of probe (training suite or scaling): its live runs while it measures, its result
     (this session's or the cache's) and how to cancel it."""
-    kind: str                                   # "probes" | "scaling"
-    result: Any = None                          # ProbeSuite / ScalingResult
-    cached: bool = False                        # the result came from the per-host cache
+
+    kind: str  # "probes" | "scaling"
+    result: Any = None  # ProbeSuite / ScalingResult
+    cached: bool = False  # the result came from the per-host cache
     running: bool = False
     cancel: Any = None
-    runs: dict = field(default_factory=dict)    # run id -> RunProgress
-    total: int = 0                              # runs planned (the plan, then the runner's events)
-    fraction: float = 0.0                       # of the whole measurement (the scaling runner says)
-    clock: Any = None                           # advisor.progress.SuiteClock: the ETA
+    runs: dict = field(default_factory=dict)  # run id -> RunProgress
+    total: int = 0  # runs planned (the plan, then the runner's events)
+    fraction: float = 0.0  # of the whole measurement (the scaling runner says)
+    clock: Any = None  # advisor.progress.SuiteClock: the ETA
 
 
 @dataclass
@@ -49,9 +50,9 @@ class AppState:
     requirements: RequirementsState = field(default_factory=RequirementsState)
     probes: Measurement = field(default_factory=lambda: Measurement("probes"))
     scaling: Measurement = field(default_factory=lambda: Measurement("scaling"))
-    report: Any = None                          # the Report built from all of the above
+    report: Any = None  # the Report built from all of the above
     report_error: str | None = None
-    report_generation: int = 0                  # a report built from older inputs is dropped
+    report_generation: int = 0  # a report built from older inputs is dropped
 
     @property
     def measuring(self) -> bool:
@@ -69,8 +70,15 @@ class RunProgress:
     step_ms: deque = field(default_factory=lambda: deque(maxlen=SPARK_POINTS))
     run: Any = None
 
-    def apply(self, kind: str, fraction: float | None, step_ms: list[float],
-              images_per_second: float | None, message: str | None, run: Any) -> None:
+    def apply(
+        self,
+        kind: str,
+        fraction: float | None,
+        step_ms: list[float],
+        images_per_second: float | None,
+        message: str | None,
+        run: Any,
+    ) -> None:
         if kind == "start":
             self.status = "running"
         elif kind == "done":

@@ -23,8 +23,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
     parser.add_argument("--strict", action="store_true", help="warnings fail the check (exit 1)")
     parser.add_argument("--no-smoke", action="store_true", help="skip the live framework smoke tests (fast)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                        help="kill a smoke test that takes longer (default 60)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="kill a smoke test that takes longer (default 60)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -38,8 +43,12 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.timeout < float("inf"):  # also refuses nan, which every comparison passes
         raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout:g}")
     if not args.json:
-        print("advisor check: gathering host, accelerators"
-              + ("" if args.no_smoke else " and framework smoke tests") + "...", file=sys.stderr)
+        print(
+            "advisor check: gathering host, accelerators"
+            + ("" if args.no_smoke else " and framework smoke tests")
+            + "...",
+            file=sys.stderr,
+        )
     progress = None if args.json else (lambda text: print(f"  {text}", file=sys.stderr, flush=True))
     report = run_check(smoke=not args.no_smoke, timeout=args.timeout, progress=progress)
     emit(to_json(report) if args.json else render_table(report), args.output)

@@ -15,12 +15,38 @@ from typing import Any
 from advisor.errors import UsageError
 from advisor.output import read_json
 
-SKIP_KEYS = {"created_at", "host", "evidence", "detail", "note", "notes", "summary", "reasons", "symptom",
-             "cause", "fix", "basis_detail", "statement", "because", "title", "sources"}
+SKIP_KEYS = {
+    "created_at",
+    "host",
+    "evidence",
+    "detail",
+    "note",
+    "notes",
+    "summary",
+    "reasons",
+    "symptom",
+    "cause",
+    "fix",
+    "basis_detail",
+    "statement",
+    "because",
+    "title",
+    "sources",
+}
 LIST_KEYS = ("workflow", "criterion", "name", "id", "model")
 _CRITERION_WEIGHT = re.compile(r"^scores\[[^]]+\]\.criteria\[[^]]+\]\.weight$")
-SECTION_ORDER = ("recommendation", "knowledge_base", "requirements", "weights", "scores", "projections",
-                 "probes", "pitfalls", "sensitivity", "assumptions")
+SECTION_ORDER = (
+    "recommendation",
+    "knowledge_base",
+    "requirements",
+    "weights",
+    "scores",
+    "projections",
+    "probes",
+    "pitfalls",
+    "sensitivity",
+    "assumptions",
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,13 +64,19 @@ def load_report(path: str) -> dict:
         raise UsageError(f"{path}: (top level): expected a report object")
     for key in ("schema_version", "recommendation", "scores"):
         if key not in data:
-            raise UsageError(f"{path}: {key}: required field is missing: expected a report from `advisor report --json`")
+            raise UsageError(
+                f"{path}: {key}: required field is missing: expected a report from `advisor report --json`"
+            )
     # The verdict line reads these directly: a hand-edited or foreign document must fail as bad input.
     if not isinstance(data["recommendation"], dict) or not isinstance(data["recommendation"].get("workflow"), str):
-        raise UsageError(f"{path}: recommendation: expected an object with a 'workflow' string: "
-                         "expected a report from `advisor report --json`")
+        raise UsageError(
+            f"{path}: recommendation: expected an object with a 'workflow' string: "
+            "expected a report from `advisor report --json`"
+        )
     if not isinstance(data["scores"], list):
-        raise UsageError(f"{path}: scores: expected a list of workflow scores: expected a report from `advisor report --json`")
+        raise UsageError(
+            f"{path}: scores: expected a list of workflow scores: expected a report from `advisor report --json`"
+        )
     return data
 
 
@@ -73,7 +105,12 @@ def flatten(node: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def _close(a: Any, b: Any) -> bool:
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
+    if (
+        isinstance(a, (int, float))
+        and isinstance(b, (int, float))
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
         return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
     return a == b
 
@@ -86,8 +123,14 @@ def diff(old: dict, new: dict) -> list[dict]:
             continue  # the same number as weights[name].weight, once per workflow
         if path in a and path in b and _close(a[path], b[path]):
             continue
-        changes.append({"path": path, "old": a.get(path), "new": b.get(path),
-                        "change": "added" if path not in a else ("removed" if path not in b else "changed")})
+        changes.append(
+            {
+                "path": path,
+                "old": a.get(path),
+                "new": b.get(path),
+                "change": "added" if path not in a else ("removed" if path not in b else "changed"),
+            }
+        )
     return changes
 
 
@@ -108,11 +151,15 @@ def render_text(old_path: str, new_path: str, old: dict, new: dict, changes: lis
     ro, rn = old["recommendation"], new["recommendation"]
     lines = [f"{old_path} ({old.get('created_at', '?')}) -> {new_path} ({new.get('created_at', '?')})"]
     if ro.get("workflow") != rn.get("workflow"):
-        lines.append(f"recommendation CHANGED: {ro.get('workflow')} -> {rn.get('workflow')} "
-                     f"(confidence {ro.get('confidence')} -> {rn.get('confidence')})")
+        lines.append(
+            f"recommendation CHANGED: {ro.get('workflow')} -> {rn.get('workflow')} "
+            f"(confidence {ro.get('confidence')} -> {rn.get('confidence')})"
+        )
     else:
-        lines.append(f"recommendation unchanged: {rn.get('workflow')} (confidence {ro.get('confidence')} -> "
-                     f"{rn.get('confidence')}, margin {_fmt(ro.get('margin'))} -> {_fmt(rn.get('margin'))})")
+        lines.append(
+            f"recommendation unchanged: {rn.get('workflow')} (confidence {ro.get('confidence')} -> "
+            f"{rn.get('confidence')}, margin {_fmt(ro.get('margin'))} -> {_fmt(rn.get('margin'))})"
+        )
     if old.get("schema_version") != new.get("schema_version"):
         lines.append(f"schema version {old.get('schema_version')} -> {new.get('schema_version')}")
     if not changes:
@@ -130,10 +177,13 @@ def run(args: argparse.Namespace) -> int:
     old, new = load_report(args.old), load_report(args.new)
     changes = diff(old, new)
     if args.json:
-        doc = {"schema_version": "1.0", "old": {"file": args.old, "created_at": old.get("created_at")},
-               "new": {"file": args.new, "created_at": new.get("created_at")},
-               "recommendation_changed": old["recommendation"].get("workflow") != new["recommendation"].get("workflow"),
-               "changes": changes}
+        doc = {
+            "schema_version": "1.0",
+            "old": {"file": args.old, "created_at": old.get("created_at")},
+            "new": {"file": args.new, "created_at": new.get("created_at")},
+            "recommendation_changed": old["recommendation"].get("workflow") != new["recommendation"].get("workflow"),
+            "changes": changes,
+        }
         emit(to_json(doc), args.output)
     else:
         emit(render_text(args.old, args.new, old, new, changes), args.output)

@@ -10,9 +10,11 @@ from advisor import config
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "config", help="show the defaults from the config file and where each came from",
+        "config",
+        help="show the defaults from the config file and where each came from",
         description=__doc__ + "\n\n" + (config.__doc__ or "").split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--path", action="store_true", help="print only the config file's path")
     parser.set_defaults(func=run)
 

@@ -10,8 +10,18 @@ from advisor.errors import UsageError
 from advisor.output import check_output, emit, to_json
 
 SECTION_NAMES = (
-    "accelerators", "frameworks", "workflows", "ecosystem", "pitfalls",
-    "api-mappings", "references", "derating", "costs", "prices", "interconnects", "scaling-curves",
+    "accelerators",
+    "frameworks",
+    "workflows",
+    "ecosystem",
+    "pitfalls",
+    "api-mappings",
+    "references",
+    "derating",
+    "costs",
+    "prices",
+    "interconnects",
+    "scaling-curves",
 )
 
 
@@ -52,14 +62,23 @@ def register(subparsers: Any) -> None:
     sub = parser.add_subparsers(dest="kb_command", metavar="ACTION", parser_class=type(parser))
 
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--kb", action="append", default=[], metavar="DIR",
-                        help="directory of YAML files merged over the bundled ones by id (repeatable)")
+    common.add_argument(
+        "--kb",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="directory of YAML files merged over the bundled ones by id (repeatable)",
+    )
     common.add_argument("--json", action="store_true", help="print one JSON document")
     common.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
 
     today = argparse.ArgumentParser(add_help=False)
-    today.add_argument("--today", type=_date, metavar="YYYY-MM-DD",
-                       help="date to measure ages against (default: ADVISOR_TODAY or the system date)")
+    today.add_argument(
+        "--today",
+        type=_date,
+        metavar="YYYY-MM-DD",
+        help="date to measure ages against (default: ADVISOR_TODAY or the system date)",
+    )
 
     p_list = sub.add_parser("list", parents=[common], help="list entries (with the date each was last checked)")
     p_list.add_argument("section", nargs="?", metavar="SECTION", help=f"one of: {', '.join(SECTION_NAMES)}")
@@ -70,23 +89,35 @@ def register(subparsers: Any) -> None:
     p_show.add_argument("--section", metavar="SECTION", help="look only in this section")
     p_show.set_defaults(func=_show)
 
-    p_val = sub.add_parser("validate", parents=[common, today],
-                           help="check files and list every problem (exit 0 valid, 1 problems); warn about old prices")
-    p_val.add_argument("dir", nargs="?", metavar="DIR", help="a directory of override files to check with the bundled ones")
+    p_val = sub.add_parser(
+        "validate",
+        parents=[common, today],
+        help="check files and list every problem (exit 0 valid, 1 problems); warn about old prices",
+    )
+    p_val.add_argument(
+        "dir", nargs="?", metavar="DIR", help="a directory of override files to check with the bundled ones"
+    )
     p_val.set_defaults(func=_validate)
 
-    p_stale = sub.add_parser("stale", parents=[common, today],
-                             help="list entries not checked for N months (default 12), or never checked")
-    p_stale.add_argument("--months", type=_months, default=12, metavar="N",
-                         help="entries last checked more than N months ago (default 12)")
+    p_stale = sub.add_parser(
+        "stale", parents=[common, today], help="list entries not checked for N months (default 12), or never checked"
+    )
+    p_stale.add_argument(
+        "--months",
+        type=_months,
+        default=12,
+        metavar="N",
+        help="entries last checked more than N months ago (default 12)",
+    )
     p_stale.add_argument("--section", metavar="SECTION", help="only this section")
     p_stale.set_defaults(func=_stale)
 
 
 def _no_action(parser: argparse.ArgumentParser) -> int:
     # Bad usage is one line on stderr (the help went to stdout, where scripts read results).
-    raise UsageError("kb: expected an action: list, show or validate, or stale for what needs a look "
-                     "(see `advisor kb --help`)")
+    raise UsageError(
+        "kb: expected an action: list, show or validate, or stale for what needs a look (see `advisor kb --help`)"
+    )
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -176,8 +207,15 @@ def _list(args: argparse.Namespace) -> int:
         width = max(len(e.id) for e in entries)  # per section: one long id no longer widens them all
         hang = width + 4 if width + 4 <= total - 30 else 6
         for entry in entries:
-            lines.append(textwrap.fill(_label(section, entry), total, initial_indent=f"  {entry.id:<{width}}  ",
-                                       subsequent_indent=" " * hang, break_on_hyphens=False))
+            lines.append(
+                textwrap.fill(
+                    _label(section, entry),
+                    total,
+                    initial_indent=f"  {entry.id:<{width}}  ",
+                    subsequent_indent=" " * hang,
+                    break_on_hyphens=False,
+                )
+            )
     emit("\n".join(lines) + "\n", args.output)
     return 0
 
@@ -197,8 +235,9 @@ def _show(args: argparse.Namespace) -> int:
         acc = kb.find_accelerator(wanted) if section in (None, "accelerators") else None
         if acc is None:
             where = f" in {section}" if section else ""  # h200 exists, just not in that section
-            raise UsageError(f"kb show: no entry with id {wanted!r}{where} "
-                             f"(try `advisor kb list{' ' + section if section else ''}`)")
+            raise UsageError(
+                f"kb show: no entry with id {wanted!r}{where} (try `advisor kb list{' ' + section if section else ''}`)"
+            )
         matches = [("accelerators", acc)]
     if args.json:
         # One document: the entry; with an id in several sections, the first (others on stderr).
@@ -255,8 +294,10 @@ def _validate(args: argparse.Namespace) -> int:
     else:
         total = sum(len(kb.section(s)) for s in _section_names())
         lines = [f"warning: {w}" for w in warnings]
-        lines.append(f"knowledge base valid: version {kb.version}, {total} entries from {len(files)} files"
-                     + (f"; {len(warnings)} price warning{'s' if len(warnings) != 1 else ''}" if warnings else ""))
+        lines.append(
+            f"knowledge base valid: version {kb.version}, {total} entries from {len(files)} files"
+            + (f"; {len(warnings)} price warning{'s' if len(warnings) != 1 else ''}" if warnings else "")
+        )
         emit("\n".join(lines) + "\n", args.output)
     return 1 if problems else 0
 
@@ -281,12 +322,23 @@ def _stale(args: argparse.Namespace) -> int:
     on = _today(args)
     found = stale_entries(kb, args.months, on, [args.section] if args.section else None)
     if args.json:
-        emit(to_json({"schema_version": 1, "today": on.isoformat(), "months": args.months,
-                      "entries": [s.as_dict() for s in found]}), args.output)
+        emit(
+            to_json(
+                {
+                    "schema_version": 1,
+                    "today": on.isoformat(),
+                    "months": args.months,
+                    "entries": [s.as_dict() for s in found],
+                }
+            ),
+            args.output,
+        )
         return 0
     never = sum(1 for s in found if s.last_checked is None)
     lines = [s.describe() for s in found]
-    lines.append(f"{len(found)} entr{'ies' if len(found) != 1 else 'y'} need a look "
-                 f"({len(found) - never} last checked more than {args.months:g} months before {on}, {never} never checked)")
+    lines.append(
+        f"{len(found)} entr{'ies' if len(found) != 1 else 'y'} need a look "
+        f"({len(found) - never} last checked more than {args.months:g} months before {on}, {never} never checked)"
+    )
     emit("\n".join(lines) + "\n", args.output)
     return 0

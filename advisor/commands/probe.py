@@ -26,41 +26,70 @@ TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps",
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "probe", help="measure training throughput in PyTorch and MindSpore on this host",
-        description=__doc__)
+        "probe", help="measure training throughput in PyTorch and MindSpore on this host", description=__doc__
+    )
     p.add_argument("--frameworks", help="comma list of pytorch,mindspore (default: every installed one)")
-    p.add_argument("--models", default="lenet,resnet18", help="comma list of lenet,resnet18,resnet50 (default lenet,resnet18; with --scaling: lenet)")
-    p.add_argument("--modes", default=",".join(MODES),
-                   help="comma list of eager,compile (PyTorch) and graph,pynative (MindSpore) (default: all four)")
+    p.add_argument(
+        "--models",
+        default="lenet,resnet18",
+        help="comma list of lenet,resnet18,resnet50 (default lenet,resnet18; with --scaling: lenet)",
+    )
+    p.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help="comma list of eager,compile (PyTorch) and graph,pynative (MindSpore) (default: all four)",
+    )
     p.add_argument("--batch-size", type=int, default=32, help="images per step (default %(default)s)")
-    p.add_argument("--budget", type=float, default=6.0,
-                   help="seconds of warmup + measurement per run (default %(default)s)")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda", "npu"), default="auto",
-                   help="where the runs train (default auto: the accelerator if the framework sees one, else cpu)")
-    p.add_argument("--threads", type=int,
-                   help="threads in both frameworks (default: the cores found idle before each round)")
-    p.add_argument("--data", metavar="PATH",
-                   help="real data: CIFAR-10 (cifar-10-batches-bin or -py) or MNIST idx folder")
+    p.add_argument(
+        "--budget", type=float, default=6.0, help="seconds of warmup + measurement per run (default %(default)s)"
+    )
+    p.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda", "npu"),
+        default="auto",
+        help="where the runs train (default auto: the accelerator if the framework sees one, else cpu)",
+    )
+    p.add_argument(
+        "--threads", type=int, help="threads in both frameworks (default: the cores found idle before each round)"
+    )
+    p.add_argument(
+        "--data", metavar="PATH", help="real data: CIFAR-10 (cifar-10-batches-bin or -py) or MNIST idx folder"
+    )
     from probes.probe_models import ProbeConfig  # pydantic only: the defaults have one home
 
     defaults = ProbeConfig()
-    p.add_argument("--repeat", type=int, default=defaults.repeat,
-                   help="interleaved rounds per model (A B A B ... in fresh processes): median of medians and "
-                        "paired ratios between the runs (default %(default)s; with --scaling: 3)")
-    p.add_argument("--max-repeat", type=int, default=defaults.max_repeat, metavar="N",
-                   help="cap on rounds: while a comparison is not decidable, run more rounds, each extra one at "
-                        "twice the budget (at most 4x --budget), up to N in all (default %(default)s; "
-                        "equal to --repeat: no extra rounds)")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=defaults.repeat,
+        help="interleaved rounds per model (A B A B ... in fresh processes): median of medians and "
+        "paired ratios between the runs (default %(default)s; with --scaling: 3)",
+    )
+    p.add_argument(
+        "--max-repeat",
+        type=int,
+        default=defaults.max_repeat,
+        metavar="N",
+        help="cap on rounds: while a comparison is not decidable, run more rounds, each extra one at "
+        "twice the budget (at most 4x --budget), up to N in all (default %(default)s; "
+        "equal to --repeat: no extra rounds)",
+    )
     p.add_argument("--no-parity", action="store_true", help="skip the cross-framework parity check")
-    p.add_argument("--no-tune", action="store_true",
-                   help="measure the untuned default (no ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore)")
-    p.add_argument("--no-cache", action="store_true",
-                   help="do not store results, and compile with an empty torch.compile cache")
+    p.add_argument(
+        "--no-tune", action="store_true", help="measure the untuned default (no ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore)"
+    )
+    p.add_argument(
+        "--no-cache", action="store_true", help="do not store results, and compile with an empty torch.compile cache"
+    )
     p.add_argument("--clear-cache", action="store_true", help="delete cached probe results and exit")
     p.add_argument("--max-steps", type=int, help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the JSON document to FILE (atomically), e.g. for `advisor report --probes`")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the JSON document to FILE (atomically), e.g. for `advisor report --probes`",
+    )
     p.set_defaults(func=handle, _training_defaults={k: p.get_default(k) for k in TRAINING_ONLY})
     from advisor.commands import scaling as scaling_cli  # --scaling, --ranks and the scaling knobs
 
@@ -78,8 +107,14 @@ def register(subparsers) -> None:
 
 def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
     items = [v.strip().lower() for v in (value or "").split(",") if v.strip()]
-    aliases = {"torch": "pytorch", "ms": "mindspore", "resnet-18": "resnet18", "resnet-50": "resnet50",
-               "lenet5": "lenet", "lenet-5": "lenet"}
+    aliases = {
+        "torch": "pytorch",
+        "ms": "mindspore",
+        "resnet-18": "resnet18",
+        "resnet-50": "resnet50",
+        "lenet5": "lenet",
+        "lenet-5": "lenet",
+    }
     items = [aliases.get(v, v) for v in items]
     bad = [v for v in items if v not in allowed]
     if bad:
@@ -98,13 +133,17 @@ def build_config(args):
     else:
         frameworks = [fw for fw, info in installed_frameworks().items() if info["installed"]]
         if not frameworks:
-            raise UsageError("--frameworks: neither PyTorch nor MindSpore is installed "
-                             f"for {sys.executable}; install one (pip install -e '.[pytorch]')")
+            raise UsageError(
+                "--frameworks: neither PyTorch nor MindSpore is installed "
+                f"for {sys.executable}; install one (pip install -e '.[pytorch]')"
+            )
     models = _list(args.models, MODELS, "--models")
     modes = _list(args.modes, MODES, "--modes")
     if not any(m in MODES_OF[fw] for fw in frameworks for m in modes):
-        raise UsageError(f"--modes: none of {','.join(modes)} belongs to {','.join(frameworks)} "
-                         "(pytorch: eager,compile; mindspore: graph,pynative)")
+        raise UsageError(
+            f"--modes: none of {','.join(modes)} belongs to {','.join(frameworks)} "
+            "(pytorch: eager,compile; mindspore: graph,pynative)"
+        )
     if not 1 <= args.batch_size <= MAX_BATCH:
         # The synthetic batches are held in memory in both frameworks: a typo must not exhaust it.
         raise UsageError(f"--batch-size: expected 1 to {MAX_BATCH} images per step")
@@ -120,6 +159,7 @@ def build_config(args):
     max_repeat = max(max_repeat, args.repeat)  # a cap below --repeat means no extra rounds
     if args.data:
         from probes.training import data
+
         try:
             data.from_path(args.data, models[0], args.batch_size, n_batches=1)
         except data.DataError as exc:
@@ -129,12 +169,24 @@ def build_config(args):
         compile_cache = tempfile.mkdtemp(prefix="advisor-inductor-")
     else:
         from advisor.cache import compile_cache_dir
+
         compile_cache = str(compile_cache_dir())
-    return ProbeConfig(frameworks=frameworks, models=models, modes=modes, batch_size=args.batch_size,
-                       budget=args.budget, device=args.device, threads=args.threads, data=args.data,
-                       repeat=args.repeat, max_repeat=max_repeat, parity=not args.no_parity,
-                       tune=not args.no_tune,
-                       max_steps=args.max_steps, compile_cache_dir=compile_cache)
+    return ProbeConfig(
+        frameworks=frameworks,
+        models=models,
+        modes=modes,
+        batch_size=args.batch_size,
+        budget=args.budget,
+        device=args.device,
+        threads=args.threads,
+        data=args.data,
+        repeat=args.repeat,
+        max_repeat=max_repeat,
+        parity=not args.no_parity,
+        tune=not args.no_tune,
+        max_steps=args.max_steps,
+        compile_cache_dir=compile_cache,
+    )
 
 
 class Progress:
@@ -153,19 +205,17 @@ class Progress:
         aux = ev.run_id.endswith("-aux")  # the GEMM peak / parity child: 'pytorch-aux' meant nothing
         if ev.kind == "start":
             name = ev.message if aux and ev.message else ev.run_id
-            w.write(f"{self._prefix(ev)}{name} ...\n" if not self.tty else
-                    f"{self._prefix(ev)}{name} starting")
+            w.write(f"{self._prefix(ev)}{name} ...\n" if not self.tty else f"{self._prefix(ev)}{name} starting")
         elif ev.kind == "progress" and self.tty:
             frac = max(0.0, min(1.0, ev.fraction or 0.0))
             bar = "#" * int(frac * 20)
             step = f"{ev.step_ms:8.1f} ms/step" if ev.step_ms else ""
             ips = f"{ev.images_per_second:9.1f} img/s" if ev.images_per_second else ""
-            w.write(f"\r\x1b[K{self._prefix(ev)}{ev.run_id} [{bar:<20}] {frac:4.0%} "
-                    f"{ev.message or ''} {step} {ips}")
+            w.write(f"\r\x1b[K{self._prefix(ev)}{ev.run_id} [{bar:<20}] {frac:4.0%} {ev.message or ''} {step} {ips}")
         elif ev.kind == "done":
             run = ev.run
             if run is None:
-                name = f"{ev.run_id[:-len('-aux')]}: GEMM peak / parity" if aux else ev.run_id
+                name = f"{ev.run_id[: -len('-aux')]}: GEMM peak / parity" if aux else ev.run_id
                 text = f"{name}: {ev.message}"
             elif run.status == "ok":
                 text = f"{run.id}: {run.images_per_second:.1f} img/s ({run.stop_reason})"
@@ -214,38 +264,69 @@ def render_table(suite, width: int | None = None) -> str:
     for r in suite.runs:
         st = r.step_time_ms
         ci = f"{r.ci95[0]:.1f}-{r.ci95[1]:.1f}" if r.ci95 else "-"
-        rows.append([
-            r.id, r.status if r.status != "ok" else "ok",
-            _fmt(r.images_per_second), ci, r.quality or "-",
-            _fmt(st.median if st else None, ".2f"), _fmt(st.cv if st else None, ".0%"),
-            _fmt(r.first_step_seconds, ".2f"), _fmt(r.peak_memory_mb, ".0f"),
-            _fmt(r.mfu, ".1%"),
-            f"{r.loss_first:.3f}->{r.loss_last:.3f}" if r.loss_first is not None else "-",
-            r.stop_reason or (r.error or "")[:120],
-        ])
-    head = ["run", "status", "img/s", "95% CI", "quality", "step ms", "CV", "first s", "peak MB", "MFU",
-            "loss", "stop / error"]
+        rows.append(
+            [
+                r.id,
+                r.status if r.status != "ok" else "ok",
+                _fmt(r.images_per_second),
+                ci,
+                r.quality or "-",
+                _fmt(st.median if st else None, ".2f"),
+                _fmt(st.cv if st else None, ".0%"),
+                _fmt(r.first_step_seconds, ".2f"),
+                _fmt(r.peak_memory_mb, ".0f"),
+                _fmt(r.mfu, ".1%"),
+                f"{r.loss_first:.3f}->{r.loss_last:.3f}" if r.loss_first is not None else "-",
+                r.stop_reason or (r.error or "")[:120],
+            ]
+        )
+    head = [
+        "run",
+        "status",
+        "img/s",
+        "95% CI",
+        "quality",
+        "step ms",
+        "CV",
+        "first s",
+        "peak MB",
+        "MFU",
+        "loss",
+        "stop / error",
+    ]
     h = suite.host
-    load = f", load {h.loadavg_before[0]:.1f}->{h.loadavg_after[0]:.1f}" \
-        if h.loadavg_before and h.loadavg_after else ""
+    load = f", load {h.loadavg_before[0]:.1f}->{h.loadavg_after[0]:.1f}" if h.loadavg_before and h.loadavg_after else ""
     steal = f", steal {h.steal_fraction:.0%}" if h.steal_fraction is not None else ""
-    lines = [textwrap.fill(
-        f"Training probe on {h.cpu_model or 'this host'} ({h.logical_cores} CPUs{load}{steal}), "
-        f"{suite.seconds or 0:.0f} s; fp32, SGD lr 0.01 momentum 0.9 wd 5e-4, "
-        f"{'synthetic data' if not (suite.config and suite.config.data) else suite.config.data}", width),
-        "", _table(rows, head, width), ""]
+    lines = [
+        textwrap.fill(
+            f"Training probe on {h.cpu_model or 'this host'} ({h.logical_cores} CPUs{load}{steal}), "
+            f"{suite.seconds or 0:.0f} s; fp32, SGD lr 0.01 momentum 0.9 wd 5e-4, "
+            f"{'synthetic data' if not (suite.config and suite.config.data) else suite.config.data}",
+            width,
+        ),
+        "",
+        _table(rows, head, width),
+        "",
+    ]
     if suite.gemm_peak:
-        lines.append("On-host fp32 GEMM peak (MFU basis): " + ", ".join(
-            f"{fw} {g:.0f} GFLOP/s" for fw, g in suite.gemm_peak.items()))
+        lines.append(
+            "On-host fp32 GEMM peak (MFU basis): "
+            + ", ".join(f"{fw} {g:.0f} GFLOP/s" for fw, g in suite.gemm_peak.items())
+        )
     if suite.parity:
         from probes.parity import summary_line
+
         lines.append("Parity (same weights, one batch):")
         for p in suite.parity:
-            lines.append(textwrap.fill(summary_line(p.model_dump()), width, initial_indent="  ",
-                                       subsequent_indent="    "))
+            lines.append(
+                textwrap.fill(summary_line(p.model_dump()), width, initial_indent="  ", subsequent_indent="    ")
+            )
             if p.likely_cause:
-                lines.append(textwrap.fill(f"likely cause: {p.likely_cause}", width,
-                                           initial_indent="    ", subsequent_indent="      "))
+                lines.append(
+                    textwrap.fill(
+                        f"likely cause: {p.likely_cause}", width, initial_indent="    ", subsequent_indent="      "
+                    )
+                )
     lines += _comparison_lines(suite, width)
     notes = list(suite.warnings)
     for r in suite.runs:
@@ -254,8 +335,9 @@ def render_table(suite, width: int | None = None) -> str:
             notes.append(f"{r.id}: {r.quality}{flag}: {'; '.join(r.quality_reasons)}")
         notes += [f"{r.id}: {w}" for w in r.warnings]
         if r.settings.get("compile_cache"):
-            notes.append(f"{r.id}: torch.compile cache {r.settings['compile_cache']}, "
-                         f"compile {_fmt(r.compile_seconds, '.1f')} s")
+            notes.append(
+                f"{r.id}: torch.compile cache {r.settings['compile_cache']}, compile {_fmt(r.compile_seconds, '.1f')} s"
+            )
     if notes:
         lines.append("Notes:")
         lines += [textwrap.fill(n, width, initial_indent="  - ", subsequent_indent="    ") for n in notes]
@@ -283,17 +365,26 @@ def _comparison_lines(suite, width: int) -> list[str]:
         text = f"{c.a} / {c.b}: {ratio}{ci}, {c.pairs} pair(s); {verdict}"
         lines.append(textwrap.fill(text, width, initial_indent="  ", subsequent_indent="    "))
     if undecided:
-        lines.append(textwrap.fill(f"{undecided} of {len(suite.comparisons)} comparisons were not decidable on "
-                                   f"this host now; to decide them: {WHAT_TO_DO}.", width))
+        lines.append(
+            textwrap.fill(
+                f"{undecided} of {len(suite.comparisons)} comparisons were not decidable on "
+                f"this host now; to decide them: {WHAT_TO_DO}.",
+                width,
+            )
+        )
     if suite.adaptation:
-        lines.append("Rounds (threads = idle cores unless --threads; extra rounds at twice the budget, "
-                     "at most 4x):")
+        lines.append("Rounds (threads = idle cores unless --threads; extra rounds at twice the budget, at most 4x):")
     for a in suite.adaptation:
         threads = sorted(set(a.get("threads") or []))
-        lines.append(textwrap.fill(
-            f"{a['model']}: {a['rounds']} round(s), budget {', '.join(f'{b:g}' for b in a['budgets'])} s, "
-            f"threads {', '.join(map(str, threads)) or '-'}; {a.get('stopped', '')}", width,
-            initial_indent="  ", subsequent_indent="    "))
+        lines.append(
+            textwrap.fill(
+                f"{a['model']}: {a['rounds']} round(s), budget {', '.join(f'{b:g}' for b in a['budgets'])} s, "
+                f"threads {', '.join(map(str, threads)) or '-'}; {a.get('stopped', '')}",
+                width,
+                initial_indent="  ",
+                subsequent_indent="    ",
+            )
+        )
     return lines
 
 
@@ -358,12 +449,15 @@ def handle(args) -> int:
         return probe_pipeline.run_from_args(args)
     if any(getattr(args, n, None) is not None for n in ("loader_workers", "feed")):
         raise UsageError("--loader-workers/--feed: input-pipeline options; add --pipeline")
-    if getattr(args, "accuracy", False) or any(getattr(args, n, None) is not None for n in ("epochs", "seeds", "target")):
+    if getattr(args, "accuracy", False) or any(
+        getattr(args, n, None) is not None for n in ("epochs", "seeds", "target")
+    ):
         from advisor.commands import probe_accuracy
 
         return probe_accuracy.run_from_args(args)
     if args.clear_cache:
         from advisor.cache import clear
+
         removed = clear()
         print(f"advisor: removed {len(removed)} cached item(s)", file=sys.stderr)
         return 0
@@ -376,10 +470,12 @@ def handle(args) -> int:
     finally:
         if args.no_cache:  # the throw-away torch.compile cache
             import shutil
+
             shutil.rmtree(config.compile_cache_dir, ignore_errors=True)
     if not args.no_cache:
         try:
             from advisor.cache import save_probes
+
             save_probes(suite)
         except OSError as exc:
             print(f"advisor: could not cache the probe results ({exc})", file=sys.stderr)

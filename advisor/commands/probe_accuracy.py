@@ -16,9 +16,12 @@ NOT_USED = ("budget", "repeat", "no_parity", "no_tune", "max_steps", "device")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("time-to-accuracy (--accuracy)")
-    g.add_argument("--accuracy", action="store_true",
-                   help="train LeNet-5 to a target test accuracy on real data (sklearn digits, or --data) in "
-                        "both frameworks, interleaved over seeds; default modes eager,graph")
+    g.add_argument(
+        "--accuracy",
+        action="store_true",
+        help="train LeNet-5 to a target test accuracy on real data (sklearn digits, or --data) in "
+        "both frameworks, interleaved over seeds; default modes eager,graph",
+    )
     g.add_argument("--epochs", type=int, help="epochs per run (default 8)")
     g.add_argument("--seeds", type=int, help="data orders, interleaved (default 3)")
     g.add_argument("--target", type=float, help="test accuracy to reach, 0-1 (default 0.95)")
@@ -99,21 +102,42 @@ def render(suite, width: int = 100) -> str:
     from advisor.accuracy import gap_verdict, normalize_verdict
 
     cfg = suite.config
-    lines = [textwrap.fill(
-        f"Time-to-accuracy: LeNet-5 on {suite.data.get('source', 'real data')} ({suite.data.get('train_samples')} train / "
-        f"{suite.data.get('test_samples')} test, fixed stratified split), canonical weights, SGD lr {cfg.lr} "
-        f"momentum 0.9 wd 5e-4, batch {cfg.batch_size}, {cfg.epochs} epochs, {cfg.seeds} seed(s) interleaved; "
-        f"target {cfg.target:.0%} test accuracy; {suite.seconds or 0:.0f} s", width), ""]
+    lines = [
+        textwrap.fill(
+            f"Time-to-accuracy: LeNet-5 on {suite.data.get('source', 'real data')} ({suite.data.get('train_samples')} train / "
+            f"{suite.data.get('test_samples')} test, fixed stratified split), canonical weights, SGD lr {cfg.lr} "
+            f"momentum 0.9 wd 5e-4, batch {cfg.batch_size}, {cfg.epochs} epochs, {cfg.seeds} seed(s) interleaved; "
+            f"target {cfg.target:.0%} test accuracy; {suite.seconds or 0:.0f} s",
+            width,
+        ),
+        "",
+    ]
     rows = []
     for r in suite.runs:
         curve = " ".join(f"{a * 100:.0f}" for a in r.accuracy) or "-"
-        to_target = (f"{r.epochs_to_target} ep, {r.seconds_to_target:.1f} s ({r.seconds_to_target_steady:.1f} s "
-                     "without compile)" if r.epochs_to_target else ("not reached" if r.status == "ok" else "-"))
-        rows.append([r.id, r.status, "-" if r.final_accuracy is None else f"{r.final_accuracy:.1%}", to_target,
-                     "-" if r.compile_seconds is None else f"{r.compile_seconds:.1f}", curve if r.status == "ok"
-                     else (r.error or "")[:60]])
-    lines.append(tabulate(rows, ["run", "status", "final acc", "to target", "compile s", "accuracy % per epoch"],
-                          tablefmt="simple", disable_numparse=True))
+        to_target = (
+            f"{r.epochs_to_target} ep, {r.seconds_to_target:.1f} s ({r.seconds_to_target_steady:.1f} s without compile)"
+            if r.epochs_to_target
+            else ("not reached" if r.status == "ok" else "-")
+        )
+        rows.append(
+            [
+                r.id,
+                r.status,
+                "-" if r.final_accuracy is None else f"{r.final_accuracy:.1%}",
+                to_target,
+                "-" if r.compile_seconds is None else f"{r.compile_seconds:.1f}",
+                curve if r.status == "ok" else (r.error or "")[:60],
+            ]
+        )
+    lines.append(
+        tabulate(
+            rows,
+            ["run", "status", "final acc", "to target", "compile s", "accuracy % per epoch"],
+            tablefmt="simple",
+            disable_numparse=True,
+        )
+    )
     lines.append("")
     for g in suite.gaps:
         lines.append(textwrap.fill(gap_verdict(g)[1], width))
@@ -131,8 +155,10 @@ def run_from_args(args) -> int:
 
     def progress(run_id: str, msg: dict) -> None:
         if msg.get("kind") == "progress" and "epoch" in msg:
-            print(f"advisor: {run_id} epoch {msg['epoch']}/{msg['epochs']}: accuracy {msg['accuracy']:.1%}",
-                  file=sys.stderr)
+            print(
+                f"advisor: {run_id} epoch {msg['epoch']}/{msg['epochs']}: accuracy {msg['accuracy']:.1%}",
+                file=sys.stderr,
+            )
         elif msg.get("kind") == "done":
             run = msg["run"]
             print(f"advisor: {run_id}: {run.status}" + (f" ({run.error})" if run.error else ""), file=sys.stderr)

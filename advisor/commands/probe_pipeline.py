@@ -11,15 +11,22 @@ import textwrap
 from advisor.errors import UsageError
 from advisor.output import emit, to_json
 
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("input pipeline (--pipeline)")
-    g.add_argument("--pipeline", action="store_true",
-                   help="time the data pipeline (random crop + flip + normalize + HWC->CHW) in DataLoader and "
-                        "mindspore.dataset, alone and feeding a LeNet-5 step")
+    g.add_argument(
+        "--pipeline",
+        action="store_true",
+        help="time the data pipeline (random crop + flip + normalize + HWC->CHW) in DataLoader and "
+        "mindspore.dataset, alone and feeding a LeNet-5 step",
+    )
     g.add_argument("--loader-workers", type=int, help="loader workers (default: usable cores, at most 4)")
-    g.add_argument("--feed", metavar="SAMPLES_PER_S[xN]",
-                   help="a target's step rate per device (and device count), e.g. 2400x8: prints the share of "
-                        "the devices one host's pipeline keeps busy")
+    g.add_argument(
+        "--feed",
+        metavar="SAMPLES_PER_S[xN]",
+        help="a target's step rate per device (and device count), e.g. 2400x8: prints the share of "
+        "the devices one host's pipeline keeps busy",
+    )
 
 
 def _feed(text: str | None) -> tuple[float, int] | None:
@@ -63,12 +70,24 @@ def render(suite, feed: tuple[float, int] | None, width: int = 100) -> str:
     def sps(rate) -> str:
         return "-" if rate is None or rate.samples_per_second is None else f"{rate.samples_per_second:,.0f}"
 
-    lines = [textwrap.fill(f"Input pipeline on {suite.data.get('source')} ({suite.data.get('samples')} images "
-                           f"{'x'.join(map(str, suite.data.get('shape', [])))} uint8), batch {suite.config.batch_size}, "
-                           f"{suite.config.batches} timed batches per measurement; {suite.seconds or 0:.0f} s", width), ""]
+    lines = [
+        textwrap.fill(
+            f"Input pipeline on {suite.data.get('source')} ({suite.data.get('samples')} images "
+            f"{'x'.join(map(str, suite.data.get('shape', [])))} uint8), batch {suite.config.batch_size}, "
+            f"{suite.config.batches} timed batches per measurement; {suite.seconds or 0:.0f} s",
+            width,
+        ),
+        "",
+    ]
     rows = [[r.id, r.status, sps(r.alone), sps(r.with_step), sps(r.step_only), verdict(r)[:70]] for r in suite.runs]
-    lines.append(tabulate(rows, ["loader", "status", "alone /s", "with step /s", "step alone /s", "verdict"],
-                          tablefmt="simple", disable_numparse=True))
+    lines.append(
+        tabulate(
+            rows,
+            ["loader", "status", "alone /s", "with step /s", "step alone /s", "verdict"],
+            tablefmt="simple",
+            disable_numparse=True,
+        )
+    )
     if feed:
         rate, devices = feed
         lines.append("")
@@ -76,8 +95,13 @@ def render(suite, feed: tuple[float, int] | None, width: int = 100) -> str:
             best = best_rate(suite, fw)
             if best:
                 share = feed_fraction(best[0], rate, devices)
-                lines.append(textwrap.fill(f"{fw}: its fastest loader here ({best[1]}, {best[0]:,.0f} samples/s) would feed "
-                                           f"{share:.0%} of {devices} device(s) at {rate:,.0f} samples/s each", width))
+                lines.append(
+                    textwrap.fill(
+                        f"{fw}: its fastest loader here ({best[1]}, {best[0]:,.0f} samples/s) would feed "
+                        f"{share:.0%} of {devices} device(s) at {rate:,.0f} samples/s each",
+                        width,
+                    )
+                )
     return "\n".join(lines) + "\n"
 
 

@@ -28,25 +28,51 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=__doc__,
     )
     parser.add_argument("requirements", metavar="REQUIREMENTS.yaml", help="the team's requirements file")
-    parser.add_argument("--probes", metavar="FILE", nargs="+", default=[],
-                        help="probe results files (`advisor probe --json -o FILE`), e.g. from other hosts")
-    parser.add_argument("--scaling", metavar="FILE",
-                        help="scaling probe result (`advisor probe --scaling --json -o FILE`) instead of this host's cached one")
-    parser.add_argument("--deploy", metavar="FILE",
-                        help="deployment probe result (`advisor probe --deploy -o FILE`): measured evidence for the "
-                             "deployment criterion")
-    parser.add_argument("--run-probes", action="store_true",
-                        help="measure this host now (the short probe suite) instead of using cached results")
+    parser.add_argument(
+        "--probes",
+        metavar="FILE",
+        nargs="+",
+        default=[],
+        help="probe results files (`advisor probe --json -o FILE`), e.g. from other hosts",
+    )
+    parser.add_argument(
+        "--scaling",
+        metavar="FILE",
+        help="scaling probe result (`advisor probe --scaling --json -o FILE`) instead of this host's cached one",
+    )
+    parser.add_argument(
+        "--deploy",
+        metavar="FILE",
+        help="deployment probe result (`advisor probe --deploy -o FILE`): measured evidence for the "
+        "deployment criterion",
+    )
+    parser.add_argument(
+        "--run-probes",
+        action="store_true",
+        help="measure this host now (the short probe suite) instead of using cached results",
+    )
     parser.add_argument("--no-cache", action="store_true", help="ignore cached probe and scaling results for this host")
-    parser.add_argument("--kb", metavar="DIR", action="append", default=[],
-                        help="extra knowledge-base folder merged over the bundled one (repeatable)")
+    parser.add_argument(
+        "--kb",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="extra knowledge-base folder merged over the bundled one (repeatable)",
+    )
     fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true",
-                     help="one JSON document (the default when stdout is not a terminal, or -o FILE.json)")
-    fmt.add_argument("--markdown", action="store_true",
-                     help="a Markdown review document; with -o FILE.md its SVG charts are written beside it and linked")
-    fmt.add_argument("--html", action="store_true",
-                     help="one self-contained HTML file, charts inline (the default for -o FILE.html)")
+    fmt.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON document (the default when stdout is not a terminal, or -o FILE.json)",
+    )
+    fmt.add_argument(
+        "--markdown",
+        action="store_true",
+        help="a Markdown review document; with -o FILE.md its SVG charts are written beside it and linked",
+    )
+    fmt.add_argument(
+        "--html", action="store_true", help="one self-contained HTML file, charts inline (the default for -o FILE.html)"
+    )
     fmt.add_argument("--table", action="store_true", help="a short terminal summary (the default on a terminal)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.set_defaults(func=run)
@@ -87,10 +113,14 @@ def load_probe_file(path: str) -> Any:
     """One probe results file, validated as a ProbeSuite."""
     data = read_json(path, "expected the JSON written by `advisor probe --json -o FILE`", "--probes")
     if isinstance(data, dict) and data.get("kind") == "scaling":
-        raise UsageError(f"{path}: kind: this is a scaling probe result: pass it with --scaling FILE "
-                         "(--probes expects the JSON written by `advisor probe --json -o FILE`)")
+        raise UsageError(
+            f"{path}: kind: this is a scaling probe result: pass it with --scaling FILE "
+            "(--probes expects the JSON written by `advisor probe --json -o FILE`)"
+        )
     if not isinstance(data, dict) or "runs" not in data:
-        raise UsageError(f"{path}: (top level): expected a probe results object with 'runs' (from `advisor probe --json -o FILE`)")
+        raise UsageError(
+            f"{path}: (top level): expected a probe results object with 'runs' (from `advisor probe --json -o FILE`)"
+        )
     from pydantic import ValidationError
 
     from probes.probe_models import SCHEMA_VERSION, ProbeSuite
@@ -99,8 +129,10 @@ def load_probe_file(path: str) -> Any:
 
     version = data.get("schema_version", SCHEMA_VERSION)
     if not isinstance(version, str) or version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
-        raise UsageError(f"{path}: schema_version: {version!r} is not a probe results version this tool reads: "
-                         f"expected {SCHEMA_VERSION.split('.')[0]}.x (from `advisor probe --json -o FILE`)")
+        raise UsageError(
+            f"{path}: schema_version: {version!r} is not a probe results version this tool reads: "
+            f"expected {SCHEMA_VERSION.split('.')[0]}.x (from `advisor probe --json -o FILE`)"
+        )
     try:
         suite = ProbeSuite.model_validate(data)
     except ValidationError as exc:
@@ -120,11 +152,13 @@ def load_scaling_file(path: str) -> Any:
     """A scaling probe result file, validated as a ScalingResult."""
     data = read_json(path, SCALING_HINT, "--scaling")
     if not isinstance(data, dict) or data.get("kind") != "scaling":
-        raise UsageError(f"{path}: kind: expected \"scaling\" (a probe suite goes to --probes): {SCALING_HINT}")
+        raise UsageError(f'{path}: kind: expected "scaling" (a probe suite goes to --probes): {SCALING_HINT}')
     from probes.scaling.models import SCHEMA_VERSION, ScalingResult
 
     if data.get("schema_version") != SCHEMA_VERSION:
-        raise UsageError(f"{path}: schema_version: {data.get('schema_version')!r}, expected {SCHEMA_VERSION!r}: {SCALING_HINT}")
+        raise UsageError(
+            f"{path}: schema_version: {data.get('schema_version')!r}, expected {SCHEMA_VERSION!r}: {SCALING_HINT}"
+        )
     from pydantic import ValidationError
 
     from advisor.requirements import validation_message
@@ -142,7 +176,7 @@ def load_deploy_file(path: str) -> Any:
     """A deployment probe result file, validated as a DeployResult."""
     data = read_json(path, DEPLOY_HINT, "--deploy")
     if not isinstance(data, dict) or data.get("kind") != "deploy":
-        raise UsageError(f"{path}: kind: expected \"deploy\": {DEPLOY_HINT}")
+        raise UsageError(f'{path}: kind: expected "deploy": {DEPLOY_HINT}')
     from pydantic import ValidationError
 
     from probes.deploy.models import DeployResult
@@ -198,7 +232,11 @@ def run_probes() -> Any:
     def progress(event: Any) -> None:
         if getattr(event, "kind", None) == "done":
             run = event.run
-            ips = f"{run.images_per_second:.1f} img/s" if run is not None and run.images_per_second else (run.status if run else "")
+            ips = (
+                f"{run.images_per_second:.1f} img/s"
+                if run is not None and run.images_per_second
+                else (run.status if run else "")
+            )
             print(f"advisor: probe {event.run_id}: {ips}", file=sys.stderr)
 
     print("advisor: running the probe suite (use `advisor probe` for options)...", file=sys.stderr)
@@ -219,7 +257,9 @@ def scan_code(req: Any, req_path: str, kb: Any) -> Any:
     if code is None:
         return None
     if not code.exists():
-        raise UsageError(f"{req_path}: model.code_path: {code} does not exist: expected a folder or .py file of PyTorch code")
+        raise UsageError(
+            f"{req_path}: model.code_path: {code} does not exist: expected a folder or .py file of PyTorch code"
+        )
     from advisor.scan import scan_path
 
     return scan_path(str(code), kb=kb)
@@ -236,8 +276,10 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     for p in args.probes:  # the same runs twice would count as two measurements
         real = str(Path(p).resolve())
         if real in seen:
-            raise UsageError(f"{p}: --probes: the same file is given twice (also as {seen[real]}): expected each "
-                             "probe results file once")
+            raise UsageError(
+                f"{p}: --probes: the same file is given twice (also as {seen[real]}): expected each "
+                "probe results file once"
+            )
         seen[real] = p
     suites = [load_probe_file(p) for p in args.probes]
     scaling_from_file = load_scaling_file(args.scaling) if args.scaling else None
@@ -248,14 +290,24 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         source = "run"
     elif not args.no_cache:
         cached = cached_probes()
-        same_host = [p for p, s in zip(args.probes, suites) if cached is not None and _fingerprint(s) and _fingerprint(s) == _fingerprint(cached)]
+        same_host = [
+            p
+            for p, s in zip(args.probes, suites)
+            if cached is not None and _fingerprint(s) and _fingerprint(s) == _fingerprint(cached)
+        ]
         if same_host:
             # The file measures this host too: merging the cache would list the same runs twice.
-            print(f"advisor: not using this host's cached probe results: {same_host[0]} measures this host", file=sys.stderr)
+            print(
+                f"advisor: not using this host's cached probe results: {same_host[0]} measures this host",
+                file=sys.stderr,
+            )
             cached = None
         if cached is not None:
-            print(f"advisor: using this host's cached probe results from {getattr(cached, 'created', None) or 'an earlier run'} "
-                  "(--no-cache to ignore, --run-probes to measure again)", file=sys.stderr)
+            print(
+                f"advisor: using this host's cached probe results from {getattr(cached, 'created', None) or 'an earlier run'} "
+                "(--no-cache to ignore, --run-probes to measure again)",
+                file=sys.stderr,
+            )
             suites.insert(0, cached)
             source = "cache" if not args.probes else "files"
     scaling, scaling_source = None, "none"
@@ -265,8 +317,11 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         scaling = cached_scaling()
         if scaling is not None:
             scaling_source = "cache"
-            print(f"advisor: using this host's cached scaling result from {getattr(scaling, 'created', None) or 'an earlier run'} "
-                  "(--no-cache to ignore, --scaling FILE for another)", file=sys.stderr)
+            print(
+                f"advisor: using this host's cached scaling result from {getattr(scaling, 'created', None) or 'an earlier run'} "
+                "(--no-cache to ignore, --scaling FILE for another)",
+                file=sys.stderr,
+            )
     return req, {
         "kb": kb,
         "scaling": scaling,

@@ -24,27 +24,45 @@ from probes.scaling.models import ScalingConfig, ScalingEvent, ScalingResult
 
 FRAMEWORKS = ("pytorch", "mindspore")
 MODELS = ("lenet", "resnet18", "resnet50")
-ALIASES = {"torch": "pytorch", "ms": "mindspore", "lenet5": "lenet", "lenet-5": "lenet",
-           "resnet-18": "resnet18", "resnet-50": "resnet50"}
+ALIASES = {
+    "torch": "pytorch",
+    "ms": "mindspore",
+    "lenet5": "lenet",
+    "lenet-5": "lenet",
+    "resnet-18": "resnet18",
+    "resnet-50": "resnet50",
+}
 _DEFAULTS_KEY = "_scaling_parser_defaults"
 
 
 def add_arguments(parser: argparse.ArgumentParser, shared: bool = False) -> None:
     """The scaling options; with `shared`, also the options the probe command already defines."""
-    parser.add_argument("--scaling", action="store_true",
-                        help="data-parallel scaling probe on torchrun (DDP) and msrun: 1 and N ranks, "
-                             "allreduce share, efficiency, start-up, correctness gate")
-    parser.add_argument("--ranks", metavar="LIST",
-                        help="scaling: comma list of rank counts (default: 1 and the host's device count, "
-                             "or 1,2 on a CPU-only host)")
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="data-parallel scaling probe on torchrun (DDP) and msrun: 1 and N ranks, "
+        "allreduce share, efficiency, start-up, correctness gate",
+    )
+    parser.add_argument(
+        "--ranks",
+        metavar="LIST",
+        help="scaling: comma list of rank counts (default: 1 and the host's device count, or 1,2 on a CPU-only host)",
+    )
     # No defaults here (None = not given, applied in config_from_args), so that the probe command
     # can tell that a scaling option was typed without --scaling.
-    parser.add_argument("--scaling-steps", type=int, metavar="N",
-                        help="scaling: timed steps per phase (synced, no-sync) per launch (default 30)")
-    parser.add_argument("--scaling-timeout", type=float, metavar="SECONDS",
-                        help="scaling: limit per launch; a hanging or crashing rank fails the run (default 300)")
-    parser.add_argument("--scaling-repeat", type=int, metavar="N",
-                        help="scaling: interleaved repetitions (default 3)")
+    parser.add_argument(
+        "--scaling-steps",
+        type=int,
+        metavar="N",
+        help="scaling: timed steps per phase (synced, no-sync) per launch (default 30)",
+    )
+    parser.add_argument(
+        "--scaling-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="scaling: limit per launch; a hanging or crashing rank fails the run (default 300)",
+    )
+    parser.add_argument("--scaling-repeat", type=int, metavar="N", help="scaling: interleaved repetitions (default 3)")
     if shared:
         parser.add_argument("--frameworks", help="comma list of pytorch,mindspore (default: both)")
         parser.add_argument("--models", default="lenet", help="comma list of lenet,resnet18,resnet50")
@@ -65,8 +83,9 @@ def _list(value: Optional[str], allowed: tuple, flag: str) -> list:
     items = [ALIASES.get(v.strip().lower(), v.strip().lower()) for v in (value or "").split(",") if v.strip()]
     bad = [v for v in items if v not in allowed]
     if bad or not items:
-        raise UsageError(f"{flag}: {'unknown ' + ', '.join(bad) if bad else 'empty'}; "
-                         f"expected a comma list of {','.join(allowed)}")
+        raise UsageError(
+            f"{flag}: {'unknown ' + ', '.join(bad) if bad else 'empty'}; expected a comma list of {','.join(allowed)}"
+        )
     return list(dict.fromkeys(items))
 
 
@@ -115,10 +134,16 @@ def config_from_args(args) -> ScalingConfig:
     frameworks = getattr(args, "frameworks", None)
     return ScalingConfig(
         frameworks=_list(frameworks, FRAMEWORKS, "--frameworks") if frameworks else list(FRAMEWORKS),
-        models=_list(models, MODELS, "--models"), ranks=parse_ranks(getattr(args, "ranks", None)),
-        batch_size=getattr(args, "batch_size", 32), steps=steps,
-        warmup=5, repeat=int(repeat), threads_per_rank=threads,
-        device="cpu" if getattr(args, "device", "auto") == "cpu" else "auto", timeout=timeout)
+        models=_list(models, MODELS, "--models"),
+        ranks=parse_ranks(getattr(args, "ranks", None)),
+        batch_size=getattr(args, "batch_size", 32),
+        steps=steps,
+        warmup=5,
+        repeat=int(repeat),
+        threads_per_rank=threads,
+        device="cpu" if getattr(args, "device", "auto") == "cpu" else "auto",
+        timeout=timeout,
+    )
 
 
 def _fmt(spread, scale: float = 1.0, digits: int = 0, pct: bool = False) -> str:
@@ -130,8 +155,21 @@ def _fmt(spread, scale: float = 1.0, digits: int = 0, pct: bool = False) -> str:
     return f"{f(spread.median)} ({f(spread.min)}-{f(spread.max)})"
 
 
-HEADERS = ["framework", "launcher", "model", "ranks", "img/s total", "step ms", "no-sync ms", "allreduce",
-           "efficiency", "init s", "1st step s", "launch s", "gate / runs"]
+HEADERS = [
+    "framework",
+    "launcher",
+    "model",
+    "ranks",
+    "img/s total",
+    "step ms",
+    "no-sync ms",
+    "allreduce",
+    "efficiency",
+    "init s",
+    "1st step s",
+    "launch s",
+    "gate / runs",
+]
 
 
 def _blocks(rows: list, width: int) -> str:
@@ -146,9 +184,14 @@ def _blocks(rows: list, width: int) -> str:
             out.append(textwrap.fill(f"{top}: {cells['gate / runs']}", width, subsequent_indent="    "))
             continue
         gate, _, runs = cells["gate / runs"].partition("; ")
-        out.append(textwrap.fill(f"{top}, {cells['ranks']} rank(s): {cells['img/s total']} img/s total; "
-                                 f"runs {runs}" + ("" if gate == "-" else f", gate {gate}"), width,
-                                 subsequent_indent="    "))
+        out.append(
+            textwrap.fill(
+                f"{top}, {cells['ranks']} rank(s): {cells['img/s total']} img/s total; "
+                f"runs {runs}" + ("" if gate == "-" else f", gate {gate}"),
+                width,
+                subsequent_indent="    ",
+            )
+        )
         rest = ", ".join(f"{name} {cells[name]}" for name in HEADERS[5:12] if cells[name] != "-")
         out.append(textwrap.fill(rest, width, initial_indent="    ", subsequent_indent="    "))
     return "\n".join(out)
@@ -162,24 +205,42 @@ def render_table(result: ScalingResult, width: Optional[int] = None) -> str:
     from tabulate import tabulate
 
     width = width or max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
-    lines = [textwrap.fill(f"Scaling probe ({result.label}): {result.label_text}.", width),
-             textwrap.fill("Median (min-max) over interleaved repetitions; allreduce share = (synced - "
-                           "no-sync) / synced step; efficiency = img/s(N) / (N x img/s(1)).", width,
-                           break_on_hyphens=False), ""]
+    lines = [
+        textwrap.fill(f"Scaling probe ({result.label}): {result.label_text}.", width),
+        textwrap.fill(
+            "Median (min-max) over interleaved repetitions; allreduce share = (synced - "
+            "no-sync) / synced step; efficiency = img/s(N) / (N x img/s(1)).",
+            width,
+            break_on_hyphens=False,
+        ),
+        "",
+    ]
     rows = []
     for fw in result.frameworks:
         if fw.status == "unavailable" or not fw.rank_counts:
-            rows.append([fw.framework, fw.launcher, fw.model, *["-"] * (len(HEADERS) - 4),
-                         f"{fw.status}: {fw.reason}"])  # the reason under 'gate / runs
+            rows.append(
+                [fw.framework, fw.launcher, fw.model, *["-"] * (len(HEADERS) - 4), f"{fw.status}: {fw.reason}"]
+            )  # the reason under 'gate / runs
             continue
         for rc in fw.rank_counts:
             gate = "-" if rc.gate_ok is None else ("ok" if rc.gate_ok else "FAILED")
-            rows.append([fw.framework, f"{fw.launcher} ({fw.backend or fw.device})", fw.model, rc.ranks,
-                         _fmt(rc.images_per_second), _fmt(rc.step_ms, digits=2),
-                         _fmt(rc.nosync_step_ms, digits=2), share.cell(rc) or _fmt(rc.allreduce_share, pct=True),
-                         _fmt(rc.efficiency, digits=2), _fmt(rc.init_seconds, digits=1),
-                         _fmt(rc.first_step_seconds, digits=2), _fmt(rc.total_seconds, digits=1),
-                         f"{gate}; {rc.runs_ok}/{rc.runs_total} ok"])
+            rows.append(
+                [
+                    fw.framework,
+                    f"{fw.launcher} ({fw.backend or fw.device})",
+                    fw.model,
+                    rc.ranks,
+                    _fmt(rc.images_per_second),
+                    _fmt(rc.step_ms, digits=2),
+                    _fmt(rc.nosync_step_ms, digits=2),
+                    share.cell(rc) or _fmt(rc.allreduce_share, pct=True),
+                    _fmt(rc.efficiency, digits=2),
+                    _fmt(rc.init_seconds, digits=1),
+                    _fmt(rc.first_step_seconds, digits=2),
+                    _fmt(rc.total_seconds, digits=1),
+                    f"{gate}; {rc.runs_ok}/{rc.runs_total} ok",
+                ]
+            )
     table = tabulate(rows, headers=HEADERS, disable_numparse=True)
     lines.append(table if max(len(line) for line in table.splitlines()) <= width else _blocks(rows, width))
     failed = [r for r in result.runs if r.status != "ok"]
@@ -199,9 +260,11 @@ def _progress(stream):
                 stream.write(f"\r[{ev.fraction * 100:3.0f}%] {ev.message}\x1b[K")
                 stream.flush()
             return
-        stream.write(("\r" if tty else "") + f"[{ev.fraction * 100:3.0f}%] {ev.message}" +
-                     ("\x1b[K\n" if tty else "\n"))
+        stream.write(
+            ("\r" if tty else "") + f"[{ev.fraction * 100:3.0f}%] {ev.message}" + ("\x1b[K\n" if tty else "\n")
+        )
         stream.flush()
+
     return show
 
 
@@ -236,8 +299,9 @@ def run_from_args(args) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m advisor.commands.scaling",
-                                     description="data-parallel scaling probe (torchrun, msrun)")
+    parser = argparse.ArgumentParser(
+        prog="python -m advisor.commands.scaling", description="data-parallel scaling probe (torchrun, msrun)"
+    )
     add_arguments(parser, shared=True)
     args = parser.parse_args(argv)
     from probes.launcher import terminating_signals
@@ -259,11 +323,14 @@ def run_multinode_from_args(args) -> int:
     from advisor.output import emit, to_json
     from probes.scaling.multinode import BadRendezvous, argparse_copy, run_multinode, validate
 
-
     try:
-        rdzv = validate(getattr(args, "nnodes", None), getattr(args, "node_rank", None),
-                        getattr(args, "master", None), getattr(args, "ranks_per_node", None),
-                        getattr(args, "rendezvous_timeout", None))
+        rdzv = validate(
+            getattr(args, "nnodes", None),
+            getattr(args, "node_rank", None),
+            getattr(args, "master", None),
+            getattr(args, "ranks_per_node", None),
+            getattr(args, "rendezvous_timeout", None),
+        )
     except BadRendezvous as exc:
         raise UsageError(str(exc)) from None
     if getattr(args, "ranks", None) is not None:
@@ -271,28 +338,38 @@ def run_multinode_from_args(args) -> int:
     config = config_from_args(args)
     launches = config.repeat * len(config.models) * len(config.frameworks)
     if rdzv.master_port + launches - 1 > 65535:
-        raise UsageError(f"--master: port {rdzv.master_port}; {launches} launches use ports {rdzv.master_port}"
-                         f"-{rdzv.master_port + launches - 1}, expected at most 65535")
+        raise UsageError(
+            f"--master: port {rdzv.master_port}; {launches} launches use ports {rdzv.master_port}"
+            f"-{rdzv.master_port + launches - 1}, expected at most 65535"
+        )
     if rdzv.nnodes == 1:  # one host: the ordinary probe
         return run_from_args(argparse_copy(args))
     if rdzv.node_rank != 0:
         ok, runs = run_multinode(config, rdzv, intra_host=False)
         where = f"node 0 ({rdzv.master_addr})"
-        print(f"node {rdzv.node_rank} of {rdzv.nnodes}: " + (
-            f"finished; {where} gathers and writes the result" if ok else
-            f"failed: {next((r.error for r in runs if r.status != 'ok'), 'no framework available')}"),
-            file=sys.stderr)
+        print(
+            f"node {rdzv.node_rank} of {rdzv.nnodes}: "
+            + (
+                f"finished; {where} gathers and writes the result"
+                if ok
+                else f"failed: {next((r.error for r in runs if r.status != 'ok'), 'no framework available')}"
+            ),
+            file=sys.stderr,
+        )
         if getattr(args, "output", None):
             print(f"note: -o {args.output} is written by {where}, not here", file=sys.stderr)
         return 0 if ok and runs else 1
-    result = run_multinode(config, rdzv, intra_host=not getattr(args, "no_intra_host", False),
-                           on_event=_progress(sys.stderr))
+    result = run_multinode(
+        config, rdzv, intra_host=not getattr(args, "no_intra_host", False), on_event=_progress(sys.stderr)
+    )
     as_json, output = getattr(args, "json", False), getattr(args, "output", None)
     if output:
         emit(to_json(result), output)
     if not output or not as_json:
-        emit(to_json(result) if as_json else render_table(result) + "\n".join(
-            summary_lines(result.inter_host)) + "\n", None)
+        emit(
+            to_json(result) if as_json else render_table(result) + "\n".join(summary_lines(result.inter_host)) + "\n",
+            None,
+        )
     failed = any(r.status != "ok" for r in result.runs if r.nnodes)
     return 1 if failed or exit_code(result) else 0
 
@@ -301,19 +378,28 @@ def summary_lines(block) -> list:
     """The table's extra lines for the result's InterHost block."""
     link = block.link
     speed = f"{link.speed_mbps} Mb/s" if link.speed_mbps else (link.speed_source or "speed unknown")
-    lines = [(f"Across {block.nnodes} hosts x {block.ranks_per_node} rank(s) (master {block.master}), "
-              f"over {link.interface or 'an unknown interface'} ({link.source_address}; {speed}):")]
+    lines = [
+        (
+            f"Across {block.nnodes} hosts x {block.ranks_per_node} rank(s) (master {block.master}), "
+            f"over {link.interface or 'an unknown interface'} ({link.source_address}; {speed}):"
+        )
+    ]
     for fw in block.frameworks:
         head = f"  {fw.framework} {fw.launcher} {fw.model}: {fw.status} ({fw.runs_ok}/{fw.runs_total})"
         if fw.inter is None:
             lines.append(f"{head}: {fw.reason}")
             continue
         intra = fw.intra
-        share = (_fmt(fw.inter.allreduce_share, pct=True) if fw.inter.allreduce_share
-                 else (fw.inter.allreduce_share_note or "-"))
+        share = (
+            _fmt(fw.inter.allreduce_share, pct=True)
+            if fw.inter.allreduce_share
+            else (fw.inter.allreduce_share_note or "-")
+        )
         gate = "ok" if fw.gate_ok else ("FAILED" if fw.gate_ok is False else "-")
-        lines.append(f"{head}; step {_fmt(fw.inter.step_ms, digits=2)} ms across hosts vs "
-                     f"{_fmt(intra.step_ms if intra else None, digits=2)} ms on one host; allreduce {share} "
-                     f"across vs {_fmt(intra.allreduce_share if intra else None, pct=True)} on one host; "
-                     f"gate {gate}")
+        lines.append(
+            f"{head}; step {_fmt(fw.inter.step_ms, digits=2)} ms across hosts vs "
+            f"{_fmt(intra.step_ms if intra else None, digits=2)} ms on one host; allreduce {share} "
+            f"across vs {_fmt(intra.allreduce_share if intra else None, pct=True)} on one host; "
+            f"gate {gate}"
+        )
     return lines

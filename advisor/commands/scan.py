@@ -17,12 +17,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("path", metavar="PATH", help="folder of PyTorch code (or one .py file)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (atomically)")
-    parser.add_argument("--by", choices=("file", "package"), help="text output: also break the effort down per file or per top-level package")
-    parser.add_argument("--exclude", metavar="GLOB", action="append", default=[],
-                        help="leave files matching GLOB (relative path, e.g. 'legacy/**') out of the total; repeatable. "
-                             "tests, examples and tools are excluded by default")
-    parser.add_argument("--no-default-excludes", action="store_true",
-                        help="count tests, examples and tools in the total too")
+    parser.add_argument(
+        "--by",
+        choices=("file", "package"),
+        help="text output: also break the effort down per file or per top-level package",
+    )
+    parser.add_argument(
+        "--exclude",
+        metavar="GLOB",
+        action="append",
+        default=[],
+        help="leave files matching GLOB (relative path, e.g. 'legacy/**') out of the total; repeatable. "
+        "tests, examples and tools are excluded by default",
+    )
+    parser.add_argument(
+        "--no-default-excludes", action="store_true", help="count tests, examples and tools in the total too"
+    )
     parser.set_defaults(func=run)
 
 

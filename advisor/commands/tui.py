@@ -10,12 +10,13 @@ from advisor.errors import UsageError
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "tui", help="the interactive advisor (default command)",
+        "tui",
+        help="the interactive advisor (default command)",
         description="The interactive advisor: host check, requirements form, training probes and "
-                    "the recommendation, in one terminal app (F1-F4 switch screens, ? help, "
-                    "ctrl+q quits).")
-    parser.add_argument("--requirements", metavar="FILE",
-                        help="start with this requirements YAML file loaded")
+        "the recommendation, in one terminal app (F1-F4 switch screens, ? help, "
+        "ctrl+q quits).",
+    )
+    parser.add_argument("--requirements", metavar="FILE", help="start with this requirements YAML file loaded")
     parser.set_defaults(func=run)
 
 
@@ -26,8 +27,10 @@ def _interactive() -> bool:
 
 def run(args) -> int:
     if not _interactive():
-        raise UsageError("the interactive advisor needs a terminal (stdin and stdout); for headless "
-                         "output use `advisor report REQUIREMENTS.yaml` or `advisor check`")
+        raise UsageError(
+            "the interactive advisor needs a terminal (stdin and stdout); for headless "
+            "output use `advisor report REQUIREMENTS.yaml` or `advisor check`"
+        )
     if args.requirements:
         # A bad file is bad usage: one line and exit 2 before the screen is taken over.
         from advisor.requirements import load_requirements

@@ -15,7 +15,7 @@ def num(value: float | None, digits: int = 3) -> str:
     if value == 0:
         return "0"
     mag = abs(value)
-    if mag >= 10 ** digits:
+    if mag >= 10**digits:
         return f"{value:,.0f}"
     decimals = max(0, digits - len(str(int(mag))) if mag >= 1 else digits)
     return f"{value:,.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{value:,.0f}"

@@ -21,8 +21,14 @@ from advisor.render.summary import get, label
 SALT = "framework-advisor"
 WIDTH = 7.5  # inches; heights per chart below
 COLORS = {"pytorch": "#d9531e", "mindspore": "#2b6cb0", "hybrid": "#6b46c1"}
-_RC = {"svg.hashsalt": SALT, "svg.fonttype": "none", "font.family": "DejaVu Sans", "font.size": 9,
-       "axes.spines.top": False, "axes.spines.right": False}
+_RC = {
+    "svg.hashsalt": SALT,
+    "svg.fonttype": "none",
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
 
 
 def _plt() -> Any:
@@ -49,7 +55,7 @@ def clean(svg: str, prefix: str) -> str:
     svg = re.sub(r"<!DOCTYPE[^>]*>\s*", "", svg)
     svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.DOTALL)
     svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', svg)
-    svg = re.sub(r'url\(#([^)]+)\)', lambda m: f"url(#{prefix}-{m.group(1)})", svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})", svg)
     svg = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{prefix}-{m.group(1)}"', svg)
     return svg.strip() + "\n"
 
@@ -135,23 +141,37 @@ def sensitivity_chart(report: Any) -> str | None:
         ax.invert_yaxis()
         ax.axvline(base, color="#333333", linewidth=0.8)
         ax.axvline(0, color="#c53030", linewidth=1.0, linestyle="--")
-        ax.set_xlabel(f"{label(get(rec, 'workflow'))}'s lead over {label(get(rec, 'runner_up'))} (points); "
-                      "light: weight halved, dark: doubled; red: the verdict flips")
+        ax.set_xlabel(
+            f"{label(get(rec, 'workflow'))}'s lead over {label(get(rec, 'runner_up'))} (points); "
+            "light: weight halved, dark: doubled; red: the verdict flips"
+        )
         return _svg(fig, "sensitivity")
 
 
 def throughput_chart(report: Any) -> str | None:
-    runs = [r for r in get(get(report, "probes"), "runs", []) if get(r, "status") == "ok" and get(r, "images_per_second")]
+    runs = [
+        r for r in get(get(report, "probes"), "runs", []) if get(r, "status") == "ok" and get(r, "images_per_second")
+    ]
     if not runs:
         return None
-    runs = sorted(runs, key=lambda r: (str(get(r, "model")), str(get(r, "hardware")), -float(get(r, "images_per_second")), str(get(r, "id"))))
+    runs = sorted(
+        runs,
+        key=lambda r: (
+            str(get(r, "model")),
+            str(get(r, "hardware")),
+            -float(get(r, "images_per_second")),
+            str(get(r, "id")),
+        ),
+    )
     with _ctx():
         fig, ax = _figure(0.3 * len(runs) + 1.2)
         labels, vals, lo, hi, colors = [], [], [], [], []
         for r in runs:
             v = float(get(r, "images_per_second"))
             ci = get(r, "ci95") or [v, v]
-            labels.append(f"{get(r, 'model')} on {get(r, 'hardware')}: {get(r, 'framework')} {get(r, 'mode') or ''} bs{get(r, 'batch_size')}")
+            labels.append(
+                f"{get(r, 'model')} on {get(r, 'hardware')}: {get(r, 'framework')} {get(r, 'mode') or ''} bs{get(r, 'batch_size')}"
+            )
             vals.append(v)
             lo.append(max(0.0, v - float(ci[0])))
             hi.append(max(0.0, float(ci[1]) - v))
@@ -164,10 +184,14 @@ def throughput_chart(report: Any) -> str | None:
         return _svg(fig, "throughput")
 
 
-def _range_axis(ax: Any, rows: list[tuple[str, str, float, float]], xlabel: str, text: Callable[[float, float], str]) -> None:
+def _range_axis(
+    ax: Any, rows: list[tuple[str, str, float, float]], xlabel: str, text: Callable[[float, float], str]
+) -> None:
     """Horizontal range bars, one per workflow, each labelled with its range; log axis when wide."""
     for y, (wf, name, low, high) in enumerate(rows):
-        ax.plot([low, max(high, low * 1.02)], [y, y], linewidth=8, solid_capstyle="butt", color=COLORS.get(wf, "#888888"))
+        ax.plot(
+            [low, max(high, low * 1.02)], [y, y], linewidth=8, solid_capstyle="butt", color=COLORS.get(wf, "#888888")
+        )
         ax.text(high, y - 0.3, " " + text(low, high), va="bottom", fontsize=7)
     ax.set_yticks(range(len(rows)), [r[1] for r in rows])
     ax.set_ylim(len(rows) - 0.4, -0.8)
@@ -201,13 +225,21 @@ def ranges_chart(report: Any, kb: Any = None) -> str | None:
     from advisor.render._fmt import hours, num
     from advisor.render.plan import tco
 
-    times = [(get(p, "workflow"), label(get(p, "workflow")), float(get(get(p, "time_to_train_hours"), "low")),
-              float(get(get(p, "time_to_train_hours"), "high"))) for p in get(report, "projections", [])
-             if get(p, "time_to_train_hours")]
+    times = [
+        (
+            get(p, "workflow"),
+            label(get(p, "workflow")),
+            float(get(get(p, "time_to_train_hours"), "low")),
+            float(get(get(p, "time_to_train_hours"), "high")),
+        )
+        for p in get(report, "projections", [])
+        if get(p, "time_to_train_hours")
+    ]
     totals = decision_tco_totals(report) or {wf: parts.get("total") for wf, parts in tco(report, kb).items()}
     costs = [(wf, label(wf), t[0], t[1]) for wf, t in totals.items() if t and t[1] > 0]
     if not times and not costs:
         return None
+
     def span_text(lo, hi):
         return hours(type("S", (), {"low": lo, "high": hi})())
 
@@ -232,15 +264,17 @@ def scaling_points(report: Any) -> dict[str, list[tuple[float, float, float]]]:
     for proj in get(report, "projections") or []:
         curve = get(get(proj, "communication"), "curve") or []
         if (get(proj, "devices") or 1) > 1 and len(curve) > 1:  # one device has no curve to show
-            out[str(get(proj, "workflow"))] = [(float(get(p, "devices")), float(get(p, "low")), float(get(p, "high")))
-                                               for p in curve]
+            out[str(get(proj, "workflow"))] = [
+                (float(get(p, "devices")), float(get(p, "low")), float(get(p, "high"))) for p in curve
+            ]
     # the scaling probe's measured points beside the projected curves
     for m in get(get(report, "scaling"), "measurements", []):
         e = get(m, "efficiency")
         if e is not None:
             # one rank is linear by definition: the curve starts there
             out.setdefault(f"{get(m, 'framework')} (measured)", [(1.0, 1.0, 1.0)]).append(
-                (float(get(m, "ranks")), float(get(e, "min")), float(get(e, "max"))))
+                (float(get(m, "ranks")), float(get(e, "min")), float(get(e, "max")))
+            )
     return {k: sorted(v) for k, v in out.items()}
 
 
@@ -271,8 +305,11 @@ def scaling_chart(report: Any) -> str | None:
 
 
 CHARTS: dict[str, Callable[..., str | None]] = {
-    "scores": scores_chart, "sensitivity": sensitivity_chart, "throughput": throughput_chart,
-    "ranges": ranges_chart, "scaling": scaling_chart,
+    "scores": scores_chart,
+    "sensitivity": sensitivity_chart,
+    "throughput": throughput_chart,
+    "ranges": ranges_chart,
+    "scaling": scaling_chart,
 }
 
 

@@ -50,20 +50,42 @@ def memory_fit(doc: dict) -> list[str]:
             continue
         seen.add(key)
         strategies = {s["strategy"]: s for s in m.get("strategies") or []}
-        rows.append([m["accelerator"], "/".join(by_acc.get(m["accelerator"], [])), _n(m.get("usable_gb")),
-                     f"{m['parameters_millions']:g} M, {m['precision']}, {m['optimizer']} ({m['bytes_per_parameter']:g} B/param)",
-                     _n(m["states_gb"]), _n(m["data_parallel_gb"]),
-                     _n((strategies.get("model-parallel") or {}).get("per_device_gb")),
-                     f"**{m['strategy']}**" if m["strategy"] == "does-not-fit" else m["strategy"],
-                     str(m.get("min_devices") or "-")])
+        rows.append(
+            [
+                m["accelerator"],
+                "/".join(by_acc.get(m["accelerator"], [])),
+                _n(m.get("usable_gb")),
+                f"{m['parameters_millions']:g} M, {m['precision']}, {m['optimizer']} ({m['bytes_per_parameter']:g} B/param)",
+                _n(m["states_gb"]),
+                _n(m["data_parallel_gb"]),
+                _n((strategies.get("model-parallel") or {}).get("per_device_gb")),
+                f"**{m['strategy']}**" if m["strategy"] == "does-not-fit" else m["strategy"],
+                str(m.get("min_devices") or "-"),
+            ]
+        )
         notes += [n for n in m.get("notes") or [] if n not in notes]
     out = ["## Memory fit", ""]
-    out += _table(["Accelerator", "Workflows", "Usable GB/device", "Model", "Model states GB", "Data parallel GB/device",
-                   "Fully sharded GB/device", "Strategy", "Min devices"], rows)
+    out += _table(
+        [
+            "Accelerator",
+            "Workflows",
+            "Usable GB/device",
+            "Model",
+            "Model states GB",
+            "Data parallel GB/device",
+            "Fully sharded GB/device",
+            "Strategy",
+            "Min devices",
+        ],
+        rows,
+    )
     out += [""] + [f"- {n}" for n in notes]
-    out += ["- arithmetic: DeepSpeed's ZeRO estimators (mixed-precision Adam 16 bytes/parameter; ZeRO-2 4 + 16/N, ZeRO-3 18/N "
-            "+ 4 x the largest layer) plus activations and the device's usable memory; `accelerate estimate-memory` counts "
-            "8 bytes/parameter at fp16/bf16 (no fp32 master copy or states) and no activations", ""]
+    out += [
+        "- arithmetic: DeepSpeed's ZeRO estimators (mixed-precision Adam 16 bytes/parameter; ZeRO-2 4 + 16/N, ZeRO-3 18/N "
+        "+ 4 x the largest layer) plus activations and the device's usable memory; `accelerate estimate-memory` counts "
+        "8 bytes/parameter at fp16/bf16 (no fp32 master copy or states) and no activations",
+        "",
+    ]
     return out
 
 
@@ -78,13 +100,21 @@ def scaling_curve(doc: dict) -> list[str]:
         if key in seen:
             continue
         seen.add(key)
-        wfs = [LABELS.get(q["workflow"], q["workflow"]) for q in doc["projections"]
-               if (q.get("accelerator"), (q.get("communication") or {}).get("interconnect")) == key]
-        out.append(f"{'/'.join(wfs)} on {p.get('accelerator') or p.get('target')} ({c.get('interconnect')}): "
-                   f"fraction of linear throughput kept; basis **{c.get('basis')}**: {c.get('basis_detail')}")
+        wfs = [
+            LABELS.get(q["workflow"], q["workflow"])
+            for q in doc["projections"]
+            if (q.get("accelerator"), (q.get("communication") or {}).get("interconnect")) == key
+        ]
+        out.append(
+            f"{'/'.join(wfs)} on {p.get('accelerator') or p.get('target')} ({c.get('interconnect')}): "
+            f"fraction of linear throughput kept; basis **{c.get('basis')}**: {c.get('basis_detail')}"
+        )
         out.append("")
-        out += _table(["Devices"] + [("**" + str(pt["devices"]) + "**") if pt.get("target") else str(pt["devices"]) for pt in curve],
-                      [["kept"] + [_pct(pt["low"], pt["high"]) for pt in curve]])
+        out += _table(
+            ["Devices"]
+            + [("**" + str(pt["devices"]) + "**") if pt.get("target") else str(pt["devices"]) for pt in curve],
+            [["kept"] + [_pct(pt["low"], pt["high"]) for pt in curve]],
+        )
         out.append("")
     if not out:
         return []
@@ -104,13 +134,20 @@ def total_cost(doc: dict) -> list[str]:
             p = parts.get(n)
             text = _usd(p.get("usd")) if p else "-"
             cells.append(text if not p or p.get("counted") else f"({text}, not added)")
-        rows.append([LABELS.get(c["workflow"], c["workflow"])] + cells + [_usd(c.get("total_usd")),
-                    f"{c['power_budget_kw']:g} kW" if c.get("power_budget_kw") else "-"])
+        rows.append(
+            [LABELS.get(c["workflow"], c["workflow"])]
+            + cells
+            + [_usd(c.get("total_usd")), f"{c['power_budget_kw']:g} kW" if c.get("power_budget_kw") else "-"]
+        )
         for n in names:
             p = parts.get(n)
             if p:
-                srcs = ", ".join(dict.fromkeys(e["ref"] for e in p.get("evidence") or [] if e.get("kind") == "knowledge"))
-                details.append(f"- {LABELS.get(c['workflow'], c['workflow'])} {n}: {p['detail']}" + (f" [{srcs}]" if srcs else ""))
+                srcs = ", ".join(
+                    dict.fromkeys(e["ref"] for e in p.get("evidence") or [] if e.get("kind") == "knowledge")
+                )
+                details.append(
+                    f"- {LABELS.get(c['workflow'], c['workflow'])} {n}: {p['detail']}" + (f" [{srcs}]" if srcs else "")
+                )
     out = ["## Total cost of ownership", ""]
     out += _table(["Workflow", "Team", "Compute", "Energy", "Engineering", "Total", "Power budget"], rows)
     notes = sorted({n for c in costs for n in c.get("notes") or []})
@@ -127,8 +164,11 @@ def confidence(doc: dict) -> list[str]:
     margin = f"- margin: {parts['margin']:.2f} points (on its own: {parts['margin_level']})"
     out.append(margin + (" - a tie, not a win" if parts.get("tie") else ""))
     counts = ", ".join(f"{k} {v}" for k, v in sorted((ev.get("counts") or {}).items()))
-    out.append(f"- evidence that decides it: {ev.get('label')} ({ev.get('score', 0):.1f}/5)" + (f"; {ev['note']}" if ev.get("note") else "")
-               + (f" ({counts})" if counts else ""))
+    out.append(
+        f"- evidence that decides it: {ev.get('label')} ({ev.get('score', 0):.1f}/5)"
+        + (f"; {ev['note']}" if ev.get("note") else "")
+        + (f" ({counts})" if counts else "")
+    )
     if flip:
         out.append(f"- nearest flip: {flip['note']} ({flip['relative_change']:.0%} away)")
     else:
@@ -136,7 +176,11 @@ def confidence(doc: dict) -> list[str]:
     out += [f"- lowered: {s}" for s in parts.get("steps") or []]
     flips = [c for c in doc.get("constant_sensitivity") or [] if c.get("threshold") is not None]
     if flips:
-        out += ["", "Named constants that would change the verdict (advisor.constants; the others do not within their range):", ""]
+        out += [
+            "",
+            "Named constants that would change the verdict (advisor.constants; the others do not within their range):",
+            "",
+        ]
         out += [f"- {c['name']} = {c['value']:g} {c['unit']}: {c['note']} ({c['source']})" for c in flips]
     return out + [""]
 
@@ -147,14 +191,24 @@ def schedule(doc: dict) -> list[str]:
         if not s.get("hours") or s["hours"][1] <= 0:
             continue
         wf = LABELS.get(s["workflow"], s["workflow"])
-        rows.append([wf, f"{_n(s['hours'][0])}-{_n(s['hours'][1])} h", f"{_n(s['weeks'][0])}-{_n(s['weeks'][1])}",
-                     _n(s.get("allowed_hours")), f"{s['pressure']:.0%}" if s.get("pressure") is not None else "-", s.get("fits") or "-"])
+        rows.append(
+            [
+                wf,
+                f"{_n(s['hours'][0])}-{_n(s['hours'][1])} h",
+                f"{_n(s['weeks'][0])}-{_n(s['weeks'][1])}",
+                _n(s.get("allowed_hours")),
+                f"{s['pressure']:.0%}" if s.get("pressure") is not None else "-",
+                s.get("fits") or "-",
+            ]
+        )
         phases = "; ".join(f"{p['name']} {_n(p['hours'][0])}-{_n(p['hours'][1])} h" for p in s.get("phases") or [])
         findings.append(f"- {wf}: {phases}" + (f". **{s['finding']}**" if s.get("finding") else ""))
     if not rows:
         return []
     out = ["## Schedule", ""]
-    out += _table(["Workflow", "Migration work", "Team-weeks", "Hours allowed before the deadline", "Pressure", "Fits"], rows)
+    out += _table(
+        ["Workflow", "Migration work", "Team-weeks", "Hours allowed before the deadline", "Pressure", "Fits"], rows
+    )
     return out + [""] + findings + [""]
 
 

@@ -49,10 +49,15 @@ def _cells(line: str) -> list[str]:
 def _table(lines: list[str]) -> list[str]:
     head, sep, rows = _cells(lines[0]), _cells(lines[1]), [_cells(r) for r in lines[2:]]
     align = ["r" if s.endswith(":") and not s.startswith(":") else "" for s in sep]
+
     def cls(i):
         return f' class="{align[i]}"' if i < len(align) and align[i] else ""
 
-    out = ["<table>", "<thead><tr>" + "".join(f"<th{cls(i)}>{inline(h)}</th>" for i, h in enumerate(head)) + "</tr></thead>", "<tbody>"]
+    out = [
+        "<table>",
+        "<thead><tr>" + "".join(f"<th{cls(i)}>{inline(h)}</th>" for i, h in enumerate(head)) + "</tr></thead>",
+        "<tbody>",
+    ]
     out += ["<tr>" + "".join(f"<td{cls(i)}>{inline(c)}</td>" for i, c in enumerate(r)) + "</tr>" for r in rows]
     return out + ["</tbody>", "</table>"]
 
@@ -96,7 +101,7 @@ def to_html(md: str, svgs: dict[str, str]) -> list[str]:
             j = i + 1
             while j < len(lines) and not lines[j].startswith("```"):
                 j += 1
-            out.append("<pre><code>" + "\n".join(html.escape(x) for x in lines[i + 1:j]) + "</code></pre>")
+            out.append("<pre><code>" + "\n".join(html.escape(x) for x in lines[i + 1 : j]) + "</code></pre>")
             i = j + 1
         elif m := re.match(r"^(#{1,4}) (.*)$", line):
             level = len(m.group(1))
@@ -124,7 +129,12 @@ def to_html(md: str, svgs: dict[str, str]) -> list[str]:
             i += 1
         else:
             j = i
-            while j < len(lines) and lines[j].strip() and not re.match(r"^(#|\||```|> |!\[)", lines[j]) and not _LIST.match(lines[j]):
+            while (
+                j < len(lines)
+                and lines[j].strip()
+                and not re.match(r"^(#|\||```|> |!\[)", lines[j])
+                and not _LIST.match(lines[j])
+            ):
                 j += 1
             out.append("<p>" + " ".join(inline(x) for x in lines[i:j]) + "</p>")
             i = j
@@ -139,9 +149,17 @@ def format(report: Any, **options: Any) -> str:
     svgs = charts(report, kb)
     md = markdown.format(report, **dict(options, chart_links={name: f"chart:{name}" for name in svgs}))
     title = html.escape(f"Framework advice: {report.requirements.name}")
-    head = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">', f"<title>{title}</title>",
-            f"<style>{STYLE.strip()}</style>", "</head>", "<body>"]
+    head = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{title}</title>",
+        f"<style>{STYLE.strip()}</style>",
+        "</head>",
+        "<body>",
+    ]
     return "\n".join(head + to_html(md, svgs) + ["</body>", "</html>"]) + "\n"
 
 

@@ -20,6 +20,7 @@ from advisor.sanitize import for_markdown, one_line
 def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
     align = align or ["l"] + ["r"] * (len(header) - 1)
     sep = ["---:" if a == "r" else ":---" for a in align]
+
     def cell(t):  # one line, no control characters, no table break, no raw HTML
         return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", one_line(str(t)).replace("|", "\\|"))
 
@@ -44,7 +45,9 @@ def _scores(report: Any) -> list[str]:
     raised = [f"{w.name} ({', '.join(w.because)})" for w in report.weights if w.because]
     out.append("")
     if origins:
-        out.append("Weights set in the requirements file: " + ", ".join(w.name for w in origins) + " (all renormalised).")
+        out.append(
+            "Weights set in the requirements file: " + ", ".join(w.name for w in origins) + " (all renormalised)."
+        )
     if raised:
         out.append("Default weights raised by: " + "; ".join(raised) + ".")
     return out
@@ -69,10 +72,22 @@ def _projections(report: Any) -> list[str]:
         if not p.supported:
             rows.append([LABELS[p.workflow], p.path, where, "unsupported", "-", "-", p.basis_detail])
             continue
-        rows.append([LABELS[p.workflow], p.path, where, span(p.images_per_second), hours(p.time_to_train_hours),
-                     usd(p.compute_cost_usd), f"{p.basis}: {p.basis_detail}"])
-    out = _table(["Workflow", "Path", "Hardware", "Images/s", "Time to train", "Compute cost", "Basis"], rows,
-                 ["l", "l", "l", "r", "r", "r", "l"])
+        rows.append(
+            [
+                LABELS[p.workflow],
+                p.path,
+                where,
+                span(p.images_per_second),
+                hours(p.time_to_train_hours),
+                usd(p.compute_cost_usd),
+                f"{p.basis}: {p.basis_detail}",
+            ]
+        )
+    out = _table(
+        ["Workflow", "Path", "Hardware", "Images/s", "Time to train", "Compute cost", "Basis"],
+        rows,
+        ["l", "l", "l", "r", "r", "r", "l"],
+    )
     notes = sorted({n for p in report.projections for n in p.notes})
     if notes:
         out += [""] + [f"- {n}" for n in notes]
@@ -97,21 +112,46 @@ def _scaling(report: Any) -> list[str]:
     out: list[str] = []
     if info is not None and info.source != "none":
         where = info.file or "this host's cache"
-        out.append(f"Scaling probe result from {where} ({info.created or 'undated'}), label **{info.label}**"
-                   + (f": {info.label_text}" if info.label_text else "") + ".")
+        out.append(
+            f"Scaling probe result from {where} ({info.created or 'undated'}), label **{info.label}**"
+            + (f": {info.label_text}" if info.label_text else "")
+            + "."
+        )
         out.append("")
-        rows = [[f"{m.framework} {m.model}", f"{m.launcher or '-'} ({m.backend or '-'})", m.device, str(m.ranks),
-                 _spread(m.efficiency), _spread(m.allreduce_share),
-                 "ok" if m.gate_ok else ("FAILED" if m.gate_ok is False else "-")] for m in info.measurements]
+        rows = [
+            [
+                f"{m.framework} {m.model}",
+                f"{m.launcher or '-'} ({m.backend or '-'})",
+                m.device,
+                str(m.ranks),
+                _spread(m.efficiency),
+                _spread(m.allreduce_share),
+                "ok" if m.gate_ok else ("FAILED" if m.gate_ok is False else "-"),
+            ]
+            for m in info.measurements
+        ]
         if rows:
-            out += _table(["Framework", "Launcher", "Device", "Ranks", "Efficiency (median, min-max)", "Allreduce share of step", "Gate"],
-                          rows, ["l", "l", "l", "r", "r", "r", "l"]) + [""]
+            out += _table(
+                [
+                    "Framework",
+                    "Launcher",
+                    "Device",
+                    "Ranks",
+                    "Efficiency (median, min-max)",
+                    "Allreduce share of step",
+                    "Gate",
+                ],
+                rows,
+                ["l", "l", "l", "r", "r", "r", "l"],
+            ) + [""]
         out += [f"- {f}" for f in info.failed] + [f"- warning: {w}" for w in info.warnings]
     if info is not None and info.note:
         out += [info.note, ""]
     for p, c in comms:
         kept = f", keeps {span(c.kept)} of linear" if c.kept is not None and c.devices > 1 else ""
-        out.append(f"- {LABELS[p.workflow]} ({p.path}, {c.devices} device(s)): communication **{c.basis}**: {c.basis_detail}{kept}")
+        out.append(
+            f"- {LABELS[p.workflow]} ({p.path}, {c.devices} device(s)): communication **{c.basis}**: {c.basis_detail}{kept}"
+        )
         out += [f"  - {n}" for n in c.notes]
     return out
 
@@ -138,7 +178,10 @@ def _runs(report: Any) -> list[str]:
         row("First step, incl. compile (s)", [num(r.first_step_seconds) for r in runs]),
         row("Compile overhead (s)", [num(r.compile_seconds) for r in runs]),
         row("Peak memory (MB)", [num(r.peak_memory_mb) for r in runs]),
-        row("Loss first -> last", [f"{num(r.loss_first)} -> {num(r.loss_last)}" if r.loss_first is not None else "-" for r in runs]),
+        row(
+            "Loss first -> last",
+            [f"{num(r.loss_first)} -> {num(r.loss_last)}" if r.loss_first is not None else "-" for r in runs],
+        ),
     ]
     out += _table(header, rows)
     warned = [(r.id, w) for r in runs for w in r.warnings]
@@ -167,7 +210,9 @@ def _chart(report: Any) -> list[str]:
         return ["No measured throughput to chart."]
     out = []
     for model in sorted({(r.model or "?", r.hardware) for r in ok}):
-        group = sorted((r for r in ok if (r.model or "?", r.hardware) == model), key=lambda r: (-r.images_per_second, r.id))
+        group = sorted(
+            (r for r in ok if (r.model or "?", r.hardware) == model), key=lambda r: (-r.images_per_second, r.id)
+        )
         best = max(r.images_per_second for r in group)
         width = max(len(f"{r.framework} {r.mode or ''} bs{r.batch_size}") for r in group)
         out.append(f"{model[0]} on {model[1]} (images/s, higher is better)")
@@ -189,11 +234,16 @@ def _pitfalls(report: Any) -> list[str]:
     reg = register(report)
     if not reg.risks and not reg.also_known:
         return [f"No knowledge-base pitfalls apply to {wf} for these requirements."]
-    out = ["Exposure = likelihood for this project x expected fix hours (likelihoods are judgements, each "
-           "with its reason; a place the migration scan found in the code is near-certain).", ""]
+    out = [
+        "Exposure = likelihood for this project x expected fix hours (likelihoods are judgements, each "
+        "with its reason; a place the migration scan found in the code is near-certain).",
+        "",
+    ]
     for i, r in enumerate(reg.risks, 1):
-        out.append(f"{i}. **{r.title}**: exposure ~{num(r.exposure)} h "
-                   f"(likelihood {r.likelihood:.0%} x {span({'low': r.hours[0], 'high': r.hours[1]}, 'h')})")
+        out.append(
+            f"{i}. **{r.title}**: exposure ~{num(r.exposure)} h "
+            f"(likelihood {r.likelihood:.0%} x {span({'low': r.hours[0], 'high': r.hours[1]}, 'h')})"
+        )
         out.append(f"   - why it applies: {r.why}")
         out.append(f"   - owner: {r.owner}; retire it at the {r.milestone} milestone")
         out.append(f"   - mitigation: {r.mitigation}")
@@ -202,7 +252,10 @@ def _pitfalls(report: Any) -> list[str]:
         out.append("No pitfall reaches the register's threshold for this project.")
     if reg.also_known:
         out += ["", "Also known (low exposure for this project):", ""]
-        out += [f"- {r.title} (`{r.id}`): ~{num(r.exposure)} h, likelihood {r.likelihood:.0%}: {r.why}" for r in reg.also_known]
+        out += [
+            f"- {r.title} (`{r.id}`): ~{num(r.exposure)} h, likelihood {r.likelihood:.0%}: {r.why}"
+            for r in reg.also_known
+        ]
     return out
 
 
@@ -212,18 +265,30 @@ def _scan(report: Any) -> list[str]:
     if not s:
         return []
     effort = s.get("effort_hours") or []
-    out = [f"`{s.get('path')}`: {s.get('python_files', 0)} Python file(s), {s.get('lines', 0)} lines, "
-           f"{len(s.get('apis') or [])} mapped and {len(s.get('unmapped') or [])} unmapped PyTorch APIs "
-           f"(read with `ast`, never run).", ""]
+    out = [
+        f"`{s.get('path')}`: {s.get('python_files', 0)} Python file(s), {s.get('lines', 0)} lines, "
+        f"{len(s.get('apis') or [])} mapped and {len(s.get('unmapped') or [])} unmapped PyTorch APIs "
+        f"(read with `ast`, never run).",
+        "",
+    ]
     if len(effort) == 2:
-        out.append(f"- effort: {span({'low': effort[0], 'high': effort[1]}, 'h')} (worst case {num(s.get('effort_worst_case_hours'))} h), "
-                   f"risk **{s.get('risk')}**; basis: {s.get('effort_basis')}")
+        out.append(
+            f"- effort: {span({'low': effort[0], 'high': effort[1]}, 'h')} (worst case {num(s.get('effort_worst_case_hours'))} h), "
+            f"risk **{s.get('risk')}**; basis: {s.get('effort_basis')}"
+        )
     out += [f"- risk: {r}" for r in s.get("risk_reasons") or []]
     if s.get("route"):
         out.append(f"- route: {s.get('route_why') or s.get('route')}")
-    rows = [[h.get("kind", "?"), str(h.get("count", "")), h.get("risk", ""),
-             span({"low": h["effort_hours"][0], "high": h["effort_hours"][1]}, "h") if h.get("effort_hours") else "-",
-             h.get("pitfall") or "-"] for h in s.get("hazard_summary") or []]
+    rows = [
+        [
+            h.get("kind", "?"),
+            str(h.get("count", "")),
+            h.get("risk", ""),
+            span({"low": h["effort_hours"][0], "high": h["effort_hours"][1]}, "h") if h.get("effort_hours") else "-",
+            h.get("pitfall") or "-",
+        ]
+        for h in s.get("hazard_summary") or []
+    ]
     if rows:
         out += [""] + _table(["Hazard", "Places", "Risk", "Effort", "Pitfall"], rows, ["l", "r", "l", "r", "l"])
     return out
@@ -235,21 +300,29 @@ def decision_summary(report: Any) -> list[str]:
     d = decision(report)
     rec = report.recommendation
     ahead = f", {d.margin:.1f} points ahead of {label(d.runner_up)}" if d.runner_up else ""
-    out = [f"**{label(d.workflow)}** ({d.total:.1f}/100{ahead}), confidence **{d.confidence}**"
-           + (" (the measured difference is inside the noise)" if rec.inside_noise else "") + ".", "",
-           f"> {d.summary}", ""]
+    out = [
+        f"**{label(d.workflow)}** ({d.total:.1f}/100{ahead}), confidence **{d.confidence}**"
+        + (" (the measured difference is inside the noise)" if rec.inside_noise else "")
+        + ".",
+        "",
+        f"> {d.summary}",
+        "",
+    ]
     if d.hard:
         out += ["Ruled out by hard constraints:", ""] + [f"- {h}" for h in d.hard] + [""]
     texts = {r.split(":", 1)[0]: r for r in rec.reasons}
     if d.reasons:
         out += [f"Why, against {label(d.runner_up)}:", ""]
         for r in d.reasons:
-            text = texts.get(r.criterion) or (f"{r.criterion}: {r.top:.0f} vs {r.other:.0f} (weight {r.weight:.2f}, "
-                                              f"+{r.points:.1f} points)")
+            text = texts.get(r.criterion) or (
+                f"{r.criterion}: {r.top:.0f} vs {r.other:.0f} (weight {r.weight:.2f}, +{r.points:.1f} points)"
+            )
             out.append(f"- {text}; evidence: {r.evidence}" + (" **(weak: blog/assumption only)**" if r.weak else ""))
         if d.against is not None:
             a = d.against
-            out.append(f"- against it: {a.criterion} {a.top:.0f} vs {a.other:.0f} ({a.points:.1f} points); evidence: {a.evidence}")
+            out.append(
+                f"- against it: {a.criterion} {a.top:.0f} vs {a.other:.0f} ({a.points:.1f} points); evidence: {a.evidence}"
+            )
         out.append("")
     elif rec.reasons:
         out += [f"- {r}" for r in rec.reasons] + [""]
@@ -267,11 +340,20 @@ def stack_section(report: Any, kb: Any, note: Any) -> list[str]:
         return ["No pinned stack: " + (note or "no knowledge base loaded") + "."]
     out = ([f"({note})", ""] if note else []) + [
         "Versions from the knowledge base's compatibility matrix: the newest release with a vendor-checked "
-        "pairing, locked (seed 002 §3.2: lock to the matrix, not to the newest).", ""]
+        "pairing, locked (seed 002 §3.2: lock to the matrix, not to the newest).",
+        "",
+    ]
     for st in stacks:
         out += [f"### {st.title}", ""]
-        rows = [[c.name, f"`{c.version}`" if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version,
-                 c.note or "-", cite(c.source, c.kb_id) + (f" ({c.confidence})" if c.confidence else "")] for c in st.components]
+        rows = [
+            [
+                c.name,
+                f"`{c.version}`" if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version,
+                c.note or "-",
+                cite(c.source, c.kb_id) + (f" ({c.confidence})" if c.confidence else ""),
+            ]
+            for c in st.components
+        ]
         out += _table(["Component", "Version", "Note", "Source"], rows, ["l"] * 4) + [""]
         out += [f"- {n}" for n in st.notes] + ([""] if st.notes else [])
         if st.install:
@@ -299,15 +381,23 @@ def plan_section(report: Any, kb: Any) -> list[str]:
     phases, findings = schedule(report)
     deadline = req.constraints.deadline_weeks if req.constraints else None
     out += [f"### Milestones against the {deadline:g}-week deadline" if deadline else "### Milestones", ""]
-    out += _table(["Phase", "Starts (week)", "Ends (week)", "Done when"],
-                  [[ph.name, _weeks(ph.start), _weeks(ph.end), ph.what] for ph in phases], ["l", "r", "r", "l"])
+    out += _table(
+        ["Phase", "Starts (week)", "Ends (week)", "Done when"],
+        [[ph.name, _weeks(ph.start), _weeks(ph.end), ph.what] for ph in phases],
+        ["l", "r", "r", "l"],
+    )
     out += [""] + [f"- {f}" for f in findings]
-    out += ["- milestones: the rehearsal is seed 002 §7.4's two-week full-chain run (single card, multi-card "
-            "communication, export, inference) before go-live; each risk in the register names the one that retires it", ""]
+    out += [
+        "- milestones: the rehearsal is seed 002 §7.4's two-week full-chain run (single card, multi-card "
+        "communication, export, inference) before go-live; each risk in the register names the one that retires it",
+        "",
+    ]
     if not get(report, "costs"):  # an older report without the decision model's cost of ownership
         rows, notes = tco_rows(report, kb)
         out += ["### Cost of ownership per workflow (compute, energy, engineering)", ""]
-        out += _table(["Workflow", "Compute", "Energy", "Engineering", "Total"], rows) + [""] + [f"- {n}" for n in notes]
+        out += (
+            _table(["Workflow", "Compute", "Energy", "Engineering", "Total"], rows) + [""] + [f"- {n}" for n in notes]
+        )
     while out and out[-1] == "":
         out.pop()
     return out
@@ -322,9 +412,11 @@ def caveats_section(report: Any) -> list[str]:
     if not found:
         return ["No blog-sourced or assumed figure separates the top two workflows."]
     rows = [[c.what, c.confidence, c.where, c.firm_up, c.source] for c in found]
-    return (["Figures resting on a single blog or on an assumption that separate the recommendation from the "
-             "runner-up or enter the projections they are compared on:", ""]
-            + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5))
+    return [
+        "Figures resting on a single blog or on an assumption that separate the recommendation from the "
+        "runner-up or enter the projections they are compared on:",
+        "",
+    ] + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5)
 
 
 def format(report: Any, **options: Any) -> str:
@@ -349,7 +441,12 @@ def format(report: Any, **options: Any) -> str:
     lines += ["## Plan and cost", ""] + plan_section(report, kb) + [""]
     lines += ["## Data-quality caveats", ""] + caveats_section(report) + [""]
     lines += ["## Scores", ""] + _image(links, "scores", "Total and per-criterion scores") + _scores(report) + [""]
-    lines += ["## Projections for the workload", ""] + _image(links, "ranges", "Time to train and cost per workflow") + _projections(report) + [""]
+    lines += (
+        ["## Projections for the workload", ""]
+        + _image(links, "ranges", "Time to train and cost per workflow")
+        + _projections(report)
+        + [""]
+    )
     scaling = _scaling(report)
     if scaling:
         lines += ["## Multi-device scaling", ""] + _image(links, "scaling", "Scaling curve") + scaling + [""]
@@ -357,8 +454,18 @@ def format(report: Any, **options: Any) -> str:
     if scan:
         lines += ["## Migration scan of model.code_path", ""] + scan + [""]
     lines += ["## Measured runs", ""] + _runs(report) + [""]
-    lines += ["## Throughput per framework and mode", ""] + _image(links, "throughput", "Measured throughput") + _chart(report) + [""]
-    lines += ["## Sensitivity", ""] + _image(links, "sensitivity", "Sensitivity tornado") + [f"- {s.note}" for s in report.sensitivity] + [""]
+    lines += (
+        ["## Throughput per framework and mode", ""]
+        + _image(links, "throughput", "Measured throughput")
+        + _chart(report)
+        + [""]
+    )
+    lines += (
+        ["## Sensitivity", ""]
+        + _image(links, "sensitivity", "Sensitivity tornado")
+        + [f"- {s.note}" for s in report.sensitivity]
+        + [""]
+    )
     lines += ["## How each score was reached", ""] + _how(report)
     lines += ["## Assumptions", ""] + ([f"- {a}" for a in report.assumptions] or ["- none"]) + [""]
     return "\n".join(lines).rstrip() + "\n"
@@ -385,5 +492,6 @@ def _links(files: dict[str, str]) -> dict[str, str]:
 
 def _image(links: dict[str, str], name: str, alt: str) -> list[str]:
     return [f"![{alt}]({links[name]})", ""] if name in links else []
+
 
 render = format

@@ -19,13 +19,22 @@ from advisor.render.summary import get, label
 HOURS_PER_PERSON_WEEK = 40.0  # the scoring's team-week (team size x 40 h), assumption
 REHEARSAL_WEEKS = 2.0  # seed 002 §7.4: "先花两周做一次完整的压测"
 # The rehearsal's four stages in the seed's order, each a milestone; multi-card only with >1 device.
-REHEARSAL = [("single card", "single-card training reaches the PyTorch loss curve (precision alignment)"),
-             ("multi-card", "multi-card communication: every card busy, scaling efficiency measured (`advisor probe --scaling`)"),
-             ("export", "the trained model exported (MindIR / ONNX) and loaded by the target runtime"),
-             ("inference", "inference on the deployment target: latency and operator placement checked")]
+REHEARSAL = [
+    ("single card", "single-card training reaches the PyTorch loss curve (precision alignment)"),
+    (
+        "multi-card",
+        "multi-card communication: every card busy, scaling efficiency measured (`advisor probe --scaling`)",
+    ),
+    ("export", "the trained model exported (MindIR / ONNX) and loaded by the target runtime"),
+    ("inference", "inference on the deployment target: latency and operator placement checked"),
+]
 DECISION_KEYS = ("memory_fit", "scaling_curve", "tco", "schedule")
-DECISION_TITLES = {"memory_fit": "Memory fit", "scaling_curve": "Scaling curve", "tco": "Total cost of ownership",
-                   "schedule": "Schedule"}
+DECISION_TITLES = {
+    "memory_fit": "Memory fit",
+    "scaling_curve": "Scaling curve",
+    "tco": "Total cost of ownership",
+    "schedule": "Schedule",
+}
 
 
 @dataclass
@@ -56,8 +65,14 @@ def schedule(report: Any) -> tuple[list[Phase], list[str]]:
     proj = next((p for p in get(report, "projections", []) if get(p, "workflow") == wf), None)
     work = _range(get(top, "migration_hours")) or (0.0, 0.0)
     weeks = (work[0] / (size * HOURS_PER_PERSON_WEEK), work[1] / (size * HOURS_PER_PERSON_WEEK))
-    phases = [Phase("migration / adaptation", (0.0, 0.0), weeks,
-                    f"{num(work[0])}-{num(work[1])} h of work for {size} engineer(s) at {HOURS_PER_PERSON_WEEK:g} h/week")]
+    phases = [
+        Phase(
+            "migration / adaptation",
+            (0.0, 0.0),
+            weeks,
+            f"{num(work[0])}-{num(work[1])} h of work for {size} engineer(s) at {HOURS_PER_PERSON_WEEK:g} h/week",
+        )
+    ]
     t = weeks
     stages = [s for s in REHEARSAL if devices > 1 or s[0] != "multi-card"]
     step = REHEARSAL_WEEKS / len(stages)
@@ -67,18 +82,30 @@ def schedule(report: Any) -> tuple[list[Phase], list[str]]:
     train = _range(get(proj, "time_to_train_hours"))
     if train:
         span = (train[0] / (24 * 7), train[1] / (24 * 7))  # wall-clock weeks of the production run
-        phases.append(Phase("production training", t, (t[0] + span[0], t[1] + span[1]),
-                            f"the projected run: {fmt_hours(get(proj, 'time_to_train_hours'))} on {get(proj, 'accelerator') or get(proj, 'target')} x{get(proj, 'devices', 1)}"))
+        phases.append(
+            Phase(
+                "production training",
+                t,
+                (t[0] + span[0], t[1] + span[1]),
+                f"the projected run: {fmt_hours(get(proj, 'time_to_train_hours'))} on {get(proj, 'accelerator') or get(proj, 'target')} x{get(proj, 'devices', 1)}",
+            )
+        )
         t = (t[0] + span[0], t[1] + span[1])
     findings = []
     if deadline:
         if t[0] > deadline:
-            findings.append(f"**does not fit**: even the earliest finish, week {t[0]:.1f}, is past the {deadline:g}-week deadline")
+            findings.append(
+                f"**does not fit**: even the earliest finish, week {t[0]:.1f}, is past the {deadline:g}-week deadline"
+            )
         elif t[1] > deadline:
-            findings.append(f"at risk: the latest finish, week {t[1]:.1f}, is past the {deadline:g}-week deadline "
-                            f"(earliest {t[0]:.1f})")
+            findings.append(
+                f"at risk: the latest finish, week {t[1]:.1f}, is past the {deadline:g}-week deadline "
+                f"(earliest {t[0]:.1f})"
+            )
         else:
-            findings.append(f"fits: the latest finish, week {t[1]:.1f}, leaves {deadline - t[1]:.1f} of {deadline:g} weeks")
+            findings.append(
+                f"fits: the latest finish, week {t[1]:.1f}, leaves {deadline - t[1]:.1f} of {deadline:g} weeks"
+            )
     else:
         findings.append("no constraints.deadline_weeks: the schedule is shown without a deadline")
     return phases, findings
@@ -105,7 +132,9 @@ def tco(report: Any, kb: Any) -> dict[str, dict[str, tuple[float, float] | None]
         wf = get(p, "workflow")
         compute = _range(get(p, "compute_cost_usd"))
         energy_kwh = _range(get(p, "energy_kwh"))
-        energy = (energy_kwh[0] * kwh[0] * pue[0], energy_kwh[1] * kwh[1] * pue[1]) if energy_kwh and kwh and pue else None
+        energy = (
+            (energy_kwh[0] * kwh[0] * pue[0], energy_kwh[1] * kwh[1] * pue[1]) if energy_kwh and kwh and pue else None
+        )
         work = _range(get(scores.get(wf), "migration_hours"))
         eng = (work[0] / 8 * day[0], work[1] / 8 * day[1]) if work and day else None
         parts = [x for x in (compute, energy, eng) if x is not None]
@@ -117,18 +146,25 @@ def tco(report: Any, kb: Any) -> dict[str, dict[str, tuple[float, float] | None]
 def tco_rows(report: Any, kb: Any) -> tuple[list[list[str]], list[str]]:
     """Per workflow: compute, energy, engineering and total as USD ranges, with what they rest on."""
     day, kwh, pue = _kb_cost(kb, "engineer-day"), _kb_cost(kb, "electricity"), _kb_cost(kb, "pue")
+
     def cell(r):
         return f"${num(r[0])}-{num(r[1])}" if r else "-"
 
-    rows = [[label(wf)] + [cell(parts[k]) for k in ("compute", "energy", "engineering", "total")]
-            for wf, parts in tco(report, kb).items()]
+    rows = [
+        [label(wf)] + [cell(parts[k]) for k in ("compute", "energy", "engineering", "total")]
+        for wf, parts in tco(report, kb).items()
+    ]
     notes = []
     if day:
-        notes.append(f"engineering = migration / adaptation hours / 8 x ${num(day[0])}-{num(day[1])} per engineer-day "
-                     f"({day[2]}; `advisor kb show engineer-day`)")
+        notes.append(
+            f"engineering = migration / adaptation hours / 8 x ${num(day[0])}-{num(day[1])} per engineer-day "
+            f"({day[2]}; `advisor kb show engineer-day`)"
+        )
     if kwh and pue:
-        notes.append(f"energy = projected kWh x ${kwh[0]:g}-{kwh[1]:g} per kWh ({kwh[2]}; `advisor kb show electricity`) "
-                     f"x PUE {pue[0]:g}-{pue[1]:g} ({pue[2]}; `advisor kb show pue`)")
+        notes.append(
+            f"energy = projected kWh x ${kwh[0]:g}-{kwh[1]:g} per kWh ({kwh[2]}; `advisor kb show electricity`) "
+            f"x PUE {pue[0]:g}-{pue[1]:g} ({pue[2]}; `advisor kb show pue`)"
+        )
     notes.append("compute = projected device-hours x the knowledge base's price per device-hour (see the projections)")
     return rows, notes
 
@@ -151,11 +187,18 @@ def generic(value: Any, depth: int = 0) -> list[str]:
                 out.append(f"{pad}- {k}: {_scalar(v)}")
         return out
     if isinstance(value, list):
-        if value and all(isinstance(v, dict) for v in value) and all(
-                not isinstance(x, (dict, list)) or _short(x) for v in value for x in v.values()):
+        if (
+            value
+            and all(isinstance(v, dict) for v in value)
+            and all(not isinstance(x, (dict, list)) or _short(x) for v in value for x in v.values())
+        ):
             keys = list(dict.fromkeys(k for v in value for k in v))
             return _table(keys, [[_scalar(v.get(k)) for k in keys] for v in value], ["l"] * len(keys))
-        return [line for v in value for line in ([f"{pad}- {_scalar(v)}"] if not isinstance(v, (dict, list)) else generic(v, depth))]
+        return [
+            line
+            for v in value
+            for line in ([f"{pad}- {_scalar(v)}"] if not isinstance(v, (dict, list)) else generic(v, depth))
+        ]
     return [f"{pad}{_scalar(value)}"]
 
 

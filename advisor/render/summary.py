@@ -101,8 +101,15 @@ def _reason(top: Any, other: Any, i: int) -> Reason:
     text = class_text(items)
     if items and not classes:  # nothing but requirement fields: the score is the model's own rule
         text += " only (the model's scoring rule applied to them; no knowledge-base or measured figure)"
-    return Reason(get(a, "name"), float(get(a, "score", 0)), float(get(b, "score", 0)), w,
-                  (float(get(a, "score", 0)) - float(get(b, "score", 0))) * w, text, weak)
+    return Reason(
+        get(a, "name"),
+        float(get(a, "score", 0)),
+        float(get(b, "score", 0)),
+        w,
+        (float(get(a, "score", 0)) - float(get(b, "score", 0))) * w,
+        text,
+        weak,
+    )
 
 
 def nearest_flip(report: Any) -> str:
@@ -112,8 +119,11 @@ def nearest_flip(report: Any) -> str:
     if given:
         change = get(given, "relative_change")
         where = "weight" if str(get(given, "what", "")).startswith("weight") else "weight or named constant"
-        return (f"{get(given, 'note')}" + (f" (a {float(change):.0%} change, the nearest of any {where} in the "
-                                            "sensitivity analysis)" if change is not None else ""))
+        return f"{get(given, 'note')}" + (
+            f" (a {float(change):.0%} change, the nearest of any {where} in the sensitivity analysis)"
+            if change is not None
+            else ""
+        )
     best = None
     for s in get(report, "sensitivity", []):
         t, w = get(s, "threshold"), get(s, "weight")
@@ -130,7 +140,11 @@ def nearest_flip(report: Any) -> str:
 def provenance(report: Any) -> list[str]:
     """What was measured here vs taken from the knowledge base vs stated in the requirements."""
     items = [e for s in get(report, "scores", []) for c in get(s, "criteria", []) for e in get(c, "evidence", [])]
-    items += [e for p in get(report, "projections", []) for e in list(get(p, "evidence", [])) + list(get(p, "cost_evidence", []))]
+    items += [
+        e
+        for p in get(report, "projections", [])
+        for e in list(get(p, "evidence", [])) + list(get(p, "cost_evidence", []))
+    ]
     out = [f"evidence behind the scores and projections: {class_text(items)} (one count per source)"]
     probes = get(report, "probes")
     runs = get(probes, "runs", [])
@@ -142,7 +156,9 @@ def provenance(report: Any) -> list[str]:
         out.append(f"no probe runs: performance compared on the **{basis}** basis (knowledge base)")
     scaling = get(report, "scaling")
     if get(scaling, "source", "none") != "none":
-        out.append(f"scaling probe result: {get(scaling, 'label')}, " + ("used" if get(scaling, "used") else "shown, not used"))
+        out.append(
+            f"scaling probe result: {get(scaling, 'label')}, " + ("used" if get(scaling, "used") else "shown, not used")
+        )
     return out
 
 
@@ -152,9 +168,17 @@ def decision(report: Any) -> Decision:
     wf = get(rec, "workflow")
     top = scores.get(wf)
     runner = get(rec, "runner_up")
-    d = Decision(wf, float(get(top, "total", 0.0)), runner, float(get(rec, "margin", 0.0)),
-                 str(get(rec, "confidence", "")), str(get(rec, "summary", "")))
-    d.hard = [f"{label(get(s, 'workflow'))} is ruled out: {b}" for s in scores.values() for b in get(s, "blocked_by", [])]
+    d = Decision(
+        wf,
+        float(get(top, "total", 0.0)),
+        runner,
+        float(get(rec, "margin", 0.0)),
+        str(get(rec, "confidence", "")),
+        str(get(rec, "summary", "")),
+    )
+    d.hard = [
+        f"{label(get(s, 'workflow'))} is ruled out: {b}" for s in scores.values() for b in get(s, "blocked_by", [])
+    ]
     other = scores.get(runner)
     if top is not None and other is not None:
         reasons = [_reason(top, other, i) for i in range(len(get(top, "criteria", [])))]
@@ -177,11 +201,15 @@ def confidence_why(report: Any, d: Decision) -> list[str]:
     if parts is not None:  # the decision model's three parts: margin, evidence quality, nearest flip
         out = [str(get(parts, "decided_note") or get(parts, "decided_by"))]
         if get(parts, "margin") is not None:
-            out.append(f"margin {float(get(parts, 'margin')):.1f} points over {label(d.runner_up)} "
-                       f"(on its own: {get(parts, 'margin_level')})" + (", a tie" if get(parts, "tie") else ""))
+            out.append(
+                f"margin {float(get(parts, 'margin')):.1f} points over {label(d.runner_up)} "
+                f"(on its own: {get(parts, 'margin_level')})" + (", a tie" if get(parts, "tie") else "")
+            )
         ev = get(parts, "evidence")
         if ev is not None:
-            out.append(f"evidence that decides it: {get(ev, 'label')} ({float(get(ev, 'score', 0)):.1f}/5): {get(ev, 'note')}")
+            out.append(
+                f"evidence that decides it: {get(ev, 'label')} ({float(get(ev, 'score', 0)):.1f}/5): {get(ev, 'note')}"
+            )
         out += [str(step) for step in get(parts, "steps") or []]
         return out
     rec = get(report, "recommendation")
@@ -194,12 +222,16 @@ def confidence_why(report: Any, d: Decision) -> list[str]:
     weak = [r.criterion for r in decisive if r.weak]
     if decisive:
         n = len(decisive)
-        out.append(f"none of the {n} criteria that carry it rests only on blog or assumption evidence" if not weak else
-                   f"{len(weak)} of the {n} criteria that carry it rest only on blog or assumption evidence ({', '.join(weak)})")
+        out.append(
+            f"none of the {n} criteria that carry it rests only on blog or assumption evidence"
+            if not weak
+            else f"{len(weak)} of the {n} criteria that carry it rest only on blog or assumption evidence ({', '.join(weak)})"
+        )
     return out
 
 
 # --- data-quality caveats -----------------------------------------------------------------------
+
 
 @dataclass
 class Caveat:
@@ -308,8 +340,16 @@ def caveats(report: Any) -> list[Caveat]:
             continue
         what = {"effort": "pitfall fix-time ranges", "rating": "ecosystem ratings"}[kind]
         worst = "assumption" if any(i.confidence == "assumption" for i in items) else "blog"
-        out.append(Caveat(", ".join(i.ref for i in items), f"{len(items)} {what}: " + ", ".join(i.ref for i in items),
-                          worst, where, _KINDS[kind], "each: `advisor kb show ID` (the field report and section are in the entry)"))
+        out.append(
+            Caveat(
+                ", ".join(i.ref for i in items),
+                f"{len(items)} {what}: " + ", ".join(i.ref for i in items),
+                worst,
+                where,
+                _KINDS[kind],
+                "each: `advisor kb show ID` (the field report and section are in the entry)",
+            )
+        )
     order = {c: i for i, c in enumerate(WEAK[::-1])}  # assumption first
     return sorted(out, key=lambda c: (order.get(c.confidence, 9), c.ref))
 

@@ -73,20 +73,38 @@ def _kb_flagged(apis, uses, index, raw, cells_of=None):
         kind = getattr(entry, "scan_kind", None) or getattr(entry, "scan_hazard", None)
         if not kind:
             continue
-        if kind == "custom_extension" and api.name.startswith("torch.utils.cpp_extension.") \
-                and api.name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS:
+        if (
+            kind == "custom_extension"
+            and api.name.startswith("torch.utils.cpp_extension.")
+            and api.name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS
+        ):
             continue  # CUDA_HOME, include_paths: a path lookup builds no operator
         for loc in uses[api.name]:
             if (kind, loc.file, loc.line, loc.cell) not in have:
                 have.add((kind, loc.file, loc.line, loc.cell))
                 message = f"`{api.name}`: {api.note or 'flagged by the knowledge base'}"
-                extra.append(RawHazard(kind, loc.line, message, False, api.name, loc.file, loc.cell,
-                                       raw_line=_raw_line(loc, cells_of or {})))
+                extra.append(
+                    RawHazard(
+                        kind,
+                        loc.line,
+                        message,
+                        False,
+                        api.name,
+                        loc.file,
+                        loc.cell,
+                        raw_line=_raw_line(loc, cells_of or {}),
+                    )
+                )
     return extra
 
 
-PY2_MARKERS = ("Missing parentheses in call to 'print'", "Missing parentheses in call to 'exec'",
-               "multiple exception types must be parenthesized", "invalid hexadecimal literal", "leading zeros in decimal")
+PY2_MARKERS = (
+    "Missing parentheses in call to 'print'",
+    "Missing parentheses in call to 'exec'",
+    "multiple exception types must be parenthesized",
+    "invalid hexadecimal literal",
+    "leading zeros in decimal",
+)
 
 
 def _code_lines(data: bytes) -> int:
@@ -104,7 +122,9 @@ def _local_roots(rels: list[str], root: Path) -> frozenset[str]:
         names.add(first)
         if first == "src" and len(parts) > 1:
             names.add(parts[1].removesuffix(".py"))
-    return frozenset(n for n in names if n.isidentifier() and n not in ("torch", "torchvision", "torchaudio", "torchtext"))
+    return frozenset(
+        n for n in names if n.isidentifier() and n not in ("torch", "torchvision", "torchaudio", "torchtext")
+    )
 
 
 def _module_classes(scans: dict[str, Any]) -> set[tuple[str, str]]:
@@ -127,8 +147,9 @@ def _role_at(info: Any, spans: list[tuple[int, int]], line: int) -> str:
     return "model" if any(a <= line <= b for a, b in spans) else info.role
 
 
-def scan_path(path: str | os.PathLike, kb: Any = None, exclude: list[str] | None = None,
-              default_excludes: bool = True) -> ScanResult:
+def scan_path(
+    path: str | os.PathLike, kb: Any = None, exclude: list[str] | None = None, default_excludes: bool = True
+) -> ScanResult:
     """Scan a folder (or one file) of PyTorch code. Raises UsageError when path does not exist, or when
     nothing under it could be read as Python 3 (with the reason: e.g. Python 2 sources).
 
@@ -197,8 +218,13 @@ def scan_path(path: str | os.PathLike, kb: Any = None, exclude: list[str] | None
         cells_of[src.rel] = cells
         roots = {m.split(".", 1)[0] for m, _, _ in module.imports}
         infos[src.rel] = effort.FileInfo(
-            rel=src.rel, lines=_code_lines(data), role="other", excluded=roles.excluded(src.rel, globs),
-            torch=bool(roots & set(API_ROOTS)) or bool(module.uses), mindspore="mindspore" in roots)
+            rel=src.rel,
+            lines=_code_lines(data),
+            role="other",
+            excluded=roles.excluded(src.rel, globs),
+            torch=bool(roots & set(API_ROOTS)) or bool(module.uses),
+            mindspore="mindspore" in roots,
+        )
         for name, at in module.uses.items():
             uses[name].extend(Location(file=src.rel, **_where(n, cells)) for n in at)
         seen = set()
@@ -216,7 +242,11 @@ def scan_path(path: str | os.PathLike, kb: Any = None, exclude: list[str] | None
         # One named file and nothing in it could be read: that is bad input, not a zero-hour estimate.
         raise UsageError(f"{path}: {skipped[0].reason} (scan expects a folder of Python code or a .py file)")
     if not parsed and unparsed and not found.native:
-        why = f"{py2} look like Python 2; convert them with 2to3 first" if py2 else f"first: {skipped[0].file}: {skipped[0].reason}"
+        why = (
+            f"{py2} look like Python 2; convert them with 2to3 first"
+            if py2
+            else f"first: {skipped[0].file}: {skipped[0].reason}"
+        )
         raise UsageError(f"{path}: none of the {unparsed} Python file(s) parse as Python 3 ({why}); nothing to scan")
 
     # Where each file sits, and which lines belong to nn.Module classes (model code wherever it lives).
@@ -256,12 +286,19 @@ def scan_path(path: str | os.PathLike, kb: Any = None, exclude: list[str] | None
 
     ledger = effort.Ledger()
     effort.code_lines(ledger, list(infos.values()))
-    module_places = [place(rel, next(c.line for c in scans[rel].classes if c.name == name))
-                     for rel, name in sorted(modules)]
+    module_places = [
+        place(rel, next(c.line for c in scans[rel].classes if c.name == name)) for rel, name in sorted(modules)
+    ]
     if module_places:
-        ledger.series("nn.Module classes to port and check", "modules", effort.MODULE_HOURS, module_places,
-                      effort.FLOOR["module"], f"{effort.MODULE_HOURS[0]:g}-{effort.MODULE_HOURS[1]:g} h per class "
-                      f"(port + parity check; assumption), the k-th max(1/k, {effort.FLOOR['module']:g}) of it")
+        ledger.series(
+            "nn.Module classes to port and check",
+            "modules",
+            effort.MODULE_HOURS,
+            module_places,
+            effort.FLOOR["module"],
+            f"{effort.MODULE_HOURS[0]:g}-{effort.MODULE_HOURS[1]:g} h per class "
+            f"(port + parity check; assumption), the k-th max(1/k, {effort.FLOOR['module']:g}) of it",
+        )
 
     summary = estimate.summarize(hazards, kb, ledger, index)
     # An API whose use is itself a hazard (StepLR, Normalize, DDP...) is costed once, in the hazard.
@@ -273,16 +310,20 @@ def scan_path(path: str | os.PathLike, kb: Any = None, exclude: list[str] | None
         excluded_uses = sum(1 for p in places if p[2])
         update: dict[str, Any] = {"excluded_uses": excluded_uses}
         if item.name in covered:
-            update.update(effort_hours=(0.0, 0.0),
-                          effort_basis=f"counted in the {covered[item.name]} hazard estimate (was: {item.effort_basis})")
+            update.update(
+                effort_hours=(0.0, 0.0),
+                effort_basis=f"counted in the {covered[item.name]} hazard estimate (was: {item.effort_basis})",
+            )
         else:
             mapping = getattr(item, "mapping", None)
             repeats = places if mapping != "same" else sorted(places, key=lambda p: p[2])[:1]
             name = f"api {item.name}"
             ledger.series(name, "api", item.effort_hours, repeats, effort.FLOOR["api"], item.effort_basis)
-            update.update(effort_hours=ledger.item_hours(name),
-                          effort_basis=item.effort_basis + ("" if mapping == "same" else
-                                                            f"; the k-th use max(1/k, {effort.FLOOR['api']:g}) of it"))
+            update.update(
+                effort_hours=ledger.item_hours(name),
+                effort_basis=item.effort_basis
+                + ("" if mapping == "same" else f"; the k-th use max(1/k, {effort.FLOOR['api']:g}) of it"),
+            )
         target = priced_apis if isinstance(item, ApiUse) else priced_unmapped
         target.append(item.model_copy(update=update))
     apis, unmapped = priced_apis, priced_unmapped
@@ -295,17 +336,32 @@ def scan_path(path: str | os.PathLike, kb: Any = None, exclude: list[str] | None
     counted = [i for i in infos.values() if not i.excluded] or list(infos.values())
     torch_files = sum(1 for i in counted if i.torch)
     ms_files = sum(1 for i in infos.values() if i.mindspore)
-    framework = ("mindspore" if ms_files and not torch_files else "mixed" if ms_files else
-                 "pytorch" if torch_files or found.native and extension_sources else "none")
+    framework = (
+        "mindspore"
+        if ms_files and not torch_files
+        else "mixed"
+        if ms_files
+        else "pytorch"
+        if torch_files or found.native and extension_sources
+        else "none"
+    )
     risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort_hours, unparsed, dependencies)
     if framework == "mindspore":
         risk, reasons = "low", [estimate.ALREADY_MINDSPORE.format(n=ms_files)]
     # A training entry point in tools/ or examples/ still means the project trains; tests do not.
     live = [i for i in infos.values() if i.role != "tests"]
     signals = set().union(*(scans[i.rel].signals for i in live)) if live else set()
-    picture = estimate.Picture(summary, apis, unmapped, effort_hours, training="training" in signals,
-                               deployment="deployment" in signals, framework=framework,
-                               mindspore_files=ms_files, dependencies=dependencies)
+    picture = estimate.Picture(
+        summary,
+        apis,
+        unmapped,
+        effort_hours,
+        training="training" in signals,
+        deployment="deployment" in signals,
+        framework=framework,
+        mindspore_files=ms_files,
+        dependencies=dependencies,
+    )
     route, why, alternatives = estimate.choose_route(picture)
     nothing = ""
     if not parsed and not found.native:
@@ -371,16 +427,31 @@ def _dependencies(scans, infos, cells_of, ledger, place, patterns) -> list[Depen
         live = [(rel, line) for rel, line, lazy in at if not lazy and not infos[rel].excluded]
         excluded = all(infos[rel].excluded for rel, _, _ in at)
         first_rel, first_line, _ = min(at)
-        hours, basis = (0.0, 0.0), "not priced: " + ("only imported lazily (optional path)" if optional else "only in excluded files")
+        hours, basis = (
+            (0.0, 0.0),
+            "not priced: " + ("only imported lazily (optional path)" if optional else "only in excluded files"),
+        )
         if live and lib.effort[1] > 0:
             item = f"library {name}"
             rel, line = min(live)
-            ledger.add(effort.Occurrence(item, "dependency", *place(rel, line), lib.effort[0], lib.effort[1]),
-                       f"{lib.effort[0]:g}-{lib.effort[1]:g} h per library ({patterns.LIBRARY_SOURCE})")
+            ledger.add(
+                effort.Occurrence(item, "dependency", *place(rel, line), lib.effort[0], lib.effort[1]),
+                f"{lib.effort[0]:g}-{lib.effort[1]:g} h per library ({patterns.LIBRARY_SOURCE})",
+            )
             hours, basis = ledger.item_hours(item), ledger.basis[item]
-        out.append(Dependency(
-            name=name, files=len({rel for rel, _, _ in at}), uses=len(at),
-            first=Location(file=first_rel, **_where(first_line, cells_of.get(first_rel))),
-            mindspore=lib.mindspore, mapping=lib.mapping, note=lib.note, optional=optional,
-            excluded=excluded and not optional, effort_hours=hours, effort_basis=basis))
+        out.append(
+            Dependency(
+                name=name,
+                files=len({rel for rel, _, _ in at}),
+                uses=len(at),
+                first=Location(file=first_rel, **_where(first_line, cells_of.get(first_rel))),
+                mindspore=lib.mindspore,
+                mapping=lib.mapping,
+                note=lib.note,
+                optional=optional,
+                excluded=excluded and not optional,
+                effort_hours=hours,
+                effort_basis=basis,
+            )
+        )
     return out

@@ -84,40 +84,64 @@ EXTENSION_BUILDERS = {"load", "load_inline", "CUDAExtension", "CppExtension", "B
 BUILTIN_OP_NAMESPACES = {"aten", "prim", "prims", "quantized", "torchvision", "torchaudio", "_caffe2", "profiler"}
 TRAINING_HINTS = ("torch.optim.", "torch.autograd.grad", "torch.cuda.amp.GradScaler", "torch.amp.GradScaler")
 DATA_HINTS = ("torch.utils.data.", "torchvision.transforms", "torchvision.datasets", "torchaudio.transforms")
-DEPLOY_HINTS = ("torch.onnx.", "torch.jit.trace", "torch.jit.save", "torch.export.", "torch.ao.quantization", "torch.quantization")
+DEPLOY_HINTS = (
+    "torch.onnx.",
+    "torch.jit.trace",
+    "torch.jit.save",
+    "torch.export.",
+    "torch.ao.quantization",
+    "torch.quantization",
+)
 
 
 def _name_hazard(q: str) -> tuple[str, str] | None:
     """Hazard kind and message for a use of fully qualified name q, from the name alone."""
     if q.startswith(("torch.cuda.amp", "torch.amp", "torch.cpu.amp", "apex.amp")) or q in ("torch.autocast",):
-        return "cuda_amp", f"`{q}`: mixed precision is configured differently in MindSpore (amp levels O0-O3, loss scale managers)"
+        return (
+            "cuda_amp",
+            f"`{q}`: mixed precision is configured differently in MindSpore (amp levels O0-O3, loss scale managers)",
+        )
     if q.startswith("torch.distributed.rpc"):
         return None  # no equivalent at all: the knowledge base marks it (no_equivalent), not a DDP port
     if q.startswith("torch.ops.") and q != "torch.ops.load_library":
         parts = q.split(".")
         if len(parts) >= 4 and parts[2] not in BUILTIN_OP_NAMESPACES:
-            return "custom_extension", f"`{q}`: calls custom operator `{parts[2]}.{parts[3]}` registered by a C++/CUDA extension; it needs a MindSpore operator (ops.Custom) or a rewrite"
+            return (
+                "custom_extension",
+                f"`{q}`: calls custom operator `{parts[2]}.{parts[3]}` registered by a C++/CUDA extension; it needs a MindSpore operator (ops.Custom) or a rewrite",
+            )
         return None
-    if q.startswith(("torch.distributed", "torch.nn.parallel", "torch.utils.data.distributed", "apex.parallel")) or q in (
+    if q.startswith(
+        ("torch.distributed", "torch.nn.parallel", "torch.utils.data.distributed", "apex.parallel")
+    ) or q in (
         "torch.nn.DataParallel",
         "torch.multiprocessing.spawn",
     ):
-        return "distributed", f"`{q}`: distributed training is set up differently in MindSpore (communication.init, HCCL, msrun, parallel modes)"
+        return (
+            "distributed",
+            f"`{q}`: distributed training is set up differently in MindSpore (communication.init, HCCL, msrun, parallel modes)",
+        )
     if q.startswith("torch.utils.cpp_extension.") and q.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS:
         return None  # CUDA_HOME, include_paths...: reading the toolchain's location builds nothing
     if q.startswith(("torch.utils.cpp_extension", "torch.library")) or q == "torch.ops.load_library":
-        return "custom_extension", f"`{q}`: custom C++/CUDA operator; it must be re-implemented for MindSpore (ops.Custom) or replaced"
-    if q.startswith("torch.optim.lr_scheduler.") or (root_of(q) == "transformers" and "schedule" in q.rsplit(".", 1)[-1]):
-        return "lr_scheduler", f"`{q}`: MindSpore passes the learning-rate schedule into the optimizer (a list or LearningRateSchedule) instead of a scheduler object stepped by hand"
-    if q.startswith("torch.hub."):
-        return "model_hub", f"`{q}`: model and weights come from torch.hub; MindSpore needs its own model code and converted weights"
-    last = q.rsplit(".", 1)[-1]
-    if (
-        is_api(q)
-        and INPLACE_METHOD.match(last)
-        and not q.startswith("torch.nn.init.")
-        and last not in NOT_INPLACE_OPS
+        return (
+            "custom_extension",
+            f"`{q}`: custom C++/CUDA operator; it must be re-implemented for MindSpore (ops.Custom) or replaced",
+        )
+    if q.startswith("torch.optim.lr_scheduler.") or (
+        root_of(q) == "transformers" and "schedule" in q.rsplit(".", 1)[-1]
     ):
+        return (
+            "lr_scheduler",
+            f"`{q}`: MindSpore passes the learning-rate schedule into the optimizer (a list or LearningRateSchedule) instead of a scheduler object stepped by hand",
+        )
+    if q.startswith("torch.hub."):
+        return (
+            "model_hub",
+            f"`{q}`: model and weights come from torch.hub; MindSpore needs its own model code and converted weights",
+        )
+    last = q.rsplit(".", 1)[-1]
+    if is_api(q) and INPLACE_METHOD.match(last) and not q.startswith("torch.nn.init.") and last not in NOT_INPLACE_OPS:
         return "inplace_op", f"`{q}` is an in-place op"
     return None
 
@@ -172,7 +196,14 @@ class _Visitor(ast.NodeVisitor):
             elif q.startswith(DEPLOY_HINTS):
                 self.out.signals.add("deployment")
         if q in NORMALIZE:
-            self._hazard("normalize", line, _normalize_message(q, call) if call else f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.", q)
+            self._hazard(
+                "normalize",
+                line,
+                _normalize_message(q, call)
+                if call
+                else f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.",
+                q,
+            )
             return
         found = _name_hazard(q)
         if found:
@@ -254,10 +285,16 @@ class _Visitor(ast.NodeVisitor):
             return
         for kw in node.keywords:
             if kw.arg == "inplace" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
-                self._hazard("inplace_op", node.lineno, f"`{q}(inplace=True)` is an in-place op (MindSpore has no inplace option: drop it)")
+                self._hazard(
+                    "inplace_op",
+                    node.lineno,
+                    f"`{q}(inplace=True)` is an in-place op (MindSpore has no inplace option: drop it)",
+                )
         if q in DATALOADERS:
             for kw in node.keywords:
-                if kw.arg in DATALOADER_OPTIONS and not (isinstance(kw.value, ast.Constant) and kw.value.value in (False, None)):
+                if kw.arg in DATALOADER_OPTIONS and not (
+                    isinstance(kw.value, ast.Constant) and kw.value.value in (False, None)
+                ):
                     self._hazard("dataloader_option", node.lineno, f"DataLoader {DATALOADER_OPTIONS[kw.arg]}", q)
 
     def _method_call(self, func: ast.Attribute, node: ast.Call) -> None:
@@ -286,7 +323,11 @@ def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = froze
             lazy = line in table.lazy_lines
             where = " (lazily, inside a function: an optional path such as loading pretrained weights)" if lazy else ""
             visitor.out.hazards.append(
-                RawHazard("model_hub", line, f"imports `{module}`{where}: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights")
+                RawHazard(
+                    "model_hub",
+                    line,
+                    f"imports `{module}`{where}: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights",
+                )
             )
     visitor.out.imports = [(m, line, lazy) for m, line, lazy in table.all_imports if root_of(m) not in local]
     visitor.out.lazy_lines = table.lazy_lines

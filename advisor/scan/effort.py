@@ -76,8 +76,15 @@ class Ledger:
         self.occ.append(occ)
         self.basis.setdefault(occ.item, basis)
 
-    def series(self, item: str, kind: str, base: tuple[float, float], places: list[tuple[str, str, bool]],
-               floor: float, basis: str) -> None:
+    def series(
+        self,
+        item: str,
+        kind: str,
+        base: tuple[float, float],
+        places: list[tuple[str, str, bool]],
+        floor: float,
+        basis: str,
+    ) -> None:
         """One item at several places (file, role, excluded): included places first, so what the excluded
         files add is the marginal cost."""
         ordered = sorted(places, key=lambda p: p[2])
@@ -101,10 +108,21 @@ def code_lines(ledger: Ledger, files: list[FileInfo]) -> None:
             parts = [(f.role, f.lines, factor)]
         for role, n, fac in parts:
             if n > 0:
-                ledger.add(Occurrence(f"port code ({role})", "code", f.rel, role, f.excluded,
-                                      n * LINE_HOURS[0] * fac, n * LINE_HOURS[1] * fac, n),
-                           f"{n} line(s) x {LINE_HOURS[0]:g}-{LINE_HOURS[1]:g} h per line"
-                           + (f" x{fac:g}" if fac != 1 else "") + " (assumption anchored on seed 004 3.3)")
+                ledger.add(
+                    Occurrence(
+                        f"port code ({role})",
+                        "code",
+                        f.rel,
+                        role,
+                        f.excluded,
+                        n * LINE_HOURS[0] * fac,
+                        n * LINE_HOURS[1] * fac,
+                        n,
+                    ),
+                    f"{n} line(s) x {LINE_HOURS[0]:g}-{LINE_HOURS[1]:g} h per line"
+                    + (f" x{fac:g}" if fac != 1 else "")
+                    + " (assumption anchored on seed 004 3.3)",
+                )
 
 
 def _round(pair: tuple[float, float]) -> tuple[float, float]:
@@ -125,19 +143,23 @@ def _shares(occ: list[Occurrence], key, files: dict[str, FileInfo], role_key: bo
     out = []
     for k, (lo, hi) in hours.items():
         fs = members[k]
-        out.append(EffortShare(
-            name=k,
-            role=k.replace(" (excluded)", "") if role_key else (files[k].role if k in files else None),
-            files=len(fs),
-            lines=lines[k],
-            effort_hours=_round((lo, hi)),
-            excluded=all(files[f].excluded for f in fs if f in files) if fs else False,
-        ))
+        out.append(
+            EffortShare(
+                name=k,
+                role=k.replace(" (excluded)", "") if role_key else (files[k].role if k in files else None),
+                files=len(fs),
+                lines=lines[k],
+                effort_hours=_round((lo, hi)),
+                excluded=all(files[f].excluded for f in fs if f in files) if fs else False,
+            )
+        )
     out.sort(key=lambda s: (-s.effort_hours[1], s.name))
     return out
 
 
-def breakdown(ledger: Ledger, files: list[FileInfo], exclude: list[str]) -> tuple[EffortBreakdown, tuple[float, float], float]:
+def breakdown(
+    ledger: Ledger, files: list[FileInfo], exclude: list[str]
+) -> tuple[EffortBreakdown, tuple[float, float], float]:
     """The breakdown, the total [low, high] of the included occurrences and its worst case."""
     by_file = {f.rel: f for f in files}
     included = [o for o in ledger.occ if not o.excluded]
@@ -152,7 +174,9 @@ def breakdown(ledger: Ledger, files: list[FileInfo], exclude: list[str]) -> tupl
         entry[2] += o.low
         entry[3] += o.high
     for name, (kind, count, lo, hi) in seen.items():
-        items.append(EffortItem(item=name, kind=kind, count=count, effort_hours=_round((lo, hi)), basis=ledger.basis[name]))
+        items.append(
+            EffortItem(item=name, kind=kind, count=count, effort_hours=_round((lo, hi)), basis=ledger.basis[name])
+        )
     items.sort(key=lambda i: (-i.effort_hours[1], i.item))
     low = sum(i.effort_hours[0] for i in items)
     spread = sum((i.effort_hours[1] - i.effort_hours[0]) ** 2 for i in items) ** 0.5
@@ -160,8 +184,11 @@ def breakdown(ledger: Ledger, files: list[FileInfo], exclude: list[str]) -> tupl
     ex_lo = sum(o.low for o in excluded_occ)
     ex_hi = sum(o.high for o in excluded_occ)
     result = EffortBreakdown(
-        rule=RULE.format(line=f"{LINE_HOURS[0]:g}-{LINE_HOURS[1]:g}", module=f"{MODULE_HOURS[0]:g}-{MODULE_HOURS[1]:g}",
-                         floors=", ".join(f"{k} {v:g}" for k, v in FLOOR.items() if v)),
+        rule=RULE.format(
+            line=f"{LINE_HOURS[0]:g}-{LINE_HOURS[1]:g}",
+            module=f"{MODULE_HOURS[0]:g}-{MODULE_HOURS[1]:g}",
+            floors=", ".join(f"{k} {v:g}" for k, v in FLOOR.items() if v),
+        ),
         exclude=list(exclude),
         included_files=sum(1 for f in files if not f.excluded),
         excluded_files=sum(1 for f in files if f.excluded),

@@ -124,12 +124,18 @@ def toolkit_class(name: str, entry: Any) -> str:
 def api_base(entry: Any) -> tuple[tuple[float, float], str]:
     """Hours for the first use of an API, and where the figure comes from."""
     if entry is None:
-        return UNMAPPED_HOURS, f"default {UNMAPPED_HOURS[0]:g}-{UNMAPPED_HOURS[1]:g} h per distinct API not in the KB (assumption)"
+        return (
+            UNMAPPED_HOURS,
+            f"default {UNMAPPED_HOURS[0]:g}-{UNMAPPED_HOURS[1]:g} h per distinct API not in the KB (assumption)",
+        )
     rng = entry.effort_hours
     if rng is not None:
         return _hours(rng), _basis(entry.id, rng)
     hours = DEFAULT_API_HOURS[entry.mapping]
-    return hours, f"default {hours[0]:g}-{hours[1]:g} h per distinct '{entry.mapping}' API (assumption; KB {entry.id} has no effort_hours)"
+    return (
+        hours,
+        f"default {hours[0]:g}-{hours[1]:g} h per distinct '{entry.mapping}' API (assumption; KB {entry.id} has no effort_hours)",
+    )
 
 
 def classify_apis(uses: dict[str, list[Location]], kb: Any) -> tuple[list[ApiUse], list[UnmappedApi]]:
@@ -141,13 +147,20 @@ def classify_apis(uses: dict[str, list[Location]], kb: Any) -> tuple[list[ApiUse
     for name in sorted(uses):
         locs = uses[name]
         entry = index.find(name)
-        if name.startswith("torch.utils.cpp_extension.") and name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS \
-                and entry is not None and entry.pytorch != name:
+        if (
+            name.startswith("torch.utils.cpp_extension.")
+            and name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS
+            and entry is not None
+            and entry.pytorch != name
+        ):
             entry = index.by_name.get(PATH_LOOKUP, entry)  # ROCM_HOME, include_paths: a lookup, not an extension
         hours, basis = api_base(entry)
         if entry is None:
-            unmapped.append(UnmappedApi(name=name, count=len(locs), locations=_locations(locs),
-                                        effort_hours=hours, effort_basis=basis))
+            unmapped.append(
+                UnmappedApi(
+                    name=name, count=len(locs), locations=_locations(locs), effort_hours=hours, effort_basis=basis
+                )
+            )
             continue
         note = entry.note or ""
         if entry.pytorch != name:
@@ -224,12 +237,16 @@ def fold_covered(
 ) -> tuple[list[ApiUse], list[UnmappedApi]]:
     """APIs whose use is itself a hazard cost nothing on their own: the hazard kind's estimate
     (from its KB pitfall) covers them. Counting both would bill the same work twice."""
+
     def fold(item):
         kind = covered.get(item.name)
         if kind is None:
             return item
         return item.model_copy(
-            update={"effort_hours": (0.0, 0.0), "effort_basis": f"counted in the {kind} hazard estimate (was: {item.effort_basis})"}
+            update={
+                "effort_hours": (0.0, 0.0),
+                "effort_basis": f"counted in the {kind} hazard estimate (was: {item.effort_basis})",
+            }
         )
 
     return [fold(a) for a in apis], [fold(u) for u in unmapped]
@@ -282,8 +299,13 @@ def summarize(hazards: list[Hazard], kb: Any, ledger: Ledger, index: MappingInde
             basis = f"default {base[0]:g}-{base[1]:g} h (assumption; no KB pitfall with effort_hours for {kind})"
         live = [h for h in items if not h.excluded]
         if kind == "distributed" and live and all(h.api in TRIVIAL_DISTRIBUTED for h in live):
-            base, basis = TRIVIAL_DISTRIBUTED_HOURS, (f"scan: {TRIVIAL_DISTRIBUTED_HOURS[0]:g}-{TRIVIAL_DISTRIBUTED_HOURS[1]:g} h "
-                                                     "(only a DataParallel wrapper: delete it; assumption)")
+            base, basis = (
+                TRIVIAL_DISTRIBUTED_HOURS,
+                (
+                    f"scan: {TRIVIAL_DISTRIBUTED_HOURS[0]:g}-{TRIVIAL_DISTRIBUTED_HOURS[1]:g} h "
+                    "(only a DataParallel wrapper: delete it; assumption)"
+                ),
+            )
         floor = FLOOR.get(kind, FLOOR["hazard"])
         basis += f"; first place in full, the k-th max(1/k, {floor:g}) of it"
         name = f"hazard {kind}"
@@ -404,7 +426,14 @@ class Picture:
 
 
 def _live_kinds(summary: list[HazardSummary]) -> set[str]:
-    return {s.kind for s in summary if s.count > s.excluded and s.risk != "low" or s.kind in ("custom_extension", "no_equivalent") and s.count > s.excluded}
+    return {
+        s.kind
+        for s in summary
+        if s.count > s.excluded
+        and s.risk != "low"
+        or s.kind in ("custom_extension", "no_equivalent")
+        and s.count > s.excluded
+    }
 
 
 def adapter_coverage(apis: list[ApiUse], unmapped: list[UnmappedApi]) -> float:
@@ -427,26 +456,36 @@ def choose_route(pic: Picture) -> tuple[str, str, list[str]]:
     blockers = kinds & {"custom_extension", "no_equivalent"}
     if high > TORCH_NPU_HOURS or blockers == {"custom_extension", "no_equivalent"}:
         route = "stay on PyTorch via torch_npu"
-        why = (f"up to {high:.0f} h to port (more than ~{TORCH_NPU_HOURS:g} h, a person-year)" if high > TORCH_NPU_HOURS
-               else "custom CUDA operators and features with no MindSpore equivalent")
+        why = (
+            f"up to {high:.0f} h to port (more than ~{TORCH_NPU_HOURS:g} h, a person-year)"
+            if high > TORCH_NPU_HOURS
+            else "custom CUDA operators and features with no MindSpore equivalent"
+        )
         why += ": keeping the PyTorch code on Ascend costs far less than a rewrite"
     elif not pic.training and not blockers and "tensor_control_flow" not in kinds:
         route = "ONNX -> MindIR conversion"
-        why = "inference only (no training loop in the included code)" + (", with export code already" if pic.deployment else "") + \
-              ": export the model to ONNX and convert it to MindIR for Ascend; no training code has to move"
+        why = (
+            "inference only (no training loop in the included code)"
+            + (", with export code already" if pic.deployment else "")
+            + ": export the model to ONNX and convert it to MindIR for Ascend; no training code has to move"
+        )
     elif blockers:
         route = "manual rewrite"
         why = "custom C++/CUDA operators or features with no equivalent neither export to ONNX nor run under the adapter: rewrite them (ops.Custom / a redesign) with the code around them"
     elif high > MANUAL_HOURS and coverage >= ADAPTER_COVERAGE:
         route = "adapter layer"
-        why = (f"up to {high:.0f} h by hand, and {coverage:.0%} of the distinct APIs are ones the adapter runs "
-               "(mapped, not marked unsupported): validate on MindSpore through MSAdapter/MindTorch first, then rewrite the hot spots")
+        why = (
+            f"up to {high:.0f} h by hand, and {coverage:.0%} of the distinct APIs are ones the adapter runs "
+            "(mapped, not marked unsupported): validate on MindSpore through MSAdapter/MindTorch first, then rewrite the hot spots"
+        )
     elif high <= MANUAL_HOURS:
         route = "manual rewrite"
         why = f"up to {high:.0f} h, a small port: seed 002 advises small models be rewritten by hand"
     else:
         route = "manual rewrite"
-        why = (f"up to {high:.0f} h and only {coverage:.0%} of the distinct APIs are on the adapter's list "
-               f"(it needs {ADAPTER_COVERAGE:.0%}): port by hand, module by module")
+        why = (
+            f"up to {high:.0f} h and only {coverage:.0%} of the distinct APIs are on the adapter's list "
+            f"(it needs {ADAPTER_COVERAGE:.0%}): port by hand, module by module"
+        )
     alternatives = [text for name, text in ROUTE_TEXT.items() if name != route]
     return route, f"{ROUTE_TEXT[route]}. Why here: {why}.", alternatives

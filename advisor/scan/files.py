@@ -110,8 +110,13 @@ def collect(root_arg: Path) -> tuple[Path, Collected]:
 
     root = root_arg.resolve()
     count = 0
+
     def unreadable(exc: OSError) -> None:
-        out.skipped.append(Skipped(file=_rel(Path(exc.filename or root), root) + "/", reason=f"cannot read folder: {exc.strerror or exc}"))
+        out.skipped.append(
+            Skipped(
+                file=_rel(Path(exc.filename or root), root) + "/", reason=f"cannot read folder: {exc.strerror or exc}"
+            )
+        )
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
         here = Path(dirpath)

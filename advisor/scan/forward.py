@@ -34,7 +34,17 @@ STATIC_TORCH = {
     "torch.is_autocast_enabled",
 }
 # Tensor metadata that is fixed when the graph is compiled: not data.
-META_ATTRS = {"dtype", "device", "requires_grad", "is_cuda", "layout", "is_sparse", "is_leaf", "is_quantized", "is_nested"}
+META_ATTRS = {
+    "dtype",
+    "device",
+    "requires_grad",
+    "is_cuda",
+    "layout",
+    "is_sparse",
+    "is_leaf",
+    "is_quantized",
+    "is_nested",
+}
 META_METHODS = {"is_floating_point", "is_complex", "is_contiguous", "get_device", "type"}
 SHAPE_WORDS = ("shape", "size", "dim", "ndim", "ndimension", "numel", "len")
 MAX_TEXT = 70
@@ -53,7 +63,7 @@ def _params(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     a = func.args
     positional = a.posonlyargs + a.args
     defaults: dict[str, ast.expr] = {}
-    for arg, default in zip(positional[len(positional) - len(a.defaults):], a.defaults):
+    for arg, default in zip(positional[len(positional) - len(a.defaults) :], a.defaults):
         defaults[arg.arg] = default
     for arg, default in zip(a.kwonlyargs, a.kw_defaults):
         if default is not None:
@@ -139,7 +149,11 @@ class _Taint:
                 if isinstance(node, ast.Assign) and self.depends(node.value):
                     for t in node.targets:
                         self._mark(t, node.value)
-                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None and self.depends(node.value):
+                elif (
+                    isinstance(node, (ast.AugAssign, ast.AnnAssign))
+                    and node.value is not None
+                    and self.depends(node.value)
+                ):
                     self._mark(node.target, node.value)
                 elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and self.depends(node.iter):
                     self._mark(node.target, node.iter)
@@ -185,7 +199,9 @@ def _blocks(func: ast.AST):
             block = getattr(node, name, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
                 yield block
-                stack.extend(s for s in block if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+                stack.extend(
+                    s for s in block if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                )
         stack.extend(getattr(node, "handlers", []) or [])
 
 
@@ -200,8 +216,11 @@ def _returns(stmts: list[ast.stmt]) -> list[ast.Return]:
 
 def _assigned(stmts: list[ast.stmt]) -> dict[str, ast.AST]:
     """name -> value of the plain assignments at the top of a block."""
-    return {s.targets[0].id: s.value for s in stmts
-            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)}
+    return {
+        s.targets[0].id: s.value
+        for s in stmts
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+    }
 
 
 def _differ(one: list[ast.AST | None], other: list[ast.AST | None], taint: _Taint) -> tuple[str, str] | None:
@@ -220,21 +239,31 @@ def _branch_types(func: ast.AST, taint: _Taint) -> list[Finding]:
         for i, stmt in enumerate(block):
             if not isinstance(stmt, ast.If) or not _value_test(stmt.test, taint):
                 continue
-            rest = stmt.orelse or block[i + 1:]
+            rest = stmt.orelse or block[i + 1 :]
             pair = _differ([r.value for r in _returns(stmt.body)], [r.value for r in _returns(rest)], taint)
             if pair is None and stmt.orelse:
                 body, other = _assigned(stmt.body), _assigned(stmt.orelse)
                 for name in sorted(set(body) & set(other)):
                     pair = pair or _differ([body[name]], [other[name]], taint)
             if pair:
-                found.append(Finding(stmt.lineno, f"`if {_text(stmt.test)}` in forward branches on a tensor value and "
-                                     f"yields {pair[0]} on one branch, {pair[1]} on the other: Graph mode cannot join them"))
+                found.append(
+                    Finding(
+                        stmt.lineno,
+                        f"`if {_text(stmt.test)}` in forward branches on a tensor value and "
+                        f"yields {pair[0]} on one branch, {pair[1]} on the other: Graph mode cannot join them",
+                    )
+                )
     for node in ast.walk(func):
         if isinstance(node, ast.IfExp) and _value_test(node.test, taint):
             pair = _differ([node.body], [node.orelse], taint)
             if pair:
-                found.append(Finding(node.lineno, f"`... if {_text(node.test)} else ...` in forward yields {pair[0]} or "
-                                     f"{pair[1]} depending on a tensor value: Graph mode cannot join them"))
+                found.append(
+                    Finding(
+                        node.lineno,
+                        f"`... if {_text(node.test)} else ...` in forward yields {pair[0]} or "
+                        f"{pair[1]} depending on a tensor value: Graph mode cannot join them",
+                    )
+                )
     return found
 
 
@@ -245,16 +274,26 @@ def _int_cast(expr: ast.AST, casts: set[str]) -> bool:
 
 
 def _ranges(func: ast.AST, taint: _Taint) -> list[Finding]:
-    casts = {t.id for n in ast.walk(func) if isinstance(n, ast.Assign) and _int_cast(n.value, set())
-             for t in n.targets if isinstance(t, ast.Name)}
+    casts = {
+        t.id
+        for n in ast.walk(func)
+        if isinstance(n, ast.Assign) and _int_cast(n.value, set())
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
     found = []
     for node in ast.walk(func):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
             continue
         bad = [a for a in node.args if not _int_cast(a, casts) and _value_test(a, taint)]
         if bad:
-            found.append(Finding(node.lineno, f"`range({_text(bad[0])})` in forward takes its count from tensor data: "
-                                 "Graph mode needs an int (make_range), use int(...) or a fixed bound"))
+            found.append(
+                Finding(
+                    node.lineno,
+                    f"`range({_text(bad[0])})` in forward takes its count from tensor data: "
+                    "Graph mode needs an int (make_range), use int(...) or a fixed bound",
+                )
+            )
     return found
 
 
@@ -264,15 +303,33 @@ def _self_mutations(func: ast.AST) -> list[Finding]:
 
     found = []
     for node in ast.walk(func):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS \
-                and on_self(node.func.value):
-            found.append(Finding(node.lineno, f"`{_text(node.func)}(...)` in forward mutates a container on self: "
-                                 "Graph mode compiles it and the change is silently lost", "graph_side_effect"))
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in MUTATORS
+            and on_self(node.func.value)
+        ):
+            found.append(
+                Finding(
+                    node.lineno,
+                    f"`{_text(node.func)}(...)` in forward mutates a container on self: "
+                    "Graph mode compiles it and the change is silently lost",
+                    "graph_side_effect",
+                )
+            )
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        )
         for t in targets:
             if isinstance(t, ast.Subscript) and on_self(t.value):
-                found.append(Finding(node.lineno, f"`{_text(t)} = ...` in forward writes into a container on self: "
-                                     "Graph mode compiles it and the change is silently lost", "graph_side_effect"))
+                found.append(
+                    Finding(
+                        node.lineno,
+                        f"`{_text(t)} = ...` in forward writes into a container on self: "
+                        "Graph mode compiles it and the change is silently lost",
+                        "graph_side_effect",
+                    )
+                )
     return found
 
 

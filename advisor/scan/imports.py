@@ -78,8 +78,11 @@ def build(tree: ast.Module, local: frozenset[str] | set[str] = frozenset()) -> I
     lazy = _lazy_imports(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module] if node.module and not node.level else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module] if node.module and not node.level else [])
+            )
             for name in names:
                 table.all_imports.append((name, node.lineno, id(node) in lazy))
             if id(node) in lazy:
@@ -95,16 +98,19 @@ def build(tree: ast.Module, local: frozenset[str] | set[str] = frozenset()) -> I
                     top = root_of(alias.name)
                     table.names[top] = Binding(top, node.lineno, True)
         elif isinstance(node, ast.ImportFrom):
-            if node.level or not node.module or root_of(node.module) not in TRACKED_ROOTS or root_of(node.module) in local:
+            if (
+                node.level
+                or not node.module
+                or root_of(node.module) not in TRACKED_ROOTS
+                or root_of(node.module) in local
+            ):
                 continue
             table.imports.append((node.module, node.lineno))
             for alias in node.names:
                 if alias.name == "*":
                     table.star_modules.append(node.module)
                     continue
-                table.names[alias.asname or alias.name] = Binding(
-                    f"{node.module}.{alias.name}", node.lineno, False
-                )
+                table.names[alias.asname or alias.name] = Binding(f"{node.module}.{alias.name}", node.lineno, False)
     _add_assigned_aliases(tree, table)
     return table
 

@@ -87,7 +87,9 @@ class Hazard(_Out):
     api: Optional[str] = Field(None, description="The API whose use is the hazard, when one is.")
     role: Role = "other"
     excluded: bool = Field(False, description="In an excluded file: shown, not costed, not in risk or route.")
-    optional: bool = Field(False, description="Reached only through a lazy import inside a function (e.g. a weights loader).")
+    optional: bool = Field(
+        False, description="Reached only through a lazy import inside a function (e.g. a weights loader)."
+    )
 
 
 class HazardSummary(_Out):
@@ -137,7 +139,9 @@ class Dependency(_Out):
 class EffortItem(_Out):
     """One line of the estimate: the figures that add up to the total."""
 
-    item: str = Field(description="What is costed, e.g. 'port code (model)', 'api torch.nn.Conv2d', 'hazard distributed'.")
+    item: str = Field(
+        description="What is costed, e.g. 'port code (model)', 'api torch.nn.Conv2d', 'hazard distributed'."
+    )
     kind: Literal["code", "modules", "api", "hazard", "dependency"]
     count: int = Field(description="Lines, classes, uses or places costed.")
     effort_hours: Hours
@@ -162,7 +166,10 @@ class EffortBreakdown(_Out):
     exclude: list[str] = Field(default_factory=list, description="Glob patterns excluded from the total.")
     included_files: int = 0
     excluded_files: int = 0
-    excluded_hours: Hours = Field((0.0, 0.0), description="What the excluded files and optional paths (lazy hub imports) would add (not in effort_hours).")
+    excluded_hours: Hours = Field(
+        (0.0, 0.0),
+        description="What the excluded files and optional paths (lazy hub imports) would add (not in effort_hours).",
+    )
     items: list[EffortItem] = Field(default_factory=list)
     by_role: list[EffortShare] = Field(default_factory=list)
     by_package: list[EffortShare] = Field(default_factory=list)
@@ -188,7 +195,9 @@ class ScanResult(_Out):
     hazards: list[Hazard] = Field(default_factory=list)
     hazard_summary: list[HazardSummary] = Field(default_factory=list)
     skipped: list[Skipped] = Field(default_factory=list)
-    effort_hours: Hours = Field((0.0, 0.0), description="[low, high]: sum of lows; low + root-sum-square of the item ranges")
+    effort_hours: Hours = Field(
+        (0.0, 0.0), description="[low, high]: sum of lows; low + root-sum-square of the item ranges"
+    )
     effort_worst_case_hours: float = Field(0.0, description="Every item at its high end (the plain sum of highs).")
     effort_basis: str = ""
     risk: Risk = "low"
@@ -198,7 +207,8 @@ class ScanResult(_Out):
     route_alternatives: list[str] = Field(default_factory=list)
     # --- schema 2 additions --------------------------------------------------------------------
     framework: Literal["pytorch", "mindspore", "mixed", "none"] = Field(
-        "none", description="What the scanned code is written in (by its imports).")
+        "none", description="What the scanned code is written in (by its imports)."
+    )
     mindspore_files: int = 0
     nothing_scanned: str = Field("", description="Why nothing could be estimated, when nothing could.")
     effort_breakdown: Optional[EffortBreakdown] = None

@@ -14,7 +14,8 @@ MARKER = re.compile(r"__global__|PYBIND11_MODULE|TORCH_LIBRARY|#\s*include\s*[<\
 # a Python binding, an operator registration, the extension header, or CUDA kernels/ATen CUDA code.
 EXTENSION_CPP = re.compile(
     r"PYBIND11_MODULE|TORCH_LIBRARY|TORCH_EXTENSION_NAME|#\s*include\s*[<\"]torch/(?:extension|python)\.h|"
-    r"__global__|#\s*include\s*[<\"](?:ATen/cuda|c10/cuda|cuda_runtime|cuda\.h|cub/|thrust/)")
+    r"__global__|#\s*include\s*[<\"](?:ATen/cuda|c10/cuda|cuda_runtime|cuda\.h|cub/|thrust/)"
+)
 
 
 KERNEL = re.compile(r"__global__\b(.*)")
@@ -43,7 +44,12 @@ def extension_findings(src: Source) -> list[tuple[int, str]]:
     for number, line in enumerate(lines, start=1):
         name = _kernel_name(line)
         if name:
-            kernels.append((number, f"CUDA kernel `{name}` in `{src.rel}`: each kernel needs a MindSpore/Ascend operator (ops.Custom) or a rewrite with built-in ops"))
+            kernels.append(
+                (
+                    number,
+                    f"CUDA kernel `{name}` in `{src.rel}`: each kernel needs a MindSpore/Ascend operator (ops.Custom) or a rewrite with built-in ops",
+                )
+            )
     if kernels:
         return kernels
     first = next((n for n, line in enumerate(lines, start=1) if MARKER.search(line)), 1)

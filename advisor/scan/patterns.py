@@ -30,41 +30,66 @@ EXAMPLES: dict[str, Example] = {
         "if x.sum() > 0:\n    return (x, x)\nreturn (x, x)          # same type on every branch",
         VERIFIED + " (different branch types: 'Cannot join the return values'; range(tensor) rejected)",
     ),
-    "inplace_op": Example("x.add_(1)\nx.masked_fill_(m, 0)", "x = x + 1\nx = ops.masked_fill(x, m, 0)",
-                          "MindSpore API mapping table (in-place ops); seed 004 3.2"),
-    "hook": Example("h = layer.register_forward_hook(save)\nout = model(x)",
-                    "class Net(nn.Cell):\n    def construct(self, x):\n        feat = self.layer(x)\n        return self.head(feat), feat",
-                    "MindSpore nn.Cell docs: hooks only in PyNative mode"),
-    "cuda_amp": Example("with torch.autocast('cuda'):\n    loss = model(x)\nscaler.scale(loss).backward()",
-                        "net = ms.amp.auto_mixed_precision(net, 'O2')\nloss_scaler = ms.amp.DynamicLossScaler(2**16, 2, 1000)",
-                        SEED_002 + " 4.3, 5.2"),
-    "distributed": Example("dist.init_process_group('nccl')\nmodel = DDP(model)",
-                           "from mindspore.communication import init\ninit()\nms.set_auto_parallel_context(parallel_mode='data_parallel', gradients_mean=True)\n# launch: msrun --worker_num=8 train.py",
-                           SEED_004 + " 3.3; " + SEED_002 + " 5.4"),
-    "custom_extension": Example("ext = load_inline('fused', cpp_src, cuda_src)\ny = ext.fused(x)",
-                                "fused = ops.Custom('./fused.so:Fused', out_shape=lambda s: s, out_dtype=lambda t: t, func_type='aot')\ny = fused(x)   # or compose built-in ops",
-                                SEED_002 + " 5.1 (ops.Custom; TBE/DSL on Ascend is costly)"),
-    "dataloader_option": Example("DataLoader(ds, batch_size=32, shuffle=True, pin_memory=True, collate_fn=pad)",
-                                 "ds = GeneratorDataset(src, ['x', 'y'], shuffle=True)\nds = ds.batch(32, per_batch_map=pad)",
-                                 SEED_004 + " 4.3; " + SEED_002 + " 5.3"),
-    "lr_scheduler": Example("sched = StepLR(opt, step_size=10, gamma=0.1)\n...\nsched.step()",
-                            "lr = nn.piecewise_constant_lr([10 * spe, 20 * spe], [0.1, 0.01])\nopt = nn.SGD(net.trainable_params(), learning_rate=lr)",
-                            SEED_000 + " pitfall 3"),
-    "normalize": Example("T.Normalize((0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010))",
-                         "vision.Normalize(mean=[125.3, 123.0, 113.9], std=[51.6, 50.8, 51.3])  # 0-255 scale, HWC",
-                         SEED_000 + " pitfall 1"),
-    "model_hub": Example("from transformers import AutoModel\nm = AutoModel.from_pretrained('bert-base-uncased')",
-                         "from mindnlp.transformers import AutoModel\nm = AutoModel.from_pretrained('bert-base-uncased')",
-                         "MindNLP README (HF-compatible AutoModel API); mindcv for timm models"),
-    "graph_side_effect": Example("def forward(self, x):\n    self.feats.append(x)\n    return self.head(x)",
-                                 "def construct(self, x):\n    return self.head(x), x   # return it instead of storing it",
-                                 VERIFIED + " (self.list.append and self.dict[k] = v in construct are silently lost)"),
-    "dynamic_shape": Example("idx = torch.nonzero(mask)\nkeep = boxes[idx[:, 0]]",
-                             "keep = ops.masked_fill(boxes, ~mask[:, None], 0)   # fixed shape + mask\n# or pad to a maximum count (NMSWithMask returns a fixed-size mask)",
-                             SEED_004 + " 3.3 (dynamic shape in Graph mode)"),
-    "no_equivalent": Example("gm = torch.fx.symbolic_trace(model)\n# rewrite the graph ...",
-                             "# no MindSpore equivalent: rewrite the transformation by hand on the Cell\n# (mindspore.rewrite covers some graph edits)",
-                             "MindSpore API mapping table: no entry for these modules"),
+    "inplace_op": Example(
+        "x.add_(1)\nx.masked_fill_(m, 0)",
+        "x = x + 1\nx = ops.masked_fill(x, m, 0)",
+        "MindSpore API mapping table (in-place ops); seed 004 3.2",
+    ),
+    "hook": Example(
+        "h = layer.register_forward_hook(save)\nout = model(x)",
+        "class Net(nn.Cell):\n    def construct(self, x):\n        feat = self.layer(x)\n        return self.head(feat), feat",
+        "MindSpore nn.Cell docs: hooks only in PyNative mode",
+    ),
+    "cuda_amp": Example(
+        "with torch.autocast('cuda'):\n    loss = model(x)\nscaler.scale(loss).backward()",
+        "net = ms.amp.auto_mixed_precision(net, 'O2')\nloss_scaler = ms.amp.DynamicLossScaler(2**16, 2, 1000)",
+        SEED_002 + " 4.3, 5.2",
+    ),
+    "distributed": Example(
+        "dist.init_process_group('nccl')\nmodel = DDP(model)",
+        "from mindspore.communication import init\ninit()\nms.set_auto_parallel_context(parallel_mode='data_parallel', gradients_mean=True)\n# launch: msrun --worker_num=8 train.py",
+        SEED_004 + " 3.3; " + SEED_002 + " 5.4",
+    ),
+    "custom_extension": Example(
+        "ext = load_inline('fused', cpp_src, cuda_src)\ny = ext.fused(x)",
+        "fused = ops.Custom('./fused.so:Fused', out_shape=lambda s: s, out_dtype=lambda t: t, func_type='aot')\ny = fused(x)   # or compose built-in ops",
+        SEED_002 + " 5.1 (ops.Custom; TBE/DSL on Ascend is costly)",
+    ),
+    "dataloader_option": Example(
+        "DataLoader(ds, batch_size=32, shuffle=True, pin_memory=True, collate_fn=pad)",
+        "ds = GeneratorDataset(src, ['x', 'y'], shuffle=True)\nds = ds.batch(32, per_batch_map=pad)",
+        SEED_004 + " 4.3; " + SEED_002 + " 5.3",
+    ),
+    "lr_scheduler": Example(
+        "sched = StepLR(opt, step_size=10, gamma=0.1)\n...\nsched.step()",
+        "lr = nn.piecewise_constant_lr([10 * spe, 20 * spe], [0.1, 0.01])\nopt = nn.SGD(net.trainable_params(), learning_rate=lr)",
+        SEED_000 + " pitfall 3",
+    ),
+    "normalize": Example(
+        "T.Normalize((0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010))",
+        "vision.Normalize(mean=[125.3, 123.0, 113.9], std=[51.6, 50.8, 51.3])  # 0-255 scale, HWC",
+        SEED_000 + " pitfall 1",
+    ),
+    "model_hub": Example(
+        "from transformers import AutoModel\nm = AutoModel.from_pretrained('bert-base-uncased')",
+        "from mindnlp.transformers import AutoModel\nm = AutoModel.from_pretrained('bert-base-uncased')",
+        "MindNLP README (HF-compatible AutoModel API); mindcv for timm models",
+    ),
+    "graph_side_effect": Example(
+        "def forward(self, x):\n    self.feats.append(x)\n    return self.head(x)",
+        "def construct(self, x):\n    return self.head(x), x   # return it instead of storing it",
+        VERIFIED + " (self.list.append and self.dict[k] = v in construct are silently lost)",
+    ),
+    "dynamic_shape": Example(
+        "idx = torch.nonzero(mask)\nkeep = boxes[idx[:, 0]]",
+        "keep = ops.masked_fill(boxes, ~mask[:, None], 0)   # fixed shape + mask\n# or pad to a maximum count (NMSWithMask returns a fixed-size mask)",
+        SEED_004 + " 3.3 (dynamic shape in Graph mode)",
+    ),
+    "no_equivalent": Example(
+        "gm = torch.fx.symbolic_trace(model)\n# rewrite the graph ...",
+        "# no MindSpore equivalent: rewrite the transformation by hand on the Cell\n# (mindspore.rewrite covers some graph edits)",
+        "MindSpore API mapping table: no entry for these modules",
+    ),
 }
 
 
@@ -84,16 +109,25 @@ SCAN_ONLY: dict[str, Kind] = {
         "Mutating self in construct",
         "Return what forward stores on self (features, caches) instead of mutating a list/dict attribute; "
         "plain attribute updates work under the default jit_syntax_level LAX but fail under STRICT unless a Parameter.",
-        (0.25, 1.0), "assumption: one refactor per place, " + VERIFIED, "medium"),
+        (0.25, 1.0),
+        "assumption: one refactor per place, " + VERIFIED,
+        "medium",
+    ),
     "dynamic_shape": Kind(
         "Data-dependent output shapes",
         "Keep shapes fixed: masks with ops.masked_fill / ops.select, padding to a maximum count, NMSWithMask; "
         "or run that part in PyNative mode (they compile on CPU, but dynamic shapes cost compile time and speed on Ascend).",
-        (1.0, 4.0), "assumption per place; " + SEED_004 + " 3.3 names dynamic shape the first hard part", "medium"),
+        (1.0, 4.0),
+        "assumption per place; " + SEED_004 + " 3.3 names dynamic shape the first hard part",
+        "medium",
+    ),
     "no_equivalent": Kind(
         "Features with no MindSpore equivalent",
         "Redesign that part: there is no API to rename to (torch.fx passes, nested tensors, TorchScript modules, RPC).",
-        (8.0, 40.0), "assumption per feature used (a redesign, not a rename)", "high"),
+        (8.0, 40.0),
+        "assumption per feature used (a redesign, not a rename)",
+        "high",
+    ),
 }
 
 
@@ -109,33 +143,89 @@ _NO = (4.0, 16.0)  # re-implementing what the code used from a library with no c
 _SWAP = (1.0, 4.0)  # swapping to the MindSpore-side library and checking outputs (assumption)
 # Third-party PyTorch-side libraries, by import root. Counterparts from the projects' own READMEs.
 LIBRARIES: dict[str, Library] = {
-    "timm": Library("mindcv", "differs", "mindcv has most timm architectures and weights; create_model names differ", _SWAP),
-    "transformers": Library("mindnlp", "differs", "MindNLP mirrors the HF transformers API (AutoModel, Trainer) on MindSpore", _SWAP),
-    "diffusers": Library("mindone (diffusers port)", "differs", "mindone ports diffusers pipelines to MindSpore", _SWAP),
-    "huggingface_hub": Library("mindnlp / huggingface_hub (framework-free)", "same", "hub downloads are framework-free; the weights need converting", (0.5, 2.0)),
+    "timm": Library(
+        "mindcv", "differs", "mindcv has most timm architectures and weights; create_model names differ", _SWAP
+    ),
+    "transformers": Library(
+        "mindnlp", "differs", "MindNLP mirrors the HF transformers API (AutoModel, Trainer) on MindSpore", _SWAP
+    ),
+    "diffusers": Library(
+        "mindone (diffusers port)", "differs", "mindone ports diffusers pipelines to MindSpore", _SWAP
+    ),
+    "huggingface_hub": Library(
+        "mindnlp / huggingface_hub (framework-free)",
+        "same",
+        "hub downloads are framework-free; the weights need converting",
+        (0.5, 2.0),
+    ),
     "peft": Library("mindnlp.peft", "differs", "MindNLP ships a PEFT port", _SWAP),
     "accelerate": Library(None, "none", "no counterpart: MindSpore's parallel modes and msrun replace it", _NO),
-    "lightning": Library(None, "none", "no counterpart: rewrite the LightningModule as a Cell plus a train step (or mindspore.train.Model)", _NO),
-    "pytorch_lightning": Library(None, "none", "no counterpart: rewrite the LightningModule as a Cell plus a train step (or mindspore.train.Model)", _NO),
-    "einops": Library("einops-free reshape/transpose", "differs", "einops has no MindSpore backend: rewrite rearrange/repeat as reshape/transpose/tile", (0.5, 3.0)),
+    "lightning": Library(
+        None,
+        "none",
+        "no counterpart: rewrite the LightningModule as a Cell plus a train step (or mindspore.train.Model)",
+        _NO,
+    ),
+    "pytorch_lightning": Library(
+        None,
+        "none",
+        "no counterpart: rewrite the LightningModule as a Cell plus a train step (or mindspore.train.Model)",
+        _NO,
+    ),
+    "einops": Library(
+        "einops-free reshape/transpose",
+        "differs",
+        "einops has no MindSpore backend: rewrite rearrange/repeat as reshape/transpose/tile",
+        (0.5, 3.0),
+    ),
     "fvcore": Library(None, "none", "no counterpart (FLOP counting, config nodes): drop or re-implement", (1.0, 8.0)),
-    "apex": Library("mindspore.amp / mindspore.communication", "differs", "apex.amp -> mindspore.amp; apex.parallel -> MindSpore data parallel; fused kernels have no counterpart", _SWAP),
-    "mmcv": Library(None, "none", "no counterpart (its CUDA ops and runner): port the used ops and the runner", (16.0, 80.0)),
+    "apex": Library(
+        "mindspore.amp / mindspore.communication",
+        "differs",
+        "apex.amp -> mindspore.amp; apex.parallel -> MindSpore data parallel; fused kernels have no counterpart",
+        _SWAP,
+    ),
+    "mmcv": Library(
+        None, "none", "no counterpart (its CUDA ops and runner): port the used ops and the runner", (16.0, 80.0)
+    ),
     "mmengine": Library(None, "none", "no counterpart: replace the runner with a MindSpore train loop", _NO),
-    "mmdet": Library("mindyolo / MindSpore model zoo", "differs", "detection models exist in mindyolo and the model zoo, not the mmdet API", (8.0, 40.0)),
+    "mmdet": Library(
+        "mindyolo / MindSpore model zoo",
+        "differs",
+        "detection models exist in mindyolo and the model zoo, not the mmdet API",
+        (8.0, 40.0),
+    ),
     "detectron2": Library(None, "none", "no counterpart: port the used models and ops", (16.0, 80.0)),
-    "torchmetrics": Library("mindspore.train.Metric", "differs", "MindSpore metrics cover the common ones (Accuracy, F1...)", (0.5, 3.0)),
-    "torch_geometric": Library("mindspore_gl", "differs", "MindSpore Graph Learning covers message passing, not the PyG API", (8.0, 40.0)),
-    "dgl": Library("mindspore_gl", "differs", "MindSpore Graph Learning covers message passing, not the DGL API", (8.0, 40.0)),
-    "deepspeed": Library(None, "none", "no counterpart: MindSpore's optimizer sharding / parallel modes replace ZeRO", (8.0, 40.0)),
-    "xformers": Library("mindspore.ops.flash_attention_score", "differs", "fused attention exists as an Ascend op", (1.0, 6.0)),
-    "flash_attn": Library("mindspore.ops.flash_attention_score", "differs", "fused attention exists as an Ascend op", (1.0, 6.0)),
+    "torchmetrics": Library(
+        "mindspore.train.Metric", "differs", "MindSpore metrics cover the common ones (Accuracy, F1...)", (0.5, 3.0)
+    ),
+    "torch_geometric": Library(
+        "mindspore_gl", "differs", "MindSpore Graph Learning covers message passing, not the PyG API", (8.0, 40.0)
+    ),
+    "dgl": Library(
+        "mindspore_gl", "differs", "MindSpore Graph Learning covers message passing, not the DGL API", (8.0, 40.0)
+    ),
+    "deepspeed": Library(
+        None, "none", "no counterpart: MindSpore's optimizer sharding / parallel modes replace ZeRO", (8.0, 40.0)
+    ),
+    "xformers": Library(
+        "mindspore.ops.flash_attention_score", "differs", "fused attention exists as an Ascend op", (1.0, 6.0)
+    ),
+    "flash_attn": Library(
+        "mindspore.ops.flash_attention_score", "differs", "fused attention exists as an Ascend op", (1.0, 6.0)
+    ),
     "bitsandbytes": Library(None, "none", "no counterpart for its CUDA 8-bit optimizers/quantization", _NO),
-    "kornia": Library("mindspore.dataset.vision", "differs", "image ops partly in mindspore.dataset.vision", (2.0, 8.0)),
-    "albumentations": Library("albumentations (numpy)", "same", "works on numpy images: usable in a GeneratorDataset as is", (0.0, 0.5)),
+    "kornia": Library(
+        "mindspore.dataset.vision", "differs", "image ops partly in mindspore.dataset.vision", (2.0, 8.0)
+    ),
+    "albumentations": Library(
+        "albumentations (numpy)", "same", "works on numpy images: usable in a GeneratorDataset as is", (0.0, 0.5)
+    ),
     "torchdata": Library("mindspore.dataset", "differs", "datapipes become a mindspore.dataset pipeline", _SWAP),
     "ignite": Library(None, "none", "no counterpart: replace the engine with a train loop", _NO),
     "onnxruntime": Library("onnxruntime (framework-free)", "same", "framework-free; keep it", (0.0, 0.25)),
-    "tensorrt": Library("MindSpore Lite", "differs", "deployment on Ascend goes through MindIR + MindSpore Lite", (2.0, 8.0)),
+    "tensorrt": Library(
+        "MindSpore Lite", "differs", "deployment on Ascend goes through MindIR + MindSpore Lite", (2.0, 8.0)
+    ),
 }
 LIBRARY_SOURCE = "advisor/scan/patterns.py LIBRARIES (counterparts from mindcv, MindNLP, mindone, mindspore_gl READMEs; hours assumption)"

@@ -50,8 +50,7 @@ def _block(head: str, details: list[tuple[str, str]], width: int, indent: int = 
     for label, text in details:
         if text and text != "-":
             first = " " * indent + (f"{label}: " if label else "")
-            lines.append(textwrap.fill(text, width, initial_indent=first,
-                                       subsequent_indent=" " * len(first)))
+            lines.append(textwrap.fill(text, width, initial_indent=first, subsequent_indent=" " * len(first)))
     return "\n".join(lines)
 
 
@@ -73,8 +72,10 @@ def _example(ex, width: int, indent: int) -> list[str]:
 
 
 def _shares(title: str, shares, width: int) -> list[str]:
-    rows = [[_clip(s.name, max(20, width - 40)), s.role or "", str(s.files), str(s.lines), _h(s.effort_hours)]
-            for s in shares[:TOP]]
+    rows = [
+        [_clip(s.name, max(20, width - 40)), s.role or "", str(s.files), str(s.lines), _h(s.effort_hours)]
+        for s in shares[:TOP]
+    ]
     out = [title, tabulate(rows, headers=["name", "role", "files", "lines", "hours"], tablefmt="simple")]
     if len(shares) > TOP:
         out.append(f"  ... {len(shares) - TOP} more (see --json effort_breakdown)")
@@ -87,9 +88,14 @@ def _breakdown(result: ScanResult, by: str | None, width: int) -> list[str]:
         return []
     out = []
     if b.excluded_files:
-        out.append(textwrap.fill(
-            f"Excluded from the total: {b.excluded_files} file(s) (tests, examples, tools and --exclude), "
-            f"another {_h(b.excluded_hours)} if they were ported too", width, subsequent_indent="  "))
+        out.append(
+            textwrap.fill(
+                f"Excluded from the total: {b.excluded_files} file(s) (tests, examples, tools and --exclude), "
+                f"another {_h(b.excluded_hours)} if they were ported too",
+                width,
+                subsequent_indent="  ",
+            )
+        )
     out += _shares("Effort by role", b.by_role, width) + [""]
     if by == "package":
         out += _shares("Effort by top-level package", b.by_package, width) + [""]
@@ -97,7 +103,9 @@ def _breakdown(result: ScanResult, by: str | None, width: int) -> list[str]:
         out += _shares("Effort by file", b.by_file, width) + [""]
     out.append("Effort items (what adds up to the total)")
     for item in b.items[:TOP]:
-        out.append(_block(f"{_h(item.effort_hours):>14}  {item.item} x{item.count}", [("", item.basis)], width, indent=16))
+        out.append(
+            _block(f"{_h(item.effort_hours):>14}  {item.item} x{item.count}", [("", item.basis)], width, indent=16)
+        )
     if len(b.items) > TOP:
         out.append(f"  ... {len(b.items) - TOP} more items (see --json effort_breakdown.items)")
     out.append("")
@@ -113,9 +121,14 @@ def render_text(result: ScanResult, width: int | None = None, by: str | None = N
         f"{result.extension_sources} extension source(s), {len(result.skipped)} skipped"
     )
     out.append(textwrap.fill(head, width, subsequent_indent="  "))
-    out.append(textwrap.fill(
-        f"Effort: {_h(result.effort_hours)}, worst case {_num(result.effort_worst_case_hours)} h "
-        f"(estimate from knowledge-base costs, KB {result.kb_version[:12]})", width, subsequent_indent="        "))
+    out.append(
+        textwrap.fill(
+            f"Effort: {_h(result.effort_hours)}, worst case {_num(result.effort_worst_case_hours)} h "
+            f"(estimate from knowledge-base costs, KB {result.kb_version[:12]})",
+            width,
+            subsequent_indent="        ",
+        )
+    )
     out.append(f"Risk:   {result.risk}")
     for reason in result.risk_reasons:
         out.append(textwrap.fill(reason, width, initial_indent="  - ", subsequent_indent="    "))
@@ -123,10 +136,14 @@ def render_text(result: ScanResult, width: int | None = None, by: str | None = N
     out.append(textwrap.indent(textwrap.fill(result.route_why, width - 2), "  "))
     if result.api_classes and any(result.api_classes.values()):
         c = result.api_classes
-        out.append(textwrap.fill(
-            f"APIs (as MindSpore Dev Toolkit sorts them): {c.get('convertible', 0)} convertible, "
-            f"{c.get('probably_tensor', 0)} probably Tensor methods, {c.get('no_mapping', 0)} with no mapping",
-            width, subsequent_indent="  "))
+        out.append(
+            textwrap.fill(
+                f"APIs (as MindSpore Dev Toolkit sorts them): {c.get('convertible', 0)} convertible, "
+                f"{c.get('probably_tensor', 0)} probably Tensor methods, {c.get('no_mapping', 0)} with no mapping",
+                width,
+                subsequent_indent="  ",
+            )
+        )
     out.append("")
     out += _breakdown(result, by, width)
 
@@ -137,10 +154,18 @@ def render_text(result: ScanResult, width: int | None = None, by: str | None = N
         out.append("Hazards")
         for s in result.hazard_summary:
             places = by_kind[s.kind]
-            where = ", ".join(places[:MAX_PLACES]) + (f" (+{len(places) - MAX_PLACES} more)" if len(places) > MAX_PLACES else "")
+            where = ", ".join(places[:MAX_PLACES]) + (
+                f" (+{len(places) - MAX_PLACES} more)" if len(places) > MAX_PLACES else ""
+            )
             excluded = f" ({s.excluded} in excluded files)" if s.excluded else ""
-            out.append(_block(f"{s.risk:<6} {s.kind} x{s.count}{excluded}, {_h(s.effort_hours)}",
-                              [("where", where), ("fix", s.fix)], width, indent=7))
+            out.append(
+                _block(
+                    f"{s.risk:<6} {s.kind} x{s.count}{excluded}, {_h(s.effort_hours)}",
+                    [("where", where), ("fix", s.fix)],
+                    width,
+                    indent=7,
+                )
+            )
             if s.example:
                 out += _example(s.example, width, 7)
         out.append("")
@@ -152,8 +177,14 @@ def render_text(result: ScanResult, width: int | None = None, by: str | None = N
     if result.apis:
         out.append("PyTorch APIs by knowledge-base mapping (uses -> MindSpore, effort)")
         for a in sorted(result.apis, key=lambda a: ({"none": 0, "differs": 1, "same": 2}[a.mapping], a.name)):
-            out.append(_block(f"{a.mapping:<8} {a.name} x{a.count} -> {a.mindspore or '-'}, {_effort(a)}",
-                              [("", a.note or "-")], width, indent=9))
+            out.append(
+                _block(
+                    f"{a.mapping:<8} {a.name} x{a.count} -> {a.mindspore or '-'}, {_effort(a)}",
+                    [("", a.note or "-")],
+                    width,
+                    indent=9,
+                )
+            )
         out.append("")
     if result.unmapped:
         out.append("PyTorch APIs not in the knowledge base (check the official mapping table)")
@@ -165,12 +196,20 @@ def render_text(result: ScanResult, width: int | None = None, by: str | None = N
         out.append("Third-party libraries (MindSpore-side counterpart)")
         for d in result.dependencies:
             flag = " optional (lazy import)" if d.optional else " excluded files only" if d.excluded else ""
-            out.append(_block(f"{d.mapping:<8} {d.name} in {d.files} file(s){flag} -> {d.mindspore or 'none'}, {_h(d.effort_hours)}",
-                              [("", d.note)], width, indent=9))
+            out.append(
+                _block(
+                    f"{d.mapping:<8} {d.name} in {d.files} file(s){flag} -> {d.mindspore or 'none'}, {_h(d.effort_hours)}",
+                    [("", d.note)],
+                    width,
+                    indent=9,
+                )
+            )
         out.append("")
     if result.skipped:
         out.append("Skipped")
-        out.append(tabulate([[s.file, s.reason] for s in result.skipped], headers=["file", "reason"], tablefmt="simple"))
+        out.append(
+            tabulate([[s.file, s.reason] for s in result.skipped], headers=["file", "reason"], tablefmt="simple")
+        )
         out.append("")
     if result.framework == "mindspore":
         out.append(f"Already MindSpore code ({result.mindspore_files} file(s) import mindspore): nothing to migrate.")

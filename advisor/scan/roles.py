@@ -9,9 +9,26 @@ import re
 
 # Shown apart and excluded from the total unless the user asks otherwise (the work is real but it is
 # not what must run on MindSpore).
-DEFAULT_EXCLUDES = ("tests/**", "test/**", "**/tests/**", "**/test/**", "test_*.py", "**/test_*.py", "*_test.py",
-                    "**/*_test.py", "conftest.py", "**/conftest.py", "examples/**", "**/examples/**", "tools/**",
-                    "scripts/**", "benchmarks/**", "docs/**", "demo/**", "demos/**")
+DEFAULT_EXCLUDES = (
+    "tests/**",
+    "test/**",
+    "**/tests/**",
+    "**/test/**",
+    "test_*.py",
+    "**/test_*.py",
+    "*_test.py",
+    "**/*_test.py",
+    "conftest.py",
+    "**/conftest.py",
+    "examples/**",
+    "**/examples/**",
+    "tools/**",
+    "scripts/**",
+    "benchmarks/**",
+    "docs/**",
+    "demo/**",
+    "demos/**",
+)
 PATH_ROLES = (
     ("tests", re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")),
     ("examples", re.compile(r"(^|/)(examples?|demos?|notebooks?|tutorials?)/")),
@@ -19,7 +36,12 @@ PATH_ROLES = (
     ("deployment", re.compile(r"(^|/)(deploy\w*|export\w*|serv(e|ing)\w*|infer\w*|onnx\w*|predict\w*)(/|\.py$)")),
     ("data", re.compile(r"(^|/)(data|datasets?|dataloaders?|transforms?|augment\w*)(/|\.py$)")),
     ("training", re.compile(r"(^|/)(train\w*|engine|trainer\w*|solver\w*|optim\w*|finetune\w*)(/|\.py$)")),
-    ("model", re.compile(r"(^|/)(models?|modeling\w*|networks?|nets?|layers?|modules?|backbones?|heads?|necks?|arch\w*)(/|\.py$)")),
+    (
+        "model",
+        re.compile(
+            r"(^|/)(models?|modeling\w*|networks?|nets?|layers?|modules?|backbones?|heads?|necks?|arch\w*)(/|\.py$)"
+        ),
+    ),
 )
 
 

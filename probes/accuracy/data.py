@@ -23,7 +23,7 @@ def digits() -> tuple[np.ndarray, np.ndarray, str]:
     from sklearn.datasets import load_digits
 
     d = load_digits()
-    images = d.images.astype(np.float32) / 16.0                    # (N, 8, 8), 0-1
+    images = d.images.astype(np.float32) / 16.0  # (N, 8, 8), 0-1
     images = np.kron(images, np.ones((1, 4, 4), dtype=np.float32))  # (N, 32, 32), each pixel 4x4
     return images[:, None, :, :], d.target.astype(np.int32), "sklearn digits (1,797 real 8x8 scans, upsampled 4x)"
 
@@ -54,11 +54,16 @@ def prepare(out: Path, seed: int, epochs: int, data: Optional[str] = None) -> di
     norm = ((images - mean) / std).astype(np.float32)
     rng = np.random.default_rng(seed)
     orders = np.stack([rng.permutation(len(train)) for _ in range(epochs)]).astype(np.int32)
-    np.savez(out, x_train=norm[train], y_train=labels[train], x_test=norm[test], y_test=labels[test],
-             orders=orders)
-    return {"source": source, "train_samples": int(len(train)), "test_samples": int(len(test)),
-            "normalize_mean": round(mean, 6), "normalize_std": round(std, 6), "split_seed": SPLIT_SEED,
-            "classes": int(labels.max()) + 1}
+    np.savez(out, x_train=norm[train], y_train=labels[train], x_test=norm[test], y_test=labels[test], orders=orders)
+    return {
+        "source": source,
+        "train_samples": int(len(train)),
+        "test_samples": int(len(test)),
+        "normalize_mean": round(mean, 6),
+        "normalize_std": round(std, 6),
+        "split_seed": SPLIT_SEED,
+        "classes": int(labels.max()) + 1,
+    }
 
 
 def prepare_uint8(out: Path, n: int = 256) -> dict:

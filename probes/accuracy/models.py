@@ -16,7 +16,8 @@ class AccuracyConfig(BaseModel):
     frameworks: list[Literal["pytorch", "mindspore"]] = Field(default_factory=lambda: ["pytorch", "mindspore"])
     modes: list[Literal["eager", "compile", "graph", "pynative"]] = Field(
         default_factory=lambda: ["eager", "graph"],
-        description="eager and graph by default: compile and pynative add minutes on a 2-core host")
+        description="eager and graph by default: compile and pynative add minutes on a 2-core host",
+    )
     epochs: int = Field(8, ge=1, le=200)
     seeds: int = Field(3, ge=1, le=10, description="data orders; runs interleaved seed by seed")
     target: float = Field(0.95, gt=0, le=1, description="test accuracy to reach")

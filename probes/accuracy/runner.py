@@ -50,35 +50,72 @@ def gap(a: list[AccuracyRun], b: list[AccuracyRun]) -> Optional[AccuracyGap]:
         half = stats.t.ppf(0.975, len(diffs) - 1) * statistics.stdev(diffs) / len(diffs) ** 0.5
     else:
         half = 0.0
-    return AccuracyGap(a=f"{a[0].framework}-{a[0].mode}", b=f"{b[0].framework}-{b[0].mode}", per_seed=diffs,
-                       mean=mean, ci95=[mean - half, mean + half], max_abs=max(abs(d) for d in diffs))
+    return AccuracyGap(
+        a=f"{a[0].framework}-{a[0].mode}",
+        b=f"{b[0].framework}-{b[0].mode}",
+        per_seed=diffs,
+        mean=mean,
+        ci95=[mean - half, mean + half],
+        max_abs=max(abs(d) for d in diffs),
+    )
 
 
-def _run_one(fw: str, mode: str, seed: int, npz: Path, config: AccuracyConfig,
-             cancel: Optional[launcher.Cancel], on_message: Optional[Callable[[dict], None]]) -> AccuracyRun:
-    args = ["-m", WORKER[fw], "--npz", str(npz), "--mode", mode, "--batch-size", str(config.batch_size),
-            "--lr", str(config.lr), "--target", str(config.target)]
+def _run_one(
+    fw: str,
+    mode: str,
+    seed: int,
+    npz: Path,
+    config: AccuracyConfig,
+    cancel: Optional[launcher.Cancel],
+    on_message: Optional[Callable[[dict], None]],
+) -> AccuracyRun:
+    args = [
+        "-m",
+        WORKER[fw],
+        "--npz",
+        str(npz),
+        "--mode",
+        mode,
+        "--batch-size",
+        str(config.batch_size),
+        "--lr",
+        str(config.lr),
+        "--target",
+        str(config.target),
+    ]
     if config.threads:
         args += ["--threads", str(config.threads)]
     env = {"OMP_NUM_THREADS": str(config.threads)} if config.threads else None
     out = launcher.run_child(args, timeout=config.timeout, env_extra=env, cancel=cancel, on_message=on_message)
     run_id = f"{fw}-{mode}-seed{seed}"
     if not out.ok:
-        return AccuracyRun(id=run_id, framework=fw, mode=mode, seed=seed, status=out.status, error=out.error,
-                           seconds=out.seconds)
+        return AccuracyRun(
+            id=run_id, framework=fw, mode=mode, seed=seed, status=out.status, error=out.error, seconds=out.seconds
+        )
     res = dict(out.result)
     res.pop("kind", None)
     status = res.pop("status", "ok")
     settings = res.pop("settings", {}) or {}
     settings["step_seconds"] = res.pop("step_seconds", [])
-    run = AccuracyRun(id=run_id, seed=seed, status=status, settings=settings, seconds=out.seconds,
-                      **{k: v for k, v in res.items() if k not in ("framework", "mode")}, framework=fw, mode=mode)
+    run = AccuracyRun(
+        id=run_id,
+        seed=seed,
+        status=status,
+        settings=settings,
+        seconds=out.seconds,
+        **{k: v for k, v in res.items() if k not in ("framework", "mode")},
+        framework=fw,
+        mode=mode,
+    )
     to_target(run, config.target)
     return run
 
 
-def run_suite(config: AccuracyConfig, cancel: Optional[launcher.Cancel] = None,
-              on_event: Optional[Callable[[str, dict], None]] = None) -> AccuracySuite:
+def run_suite(
+    config: AccuracyConfig,
+    cancel: Optional[launcher.Cancel] = None,
+    on_event: Optional[Callable[[str, dict], None]] = None,
+) -> AccuracySuite:
     start = time.monotonic()
     suite = AccuracySuite(config=config, created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     jobs = plan(config)
@@ -97,8 +134,10 @@ def run_suite(config: AccuracyConfig, cancel: Optional[launcher.Cancel] = None,
                     on_event(run_id, {"kind": "done", "run": run})
                 if cancel is not None and cancel.is_set():
                     break
-    by_job = {(fw, mode): [r for r in suite.runs if (r.framework, r.mode) == (fw, mode) and r.status == "ok"]
-              for fw, mode in jobs}
+    by_job = {
+        (fw, mode): [r for r in suite.runs if (r.framework, r.mode) == (fw, mode) and r.status == "ok"]
+        for fw, mode in jobs
+    }
     baseline = next(((fw, m) for fw, m in jobs if fw == "pytorch"), None)
     for fw, mode in jobs:
         if baseline and fw != "pytorch":

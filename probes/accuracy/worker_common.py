@@ -29,7 +29,7 @@ def epoch_batches(order, batch_size: int):
     """Index arrays of the full batches of one epoch (the last partial batch is dropped, in both
     frameworks, so every step has the same shape)."""
     full = len(order) // batch_size
-    return [order[i * batch_size:(i + 1) * batch_size] for i in range(full)]
+    return [order[i * batch_size : (i + 1) * batch_size] for i in range(full)]
 
 
 class Clock:

@@ -54,21 +54,36 @@ def run(args) -> int:
         clock.epoch_seconds.append(clock.now() - start)
         t = clock.now()
         net.set_train(False)
-        pred = np.concatenate([net(ms.Tensor(x_test[i:i + args.eval_batch])).asnumpy().argmax(1)
-                               for i in range(0, len(y_test), args.eval_batch)])
+        pred = np.concatenate(
+            [
+                net(ms.Tensor(x_test[i : i + args.eval_batch])).asnumpy().argmax(1)
+                for i in range(0, len(y_test), args.eval_batch)
+            ]
+        )
         clock.eval_seconds.append(clock.now() - t)
         curve.append(float((pred == y_test).mean()))
         losses.append(total / max(1, steps))
         channel.progress(epoch=epoch + 1, epochs=len(d["orders"]), accuracy=curve[-1], loss=losses[-1])
         if args.stop_at_target and curve[-1] >= args.target:
             break
-    channel.result(status="ok", framework="mindspore", mode=args.mode, accuracy=curve, loss=losses,
-                   epoch_seconds=clock.epoch_seconds, eval_seconds=clock.eval_seconds,
-                   first_step_seconds=clock.first_step_seconds, step_seconds=clock.step_seconds,
-                   settings={"mindspore_version": ms.__version__,
-                             "weights_checksum": weights.canonical_checksum("lenet"),
-                             "optimizer": "nn.Momentum(momentum 0.9, weight decay 5e-4, one group)",
-                             "lr": args.lr, "train_cell": "nn.TrainOneStepCell(nn.WithLossCell)"})
+    channel.result(
+        status="ok",
+        framework="mindspore",
+        mode=args.mode,
+        accuracy=curve,
+        loss=losses,
+        epoch_seconds=clock.epoch_seconds,
+        eval_seconds=clock.eval_seconds,
+        first_step_seconds=clock.first_step_seconds,
+        step_seconds=clock.step_seconds,
+        settings={
+            "mindspore_version": ms.__version__,
+            "weights_checksum": weights.canonical_checksum("lenet"),
+            "optimizer": "nn.Momentum(momentum 0.9, weight decay 5e-4, one group)",
+            "lr": args.lr,
+            "train_cell": "nn.TrainOneStepCell(nn.WithLossCell)",
+        },
+    )
     return 0
 
 

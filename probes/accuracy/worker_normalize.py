@@ -46,12 +46,24 @@ def run(npz: str, steps: int, batch: int) -> dict:
             if i >= steps:
                 break
             losses.append(float(train(ms.Tensor(x), ms.Tensor(row["label"])).asnumpy()))
-        out[name] = {"mean": [mean], "std": [std], "batch_mean": float(first.mean()), "batch_std": float(first.std()),
-                     "batch_min": float(first.min()), "batch_max": float(first.max()),
-                     "loss_first": losses[0] if losses else None, "loss_last": losses[-1] if losses else None,
-                     "steps": len(losses), "finite": bool(np.isfinite(losses).all()) if losses else None}
-    return {"status": "ok", "variants": out, "mindspore_version": ms.__version__,
-            "op": "mindspore.dataset.vision.Normalize on uint8 HWC input"}
+        out[name] = {
+            "mean": [mean],
+            "std": [std],
+            "batch_mean": float(first.mean()),
+            "batch_std": float(first.std()),
+            "batch_min": float(first.min()),
+            "batch_max": float(first.max()),
+            "loss_first": losses[0] if losses else None,
+            "loss_last": losses[-1] if losses else None,
+            "steps": len(losses),
+            "finite": bool(np.isfinite(losses).all()) if losses else None,
+        }
+    return {
+        "status": "ok",
+        "variants": out,
+        "mindspore_version": ms.__version__,
+        "op": "mindspore.dataset.vision.Normalize on uint8 HWC input",
+    }
 
 
 def main(argv=None) -> int:

@@ -59,20 +59,36 @@ def run(args) -> int:
         t = clock.now()
         net.eval()
         with torch.no_grad():
-            pred = np.concatenate([model(x_test[i:i + args.eval_batch]).argmax(1).numpy()
-                                   for i in range(0, len(y_test), args.eval_batch)])
+            pred = np.concatenate(
+                [
+                    model(x_test[i : i + args.eval_batch]).argmax(1).numpy()
+                    for i in range(0, len(y_test), args.eval_batch)
+                ]
+            )
         clock.eval_seconds.append(clock.now() - t)
         curve.append(float((pred == y_test).mean()))
         losses.append(total / max(1, steps))
         channel.progress(epoch=epoch + 1, epochs=len(d["orders"]), accuracy=curve[-1], loss=losses[-1])
         if args.stop_at_target and curve[-1] >= args.target:
             break
-    channel.result(status="ok", framework="pytorch", mode=args.mode, accuracy=curve, loss=losses,
-                   epoch_seconds=clock.epoch_seconds, eval_seconds=clock.eval_seconds,
-                   first_step_seconds=clock.first_step_seconds, step_seconds=clock.step_seconds,
-                   settings={"torch_version": torch.__version__, "threads": torch.get_num_threads(),
-                             "weights_checksum": weights.canonical_checksum("lenet"),
-                             "optimizer": "SGD(momentum 0.9, weight decay 5e-4)", "lr": args.lr})
+    channel.result(
+        status="ok",
+        framework="pytorch",
+        mode=args.mode,
+        accuracy=curve,
+        loss=losses,
+        epoch_seconds=clock.epoch_seconds,
+        eval_seconds=clock.eval_seconds,
+        first_step_seconds=clock.first_step_seconds,
+        step_seconds=clock.step_seconds,
+        settings={
+            "torch_version": torch.__version__,
+            "threads": torch.get_num_threads(),
+            "weights_checksum": weights.canonical_checksum("lenet"),
+            "optimizer": "SGD(momentum 0.9, weight decay 5e-4)",
+            "lr": args.lr,
+        },
+    )
     return 0
 
 

@@ -17,9 +17,12 @@ import sys
 import time
 
 HIDE_ENV = "ADVISOR_DEPLOY_HIDE"
-ENGINE_OF_PROVIDER = {"CPUExecutionProvider": "onnxruntime-cpu", "CUDAExecutionProvider": "onnxruntime-cuda",
-                      "TensorrtExecutionProvider": "onnxruntime-tensorrt",
-                      "CANNExecutionProvider": "onnxruntime-cann"}
+ENGINE_OF_PROVIDER = {
+    "CPUExecutionProvider": "onnxruntime-cpu",
+    "CUDAExecutionProvider": "onnxruntime-cuda",
+    "TensorrtExecutionProvider": "onnxruntime-tensorrt",
+    "CANNExecutionProvider": "onnxruntime-cann",
+}
 HANG_ENV = "ADVISOR_DEPLOY_TEST_HANG"
 
 # Operators the tests append to the network on purpose: both exporters reject them
@@ -28,10 +31,10 @@ INJECT_OPS = ("cummax",)
 
 # How exporters name an operator they cannot convert, most specific first.
 _OPERATOR_PATTERNS = (
-    r"Exporting the operator '([\w:.]+)'",                 # torch TorchScript exporter
-    r"Can not find key (\w+) in convert map",              # MindSpore ONNX exporter
-    r"Exporting (\w+) operator is not yet supported",      # MindSpore ONNX exporter
-    r"\b(aten\.\w+(?:\.\w+)?)\b",                          # torch dynamo exporter (aten.cummax.default)
+    r"Exporting the operator '([\w:.]+)'",  # torch TorchScript exporter
+    r"Can not find key (\w+) in convert map",  # MindSpore ONNX exporter
+    r"Exporting (\w+) operator is not yet supported",  # MindSpore ONNX exporter
+    r"\b(aten\.\w+(?:\.\w+)?)\b",  # torch dynamo exporter (aten.cummax.default)
     r"\b(aten::\w+)\b",
     r"[Uu]nsupported (?:operator|op|primitive)[^'\"]*['\"]([\w:.]+)['\"]",
 )

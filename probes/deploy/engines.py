@@ -11,8 +11,12 @@ from probes.deploy.common import have, hidden
 _ENGINES = (
     ("onnx", "onnx", ("onnx",), "ONNX model format (torch's exporter needs it)"),
     ("onnxscript", "onnxscript", ("onnxscript",), "torch's dynamo ONNX exporter"),
-    ("onnxruntime", "onnxruntime", ("onnxruntime", "onnxruntime-gpu", "onnxruntime-openvino",
-                                    "onnxruntime-directml"), "ONNX Runtime inference engine"),
+    (
+        "onnxruntime",
+        "onnxruntime",
+        ("onnxruntime", "onnxruntime-gpu", "onnxruntime-openvino", "onnxruntime-directml"),
+        "ONNX Runtime inference engine",
+    ),
     ("mindspore-lite", "mindspore_lite", ("mindspore-lite", "mindspore_lite"), "MindSpore Lite (MindIR)"),
     ("tensorrt", "tensorrt", ("tensorrt", "tensorrt-cu12", "tensorrt-cu11"), "NVIDIA TensorRT"),
 )
@@ -21,7 +25,7 @@ ORT_ACCELERATOR_PROVIDERS = ("CUDAExecutionProvider", "TensorrtExecutionProvider
 
 NOT_INSTALLED = {
     "mindspore-lite": "MindSpore Lite is not installed (a separate project since MindSpore 2.7; "
-                      "the PyPI index has only 2.0.0): MindIR is served with mindspore.load + nn.GraphCell",
+    "the PyPI index has only 2.0.0): MindIR is served with mindspore.load + nn.GraphCell",
 }
 
 
@@ -51,12 +55,22 @@ def installed_engines() -> list[dict]:
     for name, module, dists, role in _ENGINES:
         installed = have(module)
         dist, version = _version(dists) if installed else (None, None)
-        row = {"name": name, "installed": installed, "version": version, "distribution": dist,
-               "providers": [], "role": role, "reason": None}
+        row = {
+            "name": name,
+            "installed": installed,
+            "version": version,
+            "distribution": dist,
+            "providers": [],
+            "role": role,
+            "reason": None,
+        }
         if name == "onnxruntime" and installed:
             row["providers"] = ort_providers()
         if not installed:
-            row["reason"] = ("hidden by " + "ADVISOR_DEPLOY_HIDE" if module in hidden()
-                             else NOT_INSTALLED.get(name, f"{name} is not installed"))
+            row["reason"] = (
+                "hidden by " + "ADVISOR_DEPLOY_HIDE"
+                if module in hidden()
+                else NOT_INSTALLED.get(name, f"{name} is not installed")
+            )
         out.append(row)
     return out

@@ -29,23 +29,28 @@ class _Open(BaseModel):
 class DeployConfig(_Strict):
     frameworks: list[Framework] = Field(default_factory=lambda: ["pytorch", "mindspore"])
     models: list[Model] = Field(default_factory=lambda: ["lenet", "resnet18"])
-    batch_sizes: list[int] = Field(default_factory=lambda: [1, 32],
-                                   description="latency at the smallest, throughput at the largest")
-    budget: float = Field(2.0, gt=0, le=3600, description="seconds of warmup + measurement per batch size "
-                                                          "per serve step")
+    batch_sizes: list[int] = Field(
+        default_factory=lambda: [1, 32], description="latency at the smallest, throughput at the largest"
+    )
+    budget: float = Field(
+        2.0, gt=0, le=3600, description="seconds of warmup + measurement per batch size per serve step"
+    )
     formats: Optional[list[str]] = Field(None, description="only these export formats (default: all)")
     threads: Optional[int] = Field(None, ge=1, description="threads in every engine; None = usable cores")
     timeout: Optional[float] = Field(None, gt=0, description="per-child timeout; None = from the budget")
     max_calls: Optional[int] = Field(None, ge=3, description="hard cap on calls per batch size (tests)")
     inject_op: Optional[Literal["cummax"]] = Field(
-        None, description="test hook: append an operator the exporters reject, to see the failure reported")
-    tune: bool = Field(True, description="ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore on AVX-512 hosts, as the "
-                                         "training probe")
+        None, description="test hook: append an operator the exporters reject, to see the failure reported"
+    )
+    tune: bool = Field(
+        True, description="ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore on AVX-512 hosts, as the training probe"
+    )
     keep_dir: Optional[str] = Field(None, description="keep the artefacts in this folder (default: deleted)")
 
 
 class ExportStep(_Open):
     """One (framework, format, model) export."""
+
     id: str = Field(description='e.g. "pytorch-onnx-lenet"')
     framework: Framework
     format: str
@@ -77,19 +82,23 @@ class Timing(_Open):
 
 class ServeStep(_Open):
     """One artefact (or the source network) served on one engine."""
+
     id: str = Field(description='e.g. "pytorch-onnx-lenet@onnxruntime-cpu"')
     framework: Framework
     artefact: str = Field(description="source | onnx | torch.export | mindir")
     model: Model
-    engine: str = Field(description="torch-eager | torch.export | mindspore-graph | mindspore-graphcell | "
-                                    "onnxruntime-cpu | onnxruntime-cuda | onnxruntime-tensorrt | mindspore-lite")
+    engine: str = Field(
+        description="torch-eager | torch.export | mindspore-graph | mindspore-graphcell | "
+        "onnxruntime-cpu | onnxruntime-cuda | onnxruntime-tensorrt | mindspore-lite"
+    )
     provider: Optional[str] = None
     status: Status
     error: Optional[str] = None
     import_seconds: Optional[float] = None
     load_seconds: Optional[float] = Field(None, description="load the artefact / build the network")
-    first_inference_seconds: Optional[float] = Field(None, description="load + the first call at the "
-                                                                       "smallest batch (includes compile)")
+    first_inference_seconds: Optional[float] = Field(
+        None, description="load + the first call at the smallest batch (includes compile)"
+    )
     timings: list[Timing] = Field(default_factory=list, description="one per batch size")
     latency_ms: Optional[dict] = Field(None, description="at the smallest batch size")
     throughput: Optional[float] = Field(None, description="images/s at the largest batch size")

@@ -34,12 +34,12 @@ def _fields(buf: bytes):
         if wire == 0:
             val, i = _varint(buf, i)
         elif wire == 1:
-            val, i = buf[i:i + 8], i + 8
+            val, i = buf[i : i + 8], i + 8
         elif wire == 2:
             n, i = _varint(buf, i)
-            val, i = buf[i:i + n], i + n
+            val, i = buf[i : i + n], i + n
         elif wire == 5:
-            val, i = buf[i:i + 4], i + 4
+            val, i = buf[i : i + 4], i + 4
         else:
             raise ValueError(f"unsupported protobuf wire type {wire}")
         yield num, wire, val

@@ -27,5 +27,10 @@ def node_placement(events: list, chosen: str) -> dict:
         seen.setdefault(name, (str(op), str(provider)))
     by_provider = Counter(p for _op, p in seen.values())
     fallback = [{"node": n, "op": op, "provider": p} for n, (op, p) in seen.items() if p != chosen]
-    return {"chosen": chosen, "nodes": len(seen), "by_provider": dict(by_provider),
-            "fallback": fallback, "fallback_ops": sorted({f["op"] for f in fallback})}
+    return {
+        "chosen": chosen,
+        "nodes": len(seen),
+        "by_provider": dict(by_provider),
+        "fallback": fallback,
+        "fallback_ops": sorted({f["op"] for f in fallback}),
+    }

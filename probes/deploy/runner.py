@@ -22,19 +22,29 @@ from probes import hostfacts, launcher
 from probes.deploy import engines as _engines
 from probes.deploy.common import ENGINE_OF_PROVIDER
 from probes.deploy.models import (
-    FORMATS, SOURCE_ENGINE, DeployConfig, DeployEvent, DeployResult, ExportStep, ParityCheck, ServeStep,
+    FORMATS,
+    SOURCE_ENGINE,
+    DeployConfig,
+    DeployEvent,
+    DeployResult,
+    ExportStep,
+    ParityCheck,
+    ServeStep,
 )
 from probes.launcher import Cancel
 from probes.training import specs
 
-WORKER = {"pytorch": "probes.deploy.worker_torch", "mindspore": "probes.deploy.worker_mindspore",
-          "onnxruntime": "probes.deploy.worker_ort"}
+WORKER = {
+    "pytorch": "probes.deploy.worker_torch",
+    "mindspore": "probes.deploy.worker_mindspore",
+    "onnxruntime": "probes.deploy.worker_ort",
+}
 
 # Parity tolerance, derived from fp32 arithmetic: a dot product of K terms rounds with an error
 # that grows like sqrt(K) x u (random-walk model, u = 2^-24 unit roundoff... taken as eps = 2^-23
 # to cover the final rounding); errors of consecutive layers add. Engines reorder sums, fold BN
 # into conv weights and pick other conv algorithms (Winograd, im2col): PARITY_SAFETY covers that.
-EPS_FP32 = 2.0 ** -23
+EPS_FP32 = 2.0**-23
 PARITY_SAFETY = 10.0  # assumption: headroom for reordered / fused arithmetic across engines
 
 EventCallback = Callable[[DeployEvent], None]
@@ -61,9 +71,15 @@ def compare_logits(a: np.ndarray, b: np.ndarray, rel_tol: float) -> dict:
     scale = float(np.max(np.abs(a))) if a.size else 0.0
     tol = rel_tol * max(1.0, scale)
     ok = diff <= tol
-    return {"status": "ok" if ok else "failed", "ok": ok, "max_abs_diff": diff,
-            "max_rel_diff": diff / scale if scale > 0 else diff, "tolerance": tol, "rel_tolerance": rel_tol,
-            "error": None if ok else f"max abs diff {diff:.3g} above the tolerance {tol:.3g}"}
+    return {
+        "status": "ok" if ok else "failed",
+        "ok": ok,
+        "max_abs_diff": diff,
+        "max_rel_diff": diff / scale if scale > 0 else diff,
+        "tolerance": tol,
+        "rel_tolerance": rel_tol,
+        "error": None if ok else f"max abs diff {diff:.3g} above the tolerance {tol:.3g}",
+    }
 
 
 def export_timeout(config: DeployConfig, model: str) -> float:
@@ -99,14 +115,32 @@ def _outcome_fields(out: launcher.ChildOutcome) -> tuple[dict, Optional[str], Op
     return res, status, out.error or res.get("error") or "no result"
 
 
-def export_step(fw: str, fmt: str, model: str, config: DeployConfig, outdir: str, env: Optional[dict] = None,
-                cancel: Optional[Cancel] = None) -> ExportStep:
+def export_step(
+    fw: str,
+    fmt: str,
+    model: str,
+    config: DeployConfig,
+    outdir: str,
+    env: Optional[dict] = None,
+    cancel: Optional[Cancel] = None,
+) -> ExportStep:
     """One export in its own child (env: the worker's extra environment, default from config)."""
     env = env if env is not None else _env(fw, config, {})
     sid = f"{fw}-{fmt}-{model}"
     base = dict(id=sid, framework=fw, format=fmt, model=model)
-    args = ["-m", WORKER[fw], "export", "--model", model, "--format", fmt, "--out", outdir,
-            "--threads", str(config.threads or hostfacts.usable_cores())]
+    args = [
+        "-m",
+        WORKER[fw],
+        "export",
+        "--model",
+        model,
+        "--format",
+        fmt,
+        "--out",
+        outdir,
+        "--threads",
+        str(config.threads or hostfacts.usable_cores()),
+    ]
     if config.inject_op:
         args += ["--inject-op", config.inject_op]
     out = launcher.run_child(args, timeout=export_timeout(config, model), env_extra=env, cancel=cancel)
@@ -117,19 +151,49 @@ def export_step(fw: str, fmt: str, model: str, config: DeployConfig, outdir: str
     try:
         return ExportStep(**res)
     except ValidationError as exc:
-        return ExportStep(**base, status="failed", error=f"the worker sent an invalid result: "
-                                                         f"{str(exc).splitlines()[0]}")
+        return ExportStep(
+            **base, status="failed", error=f"the worker sent an invalid result: {str(exc).splitlines()[0]}"
+        )
 
 
-def serve_step(sid: str, worker: str, fw: str, artefact: str, model: str, engine: str, path: str,
-               config: DeployConfig, outdir: str, env: Optional[dict] = None, cancel: Optional[Cancel] = None,
-               provider: Optional[str] = None) -> ServeStep:
+def serve_step(
+    sid: str,
+    worker: str,
+    fw: str,
+    artefact: str,
+    model: str,
+    engine: str,
+    path: str,
+    config: DeployConfig,
+    outdir: str,
+    env: Optional[dict] = None,
+    cancel: Optional[Cancel] = None,
+    provider: Optional[str] = None,
+) -> ServeStep:
     """One serve step in its own child; its parity output goes to outdir/<sid>.npz."""
     env = env if env is not None else _env(worker, config, {})
     base = dict(id=sid, framework=fw, artefact=artefact, model=model, engine=engine, provider=provider)
-    args = ["-m", WORKER[worker], "serve", "--model", model, "--artefact", artefact, "--path", path,
-            "--id", sid, "--batch-sizes", ",".join(str(b) for b in config.batch_sizes),
-            "--budget", str(config.budget), "--out", outdir, "--threads", str(config.threads or hostfacts.usable_cores())]
+    args = [
+        "-m",
+        WORKER[worker],
+        "serve",
+        "--model",
+        model,
+        "--artefact",
+        artefact,
+        "--path",
+        path,
+        "--id",
+        sid,
+        "--batch-sizes",
+        ",".join(str(b) for b in config.batch_sizes),
+        "--budget",
+        str(config.budget),
+        "--out",
+        outdir,
+        "--threads",
+        str(config.threads or hostfacts.usable_cores()),
+    ]
     if provider:
         args += ["--provider", provider]
     if config.max_calls:
@@ -137,8 +201,9 @@ def serve_step(sid: str, worker: str, fw: str, artefact: str, model: str, engine
     out = launcher.run_child(args, timeout=serve_timeout(config, model), env_extra=env, cancel=cancel)
     res, status, error = _outcome_fields(out)
     if out.status != "ok" or status != "ok":
-        return ServeStep(**base, status=status, error=error, child_seconds=round(out.seconds, 3),
-                         settings=res.get("settings") or {})
+        return ServeStep(
+            **base, status=status, error=error, child_seconds=round(out.seconds, 3), settings=res.get("settings") or {}
+        )
     res.update(base, status="ok", child_seconds=round(out.seconds, 3))
     res["engine"] = engine
     timings = res.get("timings") or []
@@ -148,8 +213,9 @@ def serve_step(sid: str, worker: str, fw: str, artefact: str, model: str, engine
     try:
         step = ServeStep(**res)
     except ValidationError as exc:
-        return ServeStep(**base, status="failed", error=f"the worker sent an invalid result: "
-                                                        f"{str(exc).splitlines()[0]}")
+        return ServeStep(
+            **base, status="failed", error=f"the worker sent an invalid result: {str(exc).splitlines()[0]}"
+        )
     for t in step.timings:
         step.warnings += [f"batch {t.batch_size}: {w}" for w in t.warnings]
     return step
@@ -167,18 +233,42 @@ def serve_plan(model: str, exports: list[ExportStep], config: DeployConfig, engi
         if ex.format == "onnx":
             if not providers:  # the step is listed, so the table says why ONNX went unserved
                 ort = engines.get("onnxruntime", {})
-                plan.append(dict(worker="onnxruntime", fw=ex.framework, artefact="onnx", path=ex.files[0],
-                                 engine="onnxruntime-cpu", provider="CPUExecutionProvider",
-                                 unavailable=ort.get("reason") or "onnxruntime lists no usable provider"))
+                plan.append(
+                    dict(
+                        worker="onnxruntime",
+                        fw=ex.framework,
+                        artefact="onnx",
+                        path=ex.files[0],
+                        engine="onnxruntime-cpu",
+                        provider="CPUExecutionProvider",
+                        unavailable=ort.get("reason") or "onnxruntime lists no usable provider",
+                    )
+                )
             for p in providers:
-                plan.append(dict(worker="onnxruntime", fw=ex.framework, artefact="onnx", path=ex.files[0],
-                                 engine=ENGINE_OF_PROVIDER[p], provider=p))
+                plan.append(
+                    dict(
+                        worker="onnxruntime",
+                        fw=ex.framework,
+                        artefact="onnx",
+                        path=ex.files[0],
+                        engine=ENGINE_OF_PROVIDER[p],
+                        provider=p,
+                    )
+                )
         elif ex.format == "torch.export":
-            plan.append(dict(worker="pytorch", fw="pytorch", artefact="torch.export", engine="torch.export",
-                             path=ex.files[0]))
+            plan.append(
+                dict(worker="pytorch", fw="pytorch", artefact="torch.export", engine="torch.export", path=ex.files[0])
+            )
         elif ex.format == "mindir":
-            plan.append(dict(worker="mindspore", fw="mindspore", artefact="mindir", engine="mindspore-graphcell",
-                             path=ex.files[0]))
+            plan.append(
+                dict(
+                    worker="mindspore",
+                    fw="mindspore",
+                    artefact="mindir",
+                    engine="mindspore-graphcell",
+                    path=ex.files[0],
+                )
+            )
     for p in plan:
         p["id"] = f"{p['fw']}-{p['artefact']}-{model}@{p['engine']}"
     return plan
@@ -224,12 +314,16 @@ def _not_measured(engines: dict, config: DeployConfig) -> list[str]:
     else:
         for p in ("CUDAExecutionProvider", "TensorrtExecutionProvider"):
             if p not in ort.get("providers", []):
-                out.append(f"ONNX Runtime {p}: not among this onnxruntime's providers "
-                           f"({', '.join(ort.get('providers', []))})")
+                out.append(
+                    f"ONNX Runtime {p}: not among this onnxruntime's providers ({', '.join(ort.get('providers', []))})"
+                )
     if "mindspore" in config.frameworks:
         lite = engines.get("mindspore-lite", {})
-        out.append(lite.get("reason") or "MindSpore Lite: installed, but this probe has no Lite worker yet: "
-                                         "MindIR served with mindspore.load + nn.GraphCell")
+        out.append(
+            lite.get("reason")
+            or "MindSpore Lite: installed, but this probe has no Lite worker yet: "
+            "MindIR served with mindspore.load + nn.GraphCell"
+        )
     return out
 
 
@@ -244,12 +338,15 @@ def _busy_host_warning(result: DeployResult) -> None:
     before = result.host.get("loadavg_before") or [0.0]
     worst = max(before[0], after[0])
     if worst > 0.75 * cores:
-        result.warnings.append(f"the host was busy (1-min load average up to {worst} on {cores} CPUs): "
-                               "latencies are noisy and their tails (P95/P99) longer than on a quiet host")
+        result.warnings.append(
+            f"the host was busy (1-min load average up to {worst} on {cores} CPUs): "
+            "latencies are noisy and their tails (P95/P99) longer than on a quiet host"
+        )
 
 
-def run_deploy(config: DeployConfig, on_event: Optional[EventCallback] = None,
-               cancel: Optional[Cancel] = None) -> DeployResult:
+def run_deploy(
+    config: DeployConfig, on_event: Optional[EventCallback] = None, cancel: Optional[Cancel] = None
+) -> DeployResult:
     """Export, serve and compare every requested model; never raises for a failing step."""
     from probes import runner as training_runner  # host facts and the MindSpore tuning, shared
 
@@ -259,8 +356,12 @@ def run_deploy(config: DeployConfig, on_event: Optional[EventCallback] = None,
     fws = training_runner.installed_frameworks()
     engine_rows = _engines.installed_engines()
     engines = {e["name"]: e for e in engine_rows}
-    result = DeployResult(created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                          host=host.model_dump(), config=config, engines=engine_rows)
+    result = DeployResult(
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        host=host.model_dump(),
+        config=config,
+        engines=engine_rows,
+    )
     ms_env, notes = training_runner.mindspore_env(host.avx512, config.tune, "cpu")
     if "mindspore" in config.frameworks:
         result.warnings += notes
@@ -289,11 +390,23 @@ def run_deploy(config: DeployConfig, on_event: Optional[EventCallback] = None,
                     index += 1
                     event(sid, "start", f"export {model} from {fw} to {fmt}")
                     if not fws[fw]["installed"]:
-                        step = ExportStep(id=sid, framework=fw, format=fmt, model=model, status="unavailable",
-                                          error=f"{fw} is not installed")
+                        step = ExportStep(
+                            id=sid,
+                            framework=fw,
+                            format=fmt,
+                            model=model,
+                            status="unavailable",
+                            error=f"{fw} is not installed",
+                        )
                     elif cancel.is_set():
-                        step = ExportStep(id=sid, framework=fw, format=fmt, model=model, status="cancelled",
-                                          error="cancelled by the user")
+                        step = ExportStep(
+                            id=sid,
+                            framework=fw,
+                            format=fmt,
+                            model=model,
+                            status="cancelled",
+                            error="cancelled by the user",
+                        )
                     else:
                         step = export_step(fw, fmt, model, config, adir, envs[fw], cancel)
                     exports.append(step)
@@ -302,8 +415,14 @@ def run_deploy(config: DeployConfig, on_event: Optional[EventCallback] = None,
             for p in serve_plan(model, exports, config, engines):
                 index += 1
                 event(p["id"], "start", f"serve {p['id']}")
-                base = dict(id=p["id"], framework=p["fw"], artefact=p["artefact"], model=model, engine=p["engine"],
-                            provider=p.get("provider"))
+                base = dict(
+                    id=p["id"],
+                    framework=p["fw"],
+                    artefact=p["artefact"],
+                    model=model,
+                    engine=p["engine"],
+                    provider=p.get("provider"),
+                )
                 if p.get("unavailable"):
                     step = ServeStep(**base, status="unavailable", error=p["unavailable"])
                 elif p["worker"] in fws and not fws[p["worker"]]["installed"]:
@@ -311,8 +430,20 @@ def run_deploy(config: DeployConfig, on_event: Optional[EventCallback] = None,
                 elif cancel.is_set():
                     step = ServeStep(**base, status="cancelled", error="cancelled by the user")
                 else:
-                    step = serve_step(p["id"], p["worker"], p["fw"], p["artefact"], model, p["engine"], p["path"],
-                                  config, outdir, envs[p["worker"]], cancel, p.get("provider"))
+                    step = serve_step(
+                        p["id"],
+                        p["worker"],
+                        p["fw"],
+                        p["artefact"],
+                        model,
+                        p["engine"],
+                        p["path"],
+                        config,
+                        outdir,
+                        envs[p["worker"]],
+                        cancel,
+                        p.get("provider"),
+                    )
                 result.serves.append(step)
                 event(p["id"], "done", step.error or "ok", step.status)
             result.parity += _parity(model, result.serves, outdir, max(config.batch_sizes))

@@ -29,13 +29,26 @@ def percentiles(ms: list[float]) -> dict:
     if a.size == 0:
         return {"n": 0}
     s = stats.summarize(ms)
-    return {"n": int(a.size), "p50": float(np.percentile(a, 50)), "p95": float(np.percentile(a, 95)),
-            "p99": float(np.percentile(a, 99)), "mean": s["mean"], "min": s["min"], "max": s["max"],
-            "cv": s["cv"], "iqr_over_median": s["iqr_over_median"]}
+    return {
+        "n": int(a.size),
+        "p50": float(np.percentile(a, 50)),
+        "p95": float(np.percentile(a, 95)),
+        "p99": float(np.percentile(a, 99)),
+        "mean": s["mean"],
+        "min": s["min"],
+        "max": s["max"],
+        "cv": s["cv"],
+        "iqr_over_median": s["iqr_over_median"],
+    }
 
 
-def time_calls(call: Callable[[], Any], batch: int, budget_s: float, max_calls: Optional[int] = None,
-               clock: Callable[[], float] = time.perf_counter) -> dict:
+def time_calls(
+    call: Callable[[], Any],
+    batch: int,
+    budget_s: float,
+    max_calls: Optional[int] = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict:
     """Drive `call()` (one inference that returns host arrays). Returns the first-call time,
     warmup, latency percentiles (ms), throughput (images/s, 95% CI) and why it stopped."""
     t0 = clock()
@@ -83,15 +96,30 @@ def time_calls(call: Callable[[], Any], batch: int, budget_s: float, max_calls: 
     if capped:
         warnings.append("warmup hit its cap (25% of the budget) before call times settled")
     if 0 < len(ms) < MIN_LATENCY_SAMPLES:
-        warnings.append(f"only {len(ms)} timed calls: P99 is close to the slowest call seen "
-                        f"(a longer --budget gives >= {MIN_LATENCY_SAMPLES})")
-    return {"batch_size": batch, "first_call_seconds": first_s, "warmup_calls": len(warm_ms),
-            "latency_ms": lat, "images_per_second": ips, "ci95": [ci[1], ci[2]] if ci else None,
-            "calls": n_calls, "stop_reason": stop, "warnings": warnings}
+        warnings.append(
+            f"only {len(ms)} timed calls: P99 is close to the slowest call seen "
+            f"(a longer --budget gives >= {MIN_LATENCY_SAMPLES})"
+        )
+    return {
+        "batch_size": batch,
+        "first_call_seconds": first_s,
+        "warmup_calls": len(warm_ms),
+        "latency_ms": lat,
+        "images_per_second": ips,
+        "ci95": [ci[1], ci[2]] if ci else None,
+        "calls": n_calls,
+        "stop_reason": stop,
+        "warnings": warnings,
+    }
 
 
-def serve_all(make_call: Callable[[int], Callable[[], Any]], batch_sizes: list[int], budget_s: float,
-              max_calls: Optional[int] = None, clock: Callable[[], float] = time.perf_counter) -> list[dict]:
+def serve_all(
+    make_call: Callable[[int], Callable[[], Any]],
+    batch_sizes: list[int],
+    budget_s: float,
+    max_calls: Optional[int] = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[dict]:
     """time_calls for each batch size (make_call(b) prepares the input once, outside the clock)."""
     return [time_calls(make_call(b), b, budget_s, max_calls, clock) for b in batch_sizes]
 

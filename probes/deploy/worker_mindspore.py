@@ -41,6 +41,7 @@ def _net(ms, model: str, inject: str):
 
     net = ms_nets.build(model)
     if inject == "cummax":
+
         class Injected(nn.Cell):
             def __init__(self, inner):
                 super().__init__()
@@ -59,9 +60,14 @@ def cmd_export(args) -> int:
 
     ms = _setup(args.threads)
     net = _net(ms, args.model, args.inject_op)
-    res = {"status": "ok", "framework": "mindspore", "format": args.format, "model": args.model, "notes": [],
-           "settings": {"mindspore_version": ms.__version__,
-                        "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA")}}
+    res = {
+        "status": "ok",
+        "framework": "mindspore",
+        "format": args.format,
+        "model": args.model,
+        "notes": [],
+        "settings": {"mindspore_version": ms.__version__, "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA")},
+    }
     x = ms.Tensor(common.example_input(args.model, EXAMPLE_BATCH))
     base = os.path.join(args.out, f"mindspore-{args.model}")
     t = time.perf_counter()
@@ -78,16 +84,24 @@ def cmd_export(args) -> int:
         path = base + ".onnx"
         try:
             from mindspore import onnx as ms_onnx
+
             exporter = "mindspore.onnx.export"
 
             def export():
-                ms_onnx.export(net, x, file_name=path, input_names=["input"], output_names=["logits"],
-                               dynamic_axes={"input": {0: "batch"}})
+                ms_onnx.export(
+                    net,
+                    x,
+                    file_name=path,
+                    input_names=["input"],
+                    output_names=["logits"],
+                    dynamic_axes={"input": {0: "batch"}},
+                )
         except ImportError:  # before the mindspore.onnx module existed
             exporter = "mindspore.export(file_format='ONNX')"
 
             def export():
                 ms.export(net, ms.Tensor(np.zeros(x.shape, np.float32)), file_name=base, file_format="ONNX")
+
         try:
             export()
         except Exception as exc:
@@ -101,8 +115,13 @@ def cmd_export(args) -> int:
         return 0
     seconds = time.perf_counter() - t
     files = common.sidecars(path)
-    res.update(exporter=exporter, seconds=seconds, size_bytes=common.files_size(files),
-               dynamic_batch=exporter != "mindspore.export(file_format='ONNX')", files=files)
+    res.update(
+        exporter=exporter,
+        seconds=seconds,
+        size_bytes=common.files_size(files),
+        dynamic_batch=exporter != "mindspore.export(file_format='ONNX')",
+        files=files,
+    )
     channel.result(**res)
     return 0
 
@@ -135,8 +154,9 @@ def cmd_serve(args) -> int:
         fn = nn.GraphCell(ms.load(args.path))
         engine = "mindspore-graphcell"
     else:
-        channel.result(status="unavailable", error=f"the MindSpore worker serves source or mindir, "
-                                                   f"not {args.artefact!r}")
+        channel.result(
+            status="unavailable", error=f"the MindSpore worker serves source or mindir, not {args.artefact!r}"
+        )
         return 0
     load_s = time.perf_counter() - t
     sizes = common.batch_sizes(args.batch_sizes)
@@ -148,11 +168,22 @@ def cmd_serve(args) -> int:
     timings = timing.serve_all(make_call, sizes, args.budget, args.max_calls)
     logits = fn(ms.Tensor(common.parity_input(args.model, max(sizes)))).asnumpy()
     common.save_outputs(args.out, args.id, logits)
-    channel.result(status="ok", engine=engine, import_seconds=import_s, load_seconds=load_s,
-                   first_inference_seconds=load_s + timings[0]["first_call_seconds"], timings=timings,
-                   peak_memory_mb=tcommon.read_status_mb("VmHWM"), rss_after_import_mb=rss_import,
-                   settings={"mindspore_version": ms.__version__, "mode": "GRAPH_MODE", "numpy": np.__version__,
-                             "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA")})
+    channel.result(
+        status="ok",
+        engine=engine,
+        import_seconds=import_s,
+        load_seconds=load_s,
+        first_inference_seconds=load_s + timings[0]["first_call_seconds"],
+        timings=timings,
+        peak_memory_mb=tcommon.read_status_mb("VmHWM"),
+        rss_after_import_mb=rss_import,
+        settings={
+            "mindspore_version": ms.__version__,
+            "mode": "GRAPH_MODE",
+            "numpy": np.__version__,
+            "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA"),
+        },
+    )
     return 0
 
 

@@ -47,8 +47,10 @@ def cmd_serve(args) -> int:
 
     available = ort.get_available_providers()
     if args.provider not in available:
-        channel.result(status="unavailable", error=f"{args.provider} is not among this onnxruntime's providers "
-                                                   f"({', '.join(available)})")
+        channel.result(
+            status="unavailable",
+            error=f"{args.provider} is not among this onnxruntime's providers ({', '.join(available)})",
+        )
         return 0
     providers = [args.provider] + (["CPUExecutionProvider"] if args.provider != "CPUExecutionProvider" else [])
     rss_import = tcommon.read_status_mb("VmRSS")
@@ -58,8 +60,10 @@ def cmd_serve(args) -> int:
     inp, out = sess.get_inputs()[0], sess.get_outputs()[0]
     warnings = []
     if isinstance(inp.shape[0], str) and isinstance(out.shape[0], int):
-        warnings.append(f"the ONNX file declares a dynamic input batch ({inp.shape}) but a fixed output "
-                        f"shape ({out.shape}): engines that trust the declared shapes may misbehave")
+        warnings.append(
+            f"the ONNX file declares a dynamic input batch ({inp.shape}) but a fixed output "
+            f"shape ({out.shape}): engines that trust the declared shapes may misbehave"
+        )
     sizes = common.batch_sizes(args.batch_sizes)
 
     def make_call(b):
@@ -79,16 +83,32 @@ def cmd_serve(args) -> int:
     with open(psess.end_profiling(), encoding="utf-8") as fh:
         where = placement.node_placement(json.load(fh), args.provider)
     if where["fallback"]:
-        warnings.append(f"{len(where['fallback'])} of {where['nodes']} nodes did not run on {args.provider} "
-                        f"({', '.join(where['fallback_ops'])}): silent fallback")
-    channel.result(status="ok", engine=ENGINE_OF.get(args.provider, args.provider), provider=args.provider,
-                   import_seconds=import_s, load_seconds=load_s,
-                   first_inference_seconds=load_s + timings[0]["first_call_seconds"], timings=timings,
-                   peak_memory_mb=peak, rss_after_import_mb=rss_import, placement=where, warnings=warnings,
-                   settings={"onnxruntime_version": ort.__version__, "session_providers": sess.get_providers(),
-                             "graph_optimization_level": "ORT_ENABLE_ALL (default)",
-                             "intra_op_threads": args.threads or None, "numpy": np.__version__,
-                             "input_shape": inp.shape, "output_shape": out.shape})
+        warnings.append(
+            f"{len(where['fallback'])} of {where['nodes']} nodes did not run on {args.provider} "
+            f"({', '.join(where['fallback_ops'])}): silent fallback"
+        )
+    channel.result(
+        status="ok",
+        engine=ENGINE_OF.get(args.provider, args.provider),
+        provider=args.provider,
+        import_seconds=import_s,
+        load_seconds=load_s,
+        first_inference_seconds=load_s + timings[0]["first_call_seconds"],
+        timings=timings,
+        peak_memory_mb=peak,
+        rss_after_import_mb=rss_import,
+        placement=where,
+        warnings=warnings,
+        settings={
+            "onnxruntime_version": ort.__version__,
+            "session_providers": sess.get_providers(),
+            "graph_optimization_level": "ORT_ENABLE_ALL (default)",
+            "intra_op_threads": args.threads or None,
+            "numpy": np.__version__,
+            "input_shape": inp.shape,
+            "output_shape": out.shape,
+        },
+    )
     return 0
 
 

@@ -26,6 +26,7 @@ def _net(torch, model: str, inject: str):
 
     net = torch_nets.build(model).eval()
     if inject == "cummax":
+
         class Injected(torch.nn.Module):
             def __init__(self, inner):
                 super().__init__()
@@ -46,13 +47,21 @@ def cmd_export(args) -> int:
     net = _net(torch, args.model, args.inject_op)
     x = torch.from_numpy(common.example_input(args.model, EXAMPLE_BATCH))
     dims = {"x": {0: torch.export.Dim("batch", min=1, max=MAX_BATCH)}}
-    res = {"status": "ok", "framework": "pytorch", "format": args.format, "model": args.model,
-           "notes": [], "settings": {"torch_version": torch.__version__, "example_batch": EXAMPLE_BATCH}}
+    res = {
+        "status": "ok",
+        "framework": "pytorch",
+        "format": args.format,
+        "model": args.model,
+        "notes": [],
+        "settings": {"torch_version": torch.__version__, "example_batch": EXAMPLE_BATCH},
+    }
     if args.format == "onnx":
         missing = [m for m in ("onnx", "onnxscript") if not common.have(m)]
         if "onnx" in missing:
-            channel.result(status="unavailable", error="the onnx package is not installed: torch.onnx.export "
-                                                       "needs it (pip install -e '.[deploy]')")
+            channel.result(
+                status="unavailable",
+                error="the onnx package is not installed: torch.onnx.export needs it (pip install -e '.[deploy]')",
+            )
             return 0
         path = os.path.join(args.out, f"pytorch-{args.model}.onnx")
         t = time.perf_counter()
@@ -60,16 +69,31 @@ def cmd_export(args) -> int:
             # The current exporter (torch.export-based, the default since torch 2.9); one file.
             exporter = "torch.onnx.export(dynamo=True)"
             try:
-                torch.onnx.export(net, (x,), path, dynamo=True, external_data=False, input_names=["input"],
-                                  output_names=["logits"], dynamic_shapes=dims)
+                torch.onnx.export(
+                    net,
+                    (x,),
+                    path,
+                    dynamo=True,
+                    external_data=False,
+                    input_names=["input"],
+                    output_names=["logits"],
+                    dynamic_shapes=dims,
+                )
             except Exception as exc:
                 return _export_failed(res, exporter, exc, time.perf_counter() - t)
         else:
             exporter = "torch.onnx.export(dynamo=False) (TorchScript; onnxscript not installed)"
             res["notes"].append("onnxscript is not installed: the legacy TorchScript exporter ran")
             try:
-                torch.onnx.export(net, (x,), path, dynamo=False, input_names=["input"], output_names=["logits"],
-                                  dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}})
+                torch.onnx.export(
+                    net,
+                    (x,),
+                    path,
+                    dynamo=False,
+                    input_names=["input"],
+                    output_names=["logits"],
+                    dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}},
+                )
             except Exception as exc:
                 return _export_failed(res, exporter, exc, time.perf_counter() - t)
         seconds = time.perf_counter() - t
@@ -91,8 +115,7 @@ def cmd_export(args) -> int:
         channel.result(status="unavailable", error=f"PyTorch exports onnx or torch.export, not {args.format!r}")
         return 0
     files = common.sidecars(path)
-    res.update(exporter=exporter, seconds=seconds, size_bytes=common.files_size(files), dynamic_batch=True,
-               files=files)
+    res.update(exporter=exporter, seconds=seconds, size_bytes=common.files_size(files), dynamic_batch=True, files=files)
     channel.result(**res)
     return 0
 
@@ -125,8 +148,9 @@ def cmd_serve(args) -> int:
         fn = torch.export.load(args.path).module()
         engine = "torch.export"
     else:
-        channel.result(status="unavailable", error=f"the torch worker serves source or torch.export, "
-                                                   f"not {args.artefact!r}")
+        channel.result(
+            status="unavailable", error=f"the torch worker serves source or torch.export, not {args.artefact!r}"
+        )
         return 0
     load_s = time.perf_counter() - t
     sizes = common.batch_sizes(args.batch_sizes)
@@ -137,17 +161,29 @@ def cmd_serve(args) -> int:
         def call():
             with torch.no_grad():
                 return fn(x).numpy()
+
         return call
 
     timings = timing.serve_all(make_call, sizes, args.budget, args.max_calls)
     with torch.no_grad():
         logits = fn(torch.from_numpy(common.parity_input(args.model, max(sizes)))).numpy()
     common.save_outputs(args.out, args.id, logits)
-    channel.result(status="ok", engine=engine, import_seconds=import_s, load_seconds=load_s,
-                   first_inference_seconds=load_s + timings[0]["first_call_seconds"], timings=timings,
-                   peak_memory_mb=tcommon.read_status_mb("VmHWM"), rss_after_import_mb=rss_import,
-                   settings={"torch_version": torch.__version__, "threads": torch.get_num_threads(),
-                             "grad_mode": "torch.no_grad", "numpy": np.__version__})
+    channel.result(
+        status="ok",
+        engine=engine,
+        import_seconds=import_s,
+        load_seconds=load_s,
+        first_inference_seconds=load_s + timings[0]["first_call_seconds"],
+        timings=timings,
+        peak_memory_mb=tcommon.read_status_mb("VmHWM"),
+        rss_after_import_mb=rss_import,
+        settings={
+            "torch_version": torch.__version__,
+            "threads": torch.get_num_threads(),
+            "grad_mode": "torch.no_grad",
+            "numpy": np.__version__,
+        },
+    )
     return 0
 
 

@@ -16,7 +16,7 @@ def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     h, w = image.shape[:2]
     padded = np.pad(image, ((PAD, PAD), (PAD, PAD), (0, 0)))
     top, left = rng.integers(0, 2 * PAD + 1, size=2)
-    out = padded[top:top + h, left:left + w]
+    out = padded[top : top + h, left : left + w]
     if rng.random() < 0.5:
         out = out[:, ::-1]
     out = (out.astype(np.float32) - MEAN) / STD

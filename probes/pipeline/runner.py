@@ -54,8 +54,11 @@ def prepare(out: Path, data: Optional[str]) -> dict:
     return {"source": source, "samples": int(len(images)), "shape": list(images.shape[1:]), "dtype": "uint8"}
 
 
-def run_suite(config: PipelineConfig, cancel: Optional[launcher.Cancel] = None,
-              on_event: Optional[Callable[[str, dict], None]] = None) -> PipelineSuite:
+def run_suite(
+    config: PipelineConfig,
+    cancel: Optional[launcher.Cancel] = None,
+    on_event: Optional[Callable[[str, dict], None]] = None,
+) -> PipelineSuite:
     start = time.monotonic()
     suite = PipelineSuite(config=config, created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     with tempfile.TemporaryDirectory(prefix="advisor-pipeline-") as tmp:
@@ -65,21 +68,40 @@ def run_suite(config: PipelineConfig, cancel: Optional[launcher.Cancel] = None,
             run_id = f"{fw}-{variant}-w{workers}"
             if on_event:
                 on_event(run_id, {"kind": "start"})
-            args = ["-m", WORKER[fw], "--npz", str(npz), "--variant", variant, "--workers", str(workers),
-                    "--batch-size", str(config.batch_size), "--batches", str(config.batches)]
+            args = [
+                "-m",
+                WORKER[fw],
+                "--npz",
+                str(npz),
+                "--variant",
+                variant,
+                "--workers",
+                str(workers),
+                "--batch-size",
+                str(config.batch_size),
+                "--batches",
+                str(config.batches),
+            ]
             if config.threads:
                 args += ["--threads", str(config.threads)]
             out = launcher.run_child(args, timeout=config.timeout, cancel=cancel)
             if out.ok and out.result.get("status") == "ok":
                 res = {k: v for k, v in out.result.items() if k not in ("kind", "status")}
-                run = PipelineRun(id=run_id, framework=fw, variant=variant, workers=workers, status="ok",
-                                  seconds=out.seconds, **res)
+                run = PipelineRun(
+                    id=run_id, framework=fw, variant=variant, workers=workers, status="ok", seconds=out.seconds, **res
+                )
             else:
                 status = out.result.get("status") if out.ok else out.status
                 error = out.result.get("error") if out.ok else out.error
-                run = PipelineRun(id=run_id, framework=fw, variant=variant, workers=workers,
-                                  status=status if status in ("unavailable", "timeout", "cancelled") else "failed",
-                                  error=error, seconds=out.seconds)
+                run = PipelineRun(
+                    id=run_id,
+                    framework=fw,
+                    variant=variant,
+                    workers=workers,
+                    status=status if status in ("unavailable", "timeout", "cancelled") else "failed",
+                    error=error,
+                    seconds=out.seconds,
+                )
             suite.runs.append(run)
             if on_event:
                 on_event(run_id, {"kind": "done", "run": run})

@@ -34,5 +34,9 @@ def timed(batches, count: int, warmup: int, step=None) -> dict:
             step(batch)
         samples += len(batch[1])
     seconds = time.perf_counter() - start
-    return {"samples": samples, "seconds": seconds, "samples_per_second": samples / seconds if seconds else None,
-            "startup_seconds": start - first}
+    return {
+        "samples": samples,
+        "seconds": seconds,
+        "samples_per_second": samples / seconds if seconds else None,
+        "startup_seconds": start - first,
+    }

@@ -44,13 +44,21 @@ def run(args) -> dict:
     def pipeline():
         if args.variant == "vision":
             data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=True)
-            ops = [vision.RandomCrop(32, padding=PAD), vision.RandomHorizontalFlip(0.5),
-                   vision.Normalize(mean=[MEAN] * images.shape[-1], std=[STD] * images.shape[-1]), vision.HWC2CHW()]
+            ops = [
+                vision.RandomCrop(32, padding=PAD),
+                vision.RandomHorizontalFlip(0.5),
+                vision.Normalize(mean=[MEAN] * images.shape[-1], std=[STD] * images.shape[-1]),
+                vision.HWC2CHW(),
+            ]
             data = data.map(ops, input_columns="image", num_parallel_workers=workers)
         else:
-            data = ds.GeneratorDataset(Augmented(), column_names=["image", "label"], shuffle=True,
-                                       num_parallel_workers=workers,
-                                       python_multiprocessing=args.variant == "generator-mp")
+            data = ds.GeneratorDataset(
+                Augmented(),
+                column_names=["image", "label"],
+                shuffle=True,
+                num_parallel_workers=workers,
+                python_multiprocessing=args.variant == "generator-mp",
+            )
         return data.batch(args.batch_size, drop_remainder=True)
 
     def batches():
@@ -69,11 +77,20 @@ def run(args) -> dict:
     together = wc.timed(batches(), args.batches, args.warmup, step)
     first = next(batches())
     step_only = wc.timed(iter(lambda: first, None), args.batches, args.warmup, step)
-    return {"status": "ok", "alone": alone, "with_step": together, "step_only": step_only,
-            "settings": {"mindspore_version": ms.__version__, "num_parallel_workers": workers,
-                         "python_multiprocessing": args.variant == "generator-mp",
-                         "loader": "NumpySlicesDataset + dataset.vision" if args.variant == "vision"
-                         else "GeneratorDataset(shuffle)"}}
+    return {
+        "status": "ok",
+        "alone": alone,
+        "with_step": together,
+        "step_only": step_only,
+        "settings": {
+            "mindspore_version": ms.__version__,
+            "num_parallel_workers": workers,
+            "python_multiprocessing": args.variant == "generator-mp",
+            "loader": "NumpySlicesDataset + dataset.vision"
+            if args.variant == "vision"
+            else "GeneratorDataset(shuffle)",
+        },
+    }
 
 
 def main(argv=None) -> int:

@@ -33,9 +33,15 @@ def run(args) -> dict:
 
     def loader():
         while True:  # epochs without end: the timing loop decides how many batches
-            yield from DataLoader(Augmented(), batch_size=args.batch_size, shuffle=True, drop_last=True,
-                                  num_workers=args.workers, pin_memory=torch.cuda.is_available(),
-                                  persistent_workers=False)
+            yield from DataLoader(
+                Augmented(),
+                batch_size=args.batch_size,
+                shuffle=True,
+                drop_last=True,
+                num_workers=args.workers,
+                pin_memory=torch.cuda.is_available(),
+                persistent_workers=False,
+            )
 
     alone = wc.timed(loader(), args.batches, args.warmup)
     net = torch_nets.build("lenet")
@@ -51,10 +57,19 @@ def run(args) -> dict:
     together = wc.timed(loader(), args.batches, args.warmup, step)
     x0, y0 = next(iter(loader()))
     step_only = wc.timed(iter(lambda: (x0, y0), None), args.batches, args.warmup, step)
-    return {"status": "ok", "alone": alone, "with_step": together, "step_only": step_only,
-            "settings": {"torch_version": torch.__version__, "num_workers": args.workers,
-                         "pin_memory": torch.cuda.is_available(), "threads": torch.get_num_threads(),
-                         "loader": "torch.utils.data.DataLoader(shuffle, drop_last)"}}
+    return {
+        "status": "ok",
+        "alone": alone,
+        "with_step": together,
+        "step_only": step_only,
+        "settings": {
+            "torch_version": torch.__version__,
+            "num_workers": args.workers,
+            "pin_memory": torch.cuda.is_available(),
+            "threads": torch.get_num_threads(),
+            "loader": "torch.utils.data.DataLoader(shuffle, drop_last)",
+        },
+    }
 
 
 def main(argv=None) -> int:

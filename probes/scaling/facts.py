@@ -16,8 +16,7 @@ from typing import Optional
 from probes import hostfacts
 
 ASCEND_ROOTS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH")
-HCCL_SETTINGS = ("HCCL_CONNECT_TIMEOUT", "HCCL_EXEC_TIMEOUT", "HCCL_IF_IP", "HCCL_SOCKET_IFNAME",
-                 "HCCL_BUFFSIZE")
+HCCL_SETTINGS = ("HCCL_CONNECT_TIMEOUT", "HCCL_EXEC_TIMEOUT", "HCCL_IF_IP", "HCCL_SOCKET_IFNAME", "HCCL_BUFFSIZE")
 
 
 def _launcher(bindir: Path, name: str) -> Optional[str]:
@@ -30,8 +29,12 @@ def _launcher(bindir: Path, name: str) -> Optional[str]:
 def _nccl_visible() -> Optional[str]:
     if hostfacts.installed("nvidia.nccl"):
         return "the nvidia-nccl wheel"
-    for pattern in ("/usr/lib/x86_64-linux-gnu/libnccl.so*", "/usr/lib64/libnccl.so*",
-                    "/usr/local/cuda*/lib64/libnccl.so*", "/usr/lib/aarch64-linux-gnu/libnccl.so*"):
+    for pattern in (
+        "/usr/lib/x86_64-linux-gnu/libnccl.so*",
+        "/usr/lib64/libnccl.so*",
+        "/usr/local/cuda*/lib64/libnccl.so*",
+        "/usr/lib/aarch64-linux-gnu/libnccl.so*",
+    ):
         hits = glob.glob(pattern)
         if hits:
             return hits[0]
@@ -57,14 +60,19 @@ def launcher_facts(python: Optional[str] = None) -> dict:
     gpus, npus = hostfacts.nvidia_gpu_count(), hostfacts.ascend_npu_count()
     table = os.environ.get("RANK_TABLE_FILE")
     return {
-        "bindir": str(bindir), "bindir_has_python": (bindir / "python").exists(),
-        "torch": torch_ok, "mindspore": ms_ok,
+        "bindir": str(bindir),
+        "bindir_has_python": (bindir / "python").exists(),
+        "torch": torch_ok,
+        "mindspore": ms_ok,
         "torchrun": _launcher(bindir, "torchrun") if torch_ok else None,
         "msrun": _launcher(bindir, "msrun") if ms_ok else None,
-        "nvidia_gpus": gpus, "ascend_npus": npus, "usable_cores": hostfacts.usable_cores(),
+        "nvidia_gpus": gpus,
+        "ascend_npus": npus,
+        "usable_cores": hostfacts.usable_cores(),
         "nccl": _nccl_visible() if torch_ok and gpus else None,
         "hccl": _hccl_visible() if ms_ok and npus else None,
-        "rank_table_file": table, "rank_table_exists": bool(table) and Path(table).is_file(),
+        "rank_table_file": table,
+        "rank_table_exists": bool(table) and Path(table).is_file(),
         "hccl_env": {k: os.environ[k] for k in HCCL_SETTINGS if k in os.environ},
         "loopback": Path("/sys/class/net/lo").exists(),
     }

@@ -37,25 +37,30 @@ HERE = Path(__file__).resolve().parent
 RANK_SCRIPTS = {"pytorch": HERE / "rank_torch.py", "mindspore": HERE / "rank_mindspore.py"}
 LAUNCHERS = {"pytorch": "torchrun", "mindspore": "msrun"}
 # The same launcher as a module, for an interpreter whose bin/ lacks the console script.
-LAUNCHER_MODULES = {"pytorch": ["-m", "torch.distributed.run"],
-                    "mindspore": ["-c", "import sys; from mindspore.parallel.cluster.run import main;"
-                                        " sys.argv[0] = 'msrun'; sys.exit(main())"]}
+LAUNCHER_MODULES = {
+    "pytorch": ["-m", "torch.distributed.run"],
+    "mindspore": [
+        "-c",
+        "import sys; from mindspore.parallel.cluster.run import main; sys.argv[0] = 'msrun'; sys.exit(main())",
+    ],
+}
 
 
 @dataclass(frozen=True)
 class LaunchSpec:
     """What one launch runs: one framework, one rank count."""
+
     framework: Framework
     ranks: int
     model: str = "lenet"
-    batch_size: int = 32          # per rank
-    steps: int = 30               # timed steps per phase (synced, no-sync)
+    batch_size: int = 32  # per rank
+    steps: int = 30  # timed steps per phase (synced, no-sync)
     warmup: int = 5
-    threads: int = 1              # compute threads per rank
-    device: str = "cpu"           # torch: cpu|cuda; MindSpore: CPU|GPU|Ascend (case-insensitive)
-    timeout: float = 300.0        # whole launch, seconds; then the launch and every rank are killed
+    threads: int = 1  # compute threads per rank
+    device: str = "cpu"  # torch: cpu|cuda; MindSpore: CPU|GPU|Ascend (case-insensitive)
+    timeout: float = 300.0  # whole launch, seconds; then the launch and every rank are killed
     python: Optional[str] = None  # interpreter whose bin/ holds the launchers (default: this one)
-    extra_env: tuple = ()         # (name, value) pairs, e.g. the tests' fault hook
+    extra_env: tuple = ()  # (name, value) pairs, e.g. the tests' fault hook
     rendezvous: Optional[object] = None  # multinode.Rendezvous: ranks across hosts (probes/scaling/multinode.py)
 
     @property
@@ -67,12 +72,12 @@ class LaunchSpec:
 class LaunchOutcome:
     status: Status
     command: list
-    result: Optional[dict] = None   # rank 0's result.json
-    error: Optional[str] = None     # why it is not ok, in one line
+    result: Optional[dict] = None  # rank 0's result.json
+    error: Optional[str] = None  # why it is not ok, in one line
     returncode: Optional[int] = None
-    seconds: float = 0.0            # launcher start to launcher exit (or kill)
-    output_tail: str = ""           # launcher output, then the tails of the worker logs
-    marker: str = ""                # the MARKER_ENV value every process of this launch carried
+    seconds: float = 0.0  # launcher start to launcher exit (or kill)
+    output_tail: str = ""  # launcher output, then the tails of the worker logs
+    marker: str = ""  # the MARKER_ENV value every process of this launch carried
 
     @property
     def ok(self) -> bool:
@@ -96,26 +101,54 @@ def launcher_prefix(framework: Framework, python: Optional[str] = None) -> list:
 
 
 def rank_arguments(spec: LaunchSpec, result_dir: Path) -> list:
-    return ["--model", spec.model, "--batch-size", str(spec.batch_size), "--warmup", str(spec.warmup),
-            "--steps", str(spec.steps), "--threads", str(spec.threads), "--device", spec.device,
-            "--result-dir", str(result_dir), "--wait", str(int(max(30.0, spec.timeout / 2)))]
+    return [
+        "--model",
+        spec.model,
+        "--batch-size",
+        str(spec.batch_size),
+        "--warmup",
+        str(spec.warmup),
+        "--steps",
+        str(spec.steps),
+        "--threads",
+        str(spec.threads),
+        "--device",
+        spec.device,
+        "--result-dir",
+        str(result_dir),
+        "--wait",
+        str(int(max(30.0, spec.timeout / 2))),
+    ]
 
 
 def torchrun_command(spec: LaunchSpec, result_dir: Path) -> list:
     # --standalone: a private rendezvous on a free local port (it overrides MASTER_ADDR/PORT);
     # --max-restarts=0: a crashing rank fails the run instead of being silently restarted.
-    return [*launcher_prefix("pytorch", spec.python), "--standalone",
-            f"--nproc_per_node={spec.ranks}", "--max-restarts=0",
-            str(RANK_SCRIPTS["pytorch"]), *rank_arguments(spec, result_dir)]
+    return [
+        *launcher_prefix("pytorch", spec.python),
+        "--standalone",
+        f"--nproc_per_node={spec.ranks}",
+        "--max-restarts=0",
+        str(RANK_SCRIPTS["pytorch"]),
+        *rank_arguments(spec, result_dir),
+    ]
 
 
 def msrun_command(spec: LaunchSpec, result_dir: Path, log_dir: Path, port: int) -> list:
     # --join=True: wait for the workers (without it msrun returns at once and the exit code is
     # lost); --cluster_time_out bounds how long the cluster waits for a missing worker.
-    return [*launcher_prefix("mindspore", spec.python), f"--worker_num={spec.ranks}",
-            f"--local_worker_num={spec.ranks}", "--master_addr=127.0.0.1", f"--master_port={port}",
-            "--join=True", f"--cluster_time_out={int(max(30.0, min(spec.timeout, 600.0)))}",
-            f"--log_dir={log_dir}", str(RANK_SCRIPTS["mindspore"]), *rank_arguments(spec, result_dir)]
+    return [
+        *launcher_prefix("mindspore", spec.python),
+        f"--worker_num={spec.ranks}",
+        f"--local_worker_num={spec.ranks}",
+        "--master_addr=127.0.0.1",
+        f"--master_port={port}",
+        "--join=True",
+        f"--cluster_time_out={int(max(30.0, min(spec.timeout, 600.0)))}",
+        f"--log_dir={log_dir}",
+        str(RANK_SCRIPTS["mindspore"]),
+        *rank_arguments(spec, result_dir),
+    ]
 
 
 def _is_x86() -> bool:
@@ -138,6 +171,7 @@ def launch_environment(spec: LaunchSpec, marker: str) -> dict:
             extra["ONEDNN_MAX_CPU_ISA"] = os.environ.get("ONEDNN_MAX_CPU_ISA", "AVX2")
     if spec.rendezvous is not None:  # across hosts: node rank, gloo's interface (multinode.py)
         from probes.scaling import multinode
+
         extra.update(multinode.environment(spec))
     extra.update(dict(spec.extra_env))
     env = child_environment(extra, drop)
@@ -152,6 +186,7 @@ def build_command(spec: LaunchSpec, workdir: Path) -> tuple:
     """(argv, result_dir, log_dir) for one launch inside `workdir`."""
     if spec.rendezvous is not None:  # across hosts: the engines' multi-node flags (multinode.py)
         from probes.scaling import multinode
+
         return multinode.build_command(spec, workdir)
     result_dir, log_dir = workdir / "result", workdir / "logs"
     result_dir.mkdir(parents=True, exist_ok=True)
@@ -162,6 +197,7 @@ def build_command(spec: LaunchSpec, workdir: Path) -> tuple:
 
 
 # ------------------------------------------------------------------------------------------ kill
+
 
 def _runs_rank_script(pid: int) -> bool:
     """The rank script itself, not msrun's log-tailing helpers (which carry the same RANK_ID)."""
@@ -180,14 +216,13 @@ class WorkerWatch:
     def __init__(self, marker: str, result_dir: Path) -> None:
         self.marker, self.result_dir = marker, result_dir
         self.seen: set = set()
-        self.missing: dict = {}   # rank -> the check at which its processes were first gone
+        self.missing: dict = {}  # rank -> the check at which its processes were first gone
         self.checks = 0
 
     def dead_ranks(self) -> Optional[list]:
         alive = set()
         for pid, env in marked_processes(self.marker).items():
-            if (env.get("MS_ROLE") == "MS_WORKER" and env.get("RANK_ID", "").isdigit()
-                    and _runs_rank_script(pid)):
+            if env.get("MS_ROLE") == "MS_WORKER" and env.get("RANK_ID", "").isdigit() and _runs_rank_script(pid):
                 alive.add(int(env["RANK_ID"]))
         self.seen |= alive
         self.checks += 1
@@ -211,6 +246,7 @@ def kill_launch(proc: subprocess.Popen, marker: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------- launch
+
 
 def _tail(path: Path, limit: int = 3000) -> str:
     return launcher.tail(path, limit)
@@ -252,11 +288,15 @@ def _dead_rank_error(dead: list, log_dir: Path) -> str:
     for rank in dead:
         detail = _error_line(_tail(log_dir / f"worker_{rank}.log"))
         if detail and ("Error" in detail or "Exception" in detail):
-            return (f"rank {rank} exited before finishing (crashed): {detail}; msrun was stopped "
-                    "without waiting for its scheduler's heartbeat timeout")
+            return (
+                f"rank {rank} exited before finishing (crashed): {detail}; msrun was stopped "
+                "without waiting for its scheduler's heartbeat timeout"
+            )
     who = f"rank {dead[0]}" if len(dead) == 1 else f"ranks {', '.join(map(str, dead))} (which went first is unknown)"
-    return (f"{who} exited before finishing (crashed, no error in its log); msrun was stopped "
-            "without waiting for its scheduler's heartbeat timeout")
+    return (
+        f"{who} exited before finishing (crashed, no error in its log); msrun was stopped "
+        "without waiting for its scheduler's heartbeat timeout"
+    )
 
 
 class _ProgressFile:
@@ -280,9 +320,13 @@ class _ProgressFile:
             pass
 
 
-def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: bool = False,
-               workdir: Optional[Path] = None,
-               on_progress: Optional[Callable[[str, float], None]] = None) -> LaunchOutcome:
+def run_launch(
+    spec: LaunchSpec,
+    cancel: Optional[Cancel] = None,
+    keep_workdir: bool = False,
+    workdir: Optional[Path] = None,
+    on_progress: Optional[Callable[[str, float], None]] = None,
+) -> LaunchOutcome:
     """Run one launch to its end, a timeout or a cancel. Never raises for a failing run.
     `on_progress(stage, fraction)` is called as rank 0 moves through its steps."""
     with contextlib.ExitStack() as stack:
@@ -291,8 +335,9 @@ def run_launch(spec: LaunchSpec, cancel: Optional[Cancel] = None, keep_workdir: 
         return _launch(spec, Path(workdir), cancel, on_progress)
 
 
-def _launch(spec: LaunchSpec, workdir: Path, cancel: Optional[Cancel],
-            on_progress: Optional[Callable[[str, float], None]]) -> LaunchOutcome:
+def _launch(
+    spec: LaunchSpec, workdir: Path, cancel: Optional[Cancel], on_progress: Optional[Callable[[str, float], None]]
+) -> LaunchOutcome:
     marker = uuid.uuid4().hex
     command, result_dir, log_dir = build_command(spec, workdir)
     env = launch_environment(spec, marker)
@@ -303,8 +348,15 @@ def _launch(spec: LaunchSpec, workdir: Path, cancel: Optional[Cancel],
     with open(launcher_log, "wb") as log:
         env[rank_common.T0_ENV] = repr(time.time())
         try:
-            proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL,
-                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(
+                command,
+                cwd=workdir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         except OSError as exc:
             out.error = f"could not start {command[0]}: {exc}"
             return out
@@ -321,9 +373,14 @@ def _launch(spec: LaunchSpec, workdir: Path, cancel: Optional[Cancel],
 
         with launcher.supervised(lambda: kill_launch(proc, marker)):
             # The worker watch counts checks at 0.25 s (see WorkerWatch); a progress line needs less.
-            how = launcher.wait(proc, spec.timeout, cancel, start=start,
-                                tick=tick if (progress or watch) else None,
-                                tick_seconds=0.25 if watch else 0.5)
+            how = launcher.wait(
+                proc,
+                spec.timeout,
+                cancel,
+                start=start,
+                tick=tick if (progress or watch) else None,
+                tick_seconds=0.25 if watch else 0.5,
+            )
             out.seconds = time.monotonic() - start
             # Always sweep: on success nothing is left, on failure ranks may still be running.
             kill_launch(proc, marker)
@@ -332,8 +389,10 @@ def _launch(spec: LaunchSpec, workdir: Path, cancel: Optional[Cancel],
         out.status, out.error = "cancelled", "cancelled by the user"
     elif how == "timeout":
         out.status = "timeout"
-        out.error = (f"{LAUNCHERS[spec.framework]} with {spec.ranks} ranks did not finish "
-                     f"within {spec.timeout:.0f} s (a rank hung?); every process was killed")
+        out.error = (
+            f"{LAUNCHERS[spec.framework]} with {spec.ranks} ranks did not finish "
+            f"within {spec.timeout:.0f} s (a rank hung?); every process was killed"
+        )
     out.returncode = proc.returncode
     out.output_tail = _collect_tails(launcher_log, log_dir)
     if dead_ranks:
@@ -350,8 +409,7 @@ def _launch(spec: LaunchSpec, workdir: Path, cancel: Optional[Cancel],
         out.error = f"rank 0: {out.result['error']}"
     elif proc.returncode != 0:
         detail = _error_line(out.output_tail)
-        out.error = f"{LAUNCHERS[spec.framework]} exit code {proc.returncode}" + (
-            f": {detail}" if detail else "")
+        out.error = f"{LAUNCHERS[spec.framework]} exit code {proc.returncode}" + (f": {detail}" if detail else "")
     elif out.result is None:
         out.error = f"{LAUNCHERS[spec.framework]} exited 0 but rank 0 wrote no {rank_common.RESULT_NAME}"
     else:

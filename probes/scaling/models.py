@@ -19,6 +19,7 @@ RunStatus = Literal["ok", "failed", "timeout", "cancelled"]
 
 class ScalingConfig(BaseModel):
     """What to measure. Defaults follow the issue: LeNet, both frameworks, 1 and N ranks, 3 repeats."""
+
     model_config = ConfigDict(extra="forbid")
 
     frameworks: list[Framework] = Field(default_factory=lambda: ["pytorch", "mindspore"])
@@ -51,6 +52,7 @@ class ScalingConfig(BaseModel):
 
 class Spread(BaseModel):
     """Median and min-max over repetitions (n of them)."""
+
     median: float
     min: float
     max: float
@@ -59,6 +61,7 @@ class Spread(BaseModel):
 
 class Startup(BaseModel):
     """Seconds before steady state, for one launch (slowest rank)."""
+
     launcher_seconds: Optional[float] = None
     """Parent starts the launcher -> the rank script starts (launcher + interpreter start-up)."""
     import_seconds: Optional[float] = None
@@ -75,6 +78,7 @@ class Startup(BaseModel):
 class Gate(BaseModel):
     """Correctness: after synced steps every rank holds the same parameters; the no-sync control
     (each rank its own gradients) must make them differ, or the check proves nothing."""
+
     sync_max_abs_diff: float
     nosync_max_abs_diff: float
     param_count: int
@@ -85,6 +89,7 @@ class Gate(BaseModel):
 
 class ScalingRun(BaseModel):
     """One launch: one framework, one model, one rank count, one repetition."""
+
     id: str
     framework: Framework
     launcher: Literal["torchrun", "msrun"]
@@ -128,6 +133,7 @@ class ScalingRun(BaseModel):
 
 class RankCount(BaseModel):
     """One rank count of one framework and model, over the repetitions that succeeded."""
+
     ranks: int
     runs_ok: int
     runs_total: int
@@ -172,6 +178,7 @@ class FrameworkScaling(BaseModel):
 
 class InterHostLink(BaseModel):
     """The link the inter-host runs went over, as node 0 sees it (read, not measured)."""
+
     interface: Optional[str] = None
     """The interface the master address routes through (None: not found)."""
     source_address: Optional[str] = None
@@ -185,6 +192,7 @@ class InterHostLink(BaseModel):
 
 class InterHostSide(BaseModel):
     """One side of the comparison: the same rank count across hosts (inter) or on one host (intra)."""
+
     runs: int
     step_ms: Optional[Spread] = None
     nosync_step_ms: Optional[Spread] = None
@@ -216,6 +224,7 @@ class InterHostFramework(BaseModel):
 
 class InterHost(BaseModel):
     """The scaling probe across hosts (advisor probe --scaling --nnodes N ...), written by node 0."""
+
     nnodes: int
     ranks_per_node: int
     world_size: int
@@ -243,6 +252,7 @@ class ScalingResult(BaseModel):
 
 class ScalingEvent(BaseModel):
     """Progress for a CLI line or the TUI's Probes screen."""
+
     kind: Literal["start", "progress", "done"]
     run_id: str
     fraction: float

@@ -33,10 +33,10 @@ from typing import Callable, Optional
 
 from probes.scaling import rank_gather
 
-DEFAULT_PORT = 29500          # torchrun's usual MASTER_PORT; msrun accepts 1024-65535
+DEFAULT_PORT = 29500  # torchrun's usual MASTER_PORT; msrun accepts 1024-65535
 DEFAULT_RENDEZVOUS_TIMEOUT = 60.0
 SYS_NET = "/sys/class/net"
-SIOCGIFADDR = 0x8915          # Linux ioctl: an interface's IPv4 address
+SIOCGIFADDR = 0x8915  # Linux ioctl: an interface's IPv4 address
 SETTINGS = {  # what decides which interface and how long each engine's collectives wait
     ("pytorch", "cpu"): ("GLOO_SOCKET_IFNAME",),
     ("pytorch", "cuda"): ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME"),
@@ -58,7 +58,7 @@ class Rendezvous:
     master_port: int = DEFAULT_PORT
     ranks_per_node: int = 1
     timeout: float = DEFAULT_RENDEZVOUS_TIMEOUT
-    run_id: str = "advisor-scaling"   # torchrun --rdzv-id: the same on every node for one launch
+    run_id: str = "advisor-scaling"  # torchrun --rdzv-id: the same on every node for one launch
 
     @property
     def world(self) -> int:
@@ -113,6 +113,7 @@ def validate(nnodes, node_rank, master, ranks_per_node=None, timeout=None) -> Re
 
 # ---------------------------------------------------------------------------- the link it runs over
 
+
 def _ipv4_of(iface: str) -> Optional[str]:
     import fcntl
     import struct
@@ -141,8 +142,9 @@ def source_address(master_addr: str) -> Optional[str]:
     return None
 
 
-def route_interface(master_addr: str, addresses: Optional[Callable[[str], Optional[str]]] = None,
-                    names: Optional[list] = None) -> tuple:
+def route_interface(
+    master_addr: str, addresses: Optional[Callable[[str], Optional[str]]] = None, names: Optional[list] = None
+) -> tuple:
     """(interface, source address) the master address routes through; (None, address) when unknown."""
     src = source_address(master_addr)
     if src is None:
@@ -181,11 +183,11 @@ def link_facts(rdzv: Rendezvous, sys_net: str = SYS_NET) -> dict:
         loopback = src is not None and ipaddress.ip_address(src.split("%")[0]).is_loopback
     except ValueError:
         pass
-    return {"interface": iface, "source_address": src, "speed_mbps": speed, "speed_source": how,
-            "loopback": loopback}
+    return {"interface": iface, "source_address": src, "speed_mbps": speed, "speed_source": how, "loopback": loopback}
 
 
 # ---------------------------------------------------------------------------------- pre-flight
+
 
 def is_local_address(host: str) -> Optional[bool]:
     """Can this host bind the address (it is one of its own)? None when the name does not resolve."""
@@ -224,8 +226,7 @@ def settings_hint(framework: str, device: str) -> str:
     return ", ".join(f"{n}={os.environ[n]}" if n in os.environ else n for n in names)
 
 
-def preflight(rdzv: Rendezvous, framework: str, device: str = "cpu",
-              cancel=None, poll: float = 0.5) -> Optional[str]:
+def preflight(rdzv: Rendezvous, framework: str, device: str = "cpu", cancel=None, poll: float = 0.5) -> Optional[str]:
     """None when the launch may start, else why not (one line, with the cause and what to check).
     Node 0 checks at once; the others wait for the master port up to the rendezvous timeout."""
     ep, t = rdzv.endpoint, rdzv.timeout
@@ -235,18 +236,23 @@ def preflight(rdzv: Rendezvous, framework: str, device: str = "cpu",
         if local is None:
             return f"--master {rdzv.master_addr}: the name does not resolve on this host (wrong address?)"
         if not local:
-            return (f"--master {rdzv.master_addr} is not an address of this host, and node 0 runs the master: "
-                    "run --node-rank 0 on the host that owns it, or give its own address")
+            return (
+                f"--master {rdzv.master_addr} is not an address of this host, and node 0 runs the master: "
+                "run --node-rank 0 on the host that owns it, or give its own address"
+            )
         if not port_free(rdzv.master_addr, rdzv.master_port):
-            return (f"port {rdzv.master_port} on {rdzv.master_addr} is in use (another job, or a previous run "
-                    f"still exiting): choose another --master {rdzv.master_addr}:PORT on every node")
+            return (
+                f"port {rdzv.master_port} on {rdzv.master_addr} is in use (another job, or a previous run "
+                f"still exiting): choose another --master {rdzv.master_addr}:PORT on every node"
+            )
         return None
     deadline = time.monotonic() + t
     last = ""
     while True:
         try:
-            with socket.create_connection((rdzv.master_addr, rdzv.master_port),
-                                          timeout=max(0.2, min(2.0, deadline - time.monotonic()))):
+            with socket.create_connection(
+                (rdzv.master_addr, rdzv.master_port), timeout=max(0.2, min(2.0, deadline - time.monotonic()))
+            ):
                 return None
         except socket.gaierror:
             return f"--master {rdzv.master_addr}: the name does not resolve on this host (wrong address?)"
@@ -255,41 +261,63 @@ def preflight(rdzv: Rendezvous, framework: str, device: str = "cpu",
         except socket.timeout:
             last = "timed out (a firewall dropping the port, or an unroutable address)"
         except OSError as exc:
-            last = (f"failed: {os.strerror(exc.errno)} (no route: a wrong address or a firewall)"
-                    if exc.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH) else f"failed: {exc}")
+            last = (
+                f"failed: {os.strerror(exc.errno)} (no route: a wrong address or a firewall)"
+                if exc.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH)
+                else f"failed: {exc}"
+            )
         if cancel is not None and cancel.is_set():
             return "cancelled by the user"
         if time.monotonic() >= deadline:
-            return (f"node {rdzv.node_rank}: the master {ep} did not accept a connection within {t:.0f} s; "
-                    f"the last attempt {last}; check that node 0 runs the same command with --node-rank 0, "
-                    f"the address, that TCP port {rdzv.master_port} is open between the hosts, and {hint}")
+            return (
+                f"node {rdzv.node_rank}: the master {ep} did not accept a connection within {t:.0f} s; "
+                f"the last attempt {last}; check that node 0 runs the same command with --node-rank 0, "
+                f"the address, that TCP port {rdzv.master_port} is open between the hosts, and {hint}"
+            )
         time.sleep(poll)
 
 
 # ------------------------------------------------------------------------------- command lines
 
+
 def torchrun_command(spec, result_dir: Path) -> list:
     from probes.scaling import launch
 
     r: Rendezvous = spec.rendezvous
-    return [*launch.launcher_prefix("pytorch", spec.python), f"--nnodes={r.nnodes}",
-            f"--node-rank={r.node_rank}", f"--nproc_per_node={r.ranks_per_node}",
-            "--rdzv-backend=c10d", f"--rdzv-endpoint={r.endpoint}", f"--rdzv-id={r.run_id}",
-            # join_timeout: how long the rendezvous waits for the other nodes (torch's default: 600 s)
-            f"--rdzv-conf=join_timeout={int(r.timeout)},read_timeout={int(r.timeout)}",
-            "--max-restarts=0", str(launch.RANK_SCRIPTS["pytorch"]), *launch.rank_arguments(spec, result_dir)]
+    return [
+        *launch.launcher_prefix("pytorch", spec.python),
+        f"--nnodes={r.nnodes}",
+        f"--node-rank={r.node_rank}",
+        f"--nproc_per_node={r.ranks_per_node}",
+        "--rdzv-backend=c10d",
+        f"--rdzv-endpoint={r.endpoint}",
+        f"--rdzv-id={r.run_id}",
+        # join_timeout: how long the rendezvous waits for the other nodes (torch's default: 600 s)
+        f"--rdzv-conf=join_timeout={int(r.timeout)},read_timeout={int(r.timeout)}",
+        "--max-restarts=0",
+        str(launch.RANK_SCRIPTS["pytorch"]),
+        *launch.rank_arguments(spec, result_dir),
+    ]
 
 
 def msrun_command(spec, result_dir: Path, log_dir: Path) -> list:
     from probes.scaling import launch
 
     r: Rendezvous = spec.rendezvous
-    return [*launch.launcher_prefix("mindspore", spec.python), f"--worker_num={r.world}",
-            f"--local_worker_num={r.ranks_per_node}", f"--master_addr={r.master_addr}",
-            f"--master_port={r.master_port}", f"--node_rank={r.node_rank}", "--join=True",
-            # cluster_time_out: how long the scheduler and workers wait for the missing workers
-            f"--cluster_time_out={int(r.timeout)}", f"--log_dir={log_dir}",
-            str(launch.RANK_SCRIPTS["mindspore"]), *launch.rank_arguments(spec, result_dir)]
+    return [
+        *launch.launcher_prefix("mindspore", spec.python),
+        f"--worker_num={r.world}",
+        f"--local_worker_num={r.ranks_per_node}",
+        f"--master_addr={r.master_addr}",
+        f"--master_port={r.master_port}",
+        f"--node_rank={r.node_rank}",
+        "--join=True",
+        # cluster_time_out: how long the scheduler and workers wait for the missing workers
+        f"--cluster_time_out={int(r.timeout)}",
+        f"--log_dir={log_dir}",
+        str(launch.RANK_SCRIPTS["mindspore"]),
+        *launch.rank_arguments(spec, result_dir),
+    ]
 
 
 def build_command(spec, workdir: Path) -> tuple:
@@ -315,9 +343,19 @@ def environment(spec) -> dict:
 
 # ------------------------------------------------------------------------------------ failures
 
-RENDEZVOUS_SIGNS = ("RendezvousTimeoutError", "RendezvousError", "join_timeout", "timed out",
-                    "Timed out", "cluster_time_out", "Cluster is not ready", "cluster building",
-                    "Topology", "timeout", "TimeoutError")
+RENDEZVOUS_SIGNS = (
+    "RendezvousTimeoutError",
+    "RendezvousError",
+    "join_timeout",
+    "timed out",
+    "Timed out",
+    "cluster_time_out",
+    "Cluster is not ready",
+    "cluster building",
+    "Topology",
+    "timeout",
+    "TimeoutError",
+)
 
 
 def diagnose(framework: str, device: str, rdzv: Rendezvous, error: str, tail: str, seconds: float) -> str:
@@ -330,16 +368,21 @@ def diagnose(framework: str, device: str, rdzv: Rendezvous, error: str, tail: st
     elif "Connection refused" in text or "ECONNREFUSED" in text:
         cause = "a rank could not connect (refused): a wrong address, or a peer on another interface"
     elif any(s in text for s in RENDEZVOUS_SIGNS):
-        cause = (f"the {rdzv.nnodes} nodes did not all join within the rendezvous timeout "
-                 f"{rdzv.timeout:.0f} s: a node not started, a different --nnodes/--master on it, or a firewall")
+        cause = (
+            f"the {rdzv.nnodes} nodes did not all join within the rendezvous timeout "
+            f"{rdzv.timeout:.0f} s: a node not started, a different --nnodes/--master on it, or a firewall"
+        )
     else:
         cause = "a rank failed"
-    return (f"{launcher} across {rdzv.nnodes} hosts ({rdzv.endpoint}) failed after {seconds:.0f} s: {cause}"
-            f" [{(error or '').strip()[:200]}]; check {hint}, and that the master port and the ranks' ports "
-            "are open between the hosts")
+    return (
+        f"{launcher} across {rdzv.nnodes} hosts ({rdzv.endpoint}) failed after {seconds:.0f} s: {cause}"
+        f" [{(error or '').strip()[:200]}]; check {hint}, and that the master port and the ranks' ports "
+        "are open between the hosts"
+    )
 
 
 # ------------------------------------------------------------------------------------- the run
+
 
 def _progress_line(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
@@ -354,25 +397,30 @@ def launch_one(spec, cancel=None, on_line: Callable[[str], None] = _progress_lin
     start = time.monotonic()
     why = preflight(r, spec.framework, spec.device, cancel=cancel)
     if why:
-        return launch.LaunchOutcome(status="failed", command=[], error=f"pre-flight: {why}",
-                                    seconds=time.monotonic() - start)
+        return launch.LaunchOutcome(
+            status="failed", command=[], error=f"pre-flight: {why}", seconds=time.monotonic() - start
+        )
     workdir = Path(tempfile.mkdtemp(prefix="advisor-scaling-"))
     watch = RendezvousWatch(spec, workdir / "result", cancel)
     try:
         out = launch.run_launch(spec, cancel=watch, workdir=workdir)
         if watch.expired:
             out.status = "failed"
-            out.error = (f"the cluster did not form within the rendezvous timeout {r.timeout:.0f} s "
-                         f"(+{STARTUP_ALLOWANCE:.0f} s start-up allowance): every process was killed")
+            out.error = (
+                f"the cluster did not form within the rendezvous timeout {r.timeout:.0f} s "
+                f"(+{STARTUP_ALLOWANCE:.0f} s start-up allowance): every process was killed"
+            )
         if r.node_rank != 0 and out.status not in ("cancelled", "timeout") and out.result is None:
             if out.returncode == 0:
                 out.status, out.error = "ok", None
             elif _loopback_msrun_done(spec, workdir / "result"):
                 out.status, out.error = "ok", None
-                on_line(f"[node {r.node_rank}/{r.nnodes}] note: msrun exit {out.returncode} ignored: on a "
-                        "loopback master every node's msrun starts a scheduler (msrun starts one wherever the "
-                        "master address is local) and this one lost the port to node 0's; every local rank "
-                        "finished")
+                on_line(
+                    f"[node {r.node_rank}/{r.nnodes}] note: msrun exit {out.returncode} ignored: on a "
+                    "loopback master every node's msrun starts a scheduler (msrun starts one wherever the "
+                    "master address is local) and this one lost the port to node 0's; every local rank "
+                    "finished"
+                )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if out.status != "ok" and out.status != "cancelled":
@@ -442,15 +490,19 @@ def _side(runs: list) -> Optional[dict]:
     if not runs:
         return None
     notes = [r.allreduce_share_note for r in runs if r.allreduce_share_note]
-    return {"runs": len(runs), "step_ms": spread([r.step_ms for r in runs]),
-            "nosync_step_ms": spread([r.nosync_step_ms for r in runs]),
-            "images_per_second": spread([r.images_per_second for r in runs]),
-            "allreduce_share": spread([r.allreduce_share for r in runs]),
-            "allreduce_share_note": notes[0] if notes else None}
+    return {
+        "runs": len(runs),
+        "step_ms": spread([r.step_ms for r in runs]),
+        "nosync_step_ms": spread([r.nosync_step_ms for r in runs]),
+        "images_per_second": spread([r.images_per_second for r in runs]),
+        "allreduce_share": spread([r.allreduce_share for r in runs]),
+        "allreduce_share_note": notes[0] if notes else None,
+    }
 
 
-def inter_host_block(rdzv: Rendezvous, link: dict, inter_runs: list, intra_runs: list,
-                     frameworks: list, models: list) -> dict:
+def inter_host_block(
+    rdzv: Rendezvous, link: dict, inter_runs: list, intra_runs: list, frameworks: list, models: list
+) -> dict:
     """The result's `inter_host` block: per framework and model, the same rank count across hosts
     (inter) and on node 0 alone (intra), and the link the inter-host runs went over."""
     from probes.scaling import launch
@@ -465,29 +517,56 @@ def inter_host_block(rdzv: Rendezvous, link: dict, inter_runs: list, intra_runs:
             same = [r for r in local if r.ranks == rdzv.world]
             one = {r.repetition: r for r in local if r.ranks == 1}
             pairs = {r.repetition: r for r in same}
-            out.append({
-                "framework": fw, "launcher": launch.LAUNCHERS[fw], "model": model,
-                "backend": next((r.backend for r in ok if r.backend), None),
-                "world_size": rdzv.world, "runs_ok": len(ok), "runs_total": len(mine),
-                "status": "ok" if mine and len(ok) == len(mine) else ("partial" if ok else "failed"),
-                "reason": next((r.error for r in mine if r.status != "ok"), None),
-                "gate_ok": all(r.gate is not None and r.gate.ok for r in ok) if ok else None,
-                "inter": _side(ok), "intra": _side(same),
-                # > 1: the same ranks step slower across hosts than on one (the link's cost)
-                "inter_over_intra_step": spread([r.step_ms / pairs[r.repetition].step_ms for r in ok
-                                                 if r.repetition in pairs and r.step_ms
-                                                 and pairs[r.repetition].step_ms]),
-                "efficiency": spread([r.images_per_second / (rdzv.world * one[r.repetition].images_per_second)
-                                      for r in ok if r.repetition in one and r.images_per_second
-                                      and one[r.repetition].images_per_second]),
-            })
-    return {"nnodes": rdzv.nnodes, "ranks_per_node": rdzv.ranks_per_node, "world_size": rdzv.world,
-            "master": rdzv.endpoint, "rendezvous_timeout_s": rdzv.timeout, "link": link,
-            "frameworks": out}
+            out.append(
+                {
+                    "framework": fw,
+                    "launcher": launch.LAUNCHERS[fw],
+                    "model": model,
+                    "backend": next((r.backend for r in ok if r.backend), None),
+                    "world_size": rdzv.world,
+                    "runs_ok": len(ok),
+                    "runs_total": len(mine),
+                    "status": "ok" if mine and len(ok) == len(mine) else ("partial" if ok else "failed"),
+                    "reason": next((r.error for r in mine if r.status != "ok"), None),
+                    "gate_ok": all(r.gate is not None and r.gate.ok for r in ok) if ok else None,
+                    "inter": _side(ok),
+                    "intra": _side(same),
+                    # > 1: the same ranks step slower across hosts than on one (the link's cost)
+                    "inter_over_intra_step": spread(
+                        [
+                            r.step_ms / pairs[r.repetition].step_ms
+                            for r in ok
+                            if r.repetition in pairs and r.step_ms and pairs[r.repetition].step_ms
+                        ]
+                    ),
+                    "efficiency": spread(
+                        [
+                            r.images_per_second / (rdzv.world * one[r.repetition].images_per_second)
+                            for r in ok
+                            if r.repetition in one and r.images_per_second and one[r.repetition].images_per_second
+                        ]
+                    ),
+                }
+            )
+    return {
+        "nnodes": rdzv.nnodes,
+        "ranks_per_node": rdzv.ranks_per_node,
+        "world_size": rdzv.world,
+        "master": rdzv.endpoint,
+        "rendezvous_timeout_s": rdzv.timeout,
+        "link": link,
+        "frameworks": out,
+    }
 
 
-def run_multinode(config, rdzv: Rendezvous, intra_host: bool = True, on_event=None, cancel=None,
-                  on_line: Callable[[str], None] = _progress_line):
+def run_multinode(
+    config,
+    rdzv: Rendezvous,
+    intra_host: bool = True,
+    on_event=None,
+    cancel=None,
+    on_line: Callable[[str], None] = _progress_line,
+):
     """Every node: the inter-host launches. Node 0 then runs the same rank count on one host and
     returns the ScalingResult (with `inter_host`); other nodes return (ok, lines) only."""
     from datetime import datetime, timezone
@@ -510,14 +589,25 @@ def run_multinode(config, rdzv: Rendezvous, intra_host: bool = True, on_event=No
                 device, _ = runner.device_for(fw, config)
                 # One port per launch (PORT, PORT+1, ...; the same on every node): a node that finished
                 # early can never join the previous launch's store or scheduler, still exiting.
-                r = dataclasses.replace(rdzv, run_id=f"advisor-{fw}-{model}-{rep}",
-                                        master_port=rdzv.master_port + index - 1)
-                spec = launch.LaunchSpec(framework=fw, ranks=rdzv.world, model=model,
-                                         batch_size=config.batch_size, steps=config.steps,
-                                         warmup=config.warmup, threads=threads, device=device,
-                                         timeout=config.timeout + rdzv.timeout, rendezvous=r)
-                on_line(f"[node {rdzv.node_rank}/{rdzv.nnodes}] {launch.LAUNCHERS[fw]}: {model}, "
-                        f"{rdzv.nnodes} x {rdzv.ranks_per_node} rank(s), repetition {rep}/{config.repeat}")
+                r = dataclasses.replace(
+                    rdzv, run_id=f"advisor-{fw}-{model}-{rep}", master_port=rdzv.master_port + index - 1
+                )
+                spec = launch.LaunchSpec(
+                    framework=fw,
+                    ranks=rdzv.world,
+                    model=model,
+                    batch_size=config.batch_size,
+                    steps=config.steps,
+                    warmup=config.warmup,
+                    threads=threads,
+                    device=device,
+                    timeout=config.timeout + rdzv.timeout,
+                    rendezvous=r,
+                )
+                on_line(
+                    f"[node {rdzv.node_rank}/{rdzv.nnodes}] {launch.LAUNCHERS[fw]}: {model}, "
+                    f"{rdzv.nnodes} x {rdzv.ranks_per_node} rank(s), repetition {rep}/{config.repeat}"
+                )
                 outcome = launch_one(spec, cancel=cancel, on_line=on_line)
                 run = runner.to_run(spec, rep, outcome)
                 run.id = f"{fw}-{model}-r{rdzv.world}-{rdzv.nnodes}x{rdzv.ranks_per_node}-rep{rep}"
@@ -525,33 +615,56 @@ def run_multinode(config, rdzv: Rendezvous, intra_host: bool = True, on_event=No
                 if outcome.command == [] and outcome.error:  # the pre-flight stopped it
                     run.command = []
                 inter_runs.append(run)
-                on_line(f"[node {rdzv.node_rank}/{rdzv.nnodes}] {run.id}: " + (
-                    f"{run.images_per_second:,.0f} img/s total" if run.status == "ok" and run.images_per_second
-                    else ("done" if run.status == "ok" else f"{run.status}: {run.error}")))
+                on_line(
+                    f"[node {rdzv.node_rank}/{rdzv.nnodes}] {run.id}: "
+                    + (
+                        f"{run.images_per_second:,.0f} img/s total"
+                        if run.status == "ok" and run.images_per_second
+                        else ("done" if run.status == "ok" else f"{run.status}: {run.error}")
+                    )
+                )
     if rdzv.node_rank != 0:
         return all(r.status == "ok" for r in inter_runs), inter_runs
     link = link_facts(rdzv)
     local = None
     if intra_host and frameworks and any(r.status == "ok" for r in inter_runs):
         on_line(f"[node 0/{rdzv.nnodes}] the same {rdzv.world} rank(s) on this host alone (intra-host)")
-        local = runner.run_scaling(ScalingConfig(**{**config.model_dump(), "frameworks": frameworks,
-                                                    "ranks": sorted({1, rdzv.world}),
-                                                    "threads_per_rank": threads}),
-                                   on_event=on_event, cancel=cancel)
+        local = runner.run_scaling(
+            ScalingConfig(
+                **{
+                    **config.model_dump(),
+                    "frameworks": frameworks,
+                    "ranks": sorted({1, rdzv.world}),
+                    "threads_per_rank": threads,
+                }
+            ),
+            on_event=on_event,
+            cancel=cancel,
+        )
     block = inter_host_block(rdzv, link, inter_runs, local.runs if local else [], frameworks, config.models)
-    label, text = runner.label_for({fw: runner.device_for(fw, config)[0] for fw in frameworks},
-                                   [1, rdzv.world], cores, threads)
+    label, text = runner.label_for(
+        {fw: runner.device_for(fw, config)[0] for fw in frameworks}, [1, rdzv.world], cores, threads
+    )
     warnings = list(local.warnings) if local else []
     warnings += [f"{fw}: {runner.framework_available(fw)}" for fw in missing]
     if link["loopback"]:
-        warnings.append("the master address is a loopback address: every 'host' ran on this one machine; "
-                        "the inter-host figures measure loopback, not a network")
+        warnings.append(
+            "the master address is a loopback address: every 'host' ran on this one machine; "
+            "the inter-host figures measure loopback, not a network"
+        )
     host = local.host if local else runner._host_summary()
     return ScalingResult(
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"), host=host, label=label,
-        label_text=text, config=config, frameworks=local.frameworks if local else [],
-        runs=inter_runs + (local.runs if local else []), warnings=warnings,
-        seconds=round(time.monotonic() - start, 2), inter_host=block)
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        host=host,
+        label=label,
+        label_text=text,
+        config=config,
+        frameworks=local.frameworks if local else [],
+        runs=inter_runs + (local.runs if local else []),
+        warnings=warnings,
+        seconds=round(time.monotonic() - start, 2),
+        inter_host=block,
+    )
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -564,18 +677,33 @@ def add_arguments(parser) -> None:
         return
     parser.set_defaults(_multinode_options=True)
     g = parser.add_argument_group("scaling across hosts (run the same command on every host, but --node-rank)")
-    g.add_argument("--nnodes", type=int, metavar="N", help="scaling: hosts taking part (torchrun --nnodes, "
-                   "msrun --worker_num = N x ranks per node)")
+    g.add_argument(
+        "--nnodes",
+        type=int,
+        metavar="N",
+        help="scaling: hosts taking part (torchrun --nnodes, msrun --worker_num = N x ranks per node)",
+    )
     g.add_argument("--node-rank", type=int, metavar="R", help="scaling: this host's rank, 0 on the master host")
-    g.add_argument("--master", metavar="HOST[:PORT]", help=f"scaling: the master host's address and rendezvous "
-                   f"port (default port {DEFAULT_PORT}; torchrun --rdzv-endpoint, msrun --master_addr/--master_port); "
-                   "the k-th launch uses PORT+k-1, so open PORT up to PORT + launches - 1")
+    g.add_argument(
+        "--master",
+        metavar="HOST[:PORT]",
+        help=f"scaling: the master host's address and rendezvous "
+        f"port (default port {DEFAULT_PORT}; torchrun --rdzv-endpoint, msrun --master_addr/--master_port); "
+        "the k-th launch uses PORT+k-1, so open PORT up to PORT + launches - 1",
+    )
     g.add_argument("--ranks-per-node", type=int, metavar="K", help="scaling: ranks on each host (default 1)")
-    g.add_argument("--rendezvous-timeout", type=float, metavar="SECONDS",
-                   help=f"scaling: how long the hosts wait for each other before the run fails "
-                        f"(default {DEFAULT_RENDEZVOUS_TIMEOUT:.0f})")
-    g.add_argument("--no-intra-host", action="store_true",
-                   help="scaling: skip node 0's same-rank-count run on one host (the intra-host comparison)")
+    g.add_argument(
+        "--rendezvous-timeout",
+        type=float,
+        metavar="SECONDS",
+        help=f"scaling: how long the hosts wait for each other before the run fails "
+        f"(default {DEFAULT_RENDEZVOUS_TIMEOUT:.0f})",
+    )
+    g.add_argument(
+        "--no-intra-host",
+        action="store_true",
+        help="scaling: skip node 0's same-rank-count run on one host (the intra-host comparison)",
+    )
 
 
 def requested(args) -> bool:

@@ -201,6 +201,5 @@ def run_phases(step, flat_params, args, doc: dict, rank: int = 0) -> tuple:
                     losses.append(loss)
             done = 2 + args.warmup + len(times[True]) + len(times[False])
             report_progress(args.result_dir, rank, "synced / no-sync steps", done / total)
-    doc.update(sync_step_s=times[True], nosync_step_s=times[False], loss_first=losses[0],
-               loss_last=losses[-1])
+    doc.update(sync_step_s=times[True], nosync_step_s=times[False], loss_first=losses[0], loss_last=losses[-1])
     return params_sync, flat_params()

@@ -45,15 +45,17 @@ def exchange(result_dir: str, rank: int, world: int, allreduce) -> None:
     lengths = [[int(row[i]) * int(_SPLIT) + int(row[i + 1]) for i in (0, 2, 4)] for row in sizes]
     width = max(sum(n) for n in lengths)
     rows = np.zeros((world, width), dtype=np.float32)
-    rows[rank, :doc.size + sync.size + nosync.size] = np.concatenate([doc, sync, nosync])
+    rows[rank, : doc.size + sync.size + nosync.size] = np.concatenate([doc, sync, nosync])
     rows = np.asarray(allreduce(rows))
     for r in range(world):
         if r == rank or (d / f"rank{r}.json").exists():
             continue
         n_doc, n_sync, n_nosync = lengths[r]
         row = rows[r]
-        for name, part in (("sync", row[n_doc:n_doc + n_sync]),
-                           ("nosync", row[n_doc + n_sync:n_doc + n_sync + n_nosync])):
+        for name, part in (
+            ("sync", row[n_doc : n_doc + n_sync]),
+            ("nosync", row[n_doc + n_sync : n_doc + n_sync + n_nosync]),
+        ):
             tmp = d / f"params-{name}-rank{r}.npy.tmp"
             with open(tmp, "wb") as fh:
                 np.save(fh, part)

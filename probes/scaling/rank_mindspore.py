@@ -53,7 +53,8 @@ def main(argv=None) -> int:
 
     doc["import_seconds"] = t.lap()
     target = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU", "ascend": "Ascend", "npu": "Ascend"}.get(
-        args.device.lower(), args.device)
+        args.device.lower(), args.device
+    )
     ms.set_context(mode=ms.GRAPH_MODE, device_target=target)
     init()
     if os.environ.get("MS_ROLE") == "MS_SCHED":  # the scheduler process: nothing to train
@@ -86,17 +87,27 @@ def main(argv=None) -> int:
 
     doc["build_seconds"] = t.lap()
 
-    params_sync, params_end = rc.run_phases(lambda sync: run(synced if sync else nosync),
-                                            lambda: _flat_params(net), args, doc, rank)
+    params_sync, params_end = rc.run_phases(
+        lambda sync: run(synced if sync else nosync), lambda: _flat_params(net), args, doc, rank
+    )
     doc.update(threads=args.threads, framework_version=ms.__version__, weights_checksum=checksum)
     rc.write_rank(args.result_dir, rank, doc, params_sync, params_end)
     if rank_gather.spans_hosts():  # across hosts: the files travel to node 0 over mccl/HCCL
         rank_gather.exchange(args.result_dir, rank, world, _all_reduce)
     if rank_gather.is_collector(rank, rank):  # with --node_rank, global rank 0 is node 0's first
-        rc.collect(args.result_dir, world, {"framework": "mindspore", "launcher": "msrun",
-                                            "world_size": world, "backend": backend,
-                                            "model": args.model, "batch_size": args.batch_size},
-                   args.wait)
+        rc.collect(
+            args.result_dir,
+            world,
+            {
+                "framework": "mindspore",
+                "launcher": "msrun",
+                "world_size": world,
+                "backend": backend,
+                "model": args.model,
+                "batch_size": args.batch_size,
+            },
+            args.wait,
+        )
     return 0
 
 

@@ -77,7 +77,7 @@ def main(argv=None) -> int:
         x, y = batches[counter[0] % len(batches)]
         counter[0] += 1
         opt.zero_grad(set_to_none=True)
-        with (nullcontext() if sync else model.no_sync()):
+        with nullcontext() if sync else model.no_sync():
             loss = loss_fn(model(x), y)
             loss.backward()
         opt.step()
@@ -86,16 +86,24 @@ def main(argv=None) -> int:
         return float(loss.detach())
 
     params_sync, params_end = rc.run_phases(step, lambda: _flat_params(model), args, doc, rank)
-    doc.update(threads=torch.get_num_threads(), framework_version=torch.__version__,
-               weights_checksum=checksum)
+    doc.update(threads=torch.get_num_threads(), framework_version=torch.__version__, weights_checksum=checksum)
     rc.write_rank(args.result_dir, rank, doc, params_sync, params_end)
     if rank_gather.spans_hosts():  # across hosts: the files travel to node 0 over gloo/NCCL
         rank_gather.exchange(args.result_dir, rank, world, lambda a: _all_reduce(a, device))
     if rank_gather.is_collector(rank, local_rank):
-        rc.collect(args.result_dir, world, {"framework": "pytorch", "launcher": "torchrun",
-                                            "world_size": world, "backend": backend,
-                                            "model": args.model, "batch_size": args.batch_size},
-                   args.wait)
+        rc.collect(
+            args.result_dir,
+            world,
+            {
+                "framework": "pytorch",
+                "launcher": "torchrun",
+                "world_size": world,
+                "backend": backend,
+                "model": args.model,
+                "batch_size": args.batch_size,
+            },
+            args.wait,
+        )
     # The teardown-abort fix measured here: without it ~18% of 2-rank runs died at exit with
     # "terminate called without an active exception".
     dist.barrier()

@@ -28,10 +28,10 @@ NOT_APPLICABLE = "not applicable: one rank has nothing to allreduce"
 
 @dataclass(frozen=True)
 class ShareVerdict:
-    share: Optional[float]          # None when not applicable or below the noise
-    difference: Optional[float]     # (synced - no-sync) / synced, any sign: the raw figure
-    noise: Optional[float]          # the control's median uncertainty as a share of the synced step
-    note: Optional[str]             # why there is no share, with the figures
+    share: Optional[float]  # None when not applicable or below the noise
+    difference: Optional[float]  # (synced - no-sync) / synced, any sign: the raw figure
+    noise: Optional[float]  # the control's median uncertainty as a share of the synced step
+    note: Optional[str]  # why there is no share, with the figures
 
 
 def _quartiles(values: list) -> tuple:
@@ -69,10 +69,16 @@ def judge(n_ranks: int, rank_docs: list) -> ShareVerdict:
         return ShareVerdict(None, diff, noise, NOT_APPLICABLE)
     if diff <= 0 or abs(diff) <= noise:
         lo, hi = _quartiles(sorted(nosync))
-        return ShareVerdict(None, diff, noise, (
-            f"below the noise: synced {step * 1e3:.2f} ms vs no-sync {control * 1e3:.2f} ms "
-            f"({diff:+.0%}), within the control's +-{noise:.0%} (its 25-75% spread "
-            f"{lo * 1e3:.2f}-{hi * 1e3:.2f} ms over {len(nosync)} steps)"))
+        return ShareVerdict(
+            None,
+            diff,
+            noise,
+            (
+                f"below the noise: synced {step * 1e3:.2f} ms vs no-sync {control * 1e3:.2f} ms "
+                f"({diff:+.0%}), within the control's +-{noise:.0%} (its 25-75% spread "
+                f"{lo * 1e3:.2f}-{hi * 1e3:.2f} ms over {len(nosync)} steps)"
+            ),
+        )
     return ShareVerdict(diff, diff, noise, None)
 
 

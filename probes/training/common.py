@@ -22,6 +22,7 @@ def read_status_mb(field: str) -> float | None:
     if field == "VmHWM":  # not Linux: fall back, with the caveat recorded by the caller
         try:
             import resource
+
             kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             return kb / 1024.0 / (1024.0 if sys.platform == "darwin" else 1.0)
         except Exception:
@@ -44,9 +45,14 @@ def cpu_snapshot() -> dict | None:
     user, nice, system, idle, iowait, irq, softirq, steal = fields + [0] * (8 - len(fields))
     hz = float(os.sysconf("SC_CLK_TCK"))
     own = os.times()
-    return {"busy_s": (user + nice + system + irq + softirq) / hz, "steal_s": steal / hz,
-            "total_s": sum(fields) / hz, "self_cpu_s": own.user + own.system, "wall_s": time.monotonic(),
-            "cpus": os.cpu_count() or 1}
+    return {
+        "busy_s": (user + nice + system + irq + softirq) / hz,
+        "steal_s": steal / hz,
+        "total_s": sum(fields) / hz,
+        "self_cpu_s": own.user + own.system,
+        "wall_s": time.monotonic(),
+        "cpus": os.cpu_count() or 1,
+    }
 
 
 def cxx_compiler() -> str | None:
@@ -84,8 +90,12 @@ def parser(framework: str) -> argparse.ArgumentParser:
     r.add_argument("--data", default=None)
     r.add_argument("--max-steps", type=int, default=None)
     r.add_argument("--tuned", default="")
-    r.add_argument("--t-crit", type=float, required=True,
-                   help="t(0.975, 9) for the stop rule's batch-means interval (the parent computes it)")
+    r.add_argument(
+        "--t-crit",
+        type=float,
+        required=True,
+        help="t(0.975, 9) for the stop rule's batch-means interval (the parent computes it)",
+    )
     a = sub.add_parser("aux", help="GEMM peak and parity arrays")
     a.add_argument("--out", required=True)
     a.add_argument("--models", default="")

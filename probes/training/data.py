@@ -30,9 +30,9 @@ class DataError(ValueError):
 
 @dataclass
 class Batches:
-    images: np.ndarray    # (n_batches, batch, C, 32, 32) float32
-    labels: np.ndarray    # (n_batches, batch) int32
-    source: str           # "synthetic" or a description of the files read
+    images: np.ndarray  # (n_batches, batch, C, 32, 32) float32
+    labels: np.ndarray  # (n_batches, batch) int32
+    source: str  # "synthetic" or a description of the files read
 
     def __len__(self) -> int:
         return int(self.images.shape[0])
@@ -52,12 +52,14 @@ def synthetic(model: str, batch_size: int, n_batches: int = 8, seed: int = DATA_
 
 # ---------------------------------------------------------------- readers (raw uint8 NHWC/NCHW)
 
+
 def read_cifar_bin(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """One CIFAR-10 binary file: records of 1 label byte + 3072 pixel bytes (CHW)."""
     raw = np.fromfile(path, dtype=np.uint8)
     if raw.size == 0 or raw.size % CIFAR_RECORD:
-        raise DataError(f"{path}: not a CIFAR-10 binary file (size {raw.size} is not a multiple "
-                        f"of {CIFAR_RECORD}-byte records)")
+        raise DataError(
+            f"{path}: not a CIFAR-10 binary file (size {raw.size} is not a multiple of {CIFAR_RECORD}-byte records)"
+        )
     rec = raw.reshape(-1, CIFAR_RECORD)
     labels = rec[:, 0].astype(np.int32)
     if labels.max() >= specs.NUM_CLASSES:
@@ -70,16 +72,19 @@ class _CifarUnpickler(pickle.Unpickler):
     uint8 array): `pickle.load` on a downloaded file would run any callable the file names."""
 
     ALLOWED = {
-        ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
-        ("numpy", "ndarray"), ("numpy", "dtype"),
+        ("numpy.core.multiarray", "_reconstruct"),
+        ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy", "ndarray"),
+        ("numpy", "dtype"),
         ("_codecs", "encode"),  # how protocol 2 stores bytes written by Python 3
     }
 
     def find_class(self, module: str, name: str):
         if (module, name) in self.ALLOWED:
             return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"refusing {module}.{name}: a CIFAR-10 batch holds only arrays, "
-                                     "lists, bytes and numbers")
+        raise pickle.UnpicklingError(
+            f"refusing {module}.{name}: a CIFAR-10 batch holds only arrays, lists, bytes and numbers"
+        )
 
 
 def read_cifar_py(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -137,14 +142,20 @@ def read_raw(path: str | Path, limit: Optional[int] = None) -> tuple[np.ndarray,
         if (folder / sub).is_dir():
             folder = folder / sub
     files = [p] if p.is_file() else []
-    bins = files if files and p.suffix == ".bin" else ([] if files else
-                                                        _find(folder, ["data_batch_*.bin", "test_batch.bin"]))
+    bins = (
+        files
+        if files and p.suffix == ".bin"
+        else ([] if files else _find(folder, ["data_batch_*.bin", "test_batch.bin"]))
+    )
     if bins:
         parts = [read_cifar_bin(f) for f in bins]
         kind = "cifar10-bin"
     else:
-        pys = files if files and p.name.startswith(("data_batch", "test_batch")) else \
-            ([] if files else [f for f in _find(folder, ["data_batch_*", "test_batch"]) if not f.suffix])
+        pys = (
+            files
+            if files and p.name.startswith(("data_batch", "test_batch"))
+            else ([] if files else [f for f in _find(folder, ["data_batch_*", "test_batch"]) if not f.suffix])
+        )
         if pys:
             parts = [read_cifar_py(f) for f in pys]
             kind = "cifar10-py"
@@ -152,9 +163,11 @@ def read_raw(path: str | Path, limit: Optional[int] = None) -> tuple[np.ndarray,
             imgs = _find(folder, ["*images-idx3-ubyte*", "*images.idx3-ubyte*"])
             labs = _find(folder, ["*labels-idx1-ubyte*", "*labels.idx1-ubyte*"])
             if not imgs or not labs:
-                raise DataError(f"{p}: expected CIFAR-10 (data_batch_*.bin or the Python "
-                                "data_batch_* pickles) or MNIST (*-images-idx3-ubyte + "
-                                "*-labels-idx1-ubyte) files")
+                raise DataError(
+                    f"{p}: expected CIFAR-10 (data_batch_*.bin or the Python "
+                    "data_batch_* pickles) or MNIST (*-images-idx3-ubyte + "
+                    "*-labels-idx1-ubyte) files"
+                )
             x, y = read_idx(imgs[0]), read_idx(labs[0])
             if x.ndim != 3 or y.ndim != 1 or x.shape[0] != y.shape[0]:
                 raise DataError(f"{imgs[0]}: images {x.shape} and labels {y.shape} do not match")
@@ -195,5 +208,4 @@ def from_path(path: str | Path, model: str, batch_size: int, n_batches: int = 8)
 
 
 def batches(model: str, batch_size: int, data: Optional[str] = None, n_batches: int = 8) -> Batches:
-    return synthetic(model, batch_size, n_batches) if not data else \
-        from_path(data, model, batch_size, n_batches)
+    return synthetic(model, batch_size, n_batches) if not data else from_path(data, model, batch_size, n_batches)

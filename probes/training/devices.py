@@ -44,9 +44,11 @@ def torch_available(torch) -> dict:
     except Exception:
         pass
     import importlib.util
+
     if importlib.util.find_spec("torch_npu") is not None:
         try:
             import torch_npu  # noqa: F401  (registers torch.npu)
+
             out["npu"] = bool(torch.npu.is_available())
         except Exception:
             pass

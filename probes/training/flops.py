@@ -39,5 +39,5 @@ def describe(model: str) -> dict:
         "forward_flops": 2 * forward_macs(model),
         "train_flops_per_image": train_flops_per_image(model),
         "convention": "conv+matmul only, 2 FLOPs per MAC; training = 3 x forward minus the "
-                      "first layer's input gradient",
+        "first layer's input gradient",
     }

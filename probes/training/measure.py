@@ -17,21 +17,25 @@ from probes.training import stats
 
 @dataclass
 class Plan:
-    budget_s: float                 # warmup + measurement, per run
+    budget_s: float  # warmup + measurement, per run
     batch_size: int
-    t_crit: float                   # t(0.975, stats.N_BATCHES - 1) from the parent (scipy.stats)
+    t_crit: float  # t(0.975, stats.N_BATCHES - 1) from the parent (scipy.stats)
     warmup_cap_frac: float = 0.25
     min_warmup: int = 5
     sample_target_s: float = 0.010
     min_samples: int = 30
-    min_samples_hard: int = 5       # kept even past the budget (up to 3x budget)
+    min_samples_hard: int = 5  # kept even past the budget (up to 3x budget)
     max_steps: Optional[int] = None
     snapshot: Optional[Callable[[], Optional[dict]]] = None  # common.cpu_snapshot: load while timed
 
 
-def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
-        on_progress: Optional[Callable[[dict], None]] = None,
-        clock: Callable[[], float] = time.perf_counter) -> dict:
+def run(
+    step: Callable[[int], Any],
+    sync: Callable[[Any], float],
+    plan: Plan,
+    on_progress: Optional[Callable[[dict], None]] = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict:
     """Drive `step(i)` (one training step, returns a handle such as the loss tensor) and
     `sync(handle)` (waits for the device, returns the loss as float). Returns the raw timings,
     the summary and why it stopped."""
@@ -63,8 +67,14 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
             break
         if on_progress and clock() - last_report > 0.2:
             last_report = clock()
-            on_progress({"phase": "warmup", "fraction": min(1.0, (clock() - w_start) / plan.budget_s),
-                         "step_ms": warm_ms[-1], "images_per_second": bs / warm_ms[-1] * 1e3})
+            on_progress(
+                {
+                    "phase": "warmup",
+                    "fraction": min(1.0, (clock() - w_start) / plan.budget_s),
+                    "step_ms": warm_ms[-1],
+                    "images_per_second": bs / warm_ms[-1] * 1e3,
+                }
+            )
     warmup_s = clock() - w_start
     est_s = (sorted(warm_ms[-5:])[len(warm_ms[-5:]) // 2] / 1e3) if warm_ms else first_step_s
     k = max(1, math.ceil(plan.sample_target_s / max(est_s, 1e-9) - 1e-6))
@@ -93,14 +103,19 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
         if stats.converged(sample_ms, sample_s, k * bs, plan.t_crit, plan.min_samples):
             stop_reason = "converged"
             break
-        if elapsed >= plan.budget_s and (len(sample_s) >= plan.min_samples_hard
-                                         or elapsed >= 3 * plan.budget_s):
+        if elapsed >= plan.budget_s and (len(sample_s) >= plan.min_samples_hard or elapsed >= 3 * plan.budget_s):
             stop_reason = "budget"
             break
         if on_progress and clock() - last_report > 0.2:
             last_report = clock()
-            on_progress({"phase": "measure", "fraction": min(1.0, elapsed / plan.budget_s),
-                         "step_ms": sample_ms[-1], "images_per_second": bs / sample_ms[-1] * 1e3})
+            on_progress(
+                {
+                    "phase": "measure",
+                    "fraction": min(1.0, elapsed / plan.budget_s),
+                    "step_ms": sample_ms[-1],
+                    "images_per_second": bs / sample_ms[-1] * 1e3,
+                }
+            )
     measured_s = clock() - m_start
     load_end = plan.snapshot() if plan.snapshot else None
 
@@ -109,11 +124,12 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
     ips = n_images / sum(sample_s) if sample_s and sum(sample_s) > 0 else None
     warnings = stats.noise_warnings(summary, sample_ms)
     if warmup_capped:
-        warnings.append(f"warmup hit its cap ({plan.warmup_cap_frac:.0%} of the budget) before "
-                        "step times settled")
+        warnings.append(f"warmup hit its cap ({plan.warmup_cap_frac:.0%} of the budget) before step times settled")
     if stop_reason == "budget" and sample_s:
-        warnings.append("budget spent before the stop rule held (>= 30 samples, CV <= 5%, "
-                        "CI half-width <= 2%): a longer --budget gives a tighter number")
+        warnings.append(
+            "budget spent before the stop rule held (>= 30 samples, CV <= 5%, "
+            "CI half-width <= 2%): a longer --budget gives a tighter number"
+        )
     if not all(math.isfinite(x) for x in losses):
         warnings.append("loss is not finite")
     elif len(losses) >= 3 and not min(losses[-3:]) < losses[0]:
@@ -121,14 +137,22 @@ def run(step: Callable[[int], Any], sync: Callable[[Any], float], plan: Plan,
         warnings.append(f"loss did not fall{few} ({losses[0]:.4g} -> {losses[-1]:.4g})")
     return {
         "first_step_seconds": first_step_s,
-        "warmup_steps": len(warm_ms), "warmup_seconds": warmup_s, "warmup_capped": warmup_capped,
+        "warmup_steps": len(warm_ms),
+        "warmup_seconds": warmup_s,
+        "warmup_capped": warmup_capped,
         "warmup_step_ms": warm_ms,
-        "steps_per_sample": k, "samples": len(sample_s), "sample_step_ms": sample_ms,
-        "measured_steps": k * len(sample_s), "measured_seconds": measured_s,
+        "steps_per_sample": k,
+        "samples": len(sample_s),
+        "sample_step_ms": sample_ms,
+        "measured_steps": k * len(sample_s),
+        "measured_seconds": measured_s,
         "images_per_second": ips,  # its CI: the parent, from sample_step_ms (probes.quality)
         "images_per_second_median": (bs / summary["median"] * 1e3) if summary.get("median") else None,
-        "step_time_ms": summary, "stop_reason": stop_reason,
-        "loss_first": losses[0], "loss_last": losses[-1], "total_steps": i,
+        "step_time_ms": summary,
+        "stop_reason": stop_reason,
+        "loss_first": losses[0],
+        "loss_last": losses[-1],
+        "total_steps": i,
         "warnings": warnings,
         "load_window": [load_start, load_end] if load_start and load_end else None,
     }

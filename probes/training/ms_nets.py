@@ -91,7 +91,7 @@ class ResNet(nn.Cell):
         stages: dict[int, list] = {}
         kind = "basic"
         for prefix, kind, cin, width, stride in specs.iter_blocks(model):
-            stage = int(prefix.split(".")[0][len("layer"):])
+            stage = int(prefix.split(".")[0][len("layer") :])
             stages.setdefault(stage, []).append(Block(kind, cin, width, stride))
         self.layer1 = nn.SequentialCell(stages[1])
         self.layer2 = nn.SequentialCell(stages[2])
@@ -123,8 +123,7 @@ def load_weights(net: nn.Cell, model: str, arrays: dict[str, np.ndarray]) -> Non
 def export_state(net: nn.Cell, model: str) -> dict[str, np.ndarray]:
     """Parameters and BN statistics under canonical (PyTorch) names, in canonical order."""
     params = _params(net)
-    return {canon: params[msname].asnumpy().copy()
-            for canon, msname in weights.mindspore_names(model).items()}
+    return {canon: params[msname].asnumpy().copy() for canon, msname in weights.mindspore_names(model).items()}
 
 
 def param_count(net: nn.Cell) -> int:
@@ -144,8 +143,7 @@ def build(model: str, init: Optional[dict] = None, seed: int = weights.DEFAULT_S
     return net
 
 
-def make_optimizer(net: nn.Cell, lr: float = 0.01, momentum: float = 0.9,
-                   weight_decay: float = 5e-4) -> nn.Optimizer:
+def make_optimizer(net: nn.Cell, lr: float = 0.01, momentum: float = 0.9, weight_decay: float = 5e-4) -> nn.Optimizer:
     """nn.Momentum = torch SGD(momentum) with weight decay on every parameter, as torch does.
 
     Passed as one parameter group on purpose: with a plain parameter list MindSpore silently

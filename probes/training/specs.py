@@ -26,23 +26,24 @@ EXPANSION = {"basic": 1, "bottleneck": 4}
 
 @dataclass(frozen=True)
 class Tensor:
-    name: str          # canonical name, e.g. "layer1.0.conv1.weight"
+    name: str  # canonical name, e.g. "layer1.0.conv1.weight"
     shape: tuple
-    kind: str          # conv_weight | conv_bias | linear_weight | linear_bias | bn_weight | bn_bias
-                       # | bn_mean | bn_var
+    kind: str  # conv_weight | conv_bias | linear_weight | linear_bias | bn_weight | bn_bias
+    # | bn_mean | bn_var
     trainable: bool = True
 
 
 @dataclass(frozen=True)
 class Layer:
     """One compute layer with its input size, for the FLOPs count."""
+
     name: str
-    op: str            # conv | linear | bn | relu | pool | add
+    op: str  # conv | linear | bn | relu | pool | add
     cin: int
     cout: int
     k: int = 1
     stride: int = 1
-    hin: int = 1       # input spatial size (square)
+    hin: int = 1  # input spatial size (square)
     hout: int = 1
 
 
@@ -61,11 +62,14 @@ def layers(model: str) -> list[Layer]:
     check_model(model)
     if model == "lenet":
         return [
-            Layer("conv1", "conv", 1, 6, 5, 1, 32, 28), Layer("relu1", "relu", 6, 6, hin=28, hout=28),
+            Layer("conv1", "conv", 1, 6, 5, 1, 32, 28),
+            Layer("relu1", "relu", 6, 6, hin=28, hout=28),
             Layer("pool1", "pool", 6, 6, 2, 2, 28, 14),
-            Layer("conv2", "conv", 6, 16, 5, 1, 14, 10), Layer("relu2", "relu", 16, 16, hin=10, hout=10),
+            Layer("conv2", "conv", 6, 16, 5, 1, 14, 10),
+            Layer("relu2", "relu", 16, 16, hin=10, hout=10),
             Layer("pool2", "pool", 16, 16, 2, 2, 10, 5),
-            Layer("fc1", "linear", 400, 120), Layer("fc2", "linear", 120, 84),
+            Layer("fc1", "linear", 400, 120),
+            Layer("fc2", "linear", 120, 84),
             Layer("fc3", "linear", 84, NUM_CLASSES),
         ]
     block, counts = RESNET_BLOCKS[model]
@@ -78,20 +82,26 @@ def layers(model: str) -> list[Layer]:
             p = f"layer{stage}.{i}"
             hout = size // stride
             if block == "basic":
-                out += [Layer(f"{p}.conv1", "conv", cin, width, 3, stride, size, hout),
-                        Layer(f"{p}.bn1", "bn", width, width, hin=hout, hout=hout),
-                        Layer(f"{p}.conv2", "conv", width, width, 3, 1, hout, hout),
-                        Layer(f"{p}.bn2", "bn", width, width, hin=hout, hout=hout)]
+                out += [
+                    Layer(f"{p}.conv1", "conv", cin, width, 3, stride, size, hout),
+                    Layer(f"{p}.bn1", "bn", width, width, hin=hout, hout=hout),
+                    Layer(f"{p}.conv2", "conv", width, width, 3, 1, hout, hout),
+                    Layer(f"{p}.bn2", "bn", width, width, hin=hout, hout=hout),
+                ]
             else:  # bottleneck, stride on the 3x3 conv (v1.5)
-                out += [Layer(f"{p}.conv1", "conv", cin, width, 1, 1, size, size),
-                        Layer(f"{p}.bn1", "bn", width, width, hin=size, hout=size),
-                        Layer(f"{p}.conv2", "conv", width, width, 3, stride, size, hout),
-                        Layer(f"{p}.bn2", "bn", width, width, hin=hout, hout=hout),
-                        Layer(f"{p}.conv3", "conv", width, width * exp, 1, 1, hout, hout),
-                        Layer(f"{p}.bn3", "bn", width * exp, width * exp, hin=hout, hout=hout)]
+                out += [
+                    Layer(f"{p}.conv1", "conv", cin, width, 1, 1, size, size),
+                    Layer(f"{p}.bn1", "bn", width, width, hin=size, hout=size),
+                    Layer(f"{p}.conv2", "conv", width, width, 3, stride, size, hout),
+                    Layer(f"{p}.bn2", "bn", width, width, hin=hout, hout=hout),
+                    Layer(f"{p}.conv3", "conv", width, width * exp, 1, 1, hout, hout),
+                    Layer(f"{p}.bn3", "bn", width * exp, width * exp, hin=hout, hout=hout),
+                ]
             if stride != 1 or cin != width * exp:
-                out += [Layer(f"{p}.shortcut.0", "conv", cin, width * exp, 1, stride, size, hout),
-                        Layer(f"{p}.shortcut.1", "bn", width * exp, width * exp, hin=hout, hout=hout)]
+                out += [
+                    Layer(f"{p}.shortcut.0", "conv", cin, width * exp, 1, stride, size, hout),
+                    Layer(f"{p}.shortcut.1", "bn", width * exp, width * exp, hin=hout, hout=hout),
+                ]
             cin, size = width * exp, hout
     out.append(Layer("fc", "linear", cin, NUM_CLASSES))
     return out
@@ -110,10 +120,12 @@ def tensors(model: str) -> list[Tensor]:
             out.append(Tensor(f"{ly.name}.bias", (ly.cout,), "linear_bias"))
         elif ly.op == "bn":
             c = ly.cout
-            out += [Tensor(f"{ly.name}.weight", (c,), "bn_weight"),
-                    Tensor(f"{ly.name}.bias", (c,), "bn_bias"),
-                    Tensor(f"{ly.name}.running_mean", (c,), "bn_mean", False),
-                    Tensor(f"{ly.name}.running_var", (c,), "bn_var", False)]
+            out += [
+                Tensor(f"{ly.name}.weight", (c,), "bn_weight"),
+                Tensor(f"{ly.name}.bias", (c,), "bn_bias"),
+                Tensor(f"{ly.name}.running_mean", (c,), "bn_mean", False),
+                Tensor(f"{ly.name}.running_var", (c,), "bn_var", False),
+            ]
     return out
 
 
@@ -130,8 +142,7 @@ def param_count(model: str) -> int:
 
 # Canonical (PyTorch) name -> MindSpore name. Structure names are the same in both networks;
 # only the BatchNorm parameter names differ.
-_MS_BN = {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
-          "running_var": "moving_variance"}
+_MS_BN = {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean", "running_var": "moving_variance"}
 
 
 def mindspore_name(t: Tensor) -> str:

@@ -28,16 +28,21 @@ def summarize(step_ms: Sequence[float]) -> dict:
     q25, q75 = np.percentile(a, [25, 75])
     std = float(a.std(ddof=1)) if a.size > 1 else 0.0
     return {
-        "n": int(a.size), "median": med, "mean": mean,
-        "p10": float(np.percentile(a, 10)), "p90": float(np.percentile(a, 90)),
-        "min": float(a.min()), "max": float(a.max()),
+        "n": int(a.size),
+        "median": med,
+        "mean": mean,
+        "p10": float(np.percentile(a, 10)),
+        "p90": float(np.percentile(a, 90)),
+        "min": float(a.min()),
+        "max": float(a.max()),
         "cv": std / mean if mean > 0 else 0.0,
         "iqr_over_median": float(q75 - q25) / med if med > 0 else 0.0,
     }
 
 
-def batch_rates(sample_seconds: Sequence[float], items_per_sample: float,
-                n_batches: int = N_BATCHES) -> Optional[tuple[float, np.ndarray]]:
+def batch_rates(
+    sample_seconds: Sequence[float], items_per_sample: float, n_batches: int = N_BATCHES
+) -> Optional[tuple[float, np.ndarray]]:
     """(estimate, per-batch throughputs): the samples split into at most `n_batches` contiguous
     groups, each group's throughput one observation. None with fewer than 4 samples."""
     s = np.asarray(sample_seconds, dtype=np.float64)
@@ -49,8 +54,9 @@ def batch_rates(sample_seconds: Sequence[float], items_per_sample: float,
     return (estimate, rates) if rates.size >= 2 else None
 
 
-def batch_means_ci(sample_seconds: Sequence[float], items_per_sample: float, t_crit: float,
-                   n_batches: int = N_BATCHES) -> Optional[tuple[float, float, float]]:
+def batch_means_ci(
+    sample_seconds: Sequence[float], items_per_sample: float, t_crit: float, n_batches: int = N_BATCHES
+) -> Optional[tuple[float, float, float]]:
     """Throughput (items/s) with a 95% CI from batch means: (estimate, low, high); `t_crit` is
     t(0.975, batches - 1) from the caller. The low end is NOT clamped at 0: a low end at or
     below 0 means the run cannot bound its own throughput (probes.quality calls it unusable)."""
@@ -67,7 +73,7 @@ def warmup_stable(step_ms: Sequence[float], window: int = 5, tol: float = 0.03) 
     if len(step_ms) < 2 * window:
         return False
     last = float(np.median(step_ms[-window:]))
-    prev = float(np.median(step_ms[-2 * window:-window]))
+    prev = float(np.median(step_ms[-2 * window : -window]))
     return prev > 0 and abs(last / prev - 1.0) <= tol
 
 
@@ -81,8 +87,15 @@ def drift(values: Sequence[float]) -> Optional[float]:
     return (last - first) / first if first > 0 else None
 
 
-def converged(sample_ms: Sequence[float], sample_seconds: Sequence[float], items_per_sample: float,
-              t_crit: float, min_samples: int = 30, cv_target: float = 0.05, ci_target: float = 0.02) -> bool:
+def converged(
+    sample_ms: Sequence[float],
+    sample_seconds: Sequence[float],
+    items_per_sample: float,
+    t_crit: float,
+    min_samples: int = 30,
+    cv_target: float = 0.05,
+    ci_target: float = 0.02,
+) -> bool:
     """The protocol's stop rule: >= min_samples, CV of the last 20 <= cv_target, CI half-width
     <= ci_target of the estimate (`t_crit` = t(0.975, N_BATCHES - 1), from the parent)."""
     if len(sample_ms) < min_samples:
@@ -104,6 +117,8 @@ def noise_warnings(summary: dict, sample_ms: Sequence[float]) -> list[str]:
             out.append(f"noisy: IQR/median {summary['iqr_over_median']:.0%} (>= 10%)")
     d = drift(sample_ms)
     if d is not None and abs(d) > 0.05:
-        out.append(f"drift: step time {'rose' if d > 0 else 'fell'} {abs(d):.0%} from the first "
-                   "third of the measurement to the last")
+        out.append(
+            f"drift: step time {'rose' if d > 0 else 'fell'} {abs(d):.0%} from the first "
+            "third of the measurement to the last"
+        )
     return out

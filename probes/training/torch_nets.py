@@ -55,8 +55,7 @@ class Block(nn.Module):
             self.bn3 = _bn(width * exp)
         self.relu = nn.ReLU()
         if stride != 1 or cin != width * exp:
-            self.shortcut = nn.Sequential(nn.Conv2d(cin, width * exp, 1, stride, 0, bias=False),
-                                          _bn(width * exp))
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, width * exp, 1, stride, 0, bias=False), _bn(width * exp))
         else:
             self.shortcut = nn.Sequential()
 
@@ -78,7 +77,7 @@ class ResNet(nn.Module):
         self.relu = nn.ReLU()
         stages: dict[int, list] = {}
         for prefix, kind, cin, width, stride in specs.iter_blocks(model):
-            stage = int(prefix.split(".")[0][len("layer"):])
+            stage = int(prefix.split(".")[0][len("layer") :])
             stages.setdefault(stage, []).append(Block(kind, cin, width, stride))
         for stage, blocks in stages.items():
             setattr(self, f"layer{stage}", nn.Sequential(*blocks))
@@ -96,14 +95,14 @@ def load_weights(net: nn.Module, arrays: dict[str, np.ndarray]) -> None:
     for name, arr in arrays.items():
         if name not in state or tuple(state[name].shape) != tuple(arr.shape):
             raise ValueError(f"weight {name} {arr.shape} does not fit the torch network")
-    net.load_state_dict({k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items()},
-                        strict=False)
+    net.load_state_dict({k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items()}, strict=False)
 
 
 def export_state(net: nn.Module) -> dict[str, np.ndarray]:
     """Parameters and BN buffers under canonical names (num_batches_tracked dropped)."""
-    return {k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items()
-            if not k.endswith("num_batches_tracked")}
+    return {
+        k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items() if not k.endswith("num_batches_tracked")
+    }
 
 
 def param_count(net: nn.Module) -> int:
@@ -123,6 +122,7 @@ def build(model: str, init: Optional[dict] = None, seed: int = weights.DEFAULT_S
     return net
 
 
-def make_optimizer(net: nn.Module, lr: float = 0.01, momentum: float = 0.9,
-                   weight_decay: float = 5e-4) -> torch.optim.Optimizer:
+def make_optimizer(
+    net: nn.Module, lr: float = 0.01, momentum: float = 0.9, weight_decay: float = 5e-4
+) -> torch.optim.Optimizer:
     return torch.optim.SGD(net.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)

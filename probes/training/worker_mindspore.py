@@ -24,14 +24,19 @@ MODES = ("graph", "pynative")
 def _setup(args, mode: str):
     import numpy as np
     import mindspore as ms
+
     import_s = time.perf_counter() - _T_START
     from probes.training import devices
+
     dev, native, reason = devices.choose(args.device, "mindspore", devices.mindspore_available(ms))
-    settings = {"device_choice": reason, "mindspore_version": ms.__version__,
-                "numpy_version": np.__version__,
-                "GLOG_v": os.environ.get("GLOG_v"),
-                "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA"),
-                "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")}
+    settings = {
+        "device_choice": reason,
+        "mindspore_version": ms.__version__,
+        "numpy_version": np.__version__,
+        "GLOG_v": os.environ.get("GLOG_v"),
+        "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA"),
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
+    }
     if dev is None:
         return np, ms, import_s, None, None, settings
     ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
@@ -60,6 +65,7 @@ def cmd_run(args) -> int:
     from mindspore import nn
 
     from probes.training import data, flops, measure, ms_nets, weights
+
     t = time.perf_counter()
     net = ms_nets.build(args.model)
     opt = ms_nets.make_optimizer(net)
@@ -79,8 +85,13 @@ def cmd_run(args) -> int:
 
     if dev != "cpu":
         ms.runtime.reset_peak_memory_stats()
-    plan = measure.Plan(budget_s=args.budget, batch_size=args.batch_size, t_crit=args.t_crit,
-                        max_steps=args.max_steps, snapshot=common.cpu_snapshot)
+    plan = measure.Plan(
+        budget_s=args.budget,
+        batch_size=args.batch_size,
+        t_crit=args.t_crit,
+        max_steps=args.max_steps,
+        snapshot=common.cpu_snapshot,
+    )
     res = measure.run(step, sync, plan, on_progress=lambda p: channel.progress(**p))
     out = dict(res)
     med = res["step_time_ms"].get("median")
@@ -92,13 +103,28 @@ def cmd_run(args) -> int:
         out["host_peak_rss_mb"] = peak
         peak = ms.runtime.max_memory_allocated() / 2**20
         mem_source = "mindspore.runtime.max_memory_allocated"
-    settings.update(data=b.source, weights_checksum=weights.canonical_checksum(args.model),
-                    param_count=ms_nets.param_count(net), tuned=args.tuned or None,
-                    train_cell="nn.TrainOneStepCell(nn.WithLossCell)")
-    out.update(status="ok", framework="mindspore", mode=args.mode, model=args.model,
-               batch_size=args.batch_size, device=dev, import_seconds=import_s, build_seconds=build_s,
-               rss_after_import_mb=rss_import, peak_memory_mb=peak, memory_source=mem_source,
-               train_flops_per_image=flops.train_flops_per_image(args.model), settings=settings)
+    settings.update(
+        data=b.source,
+        weights_checksum=weights.canonical_checksum(args.model),
+        param_count=ms_nets.param_count(net),
+        tuned=args.tuned or None,
+        train_cell="nn.TrainOneStepCell(nn.WithLossCell)",
+    )
+    out.update(
+        status="ok",
+        framework="mindspore",
+        mode=args.mode,
+        model=args.model,
+        batch_size=args.batch_size,
+        device=dev,
+        import_seconds=import_s,
+        build_seconds=build_s,
+        rss_after_import_mb=rss_import,
+        peak_memory_mb=peak,
+        memory_source=mem_source,
+        train_flops_per_image=flops.train_flops_per_image(args.model),
+        settings=settings,
+    )
     channel.result(**out)
     return 0
 
@@ -126,7 +152,7 @@ def gemm_peak(ms, np, seconds: float) -> dict:
                 if time.perf_counter() - t0 >= seconds:
                     break
         dt = time.perf_counter() - t0
-        per[str(n)] = 2.0 * n ** 3 * reps / dt / 1e9
+        per[str(n)] = 2.0 * n**3 * reps / dt / 1e9
         best = max(best, per[str(n)])
     return {"gflops": best, "by_size": per, "method": "ms.jit(ops.matmul) fp32, best of sizes"}
 
@@ -134,6 +160,7 @@ def gemm_peak(ms, np, seconds: float) -> dict:
 def parity_arrays(np, ms, model: str, batch: int) -> dict:
     """Logits (eval and train), loss, gradients and state after one SGD step, canonical names."""
     from probes.training import data, ms_nets, weights
+
     net = ms_nets.build(model)
     opt = ms_nets.make_optimizer(net)
     loss_fn = ms_nets.loss_fn()
@@ -166,9 +193,16 @@ def cmd_aux(args) -> int:
     if dev is None:
         channel.result(status="unavailable", error=settings["device_choice"])
         return 0
-    result = {"status": "ok", "framework": "mindspore", "version": ms.__version__, "device": dev,
-              "threads": args.threads or None, "import_seconds": import_s, "parity_files": {},
-              "settings": settings}
+    result = {
+        "status": "ok",
+        "framework": "mindspore",
+        "version": ms.__version__,
+        "device": dev,
+        "threads": args.threads or None,
+        "import_seconds": import_s,
+        "parity_files": {},
+        "settings": settings,
+    }
     for model in [m for m in args.models.split(",") if m]:
         channel.progress(phase="parity", model=model)
         arrays = parity_arrays(np, ms, model, args.parity_batch)

@@ -23,6 +23,7 @@ MODES = ("eager", "compile")
 def _import_torch():
     import numpy as np
     import torch
+
     return np, torch
 
 
@@ -40,6 +41,7 @@ def _setup(args):
     if args.threads:
         torch.set_num_threads(args.threads)
     from probes.training import devices
+
     dev, native, reason = devices.choose(args.device, "pytorch", devices.torch_available(torch))
     return np, torch, import_s, dev, native, reason
 
@@ -50,28 +52,40 @@ def cmd_run(args) -> int:
         return 0
     np, torch, import_s, dev, native, reason = _setup(args)
     rss_import = common.read_status_mb("VmRSS")
-    settings = {"threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads(),
-                "device_choice": reason, "torch_version": torch.__version__,
-                "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
-                "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA")}
+    settings = {
+        "threads": torch.get_num_threads(),
+        "interop_threads": torch.get_num_interop_threads(),
+        "device_choice": reason,
+        "torch_version": torch.__version__,
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
+        "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA"),
+    }
     if dev is None:
         channel.result(status="unavailable", error=reason, settings=settings)
         return 0
     compile_cache = None
     if args.mode == "compile":
         if dev == "cpu" and common.cxx_compiler() is None:
-            channel.result(status="unavailable", settings=settings,
-                           error="torch.compile needs a C++ compiler on PATH (g++/clang++); none found")
+            channel.result(
+                status="unavailable",
+                settings=settings,
+                error="torch.compile needs a C++ compiler on PATH (g++/clang++); none found",
+            )
             return 0
         cache_dir = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
         files = common.count_files(cache_dir) if cache_dir else 0
         # "warm" = this workload's cache folder (the runner gives each model/batch/device its own)
         # held kernels before this run.
         compile_cache = "warm" if files else "cold"
-        settings.update(compile_cache=compile_cache, inductor_cache_dir=cache_dir,
-                        inductor_cache_files_before=files, cxx=common.cxx_compiler())
+        settings.update(
+            compile_cache=compile_cache,
+            inductor_cache_dir=cache_dir,
+            inductor_cache_files_before=files,
+            cxx=common.cxx_compiler(),
+        )
 
     from probes.training import data, flops, measure, torch_nets, weights
+
     sync_dev = _sync_fn(torch, dev)
     if dev == "cuda":  # strict fp32, as the protocol and the seeds' V100 tables (no TF32 there)
         torch.backends.cuda.matmul.allow_tf32 = False
@@ -108,8 +122,13 @@ def cmd_run(args) -> int:
     def progress(p):
         channel.progress(**p)
 
-    plan = measure.Plan(budget_s=args.budget, batch_size=args.batch_size, t_crit=args.t_crit,
-                        max_steps=args.max_steps, snapshot=common.cpu_snapshot)
+    plan = measure.Plan(
+        budget_s=args.budget,
+        batch_size=args.batch_size,
+        t_crit=args.t_crit,
+        max_steps=args.max_steps,
+        snapshot=common.cpu_snapshot,
+    )
     res = measure.run(step, sync, plan, on_progress=progress)
     out = dict(res)
     med = res["step_time_ms"].get("median")
@@ -131,12 +150,24 @@ def cmd_run(args) -> int:
             settings["device_name"] = torch.npu.get_device_name()
         except Exception:
             pass
-    settings.update(data=b.source, weights_checksum=weights.canonical_checksum(args.model),
-                    param_count=torch_nets.param_count(net))
-    out.update(status="ok", framework="pytorch", mode=args.mode, model=args.model,
-               batch_size=args.batch_size, device=dev, import_seconds=import_s, build_seconds=build_s,
-               rss_after_import_mb=rss_import, peak_memory_mb=peak, memory_source=mem_source,
-               train_flops_per_image=flops.train_flops_per_image(args.model), settings=settings)
+    settings.update(
+        data=b.source, weights_checksum=weights.canonical_checksum(args.model), param_count=torch_nets.param_count(net)
+    )
+    out.update(
+        status="ok",
+        framework="pytorch",
+        mode=args.mode,
+        model=args.model,
+        batch_size=args.batch_size,
+        device=dev,
+        import_seconds=import_s,
+        build_seconds=build_s,
+        rss_after_import_mb=rss_import,
+        peak_memory_mb=peak,
+        memory_source=mem_source,
+        train_flops_per_image=flops.train_flops_per_image(args.model),
+        settings=settings,
+    )
     channel.result(**out)
     return 0
 
@@ -159,7 +190,7 @@ def gemm_peak(torch, native: str, sync_dev, seconds: float) -> dict:
                 if time.perf_counter() - t0 >= seconds:
                     break
         dt = time.perf_counter() - t0
-        per[str(n)] = 2.0 * n ** 3 * reps / dt / 1e9
+        per[str(n)] = 2.0 * n**3 * reps / dt / 1e9
         best = max(best, per[str(n)])
     return {"gflops": best, "by_size": per, "method": "torch.mm fp32, best of sizes"}
 
@@ -167,6 +198,7 @@ def gemm_peak(torch, native: str, sync_dev, seconds: float) -> dict:
 def parity_arrays(np, torch, model: str, native: str, batch: int) -> dict:
     """Logits (eval and train), loss, gradients and state after one SGD step, canonical names."""
     from probes.training import data, torch_nets
+
     net = torch_nets.build(model).to(native)
     opt = torch_nets.make_optimizer(net)
     b = data.synthetic(model, batch, n_batches=1)
@@ -199,8 +231,15 @@ def cmd_aux(args) -> int:
     if dev == "cuda":  # parity is an fp32 comparison: no TF32 shortcuts
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
-    result = {"status": "ok", "framework": "pytorch", "version": torch.__version__, "device": dev,
-              "threads": torch.get_num_threads(), "import_seconds": import_s, "parity_files": {}}
+    result = {
+        "status": "ok",
+        "framework": "pytorch",
+        "version": torch.__version__,
+        "device": dev,
+        "threads": torch.get_num_threads(),
+        "import_seconds": import_s,
+        "parity_files": {},
+    }
     for model in [m for m in args.models.split(",") if m]:
         channel.progress(phase="parity", model=model)
         arrays = parity_arrays(np, torch, model, native, args.parity_batch)

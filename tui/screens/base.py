@@ -12,14 +12,16 @@ from textual.screen import Screen
 
 class AdvisorScreen(Screen):
     # Declared here too so `? Help` comes first in every footer (the app's keys follow the screen's).
-    BINDINGS = [Binding("question_mark", "app.help", "Help", key_display="?"),
-                # Leaves a text field so the screen's letter keys (s, c, ...) act again.
-                Binding("escape", "leave_field", "Leave field", show=False)]
+    BINDINGS = [
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        # Leaves a text field so the screen's letter keys (s, c, ...) act again.
+        Binding("escape", "leave_field", "Leave field", show=False),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
         self.stale: dict[str, tuple] = {}  # key -> (draw, args) for changes while hidden
-        self.resumed_at = 0.0              # monotonic time the screen was last shown (tests use it)
+        self.resumed_at = 0.0  # monotonic time the screen was last shown (tests use it)
 
     def on_mount(self) -> None:
         self.app.register_view(self)
@@ -37,8 +39,12 @@ class AdvisorScreen(Screen):
         try:
             fn(*args)
         except Exception as exc:  # noqa: BLE001 - the app must survive unexpected data
-            self.notify(f"{type(exc).__name__}: {exc}"[:300], title=f"{self.SUB_TITLE}: cannot show",
-                        severity="error", timeout=8)
+            self.notify(
+                f"{type(exc).__name__}: {exc}"[:300],
+                title=f"{self.SUB_TITLE}: cannot show",
+                severity="error",
+                timeout=8,
+            )
 
     def when_shown(self, key: str, fn: Any, *args: Any) -> None:
         """Draw now if this screen is shown, else when it is next shown (the latest per key)."""

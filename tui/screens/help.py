@@ -43,8 +43,9 @@ class HelpModal(ModalScreen[None]):
             table.add_row(key, what)
         with VerticalScroll(id="help-box"):
             # The close hint comes first: at 80x24 the end of the box is below the fold.
-            yield Static(Text.assemble(("framework-advisor: help", "bold"),
-                                       ("   escape closes", "italic")), id="help-title")
+            yield Static(
+                Text.assemble(("framework-advisor: help", "bold"), ("   escape closes", "italic")), id="help-title"
+            )
             yield Static(table)
             yield Static(Text(ABOUT, style="dim"), id="help-about")
 

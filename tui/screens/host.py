@@ -49,17 +49,22 @@ class HostScreen(AdvisorScreen):
         report = as_data(app.state.host.report)
         status = self.query_one("#host-status", Static)
         if app.state.host.checking:
-            status.update(Text(f"Checking this host (framework smoke tests run in their own "
-                               f"processes){ellipsis()} {app.state.host.progress}", style="italic"))
+            status.update(
+                Text(
+                    f"Checking this host (framework smoke tests run in their own "
+                    f"processes){ellipsis()} {app.state.host.progress}",
+                    style="italic",
+                )
+            )
         elif app.state.host.error:
-            status.update(Text(f"Host check failed: {app.state.host.error}. Press r to retry.",
-                               style="bold red"))
+            status.update(Text(f"Host check failed: {app.state.host.error}. Press r to retry.", style="bold red"))
         elif report is None:
             status.update(Text("No host check yet. Press r to run it.", style="italic"))
         else:
             verdict = str(get(report, "verdict", default="?"))
-            status.update(Text.assemble("Verdict: ", (verdict.upper(), VERDICT_STYLE.get(verdict, "bold")),
-                                        "   (r: check again)"))
+            status.update(
+                Text.assemble("Verdict: ", (verdict.upper(), VERDICT_STYLE.get(verdict, "bold")), "   (r: check again)")
+            )
         self.query_one("#host-info", Static).update(host_table(report))
         self.query_one("#host-accelerators", Static).update(accelerator_table(report))
         self.query_one("#host-frameworks", Static).update(framework_table(report))
@@ -67,8 +72,15 @@ class HostScreen(AdvisorScreen):
 
 
 def _table(title: str, *columns: str) -> Table:
-    table = Table(title=title, title_justify="left", title_style="bold", expand=True,
-                  show_edge=False, pad_edge=False, header_style="bold dim")
+    table = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        expand=True,
+        show_edge=False,
+        pad_edge=False,
+        header_style="bold dim",
+    )
     for column in columns:
         table.add_column(column, overflow="fold")
     return table
@@ -90,20 +102,28 @@ def host_table(report: Any) -> Any:
     rows = [
         ("System", " ".join(str(x) for x in (get(host, "os"), get(host, "kernel")) if x)),
         ("Python", str(get(host, "python", default="-"))),
-        ("CPU", f"{get(cpu, 'model', default='?')}  ({get(cpu, 'physical_cores', default='?')} "
-                f"physical / {get(cpu, 'logical_cores', default='?')} logical cores)"),
+        (
+            "CPU",
+            f"{get(cpu, 'model', default='?')}  ({get(cpu, 'physical_cores', default='?')} "
+            f"physical / {get(cpu, 'logical_cores', default='?')} logical cores)",
+        ),
         ("CPU flags", ", ".join(flags) or "-"),
-        ("Memory", f"{fmt_num(get(mem, 'available_mb'), 0)} MB free of "
-                   f"{fmt_num(get(mem, 'total_mb'), 0)} MB"),
+        ("Memory", f"{fmt_num(get(mem, 'available_mb'), 0)} MB free of {fmt_num(get(mem, 'total_mb'), 0)} MB"),
     ]
     container = get(host, "container")
     if get(container, "detected"):
         cgroup = get(container, "cgroup", default={})
-        limits = [f"{fmt_num(get(cgroup, 'cpu_quota'), 1)} CPUs" if get(cgroup, "cpu_quota") else "",
-                  f"{fmt_num(get(cgroup, 'memory_limit_mb'), 0)} MB" if get(cgroup, "memory_limit_mb") else ""]
+        limits = [
+            f"{fmt_num(get(cgroup, 'cpu_quota'), 1)} CPUs" if get(cgroup, "cpu_quota") else "",
+            f"{fmt_num(get(cgroup, 'memory_limit_mb'), 0)} MB" if get(cgroup, "memory_limit_mb") else "",
+        ]
         limits = [x for x in limits if x]
-        rows.append(("Container", f"{get(container, 'kind', default='yes')}"
-                     + (f" (limited to {', '.join(limits)})" if limits else "")))
+        rows.append(
+            (
+                "Container",
+                f"{get(container, 'kind', default='yes')}" + (f" (limited to {', '.join(limits)})" if limits else ""),
+            )
+        )
     for name, value in rows:
         table.add_row(name, value)
     return table
@@ -115,16 +135,17 @@ def accelerator_table(report: Any) -> Any:
     accelerators = get(report, "accelerators", default=[])
     stacks = stack_lines(report)
     if not accelerators:
-        return Group(Text.assemble(("Accelerators  ", "bold"), ("none found: CPU only", "dim")),
-                     *stacks)
+        return Group(Text.assemble(("Accelerators  ", "bold"), ("none found: CPU only", "dim")), *stacks)
     table = _table("Accelerators", "#", "Vendor", "Name", "Memory used / total", "Busy")
     for acc in accelerators:
         procs = get(acc, "processes", default=[]) or []
-        table.add_row(str(get(acc, "index", default="")), str(get(acc, "vendor", default="")),
-                      str(get(acc, "name", default="")),
-                      f"{fmt_num(get(acc, 'memory_used_mb'), 0)} / "
-                      f"{fmt_num(get(acc, 'memory_total_mb'), 0)} MB",
-                      Text(f"{len(procs)} process(es)", style="yellow") if procs else "")
+        table.add_row(
+            str(get(acc, "index", default="")),
+            str(get(acc, "vendor", default="")),
+            str(get(acc, "name", default="")),
+            f"{fmt_num(get(acc, 'memory_used_mb'), 0)} / {fmt_num(get(acc, 'memory_total_mb'), 0)} MB",
+            Text(f"{len(procs)} process(es)", style="yellow") if procs else "",
+        )
     return Group(table, *stacks)
 
 
@@ -134,15 +155,19 @@ def stack_lines(report: Any) -> list:
     nvidia, ascend = get(report, "nvidia"), get(report, "ascend")
     if nvidia is not None:
         if get(nvidia, "status") == "ok":
-            text = (f"driver {get(nvidia, 'driver_version', default='?')}, CUDA "
-                    f"{get(nvidia, 'cuda_driver_version', default='?')} (via {get(nvidia, 'source', default='?')})")
+            text = (
+                f"driver {get(nvidia, 'driver_version', default='?')}, CUDA "
+                f"{get(nvidia, 'cuda_driver_version', default='?')} (via {get(nvidia, 'source', default='?')})"
+            )
         else:
             text = f"{get(nvidia, 'status', default='?')}: {get(nvidia, 'reason', default='')}"
         lines.append(Text.assemble(("  NVIDIA  ", "dim"), text))
     if ascend is not None:
         if get(ascend, "status") == "ok":
-            text = (f"driver {get(ascend, 'driver_version', default='?')}, CANN "
-                    f"{get(ascend, 'cann', 'version', default='not found')}")
+            text = (
+                f"driver {get(ascend, 'driver_version', default='?')}, CANN "
+                f"{get(ascend, 'cann', 'version', default='not found')}"
+            )
         else:
             text = f"{get(ascend, 'status', default='?')}: {get(ascend, 'reason', default='')}"
         lines.append(Text.assemble(("  Ascend  ", "dim"), text))
@@ -164,11 +189,14 @@ def framework_table(report: Any) -> Any:
             smoke_text = Text(f"ok {fmt_num(get(smoke, 'seconds'), 1, ' s')}", style="green")
         else:
             why = get(smoke, "error") or get(smoke, "status") or "failed"
-            smoke_text = Text(f"{str(get(smoke, 'status', default='failed')).upper()}: {why}",
-                              style="red")
+            smoke_text = Text(f"{str(get(smoke, 'status', default='failed')).upper()}: {why}", style="red")
         devices = get(fw, "devices", default=[])
-        table.add_row(str(get(fw, "name")), str(get(fw, "version", default="?")),
-                      ", ".join(str(d) for d in devices) or "-", smoke_text)
+        table.add_row(
+            str(get(fw, "name")),
+            str(get(fw, "version", default="?")),
+            ", ".join(str(d) for d in devices) or "-",
+            smoke_text,
+        )
     return table
 
 
@@ -181,9 +209,13 @@ def findings_view(report: Any) -> Any:
     parts: list = [Text("Findings", style="bold")]
     for finding in findings:
         severity = str(get(finding, "severity", default="info"))
-        line = Text.assemble((f"{severity.upper():7}", SEVERITY_STYLE.get(severity, "")), " ",
-                             (str(get(finding, "code", default="")), "dim"), "  ",
-                             str(get(finding, "message", default="")))
+        line = Text.assemble(
+            (f"{severity.upper():7}", SEVERITY_STYLE.get(severity, "")),
+            " ",
+            (str(get(finding, "code", default="")), "dim"),
+            "  ",
+            str(get(finding, "message", default="")),
+        )
         parts.append(line)
         fix = get(finding, "fix")
         if fix:

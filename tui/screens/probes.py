@@ -60,8 +60,7 @@ class ProbesScreen(AdvisorScreen):
     SUB_TITLE = "Training probes"
     BINDINGS = [
         Binding("s", "start", "Start", tooltip="Start the chosen probes"),
-        Binding("d", "scaling", "Scaling",
-                tooltip="Data-parallel scaling probe: torchrun / msrun with 1 and N ranks"),
+        Binding("d", "scaling", "Scaling", tooltip="Data-parallel scaling probe: torchrun / msrun with 1 and N ranks"),
         Binding("c", "cancel", "Cancel", tooltip="Cancel the running probes (kills them)"),
     ]
 
@@ -86,17 +85,16 @@ class ProbesScreen(AdvisorScreen):
                 yield Label("Batch", classes="choice-label-short")
                 yield Input(DEFAULT_BATCH, id="probe-batch", compact=True, classes="short")
                 yield Button("Start", id="probe-start", variant="success", compact=True)
-                yield Button("Cancel", id="probe-cancel", variant="error", compact=True,
-                             disabled=True)
+                yield Button("Cancel", id="probe-cancel", variant="error", compact=True, disabled=True)
             with Horizontal(classes="choice-row", id="scaling-row"):
                 yield Label("Scaling", classes="choice-label")
                 yield Label("N ranks", classes="choice-label-first")
                 yield Input("", placeholder="auto", id="scaling-ranks", compact=True, classes="short")
                 yield Label("Reps", classes="choice-label-short")
-                yield Input(DEFAULT_SCALING_REPEAT, id="scaling-repeat", compact=True,
-                            classes="tiny")
-                yield Select([(m, m) for m in MODELS], value=MODELS[0], allow_blank=False,
-                             compact=True, id="scaling-model")
+                yield Input(DEFAULT_SCALING_REPEAT, id="scaling-repeat", compact=True, classes="tiny")
+                yield Select(
+                    [(m, m) for m in MODELS], value=MODELS[0], allow_blank=False, compact=True, id="scaling-model"
+                )
                 yield Button("Scaling", id="scaling-start", variant="primary", compact=True)
             yield Static(id="probe-status")
             yield Vertical(id="probe-runs")
@@ -130,21 +128,26 @@ class ProbesScreen(AdvisorScreen):
         frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
         modes = [n for n in MODES if self.query_one(f"#mode-{n}", Checkbox).value]
         models = [n for n in MODELS if self.query_one(f"#model-{n}", Checkbox).value]
-        budget, bad_budget = parse_number(self.query_one("#probe-budget", Input).value, "float",
-                                          {"gt": 0})
+        budget, bad_budget = parse_number(self.query_one("#probe-budget", Input).value, "float", {"gt": 0})
         batch, bad_batch = parse_number(self.query_one("#probe-batch", Input).value, "int", {"ge": 1})
         for what, items in (("a framework", frameworks), ("a mode", modes), ("a model", models)):
             if not items:
                 return None, f"choose at least {what}"
         if not any(mode in MODES_OF.get(fw, ()) for fw in frameworks for mode in modes):
-            return None, ("no chosen mode belongs to a chosen framework (pytorch: eager, compile; "
-                          "mindspore: graph, pynative)")
+            return None, (
+                "no chosen mode belongs to a chosen framework (pytorch: eager, compile; mindspore: graph, pynative)"
+            )
         if bad_budget or budget is None:
             return None, f"budget: {bad_budget or 'required'}"
         if bad_batch or batch is None:
             return None, f"batch: {bad_batch or 'required'}"
-        return {"frameworks": frameworks, "modes": modes, "models": models,
-                "budget": float(budget), "batch_size": int(batch)}, None
+        return {
+            "frameworks": frameworks,
+            "modes": modes,
+            "models": models,
+            "budget": float(budget),
+            "batch_size": int(batch),
+        }, None
 
     def scaling_choice(self) -> tuple[dict | None, str | None]:
         """The scaling configuration chosen on screen, or (None, what is wrong)."""
@@ -154,16 +157,20 @@ class ProbesScreen(AdvisorScreen):
         ranks, problem = parse_ranks(self.query_one("#scaling-ranks", Input).value)
         if problem:
             return None, f"N ranks: {problem}"
-        repeat, bad_repeat = parse_number(self.query_one("#scaling-repeat", Input).value, "int",
-                                          {"ge": 1})
+        repeat, bad_repeat = parse_number(self.query_one("#scaling-repeat", Input).value, "int", {"ge": 1})
         if bad_repeat or repeat is None:
             return None, f"reps: {bad_repeat or 'required'}"
         batch, bad_batch = parse_number(self.query_one("#probe-batch", Input).value, "int", {"ge": 1})
         if bad_batch or batch is None:
             return None, f"batch: {bad_batch or 'required'}"
         model = self.query_one("#scaling-model", Select).value
-        return {"frameworks": frameworks, "models": [str(model)], "ranks": ranks,
-                "repeat": int(repeat), "batch_size": int(batch)}, None
+        return {
+            "frameworks": frameworks,
+            "models": [str(model)],
+            "ranks": ranks,
+            "repeat": int(repeat),
+            "batch_size": int(batch),
+        }, None
 
     # ---- actions -------------------------------------------------------------------------------
 
@@ -187,8 +194,7 @@ class ProbesScreen(AdvisorScreen):
     def action_scaling(self) -> None:
         choice, problem = self.scaling_choice()
         if choice is None:
-            self.notify(problem or "invalid choice", title="Cannot start the scaling probe",
-                        severity="error")
+            self.notify(problem or "invalid choice", title="Cannot start the scaling probe", severity="error")
             return
         try:
             config = providers.make_scaling_config(choice)
@@ -269,13 +275,17 @@ class ProbesScreen(AdvisorScreen):
                 progress = f"preparing {total} runs (GEMM peak and parity arrays first)"
             text = Text.assemble(("Running", "bold cyan"), f": {progress} (c cancels)")
         elif app.state.scaling.running:  # its rows are below the training results: say so up here
-            text = Text.assemble(("Scaling probe running", "bold cyan"),
-                                 f": {app.state.scaling.fraction:.0%} (launch rows below; c cancels)")
+            text = Text.assemble(
+                ("Scaling probe running", "bold cyan"),
+                f": {app.state.scaling.fraction:.0%} (launch rows below; c cancels)",
+            )
         else:
             text = Text(self.estimate_text(), style="italic")
             if app.state.probes.result is None:
-                text = Text.assemble(("No results yet. Choose what to measure and press Start (s). ",
-                                      "italic"), (self.estimate_text(), "italic"))
+                text = Text.assemble(
+                    ("No results yet. Choose what to measure and press Start (s). ", "italic"),
+                    (self.estimate_text(), "italic"),
+                )
         self.query_one("#probe-status", Static).update(text)
 
     def estimate_text(self) -> str:
@@ -302,8 +312,7 @@ class ProbesScreen(AdvisorScreen):
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         runs = get(providers.as_data(self.app.state.probes.result), "runs", default=[]) or []
         index = event.cursor_row
-        self.query_one("#probe-detail", Static).update(
-            run_detail(runs[index]) if 0 <= index < len(runs) else "")
+        self.query_one("#probe-detail", Static).update(run_detail(runs[index]) if 0 <= index < len(runs) else "")
         if 0 <= index < len(runs):
             self._show_charts(get(runs[index], "model"))
 
@@ -333,15 +342,14 @@ class ProbesScreen(AdvisorScreen):
         table.display = True
         title.update(source_text(suite, self.app.state.probes.cached))
         for run in get(suite, "runs", default=[]):
-            table.add_row(*run_cells(run)[:len(COLUMNS)])
+            table.add_row(*run_cells(run)[: len(COLUMNS)])
         runs = get(suite, "runs", default=[]) or []
         self.query_one("#probe-detail", Static).update(run_detail(runs[0]) if runs else "")
         self._show_charts()
         notes = [Text.assemble(("! ", "yellow"), str(w)) for w in get(suite, "warnings", default=[])]
         for run in get(suite, "runs", default=[]):
             for warning in get(run, "warnings", default=[]) or []:
-                notes.append(Text.assemble(("! ", "yellow"), (f"{get(run, 'id')}: ", "bold"),
-                                           str(warning)))
+                notes.append(Text.assemble(("! ", "yellow"), (f"{get(run, 'id')}: ", "bold"), str(warning)))
         parity.update(Group(parity_text(get(suite, "parity", default=[])), *notes))
 
 
@@ -365,10 +373,12 @@ def source_text(suite: Any, cached: bool) -> Text:
     if not cached:
         return out.append(f": measured in this session{', ' + when if when else ''}")
     host = get(suite, "host", "cpu_model")
-    out.append(f": cached results for this host, measured {when or 'at an unknown time'}"
-               + (f" on {host}" if host else ""))
-    out.append(f"\n  from {_cache_folder()} (any checkout on this host writes there): "
-               "press s to measure again", style="dim")
+    out.append(
+        f": cached results for this host, measured {when or 'at an unknown time'}" + (f" on {host}" if host else "")
+    )
+    out.append(
+        f"\n  from {_cache_folder()} (any checkout on this host writes there): press s to measure again", style="dim"
+    )
     return out
 
 
@@ -380,7 +390,7 @@ def _cache_folder() -> str:
     except Exception:  # noqa: BLE001 - only the wording depends on it
         return "the per-host cache"
     home = str(Path.home())
-    return "~" + path[len(home):] if path.startswith(home + "/") else path
+    return "~" + path[len(home) :] if path.startswith(home + "/") else path
 
 
 def run_detail(run: Any) -> Text:
@@ -429,8 +439,11 @@ def run_cells(run: Any) -> list:
     ci = get(run, "ci95")
     ci_text = f"{fmt_num(ci[0], 0)}-{fmt_num(ci[1], 0)}" if ok and ci and len(ci) == 2 else "-"
     mfu = get(run, "mfu")
-    loss = (f"{fmt_num(get(run, 'loss_first'), 2)}{arrow()}{fmt_num(get(run, 'loss_last'), 2)}"
-            if get(run, "loss_first") is not None else "-")
+    loss = (
+        f"{fmt_num(get(run, 'loss_first'), 2)}{arrow()}{fmt_num(get(run, 'loss_last'), 2)}"
+        if get(run, "loss_first") is not None
+        else "-"
+    )
     run_name = " ".join(str(get(run, k, default="?")) for k in ("framework", "mode", "model"))
     style = {"ok": "green", "failed": "red", "timeout": "red"}.get(status, "yellow")
     return [
@@ -452,7 +465,7 @@ def _short(text: str, width: int) -> str:
     """At most `width` characters, cut at a word with an ellipsis (the detail line has it all)."""
     if len(text) <= width:
         return text
-    cut = text[:width - 1].rsplit(" ", 1)[0] or text[:width - 1]
+    cut = text[: width - 1].rsplit(" ", 1)[0] or text[: width - 1]
     return cut.rstrip(" ,;:") + ellipsis()
 
 

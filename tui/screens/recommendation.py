@@ -25,8 +25,7 @@ from tui.screens.confirm import ConfirmModal
 from tui.widgets.charts import ScoreChart, TornadoChart
 
 DEFAULT_EXPORT = "advisor-report"
-EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "magenta",
-                  "estimated": "yellow"}
+EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "magenta", "estimated": "yellow"}
 
 
 class RecommendationScreen(AdvisorScreen):
@@ -46,8 +45,7 @@ class RecommendationScreen(AdvisorScreen):
                 yield TornadoChart(id="chart-tornado")
             with Horizontal(id="rec-evidence-row"):
                 yield Label("Evidence for", classes="choice-label")
-                yield Select([], id="rec-evidence-for", allow_blank=True, compact=True,
-                             prompt="top workflow")
+                yield Select([], id="rec-evidence-for", allow_blank=True, compact=True, prompt="top workflow")
             yield Static(id="rec-evidence", classes="panel")
             yield Static(id="rec-projections", classes="panel")
             yield Static(id="rec-sensitivity", classes="panel")
@@ -65,8 +63,7 @@ class RecommendationScreen(AdvisorScreen):
     def refresh_view(self) -> None:
         report = as_data(self.app.state.report)
         verdict = self.query_one("#rec-verdict", Static)
-        statics = ("#rec-scores", "#rec-evidence", "#rec-projections", "#rec-sensitivity",
-                   "#rec-pitfalls")
+        statics = ("#rec-scores", "#rec-evidence", "#rec-projections", "#rec-sensitivity", "#rec-pitfalls")
         if report is None:
             why = self.app.state.report_error or f"building the report{ellipsis()}"
             verdict.update(Text.assemble(("No recommendation yet: ", "bold"), why))
@@ -85,8 +82,7 @@ class RecommendationScreen(AdvisorScreen):
             self._workflows = workflows
             with self.prevent(Select.Changed):
                 select.set_options([(w, w) for w in workflows])
-        chosen = select.value if select.value != Select.NULL else get(report, "recommendation",
-                                                                       "workflow")
+        chosen = select.value if select.value != Select.NULL else get(report, "recommendation", "workflow")
         self.query_one("#rec-evidence", Static).update(evidence_view(report, chosen))
         self.query_one("#rec-projections", Static).update(projections_view(report))
         self.query_one("#rec-sensitivity", Static).update(sensitivity_view(report))
@@ -113,8 +109,7 @@ class RecommendationScreen(AdvisorScreen):
             if overwrite:
                 self.app.export_report(fmt, path)
 
-        self.app.push_screen(ConfirmModal(f"{target} exists. Overwrite it?", yes="Overwrite",
-                                          no="Keep it"), answered)
+        self.app.push_screen(ConfirmModal(f"{target} exists. Overwrite it?", yes="Overwrite", no="Keep it"), answered)
 
     @on(Button.Pressed, "#rec-export-json")
     def _export_json(self) -> None:
@@ -128,16 +123,24 @@ class RecommendationScreen(AdvisorScreen):
 def verdict_view(report: Any) -> Any:
     rec = get(report, "recommendation", default={})
     workflow = str(get(rec, "workflow", default="?"))
-    head = Text.assemble(("Recommendation: ", "bold"), (workflow.upper(), "bold reverse green"),
-                         "   confidence ", (str(get(rec, "confidence", default="?")), "bold"))
+    head = Text.assemble(
+        ("Recommendation: ", "bold"),
+        (workflow.upper(), "bold reverse green"),
+        "   confidence ",
+        (str(get(rec, "confidence", default="?")), "bold"),
+    )
     margin = get(rec, "margin")
     if margin is not None:
         head.append(f"   margin {fmt_num(margin, 1)} points", style="dim")
     parts: list = [head]
     if get(rec, "runner_up"):
-        parts.append(Text(f"runner-up: {get(rec, 'runner_up')}"
-                          + ("  (the measured difference lies inside the probes' noise)"
-                             if get(rec, "inside_noise") else ""), style="dim"))
+        parts.append(
+            Text(
+                f"runner-up: {get(rec, 'runner_up')}"
+                + ("  (the measured difference lies inside the probes' noise)" if get(rec, "inside_noise") else ""),
+                style="dim",
+            )
+        )
     if get(rec, "summary"):
         parts.append(Text(str(get(rec, "summary"))))
     for reason in get(rec, "reasons", default=[]) or []:
@@ -164,8 +167,15 @@ def scores_table(report: Any) -> Any:
     scores = get(report, "scores", default=[]) or []
     if not scores:
         return Text("")
-    table = Table(title="Scores (0-100) by criterion", title_justify="left", title_style="bold",
-                  show_edge=False, pad_edge=False, expand=True, header_style="bold dim")
+    table = Table(
+        title="Scores (0-100) by criterion",
+        title_justify="left",
+        title_style="bold",
+        show_edge=False,
+        pad_edge=False,
+        expand=True,
+        header_style="bold dim",
+    )
     table.add_column("Criterion")
     table.add_column("Weight", justify="right")
     for score in scores:
@@ -192,8 +202,7 @@ def scores_table(report: Any) -> Any:
             totals.append(Text("blocked", style="bold red"))
     table.add_section()
     table.add_row(Text("Total", style="bold"), "", *totals)
-    blocked = [(get(s, "workflow"), get(s, "blocked_by")) for s in scores
-               if not get(s, "eligible", default=True)]
+    blocked = [(get(s, "workflow"), get(s, "blocked_by")) for s in scores if not get(s, "eligible", default=True)]
     if not blocked:
         return table
     notes = [Text(f"{w} is ineligible: {_text_list(b)}", style="red") for w, b in blocked]
@@ -212,8 +221,7 @@ def evidence_view(report: Any, workflow: Any) -> Any:
         return Text("")
     parts: list = [Text(f"Evidence for {workflow}", style="bold")]
     for crit in get(score, "criteria", default=[]) or []:
-        parts.append(Text.assemble((f"{get(crit, 'name')}", "bold"),
-                                   f"  {fmt_num(get(crit, 'score'), 0)}/100"))
+        parts.append(Text.assemble((f"{get(crit, 'name')}", "bold"), f"  {fmt_num(get(crit, 'score'), 0)}/100"))
         evidence = get(crit, "evidence", default=[]) or []
         if isinstance(evidence, dict):
             evidence = [evidence]
@@ -269,29 +277,45 @@ def _range(value: Any, digits: int = 1, unit: str = "") -> str:
 def projections_view(report: Any) -> Any:
     projections = get(report, "projections", default=[]) or []
     if not projections:
-        return Text.assemble(("Projections  ", "bold"),
-                             ("none: add a workload to the requirements to project training time",
-                              "dim"))
+        return Text.assemble(
+            ("Projections  ", "bold"), ("none: add a workload to the requirements to project training time", "dim")
+        )
     if all(get(p, "images_per_second") is None for p in projections):
         lines = [Text("Projections", style="bold")]
         for detail in dict.fromkeys(str(get(p, "basis_detail", default="")) for p in projections):
             lines.append(Text(f"  {detail}", style="dim"))
         return Group(*lines)
-    table = Table(title="Projections for the workload", title_justify="left", title_style="bold",
-                  show_edge=False, pad_edge=False, expand=True, header_style="bold dim")
+    table = Table(
+        title="Projections for the workload",
+        title_justify="left",
+        title_style="bold",
+        show_edge=False,
+        pad_edge=False,
+        expand=True,
+        header_style="bold dim",
+    )
     for col in ("Workflow", "Path", "img/s", "Hours", "USD", "Basis"):
         table.add_column(col, overflow="fold")
     for item in projections:
         path = f"{get(item, 'path', default='')} x{get(item, 'devices', default='?')}"
         if not get(item, "supported", default=True):
-            table.add_row(str(get(item, "workflow")), path, Text("unsupported", style="red"), "", "",
-                          str(get(item, "basis_detail", default="")))
+            table.add_row(
+                str(get(item, "workflow")),
+                path,
+                Text("unsupported", style="red"),
+                "",
+                "",
+                str(get(item, "basis_detail", default="")),
+            )
             continue
-        table.add_row(str(get(item, "workflow", default="")), path,
-                      _range(get(item, "images_per_second"), 0),
-                      _range(get(item, "time_to_train_hours"), 1),
-                      _range(get(item, "compute_cost_usd"), 0),
-                      str(get(item, "basis", default="")))
+        table.add_row(
+            str(get(item, "workflow", default="")),
+            path,
+            _range(get(item, "images_per_second"), 0),
+            _range(get(item, "time_to_train_hours"), 1),
+            _range(get(item, "compute_cost_usd"), 0),
+            str(get(item, "basis", default="")),
+        )
     return table
 
 
@@ -299,8 +323,11 @@ def sensitivity_view(report: Any) -> Any:
     sensitivity = get(report, "sensitivity")
     if not sensitivity:
         return Text("")
-    items = sensitivity if isinstance(sensitivity, list) else [
-        {"criterion": k, **(v if isinstance(v, dict) else {"value": v})} for k, v in sensitivity.items()]
+    items = (
+        sensitivity
+        if isinstance(sensitivity, list)
+        else [{"criterion": k, **(v if isinstance(v, dict) else {"value": v})} for k, v in sensitivity.items()]
+    )
     parts: list = [Text("Sensitivity (weight at which the top workflow changes)", style="bold")]
     for item in items:
         name = get(item, "criterion") or get(item, "name") or "?"
@@ -328,8 +355,7 @@ def pitfalls_view(report: Any) -> Any:
         if cost is not None:
             head.append(f"  {_range(cost, 0)} h to fix", style="dim")
         if get(item, "hours_in_field_report") is not None:
-            head.append(f" (cost {fmt_num(get(item, 'hours_in_field_report'), 0)} h in a field report)",
-                        style="dim")
+            head.append(f" (cost {fmt_num(get(item, 'hours_in_field_report'), 0)} h in a field report)", style="dim")
         workflows = get(item, "workflows", default=[])
         if workflows:
             head.append(f"  [{', '.join(workflows)}]", style="dim")

@@ -43,8 +43,13 @@ from tui.screens.confirm import ConfirmModal
 from tui.widgets.toggles import StateSelectionList, StateSwitch
 
 DEFAULT_FILE = "requirements.yaml"
-HOST_FIELDS = ("hardware.available", "hardware.training_target", "hardware.accelerator",
-               "hardware.devices", "deployment.targets")
+HOST_FIELDS = (
+    "hardware.available",
+    "hardware.training_target",
+    "hardware.accelerator",
+    "hardware.devices",
+    "deployment.targets",
+)
 
 
 # What each field means, for the hint line (the model's own field docstrings win when present).
@@ -130,14 +135,17 @@ class RequirementsScreen(AdvisorScreen):
     def _control(self, spec: FieldSpec) -> Any:
         wid = spec.widget_id
         if spec.kind == "enum":
-            return Select([(str(c), c) for c in spec.choices], allow_blank=not spec.required,
-                          id=wid, compact=True)
+            return Select([(str(c), c) for c in spec.choices], allow_blank=not spec.required, id=wid, compact=True)
         if spec.kind == "multi":
             return StateSelectionList(*[(str(c), c) for c in spec.choices], id=wid, compact=True)
         if spec.kind == "bool":
             return StateSwitch(False, id=wid)
-        placeholder = {"int": "whole number", "float": "number", "path": "path to a folder or file",
-                       "mapping": "name: number, ..."}.get(spec.kind, "")
+        placeholder = {
+            "int": "whole number",
+            "float": "number",
+            "path": "path to a folder or file",
+            "mapping": "name: number, ...",
+        }.get(spec.kind, "")
         if spec.bounds:
             placeholder += ", " + bounds_words(spec.bounds)
         if not spec.required:
@@ -206,8 +214,9 @@ class RequirementsScreen(AdvisorScreen):
                     value = spec.default
                 widget = self.query_one(f"#{spec.widget_id}")
                 if spec.kind == "enum":
-                    widget.value = value if value in spec.choices else (
-                        Select.NULL if not spec.required else spec.choices[0])
+                    widget.value = (
+                        value if value in spec.choices else (Select.NULL if not spec.required else spec.choices[0])
+                    )
                 elif spec.kind == "multi":
                     widget.deselect_all()
                     for item in value or []:
@@ -226,8 +235,7 @@ class RequirementsScreen(AdvisorScreen):
         """The form as a requirements mapping (inline problems go to self.errors)."""
         data: dict = {}
         self.errors = {}
-        skip = {s for s in self.optional_sections
-                if not self.query_one(f"#sec-{_wid(s)}", Switch).value}
+        skip = {s for s in self.optional_sections if not self.query_one(f"#sec-{_wid(s)}", Switch).value}
         for spec in self.specs:
             if spec.kind == "section" or any(spec.key.startswith(s + ".") for s in skip):
                 continue
@@ -314,8 +322,10 @@ class RequirementsScreen(AdvisorScreen):
             except Exception as exc:  # noqa: BLE001 - pydantic ValidationError: map each error to its field
                 for err in getattr(exc, "errors", lambda **_: [])(include_url=False):
                     loc = tuple(str(p) for p in err.get("loc", ()) if not isinstance(p, int))
-                    errors.setdefault(_wid(".".join(loc)) if loc else "f-name",
-                                      err.get("msg", "invalid").removeprefix("Value error, "))
+                    errors.setdefault(
+                        _wid(".".join(loc)) if loc else "f-name",
+                        err.get("msg", "invalid").removeprefix("Value error, "),
+                    )
                 problem = _first_problem(errors, self.by_id) or "invalid requirements"
         else:
             problem = _first_problem(blocking, self.by_id)
@@ -391,18 +401,28 @@ class RequirementsScreen(AdvisorScreen):
         model = self.validate_now()
         path = self.query_one("#req-file", Input).value.strip() or DEFAULT_FILE
         if model is None:
-            self.notify(self.app.state.requirements.problem or "the form has problems",
-                        title="Not saved", severity="error", timeout=8)
+            self.notify(
+                self.app.state.requirements.problem or "the form has problems",
+                title="Not saved",
+                severity="error",
+                timeout=8,
+            )
             return
         try:
             from advisor.output import write_atomic
 
-            text = ("# Team requirements for framework-advisor (`advisor report FILE` reads this)\n"
-                    + providers.requirements_to_yaml(model.model_dump(mode="json", exclude_none=True)))
+            text = (
+                "# Team requirements for framework-advisor (`advisor report FILE` reads this)\n"
+                + providers.requirements_to_yaml(model.model_dump(mode="json", exclude_none=True))
+            )
             written = write_atomic(Path(path).expanduser(), text)
         except Exception as exc:  # noqa: BLE001 - UsageError, OSError or a YAML dump error: a notice
-            self.notify(str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
-                        title="Not saved", severity="error", timeout=8)
+            self.notify(
+                str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                title="Not saved",
+                severity="error",
+                timeout=8,
+            )
             return
         self.app.state.requirements.path = path
         self.dirty = False
@@ -423,8 +443,10 @@ class RequirementsScreen(AdvisorScreen):
             if replace:
                 self.app.load_requirements(path, notify=True)
 
-        self.app.push_screen(ConfirmModal(f"The form has unsaved edits. Replace them with {path}?",
-                                          yes="Replace", no="Keep my edits"), answered)
+        self.app.push_screen(
+            ConfirmModal(f"The form has unsaved edits. Replace them with {path}?", yes="Replace", no="Keep my edits"),
+            answered,
+        )
 
     @on(Input.Submitted, "#req-file")
     def _file_submitted(self) -> None:

@@ -111,10 +111,8 @@ class ScoreChart(ChartBase):
             return
         plt = self.plt
         plt.clear_figure()
-        names = [str(get(s, "workflow")) + ("" if get(s, "eligible", default=True) else " (blocked)")
-                 for s in scores]
-        totals = [float(get(s, "total", default=0.0)) if get(s, "eligible", default=True) else 0.0
-                  for s in scores]
+        names = [str(get(s, "workflow")) + ("" if get(s, "eligible", default=True) else " (blocked)") for s in scores]
+        totals = [float(get(s, "total", default=0.0)) if get(s, "eligible", default=True) else 0.0 for s in scores]
         plt.bar(names, totals, orientation="horizontal", width=0.4, marker=_bar_marker())
         plt.xlim(0, 100)
         plt.title("Total score (0-100)")
@@ -152,9 +150,11 @@ class ScalingChart(ChartBase):
     def show(self, result: Any) -> None:
         curves = []
         for fw in get(result, "frameworks", default=[]) or []:
-            points = [(int(get(rc, "ranks")), get(rc, "images_per_second"))
-                      for rc in get(fw, "rank_counts", default=[]) or []
-                      if get(rc, "images_per_second", "median") is not None]
+            points = [
+                (int(get(rc, "ranks")), get(rc, "images_per_second"))
+                for rc in get(fw, "rank_counts", default=[]) or []
+                if get(rc, "images_per_second", "median") is not None
+            ]
             if points:
                 curves.append((str(get(fw, "framework")), sorted(points, key=lambda p: p[0])))
         if not curves:

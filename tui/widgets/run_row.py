@@ -10,8 +10,16 @@ from textual.widgets import Label, ProgressBar, Sparkline, Static
 from tui.data import fmt_num
 from tui.state import RunProgress, run_title
 
-STATUS_STYLE = {"ok": "green", "done": "green", "running": "cyan", "waiting": "dim",
-                "failed": "red", "timeout": "red", "unavailable": "yellow", "cancelled": "yellow"}
+STATUS_STYLE = {
+    "ok": "green",
+    "done": "green",
+    "running": "cyan",
+    "waiting": "dim",
+    "failed": "red",
+    "timeout": "red",
+    "unavailable": "yellow",
+    "cancelled": "yellow",
+}
 
 
 class RunRow(Vertical):
@@ -49,8 +57,7 @@ class RunRow(Vertical):
             return  # not composed yet: on_mount shows the latest progress
         status = progress.status
         ips = fmt_num(progress.images_per_second, 1, " img/s") if progress.images_per_second else ""
-        self.query_one(".run-ips", Static).update(
-            Text.assemble((status, STATUS_STYLE.get(status, "")), "  ", ips))
+        self.query_one(".run-ips", Static).update(Text.assemble((status, STATUS_STYLE.get(status, "")), "  ", ips))
         self.query_one(ProgressBar).update(progress=progress.fraction)
         steps = list(progress.step_ms)
         self.query_one(Sparkline).data = steps

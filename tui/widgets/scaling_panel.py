@@ -21,10 +21,26 @@ from tui.widgets.charts import ScalingChart
 from tui.widgets.run_row import show_run_row
 
 # The figures that answer "does adding ranks help" first, so they show at 80 columns.
-COLUMNS = ("Framework", "N", "Status", "Efficiency", "Allreduce", "Gate", "1 rank img/s",
-           "N ranks img/s", "Start-up s N", "Engine")
-STATUS_STYLE = {"ok": "green", "partial": "yellow", "failed": "red", "unavailable": "yellow",
-                "cancelled": "yellow", "not run": "dim"}
+COLUMNS = (
+    "Framework",
+    "N",
+    "Status",
+    "Efficiency",
+    "Allreduce",
+    "Gate",
+    "1 rank img/s",
+    "N ranks img/s",
+    "Start-up s N",
+    "Engine",
+)
+STATUS_STYLE = {
+    "ok": "green",
+    "partial": "yellow",
+    "failed": "red",
+    "unavailable": "yellow",
+    "cancelled": "yellow",
+    "not run": "dim",
+}
 
 
 class ScalingPanel(Vertical):
@@ -58,12 +74,16 @@ class ScalingPanel(Vertical):
     def show_status(self, app: Any) -> None:
         if app.state.scaling.running:
             done = sum(1 for p in app.state.scaling.runs.values() if p.status not in ("running", "waiting"))
-            text = Text.assemble(("Scaling probe running", "bold cyan"),
-                                 f": {app.state.scaling.fraction:.0%}, {done} launch(es) finished "
-                                 "(torchrun/msrun, one at a time; c cancels)")
+            text = Text.assemble(
+                ("Scaling probe running", "bold cyan"),
+                f": {app.state.scaling.fraction:.0%}, {done} launch(es) finished "
+                "(torchrun/msrun, one at a time; c cancels)",
+            )
         elif app.state.scaling.result is None:
-            text = Text("Scaling: not measured yet. Scaling (d) runs each framework's own launcher "
-                        "with 1 and N ranks.", style="italic")
+            text = Text(
+                "Scaling: not measured yet. Scaling (d) runs each framework's own launcher with 1 and N ranks.",
+                style="italic",
+            )
         else:
             text = Text("")
         self.query_one("#scaling-status", Static).update(text)
@@ -99,9 +119,15 @@ def title_text(result: Any, cached: bool = False) -> Text:
     when = fmt_when(get(result, "created"))
     repeat = get(config, "repeat")
     return Text.assemble(
-        ("Scaling", "bold"), f"  ({source}" + (f", measured {when}" if when else "") + ")",
-        (f"  per-rank batch {get(config, 'batch_size', default='?')}; median (min-max) of "
-         f"{repeat} interleaved reps" if repeat else "", "dim"))
+        ("Scaling", "bold"),
+        f"  ({source}" + (f", measured {when}" if when else "") + ")",
+        (
+            f"  per-rank batch {get(config, 'batch_size', default='?')}; median (min-max) of {repeat} interleaved reps"
+            if repeat
+            else "",
+            "dim",
+        ),
+    )
 
 
 def label_text(result: Any) -> Text:
@@ -127,19 +153,22 @@ def table_rows(result: Any) -> list[list]:
             engine += f"/{get(fw, 'backend')}"
         for count in multi:
             gate = get(count, "gate_ok") if count is not None else None
-            rows.append([
-                f"{get(fw, 'framework', default='?')}/{get(fw, 'model', default='?')}",
-                str(get(count, "ranks")) if count is not None else "-",
-                Text(status, style=STATUS_STYLE.get(status, "")),
-                spread_text(get(count, "efficiency"), percent=True),
-                spread_text(get(count, "allreduce_share"), percent=True),
-                Text("-") if gate is None else (Text("ok", style="green") if gate
-                                                else Text("FAIL", style="bold red")),
-                spread_text(get(one, "images_per_second")),
-                spread_text(get(count, "images_per_second")),
-                startup_text(count),
-                engine,
-            ])
+            rows.append(
+                [
+                    f"{get(fw, 'framework', default='?')}/{get(fw, 'model', default='?')}",
+                    str(get(count, "ranks")) if count is not None else "-",
+                    Text(status, style=STATUS_STYLE.get(status, "")),
+                    spread_text(get(count, "efficiency"), percent=True),
+                    spread_text(get(count, "allreduce_share"), percent=True),
+                    Text("-")
+                    if gate is None
+                    else (Text("ok", style="green") if gate else Text("FAIL", style="bold red")),
+                    spread_text(get(one, "images_per_second")),
+                    spread_text(get(count, "images_per_second")),
+                    startup_text(count),
+                    engine,
+                ]
+            )
     return rows
 
 
@@ -163,20 +192,23 @@ def startup_text(count: Any) -> str:
     """Launcher / communication init / first step (medians, seconds): start-up apart from steady state."""
     if count is None:
         return "-"
-    values = [get(count, name, "median") for name in ("launcher_seconds", "init_seconds",
-                                                      "first_step_seconds")]
+    values = [get(count, name, "median") for name in ("launcher_seconds", "init_seconds", "first_step_seconds")]
     if all(v is None for v in values):
         return "-"
     return "/".join(fmt_num(v, 2) for v in values)
 
 
 def note_lines(result: Any) -> list[Text]:
-    lines = [Text("Start-up s N: launcher / communication init / first step, at N ranks",
-                  style="dim")]
+    lines = [Text("Start-up s N: launcher / communication init / first step, at N ranks", style="dim")]
     for fw in get(result, "frameworks", default=[]):
         if get(fw, "reason"):
-            lines.append(Text.assemble(("x ", "red"), (f"{get(fw, 'framework')}/{get(fw, 'model')}: ",
-                                                       "bold"), str(get(fw, "reason"))[:300]))
+            lines.append(
+                Text.assemble(
+                    ("x ", "red"),
+                    (f"{get(fw, 'framework')}/{get(fw, 'model')}: ", "bold"),
+                    str(get(fw, "reason"))[:300],
+                )
+            )
     for warning in get(result, "warnings", default=[]) or []:
         lines.append(Text.assemble(("! ", "yellow"), str(warning)))
     return lines

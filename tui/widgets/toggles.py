@@ -46,6 +46,9 @@ class StateSelectionList(SelectionList):
         except OptionDoesNotExist:
             return line
         left, inner, right = segments[:3]
-        segments[:3] = [Segment("[", left.style), Segment("x" if selected else " ", inner.style),
-                        Segment("]", right.style)]
+        segments[:3] = [
+            Segment("[", left.style),
+            Segment("x" if selected else " ", inner.style),
+            Segment("]", right.style),
+        ]
         return Strip(segments)
