@@ -14,7 +14,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from advisor.errors import UsageError
-from advisor.safe_yaml import load_yaml, read_bounded
+from advisor.safe_yaml import clip, load_yaml, read_bounded
 
 Skill = Literal["none", "basic", "proficient", "expert"]
 Level = Literal["low", "medium", "high"]
@@ -210,14 +210,18 @@ def _expectation(err: dict[str, Any]) -> str:
     return f"{msg} (got {err.get('input')!r})"
 
 
+# Every problem of a file is listed on its one line, up to this many (a file with more is not a typo).
+MAX_LISTED_PROBLEMS = 10
+
+
 def validation_message(path: str, exc: ValidationError) -> str:
-    """One line for the first problem, with a count of the others."""
+    """One line listing every problem ('; ' between them), each value quoted at most 80 characters."""
     errors = exc.errors(include_url=False)
-    first = errors[0]
     # A model-level validator reports an empty location; its message already names the field.
-    text = f"{path}: {_loc(tuple(first['loc']))}: {_expectation(first)}"
-    if len(errors) > 1:
-        text += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    parts = [f"{_loc(tuple(e['loc']))}: {clip(_expectation(e), 200)}" for e in errors[:MAX_LISTED_PROBLEMS]]
+    text = f"{path}: " + "; ".join(parts)
+    if len(errors) > MAX_LISTED_PROBLEMS:
+        text += f" (and {len(errors) - MAX_LISTED_PROBLEMS} more problems)"
     return text
 
 

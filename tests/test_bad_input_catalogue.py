@@ -114,3 +114,12 @@ def test_the_same_probe_file_twice_is_bad_input(capsys, tmp_path):
     probes.write_text('{"runs": []}')
     code, out, err = _advisor(["report", EXAMPLE, "--no-cache", "--probes", str(probes), str(probes)], capsys)
     assert code == 2 and "twice" in err, err
+
+
+def test_every_problem_of_a_requirements_file_is_listed_on_its_one_line(capsys, tmp_path):
+    path = tmp_path / "req.yaml"
+    path.write_text("name: x\nteam:\n  size: 0\n  pytorch: wizard\ncolour: blue\n")
+    code, out, err = _advisor(["report", str(path)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    for field in ("team.size", "team.pytorch", "hardware", "deployment", "colour"):
+        assert f"{field}: " in err, field

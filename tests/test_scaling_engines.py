@@ -38,7 +38,10 @@ def _function_check(framework: str) -> None:
     assert run.gate.nosync_max_abs_diff > 1e-4, run.gate  # the control can tell
     assert run.gate.param_count == 61_706
     assert run.images_per_second and run.images_per_second > 0
-    assert run.allreduce_share is not None and run.startup.init_seconds is not None
+    # a share, or (when the synced/no-sync difference is inside the control's noise, as on a loaded
+    # host) no share and a note saying so: never a negative fraction
+    assert (run.allreduce_share is not None and run.allreduce_share >= 0) or run.allreduce_share_note, run
+    assert run.startup.init_seconds is not None
     assert result.label == "cpu-contention" or framework == "pytorch"
     fw = result.frameworks[0]
     assert fw.status == "ok" and fw.rank_counts[0].gate_ok is True
