@@ -1295,6 +1295,10 @@ def _confidence(
         if quality.label == "weak":
             level = _DOWN[level]
             steps.append(f"weak decisive evidence ({quality.score:.1f}/5: {quality.note})")
+        elif quality.label == "fair" and level == "high":
+            # a wide margin built on blog figures and assumptions is not a confident verdict
+            level = "medium"
+            steps.append(f"high needs good decisive evidence; it is fair ({quality.score:.1f}/5: {quality.note})")
         if flip is not None and flip.relative_change < k["FLIP_FRAGILE"]:
             level = _DOWN[level]
             steps.append(f"fragile: {flip.note} ({flip.relative_change:.0%} away)")

@@ -628,3 +628,16 @@ def test_a_higher_scoring_blocked_workflow_makes_it_a_hard_constraint_verdict():
     top, blocked = _fake("mindspore", 70, "vendor"), _fake("pytorch", 90, "vendor", eligible=False)
     parts = _confidence([top, blocked], None, 70.0, False, [], [], DEFAULT)
     assert parts.decided_by == "hard-constraint" and "pytorch scored higher" in parts.decided_note
+
+
+def test_a_wide_margin_on_fair_evidence_is_not_high_confidence(kb):
+    """Issue 20: 'high' on a margin of 8 points when most decisive evidence is assumption or blog. A
+    high margin needs good decisive evidence too; fair evidence caps the verdict at medium, saying so."""
+    from advisor.requirements import load_requirements
+    from advisor.scoring import score
+
+    card = score(load_requirements(ROOT / "examples" / "ascend-production.yaml"), kb=kb, sensitivity=False)
+    parts = card.recommendation.confidence_parts
+    assert parts.margin_level == "high" and parts.evidence.label == "fair"
+    assert card.recommendation.confidence == "medium"
+    assert any(step.startswith("high needs good decisive evidence") for step in parts.steps)
