@@ -18,20 +18,13 @@ import argparse
 import sys
 from typing import Optional
 
+from advisor.commands.probe import _list  # the one parser of comma lists (aliases included)
 from advisor.errors import UsageError
 from probes.scaling import multinode, share
 from probes.scaling.models import ScalingConfig, ScalingEvent, ScalingResult
 
 FRAMEWORKS = ("pytorch", "mindspore")
 MODELS = ("lenet", "resnet18", "resnet50")
-ALIASES = {
-    "torch": "pytorch",
-    "ms": "mindspore",
-    "lenet5": "lenet",
-    "lenet-5": "lenet",
-    "resnet-18": "resnet18",
-    "resnet-50": "resnet50",
-}
 _DEFAULTS_KEY = "_scaling_parser_defaults"
 
 
@@ -77,16 +70,6 @@ def add_arguments(parser: argparse.ArgumentParser, shared: bool = False) -> None
     # Remember the host parser's defaults: a value equal to the probe's default means "not given",
     # so the scaling defaults (LeNet, 3 repetitions) apply instead of the probe's.
     parser.set_defaults(**{_DEFAULTS_KEY: {k: parser.get_default(k) for k in ("models", "repeat")}})
-
-
-def _list(value: Optional[str], allowed: tuple, flag: str) -> list:
-    items = [ALIASES.get(v.strip().lower(), v.strip().lower()) for v in (value or "").split(",") if v.strip()]
-    bad = [v for v in items if v not in allowed]
-    if bad or not items:
-        raise UsageError(
-            f"{flag}: {'unknown ' + ', '.join(bad) if bad else 'empty'}; expected a comma list of {','.join(allowed)}"
-        )
-    return list(dict.fromkeys(items))
 
 
 def parse_ranks(value: Optional[str]) -> Optional[list]:
