@@ -605,6 +605,19 @@ def run_suite(
 AUX_HUNG_SECONDS = 60.0
 
 
+def _not_run(job: Job, status: str, error: str) -> ProbeRun:
+    """A planned run that was never started, and why."""
+    return ProbeRun(
+        id=job.id,
+        framework=job.framework,
+        mode=job.mode,
+        model=job.model,
+        batch_size=job.batch_size,
+        status=status,
+        error=error,
+    )
+
+
 def _hung(out: Optional[launcher.ChildOutcome]) -> bool:
     return out is not None and out.status == "timeout" and not out.messages and out.seconds >= AUX_HUNG_SECONDS
 
@@ -684,35 +697,16 @@ def _model_rounds(model: str, ctx: _Rounds) -> dict:
                     )
                 )
             if not fws[job.framework]["installed"]:
-                run = ProbeRun(
-                    id=job.id,
-                    framework=job.framework,
-                    mode=job.mode,
-                    model=job.model,
-                    batch_size=config.batch_size,
-                    status="unavailable",
-                    error=f"{job.framework} is not installed in {os.path.basename(os.sys.executable)}'s environment",
-                )
+                env = os.path.basename(os.sys.executable)
+                run = _not_run(job, "unavailable", f"{job.framework} is not installed in {env}'s environment")
             elif cancel.is_set():
-                run = ProbeRun(
-                    id=job.id,
-                    framework=job.framework,
-                    mode=job.mode,
-                    model=job.model,
-                    batch_size=config.batch_size,
-                    status="cancelled",
-                    error="cancelled by the user",
-                )
+                run = _not_run(job, "cancelled", "cancelled by the user")
             elif _hung(ctx.aux.get(job.framework)):
                 # The same interpreter and import hung once already: do not wait out every run's timeout.
-                run = ProbeRun(
-                    id=job.id,
-                    framework=job.framework,
-                    mode=job.mode,
-                    model=job.model,
-                    batch_size=config.batch_size,
-                    status="failed",
-                    error=f"not started: {job.framework}'s first child (GEMM peak / parity) "
+                run = _not_run(
+                    job,
+                    "failed",
+                    f"not started: {job.framework}'s first child (GEMM peak / parity) "
                     f"timed out ({ctx.aux[job.framework].error})",
                 )
             else:
