@@ -125,7 +125,7 @@ def merge_suites(new, old):
 
 def load_cached_probes(fingerprint: Optional[str] = None):
     """The last ProbeSuite measured on this host, or None."""
-    from probes.probe_models import SCHEMA_VERSION, ProbeSuite
+    from probes.training.models import SCHEMA_VERSION, ProbeSuite
 
     return _load("probes", ProbeSuite, SCHEMA_VERSION, fingerprint)
 

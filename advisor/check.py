@@ -19,7 +19,7 @@ from typing import Callable, Optional
 from advisor import __version__
 from advisor.cache import cache_dir
 from advisor.check_scaling import launcher_findings
-from probes.check_models import Accelerator, CheckReport, Finding, FrameworkInfo, SmokeResult
+from probes.check.models import Accelerator, CheckReport, Finding, FrameworkInfo, SmokeResult
 
 ORDER = {"error": 0, "warning": 1, "info": 2}
 LOW_DISK_MB = 5 * 1024
@@ -39,7 +39,7 @@ def _own_children_filter(accs: list[Accelerator]) -> None:
             try:
                 cmd = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
                 ppid = int(Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-                if b"probes.smoke_worker" in cmd and ppid == me:
+                if b"probes.check.smoke_worker" in cmd and ppid == me:
                     continue
             except (OSError, ValueError, IndexError, TypeError):
                 pass
@@ -61,10 +61,10 @@ def run_check(
     `progress(text)` is called (from worker threads) as parts finish; `cancel` is a
     probes.launcher.Cancel that kills the smoke children (they then read "failed: cancelled")."""
     say = progress or (lambda text: None)
-    from probes.ascend import collect_ascend
-    from probes.frameworks import apply_smoke, detect_frameworks, infer_devices, package_version, smoke_all
-    from probes.host import collect_host
-    from probes.nvidia import collect_nvidia
+    from probes.check.ascend import collect_ascend
+    from probes.check.frameworks import apply_smoke, detect_frameworks, infer_devices, package_version, smoke_all
+    from probes.check.host import collect_host
+    from probes.check.nvidia import collect_nvidia
 
     start = time.monotonic()
     frameworks = detect_frameworks()

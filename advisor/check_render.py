@@ -7,7 +7,7 @@ import textwrap
 
 from tabulate import tabulate
 
-from probes.check_models import CheckReport
+from probes.check.models import CheckReport
 
 _MARK = {"error": "ERROR", "warning": "WARN", "info": "info"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from probes.check_models import Finding
+from probes.check.models import Finding
 from probes.scaling.facts import HCCL_SETTINGS, launcher_facts
 
 EVIDENCE = "launcher readiness"

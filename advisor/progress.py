@@ -68,7 +68,7 @@ def run_estimate(framework: str, mode: str, model: str, budget: float) -> Estima
 
 def planned_runs(config: Any) -> list[tuple[str, str, str, str]]:
     """(run id, framework, mode, model) of every run the suite makes, in order (the runner's plan)."""
-    from probes.runner import plan_jobs
+    from probes.training.runner import plan_jobs
 
     return [(job.id, job.framework, job.mode, job.model) for job in plan_jobs(config)]
 

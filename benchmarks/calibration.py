@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from probes import quality  # noqa: E402
-from probes.probe_models import ProbeConfig  # noqa: E402
-from probes.runner import run_suite, usable_cores  # noqa: E402
+from probes.training.models import ProbeConfig  # noqa: E402
+from probes.training.runner import run_suite, usable_cores  # noqa: E402
 
 TOLERANCE = 0.05  # the goal: default and 4x budget within 5% on a quiet host
 

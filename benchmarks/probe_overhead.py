@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from probes.probe_models import ProbeConfig  # noqa: E402
-from probes.runner import run_suite, usable_cores  # noqa: E402
+from probes.training.models import ProbeConfig  # noqa: E402
+from probes.training.runner import run_suite, usable_cores  # noqa: E402
 
 BARE = r"""
 import json, sys, time, torch

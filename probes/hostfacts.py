@@ -4,7 +4,7 @@ importing a framework. Pure parsers are tested on fixture text; readers never ra
 
 usable_cores() is what this process may use (affinity, cgroup cpuset and quota), the number the
 frameworks' thread counts and the noise warnings use; fingerprint() identifies the host for the
-result cache from cheap facts, without probes.host's full collection.
+result cache from cheap facts, without probes.check.host's full collection.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import platform
 from pathlib import Path
 from typing import Optional
 
-from probes.check_models import CgroupLimits
+from probes.check.models import CgroupLimits
 
 APP = "framework-advisor"
 FRAMEWORK_MODULES = {"pytorch": ("torch", "torch"), "mindspore": ("mindspore", "mindspore")}  # (module, dist)

@@ -470,7 +470,7 @@ def run_child(
     cancel: Optional[Cancel] = None,
     keep_workdir: bool = False,
 ) -> ChildOutcome:
-    """Run `python ARGS...` (e.g. ["-m", "probes.smoke_worker", "torch"]) as an isolated child.
+    """Run `python ARGS...` (e.g. ["-m", "probes.check.smoke_worker", "torch"]) as an isolated child.
 
     The child talks back through probes.channel; `on_message` is called (in a reader thread) for
     every message as it arrives, e.g. to drive a progress bar.

@@ -22,7 +22,7 @@ is within its stable bound, else "noisy". Nothing is clamped: a CI whose low end
 run unusable instead of being shown as "0-2,701". A merged --repeat run takes its median usable
 repeat's grade, worsened by the min-max spread of the usable repeats (stable <= 10%, unusable > 50%);
 with no usable repeat it is unusable. "contention" = max(0, others' cores + threads - cores) / threads,
-others' cores being all busy CPU time during the child minus the child's own (probes.runner.run_load).
+others' cores being all busy CPU time during the child minus the child's own (probes.training.runner.run_load).
 
 Paired comparison of runs A and B of one model: in round r, A_r and B_r were measured in alternation
 (fresh processes, A B A B ...), so a drifting host moves both. ratio = geometric mean of
@@ -41,7 +41,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from probes.probe_models import PairedComparison, ProbeRun
+from probes.training.models import PairedComparison, ProbeRun
 from probes.training import stats
 
 # (stable bound, unusable bound) per measure: assumption, see the module docstring.

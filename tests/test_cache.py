@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from advisor import cache
-from probes.probe_models import ProbeConfig, ProbeSuite
+from probes.training.models import ProbeConfig, ProbeSuite
 from probes.scaling.models import ScalingResult
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -66,12 +66,12 @@ def test_an_ok_run_replaces_a_failed_one_and_parity_merges_by_model():
 
 
 def test_the_cache_key_needs_no_full_host_collection(monkeypatch):
-    import probes.host
+    import probes.check.host
 
     def boom(*a, **kw):
         raise AssertionError("host_fingerprint ran a full host collection")
 
-    monkeypatch.setattr(probes.host, "collect_host", boom)
+    monkeypatch.setattr(probes.check.host, "collect_host", boom)
     assert len(cache.host_fingerprint()) == 16
 
 

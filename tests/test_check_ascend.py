@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import probes.ascend as ascend
+import probes.check.ascend as ascend
 
 FIX = Path(__file__).parent / "fixtures" / "check"
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from advisor.check import evaluate, spec_allows, verdict
-from probes.check_models import (
+from probes.check.models import (
     Accelerator,
     AscendInfo,
     CannInfo,
@@ -366,7 +366,7 @@ def test_cli_with_fake_smi_tools_lists_8_gpus_and_16_npu_chips(monkeypatch, caps
     import os
     from pathlib import Path
 
-    import probes.nvidia as nvidia
+    import probes.check.nvidia as nvidia
     from advisor.cli import main
 
     fix = Path(__file__).parent / "fixtures" / "check"

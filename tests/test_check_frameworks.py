@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from probes.check_models import Accelerator, FrameworkInfo
-from probes.frameworks import detect_frameworks, infer_devices, parse_torch_version_py
+from probes.check.models import Accelerator, FrameworkInfo
+from probes.check.frameworks import detect_frameworks, infer_devices, parse_torch_version_py
 
 FIX = Path(__file__).parent / "fixtures" / "check"
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import probes.host as host
-from probes.check_models import CgroupLimits
+import probes.check.host as host
+from probes.check.models import CgroupLimits
 
 FIX = Path(__file__).parent / "fixtures" / "check"
 

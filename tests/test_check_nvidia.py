@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-import probes.nvidia as nvidia
+import probes.check.nvidia as nvidia
 
 FIX = Path(__file__).parent / "fixtures" / "check"
 

@@ -13,8 +13,8 @@ import pytest
 
 import advisor.check as check
 from advisor.cli import main
-from probes.check_models import Finding
-from probes.frameworks import _smoke_from_outcome, detect_frameworks, run_smoke
+from probes.check.models import Finding
+from probes.check.frameworks import _smoke_from_outcome, detect_frameworks, run_smoke
 from probes.launcher import PROJECT_ROOT, ChildOutcome
 
 
@@ -186,8 +186,8 @@ def test_progress_lines(monkeypatch):
 
 def test_early_avx2_rerun_is_stopped_when_mindspore_convs_are_fast(monkeypatch):
     """Orchestration only (fake children): a fast conv in the main MindSpore child cancels the rerun."""
-    import probes.frameworks as frameworks
-    from probes.check_models import ConvCheck, FrameworkInfo, SmokeResult
+    import probes.check.frameworks as frameworks
+    from probes.check.models import ConvCheck, FrameworkInfo, SmokeResult
 
     monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
     calls = []
@@ -220,7 +220,7 @@ def test_torch_smoke_runs_on_several_devices_without_shared_state():
     Running the same smoke twice on the CPU exercises the same shared state."""
     import torch
 
-    from probes.smoke_worker import _torch_smoke_fn
+    from probes.check.smoke_worker import _torch_smoke_fn
 
     smoke = _torch_smoke_fn(torch, lambda device: None)
     assert smoke("cpu") is None

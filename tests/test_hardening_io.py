@@ -240,7 +240,7 @@ def test_probe_progress_on_a_dumb_terminal_writes_no_escape_sequences(monkeypatc
     import io
 
     from advisor.commands.probe import Progress
-    from probes.probe_models import ProbeEvent
+    from probes.training.models import ProbeEvent
 
     class Tty(io.StringIO):
         def isatty(self):

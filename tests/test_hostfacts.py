@@ -1,7 +1,9 @@
 """Host facts have one home (probes/hostfacts.py): every user reads the same numbers."""
 
-from probes import host, hostfacts, runner
-from probes.check_models import CgroupLimits
+from probes import hostfacts
+from probes.check import host
+from probes.training import runner
+from probes.check.models import CgroupLimits
 from probes.scaling import runner as scaling_runner
 
 

@@ -65,7 +65,7 @@ def test_the_contracts_can_fail(tmp_path):
     (tmp_path / "advisor" / "commands" / "__init__.py").write_text("")
     (tmp_path / "advisor" / "commands" / "tui.py").write_text("import tui.app\n")
     (tmp_path / "tui" / "app.py").write_text("")
-    for name in ("probe_models", "runner", "launcher"):
+    for name in ("training/models", "training/runner", "launcher"):
         (tmp_path / "probes" / f"{name}.py").write_text("")
     (tmp_path / "probes" / "bad.py").write_text("import advisor\n")
     (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())

@@ -3,7 +3,7 @@ produces passes, a differing optimizer rule fails (numpy only, no framework)."""
 
 import numpy as np
 
-from probes import parity
+from probes.training import parity
 from probes.training import specs, weights
 
 LR, WD = 0.01, 5e-4

@@ -11,8 +11,9 @@ import time
 
 import pytest
 
-from probes import quality, runner
-from probes.probe_models import ProbeConfig
+from probes import quality
+from probes.training import runner
+from probes.training.models import ProbeConfig
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from advisor.cli import main
-from probes.probe_models import ProbeSuite
+from probes.training.models import ProbeSuite
 
 
 @pytest.mark.slow

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from probes import runner
-from probes.probe_models import ProbeConfig
+from probes.training import runner
+from probes.training.models import ProbeConfig
 from probes.training import flops, specs, weights
 
 pytestmark = pytest.mark.slow

@@ -9,9 +9,9 @@ import pytest
 
 from advisor import cache, cli
 from advisor.schemas import FOLDER, schema_text
-from probes import runner
+from probes.training import runner
 from probes.launcher import Cancel
-from probes.probe_models import SCHEMA_VERSION, ProbeConfig, ProbeRun, ProbeSuite
+from probes.training.models import SCHEMA_VERSION, ProbeConfig, ProbeRun, ProbeSuite
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "probe"))
 from minischema import validate  # noqa: E402
@@ -149,7 +149,7 @@ def test_repeats_merge_to_median():
 
 
 def test_schema_file_matches_the_models():
-    assert (FOLDER / "probe.schema.json").read_text() == schema_text("probes.probe_models:ProbeSuite"), (
+    assert (FOLDER / "probe.schema.json").read_text() == schema_text("probes.training.models:ProbeSuite"), (
         "probe.schema.json is stale: run `make schemas` (python -m advisor.schemas)"
     )
 
@@ -259,7 +259,7 @@ def test_progress_bar_on_a_terminal_and_plain_lines_otherwise():
     import io
 
     from advisor.commands.probe import Progress
-    from probes.probe_models import ProbeEvent
+    from probes.training.models import ProbeEvent
 
     class Tty(io.StringIO):
         def isatty(self):

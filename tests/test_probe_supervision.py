@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from probes import runner
-from probes.probe_models import ProbeConfig
+from probes.training import runner
+from probes.training.models import ProbeConfig
 
 HANG = "tests.fixtures.supervision.hang_worker"
 

@@ -8,7 +8,7 @@ import struct
 import numpy as np
 import pytest
 
-from probes import parity
+from probes.training import parity
 from probes.training import common, data, devices, flops, measure, specs, stats, weights
 
 
@@ -346,7 +346,13 @@ def test_parent_side_loads_no_framework_and_worker_helpers_no_pydantic():
     import subprocess
     import sys
 
-    parent = ["probes.runner", "probes.probe_models", "probes.parity", "advisor.cache", "advisor.commands.probe"]
+    parent = [
+        "probes.training.runner",
+        "probes.training.models",
+        "probes.training.parity",
+        "advisor.cache",
+        "advisor.commands.probe",
+    ]
     helpers = [
         "probes.training." + m for m in ("specs", "weights", "data", "stats", "measure", "flops", "devices", "common")
     ]

@@ -8,9 +8,9 @@ import pytest
 def test_avx2_rerun_cancel_works_with_the_real_launcher(monkeypatch):
     """`advisor check` said 'could not confirm the fix ('_ConfirmCancel' object has no attribute
     'add_waker')': the rerun's cancel must be something the real launcher can wait on."""
-    import probes.frameworks as frameworks
+    import probes.check.frameworks as frameworks
     from probes import launcher
-    from probes.check_models import ConvCheck, FrameworkInfo, SmokeResult
+    from probes.check.models import ConvCheck, FrameworkInfo, SmokeResult
 
     monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
     slow = {"shape": "s", "conv_ms": 100.0, "gemm_ms": 5.0, "ratio": 20.0, "slow": True}
@@ -116,7 +116,7 @@ def test_check_table_fits_80_columns():
     """The findings grid was ~150 columns wide whatever the terminal: unreadable at 80."""
     from advisor.check import run_check
     from advisor.check_render import render_table
-    from probes.check_models import Finding
+    from probes.check.models import Finding
 
     report = run_check(smoke=False, use_kb=False)
     report.findings.append(
@@ -139,13 +139,13 @@ def test_check_table_fits_80_columns():
 def test_probe_refuses_a_bad_output_before_measuring(scaling, bad, capsys, tmp_path, monkeypatch):
     """`advisor probe -o missing/p.json` measured for minutes, then failed to write (a folder as -o
     was an internal error)."""
-    import probes.runner
+    import probes.training.runner
     import probes.scaling.runner
 
     def must_not_run(*a, **k):
         raise AssertionError("measured before checking -o")
 
-    monkeypatch.setattr(probes.runner, "run_suite", must_not_run)
+    monkeypatch.setattr(probes.training.runner, "run_suite", must_not_run)
     monkeypatch.setattr(probes.scaling.runner, "run_scaling", must_not_run)
     code, out, err = _advisor(
         ["probe", *scaling, "--models", "lenet", "--budget", "1", "-o", str(tmp_path / bad)], capsys
@@ -174,8 +174,8 @@ def test_check_timeout_must_be_a_finite_positive_number(value, capsys):
 def test_pytorch_only_probe_has_no_mindspore_tuning_note(monkeypatch):
     """`advisor probe --frameworks pytorch` noted 'ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore' though no
     MindSpore run was made. Fake workers (tests/fixtures/probe/fake_worker.py) speak the channel."""
-    from probes import runner
-    from probes.probe_models import ProbeConfig
+    from probes.training import runner
+    from probes.training.models import ProbeConfig
 
     monkeypatch.setattr(
         runner,
@@ -196,9 +196,9 @@ def test_pytorch_only_probe_has_no_mindspore_tuning_note(monkeypatch):
 )
 def test_scaling_options_without_scaling_are_refused(argv, capsys, monkeypatch):
     """`advisor probe --ranks 1,2` silently ran the training probe and ignored --ranks."""
-    import probes.runner
+    import probes.training.runner
 
-    monkeypatch.setattr(probes.runner, "run_suite", lambda *a, **k: pytest.fail("probe ran"))
+    monkeypatch.setattr(probes.training.runner, "run_suite", lambda *a, **k: pytest.fail("probe ran"))
     code, out, err = _advisor(["probe", *argv], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith(f"advisor: error: {argv[0]}:") and "--scaling" in err
@@ -230,7 +230,7 @@ def test_scan_text_fits_80_columns(tmp_path):
 def test_probe_table_fits_80_columns():
     """The probe table was ~150 columns wide and notes ran to ~160 whatever the terminal."""
     from advisor.commands.probe import render_table
-    from probes.probe_models import ProbeConfig, ProbeRun, ProbeSuite
+    from probes.training.models import ProbeConfig, ProbeRun, ProbeSuite
 
     run = ProbeRun(
         id="mindspore-pynative-resnet18-bs32",
@@ -298,7 +298,7 @@ def test_kb_show_in_the_wrong_section_names_the_section(capsys):
 def test_probe_help_states_the_defaults_it_uses(capsys):
     """--models, --modes, --repeat and --device had no default in --help."""
     from advisor.cli import main
-    from probes.probe_models import ProbeConfig
+    from probes.training.models import ProbeConfig
 
     with pytest.raises(SystemExit):
         main(["probe", "--help"])
@@ -325,7 +325,7 @@ def test_probe_progress_names_the_aux_child():
     import io
 
     from advisor.commands.probe import Progress
-    from probes.probe_models import ProbeEvent
+    from probes.training.models import ProbeEvent
 
     stream = io.StringIO()
     show = Progress(stream)

@@ -17,12 +17,12 @@ EXAMPLES = ROOT / "examples"
 @pytest.fixture(autouse=True)
 def no_probe_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    import probes.runner
+    import probes.training.runner
 
     def refuse(*args, **kwargs):
         raise AssertionError("a QA test ran the probes")
 
-    monkeypatch.setattr(probes.runner, "run_suite", refuse)
+    monkeypatch.setattr(probes.training.runner, "run_suite", refuse)
 
 
 def run_cli(capsys, *argv):
@@ -112,7 +112,7 @@ def test_probe_note_when_no_run_succeeded():
     """'probes ran on no hardware' was the note when every run was unavailable."""
     from advisor.report import build_report
     from advisor.requirements import load_requirements
-    from probes.probe_models import ProbeSuite
+    from probes.training.models import ProbeSuite
     import knowledge
 
     suite = ProbeSuite.model_validate(

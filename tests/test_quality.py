@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as st
 
 from probes import quality
-from probes.probe_models import ProbeRun
+from probes.training.models import ProbeRun
 from probes.training import stats
 
 

@@ -33,12 +33,12 @@ SCENARIOS = sorted((ROOT / "examples").glob("*.yaml")) + sorted(FIX.glob("*.yaml
 
 @pytest.fixture(autouse=True)
 def no_probes(monkeypatch):
-    import probes.runner
+    import probes.training.runner
 
     def refuse(*args, **kwargs):
         raise AssertionError("the report ran the probes without --run-probes")
 
-    monkeypatch.setattr(probes.runner, "run_suite", refuse)
+    monkeypatch.setattr(probes.training.runner, "run_suite", refuse)
 
 
 @pytest.fixture(scope="module")

@@ -23,12 +23,12 @@ EXAMPLE = ROOT / "examples" / "prototype-then-ascend.yaml"
 def isolated_cache(tmp_path, monkeypatch):
     """Keep the user's probe cache out of the tests, and fail loudly if a probe would run."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    import probes.runner
+    import probes.training.runner
 
     def no_probes(*args, **kwargs):
         raise AssertionError("the report ran the probes without --run-probes")
 
-    monkeypatch.setattr(probes.runner, "run_suite", no_probes)
+    monkeypatch.setattr(probes.training.runner, "run_suite", no_probes)
 
 
 def run_cli(capsys, *argv):
@@ -279,7 +279,7 @@ def test_cached_probes_are_used_unless_no_cache(capsys):
 def test_run_probes_measures_and_caches(capsys, monkeypatch):
     # Running the real suite takes minutes; the runner (another part, tested on its own) is replaced
     # by one that returns the real-format fixture, to check the wiring: called once, result used and cached.
-    import probes.runner
+    import probes.training.runner
 
     from advisor.cache import load_cached_probes
 
@@ -289,7 +289,7 @@ def test_run_probes_measures_and_caches(capsys, monkeypatch):
         calls.append(config)
         return _fixture_suite_for_this_host()
 
-    monkeypatch.setattr(probes.runner, "run_suite", fake_run_suite)
+    monkeypatch.setattr(probes.training.runner, "run_suite", fake_run_suite)
     code, out, err = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"), "--run-probes")
     assert code == 0, err
     assert len(calls) == 1 and json.loads(out)["probes"]["source"] == "run"

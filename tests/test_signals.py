@@ -86,7 +86,7 @@ def test_check_signal_kills_hung_smoke_children(tmp_path, sig, code):
     proc, tag, tmp = _start(
         ["check", "--json", "--timeout", "300"], tmp_path, ADVISOR_TEST_SMOKE_FAULT="torch:hang,mindspore:hang"
     )
-    _wait_for_children(proc, tag, "probes.smoke_worker")
+    _wait_for_children(proc, tag, "probes.check.smoke_worker")
     time.sleep(0.5)  # both frameworks' children started
     proc.send_signal(sig)
     _assert_clean(proc, tag, tmp, code, sig)

@@ -174,7 +174,7 @@ def test_xdg_config_home_locates_the_file(tmp_path, monkeypatch):
 
 def test_suite_estimate_and_eta_follow_the_plan():
     from advisor.progress import SuiteClock, suite_estimate
-    from probes.probe_models import ProbeConfig
+    from probes.training.models import ProbeConfig
 
     config = ProbeConfig(
         frameworks=["pytorch"], models=["lenet"], modes=["eager", "compile"], budget=2, repeat=1, max_repeat=None
@@ -195,7 +195,7 @@ def test_cli_progress_without_a_terminal_prints_a_line_per_run():
     import io
 
     from advisor.progress import suite_progress
-    from probes.probe_models import ProbeConfig
+    from probes.training.models import ProbeConfig
 
     config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], budget=1, repeat=1, max_repeat=None)
     stream = io.StringIO()

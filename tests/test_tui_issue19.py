@@ -121,8 +121,8 @@ async def test_progress_names_the_planned_runs_and_cancelled_bars_stay_put():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         before = screen_text(app)
-        from probes.probe_models import ProbeConfig
-        from probes.runner import plan_jobs
+        from probes.training.models import ProbeConfig
+        from probes.training.runner import plan_jobs
 
         planned = len(plan_jobs(ProbeConfig()))  # 2 models x 4 modes x the default interleaved rounds
         assert f"{planned} runs, estimated" in before  # before Start: how long it takes

@@ -18,7 +18,7 @@ class HostCheck(Protocol):
 
 
 class Launcher(Protocol):
-    """probes.runner.run_suite / probes.scaling.runner.run_scaling: events to on_event, the result
+    """probes.training.runner.run_suite / probes.scaling.runner.run_scaling: events to on_event, the result
     back (partial, never raising, when cancel is set)."""
 
     def __call__(self, config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any: ...
@@ -53,7 +53,7 @@ def default_host_provider(progress: Callable[[str], None] | None = None, cancel:
 
 
 def default_probe_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
-    from probes.runner import run_suite
+    from probes.training.runner import run_suite
 
     return run_suite(config, on_event=on_event, cancel=cancel)
 
@@ -101,7 +101,7 @@ def new_cancel() -> Any:
 
 def make_probe_config(choice: dict) -> Any:
     """A ProbeConfig from the screen's choices; only the fields the model knows are passed on."""
-    from probes.probe_models import ProbeConfig
+    from probes.training.models import ProbeConfig
 
     known = set(ProbeConfig.model_fields)
     return ProbeConfig.model_validate({k: v for k, v in choice.items() if k in known})

@@ -55,7 +55,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--data", metavar="PATH", help="real data: CIFAR-10 (cifar-10-batches-bin or -py) or MNIST idx folder"
     )
-    from probes.probe_models import ProbeConfig  # pydantic only: the defaults have one home
+    from probes.training.models import ProbeConfig  # pydantic only: the defaults have one home
 
     defaults = ProbeConfig()
     p.add_argument(
@@ -125,8 +125,8 @@ def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
 
 
 def build_config(args):
-    from probes.probe_models import MODES_OF, ProbeConfig
-    from probes.runner import installed_frameworks
+    from probes.training.models import MODES_OF, ProbeConfig
+    from probes.training.runner import installed_frameworks
 
     if args.frameworks:
         frameworks = _list(args.frameworks, FRAMEWORKS, "--frameworks")
@@ -314,7 +314,7 @@ def render_table(suite, width: int | None = None) -> str:
             + ", ".join(f"{fw} {g:.0f} GFLOP/s" for fw, g in suite.gemm_peak.items())
         )
     if suite.parity:
-        from probes.parity import summary_line
+        from probes.training.parity import summary_line
 
         lines.append("Parity (same weights, one batch):")
         for p in suite.parity:
@@ -462,7 +462,7 @@ def handle(args) -> int:
         print(f"advisor: removed {len(removed)} cached item(s)", file=sys.stderr)
         return 0
     config = build_config(args)
-    from probes.runner import run_suite
+    from probes.training.runner import run_suite
 
     on_event = None if args.json else Progress()
     try:

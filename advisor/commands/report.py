@@ -123,7 +123,7 @@ def load_probe_file(path: str) -> Any:
         )
     from pydantic import ValidationError
 
-    from probes.probe_models import SCHEMA_VERSION, ProbeSuite
+    from probes.training.models import SCHEMA_VERSION, ProbeSuite
 
     from advisor.requirements import validation_message
 
@@ -226,8 +226,8 @@ def cached_probes() -> Any:
 
 
 def run_probes() -> Any:
-    from probes.probe_models import ProbeConfig
-    from probes.runner import run_suite
+    from probes.training.models import ProbeConfig
+    from probes.training.runner import run_suite
 
     def progress(event: Any) -> None:
         if getattr(event, "kind", None) == "done":

@@ -16,8 +16,8 @@ FOLDER = Path(__file__).resolve().parent
 SCHEMAS: list[tuple[str, str]] = [
     ("advisor.report:Report", "report.schema.json"),
     ("advisor.requirements:Requirements", "requirements.schema.json"),
-    ("probes.probe_models:ProbeSuite", "probe.schema.json"),
-    ("probes.check_models:CheckReport", "check.schema.json"),
+    ("probes.training.models:ProbeSuite", "probe.schema.json"),
+    ("probes.check.models:CheckReport", "check.schema.json"),
     ("advisor.scan.models:ScanResult", "scan.schema.json"),
     ("probes.scaling.models:ScalingResult", "scaling.schema.json"),
 ]

@@ -77,7 +77,7 @@ def config_from_args(args) -> DeployConfig:
         if name in defaults and getattr(args, name, defaults[name]) != defaults[name]:
             flag = "--" + name.replace("_", "-")
             raise DeployUsageError(f"{flag}: a training-probe option; the deployment probe (--deploy) does not use it")
-    from probes.probe_models import ProbeConfig
+    from probes.training.models import ProbeConfig
 
     if getattr(args, "repeat", None) not in (None, ProbeConfig.model_fields["repeat"].default):
         raise DeployUsageError(
@@ -91,7 +91,7 @@ def config_from_args(args) -> DeployConfig:
     if args.frameworks:
         frameworks = _list(args.frameworks, FRAMEWORKS, "--frameworks")
     else:
-        from probes.runner import installed_frameworks
+        from probes.training.runner import installed_frameworks
 
         frameworks = [fw for fw, info in installed_frameworks().items() if info["installed"]]
         if not frameworks:

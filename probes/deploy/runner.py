@@ -348,7 +348,7 @@ def run_deploy(
     config: DeployConfig, on_event: Optional[EventCallback] = None, cancel: Optional[Cancel] = None
 ) -> DeployResult:
     """Export, serve and compare every requested model; never raises for a failing step."""
-    from probes import runner as training_runner  # host facts and the MindSpore tuning, shared
+    from probes.training import runner as training_runner  # host facts and the MindSpore tuning, shared
 
     t0 = time.monotonic()
     cancel = cancel or Cancel()

@@ -68,7 +68,7 @@ def default_ranks(device_count: int) -> list[int]:
 
 def _host_summary() -> dict:
     out = {"usable_cores": usable_cores(), "nvidia_gpus": nvidia_gpu_count(), "ascend_npus": ascend_npu_count()}
-    from probes.host import collect_host  # never raises: what it cannot read stays None
+    from probes.check.host import collect_host  # never raises: what it cannot read stays None
 
     cpu = collect_host().cpu
     out.update(cpu_model=cpu.model, physical_cores=cpu.physical_cores, logical_cores=cpu.logical_cores)

@@ -30,7 +30,7 @@ from textual.widgets import (
     Static,
 )
 
-from probes.probe_models import MODES_OF
+from probes.training.models import MODES_OF
 from tui import providers
 from tui.data import fmt_num, fmt_when, get
 from tui.form_spec import parse_number

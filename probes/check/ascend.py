@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 from probes import hostfacts
-from probes.check_models import Accelerator, AscendInfo, CannInfo, DeviceProcess
+from probes.check.models import Accelerator, AscendInfo, CannInfo, DeviceProcess
 
 SMI_TIMEOUT = 20.0
 _PAIR = re.compile(r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)")

@@ -12,7 +12,7 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
-from probes.check_models import Accelerator, DeviceProcess, NvidiaInfo
+from probes.check.models import Accelerator, DeviceProcess, NvidiaInfo
 
 GPU_FIELDS = (
     "index",

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from probes.check_models import (
+from probes.check.models import (
     CgroupLimits,
     ContainerInfo,
     CpuInfo,
@@ -23,7 +23,7 @@ from probes.check_models import (
     HostInfo,
     MemoryInfo,
 )
-from probes.hostfacts import (  # noqa: F401 (parse_cpu_list and RELEVANT_FLAGS: probes.host's API)
+from probes.hostfacts import (  # noqa: F401 (parse_cpu_list and RELEVANT_FLAGS: probes.check.host's API)
     RELEVANT_FLAGS,
     _read,
     affinity_cores,

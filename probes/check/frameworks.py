@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from probes.check_models import Accelerator, ConvCheck, DeviceSmoke, FrameworkInfo, SmokeResult
+from probes.check.models import Accelerator, ConvCheck, DeviceSmoke, FrameworkInfo, SmokeResult
 
 # name -> (module, distribution names in the order they are tried)
 FRAMEWORKS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -204,7 +204,7 @@ def run_smoke(
 
     try:
         outcome = run_child(
-            ["-m", "probes.smoke_worker", name, *extra_args],
+            ["-m", "probes.check.smoke_worker", name, *extra_args],
             timeout=timeout,
             env_extra=env_extra,
             on_message=on_message,

@@ -1,4 +1,4 @@
-"""Smoke-test worker: `python -m probes.smoke_worker <pytorch|mindspore|torch_npu> [--conv-only]`.
+"""Smoke-test worker: `python -m probes.check.smoke_worker <pytorch|mindspore|torch_npu> [--conv-only]`.
 
 Runs in its own process (started by probes.launcher). Imports only the standard library,
 probes.channel and its ONE framework. On every device the framework can use: a small matmul and one

@@ -1,6 +1,6 @@
 """Runs the training-probe suite: one fresh child per (framework, mode, model) through
 probes.launcher, plus one aux child per framework (GEMM peak + parity arrays). Never imports a
-framework itself; validates what the workers send into probes.probe_models.
+framework itself; validates what the workers send into probes.training.models.
 
 
     suite = run_suite(ProbeConfig(budget=6), on_event=print, cancel=Cancel())
@@ -21,9 +21,10 @@ from typing import Callable, Optional
 
 from pydantic import ValidationError
 
-from probes import hostfacts, launcher, parity, quality
+from probes import hostfacts, launcher, quality
+from probes.training import parity
 from probes.launcher import Cancel
-from probes.probe_models import (
+from probes.training.models import (
     MODES_OF,
     HostSummary,
     ParityResult,
@@ -50,8 +51,8 @@ _loadavg = hostfacts.loadavg
 
 
 def host_summary() -> HostSummary:
-    """What the numbers depend on (probes.host never raises: what it cannot read stays empty)."""
-    from probes.host import collect_host
+    """What the numbers depend on (probes.check.host never raises: what it cannot read stays empty)."""
+    from probes.check.host import collect_host
 
     info = collect_host()
     h = HostSummary(
