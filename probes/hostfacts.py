@@ -325,6 +325,7 @@ def installed(module: str) -> bool:
 
 
 def package_version(dist: str) -> Optional[str]:
+    """Installed version of a distribution, or None (a .dist-info without METADATA gives None too)."""
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:

@@ -81,6 +81,9 @@ class _FakeNvml:
 
     NVML_TEMPERATURE_GPU = 0
 
+    class NVMLError(Exception):  # pynvml's base class: every NVMLError_* derives from it
+        pass
+
     def nvmlSystemGetDriverVersion(self):
         return "550.54.15"
 
@@ -112,7 +115,7 @@ class _FakeNvml:
         return 40
 
     def nvmlDeviceGetPowerUsage(self, h):
-        raise RuntimeError("NVMLError_NotSupported")  # one failing attribute loses only that value
+        raise self.NVMLError("Not Supported")  # one failing attribute loses only that value
 
     def nvmlDeviceGetUUID(self, h):
         return f"GPU-{h}"
@@ -134,3 +137,17 @@ def test_nvml_path(monkeypatch):
     assert gpus[1].memory_used_mb == 40 * 1024 and gpus[1].compute_capability == "8.0"
     assert gpus[1].power_w is None and gpus[1].temperature_c == 40
     assert [(p.pid, p.name, p.memory_mb) for p in gpus[1].processes] == [(999, "python", 39 * 1024)]
+
+
+def test_real_nvml_without_a_driver_is_a_reason_not_a_crash():
+    # The real nvidia-ml-py on a host without the NVIDIA driver raises NVMLError_LibraryNotFound,
+    # which the narrowed handler must still catch (skipped where a driver is present).
+    pynvml = pytest.importorskip("pynvml")
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError:
+        module, reason = nvidia._load_nvml()
+        assert module is None and reason
+    else:
+        pynvml.nvmlShutdown()
+        pytest.skip("an NVIDIA driver is present here")

@@ -273,7 +273,7 @@ def collect_ascend(dev_root: str = "/dev") -> tuple[AscendInfo, list[Accelerator
     """(summary, chips). Never raises."""
     try:
         return _collect(dev_root)
-    except Exception as exc:
+    except Exception as exc:  # last line of defence: a probe never raises
         return AscendInfo(status="failed", reason=f"{type(exc).__name__}: {exc}"), []
 
 

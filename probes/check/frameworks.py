@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from probes import hostfacts
 from probes.check.models import Accelerator, ConvCheck, DeviceSmoke, FrameworkInfo, SmokeResult
 
 # name -> (module, distribution names in the order they are tried)
@@ -30,13 +31,7 @@ ONEDNN_CAP = {"ONEDNN_MAX_CPU_ISA": "AVX2", "GLOG_v": "3"}
 CHILD_ENV = {"mindspore": {"GLOG_v": "3"}}
 
 
-def package_version(dist: str) -> Optional[str]:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
-    except Exception:  # a broken .dist-info must not stop the check
-        return None
+package_version = hostfacts.package_version  # one home; re-exported for advisor.check
 
 
 def _package_dir(module: str) -> Optional[Path]:
@@ -121,7 +116,7 @@ def detect_frameworks() -> list[FrameworkInfo]:
     for name in FRAMEWORKS:
         try:
             out.append(detect_framework(name))
-        except Exception as exc:
+        except Exception as exc:  # one framework's odd install is data, the others still report
             out.append(FrameworkInfo(name=name, installed=False, details={"error": str(exc)}))
     return out
 
@@ -210,7 +205,7 @@ def run_smoke(
             on_message=on_message,
             cancel=cancel,
         )
-    except Exception as exc:
+    except Exception as exc:  # a launch failure is a failed smoke result with the reason
         return SmokeResult(status="failed", ok=False, error=f"could not run the smoke test: {exc}"), {}
     return _smoke_from_outcome(outcome)
 

@@ -161,7 +161,7 @@ def _from_nvml(pynvml) -> tuple[NvidiaInfo, list[Accelerator]]:
     def attempt(fn, *args):
         try:
             return fn(*args)
-        except Exception:
+        except pynvml.NVMLError:  # NVMLError_NotSupported and friends: that value stays unknown
             return None
 
     driver = attempt(pynvml.nvmlSystemGetDriverVersion)
@@ -223,7 +223,7 @@ def _load_nvml():
         return None, f"nvidia-ml-py not installed ({exc})"
     try:
         pynvml.nvmlInit()
-    except Exception as exc:  # NVMLError_LibraryNotFound on hosts without the driver
+    except pynvml.NVMLError as exc:  # NVMLError_LibraryNotFound on hosts without the driver
         return None, str(exc) or type(exc).__name__
     return pynvml, None
 
@@ -235,12 +235,12 @@ def collect_nvidia(use_nvml: bool = True) -> tuple[NvidiaInfo, list[Accelerator]
         if nvml is not None:
             try:
                 return _from_nvml(nvml)
-            except Exception as exc:
+            except Exception as exc:  # any failed NVML query falls back to nvidia-smi, with the reason
                 reason = f"NVML query failed: {exc}"
             finally:
                 try:
                     nvml.nvmlShutdown()
-                except Exception:
+                except nvml.NVMLError:  # already shut down or never fully up: nothing to release
                     pass
         smi = shutil.which("nvidia-smi")
         if smi is None:

@@ -116,7 +116,7 @@ def run_pytorch() -> dict:
         if available:
             names += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
             details["cudnn"] = str(torch.backends.cudnn.version())
-    except Exception as exc:
+    except Exception as exc:  # a broken CUDA runtime is reported, the CPU smoke still runs
         details["cuda_error"] = f"{type(exc).__name__}: {exc}"[:300]
 
     def sync(device):
@@ -139,7 +139,7 @@ def run_torch_npu() -> dict:
         count = torch.npu.device_count()
         details["npu_count"] = str(count)
         names += [f"npu:{i}" for i in range(count)]
-    except Exception as exc:
+    except Exception as exc:  # torch_npu without a working CANN: reported, not fatal
         details["npu_error"] = f"{type(exc).__name__}: {exc}"[:300]
 
     def sync(device):
@@ -163,7 +163,7 @@ def _ms_counts(ms) -> dict:
         mod = getattr(device_context, target, None)
         try:
             counts[target] = int(mod.device_count()) if mod is not None and mod.is_available() else 0
-        except Exception:
+        except Exception:  # a backend that cannot be queried has no devices
             counts[target] = 0
     return counts
 
@@ -244,7 +244,7 @@ def run_mindspore(conv_only: bool = False) -> dict:
             check = _ms_conv_check(ms)
             channel.progress(stage="conv", **check)  # the parent may start the AVX2 rerun now
             result["conv_check"] = check
-        except Exception as exc:
+        except Exception as exc:  # the conv check is extra: its failure is recorded
             result["details"]["conv_check_error"] = f"{type(exc).__name__}: {exc}"[:300]
 
     import numpy as np
@@ -290,7 +290,7 @@ def main(argv: list[str]) -> int:
             payload = run_mindspore(conv_only="--conv-only" in argv)
         else:
             payload = RUNNERS[framework]()
-    except Exception as exc:
+    except Exception as exc:  # every failure of the smoke run becomes an error for the parent
         channel.send("error", message=f"{type(exc).__name__}: {exc}"[:500])
         return 1
     channel.result(framework=framework, **payload)

@@ -142,7 +142,7 @@ def worker_main(worker: str, cmd_export, cmd_serve, argv=None) -> int:
     maybe_hang(worker)
     try:
         return cmd_export(args) if args.cmd == "export" else cmd_serve(args)
-    except Exception as exc:
+    except Exception as exc:  # every failure of a worker becomes an error message for the parent
         tb = traceback.format_exc(limit=4)
         channel.send("error", message=f"{type(exc).__name__}: {exc}"[:500], traceback=tb[-2000:])
         return 1

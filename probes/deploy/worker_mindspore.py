@@ -77,7 +77,7 @@ def cmd_export(args) -> int:
         shape[0] = None  # dynamic batch
         try:
             ms.export(net, ms.Tensor(shape=shape, dtype=ms.float32), file_name=base, file_format="MINDIR")
-        except Exception as exc:
+        except Exception as exc:  # the exporter's failure is the measurement (operator named)
             return _export_failed(res, exporter, exc, time.perf_counter() - t)
         path = base + ".mindir"
     elif args.format == "onnx":
@@ -104,7 +104,7 @@ def cmd_export(args) -> int:
 
         try:
             export()
-        except Exception as exc:
+        except Exception as exc:  # the exporter's failure is the measurement (operator named)
             return _export_failed(res, exporter, exc, time.perf_counter() - t)
         from probes.deploy import onnxmeta
 

@@ -79,7 +79,7 @@ def cmd_export(args) -> int:
                     output_names=["logits"],
                     dynamic_shapes=dims,
                 )
-            except Exception as exc:
+            except Exception as exc:  # the exporter's failure is the measurement (operator named)
                 return _export_failed(res, exporter, exc, time.perf_counter() - t)
         else:
             exporter = "torch.onnx.export(dynamo=False) (TorchScript; onnxscript not installed)"
@@ -94,7 +94,7 @@ def cmd_export(args) -> int:
                     output_names=["logits"],
                     dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}},
                 )
-            except Exception as exc:
+            except Exception as exc:  # the exporter's failure is the measurement (operator named)
                 return _export_failed(res, exporter, exc, time.perf_counter() - t)
         seconds = time.perf_counter() - t
         from probes.deploy import onnxmeta
@@ -108,7 +108,7 @@ def cmd_export(args) -> int:
         try:
             ep = torch.export.export(net, (x,), dynamic_shapes=dims)
             torch.export.save(ep, path)
-        except Exception as exc:
+        except Exception as exc:  # the exporter's failure is the measurement (operator named)
             return _export_failed(res, exporter, exc, time.perf_counter() - t)
         seconds = time.perf_counter() - t
     else:

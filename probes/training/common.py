@@ -25,7 +25,7 @@ def read_status_mb(field: str) -> float | None:
 
             kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             return kb / 1024.0 / (1024.0 if sys.platform == "darwin" else 1.0)
-        except Exception:
+        except (ImportError, OSError, ValueError):  # no `resource` module (Windows) or no rusage
             return None
     return None
 
@@ -120,7 +120,7 @@ def worker_main(framework: str, cmd_run, cmd_aux, argv=None) -> int:
     args = parser(framework).parse_args(argv)
     try:
         return cmd_run(args) if args.cmd == "run" else cmd_aux(args)
-    except Exception as exc:
+    except Exception as exc:  # every failure of a worker becomes an error message for the parent
         tb = traceback.format_exc(limit=3)
         channel.send("error", message=f"{type(exc).__name__}: {exc}"[:500], traceback=tb[-2000:])
         return 1

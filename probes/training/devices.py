@@ -41,7 +41,7 @@ def torch_available(torch) -> dict:
     out = {"cuda": False, "npu": False}
     try:
         out["cuda"] = bool(torch.cuda.is_available())
-    except Exception:
+    except Exception:  # a broken CUDA install reports no CUDA, never a crash
         pass
     import importlib.util
 
@@ -50,7 +50,7 @@ def torch_available(torch) -> dict:
             import torch_npu  # noqa: F401  (registers torch.npu)
 
             out["npu"] = bool(torch.npu.is_available())
-        except Exception:
+        except Exception:  # torch_npu raises many types without CANN: no NPU
             pass
     return out
 
@@ -60,6 +60,6 @@ def mindspore_available(ms) -> dict:
     for dev, target in (("cuda", "GPU"), ("npu", "Ascend")):
         try:
             out[dev] = bool(ms.hal.is_available(target))
-        except Exception:
+        except Exception:  # MindSpore raises RuntimeError/ValueError per backend: not available
             pass
     return out

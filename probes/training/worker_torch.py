@@ -148,7 +148,7 @@ def cmd_run(args) -> int:
         mem_source = "torch.npu.max_memory_allocated"
         try:
             settings["device_name"] = torch.npu.get_device_name()
-        except Exception:
+        except Exception:  # the device name is a label; its absence is not a failure
             pass
     settings.update(
         data=b.source, weights_checksum=weights.canonical_checksum(args.model), param_count=torch_nets.param_count(net)
