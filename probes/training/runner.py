@@ -452,31 +452,9 @@ def _undecided(runs: list[ProbeRun], model: str, ids: list[str]) -> list[str]:
     ]
 
 
-def _vendor_peak(runs: list[ProbeRun]) -> Optional[dict]:
-    """fp32 peak of the accelerator the runs used, from the knowledge base (if it knows it)."""
-    names = {r.settings.get("device_name") for r in runs if r.device in ("cuda", "npu")} - {None}
-    if not names:
-        return None
-    try:
-        import knowledge
-
-        kb = knowledge.load()
-        for name in names:
-            acc = kb.find_accelerator(name)
-            if acc is not None and acc.fp32_tflops is not None:
-                return {
-                    "accelerator": acc.id,
-                    "fp32_gflops": acc.fp32_tflops.value * 1e3,
-                    "source": acc.fp32_tflops.source,
-                    "confidence": acc.fp32_tflops.confidence,
-                }
-    except Exception:  # the KB is optional here
-        return None
-    return None
-
-
 def _add_efficiency(suite: ProbeSuite) -> None:
-    vendor = (suite.vendor_peak or {}).get("fp32_gflops")
+    """Achieved GFLOP/s and MFU against the GEMM peak measured here. The vendor's datasheet peak is
+    judging (advisor.vendor_peak attaches it from the knowledge base)."""
     for r in suite.runs:
         if r.status != "ok" or not r.images_per_second or not r.train_flops_per_image:
             continue
@@ -491,8 +469,6 @@ def _add_efficiency(suite: ProbeSuite) -> None:
                 )
             else:
                 r.mfu = mfu
-        if vendor and r.device in ("cuda", "npu"):
-            r.mfu_vendor = r.achieved_gflops / vendor
 
 
 # ------------------------------------------------------------------ the suite
@@ -581,7 +557,6 @@ def run_suite(
         suite.comparisons += model_comparisons(
             runs, model, [run_id(fw, mode, model, config.batch_size) for fw, mode in specs]
         )
-    suite.vendor_peak = _vendor_peak(suite.runs)
     _add_efficiency(suite)
     _cross_checks(suite)
     suite.host.steal_fraction = steal = steal_fraction(cpu_before, cpu_times())
