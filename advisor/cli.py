@@ -222,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"advisor: error: {exc}", file=sys.stderr)
         return UsageError.exit_code
-    except Exception as exc:
+    except BrokenPipeError:  # the reader went away (`advisor config | head -1`): not an error
+        return 0
+    except Exception as exc:  # broad on purpose: any failure becomes one line and an exit code
         if debug:
             raise
         if _is_knowledge_error(exc):  # a bad knowledge-base file is bad input too
@@ -236,5 +238,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("advisor: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0

@@ -389,7 +389,7 @@ def test_cli_with_fake_smi_tools_lists_8_gpus_and_16_npu_chips(monkeypatch, caps
 
 
 def test_compact_device_lists():
-    from advisor.check_render import compact_devices
+    from advisor.render.tables.check import compact_devices
 
     assert compact_devices(["CPU"] + [f"Ascend:{i}" for i in range(16)]) == "CPU, Ascend:0-15"
     assert compact_devices(["cpu", "cuda:0", "cuda:2", "cuda:3"]) == "cpu, cuda:0, cuda:2-3"

@@ -73,3 +73,24 @@ def test_written_files_get_ordinary_permissions(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_a_closed_pipe_exits_0_and_other_failures_are_one_internal_error_line(monkeypatch, capsys):
+    """BrokenPipeError was listed after `except Exception`, so a reader that went away read as an
+    internal error; any other failure stays one line with exit 1."""
+    import advisor.commands.config as config_command
+
+    def closed(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(config_command, "run", closed)
+    assert main(["config"]) == 0
+    assert capsys.readouterr().err == ""
+
+    def broken(args):
+        raise RuntimeError("no such thing")
+
+    monkeypatch.setattr(config_command, "run", broken)
+    assert main(["config"]) == 1
+    err = capsys.readouterr().err
+    assert err == "advisor: internal error: RuntimeError: no such thing (run with --debug for the traceback)\n"

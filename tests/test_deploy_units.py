@@ -11,7 +11,7 @@ import pytest
 
 from advisor.cli import main
 from advisor.deployment import PARITY_FAIL_CAP, deployment_evidence
-from probes.deploy import cli as deploy_cli
+from advisor.commands import deploy as deploy_cli
 from probes.deploy import common, engines, onnxmeta, placement, runner, timing
 
 # ------------------------------------------------------------------ operator names (real messages)
@@ -343,6 +343,7 @@ def test_bad_deploy_options_exit_2_naming_the_flag(argv, flag, capsys):
 
 
 def test_render_table_and_json_shape():
+    from advisor.render import renderer
     from probes.deploy.models import DeployConfig, DeployResult
 
     doc = _result()
@@ -352,7 +353,7 @@ def test_render_table_and_json_shape():
         exports=doc["exports"] and [dict(doc["exports"][0], id="pytorch-onnx-lenet")],
         not_measured=["MindSpore Lite is not installed"],
     )
-    text = deploy_cli.render_table(res)
+    text = renderer("deploy").format(res)
     assert "pytorch-onnx-lenet" in text and "not measured: MindSpore Lite" in text
     assert json.loads(res.model_dump_json())["kind"] == "deploy"
 
@@ -362,7 +363,7 @@ def test_parent_side_modules_import_no_framework_or_engine():
     import sys
 
     code = (
-        "import sys; import probes.deploy.runner, probes.deploy.cli, probes.deploy.engines, advisor.deployment;"
+        "import sys; import probes.deploy.runner, advisor.commands.deploy, probes.deploy.engines, advisor.deployment;"
         "import advisor.commands.probe;"
         "print(','.join(m for m in ('torch', 'mindspore', 'onnx', 'onnxruntime', 'textual') if m in sys.modules))"
     )

@@ -115,7 +115,7 @@ def test_kb_without_action_is_one_line_on_stderr(capsys):
 def test_check_table_fits_80_columns():
     """The findings grid was ~150 columns wide whatever the terminal: unreadable at 80."""
     from advisor.check import run_check
-    from advisor.check_render import render_table
+    from advisor.render import renderer
     from probes.check.models import Finding
 
     report = run_check(smoke=False, use_kb=False)
@@ -127,10 +127,10 @@ def test_check_table_fits_80_columns():
             fix="set ONEDNN_MAX_CPU_ISA=AVX2 in the environment of MindSpore processes only " * 2,
         )
     )
-    narrow = render_table(report, width=80)
+    narrow = renderer("check", width=80).format(report)
     assert max(len(line) for line in narrow.splitlines()) <= 80, narrow
     assert "WARN  mindspore_onednn_reference_conv" in narrow and "fix: set ONEDNN_MAX_CPU_ISA" in narrow
-    wide = render_table(report, width=160)
+    wide = renderer("check", width=160).format(report)
     assert max(len(line) for line in wide.splitlines()) <= 160 and "┌" in wide  # room for the grid
 
 
@@ -217,11 +217,11 @@ def test_scan_text_fits_80_columns(tmp_path):
     from pathlib import Path
 
     from advisor.scan import scan_path
-    from advisor.scan.render import render_text
+    from advisor.render import renderer
 
     for src in (Path(__file__).parent / "fixtures" / "scan").glob("*.txt"):
         (tmp_path / src.name[: -len(".txt")]).write_bytes(src.read_bytes())
-    text = render_text(scan_path(tmp_path), width=80)
+    text = renderer("scan", width=80).format(scan_path(tmp_path))
     assert max(len(line) for line in text.splitlines()) <= 80, text
     assert "custom_extension x2" in text and "torch.nn.BatchNorm2d x2 -> mindspore.nn.BatchNorm2d" in text
     assert "fix: Replace each kernel" in text
@@ -229,7 +229,7 @@ def test_scan_text_fits_80_columns(tmp_path):
 
 def test_probe_table_fits_80_columns():
     """The probe table was ~150 columns wide and notes ran to ~160 whatever the terminal."""
-    from advisor.commands.probe import render_table
+    from advisor.render import renderer
     from probes.training.models import ProbeConfig, ProbeRun, ProbeSuite
 
     run = ProbeRun(
@@ -242,7 +242,7 @@ def test_probe_table_fits_80_columns():
         error="mindspore cannot use an NVIDIA GPU (CUDA) on this host " * 2,
     )
     suite = ProbeSuite(config=ProbeConfig(), runs=[run], warnings=["a long note " * 12])
-    text = render_table(suite, width=80)
+    text = renderer("probe", width=80).format(suite)
     assert max(len(line) for line in text.splitlines()) <= 80, text
     assert "mindspore-pynative-resnet18-bs32  unavailable" in text and "NVIDIA GPU (CUDA)" in text
 
@@ -250,7 +250,7 @@ def test_probe_table_fits_80_columns():
 def test_scaling_table_fits_80_columns(monkeypatch):
     """The scaling table was ~200 columns wide whatever the terminal. Synthetic launches (as in
     tests/test_scaling_launch.py): no rank is started."""
-    from advisor.commands import scaling as cli
+    from advisor.render import renderer
     from probes.scaling import runner
     from probes.scaling.models import ScalingConfig
 
@@ -278,11 +278,11 @@ def test_scaling_table_fits_80_columns(monkeypatch):
     monkeypatch.setattr(runner, "framework_available", lambda fw: None if fw == "pytorch" else "absent")
     monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
     monkeypatch.setattr(runner.launch, "run_launch", outcome)
-    text = cli.render_table(runner.run_scaling(ScalingConfig(repeat=3)), width=80)
+    text = renderer("scaling", width=80).format(runner.run_scaling(ScalingConfig(repeat=3)))
     assert max(len(line) for line in text.splitlines()) <= 80, text
     assert "pytorch torchrun (gloo) lenet, 2 rank(s):" in text and "allreduce 40%" in text
     assert "mindspore msrun lenet: unavailable: absent" in text
-    wide = cli.render_table(runner.run_scaling(ScalingConfig(repeat=3)), width=400)
+    wide = renderer("scaling", width=400).format(runner.run_scaling(ScalingConfig(repeat=3)))
     lines = wide.splitlines()
     header = next(line for line in lines if line.startswith("framework"))
     row = next(line for line in lines if line.startswith("mindspore"))

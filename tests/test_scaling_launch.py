@@ -348,12 +348,13 @@ def test_standalone_cli_exit_2_on_bad_ranks(capsys):
 
 def test_render_table_and_exit_code(monkeypatch):
     from advisor.commands import scaling as cli
+    from advisor.render import renderer
 
     monkeypatch.setattr(runner, "framework_available", lambda fw: None if fw == "pytorch" else "absent")
     monkeypatch.setattr(runner, "device_for", lambda fw, cfg: ("cpu", 0))
     monkeypatch.setattr(runner.launch, "run_launch", lambda spec, **kw: _outcome(spec.ranks, 0.01, 0.006))
     res = runner.run_scaling(ScalingConfig(repeat=3))
-    text = cli.render_table(res)
+    text = renderer("scaling").format(res)
     assert "not device scaling" in text and "torchrun (gloo)" in text and "unavailable: absent" in text
     assert "40%" in text  # allreduce share of the synthetic runs
     assert cli.exit_code(res) == 0

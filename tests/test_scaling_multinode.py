@@ -463,7 +463,7 @@ def test_inter_host_block_pairs_inter_and_intra_by_repetition():
     assert fw.efficiency.median == pytest.approx(0.25)
     assert fw.inter.allreduce_share.median == pytest.approx(1 - 0.006 / 0.022, rel=0.1)
     assert fw.intra.step_ms.median == pytest.approx(11.0)
-    from advisor.commands.scaling import summary_lines
+    from advisor.render.tables.scaling import summary_lines
 
     lines = summary_lines(block)
     assert "eth0" in lines[0] and "25000 Mb/s" in lines[0] and "gate ok" in lines[1]

@@ -36,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 @terminating_signals()  # SIGTERM / SIGHUP: kill the smoke children, remove temp folders, exit 143 / 129
 def run(args: argparse.Namespace) -> int:
     from advisor.check import run_check
-    from advisor.check_render import render_table
-    from advisor.output import check_output, emit, to_json
+    from advisor.output import check_output, emit
+    from advisor.render import renderer
 
     check_output(args.output)  # before the smoke tests, not after them
     if not 0 < args.timeout < float("inf"):  # also refuses nan, which every comparison passes
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         )
     progress = None if args.json else (lambda text: print(f"  {text}", file=sys.stderr, flush=True))
     report = run_check(smoke=not args.no_smoke, timeout=args.timeout, progress=progress)
-    emit(to_json(report) if args.json else render_table(report), args.output)
+    emit(renderer("check", "json" if args.json else "table").format(report), args.output)
     if report.verdict == "fail" or (args.strict and report.verdict == "warn"):
         return 1
     return 0

@@ -12,7 +12,8 @@ import tempfile
 from typing import Optional
 
 from advisor.errors import UsageError
-from advisor.output import check_output, emit, to_json
+from advisor.output import check_output, emit
+from advisor.render import renderer
 from probes.launcher import terminating_signals
 
 MODELS = ("lenet", "resnet18", "resnet50")
@@ -100,9 +101,9 @@ def register(subparsers) -> None:
     from advisor.commands import probe_pipeline  # --pipeline and its knobs
 
     probe_pipeline.add_arguments(p)
-    from probes.deploy import cli as deploy_cli  # --deploy, --batch-sizes
+    from advisor.commands import deploy  # --deploy, --batch-sizes
 
-    deploy_cli.add_arguments(p)
+    deploy.add_arguments(p)
 
 
 def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
@@ -225,195 +226,14 @@ class Progress:
         w.flush()
 
 
-def _fmt(v, spec: str = ".1f", none: str = "-") -> str:
-    return none if v is None else format(v, spec)
-
-
-def _table(rows, head, width: int) -> str:
-    """The table when it fits `width`, else one wrapped block per run (every figure kept)."""
-    import textwrap
-
-    from tabulate import tabulate
-
-    full = tabulate(rows, head, tablefmt="simple", disable_numparse=True)
-    if max(len(line) for line in full.splitlines()) <= width:
-        return full
-    blocks = []
-    for row in rows:
-        cells = dict(zip(head, row))
-        top = f"{cells['run']}  {cells['status']}"
-        if cells["img/s"] != "-":
-            top += f"  {cells['img/s']} img/s (95% CI {cells['95% CI']}, {cells['quality']})"
-        rest = ", ".join(f"{name} {cells[name]}" for name in head[5:-1] if cells[name] != "-")
-        if cells["stop / error"]:
-            rest += ("; " if rest else "") + cells["stop / error"]
-        blocks.append(textwrap.fill(top, width, subsequent_indent="    "))
-        if rest:
-            blocks.append(textwrap.fill(rest, width, initial_indent="    ", subsequent_indent="    "))
-    return "\n".join(blocks)
-
-
-def render_table(suite, width: int | None = None) -> str:
-    """The measured table, notes wrapped to `width` (default: the terminal's; 100 when piped)."""
-    import shutil
-    import textwrap
-
-    width = width or max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
-
-    rows = []
-    for r in suite.runs:
-        st = r.step_time_ms
-        ci = f"{r.ci95[0]:.1f}-{r.ci95[1]:.1f}" if r.ci95 else "-"
-        rows.append(
-            [
-                r.id,
-                r.status if r.status != "ok" else "ok",
-                _fmt(r.images_per_second),
-                ci,
-                r.quality or "-",
-                _fmt(st.median if st else None, ".2f"),
-                _fmt(st.cv if st else None, ".0%"),
-                _fmt(r.first_step_seconds, ".2f"),
-                _fmt(r.peak_memory_mb, ".0f"),
-                _fmt(r.mfu, ".1%"),
-                f"{r.loss_first:.3f}->{r.loss_last:.3f}" if r.loss_first is not None else "-",
-                r.stop_reason or (r.error or "")[:120],
-            ]
-        )
-    head = [
-        "run",
-        "status",
-        "img/s",
-        "95% CI",
-        "quality",
-        "step ms",
-        "CV",
-        "first s",
-        "peak MB",
-        "MFU",
-        "loss",
-        "stop / error",
-    ]
-    h = suite.host
-    load = f", load {h.loadavg_before[0]:.1f}->{h.loadavg_after[0]:.1f}" if h.loadavg_before and h.loadavg_after else ""
-    steal = f", steal {h.steal_fraction:.0%}" if h.steal_fraction is not None else ""
-    lines = [
-        textwrap.fill(
-            f"Training probe on {h.cpu_model or 'this host'} ({h.logical_cores} CPUs{load}{steal}), "
-            f"{suite.seconds or 0:.0f} s; fp32, SGD lr 0.01 momentum 0.9 wd 5e-4, "
-            f"{'synthetic data' if not (suite.config and suite.config.data) else suite.config.data}",
-            width,
-        ),
-        "",
-        _table(rows, head, width),
-        "",
-    ]
-    if suite.gemm_peak:
-        lines.append(
-            "On-host fp32 GEMM peak (MFU basis): "
-            + ", ".join(f"{fw} {g:.0f} GFLOP/s" for fw, g in suite.gemm_peak.items())
-        )
-    if suite.parity:
-        from probes.training.parity import summary_line
-
-        lines.append("Parity (same weights, one batch):")
-        for p in suite.parity:
-            lines.append(
-                textwrap.fill(summary_line(p.model_dump()), width, initial_indent="  ", subsequent_indent="    ")
-            )
-            if p.likely_cause:
-                lines.append(
-                    textwrap.fill(
-                        f"likely cause: {p.likely_cause}", width, initial_indent="    ", subsequent_indent="      "
-                    )
-                )
-    lines += _comparison_lines(suite, width)
-    notes = list(suite.warnings)
-    for r in suite.runs:
-        if r.quality and r.quality != "stable":
-            flag = " (shown, but never scored)" if r.quality == "unusable" else ""
-            notes.append(f"{r.id}: {r.quality}{flag}: {'; '.join(r.quality_reasons)}")
-        notes += [f"{r.id}: {w}" for w in r.warnings]
-        if r.settings.get("compile_cache"):
-            notes.append(
-                f"{r.id}: torch.compile cache {r.settings['compile_cache']}, compile {_fmt(r.compile_seconds, '.1f')} s"
-            )
-    if notes:
-        lines.append("Notes:")
-        lines += [textwrap.fill(n, width, initial_indent="  - ", subsequent_indent="    ") for n in notes]
-    return "\n".join(lines) + "\n"
-
-
-def _comparison_lines(suite, width: int) -> list[str]:
-    """The paired comparisons, each said decided or not (and then what would decide it), and how
-    the rounds adapted to the host."""
-    import textwrap
-
-    from probes.quality import WHAT_TO_DO
-
-    lines = ["Paired comparisons (runs measured in alternation, ratio of img/s):"] if suite.comparisons else []
-    undecided = 0
-    for c in suite.comparisons:
-        ratio = f"{c.ratio:.3f}x" if c.ratio is not None else "no ratio"
-        ci = f" (95% CI {c.ci95[0]:.3f}-{c.ci95[1]:.3f})" if c.ci95 else ""
-        if c.decidable:
-            verdict = f"{c.quality}: {'a is faster' if c.ratio > 1 else 'b is faster'}"
-        else:
-            undecided += 1
-            why = [r for r in c.reasons if not r.startswith("not decidable here")]
-            verdict = f"NOT DECIDABLE here ({c.quality}): {'; '.join(why)}"
-        text = f"{c.a} / {c.b}: {ratio}{ci}, {c.pairs} pair(s); {verdict}"
-        lines.append(textwrap.fill(text, width, initial_indent="  ", subsequent_indent="    "))
-    if undecided:
-        lines.append(
-            textwrap.fill(
-                f"{undecided} of {len(suite.comparisons)} comparisons were not decidable on "
-                f"this host now; to decide them: {WHAT_TO_DO}.",
-                width,
-            )
-        )
-    if suite.adaptation:
-        lines.append("Rounds (threads = idle cores unless --threads; extra rounds at twice the budget, at most 4x):")
-    for a in suite.adaptation:
-        threads = sorted(set(a.get("threads") or []))
-        lines.append(
-            textwrap.fill(
-                f"{a['model']}: {a['rounds']} round(s), budget {', '.join(f'{b:g}' for b in a['budgets'])} s, "
-                f"threads {', '.join(map(str, threads)) or '-'}; {a.get('stopped', '')}",
-                width,
-                initial_indent="  ",
-                subsequent_indent="    ",
-            )
-        )
-    return lines
-
-
-def emit_result(doc, text: str, args) -> None:
+def emit_result(kind: str, doc, args, **options) -> None:
     """-o FILE always gets the JSON document (what `advisor report --probes` reads); stdout gets
-    the table, or the JSON with --json when no file was named."""
-    if args.output:
-        emit(to_json(doc), args.output)
-        if not args.json:
-            emit(text, None)
-    else:
-        emit(to_json(doc) if args.json else text, None)
-
-
-def run_deploy(args) -> int:
-    """`--deploy`: the deployment probe (probes/deploy), with the same --json / -o as the training probe."""
-    from probes.deploy import cli as deploy_cli
-    from probes.deploy.runner import run_deploy as run
-
-    try:
-        config = deploy_cli.config_from_args(args)
-    except deploy_cli.DeployUsageError as exc:
-        raise UsageError(str(exc)) from None
-    result = run(config, on_event=None if args.json else deploy_cli.Progress())
-    from advisor import __version__
-
-    result.tool_version = __version__
-    emit_result(result, "" if args.json else deploy_cli.render_table(result), args)
-    return deploy_cli.exit_code(result)
+    the `kind` table (options: its width, `feed`), or the JSON with --json when no file was named."""
+    as_json, output = getattr(args, "json", False), getattr(args, "output", None)
+    if output:
+        emit(renderer(kind, "json").format(doc), output)
+    if not output or not as_json:
+        emit(renderer(kind, "json" if as_json else "table", **options).format(doc), None)
 
 
 @terminating_signals()  # SIGTERM / SIGHUP like SIGINT: children killed, temp folders removed, 143 / 129
@@ -423,7 +243,9 @@ def handle(args) -> int:
     if len(chosen) > 1:
         raise UsageError(f"{chosen[0]}: one probe per run; {chosen[0]} and {chosen[1]} go in separate runs")
     if getattr(args, "deploy", False):
-        return run_deploy(args)
+        from advisor.commands import deploy
+
+        return deploy.run_from_args(args)
     if getattr(args, "batch_sizes", None) is not None:
         raise UsageError("--batch-sizes: a deployment-probe option; add --deploy (advisor probe --deploy ...)")
     if not getattr(args, "scaling", False):  # else the training probe ran and the option was ignored
@@ -479,7 +301,7 @@ def handle(args) -> int:
             save_probes(suite)
         except OSError as exc:
             print(f"advisor: could not cache the probe results ({exc})", file=sys.stderr)
-    emit_result(suite, "" if args.json else render_table(suite), args)
+    emit_result("probe", suite, args)
     bad = [r for r in suite.runs if r.status in ("failed", "timeout")]
     bad_parity = [p for p in suite.parity if p.status == "failed"]
     return 1 if bad or bad_parity else 0

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 
+from advisor.commands.probe import emit_result
 from advisor.errors import UsageError
-from advisor.output import emit, to_json
 
 # Training-probe options this probe does not read: refused rather than silently ignored.
 NOT_USED = ("budget", "repeat", "no_parity", "no_tune", "max_steps", "device")
@@ -96,58 +95,6 @@ def run_normalize_check(timeout: float = 300) -> dict:
     return res
 
 
-def render(suite, width: int = 100) -> str:
-    from tabulate import tabulate
-
-    from advisor.accuracy import gap_verdict, normalize_verdict
-
-    cfg = suite.config
-    lines = [
-        textwrap.fill(
-            f"Time-to-accuracy: LeNet-5 on {suite.data.get('source', 'real data')} ({suite.data.get('train_samples')} train / "
-            f"{suite.data.get('test_samples')} test, fixed stratified split), canonical weights, SGD lr {cfg.lr} "
-            f"momentum 0.9 wd 5e-4, batch {cfg.batch_size}, {cfg.epochs} epochs, {cfg.seeds} seed(s) interleaved; "
-            f"target {cfg.target:.0%} test accuracy; {suite.seconds or 0:.0f} s",
-            width,
-        ),
-        "",
-    ]
-    rows = []
-    for r in suite.runs:
-        curve = " ".join(f"{a * 100:.0f}" for a in r.accuracy) or "-"
-        to_target = (
-            f"{r.epochs_to_target} ep, {r.seconds_to_target:.1f} s ({r.seconds_to_target_steady:.1f} s without compile)"
-            if r.epochs_to_target
-            else ("not reached" if r.status == "ok" else "-")
-        )
-        rows.append(
-            [
-                r.id,
-                r.status,
-                "-" if r.final_accuracy is None else f"{r.final_accuracy:.1%}",
-                to_target,
-                "-" if r.compile_seconds is None else f"{r.compile_seconds:.1f}",
-                curve if r.status == "ok" else (r.error or "")[:60],
-            ]
-        )
-    lines.append(
-        tabulate(
-            rows,
-            ["run", "status", "final acc", "to target", "compile s", "accuracy % per epoch"],
-            tablefmt="simple",
-            disable_numparse=True,
-        )
-    )
-    lines.append("")
-    for g in suite.gaps:
-        lines.append(textwrap.fill(gap_verdict(g)[1], width))
-    if suite.normalize_check:
-        lines.append(textwrap.fill(normalize_verdict(suite.normalize_check), width))
-    for w in suite.warnings:
-        lines.append(textwrap.fill(f"note: {w}", width))
-    return "\n".join(lines) + "\n"
-
-
 def run_from_args(args) -> int:
     refuse_unused(args)
     config = _config(args)
@@ -166,11 +113,5 @@ def run_from_args(args) -> int:
     suite = run_suite(config, on_event=None if args.json else progress)
     if "mindspore" in config.frameworks:
         suite.normalize_check = run_normalize_check()
-    text = "" if args.json else render(suite)
-    if args.output:
-        emit(to_json(suite), args.output)
-        if not args.json:
-            emit(text, None)
-    else:
-        emit(to_json(suite) if args.json else text, None)
+    emit_result("accuracy", suite, args)
     return 1 if any(r.status in ("failed", "timeout") for r in suite.runs) else 0

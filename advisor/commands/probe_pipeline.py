@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 
+from advisor.commands.probe import emit_result
 from advisor.errors import UsageError
-from advisor.output import emit, to_json
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -62,49 +61,6 @@ def _config(args):
         raise UsageError(f"--{flag}: {err['msg']} (got {err.get('input')!r})") from None
 
 
-def render(suite, feed: tuple[float, int] | None, width: int = 100) -> str:
-    from tabulate import tabulate
-
-    from advisor.pipeline import best_rate, feed_fraction, verdict
-
-    def sps(rate) -> str:
-        return "-" if rate is None or rate.samples_per_second is None else f"{rate.samples_per_second:,.0f}"
-
-    lines = [
-        textwrap.fill(
-            f"Input pipeline on {suite.data.get('source')} ({suite.data.get('samples')} images "
-            f"{'x'.join(map(str, suite.data.get('shape', [])))} uint8), batch {suite.config.batch_size}, "
-            f"{suite.config.batches} timed batches per measurement; {suite.seconds or 0:.0f} s",
-            width,
-        ),
-        "",
-    ]
-    rows = [[r.id, r.status, sps(r.alone), sps(r.with_step), sps(r.step_only), verdict(r)[:70]] for r in suite.runs]
-    lines.append(
-        tabulate(
-            rows,
-            ["loader", "status", "alone /s", "with step /s", "step alone /s", "verdict"],
-            tablefmt="simple",
-            disable_numparse=True,
-        )
-    )
-    if feed:
-        rate, devices = feed
-        lines.append("")
-        for fw in suite.config.frameworks:
-            best = best_rate(suite, fw)
-            if best:
-                share = feed_fraction(best[0], rate, devices)
-                lines.append(
-                    textwrap.fill(
-                        f"{fw}: its fastest loader here ({best[1]}, {best[0]:,.0f} samples/s) would feed "
-                        f"{share:.0%} of {devices} device(s) at {rate:,.0f} samples/s each",
-                        width,
-                    )
-                )
-    return "\n".join(lines) + "\n"
-
-
 def run_from_args(args) -> int:
     config = _config(args)
     feed = _feed(args.feed)
@@ -116,11 +72,5 @@ def run_from_args(args) -> int:
             print(f"advisor: {run_id}: {run.status}" + (f" ({run.error})" if run.error else ""), file=sys.stderr)
 
     suite = run_suite(config, on_event=None if args.json else progress)
-    text = "" if args.json else render(suite, feed)
-    if args.output:
-        emit(to_json(suite), args.output)
-        if not args.json:
-            emit(text, None)
-    else:
-        emit(to_json(suite) if args.json else text, None)
+    emit_result("pipeline", suite, args, feed=feed)
     return 1 if any(r.status in ("failed", "timeout") for r in suite.runs) else 0

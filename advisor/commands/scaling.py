@@ -8,7 +8,8 @@ The probe command already has the options both probes share (--frameworks, --mod
 --batch-size, --device, --threads, --repeat, --json, -o/--output, --no-cache), so add_arguments
 adds only the scaling ones; a parser of its own (`main`, `python -m advisor.commands.scaling`)
 asks for the shared ones too (shared=True).
-Progress goes to stderr; the table (or one JSON document with --json) to stdout or -o FILE.
+Progress goes to stderr; the table (advisor/render/tables/scaling.py; or one JSON document with
+--json) to stdout, and -o FILE always gets the JSON document.
 Not a subcommand of its own (it is not in COMMAND_MODULES).
 """
 
@@ -18,9 +19,9 @@ import argparse
 import sys
 from typing import Optional
 
-from advisor.commands.probe import _list  # the one parser of comma lists (aliases included)
+from advisor.commands.probe import _list, emit_result  # the one parser of comma lists (aliases included)
 from advisor.errors import UsageError
-from probes.scaling import multinode, share
+from probes.scaling import multinode
 from probes.scaling.models import ScalingConfig, ScalingEvent, ScalingResult
 
 FRAMEWORKS = ("pytorch", "mindspore")
@@ -129,110 +130,6 @@ def config_from_args(args) -> ScalingConfig:
     )
 
 
-def _fmt(spread, scale: float = 1.0, digits: int = 0, pct: bool = False) -> str:
-    if spread is None:
-        return "-"
-    f = (lambda v: f"{v * 100:.0f}%") if pct else (lambda v: f"{v * scale:,.{digits}f}")
-    if spread.n < 2:
-        return f(spread.median)
-    return f"{f(spread.median)} ({f(spread.min)}-{f(spread.max)})"
-
-
-HEADERS = [
-    "framework",
-    "launcher",
-    "model",
-    "ranks",
-    "img/s total",
-    "step ms",
-    "no-sync ms",
-    "allreduce",
-    "efficiency",
-    "init s",
-    "1st step s",
-    "launch s",
-    "gate / runs",
-]
-
-
-def _blocks(rows: list, width: int) -> str:
-    """One wrapped block per framework and rank count, for terminals narrower than the table."""
-    import textwrap
-
-    out = []
-    for row in rows:
-        cells = dict(zip(HEADERS, row))
-        top = f"{cells['framework']} {cells['launcher']} {cells['model']}"
-        if cells["ranks"] == "-":
-            out.append(textwrap.fill(f"{top}: {cells['gate / runs']}", width, subsequent_indent="    "))
-            continue
-        gate, _, runs = cells["gate / runs"].partition("; ")
-        out.append(
-            textwrap.fill(
-                f"{top}, {cells['ranks']} rank(s): {cells['img/s total']} img/s total; "
-                f"runs {runs}" + ("" if gate == "-" else f", gate {gate}"),
-                width,
-                subsequent_indent="    ",
-            )
-        )
-        rest = ", ".join(f"{name} {cells[name]}" for name in HEADERS[5:12] if cells[name] != "-")
-        out.append(textwrap.fill(rest, width, initial_indent="    ", subsequent_indent="    "))
-    return "\n".join(out)
-
-
-def render_table(result: ScalingResult, width: Optional[int] = None) -> str:
-    """The table when it fits `width` (default: the terminal's; 100 when piped), else blocks."""
-    import shutil
-    import textwrap
-
-    from tabulate import tabulate
-
-    width = width or max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
-    lines = [
-        textwrap.fill(f"Scaling probe ({result.label}): {result.label_text}.", width),
-        textwrap.fill(
-            "Median (min-max) over interleaved repetitions; allreduce share = (synced - "
-            "no-sync) / synced step; efficiency = img/s(N) / (N x img/s(1)).",
-            width,
-            break_on_hyphens=False,
-        ),
-        "",
-    ]
-    rows = []
-    for fw in result.frameworks:
-        if fw.status == "unavailable" or not fw.rank_counts:
-            rows.append(
-                [fw.framework, fw.launcher, fw.model, *["-"] * (len(HEADERS) - 4), f"{fw.status}: {fw.reason}"]
-            )  # the reason under 'gate / runs
-            continue
-        for rc in fw.rank_counts:
-            gate = "-" if rc.gate_ok is None else ("ok" if rc.gate_ok else "FAILED")
-            rows.append(
-                [
-                    fw.framework,
-                    f"{fw.launcher} ({fw.backend or fw.device})",
-                    fw.model,
-                    rc.ranks,
-                    _fmt(rc.images_per_second),
-                    _fmt(rc.step_ms, digits=2),
-                    _fmt(rc.nosync_step_ms, digits=2),
-                    share.cell(rc) or _fmt(rc.allreduce_share, pct=True),
-                    _fmt(rc.efficiency, digits=2),
-                    _fmt(rc.init_seconds, digits=1),
-                    _fmt(rc.first_step_seconds, digits=2),
-                    _fmt(rc.total_seconds, digits=1),
-                    f"{gate}; {rc.runs_ok}/{rc.runs_total} ok",
-                ]
-            )
-    table = tabulate(rows, headers=HEADERS, disable_numparse=True)
-    lines.append(table if max(len(line) for line in table.splitlines()) <= width else _blocks(rows, width))
-    failed = [r for r in result.runs if r.status != "ok"]
-    for r in failed[:6]:
-        lines.append(textwrap.fill(f"{r.id}: {r.status}: {r.error}", width, subsequent_indent="    "))
-    lines += [textwrap.fill(f"warning: {w}", width, subsequent_indent="    ") for w in result.warnings]
-    return "\n".join(lines) + "\n"
-
-
 def _progress(stream):
     """start/done lines; on a terminal also a live line for the steps inside a launch."""
     tty = hasattr(stream, "isatty") and stream.isatty()
@@ -259,18 +156,13 @@ def exit_code(result: ScalingResult) -> int:
 
 
 def run_from_args(args) -> int:
-    from advisor.output import emit, to_json
     from probes.scaling.runner import run_scaling
 
     if multinode.requested(args):  # across hosts (issue 21)
         return run_multinode_from_args(args)
     config = config_from_args(args)
     result = run_scaling(config, on_event=_progress(sys.stderr))
-    as_json, output = getattr(args, "json", False), getattr(args, "output", None)
-    if output:  # the file always gets the JSON document (what `advisor report --scaling` reads)
-        emit(to_json(result), output)
-    if not output or not as_json:
-        emit(to_json(result) if as_json else render_table(result), None)
+    emit_result("scaling", result, args)  # -o FILE: the JSON that `advisor report --scaling` reads
     if not getattr(args, "no_cache", False) and result.runs:
         from advisor.cache import save_scaling
 
@@ -303,7 +195,6 @@ if __name__ == "__main__":
 
 def run_multinode_from_args(args) -> int:
     """`advisor probe --scaling --nnodes N --node-rank R --master HOST[:PORT]` (probes.scaling.multinode)."""
-    from advisor.output import emit, to_json
     from probes.scaling.multinode import BadRendezvous, argparse_copy, run_multinode, validate
 
     try:
@@ -345,44 +236,6 @@ def run_multinode_from_args(args) -> int:
     result = run_multinode(
         config, rdzv, intra_host=not getattr(args, "no_intra_host", False), on_event=_progress(sys.stderr)
     )
-    as_json, output = getattr(args, "json", False), getattr(args, "output", None)
-    if output:
-        emit(to_json(result), output)
-    if not output or not as_json:
-        emit(
-            to_json(result) if as_json else render_table(result) + "\n".join(summary_lines(result.inter_host)) + "\n",
-            None,
-        )
+    emit_result("scaling", result, args)  # the table ends with the lines across hosts
     failed = any(r.status != "ok" for r in result.runs if r.nnodes)
     return 1 if failed or exit_code(result) else 0
-
-
-def summary_lines(block) -> list:
-    """The table's extra lines for the result's InterHost block."""
-    link = block.link
-    speed = f"{link.speed_mbps} Mb/s" if link.speed_mbps else (link.speed_source or "speed unknown")
-    lines = [
-        (
-            f"Across {block.nnodes} hosts x {block.ranks_per_node} rank(s) (master {block.master}), "
-            f"over {link.interface or 'an unknown interface'} ({link.source_address}; {speed}):"
-        )
-    ]
-    for fw in block.frameworks:
-        head = f"  {fw.framework} {fw.launcher} {fw.model}: {fw.status} ({fw.runs_ok}/{fw.runs_total})"
-        if fw.inter is None:
-            lines.append(f"{head}: {fw.reason}")
-            continue
-        intra = fw.intra
-        share = (
-            _fmt(fw.inter.allreduce_share, pct=True)
-            if fw.inter.allreduce_share
-            else (fw.inter.allreduce_share_note or "-")
-        )
-        gate = "ok" if fw.gate_ok else ("FAILED" if fw.gate_ok is False else "-")
-        lines.append(
-            f"{head}; step {_fmt(fw.inter.step_ms, digits=2)} ms across hosts vs "
-            f"{_fmt(intra.step_ms if intra else None, digits=2)} ms on one host; allreduce {share} "
-            f"across vs {_fmt(intra.allreduce_share if intra else None, pct=True)} on one host; "
-            f"gate {gate}"
-        )
-    return lines

@@ -39,14 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import knowledge
     from advisor.errors import UsageError
-    from advisor.output import check_output, emit, to_json
+    from advisor.output import check_output, emit
+    from advisor.render import renderer
     from advisor.scan import scan_path
-    from advisor.scan.render import render_text
 
     check_output(args.output)  # a folder as -o was an internal error after the scan
     try:
         result = scan_path(args.path, exclude=args.exclude, default_excludes=not args.no_default_excludes)
     except knowledge.KnowledgeError as exc:  # a broken user override: one line, exit 2
         raise UsageError(f"knowledge base: {exc}") from exc
-    emit(to_json(result) if args.json else render_text(result, by=args.by), args.output)
+    emit(renderer("scan", "json" if args.json else "table", by=args.by).format(result), args.output)
     return 0

@@ -1,42 +1,27 @@
-"""Output formats for a Report: one interface, `format(report, **options) -> str`, per format module.
+"""Every output of the tool: one interface, `renderer(kind, fmt, **options).format(result) -> str`
+(advisor/render/interface.py); the terminal tables of check, scan and the probes in
+advisor/render/tables/.
 
-Modelled on pip-audit's `_format/interface.py`: every format is a module in FORMATS exposing
-`format(report, **options) -> str` and, where a format writes companion files (the Markdown form's
-SVG charts), `assets(report, output_path, **options) -> dict[filename, text]`. Options a format does not use are
-ignored, so callers (the CLI, the TUI, later `check` / `scan` / `probe` tables) pass what they have.
+For a Report, the format modules (json, markdown, table, html) expose `format(report, **options)`
+and, where a format writes companion files (the Markdown form's SVG charts),
+`assets(report, output_path, **options) -> dict[filename, text]`; `format(report, fmt)` below is
+`renderer("report", fmt).format(report)`.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any, Protocol
+from typing import Any
 
-from advisor.errors import UsageError
+from advisor.render.interface import REPORT_FORMATS, Format, Renderer, formatter, renderer
 
-# Modules are imported on use so that `import advisor.render` stays cheap (matplotlib only on charts).
-FORMATS: dict[str, str] = {
-    "json": "advisor.render.json",
-    "markdown": "advisor.render.markdown",
-    "table": "advisor.render.table",
-    "html": "advisor.render.html",
-}
+FORMATS = REPORT_FORMATS  # the report's formats, the name callers use
 
-
-class Format(Protocol):
-    """What a format module provides (structural: a module satisfies it)."""
-
-    def format(self, report: Any, **options: Any) -> str: ...
-
-
-def formatter(fmt: str) -> Format:
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown output format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    return importlib.import_module(FORMATS[fmt])  # type: ignore[return-value]
+__all__ = ["FORMATS", "Format", "Renderer", "assets", "format", "formatter", "render", "renderer"]
 
 
 def format(report: Any, fmt: str = "json", **options: Any) -> str:
     """The report as text in one of FORMATS."""
-    return formatter(fmt).format(report, **options)
+    return renderer("report", fmt, **options).format(report)
 
 
 def assets(report: Any, fmt: str, output: Any, **options: Any) -> dict[str, str]:

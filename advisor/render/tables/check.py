@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 
 from tabulate import tabulate
 
+from advisor.render.interface import Renderer
+from advisor.render.tables import terminal_width
 from probes.check.models import CheckReport
 
 _MARK = {"error": "ERROR", "warning": "WARN", "info": "info"}
@@ -41,11 +42,6 @@ def compact_devices(devices: list[str]) -> str:
     return ", ".join(parts) or "-"
 
 
-def output_width() -> int:
-    """The terminal's width (100 when not a terminal, e.g. -o FILE or a pipe), within 60-160."""
-    return max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
-
-
 def _findings(report: CheckReport, width: int) -> str:
     """A grid when finding and fix columns get room enough to read, else one block per finding."""
     marks = [_MARK[f.severity] for f in report.findings]
@@ -67,9 +63,17 @@ def _findings(report: CheckReport, width: int) -> str:
     return "\n".join(blocks)
 
 
-def render_table(report: CheckReport, width: int | None = None) -> str:
-    """The summary, wrapped to `width` columns (default: the terminal's, see output_width)."""
-    width = width or output_width()
+class CheckTable(Renderer):
+    """The summary, wrapped to `width` columns (default: the terminal's, 100 when piped)."""
+
+    def __init__(self, width: int | None = None) -> None:
+        self.width = width
+
+    def format(self, report: CheckReport) -> str:
+        return _summary(report, self.width or terminal_width())
+
+
+def _summary(report: CheckReport, width: int) -> str:
     h = report.host
     cpu, mem = h.cpu, h.memory
     out = []

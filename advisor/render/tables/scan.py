@@ -1,22 +1,17 @@
-"""The default human-readable output of `advisor scan`: a summary, then tables."""
+"""The default human-readable output of `advisor scan`: a summary, then tables and blocks."""
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 from collections import defaultdict
 
 from tabulate import tabulate
 
+from advisor.render.interface import Renderer
+from advisor.render.tables import terminal_width
 from advisor.scan.models import ScanResult
 
 MAX_PLACES = 4
-WIDTH = 100  # when not on a terminal (a pipe, -o FILE)
-
-
-def output_width() -> int:
-    """The terminal's width (WIDTH when not a terminal), within 60-160."""
-    return max(60, min(shutil.get_terminal_size((WIDTH, 24)).columns, 160))
 
 
 def _num(x: float) -> str:
@@ -112,9 +107,18 @@ def _breakdown(result: ScanResult, by: str | None, width: int) -> list[str]:
     return out
 
 
-def render_text(result: ScanResult, width: int | None = None, by: str | None = None) -> str:
-    """The summary and the findings as blocks wrapped to `width` (default: the terminal's)."""
-    width = width or output_width()
+class ScanText(Renderer):
+    """The summary and the findings as blocks wrapped to `width` (default: the terminal's); `by`
+    ("file" or "package", `scan --by`) adds that effort breakdown."""
+
+    def __init__(self, width: int | None = None, by: str | None = None) -> None:
+        self.width, self.by = width, by
+
+    def format(self, result: ScanResult) -> str:
+        return _text(result, self.width or terminal_width(), self.by)
+
+
+def _text(result: ScanResult, width: int, by: str | None) -> str:
     out: list[str] = []
     head = (
         f"Migration scan of {result.path}: {result.python_files} Python file(s), {result.lines} lines, "
