@@ -148,6 +148,10 @@ def total_cost(doc: dict) -> list[str]:
                 details.append(
                     f"- {LABELS.get(c['workflow'], c['workflow'])} {n}: {p['detail']}" + (f" [{srcs}]" if srcs else "")
                 )
+                details += [
+                    f"  - {i['name']}: {_n(i['hours'][0])}-{_n(i['hours'][1])} h, {_usd(i['usd'])}"
+                    for i in p.get("items") or []
+                ]
     out = ["## Total cost of ownership", ""]
     out += _table(["Workflow", "Team", "Compute", "Energy", "Engineering", "Total", "Power budget"], rows)
     notes = sorted({n for c in costs for n in c.get("notes") or []})

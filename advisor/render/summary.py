@@ -154,6 +154,18 @@ def provenance(report: Any) -> list[str]:
         out.append(f"probe runs: {len(ok)} of {len(runs)} succeeded; performance compared on the **{basis}** basis")
     else:
         out.append(f"no probe runs: performance compared on the **{basis}** basis (knowledge base)")
+    accuracy = get(report, "accuracy")
+    if get(accuracy, "source", "none") != "none":
+        out.append(f"accuracy probe: {get(accuracy, 'note')}")
+    pipeline = get(report, "pipeline")
+    if get(pipeline, "source", "none") != "none":
+        capped = [
+            label(get(p, "workflow")) for p in get(report, "projections", []) if get(get(p, "input_pipeline"), "capped")
+        ]
+        out.append(
+            "input-pipeline probe: measured loader rates "
+            + (f"cap the projections of {', '.join(capped)}" if capped else "keep up with every projection")
+        )
     scaling = get(report, "scaling")
     if get(scaling, "source", "none") != "none":
         out.append(
