@@ -645,6 +645,11 @@ def communication_for(
         )
     if ih is not None and ih.used:
         smodel = ScalingModel(host=smodel.host, networks=smodel.networks, per_host=smodel.per_host, measured=ih)
+        ih_notes.append(
+            f"beyond one host the curve is the knowledge-base host curve x the link measured over {ih.link} at "
+            f"{ih.world_size} ranks; at other counts the link's extra time grows with the ring all-reduce's 2(N-1)/N "
+            "(assumption: latency and congestion at many hosts are not modelled, so large counts may fall further)"
+        )
         if devices > smodel.per_host and kb_model.networks:
             k_low, k_high = kb_model.at(devices)
             ih_notes.append(

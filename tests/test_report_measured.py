@@ -418,3 +418,50 @@ def test_the_report_shows_the_inter_host_table(kb):
     assert report.scaling.inter_host and report.scaling.inter_host[0].link_share.median == pytest.approx(0.2)
     md = render_format(report, "markdown", kb=kb)
     assert "Across hosts (measured" in md and "| pytorch resnet50 | 2 x 4 (nccl, cuda) | eth0, 100,000 Mb/s" in md
+
+
+def test_every_format_carries_the_measured_evidence(kb):
+    import html5lib
+
+    req = load_requirements(FIX / "with-code.yaml")
+    from advisor.scan import scan_path
+
+    scan = scan_path(str(FIX / "code"), kb=kb)
+    report = build_report(
+        req,
+        kb=kb,
+        scan=scan,
+        accuracy=accuracy_doc([-0.031, -0.027]),
+        pipeline=json.loads(PIPELINE.read_text()),
+        created_at="2026-01-01T00:00:00Z",
+    )
+    page = render_format(report, "html", kb=kb)
+    html5lib.HTMLParser(strict=True).parse(page)
+    for text in ("Accuracy parity (accuracy probe)", "Input pipeline (pipeline probe)", "<th>Role</th>"):
+        assert text in page
+    table = render_format(report, "table", kb=kb)
+    assert "accuracy probe: measured: the frameworks' final test accuracy differs" in table
+    assert "input-pipeline probe:" in table
+    doc = json.loads(render_format(report, "json", kb=kb))
+    assert doc["accuracy"]["verdict"] == "differs" and doc["scan"]["effort_breakdown"]["by_role"]
+    eng = next(p for p in doc["costs"][2]["parts"] if p["name"] == "engineering")
+    assert any(i["name"].startswith("port: ") for i in eng["items"])
+
+
+def test_the_risk_register_takes_the_measured_likelihoods(kb):
+    from advisor.risks import MEASURED_CLEAR, MEASURED_HIT, register
+
+    req = load_requirements(ASCEND)  # MindSpore on 8 x 910B: the data-pipeline pitfall applies
+    before = register(build_report(req, kb=kb))
+    plain = {r.id: r for r in before.risks + before.also_known}
+    report = build_report(req, kb=kb, pipeline=json.loads(PIPELINE.read_text()))
+    reg = register(report)
+    pipe = next(r for r in reg.risks + reg.also_known if r.id == "data-pipeline-bottleneck")
+    assert "data-pipeline-bottleneck" in plain and plain["data-pipeline-bottleneck"].likelihood < MEASURED_HIT
+    assert pipe.likelihood == MEASURED_HIT and "would feed" in pipe.why  # capped on 8 x 910B
+    hybrid = load_requirements(EXAMPLE)
+    for per_seed, expected in (([-0.031, -0.027], MEASURED_HIT), ([0.001, -0.001], MEASURED_CLEAR)):
+        reg = register(build_report(hybrid, kb=kb, accuracy=accuracy_doc(per_seed)))
+        items = {r.id: r for r in reg.risks + reg.also_known}
+        assert items["precision-alignment"].likelihood == expected  # hybrid is recommended: the pitfall applies
+        assert "measured by the accuracy probe" in items["precision-alignment"].why

@@ -116,6 +116,13 @@ def scaling_curve(doc: dict) -> list[str]:
             [["kept"] + [_pct(pt["low"], pt["high"]) for pt in curve]],
         )
         out.append("")
+        for e in c.get("evidence") or []:  # what each part of the curve rests on
+            if e.get("kind") == "knowledge" and str(e.get("detail", "")).startswith("scaling curve"):
+                out.append(f"- {e['ref']}: {e.get('source') or 'no source'} ({e.get('confidence') or '-'})")
+            elif e.get("kind") == "measured" and str(e.get("ref", "")).startswith("inter-host:"):
+                out.append(f"- {e['ref']}: {e['detail']} (measured here)")
+        if out[-1] != "":
+            out.append("")
     if not out:
         return []
     return ["## Scaling curve", ""] + out

@@ -171,6 +171,24 @@ def provenance(report: Any) -> list[str]:
         out.append(
             f"scaling probe result: {get(scaling, 'label')}, " + ("used" if get(scaling, "used") else "shown, not used")
         )
+    hosts = [get(get(p, "communication"), "inter_host") for p in get(report, "projections", [])]
+    hosts = [h for h in hosts if h is not None]
+    if hosts:
+        used = sorted(
+            {
+                label(get(p, "workflow"))
+                for p in get(report, "projections", [])
+                if get(get(get(p, "communication"), "inter_host"), "used")
+            }
+        )
+        out.append(
+            f"scaling across hosts: measured over {get(hosts[0], 'link')}; "
+            + (
+                f"the scaling curve beyond one host uses it for {', '.join(used)}"
+                if used
+                else f"evidence only ({get(hosts[0], 'why_not')})"
+            )
+        )
     return out
 
 
