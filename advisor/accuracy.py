@@ -180,9 +180,9 @@ def accuracy_evidence(
         note = "the accuracy probe measured no cross-framework gap (a framework failed or ran alone): " + NOT_MEASURED
     else:
         note = {
-            "same": "measured: the frameworks reach the same test accuracy within the tolerance",
-            "differs": "measured: the frameworks' final test accuracy differs beyond the tolerance",
-            "undecided": "measured, not decided: the gap's interval crosses the tolerance (more seeds narrow it)",
+            "same": "measured here: the frameworks reach the same test accuracy within the tolerance",
+            "differs": "measured here: the frameworks' final test accuracy differs beyond the tolerance",
+            "undecided": "measured here, not decided: the gap's interval crosses the tolerance (more seeds narrow it)",
         }[worst] + f" (LeNet-5 on {what}, not the team's own model)"
     return AccuracyEvidence(
         source="file",

@@ -166,7 +166,7 @@ def pipeline_evidence(suite: Any, file: Optional[str] = None) -> PipelineEvidenc
     data = suite.data or {}
     what = data.get("source") or data.get("name") or suite.config.data or "the bundled digits"
     note = (
-        "measured: each framework's fastest loader variant bounds the projected throughput per host "
+        "measured here: each framework's fastest loader variant bounds the projected throughput per host "
         f"({what}, {suite.config.batch_size} per batch; one timed pass per variant, no repetitions: no spread)"
         if best
         else "the pipeline probe has no successful run: " + NOT_MEASURED

@@ -554,7 +554,9 @@ def project(
     low, high = est.low, est.high
     best = (pipeline or {}).get(route.framework)
     if best is not None and high > 0:
-        feed = pipeline_feed(best, low, high, devices, int(k["DEVICES_PER_HOST"]), acc.name if acc else target)
+        feed = pipeline_feed(
+            best, low, high, devices, int(k["DEVICES_PER_HOST"]), acc.name if acc else f"{target} device"
+        )
         proj.input_pipeline = feed
         proj.evidence.append(
             Evidence(

@@ -387,7 +387,7 @@ def _accuracy(report: Any) -> list[str]:
         return out
     out[0] = f"From {a.file or 'the accuracy probe'} ({a.created or 'undated'}): {a.note}."
     out.append("")
-    out += [f"- gap {g.a} - {g.b}: **{g.verdict}**: {g.line}" for g in a.gaps]
+    out += [f"- gap **{g.verdict}** (measured here): {g.line}" for g in a.gaps]
     rows = [
         [
             f"{m.framework} {m.mode}",
