@@ -728,8 +728,8 @@ def communication_for(
         low, high = c_low, c_high
         basis = "measured+knowledge"
         detail = (
-            f"knowledge-base host curve ({smodel.host.link}, {smodel.host.id}) x the inter-host link measured here over "
-            f"{ih.link} ({ih.nnodes} x {ih.ranks_per_node} ranks, {ih.framework}/{ih.backend}) for {devices} devices: "
+            f"knowledge-base host curve ({smodel.host.link}, {smodel.host.id}) x the inter-host link measured "
+            f"here over {ih.link} ({ih.nnodes} x {ih.ranks_per_node} ranks, {ih.framework}/{ih.backend}) for {devices} devices: "
             f"keeps {pct(low, high)} of linear"
         )
     elif smodel is not None:

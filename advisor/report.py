@@ -140,7 +140,7 @@ class Report(_Out):
     scan: Optional[dict[str, Any]] = Field(None, description="migration scan of model.code_path, when given")
     accuracy: AccuracyEvidence = Field(
         default_factory=lambda: accuracy_evidence(None),
-        description="the accuracy probe (--accuracy FILE): cross-framework accuracy parity, evidence for migration risk",
+        description="the accuracy probe (--accuracy FILE): cross-framework accuracy parity, for migration risk",
     )
     pipeline: PipelineEvidence = Field(
         default_factory=lambda: pipeline_evidence(None),

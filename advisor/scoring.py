@@ -903,7 +903,10 @@ def _accuracy_risk(wf: str, ctx: Context, k: Consts, score: float, note: str, ev
     if acc.verdict == "differs":
         pen = k["ACCURACY_GAP_PENALTY"]
         score -= pen
-        note += f"; -{pen:g} for a measured accuracy gap beyond +-{acc.tolerance * 100:g} point ({worst.line}; ACCURACY_GAP_PENALTY)"
+        note += (
+            f"; -{pen:g} for a measured accuracy gap beyond +-{acc.tolerance * 100:g} point "
+            f"({worst.line}; ACCURACY_GAP_PENALTY)"
+        )
     elif acc.verdict == "same":
         note += f"; accuracy measured the same here ({worst.line})"
     else:
