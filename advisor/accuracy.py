@@ -8,7 +8,9 @@ seed, must lie inside +-ACCURACY_TOLERANCE.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
 
 # assumption: one percentage point is the smallest accuracy difference a team would act on; the
 # seeds' three frameworks differ by 0.2 points, and one test image of the digits split is 0.22.
@@ -45,4 +47,154 @@ def normalize_verdict(check: dict) -> str:
         f"Normalize trap: PyTorch-style 0-1 mean/std on uint8 input gave a batch mean of {wrong['batch_mean']:.1f} "
         f"(std {wrong['batch_std']:.1f}) and a first loss of {wrong['loss_first']:.2f}; the 0-255 values give "
         f"{right['batch_mean']:.2f} (std {right['batch_std']:.2f}) and {right['loss_first']:.2f}"
+    )
+
+
+# --- the accuracy probe as report evidence ---------------------------------------------------------
+
+VERDICT_RANK = {"same": 0, "undecided": 1, "differs": 2}
+
+
+class GapJudgement(BaseModel):
+    """One cross-framework gap (run a minus run b, paired by seed) and what it says."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    a: str
+    b: str
+    verdict: Literal["same", "differs", "undecided"]
+    line: str
+    mean: float
+    ci95: list[float]
+    per_seed: list[float]
+    seeds: int
+
+
+class ModeAccuracy(BaseModel):
+    """One framework and mode over its seeds: final accuracy and time to the target."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    framework: str
+    mode: str
+    runs_ok: int
+    runs_total: int
+    final_accuracy: Optional[list[float]] = Field(None, description="[median, min, max] over the seeds")
+    reached_target: int = Field(0, description="seeds that reached the target accuracy")
+    epochs_to_target: Optional[float] = Field(None, description="median over the seeds that reached it")
+    seconds_to_target: Optional[float] = Field(None, description="median, compile included")
+    failures: list[str] = Field(default_factory=list)
+
+
+class AccuracyEvidence(BaseModel):
+    """The accuracy probe's result (`advisor probe --accuracy`) as the report reads it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: Literal["none", "file"] = "none"
+    file: Optional[str] = None
+    created: Optional[str] = None
+    data: Optional[str] = Field(None, description="what the probe trained on (bundled digits, or --data)")
+    target: Optional[float] = None
+    tolerance: float = ACCURACY_TOLERANCE
+    verdict: Optional[Literal["same", "differs", "undecided"]] = Field(
+        None, description="the worst gap's verdict (differs > undecided > same); null: no gap measured"
+    )
+    gaps: list[GapJudgement] = Field(default_factory=list)
+    modes: list[ModeAccuracy] = Field(default_factory=list)
+    normalize: Optional[str] = None
+    warnings: list[str] = Field(default_factory=list)
+    note: str = ""
+
+
+NOT_MEASURED = (
+    "accuracy parity not measured: whether the frameworks compute the same thing rests on the knowledge base "
+    "(run `advisor probe --accuracy --json -o FILE`, then --accuracy FILE)"
+)
+
+
+def _median(xs: list[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def _modes(runs: list[Any]) -> list[ModeAccuracy]:
+    out = []
+    for fw, mode in dict.fromkeys((r.framework, r.mode) for r in runs):
+        mine = [r for r in runs if (r.framework, r.mode) == (fw, mode)]
+        ok = [r for r in mine if r.status == "ok"]
+        finals = [r.final_accuracy for r in ok if r.final_accuracy is not None]
+        hit = [r for r in ok if r.epochs_to_target is not None]
+        out.append(
+            ModeAccuracy(
+                framework=fw,
+                mode=mode,
+                runs_ok=len(ok),
+                runs_total=len(mine),
+                final_accuracy=[round(_median(finals), 4), round(min(finals), 4), round(max(finals), 4)]
+                if finals
+                else None,
+                reached_target=len(hit),
+                epochs_to_target=_median([float(r.epochs_to_target) for r in hit]) if hit else None,
+                seconds_to_target=round(_median([r.seconds_to_target for r in hit if r.seconds_to_target]), 3)
+                if any(r.seconds_to_target for r in hit)
+                else None,
+                failures=[
+                    f"{r.id}: {r.status}" + (f": {r.error}" if r.error else "") for r in mine if r.status != "ok"
+                ],
+            )
+        )
+    return out
+
+
+def accuracy_evidence(
+    suite: Any, file: Optional[str] = None, tolerance: float = ACCURACY_TOLERANCE
+) -> AccuracyEvidence:
+    """Judge an AccuracySuite (or its JSON dict); None gives the 'not measured' evidence."""
+    if suite is None:
+        return AccuracyEvidence(note=NOT_MEASURED)
+    if isinstance(suite, dict):
+        from probes.accuracy.models import AccuracySuite
+
+        suite = AccuracySuite.model_validate(suite)
+    gaps = []
+    for g in suite.gaps:
+        verdict, line = gap_verdict(g, tolerance)
+        gaps.append(
+            GapJudgement(
+                a=g.a,
+                b=g.b,
+                verdict=verdict,
+                line=line,
+                mean=round(g.mean, 6),
+                ci95=[round(x, 6) for x in g.ci95],
+                per_seed=[round(x, 6) for x in g.per_seed],
+                seeds=len(g.per_seed),
+            )
+        )
+    worst = max((g.verdict for g in gaps), key=VERDICT_RANK.__getitem__, default=None)
+    data = suite.data or {}
+    what = data.get("source") or data.get("name") or (suite.config.data or "the bundled digits")
+    if worst is None:
+        note = "the accuracy probe measured no cross-framework gap (a framework failed or ran alone): " + NOT_MEASURED
+    else:
+        note = {
+            "same": "measured here: the frameworks reach the same test accuracy within the tolerance",
+            "differs": "measured here: the frameworks' final test accuracy differs beyond the tolerance",
+            "undecided": "measured here, not decided: the gap's interval crosses the tolerance (more seeds narrow it)",
+        }[worst] + f" (LeNet-5 on {what}, not the team's own model)"
+    return AccuracyEvidence(
+        source="file",
+        file=file,
+        created=suite.created,
+        data=str(what),
+        target=suite.config.target,
+        tolerance=tolerance,
+        verdict=worst,
+        gaps=gaps,
+        modes=_modes(suite.runs),
+        normalize=normalize_verdict(suite.normalize_check) if suite.normalize_check else None,
+        warnings=list(suite.warnings),
+        note=note,
     )

@@ -64,6 +64,36 @@ class ScalingMeasurement(BaseModel):
     gate_ok: Optional[bool] = Field(None, description="parameters identical across ranks after synced steps")
 
 
+class InterHostMeasurement(BaseModel):
+    """The scaling probe across hosts (`advisor probe --scaling --nnodes N ...`): the same rank count
+    across hosts and on one host, and the link it went over; whether the scaling curve uses it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="inter-host:<framework>-<model>-<nnodes>x<ranks per node>")
+    framework: str
+    model: str
+    backend: Optional[str] = None
+    device: str = "cpu"
+    hardware: str = Field("cpu", description="nvidia | ascend | cpu")
+    nnodes: int
+    ranks_per_node: int
+    world_size: int
+    link: str = Field(description="the interface (and speed) the inter-host runs went over, as node 0 read it")
+    loopback: bool = False
+    inter_over_intra_step: Optional[ScalingSpread] = Field(
+        None, description="synced step across hosts / on one host at the same rank count (> 1: the link's cost)"
+    )
+    link_share: Optional[ScalingSpread] = Field(
+        None, description="share of the cross-host step the link adds: 1 - intra step / inter step"
+    )
+    allreduce_share: Optional[ScalingSpread] = Field(None, description="allreduce share of the cross-host step")
+    efficiency: Optional[ScalingSpread] = Field(None, description="across hosts vs world x 1 rank on node 0")
+    gate_ok: Optional[bool] = None
+    used: bool = Field(False, description="the scaling curve beyond one host uses it")
+    why_not: Optional[str] = None
+
+
 class CurvePoint(BaseModel):
     """Fraction of linear throughput kept at a device count."""
 
@@ -110,6 +140,9 @@ class Communication(BaseModel):
     )
     measured: Optional[ScalingMeasurement] = Field(
         None, description="the scaling probe figures consulted for this framework"
+    )
+    inter_host: Optional[InterHostMeasurement] = Field(
+        None, description="the scaling probe across hosts consulted for device counts beyond one host"
     )
     evidence: list[Evidence] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
@@ -188,6 +221,111 @@ def pick_measurement(scaling: Any, framework: str, model: Optional[str], devices
             rc = next((c for c in counts if c["ranks"] == devices), None) or max(counts, key=lambda c: c["ranks"])
             return _measurement(doc, entry, rc)
     return None
+
+
+def _link_text(link: dict) -> str:
+    name = link.get("interface") or "an unnamed interface"
+    speed = f", {link['speed_mbps']:,} Mb/s" if link.get("speed_mbps") else ""
+    return f"{name}{speed}" + (" (loopback)" if link.get("loopback") else "")
+
+
+def _inverse_share(r: ScalingSpread) -> ScalingSpread:
+    """1 - 1/r for a step ratio r (the share of the slower step the link adds); min and max swap ends."""
+    return ScalingSpread(
+        median=round(1 - 1 / r.median, 4), min=round(1 - 1 / r.min, 4), max=round(1 - 1 / r.max, 4), n=r.n
+    )
+
+
+def inter_host_measurements(scaling: Any) -> list[InterHostMeasurement]:
+    """Every framework and model of a multi-node scaling result's `inter_host` block."""
+    doc = dump(scaling) or {}
+    block = doc.get("inter_host") or {}
+    link = block.get("link") or {}
+    out = []
+    for f in block.get("frameworks") or []:
+        if f.get("status") not in ("ok", "partial"):
+            continue
+        fw, model = str(f.get("framework")), str(f.get("model"))
+        tag = f"{fw}-{model}-r{block.get('world_size')}-{block.get('nnodes')}x"
+        device = next(
+            (str(r.get("device")) for r in doc.get("runs") or [] if str(r.get("id", "")).startswith(tag)), "cpu"
+        )
+        ratio = _spread(f.get("inter_over_intra_step"))
+        out.append(
+            InterHostMeasurement(
+                id=f"inter-host:{fw}-{model}-{block.get('nnodes')}x{block.get('ranks_per_node')}",
+                framework=fw,
+                model=model,
+                backend=f.get("backend"),
+                device=device,
+                hardware=device_kind(device),
+                nnodes=int(block.get("nnodes") or 0),
+                ranks_per_node=int(block.get("ranks_per_node") or 0),
+                world_size=int(f.get("world_size") or block.get("world_size") or 0),
+                link=_link_text(link),
+                loopback=bool(link.get("loopback")),
+                inter_over_intra_step=ratio,
+                link_share=_inverse_share(ratio) if ratio is not None and ratio.min > 0 else None,
+                allreduce_share=_spread((f.get("inter") or {}).get("allreduce_share")),
+                efficiency=_spread(f.get("efficiency")),
+                gate_ok=f.get("gate_ok"),
+            )
+        )
+    return out
+
+
+def _why_not_inter_host(ih: InterHostMeasurement, target: str, model: Optional[str]) -> Optional[str]:
+    """Why a cross-host measurement cannot stand for the target's inter-host link (None: it can)."""
+    if ih.loopback:
+        return "the inter-host runs went over loopback (every 'host' on one machine): they measure no network"
+    if ih.hardware != target:
+        return (
+            f"the inter-host runs ran on {ih.hardware}, the training target is {target}: the share of a step the link "
+            "takes depends on how fast the devices compute"
+        )
+    if model and ih.model != model:
+        return (
+            f"the inter-host runs trained {ih.model}, the workload is {model}: its gradient size and step time differ"
+        )
+    if ih.gate_ok is not True:
+        return "the inter-host runs' correctness gate did not pass"
+    if ih.link_share is None and ih.allreduce_share is None:
+        return "the inter-host result has no intra-host comparison and no allreduce share"
+    return None
+
+
+def pick_inter_host(scaling: Any, framework: str, model: Optional[str], target: str) -> Optional[InterHostMeasurement]:
+    """The cross-host figures for a framework (the workload's own model first), judged for the target."""
+    mine = sorted(
+        (m for m in inter_host_measurements(scaling) if m.framework == framework),
+        key=lambda m: (m.model != model, m.model),
+    )
+    if not mine:
+        return None
+    ih = mine[0]
+    why = _why_not_inter_host(ih, target, model)
+    return ih.model_copy(update={"used": why is None, "why_not": why})
+
+
+def inter_host_evidence(ih: InterHostMeasurement) -> list[Evidence]:
+    what = f"{ih.framework} ({ih.backend or '?'}) {ih.nnodes} x {ih.ranks_per_node} ranks over {ih.link}, {ih.model}"
+    ev = []
+    for spread, text in (
+        (ih.link_share, "the link adds {} of the cross-host step (vs the same ranks on one host)"),
+        (ih.allreduce_share, "allreduce {} of the cross-host step"),
+    ):
+        if spread is not None:
+            ev.append(
+                Evidence(
+                    kind="measured",
+                    ref=ih.id,
+                    value=spread.median,
+                    spread=[spread.min, spread.max],
+                    detail=f"{what}: {text.format(f'{spread.median:.0%}')} (min-max {pct(spread.min, spread.max)} over "
+                    f"{spread.n} repetitions)",
+                )
+            )
+    return ev
 
 
 def measurement_evidence(m: ScalingMeasurement) -> list[Evidence]:
@@ -302,12 +440,33 @@ class ScalingModel:
     host: Curve
     networks: tuple[Curve, ...]
     per_host: int
+    measured: Optional[InterHostMeasurement] = None
+    """the scaling probe across hosts: replaces the network curves beyond one host"""
+
+    def network_at(self, devices: float) -> Optional[tuple[float, float]]:
+        """Fraction kept by the inter-host link at `devices` (None within one host or without a figure)."""
+        if devices <= self.per_host:
+            return None
+        m = self.measured
+        if m is not None:
+            # The link's extra time x (per step, relative to the same ranks on one host) at the measured world
+            # size W grows with the ring all-reduce's bandwidth term 2(N-1)/N (assumption; it barely grows).
+            share = m.link_share or m.allreduce_share
+            s_min, s_max = min(share.min, 0.99), min(share.max, 0.99)
+            x_low, x_high = s_min / (1 - s_min), s_max / (1 - s_max)
+            w = max(2, m.world_size)
+            g = ((devices - 1) / devices) / ((w - 1) / w)
+            return 1 / (1 + max(0.0, x_high) * g), 1 / (1 + max(0.0, x_low) * g)
+        if not self.networks:
+            return None
+        spans = [c.at(devices) for c in self.networks]
+        return min(s[0] for s in spans), max(s[1] for s in spans)
 
     def at(self, devices: float) -> tuple[float, float]:
         low, high = self.host.at(min(devices, self.per_host))
-        if devices > self.per_host and self.networks:
-            spans = [c.at(devices) for c in self.networks]
-            low, high = low * min(s[0] for s in spans), high * max(s[1] for s in spans)
+        net = self.network_at(devices)
+        if net is not None:
+            low, high = low * net[0], high * net[1]
         return low, high
 
     def points(self, devices: int) -> list[CurvePoint]:
@@ -319,12 +478,16 @@ class ScalingModel:
 
     @property
     def label(self) -> str:
+        if self.measured is not None:
+            return f"{self.host.link} within a host, measured here over {self.measured.link} between hosts"
         return self.host.link + (
             f" within a host, {'/'.join(c.link for c in self.networks)} between hosts" if self.networks else ""
         )
 
     @property
     def evidence(self) -> list[Evidence]:
+        if self.measured is not None:
+            return [self.host.evidence] + inter_host_evidence(self.measured)
         return [self.host.evidence] + [c.evidence for c in self.networks]
 
 
@@ -469,11 +632,46 @@ def communication_for(
     m_ev = measurement_evidence(m) if m else []
     smodel = scaling_model(kb, acc, target, req, k) if kb is not None else None
     d = _derating(kb, "communication") if kb is not None else None
+    ih = (
+        pick_inter_host(scaling, framework, model, target)
+        if scaling is not None and req.needs.distributed_training
+        else None
+    )
+    ih_notes: list[str] = []
+    kb_model = smodel
+    if ih is not None and ih.used and smodel is None:
+        ih = ih.model_copy(
+            update={"used": False, "why_not": "the knowledge base has no host scaling curve to join it to"}
+        )
+    if ih is not None and ih.used:
+        smodel = ScalingModel(host=smodel.host, networks=smodel.networks, per_host=smodel.per_host, measured=ih)
+        ih_notes.append(
+            f"beyond one host the curve is the knowledge-base host curve x the link measured over {ih.link} at "
+            f"{ih.world_size} ranks; at other counts the link's extra time grows with the ring all-reduce's 2(N-1)/N "
+            "(assumption: latency and congestion at many hosts are not modelled, so large counts may fall further)"
+        )
+        if devices > smodel.per_host and kb_model.networks:
+            k_low, k_high = kb_model.at(devices)
+            ih_notes.append(
+                f"the knowledge-base network curve would keep {pct(k_low, k_high)} at {devices} devices "
+                f"({', '.join(c.id for c in kb_model.networks)}): not used, the inter-host link was measured"
+            )
+        elif devices <= smodel.per_host:
+            ih_notes.append(
+                f"the inter-host link measured over {ih.link} enters the curve beyond {smodel.per_host} devices only"
+            )
+    elif ih is not None:
+        ih_notes.append(
+            f"{ih.why_not}: the inter-host figures are evidence only; the curve beyond one host is the knowledge base's"
+        )
+    ih_ev = inter_host_evidence(ih) if ih is not None and not ih.used else []
+    m_ev = m_ev + ih_ev
     curve = smodel.points(devices) if smodel is not None else []
     link = smodel.label if smodel is not None else None
     if smodel is not None:
         c_low, c_high = smodel.at(devices)
-        kb_loss = [round(1 - c_high, 4), round(1 - c_low, 4)]
+        kb_low, kb_high = kb_model.at(devices)
+        kb_loss = [round(1 - kb_high, 4), round(1 - kb_low, 4)]
         kb_ev = smodel.evidence
     else:
         kb_loss = [d.loss.low, d.loss.high] if d else None
@@ -487,7 +685,7 @@ def communication_for(
             else []
         )
     where = "here" if here else (f"on {m.host}" if m and m.host else "in the scaling result")
-    base = dict(devices=devices, knowledge_loss=kb_loss, measured=m, interconnect=link, curve=curve)
+    base = dict(devices=devices, knowledge_loss=kb_loss, measured=m, interconnect=link, curve=curve, inter_host=ih)
     if devices <= 1:
         detail = "one device: no communication loss"
         if m:
@@ -499,10 +697,11 @@ def communication_for(
                 basis_detail=detail,
                 kept=Span(low=1.0, high=1.0, unit="fraction"),
                 evidence=m_ev,
+                notes=ih_notes,
             )
         )
     why_not = _why_not_measured(m, target, devices, model) if m else None
-    notes: list[str] = []
+    notes: list[str] = list(ih_notes)
     if m and why_not is None:
         eff = m.efficiency
         low, high = eff.min, min(eff.max, 1.0)
@@ -525,7 +724,15 @@ def communication_for(
         )
         return CommPlan(comm, tuple(m_ev), ())
     keep_notes: list[str] = []
-    if smodel is not None:
+    if smodel is not None and smodel.measured is not None and devices > smodel.per_host:
+        low, high = c_low, c_high
+        basis = "measured+knowledge"
+        detail = (
+            f"knowledge-base host curve ({smodel.host.link}, {smodel.host.id}) x the inter-host link measured "
+            f"here over {ih.link} ({ih.nnodes} x {ih.ranks_per_node} ranks, {ih.framework}/{ih.backend}) for {devices} devices: "
+            f"keeps {pct(low, high)} of linear"
+        )
+    elif smodel is not None:
         low, high = c_low, c_high
         basis = "knowledge"
         detail = (
@@ -549,7 +756,12 @@ def communication_for(
         measured_text = f"measured {where} ({shape})"
         detail = f"{measured_text} + {detail}"
         notes.append(
-            f"{why_not}: its figures are evidence; the projection to {devices} devices uses the knowledge-base range"
+            f"{why_not}: its figures are evidence; the projection to {devices} devices uses "
+            + (
+                "the knowledge-base host curve x the measured inter-host link"
+                if smodel is not None and smodel.measured is not None and devices > smodel.per_host
+                else "the knowledge-base range"
+            )
         )
         if m.allreduce_share is not None:
             share = m.allreduce_share

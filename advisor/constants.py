@@ -319,6 +319,17 @@ _ALL = [
         f"assumption: JPEG decode and augmentation on one host's CPUs; {SEED_ASCEND_PRACTICE} §5.3: a poor data "
         "pipeline leaves NPUs at 30% utilisation",
     ),
+    # --- measured evidence from the accuracy and input-pipeline probes ------------------------------
+    Constant(
+        "ACCURACY_GAP_PENALTY",
+        10.0,
+        "points",
+        f"assumption: a measured cross-framework accuracy gap beyond the tolerance (advisor.accuracy) is a "
+        f"migration risk as large as the scan's high risk (SCAN_RISK_PENALTY); {SEED_SAME_TASK} makes 'accuracy "
+        "is practically the same' the headline that says the frameworks compute the same thing",
+        "a measured accuracy gap cost",
+        (0.0, 50.0),
+    ),
     Constant("SANITY_MIN_HOURS", 1 / 60, "hours", "assumption: a training run under a minute is a projection error"),
     Constant("SANITY_MAX_HOURS", 24 * 365.0, "hours", "assumption: a run beyond a year is not a plan"),
 ]

@@ -9,7 +9,9 @@ CPU step fed can still starve eight accelerators.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
 
 
 def starved(run: Any) -> Optional[bool]:
@@ -46,3 +48,174 @@ def verdict(run: Any) -> str:
     if s:
         return f"starved: the pipeline delivers {alone:,.0f} samples/s, the step alone takes {step:,.0f}"
     return f"keeps up: {alone:,.0f} samples/s against a step of {step:,.0f} ({alone / step:.1f}x headroom)"
+
+
+# --- the pipeline probe as report evidence ----------------------------------------------------------
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PipelineRunJudgement(_Out):
+    id: str
+    framework: str
+    variant: str
+    workers: int
+    status: str
+    alone: Optional[float] = Field(None, description="samples/s the pipeline delivers alone")
+    with_step: Optional[float] = Field(None, description="samples/s feeding the LeNet-5 training step")
+    step_only: Optional[float] = Field(None, description="samples/s the training step alone consumes")
+    samples: Optional[int] = Field(None, description="samples timed for `alone`")
+    seconds: Optional[float] = None
+    starved: Optional[bool] = None
+    verdict: str
+
+
+class PipelineBest(_Out):
+    """The fastest loader variant of one framework: the rate a team that tunes its loader would get."""
+
+    framework: str
+    run_id: str
+    variant: str
+    workers: int
+    samples_per_second: float
+    samples: Optional[int] = None
+    seconds: Optional[float] = None
+
+
+class PipelineEvidence(_Out):
+    """The input-pipeline probe's result (`advisor probe --pipeline`) as the report reads it."""
+
+    source: Literal["none", "file"] = "none"
+    file: Optional[str] = None
+    created: Optional[str] = None
+    batch_size: Optional[int] = None
+    data: Optional[str] = None
+    runs: list[PipelineRunJudgement] = Field(default_factory=list)
+    best: list[PipelineBest] = Field(default_factory=list)
+    note: str = ""
+
+
+class PipelineFeed(_Out):
+    """One host's measured pipeline against the target's projected per-device step rate."""
+
+    framework: str
+    run_id: str
+    samples_per_second: float = Field(description="measured: the pipeline alone, one host")
+    hosts: float
+    devices_per_host: int
+    device_rate: list[float] = Field(description="projected samples/s per device [low, high]")
+    fraction: list[float] = Field(description="share of a host's devices the pipeline keeps fed [low, high]")
+    capped: bool = Field(description="the projected throughput was capped at hosts x the measured rate")
+    detail: str
+
+
+NOT_MEASURED = (
+    "input pipeline not measured: the data loader's bound is the knowledge base's assumption "
+    "(INPUT_PIPELINE_PER_HOST; run `advisor probe --pipeline --json -o FILE`, then --pipeline FILE)"
+)
+
+
+def _rate(r: Any) -> Optional[float]:
+    return r.samples_per_second if r is not None else None
+
+
+def pipeline_evidence(suite: Any, file: Optional[str] = None) -> PipelineEvidence:
+    """Judge a PipelineSuite (or its JSON dict); None gives the 'not measured' evidence."""
+    if suite is None:
+        return PipelineEvidence(note=NOT_MEASURED)
+    if isinstance(suite, dict):
+        from probes.pipeline.models import PipelineSuite
+
+        suite = PipelineSuite.model_validate(suite)
+    runs = [
+        PipelineRunJudgement(
+            id=r.id,
+            framework=r.framework,
+            variant=r.variant,
+            workers=r.workers,
+            status=r.status,
+            alone=_rate(r.alone),
+            with_step=_rate(r.with_step),
+            step_only=_rate(r.step_only),
+            samples=r.alone.samples if r.alone else None,
+            seconds=r.alone.seconds if r.alone else None,
+            starved=starved(r),
+            verdict=verdict(r),
+        )
+        for r in suite.runs
+    ]
+    best = []
+    for fw in dict.fromkeys(r.framework for r in suite.runs):
+        found = best_rate(suite, fw)
+        if found is None:
+            continue
+        run = next(r for r in suite.runs if r.id == found[1])
+        best.append(
+            PipelineBest(
+                framework=fw,
+                run_id=run.id,
+                variant=run.variant,
+                workers=run.workers,
+                samples_per_second=round(found[0], 3),
+                samples=run.alone.samples,
+                seconds=round(run.alone.seconds, 4),
+            )
+        )
+    data = suite.data or {}
+    what = data.get("source") or data.get("name") or suite.config.data or "the bundled digits"
+    note = (
+        "measured here: each framework's fastest loader variant bounds the projected throughput per host "
+        f"({what}, {suite.config.batch_size} per batch; one timed pass per variant, no repetitions: no spread)"
+        if best
+        else "the pipeline probe has no successful run: " + NOT_MEASURED
+    )
+    return PipelineEvidence(
+        source="file",
+        file=file,
+        created=suite.created,
+        batch_size=suite.config.batch_size,
+        data=str(what),
+        runs=runs,
+        best=best,
+        note=note,
+    )
+
+
+def pipeline_feed(best: PipelineBest, low: float, high: float, devices: int, per_host: int, where: str) -> PipelineFeed:
+    """The measured pipeline of one host against a projected [low, high] total images/s on `devices`
+    devices (`per_host` to a host); capped when hosts x the pipeline rate is below the projection."""
+    devices = max(1, devices)
+    on_host = min(devices, per_host)
+    hosts = max(1.0, devices / per_host)
+    d_low, d_high = low / devices, high / devices
+    f_low, f_high = (
+        feed_fraction(best.samples_per_second, d_high, on_host),
+        feed_fraction(best.samples_per_second, d_low, on_host),
+    )
+    cap = hosts * best.samples_per_second
+    capped = cap < high
+    share = f"{f_low:.0%}" if f"{f_low:.0%}" == f"{f_high:.0%}" else f"{f_low:.0%}-{f_high:.0%}"
+    detail = (
+        f"on {devices} x {where} this pipeline would feed {share} of the chips: {best.framework} "
+        f"{best.variant} ({best.workers} worker(s)) delivers {best.samples_per_second:,.0f} samples/s per host "
+        f"(measured here, {best.samples} samples in {best.seconds:.2f} s, one pass: no spread), "
+        f"the {on_host} device(s) of a host would take {on_host * d_low:,.0f}-{on_host * d_high:,.0f}"
+    )
+    detail += (
+        f"; the projection is capped at {hosts:g} host(s) x {best.samples_per_second:,.0f} = {cap:,.0f} samples/s"
+        if capped
+        else "; it keeps up: no cap"
+    )
+    return PipelineFeed(
+        framework=best.framework,
+        run_id=best.run_id,
+        samples_per_second=best.samples_per_second,
+        hosts=round(hosts, 3),
+        devices_per_host=on_host,
+        device_rate=[round(d_low, 3), round(d_high, 3)],
+        fraction=[round(f_low, 4), round(f_high, 4)],
+        capped=capped,
+        detail=detail,
+    )

@@ -49,6 +49,7 @@ from advisor.evidence import (
     sourced_evidence,
 )
 from advisor.memory import MemoryFit, memory_fit
+from advisor.pipeline import PipelineFeed, pipeline_feed
 from advisor.requirements import Requirements
 from advisor.workflows import (  # noqa: F401
     VENDOR_OF_TARGET,
@@ -104,6 +105,9 @@ class Projection(BaseModel):
     )
     memory: Optional[MemoryFit] = Field(
         None, description="does the model fit the target's devices, and how it must be split"
+    )
+    input_pipeline: Optional[PipelineFeed] = Field(
+        None, description="the measured input pipeline (advisor probe --pipeline) against this projection"
     )
 
 
@@ -472,10 +476,13 @@ def project(
     scaling_here: bool = False,
     route: Optional[Route] = None,
     k: Consts = DEFAULT,
+    pipeline: Optional[dict[str, Any]] = None,
 ) -> Projection:
     """One workflow's projection. `basis_cap` forces a weaker basis (so workflows compare like with like).
     `scaling`: a scaling probe result (ScalingResult or its JSON), `scaling_here`: measured on this host.
-    `route`: the workflow's (framework, target, path, accelerator) from `routes` (worked out if absent)."""
+    `route`: the workflow's (framework, target, path, accelerator) from `routes` (worked out if absent).
+    `pipeline`: framework -> the measured input pipeline (advisor.pipeline.PipelineBest): caps the throughput
+    at hosts x its rate where it cannot feed the devices."""
     route = route or routes(req, kb)[workflow]
     acc, target, devices = route.accelerator, route.target, req.hardware.devices
     gflops = workload_gflops(req)
@@ -544,8 +551,35 @@ def project(
     proj.basis, proj.basis_detail = basis, detail
     proj.evidence.extend(est.evidence)
     proj.notes.extend(est.notes)
-    proj.images_per_second = Span(low=round(est.low, 3), high=round(est.high, 3), unit="images/s")
-    if req.workload is not None and est.low > 0:
+    low, high = est.low, est.high
+    best = (pipeline or {}).get(route.framework)
+    if best is not None and high > 0:
+        feed = pipeline_feed(
+            best, low, high, devices, int(k["DEVICES_PER_HOST"]), acc.name if acc else f"{target} device"
+        )
+        proj.input_pipeline = feed
+        proj.evidence.append(
+            Evidence(
+                kind="measured",
+                ref=f"pipeline:{best.run_id}",
+                value=best.samples_per_second,
+                detail=f"input pipeline: {feed.detail}",
+            )
+        )
+        if req.workload is not None and req.workload.model != "lenet":
+            proj.notes.append(
+                "the pipeline probe times 32x32 images: a full-size image pipeline (JPEG decode, large crops) is "
+                "slower, so its rate is an upper bound for this workload's loader"
+            )
+        if feed.capped:
+            cap = feed.hosts * best.samples_per_second
+            low, high = min(low, cap), min(high, cap)
+            proj.warnings.append(
+                f"the measured input pipeline bounds it: {high:,.0f} images/s at most from {feed.hosts:g} host(s) "
+                f"({best.framework} {best.variant}, measured here): a faster loader, more hosts or pre-processed data"
+            )
+    proj.images_per_second = Span(low=round(low, 3), high=round(high, 3), unit="images/s")
+    if req.workload is not None and low > 0:
         _time_and_cost(proj, req, kb, acc, devices, k)
     return proj
 
@@ -569,7 +603,7 @@ def _time_and_cost(proj: Projection, req: Requirements, kb: Any, acc: Any, devic
         )
     hosts = max(1.0, devices / k["DEVICES_PER_HOST"])
     feed = hosts * k["INPUT_PIPELINE_PER_HOST"]
-    if ips.high > feed:
+    if ips.high > feed and proj.input_pipeline is None:  # a measured pipeline replaces the assumption
         proj.warnings.append(
             f"projected {ips.high:,.0f} images/s exceeds what the input pipeline of {hosts:g} host(s) is assumed "
             f"to deliver ({feed:,.0f} images/s, INPUT_PIPELINE_PER_HOST): the data loader will bound it"
@@ -619,11 +653,14 @@ def project_all(
     scaling_here: bool = False,
     rs: Optional[dict[str, Route]] = None,
     k: Consts = DEFAULT,
+    pipeline: Optional[dict[str, Any]] = None,
 ) -> dict[str, Projection]:
     """Each workflow's projection on its best basis."""
     rs = rs or routes(req, kb)
     return {
-        wf: project(wf, req, kb, suites, scaling=scaling, scaling_here=scaling_here, route=rs[wf], k=k)
+        wf: project(
+            wf, req, kb, suites, scaling=scaling, scaling_here=scaling_here, route=rs[wf], k=k, pipeline=pipeline
+        )
         for wf in WORKFLOWS
     }
 

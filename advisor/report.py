@@ -14,7 +14,10 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor import TOOL_NAME, __version__
+from advisor.accuracy import AccuracyEvidence, accuracy_evidence
 from advisor.memory import MemoryFit
+from advisor.pipeline import PipelineEvidence, pipeline_evidence
+from advisor.communication import InterHostMeasurement, inter_host_measurements
 from advisor.projections import (
     Projection,
     ScalingMeasurement,
@@ -37,9 +40,11 @@ from advisor.scoring import (
 from advisor.tco import TotalCost
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
-SCHEMA_VERSION = "1.2"  # 1.1: scaling, Projection.communication, Evidence.spread/label
+SCHEMA_VERSION = "1.3"  # 1.1: scaling, Projection.communication, Evidence.spread/label
 # 1.2: memory, costs (TCO parts), schedules, constant_sensitivity, hardware_basis, recommendation.confidence_parts,
 #      Projection.memory/warnings, Communication.curve/interconnect, RunSummary.quality/quality_reasons
+# 1.3: accuracy, pipeline, Projection.input_pipeline, CostPart.items, ScalingInfo.inter_host,
+#      Communication.inter_host
 
 
 class _Out(BaseModel):
@@ -109,6 +114,9 @@ class ScalingInfo(_Out):
         default_factory=list, description="each framework at its largest rank count"
     )
     failed: list[str] = Field(default_factory=list, description="frameworks the probe could not measure, with why")
+    inter_host: list[InterHostMeasurement] = Field(
+        default_factory=list, description="a multi-node result: the same ranks across hosts vs on one host"
+    )
     warnings: list[str] = Field(default_factory=list)
     note: Optional[str] = None
 
@@ -130,6 +138,14 @@ class Report(_Out):
         description="data-parallel scaling probe result consulted for multi-device communication",
     )
     scan: Optional[dict[str, Any]] = Field(None, description="migration scan of model.code_path, when given")
+    accuracy: AccuracyEvidence = Field(
+        default_factory=lambda: accuracy_evidence(None),
+        description="the accuracy probe (--accuracy FILE): cross-framework accuracy parity, for migration risk",
+    )
+    pipeline: PipelineEvidence = Field(
+        default_factory=lambda: pipeline_evidence(None),
+        description="the input-pipeline probe (--pipeline FILE): evidence for performance (caps the projections)",
+    )
     recommendation: Recommendation
     scores: list[WorkflowScore]
     weights: list[Weight]
@@ -298,6 +314,7 @@ def scaling_info(scaling: Any, req: Requirements, source: str, file: Optional[st
         used=distributed,
         measurements=scaling_measurements(doc),
         failed=failed,
+        inter_host=inter_host_measurements(doc),
         warnings=[str(w) for w in doc.get("warnings") or []],
         note=note,
     )
@@ -316,13 +333,28 @@ def build_report(
     scaling_source: str = "none",
     scaling_file: Optional[str] = None,
     deploy: Any = None,
+    accuracy: Any = None,
+    accuracy_file: Optional[str] = None,
+    pipeline: Any = None,
+    pipeline_file: Optional[str] = None,
     created_at: Optional[str] = None,
 ) -> Report:
     """Score and wrap. `probes`: a ProbeSuite, a list of them, or None. `scaling`: a scaling probe
     result (ScalingResult or its JSON) from this host's cache (`scaling_source="cache"`) or a file."""
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
+    acc = accuracy if isinstance(accuracy, AccuracyEvidence) else accuracy_evidence(accuracy, accuracy_file)
+    pipe = pipeline if isinstance(pipeline, PipelineEvidence) else pipeline_evidence(pipeline, pipeline_file)
     card = score(
-        requirements, host, suites, kb, scan, scaling=scaling, scaling_here=scaling_source == "cache", deploy=deploy
+        requirements,
+        host,
+        suites,
+        kb,
+        scan,
+        scaling=scaling,
+        scaling_here=scaling_source == "cache",
+        deploy=deploy,
+        accuracy=acc if accuracy is not None else None,
+        pipeline=pipe if pipeline is not None else None,
     )
     runs, parity, gemm = summarise_runs(suites)
     stamp = created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
@@ -343,6 +375,8 @@ def build_report(
         ),
         scaling=scaling_info(scaling, requirements, scaling_source, scaling_file),
         scan=_dump(scan),
+        accuracy=acc,
+        pipeline=pipe,
         recommendation=card.recommendation,
         scores=card.scores,
         weights=card.weights,

@@ -16,6 +16,11 @@ from typing import Any, Callable
 # Likelihood (0-1) that a pitfall bites, before the per-pitfall rules below (assumption).
 UNCONDITIONAL = 0.5  # applies to every project on the workflow
 SCAN_HIT = 0.95  # the migration scan found the hazard in the project's code
+# A probe measured the pitfall's symptom (accuracy gap beyond the tolerance, a pipeline that cannot
+# feed the target) or measured it absent (assumption: a measurement on a small model and on this
+# host's CPU is strong evidence, not proof, for the team's model and hosts).
+MEASURED_HIT = 0.95
+MEASURED_CLEAR = 0.1
 # An exposure below this many expected hours goes under "also known" (assumption: half a working day
 # is below what an architect tracks as a risk); at most REGISTER_MAX rows in the register.
 REGISTER_MIN_HOURS = 2.0
@@ -292,6 +297,23 @@ def _from_pitfall(item: Any, p: Project, workflow: str = "") -> Risk:
     )
 
 
+def _measured(report: Any, wf: str, risks: dict[str, Risk]) -> None:
+    """The accuracy and input-pipeline probes set the likelihood of the pitfalls they measure."""
+    acc = _get(report, "accuracy")
+    verdict = _get(acc, "verdict")
+    r = risks.get("precision-alignment")
+    if r is not None and verdict in ("same", "differs"):
+        gap = next((g for g in _get(acc, "gaps", []) if _get(g, "verdict") == verdict), None)
+        r.likelihood = MEASURED_HIT if verdict == "differs" else MEASURED_CLEAR
+        r.why = f"measured by the accuracy probe ({_get(acc, 'data')}): {_get(gap, 'line')}"
+    proj = next((p for p in _get(report, "projections", []) or [] if _get(p, "workflow") == wf), None)
+    feed = _get(proj, "input_pipeline")
+    r = risks.get("data-pipeline-bottleneck")
+    if r is not None and feed is not None:
+        r.likelihood = MEASURED_HIT if _get(feed, "capped") else MEASURED_CLEAR
+        r.why = f"measured by the pipeline probe: {_get(feed, 'detail')}"
+
+
 def register(report: Any) -> Register:
     p = project(report)
     wf = str(_get(_get(report, "recommendation"), "workflow"))
@@ -320,6 +342,7 @@ def register(report: Any) -> Register:
                 kb_id=pid or None,
                 scan=found,
             )
+    _measured(report, wf, risks)
     ranked = sorted(risks.values(), key=lambda r: (-r.exposure, r.id))
     reg = Register(wf)
     for r in ranked:

@@ -22,6 +22,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.accuracy import AccuracyEvidence
 from advisor.constants import CONSTANTS, DEFAULT, Consts, searched
 from advisor.deployment import deployment_evidence
 from advisor.evidence import QUALITY_RANK, Evidence, dump, kb_evidence, req_evidence, sourced_evidence
@@ -413,6 +414,8 @@ class Context:
     """criteria that no constant moves (ecosystem, debugging), worked out once"""
     deploy: list[dict] = field(default_factory=list)
     """the deployment probe's evidence rows (advisor.deployment), measured on the probe's host"""
+    accuracy: Optional[AccuracyEvidence] = None
+    """the accuracy probe's judged gaps (advisor.accuracy): measured evidence for migration risk"""
 
 
 # --- criteria ------------------------------------------------------------------------------------
@@ -716,7 +719,8 @@ def migration_parts(
     parts.append(("known pitfalls", p_low, p_high))
     if scan_used:
         s_low, s_high = (scan.get("effort_hours") or [0, 0])[:2]
-        parts.append(("port (code scan)", float(s_low), float(s_high)))
+        roles = scan_role_parts(scan)
+        parts += roles or [("port (code scan)", float(s_low), float(s_high))]
         ev.append(
             _req_ev(
                 "model.code_path",
@@ -724,6 +728,15 @@ def migration_parts(
                 f"scan of the team's code: {len(scan.get('hazards') or [])} hazards, {s_low:g}-{s_high:g} h, risk {scan.get('risk')}",
             )
         )
+        excluded = excluded_scan_text(scan)
+        if roles:
+            notes.append(
+                "port by role (code scan): "
+                + ", ".join(
+                    f"{n.split(': ', 1)[1].removesuffix(' (code scan)')} {_range_text(a, b, 'h')}" for n, a, b in roles
+                )
+                + (f"; {excluded}" if excluded else "")
+            )
     elif ports:
         base = PORT_BASE_HOURS[req.model.family]
         parts.append(("port (re-implement and check the model)", base[0], base[1]))
@@ -793,6 +806,48 @@ def migration_parts(
     return parts, ev, notes
 
 
+def scan_role_parts(scan: Optional[dict]) -> list[tuple[str, float, float]]:
+    """The scan's total, role by role ('port: model (code scan)', low, high), from its effort breakdown.
+    Each role keeps its own low end; the scan's high end is low + the root-sum-square of the item ranges
+    (not the sum of highs), so each role's range is scaled to add up to the scan's total. Excluded
+    roles (tests, examples, tools) are left out, as in the scan's total. [] without a breakdown."""
+    roles = [
+        r
+        for r in ((scan or {}).get("effort_breakdown") or {}).get("by_role") or []
+        if not r.get("excluded") and (r.get("effort_hours") or [0, 0])[1] > 0
+    ]
+    if not roles:
+        return []
+    s_low, s_high = [float(x) for x in (scan.get("effort_hours") or [0, 0])[:2]]
+    r_low = sum(float(r["effort_hours"][0]) for r in roles)
+    width = sum(float(r["effort_hours"][1]) - float(r["effort_hours"][0]) for r in roles)
+    # The roles' lows add to the scan's low (up to rounding): rescale lows too when they do not.
+    low_scale = s_low / r_low if r_low > 0 else 0.0
+    spread = (s_high - s_low) / width if width > 0 else 0.0
+    out = []
+    for r in roles:
+        lo, hi = float(r["effort_hours"][0]), float(r["effort_hours"][1])
+        a = lo * low_scale if r_low > 0 else s_low / len(roles)
+        out.append(
+            (f"port: {r.get('role') or r.get('name')} (code scan)", round(a, 2), round(a + (hi - lo) * spread, 2))
+        )
+    return out
+
+
+def excluded_scan_text(scan: Optional[dict]) -> str:
+    """'tests, examples excluded: 3 files, 2-5 h not counted' from the scan's breakdown ('' when none)."""
+    b = (scan or {}).get("effort_breakdown") or {}
+    ex = [r for r in b.get("by_role") or [] if r.get("excluded")]
+    hours = b.get("excluded_hours") or [0, 0]
+    if not ex and not b.get("excluded_files"):
+        return ""
+    names = ", ".join(str(r.get("role") or r.get("name")) for r in ex) or "excluded files"
+    return (
+        f"{names} excluded: {b.get('excluded_files', 0)} file(s), {_range_text(hours[0], hours[1], 'h')} "
+        "shown apart, not counted"
+    )
+
+
 def _migration(wf: str, ctx: Context, k: Consts) -> tuple[tuple[float, list[Evidence], str], list[float], Schedule]:
     req, scan = ctx.req, ctx.scan
     parts, ev, notes = migration_parts(wf, ctx, k)
@@ -807,6 +862,7 @@ def _migration(wf: str, ctx: Context, k: Consts) -> tuple[tuple[float, list[Evid
         if risk:
             score -= risk
             note += f"; -{risk:g} for the scan's {scan.get('risk')} risk"
+    score, note = _accuracy_risk(wf, ctx, k, score, note, ev)
     pressure = pressure_penalty(sched, k)
     if pressure > 0.005:
         score -= pressure
@@ -823,6 +879,39 @@ def _migration(wf: str, ctx: Context, k: Consts) -> tuple[tuple[float, list[Evid
     if notes:
         note += "; " + "; ".join(notes)
     return (_clamp(score), ev, note), [round(low, 2), round(high, 2)], sched
+
+
+def _accuracy_risk(wf: str, ctx: Context, k: Consts, score: float, note: str, ev: list[Evidence]) -> tuple[float, str]:
+    """A workflow that moves to MindSpore carries the measured cross-framework accuracy gap: beyond the
+    tolerance it costs ACCURACY_GAP_PENALTY points; within it, it is measured evidence that the
+    frameworks compute the same thing (no points: the hours to check the port stay in the estimate)."""
+    acc = ctx.accuracy
+    if acc is None or acc.verdict is None or ctx.routes[wf].framework != "mindspore":
+        return score, note
+    for g in acc.gaps:
+        ev.append(
+            Evidence(
+                kind="measured",
+                ref=f"accuracy:{g.a}-vs-{g.b}",
+                value=g.mean,
+                ci95=list(g.ci95),
+                spread=[min(g.per_seed), max(g.per_seed)],
+                detail=f"final test accuracy {g.line} (measured here, {g.verdict}; {acc.data})",
+            )
+        )
+    worst = next(g for g in acc.gaps if g.verdict == acc.verdict)
+    if acc.verdict == "differs":
+        pen = k["ACCURACY_GAP_PENALTY"]
+        score -= pen
+        note += (
+            f"; -{pen:g} for a measured accuracy gap beyond +-{acc.tolerance * 100:g} point "
+            f"({worst.line}; ACCURACY_GAP_PENALTY)"
+        )
+    elif acc.verdict == "same":
+        note += f"; accuracy measured the same here ({worst.line})"
+    else:
+        note += f"; accuracy gap measured but not decided ({worst.line})"
+    return score, note
 
 
 def communication_evidence(proj: Projection, already: list[Evidence]) -> tuple[list[Evidence], str]:
@@ -976,7 +1065,17 @@ def _evaluate(ctx: Context, k: Consts) -> Evaluation:
             "compliance": _compliance(wf, ctx, k),
         }
     costs = {
-        wf: total_cost(ctx.compared[wf], hours[wf], ctx.req, ctx.kb, ctx.routes[wf].accelerator, k) for wf in WORKFLOWS
+        wf: total_cost(
+            ctx.compared[wf],
+            hours[wf],
+            ctx.req,
+            ctx.kb,
+            ctx.routes[wf].accelerator,
+            k,
+            parts_hours=[(p.name, p.hours[0], p.hours[1]) for p in schedules[wf].phases],
+            excluded=excluded_scan_text(ctx.scan) if ctx.scan is not None and ports_pytorch_code(wf, ctx.req) else "",
+        )
+        for wf in WORKFLOWS
     }
     for wf, cost in _cost_scores(ctx, costs).items():
         partial[wf]["cost"] = cost
@@ -1357,6 +1456,8 @@ def _prepare(
     scaling: Any,
     scaling_here: bool,
     deploy: Any = None,
+    accuracy: Any = None,
+    pipeline: Any = None,
 ) -> tuple[Context, list[str]]:
     req_dict = conditions(req)
     weights = resolve_weights(req)
@@ -1374,13 +1475,24 @@ def _prepare(
         assumptions.append(
             f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training"
         )
-    best = project_all(req, kb, suites, scaling, scaling_here, rs)
+    feeds = _pipeline_best(pipeline)
+    best = project_all(req, kb, suites, scaling, scaling_here, rs, pipeline=feeds)
     basis = common_basis(best)
     compared = {
         wf: (
             p
             if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported
-            else project(wf, req, kb, suites, basis_cap=basis, scaling=scaling, scaling_here=scaling_here, route=rs[wf])
+            else project(
+                wf,
+                req,
+                kb,
+                suites,
+                basis_cap=basis,
+                scaling=scaling,
+                scaling_here=scaling_here,
+                route=rs[wf],
+                pipeline=feeds,
+            )
         )
         for wf, p in best.items()
     }
@@ -1412,9 +1524,29 @@ def _prepare(
         pitfalls={wf: applicable_pitfalls(kb, wf, req_dict) for wf in WORKFLOWS},
         comparisons=comparisons,
         deploy=deployment_evidence(deploy) if deploy is not None else [],
+        accuracy=_accuracy(accuracy),
     )
     ctx.fixed = {wf: {"ecosystem": _ecosystem(wf, ctx), "debugging": _debugging(wf, ctx)} for wf in WORKFLOWS}
     return ctx, assumptions
+
+
+def _accuracy(accuracy: Any) -> Optional[AccuracyEvidence]:
+    """An AccuracySuite (or its JSON) judged; an already judged AccuracyEvidence as it is."""
+    from advisor.accuracy import accuracy_evidence
+
+    if accuracy is None or isinstance(accuracy, AccuracyEvidence):
+        return accuracy
+    return accuracy_evidence(accuracy)
+
+
+def _pipeline_best(pipeline: Any) -> dict[str, Any]:
+    """framework -> its fastest measured loader variant (advisor.pipeline.PipelineBest)."""
+    from advisor.pipeline import PipelineEvidence, pipeline_evidence
+
+    if pipeline is None:
+        return {}
+    judged = pipeline if isinstance(pipeline, PipelineEvidence) else pipeline_evidence(pipeline)
+    return {b.framework: b for b in judged.best}
 
 
 def score(
@@ -1428,6 +1560,8 @@ def score(
     constants: Optional[dict[str, float]] = None,
     sensitivity: bool = True,
     deploy: Any = None,
+    accuracy: Any = None,
+    pipeline: Any = None,
 ) -> Scorecard:
     """Score the three workflows. Pure: same inputs, same scorecard.
 
@@ -1437,12 +1571,14 @@ def score(
     `scaling`: a scaling probe result (probes.scaling ScalingResult or its JSON), used for multi-device
     communication when the requirements ask for distributed training; `scaling_here`: measured on this host;
     `deploy`: a deployment-probe result (`advisor probe --deploy`), measured evidence for the deployment criterion;
+    `accuracy`: an accuracy-probe result (`advisor probe --accuracy`), measured evidence for migration risk;
+    `pipeline`: an input-pipeline probe result (`advisor probe --pipeline`): caps the projected throughput;
     `constants`: named constants moved from their defaults (advisor.constants); `sensitivity`: also search
     each constant for the value that flips the verdict (the expensive part; off for bulk re-scoring).
     """
     req = requirements
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
-    ctx, assumptions = _prepare(req, host, suites, kb, scan, scaling, scaling_here, deploy)
+    ctx, assumptions = _prepare(req, host, suites, kb, scan, scaling, scaling_here, deploy, accuracy, pipeline)
     k = Consts(constants)
     ev = _evaluate(ctx, k)
     scores = ev.scores

@@ -18,6 +18,17 @@ from advisor.constants import CONSTANTS, DEFAULT, Consts
 from advisor.evidence import Evidence, Span, kb_evidence, req_evidence
 
 
+class CostItem(BaseModel):
+    """One line of the engineering cost: a part of the migration estimate (a role of the scanned code,
+    the known pitfalls, ...) in hours and dollars."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    hours: list[float] = Field(description="[low, high]")
+    usd: Span
+
+
 class CostPart(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -26,6 +37,9 @@ class CostPart(BaseModel):
     counted: bool = Field(description="part of the total")
     detail: str
     evidence: list[Evidence] = Field(default_factory=list)
+    items: list[CostItem] = Field(
+        default_factory=list, description="engineering: the migration estimate part by part (per role from the scan)"
+    )
 
 
 class TotalCost(BaseModel):
@@ -49,8 +63,19 @@ def _range(value: Any) -> tuple[float, float]:
     return (value.low, value.high) if hasattr(value, "low") else (value.value, value.value)
 
 
-def total_cost(proj: Any, hours: list[float], req: Any, kb: Any, acc: Any, k: Consts = DEFAULT) -> TotalCost:
-    """The TCO of one workflow from its (compared) projection and its migration hours [low, high]."""
+def total_cost(
+    proj: Any,
+    hours: list[float],
+    req: Any,
+    kb: Any,
+    acc: Any,
+    k: Consts = DEFAULT,
+    parts_hours: Optional[list[tuple[str, float, float]]] = None,
+    excluded: str = "",
+) -> TotalCost:
+    """The TCO of one workflow from its (compared) projection and its migration hours [low, high];
+    `parts_hours`: the migration estimate part by part (label, low, high), shown as the engineering items;
+    `excluded`: what the code scan left out of the total (tests, examples), said in the detail."""
     owned = req.constraints.compute_pricing == "owned"
     parts: list[CostPart] = []
     c = proj.compute_cost_usd
@@ -132,18 +157,29 @@ def total_cost(proj: Any, hours: list[float], req: Any, kb: Any, acc: Any, k: Co
         src = (
             "the code scan and pitfalls" if req.model.code_path else "the knowledge-base pitfalls and porting estimate"
         )
+        items = [
+            CostItem(
+                name=n,
+                hours=[round(a, 2), round(b, 2)],
+                usd=Span(low=round(a / per_day * dl, 2), high=round(b / per_day * dh, 2), unit="USD"),
+            )
+            for n, a, b in parts_hours or []
+            if b > 0
+        ]
         parts.append(
             CostPart(
                 name="engineering",
                 usd=usd,
                 counted=True,
+                items=items,
                 evidence=[
                     kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
                     req_evidence(
                         "team.size", req.team.size, f"{hours[0]:g}-{hours[1]:g} h of migration/adaptation work"
                     ),
                 ],
-                detail=f"{hours[0]:g}-{hours[1]:g} h / {per_day:g} h per day x day rate (hours from {src})",
+                detail=f"{hours[0]:g}-{hours[1]:g} h / {per_day:g} h per day x day rate (hours from {src})"
+                + (f"; {excluded}" if excluded else ""),
             )
         )
     else:

@@ -6,8 +6,10 @@ Inputs: the requirements file; the knowledge base (plus `--kb DIR` overrides); t
 check without framework smoke tests); probe results from the cache for this host, from `--probes
 FILE ...` (`advisor probe --json -o FILE` on other hosts), or freshly measured with `--run-probes`; the
 data-parallel scaling result (`advisor probe --scaling`) from the cache for this host or from `--scaling
-FILE`, used for multi-device communication when the requirements ask for distributed training. Every
-input is read and validated before anything is written, so bad input leaves no output file behind.
+FILE`, used for multi-device communication when the requirements ask for distributed training; the
+deployment, accuracy and input-pipeline probe results (`--deploy`, `--accuracy`, `--pipeline FILE`) as
+measured evidence for deployment, migration risk and performance. Every input is read and validated
+before anything is written, so bad input leaves no output file behind.
 """
 
 from __future__ import annotations
@@ -45,6 +47,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="deployment probe result (`advisor probe --deploy -o FILE`): measured evidence for the "
         "deployment criterion",
+    )
+    parser.add_argument(
+        "--accuracy",
+        metavar="FILE",
+        help="accuracy probe result (`advisor probe --accuracy --json -o FILE`): the cross-framework accuracy "
+        "gap as measured evidence for migration risk",
+    )
+    parser.add_argument(
+        "--pipeline",
+        metavar="FILE",
+        help="input-pipeline probe result (`advisor probe --pipeline --json -o FILE`): caps the projected "
+        "throughput where the loader cannot feed the target's devices",
     )
     parser.add_argument(
         "--run-probes",
@@ -189,6 +203,59 @@ def load_deploy_file(path: str) -> Any:
         raise UsageError(validation_message(path, exc)) from None
 
 
+def _load_probe_result(path: str, flag: str, kind: str, hint: str, model: str) -> Any:
+    """A probe result of `kind` (accuracy | pipeline), validated as its suite model."""
+    import importlib
+
+    from pydantic import ValidationError
+
+    from advisor.requirements import validation_message
+
+    data = read_json(path, hint, flag)
+    if not isinstance(data, dict) or data.get("kind") != kind:
+        got = data.get("kind") if isinstance(data, dict) else None
+        raise UsageError(f'{path}: kind: expected "{kind}"' + (f", got {got!r}" if got else "") + f": {hint}")
+    mod = importlib.import_module(f"probes.{kind}.models")
+    version = data.get("schema_version", mod.SCHEMA_VERSION)
+    major = mod.SCHEMA_VERSION.split(".")[0]
+    if not isinstance(version, str) or version.split(".")[0] != major:
+        raise UsageError(f"{path}: schema_version: {version!r}, expected {major}.x: {hint}")
+    try:
+        return getattr(mod, model).model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(validation_message(path, exc)) from None
+
+
+ACCURACY_HINT = "expected an accuracy result from `advisor probe --accuracy --json -o FILE`"
+PIPELINE_HINT = "expected an input-pipeline result from `advisor probe --pipeline --json -o FILE`"
+
+
+def load_accuracy_file(path: str) -> Any:
+    suite = _load_probe_result(path, "--accuracy", "accuracy", ACCURACY_HINT, "AccuracySuite")
+    for i, g in enumerate(suite.gaps):
+        if len(g.ci95) != 2 or not g.per_seed:
+            raise UsageError(f"{path}: gaps[{i}]: expected ci95 [low, high] and per_seed values: {ACCURACY_HINT}")
+        if any(abs(x) > 1 for x in [*g.ci95, *g.per_seed, g.mean]):
+            raise UsageError(f"{path}: gaps[{i}]: an accuracy gap beyond 1 (accuracies are fractions 0-1)")
+    for i, r in enumerate(suite.runs):
+        if r.final_accuracy is not None and not 0 <= r.final_accuracy <= 1:
+            raise UsageError(f"{path}: runs[{i}].final_accuracy: {r.final_accuracy} is not a fraction 0-1")
+    return suite
+
+
+def load_pipeline_file(path: str) -> Any:
+    suite = _load_probe_result(path, "--pipeline", "pipeline", PIPELINE_HINT, "PipelineSuite")
+    for i, r in enumerate(suite.runs):
+        for name in ("alone", "with_step", "step_only"):
+            rate = getattr(r, name)
+            if rate is not None and rate.samples_per_second is not None and rate.samples_per_second < 0:
+                raise UsageError(
+                    f"{path}: runs[{i}].{name}.samples_per_second: {rate.samples_per_second} is negative: "
+                    "expected a measured rate >= 0"
+                )
+    return suite
+
+
 def _from_cache(load, what: str) -> Any:
     """This host's cached result, or None: an unreadable cache is skipped with a note, not fatal."""
     try:
@@ -284,6 +351,8 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     suites = [load_probe_file(p) for p in args.probes]
     scaling_from_file = load_scaling_file(args.scaling) if args.scaling else None
     deploy = load_deploy_file(args.deploy) if args.deploy else None
+    accuracy = load_accuracy_file(args.accuracy) if getattr(args, "accuracy", None) else None
+    pipeline = load_pipeline_file(args.pipeline) if getattr(args, "pipeline", None) else None
     source = "files" if suites else "none"
     if args.run_probes:
         suites.append(run_probes())
@@ -328,6 +397,10 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         "scaling_source": scaling_source,
         "scaling_file": args.scaling,
         "deploy": deploy,
+        "accuracy": accuracy,
+        "accuracy_file": getattr(args, "accuracy", None),
+        "pipeline": pipeline,
+        "pipeline_file": getattr(args, "pipeline", None),
         "probes": suites or None,
         "probe_source": source,
         "probe_files": list(args.probes),

@@ -116,6 +116,13 @@ def scaling_curve(doc: dict) -> list[str]:
             [["kept"] + [_pct(pt["low"], pt["high"]) for pt in curve]],
         )
         out.append("")
+        for e in c.get("evidence") or []:  # what each part of the curve rests on
+            if e.get("kind") == "knowledge" and str(e.get("detail", "")).startswith("scaling curve"):
+                out.append(f"- {e['ref']}: {e.get('source') or 'no source'} ({e.get('confidence') or '-'})")
+            elif e.get("kind") == "measured" and str(e.get("ref", "")).startswith("inter-host:"):
+                out.append(f"- {e['ref']}: {e['detail']} (measured here)")
+        if out[-1] != "":
+            out.append("")
     if not out:
         return []
     return ["## Scaling curve", ""] + out
@@ -148,6 +155,10 @@ def total_cost(doc: dict) -> list[str]:
                 details.append(
                     f"- {LABELS.get(c['workflow'], c['workflow'])} {n}: {p['detail']}" + (f" [{srcs}]" if srcs else "")
                 )
+                details += [
+                    f"  - {i['name']}: {_n(i['hours'][0])}-{_n(i['hours'][1])} h, {_usd(i['usd'])}"
+                    for i in p.get("items") or []
+                ]
     out = ["## Total cost of ownership", ""]
     out += _table(["Workflow", "Team", "Compute", "Energy", "Engineering", "Total", "Power budget"], rows)
     notes = sorted({n for c in costs for n in c.get("notes") or []})

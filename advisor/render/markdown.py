@@ -144,6 +144,38 @@ def _scaling(report: Any) -> list[str]:
                 rows,
                 ["l", "l", "l", "r", "r", "r", "l"],
             ) + [""]
+        ih_rows = [
+            [
+                f"{h.framework} {h.model}",
+                f"{h.nnodes} x {h.ranks_per_node} ({h.backend or '-'}, {h.device})",
+                h.link,
+                (
+                    f"{h.inter_over_intra_step.median:.2f}x ({h.inter_over_intra_step.min:.2f}-"
+                    f"{h.inter_over_intra_step.max:.2f}, n={h.inter_over_intra_step.n})"
+                    if h.inter_over_intra_step
+                    else "-"
+                ),
+                _spread(h.link_share),
+                _spread(h.allreduce_share),
+                "ok" if h.gate_ok else ("FAILED" if h.gate_ok is False else "-"),
+            ]
+            for h in info.inter_host
+        ]
+        if ih_rows:
+            out += ["Across hosts (measured; the same rank count on one host is the baseline):", ""]
+            out += _table(
+                [
+                    "Framework",
+                    "Hosts x ranks",
+                    "Link",
+                    "Step across / on one host",
+                    "Link's share of the step",
+                    "Allreduce share",
+                    "Gate",
+                ],
+                ih_rows,
+                ["l", "l", "l", "r", "r", "r", "l"],
+            ) + [""]
         out += [f"- {f}" for f in info.failed] + [f"- warning: {w}" for w in info.warnings]
     if info is not None and info.note:
         out += [info.note, ""]
@@ -279,6 +311,7 @@ def _scan(report: Any) -> list[str]:
     out += [f"- risk: {r}" for r in s.get("risk_reasons") or []]
     if s.get("route"):
         out.append(f"- route: {s.get('route_why') or s.get('route')}")
+    out += _scan_breakdown(s)
     rows = [
         [
             h.get("kind", "?"),
@@ -291,6 +324,152 @@ def _scan(report: Any) -> list[str]:
     ]
     if rows:
         out += [""] + _table(["Hazard", "Places", "Risk", "Effort", "Pitfall"], rows, ["l", "r", "l", "r", "l"])
+    return out
+
+
+def _shares_table(title: str, shares: list[dict], limit: int = 10) -> list[str]:
+    rows = [
+        [
+            str(r.get("name")),
+            str(r.get("files", 0)),
+            str(r.get("lines", 0)),
+            span({"low": r["effort_hours"][0], "high": r["effort_hours"][1]}, "h"),
+            "excluded (not counted)" if r.get("excluded") else "counted",
+        ]
+        for r in shares[:limit]
+    ]
+    more = [f"- and {len(shares) - limit} more"] if len(shares) > limit else []
+    return (
+        [""] + _table([title, "Files", "Lines", "Effort (plain sum)", "Total"], rows, ["l", "r", "r", "r", "l"]) + more
+    )
+
+
+def _scan_breakdown(s: dict) -> list[str]:
+    """Where the scan's hours are: per role and top-level package, excluded files shown apart."""
+    from advisor.scoring import excluded_scan_text, scan_role_parts
+
+    b = s.get("effort_breakdown") or {}
+    if not b:
+        return []
+    out = [
+        f"- breakdown: {b.get('included_files', 0)} file(s) counted, {b.get('excluded_files', 0)} excluded"
+        + (
+            f" by {len(b.get('exclude') or [])} glob pattern(s) (tests, examples, tools by default)"
+            if b.get("exclude")
+            else ""
+        )
+        + " (`advisor scan --json` has the rule and every item, file and package)"
+    ]
+    excluded = excluded_scan_text(s)
+    if excluded:
+        out.append(f"- {excluded}")
+    roles = scan_role_parts(s)
+    if roles:
+        out.append(
+            "- in the migration estimate and the engineering cost, role by role (each role's range scaled so the "
+            "roles add up to the scan's total): "
+            + ", ".join(f"{n.removeprefix('port: ').removesuffix(' (code scan)')} {a:g}-{b:g} h" for n, a, b in roles)
+        )
+    if b.get("by_role"):
+        out += _shares_table("Role", b["by_role"])
+    if len(b.get("by_package") or []) > 1:
+        out += _shares_table("Top-level package", b["by_package"])
+    return out
+
+
+def _accuracy(report: Any) -> list[str]:
+    """The accuracy probe: the cross-framework gap with its spread over seeds, and how it entered the verdict."""
+    a = get(report, "accuracy")
+    if a is None:
+        return []
+    out = [a.note + "."]
+    if a.source == "none":
+        return out
+    out[0] = f"From {a.file or 'the accuracy probe'} ({a.created or 'undated'}): {a.note}."
+    out.append("")
+    out += [f"- gap **{g.verdict}** (measured here): {g.line}" for g in a.gaps]
+    rows = [
+        [
+            f"{m.framework} {m.mode}",
+            f"{m.runs_ok}/{m.runs_total}",
+            (
+                f"{m.final_accuracy[0]:.2%} ({m.final_accuracy[1]:.2%}-{m.final_accuracy[2]:.2%})"
+                if m.final_accuracy
+                else "-"
+            ),
+            f"{m.reached_target} of {m.runs_ok}",
+            num(m.epochs_to_target),
+            num(m.seconds_to_target),
+        ]
+        for m in a.modes
+    ]
+    if rows:
+        target = f" {a.target:.0%}" if a.target else ""
+        out += [""] + _table(
+            [
+                "Framework, mode",
+                "Runs ok",
+                "Final test accuracy (median, min-max over seeds)",
+                f"Reached{target}",
+                "Epochs to target (median)",
+                "Seconds to target (median, compile incl.)",
+            ],
+            rows,
+        )
+    fails = [f for m in a.modes for f in m.failures]
+    out += [""] + [f"- {f}" for f in fails] if fails else []
+    if a.normalize:
+        out += ["", f"- {a.normalize}"]
+    out += [f"- warning: {w}" for w in a.warnings]
+    if a.verdict == "differs":
+        out.append(
+            "- enters the migration criterion of the workflows that move to MindSpore (MindSpore, Hybrid): "
+            "-ACCURACY_GAP_PENALTY points (see How each score was reached)"
+        )
+    elif a.verdict == "same":
+        out.append(
+            "- enters the migration criterion of the workflows that move to MindSpore as measured evidence "
+            "that the frameworks compute the same thing (no points moved)"
+        )
+    return out
+
+
+def _pipeline(report: Any) -> list[str]:
+    """The input-pipeline probe: each loader variant's rate and verdict here, and what it means on the target."""
+    p = get(report, "pipeline")
+    if p is None:
+        return []
+    if p.source == "none":
+        return [p.note + "."]
+    out = [f"From {p.file or 'the pipeline probe'} ({p.created or 'undated'}): {p.note}.", ""]
+    rows = [
+        [
+            r.id,
+            f"{r.variant} ({r.workers} worker(s))",
+            num(r.alone),
+            num(r.with_step),
+            num(r.step_only),
+            r.verdict,
+        ]
+        for r in p.runs
+    ]
+    if rows:
+        out += _table(
+            [
+                "Run",
+                "Loader",
+                "Pipeline alone (samples/s)",
+                "Feeding the step",
+                "Step alone",
+                "Here (measured)",
+            ],
+            rows,
+            ["l", "l", "r", "r", "r", "l"],
+        ) + [""]
+    for proj in report.projections:
+        feed = proj.input_pipeline
+        if feed is not None:
+            out.append(f"- {LABELS[proj.workflow]} ({proj.path}): {feed.detail}")
     return out
 
 
@@ -454,6 +633,12 @@ def format(report: Any, **options: Any) -> str:
     if scan:
         lines += ["## Migration scan of model.code_path", ""] + scan + [""]
     lines += ["## Measured runs", ""] + _runs(report) + [""]
+    accuracy = _accuracy(report)
+    if accuracy:
+        lines += ["## Accuracy parity (accuracy probe)", ""] + accuracy + [""]
+    pipeline = _pipeline(report)
+    if pipeline:
+        lines += ["## Input pipeline (pipeline probe)", ""] + pipeline + [""]
     lines += (
         ["## Throughput per framework and mode", ""]
         + _image(links, "throughput", "Measured throughput")

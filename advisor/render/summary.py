@@ -154,10 +154,40 @@ def provenance(report: Any) -> list[str]:
         out.append(f"probe runs: {len(ok)} of {len(runs)} succeeded; performance compared on the **{basis}** basis")
     else:
         out.append(f"no probe runs: performance compared on the **{basis}** basis (knowledge base)")
+    accuracy = get(report, "accuracy")
+    if get(accuracy, "source", "none") != "none":
+        out.append(f"accuracy probe: {get(accuracy, 'note')}")
+    pipeline = get(report, "pipeline")
+    if get(pipeline, "source", "none") != "none":
+        capped = [
+            label(get(p, "workflow")) for p in get(report, "projections", []) if get(get(p, "input_pipeline"), "capped")
+        ]
+        out.append(
+            "input-pipeline probe: measured loader rates "
+            + (f"cap the projections of {', '.join(capped)}" if capped else "keep up with every projection")
+        )
     scaling = get(report, "scaling")
     if get(scaling, "source", "none") != "none":
         out.append(
             f"scaling probe result: {get(scaling, 'label')}, " + ("used" if get(scaling, "used") else "shown, not used")
+        )
+    hosts = [get(get(p, "communication"), "inter_host") for p in get(report, "projections", [])]
+    hosts = [h for h in hosts if h is not None]
+    if hosts:
+        used = sorted(
+            {
+                label(get(p, "workflow"))
+                for p in get(report, "projections", [])
+                if get(get(get(p, "communication"), "inter_host"), "used")
+            }
+        )
+        out.append(
+            f"scaling across hosts: measured over {get(hosts[0], 'link')}; "
+            + (
+                f"the scaling curve beyond one host uses it for {', '.join(used)}"
+                if used
+                else f"evidence only ({get(hosts[0], 'why_not')})"
+            )
         )
     return out
 
