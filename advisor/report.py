@@ -342,6 +342,10 @@ def build_report(
     """Score and wrap. `probes`: a ProbeSuite, a list of them, or None. `scaling`: a scaling probe
     result (ScalingResult or its JSON) from this host's cache (`scaling_source="cache"`) or a file."""
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
+    if kb is not None:  # the datasheet peak is judging: attached here, never by the probe
+        from advisor import vendor_peak
+
+        suites = [vendor_peak.attach(s, kb) if hasattr(s, "vendor_peak") else s for s in suites]
     acc = accuracy if isinstance(accuracy, AccuracyEvidence) else accuracy_evidence(accuracy, accuracy_file)
     pipe = pipeline if isinstance(pipeline, PipelineEvidence) else pipeline_evidence(pipeline, pipeline_file)
     card = score(
