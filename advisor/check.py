@@ -168,11 +168,11 @@ def _engine_findings() -> list[Finding]:
 
 def _load_kb():
     """The knowledge base, or (None, why): check works without it."""
-    try:
-        import knowledge
+    import knowledge
 
+    try:
         return knowledge.load(), None
-    except Exception as exc:  # a bad user KB file becomes a finding: the check goes on without it
+    except (knowledge.KnowledgeError, OSError) as exc:  # a bad KB file becomes a finding: the check goes on
         return None, f"{type(exc).__name__}: {exc}"
 
 
@@ -620,7 +620,7 @@ def evaluate(
 def _kb_find(kb, name: str):
     try:
         return kb.find_accelerator(name)
-    except Exception:  # a user KB entry that breaks the lookup: no match, the check goes on
+    except (AttributeError, TypeError, ValueError):  # a user KB entry that breaks the lookup: no match
         return None
 
 

@@ -254,7 +254,7 @@ def _from_cache(load, what: str) -> Any:
     """This host's cached result, or None: an unreadable cache is skipped with a note, not fatal."""
     try:
         return load()
-    except Exception as exc:
+    except (OSError, ValueError) as exc:  # the cache reader returns None for what it knows; this is the rest
         print(f"advisor: ignoring unreadable {what} cache ({exc})", file=sys.stderr)
         return None
 
@@ -306,7 +306,7 @@ def run_probes() -> Any:
         from advisor.cache import save_probes
 
         save_probes(suite)
-    except Exception as exc:
+    except OSError as exc:  # a full or read-only cache folder: the report still has the measurement
         print(f"advisor: could not cache the probe results ({exc})", file=sys.stderr)
     return suite
 

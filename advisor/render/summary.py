@@ -391,11 +391,11 @@ def knowledge_for(report: Any, options: dict) -> tuple[Any, str | None]:
     wanted = get(get(report, "knowledge_base"), "version")
     if kb is not None or wanted is None:
         return kb, None
-    try:
-        import knowledge
+    import knowledge
 
+    try:
         kb = knowledge.load()
-    except Exception:  # a renderer never fails for want of the pinned-stack table
+    except (knowledge.KnowledgeError, OSError):  # a renderer never fails for want of the pinned-stack table
         return None, "the knowledge base could not be loaded"
     if getattr(kb, "version", None) != wanted:
         return kb, f"read from the bundled knowledge base {kb.version}, not the report's {wanted}"
