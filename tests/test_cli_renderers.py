@@ -122,3 +122,21 @@ def test_pipeline_table_with_and_without_the_feed_share():
     said = " ".join(fed.split())
     assert "pytorch: its fastest loader here (pytorch-dataloader-w2, 1,000 samples/s) would feed 5% of 8" in said
     assert "mindspore: its fastest loader here (mindspore-dataset-w2, 5,000 samples/s) would feed 26% of 8" in said
+
+
+def test_compare_text_through_the_one_interface():
+    from advisor.render import renderer
+
+    old = {"created_at": "a", "schema_version": "1.2", "recommendation": {"workflow": "pytorch", "confidence": "low"}}
+    new = {"created_at": "b", "schema_version": "1.3", "recommendation": {"workflow": "hybrid", "confidence": "medium"}}
+    changes = [{"path": "recommendation.workflow", "old": "pytorch", "new": "hybrid"}]
+    text = renderer("compare").format(
+        {"old_path": "old.json", "new_path": "new.json", "old": old, "new": new, "changes": changes}
+    )
+    assert text.splitlines() == [
+        "old.json (a) -> new.json (b)",
+        "recommendation CHANGED: pytorch -> hybrid (confidence low -> medium)",
+        "schema version 1.2 -> 1.3",
+        "1 change:",
+        "  recommendation.workflow: pytorch -> hybrid",
+    ]

@@ -8,7 +8,6 @@ Prose (notes, evidence text, pitfall descriptions) and the timestamp are left ou
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from typing import Any
 
@@ -139,38 +138,6 @@ def _section_rank(path: str) -> int:
     return SECTION_ORDER.index(head) if head in SECTION_ORDER else len(SECTION_ORDER)
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if value is None:
-        return "-"
-    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-
-
-def render_text(old_path: str, new_path: str, old: dict, new: dict, changes: list[dict]) -> str:
-    ro, rn = old["recommendation"], new["recommendation"]
-    lines = [f"{old_path} ({old.get('created_at', '?')}) -> {new_path} ({new.get('created_at', '?')})"]
-    if ro.get("workflow") != rn.get("workflow"):
-        lines.append(
-            f"recommendation CHANGED: {ro.get('workflow')} -> {rn.get('workflow')} "
-            f"(confidence {ro.get('confidence')} -> {rn.get('confidence')})"
-        )
-    else:
-        lines.append(
-            f"recommendation unchanged: {rn.get('workflow')} (confidence {ro.get('confidence')} -> "
-            f"{rn.get('confidence')}, margin {_fmt(ro.get('margin'))} -> {_fmt(rn.get('margin'))})"
-        )
-    if old.get("schema_version") != new.get("schema_version"):
-        lines.append(f"schema version {old.get('schema_version')} -> {new.get('schema_version')}")
-    if not changes:
-        lines.append("no other changes")
-    else:
-        lines.append(f"{len(changes)} change{'s' if len(changes) != 1 else ''}:")
-        for c in changes:
-            lines.append(f"  {c['path']}: {_fmt(c['old'])} -> {_fmt(c['new'])}")
-    return "\n".join(lines) + "\n"
-
-
 def run(args: argparse.Namespace) -> int:
     from advisor.output import emit, to_json
 
@@ -186,5 +153,8 @@ def run(args: argparse.Namespace) -> int:
         }
         emit(to_json(doc), args.output)
     else:
-        emit(render_text(args.old, args.new, old, new, changes), args.output)
+        from advisor.render import renderer
+
+        comparison = {"old_path": args.old, "new_path": args.new, "old": old, "new": new, "changes": changes}
+        emit(renderer("compare").format(comparison), args.output)
     return 0

@@ -10,6 +10,7 @@ renderer by (kind, format) and calls `format` on what it measured:
     check     advisor check  json, table (advisor/render/tables/check.py)
     scan      advisor scan   json, table (tables/scan.py)
     probe     the training probe, accuracy, pipeline, scaling, deploy: json, table (tables/<kind>.py)
+    compare   advisor compare: table (tables/compare.py); its json is built by the command
 
 Every kind's "json" is the same door, advisor.output.to_json (the report's json module uses it too).
 Renderers are imported on use, so that `import advisor.render` stays cheap (matplotlib only on charts).
@@ -62,6 +63,7 @@ TABLES: dict[str, str] = {
     "pipeline": "advisor.render.tables.pipeline:PipelineTable",
     "scaling": "advisor.render.tables.scaling:ScalingTable",
     "deploy": "advisor.render.tables.deploy:DeployTable",
+    "compare": "advisor.render.tables.compare:CompareText",
 }
 KINDS = ("report", *TABLES)
 
