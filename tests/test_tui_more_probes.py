@@ -33,7 +33,7 @@ from tui.app import make_app  # noqa: E402
 pytestmark = pytest.mark.timeout(60)
 
 
-def no_report(requirements, host, probes, scaling=None):
+def no_report(requirements, host, probes, scaling=None, **extra):
     return None
 
 
@@ -407,3 +407,94 @@ def test_one_host_multinode_request_is_the_ordinary_probe(monkeypatch):
     request = providers.validate_multinode("1", "0", "", None, config)
     providers.default_multinode_launcher(request, None, None)
     assert seen == [config]  # as `advisor probe --scaling --nnodes 1`
+
+
+# ---- the migration scan's breakdown on the Recommendation screen (issue 16) ------------------------
+
+SCAN_REQUIREMENTS = Path(__file__).parent / "fixtures" / "tui" / "scan-requirements.yaml"
+
+
+@run_async
+async def test_recommendation_shows_the_scan_breakdown_of_model_code_path():
+    """The real report over a small project written for this test (tests/fixtures/tui/scan-project):
+    the scan `advisor report` makes of model.code_path, and its effort per role and package."""
+    from advisor.scan import scan_path
+
+    import knowledge
+
+    expected = scan_path(str(SCAN_REQUIREMENTS.parent / "scan-project"), kb=knowledge.load())
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        requirements_path=str(SCAN_REQUIREMENTS),
+        initial_mode="recommendation",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.state.report is not None, timeout=40, what="the report")
+        await settle(pilot)
+        assert app.state.report.scan is not None  # the report carries the scan, as for `advisor report`
+        assert app.screen.query_one("#rec-scan").display
+        text = screen_text(app)
+        low, high = expected.effort_hours
+        assert f"effort {low:.1f}-{high:.1f} h, risk {expected.risk}" in text
+        roles = {s.role: s for s in expected.effort_breakdown.by_role}
+        for role, title in (("model", "model"), ("training", "training loop"), ("data", "data pipeline")):
+            share = roles[role]
+            assert f"{title} " in text and f"{share.effort_hours[0]:.1f}-{share.effort_hours[1]:.1f} h" in text
+        assert "tests (excluded)" in text and "shelfnet" in text  # the package, and tests apart
+        assert "Excluded from the total: 1 file(s)" in text
+
+
+def test_a_missing_code_path_is_a_notice_and_the_report_still_builds(tmp_path):
+    from advisor.errors import UsageError
+    from advisor.requirements import load_requirements
+
+    text = SCAN_REQUIREMENTS.read_text().replace("code_path: scan-project", "code_path: nowhere")
+    (tmp_path / "req.yaml").write_text(text)
+    req = load_requirements(tmp_path / "req.yaml")
+    with pytest.raises(UsageError, match="model.code_path: .*nowhere does not exist"):
+        providers.default_scan_code(req, str(tmp_path / "req.yaml"))
+    assert (
+        providers.default_scan_code(
+            load_requirements(
+                SCAN_REQUIREMENTS.parent.parent.parent.parent / "examples" / "prototype-then-ascend.yaml"
+            ),
+            None,
+        )
+        is None
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+@run_async
+async def test_real_accuracy_probe_from_the_screen_one_pytorch_epoch():
+    """The one real run here: one epoch of PyTorch eager on the digits (one child, about 10 s), through
+    the default provider, so the runner's own per-epoch events and result reach the panel."""
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        report_builder=no_report,
+        initial_mode="probes",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for wid in ("fw-mindspore", "mode-compile", "mode-graph", "mode-pynative"):
+            app.screen.query_one(f"#{wid}").value = False
+        app.screen.query_one("#accuracy-epochs").value = "1"
+        app.screen.query_one("#accuracy-seeds").value = "1"
+        await press_button(pilot, "accuracy-start")
+        await wait_for(pilot, lambda: app.state.accuracy.result is not None, timeout=100, what="the real probe")
+        await settle(pilot)
+        suite = app.state.accuracy.result
+        run = suite.runs[0]
+        assert [r.id for r in suite.runs] == ["pytorch-eager-seed0"], [r.error for r in suite.runs]
+        assert run.status == "ok" and len(run.accuracy) == 1, run.error
+        assert app.state.accuracy.runs["pytorch-eager-seed0"].status == "ok"  # the live row ended ok
+        assert cells(app, "accuracy-runs-table")[0][:3] == ["pytorch-eager-seed0", "ok", f"{run.accuracy[0]:.1%}"]
+        text = screen_text(app)
+        assert "Gap: not measured" in text and "one seed" in text  # one framework, one seed: said so

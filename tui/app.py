@@ -326,8 +326,8 @@ class AdvisorApp(App):
 
     @on(MeasurementFinished)
     def _measurement_finished(self, message: MeasurementFinished) -> None:
-        if self.measurements[message.kind].finished(message) and message.kind in ("probes", "scaling"):
-            self.rebuild_report()  # the report reads the training and scaling results
+        if self.measurements[message.kind].finished(message) and message.kind in ("probes", "scaling", "deploy"):
+            self.rebuild_report()  # the report reads the training, scaling and deployment results
 
     # ---- report ----------------------------------------------------------------------------------
 
@@ -345,13 +345,31 @@ class AdvisorApp(App):
             state.probes.result,
             state.scaling.result,
             state.report_generation,
+            state.requirements.path,
+            state.deploy.result,
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report", description="report")
-    def _report_worker(self, requirements: Any, host: Any, probes: Any, scaling: Any, generation: int) -> None:
+    def _report_worker(
+        self,
+        requirements: Any,
+        host: Any,
+        probes: Any,
+        scaling: Any,
+        generation: int,
+        path: str | None = None,
+        deploy: Any = None,
+    ) -> None:
+        try:
+            scan = self.core.scan_code(requirements, path)
+        except Exception as exc:  # noqa: BLE001 - a missing code_path (UsageError) or a scan bug: the report goes on
+            self.post_message(WorkFailed("migration scan", _one_line(exc)))
+            scan = None
+        # Only what there is: a test's builder need not know scan= or deploy=.
+        extra = {k: v for k, v in (("scan", scan), ("deploy", deploy)) if v is not None}
         try:
             # The measured scaling enters the report as it does for `advisor report`.
-            report = self.core.build_report(requirements, host, probes, scaling=scaling)
+            report = self.core.build_report(requirements, host, probes, scaling=scaling, **extra)
         except Exception as exc:  # noqa: BLE001 - a report that cannot be built is a notice
             self.post_message(WorkFailed("report", _one_line(exc)))
             return
@@ -445,6 +463,7 @@ def make_app(
     accuracy_launcher: providers.Launcher | None = None,
     pipeline_launcher: providers.Launcher | None = None,
     multinode_launcher: providers.Launcher | None = None,
+    scan_code: Callable[[Any, str | None], Any] | None = None,
     initial_mode: str = "host",
     check_on_start: bool = True,
 ) -> AdvisorApp:
@@ -472,6 +491,7 @@ def make_app(
         run_accuracy=accuracy_launcher,
         run_pipeline=pipeline_launcher,
         run_multinode=multinode_launcher,
+        scan_code=scan_code,
     )
     return AdvisorApp(
         core, requirements_path=requirements_path, initial_mode=initial_mode, check_on_start=check_on_start

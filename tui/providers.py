@@ -25,9 +25,11 @@ class Launcher(Protocol):
 
 
 class ReportBuilder(Protocol):
-    """advisor.report.build_report over this host's probes and scaling result."""
+    """advisor.report.build_report over this host's probes and scaling result. The app passes
+    `scan=` (the migration scan of model.code_path) and `deploy=` (a deployment probe measured in
+    this session) only when it has them, so a builder without them still works without either."""
 
-    def __call__(self, requirements: Any, host: Any, probes: Any, scaling: Any = None) -> Any: ...
+    def __call__(self, requirements: Any, host: Any, probes: Any, scaling: Any = None, **extra: Any) -> Any: ...
 
 
 @dataclass
@@ -50,12 +52,14 @@ class Providers:
     run_accuracy: Launcher | None = None
     run_pipeline: Launcher | None = None
     run_multinode: Launcher | None = None  # config: a MultinodeRequest
+    scan_code: Callable[[Any, str | None], Any] | None = None  # (requirements, its file) -> ScanResult | None
 
     def __post_init__(self) -> None:
         self.run_deploy = self.run_deploy or default_deploy_launcher
         self.run_accuracy = self.run_accuracy or default_accuracy_launcher
         self.run_pipeline = self.run_pipeline or default_pipeline_launcher
         self.run_multinode = self.run_multinode or default_multinode_launcher
+        self.scan_code = self.scan_code or default_scan_code
 
 
 def default_host_provider(progress: Callable[[str], None] | None = None, cancel: Any = None) -> Any:
@@ -82,9 +86,12 @@ def default_save_probes(suite: Any) -> None:
     save_probes(suite)
 
 
-def default_report_builder(requirements: Any, host: Any, probes: Any, scaling: Any = None) -> Any:
+def default_report_builder(
+    requirements: Any, host: Any, probes: Any, scaling: Any = None, scan: Any = None, deploy: Any = None
+) -> Any:
     """The same report `advisor report` builds, over the bundled knowledge base (cached). The
-    probes and the scaling result are this host's (its cache, or measured in this session)."""
+    probes and the scaling result are this host's (its cache, or measured in this session); `scan`
+    is the migration scan of model.code_path, `deploy` the deployment probe measured in this session."""
     import knowledge
     from advisor.report import build_report
 
@@ -93,10 +100,35 @@ def default_report_builder(requirements: Any, host: Any, probes: Any, scaling: A
         host=host,
         probes=probes,
         kb=knowledge.load(),
+        scan=scan,
         probe_source="cache" if probes is not None else "none",
         scaling=scaling,
         scaling_source="cache" if scaling is not None else "none",
+        deploy=deploy,
     )
+
+
+_SCANS: dict = {}  # resolved code path -> ScanResult: one scan per folder and session (it never executes code)
+
+
+def default_scan_code(requirements: Any, requirements_file: str | None) -> Any:
+    """The migration scan of model.code_path, as `advisor report` makes it (advisor/commands/report.py:
+    relative to the requirements file, UsageError when it does not exist); None without a code_path.
+    Scanned once per folder per session: the report is rebuilt on every edit of the form."""
+    import knowledge
+    from advisor.errors import UsageError
+    from advisor.requirements import resolve_code_path
+    from advisor.scan import scan_path
+
+    code = resolve_code_path(requirements, requirements_file)
+    if code is None:
+        return None
+    if not code.exists():
+        raise UsageError(f"model.code_path: {code} does not exist: expected a folder or .py file of PyTorch code")
+    key = str(code.resolve())
+    if key not in _SCANS:
+        _SCANS[key] = scan_path(key, kb=knowledge.load())
+    return _SCANS[key]
 
 
 def default_renderer(report: Any, fmt: str) -> str:
