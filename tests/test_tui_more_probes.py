@@ -154,6 +154,27 @@ async def test_a_crashing_deploy_runner_fails_its_open_row_with_the_reason():
         assert not app.screen.query_one("#deploy-start").disabled  # the screen is usable again
 
 
+@run_async
+async def test_cancel_stops_the_deployment_probe_and_keeps_the_finished_steps():
+    hold = threading.Event()
+    launcher = deploy_launcher(hold=hold)
+    app = app_with(deploy_launcher=launcher)
+    async with app.run_test(size=(120, 40)) as pilot:
+        seen = record_notifications(app)
+        await settle(pilot)
+        await press_button(pilot, "deploy-start")
+        await wait_for(pilot, lambda: launcher.started.is_set() and app.state.deploy.running, what="the start")
+        assert "Cancel" in {k.description for k in app.screen.query("FooterKey")}
+        await pilot.press("c")
+        assert app.state.deploy.cancel.is_set()  # the launcher's flag: the real runner kills its child
+        hold.set()
+        await wait_for(pilot, lambda: not app.state.deploy.running, what="the stop")
+        await settle(pilot)
+        assert list(app.state.deploy.runs) == ["pytorch-onnx-lenet"]  # no step started after the cancel
+        assert any("Deployment probe cancelled" in msg for _, msg, _ in seen)
+        assert not app.screen.query_one("#deploy-start").disabled
+
+
 # ---- time-to-accuracy and the input pipeline (issue 18) ---------------------------------------------
 
 
