@@ -519,3 +519,24 @@ async def test_real_accuracy_probe_from_the_screen_one_pytorch_epoch():
         assert cells(app, "accuracy-runs-table")[0][:3] == ["pytorch-eager-seed0", "ok", f"{run.accuracy[0]:.1%}"]
         text = screen_text(app)
         assert "Gap: not measured" in text and "one seed" in text  # one framework, one seed: said so
+
+
+def test_the_pipeline_is_set_against_the_projected_rate_of_the_target():
+    """The issue's "on 8 x 910B this pipeline would feed 31% of the chips", from the frozen report's
+    projection (tests/fixtures/tui/report.json: 8 x ascend-910b, ResNet-18) and the measured loaders."""
+    import json
+
+    from advisor.pipeline import best_rate, feed_fraction
+    from tui.widgets.probe_panels import feed_line
+
+    report = json.loads((Path(__file__).parent / "fixtures" / "tui" / "report.json").read_text())
+    proj = next(p for p in report["projections"] if p["framework"] == "mindspore" and p["target"] == "ascend")
+    suite = pipeline_fixture()
+    best = best_rate(suite, "mindspore")
+    low, high = proj["images_per_second"]["low"], proj["images_per_second"]["high"]
+    least = feed_fraction(best[0], high / proj["devices"], proj["devices"])
+    most = feed_fraction(best[0], low / proj["devices"], proj["devices"])
+    text = feed_line("mindspore", best, report).plain
+    assert text.startswith(f"  on 8 x ascend-910b: this loader would feed {least:.0%}-{most:.0%} of the devices")
+    assert f"at the projected {low:,.0f}-{high:,.0f} images/s (resnet18, reference)" in text
+    assert feed_line("mindspore", best, None) is None  # no report, no projection: nothing claimed

@@ -35,7 +35,7 @@ from tui import providers
 from tui.data import fmt_num, fmt_when, get
 from tui.form_spec import parse_number
 from tui.glyphs import arrow, ellipsis
-from tui.messages import MeasurementChanged, RunChanged
+from tui.messages import MeasurementChanged, ReportChanged, RunChanged
 from tui.screens.base import AdvisorScreen
 from tui.state import RunProgress
 from tui.widgets.charts import StepTimeChart, ThroughputChart
@@ -378,6 +378,11 @@ class ProbesScreen(AdvisorScreen):
 
     def on_measurement_changed(self, _: MeasurementChanged) -> None:
         self.when_shown("measurement", self.refresh_view)
+
+    def on_report_changed(self, _: ReportChanged) -> None:
+        # The pipeline panel sets its loaders against the report's projection for the target.
+        if self.app.state.pipeline.result is not None:
+            self.when_shown("measurement", self.refresh_view)
 
     def on_run_changed(self, message: RunChanged) -> None:
         if not self.is_current:  # one full redraw when shown covers any number of ticks

@@ -63,6 +63,7 @@ class MeasurementPanel(Vertical):
         return getattr(app.state, self.KIND)
 
     def show_all(self, app: Any) -> None:
+        self.report = getattr(app.state, "report", None)  # a panel may set its result against it
         state = self.measurement(app)
         self.display = bool(state.running or state.result is not None or state.runs)
         self.show_status(app)
@@ -419,6 +420,9 @@ class PipelinePanel(MeasurementPanel):
             best = best_rate(suite, fw) if suite is not None else None
             if best:
                 lines.append(Text(f"{fw}: fastest loader here {best[1]}, {best[0]:,.0f} samples/s alone", style="dim"))
+                feed = feed_line(fw, best, getattr(self, "report", None))
+                if feed is not None:
+                    lines.append(feed)
         for r in get(result, "runs", default=[]) or []:
             if get(r, "status") != "ok" and get(r, "error"):
                 lines.append(Text.assemble(("x ", "red"), (f"{get(r, 'id')}: ", "bold"), _short(get(r, "error"), 300)))
@@ -450,3 +454,35 @@ def pipeline_verdict(run: Any) -> tuple[str, str]:
     if is_starved is None and get(run, "status") != "ok":
         style = "red"
     return verdict(model), style
+
+
+def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | None:
+    """The issue's "on 8 x 910B this pipeline would feed 31% of the chips": the fastest loader here
+    against the report's projected images/s for the team's target accelerator (advisor.pipeline's
+    feed_fraction at both ends of the projection's range); None without such a projection."""
+    from advisor.pipeline import feed_fraction
+
+    proj = next(
+        (
+            p
+            for p in get(report, "projections", default=[]) or []
+            if get(p, "framework") == framework and get(p, "target") != "cpu" and get(p, "images_per_second")
+        ),
+        None,
+    )
+    if proj is None:
+        return None
+    devices = int(get(proj, "devices", default=1) or 1)
+    low, high = (float(get(proj, "images_per_second", k)) for k in ("low", "high"))
+    rate, loader = best
+    # The projection is for all `devices`: per device it is a 1/devices share.
+    most, least = feed_fraction(rate, low / devices, devices), feed_fraction(rate, high / devices, devices)
+    share = f"{least:.0%}" if abs(most - least) < 0.005 else f"{least:.0%}-{most:.0%}"
+    where = f"{devices} x {get(proj, 'accelerator') or get(proj, 'target')}"
+    return Text.assemble(
+        ("  on ", "dim"),
+        (where, "bold"),
+        f": this loader would feed {share} of the devices at the projected {low:,.0f}-{high:,.0f} images/s "
+        f"({get(report, 'requirements', 'workload', 'model') or 'the workload'}, {get(proj, 'basis')}); "
+        "for the probe's 32x32 images: larger images cost more per sample",
+    )
