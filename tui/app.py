@@ -3,8 +3,9 @@
 All slow work (host check, probes, report building, cache reads) runs in thread workers that post
 messages from tui.messages; the app's handlers change the one state (tui.state.AppState) and post a
 message to the mode screens, which redraw from the state. Every kind of probe (training, scaling,
-deployment, accuracy, input pipeline) has one MeasurementController (tui.controller). The core is reached through typed providers
-(tui.providers.Providers) that tests replace (see make_app), so nothing here depends on the host.
+deployment, accuracy, input pipeline) has one MeasurementController (tui.controller). The core is
+reached through typed providers (tui.providers.Providers) that tests replace (see make_app), so
+nothing here depends on the host.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """One controller for every kind of measurement the TUI runs (the training probe suite, the scaling
-probe on one host or across hosts, the deployment, accuracy and input-pipeline probes): start it in a thread worker with a cancel flag, turn the runner's events
-into throttled RunProgressed messages, keep its state (tui.state.Measurement), save a finished result
-to the cache. The app owns one per kind and lets only one measure at a time."""
+probe on one host or across hosts, the deployment, accuracy and input-pipeline probes): start it in
+a thread worker with a cancel flag, turn the runner's events into throttled RunProgressed messages,
+keep its state (tui.state.Measurement), save a finished result to the cache. The app owns one per
+kind and lets only one measure at a time."""
 
 from __future__ import annotations
 

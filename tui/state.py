@@ -1,7 +1,8 @@
 """The app's state, in one dataclass the screens read (pure: no Textual): the host check, the
 requirements, one Measurement per kind of probe (training, scaling) with its live runs, and the report.
 The deployment, accuracy and input-pipeline probes (issues 17, 18) are Measurements too; they are not
-cached per host (the CLI does not cache them either). The app changes it in its message handlers only, then tells the screens with a message."""
+cached per host (the CLI does not cache them either). The app changes it in its message handlers
+only, then tells the screens with a message."""
 
 from __future__ import annotations
 
