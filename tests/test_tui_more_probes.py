@@ -540,3 +540,33 @@ def test_the_pipeline_is_set_against_the_projected_rate_of_the_target():
     assert text.startswith(f"  on 8 x ascend-910b: this loader would feed {least:.0%}-{most:.0%} of the devices")
     assert f"at the projected {low:,.0f}-{high:,.0f} images/s (resnet18, reference)" in text
     assert feed_line("mindspore", best, None) is None  # no report, no projection: nothing claimed
+
+
+def test_default_accuracy_and_pipeline_providers_call_the_real_runners(monkeypatch):
+    """run_suite(config, cancel=, on_event=(run_id, msg)): the providers pass the cancel flag and turn
+    each message into a row event; the Normalize check runs only with MindSpore chosen, as the CLI."""
+    from probes.accuracy.models import AccuracyConfig, AccuracySuite
+    from probes.pipeline.models import PipelineConfig, PipelineSuite
+
+    calls: list = []
+
+    def fake_suite(kind, model):
+        def run_suite(config, cancel=None, on_event=None):
+            calls.append((kind, cancel))
+            on_event("pytorch-x", {"kind": "start"})
+            return model(config=config)
+
+        return run_suite
+
+    monkeypatch.setattr("probes.accuracy.runner.run_suite", fake_suite("accuracy", AccuracySuite))
+    monkeypatch.setattr("probes.pipeline.runner.run_suite", fake_suite("pipeline", PipelineSuite))
+    monkeypatch.setattr(
+        "advisor.commands.probe_accuracy.run_normalize_check", lambda: pytest.fail("no MindSpore chosen")
+    )
+    events: list = []
+    cancel = providers.new_cancel()
+    suite = providers.default_accuracy_launcher(AccuracyConfig(frameworks=["pytorch"]), events.append, cancel)
+    assert suite.normalize_check is None
+    providers.default_pipeline_launcher(PipelineConfig(frameworks=["pytorch"]), events.append, cancel)
+    assert calls == [("accuracy", cancel), ("pipeline", cancel)]
+    assert events == [{"run_id": "pytorch-x", "kind": "start", "run": None}] * 2
