@@ -2,9 +2,10 @@
 
 All slow work (host check, probes, report building, cache reads) runs in thread workers that post
 messages from tui.messages; the app's handlers change the one state (tui.state.AppState) and post a
-message to the mode screens, which redraw from the state. The training and scaling probes share one
-MeasurementController (tui.controller). The core is reached through typed providers
-(tui.providers.Providers) that tests replace (see make_app), so nothing here depends on the host.
+message to the mode screens, which redraw from the state. Every kind of probe (training, scaling,
+deployment, accuracy, input pipeline) has one MeasurementController (tui.controller). The core is
+reached through typed providers (tui.providers.Providers) that tests replace (see make_app), so
+nothing here depends on the host.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from tui import providers
-from tui.controller import PROBES, SCALING, MeasurementController, _one_line
+from tui.data import get
+from tui.controller import KINDS, MeasurementController, _one_line
 from tui.messages import (
     HostChanged,
     HostChecked,
@@ -84,18 +86,45 @@ class AdvisorApp(App):
         self.initial_mode = initial_mode
         self.check_on_start = check_on_start
         self.views: list = []  # the mode screens created so far (they register on mount)
+        # One controller per kind; the launcher and the saver are read at start (a test may swap them).
+        launchers = {
+            "probes": lambda: self.core.run_probes,
+            "scaling": lambda: self._scaling_launcher,
+            "deploy": lambda: self.core.run_deploy,
+            "accuracy": lambda: self.core.run_accuracy,
+            "pipeline": lambda: self.core.run_pipeline,
+        }
+        saves = {
+            "probes": lambda: self.core.save_probes,
+            "scaling": lambda: self._scaling_save,
+        }
         self.measurements = {
             kind.name: MeasurementController(
                 self,
                 kind,
                 getattr(self.state, kind.name),
-                launcher=(lambda: self.core.run_probes) if kind is PROBES else (lambda: self.core.run_scaling),
-                save=(lambda: self.core.save_probes) if kind is PROBES else (lambda: self.core.save_scaling),
+                launcher=launchers[kind.name],
+                save=saves.get(kind.name, lambda: None),  # the other kinds have no per-host cache
                 new_cancel=providers.new_cancel,
                 broadcast=self.tell,
             )
-            for kind in (PROBES, SCALING)
+            for kind in KINDS
         }
+
+    def _scaling_launcher(self, config: Any, on_event: Any, cancel: Any) -> Any:
+        """One host's scaling probe, or (a MultinodeRequest from the node R of N control) across hosts."""
+        if isinstance(config, providers.MultinodeRequest):
+            return self.core.run_multinode(config, on_event, cancel)
+        return self.core.run_scaling(config, on_event, cancel)
+
+    def _scaling_save(self, result: Any) -> None:
+        # A multi-node result is not cached, as with `advisor probe --scaling --nnodes` (node 0 writes -o).
+        if (
+            self.core.save_scaling is not None
+            and get(result, "inter_host") is None
+            and not get(result, "host", "nnodes")
+        ):
+            self.core.save_scaling(result)
 
     # ---- start-up and shut-down ------------------------------------------------------------------
 
@@ -121,7 +150,7 @@ class AdvisorApp(App):
     def stop_children(self) -> None:
         """Kill the probe and smoke-test processes so quitting never waits for them."""
         state = self.state
-        for cancel in (state.probes.cancel, state.scaling.cancel, state.host.cancel):
+        for cancel in (*(m.cancel for m in state.measurements), state.host.cancel):
             if cancel is not None:
                 cancel.set()
 
@@ -271,9 +300,18 @@ class AdvisorApp(App):
     def start_scaling(self, config: Any) -> bool:
         return self._start("scaling", config)
 
+    def start_measurement(self, kind: str, config: Any) -> bool:
+        """Start the deployment, accuracy or input-pipeline probe (or any kind by name)."""
+        return self._start(kind, config)
+
     def _start(self, kind: str, config: Any) -> bool:
         if self.measuring:
-            busy = "Probes" if self.state.probes.running else "The scaling probe"
+            running = next(c for c in self.measurements.values() if c.state.running)
+            busy = (
+                "Probes"
+                if running.kind.name == "probes"
+                else f"The {running.kind.title[0].lower()}{running.kind.title[1:]}"
+            )
             self.notify(f"{busy} already running: wait or cancel (c)", severity="warning")
             return False
         return self.measurements[kind].start(config)
@@ -289,8 +327,8 @@ class AdvisorApp(App):
 
     @on(MeasurementFinished)
     def _measurement_finished(self, message: MeasurementFinished) -> None:
-        if self.measurements[message.kind].finished(message):
-            self.rebuild_report()
+        if self.measurements[message.kind].finished(message) and message.kind in ("probes", "scaling", "deploy"):
+            self.rebuild_report()  # the report reads the training, scaling and deployment results
 
     # ---- report ----------------------------------------------------------------------------------
 
@@ -308,13 +346,31 @@ class AdvisorApp(App):
             state.probes.result,
             state.scaling.result,
             state.report_generation,
+            state.requirements.path,
+            state.deploy.result,
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report", description="report")
-    def _report_worker(self, requirements: Any, host: Any, probes: Any, scaling: Any, generation: int) -> None:
+    def _report_worker(
+        self,
+        requirements: Any,
+        host: Any,
+        probes: Any,
+        scaling: Any,
+        generation: int,
+        path: str | None = None,
+        deploy: Any = None,
+    ) -> None:
+        try:
+            scan = self.core.scan_code(requirements, path)
+        except Exception as exc:  # noqa: BLE001 - a missing code_path (UsageError) or a scan bug: the report goes on
+            self.post_message(WorkFailed("migration scan", _one_line(exc)))
+            scan = None
+        # Only what there is: a test's builder need not know scan= or deploy=.
+        extra = {k: v for k, v in (("scan", scan), ("deploy", deploy)) if v is not None}
         try:
             # The measured scaling enters the report as it does for `advisor report`.
-            report = self.core.build_report(requirements, host, probes, scaling=scaling)
+            report = self.core.build_report(requirements, host, probes, scaling=scaling, **extra)
         except Exception as exc:  # noqa: BLE001 - a report that cannot be built is a notice
             self.post_message(WorkFailed("report", _one_line(exc)))
             return
@@ -404,6 +460,11 @@ def make_app(
     scaling_launcher: providers.Launcher | None = None,
     cached_scaling: Callable[[], Any] | None = None,
     save_scaling: Callable[[Any], None] | None | bool = None,
+    deploy_launcher: providers.Launcher | None = None,
+    accuracy_launcher: providers.Launcher | None = None,
+    pipeline_launcher: providers.Launcher | None = None,
+    multinode_launcher: providers.Launcher | None = None,
+    scan_code: Callable[[Any, str | None], Any] | None = None,
     initial_mode: str = "host",
     check_on_start: bool = True,
 ) -> AdvisorApp:
@@ -427,6 +488,11 @@ def make_app(
         save_scaling=save_scaling or None,
         build_report=report_builder or providers.default_report_builder,
         render=renderer or providers.default_renderer,
+        run_deploy=deploy_launcher,
+        run_accuracy=accuracy_launcher,
+        run_pipeline=pipeline_launcher,
+        run_multinode=multinode_launcher,
+        scan_code=scan_code,
     )
     return AdvisorApp(
         core, requirements_path=requirements_path, initial_mode=initial_mode, check_on_start=check_on_start

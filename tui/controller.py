@@ -1,7 +1,8 @@
 """One controller for every kind of measurement the TUI runs (the training probe suite, the scaling
-probe, and those to come): start it in a thread worker with a cancel flag, turn the runner's events
-into throttled RunProgressed messages, keep its state (tui.state.Measurement), save a finished result
-to the cache. The app owns one per kind and lets only one measure at a time."""
+probe on one host or across hosts, the deployment, accuracy and input-pipeline probes): start it in
+a thread worker with a cancel flag, turn the runner's events into throttled RunProgressed messages,
+keep its state (tui.state.Measurement), save a finished result to the cache. The app owns one per
+kind and lets only one measure at a time."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ PROGRESS_INTERVAL = 0.1  # seconds between progress messages per run: smooth but
 class Kind:
     """What differs between measurements: their words, and the names their runners give the fields."""
 
-    name: str  # "probes" | "scaling"
-    title: str  # "Probes" | "Scaling probe"
+    name: str  # "probes" | "scaling" | "deploy" | "accuracy" | "pipeline" (an AppState field)
+    title: str  # "Probes" | "Scaling probe" | ...
     cancelling: str  # the notification when cancel is pressed
     cancelled: str  # ... when it stopped
     fractions: tuple[str, str]  # event attributes: (this run's fraction, the whole measurement's)
@@ -141,12 +142,14 @@ class MeasurementController:
         throttle = Throttle(self.app.post_message, self.kind)
         try:
             result = launcher(config, throttle.on_event, cancel)
-        except Exception as exc:  # noqa: BLE001 - a crashing launcher becomes a notification
+        except Exception as exc:  # noqa: BLE001 - a crashing launcher: a notification, its open rows failed
             throttle.flush()
             self.app.post_message(WorkFailed(self.kind.title.lower(), _one_line(exc)))
-            result = None
-        else:
-            throttle.flush()
+            self.app.post_message(
+                MeasurementFinished(self.kind.name, None, bool(cancel.is_set()), error=_one_line(exc))
+            )
+            return
+        throttle.flush()
         self.app.post_message(MeasurementFinished(self.kind.name, result, bool(cancel.is_set())))
 
     def cancel(self) -> None:
@@ -195,6 +198,10 @@ class MeasurementController:
         if message.from_cache and state.running:
             return False  # a cache read landing while measuring: the measurement is the news
         state.running = False if from_run else state.running
+        if from_run and message.error:  # the launcher crashed: what was still running failed with it
+            for run in state.runs.values():
+                if run.status in ("running", "waiting"):
+                    run.status, run.message = "failed", message.error
         if message.result is not None:
             state.result, state.cached = message.result, not from_run
             save = self.save()
@@ -254,6 +261,29 @@ SCALING = Kind(
     "Scaling probe cancelled; finished launches are kept",
     ("run_fraction", "fraction"),
 )
+
+DEPLOY = Kind(
+    "deploy",
+    "Deployment probe",
+    "Cancelling: stopping the export / serve processes",
+    "Deployment probe cancelled; finished steps are kept",
+    ("fraction", ""),
+)
+ACCURACY = Kind(
+    "accuracy",
+    "Accuracy probe",
+    "Cancelling: stopping the training processes",
+    "Accuracy probe cancelled; finished runs are kept",
+    ("fraction", ""),
+)
+PIPELINE = Kind(
+    "pipeline",
+    "Input-pipeline probe",
+    "Cancelling: stopping the loader processes",
+    "Input-pipeline probe cancelled; finished runs are kept",
+    ("fraction", ""),
+)
+KINDS = (PROBES, SCALING, DEPLOY, ACCURACY, PIPELINE)
 
 
 def _one_line(exc: BaseException | None) -> str:

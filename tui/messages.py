@@ -80,10 +80,13 @@ class RunProgressed(Message):
 
 class MeasurementFinished(Message):
     """A measurement ended (or was cancelled: then `cancelled` is True and the result may be partial),
-    or a cached result was read (`from_cache`)."""
+    or a cached result was read (`from_cache`), or the launcher crashed (`error`: its one line)."""
 
-    def __init__(self, kind: str, result: Any, cancelled: bool = False, from_cache: bool = False) -> None:
+    def __init__(
+        self, kind: str, result: Any, cancelled: bool = False, from_cache: bool = False, error: str | None = None
+    ) -> None:
         super().__init__()
+        self.error = error
         self.kind = kind
         self.result = result
         self.cancelled = cancelled

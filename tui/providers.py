@@ -25,9 +25,11 @@ class Launcher(Protocol):
 
 
 class ReportBuilder(Protocol):
-    """advisor.report.build_report over this host's probes and scaling result."""
+    """advisor.report.build_report over this host's probes and scaling result. The app passes
+    `scan=` (the migration scan of model.code_path) and `deploy=` (a deployment probe measured in
+    this session) only when it has them, so a builder without them still works without either."""
 
-    def __call__(self, requirements: Any, host: Any, probes: Any, scaling: Any = None) -> Any: ...
+    def __call__(self, requirements: Any, host: Any, probes: Any, scaling: Any = None, **extra: Any) -> Any: ...
 
 
 @dataclass
@@ -44,6 +46,20 @@ class Providers:
     save_scaling: Callable[[Any], None] | None
     build_report: ReportBuilder
     render: Callable[[Any, str], str]  # (report, "json" | "markdown") -> text
+    # Issues 17, 18, 21: each a Launcher (config, on_event, cancel) whose events are plain dicts
+    # (run_id, kind, fraction, message, run): the default adapts its runner's own events.
+    run_deploy: Launcher | None = None  # None: default_deploy_launcher
+    run_accuracy: Launcher | None = None
+    run_pipeline: Launcher | None = None
+    run_multinode: Launcher | None = None  # config: a MultinodeRequest
+    scan_code: Callable[[Any, str | None], Any] | None = None  # (requirements, its file) -> ScanResult | None
+
+    def __post_init__(self) -> None:
+        self.run_deploy = self.run_deploy or default_deploy_launcher
+        self.run_accuracy = self.run_accuracy or default_accuracy_launcher
+        self.run_pipeline = self.run_pipeline or default_pipeline_launcher
+        self.run_multinode = self.run_multinode or default_multinode_launcher
+        self.scan_code = self.scan_code or default_scan_code
 
 
 def default_host_provider(progress: Callable[[str], None] | None = None, cancel: Any = None) -> Any:
@@ -70,9 +86,12 @@ def default_save_probes(suite: Any) -> None:
     save_probes(suite)
 
 
-def default_report_builder(requirements: Any, host: Any, probes: Any, scaling: Any = None) -> Any:
+def default_report_builder(
+    requirements: Any, host: Any, probes: Any, scaling: Any = None, scan: Any = None, deploy: Any = None
+) -> Any:
     """The same report `advisor report` builds, over the bundled knowledge base (cached). The
-    probes and the scaling result are this host's (its cache, or measured in this session)."""
+    probes and the scaling result are this host's (its cache, or measured in this session); `scan`
+    is the migration scan of model.code_path, `deploy` the deployment probe measured in this session."""
     import knowledge
     from advisor.report import build_report
 
@@ -81,10 +100,35 @@ def default_report_builder(requirements: Any, host: Any, probes: Any, scaling: A
         host=host,
         probes=probes,
         kb=knowledge.load(),
+        scan=scan,
         probe_source="cache" if probes is not None else "none",
         scaling=scaling,
         scaling_source="cache" if scaling is not None else "none",
+        deploy=deploy,
     )
+
+
+_SCANS: dict = {}  # resolved code path -> ScanResult: one scan per folder and session (it never executes code)
+
+
+def default_scan_code(requirements: Any, requirements_file: str | None) -> Any:
+    """The migration scan of model.code_path, as `advisor report` makes it (advisor/commands/report.py:
+    relative to the requirements file, UsageError when it does not exist); None without a code_path.
+    Scanned once per folder per session: the report is rebuilt on every edit of the form."""
+    import knowledge
+    from advisor.errors import UsageError
+    from advisor.requirements import resolve_code_path
+    from advisor.scan import scan_path
+
+    code = resolve_code_path(requirements, requirements_file)
+    if code is None:
+        return None
+    if not code.exists():
+        raise UsageError(f"model.code_path: {code} does not exist: expected a folder or .py file of PyTorch code")
+    key = str(code.resolve())
+    if key not in _SCANS:
+        _SCANS[key] = scan_path(key, kb=knowledge.load())
+    return _SCANS[key]
 
 
 def default_renderer(report: Any, fmt: str) -> str:
@@ -176,3 +220,179 @@ def make_scaling_config(choice: dict) -> Any:
 
     known = set(ScalingConfig.model_fields)
     return ScalingConfig.model_validate({k: v for k, v in choice.items() if k in known})
+
+
+# ---- the deployment, accuracy and input-pipeline probes (issues 17, 18) ---------------------------
+
+
+def default_deploy_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
+    """probes.deploy.runner.run_deploy; its DeployEvents (one start and one done per step) as rows."""
+    from probes.deploy.runner import run_deploy
+
+    def event(ev: Any) -> None:
+        if on_event is None:
+            return
+        done = ev.kind == "done"
+        run = {"status": ev.status, "error": None if ev.status == "ok" else ev.message} if done else None
+        on_event({"run_id": ev.step_id, "kind": ev.kind, "message": None if done else ev.message, "run": run})
+
+    return run_deploy(config, on_event=event, cancel=cancel)
+
+
+def accuracy_event(run_id: str, msg: dict) -> dict:
+    """One message of probes.accuracy.runner.run_suite (its workers' per-epoch progress) as a row event."""
+    kind = msg.get("kind") or "progress"
+    out: dict = {"run_id": run_id, "kind": kind if kind in ("start", "done") else "progress", "run": msg.get("run")}
+    if "epoch" in msg and msg.get("epochs"):
+        out["fraction"] = float(msg["epoch"]) / float(msg["epochs"])
+        if msg.get("accuracy") is not None:
+            out["message"] = f"epoch {msg['epoch']}/{msg['epochs']}: test accuracy {float(msg['accuracy']):.1%}"
+    return out
+
+
+def default_accuracy_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
+    """probes.accuracy.runner.run_suite, then (with MindSpore chosen) the Normalize check, as the CLI."""
+    from probes.accuracy.runner import run_suite
+
+    hook = (lambda run_id, msg: on_event(accuracy_event(run_id, msg))) if on_event is not None else None
+    suite = run_suite(config, cancel=cancel, on_event=hook)
+    if "mindspore" in config.frameworks and not (cancel is not None and cancel.is_set()):
+        from advisor.commands.probe_accuracy import run_normalize_check
+
+        if on_event is not None:
+            on_event({"run_id": "normalize-check", "kind": "start", "message": "MindSpore Normalize 0-1 vs 0-255"})
+        suite.normalize_check = run_normalize_check()
+        if on_event is not None:
+            status = suite.normalize_check.get("status", "ok")
+            run = {"status": status, "error": suite.normalize_check.get("error")}
+            on_event({"run_id": "normalize-check", "kind": "done", "run": run})
+    return suite
+
+
+def default_pipeline_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
+    from probes.pipeline.runner import run_suite
+
+    hook = (lambda run_id, msg: on_event(accuracy_event(run_id, msg))) if on_event is not None else None
+    return run_suite(config, cancel=cancel, on_event=hook)
+
+
+def _config_of(model_path: str, choice: dict) -> Any:
+    import importlib
+
+    module, _, name = model_path.rpartition(".")
+    model = getattr(importlib.import_module(module), name)
+    known = set(model.model_fields)
+    return model.model_validate({k: v for k, v in choice.items() if k in known})
+
+
+def make_deploy_config(choice: dict) -> Any:
+    return _config_of("probes.deploy.models.DeployConfig", choice)
+
+
+def make_accuracy_config(choice: dict) -> Any:
+    return _config_of("probes.accuracy.models.AccuracyConfig", choice)
+
+
+def make_pipeline_config(choice: dict) -> Any:
+    return _config_of("probes.pipeline.models.PipelineConfig", choice)
+
+
+def deploy_packages() -> list[dict]:
+    """Whether onnx and onnxruntime can be imported here (importlib's find_spec, honouring the probe's
+    ADVISOR_DEPLOY_HIDE hook; nothing is imported): the rows of installed_engines() a screen needs."""
+    from probes.deploy.common import have
+
+    return [{"name": name, "installed": have(name), "reason": None} for name in ("onnx", "onnxruntime")]
+
+
+# ---- the scaling probe across hosts (issue 21) ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MultinodeRequest:
+    """What the scaling panel's "this host is node R of N" control starts: the ScalingConfig and the
+    probes.scaling.multinode.Rendezvous, validated as `advisor probe --scaling --nnodes ...` does."""
+
+    config: Any
+    rendezvous: Any
+
+
+def validate_multinode(nnodes: str, node_rank: str, master: str, ranks: Any, config: Any) -> Any:
+    """The control's text as a MultinodeRequest, or ValueError with the CLI's own message: the same
+    probes.scaling.multinode.validate, and the checks advisor/commands/scaling.py adds around it."""
+    from probes.scaling.multinode import BadRendezvous, validate
+
+    def whole(text: str, flag: str) -> int | None:
+        text = text.strip()
+        if not text:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise BadRendezvous(f"{flag}: {text!r}; expected a whole number") from None
+
+    rdzv = validate(whole(nnodes, "--nnodes"), whole(node_rank, "--node-rank"), master.strip() or None)
+    if ranks is not None:
+        raise BadRendezvous("--ranks: not with --nnodes; the rank count is --nnodes x --ranks-per-node")
+    launches = config.repeat * len(config.models) * len(config.frameworks)
+    if rdzv.master_port + launches - 1 > 65535:
+        raise BadRendezvous(
+            f"--master: port {rdzv.master_port}; {launches} launches use ports {rdzv.master_port}"
+            f"-{rdzv.master_port + launches - 1}, expected at most 65535"
+        )
+    return MultinodeRequest(config, rdzv)
+
+
+def multinode_command(request: MultinodeRequest, node_rank: int | None = None) -> str:
+    """The CLI command line that runs the same on host `node_rank` (each host runs it, but its rank)."""
+    rdzv, config = request.rendezvous, request.config
+    rank = rdzv.node_rank if node_rank is None else node_rank
+    return (
+        f"advisor probe --scaling --nnodes {rdzv.nnodes} --node-rank {rank} --master {rdzv.endpoint}"
+        f" --frameworks {','.join(config.frameworks)} --models {','.join(config.models)}"
+        f" --repeat {config.repeat} --batch-size {config.batch_size}"
+    )
+
+
+def default_multinode_launcher(request: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
+    """probes.scaling.multinode.run_multinode; its progress lines (stderr in the CLI) become one live
+    row. Node 0 returns the ScalingResult; another node's launches come back as a result of their own
+    (runs only), saying node 0 gathers and writes the whole."""
+    from probes.scaling.multinode import run_multinode
+
+    rdzv = request.rendezvous
+    row = f"node {rdzv.node_rank} of {rdzv.nnodes}"
+
+    def line(text: str) -> None:
+        if on_event is not None:
+            on_event({"run_id": row, "kind": "progress", "message": str(text)[:300]})
+
+    if rdzv.nnodes == 1:  # one host: the ordinary probe, as the CLI
+        return default_scaling_launcher(request.config, on_event, cancel)
+    if rdzv.node_rank != 0:
+        ok, runs = run_multinode(request.config, rdzv, intra_host=False, cancel=cancel, on_line=line)
+        return other_node_result(request, ok, runs)
+    return run_multinode(request.config, rdzv, intra_host=True, on_event=on_event, cancel=cancel, on_line=line)
+
+
+def other_node_result(request: MultinodeRequest, ok: bool, runs: list) -> Any:
+    """What a node other than 0 measured, as a ScalingResult (runs only, never cached) that says why
+    its table is empty: node 0 gathers and writes the result."""
+    import datetime as dt
+
+    from probes.scaling.models import ScalingResult
+
+    rdzv = request.rendezvous
+    failed = next((r.error for r in runs if r.status != "ok"), None) if runs else "no framework available"
+    text = f"node {rdzv.node_rank} of {rdzv.nnodes}: " + (
+        f"finished; node 0 ({rdzv.master_addr}) gathers and writes the result" if ok and runs else f"failed: {failed}"
+    )
+    return ScalingResult(
+        created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        host={"nnodes": rdzv.nnodes, "node_rank": rdzv.node_rank},
+        label="cpu-contention",
+        label_text=text,
+        config=request.config,
+        runs=runs,
+        warnings=[text],
+    )

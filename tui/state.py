@@ -1,6 +1,8 @@
 """The app's state, in one dataclass the screens read (pure: no Textual): the host check, the
 requirements, one Measurement per kind of probe (training, scaling) with its live runs, and the report.
-The app changes it in its message handlers only, then tells the screens with a message."""
+The deployment, accuracy and input-pipeline probes (issues 17, 18) are Measurements too; they are not
+cached per host (the CLI does not cache them either). The app changes it in its message handlers
+only, then tells the screens with a message."""
 
 from __future__ import annotations
 
@@ -33,8 +35,8 @@ class Measurement:
     """One kind of probe (training suite or scaling): its live runs while it measures, its result
     (this session's or the cache's) and how to cancel it."""
 
-    kind: str  # "probes" | "scaling"
-    result: Any = None  # ProbeSuite / ScalingResult
+    kind: str  # "probes" | "scaling" | "deploy" | "accuracy" | "pipeline"
+    result: Any = None  # ProbeSuite / ScalingResult / DeployResult / AccuracySuite / PipelineSuite
     cached: bool = False  # the result came from the per-host cache
     running: bool = False
     cancel: Any = None
@@ -50,14 +52,21 @@ class AppState:
     requirements: RequirementsState = field(default_factory=RequirementsState)
     probes: Measurement = field(default_factory=lambda: Measurement("probes"))
     scaling: Measurement = field(default_factory=lambda: Measurement("scaling"))
+    deploy: Measurement = field(default_factory=lambda: Measurement("deploy"))
+    accuracy: Measurement = field(default_factory=lambda: Measurement("accuracy"))
+    pipeline: Measurement = field(default_factory=lambda: Measurement("pipeline"))
     report: Any = None  # the Report built from all of the above
     report_error: str | None = None
     report_generation: int = 0  # a report built from older inputs is dropped
 
     @property
+    def measurements(self) -> tuple[Measurement, ...]:
+        return (self.probes, self.scaling, self.deploy, self.accuracy, self.pipeline)
+
+    @property
     def measuring(self) -> bool:
-        """Training or scaling probes are running: one at a time, or they would time each other."""
-        return self.probes.running or self.scaling.running
+        """A probe of any kind is running: one at a time, or they would time each other."""
+        return any(m.running for m in self.measurements)
 
 
 @dataclass

@@ -35,11 +35,12 @@ from tui import providers
 from tui.data import fmt_num, fmt_when, get
 from tui.form_spec import parse_number
 from tui.glyphs import arrow, ellipsis
-from tui.messages import MeasurementChanged, RunChanged
+from tui.messages import MeasurementChanged, ReportChanged, RunChanged
 from tui.screens.base import AdvisorScreen
 from tui.state import RunProgress
 from tui.widgets.charts import StepTimeChart, ThroughputChart
 from tui.widgets.run_row import show_run_row
+from tui.widgets.probe_panels import AccuracyPanel, DeployPanel, MeasurementPanel, PipelinePanel
 from tui.widgets.scaling_panel import ScalingPanel
 from tui.widgets.toggles import StateCheckbox
 
@@ -50,6 +51,8 @@ DEFAULT_MODELS = ("lenet", "resnet18")
 DEFAULT_BUDGET = "2"
 DEFAULT_BATCH = "32"
 DEFAULT_SCALING_REPEAT = "3"  # the issue: median and min-max over at least 3 repetitions
+DEFAULT_EPOCHS, DEFAULT_SEEDS = "8", "3"  # probes.accuracy.models.AccuracyConfig's defaults
+PANELS = {"deploy": DeployPanel, "accuracy": AccuracyPanel, "pipeline": PipelinePanel}
 # Most telling first: at 80 columns the right-hand ones scroll (left/right on the table), and the
 # highlighted run's every field, these and DETAIL_ONLY, is on the line under the table.
 COLUMNS = ("Run", "Status", "img/s", "CI95", "step ms", "MFU", "loss", "first s", "compile s")
@@ -96,6 +99,24 @@ class ProbesScreen(AdvisorScreen):
                     [(m, m) for m in MODELS], value=MODELS[0], allow_blank=False, compact=True, id="scaling-model"
                 )
                 yield Button("Scaling", id="scaling-start", variant="primary", compact=True)
+            with Horizontal(classes="choice-row", id="multinode-row"):
+                yield Label("Across hosts", classes="choice-label")
+                yield Label("N hosts", classes="choice-label-first")
+                yield Input("", placeholder="1", id="multinode-nnodes", compact=True, classes="tiny")
+                yield Label("this node", classes="choice-label-short")
+                yield Input("", placeholder="0", id="multinode-rank", compact=True, classes="tiny")
+                yield Label("master", classes="choice-label-short")
+                yield Input("", placeholder="HOST[:PORT]", id="multinode-master", compact=True, classes="host")
+            yield Static(id="multinode-hint")
+            with Horizontal(classes="choice-row", id="more-row"):
+                yield Label("More probes", classes="choice-label")
+                yield Button("Deploy", id="deploy-start", variant="primary", compact=True)
+                yield Button("Accuracy", id="accuracy-start", variant="primary", compact=True)
+                yield Label("epochs", classes="choice-label-short")
+                yield Input(DEFAULT_EPOCHS, id="accuracy-epochs", compact=True, classes="tiny")
+                yield Label("seeds", classes="choice-label-short")
+                yield Input(DEFAULT_SEEDS, id="accuracy-seeds", compact=True, classes="tiny")
+                yield Button("Pipeline", id="pipeline-start", variant="primary", compact=True)
             yield Static(id="probe-status")
             yield Vertical(id="probe-runs")
             yield Static(id="probe-results-title")
@@ -106,6 +127,8 @@ class ProbesScreen(AdvisorScreen):
                 yield StepTimeChart(id="chart-steps")
             yield Static(id="probe-parity")
             yield ScalingPanel(id="scaling-panel")
+            for kind, panel in PANELS.items():
+                yield panel(id=f"{kind}-panel")
         yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
     def on_mount(self) -> None:
@@ -172,6 +195,69 @@ class ProbesScreen(AdvisorScreen):
             "batch_size": int(batch),
         }, None
 
+    def multinode_fields(self) -> tuple[str, str, str] | None:
+        """The node R of N control's text, or None when it is left empty (one host)."""
+        fields = tuple(self.query_one(f"#multinode-{n}", Input).value for n in ("nnodes", "rank", "master"))
+        return fields if any(f.strip() for f in fields) else None
+
+    def multinode_request(self, choice: dict) -> Any:
+        """A MultinodeRequest for the chosen scaling probe across hosts; ValueError names the flag as the
+        CLI does (the same probes.scaling.multinode.validate); None when the control is empty."""
+        fields = self.multinode_fields()
+        if fields is None:
+            return None
+        ranks = choice.pop("ranks", None)
+        config = providers.make_scaling_config(choice)
+        return providers.validate_multinode(*fields, ranks, config)
+
+    def deploy_choice(self) -> tuple[dict | None, str | None]:
+        frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
+        models = [n for n in MODELS if self.query_one(f"#model-{n}", Checkbox).value]
+        budget, bad_budget = parse_number(self.query_one("#probe-budget", Input).value, "float", {"gt": 0})
+        batch, bad_batch = parse_number(self.query_one("#probe-batch", Input).value, "int", {"ge": 1})
+        for what, items in (("a framework", frameworks), ("a model", models)):
+            if not items:
+                return None, f"choose at least {what}"
+        if bad_budget or budget is None:
+            return None, f"budget: {bad_budget or 'required'}"
+        if bad_batch or batch is None:
+            return None, f"batch: {bad_batch or 'required'}"
+        # Latency at batch 1, throughput at the screen's batch (the CLI's --batch-sizes 1,32).
+        return {
+            "frameworks": frameworks,
+            "models": models,
+            "budget": float(budget),
+            "batch_sizes": sorted({1, int(batch)}),
+        }, None
+
+    def accuracy_choice(self) -> tuple[dict | None, str | None]:
+        frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
+        modes = [n for n in MODES if self.query_one(f"#mode-{n}", Checkbox).value]
+        if not frameworks:
+            return None, "choose at least a framework"
+        if not any(mode in MODES_OF.get(fw, ()) for fw in frameworks for mode in modes):
+            return (
+                None,
+                "no chosen mode belongs to a chosen framework (pytorch: eager, compile; mindspore: graph, pynative)",
+            )
+        values = {}
+        for name, field in (("epochs", "epochs"), ("seeds", "seeds"), ("batch", "batch_size")):
+            widget = "#probe-batch" if name == "batch" else f"#accuracy-{name}"
+            value, bad = parse_number(self.query_one(widget, Input).value, "int", {"ge": 1})
+            if bad or value is None:
+                return None, f"{name}: {bad or 'required'}"
+            values[field] = int(value)
+        return {"frameworks": frameworks, "modes": modes, **values}, None
+
+    def pipeline_choice(self) -> tuple[dict | None, str | None]:
+        frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
+        if not frameworks:
+            return None, "choose at least a framework"
+        batch, bad_batch = parse_number(self.query_one("#probe-batch", Input).value, "int", {"ge": 1})
+        if bad_batch or batch is None:
+            return None, f"batch: {bad_batch or 'required'}"
+        return {"frameworks": frameworks, "batch_size": int(batch)}, None
+
     # ---- actions -------------------------------------------------------------------------------
 
     @on(Button.Pressed, "#probe-start")
@@ -197,14 +283,82 @@ class ProbesScreen(AdvisorScreen):
             self.notify(problem or "invalid choice", title="Cannot start the scaling probe", severity="error")
             return
         try:
-            config = providers.make_scaling_config(choice)
+            # Across hosts: BadRendezvous (a ValueError) carries the CLI's own one-line message.
+            config = self.multinode_request(dict(choice)) or providers.make_scaling_config(choice)
         except (ValueError, ImportError) as exc:  # ValidationError is a ValueError
             self.notify(config_error(exc), title="Cannot start the scaling probe", severity="error")
+            self._show_multinode_hint(str(config_error(exc)))
             return
+        self._show_multinode_hint()
         if not self.app.measuring:
             self.query_one(ScalingPanel).clear_runs()
         if self.app.start_scaling(config):
             self._focus_cancel()
+
+    def _show_multinode_hint(self, problem: str | None = None) -> None:
+        """Under the node R of N control: the CLI command line each host runs (the same but the node
+        rank), or what is wrong with the control's text; nothing while it is empty."""
+        hint = self.query_one("#multinode-hint", Static)
+        if self.multinode_fields() is None:
+            hint.update("")
+            return
+        if problem is None:
+            choice, bad = self.scaling_choice()
+            if choice is None:
+                problem = bad
+            else:
+                try:
+                    request = self.multinode_request(dict(choice))
+                except (ValueError, ImportError) as exc:
+                    problem = config_error(exc)
+        if problem:
+            hint.update(Text.assemble(("x ", "red"), problem))
+            return
+        rdzv = request.rendezvous
+        lines = [Text.assemble(("Run on every host at once (node 0 gathers and writes the result):", "dim"))]
+        for rank in range(min(rdzv.nnodes, 4)):
+            here = "  <- this host" if rank == rdzv.node_rank else ""
+            lines.append(Text.assemble(f"  node {rank}: ", (providers.multinode_command(request, rank), "bold"), here))
+        if rdzv.nnodes > 4:
+            lines.append(
+                Text(f"  ... the same on nodes 4 to {rdzv.nnodes - 1}, each with its --node-rank", style="dim")
+            )
+        if rdzv.nnodes > 1:
+            lines.append(Text("  Scaling (d) here runs this host's part; the others use the lines above.", style="dim"))
+        hint.update(Group(*lines))
+
+    @on(Input.Changed, "#multinode-nnodes, #multinode-rank, #multinode-master, #scaling-ranks, #scaling-repeat")
+    def _multinode_changed(self) -> None:
+        self._show_multinode_hint()
+
+    @on(Button.Pressed, "#deploy-start")
+    def action_deploy(self) -> None:
+        self._start_kind("deploy", "the deployment probe", self.deploy_choice, providers.make_deploy_config)
+
+    @on(Button.Pressed, "#accuracy-start")
+    def action_accuracy(self) -> None:
+        self._start_kind("accuracy", "the accuracy probe", self.accuracy_choice, providers.make_accuracy_config)
+
+    @on(Button.Pressed, "#pipeline-start")
+    def action_pipeline(self) -> None:
+        self._start_kind("pipeline", "the input-pipeline probe", self.pipeline_choice, providers.make_pipeline_config)
+
+    def _start_kind(self, kind: str, what: str, choose: Any, make: Any) -> None:
+        choice, problem = choose()
+        if choice is None:
+            self.notify(problem or "invalid choice", title=f"Cannot start {what}", severity="error")
+            return
+        try:
+            config = make(choice)
+        except (ValueError, ImportError) as exc:  # ValidationError is a ValueError
+            self.notify(config_error(exc), title=f"Cannot start {what}", severity="error")
+            return
+        panel = self.query_one(f"#{kind}-panel", MeasurementPanel)
+        if not self.app.measuring:
+            panel.clear_runs()
+        if self.app.start_measurement(kind, config):
+            self._focus_cancel()
+            self.call_after_refresh(panel.scroll_visible)
 
     def _focus_cancel(self) -> None:
         # Start disables itself; without this the focus falls to the next input, which then eats
@@ -225,13 +379,26 @@ class ProbesScreen(AdvisorScreen):
     def on_measurement_changed(self, _: MeasurementChanged) -> None:
         self.when_shown("measurement", self.refresh_view)
 
+    def on_report_changed(self, _: ReportChanged) -> None:
+        # The pipeline panel sets its loaders against the report's projection for the target.
+        if self.app.state.pipeline.result is not None:
+            self.when_shown("measurement", self.refresh_view)
+
     def on_run_changed(self, message: RunChanged) -> None:
         if not self.is_current:  # one full redraw when shown covers any number of ticks
             self.stale["measurement"] = (self.refresh_view, ())
         elif message.kind == "probes":
             self.safely(self._show_progress, message.progress)
-        else:
+        elif message.kind == "scaling":
             self.safely(self._show_scaling_progress, message.progress)
+        else:
+            self.safely(self._show_panel_progress, message.kind, message.progress)
+
+    def _show_panel_progress(self, kind: str, progress: RunProgress) -> None:
+        panel = self.query_one(f"#{kind}-panel", MeasurementPanel)
+        panel.show_run(progress)
+        panel.show_status(self.app)
+        self._show_status()
 
     def _show_progress(self, progress: RunProgress) -> None:
         self._show_run(progress)
@@ -252,6 +419,8 @@ class ProbesScreen(AdvisorScreen):
             self._show_run(progress)
         self._show_results()
         self.query_one(ScalingPanel).show_all(self.app)
+        for kind in PANELS:
+            self.query_one(f"#{kind}-panel", MeasurementPanel).show_all(self.app)
 
     def _show_status(self) -> None:
         app = self.app
@@ -260,7 +429,8 @@ class ProbesScreen(AdvisorScreen):
             cancel = self.query_one("#probe-cancel", Button)
             had_focus = cancel.has_focus
             start.disabled = app.measuring
-            self.query_one("#scaling-start", Button).disabled = app.measuring
+            for other in ("scaling", *PANELS):
+                self.query_one(f"#{other}-start", Button).disabled = app.measuring
             cancel.disabled = not app.measuring
             if had_focus and not app.measuring:
                 start.focus()  # not the next input: it would eat the `s` that starts again
@@ -278,6 +448,13 @@ class ProbesScreen(AdvisorScreen):
             text = Text.assemble(
                 ("Scaling probe running", "bold cyan"),
                 f": {app.state.scaling.fraction:.0%} (launch rows below; c cancels)",
+            )
+        elif any(getattr(app.state, kind).running for kind in PANELS):
+            kind = next(k for k in PANELS if getattr(app.state, k).running)
+            done = sum(1 for p in getattr(app.state, kind).runs.values() if p.status not in ("running", "waiting"))
+            text = Text.assemble(
+                (f"{app.measurements[kind].kind.title} running", "bold cyan"),
+                f": {done} finished (rows below the training results; c cancels)",
             )
         else:
             text = Text(self.estimate_text(), style="italic")

@@ -48,6 +48,7 @@ class RecommendationScreen(AdvisorScreen):
                 yield Select([], id="rec-evidence-for", allow_blank=True, compact=True, prompt="top workflow")
             yield Static(id="rec-evidence", classes="panel")
             yield Static(id="rec-projections", classes="panel")
+            yield Static(id="rec-scan", classes="panel")  # the migration scan of model.code_path, if any
             yield Static(id="rec-sensitivity", classes="panel")
             yield Static(id="rec-pitfalls", classes="panel")
             with Horizontal(id="rec-export-row"):
@@ -70,6 +71,7 @@ class RecommendationScreen(AdvisorScreen):
             for sid in statics:
                 self.query_one(sid, Static).update("")
             self.query_one("#rec-charts").display = False
+            self.query_one("#rec-scan").display = False
             return
         self.query_one("#rec-charts").display = True
         self.query_one(ScoreChart).show(report)
@@ -85,6 +87,9 @@ class RecommendationScreen(AdvisorScreen):
         chosen = select.value if select.value != Select.NULL else get(report, "recommendation", "workflow")
         self.query_one("#rec-evidence", Static).update(evidence_view(report, chosen))
         self.query_one("#rec-projections", Static).update(projections_view(report))
+        scan = self.query_one("#rec-scan", Static)
+        scan.display = get(report, "scan") is not None
+        scan.update(scan_view(get(report, "scan")) if scan.display else "")
         self.query_one("#rec-sensitivity", Static).update(sensitivity_view(report))
         self.query_one("#rec-pitfalls", Static).update(pitfalls_view(report))
 
@@ -362,4 +367,88 @@ def pitfalls_view(report: Any) -> Any:
         parts.append(head)
         if get(item, "fix"):
             parts.append(Text(f"    fix: {get(item, 'fix')}", style="italic"))
+    return Group(*parts)
+
+
+SCAN_TOP = 5  # packages shown: the rest is in `advisor scan --by package`
+ROLE_ORDER = ("model", "training", "data", "deployment", "tests", "examples", "tools", "other", "mindspore")
+ROLE_TITLE = {"training": "training loop", "data": "data pipeline"}
+
+
+def _hours(pair: Any) -> str:
+    if not pair or len(pair) != 2:
+        return "-"
+    low, high = (float(v) for v in pair)
+    return f"{low:.0f}-{high:.0f} h" if high >= 10 else f"{low:.1f}-{high:.1f} h"
+
+
+def scan_view(scan: Any) -> Any:
+    """The migration scan of model.code_path: total effort, risk and route, then its breakdown per
+    role (model / training loop / data pipeline / deployment / tests) and the top packages, from the
+    scan's effort_breakdown (the figures `advisor scan --by package` prints)."""
+    head = Text.assemble(
+        ("Migration scan ", "bold"),
+        f"of {get(scan, 'path', default='model.code_path')}: {get(scan, 'python_files', default=0)} Python files, "
+        f"{fmt_num(get(scan, 'lines', default=0), 0)} lines; effort ",
+        (_hours(get(scan, "effort_hours")), "bold"),
+        f", risk {get(scan, 'risk', default='?')}, route {get(scan, 'route', default='?')}",
+    )
+    if get(scan, "nothing_scanned"):
+        head.append(f"\n  {get(scan, 'nothing_scanned')}", style="yellow")
+    breakdown = get(scan, "effort_breakdown")
+    if not breakdown:
+        return head
+    parts: list = [head]
+    roles = sorted(
+        get(breakdown, "by_role", default=[]) or [],
+        key=lambda s: ROLE_ORDER.index(get(s, "role")) if get(s, "role") in ROLE_ORDER else len(ROLE_ORDER),
+    )
+    for title, shares, key in (
+        ("Effort by role", roles, "role"),
+        (f"Top packages (of {len(get(breakdown, 'by_package', default=[]) or [])})", None, "package"),
+    ):
+        if shares is None:
+            shares = (get(breakdown, "by_package", default=[]) or [])[:SCAN_TOP]
+        if not shares:
+            continue
+        table = Table(
+            title=title,
+            title_justify="left",
+            title_style="bold",
+            show_edge=False,
+            pad_edge=False,
+            expand=True,
+            header_style="bold dim",
+        )
+        table.add_column("Role" if key == "role" else "Package")
+        for name in ("Files", "Lines", "Hours"):
+            table.add_column(name, justify="right")
+        for share in shares:
+            name = str(get(share, "name", default="?"))
+            excluded = get(share, "excluded", default=False)
+            if key == "role":
+                name = ROLE_TITLE.get(str(get(share, "role")), str(get(share, "role") or name))
+            cells = [name + (" (excluded)" if excluded and "excluded" not in name else "")]
+            cells += [
+                str(get(share, "files", default=0)),
+                fmt_num(get(share, "lines", default=0), 0),
+                _hours(get(share, "effort_hours")),
+            ]
+            table.add_row(*cells, style="dim" if excluded else None)
+        parts.append(table)
+    if get(breakdown, "excluded_files"):
+        parts.append(
+            Text(
+                f"Excluded from the total: {get(breakdown, 'excluded_files')} file(s) (tests, examples, tools), "
+                f"another {_hours(get(breakdown, 'excluded_hours'))} if they were ported too",
+                style="dim",
+            )
+        )
+    parts.append(
+        Text(
+            "Each share adds the low and the high ends of what it holds; the total combines the ranges "
+            "(low + root-sum-square). Per file and item: advisor scan PATH --by file",
+            style="dim",
+        )
+    )
     return Group(*parts)

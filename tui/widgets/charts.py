@@ -181,3 +181,45 @@ class ScalingChart(ChartBase):
         plt.ylim(0, top * 1.1)
         plt.title("img/s by ranks (dots: ideal)")
         self.refresh()
+
+
+def accuracy_curves(suite: Any) -> list[tuple[str, list[float]]]:
+    """(framework mode, mean test accuracy after each epoch over its finished seeds), per run kind."""
+    by_run: dict[str, list[list[float]]] = {}
+    for run in get(suite, "runs", default=[]) or []:
+        curve = [float(a) for a in get(run, "accuracy", default=[]) or []]
+        if get(run, "status") == "ok" and curve:
+            by_run.setdefault(_short_run(run), []).append(curve)
+    out = []
+    for name, curves in by_run.items():
+        epochs = min(len(c) for c in curves)  # seeds of one run kind train the same epochs
+        out.append((name, [sum(c[e] for c in curves) / len(curves) for e in range(epochs)]))
+    return out
+
+
+class AccuracyChart(ChartBase):
+    """Test accuracy after each epoch, one line per framework and mode (the mean over the seeds),
+    and the target as a dotted line: the issue's accuracy-per-epoch chart."""
+
+    def show(self, suite: Any) -> None:
+        curves = accuracy_curves(suite)
+        if not curves:
+            self._empty("Accuracy", "no finished runs to draw")
+            return
+        plt = self.plt
+        plt.clear_figure()
+        longest = max(len(c) for _, c in curves)
+        for name, curve in curves:
+            plt.plot(
+                list(range(1, len(curve) + 1)),
+                [a * 100 for a in curve],
+                label=name,
+                marker="o" if ascii_only() else "●",
+            )
+        target = get(suite, "config", "target")
+        if target is not None:
+            plt.plot([1, longest], [float(target) * 100] * 2, marker="." if ascii_only() else "·", color="gray")
+        plt.xticks(list(range(1, longest + 1)), [str(e) for e in range(1, longest + 1)])
+        plt.ylim(0, 100)
+        plt.title("test accuracy % by epoch (dots: target)")
+        self.refresh()

@@ -133,6 +133,8 @@ def title_text(result: Any, cached: bool = False) -> Text:
 def label_text(result: Any) -> Text:
     """The label in plain words: CPU contention is not device scaling."""
     text = str(get(result, "label_text", default=""))
+    if get(result, "host", "node_rank"):  # another node's part of a multi-node run: node 0 has the result
+        return Text.assemble(("Across hosts: ", "bold"), text)
     if get(result, "label") == "cpu-contention":
         return Text.assemble(("! CPU contention: ", "bold yellow"), text)
     return Text.assemble(("Device scaling: ", "bold green"), text)
@@ -209,6 +211,46 @@ def note_lines(result: Any) -> list[Text]:
                     str(get(fw, "reason"))[:300],
                 )
             )
+    lines += inter_host_lines(get(result, "inter_host"))
     for warning in get(result, "warnings", default=[]) or []:
         lines.append(Text.assemble(("! ", "yellow"), str(warning)))
+    return lines
+
+
+def inter_host_lines(block: Any) -> list[Text]:
+    """A multi-node result (issue 21): the same rank count across hosts vs on node 0 alone, and the link."""
+    if not block:
+        return []
+    link = get(block, "link", default={})
+    speed = (
+        f"{get(link, 'speed_mbps')} Mb/s" if get(link, "speed_mbps") else (get(link, "speed_source") or "speed unknown")
+    )
+    lines = [
+        Text.assemble(
+            ("Across hosts: ", "bold"),
+            f"{get(block, 'nnodes')} hosts x {get(block, 'ranks_per_node')} rank(s) (master {get(block, 'master')}), "
+            f"over {get(link, 'interface') or 'an unknown interface'} ({get(link, 'source_address') or '?'}; {speed})",
+        )
+    ]
+    for fw in get(block, "frameworks", default=[]) or []:
+        head = f"  {get(fw, 'framework')} {get(fw, 'launcher')} {get(fw, 'model')}: "
+        status = str(get(fw, "status", default="?"))
+        inter, intra = get(fw, "inter"), get(fw, "intra")
+        if inter is None:
+            lines.append(Text.assemble(head, (status, STATUS_STYLE.get(status, "")), f" {get(fw, 'reason') or ''}"))
+            continue
+        share = (
+            spread_text(get(inter, "allreduce_share"), percent=True)
+            if get(inter, "allreduce_share")
+            else (get(inter, "allreduce_share_note") or "-")
+        )
+        lines.append(
+            Text.assemble(
+                head,
+                (status, STATUS_STYLE.get(status, "")),
+                f"; step {spread_text(get(inter, 'step_ms'))} ms across hosts vs "
+                f"{spread_text(get(intra, 'step_ms'))} ms on one host; allreduce {share} across vs "
+                f"{spread_text(get(intra, 'allreduce_share'), percent=True)} on one host",
+            )
+        )
     return lines
