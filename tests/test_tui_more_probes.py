@@ -570,3 +570,33 @@ def test_default_accuracy_and_pipeline_providers_call_the_real_runners(monkeypat
     providers.default_pipeline_launcher(PipelineConfig(frameworks=["pytorch"]), events.append, cancel)
     assert calls == [("accuracy", cancel), ("pipeline", cancel)]
     assert events == [{"run_id": "pytorch-x", "kind": "start", "run": None}] * 2
+
+
+@run_async
+async def test_a_finished_accuracy_and_pipeline_run_enter_the_report_as_measured_evidence():
+    """What `advisor report --accuracy/--pipeline FILE` reads, the TUI hands to the same builder."""
+    seen: list[dict] = []
+
+    def recording_builder(requirements, host, probes, scaling=None, **extra):
+        seen.append(extra)
+        return None
+
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        accuracy_launcher=suite_launcher(accuracy_fixture()),
+        pipeline_launcher=suite_launcher(pipeline_fixture()),
+        report_builder=recording_builder,
+        requirements_path=str(SCAN_REQUIREMENTS),
+        initial_mode="probes",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press_button(pilot, "accuracy-start")
+        await wait_for(pilot, lambda: any("accuracy" in e for e in seen), what="a report with the accuracy run")
+        await press_button(pilot, "pipeline-start")
+        await wait_for(pilot, lambda: any("pipeline" in e for e in seen), what="a report with the pipeline run")
+        last = seen[-1]
+        assert last["accuracy"] is app.state.accuracy.result and last["pipeline"] is app.state.pipeline.result

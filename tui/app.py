@@ -44,6 +44,8 @@ from tui.screens.recommendation import RecommendationScreen
 from tui.screens.requirements import RequirementsScreen
 from tui.state import AppState
 
+# Measurements the report reads: a finished one rebuilds it (the others only fill their panels).
+MEASURED_EVIDENCE = ("probes", "scaling", "deploy", "accuracy", "pipeline")
 DARK, LIGHT = "textual-dark", "textual-light"
 
 
@@ -327,8 +329,8 @@ class AdvisorApp(App):
 
     @on(MeasurementFinished)
     def _measurement_finished(self, message: MeasurementFinished) -> None:
-        if self.measurements[message.kind].finished(message) and message.kind in ("probes", "scaling", "deploy"):
-            self.rebuild_report()  # the report reads the training, scaling and deployment results
+        if self.measurements[message.kind].finished(message) and message.kind in MEASURED_EVIDENCE:
+            self.rebuild_report()  # the report reads every one of these as measured evidence
 
     # ---- report ----------------------------------------------------------------------------------
 
@@ -347,7 +349,7 @@ class AdvisorApp(App):
             state.scaling.result,
             state.report_generation,
             state.requirements.path,
-            state.deploy.result,
+            {"deploy": state.deploy.result, "accuracy": state.accuracy.result, "pipeline": state.pipeline.result},
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report", description="report")
@@ -359,15 +361,15 @@ class AdvisorApp(App):
         scaling: Any,
         generation: int,
         path: str | None = None,
-        deploy: Any = None,
+        measured: dict | None = None,
     ) -> None:
         try:
             scan = self.core.scan_code(requirements, path)
         except Exception as exc:  # noqa: BLE001 - a missing code_path (UsageError) or a scan bug: the report goes on
             self.post_message(WorkFailed("migration scan", _one_line(exc)))
             scan = None
-        # Only what there is: a test's builder need not know scan= or deploy=.
-        extra = {k: v for k, v in (("scan", scan), ("deploy", deploy)) if v is not None}
+        # Only what there is: a test's builder need not know scan=, deploy=, accuracy= or pipeline=.
+        extra = {k: v for k, v in {"scan": scan, **(measured or {})}.items() if v is not None}
         try:
             # The measured scaling enters the report as it does for `advisor report`.
             report = self.core.build_report(requirements, host, probes, scaling=scaling, **extra)

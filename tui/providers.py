@@ -26,8 +26,8 @@ class Launcher(Protocol):
 
 class ReportBuilder(Protocol):
     """advisor.report.build_report over this host's probes and scaling result. The app passes
-    `scan=` (the migration scan of model.code_path) and `deploy=` (a deployment probe measured in
-    this session) only when it has them, so a builder without them still works without either."""
+    `scan=` (the migration scan of model.code_path) and `deploy=` / `accuracy=` / `pipeline=` (probes
+    measured in this session) only when it has them, so a builder without them still works."""
 
     def __call__(self, requirements: Any, host: Any, probes: Any, scaling: Any = None, **extra: Any) -> Any: ...
 
@@ -87,11 +87,19 @@ def default_save_probes(suite: Any) -> None:
 
 
 def default_report_builder(
-    requirements: Any, host: Any, probes: Any, scaling: Any = None, scan: Any = None, deploy: Any = None
+    requirements: Any,
+    host: Any,
+    probes: Any,
+    scaling: Any = None,
+    scan: Any = None,
+    deploy: Any = None,
+    accuracy: Any = None,
+    pipeline: Any = None,
 ) -> Any:
     """The same report `advisor report` builds, over the bundled knowledge base (cached). The
     probes and the scaling result are this host's (its cache, or measured in this session); `scan`
-    is the migration scan of model.code_path, `deploy` the deployment probe measured in this session."""
+    is the migration scan of model.code_path; `deploy`, `accuracy` and `pipeline` the probes measured in
+    this session (measured evidence, as `advisor report --deploy/--accuracy/--pipeline FILE`)."""
     import knowledge
     from advisor.report import build_report
 
@@ -105,6 +113,8 @@ def default_report_builder(
         scaling=scaling,
         scaling_source="cache" if scaling is not None else "none",
         deploy=deploy,
+        accuracy=accuracy,
+        pipeline=pipeline,
     )
 
 
