@@ -29,7 +29,7 @@ low even unshaped because the two ranks and the other helpers share 2 cores: rea
 the inter/intra step ratio, which pairs each cross-"host" run with the same 2 ranks on one host.
 An earlier single repetition gave 0.65/0.33/0.16/0.04 efficiency and 0.91/1.21/1.52/18.1 inter/intra.
 MindSpore (msrun, 10 steps, one repetition, load average 1.3 -> 0.8): unshaped efficiency 0.37, inter/intra
-step 1.18, step 24.0 ms (allreduce share not given: below the noise); 10mbit efficiency 0.02, inter/intra
+step 1.18, step 24.0 ms (no allreduce share in the result for it); 10mbit efficiency 0.02, inter/intra
 13.2, step 424.8 ms, share 0.98: about twice PyTorch's 212 ms for the same 247 KB, i.e. about twice the
 bytes on the wire per step (not investigated further).
 `--loopback` (the fallback, 2 x 1 on 127.0.0.1, once): efficiency 0.55, inter/intra step 0.99, step
