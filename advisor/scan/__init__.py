@@ -65,6 +65,7 @@ def _kb_flagged(apis, uses, index, raw, cells_of=None):
     """Hazards the knowledge base attaches to an API (ApiMapping.scan_kind) that the name rules
     did not already report at that line."""
     from advisor.scan.detect import EXTENSION_BUILDERS, RawHazard
+    from advisor.scan.normalize import NAMES as NORMALIZE
 
     have = {(h.kind, h.file, h.line, h.cell) for h in raw}
     extra = []
@@ -79,6 +80,8 @@ def _kb_flagged(apis, uses, index, raw, cells_of=None):
             and api.name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS
         ):
             continue  # CUDA_HOME, include_paths: a path lookup builds no operator
+        if api.name in NORMALIZE:
+            continue  # judged place by place on its values (0-255 ones are no trap): advisor/scan/normalize.py
         for loc in uses[api.name]:
             if (kind, loc.file, loc.line, loc.cell) not in have:
                 have.add((kind, loc.file, loc.line, loc.cell))
@@ -161,6 +164,7 @@ def scan_path(
         estimate,
         files,
         native,
+        normalize,
         notebook,
         patterns,
         roles,
@@ -280,9 +284,14 @@ def scan_path(
     raw.extend(_kb_flagged(apis, uses, index, raw, cells_of))
     raw.sort(key=lambda h: (h.file, h.cell or 0, h.line, h.kind))
     hazards = estimate.attach_fixes(raw, kb)
+    examples = {}
     for h, r in zip(hazards, raw):
         _, h.role, h.excluded = place(h.file, getattr(r, "raw_line", h.line))
         h.optional = bool(getattr(r, "optional", False))
+        if h.kind == "normalize" and h.role == "model":
+            h.message = normalize.in_model(h.message)
+        if r.example and h.role != "model":
+            examples[id(h)] = r.example
 
     ledger = effort.Ledger()
     effort.code_lines(ledger, list(infos.values()))
@@ -300,7 +309,7 @@ def scan_path(
             f"(port + parity check; assumption), the k-th max(1/k, {effort.FLOOR['module']:g}) of it",
         )
 
-    summary = estimate.summarize(hazards, kb, ledger, index)
+    summary = estimate.summarize(hazards, kb, ledger, index, examples)
     # An API whose use is itself a hazard (StepLR, Normalize, DDP...) is costed once, in the hazard.
     covered = {h.api: h.kind for h in raw if h.api}
     priced_apis, priced_unmapped = [], []

@@ -8,7 +8,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from advisor.scan import forward
+from advisor.scan import forward, normalize
 from advisor.scan.imports import (
     HUB_ROOTS,
     ImportTable,
@@ -36,12 +36,6 @@ DATALOADER_OPTIONS = {
     "generator": "`generator` (RNG for shuffling) has no per-loader equivalent (use `mindspore.dataset.config.set_seed`)",
     "in_order": "`in_order` has no MindSpore equivalent",
 }
-NORMALIZE = {
-    "torchvision.transforms.Normalize",
-    "torchvision.transforms.v2.Normalize",
-    "torchvision.transforms.functional.normalize",
-    "torchvision.transforms.v2.functional.normalize",
-}
 
 
 @dataclass
@@ -55,6 +49,7 @@ class RawHazard:
     cell: int | None = None
     optional: bool = False  # the line is a lazy import (inside a function)
     raw_line: int | None = None  # line in the parsed source (a notebook's joined cells)
+    example: tuple[str, str] | None = None  # this place's own before/after (Normalize: its values x 255)
 
 
 @dataclass
@@ -146,21 +141,6 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
     return None
 
 
-def _normalize_message(q: str, call: ast.Call) -> str:
-    values = []
-    for node in list(call.args[:2]) + [k.value for k in call.keywords if k.arg in ("mean", "std")]:
-        try:
-            v = ast.literal_eval(node)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            continue
-        values.extend(v if isinstance(v, (list, tuple)) else [v])
-    numbers = [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    scale = ""
-    if numbers and max(abs(n) for n in numbers) <= 1.0:
-        scale = " Its mean/std are on the 0-1 scale; MindSpore's vision.Normalize on uint8 HWC images expects 0-255 (multiply by 255)."
-    return f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.{scale}"
-
-
 # Classes whose methods the KB may list (torch.Tensor.add_, torch.nn.Module.register_forward_hook):
 # a call `obj.add_()` counts as that method, first class listed wins when names collide.
 METHOD_CLASSES = ("torch.Tensor", "torch.nn.Module", "torch.optim.Optimizer")
@@ -177,8 +157,9 @@ def method_names(known: set[str]) -> dict[str, str]:
 
 
 class _Visitor(ast.NodeVisitor):
-    def __init__(self, table: ImportTable, known: set[str]):
+    def __init__(self, table: ImportTable, known: set[str], constants: dict[str, object] | None = None):
         self.table = table
+        self.constants = constants or {}  # module-level literals (Normalize's MEAN/STD)
         self.known = known
         self.out = ModuleScan()
         self.forward_depth = 0
@@ -195,15 +176,12 @@ class _Visitor(ast.NodeVisitor):
                 self.out.signals.add("data")
             elif q.startswith(DEPLOY_HINTS):
                 self.out.signals.add("deployment")
-        if q in NORMALIZE:
-            self._hazard(
-                "normalize",
-                line,
-                _normalize_message(q, call)
-                if call
-                else f"`{q}`: torchvision normalizes 0-1 tensors, MindSpore's dataset pipeline usually normalizes 0-255 images.",
-                q,
-            )
+        if q in normalize.NAMES:
+            found = normalize.judge(q, call, self.constants)
+            if found is not None:  # None: values on the 0-255 scale already, no trap
+                self._hazard("normalize", line, found.message, q)
+                if found.before and found.after:
+                    self.out.hazards[-1].example = (found.before, found.after)
             return
         found = _name_hazard(q)
         if found:
@@ -316,7 +294,7 @@ class _Visitor(ast.NodeVisitor):
 def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = frozenset()) -> ModuleScan:
     """`local`: the project's own top-level packages (importing them is not a third-party dependency)."""
     table = build(tree, local)
-    visitor = _Visitor(table, known)
+    visitor = _Visitor(table, known, normalize.constants(tree))
     visitor.visit(tree)
     for module, line in table.imports:
         if root_of(module) in HUB_ROOTS:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.scan import patterns
+from advisor.scan import normalize, patterns
 from advisor.scan.detect import EXTENSION_BUILDERS
 from advisor.scan.effort import FLOOR, Ledger
 from advisor.scan.models import (
@@ -68,6 +68,14 @@ FALLBACK_FIX = {
     **{kind: k.fix for kind, k in patterns.SCAN_ONLY.items()},
 }
 ORDER = {"low": 0, "medium": 1, "high": 2}
+# Hazard kinds a live check shows: the fix says where (the Normalize trap: the accuracy probe's check).
+CHECKS = {"normalize": normalize.CHECK}
+
+
+def fix_for(kind: str, pitfall: Any) -> str:
+    """The KB pitfall's fix (or the scan's own), then the live check that shows the hazard, if any."""
+    fix = pitfall.fix if pitfall is not None else FALLBACK_FIX[kind]
+    return f"{fix} {CHECKS[kind]}" if kind in CHECKS else fix
 
 
 def _hours(value: Any) -> tuple[float, float] | None:
@@ -223,7 +231,7 @@ def attach_fixes(raw: list[Any], kb: Any) -> list[Hazard]:
                 line=h.line,
                 cell=h.cell,
                 message=h.message,
-                fix=(p.fix if p is not None else FALLBACK_FIX[h.kind]),
+                fix=fix_for(h.kind, p),
                 pitfall=p.id if p is not None else None,
                 in_forward=h.in_forward,
                 api=h.api,
@@ -252,8 +260,16 @@ def fold_covered(
     return [fold(a) for a in apis], [fold(u) for u in unmapped]
 
 
-def _example(kind: str, hazards: list[Hazard], index: MappingIndex | None) -> FixExample:
-    """The API's own before/after from the KB when one of the places has it, else the kind's pattern."""
+def _example(
+    kind: str, hazards: list[Hazard], index: MappingIndex | None, places: dict[int, tuple[str, str]] | None = None
+) -> FixExample:
+    """A place's own before/after (the Normalize values found, x 255) for the first included place that has
+    one, else the API's own from the KB when one of the places has it, else the kind's pattern."""
+    found = [places[id(h)] for h in hazards if places and id(h) in places]
+    live = [places[id(h)] for h in hazards if places and id(h) in places and not h.excluded]
+    if found:
+        before, after = (live or found)[0]
+        return FixExample(before=before, after=after, source=patterns.EXAMPLES[kind].source + " (its values, x 255)")
     if index is not None:
         for h in hazards:
             entry = index.find(h.api) if h.api else None
@@ -278,9 +294,16 @@ def kind_risk(kind: str, items: list[Hazard]) -> str:
     return KIND_RISK[kind]
 
 
-def summarize(hazards: list[Hazard], kb: Any, ledger: Ledger, index: MappingIndex | None = None) -> list[HazardSummary]:
+def summarize(
+    hazards: list[Hazard],
+    kb: Any,
+    ledger: Ledger,
+    index: MappingIndex | None = None,
+    examples: dict[int, tuple[str, str]] | None = None,
+) -> list[HazardSummary]:
     """One line per kind; its places are priced in the ledger: the first at the KB pitfall's figure
-    (or the scan's own), each further place max(1/k, floor) of it."""
+    (or the scan's own), each further place max(1/k, floor) of it. `examples`: a place's own
+    before/after by id(hazard) (the Normalize values found), shown instead of the kind's pattern."""
     by_kind: dict[str, list[Hazard]] = defaultdict(list)
     for h in hazards:
         by_kind[h.kind].append(h)
@@ -321,11 +344,11 @@ def summarize(hazards: list[Hazard], kb: Any, ledger: Ledger, index: MappingInde
                 pitfall=p.id if p is not None else None,
                 also=[q.id for q in ranked[1:]],
                 title=p.title if p is not None else (own.title if own else ""),
-                fix=p.fix if p is not None else FALLBACK_FIX[kind],
+                fix=fix_for(kind, p),
                 effort_hours=ledger.item_hours(name),
                 effort_basis=basis,
                 excluded=sum(1 for h in items if h.excluded),
-                example=_example(kind, items, index),
+                example=_example(kind, items, index, examples),
             )
         )
     out.sort(key=lambda s: (-ORDER[s.risk], s.kind))

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-SEED_002 = "seed 002 (Ascend 910 and MindSpore field report)"
-SEED_004 = "seed 004 (chip + framework launch report)"
-SEED_000 = "seed 000 (CIFAR-10 migration field report)"
+# The field reports as a reader cites them: by title and section (seeds/README.md), never by file.
+SEED_000 = '"MindSpore vs PyTorch, measured on the same task" (field report),'
+SEED_002 = '"Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration" (field report), §'
+SEED_004 = '"Chips and framework released together: what it means for developers" (field report), §'
 VERIFIED = "verified here: tests/test_scan_graph_mode.py compiles it with the installed MindSpore in Graph mode"
 
 
@@ -43,32 +44,32 @@ EXAMPLES: dict[str, Example] = {
     "cuda_amp": Example(
         "with torch.autocast('cuda'):\n    loss = model(x)\nscaler.scale(loss).backward()",
         "net = ms.amp.auto_mixed_precision(net, 'O2')\nloss_scaler = ms.amp.DynamicLossScaler(2**16, 2, 1000)",
-        SEED_002 + " 4.3, 5.2",
+        SEED_002 + "4.3, 5.2",
     ),
     "distributed": Example(
         "dist.init_process_group('nccl')\nmodel = DDP(model)",
         "from mindspore.communication import init\ninit()\nms.set_auto_parallel_context(parallel_mode='data_parallel', gradients_mean=True)\n# launch: msrun --worker_num=8 train.py",
-        SEED_004 + " 3.3; " + SEED_002 + " 5.4",
+        SEED_004 + "3.3; " + SEED_002 + "5.4",
     ),
     "custom_extension": Example(
         "ext = load_inline('fused', cpp_src, cuda_src)\ny = ext.fused(x)",
         "fused = ops.Custom('./fused.so:Fused', out_shape=lambda s: s, out_dtype=lambda t: t, func_type='aot')\ny = fused(x)   # or compose built-in ops",
-        SEED_002 + " 5.1 (ops.Custom; TBE/DSL on Ascend is costly)",
+        SEED_002 + "5.1 (ops.Custom; TBE/DSL on Ascend is costly)",
     ),
     "dataloader_option": Example(
         "DataLoader(ds, batch_size=32, shuffle=True, pin_memory=True, collate_fn=pad)",
         "ds = GeneratorDataset(src, ['x', 'y'], shuffle=True)\nds = ds.batch(32, per_batch_map=pad)",
-        SEED_004 + " 4.3; " + SEED_002 + " 5.3",
+        SEED_004 + "4.3; " + SEED_002 + "5.3",
     ),
     "lr_scheduler": Example(
         "sched = StepLR(opt, step_size=10, gamma=0.1)\n...\nsched.step()",
         "lr = nn.piecewise_constant_lr([10 * spe, 20 * spe], [0.1, 0.01])\nopt = nn.SGD(net.trainable_params(), learning_rate=lr)",
-        SEED_000 + " pitfall 3",
+        SEED_000 + " pitfall log, pitfall 3",
     ),
     "normalize": Example(
         "T.Normalize((0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010))",
         "vision.Normalize(mean=[125.3, 123.0, 113.9], std=[51.6, 50.8, 51.3])  # 0-255 scale, HWC",
-        SEED_000 + " pitfall 1",
+        SEED_000 + " pitfall log, pitfall 1",
     ),
     "model_hub": Example(
         "from transformers import AutoModel\nm = AutoModel.from_pretrained('bert-base-uncased')",
@@ -83,7 +84,7 @@ EXAMPLES: dict[str, Example] = {
     "dynamic_shape": Example(
         "idx = torch.nonzero(mask)\nkeep = boxes[idx[:, 0]]",
         "keep = ops.masked_fill(boxes, ~mask[:, None], 0)   # fixed shape + mask\n# or pad to a maximum count (NMSWithMask returns a fixed-size mask)",
-        SEED_004 + " 3.3 (dynamic shape in Graph mode)",
+        SEED_004 + "3.3 (dynamic shape in Graph mode)",
     ),
     "no_equivalent": Example(
         "gm = torch.fx.symbolic_trace(model)\n# rewrite the graph ...",
@@ -118,7 +119,7 @@ SCAN_ONLY: dict[str, Kind] = {
         "Keep shapes fixed: masks with ops.masked_fill / ops.select, padding to a maximum count, NMSWithMask; "
         "or run that part in PyNative mode (they compile on CPU, but dynamic shapes cost compile time and speed on Ascend).",
         (1.0, 4.0),
-        "assumption per place; " + SEED_004 + " 3.3 names dynamic shape the first hard part",
+        "assumption per place; " + SEED_004 + "3.3 names dynamic shape the first hard part",
         "medium",
     ),
     "no_equivalent": Kind(
