@@ -172,10 +172,13 @@ def test_torchrun_multinode_command_uses_its_own_c10d_rendezvous(tmp_path):
         "--rdzv-endpoint=10.0.0.1:29500",
         "--rdzv-id=advisor-x-1",
         "--max-restarts=0",
-        "--rdzv-conf=join_timeout=45,read_timeout=45",
+        "--rdzv-conf=join_timeout=45,read_timeout=45,is_host=false",
     ):
         assert flag in cmd, flag
     assert "--standalone" not in cmd and result_dir.is_dir()
+    # node 0 hosts the rendezvous store whatever its hostname resolves to (a second NIC as --master)
+    node0, _, _ = launch.build_command(_mspec("pytorch", node_rank=0, k=2), tmp_path / "n0")
+    assert "--rdzv-conf=join_timeout=45,read_timeout=45,is_host=true" in node0
 
 
 def test_msrun_multinode_command(tmp_path):

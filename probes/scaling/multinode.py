@@ -292,8 +292,11 @@ def torchrun_command(spec, result_dir: Path) -> list:
         "--rdzv-backend=c10d",
         f"--rdzv-endpoint={r.endpoint}",
         f"--rdzv-id={r.run_id}",
-        # join_timeout: how long the rendezvous waits for the other nodes (torch's default: 600 s)
-        f"--rdzv-conf=join_timeout={int(r.timeout)},read_timeout={int(r.timeout)}",
+        # join_timeout: how long the rendezvous waits for the other nodes (torch's default: 600 s).
+        # is_host: node 0 hosts the store; left to torch, it guesses by matching the hostname to the
+        # endpoint, which fails when --master is an address the hostname does not resolve to (a second NIC).
+        f"--rdzv-conf=join_timeout={int(r.timeout)},read_timeout={int(r.timeout)},"
+        f"is_host={'true' if r.node_rank == 0 else 'false'}",
         "--max-restarts=0",
         str(launch.RANK_SCRIPTS["pytorch"]),
         *launch.rank_arguments(spec, result_dir),
