@@ -2,6 +2,10 @@
 
 import pytest
 
+# Fixture projects (e.g. the small PyTorch project the TUI's scan test reads) hold code to be
+# scanned, not tests to run.
+collect_ignore = ["fixtures"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_user_dirs(tmp_path_factory, monkeypatch):
