@@ -132,6 +132,46 @@ def batch_sizes(text: str) -> list[int]:
     return [int(b) for b in text.split(",") if b.strip()]
 
 
+def export_failed(res: dict, exporter: str, exc: Exception, seconds: float) -> int:
+    """Send a failed export as the step's result, naming the operator the exporter rejected."""
+    from probes import channel
+
+    op = operator_from_error(f"{type(exc).__name__}: {exc}")
+    first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+    error = f"{exporter} failed" + (f" on operator {op}" if op else "") + f": {type(exc).__name__}: {first}"
+    res.update(status="failed", exporter=exporter, operator=op, seconds=seconds, error=error[:500])
+    channel.result(**res)
+    return 0
+
+
+def serve_result(
+    engine: str,
+    import_s: float,
+    load_s: float,
+    timings: list[dict],
+    rss_import: float | None,
+    peak_mb: float | None = None,
+    **extra,
+) -> int:
+    """Send a served step's result: first inference = load + the first call; peak memory is VmHWM
+    now unless the worker read it earlier (ONNX Runtime reads it before its profiling session)."""
+    from probes import channel
+    from probes.training.common import read_status_mb
+
+    channel.result(
+        status="ok",
+        engine=engine,
+        import_seconds=import_s,
+        load_seconds=load_s,
+        first_inference_seconds=load_s + timings[0]["first_call_seconds"],
+        timings=timings,
+        peak_memory_mb=read_status_mb("VmHWM") if peak_mb is None else peak_mb,
+        rss_after_import_mb=rss_import,
+        **extra,
+    )
+    return 0
+
+
 def worker_main(worker: str, cmd_export, cmd_serve, argv=None) -> int:
     """A worker's entry point: any exception goes back as an 'error' message (a result, not a crash)."""
     import traceback

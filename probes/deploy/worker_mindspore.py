@@ -78,7 +78,7 @@ def cmd_export(args) -> int:
         try:
             ms.export(net, ms.Tensor(shape=shape, dtype=ms.float32), file_name=base, file_format="MINDIR")
         except Exception as exc:  # the exporter's failure is the measurement (operator named)
-            return _export_failed(res, exporter, exc, time.perf_counter() - t)
+            return common.export_failed(res, exporter, exc, time.perf_counter() - t)
         path = base + ".mindir"
     elif args.format == "onnx":
         path = base + ".onnx"
@@ -105,7 +105,7 @@ def cmd_export(args) -> int:
         try:
             export()
         except Exception as exc:  # the exporter's failure is the measurement (operator named)
-            return _export_failed(res, exporter, exc, time.perf_counter() - t)
+            return common.export_failed(res, exporter, exc, time.perf_counter() - t)
         from probes.deploy import onnxmeta
 
         meta = onnxmeta.read_meta(path) or {}
@@ -122,16 +122,6 @@ def cmd_export(args) -> int:
         dynamic_batch=exporter != "mindspore.export(file_format='ONNX')",
         files=files,
     )
-    channel.result(**res)
-    return 0
-
-
-def _export_failed(res: dict, exporter: str, exc: Exception, seconds: float) -> int:
-    text = f"{type(exc).__name__}: {exc}"
-    op = common.operator_from_error(text)
-    first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
-    error = f"{exporter} failed" + (f" on operator {op}" if op else "") + f": {type(exc).__name__}: {first}"
-    res.update(status="failed", exporter=exporter, operator=op, seconds=seconds, error=error[:500])
     channel.result(**res)
     return 0
 
@@ -168,15 +158,12 @@ def cmd_serve(args) -> int:
     timings = timing.serve_all(make_call, sizes, args.budget, args.max_calls)
     logits = fn(ms.Tensor(common.parity_input(args.model, max(sizes)))).asnumpy()
     common.save_outputs(args.out, args.id, logits)
-    channel.result(
-        status="ok",
-        engine=engine,
-        import_seconds=import_s,
-        load_seconds=load_s,
-        first_inference_seconds=load_s + timings[0]["first_call_seconds"],
-        timings=timings,
-        peak_memory_mb=tcommon.read_status_mb("VmHWM"),
-        rss_after_import_mb=rss_import,
+    return common.serve_result(
+        engine,
+        import_s,
+        load_s,
+        timings,
+        rss_import,
         settings={
             "mindspore_version": ms.__version__,
             "mode": "GRAPH_MODE",
@@ -184,7 +171,6 @@ def cmd_serve(args) -> int:
             "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA"),
         },
     )
-    return 0
 
 
 if __name__ == "__main__":

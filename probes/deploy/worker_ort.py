@@ -87,16 +87,14 @@ def cmd_serve(args) -> int:
             f"{len(where['fallback'])} of {where['nodes']} nodes did not run on {args.provider} "
             f"({', '.join(where['fallback_ops'])}): silent fallback"
         )
-    channel.result(
-        status="ok",
-        engine=ENGINE_OF.get(args.provider, args.provider),
+    return common.serve_result(
+        ENGINE_OF.get(args.provider, args.provider),
+        import_s,
+        load_s,
+        timings,
+        rss_import,
+        peak_mb=peak,
         provider=args.provider,
-        import_seconds=import_s,
-        load_seconds=load_s,
-        first_inference_seconds=load_s + timings[0]["first_call_seconds"],
-        timings=timings,
-        peak_memory_mb=peak,
-        rss_after_import_mb=rss_import,
         placement=where,
         warnings=warnings,
         settings={
@@ -109,7 +107,6 @@ def cmd_serve(args) -> int:
             "output_shape": out.shape,
         },
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -80,7 +80,7 @@ def cmd_export(args) -> int:
                     dynamic_shapes=dims,
                 )
             except Exception as exc:  # the exporter's failure is the measurement (operator named)
-                return _export_failed(res, exporter, exc, time.perf_counter() - t)
+                return common.export_failed(res, exporter, exc, time.perf_counter() - t)
         else:
             exporter = "torch.onnx.export(dynamo=False) (TorchScript; onnxscript not installed)"
             res["notes"].append("onnxscript is not installed: the legacy TorchScript exporter ran")
@@ -95,7 +95,7 @@ def cmd_export(args) -> int:
                     dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}},
                 )
             except Exception as exc:  # the exporter's failure is the measurement (operator named)
-                return _export_failed(res, exporter, exc, time.perf_counter() - t)
+                return common.export_failed(res, exporter, exc, time.perf_counter() - t)
         seconds = time.perf_counter() - t
         from probes.deploy import onnxmeta
 
@@ -109,23 +109,13 @@ def cmd_export(args) -> int:
             ep = torch.export.export(net, (x,), dynamic_shapes=dims)
             torch.export.save(ep, path)
         except Exception as exc:  # the exporter's failure is the measurement (operator named)
-            return _export_failed(res, exporter, exc, time.perf_counter() - t)
+            return common.export_failed(res, exporter, exc, time.perf_counter() - t)
         seconds = time.perf_counter() - t
     else:
         channel.result(status="unavailable", error=f"PyTorch exports onnx or torch.export, not {args.format!r}")
         return 0
     files = common.sidecars(path)
     res.update(exporter=exporter, seconds=seconds, size_bytes=common.files_size(files), dynamic_batch=True, files=files)
-    channel.result(**res)
-    return 0
-
-
-def _export_failed(res: dict, exporter: str, exc: Exception, seconds: float) -> int:
-    text = f"{type(exc).__name__}: {exc}"
-    op = common.operator_from_error(text)
-    first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
-    error = f"{exporter} failed" + (f" on operator {op}" if op else "") + f": {type(exc).__name__}: {first}"
-    res.update(status="failed", exporter=exporter, operator=op, seconds=seconds, error=error[:500])
     channel.result(**res)
     return 0
 
@@ -168,15 +158,12 @@ def cmd_serve(args) -> int:
     with torch.no_grad():
         logits = fn(torch.from_numpy(common.parity_input(args.model, max(sizes)))).numpy()
     common.save_outputs(args.out, args.id, logits)
-    channel.result(
-        status="ok",
-        engine=engine,
-        import_seconds=import_s,
-        load_seconds=load_s,
-        first_inference_seconds=load_s + timings[0]["first_call_seconds"],
-        timings=timings,
-        peak_memory_mb=tcommon.read_status_mb("VmHWM"),
-        rss_after_import_mb=rss_import,
+    return common.serve_result(
+        engine,
+        import_s,
+        load_s,
+        timings,
+        rss_import,
         settings={
             "torch_version": torch.__version__,
             "threads": torch.get_num_threads(),
@@ -184,7 +171,6 @@ def cmd_serve(args) -> int:
             "numpy": np.__version__,
         },
     )
-    return 0
 
 
 if __name__ == "__main__":
