@@ -329,8 +329,8 @@ class MultinodeRequest:
 
 def validate_multinode(nnodes: str, node_rank: str, master: str, ranks: Any, config: Any) -> Any:
     """The control's text as a MultinodeRequest, or ValueError with the CLI's own message: the same
-    probes.scaling.multinode.validate, and the checks advisor/commands/scaling.py adds around it."""
-    from probes.scaling.multinode import BadRendezvous, validate
+    probes.scaling.multinode checks advisor/commands/scaling.py runs (validate, refuse_ranks, check_ports)."""
+    from probes.scaling.multinode import BadRendezvous, check_ports, refuse_ranks, validate
 
     def whole(text: str, flag: str) -> int | None:
         text = text.strip()
@@ -342,14 +342,8 @@ def validate_multinode(nnodes: str, node_rank: str, master: str, ranks: Any, con
             raise BadRendezvous(f"{flag}: {text!r}; expected a whole number") from None
 
     rdzv = validate(whole(nnodes, "--nnodes"), whole(node_rank, "--node-rank"), master.strip() or None)
-    if ranks is not None:
-        raise BadRendezvous("--ranks: not with --nnodes; the rank count is --nnodes x --ranks-per-node")
-    launches = config.repeat * len(config.models) * len(config.frameworks)
-    if rdzv.master_port + launches - 1 > 65535:
-        raise BadRendezvous(
-            f"--master: port {rdzv.master_port}; {launches} launches use ports {rdzv.master_port}"
-            f"-{rdzv.master_port + launches - 1}, expected at most 65535"
-        )
+    refuse_ranks(ranks)
+    check_ports(rdzv, config)
     return MultinodeRequest(config, rdzv)
 
 

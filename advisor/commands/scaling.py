@@ -195,7 +195,14 @@ if __name__ == "__main__":
 
 def run_multinode_from_args(args) -> int:
     """`advisor probe --scaling --nnodes N --node-rank R --master HOST[:PORT]` (probes.scaling.multinode)."""
-    from probes.scaling.multinode import BadRendezvous, argparse_copy, run_multinode, validate
+    from probes.scaling.multinode import (
+        BadRendezvous,
+        argparse_copy,
+        check_ports,
+        refuse_ranks,
+        run_multinode,
+        validate,
+    )
 
     try:
         rdzv = validate(
@@ -205,17 +212,11 @@ def run_multinode_from_args(args) -> int:
             getattr(args, "ranks_per_node", None),
             getattr(args, "rendezvous_timeout", None),
         )
+        refuse_ranks(getattr(args, "ranks", None))
+        config = config_from_args(args)
+        check_ports(rdzv, config)
     except BadRendezvous as exc:
         raise UsageError(str(exc)) from None
-    if getattr(args, "ranks", None) is not None:
-        raise UsageError("--ranks: not with --nnodes; the rank count is --nnodes x --ranks-per-node")
-    config = config_from_args(args)
-    launches = config.repeat * len(config.models) * len(config.frameworks)
-    if rdzv.master_port + launches - 1 > 65535:
-        raise UsageError(
-            f"--master: port {rdzv.master_port}; {launches} launches use ports {rdzv.master_port}"
-            f"-{rdzv.master_port + launches - 1}, expected at most 65535"
-        )
     if rdzv.nnodes == 1:  # one host: the ordinary probe
         return run_from_args(argparse_copy(args))
     if rdzv.node_rank != 0:

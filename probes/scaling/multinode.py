@@ -111,6 +111,23 @@ def validate(nnodes, node_rank, master, ranks_per_node=None, timeout=None) -> Re
     return Rendezvous(nnodes, node_rank, host, port, k, t)
 
 
+def refuse_ranks(ranks) -> None:
+    """--ranks (one host's rank list) does not combine with --nnodes: BadRendezvous if given."""
+    if ranks is not None:
+        raise BadRendezvous("--ranks: not with --nnodes; the rank count is --nnodes x --ranks-per-node")
+
+
+def check_ports(rdzv: Rendezvous, config) -> None:
+    """Each launch of the run takes the next port from --master's (one per repeat, model and
+    framework): BadRendezvous when the last one would pass 65535. The CLI and the TUI both call it."""
+    launches = config.repeat * len(config.models) * len(config.frameworks)
+    if rdzv.master_port + launches - 1 > 65535:
+        raise BadRendezvous(
+            f"--master: port {rdzv.master_port}; {launches} launches use ports {rdzv.master_port}"
+            f"-{rdzv.master_port + launches - 1}, expected at most 65535"
+        )
+
+
 # ---------------------------------------------------------------------------- the link it runs over
 
 
