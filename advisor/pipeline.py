@@ -183,17 +183,21 @@ def pipeline_evidence(suite: Any, file: Optional[str] = None) -> PipelineEvidenc
     )
 
 
-def pipeline_feed(best: PipelineBest, low: float, high: float, devices: int, per_host: int, where: str) -> PipelineFeed:
-    """The measured pipeline of one host against a projected [low, high] total images/s on `devices`
-    devices (`per_host` to a host); capped when hosts x the pipeline rate is below the projection."""
+def feed_share(rate: float, low: float, high: float, devices: int, per_host: int) -> tuple:
+    """One host's pipeline (`rate` samples/s) against a projected [low, high] total images/s on
+    `devices` devices, `per_host` to a host: (hosts, devices on a host, per-device [low, high] rate,
+    the fed share at the high and at the low end of the projection)."""
     devices = max(1, devices)
     on_host = min(devices, per_host)
     hosts = max(1.0, devices / per_host)
     d_low, d_high = low / devices, high / devices
-    f_low, f_high = (
-        feed_fraction(best.samples_per_second, d_high, on_host),
-        feed_fraction(best.samples_per_second, d_low, on_host),
-    )
+    return hosts, on_host, d_low, d_high, feed_fraction(rate, d_high, on_host), feed_fraction(rate, d_low, on_host)
+
+
+def pipeline_feed(best: PipelineBest, low: float, high: float, devices: int, per_host: int, where: str) -> PipelineFeed:
+    """The measured pipeline of one host against a projected [low, high] total images/s on `devices`
+    devices (`per_host` to a host); capped when hosts x the pipeline rate is below the projection."""
+    hosts, on_host, d_low, d_high, f_low, f_high = feed_share(best.samples_per_second, low, high, devices, per_host)
     cap = hosts * best.samples_per_second
     capped = cap < high
     share = f"{f_low:.0%}" if f"{f_low:.0%}" == f"{f_high:.0%}" else f"{f_low:.0%}-{f_high:.0%}"

@@ -600,3 +600,26 @@ async def test_a_finished_accuracy_and_pipeline_run_enter_the_report_as_measured
         await wait_for(pilot, lambda: any("pipeline" in e for e in seen), what="a report with the pipeline run")
         last = seen[-1]
         assert last["accuracy"] is app.state.accuracy.result and last["pipeline"] is app.state.pipeline.result
+
+
+def test_the_tui_feed_share_is_the_reports_for_projections_beyond_one_host():
+    """16 devices are two hosts of 8: each host's pipeline feeds its own 8 (advisor.pipeline.feed_share,
+    the report's arithmetic), never all 16 from one host."""
+    import json
+
+    from advisor.constants import DEFAULT
+    from advisor.pipeline import best_rate, feed_share
+    from tui.widgets.probe_panels import feed_line
+
+    report = json.loads((Path(__file__).parent / "fixtures" / "tui" / "report.json").read_text())
+    proj = next(p for p in report["projections"] if p["framework"] == "mindspore" and p["target"] == "ascend")
+    proj["devices"] = 16
+    low, high = (proj["images_per_second"][k] * 4 for k in ("low", "high"))  # 16 devices at 2x the rate of 8
+    proj["images_per_second"] = {"low": low, "high": high}
+    best = best_rate(pipeline_fixture(), "mindspore")
+    _, on_host, _, _, least, most = feed_share(best[0], low, high, 16, int(DEFAULT["DEVICES_PER_HOST"]))
+    assert on_host == 8 and least < most < 1.0
+    _, _, _, _, one_host_least, _ = feed_share(best[0], low, high, 16, 16)
+    assert f"{one_host_least:.0%}" != f"{least:.0%}"  # the old one-host-feeds-all figure would differ
+    text = feed_line("mindspore", best, report).plain
+    assert text.startswith(f"  on 16 x ascend-910b: this loader would feed {least:.0%}-{most:.0%} of the devices")

@@ -458,9 +458,11 @@ def pipeline_verdict(run: Any) -> tuple[str, str]:
 
 def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | None:
     """The issue's "on 8 x 910B this pipeline would feed 31% of the chips": the fastest loader here
-    against the report's projected images/s for the team's target accelerator (advisor.pipeline's
-    feed_fraction at both ends of the projection's range); None without such a projection."""
-    from advisor.pipeline import feed_fraction
+    against the report's projected images/s for the team's target accelerator (the report's own
+    arithmetic, advisor.pipeline.feed_share: one host's pipeline feeds the devices of one host, at
+    both ends of the projection's range); None without such a projection."""
+    from advisor.constants import DEFAULT
+    from advisor.pipeline import feed_share
 
     proj = next(
         (
@@ -475,8 +477,8 @@ def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | No
     devices = int(get(proj, "devices", default=1) or 1)
     low, high = (float(get(proj, "images_per_second", k)) for k in ("low", "high"))
     rate, loader = best
-    # The projection is for all `devices`: per device it is a 1/devices share.
-    most, least = feed_fraction(rate, low / devices, devices), feed_fraction(rate, high / devices, devices)
+    per_host = int(DEFAULT["DEVICES_PER_HOST"])
+    _, _, _, _, least, most = feed_share(rate, low, high, devices, per_host)
     share = f"{least:.0%}" if abs(most - least) < 0.005 else f"{least:.0%}-{most:.0%}"
     where = f"{devices} x {get(proj, 'accelerator') or get(proj, 'target')}"
     return Text.assemble(
