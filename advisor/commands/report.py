@@ -129,11 +129,7 @@ def load_probe_file(path: str) -> Any:
         raise UsageError(
             f"{path}: (top level): expected a probe results object with 'runs' (from `advisor probe --json -o FILE`)"
         )
-    from pydantic import ValidationError
-
     from probes.training.models import SCHEMA_VERSION, ProbeSuite
-
-    from advisor.requirements import validation_message
 
     version = data.get("schema_version", SCHEMA_VERSION)
     if not isinstance(version, str) or version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
@@ -141,16 +137,25 @@ def load_probe_file(path: str) -> Any:
             f"{path}: schema_version: {version!r} is not a probe results version this tool reads: "
             f"expected {SCHEMA_VERSION.split('.')[0]}.x (from `advisor probe --json -o FILE`)"
         )
-    try:
-        suite = ProbeSuite.model_validate(data)
-    except ValidationError as exc:
-        raise UsageError(validation_message(path, exc)) from None
+    suite = _validated(path, ProbeSuite, data)
     for i, run in enumerate(suite.runs):
         for field in ("images_per_second", "images_per_second_median"):
             value = getattr(run, field)
             if value is not None and value < 0:
                 raise UsageError(f"{path}: runs[{i}].{field}: {value} is negative: expected a measured throughput >= 0")
     return suite
+
+
+def _validated(path: str, model: Any, data: dict) -> Any:
+    """`data` as the pydantic `model`, or one UsageError line naming the file and the field."""
+    from pydantic import ValidationError
+
+    from advisor.requirements import validation_message
+
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(validation_message(path, exc)) from None
 
 
 SCALING_HINT = "expected a scaling result from `advisor probe --scaling --json -o FILE`"
@@ -167,14 +172,7 @@ def load_scaling_file(path: str) -> Any:
         raise UsageError(
             f"{path}: schema_version: {data.get('schema_version')!r}, expected {SCHEMA_VERSION!r}: {SCALING_HINT}"
         )
-    from pydantic import ValidationError
-
-    from advisor.requirements import validation_message
-
-    try:
-        return ScalingResult.model_validate(data)
-    except ValidationError as exc:
-        raise UsageError(validation_message(path, exc)) from None
+    return _validated(path, ScalingResult, data)
 
 
 DEPLOY_HINT = "expected a deployment result from `advisor probe --deploy -o FILE`"
@@ -185,25 +183,14 @@ def load_deploy_file(path: str) -> Any:
     data = read_json(path, DEPLOY_HINT, "--deploy")
     if not isinstance(data, dict) or data.get("kind") != "deploy":
         raise UsageError(f'{path}: kind: expected "deploy": {DEPLOY_HINT}')
-    from pydantic import ValidationError
-
     from probes.deploy.models import DeployResult
 
-    from advisor.requirements import validation_message
-
-    try:
-        return DeployResult.model_validate(data)
-    except ValidationError as exc:
-        raise UsageError(validation_message(path, exc)) from None
+    return _validated(path, DeployResult, data)
 
 
 def _load_probe_result(path: str, flag: str, kind: str, hint: str, model: str) -> Any:
     """A probe result of `kind` (accuracy | pipeline), validated as its suite model."""
     import importlib
-
-    from pydantic import ValidationError
-
-    from advisor.requirements import validation_message
 
     data = read_json(path, hint, flag)
     if not isinstance(data, dict) or data.get("kind") != kind:
@@ -214,10 +201,7 @@ def _load_probe_result(path: str, flag: str, kind: str, hint: str, model: str) -
     major = mod.SCHEMA_VERSION.split(".")[0]
     if not isinstance(version, str) or version.split(".")[0] != major:
         raise UsageError(f"{path}: schema_version: {version!r}, expected {major}.x: {hint}")
-    try:
-        return getattr(mod, model).model_validate(data)
-    except ValidationError as exc:
-        raise UsageError(validation_message(path, exc)) from None
+    return _validated(path, getattr(mod, model), data)
 
 
 ACCURACY_HINT = "expected an accuracy result from `advisor probe --accuracy --json -o FILE`"
