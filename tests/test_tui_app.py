@@ -50,8 +50,11 @@ async def test_screens_switch_by_key_and_footer_names_them():
         await settle(pilot)
         labels = {b.description for b in app.BINDINGS}
         assert {"Host", "Requirements", "Probes", "Recommendation"} <= labels
-        footer_keys = {k.description for k in app.screen.query("FooterKey")}
-        assert {"Host", "Requirements", "Probes", "Recommendation", "Help"} <= footer_keys
+        wanted = {"Host", "Requirements", "Probes", "Recommendation", "Help"}
+        # The footer recomposes after mount (briefly empty on a loaded host): wait for it, then check.
+        await wait_for(
+            pilot, lambda: wanted <= {k.description for k in app.screen.query("FooterKey")}, what="the footer keys"
+        )
         for key, mode in (("f2", "requirements"), ("f3", "probes"), ("f4", "recommendation"), ("f1", "host")):
             await pilot.press(key)
             await pilot.pause()

@@ -164,7 +164,12 @@ async def test_cancel_stops_the_deployment_probe_and_keeps_the_finished_steps():
         await settle(pilot)
         await press_button(pilot, "deploy-start")
         await wait_for(pilot, lambda: launcher.started.is_set() and app.state.deploy.running, what="the start")
-        assert "Cancel" in {k.description for k in app.screen.query("FooterKey")}
+        # The footer recomposes after the bindings change (it is briefly empty on a loaded host): wait for it.
+        await wait_for(
+            pilot,
+            lambda: "Cancel" in {k.description for k in app.screen.query("FooterKey")},
+            what="the footer to offer Cancel",
+        )
         await pilot.press("c")
         assert app.state.deploy.cancel.is_set()  # the launcher's flag: the real runner kills its child
         hold.set()

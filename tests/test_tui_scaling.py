@@ -66,7 +66,9 @@ async def test_scaling_run_shows_progress_then_the_table_and_saves():
         seen = record_notifications(app)
         await settle(pilot)
         assert "Scaling: not measured yet" in screen_text(app)
-        assert "Scaling" in {k.description for k in app.screen.query("FooterKey")}
+        await wait_for(  # the footer recomposes after mount (briefly empty on a loaded host)
+            pilot, lambda: "Scaling" in {k.description for k in app.screen.query("FooterKey")}, what="the footer"
+        )
         await pilot.press("d")
         await wait_for(
             pilot, lambda: any(p.fraction > 0 for p in app.state.scaling.runs.values()), what="a launch's progress"
