@@ -14,11 +14,11 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor import TOOL_NAME, __version__
-from advisor.accuracy import AccuracyEvidence, accuracy_evidence
-from advisor.memory import MemoryFit
-from advisor.pipeline import PipelineEvidence, pipeline_evidence
-from advisor.communication import InterHostMeasurement, inter_host_measurements
-from advisor.projections import (
+from advisor.decision.accuracy import AccuracyEvidence, accuracy_evidence
+from advisor.decision.memory import MemoryFit
+from advisor.decision.pipeline import PipelineEvidence, pipeline_evidence
+from advisor.decision.communication import InterHostMeasurement, inter_host_measurements
+from advisor.decision.projections import (
     Projection,
     ScalingMeasurement,
     device_kind,
@@ -26,8 +26,8 @@ from advisor.projections import (
     scaling_measurements,
 )
 from advisor.requirements import Requirements
-from advisor.schedule import Schedule
-from advisor.scoring import (
+from advisor.decision.schedule import Schedule
+from advisor.decision.scoring import (
     ConstantSensitivity,
     PitfallItem,
     Recommendation,
@@ -37,7 +37,7 @@ from advisor.scoring import (
     WorkflowScore,
     score,
 )
-from advisor.tco import TotalCost
+from advisor.decision.tco import TotalCost
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
 SCHEMA_VERSION = "1.3"  # 1.1: scaling, Projection.communication, Evidence.spread/label
@@ -343,7 +343,7 @@ def build_report(
     result (ScalingResult or its JSON) from this host's cache (`scaling_source="cache"`) or a file."""
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
     if kb is not None:  # the datasheet peak is judging: attached here, never by the probe
-        from advisor import vendor_peak
+        from advisor.decision import vendor_peak
 
         suites = [vendor_peak.attach(s, kb) if hasattr(s, "vendor_peak") else s for s in suites]
     acc = accuracy if isinstance(accuracy, AccuracyEvidence) else accuracy_evidence(accuracy, accuracy_file)

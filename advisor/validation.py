@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.workflows import VENDOR_OF_TARGET, training_capable
+from advisor.decision.workflows import VENDOR_OF_TARGET, training_capable
 
 _KIND = {"nvidia": "an NVIDIA", "huawei": "a Huawei Ascend", "generic": "a CPU"}
 

@@ -352,7 +352,7 @@ class CurvePoint(_Model):
 
 
 class ScalingCurve(_Entry):
-    """Data-parallel scaling efficiency as a function of devices, per link class (advisor.communication)."""
+    """Data-parallel scaling efficiency as a function of devices, per link class (advisor.decision.communication)."""
 
     link: Literal["nvlink", "hccs", "pcie", "roce-ib", "ethernet"]
     scope: Literal["host", "network"] = Field(

@@ -64,7 +64,7 @@ def _runs(fw, mode, finals):
 
 
 def test_the_gap_is_paired_by_seed_and_judged_against_the_tolerance():
-    from advisor.accuracy import gap_verdict
+    from advisor.decision.accuracy import gap_verdict
 
     same = gap(_runs("pytorch", "eager", [0.93, 0.94, 0.95]), _runs("mindspore", "graph", [0.93, 0.94, 0.951]))
     assert same.per_seed == pytest.approx([0.0, 0.0, -0.001])
@@ -104,7 +104,7 @@ def test_accuracy_options_are_checked(argv, flag, capsys):
 def test_digits_reach_a_modest_target_in_both_frameworks_with_the_same_accuracy():
     pytest.importorskip("torch")
     pytest.importorskip("mindspore")
-    from advisor.accuracy import ACCURACY_TOLERANCE
+    from advisor.decision.accuracy import ACCURACY_TOLERANCE
     from probes.accuracy.runner import run_suite
 
     suite = run_suite(AccuracyConfig(epochs=3, seeds=1, target=0.80, threads=2, timeout=600))

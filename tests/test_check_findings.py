@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from advisor.check import evaluate, spec_allows, verdict
+from advisor.check.host import evaluate, spec_allows, verdict
 from probes.check.models import (
     Accelerator,
     AscendInfo,

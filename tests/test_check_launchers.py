@@ -1,6 +1,6 @@
 """`advisor check` reports what the scaling probe's launchers (torchrun, msrun) need."""
 
-from advisor.check import run_check
+from advisor.check.host import run_check
 
 
 def test_check_lists_launcher_readiness_on_this_host():
@@ -24,7 +24,7 @@ def test_fake_npus_ask_for_hccl(monkeypatch):
 
 
 def test_check_lists_the_inference_engines_found_here():
-    from advisor.check import _engine_findings
+    from advisor.check.host import _engine_findings
 
     findings = {f.code: f for f in _engine_findings()}
     assert "deploy.engines" in findings

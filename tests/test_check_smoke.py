@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-import advisor.check as check
+import advisor.check.host as check
 from advisor.cli import main
 from probes.check.models import Finding
 from probes.check.frameworks import _smoke_from_outcome, detect_frameworks, run_smoke

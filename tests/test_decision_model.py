@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from advisor.constants import CONSTANTS, searched
-from advisor.memory import bytes_per_parameter
+from advisor.decision.constants import CONSTANTS, searched
+from advisor.decision.memory import bytes_per_parameter
 from advisor.render.decision_sections import sections
 from advisor.report import SCHEMA_VERSION, build_report
 from advisor.requirements import load_requirements, parse_requirements
-from advisor.scoring import score
+from advisor.decision.scoring import score
 from advisor.validation import kb_problems
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -584,9 +584,9 @@ def test_comm_compute_ratio_follows_seed_004_method(kb):
 
 
 def _fake(workflow, total, quality="assumption", eligible=True, perf=None):
-    from advisor.evidence import Evidence
+    from advisor.decision.evidence import Evidence
     from advisor.requirements import CRITERIA
-    from advisor.scoring import Criterion, WorkflowScore
+    from advisor.decision.scoring import Criterion, WorkflowScore
 
     ev = [Evidence(kind="knowledge", ref="x", detail="d", source="s", confidence=quality)]
     crit = [
@@ -601,8 +601,8 @@ def _fake(workflow, total, quality="assumption", eligible=True, perf=None):
 
 
 def test_high_margin_on_assumptions_is_not_high():
-    from advisor.constants import DEFAULT
-    from advisor.scoring import _confidence
+    from advisor.decision.constants import DEFAULT
+    from advisor.decision.scoring import _confidence
 
     top, runner = _fake("pytorch", 80, "assumption"), _fake("hybrid", 71, "assumption")
     weak = _confidence([top, runner], runner, 9.0, False, [], [], DEFAULT)
@@ -613,8 +613,8 @@ def test_high_margin_on_assumptions_is_not_high():
 
 
 def test_a_hundredth_of_a_point_is_a_tie_not_a_win():
-    from advisor.constants import DEFAULT
-    from advisor.scoring import _confidence
+    from advisor.decision.constants import DEFAULT
+    from advisor.decision.scoring import _confidence
 
     top, runner = _fake("pytorch", 75.04, "vendor"), _fake("hybrid", 75.0, "vendor")
     parts = _confidence([top, runner], runner, 0.04, False, [], [], DEFAULT)
@@ -622,8 +622,8 @@ def test_a_hundredth_of_a_point_is_a_tie_not_a_win():
 
 
 def test_a_higher_scoring_blocked_workflow_makes_it_a_hard_constraint_verdict():
-    from advisor.constants import DEFAULT
-    from advisor.scoring import _confidence
+    from advisor.decision.constants import DEFAULT
+    from advisor.decision.scoring import _confidence
 
     top, blocked = _fake("mindspore", 70, "vendor"), _fake("pytorch", 90, "vendor", eligible=False)
     parts = _confidence([top, blocked], None, 70.0, False, [], [], DEFAULT)
@@ -634,7 +634,7 @@ def test_a_wide_margin_on_fair_evidence_is_not_high_confidence(kb):
     """Issue 20: 'high' on a margin of 8 points when most decisive evidence is assumption or blog. A
     high margin needs good decisive evidence too; fair evidence caps the verdict at medium, saying so."""
     from advisor.requirements import load_requirements
-    from advisor.scoring import score
+    from advisor.decision.scoring import score
 
     card = score(load_requirements(ROOT / "examples" / "ascend-production.yaml"), kb=kb, sensitivity=False)
     parts = card.recommendation.confidence_parts

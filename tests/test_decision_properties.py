@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.requirements import CRITERIA, SKILL_LEVELS, parse_requirements
-from advisor.scoring import score
+from advisor.decision.scoring import score
 
 SETTINGS = settings(
     max_examples=25,

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from advisor.deployment import deployment_evidence
+from advisor.decision.deployment import deployment_evidence
 from probes.deploy import common, runner
 from probes.deploy.models import DeployConfig, DeployResult
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from advisor.constants import Consts
-from advisor.scoring import _deployment_fit
+from advisor.decision.constants import Consts
+from advisor.decision.scoring import _deployment_fit
 
 
 def _ctx(rows):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from advisor.cli import main
-from advisor.deployment import PARITY_FAIL_CAP, deployment_evidence
+from advisor.decision.deployment import PARITY_FAIL_CAP, deployment_evidence
 from advisor.commands import deploy as deploy_cli
 from probes.deploy import common, engines, onnxmeta, placement, runner, timing
 
@@ -363,7 +363,7 @@ def test_parent_side_modules_import_no_framework_or_engine():
     import sys
 
     code = (
-        "import sys; import probes.deploy.runner, advisor.commands.deploy, probes.deploy.engines, advisor.deployment;"
+        "import sys; import probes.deploy.runner, advisor.commands.deploy, probes.deploy.engines, advisor.decision.deployment;"
         "import advisor.commands.probe;"
         "print(','.join(m for m in ('torch', 'mindspore', 'onnx', 'onnxruntime', 'textual') if m in sys.modules))"
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from advisor.pipeline import feed_fraction, starved, verdict
+from advisor.decision.pipeline import feed_fraction, starved, verdict
 from probes.pipeline.augment import augment
 from probes.pipeline.models import PipelineConfig, PipelineRun, Rate
 from probes.pipeline.runner import plan

@@ -114,7 +114,7 @@ def test_kb_without_action_is_one_line_on_stderr(capsys):
 
 def test_check_table_fits_80_columns():
     """The findings grid was ~150 columns wide whatever the terminal: unreadable at 80."""
-    from advisor.check import run_check
+    from advisor.check.host import run_check
     from advisor.render import renderer
     from probes.check.models import Finding
 

@@ -61,7 +61,7 @@ def test_compliance_note_names_every_deduction(example):
     """The note's terms must add up to the score a reviewer sees (hybrid 95 read as 100 before)."""
     import re
 
-    from advisor.scoring import score
+    from advisor.decision.scoring import score
     from advisor.requirements import load_requirements
     import knowledge
 
@@ -205,7 +205,7 @@ def test_table_weight_total_reads_1_00(report_doc):
 
 def test_score_notes_do_not_print_degenerate_or_over_rounded_ranges():
     """'39,011-39,011 images/s', '0-0 h' and '$1-5' for $1.37-5.47 read as mistakes to a reviewer."""
-    from advisor.scoring import _range_text
+    from advisor.decision.scoring import _range_text
 
     assert _range_text(39011.2, 39011.4, "images/s") == "39,011 images/s"
     assert _range_text(0, 0, "h") == "0 h"
@@ -216,7 +216,7 @@ def test_score_notes_do_not_print_degenerate_or_over_rounded_ranges():
 def test_one_device_read_off_multi_device_references_says_so(tmp_path):
     """A 1-device projection is an 8-device reference / 8 (loss included) while the report said
     'one device: no communication loss': the note makes the direction of the bias explicit."""
-    from advisor.projections import project
+    from advisor.decision.projections import project
     from advisor.requirements import load_requirements
     import knowledge
 
@@ -230,7 +230,7 @@ def test_one_device_read_off_multi_device_references_says_so(tmp_path):
 
 def test_tiny_workload_is_not_projected_from_flops(tmp_path):
     """LeNet on 8 Ascend cards was projected at ~200 million img/s by FLOP-scaling ResNet-50 references."""
-    from advisor.projections import project
+    from advisor.decision.projections import project
     from advisor.requirements import load_requirements
     import knowledge
 
@@ -246,7 +246,7 @@ def test_tiny_workload_is_not_projected_from_flops(tmp_path):
 def test_probe_run_on_another_accelerator_is_not_a_measurement_of_the_target(tmp_path):
     """probes-h200.json was read as 'measured' for an A10 x8 target (about 4x too fast)."""
     from advisor.commands.report import load_probe_file
-    from advisor.projections import project
+    from advisor.decision.projections import project
     from advisor.requirements import load_requirements
     import knowledge
 

@@ -24,14 +24,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.accuracy import accuracy_evidence
+from advisor.decision.accuracy import accuracy_evidence
 from advisor.cli import main
-from advisor.constants import CONSTANTS
-from advisor.pipeline import pipeline_evidence
+from advisor.decision.constants import CONSTANTS
+from advisor.decision.pipeline import pipeline_evidence
 from advisor.render import format as render_format
 from advisor.report import build_report
 from advisor.requirements import load_requirements, parse_requirements
-from advisor.scoring import scan_role_parts, score
+from advisor.decision.scoring import scan_role_parts, score
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "tests" / "fixtures" / "report"
@@ -449,7 +449,7 @@ def test_every_format_carries_the_measured_evidence(kb):
 
 
 def test_the_risk_register_takes_the_measured_likelihoods(kb):
-    from advisor.risks import MEASURED_CLEAR, MEASURED_HIT, register
+    from advisor.decision.risks import MEASURED_CLEAR, MEASURED_HIT, register
 
     req = load_requirements(ASCEND)  # MindSpore on 8 x 910B: the data-pipeline pitfall applies
     before = register(build_report(req, kb=kb))

@@ -18,7 +18,7 @@ import pytest
 from advisor.cli import main
 from advisor.report import build_report
 from advisor.requirements import load_requirements, parse_requirements
-from advisor.scoring import score
+from advisor.decision.scoring import score
 
 ROOT = Path(__file__).resolve().parents[1]
 SCALING = ROOT / "tests" / "fixtures" / "scaling" / "scaling-2vcpu-lenet.json"

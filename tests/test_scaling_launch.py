@@ -378,7 +378,7 @@ def test_launcher_facts_are_framework_free_and_judged_in_advisor():
     assert out.returncode == 0, out.stderr
     import json
 
-    from advisor.check_scaling import findings
+    from advisor.check.scaling import findings
 
     result = findings(json.loads(out.stdout))
     assert result
@@ -420,14 +420,14 @@ FACTS = {
     ],
 )
 def test_launcher_findings_table(change, code, severity):
-    from advisor.check_scaling import findings
+    from advisor.check.scaling import findings
 
     codes = {f.code: f for f in findings({**FACTS, **change})}
     assert codes[code].severity == severity
 
 
 def test_readiness_ascend_hccl_settings(monkeypatch):
-    from advisor.check_scaling import findings
+    from advisor.check.scaling import findings
 
     codes = {f.code: f for f in findings({**FACTS, "hccl_env": {"HCCL_CONNECT_TIMEOUT": "600"}})}
     assert "HCCL_CONNECT_TIMEOUT=600" in codes["scaling.hccl_env"].message
@@ -501,7 +501,7 @@ def test_parent_side_modules_load_no_framework_and_no_ui():
         "probes.scaling.models",
         "advisor.cache",
         "probes.scaling.facts",
-        "advisor.check_scaling",
+        "advisor.check.scaling",
     ]
     code = (
         "import importlib, sys; [importlib.import_module(m) for m in %r];"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor import check_multinode as cm
+from advisor.check import multinode as cm
 from probes.scaling import launch, multinode, runner, share
 from probes.scaling.multinode import BadRendezvous, Rendezvous
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from advisor.requirements import CRITERIA, SKILL_LEVELS, load_requirements, parse_requirements
-from advisor.scoring import resolve_weights, score
+from advisor.decision.scoring import resolve_weights, score
 
 ROOT = Path(__file__).resolve().parents[1]
 

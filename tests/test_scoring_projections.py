@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from advisor.commands.report import load_probe_file
-from advisor.projections import BASIS_RANK, common_basis, project, project_all
+from advisor.decision.projections import BASIS_RANK, common_basis, project, project_all
 from advisor.requirements import parse_requirements
-from advisor.scoring import score
+from advisor.decision.scoring import score
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "report"
 

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def quick_check(progress=None, cancel=None):
-    from advisor.check import run_check
+    from advisor.check.host import run_check
 
     return run_check(smoke=False, progress=progress, cancel=cancel)
 

@@ -185,7 +185,7 @@ async def test_cancel_stops_the_deployment_probe_and_keeps_the_finished_steps():
 
 @run_async
 async def test_accuracy_runs_from_the_screen_with_the_gap_verdict_and_the_chart():
-    from advisor.accuracy import gap_verdict
+    from advisor.decision.accuracy import gap_verdict
     from tui.widgets.charts import accuracy_curves
 
     suite = accuracy_fixture()
@@ -226,7 +226,7 @@ async def test_accuracy_runs_from_the_screen_with_the_gap_verdict_and_the_chart(
 
 @run_async
 async def test_pipeline_runs_from_the_screen_with_the_starved_verdict():
-    from advisor.pipeline import verdict
+    from advisor.decision.pipeline import verdict
 
     suite = pipeline_fixture()
     launcher = suite_launcher(suite)
@@ -531,7 +531,7 @@ def test_the_pipeline_is_set_against_the_projected_rate_of_the_target():
     projection (tests/fixtures/tui/report.json: 8 x ascend-910b, ResNet-18) and the measured loaders."""
     import json
 
-    from advisor.pipeline import best_rate, feed_fraction
+    from advisor.decision.pipeline import best_rate, feed_fraction
     from tui.widgets.probe_panels import feed_line
 
     report = json.loads((Path(__file__).parent / "fixtures" / "tui" / "report.json").read_text())
@@ -608,12 +608,12 @@ async def test_a_finished_accuracy_and_pipeline_run_enter_the_report_as_measured
 
 
 def test_the_tui_feed_share_is_the_reports_for_projections_beyond_one_host():
-    """16 devices are two hosts of 8: each host's pipeline feeds its own 8 (advisor.pipeline.feed_share,
+    """16 devices are two hosts of 8: each host's pipeline feeds its own 8 (advisor.decision.pipeline.feed_share,
     the report's arithmetic), never all 16 from one host."""
     import json
 
-    from advisor.constants import DEFAULT
-    from advisor.pipeline import best_rate, feed_share
+    from advisor.decision.constants import DEFAULT
+    from advisor.decision.pipeline import best_rate, feed_share
     from tui.widgets.probe_panels import feed_line
 
     report = json.loads((Path(__file__).parent / "fixtures" / "tui" / "report.json").read_text())

@@ -1,4 +1,4 @@
-"""advisor.vendor_peak: the datasheet peak is attached by advisor from the knowledge base (the probe
+"""advisor.decision.vendor_peak: the datasheet peak is attached by advisor from the knowledge base (the probe
 never loads it), on the real-format suite captured on an H200."""
 
 import json
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import knowledge
-from advisor import vendor_peak
+from advisor.decision import vendor_peak
 from probes.training.models import ProbeSuite
 
 FIXTURE = Path(__file__).parent / "fixtures" / "report" / "probes-h200.json"

@@ -63,7 +63,7 @@ class Providers:
 
 
 def default_host_provider(progress: Callable[[str], None] | None = None, cancel: Any = None) -> Any:
-    from advisor.check import run_check
+    from advisor.check.host import run_check
 
     return run_check(progress=progress, cancel=cancel)
 

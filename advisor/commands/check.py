@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 @terminating_signals()  # SIGTERM / SIGHUP: kill the smoke children, remove temp folders, exit 143 / 129
 def run(args: argparse.Namespace) -> int:
-    from advisor.check import run_check
+    from advisor.check.host import run_check
     from advisor.output import check_output, emit
     from advisor.render import renderer
 

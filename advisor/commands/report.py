@@ -255,7 +255,7 @@ def cached_scaling() -> Any:
 
 def collect_host() -> Any:
     """This host, quickly: the check without framework smoke tests; None when it cannot run."""
-    from advisor.check import run_check
+    from advisor.check.host import run_check
 
     try:
         return run_check(smoke=False, timeout=20.0)

@@ -260,7 +260,7 @@ def _chart(report: Any) -> list[str]:
 def _pitfalls(report: Any) -> list[str]:
     """The risk register: pitfalls that apply to this project ranked by exposure (likelihood x expected
     hours), with owner, milestone and mitigation; the rest folded under "Also known"."""
-    from advisor.risks import register
+    from advisor.decision.risks import register
 
     wf = LABELS[report.recommendation.workflow]
     reg = register(report)
@@ -346,7 +346,7 @@ def _shares_table(title: str, shares: list[dict], limit: int = 10) -> list[str]:
 
 def _scan_breakdown(s: dict) -> list[str]:
     """Where the scan's hours are: per role and top-level package, excluded files shown apart."""
-    from advisor.scoring import excluded_scan_text, scan_role_parts
+    from advisor.decision.scoring import excluded_scan_text, scan_role_parts
 
     b = s.get("effort_breakdown") or {}
     if not b:
@@ -512,7 +512,7 @@ def decision_summary(report: Any) -> list[str]:
 
 
 def stack_section(report: Any, kb: Any, note: Any) -> list[str]:
-    from advisor.stack import stacks_for
+    from advisor.decision.stack import stacks_for
 
     stacks = stacks_for(report, kb)
     if not stacks:

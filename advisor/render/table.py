@@ -12,7 +12,7 @@ from advisor.render.summary import decision, label
 
 
 def format(report: Any, **options: Any) -> str:
-    from advisor.risks import register
+    from advisor.decision.risks import register
 
     rec = report.recommendation
     scores = report.scores

@@ -25,7 +25,7 @@ CITED = (
     f"{SEED_000} pitfall log, pitfall 1: copied verbatim, the loss did not fall, 1.5 h to find; "
     f"{SEED_002}4.1: Normalize written wrongly, most of a day"
 )
-# Where the trap is shown live: the accuracy probe's Normalize check (advisor.accuracy.normalize_verdict).
+# Where the trap is shown live: the accuracy probe's Normalize check (advisor.decision.accuracy.normalize_verdict).
 CHECK = (
     f"This is {TRAP} ({CITED}). Check it live: `advisor probe --accuracy` (with MindSpore installed) runs its "
     "Normalize check, MindSpore's vision.Normalize on uint8 images with 0-1 values and with 0-255 ones, "

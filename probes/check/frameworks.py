@@ -31,7 +31,7 @@ ONEDNN_CAP = {"ONEDNN_MAX_CPU_ISA": "AVX2", "GLOG_v": "3"}
 CHILD_ENV = {"mindspore": {"GLOG_v": "3"}}
 
 
-package_version = hostfacts.package_version  # one home; re-exported for advisor.check
+package_version = hostfacts.package_version  # one home; re-exported for advisor.check.host
 
 
 def _package_dir(module: str) -> Optional[Path]:

@@ -454,7 +454,7 @@ def _undecided(runs: list[ProbeRun], model: str, ids: list[str]) -> list[str]:
 
 def _add_efficiency(suite: ProbeSuite) -> None:
     """Achieved GFLOP/s and MFU against the GEMM peak measured here. The vendor's datasheet peak is
-    judging (advisor.vendor_peak attaches it from the knowledge base)."""
+    judging (advisor.decision.vendor_peak attaches it from the knowledge base)."""
     for r in suite.runs:
         if r.status != "ok" or not r.images_per_second or not r.train_flops_per_image:
             continue

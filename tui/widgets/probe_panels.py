@@ -356,8 +356,8 @@ VERDICT_STYLE = {"same": "bold green", "differs": "bold red", "undecided": "bold
 
 
 def gap_line(gap: Any) -> Text:
-    """advisor.accuracy.gap_verdict, the one judge of "the same" (the CLI and the report use it)."""
-    from advisor.accuracy import gap_verdict
+    """advisor.decision.accuracy.gap_verdict, the one judge of "the same" (the CLI and the report use it)."""
+    from advisor.decision.accuracy import gap_verdict
     from probes.accuracy.models import AccuracyGap
 
     model = gap if isinstance(gap, AccuracyGap) else AccuracyGap.model_validate(gap)
@@ -366,7 +366,7 @@ def gap_line(gap: Any) -> Text:
 
 
 def normalize_line(check: Any) -> Text:
-    from advisor.accuracy import normalize_verdict
+    from advisor.decision.accuracy import normalize_verdict
 
     try:
         text = normalize_verdict(dict(check))
@@ -408,7 +408,7 @@ class PipelinePanel(MeasurementPanel):
         return {"runs": (caption, rows)}
 
     def note_lines(self, result: Any) -> list[Text]:
-        from advisor.pipeline import best_rate
+        from advisor.decision.pipeline import best_rate
 
         lines = []
         for r in get(result, "runs", default=[]) or []:
@@ -441,8 +441,8 @@ def as_pipeline_suite(result: Any) -> Any:
 
 
 def pipeline_verdict(run: Any) -> tuple[str, str]:
-    """advisor.pipeline's verdict (starved / keeps up), or the failure's reason."""
-    from advisor.pipeline import starved, verdict
+    """advisor.decision.pipeline's verdict (starved / keeps up), or the failure's reason."""
+    from advisor.decision.pipeline import starved, verdict
     from probes.pipeline.models import PipelineRun
 
     try:
@@ -459,10 +459,10 @@ def pipeline_verdict(run: Any) -> tuple[str, str]:
 def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | None:
     """The issue's "on 8 x 910B this pipeline would feed 31% of the chips": the fastest loader here
     against the report's projected images/s for the team's target accelerator (the report's own
-    arithmetic, advisor.pipeline.feed_share: one host's pipeline feeds the devices of one host, at
+    arithmetic, advisor.decision.pipeline.feed_share: one host's pipeline feeds the devices of one host, at
     both ends of the projection's range); None without such a projection."""
-    from advisor.constants import DEFAULT
-    from advisor.pipeline import feed_share
+    from advisor.decision.constants import DEFAULT
+    from advisor.decision.pipeline import feed_share
 
     proj = next(
         (

@@ -6,7 +6,7 @@ import textwrap
 
 from tabulate import tabulate
 
-from advisor.accuracy import gap_verdict, normalize_verdict
+from advisor.decision.accuracy import gap_verdict, normalize_verdict
 from advisor.render.interface import Renderer
 from probes.accuracy.models import AccuracySuite
 

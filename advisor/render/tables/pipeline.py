@@ -6,7 +6,7 @@ import textwrap
 
 from tabulate import tabulate
 
-from advisor.pipeline import best_rate, feed_fraction, verdict
+from advisor.decision.pipeline import best_rate, feed_fraction, verdict
 from advisor.render.interface import Renderer
 from probes.pipeline.models import PipelineSuite
 

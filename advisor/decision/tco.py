@@ -14,8 +14,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.constants import CONSTANTS, DEFAULT, Consts
-from advisor.evidence import Evidence, Span, kb_evidence, req_evidence
+from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
+from advisor.decision.evidence import Evidence, Span, kb_evidence, req_evidence
 
 
 class CostItem(BaseModel):

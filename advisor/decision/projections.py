@@ -9,8 +9,8 @@ and cost, as ranges, each with the basis it rests on:
   none       nothing to project from (said so, with why).
 
 Multi-device projections say how they account for communication (`Projection.communication`, see
-advisor.communication) and whether the model fits the devices (`Projection.memory`, advisor.memory).
-Each workflow's (framework, target, path, accelerator) comes from advisor.workflows, once.
+advisor.decision.communication) and whether the model fits the devices (`Projection.memory`, advisor.decision.memory).
+Each workflow's (framework, target, path, accelerator) comes from advisor.decision.workflows, once.
 
 Pure functions of (requirements, knowledge base, probe suites, scaling result). No I/O.
 """
@@ -22,7 +22,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.communication import (  # noqa: F401  (re-exported: the report and the TUI read them here)
+from advisor.decision.communication import (  # noqa: F401  (re-exported: the report and the TUI read them here)
     CommPlan,
     Communication,
     CommunicationBasis,
@@ -37,8 +37,8 @@ from advisor.communication import (  # noqa: F401  (re-exported: the report and 
     single_device_note,
     unsupported,
 )
-from advisor.constants import DEFAULT, Consts
-from advisor.evidence import (
+from advisor.decision.constants import DEFAULT, Consts
+from advisor.decision.evidence import (
     BASIS_RANK,
     Basis,
     Evidence,
@@ -48,10 +48,10 @@ from advisor.evidence import (
     pct,
     sourced_evidence,
 )
-from advisor.memory import MemoryFit, memory_fit
-from advisor.pipeline import PipelineFeed, pipeline_feed
+from advisor.decision.memory import MemoryFit, memory_fit
+from advisor.decision.pipeline import PipelineFeed, pipeline_feed
 from advisor.requirements import Requirements
-from advisor.workflows import (  # noqa: F401
+from advisor.decision.workflows import (  # noqa: F401
     VENDOR_OF_TARGET,
     WORKFLOWS,
     Route,
@@ -481,7 +481,7 @@ def project(
     """One workflow's projection. `basis_cap` forces a weaker basis (so workflows compare like with like).
     `scaling`: a scaling probe result (ScalingResult or its JSON), `scaling_here`: measured on this host.
     `route`: the workflow's (framework, target, path, accelerator) from `routes` (worked out if absent).
-    `pipeline`: framework -> the measured input pipeline (advisor.pipeline.PipelineBest): caps the throughput
+    `pipeline`: framework -> the measured input pipeline (advisor.decision.pipeline.PipelineBest): caps the throughput
     at hosts x its rate where it cannot feed the devices."""
     route = route or routes(req, kb)[workflow]
     acc, target, devices = route.accelerator, route.target, req.hardware.devices

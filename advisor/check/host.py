@@ -18,7 +18,7 @@ from typing import Callable, Optional
 
 from advisor import __version__
 from advisor.cache import cache_dir
-from advisor.check_scaling import launcher_findings
+from advisor.check.scaling import launcher_findings
 from probes.check.models import Accelerator, CheckReport, Finding, FrameworkInfo, SmokeResult
 
 ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -125,7 +125,7 @@ def run_check(
 def _launcher_findings() -> list[Finding]:
     """What torchrun and msrun (the scaling probe's launchers) need on this host."""
     try:
-        from advisor.check_multinode import multinode_findings
+        from advisor.check.multinode import multinode_findings
 
         # the multi-node readiness as dicts like the scaling checks' (interfaces, variables, port, rank table)
         return launcher_findings() + [Finding(**f) for f in multinode_findings()]

@@ -26,8 +26,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.constants import CONSTANTS, DEFAULT, Consts
-from advisor.evidence import Evidence, req_evidence, sourced_evidence
+from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
+from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
 
 Precision = Literal["fp32", "mixed", "bf16"]
 Optimizer = Literal["adam", "sgd-momentum", "sgd"]

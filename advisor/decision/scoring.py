@@ -7,7 +7,7 @@ Weights follow from the requirements (user weights override, renormalised); hard
 workflow ineligible with the reason; the verdict carries a confidence from three things (the margin,
 the quality of the evidence that decides it, and the nearest weight or constant that would flip it),
 and a sensitivity analysis says at which weight, and at which value of each named constant
-(advisor.constants), the winner would change.
+(advisor.decision.constants), the winner would change.
 
 The work is split in two: `_prepare` does everything that does not depend on the constants
 (routes, projections, pitfalls, memory fit), `_evaluate` turns it into scores with a set of
@@ -22,12 +22,12 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.accuracy import AccuracyEvidence
-from advisor.constants import CONSTANTS, DEFAULT, Consts, searched
-from advisor.deployment import deployment_evidence
-from advisor.evidence import QUALITY_RANK, Evidence, dump, kb_evidence, req_evidence, sourced_evidence
-from advisor.memory import MemoryFit, blocks
-from advisor.projections import (
+from advisor.decision.accuracy import AccuracyEvidence
+from advisor.decision.constants import CONSTANTS, DEFAULT, Consts, searched
+from advisor.decision.deployment import deployment_evidence
+from advisor.decision.evidence import QUALITY_RANK, Evidence, dump, kb_evidence, req_evidence, sourced_evidence
+from advisor.decision.memory import MemoryFit, blocks
+from advisor.decision.projections import (
     BASIS_RANK,
     WORKFLOWS,
     WORKLOAD_GFLOPS,
@@ -40,13 +40,13 @@ from advisor.projections import (
     unusable_runs,
 )
 from advisor.requirements import CRITERIA, SKILL_LEVELS, Requirements
-from advisor.schedule import Schedule, pressure_penalty, schedule
-from advisor.tco import TotalCost, comparable_parts, compared_total, total_cost
-from advisor.workflows import Route, routes
+from advisor.decision.schedule import Schedule, pressure_penalty, schedule
+from advisor.decision.tco import TotalCost, comparable_parts, compared_total, total_cost
+from advisor.decision.workflows import Route, routes
 
 _req_ev = req_evidence
 
-# --- the model's structural rules (the numbers are in advisor.constants) -------------------------
+# --- the model's structural rules (the numbers are in advisor.decision.constants) -------------------------
 
 # The first-party framework for each deployment target (seed 000, "模型部署对比": MindIR + Lite is the
 # native path on Ascend servers and edge devices; ONNX/TensorRT is PyTorch's mature path on NVIDIA).
@@ -413,9 +413,9 @@ class Context:
     fixed: dict[str, dict] = field(default_factory=dict)
     """criteria that no constant moves (ecosystem, debugging), worked out once"""
     deploy: list[dict] = field(default_factory=list)
-    """the deployment probe's evidence rows (advisor.deployment), measured on the probe's host"""
+    """the deployment probe's evidence rows (advisor.decision.deployment), measured on the probe's host"""
     accuracy: Optional[AccuracyEvidence] = None
-    """the accuracy probe's judged gaps (advisor.accuracy): measured evidence for migration risk"""
+    """the accuracy probe's judged gaps (advisor.decision.accuracy): measured evidence for migration risk"""
 
 
 # --- criteria ------------------------------------------------------------------------------------
@@ -1532,7 +1532,7 @@ def _prepare(
 
 def _accuracy(accuracy: Any) -> Optional[AccuracyEvidence]:
     """An AccuracySuite (or its JSON) judged; an already judged AccuracyEvidence as it is."""
-    from advisor.accuracy import accuracy_evidence
+    from advisor.decision.accuracy import accuracy_evidence
 
     if accuracy is None or isinstance(accuracy, AccuracyEvidence):
         return accuracy
@@ -1540,8 +1540,8 @@ def _accuracy(accuracy: Any) -> Optional[AccuracyEvidence]:
 
 
 def _pipeline_best(pipeline: Any) -> dict[str, Any]:
-    """framework -> its fastest measured loader variant (advisor.pipeline.PipelineBest)."""
-    from advisor.pipeline import PipelineEvidence, pipeline_evidence
+    """framework -> its fastest measured loader variant (advisor.decision.pipeline.PipelineBest)."""
+    from advisor.decision.pipeline import PipelineEvidence, pipeline_evidence
 
     if pipeline is None:
         return {}
@@ -1573,7 +1573,7 @@ def score(
     `deploy`: a deployment-probe result (`advisor probe --deploy`), measured evidence for the deployment criterion;
     `accuracy`: an accuracy-probe result (`advisor probe --accuracy`), measured evidence for migration risk;
     `pipeline`: an input-pipeline probe result (`advisor probe --pipeline`): caps the projected throughput;
-    `constants`: named constants moved from their defaults (advisor.constants); `sensitivity`: also search
+    `constants`: named constants moved from their defaults (advisor.decision.constants); `sensitivity`: also search
     each constant for the value that flips the verdict (the expensive part; off for bulk re-scoring).
     """
     req = requirements

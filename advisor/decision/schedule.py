@@ -7,7 +7,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.constants import DEFAULT, Consts
+from advisor.decision.constants import DEFAULT, Consts
 
 
 class Phase(BaseModel):

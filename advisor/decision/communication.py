@@ -23,11 +23,11 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.constants import DEFAULT, Consts
-from advisor.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
-from advisor.evidence import Evidence, Span, dump, pct, sourced_evidence
+from advisor.decision.constants import DEFAULT, Consts
+from advisor.decision.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
+from advisor.decision.evidence import Evidence, Span, dump, pct, sourced_evidence
 from advisor.requirements import Requirements
-from advisor.workflows import device_kind
+from advisor.decision.workflows import device_kind
 
 
 class ScalingSpread(BaseModel):
@@ -816,7 +816,7 @@ def comm_compute(
     """The ratio of one step's ring all-reduce time to its compute time, and a line saying so.
     T_compute = per-device batch x GFLOPs per sample / (peak x EFFECTIVE_PEAK_SHARE); T_comm =
     2 (N-1)/N x gradient bytes / link bandwidth (the network's between hosts)."""
-    from advisor.memory import (
+    from advisor.decision.memory import (
         defaults_for,  # memory imports communication's neighbours; keep the edge one-way here
     )
 
