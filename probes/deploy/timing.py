@@ -124,15 +124,16 @@ def serve_all(
     return [time_calls(make_call(b), b, budget_s, max_calls, clock) for b in batch_sizes]
 
 
+# t(0.975, N_BATCHES - 1) = t(0.975, 9), for a timer that runs in the parent without ADVISOR_T_CRIT.
+# Written out so that this module (imported by the workers) never reaches scipy; a test pins it to
+# scipy's value and to N_BATCHES, so it cannot drift.
+T_CRIT_975_DF9 = 2.262157162798205
+
+
 def t_crit() -> float:
     """t(0.975, batches - 1) for the stop rule and the interval: computed with scipy in the parent
-    (probes.quality.stop_rule_t) and handed over in ADVISOR_T_CRIT, as the training workers get it;
-    computed here when the timer runs in the parent itself."""
+    (probes.quality.stop_rule_t) and handed over in ADVISOR_T_CRIT, as the training workers get it."""
     import os
 
     value = os.environ.get("ADVISOR_T_CRIT")
-    if value is not None:
-        return float(value)
-    from probes.quality import stop_rule_t  # in the parent (or a test): scipy is at hand
-
-    return stop_rule_t()
+    return float(value) if value is not None else T_CRIT_975_DF9
