@@ -101,6 +101,10 @@ def _kb_flagged(apis, uses, index, raw, cells_of=None):
     return extra
 
 
+# A project whose framework files are at least this share MindSpore is a MindSpore project (the rest are
+# converters, comparisons, tests against PyTorch): nothing to migrate. Assumption.
+MINDSPORE_SHARE = 0.8
+
 PY2_MARKERS = (
     "Missing parentheses in call to 'print'",
     "Missing parentheses in call to 'exec'",
@@ -163,6 +167,7 @@ def scan_path(
         effort,
         estimate,
         files,
+        frameworks,
         native,
         normalize,
         notebook,
@@ -190,6 +195,8 @@ def scan_path(
     infos: dict[str, effort.FileInfo] = {}
     cells_of: dict[str, Any] = {}
     lines = parsed = unparsed = py2 = 0
+    bridges = frameworks.find_bridges(found.python)
+    not_work: dict[str, int] = defaultdict(int)  # what is MindSpore already: bridge, MindSpore code
     for src in found.python:
         data, cells = src.data, None
         if src.rel.endswith(".ipynb"):
@@ -218,17 +225,32 @@ def scan_path(
         parsed += 1
         n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
         lines += n_lines
-        scans[src.rel] = module
         cells_of[src.rel] = cells
         roots = {m.split(".", 1)[0] for m, _, _ in module.imports}
+        fw = frameworks.file_framework(roots, src.rel, bridges)
+        if fw == "none" and module.uses:
+            fw = "pytorch"
         infos[src.rel] = effort.FileInfo(
             rel=src.rel,
             lines=_code_lines(data),
             role="other",
             excluded=roles.excluded(src.rel, globs),
-            torch=bool(roots & set(API_ROOTS)) or bool(module.uses),
-            mindspore="mindspore" in roots,
+            torch=fw == "pytorch",
+            mindspore=fw == "mindspore",
         )
+        if fw == "mindspore":  # MindSpore code (or code on the project's own bridge): nothing to port
+            infos[src.rel].role = "mindspore"
+            scans[src.rel] = detect.ModuleScan()
+            why = (
+                "PyTorch-compatibility bridge on MindSpore"
+                if bridges.holds(src.rel)
+                else "runs on the project's torch bridge (import hook in " + bridges.hook + ")"
+                if "mindspore" not in roots
+                else "MindSpore code"
+            )
+            not_work[why] += 1
+            continue
+        scans[src.rel] = module
         for name, at in module.uses.items():
             uses[name].extend(Location(file=src.rel, **_where(n, cells)) for n in at)
         seen = set()
@@ -261,12 +283,24 @@ def scan_path(
             if (rel, c.name) in modules:
                 spans[rel].append((c.line, c.end))
     for rel, info in infos.items():
+        if info.mindspore:
+            continue
         info.role = roles.role_of(rel, scans[rel].signals, bool(spans[rel]))
         info.model_lines = min(info.lines, sum(b - a + 1 for a, b in spans[rel]))
 
-    extension_sources = 0
+    ms_files = sum(1 for i in infos.values() if i.mindspore)
+    counted = [i for i in infos.values() if not i.excluded] or list(infos.values())
+    torch_files = sum(1 for i in counted if i.torch)
+    python_fw = "mindspore" if ms_files and ms_files >= MINDSPORE_SHARE * (ms_files + torch_files) else "pytorch"
+    loaded = native.loaders(found.python)
+    extension_sources = mindspore_kernels = 0
     for src in found.native:
-        findings = native.extension_findings(src)
+        fw = native.framework_of(src, loaded, python_fw)
+        if fw == "mindspore":
+            mindspore_kernels += 1
+            not_work["MindSpore custom-op kernel source"] += 1
+            continue
+        findings = native.extension_findings(src) if fw == "pytorch" else []
         extension_sources += bool(findings)
         for line, message in findings:
             h = detect.RawHazard("custom_extension", line, message, False, None, src.rel)
@@ -342,12 +376,9 @@ def scan_path(
 
     # What the code is written in, by its included files (a weight converter in examples/ that imports
     # torch does not make a MindSpore project a PyTorch one).
-    counted = [i for i in infos.values() if not i.excluded] or list(infos.values())
-    torch_files = sum(1 for i in counted if i.torch)
-    ms_files = sum(1 for i in infos.values() if i.mindspore)
     framework = (
         "mindspore"
-        if ms_files and not torch_files
+        if python_fw == "mindspore" and not extension_sources
         else "mixed"
         if ms_files
         else "pytorch"
@@ -357,6 +388,11 @@ def scan_path(
     risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort_hours, unparsed, dependencies)
     if framework == "mindspore":
         risk, reasons = "low", [estimate.ALREADY_MINDSPORE.format(n=ms_files)]
+        if torch_files:
+            reasons.append(
+                f"{torch_files} included file(s) import torch without MindSpore (converters, comparisons): not priced"
+            )
+        effort_hours, worst = (0.0, 0.0), 0.0
     # A training entry point in tools/ or examples/ still means the project trains; tests do not.
     live = [i for i in infos.values() if i.role != "tests"]
     signals = set().union(*(scans[i.rel].signals for i in live)) if live else set()
@@ -404,6 +440,8 @@ def scan_path(
         api_classes=classes,
         dependencies=dependencies,
         risk_rule=estimate.RISK_RULE,
+        mindspore_kernels=mindspore_kernels,
+        not_migration_work=[f"{n} file(s): {why}" for why, n in sorted(not_work.items())],
     )
 
 

@@ -371,7 +371,7 @@ def _hard_missing(api: ApiUse) -> bool:
 
 
 NOTHING_FOUND = "no PyTorch code found: nothing to migrate"
-ALREADY_MINDSPORE = "already MindSpore code ({n} file(s) import mindspore, none import torch): nothing to migrate"
+ALREADY_MINDSPORE = "already MindSpore code ({n} file(s) are MindSpore code, a bridge on it or MindSpore kernels; no PyTorch code to port): nothing to migrate"
 # Effort is a size, not a blocker: a big port is at most medium risk (it has a route).
 MEDIUM_HOURS = 160.0  # one person-month (assumption: 4 weeks x 40 h)
 RISK_RULE = (

@@ -215,6 +215,10 @@ class ScanResult(_Out):
     api_classes: dict[str, int] = Field(default_factory=dict, description="Distinct APIs per Dev Toolkit bin.")
     dependencies: list[Dependency] = Field(default_factory=list)
     risk_rule: str = ""
+    mindspore_kernels: int = Field(0, description="Native sources written for MindSpore's custom-op interface.")
+    not_migration_work: list[str] = Field(
+        default_factory=list, description="What was read and is not migration work: MindSpore code, bridges, kernels."
+    )
 
 
 HazardSummary.model_rebuild()
