@@ -287,6 +287,15 @@ def scan_path(
             continue
         info.role = roles.role_of(rel, scans[rel].signals, bool(spans[rel]))
         info.model_lines = min(info.lines, sum(b - a + 1 for a, b in spans[rel]))
+    # A project that is nothing but tutorials or notebooks: they are the work, priced and labelled as such.
+    tutorials_only = not any(i.torch and not i.excluded for i in infos.values()) and any(
+        i.torch and i.role == "examples" for i in infos.values()
+    )
+    if tutorials_only:
+        for info in infos.values():
+            if info.role == "examples":
+                info.excluded = False
+        globs = [g for g in globs if g not in roles.TUTORIAL_EXCLUDES]
 
     ms_files = sum(1 for i in infos.values() if i.mindspore)
     counted = [i for i in infos.values() if not i.excluded] or list(infos.values())
@@ -361,11 +370,15 @@ def scan_path(
             mapping = getattr(item, "mapping", None)
             repeats = places if mapping != "same" else sorted(places, key=lambda p: p[2])[:1]
             name = f"api {item.name}"
-            ledger.series(name, "api", item.effort_hours, repeats, effort.FLOOR["api"], item.effort_basis)
+            ledger.features(name, "api", item.effort_hours, [(name, *p) for p in repeats], item.effort_basis)
             update.update(
                 effort_hours=ledger.item_hours(name),
                 effort_basis=item.effort_basis
-                + ("" if mapping == "same" else f"; the k-th use max(1/k, {effort.FLOOR['api']:g}) of it"),
+                + (
+                    ""
+                    if mapping == "same"
+                    else f"; once, each further use {effort.PLACE_INCREMENT:g} of it, at most {effort.SATURATION:g} of it in all"
+                ),
             )
         target = priced_apis if isinstance(item, ApiUse) else priced_unmapped
         target.append(item.model_copy(update=update))
@@ -386,6 +399,11 @@ def scan_path(
         else "none"
     )
     risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort_hours, unparsed, dependencies)
+    if tutorials_only and framework != "mindspore":
+        reasons.append(
+            "the project is tutorials/notebooks only: they are the total here, priced as examples "
+            f"(x{effort.ROLE_FACTOR['examples']:g} per line)"
+        )
     if framework == "mindspore":
         risk, reasons = "low", [estimate.ALREADY_MINDSPORE.format(n=ms_files)]
         if torch_files:

@@ -26,11 +26,19 @@ ROLE_FACTOR = {"tests": 0.5, "examples": 0.5, "tools": 0.5}
 MODULE_HOURS = (0.25, 1.0)
 # Each repeat k (k >= 2) of the same item costs max(1/k, floor) of the first: diminishing, never nothing.
 FLOOR = {"module": 0.25, "api": 0.05, "hazard": 0.1, "custom_extension": 0.5, "no_equivalent": 0.5, "dependency": 0.0}
+# Features, not places: an unportable feature (a hazard kind's API, a kernel, a hub library) costs its
+# figure once; each further place of the same feature adds PLACE_INCREMENT of it, and all the repeats
+# together at most SATURATION of it (the fix is the same pattern everywhere; the edit itself is in the
+# line cost). Assumptions, checked on the projects in benchmarks/scan_calibration.md.
+PLACE_INCREMENT = 0.05
+SATURATION = 1.0
 RULE = (
     "every occurrence costs: each line of torch-using code LINE_HOURS {line} h (tests/examples/tools x0.5); each "
     "nn.Module class MODULE_HOURS {module} h; each distinct API its KB figure (or the default); each hazard kind its "
     "KB pitfall figure (or the scan's own); the k-th repeat of the same API, class or hazard costs max(1/k, floor) of "
-    "the first (floors: {floors}), so cost keeps growing with the code; 'same' APIs cost once (their call sites are "
+    "the first (floors: {floors}), so cost keeps growing with the code; each distinct hazard feature and API costs its "
+    "figure once and each further place {increment:g} of it, at most {saturation:g} of it in all (features, not places); "
+    "'same' APIs cost once (their call sites are "
     "in the line cost). Total: low = sum of the item lows, high = low + root-sum-square of the item ranges "
     "(independent items rarely all hit their high end). Per-file, package and role figures are plain sums of "
     "what they hold. Excluded files (default: tests, examples, tools) are priced apart, not in the total."
@@ -90,6 +98,30 @@ class Ledger:
         ordered = sorted(places, key=lambda p: p[2])
         for k, (file, role, excl) in enumerate(ordered, start=1):
             w = weight(k, floor)
+            self.add(Occurrence(item, kind, file, role, excl, base[0] * w, base[1] * w), basis)
+
+    def features(
+        self,
+        item: str,
+        kind: str,
+        base: tuple[float, float],
+        places: list[tuple[str, str, str, bool]],
+        basis: str,
+        glue: str = "",
+    ) -> None:
+        """One item whose places (feature, file, role, excluded) belong to distinct features: each feature's
+        first place in full, each further place PLACE_INCREMENT of it until the repeats reach SATURATION.
+        Places of the `glue` feature (build lines, calls of a kernel priced in its source) are repeats only."""
+        ordered = sorted(places, key=lambda p: p[3])
+        spent: dict[str, float] = {}
+        for feature, file, role, excl in ordered:
+            if feature not in spent and feature != glue:
+                spent[feature] = 0.0
+                w = 1.0
+            else:
+                used = spent.get(feature, 0.0)
+                w = min(PLACE_INCREMENT, max(0.0, SATURATION - used))
+                spent[feature] = used + w
             self.add(Occurrence(item, kind, file, role, excl, base[0] * w, base[1] * w), basis)
 
     def item_hours(self, item: str, excluded: bool = False) -> tuple[float, float]:
@@ -188,6 +220,8 @@ def breakdown(
             line=f"{LINE_HOURS[0]:g}-{LINE_HOURS[1]:g}",
             module=f"{MODULE_HOURS[0]:g}-{MODULE_HOURS[1]:g}",
             floors=", ".join(f"{k} {v:g}" for k, v in FLOOR.items() if v),
+            increment=PLACE_INCREMENT,
+            saturation=SATURATION,
         ),
         exclude=list(exclude),
         included_files=sum(1 for f in files if not f.excluded),
