@@ -104,3 +104,53 @@ def test_a_project_of_tutorials_only_is_priced_and_labelled(tmp_path):
     result = scan_path(tmp_path)
     assert result.effort_hours[1] > 0
     assert any("tutorials/notebooks only" in r for r in result.risk_reasons)
+
+
+def _arch(name: str, n_blocks: int) -> str:
+    blocks = "".join(
+        f"class {name}Block{i}(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        f"        self.c = nn.Conv2d(3, 3, 3)\n\n    def forward(self, x):\n        return self.c(x)\n\n\n"
+        for i in range(n_blocks)
+    )
+    held = ", ".join(f"{name}Block{i}()" for i in range(n_blocks))
+    return (
+        "import torch\nfrom torch import nn\n\n\n" + blocks + f"class {name}(nn.Module):\n    def __init__(self):\n"
+        f"        super().__init__()\n        self.blocks = nn.Sequential({held})\n\n    def forward(self, x):\n"
+        "        return self.blocks(x)\n"
+    )
+
+
+def test_parity_per_architecture_and_weight_conversion(tmp_path):
+    """Two model families (files whose top-level module no other module holds) need two parity checks;
+    loading pretrained weights adds the converter once and the dearer per-architecture figure."""
+    from advisor.scan import effort
+
+    _write(tmp_path, {"models/resnet.py": _arch("ResNet", 8), "models/vgg.py": _arch("VGG", 8), "train.py": NET})
+    scratch = scan_path(tmp_path)
+    parity = _item(scratch, "parity verification per architecture")
+    assert parity.count == 2
+    lo, hi = effort.PARITY_HOURS["scratch"]
+    assert parity.effort_hours == pytest.approx((lo * 1.5, hi * 1.5))  # 1 + max(1/2, 0.5)
+    assert "checkpoint/weight conversion" not in {i.item for i in scratch.effort_breakdown.items}
+
+    (tmp_path / "train.py").write_text(NET + "\nsd = torch.hub.load_state_dict_from_url('https://x/resnet.pth')\n")
+    weights = scan_path(tmp_path)
+    names = {i.item: i for i in weights.effort_breakdown.items}
+    assert names["checkpoint/weight conversion"].effort_hours == effort.WEIGHT_CONVERSION_HOURS
+    lo, hi = effort.PARITY_HOURS["weights"]
+    assert names["parity verification per architecture"].effort_hours == pytest.approx((lo * 1.5, hi * 1.5))
+
+
+def test_training_entry_points_in_tools_are_part_of_the_port(tmp_path):
+    train = (
+        "import torch\n\ndef main(model, data):\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in data:\n        model(x).sum().backward()\n        opt.step()\n"
+    )
+    _write(tmp_path, {"tools/train_net.py": train, "tools/visualize.py": "import torch\nx = torch.zeros(1)\n", "model.py": NET})
+    result = scan_path(tmp_path)
+    by_file = {s.name: s for s in result.effort_breakdown.by_file}
+    assert not by_file["tools/train_net.py"].excluded
+    assert by_file["tools/visualize.py"].excluded
+    # unless the user excludes it by name
+    result = scan_path(tmp_path, exclude=["tools/train_net.py"])
+    assert {s.name: s for s in result.effort_breakdown.by_file}["tools/train_net.py"].excluded

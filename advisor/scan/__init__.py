@@ -7,6 +7,7 @@ ever imported, compiled or run.
 from __future__ import annotations
 
 import ast
+import re
 import os
 from collections import defaultdict
 from pathlib import Path
@@ -105,6 +106,12 @@ def _kb_flagged(apis, uses, index, raw, cells_of=None):
 # converters, comparisons, tests against PyTorch): nothing to migrate. Assumption.
 MINDSPORE_SHARE = 0.8
 
+# Loading pretrained weights (not resuming one's own checkpoint): they must be converted and checked.
+PRETRAINED = re.compile(
+    rb"load_state_dict_from_url|model_zoo|torch\.hub\.|from_pretrained|hf_hub_download|attempt_load|"
+    rb"pretrained\s*=\s*True|https?://[^\s'\"]+\.(?:pt|pth|bin|safetensors)\b"
+)
+
 PY2_MARKERS = (
     "Missing parentheses in call to 'print'",
     "Missing parentheses in call to 'exec'",
@@ -197,6 +204,7 @@ def scan_path(
     lines = parsed = unparsed = py2 = 0
     bridges = frameworks.find_bridges(found.python)
     not_work: dict[str, int] = defaultdict(int)  # what is MindSpore already: bridge, MindSpore code
+    pretrained: set[str] = set()  # files that load pretrained weights
     for src in found.python:
         data, cells = src.data, None
         if src.rel.endswith(".ipynb"):
@@ -251,6 +259,8 @@ def scan_path(
             not_work[why] += 1
             continue
         scans[src.rel] = module
+        if PRETRAINED.search(data):
+            pretrained.add(src.rel)
         for name, at in module.uses.items():
             uses[name].extend(Location(file=src.rel, **_where(n, cells)) for n in at)
         seen = set()
@@ -287,6 +297,12 @@ def scan_path(
             continue
         info.role = roles.role_of(rel, scans[rel].signals, bool(spans[rel]))
         info.model_lines = min(info.lines, sum(b - a + 1 for a, b in spans[rel]))
+    # A training entry point is part of the port wherever it lives (tools/train_net.py, scripts/train.py),
+    # unless the user excluded it by name.
+    user_globs = list(exclude or [])
+    for rel, info in infos.items():
+        if info.role == "tools" and "training" in scans[rel].signals and not roles.excluded(rel, user_globs):
+            info.role, info.excluded = "training", False
     # A project that is nothing but tutorials or notebooks: they are the work, priced and labelled as such.
     tutorials_only = not any(i.torch and not i.excluded for i in infos.values()) and any(
         i.torch and i.role == "examples" for i in infos.values()
@@ -352,6 +368,7 @@ def scan_path(
             f"(port + parity check; assumption), the k-th max(1/k, {effort.FLOOR['module']:g}) of it",
         )
 
+    _architectures(ledger, scans, infos, modules, spans, pretrained, place)
     summary = estimate.summarize(hazards, kb, ledger, index, examples)
     # An API whose use is itself a hazard (StepLR, Normalize, DDP...) is costed once, in the hazard.
     covered = {h.api: h.kind for h in raw if h.api}
@@ -461,6 +478,46 @@ def scan_path(
         mindspore_kernels=mindspore_kernels,
         not_migration_work=[f"{n} file(s): {why}" for why, n in sorted(not_work.items())],
     )
+
+
+def _architectures(ledger, scans, infos, modules, spans, pretrained, place) -> None:
+    """Per-architecture parity verification and, when pretrained weights are loaded, the checkpoint
+    converter. An architecture: a file with a top-level nn.Module class (held by no other module class)
+    whose module classes span at least ARCH_MIN_LINES lines."""
+    held = {r for rel, m in scans.items() for c in m.classes if (rel, c.name) in modules for r in c.refs}
+    arch_files = []
+    for rel in sorted(scans):
+        mods = [c for c in scans[rel].classes if (rel, c.name) in modules]
+        tops = [c for c in mods if c.name not in held]
+        size = sum(c.end - c.line + 1 for c in mods)
+        if tops and size >= effort.ARCH_MIN_LINES:
+            arch_files.append((rel, tops[0].line, min(effort.ARCH_SCALE_MAX, max(1.0, size / effort.ARCH_SCALE_LINES))))
+    if not arch_files:
+        return
+    live = {rel for rel, info in infos.items() if not info.excluded}
+    weights = bool(pretrained & live)
+    base = effort.PARITY_HOURS["weights" if weights else "scratch"]
+    floor = effort.FLOOR["parity"]
+    basis = (
+        f"{base[0]:g}-{base[1]:g} h per architecture "
+        + ("(pretrained weights: convert and compare outputs)" if weights else "(trained from scratch: smoke run)")
+        + f" x max(1, module lines / {effort.ARCH_SCALE_LINES}) up to x{effort.ARCH_SCALE_MAX:g}"
+        + f", the k-th max(1/k, {floor:g}) of it (the harness is reused; assumption)"
+    )
+    arch_files.sort(key=lambda a: -a[2])  # the harness is built on the biggest
+    for k, (rel, line, scale) in enumerate(arch_files, start=1):
+        w = effort.weight(k, floor) * scale
+        ledger.add(
+            effort.Occurrence("parity verification per architecture", "parity", *place(rel, line), base[0] * w, base[1] * w),
+            basis,
+        )
+    if weights:
+        rel = min(pretrained & live)
+        ledger.add(
+            effort.Occurrence("checkpoint/weight conversion", "parity", *place(rel, 1), *effort.WEIGHT_CONVERSION_HOURS),
+            f"{effort.WEIGHT_CONVERSION_HOURS[0]:g}-{effort.WEIGHT_CONVERSION_HOURS[1]:g} h once: a converter for "
+            f"the pretrained checkpoints (names, layouts, BN statistics; assumption), first seen in {rel}",
+        )
 
 
 def _raw_line(loc: Location, cells_of: dict[str, Any]) -> int:

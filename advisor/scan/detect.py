@@ -61,6 +61,7 @@ class ClassInfo:
     end: int
     torch_module: bool  # a base resolves to torch.nn.*
     bases: list[str]  # simple names of bases that are not imports (maybe the project's own modules)
+    refs: set[str] = field(default_factory=set)  # names the class body uses (which other classes it holds)
 
 
 @dataclass
@@ -226,7 +227,9 @@ class _Visitor(ast.NodeVisitor):
             elif q is None and isinstance(base, ast.Attribute):
                 local.append(base.attr)
         end = getattr(node, "end_lineno", None) or node.lineno
-        self.out.classes.append(ClassInfo(node.name, node.lineno, end, torch_module, local))
+        refs = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        refs |= {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        self.out.classes.append(ClassInfo(node.name, node.lineno, end, torch_module, local, refs - {node.name}))
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:

@@ -142,7 +142,7 @@ class EffortItem(_Out):
     item: str = Field(
         description="What is costed, e.g. 'port code (model)', 'api torch.nn.Conv2d', 'hazard distributed'."
     )
-    kind: Literal["code", "modules", "api", "hazard", "dependency"]
+    kind: Literal["code", "modules", "parity", "api", "hazard", "dependency"]
     count: int = Field(description="Lines, classes, uses or places costed.")
     effort_hours: Hours
     basis: str
