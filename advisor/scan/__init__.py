@@ -556,10 +556,20 @@ def _dependencies(scans, infos, cells_of, ledger, place, patterns) -> list[Depen
         if live and lib.effort[1] > 0:
             item = f"library {name}"
             rel, line = min(live)
-            ledger.add(
-                effort.Occurrence(item, "dependency", *place(rel, line), lib.effort[0], lib.effort[1]),
-                f"{lib.effort[0]:g}-{lib.effort[1]:g} h per library ({patterns.LIBRARY_SOURCE})",
-            )
+            basis = f"{lib.effort[0]:g}-{lib.effort[1]:g} h per library ({patterns.LIBRARY_SOURCE})"
+            calls = {r: scans[r].library_calls.get(name, 0) for r, _ in live}
+            if lib.per_use[1] > 0:
+                basis += f" + {lib.per_use[0]:g}-{lib.per_use[1]:g} h per call ({sum(calls.values())} calls)"
+            ledger.add(effort.Occurrence(item, "dependency", *place(rel, line), lib.effort[0], lib.effort[1]), basis)
+            for r in sorted(calls):
+                n = calls[r]
+                if n and lib.per_use[1] > 0:
+                    ledger.add(
+                        effort.Occurrence(
+                            item, "dependency", *place(r, 1), lib.per_use[0] * n, lib.per_use[1] * n, count=0
+                        ),
+                        basis,
+                    )
             hours, basis = ledger.item_hours(item), ledger.basis[item]
         out.append(
             Dependency(

@@ -62,6 +62,8 @@ def feature_of(kind: str, file: str, api: str | None, message: str, has_native: 
         if api and api.startswith("torch.ops.") and api.count(".") >= 3:
             return "op " + ".".join(api.split(".")[2:4])
         return "extension " + file  # load_inline / a prebuilt library: one op per file that builds it
+    if kind == "dynamic_shape":
+        return api or kind  # torch.nonzero, torch.unique, boolean-mask indexing: each its own pattern
     if kind == "no_equivalent" and api:
         return ".".join(api.split(".")[:2])
     if kind == "model_hub":
