@@ -65,7 +65,9 @@ def test_two_operators_cost_two_kernels(tmp_path):
 
 
 def test_fx_used_in_many_places_is_one_redesign(tmp_path):
-    files = {f"pkg/feat{i}.py": "import torch.fx\n\ndef f(m):\n    return torch.fx.symbolic_trace(m)\n" for i in range(12)}
+    files = {
+        f"pkg/feat{i}.py": "import torch.fx\n\ndef f(m):\n    return torch.fx.symbolic_trace(m)\n" for i in range(12)
+    }
     result = scan_path(_write(tmp_path, {**files, "model.py": NET}))
     s = next(k for k in result.hazard_summary if k.kind == "no_equivalent")
     item = _item(result, "hazard no_equivalent")
@@ -89,7 +91,12 @@ def test_tutorials_and_notebooks_are_apart_from_the_total(tmp_path):
     fx = "import torch\nimport torch.fx\n\ndef f(m):\n    return torch.fx.symbolic_trace(m)\n"
     _write(
         tmp_path,
-        {"model.py": NET, "tutorials/fx/trace.py": fx, "notebooks/demo.ipynb": _notebook(fx), "analysis.ipynb": _notebook(fx)},
+        {
+            "model.py": NET,
+            "tutorials/fx/trace.py": fx,
+            "notebooks/demo.ipynb": _notebook(fx),
+            "analysis.ipynb": _notebook(fx),
+        },
     )
     result = scan_path(tmp_path)
     assert all(h.excluded for h in result.hazards if h.kind == "no_equivalent")
@@ -146,7 +153,10 @@ def test_training_entry_points_in_tools_are_part_of_the_port(tmp_path):
         "import torch\n\ndef main(model, data):\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "    for x in data:\n        model(x).sum().backward()\n        opt.step()\n"
     )
-    _write(tmp_path, {"tools/train_net.py": train, "tools/visualize.py": "import torch\nx = torch.zeros(1)\n", "model.py": NET})
+    _write(
+        tmp_path,
+        {"tools/train_net.py": train, "tools/visualize.py": "import torch\nx = torch.zeros(1)\n", "model.py": NET},
+    )
     result = scan_path(tmp_path)
     by_file = {s.name: s for s in result.effort_breakdown.by_file}
     assert not by_file["tools/train_net.py"].excluded

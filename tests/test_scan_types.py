@@ -133,7 +133,7 @@ def test_tuple_targets_on_self_and_item_as_range_bound(tmp_path):
 
 
 def test_einops_priced_by_usage_and_ema_fid_in_the_inventory(tmp_path):
-    calls = "".join(f"    x = rearrange(x, 'b c h w -> b h w c')\n" for _ in range(40))
+    calls = "".join("    x = rearrange(x, 'b c h w -> b h w c')\n" for _ in range(40))
     code = (
         "import torch\nfrom einops import rearrange, repeat\nfrom functools import reduce\n"
         "from ema_pytorch import EMA\nfrom pytorch_fid.inception import InceptionV3\n\n"

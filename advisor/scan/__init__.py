@@ -15,7 +15,6 @@ from typing import Any
 
 from advisor.errors import UsageError
 from advisor.scan import effort
-from advisor.scan.imports import API_ROOTS
 from advisor.scan.models import (
     HAZARD_KINDS,
     SCHEMA_VERSION,
@@ -449,7 +448,11 @@ def scan_path(
     classes = {"convertible": 0, "probably_tensor": 0, "no_mapping": 0}
     for item in [*apis, *unmapped]:
         classes[item.toolkit] += 1
+    from advisor.scan.live import attach as attach_live_checks
+
+    verified = attach_live_checks(apis, hazards)
     return ScanResult(
+        kb_verified=verified,
         path=str(path),
         kb_version=str(getattr(kb, "version", "")),
         python_files=parsed,
@@ -508,13 +511,17 @@ def _architectures(ledger, scans, infos, modules, spans, pretrained, place) -> N
     for k, (rel, line, scale) in enumerate(arch_files, start=1):
         w = effort.weight(k, floor) * scale
         ledger.add(
-            effort.Occurrence("parity verification per architecture", "parity", *place(rel, line), base[0] * w, base[1] * w),
+            effort.Occurrence(
+                "parity verification per architecture", "parity", *place(rel, line), base[0] * w, base[1] * w
+            ),
             basis,
         )
     if weights:
         rel = min(pretrained & live)
         ledger.add(
-            effort.Occurrence("checkpoint/weight conversion", "parity", *place(rel, 1), *effort.WEIGHT_CONVERSION_HOURS),
+            effort.Occurrence(
+                "checkpoint/weight conversion", "parity", *place(rel, 1), *effort.WEIGHT_CONVERSION_HOURS
+            ),
             f"{effort.WEIGHT_CONVERSION_HOURS[0]:g}-{effort.WEIGHT_CONVERSION_HOURS[1]:g} h once: a converter for "
             f"the pretrained checkpoints (names, layouts, BN statistics; assumption), first seen in {rel}",
         )

@@ -39,7 +39,15 @@ ARCH_MIN_LINES = 50  # a file whose top-level modules are smaller than this is a
 ARCH_SCALE_LINES = 400
 ARCH_SCALE_MAX = 4.0
 # Each repeat k (k >= 2) of the same item costs max(1/k, floor) of the first: diminishing, never nothing.
-FLOOR = {"parity": 0.5, "module": 0.25, "api": 0.05, "hazard": 0.1, "custom_extension": 0.5, "no_equivalent": 0.5, "dependency": 0.0}
+FLOOR = {
+    "parity": 0.5,
+    "module": 0.25,
+    "api": 0.05,
+    "hazard": 0.1,
+    "custom_extension": 0.5,
+    "no_equivalent": 0.5,
+    "dependency": 0.0,
+}
 # Features, not places: an unportable feature (a hazard kind's API, a kernel, a hub library) costs its
 # figure once; each further place of the same feature adds PLACE_INCREMENT of it, and all the repeats
 # together at most SATURATION of it (the fix is the same pattern everywhere; the edit itself is in the

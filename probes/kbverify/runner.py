@@ -37,7 +37,13 @@ def cases_for(entries: list[dict], only: Optional[set[str]] = None) -> list[dict
         if not api or not api.startswith("mindspore") or (only and api not in only):
             continue
         cases.append(
-            {"id": e["id"], "api": api, "pytorch": e.get("pytorch"), "mapping": e.get("mapping"), "spec": table.get(api)}
+            {
+                "id": e["id"],
+                "api": api,
+                "pytorch": e.get("pytorch"),
+                "mapping": e.get("mapping"),
+                "spec": table.get(api),
+            }
         )
     for api, spec in specs.INPLACE.items():
         if only and api not in only:

@@ -145,10 +145,17 @@ SPECS: dict[str, dict] = {
     "mindspore.Tensor.item": method("mindspore.Tensor.item", "torch.Tensor.item", ["one"]),
     "mindspore.Tensor.asnumpy": method("mindspore.Tensor.asnumpy", "torch.Tensor.numpy", ["x"]),
     "mindspore.Tensor.nonzero": method("mindspore.Tensor.nonzero", "torch.Tensor.nonzero", ["x"]),
-    "mindspore.Tensor.masked_select": method("mindspore.Tensor.masked_select", "torch.Tensor.masked_select", ["x", "m"]),
+    "mindspore.Tensor.masked_select": method(
+        "mindspore.Tensor.masked_select", "torch.Tensor.masked_select", ["x", "m"]
+    ),
     "mindspore.nn.Dense": layer("mindspore.nn.Dense", "torch.nn.Linear", [3, 4], args=["x"]),
     "mindspore.nn.Conv2d": layer(
-        "mindspore.nn.Conv2d", "torch.nn.Conv2d", [2, 3, 3], args=["img"], ms_kwargs={"pad_mode": "same"}, torch_kwargs={"padding": 1}
+        "mindspore.nn.Conv2d",
+        "torch.nn.Conv2d",
+        [2, 3, 3],
+        args=["img"],
+        ms_kwargs={"pad_mode": "same"},
+        torch_kwargs={"padding": 1},
     ),
     "mindspore.nn.ReLU": layer("mindspore.nn.ReLU", "torch.nn.ReLU", [], args=["x"]),
     "mindspore.nn.GELU": layer("mindspore.nn.GELU", "torch.nn.GELU", [], args=["x"]),

@@ -113,7 +113,11 @@ def main_for(adapter, argv=None) -> int:
     def work(path):
         import numpy as np
 
-        channel.result(version=adapter.version(), device=adapter.device(), rows=run_cases(np, adapter, read_cases(path), adapter.side))
+        channel.result(
+            version=adapter.version(),
+            device=adapter.device(),
+            rows=run_cases(np, adapter, read_cases(path), adapter.side),
+        )
         return 0
 
     args = sys.argv[1:] if argv is None else argv
