@@ -224,7 +224,12 @@ def scan_path(
             unparsed += 1
             continue
         try:
-            module = detect.scan_module(tree, known, local)
+            # MindSpore code (or the bridge) is not ported: its imports are all the framework check needs
+            module = (
+                detect.ModuleScan(imports=[("mindspore", 1, False)])
+                if bridges.holds(src.rel) or frameworks.MS_IMPORT.search(data)
+                else detect.scan_module(tree, known, local)
+            )
         except RecursionError:
             skipped.append(Skipped(file=src.rel, reason="too deeply nested to analyse"))
             unparsed += 1
@@ -427,6 +432,7 @@ def scan_path(
                 f"{torch_files} included file(s) import torch without MindSpore (converters, comparisons): not priced"
             )
         effort_hours, worst = (0.0, 0.0), 0.0
+        result_breakdown.items = []  # the total is the sum of its items: nothing is priced
     # A training entry point in tools/ or examples/ still means the project trains; tests do not.
     live = [i for i in infos.values() if i.role != "tests"]
     signals = set().union(*(scans[i.rel].signals for i in live)) if live else set()
