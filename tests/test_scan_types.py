@@ -154,3 +154,22 @@ def test_notebook_branch_of_only_magics_still_parses(tmp_path):
     result = scan_path(tmp_path)
     assert not result.skipped and result.python_files == 1
     assert not any("could not be parsed" in r for r in result.risk_reasons)
+
+
+def test_in_place_on_temporaries_and_rebound_functional_calls(tmp_path):
+    """timm's optimizers: `(grad - last).mul_(g).add_(grad)`; detectron2: `out = F.relu_(out)`."""
+    code = (
+        "import torch\nimport torch.nn.functional as F\n\n"
+        "def step(grad, last, out, buf, g):\n"
+        "    c = (grad - last).mul_(g).add_(grad)\n"
+        "    out = F.relu_(out)\n"
+        "    buf.mul_(g).add_(grad)\n"  # buf is the caller's: matters (the first in the chain)
+        "    return c, out\n"
+    )
+    result = _scan(tmp_path, code)
+    assert [h.line for h in _kinds(result, "inplace_op")] == [7]
+
+
+def test_hub_cache_paths_are_not_hub_models(tmp_path):
+    code = "import torch\n\ndef cache():\n    return torch.hub.get_dir()\n"
+    assert not _kinds(_scan(tmp_path, code), "model_hub")

@@ -64,7 +64,7 @@ def _cell_error(error: str, cells: list[tuple[int, int]]) -> str:
 def _kb_flagged(apis, uses, index, raw, cells_of=None):
     """Hazards the knowledge base attaches to an API (ApiMapping.scan_kind) that the name rules
     did not already report at that line."""
-    from advisor.scan.detect import EXTENSION_BUILDERS, RawHazard
+    from advisor.scan.detect import EXTENSION_BUILDERS, HUB_PATHS, RawHazard
     from advisor.scan.normalize import NAMES as NORMALIZE
 
     have = {(h.kind, h.file, h.line, h.cell) for h in raw}
@@ -80,6 +80,8 @@ def _kb_flagged(apis, uses, index, raw, cells_of=None):
             and api.name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS
         ):
             continue  # CUDA_HOME, include_paths: a path lookup builds no operator
+        if api.name in HUB_PATHS:
+            continue  # torch.hub.get_dir: where the hub caches files, not a model from it
         if api.name in NORMALIZE:
             continue  # judged place by place on its values (0-255 ones are no trap): advisor/scan/normalize.py
         for loc in uses[api.name]:

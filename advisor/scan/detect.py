@@ -93,6 +93,9 @@ DEPLOY_HINTS = (
 )
 
 
+HUB_PATHS = {"torch.hub.get_dir", "torch.hub.set_dir", "torch.hub._get_torch_home"}
+
+
 def _name_hazard(q: str) -> tuple[str, str] | None:
     """Hazard kind and message for a use of fully qualified name q, from the name alone."""
     if q.startswith(("torch.cuda.amp", "torch.amp", "torch.cpu.amp", "apex.amp")) or q in ("torch.autocast",):
@@ -134,6 +137,8 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
             "lr_scheduler",
             f"`{q}`: MindSpore passes the learning-rate schedule into the optimizer (a list or LearningRateSchedule) instead of a scheduler object stepped by hand",
         )
+    if q in HUB_PATHS:
+        return None  # where the hub caches files: a path, not a model from the hub
     if q.startswith("torch.hub."):
         return (
             "model_hub",
@@ -198,6 +203,8 @@ class _Visitor(ast.NodeVisitor):
                     self.out.hazards[-1].example = (found.before, found.after)
             return
         found = _name_hazard(q)
+        if found and found[0] == "inplace_op" and call is not None and id(call) in self.rebound:
+            return  # out = F.relu_(out): the result replaces out, in place or not
         if found:
             self._hazard(found[0], line, found[1], q)
 
@@ -242,15 +249,12 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         v = node.value
-        if (
-            len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and isinstance(v, ast.Call)
-            and isinstance(v.func, ast.Attribute)
-            and isinstance(v.func.value, ast.Name)
-            and v.func.value.id == node.targets[0].id
-        ):
-            self.rebound.add(id(v))
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(v, ast.Call):
+            name = node.targets[0].id
+            if isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name) and v.func.value.id == name:
+                self.rebound.add(id(v))  # x = x.clamp_(0, 1)
+            elif v.args and isinstance(v.args[0], ast.Name) and v.args[0].id == name:
+                self.rebound.add(id(v))  # out = F.relu_(out)
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
@@ -355,20 +359,29 @@ class _Visitor(ast.NodeVisitor):
         receiver = func.value.id if isinstance(func.value, ast.Name) else None
         if HOOK_METHOD.match(name):
             self._hazard("hook", node.lineno, f"`.{name}()`: MindSpore Cells support few hooks, and not in Graph mode")
-        elif (
-            INPLACE_METHOD.match(name)
-            and name not in NOT_INPLACE_OPS
-            and id(node) not in self.rebound  # x = x.relu_(): the result replaces x, in place or not
-            and not isinstance(func.value, (ast.Call, ast.BinOp))  # (a + b).relu_(): nobody else holds it
-            and receiver not in self.types.objects  # scaler = GradScaler(); opt = SGD(...): not tensors
-        ):
+        elif INPLACE_METHOD.match(name) and name not in NOT_INPLACE_OPS and self._inplace_matters(func, node, receiver):
             self._hazard("inplace_op", node.lineno, f"`.{name}()` is an in-place tensor op")
         method = self.methods.get(name) if self.uses_torch else None
+        if method and INPLACE_METHOD.match(name) and not self._inplace_matters(func, node, receiver):
+            method = None  # the KB's in-place entry would flag it: the in-place semantic does not matter here
         if method:  # only methods the KB names, in files that import torch, so plain objects rarely match
             self.out.uses[method].append(node.lineno)
 
+    def _inplace_matters(self, func: ast.Attribute, node: ast.Call, receiver: str | None) -> bool:
+        return (
+            id(node) not in self.rebound  # x = x.relu_(): the result replaces x, in place or not
+            and not _temporary(func.value)  # (a + b).relu_(), (g - h).mul_(k).add_(g): nobody else holds it
+            and receiver not in self.types.objects  # scaler = GradScaler(); opt = SGD(...): not tensors
+        )
+
 
 USAGE_PRICED = ("einops",)
+
+
+def _temporary(expr: ast.AST) -> bool:
+    """A value nobody else holds: an arithmetic result, or a call's result (`(a - b).mul_(k).add_(a)`)
+    other than a view-returning slice of a name."""
+    return isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Call))
 
 
 def library_calls(tree: ast.Module, roots: tuple[str, ...]) -> dict[str, int]:
