@@ -173,3 +173,13 @@ def test_in_place_on_temporaries_and_rebound_functional_calls(tmp_path):
 def test_hub_cache_paths_are_not_hub_models(tmp_path):
     code = "import torch\n\ndef cache():\n    return torch.hub.get_dir()\n"
     assert not _kinds(_scan(tmp_path, code), "model_hub")
+
+
+def test_a_mask_inside_from_numpy_and_hub_reexports_are_not_flagged(tmp_path):
+    """DensePose's evaluator: `torch.from_numpy(py[pt_mask > -1])`; timm: `from torch.hub import urlparse`."""
+    code = (
+        "import torch\nfrom torch.hub import urlparse\n\n"
+        "def f(py, pt_mask, url):\n    parts = urlparse(url)\n    return torch.from_numpy(py[pt_mask > -1]), parts\n"
+    )
+    result = _scan(tmp_path, code)
+    assert not _kinds(result, "dynamic_shape") and not _kinds(result, "model_hub")

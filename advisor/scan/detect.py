@@ -93,7 +93,17 @@ DEPLOY_HINTS = (
 )
 
 
-HUB_PATHS = {"torch.hub.get_dir", "torch.hub.set_dir", "torch.hub._get_torch_home"}
+# Hub helpers that are paths or re-exported stdlib (urllib's urlparse), not a model from the hub.
+HUB_PATHS = {
+    "torch.hub.get_dir",
+    "torch.hub.set_dir",
+    "torch.hub._get_torch_home",
+    "torch.hub.urlparse",
+    "torch.hub.HASH_REGEX",
+    "torch.hub.tqdm",
+}
+# Calls that take a NumPy array: what they wrap is not a torch tensor (`torch.from_numpy(a[a > 0])`).
+FROM_NUMPY = {"torch.from_numpy", "torch.as_tensor", "torch.tensor"}
 
 
 def _name_hazard(q: str) -> tuple[str, str] | None:
@@ -267,6 +277,7 @@ class _Visitor(ast.NodeVisitor):
             and self.torch_funcs[-1]
             and typing_.is_mask(index, self.types.masks)
             and not typing_.is_foreign(node.value, self.types)
+            and id(node) not in self.numpy_args
             and not (isinstance(node.value, ast.Name) and node.value.id in self.types.masks)
         ):
             self._hazard(
@@ -321,6 +332,8 @@ class _Visitor(ast.NodeVisitor):
         if q is None and isinstance(func, ast.Name) and not self.table.is_bare_module(func):
             q = resolve_star(func.id, self.table, self.known)
         if q is not None and not self.table.is_bare_module(func):
+            if q in FROM_NUMPY:
+                self.numpy_args.update(id(a) for a in node.args)
             self._record(q, node.lineno, node)
             self._call_options(q, node)
             for child in [*node.args, *node.keywords]:
