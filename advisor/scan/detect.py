@@ -186,6 +186,7 @@ class _Visitor(ast.NodeVisitor):
         self.table = table
         self.types = types or typing_.Types()
         self.rebound: set[int] = set()  # `x = x.relu_()`: the in-place result replaces x anyway
+        self.numpy_args: set[int] = set()  # arguments of torch.from_numpy(...): NumPy arrays
         self.runtime_depth = 0  # inside a class that binds an inference runtime (TensorRT...)
         self.torch_funcs: list[bool] = []  # per enclosing function: does it use torch
         self.constants = constants or {}  # module-level literals (Normalize's MEAN/STD)
