@@ -1,4 +1,5 @@
-"""`advisor kb list|show|validate|stale`: browse and check the knowledge base (bundled + user overrides)."""
+"""`advisor kb list|show|validate|stale|verify`: browse and check the knowledge base (bundled + user
+overrides); `verify` runs the mapped MindSpore APIs live on this host (probes/kbverify)."""
 
 from __future__ import annotations
 
@@ -112,11 +113,77 @@ def register(subparsers: Any) -> None:
     p_stale.add_argument("--section", metavar="SECTION", help="only this section")
     p_stale.set_defaults(func=_stale)
 
+    p_verify = sub.add_parser(
+        "verify",
+        parents=[common],
+        help="run every mapped MindSpore API once on tiny tensors here and compare with PyTorch (cached for the scan)",
+    )
+    p_verify.add_argument(
+        "--subset", choices=["ci"], help="only the fixed CI subset (a few of each kind and the known failures)"
+    )
+    p_verify.add_argument(
+        "--timeout", type=_timeout, default=300.0, metavar="S", help="seconds per worker (default 300)"
+    )
+    p_verify.set_defaults(func=_verify)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """Every mapped MindSpore API looked up in a MindSpore worker, those with a spec run once on tiny
+    tensors and compared with the PyTorch call; the result is cached (the scan shows the failures)."""
+    check_output(args.output)
+    from probes.kbverify import runner, specs
+
+    kb = _load(args)
+    entries = [
+        {"id": m.id, "pytorch": m.pytorch, "mindspore": m.mindspore, "mapping": m.mapping} for m in kb.api_mappings
+    ]
+    only = set(specs.CI_SUBSET) if args.subset == "ci" else None
+    result = runner.verify(entries, only=only, timeout=args.timeout)
+    if result.get("error"):
+        import sys
+
+        print(f"kb verify: {result['error']}", file=sys.stderr)
+        return 1
+    result["kb_version"] = str(kb.version)
+    result["subset"] = args.subset or "all"
+    path = runner.save(result)
+    if args.json:
+        emit(to_json(result), args.output)
+        return 0
+    counts = result["counts"]
+    lines = [
+        f"MindSpore {result['mindspore_version']} on {result['device']} (PyTorch {result['torch_version']}), "
+        f"{len(result['results'])} APIs: " + ", ".join(f"{counts[k]} {k}" for k in VERIFY_ORDER if counts.get(k)),
+        f"saved: {path} (the scan shows these beside its findings)",
+    ]
+    bad = [r for r in result["results"] if r["status"] in runner.FAILURES or r["status"] == "differs"]
+    if bad:
+        lines.append("")
+        width = max(len(r["mindspore"]) for r in bad)
+        for r in sorted(bad, key=lambda r: (VERIFY_ORDER.index(r["status"]), r["mindspore"])):
+            lines.append(f"  {r['status']:<11} {r['mindspore']:<{width}}  {r.get('error', '')}")
+    emit("\n".join(lines) + "\n", args.output)
+    return 0
+
+
+VERIFY_ORDER = ("verified", "runs", "differs", "exists", "missing", "failed", "not_inplace", "mismatch")
+
+
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 1 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 1-3600 seconds, got {text!r}")
+    return value
+
 
 def _no_action(parser: argparse.ArgumentParser) -> int:
     # Bad usage is one line on stderr (the help went to stdout, where scripts read results).
     raise UsageError(
-        "kb: expected an action: list, show or validate, or stale for what needs a look (see `advisor kb --help`)"
+        "kb: expected an action: list, show or validate, stale for what needs a look, or verify to run the "
+        "mapped MindSpore APIs here (see `advisor kb --help`)"
     )
 
 

@@ -7,6 +7,7 @@ ever imported, compiled or run.
 from __future__ import annotations
 
 import ast
+import re
 import os
 from collections import defaultdict
 from pathlib import Path
@@ -14,7 +15,6 @@ from typing import Any
 
 from advisor.errors import UsageError
 from advisor.scan import effort
-from advisor.scan.imports import API_ROOTS
 from advisor.scan.models import (
     HAZARD_KINDS,
     SCHEMA_VERSION,
@@ -64,7 +64,7 @@ def _cell_error(error: str, cells: list[tuple[int, int]]) -> str:
 def _kb_flagged(apis, uses, index, raw, cells_of=None):
     """Hazards the knowledge base attaches to an API (ApiMapping.scan_kind) that the name rules
     did not already report at that line."""
-    from advisor.scan.detect import EXTENSION_BUILDERS, RawHazard
+    from advisor.scan.detect import EXTENSION_BUILDERS, HUB_PATHS, RawHazard
     from advisor.scan.normalize import NAMES as NORMALIZE
 
     have = {(h.kind, h.file, h.line, h.cell) for h in raw}
@@ -80,6 +80,8 @@ def _kb_flagged(apis, uses, index, raw, cells_of=None):
             and api.name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS
         ):
             continue  # CUDA_HOME, include_paths: a path lookup builds no operator
+        if api.name in HUB_PATHS:
+            continue  # torch.hub.get_dir: where the hub caches files, not a model from it
         if api.name in NORMALIZE:
             continue  # judged place by place on its values (0-255 ones are no trap): advisor/scan/normalize.py
         for loc in uses[api.name]:
@@ -100,6 +102,16 @@ def _kb_flagged(apis, uses, index, raw, cells_of=None):
                 )
     return extra
 
+
+# A project whose framework files are at least this share MindSpore is a MindSpore project (the rest are
+# converters, comparisons, tests against PyTorch): nothing to migrate. Assumption.
+MINDSPORE_SHARE = 0.8
+
+# Loading pretrained weights (not resuming one's own checkpoint): they must be converted and checked.
+PRETRAINED = re.compile(
+    rb"load_state_dict_from_url|model_zoo|torch\.hub\.|from_pretrained|hf_hub_download|attempt_load|"
+    rb"pretrained\s*=\s*True|https?://[^\s'\"]+\.(?:pt|pth|bin|safetensors)\b"
+)
 
 PY2_MARKERS = (
     "Missing parentheses in call to 'print'",
@@ -163,6 +175,7 @@ def scan_path(
         effort,
         estimate,
         files,
+        frameworks,
         native,
         normalize,
         notebook,
@@ -190,6 +203,9 @@ def scan_path(
     infos: dict[str, effort.FileInfo] = {}
     cells_of: dict[str, Any] = {}
     lines = parsed = unparsed = py2 = 0
+    bridges = frameworks.find_bridges(found.python)
+    not_work: dict[str, int] = defaultdict(int)  # what is MindSpore already: bridge, MindSpore code
+    pretrained: set[str] = set()  # files that load pretrained weights
     for src in found.python:
         data, cells = src.data, None
         if src.rel.endswith(".ipynb"):
@@ -210,7 +226,12 @@ def scan_path(
             unparsed += 1
             continue
         try:
-            module = detect.scan_module(tree, known, local)
+            # MindSpore code (or the bridge) is not ported: its imports are all the framework check needs
+            module = (
+                detect.ModuleScan(imports=[("mindspore", 1, False)])
+                if bridges.holds(src.rel) or frameworks.MS_IMPORT.search(data)
+                else detect.scan_module(tree, known, local)
+            )
         except RecursionError:
             skipped.append(Skipped(file=src.rel, reason="too deeply nested to analyse"))
             unparsed += 1
@@ -218,17 +239,34 @@ def scan_path(
         parsed += 1
         n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
         lines += n_lines
-        scans[src.rel] = module
         cells_of[src.rel] = cells
         roots = {m.split(".", 1)[0] for m, _, _ in module.imports}
+        fw = frameworks.file_framework(roots, src.rel, bridges)
+        if fw == "none" and module.uses:
+            fw = "pytorch"
         infos[src.rel] = effort.FileInfo(
             rel=src.rel,
             lines=_code_lines(data),
             role="other",
             excluded=roles.excluded(src.rel, globs),
-            torch=bool(roots & set(API_ROOTS)) or bool(module.uses),
-            mindspore="mindspore" in roots,
+            torch=fw == "pytorch",
+            mindspore=fw == "mindspore",
         )
+        if fw == "mindspore":  # MindSpore code (or code on the project's own bridge): nothing to port
+            infos[src.rel].role = "mindspore"
+            scans[src.rel] = detect.ModuleScan()
+            why = (
+                "PyTorch-compatibility bridge on MindSpore"
+                if bridges.holds(src.rel)
+                else "runs on the project's torch bridge (import hook in " + bridges.hook + ")"
+                if "mindspore" not in roots
+                else "MindSpore code"
+            )
+            not_work[why] += 1
+            continue
+        scans[src.rel] = module
+        if PRETRAINED.search(data):
+            pretrained.add(src.rel)
         for name, at in module.uses.items():
             uses[name].extend(Location(file=src.rel, **_where(n, cells)) for n in at)
         seen = set()
@@ -261,12 +299,39 @@ def scan_path(
             if (rel, c.name) in modules:
                 spans[rel].append((c.line, c.end))
     for rel, info in infos.items():
+        if info.mindspore:
+            continue
         info.role = roles.role_of(rel, scans[rel].signals, bool(spans[rel]))
         info.model_lines = min(info.lines, sum(b - a + 1 for a, b in spans[rel]))
+    # A training entry point is part of the port wherever it lives (tools/train_net.py, scripts/train.py),
+    # unless the user excluded it by name.
+    user_globs = list(exclude or [])
+    for rel, info in infos.items():
+        if info.role == "tools" and "training" in scans[rel].signals and not roles.excluded(rel, user_globs):
+            info.role, info.excluded = "training", False
+    # A project that is nothing but tutorials or notebooks: they are the work, priced and labelled as such.
+    tutorials_only = not any(i.torch and not i.excluded for i in infos.values()) and any(
+        i.torch and i.role == "examples" for i in infos.values()
+    )
+    if tutorials_only:
+        for info in infos.values():
+            if info.role == "examples":
+                info.excluded = False
+        globs = [g for g in globs if g not in roles.TUTORIAL_EXCLUDES]
 
-    extension_sources = 0
+    ms_files = sum(1 for i in infos.values() if i.mindspore)
+    counted = [i for i in infos.values() if not i.excluded] or list(infos.values())
+    torch_files = sum(1 for i in counted if i.torch)
+    python_fw = "mindspore" if ms_files and ms_files >= MINDSPORE_SHARE * (ms_files + torch_files) else "pytorch"
+    loaded = native.loaders(found.python)
+    extension_sources = mindspore_kernels = 0
     for src in found.native:
-        findings = native.extension_findings(src)
+        fw = native.framework_of(src, loaded, python_fw)
+        if fw == "mindspore":
+            mindspore_kernels += 1
+            not_work["MindSpore custom-op kernel source"] += 1
+            continue
+        findings = native.extension_findings(src) if fw == "pytorch" else []
         extension_sources += bool(findings)
         for line, message in findings:
             h = detect.RawHazard("custom_extension", line, message, False, None, src.rel)
@@ -309,6 +374,7 @@ def scan_path(
             f"(port + parity check; assumption), the k-th max(1/k, {effort.FLOOR['module']:g}) of it",
         )
 
+    _architectures(ledger, scans, infos, modules, spans, pretrained, place)
     summary = estimate.summarize(hazards, kb, ledger, index, examples)
     # An API whose use is itself a hazard (StepLR, Normalize, DDP...) is costed once, in the hazard.
     covered = {h.api: h.kind for h in raw if h.api}
@@ -327,11 +393,15 @@ def scan_path(
             mapping = getattr(item, "mapping", None)
             repeats = places if mapping != "same" else sorted(places, key=lambda p: p[2])[:1]
             name = f"api {item.name}"
-            ledger.series(name, "api", item.effort_hours, repeats, effort.FLOOR["api"], item.effort_basis)
+            ledger.features(name, "api", item.effort_hours, [(name, *p) for p in repeats], item.effort_basis)
             update.update(
                 effort_hours=ledger.item_hours(name),
                 effort_basis=item.effort_basis
-                + ("" if mapping == "same" else f"; the k-th use max(1/k, {effort.FLOOR['api']:g}) of it"),
+                + (
+                    ""
+                    if mapping == "same"
+                    else f"; once, each further use {effort.PLACE_INCREMENT:g} of it, at most {effort.SATURATION:g} of it in all"
+                ),
             )
         target = priced_apis if isinstance(item, ApiUse) else priced_unmapped
         target.append(item.model_copy(update=update))
@@ -342,12 +412,9 @@ def scan_path(
 
     # What the code is written in, by its included files (a weight converter in examples/ that imports
     # torch does not make a MindSpore project a PyTorch one).
-    counted = [i for i in infos.values() if not i.excluded] or list(infos.values())
-    torch_files = sum(1 for i in counted if i.torch)
-    ms_files = sum(1 for i in infos.values() if i.mindspore)
     framework = (
         "mindspore"
-        if ms_files and not torch_files
+        if python_fw == "mindspore" and not extension_sources
         else "mixed"
         if ms_files
         else "pytorch"
@@ -355,8 +422,19 @@ def scan_path(
         else "none"
     )
     risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort_hours, unparsed, dependencies)
+    if tutorials_only and framework != "mindspore":
+        reasons.append(
+            "the project is tutorials/notebooks only: they are the total here, priced as examples "
+            f"(x{effort.ROLE_FACTOR['examples']:g} per line)"
+        )
     if framework == "mindspore":
         risk, reasons = "low", [estimate.ALREADY_MINDSPORE.format(n=ms_files)]
+        if torch_files:
+            reasons.append(
+                f"{torch_files} included file(s) import torch without MindSpore (converters, comparisons): not priced"
+            )
+        effort_hours, worst = (0.0, 0.0), 0.0
+        result_breakdown.items = []  # the total is the sum of its items: nothing is priced
     # A training entry point in tools/ or examples/ still means the project trains; tests do not.
     live = [i for i in infos.values() if i.role != "tests"]
     signals = set().union(*(scans[i.rel].signals for i in live)) if live else set()
@@ -378,7 +456,11 @@ def scan_path(
     classes = {"convertible": 0, "probably_tensor": 0, "no_mapping": 0}
     for item in [*apis, *unmapped]:
         classes[item.toolkit] += 1
+    from advisor.scan.live import attach as attach_live_checks
+
+    verified = attach_live_checks(apis, hazards)
     return ScanResult(
+        kb_verified=verified,
         path=str(path),
         kb_version=str(getattr(kb, "version", "")),
         python_files=parsed,
@@ -404,7 +486,53 @@ def scan_path(
         api_classes=classes,
         dependencies=dependencies,
         risk_rule=estimate.RISK_RULE,
+        mindspore_kernels=mindspore_kernels,
+        not_migration_work=[f"{n} file(s): {why}" for why, n in sorted(not_work.items())],
     )
+
+
+def _architectures(ledger, scans, infos, modules, spans, pretrained, place) -> None:
+    """Per-architecture parity verification and, when pretrained weights are loaded, the checkpoint
+    converter. An architecture: a file with a top-level nn.Module class (held by no other module class)
+    whose module classes span at least ARCH_MIN_LINES lines."""
+    held = {r for rel, m in scans.items() for c in m.classes if (rel, c.name) in modules for r in c.refs}
+    arch_files = []
+    for rel in sorted(scans):
+        mods = [c for c in scans[rel].classes if (rel, c.name) in modules]
+        tops = [c for c in mods if c.name not in held]
+        size = sum(c.end - c.line + 1 for c in mods)
+        if tops and size >= effort.ARCH_MIN_LINES:
+            arch_files.append((rel, tops[0].line, min(effort.ARCH_SCALE_MAX, max(1.0, size / effort.ARCH_SCALE_LINES))))
+    if not arch_files:
+        return
+    live = {rel for rel, info in infos.items() if not info.excluded}
+    weights = bool(pretrained & live)
+    base = effort.PARITY_HOURS["weights" if weights else "scratch"]
+    floor = effort.FLOOR["parity"]
+    basis = (
+        f"{base[0]:g}-{base[1]:g} h per architecture "
+        + ("(pretrained weights: convert and compare outputs)" if weights else "(trained from scratch: smoke run)")
+        + f" x max(1, module lines / {effort.ARCH_SCALE_LINES}) up to x{effort.ARCH_SCALE_MAX:g}"
+        + f", the k-th max(1/k, {floor:g}) of it (the harness is reused; assumption)"
+    )
+    arch_files.sort(key=lambda a: -a[2])  # the harness is built on the biggest
+    for k, (rel, line, scale) in enumerate(arch_files, start=1):
+        w = effort.weight(k, floor) * scale
+        ledger.add(
+            effort.Occurrence(
+                "parity verification per architecture", "parity", *place(rel, line), base[0] * w, base[1] * w
+            ),
+            basis,
+        )
+    if weights:
+        rel = min(pretrained & live)
+        ledger.add(
+            effort.Occurrence(
+                "checkpoint/weight conversion", "parity", *place(rel, 1), *effort.WEIGHT_CONVERSION_HOURS
+            ),
+            f"{effort.WEIGHT_CONVERSION_HOURS[0]:g}-{effort.WEIGHT_CONVERSION_HOURS[1]:g} h once: a converter for "
+            f"the pretrained checkpoints (names, layouts, BN statistics; assumption), first seen in {rel}",
+        )
 
 
 def _raw_line(loc: Location, cells_of: dict[str, Any]) -> int:
@@ -443,10 +571,20 @@ def _dependencies(scans, infos, cells_of, ledger, place, patterns) -> list[Depen
         if live and lib.effort[1] > 0:
             item = f"library {name}"
             rel, line = min(live)
-            ledger.add(
-                effort.Occurrence(item, "dependency", *place(rel, line), lib.effort[0], lib.effort[1]),
-                f"{lib.effort[0]:g}-{lib.effort[1]:g} h per library ({patterns.LIBRARY_SOURCE})",
-            )
+            basis = f"{lib.effort[0]:g}-{lib.effort[1]:g} h per library ({patterns.LIBRARY_SOURCE})"
+            calls = {r: scans[r].library_calls.get(name, 0) for r, _ in live}
+            if lib.per_use[1] > 0:
+                basis += f" + {lib.per_use[0]:g}-{lib.per_use[1]:g} h per call ({sum(calls.values())} calls)"
+            ledger.add(effort.Occurrence(item, "dependency", *place(rel, line), lib.effort[0], lib.effort[1]), basis)
+            for r in sorted(calls):
+                n = calls[r]
+                if n and lib.per_use[1] > 0:
+                    ledger.add(
+                        effort.Occurrence(
+                            item, "dependency", *place(r, 1), lib.per_use[0] * n, lib.per_use[1] * n, count=0
+                        ),
+                        basis,
+                    )
             hours, basis = ledger.item_hours(item), ledger.basis[item]
         out.append(
             Dependency(

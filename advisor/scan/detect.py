@@ -9,6 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from advisor.scan import forward, normalize
+from advisor.scan import types as typing_
 from advisor.scan.imports import (
     HUB_ROOTS,
     ImportTable,
@@ -19,7 +20,8 @@ from advisor.scan.imports import (
 )
 
 INPLACE_METHOD = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*_$")  # add_, masked_fill_, zero_
-NOT_INPLACE_OPS = {"requires_grad_"}  # flag setters, not tensor arithmetic
+# flag setters and non-tensor methods (GradScaler.unscale_ works on an optimizer), not tensor arithmetic
+NOT_INPLACE_OPS = {"requires_grad_", "unscale_", "share_memory_", "manual_seed_"}
 HOOK_METHOD = re.compile(r"^register_\w*hook$")
 DATALOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 # DataLoader options MindSpore's GeneratorDataset/.batch() have no direct equivalent for.
@@ -61,6 +63,7 @@ class ClassInfo:
     end: int
     torch_module: bool  # a base resolves to torch.nn.*
     bases: list[str]  # simple names of bases that are not imports (maybe the project's own modules)
+    refs: set[str] = field(default_factory=set)  # names the class body uses (which other classes it holds)
 
 
 @dataclass
@@ -71,6 +74,7 @@ class ModuleScan:
     imports: list[tuple[str, int, bool]] = field(default_factory=list)  # (module, line, lazy)
     signals: set[str] = field(default_factory=set)  # training / data / deployment hints
     lazy_lines: set[int] = field(default_factory=set)
+    library_calls: dict[str, int] = field(default_factory=dict)  # root -> calls of its functions (usage pricing)
 
 
 # What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths).
@@ -87,6 +91,19 @@ DEPLOY_HINTS = (
     "torch.ao.quantization",
     "torch.quantization",
 )
+
+
+# Hub helpers that are paths or re-exported stdlib (urllib's urlparse), not a model from the hub.
+HUB_PATHS = {
+    "torch.hub.get_dir",
+    "torch.hub.set_dir",
+    "torch.hub._get_torch_home",
+    "torch.hub.urlparse",
+    "torch.hub.HASH_REGEX",
+    "torch.hub.tqdm",
+}
+# Calls that take a NumPy array: what they wrap is not a torch tensor (`torch.from_numpy(a[a > 0])`).
+FROM_NUMPY = {"torch.from_numpy", "torch.as_tensor", "torch.tensor"}
 
 
 def _name_hazard(q: str) -> tuple[str, str] | None:
@@ -130,6 +147,8 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
             "lr_scheduler",
             f"`{q}`: MindSpore passes the learning-rate schedule into the optimizer (a list or LearningRateSchedule) instead of a scheduler object stepped by hand",
         )
+    if q in HUB_PATHS:
+        return None  # where the hub caches files: a path, not a model from the hub
     if q.startswith("torch.hub."):
         return (
             "model_hub",
@@ -157,8 +176,19 @@ def method_names(known: set[str]) -> dict[str, str]:
 
 
 class _Visitor(ast.NodeVisitor):
-    def __init__(self, table: ImportTable, known: set[str], constants: dict[str, object] | None = None):
+    def __init__(
+        self,
+        table: ImportTable,
+        known: set[str],
+        constants: dict[str, object] | None = None,
+        types: typing_.Types | None = None,
+    ):
         self.table = table
+        self.types = types or typing_.Types()
+        self.rebound: set[int] = set()  # `x = x.relu_()`: the in-place result replaces x anyway
+        self.numpy_args: set[int] = set()  # arguments of torch.from_numpy(...): NumPy arrays
+        self.runtime_depth = 0  # inside a class that binds an inference runtime (TensorRT...)
+        self.torch_funcs: list[bool] = []  # per enclosing function: does it use torch
         self.constants = constants or {}  # module-level literals (Normalize's MEAN/STD)
         self.known = known
         self.out = ModuleScan()
@@ -184,6 +214,8 @@ class _Visitor(ast.NodeVisitor):
                     self.out.hazards[-1].example = (found.before, found.after)
             return
         found = _name_hazard(q)
+        if found and found[0] == "inplace_op" and call is not None and id(call) in self.rebound:
+            return  # out = F.relu_(out): the result replaces out, in place or not
         if found:
             self._hazard(found[0], line, found[1], q)
 
@@ -196,6 +228,8 @@ class _Visitor(ast.NodeVisitor):
 
     def _hazard(self, kind: str, line: int, message: str, api: str | None = None) -> None:
         in_forward = self.forward_depth > 0
+        if in_forward and self.runtime_depth and kind == "inplace_op":
+            return  # TensorRT binding buffers (`self.bindings[n].data.resize_()`): deployment code, no graph
         if in_forward and kind == "inplace_op":
             message += " inside forward (MindSpore Graph mode and autograd treat in-place updates differently)"
         self.out.hazards.append(RawHazard(kind, line, message, in_forward, api))
@@ -204,12 +238,57 @@ class _Visitor(ast.NodeVisitor):
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         is_forward = forward.is_forward(node.name)
         if is_forward:
-            for f in forward.find(node, self.table):
-                self.out.hazards.append(RawHazard(f.kind, f.line, f.message, True))
+            if not self.runtime_depth:  # a TensorRT/ONNX Runtime backend's forward never runs in a graph
+                for f in forward.find(node, self.table):
+                    self.out.hazards.append(RawHazard(f.kind, f.line, f.message, True))
             self.forward_depth += 1
+        self.torch_funcs.append(is_forward or self._uses_torch(node))
+        outer, self.types.masks = self.types.masks, typing_.masks_in(node)
         self.generic_visit(node)
+        self.types.masks = outer
+        self.torch_funcs.pop()
         if is_forward:
             self.forward_depth -= 1
+
+    def _uses_torch(self, func: ast.AST) -> bool:
+        for n in ast.walk(func):
+            if isinstance(n, (ast.Name, ast.Attribute)):
+                q = self.table.resolve(n)
+                if q and is_api(q):
+                    return True
+        return False
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        v = node.value
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(v, ast.Call):
+            name = node.targets[0].id
+            if isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name) and v.func.value.id == name:
+                self.rebound.add(id(v))  # x = x.clamp_(0, 1)
+            elif v.args and isinstance(v.args[0], ast.Name) and v.args[0].id == name:
+                self.rebound.add(id(v))  # out = F.relu_(out)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        """`x[x > 0]`, `t = t[keep]`: boolean-mask indexing keeps a data-dependent number of elements."""
+        index = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+        if (
+            self.uses_torch
+            and isinstance(node.ctx, ast.Load)
+            and self.torch_funcs
+            and self.torch_funcs[-1]
+            and typing_.is_mask(index, self.types.masks)
+            and not typing_.is_foreign(node.value, self.types)
+            and id(node) not in self.numpy_args
+            and not (isinstance(node.value, ast.Name) and node.value.id in self.types.masks)
+        ):
+            self._hazard(
+                "dynamic_shape",
+                node.lineno,
+                f"`{forward._text(node)}`: boolean-mask indexing, the result's shape depends on the data "
+                "(Graph mode: keep the shape with ops.masked_fill / ops.select, or pad to a maximum count)",
+                "boolean-mask indexing",
+            )
+        self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -225,9 +304,14 @@ class _Visitor(ast.NodeVisitor):
                 local.append(base.id)
             elif q is None and isinstance(base, ast.Attribute):
                 local.append(base.attr)
+        runtime = typing_.imports_runtime(node, self.types)
         end = getattr(node, "end_lineno", None) or node.lineno
-        self.out.classes.append(ClassInfo(node.name, node.lineno, end, torch_module, local))
+        refs = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        refs |= {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        self.out.classes.append(ClassInfo(node.name, node.lineno, end, torch_module, local, refs - {node.name}))
+        self.runtime_depth += runtime
         self.generic_visit(node)
+        self.runtime_depth -= runtime
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         q = self.table.resolve(node)
@@ -249,6 +333,8 @@ class _Visitor(ast.NodeVisitor):
         if q is None and isinstance(func, ast.Name) and not self.table.is_bare_module(func):
             q = resolve_star(func.id, self.table, self.known)
         if q is not None and not self.table.is_bare_module(func):
+            if q in FROM_NUMPY:
+                self.numpy_args.update(id(a) for a in node.args)
             self._record(q, node.lineno, node)
             self._call_options(q, node)
             for child in [*node.args, *node.keywords]:
@@ -282,19 +368,71 @@ class _Visitor(ast.NodeVisitor):
             self.out.signals.add("training")
         if not self.uses_torch:
             return  # x.add_() in a MindSpore or numpy file is not a PyTorch hazard
+        if typing_.is_foreign(func.value, self.types):
+            return  # np.unique(x), np.array(a).nonzero(), img.copy(): NumPy/OpenCV, not torch
+        receiver = func.value.id if isinstance(func.value, ast.Name) else None
         if HOOK_METHOD.match(name):
             self._hazard("hook", node.lineno, f"`.{name}()`: MindSpore Cells support few hooks, and not in Graph mode")
-        elif INPLACE_METHOD.match(name) and name not in NOT_INPLACE_OPS:
+        elif INPLACE_METHOD.match(name) and name not in NOT_INPLACE_OPS and self._inplace_matters(func, node, receiver):
             self._hazard("inplace_op", node.lineno, f"`.{name}()` is an in-place tensor op")
         method = self.methods.get(name) if self.uses_torch else None
+        if method and INPLACE_METHOD.match(name) and not self._inplace_matters(func, node, receiver):
+            method = None  # the KB's in-place entry would flag it: the in-place semantic does not matter here
         if method:  # only methods the KB names, in files that import torch, so plain objects rarely match
             self.out.uses[method].append(node.lineno)
+
+    def _inplace_matters(self, func: ast.Attribute, node: ast.Call, receiver: str | None) -> bool:
+        return (
+            id(node) not in self.rebound  # x = x.relu_(): the result replaces x, in place or not
+            and not _temporary(func.value)  # (a + b).relu_(), (g - h).mul_(k).add_(g): nobody else holds it
+            and receiver not in self.types.objects  # scaler = GradScaler(); opt = SGD(...): not tensors
+        )
+
+
+USAGE_PRICED = ("einops",)
+
+
+def _temporary(expr: ast.AST) -> bool:
+    """A value nobody else holds: an arithmetic result, or a call's result (`(a - b).mul_(k).add_(a)`)
+    other than a view-returning slice of a name."""
+    return isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Call))
+
+
+def library_calls(tree: ast.Module, roots: tuple[str, ...]) -> dict[str, int]:
+    """Calls of names imported from each root (`rearrange(...)`, `einops.repeat(...)`, `Rearrange(...)`)."""
+    names: dict[str, str] = {}
+    modules: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and root_of(node.module) in roots:
+            for a in node.names:
+                names[a.asname or a.name] = root_of(node.module)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if root_of(a.name) in roots:
+                    modules[a.asname or root_of(a.name)] = root_of(a.name)
+    if not names and not modules:
+        return {}
+    out: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        root = (
+            names.get(f.id)
+            if isinstance(f, ast.Name)
+            else modules.get(f.value.id)
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+            else None
+        )
+        if root:
+            out[root] = out.get(root, 0) + 1
+    return out
 
 
 def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = frozenset()) -> ModuleScan:
     """`local`: the project's own top-level packages (importing them is not a third-party dependency)."""
     table = build(tree, local)
-    visitor = _Visitor(table, known, normalize.constants(tree))
+    visitor = _Visitor(table, known, normalize.constants(tree), typing_.build(tree, table))
     visitor.visit(tree)
     for module, line in table.imports:
         if root_of(module) in HUB_ROOTS:
@@ -307,6 +445,7 @@ def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = froze
                     f"imports `{module}`{where}: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights",
                 )
             )
+    visitor.out.library_calls = library_calls(tree, USAGE_PRICED)
     visitor.out.imports = [(m, line, lazy) for m, line, lazy in table.all_imports if root_of(m) not in local]
     visitor.out.lazy_lines = table.lazy_lines
     return visitor.out

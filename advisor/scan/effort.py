@@ -17,22 +17,53 @@ from advisor.scan.roles import package_of
 
 # Porting a line of code that uses torch (rename, re-check arguments, run it): "a training script of a
 # few hundred lines: half a day if you know both" (seed 004, 3.3) is ~8-13 h per 1,000 lines; a
-# team porting many similar files goes faster. Hours per line (low, high). Assumption.
-LINE_HOURS = (0.004, 0.012)
+# team porting many similar files goes faster. Hours per line (low, high). Assumption; round 3 of
+# benchmarks/scan_calibration.md moved it from 0.004-0.012 (large projects came out 2-3x low).
+LINE_HOURS = (0.005, 0.015)
 # Tests, examples and tools are simpler to port than the model (they call it). Assumption.
 ROLE_FACTOR = {"tests": 0.5, "examples": 0.5, "tools": 0.5}
 # Checking each nn.Module -> nn.Cell port against PyTorch (same input, same output): the first takes
 # an hour or so, later ones reuse the harness. Hours per module class. Assumption.
 MODULE_HOURS = (0.25, 1.0)
+# Per-architecture parity verification: each model family (a file whose top-level nn.Module classes no
+# other module holds) is checked end to end (same input, same output; with converted weights when the
+# project uses pretrained ones). The first sets up the harness; each later one max(1/k, floor) of it.
+# Assumption, calibrated in benchmarks/scan_calibration.md (round 3).
+PARITY_HOURS = {"weights": (2.0, 8.0), "scratch": (1.0, 4.0)}
+# Writing the checkpoint converter (parameter names, layouts, BN statistics) once, when the project uses
+# pretrained weights; each architecture's name mapping is in its parity figure. Assumption.
+WEIGHT_CONVERSION_HOURS = (8.0, 24.0)
+ARCH_MIN_LINES = 50  # a file whose top-level modules are smaller than this is a helper, not an architecture
+# A bigger architecture takes longer to check: its figure x max(1, module lines / ARCH_SCALE_LINES), at
+# most ARCH_SCALE_MAX times (a 100-line CIFAR net vs a 1,000-line Unet or vision transformer). Assumption.
+ARCH_SCALE_LINES = 400
+ARCH_SCALE_MAX = 4.0
 # Each repeat k (k >= 2) of the same item costs max(1/k, floor) of the first: diminishing, never nothing.
-FLOOR = {"module": 0.25, "api": 0.05, "hazard": 0.1, "custom_extension": 0.5, "no_equivalent": 0.5, "dependency": 0.0}
+FLOOR = {
+    "parity": 0.5,
+    "module": 0.25,
+    "api": 0.05,
+    "hazard": 0.1,
+    "custom_extension": 0.5,
+    "no_equivalent": 0.5,
+    "dependency": 0.0,
+}
+# Features, not places: an unportable feature (a hazard kind's API, a kernel, a hub library) costs its
+# figure once; each further place of the same feature adds PLACE_INCREMENT of it, and all the repeats
+# together at most SATURATION of it (the fix is the same pattern everywhere; the edit itself is in the
+# line cost). Assumptions, checked on the projects in benchmarks/scan_calibration.md.
+PLACE_INCREMENT = 0.05
+SATURATION = 1.0
 RULE = (
     "every occurrence costs: each line of torch-using code LINE_HOURS {line} h (tests/examples/tools x0.5); each "
     "nn.Module class MODULE_HOURS {module} h; each distinct API its KB figure (or the default); each hazard kind its "
     "KB pitfall figure (or the scan's own); the k-th repeat of the same API, class or hazard costs max(1/k, floor) of "
-    "the first (floors: {floors}), so cost keeps growing with the code; 'same' APIs cost once (their call sites are "
-    "in the line cost). Total: low = sum of the item lows, high = low + root-sum-square of the item ranges "
-    "(independent items rarely all hit their high end). Per-file, package and role figures are plain sums of "
+    "the first (floors: {floors}), so cost keeps growing with the code; each distinct hazard feature and API costs its "
+    "figure once and each further place {increment:g} of it, at most {saturation:g} of it in all (features, not places); "
+    "'same' APIs cost once (their call sites are "
+    "in the line cost). Total: low = sum of the item lows, high = low + root-sum-square of the ranges of independent "
+    "items (independent items rarely all hit their high end); the line-cost items share one rate and the module and "
+    "parity items one harness, so their ranges add up before the root-sum-square. Per-file, package and role figures are plain sums of "
     "what they hold. Excluded files (default: tests, examples, tools) are priced apart, not in the total."
 )
 
@@ -45,7 +76,7 @@ def weight(k: int, floor: float) -> float:
 @dataclass
 class Occurrence:
     item: str  # the item it belongs to ("api torch.nn.Conv2d", "hazard distributed", "port code (model)")
-    kind: str  # code | modules | api | hazard | dependency
+    kind: str  # code | modules | parity | api | hazard | dependency
     file: str
     role: str
     excluded: bool
@@ -90,6 +121,30 @@ class Ledger:
         ordered = sorted(places, key=lambda p: p[2])
         for k, (file, role, excl) in enumerate(ordered, start=1):
             w = weight(k, floor)
+            self.add(Occurrence(item, kind, file, role, excl, base[0] * w, base[1] * w), basis)
+
+    def features(
+        self,
+        item: str,
+        kind: str,
+        base: tuple[float, float],
+        places: list[tuple[str, str, str, bool]],
+        basis: str,
+        glue: str = "",
+    ) -> None:
+        """One item whose places (feature, file, role, excluded) belong to distinct features: each feature's
+        first place in full, each further place PLACE_INCREMENT of it until the repeats reach SATURATION.
+        Places of the `glue` feature (build lines, calls of a kernel priced in its source) are repeats only."""
+        ordered = sorted(places, key=lambda p: p[3])
+        spent: dict[str, float] = {}
+        for feature, file, role, excl in ordered:
+            if feature not in spent and feature != glue:
+                spent[feature] = 0.0
+                w = 1.0
+            else:
+                used = spent.get(feature, 0.0)
+                w = min(PLACE_INCREMENT, max(0.0, SATURATION - used))
+                spent[feature] = used + w
             self.add(Occurrence(item, kind, file, role, excl, base[0] * w, base[1] * w), basis)
 
     def item_hours(self, item: str, excluded: bool = False) -> tuple[float, float]:
@@ -157,6 +212,18 @@ def _shares(occ: list[Occurrence], key, files: dict[str, FileInfo], role_key: bo
     return out
 
 
+# Items whose uncertainty is one shared figure (the team's line rate; the module and parity harness):
+# their ranges add linearly inside the group; groups and the other items are independent (root-sum-square).
+CORRELATED = {"code": "line rate", "modules": "harness", "parity": "harness"}
+
+
+def _spread(items: list[EffortItem]) -> float:
+    groups: dict[str, float] = defaultdict(float)
+    for i in items:
+        groups[CORRELATED.get(i.kind, i.item)] += i.effort_hours[1] - i.effort_hours[0]
+    return sum(r * r for r in groups.values()) ** 0.5
+
+
 def breakdown(
     ledger: Ledger, files: list[FileInfo], exclude: list[str]
 ) -> tuple[EffortBreakdown, tuple[float, float], float]:
@@ -179,7 +246,7 @@ def breakdown(
         )
     items.sort(key=lambda i: (-i.effort_hours[1], i.item))
     low = sum(i.effort_hours[0] for i in items)
-    spread = sum((i.effort_hours[1] - i.effort_hours[0]) ** 2 for i in items) ** 0.5
+    spread = _spread(items)
     worst = sum(i.effort_hours[1] for i in items)
     ex_lo = sum(o.low for o in excluded_occ)
     ex_hi = sum(o.high for o in excluded_occ)
@@ -188,6 +255,8 @@ def breakdown(
             line=f"{LINE_HOURS[0]:g}-{LINE_HOURS[1]:g}",
             module=f"{MODULE_HOURS[0]:g}-{MODULE_HOURS[1]:g}",
             floors=", ".join(f"{k} {v:g}" for k, v in FLOOR.items() if v),
+            increment=PLACE_INCREMENT,
+            saturation=SATURATION,
         ),
         exclude=list(exclude),
         included_files=sum(1 for f in files if not f.excluded),

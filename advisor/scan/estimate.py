@@ -15,7 +15,8 @@ from typing import Any
 
 from advisor.scan import normalize, patterns
 from advisor.scan.detect import EXTENSION_BUILDERS
-from advisor.scan.effort import FLOOR, Ledger
+from advisor.scan import features
+from advisor.scan.effort import PLACE_INCREMENT, SATURATION, Ledger
 from advisor.scan.models import (
     ApiUse,
     Dependency,
@@ -53,7 +54,14 @@ KIND_RISK = {
 }
 # A DataParallel wrapper is deleted on MindSpore (one device per process); it is not a DDP port.
 TRIVIAL_DISTRIBUTED_HOURS = (0.1, 0.5)
-TRIVIAL_DISTRIBUTED = {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.cuda.device_count"}
+TRIVIAL_DISTRIBUTED = {
+    "torch.nn.DataParallel",
+    "torch.nn.parallel.DataParallel",
+    "torch.cuda.device_count",
+    # the functional form: one call that scatters a batch over local GPUs, not a DDP set-up
+    "torch.nn.parallel.data_parallel",
+    "torch.nn.parallel.data_parallel.data_parallel",
+}
 FALLBACK_FIX = {
     "tensor_control_flow": "Make the branch static (shapes known at compile time) or use ops.select / mindspore.jit control flow; or run that Cell in PyNative mode.",
     "inplace_op": "Use the out-of-place form and assign the result.",
@@ -279,6 +287,14 @@ def _example(
     return FixExample(before=ex.before, after=ex.after, source=ex.source)
 
 
+def _feature_words(kind: str) -> str:
+    return {
+        "custom_extension": "operators, the build lines and calls are part of the kernel they build",
+        "no_equivalent": "subsystems",
+        "model_hub": "hub libraries",
+    }.get(kind, "one pattern")
+
+
 def kind_risk(kind: str, items: list[Hazard]) -> str:
     """The kind's risk from where it sits: excluded places do not count, a lazy hub import or a lone
     DataParallel wrapper is low."""
@@ -329,12 +345,20 @@ def summarize(
                     "(only a DataParallel wrapper: delete it; assumption)"
                 ),
             )
-        floor = FLOOR.get(kind, FLOOR["hazard"])
-        basis += f"; first place in full, the k-th max(1/k, {floor:g}) of it"
+        has_native = any(features.is_native(h.file) for h in items)
+        places = [
+            (features.feature_of(kind, h.file, h.api, h.message, has_native), h.file, h.role, h.excluded or h.optional)
+            for h in items
+        ]
+        distinct = len({p[0] for p in places if p[0] != features.GLUE})
+        basis += (
+            f"; per distinct feature ({distinct}: {_feature_words(kind)}) once, each further place "
+            f"{PLACE_INCREMENT:g} of it, at most {SATURATION:g} of it in all"
+        )
         name = f"hazard {kind}"
         if any(h.optional for h in items):
             basis += "; places on an optional path (lazy imports) are priced apart, like excluded files"
-        ledger.series(name, "hazard", base, [(h.file, h.role, h.excluded or h.optional) for h in items], floor, basis)
+        ledger.features(name, "hazard", base, places, basis, glue=features.GLUE)
         out.append(
             HazardSummary(
                 kind=kind,
@@ -371,7 +395,7 @@ def _hard_missing(api: ApiUse) -> bool:
 
 
 NOTHING_FOUND = "no PyTorch code found: nothing to migrate"
-ALREADY_MINDSPORE = "already MindSpore code ({n} file(s) import mindspore, none import torch): nothing to migrate"
+ALREADY_MINDSPORE = "already MindSpore code ({n} file(s) are MindSpore code, a bridge on it or MindSpore kernels; no PyTorch code to port): nothing to migrate"
 # Effort is a size, not a blocker: a big port is at most medium risk (it has a route).
 MEDIUM_HOURS = 160.0  # one person-month (assumption: 4 weeks x 40 h)
 RISK_RULE = (

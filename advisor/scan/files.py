@@ -18,6 +18,8 @@ CUDA_SUFFIXES = {".cu", ".cuh"}
 CPP_SUFFIXES = {".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh"}
 # Tool and environment folders: scanning them would count the libraries, not the team's code.
 SKIP_DIRS = {"node_modules", "site-packages", "dist-packages", "venv"}
+# Vendored copies of other libraries: not the team's code and not migration work.
+VENDOR_DIRS = {"third_party", "third-party", "thirdparty", "3rdparty", "vendor", "vendored", "_vendor", "externals"}
 # Caches and version-control folders hold no sources worth mentioning: skipped without a note.
 QUIET_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints"}
 
@@ -128,6 +130,8 @@ def collect(root_arg: Path) -> tuple[Path, Collected]:
                 continue
             if sub.is_symlink():
                 out.skipped.append(_classify_link(sub, root, rel))
+            elif d.lower() in VENDOR_DIRS:
+                out.skipped.append(Skipped(file=rel + "/", reason="vendored third-party library: not migration work"))
             elif d.startswith(".") or d in SKIP_DIRS or _is_env(sub):
                 out.skipped.append(Skipped(file=rel + "/", reason="tool or environment folder: not scanned"))
             else:

@@ -273,6 +273,23 @@ def _int_cast(expr: ast.AST, casts: set[str]) -> bool:
     return isinstance(expr, ast.Name) and expr.id in casts
 
 
+def _item_call(expr: ast.AST) -> bool:
+    """`n.item()` anywhere in a range bound: only a tensor has .item(), so this is tensor data."""
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "item" and not n.args
+        for n in ast.walk(expr)
+    )
+
+
+def _flat(target: ast.AST) -> list[ast.AST]:
+    """`self.a[k], self.b = ...`: every single target of a tuple/list target."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [t for e in target.elts for t in _flat(e)]
+    if isinstance(target, ast.Starred):
+        return _flat(target.value)
+    return [target]
+
+
 def _ranges(func: ast.AST, taint: _Taint) -> list[Finding]:
     casts = {
         t.id
@@ -285,7 +302,7 @@ def _ranges(func: ast.AST, taint: _Taint) -> list[Finding]:
     for node in ast.walk(func):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
             continue
-        bad = [a for a in node.args if not _int_cast(a, casts) and _value_test(a, taint)]
+        bad = [a for a in node.args if not _int_cast(a, casts) and (_value_test(a, taint) or _item_call(a))]
         if bad:
             found.append(
                 Finding(
@@ -320,7 +337,7 @@ def _self_mutations(func: ast.AST) -> list[Finding]:
         targets = (
             node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
         )
-        for t in targets:
+        for t in [f for t in targets for f in _flat(t)]:
             if isinstance(t, ast.Subscript) and on_self(t.value):
                 found.append(
                     Finding(

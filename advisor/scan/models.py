@@ -61,6 +61,7 @@ class ApiUse(_Out):
     excluded_uses: int = Field(0, description="Uses in excluded files (tests, examples, tools, --exclude): not costed.")
     toolkit: ToolkitClass = Field("convertible", description="MindSpore Dev Toolkit's bin for it.")
     adapter: bool = Field(True, description="Usable through the MSAdapter/MindTorch adapter (KB adapter field).")
+    live_check: str = Field("", description="A failing live check of the mapped MindSpore API (advisor kb verify).")
 
 
 class UnmappedApi(_Out):
@@ -89,6 +90,9 @@ class Hazard(_Out):
     excluded: bool = Field(False, description="In an excluded file: shown, not costed, not in risk or route.")
     optional: bool = Field(
         False, description="Reached only through a lazy import inside a function (e.g. a weights loader)."
+    )
+    live_check: str = Field(
+        "", description="A failing live check of the MindSpore fix this place needs (advisor kb verify)."
     )
 
 
@@ -142,7 +146,7 @@ class EffortItem(_Out):
     item: str = Field(
         description="What is costed, e.g. 'port code (model)', 'api torch.nn.Conv2d', 'hazard distributed'."
     )
-    kind: Literal["code", "modules", "api", "hazard", "dependency"]
+    kind: Literal["code", "modules", "parity", "api", "hazard", "dependency"]
     count: int = Field(description="Lines, classes, uses or places costed.")
     effort_hours: Hours
     basis: str
@@ -215,6 +219,13 @@ class ScanResult(_Out):
     api_classes: dict[str, int] = Field(default_factory=dict, description="Distinct APIs per Dev Toolkit bin.")
     dependencies: list[Dependency] = Field(default_factory=list)
     risk_rule: str = ""
+    kb_verified: str = Field(
+        "", description="Which live verification of the mapping table the findings carry (advisor kb verify)."
+    )
+    mindspore_kernels: int = Field(0, description="Native sources written for MindSpore's custom-op interface.")
+    not_migration_work: list[str] = Field(
+        default_factory=list, description="What was read and is not migration work: MindSpore code, bridges, kernels."
+    )
 
 
 HazardSummary.model_rebuild()

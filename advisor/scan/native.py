@@ -1,6 +1,12 @@
 """Custom C++/CUDA extension sources (.cu, .cuh, and C/C++ files that bind or register operators for
 PyTorch): each is a hand-written operator MindSpore cannot load. A C++ program that only links LibTorch
-is not one. Read as text, never compiled."""
+is not one. Read as text, never compiled.
+
+Which framework a native source is written for is decided from its own evidence first (the custom-op
+interface it is written against: MindSpore's AOT signature or headers vs torch/ATen/TORCH_LIBRARY),
+then from what builds or loads it (ops.Custom vs torch.utils.cpp_extension naming the file), and only
+then from the project's Python. A MindSpore custom kernel is not migration work.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,58 @@ EXTENSION_CPP = re.compile(
     r"PYBIND11_MODULE|TORCH_LIBRARY|TORCH_EXTENSION_NAME|#\s*include\s*[<\"]torch/(?:extension|python)\.h|"
     r"__global__|#\s*include\s*[<\"](?:ATen/cuda|c10/cuda|cuda_runtime|cuda\.h|cub/|thrust/)"
 )
+
+
+# MindSpore's custom-op interfaces: the AOT entry point `int f(int nparam, void **params, int *ndims,
+# int64_t **shapes, const char **dtypes, void *stream, void *extra)`, its headers, Ascend C kernels.
+MINDSPORE_NATIVE = re.compile(
+    r"\bint\s+\w+\s*\(\s*int\s+nparam\s*,\s*void\s*\*\s*\*\s*params|"
+    r"#\s*include\s*[<\"](?:ms_extension|custom_aot_extra|mindspore/|kernel_operator\.h)|__aicore__"
+)
+TORCH_NATIVE = re.compile(
+    r"TORCH_LIBRARY|TORCH_EXTENSION_NAME|#\s*include\s*[<\"](?:torch/|ATen/|c10/)|\btorch::|\bat::Tensor"
+)
+# What makes a CUDA file an operator at all: a kernel, device code, or a binding/entry point. A file
+# with none (cuda_version.cu: print the runtime version) is a build probe, not a custom op.
+OPERATOR_CODE = re.compile(r"__global__|__device__|PYBIND11_MODULE|TORCH_LIBRARY|extern\s+\"C\"")
+# A native file named by the Python that builds or loads it: `ops.Custom("./x.so:f")`, `load(sources=["x.cu"])`.
+NATIVE_NAME = re.compile(rb"([\w\-./]+)\.(?:cu|cuh|cpp|cc|cxx|so)\b")
+
+
+def loaders(python: list[Source]) -> dict[str, str]:
+    """stem of a native file -> the framework of the Python code that names it (build script or loader)."""
+    out: dict[str, str] = {}
+    for src in python:
+        data = src.data
+        if b"cpp_extension" in data or b"CUDAExtension" in data or b"CppExtension" in data:
+            fw = "pytorch"
+        elif b"ops.Custom" in data or b"CustomRegOp" in data:
+            fw = "mindspore"
+        else:
+            continue
+        for m in NATIVE_NAME.finditer(data):
+            stem = m.group(1).decode("utf-8", "replace").rsplit("/", 1)[-1]
+            out.setdefault(stem, fw)
+    return out
+
+
+def framework_of(src: Source, loaded: dict[str, str], project: str) -> str:
+    """'mindspore', 'pytorch' or 'none' (not an operator: plain C/C++, a build probe) for one native
+    source: its own evidence, then what loads it, then the project's Python (`project`)."""
+    text = src.data.decode("utf-8", errors="replace")
+    if MINDSPORE_NATIVE.search(text):
+        return "mindspore"
+    if TORCH_NATIVE.search(text):
+        return "pytorch"
+    is_cuda = src.path.suffix.lower() in CUDA_SUFFIXES
+    if not is_cuda and not EXTENSION_CPP.search(text):
+        return "none"
+    if not OPERATOR_CODE.search(text) and src.path.suffix.lower() != ".cuh":
+        return "none"
+    stem = src.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if stem in loaded:
+        return loaded[stem]
+    return "mindspore" if project == "mindspore" else "pytorch"
 
 
 KERNEL = re.compile(r"__global__\b(.*)")

@@ -29,7 +29,10 @@ def to_source(data: bytes) -> tuple[bytes, list[tuple[int, int]]]:
         for i, line in enumerate(cell_lines, start=1):
             stripped = line.lstrip()
             if cell_magic or stripped.startswith(("%", "!")) or stripped.endswith("?") and not stripped.startswith("#"):
-                line = ""  # IPython syntax, not Python
+                # IPython syntax, not Python: `pass` at its indentation keeps an if/elif branch that held only
+                # magics a block (a blank line would leave it empty and the cell would not parse)
+                indent = line[: len(line) - len(stripped)]
+                line = indent + "pass" if indent and not cell_magic else ""
             lines.append(line)
             where.append((number, i))
     return ("\n".join(lines) + "\n").encode("utf-8"), where

@@ -138,6 +138,7 @@ class Library:
     mapping: str  # same | differs | none
     note: str
     effort: tuple[float, float]  # per library used (swap + check), on top of the code that calls it
+    per_use: tuple[float, float] = (0.0, 0.0)  # priced by usage: each call of the library's functions
 
 
 _NO = (4.0, 16.0)  # re-implementing what the code used from a library with no counterpart (assumption)
@@ -176,8 +177,29 @@ LIBRARIES: dict[str, Library] = {
     "einops": Library(
         "einops-free reshape/transpose",
         "differs",
-        "einops has no MindSpore backend: rewrite rearrange/repeat as reshape/transpose/tile",
-        (0.5, 3.0),
+        "einops has no MindSpore backend: a small rearrange/repeat shim over ops.reshape/transpose/tile, "
+        "then each call's pattern re-checked (priced by usage)",
+        (2.0, 8.0),
+        (0.05, 0.25),
+    ),
+    "ema_pytorch": Library(
+        "a hand-written EMA over Cell.parameters_dict() (mindcv has one)",
+        "differs",
+        "EMA of the weights (and its checkpoint keys): a few dozen lines to re-implement and check",
+        (1.0, 4.0),
+    ),
+    "pytorch_fid": Library(
+        None,
+        "none",
+        "FID needs its InceptionV3 with the pretrained pt_inception weights: port the network, convert the "
+        "weights and check the features match, or compute FID outside MindSpore",
+        (8.0, 24.0),
+    ),
+    "torch_fidelity": Library(
+        None, "none", "FID/IS/KID with pretrained InceptionV3 weights: port and convert, or run outside", (8.0, 24.0)
+    ),
+    "cleanfid": Library(
+        None, "none", "FID with pretrained InceptionV3 weights: port and convert, or run outside", (8.0, 24.0)
     ),
     "fvcore": Library(None, "none", "no counterpart (FLOP counting, config nodes): drop or re-implement", (1.0, 8.0)),
     "apex": Library(

@@ -28,10 +28,19 @@ DEFAULT_EXCLUDES = (
     "docs/**",
     "demo/**",
     "demos/**",
+    # tutorials and notebooks teach, they are not the product: priced apart (a project that is nothing
+    # but tutorials is priced as such, see scan_path)
+    "tutorials/**",
+    "**/tutorials/**",
+    "notebooks/**",
+    "**/notebooks/**",
+    "*.ipynb",
+    "**/*.ipynb",
 )
+TUTORIAL_EXCLUDES = ("examples/**", "**/examples/**", "demo/**", "demos/**") + DEFAULT_EXCLUDES[-6:]
 PATH_ROLES = (
     ("tests", re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")),
-    ("examples", re.compile(r"(^|/)(examples?|demos?|notebooks?|tutorials?)/")),
+    ("examples", re.compile(r"(^|/)(examples?|demos?|notebooks?|tutorials?)/|\.ipynb$")),
     ("tools", re.compile(r"(^|/)(tools|scripts|benchmarks?|docs)/")),
     ("deployment", re.compile(r"(^|/)(deploy\w*|export\w*|serv(e|ing)\w*|infer\w*|onnx\w*|predict\w*)(/|\.py$)")),
     ("data", re.compile(r"(^|/)(data|datasets?|dataloaders?|transforms?|augment\w*)(/|\.py$)")),

@@ -136,6 +136,8 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
     out.append(f"Risk:   {result.risk}")
     for reason in result.risk_reasons:
         out.append(textwrap.fill(reason, width, initial_indent="  - ", subsequent_indent="    "))
+    if result.kb_verified:
+        out.append(textwrap.fill(f"Live check: {result.kb_verified}", width, subsequent_indent="  "))
     out.append(f"Route:  {result.route}")
     out.append(textwrap.indent(textwrap.fill(result.route_why, width - 2), "  "))
     if result.api_classes and any(result.api_classes.values()):
@@ -176,6 +178,12 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
         out.append("Hazard details")
         for h in result.hazards:
             out.append(textwrap.fill(f"{_at(h)} [{h.kind}] {h.message}", width, subsequent_indent="    "))
+            if h.live_check:
+                out.append(
+                    textwrap.fill(
+                        f"live check: {h.live_check}", width, initial_indent="    ", subsequent_indent="      "
+                    )
+                )
         out.append("")
 
     if result.apis:
@@ -184,7 +192,7 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
             out.append(
                 _block(
                     f"{a.mapping:<8} {a.name} x{a.count} -> {a.mindspore or '-'}, {_effort(a)}",
-                    [("", a.note or "-")],
+                    [("", a.note or "-")] + ([("live", a.live_check)] if a.live_check else []),
                     width,
                     indent=9,
                 )

@@ -1,0 +1,139 @@
+"""`advisor kb verify` (issue 27, part 5): the mapping table verified live, and its failures shown
+beside the scan's findings. The fast tests use a result in the runner's own format; the slow one runs
+the real MindSpore and PyTorch workers on the installed versions (CPU here)."""
+
+import importlib.metadata
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from advisor.scan import scan_path
+from advisor.scan.live import NOT_RUN, attach
+from probes.kbverify import runner, specs
+
+
+def _result(rows):
+    return {
+        "schema": runner.SCHEMA,
+        "mindspore_version": "2.10.0",
+        "device": "CPU",
+        "torch_version": "2.13.0",
+        "checked_at": "2026-12-01T22:00:00+00:00",
+        "counts": {"not_inplace": 1, "failed": 2},
+        "results": rows,
+    }
+
+
+ROWS = [
+    {
+        "id": "inplace:div_",
+        "pytorch": "torch.Tensor.div_",
+        "mindspore": "mindspore.Tensor.div_",
+        "status": "not_inplace",
+        "error": "returned a new tensor and left the receiver unchanged",
+    },
+    {
+        "id": "inplace:clamp_",
+        "pytorch": "torch.Tensor.clamp_",
+        "mindspore": "mindspore.Tensor.clamp_",
+        "status": "failed",
+        "error": "RuntimeError: The kernel InplaceClampScalar unregistered.",
+    },
+    {
+        "id": "functional-normalize",
+        "pytorch": "torch.nn.functional.normalize",
+        "mindspore": "mindspore.mint.nn.functional.normalize",
+        "status": "failed",
+        "error": "RuntimeError: The kernel LinalgVectorNorm unregistered.",
+    },
+    {
+        "id": "functional-relu",
+        "pytorch": "torch.nn.functional.relu",
+        "mindspore": "mindspore.ops.relu",
+        "status": "verified",
+    },
+]
+CODE = (
+    "import torch\nimport torch.nn.functional as F\n\n"
+    "def f(x, y):\n    x.div_(2)\n    y.clamp_(0, 1)\n    y.mul_(3)\n    return F.normalize(x), F.relu(y)\n"
+)
+
+
+def test_failures_are_shown_beside_the_findings_that_rely_on_them(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text(CODE)
+    assert scan_path(tmp_path / "src").kb_verified == NOT_RUN
+    runner.save(_result(ROWS))
+    result = scan_path(tmp_path / "src")
+    by_line = {h.line: h.live_check for h in result.hazards if h.kind == "inplace_op"}
+    assert "div_ not_inplace (MindSpore 2.10.0 CPU, 2026-12-01)" in by_line[5]
+    assert "InplaceClampScalar unregistered" in by_line[6]
+    assert by_line[7] == ""  # mul_ was not recorded failing in this result
+    apis = {a.name: a.live_check for a in result.apis}
+    assert "LinalgVectorNorm" in apis["torch.nn.functional.normalize"]
+    assert apis["torch.nn.functional.relu"] == ""
+    assert result.kb_verified.startswith("mapping table verified live on MindSpore 2.10.0 CPU")
+    assert "3 finding(s) rely on a failing one" in result.kb_verified
+
+
+def test_a_damaged_cache_reads_as_not_verified(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    runner.cache_path().parent.mkdir(parents=True)
+    runner.cache_path().write_text("{not json")
+    assert attach([], []) == NOT_RUN
+
+
+def test_compare_values_shapes_and_documented_differences():
+    spec = {"compare": "values", "tol": 1e-5}
+    ok = {"status": "ok", "output": {"shape": [2], "values": [1.0, 2.0]}}
+    close = {"status": "ok", "output": {"shape": [2], "values": [1.0, 2.000001]}}
+    far = {"status": "ok", "output": {"shape": [2], "values": [1.0, 2.1]}}
+    other = {"status": "ok", "output": {"shape": [1, 2], "values": [1.0, 2.0]}}
+    assert runner.compare(ok, close, spec)["status"] == "verified"
+    assert runner.compare(ok, far, spec)["status"] == "mismatch"
+    assert runner.compare(ok, other, spec)["status"] == "mismatch"
+    assert runner.compare(ok, None, spec)["status"] == "runs"
+    assert runner.compare({"status": "failed", "error": "e"}, ok, spec)["status"] == "failed"
+
+
+def test_every_spec_names_a_mapped_api_or_an_in_place_check():
+    import yaml
+    from pathlib import Path
+
+    data = yaml.safe_load((Path(__file__).parents[1] / "knowledge" / "data" / "api-mappings.yaml").read_text())
+    mapped = {e.get("mindspore") for e in data["api-mappings"]}
+    assert set(specs.SPECS) <= mapped
+    assert {"mindspore.Tensor.div_", "mindspore.Tensor.clamp_"} <= set(specs.CI_SUBSET)
+
+
+@pytest.mark.slow
+def test_live_verification_on_the_installed_mindspore(tmp_path):
+    """The CI subset through the CLI, on the installed MindSpore (CPU): the two known failures are found
+    and recorded with the version, in bounded time; the scan then shows them."""
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    import os
+
+    env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+    start = time.monotonic()
+    out = subprocess.run(
+        [sys.executable, "-m", "advisor", "kb", "verify", "--subset", "ci", "--json", "--timeout", "240"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert time.monotonic() - start < 300
+    result = json.loads(out.stdout)
+    assert result["mindspore_version"] == importlib.metadata.version("mindspore")
+    rows = {r["mindspore"]: r for r in result["results"]}
+    assert rows["mindspore.Tensor.div_"]["status"] == "not_inplace"
+    assert rows["mindspore.Tensor.clamp_"]["status"] == "failed"
+    assert "InplaceClampScalar" in rows["mindspore.Tensor.clamp_"]["error"]
+    assert rows["mindspore.ops.relu"]["status"] == "verified"
+    assert rows["mindspore.nn.Dense"]["status"] == "verified"  # a layer: output shape compared
+    assert (tmp_path / "framework-advisor" / "kb-verify.json").is_file()
