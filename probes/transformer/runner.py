@@ -336,28 +336,37 @@ def headline(result: GptResult) -> list[str]:
     by = {v.variant: v for v in result.dynamic_verdicts}
     g, gd = by.get("graph"), by.get("graph-dynamic")
     if g and g.variable_cost is not None:
-        text = (
-            f"On this workload, truly variable lengths cost {g.variable_cost:.0%} of end-to-end tokens/s in "
-            f"MindSpore graph mode unless bucketed ({g.compiles.get('variable')} compiles for "
-            f"{_distinct(result)} distinct lengths)"
-            if g.variable_cost > 0
-            else f"On this workload, truly variable lengths cost nothing measurable in MindSpore graph mode "
-            f"({g.variable_cost:+.0%} against {g.best_way})"
-        )
+        n = _distinct(result)
+        if g.variable_cost > 0:
+            text = (
+                f"On this workload, truly variable lengths cost {g.variable_cost:.0%} of end-to-end tokens/s in "
+                f"MindSpore graph mode unless {_way_text(g.best_way)} ({g.compiles.get('variable')} compiles "
+                f"for {n} distinct lengths against {g.compiles.get(g.best_way)})"
+            )
+        else:
+            text = (
+                f"On this workload, truly variable lengths cost nothing measurable in MindSpore graph mode "
+                f"({_pct(g.variable_cost)} end-to-end tokens/s than {_way_text(g.best_way)})"
+            )
         dyn = _graph_dynamic_vs_static(result)
         if gd and dyn is not None:
             text += (
                 f"; declared dynamic with Cell.set_inputs: {gd.compiles.get('variable')} compile(s), steady "
-                f"tokens/s {_pct(dyn)} than static shapes"
+                f"tokens/s {_pct(dyn)} than with static shapes"
             )
         out.append(text)
     c = by.get("compile")
     if c and c.variable_cost is not None:
         out.append(
-            f"torch.compile (default): truly variable lengths cost {c.variable_cost:.0%} end to end against "
-            f"{c.best_way} ({c.compiles.get('variable')} compiles: the second shape switches to automatic dynamic)"
+            f"torch.compile (default): truly variable lengths gave {_pct(c.variable_cost)} end-to-end tokens/s "
+            f"than {_way_text(c.best_way)} ({c.compiles.get('variable')} compiles: from the second shape on it "
+            f"compiles a dynamic graph)"
         )
     return out
+
+
+def _way_text(way: Optional[str]) -> str:
+    return {"padded": "padded to the maximum", "bucketed": "bucketed"}.get(way or "", str(way))
 
 
 def _distinct(result: GptResult) -> Optional[int]:
