@@ -134,8 +134,10 @@ class DynamicWay(_Open):
     compiles: int
     compiles_source: str
     compile_seconds: float = Field(description="sum over compiling steps of (step time - its steady time)")
+    stall_steps: int = Field(0, description="slow steps without a new graph (lazy backward graphs, new kernels)")
+    stall_seconds: float = 0.0
     total_seconds: float
-    steady_tokens_per_second: Optional[float] = Field(None, description="real tokens/s after the first pass")
+    steady_tokens_per_second: Optional[float] = Field(None, description="real tokens/s over the last pass")
     end_to_end_tokens_per_second: Optional[float] = Field(None, description="real tokens/s, compiles included")
     padding_share: float = Field(description="share of the computed tokens that were padding")
     first_step_seconds: Optional[float] = None

@@ -320,9 +320,7 @@ def dynamic_verdict(d: DynamicRun) -> Optional[DynamicVerdict]:
     v.variable_cost = 1.0 - var.end_to_end_tokens_per_second / best.end_to_end_tokens_per_second
     if var.steady_tokens_per_second and best.steady_tokens_per_second:
         v.variable_steady_cost = 1.0 - var.steady_tokens_per_second / best.steady_tokens_per_second
-    steady = (
-        f"; steady (after the first pass) {_pct(v.variable_steady_cost)}" if v.variable_steady_cost is not None else ""
-    )
+    steady = f"; steady (the last pass) {_pct(v.variable_steady_cost)}" if v.variable_steady_cost is not None else ""
     v.text = (
         f"{label}: truly variable lengths gave {_pct(v.variable_cost)} end-to-end tokens/s than {best.way} "
         f"over {var.steps} steps ({var.compiles} graph compile(s), {var.compile_seconds:.1f} s compiling, "

@@ -106,41 +106,52 @@ def drive_ways(
 
 
 def summarize_way(way: str, steps: list[dict], setup_s: float, lens: list[int]) -> dict:
-    """Compiles (reported, else detected from step times), compile seconds, steady and end-to-end
-    tokens/s (real tokens only: padding is work, not progress)."""
-    steady = [x for x in steps if x["pass"] > 0] or steps
-    # seconds per padded token of a steady step: the expected time of any step from its width
-    per_tok = statistics.median(x["seconds"] / x["length"] for x in steady)
+    """Compiles (the framework's counter, else detected from step times), compile seconds, other
+    stalls, steady and end-to-end tokens/s (real tokens only: padding is work, not progress).
+    Steady = the last pass over the schedule (every shape seen before, lazy work done)."""
+    last = max((x["pass"] for x in steps), default=0)
+    steady = [x for x in steps if x["pass"] == last] or steps
+    # seconds per computed token of a steady step: the expected time of any step from its width
+    per_tok = statistics.median(x["seconds"] / x["all_tokens"] for x in steady)
     reported = steps[-1]["compiles"] if steps and steps[-1]["compiles"] is not None else None
     prev = 0
-    compile_steps = []
+    compile_s, stall_s, compile_steps, stall_steps = 0.0, 0.0, 0, 0
     for x in steps:
-        expected = per_tok * x["length"]
+        expected = per_tok * x["all_tokens"]
+        excess = max(0.0, x["seconds"] - expected)
+        slow = x["seconds"] > COMPILE_STEP_FACTOR * expected and excess > 0.05
+        fired = slow
         if reported is not None:
             fired = (x["compiles"] or 0) > prev
             prev = x["compiles"] or 0
-        else:
-            fired = x["seconds"] > COMPILE_STEP_FACTOR * expected and x["seconds"] - expected > 0.05
         if fired:
-            compile_steps.append((x, max(0.0, x["seconds"] - expected)))
+            compile_steps += 1
+            compile_s += excess
+        elif slow:  # slow without a new graph: lazy work (a backward graph, kernels for a new size)
+            stall_steps += 1
+            stall_s += excess
     total_s = sum(x["seconds"] for x in steps)
     steady_s = sum(x["seconds"] for x in steady)
+    real = sum(x["real_tokens"] for x in steps)
     return {
         "way": way,
         "steps": len(steps),
-        "passes": max(x["pass"] for x in steps) + 1 if steps else 0,
+        "passes": last + 1,
         "distinct_lengths": len(set(lens)),
         "shapes": sorted({x["length"] for x in steps}),
-        "compiles": reported if reported is not None else len(compile_steps),
+        "compiles": reported if reported is not None else compile_steps,
         "compiles_source": "framework counter" if reported is not None else "step-time detection",
-        "compile_steps": len(compile_steps),
-        "compile_seconds": sum(c for _, c in compile_steps),
+        "compile_steps": compile_steps,
+        "compile_seconds": compile_s,
+        "stall_steps": stall_steps,
+        "stall_seconds": stall_s,
         "setup_seconds": setup_s,
         "total_seconds": total_s,
         "steady_tokens_per_second": sum(x["real_tokens"] for x in steady) / steady_s if steady_s > 0 else None,
-        "end_to_end_tokens_per_second": sum(x["real_tokens"] for x in steps) / total_s if total_s > 0 else None,
-        "padding_share": 1.0 - sum(x["real_tokens"] for x in steps) / max(1, sum(x["all_tokens"] for x in steps)),
+        "end_to_end_tokens_per_second": real / total_s if total_s > 0 else None,
+        "padding_share": 1.0 - real / max(1, sum(x["all_tokens"] for x in steps)),
         "first_step_seconds": steps[0]["seconds"] if steps else None,
+        "step_seconds": [round(x["seconds"], 5) for x in steps],
         "loss_first": steps[0]["loss"] if steps else None,
         "loss_last": steps[-1]["loss"] if steps else None,
     }
