@@ -208,17 +208,17 @@ def _dyn(variant, fw, e2e, steady, compiles):
 
 
 def test_dynamic_verdict_cost_against_the_best_other_way():
-    from probes.transformer import runner
+    from probes.transformer import verdicts
 
-    v = runner.dynamic_verdict(_dyn("graph", "mindspore", [800, 1000, 600], [900, 1100, 1200], [1, 4, 8]))
+    v = verdicts.dynamic_verdict(_dyn("graph", "mindspore", [800, 1000, 600], [900, 1100, 1200], [1, 4, 8]))
     assert v.best_way == "bucketed"
     assert v.variable_cost == pytest.approx(0.4)  # 1 - 600 / 1000
     assert v.variable_steady_cost == pytest.approx(1 - 1200 / 1100)
     assert "40% less" in v.text and "8 graph compile(s)" in v.text
     result = GptResult(dynamic=[_dyn("graph", "mindspore", [800, 1000, 600], [900, 1100, 1200], [1, 4, 8]),
                                 _dyn("graph-dynamic", "mindspore", [900, 900, 900], [600, 600, 600], [1, 1, 1])])  # fmt: skip
-    result.dynamic_verdicts = [runner.dynamic_verdict(d) for d in result.dynamic]
-    head = runner.headline(result)[0]
+    result.dynamic_verdicts = [verdicts.dynamic_verdict(d) for d in result.dynamic]
+    head = verdicts.headline(result)[0]
     assert "cost 40% of end-to-end tokens/s in MindSpore graph mode unless bucketed" in head
     assert "Cell.set_inputs: 1 compile(s), steady tokens/s 50% less" in head  # 1 - 600 / 1200
 
@@ -257,6 +257,8 @@ def test_cli_config_and_bad_input():
         probe_gpt.build_config(_args(dynamic="jit"))
     with pytest.raises(UsageError, match="^--models: gpt runs alone"):
         probe_gpt.build_config(_args(models="gpt,lenet"))
+    with pytest.raises(UsageError, match="^--batch-size: .*--gpt-batch"):
+        probe_gpt.build_config(_args(batch_size=64))
     with pytest.raises(UsageError, match="^--gpt-seq: a transformer-probe option"):
         probe_gpt.refuse_without_gpt(_args(models="lenet", gpt_seq=64))
 
@@ -288,8 +290,8 @@ def test_real_tiny_gpt_all_four_modes_parity_and_compile_counts(tmp_path):
 
     cfg = GptConfig(
         layers=2, hidden=64, heads=4, seq=32, vocab=512, batch_size=4, budget=1.0, repeat=1, max_repeat=1,
-        max_steps=30, dynamic_variants=["eager", "compile-dynamic", "graph", "graph-dynamic"],
-        dynamic_ways=["bucketed", "variable"], dynamic_steps=4, dynamic_distinct=3, dynamic_passes=2,
+        max_steps=20, dynamic_variants=["compile-dynamic", "graph", "graph-dynamic"],
+        dynamic_ways=["padded", "variable"], dynamic_steps=4, dynamic_distinct=3, dynamic_passes=2,
         compile_cache_dir=str(tmp_path / "inductor"),
     )  # fmt: skip
     res = run(cfg)
@@ -310,10 +312,9 @@ def test_real_tiny_gpt_all_four_modes_parity_and_compile_counts(tmp_path):
     assert all(d.status == "ok" for d in res.dynamic), [(d.id, d.error) for d in res.dynamic]
     assert dyn["graph"]["variable"].compiles == 3  # one graph per distinct length
     assert dyn["graph-dynamic"]["variable"].compiles == 1  # set_inputs: one graph for all
-    assert dyn["eager"]["variable"].compiles == 0
     assert dyn["compile-dynamic"]["variable"].compiles == 1
-    # bucketed to 4 buckets of 32: lengths 8, 20, 32 fall into 8, 24, 32
-    assert dyn["graph"]["bucketed"].shapes == [8, 24, 32]
+    assert dyn["graph"]["padded"].compiles == 1 and dyn["graph"]["padded"].shapes == [32]
+    assert dyn["graph"]["variable"].shapes == [8, 20, 32]
     kernels = {k.framework: k for k in res.attention}
     assert kernels["pytorch"].backend in ("flash (CPU)", "mem-efficient", "math")
     assert kernels["mindspore"].available is False and "FlashAttentionScore" in (kernels["mindspore"].error or "")

@@ -75,6 +75,17 @@ def build_config(args):
     models = [m.strip().lower() for m in (args.models or "").split(",") if m.strip()]
     if models != ["gpt"]:
         raise UsageError("--models: gpt runs alone (advisor probe --models gpt); the CNN models go in a separate run")
+    for name, default, why in (
+        (
+            "batch_size",
+            32,
+            "--batch-size: images per step of the CNN probe; the GPT's sequences per step are --gpt-batch",
+        ),
+        ("data", None, "--data: the GPT trains on its own seeded token batches"),
+        ("device", "auto", "--device: the GPT probe runs on the CPU only for now"),
+    ):
+        if getattr(args, name, default) not in (default, "cpu" if name == "device" else default):
+            raise UsageError(why)
     frameworks = selected_frameworks(args)
     if not frameworks:
         raise UsageError(f"--frameworks: neither PyTorch nor MindSpore is installed for {sys.executable}")
