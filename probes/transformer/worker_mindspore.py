@@ -223,7 +223,9 @@ def cmd_dynamic(args) -> int:
         framework="mindspore",
         variant=args.variant,
         how=how,
-        compiles_counter="len(TrainOneStepCell.compile_cache) (graph phases compiled)",
+        compiles_counter="len(TrainOneStepCell.compile_cache) (graph phases compiled)"
+        if args.variant != "pynative"
+        else "none: PyNative compiles no whole graphs (first-shape slowness shows as stalls)",
         ways=ways,
         settings=settings,
         peak_memory_mb=common.read_status_mb("VmHWM"),

@@ -277,7 +277,9 @@ def cmd_dynamic(args) -> int:
         how="torch.compile(net)"
         if args.variant == "compile"
         else ("torch.compile(net, dynamic=True)" if args.variant == "compile-dynamic" else "eager"),
-        compiles_counter="torch._dynamo.utils.counters['stats']['unique_graphs']",
+        compiles_counter="torch._dynamo.utils.counters['stats']['unique_graphs']"
+        if args.variant != "eager"
+        else "none: eager execution compiles no graphs (first-shape slowness shows as stalls)",
         ways=ways,
         threads=torch.get_num_threads(),
         peak_memory_mb=common.read_status_mb("VmHWM"),

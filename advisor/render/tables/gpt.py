@@ -141,7 +141,23 @@ def _dynamic(r: GptResult, width: int) -> list[str]:
     if not rows:
         return []
     head = ["variant", "way", "compiles", "compile s", "steady tok/s", "end-to-end tok/s", "padding", "seen"]
-    return ["Dynamic shapes (padded to the maximum, bucketed, truly variable lengths):", _fit(rows, head, width), ""]
+    how = [
+        textwrap.fill(
+            f"{VARIANTS[d.variant][2]}: compiles counted by {d.compiles_counter}",
+            width,
+            initial_indent="  ",
+            subsequent_indent="    ",
+        )  # fmt: skip
+        for d in r.dynamic
+        if d.status == "ok" and d.compiles_counter
+    ]
+    return [
+        "Dynamic shapes (padded to the maximum, bucketed, truly variable lengths; steady = the last pass; "
+        "tokens/s count real tokens, not padding):",
+        _fit(rows, head, width),
+        *how,
+        "",
+    ]
 
 
 def _attention(r: GptResult, width: int) -> list[str]:
