@@ -144,6 +144,13 @@ KINDS: dict[str, ProbeKind] = {
             "probes.pipeline.runner:run_suite",
             native="config_cancel_on_event",
         ),
+        ProbeKind(
+            "gpt",
+            "the same small GPT trained in PyTorch eager/compile and MindSpore graph/pynative, dynamic shapes measured",
+            "probes.transformer.models:GptConfig",
+            "probes.transformer.models:GptResult",
+            "probes.transformer.runner:run",
+        ),
     )
 }
 

@@ -1,0 +1,113 @@
+"""Harness overhead of the MindSpore CNN probe: the probe's Graph-mode LeNet images/s against a
+bare hand-written `nn.TrainOneStepCell` loop of the same network, weights, batches and optimizer,
+with the same oneDNN cap, in the same script run (benchmarks/probe_overhead.py covers PyTorch
+eager). Interleaved pairs B P B P; the ratio of the medians is printed. Goal: >= 0.98.
+
+Run by hand: `.venv/bin/python benchmarks/ms_probe_overhead.py [--repeat 2] [--mode graph|pynative]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from probes.training import runner as training  # noqa: E402
+from probes.training.models import ProbeConfig  # noqa: E402
+
+BARE = r"""
+import json, sys, time
+mode, bs, seconds, threads, n_batches = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+import mindspore as ms
+from mindspore import nn
+from probes.training import data, ms_nets
+ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+ms.set_device("CPU")
+ms.device_context.cpu.op_tuning.threads_num(threads)
+if mode == "pynative":
+    ms.runtime.launch_blocking()
+net = ms_nets.build("lenet")
+train = nn.TrainOneStepCell(nn.WithLossCell(net, ms_nets.loss_fn()), ms_nets.make_optimizer(net))
+train.set_train(True)
+b = data.synthetic("lenet", bs, n_batches)
+xs = [(ms.Tensor(b.images[j]), ms.Tensor(b.labels[j])) for j in range(len(b))]
+for i in range(30):
+    loss = train(*xs[i % len(xs)])
+float(loss.asnumpy())
+n, t0 = 0, time.perf_counter()
+while time.perf_counter() - t0 < seconds:
+    for _ in range(20):
+        loss = train(*xs[n % len(xs)]); n += 1
+    float(loss.asnumpy())
+dt = time.perf_counter() - t0
+print(json.dumps({"images_per_second": n * bs / dt, "steps": n}))
+"""
+
+
+def bare(mode: str, bs: int, seconds: float, threads: int, n_batches: int, env_extra: dict, script: str) -> float:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": str(threads), "GLOG_v": "3"}
+    env.pop("ONEDNN_MAX_CPU_ISA", None)
+    env.update({k: v for k, v in env_extra.items() if v is not None})
+    with tempfile.TemporaryDirectory() as cwd:
+        out = subprocess.run(
+            [sys.executable, script, mode, str(bs), str(seconds), str(threads), str(n_batches)],
+            env=env, capture_output=True, text=True, timeout=600, check=False, cwd=cwd,
+        )  # fmt: skip
+    if out.returncode:
+        raise SystemExit(f"bare MindSpore {mode} failed: {out.stderr[-800:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])["images_per_second"]
+
+
+def probe(mode: str, bs: int, seconds: float, threads: int) -> float:
+    cfg = ProbeConfig(frameworks=["mindspore"], models=["lenet"], modes=[mode], batch_size=bs, budget=seconds,
+                      parity=False, gemm=False, threads=threads, repeat=1, max_repeat=1)  # fmt: skip
+    (r,) = training.run_suite(cfg).runs
+    if r.status != "ok":
+        raise SystemExit(f"probe failed: {r.error}")
+    return r.images_per_second
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--seconds", type=float, default=6.0)
+    ap.add_argument("--mode", choices=("graph", "pynative"), default="graph")
+    ap.add_argument("--batches", type=int, default=8, help="cycled batches in the bare loop (the probe cycles 8)")
+    ap.add_argument("--threads", type=int, default=None, help="default: usable cores")
+    args = ap.parse_args()
+    threads = args.threads or training.usable_cores()
+    host = training.host_summary()
+    ms_env, notes = training.mindspore_env(host.avx512, True, "cpu")
+    b_vals, p_vals = [], []
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(BARE)
+    try:
+        for i in range(args.repeat):
+            b_vals.append(bare(args.mode, args.batch_size, args.seconds, threads, args.batches, ms_env, fh.name))
+            p_vals.append(probe(args.mode, args.batch_size, args.seconds, threads))
+            print(f"pair {i + 1}: bare {b_vals[-1]:,.0f} img/s, probe {p_vals[-1]:,.0f} img/s", flush=True)
+    finally:
+        os.unlink(fh.name)
+    ratio = statistics.median(p_vals) / statistics.median(b_vals)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    cap = ms_env.get("ONEDNN_MAX_CPU_ISA") or "none (no AVX-512 trap here)"
+    print(
+        f"MindSpore {args.mode} LeNet bs{args.batch_size}, {threads} threads, oneDNN cap {cap}, "
+        f"{args.batches} cycled batches: bare median {statistics.median(b_vals):,.0f} img/s, probe median "
+        f"{statistics.median(p_vals):,.0f} img/s, ratio {ratio:.3f} "
+        f"({'PASS' if ratio >= 0.98 else 'below the 0.98 goal'}); load average {load:.2f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
