@@ -273,7 +273,7 @@ def _constants_in(note: str) -> list[str]:
             if c.source.startswith("assumption")
             else ("read from a field report" if '"' in c.source else "a definition of the model")
         )
-        out.append(f"{c.value:g} {c.unit} is a set value, not evidence ({kind})")
+        out.append(f"{c.value:g} {c.unit}, {kind}")
     return out
 
 
@@ -283,7 +283,11 @@ def _reason(top: Any, other: Any, i: int) -> Reason:
     counts = _classes(items)
     weakest = min(counts, key=lambda c: GRADE[c]) if counts else "assumption"
     pts = (a.score - b.score) * a.weight
-    set_by = [f"{label(s.workflow)}'s {c}" for s, crit in ((top, a), (other, b)) for c in _constants_in(crit.note)]
+    set_by = [
+        f"{label(s.workflow)}'s score rests on a set value, not evidence: {c}"
+        for s, crit in ((top, a), (other, b))
+        for c in _constants_in(crit.note)
+    ]
     text = (
         f"{a.name}: {label(top.workflow)} {a.score:.0f} vs {label(other.workflow)} {b.score:.0f} "
         f"({'+' if pts >= 0 else ''}{points(pts)} points); evidence: {_class_text(counts)}"
