@@ -33,7 +33,7 @@ _IMAGE = re.compile(r"^!\[([^\]]*)\]\(chart:([a-z_]+)\)$")
 _LIST = re.compile(r"^( *)(- |\d+\. )(.*)$")
 _DETAILS = re.compile(r"^<<details (.*)>>$")
 # A URL in already-escaped text: stops at whitespace, a closing bracket or an entity's quote.
-_URL = re.compile(r"https?://(?:(?!&quot;|&#x27;|&lt;|&gt;)[^\s<>()\[\]])+(?<![.,;:])")
+_URL = re.compile(r"https?://(?:(?!&quot;|&#x27;|&lt;|&gt;)[^\s<>()\[\]\\])+(?<![.,;:])")
 
 
 def inline(text: str) -> str:
