@@ -463,9 +463,15 @@ def _kept_text(report: Any) -> Optional[str]:
     """The projection's own share of linear throughput kept, for the recommended workflow."""
     p = next((p for p in report.projections if p.workflow == report.recommendation.workflow), None)
     c = p.communication if p is not None else None
-    if c is None or c.kept is None or c.devices <= 1:
+    if c is None or c.devices <= 1:
         return None
-    low, high = c.kept.low, c.kept.high
+    if c.kept is not None:
+        low, high = c.kept.low, c.kept.high
+    else:  # references that include their loss: the knowledge-base curve's figure at the target's devices
+        point = next((pt for pt in c.curve or [] if getattr(pt, "target", False)), None)
+        if point is None:
+            return None
+        low, high = point.low, point.high
     return f"{pct(low)}-{pct(high)}" if pct(low) != pct(high) else pct(low)
 
 
@@ -481,7 +487,8 @@ def register(report: Any) -> RiskRegister:
         if kept and "of linear at" in why:  # one figure for the same thing: the projection's, the seed's beside it
             why = re.sub(
                 r"~?\d+% of linear at (\d+) cards \(([^)]*)\)",
-                lambda m: f"the projection keeps {kept} of linear (the field report's ~70% at {m.group(1)} cards, {m.group(2)}, is its low end)"
+                lambda m: f"the scaling curve of the projections keeps {kept} of linear at {m.group(1)} devices "
+                f"(the field report's ~70% at {m.group(1)} cards, {m.group(2)}, sits below that range)"
                 if "70%" in why
                 else m.group(0),
                 why,

@@ -711,7 +711,7 @@ def format(report: Any, **options: Any) -> str:
         (
             "Measured runs",
             _runs(report)
-            + [""]
+            + ["", "### Throughput per framework and mode", ""]
             + _chart_note(report, doc)
             + _image(links, "throughput", "Measured throughput")
             + _chart(report),
