@@ -29,7 +29,10 @@ def suite():
     data = json.loads(PROBES.read_text(encoding="utf-8"))
     ok = [i for i, r in enumerate(data["runs"]) if r.get("status") == "ok"]
     run = data["runs"][ok[UNUSABLE]]
-    run["quality"], run["quality_reasons"] = "unusable", ["graded unusable for this test (marking in tables and charts)"]
+    run["quality"], run["quality_reasons"] = (
+        "unusable",
+        ["graded unusable for this test (marking in tables and charts)"],
+    )
     return ProbeSuite.model_validate(data)
 
 

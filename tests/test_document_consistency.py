@@ -49,7 +49,9 @@ def test_headline_total_margin_and_confidence_agree_everywhere(stem):
             assert n in allowed, f"{stem} {fmt}: '{n}/100' is no workflow's total ({sorted(allowed)})"
         assert f"{total}/100" in text
         # every "N points ahead of" / "margin N points over" is the one margin
-        for n in re.findall(r"(\d+(?:\.\d+)?) points ahead of", text) + re.findall(r"margin (\d+(?:\.\d+)?) points over", text):
+        for n in re.findall(r"(\d+(?:\.\d+)?) points ahead of", text) + re.findall(
+            r"margin (\d+(?:\.\d+)?) points over", text
+        ):
             assert n == f"{rec.margin:.1f}", f"{stem} {fmt}: margin {n} vs {rec.margin:.1f}"
         assert "over None" not in text and "ahead of None" not in text
         levels = set(re.findall(r"[Cc]onfidence\W{0,3}(high|medium|low)\b(?! from)", text))
@@ -185,7 +187,14 @@ def test_first_page_is_short_says_whether_measurements_moved_it_and_names_no_int
 @pytest.mark.parametrize("stem", STEMS)
 def test_register_and_projection_give_one_figure_for_scaling(stem):
     report, doc, texts = built(stem)
-    kept = [p.communication.kept for p in report.projections if p.workflow == report.recommendation.workflow and p.communication and p.communication.kept and p.communication.devices > 1]
+    kept = [
+        p.communication.kept
+        for p in report.projections
+        if p.workflow == report.recommendation.workflow
+        and p.communication
+        and p.communication.kept
+        and p.communication.devices > 1
+    ]
     for r in doc.risk_register.risks + doc.risk_register.also_known:
         if "of linear" in r.why and kept:
             lo, hi = kept[0].low, kept[0].high

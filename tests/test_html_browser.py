@@ -25,7 +25,9 @@ from document_examples import EXAMPLES, built
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
-selenium = pytest.importorskip("selenium", reason="selenium is not installed (pinned in constraints.txt for `make test`)")
+selenium = pytest.importorskip(
+    "selenium", reason="selenium is not installed (pinned in constraints.txt for `make test`)"
+)
 if not (CHROMIUM and DRIVER):
     pytest.skip(
         "Debian chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)",
@@ -39,9 +41,9 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 WIDTHS = (1280, 420)
 MIN_CHART_PX = 9.0
 SERIES = ("#d9531e", "#2b6cb0", "#6b46c1")  # advisor.render.charts.COLORS
-ARTEFACTS = Path(
-    os.environ.get("ADVISOR_TEST_ARTEFACTS") or Path(tempfile.gettempdir()) / "advisor-artefacts"
-) / "html-browser"
+ARTEFACTS = (
+    Path(os.environ.get("ADVISOR_TEST_ARTEFACTS") or Path(tempfile.gettempdir()) / "advisor-artefacts") / "html-browser"
+)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +100,9 @@ def test_no_horizontal_overflow_outside_scroll_containers(browser, page, width):
     assert scroll_width <= vw + 1, f"{stem} at {width} px: the page is {scroll_width} px wide ({bad})"
     assert not bad, f"{stem} at {width} px: elements run off the right edge outside a scroll container: {bad}"
     # the tables are in scroll containers, so a wide one scrolls instead of cutting its last column
-    unwrapped = browser.execute_script("return [...document.querySelectorAll('table')].filter(t => !t.closest('.scroll')).length")
+    unwrapped = browser.execute_script(
+        "return [...document.querySelectorAll('table')].filter(t => !t.closest('.scroll')).length"
+    )
     assert unwrapped == 0
 
 

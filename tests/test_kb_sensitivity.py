@@ -47,7 +47,11 @@ def test_each_move_is_one_figure_at_the_end_of_its_range_and_its_margin_is_the_r
         # re-score by hand: that one rating moved, nothing else
         entry = next(e for e in kb.ecosystem if e.id == first.entry)
         moved = kb.model_copy(
-            update={"ecosystem": [e if e.id != entry.id else e.model_copy(update={"score": first.after}) for e in kb.ecosystem]}
+            update={
+                "ecosystem": [
+                    e if e.id != entry.id else e.model_copy(update={"score": first.after}) for e in kb.ecosystem
+                ]
+            }
         )
         assert _margin(rescore(moved), winner) == pytest.approx(first.margin)
     assert all(m.margin < res.baseline for m in res.moves)

@@ -44,7 +44,9 @@ def test_a_source_a_reader_can_follow_passes(source):
 
 def test_the_files_this_change_owns_cite_originals_only():
     kb = knowledge.load()
-    bad = [line for line in check(kb) if line.split(":", 1)[0] in ("api-mappings", "pitfalls", "ecosystem", "frameworks")]
+    bad = [
+        line for line in check(kb) if line.split(":", 1)[0] in ("api-mappings", "pitfalls", "ecosystem", "frameworks")
+    ]
     assert bad == []
 
 

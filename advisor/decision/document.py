@@ -95,9 +95,8 @@ class ProbeCounts(_M):
     def text(self) -> str:
         if not self.total:
             return "no probe runs"
-        return (
-            f"{self.total} probe runs: {self.usable} usable, {self.noisy} noisy, {self.unusable} unusable"
-            + (f", {self.failed} failed" if self.failed else "")
+        return f"{self.total} probe runs: {self.usable} usable, {self.noisy} noisy, {self.unusable} unusable" + (
+            f", {self.failed} failed" if self.failed else ""
         )
 
 
@@ -326,7 +325,9 @@ def probe_counts(report: Any) -> ProbeCounts:
             out.usable += 1
     note = _get(_get(report, "probes"), "note")
     out.enter_scores = bool(runs) and _get(report, "comparison_basis") == "measured"
-    out.why_not = None if out.enter_scores or not runs else (note or "the performance criterion is on the knowledge-base basis")
+    out.why_not = (
+        None if out.enter_scores or not runs else (note or "the performance criterion is on the knowledge-base basis")
+    )
     return out
 
 
@@ -334,10 +335,19 @@ def _measured_inputs(report: Any) -> list[str]:
     out = []
     if _get(_get(report, "probes"), "runs"):
         out.append("training probe")
-    for key, name in (("scaling", "scaling probe"), ("accuracy", "accuracy probe"), ("pipeline", "input-pipeline probe")):
+    for key, name in (
+        ("scaling", "scaling probe"),
+        ("accuracy", "accuracy probe"),
+        ("pipeline", "input-pipeline probe"),
+    ):
         if _get(_get(report, key), "source", "none") != "none":
             out.append(name)
-    if any(e.kind == "measured" and e.ref.startswith("deploy") for s in report.scores for c in s.criteria for e in c.evidence):
+    if any(
+        e.kind == "measured" and e.ref.startswith("deploy")
+        for s in report.scores
+        for c in s.criteria
+        for e in c.evidence
+    ):
         out.append("deployment probe")
     return out
 
@@ -386,15 +396,12 @@ def margin_without_measurements(report: Any, kb: Any) -> Optional[WithoutMeasure
     if not measured:
         note = "nothing was measured: the verdict rests on the knowledge base and your requirements"
     elif top_wf != rec.workflow:
-        note = f"the measurements changed the verdict: without them {label(top_wf)} would lead by {points(margin)} points"
-    elif moved:
         note = (
-            f"the measurements moved the margin from {points(margin)} to {points(today)} points "
-            f"but not the verdict"
+            f"the measurements changed the verdict: without them {label(top_wf)} would lead by {points(margin)} points"
         )
-    elif card.recommendation.runner_up is None or not any(
-        s.eligible for s in card.scores if s.workflow != top_wf
-    ):
+    elif moved:
+        note = f"the measurements moved the margin from {points(margin)} to {points(today)} points but not the verdict"
+    elif card.recommendation.runner_up is None or not any(s.eligible for s in card.scores if s.workflow != top_wf):
         note = f"the measurements did not move the verdict: without them {label(top_wf)} is still the only eligible workflow"
     else:
         note = (
@@ -487,10 +494,12 @@ def register(report: Any) -> RiskRegister:
         if kept and "of linear at" in why:  # one figure for the same thing: the projection's, the seed's beside it
             why = re.sub(
                 r"~?\d+% of linear at (\d+) cards \(([^)]*)\)",
-                lambda m: f"the scaling curve of the projections keeps {kept} of linear at {m.group(1)} devices "
-                f"(the field report's ~70% at {m.group(1)} cards, {m.group(2)}, sits below that range)"
-                if "70%" in why
-                else m.group(0),
+                lambda m: (
+                    f"the scaling curve of the projections keeps {kept} of linear at {m.group(1)} devices "
+                    f"(the field report's ~70% at {m.group(1)} cards, {m.group(2)}, sits below that range)"
+                    if "70%" in why
+                    else m.group(0)
+                ),
                 why,
             )
         return RiskItem(
@@ -585,7 +594,9 @@ def _summary(rec: Any) -> str:
     return m.group(1) if m else text
 
 
-def first_page(report: Any, probes: ProbeCounts, without: Optional[WithoutMeasurements], kbs: Optional[KbSensitivity]) -> FirstPage:
+def first_page(
+    report: Any, probes: ProbeCounts, without: Optional[WithoutMeasurements], kbs: Optional[KbSensitivity]
+) -> FirstPage:
     rec = report.recommendation
     scores = {s.workflow: s for s in report.scores}
     top = scores[rec.workflow]
@@ -605,16 +616,26 @@ def first_page(report: Any, probes: ProbeCounts, without: Optional[WithoutMeasur
         if s.workflow == rec.workflow and s.fits in ("no", "maybe"):
             blocking.append(
                 f"the schedule for {label(s.workflow)} "
-                + ("does not fit the deadline, not even at the low end of the work" if s.fits == "no" else "fits the deadline only at the low end of the work")
+                + (
+                    "does not fit the deadline, not even at the low end of the work"
+                    if s.fits == "no"
+                    else "fits the deadline only at the low end of the work"
+                )
                 + (f": {s.finding}" if s.finding else "")
             )
     for m in report.memory:
         if m.strategy == "does-not-fit":
             blocking.append(f"the model does not fit in {m.accelerator} x{m.devices} memory")
     if eligible:
-        headline = f"{label(rec.workflow)}, {points(top.total)}/100" + (
-            f", {points(rec.margin)} points ahead of {label(rec.runner_up)}" if rec.runner_up else ", no eligible runner-up"
-        ) + f"; confidence {rec.confidence}"
+        headline = (
+            f"{label(rec.workflow)}, {points(top.total)}/100"
+            + (
+                f", {points(rec.margin)} points ahead of {label(rec.runner_up)}"
+                if rec.runner_up
+                else ", no eligible runner-up"
+            )
+            + f"; confidence {rec.confidence}"
+        )
     else:
         headline = (
             f"No workflow meets the hard constraints; the highest score is {label(rec.workflow)} "
@@ -628,7 +649,9 @@ def first_page(report: Any, probes: ProbeCounts, without: Optional[WithoutMeasur
         change.append("no weight or searched set value within its range changes the winner")
     if kbs is not None:
         change.append(f"knowledge-base figures ({kbs.ranges}): {kbs.note}")
-    measured = [probes.text() + ("" if probes.enter_scores else (f"; not scored: {probes.why_not}" if probes.why_not else ""))]
+    measured = [
+        probes.text() + ("" if probes.enter_scores else (f"; not scored: {probes.why_not}" if probes.why_not else ""))
+    ]
     if without is not None:
         measured.append(without.note)
     return FirstPage(

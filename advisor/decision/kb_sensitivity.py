@@ -22,8 +22,7 @@ RATING_STEP = 1.0  # points on the 0-5 scale
 PRICE_SHARE = 0.30
 REFERENCE_SHARE = 0.20
 RANGES = (
-    f"ratings +-{RATING_STEP:g} point (0-5), prices +-{PRICE_SHARE:.0%}, "
-    f"throughput references +-{REFERENCE_SHARE:.0%}"
+    f"ratings +-{RATING_STEP:g} point (0-5), prices +-{PRICE_SHARE:.0%}, throughput references +-{REFERENCE_SHARE:.0%}"
 )
 
 
@@ -53,7 +52,9 @@ def margin_of(card: Any, winner: str) -> tuple[float, str]:
     return (mine - max(others) if others else 0.0), top
 
 
-def _figures(kb: Any, frameworks: set[str], accelerators: set[str]) -> Iterable[tuple[str, Any, str, float, list[float]]]:
+def _figures(
+    kb: Any, frameworks: set[str], accelerators: set[str]
+) -> Iterable[tuple[str, Any, str, float, list[float]]]:
     """(section, entry, field, value, the values to try) for every figure that can enter a criterion."""
     for e in kb.ecosystem:
         if e.framework in frameworks:

@@ -206,7 +206,9 @@ def _runs(report: Any) -> list[str]:
         row(
             "Quality",
             [
-                "failed" if r.status != "ok" else (r.quality or "stable") + (" (never scored)" if r.quality == "unusable" else "")
+                "failed"
+                if r.status != "ok"
+                else (r.quality or "stable") + (" (never scored)" if r.quality == "unusable" else "")
                 for r in runs
             ],
         ),
@@ -512,7 +514,11 @@ def decision_summary(report: Any, doc: Any = None) -> list[str]:
     if parts is not None and parts.evidence is not None and fp.runner_up is not None:
         said = any("evidence" in x for x in parts.steps)
         why.append(
-            ("" if said else f"the model grades the deciding evidence {parts.evidence.label} ({parts.evidence.score:.1f}/5); ")
+            (
+                ""
+                if said
+                else f"the model grades the deciding evidence {parts.evidence.label} ({parts.evidence.score:.1f}/5); "
+            )
             + f"with the rules on your requirements ranked below sourced data, the three reasons grade "
             f"**{fp.evidence_label}** ({fp.evidence_grade:.1f}/5)"
         )
@@ -620,11 +626,11 @@ def sensitivity_section(report: Any, doc: Any, links: dict[str, str]) -> list[st
         ]
         rows = [[m.figure, m.section, points(m.margin_after), label(m.top_after)] for m in k.moves]
         if k.pair:
-            rows.append(
-                [" + ".join(m.figure for m in k.pair), "together", points(k.pair_margin), label(k.pair_top)]
-            )
+            rows.append([" + ".join(m.figure for m in k.pair), "together", points(k.pair_margin), label(k.pair_top)])
         if rows:
-            out += _table(["Figure moved", "Section", "Margin after (points)", "Winner after"], rows, ["l", "l", "r", "l"])
+            out += _table(
+                ["Figure moved", "Section", "Margin after (points)", "Winner after"], rows, ["l", "l", "r", "l"]
+            )
     return out
 
 
@@ -637,15 +643,25 @@ def sign_off_section(doc: Any) -> list[str]:
     ]
     if so.probe_runs:
         rows = [[r.id, r.framework, r.host or "-", r.quality] for r in so.probe_runs]
-        out += ["", "Probe runs this report read:", ""] + _table(["Run id", "Framework", "Host", "Quality"], rows, ["l"] * 4)
+        out += ["", "Probe runs this report read:", ""] + _table(
+            ["Run id", "Framework", "Host", "Quality"], rows, ["l"] * 4
+        )
         out.append("")
     else:
         out.append("- probe runs: none")
     if so.scaling_host:
         out.append(f"- scaling probe host: {so.scaling_host}")
-    out.append(f"- measured and entering the report: {len(so.measured)} figure(s)" + (": " + "; ".join(so.measured[:6]) if so.measured else ""))
+    out.append(
+        f"- measured and entering the report: {len(so.measured)} figure(s)"
+        + (": " + "; ".join(so.measured[:6]) if so.measured else "")
+    )
     out.append("- taken from the knowledge base: " + ("; ".join(so.from_knowledge_base) or "nothing"))
-    out += ["", "| Reviewed by | Date | Verdict accepted (yes / no / with changes) |", "| :--- | :--- | :--- |", "|  |  |  |"]
+    out += [
+        "",
+        "| Reviewed by | Date | Verdict accepted (yes / no / with changes) |",
+        "| :--- | :--- | :--- |",
+        "|  |  |  |",
+    ]
     return out
 
 
