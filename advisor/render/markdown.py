@@ -612,9 +612,11 @@ def caveats_section(report: Any) -> list[str]:
 
 
 def sensitivity_section(report: Any, doc: Any, links: dict[str, str]) -> list[str]:
+    from advisor.decision.document import plain
+
     out = _image(links, "sensitivity", "Sensitivity tornado")
     out += ["Weights (each criterion's weight moved until the winner changes):", ""]
-    out += [f"- {s.note}" for s in report.sensitivity] or ["- none"]
+    out += [f"- {plain(s.note)}" for s in report.sensitivity] or ["- none"]
     k = doc.kb_sensitivity
     if k is not None:
         out += [
