@@ -63,3 +63,19 @@ def check(kb: Any) -> list[str]:
                 if why:
                     out.append(f"{section}:{entry.id}: {field}: {why}")
     return out
+
+
+def problems(kb: Any) -> list[Any]:
+    """The same findings as knowledge.loader.Problem records, for `advisor kb validate` to report
+    (file: the section's YAML file; entry: the id; field: the dotted path to the source)."""
+    from knowledge.loader import Problem
+    from knowledge.models import SECTIONS
+
+    out = []
+    for section in SECTIONS:
+        for entry in kb.section(section):
+            for field, source in _sources(entry, ""):
+                why = refused(source)
+                if why:
+                    out.append(Problem(f"{section}.yaml", entry.id, field, why))
+    return out

@@ -57,3 +57,18 @@ def test_check_names_section_entry_and_field_of_a_nested_source():
     kb2 = kb.model_copy(update={"pitfalls": [broken, *kb.pitfalls[1:]]})
     lines = check(kb2)
     assert f"pitfalls:{entry.id}: source: 'shared/reference/facts.md' is a path outside the package" in "\n".join(lines)
+
+
+def test_problems_are_loader_records_naming_file_entry_and_field():
+    from knowledge.loader import Problem
+    from knowledge.sources import problems
+
+    kb = knowledge.load()
+    entry = kb.ecosystem[0]
+    kb2 = kb.model_copy(
+        update={"ecosystem": [entry.model_copy(update={"source": "../notes.md"}), *kb.ecosystem[1:]]}
+    )
+    found = [p for p in problems(kb2) if p.entry == entry.id]
+    assert found and isinstance(found[0], Problem)
+    assert (found[0].file, found[0].field) == ("ecosystem.yaml", "source")
+    assert "path outside the package" in str(found[0])
