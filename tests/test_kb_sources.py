@@ -65,9 +65,7 @@ def test_problems_are_loader_records_naming_file_entry_and_field():
 
     kb = knowledge.load()
     entry = kb.ecosystem[0]
-    kb2 = kb.model_copy(
-        update={"ecosystem": [entry.model_copy(update={"source": "../notes.md"}), *kb.ecosystem[1:]]}
-    )
+    kb2 = kb.model_copy(update={"ecosystem": [entry.model_copy(update={"source": "../notes.md"}), *kb.ecosystem[1:]]})
     found = [p for p in problems(kb2) if p.entry == entry.id]
     assert found and isinstance(found[0], Problem)
     assert (found[0].file, found[0].field) == ("ecosystem.yaml", "source")

@@ -652,6 +652,9 @@ def first_page(
     measured = [
         probes.text() + ("" if probes.enter_scores else (f"; not scored: {probes.why_not}" if probes.why_not else ""))
     ]
+    from advisor.render.summary import provenance
+
+    measured += [p.replace("**", "") for p in provenance(report)[2:]]  # accuracy, pipeline, scaling probes
     if without is not None:
         measured.append(without.note)
     return FirstPage(
