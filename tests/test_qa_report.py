@@ -267,10 +267,10 @@ def test_markdown_shows_the_code_scan_the_migration_scores_cite(capsys):
     fix = ROOT / "tests" / "fixtures" / "report"
     code, out, err = run_cli(capsys, "report", fix / "with-code.yaml", "--no-cache", "--markdown")
     assert code == 0, err
-    section = out.split("## Migration scan of model.code_path", 1)[1].split("\n## ", 1)[0]
+    section = out.split(". Migration scan of model.code_path\n", 1)[1].split("\n## ", 1)[0]
     assert "Python file(s)" in section and "risk **low**" in section and "| cuda_amp | 2 | low |" in section
     code, out, err = run_cli(capsys, "report", EXAMPLES / "prototype-then-ascend.yaml", "--no-cache", "--markdown")
-    assert "## Migration scan" not in out
+    assert "Migration scan of model.code_path" not in out
 
 
 def test_probe_file_of_this_host_replaces_the_cache_instead_of_doubling_runs(capsys, monkeypatch):

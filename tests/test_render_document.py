@@ -43,7 +43,11 @@ def _report(path: Path, kb, **changes) -> Report:
 
 
 def section(md: str, heading: str) -> str:
-    return md.split(f"\n{heading}", 1)[1].split("\n## ", 1)[0]
+    """A section by its title, numbered ("## 3. Plan and cost") or not ("## Recommendation")."""
+    title = heading.removeprefix("## ")
+    m = re.search(rf"\n## (?:\d+\. |Appendix [A-Z]\. )?{re.escape(title)}\n", md)
+    assert m, f"no section {heading!r}"
+    return md[m.end() - 1 :].split("\n## ", 1)[0]
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
@@ -69,16 +73,18 @@ def test_decision_summary_comes_first_and_names_evidence_classes(kb):
     headings = [line for line in md.splitlines() if line.startswith("## ")]
     assert headings[0] == "## Recommendation"
     order = [
-        "## The stack to install",
-        "## Pitfalls for Hybrid: risk register, by exposure",
-        "## Plan and cost",
-        "## Data-quality caveats",
-        "## Scores",
+        "## 1. The stack to install",
+        "## 2. Risk register for Hybrid, by exposure",
+        "## 3. Plan and cost",
+        "## 4. Data-quality caveats",
+        "## 5. Scores",
     ]
     at = [headings.index(h) for h in order]
     assert at == sorted(at) and at[0] == 1
+    assert headings[-1].startswith("## Appendix ")  # probe detail and the long derivations come last
     summary = section(md, "## Recommendation")
-    assert "Why, against PyTorch:" in summary and "evidence: knowledge base:" in summary
+    assert "**Why**, with the evidence class of each reason:" in summary
+    assert "evidence: vendor data" in summary and "the model's rule applied to your requirements" in summary
     assert "would win if the" in summary  # the nearest flip from the sensitivity analysis
 
 
@@ -201,7 +207,7 @@ def test_citations_are_followable(kb):
     }
     for example in EXAMPLES:
         md = render_format(_report(example, kb), "markdown", kb=kb)
-        front = md.split("## Scores", 1)[0]  # the sections this issue writes
+        front = md.split("## 5. Scores", 1)[0]  # the sections this issue writes
         assert "seeds/" not in front and "shared/reference" not in front and ".txt" not in front, example
         cited = set(re.findall(r"advisor kb show ([a-z0-9][a-z0-9_.\-]*)`", md))
         assert cited and cited <= ids, cited - ids

@@ -96,7 +96,8 @@ def scores_chart(report: Any) -> str | None:
         ax2.invert_yaxis()
         ax2.set_xlim(0, 100)
         ax2.set_title("Per criterion (weight)")
-        ax2.legend(loc="lower right", fontsize=7, frameon=False)
+        # below the axes, never over the bars (the compliance bars sit at the lower right)
+        ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=len(scores), fontsize=7, frameon=False)
         return _svg(fig, "scores")
 
 
@@ -169,14 +170,20 @@ def throughput_chart(report: Any) -> str | None:
         for r in runs:
             v = float(get(r, "images_per_second"))
             ci = get(r, "ci95") or [v, v]
+            unusable = get(r, "quality") == "unusable"
             labels.append(
                 f"{get(r, 'model')} on {get(r, 'hardware')}: {get(r, 'framework')} {get(r, 'mode') or ''} bs{get(r, 'batch_size')}"
+                + (" (UNUSABLE, not scored)" if unusable else "")
             )
             vals.append(v)
             lo.append(max(0.0, v - float(ci[0])))
             hi.append(max(0.0, float(ci[1]) - v))
-            colors.append(COLORS.get(str(get(r, "framework")), "#888888"))
-        ax.barh(range(len(runs)), vals, xerr=[lo, hi], color=colors, capsize=3)
+            colors.append("#cbd5e0" if unusable else COLORS.get(str(get(r, "framework")), "#888888"))
+        bars = ax.barh(range(len(runs)), vals, xerr=[lo, hi], color=colors, capsize=3)
+        for b, r in zip(bars, runs):
+            if get(r, "quality") == "unusable":
+                b.set_hatch("//")
+                b.set_edgecolor("#718096")
         ax.set_yticks(range(len(runs)), labels)
         ax.invert_yaxis()
         ax.set_xscale("log")

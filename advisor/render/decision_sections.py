@@ -148,6 +148,14 @@ def total_cost(doc: dict) -> list[str]:
         )
         for n in names:
             p = parts.get(n)
+            if p and n == "energy" and c.get("power_budget_kw") and str(p["detail"]).startswith("no power figure"):
+                # the power budget beside it is computed from the card's power: say what is missing instead
+                p = dict(
+                    p,
+                    detail=f"not priced: the power budget is known ({c['power_budget_kw']:g} kW, from the card's power), "
+                    "but the run's energy could not be (the knowledge base lacks the projection's power draw, a PUE or "
+                    "an electricity price)",
+                )
             if p:
                 srcs = ", ".join(
                     dict.fromkeys(e["ref"] for e in p.get("evidence") or [] if e.get("kind") == "knowledge")
@@ -172,7 +180,12 @@ def confidence(doc: dict) -> list[str]:
         return []
     ev, flip = parts.get("evidence") or {}, parts.get("nearest_flip")
     out = ["## Confidence", "", f"**{parts['level']}**: {parts['decided_note']}.", ""]
-    margin = f"- margin: {parts['margin']:.2f} points (on its own: {parts['margin_level']})"
+    runner = rec.get("runner_up")
+    margin = (
+        f"- margin: {parts['margin']:.1f} points over {LABELS.get(runner, runner)} (on its own: {parts['margin_level']})"
+        if runner
+        else "- margin: no eligible runner-up (the others are ruled out by hard constraints)"
+    )
     out.append(margin + (" - a tie, not a win" if parts.get("tie") else ""))
     counts = ", ".join(f"{k} {v}" for k, v in sorted((ev.get("counts") or {}).items()))
     out.append(

@@ -13,7 +13,8 @@ from advisor.render.plan import (
     schedule,
     tco_rows,
 )
-from advisor.render.summary import caveats, decision, get, knowledge_for, label
+from advisor.decision.document import points
+from advisor.render.summary import caveats, get, knowledge_for, label
 from advisor.sanitize import for_markdown, one_line
 
 
@@ -35,12 +36,11 @@ def _scores(report: Any) -> list[str]:
     rows = []
     for i, c in enumerate(scores[0].criteria):
         rows.append([c.name, f"{c.weight:.2f}"] + [f"{s.criteria[i].score:.0f}" for s in scores])
-    rows.append(["**Total**", "1.00"] + [f"**{s.total:.1f}**" for s in scores])
+    rows.append(["**Total**", "1.00"] + [f"**{points(s.total)}**" for s in scores])
     rows.append(["Eligible", ""] + ["yes" if s.eligible else "**no**" for s in scores])
     out = _table(header, rows)
-    blocked = [(s.workflow, b) for s in scores for b in s.blocked_by]
-    if blocked:
-        out += [""] + [f"- {LABELS[w]} is ruled out: {why}" for w, why in blocked]
+    if any(s.blocked_by for s in scores):
+        out += ["", "Why a workflow is ruled out: the blocking facts on the first page."]
     origins = [w for w in report.weights if w.origin == "user"]
     raised = [f"{w.name} ({', '.join(w.because)})" for w in report.weights if w.because]
     out.append("")
@@ -195,7 +195,7 @@ def _runs(report: Any) -> list[str]:
     out = []
     if report.probes.note:
         out += [report.probes.note, ""]
-    header = ["Metric"] + [run_label(r) for r in runs]
+    header = ["Metric"] + [run_label(r) + (" (UNUSABLE)" if r.quality == "unusable" else "") for r in runs]
 
     def row(name: str, values: list[str]) -> list[str]:
         return [name] + values
@@ -203,6 +203,15 @@ def _runs(report: Any) -> list[str]:
     rows = [
         row("Device", [f"{r.device or '-'} ({r.hardware})" for r in runs]),
         row("Status", [r.status + (f": {r.error}" if r.error else "") for r in runs]),
+        row(
+            "Quality",
+            [
+                "failed"
+                if r.status != "ok"
+                else (r.quality or "stable") + (" (never scored)" if r.quality == "unusable" else "")
+                for r in runs
+            ],
+        ),
         row("Throughput (img/s)", [num(r.images_per_second) for r in runs]),
         row("95% CI (img/s)", [f"{num(r.ci95[0])}-{num(r.ci95[1])}" if r.ci95 else "-" for r in runs]),
         row("Step time, median (ms)", [num(r.step_ms_median) for r in runs]),
@@ -251,24 +260,27 @@ def _chart(report: Any) -> list[str]:
         out.append("```")
         for r in group:
             label = f"{r.framework} {r.mode or ''} bs{r.batch_size}".ljust(width)
-            out.append(f"{label} {bar(r.images_per_second, best)} {num(r.images_per_second)}")
+            mark = " (unusable: not scored)" if r.quality == "unusable" else ""
+            out.append(f"{label} {bar(r.images_per_second, best)} {num(r.images_per_second)}{mark}")
         out.append("```")
         out.append("")
     return out
 
 
-def _pitfalls(report: Any) -> list[str]:
+def _pitfalls(report: Any, doc: Any) -> list[str]:
     """The risk register: pitfalls that apply to this project ranked by exposure (likelihood x expected
     hours), with owner, milestone and mitigation; the rest folded under "Also known"."""
-    from advisor.decision.risks import register
-
+    reg = doc.risk_register
     wf = LABELS[report.recommendation.workflow]
-    reg = register(report)
     if not reg.risks and not reg.also_known:
         return [f"No knowledge-base pitfalls apply to {wf} for these requirements."]
+    low, high = reg.full_hours
     out = [
         "Exposure = likelihood for this project x expected fix hours (likelihoods are judgements, each "
         "with its reason; a place the migration scan found in the code is near-certain).",
+        "",
+        f"Expected exposure over every pitfall listed: **~{num(reg.expected_hours)} h**; if every one of them "
+        f"bites in full, {span({'low': low, 'high': high}, 'h')} (the full range the migration estimate charges).",
         "",
     ]
     for i, r in enumerate(reg.risks, 1):
@@ -279,7 +291,7 @@ def _pitfalls(report: Any) -> list[str]:
         out.append(f"   - why it applies: {r.why}")
         out.append(f"   - owner: {r.owner}; retire it at the {r.milestone} milestone")
         out.append(f"   - mitigation: {r.mitigation}")
-        out.append(f"   - source: {cite(r.source, r.kb_id)}")
+        out.append(f"   - source: {r.source}")
     if not reg.risks:
         out.append("No pitfall reaches the register's threshold for this project.")
     if reg.also_known:
@@ -473,48 +485,49 @@ def _pipeline(report: Any) -> list[str]:
     return out
 
 
-def decision_summary(report: Any) -> list[str]:
-    """One screen: the verdict, the reasons that carry it with their evidence class, what would change
-    it, confidence and why, and what was measured vs taken from the knowledge base."""
-    d = decision(report)
-    rec = report.recommendation
-    ahead = f", {d.margin:.1f} points ahead of {label(d.runner_up)}" if d.runner_up else ""
-    out = [
-        f"**{label(d.workflow)}** ({d.total:.1f}/100{ahead}), confidence **{d.confidence}**"
-        + (" (the measured difference is inside the noise)" if rec.inside_noise else "")
-        + ".",
-        "",
-        f"> {d.summary}",
-        "",
-    ]
-    if d.hard:
-        out += ["Ruled out by hard constraints:", ""] + [f"- {h}" for h in d.hard] + [""]
-    texts = {r.split(":", 1)[0]: r for r in rec.reasons}
-    if d.reasons:
-        out += [f"Why, against {label(d.runner_up)}:", ""]
-        for r in d.reasons:
-            text = texts.get(r.criterion) or (
-                f"{r.criterion}: {r.top:.0f} vs {r.other:.0f} (weight {r.weight:.2f}, +{r.points:.1f} points)"
+def decision_summary(report: Any, doc: Any = None) -> list[str]:
+    """The first page: verdict and confidence, the three reasons with their evidence class, what would
+    change it, what was measured and whether it moved the verdict, the blocking facts. Every figure
+    comes from the judged document (advisor.decision.document), rounded once."""
+    from advisor.decision.document import of, plain, points
+
+    doc = doc or of(report)
+    fp = doc.first_page
+    out = [f"**{fp.headline}.**", "", f"> {fp.summary}", ""]
+    if fp.runner_up is None:
+        out += ["**Why:** every other workflow is ruled out (the blocking facts below); no score decides it.", ""]
+    else:
+        out += ["**Why**, with the evidence class of each reason:", ""]
+        out += [f"{i}. {r.text}." for i, r in enumerate(fp.reasons, 1)] or ["1. no criterion separates the top two."]
+    if fp.against is not None:
+        out.append(f"- Against it: {fp.against.text}.")
+    out += ["", "**What would change it:**", ""] + [f"- {w}." for w in fp.would_change]
+    out += ["", "**Measured vs knowledge base:**", ""] + [f"- {m}." for m in fp.measured]
+    out += ["", "**Blocking facts:** " + ("; ".join(fp.blocking) + "." if fp.blocking else "none."), ""]
+    parts = report.recommendation.confidence_parts
+    why = [plain(parts.decided_note)] if parts is not None else []
+    why.append(
+        f"margin {points(fp.margin)} points over {label(fp.runner_up)}" if fp.runner_up else "no eligible runner-up"
+    )
+    if parts is not None and parts.steps:
+        why += [plain(s) for s in parts.steps]
+    if parts is not None and parts.evidence is not None and fp.runner_up is not None:
+        said = any("evidence" in x for x in parts.steps)
+        why.append(
+            (
+                ""
+                if said
+                else f"the model grades the deciding evidence {parts.evidence.label} ({parts.evidence.score:.1f}/5); "
             )
-            out.append(f"- {text}; evidence: {r.evidence}" + (" **(weak: blog/assumption only)**" if r.weak else ""))
-        if d.against is not None:
-            a = d.against
-            out.append(
-                f"- against it: {a.criterion} {a.top:.0f} vs {a.other:.0f} ({a.points:.1f} points); evidence: {a.evidence}"
-            )
-        out.append("")
-    elif rec.reasons:
-        out += [f"- {r}" for r in rec.reasons] + [""]
-    out += [f"**What would change it:** {d.flip}.", ""]
-    out += ["**Confidence " + d.confidence + "**, because: " + "; ".join(d.confidence_why) + ".", ""]
-    out += ["**Measured vs knowledge base:**", ""] + [f"- {p}" for p in d.provenance]
+            + f"with the rules on your requirements ranked below sourced data, the three reasons grade "
+            f"**{fp.evidence_label}** ({fp.evidence_grade:.1f}/5)"
+        )
+    out.append(f"**Confidence {fp.confidence}**, because: " + "; ".join(why) + ".")
     return out
 
 
-def stack_section(report: Any, kb: Any, note: Any) -> list[str]:
-    from advisor.decision.stack import stacks_for
-
-    stacks = stacks_for(report, kb)
+def stack_section(doc: Any) -> list[str]:
+    stacks, note = doc.stacks, doc.stack_note
     if not stacks:
         return ["No pinned stack: " + (note or "no knowledge base loaded") + "."]
     out = ([f"({note})", ""] if note else []) + [
@@ -598,12 +611,89 @@ def caveats_section(report: Any) -> list[str]:
     ] + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5)
 
 
+def sensitivity_section(report: Any, doc: Any, links: dict[str, str]) -> list[str]:
+    from advisor.decision.document import plain
+
+    out = _image(links, "sensitivity", "Sensitivity tornado")
+    out += ["Weights (each criterion's weight moved until the winner changes):", ""]
+    out += [f"- {plain(s.note)}" for s in report.sensitivity] or ["- none"]
+    k = doc.kb_sensitivity
+    if k is not None:
+        out += [
+            "",
+            f"Knowledge-base figures: every rating, price and throughput reference that can enter a deciding "
+            f"criterion ({k.searched} figures), moved within its range ({k.ranges}), the scores recomputed each time. "
+            f"Margin today {points(k.baseline_margin)} points. {k.note[:1].upper() + k.note[1:]}.",
+            "",
+        ]
+        rows = [[m.figure, m.section, points(m.margin_after), label(m.top_after)] for m in k.moves]
+        if k.pair:
+            rows.append([" + ".join(m.figure for m in k.pair), "together", points(k.pair_margin), label(k.pair_top)])
+        if rows:
+            out += _table(
+                ["Figure moved", "Section", "Margin after (points)", "Winner after"], rows, ["l", "l", "r", "l"]
+            )
+    return out
+
+
+def sign_off_section(doc: Any) -> list[str]:
+    so = doc.sign_off
+    out = [
+        f"- tool: {so.tool} {so.version}; report schema {so.report_schema}, document {doc.document_version}; "
+        f"created {so.report_created}",
+        f"- knowledge base: {so.knowledge_base or 'not loaded'} (content hash; `advisor kb validate` prints it)",
+    ]
+    if so.probe_runs:
+        rows = [[r.id, r.framework, r.host or "-", r.quality] for r in so.probe_runs]
+        out += ["", "Probe runs this report read:", ""] + _table(
+            ["Run id", "Framework", "Host", "Quality"], rows, ["l"] * 4
+        )
+        out.append("")
+    else:
+        out.append("- probe runs: none")
+    if so.scaling_host:
+        out.append(f"- scaling probe host: {so.scaling_host}")
+    out.append(
+        f"- measured and entering the report: {len(so.measured)} figure(s)"
+        + (": " + "; ".join(so.measured[:6]) if so.measured else "")
+    )
+    out.append("- taken from the knowledge base: " + ("; ".join(so.from_knowledge_base) or "nothing"))
+    out += [
+        "",
+        "| Reviewed by | Date | Verdict accepted (yes / no / with changes) |",
+        "| :--- | :--- | :--- |",
+        "|  |  |  |",
+    ]
+    return out
+
+
+def _chart_note(report: Any, doc: Any) -> list[str]:
+    """Why the measured chart may point the other way from the scored performance criterion."""
+    if not report.probes.runs or doc.probes.enter_scores:
+        return []
+    target = ", ".join(sorted({f"{p.accelerator or p.target} x{p.devices}" for p in report.projections}))
+    return [
+        f"These runs measured this host ({', '.join(sorted({r.hardware for r in report.probes.runs}))}); the scored "
+        f"performance criterion is about the training target ({target}) on the **{report.comparison_basis}** basis. "
+        "A framework's speed on this host's CPU says nothing about its accelerator path (MindSpore's CPU kernels, for "
+        "one, fall back to reference implementations on some CPUs), so the chart may rank the frameworks the other way "
+        "from the criterion, and that is expected: the runs check that each stack installs, trains and agrees, not "
+        "which is faster on the target.",
+        "",
+    ]
+
+
 def format(report: Any, **options: Any) -> str:
     """The review document. `chart_links` (name -> relative path of an SVG written beside the output)
-    adds the charts as images; without it the throughput chart stays in text bars."""
+    adds the charts as images; without it the throughput chart stays in text bars. `collapse` (the HTML
+    form) wraps the appendices in <details> markers that advisor.render.html turns into folded blocks."""
+    from advisor.decision.document import of
+
     links: dict[str, str] = options.get("chart_links") or _links(options.get("assets") or {})
-    rec = report.recommendation
+    collapse = bool(options.get("collapse"))
     req = report.requirements
+    kb, _ = knowledge_for(report, options)
+    doc = options.get("document") or of(report, kb)
     lines = [
         f"# Framework advice: {for_markdown(req.name)}",
         "",
@@ -613,46 +703,52 @@ def format(report: Any, **options: Any) -> str:
         "## Recommendation",
         "",
     ]
-    lines += decision_summary(report) + [""]
-    kb, kb_note = knowledge_for(report, options)
-    lines += ["## The stack to install", ""] + stack_section(report, kb, kb_note) + [""]
-    lines += [f"## Pitfalls for {LABELS[rec.workflow]}: risk register, by exposure", ""] + _pitfalls(report) + [""]
-    lines += ["## Plan and cost", ""] + plan_section(report, kb) + [""]
-    lines += ["## Data-quality caveats", ""] + caveats_section(report) + [""]
-    lines += ["## Scores", ""] + _image(links, "scores", "Total and per-criterion scores") + _scores(report) + [""]
-    lines += (
-        ["## Projections for the workload", ""]
-        + _image(links, "ranges", "Time to train and cost per workflow")
-        + _projections(report)
-        + [""]
-    )
+    lines += decision_summary(report, doc) + [""]
+    sections: list[tuple[str, list[str]]] = [
+        ("The stack to install", stack_section(doc)),
+        (f"Risk register for {LABELS[report.recommendation.workflow]}, by exposure", _pitfalls(report, doc)),
+        ("Plan and cost", plan_section(report, kb)),
+        ("Data-quality caveats", caveats_section(report)),
+        ("Scores", _image(links, "scores", "Total and per-criterion scores") + _scores(report)),
+        (
+            "Projections for the workload",
+            _image(links, "ranges", "Time to train and cost per workflow") + _projections(report),
+        ),
+    ]
     scaling = _scaling(report)
     if scaling:
-        lines += ["## Multi-device scaling", ""] + _image(links, "scaling", "Scaling curve") + scaling + [""]
+        sections.append(("Multi-device scaling", _image(links, "scaling", "Scaling curve") + scaling))
     scan = _scan(report)
     if scan:
-        lines += ["## Migration scan of model.code_path", ""] + scan + [""]
-    lines += ["## Measured runs", ""] + _runs(report) + [""]
+        sections.append(("Migration scan of model.code_path", scan))
+    sections.append(("Sensitivity", sensitivity_section(report, doc, links)))
+    sections.append(("Sign-off", sign_off_section(doc)))
+    for i, (title, body) in enumerate(sections, 1):
+        lines += [f"## {i}. {title}", ""] + body + [""]
+    appendices: list[tuple[str, list[str]]] = [
+        (
+            "Measured runs",
+            _runs(report)
+            + ["", "### Throughput per framework and mode", ""]
+            + _chart_note(report, doc)
+            + _image(links, "throughput", "Measured throughput")
+            + _chart(report),
+        )
+    ]
     accuracy = _accuracy(report)
     if accuracy:
-        lines += ["## Accuracy parity (accuracy probe)", ""] + accuracy + [""]
+        appendices.append(("Accuracy parity (accuracy probe)", accuracy))
     pipeline = _pipeline(report)
     if pipeline:
-        lines += ["## Input pipeline (pipeline probe)", ""] + pipeline + [""]
-    lines += (
-        ["## Throughput per framework and mode", ""]
-        + _image(links, "throughput", "Measured throughput")
-        + _chart(report)
-        + [""]
-    )
-    lines += (
-        ["## Sensitivity", ""]
-        + _image(links, "sensitivity", "Sensitivity tornado")
-        + [f"- {s.note}" for s in report.sensitivity]
-        + [""]
-    )
-    lines += ["## How each score was reached", ""] + _how(report)
-    lines += ["## Assumptions", ""] + ([f"- {a}" for a in report.assumptions] or ["- none"]) + [""]
+        appendices.append(("Input pipeline (pipeline probe)", pipeline))
+    appendices.append(("How each score was reached", _how(report)))
+    appendices.append(("Assumptions", [f"- {a}" for a in report.assumptions] or ["- none"]))
+    for i, (title, body) in enumerate(appendices):
+        heading = f"Appendix {chr(65 + i)}. {title}"
+        if collapse:
+            lines += [f"<<details {heading}>>", ""] + body + ["", "<</details>>", ""]
+        else:
+            lines += [f"## {heading}", ""] + body + [""]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -230,7 +230,9 @@ def confidence_why(report: Any, d: Decision) -> list[str]:
     parts = _parts(report)
     if parts is not None:  # the decision model's three parts: margin, evidence quality, nearest flip
         out = [str(get(parts, "decided_note") or get(parts, "decided_by"))]
-        if get(parts, "margin") is not None:
+        if get(parts, "margin") is not None and d.runner_up is None:
+            out.append("no eligible runner-up (the others are ruled out)")
+        elif get(parts, "margin") is not None:
             out.append(
                 f"margin {float(get(parts, 'margin')):.1f} points over {label(d.runner_up)} "
                 f"(on its own: {get(parts, 'margin_level')})" + (", a tie" if get(parts, "tie") else "")

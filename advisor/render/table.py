@@ -1,5 +1,7 @@
-"""The report as a compact terminal summary: the decision summary, the score table with text bars,
-the projections, the top of the risk register, and where to find the rest."""
+"""The report as a compact terminal summary: the first page of the judged document (verdict, reasons
+with their evidence class, what would change it, what was measured, blocking facts), the score table
+with text bars, the projections, the top of the risk register, and where to find the rest. Every
+figure comes from advisor.decision.document (rounded once there), so it matches the other formats."""
 
 from __future__ import annotations
 
@@ -7,39 +9,26 @@ from typing import Any
 
 from tabulate import tabulate
 
+from advisor.decision.document import of, points
 from advisor.render._fmt import LABELS, bar, hours, num, span, usd
-from advisor.render.summary import decision, label
 
 
 def format(report: Any, **options: Any) -> str:
-    from advisor.decision.risks import register
-
-    rec = report.recommendation
     scores = report.scores
-    d = decision(report)
+    doc = options.get("document") or of(report, options.get("kb"))
+    fp = doc.first_page
     rows = [
         [c.name, f"{c.weight:.2f}"] + [f"{s.criteria[i].score:.0f}" for s in scores]
         for i, c in enumerate(scores[0].criteria)
     ]
-    rows.append(["total", "1.00"] + [f"{s.total:.1f}" + ("" if s.eligible else " (ruled out)") for s in scores])
-    ahead = f", {d.margin:.1f} points ahead of {label(d.runner_up)}" if d.runner_up else ""
-    out = [
-        f"{report.requirements.name}: {LABELS[rec.workflow]} ({d.total:.1f}/100{ahead}; confidence {rec.confidence}, "
-        f"margin {rec.margin:.1f})",
-        rec.summary,
-        "",
-    ]
-    out += [f"- ruled out: {h}" for h in d.hard]
-    out += [
-        f"- why: {r.criterion} {r.top:.0f} vs {r.other:.0f} (+{r.points:.1f} points; evidence: {r.evidence})"
-        for r in d.reasons
-    ]
-    if d.against is not None:
-        out.append(
-            f"- against it: {d.against.criterion} {d.against.top:.0f} vs {d.against.other:.0f} ({d.against.points:.1f} points)"
-        )
-    out += [f"- would change it: {d.flip}", f"- confidence {d.confidence}: " + "; ".join(d.confidence_why)]
-    out += [f"- {p}".replace("**", "") for p in d.provenance] + [""]
+    rows.append(["total", "1.00"] + [points(s.total) + ("" if s.eligible else " (ruled out)") for s in scores])
+    out = [f"{report.requirements.name}: {fp.headline}", fp.summary, ""]
+    out += [f"- why: {r.text}" for r in fp.reasons]
+    if fp.against is not None:
+        out.append(f"- against it: {fp.against.text}")
+    out += [f"- would change it: {w}" for w in fp.would_change]
+    out += [f"- measured: {m}" for m in fp.measured]
+    out += [f"- blocking: {b}" for b in fp.blocking] + [""]
     # disable_numparse: tabulate would print the "1.00" weight total as "1" and realign the column
     out.append(
         tabulate(
@@ -51,7 +40,7 @@ def format(report: Any, **options: Any) -> str:
         )
     )
     best = max((s.total for s in scores), default=0.0)
-    out += [""] + [f"{LABELS[s.workflow]:<9} {bar(s.total, best, 30):<30} {s.total:.1f}" for s in scores] + [""]
+    out += [""] + [f"{LABELS[s.workflow]:<9} {bar(s.total, best, 30):<30} {points(s.total)}" for s in scores] + [""]
     prow = [
         [
             LABELS[p.workflow],
@@ -70,9 +59,14 @@ def format(report: Any, **options: Any) -> str:
         if p.communication is not None and p.communication.devices > 1
     ]
     out += list(dict.fromkeys(comms))
-    reg = register(report)
+    reg = doc.risk_register
     if reg.risks:
-        out += ["", f"top risks for {LABELS[rec.workflow]} (exposure = likelihood x expected hours):"]
+        low, high = reg.full_hours
+        out += [
+            "",
+            f"top risks for {LABELS[report.recommendation.workflow]} (exposure = likelihood x expected hours; "
+            f"expected ~{num(reg.expected_hours)} h over all, {span({'low': low, 'high': high}, 'h')} if every one bites):",
+        ]
         out += [f"  {i}. {r.title}: ~{num(r.exposure)} h ({r.owner})" for i, r in enumerate(reg.risks[:5], 1)]
     out += ["", "full document: advisor report FILE --markdown -o review.md (or --html -o review.html)"]
     return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,717 @@
+"""The review document, judged once: everything the renderers print that needs judging (the first
+page, the risk register, the stack to install, the sign-off block, the evidence classes, the probe
+runs' usable/noisy/unusable counts, the margin without measurements, the sensitivity over the
+knowledge base's own figures) computed here from a built Report, so Markdown, HTML, the table and the
+TUI only format it. `build(report, kb)` -> ReviewDocument (pydantic, schema-versioned, in the JSON).
+
+Numbers a reader compares across formats go through one rounding helper (`points`, `pct`), so the
+headline, the quote, the table and the JSON never say 79.5 in one place and 79 in another.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DOCUMENT_VERSION = "1.0"
+LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
+
+# Evidence classes, strongest first, with the grade each counts for on the first page. A score that the
+# model's own rule derives from a requirements field is NOT sourced data: it ranks below every sourced
+# class (vendor, derived, secondary, blog) and just above a bare assumption.
+GRADE = {
+    "measured": 5.0,
+    "vendor": 4.0,
+    "derived": 3.5,
+    "secondary": 3.0,
+    "blog": 2.0,
+    "requirement": 1.5,
+    "assumption": 1.0,
+}
+CLASS_TEXT = {
+    "measured": "measured here",
+    "vendor": "vendor data",
+    "derived": "derived from sourced figures",
+    "secondary": "secondary source",
+    "blog": "blog or field report",
+    "requirement": "the model's rule applied to your requirements (no sourced figure)",
+    "assumption": "assumption",
+}
+
+
+def points(x: Optional[float]) -> str:
+    """The one rounding of scores, totals and margins (one decimal), used by every format."""
+    return "-" if x is None else f"{float(x):.1f}"
+
+
+def pct(x: Optional[float]) -> str:
+    return "-" if x is None else f"{float(x):.0%}"
+
+
+def label(wf: Any) -> str:
+    return LABELS.get(str(wf), str(wf))
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        value = obj.get(key, default)
+    else:
+        value = getattr(obj, key, default)
+    return default if value is None else value
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Reason(_M):
+    criterion: str
+    top: float
+    other: float
+    weight: float
+    points: float = Field(description="weighted difference in total points (top - other) x weight")
+    evidence_class: str = Field(description="the weakest class among the sources this criterion rests on")
+    evidence: str = Field(description="the classes, counted once per source")
+    set_by: list[str] = Field(default_factory=list, description="set values (constants) that decide a side's score")
+    text: str
+
+
+class ProbeCounts(_M):
+    total: int = 0
+    usable: int = Field(0, description="ran and graded stable")
+    noisy: int = Field(0, description="ran, graded noisy: used with its spread")
+    unusable: int = Field(0, description="ran, graded unusable: never enters a score")
+    failed: int = Field(0, description="did not run to the end (error, timeout, skipped)")
+    unusable_ids: list[str] = Field(default_factory=list)
+    failed_ids: list[str] = Field(default_factory=list)
+    enter_scores: bool = False
+    why_not: Optional[str] = None
+
+    def text(self) -> str:
+        if not self.total:
+            return "no probe runs"
+        return f"{self.total} probe runs: {self.usable} usable, {self.noisy} noisy, {self.unusable} unusable" + (
+            f", {self.failed} failed" if self.failed else ""
+        )
+
+
+class WithoutMeasurements(_M):
+    workflow: str
+    runner_up: Optional[str] = None
+    margin: float
+    moved: bool = Field(description="the measurements changed the winner or moved the margin by 0.05 points or more")
+    measured_inputs: list[str] = Field(default_factory=list)
+    note: str
+
+
+class KbMove(_M):
+    figure: str
+    section: str
+    margin_after: float
+    top_after: str
+
+
+class KbSensitivity(_M):
+    ranges: str
+    searched: int
+    baseline_margin: float
+    moves: list[KbMove] = Field(default_factory=list, description="the figures that cut the margin most, worst first")
+    nearest_flip: Optional[KbMove] = None
+    pair: list[KbMove] = Field(default_factory=list, description="the two worst moves applied together")
+    pair_margin: Optional[float] = None
+    pair_top: Optional[str] = None
+    note: str
+
+
+class RiskItem(_M):
+    id: str
+    title: str
+    likelihood: float
+    why: str
+    hours: list[float]
+    exposure: float
+    owner: str
+    milestone: str
+    mitigation: str
+    source: str = ""
+    kb_id: Optional[str] = None
+
+
+class RiskRegister(_M):
+    workflow: str
+    risks: list[RiskItem] = Field(default_factory=list)
+    also_known: list[RiskItem] = Field(default_factory=list)
+    expected_hours: float = Field(0.0, description="sum of likelihood x expected hours over every pitfall listed")
+    full_hours: list[float] = Field(
+        default_factory=lambda: [0.0, 0.0], description="sum of the full fix-hour ranges (every pitfall bites)"
+    )
+
+
+class StackComponent(_M):
+    name: str
+    version: str
+    source: str = ""
+    confidence: str = ""
+    note: str = ""
+    kb_id: Optional[str] = None
+
+
+class StackItem(_M):
+    title: str
+    path: str
+    components: list[StackComponent] = Field(default_factory=list)
+    install: list[str] = Field(default_factory=list)
+    verify: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class ProbeRunSign(_M):
+    id: str
+    framework: str
+    host: Optional[str] = None
+    quality: str
+
+
+class SignOff(_M):
+    tool: str
+    version: str
+    knowledge_base: Optional[str]
+    report_created: str
+    report_schema: str
+    probe_runs: list[ProbeRunSign] = Field(default_factory=list)
+    scaling_host: Optional[str] = None
+    measured: list[str] = Field(default_factory=list, description="figures measured by a probe that enter the report")
+    from_knowledge_base: list[str] = Field(default_factory=list, description="knowledge-base figures, by class")
+    reviewer: str = ""
+    date: str = ""
+
+
+class FirstPage(_M):
+    headline: str
+    eligible: bool
+    workflow: str
+    total: float
+    runner_up: Optional[str] = None
+    margin: float
+    confidence: str
+    evidence_grade: float = Field(description="1 (assumption) to 5 (measured), weighted by each reason's points")
+    evidence_label: str
+    summary: str
+    reasons: list[Reason] = Field(default_factory=list)
+    against: Optional[Reason] = None
+    would_change: list[str] = Field(default_factory=list)
+    measured: list[str] = Field(default_factory=list)
+    blocking: list[str] = Field(default_factory=list)
+
+
+class ReviewDocument(_M):
+    document_version: str = DOCUMENT_VERSION
+    first_page: FirstPage
+    risk_register: RiskRegister
+    stacks: list[StackItem] = Field(default_factory=list)
+    stack_note: Optional[str] = None
+    sign_off: SignOff
+    evidence_classes: dict[str, int] = Field(default_factory=dict)
+    probes: ProbeCounts
+    without_measurements: Optional[WithoutMeasurements] = None
+    kb_sensitivity: Optional[KbSensitivity] = None
+
+
+# --- evidence ----------------------------------------------------------------------------------------
+
+
+def evidence_class(ev: Any) -> str:
+    kind = _get(ev, "kind")
+    if kind == "measured":
+        return "measured"
+    if kind == "requirement":
+        return "requirement"
+    cls = str(_get(ev, "confidence") or "assumption")
+    return cls if cls in GRADE else "assumption"
+
+
+def _classes(items: list[Any]) -> Counter:
+    seen: dict[str, str] = {}
+    for ev in items:
+        seen.setdefault(f"{_get(ev, 'kind')}:{_get(ev, 'ref')}", evidence_class(ev))
+    return Counter(seen.values())
+
+
+def _class_text(counts: Counter) -> str:
+    parts = [f"{CLASS_TEXT[c]} ({counts[c]})" for c in GRADE if counts.get(c)]
+    return ", ".join(parts) or "no evidence listed"
+
+
+_CONST = re.compile(r"\(?\b([A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b\)?")
+
+
+def plain(text: str) -> str:
+    """A note without internal constant names (the first page is for people, not for the code)."""
+    text = re.sub(r"\s*\(shares [A-Z_, ]+\)", "", text)
+    text = re.sub(r"\s*\(([A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\)", "", text)
+    text = _CONST.sub(lambda m: "a set value", text)
+    return re.sub(r"(?<![\w-])(pytorch|mindspore|hybrid)(?![\w-])", lambda m: LABELS[m.group(1)], text)
+
+
+def _constants_in(note: str) -> list[str]:
+    from advisor.decision import constants as C
+
+    by_name = {c.name: c for c in C._ALL}
+    out = []
+    for name in dict.fromkeys(m.group(1) for m in _CONST.finditer(note or "")):
+        c = by_name.get(name)
+        if c is None or name.startswith("COMPLIANCE_"):  # shares of one formula, not a decided score
+            continue
+        kind = (
+            "an assumption"
+            if c.source.startswith("assumption")
+            else ("read from a field report" if '"' in c.source else "a definition of the model")
+        )
+        out.append(f"{c.value:g} {c.unit}, {kind}")
+    return out
+
+
+def _reason(top: Any, other: Any, i: int) -> Reason:
+    a, b = top.criteria[i], other.criteria[i]
+    items = list(a.evidence) + list(b.evidence)
+    counts = _classes(items)
+    weakest = min(counts, key=lambda c: GRADE[c]) if counts else "assumption"
+    pts = (a.score - b.score) * a.weight
+    set_by = [
+        f"{label(s.workflow)}'s score rests on a set value, not evidence: {c}"
+        for s, crit in ((top, a), (other, b))
+        for c in _constants_in(crit.note)
+    ]
+    text = (
+        f"{a.name}: {label(top.workflow)} {a.score:.0f} vs {label(other.workflow)} {b.score:.0f} "
+        f"({'+' if pts >= 0 else ''}{points(pts)} points); evidence: {_class_text(counts)}"
+    )
+    if set_by:
+        text += "; " + "; ".join(set_by)
+    return Reason(
+        criterion=a.name,
+        top=a.score,
+        other=b.score,
+        weight=a.weight,
+        points=round(pts, 6),
+        evidence_class=weakest,
+        evidence=_class_text(counts),
+        set_by=set_by,
+        text=text,
+    )
+
+
+# --- probes and measurements ------------------------------------------------------------------------
+
+
+def probe_counts(report: Any) -> ProbeCounts:
+    runs = list(_get(_get(report, "probes"), "runs", []))
+    out = ProbeCounts(total=len(runs))
+    for r in runs:
+        if _get(r, "status") != "ok":
+            out.failed += 1
+            out.failed_ids.append(_get(r, "id"))
+        elif _get(r, "quality") == "unusable":
+            out.unusable += 1
+            out.unusable_ids.append(_get(r, "id"))
+        elif _get(r, "quality") == "noisy":
+            out.noisy += 1
+        else:
+            out.usable += 1
+    note = _get(_get(report, "probes"), "note")
+    out.enter_scores = bool(runs) and _get(report, "comparison_basis") == "measured"
+    out.why_not = (
+        None if out.enter_scores or not runs else (note or "the performance criterion is on the knowledge-base basis")
+    )
+    return out
+
+
+def _measured_inputs(report: Any) -> list[str]:
+    out = []
+    if _get(_get(report, "probes"), "runs"):
+        out.append("training probe")
+    for key, name in (
+        ("scaling", "scaling probe"),
+        ("accuracy", "accuracy probe"),
+        ("pipeline", "input-pipeline probe"),
+    ):
+        if _get(_get(report, key), "source", "none") != "none":
+            out.append(name)
+    if any(
+        e.kind == "measured" and e.ref.startswith("deploy")
+        for s in report.scores
+        for c in s.criteria
+        for e in c.evidence
+    ):
+        out.append("deployment probe")
+    return out
+
+
+def _rescore(report: Any, kb: Any, inputs: Optional[dict] = None) -> Any:
+    """The decision model's scores for this report's requirements, with `inputs` (the measurements) or none."""
+    from advisor.decision.scoring import score
+
+    inputs = dict(inputs or {})
+    return score(
+        report.requirements,
+        inputs.pop("host", report.host),
+        inputs.pop("probes", None),
+        kb,
+        inputs.pop("scan", report.scan),
+        sensitivity=False,
+        **inputs,
+    )
+
+
+class _Card:
+    """The report's scores in the shape margin_of reads."""
+
+    def __init__(self, scores: list[Any]) -> None:
+        self.scores = scores
+
+
+def card_of(report: Any) -> Any:
+    return _Card(list(report.scores))
+
+
+def margin_without_measurements(report: Any, kb: Any) -> Optional[WithoutMeasurements]:
+    """Score again with every measurement removed (no probe, scaling, deployment, accuracy or pipeline
+    result) and say whether the measurements moved the verdict."""
+    if kb is None:
+        return None
+    from advisor.decision.kb_sensitivity import margin_of
+
+    rec = report.recommendation
+    card = _rescore(report, kb)
+    top_wf = card.recommendation.workflow
+    margin, _ = margin_of(card, top_wf)
+    today, _ = margin_of(card_of(report), rec.workflow)
+    measured = _measured_inputs(report)
+    moved = top_wf != rec.workflow or abs(margin - today) >= 0.05
+    if not measured:
+        note = "nothing was measured: the verdict rests on the knowledge base and your requirements"
+    elif top_wf != rec.workflow:
+        note = (
+            f"the measurements changed the verdict: without them {label(top_wf)} would lead by {points(margin)} points"
+        )
+    elif moved:
+        note = f"the measurements moved the margin from {points(margin)} to {points(today)} points but not the verdict"
+    elif card.recommendation.runner_up is None or not any(s.eligible for s in card.scores if s.workflow != top_wf):
+        note = f"the measurements did not move the verdict: without them {label(top_wf)} is still the only eligible workflow"
+    else:
+        note = (
+            f"the measurements did not move the verdict: without them {label(top_wf)} leads by the same "
+            f"{points(margin)} points"
+        )
+    return WithoutMeasurements(
+        workflow=top_wf,
+        runner_up=card.recommendation.runner_up,
+        margin=round(margin, 6),
+        moved=moved,
+        measured_inputs=measured,
+        note=note,
+    )
+
+
+def kb_sensitivity(report: Any, kb: Any, inputs: Optional[dict] = None) -> Optional[KbSensitivity]:
+    """Every knowledge-base figure that can enter a deciding criterion, moved within its range."""
+    if kb is None:
+        return None
+    from advisor.decision import kb_sensitivity as ks
+
+    wf = report.recommendation.workflow
+    frameworks = {"pytorch", "mindspore", "torch_npu"}
+    accelerators = {p.accelerator for p in report.projections if p.accelerator}
+    res = ks.search(kb, lambda k: _rescore(report, k, inputs), wf, frameworks, accelerators)
+
+    def km(m: Any) -> KbMove:
+        return KbMove(figure=m.text(), section=m.section, margin_after=round(m.margin, 6), top_after=m.top)
+
+    out = KbSensitivity(
+        ranges=ks.RANGES,
+        searched=res.searched,
+        baseline_margin=round(res.baseline, 6),
+        moves=[km(m) for m in res.moves[:5]],
+        nearest_flip=km(res.nearest) if res.nearest else None,
+        note="",
+    )
+    if res.pair:
+        a, b, margin, top = res.pair
+        out.pair, out.pair_margin, out.pair_top = [km(a), km(b)], round(margin, 6), top
+    if out.nearest_flip:
+        out.note = (
+            f"one knowledge-base figure flips it: {out.nearest_flip.figure} makes {label(out.nearest_flip.top_after)} "
+            f"the winner"
+        )
+    elif out.pair and (out.pair_top != wf or (out.pair_margin or 0) < 0):
+        out.note = (
+            f"no single figure within its range flips it, but two together do: {out.pair[0].figure} and "
+            f"{out.pair[1].figure} make {label(out.pair_top)} the winner"
+        )
+    elif out.pair:
+        out.note = (
+            f"no figure within its range flips it; the two that cut most ({out.pair[0].figure}; {out.pair[1].figure}) "
+            f"leave a margin of {points(out.pair_margin)} of {points(res.baseline)} points"
+        )
+    else:
+        out.note = f"no knowledge-base figure within its range moves the margin ({res.searched} searched)"
+    return out
+
+
+# --- register, stack, sign-off -----------------------------------------------------------------------
+
+
+def _kept_text(report: Any) -> Optional[str]:
+    """The projection's own share of linear throughput kept, for the recommended workflow."""
+    p = next((p for p in report.projections if p.workflow == report.recommendation.workflow), None)
+    c = p.communication if p is not None else None
+    if c is None or c.devices <= 1:
+        return None
+    if c.kept is not None:
+        low, high = c.kept.low, c.kept.high
+    else:  # references that include their loss: the knowledge-base curve's figure at the target's devices
+        point = next((pt for pt in c.curve or [] if getattr(pt, "target", False)), None)
+        if point is None:
+            return None
+        low, high = point.low, point.high
+    return f"{pct(low)}-{pct(high)}" if pct(low) != pct(high) else pct(low)
+
+
+def register(report: Any) -> RiskRegister:
+    from advisor.decision.risks import register as build_register
+    from advisor.render._fmt import cite
+
+    reg = build_register(report)
+    kept = _kept_text(report)
+
+    def item(r: Any) -> RiskItem:
+        why = r.why
+        if kept and "of linear at" in why:  # one figure for the same thing: the projection's, the seed's beside it
+            why = re.sub(
+                r"~?\d+% of linear at (\d+) cards \(([^)]*)\)",
+                lambda m: (
+                    f"the scaling curve of the projections keeps {kept} of linear at {m.group(1)} devices "
+                    f"(the field report's ~70% at {m.group(1)} cards, {m.group(2)}, sits below that range)"
+                    if "70%" in why
+                    else m.group(0)
+                ),
+                why,
+            )
+        return RiskItem(
+            id=r.id,
+            title=r.title,
+            likelihood=r.likelihood,
+            why=why,
+            hours=[float(r.hours[0]), float(r.hours[1])],
+            exposure=round(float(r.exposure), 6),
+            owner=r.owner,
+            milestone=r.milestone,
+            mitigation=r.mitigation,
+            source=cite(r.source, r.kb_id),
+            kb_id=r.kb_id,
+        )
+
+    risks, also = [item(r) for r in reg.risks], [item(r) for r in reg.also_known]
+    every = risks + also
+    return RiskRegister(
+        workflow=reg.workflow,
+        risks=risks,
+        also_known=also,
+        expected_hours=round(sum(r.exposure for r in every), 6),
+        full_hours=[sum(r.hours[0] for r in every), sum(r.hours[1] for r in every)],
+    )
+
+
+_CUDA = re.compile(r"CUDA (\d+\.\d+) \(driver >= (\d+)\)")
+
+
+def stacks(report: Any, kb: Any) -> list[StackItem]:
+    from advisor.decision.stack import stacks_for
+
+    out = []
+    for st in stacks_for(report, kb) if kb is not None else []:
+        comps = [StackComponent(**vars(c)) for c in st.components]
+        torch = next((c for c in comps if c.name == "PyTorch"), None)
+        lines = _CUDA.findall(torch.note) if torch is not None else []
+        if lines:  # the row names its CUDA lines and their minimum drivers (the PyTorch release matrix)
+            for c in comps:
+                if c.name == "CUDA runtime":
+                    c.version = " or ".join(v for v, _ in lines)
+                    c.note = "the wheel carries its CUDA runtime; stable CUDA lines of this release (release matrix)"
+                elif c.name == "NVIDIA driver":
+                    c.version = " / ".join(f">= {d} (CUDA {v})" for v, d in lines)
+                    c.note = "the minimum driver of each CUDA line (NVIDIA CUDA compatibility)"
+                    c.source, c.confidence = torch.source, torch.confidence
+        out.append(
+            StackItem(
+                title=st.title, path=st.path, components=comps, install=st.install, verify=st.verify, notes=st.notes
+            )
+        )
+    return out
+
+
+def sign_off(report: Any) -> SignOff:
+    runs = [
+        ProbeRunSign(
+            id=r.id,
+            framework=r.framework,
+            host=r.host,
+            quality="failed" if r.status != "ok" else (r.quality or "stable"),
+        )
+        for r in report.probes.runs
+    ]
+    items = [e for s in report.scores for c in s.criteria for e in c.evidence]
+    items += [e for p in report.projections for e in list(p.evidence) + list(p.cost_evidence)]
+    measured = sorted({f"{e.ref}: {e.detail}" for e in items if e.kind == "measured"})
+    counts = _classes([e for e in items if e.kind == "knowledge"])
+    from_kb = [f"{CLASS_TEXT[c]}: {counts[c]} figures" for c in GRADE if counts.get(c)]
+    return SignOff(
+        tool=report.tool.name,
+        version=report.tool.version,
+        knowledge_base=report.knowledge_base.version,
+        report_created=report.created_at,
+        report_schema=report.schema_version,
+        probe_runs=runs,
+        scaling_host=report.scaling.host,
+        measured=measured,
+        from_knowledge_base=from_kb,
+    )
+
+
+# --- the first page ------------------------------------------------------------------------------------
+
+
+def _summary(rec: Any) -> str:
+    """The workflow's one-line description without the model's own rounding of the total (the headline
+    gives it, rounded once)."""
+    text = str(rec.summary)
+    m = re.match(r"^[a-z]+ \([^)]*\):\s*(.*)$", text)
+    return m.group(1) if m else text
+
+
+def first_page(
+    report: Any, probes: ProbeCounts, without: Optional[WithoutMeasurements], kbs: Optional[KbSensitivity]
+) -> FirstPage:
+    rec = report.recommendation
+    scores = {s.workflow: s for s in report.scores}
+    top = scores[rec.workflow]
+    other = scores.get(rec.runner_up) if rec.runner_up else None
+    eligible = bool(top.eligible)
+    reasons, against = [], None
+    if other is not None:
+        all_r = [_reason(top, other, i) for i in range(len(top.criteria))]
+        reasons = [r for r in sorted(all_r, key=lambda r: -r.points) if r.points > 0.05][:3]
+        worst = min(all_r, key=lambda r: r.points, default=None)
+        against = worst if worst is not None and worst.points < -0.05 else None
+    weight = sum(r.points for r in reasons)
+    grade = sum(GRADE[r.evidence_class] * r.points for r in reasons) / weight if weight > 0 else 1.0
+    grade_label = "good" if grade >= 3.5 else ("fair" if grade >= 2.5 else "weak")
+    blocking = [f"{label(s.workflow)} is ruled out: {b}" for s in report.scores for b in s.blocked_by]
+    for s in report.schedules:
+        if s.workflow == rec.workflow and s.fits in ("no", "maybe"):
+            blocking.append(
+                f"the schedule for {label(s.workflow)} "
+                + (
+                    "does not fit the deadline, not even at the low end of the work"
+                    if s.fits == "no"
+                    else "fits the deadline only at the low end of the work"
+                )
+                + (f": {s.finding}" if s.finding else "")
+            )
+    for m in report.memory:
+        if m.strategy == "does-not-fit":
+            blocking.append(f"the model does not fit in {m.accelerator} x{m.devices} memory")
+    if eligible:
+        headline = (
+            f"{label(rec.workflow)}, {points(top.total)}/100"
+            + (
+                f", {points(rec.margin)} points ahead of {label(rec.runner_up)}"
+                if rec.runner_up
+                else ", no eligible runner-up"
+            )
+            + f"; confidence {rec.confidence}"
+        )
+    else:
+        headline = (
+            f"No workflow meets the hard constraints; the highest score is {label(rec.workflow)} "
+            f"({points(top.total)}/100), itself ruled out"
+        )
+    change = []
+    flip = rec.confidence_parts.nearest_flip if rec.confidence_parts else None
+    if flip is not None:
+        change.append(f"{plain(flip.note)} ({pct(flip.relative_change)} away, the nearest weight or set value)")
+    else:
+        change.append("no weight or searched set value within its range changes the winner")
+    if kbs is not None:
+        change.append(f"knowledge-base figures ({kbs.ranges}): {kbs.note}")
+    measured = [
+        probes.text() + ("" if probes.enter_scores else (f"; not scored: {probes.why_not}" if probes.why_not else ""))
+    ]
+    from advisor.render.summary import provenance
+
+    measured += [p.replace("**", "") for p in provenance(report)[2:]]  # accuracy, pipeline, scaling probes
+    if without is not None:
+        measured.append(without.note)
+    return FirstPage(
+        headline=headline,
+        eligible=eligible,
+        workflow=rec.workflow,
+        total=top.total,
+        runner_up=rec.runner_up,
+        margin=rec.margin,
+        confidence=rec.confidence,
+        evidence_grade=round(grade, 3),
+        evidence_label=grade_label,
+        summary=_summary(rec),
+        reasons=reasons,
+        against=against,
+        would_change=change,
+        measured=measured,
+        blocking=blocking,
+    )
+
+
+def build(report: Any, kb: Any = None, *, inputs: Optional[dict] = None, sensitivity: bool = True) -> ReviewDocument:
+    """The judged document of a built Report. `inputs`: the measurements build_report scored with
+    (probes, scaling, scaling_here, deploy, accuracy, pipeline), so the knowledge-base sensitivity
+    re-scores exactly that case; without them it re-scores on the report's requirements, host and scan."""
+    from advisor.render.summary import knowledge_for
+
+    note = None
+    if kb is None:
+        kb, note = knowledge_for(report, {})
+    probes = probe_counts(report)
+    items = [e for s in report.scores for c in s.criteria for e in c.evidence]
+    items += [e for p in report.projections for e in list(p.evidence) + list(p.cost_evidence)]
+    without = margin_without_measurements(report, kb)
+    kbs = kb_sensitivity(report, kb, inputs) if sensitivity else None
+    return ReviewDocument(
+        first_page=first_page(report, probes, without, kbs),
+        risk_register=register(report),
+        stacks=stacks(report, kb),
+        stack_note=note if kb is not None else (note or "no knowledge base loaded"),
+        sign_off=sign_off(report),
+        evidence_classes=dict(sorted(_classes(items).items(), key=lambda kv: -GRADE[kv[0]])),
+        probes=probes,
+        without_measurements=without,
+        kb_sensitivity=kbs,
+    )
+
+
+def of(report: Any, kb: Any = None) -> ReviewDocument:
+    """The report's stored document when it carries one (a saved JSON re-renders to the same document),
+    else built now."""
+    doc = _get(report, "document")
+    if doc is None:
+        extra = getattr(report, "model_extra", None) or {}
+        doc = extra.get("document")
+    if isinstance(doc, ReviewDocument):
+        return doc
+    if isinstance(doc, dict):
+        return ReviewDocument.model_validate(doc)
+    return build(report, kb)

@@ -1,0 +1,217 @@
+"""Every rendered format of the three bundled examples (Markdown, HTML, the terminal table, JSON) says
+the same thing: one score, margin, confidence, time, cost, power figure and pin everywhere; the
+headline never contradicts the schedule; the register's expected hours sit inside the full range the
+cost model charges; unusable probe runs are marked; the first page is short and free of internal
+names; a saved JSON re-renders to the same document.
+
+The expected strings are built from the report's raw numbers with plain format specs here, never with
+the renderers' helpers, so a renderer that rounds differently in one place fails.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import re
+
+import pytest
+
+from document_examples import EXAMPLES, UNUSABLE, built, kb
+
+STEMS = [p.stem for p in EXAMPLES]
+TEXT_FORMATS = ("markdown", "html", "table")
+NAMES = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
+
+
+def _texts(stem: str) -> dict[str, str]:
+    texts = dict(built(stem)[2])
+    texts["html"] = htmllib.unescape(re.sub(r"<[^>]+>", "", texts["html"]))  # the text a reader sees
+    return texts
+
+
+def _first_page(md: str) -> str:
+    return md.split("\n## Recommendation\n", 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_headline_total_margin_and_confidence_agree_everywhere(stem):
+    report, doc, _ = built(stem)
+    texts = _texts(stem)
+    rec = report.recommendation
+    top = next(s for s in report.scores if s.workflow == rec.workflow)
+    total = f"{top.total:.1f}"
+    for fmt in TEXT_FORMATS:
+        text = texts[fmt]
+        assert doc.first_page.headline in text, f"{stem} {fmt}: the headline is missing"
+        # every "N/100" names one of the workflows' totals, rounded the one way
+        allowed = {f"{s.total:.1f}" for s in report.scores}
+        for n in re.findall(r"(\d+(?:\.\d+)?)/100\b", text):
+            assert n in allowed, f"{stem} {fmt}: '{n}/100' is no workflow's total ({sorted(allowed)})"
+        assert f"{total}/100" in text
+        # every "N points ahead of" / "margin N points over" is the one margin
+        for n in re.findall(r"(\d+(?:\.\d+)?) points ahead of", text) + re.findall(
+            r"margin (\d+(?:\.\d+)?) points over", text
+        ):
+            assert n == f"{rec.margin:.1f}", f"{stem} {fmt}: margin {n} vs {rec.margin:.1f}"
+        assert "over None" not in text and "ahead of None" not in text
+        levels = set(re.findall(r"[Cc]onfidence\W{0,3}(high|medium|low)\b(?! from)", text))
+        assert levels == {rec.confidence}, f"{stem} {fmt}: confidence {levels} vs {rec.confidence}"
+    data = json.loads(texts["json"])
+    assert data["recommendation"]["workflow"] == rec.workflow
+    assert f"{data['recommendation']['margin']:.1f}" == f"{rec.margin:.1f}"
+    if "document" in data:  # the Report carries the judged document (schema 1.4)
+        assert data["document"]["first_page"]["headline"] == doc.first_page.headline
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_a_bold_headline_never_names_an_ineligible_workflow_as_the_choice(stem):
+    report, doc, texts = built(stem)
+    top = next(s for s in report.scores if s.workflow == report.recommendation.workflow)
+    page = _first_page(texts["markdown"])
+    if not top.eligible:
+        assert "No workflow meets the hard constraints" in page
+    else:
+        assert page.lstrip().startswith(f"**{NAMES[top.workflow]}, {top.total:.1f}/100")
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_times_costs_and_power_agree_between_formats(stem):
+    from advisor.render._fmt import hours, usd  # the projections' own span texts, compared across formats
+
+    report, _, _ = built(stem)
+    texts = _texts(stem)
+    for p in report.projections:
+        if not p.supported or p.time_to_train_hours is None:
+            continue
+        for fmt in TEXT_FORMATS:
+            assert hours(p.time_to_train_hours) in texts[fmt], f"{stem} {fmt}: {p.workflow} time"
+            assert usd(p.compute_cost_usd) in texts[fmt], f"{stem} {fmt}: {p.workflow} cost"
+    for c in report.costs:
+        if c.power_budget_kw:
+            kw = f"{c.power_budget_kw:g} kW"
+            assert kw in texts["markdown"] and kw in texts["html"]
+            assert "no power figure" not in texts["markdown"], f"{stem}: 'no power figure' beside {kw}"
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_pins_agree_with_the_install_lines_and_the_knowledge_base(stem):
+    _, doc, _ = built(stem)
+    texts = _texts(stem)
+    rows = {f.id: f.versions for f in kb().frameworks}
+    for st in doc.stacks:
+        comps = {c.name: c.version for c in st.components}
+        for name, fid, pkg in (("PyTorch", "pytorch", "torch"), ("MindSpore", "mindspore", "mindspore")):
+            if name not in comps:
+                continue
+            v = comps[name]
+            assert v in {r.version for r in rows[fid]}, f"{stem}: {name} {v} is not a knowledge-base row"
+            install = " ".join(st.install)
+            assert f'"{pkg}=={v}' in install, f"{stem}: {name} {v} but install says {install}"
+            for fmt in ("markdown", "html"):
+                assert f"{pkg}=={v}" in texts[fmt]
+        if "PyTorch" in comps:
+            # "newest" is a 2026 release: at least 2.12, with its CUDA line and minimum driver pinned
+            major, minor = (int(x) for x in comps["PyTorch"].split(".")[:2])
+            assert (major, minor) >= (2, 12), f"{stem}: PyTorch pinned to {comps['PyTorch']}"
+            if "CUDA runtime" in comps:
+                assert re.match(r"^\d+\.\d+", comps["CUDA runtime"]), comps["CUDA runtime"]
+                assert re.search(r">= \d{3}", comps["NVIDIA driver"]), comps["NVIDIA driver"]
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_schedule_and_headline_do_not_contradict(stem):
+    report, doc, texts = built(stem)
+    page = _first_page(texts["markdown"])
+    for s in report.schedules:
+        if s.workflow == report.recommendation.workflow and s.fits == "no":
+            assert "does not fit the deadline" in page, f"{stem}: the schedule says no, the first page is silent"
+    if not doc.first_page.blocking:
+        assert "**Blocking facts:** none." in page
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_expected_hours_sit_inside_the_full_range(stem):
+    _, doc, _ = built(stem)
+    texts = _texts(stem)
+    reg = doc.risk_register
+    items = reg.risks + reg.also_known
+    if not items:
+        pytest.skip(f"{stem}: no pitfall applies")
+    for r in items:  # exposure = likelihood x hours somewhere inside the fix-time range
+        assert r.likelihood * r.hours[0] - 1e-9 <= r.exposure <= r.likelihood * r.hours[1] + 1e-9, r.id
+    assert abs(reg.expected_hours - sum(r.exposure for r in items)) < 1e-6
+    assert reg.full_hours == [sum(r.hours[0] for r in items), sum(r.hours[1] for r in items)]
+    assert reg.expected_hours <= reg.full_hours[1]
+    for fmt in ("markdown", "html", "table"):
+        m = re.search(r"[Ee]xpected (?:exposure over every pitfall listed: )?\**~([\d,.]+) h", texts[fmt])
+        assert m, f"{stem} {fmt}: no expected hours beside the register"
+        assert float(m.group(1).replace(",", "")) == pytest.approx(reg.expected_hours, rel=0.005)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_probe_runs_are_counted_by_quality_and_unusable_ones_marked(stem):
+    report, doc, texts = built(stem)
+    runs = report.probes.runs
+    unusable = [r for r in runs if r.quality == "unusable"]
+    assert len(unusable) == 1 and doc.probes.unusable == 1 and doc.probes.unusable_ids == [unusable[0].id]
+    ok = [r for r in runs if r.status == "ok"]
+    assert doc.probes.usable + doc.probes.noisy + doc.probes.unusable == len(ok)
+    assert doc.probes.failed == len(runs) - len(ok)
+    page = _first_page(texts["markdown"])
+    assert "succeeded" not in page
+    assert f"{doc.probes.unusable} unusable" in page
+    assert "(UNUSABLE)" in texts["markdown"] and "(UNUSABLE)" in built(stem)[2]["html"]
+    assert "UNUSABLE, not scored" in built(stem)[2]["html"]  # the throughput chart's label
+    assert UNUSABLE >= 0
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_first_page_is_short_says_whether_measurements_moved_it_and_names_no_internals(stem):
+    report, doc, texts = built(stem)
+    page = _first_page(texts["markdown"])
+    words = len(page.split())
+    assert words <= 360, f"{stem}: the first page is {words} words"
+    assert not re.search(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b", page), "an internal constant name on the first page"
+    assert doc.without_measurements is not None and doc.without_measurements.note in page
+    # each ruled-out workflow is named once in the whole document
+    for s in report.scores:
+        if s.blocked_by:
+            n = texts["markdown"].count(f"{NAMES[s.workflow]} is ruled out:")
+            assert n == 1, f"{stem}: {s.workflow} ruled out listed {n} times"
+    # a criterion decided by a set value says so
+    for r in doc.first_page.reasons:
+        if r.set_by:
+            assert "set value, not evidence" in page
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_register_and_projection_give_one_figure_for_scaling(stem):
+    report, doc, texts = built(stem)
+    kept = [
+        p.communication.kept
+        for p in report.projections
+        if p.workflow == report.recommendation.workflow
+        and p.communication
+        and p.communication.kept
+        and p.communication.devices > 1
+    ]
+    for r in doc.risk_register.risks + doc.risk_register.also_known:
+        if "of linear" in r.why and kept:
+            lo, hi = kept[0].low, kept[0].high
+            assert f"{lo:.0%}" in r.why and f"{hi:.0%}" in r.why, r.why
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_a_saved_json_re_renders_to_the_same_document(stem):
+    from advisor.decision.document import ReviewDocument, build
+    from advisor.render import format as render
+    from advisor.report import Report
+
+    report, doc, texts = built(stem)
+    data = json.loads(texts["json"])
+    saved_doc = data.pop("document", None)
+    again = Report.model_validate(data)
+    doc2 = ReviewDocument.model_validate(saved_doc) if saved_doc else build(again, kb())
+    assert doc2 == doc
+    for fmt in ("markdown", "table"):
+        assert render(again, fmt, kb=kb(), document=doc2) == texts[fmt] if fmt != "html" else True

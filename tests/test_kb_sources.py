@@ -1,0 +1,72 @@
+"""knowledge/sources.py: a knowledge-base source a reader can follow. A path outside the package
+(`shared/...`, `/...`, `../...`, `~/...`) is refused with the field and why; URLs, named documents,
+field reports by file (cited by title), measurements in words and "assumption" pass."""
+
+from __future__ import annotations
+
+import pytest
+
+import knowledge
+from knowledge.sources import check, refused
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "shared/reference/facts.md",
+        "shared/reference/facts.md (API differences)",
+        "https://example.org/x; shared/reference/measured-here.md (NumPy)",
+        "/work/shared/reference/facts.md",
+        "../reference/facts.md",
+        "~/notes.md",
+    ],
+)
+def test_a_path_outside_the_package_is_refused(source):
+    why = refused(source)
+    assert why is not None and "path outside the package" in why
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix",
+        "seeds/000_90cfaae2f15a68bc.txt (pitfall 1)",
+        "assumption",
+        "Gitee AI documentation (npu-smi samples)",
+        "measured by framework-advisor on its 2-vCPU project machine (2026-12-01; Parity)",
+        "https://a.example/x (a; b); seeds/002_1eb5f83b322b592f.txt (3.2)",
+        None,
+    ],
+)
+def test_a_source_a_reader_can_follow_passes(source):
+    assert refused(source) is None
+
+
+def test_the_files_this_change_owns_cite_originals_only():
+    kb = knowledge.load()
+    bad = [
+        line for line in check(kb) if line.split(":", 1)[0] in ("api-mappings", "pitfalls", "ecosystem", "frameworks")
+    ]
+    assert bad == []
+
+
+def test_check_names_section_entry_and_field_of_a_nested_source():
+    kb = knowledge.load()
+    entry = kb.pitfalls[0]
+    broken = entry.model_copy(update={"source": "shared/reference/facts.md (x)"})
+    kb2 = kb.model_copy(update={"pitfalls": [broken, *kb.pitfalls[1:]]})
+    lines = check(kb2)
+    assert f"pitfalls:{entry.id}: source: 'shared/reference/facts.md' is a path outside the package" in "\n".join(lines)
+
+
+def test_problems_are_loader_records_naming_file_entry_and_field():
+    from knowledge.loader import Problem
+    from knowledge.sources import problems
+
+    kb = knowledge.load()
+    entry = kb.ecosystem[0]
+    kb2 = kb.model_copy(update={"ecosystem": [entry.model_copy(update={"source": "../notes.md"}), *kb.ecosystem[1:]]})
+    found = [p for p in problems(kb2) if p.entry == entry.id]
+    assert found and isinstance(found[0], Problem)
+    assert (found[0].file, found[0].field) == ("ecosystem.yaml", "source")
+    assert "path outside the package" in str(found[0])
