@@ -137,3 +137,11 @@ def test_live_verification_on_the_installed_mindspore(tmp_path):
     assert rows["mindspore.ops.relu"]["status"] == "verified"
     assert rows["mindspore.nn.Dense"]["status"] == "verified"  # a layer: output shape compared
     assert (tmp_path / "framework-advisor" / "kb-verify.json").is_file()
+
+
+def test_kb_verify_bad_timeout_is_one_line_exit_2(capsys):
+    from advisor.cli import main
+
+    assert main(["kb", "verify", "--timeout", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--timeout" in err[0] and "1-3600" in err[0]

@@ -169,6 +169,94 @@ SPECS: dict[str, dict] = {
     "mindspore.nn.GroupNorm": layer("mindspore.nn.GroupNorm", "torch.nn.GroupNorm", [1, 2], args=["img"]),
 }
 
+# mindspore.mint mirrors the PyTorch signatures: the same call on both sides.
+_MINT_UNARY = ("cos", "sin", "tanh", "floor", "round", "trunc", "sign", "square", "atan", "isnan", "clone", "argsort")
+_MINT_POS = ("sqrt", "rsqrt", "log2")
+_MINT_CALLS = {
+    "maximum": ["x", "y"],
+    "minimum": ["x", "y"],
+    "div": ["x", "pos"],
+    "mul": ["x", "y"],
+    "atan2": ["x", "pos"],
+    "isclose": ["x", "y"],
+    "any": ["m"],
+    "logical_not": ["m"],
+    "argmin": ["x"],
+    "prod": ["x"],
+    "var": ["x"],
+    "var_mean": ["x"],
+    "norm": ["x"],
+    "flip": ["x", [0]],
+    "roll": ["x", 1],
+    "squeeze": ["col", 1],
+    "permute": ["img", [0, 2, 3, 1]],
+    "triu": ["x"],
+    "unbind": ["x"],
+    "chunk": ["x", 2],
+    "repeat_interleave": ["x", 2],
+    "sort": ["x"],
+    "topk": ["x", 2],
+    "gather": ["x", 1, "idx"],
+    "mm": ["x", "xt"],
+    "bmm": ["seq", "seqt"],
+    "dot": ["v", "v"],
+    "eye": [3],
+    "full_like": ["x", 2.0],
+    "addcmul": ["x", "y", "x"],
+    "addmm": ["sq", "x", "xt"],
+    "baddbmm": ["bsq", "seq", "seqt"],
+    "empty_like": ["x"],
+    "nn.functional.sigmoid": ["x"],
+    "nn.functional.relu6": ["x"],
+    "nn.functional.softplus": ["x"],
+    "nn.functional.linear": ["x", "w", "b"],
+    "nn.functional.layer_norm": ["x", [3]],
+    "nn.functional.group_norm": ["img", 1],
+    "nn.functional.pixel_shuffle": ["img4", 2],
+    "nn.functional.smooth_l1_loss": ["x", "y"],
+    "nn.functional.binary_cross_entropy_with_logits": ["x", "prob"],
+    "nn.functional.threshold": ["x", 0.1, 0.0],
+    "nn.functional.prelu": ["x", "one"],
+    "nn.functional.adaptive_max_pool2d": ["img", 1],
+}
+_SHAPE_ONLY = {"empty_like", "clone"}
+for _name in _MINT_UNARY + _MINT_POS:
+    SPECS[f"mindspore.mint.{_name}"] = fn(
+        f"mindspore.mint.{_name}", f"torch.{_name}", ["pos" if _name in _MINT_POS else "x"]
+    )
+for _name, _args in _MINT_CALLS.items():
+    _torch = ("torch." + _name) if not _name.startswith("nn.") else "torch." + _name
+    SPECS[f"mindspore.mint.{_name}"] = fn(
+        f"mindspore.mint.{_name}", _torch, _args, compare="shape" if _name in _SHAPE_ONLY else S, tol=1e-4
+    )
+for _ms, _torch, _ctor, _args in (
+    ("mindspore.nn.Sigmoid", "torch.nn.Sigmoid", [], ["x"]),
+    ("mindspore.nn.Tanh", "torch.nn.Tanh", [], ["x"]),
+    ("mindspore.nn.Identity", "torch.nn.Identity", [], ["x"]),
+    ("mindspore.nn.LeakyReLU", "torch.nn.LeakyReLU", [], ["x"]),
+    ("mindspore.nn.MSELoss", "torch.nn.MSELoss", [], ["x", "y"]),
+    ("mindspore.nn.L1Loss", "torch.nn.L1Loss", [], ["x", "y"]),
+    ("mindspore.nn.BCEWithLogitsLoss", "torch.nn.BCEWithLogitsLoss", [], ["x", "prob"]),
+    ("mindspore.nn.Conv1d", "torch.nn.Conv1d", [3, 2, 1], ["seqc"]),
+    ("mindspore.nn.BatchNorm1d", "torch.nn.BatchNorm1d", [3], ["x"]),
+    ("mindspore.nn.AdaptiveAvgPool2d", "torch.nn.AdaptiveAvgPool2d", [1], ["img"]),
+    ("mindspore.nn.InstanceNorm2d", "torch.nn.InstanceNorm2d", [2], ["img"]),
+    ("mindspore.nn.MaxPool1d", "torch.nn.MaxPool1d", [2, 2], ["seq"]),
+    ("mindspore.nn.Upsample", "torch.nn.Upsample", [], ["img"]),
+    ("mindspore.mint.nn.ReLU6", "torch.nn.ReLU6", [], ["x"]),
+    ("mindspore.mint.nn.ELU", "torch.nn.ELU", [], ["x"]),
+    ("mindspore.mint.nn.Hardswish", "torch.nn.Hardswish", [], ["x"]),
+    ("mindspore.mint.nn.LogSoftmax", "torch.nn.LogSoftmax", [1], ["x"]),
+    ("mindspore.mint.nn.PReLU", "torch.nn.PReLU", [], ["x"]),
+    ("mindspore.mint.nn.ZeroPad2d", "torch.nn.ZeroPad2d", [1], ["img"]),
+    ("mindspore.mint.nn.ConstantPad2d", "torch.nn.ConstantPad2d", [1, 0.5], ["img"]),
+    ("mindspore.mint.nn.Dropout2d", "torch.nn.Dropout2d", [], ["img"]),
+    ("mindspore.mint.nn.AdaptiveMaxPool2d", "torch.nn.AdaptiveMaxPool2d", [1], ["img"]),
+):
+    SPECS[_ms] = layer(_ms, _torch, _ctor, args=_args)
+SPECS["mindspore.nn.Upsample"]["ctor_kwargs"] = {"scale_factor": 2.0, "recompute_scale_factor": True}
+SPECS["mindspore.nn.Upsample"]["torch_ctor_kwargs"] = {"scale_factor": 2.0}
+
 # MindSpore Tensor in-place methods a port reaches for when the scan flags `x.div_()` / `x.clamp_()`:
 # run on a copy of x, the receiver must hold the result afterwards (measured on MindSpore 2.10 CPU:
 # div_ returned a new tensor and left x unchanged; clamp_ raised "kernel InplaceClampScalar unregistered").

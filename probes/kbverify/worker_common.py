@@ -21,6 +21,17 @@ def inputs(np):
         "v": np.arange(3, dtype=np.float32),
         "labels": np.array([0, 2, 2, 1], dtype=np.int64),
         "targets": np.array([0, 2], dtype=np.int64),  # one class per row of x
+        "idx": np.array([[0, 2], [1, 0]], dtype=np.int64),
+        "col": rng.standard_normal((3, 1)).astype(np.float32),
+        "prob": (rng.random((2, 3)) > 0.5).astype(np.float32),
+        "seq": rng.standard_normal((2, 3, 4)).astype(np.float32),
+        "seqt": rng.standard_normal((2, 4, 3)).astype(np.float32),
+        "seqc": rng.standard_normal((1, 3, 4)).astype(np.float32),
+        "sq": rng.standard_normal((2, 2)).astype(np.float32),
+        "bsq": rng.standard_normal((2, 3, 3)).astype(np.float32),
+        "w": rng.standard_normal((4, 3)).astype(np.float32),
+        "b": rng.standard_normal((4,)).astype(np.float32),
+        "img4": rng.standard_normal((1, 4, 2, 2)).astype(np.float32),
         "img": rng.standard_normal((1, 2, 4, 4)).astype(np.float32),
         "kernel": rng.standard_normal((3, 2, 3, 3)).astype(np.float32),
     }
