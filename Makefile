@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 EXAMPLE ?= examples/prototype-then-ascend.yaml
 
-.PHONY: run test setup bench clean schemas lint
+.PHONY: run test setup bench clean schemas lint browser
 
 setup: $(STAMP)
 
@@ -25,8 +25,18 @@ run:
 		$(BIN)/advisor report $(EXAMPLE) --markdown; \
 	fi
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Debian's Chromium and its driver for the real-browser test of the HTML report (selenium drives them).
+# Installed when missing and apt is usable (root); otherwise that test says what is missing and skips.
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >&2 \
+			|| echo "could not install chromium + chromium-driver: the browser test will skip" >&2; \
+		else echo "chromium + chromium-driver missing (apt-get install chromium chromium-driver): the browser test will skip" >&2; fi; \
+	fi
 
 # Lint (ruff, configured in pyproject.toml) and the import contracts (import-linter, ibid.).
 lint: $(STAMP)

@@ -222,7 +222,7 @@ def test_scaling_file_enters_the_json_and_markdown(capsys):
     for p in doc["projections"]:
         assert p["communication"]["basis_detail"].startswith("measured on AMD EPYC (2 ranks, CPU, contention)")
     code, md, _ = run_cli(capsys, "report", str(EXAMPLE), "--scaling", str(SCALING), "--no-cache", "--markdown")
-    assert "## Multi-device scaling" in md and "| pytorch lenet | torchrun (gloo) | cpu | 2 | 49% (43%-51%, n=3)" in md
+    assert ". Multi-device scaling\n" in md and "| pytorch lenet | torchrun (gloo) | cpu | 2 | 49% (43%-51%, n=3)" in md
 
 
 def test_cached_scaling_is_measured_here_unless_no_cache(capsys):
