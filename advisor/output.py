@@ -7,6 +7,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,27 @@ def write_atomic(path: str | os.PathLike, text: str) -> Path:
             raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
         raise
     return given
+
+
+def write_fallback(kind: str, text: str) -> str:
+    """Keep a measurement that -o or the cache could not take: a named file in the temp folder
+    (else the home folder); as the last resort the JSON itself on stderr. Returns where it went.
+
+    A measurement costs minutes of host time; losing it to a full disk is worse than a stray file
+    whose name the message gives."""
+    name = f"advisor-{kind}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.json"
+    folders = dict.fromkeys((tempfile.gettempdir(), os.path.expanduser("~")))
+    for folder in folders:
+        try:
+            return str(write_atomic(Path(folder) / name, text))
+        except (UsageError, OSError):
+            continue
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):
+        return "nowhere (no folder was writable and stderr is closed)"
+    return "stderr (the JSON above)"
 
 
 def emit(text: str, output: str | None) -> None:

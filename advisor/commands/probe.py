@@ -12,8 +12,9 @@ import tempfile
 from typing import Optional
 
 from advisor.errors import UsageError
-from advisor.output import check_output, emit
+from advisor.output import check_output, emit, write_fallback
 from advisor.render import renderer
+from advisor.sanitize import one_line
 from probes.launcher import terminating_signals
 
 MODELS = ("lenet", "resnet18", "resnet50")
@@ -226,14 +227,41 @@ class Progress:
         w.flush()
 
 
-def emit_result(kind: str, doc, args, **options) -> None:
+def emit_result(kind: str, doc, args, save=None, **options) -> None:
     """-o FILE always gets the JSON document (what `advisor report --probes` reads); stdout gets
-    the `kind` table (options: its width, `feed`), or the JSON with --json when no file was named."""
+    the `kind` table (options: its width, `feed`), or the JSON with --json when no file was named.
+
+    `save` (the cache writer, or None) runs after -o: a measurement is never lost to a full cache
+    or a failed -o. When neither took it, it goes to a named fallback file and the message says
+    where; a failed -o still ends in its one error line (exit 2), naming where the result is."""
     as_json, output = getattr(args, "json", False), getattr(args, "output", None)
+    text = renderer(kind, "json").format(doc)
+    kept: list[str] = []
+    failure: Optional[UsageError] = None
     if output:
-        emit(renderer(kind, "json").format(doc), output)
-    if not output or not as_json:
-        emit(renderer(kind, "json" if as_json else "table", **options).format(doc), None)
+        try:
+            emit(text, output)
+            kept.append(output)
+        except UsageError as exc:
+            failure = exc
+    cache_failed = False
+    if save is not None:
+        try:
+            kept.append(str(save(doc)))
+        except (OSError, UsageError) as exc:  # ENOSPC, EROFS, a file where the cache folder goes
+            cache_failed = True
+            where = f"; it is in {kept[0]}" if kept else ""
+            print(f"advisor: warning: the {kind} result was not cached ({one_line(str(exc))}){where}", file=sys.stderr)
+    if not kept and (failure is not None or cache_failed):
+        kept.append(write_fallback(kind, text))
+        if failure is None:
+            print(f"advisor: the {kind} result is kept in {kept[0]}", file=sys.stderr)
+    try:
+        if not output or not as_json:
+            emit(renderer(kind, "json" if as_json else "table", **options).format(doc), None)
+    finally:
+        if failure is not None:
+            raise UsageError(f"{failure}; the {kind} result is kept in {kept[0]}") from None
 
 
 @terminating_signals()  # SIGTERM / SIGHUP like SIGINT: children killed, temp folders removed, 143 / 129
@@ -294,14 +322,9 @@ def handle(args) -> int:
             import shutil
 
             shutil.rmtree(config.compile_cache_dir, ignore_errors=True)
-    if not args.no_cache:
-        try:
-            from advisor.cache import save_probes
+    from advisor.cache import save_probes
 
-            save_probes(suite)
-        except OSError as exc:
-            print(f"advisor: could not cache the probe results ({exc})", file=sys.stderr)
-    emit_result("probe", suite, args)
+    emit_result("probe", suite, args, save=None if args.no_cache else save_probes)
     bad = [r for r in suite.runs if r.status in ("failed", "timeout")]
     bad_parity = [p for p in suite.parity if p.status == "failed"]
     return 1 if bad or bad_parity else 0

@@ -286,12 +286,21 @@ def run_probes() -> Any:
 
     print("advisor: running the probe suite (use `advisor probe` for options)...", file=sys.stderr)
     suite = run_suite(ProbeConfig(), on_event=progress)
+    from advisor.sanitize import one_line
+
     try:
         from advisor.cache import save_probes
 
         save_probes(suite)
-    except OSError as exc:  # a full or read-only cache folder: the report still has the measurement
-        print(f"advisor: could not cache the probe results ({exc})", file=sys.stderr)
+    except (OSError, UsageError) as exc:  # a full or read-only cache folder: keep the raw runs anyway
+        from advisor.output import to_json, write_fallback
+
+        where = write_fallback("probe", to_json(suite))
+        print(
+            f"advisor: warning: the probe results were not cached ({one_line(str(exc))}); "
+            f"they are kept in {where} (advisor report --probes FILE reads them)",
+            file=sys.stderr,
+        )
     return suite
 
 

@@ -162,14 +162,13 @@ def run_from_args(args) -> int:
         return run_multinode_from_args(args)
     config = config_from_args(args)
     result = run_scaling(config, on_event=_progress(sys.stderr))
-    emit_result("scaling", result, args)  # -o FILE: the JSON that `advisor report --scaling` reads
-    if not getattr(args, "no_cache", False) and result.runs:
-        from advisor.cache import save_scaling
+    from advisor.cache import save_scaling
 
-        try:  # the report and the TUI reuse it; a cache problem must not fail the measurement
-            save_scaling(result)
-        except OSError as exc:
-            print(f"warning: scaling result not cached: {exc}", file=sys.stderr)
+    # -o FILE (the JSON that `advisor report --scaling` reads) first, then the cache: the report and
+    # the TUI reuse it, and a cache problem must not lose the measurement.
+    emit_result(
+        "scaling", result, args, save=None if getattr(args, "no_cache", False) or not result.runs else save_scaling
+    )
     return exit_code(result)
 
 
