@@ -126,6 +126,19 @@ def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def check_data(path: Optional[str], limit: Optional[int] = None) -> None:
+    """--data read once in the parent (bounded, format-checked: probes.training.data) before any
+    worker starts: a bad data folder is one line and exit 2, not a failed run per framework."""
+    if not path:
+        return
+    from probes.training import data
+
+    try:
+        data.read_raw(path, limit=limit)
+    except data.DataError as exc:
+        raise UsageError(f"--data: {one_line(str(exc))}") from None
+
+
 def build_config(args):
     from probes.training.models import MODES_OF, ProbeConfig
     from probes.training.runner import installed_frameworks
@@ -165,7 +178,7 @@ def build_config(args):
         try:
             data.from_path(args.data, models[0], args.batch_size, n_batches=1)
         except data.DataError as exc:
-            raise UsageError(f"--data: {exc}") from None
+            raise UsageError(f"--data: {one_line(str(exc))}") from None
     compile_cache = None
     if args.no_cache:
         compile_cache = tempfile.mkdtemp(prefix="advisor-inductor-")
