@@ -136,6 +136,58 @@ def write_atomic(path: str | os.PathLike, text: str) -> Path:
     return given
 
 
+def regular_target(path: str | os.PathLike | None) -> bool:
+    """-o names a regular file (new or existing), where companion files (charts) may sit beside
+    it; not a FIFO or device such as /dev/stdout, beside which nothing may be created."""
+    return bool(path) and not _writes_in_place(Path(path))
+
+
+def write_with_companions(path: str | os.PathLike, text: str, companions: dict[str, str]) -> Path:
+    """The document and its companion files (name -> text, beside it) as one step: every companion
+    staged in a temp file first, then the document written atomically, then the companions renamed
+    into place. A failure before the document removes the staged files: never charts without the
+    document, never a document whose charts failed to stage."""
+    check_output(path)
+    given = Path(path)
+    if not companions or not regular_target(given):
+        return write_atomic(given, for_terminal(text))
+    folder = (given.resolve() if given.is_symlink() else given).parent
+    staged: list[tuple[str, Path]] = []
+
+    def _drop() -> None:
+        for _, tmp in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+    try:
+        for name, content in companions.items():
+            fd, tmp = tempfile.mkstemp(prefix=".advisor-", suffix=".tmp", dir=folder)
+            staged.append((name, Path(tmp)))
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(content)
+            os.chmod(tmp, 0o666 & ~_umask())
+        write_atomic(given, for_terminal(text))
+    except OSError as exc:
+        _drop()
+        raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        _drop()
+        raise
+    for i, (name, tmp) in enumerate(staged):
+        try:
+            os.replace(tmp, folder / name)
+        except OSError as exc:
+            for _, rest in staged[i:]:
+                try:
+                    os.unlink(rest)
+                except OSError:
+                    pass
+            raise UsageError(f"{folder / name}: cannot write the chart: {exc.strerror or exc}") from None
+    return given
+
+
 def write_fallback(kind: str, text: str) -> str:
     """Keep a measurement that -o or the cache could not take: a named file in the temp folder
     (else the home folder); as the last resort the JSON itself on stderr. Returns where it went.

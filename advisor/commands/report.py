@@ -416,7 +416,7 @@ def choose_format(args: argparse.Namespace, stdout: Any = None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from advisor.output import check_output, emit, write_atomic
+    from advisor.output import check_output, emit, regular_target, write_with_companions
     from advisor.render import assets
     from advisor.render import format as render_format
     from advisor.report import build_report
@@ -425,10 +425,12 @@ def run(args: argparse.Namespace) -> int:
     req, inputs = gather(args)
     report = build_report(req, **inputs)
     fmt = choose_format(args)
-    files = assets(report, fmt, args.output, kb=inputs["kb"])
+    # Charts only beside a regular file (never /dev/stdout.scores.svg), written with the document as
+    # one step (write_with_companions): no charts without the document, no document without its charts.
+    files = assets(report, fmt, args.output if regular_target(args.output) else None, kb=inputs["kb"])
     text = render_format(report, fmt, kb=inputs["kb"], assets=files)
-    folder = Path(args.output).parent if args.output else None
-    for name, content in files.items():  # the charts first: the document never links a missing file
-        write_atomic(folder / name, content)
-    emit(text, args.output)
+    if files:
+        write_with_companions(args.output, text, files)
+    else:
+        emit(text, args.output)
     return 0
