@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import math
 import os
 import stat
 import sys
@@ -30,11 +32,36 @@ def _umask() -> int:
     return mask
 
 
+def _non_finite(doc: Any, where: str = "") -> str | None:
+    """The path (`runs[0].images_per_second`) of the first NaN or infinity in `doc`, else None."""
+    stack = [(doc, where)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            return at or "the document"
+        if isinstance(value, dict):
+            stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in reversed(list(value.items())))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, f"{at}[{i}]") for i, v in reversed(list(enumerate(value))))
+    return None
+
+
 def to_json(doc: Any) -> str:
-    """One JSON document; pydantic models are dumped in JSON mode."""
+    """One JSON document; pydantic models are dumped in JSON mode.
+
+    Non-finite numbers are refused by construction (allow_nan=False): `Infinity` is not JSON, and the
+    tool's own `compare` and `report --probes` would refuse the file it wrote. The error names the
+    field; the value came from an input that a range check missed (advisor.limits)."""
     if hasattr(doc, "model_dump"):
         doc = doc.model_dump(mode="json")
-    return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    try:
+        return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:
+        where = _non_finite(doc) or "a value"
+        raise UsageError(
+            f"{for_terminal(where)}: not a finite number: JSON output holds no NaN or infinity "
+            "(check the knowledge-base overrides and result files this report read)"
+        ) from None
 
 
 # A probe suite with every raw step time is ~1 MB; 32 MB leaves room for many runs and refuses
@@ -96,16 +123,52 @@ def _writes_in_place(target: Path) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> Path:
+# How long `-o FIFO` waits for a reader: `advisor report -o pipe & cat pipe` works, and a FIFO that
+# nobody reads is one error line after this, not a process blocked for good.
+FIFO_READER_WAIT_S = 30.0
+
+
+def _open_in_place(target: Path, wait: float):
+    """A FIFO opened without blocking on a missing reader (polled up to `wait` seconds), then
+    switched back to blocking writes; a character device opened as usual."""
+    if not stat.S_ISFIFO(os.stat(target).st_mode):
+        return open(target, "w", encoding="utf-8", errors="replace")
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
+                raise
+            if time.monotonic() >= deadline:
+                raise UsageError(f"{target}: a FIFO with no reader after {wait:g} s: start its reader first") from None
+            time.sleep(0.05)
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "w", encoding="utf-8", errors="replace")
+
+
+def export_file(path: str | os.PathLike, text: str) -> Path:
+    """The TUI's export: like write_atomic, but an existing FIFO or device is refused up front
+    (checked without opening it), so the screen never waits for a reader."""
+    return write_atomic(path, for_terminal(text), in_place=False)
+
+
+def write_atomic(path: str | os.PathLike, text: str, in_place: bool = True) -> Path:
     """Write text to path via a temp file in the same folder and a rename: never half a file.
 
     A symlink's target is replaced (the link stays a link); a FIFO or character device is written
-    in place; an existing file keeps its permission bits. Every failure is one UsageError line."""
+    in place (`in_place=False` refuses them); an existing file keeps its permission bits. Every
+    failure is one UsageError line."""
     check_output(path)
     given = Path(path)
     if _writes_in_place(given):
+        if not in_place:
+            raise UsageError(
+                f"{given}: exists and is not a regular file (a FIFO or a device): expected a file name to write"
+            )
         try:
-            with open(given, "w", encoding="utf-8") as fh:
+            with _open_in_place(given, FIFO_READER_WAIT_S) as fh:
                 fh.write(text)
         except OSError as exc:
             raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
@@ -121,7 +184,8 @@ def write_atomic(path: str | os.PathLike, text: str) -> Path:
     except OSError as exc:
         raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        # errors="replace": a lone surrogate (a \\ud800 escape in an input file) becomes U+FFFD
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
             fh.write(text)
         os.chmod(tmp, mode)
         os.replace(tmp, target)

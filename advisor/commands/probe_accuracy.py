@@ -98,6 +98,9 @@ def run_normalize_check(timeout: float = 300) -> dict:
 def run_from_args(args) -> int:
     refuse_unused(args)
     config = _config(args)
+    from advisor.extras import require
+
+    require("accuracy")  # scikit-learn (the digits, the split): say which extra before any work
     check_data(config.data, limit=4000)  # the same bounded readers the workers use
     from probes.accuracy.runner import run_suite
 

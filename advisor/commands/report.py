@@ -152,10 +152,25 @@ def _validated(path: str, model: Any, data: dict) -> Any:
 
     from advisor.requirements import validation_message
 
+    from advisor.limits import first_problem
+    from advisor.sanitize import plain_fields
+
+    found = first_problem(data)  # the one range table (advisor.limits); nesting bounded there too
+    if found:
+        raise UsageError(f"{path}: {found}")
+    # Free text of a result file (a scaling label, a warning, a data source) reaches Markdown and
+    # HTML: on one line, without control characters, from here on (the renderers escape it too).
+    data = plain_fields(data, TEXT_FIELDS)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise UsageError(validation_message(path, exc)) from None
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply to read") from None
+
+
+# The free-text fields of result files, made plain (one line, printable) when a file is loaded.
+TEXT_FIELDS = frozenset({"label_text", "warnings", "source", "label", "note", "message", "error", "likely_cause"})
 
 
 SCALING_HINT = "expected a scaling result from `advisor probe --scaling --json -o FILE`"
