@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import importlib
 import re
 import sys
@@ -255,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
             raise
         if _is_knowledge_error(exc):  # a bad knowledge-base file is bad input too
             _error_line(f"advisor: error: {exc}")
+            return UsageError.exit_code
+        if isinstance(exc, OSError) and exc.errno in (errno.ENAMETOOLONG, errno.ELOOP) and exc.filename:
+            # a path the user gave that no file system takes: bad input, wherever it was first used
+            _error_line(f"advisor: error: {exc.filename}: {exc.strerror}")
             return UsageError.exit_code
         extra = missing_extra(exc)
         if extra is not None:  # an optional dependency not installed: bad setup, not a bug

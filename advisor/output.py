@@ -98,6 +98,15 @@ def check_output(path: str | os.PathLike | None) -> None:
     """Refuse a bad -o up front (commands call it before slow work; write_atomic again at the end)."""
     if not path:
         return
+    try:
+        _check_output(path)
+    except OSError as exc:  # a 300-character component (ENAMETOOLONG), a loop of links
+        raise UsageError(f"{os.fspath(path)}: -o: {exc.strerror or exc}") from None
+    except ValueError as exc:  # an embedded NUL byte
+        raise UsageError(f"{os.fspath(path)!r}: -o: {exc}") from None
+
+
+def _check_output(path: str | os.PathLike) -> None:
     text = os.fspath(path)
     target = Path(text)
     if target.is_dir() or text.endswith(os.sep):
@@ -180,7 +189,9 @@ def write_atomic(path: str | os.PathLike, text: str, in_place: bool = True) -> P
         mode = 0o666 & ~_umask()  # a new file: an ordinary file, not mkstemp's 0600
     folder = target.parent
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+        # A legal 250-character name plus mkstemp's 10 characters passes NAME_MAX: a short prefix then.
+        prefix = f".{target.name}." if len(target.name.encode()) <= 200 else ".advisor-"
+        fd, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
     except OSError as exc:
         raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
     try:

@@ -298,3 +298,47 @@ def test_error_lines_carry_no_terminal_escapes(tmp_path, capsys):
     code, _, err = run(["report", str(req), "--no-cache", "--json"], capsys)
     line = one_line(code, err)
     assert "\x1b" not in line and "\x07" not in line
+
+
+# --- requirements ranges, long names, thread caps -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "old, new, needle",
+    [
+        ("dataset_samples: 500000", "dataset_samples: " + "9" * 4000, "integer of 4000 digits"),
+        ("  epochs: 60", "  epochs: 60\n  gflops_per_sample: 1e300", "gflops_per_sample"),
+    ],
+    ids=["4000-digit-samples", "gflops-1e300"],
+)
+def test_absurd_requirements_are_one_line(tmp_path, capsys, old, new, needle):
+    req = tmp_path / "req.yaml"
+    req.write_text(Path(EXAMPLE).read_text().replace(old, new))
+    code, _, err = run(["report", str(req), "--no-cache", "--json"], capsys)
+    line = one_line(code, err)
+    assert needle in line and "req.yaml" in line
+
+
+@pytest.mark.parametrize("where", ["-o", "--kb", "scan"])
+def test_a_300_character_path_component_is_one_line(tmp_path, capsys, where):
+    long = str(tmp_path / ("x" * 300))
+    argv = {
+        "-o": ["report", EXAMPLE, "--no-cache", "--json", "-o", long + "/out.json"],
+        "--kb": ["report", EXAMPLE, "--no-cache", "--kb", long, "--json"],
+        "scan": ["scan", long],
+    }[where]
+    code, _, err = run(argv, capsys)
+    assert "File name too long" in one_line(code, err)
+
+
+def test_a_legal_250_character_output_name_is_written(tmp_path, capsys):
+    out = tmp_path / ("y" * 250)
+    code, _, err = run(["report", EXAMPLE, "--no-cache", "--json", "-o", str(out)], capsys)
+    assert code == 0, err
+    assert out.read_text().startswith("{") and sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+
+
+@pytest.mark.parametrize("extra", [[], ["--scaling"]])
+def test_threads_beyond_the_cap_are_refused(capsys, extra):
+    code, _, err = run(["probe", *extra, "--frameworks", "pytorch", "--threads", "100000"], capsys)
+    assert "--threads: expected 1 to 1024" in one_line(code, err)

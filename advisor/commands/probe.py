@@ -12,6 +12,7 @@ import tempfile
 from typing import Optional
 
 from advisor.errors import UsageError
+from advisor.limits import LIMITS
 from advisor.output import check_output, emit, write_fallback
 from advisor.render import renderer
 from advisor.sanitize import one_line
@@ -21,6 +22,7 @@ MODELS = ("lenet", "resnet18", "resnet50")
 FRAMEWORKS = ("pytorch", "mindspore")
 MODES = ("eager", "compile", "graph", "pynative")
 MAX_BATCH = 4096
+MAX_THREADS = int(LIMITS["threads"].high)  # the one range table (advisor.limits)
 # Options of the training probe that the scaling probe does not use (it trains LeNet on synthetic
 # data under the frameworks' launchers): refused with --scaling rather than silently ignored.
 TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps", "max_repeat")
@@ -164,8 +166,9 @@ def build_config(args):
         raise UsageError(f"--batch-size: expected 1 to {MAX_BATCH} images per step")
     if not 0 < args.budget <= 3600:
         raise UsageError("--budget: expected seconds per run, more than 0 and at most 3600")
-    if args.threads is not None and args.threads < 1:
-        raise UsageError("--threads: expected a positive integer")
+    if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
+        # 100,000 threads made the worker segfault; the config file's probe.threads has the same cap
+        raise UsageError(f"--threads: expected 1 to {MAX_THREADS} threads")
     if not 1 <= args.repeat <= 20:
         raise UsageError("--repeat: expected 1 to 20")
     max_repeat = args.max_repeat if args.max_repeat is not None else args.repeat

@@ -100,7 +100,11 @@ def load_kb(extra_dirs: list[str]) -> Any:
     import knowledge
 
     for d in extra_dirs:
-        if not Path(d).is_dir():
+        try:
+            is_dir = Path(d).is_dir()
+        except (OSError, ValueError) as exc:  # a 300-character name, a NUL byte
+            raise UsageError(f"{d}: --kb: {getattr(exc, 'strerror', None) or exc}") from None
+        if not is_dir:
             raise UsageError(f"{d}: --kb: expected a folder of knowledge-base YAML files")
     try:
         return knowledge.load(extra_dirs=extra_dirs or None)
@@ -144,6 +148,18 @@ def load_probe_file(path: str) -> Any:
             if value is not None and value < 0:
                 raise UsageError(f"{path}: runs[{i}].{field}: {value} is negative: expected a measured throughput >= 0")
     return suite
+
+
+def _check_ranges(path: str, req: Any) -> None:
+    """The requirements' numbers against the one range table (advisor.limits): a 4,000-digit
+    dataset_samples or gflops_per_sample 1e300 is one line here, not an overflow in the model.
+    (advisor/requirements.py should run the same check where it validates; see limits.py.)"""
+    from advisor.limits import first_problem
+
+    data = req.model_dump(mode="python") if hasattr(req, "model_dump") else req
+    found = first_problem(data)
+    if found:
+        raise UsageError(f"{path}: {found}")
 
 
 def _validated(path: str, model: Any, data: dict) -> Any:
@@ -339,6 +355,7 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     from advisor.requirements import load_requirements
 
     req = load_requirements(args.requirements)
+    _check_ranges(args.requirements, req)
     kb = load_kb(args.kb)
     check_accelerator(req, args.requirements, kb)
     seen: dict[str, str] = {}

@@ -19,7 +19,7 @@ import argparse
 import sys
 from typing import Optional
 
-from advisor.commands.probe import _list, emit_result  # the one parser of comma lists (aliases included)
+from advisor.commands.probe import MAX_THREADS, _list, emit_result  # the one parser of comma lists (aliases included)
 from advisor.errors import UsageError
 from probes.scaling import multinode
 from probes.scaling.models import ScalingConfig, ScalingEvent, ScalingResult
@@ -105,8 +105,8 @@ def config_from_args(args) -> ScalingConfig:
     if getattr(args, "batch_size", 32) < 1:
         raise UsageError("--batch-size: expected a positive integer")
     threads = getattr(args, "threads", None)
-    if threads is not None and threads < 1:
-        raise UsageError("--threads: expected a positive integer")
+    if threads is not None and not 1 <= threads <= MAX_THREADS:
+        raise UsageError(f"--threads: expected 1 to {MAX_THREADS} threads per rank")
     steps = getattr(args, "scaling_steps", None)
     steps = 30 if steps is None else steps
     if steps < 2:
