@@ -84,7 +84,9 @@ def _assert_clean(proc: subprocess.Popen, tag: str, tmp: Path, code: int, sig: s
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_check_signal_kills_hung_smoke_children(tmp_path, sig, code):
     proc, tag, tmp = _start(
-        ["check", "--json", "--timeout", "300"], tmp_path, ADVISOR_TEST_SMOKE_FAULT="torch:hang,mindspore:hang"
+        ["check", "--json", "--timeout", "300"],
+        tmp_path,
+        ADVISOR_TEST_SMOKE_FAULT="pytorch:hang,mindspore:hang",  # framework names as smoke_worker takes them
     )
     _wait_for_children(proc, tag, "probes.check.smoke_worker")
     time.sleep(0.5)  # both frameworks' children started
