@@ -25,7 +25,6 @@ import os
 import shutil
 import socket
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -429,7 +428,9 @@ def launch_one(spec, cancel=None, on_line: Callable[[str], None] = _progress_lin
         return launch.LaunchOutcome(
             status="failed", command=[], error=f"pre-flight: {why}", seconds=time.monotonic() - start
         )
-    workdir = Path(tempfile.mkdtemp(prefix="advisor-scaling-"))
+    from probes import launcher as _launcher
+
+    workdir = _launcher.make_temp_dir("advisor-scaling-")
     watch = RendezvousWatch(spec, workdir / "result", cancel)
     try:
         out = launch.run_launch(spec, cancel=watch, workdir=workdir)
