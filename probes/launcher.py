@@ -334,10 +334,18 @@ def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP)) -> Ite
         _remove_all_dirs()
         raise Terminated(signum)
 
+    def interrupt(signum, frame):
+        # Ctrl-C: kill the children *before* KeyboardInterrupt unwinds, or a `with ThreadPoolExecutor`
+        # waits in its exit for worker threads that wait for hung children (until their timeout).
+        _kill_all()
+        raise KeyboardInterrupt
+
     previous = {}
     if threading.current_thread() is threading.main_thread():
         for sig in signals:
             previous[sig] = signal.signal(sig, handler)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, interrupt)
     try:
         yield
     except BaseException as exc:
