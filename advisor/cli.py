@@ -11,6 +11,7 @@ import argparse
 import difflib
 import errno
 import importlib
+import os
 import re
 import sys
 
@@ -221,7 +222,25 @@ def missing_extra(exc: BaseException) -> str | None:
     return explain_missing(exc)
 
 
+def _fill_closed_descriptors() -> None:
+    """Started with `2>&-` (or 0/1 closed), the next file opened would get that descriptor, and a
+    framework's or a library's note written to "stderr" would land in it (inside --json on stdout,
+    or the -o file). /dev/null holds the place; sys.stdout stays None, so emit() still says that
+    stdout is closed."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                got = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                return
+            if got != fd:  # a lower one was free after all: give it back
+                os.close(got)
+
+
 def main(argv: list[str] | None = None) -> int:
+    _fill_closed_descriptors()
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
     try:

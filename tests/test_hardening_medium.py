@@ -342,3 +342,11 @@ def test_a_legal_250_character_output_name_is_written(tmp_path, capsys):
 def test_threads_beyond_the_cap_are_refused(capsys, extra):
     code, _, err = run(["probe", *extra, "--frameworks", "pytorch", "--threads", "100000"], capsys)
     assert "--threads: expected 1 to 1024" in one_line(code, err)
+
+
+def test_with_stderr_closed_nothing_lands_in_the_json_on_stdout(tmp_path):
+    proc = sub("report", EXAMPLE, "--no-cache", "--json", shell_suffix=" 2>&-")
+    assert proc.returncode == 0
+    import json
+
+    assert json.loads(proc.stdout)["schema_version"]
