@@ -350,3 +350,18 @@ def test_with_stderr_closed_nothing_lands_in_the_json_on_stdout(tmp_path):
     import json
 
     assert json.loads(proc.stdout)["schema_version"]
+
+
+@pytest.mark.parametrize("version", ["9.0", "99.0", 2])
+def test_a_report_of_an_unknown_schema_version_is_refused_by_compare(tmp_path, capsys, version):
+    import json
+
+    good = tmp_path / "good.json"
+    assert main(["report", EXAMPLE, "--no-cache", "--json", "-o", str(good)]) == 0
+    capsys.readouterr()
+    data = json.loads(good.read_text())
+    data["schema_version"] = version
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    code, _, err = run(["compare", str(good), str(bad)], capsys)
+    assert "schema_version" in one_line(code, err) and "bad.json" in err

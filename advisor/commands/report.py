@@ -214,7 +214,13 @@ def load_deploy_file(path: str) -> Any:
     data = read_json(path, DEPLOY_HINT, "--deploy")
     if not isinstance(data, dict) or data.get("kind") != "deploy":
         raise UsageError(f'{path}: kind: expected "deploy": {DEPLOY_HINT}')
-    from probes.deploy.models import DeployResult
+    from probes.deploy.models import SCHEMA_VERSION, DeployResult
+
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if not isinstance(version, str) or version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
+        raise UsageError(
+            f"{path}: schema_version: {str(version)[:20]!r}, expected {SCHEMA_VERSION.split('.')[0]}.x: {DEPLOY_HINT}"
+        )
 
     return _validated(path, DeployResult, data)
 
