@@ -186,7 +186,9 @@ def _validated(path: str, model: Any, data: dict) -> Any:
 
 
 # The free-text fields of result files, made plain (one line, printable) when a file is loaded.
-TEXT_FIELDS = frozenset({"label_text", "warnings", "source", "label", "note", "message", "error", "likely_cause"})
+TEXT_FIELDS = frozenset(
+    {"label_text", "warnings", "source", "data", "label", "note", "message", "error", "likely_cause"}
+)
 
 
 SCALING_HINT = "expected a scaling result from `advisor probe --scaling --json -o FILE`"
