@@ -40,8 +40,14 @@ MUTANTS = (
     Mutant(
         "writer-plain-open",
         "advisor/output.py",
-        "        os.chmod(tmp, mode)\n        os.replace(tmp, target)\n",
-        "        os.unlink(tmp)\n        with open(target, 'w', encoding='utf-8') as out:\n            out.write(text)\n",
+        '        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:\n'
+        "            fh.write(text)\n"
+        "        os.chmod(tmp, mode)\n"
+        "        os.replace(tmp, target)\n",
+        "        os.close(fd)\n"
+        "        os.unlink(tmp)\n"
+        '        with open(target, "w", encoding="utf-8") as fh:\n'
+        "            fh.write(text)\n",
         ("tests/test_hardening_suite.py", "-k", "midway or half_written"),
         "-o written in place: a failure mid-write truncates the old file",
     ),

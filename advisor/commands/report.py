@@ -467,8 +467,14 @@ def run(args: argparse.Namespace) -> int:
     fmt = choose_format(args)
     # Charts only beside a regular file (never /dev/stdout.scores.svg), written with the document as
     # one step (write_with_companions): no charts without the document, no document without its charts.
-    files = assets(report, fmt, args.output if regular_target(args.output) else None, kb=inputs["kb"])
-    text = render_format(report, fmt, kb=inputs["kb"], assets=files)
+    import warnings
+
+    with warnings.catch_warnings():
+        # matplotlib's font and layout warnings are about the chart engine, not the user's input:
+        # they must not land on stderr between the tool's own lines.
+        warnings.filterwarnings("ignore", module=r"matplotlib(\..*)?$")
+        files = assets(report, fmt, args.output if regular_target(args.output) else None, kb=inputs["kb"])
+        text = render_format(report, fmt, kb=inputs["kb"], assets=files)
     if files:
         write_with_companions(args.output, text, files)
     else:
