@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import importlib
+import os
 import re
 import sys
 
@@ -188,7 +190,9 @@ if [[ $zsh_eval_context[-1] == loadautofunc ]]; then _advisor "$@"; else compdef
 
 
 def _completion(args) -> int:
-    print(completion_script(args.shell), end="")
+    from advisor.output import emit
+
+    emit(completion_script(args.shell), None)  # a closed stdout: one error line, not exit 0 and nothing
     return 0
 
 
@@ -200,13 +204,55 @@ def _is_knowledge_error(exc: BaseException) -> bool:
     return loader is not None and isinstance(exc, loader.KnowledgeError)
 
 
+def _error_line(text: str) -> None:
+    """The one way an error reaches stderr: terminal escapes, NUL and lone surrogates from YAML or
+    TOML keys, section names, entry ids and file names are removed (advisor.sanitize.for_terminal),
+    and a closed stderr (`2>&-`) is not a second error."""
+    from advisor.sanitize import for_terminal
+
+    try:
+        print(for_terminal(text), file=sys.stderr)
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
+def missing_extra(exc: BaseException) -> str | None:
+    from advisor.extras import explain_missing
+
+    return explain_missing(exc)
+
+
+def _fill_closed_descriptors() -> None:
+    """Started with `2>&-` (or 0/1 closed), the next file opened would get that descriptor, and a
+    framework's or a library's note written to "stderr" would land in it (inside --json on stdout,
+    or the -o file). /dev/null holds the place; sys.stdout stays None, so emit() still says that
+    stdout is closed."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                got = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                return
+            if got != fd:  # a lower one was free after all: give it back
+                os.close(got)
+
+
 def main(argv: list[str] | None = None) -> int:
+    _fill_closed_descriptors()
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
     try:
         from advisor import config
 
-        settings = config.load()
+        try:
+            settings = config.load()
+        except UsageError:
+            if argv[:1] and argv[0] in ("-V", "--version", "-h", "--help"):
+                settings = {}  # a broken config file must not hide the version or the help
+            else:
+                raise
         parser = build_parser(settings)
         args, extra = parser.parse_known_args(argv or ["tui"])
         if extra:  # argparse names the top parser; the command whose flag it is helps more
@@ -220,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         if debug:
             raise
-        print(f"advisor: error: {exc}", file=sys.stderr)
+        _error_line(f"advisor: error: {exc}")
         return UsageError.exit_code
     except BrokenPipeError:  # the reader went away (`advisor config | head -1`): not an error
         return 0
@@ -228,12 +274,17 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         if _is_knowledge_error(exc):  # a bad knowledge-base file is bad input too
-            print(f"advisor: error: {exc}", file=sys.stderr)
+            _error_line(f"advisor: error: {exc}")
             return UsageError.exit_code
-        print(
-            f"advisor: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
-            file=sys.stderr,
-        )
+        if isinstance(exc, OSError) and exc.errno in (errno.ENAMETOOLONG, errno.ELOOP) and exc.filename:
+            # a path the user gave that no file system takes: bad input, wherever it was first used
+            _error_line(f"advisor: error: {exc.filename}: {exc.strerror}")
+            return UsageError.exit_code
+        extra = missing_extra(exc)
+        if extra is not None:  # an optional dependency not installed: bad setup, not a bug
+            _error_line(f"advisor: error: {extra}")
+            return UsageError.exit_code
+        _error_line(f"advisor: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
         return 1
     except KeyboardInterrupt:
         print("advisor: interrupted", file=sys.stderr)

@@ -15,13 +15,26 @@ of its option. `advisor config` shows every setting, its value and where the val
 from __future__ import annotations
 
 import os
+import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
-
-import tomllib
+from typing import Any, Callable, Optional
 
 from advisor.errors import UsageError
+from advisor.sanitize import one_line
+
+# Python 3.11 ships tomllib; 3.9 and 3.10 (common on Ascend hosts) need tomli, the same parser.
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9/3.10 only
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        tomllib = None  # only a config file needs it: load() says what to install
+
+# A config file is a dozen lines; 1 MiB refuses a zero device or a mistaken huge file before reading.
+MAX_CONFIG_BYTES = 1024 * 1024
 
 APP = "framework-advisor"
 
@@ -31,31 +44,42 @@ class Setting:
     key: str  # "section.name" in the file
     help: str
     default: Any
-    check: Callable[[Any], str | None]  # None when fine, else what is expected
-    command: str | None = None  # the subcommand whose option it sets
-    dest: str | None = None  # that option's argparse dest
+    check: Callable[[Any], Optional[str]]  # None when fine, else what is expected
+    command: Optional[str] = None  # the subcommand whose option it sets
+    dest: Optional[str] = None  # that option's argparse dest
 
 
-def _number(low: float, high: float, whole: bool = False) -> Callable[[Any], str | None]:
-    def check(value: Any) -> str | None:
+def _shown(value: Any) -> str:
+    """A value quoted in an error line: printable, at most 60 characters (a 5,000-digit integer is
+    not repeated whole; Python refuses to print one past 4,300 digits anyway)."""
+    try:
+        text = repr(value)
+    except ValueError:  # int too large to convert to a string
+        return "a number too long to show"
+    text = one_line(text)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _number(low: float, high: float, whole: bool = False) -> Callable[[Any], Optional[str]]:
+    def check(value: Any) -> Optional[str]:
         kinds = (int,) if whole else (int, float)
         if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-            return f"expected a {'whole ' if whole else ''}number from {low:g} to {high:g} (got {value!r})"
+            return f"expected a {'whole ' if whole else ''}number from {low:g} to {high:g} (got {_shown(value)})"
         return None
 
     return check
 
 
-def _choice(*choices: str) -> Callable[[Any], str | None]:
-    def check(value: Any) -> str | None:
-        return None if value in choices else f"expected one of {', '.join(choices)} (got {value!r})"
+def _choice(*choices: str) -> Callable[[Any], Optional[str]]:
+    def check(value: Any) -> Optional[str]:
+        return None if value in choices else f"expected one of {', '.join(choices)} (got {_shown(value)})"
 
     return check
 
 
-def _folders(value: Any) -> str | None:
+def _folders(value: Any) -> Optional[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        return f'expected a list of folder paths, e.g. ["~/team-kb"] (got {value!r})'
+        return f'expected a list of folder paths, e.g. ["~/team-kb"] (got {_shown(value)})'
     return None
 
 
@@ -93,37 +117,74 @@ def config_path() -> Path:
     return Path(base) / APP / "config.toml"
 
 
-def _flatten(data: dict, prefix: str = "") -> dict[str, Any]:
+def _flatten(data: dict, prefix: str = "", depth: int = 0) -> dict[str, Any]:
+    """{'probe': {'budget': 1}} -> {'probe.budget': 1}. Below 8 levels a table is kept as a value
+    (an unknown key then), so a file nested 500 deep is one line, not a RecursionError."""
     out: dict[str, Any] = {}
     for key, value in data.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out.update(_flatten(value, name + "."))
+        if isinstance(value, dict) and depth < 8:
+            out.update(_flatten(value, name + ".", depth + 1))
         else:
             out[name] = value
     return out
 
 
-def load(path: Path | None = None) -> dict[str, Any]:
+def _read(path: Path) -> Optional[bytes]:
+    """The file's bytes (regular file, at most MAX_CONFIG_BYTES), or None when there is none.
+
+    A FIFO would block every command (`advisor -V` included) and a zero device would fill memory:
+    both are refused before opening. A HOME that is a regular file means no config folder: no
+    config, not an error (`-V` and `--help` must work there)."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:  # a 300-character component, a loop of links, no permission
+        raise UsageError(f"{path}: cannot read the config file: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{path}: not a regular file: expected a TOML config file")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise UsageError(f"{path}: {st.st_size:,} bytes: expected a TOML config file of at most {MAX_CONFIG_BYTES:,}")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise UsageError(f"{path}: more than {MAX_CONFIG_BYTES:,} bytes: expected a TOML config file")
+    return raw
+
+
+def load(path: Optional[Path] = None) -> dict[str, Any]:
     """The settings the file sets, by key ('probe.budget': 10.0); {} without a file. Every problem
     of the file is listed (one per line) in one UsageError."""
     path = path or config_path()
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = _read(path)
+    if raw is None:
         return {}
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if tomllib is None:
+        raise UsageError(
+            f"{path}: reading a config file on Python {sys.version_info[0]}.{sys.version_info[1]} needs tomli: "
+            "pip install 'tomli>=1.1'"
+        )
     try:
         data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text: expected a TOML config file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: not valid TOML: {one_line(str(exc))}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply: expected a flat TOML config file") from None
+    except ValueError as exc:  # an integer longer than Python converts
+        raise UsageError(f"{path}: invalid value: {one_line(str(exc))[:120]}") from None
     values = _flatten(data)
     problems = []
     for key, value in values.items():
         setting = BY_KEY.get(key)
         if setting is None:
-            problems.append(f"{path}: {key}: unknown setting; expected one of {', '.join(BY_KEY)}")
+            shown = one_line(key)[:80]
+            problems.append(f"{path}: {shown}: unknown setting; expected one of {', '.join(BY_KEY)}")
             continue
         problem = setting.check(value)
         if problem:
@@ -135,7 +196,7 @@ def load(path: Path | None = None) -> dict[str, Any]:
     return values
 
 
-def value(key: str, settings: dict | None = None) -> Any:
+def value(key: str, settings: Optional[dict] = None) -> Any:
     """A setting's value: the file's, else the built-in default."""
     settings = load() if settings is None else settings
     return settings.get(key, BY_KEY[key].default)
@@ -163,7 +224,7 @@ def apply_format(args: Any, settings: dict[str, Any]) -> None:
         setattr(args, fmt, True)
 
 
-def describe(settings: dict | None = None) -> list[tuple[str, Any, str, str]]:
+def describe(settings: Optional[dict] = None) -> list[tuple[str, Any, str, str]]:
     """(key, value, source, help) for every setting; source is 'config file' or 'default'."""
     settings = load() if settings is None else settings
     return [

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import math
 import os
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +32,36 @@ def _umask() -> int:
     return mask
 
 
+def _non_finite(doc: Any, where: str = "") -> str | None:
+    """The path (`runs[0].images_per_second`) of the first NaN or infinity in `doc`, else None."""
+    stack = [(doc, where)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            return at or "the document"
+        if isinstance(value, dict):
+            stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in reversed(list(value.items())))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, f"{at}[{i}]") for i, v in reversed(list(enumerate(value))))
+    return None
+
+
 def to_json(doc: Any) -> str:
-    """One JSON document; pydantic models are dumped in JSON mode."""
+    """One JSON document; pydantic models are dumped in JSON mode.
+
+    Non-finite numbers are refused by construction (allow_nan=False): `Infinity` is not JSON, and the
+    tool's own `compare` and `report --probes` would refuse the file it wrote. The error names the
+    field; the value came from an input that a range check missed (advisor.limits)."""
     if hasattr(doc, "model_dump"):
         doc = doc.model_dump(mode="json")
-    return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    try:
+        return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:
+        where = _non_finite(doc) or "a value"
+        raise UsageError(
+            f"{for_terminal(where)}: not a finite number: JSON output holds no NaN or infinity "
+            "(check the knowledge-base overrides and result files this report read)"
+        ) from None
 
 
 # A probe suite with every raw step time is ~1 MB; 32 MB leaves room for many runs and refuses
@@ -70,6 +98,15 @@ def check_output(path: str | os.PathLike | None) -> None:
     """Refuse a bad -o up front (commands call it before slow work; write_atomic again at the end)."""
     if not path:
         return
+    try:
+        _check_output(path)
+    except OSError as exc:  # a 300-character component (ENAMETOOLONG), a loop of links
+        raise UsageError(f"{os.fspath(path)}: -o: {exc.strerror or exc}") from None
+    except ValueError as exc:  # an embedded NUL byte
+        raise UsageError(f"{os.fspath(path)!r}: -o: {exc}") from None
+
+
+def _check_output(path: str | os.PathLike) -> None:
     text = os.fspath(path)
     target = Path(text)
     if target.is_dir() or text.endswith(os.sep):
@@ -95,16 +132,52 @@ def _writes_in_place(target: Path) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> Path:
+# How long `-o FIFO` waits for a reader: `advisor report -o pipe & cat pipe` works, and a FIFO that
+# nobody reads is one error line after this, not a process blocked for good.
+FIFO_READER_WAIT_S = 30.0
+
+
+def _open_in_place(target: Path, wait: float):
+    """A FIFO opened without blocking on a missing reader (polled up to `wait` seconds), then
+    switched back to blocking writes; a character device opened as usual."""
+    if not stat.S_ISFIFO(os.stat(target).st_mode):
+        return open(target, "w", encoding="utf-8", errors="replace")
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
+                raise
+            if time.monotonic() >= deadline:
+                raise UsageError(f"{target}: a FIFO with no reader after {wait:g} s: start its reader first") from None
+            time.sleep(0.05)
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "w", encoding="utf-8", errors="replace")
+
+
+def export_file(path: str | os.PathLike, text: str) -> Path:
+    """The TUI's export: like write_atomic, but an existing FIFO or device is refused up front
+    (checked without opening it), so the screen never waits for a reader."""
+    return write_atomic(path, for_terminal(text), in_place=False)
+
+
+def write_atomic(path: str | os.PathLike, text: str, in_place: bool = True) -> Path:
     """Write text to path via a temp file in the same folder and a rename: never half a file.
 
     A symlink's target is replaced (the link stays a link); a FIFO or character device is written
-    in place; an existing file keeps its permission bits. Every failure is one UsageError line."""
+    in place (`in_place=False` refuses them); an existing file keeps its permission bits. Every
+    failure is one UsageError line."""
     check_output(path)
     given = Path(path)
     if _writes_in_place(given):
+        if not in_place:
+            raise UsageError(
+                f"{given}: exists and is not a regular file (a FIFO or a device): expected a file name to write"
+            )
         try:
-            with open(given, "w", encoding="utf-8") as fh:
+            with _open_in_place(given, FIFO_READER_WAIT_S) as fh:
                 fh.write(text)
         except OSError as exc:
             raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
@@ -116,11 +189,14 @@ def write_atomic(path: str | os.PathLike, text: str) -> Path:
         mode = 0o666 & ~_umask()  # a new file: an ordinary file, not mkstemp's 0600
     folder = target.parent
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+        # A legal 250-character name plus mkstemp's 10 characters passes NAME_MAX: a short prefix then.
+        prefix = f".{target.name}." if len(target.name.encode()) <= 200 else ".advisor-"
+        fd, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
     except OSError as exc:
         raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        # errors="replace": a lone surrogate (a \\ud800 escape in an input file) becomes U+FFFD
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
             fh.write(text)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
@@ -133,6 +209,79 @@ def write_atomic(path: str | os.PathLike, text: str) -> Path:
             raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
         raise
     return given
+
+
+def regular_target(path: str | os.PathLike | None) -> bool:
+    """-o names a regular file (new or existing), where companion files (charts) may sit beside
+    it; not a FIFO or device such as /dev/stdout, beside which nothing may be created."""
+    return bool(path) and not _writes_in_place(Path(path))
+
+
+def write_with_companions(path: str | os.PathLike, text: str, companions: dict[str, str]) -> Path:
+    """The document and its companion files (name -> text, beside it) as one step: every companion
+    staged in a temp file first, then the document written atomically, then the companions renamed
+    into place. A failure before the document removes the staged files: never charts without the
+    document, never a document whose charts failed to stage."""
+    check_output(path)
+    given = Path(path)
+    if not companions or not regular_target(given):
+        return write_atomic(given, for_terminal(text))
+    folder = (given.resolve() if given.is_symlink() else given).parent
+    staged: list[tuple[str, Path]] = []
+
+    def _drop() -> None:
+        for _, tmp in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+    try:
+        for name, content in companions.items():
+            fd, tmp = tempfile.mkstemp(prefix=".advisor-", suffix=".tmp", dir=folder)
+            staged.append((name, Path(tmp)))
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(content)
+            os.chmod(tmp, 0o666 & ~_umask())
+        write_atomic(given, for_terminal(text))
+    except OSError as exc:
+        _drop()
+        raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        _drop()
+        raise
+    for i, (name, tmp) in enumerate(staged):
+        try:
+            os.replace(tmp, folder / name)
+        except OSError as exc:
+            for _, rest in staged[i:]:
+                try:
+                    os.unlink(rest)
+                except OSError:
+                    pass
+            raise UsageError(f"{folder / name}: cannot write the chart: {exc.strerror or exc}") from None
+    return given
+
+
+def write_fallback(kind: str, text: str) -> str:
+    """Keep a measurement that -o or the cache could not take: a named file in the temp folder
+    (else the home folder); as the last resort the JSON itself on stderr. Returns where it went.
+
+    A measurement costs minutes of host time; losing it to a full disk is worse than a stray file
+    whose name the message gives."""
+    name = f"advisor-{kind}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.json"
+    folders = dict.fromkeys((tempfile.gettempdir(), os.path.expanduser("~")))
+    for folder in folders:
+        try:
+            return str(write_atomic(Path(folder) / name, text))
+        except (UsageError, OSError):
+            continue
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):
+        return "nowhere (no folder was writable and stderr is closed)"
+    return "stderr (the JSON above)"
 
 
 def emit(text: str, output: str | None) -> None:

@@ -16,11 +16,14 @@ import re
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#])")
+# A lone surrogate (a \ud800 escape in JSON, a non-UTF-8 file name read with surrogateescape)
+# cannot be encoded: it becomes U+FFFD wherever text is printed or written.
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def for_terminal(text: str) -> str:
     """`text` with escape sequences and control characters removed (newlines and tabs kept)."""
-    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+    return _SURROGATES.sub("\ufffd", _CONTROLS.sub("", _ESCAPES.sub("", text)))
 
 
 def one_line(text: str) -> str:
@@ -35,3 +38,28 @@ def for_markdown(text: str) -> str:
 
 def for_html(text: str) -> str:
     return html.escape(for_terminal(text), quote=True)
+
+
+def plain_fields(doc, names: frozenset, max_depth: int = 64):
+    """A copy of `doc` (dicts and lists) whose string values under keys in `names` (or lists of
+    strings under them) are `one_line`: a newline in a result file's `label_text` can no longer
+    start a Markdown heading, nor an escape sequence reach a terminal. Iterative; deeper than
+    `max_depth` is left as it is (the range check refuses it first)."""
+
+    def clean(value, depth: int):
+        if depth > max_depth:
+            return value
+        if isinstance(value, dict):
+            return {k: (_plain(v) if k in names else clean(v, depth + 1)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v, depth + 1) for v in value]
+        return value
+
+    def _plain(value):
+        if isinstance(value, str):
+            return one_line(value)
+        if isinstance(value, list):
+            return [one_line(v) if isinstance(v, str) else clean(v, 1) for v in value]
+        return clean(value, 1)
+
+    return clean(doc, 0)

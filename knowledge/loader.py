@@ -18,7 +18,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence, Union
 
-import yaml
 from pydantic import ValidationError
 
 from knowledge.models import SCAN_KINDS, SECTIONS, KnowledgeBase, PriceObservation
@@ -125,8 +124,10 @@ def _check_dir(folder: Path) -> None:
 # ------------------------------------------------------------------------------------- parsing
 
 
-# The C build of PyYAML's safe loader when present (same safe semantics as yaml.safe_load, ~10x faster).
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# The bundled files hold ~40,000 values in all; a million bounds what aliases in an override may
+# expand to. Entries nest a few levels (an entry, a sourced value, its alternatives).
+KB_MAX_NODES = 1_000_000
+KB_MAX_DEPTH = 32
 
 
 def _entries_of(label: str, text: bytes, problems: list[Problem]) -> list[tuple[str, dict]]:
@@ -147,14 +148,21 @@ def _parse(label: str, text: bytes) -> tuple[tuple[tuple[str, dict], ...], tuple
 def _parse_uncached(label: str, text: bytes, problems: list[Problem]) -> list[tuple[str, dict]]:
     """A file is a mapping `section: [entries]`, or a bare list of entries when the file is named
     after its section (e.g. costs.yaml)."""
+    # The one strict loader of every YAML file the tool reads (advisor.safe_yaml: duplicate keys
+    # refused, YAML 1.2 scalars, alias bombs and depth bounded); imported here, at parse time only.
+    from advisor.errors import UsageError
+    from advisor.safe_yaml import load_yaml
+
     try:
-        doc = yaml.load(text.decode("utf-8"), Loader=_SafeLoader)  # noqa: S506 (a safe loader)
-    except (yaml.YAMLError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        # ValueError: an integer longer than Python converts; RecursionError: absurd nesting.
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        reason = getattr(exc, "problem", None) or " ".join(str(exc).split())
-        problems.append(Problem(label, "-", "-", f"not valid YAML: {where}{reason}"))
+        doc = load_yaml(text.decode("utf-8"), label, max_nodes=KB_MAX_NODES, max_depth=KB_MAX_DEPTH)
+    except UnicodeDecodeError:
+        problems.append(Problem(label, "-", "-", "not valid YAML: not UTF-8 text"))
+        return []
+    except UsageError as exc:
+        reason = str(exc).removeprefix(f"{label}: ").replace("invalid YAML: ", "", 1)
+        problems.append(
+            Problem(label, "-", "-", reason if reason.startswith("not valid YAML") else f"not valid YAML: {reason}")
+        )
         return []
     if doc is None:
         return []
@@ -191,8 +199,23 @@ def _parse_uncached(label: str, text: bytes, problems: list[Problem]) -> list[tu
             elif not isinstance(entry.get("id"), str) or not entry["id"].strip():
                 problems.append(Problem(label, f"{section}#{index}", "id", "missing id"))
             else:
-                out.append((section, entry))
+                found = _out_of_range(entry)
+                if found:
+                    problems.append(Problem(label, str(entry["id"]), found[0], found[1]))
+                else:
+                    out.append((section, entry))
     return out
+
+
+def _out_of_range(entry: dict) -> Optional[tuple[str, str]]:
+    """(field, what is expected) for the first number of `entry` outside the one range table
+    (advisor.limits): `fp16_tflops: {value: .inf}` or `usable_memory_gb: 0` is bad input, not a
+    score of Infinity or a division by zero."""
+    from advisor.limits import problems as out_of_range
+
+    for path, what in out_of_range(entry):
+        return path, what
+    return None
 
 
 def _merge_layer(merged: dict[str, dict[str, _Raw]], layer: list[tuple[str, bytes]], problems: list[Problem]) -> None:

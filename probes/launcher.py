@@ -204,10 +204,87 @@ def _remove_all_dirs() -> None:
         shutil.rmtree(d, ignore_errors=True)
 
 
+# ---- temporary folders: owned, and swept when their owner is gone ----------------------------------
+#
+# A SIGKILL of the parent leaves its advisor-* folders behind (no handler runs). Each folder made here
+# holds OWNER_FILE ("pid start-time"); the first folder a process makes sweeps the temp folder of
+# advisor-* folders whose owner process is gone. A folder without the file (made by another tool,
+# or by an older version) is never touched, nor one of another user.
+
+OWNER_FILE = ".advisor-owner"
+_SWEPT = False
+
+
+def _start_time(pid: int) -> Optional[str]:
+    """The process's start time in clock ticks (/proc/PID/stat field 22), None if it is gone; "" when
+    /proc is not there to tell (then only os.kill says whether the pid lives)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat_line = fh.read().decode("ascii", "replace")
+        return stat_line.rsplit(")", 1)[1].split()[19]
+    except FileNotFoundError:
+        return None if os.path.isdir("/proc/self") else ""
+    except (OSError, IndexError):
+        return ""
+
+
+def _owner_alive(pid: int, start: str) -> bool:
+    now = _start_time(pid)
+    if now is None:
+        return False
+    if now == "":  # no /proc: the pid alone
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True
+        return True
+    return now == start  # the same pid reused by a later process is not the owner
+
+
+def make_temp_dir(prefix: str = "advisor-worker-") -> Path:
+    """mkdtemp with the owner file, after the once-per-process sweep of stale folders."""
+    global _SWEPT
+    if not _SWEPT:
+        _SWEPT = True
+        sweep_stale()
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        (path / OWNER_FILE).write_text(f"{os.getpid()} {_start_time(os.getpid()) or ''}\n", encoding="ascii")
+    except OSError:
+        pass  # a full disk: the folder works, it just cannot be swept later
+    return path
+
+
+def sweep_stale(folder: Optional[str] = None) -> list[Path]:
+    """Remove advisor-* folders (this user's, in the temp folder) whose owner process is gone."""
+    base = Path(folder or tempfile.gettempdir())
+    removed: list[Path] = []
+    try:
+        candidates = [p for p in base.glob("advisor-*") if p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return removed
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for path in candidates:
+        try:
+            if uid is not None and path.stat().st_uid != uid:
+                continue
+            text = (path / OWNER_FILE).read_text(encoding="ascii").split()
+            pid, start = int(text[0]), (text[1] if len(text) > 1 else "")
+        except (OSError, ValueError, IndexError):
+            continue  # no owner file: not ours to judge
+        if pid == os.getpid() or _owner_alive(pid, start):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
 @contextlib.contextmanager
 def workdir(prefix: str = "advisor-worker-", keep: bool = False) -> Iterator[Path]:
     """A temporary folder, removed on exit (unless `keep`) and by terminating_signals()."""
-    path = tempfile.mkdtemp(prefix=prefix)
+    path = str(make_temp_dir(prefix))
     with _LOCK:
         _DIRS.add(path)
     try:
@@ -257,10 +334,18 @@ def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP)) -> Ite
         _remove_all_dirs()
         raise Terminated(signum)
 
+    def interrupt(signum, frame):
+        # Ctrl-C: kill the children *before* KeyboardInterrupt unwinds, or a `with ThreadPoolExecutor`
+        # waits in its exit for worker threads that wait for hung children (until their timeout).
+        _kill_all()
+        raise KeyboardInterrupt
+
     previous = {}
     if threading.current_thread() is threading.main_thread():
         for sig in signals:
             previous[sig] = signal.signal(sig, handler)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, interrupt)
     try:
         yield
     except BaseException as exc:

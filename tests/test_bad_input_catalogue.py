@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BAD = sorted((ROOT / "tests" / "fixtures" / "bad-input").iterdir())
+BAD = sorted(
+    p for p in (ROOT / "tests" / "fixtures" / "bad-input").iterdir() if p.is_file()
+)  # data/: test_hardening_data
 EXAMPLE = str(ROOT / "examples" / "prototype-then-ascend.yaml")
 
 

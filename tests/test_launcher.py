@@ -4,6 +4,9 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
+
+import pytest
 
 from probes.launcher import Cancel, child_environment, run_child
 
@@ -147,3 +150,61 @@ def test_unwritable_cache_folder_falls_back_to_a_temporary_one(tmp_path):
     assert out.status == "ok", out.error
     assert not out.result["dir"].startswith(str(blocker))
     assert any("TORCHINDUCTOR_CACHE_DIR" in n and "not writable" in n for n in out.notes)
+
+
+# --- the stale temp-folder sweep (issue 31) ----------------------------------------------------------
+
+
+def _sigkilled_owner_folder(tmp_path) -> Path:
+    """A real process makes its folder through the launcher, then dies by SIGKILL (no handler runs)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, signal, tempfile; tempfile.tempdir = os.environ['T']; "
+        "from probes import launcher; p = launcher.make_temp_dir('advisor-worker-'); "
+        "print(p, flush=True); os.kill(os.getpid(), signal.SIGKILL)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "T": str(tmp_path)}, timeout=60
+    )
+    assert proc.returncode == -9, proc.stderr
+    return Path(proc.stdout.strip())
+
+
+def test_a_folder_left_by_a_killed_process_is_swept(tmp_path):
+    from probes import launcher
+
+    left = _sigkilled_owner_folder(tmp_path)
+    assert left.is_dir() and (left / launcher.OWNER_FILE).is_file()
+    assert launcher.sweep_stale(str(tmp_path)) == [left]
+    assert not left.exists()
+
+
+def test_live_owners_and_unowned_folders_are_kept(tmp_path):
+    from probes import launcher
+
+    mine = tmp_path / "advisor-worker-live"
+    mine.mkdir()
+    parent = os.getppid()
+    (mine / launcher.OWNER_FILE).write_text(f"{parent} {launcher._start_time(parent)}\n")
+    unowned = tmp_path / "advisor-worker-unowned"
+    unowned.mkdir()
+    other = tmp_path / "not-advisor"
+    other.mkdir()
+    (other / launcher.OWNER_FILE).write_text("999999999 1\n")
+    assert launcher.sweep_stale(str(tmp_path)) == []
+    assert mine.is_dir() and unowned.is_dir() and other.is_dir()
+
+
+def test_a_reused_pid_is_not_the_owner(tmp_path):
+    """The pid lives, but started at another time than the folder's owner: that owner is gone."""
+    from probes import launcher
+
+    folder = tmp_path / "advisor-worker-reused"
+    folder.mkdir()
+    parent = os.getppid()
+    (folder / launcher.OWNER_FILE).write_text(f"{parent} 1\n")
+    if launcher._start_time(parent) in ("", "1"):
+        pytest.skip("no /proc start times here")
+    assert launcher.sweep_stale(str(tmp_path)) == [folder]

@@ -297,7 +297,11 @@ def test_env_settings_are_shown_and_a_missing_interface_is_an_error():
     assert "GLOO_SOCKET_IFNAME=eth0" in codes["multinode.env"]["message"]
     bad = codes["multinode.ifname_missing"]
     assert bad["severity"] == "error" and "HCCL_SOCKET_IFNAME=eth9" in bad["message"]
-    assert "NCCL_SOCKET_IFNAME" not in bad["message"] or "ib" in bad["message"]
+    # no ib* interface in the fixture (docker0, eth0, eth1, lo): NCCL's prefix "ib" matches none
+    missing = [f["message"] for f in cm.findings(env, str(MN / "net")) if f["code"] == "multinode.ifname_missing"]
+    assert any(m.startswith("NCCL_SOCKET_IFNAME=ib: no interface ib") for m in missing), missing
+    # ...while the prefix "eth" matches eth0/eth1 and is not flagged
+    assert "multinode.ifname_missing" not in _codes(cm.findings({"NCCL_SOCKET_IFNAME": "eth"}, str(MN / "net")))
     assert "HCCL_CONNECT_TIMEOUT=60" in codes["multinode.hccl_timeout_short"]["message"]
     assert (
         _codes(cm.findings({"HCCL_CONNECT_TIMEOUT": "soon"}, str(MN / "net")))["multinode.hccl_timeout_bad"]["severity"]
@@ -470,3 +474,48 @@ def test_inter_host_block_pairs_inter_and_intra_by_repetition():
 
     lines = summary_lines(block)
     assert "eth0" in lines[0] and "25000 Mb/s" in lines[0] and "gate ok" in lines[1]
+
+
+def test_the_first_rendezvous_timeout_ends_the_run(monkeypatch):
+    """A missing peer: one rendezvous timeout, not one per repetition (issue 31: 3 x 60 s before).
+    launch_one is replaced by the outcome a real timeout produces (the text diagnose() writes)."""
+    from probes.scaling import launch, runner
+    from probes.scaling.models import ScalingConfig
+
+    calls = []
+
+    def timed_out(spec, cancel=None, on_line=None):
+        calls.append(spec.framework)
+        r = spec.rendezvous
+        error = multinode.diagnose(
+            spec.framework, "cpu", r, "the cluster did not form within the rendezvous timeout 60 s", "", 60.0
+        )
+        return launch.LaunchOutcome(status="failed", command=["torchrun"], error=error, seconds=60.0)
+
+    monkeypatch.setattr(multinode, "launch_one", timed_out)
+    monkeypatch.setattr(runner, "framework_available", lambda fw: None)
+    rdzv = multinode.validate(2, 1, "127.0.0.1:29400", 1, 60)
+    lines: list[str] = []
+    ok, runs = multinode.run_multinode(
+        ScalingConfig(frameworks=["pytorch", "mindspore"], repeat=3), rdzv, on_line=lines.append
+    )
+    assert not ok and len(calls) == 1 and len(runs) == 1
+    assert any("stopping: a node did not join; 5 launch(es) not started" in line for line in lines)
+
+
+def test_a_failed_rank_does_not_end_the_run(monkeypatch):
+    from probes.scaling import launch, runner
+    from probes.scaling.models import ScalingConfig
+
+    calls = []
+
+    def crashed(spec, cancel=None, on_line=None):
+        calls.append(spec.framework)
+        error = multinode.diagnose(spec.framework, "cpu", spec.rendezvous, "exit 1", "ZeroDivisionError", 2.0)
+        return launch.LaunchOutcome(status="failed", command=["torchrun"], error=error, seconds=2.0)
+
+    monkeypatch.setattr(multinode, "launch_one", crashed)
+    monkeypatch.setattr(runner, "framework_available", lambda fw: None)
+    rdzv = multinode.validate(2, 1, "127.0.0.1:29400", 1, 60)
+    multinode.run_multinode(ScalingConfig(frameworks=["pytorch"], repeat=3), rdzv, on_line=lambda line: None)
+    assert len(calls) == 3

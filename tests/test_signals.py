@@ -84,7 +84,9 @@ def _assert_clean(proc: subprocess.Popen, tag: str, tmp: Path, code: int, sig: s
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_check_signal_kills_hung_smoke_children(tmp_path, sig, code):
     proc, tag, tmp = _start(
-        ["check", "--json", "--timeout", "300"], tmp_path, ADVISOR_TEST_SMOKE_FAULT="torch:hang,mindspore:hang"
+        ["check", "--json", "--timeout", "300"],
+        tmp_path,
+        ADVISOR_TEST_SMOKE_FAULT="pytorch:hang,mindspore:hang",  # framework names as smoke_worker takes them
     )
     _wait_for_children(proc, tag, "probes.check.smoke_worker")
     time.sleep(0.5)  # both frameworks' children started
@@ -145,3 +147,22 @@ def test_terminating_signals_restores_the_previous_handlers():
     with launcher.terminating_signals():
         assert signal.getsignal(signal.SIGTERM) is not before
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_check_sigint_exits_130_and_kills_hung_smoke_children(tmp_path):
+    """Ctrl-C (SIGINT to the process) while both frameworks' smoke children hang: exit 130, one
+    line, no traceback, no child left, no temp folder left."""
+    proc, tag, tmp = _start(
+        ["check", "--json", "--timeout", "300"], tmp_path, ADVISOR_TEST_SMOKE_FAULT="pytorch:hang,mindspore:hang"
+    )
+    _wait_for_children(proc, tag, "probes.check.smoke_worker")
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and "interrupted" in err.lower(), err[-2000:]
+    deadline = time.monotonic() + 10
+    while _tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _tagged(tag) == [], "a child survived SIGINT"
+    assert sorted(p.name for p in tmp.glob("advisor-*")) == []

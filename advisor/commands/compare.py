@@ -66,6 +66,14 @@ def load_report(path: str) -> dict:
             raise UsageError(
                 f"{path}: {key}: required field is missing: expected a report from `advisor report --json`"
             )
+    from advisor.report import SCHEMA_VERSION
+
+    version = data["schema_version"]
+    if not isinstance(version, str) or version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
+        raise UsageError(
+            f"{path}: schema_version: {str(version)[:20]!r} is not a report version this tool reads: "
+            f"expected {SCHEMA_VERSION.split('.')[0]}.x (from `advisor report --json`)"
+        )
     # The verdict line reads these directly: a hand-edited or foreign document must fail as bad input.
     if not isinstance(data["recommendation"], dict) or not isinstance(data["recommendation"].get("workflow"), str):
         raise UsageError(

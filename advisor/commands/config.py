@@ -20,15 +20,22 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from advisor.output import emit
+
     path = config.config_path()
     if args.path:
-        print(path)
+        emit(f"{path}\n", None)  # emit: a closed stdout is an error line, not exit 0 with nothing written
         return 0
     rows = config.describe(config.load(path))
-    state = "" if path.exists() else "  (no such file: every value is the built-in default)"
-    print(f"config file: {path}{state}")
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):
+        exists = False
+    state = "" if exists else "  (no such file: every value is the built-in default)"
+    lines = [f"config file: {path}{state}"]
     width = max(len(key) for key, *_ in rows)
     for key, value, source, help_text in rows:
         shown = "unset" if value is None else repr(value)
-        print(f"  {key:<{width}}  {shown:<18} {source:<12} {help_text}")
+        lines.append(f"  {key:<{width}}  {shown:<18} {source:<12} {help_text}")
+    emit("\n".join(lines) + "\n", None)
     return 0

@@ -12,14 +12,17 @@ import tempfile
 from typing import Optional
 
 from advisor.errors import UsageError
-from advisor.output import check_output, emit
+from advisor.limits import LIMITS
+from advisor.output import check_output, emit, write_fallback
 from advisor.render import renderer
+from advisor.sanitize import one_line
 from probes.launcher import terminating_signals
 
 MODELS = ("lenet", "resnet18", "resnet50")
 FRAMEWORKS = ("pytorch", "mindspore")
 MODES = ("eager", "compile", "graph", "pynative")
 MAX_BATCH = 4096
+MAX_THREADS = int(LIMITS["threads"].high)  # the one range table (advisor.limits)
 # Options of the training probe that the scaling probe does not use (it trains LeNet on synthetic
 # data under the frameworks' launchers): refused with --scaling rather than silently ignored.
 TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps", "max_repeat")
@@ -125,6 +128,19 @@ def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def check_data(path: Optional[str], limit: Optional[int] = None) -> None:
+    """--data read once in the parent (bounded, format-checked: probes.training.data) before any
+    worker starts: a bad data folder is one line and exit 2, not a failed run per framework."""
+    if not path:
+        return
+    from probes.training import data
+
+    try:
+        data.read_raw(path, limit=limit)
+    except data.DataError as exc:
+        raise UsageError(f"--data: {one_line(str(exc))}") from None
+
+
 def build_config(args):
     from probes.training.models import MODES_OF, ProbeConfig
     from probes.training.runner import installed_frameworks
@@ -150,8 +166,9 @@ def build_config(args):
         raise UsageError(f"--batch-size: expected 1 to {MAX_BATCH} images per step")
     if not 0 < args.budget <= 3600:
         raise UsageError("--budget: expected seconds per run, more than 0 and at most 3600")
-    if args.threads is not None and args.threads < 1:
-        raise UsageError("--threads: expected a positive integer")
+    if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
+        # 100,000 threads made the worker segfault; the config file's probe.threads has the same cap
+        raise UsageError(f"--threads: expected 1 to {MAX_THREADS} threads")
     if not 1 <= args.repeat <= 20:
         raise UsageError("--repeat: expected 1 to 20")
     max_repeat = args.max_repeat if args.max_repeat is not None else args.repeat
@@ -164,7 +181,7 @@ def build_config(args):
         try:
             data.from_path(args.data, models[0], args.batch_size, n_batches=1)
         except data.DataError as exc:
-            raise UsageError(f"--data: {exc}") from None
+            raise UsageError(f"--data: {one_line(str(exc))}") from None
     compile_cache = None
     if args.no_cache:
         compile_cache = tempfile.mkdtemp(prefix="advisor-inductor-")
@@ -226,14 +243,41 @@ class Progress:
         w.flush()
 
 
-def emit_result(kind: str, doc, args, **options) -> None:
+def emit_result(kind: str, doc, args, save=None, **options) -> None:
     """-o FILE always gets the JSON document (what `advisor report --probes` reads); stdout gets
-    the `kind` table (options: its width, `feed`), or the JSON with --json when no file was named."""
+    the `kind` table (options: its width, `feed`), or the JSON with --json when no file was named.
+
+    `save` (the cache writer, or None) runs after -o: a measurement is never lost to a full cache
+    or a failed -o. When neither took it, it goes to a named fallback file and the message says
+    where; a failed -o still ends in its one error line (exit 2), naming where the result is."""
     as_json, output = getattr(args, "json", False), getattr(args, "output", None)
+    text = renderer(kind, "json").format(doc)
+    kept: list[str] = []
+    failure: Optional[UsageError] = None
     if output:
-        emit(renderer(kind, "json").format(doc), output)
-    if not output or not as_json:
-        emit(renderer(kind, "json" if as_json else "table", **options).format(doc), None)
+        try:
+            emit(text, output)
+            kept.append(output)
+        except UsageError as exc:
+            failure = exc
+    cache_failed = False
+    if save is not None:
+        try:
+            kept.append(str(save(doc)))
+        except (OSError, UsageError) as exc:  # ENOSPC, EROFS, a file where the cache folder goes
+            cache_failed = True
+            where = f"; it is in {kept[0]}" if kept else ""
+            print(f"advisor: warning: the {kind} result was not cached ({one_line(str(exc))}){where}", file=sys.stderr)
+    if not kept and (failure is not None or cache_failed):
+        kept.append(write_fallback(kind, text))
+        if failure is None:
+            print(f"advisor: the {kind} result is kept in {kept[0]}", file=sys.stderr)
+    try:
+        if not output or not as_json:
+            emit(renderer(kind, "json" if as_json else "table", **options).format(doc), None)
+    finally:
+        if failure is not None:
+            raise UsageError(f"{failure}; the {kind} result is kept in {kept[0]}") from None
 
 
 @terminating_signals()  # SIGTERM / SIGHUP like SIGINT: children killed, temp folders removed, 143 / 129
@@ -294,14 +338,9 @@ def handle(args) -> int:
             import shutil
 
             shutil.rmtree(config.compile_cache_dir, ignore_errors=True)
-    if not args.no_cache:
-        try:
-            from advisor.cache import save_probes
+    from advisor.cache import save_probes
 
-            save_probes(suite)
-        except OSError as exc:
-            print(f"advisor: could not cache the probe results ({exc})", file=sys.stderr)
-    emit_result("probe", suite, args)
+    emit_result("probe", suite, args, save=None if args.no_cache else save_probes)
     bad = [r for r in suite.runs if r.status in ("failed", "timeout")]
     bad_parity = [p for p in suite.parity if p.status == "failed"]
     return 1 if bad or bad_parity else 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from advisor.commands.probe import emit_result
+from advisor.commands.probe import check_data, emit_result
 from advisor.errors import UsageError
 
 # Training-probe options this probe does not read: refused rather than silently ignored.
@@ -98,6 +98,10 @@ def run_normalize_check(timeout: float = 300) -> dict:
 def run_from_args(args) -> int:
     refuse_unused(args)
     config = _config(args)
+    from advisor.extras import require
+
+    require("accuracy")  # scikit-learn (the digits, the split): say which extra before any work
+    check_data(config.data, limit=4000)  # the same bounded readers the workers use
     from probes.accuracy.runner import run_suite
 
     def progress(run_id: str, msg: dict) -> None:

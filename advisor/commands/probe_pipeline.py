@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from advisor.commands.probe import emit_result
+from advisor.commands.probe import check_data, emit_result
 from advisor.errors import UsageError
 
 
@@ -63,6 +63,7 @@ def _config(args):
 
 def run_from_args(args) -> int:
     config = _config(args)
+    check_data(config.data, limit=4096)  # the same bounded readers the workers use
     feed = _feed(args.feed)
     from probes.pipeline.runner import run_suite
 

@@ -100,7 +100,11 @@ def load_kb(extra_dirs: list[str]) -> Any:
     import knowledge
 
     for d in extra_dirs:
-        if not Path(d).is_dir():
+        try:
+            is_dir = Path(d).is_dir()
+        except (OSError, ValueError) as exc:  # a 300-character name, a NUL byte
+            raise UsageError(f"{d}: --kb: {getattr(exc, 'strerror', None) or exc}") from None
+        if not is_dir:
             raise UsageError(f"{d}: --kb: expected a folder of knowledge-base YAML files")
     try:
         return knowledge.load(extra_dirs=extra_dirs or None)
@@ -146,16 +150,45 @@ def load_probe_file(path: str) -> Any:
     return suite
 
 
+def _check_ranges(path: str, req: Any) -> None:
+    """The requirements' numbers against the one range table (advisor.limits): a 4,000-digit
+    dataset_samples or gflops_per_sample 1e300 is one line here, not an overflow in the model.
+    (advisor/requirements.py should run the same check where it validates; see limits.py.)"""
+    from advisor.limits import first_problem
+
+    data = req.model_dump(mode="python") if hasattr(req, "model_dump") else req
+    found = first_problem(data)
+    if found:
+        raise UsageError(f"{path}: {found}")
+
+
 def _validated(path: str, model: Any, data: dict) -> Any:
     """`data` as the pydantic `model`, or one UsageError line naming the file and the field."""
     from pydantic import ValidationError
 
     from advisor.requirements import validation_message
 
+    from advisor.limits import first_problem
+    from advisor.sanitize import plain_fields
+
+    found = first_problem(data)  # the one range table (advisor.limits); nesting bounded there too
+    if found:
+        raise UsageError(f"{path}: {found}")
+    # Free text of a result file (a scaling label, a warning, a data source) reaches Markdown and
+    # HTML: on one line, without control characters, from here on (the renderers escape it too).
+    data = plain_fields(data, TEXT_FIELDS)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise UsageError(validation_message(path, exc)) from None
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply to read") from None
+
+
+# The free-text fields of result files, made plain (one line, printable) when a file is loaded.
+TEXT_FIELDS = frozenset(
+    {"label_text", "warnings", "source", "data", "label", "note", "message", "error", "likely_cause"}
+)
 
 
 SCALING_HINT = "expected a scaling result from `advisor probe --scaling --json -o FILE`"
@@ -183,7 +216,13 @@ def load_deploy_file(path: str) -> Any:
     data = read_json(path, DEPLOY_HINT, "--deploy")
     if not isinstance(data, dict) or data.get("kind") != "deploy":
         raise UsageError(f'{path}: kind: expected "deploy": {DEPLOY_HINT}')
-    from probes.deploy.models import DeployResult
+    from probes.deploy.models import SCHEMA_VERSION, DeployResult
+
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if not isinstance(version, str) or version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
+        raise UsageError(
+            f"{path}: schema_version: {str(version)[:20]!r}, expected {SCHEMA_VERSION.split('.')[0]}.x: {DEPLOY_HINT}"
+        )
 
     return _validated(path, DeployResult, data)
 
@@ -286,12 +325,21 @@ def run_probes() -> Any:
 
     print("advisor: running the probe suite (use `advisor probe` for options)...", file=sys.stderr)
     suite = run_suite(ProbeConfig(), on_event=progress)
+    from advisor.sanitize import one_line
+
     try:
         from advisor.cache import save_probes
 
         save_probes(suite)
-    except OSError as exc:  # a full or read-only cache folder: the report still has the measurement
-        print(f"advisor: could not cache the probe results ({exc})", file=sys.stderr)
+    except (OSError, UsageError) as exc:  # a full or read-only cache folder: keep the raw runs anyway
+        from advisor.output import to_json, write_fallback
+
+        where = write_fallback("probe", to_json(suite))
+        print(
+            f"advisor: warning: the probe results were not cached ({one_line(str(exc))}); "
+            f"they are kept in {where} (advisor report --probes FILE reads them)",
+            file=sys.stderr,
+        )
     return suite
 
 
@@ -315,6 +363,7 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     from advisor.requirements import load_requirements
 
     req = load_requirements(args.requirements)
+    _check_ranges(args.requirements, req)
     kb = load_kb(args.kb)
     check_accelerator(req, args.requirements, kb)
     seen: dict[str, str] = {}
@@ -407,7 +456,7 @@ def choose_format(args: argparse.Namespace, stdout: Any = None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from advisor.output import check_output, emit, write_atomic
+    from advisor.output import check_output, emit, regular_target, write_with_companions
     from advisor.render import assets
     from advisor.render import format as render_format
     from advisor.report import build_report
@@ -416,10 +465,18 @@ def run(args: argparse.Namespace) -> int:
     req, inputs = gather(args)
     report = build_report(req, **inputs)
     fmt = choose_format(args)
-    files = assets(report, fmt, args.output, kb=inputs["kb"])
-    text = render_format(report, fmt, kb=inputs["kb"], assets=files)
-    folder = Path(args.output).parent if args.output else None
-    for name, content in files.items():  # the charts first: the document never links a missing file
-        write_atomic(folder / name, content)
-    emit(text, args.output)
+    # Charts only beside a regular file (never /dev/stdout.scores.svg), written with the document as
+    # one step (write_with_companions): no charts without the document, no document without its charts.
+    import warnings
+
+    with warnings.catch_warnings():
+        # matplotlib's font and layout warnings are about the chart engine, not the user's input:
+        # they must not land on stderr between the tool's own lines.
+        warnings.filterwarnings("ignore", module=r"matplotlib(\..*)?$")
+        files = assets(report, fmt, args.output if regular_target(args.output) else None, kb=inputs["kb"])
+        text = render_format(report, fmt, kb=inputs["kb"], assets=files)
+    if files:
+        write_with_companions(args.output, text, files)
+    else:
+        emit(text, args.output)
     return 0

@@ -19,7 +19,7 @@ import argparse
 import sys
 from typing import Optional
 
-from advisor.commands.probe import _list, emit_result  # the one parser of comma lists (aliases included)
+from advisor.commands.probe import MAX_THREADS, _list, emit_result  # the one parser of comma lists (aliases included)
 from advisor.errors import UsageError
 from probes.scaling import multinode
 from probes.scaling.models import ScalingConfig, ScalingEvent, ScalingResult
@@ -105,8 +105,8 @@ def config_from_args(args) -> ScalingConfig:
     if getattr(args, "batch_size", 32) < 1:
         raise UsageError("--batch-size: expected a positive integer")
     threads = getattr(args, "threads", None)
-    if threads is not None and threads < 1:
-        raise UsageError("--threads: expected a positive integer")
+    if threads is not None and not 1 <= threads <= MAX_THREADS:
+        raise UsageError(f"--threads: expected 1 to {MAX_THREADS} threads per rank")
     steps = getattr(args, "scaling_steps", None)
     steps = 30 if steps is None else steps
     if steps < 2:
@@ -162,14 +162,13 @@ def run_from_args(args) -> int:
         return run_multinode_from_args(args)
     config = config_from_args(args)
     result = run_scaling(config, on_event=_progress(sys.stderr))
-    emit_result("scaling", result, args)  # -o FILE: the JSON that `advisor report --scaling` reads
-    if not getattr(args, "no_cache", False) and result.runs:
-        from advisor.cache import save_scaling
+    from advisor.cache import save_scaling
 
-        try:  # the report and the TUI reuse it; a cache problem must not fail the measurement
-            save_scaling(result)
-        except OSError as exc:
-            print(f"warning: scaling result not cached: {exc}", file=sys.stderr)
+    # -o FILE (the JSON that `advisor report --scaling` reads) first, then the cache: the report and
+    # the TUI reuse it, and a cache problem must not lose the measurement.
+    emit_result(
+        "scaling", result, args, save=None if getattr(args, "no_cache", False) or not result.runs else save_scaling
+    )
     return exit_code(result)
 
 

@@ -22,7 +22,10 @@ def register(subparsers) -> None:
 
 def _interactive() -> bool:
     """A terminal on both ends: without one, Textual has nothing to draw on or read keys from."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
+    try:  # a closed stdin or stdout (`advisor tui <&-`) is None, or a closed file object
+        return bool(sys.stdin and sys.stdout and sys.stdin.isatty() and sys.stdout.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def run(args) -> int:

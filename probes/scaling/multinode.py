@@ -25,7 +25,6 @@ import os
 import shutil
 import socket
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -378,6 +377,15 @@ RENDEZVOUS_SIGNS = (
 )
 
 
+def peer_missing(outcome) -> bool:
+    """The launch failed because the cluster never formed (a peer not started, a wrong --master,
+    a firewall): the pre-flight could not reach the master, or the rendezvous timed out."""
+    error = getattr(outcome, "error", None) or ""
+    return getattr(outcome, "status", "ok") not in ("ok", "cancelled") and (
+        "pre-flight:" in error or "rendezvous timeout" in error
+    )
+
+
 def diagnose(framework: str, device: str, rdzv: Rendezvous, error: str, tail: str, seconds: float) -> str:
     """One line: what failed, the likely cause, and what to check."""
     text = f"{error or ''}\n{tail or ''}"
@@ -420,7 +428,9 @@ def launch_one(spec, cancel=None, on_line: Callable[[str], None] = _progress_lin
         return launch.LaunchOutcome(
             status="failed", command=[], error=f"pre-flight: {why}", seconds=time.monotonic() - start
         )
-    workdir = Path(tempfile.mkdtemp(prefix="advisor-scaling-"))
+    from probes import launcher as _launcher
+
+    workdir = _launcher.make_temp_dir("advisor-scaling-")
     watch = RendezvousWatch(spec, workdir / "result", cancel)
     try:
         out = launch.run_launch(spec, cancel=watch, workdir=workdir)
@@ -643,6 +653,21 @@ def run_multinode(
                         else ("done" if run.status == "ok" else f"{run.status}: {run.error}")
                     )
                 )
+                if peer_missing(outcome):
+                    # A node that did not join this launch will not join the next: one rendezvous
+                    # timeout ends the run (three repetitions waited 3 x 60 s before).
+                    left = config.repeat * len(config.models) * len(frameworks) - index
+                    on_line(
+                        f"[node {rdzv.node_rank}/{rdzv.nnodes}] stopping: a node did not join"
+                        + (f"; {left} launch(es) not started" if left else "")
+                    )
+                    break
+            else:
+                continue
+            break
+        else:
+            continue
+        break
     if rdzv.node_rank != 0:
         return all(r.status == "ok" for r in inter_runs), inter_runs
     link = link_facts(rdzv)
