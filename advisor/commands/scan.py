@@ -44,9 +44,28 @@ def run(args: argparse.Namespace) -> int:
     from advisor.scan import scan_path
 
     check_output(args.output)  # a folder as -o was an internal error after the scan
+    _check_path(args.path)
     try:
         result = scan_path(args.path, exclude=args.exclude, default_excludes=not args.no_default_excludes)
     except knowledge.KnowledgeError as exc:  # a broken user override: one line, exit 2
         raise UsageError(f"knowledge base: {exc}") from exc
     emit(renderer("scan", "json" if args.json else "table", by=args.by).format(result), args.output)
     return 0
+
+
+def _check_path(path: str) -> None:
+    """A FIFO, socket or device is neither code nor a folder of it: one line, not "0-0 h"."""
+    import os
+    import stat
+
+    from advisor.errors import UsageError
+    from advisor.sanitize import for_terminal
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise UsageError(f"{for_terminal(path)}: {exc.strerror or 'cannot be read'}") from exc
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        raise UsageError(
+            f"{for_terminal(path)}: not a folder or a file (expected a folder of Python code or one .py file)"
+        )

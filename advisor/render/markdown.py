@@ -114,7 +114,7 @@ def _scaling(report: Any) -> list[str]:
         where = info.file or "this host's cache"
         out.append(
             f"Scaling probe result from {where} ({info.created or 'undated'}), label **{info.label}**"
-            + (f": {info.label_text}" if info.label_text else "")
+            + (f": {for_markdown(info.label_text)}" if info.label_text else "")
             + "."
         )
         out.append("")
@@ -176,7 +176,7 @@ def _scaling(report: Any) -> list[str]:
                 ih_rows,
                 ["l", "l", "l", "r", "r", "r", "l"],
             ) + [""]
-        out += [f"- {f}" for f in info.failed] + [f"- warning: {w}" for w in info.warnings]
+        out += [f"- {f}" for f in info.failed] + [f"- warning: {for_markdown(w)}" for w in info.warnings]
     if info is not None and info.note:
         out += [info.note, ""]
     for p, c in comms:
@@ -227,7 +227,7 @@ def _runs(report: Any) -> list[str]:
     out += _table(header, rows)
     warned = [(r.id, w) for r in runs for w in r.warnings]
     if warned:
-        out += [""] + [f"- {rid}: {w}" for rid, w in warned]
+        out += [""] + [f"- {rid}: {for_markdown(w)}" for rid, w in warned]
     if report.probes.parity:
         out.append("")
     for p in report.probes.parity:
@@ -432,7 +432,7 @@ def _accuracy(report: Any) -> list[str]:
     out += [""] + [f"- {f}" for f in fails] if fails else []
     if a.normalize:
         out += ["", f"- {a.normalize}"]
-    out += [f"- warning: {w}" for w in a.warnings]
+    out += [f"- warning: {for_markdown(w)}" for w in a.warnings]
     if a.verdict == "differs":
         out.append(
             "- enters the migration criterion of the workflows that move to MindSpore (MindSpore, Hybrid): "

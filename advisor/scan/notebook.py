@@ -14,6 +14,8 @@ def to_source(data: bytes) -> tuple[bytes, list[tuple[int, int]]]:
         doc = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"not a notebook: {exc}") from exc
+    except RecursionError as exc:  # JSON nested thousands deep: no notebook is
+        raise ValueError("not a notebook: JSON nested too deep") from exc
     cells = doc.get("cells") if isinstance(doc, dict) else None
     if not isinstance(cells, list):
         raise ValueError("not a notebook: no cells")
@@ -23,6 +25,8 @@ def to_source(data: bytes) -> tuple[bytes, list[tuple[int, int]]]:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
+        if isinstance(source, list) and not all(isinstance(part, str) for part in source):
+            continue  # nbformat says a list of strings; anything else is not code we can read
         text = "".join(source) if isinstance(source, list) else str(source)
         cell_lines = text.splitlines()
         cell_magic = bool(cell_lines) and cell_lines[0].lstrip().startswith("%%")

@@ -11,7 +11,6 @@ import datetime as _dt
 import math
 import os
 import shutil
-import tempfile
 import time
 from typing import Callable, Optional
 
@@ -367,7 +366,7 @@ def run_deploy(
         result.warnings += notes
     envs = {w: _env(w, config, ms_env) for w in WORKER}
     result.not_measured = _not_measured(engines, config)
-    workdir = config.keep_dir or tempfile.mkdtemp(prefix="advisor-deploy-")
+    workdir = config.keep_dir or str(launcher.make_temp_dir("advisor-deploy-"))  # swept if this process dies
     os.makedirs(workdir, exist_ok=True)
     outdir = os.path.join(workdir, "outputs")
     os.makedirs(outdir, exist_ok=True)

@@ -13,7 +13,6 @@ import os
 import platform
 import shutil
 import statistics
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -504,7 +503,7 @@ def run_suite(
         suite.warnings += notes
     max_rounds = max(config.repeat, config.max_repeat or config.repeat)
     runs: list[ProbeRun] = []
-    tmp = tempfile.mkdtemp(prefix="advisor-parity-")
+    tmp = str(launcher.make_temp_dir("advisor-parity-"))  # swept by a later run if this process is killed
     try:
         # Aux first (GEMM peak + parity arrays): also warms the page cache of both frameworks'
         # libraries, so import times in the timed runs are comparable.

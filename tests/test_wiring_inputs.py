@@ -1,0 +1,36 @@
+"""Bad inputs the scan and the renderers meet: a FIFO as PATH, a notebook whose cells are not strings,
+Markdown-looking text in result files."""
+
+import json
+import os
+
+import pytest
+
+from advisor import cli
+from advisor.scan import notebook
+
+
+def _run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_scan_of_a_fifo_is_one_line_and_exit_2(tmp_path, capsys):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    code, out, err = _run(capsys, "scan", str(fifo))
+    assert code == 2 and out == ""
+    assert err.strip().endswith("not a folder or a file (expected a folder of Python code or one .py file)")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_notebook_cell_with_non_string_source_is_skipped_not_an_error():
+    doc = {"cells": [{"cell_type": "code", "source": [1, 2]}, {"cell_type": "code", "source": ["import torch\n"]}]}
+    source, where = notebook.to_source(json.dumps(doc).encode())
+    assert source == b"import torch\n" and where == [(2, 1)]
+
+
+def test_notebook_nested_thousands_deep_is_not_a_notebook():
+    with pytest.raises(ValueError, match="nested too deep"):
+        notebook.to_source(b"[" * 100_000 + b"]" * 100_000)
