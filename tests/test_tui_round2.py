@@ -118,3 +118,35 @@ async def test_settle_survives_an_exclusive_worker_superseded_while_it_waits():
     async with app.run_test() as pilot:
         await settle_(pilot)
         assert app.finished == [2]  # the superseded one never finished; the newer one was waited for
+
+
+# ---- 2: the cached runs used are named ------------------------------------------------------------
+
+
+@run_async
+async def test_the_probes_screen_names_every_cached_run_with_date_host_and_command():
+    from fixtures.tui.fakes import cached_suite
+
+    from advisor import cache
+
+    suite = cached_suite()
+    suite.created, suite.host.fingerprint = "2026-11-29T07:30:00Z", "f00dfeed"
+    cache.save_probes(suite, "f00dfeed", command="advisor probe --budget 90")
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        cached_probes=lambda: cache.load_cached_probes("f00dfeed"),
+        initial_mode="probes",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: "cached run(s)" in screen_text(app), what="the cached runs")
+        text = " ".join(screen_text(app).split())
+        assert (
+            f"{len(suite.runs)} cached run(s) measured 2026-11-29 07:30 UTC on host f00dfeed "
+            "by `advisor probe --budget 90`:" in text
+        )
+        for run in suite.runs:
+            assert run.id in text

@@ -32,7 +32,7 @@ from textual.widgets import (
 
 from probes.training.models import MODES_OF
 from tui import providers
-from tui.data import fmt_num, fmt_when, get
+from tui.data import cached_runs_lines, fmt_num, fmt_when, get
 from tui.form_spec import parse_number
 from tui.glyphs import arrow, ellipsis
 from tui.messages import MeasurementChanged, ReportChanged, RunChanged
@@ -556,6 +556,8 @@ def source_text(suite: Any, cached: bool) -> Text:
     out.append(
         f"\n  from {_cache_folder()} (any checkout on this host writes there): press s to measure again", style="dim"
     )
+    for line in cached_runs_lines("probes", suite):
+        out.append(f"\n  {line}", style="dim")
     return out
 
 
