@@ -105,7 +105,7 @@ async def test_enter_on_start_then_c_cancels_and_escape_leaves_a_field():
         assert app.focused is not None and app.focused.id == "probe-start"
         budget.focus()
         await pilot.press("escape")
-        assert app.focused is None
+        assert app.focused is not budget  # out of the field (on the screen's scroll area, issue 29 item 3)
         await pilot.press("s")  # the screen's key again, not a character in the field
         await wait_for(pilot, lambda: len(launcher.configs) == 2, what="a second start")
         assert budget.value == "2"

@@ -150,3 +150,48 @@ async def test_the_probes_screen_names_every_cached_run_with_date_host_and_comma
         )
         for run in suite.runs:
             assert run.id in text
+
+
+# ---- 3: Escape keeps your place in the Requirements form ------------------------------------------
+
+
+@run_async
+async def test_escape_in_the_form_keeps_the_place_and_the_keys_still_scroll():
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        requirements_path=str(EXAMPLE),
+        initial_mode="requirements",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        devices = app.screen.query_one("#f-hardware-devices")
+        order = [w for w in app.screen.focus_chain]
+        after = order[order.index(devices) + 1]
+        for _ in range(len(order)):  # Tab from the top, as a user does
+            if app.focused is devices:
+                break
+            await pilot.press("tab")
+        assert app.focused is devices
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.focused is not devices and not hasattr(app.focused, "cursor_position")  # out of the field
+        form = app.screen.query_one("#req-form")
+        form.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert form.scroll_y > 0, "PageDown scrolls the form after Escape"
+        y = form.scroll_y
+        await pilot.press("up")
+        await pilot.pause()
+        assert form.scroll_y < y, "the arrows scroll it too"
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is after, (app.focused, after)  # the field after devices, not the File field
+        await pilot.press("escape")
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert app.focused is devices
