@@ -277,19 +277,22 @@ def test_the_default_adapters_turn_the_runners_events_into_rows(monkeypatch):
     events: list = []
 
     def fake_run_deploy(config, on_event=None, cancel=None):
-        on_event(DeployEvent(step_id="pytorch-onnx-lenet", kind="start", message="export lenet", index=1))
-        on_event(DeployEvent(step_id="pytorch-onnx-lenet", kind="done", message="no onnx", status="failed", index=1))
+        on_event(DeployEvent(step_id="pytorch-onnx-lenet", kind="start", message="export lenet", index=1, total=3))
+        on_event(
+            DeployEvent(step_id="pytorch-onnx-lenet", kind="done", message="no onnx", status="failed", index=1, total=3)
+        )
         return "result"
 
     monkeypatch.setattr("probes.deploy.runner.run_deploy", fake_run_deploy)
     assert providers.default_deploy_launcher(None, events.append, None) == "result"
     assert events == [
-        {"run_id": "pytorch-onnx-lenet", "kind": "start", "message": "export lenet", "run": None},
+        {"run_id": "pytorch-onnx-lenet", "kind": "start", "message": "export lenet", "run": None, "total": 3},
         {
             "run_id": "pytorch-onnx-lenet",
             "kind": "done",
             "message": None,
             "run": {"status": "failed", "error": "no onnx"},
+            "total": 3,  # the steps planned: the progress model's total (issue 29 item 4)
         },
     ]
     # probes.accuracy.worker_torch's per-epoch progress (channel.progress(epoch=, epochs=, accuracy=, loss=))

@@ -195,3 +195,75 @@ async def test_escape_in_the_form_keeps_the_place_and_the_keys_still_scroll():
         await pilot.press("shift+tab")
         await pilot.pause()
         assert app.focused is devices
+
+
+# ---- 4: one progress model, a planned total and an ETA, for every kind ----------------------------
+
+
+@pytest.mark.parametrize("kind", ["accuracy", "pipeline"])
+def test_accuracy_and_pipeline_show_the_planned_total_and_an_eta(kind):
+    import threading
+
+    from fixtures.tui.fakes import accuracy_fixture
+
+    hold = threading.Event()
+    result = accuracy_fixture() if kind == "accuracy" else pipeline_fixture()
+
+    @run_async
+    async def go():
+        app = make_app(
+            host_provider=host_report,
+            probe_launcher=FakeLauncher(),
+            scaling_launcher=FakeScalingLauncher(),
+            report_builder=lambda *a, **k: None,
+            initial_mode="probes",
+            check_on_start=False,
+            **{f"{kind}_launcher": suite_launcher(result, hold=hold)},
+        )
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await press_button(pilot, f"{kind}-start")
+            state = getattr(app.state, kind)
+            await wait_for(pilot, lambda: any(p.fraction > 0 for p in state.runs.values()), what="a run half-way")
+            planned = state.clock.planned
+            await wait_for(pilot, lambda: f"0 of {planned} runs finished, about" in screen_text(app), what="the ETA")
+            assert "finished so far" not in screen_text(app)
+            hold.set()
+            await wait_for(pilot, lambda: not state.running, what="the end")
+            return planned
+
+    planned = go()
+    config_runs = len(result.runs)  # the fixture replays every run the default config plans
+    assert planned >= config_runs > 0
+
+
+@run_async
+async def test_deploy_shows_its_steps_as_the_runner_announces_them():
+    import threading
+
+    from fixtures.tui.fakes import deploy_launcher
+
+    hold = threading.Event()
+    launcher = deploy_launcher(hold=hold)
+    steps = len(launcher.steps)
+    original = launcher.__call__
+
+    def announcing(config, on_event, cancel):  # the real runner's DeployEvents carry the step total
+        return original(config, lambda e: on_event({**e, "total": steps}), cancel)
+
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        report_builder=lambda *a, **k: None,
+        deploy_launcher=announcing,
+        initial_mode="probes",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press_button(pilot, "deploy-start")
+        await wait_for(pilot, launcher.started.is_set, what="a step")
+        await wait_for(pilot, lambda: f"0 of {steps} steps finished, about" in screen_text(app), what="the ETA")
+        hold.set()
+        await wait_for(pilot, lambda: not app.state.deploy.running, what="the end")

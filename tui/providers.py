@@ -244,7 +244,15 @@ def default_deploy_launcher(config: Any, on_event: Callable[[Any], None] | None,
             return
         done = ev.kind == "done"
         run = {"status": ev.status, "error": None if ev.status == "ok" else ev.message} if done else None
-        on_event({"run_id": ev.step_id, "kind": ev.kind, "message": None if done else ev.message, "run": run})
+        on_event(
+            {
+                "run_id": ev.step_id,
+                "kind": ev.kind,
+                "message": None if done else ev.message,
+                "run": run,
+                "total": getattr(ev, "total", None),  # the steps planned: the progress model's total
+            }
+        )
 
     return run_deploy(config, on_event=event, cancel=cancel)
 

@@ -451,10 +451,12 @@ class ProbesScreen(AdvisorScreen):
             )
         elif any(getattr(app.state, kind).running for kind in PANELS):
             kind = next(k for k in PANELS if getattr(app.state, k).running)
-            done = sum(1 for p in getattr(app.state, kind).runs.values() if p.status not in ("running", "waiting"))
+            state = getattr(app.state, kind)
+            done = sum(1 for p in state.runs.values() if p.status not in ("running", "waiting"))
+            progress = state.clock.status() if state.clock is not None else f"{done} finished"
             text = Text.assemble(
                 (f"{app.measurements[kind].kind.title} running", "bold cyan"),
-                f": {done} finished (rows below the training results; c cancels)",
+                f": {progress} (rows below the training results; c cancels)",
             )
         else:
             text = Text(self.estimate_text(), style="italic")

@@ -81,10 +81,15 @@ class MeasurementPanel(Vertical):
     def show_status(self, app: Any) -> None:
         state = self.measurement(app)
         if state.running:
-            done = sum(1 for p in state.runs.values() if p.status not in ("running", "waiting"))
+            clock = state.clock  # advisor.progress.ProbeProgress: planned total and a countdown ETA
+            if clock is not None:
+                progress = clock.status()
+            else:
+                done = sum(1 for p in state.runs.values() if p.status not in ("running", "waiting"))
+                progress = f"{done} finished so far"
             text = Text.assemble(
                 (f"{self.HEADING} running", "bold cyan"),
-                f": {done} finished so far (one child process each; c cancels)",
+                f": {progress} (one child process each; c cancels)",
             )
         elif state.result is None:
             text = Text(self.IDLE, style="italic")
