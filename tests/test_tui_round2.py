@@ -267,3 +267,64 @@ async def test_deploy_shows_its_steps_as_the_runner_announces_them():
         await wait_for(pilot, lambda: f"0 of {steps} steps finished, about" in screen_text(app), what="the ETA")
         hold.set()
         await wait_for(pilot, lambda: not app.state.deploy.running, what="the end")
+
+
+# ---- 5: scroll positions ---------------------------------------------------------------------------
+
+
+@run_async
+async def test_the_probes_screen_keeps_its_scroll_when_a_probe_is_cancelled_or_finishes():
+    launcher = FakeLauncher(steps=400, step_delay=0.01)
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=launcher,
+        scaling_launcher=FakeScalingLauncher(),
+        report_builder=lambda *a, **k: None,
+        initial_mode="probes",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        body = app.screen.query_one("#probe-body")
+        app.screen.query_one("#probe-start").focus()
+        await pilot.press("enter")
+        await wait_for(pilot, launcher.started.is_set, what="probes to start")
+        await pilot.pause(0.3)
+        body.scroll_end(animate=False)
+        await pilot.pause()
+        where = body.scroll_y
+        assert where > 0
+        await pilot.press("c")
+        await wait_for(pilot, lambda: not app.state.probes.running, what="the cancel")
+        await settle(pilot)
+        assert body.scroll_y >= min(where, body.max_scroll_y) - 1, (
+            body.scroll_y,
+            where,
+            body.max_scroll_y,
+            app.focused,
+        )
+
+
+@run_async
+async def test_recommendation_scrolls_to_the_verdict_when_a_new_file_is_loaded():
+    examples = sorted((ROOT / "examples").glob("*.yaml"))
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        requirements_path=str(examples[0]),
+        initial_mode="recommendation",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.state.report is not None, what="the report")
+        body = app.screen.query_one("#rec-body")
+        body.scroll_end(animate=False)
+        await pilot.pause()
+        assert body.scroll_y > 0
+        first = app.state.report
+        assert app.load_requirements(str(examples[1]))
+        await wait_for(pilot, lambda: app.state.report is not None and app.state.report is not first, what="new")
+        await settle(pilot)
+        assert body.scroll_y == 0

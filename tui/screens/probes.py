@@ -431,9 +431,13 @@ class ProbesScreen(AdvisorScreen):
             start.disabled = app.measuring
             for other in ("scaling", *PANELS):
                 self.query_one(f"#{other}-start", Button).disabled = app.measuring
-            cancel.disabled = not app.measuring
             if had_focus and not app.measuring:
-                start.focus()  # not the next input: it would eat the `s` that starts again
+                # not the next input: it would eat the `s` that starts again; and not scrolled to:
+                # the results are below the fold and the user is reading them (issue 29 item 5).
+                # At once (Widget.focus waits for the next tick) and before Cancel is disabled, or
+                # Textual moves the focus on by itself, to the next input, and scrolls to it.
+                self.set_focus(start, scroll_visible=False)
+            cancel.disabled = not app.measuring
             self.refresh_bindings()
         if app.state.probes.running:
             measured = [p for k, p in app.state.probes.runs.items() if not k.endswith("-aux")]
