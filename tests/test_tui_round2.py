@@ -328,3 +328,51 @@ async def test_recommendation_scrolls_to_the_verdict_when_a_new_file_is_loaded()
         await wait_for(pilot, lambda: app.state.report is not None and app.state.report is not first, what="new")
         await settle(pilot)
         assert body.scroll_y == 0
+
+
+# ---- 6: every action in the command palette, from the list the bindings are made from -------------
+
+
+@run_async
+async def test_the_palette_and_the_bindings_are_made_from_one_list():
+    from textual.binding import Binding
+
+    from tui.app import AdvisorApp
+
+    app = make_app(host_provider=host_report, probe_launcher=FakeLauncher(), check_on_start=False)
+    async with app.run_test(size=(80, 24)):
+        palette = {c.title for c in app.get_system_commands(app.screen)}
+    for mode, cls in AdvisorApp.MODES.items():
+        own = [b for b in cls.BINDINGS if isinstance(b, Binding) and not b.action.startswith("app.")]
+        own = [b for b in own if b.action != "leave_field"]  # AdvisorScreen's Escape: a key, not a command
+        assert [(b.key, b.action) for b in own] == [(a.key, a.action) for a in cls.ACTIONS], mode
+        for act in cls.ACTIONS:
+            assert f"{cls.SUB_TITLE}: {act.name} ({act.key})" in palette
+    # what the issue found missing, found by the words a user types
+    for word in ("Deploy", "Accuracy", "Pipeline", "Export"):
+        assert any(word.lower() in title.lower() for title in palette), word
+
+
+@run_async
+async def test_the_palette_finds_deploy_accuracy_pipeline_and_export_by_name():
+    from textual.command import CommandPalette
+
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        report_builder=lambda *a, **k: None,
+        initial_mode="probes",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for word in ("Deploy", "Accuracy", "Pipeline", "export"):
+            await pilot.press("ctrl+p")
+            await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+            await pilot.press(*word)
+            await pilot.pause(0.5)
+            found = " ".join(str(o.prompt) for o in app.screen.query("CommandList").first()._options)
+            assert word.lower() in found.lower() and "No matches" not in found, (word, found)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, CommandPalette), what="closed")

@@ -176,13 +176,11 @@ class AdvisorApp(App):
         for mode, cls in self.MODES.items():
             title = getattr(cls, "SUB_TITLE", mode)
             yield SystemCommand(f"Go to {title}", f"Show the {title} screen", lambda mode=mode: self.switch_mode(mode))
-            for binding in getattr(cls, "BINDINGS", []):
-                if not isinstance(binding, Binding) or binding.action.startswith("app."):
-                    continue
+            for act in getattr(cls, "ACTIONS", ()):  # tui.actions: the list the bindings are made from
                 yield SystemCommand(
-                    f"{title}: {binding.description}",
-                    binding.tooltip or binding.description,
-                    lambda mode=mode, action=binding.action: self._screen_action(mode, action),
+                    f"{title}: {act.name} ({act.key})",
+                    act.help,
+                    lambda mode=mode, action=act.action: self._screen_action(mode, action),
                 )
         yield SystemCommand(
             "Light / dark theme", "Switch between the light and the dark theme (ctrl+t)", self.action_toggle_theme

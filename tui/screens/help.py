@@ -15,7 +15,7 @@ KEYS = [
     ("F2", "Requirements: the form (ctrl+s save, ctrl+o load)"),
     ("F3", "Probes: s start, d scaling (torchrun/msrun, 1 and N ranks), c cancel"),
     ("", "Across hosts: N hosts, this node, master HOST[:PORT]; then d (or each host's command line)"),
-    ("", "More probes: Deploy (export, serve, parity), Accuracy (time-to-accuracy), Pipeline (loaders)"),
+    ("", "More probes: e Deploy (export, serve, parity), a Accuracy (time-to-accuracy), p Pipeline (loaders)"),
     ("F4", "Recommendation: scores, verdict, migration scan of model.code_path, export (j JSON, m Markdown)"),
     ("tab / shift+tab", "next / previous field (in a text field, keys type: tab out first)"),
     ("enter / space", "open a select, toggle a switch"),

@@ -16,7 +16,6 @@ from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import (
     Button,
@@ -32,6 +31,7 @@ from textual.widgets import (
 
 from probes.training.models import MODES_OF
 from tui import providers
+from tui import actions
 from tui.data import cached_runs_lines, fmt_num, fmt_when, get
 from tui.form_spec import parse_number
 from tui.glyphs import arrow, ellipsis
@@ -61,11 +61,8 @@ DETAIL_ONLY = ("peak MB", "stop")
 
 class ProbesScreen(AdvisorScreen):
     SUB_TITLE = "Training probes"
-    BINDINGS = [
-        Binding("s", "start", "Start", tooltip="Start the chosen probes"),
-        Binding("d", "scaling", "Scaling", tooltip="Data-parallel scaling probe: torchrun / msrun with 1 and N ranks"),
-        Binding("c", "cancel", "Cancel", tooltip="Cancel the running probes (kills them)"),
-    ]
+    ACTIONS = actions.PROBES
+    BINDINGS = actions.bindings(ACTIONS)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -138,7 +135,7 @@ class ProbesScreen(AdvisorScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The footer offers Start and Scaling while idle, Cancel while running (80 columns are short).
-        if action in ("start", "scaling"):
+        if action in ("start", "scaling", "deploy", "accuracy", "pipeline"):
             return not self.app.measuring
         if action == "cancel":
             return self.app.measuring

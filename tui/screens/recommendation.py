@@ -12,10 +12,10 @@ from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
+from tui import actions
 from tui.data import fmt_num, get
 from tui.glyphs import ellipsis
 from tui.messages import ReportChanged, RequirementsLoaded
@@ -30,10 +30,8 @@ EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "mage
 
 class RecommendationScreen(AdvisorScreen):
     SUB_TITLE = "Recommendation"
-    BINDINGS = [
-        Binding("j", "export('json')", "JSON", tooltip="Write the report as JSON"),
-        Binding("m", "export('markdown')", "Markdown", tooltip="Write the report as Markdown"),
-    ]
+    ACTIONS = actions.RECOMMENDATION
+    BINDINGS = actions.bindings(ACTIONS)
 
     def compose(self) -> ComposeResult:
         yield Header()
