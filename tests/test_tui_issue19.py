@@ -304,12 +304,12 @@ async def test_command_palette_offers_every_screen_action_and_runs_it():
         await settle(pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
         for expected in (
-            "Training probes: Start",
-            "Training probes: Cancel",
-            "Requirements: Save",
-            "Requirements: Load",
-            "Recommendation: JSON",
-            "Host check: Refresh",
+            "Training probes: Start the training probes (s)",
+            "Training probes: Cancel the running probe (c)",
+            "Requirements: Save requirements (ctrl+s)",
+            "Requirements: Load requirements (ctrl+o)",
+            "Recommendation: Export the report as JSON (j)",
+            "Host check: Refresh the host check (r)",
             "Light / dark theme",
             "Go to Training probes",
         ):
@@ -317,7 +317,11 @@ async def test_command_palette_offers_every_screen_action_and_runs_it():
         theme = app.theme
         await pilot.press("ctrl+t")
         assert app.theme != theme
-        start = next(c for c in app.get_system_commands(app.screen) if c.title == "Training probes: Start")
+        start = next(
+            c
+            for c in app.get_system_commands(app.screen)
+            if c.title == "Training probes: Start the training probes (s)"
+        )
         start.callback()
         await wait_for(pilot, lambda: app.core.run_probes.configs, what="start from the palette")
         assert app.current_mode == "probes"
