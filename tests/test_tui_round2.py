@@ -376,3 +376,93 @@ async def test_the_palette_finds_deploy_accuracy_pipeline_and_export_by_name():
             assert word.lower() in found.lower() and "No matches" not in found, (word, found)
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, CommandPalette), what="closed")
+
+
+# ---- 7: charts ---------------------------------------------------------------------------------------
+
+
+def chart_text(chart_cls, data, size=(37, 24), **kwargs) -> tuple[str, object]:
+    """What a chart draws for `data`, in a box as wide as the half-screen it gets at 80 columns."""
+    from textual.app import App
+
+    class One(App):
+        def compose(self):
+            yield chart_cls(id="chart")
+
+    @run_async
+    async def draw():
+        app = One()
+        async with app.run_test(size=size) as pilot:
+            chart = app.query_one("#chart")
+            chart.show(data, **kwargs)
+            await pilot.pause()
+            await pilot.pause()
+            return chart.render().plain, chart
+
+    return draw()
+
+
+def test_weight_shift_to_flip_draws_one_labelled_bar_per_row():
+    from tui.widgets.charts import TornadoChart
+
+    names = ["deployment", "migration", "team", "ecosystem", "cost", "compliance"]  # the issue's 6 over 8 rows
+    report = {
+        "sensitivity": [
+            {"criterion": n, "weight": 0.1, "threshold": 0.1 + shift}
+            for n, shift in zip(names, (-0.09, 0.05, 0.1, 0.12, 0.3, 0.45))
+        ]
+    }
+    text, _ = chart_text(TornadoChart, report)
+    rows = [line for line in text.splitlines() if "█" in line or "#" in line.split("┤")[-1]]
+    assert len(rows) == len(names), text  # no row drawn twice, none merged
+    for name in names:
+        (row,) = [line for line in text.splitlines() if line.strip().startswith(name + "┤")]
+        assert "█" in row, (name, text)  # each label has its bar on its own row
+
+
+def test_img_s_ticks_are_round_numbers():
+    from fixtures.tui.fakes import cached_suite
+
+    from tui.widgets.charts import ThroughputChart
+
+    text, _ = chart_text(ThroughputChart, cached_suite(), model="lenet")
+    ticks = text.splitlines()[-1].split()
+    assert ticks and ticks[0] == "0", text
+    values = [int(t.replace(",", "")) for t in ticks]  # no 2415.1: every tick a whole number
+    step = values[1] - values[0]
+    assert all(b - a == step for a, b in zip(values, values[1:]))
+    assert str(step).rstrip("0") in ("1", "2", "5"), step  # 1, 2 or 5 x 10^k apart
+
+
+@run_async
+async def test_the_accuracy_legend_is_under_the_chart_not_over_its_points():
+    from fixtures.tui.fakes import accuracy_fixture
+
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        report_builder=lambda *a, **k: None,
+        accuracy_launcher=suite_launcher(accuracy_fixture()),
+        initial_mode="probes",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press_button(pilot, "accuracy-start")
+        await wait_for(pilot, lambda: app.state.accuracy.result is not None, what="the suite")
+        await settle(pilot)
+        chart = app.screen.query_one("#chart-accuracy")
+        drawn = chart.render().plain
+        for name in ("pt eager", "ms graph"):
+            assert name not in drawn  # plotext's legend sat in the top-left corner, over epochs 1-2
+        legend = " ".join(screen_text(app).split())
+        assert "pt eager" in legend and "ms graph" in legend and "· target" in legend
+
+
+def test_a_note_when_every_workflow_is_blocked():
+    from tui.widgets.charts import ScoreChart
+
+    report = {"scores": [{"workflow": w, "eligible": False, "total": 0} for w in ("pytorch", "mindspore", "hybrid")]}
+    text, _ = chart_text(ScoreChart, report)
+    assert "Scores: all workflows blocked" in text

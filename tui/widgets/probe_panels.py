@@ -304,12 +304,18 @@ class AccuracyPanel(MeasurementPanel):
 
     def extra(self) -> ComposeResult:
         yield AccuracyChart(id="chart-accuracy")
+        yield Static(id="accuracy-legend")  # under the chart, clear of its points
 
     def show_extra(self, result: Any) -> None:
         chart = self.query_one(AccuracyChart)
-        chart.display = result is not None
+        legend = self.query_one("#accuracy-legend", Static)
+        chart.display = legend.display = result is not None
         if result is not None:
             chart.show(result)
+            parts: list = []
+            for name, color, marker in chart.legend:
+                parts += [(f"{marker} ", f"bold {color}"), f"{name}   "]
+            legend.update(Text.assemble("  ", *parts, ("· target", "dim")) if parts else "")
 
     def title_text(self, result: Any) -> Text:
         config = get(result, "config", default={})
