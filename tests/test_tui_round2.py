@@ -466,3 +466,44 @@ def test_a_note_when_every_workflow_is_blocked():
     report = {"scores": [{"workflow": w, "eligible": False, "total": 0} for w in ("pytorch", "mindspore", "hybrid")]}
     text, _ = chart_text(ScoreChart, report)
     assert "Scores: all workflows blocked" in text
+
+
+# ---- 8: the footer at 80 columns -------------------------------------------------------------------
+
+
+def footer_keys(app) -> list[tuple[str, str, int]]:
+    return [(k.key_display or k.key, k.description, k.region.right) for k in app.screen.query("FooterKey")]
+
+
+@run_async
+async def test_the_footer_at_80_columns_shows_the_global_keys_uncut_even_with_a_menu_open():
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        report_builder=lambda *a, **k: None,
+        initial_mode="host",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for mode in ("host", "requirements", "probes", "recommendation"):
+            app.switch_mode(mode)
+            await settle(pilot)
+            await wait_for(pilot, lambda: len(footer_keys(app)) > 4, what=f"the {mode} footer")
+            keys = footer_keys(app)
+            assert {"^q", "^p", "^t"} <= {k for k, _, _ in keys}, (mode, keys)
+            assert all(right <= 80 for _, _, right in keys), (mode, keys)  # none cut at the edge
+        app.switch_mode("requirements")
+        await settle(pilot)
+        app.screen.query("Select").first().focus()
+        await pilot.pause()
+        await pilot.press("enter")  # the select's menu opens: its "esc Dismiss menu" joins the footer
+        await settle(pilot)
+        await wait_for(pilot, lambda: "Dismiss menu" in {d for _, d, _ in footer_keys(app)}, what="menu keys")
+        keys = footer_keys(app)
+        assert {"^q", "^p", "^t", "^s", "^o"} <= {k for k, _, _ in keys}, keys  # F1-F4 back after Escape
+        assert all(right <= 80 for _, _, right in keys), keys
+        await pilot.press("escape")
+        await settle(pilot)
+        await wait_for(pilot, lambda: "f4" in {k for k, _, _ in footer_keys(app)}, what="the screens' keys again")
