@@ -507,3 +507,60 @@ async def test_the_footer_at_80_columns_shows_the_global_keys_uncut_even_with_a_
         await pilot.press("escape")
         await settle(pilot)
         await wait_for(pilot, lambda: "f4" in {k for k, _, _ in footer_keys(app)}, what="the screens' keys again")
+
+
+# ---- 9: the TUI's Markdown export writes the charts, as `-o review.md` does -------------------------
+
+
+def test_the_markdown_export_writes_the_charts_the_cli_writes(tmp_path, capsys):
+    from advisor.cli import main
+
+    cli, tui = tmp_path / "cli", tmp_path / "tui"
+    cli.mkdir(), tui.mkdir()
+    assert main(["report", str(EXAMPLE), "--no-cache", "-o", str(cli / "review.md")]) == 0
+    cli_svgs = sorted(p.name for p in cli.glob("*.svg"))
+    assert cli_svgs, "the CLI writes its charts beside the document"
+
+    @run_async
+    async def export() -> None:
+        app = make_app(
+            host_provider=host_report,
+            probe_launcher=FakeLauncher(),
+            scaling_launcher=FakeScalingLauncher(),
+            requirements_path=str(EXAMPLE),
+            initial_mode="recommendation",
+            check_on_start=False,
+        )
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await wait_for(pilot, lambda: app.state.report is not None, what="the report")
+            assert app.export_report("markdown", str(tui / "review.md")) is not None
+
+    export()
+    tui_svgs = sorted(p.name for p in tui.glob("*.svg"))
+    assert tui_svgs == cli_svgs
+    doc = (tui / "review.md").read_text()
+    for name in tui_svgs:
+        assert f"({name})" in doc  # linked from the document, as the CLI's
+        assert (tui / name).read_text().lstrip().startswith("<svg")
+
+
+@run_async
+async def test_the_export_refuses_a_fifo_instead_of_freezing_the_screen(tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        scaling_launcher=FakeScalingLauncher(),
+        requirements_path=str(EXAMPLE),
+        initial_mode="recommendation",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.state.report is not None, what="the report")
+        assert app.export_report("markdown", str(fifo)) is None
+    assert not list(tmp_path.glob("*.svg"))

@@ -396,12 +396,18 @@ class AdvisorApp(App):
         try:
             from advisor.output import write_atomic
 
-            text = self.core.render(self.state.report, fmt)
-            written = Path(write_atomic(Path(path).expanduser(), text)).resolve()
+            target = Path(path).expanduser()
+            if target.exists() and not target.is_file():  # a FIFO would block the screen, a device eat it
+                raise ValueError(f"{target}: not a regular file (export writes a file and its charts beside it)")
+            text, files = self.core.export(self.state.report, fmt, str(target))
+            for name, content in files.items():  # the charts first: the document never links a missing file
+                write_atomic(target.parent / name, content)
+            written = Path(write_atomic(target, text)).resolve()
         except Exception as exc:  # noqa: BLE001 - UsageError (a folder, no permission) or a renderer bug
             self.notify(_one_line(exc), title=f"Export {fmt} failed", severity="error", timeout=8)
             return None
-        self.notify(f"Wrote {written}", title=f"Exported {fmt}")
+        beside = f" and {len(files)} chart(s) beside it" if files else ""
+        self.notify(f"Wrote {written}{beside}", title=f"Exported {fmt}")
         return written
 
     # ---- failures --------------------------------------------------------------------------------
@@ -494,6 +500,7 @@ def make_app(
         save_scaling=save_scaling or None,
         build_report=report_builder or providers.default_report_builder,
         render=renderer or providers.default_renderer,
+        export=None if renderer is not None else providers.default_export,
         run_deploy=deploy_launcher,
         run_accuracy=accuracy_launcher,
         run_pipeline=pipeline_launcher,
