@@ -56,8 +56,11 @@ def cached_runs_lines(kind: str, result: Any) -> list[str]:
     groups: dict[tuple, list[str]] = {}
     for run in used:
         groups.setdefault((run.date, run.host, run.command), []).append(run.id)
+    from advisor.cache import NOT_RECORDED
+
     return [
         f"{len(ids)} cached run(s) measured {fmt_when(date) or 'at an unknown time'} on host {host or '?'} "
-        f"by `{command}`: {', '.join(ids)}"
+        + ("(command not recorded: cached before the cache kept one)" if command == NOT_RECORDED else f"by `{command}`")
+        + f": {', '.join(ids)}"
         for (date, host, command), ids in groups.items()
     ]

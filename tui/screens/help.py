@@ -19,7 +19,7 @@ KEYS = [
     ("F4", "Recommendation: scores, verdict, migration scan of model.code_path, export (j JSON, m Markdown)"),
     ("tab / shift+tab", "next / previous field (in a text field, keys type: tab out first)"),
     ("enter / space", "open a select, toggle a switch"),
-    ("escape", "leave a text field (then the screen's keys act again)"),
+    ("escape", "leave a text field (the screen's keys act again; tab goes on from that field)"),
     ("ctrl+p", "command palette: every action by name"),
     ("ctrl+t", "light / dark theme"),
     ("?", "this help"),
