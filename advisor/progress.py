@@ -268,7 +268,7 @@ def planned_for(kind_name: str, config: Any) -> tuple[list[tuple[str, float]], b
         from probes.pipeline.runner import plan
 
         return [(f"{fw}-{variant}-w{workers}", _mid(PIPELINE_RUN_S)) for fw, variant, workers in plan(config)], True
-    if kind_name == "deploy":
+    if kind_name in ("deploy", "scaling"):  # counted as announced (events with `total`)
         return [], False
     raise KeyError(f"no progress plan for probe kind {kind_name!r}")
 
@@ -324,7 +324,7 @@ class ProbeProgress:
     @classmethod
     def for_config(cls, kind_name: str, config: Any) -> ProbeProgress:
         plan, named = planned_for(kind_name, config)
-        unit = "steps" if kind_name == "deploy" else "runs"
+        unit = {"deploy": "steps", "scaling": "launches"}.get(kind_name, "runs")
         return cls(kind_name, plan, named=named, unit=unit, default_s=None if plan else _mid(DEPLOY_STEP_S))
 
     # ---- the plan ------------------------------------------------------------------------------
