@@ -4,6 +4,8 @@ report` and the TUI can reuse the last measurement on this host.
 
     probes-<fingerprint>.json          the training probe suite (save_probes / load_cached_probes)
     probes-scaling-<fingerprint>.json  the scaling probe (save_scaling / load_cached_scaling)
+    probes[-scaling]-<fingerprint>.runs.json  per run id: when, on which host and by which command
+                                       it was measured (used_runs: what a report says it reused)
     torchinductor/                     torch.compile's kernels (compile_cache_dir)
 
 Saving merges with what is cached instead of replacing it: runs are kept by run id, and a run (or
@@ -15,9 +17,13 @@ last good measurement in place; both say so in the merged result's warnings.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
+import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.output import write_atomic
 from probes import hostfacts
@@ -59,21 +65,110 @@ def _load(kind: str, model, schema_version: str, fingerprint: Optional[str]):
         return None
 
 
+def _index_path(kind: str, fingerprint: Optional[str]) -> Path:
+    return _path(kind, fingerprint).with_suffix(".runs.json")
+
+
+def _load_index(kind: str, fingerprint: Optional[str]) -> dict[str, dict]:
+    """run id -> {"date", "host", "command"}; {} when missing or unreadable (the runs then say so)."""
+    try:
+        data = json.loads(_index_path(kind, fingerprint).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, dict)}
+
+
+def command_line() -> str:
+    """The command this process runs, as a user would type it again ('advisor report ...')."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
+    if name in ("__main__.py", "cli.py") or name.startswith("advisor"):
+        name = "advisor"
+    return shlex.join([name, *sys.argv[1:]])
+
+
 def _save(
     kind: str,
     result,
     fingerprint: Optional[str],
     merge: Callable[[object, object], object],
     load: Callable[[str], object],
+    command: Optional[str] = None,
 ) -> Path:
     fingerprint = fingerprint or host_fingerprint()
     old = load(fingerprint)
-    if old is not None:
-        result = merge(result, old)
+    merged = merge(result, old) if old is not None else result
     path = _path(kind, fingerprint)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(result.model_dump(mode="json"), indent=1) + "\n")
+    write_atomic(path, json.dumps(merged.model_dump(mode="json"), indent=1) + "\n")
+    # The record of who measured what: a run taken from this result is this command's, on this date;
+    # a run kept from the cached one keeps its old record.
+    index = _load_index(kind, fingerprint) if old is not None else {}
+    taken = _taken_from_new(result, old, merged)
+    record = {"date": getattr(result, "created", None), "host": fingerprint, "command": command or command_line()}
+    index = {r.id: (record if r.id in taken else index.get(r.id)) for r in merged.runs}
+    index = {k: v for k, v in index.items() if v is not None}
+    write_atomic(_index_path(kind, fingerprint), json.dumps(index, indent=1, sort_keys=True) + "\n")
     return path
+
+
+def _taken_from_new(new, old, merged) -> set[str]:
+    """The ids of the merged runs that are `new`'s: merge_scaling keeps either result whole (the new
+    one returned as is), merge_suites keeps an old ok run over a new one that is not ok."""
+    if old is None or merged is new:
+        return {r.id for r in new.runs}
+    if not hasattr(merged, "parity"):  # a scaling result: the old one was kept whole
+        return set()
+    old_runs = {r.id: r for r in old.runs}
+    return {r.id for r in new.runs if r.id not in old_runs or _ok(r) or not _ok(old_runs[r.id])}
+
+
+class CachedRun(BaseModel):
+    """One cached run a report or the TUI used instead of measuring: which, from when, from which
+    host (the cache key, probes.hostfacts.fingerprint) and by which command."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["probes", "scaling"] = Field(description="probes: the training probe; scaling: the scaling probe")
+    id: str = Field(description="the run id")
+    date: Optional[str] = Field(None, description="UTC ISO timestamp of the measurement")
+    host: Optional[str] = Field(None, description="host fingerprint it was measured on")
+    command: str = Field(description="the command that measured it, or 'not recorded'")
+    file: str = Field(description="the cache file it was read from")
+
+
+def _field(obj, name: str):
+    """A field of a result as a model or as its JSON mapping (the TUI holds either)."""
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+NOT_RECORDED = "not recorded (cached before the cache kept a record per run)"
+
+
+def used_runs(probes=None, scaling=None, fingerprint: Optional[str] = None) -> list[CachedRun]:
+    """Every run of a cached training suite (`probes`) and scaling result (`scaling`) as CachedRun,
+    from the record save_probes/save_scaling keep beside the cache; a run without a record (a cache
+    written before it was kept) takes its result's date and host and says the command is not recorded."""
+    out: list[CachedRun] = []
+    for kind, result in (("probes", probes), ("scaling", scaling)):
+        if result is None:
+            continue
+        host = _field(_field(result, "host"), "fingerprint") or fingerprint or host_fingerprint()
+        index = _load_index(kind, host)
+        for run in _field(result, "runs") or []:
+            rec = index.get(str(_field(run, "id"))) or {}
+            out.append(
+                CachedRun(
+                    kind=kind,
+                    id=str(_field(run, "id")),
+                    date=rec.get("date") or _field(result, "created"),
+                    host=rec.get("host") or host,
+                    command=rec.get("command") or NOT_RECORDED,
+                    file=str(_path(kind, host)),
+                )
+            )
+    return out
 
 
 # ------------------------------------------------------------------ training probe
@@ -130,9 +225,10 @@ def load_cached_probes(fingerprint: Optional[str] = None):
     return _load("probes", ProbeSuite, SCHEMA_VERSION, fingerprint)
 
 
-def save_probes(suite, fingerprint: Optional[str] = None) -> Path:
-    """Merge a ProbeSuite into the cached one for its host (atomic write)."""
-    return _save("probes", suite, fingerprint or suite.host.fingerprint, merge_suites, load_cached_probes)
+def save_probes(suite, fingerprint: Optional[str] = None, command: Optional[str] = None) -> Path:
+    """Merge a ProbeSuite into the cached one for its host (atomic write); `command` (default: this
+    process's command line) is recorded for the runs it brings (used_runs)."""
+    return _save("probes", suite, fingerprint or suite.host.fingerprint, merge_suites, load_cached_probes, command)
 
 
 # ------------------------------------------------------------------ scaling probe
@@ -157,8 +253,8 @@ def load_cached_scaling(fingerprint: Optional[str] = None):
     return _load("scaling", ScalingResult, SCHEMA_VERSION, fingerprint)
 
 
-def save_scaling(result, fingerprint: Optional[str] = None) -> Path:
-    return _save("scaling", result, fingerprint, merge_scaling, load_cached_scaling)
+def save_scaling(result, fingerprint: Optional[str] = None, command: Optional[str] = None) -> Path:
+    return _save("scaling", result, fingerprint, merge_scaling, load_cached_scaling, command)
 
 
 # ------------------------------------------------------------------ clearing

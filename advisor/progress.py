@@ -210,3 +210,314 @@ def suite_progress(config: Any, stream: Any = None, enabled: bool | None = None)
                 bar.console.print(f"{rid}: {_get(event, 'message') or 'done'}")
 
         yield rich_event
+
+
+# ==================================================================================================
+# One progress model for every probe kind (issue 29 item 4): a planned total, an ETA that only counts
+# down, and a visible re-plan when the run adds work (the adaptive protocol's extra rounds, a deploy
+# step count that grows). It consumes probes.base.ProbeEvent (or the runners' (run_id, dict) and the
+# TUI's mappings: the same fields); ProgressView is the plain data the TUI draws; probe_progress the
+# rich display the CLI prints.
+
+# Per-run estimates of the other kinds (assumptions, corrected by the runs that finish: see `scale`).
+# Accuracy: start-up + epochs x per-epoch wall time of LeNet-5 on the digits (2-vCPU host: 2-8 s).
+ACCURACY_EPOCH_S = (2.0, 8.0)
+# Pipeline: start-up + one timed pass per loader variant (a few seconds; worker pools start slower).
+PIPELINE_RUN_S = (3.0, 10.0)
+# Deploy: one export or serve child (import + export/compile + timed calls).
+DEPLOY_STEP_S = (4.0, 20.0)
+SCALE_BOUNDS = (0.2, 5.0)  # how far finished runs may move the estimate of the rest (assumption)
+
+
+def _mid(pair: tuple[float, float]) -> float:
+    return (pair[0] + pair[1]) / 2
+
+
+def _event_fields(event: Any, payload: Any = None) -> tuple[str, str, Any, Any]:
+    """(run_id, kind, fraction, total) of a ProbeEvent, a mapping or a runner's (run_id, dict)."""
+    if payload is not None or isinstance(event, str):
+        data = dict(payload or {})
+        data.setdefault("run_id", event)
+        event = data
+    kind = str(_get(event, "kind") or "progress")
+    if kind not in ("start", "progress", "done", "replan"):
+        kind = "progress"
+    fraction = _get(event, "fraction")
+    if fraction is None and _get(event, "epoch") is not None and _get(event, "epochs"):
+        fraction = float(_get(event, "epoch")) / float(_get(event, "epochs"))  # the accuracy workers
+    total = _get(event, "total")
+    return str(_get(event, "run_id") or _get(event, "step_id") or "?"), kind, fraction, total
+
+
+def planned_for(kind_name: str, config: Any) -> tuple[list[tuple[str, float]], bool]:
+    """(run id, estimated seconds) of every run `config` plans for the kind, and whether the plan
+    names the runs (False: deploy, whose steps are counted as the runner announces them)."""
+    if kind_name in ("training", "probes"):
+        budget = float(config.budget)
+        return [(rid, run_estimate(fw, mode, model, budget).mid) for rid, fw, mode, model in planned_runs(config)], True
+    if kind_name == "accuracy":
+        from probes.accuracy.runner import plan
+
+        start = _mid(STARTUP_S["pytorch"])
+        each = start + int(config.epochs) * _mid(ACCURACY_EPOCH_S)
+        runs = [(f"{fw}-{mode}-seed{s}", each) for s in range(int(config.seeds)) for fw, mode in plan(config)]
+        if "mindspore" in config.frameworks:
+            runs.append(("normalize-check", start + _mid(PIPELINE_RUN_S)))  # the Normalize 0-1 vs 0-255 check
+        return runs, True
+    if kind_name == "pipeline":
+        from probes.pipeline.runner import plan
+
+        return [(f"{fw}-{variant}-w{workers}", _mid(PIPELINE_RUN_S)) for fw, variant, workers in plan(config)], True
+    if kind_name in ("deploy", "scaling"):  # counted as announced (events with `total`)
+        return [], False
+    raise KeyError(f"no progress plan for probe kind {kind_name!r}")
+
+
+@dataclass
+class ProgressView:
+    """What a progress display shows, as plain data (the TUI draws it, the CLI prints it)."""
+
+    planned: int  # runs planned now (after any re-plan)
+    finished: int
+    fraction: float  # of the planned work, by the estimates (0..1)
+    eta_seconds: float | None  # None: nothing planned yet (deploy before its first event)
+    over_estimate: bool  # the countdown reached 0 with runs left: the host is slower than estimated
+    replanned_from: int | None  # the planned total before the latest re-plan, or None
+    text: str  # '3 of 8 runs finished, about 2 min left (estimate)'
+
+
+class ProbeProgress:
+    """The planned runs of one probe kind and how far they are, from its events. Each start of a run
+    id takes the next free slot of that id (the training suite repeats ids round by round); a start
+    beyond the plan, a `total` above it or a "replan" event re-plans. The ETA shown never rises
+    except at a re-plan: between re-plans it is the lower of the fresh estimate and the last one
+    shown minus the time since."""
+
+    def __init__(
+        self,
+        kind_name: str,
+        plan: list[tuple[str, float]],
+        named: bool = True,
+        unit: str = "runs",
+        default_s: float | None = None,
+        now: float | None = None,
+    ) -> None:
+        self.kind_name = kind_name
+        self.named = named  # the plan names its runs: other ids (aux children) are not runs
+        self.unit = unit
+        self.default_s = default_s if default_s is not None else (max(e for _, e in plan) if plan else 10.0)
+        self.estimates: dict[str, float] = {}  # slot -> seconds
+        self.fraction: dict[str, float] = {}  # slot -> 0..1 (1: finished)
+        self.began: dict[str, float] = {}
+        self.taken: dict[str, float] = {}
+        self.slots: dict[str, list[str]] = {}  # run id -> its slots in plan order
+        self.current: dict[str, str] = {}
+        self.anonymous = 0  # planned slots not yet given an id (deploy: the announced total)
+        self.replanned_from: int | None = None
+        self.replans = 0
+        self._shown: float | None = None
+        self._shown_at = 0.0
+        self.started = time.monotonic() if now is None else now
+        for rid, seconds in plan:
+            self._add(rid, seconds)
+
+    @classmethod
+    def for_config(cls, kind_name: str, config: Any) -> ProbeProgress:
+        plan, named = planned_for(kind_name, config)
+        unit = {"deploy": "steps", "scaling": "launches"}.get(kind_name, "runs")
+        return cls(kind_name, plan, named=named, unit=unit, default_s=None if plan else _mid(DEPLOY_STEP_S))
+
+    # ---- the plan ------------------------------------------------------------------------------
+
+    @property
+    def planned(self) -> int:
+        return len(self.estimates) + self.anonymous
+
+    @property
+    def finished(self) -> int:
+        return sum(1 for f in self.fraction.values() if f >= 1.0)
+
+    def _add(self, rid: str, seconds: float) -> str:
+        slots = self.slots.setdefault(rid, [])
+        key = f"{rid}#{len(slots)}"
+        slots.append(key)
+        self.estimates[key] = float(seconds)
+        self.fraction[key] = 0.0
+        return key
+
+    def _replan(self, before: int) -> None:
+        if self.planned > before:
+            self.replanned_from, self.replans = before, self.replans + 1
+            self._shown = None  # the one time the ETA may rise: said so in the text
+
+    def _slot(self, rid: str, kind: str) -> str | None:
+        if rid not in self.slots and self.named:
+            return None  # not a planned run (the training suite's GEMM / parity children)
+        if kind == "start" or rid not in self.current:
+            free = [k for k in self.slots.get(rid, []) if k not in self.began and self.fraction[k] < 1.0]
+            if free:
+                self.current[rid] = free[0]
+            else:
+                before = self.planned
+                if self.anonymous:
+                    self.anonymous -= 1  # an announced run arrives: no growth
+                last = self.slots.get(rid)
+                self.current[rid] = self._add(rid, self.estimates[last[-1]] if last else self.default_s)
+                self._replan(before)
+        return self.current[rid]
+
+    # ---- events --------------------------------------------------------------------------------
+
+    def on_event(
+        self, event: Any, payload: Any = None, *, fraction: Any = None, total: Any = None, now: float | None = None
+    ) -> None:
+        """A ProbeEvent / mapping, a runner's (run_id, dict), or (run_id, kind) with fraction/total."""
+        if isinstance(event, str) and isinstance(payload, str):  # (run_id, kind): the TUI's messages
+            rid, kind = event, payload
+        else:
+            rid, kind, fraction, total = _event_fields(event, payload)
+        now = time.monotonic() if now is None else now
+        if total is not None and int(total) > self.planned:
+            before = self.planned
+            self.anonymous += int(total) - before
+            if before > 0 or self.began:  # the first announcement is the plan, a later one re-plans
+                self._replan(before)
+        if kind == "replan":
+            return
+        slot = self._slot(rid, kind)
+        if slot is None:
+            return
+        if kind == "start":
+            self.began[slot] = now
+        elif kind == "done":
+            self.fraction[slot] = 1.0
+            if slot in self.began:
+                self.taken[slot] = now - self.began[slot]
+        elif fraction is not None:
+            self.fraction[slot] = max(self.fraction[slot], min(0.99, float(fraction)))
+
+    # ---- the estimate --------------------------------------------------------------------------
+
+    def scale(self) -> float:
+        """How the finished runs compared with their estimate (1: as estimated), bounded."""
+        est = sum(self.estimates[s] for s in self.taken)
+        if est <= 0:
+            return 1.0
+        return min(SCALE_BOUNDS[1], max(SCALE_BOUNDS[0], sum(self.taken.values()) / est))
+
+    def raw_remaining(self, now: float | None = None) -> float:
+        now = time.monotonic() if now is None else now
+        scale = self.scale()
+        left = self.anonymous * self.default_s * scale
+        for slot, f in self.fraction.items():
+            if f >= 1.0:
+                continue
+            est = self.estimates[slot] * scale
+            if slot in self.began and f <= 0.0:
+                left += max(0.0, est - (now - self.began[slot]))  # no fraction reported: by the clock
+            else:
+                left += est * (1.0 - f)
+        return left
+
+    def remaining_seconds(self, now: float | None = None) -> float:
+        """The ETA shown: never above the last one shown minus the time since (except after a re-plan)."""
+        now = time.monotonic() if now is None else now
+        fresh = self.raw_remaining(now)
+        if self._shown is not None:
+            fresh = min(fresh, max(0.0, self._shown - (now - self._shown_at)))
+        self._shown, self._shown_at = fresh, now
+        return fresh
+
+    def view(self, now: float | None = None) -> ProgressView:
+        planned, finished = self.planned, self.finished
+        if planned == 0:
+            return ProgressView(
+                0, 0, 0.0, None, False, None, f"preparing (the {self.unit} are announced as they start)"
+            )
+        eta = self.remaining_seconds(now) if finished < planned else 0.0
+        total_est = sum(self.estimates.values()) + self.anonymous * self.default_s
+        done_est = sum(self.estimates[s] * f for s, f in self.fraction.items())
+        over = finished < planned and eta < 0.5
+        text = f"{finished} of {planned} {self.unit} finished"
+        if finished < planned:
+            text += (
+                ", running over the estimate (this host is slower than planned)"
+                if over
+                else f", about {duration(eta)} left (estimate)"
+            )
+        if self.replanned_from is not None:
+            text += f"; re-planned: {planned} {self.unit} (was {self.replanned_from})"
+        return ProgressView(
+            planned=planned,
+            finished=finished,
+            fraction=min(1.0, done_est / total_est) if total_est > 0 else 0.0,
+            eta_seconds=eta,
+            over_estimate=over,
+            replanned_from=self.replanned_from,
+            text=text,
+        )
+
+    # the TUI's SuiteClock interface (tui.controller, tui.screens.probes)
+    @property
+    def total(self) -> int:
+        return self.planned
+
+    def status(self, now: float | None = None) -> str:
+        return self.view(now).text
+
+
+@contextlib.contextmanager
+def probe_progress(
+    kind_name: str, config: Any, stream: Any = None, enabled: bool | None = None
+) -> Iterator[Callable[..., None]]:
+    """The CLI's progress for any probe kind: `with probe_progress("accuracy", config) as on_event:`
+    then hand `on_event` to the runner (it takes a ProbeEvent, a mapping, or a runner's
+    (run_id, dict)). On a terminal a rich bar with the planned total and the ETA; otherwise one line
+    when it starts and one per finished run, with the same words."""
+    stream = stream or sys.stderr
+    progress = ProbeProgress.for_config(kind_name, config)
+    if enabled is None:
+        enabled = bool(getattr(stream, "isatty", lambda: False)())
+    first = progress.view()
+    planned = (
+        f"{first.planned} {progress.unit} planned" if first.planned else f"{progress.unit} announced as they start"
+    )
+    eta = f", about {duration(first.eta_seconds)} (estimate)" if first.eta_seconds else ""
+    print(f"advisor: {kind_name}: {planned}{eta}", file=stream)
+    if not enabled:
+
+        def plain(event: Any, payload: Any = None) -> None:
+            rid, kind, _, _ = _event_fields(event, payload)
+            was = progress.replans
+            progress.on_event(event, payload)
+            if kind == "done" and (rid in progress.slots):
+                message = _get(event if payload is None else payload, "message") or "done"
+                print(f"advisor: {rid}: {message} ({progress.view().text})", file=stream)
+            elif progress.replans > was:
+                print(f"advisor: {kind_name}: {progress.view().text}", file=stream)
+
+        yield plain
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    console = Console(file=stream)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[status]}"),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(kind_name, total=1.0, status=first.text)
+
+        def rich_event(event: Any, payload: Any = None) -> None:
+            rid, kind, _, _ = _event_fields(event, payload)
+            progress.on_event(event, payload)
+            view = progress.view()
+            bar.update(task, completed=view.fraction, status=view.text, description=rid)
+            if kind == "done" and rid in progress.slots:
+                message = _get(event if payload is None else payload, "message") or "done"
+                bar.console.print(f"{rid}: {message}")
+
+        yield rich_event

@@ -98,3 +98,53 @@ def test_unreadable_or_foreign_cache_is_not_used():
     assert cache.load_cached_probes("fp") is None
     cache.save_probes(_suite(), "fp")  # a broken cached file is replaced, not merged
     assert cache.load_cached_probes("fp") is not None
+
+
+# ---- issue 29 item 2: which cached runs were used, from when, which host, which command -----------
+
+
+def test_used_runs_names_every_cached_run_with_its_date_host_and_command():
+    full = _suite()
+    full.created = "2026-11-30T08:00:00Z"
+    cache.save_probes(full, "fp", command="advisor probe --budget 60")
+    new = _lenet_only()  # created 2026-12-01T10:00:00Z
+    cache.save_probes(new, "fp", command="advisor tui")
+    back = cache.load_cached_probes("fp")
+    back.host.fingerprint = "fp"
+    used = {u.id: u for u in cache.used_runs(probes=back)}
+    assert set(used) == {r.id for r in back.runs}  # every run the cached suite holds, none left out
+    lenet = {r.id for r in new.runs}
+    for run_id, u in used.items():
+        assert u.kind == "probes" and u.host == "fp" and u.file.endswith("probes-fp.json")
+        if run_id in lenet:
+            assert (u.date, u.command) == ("2026-12-01T10:00:00Z", "advisor tui")
+        else:  # kept from the first probe: its own date and command, not the later one's
+            assert (u.date, u.command) == ("2026-11-30T08:00:00Z", "advisor probe --budget 60")
+
+
+def test_a_failed_rerun_keeps_the_record_of_the_run_it_did_not_replace():
+    cache.save_probes(_lenet_only(), "fp", command="advisor probe --models lenet")
+    failed = _lenet_only("failed")
+    failed.created = "2026-12-02T00:00:00Z"
+    cache.save_probes(failed, "fp", command="advisor probe --again")
+    back = cache.load_cached_probes("fp")
+    back.host.fingerprint = "fp"
+    assert {u.command for u in cache.used_runs(probes=back)} == {"advisor probe --models lenet"}
+
+
+def test_used_runs_of_a_scaling_result_and_of_a_cache_without_records():
+    good = ScalingResult.model_validate_json((FIXTURES / "scaling" / "scaling-2vcpu-lenet.json").read_text())
+    cache.save_scaling(good, "fp", command="advisor probe --scaling")
+    used = cache.used_runs(scaling=cache.load_cached_scaling("fp"), fingerprint="fp")
+    assert [u.id for u in used] == [r.id for r in good.runs]
+    assert {(u.kind, u.date, u.host, u.command) for u in used} == {
+        ("scaling", good.created, "fp", "advisor probe --scaling")
+    }
+    (cache.cache_dir() / "probes-scaling-fp.runs.json").unlink()  # a cache from before the records
+    old = cache.used_runs(scaling=good, fingerprint="fp")
+    assert {(u.date, u.command) for u in old} == {(good.created, cache.NOT_RECORDED)}
+
+
+def test_the_default_command_is_this_process_as_typed(monkeypatch):
+    monkeypatch.setattr("sys.argv", ["/venv/bin/advisor", "report", "my file.yaml", "--no-cache"])
+    assert cache.command_line() == "advisor report 'my file.yaml' --no-cache"

@@ -74,11 +74,21 @@ def _in_root(monkeypatch):
     # The cache folder the Probes screen names: the test's temporary one would change every run.
     monkeypatch.setattr("tui.screens.probes._cache_folder", lambda: "~/.cache/framework-advisor")
     monkeypatch.setenv("ADVISOR_ASCII", "0")  # the glyphs, whatever the test runner's locale
+    # The cached runs list names their host: the scaling fixture's has no fingerprint, so this one's.
+    monkeypatch.setattr("advisor.cache.host_fingerprint", lambda: "test-host")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("mode", ["host", "requirements", "probes", "recommendation"])
 def test_screen(snap_compare, mode, size):
+    assert snap_compare(fixed_app(mode), terminal_size=size, run_before=quiet)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("mode", ["host", "requirements", "probes", "recommendation"])
+def test_screen_light(snap_compare, mode, size, monkeypatch):
+    """Every screen in the light theme too (ADVISOR_THEME=light), at both sizes (issue 29 item 11)."""
+    monkeypatch.setenv("ADVISOR_THEME", "light")
     assert snap_compare(fixed_app(mode), terminal_size=size, run_before=quiet)
 
 

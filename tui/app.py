@@ -61,16 +61,18 @@ class AdvisorApp(App):
         "recommendation": RecommendationScreen,
     }
     DEFAULT_MODE = "host"
+    # The footer at 80 columns holds a screen's keys, the other three screens and the global keys
+    # (issue 29 item 8): the screens go by short names there (the palette and the help use the full
+    # ones) and the screen shown leaves its own key out.
     BINDINGS = [
         Binding("f1", "app.switch_mode('host')", "Host", tooltip="Host check results"),
-        Binding("f2", "app.switch_mode('requirements')", "Requirements", tooltip="The team's requirements"),
+        Binding("f2", "app.switch_mode('requirements')", "Reqs", tooltip="The team's requirements"),
         Binding("f3", "app.switch_mode('probes')", "Probes", tooltip="Training probes"),
-        Binding(
-            "f4", "app.switch_mode('recommendation')", "Recommendation", tooltip="Scores, verdict and report export"
-        ),
+        Binding("f4", "app.switch_mode('recommendation')", "Advice", tooltip="Recommendation: scores, verdict, export"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
-        Binding("ctrl+t", "app.toggle_theme", "Light/dark", show=False),
-        Binding("ctrl+q", "app.quit", "Quit", priority=True, show=False),
+        Binding("ctrl+q", "app.quit", "Quit", priority=True, key_display="^q"),
+        Binding("ctrl+p", "app.command_palette", "Palette", key_display="^p", tooltip="Every action by name"),
+        Binding("ctrl+t", "app.toggle_theme", "Theme", key_display="^t", tooltip="Light / dark theme"),
     ]
 
     def __init__(
@@ -166,9 +168,13 @@ class AdvisorApp(App):
         self.theme = LIGHT if self.theme != LIGHT else DARK
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # The footer greys out the key of the screen already shown.
+        # The footer leaves out the key of the screen already shown (80 columns are short), and the
+        # screens' keys while a select's menu is open (its "esc Dismiss menu" takes their room;
+        # Escape first, then F1-F4 again): the global keys stay in view, nothing is cut.
         if action == "switch_mode" and parameters and self.current_mode == parameters[0]:
-            return None
+            return False
+        if action == "switch_mode" and type(self.focused).__name__ == "SelectOverlay":
+            return False
         return True
 
     def get_system_commands(self, screen: Any) -> Iterable[SystemCommand]:
@@ -176,13 +182,11 @@ class AdvisorApp(App):
         for mode, cls in self.MODES.items():
             title = getattr(cls, "SUB_TITLE", mode)
             yield SystemCommand(f"Go to {title}", f"Show the {title} screen", lambda mode=mode: self.switch_mode(mode))
-            for binding in getattr(cls, "BINDINGS", []):
-                if not isinstance(binding, Binding) or binding.action.startswith("app."):
-                    continue
+            for act in getattr(cls, "ACTIONS", ()):  # tui.actions: the list the bindings are made from
                 yield SystemCommand(
-                    f"{title}: {binding.description}",
-                    binding.tooltip or binding.description,
-                    lambda mode=mode, action=binding.action: self._screen_action(mode, action),
+                    f"{title}: {act.name} ({act.key})",
+                    act.help,
+                    lambda mode=mode, action=act.action: self._screen_action(mode, action),
                 )
         yield SystemCommand(
             "Light / dark theme", "Switch between the light and the dark theme (ctrl+t)", self.action_toggle_theme
@@ -392,12 +396,18 @@ class AdvisorApp(App):
         try:
             from advisor.output import write_atomic
 
-            text = self.core.render(self.state.report, fmt)
-            written = Path(write_atomic(Path(path).expanduser(), text)).resolve()
+            target = Path(path).expanduser()
+            if target.exists() and not target.is_file():  # a FIFO would block the screen, a device eat it
+                raise ValueError(f"{target}: not a regular file (export writes a file and its charts beside it)")
+            text, files = self.core.export(self.state.report, fmt, str(target))
+            for name, content in files.items():  # the charts first: the document never links a missing file
+                write_atomic(target.parent / name, content)
+            written = Path(write_atomic(target, text)).resolve()
         except Exception as exc:  # noqa: BLE001 - UsageError (a folder, no permission) or a renderer bug
             self.notify(_one_line(exc), title=f"Export {fmt} failed", severity="error", timeout=8)
             return None
-        self.notify(f"Wrote {written}", title=f"Exported {fmt}")
+        beside = f" and {len(files)} chart(s) beside it" if files else ""
+        self.notify(f"Wrote {written}{beside}", title=f"Exported {fmt}")
         return written
 
     # ---- failures --------------------------------------------------------------------------------
@@ -490,6 +500,7 @@ def make_app(
         save_scaling=save_scaling or None,
         build_report=report_builder or providers.default_report_builder,
         render=renderer or providers.default_renderer,
+        export=None if renderer is not None else providers.default_export,
         run_deploy=deploy_launcher,
         run_accuracy=accuracy_launcher,
         run_pipeline=pipeline_launcher,

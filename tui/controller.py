@@ -34,7 +34,7 @@ class Kind:
     cancelling: str  # the notification when cancel is pressed
     cancelled: str  # ... when it stopped
     fractions: tuple[str, str]  # event attributes: (this run's fraction, the whole measurement's)
-    plan: Callable[[Any], Any] | None = None  # config -> SuiteClock (the ETA), or None
+    plan: Callable[[Any], Any] | None = None  # config -> advisor.progress.ProbeProgress (the ETA), or None
 
 
 class Throttle:
@@ -188,7 +188,7 @@ class MeasurementController:
         if message.overall is not None:
             state.fraction = max(state.fraction, float(message.overall))
         if state.clock is not None:
-            state.clock.on_event(message.run_id, message.event, message.fraction)
+            state.clock.on_event(message.run_id, message.event, fraction=message.fraction, total=message.total)
         self.broadcast(RunChanged, self.kind.name, run)
 
     def finished(self, message: MeasurementFinished) -> bool:
@@ -240,10 +240,18 @@ def _plan(kind: Kind, config: Any) -> Any:
         return None
 
 
-def suite_clock(config: Any) -> Any:
-    from advisor.progress import SuiteClock
+def progress_of(kind_name: str) -> Callable[[Any], Any]:
+    """config -> the one progress model (advisor.progress.ProbeProgress) of a probe kind."""
 
-    return SuiteClock(config)
+    def plan(config: Any) -> Any:
+        from advisor.progress import ProbeProgress
+
+        return ProbeProgress.for_config(kind_name, config)
+
+    return plan
+
+
+suite_clock = progress_of("training")
 
 
 PROBES = Kind(
@@ -268,6 +276,7 @@ DEPLOY = Kind(
     "Cancelling: stopping the export / serve processes",
     "Deployment probe cancelled; finished steps are kept",
     ("fraction", ""),
+    progress_of("deploy"),
 )
 ACCURACY = Kind(
     "accuracy",
@@ -275,6 +284,7 @@ ACCURACY = Kind(
     "Cancelling: stopping the training processes",
     "Accuracy probe cancelled; finished runs are kept",
     ("fraction", ""),
+    progress_of("accuracy"),
 )
 PIPELINE = Kind(
     "pipeline",
@@ -282,6 +292,7 @@ PIPELINE = Kind(
     "Cancelling: stopping the loader processes",
     "Input-pipeline probe cancelled; finished runs are kept",
     ("fraction", ""),
+    progress_of("pipeline"),
 )
 KINDS = (PROBES, SCALING, DEPLOY, ACCURACY, PIPELINE)
 

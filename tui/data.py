@@ -42,3 +42,25 @@ def fmt_when(created: Any) -> str:
         stamp = stamp.astimezone(_dt.timezone.utc)
         return stamp.strftime("%Y-%m-%d %H:%M UTC")
     return stamp.strftime("%Y-%m-%d %H:%M")
+
+
+def cached_runs_lines(kind: str, result: Any) -> list[str]:
+    """What a cached result brings, as advisor.cache.used_runs names it (issue 29 item 2): one line
+    per (date, host, command) with its run ids, so a reused measurement is never anonymous."""
+    try:
+        from advisor.cache import used_runs
+
+        used = used_runs(**{kind: result})
+    except Exception:  # noqa: BLE001 - a result in another shape: the title still says "cached"
+        return []
+    groups: dict[tuple, list[str]] = {}
+    for run in used:
+        groups.setdefault((run.date, run.host, run.command), []).append(run.id)
+    from advisor.cache import NOT_RECORDED
+
+    return [
+        f"{len(ids)} cached run(s) measured {fmt_when(date) or 'at an unknown time'} on host {host or '?'} "
+        + ("(command not recorded: cached before the cache kept one)" if command == NOT_RECORDED else f"by `{command}`")
+        + f": {', '.join(ids)}"
+        for (date, host, command), ids in groups.items()
+    ]

@@ -53,6 +53,8 @@ class Providers:
     run_pipeline: Launcher | None = None
     run_multinode: Launcher | None = None  # config: a MultinodeRequest
     scan_code: Callable[[Any, str | None], Any] | None = None  # (requirements, its file) -> ScanResult | None
+    # (report, fmt, path) -> (document, {file name beside it: text}); None: `render`, no files
+    export: Callable[[Any, str, str], tuple[str, dict]] | None = None
 
     def __post_init__(self) -> None:
         self.run_deploy = self.run_deploy or default_deploy_launcher
@@ -60,6 +62,9 @@ class Providers:
         self.run_pipeline = self.run_pipeline or default_pipeline_launcher
         self.run_multinode = self.run_multinode or default_multinode_launcher
         self.scan_code = self.scan_code or default_scan_code
+        if self.export is None:
+            render = self.render
+            self.export = lambda report, fmt, path: (render(report, fmt), {})
 
 
 def default_host_provider(progress: Callable[[str], None] | None = None, cancel: Any = None) -> Any:
@@ -145,6 +150,18 @@ def default_renderer(report: Any, fmt: str) -> str:
     from advisor.render import render
 
     return render(report, fmt)
+
+
+def default_export(report: Any, fmt: str, path: str) -> tuple[str, dict[str, str]]:
+    """What `advisor report -o PATH` writes (advisor/commands/report.py: advisor.render.assets, then
+    format with those assets): the document and, for Markdown, its SVG charts beside it."""
+    import knowledge
+    from advisor.render import assets
+    from advisor.render import format as render_format
+
+    kb = knowledge.load()
+    files = assets(report, fmt, path, kb=kb)
+    return render_format(report, fmt, kb=kb, assets=files), files
 
 
 def new_cancel() -> Any:
@@ -244,7 +261,15 @@ def default_deploy_launcher(config: Any, on_event: Callable[[Any], None] | None,
             return
         done = ev.kind == "done"
         run = {"status": ev.status, "error": None if ev.status == "ok" else ev.message} if done else None
-        on_event({"run_id": ev.step_id, "kind": ev.kind, "message": None if done else ev.message, "run": run})
+        on_event(
+            {
+                "run_id": ev.step_id,
+                "kind": ev.kind,
+                "message": None if done else ev.message,
+                "run": run,
+                "total": getattr(ev, "total", None),  # the steps planned: the progress model's total
+            }
+        )
 
     return run_deploy(config, on_event=event, cancel=cancel)
 

@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from advisor import __version__
-from advisor.cache import cache_dir
-from advisor.check.scaling import launcher_findings
 from probes.check.models import Accelerator, CheckReport, Finding, FrameworkInfo, SmokeResult
 
 ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -61,10 +59,12 @@ def run_check(
     `progress(text)` is called (from worker threads) as parts finish; `cancel` is a
     probes.launcher.Cancel that kills the smoke children (they then read "failed: cancelled")."""
     say = progress or (lambda text: None)
-    from probes.check.ascend import collect_ascend
+    # Only what starting the smoke children needs is imported before them (issue 29 item 10): the
+    # device probes and the rest are imported in the pool's threads, while the children import.
     from probes.check.frameworks import apply_smoke, detect_frameworks, infer_devices, package_version, smoke_all
     from probes.check.host import collect_host
-    from probes.check.nvidia import collect_nvidia
+
+    from probes.hostfacts import cache_dir  # advisor.cache's folder, without advisor.cache's imports
 
     start = time.monotonic()
     frameworks = detect_frameworks()
@@ -75,8 +75,8 @@ def run_check(
         # On AVX-512 CPUs the oneDNN trap is likely: start the AVX2-capped rerun alongside.
         early = "avx512f" in host.cpu.flags
         smoke_future = pool.submit(smoke_all, frameworks, timeout, True, early, say, cancel) if smoke else None
-        nvidia_future = pool.submit(collect_nvidia)
-        ascend_future = pool.submit(collect_ascend)
+        nvidia_future = pool.submit(_collect_nvidia)
+        ascend_future = pool.submit(_collect_ascend)
         kb_future = pool.submit(_load_kb) if use_kb and kb is None else None
         launchers_future = pool.submit(_launcher_findings)
         engines_future = pool.submit(_engine_findings)
@@ -122,10 +122,24 @@ def run_check(
     return report
 
 
+def _collect_nvidia():
+    from probes.check.nvidia import collect_nvidia
+
+    return collect_nvidia()
+
+
+def _collect_ascend():
+    from probes.check.ascend import collect_ascend
+
+    return collect_ascend()
+
+
 def _launcher_findings() -> list[Finding]:
     """What torchrun and msrun (the scaling probe's launchers) need on this host."""
     try:
+        # Imported here, in the pool's thread: the smoke children are already importing their frameworks.
         from advisor.check.multinode import multinode_findings
+        from advisor.check.scaling import launcher_findings
 
         # the multi-node readiness as dicts like the scaling checks' (interfaces, variables, port, rank table)
         return launcher_findings() + [Finding(**f) for f in multinode_findings()]

@@ -7,7 +7,9 @@ import time
 from typing import Any
 
 from textual.binding import Binding
+from textual.containers import ScrollableContainer
 from textual.screen import Screen
+from textual.widget import Widget
 
 
 class AdvisorScreen(Screen):
@@ -22,6 +24,7 @@ class AdvisorScreen(Screen):
         super().__init__()
         self.stale: dict[str, tuple] = {}  # key -> (draw, args) for changes while hidden
         self.resumed_at = 0.0  # monotonic time the screen was last shown (tests use it)
+        self.left_field: Widget | None = None  # the field Escape left: Tab goes on from it
 
     def on_mount(self) -> None:
         self.app.register_view(self)
@@ -54,7 +57,37 @@ class AdvisorScreen(Screen):
             self.stale[key] = (fn, args)
 
     def action_leave_field(self) -> None:
-        self.set_focus(None)
+        """Leave the text field for the scrolling container that holds it (issue 29 item 3): the
+        screen's letter keys act again, the arrows and PageDown scroll, and Tab / shift+tab go on
+        from the field that was left instead of from the top."""
+        field = self.focused
+        holder = None
+        if field is not None:
+            holder = next(
+                (a for a in field.ancestors if isinstance(a, ScrollableContainer) and a.focusable),
+                None,
+            )
+        self.left_field = field
+        if holder is not None:
+            self.set_focus(holder, scroll_visible=False)
+        else:
+            self.set_focus(None)
+
+    def _resume_from_left_field(self) -> None:
+        left, self.left_field = self.left_field, None
+        here = self.focused
+        if left is None or here is left or not left.is_attached or not left.focusable:
+            return
+        if here is None or here in left.ancestors:  # still where Escape put it
+            self.set_focus(left, scroll_visible=False)
+
+    def focus_next(self, selector: Any = "*") -> Any:
+        self._resume_from_left_field()
+        return super().focus_next(selector)
+
+    def focus_previous(self, selector: Any = "*") -> Any:
+        self._resume_from_left_field()
+        return super().focus_previous(selector)
 
     def refresh_view(self) -> None:  # overridden: draw everything from the app's state
         pass

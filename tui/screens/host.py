@@ -9,10 +9,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
+from tui import actions
 from tui.data import fmt_num, get
 from tui.glyphs import ellipsis
 from tui.messages import HostChanged
@@ -26,7 +26,8 @@ INTERESTING_FLAGS = ("avx2", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16", "
 
 class HostScreen(AdvisorScreen):
     SUB_TITLE = "Host check"
-    BINDINGS = [Binding("r", "refresh_check", "Refresh", tooltip="Run the host check again")]
+    ACTIONS = actions.HOST
+    BINDINGS = actions.bindings(ACTIONS)
 
     def compose(self) -> ComposeResult:
         yield Header()

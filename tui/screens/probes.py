@@ -16,7 +16,6 @@ from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import (
     Button,
@@ -32,7 +31,8 @@ from textual.widgets import (
 
 from probes.training.models import MODES_OF
 from tui import providers
-from tui.data import fmt_num, fmt_when, get
+from tui import actions
+from tui.data import cached_runs_lines, fmt_num, fmt_when, get
 from tui.form_spec import parse_number
 from tui.glyphs import arrow, ellipsis
 from tui.messages import MeasurementChanged, ReportChanged, RunChanged
@@ -61,11 +61,8 @@ DETAIL_ONLY = ("peak MB", "stop")
 
 class ProbesScreen(AdvisorScreen):
     SUB_TITLE = "Training probes"
-    BINDINGS = [
-        Binding("s", "start", "Start", tooltip="Start the chosen probes"),
-        Binding("d", "scaling", "Scaling", tooltip="Data-parallel scaling probe: torchrun / msrun with 1 and N ranks"),
-        Binding("c", "cancel", "Cancel", tooltip="Cancel the running probes (kills them)"),
-    ]
+    ACTIONS = actions.PROBES
+    BINDINGS = actions.bindings(ACTIONS)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -138,7 +135,7 @@ class ProbesScreen(AdvisorScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The footer offers Start and Scaling while idle, Cancel while running (80 columns are short).
-        if action in ("start", "scaling"):
+        if action in ("start", "scaling", "deploy", "accuracy", "pipeline"):
             return not self.app.measuring
         if action == "cancel":
             return self.app.measuring
@@ -431,9 +428,13 @@ class ProbesScreen(AdvisorScreen):
             start.disabled = app.measuring
             for other in ("scaling", *PANELS):
                 self.query_one(f"#{other}-start", Button).disabled = app.measuring
-            cancel.disabled = not app.measuring
             if had_focus and not app.measuring:
-                start.focus()  # not the next input: it would eat the `s` that starts again
+                # not the next input: it would eat the `s` that starts again; and not scrolled to:
+                # the results are below the fold and the user is reading them (issue 29 item 5).
+                # At once (Widget.focus waits for the next tick) and before Cancel is disabled, or
+                # Textual moves the focus on by itself, to the next input, and scrolls to it.
+                self.set_focus(start, scroll_visible=False)
+            cancel.disabled = not app.measuring
             self.refresh_bindings()
         if app.state.probes.running:
             measured = [p for k, p in app.state.probes.runs.items() if not k.endswith("-aux")]
@@ -451,10 +452,12 @@ class ProbesScreen(AdvisorScreen):
             )
         elif any(getattr(app.state, kind).running for kind in PANELS):
             kind = next(k for k in PANELS if getattr(app.state, k).running)
-            done = sum(1 for p in getattr(app.state, kind).runs.values() if p.status not in ("running", "waiting"))
+            state = getattr(app.state, kind)
+            done = sum(1 for p in state.runs.values() if p.status not in ("running", "waiting"))
+            progress = state.clock.status() if state.clock is not None else f"{done} finished"
             text = Text.assemble(
                 (f"{app.measurements[kind].kind.title} running", "bold cyan"),
-                f": {done} finished (rows below the training results; c cancels)",
+                f": {progress} (rows below the training results; c cancels)",
             )
         else:
             text = Text(self.estimate_text(), style="italic")
@@ -556,6 +559,8 @@ def source_text(suite: Any, cached: bool) -> Text:
     out.append(
         f"\n  from {_cache_folder()} (any checkout on this host writes there): press s to measure again", style="dim"
     )
+    for line in cached_runs_lines("probes", suite):
+        out.append(f"\n  {line}", style="dim")
     return out
 
 

@@ -12,13 +12,13 @@ from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
+from tui import actions
 from tui.data import fmt_num, get
 from tui.glyphs import ellipsis
-from tui.messages import ReportChanged
+from tui.messages import ReportChanged, RequirementsLoaded
 from tui.providers import as_data
 from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
@@ -30,10 +30,8 @@ EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "mage
 
 class RecommendationScreen(AdvisorScreen):
     SUB_TITLE = "Recommendation"
-    BINDINGS = [
-        Binding("j", "export('json')", "JSON", tooltip="Write the report as JSON"),
-        Binding("m", "export('markdown')", "Markdown", tooltip="Write the report as Markdown"),
-    ]
+    ACTIONS = actions.RECOMMENDATION
+    BINDINGS = actions.bindings(ACTIONS)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -60,6 +58,14 @@ class RecommendationScreen(AdvisorScreen):
 
     def on_report_changed(self, _: ReportChanged) -> None:
         self.when_shown("report", self.refresh_view)
+
+    def on_requirements_loaded(self, _: RequirementsLoaded) -> None:
+        # A new file: its report opens at the verdict, not where the old one was scrolled to.
+        self.to_top = True
+        self.when_shown("to-top", self._scroll_to_verdict)
+
+    def _scroll_to_verdict(self) -> None:
+        self.query_one("#rec-body", VerticalScroll).scroll_home(animate=False)
 
     def refresh_view(self) -> None:
         report = as_data(self.app.state.report)
@@ -92,6 +98,9 @@ class RecommendationScreen(AdvisorScreen):
         scan.update(scan_view(get(report, "scan")) if scan.display else "")
         self.query_one("#rec-sensitivity", Static).update(sensitivity_view(report))
         self.query_one("#rec-pitfalls", Static).update(pitfalls_view(report))
+        if getattr(self, "to_top", False):  # the first report of a newly loaded file
+            self.to_top = False
+            self.call_after_refresh(self._scroll_to_verdict)
 
     @on(Select.Changed, "#rec-evidence-for")
     def _evidence_for(self) -> None:

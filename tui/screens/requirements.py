@@ -12,7 +12,6 @@ from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import (
     Button,
@@ -27,6 +26,7 @@ from textual.widgets import (
 )
 
 from tui import providers
+from tui import actions
 from tui.defaults import blank_requirements, host_defaults
 from tui.form_spec import (
     FieldSpec,
@@ -81,10 +81,8 @@ FIELD_HELP = {
 class RequirementsScreen(AdvisorScreen):
     SUB_TITLE = "Requirements"
     DEBOUNCE_S = 0.25  # validate (and rebuild the report) once typing pauses
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Save", tooltip="Save the requirements to the file named above"),
-        Binding("ctrl+o", "load", "Load", tooltip="Load the requirements file named above"),
-    ]
+    ACTIONS = actions.REQUIREMENTS
+    BINDINGS = actions.bindings(ACTIONS)
 
     def __init__(self) -> None:
         super().__init__()

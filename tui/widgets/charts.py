@@ -41,6 +41,49 @@ def _ranges(plt: Any, ys: list, lows: list, highs: list) -> None:
             plt.plot([low, high], [y, y], marker=marker, color="red")
 
 
+def nice_ticks(low: float, high: float, most: int = 5) -> list[float]:
+    """Round tick values (1, 2 or 5 x 10^k apart) covering [low, high]: 0, 1,000, 2,000 instead of
+    plotext's own 2415.1, 4830.1."""
+    import math
+
+    span = high - low
+    if span <= 0:
+        return [low]
+    raw = span / max(1, most - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.floor(low / step) * step
+    ticks = []
+    value = first
+    while value <= high + step * 1e-9:
+        if value >= low - step * 1e-9:
+            ticks.append(round(value, 12))
+        value += step
+    return ticks
+
+
+def tick_label(value: float) -> str:
+    if value == 0:
+        return "0"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:g}"
+
+
+def _x_ticks(plt: Any, low: float, high: float) -> None:
+    ticks = nice_ticks(low, high)
+    plt.xticks(ticks, [tick_label(t) for t in ticks])
+
+
+def _y_ticks(plt: Any, low: float, high: float) -> None:
+    ticks = nice_ticks(low, high)
+    plt.yticks(ticks, [tick_label(t) for t in ticks])
+
+
+# A chart of one bar per row: the title, the frame's two borders and the x ticks around the rows.
+ROW_CHART_EXTRA = 4
+
+
 class ChartBase(PlotextPlot):
     DEFAULT_CSS = """
     ChartBase { height: 12; margin: 0 1 1 1; }
@@ -51,6 +94,16 @@ class ChartBase(PlotextPlot):
         plt.clear_figure()
         plt.title(f"{title}: {why}")
         self.refresh()
+
+    def _row_bars(self, labels: list[str], values: list[float]) -> None:
+        """One labelled bar per row: the chart is as high as its rows (plotext spreads n category
+        bars over the rows it has, so 6 over 8 rows merged two and left two labels without a bar)."""
+        plt = self.plt
+        ys = list(range(len(labels), 0, -1))  # the first item on top (y grows upwards)
+        plt.bar(ys, values, orientation="horizontal", width=0.1, marker=_bar_marker())
+        plt.yticks(ys, labels)
+        plt.ylim(0.5, len(labels) + 0.5)
+        self.styles.height = len(labels) + ROW_CHART_EXTRA
 
 
 # Both probe charts are horizontal: plotext never drops a y-axis label, while it thins x-axis
@@ -73,7 +126,9 @@ class ThroughputChart(ChartBase):
         cis = [get(r, "ci95") or [v, v] for r, v in zip(runs, values)]
         _ranges(plt, ys, [float(c[0]) for c in cis], [float(c[1]) for c in cis])
         plt.yticks(ys, [_short_run(r) for r in runs])
-        plt.xlim(0, max(float(c[1]) for c in cis) * 1.1)
+        top = max(float(c[1]) for c in cis) * 1.1
+        plt.xlim(0, top)
+        _x_ticks(plt, 0, top)
         plt.title(f"{get(runs[0], 'model')} img/s, CI95")
         self.refresh()
 
@@ -97,6 +152,7 @@ class StepTimeChart(ChartBase):
         plt.yticks(ys, [_short_run(r) for r in runs])
         plt.ylim(0.5, len(runs) + 0.5)
         plt.xlim(0, max(highs) * 1.1)
+        _x_ticks(plt, 0, max(highs) * 1.1)
         plt.title(f"{get(runs[0], 'model')} ms/step, p10-p90")
         self.refresh()
 
@@ -109,12 +165,18 @@ class ScoreChart(ChartBase):
         if not scores:
             self._empty("Scores", "no scores yet")
             return
+        if not any(get(s, "eligible", default=True) for s in scores):
+            # Nothing to draw: every bar would be 0. Say so (the verdict and pitfalls say why).
+            self.styles.height = 4
+            self._empty("Scores", "all workflows blocked")  # short: plotext drops a wide title
+            return
         plt = self.plt
         plt.clear_figure()
         names = [str(get(s, "workflow")) + ("" if get(s, "eligible", default=True) else " (blocked)") for s in scores]
         totals = [float(get(s, "total", default=0.0)) if get(s, "eligible", default=True) else 0.0 for s in scores]
-        plt.bar(names, totals, orientation="horizontal", width=0.4, marker=_bar_marker())
+        self._row_bars(names, totals)
         plt.xlim(0, 100)
+        _x_ticks(plt, 0, 100)
         plt.title("Total score (0-100)")
         self.refresh()
 
@@ -138,7 +200,10 @@ class TornadoChart(ChartBase):
         # Sensitivity text under the charts).
         labels = [str(get(i, "criterion")) for i in moving]
         shifts = [float(get(i, "threshold")) - float(get(i, "weight")) for i in moving]
-        plt.bar(labels, shifts, orientation="horizontal", width=0.4, marker=_bar_marker())
+        self._row_bars(labels, shifts)
+        low, high = min(0.0, *shifts), max(0.0, *shifts)
+        plt.xlim(low, high)
+        _x_ticks(plt, low, high)
         plt.title("Weight shift to flip")  # the criteria that never flip it are in the text below
         self.refresh()
 
@@ -179,6 +244,7 @@ class ScalingChart(ChartBase):
         all_ranks = sorted({r for _, points in curves for r, _ in points})
         plt.xticks(all_ranks, [str(r) for r in all_ranks])
         plt.ylim(0, top * 1.1)
+        _y_ticks(plt, 0, top * 1.1)
         plt.title("img/s by ranks (dots: ideal)")
         self.refresh()
 
@@ -197,29 +263,37 @@ def accuracy_curves(suite: Any) -> list[tuple[str, list[float]]]:
     return out
 
 
+# One colour and one marker per curve: the legend is a line under the chart (plotext's own sits in
+# the top-left corner, over the first epochs' points), readable without colour too.
+CURVE_STYLES = (("blue", "●", "o"), ("green", "■", "x"), ("magenta", "▲", "+"), ("cyan", "◆", "*"))
+
+
 class AccuracyChart(ChartBase):
     """Test accuracy after each epoch, one line per framework and mode (the mean over the seeds),
-    and the target as a dotted line: the issue's accuracy-per-epoch chart."""
+    and the target as a dotted line: the issue's accuracy-per-epoch chart. `legend` holds
+    (name, colour, marker) per curve for the line under it (AccuracyPanel draws it)."""
+
+    legend: list[tuple[str, str, str]] = []
 
     def show(self, suite: Any) -> None:
         curves = accuracy_curves(suite)
+        self.legend = []
         if not curves:
             self._empty("Accuracy", "no finished runs to draw")
             return
         plt = self.plt
         plt.clear_figure()
         longest = max(len(c) for _, c in curves)
-        for name, curve in curves:
-            plt.plot(
-                list(range(1, len(curve) + 1)),
-                [a * 100 for a in curve],
-                label=name,
-                marker="o" if ascii_only() else "●",
-            )
+        for n, (name, curve) in enumerate(curves):
+            color, glyph, ascii_glyph = CURVE_STYLES[n % len(CURVE_STYLES)]
+            marker = ascii_glyph if ascii_only() else glyph
+            plt.plot(list(range(1, len(curve) + 1)), [a * 100 for a in curve], marker=marker, color=color)
+            self.legend.append((name, color, marker))
         target = get(suite, "config", "target")
         if target is not None:
             plt.plot([1, longest], [float(target) * 100] * 2, marker="." if ascii_only() else "·", color="gray")
         plt.xticks(list(range(1, longest + 1)), [str(e) for e in range(1, longest + 1)])
         plt.ylim(0, 100)
+        plt.yticks([0, 25, 50, 75, 100], ["0", "25", "50", "75", "100"])
         plt.title("test accuracy % by epoch (dots: target)")
         self.refresh()

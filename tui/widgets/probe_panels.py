@@ -81,10 +81,15 @@ class MeasurementPanel(Vertical):
     def show_status(self, app: Any) -> None:
         state = self.measurement(app)
         if state.running:
-            done = sum(1 for p in state.runs.values() if p.status not in ("running", "waiting"))
+            clock = state.clock  # advisor.progress.ProbeProgress: planned total and a countdown ETA
+            if clock is not None:
+                progress = clock.status()
+            else:
+                done = sum(1 for p in state.runs.values() if p.status not in ("running", "waiting"))
+                progress = f"{done} finished so far"
             text = Text.assemble(
                 (f"{self.HEADING} running", "bold cyan"),
-                f": {done} finished so far (one child process each; c cancels)",
+                f": {progress} (one child process each; c cancels)",
             )
         elif state.result is None:
             text = Text(self.IDLE, style="italic")
@@ -299,12 +304,18 @@ class AccuracyPanel(MeasurementPanel):
 
     def extra(self) -> ComposeResult:
         yield AccuracyChart(id="chart-accuracy")
+        yield Static(id="accuracy-legend")  # under the chart, clear of its points
 
     def show_extra(self, result: Any) -> None:
         chart = self.query_one(AccuracyChart)
-        chart.display = result is not None
+        legend = self.query_one("#accuracy-legend", Static)
+        chart.display = legend.display = result is not None
         if result is not None:
             chart.show(result)
+            parts: list = []
+            for name, color, marker in chart.legend:
+                parts += [(f"{marker} ", f"bold {color}"), f"{name}   "]
+            legend.update(Text.assemble("  ", *parts, ("· target", "dim")) if parts else "")
 
     def title_text(self, result: Any) -> Text:
         config = get(result, "config", default={})
@@ -458,9 +469,12 @@ def pipeline_verdict(run: Any) -> tuple[str, str]:
 
 def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | None:
     """The issue's "on 8 x 910B this pipeline would feed 31% of the chips": the fastest loader here
-    against the report's projected images/s for the team's target accelerator (the report's own
-    arithmetic, advisor.decision.pipeline.feed_share: one host's pipeline feeds the devices of one host, at
-    both ends of the projection's range); None without such a projection."""
+    against the report's projected images/s for the team's target accelerator; None without such a
+    projection. A report built with this pipeline carries the share itself (Projection.input_pipeline,
+    advisor.decision.pipeline.pipeline_feed, over the projection before the loader capped it): that is
+    the figure shown, so the TUI and `advisor report --pipeline` agree. A report built without it (the
+    pipeline not yet handed to the builder) is set against its uncapped projection with the same
+    arithmetic (feed_share)."""
     from advisor.decision.constants import DEFAULT
     from advisor.decision.pipeline import feed_share
 
@@ -475,11 +489,15 @@ def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | No
     if proj is None:
         return None
     devices = int(get(proj, "devices", default=1) or 1)
-    low, high = (float(get(proj, "images_per_second", k)) for k in ("low", "high"))
-    rate, loader = best
-    per_host = int(DEFAULT["DEVICES_PER_HOST"])
-    _, _, _, _, least, most = feed_share(rate, low, high, devices, per_host)
-    share = f"{least:.0%}" if abs(most - least) < 0.005 else f"{least:.0%}-{most:.0%}"
+    feed = get(proj, "input_pipeline")
+    if feed is not None and get(feed, "fraction"):
+        least, most = (float(f) for f in get(feed, "fraction"))
+        d_low, d_high = (float(r) for r in get(feed, "device_rate"))
+        low, high = d_low * devices, d_high * devices  # the projection before the loader's cap
+    else:
+        low, high = (float(get(proj, "images_per_second", k)) for k in ("low", "high"))
+        _, _, _, _, least, most = feed_share(best[0], low, high, devices, int(DEFAULT["DEVICES_PER_HOST"]))
+    share = f"{least:.0%}" if f"{least:.0%}" == f"{most:.0%}" else f"{least:.0%}-{most:.0%}"
     where = f"{devices} x {get(proj, 'accelerator') or get(proj, 'target')}"
     return Text.assemble(
         ("  on ", "dim"),

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from tui.data import fmt_num, fmt_when, get
+from tui.data import cached_runs_lines, fmt_num, fmt_when, get
 from tui.providers import as_data
 from tui.state import RunProgress
 from tui.widgets.charts import ScalingChart
@@ -118,7 +118,7 @@ def title_text(result: Any, cached: bool = False) -> Text:
     source = "cached result for this host" if cached else "this session"
     when = fmt_when(get(result, "created"))
     repeat = get(config, "repeat")
-    return Text.assemble(
+    out = Text.assemble(
         ("Scaling", "bold"),
         f"  ({source}" + (f", measured {when}" if when else "") + ")",
         (
@@ -128,6 +128,9 @@ def title_text(result: Any, cached: bool = False) -> Text:
             "dim",
         ),
     )
+    for line in cached_runs_lines("scaling", result) if cached else []:
+        out.append(f"\n  {line}", style="dim")
+    return out
 
 
 def label_text(result: Any) -> Text:

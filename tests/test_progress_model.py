@@ -1,0 +1,111 @@
+"""advisor.progress.ProbeProgress (issue 29 item 4): one progress model for every probe kind, with a
+planned total, an ETA that only counts down, and a re-plan said in words when the run adds work."""
+
+from __future__ import annotations
+
+import io
+
+from advisor.progress import ProbeProgress, probe_progress
+from probes.base import ProbeEvent
+
+
+def ev(run_id: str, kind: str, **extra) -> ProbeEvent:
+    return ProbeEvent(kind_name="x", run_id=run_id, kind=kind, **extra)
+
+
+def two_runs(a: float = 10.0, b: float = 10.0) -> ProbeProgress:
+    return ProbeProgress("training", [("a", a), ("b", b)], now=0.0)
+
+
+def test_the_eta_only_counts_down_when_a_run_takes_longer_than_estimated():
+    p = two_runs()
+    assert p.view(now=0.0).text == "0 of 2 runs finished, about 20 s left (estimate)"
+    p.on_event(ev("a", "start"), now=0.0)
+    shown = [p.remaining_seconds(now=t) for t in (1.0, 5.0, 9.0)]
+    assert shown == [19.0, 15.0, 11.0]  # by the clock: a's 10 s less what passed, plus b's 10
+    p.on_event(ev("a", "done"), now=30.0)  # a took 30 s, three times its estimate: b now looks like 30 s
+    assert p.raw_remaining(now=30.0) == 30.0
+    assert p.remaining_seconds(now=30.0) == 0.0  # 11 s shown at t=9, 21 s later: never back up to 30
+    view = p.view(now=31.0)
+    assert view.over_estimate and "running over the estimate" in view.text and "0 s left" not in view.text
+
+
+def test_a_run_beyond_the_plan_re_plans_visibly_and_only_then_may_the_eta_rise():
+    p = two_runs()
+    for rid, t in (("a", 0.0), ("b", 10.0)):
+        p.on_event(ev(rid, "start"), now=t)
+        p.on_event(ev(rid, "done"), now=t + 10.0)
+    assert p.view(now=20.0).text == "2 of 2 runs finished"
+    p.on_event(ev("a", "start"), now=20.0)  # the stop rule asked for another round of a
+    view = p.view(now=20.0)
+    assert (view.planned, view.finished, view.replanned_from) == (3, 2, 2)
+    assert view.eta_seconds == 10.0  # rose from 0: the one time it may, and the text says why
+    assert view.text == "2 of 3 runs finished, about 10 s left (estimate); re-planned: 3 runs (was 2)"
+
+
+def test_fractions_move_the_eta_down_and_never_back_up():
+    p = ProbeProgress("accuracy", [("r", 80.0)], now=0.0)
+    p.on_event(ev("r", "start"), now=0.0)
+    p.on_event(ev("r", "progress", fraction=0.5), now=1.0)
+    assert p.remaining_seconds(now=1.0) == 40.0
+    p.on_event(ev("r", "progress", fraction=0.25), now=2.0)  # a lower fraction (out of order) is ignored
+    assert p.remaining_seconds(now=2.0) == 39.0
+
+
+def test_the_accuracy_plan_counts_every_seed_and_the_normalize_check():
+    from probes.accuracy.models import AccuracyConfig
+
+    config = AccuracyConfig(frameworks=["pytorch", "mindspore"], modes=["eager", "graph"], seeds=3, epochs=4)
+    p = ProbeProgress.for_config("accuracy", config)
+    # 3 seeds x (pytorch eager, mindspore graph) + the Normalize check, by the runner's run ids
+    assert p.planned == 7 and set(p.slots) >= {"pytorch-eager-seed0", "mindspore-graph-seed2", "normalize-check"}
+    p.on_event("pytorch-eager-seed0", {"kind": "start"})
+    p.on_event("pytorch-eager-seed0", {"epoch": 2, "epochs": 4, "accuracy": 0.5})  # the worker's message
+    assert p.fraction["pytorch-eager-seed0#0"] == 0.5
+
+
+def test_the_pipeline_plan_names_the_runners_ids_and_ignores_nothing_it_runs():
+    from probes.pipeline.models import PipelineConfig
+
+    p = ProbeProgress.for_config("pipeline", PipelineConfig(frameworks=["pytorch", "mindspore"], workers=2))
+    # two PyTorch loaders (0 and 2 workers) and three MindSpore ones
+    assert sorted(p.slots) == sorted(
+        [
+            "pytorch-dataloader-w0",
+            "pytorch-dataloader-w2",
+            "mindspore-generator-w2",
+            "mindspore-vision-w2",
+            "mindspore-generator-mp-w2",
+        ]
+    )
+
+
+def test_deploy_steps_are_planned_from_the_runners_announced_total():
+    p = ProbeProgress.for_config("deploy", None)
+    assert p.view().eta_seconds is None and p.view().planned == 0
+    p.on_event(ev("export-a", "start", index=0, total=4), now=0.0)
+    assert p.view(now=0.0).planned == 4 and p.view(now=0.0).replanned_from is None  # the first total is the plan
+    p.on_event(ev("export-a", "done", index=0, total=4), now=5.0)
+    p.on_event(ev("serve-a", "start", index=1, total=6), now=5.0)  # two more steps announced
+    view = p.view(now=5.0)
+    assert (view.planned, view.finished, view.replanned_from) == (6, 1, 4) and "steps" in view.text
+
+
+def test_the_cli_prints_the_plan_a_line_per_run_and_the_re_plan():
+    stream = io.StringIO()
+
+    class Config:
+        budget = 1.0
+
+    from unittest import mock
+
+    with mock.patch("advisor.progress.planned_runs", return_value=[("a", "pytorch", "eager", "lenet")]):
+        with probe_progress("training", Config(), stream=stream) as on_event:
+            on_event(ev("pytorch-aux", "start"))  # not a run: no line
+            on_event(ev("a", "start"))
+            on_event(ev("a", "done", message="ok"))
+            on_event(ev("a", "start"))  # another round
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("advisor: training: 1 runs planned, about ")
+    assert lines[1] == "advisor: a: ok (1 of 1 runs finished)"
+    assert lines[2].startswith("advisor: training: 1 of 2 runs finished") and lines[2].endswith("(was 1)")

@@ -1,0 +1,62 @@
+"""Every action a screen offers, in one list per screen: the key bindings (and so the footer) and
+the command palette are both made from it, so an action cannot be in one and missing from the
+other (issue 29 item 6: Deploy, Accuracy, Pipeline and export were in neither list the palette read)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class ScreenAction:
+    key: str  # the key(s), Textual's syntax
+    action: str  # the screen's action, with its arguments
+    label: str  # the footer's word (80 columns are short)
+    name: str  # the palette's name: what a user types to find it
+    help: str  # the palette's and the tooltip's sentence
+    footer: bool = True  # shown in the footer (the rest: the palette and the help only)
+
+    def binding(self) -> Binding:
+        return Binding(self.key, self.action, self.label, show=self.footer, tooltip=self.help)
+
+
+def bindings(actions: tuple[ScreenAction, ...]) -> list[Binding]:
+    return [a.binding() for a in actions]
+
+
+HOST = (ScreenAction("r", "refresh_check", "Refresh", "Refresh the host check", "Run the host check again"),)
+
+REQUIREMENTS = (
+    ScreenAction("ctrl+s", "save", "Save", "Save requirements", "Save the requirements to the file named above"),
+    ScreenAction("ctrl+o", "load", "Load", "Load requirements", "Load the requirements file named above"),
+)
+
+PROBES = (
+    ScreenAction("s", "start", "Start", "Start the training probes", "Start the chosen probes"),
+    ScreenAction(
+        "d", "scaling", "Scaling", "Scaling probe", "Data-parallel scaling probe: torchrun / msrun with 1 and N ranks"
+    ),
+    ScreenAction("c", "cancel", "Cancel", "Cancel the running probe", "Cancel the running probes (kills them)"),
+    ScreenAction(
+        "e", "deploy", "Deploy", "Deploy probe", "Export, serve and compare each model (ONNX, MindIR)", footer=False
+    ),
+    ScreenAction(
+        "a", "accuracy", "Accuracy", "Accuracy probe", "Time-to-accuracy: train LeNet-5 to a target", footer=False
+    ),
+    ScreenAction(
+        "p", "pipeline", "Pipeline", "Pipeline probe", "Input pipeline: DataLoader and mindspore.dataset", footer=False
+    ),
+)
+
+RECOMMENDATION = (
+    ScreenAction("j", "export('json')", "JSON", "Export the report as JSON", "Write the report as JSON"),
+    ScreenAction(
+        "m",
+        "export('markdown')",
+        "Markdown",
+        "Export the report as Markdown",
+        "Write the report as Markdown, with its charts (SVG) beside it",
+    ),
+)
