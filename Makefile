@@ -22,7 +22,7 @@ run:
 	@if [ -t 0 ] && [ -t 1 ]; then \
 		$(BIN)/advisor; \
 	else \
-		$(BIN)/advisor report $(EXAMPLE) --markdown; \
+		$(BIN)/advisor report $(EXAMPLE) --markdown --no-cache; \
 	fi
 
 test: $(STAMP) browser

@@ -34,3 +34,20 @@ def test_notebook_cell_with_non_string_source_is_skipped_not_an_error():
 def test_notebook_nested_thousands_deep_is_not_a_notebook():
     with pytest.raises(ValueError, match="nested too deep"):
         notebook.to_source(b"[" * 100_000 + b"]" * 100_000)
+
+
+def test_check_lists_the_optional_extras(monkeypatch):
+    from advisor import extras
+    from advisor.check import host
+
+    monkeypatch.setattr(
+        extras, "present", lambda: {"pytorch": True, "mindspore": False, "deploy": True, "accuracy": False}
+    )
+    found = {f.code: f.message for f in host._engine_findings()}
+    assert found["extras"].startswith("extras: pytorch, deploy installed; mindspore, accuracy missing (")
+
+
+def test_config_names_the_cache_folder(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    code, out, _ = _run(capsys, "config")
+    assert code == 0 and f"cache: {tmp_path}/framework-advisor " in out

@@ -160,12 +160,15 @@ def _engine_findings() -> list[Finding]:
         f"{e['name']} {e['version'] or ''}".strip() + (f" ({', '.join(e['providers'])})" if e["providers"] else "")
         for e in found
     )
+    from advisor.extras import check_line  # which optional extras (pytorch, mindspore, deploy, accuracy) are here
+
     out = [
+        Finding(severity="info", code="extras", message=check_line()),
         Finding(
             severity="info",
             code="deploy.engines",
             message=f"inference engines for `advisor probe --deploy`: {text or 'none'}",
-        )
+        ),
     ]
     missing = {e["name"]: e for e in engines if not e["installed"]}
     if "onnxruntime" in missing:

@@ -37,5 +37,11 @@ def run(args) -> int:
     for key, value, source, help_text in rows:
         shown = "unset" if value is None else repr(value)
         lines.append(f"  {key:<{width}}  {shown:<18} {source:<12} {help_text}")
+    from advisor.cache import cache_dir
+
+    lines.append(
+        f"cache: {cache_dir()} (probe and scaling results per host, shared by every checkout here; "
+        "advisor report lists the cached runs it used, --no-cache ignores them)"
+    )
     emit("\n".join(lines) + "\n", None)
     return 0
