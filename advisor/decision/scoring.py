@@ -852,7 +852,10 @@ def _migration(wf: str, ctx: Context, k: Consts) -> tuple[tuple[float, list[Evid
     req, scan = ctx.req, ctx.scan
     parts, ev, notes = migration_parts(wf, ctx, k)
     low, high = sum(p[1] for p in parts), sum(p[2] for p in parts)
-    sched = schedule(wf, parts, req.team.size, req.constraints.deadline_weeks, k)
+    t = ctx.best[wf].time_to_train_hours
+    sched = schedule(
+        wf, parts, req.team.size, req.constraints.deadline_weeks, k, (t.low, t.high) if t is not None else None
+    )
     capacity = req.team.size * k["HOURS_PER_WEEK"]
     mid = (low + high) / 2
     score = 100 * capacity / (capacity + mid)
@@ -1129,7 +1132,9 @@ def _hard_constraints(wf: str, ctx: Context, cost: TotalCost, sched: Schedule, k
         blocked.append(
             f"constraints.budget_usd={budget:g}: costs at least ${cost.total_usd.low:,.0f} (total cost of ownership)"
         )
-    if sched.fits == "no":
+    if sched.fits == "no" and sched.finding and not sched.finding.startswith("the migration"):
+        blocked.append(f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: {sched.finding}")
+    elif sched.fits == "no":
         blocked.append(
             f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: migration needs at least {sched.hours[0]:g} h, "
             f"more than {k['DEADLINE_SHARE']:.0%} of the team's time ({sched.allowed_hours:g} h)"
@@ -1462,7 +1467,7 @@ def _prepare(
     req_dict = conditions(req)
     weights = resolve_weights(req)
     assumptions: list[str] = list(MODEL_ASSUMPTIONS)
-    if req.workload is not None and req.workload.gflops_per_sample is None and req.workload.model != "lenet":
+    if req.workload is not None and req.workload.gflops_per_sample is None and req.workload.model in WORKLOAD_GFLOPS and req.workload.model != "lenet":
         assumptions.append(
             f"workload {req.workload.model}: {WORKLOAD_GFLOPS[req.workload.model]:g} training GFLOPs per image (ImageNet-size 224x224 input); set workload.gflops_per_sample for other input sizes"
         )
