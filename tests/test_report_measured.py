@@ -460,11 +460,19 @@ def test_the_risk_register_takes_the_measured_likelihoods(kb):
     assert "data-pipeline-bottleneck" in plain and plain["data-pipeline-bottleneck"].likelihood < MEASURED_HIT
     assert pipe.likelihood == MEASURED_HIT and "would feed" in pipe.why  # capped on 8 x 910B
     hybrid = load_requirements(EXAMPLE)
-    for per_seed, expected in (([-0.031, -0.027], MEASURED_HIT), ([0.001, -0.001], MEASURED_CLEAR)):
-        reg = register(build_report(hybrid, kb=kb, accuracy=accuracy_doc(per_seed)))
-        items = {r.id: r for r in reg.risks + reg.also_known}
-        assert items["precision-alignment"].likelihood == expected  # hybrid is recommended: the pitfall applies
-        assert "measured by the accuracy probe" in items["precision-alignment"].why
+    # no gap: hybrid stays recommended and the measurement clears the pitfall
+    report = build_report(hybrid, kb=kb, accuracy=accuracy_doc([0.001, -0.001]))
+    items = {r.id: r for r in register(report).risks + register(report).also_known}
+    assert report.recommendation.workflow == "hybrid"
+    assert items["precision-alignment"].likelihood == MEASURED_CLEAR
+    assert "measured by the accuracy probe" in items["precision-alignment"].why
+    # a 3% gap: with the loader bound applied everywhere hybrid led by 0.2 points only, and the measured
+    # gap's migration risk moves the recommendation to PyTorch, whose register has no porting pitfall
+    report = build_report(hybrid, kb=kb, accuracy=accuracy_doc([-0.031, -0.027]))
+    hybrid_score = next(s.total for s in report.scores if s.workflow == "hybrid")
+    plain_score = next(s.total for s in build_report(hybrid, kb=kb).scores if s.workflow == "hybrid")
+    assert hybrid_score < plain_score and report.recommendation.workflow == "pytorch"
+    assert "precision-alignment" not in {r.id for r in register(report).risks + register(report).also_known}
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
