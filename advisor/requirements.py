@@ -133,7 +133,9 @@ class ModelSpec(_Input):
                 f"model.hidden_size: {self.hidden_size} must divide by model.attention_heads ({self.attention_heads})"
             )
         if self.trainable_share is not None and self.fine_tune != "lora":
-            raise ValueError("model.trainable_share: only with fine_tune: lora (full fine-tuning trains every parameter)")
+            raise ValueError(
+                "model.trainable_share: only with fine_tune: lora (full fine-tuning trains every parameter)"
+            )
         return self
 
     @property

@@ -94,7 +94,9 @@ class Layout(BaseModel):
     tensor_parallel: int
     pipeline_parallel: int
     data_parallel: int
-    zero_stage: int = Field(description="0 none, 1 optimizer states, 2 + gradients, 3 + weights sharded over data parallel")
+    zero_stage: int = Field(
+        description="0 none, 1 optimizer states, 2 + gradients, 3 + weights sharded over data parallel"
+    )
     recompute: Recompute
     micro_batch: int
     states_gb: float = Field(description="model states per device")
@@ -198,13 +200,13 @@ def states_per_device(
     weights = b.weights * trained + b.frozen * frozen
     grads, opt = b.gradients * trained, b.optimizer * trained
     return (
-        (weights / dp if zero >= 3 else weights) + (grads / dp if zero >= 2 else grads) + (opt / dp if zero >= 1 else opt)
+        (weights / dp if zero >= 3 else weights)
+        + (grads / dp if zero >= 2 else grads)
+        + (opt / dp if zero >= 1 else opt)
     )
 
 
-def transformer_activations(
-    shape: Shape, micro_batch: int, tp: int, recompute: str, flash_attention: bool
-) -> float:
+def transformer_activations(shape: Shape, micro_batch: int, tp: int, recompute: str, flash_attention: bool) -> float:
     """Activation bytes per device (Korthikanti et al. 2022, with sequence parallel when t > 1)."""
     s, b, h, a, L, v = shape.sequence, micro_batch, shape.hidden, shape.heads, shape.layers, shape.vocabulary
     if recompute == "full":
@@ -346,7 +348,7 @@ def memory_fit(route: object, req: Requirements, kb: object, k: Consts = DEFAULT
     w_load = req.workload
     shape = model_shape(m) if m.family == "transformer" else None
     if transformer and shape is not None:
-        micro = (w_load.micro_batch if w_load and w_load.micro_batch else 1)
+        micro = w_load.micro_batch if w_load and w_load.micro_batch else 1
         flash = m.flash_attention if m.flash_attention is not None else True
         act = transformer_activations(shape, 1, 1, m.recompute or "none", flash)
     else:
@@ -421,17 +423,23 @@ def memory_fit(route: object, req: Requirements, kb: object, k: Consts = DEFAULT
         return fit
     usable = usable_gb * _GB
     if transformer and shape is not None:
-        return _transformer_fit(fit, Workload(
-            params=params,
-            bytes=b,
-            trainable_share=share,
-            shape=shape,
-            micro_batch=micro,
-            recompute=m.recompute,
-            flash_attention=flash,
-            largest_layer=max(shape.vocabulary * shape.hidden, 4 * shape.hidden * shape.hidden),
-            max_tp=int(k["DEVICES_PER_HOST"]),
-        ), usable, acc.name, k)
+        return _transformer_fit(
+            fit,
+            Workload(
+                params=params,
+                bytes=b,
+                trainable_share=share,
+                shape=shape,
+                micro_batch=micro,
+                recompute=m.recompute,
+                flash_attention=flash,
+                largest_layer=max(shape.vocabulary * shape.hidden, 4 * shape.hidden * shape.hidden),
+                max_tp=int(k["DEVICES_PER_HOST"]),
+            ),
+            usable,
+            acc.name,
+            k,
+        )
     return _per_sample_fit(fit, params, b, share, act, b_dev, usable, k, acc.name)
 
 

@@ -1467,7 +1467,12 @@ def _prepare(
     req_dict = conditions(req)
     weights = resolve_weights(req)
     assumptions: list[str] = list(MODEL_ASSUMPTIONS)
-    if req.workload is not None and req.workload.gflops_per_sample is None and req.workload.model in WORKLOAD_GFLOPS and req.workload.model != "lenet":
+    if (
+        req.workload is not None
+        and req.workload.gflops_per_sample is None
+        and req.workload.model in WORKLOAD_GFLOPS
+        and req.workload.model != "lenet"
+    ):
         assumptions.append(
             f"workload {req.workload.model}: {WORKLOAD_GFLOPS[req.workload.model]:g} training GFLOPs per image (ImageNet-size 224x224 input); set workload.gflops_per_sample for other input sizes"
         )

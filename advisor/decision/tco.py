@@ -213,7 +213,12 @@ def total_cost(
                 "for owned hardware or an on-site cluster (constraints.compute_pricing: owned)"
             )
     return TotalCost(
-        workflow=proj.workflow, parts=parts, total_usd=total, power_budget_kw=budget, power_budget_kw_range=span, notes=notes
+        workflow=proj.workflow,
+        parts=parts,
+        total_usd=total,
+        power_budget_kw=budget,
+        power_budget_kw_range=span,
+        notes=notes,
     )
 
 

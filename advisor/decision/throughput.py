@@ -56,7 +56,9 @@ def reference_mfu(ref: MfuReference, kb: KnowledgeBase) -> Optional[tuple[float,
     return achieved / (peak[1] * 1e12), achieved / (peak[0] * 1e12)
 
 
-def mfu_range(kb: KnowledgeBase, acc: Accelerator, precision: str, family: str = "transformer-decoder") -> Optional[MfuRange]:
+def mfu_range(
+    kb: KnowledgeBase, acc: Accelerator, precision: str, family: str = "transformer-decoder"
+) -> Optional[MfuRange]:
     """The MFU range for this accelerator, precision and family, from the closest matched references."""
     if precision not in SIXTEEN_BIT:
         return None  # fp32 LLM training has no reference here; the peak path covers it

@@ -67,7 +67,9 @@ def shape_for(
     if hidden is None:
         hidden = r_hidden if same and layers == r_layers else max(128, round(math.sqrt(n / (12 * layers)) / 128) * 128)
         derived.append(
-            f"hidden {hidden} ({source})" if same and layers == r_layers else f"hidden {hidden} (12 x layers x hidden^2 = N)"
+            f"hidden {hidden} ({source})"
+            if same and layers == r_layers
+            else f"hidden {hidden} (12 x layers x hidden^2 = N)"
         )
     if heads is None:
         heads = r_heads if same and hidden == r_hidden else max(1, hidden // 128)
