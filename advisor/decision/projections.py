@@ -53,6 +53,7 @@ from advisor.decision.throughput import mfu_range, peak_16bit, record_for
 from advisor.decision.workload import model_shape, train_flops_per_token
 from advisor.decision.pipeline import PipelineFeed, pipeline_feed
 from advisor.requirements import Requirements
+from advisor.decision.workflows import fleet_view
 from advisor.decision.workflows import (  # noqa: F401
     VENDOR_OF_TARGET,
     WORKFLOWS,
@@ -530,6 +531,7 @@ def project(
     `pipeline`: framework -> the measured input pipeline (advisor.decision.pipeline.PipelineBest): caps the throughput
     at hosts x its rate where it cannot feed the devices."""
     route = route or routes(req, kb)[workflow]
+    req = fleet_view(req, kb, route.target)  # several fleets: this workflow's own
     acc, target, devices = route.accelerator, route.target, req.hardware.devices
     gflops = workload_gflops(req)
     proj = Projection(
@@ -548,6 +550,13 @@ def project(
         proj.notes.append(route.basis_note)
     if workflow == "hybrid":
         proj.notes.append("hybrid: production training runs on MindSpore after the PyTorch prototype is migrated")
+    if req.workload is not None and req.workload.kind == "inference":
+        # an inference-only product trains nothing: no training throughput, time, memory fit or cost
+        proj.basis_detail = (
+            f"workload.kind: inference: no training projection; serving on {acc.name if acc else target}"
+        )
+        proj.communication = None
+        return proj
     proj.memory = memory_fit(route, req, kb, k)
     plan = communication_for(route.framework, target, acc, req, kb, scaling, scaling_here, k)
     proj.communication = plan.comm
