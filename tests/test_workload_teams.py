@@ -121,3 +121,23 @@ def test_bad_workload_input_is_one_line_naming_the_field(change, field):
         parse_requirements(data, "team.yaml")
     text = str(exc.value)
     assert text.startswith("team.yaml: ") and field in text and "\n" not in text
+
+
+def test_existing_mindspore_code_is_priced_both_ways(kb):
+    data = llm_team(accelerator="Ascend 910B", devices=8)
+    data["model"].update(parameters_millions=1300, source="mindspore-code")
+    data["team"] = {"pytorch": "basic", "mindspore": "expert", "size": 6}
+    c = card(kb, data)
+    phases = {s.workflow: {p.name: p.hours for p in s.phases} for s in c.schedules}
+    reverse = phases["pytorch"]["port the MindSpore code to PyTorch (api-mappings in reverse)"]
+    differs = [m for m in kb.api_mappings if m.mapping == "differs" and m.effort_hours]
+    # transformer re-implementation 8-40 h + 0.3 (REVERSE_PORT_API_SHARE) x each differing API's effort
+    assert reverse[0] == pytest.approx(8 + 0.3 * sum(m.effort_hours.low for m in differs), abs=0.01)
+    assert reverse[1] == pytest.approx(40 + 0.3 * sum(m.effort_hours.high for m in differs), abs=0.01)
+    assert reverse[0] > 4 and reverse[1] > 4 * 24  # 21-104 h, not the 4-24 h the issue found
+    # staying on MindSpore charges none of the PyTorch->MindSpore porting pitfalls
+    new = copy.deepcopy(data)
+    new["model"]["source"] = "new"
+    stay = next(s for s in c.scores if s.workflow == "mindspore").migration_hours
+    assert stay == next(s for s in card(kb, new).scores if s.workflow == "mindspore").migration_hours
+    assert not any("port" in name for name in phases["mindspore"])

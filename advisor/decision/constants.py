@@ -247,6 +247,16 @@ _ALL = [
     ),
     Constant("PARALLEL_SETUP_MINDSPORE_HIGH", 80.0, "hours", "as PARALLEL_SETUP_MINDSPORE_LOW, upper end"),
     Constant(
+        "REVERSE_PORT_API_SHARE",
+        0.3,
+        "share",
+        "assumption: porting existing MindSpore code to PyTorch reads the knowledge base's api-mappings in "
+        "reverse; a model uses about this share of the APIs whose behaviour differs (each mapping's effort is "
+        "per distinct API used); with model.code_path the scan of the code would count them",
+        "the share of differing APIs a MindSpore model uses were",
+        (0.05, 1.0),
+    ),
+    Constant(
         "AUTO_PARALLEL_LIMIT_LOW",
         8.0,
         "hours",

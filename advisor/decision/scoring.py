@@ -27,6 +27,7 @@ from advisor.decision.constants import CONSTANTS, DEFAULT, Consts, searched
 from advisor.decision.deployment import deployment_evidence
 from advisor.decision.evidence import QUALITY_RANK, Evidence, dump, kb_evidence, req_evidence, sourced_evidence
 from advisor.decision.memory import MemoryFit, blocks
+from advisor.decision.risks import PORTING
 from advisor.decision.projections import (
     BASIS_RANK,
     WORKFLOWS,
@@ -712,6 +713,8 @@ def migration_parts(
             continue  # the scan measured these hazards in the team's own code
         if not ports and p.scan_kinds and not p.applies_when and wf != "pytorch":
             continue  # hazards of porting PyTorch code; new MindSpore code has none to port
+        if wf == "mindspore" and req.model.source == "mindspore-code" and p.id in PORTING:
+            continue  # the team's code is MindSpore already: the PyTorch->MindSpore porting is paid
         kernel_pitfall = kernel_pitfall or any("custom_cuda_ops" in c for c in p.applies_when)
         p_low += hours[0]
         p_high += hours[1]
@@ -745,6 +748,22 @@ def migration_parts(
                 "model.family",
                 req.model.family,
                 f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)",
+            )
+        )
+    if req.model.source == "mindspore-code" and wf in ("pytorch", "hybrid"):
+        # existing MindSpore code moves to PyTorch: re-implementation + the differing APIs read in reverse
+        base = PORT_BASE_HOURS[req.model.family]
+        differs = [m for m in (kb.api_mappings if kb is not None else []) if m.mapping == "differs" and m.effort_hours]
+        share = k["REVERSE_PORT_API_SHARE"]
+        r_low = base[0] + share * sum(m.effort_hours.low for m in differs)
+        r_high = base[1] + share * sum(m.effort_hours.high for m in differs)
+        parts.append(("port the MindSpore code to PyTorch (api-mappings in reverse)", r_low, r_high))
+        ev.append(
+            _req_ev(
+                "model.source",
+                req.model.source,
+                f"existing MindSpore code to PyTorch: {base[0]:g}-{base[1]:g} h re-implementation + "
+                f"{share:g} (REVERSE_PORT_API_SHARE) x {len(differs)} differing APIs' effort = {r_low:.0f}-{r_high:.0f} h",
             )
         )
     # Custom CUDA kernels leave CUDA on every route but PyTorch on NVIDIA: each one is re-written as an
