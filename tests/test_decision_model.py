@@ -694,3 +694,13 @@ def test_risk_register_sees_that_a_large_model_fits_one_card(kb):
     report, p, _ = _register_for(kb, 1500)
     assert p.must_split is False and project(report, "hybrid").must_split is False
     assert RULES["auto-parallel-limits"](project(report, "hybrid"))[0] == 0.05
+
+
+def test_the_communication_cross_check_covers_the_910b(kb):
+    # objection 2: the 910B's interconnect text has no figure; its HCCS entry (392 GB/s) is used
+    card = decide(kb, prototype(), sensitivity=False)
+    comm = proj(card, "mindspore").communication
+    t_comm = 2 * 7 / 8 * 11.7e6 * 4 / 392e9  # ring all-reduce of fp32 gradients over 8 NPUs
+    t_compute = 128 / 8 * 10.9e9 / (280e12 * 0.5)  # 16 ResNet-18 samples at EFFECTIVE_PEAK_SHARE of peak
+    assert comm.comm_compute_ratio == pytest.approx(t_comm / t_compute, rel=1e-3)
+    assert any("hccs-910b" in n for n in comm.notes)

@@ -596,7 +596,7 @@ def project(
         return proj
     basis, detail, est = found
     proj.communication = settle(plan, est.applied, est.ref_devices, projected=True)
-    check = comm_compute(acc, req, gflops, k)
+    check = comm_compute(acc, req, gflops, k, kb)
     if check is not None:
         proj.communication = proj.communication.model_copy(
             update={"comm_compute_ratio": round(check[0], 4), "notes": proj.communication.notes + [check[1]]}
