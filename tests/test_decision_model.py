@@ -704,3 +704,18 @@ def test_the_communication_cross_check_covers_the_910b(kb):
     t_compute = 128 / 8 * 10.9e9 / (280e12 * 0.5)  # 16 ResNet-18 samples at EFFECTIVE_PEAK_SHARE of peak
     assert comm.comm_compute_ratio == pytest.approx(t_comm / t_compute, rel=1e-3)
     assert any("hccs-910b" in n for n in comm.notes)
+
+
+def test_expected_migration_hours_agree_with_the_risk_register(kb):
+    # objection 7: the full range charges every pitfall in full; the expected hours weigh them by the
+    # register's likelihoods, so for the recommended workflow they are its exposure + the other parts' middle
+    from advisor.decision.risks import register
+
+    report = build_report(load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"), kb=kb)
+    wf = report.recommendation.workflow
+    reg = register(report)
+    sched = next(s for s in report.schedules if s.workflow == wf)
+    others = sum((p.hours[0] + p.hours[1]) / 2 for p in sched.phases if p.name != "known pitfalls")
+    exposure = sum(r.exposure for r in reg.risks + reg.also_known)
+    assert sched.expected_hours == pytest.approx(exposure + others, abs=0.05)
+    assert sched.hours[0] < sched.expected_hours < sched.hours[1]

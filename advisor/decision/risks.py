@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
+from advisor.decision.memory import MemoryFit
+from advisor.requirements import Requirements
+
 if TYPE_CHECKING:  # advisor.report imports the decision model; the register only reads the document
     from advisor.decision.scoring import PitfallItem
     from advisor.report import Report
@@ -146,6 +149,37 @@ def project(report: Report, workflow: Optional[str] = None) -> Project:
         split,
         model.source,
     )
+
+
+def project_of(req: Requirements, fit: Optional[MemoryFit]) -> Project:
+    """The project from the requirements and a workflow's memory fit (the scorecard's own view, before
+    a report exists: the migration schedule weighs pitfalls by the same likelihoods)."""
+    m, hw, needs = req.model, req.hardware, req.needs
+    split = None if fit is None or fit.strategy == "unknown" else fit.must_split
+    return Project(
+        m.parameters_millions,
+        m.family,
+        hw.devices,
+        needs.distributed_training,
+        req.stage,
+        hw.training_target,
+        m.custom_cuda_ops,
+        needs.huggingface,
+        split,
+        m.source,
+    )
+
+
+def likelihood(pitfall_id: str, conditions: list[str], p: Project, workflow: str) -> float:
+    """The register's likelihood that a pitfall bites this project on this workflow."""
+    rule = RULES.get(pitfall_id)
+    if rule is not None:
+        value = rule(p)[0]
+    else:
+        value = 0.6 if conditions else UNCONDITIONAL
+    if pitfall_id in PORTING and workflow == "mindspore" and p.source != "pytorch-code":
+        value *= NOT_PORTED
+    return value
 
 
 def _size(p: Project) -> str:

@@ -33,6 +33,11 @@ class Schedule(BaseModel):
     pressure: Optional[float] = Field(None, description="mid hours / allowed hours (1 = the whole allowance)")
     fits: Optional[str] = Field(None, description="yes | maybe (the high end does not) | no (not even the low end)")
     phases: list[Phase] = Field(default_factory=list)
+    expected_hours: Optional[float] = Field(
+        None,
+        description="the pitfalls weighted by the risk register's likelihoods, the other parts at their middle "
+        "(objection 7: the full range `hours` charges every pitfall in full)",
+    )
     training_weeks: Optional[list[float]] = Field(
         None, description="[low, high] calendar weeks of the projected training run (24 h a day)"
     )

@@ -27,7 +27,7 @@ from advisor.decision.constants import CONSTANTS, DEFAULT, Consts, searched
 from advisor.decision.deployment import deployment_evidence
 from advisor.decision.evidence import QUALITY_RANK, Evidence, dump, kb_evidence, req_evidence, sourced_evidence
 from advisor.decision.memory import MemoryFit, blocks
-from advisor.decision.risks import PORTING
+from advisor.decision.risks import PORTING, likelihood, project_of
 from advisor.decision.projections import (
     BASIS_RANK,
     WORKFLOWS,
@@ -867,6 +867,27 @@ def excluded_scan_text(scan: Optional[dict]) -> str:
     )
 
 
+def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]], k: Consts) -> float:
+    """Expected migration hours: each charged pitfall's middle x the register's likelihood for this
+    project, the other parts at their middle (scaled like the full range by MIGRATION_HOURS_FACTOR)."""
+    p = project_of(ctx.req, ctx.best[wf].memory)
+    charged = sum((h[0] + h[1]) / 2 for name, *h in parts if name == "known pitfalls")
+    others = sum((lo + hi) / 2 for name, lo, hi in parts if name != "known pitfalls")
+    full = sum(m for m in (_pitfall_mid(x) for x in ctx.pitfalls[wf]) if m is not None)
+    weighted = sum(
+        m * likelihood(x.id, list(x.applies_when), p, wf)
+        for x in ctx.pitfalls[wf]
+        if (m := _pitfall_mid(x)) is not None
+    )
+    share = weighted / full if full > 0 else 0.0
+    return round(others + charged * share, 2)
+
+
+def _pitfall_mid(p: Any) -> Optional[float]:
+    hours = _pitfall_hours(p)
+    return None if hours is None else (hours[0] + hours[1]) / 2
+
+
 def _migration(wf: str, ctx: Context, k: Consts) -> tuple[tuple[float, list[Evidence], str], list[float], Schedule]:
     req, scan = ctx.req, ctx.scan
     parts, ev, notes = migration_parts(wf, ctx, k)
@@ -875,6 +896,7 @@ def _migration(wf: str, ctx: Context, k: Consts) -> tuple[tuple[float, list[Evid
     sched = schedule(
         wf, parts, req.team.size, req.constraints.deadline_weeks, k, (t.low, t.high) if t is not None else None
     )
+    sched.expected_hours = _expected_hours(wf, ctx, parts, k)
     capacity = req.team.size * k["HOURS_PER_WEEK"]
     mid = (low + high) / 2
     score = 100 * capacity / (capacity + mid)
