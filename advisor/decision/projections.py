@@ -610,7 +610,14 @@ def project(
     best = (pipeline or {}).get(route.framework)
     if best is not None and high > 0:
         feed = pipeline_feed(
-            best, low, high, devices, int(k["DEVICES_PER_HOST"]), acc.name if acc else f"{target} device"
+            best,
+            low,
+            high,
+            devices,
+            int(k["DEVICES_PER_HOST"]),
+            acc.name if acc else f"{target} device",
+            k["PIPELINE_MIN_PASSES"],
+            k["PIPELINE_WORKERS_PER_HOST"],
         )
         proj.input_pipeline = feed
         proj.evidence.append(
@@ -626,8 +633,8 @@ def project(
                 "the pipeline probe times 32x32 images: a full-size image pipeline (JPEG decode, large crops) is "
                 "slower, so its rate is an upper bound for this workload's loader"
             )
-        if feed.capped:
-            cap = feed.hosts * best.samples_per_second
+        if feed.capped and feed.host_rate is not None:
+            cap = feed.hosts * feed.host_rate
             low, high = min(low, cap), min(high, cap)
             proj.warnings.append(
                 f"the measured input pipeline bounds it: {high:,.0f} images/s at most from {feed.hosts:g} host(s) "
@@ -667,8 +674,8 @@ def _bounded(
         )
         proj.evidence.append(sourced_evidence(rec.id, rec.samples_per_second, f"record: {rec.benchmark} ({rec.as_of})"))
         low, high = min(low, cap), cap
-    if is_text(req) or proj.input_pipeline is not None:
-        return low, high
+    if is_text(req) or (proj.input_pipeline is not None and proj.input_pipeline.applied):
+        return low, high  # an applied measured pipeline replaces the assumed loader bound
     hosts = max(1.0, devices / k["DEVICES_PER_HOST"])
     feed = hosts * k["INPUT_PIPELINE_PER_HOST"]
     if high > feed:

@@ -340,7 +340,7 @@ def _measured(report: Report, wf: str, risks: dict[str, Risk]) -> None:
     proj = next((p for p in report.projections if p.workflow == wf), None)
     feed = proj.input_pipeline if proj is not None else None
     r = risks.get("data-pipeline-bottleneck")
-    if r is not None and feed is not None:
+    if r is not None and feed is not None and feed.applied:  # one short pass never moves it
         r.likelihood = MEASURED_HIT if feed.capped else MEASURED_CLEAR
         r.why = f"measured by the pipeline probe: {feed.detail}"
 
