@@ -719,3 +719,17 @@ def test_expected_migration_hours_agree_with_the_risk_register(kb):
     exposure = sum(r.exposure for r in reg.risks + reg.also_known)
     assert sched.expected_hours == pytest.approx(exposure + others, abs=0.05)
     assert sched.hours[0] < sched.expected_hours < sched.hours[1]
+
+
+def test_a_schedule_that_fits_only_at_the_fast_end_lowers_the_confidence(kb):
+    # objection 6: with a 1-week deadline every workflow's migration fits only at its low end
+    card = decide(kb, prototype(**{"constraints.deadline_weeks": 1}), sensitivity=False)
+    sched = next(s for s in card.schedules if s.workflow == card.recommendation.workflow)
+    assert sched.fits == "maybe"
+    parts = card.recommendation.confidence_parts
+    assert any(step.startswith("the deadline: ") and "low end" in step for step in parts.steps)
+    assert card.recommendation.confidence == "low"
+    # a schedule that says "no" rules the workflow out: the headline never recommends it as eligible
+    for s in card.schedules:
+        score_of = next(x for x in card.scores if x.workflow == s.workflow)
+        assert (s.fits == "no") == any("deadline_weeks" in b for b in score_of.blocked_by)

@@ -1647,6 +1647,11 @@ def score(
     weight_items = _sensitivity(scores, top.workflow)
     const_items = _constant_sensitivity(ctx, top.workflow) if sensitivity and not constants else []
     parts = _confidence(ranked, runner, margin, inside_noise, weight_items, const_items, k)
+    top_schedule = ev.schedules.get(top.workflow)
+    if top.eligible and top_schedule is not None and top_schedule.fits == "maybe":
+        # objection 6: the headline's workflow fits the deadline only at the fast end of its estimate
+        parts.level = _DOWN[parts.level]
+        parts.steps.append(f"the deadline: {top_schedule.finding}")
     reasons = _reasons(top, runner, ranked, noise_note)
     if parts.decided_by == "hard-constraint":
         reasons.insert(0, parts.decided_note)
