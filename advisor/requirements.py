@@ -47,6 +47,13 @@ class Team(_Input):
     """Engineers on the project."""
 
 
+class Fleet(_Input):
+    kind: str = Field(min_length=1, max_length=100)
+    """A knowledge-base accelerator id or name."""
+    count: int = Field(ge=1, le=100_000)
+    """How many of them the team has."""
+
+
 class Hardware(_Input):
     available: list[HardwareKind] = Field(min_length=1)
     """What the team can train on today."""
@@ -58,6 +65,20 @@ class Hardware(_Input):
     """Accelerators used for training."""
     network: Optional[Literal["roce-ib", "ethernet"]] = None
     """Link between hosts when the devices span several (unknown: the scaling range covers both)."""
+    accelerators: Optional[list[Fleet]] = Field(None, min_length=1, max_length=16)
+    """Several fleets, each {kind, count} (e.g. 8 x H100 and 16 x Ascend 910B); the single
+    `accelerator`/`devices` form stays valid and, when both are given, must be one of the list."""
+
+    @model_validator(mode="after")
+    def _single_is_in_fleets(self) -> "Hardware":
+        if self.accelerators and self.accelerator is not None:
+            kinds = [f.kind.lower() for f in self.accelerators]
+            if self.accelerator.lower() not in kinds:
+                raise ValueError(
+                    f"hardware.accelerator {self.accelerator!r} is not one of hardware.accelerators "
+                    f"({', '.join(f.kind for f in self.accelerators)})"
+                )
+        return self
 
 
 class Deployment(_Input):
@@ -67,7 +88,8 @@ class Deployment(_Input):
 class ModelSpec(_Input):
     family: Literal["cnn", "transformer", "rnn", "gnn", "other"] = "other"
     parameters_millions: float = Field(1.0, gt=0, le=10_000_000)
-    source: Literal["new", "pytorch-code", "other-framework"] = "new"
+    source: Literal["new", "pytorch-code", "mindspore-code", "other-framework"] = "new"
+    """Where the code comes from: mindspore-code is existing MindSpore code (no porting to stay)."""
     custom_cuda_ops: bool = False
     dynamic_control_flow: bool = False
     code_path: Optional[str] = Field(None, min_length=1)
@@ -81,7 +103,40 @@ class ModelSpec(_Input):
     optimizer: Optional[Literal["adam", "sgd-momentum", "sgd"]] = None
     """Optimizer (default per family: cnn sgd-momentum, others adam)."""
     activation_mb_per_sample: Optional[float] = Field(None, gt=0, le=1_000_000)
-    """Activation memory per training sample in MB (default per family)."""
+    """Activation memory per training sample in MB (default per family; transformers: Korthikanti et al.)."""
+    optimizer_states: Optional[Literal["fp32", "low-precision"]] = None
+    """fp32 (default): fp32 master weights and Adam moments; low-precision: bf16 states, no master copy."""
+    fine_tune: Optional[Literal["full", "lora"]] = None
+    """Fine-tuning mode (absent: training every parameter); lora/adapters train `trainable_share` only."""
+    trainable_share: Optional[float] = Field(None, gt=0, le=1)
+    """Share of the parameters trained under fine_tune: lora (default 0.01, an assumption)."""
+    layers: Optional[int] = Field(None, ge=1, le=10_000)
+    """Transformer layers (absent: derived from parameters_millions by published shapes)."""
+    hidden_size: Optional[int] = Field(None, ge=1, le=1_000_000)
+    attention_heads: Optional[int] = Field(None, ge=1, le=10_000)
+    sequence_length: Optional[int] = Field(None, ge=1, le=10_000_000)
+    vocabulary: Optional[int] = Field(None, ge=1, le=10_000_000)
+    recompute: Optional[Literal["none", "selective", "full"]] = None
+    """Activation recomputation (absent: the least that fits, said so)."""
+    flash_attention: Optional[bool] = None
+    """Fused attention that keeps no s x s scores (default true for transformers: FlashAttention on
+    NVIDIA, the fused FlashAttentionScore operator on Ascend; an assumption)."""
+
+    @model_validator(mode="after")
+    def _shape_is_a_transformers(self) -> "ModelSpec":
+        shape = ("layers", "hidden_size", "attention_heads", "sequence_length", "vocabulary")
+        given = [f for f in shape if getattr(self, f) is not None]
+        if given and self.family != "transformer":
+            raise ValueError(f"model.{given[0]}: a transformer's shape (model.family is {self.family!r})")
+        if self.hidden_size and self.attention_heads and self.hidden_size % self.attention_heads:
+            raise ValueError(
+                f"model.hidden_size: {self.hidden_size} must divide by model.attention_heads ({self.attention_heads})"
+            )
+        if self.trainable_share is not None and self.fine_tune != "lora":
+            raise ValueError(
+                "model.trainable_share: only with fine_tune: lora (full fine-tuning trains every parameter)"
+            )
+        return self
 
     @property
     def kernel_count(self) -> int:
@@ -121,18 +176,37 @@ class Constraints(_Input):
 
 
 class Workload(_Input):
-    model: Literal["lenet", "resnet18", "resnet50", "custom"]
+    model: Literal["lenet", "resnet18", "resnet50", "transformer", "custom"]
+    kind: Literal["training", "inference"] = "training"
+    """inference: an inference-only product (no training projection, migration of training code or
+    training pitfalls; inference accelerators are valid targets)."""
     gflops_per_sample: Optional[float] = Field(None, gt=0)
     """Training GFLOPs per sample (forward + backward); needed for `custom`."""
-    dataset_samples: int = Field(ge=1)
-    epochs: float = Field(gt=0, le=100_000)
+    dataset_samples: Optional[int] = Field(None, ge=1)
+    """Samples per epoch; a transformer workload may give `tokens` instead."""
+    tokens: Optional[float] = Field(None, gt=0, le=1e16)
+    """Training tokens in all (transformer): replaces dataset_samples x epochs."""
+    epochs: float = Field(1.0, gt=0, le=100_000)
     batch_size: int = Field(128, ge=1)
+    micro_batch: Optional[int] = Field(None, ge=1, le=100_000)
+    """Sequences per device per step (transformer; default 1)."""
+    global_batch: Optional[int] = Field(None, ge=1, le=100_000_000)
+    """Sequences per optimizer step across all devices (transformer; default batch_size)."""
 
     @model_validator(mode="after")
     def _custom_needs_flops(self) -> "Workload":
         if self.model == "custom" and self.gflops_per_sample is None:
             raise ValueError("model 'custom' needs gflops_per_sample")
+        if self.kind == "training" and self.dataset_samples is None and self.tokens is None:
+            raise ValueError("workload: a training workload needs dataset_samples (or tokens for a transformer)")
+        if self.tokens is not None and self.model not in ("transformer", "custom"):
+            raise ValueError(f"workload.tokens: counts a transformer's text (model {self.model!r} counts samples)")
         return self
+
+    @property
+    def samples(self) -> int:
+        """Samples per epoch (0 when only tokens are given: the transformer path counts tokens)."""
+        return self.dataset_samples or 0
 
 
 class Weights(_Input):

@@ -19,12 +19,27 @@ def kb_problems(req: Any, kb: Any) -> list[str]:
     if kb is None:
         return []
     problems: list[str] = []
+    inference = req.workload is not None and req.workload.kind == "inference"
+    for i, fleet in enumerate(req.hardware.accelerators or []):
+        acc = kb.find_accelerator(fleet.kind)
+        if acc is None:
+            known = ", ".join(sorted(a.id for a in kb.accelerators))
+            problems.append(
+                f"hardware.accelerators[{i}].kind: {fleet.kind!r} is not in the knowledge base: expected one of {known}"
+            )
+        elif not training_capable(acc) and not inference:
+            problems.append(
+                f"hardware.accelerators[{i}].kind: {fleet.kind!r} ({acc.name}) is an inference-only accelerator: "
+                "expected a training accelerator, or workload.kind: inference for an inference-only product"
+            )
     name = req.hardware.accelerator
     if name:
         acc = kb.find_accelerator(name)
         if acc is None:
             known = ", ".join(sorted(a.id for a in kb.accelerators))
             problems.append(f"hardware.accelerator: {name!r} is not in the knowledge base: expected one of {known}")
+        elif not training_capable(acc) and inference:
+            pass  # an inference-only product serves on it (issue 25, part 5)
         elif not training_capable(acc):
             # An inference chip cannot be the training hardware (seed "Chips and framework released
             # together" §2.1: training and inference chips are designed apart); deployment targets are
@@ -32,7 +47,8 @@ def kb_problems(req: Any, kb: Any) -> list[str]:
             fits = ", ".join(sorted(a.id for a in kb.accelerators if a.vendor == acc.vendor and training_capable(a)))
             problems.append(
                 f"hardware.accelerator: {name!r} ({acc.name}) is an inference-only accelerator: "
-                f"expected a training accelerator ({fits}); put inference chips under deployment.targets"
+                f"expected a training accelerator ({fits}); put inference chips under deployment.targets, "
+                "or set workload.kind: inference for an inference-only product"
             )
         else:
             problems.extend(_target_mismatch(req, acc, kb))

@@ -372,6 +372,60 @@ class ScalingCurve(_Entry):
         return self
 
 
+class MfuReference(_Entry):
+    """A published model-FLOPs utilisation (MFU) of a training run: a stated MFU range, or tokens/s per
+    device with the model's size and shape from which the advisor derives it against the knowledge
+    base's peak (advisor.decision.throughput). Precision is the compute precision of the run: a
+    bf16/fp16 job is only ever projected from 16-bit references."""
+
+    accelerator: str = Field(min_length=1, description="accelerator id")
+    precision: Literal["bf16", "fp16", "fp8"]
+    family: Literal["transformer-decoder", "transformer-encoder"]
+    framework: Literal["pytorch", "mindspore"]
+    system: str = Field(min_length=1, description="the stack: Megatron-LM, MindFormers, ...")
+    model: str = Field(min_length=1)
+    devices: int = Field(ge=1)
+    as_of: _dt.date = Field(description="date of the result")
+    mfu: Optional[SourcedRange] = Field(None, description="MFU as the source states it (fractions 0-1)")
+    tokens_per_second_per_device: Optional[Sourced] = None
+    parameters_b: Optional[float] = Field(None, gt=0, description="model size (billions), to derive MFU")
+    layers: Optional[int] = Field(None, ge=1)
+    hidden: Optional[int] = Field(None, ge=1)
+    sequence: Optional[int] = Field(None, ge=1)
+    note: Optional[str] = None
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+    @model_validator(mode="after")
+    def _mfu_or_tokens(self) -> "MfuReference":
+        if self.mfu is not None:
+            if not 0 < self.mfu.low <= self.mfu.high <= 1:
+                raise ValueError("mfu must be fractions between 0 and 1")
+            return self
+        needed = (self.tokens_per_second_per_device, self.parameters_b, self.layers, self.hidden, self.sequence)
+        if any(v is None for v in needed):
+            raise ValueError("give mfu, or tokens_per_second_per_device with parameters_b, layers, hidden and sequence")
+        return self
+
+
+class Record(_Entry):
+    """A published record (MLPerf Training closed division): no projection of the same model on the
+    same accelerator is faster per device."""
+
+    model: str = Field(min_length=1, description="workload.model it bounds (resnet50, ...)")
+    accelerator: str = Field(min_length=1, description="accelerator id")
+    devices: int = Field(ge=1)
+    samples_per_second: Sourced = Field(description="total over the devices")
+    benchmark: str = Field(min_length=1)
+    as_of: _dt.date
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+    @property
+    def per_device(self) -> float:
+        return self.samples_per_second.value / self.devices
+
+
 # Section name (as used on the command line and as YAML top-level key) -> (attribute, model).
 SECTIONS: dict[str, tuple[str, type[_Entry]]] = {
     "accelerators": ("accelerators", Accelerator),
@@ -386,6 +440,8 @@ SECTIONS: dict[str, tuple[str, type[_Entry]]] = {
     "prices": ("prices", PriceObservation),
     "interconnects": ("interconnects", Interconnect),
     "scaling-curves": ("scaling_curves", ScalingCurve),
+    "mfu-references": ("mfu_references", MfuReference),
+    "records": ("records", Record),
 }
 
 
@@ -418,6 +474,8 @@ class KnowledgeBase(BaseModel):
     prices: list[PriceObservation] = Field(default_factory=list)
     interconnects: list[Interconnect] = Field(default_factory=list)
     scaling_curves: list[ScalingCurve] = Field(default_factory=list)
+    mfu_references: list[MfuReference] = Field(default_factory=list)
+    records: list[Record] = Field(default_factory=list)
 
     def section(self, name: str) -> list[_Entry]:
         """Entries of a section by its command-line name (e.g. 'api-mappings')."""

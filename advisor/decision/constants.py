@@ -247,6 +247,32 @@ _ALL = [
     ),
     Constant("PARALLEL_SETUP_MINDSPORE_HIGH", 80.0, "hours", "as PARALLEL_SETUP_MINDSPORE_LOW, upper end"),
     Constant(
+        "PIPELINE_MIN_PASSES",
+        3.0,
+        "passes",
+        "assumption (issue 25, part 8): a measured input-pipeline rate moves a verdict only when the probe timed "
+        "it over at least this many passes and graded it stable; one short pass (0.05-1.4 s) is evidence only",
+    ),
+    Constant(
+        "PIPELINE_WORKERS_PER_HOST",
+        32.0,
+        "loader workers",
+        "assumption: a training host runs about 4 loader worker processes per device (the common DataLoader "
+        "num_workers=4 per rank) x 8 devices; a measured rate transfers to the target host per worker",
+        "the loader workers of a target host were",
+        (4.0, 128.0),
+    ),
+    Constant(
+        "REVERSE_PORT_API_SHARE",
+        0.3,
+        "share",
+        "assumption: porting existing MindSpore code to PyTorch reads the knowledge base's api-mappings in "
+        "reverse; a model uses about this share of the APIs whose behaviour differs (each mapping's effort is "
+        "per distinct API used); with model.code_path the scan of the code would count them",
+        "the share of differing APIs a MindSpore model uses were",
+        (0.05, 1.0),
+    ),
+    Constant(
         "AUTO_PARALLEL_LIMIT_LOW",
         8.0,
         "hours",

@@ -39,12 +39,6 @@ FALLBACK_PENALTY = 10  # assumption: nodes silently ran on another execution pro
 # ("Chips and framework released together", §5.3: operator fallback to the CPU ruins performance)
 
 
-def _get(obj: Any, key: str, default=None):
-    if isinstance(obj, dict):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
-
-
 def _as_dict(result: Any) -> dict:
     if hasattr(result, "model_dump"):
         return result.model_dump()

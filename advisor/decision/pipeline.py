@@ -82,6 +82,8 @@ class PipelineBest(_Out):
     samples_per_second: float
     samples: Optional[int] = None
     seconds: Optional[float] = None
+    passes: int = Field(1, description="timed passes behind the rate (the probe's `passes`, else one)")
+    quality: Optional[str] = Field(None, description="the probe's stability grade (stable | noisy | unusable)")
 
 
 class PipelineEvidence(_Out):
@@ -107,7 +109,10 @@ class PipelineFeed(_Out):
     devices_per_host: int
     device_rate: list[float] = Field(description="projected samples/s per device [low, high]")
     fraction: list[float] = Field(description="share of a host's devices the pipeline keeps fed [low, high]")
-    capped: bool = Field(description="the projected throughput was capped at hosts x the measured rate")
+    capped: bool = Field(description="the projected throughput was capped at hosts x the transferred rate")
+    applied: bool = Field(True, description="the rate transfers to the target host and bounds the projection")
+    host_rate: Optional[float] = Field(None, description="samples/s per target host by the transfer rule")
+    rule: str = Field("", description="how the measured rate transfers to the target host, or why it does not")
     detail: str
 
 
@@ -161,6 +166,8 @@ def pipeline_evidence(suite: Any, file: Optional[str] = None) -> PipelineEvidenc
                 samples_per_second=round(found[0], 3),
                 samples=run.alone.samples,
                 seconds=round(run.alone.seconds, 4),
+                passes=int((run.model_extra or {}).get("passes") or 1),
+                quality=(run.model_extra or {}).get("quality"),
             )
         )
     data = suite.data or {}
@@ -194,12 +201,44 @@ def feed_share(rate: float, low: float, high: float, devices: int, per_host: int
     return hosts, on_host, d_low, d_high, feed_fraction(rate, d_high, on_host), feed_fraction(rate, d_low, on_host)
 
 
-def pipeline_feed(best: PipelineBest, low: float, high: float, devices: int, per_host: int, where: str) -> PipelineFeed:
-    """The measured pipeline of one host against a projected [low, high] total images/s on `devices`
-    devices (`per_host` to a host); capped when hosts x the pipeline rate is below the projection."""
-    hosts, on_host, d_low, d_high, f_low, f_high = feed_share(best.samples_per_second, low, high, devices, per_host)
-    cap = hosts * best.samples_per_second
-    capped = cap < high
+def transfer(best: PipelineBest, min_passes: float, workers_per_host: float) -> tuple[bool, float, str]:
+    """(applies, samples/s per target host, the rule in words). The measuring host is not the target
+    host: the rate transfers per loader worker to PIPELINE_WORKERS_PER_HOST workers, and only when it
+    was timed over PIPELINE_MIN_PASSES passes and graded stable."""
+    if best.passes < min_passes or best.quality != "stable":
+        return (
+            False,
+            best.samples_per_second,
+            f"not applied: {best.passes} timed pass(es), graded {best.quality or 'ungraded'}; a measured pipeline "
+            f"bounds the projection only when stable over {min_passes:g} passes (PIPELINE_MIN_PASSES)",
+        )
+    per_worker = best.samples_per_second / max(1, best.workers)
+    host = per_worker * workers_per_host
+    return (
+        True,
+        host,
+        f"{per_worker:,.0f} samples/s per loader worker here x {workers_per_host:g} workers on a target host "
+        f"(PIPELINE_WORKERS_PER_HOST) = {host:,.0f} samples/s per host",
+    )
+
+
+def pipeline_feed(
+    best: PipelineBest,
+    low: float,
+    high: float,
+    devices: int,
+    per_host: int,
+    where: str,
+    min_passes: float = 3.0,
+    workers_per_host: float = 32.0,
+) -> PipelineFeed:
+    """The measured pipeline against a projected [low, high] total images/s on `devices` devices
+    (`per_host` to a host); capped when hosts x the transferred rate is below the projection and the
+    rate transfers at all (advisor.decision.pipeline.transfer)."""
+    applied, host_rate, rule = transfer(best, min_passes, workers_per_host)
+    hosts, on_host, d_low, d_high, f_low, f_high = feed_share(host_rate, low, high, devices, per_host)
+    cap = hosts * host_rate
+    capped = applied and cap < high
     share = f"{f_low:.0%}" if f"{f_low:.0%}" == f"{f_high:.0%}" else f"{f_low:.0%}-{f_high:.0%}"
     detail = (
         f"on {devices} x {where} this pipeline would feed {share} of the chips: {best.framework} "
@@ -207,10 +246,11 @@ def pipeline_feed(best: PipelineBest, low: float, high: float, devices: int, per
         f"(measured here, {best.samples} samples in {best.seconds:.2f} s, one pass: no spread), "
         f"the {on_host} device(s) of a host would take {on_host * d_low:,.0f}-{on_host * d_high:,.0f}"
     )
+    detail += f"; {rule}"
     detail += (
-        f"; the projection is capped at {hosts:g} host(s) x {best.samples_per_second:,.0f} = {cap:,.0f} samples/s"
+        f"; the projection is capped at {hosts:g} host(s) x {host_rate:,.0f} = {cap:,.0f} samples/s"
         if capped
-        else "; it keeps up: no cap"
+        else ("; it keeps up: no cap" if applied else "")
     )
     return PipelineFeed(
         framework=best.framework,
@@ -221,5 +261,8 @@ def pipeline_feed(best: PipelineBest, low: float, high: float, devices: int, per
         device_rate=[round(d_low, 3), round(d_high, 3)],
         fraction=[round(f_low, 4), round(f_high, 4)],
         capped=capped,
+        applied=applied,
+        host_rate=round(host_rate, 3),
+        rule=rule,
         detail=detail,
     )

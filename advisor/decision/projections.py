@@ -48,9 +48,12 @@ from advisor.decision.evidence import (
     pct,
     sourced_evidence,
 )
-from advisor.decision.memory import MemoryFit, memory_fit
+from advisor.decision.memory import MemoryFit, defaults_for, memory_fit
+from advisor.decision.throughput import mfu_range, peak_16bit, record_for
+from advisor.decision.workload import model_shape, train_flops_per_token
 from advisor.decision.pipeline import PipelineFeed, pipeline_feed
 from advisor.requirements import Requirements
+from advisor.decision.workflows import fleet_view
 from advisor.decision.workflows import (  # noqa: F401
     VENDOR_OF_TARGET,
     WORKFLOWS,
@@ -91,6 +94,8 @@ class Projection(BaseModel):
     basis: Basis
     basis_detail: str
     images_per_second: Optional[Span] = None
+    tokens_per_second: Optional[Span] = Field(None, description="transformer workloads: tokens/s over all devices")
+    mfu: Optional[Span] = Field(None, description="transformer workloads: the MFU range used, from its references")
     time_to_train_hours: Optional[Span] = None
     compute_cost_usd: Optional[Span] = None
     energy_kwh: Optional[Span] = None
@@ -169,10 +174,48 @@ def best_run(runs: list[dict], framework: str, kind: str, model: Optional[str]) 
 
 
 def workload_gflops(req: Requirements) -> Optional[float]:
+    """Training GFLOPs per sample; for a transformer, per sequence (6 N + 12 L s h per token x s)."""
     w = req.workload
     if w is None:
         return None
-    return w.gflops_per_sample or WORKLOAD_GFLOPS.get(w.model)
+    if w.gflops_per_sample:
+        return w.gflops_per_sample
+    if w.model == "transformer" and req.model.family == "transformer":
+        shape = model_shape(req.model)
+        return tokens_gflops(req) * shape.sequence
+    return WORKLOAD_GFLOPS.get(w.model)
+
+
+def tokens_gflops(req: Requirements) -> float:
+    """Model GFLOPs per training token (advisor.decision.workload), LoRA's frozen weight gradients left out."""
+    m = req.model
+    share = (m.trainable_share or 0.01) if m.fine_tune == "lora" else 1.0
+    return train_flops_per_token(m.parameters_millions * 1e6, model_shape(m), share) / 1e9
+
+
+def is_text(req: Requirements) -> bool:
+    return req.workload is not None and req.workload.model == "transformer" and req.model.family == "transformer"
+
+
+def _mfu_estimate(kb: Any, acc: Any, req: Requirements, gflops: float, devices: int) -> Optional[Estimate]:
+    """sequences/s = MFU x 16-bit peak x devices / GFLOPs per sequence (advisor.decision.throughput)."""
+    precision = req.model.precision or defaults_for(req.model.family)[0]
+    job = {"mixed": "fp16", "bf16": "bf16"}.get(precision, precision)
+    peak = peak_16bit(acc)
+    mfu = mfu_range(kb, acc, job)
+    if peak is None or mfu is None:
+        return None
+    notes = [f"MFU {pct(mfu.low, mfu.high)} from {len(mfu.refs)} reference(s): {mfu.basis}", *mfu.notes]
+    if peak[0] != peak[1]:
+        notes.append(f"{acc.name} 16-bit peak {peak[0]:g}-{peak[1]:g} TFLOPS (the knowledge base's sources disagree)")
+    return Estimate(
+        mfu.low * peak[0] * 1e3 / gflops * devices,
+        mfu.high * peak[1] * 1e3 / gflops * devices,
+        mfu.evidence,
+        notes,
+        applied=True,
+        ref_devices=frozenset(r.devices for r in mfu.refs),
+    )
 
 
 def _derating(kb: Any, factor: str) -> Optional[Any]:
@@ -439,6 +482,10 @@ def _find(
             where = f"{run['_accelerator']} (host {run['_host']})" if run["_accelerator"] else run["_host"]
             return "measured", f"probe run {run.get('id')} on {where}", _measured(run, gflops, devices, plan)
     flop_scalable = gflops is None or gflops >= MIN_FLOP_SCALED_GFLOPS
+    if cap >= 2 and kb is not None and acc is not None and is_text(req) and gflops:
+        r = _mfu_estimate(kb, acc, req, gflops, devices)
+        if r is not None:
+            return "reference", f"MFU of published LLM training runs applied to {acc.name}'s 16-bit peak", r
     if cap >= 2 and kb is not None and acc is not None and req.workload is not None and flop_scalable:
         r = _reference(kb, acc, framework, req, gflops, devices, plan)
         if r is not None:
@@ -484,6 +531,7 @@ def project(
     `pipeline`: framework -> the measured input pipeline (advisor.decision.pipeline.PipelineBest): caps the throughput
     at hosts x its rate where it cannot feed the devices."""
     route = route or routes(req, kb)[workflow]
+    req = fleet_view(req, kb, route.target)  # several fleets: this workflow's own
     acc, target, devices = route.accelerator, route.target, req.hardware.devices
     gflops = workload_gflops(req)
     proj = Projection(
@@ -502,6 +550,13 @@ def project(
         proj.notes.append(route.basis_note)
     if workflow == "hybrid":
         proj.notes.append("hybrid: production training runs on MindSpore after the PyTorch prototype is migrated")
+    if req.workload is not None and req.workload.kind == "inference":
+        # an inference-only product trains nothing: no training throughput, time, memory fit or cost
+        proj.basis_detail = (
+            f"workload.kind: inference: no training projection; serving on {acc.name if acc else target}"
+        )
+        proj.communication = None
+        return proj
     proj.memory = memory_fit(route, req, kb, k)
     plan = communication_for(route.framework, target, acc, req, kb, scaling, scaling_here, k)
     proj.communication = plan.comm
@@ -541,7 +596,7 @@ def project(
         return proj
     basis, detail, est = found
     proj.communication = settle(plan, est.applied, est.ref_devices, projected=True)
-    check = comm_compute(acc, req, gflops, k)
+    check = comm_compute(acc, req, gflops, k, kb)
     if check is not None:
         proj.communication = proj.communication.model_copy(
             update={"comm_compute_ratio": round(check[0], 4), "notes": proj.communication.notes + [check[1]]}
@@ -555,7 +610,14 @@ def project(
     best = (pipeline or {}).get(route.framework)
     if best is not None and high > 0:
         feed = pipeline_feed(
-            best, low, high, devices, int(k["DEVICES_PER_HOST"]), acc.name if acc else f"{target} device"
+            best,
+            low,
+            high,
+            devices,
+            int(k["DEVICES_PER_HOST"]),
+            acc.name if acc else f"{target} device",
+            k["PIPELINE_MIN_PASSES"],
+            k["PIPELINE_WORKERS_PER_HOST"],
         )
         proj.input_pipeline = feed
         proj.evidence.append(
@@ -571,21 +633,65 @@ def project(
                 "the pipeline probe times 32x32 images: a full-size image pipeline (JPEG decode, large crops) is "
                 "slower, so its rate is an upper bound for this workload's loader"
             )
-        if feed.capped:
-            cap = feed.hosts * best.samples_per_second
+        if feed.capped and feed.host_rate is not None:
+            cap = feed.hosts * feed.host_rate
             low, high = min(low, cap), min(high, cap)
             proj.warnings.append(
                 f"the measured input pipeline bounds it: {high:,.0f} images/s at most from {feed.hosts:g} host(s) "
                 f"({best.framework} {best.variant}, measured here): a faster loader, more hosts or pre-processed data"
             )
-    proj.images_per_second = Span(low=round(low, 3), high=round(high, 3), unit="images/s")
+    low, high = _bounded(proj, req, kb, acc, devices, low, high, k)
+    text = is_text(req)
+    proj.images_per_second = Span(low=round(low, 3), high=round(high, 3), unit="sequences/s" if text else "images/s")
+    if text and gflops:
+        seq = model_shape(req.model).sequence
+        proj.tokens_per_second = Span(low=round(low * seq, 1), high=round(high * seq, 1), unit="tokens/s")
+        if acc is not None and kb is not None and proj.basis == "reference":
+            job = {"mixed": "fp16"}.get(req.model.precision or "bf16", req.model.precision or "bf16")
+            mfu = mfu_range(kb, acc, job)
+            if mfu is not None:
+                proj.mfu = Span(low=round(mfu.low, 4), high=round(mfu.high, 4), unit="MFU")
     if req.workload is not None and low > 0:
         _time_and_cost(proj, req, kb, acc, devices, k)
     return proj
 
 
+def _bounded(
+    proj: Projection, req: Requirements, kb: Any, acc: Any, devices: int, low: float, high: float, k: Consts
+) -> tuple[float, float]:
+    """Every cap at once (issue 25, part 8): the published record for this model on this accelerator,
+    and the assumed loader bound of an image workload (a measured pipeline replaces it). The capped
+    range is what the score, the time and the schedule all use."""
+    w = req.workload
+    if w is None or high <= 0:
+        return low, high
+    rec = record_for(kb, w.model, acc) if kb is not None and acc is not None else None
+    if rec is not None and high > rec.per_device * devices:
+        cap = rec.per_device * devices
+        proj.warnings.append(
+            f"capped at the published record: {rec.benchmark}, {rec.devices} x {acc.name} {rec.samples_per_second.value:,.0f} "
+            f"images/s ({cap:,.0f} on {devices}); the projection reached {high:,.0f}"
+        )
+        proj.evidence.append(sourced_evidence(rec.id, rec.samples_per_second, f"record: {rec.benchmark} ({rec.as_of})"))
+        low, high = min(low, cap), cap
+    if is_text(req) or (proj.input_pipeline is not None and proj.input_pipeline.applied):
+        return low, high  # an applied measured pipeline replaces the assumed loader bound
+    hosts = max(1.0, devices / k["DEVICES_PER_HOST"])
+    feed = hosts * k["INPUT_PIPELINE_PER_HOST"]
+    if high > feed:
+        proj.warnings.append(
+            f"the data loader bounds it: projected {high:,.0f} images/s exceeds what the input pipeline of {hosts:g} "
+            f"host(s) is assumed to deliver ({feed:,.0f} images/s, INPUT_PIPELINE_PER_HOST): capped there for the "
+            "score, the time and the schedule alike"
+        )
+        low, high = min(low, feed), feed
+    return low, high
+
+
 def _time_and_cost(proj: Projection, req: Requirements, kb: Any, acc: Any, devices: int, k: Consts) -> None:
-    samples = req.workload.dataset_samples * req.workload.epochs
+    w = req.workload
+    seq = model_shape(req.model).sequence if is_text(req) else 1
+    samples = w.tokens / seq if (w.tokens and is_text(req)) else w.samples * w.epochs
     ips = proj.images_per_second
     proj.time_to_train_hours = Span(
         low=round(samples / ips.high / 3600, 4), high=round(samples / ips.low / 3600, 4), unit="hours"
@@ -600,13 +706,6 @@ def _time_and_cost(proj: Projection, req: Requirements, kb: Any, acc: Any, devic
         proj.warnings.append(
             f"projected time to train is beyond a year at the slow end ({hours.high / 8766:.1f} years): "
             "not a plan; more devices, a smaller model or a smaller workload"
-        )
-    hosts = max(1.0, devices / k["DEVICES_PER_HOST"])
-    feed = hosts * k["INPUT_PIPELINE_PER_HOST"]
-    if ips.high > feed and proj.input_pipeline is None:  # a measured pipeline replaces the assumption
-        proj.warnings.append(
-            f"projected {ips.high:,.0f} images/s exceeds what the input pipeline of {hosts:g} host(s) is assumed "
-            f"to deliver ({feed:,.0f} images/s, INPUT_PIPELINE_PER_HOST): the data loader will bound it"
         )
     price = _price(kb, acc)
     if price is not None:

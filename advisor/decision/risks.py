@@ -11,7 +11,14 @@ near-certain. Pure: reads the report document only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+
+from advisor.decision.memory import MemoryFit
+from advisor.requirements import Requirements
+
+if TYPE_CHECKING:  # advisor.report imports the decision model; the register only reads the document
+    from advisor.decision.scoring import PitfallItem
+    from advisor.report import Report
 
 # Likelihood (0-1) that a pitfall bites, before the per-pitfall rules below (assumption).
 UNCONDITIONAL = 0.5  # applies to every project on the workflow
@@ -105,11 +112,6 @@ class Register:
     also_known: list[Risk] = field(default_factory=list)
 
 
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    value = obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
-    return default if value is None else value
-
-
 @dataclass
 class Project:
     params_m: float | None
@@ -124,31 +126,60 @@ class Project:
     source: str = "new"
 
 
-def project(report: Any) -> Project:
-    req = _get(report, "requirements")
-    model, hw, needs = _get(req, "model"), _get(req, "hardware"), _get(req, "needs")
-    fit = _get(report, "memory_fit")  # the decision model's, when present
-    split = None
-    for key in ("must_split", "needs_model_parallel", "model_parallel"):
-        value = _get(fit, key) if fit is not None else None
-        if isinstance(value, bool):
-            split = value
-            break
-    if split is None and fit is not None:
-        strategy = str(_get(fit, "strategy", "") or _get(fit, "parallelism", ""))
-        split = None if not strategy else strategy not in ("data-parallel", "data", "single-device", "fits")
+def project(report: Report, workflow: Optional[str] = None) -> Project:
+    """The project as the register judges it. The memory fit is the recommended (or given) workflow's
+    projection's: `Projection.memory` (issue 28: the register read a `memory_fit` field that does not
+    exist, so a model that must be split was judged 'size unknown')."""
+    req = report.requirements
+    model, hw, needs = req.model, req.hardware, req.needs
+    wf = workflow or report.recommendation.workflow
+    fit = next((p.memory for p in report.projections if p.workflow == wf and p.memory is not None), None)
+    if fit is None:
+        fit = next((m for m in report.memory), None)
+    split = None if fit is None or fit.strategy == "unknown" else fit.must_split
     return Project(
-        _get(model, "parameters_millions"),
-        str(_get(model, "family", "other")),
-        int(_get(hw, "devices", 1)),
-        bool(_get(needs, "distributed_training", False)),
-        str(_get(req, "stage", "prototype")),
-        str(_get(hw, "training_target", "undecided")),
-        bool(_get(model, "custom_cuda_ops", False)),
-        str(_get(needs, "huggingface", "none")),
+        model.parameters_millions,
+        model.family,
+        hw.devices,
+        needs.distributed_training,
+        req.stage,
+        hw.training_target,
+        model.custom_cuda_ops,
+        needs.huggingface,
         split,
-        str(_get(model, "source", "new")),
+        model.source,
     )
+
+
+def project_of(req: Requirements, fit: Optional[MemoryFit]) -> Project:
+    """The project from the requirements and a workflow's memory fit (the scorecard's own view, before
+    a report exists: the migration schedule weighs pitfalls by the same likelihoods)."""
+    m, hw, needs = req.model, req.hardware, req.needs
+    split = None if fit is None or fit.strategy == "unknown" else fit.must_split
+    return Project(
+        m.parameters_millions,
+        m.family,
+        hw.devices,
+        needs.distributed_training,
+        req.stage,
+        hw.training_target,
+        m.custom_cuda_ops,
+        needs.huggingface,
+        split,
+        m.source,
+    )
+
+
+def likelihood(pitfall_id: str, conditions: list[str], p: Project, workflow: str) -> float:
+    """The register's likelihood that a pitfall bites this project on this workflow."""
+    rule = RULES.get(pitfall_id)
+    if rule is not None:
+        value = rule(p)[0]
+    else:
+        value = 0.6 if conditions else UNCONDITIONAL
+    if pitfall_id in PORTING and workflow == "mindspore" and p.source != "pytorch-code":
+        value *= NOT_PORTED
+    return value
 
 
 def _size(p: Project) -> str:
@@ -266,10 +297,10 @@ PORTING = (
 NOT_PORTED = 0.3
 
 
-def _from_pitfall(item: Any, p: Project, workflow: str = "") -> Risk:
-    pid = str(_get(item, "id"))
+def _from_pitfall(item: PitfallItem, p: Project, workflow: str = "") -> Risk:
+    pid = item.id
     rule = RULES.get(pid)
-    conditions = list(_get(item, "conditions", []) or [])
+    conditions = list(item.conditions)
     if rule is not None:
         likelihood, why = rule(p)
     elif conditions:
@@ -281,49 +312,60 @@ def _from_pitfall(item: Any, p: Project, workflow: str = "") -> Risk:
             likelihood * NOT_PORTED,
             (f"model.source is {p.source}: written for MindSpore, no PyTorch code to port (habits still carry over)"),
         )
-    eff = _get(item, "effort_hours")
-    hours = (float(eff[0]), float(eff[1])) if eff else (float(_get(item, "expected_hours", 0.0)),) * 2
+    eff = item.effort_hours
+    hours = (float(eff[0]), float(eff[1])) if eff else (float(item.expected_hours or 0.0),) * 2
     return Risk(
         pid,
-        str(_get(item, "title")),
+        item.title,
         likelihood,
         why,
         hours,
         _role(pid, OWNER, "ML engineer"),
         _role(pid, MILESTONE, "single card"),
-        str(_get(item, "fix")),
-        str(_get(item, "source", "")),
+        item.fix,
+        item.source,
         pid,
     )
 
 
-def _measured(report: Any, wf: str, risks: dict[str, Risk]) -> None:
+def _measured(report: Report, wf: str, risks: dict[str, Risk]) -> None:
     """The accuracy and input-pipeline probes set the likelihood of the pitfalls they measure."""
-    acc = _get(report, "accuracy")
-    verdict = _get(acc, "verdict")
+    acc = report.accuracy
+    verdict = acc.verdict
     r = risks.get("precision-alignment")
     if r is not None and verdict in ("same", "differs"):
-        gap = next((g for g in _get(acc, "gaps", []) if _get(g, "verdict") == verdict), None)
+        gap = next((g for g in acc.gaps if g.verdict == verdict), None)
         r.likelihood = MEASURED_HIT if verdict == "differs" else MEASURED_CLEAR
-        r.why = f"measured by the accuracy probe ({_get(acc, 'data')}): {_get(gap, 'line')}"
-    proj = next((p for p in _get(report, "projections", []) or [] if _get(p, "workflow") == wf), None)
-    feed = _get(proj, "input_pipeline")
+        r.why = f"measured by the accuracy probe ({acc.data}): {gap.line if gap is not None else ''}"
+    proj = next((p for p in report.projections if p.workflow == wf), None)
+    feed = proj.input_pipeline if proj is not None else None
     r = risks.get("data-pipeline-bottleneck")
-    if r is not None and feed is not None:
-        r.likelihood = MEASURED_HIT if _get(feed, "capped") else MEASURED_CLEAR
-        r.why = f"measured by the pipeline probe: {_get(feed, 'detail')}"
+    if r is not None and feed is not None and feed.applied:  # one short pass never moves it
+        r.likelihood = MEASURED_HIT if feed.capped else MEASURED_CLEAR
+        r.why = f"measured by the pipeline probe: {feed.detail}"
 
 
-def register(report: Any) -> Register:
-    p = project(report)
-    wf = str(_get(_get(report, "recommendation"), "workflow"))
-    risks = {r.id: r for r in (_from_pitfall(item, p, wf) for item in _get(report, "pitfalls", []) or [])}
-    scan = _get(report, "scan") or {}
-    for h in _get(scan, "hazard_summary", []) or []:
-        count, kind = int(_get(h, "count", 1)), str(_get(h, "kind"))
-        eff = _get(h, "effort_hours") or [0.0, 0.0]
-        found = f"`advisor scan` found {count} place(s) ({kind}) in {_get(scan, 'path', 'the code')}"
-        pid = _get(h, "pitfall")
+def _as_report(report: Union[Report, dict[str, Any]]) -> Report:
+    """A saved JSON document is validated into the typed report at this boundary (and only here)."""
+    if isinstance(report, dict):
+        from advisor.report import Report as _Report
+
+        return _Report.model_validate(report)
+    return report
+
+
+def register(report: Union[Report, dict[str, Any]], workflow: Optional[str] = None) -> Register:
+    """The register of the recommended workflow (or of `workflow`)."""
+    report = _as_report(report)
+    wf = workflow or report.recommendation.workflow
+    p = project(report, wf)
+    risks = {r.id: r for r in (_from_pitfall(item, p, wf) for item in report.pitfalls)}
+    scan: dict[str, Any] = report.scan or {}  # the scan's JSON document (advisor.scan)
+    for h in scan.get("hazard_summary") or []:
+        count, kind = int(h.get("count") or 1), str(h.get("kind"))
+        eff = h.get("effort_hours") or [0.0, 0.0]
+        found = f"`advisor scan` found {count} place(s) ({kind}) in {scan.get('path') or 'the code'}"
+        pid = h.get("pitfall")
         if pid and pid in risks:
             r = risks[pid]
             r.likelihood, r.why, r.scan = SCAN_HIT, found, found
@@ -332,13 +374,13 @@ def register(report: Any) -> Register:
             rid = str(pid or f"scan-{kind}")
             risks[rid] = Risk(
                 rid,
-                str(_get(h, "title") or kind),
+                str(h.get("title") or kind),
                 SCAN_HIT,
                 found,
                 (float(eff[0]), float(eff[1])),
                 "ML engineer",
                 "single card",
-                str(_get(h, "fix") or "see `advisor scan` for each place"),
+                str(h.get("fix") or "see `advisor scan` for each place"),
                 kb_id=pid or None,
                 scan=found,
             )

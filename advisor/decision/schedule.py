@@ -1,5 +1,8 @@
-"""The migration schedule against the deadline: hours of work per part, in weeks of the team's time,
-and the share of the team's time before the deadline they take (a continuous pressure, not a step)."""
+"""The schedule against the deadline: migration hours per part, in weeks of the team's time, and the
+share of the team's time before the deadline they take (a continuous pressure, not a step); then the
+projected training time (issue 25, part 4): the migration takes DEADLINE_SHARE of the team's calendar,
+training runs around the clock after it. A workflow whose training alone cannot finish by the
+deadline does not fit, whatever its migration."""
 
 from __future__ import annotations
 
@@ -30,11 +33,30 @@ class Schedule(BaseModel):
     pressure: Optional[float] = Field(None, description="mid hours / allowed hours (1 = the whole allowance)")
     fits: Optional[str] = Field(None, description="yes | maybe (the high end does not) | no (not even the low end)")
     phases: list[Phase] = Field(default_factory=list)
+    expected_hours: Optional[float] = Field(
+        None,
+        description="the pitfalls weighted by the risk register's likelihoods, the other parts at their middle "
+        "(objection 7: the full range `hours` charges every pitfall in full)",
+    )
+    training_weeks: Optional[list[float]] = Field(
+        None, description="[low, high] calendar weeks of the projected training run (24 h a day)"
+    )
+    calendar_weeks: Optional[list[float]] = Field(
+        None, description="[low, high] migration (at DEADLINE_SHARE of the team's time) + training"
+    )
     finding: Optional[str] = None
 
 
+HOURS_PER_CALENDAR_WEEK = 168.0  # a training run goes on day and night
+
+
 def schedule(
-    workflow: str, parts: list[tuple[str, float, float]], team_size: int, deadline: Optional[float], k: Consts = DEFAULT
+    workflow: str,
+    parts: list[tuple[str, float, float]],
+    team_size: int,
+    deadline: Optional[float],
+    k: Consts = DEFAULT,
+    training_hours: Optional[tuple[float, float]] = None,
 ) -> Schedule:
     per_week = team_size * k["HOURS_PER_WEEK"]
     low, high = sum(p[1] for p in parts), sum(p[2] for p in parts)
@@ -49,12 +71,41 @@ def schedule(
             if b > 0
         ],
     )
+    share = k["DEADLINE_SHARE"]
+    if training_hours is not None:
+        t_low, t_high = (h / HOURS_PER_CALENDAR_WEEK for h in training_hours)
+        out.training_weeks = [round(t_low, 3), round(t_high, 3)]
+        out.calendar_weeks = [round(low / (per_week * share) + t_low, 3), round(high / (per_week * share) + t_high, 3)]
     if deadline is None:
         return out
-    allowed = per_week * deadline * k["DEADLINE_SHARE"]
+    allowed = per_week * deadline * share
     out.deadline_weeks, out.allowed_hours = deadline, round(allowed, 2)
     out.pressure = round((low + high) / 2 / allowed, 4) if allowed > 0 else None
     out.fits = "yes" if high <= allowed else ("maybe" if low <= allowed else "no")
+    if out.calendar_weeks is not None and out.training_weeks is not None:
+        # training uses the calendar left after the migration (the migration's own pressure stays as it was)
+        c_low, c_high = out.calendar_weeks
+        if out.training_weeks[0] > deadline:
+            out.fits = "no"
+            out.finding = (
+                f"training alone cannot finish by the deadline: {out.training_weeks[0]:.1f}-{out.training_weeks[1]:.1f} "
+                f"weeks of projected training against {deadline:g} weeks"
+            )
+            return out
+        if c_low > deadline:
+            out.fits = "no"
+            out.finding = (
+                f"migration and training together cannot fit: at least {c_low:.1f} weeks "
+                f"(migration at {share:.0%} of the team's time, then {out.training_weeks[0]:.1f} weeks of training) "
+                f"against {deadline:g} weeks"
+            )
+            return out
+        if c_high > deadline and out.fits == "yes":
+            out.fits = "maybe"
+            out.finding = (
+                f"migration and training fit only at the fast end: {c_low:.1f}-{c_high:.1f} weeks against {deadline:g}"
+            )
+            return out
     if out.fits == "no":
         out.finding = (
             f"the migration cannot fit: at least {low:g} h against {allowed:g} h "

@@ -27,6 +27,7 @@ from advisor.decision.constants import CONSTANTS, DEFAULT, Consts, searched
 from advisor.decision.deployment import deployment_evidence
 from advisor.decision.evidence import QUALITY_RANK, Evidence, dump, kb_evidence, req_evidence, sourced_evidence
 from advisor.decision.memory import MemoryFit, blocks
+from advisor.decision.risks import PORTING, likelihood, project_of
 from advisor.decision.projections import (
     BASIS_RANK,
     WORKFLOWS,
@@ -712,6 +713,8 @@ def migration_parts(
             continue  # the scan measured these hazards in the team's own code
         if not ports and p.scan_kinds and not p.applies_when and wf != "pytorch":
             continue  # hazards of porting PyTorch code; new MindSpore code has none to port
+        if wf == "mindspore" and req.model.source == "mindspore-code" and p.id in PORTING:
+            continue  # the team's code is MindSpore already: the PyTorch->MindSpore porting is paid
         kernel_pitfall = kernel_pitfall or any("custom_cuda_ops" in c for c in p.applies_when)
         p_low += hours[0]
         p_high += hours[1]
@@ -745,6 +748,22 @@ def migration_parts(
                 "model.family",
                 req.model.family,
                 f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)",
+            )
+        )
+    if req.model.source == "mindspore-code" and wf in ("pytorch", "hybrid"):
+        # existing MindSpore code moves to PyTorch: re-implementation + the differing APIs read in reverse
+        base = PORT_BASE_HOURS[req.model.family]
+        differs = [m for m in (kb.api_mappings if kb is not None else []) if m.mapping == "differs" and m.effort_hours]
+        share = k["REVERSE_PORT_API_SHARE"]
+        r_low = base[0] + share * sum(m.effort_hours.low for m in differs)
+        r_high = base[1] + share * sum(m.effort_hours.high for m in differs)
+        parts.append(("port the MindSpore code to PyTorch (api-mappings in reverse)", r_low, r_high))
+        ev.append(
+            _req_ev(
+                "model.source",
+                req.model.source,
+                f"existing MindSpore code to PyTorch: {base[0]:g}-{base[1]:g} h re-implementation + "
+                f"{share:g} (REVERSE_PORT_API_SHARE) x {len(differs)} differing APIs' effort = {r_low:.0f}-{r_high:.0f} h",
             )
         )
     # Custom CUDA kernels leave CUDA on every route but PyTorch on NVIDIA: each one is re-written as an
@@ -848,11 +867,36 @@ def excluded_scan_text(scan: Optional[dict]) -> str:
     )
 
 
+def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]], k: Consts) -> float:
+    """Expected migration hours: each charged pitfall's middle x the register's likelihood for this
+    project, the other parts at their middle (scaled like the full range by MIGRATION_HOURS_FACTOR)."""
+    p = project_of(ctx.req, ctx.best[wf].memory)
+    charged = sum((h[0] + h[1]) / 2 for name, *h in parts if name == "known pitfalls")
+    others = sum((lo + hi) / 2 for name, lo, hi in parts if name != "known pitfalls")
+    full = sum(m for m in (_pitfall_mid(x) for x in ctx.pitfalls[wf]) if m is not None)
+    weighted = sum(
+        m * likelihood(x.id, list(x.applies_when), p, wf)
+        for x in ctx.pitfalls[wf]
+        if (m := _pitfall_mid(x)) is not None
+    )
+    share = weighted / full if full > 0 else 0.0
+    return round(others + charged * share, 2)
+
+
+def _pitfall_mid(p: Any) -> Optional[float]:
+    hours = _pitfall_hours(p)
+    return None if hours is None else (hours[0] + hours[1]) / 2
+
+
 def _migration(wf: str, ctx: Context, k: Consts) -> tuple[tuple[float, list[Evidence], str], list[float], Schedule]:
     req, scan = ctx.req, ctx.scan
     parts, ev, notes = migration_parts(wf, ctx, k)
     low, high = sum(p[1] for p in parts), sum(p[2] for p in parts)
-    sched = schedule(wf, parts, req.team.size, req.constraints.deadline_weeks, k)
+    t = ctx.best[wf].time_to_train_hours
+    sched = schedule(
+        wf, parts, req.team.size, req.constraints.deadline_weeks, k, (t.low, t.high) if t is not None else None
+    )
+    sched.expected_hours = _expected_hours(wf, ctx, parts, k)
     capacity = req.team.size * k["HOURS_PER_WEEK"]
     mid = (low + high) / 2
     score = 100 * capacity / (capacity + mid)
@@ -1129,7 +1173,9 @@ def _hard_constraints(wf: str, ctx: Context, cost: TotalCost, sched: Schedule, k
         blocked.append(
             f"constraints.budget_usd={budget:g}: costs at least ${cost.total_usd.low:,.0f} (total cost of ownership)"
         )
-    if sched.fits == "no":
+    if sched.fits == "no" and sched.finding and not sched.finding.startswith("the migration"):
+        blocked.append(f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: {sched.finding}")
+    elif sched.fits == "no":
         blocked.append(
             f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: migration needs at least {sched.hours[0]:g} h, "
             f"more than {k['DEADLINE_SHARE']:.0%} of the team's time ({sched.allowed_hours:g} h)"
@@ -1462,7 +1508,12 @@ def _prepare(
     req_dict = conditions(req)
     weights = resolve_weights(req)
     assumptions: list[str] = list(MODEL_ASSUMPTIONS)
-    if req.workload is not None and req.workload.gflops_per_sample is None and req.workload.model != "lenet":
+    if (
+        req.workload is not None
+        and req.workload.gflops_per_sample is None
+        and req.workload.model in WORKLOAD_GFLOPS
+        and req.workload.model != "lenet"
+    ):
         assumptions.append(
             f"workload {req.workload.model}: {WORKLOAD_GFLOPS[req.workload.model]:g} training GFLOPs per image (ImageNet-size 224x224 input); set workload.gflops_per_sample for other input sizes"
         )
@@ -1596,6 +1647,11 @@ def score(
     weight_items = _sensitivity(scores, top.workflow)
     const_items = _constant_sensitivity(ctx, top.workflow) if sensitivity and not constants else []
     parts = _confidence(ranked, runner, margin, inside_noise, weight_items, const_items, k)
+    top_schedule = ev.schedules.get(top.workflow)
+    if top.eligible and top_schedule is not None and top_schedule.fits == "maybe":
+        # objection 6: the headline's workflow fits the deadline only at the fast end of its estimate
+        parts.level = _DOWN[parts.level]
+        parts.steps.append(f"the deadline: {top_schedule.finding}")
     reasons = _reasons(top, runner, ranked, noise_note)
     if parts.decided_by == "hard-constraint":
         reasons.insert(0, parts.decided_note)

@@ -48,7 +48,12 @@ class TotalCost(BaseModel):
     workflow: str
     parts: list[CostPart]
     total_usd: Optional[Span] = Field(None, description="sum of the counted parts that have figures")
-    power_budget_kw: Optional[float] = Field(None, description="devices x power x (1 + redundancy), seed 002 §1.3")
+    power_budget_kw: Optional[float] = Field(
+        None, description="devices x power x (1 + redundancy), seed 002 §1.3, at the high end of the power range"
+    )
+    power_budget_kw_range: Optional[Span] = Field(
+        None, description="the same over the knowledge base's power range (value and its alternatives)"
+    )
     notes: list[str] = Field(default_factory=list)
 
 
@@ -190,15 +195,31 @@ def total_cost(
         if counted
         else None
     )
-    budget = None
+    budget, span, notes = None, None, []
     if acc is not None and acc.tdp_w is not None:
-        budget = round(proj.devices * acc.tdp_w.value / 1000 * (1 + k["POWER_REDUNDANCY"]), 2)
-    notes = (
-        [f"power budget: cards x power + {k['POWER_REDUNDANCY']:.0%} ({CONSTANTS['POWER_REDUNDANCY'].source})"]
-        if budget
-        else []
+        # objection 11: the knowledge base gives a range (e.g. 310-400 W for the 910B, "use the range");
+        # the budget is provisioned at its high end and the range printed beside it
+        watts = [acc.tdp_w.value, *(a.value for a in acc.tdp_w.alternatives)]
+        factor = proj.devices / 1000 * (1 + k["POWER_REDUNDANCY"])
+        span = Span(low=round(min(watts) * factor, 2), high=round(max(watts) * factor, 2), unit="kW")
+        budget = span.high
+        notes.append(
+            f"power budget: cards x power + {k['POWER_REDUNDANCY']:.0%} ({CONSTANTS['POWER_REDUNDANCY'].source}): "
+            f"{span.low:g}-{span.high:g} kW over {min(watts):g}-{max(watts):g} W per card, provisioned at the high end"
+        )
+        if req.constraints.compute_pricing == "cloud":
+            notes.append(
+                "cloud pricing: the hourly price includes power and cooling, so the power budget matters only "
+                "for owned hardware or an on-site cluster (constraints.compute_pricing: owned)"
+            )
+    return TotalCost(
+        workflow=proj.workflow,
+        parts=parts,
+        total_usd=total,
+        power_budget_kw=budget,
+        power_budget_kw_range=span,
+        notes=notes,
     )
-    return TotalCost(workflow=proj.workflow, parts=parts, total_usd=total, power_budget_kw=budget, notes=notes)
 
 
 def comparable_parts(costs: dict[str, TotalCost], supported: set[str]) -> list[str]:

@@ -93,6 +93,29 @@ def _nearest_peak(kb: Any, vendor: str, anchor: Any) -> Optional[Any]:
     return min(candidates, key=lambda a: (abs(peak_of(a).value - anchor_peak.value), -(a.year or 0), a.id))
 
 
+def fleet_view(req: Requirements, kb: Any, target: str) -> Requirements:
+    """The requirements as the workflow training on `target` sees them: with several fleets
+    (`hardware.accelerators`), the fleet of that target's vendor becomes `accelerator` x `devices`
+    (issue 25, part 7: each workflow uses the fleet it would really use). Unchanged otherwise."""
+    fleets = req.hardware.accelerators
+    if not fleets or kb is None or target not in VENDOR_OF_TARGET:
+        return req
+    vendor = VENDOR_OF_TARGET[target]
+    for fleet in fleets:
+        acc = kb.find_accelerator(fleet.kind)
+        if acc is not None and acc.vendor == vendor and training_capable(acc):
+            hw = req.hardware.model_copy(update={"accelerator": fleet.kind, "devices": fleet.count})
+            return req.model_copy(update={"hardware": hw})
+    return req
+
+
+def fleet_note(req: Requirements, kb: Any, target: str) -> Optional[str]:
+    view = fleet_view(req, kb, target)
+    if view is req:
+        return None
+    return f"fleet used: {view.hardware.devices} x {view.hardware.accelerator} (hardware.accelerators)"
+
+
 def resolve_accelerator(req: Requirements, target: str, kb: Any, anchor: Any = None) -> tuple[Optional[Any], list[str]]:
     """The knowledge-base accelerator for a target kind: the one the team named if it is of that kind;
     else, beside an `anchor` of the other vendor (undecided target), the chip nearest it in peak; else
@@ -155,7 +178,9 @@ def routes(req: Requirements, kb: Any) -> dict[str, Route]:
         framework, target = framework_for(wf), targets[wf]
         path, native = path_for(framework, target)
         use_anchor = anchor if anchor is not None and VENDOR_OF_TARGET[target] != anchor.vendor else None
-        acc, notes = resolve_accelerator(req, target, kb, use_anchor)
+        acc, notes = resolve_accelerator(fleet_view(req, kb, target), target, kb, use_anchor)
+        note = fleet_note(req, kb, target)
+        notes = [note, *notes] if note else notes
         out[wf] = Route(
             workflow=wf,
             framework=framework,

@@ -1,0 +1,108 @@
+"""The workload model of a transformer: its shape (given, or derived from the parameter count by
+published shapes, and said so) and the FLOPs a token costs.
+
+FLOPs per token follow the standard accounting: 6 N (forward 2 N, backward 4 N; Kaplan et al. 2020,
+"Scaling Laws for Neural Language Models", §2.1) plus the attention term 6 x 2 x layers x sequence x
+hidden (the s x s score and value products, which 6 N leaves out; Kaplan's C = 6N + 6 n_layer n_ctx
+d_attn with d_attn = hidden; Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on
+GPU Clusters Using Megatron-LM", eq. 3, counts the same terms). Full activation recompute adds one
+forward pass (2 N + the attention forward): 8 N instead of 6 N of hardware FLOPs, which Narayanan's
+eq. 3 counts (the factor 4 instead of 3) and model FLOPs utilisation does not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+from advisor.requirements import ModelSpec
+
+# Published shapes, (parameters in billions, layers, hidden, heads, sequence, vocabulary, source).
+# A model of another size takes the layers of the nearest row (in log size) and the hidden size
+# that 12 x layers x hidden^2 = N gives, rounded to 128, 128-wide heads.
+PUBLISHED_SHAPES: tuple[tuple[float, int, int, int, int, int, str], ...] = (
+    (0.125, 12, 768, 12, 2048, 50257, "GPT-3 Small (Brown et al. 2020, Table 2.1)"),
+    (0.34, 24, 1024, 16, 512, 30522, "BERT-large (Devlin et al. 2019)"),
+    (1.3, 24, 2048, 16, 2048, 50257, "GPT-3 XL (Brown et al. 2020, Table 2.1)"),
+    (2.7, 32, 2560, 32, 2048, 50257, "GPT-3 2.7B (Brown et al. 2020, Table 2.1)"),
+    (6.74, 32, 4096, 32, 4096, 32000, "Llama-2 7B (Touvron et al. 2023, Table 1 and model card)"),
+    (13.0, 40, 5120, 40, 4096, 32000, "Llama-2 13B (Touvron et al. 2023)"),
+    (32.5, 60, 6656, 52, 2048, 32000, "LLaMA 33B (Touvron et al. 2023a, Table 2)"),
+    (69.0, 80, 8192, 64, 4096, 32000, "Llama-2 70B (Touvron et al. 2023)"),
+    (175.0, 96, 12288, 96, 2048, 50257, "GPT-3 175B (Brown et al. 2020, Table 2.1)"),
+)
+# Within this share of a published size the published shape is taken as it is.
+SAME_SIZE_SHARE = 0.15
+
+
+@dataclass(frozen=True)
+class Shape:
+    layers: int
+    hidden: int
+    heads: int
+    sequence: int
+    vocabulary: int
+    derived: list[str]
+    """The fields not given in the requirements, with how they were derived."""
+
+
+def shape_for(
+    parameters_millions: float,
+    layers: Optional[int] = None,
+    hidden: Optional[int] = None,
+    heads: Optional[int] = None,
+    sequence: Optional[int] = None,
+    vocabulary: Optional[int] = None,
+) -> Shape:
+    """The transformer's shape: given fields as given, the rest from the nearest published shape."""
+    n = parameters_millions * 1e6
+    row = min(PUBLISHED_SHAPES, key=lambda r: abs(math.log(r[0] * 1e9 / n)))
+    size, r_layers, r_hidden, r_heads, r_seq, r_vocab, source = row
+    same = abs(size * 1e9 - n) <= SAME_SIZE_SHARE * size * 1e9
+    derived: list[str] = []
+    if layers is None:
+        layers = r_layers if same or hidden is None else max(1, round(n / (12 * hidden * hidden)))
+        derived.append(f"layers {layers} ({source})")
+    if hidden is None:
+        hidden = r_hidden if same and layers == r_layers else max(128, round(math.sqrt(n / (12 * layers)) / 128) * 128)
+        derived.append(
+            f"hidden {hidden} ({source})"
+            if same and layers == r_layers
+            else f"hidden {hidden} (12 x layers x hidden^2 = N)"
+        )
+    if heads is None:
+        heads = r_heads if same and hidden == r_hidden else max(1, hidden // 128)
+        derived.append(f"heads {heads}" + (f" ({source})" if same and hidden == r_hidden else " (128-wide heads)"))
+    if sequence is None:
+        sequence = r_seq
+        derived.append(f"sequence {sequence} ({source})")
+    if vocabulary is None:
+        vocabulary = r_vocab
+        derived.append(f"vocabulary {vocabulary} ({source})")
+    return Shape(layers, hidden, heads, sequence, vocabulary, derived)
+
+
+def model_shape(model: ModelSpec) -> Shape:
+    """The shape of a requirements' `model` (a transformer)."""
+    return shape_for(
+        model.parameters_millions,
+        model.layers,
+        model.hidden_size,
+        model.attention_heads,
+        model.sequence_length,
+        model.vocabulary,
+    )
+
+
+def train_flops_per_token(parameters: float, shape: Shape, trainable_share: float = 1.0) -> float:
+    """Model FLOPs per training token: 6 N + 12 L s h (Kaplan et al. 2020). LoRA: the frozen weights
+    still run forward (2 N) and propagate gradients to the activations (2 N), only the weight
+    gradients (2 N) shrink to the trainable share."""
+    dense = (4.0 + 2.0 * trainable_share) * parameters
+    return dense + 12.0 * shape.layers * shape.sequence * shape.hidden
+
+
+def inference_flops_per_token(parameters: float, shape: Shape) -> float:
+    """Forward FLOPs per generated or scored token: 2 N + 4 L s h (the attention forward)."""
+    return 2.0 * parameters + 4.0 * shape.layers * shape.sequence * shape.hidden

@@ -1,0 +1,143 @@
+"""Issue 25: held-out teams (LLM pretraining, an inference-only product, two fleets, bad input), with
+figures an engineer computes by hand: FLOPs = (6 N + 12 L s h) x tokens; rate = devices x 16-bit peak
+x MFU (the knowledge base's 910B rows: 280-320 TFLOPS, MindFormers MFU 47-70%)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from advisor.decision.scoring import score
+from advisor.errors import UsageError
+from advisor.requirements import parse_requirements
+from advisor.validation import kb_problems
+
+
+@pytest.fixture(scope="module")
+def kb():
+    import knowledge
+
+    return knowledge.load()
+
+
+def card(kb, data):
+    return score(parse_requirements(copy.deepcopy(data)), None, None, kb, sensitivity=False)
+
+
+def llm_team(**hardware) -> dict:
+    return {
+        "name": "llm",
+        "stage": "production",
+        "team": {"pytorch": "expert", "mindspore": "basic", "size": 6},
+        "hardware": {"available": ["nvidia", "ascend"], "training_target": "ascend", **hardware},
+        "deployment": {"targets": ["ascend-server"]},
+        "model": {"family": "transformer", "parameters_millions": 7000, "source": "pytorch-code"},
+        "workload": {"model": "transformer", "tokens": 2e10},
+    }
+
+
+def test_30b_pretraining_on_16_910b_misses_a_12_week_deadline(kb):
+    data = llm_team(accelerator="Ascend 910B", devices=16, network="roce-ib")
+    data["model"]["parameters_millions"] = 30000
+    data["workload"]["tokens"] = 3e11
+    data["constraints"] = {"deadline_weeks": 12}
+    c = card(kb, data)
+    p = next(p for p in c.projections if p.workflow == "mindspore")
+    # LLaMA 33B shape (60 layers, 6656 hidden, sequence 2048): 6 x 30e9 + 12 x 60 x 2048 x 6656 = 189.8 GFLOP/token
+    per_token = 6 * 30e9 + 12 * 60 * 2048 * 6656
+    mfu = p.mfu
+    fast = 3e11 * per_token / (16 * 320e12 * mfu.high) / 3600
+    slow = 3e11 * per_token / (16 * 280e12 * mfu.low) / 3600
+    assert p.time_to_train_hours.low == pytest.approx(fast, rel=1e-3)
+    assert p.time_to_train_hours.high == pytest.approx(slow, rel=1e-3)
+    assert 0.45 <= mfu.low <= mfu.high <= 0.72  # the 910B's own MindFormers rows
+    weeks = p.time_to_train_hours.low / 168
+    assert weeks > 12  # 26+ weeks of training alone against 12
+    for s in c.schedules:
+        assert s.fits == "no" and "training alone" in s.finding
+    assert not any(s.eligible for s in c.scores)
+    assert "No workflow meets every hard constraint" in c.recommendation.summary
+
+
+def test_two_fleets_each_workflow_uses_its_own(kb):
+    data = llm_team(accelerators=[{"kind": "H100", "count": 8}, {"kind": "Ascend 910B", "count": 16}])
+    data["hardware"]["training_target"] = "undecided"
+    data["deployment"] = {"targets": ["nvidia-server", "ascend-server"]}
+    c = card(kb, data)
+    by = {p.workflow: p for p in c.projections}
+    assert (by["pytorch"].accelerator, by["pytorch"].devices) == ("h100", 8)
+    assert (by["mindspore"].accelerator, by["mindspore"].devices) == ("ascend-910b", 16)
+    assert any("fleet used: 16 x Ascend 910B" in n for n in by["mindspore"].notes)
+    # 7B: 6 x 7e9 + 12 x 32 x 4096^2 = 48.44 GFLOP/token x 2e10 tokens; 8 x 989.4 TFLOPS x the 16-bit MFU range
+    per_token = 6 * 7e9 + 12 * 32 * 4096 * 4096
+    h = by["pytorch"].time_to_train_hours
+    assert h.low == pytest.approx(2e10 * per_token / (8 * 989.4e12 * by["pytorch"].mfu.high) / 3600, rel=1e-3)
+
+
+def test_an_inference_only_product_on_atlas_300i_pro(kb):
+    data = {
+        "name": "bert service",
+        "stage": "production",
+        "team": {"pytorch": "proficient", "mindspore": "basic", "size": 4},
+        "hardware": {"available": ["ascend"], "training_target": "ascend", "accelerator": "Atlas 300I Pro"},
+        "deployment": {"targets": ["ascend-server"]},
+        "model": {"family": "transformer", "parameters_millions": 340, "source": "pytorch-code"},
+        "workload": {"model": "transformer", "kind": "inference"},
+    }
+    assert kb_problems(parse_requirements(data), kb) == []
+    c = card(kb, data)
+    for p in c.projections:
+        assert p.time_to_train_hours is None and p.memory is None and "inference" in p.basis_detail
+    data["workload"] = {"model": "transformer", "tokens": 1e9}  # the same chip for training: refused
+    problems = kb_problems(parse_requirements(data), kb)
+    assert len(problems) == 1 and "inference-only" in problems[0] and "workload.kind: inference" in problems[0]
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"workload": {"model": "resnet50", "tokens": 1e9, "dataset_samples": 10}}, "workload.tokens"),
+        ({"model": {"family": "cnn", "layers": 50}}, "model.layers"),
+        ({"model": {"family": "transformer", "trainable_share": 0.01}}, "model.trainable_share"),
+        ({"model": {"family": "transformer", "hidden_size": 1000, "attention_heads": 3}}, "model.hidden_size"),
+        ({"workload": {"model": "transformer"}}, "dataset_samples"),
+        (
+            {
+                "hardware": {
+                    "available": ["ascend"],
+                    "accelerator": "H100",
+                    "accelerators": [{"kind": "Ascend 910B", "count": 8}],
+                }
+            },
+            "hardware.accelerators",
+        ),
+    ],
+)
+def test_bad_workload_input_is_one_line_naming_the_field(change, field):
+    data = llm_team(accelerator="Ascend 910B", devices=8)
+    data.update(change)
+    with pytest.raises(UsageError) as exc:
+        parse_requirements(data, "team.yaml")
+    text = str(exc.value)
+    assert text.startswith("team.yaml: ") and field in text and "\n" not in text
+
+
+def test_existing_mindspore_code_is_priced_both_ways(kb):
+    data = llm_team(accelerator="Ascend 910B", devices=8)
+    data["model"].update(parameters_millions=1300, source="mindspore-code")
+    data["team"] = {"pytorch": "basic", "mindspore": "expert", "size": 6}
+    c = card(kb, data)
+    phases = {s.workflow: {p.name: p.hours for p in s.phases} for s in c.schedules}
+    reverse = phases["pytorch"]["port the MindSpore code to PyTorch (api-mappings in reverse)"]
+    differs = [m for m in kb.api_mappings if m.mapping == "differs" and m.effort_hours]
+    # transformer re-implementation 8-40 h + 0.3 (REVERSE_PORT_API_SHARE) x each differing API's effort
+    assert reverse[0] == pytest.approx(8 + 0.3 * sum(m.effort_hours.low for m in differs), abs=0.01)
+    assert reverse[1] == pytest.approx(40 + 0.3 * sum(m.effort_hours.high for m in differs), abs=0.01)
+    assert reverse[0] > 4 and reverse[1] > 4 * 24  # 21-104 h, not the 4-24 h the issue found
+    # staying on MindSpore charges none of the PyTorch->MindSpore porting pitfalls
+    new = copy.deepcopy(data)
+    new["model"]["source"] = "new"
+    stay = next(s for s in c.scores if s.workflow == "mindspore").migration_hours
+    assert stay == next(s for s in card(kb, new).scores if s.workflow == "mindspore").migration_hours
+    assert not any("port" in name for name in phases["mindspore"])
