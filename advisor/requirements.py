@@ -118,9 +118,9 @@ class ModelSpec(_Input):
     vocabulary: Optional[int] = Field(None, ge=1, le=10_000_000)
     recompute: Optional[Literal["none", "selective", "full"]] = None
     """Activation recomputation (absent: the least that fits, said so)."""
-    flash_attention: Optional[bool] = None
-    """Fused attention that keeps no s x s scores (default true for transformers: FlashAttention on
-    NVIDIA, the fused FlashAttentionScore operator on Ascend; an assumption)."""
+    flash_attention: bool = True
+    """Transformers: fused attention that keeps no s x s scores (FlashAttention on NVIDIA, the fused
+    FlashAttentionScore operator on Ascend; true by default, an assumption)."""
 
     @model_validator(mode="after")
     def _shape_is_a_transformers(self) -> "ModelSpec":

@@ -349,7 +349,7 @@ def memory_fit(route: object, req: Requirements, kb: object, k: Consts = DEFAULT
     shape = model_shape(m) if m.family == "transformer" else None
     if transformer and shape is not None:
         micro = w_load.micro_batch if w_load and w_load.micro_batch else 1
-        flash = m.flash_attention if m.flash_attention is not None else True
+        flash = m.flash_attention
         act = transformer_activations(shape, 1, 1, m.recompute or "none", flash)
     else:
         micro, flash = 0, False
