@@ -408,6 +408,11 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
 
     efficiency(result)
     _cross_checks(result)
+    if result.dynamic:
+        result.warnings.append(
+            "the dynamic-shape ways ran once each, one after another (not interleaved, not graded): their "
+            "compile counts are exact, their tokens/s move with the host's load"
+        )
     result.dynamic_verdicts = [v for d in result.dynamic if d.status == "ok" for v in [dynamic_verdict(d)] if v]
     result.verdicts = headline(result) + [v.text for v in result.dynamic_verdicts] + attention_verdict(result.attention)
     if result.parity is not None:
