@@ -32,6 +32,7 @@ EXAMPLES = {
         "advisor probe --models lenet --budget 2",
         "advisor probe --frameworks pytorch --modes eager,compile --json -o probes.json",
         "advisor probe --scaling --ranks 2",
+        "advisor probe --models gpt --gpt-layers 2 --dynamic graph,graph-dynamic",
     ],
     "report": [
         "advisor report examples/prototype-then-ascend.yaml",

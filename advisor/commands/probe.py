@@ -36,7 +36,8 @@ def register(subparsers) -> None:
     p.add_argument(
         "--models",
         default="lenet,resnet18",
-        help="comma list of lenet,resnet18,resnet50 (default lenet,resnet18; with --scaling: lenet)",
+        help="comma list of lenet,resnet18,resnet50 (default lenet,resnet18; with --scaling: lenet), "
+        "or gpt alone (the transformer probe)",
     )
     p.add_argument(
         "--modes",
@@ -107,6 +108,9 @@ def register(subparsers) -> None:
     from advisor.commands import deploy  # --deploy, --batch-sizes
 
     deploy.add_arguments(p)
+    from advisor.commands import probe_gpt  # --models gpt and its knobs
+
+    probe_gpt.add_arguments(p)
 
 
 def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
@@ -286,6 +290,13 @@ def handle(args) -> int:
     chosen = [f"--{name}" for name in ("deploy", "scaling", "accuracy", "pipeline") if getattr(args, name, False)]
     if len(chosen) > 1:
         raise UsageError(f"{chosen[0]}: one probe per run; {chosen[0]} and {chosen[1]} go in separate runs")
+    from advisor.commands import probe_gpt
+
+    if probe_gpt.wants_gpt(args):
+        if chosen:
+            raise UsageError(f"{chosen[0]}: one probe per run; --models gpt goes in a separate run")
+        return probe_gpt.run_from_args(args)
+    probe_gpt.refuse_without_gpt(args)
     if getattr(args, "deploy", False):
         from advisor.commands import deploy
 

@@ -63,6 +63,7 @@ TABLES: dict[str, str] = {
     "pipeline": "advisor.render.tables.pipeline:PipelineTable",
     "scaling": "advisor.render.tables.scaling:ScalingTable",
     "deploy": "advisor.render.tables.deploy:DeployTable",
+    "gpt": "advisor.render.tables.gpt:GptTable",
     "compare": "advisor.render.tables.compare:CompareText",
 }
 KINDS = ("report", *TABLES)

@@ -20,6 +20,7 @@ SCHEMAS: list[tuple[str, str]] = [
     ("probes.check.models:CheckReport", "check.schema.json"),
     ("advisor.scan.models:ScanResult", "scan.schema.json"),
     ("probes.scaling.models:ScalingResult", "scaling.schema.json"),
+    ("probes.transformer.models:GptResult", "gpt.schema.json"),
 ]
 
 
