@@ -14,6 +14,9 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor import TOOL_NAME, __version__
+from advisor.cache import CachedRun
+from advisor.decision.document import ReviewDocument
+from advisor.decision.document import build as build_document
 from advisor.decision.accuracy import AccuracyEvidence, accuracy_evidence
 from advisor.decision.memory import MemoryFit
 from advisor.decision.pipeline import PipelineEvidence, pipeline_evidence
@@ -40,7 +43,7 @@ from advisor.decision.scoring import (
 from advisor.decision.tco import TotalCost
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
-SCHEMA_VERSION = "1.3"  # 1.1: scaling, Projection.communication, Evidence.spread/label
+SCHEMA_VERSION = "1.4"  # 1.4: document (the judged review document), cached_runs; 1.1: scaling, Projection.communication, Evidence.spread/label
 # 1.2: memory, costs (TCO parts), schedules, constant_sensitivity, hardware_basis, recommendation.confidence_parts,
 #      Projection.memory/warnings, Communication.curve/interconnect, RunSummary.quality/quality_reasons
 # 1.3: accuracy, pipeline, Projection.input_pipeline, CostPart.items, ScalingInfo.inter_host,
@@ -167,6 +170,12 @@ class Report(_Out):
         None, description="the hardware each workflow is compared on (undecided target)"
     )
     assumptions: list[str]
+    cached_runs: list[CachedRun] = Field(
+        default_factory=list, description="cached runs this report used: id, date, host fingerprint, command"
+    )
+    document: Optional[ReviewDocument] = Field(
+        None, description="the judged review document (first page, register, stack, sign-off); renderers only format it"
+    )
 
 
 def _dump(obj: Any) -> Any:
@@ -338,6 +347,7 @@ def build_report(
     pipeline: Any = None,
     pipeline_file: Optional[str] = None,
     created_at: Optional[str] = None,
+    cached_runs: Optional[list] = None,
 ) -> Report:
     """Score and wrap. `probes`: a ProbeSuite, a list of them, or None. `scaling`: a scaling probe
     result (ScalingResult or its JSON) from this host's cache (`scaling_source="cache"`) or a file."""
@@ -362,7 +372,7 @@ def build_report(
     )
     runs, parity, gemm = summarise_runs(suites)
     stamp = created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    return Report(
+    report = Report(
         created_at=stamp,
         knowledge_base=KnowledgeBaseInfo(
             version=getattr(kb, "version", None), sources=list(getattr(kb, "sources", []) or [])
@@ -394,4 +404,17 @@ def build_report(
         schedules=card.schedules,
         hardware_basis=card.hardware_basis,
         assumptions=card.assumptions,
+        cached_runs=list(cached_runs or []),
     )
+    inputs = dict(
+        host=host,
+        probes=suites,
+        scan=scan,
+        scaling=scaling,
+        scaling_here=scaling_source == "cache",
+        deploy=deploy,
+        accuracy=acc if accuracy is not None else None,
+        pipeline=pipe if pipeline is not None else None,
+    )
+    report.document = build_document(report, kb, inputs=inputs)  # judged once; every renderer only formats it
+    return report

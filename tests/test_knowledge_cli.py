@@ -23,6 +23,8 @@ SECTIONS = [
     "prices",
     "interconnects",
     "scaling-curves",
+    "mfu-references",
+    "records",
 ]
 
 

@@ -276,6 +276,24 @@ def test_cached_probes_are_used_unless_no_cache(capsys):
     assert doc["probes"]["source"] == "none" and doc["probes"]["runs"] == []
 
 
+def test_the_report_names_every_cached_run_it_used(capsys):
+    """Issue 29: a document that rests on the host's cache says which runs, from when, from where, by what."""
+    from advisor.cache import save_probes
+
+    suite = _fixture_suite_for_this_host()
+    save_probes(suite, command="advisor probe --budget 60")
+    code, out, err = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"), "--json")
+    assert code == 0, err
+    used = json.loads(out)["cached_runs"]
+    assert {r["id"] for r in used} == {r.id for r in suite.runs}
+    assert all(r["kind"] == "probes" and r["date"] and r["host"] == suite.host.fingerprint for r in used)
+    assert {r["command"] for r in used} == {"advisor probe --budget 60"}
+    code, md, _ = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"), "--markdown")
+    assert f"- probes `{suite.runs[0].id}`: measured " in md and "by `advisor probe --budget 60`" in md
+    code, out, _ = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"), "--json", "--no-cache")
+    assert json.loads(out)["cached_runs"] == []
+
+
 def test_run_probes_measures_and_caches(capsys, monkeypatch):
     # Running the real suite takes minutes; the runner (another part, tested on its own) is replaced
     # by one that returns the real-format fixture, to check the wiring: called once, result used and cached.

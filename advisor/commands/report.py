@@ -381,6 +381,7 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     accuracy = load_accuracy_file(args.accuracy) if getattr(args, "accuracy", None) else None
     pipeline = load_pipeline_file(args.pipeline) if getattr(args, "pipeline", None) else None
     source = "files" if suites else "none"
+    cached = None
     if args.run_probes:
         suites.append(run_probes())
         source = "run"
@@ -418,8 +419,11 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
                 "(--no-cache to ignore, --scaling FILE for another)",
                 file=sys.stderr,
             )
+    from advisor.cache import used_runs
+
     return req, {
         "kb": kb,
+        "cached_runs": used_runs(probes=cached, scaling=scaling if scaling_source == "cache" else None),
         "scaling": scaling,
         "scaling_source": scaling_source,
         "scaling_file": args.scaling,

@@ -181,7 +181,6 @@ class SignOff(_M):
     tool: str
     version: str
     knowledge_base: Optional[str]
-    report_created: str
     report_schema: str
     probe_runs: list[ProbeRunSign] = Field(default_factory=list)
     scaling_host: Optional[str] = None
@@ -574,7 +573,6 @@ def sign_off(report: Any) -> SignOff:
         tool=report.tool.name,
         version=report.tool.version,
         knowledge_base=report.knowledge_base.version,
-        report_created=report.created_at,
         report_schema=report.schema_version,
         probe_runs=runs,
         scaling_host=report.scaling.host,

@@ -1278,7 +1278,7 @@ def _constant_sensitivity(ctx: Context, top: str) -> list[ConstantSensitivity]:
         if c.name == "MIGRATION_HOURS_FACTOR":
             note = f"{top} would lose to {who} if migration took {thr:g}x the estimate"
         else:
-            note = f"{who} would win if {c.what} {thr:g} {c.unit} (now {v0:g})"
+            note = f"{who} would win if {c.what} {thr:.3g} {c.unit} (now {v0:.3g})"
         items.append(
             ConstantSensitivity(
                 name=c.name, value=v0, unit=c.unit, source=c.source, threshold=thr, new_top=who, note=note
@@ -1752,12 +1752,12 @@ def _summary(req: Requirements, top: WorkflowScore, runner: Optional[WorkflowSco
         if entry is not None:
             what = entry.summary.rstrip(".")
     if not top.eligible:
-        return f"No workflow meets every hard constraint; the best-scoring is {top.workflow} ({top.total:.0f}/100): {what}."
+        return f"No workflow meets every hard constraint; the best-scoring is {top.workflow} ({top.total:.1f}/100): {what}."
     if runner is not None and parts.tie:
-        vs = f", tied with {runner.workflow} ({top.total - runner.total:.2f} points)"
+        vs = f", tied with {runner.workflow} ({top.total - runner.total:.1f} points)"
     elif runner is not None:
         vs = f", {top.total - runner.total:.1f} points ahead of {runner.workflow}"
     else:
         vs = ", the only eligible workflow"
     by = "; decided by hard constraints" if parts.decided_by == "hard-constraint" else ""
-    return f"{top.workflow} ({top.total:.0f}/100{vs}; confidence {parts.level}{by}): {what}."
+    return f"{top.workflow} ({top.total:.1f}/100{vs}; confidence {parts.level}{by}): {what}."  # one decimal, as every format

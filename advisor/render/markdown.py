@@ -188,6 +188,25 @@ def _scaling(report: Any) -> list[str]:
     return out
 
 
+def _cached_runs(report: Any) -> list[str]:
+    """Which of this host's cached runs the report used, so two documents can be told apart."""
+    used = getattr(report, "cached_runs", None) or []
+    if not used:
+        return ["- cached runs used: none (only the files named, or --no-cache)", ""]
+    lines = ["Cached runs used (this host's cache; `--no-cache` ignores it):", ""]
+    for r in used:
+        lines.append(
+            f"- {r.kind} `{_code(r.id)}`: measured {r.date or 'date unknown'} on host {r.host or '?'} "
+            f"by `{_code(r.command)}`"
+        )
+    return lines + [""]
+
+
+def _code(text: str) -> str:
+    """Text for a Markdown code span: one line, no backtick to end it early."""
+    return one_line(text).replace("`", "'")
+
+
 def _runs(report: Any) -> list[str]:
     runs = report.probes.runs
     if not runs:
@@ -636,11 +655,11 @@ def sensitivity_section(report: Any, doc: Any, links: dict[str, str]) -> list[st
     return out
 
 
-def sign_off_section(doc: Any) -> list[str]:
+def sign_off_section(doc: Any, created_at: str) -> list[str]:
     so = doc.sign_off
     out = [
         f"- tool: {so.tool} {so.version}; report schema {so.report_schema}, document {doc.document_version}; "
-        f"created {so.report_created}",
+        f"created {created_at}",
         f"- knowledge base: {so.knowledge_base or 'not loaded'} (content hash; `advisor kb validate` prints it)",
     ]
     if so.probe_runs:
@@ -722,13 +741,14 @@ def format(report: Any, **options: Any) -> str:
     if scan:
         sections.append(("Migration scan of model.code_path", scan))
     sections.append(("Sensitivity", sensitivity_section(report, doc, links)))
-    sections.append(("Sign-off", sign_off_section(doc)))
+    sections.append(("Sign-off", sign_off_section(doc, report.created_at)))
     for i, (title, body) in enumerate(sections, 1):
         lines += [f"## {i}. {title}", ""] + body + [""]
     appendices: list[tuple[str, list[str]]] = [
         (
             "Measured runs",
-            _runs(report)
+            _cached_runs(report)
+            + _runs(report)
             + ["", "### Throughput per framework and mode", ""]
             + _chart_note(report, doc)
             + _image(links, "throughput", "Measured throughput")
