@@ -128,12 +128,12 @@ def test_the_report_shows_accuracy_as_measured_and_says_so_when_nothing_was(kb):
         req, kb=kb, accuracy=accuracy_doc(), accuracy_file=str(ACCURACY), created_at="2026-01-01T00:00:00Z"
     )
     md = render_format(report, "markdown", kb=kb)
-    section = md.split("## Accuracy parity (accuracy probe)", 1)[1].split("\n## ", 1)[0]
+    section = md.split(". Accuracy parity (accuracy probe)\n", 1)[1].split("\n## ", 1)[0]
     assert "gap **undecided** (measured here): pytorch-eager - mindspore-graph: -0.11 points" in section
     assert "91.11%" in section and "Normalize trap" in section  # median over seeds, the live Normalize check
     assert "accuracy probe: measured here, not decided" in md.split("## Recommendation", 1)[1].split("\n## ", 1)[0]
     doc = json.loads(render_format(report, "json", kb=kb))
-    assert doc["schema_version"] == "1.3" and doc["accuracy"]["verdict"] == "undecided"
+    assert doc["schema_version"] == "1.4" and doc["accuracy"]["verdict"] == "undecided"
 
 
 # --- input pipeline --------------------------------------------------------------------------------
@@ -182,7 +182,7 @@ def test_the_measured_pipeline_caps_the_projection_and_says_what_share_it_feeds(
         assert "per loader worker" in feed.detail
         assert any(e.ref == f"pipeline:{feed.run_id}" and e.kind == "measured" for e in p.evidence)
     md = render_format(report, "markdown", kb=kb)
-    assert "## Input pipeline (pipeline probe)" in md and "would feed" in md
+    assert ". Input pipeline (pipeline probe)\n" in md and "would feed" in md
 
 
 # --- the CLI: flags and bad files ------------------------------------------------------------------
@@ -286,7 +286,7 @@ def test_the_scan_breakdown_feeds_migration_and_engineering_cost_role_by_role(kb
     )
     assert not any(i.name.startswith("port: ") for i in pytorch_eng.items)  # PyTorch ports nothing
     md = render_format(report, "markdown", kb=kb)
-    scan_md = md.split("## Migration scan of model.code_path", 1)[1].split("\n## ", 1)[0]
+    scan_md = md.split(". Migration scan of model.code_path\n", 1)[1].split("\n## ", 1)[0]
     assert (
         "| Role | Files | Lines |" in scan_md
         and "tests (excluded)" in scan_md

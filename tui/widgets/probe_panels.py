@@ -467,6 +467,10 @@ def pipeline_verdict(run: Any) -> tuple[str, str]:
     return verdict(model), style
 
 
+# the projections' words for a capped range (advisor.decision.projections._bounded)
+CAP_WARNINGS = ("the data loader bounds it", "capped at the published record")
+
+
 def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | None:
     """The issue's "on 8 x 910B this pipeline would feed 31% of the chips": the fastest loader here
     against the report's projected images/s for the team's target accelerator; None without such a
@@ -494,6 +498,10 @@ def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | No
         least, most = (float(f) for f in get(feed, "fraction"))
         d_low, d_high = (float(r) for r in get(feed, "device_rate"))
         low, high = d_low * devices, d_high * devices  # the projection before the loader's cap
+    elif any(str(w).startswith(CAP_WARNINGS) for w in get(proj, "warnings", default=[]) or []):
+        # not yet rebuilt with this pipeline and already capped (the assumed loader bound, a record):
+        # a share over the capped rate would read 100%; the line comes with the rebuilt report
+        return None
     else:
         low, high = (float(get(proj, "images_per_second", k)) for k in ("low", "high"))
         _, _, _, _, least, most = feed_share(best[0], low, high, devices, int(DEFAULT["DEVICES_PER_HOST"]))
