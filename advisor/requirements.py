@@ -306,9 +306,15 @@ def parse_requirements(data: Any, path: str = "<requirements>") -> Requirements:
     if not isinstance(data, dict):
         raise UsageError(f"{path}: (top level): expected a YAML mapping of fields (got {type(data).__name__})")
     try:
-        return Requirements.model_validate(data)
+        req = Requirements.model_validate(data)
     except ValidationError as exc:
         raise UsageError(validation_message(path, exc)) from None
+    from advisor.limits import first_problem  # the one range table, for the CLI and the TUI's form alike
+
+    found = first_problem(req.model_dump(mode="python"))
+    if found:
+        raise UsageError(f"{path}: {found}")
+    return req
 
 
 def load_requirements(path: str | os.PathLike) -> Requirements:

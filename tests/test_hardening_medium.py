@@ -95,7 +95,7 @@ def test_home_a_regular_file_still_gives_version_and_help(tmp_path):
 @pytest.mark.parametrize(
     "text, needle",
     [
-        ("a = " + "[" * 500 + "]" * 500 + "\n", "nested too deeply"),
+        ("a = " + "[" * 500 + "]" * 500 + "\n", "nested too deeply|a: unknown setting"),
         ("[probe]\nbudget = " + "9" * 5000 + "\n", "invalid value"),
         ("[probe]\n\x1b]0;owned\x07budget = 1\n", "not valid TOML"),
         ('["\x1b[2Jprobe"]\nbudget = 1\n', "not valid TOML"),
@@ -109,7 +109,8 @@ def test_hostile_config_files_are_one_clean_line(tmp_path, monkeypatch, capsys, 
     monkeypatch.setenv("ADVISOR_CONFIG", str(cfg))
     code, _, err = run(["config"], capsys)
     line = one_line(code, err)
-    assert needle in line and "\x1b" not in line and len(line) < 600
+    # 500-deep: tomllib's recursion limit depends on the stack it starts from; either refusal is one line
+    assert any(n in line for n in needle.split("|")) and "\x1b" not in line and len(line) < 600
 
 
 def test_a_zero_device_as_config_is_refused_without_reading_it(monkeypatch, capsys):

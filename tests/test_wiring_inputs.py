@@ -51,3 +51,14 @@ def test_config_names_the_cache_folder(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     code, out, _ = _run(capsys, "config")
     assert code == 0 and f"cache: {tmp_path}/framework-advisor " in out
+
+
+def test_requirements_ranges_are_checked_where_the_tui_validates_too():
+    """One range table (advisor.limits) in parse_requirements: the CLI and the TUI's form refuse alike."""
+    from advisor.errors import UsageError
+    from advisor.requirements import load_requirements, parse_requirements
+
+    data = load_requirements("examples/prototype-then-ascend.yaml").model_dump(mode="json")
+    data["workload"]["dataset_samples"] = 10**4000
+    with pytest.raises(UsageError, match=r"^form: workload\.dataset_samples"):
+        parse_requirements(data, "form")

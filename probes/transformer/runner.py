@@ -131,6 +131,11 @@ def _from_outcome(fw: str, mode: str, config: GptConfig, out: launcher.ChildOutc
         res["tokens_per_second_median"] = res.pop("images_per_second_median", None)
         res["tokens_per_step"] = config.batch_size * config.seq
         res.update(base)
+        if not res["tokens_per_second"]:
+            # every step went to warm-up (a loaded host, a tight --max-steps): no steady rate to report, so
+            # not an "ok" run with an empty throughput
+            res["status"] = "timeout"
+            res["error"] = "no steady state: the budget or --max-steps ended before any measured step"
         try:
             return GptRun(**res)
         except ValidationError as exc:
