@@ -36,6 +36,12 @@ def for_markdown(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", one_line(text)).replace("&", "&amp;")
 
 
+def quoted_label(text: str) -> str:
+    """A result file's free-text label (a data.source) quoted inside the tool's own sentences, which go
+    to every format: one line, and no angle brackets, so no format can take it for markup."""
+    return one_line(str(text)).replace("<", "\u2039").replace(">", "\u203a")
+
+
 def for_html(text: str) -> str:
     return html.escape(for_terminal(text), quote=True)
 

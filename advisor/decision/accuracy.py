@@ -12,6 +12,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.sanitize import quoted_label
+
 # assumption: one percentage point is the smallest accuracy difference a team would act on; the
 # seeds' three frameworks differ by 0.2 points, and one test image of the digits split is 0.22.
 ACCURACY_TOLERANCE = 0.01
@@ -175,7 +177,7 @@ def accuracy_evidence(
         )
     worst = max((g.verdict for g in gaps), key=VERDICT_RANK.__getitem__, default=None)
     data = suite.data or {}
-    what = data.get("source") or data.get("name") or (suite.config.data or "the bundled digits")
+    what = quoted_label(data.get("source") or data.get("name") or (suite.config.data or "the bundled digits"))
     if worst is None:
         note = "the accuracy probe measured no cross-framework gap (a framework failed or ran alone): " + NOT_MEASURED
     else:

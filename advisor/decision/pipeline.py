@@ -13,6 +13,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.sanitize import quoted_label
+
 
 def starved(run: Any) -> Optional[bool]:
     """True when the pipeline alone delivers fewer samples/s than the step alone consumes."""
@@ -171,7 +173,7 @@ def pipeline_evidence(suite: Any, file: Optional[str] = None) -> PipelineEvidenc
             )
         )
     data = suite.data or {}
-    what = data.get("source") or data.get("name") or suite.config.data or "the bundled digits"
+    what = quoted_label(data.get("source") or data.get("name") or suite.config.data or "the bundled digits")
     note = (
         "measured here: each framework's fastest loader variant bounds the projected throughput per host "
         f"({what}, {suite.config.batch_size} per batch; one timed pass per variant, no repetitions: no spread)"

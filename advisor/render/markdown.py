@@ -408,15 +408,20 @@ def _scan_breakdown(s: dict) -> list[str]:
     return out
 
 
+def _no_html(text: str) -> str:
+    """Notes quote result files (a data.source): no raw HTML from them reaches the .md."""
+    return one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _accuracy(report: Any) -> list[str]:
     """The accuracy probe: the cross-framework gap with its spread over seeds, and how it entered the verdict."""
     a = get(report, "accuracy")
     if a is None:
         return []
-    out = [a.note + "."]
+    out = [_no_html(a.note) + "."]
     if a.source == "none":
         return out
-    out[0] = f"From {a.file or 'the accuracy probe'} ({a.created or 'undated'}): {a.note}."
+    out[0] = f"From {a.file or 'the accuracy probe'} ({a.created or 'undated'}): {_no_html(a.note)}."
     out.append("")
     out += [f"- gap **{g.verdict}** (measured here): {g.line}" for g in a.gaps]
     rows = [
@@ -471,8 +476,8 @@ def _pipeline(report: Any) -> list[str]:
     if p is None:
         return []
     if p.source == "none":
-        return [p.note + "."]
-    out = [f"From {p.file or 'the pipeline probe'} ({p.created or 'undated'}): {p.note}.", ""]
+        return [_no_html(p.note) + "."]
+    out = [f"From {p.file or 'the pipeline probe'} ({p.created or 'undated'}): {_no_html(p.note)}.", ""]
     rows = [
         [
             r.id,
