@@ -77,3 +77,15 @@ def test_a_result_files_data_source_never_reaches_the_markdown_as_html():
     md = render_format(report, "markdown", kb=kb)
     assert "<img" not in md and "\n# injected" not in md
     assert "\u2039img src=x onerror=alert(1)\u203a" in md  # quoted as text, not markup
+
+
+def test_fifty_thousand_deployment_targets_are_one_line_not_a_17_mb_report(tmp_path, capsys):
+    import yaml
+
+    data = yaml.safe_load(open("examples/prototype-then-ascend.yaml"))
+    data["deployment"]["targets"] = data["deployment"]["targets"] * 50_000
+    path = tmp_path / "many.yaml"
+    path.write_text(yaml.safe_dump(data))
+    code, out, err = _run(capsys, "report", str(path), "--json")
+    assert code == 2 and out == "" and "deployment.targets: List should have at most 64 items" in err
+    assert len(err.strip().splitlines()) == 1
