@@ -449,6 +449,10 @@ def validate(
     dirs = user_dirs(extra_dirs) if use_env else [Path(d) for d in (extra_dirs or [])]
     layers = _layers(dirs)
     kb, problems = build(layers)
+    if kb is not None:  # a source a reader cannot follow (a path outside the package) is a problem too
+        from knowledge.sources import problems as source_problems
+
+        problems = [*problems, *source_problems(kb)]
     return kb, problems, [label for layer in layers for label, _ in layer]
 
 

@@ -70,3 +70,20 @@ def test_problems_are_loader_records_naming_file_entry_and_field():
     assert found and isinstance(found[0], Problem)
     assert (found[0].file, found[0].field) == ("ecosystem.yaml", "source")
     assert "path outside the package" in str(found[0])
+
+
+def test_kb_validate_refuses_a_user_entry_whose_source_is_a_shared_path(tmp_path):
+    """validate() itself (what `advisor kb validate` prints) carries the source check."""
+    from pathlib import Path
+
+    import knowledge
+    from knowledge.loader import validate
+
+    costs = Path(knowledge.__file__).parent / "data" / "costs.yaml"
+    pue = next(line for line in costs.read_text().splitlines() if "{id: pue," in line)
+    (tmp_path / "mine.yaml").write_text(
+        "costs:\n" + pue.replace('"assumption (data-centre PUE 1.2-1.5)"', '"shared/reference/facts.md"', 1) + "\n"
+    )
+    kb, found, _ = validate([tmp_path], use_env=False)
+    assert kb is not None
+    assert [(p.file, p.entry) for p in found if "shared/reference/facts.md" in p.message] == [("costs.yaml", "pue")]
