@@ -14,7 +14,7 @@ from typing import Any, Iterator
 _PATH = re.compile(r"^(?:shared/|\.\./|\./\.\./|~/|/(?!/))")
 
 
-def _parts(source: str) -> list[str]:
+def split_sources(source: str) -> list[str]:
     """'a (x; y); b' -> ['a (x; y)', 'b']: ';' inside parentheses does not split."""
     parts, depth, cur = [], 0, ""
     for ch in source:
@@ -30,7 +30,7 @@ def _parts(source: str) -> list[str]:
 
 def refused(source: str | None) -> str | None:
     """Why this source cannot be followed by a reader, or None when it can."""
-    for part in _parts(source or ""):
+    for part in split_sources(source or ""):
         if _PATH.match(part):
             return f"{part.split()[0]!r} is a path outside the package (cite the original it names: URL, paper, vendor document or field report by title and section)"
     return None
@@ -51,31 +51,26 @@ def _sources(obj: Any, where: str) -> Iterator[tuple[str, str]]:
             yield from _sources(value, f"{where}[{i}]")
 
 
-def check(kb: Any) -> list[str]:
-    """Every source in the knowledge base that is a path outside the package, one line each."""
+def _refused_in(kb: Any) -> Iterator[tuple[str, str, str, str]]:
+    """(section, entry id, field path, why) for every refused source in the knowledge base."""
     from knowledge.models import SECTIONS
 
-    out = []
     for section in SECTIONS:
         for entry in kb.section(section):
             for field, source in _sources(entry, ""):
                 why = refused(source)
                 if why:
-                    out.append(f"{section}:{entry.id}: {field}: {why}")
-    return out
+                    yield section, entry.id, field, why
+
+
+def check(kb: Any) -> list[str]:
+    """Every source in the knowledge base that is a path outside the package, one line each."""
+    return [f"{section}:{entry}: {field}: {why}" for section, entry, field, why in _refused_in(kb)]
 
 
 def problems(kb: Any) -> list[Any]:
     """The same findings as knowledge.loader.Problem records, for `advisor kb validate` to report
     (file: the section's YAML file; entry: the id; field: the dotted path to the source)."""
     from knowledge.loader import Problem
-    from knowledge.models import SECTIONS
 
-    out = []
-    for section in SECTIONS:
-        for entry in kb.section(section):
-            for field, source in _sources(entry, ""):
-                why = refused(source)
-                if why:
-                    out.append(Problem(f"{section}.yaml", entry.id, field, why))
-    return out
+    return [Problem(f"{section}.yaml", entry, field, why) for section, entry, field, why in _refused_in(kb)]

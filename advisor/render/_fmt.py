@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from knowledge.sources import split_sources  # one splitter for the check and the citations
+
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
 
@@ -72,20 +74,6 @@ _SEED = re.compile(r"(?:shared/)?seeds/(\d{3})_[0-9a-f]+\.txt\s*(?:\((.*)\))?\s*
 _FILE = re.compile(r"(^|[\s(])(shared/|seeds/|[\w./-]+\.(md|txt|py|yaml|json)\b)")
 
 
-def _split_sources(source: str) -> list[str]:
-    """'a (x; y); b' -> ['a (x; y)', 'b']: split on ';' outside parentheses."""
-    parts, depth, cur = [], 0, ""
-    for ch in source:
-        depth += ch == "("
-        depth -= ch == ")"
-        if ch == ";" and depth <= 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    return [p for p in parts + [cur.strip()] if p]
-
-
 def seed_citation(part: str) -> str | None:
     m = _SEED.match(part.strip())
     if not m:
@@ -101,7 +89,7 @@ def cite(source: str | None, kb_id: str | None = None) -> str:
     """A source a reader can follow: URLs kept, seeds by title and section, file paths replaced by the
     knowledge-base id (`advisor kb show ID` prints the entry with everything it rests on)."""
     out: list[str] = []
-    for part in _split_sources(source or ""):
+    for part in split_sources(source or ""):
         seed = seed_citation(part)
         if seed:
             out.append(seed)
