@@ -62,6 +62,12 @@ def tolerances(model: str, batch: int) -> dict:
     backward_k = [batch * lay.hout * lay.hout for lay in layers if lay.op in ("conv", "linear")]
     depth = sum(1 for lay in layers if lay.op in ("conv", "linear"))
     k_fwd, k_bwd = max(forward_k), max(backward_k + forward_k)
+    return bounds(k_fwd, k_bwd, depth, batch, depth_name="layers")
+
+
+def bounds(k_fwd: int, k_bwd: int, depth: int, batch: int, depth_name: str, **derivation) -> dict:
+    """LAMBDA x u x sqrt(K) x sqrt(D) forward, sqrt(2D) for gradients, STEP_ROUNDINGS x u after a step,
+    for any network once its longest reductions (K) and the matmuls on the path (D) are counted."""
     return {
         "forward": LAMBDA * U32 * math.sqrt(k_fwd) * math.sqrt(depth),
         "gradient": LAMBDA * U32 * math.sqrt(k_bwd) * math.sqrt(2 * depth),
@@ -71,8 +77,9 @@ def tolerances(model: str, batch: int) -> dict:
             "lambda": LAMBDA,
             "reduction_length": k_fwd,
             "backward_reduction_length": k_bwd,
-            "layers": depth,
+            depth_name: depth,
             "batch": batch,
+            **derivation,
         },
     }
 

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from probes.training.parity import LAMBDA, STEP_ROUNDINGS, U32, _abs_check, _check
+from probes.training.parity import _abs_check, _check, bounds
 from probes.transformer import spec
 
 LIKELY_CAUSE = {
@@ -37,20 +37,14 @@ def tolerances(s: spec.Shape, batch: int) -> dict:
     k_fwd = max(s.hidden, spec.MLP_RATIO * s.hidden, s.seq, s.vocab)
     k_bwd = max(k_fwd, batch * s.seq)
     depth = 6 * s.layers + 1
-    return {
-        "forward": LAMBDA * U32 * math.sqrt(k_fwd) * math.sqrt(depth),
-        "gradient": LAMBDA * U32 * math.sqrt(k_bwd) * math.sqrt(2 * depth),
-        "step": STEP_ROUNDINGS * U32,
-        "derivation": {
-            "u": U32,
-            "lambda": LAMBDA,
-            "reduction_length": k_fwd,
-            "backward_reduction_length": k_bwd,
-            "matmuls_on_path": depth,
-            "batch": batch,
-            "formula": "LAMBDA * u * sqrt(K) * sqrt(D) (gradients: 2D); step: STEP_ROUNDINGS * u",
-        },
-    }
+    return bounds(
+        k_fwd,
+        k_bwd,
+        depth,
+        batch,
+        depth_name="matmuls_on_path",
+        formula="LAMBDA * u * sqrt(K) * sqrt(D) (gradients: 2D); step: STEP_ROUNDINGS * u",
+    )
 
 
 def _step_check(ref: dict, other: dict, names: list[str], tol: float) -> dict:
