@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import UsageError
-from advisor.scan import effort
+from advisor.scan import effort, features
 from advisor.scan.models import (
     HAZARD_KINDS,
     SCHEMA_VERSION,
@@ -110,7 +110,7 @@ MINDSPORE_SHARE = 0.8
 # Loading pretrained weights (not resuming one's own checkpoint): they must be converted and checked.
 PRETRAINED = re.compile(
     rb"load_state_dict_from_url|model_zoo|torch\.hub\.|from_pretrained|hf_hub_download|attempt_load|"
-    rb"pretrained\s*=\s*True|https?://[^\s'\"]+\.(?:pt|pth|bin|safetensors)\b"
+    rb"resume_or_load|detectron2://|pretrained\s*=\s*True|https?://[^\s'\"]+\.(?:pt|pth|bin|safetensors)\b"
 )
 
 PY2_MARKERS = (
@@ -325,17 +325,27 @@ def scan_path(
     python_fw = "mindspore" if ms_files and ms_files >= MINDSPORE_SHARE * (ms_files + torch_files) else "pytorch"
     loaded = native.loaders(found.python)
     extension_sources = mindspore_kernels = 0
+    torch_native = []
     for src in found.native:
         fw = native.framework_of(src, loaded, python_fw)
         if fw == "mindspore":
             mindspore_kernels += 1
             not_work["MindSpore custom-op kernel source"] += 1
             continue
+        torch_native += [src] if fw == "pytorch" else []
         findings = native.extension_findings(src) if fw == "pytorch" else []
         extension_sources += bool(findings)
         for line, message in findings:
             h = detect.RawHazard("custom_extension", line, message, False, None, src.rel)
             h.raw_line = line
+            raw.append(h)
+
+    # The operators the bindings register are what the engineer counts: each one ported once (its forward,
+    # and its backward when it has one); the sources and build lines are the glue of those ops.
+    for op in native.registered_ops(torch_native):
+        for part in ("forward", "backward") if op.backward else ("forward",):
+            h = detect.RawHazard("custom_extension", op.line, _op_message(op, part), False, None, op.file)
+            h.api, h.raw_line = f"{features.REGISTERED}{op.name} {part}", op.line
             raw.append(h)
 
     def place(rel: str, line: int) -> tuple[str, str, bool]:
@@ -491,6 +501,15 @@ def scan_path(
     )
 
 
+def _op_message(op: Any, part: str) -> str:
+    both = " (forward + backward)" if op.backward else ""
+    return (
+        f"custom operator `{op.name}`{both}, {part} kernel (registered as {', '.join(op.entries)}): port it to a "
+        "MindSpore custom op (ops.Custom func_type='aot' built from its CUDA source on GPU, an Ascend C kernel on "
+        "Ascend" + (", with its bprop" if op.backward else "") + ") and compare it with the CUDA version"
+    )
+
+
 def _architectures(ledger, scans, infos, modules, spans, pretrained, place) -> None:
     """Per-architecture parity verification and, when pretrained weights are loaded, the checkpoint
     converter. An architecture: a file with a top-level nn.Module class (held by no other module class)
@@ -503,9 +522,11 @@ def _architectures(ledger, scans, infos, modules, spans, pretrained, place) -> N
         size = sum(c.end - c.line + 1 for c in mods)
         if tops and size >= effort.ARCH_MIN_LINES:
             arch_files.append((rel, tops[0].line, min(effort.ARCH_SCALE_MAX, max(1.0, size / effort.ARCH_SCALE_LINES))))
+    live = {rel for rel, info in infos.items() if not info.excluded}
+    arch_files.sort(key=lambda a: -a[2])  # the harness is built on the biggest
+    _task_metrics(ledger, scans, infos, live, arch_files, place)
     if not arch_files:
         return
-    live = {rel for rel, info in infos.items() if not info.excluded}
     weights = bool(pretrained & live)
     base = effort.PARITY_HOURS["weights" if weights else "scratch"]
     floor = effort.FLOOR["parity"]
@@ -515,7 +536,6 @@ def _architectures(ledger, scans, infos, modules, spans, pretrained, place) -> N
         + f" x max(1, module lines / {effort.ARCH_SCALE_LINES}) up to x{effort.ARCH_SCALE_MAX:g}"
         + f", the k-th max(1/k, {floor:g}) of it (the harness is reused; assumption)"
     )
-    arch_files.sort(key=lambda a: -a[2])  # the harness is built on the biggest
     for k, (rel, line, scale) in enumerate(arch_files, start=1):
         w = effort.weight(k, floor) * scale
         ledger.add(
@@ -533,6 +553,38 @@ def _architectures(ledger, scans, infos, modules, spans, pretrained, place) -> N
             f"{effort.WEIGHT_CONVERSION_HOURS[0]:g}-{effort.WEIGHT_CONVERSION_HOURS[1]:g} h once: a converter for "
             f"the pretrained checkpoints (names, layouts, BN statistics; assumption), first seen in {rel}",
         )
+
+
+def _task_metrics(ledger, scans, infos, live, arch_files, place) -> None:
+    """The task metric each architecture is verified on (advisor/scan/tasks.py): per architecture, the first
+    in full, each later one max(1/k, TASK_FLOOR) of it. A project whose model comes from a hub (no
+    architecture of its own) still checks one."""
+    from advisor.scan import tasks
+
+    torch_live = [rel for rel in sorted(live) if infos[rel].torch]
+    modules = {m for rel in torch_live for m, _, _ in scans[rel].imports}
+    apis = {q for rel in torch_live for q in scans[rel].uses}
+    found = tasks.tasks_of(modules, apis)
+    if not found:
+        return
+    archs = [(rel, line) for rel, line, _ in arch_files if rel in live]
+    if not archs:
+        shows = (
+            rel for rel in torch_live if tasks.tasks_of({m for m, _, _ in scans[rel].imports}, set(scans[rel].uses))
+        )
+        archs = [(next(shows), 1)]
+    for task, evidence in found:
+        item = f"task metric verification ({task.name})"
+        basis = (
+            f"{task.hours[0]:g}-{task.hours[1]:g} h per architecture: {task.metric} on the port, and chasing the "
+            f"gap (post-processing, decoding); the k-th max(1/k, {tasks.TASK_FLOOR:g}) of it (the evaluation "
+            f"harness is reused; assumption). Task from the code: {evidence}"
+        )
+        for k, (rel, line) in enumerate(archs, start=1):
+            w = effort.weight(k, tasks.TASK_FLOOR)
+            ledger.add(
+                effort.Occurrence(item, "parity", *place(rel, line), task.hours[0] * w, task.hours[1] * w), basis
+            )
 
 
 def _raw_line(loc: Location, cells_of: dict[str, Any]) -> int:

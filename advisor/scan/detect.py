@@ -81,7 +81,18 @@ class ModuleScan:
 EXTENSION_BUILDERS = {"load", "load_inline", "CUDAExtension", "CppExtension", "BuildExtension", "SyclExtension"}
 # torch.ops namespaces that are PyTorch's or torchvision's own operators, not a project's extension.
 BUILTIN_OP_NAMESPACES = {"aten", "prim", "prims", "quantized", "torchvision", "torchaudio", "_caffe2", "profiler"}
-TRAINING_HINTS = ("torch.optim.", "torch.autograd.grad", "torch.cuda.amp.GradScaler", "torch.amp.GradScaler")
+TRAINING_HINTS = (
+    "torch.optim.",
+    "torch.autograd.grad",
+    "torch.cuda.amp.GradScaler",
+    "torch.amp.GradScaler",
+    # training loops that live in a library: the HF Trainer family, TRL's trainers, Lightning's fit
+    "transformers.Trainer",
+    "transformers.Seq2SeqTrainer",
+    "trl.",
+    "pytorch_lightning.Trainer",
+    "lightning.Trainer",
+)
 DATA_HINTS = ("torch.utils.data.", "torchvision.transforms", "torchvision.datasets", "torchaudio.transforms")
 DEPLOY_HINTS = (
     "torch.onnx.",

@@ -346,8 +346,14 @@ def summarize(
                 ),
             )
         has_native = any(features.is_native(h.file) for h in items)
+        registered = any((h.api or "").startswith(features.REGISTERED) for h in items)
         places = [
-            (features.feature_of(kind, h.file, h.api, h.message, has_native), h.file, h.role, h.excluded or h.optional)
+            (
+                features.feature_of(kind, h.file, h.api, h.message, has_native, registered),
+                h.file,
+                h.role,
+                h.excluded or h.optional,
+            )
             for h in items
         ]
         distinct = len({p[0] for p in places if p[0] != features.GLUE})

@@ -1,7 +1,8 @@
 """What one hazard place is a place *of*: the distinct unportable feature it uses. Each feature is
 priced once (advisor/scan/effort.py Ledger.features); its further places add a small increment.
 
-- custom_extension: one operator per native source folder (ROIAlign/ROIAlign_cuda.cu, _cpu.cpp, .h are
+- custom_extension: one kernel per operator the project's bindings register (PYBIND11_MODULE /
+  TORCH_LIBRARY `m.def`), forward and backward apart; without registrations, one operator per native source folder (ROIAlign/ROIAlign_cuda.cu, _cpu.cpp, .h are
   one op), or per file stem in a flat csrc/; its Python side (the setup.py build lines, torch.ops calls)
   is glue of the kernels, priced in them.
 - no_equivalent: per subsystem (torch.fx, torch.jit...): one redesign, wherever it is used.
@@ -36,6 +37,7 @@ GENERIC_DIRS = {
 }
 STEM_SUFFIX = re.compile(r"(_cuda_kernel|_cuda|_cpu|_kernels?|_impl|_ops?|_gpu|_backward|_forward)+$", re.I)
 GLUE = "(glue)"
+REGISTERED = "native op "  # the api of a registered operator's kernel (advisor/scan/native.py registered_ops)
 HUB_MODULE = re.compile(r"imports `(\w+)")
 
 
@@ -53,8 +55,12 @@ def operator_of(rel: str) -> str:
     return "/".join([*parts[:-1], STEM_SUFFIX.sub("", stem) or stem])
 
 
-def feature_of(kind: str, file: str, api: str | None, message: str, has_native: bool) -> str:
+def feature_of(kind: str, file: str, api: str | None, message: str, has_native: bool, registered: bool = False) -> str:
     if kind == "custom_extension":
+        if api and api.startswith(REGISTERED):
+            return "op " + api[len(REGISTERED) :]  # one kernel of an op a binding registers
+        if registered:
+            return GLUE  # its sources, build lines and calls are the glue of the registered ops
         if is_native(file):
             return "op " + operator_of(file)
         if has_native:

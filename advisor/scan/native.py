@@ -11,6 +11,7 @@ then from the project's Python. A MindSpore custom kernel is not migration work.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from advisor.scan.files import CUDA_SUFFIXES, Source
 
@@ -112,3 +113,46 @@ def extension_findings(src: Source) -> list[tuple[int, str]]:
         return kernels
     first = next((n for n, line in enumerate(lines, start=1) if MARKER.search(line)), 1)
     return [(first, f"extension source `{src.rel}`: hand-written C++/CUDA operator code MindSpore cannot load")]
+
+
+# An operator a binding registers: pybind11's `m.def("name", &target, ...)` or TORCH_LIBRARY's
+# `m.def("name(Tensor x) -> Tensor", &target)`. Class-method chains (`.def(` after a `)`) are not ops.
+REGISTRATION = re.compile(r"\b\w+\s*\.\s*def\s*\(\s*\"(\w+)[^\"]*\"\s*(?:,\s*&?\s*([\w:]+))?")
+# What a binding exposes that is not an operator: version and availability queries.
+NOT_AN_OP = re.compile(r"version|^has_|^is_|available", re.I)
+DIRECTION = re.compile(r"_?(?:forward|backward|fwd|bwd|grad)(?:_\w+)?$", re.I)
+BACKWARD = re.compile(r"backward|bwd|grad", re.I)
+
+
+@dataclass
+class RegisteredOp:
+    """One operator as the engineer counts it: forward and backward entry points of the same op together."""
+
+    name: str
+    file: str  # the binding that registers it
+    line: int
+    backward: bool = False
+    entries: list[str] = field(default_factory=list)
+
+
+def registered_ops(sources: list[Source]) -> list[RegisteredOp]:
+    """The distinct operators the bindings among `sources` register, in file and line order. An op's key is
+    its target's class for `&Class::method` targets (COCOeval::Accumulate and ::EvaluateImages are one
+    evaluator), else its name without the forward/backward suffix (deform_conv_forward,
+    deform_conv_backward_input -> deform_conv)."""
+    ops: dict[str, RegisteredOp] = {}
+    for src in sorted(sources, key=lambda s: s.rel):
+        text = src.data.decode("utf-8", errors="replace")
+        if "def(" not in text.replace(" ", ""):
+            continue
+        for m in REGISTRATION.finditer(text):
+            name, target = m.group(1), m.group(2) or ""
+            if NOT_AN_OP.search(name):
+                continue
+            cls = target.split("::")[-2] if "::" in target else ""
+            key = cls if cls[:1].isupper() else (DIRECTION.sub("", name) or name)
+            line = text.count("\n", 0, m.start()) + 1
+            op = ops.setdefault(key.lower(), RegisteredOp(key, src.rel, line))
+            op.entries.append(name)
+            op.backward = op.backward or bool(BACKWARD.search(name))
+    return list(ops.values())

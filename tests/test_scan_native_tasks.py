@@ -1,0 +1,143 @@
+"""Issue 27, round 4: native operators counted as the engineer counts them (one per op a binding
+registers, its backward a second kernel), the task metric each architecture is verified on, and
+training loops that live in a library (HF Trainer)."""
+
+from pathlib import Path
+
+import pytest
+
+import knowledge
+from advisor.scan import files, native, scan_path
+from advisor.scan.estimate import pitfalls_for
+from advisor.scan.tasks import TASK_FLOOR, TASKS, tasks_of
+
+# detectron2's vision.cpp shape: pybind11 and TORCH_LIBRARY registrations, version helpers, a C++
+# evaluator bound through its class's methods, a class-method chain that is not an op.
+BINDING = """#include <torch/extension.h>
+std::string get_cuda_version();
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("get_compiler_version", &get_compiler_version, "v");
+  m.def("has_cuda", &has_cuda, "has_cuda");
+  m.def("deform_conv_forward", &deform_conv_forward, "f");
+  m.def(
+      "deform_conv_backward_input",
+      &deform_conv_backward_input,
+      "b");
+  m.def("deform_conv_backward_filter", &deform_conv_backward_filter, "b");
+  m.def("COCOevalAccumulate", &COCOeval::Accumulate, "a");
+  m.def("COCOevalEvaluateImages", &COCOeval::EvaluateImages, "e");
+  pybind11::class_<COCOeval::ImageEvaluation>(m, "ImageEvaluation")
+      .def(pybind11::init<>());
+}
+TORCH_LIBRARY(detectron2, m) {
+  m.def("nms_rotated", &nms_rotated);
+}
+"""
+KERNEL = "#include <ATen/ATen.h>\n__global__ void k(float *x) {}\n__global__ void k2(float *x) {}\n"
+NET = "import torch\nfrom torch import nn\n\nclass Net(nn.Module):\n" + "".join(
+    f"    def f{i}(self, x):\n        return torch.relu(x)\n" for i in range(30)
+)
+
+
+def _write(root: Path, tree: dict[str, str]) -> Path:
+    for rel, text in tree.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+def _item(result, name):
+    return next((i for i in result.effort_breakdown.items if i.item == name), None)
+
+
+def test_registered_ops_group_forward_backward_and_class_methods(tmp_path):
+    _write(tmp_path, {"csrc/vision.cpp": BINDING})
+    _, found = files.collect(tmp_path)
+    ops = {op.name: op for op in native.registered_ops(found.native)}
+    assert set(ops) == {"deform_conv", "COCOeval", "nms_rotated"}  # no version helpers, no .def chain
+    assert ops["deform_conv"].backward and ops["deform_conv"].entries == [
+        "deform_conv_forward",
+        "deform_conv_backward_input",
+        "deform_conv_backward_filter",
+    ]
+    assert not ops["COCOeval"].backward and not ops["nms_rotated"].backward
+    assert ops["deform_conv"].line == 6  # the first registration's line, where the finding points
+
+
+def test_registered_ops_are_priced_per_kernel_and_the_sources_are_their_glue(tmp_path):
+    """3 ops, one with a backward: 4 kernels in full; the 5 sources with 2 kernels each only add increments."""
+    tree = {"csrc/vision.cpp": BINDING, "model.py": NET}
+    tree.update({f"csrc/op{i}/op{i}_cuda.cu": KERNEL for i in range(5)})
+    result = scan_path(_write(tmp_path, tree))
+    base = pitfalls_for("custom_extension", knowledge.load())[0].effort_hours
+    places = [h for h in result.hazards if h.kind == "custom_extension"]
+    named = [h for h in places if h.message.startswith("custom operator `")]
+    assert len(named) == 4
+    assert any("`deform_conv` (forward + backward), backward kernel" in h.message for h in named)
+    assert all("ops.Custom" in h.message and "Ascend C" in h.message for h in named)
+    glue = len(places) - len(named)
+    assert glue >= 10  # 5 sources x 2 kernels (+ the binding's own finding)
+    scale = 4 + min(0.05 * glue, 1.0)  # the glue is one feature of repeats, saturating at one kernel
+    hours = _item(result, "hazard custom_extension").effort_hours
+    assert hours == pytest.approx((base.low * scale, base.high * scale), abs=0.05)
+
+
+def test_without_registrations_the_folder_rule_still_counts_operators(tmp_path):
+    tree = {"model.py": NET, "csrc/a/a_cuda.cu": KERNEL, "csrc/b/b_cuda.cu": KERNEL}
+    result = scan_path(_write(tmp_path, tree))
+    base = pitfalls_for("custom_extension", knowledge.load())[0].effort_hours
+    lo, _ = _item(result, "hazard custom_extension").effort_hours
+    assert 2 * base.low <= lo < 3 * base.low
+
+
+@pytest.mark.parametrize(
+    ("modules", "apis", "expected"),
+    [
+        ({"pycocotools.cocoeval"}, set(), ["detection/segmentation"]),
+        ({"pycocotools.coco"}, set(), []),  # the COCO dataset alone (captioning) is no detection task
+        (set(), {"torchvision.ops.batched_nms"}, ["detection/segmentation"]),
+        (set(), {"torch.stft"}, ["speech recognition"]),
+        ({"pytorch_fid.inception"}, set(), ["image generation"]),
+        ({"peft"}, {"transformers.Trainer"}, ["LLM fine-tuning"]),
+        ({"pycocotools_extra", "numpy"}, {"torch.stftx"}, []),  # prefixes match whole names only
+    ],
+)
+def test_tasks_are_named_on_evidence_only(modules, apis, expected):
+    assert [t.name for t, _ in tasks_of(modules, apis)] == expected
+
+
+def test_task_metric_is_priced_per_architecture_with_a_reused_harness(tmp_path):
+    tree = {f"models/net{i}.py": NET.replace("Net", f"Net{i}") for i in range(3)}
+    tree["eval.py"] = "import torch\nfrom pycocotools.cocoeval import COCOeval\nx = torch.zeros(1)\n"
+    result = scan_path(_write(tmp_path, tree))
+    task = next(t for t in TASKS if t.name == "detection/segmentation")
+    item = _item(result, "task metric verification (detection/segmentation)")
+    share = 1 + max(1 / 2, TASK_FLOOR) + max(1 / 3, TASK_FLOOR)
+    assert item.effort_hours == pytest.approx((task.hours[0] * share, task.hours[1] * share), abs=0.02)
+    assert "imports pycocotools.cocoeval" in item.basis
+    # the same project without the evaluator has no task item
+    (tmp_path / "eval.py").write_text("import torch\nfrom pycocotools.coco import COCO\nx = torch.zeros(1)\n")
+    assert _item(scan_path(tmp_path), "task metric verification (detection/segmentation)") is None
+
+
+def test_hf_trainer_fine_tuning_is_training_not_inference(tmp_path):
+    """alpaca-lora's shape: no optimizer of its own, the loop is transformers.Trainer; the model comes from
+    the hub, so the task is checked once even without an architecture in the project."""
+    _write(
+        tmp_path,
+        {
+            "finetune.py": (
+                "import torch\nimport transformers\nfrom peft import get_peft_model\n"
+                "from transformers import LlamaForCausalLM\n"
+                "model = get_peft_model(LlamaForCausalLM.from_pretrained('x'), None)\n"
+                "trainer = transformers.Trainer(model=model)\ntrainer.train()\n"
+            )
+        },
+    )
+    result = scan_path(tmp_path)
+    assert result.route != "ONNX -> MindIR conversion"
+    assert "inference only" not in result.route_why
+    task = next(t for t in TASKS if t.name == "LLM fine-tuning")
+    item = _item(result, "task metric verification (LLM fine-tuning)")
+    assert item.effort_hours == pytest.approx(task.hours, abs=0.01)
