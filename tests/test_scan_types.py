@@ -183,3 +183,30 @@ def test_a_mask_inside_from_numpy_and_hub_reexports_are_not_flagged(tmp_path):
     )
     result = _scan(tmp_path, code)
     assert not _kinds(result, "dynamic_shape") and not _kinds(result, "model_hub")
+
+
+def test_methods_of_third_party_objects_are_not_in_place_tensor_ops(tmp_path):
+    """Precision sample of round 4 (denoising-diffusion-pytorch): `accelerator.clip_grad_norm_(...)` on an
+    accelerate.Accelerator held on self and aliased to a local. The type comes from the import and the
+    assignments, not from the name: a name also assigned a tensor in the module is unknown again."""
+    body = (
+        "import torch\nfrom accelerate import Accelerator\nimport ema_pytorch\n\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.accelerator = Accelerator(split_batches=True)\n"
+        "        self.ema = ema_pytorch.EMA(model)\n"
+        "        self.model = model\n\n"
+        "    def step(self, x):\n"
+        "        accelerator = self.accelerator\n"
+        "        accelerator.clip_grad_norm_(self.model.parameters(), 1.0)\n"  # line 13
+        "        self.accelerator.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "        self.ema.copy_params_from_model_to_ema_()\n"
+        "        x.clamp_(-1.0, 1.0)\n"  # line 16
+        "        return x\n"
+    )
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "train.py").write_text(body)
+    assert [h.line for h in scan_path(tmp_path / "a").hazards if h.kind == "inplace_op"] == [16]
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "train.py").write_text(body + "\n\ndef other():\n    accelerator = torch.zeros(3)\n")
+    assert [h.line for h in scan_path(tmp_path / "b").hazards if h.kind == "inplace_op"] == [13, 16]

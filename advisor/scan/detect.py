@@ -381,7 +381,7 @@ class _Visitor(ast.NodeVisitor):
             return  # x.add_() in a MindSpore or numpy file is not a PyTorch hazard
         if typing_.is_foreign(func.value, self.types):
             return  # np.unique(x), np.array(a).nonzero(), img.copy(): NumPy/OpenCV, not torch
-        receiver = func.value.id if isinstance(func.value, ast.Name) else None
+        receiver = typing_.holder(func.value)
         if HOOK_METHOD.match(name):
             self._hazard("hook", node.lineno, f"`.{name}()`: MindSpore Cells support few hooks, and not in Graph mode")
         elif INPLACE_METHOD.match(name) and name not in NOT_INPLACE_OPS and self._inplace_matters(func, node, receiver):

@@ -31,6 +31,45 @@ class Types:
     runtimes: set[str] = field(default_factory=set)  # names bound to inference-runtime modules
 
 
+def holder(expr: ast.AST) -> str | None:
+    """The name an object is held under: `x`, or `self.x` for an attribute of self."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        return "self." + expr.attr
+    return None
+
+
+def _third_party_class(q: str | None) -> bool:
+    """`Accelerator(...)` from accelerate, `EMA(...)` from ema_pytorch: an instance of a class from an
+    imported library that is not torch (is_api covers torch and torchvision...): an object, not a tensor."""
+    return bool(q) and not is_api(q) and q.rsplit(".", 1)[-1][:1].isupper() and root_of(q) not in ARRAY_LIBS
+
+
+def _other_imports(tree: ast.Module) -> dict[str, str]:
+    """Names bound by absolute imports of libraries that are not torch (ImportTable tracks torch's only)."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if not is_api(a.name):
+                    out[a.asname or a.name.split(".", 1)[0]] = a.name if a.asname else a.name.split(".", 1)[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level and not is_api(node.module):
+            for a in node.names:
+                out[a.asname or a.name] = f"{node.module}.{a.name}"
+    return out
+
+
+def _resolve_other(func: ast.AST | None, others: dict[str, str]) -> str | None:
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in others:
+        return None
+    return ".".join([others[func.id], *reversed(parts)])
+
+
 def root_name(expr: ast.AST) -> str | None:
     """The Name at the root of `a.b(c)[d].e()`."""
     while True:
@@ -88,26 +127,38 @@ def build(tree: ast.Module, table: ImportTable) -> Types:
                     types.foreign.add(a.asname or a.name)
                 if root_of(node.module) in RUNTIMES:
                     types.runtimes.add(a.asname or a.name)
+    others = _other_imports(tree)
     torchy: set[str] = set()
+    tensors: set[str] = set()  # assigned from a torch function somewhere: never an object
     for _ in range(2):  # an alias of an alias
         for node in ast.walk(tree):
-            if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
                 continue
-            name, value = node.targets[0].id, node.value
+            name, value = holder(node.targets[0]), node.value
+            if name is None:
+                continue
+            if holder(value) in types.objects and name not in torchy:  # accelerator = self.accelerator
+                types.objects.add(name)
+                continue
             root = root_name(value)
             if root in types.foreign and name not in torchy:
                 types.foreign.add(name)
                 continue
             func = value.func if isinstance(value, ast.Call) else None
             q = table.resolve(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
-            if q and is_api(q):
+            if _third_party_class(q or _resolve_other(func, others)):
+                types.objects.add(name)
+            elif q and is_api(q):
                 torchy.add(name)
                 last = q.rsplit(".", 1)[-1]
                 if last[:1].isupper() and last not in NOT_TENSOR_CLASSES:
                     types.objects.add(name)
+                else:
+                    tensors.add(name)
             elif root and (root in torchy or root in table.names):
                 torchy.add(name)
     types.foreign -= torchy
+    types.objects -= tensors
     return types
 
 
