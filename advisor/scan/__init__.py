@@ -15,6 +15,8 @@ from typing import Any
 
 from advisor.errors import UsageError
 from advisor.scan import effort, features
+from advisor.scan.detect import ModuleScan
+from advisor.scan.native import RegisteredOp
 from advisor.scan.models import (
     HAZARD_KINDS,
     SCHEMA_VERSION,
@@ -142,7 +144,7 @@ def _local_roots(rels: list[str], root: Path) -> frozenset[str]:
     )
 
 
-def _module_classes(scans: dict[str, Any]) -> set[tuple[str, str]]:
+def _module_classes(scans: dict[str, ModuleScan]) -> set[tuple[str, str]]:
     """(file, class) of every nn.Module subclass, following bases through the project's own classes."""
     names = {c.name for m in scans.values() for c in m.classes if c.torch_module}
     changed = True
@@ -156,7 +158,7 @@ def _module_classes(scans: dict[str, Any]) -> set[tuple[str, str]]:
     return {(rel, c.name) for rel, m in scans.items() for c in m.classes if c.name in names}
 
 
-def _role_at(info: Any, spans: list[tuple[int, int]], line: int) -> str:
+def _role_at(info: effort.FileInfo, spans: list[tuple[int, int]], line: int) -> str:
     if info.role in ("tests", "examples", "tools"):
         return info.role
     return "model" if any(a <= line <= b for a, b in spans) else info.role
@@ -199,9 +201,9 @@ def scan_path(
     skipped: list[Skipped] = list(found.skipped)
     uses: dict[str, list[Location]] = defaultdict(list)
     raw: list[detect.RawHazard] = []
-    scans: dict[str, Any] = {}
+    scans: dict[str, ModuleScan] = {}
     infos: dict[str, effort.FileInfo] = {}
-    cells_of: dict[str, Any] = {}
+    cells_of: dict[str, list[tuple[int, int]] | None] = {}
     lines = parsed = unparsed = py2 = 0
     bridges = frameworks.find_bridges(found.python)
     not_work: dict[str, int] = defaultdict(int)  # what is MindSpore already: bridge, MindSpore code
@@ -501,7 +503,7 @@ def scan_path(
     )
 
 
-def _op_message(op: Any, part: str) -> str:
+def _op_message(op: RegisteredOp, part: str) -> str:
     both = " (forward + backward)" if op.backward else ""
     return (
         f"custom operator `{op.name}`{both}, {part} kernel (registered as {', '.join(op.entries)}): port it to a "
@@ -587,7 +589,7 @@ def _task_metrics(ledger, scans, infos, live, arch_files, place) -> None:
             )
 
 
-def _raw_line(loc: Location, cells_of: dict[str, Any]) -> int:
+def _raw_line(loc: Location, cells_of: dict[str, list[tuple[int, int]] | None]) -> int:
     """A notebook location's line in the joined source (module class spans are in those lines)."""
     cells = cells_of.get(loc.file)
     if not cells or loc.cell is None:

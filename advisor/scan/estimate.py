@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.scan import normalize, patterns
-from advisor.scan.detect import EXTENSION_BUILDERS
+from advisor.scan.detect import EXTENSION_BUILDERS, RawHazard
 from advisor.scan import features
 from advisor.scan.effort import PLACE_INCREMENT, SATURATION, Ledger
 from advisor.scan.models import (
@@ -26,6 +26,9 @@ from advisor.scan.models import (
     Location,
     UnmappedApi,
 )
+
+if TYPE_CHECKING:
+    from knowledge.models import ApiMapping, KnowledgeBase, Pitfall, SourcedRange
 
 MAX_LOCATIONS = 5
 # Hours per distinct API when the mapping entry has no effort_hours (assumption, stated in the basis).
@@ -80,19 +83,19 @@ ORDER = {"low": 0, "medium": 1, "high": 2}
 CHECKS = {"normalize": normalize.CHECK}
 
 
-def fix_for(kind: str, pitfall: Any) -> str:
+def fix_for(kind: str, pitfall: Pitfall | None) -> str:
     """The KB pitfall's fix (or the scan's own), then the live check that shows the hazard, if any."""
     fix = pitfall.fix if pitfall is not None else FALLBACK_FIX[kind]
     return f"{fix} {CHECKS[kind]}" if kind in CHECKS else fix
 
 
-def _hours(value: Any) -> tuple[float, float] | None:
+def _hours(value: SourcedRange | None) -> tuple[float, float] | None:
     if value is None:
         return None
     return (float(value.low), float(value.high))
 
 
-def _basis(entry_id: str, rng: Any) -> str:
+def _basis(entry_id: str, rng: SourcedRange) -> str:
     return f"KB {entry_id}: {rng.low:g}-{rng.high:g} h ({rng.confidence}, {rng.source})"
 
 
@@ -108,13 +111,13 @@ class MappingIndex:
     """KB api_mappings by PyTorch name; a name not listed may match its longest listed parent
     (e.g. torch.distributed.all_reduce under an entry for torch.distributed)."""
 
-    def __init__(self, mappings: Iterable[Any]):
+    def __init__(self, mappings: Iterable[ApiMapping]):
         self.by_name = {m.pytorch: m for m in mappings}
 
     def names(self) -> set[str]:
         return set(self.by_name)
 
-    def find(self, name: str) -> Any | None:
+    def find(self, name: str) -> ApiMapping | None:
         parts = name.split(".")
         for end in range(len(parts), 1, -1):  # never the bare root ("torch")
             entry = self.by_name.get(".".join(parts[:end]))
@@ -127,7 +130,7 @@ PATH_LOOKUP = "torch.utils.cpp_extension.CUDA_HOME"
 METHOD_PREFIXES = ("torch.Tensor.", "torch.nn.Module.", "torch.optim.Optimizer.")
 
 
-def toolkit_class(name: str, entry: Any) -> str:
+def toolkit_class(name: str, entry: ApiMapping | None) -> str:
     """MindSpore Dev Toolkit's bins: convertible (a mapping exists), probably_tensor (a method matched
     by its name on an object whose type the ast cannot know), no_mapping (none, or not in the KB)."""
     if entry is None or entry.mapping == "none":
@@ -137,7 +140,7 @@ def toolkit_class(name: str, entry: Any) -> str:
     return "convertible"
 
 
-def api_base(entry: Any) -> tuple[tuple[float, float], str]:
+def api_base(entry: ApiMapping) -> tuple[tuple[float, float], str]:
     """Hours for the first use of an API, and where the figure comes from."""
     if entry is None:
         return (
@@ -154,7 +157,7 @@ def api_base(entry: Any) -> tuple[tuple[float, float], str]:
     )
 
 
-def classify_apis(uses: dict[str, list[Location]], kb: Any) -> tuple[list[ApiUse], list[UnmappedApi]]:
+def classify_apis(uses: dict[str, list[Location]], kb: KnowledgeBase) -> tuple[list[ApiUse], list[UnmappedApi]]:
     """Each API with its KB mapping and the figure for its first use (effort_hours is set to the whole
     item's included hours later, by scan_path)."""
     index = MappingIndex(kb.api_mappings)
@@ -203,13 +206,13 @@ def classify_apis(uses: dict[str, list[Location]], kb: Any) -> tuple[list[ApiUse
     return apis, unmapped
 
 
-def _context_conditions(p: Any) -> int:
+def _context_conditions(p: Pitfall) -> int:
     """Conditions the code cannot show (hardware, deployment); `model.*` and `needs.*` ones are
     what the scan detects in the code (custom CUDA ops, control flow, DDP, hub models)."""
     return sum(1 for c in (p.applies_when or []) if not c.startswith(("model.", "needs.")))
 
 
-def pitfalls_for(kind: str, kb: Any) -> list[Any]:
+def pitfalls_for(kind: str, kb: KnowledgeBase) -> list[Pitfall]:
     """KB pitfalls whose scan_kinds name this kind, the primary one first: one with an effort
     figure, then the one that needs no context the code cannot show (e.g. 'on Ascend'), then id."""
     candidates = [p for p in kb.pitfalls if kind in (p.scan_kinds or [])]
@@ -217,13 +220,13 @@ def pitfalls_for(kind: str, kb: Any) -> list[Any]:
     return candidates
 
 
-def pitfall_for(kind: str, kb: Any) -> Any | None:
+def pitfall_for(kind: str, kb: KnowledgeBase) -> Pitfall | None:
     """The primary KB pitfall for a hazard kind (its fix and effort are the hazard's)."""
     found = pitfalls_for(kind, kb)
     return found[0] if found else None
 
 
-def attach_fixes(raw: list[Any], kb: Any) -> list[Hazard]:
+def attach_fixes(raw: list[RawHazard], kb: KnowledgeBase) -> list[Hazard]:
     """RawHazard (kind, line, message, in_forward, api, file) -> Hazard with the KB pitfall's fix (or the
     scan's own for the kinds no pitfall explains)."""
     cache: dict[str, Any] = {}
@@ -312,7 +315,7 @@ def kind_risk(kind: str, items: list[Hazard]) -> str:
 
 def summarize(
     hazards: list[Hazard],
-    kb: Any,
+    kb: KnowledgeBase,
     ledger: Ledger,
     index: MappingIndex | None = None,
     examples: dict[int, tuple[str, str]] | None = None,
