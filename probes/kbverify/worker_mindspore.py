@@ -34,6 +34,9 @@ class Adapter:
         tensor = ms.Tensor
         args, kwargs = wc.args_of(spec, data, side, tensor)
         kind = spec["call"]
+        if kind == "snippet":
+            ns = {"target": target, "ms": ms, "np": np, "data": data, **{k: tensor(v) for k, v in data.items()}}
+            return {"output": wc.to_list(np, _np(wc.run_snippet(spec["ms_code"], ns)))}
         if kind == "layer":
             out = _np(target(*spec["ctor"], **spec.get("ctor_kwargs", {}))(*args))
             return {"output": wc.to_list(np, out)}

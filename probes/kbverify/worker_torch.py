@@ -29,6 +29,10 @@ class Adapter:
         torch = self.torch
         args, kwargs = wc.args_of(spec, data, side, lambda a: torch.from_numpy(a.copy()))
         kind = spec["call"]
+        if kind == "snippet":  # may need autograd: not under no_grad
+            ns = {"target": target, "torch": torch, "np": np, "data": data}
+            ns.update({k: torch.from_numpy(v.copy()) for k, v in data.items()})
+            return {"output": wc.to_list(np, _np(wc.run_snippet(spec["torch_code"], ns)))}
         with torch.no_grad():
             if kind == "layer":
                 out = target(*spec["torch_ctor"], **spec.get("torch_ctor_kwargs", {}))(*args)
