@@ -11,7 +11,7 @@ import re
 import os
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from advisor.errors import UsageError
 from advisor.scan import effort, features
@@ -26,6 +26,9 @@ from advisor.scan.models import (
     ScanResult,
     Skipped,
 )
+
+if TYPE_CHECKING:
+    from knowledge.models import KnowledgeBase
 
 __all__ = ["HAZARD_KINDS", "SCHEMA_VERSION", "ScanResult", "scan_path"]
 
@@ -42,7 +45,7 @@ def _parse(data: bytes, rel: str) -> tuple[ast.Module | None, str | None]:
         return None, "does not parse: too deeply nested"
 
 
-def _where(line: int, cells: list[tuple[int, int]] | None) -> dict[str, Any]:
+def _where(line: int, cells: list[tuple[int, int]] | None) -> dict[str, int | None]:
     """line (and cell) to report: a notebook's joined-source line becomes (cell, line in cell)."""
     if cells is None or not 1 <= line <= len(cells):
         return {"line": line, "cell": None}
@@ -165,7 +168,10 @@ def _role_at(info: effort.FileInfo, spans: list[tuple[int, int]], line: int) -> 
 
 
 def scan_path(
-    path: str | os.PathLike, kb: Any = None, exclude: list[str] | None = None, default_excludes: bool = True
+    path: str | os.PathLike,
+    kb: KnowledgeBase | None = None,
+    exclude: list[str] | None = None,
+    default_excludes: bool = True,
 ) -> ScanResult:
     """Scan a folder (or one file) of PyTorch code. Raises UsageError when path does not exist, or when
     nothing under it could be read as Python 3 (with the reason: e.g. Python 2 sources).
@@ -395,7 +401,7 @@ def scan_path(
         locs = uses[item.name]
         places = [place(loc.file, _raw_line(loc, cells_of)) for loc in locs]
         excluded_uses = sum(1 for p in places if p[2])
-        update: dict[str, Any] = {"excluded_uses": excluded_uses}
+        update: dict[str, object] = {"excluded_uses": excluded_uses}
         if item.name in covered:
             update.update(
                 effort_hours=(0.0, 0.0),

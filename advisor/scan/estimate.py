@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from advisor.scan import normalize, patterns
 from advisor.scan.detect import EXTENSION_BUILDERS, RawHazard
@@ -229,7 +229,7 @@ def pitfall_for(kind: str, kb: KnowledgeBase) -> Pitfall | None:
 def attach_fixes(raw: list[RawHazard], kb: KnowledgeBase) -> list[Hazard]:
     """RawHazard (kind, line, message, in_forward, api, file) -> Hazard with the KB pitfall's fix (or the
     scan's own for the kinds no pitfall explains)."""
-    cache: dict[str, Any] = {}
+    cache: dict[str, Pitfall | None] = {}
     hazards = []
     for h in raw:
         if h.kind not in cache:

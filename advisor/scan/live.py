@@ -5,7 +5,10 @@ MindSpore in-place method is not really in place, say so, with the MindSpore ver
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from advisor.scan.models import ApiUse, Hazard
 
 NOT_RUN = "mapping table not verified on this host: run `advisor kb verify`"
 METHOD = re.compile(r"`\.(\w+_)\(\)`")
@@ -15,7 +18,7 @@ def _where(result: dict) -> str:
     return f"MindSpore {result.get('mindspore_version', '?')} {result.get('device', '?')}, {result.get('checked_at', '?')[:10]}"
 
 
-def attach(apis: list[Any], hazards: list[Any], result: dict | None = None, *, cached: bool = True) -> str:
+def attach(apis: list[ApiUse], hazards: list[Hazard], result: dict | None = None, *, cached: bool = True) -> str:
     """Set live_check on the APIs and hazards a failing verification concerns; the one line to show."""
     from probes.kbverify import runner, specs
 
