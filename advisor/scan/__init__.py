@@ -606,6 +606,28 @@ def _raw_line(loc: Location, cells_of: dict[str, list[tuple[int, int]] | None]) 
     return loc.line
 
 
+def _library_names(ledger, item, name, lib, live, scans, place, patterns) -> None:
+    """Each distinct name the included code takes from the library (patterns.PER_NAME by its mapping), on
+    top of the per-library figure; names the knowledge base maps are priced as APIs, not here."""
+    per = patterns.PER_NAME.get(lib.mapping, (0.0, 0.0))
+    if per[1] <= 0 or lib.per_use[1] > 0:  # a counterpart that is the same, or a library priced by its calls
+        return
+    first: dict[str, tuple[str, int]] = {}
+    for rel, line in sorted(live):
+        for q in sorted(scans[rel].library_names.get(name, ())):
+            if q not in scans[rel].uses:
+                first.setdefault(q, (rel, line))
+    if not first:
+        return
+    for k, (q, (rel, line)) in enumerate(sorted(first.items(), key=lambda kv: kv[1]), start=1):
+        w = effort.weight(k, patterns.NAME_FLOOR)
+        ledger.add(effort.Occurrence(item, "dependency", *place(rel, line), per[0] * w, per[1] * w), "")
+    ledger.basis[item] += (
+        f" + {per[0]:g}-{per[1]:g} h per distinct name used ({len(first)}; the k-th max(1/k, "
+        f"{patterns.NAME_FLOOR:g}) of it: {'re-implement' if lib.mapping == 'none' else 'swap and check'} each)"
+    )
+
+
 def _dependencies(scans, infos, cells_of, ledger, place, patterns) -> list[Dependency]:
     """Third-party libraries the code imports that the scan knows, priced once each (lazy-only imports
     are listed as optional and not priced)."""
@@ -645,6 +667,7 @@ def _dependencies(scans, infos, cells_of, ledger, place, patterns) -> list[Depen
                         ),
                         basis,
                     )
+            _library_names(ledger, item, name, lib, live, scans, place, patterns)
             hours, basis = ledger.item_hours(item), ledger.basis[item]
         out.append(
             Dependency(

@@ -75,6 +75,7 @@ class ModuleScan:
     signals: set[str] = field(default_factory=set)  # training / data / deployment hints
     lazy_lines: set[int] = field(default_factory=set)
     library_calls: dict[str, int] = field(default_factory=dict)  # root -> calls of its functions (usage pricing)
+    library_names: dict[str, set[str]] = field(default_factory=dict)  # root -> distinct names it uses (eager imports)
 
 
 # What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths).
@@ -409,6 +410,36 @@ def _temporary(expr: ast.AST) -> bool:
     return isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Call))
 
 
+def library_names(tree: ast.Module, local: frozenset[str] = frozenset()) -> dict[str, set[str]]:
+    """The distinct names a module takes from each third-party root, outside functions (a lazy import is an
+    optional path): `from detectron2.data import MetadataCatalog` -> detectron2.data.MetadataCatalog;
+    `import peft` then `peft.get_peft_model(...)` -> peft.get_peft_model. torch's own roots are not here
+    (their APIs are priced one by one)."""
+    lazy: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lazy.update(id(n) for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    out: dict[str, set[str]] = defaultdict(set)
+    modules: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if id(node) in lazy:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            root = root_of(node.module)
+            if root not in local and not is_api(node.module):
+                out[root].update(f"{node.module}.{a.name}" for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if root_of(a.name) not in local and not is_api(a.name):
+                    modules[a.asname or root_of(a.name)] = a.asname and a.name or root_of(a.name)
+    if modules:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+                qualified = modules[node.value.id]
+                out[root_of(qualified)].add(f"{qualified}.{node.attr}")
+    return dict(out)
+
+
 def library_calls(tree: ast.Module, roots: tuple[str, ...]) -> dict[str, int]:
     """Calls of names imported from each root (`rearrange(...)`, `einops.repeat(...)`, `Rearrange(...)`)."""
     names: dict[str, str] = {}
@@ -457,6 +488,7 @@ def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = froze
                 )
             )
     visitor.out.library_calls = library_calls(tree, USAGE_PRICED)
+    visitor.out.library_names = library_names(tree, local)
     visitor.out.imports = [(m, line, lazy) for m, line, lazy in table.all_imports if root_of(m) not in local]
     visitor.out.lazy_lines = table.lazy_lines
     return visitor.out

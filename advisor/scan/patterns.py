@@ -143,6 +143,13 @@ class Library:
 
 _NO = (4.0, 16.0)  # re-implementing what the code used from a library with no counterpart (assumption)
 _SWAP = (1.0, 4.0)  # swapping to the MindSpore-side library and checking outputs (assumption)
+# Features, not places, for the libraries a project is built on: each distinct name it takes from one
+# (a class, a function, a submodule's member) is one piece to re-implement (no counterpart) or to swap
+# and check (a counterpart that differs); the k-th costs max(1/k, NAME_FLOOR) of the first (the pieces
+# of one library share its idioms). Hours per name, by mapping; assumptions, checked in
+# benchmarks/scan_calibration.md round 4 (Mask2Former on detectron2, alpaca-lora on transformers/peft).
+PER_NAME = {"none": (1.0, 4.0), "differs": (0.25, 1.0), "same": (0.0, 0.0)}
+NAME_FLOOR = 0.25
 # Third-party PyTorch-side libraries, by import root. Counterparts from the projects' own READMEs.
 LIBRARIES: dict[str, Library] = {
     "timm": Library(
