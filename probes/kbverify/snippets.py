@@ -538,6 +538,16 @@ SNIPPETS: dict[str, dict] = {
         "out = []\nfor _ in range(6):\n    out.append(opt.param_groups[0]['lr'])\n    opt.step()\n    sch.step()\n",
         tol=1e-6,
     ),
+    # a LearningRateSchedule subclass is how LambdaLR / OneCycleLR move: lr 0.1 x 0.5^step for 3 steps
+    "mindspore.nn.learning_rate_schedule.LearningRateSchedule": snip(
+        "mindspore.nn.learning_rate_schedule.LearningRateSchedule",
+        "torch.optim.lr_scheduler.LambdaLR",
+        "class Half(target):\n    def construct(self, step):\n"
+        "        return 0.1 * ms.ops.pow(0.5, step.astype(ms.float32))\n"
+        "out = [Half()(ms.Tensor(i, ms.int32)) for i in range(3)]\n",
+        "opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)\nsch = target(opt, lambda e: 0.5**e)\n"
+        "out = []\nfor _ in range(3):\n    out.append(opt.param_groups[0]['lr'])\n    opt.step()\n    sch.step()\n",
+    ),
     "mindspore.train.ReduceLROnPlateau": snip(
         "mindspore.train.ReduceLROnPlateau",
         "torch.optim.lr_scheduler.ReduceLROnPlateau",
