@@ -165,3 +165,20 @@ def test_a_library_the_project_is_built_on_is_priced_per_distinct_name(tmp_path)
     expected = (lib.effort[0] + per[0] * share, lib.effort[1] + per[1] * share)
     assert item.effort_hours == pytest.approx(expected, abs=0.02)
     assert f"per distinct name used ({len(names)};" in item.basis
+
+
+def test_each_training_program_gets_one_convergence_check(tmp_path):
+    """A tutorial collection's shape: two scripts with a training loop at module level and one with a
+    `__main__` guard are programs; a module that only defines a train step is not."""
+    from advisor.scan import effort
+
+    loop = "import torch\nopt = torch.optim.SGD([], lr=0.1)\nfor step in range(3):\n    opt.step()\n"
+    guarded = "import torch\n\ndef main():\n    torch.optim.SGD([], lr=0.1).step()\n\nif __name__ == '__main__':\n    main()\n"
+    library = "import torch\n\ndef train_step(opt):\n    opt.step()\n    return torch.optim.SGD\n"
+    _write(tmp_path, {"a/main.py": loop, "b/main.py": loop, "train.py": guarded, "engine.py": library})
+    item = _item(scan_path(tmp_path), "training convergence check")
+    floor = effort.FLOOR["training_run"]
+    share = 1 + max(1 / 2, floor) + max(1 / 3, floor)
+    lo, hi = effort.TRAINING_RUN_HOURS
+    assert item.effort_hours == pytest.approx((lo * share, hi * share), abs=0.02)
+    assert item.count == 3  # the three programs, not engine.py

@@ -533,6 +533,7 @@ def _architectures(ledger, scans, infos, modules, spans, pretrained, place) -> N
     live = {rel for rel, info in infos.items() if not info.excluded}
     arch_files.sort(key=lambda a: -a[2])  # the harness is built on the biggest
     _task_metrics(ledger, scans, infos, live, arch_files, place)
+    _training_runs(ledger, scans, infos, live, place)
     if not arch_files:
         return
     weights = bool(pretrained & live)
@@ -561,6 +562,23 @@ def _architectures(ledger, scans, infos, modules, spans, pretrained, place) -> N
             f"{effort.WEIGHT_CONVERSION_HOURS[0]:g}-{effort.WEIGHT_CONVERSION_HOURS[1]:g} h once: a converter for "
             f"the pretrained checkpoints (names, layouts, BN statistics; assumption), first seen in {rel}",
         )
+
+
+def _training_runs(ledger, scans, infos, live, place) -> None:
+    """Each training program (steps an optimizer and runs as a program) checked against its PyTorch loss
+    curve once; the k-th max(1/k, floor) of the first."""
+    programs = [
+        rel for rel in sorted(live) if infos[rel].torch and scans[rel].entry and "training" in scans[rel].signals
+    ]
+    lo, hi = effort.TRAINING_RUN_HOURS
+    floor = effort.FLOOR["training_run"]
+    basis = (
+        f"{lo:g}-{hi:g} h per training program (run it after the port and compare the loss curve with PyTorch's: "
+        f"optimizer, schedule, loss scaling, data order), the k-th max(1/k, {floor:g}) of it (assumption)"
+    )
+    for k, rel in enumerate(programs, start=1):
+        w = effort.weight(k, floor)
+        ledger.add(effort.Occurrence("training convergence check", "parity", *place(rel, 1), lo * w, hi * w), basis)
 
 
 def _task_metrics(ledger, scans, infos, live, arch_files, place) -> None:

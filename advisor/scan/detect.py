@@ -76,6 +76,7 @@ class ModuleScan:
     lazy_lines: set[int] = field(default_factory=set)
     library_calls: dict[str, int] = field(default_factory=dict)  # root -> calls of its functions (usage pricing)
     library_names: dict[str, set[str]] = field(default_factory=dict)  # root -> distinct names it uses (eager imports)
+    entry: bool = False  # a program: a `__main__` guard or a loop at module level (a script's training loop)
 
 
 # What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths).
@@ -410,6 +411,17 @@ def _temporary(expr: ast.AST) -> bool:
     return isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Call))
 
 
+def is_entry(tree: ast.Module) -> bool:
+    """A program rather than a library module: `if __name__ == "__main__":` or a for/while loop at the
+    module's top level (a tutorial's or notebook's training loop)."""
+    for node in tree.body:
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
+            return True
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) and "__name__" in ast.unparse(node.test):
+            return True
+    return False
+
+
 def library_names(tree: ast.Module, local: frozenset[str] = frozenset()) -> dict[str, set[str]]:
     """The distinct names a module takes from each third-party root, outside functions (a lazy import is an
     optional path): `from detectron2.data import MetadataCatalog` -> detectron2.data.MetadataCatalog;
@@ -489,6 +501,7 @@ def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = froze
             )
     visitor.out.library_calls = library_calls(tree, USAGE_PRICED)
     visitor.out.library_names = library_names(tree, local)
+    visitor.out.entry = is_entry(tree)
     visitor.out.imports = [(m, line, lazy) for m, line, lazy in table.all_imports if root_of(m) not in local]
     visitor.out.lazy_lines = table.lazy_lines
     return visitor.out

@@ -34,6 +34,12 @@ PARITY_HOURS = {"weights": (2.0, 8.0), "scratch": (1.0, 4.0)}
 # Writing the checkpoint converter (parameter names, layouts, BN statistics) once, when the project uses
 # pretrained weights; each architecture's name mapping is in its parity figure. Assumption.
 WEIGHT_CONVERSION_HOURS = (8.0, 24.0)
+# A training program (a file that steps an optimizer and runs as a program) is run once against its
+# PyTorch loss curve after the port: optimizer, schedule, loss scaling and data order show there, not in
+# output parity. The first sets up the comparison; each later one max(1/k, FLOOR['training_run']) of it.
+# Hours per program; assumption (the engineer's "port, run, check it still converges" per tutorial,
+# benchmarks/scan_calibration.md round 3).
+TRAINING_RUN_HOURS = (1.0, 4.0)
 ARCH_MIN_LINES = 50  # a file whose top-level modules are smaller than this is a helper, not an architecture
 # A bigger architecture takes longer to check: its figure x max(1, module lines / ARCH_SCALE_LINES), at
 # most ARCH_SCALE_MAX times (a 100-line CIFAR net vs a 1,000-line Unet or vision transformer). Assumption.
@@ -42,6 +48,7 @@ ARCH_SCALE_MAX = 4.0
 # Each repeat k (k >= 2) of the same item costs max(1/k, floor) of the first: diminishing, never nothing.
 FLOOR = {
     "parity": 0.5,
+    "training_run": 0.5,
     "module": 0.25,
     "api": 0.05,
     "hazard": 0.1,
