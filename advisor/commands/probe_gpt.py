@@ -69,8 +69,7 @@ def build_config(args):
 
     from probes.transformer.models import VARIANTS, WAYS, GptConfig
 
-    from advisor.commands.probe import MODES, _list
-    from advisor.commands.probe_accuracy import selected_frameworks
+    from advisor.commands.probe_common import MODES, comma_list, selected_frameworks
 
     models = [m.strip().lower() for m in (args.models or "").split(",") if m.strip()]
     if models != ["gpt"]:
@@ -91,7 +90,7 @@ def build_config(args):
         raise UsageError(f"--frameworks: neither PyTorch nor MindSpore is installed for {sys.executable}")
     fields: dict = {
         "frameworks": frameworks,
-        "modes": _list(args.modes, MODES, "--modes"),
+        "modes": comma_list(args.modes, MODES, "--modes"),
         "budget": args.budget,
         "threads": args.threads,
         "repeat": args.repeat,
@@ -126,17 +125,6 @@ def build_config(args):
         raise UsageError(f"{flag}: {msg}" + (f" (got {err.get('input')!r})" if field else "")) from None
 
 
-class Progress:
-    """One line per child on stderr (start and done), as the other probes print."""
-
-    def __call__(self, ev) -> None:
-        if ev.kind == "start":
-            print(f"advisor: [{ev.index}/{ev.total}] {ev.message or ev.run_id} ...", file=sys.stderr, flush=True)
-        elif ev.kind == "done":
-            tps = f", {ev.tokens_per_second:,.0f} tokens/s" if ev.tokens_per_second else ""
-            print(f"advisor: [{ev.index}/{ev.total}] {ev.run_id}: {ev.message}{tps}", file=sys.stderr, flush=True)
-
-
 def _register_table() -> None:
     """The "gpt" renderer, until advisor.render.interface.TABLES carries its line (idempotent)."""
     from advisor.render import interface
@@ -145,7 +133,7 @@ def _register_table() -> None:
 
 
 def run_from_args(args) -> int:
-    from advisor.commands.probe import emit_result
+    from advisor.commands.probe_common import emit_result, progress
     from advisor.output import check_output
 
     check_output(getattr(args, "output", None))
@@ -153,7 +141,8 @@ def run_from_args(args) -> int:
     from probes.transformer.runner import run
 
     try:
-        result = run(config, on_event=None if getattr(args, "json", False) else Progress())
+        with progress("gpt", config, args) as on_event:
+            result = run(config, on_event=on_event)
     finally:
         if getattr(args, "no_cache", False):
             import shutil

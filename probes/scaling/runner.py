@@ -312,6 +312,8 @@ def run_scaling(
                 kind="start",
                 run_id=run_id,
                 fraction=i / len(plan),
+                index=i + 1,
+                total=len(plan),
                 message=f"{launch.LAUNCHERS[spec.framework]}: {spec.model}, "
                 f"{spec.ranks} rank(s), repetition {rep}/{config.repeat}",
             ),
@@ -325,6 +327,8 @@ def run_scaling(
                     run_id=run_id,
                     fraction=(i + frac) / len(plan),
                     run_fraction=frac,
+                    index=i + 1,
+                    total=len(plan),
                     message=f"{run_id}: {stage} {frac:.0%}",
                 ),
             )
@@ -339,7 +343,13 @@ def run_scaling(
         _emit(
             on_event,
             ScalingEvent(
-                kind="done", run_id=run_id, fraction=(i + 1) / len(plan), message=f"{run_id}: {what}", run=run
+                kind="done",
+                run_id=run_id,
+                fraction=(i + 1) / len(plan),
+                message=f"{run_id}: {what}",
+                run=run,
+                index=i + 1,
+                total=len(plan),
             ),
         )
 
