@@ -7,6 +7,8 @@ report` and the TUI can reuse the last measurement on this host.
     probes[-scaling]-<fingerprint>.runs.json  per run id: when, on which host and by which command
                                        it was measured (used_runs: what a report says it reused)
     torchinductor/                     torch.compile's kernels (compile_cache_dir)
+    onednn-<fingerprint>.json          `advisor check`'s AVX2-capped rerun of MindSpore's convolution,
+                                       per MindSpore version (load_onednn_confirm / save_onednn_confirm)
 
 Saving merges with what is cached instead of replacing it: runs are kept by run id, and a run (or
 parity result) that is not ok never replaces one that is. So a LeNet-only probe updates LeNet and
@@ -257,14 +259,57 @@ def save_scaling(result, fingerprint: Optional[str] = None, command: Optional[st
     return _save("scaling", result, fingerprint, merge_scaling, load_cached_scaling, command)
 
 
+# ------------------------------------------------------------------ the oneDNN confirmation
+
+
+def _onednn_path(fingerprint: Optional[str]) -> Path:
+    return cache_dir() / f"onednn-{fingerprint or host_fingerprint()}.json"
+
+
+def load_onednn_confirm(mindspore_version: str, fingerprint: Optional[str] = None) -> Optional[dict[str, object]]:
+    """`advisor check`'s confirmation of the oneDNN reference-kernel trap on this host: the same
+    convolution rerun with ONEDNN_MAX_CPU_ISA=AVX2 (capped_conv_ms, capped_ratio, measured), or None.
+    The trap is a property of the CPU and of the oneDNN MindSpore bundles, so one measurement per
+    host fingerprint and MindSpore version stands (a third child costs ~1.3 s of CPU per check)."""
+    try:
+        data = json.loads(_onednn_path(fingerprint).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    entry = data.get(mindspore_version) if isinstance(data, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    if not all(isinstance(entry.get(k), (int, float)) and entry[k] > 0 for k in ("capped_conv_ms", "capped_ratio")):
+        return None  # a damaged entry is remeasured, not trusted
+    return entry
+
+
+def save_onednn_confirm(
+    mindspore_version: str,
+    capped_conv_ms: float,
+    capped_ratio: float,
+    measured: str,
+    fingerprint: Optional[str] = None,
+) -> Path:
+    path = _onednn_path(fingerprint)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    data[mindspore_version] = {"capped_conv_ms": capped_conv_ms, "capped_ratio": capped_ratio, "measured": measured}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return path
+
+
 # ------------------------------------------------------------------ clearing
 
 
 def clear() -> list[Path]:
-    """Remove every cached probe result (both kinds) and the torch.compile cache; returns what was
-    removed."""
+    """Remove every cached probe result (both kinds), the check's oneDNN confirmation and the
+    torch.compile cache; returns what was removed."""
     removed = []
-    for path in sorted(cache_dir().glob("probes-*.json")):
+    for path in sorted([*cache_dir().glob("probes-*.json"), *cache_dir().glob("onednn-*.json")]):
         try:
             path.unlink()
             removed.append(path)
