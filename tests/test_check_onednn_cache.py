@@ -20,7 +20,7 @@ def host(monkeypatch, tmp_path):
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
-    state = {"version": "2.10.0", "reruns": 0}
+    state = {"version": "2.10.0", "reruns": 0, "args": []}
 
     def detect():
         return [FrameworkInfo(name="mindspore", installed=True, version=state["version"])]
@@ -29,6 +29,7 @@ def host(monkeypatch, tmp_path):
         if "--conv-only" in extra_args:
             state["reruns"] += 1
             return SmokeResult(status="ok", ok=True, conv_check=ConvCheck(**CAPPED)), {}
+        state["args"].append(tuple(extra_args))
         if on_message:
             on_message({"kind": "progress", "stage": "conv", **SLOW})
         return SmokeResult(status="ok", ok=True, seconds=0.1, conv_check=ConvCheck(**SLOW)), {}
@@ -55,6 +56,7 @@ def test_only_the_first_check_on_a_host_reruns_the_convolution(host):
     assert host["reruns"] == 1  # no third child: the verdict came from the cache
     assert (second.capped_conv_ms, second.capped_ratio) == (12.0, 1.2) and second.capped_measured
     assert "(33x faster) (the AVX2 rerun measured on this host, " in message
+    assert host["args"] == [(), ("--conv-once",)]  # a known-slow conv is timed once, not twice
 
 
 def test_another_mindspore_version_measures_again(host):

@@ -77,7 +77,9 @@ def run_check(
         # earlier check on this host and MindSpore version confirmed it (a third child on 2 cores).
         rerun = confirmed is None
         early = rerun and "avx512f" in host.cpu.flags
-        smoke_future = pool.submit(smoke_all, frameworks, timeout, rerun, early, say, cancel) if smoke else None
+        smoke_future = (
+            pool.submit(smoke_all, frameworks, timeout, rerun, early, say, cancel, not rerun) if smoke else None
+        )
         nvidia_future = pool.submit(_collect_nvidia)
         ascend_future = pool.submit(_collect_ascend)
         kb_future = pool.submit(_load_kb) if use_kb and kb is None else None

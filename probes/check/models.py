@@ -166,8 +166,7 @@ class ConvCheck(_Model):
     capped_error: Optional[str] = None
     capped_measured: Optional[str] = Field(
         None,
-        description="when the AVX2 rerun was measured, if taken from the per-host cache "
-        "(null: measured in this check)",
+        description="when the AVX2 rerun was measured, if taken from the per-host cache (null: measured in this check)",
     )
 
 
