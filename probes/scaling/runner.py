@@ -66,7 +66,7 @@ def default_ranks(device_count: int) -> list[int]:
     return [1, device_count] if device_count > 1 else [1, 2]
 
 
-def _host_summary() -> dict:
+def host_summary() -> dict:
     out = {"usable_cores": usable_cores(), "nvidia_gpus": nvidia_gpu_count(), "ascend_npus": ascend_npu_count()}
     from probes.check.host import collect_host  # never raises: what it cannot read stays None
 
@@ -372,7 +372,7 @@ def run_scaling(
                 )
             )
     label, text = label_for(devices, all_ranks, cores, threads)
-    host = _host_summary()
+    host = host_summary()
     host.update(loadavg_start=load_start, loadavg_end=_loadavg())
     warnings += noise_warnings(results, host, cores)
     return ScalingResult(
