@@ -35,6 +35,18 @@ def add_arguments(parser) -> None:
     )
 
 
+PROBE_FLAG = "--deploy"
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "deploy", False))
+
+
+def refuse_unused(args: argparse.Namespace) -> None:
+    if getattr(args, "batch_sizes", None) is not None:
+        raise UsageError("--batch-sizes: a deployment-probe option; add --deploy (advisor probe --deploy ...)")
+
+
 def parse_batch_sizes(value: Optional[str]) -> list[int]:
     if value is None:
         return [1, 32]

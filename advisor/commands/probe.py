@@ -6,8 +6,10 @@ document with --json; -o FILE writes it atomically) and to the per-host cache.""
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import tempfile
+from types import ModuleType
 
 from advisor.commands.probe_common import (
     FRAMEWORKS,
@@ -15,6 +17,7 @@ from advisor.commands.probe_common import (
     MAX_THREADS,
     MODELS,
     MODES,
+    TRAINING_ONLY,
     comma_list,
     emit_result,
     progress,
@@ -23,10 +26,6 @@ from advisor.errors import UsageError
 from advisor.output import check_output
 from advisor.sanitize import one_line
 from probes.launcher import terminating_signals
-
-# Options of the training probe that the scaling probe does not use (it trains LeNet on synthetic
-# data under the frameworks' launchers): refused with --scaling rather than silently ignored.
-TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps", "max_repeat")
 
 
 def register(subparsers) -> None:
@@ -97,21 +96,24 @@ def register(subparsers) -> None:
         help="write the JSON document to FILE (atomically), e.g. for `advisor report --probes`",
     )
     p.set_defaults(func=handle, _training_defaults={k: p.get_default(k) for k in TRAINING_ONLY})
-    from advisor.commands import scaling as scaling_cli  # --scaling, --ranks and the scaling knobs
+    for front in fronts().values():
+        front.add_arguments(p)
 
-    scaling_cli.add_arguments(p)
-    from advisor.commands import probe_accuracy  # --accuracy and its knobs
 
-    probe_accuracy.add_arguments(p)
-    from advisor.commands import probe_pipeline  # --pipeline and its knobs
+# Each probe kind's command-line module (probes.base.KINDS names the kinds; the training probe's is
+# this one), in `advisor probe --help` order. Each has PROBE_FLAG, add_arguments(parser), wanted(args),
+# refuse_unused(args) and run_from_args(args); adding a kind adds its module and one line here.
+FRONTS = {
+    "scaling": "scaling",
+    "accuracy": "probe_accuracy",
+    "pipeline": "probe_pipeline",
+    "deploy": "deploy",
+    "gpt": "probe_gpt",
+}
 
-    probe_pipeline.add_arguments(p)
-    from advisor.commands import deploy  # --deploy, --batch-sizes
 
-    deploy.add_arguments(p)
-    from advisor.commands import probe_gpt  # --models gpt and its knobs
-
-    probe_gpt.add_arguments(p)
+def fronts() -> dict[str, ModuleType]:
+    return {name: importlib.import_module(f"advisor.commands.{module}") for name, module in FRONTS.items()}
 
 
 def build_config(args):
@@ -183,51 +185,18 @@ def build_config(args):
 @terminating_signals()  # SIGTERM / SIGHUP like SIGINT: children killed, temp folders removed, 143 / 129
 def handle(args) -> int:
     check_output(getattr(args, "output", None))
-    chosen = [f"--{name}" for name in ("deploy", "scaling", "accuracy", "pipeline") if getattr(args, name, False)]
+    from probes.base import KINDS
+
+    kinds = fronts()
+    chosen = [name for name in KINDS if name in kinds and kinds[name].wanted(args)]
     if len(chosen) > 1:
-        raise UsageError(f"{chosen[0]}: one probe per run; {chosen[0]} and {chosen[1]} go in separate runs")
-    from advisor.commands import probe_gpt
-
-    if probe_gpt.wants_gpt(args):
-        if chosen:
-            raise UsageError(f"{chosen[0]}: one probe per run; --models gpt goes in a separate run")
-        return probe_gpt.run_from_args(args)
-    probe_gpt.refuse_without_gpt(args)
-    if getattr(args, "deploy", False):
-        from advisor.commands import deploy
-
-        return deploy.run_from_args(args)
-    if getattr(args, "batch_sizes", None) is not None:
-        raise UsageError("--batch-sizes: a deployment-probe option; add --deploy (advisor probe --deploy ...)")
-    if not getattr(args, "scaling", False):  # else the training probe ran and the option was ignored
-        from advisor.commands.scaling import SCALING_ONLY
-
-        given = [name for name in SCALING_ONLY if getattr(args, name, None) is not None]
-        if given:
-            flag = "--" + given[0].replace("_", "-")
-            raise UsageError(f"{flag}: a scaling-probe option; add --scaling (advisor probe --scaling {flag} ...)")
-    if getattr(args, "scaling", False):
-        from advisor.commands import scaling as scaling_cli
-
-        defaults = getattr(args, "_training_defaults", {})
-        given = [name for name in TRAINING_ONLY if name in defaults and getattr(args, name) != defaults[name]]
-        if given:
-            flag = "--" + given[0].replace("_", "-")
-            raise UsageError(f"{flag}: a training-probe option; the scaling probe (--scaling) does not use it")
-
-        return scaling_cli.run_from_args(args)
-    if getattr(args, "pipeline", False):
-        from advisor.commands import probe_pipeline
-
-        return probe_pipeline.run_from_args(args)
-    if any(getattr(args, n, None) is not None for n in ("loader_workers", "feed")):
-        raise UsageError("--loader-workers/--feed: input-pipeline options; add --pipeline")
-    if getattr(args, "accuracy", False) or any(
-        getattr(args, n, None) is not None for n in ("epochs", "seeds", "target")
-    ):
-        from advisor.commands import probe_accuracy
-
-        return probe_accuracy.run_from_args(args)
+        first, second = (kinds[name].PROBE_FLAG for name in chosen[:2])
+        raise UsageError(f"{first}: one probe per run; {first} and {second} go in separate runs")
+    for name, front in kinds.items():
+        if name not in chosen:
+            front.refuse_unused(args)  # its options without its flag: refused, not silently ignored
+    if chosen:
+        return kinds[chosen[0]].run_from_args(args)
     if args.clear_cache:
         from advisor.cache import clear
 

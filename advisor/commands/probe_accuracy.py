@@ -55,8 +55,15 @@ def _config(args):
         raise UsageError(f"--{str(err['loc'][0]).replace('_', '-')}: {err['msg']} (got {err.get('input')!r})") from None
 
 
-def refuse_unused(args) -> None:
-    refuse_training_options(args, "--accuracy")
+PROBE_FLAG = "--accuracy"
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "accuracy", False))
+
+
+def refuse_unused(args: argparse.Namespace) -> None:
+    """An accuracy option without --accuracy: one line, not a training probe that ignores it."""
     for name in ("epochs", "seeds", "target"):
         if not getattr(args, "accuracy", False) and getattr(args, name, None) is not None:
             raise UsageError(f"--{name}: an accuracy-probe option; add --accuracy")
@@ -80,8 +87,8 @@ def run_normalize_check(timeout: float = 300) -> dict:
     return res
 
 
-def run_from_args(args) -> int:
-    refuse_unused(args)
+def run_from_args(args: argparse.Namespace) -> int:
+    refuse_training_options(args, "--accuracy")
     config = _config(args)
     from advisor.extras import require
 

@@ -26,6 +26,9 @@ FRAMEWORKS = ("pytorch", "mindspore")
 MODES = ("eager", "compile", "graph", "pynative")
 MAX_BATCH = 4096
 MAX_THREADS = int(LIMITS["threads"].high)  # the one range table (advisor.limits)
+# Options of the training probe that the scaling probe does not use (it trains LeNet on synthetic
+# data under the frameworks' launchers): refused with --scaling rather than silently ignored.
+TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps", "max_repeat")
 # Training-probe options the accuracy and pipeline probes do not read: refused, not silently ignored.
 NOT_USED_BY_DATA_PROBES = ("budget", "repeat", "no_parity", "no_tune", "max_steps", "device")
 ALIASES = {

@@ -42,16 +42,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dynamic-passes", type=int, help="passes over the schedule; the last is steady (default 3)")
 
 
-def wants_gpt(args) -> bool:
+PROBE_FLAG = "--models gpt"
+
+
+def wanted(args: argparse.Namespace) -> bool:
     return "gpt" in [m.strip().lower() for m in (getattr(args, "models", None) or "").split(",")]
 
 
-def refuse_without_gpt(args) -> None:
+def refuse_without_gpt(args: argparse.Namespace) -> None:
     """A GPT option without --models gpt is refused, not silently ignored."""
     for name in GPT_ONLY:
         if getattr(args, name, None) is not None:
             flag = "--" + name.replace("_", "-")
             raise UsageError(f"{flag}: a transformer-probe option; add --models gpt")
+
+
+refuse_unused = refuse_without_gpt  # the probe command's name for it (advisor/commands/probe.py FRONTS)
 
 
 def _items(value: str, allowed, flag: str) -> list[str]:

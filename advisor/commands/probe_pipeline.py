@@ -33,6 +33,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+PROBE_FLAG = "--pipeline"
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "pipeline", False))
+
+
+def refuse_unused(args: argparse.Namespace) -> None:
+    if any(getattr(args, n, None) is not None for n in ("loader_workers", "feed")):
+        raise UsageError("--loader-workers/--feed: input-pipeline options; add --pipeline")
+
+
 def _feed(text: str | None) -> tuple[float, int] | None:
     if not text:
         return None

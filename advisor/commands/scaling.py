@@ -19,7 +19,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Optional
 
-from advisor.commands.probe_common import FRAMEWORKS, MAX_THREADS, MODELS, comma_list, emit_result, progress
+from advisor.commands.probe_common import (
+    FRAMEWORKS,
+    MAX_THREADS,
+    MODELS,
+    TRAINING_ONLY,
+    comma_list,
+    emit_result,
+    progress,
+)
 from advisor.errors import UsageError
 from probes.scaling import multinode
 
@@ -138,8 +146,33 @@ def exit_code(result: ScalingResult) -> int:
     return 1 if gate_failed or any(fw.status == "failed" for fw in result.frameworks) else 0
 
 
-def run_from_args(args) -> int:
+PROBE_FLAG = "--scaling"
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "scaling", False))
+
+
+def refuse_unused(args: argparse.Namespace) -> None:
+    """A scaling option without --scaling: one line, not a training probe that ignores it."""
+    given = [name for name in SCALING_ONLY if getattr(args, name, None) is not None]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise UsageError(f"{flag}: a scaling-probe option; add --scaling (advisor probe --scaling {flag} ...)")
+
+
+def refuse_training_options(args: argparse.Namespace) -> None:
+    defaults = getattr(args, "_training_defaults", {})  # set by the probe command's parser
+    given = [name for name in TRAINING_ONLY if name in defaults and getattr(args, name) != defaults[name]]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise UsageError(f"{flag}: a training-probe option; the scaling probe (--scaling) does not use it")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
     from probes.scaling.runner import run_scaling
+
+    refuse_training_options(args)
 
     if multinode.requested(args):  # across hosts (issue 21)
         return run_multinode_from_args(args)
