@@ -49,7 +49,7 @@ def compile_cache_dir() -> Path:
 
 
 def _path(kind: str, fingerprint: Optional[str]) -> Path:
-    prefix = "probes-scaling-" if kind == "scaling" else "probes-"
+    prefix = "probes-" if kind == "probes" else f"probes-{kind}-"  # the training suite's file kept its name
     return cache_dir() / f"{prefix}{fingerprint or host_fingerprint()}.json"
 
 
@@ -222,15 +222,13 @@ def merge_suites(new, old):
 
 def load_cached_probes(fingerprint: Optional[str] = None):
     """The last ProbeSuite measured on this host, or None."""
-    from probes.training.models import SCHEMA_VERSION, ProbeSuite
-
-    return _load("probes", ProbeSuite, SCHEMA_VERSION, fingerprint)
+    return load_cached("training", fingerprint)
 
 
 def save_probes(suite, fingerprint: Optional[str] = None, command: Optional[str] = None) -> Path:
     """Merge a ProbeSuite into the cached one for its host (atomic write); `command` (default: this
     process's command line) is recorded for the runs it brings (used_runs)."""
-    return _save("probes", suite, fingerprint or suite.host.fingerprint, merge_suites, load_cached_probes, command)
+    return save_result("training", suite, fingerprint or suite.host.fingerprint, command)
 
 
 # ------------------------------------------------------------------ scaling probe
@@ -250,13 +248,41 @@ def merge_scaling(new, old):
 
 def load_cached_scaling(fingerprint: Optional[str] = None):
     """The last scaling result on this host, or None."""
-    from probes.scaling.models import SCHEMA_VERSION, ScalingResult
-
-    return _load("scaling", ScalingResult, SCHEMA_VERSION, fingerprint)
+    return load_cached("scaling", fingerprint)
 
 
 def save_scaling(result, fingerprint: Optional[str] = None, command: Optional[str] = None) -> Path:
-    return _save("scaling", result, fingerprint, merge_scaling, load_cached_scaling, command)
+    return save_result("scaling", result, fingerprint, command)
+
+
+# ------------------------------------------------------------------ the cached kinds
+
+# The probe kinds kept per host (probes.base.KINDS names them; their Result model and schema version
+# come from there): the file they go to ("probes" -> probes-<fingerprint>.json, also how used_runs
+# names them) and how a new result merges with the cached one. Caching a kind adds a line here.
+CACHED: dict[str, tuple[str, Callable[[BaseModel, BaseModel], BaseModel]]] = {
+    "training": ("probes", merge_suites),
+    "scaling": ("scaling", merge_scaling),
+}
+
+
+def load_cached(kind_name: str, fingerprint: Optional[str] = None) -> Optional[BaseModel]:
+    """The last result of a cached kind measured on this host, or None."""
+    import importlib
+
+    from probes.base import KINDS
+
+    model = KINDS[kind_name].Result
+    schema_version = importlib.import_module(model.__module__).SCHEMA_VERSION
+    return _load(CACHED[kind_name][0], model, schema_version, fingerprint)
+
+
+def save_result(
+    kind_name: str, result: BaseModel, fingerprint: Optional[str] = None, command: Optional[str] = None
+) -> Path:
+    """Merge a result of a cached kind into this host's cached one (atomic write)."""
+    file_kind, merge = CACHED[kind_name]
+    return _save(file_kind, result, fingerprint, merge, lambda fp: load_cached(kind_name, fp), command)
 
 
 # ------------------------------------------------------------------ the oneDNN confirmation
