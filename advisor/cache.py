@@ -7,6 +7,8 @@ report` and the TUI can reuse the last measurement on this host.
     probes[-scaling]-<fingerprint>.runs.json  per run id: when, on which host and by which command
                                        it was measured (used_runs: what a report says it reused)
     torchinductor/                     torch.compile's kernels (compile_cache_dir)
+    onednn-<fingerprint>.json          `advisor check`'s AVX2-capped rerun of MindSpore's convolution,
+                                       per MindSpore version (load_onednn_confirm / save_onednn_confirm)
 
 Saving merges with what is cached instead of replacing it: runs are kept by run id, and a run (or
 parity result) that is not ok never replaces one that is. So a LeNet-only probe updates LeNet and
@@ -47,7 +49,7 @@ def compile_cache_dir() -> Path:
 
 
 def _path(kind: str, fingerprint: Optional[str]) -> Path:
-    prefix = "probes-scaling-" if kind == "scaling" else "probes-"
+    prefix = "probes-" if kind == "probes" else f"probes-{kind}-"  # the training suite's file kept its name
     return cache_dir() / f"{prefix}{fingerprint or host_fingerprint()}.json"
 
 
@@ -220,15 +222,13 @@ def merge_suites(new, old):
 
 def load_cached_probes(fingerprint: Optional[str] = None):
     """The last ProbeSuite measured on this host, or None."""
-    from probes.training.models import SCHEMA_VERSION, ProbeSuite
-
-    return _load("probes", ProbeSuite, SCHEMA_VERSION, fingerprint)
+    return load_cached("training", fingerprint)
 
 
 def save_probes(suite, fingerprint: Optional[str] = None, command: Optional[str] = None) -> Path:
     """Merge a ProbeSuite into the cached one for its host (atomic write); `command` (default: this
     process's command line) is recorded for the runs it brings (used_runs)."""
-    return _save("probes", suite, fingerprint or suite.host.fingerprint, merge_suites, load_cached_probes, command)
+    return save_result("training", suite, fingerprint or suite.host.fingerprint, command)
 
 
 # ------------------------------------------------------------------ scaling probe
@@ -248,23 +248,94 @@ def merge_scaling(new, old):
 
 def load_cached_scaling(fingerprint: Optional[str] = None):
     """The last scaling result on this host, or None."""
-    from probes.scaling.models import SCHEMA_VERSION, ScalingResult
-
-    return _load("scaling", ScalingResult, SCHEMA_VERSION, fingerprint)
+    return load_cached("scaling", fingerprint)
 
 
 def save_scaling(result, fingerprint: Optional[str] = None, command: Optional[str] = None) -> Path:
-    return _save("scaling", result, fingerprint, merge_scaling, load_cached_scaling, command)
+    return save_result("scaling", result, fingerprint, command)
+
+
+# ------------------------------------------------------------------ the cached kinds
+
+# The probe kinds kept per host (probes.base.KINDS names them; their Result model and schema version
+# come from there): the file they go to ("probes" -> probes-<fingerprint>.json, also how used_runs
+# names them) and how a new result merges with the cached one. Caching a kind adds a line here.
+CACHED: dict[str, tuple[str, Callable[[BaseModel, BaseModel], BaseModel]]] = {
+    "training": ("probes", merge_suites),
+    "scaling": ("scaling", merge_scaling),
+}
+
+
+def load_cached(kind_name: str, fingerprint: Optional[str] = None) -> Optional[BaseModel]:
+    """The last result of a cached kind measured on this host, or None."""
+    import importlib
+
+    from probes.base import KINDS
+
+    model = KINDS[kind_name].Result
+    schema_version = importlib.import_module(model.__module__).SCHEMA_VERSION
+    return _load(CACHED[kind_name][0], model, schema_version, fingerprint)
+
+
+def save_result(
+    kind_name: str, result: BaseModel, fingerprint: Optional[str] = None, command: Optional[str] = None
+) -> Path:
+    """Merge a result of a cached kind into this host's cached one (atomic write)."""
+    file_kind, merge = CACHED[kind_name]
+    return _save(file_kind, result, fingerprint, merge, lambda fp: load_cached(kind_name, fp), command)
+
+
+# ------------------------------------------------------------------ the oneDNN confirmation
+
+
+def _onednn_path(fingerprint: Optional[str]) -> Path:
+    return cache_dir() / f"onednn-{fingerprint or host_fingerprint()}.json"
+
+
+def load_onednn_confirm(mindspore_version: str, fingerprint: Optional[str] = None) -> Optional[dict[str, object]]:
+    """`advisor check`'s confirmation of the oneDNN reference-kernel trap on this host: the same
+    convolution rerun with ONEDNN_MAX_CPU_ISA=AVX2 (capped_conv_ms, capped_ratio, measured), or None.
+    The trap is a property of the CPU and of the oneDNN MindSpore bundles, so one measurement per
+    host fingerprint and MindSpore version stands (a third child costs ~1.3 s of CPU per check)."""
+    try:
+        data = json.loads(_onednn_path(fingerprint).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    entry = data.get(mindspore_version) if isinstance(data, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    if not all(isinstance(entry.get(k), (int, float)) and entry[k] > 0 for k in ("capped_conv_ms", "capped_ratio")):
+        return None  # a damaged entry is remeasured, not trusted
+    return entry
+
+
+def save_onednn_confirm(
+    mindspore_version: str,
+    capped_conv_ms: float,
+    capped_ratio: float,
+    measured: str,
+    fingerprint: Optional[str] = None,
+) -> Path:
+    path = _onednn_path(fingerprint)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    data[mindspore_version] = {"capped_conv_ms": capped_conv_ms, "capped_ratio": capped_ratio, "measured": measured}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return path
 
 
 # ------------------------------------------------------------------ clearing
 
 
 def clear() -> list[Path]:
-    """Remove every cached probe result (both kinds) and the torch.compile cache; returns what was
-    removed."""
+    """Remove every cached probe result (both kinds), the check's oneDNN confirmation and the
+    torch.compile cache; returns what was removed."""
     removed = []
-    for path in sorted(cache_dir().glob("probes-*.json")):
+    for path in sorted([*cache_dir().glob("probes-*.json"), *cache_dir().glob("onednn-*.json")]):
         try:
             path.unlink()
             removed.append(path)

@@ -93,7 +93,21 @@ def _examples(name: str | None) -> str | None:
     return ("examples:\n" + "\n".join(f"  {line}" for line in lines)) if lines else None
 
 
-def build_parser(settings: dict | None = None) -> argparse.ArgumentParser:
+def command_word(argv: list[str]) -> str | None:
+    """The command argv runs, when it can be told without a parser (the top level's flags take no
+    value); None when argv asks for the top level's help or version, or names no command."""
+    for word in argv:
+        if word in ("-h", "--help", "-V", "--version"):
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(settings: dict | None = None, command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with `command` (one of COMMAND_MODULES) only that command's options are
+    built and the others are bare names: `advisor check` does not pay for building the probe
+    command's options (~0.3-0.8 s of pydantic models here) before its smoke children start."""
     parser = _Parser(
         prog="advisor",
         description="Measured advice on PyTorch, MindSpore or a hybrid workflow. "
@@ -105,7 +119,10 @@ def build_parser(settings: dict | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
-        importlib.import_module(f"advisor.commands.{name}").register(sub)
+        if command in COMMAND_MODULES and name != command:
+            sub.add_parser(name)  # its name keeps `advisor --debug NAME` and "did you mean" working
+        else:
+            importlib.import_module(f"advisor.commands.{name}").register(sub)
     completion = sub.add_parser(
         "completion",
         help="print a shell completion script (bash or zsh)",
@@ -254,8 +271,9 @@ def main(argv: list[str] | None = None) -> int:
                 settings = {}  # a broken config file must not hide the version or the help
             else:
                 raise
-        parser = build_parser(settings)
-        args, extra = parser.parse_known_args(argv or ["tui"])
+        argv = argv or ["tui"]
+        parser = build_parser(settings, command_word(argv))
+        args, extra = parser.parse_known_args(argv)
         if extra:  # argparse names the top parser; the command whose flag it is helps more
             sub = _subparsers(parser).get(getattr(args, "command", None) or "", parser)
             sub.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -19,7 +19,8 @@ import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+import argparse
+from typing import Callable, Optional, Union
 
 from advisor.errors import UsageError
 from advisor.sanitize import one_line
@@ -38,18 +39,22 @@ MAX_CONFIG_BYTES = 1024 * 1024
 
 APP = "framework-advisor"
 
+# What a TOML file can give a setting before it is checked (a table below the depth limit included).
+Value = Union[str, int, float, bool, list, dict, None]
+Check = Callable[[Value], Optional[str]]  # None when fine, else what is expected
+
 
 @dataclass(frozen=True)
 class Setting:
     key: str  # "section.name" in the file
     help: str
-    default: Any
-    check: Callable[[Any], Optional[str]]  # None when fine, else what is expected
+    default: Value
+    check: Check
     command: Optional[str] = None  # the subcommand whose option it sets
     dest: Optional[str] = None  # that option's argparse dest
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Value) -> str:
     """A value quoted in an error line: printable, at most 60 characters (a 5,000-digit integer is
     not repeated whole; Python refuses to print one past 4,300 digits anyway)."""
     try:
@@ -60,8 +65,8 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
-def _number(low: float, high: float, whole: bool = False) -> Callable[[Any], Optional[str]]:
-    def check(value: Any) -> Optional[str]:
+def _number(low: float, high: float, whole: bool = False) -> Check:
+    def check(value: Value) -> Optional[str]:
         kinds = (int,) if whole else (int, float)
         if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
             return f"expected a {'whole ' if whole else ''}number from {low:g} to {high:g} (got {_shown(value)})"
@@ -70,14 +75,14 @@ def _number(low: float, high: float, whole: bool = False) -> Callable[[Any], Opt
     return check
 
 
-def _choice(*choices: str) -> Callable[[Any], Optional[str]]:
-    def check(value: Any) -> Optional[str]:
+def _choice(*choices: str) -> Check:
+    def check(value: Value) -> Optional[str]:
         return None if value in choices else f"expected one of {', '.join(choices)} (got {_shown(value)})"
 
     return check
 
 
-def _folders(value: Any) -> Optional[str]:
+def _folders(value: Value) -> Optional[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return f'expected a list of folder paths, e.g. ["~/team-kb"] (got {_shown(value)})'
     return None
@@ -117,10 +122,10 @@ def config_path() -> Path:
     return Path(base) / APP / "config.toml"
 
 
-def _flatten(data: dict, prefix: str = "", depth: int = 0) -> dict[str, Any]:
+def _flatten(data: dict, prefix: str = "", depth: int = 0) -> dict[str, Value]:
     """{'probe': {'budget': 1}} -> {'probe.budget': 1}. Below 8 levels a table is kept as a value
     (an unknown key then), so a file nested 500 deep is one line, not a RecursionError."""
-    out: dict[str, Any] = {}
+    out: dict[str, Value] = {}
     for key, value in data.items():
         name = f"{prefix}{key}"
         if isinstance(value, dict) and depth < 8:
@@ -156,7 +161,7 @@ def _read(path: Path) -> Optional[bytes]:
     return raw
 
 
-def load(path: Optional[Path] = None) -> dict[str, Any]:
+def load(path: Optional[Path] = None) -> dict[str, Value]:
     """The settings the file sets, by key ('probe.budget': 10.0); {} without a file. Every problem
     of the file is listed (one per line) in one UsageError."""
     path = path or config_path()
@@ -196,13 +201,13 @@ def load(path: Optional[Path] = None) -> dict[str, Any]:
     return values
 
 
-def value(key: str, settings: Optional[dict] = None) -> Any:
+def value(key: str, settings: Optional[dict] = None) -> Value:
     """A setting's value: the file's, else the built-in default."""
     settings = load() if settings is None else settings
     return settings.get(key, BY_KEY[key].default)
 
 
-def apply_defaults(subparsers: dict[str, Any], settings: dict[str, Any]) -> None:
+def apply_defaults(subparsers: dict[str, argparse.ArgumentParser], settings: dict[str, Value]) -> None:
     """Make the file's settings the defaults of the options they name (a flag given still wins)."""
     for key, val in settings.items():
         setting = BY_KEY[key]
@@ -212,7 +217,7 @@ def apply_defaults(subparsers: dict[str, Any], settings: dict[str, Any]) -> None
             parser.set_defaults(**{dest: list(val) if isinstance(val, list) else val})
 
 
-def apply_format(args: Any, settings: dict[str, Any]) -> None:
+def apply_format(args: argparse.Namespace, settings: dict[str, Value]) -> None:
     """report.format: only when the command line chose no format (--json/--markdown/--table win)."""
     fmt = settings.get("report.format")
     if fmt is None or getattr(args, "command", None) != "report":
@@ -224,7 +229,7 @@ def apply_format(args: Any, settings: dict[str, Any]) -> None:
         setattr(args, fmt, True)
 
 
-def describe(settings: Optional[dict] = None) -> list[tuple[str, Any, str, str]]:
+def describe(settings: Optional[dict] = None) -> list[tuple[str, Value, str, str]]:
     """(key, value, source, help) for every setting; source is 'config file' or 'default'."""
     settings = load() if settings is None else settings
     return [

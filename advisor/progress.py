@@ -9,11 +9,14 @@ The per-run cost is start-up (interpreter + framework import + the first optimiz
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Callable, TextIO
+
+OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progress
 
 # measured-here.md "Start-up and memory": import torch ~1.1 s, mindspore ~1.2 s, first SGD ~0.9 s,
 # interpreter shutdown ~0.4 s. The high end doubles it (assumption: a busy 2-core host).
@@ -66,14 +69,14 @@ def run_estimate(framework: str, mode: str, model: str, budget: float) -> Estima
     return Estimate(start[0] + first[0] + BUDGET_FACTOR[0] * budget, start[1] + first[1] + BUDGET_FACTOR[1] * budget)
 
 
-def planned_runs(config: Any) -> list[tuple[str, str, str, str]]:
+def planned_runs(config: object) -> list[tuple[str, str, str, str]]:
     """(run id, framework, mode, model) of every run the suite makes, in order (the runner's plan)."""
     from probes.training.runner import plan_jobs
 
     return [(job.id, job.framework, job.mode, job.model) for job in plan_jobs(config)]
 
 
-def suite_estimate(config: Any) -> Estimate:
+def suite_estimate(config: object) -> Estimate:
     """The whole suite: the aux children (when GEMM or parity is on) and every planned run."""
     total = Estimate(0.0, 0.0)
     if getattr(config, "gemm", True) or getattr(config, "parity", True):
@@ -82,134 +85,6 @@ def suite_estimate(config: Any) -> Estimate:
     for _, fw, mode, model in planned_runs(config):
         total += run_estimate(fw, mode, model, float(config.budget))
     return total
-
-
-@dataclass
-class SuiteClock:
-    """Suite-level ETA from the runner's events: the estimates of the runs not finished, the running
-    one scaled by its own fraction, corrected by how the finished runs compared with their estimate."""
-
-    config: Any
-    started: float = field(default_factory=time.monotonic)
-    estimates: dict = field(default_factory=dict)  # run id -> Estimate
-    fraction: dict = field(default_factory=dict)  # run id -> 0..1 (1: finished)
-    taken: dict = field(default_factory=dict)  # run id -> seconds it took
-    _began: dict = field(default_factory=dict)
-    # A run id recurs once per interleaved round: each occurrence is a slot "<id>#<k>" of its own.
-    _slots: dict = field(default_factory=dict)  # run id -> its slots, in plan order
-    _current: dict = field(default_factory=dict)  # run id -> the slot its latest start opened
-
-    def __post_init__(self) -> None:
-        budget = float(self.config.budget)
-        for rid, fw, mode, model in planned_runs(self.config):
-            self._add_slot(rid, run_estimate(fw, mode, model, budget))
-
-    def _add_slot(self, rid: str, estimate: Any) -> str:
-        slots = self._slots.setdefault(rid, [])
-        key = f"{rid}#{len(slots)}"
-        slots.append(key)
-        self.estimates[key] = estimate
-        self.fraction[key] = 0.0
-        return key
-
-    def _slot(self, rid: str, kind: str) -> str:
-        if kind == "start" or rid not in self._current:
-            free = [k for k in self._slots[rid] if k not in self._began and self.fraction[k] < 1.0]
-            # an extra round beyond the plan (the stop rule asked for one): a slot like the last
-            self._current[rid] = free[0] if free else self._add_slot(rid, self.estimates[self._slots[rid][-1]])
-        return self._current[rid]
-
-    @property
-    def total(self) -> int:
-        return len(self.estimates)
-
-    @property
-    def finished(self) -> int:
-        return sum(1 for f in self.fraction.values() if f >= 1.0)
-
-    def on_event(self, run_id: str, kind: str, fraction: float | None = None, now: float | None = None) -> None:
-        if run_id not in self._slots:
-            return  # the aux children: not runs
-        now = time.monotonic() if now is None else now
-        run_id = self._slot(run_id, kind)
-        if kind == "start":
-            self._began[run_id] = now
-        elif kind == "done":
-            self.fraction[run_id] = 1.0
-            if run_id in self._began:
-                self.taken[run_id] = now - self._began[run_id]
-        elif fraction is not None:
-            self.fraction[run_id] = max(self.fraction[run_id], min(0.99, float(fraction)))
-
-    def remaining_seconds(self) -> float:
-        # Finished runs that took longer (or shorter) than estimated scale the rest alike.
-        est_done = sum(self.estimates[r].mid for r in self.taken)
-        scale = (sum(self.taken.values()) / est_done) if est_done > 0 else 1.0
-        left = sum(self.estimates[r].mid * (1.0 - f) for r, f in self.fraction.items())
-        return max(0.0, left * scale)
-
-    def status(self) -> str:
-        """'2 of 6 runs finished, about 40 s left'."""
-        text = f"{self.finished} of {self.total} runs finished"
-        if self.finished < self.total:
-            text += f", about {duration(self.remaining_seconds())} left (estimate)"
-        return text
-
-
-def _get(event: Any, name: str) -> Any:
-    return event.get(name) if isinstance(event, dict) else getattr(event, name, None)
-
-
-@contextlib.contextmanager
-def suite_progress(config: Any, stream: Any = None, enabled: bool | None = None) -> Iterator[Callable[[Any], None]]:
-    """A rich progress display on stderr for `run_suite(config, on_event=...)`: one bar for the
-    suite with its ETA, the current run named. Yields the on_event callback. When stderr is not a
-    terminal (or enabled=False) it prints one line per finished run instead.
-
-    Usage (advisor/commands/probe.py):
-        with suite_progress(config) as on_event:
-            suite = run_suite(config, on_event=on_event)
-    """
-    stream = stream or sys.stderr
-    clock = SuiteClock(config)
-    if enabled is None:
-        enabled = bool(getattr(stream, "isatty", lambda: False)())
-    runs = f"{clock.total} run{'s' if clock.total != 1 else ''}"
-    print(f"advisor: {runs}, estimated {suite_estimate(config).text()}", file=stream)
-    if not enabled:
-
-        def plain(event: Any) -> None:
-            rid, kind = str(_get(event, "run_id")), str(_get(event, "kind"))
-            clock.on_event(rid, kind, _get(event, "fraction"))
-            if kind == "done" and rid in clock._slots:
-                print(f"advisor: {rid}: {_get(event, 'message') or 'done'} ({clock.status()})", file=stream)
-
-        yield plain
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn
-
-    console = Console(file=stream)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.fields[status]}"),
-        console=console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("preparing", total=max(1, clock.total), status="")
-
-        def rich_event(event: Any) -> None:
-            rid, kind = str(_get(event, "run_id")), str(_get(event, "kind"))
-            clock.on_event(rid, kind, _get(event, "fraction"))
-            done = sum(clock.fraction.values())
-            bar.update(
-                task, completed=done, status=clock.status(), description=rid if rid in clock._slots else "preparing"
-            )
-            if kind == "done" and rid in clock._slots:
-                bar.console.print(f"{rid}: {_get(event, 'message') or 'done'}")
-
-        yield rich_event
 
 
 # ==================================================================================================
@@ -233,28 +108,93 @@ def _mid(pair: tuple[float, float]) -> float:
     return (pair[0] + pair[1]) / 2
 
 
-def _event_fields(event: Any, payload: Any = None) -> tuple[str, str, Any, Any]:
-    """(run_id, kind, fraction, total) of a ProbeEvent, a mapping or a runner's (run_id, dict)."""
+def _get(event: object, name: str) -> object:
+    return event.get(name) if isinstance(event, Mapping) else getattr(event, name, None)
+
+
+def _as_mapping(event: object, payload: object = None) -> object:
+    """A runner's (run_id, dict) as one mapping with the run id in it; anything else as it is."""
     if payload is not None or isinstance(event, str):
-        data = dict(payload or {})
+        data = dict(payload) if isinstance(payload, Mapping) else {}
         data.setdefault("run_id", event)
-        event = data
+        return data
+    return event
+
+
+def _event_fields(event: object, payload: object = None) -> tuple[str, str, float | None, int | None]:
+    """(run_id, kind, fraction of the run, total) of a ProbeEvent, a mapping or a runner's (run_id, dict)."""
+    event = _as_mapping(event, payload)
     kind = str(_get(event, "kind") or "progress")
     if kind not in ("start", "progress", "done", "replan"):
         kind = "progress"
-    fraction = _get(event, "fraction")
-    if fraction is None and _get(event, "epoch") is not None and _get(event, "epochs"):
-        fraction = float(_get(event, "epoch")) / float(_get(event, "epochs"))  # the accuracy workers
+    # the scaling probe's `fraction` is of the whole probe; `run_fraction` is of the launch
+    fraction = _get(event, "run_fraction")
+    if fraction is None:
+        fraction = _get(event, "fraction")
+    epoch, epochs = _get(event, "epoch"), _get(event, "epochs")
+    if fraction is None and epoch is not None and epochs:
+        fraction = float(epoch) / float(epochs)  # the accuracy workers
     total = _get(event, "total")
-    return str(_get(event, "run_id") or _get(event, "step_id") or "?"), kind, fraction, total
+    rid = _get(event, "run_id") or _get(event, "step_id") or "?"
+    return str(rid), kind, None if fraction is None else float(fraction), None if total is None else int(total)
 
 
-def planned_for(kind_name: str, config: Any) -> tuple[list[tuple[str, float]], bool]:
-    """(run id, estimated seconds) of every run `config` plans for the kind, and whether the plan
-    names the runs (False: deploy, whose steps are counted as the runner announces them)."""
+def done_text(event: object, payload: object = None) -> str:
+    """What a finished run measured, in a few words: 'ok, 1,234.5 img/s (stable)', 'failed: <why>'."""
+    event = _as_mapping(event, payload)
+    rid = str(_get(event, "run_id") or _get(event, "step_id") or "")
+    run = _get(event, "run")
+    status = _get(event, "status") or getattr(run, "status", None)
+    message = str(_get(event, "message") or "")
+    if rid and message.startswith(f"{rid}: "):
+        message = message[len(rid) + 2 :]  # the scaling probe names the launch in its message
+    if status is None and message in ("ok", "failed", "timeout", "cancelled", "unavailable"):
+        status = message
+    why = getattr(run, "error", None) or (message if message != status else "")
+    if status not in (None, "ok"):
+        return f"{status}: {why}" if why else str(status)
+    if message and message != "ok":
+        return message  # the runner's own words (the scaling launch's total img/s, an aux child's)
+    rate = _get(event, "images_per_second") or getattr(run, "images_per_second", None)
+    tokens = _get(event, "tokens_per_second")
+    text = "ok"
+    if rate:
+        text += f", {float(rate):,.1f} img/s"
+    elif tokens:
+        text += f", {float(tokens):,.0f} tokens/s"
+    reason = getattr(run, "stop_reason", None)
+    return text + (f" ({reason})" if reason else "")
+
+
+def _deploy_steps(config: object) -> int:
+    """The deployment probe's steps if every export succeeds with one ONNX Runtime provider: per model,
+    each framework's exports, its source baseline, and one serve per artefact (probes.deploy.runner).
+    A failed export serves less, a second provider more: the display re-plans when it sees more."""
+    from probes.deploy.models import FORMATS
+
+    wanted = getattr(config, "formats", None)
+    frameworks = list(getattr(config, "frameworks", []))
+    exports = sum(1 for fw in frameworks for fmt in FORMATS.get(fw, ()) if not wanted or fmt in wanted)
+    return len(list(getattr(config, "models", []))) * (2 * exports + len(frameworks))
+
+
+@dataclass
+class Plan:
+    """What a kind plans before it starts: named runs with their estimates, or a count of steps the
+    runner announces as it goes (`named` False), each estimated at `each` seconds."""
+
+    runs: list[tuple[str, float]]
+    named: bool = True
+    announced: int = 0
+    each: float | None = None
+
+
+def planned_for(kind_name: str, config: object) -> Plan:
+    """The plan of `config` for the kind: named runs (training, accuracy, pipeline) or counted steps
+    (deploy, scaling, gpt: their runners announce a `total` or start ids the plan cannot name)."""
     if kind_name in ("training", "probes"):
         budget = float(config.budget)
-        return [(rid, run_estimate(fw, mode, model, budget).mid) for rid, fw, mode, model in planned_runs(config)], True
+        return Plan([(rid, run_estimate(fw, mode, model, budget).mid) for rid, fw, mode, model in planned_runs(config)])
     if kind_name == "accuracy":
         from probes.accuracy.runner import plan
 
@@ -263,13 +203,17 @@ def planned_for(kind_name: str, config: Any) -> tuple[list[tuple[str, float]], b
         runs = [(f"{fw}-{mode}-seed{s}", each) for s in range(int(config.seeds)) for fw, mode in plan(config)]
         if "mindspore" in config.frameworks:
             runs.append(("normalize-check", start + _mid(PIPELINE_RUN_S)))  # the Normalize 0-1 vs 0-255 check
-        return runs, True
+        return Plan(runs)
     if kind_name == "pipeline":
         from probes.pipeline.runner import plan
 
-        return [(f"{fw}-{variant}-w{workers}", _mid(PIPELINE_RUN_S)) for fw, variant, workers in plan(config)], True
-    if kind_name in ("deploy", "scaling"):  # counted as announced (events with `total`)
-        return [], False
+        return Plan([(f"{fw}-{variant}-w{workers}", _mid(PIPELINE_RUN_S)) for fw, variant, workers in plan(config)])
+    if kind_name == "deploy":
+        return Plan([], named=False, announced=_deploy_steps(config) if config is not None else 0)
+    if kind_name in ("scaling", "gpt"):  # counted as announced (events with `total`)
+        budget = getattr(config, "budget", None)
+        each = _mid(STARTUP_S["pytorch"]) + float(budget) if budget else None  # a GPT child: start-up + budget
+        return Plan([], named=False, each=each)
     raise KeyError(f"no progress plan for probe kind {kind_name!r}")
 
 
@@ -322,10 +266,13 @@ class ProbeProgress:
             self._add(rid, seconds)
 
     @classmethod
-    def for_config(cls, kind_name: str, config: Any) -> ProbeProgress:
-        plan, named = planned_for(kind_name, config)
+    def for_config(cls, kind_name: str, config: object, now: float | None = None) -> ProbeProgress:
+        plan = planned_for(kind_name, config)
         unit = {"deploy": "steps", "scaling": "launches"}.get(kind_name, "runs")
-        return cls(kind_name, plan, named=named, unit=unit, default_s=None if plan else _mid(DEPLOY_STEP_S))
+        default = plan.each if plan.each is not None else (None if plan.runs else _mid(DEPLOY_STEP_S))
+        progress = cls(kind_name, plan.runs, named=plan.named, unit=unit, default_s=default, now=now)
+        progress.anonymous = plan.announced
+        return progress
 
     # ---- the plan ------------------------------------------------------------------------------
 
@@ -369,7 +316,13 @@ class ProbeProgress:
     # ---- events --------------------------------------------------------------------------------
 
     def on_event(
-        self, event: Any, payload: Any = None, *, fraction: Any = None, total: Any = None, now: float | None = None
+        self,
+        event: object,
+        payload: object = None,
+        *,
+        fraction: float | None = None,
+        total: int | None = None,
+        now: float | None = None,
     ) -> None:
         """A ProbeEvent / mapping, a runner's (run_id, dict), or (run_id, kind) with fraction/total."""
         if isinstance(event, str) and isinstance(payload, str):  # (run_id, kind): the TUI's messages
@@ -466,58 +419,64 @@ class ProbeProgress:
         return self.view(now).text
 
 
+def _terminal(stream: TextIO) -> bool:
+    """A terminal that can redraw a line (TERM=dumb cannot: plain lines there, as when piped)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
 @contextlib.contextmanager
 def probe_progress(
-    kind_name: str, config: Any, stream: Any = None, enabled: bool | None = None
-) -> Iterator[Callable[..., None]]:
-    """The CLI's progress for any probe kind: `with probe_progress("accuracy", config) as on_event:`
-    then hand `on_event` to the runner (it takes a ProbeEvent, a mapping, or a runner's
-    (run_id, dict)). On a terminal a rich bar with the planned total and the ETA; otherwise one line
-    when it starts and one per finished run, with the same words."""
+    kind_name: str, config: object, stream: TextIO | None = None, enabled: bool | None = None
+) -> Iterator[OnEvent]:
+    """The CLI's progress for every probe kind: `with probe_progress("accuracy", config) as on_event:`
+    then hand `on_event` to the runner (it takes a ProbeEvent or any runner's typed event, a mapping,
+    or a runner's (run_id, dict)). On a terminal a rich bar with the planned total and the ETA;
+    otherwise one line when it starts, one per finished run and one per re-plan, with the same words.
+    Everything goes to `stream` (stderr): stdout keeps the result alone."""
     stream = stream or sys.stderr
     progress = ProbeProgress.for_config(kind_name, config)
     if enabled is None:
-        enabled = bool(getattr(stream, "isatty", lambda: False)())
+        enabled = _terminal(stream)
     first = progress.view()
     planned = (
         f"{first.planned} {progress.unit} planned" if first.planned else f"{progress.unit} announced as they start"
     )
     eta = f", about {duration(first.eta_seconds)} (estimate)" if first.eta_seconds else ""
-    print(f"advisor: {kind_name}: {planned}{eta}", file=stream)
+    print(f"advisor: {kind_name}: {planned}{eta}", file=stream, flush=True)
     if not enabled:
 
-        def plain(event: Any, payload: Any = None) -> None:
+        def plain(event: object, payload: object = None) -> None:
             rid, kind, _, _ = _event_fields(event, payload)
             was = progress.replans
             progress.on_event(event, payload)
-            if kind == "done" and (rid in progress.slots):
-                message = _get(event if payload is None else payload, "message") or "done"
-                print(f"advisor: {rid}: {message} ({progress.view().text})", file=stream)
+            if kind == "done" and rid in progress.slots:
+                print(f"advisor: {rid}: {done_text(event, payload)} ({progress.view().text})", file=stream, flush=True)
             elif progress.replans > was:
-                print(f"advisor: {kind_name}: {progress.view().text}", file=stream)
+                print(f"advisor: {kind_name}: {progress.view().text}", file=stream, flush=True)
 
         yield plain
         return
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn
 
-    console = Console(file=stream)
     with Progress(
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # run ids and errors are text, not rich markup
         BarColumn(),
-        TextColumn("{task.fields[status]}"),
-        console=console,
+        TextColumn("{task.fields[status]}", markup=False),
+        console=Console(file=stream),
         transient=True,
     ) as bar:
         task = bar.add_task(kind_name, total=1.0, status=first.text)
 
-        def rich_event(event: Any, payload: Any = None) -> None:
+        def rich_event(event: object, payload: object = None) -> None:
             rid, kind, _, _ = _event_fields(event, payload)
             progress.on_event(event, payload)
             view = progress.view()
-            bar.update(task, completed=view.fraction, status=view.text, description=rid)
+            # a child that is not a run (the GEMM peak / parity child) is named by what it does
+            what = rid if rid in progress.slots else str(_get(_as_mapping(event, payload), "message") or kind_name)
+            bar.update(task, completed=view.fraction, status=view.text, description=what)
             if kind == "done" and rid in progress.slots:
-                message = _get(event if payload is None else payload, "message") or "done"
-                bar.console.print(f"{rid}: {message}")
+                bar.console.print(f"{rid}: {done_text(event, payload)}", markup=False, highlight=False)
 
         yield rich_event

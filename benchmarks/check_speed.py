@@ -12,7 +12,11 @@ Runs are interleaved (A B C A B C ...) so a burst of load on a shared machine hi
 the median of the repeats is reported, with min-max, and the ratio is also taken pair by pair
 (each `check --json` against the slower import of its own round), whose median is the headline.
 
-Usage: python benchmarks/check_speed.py [--repeats N]
+On a shared machine, load from other users moves every wall time; the ratios are taken within a
+round, the load average is printed per round, and `--baseline DIR` adds `check --json` of another
+checkout (e.g. the main branch) to each round, for a before/after under the same load.
+
+Usage: python benchmarks/check_speed.py [--repeats N] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -39,11 +43,12 @@ def _children_cpu() -> float:
 CPU: dict[str, list[float]] = {}
 
 
-def timed(args: list[str], name: str = "") -> tuple[float, str]:
+def timed(args: list[str], name: str = "", root: Path = ROOT) -> tuple[float, str]:
     cpu_start = _children_cpu()
     start = time.perf_counter()
+    env = {**ENV, "PYTHONPATH": str(root)}
     proc = subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, cwd=ROOT, env=ENV, stdin=subprocess.DEVNULL
+        [sys.executable, *args], capture_output=True, text=True, cwd=root, env=env, stdin=subprocess.DEVNULL
     )
     seconds = time.perf_counter() - start
     # CPU time of the process and its children (smoke workers): unlike wall time, it does not grow
@@ -61,6 +66,7 @@ def summary(values: list[float]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--baseline", type=Path, help="another checkout whose `check --json` joins each round")
     args = parser.parse_args()
 
     variants = {
@@ -70,12 +76,18 @@ def main() -> int:
         "check --json": ["-m", "advisor", "check", "--json"],
         "check --json --no-smoke": ["-m", "advisor", "check", "--json", "--no-smoke"],
     }
+    roots = {name: ROOT for name in variants}
+    if args.baseline:
+        variants["check --json (baseline)"] = variants["check --json"]
+        roots["check --json (baseline)"] = args.baseline.resolve()
     times: dict[str, list[float]] = {k: [] for k in variants}
     own_reported: list[float] = []
+    loads: list[float] = []
     load_before = os.getloadavg()[0]
     for _ in range(args.repeats):
+        loads.append(os.getloadavg()[0])
         for name, argv in variants.items():
-            seconds, out = timed(argv, name)
+            seconds, out = timed(argv, name, roots[name])
             times[name].append(seconds)
             if name == "check --json --no-smoke":
                 own_reported.append(json.loads(out)["seconds"])
@@ -85,6 +97,7 @@ def main() -> int:
     bare = med["import torch"] + med["import mindspore"]
     slower = max(med["import torch"], med["import mindspore"])
     print(f"machine: {os.cpu_count()} CPUs, load average {load_before:.2f} before, {load_after:.2f} after")
+    print("load average at the start of each round: " + ", ".join(f"{x:.1f}" for x in loads))
     for name, values in times.items():
         print(f"  {name:<26} {summary(values)}   CPU {statistics.median(CPU[name]):.2f} s")
     print()
@@ -95,6 +108,30 @@ def main() -> int:
         f"(min {min(pairs):.2f}, max {max(pairs):.2f}; target <= 1.1x) {'OK' if ratio <= 1.1 else 'OVER'}"
     )
     print(f"check --json / slower bare import (medians): {med['check --json'] / slower:.2f}x")
+    if args.baseline:
+        base = [
+            b / max(t, m)
+            for b, t, m in zip(times["check --json (baseline)"], times["import torch"], times["import mindspore"])
+        ]
+        after = [c / b for c, b in zip(times["check --json"], times["check --json (baseline)"])]
+        print(
+            f"baseline check --json / slower bare import (per round, median): {statistics.median(base):.2f}x; "
+            f"this tree / baseline (per round, median): {statistics.median(after):.2f}x"
+        )
+    # On a loaded machine the wall ratio flatters `check` (its two children draw two shares of the
+    # CPU against the bare import's one). CPU time does not: an idle host with `cores` CPUs needs at
+    # least CPU / cores of wall for the check, against the slower import's own CPU time.
+    cores = os.cpu_count() or 1
+    import_cpu = max(statistics.median(CPU["import torch"]), statistics.median(CPU["import mindspore"]))
+    floors = {
+        k: statistics.median(CPU[k]) / cores / import_cpu
+        for k in CPU
+        if k.startswith("check --json") and "no-smoke" not in k
+    }
+    print(
+        f"CPU floor on an idle {cores}-CPU host (check CPU / {cores} / slower import's CPU, load-robust): "
+        + "; ".join(f"{k}: {v:.2f}x" for k, v in floors.items())
+    )
     print(f"check --json / both imports in sequence:     {med['check --json'] / bare:.2f}x  (the old yardstick)")
     own = med["check --json --no-smoke"] - med["python -c pass"]
     print(

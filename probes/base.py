@@ -115,18 +115,18 @@ KINDS: dict[str, ProbeKind] = {
             "probes.training.runner:run_suite",
         ),
         ProbeKind(
-            "scaling",
-            "data-parallel scaling on torchrun / msrun",
-            "probes.scaling.models:ScalingConfig",
-            "probes.scaling.models:ScalingResult",
-            "probes.scaling.runner:run_scaling",
-        ),
-        ProbeKind(
             "deploy",
             "export and serve: ONNX / MindIR / TorchScript engines, latency and parity",
             "probes.deploy.models:DeployConfig",
             "probes.deploy.models:DeployResult",
             "probes.deploy.runner:run_deploy",
+        ),
+        ProbeKind(
+            "scaling",
+            "data-parallel scaling on torchrun / msrun",
+            "probes.scaling.models:ScalingConfig",
+            "probes.scaling.models:ScalingResult",
+            "probes.scaling.runner:run_scaling",
         ),
         ProbeKind(
             "accuracy",

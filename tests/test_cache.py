@@ -148,3 +148,21 @@ def test_used_runs_of_a_scaling_result_and_of_a_cache_without_records():
 def test_the_default_command_is_this_process_as_typed(monkeypatch):
     monkeypatch.setattr("sys.argv", ["/venv/bin/advisor", "report", "my file.yaml", "--no-cache"])
     assert cache.command_line() == "advisor report 'my file.yaml' --no-cache"
+
+
+def test_the_cached_kinds_are_registered_kinds_and_round_trip_through_one_loader(tmp_path, monkeypatch):
+    """advisor.cache loops over probes.base.KINDS: a cached kind's model and schema come from the
+    registry, its file from CACHED (issue 28)."""
+    from advisor import cache
+    from probes.base import KINDS
+    from probes.scaling.models import ScalingConfig, ScalingResult
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert set(cache.CACHED) <= set(KINDS)
+    result = ScalingResult(
+        created="2026-01-01T00:00:00+00:00", label="cpu-contention", label_text="t", config=ScalingConfig()
+    )
+    path = cache.save_result("scaling", result, fingerprint="fp")
+    assert path.name == "probes-scaling-fp.json"
+    assert cache.load_cached("scaling", "fp") == cache.load_cached_scaling("fp") == result
+    assert cache.load_cached("training", "fp") is None

@@ -94,3 +94,55 @@ def test_a_closed_pipe_exits_0_and_other_failures_are_one_internal_error_line(mo
     assert main(["config"]) == 1
     err = capsys.readouterr().err
     assert err == "advisor: internal error: RuntimeError: no such thing (run with --debug for the traceback)\n"
+
+
+def _offered_words(parser) -> dict[str, set[str]]:
+    """What each command's parser accepts by name: its visible flags and its positional choices."""
+    import argparse
+
+    from advisor.cli import _subparsers
+
+    words = {}
+    for name, sub in _subparsers(parser).items():
+        found = set()
+        for action in sub._actions:
+            if action.help == argparse.SUPPRESS:
+                continue
+            found.update(action.option_strings)
+            if not action.option_strings and action.choices:
+                found.update(str(c) for c in action.choices)
+        words[name] = found
+    return words
+
+
+def test_the_hand_written_completion_offers_exactly_what_the_parser_accepts():
+    """The bash script, run by bash, completes every command to its parser's visible options (and
+    the zsh script lists the same words): a new or renamed flag cannot be left out (issue 28: kept
+    instead of shtab, which would add a dependency and remove no code)."""
+    import re
+    import shutil
+
+    import pytest
+
+    from advisor.cli import build_parser, completion_script
+
+    parser = build_parser()
+    expected = _offered_words(parser)
+    zsh = completion_script("zsh", parser)
+    for name, words in expected.items():
+        listed = re.search(rf"^\s+{re.escape(name)}\) opts=\((.*)\) ;;$", zsh, re.M)
+        assert listed and set(listed.group(1).split()) == words, name
+    if not shutil.which("bash"):
+        pytest.skip("no bash to run the bash script")
+    probe = "".join(
+        f'COMP_WORDS=(advisor {name} ""); COMP_CWORD=2; COMPREPLY=(); _advisor; echo "{name}: ${{COMPREPLY[*]}}"\n'
+        for name in expected
+    )
+    out = subprocess.run(
+        ["bash", "-c", completion_script("bash", parser) + probe], capture_output=True, text=True, check=True
+    ).stdout
+    got = {line.split(":")[0]: set(line.split(":", 1)[1].split()) for line in out.splitlines()}
+    for name, words in expected.items():
+        if words:  # a command with no options falls back to file names
+            assert got[name] == words, name
+    assert "--max-steps" not in got["probe"] and "--scaling" in got["probe"] and "--models" in got["probe"]

@@ -35,3 +35,36 @@ def test_adapter_turns_both_event_shapes_into_probe_events():
         ("pytorch-eager-lenet-bs32", "done", None),
     ]
     assert seen[1].fraction == 1.0 and all(e.kind_name == "pipeline" for e in seen)
+
+
+def test_every_kind_has_one_command_line_front_with_the_same_interface():
+    """advisor probe loops over probes.base.KINDS: each kind but training (the probe command itself)
+    has a front module with its flag, options, refusals and runner (issue 28)."""
+    from advisor.commands import probe
+
+    assert set(probe.FRONTS) | {"training"} == set(base.KINDS)
+    for name, front in probe.fronts().items():
+        for attr in ("PROBE_FLAG", "add_arguments", "wanted", "refuse_unused", "run_from_args"):
+            assert hasattr(front, attr), f"{name}: {attr}"
+
+
+@pytest.mark.parametrize(
+    "argv, error",
+    [
+        (["--deploy", "--scaling"], "--deploy: one probe per run; --deploy and --scaling go in separate runs"),
+        (["--models", "gpt", "--pipeline"], "--pipeline: one probe per run; --pipeline and --models gpt go in"),
+        (["--epochs", "3"], "--epochs: an accuracy-probe option; add --accuracy"),
+        (["--feed", "2400x8"], "--loader-workers/--feed: input-pipeline options; add --pipeline"),
+        (["--ranks", "1,2"], "--ranks: a scaling-probe option; add --scaling"),
+        (["--gpt-seq", "64"], "--gpt-seq: a transformer-probe option; add --models gpt"),
+        (["--scaling", "--budget", "3"], "--budget: a training-probe option; the scaling probe (--scaling) does not"),
+    ],
+)
+def test_the_dispatcher_refuses_what_no_chosen_kind_reads(argv, error, capsys, monkeypatch):
+    from advisor.cli import main
+
+    for target in ("probes.training.runner.run_suite", "probes.scaling.runner.run_scaling"):
+        monkeypatch.setattr(target, lambda *a, **k: pytest.fail("a probe ran"))
+    assert main(["probe", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"advisor: error: {error}") and err.count("\n") == 1

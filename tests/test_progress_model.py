@@ -4,6 +4,7 @@ planned total, an ETA that only counts down, and a re-plan said in words when th
 from __future__ import annotations
 
 import io
+from types import SimpleNamespace
 
 from advisor.progress import ProbeProgress, probe_progress
 from probes.base import ProbeEvent
@@ -109,3 +110,69 @@ def test_the_cli_prints_the_plan_a_line_per_run_and_the_re_plan():
     assert lines[0].startswith("advisor: training: 1 runs planned, about ")
     assert lines[1] == "advisor: a: ok (1 of 1 runs finished)"
     assert lines[2].startswith("advisor: training: 1 of 2 runs finished") and lines[2].endswith("(was 1)")
+
+
+def test_the_training_plan_and_its_estimate_follow_the_runners_plan():
+    """(was test_tui_cli's SuiteClock test) the suite's runs are the runner's plan, in its ids."""
+    from advisor.progress import suite_estimate
+    from probes.training.models import ProbeConfig
+
+    config = ProbeConfig(
+        frameworks=["pytorch"], models=["lenet"], modes=["eager", "compile"], budget=2, repeat=1, max_repeat=None
+    )
+    estimate = suite_estimate(config)
+    assert 0 < estimate.low < estimate.high
+    p = ProbeProgress.for_config("training", config, now=0.0)
+    assert p.planned == 2 and p.view(now=0.0).text.startswith("0 of 2 runs finished, about ")
+    first = p.remaining_seconds(now=0.0)
+    p.on_event("pytorch-eager-lenet-bs32", "start", now=0.0)
+    p.on_event("pytorch-eager-lenet-bs32", "done", now=1.0)
+    assert p.finished == 1 and p.remaining_seconds(now=1.0) < first
+    p.on_event("pytorch-compile-lenet-bs32", "done", now=2.0)
+    assert p.view(now=2.0).text == "2 of 2 runs finished"
+
+
+def test_without_a_terminal_a_line_per_finished_run_with_what_it_measured():
+    """(was test_tui_cli's suite_progress test) the aux child is not a run: no line of its own."""
+    from probes.training.models import ProbeConfig
+
+    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], budget=1, repeat=1, max_repeat=None)
+    stream = io.StringIO()
+    with probe_progress("training", config, stream=stream) as on_event:
+        on_event({"run_id": "pytorch-aux", "kind": "start"})
+        on_event({"run_id": "pytorch-eager-lenet-bs32", "kind": "start"})
+        on_event({"run_id": "pytorch-eager-lenet-bs32", "kind": "done", "message": "ok", "images_per_second": 812.25})
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("advisor: training: 1 runs planned, about ")
+    assert lines[1:] == ["advisor: pytorch-eager-lenet-bs32: ok, 812.2 img/s (1 of 1 runs finished)"]
+
+
+def test_what_a_finished_run_measured_in_words():
+    from advisor.progress import done_text
+
+    run = SimpleNamespace(status="ok", error=None, images_per_second=1234.5, stop_reason="converged")
+    assert done_text(ev("r", "done", run=run)) == "ok, 1,234.5 img/s (converged)"
+    failed = SimpleNamespace(status="timeout", error="killed after 60 s", images_per_second=None)
+    assert done_text("r", {"kind": "done", "run": failed}) == "timeout: killed after 60 s"
+    assert done_text({"step_id": "s", "status": "failed", "message": "no onnx"}) == "failed: no onnx"
+    assert done_text({"run_id": "a-r1", "message": "a-r1: 321 img/s total"}) == "321 img/s total"
+    assert done_text({"run_id": "g", "message": "ok", "tokens_per_second": 901.4}) == "ok, 901 tokens/s"
+
+
+def test_deploy_plans_every_export_and_serve_before_it_starts():
+    from probes.deploy.models import DeployConfig
+
+    p = ProbeProgress.for_config("deploy", DeployConfig(frameworks=["pytorch", "mindspore"], models=["lenet"]))
+    # 4 exports (onnx, torch.export; mindir, onnx), 2 source baselines, 4 served artefacts
+    assert p.planned == 10 and p.view().eta_seconds and p.view().replanned_from is None
+    only_onnx = DeployConfig(frameworks=["pytorch"], models=["lenet", "resnet18"], formats=["onnx"])
+    assert ProbeProgress.for_config("deploy", only_onnx).planned == 2 * (1 + 1 + 1)
+
+
+def test_scaling_reads_the_launchs_own_fraction_not_the_probes():
+    from probes.scaling.models import ScalingEvent
+
+    p = ProbeProgress.for_config("scaling", None)
+    p.on_event(ScalingEvent(kind="start", run_id="l1", fraction=0.5, message="", index=3, total=4), now=0.0)
+    p.on_event(ScalingEvent(kind="progress", run_id="l1", fraction=0.6, run_fraction=0.25, message=""), now=0.0)
+    assert p.planned == 4 and p.fraction["l1#0"] == 0.25

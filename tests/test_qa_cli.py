@@ -320,20 +320,6 @@ def test_training_options_with_scaling_are_refused(argv, capsys, monkeypatch):
     assert err.startswith(f"advisor: error: {argv[0]}:") and "--scaling" in err
 
 
-def test_probe_progress_names_the_aux_child():
-    """Progress said 'pytorch-aux ...' / 'pytorch-aux: ok', an internal name."""
-    import io
-
-    from advisor.commands.probe import Progress
-    from probes.training.models import ProbeEvent
-
-    stream = io.StringIO()
-    show = Progress(stream)
-    show(ProbeEvent(run_id="pytorch-aux", kind="start", message="pytorch: GEMM peak and parity arrays"))
-    show(ProbeEvent(run_id="pytorch-aux", kind="done", message="ok"))
-    assert stream.getvalue() == "pytorch: GEMM peak and parity arrays ...\npytorch: GEMM peak / parity: ok\n"
-
-
 def test_scan_worst_case_is_not_rounded_below_the_range(capsys, tmp_path):
     """One nn.Linear: 'Effort: 0.05-0.25 h, worst case 0 h' (the worst case printed with .0f)."""
     (tmp_path / "m.py").write_text("import torch\nlayer = torch.nn.Linear(2, 2)\n")

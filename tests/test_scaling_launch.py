@@ -470,12 +470,14 @@ def test_run_from_args_writes_json_and_caches(monkeypatch, tmp_path, capsys):
     p = argparse.ArgumentParser()
     cli.add_arguments(p, shared=True)
     out = tmp_path / "scaling.json"
-    assert cli.run_from_args(p.parse_args(["--scaling", "--json", "-o", str(out), "--repeat", "1"])) == 0
+    assert cli.run_from_args(p.parse_args(["--scaling", "-o", str(out), "--repeat", "1"])) == 0
     doc = json.loads(out.read_text())
     assert doc["schema_version"] and doc["kind"] == "scaling" and doc["label"] == "cpu-contention"
     assert {f["framework"] for f in doc["frameworks"]} == {"pytorch", "mindspore"}
     assert (tmp_path / "cache" / "framework-advisor" / "probes-scaling-x.json").exists()
-    assert "[100%]" in capsys.readouterr().err  # progress on stderr
+    err = capsys.readouterr().err.splitlines()  # progress on stderr: the plan, then a line per launch
+    assert err[0] == "advisor: scaling: launches announced as they start"
+    assert err[-1].startswith("advisor: mindspore-lenet-r2-rep1: ") and err[-1].endswith("(4 of 4 launches finished)")
 
 
 def test_hooks_fit_the_real_probe_command():

@@ -69,12 +69,17 @@ def run_check(
     start = time.monotonic()
     frameworks = detect_frameworks()
     host = collect_host(str(cache_dir()))  # ~20 ms; its CPU flags decide when to rerun MindSpore early
+    confirmed = _cached_onednn_confirm(frameworks) if smoke else None
     with ThreadPoolExecutor(max_workers=4) as pool:
         # The smoke children are the slow part (framework imports): start them first. The device
         # probes answer long before a child has imported its framework and touched a device.
-        # On AVX-512 CPUs the oneDNN trap is likely: start the AVX2-capped rerun alongside.
-        early = "avx512f" in host.cpu.flags
-        smoke_future = pool.submit(smoke_all, frameworks, timeout, True, early, say, cancel) if smoke else None
+        # On AVX-512 CPUs the oneDNN trap is likely: start the AVX2-capped rerun alongside, unless an
+        # earlier check on this host and MindSpore version confirmed it (a third child on 2 cores).
+        rerun = confirmed is None
+        early = rerun and "avx512f" in host.cpu.flags
+        smoke_future = (
+            pool.submit(smoke_all, frameworks, timeout, rerun, early, say, cancel, not rerun) if smoke else None
+        )
         nvidia_future = pool.submit(_collect_nvidia)
         ascend_future = pool.submit(_collect_ascend)
         kb_future = pool.submit(_load_kb) if use_kb and kb is None else None
@@ -100,6 +105,7 @@ def run_check(
             fw.smoke = SmokeResult(status="skipped", error="not requested (--no-smoke)")
         elif fw.name in smoke_results:
             apply_smoke(fw, smoke_results[fw.name]["smoke"], smoke_results[fw.name]["payload"])
+    _onednn_confirmation(frameworks, confirmed)
     packages = {name: package_version(name) for name in ("numpy", "torch", "mindspore", "torch-npu")}
     report = CheckReport(
         tool_version=__version__,
@@ -120,6 +126,38 @@ def run_check(
     report.verdict = verdict(report.findings)
     report.seconds = round(time.monotonic() - start, 3)
     return report
+
+
+def _cached_onednn_confirm(frameworks: list[FrameworkInfo]) -> Optional[dict[str, object]]:
+    """The AVX2 rerun an earlier check measured on this host and MindSpore version (advisor.cache),
+    or None: no MindSpore, ONEDNN_MAX_CPU_ISA already set (the smoke test then measures the capped
+    kernels itself), or nothing cached yet."""
+    ms = next((fw for fw in frameworks if fw.name == "mindspore" and fw.installed and fw.version), None)
+    if ms is None or "ONEDNN_MAX_CPU_ISA" in os.environ:
+        return None
+    from advisor.cache import load_onednn_confirm
+
+    return load_onednn_confirm(str(ms.version))
+
+
+def _onednn_confirmation(frameworks: list[FrameworkInfo], confirmed: Optional[dict[str, object]]) -> None:
+    """A slow MindSpore convolution gets the cached AVX2 rerun; a rerun measured now is cached."""
+    ms = next((fw for fw in frameworks if fw.name == "mindspore" and fw.installed and fw.version), None)
+    check = ms.smoke.conv_check if ms is not None and ms.smoke is not None else None
+    if check is None or not check.slow:
+        return
+    if confirmed is not None:
+        check.capped_conv_ms = float(confirmed["capped_conv_ms"])
+        check.capped_ratio = float(confirmed["capped_ratio"])
+        check.capped_measured = str(confirmed.get("measured") or "earlier")
+    elif check.capped_conv_ms and check.capped_ratio:
+        from advisor.cache import save_onednn_confirm
+
+        measured = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        try:
+            save_onednn_confirm(str(ms.version), check.capped_conv_ms, check.capped_ratio, measured)
+        except OSError:
+            pass  # a read-only cache: the next check measures it again
 
 
 def _collect_nvidia():
@@ -482,6 +520,8 @@ def evaluate(
                 f"; rerun with ONEDNN_MAX_CPU_ISA=AVX2: {c.capped_conv_ms:.1f} ms "
                 f"({c.conv_ms / max(c.capped_conv_ms, 1e-3):.0f}x faster)"
             )
+            if c.capped_measured:
+                confirm += f" (the AVX2 rerun measured on this host, {c.capped_measured}; `advisor probe --clear-cache` remeasures)"
         elif c.capped_error:
             confirm = f"; the AVX2 rerun could not confirm the fix ({c.capped_error})"
         add(

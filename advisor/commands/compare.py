@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import Any
 
 from advisor.errors import UsageError
 from advisor.output import read_json
@@ -87,7 +86,7 @@ def load_report(path: str) -> dict:
     return data
 
 
-def _key(item: Any) -> str | None:
+def _key(item: object) -> str | None:
     if isinstance(item, dict):
         for k in LIST_KEYS:
             if isinstance(item.get(k), (str, int)):
@@ -95,9 +94,9 @@ def _key(item: Any) -> str | None:
     return None
 
 
-def flatten(node: Any, prefix: str = "") -> dict[str, Any]:
+def flatten(node: object, prefix: str = "") -> dict[str, object]:
     """Dotted path -> leaf value; lists of records keyed by their identity, other lists kept whole."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     if isinstance(node, dict):
         for k, v in node.items():
             if k in SKIP_KEYS:
@@ -111,7 +110,7 @@ def flatten(node: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _close(a: Any, b: Any) -> bool:
+def _close(a: object, b: object) -> bool:
     if (
         isinstance(a, (int, float))
         and isinstance(b, (int, float))

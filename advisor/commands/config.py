@@ -40,8 +40,9 @@ def run(args) -> int:
     from advisor.cache import cache_dir
 
     lines.append(
-        f"cache: {cache_dir()} (probe and scaling results per host, shared by every checkout here; "
-        "advisor report lists the cached runs it used, --no-cache ignores them)"
+        f"cache: {cache_dir()} (probe and scaling results per host and advisor check's oneDNN "
+        "confirmation, shared by every checkout here; advisor report lists the cached runs it used, "
+        "--no-cache ignores them; advisor probe --clear-cache empties it)"
     )
     emit("\n".join(lines) + "\n", None)
     return 0

@@ -7,12 +7,15 @@ Hooks for advisor/commands/probe.py: `add_arguments(p)` in register() adds only 
 
 from __future__ import annotations
 
+import argparse
 import sys
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from advisor.commands.probe import FRAMEWORKS, MAX_BATCH, MODELS, _list, emit_result
+from advisor.commands.probe_common import FRAMEWORKS, MAX_BATCH, MODELS, comma_list, emit_result, progress
 from advisor.errors import UsageError
-from probes.deploy.models import DeployConfig, DeployEvent, DeployResult
+
+if TYPE_CHECKING:  # the pydantic models load when the probe runs, not when the parser is built
+    from probes.deploy.models import DeployConfig, DeployResult
 
 # Training-probe options the deployment probe has no use for: refused rather than ignored.
 NOT_USED = ("modes", "data", "no_parity", "max_steps")
@@ -32,6 +35,18 @@ def add_arguments(parser) -> None:
     )
 
 
+PROBE_FLAG = "--deploy"
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "deploy", False))
+
+
+def refuse_unused(args: argparse.Namespace) -> None:
+    if getattr(args, "batch_sizes", None) is not None:
+        raise UsageError("--batch-sizes: a deployment-probe option; add --deploy (advisor probe --deploy ...)")
+
+
 def parse_batch_sizes(value: Optional[str]) -> list[int]:
     if value is None:
         return [1, 32]
@@ -44,7 +59,9 @@ def parse_batch_sizes(value: Optional[str]) -> list[int]:
     return sorted(set(sizes))
 
 
-def config_from_args(args) -> DeployConfig:
+def config_from_args(args: argparse.Namespace) -> DeployConfig:
+    from probes.deploy.models import DeployConfig
+
     if getattr(args, "scaling", False):
         raise UsageError("--deploy: cannot be combined with --scaling (run them one at a time)")
     defaults = getattr(args, "_training_defaults", {})
@@ -64,14 +81,14 @@ def config_from_args(args) -> DeployConfig:
             "--device: the deployment probe serves on every engine and execution provider it finds; leave --device out"
         )
     if args.frameworks:
-        frameworks = _list(args.frameworks, FRAMEWORKS, "--frameworks")
+        frameworks = comma_list(args.frameworks, FRAMEWORKS, "--frameworks")
     else:
         from probes.training.runner import installed_frameworks
 
         frameworks = [fw for fw, info in installed_frameworks().items() if info["installed"]]
         if not frameworks:
             raise UsageError("--frameworks: neither PyTorch nor MindSpore is installed for " + sys.executable)
-    models = _list(args.models, MODELS, "--models")
+    models = comma_list(args.models, MODELS, "--models")
     budget = args.budget
     if budget == defaults.get("budget"):  # the training default: the deploy default applies
         budget = DeployConfig.model_fields["budget"].default
@@ -89,22 +106,6 @@ def config_from_args(args) -> DeployConfig:
     )
 
 
-class Progress:
-    """One line per step on stderr."""
-
-    def __init__(self, stream=None) -> None:
-        self.stream = stream or sys.stderr
-
-    def __call__(self, ev: DeployEvent) -> None:
-        if ev.kind == "start":
-            self.stream.write(f"[{ev.index}] {ev.message} ...\n")
-        else:
-            self.stream.write(
-                f"[{ev.index}] {ev.step_id}: {ev.status}" + (f" ({ev.message})" if ev.status != "ok" else "") + "\n"
-            )
-        self.stream.flush()
-
-
 def exit_code(result: DeployResult) -> int:
     """1 when a step failed or timed out or a parity check failed (as the training probe), else 0."""
     bad = [s for s in [*result.exports, *result.serves] if s.status in ("failed", "timeout")]
@@ -117,7 +118,8 @@ def run_from_args(args) -> int:
     from probes.deploy.runner import run_deploy
 
     config = config_from_args(args)
-    result = run_deploy(config, on_event=None if args.json else Progress())
+    with progress("deploy", config, args) as on_event:
+        result = run_deploy(config, on_event=on_event)
     result.tool_version = __version__
     emit_result("deploy", result, args)
     return exit_code(result)

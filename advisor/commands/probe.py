@@ -6,26 +6,26 @@ document with --json; -o FILE writes it atomically) and to the per-host cache.""
 from __future__ import annotations
 
 import argparse
-import os
+import importlib
 import sys
 import tempfile
-from typing import Optional
+from types import ModuleType
 
+from advisor.commands.probe_common import (
+    FRAMEWORKS,
+    MAX_BATCH,
+    MAX_THREADS,
+    MODELS,
+    MODES,
+    TRAINING_ONLY,
+    comma_list,
+    emit_result,
+    progress,
+)
 from advisor.errors import UsageError
-from advisor.limits import LIMITS
-from advisor.output import check_output, emit, write_fallback
-from advisor.render import renderer
+from advisor.output import check_output
 from advisor.sanitize import one_line
 from probes.launcher import terminating_signals
-
-MODELS = ("lenet", "resnet18", "resnet50")
-FRAMEWORKS = ("pytorch", "mindspore")
-MODES = ("eager", "compile", "graph", "pynative")
-MAX_BATCH = 4096
-MAX_THREADS = int(LIMITS["threads"].high)  # the one range table (advisor.limits)
-# Options of the training probe that the scaling probe does not use (it trains LeNet on synthetic
-# data under the frameworks' launchers): refused with --scaling rather than silently ignored.
-TRAINING_ONLY = ("modes", "budget", "data", "no_parity", "no_tune", "max_steps", "max_repeat")
 
 
 def register(subparsers) -> None:
@@ -96,53 +96,24 @@ def register(subparsers) -> None:
         help="write the JSON document to FILE (atomically), e.g. for `advisor report --probes`",
     )
     p.set_defaults(func=handle, _training_defaults={k: p.get_default(k) for k in TRAINING_ONLY})
-    from advisor.commands import scaling as scaling_cli  # --scaling, --ranks and the scaling knobs
-
-    scaling_cli.add_arguments(p)
-    from advisor.commands import probe_accuracy  # --accuracy and its knobs
-
-    probe_accuracy.add_arguments(p)
-    from advisor.commands import probe_pipeline  # --pipeline and its knobs
-
-    probe_pipeline.add_arguments(p)
-    from advisor.commands import deploy  # --deploy, --batch-sizes
-
-    deploy.add_arguments(p)
-    from advisor.commands import probe_gpt  # --models gpt and its knobs
-
-    probe_gpt.add_arguments(p)
+    for front in fronts().values():
+        front.add_arguments(p)
 
 
-def _list(value: Optional[str], allowed: tuple, flag: str) -> list[str]:
-    items = [v.strip().lower() for v in (value or "").split(",") if v.strip()]
-    aliases = {
-        "torch": "pytorch",
-        "ms": "mindspore",
-        "resnet-18": "resnet18",
-        "resnet-50": "resnet50",
-        "lenet5": "lenet",
-        "lenet-5": "lenet",
-    }
-    items = [aliases.get(v, v) for v in items]
-    bad = [v for v in items if v not in allowed]
-    if bad:
-        raise UsageError(f"{flag}: unknown {', '.join(bad)}; expected a comma list of {','.join(allowed)}")
-    if not items:
-        raise UsageError(f"{flag}: empty; expected a comma list of {','.join(allowed)}")
-    return list(dict.fromkeys(items))
+# Each probe kind's command-line module (probes.base.KINDS names the kinds; the training probe's is
+# this one), in `advisor probe --help` order. Each has PROBE_FLAG, add_arguments(parser), wanted(args),
+# refuse_unused(args) and run_from_args(args); adding a kind adds its module and one line here.
+FRONTS = {
+    "scaling": "scaling",
+    "accuracy": "probe_accuracy",
+    "pipeline": "probe_pipeline",
+    "deploy": "deploy",
+    "gpt": "probe_gpt",
+}
 
 
-def check_data(path: Optional[str], limit: Optional[int] = None) -> None:
-    """--data read once in the parent (bounded, format-checked: probes.training.data) before any
-    worker starts: a bad data folder is one line and exit 2, not a failed run per framework."""
-    if not path:
-        return
-    from probes.training import data
-
-    try:
-        data.read_raw(path, limit=limit)
-    except data.DataError as exc:
-        raise UsageError(f"--data: {one_line(str(exc))}") from None
+def fronts() -> dict[str, ModuleType]:
+    return {name: importlib.import_module(f"advisor.commands.{module}") for name, module in FRONTS.items()}
 
 
 def build_config(args):
@@ -150,7 +121,7 @@ def build_config(args):
     from probes.training.runner import installed_frameworks
 
     if args.frameworks:
-        frameworks = _list(args.frameworks, FRAMEWORKS, "--frameworks")
+        frameworks = comma_list(args.frameworks, FRAMEWORKS, "--frameworks")
     else:
         frameworks = [fw for fw, info in installed_frameworks().items() if info["installed"]]
         if not frameworks:
@@ -158,8 +129,8 @@ def build_config(args):
                 "--frameworks: neither PyTorch nor MindSpore is installed "
                 f"for {sys.executable}; install one (pip install -e '.[pytorch]')"
             )
-    models = _list(args.models, MODELS, "--models")
-    modes = _list(args.modes, MODES, "--modes")
+    models = comma_list(args.models, MODELS, "--models")
+    modes = comma_list(args.modes, MODES, "--modes")
     if not any(m in MODES_OF[fw] for fw in frameworks for m in modes):
         raise UsageError(
             f"--modes: none of {','.join(modes)} belongs to {','.join(frameworks)} "
@@ -211,127 +182,21 @@ def build_config(args):
     )
 
 
-class Progress:
-    """A bar per run on stderr; plain start/done lines when stderr is not a terminal."""
-
-    def __init__(self, stream=None) -> None:
-        self.stream = stream or sys.stderr
-        # TERM=dumb terminals cannot erase a line: plain lines there, as when piped
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty() and os.environ.get("TERM") != "dumb"
-
-    def _prefix(self, ev) -> str:
-        return f"[{ev.index}/{ev.total}] " if ev.index else ""
-
-    def __call__(self, ev) -> None:
-        w = self.stream
-        aux = ev.run_id.endswith("-aux")  # the GEMM peak / parity child: 'pytorch-aux' meant nothing
-        if ev.kind == "start":
-            name = ev.message if aux and ev.message else ev.run_id
-            w.write(f"{self._prefix(ev)}{name} ...\n" if not self.tty else f"{self._prefix(ev)}{name} starting")
-        elif ev.kind == "progress" and self.tty:
-            frac = max(0.0, min(1.0, ev.fraction or 0.0))
-            bar = "#" * int(frac * 20)
-            step = f"{ev.step_ms:8.1f} ms/step" if ev.step_ms else ""
-            ips = f"{ev.images_per_second:9.1f} img/s" if ev.images_per_second else ""
-            w.write(f"\r\x1b[K{self._prefix(ev)}{ev.run_id} [{bar:<20}] {frac:4.0%} {ev.message or ''} {step} {ips}")
-        elif ev.kind == "done":
-            run = ev.run
-            if run is None:
-                name = f"{ev.run_id[: -len('-aux')]}: GEMM peak / parity" if aux else ev.run_id
-                text = f"{name}: {ev.message}"
-            elif run.status == "ok":
-                text = f"{run.id}: {run.images_per_second:.1f} img/s ({run.stop_reason})"
-            else:
-                text = f"{run.id}: {run.status}: {run.error}"
-            w.write(("\r\x1b[K" if self.tty else "") + self._prefix(ev) + text + "\n")
-        w.flush()
-
-
-def emit_result(kind: str, doc, args, save=None, **options) -> None:
-    """-o FILE always gets the JSON document (what `advisor report --probes` reads); stdout gets
-    the `kind` table (options: its width, `feed`), or the JSON with --json when no file was named.
-
-    `save` (the cache writer, or None) runs after -o: a measurement is never lost to a full cache
-    or a failed -o. When neither took it, it goes to a named fallback file and the message says
-    where; a failed -o still ends in its one error line (exit 2), naming where the result is."""
-    as_json, output = getattr(args, "json", False), getattr(args, "output", None)
-    text = renderer(kind, "json").format(doc)
-    kept: list[str] = []
-    failure: Optional[UsageError] = None
-    if output:
-        try:
-            emit(text, output)
-            kept.append(output)
-        except UsageError as exc:
-            failure = exc
-    cache_failed = False
-    if save is not None:
-        try:
-            kept.append(str(save(doc)))
-        except (OSError, UsageError) as exc:  # ENOSPC, EROFS, a file where the cache folder goes
-            cache_failed = True
-            where = f"; it is in {kept[0]}" if kept else ""
-            print(f"advisor: warning: the {kind} result was not cached ({one_line(str(exc))}){where}", file=sys.stderr)
-    if not kept and (failure is not None or cache_failed):
-        kept.append(write_fallback(kind, text))
-        if failure is None:
-            print(f"advisor: the {kind} result is kept in {kept[0]}", file=sys.stderr)
-    try:
-        if not output or not as_json:
-            emit(renderer(kind, "json" if as_json else "table", **options).format(doc), None)
-    finally:
-        if failure is not None:
-            raise UsageError(f"{failure}; the {kind} result is kept in {kept[0]}") from None
-
-
 @terminating_signals()  # SIGTERM / SIGHUP like SIGINT: children killed, temp folders removed, 143 / 129
 def handle(args) -> int:
     check_output(getattr(args, "output", None))
-    chosen = [f"--{name}" for name in ("deploy", "scaling", "accuracy", "pipeline") if getattr(args, name, False)]
+    from probes.base import KINDS
+
+    kinds = fronts()
+    chosen = [name for name in KINDS if name in kinds and kinds[name].wanted(args)]
     if len(chosen) > 1:
-        raise UsageError(f"{chosen[0]}: one probe per run; {chosen[0]} and {chosen[1]} go in separate runs")
-    from advisor.commands import probe_gpt
-
-    if probe_gpt.wants_gpt(args):
-        if chosen:
-            raise UsageError(f"{chosen[0]}: one probe per run; --models gpt goes in a separate run")
-        return probe_gpt.run_from_args(args)
-    probe_gpt.refuse_without_gpt(args)
-    if getattr(args, "deploy", False):
-        from advisor.commands import deploy
-
-        return deploy.run_from_args(args)
-    if getattr(args, "batch_sizes", None) is not None:
-        raise UsageError("--batch-sizes: a deployment-probe option; add --deploy (advisor probe --deploy ...)")
-    if not getattr(args, "scaling", False):  # else the training probe ran and the option was ignored
-        from advisor.commands.scaling import SCALING_ONLY
-
-        given = [name for name in SCALING_ONLY if getattr(args, name, None) is not None]
-        if given:
-            flag = "--" + given[0].replace("_", "-")
-            raise UsageError(f"{flag}: a scaling-probe option; add --scaling (advisor probe --scaling {flag} ...)")
-    if getattr(args, "scaling", False):
-        from advisor.commands import scaling as scaling_cli
-
-        defaults = getattr(args, "_training_defaults", {})
-        given = [name for name in TRAINING_ONLY if name in defaults and getattr(args, name) != defaults[name]]
-        if given:
-            flag = "--" + given[0].replace("_", "-")
-            raise UsageError(f"{flag}: a training-probe option; the scaling probe (--scaling) does not use it")
-
-        return scaling_cli.run_from_args(args)
-    if getattr(args, "pipeline", False):
-        from advisor.commands import probe_pipeline
-
-        return probe_pipeline.run_from_args(args)
-    if any(getattr(args, n, None) is not None for n in ("loader_workers", "feed")):
-        raise UsageError("--loader-workers/--feed: input-pipeline options; add --pipeline")
-    if getattr(args, "accuracy", False) or any(
-        getattr(args, n, None) is not None for n in ("epochs", "seeds", "target")
-    ):
-        from advisor.commands import probe_accuracy
-
-        return probe_accuracy.run_from_args(args)
+        first, second = (kinds[name].PROBE_FLAG for name in chosen[:2])
+        raise UsageError(f"{first}: one probe per run; {first} and {second} go in separate runs")
+    for name, front in kinds.items():
+        if name not in chosen:
+            front.refuse_unused(args)  # its options without its flag: refused, not silently ignored
+    if chosen:
+        return kinds[chosen[0]].run_from_args(args)
     if args.clear_cache:
         from advisor.cache import clear
 
@@ -341,9 +206,9 @@ def handle(args) -> int:
     config = build_config(args)
     from probes.training.runner import run_suite
 
-    on_event = None if args.json else Progress()
     try:
-        suite = run_suite(config, on_event=on_event)
+        with progress("training", config, args) as on_event:
+            suite = run_suite(config, on_event=on_event)
     finally:
         if args.no_cache:  # the throw-away torch.compile cache
             import shutil

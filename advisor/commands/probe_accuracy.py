@@ -4,13 +4,19 @@ PyTorch and MindSpore, the cross-framework accuracy gap over seeds, and the Norm
 from __future__ import annotations
 
 import argparse
-import sys
 
-from advisor.commands.probe import check_data, emit_result
+from advisor.commands.probe_common import (
+    MODES,
+    check_data,
+    comma_list,
+    emit_result,
+    progress,
+    refuse_training_options,
+    selected_frameworks,
+)
 from advisor.errors import UsageError
 
-# Training-probe options this probe does not read: refused rather than silently ignored.
-NOT_USED = ("budget", "repeat", "no_parity", "no_tune", "max_steps", "device")
+NORMALIZE_CHECK = "normalize-check"  # its run id in the progress plan (advisor.progress)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -26,36 +32,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--target", type=float, help="test accuracy to reach, 0-1 (default 0.95)")
 
 
-def selected_frameworks(args) -> list[str]:
-    """--frameworks, else every installed one (shared with --pipeline)."""
-    from advisor.commands.probe import FRAMEWORKS, _list
-
-    if args.frameworks:
-        return _list(args.frameworks, FRAMEWORKS, "--frameworks")
-    from probes.hostfacts import installed_frameworks
-
-    return [fw for fw, info in installed_frameworks().items() if info["installed"]]
-
-
-def refuse_training_options(args, probe: str) -> None:
-    """Training-probe options `probe` does not read are refused, not silently ignored."""
-    defaults = getattr(args, "_training_defaults", {})
-    for name in NOT_USED:
-        if name in defaults and getattr(args, name, None) != defaults[name]:
-            raise UsageError(f"--{name.replace('_', '-')}: a training-probe option; {probe} does not use it")
-
-
 def _config(args):
     from pydantic import ValidationError
 
     from probes.accuracy.models import AccuracyConfig
 
-    from advisor.commands.probe import _list
-
     fields = {"frameworks": selected_frameworks(args)}
     defaults = getattr(args, "_training_defaults", {})
     if args.modes != defaults.get("modes"):
-        fields["modes"] = _list(args.modes, ("eager", "compile", "graph", "pynative"), "--modes")
+        fields["modes"] = comma_list(args.modes, MODES, "--modes")
     if args.models not in (None, "lenet,resnet18", "lenet"):
         raise UsageError("--models: the accuracy probe trains LeNet-5 only (it fits the 32x32 digits)")
     for flag in ("epochs", "seeds", "target", "threads", "data"):
@@ -70,8 +55,15 @@ def _config(args):
         raise UsageError(f"--{str(err['loc'][0]).replace('_', '-')}: {err['msg']} (got {err.get('input')!r})") from None
 
 
-def refuse_unused(args) -> None:
-    refuse_training_options(args, "--accuracy")
+PROBE_FLAG = "--accuracy"
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "accuracy", False))
+
+
+def refuse_unused(args: argparse.Namespace) -> None:
+    """An accuracy option without --accuracy: one line, not a training probe that ignores it."""
     for name in ("epochs", "seeds", "target"):
         if not getattr(args, "accuracy", False) and getattr(args, name, None) is not None:
             raise UsageError(f"--{name}: an accuracy-probe option; add --accuracy")
@@ -95,8 +87,8 @@ def run_normalize_check(timeout: float = 300) -> dict:
     return res
 
 
-def run_from_args(args) -> int:
-    refuse_unused(args)
+def run_from_args(args: argparse.Namespace) -> int:
+    refuse_training_options(args, "--accuracy")
     config = _config(args)
     from advisor.extras import require
 
@@ -104,18 +96,17 @@ def run_from_args(args) -> int:
     check_data(config.data, limit=4000)  # the same bounded readers the workers use
     from probes.accuracy.runner import run_suite
 
-    def progress(run_id: str, msg: dict) -> None:
-        if msg.get("kind") == "progress" and "epoch" in msg:
-            print(
-                f"advisor: {run_id} epoch {msg['epoch']}/{msg['epochs']}: accuracy {msg['accuracy']:.1%}",
-                file=sys.stderr,
-            )
-        elif msg.get("kind") == "done":
-            run = msg["run"]
-            print(f"advisor: {run_id}: {run.status}" + (f" ({run.error})" if run.error else ""), file=sys.stderr)
-
-    suite = run_suite(config, on_event=None if args.json else progress)
-    if "mindspore" in config.frameworks:
-        suite.normalize_check = run_normalize_check()
+    with progress("accuracy", config, args) as on_event:
+        suite = run_suite(config, on_event=on_event)
+        if "mindspore" in config.frameworks:
+            if on_event:
+                on_event(NORMALIZE_CHECK, {"kind": "start"})
+            suite.normalize_check = run_normalize_check()
+            if on_event:
+                check = suite.normalize_check
+                on_event(
+                    NORMALIZE_CHECK,
+                    {"kind": "done", "status": check.get("status", "ok"), "message": check.get("error")},
+                )
     emit_result("accuracy", suite, args)
     return 1 if any(r.status in ("failed", "timeout") for r in suite.runs) else 0

@@ -42,16 +42,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dynamic-passes", type=int, help="passes over the schedule; the last is steady (default 3)")
 
 
-def wants_gpt(args) -> bool:
+PROBE_FLAG = "--models gpt"
+
+
+def wanted(args: argparse.Namespace) -> bool:
     return "gpt" in [m.strip().lower() for m in (getattr(args, "models", None) or "").split(",")]
 
 
-def refuse_without_gpt(args) -> None:
+def refuse_without_gpt(args: argparse.Namespace) -> None:
     """A GPT option without --models gpt is refused, not silently ignored."""
     for name in GPT_ONLY:
         if getattr(args, name, None) is not None:
             flag = "--" + name.replace("_", "-")
             raise UsageError(f"{flag}: a transformer-probe option; add --models gpt")
+
+
+refuse_unused = refuse_without_gpt  # the probe command's name for it (advisor/commands/probe.py FRONTS)
 
 
 def _items(value: str, allowed, flag: str) -> list[str]:
@@ -69,8 +75,7 @@ def build_config(args):
 
     from probes.transformer.models import VARIANTS, WAYS, GptConfig
 
-    from advisor.commands.probe import MODES, _list
-    from advisor.commands.probe_accuracy import selected_frameworks
+    from advisor.commands.probe_common import MODES, comma_list, selected_frameworks
 
     models = [m.strip().lower() for m in (args.models or "").split(",") if m.strip()]
     if models != ["gpt"]:
@@ -91,7 +96,7 @@ def build_config(args):
         raise UsageError(f"--frameworks: neither PyTorch nor MindSpore is installed for {sys.executable}")
     fields: dict = {
         "frameworks": frameworks,
-        "modes": _list(args.modes, MODES, "--modes"),
+        "modes": comma_list(args.modes, MODES, "--modes"),
         "budget": args.budget,
         "threads": args.threads,
         "repeat": args.repeat,
@@ -126,17 +131,6 @@ def build_config(args):
         raise UsageError(f"{flag}: {msg}" + (f" (got {err.get('input')!r})" if field else "")) from None
 
 
-class Progress:
-    """One line per child on stderr (start and done), as the other probes print."""
-
-    def __call__(self, ev) -> None:
-        if ev.kind == "start":
-            print(f"advisor: [{ev.index}/{ev.total}] {ev.message or ev.run_id} ...", file=sys.stderr, flush=True)
-        elif ev.kind == "done":
-            tps = f", {ev.tokens_per_second:,.0f} tokens/s" if ev.tokens_per_second else ""
-            print(f"advisor: [{ev.index}/{ev.total}] {ev.run_id}: {ev.message}{tps}", file=sys.stderr, flush=True)
-
-
 def _register_table() -> None:
     """The "gpt" renderer, until advisor.render.interface.TABLES carries its line (idempotent)."""
     from advisor.render import interface
@@ -145,7 +139,7 @@ def _register_table() -> None:
 
 
 def run_from_args(args) -> int:
-    from advisor.commands.probe import emit_result
+    from advisor.commands.probe_common import emit_result, progress
     from advisor.output import check_output
 
     check_output(getattr(args, "output", None))
@@ -153,7 +147,8 @@ def run_from_args(args) -> int:
     from probes.transformer.runner import run
 
     try:
-        result = run(config, on_event=None if getattr(args, "json", False) else Progress())
+        with progress("gpt", config, args) as on_event:
+            result = run(config, on_event=on_event)
     finally:
         if getattr(args, "no_cache", False):
             import shutil

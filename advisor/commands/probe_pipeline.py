@@ -5,9 +5,14 @@ is starved here, and what share of N target accelerators one host's pipeline wou
 from __future__ import annotations
 
 import argparse
-import sys
 
-from advisor.commands.probe import check_data, emit_result
+from advisor.commands.probe_common import (
+    check_data,
+    emit_result,
+    progress,
+    refuse_training_options,
+    selected_frameworks,
+)
 from advisor.errors import UsageError
 
 
@@ -28,6 +33,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+PROBE_FLAG = "--pipeline"
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "pipeline", False))
+
+
+def refuse_unused(args: argparse.Namespace) -> None:
+    if any(getattr(args, n, None) is not None for n in ("loader_workers", "feed")):
+        raise UsageError("--loader-workers/--feed: input-pipeline options; add --pipeline")
+
+
 def _feed(text: str | None) -> tuple[float, int] | None:
     if not text:
         return None
@@ -45,8 +62,6 @@ def _config(args):
     from pydantic import ValidationError
 
     from probes.pipeline.models import PipelineConfig
-
-    from advisor.commands.probe_accuracy import refuse_training_options, selected_frameworks
 
     refuse_training_options(args, "--pipeline")
     fields = {"batch_size": args.batch_size, "frameworks": selected_frameworks(args)}
@@ -67,11 +82,7 @@ def run_from_args(args) -> int:
     feed = _feed(args.feed)
     from probes.pipeline.runner import run_suite
 
-    def progress(run_id: str, msg: dict) -> None:
-        if msg.get("kind") == "done":
-            run = msg["run"]
-            print(f"advisor: {run_id}: {run.status}" + (f" ({run.error})" if run.error else ""), file=sys.stderr)
-
-    suite = run_suite(config, on_event=None if args.json else progress)
+    with progress("pipeline", config, args) as on_event:
+        suite = run_suite(config, on_event=on_event)
     emit_result("pipeline", suite, args, feed=feed)
     return 1 if any(r.status in ("failed", "timeout") for r in suite.runs) else 0

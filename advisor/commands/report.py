@@ -17,10 +17,25 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Callable, Optional, TextIO, TypeVar
 
 from advisor.errors import UsageError
 from advisor.output import read_json
+
+if TYPE_CHECKING:  # the models load when a file is read, not when the parser is built
+    from pydantic import BaseModel
+
+    from advisor.requirements import Requirements
+    from advisor.scan import ScanResult
+    from knowledge.models import KnowledgeBase
+    from probes.accuracy.models import AccuracySuite
+    from probes.check.models import CheckReport
+    from probes.deploy.models import DeployResult
+    from probes.pipeline.models import PipelineSuite
+    from probes.scaling.models import ScalingResult
+    from probes.training.models import ProbeSuite
+
+    Model = TypeVar("Model", bound=BaseModel)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -95,7 +110,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # --- inputs --------------------------------------------------------------------------------------
 
 
-def load_kb(extra_dirs: list[str]) -> Any:
+def load_kb(extra_dirs: list[str]) -> KnowledgeBase:
     """The bundled knowledge base merged with `extra_dirs`. Bad files are bad input."""
     import knowledge
 
@@ -112,7 +127,7 @@ def load_kb(extra_dirs: list[str]) -> Any:
         raise UsageError(str(exc)) from None
 
 
-def check_accelerator(req: Any, path: str, kb: Any) -> None:
+def check_accelerator(req: Requirements, path: str, kb: KnowledgeBase) -> None:
     """Bad input when the knowledge base contradicts the file (the same check the TUI form runs)."""
     from advisor.validation import kb_problems
 
@@ -121,7 +136,7 @@ def check_accelerator(req: Any, path: str, kb: Any) -> None:
         raise UsageError(f"{path}: {problems[0]}")
 
 
-def load_probe_file(path: str) -> Any:
+def load_probe_file(path: str) -> ProbeSuite:
     """One probe results file, validated as a ProbeSuite."""
     data = read_json(path, "expected the JSON written by `advisor probe --json -o FILE`", "--probes")
     if isinstance(data, dict) and data.get("kind") == "scaling":
@@ -150,7 +165,7 @@ def load_probe_file(path: str) -> Any:
     return suite
 
 
-def _check_ranges(path: str, req: Any) -> None:
+def _check_ranges(path: str, req: Requirements) -> None:
     """The requirements' numbers against the one range table (advisor.limits): a 4,000-digit
     dataset_samples or gflops_per_sample 1e300 is one line here, not an overflow in the model.
     (advisor/requirements.py should run the same check where it validates; see limits.py.)"""
@@ -162,7 +177,7 @@ def _check_ranges(path: str, req: Any) -> None:
         raise UsageError(f"{path}: {found}")
 
 
-def _validated(path: str, model: Any, data: dict) -> Any:
+def _validated(path: str, model: type[Model], data: dict) -> Model:
     """`data` as the pydantic `model`, or one UsageError line naming the file and the field."""
     from pydantic import ValidationError
 
@@ -194,7 +209,7 @@ TEXT_FIELDS = frozenset(
 SCALING_HINT = "expected a scaling result from `advisor probe --scaling --json -o FILE`"
 
 
-def load_scaling_file(path: str) -> Any:
+def load_scaling_file(path: str) -> ScalingResult:
     """A scaling probe result file, validated as a ScalingResult."""
     data = read_json(path, SCALING_HINT, "--scaling")
     if not isinstance(data, dict) or data.get("kind") != "scaling":
@@ -209,46 +224,38 @@ def load_scaling_file(path: str) -> Any:
 
 
 DEPLOY_HINT = "expected a deployment result from `advisor probe --deploy -o FILE`"
-
-
-def load_deploy_file(path: str) -> Any:
-    """A deployment probe result file, validated as a DeployResult."""
-    data = read_json(path, DEPLOY_HINT, "--deploy")
-    if not isinstance(data, dict) or data.get("kind") != "deploy":
-        raise UsageError(f'{path}: kind: expected "deploy": {DEPLOY_HINT}')
-    from probes.deploy.models import SCHEMA_VERSION, DeployResult
-
-    version = data.get("schema_version", SCHEMA_VERSION)
-    if not isinstance(version, str) or version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
-        raise UsageError(
-            f"{path}: schema_version: {str(version)[:20]!r}, expected {SCHEMA_VERSION.split('.')[0]}.x: {DEPLOY_HINT}"
-        )
-
-    return _validated(path, DeployResult, data)
-
-
-def _load_probe_result(path: str, flag: str, kind: str, hint: str, model: str) -> Any:
-    """A probe result of `kind` (accuracy | pipeline), validated as its suite model."""
-    import importlib
-
-    data = read_json(path, hint, flag)
-    if not isinstance(data, dict) or data.get("kind") != kind:
-        got = data.get("kind") if isinstance(data, dict) else None
-        raise UsageError(f'{path}: kind: expected "{kind}"' + (f", got {got!r}" if got else "") + f": {hint}")
-    mod = importlib.import_module(f"probes.{kind}.models")
-    version = data.get("schema_version", mod.SCHEMA_VERSION)
-    major = mod.SCHEMA_VERSION.split(".")[0]
-    if not isinstance(version, str) or version.split(".")[0] != major:
-        raise UsageError(f"{path}: schema_version: {version!r}, expected {major}.x: {hint}")
-    return _validated(path, getattr(mod, model), data)
-
-
 ACCURACY_HINT = "expected an accuracy result from `advisor probe --accuracy --json -o FILE`"
 PIPELINE_HINT = "expected an input-pipeline result from `advisor probe --pipeline --json -o FILE`"
 
 
-def load_accuracy_file(path: str) -> Any:
-    suite = _load_probe_result(path, "--accuracy", "accuracy", ACCURACY_HINT, "AccuracySuite")
+def load_result(path: str, kind_name: str, hint: str) -> BaseModel:
+    """A result file of a registered probe kind (probes.base.KINDS), read with `--<kind> FILE`: its
+    `kind`, the major version of its schema, then its Result model."""
+    import importlib
+
+    from probes.base import KINDS
+
+    flag = f"--{kind_name}"
+    data = read_json(path, hint, flag)
+    if not isinstance(data, dict) or data.get("kind") != kind_name:
+        got = data.get("kind") if isinstance(data, dict) else None
+        raise UsageError(f'{path}: kind: expected "{kind_name}"' + (f", got {got!r}" if got else "") + f": {hint}")
+    model = KINDS[kind_name].Result
+    current = importlib.import_module(model.__module__).SCHEMA_VERSION
+    version = data.get("schema_version", current)
+    major = current.split(".")[0]
+    if not isinstance(version, str) or version.split(".")[0] != major:
+        raise UsageError(f"{path}: schema_version: {str(version)[:20]!r}, expected {major}.x: {hint}")
+    return _validated(path, model, data)
+
+
+def load_deploy_file(path: str) -> DeployResult:
+    """A deployment probe result file, validated as a DeployResult."""
+    return load_result(path, "deploy", DEPLOY_HINT)
+
+
+def load_accuracy_file(path: str) -> AccuracySuite:
+    suite = load_result(path, "accuracy", ACCURACY_HINT)
     for i, g in enumerate(suite.gaps):
         if len(g.ci95) != 2 or not g.per_seed:
             raise UsageError(f"{path}: gaps[{i}]: expected ci95 [low, high] and per_seed values: {ACCURACY_HINT}")
@@ -260,8 +267,8 @@ def load_accuracy_file(path: str) -> Any:
     return suite
 
 
-def load_pipeline_file(path: str) -> Any:
-    suite = _load_probe_result(path, "--pipeline", "pipeline", PIPELINE_HINT, "PipelineSuite")
+def load_pipeline_file(path: str) -> PipelineSuite:
+    suite = load_result(path, "pipeline", PIPELINE_HINT)
     for i, r in enumerate(suite.runs):
         for name in ("alone", "with_step", "step_only"):
             rate = getattr(r, name)
@@ -273,7 +280,7 @@ def load_pipeline_file(path: str) -> Any:
     return suite
 
 
-def _from_cache(load, what: str) -> Any:
+def _from_cache(load: Callable[[], Optional[Model]], what: str) -> Optional[Model]:
     """This host's cached result, or None: an unreadable cache is skipped with a note, not fatal."""
     try:
         return load()
@@ -282,17 +289,17 @@ def _from_cache(load, what: str) -> Any:
         return None
 
 
-def _fingerprint(suite: Any) -> Any:
+def _fingerprint(suite: ProbeSuite) -> Optional[str]:
     return getattr(getattr(suite, "host", None), "fingerprint", None)
 
 
-def cached_scaling() -> Any:
+def cached_scaling() -> Optional[ScalingResult]:
     from advisor.cache import load_cached_scaling
 
     return _from_cache(load_cached_scaling, "scaling")
 
 
-def collect_host() -> Any:
+def collect_host() -> Optional[CheckReport]:
     """This host, quickly: the check without framework smoke tests; None when it cannot run."""
     from advisor.check.host import run_check
 
@@ -303,28 +310,22 @@ def collect_host() -> Any:
         return None
 
 
-def cached_probes() -> Any:
+def cached_probes() -> Optional[ProbeSuite]:
     from advisor.cache import load_cached_probes
 
     return _from_cache(load_cached_probes, "probe")
 
 
-def run_probes() -> Any:
+def run_probes() -> ProbeSuite:
     from probes.training.models import ProbeConfig
     from probes.training.runner import run_suite
 
-    def progress(event: Any) -> None:
-        if getattr(event, "kind", None) == "done":
-            run = event.run
-            ips = (
-                f"{run.images_per_second:.1f} img/s"
-                if run is not None and run.images_per_second
-                else (run.status if run else "")
-            )
-            print(f"advisor: probe {event.run_id}: {ips}", file=sys.stderr)
+    from advisor.progress import probe_progress
 
     print("advisor: running the probe suite (use `advisor probe` for options)...", file=sys.stderr)
-    suite = run_suite(ProbeConfig(), on_event=progress)
+    config = ProbeConfig()
+    with probe_progress("training", config) as on_event:  # the one progress display, on stderr
+        suite = run_suite(config, on_event=on_event)
     from advisor.sanitize import one_line
 
     try:
@@ -343,7 +344,7 @@ def run_probes() -> Any:
     return suite
 
 
-def scan_code(req: Any, req_path: str, kb: Any) -> Any:
+def scan_code(req: Requirements, req_path: str, kb: KnowledgeBase) -> Optional[ScanResult]:
     from advisor.requirements import resolve_code_path
 
     code = resolve_code_path(req, req_path)
@@ -358,7 +359,7 @@ def scan_code(req: Any, req_path: str, kb: Any) -> Any:
     return scan_path(str(code), kb=kb)
 
 
-def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+def gather(args: argparse.Namespace) -> tuple[Requirements, dict[str, object]]:
     """Read and validate every input; nothing is written here."""
     from advisor.requirements import load_requirements
 
@@ -444,7 +445,7 @@ def gather(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 SUFFIX_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 
 
-def choose_format(args: argparse.Namespace, stdout: Any = None) -> str:
+def choose_format(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> str:
     """A flag wins; then -o FILE's extension; then human on a terminal (the table), machine elsewhere
     (JSON), like `ls` and `git`."""
     for name in ("json", "markdown", "html", "table"):

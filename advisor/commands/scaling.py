@@ -17,15 +17,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from advisor.commands.probe import MAX_THREADS, _list, emit_result  # the one parser of comma lists (aliases included)
+from advisor.commands.probe_common import (
+    FRAMEWORKS,
+    MAX_THREADS,
+    MODELS,
+    TRAINING_ONLY,
+    comma_list,
+    emit_result,
+    progress,
+)
 from advisor.errors import UsageError
 from probes.scaling import multinode
-from probes.scaling.models import ScalingConfig, ScalingEvent, ScalingResult
 
-FRAMEWORKS = ("pytorch", "mindspore")
-MODELS = ("lenet", "resnet18", "resnet50")
+if TYPE_CHECKING:  # the pydantic models load when the probe runs, not when the parser is built
+    from probes.scaling.models import ScalingConfig, ScalingResult
 _DEFAULTS_KEY = "_scaling_parser_defaults"
 
 
@@ -89,7 +96,9 @@ SCALING_ONLY = ("ranks", "scaling_steps", "scaling_timeout", "scaling_repeat")
 SCALING_ONLY += multinode.OPTION_DESTS[:-1]  # the multi-node options (the store_true last one is never None)
 
 
-def config_from_args(args) -> ScalingConfig:
+def config_from_args(args: argparse.Namespace) -> ScalingConfig:
+    from probes.scaling.models import ScalingConfig
+
     given = getattr(args, _DEFAULTS_KEY, {}) or {}
     models = getattr(args, "models", None)
     if models is None or ("models" in given and models == given["models"] and given["models"] != "lenet"):
@@ -117,8 +126,8 @@ def config_from_args(args) -> ScalingConfig:
         raise UsageError("--scaling-timeout: expected 10 to 7200 seconds per launch")
     frameworks = getattr(args, "frameworks", None)
     return ScalingConfig(
-        frameworks=_list(frameworks, FRAMEWORKS, "--frameworks") if frameworks else list(FRAMEWORKS),
-        models=_list(models, MODELS, "--models"),
+        frameworks=comma_list(frameworks, FRAMEWORKS, "--frameworks") if frameworks else list(FRAMEWORKS),
+        models=comma_list(models, MODELS, "--models"),
         ranks=parse_ranks(getattr(args, "ranks", None)),
         batch_size=getattr(args, "batch_size", 32),
         steps=steps,
@@ -130,24 +139,6 @@ def config_from_args(args) -> ScalingConfig:
     )
 
 
-def _progress(stream):
-    """start/done lines; on a terminal also a live line for the steps inside a launch."""
-    tty = hasattr(stream, "isatty") and stream.isatty()
-
-    def show(ev: ScalingEvent) -> None:
-        if ev.kind == "progress":
-            if tty:
-                stream.write(f"\r[{ev.fraction * 100:3.0f}%] {ev.message}\x1b[K")
-                stream.flush()
-            return
-        stream.write(
-            ("\r" if tty else "") + f"[{ev.fraction * 100:3.0f}%] {ev.message}" + ("\x1b[K\n" if tty else "\n")
-        )
-        stream.flush()
-
-    return show
-
-
 def exit_code(result: ScalingResult) -> int:
     """1 when a framework produced no valid run (crash, hang) or any run failed the correctness
     gate; a partial result (some repetitions failed) is reported in the table but exits 0."""
@@ -155,13 +146,39 @@ def exit_code(result: ScalingResult) -> int:
     return 1 if gate_failed or any(fw.status == "failed" for fw in result.frameworks) else 0
 
 
-def run_from_args(args) -> int:
+PROBE_FLAG = "--scaling"
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "scaling", False))
+
+
+def refuse_unused(args: argparse.Namespace) -> None:
+    """A scaling option without --scaling: one line, not a training probe that ignores it."""
+    given = [name for name in SCALING_ONLY if getattr(args, name, None) is not None]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise UsageError(f"{flag}: a scaling-probe option; add --scaling (advisor probe --scaling {flag} ...)")
+
+
+def refuse_training_options(args: argparse.Namespace) -> None:
+    defaults = getattr(args, "_training_defaults", {})  # set by the probe command's parser
+    given = [name for name in TRAINING_ONLY if name in defaults and getattr(args, name) != defaults[name]]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise UsageError(f"{flag}: a training-probe option; the scaling probe (--scaling) does not use it")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
     from probes.scaling.runner import run_scaling
+
+    refuse_training_options(args)
 
     if multinode.requested(args):  # across hosts (issue 21)
         return run_multinode_from_args(args)
     config = config_from_args(args)
-    result = run_scaling(config, on_event=_progress(sys.stderr))
+    with progress("scaling", config, args) as on_event:
+        result = run_scaling(config, on_event=on_event)
     from advisor.cache import save_scaling
 
     # -o FILE (the JSON that `advisor report --scaling` reads) first, then the cache: the report and
@@ -233,9 +250,8 @@ def run_multinode_from_args(args) -> int:
         if getattr(args, "output", None):
             print(f"note: -o {args.output} is written by {where}, not here", file=sys.stderr)
         return 0 if ok and runs else 1
-    result = run_multinode(
-        config, rdzv, intra_host=not getattr(args, "no_intra_host", False), on_event=_progress(sys.stderr)
-    )
+    with progress("scaling", config, args) as on_event:
+        result = run_multinode(config, rdzv, intra_host=not getattr(args, "no_intra_host", False), on_event=on_event)
     emit_result("scaling", result, args)  # the table ends with the lines across hosts
     failed = any(r.status != "ok" for r in result.runs if r.nnodes)
     return 1 if failed or exit_code(result) else 0

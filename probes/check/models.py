@@ -164,6 +164,10 @@ class ConvCheck(_Model):
     capped_conv_ms: Optional[float] = Field(None, description="same conv with ONEDNN_MAX_CPU_ISA=AVX2")
     capped_ratio: Optional[float] = None
     capped_error: Optional[str] = None
+    capped_measured: Optional[str] = Field(
+        None,
+        description="when the AVX2 rerun was measured, if taken from the per-host cache (null: measured in this check)",
+    )
 
 
 class SmokeResult(_Model):

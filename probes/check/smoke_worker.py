@@ -1,4 +1,4 @@
-"""Smoke-test worker: `python -m probes.check.smoke_worker <pytorch|mindspore|torch_npu> [--conv-only]`.
+"""Smoke-test worker: `python -m probes.check.smoke_worker <pytorch|mindspore|torch_npu> [--conv-only] [--conv-once]`.
 
 Runs in its own process (started by probes.launcher). Imports only the standard library,
 probes.channel and its ONE framework. On every device the framework can use: a small matmul and one
@@ -9,7 +9,8 @@ that devices 0-2 passed.
 MindSpore on CPU also times one convolution against a GEMM of the same FLOPs: on AVX-512 hosts
 MindSpore's bundled oneDNN falls back to reference kernels for plain NCHW convolutions (10-60x
 slower); `--conv-only` runs just that measurement (the parent reruns it with ONEDNN_MAX_CPU_ISA=AVX2
-to show the fix works).
+to show the fix works); `--conv-once` times a slow convolution once, not twice (the parent knows
+from an earlier check on this host and MindSpore version that it is slow).
 
 ADVISOR_TEST_SMOKE_FAULT=<framework>:<hang|crash|raise> makes the worker misbehave on purpose before
 importing anything heavy; the test suite uses it to check that hangs and crashes become data.
@@ -168,7 +169,7 @@ def _ms_counts(ms) -> dict:
     return counts
 
 
-def _ms_conv_check(ms) -> dict:
+def _ms_conv_check(ms, second_call: bool = True) -> dict:
     import numpy as np  # a MindSpore dependency
     from mindspore import Tensor, ops
 
@@ -194,8 +195,9 @@ def _ms_conv_check(ms) -> dict:
     gemm()
     gemm_ms = min(timed(gemm) for _ in range(3))
     conv_ms = timed(conv)  # includes creating the primitive: it only errs towards "slow"...
-    if conv_ms >= SLOW_MIN_MS and conv_ms / gemm_ms >= SLOW_RATIO:
-        # ...and so can a preempted call on a busy machine: a slow verdict needs a second call
+    if second_call and conv_ms >= SLOW_MIN_MS and conv_ms / gemm_ms >= SLOW_RATIO:
+        # ...and so can a preempted call on a busy machine: a slow verdict needs a second call, unless
+        # an earlier check on this host and version confirmed it (--conv-once: it costs 0.3-1 s here)
         conv_ms = min(conv_ms, timed(conv))
     ratio = conv_ms / gemm_ms
     return {
@@ -207,7 +209,7 @@ def _ms_conv_check(ms) -> dict:
     }
 
 
-def run_mindspore(conv_only: bool = False) -> dict:
+def run_mindspore(conv_only: bool = False, conv_once: bool = False) -> dict:
     start = time.perf_counter()
     import mindspore as ms
 
@@ -241,7 +243,7 @@ def run_mindspore(conv_only: bool = False) -> dict:
     }
     if target == "CPU":
         try:
-            check = _ms_conv_check(ms)
+            check = _ms_conv_check(ms, second_call=not conv_once)
             channel.progress(stage="conv", **check)  # the parent may start the AVX2 rerun now
             result["conv_check"] = check
         except Exception as exc:  # the conv check is extra: its failure is recorded
@@ -281,13 +283,13 @@ RUNNERS = {"pytorch": run_pytorch, "mindspore": run_mindspore, "torch_npu": run_
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in RUNNERS:
-        channel.send("error", message=f"usage: smoke_worker {{{'|'.join(RUNNERS)}}} [--conv-only]")
+        channel.send("error", message=f"usage: smoke_worker {{{'|'.join(RUNNERS)}}} [--conv-only] [--conv-once]")
         return 2
     framework = argv[0]
     _fault(framework)
     try:
         if framework == "mindspore":
-            payload = run_mindspore(conv_only="--conv-only" in argv)
+            payload = run_mindspore(conv_only="--conv-only" in argv, conv_once="--conv-once" in argv)
         else:
             payload = RUNNERS[framework]()
     except Exception as exc:  # every failure of the smoke run becomes an error for the parent

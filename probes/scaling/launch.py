@@ -24,7 +24,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal, Optional
+from typing import Callable, Literal, Optional, Protocol
 
 from probes import launcher
 from probes.launcher import MARKER_ENV, Cancel, child_environment, kill_tree, marked_processes
@@ -46,6 +46,15 @@ LAUNCHER_MODULES = {
 }
 
 
+class CrossHost(Protocol):
+    """A launch across hosts (multinode.Rendezvous): its engine command line and rank environment.
+    Typed here so that this module never imports multinode, which builds on it."""
+
+    def build_command(self, spec: LaunchSpec, workdir: Path) -> tuple: ...
+
+    def environment(self, spec: LaunchSpec) -> dict[str, str]: ...
+
+
 @dataclass(frozen=True)
 class LaunchSpec:
     """What one launch runs: one framework, one rank count."""
@@ -61,7 +70,7 @@ class LaunchSpec:
     timeout: float = 300.0  # whole launch, seconds; then the launch and every rank are killed
     python: Optional[str] = None  # interpreter whose bin/ holds the launchers (default: this one)
     extra_env: tuple = ()  # (name, value) pairs, e.g. the tests' fault hook
-    rendezvous: Optional[object] = None  # multinode.Rendezvous: ranks across hosts (probes/scaling/multinode.py)
+    rendezvous: Optional[CrossHost] = None  # ranks across hosts: multinode.Rendezvous (probes/scaling/multinode.py)
 
     @property
     def on_cpu(self) -> bool:
@@ -170,9 +179,7 @@ def launch_environment(spec: LaunchSpec, marker: str) -> dict:
             # MindSpore's oneDNN picks reference conv kernels on AVX-512 CPUs; the cap restores JIT.
             extra["ONEDNN_MAX_CPU_ISA"] = os.environ.get("ONEDNN_MAX_CPU_ISA", "AVX2")
     if spec.rendezvous is not None:  # across hosts: node rank, gloo's interface (multinode.py)
-        from probes.scaling import multinode
-
-        extra.update(multinode.environment(spec))
+        extra.update(spec.rendezvous.environment(spec))
     extra.update(dict(spec.extra_env))
     env = child_environment(extra, drop)
     # child_environment puts sys.executable's bin first; msrun starts `python` from PATH, so the
@@ -185,9 +192,7 @@ def launch_environment(spec: LaunchSpec, marker: str) -> dict:
 def build_command(spec: LaunchSpec, workdir: Path) -> tuple:
     """(argv, result_dir, log_dir) for one launch inside `workdir`."""
     if spec.rendezvous is not None:  # across hosts: the engines' multi-node flags (multinode.py)
-        from probes.scaling import multinode
-
-        return multinode.build_command(spec, workdir)
+        return spec.rendezvous.build_command(spec, workdir)
     result_dir, log_dir = workdir / "result", workdir / "logs"
     result_dir.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)

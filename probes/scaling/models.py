@@ -261,3 +261,7 @@ class ScalingEvent(BaseModel):
     """progress: of this launch's steps, 0-1 (rank 0's position)."""
     message: str
     run: Optional[ScalingRun] = None
+    index: Optional[int] = None
+    """This launch's position in the plan (1-based)."""
+    total: Optional[int] = None
+    """Launches planned (the progress display's total)."""

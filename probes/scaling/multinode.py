@@ -28,9 +28,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from probes.scaling import rank_gather
+
+if TYPE_CHECKING:
+    from probes.scaling.launch import LaunchSpec
 
 DEFAULT_PORT = 29500  # torchrun's usual MASTER_PORT; msrun accepts 1024-65535
 DEFAULT_RENDEZVOUS_TIMEOUT = 60.0
@@ -67,6 +70,13 @@ class Rendezvous:
     def endpoint(self) -> str:
         host = f"[{self.master_addr}]" if ":" in self.master_addr else self.master_addr
         return f"{host}:{self.master_port}"
+
+    # launch.CrossHost: what a launch across hosts adds (launch.py calls these, never this module)
+    def build_command(self, spec: LaunchSpec, workdir: Path) -> tuple:
+        return build_command(spec, workdir)
+
+    def environment(self, spec: LaunchSpec) -> dict[str, str]:
+        return environment(spec)
 
 
 def parse_master(text: str) -> tuple:
@@ -697,7 +707,7 @@ def run_multinode(
             "the master address is a loopback address: every 'host' ran on this one machine; "
             "the inter-host figures measure loopback, not a network"
         )
-    host = local.host if local else runner._host_summary()
+    host = local.host if local else runner.host_summary()
     return ScalingResult(
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         host=host,

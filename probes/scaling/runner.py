@@ -66,7 +66,7 @@ def default_ranks(device_count: int) -> list[int]:
     return [1, device_count] if device_count > 1 else [1, 2]
 
 
-def _host_summary() -> dict:
+def host_summary() -> dict:
     out = {"usable_cores": usable_cores(), "nvidia_gpus": nvidia_gpu_count(), "ascend_npus": ascend_npu_count()}
     from probes.check.host import collect_host  # never raises: what it cannot read stays None
 
@@ -312,6 +312,8 @@ def run_scaling(
                 kind="start",
                 run_id=run_id,
                 fraction=i / len(plan),
+                index=i + 1,
+                total=len(plan),
                 message=f"{launch.LAUNCHERS[spec.framework]}: {spec.model}, "
                 f"{spec.ranks} rank(s), repetition {rep}/{config.repeat}",
             ),
@@ -325,6 +327,8 @@ def run_scaling(
                     run_id=run_id,
                     fraction=(i + frac) / len(plan),
                     run_fraction=frac,
+                    index=i + 1,
+                    total=len(plan),
                     message=f"{run_id}: {stage} {frac:.0%}",
                 ),
             )
@@ -339,7 +343,13 @@ def run_scaling(
         _emit(
             on_event,
             ScalingEvent(
-                kind="done", run_id=run_id, fraction=(i + 1) / len(plan), message=f"{run_id}: {what}", run=run
+                kind="done",
+                run_id=run_id,
+                fraction=(i + 1) / len(plan),
+                message=f"{run_id}: {what}",
+                run=run,
+                index=i + 1,
+                total=len(plan),
             ),
         )
 
@@ -362,7 +372,7 @@ def run_scaling(
                 )
             )
     label, text = label_for(devices, all_ranks, cores, threads)
-    host = _host_summary()
+    host = host_summary()
     host.update(loadavg_start=load_start, loadavg_end=_loadavg())
     warnings += noise_warnings(results, host, cores)
     return ScalingResult(
