@@ -606,7 +606,7 @@ def test_comm_compute_ratio_follows_seed_004_method(kb):
 def _fake(workflow, total, quality="assumption", eligible=True, perf=None):
     from advisor.decision.evidence import Evidence
     from advisor.requirements import CRITERIA
-    from advisor.decision.scoring import Criterion, WorkflowScore
+    from advisor.decision.scorecard import Criterion, WorkflowScore
 
     ev = [Evidence(kind="knowledge", ref="x", detail="d", source="s", confidence=quality)]
     crit = [
@@ -622,7 +622,7 @@ def _fake(workflow, total, quality="assumption", eligible=True, perf=None):
 
 def test_high_margin_on_assumptions_is_not_high():
     from advisor.decision.constants import DEFAULT
-    from advisor.decision.scoring import _confidence
+    from advisor.decision.confidence import judge_confidence as _confidence
 
     top, runner = _fake("pytorch", 80, "assumption"), _fake("hybrid", 71, "assumption")
     weak = _confidence([top, runner], runner, 9.0, False, [], [], DEFAULT)
@@ -634,7 +634,7 @@ def test_high_margin_on_assumptions_is_not_high():
 
 def test_a_hundredth_of_a_point_is_a_tie_not_a_win():
     from advisor.decision.constants import DEFAULT
-    from advisor.decision.scoring import _confidence
+    from advisor.decision.confidence import judge_confidence as _confidence
 
     top, runner = _fake("pytorch", 75.04, "vendor"), _fake("hybrid", 75.0, "vendor")
     parts = _confidence([top, runner], runner, 0.04, False, [], [], DEFAULT)
@@ -643,7 +643,7 @@ def test_a_hundredth_of_a_point_is_a_tie_not_a_win():
 
 def test_a_higher_scoring_blocked_workflow_makes_it_a_hard_constraint_verdict():
     from advisor.decision.constants import DEFAULT
-    from advisor.decision.scoring import _confidence
+    from advisor.decision.confidence import judge_confidence as _confidence
 
     top, blocked = _fake("mindspore", 70, "vendor"), _fake("pytorch", 90, "vendor", eligible=False)
     parts = _confidence([top, blocked], None, 70.0, False, [], [], DEFAULT)
