@@ -87,6 +87,8 @@ class Deployment(_Input):
 
 class ModelSpec(_Input):
     family: Literal["cnn", "transformer", "rnn", "gnn", "other"] = "other"
+    architecture: Optional[Literal["decoder", "encoder"]] = None
+    """transformer: decoder (generates tokens; the default) or encoder (BERT-like, scores whole sequences)."""
     parameters_millions: float = Field(1.0, gt=0, le=10_000_000)
     source: Literal["new", "pytorch-code", "mindspore-code", "other-framework"] = "new"
     """Where the code comes from: mindspore-code is existing MindSpore code (no porting to stay)."""

@@ -27,6 +27,8 @@ class Constant:
     """How the sensitivity analysis words it: '<what> were <value>'."""
     search: Optional[tuple[float, float]] = None
     """Range the sensitivity analysis searches for a value that flips the verdict (None: not searched)."""
+    projection: bool = False
+    """It moves the projections (worked out before the scores): the sensitivity search re-runs them."""
 
 
 _ALL = [
@@ -355,6 +357,38 @@ _ALL = [
         "is practically the same' the headline that says the frameworks compute the same thing",
         "a measured accuracy gap cost",
         (0.0, 50.0),
+    ),
+    # --- projections and serving (moved from their modules so the sensitivity search sees them) ----
+    Constant(
+        "SINGLE_REFERENCE_WIDEN",
+        0.25,
+        "share",
+        "assumption: one reference says little about the spread; +-25% is the spread of the 910B's own four "
+        "MindFormers MFU rows (0.47-0.70 of peak) around their middle (knowledge base mfu-references)",
+        "a single reference were widened by",
+        (0.0, 0.9),
+        projection=True,
+    ),
+    Constant(
+        "LORA_TRAINABLE_SHARE",
+        0.01,
+        "share of parameters",
+        "assumption: rank-16 LoRA on every linear layer of a 7B model trains ~0.6% of its parameters "
+        "(Hu et al. 2021, LoRA, arXiv:2106.09685, trains r x (d_in + d_out) per adapted matrix); 1% rounds it up",
+        "a LoRA adapter trained a share of",
+        (0.001, 0.1),
+        projection=True,
+    ),
+    Constant(
+        "SERVING_ASCEND_EFFICIENCY",
+        0.7,
+        "share",
+        f"assumption: no Ascend serving result states its set-up, so an NVIDIA serving row is carried over to "
+        f"Ascend at this share of its bandwidth- or peak-scaled rate; {SEED_RELEASED_TOGETHER} §2.2 says to expect "
+        "about 50-60% of the nominal peak in training, NVIDIA's serving rows reach more; 0.7 sits between",
+        "Ascend serving reached a share of",
+        (0.2, 1.5),
+        projection=True,
     ),
     Constant("SANITY_MIN_HOURS", 1 / 60, "hours", "assumption: a training run under a minute is a projection error"),
     Constant("SANITY_MAX_HOURS", 24 * 365.0, "hours", "assumption: a run beyond a year is not a plan"),

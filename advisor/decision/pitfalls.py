@@ -19,7 +19,11 @@ def pitfall_hours(p: Any) -> Optional[tuple[float, float]]:
 def applicable_pitfalls(kb: Any, workflow: str, req_dict: dict) -> list[Any]:
     if kb is None:
         return []
-    return sorted((p for p in kb.pitfalls if workflow in p.workflows and p.applies(req_dict)), key=lambda p: p.id)
+    serving_only = (req_dict.get("workload") or {}).get("kind") == "inference"  # trains nothing: no training pitfall
+    return sorted(
+        (p for p in kb.pitfalls if workflow in p.workflows and p.applies(req_dict) and (p.serving or not serving_only)),
+        key=lambda p: p.id,
+    )
 
 
 def ports_pytorch_code(workflow: str, req: Requirements) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from advisor.decision.accuracy import AccuracyEvidence
-from advisor.decision.constants import CONSTANTS
+from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.context import Context, conditions
 from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
 from advisor.decision.deployment import deployment_evidence
@@ -51,6 +51,7 @@ def prepare(
     deploy: Any = None,
     accuracy: Any = None,
     pipeline: Any = None,
+    k: Consts = DEFAULT,
 ) -> tuple[Context, list[str]]:
     req_dict = conditions(req)
     weights = resolve_weights(req)
@@ -74,7 +75,7 @@ def prepare(
             f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training"
         )
     feeds = _pipeline_best(pipeline)
-    best = project_all(req, kb, suites, scaling, scaling_here, rs, pipeline=feeds)
+    best = project_all(req, kb, suites, scaling, scaling_here, rs, k=k, pipeline=feeds)
     basis = common_basis(best)
     compared = {
         wf: (
@@ -89,6 +90,7 @@ def prepare(
                 scaling=scaling,
                 scaling_here=scaling_here,
                 route=rs[wf],
+                k=k,
                 pipeline=feeds,
             )
         )

@@ -52,6 +52,7 @@ from advisor.decision.memory import MemoryFit, defaults_for, memory_fit
 from advisor.decision.throughput import mfu_range, peak_16bit, record_for
 from advisor.decision.workload import model_shape, train_flops_per_token
 from advisor.decision.pipeline import PipelineFeed, pipeline_feed
+from advisor.decision.serving import Serving, serving_for
 from advisor.requirements import Requirements
 from advisor.decision.workflows import fleet_view
 from advisor.decision.workflows import (  # noqa: F401
@@ -110,6 +111,9 @@ class Projection(BaseModel):
     )
     memory: Optional[MemoryFit] = Field(
         None, description="does the model fit the target's devices, and how it must be split"
+    )
+    serving: Optional[Serving] = Field(
+        None, description="inference-only product: the serving runtime, rate and latency from serving references"
     )
     input_pipeline: Optional[PipelineFeed] = Field(
         None, description="the measured input pipeline (advisor probe --pipeline) against this projection"
@@ -173,7 +177,7 @@ def best_run(runs: list[dict], framework: str, kind: str, model: Optional[str]) 
     return max(pool, key=lambda r: (r["images_per_second"], r.get("id", "")))
 
 
-def workload_gflops(req: Requirements) -> Optional[float]:
+def workload_gflops(req: Requirements, k: Consts = DEFAULT) -> Optional[float]:
     """Training GFLOPs per sample; for a transformer, per sequence (6 N + 12 L s h per token x s)."""
     w = req.workload
     if w is None:
@@ -182,14 +186,14 @@ def workload_gflops(req: Requirements) -> Optional[float]:
         return w.gflops_per_sample
     if w.model == "transformer" and req.model.family == "transformer":
         shape = model_shape(req.model)
-        return tokens_gflops(req) * shape.sequence
+        return tokens_gflops(req, k) * shape.sequence
     return WORKLOAD_GFLOPS.get(w.model)
 
 
-def tokens_gflops(req: Requirements) -> float:
+def tokens_gflops(req: Requirements, k: Consts = DEFAULT) -> float:
     """Model GFLOPs per training token (advisor.decision.workload), LoRA's frozen weight gradients left out."""
     m = req.model
-    share = (m.trainable_share or 0.01) if m.fine_tune == "lora" else 1.0
+    share = (m.trainable_share or k["LORA_TRAINABLE_SHARE"]) if m.fine_tune == "lora" else 1.0
     return train_flops_per_token(m.parameters_millions * 1e6, model_shape(m), share) / 1e9
 
 
@@ -197,12 +201,14 @@ def is_text(req: Requirements) -> bool:
     return req.workload is not None and req.workload.model == "transformer" and req.model.family == "transformer"
 
 
-def _mfu_estimate(kb: Any, acc: Any, req: Requirements, gflops: float, devices: int) -> Optional[Estimate]:
+def _mfu_estimate(
+    kb: Any, acc: Any, req: Requirements, gflops: float, devices: int, k: Consts = DEFAULT
+) -> Optional[Estimate]:
     """sequences/s = MFU x 16-bit peak x devices / GFLOPs per sequence (advisor.decision.throughput)."""
     precision = req.model.precision or defaults_for(req.model.family)[0]
     job = {"mixed": "fp16", "bf16": "bf16"}.get(precision, precision)
     peak = peak_16bit(acc)
-    mfu = mfu_range(kb, acc, job)
+    mfu = mfu_range(kb, acc, job, k=k)
     if peak is None or mfu is None:
         return None
     notes = [f"MFU {pct(mfu.low, mfu.high)} from {len(mfu.refs)} reference(s): {mfu.basis}", *mfu.notes]
@@ -472,6 +478,7 @@ def _find(
     devices: int,
     plan: CommPlan,
     cap: int,
+    k: Consts = DEFAULT,
 ) -> Optional[tuple[str, str, Estimate]]:
     """The best projection path available up to the basis cap: (basis, detail, estimate)."""
     acc, framework, target, native = route.accelerator, route.framework, route.target, route.native
@@ -483,7 +490,7 @@ def _find(
             return "measured", f"probe run {run.get('id')} on {where}", _measured(run, gflops, devices, plan)
     flop_scalable = gflops is None or gflops >= MIN_FLOP_SCALED_GFLOPS
     if cap >= 2 and kb is not None and acc is not None and is_text(req) and gflops:
-        r = _mfu_estimate(kb, acc, req, gflops, devices)
+        r = _mfu_estimate(kb, acc, req, gflops, devices, k)
         if r is not None:
             return "reference", f"MFU of published LLM training runs applied to {acc.name}'s 16-bit peak", r
     if cap >= 2 and kb is not None and acc is not None and req.workload is not None and flop_scalable:
@@ -533,7 +540,7 @@ def project(
     route = route or routes(req, kb)[workflow]
     req = fleet_view(req, kb, route.target)  # several fleets: this workflow's own
     acc, target, devices = route.accelerator, route.target, req.hardware.devices
-    gflops = workload_gflops(req)
+    gflops = workload_gflops(req, k)
     proj = Projection(
         workflow=workflow,
         framework=route.framework,
@@ -552,10 +559,22 @@ def project(
         proj.notes.append("hybrid: production training runs on MindSpore after the PyTorch prototype is migrated")
     if req.workload is not None and req.workload.kind == "inference":
         # an inference-only product trains nothing: no training throughput, time, memory fit or cost
-        proj.basis_detail = (
-            f"workload.kind: inference: no training projection; serving on {acc.name if acc else target}"
-        )
         proj.communication = None
+        proj.serving = serving_for(route.framework, target, acc, devices, req, kb, k)
+        where = acc.name if acc else target
+        if proj.serving is None:
+            proj.basis_detail = (
+                f"workload.kind: inference: no training projection; serving on {where}, no serving reference"
+            )
+            return proj
+        s = proj.serving
+        proj.basis = "reference"
+        proj.basis_detail = (
+            f"workload.kind: inference: no training projection; serving on {where} through {s.runtime}: "
+            f"{s.per_device.low:,.0f}-{s.per_device.high:,.0f} {s.unit} per device"
+        )
+        proj.evidence.extend(s.evidence)
+        proj.notes.extend(s.notes)
         return proj
     proj.memory = memory_fit(route, req, kb, k)
     plan = communication_for(route.framework, target, acc, req, kb, scaling, scaling_here, k)
@@ -589,7 +608,7 @@ def project(
                 f"probe runs on {', '.join(sorted({r['_accelerator'] for r in elsewhere}))} not used as measurements: "
                 f"the target accelerator is {acc.id}"
             )
-    found = _find(route, req, kb, runs, gflops, devices, plan, BASIS_RANK[basis_cap] if basis_cap else 3)
+    found = _find(route, req, kb, runs, gflops, devices, plan, BASIS_RANK[basis_cap] if basis_cap else 3, k)
     if found is None:
         proj.basis_detail = _why_none(req, kb, acc, target, gflops)
         proj.communication = settle(plan, False, frozenset(), projected=False)
@@ -648,7 +667,7 @@ def project(
         proj.tokens_per_second = Span(low=round(low * seq, 1), high=round(high * seq, 1), unit="tokens/s")
         if acc is not None and kb is not None and proj.basis == "reference":
             job = {"mixed": "fp16"}.get(req.model.precision or "bf16", req.model.precision or "bf16")
-            mfu = mfu_range(kb, acc, job)
+            mfu = mfu_range(kb, acc, job, k=k)
             if mfu is not None:
                 proj.mfu = Span(low=round(mfu.low, 4), high=round(mfu.high, 4), unit="MFU")
     if req.workload is not None and low > 0:

@@ -22,6 +22,7 @@ from typing import Any, Optional
 
 from advisor.decision.confidence import DOWN, judge_confidence, noise_overlap
 from advisor.decision.constants import Consts
+from advisor.decision.context import Context
 from advisor.decision.criteria.common import range_text
 from advisor.decision.criteria.deployment import deployment_fit
 from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_role_parts
@@ -98,8 +99,12 @@ def score(
     """
     req = requirements
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
-    ctx, assumptions = prepare(req, host, suites, kb, scan, scaling, scaling_here, deploy, accuracy, pipeline)
     k = Consts(constants)
+    ctx, assumptions = prepare(req, host, suites, kb, scan, scaling, scaling_here, deploy, accuracy, pipeline, k)
+
+    def reprepare(moved: Consts) -> Context:
+        return prepare(req, host, suites, kb, scan, scaling, scaling_here, deploy, accuracy, pipeline, moved)[0]
+
     ev = evaluate(ctx, k)
     scores = ev.scores
     ranked = rank(scores)
@@ -116,7 +121,7 @@ def score(
         by_wf, ctx.compared, top.workflow, runner.workflow if runner else None, ctx.basis
     )
     weight_items = weight_sensitivity(scores, top.workflow)
-    const_items = constant_sensitivity(ctx, top.workflow) if sensitivity and not constants else []
+    const_items = constant_sensitivity(ctx, top.workflow, reprepare) if sensitivity and not constants else []
     parts = judge_confidence(ranked, runner, margin, inside_noise, weight_items, const_items, k)
     top_schedule = ev.schedules.get(top.workflow)
     if top.eligible and top_schedule is not None and top_schedule.fits == "maybe":

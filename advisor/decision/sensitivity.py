@@ -3,9 +3,9 @@ top workflow would change."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
-from advisor.decision.constants import DEFAULT, searched
+from advisor.decision.constants import DEFAULT, Constant, Consts, searched
 from advisor.decision.context import Context
 from advisor.decision.evaluate import evaluate
 from advisor.decision.scorecard import ConstantSensitivity, SensitivityItem, WorkflowScore
@@ -64,22 +64,34 @@ def weight_sensitivity(scores: list[WorkflowScore], top: str) -> list[Sensitivit
 _GRID = 10
 
 
-def constant_sensitivity(ctx: Context, top: str) -> list[ConstantSensitivity]:
+def constant_sensitivity(
+    ctx: Context, top: str, reprepare: Optional[Callable[[Consts], Context]] = None
+) -> list[ConstantSensitivity]:
     """For each searched constant: the nearest value (in its range) at which the top workflow changes,
-    found on a grid and refined by bisection; re-scores through `evaluate` with that one constant moved."""
+    found on a grid and refined by bisection; re-scores through `evaluate` with that one constant moved.
+    A constant that moves the projections (`projection`) re-runs them through `reprepare` first
+    (skipped without it)."""
     items = []
     for c in searched():
+        if c.projection and reprepare is None:
+            continue
         lo, hi = c.search
         v0 = c.value
-        # The totals are piecewise linear in each constant: when neither end of its range changes the
-        # winner, no value between does (up to clamping); only then is the grid skipped.
-        ends = {v: evaluate(ctx, DEFAULT.moved(c.name, v)).top() for v in (lo, hi)}
+
+        def top_at(v: float, c: Constant = c) -> str:
+            k = DEFAULT.moved(c.name, v)
+            return evaluate(reprepare(k) if c.projection and reprepare is not None else ctx, k).top()
+
+        # The totals are piecewise linear in an evaluation constant: when neither end of its range
+        # changes the winner, no value between does (up to clamping); only then is the grid skipped.
+        # The projections are not linear in theirs, so those always take the grid.
+        ends = {v: top_at(v) for v in (lo, hi)}
         grid = (
             [lo, hi]
-            if all(t == top for t in ends.values())
+            if all(t == top for t in ends.values()) and not c.projection
             else sorted({lo + (hi - lo) * i / _GRID for i in range(_GRID + 1)} | {v0})
         )
-        tops = {v: ends[v] if v in ends else evaluate(ctx, DEFAULT.moved(c.name, v)).top() for v in grid}
+        tops = {v: ends[v] if v in ends else top_at(v) for v in grid}
         flips = [v for v in grid if tops[v] != top]
         if not flips:
             items.append(
@@ -96,13 +108,13 @@ def constant_sensitivity(ctx: Context, top: str) -> list[ConstantSensitivity]:
         a, b = v0, v1  # a keeps `top`, b does not; bisect between them
         for _ in range(8):
             m = (a + b) / 2
-            if evaluate(ctx, DEFAULT.moved(c.name, m)).top() == top:
+            if top_at(m) == top:
                 a = m
             else:
                 b = m
-        who = evaluate(ctx, DEFAULT.moved(c.name, b)).top()
+        who = top_at(b)
         thr = float(f"{b:.3g}")
-        if evaluate(ctx, DEFAULT.moved(c.name, thr)).top() == top:
+        if top_at(thr) == top:
             thr = round(b, 6)  # the short form fell on the side that keeps `top`: keep the exact one
         if c.name == "MIGRATION_HOURS_FACTOR":
             note = f"{top} would lose to {who} if migration took {thr:g}x the estimate"

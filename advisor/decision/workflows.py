@@ -101,9 +101,10 @@ def fleet_view(req: Requirements, kb: Any, target: str) -> Requirements:
     if not fleets or kb is None or target not in VENDOR_OF_TARGET:
         return req
     vendor = VENDOR_OF_TARGET[target]
+    serves = req.workload is not None and req.workload.kind == "inference"  # inference parts serve it
     for fleet in fleets:
         acc = kb.find_accelerator(fleet.kind)
-        if acc is not None and acc.vendor == vendor and training_capable(acc):
+        if acc is not None and acc.vendor == vendor and (serves or training_capable(acc)):
             hw = req.hardware.model_copy(update={"accelerator": fleet.kind, "devices": fleet.count})
             return req.model_copy(update={"hardware": hw})
     return req

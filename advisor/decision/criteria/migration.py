@@ -11,6 +11,7 @@ from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
 from advisor.decision.pitfalls import pitfall_hours, pitfall_mid, ports_pytorch_code
 from advisor.decision.risks import PORTING, likelihood, project_of
 from advisor.decision.schedule import Schedule, pressure_penalty, schedule
+from advisor.requirements import Requirements
 
 # Re-implementing a validated PyTorch model in MindSpore and checking that its loss matches, before
 # any hazard: "ResNet-18 took an afternoon" (seed 002, 6.1), "a few hundred lines: half a day if you
@@ -76,7 +77,7 @@ def migration_parts(
                 )
                 + (f"; {excluded}" if excluded else "")
             )
-    elif ports:
+    elif ports and not serves_only(req):
         base = PORT_BASE_HOURS[req.model.family]
         parts.append(("port (re-implement and check the model)", base[0], base[1]))
         ev.append(
@@ -86,7 +87,7 @@ def migration_parts(
                 f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)",
             )
         )
-    if req.model.source == "mindspore-code" and wf in ("pytorch", "hybrid"):
+    if req.model.source == "mindspore-code" and wf in ("pytorch", "hybrid") and not serves_only(req):
         # existing MindSpore code moves to PyTorch: re-implementation + the differing APIs read in reverse
         base = PORT_BASE_HOURS[req.model.family]
         differs = [m for m in (kb.api_mappings if kb is not None else []) if m.mapping == "differs" and m.effort_hours]
@@ -243,3 +244,9 @@ def _accuracy_risk(wf: str, ctx: Context, k: Consts, score: float, note: str, ev
     else:
         note += f"; accuracy gap measured but not decided ({worst.line})"
     return score, note
+
+
+def serves_only(req: Requirements) -> bool:
+    """An inference-only product moves a trained model, not training code: the conversion chain (the
+    knowledge base's serving pitfalls) is its migration, not re-implementing the model."""
+    return req.workload is not None and req.workload.kind == "inference"

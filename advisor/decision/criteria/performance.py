@@ -43,6 +43,10 @@ def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
     proj, req = ctx.compared[wf], ctx.req
     if not proj.supported:
         return 0.0, list(proj.evidence), proj.basis_detail
+    if proj.serving is not None:
+        served = serving_score(wf, ctx)
+        if served is not None:
+            return served
     keep = k["DYNAMIC_GRAPH_KEEP"] if _dynamic(req) else 1.0
 
     def mid(p: Projection) -> float:
@@ -92,3 +96,29 @@ def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
         ev,
         f"no projection possible ({proj.basis_detail}): adapter path, {k['ASSUMED_PERF_ADAPTER']:g} assumed (ASSUMED_PERF_ADAPTER)",
     )
+
+
+def serving_score(wf: str, ctx: Context) -> Optional[Scored]:
+    """An inference-only product: the serving rate relative to the fastest workflow's, when every
+    supported workflow has one (else None: the assumed scores apply, as for an unprojected path)."""
+    served = {w: p.serving for w, p in ctx.compared.items() if p.supported}
+    if any(s is None for s in served.values()):
+        return None
+    mids = {w: s.total.mid for w, s in served.items() if s is not None}
+    mine = served[wf]
+    assert mine is not None
+    best = max(mids.values())
+    score = 100 * mids[wf] / best if best > 0 else 0.0
+    note = (
+        f"serving through {mine.runtime}: {range_text(mine.total.low, mine.total.high, mine.unit)} "
+        f"on {ctx.compared[wf].devices} device(s), relative to the fastest"
+    )
+    if mine.latency_ms is not None:
+        note += f"; latency {range_text(mine.latency_ms.low, mine.latency_ms.high, 'ms')} {mine.latency_what}"
+    note += "; " + "; ".join(mine.notes)
+    ev = list(mine.evidence) + [
+        req_evidence(
+            "workload.kind", "inference", "an inference-only product: the serving path is scored, not training"
+        )
+    ]
+    return score, ev, note
