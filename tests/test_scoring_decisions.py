@@ -338,3 +338,40 @@ def test_works_without_a_knowledge_base():
     assert card.recommendation.workflow == "pytorch"
     assert any("no knowledge base" in a for a in card.assumptions)
     assert all(p.basis == "none" for p in card.projections)
+
+
+def test_rules_moved_into_constants_move_the_scores(kb):
+    """Issue 25: the criteria's decisive numbers (the scan-risk points, the hybrid's PyTorch shares, the
+    prototype fluency step, the model-hub weights) are named constants, read through Consts and searched;
+    moving one moves the score it drives, and the defaults reproduce the old tables."""
+    from advisor.decision.constants import CONSTANTS
+
+    names = [
+        "SCAN_RISK_MEDIUM_PENALTY",
+        "SCAN_RISK_HIGH_PENALTY",
+        "HYBRID_SHARE_SCALE",
+        "PROTOTYPE_FLUENCY_STEP",
+        "HUB_WEIGHT_NONE",
+        "HUB_WEIGHT_NICE",
+        "HUB_WEIGHT_ESSENTIAL",
+    ]
+    assert all(CONSTANTS[n].search is not None for n in names)
+    assert [CONSTANTS[n].value for n in names] == [5.0, 10.0, 1.0, 0.25, 0.5, 1.5, 3.0]
+    req = load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml")
+
+    def crit(card, wf, name):
+        s = next(s for s in card.scores if s.workflow == wf)
+        return next(c for c in s.criteria if c.name == name).score
+
+    base = score(req, kb=kb, sensitivity=False)
+    moved = score(req, kb=kb, sensitivity=False, constants={"HYBRID_SHARE_SCALE": 0.5})
+    assert crit(moved, "hybrid", "team") != crit(base, "hybrid", "team")
+    assert crit(moved, "pytorch", "team") == crit(base, "pytorch", "team")
+    hub = {"essential": "HUB_WEIGHT_ESSENTIAL", "nice": "HUB_WEIGHT_NICE", "none": "HUB_WEIGHT_NONE"}[
+        req.needs.huggingface
+    ]
+    heavier = score(req, kb=kb, sensitivity=False, constants={hub: 9.0})
+    assert crit(heavier, "pytorch", "ecosystem") != crit(base, "pytorch", "ecosystem")
+    full = score(req, kb=kb)
+    found = {c.name: c for c in full.constant_sensitivity}
+    assert set(names) <= set(found)

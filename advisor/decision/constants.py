@@ -358,6 +358,73 @@ _ALL = [
         "a measured accuracy gap cost",
         (0.0, 50.0),
     ),
+    # --- rules moved from the criteria (issue 25: every decisive constant named and searched) -------
+    Constant(
+        "SCAN_RISK_MEDIUM_PENALTY",
+        5.0,
+        "points",
+        "assumption: risk the code scan finds (custom extensions, data-dependent control flow) beyond its hours, "
+        "for a medium-risk scan",
+        "a medium-risk scan cost",
+        (0.0, 30.0),
+    ),
+    Constant(
+        "SCAN_RISK_HIGH_PENALTY",
+        10.0,
+        "points",
+        "assumption: as SCAN_RISK_MEDIUM_PENALTY, for a high-risk scan (twice the medium one)",
+        "a high-risk scan cost",
+        (0.0, 40.0),
+    ),
+    Constant(
+        "HYBRID_SHARE_SCALE",
+        1.0,
+        "x the table",
+        f"assumption: the hybrid's share of ecosystem, debugging and team work done in PyTorch per stage "
+        f"(research 0.7/0.8/0.6, prototype 0.6/0.7/0.5, production 0.3/0.35/0.3; {SEED_SAME_TASK}, 'when to "
+        "use both': prototype in PyTorch, then train and serve with MindSpore) scaled by this factor",
+        "the PyTorch shares of the hybrid's work were scaled by",
+        (0.25, 1.25),
+        projection=True,
+    ),
+    Constant(
+        "PROTOTYPE_FLUENCY_STEP",
+        0.25,
+        "per skill level",
+        "assumption: the hybrid's PyTorch phase pays off as far as the team is more fluent in PyTorch than in "
+        "MindSpore: 0.5 at equal skill, this much more or less per level of difference",
+        "prototype fluency moved per skill level by",
+        (0.0, 0.5),
+        projection=True,
+    ),
+    Constant(
+        "HUB_WEIGHT_NONE",
+        0.5,
+        "aspect weight",
+        "assumption: the model hub weighed beside libraries, community and documentation (1 each) when the team "
+        "does not need HuggingFace",
+        "the model hub weighed (no HuggingFace need)",
+        (0.0, 3.0),
+        projection=True,
+    ),
+    Constant(
+        "HUB_WEIGHT_NICE",
+        1.5,
+        "aspect weight",
+        "assumption: as HUB_WEIGHT_NONE, when HuggingFace is nice to have",
+        "the model hub weighed (HuggingFace nice to have)",
+        (0.0, 6.0),
+        projection=True,
+    ),
+    Constant(
+        "HUB_WEIGHT_ESSENTIAL",
+        3.0,
+        "aspect weight",
+        "assumption: as HUB_WEIGHT_NONE, when HuggingFace is essential (three times the other aspects)",
+        "the model hub weighed (HuggingFace essential)",
+        (0.0, 9.0),
+        projection=True,
+    ),
     # --- projections and serving (moved from their modules so the sensitivity search sees them) ----
     Constant(
         "SINGLE_REFERENCE_WIDEN",

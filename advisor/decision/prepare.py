@@ -126,7 +126,9 @@ def prepare(
         deploy=deployment_evidence(deploy) if deploy is not None else [],
         accuracy=_accuracy(accuracy),
     )
-    ctx.fixed = {wf: {"ecosystem": ecosystem_score(wf, ctx), "debugging": debugging_score(wf, ctx)} for wf in WORKFLOWS}
+    ctx.fixed = {
+        wf: {"ecosystem": ecosystem_score(wf, ctx, k), "debugging": debugging_score(wf, ctx, k)} for wf in WORKFLOWS
+    }
     return ctx, assumptions
 
 

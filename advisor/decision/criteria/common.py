@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from advisor.decision.constants import Consts
 from advisor.decision.evidence import Evidence, kb_evidence
 from advisor.requirements import SKILL_LEVELS
 
@@ -51,3 +52,8 @@ def aspect_score(kb: Any, framework: str, aspect: str) -> tuple[Optional[float],
         return None, []
     value = sum(e.score for e in entries) / len(entries) * 20
     return value, [kb_evidence(e, f"{framework} {aspect}: {e.score}/5: {e.statement}", e.score) for e in entries]
+
+
+def hybrid_share(stage: str, criterion: str, k: Consts) -> float:
+    """The hybrid's share of `criterion`'s work done in PyTorch: the table above x HYBRID_SHARE_SCALE."""
+    return min(1.0, HYBRID_PYTORCH_SHARE[stage][criterion] * k["HYBRID_SHARE_SCALE"])

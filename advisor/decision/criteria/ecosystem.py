@@ -7,14 +7,16 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from advisor.decision.context import Context
-from advisor.decision.criteria.common import HYBRID_PYTORCH_SHARE, Scored, aspect_score, skill
+from advisor.decision.constants import Consts
+from advisor.decision.criteria.common import Scored, aspect_score, hybrid_share, skill
 from advisor.decision.evidence import Evidence, req_evidence
 from advisor.decision.workflows import Route
 from advisor.requirements import Requirements
 
 # Ecosystem aspects weighed for ecosystem fit, before the HuggingFace need is added (assumption: equal).
 ECOSYSTEM_ASPECTS = {"model_hub": 1.0, "libraries": 1.0, "community": 1.0, "documentation": 1.0}
-HUB_WEIGHT = {"none": 0.5, "nice": 1.5, "essential": 3.0}
+# The model hub aspect weighed by the HuggingFace need (the constants HUB_WEIGHT_NONE/NICE/ESSENTIAL).
+HUB_WEIGHT = {"none": "HUB_WEIGHT_NONE", "nice": "HUB_WEIGHT_NICE", "essential": "HUB_WEIGHT_ESSENTIAL"}
 
 
 def work_stack(wf: str, req: Requirements, route: Route) -> str:
@@ -39,7 +41,7 @@ def _stack_aspect(kb: Any, stack: str, aspect: str) -> tuple[Optional[float], li
 
 
 def _mix(
-    wf: str, ctx: Context, aspects: dict[str, float], criterion: str
+    wf: str, ctx: Context, aspects: dict[str, float], criterion: str, k: Consts
 ) -> tuple[Optional[float], list[Evidence], str]:
     """Weighted aspect score of the workflow's stack(s); hybrid mixes its PyTorch and MindSpore stacks."""
     req, kb = ctx.req, ctx.kb
@@ -64,13 +66,13 @@ def _mix(
         return pt, pt_ev, f"knowledge-base {criterion} scores{adapter} (0-5 -> 0-100)"
     if wf == "mindspore":
         return ms, ms_ev, f"knowledge-base {criterion} scores (0-5 -> 0-100)"
-    share = HYBRID_PYTORCH_SHARE[req.stage][criterion] * prototype_fluency(req)
+    share = hybrid_share(req.stage, criterion, k) * prototype_fluency(req, k)
     ev = pt_ev + ms_ev
     ev.append(
         req_evidence(
             "team.pytorch",
             req.team.pytorch,
-            f"prototyping in PyTorch pays off as far as the team is faster there (x{prototype_fluency(req):.2f})",
+            f"prototyping in PyTorch pays off as far as the team is faster there (x{prototype_fluency(req, k):.2f})",
         )
     )
     return (
@@ -80,18 +82,18 @@ def _mix(
     )
 
 
-def prototype_fluency(req: Requirements) -> float:
+def prototype_fluency(req: Requirements, k: Consts) -> float:
     """How much of the hybrid's PyTorch phase the team really spends there: it prototypes in PyTorch
     to validate ideas quickly (seed 000), which pays off as far as it is more fluent in PyTorch than in
-    MindSpore: 0.5 at equal skill, +-0.25 per level of difference."""
+    MindSpore: 0.5 at equal skill, +-PROTOTYPE_FLUENCY_STEP (0.25) per level of difference."""
     diff = skill(req.team.pytorch) - skill(req.team.mindspore)
-    return max(0.0, min(1.0, 0.5 + 0.25 * diff))
+    return max(0.0, min(1.0, 0.5 + k["PROTOTYPE_FLUENCY_STEP"] * diff))
 
 
-def ecosystem_score(wf: str, ctx: Context) -> Scored:
+def ecosystem_score(wf: str, ctx: Context, k: Consts) -> Scored:
     aspects = dict(ECOSYSTEM_ASPECTS)
-    aspects["model_hub"] = HUB_WEIGHT[ctx.req.needs.huggingface]
-    value, ev, note = _mix(wf, ctx, aspects, "ecosystem")
+    aspects["model_hub"] = k[HUB_WEIGHT[ctx.req.needs.huggingface]]
+    value, ev, note = _mix(wf, ctx, aspects, "ecosystem", k)
     ev.insert(
         0,
         req_evidence(
@@ -105,8 +107,8 @@ def ecosystem_score(wf: str, ctx: Context) -> Scored:
     return value, ev, note + f"; HuggingFace need {ctx.req.needs.huggingface}: model hub x{aspects['model_hub']:g}"
 
 
-def debugging_score(wf: str, ctx: Context) -> Scored:
-    value, ev, note = _mix(wf, ctx, {"debugging": 1.0}, "debugging")
+def debugging_score(wf: str, ctx: Context, k: Consts) -> Scored:
+    value, ev, note = _mix(wf, ctx, {"debugging": 1.0}, "debugging", k)
     ev.insert(
         0,
         req_evidence(

@@ -24,8 +24,8 @@ PORT_BASE_HOURS = {
     "gnn": (16.0, 60.0),
     "other": (8.0, 40.0),
 }
-# Risk the code scan finds (custom extensions, data-dependent control flow...) beyond its hours (assumption).
-SCAN_RISK_PENALTY = {"low": 0.0, "medium": 5.0, "high": 10.0}
+# Risk the code scan finds (custom extensions, data-dependent control flow...) beyond its hours: the constants.
+SCAN_RISK_PENALTY = {"medium": "SCAN_RISK_MEDIUM_PENALTY", "high": "SCAN_RISK_HIGH_PENALTY"}
 
 
 def migration_parts(
@@ -190,7 +190,8 @@ def migration_score(wf: str, ctx: Context, k: Consts) -> tuple[Scored, list[floa
     score = 100 * capacity / (capacity + mid)
     note = f"{range_text(low, high, 'h')} of migration/adaptation work vs one team-week ({capacity:g} h)"
     if scan is not None and ports_pytorch_code(wf, req):
-        risk = SCAN_RISK_PENALTY.get(str(scan.get("risk")), 0.0)
+        name = SCAN_RISK_PENALTY.get(str(scan.get("risk")))
+        risk = k[name] if name else 0.0
         if risk:
             score -= risk
             note += f"; -{risk:g} for the scan's {scan.get('risk')} risk"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from advisor.decision.constants import Consts
-from advisor.decision.criteria.common import HYBRID_PYTORCH_SHARE, Scored, clamp, skill
+from advisor.decision.criteria.common import Scored, clamp, hybrid_share, skill
 from advisor.decision.evidence import req_evidence
 from advisor.requirements import Requirements
 
@@ -17,7 +17,7 @@ def team_score(wf: str, req: Requirements, k: Consts) -> Scored:
         return pt_score, [ev_pt], "25 + 25 per PyTorch skill level"
     if wf == "mindspore":
         return ms_score, [ev_ms], "25 + 25 per MindSpore skill level"
-    share = HYBRID_PYTORCH_SHARE[req.stage]["team"]
+    share = hybrid_share(req.stage, "team", k)
     two = k["HYBRID_TWO_STACKS"]
     score = share * pt_score + (1 - share) * ms_score - two
     ev = [ev_pt, ev_ms]
