@@ -4,12 +4,13 @@ conditions, the routes, the projections, the applicable pitfalls and the judged 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
 from advisor.decision.accuracy import AccuracyEvidence
 from advisor.decision.projections import Projection
 from advisor.decision.workflows import Route
 from advisor.requirements import Requirements
+from knowledge.models import KnowledgeBase
 
 LEVEL_RANK = {"none": 0, "preferred": 1, "required": 2}
 
@@ -29,7 +30,7 @@ class Context:
     """Everything the scores are made from that does not depend on the constants."""
 
     req: Requirements
-    kb: Any
+    kb: Optional[KnowledgeBase]
     scan: Optional[dict]
     req_dict: dict
     routes: dict[str, Route]

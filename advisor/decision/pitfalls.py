@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from advisor.decision.scorecard import PitfallItem
 from advisor.requirements import Requirements
+from knowledge.models import KnowledgeBase, Pitfall
 
 
-def pitfall_hours(p: Any) -> Optional[tuple[float, float]]:
+def pitfall_hours(p: Pitfall) -> Optional[tuple[float, float]]:
     if p.effort_hours is not None:
         return p.effort_hours.low, p.effort_hours.high
     if p.hours is not None:
@@ -16,7 +17,7 @@ def pitfall_hours(p: Any) -> Optional[tuple[float, float]]:
     return None
 
 
-def applicable_pitfalls(kb: Any, workflow: str, req_dict: dict) -> list[Any]:
+def applicable_pitfalls(kb: Optional[KnowledgeBase], workflow: str, req_dict: dict) -> list[Pitfall]:
     if kb is None:
         return []
     serving_only = (req_dict.get("workload") or {}).get("kind") == "inference"  # trains nothing: no training pitfall
@@ -31,12 +32,12 @@ def ports_pytorch_code(workflow: str, req: Requirements) -> bool:
     return workflow == "hybrid" or (workflow == "mindspore" and req.model.source == "pytorch-code")
 
 
-def pitfall_mid(p: Any) -> Optional[float]:
+def pitfall_mid(p: Pitfall) -> Optional[float]:
     hours = pitfall_hours(p)
     return None if hours is None else (hours[0] + hours[1]) / 2
 
 
-def pitfall_items(kb: Any, workflow: str, req_dict: dict) -> list[PitfallItem]:
+def pitfall_items(kb: Optional[KnowledgeBase], workflow: str, req_dict: dict) -> list[PitfallItem]:
     items = []
     for p in applicable_pitfalls(kb, workflow, req_dict):
         hours = pitfall_hours(p)

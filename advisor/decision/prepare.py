@@ -3,14 +3,14 @@ judged probe evidence and the assumptions the report lists."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional, TYPE_CHECKING, Union
 
 from advisor.decision.accuracy import AccuracyEvidence
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.context import Context, conditions
 from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
 from advisor.decision.deployment import deployment_evidence
-from advisor.decision.evidence import dump
+from advisor.decision.evidence import JsonDict, dump
 from advisor.decision.pitfalls import applicable_pitfalls
 from advisor.decision.projections import (
     BASIS_RANK,
@@ -28,6 +28,17 @@ from advisor.decision.weights import resolve_weights
 from advisor.decision.workflows import Route, routes
 from advisor.requirements import Requirements
 
+if TYPE_CHECKING:  # the probes' result types, for the annotations only
+    from advisor.scan.models import ScanResult
+    from probes.accuracy.models import AccuracySuite
+    from probes.check.models import CheckReport, HostInfo
+    from probes.deploy.models import DeployResult
+    from probes.pipeline.models import PipelineSuite
+    from probes.scaling.models import ScalingResult
+    from probes.training.models import ProbeSuite
+    from advisor.decision.pipeline import PipelineBest, PipelineEvidence
+    from knowledge.models import KnowledgeBase
+
 MODEL_ASSUMPTIONS = (
     "criterion scores are 0-100 per workflow; the total is their weighted mean (weights renormalised to 1)",
     "migration effort sums the typical fix hours of the knowledge-base pitfalls that apply (plus re-implementing the model when PyTorch code is ported, "
@@ -42,15 +53,15 @@ MODEL_ASSUMPTIONS = (
 
 def prepare(
     req: Requirements,
-    host: Any,
-    suites: list[Any],
-    kb: Any,
-    scan: Any,
-    scaling: Any,
+    host: Union[CheckReport, HostInfo, JsonDict, None],
+    suites: list[Union[ProbeSuite, JsonDict]],
+    kb: Optional[KnowledgeBase],
+    scan: Union[ScanResult, JsonDict, None],
+    scaling: Union[ScalingResult, JsonDict, None],
     scaling_here: bool,
-    deploy: Any = None,
-    accuracy: Any = None,
-    pipeline: Any = None,
+    deploy: Union[DeployResult, JsonDict, None] = None,
+    accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None] = None,
+    pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None] = None,
     k: Consts = DEFAULT,
 ) -> tuple[Context, list[str]]:
     req_dict = conditions(req)
@@ -132,7 +143,7 @@ def prepare(
     return ctx, assumptions
 
 
-def _accuracy(accuracy: Any) -> Optional[AccuracyEvidence]:
+def _accuracy(accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None]) -> Optional[AccuracyEvidence]:
     """An AccuracySuite (or its JSON) judged; an already judged AccuracyEvidence as it is."""
     from advisor.decision.accuracy import accuracy_evidence
 
@@ -141,7 +152,7 @@ def _accuracy(accuracy: Any) -> Optional[AccuracyEvidence]:
     return accuracy_evidence(accuracy)
 
 
-def _pipeline_best(pipeline: Any) -> dict[str, Any]:
+def _pipeline_best(pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None]) -> dict[str, PipelineBest]:
     """framework -> its fastest measured loader variant (advisor.decision.pipeline.PipelineBest)."""
     from advisor.decision.pipeline import PipelineEvidence, pipeline_evidence
 
@@ -167,7 +178,9 @@ def _communication_notes(req: Requirements, projections: dict[str, Projection]) 
     ]
 
 
-def _host_notes(host: Any, suites: list[Any], rs: dict[str, Route]) -> list[str]:
+def _host_notes(
+    host: Union[CheckReport, HostInfo, JsonDict, None], suites: list[Union[ProbeSuite, JsonDict]], rs: dict[str, Route]
+) -> list[str]:
     """Say when this host could measure what is only projected (it has the target's hardware)."""
     data = host.model_dump(mode="json") if hasattr(host, "model_dump") else (host or {})
     vendors = {str(a.get("vendor", "")).lower() for a in data.get("accelerators") or [] if isinstance(a, dict)}

@@ -18,7 +18,7 @@ Pure functions of (requirements, knowledge base, probe suites, scaling result). 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Literal, Optional, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -50,8 +50,9 @@ from advisor.decision.evidence import (
 )
 from advisor.decision.memory import MemoryFit, defaults_for, memory_fit
 from advisor.decision.throughput import mfu_range, peak_16bit, record_for
+from knowledge.models import Accelerator, CostAssumption, Derating, KnowledgeBase, Reference, Sourced, SourcedRange
 from advisor.decision.workload import model_shape, train_flops_per_token
-from advisor.decision.pipeline import PipelineFeed, pipeline_feed
+from advisor.decision.pipeline import PipelineBest, PipelineFeed, pipeline_feed
 from advisor.decision.serving import Serving, serving_for
 from advisor.requirements import Requirements
 from advisor.decision.workflows import fleet_view
@@ -134,7 +135,7 @@ class Estimate:
     """device counts of references whose own communication loss the estimate carries"""
 
 
-def ok_runs(suites: list[Any]) -> list[dict]:
+def ok_runs(suites: Sequence[object]) -> list[dict]:
     """Every successful probe run across the suites, as dicts, with the suite's host label. A run the
     measurement marks `quality: unusable` (busy host, unstable steps) never enters a projection."""
     runs = []
@@ -155,7 +156,7 @@ def ok_runs(suites: list[Any]) -> list[dict]:
     return runs
 
 
-def unusable_runs(suites: list[Any]) -> list[dict]:
+def unusable_runs(suites: Sequence[object]) -> list[dict]:
     """Runs the measurement marked unusable: shown as such, never scored."""
     out = []
     for suite in suites:
@@ -202,7 +203,7 @@ def is_text(req: Requirements) -> bool:
 
 
 def _mfu_estimate(
-    kb: Any, acc: Any, req: Requirements, gflops: float, devices: int, k: Consts = DEFAULT
+    kb: KnowledgeBase, acc: Accelerator, req: Requirements, gflops: float, devices: int, k: Consts = DEFAULT
 ) -> Optional[Estimate]:
     """sequences/s = MFU x 16-bit peak x devices / GFLOPs per sequence (advisor.decision.throughput)."""
     precision = req.model.precision or defaults_for(req.model.family)[0]
@@ -224,7 +225,7 @@ def _mfu_estimate(
     )
 
 
-def _derating(kb: Any, factor: str) -> Optional[Any]:
+def _derating(kb: Optional[KnowledgeBase], factor: str) -> Optional[Derating]:
     entries = [d for d in getattr(kb, "derating", []) if d.factor == factor]
     return sorted(entries, key=lambda d: d.id)[0] if entries else None
 
@@ -259,7 +260,7 @@ def _measured(run: dict, gflops: Optional[float], devices: int, plan: CommPlan) 
     return Estimate(low * devices * s_low, high * devices * s_high, ev + s_ev, notes + s_notes, applied=devices > 1)
 
 
-def _imagenet_flops(r: Any) -> Optional[float]:
+def _imagenet_flops(r: Reference) -> Optional[float]:
     """Training GFLOPs per image of a reference run, when known: ImageNet-size runs of table models."""
     if "imagenet" not in r.dataset.lower():
         return None  # CIFAR-size inputs differ 15x by stem variant: not comparable by FLOPs
@@ -267,7 +268,13 @@ def _imagenet_flops(r: Any) -> Optional[float]:
 
 
 def _reference(
-    kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int, plan: CommPlan
+    kb: KnowledgeBase,
+    acc: Accelerator,
+    framework: str,
+    req: Requirements,
+    gflops: Optional[float],
+    devices: int,
+    plan: CommPlan,
 ) -> Optional[Estimate]:
     """Published runs of this framework on this accelerator, scaled by FLOPs to the workload. A
     multi-device reference already includes its communication loss, a single-device one does not."""
@@ -314,14 +321,14 @@ def _reference(
     return Estimate(min(lows), max(highs), ev, notes, applied=used, ref_devices=refs)
 
 
-def _peak_span(peak: Any) -> tuple[float, float]:
+def _peak_span(peak: Sourced) -> tuple[float, float]:
     """A peak figure and the other sources' values for it (e.g. 910B: 280 vs ~320 TFLOPS)."""
     values = [peak.value] + [a.value for a in getattr(peak, "alternatives", []) or []]
     return min(values), max(values)
 
 
 def _reference_by_peak(
-    kb: Any, acc: Any, framework: str, gflops: Optional[float], devices: int, plan: CommPlan
+    kb: KnowledgeBase, acc: Accelerator, framework: str, gflops: Optional[float], devices: int, plan: CommPlan
 ) -> Optional[Estimate]:
     """No reference on this accelerator: take the fraction of peak the framework reached in published
     runs on the same vendor's other accelerators, and apply it to this one's peak."""
@@ -375,7 +382,7 @@ def _reference_by_peak(
     return Estimate(min(lows), max(highs), ev, notes, applied=used, ref_devices=frozenset(refs))
 
 
-def _adapter_ratio(kb: Any) -> Optional[tuple[float, float, Evidence]]:
+def _adapter_ratio(kb: Optional[KnowledgeBase]) -> Optional[tuple[float, float, Evidence]]:
     """Throughput of an adapter path relative to the first-party one: upper vs lower half of the
     operator-coverage loss (about 0.78-0.89 with 10-30%; seed 002 reports 15-20% lower)."""
     d = _derating(kb, "operator_coverage")
@@ -392,7 +399,13 @@ def _adapter_ratio(kb: Any) -> Optional[tuple[float, float, Evidence]]:
 
 
 def _reference_via_native(
-    kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int, plan: CommPlan
+    kb: KnowledgeBase,
+    acc: Accelerator,
+    framework: str,
+    req: Requirements,
+    gflops: Optional[float],
+    devices: int,
+    plan: CommPlan,
 ) -> Optional[Estimate]:
     """An adapter path with no reference of its own (PyTorch through torch_npu on Ascend): the
     first-party framework's reference-based projection x the adapter ratio."""
@@ -414,7 +427,9 @@ def _reference_via_native(
     )
 
 
-def _peak(kb: Any, acc: Any, native: bool, gflops: Optional[float], devices: int, plan: CommPlan) -> Optional[Estimate]:
+def _peak(
+    kb: Optional[KnowledgeBase], acc: Accelerator, native: bool, gflops: Optional[float], devices: int, plan: CommPlan
+) -> Optional[Estimate]:
     peak = peak_of(acc)
     if peak is None or not gflops:
         return None
@@ -456,14 +471,14 @@ def _peak(kb: Any, acc: Any, native: bool, gflops: Optional[float], devices: int
     )
 
 
-def _price(kb: Any, acc: Any) -> Optional[Any]:
+def _price(kb: Optional[KnowledgeBase], acc: Optional[Accelerator]) -> Optional[CostAssumption]:
     if kb is None or acc is None:
         return None
     prices = sorted(kb.costs_for("accelerator_hour", acc.id), key=lambda c: c.id)
     return prices[0] if prices else None
 
 
-def range_of(value: Any) -> tuple[float, float]:
+def range_of(value: Union[Sourced, SourcedRange]) -> tuple[float, float]:
     if hasattr(value, "low"):
         return value.low, value.high
     return value.value, value.value
@@ -472,7 +487,7 @@ def range_of(value: Any) -> tuple[float, float]:
 def _find(
     route: Route,
     req: Requirements,
-    kb: Any,
+    kb: Optional[KnowledgeBase],
     runs: list[dict],
     gflops: Optional[float],
     devices: int,
@@ -522,15 +537,15 @@ def _find(
 def project(
     workflow: str,
     req: Requirements,
-    kb: Any,
-    suites: list[Any],
+    kb: Optional[KnowledgeBase],
+    suites: Sequence[object],
     *,
     basis_cap: Optional[Basis] = None,
-    scaling: Any = None,
+    scaling: object = None,
     scaling_here: bool = False,
     route: Optional[Route] = None,
     k: Consts = DEFAULT,
-    pipeline: Optional[dict[str, Any]] = None,
+    pipeline: Optional[dict[str, PipelineBest]] = None,
 ) -> Projection:
     """One workflow's projection. `basis_cap` forces a weaker basis (so workflows compare like with like).
     `scaling`: a scaling probe result (ScalingResult or its JSON), `scaling_here`: measured on this host.
@@ -676,7 +691,14 @@ def project(
 
 
 def _bounded(
-    proj: Projection, req: Requirements, kb: Any, acc: Any, devices: int, low: float, high: float, k: Consts
+    proj: Projection,
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    acc: Optional[Accelerator],
+    devices: int,
+    low: float,
+    high: float,
+    k: Consts,
 ) -> tuple[float, float]:
     """Every cap at once (issue 25, part 8): the published record for this model on this accelerator,
     and the assumed loader bound of an image workload (a measured pipeline replaces it). The capped
@@ -707,7 +729,14 @@ def _bounded(
     return low, high
 
 
-def _time_and_cost(proj: Projection, req: Requirements, kb: Any, acc: Any, devices: int, k: Consts) -> None:
+def _time_and_cost(
+    proj: Projection,
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    acc: Optional[Accelerator],
+    devices: int,
+    k: Consts,
+) -> None:
     w = req.workload
     seq = model_shape(req.model).sequence if is_text(req) else 1
     samples = w.tokens / seq if (w.tokens and is_text(req)) else w.samples * w.epochs
@@ -745,7 +774,9 @@ def _time_and_cost(proj: Projection, req: Requirements, kb: Any, acc: Any, devic
         proj.cost_evidence.append(sourced_evidence(acc.id, acc.tdp_w, f"{acc.name} draws up to {acc.tdp_w.value:g} W"))
 
 
-def _why_none(req: Requirements, kb: Any, acc: Any, target: str, gflops: Optional[float]) -> str:
+def _why_none(
+    req: Requirements, kb: Optional[KnowledgeBase], acc: Optional[Accelerator], target: str, gflops: Optional[float]
+) -> str:
     if kb is None:
         return "no knowledge base and no measurement on this hardware"
     if target == "cpu":
@@ -765,13 +796,13 @@ def _why_none(req: Requirements, kb: Any, acc: Any, target: str, gflops: Optiona
 
 def project_all(
     req: Requirements,
-    kb: Any,
-    suites: list[Any],
-    scaling: Any = None,
+    kb: Optional[KnowledgeBase],
+    suites: Sequence[object],
+    scaling: object = None,
     scaling_here: bool = False,
     rs: Optional[dict[str, Route]] = None,
     k: Consts = DEFAULT,
-    pipeline: Optional[dict[str, Any]] = None,
+    pipeline: Optional[dict[str, PipelineBest]] = None,
 ) -> dict[str, Projection]:
     """Each workflow's projection on its best basis."""
     rs = rs or routes(req, kb)

@@ -18,7 +18,7 @@ sensitivity analysis (`advisor.decision.sensitivity`) re-runs only the evaluatio
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional, TYPE_CHECKING, Union
 
 from advisor.decision.confidence import DOWN, judge_confidence, noise_overlap
 from advisor.decision.constants import Consts
@@ -42,7 +42,20 @@ from advisor.decision.scorecard import (
 )
 from advisor.decision.sensitivity import constant_sensitivity, weight_sensitivity
 from advisor.decision.weights import resolve_weights
+from advisor.decision.evidence import JsonDict
 from advisor.requirements import Requirements
+
+if TYPE_CHECKING:  # the probes' result types, for the annotations only
+    from advisor.scan.models import ScanResult
+    from probes.accuracy.models import AccuracySuite
+    from probes.check.models import CheckReport, HostInfo
+    from probes.deploy.models import DeployResult
+    from probes.pipeline.models import PipelineSuite
+    from probes.scaling.models import ScalingResult
+    from probes.training.models import ProbeSuite
+    from advisor.decision.accuracy import AccuracyEvidence
+    from advisor.decision.pipeline import PipelineEvidence
+    from knowledge.models import KnowledgeBase
 
 # Names other packages import from here (the report, the renderers, tests).
 _range_text = range_text
@@ -72,17 +85,17 @@ WORKFLOW_SUMMARY = {
 
 def score(
     requirements: Requirements,
-    host: Any = None,
-    probes: Any = None,
-    kb: Any = None,
-    scan: Any = None,
-    scaling: Any = None,
+    host: Union[CheckReport, HostInfo, JsonDict, None] = None,
+    probes: Union[ProbeSuite, JsonDict, list[Union[ProbeSuite, JsonDict]], None] = None,
+    kb: Optional[KnowledgeBase] = None,
+    scan: Union[ScanResult, JsonDict, None] = None,
+    scaling: Union[ScalingResult, JsonDict, None] = None,
     scaling_here: bool = False,
     constants: Optional[dict[str, float]] = None,
     sensitivity: bool = True,
-    deploy: Any = None,
-    accuracy: Any = None,
-    pipeline: Any = None,
+    deploy: Union[DeployResult, JsonDict, None] = None,
+    accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None] = None,
+    pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None] = None,
 ) -> Scorecard:
     """Score the three workflows. Pure: same inputs, same scorecard.
 
@@ -192,7 +205,13 @@ def _reasons(
     return reasons
 
 
-def _summary(req: Requirements, top: WorkflowScore, runner: Optional[WorkflowScore], parts: Confidence, kb: Any) -> str:
+def _summary(
+    req: Requirements,
+    top: WorkflowScore,
+    runner: Optional[WorkflowScore],
+    parts: Confidence,
+    kb: Optional[KnowledgeBase],
+) -> str:
     what = WORKFLOW_SUMMARY[top.workflow]
     if kb is not None:
         entry = next((w for w in getattr(kb, "workflows", []) if w.id == top.workflow), None)

@@ -3,11 +3,12 @@ the hybrid's share of work done in PyTorch."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from advisor.decision.constants import Consts
 from advisor.decision.evidence import Evidence, kb_evidence
 from advisor.requirements import SKILL_LEVELS
+from knowledge.models import EcosystemEntry, KnowledgeBase
 
 # Evidence and note a criterion gives with its score.
 Scored = tuple[float, list[Evidence], str]
@@ -40,13 +41,13 @@ def range_text(low: float, high: float, unit: str = "", prefix: str = "") -> str
     return f"{prefix}{a}" + ("" if a == b else f"-{b}") + (f" {unit}" if unit else "")
 
 
-def _ecosystem_entries(kb: Any, framework: str, aspect: str) -> list[Any]:
+def _ecosystem_entries(kb: Optional[KnowledgeBase], framework: str, aspect: str) -> list[EcosystemEntry]:
     if kb is None:
         return []
     return sorted((e for e in kb.ecosystem if e.framework == framework and e.aspect == aspect), key=lambda e: e.id)
 
 
-def aspect_score(kb: Any, framework: str, aspect: str) -> tuple[Optional[float], list[Evidence]]:
+def aspect_score(kb: Optional[KnowledgeBase], framework: str, aspect: str) -> tuple[Optional[float], list[Evidence]]:
     entries = _ecosystem_entries(kb, framework, aspect)
     if not entries:
         return None, []

@@ -3,12 +3,14 @@ export/conversion, knowledge-base rating), with the deployment probe's measureme
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Optional
+
 
 from advisor.decision.constants import Consts
 from advisor.decision.context import Context
 from advisor.decision.criteria.common import Scored, aspect_score, clamp
 from advisor.decision.evidence import Evidence, req_evidence
+from knowledge.models import KnowledgeBase
 
 # The first-party framework for each deployment target (seed 000, "模型部署对比": MindIR + Lite is the
 # native path on Ascend servers and edge devices; ONNX/TensorRT is PyTorch's mature path on NVIDIA).
@@ -19,7 +21,7 @@ EDGE_TARGETS = (
 )  # deploying through an export/convert step (ONNX, ATC): it works, with operator gaps
 
 
-def _kb_deployment_fit(framework: str, target: str, kb: Any, k: Consts) -> Scored:
+def _kb_deployment_fit(framework: str, target: str, kb: Optional[KnowledgeBase], k: Consts) -> Scored:
     native = NATIVE_DEPLOYMENT.get(target)
     if native == framework:
         return k["NATIVE_FIT"], [], f"{target}: first-party path"

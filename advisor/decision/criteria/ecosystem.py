@@ -4,7 +4,7 @@ done. Neither depends on a searched constant, so both are worked out once per re
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from advisor.decision.context import Context
 from advisor.decision.constants import Consts
@@ -12,6 +12,7 @@ from advisor.decision.criteria.common import Scored, aspect_score, hybrid_share,
 from advisor.decision.evidence import Evidence, req_evidence
 from advisor.decision.workflows import Route
 from advisor.requirements import Requirements
+from knowledge.models import KnowledgeBase
 
 # Ecosystem aspects weighed for ecosystem fit, before the HuggingFace need is added (assumption: equal).
 ECOSYSTEM_ASPECTS = {"model_hub": 1.0, "libraries": 1.0, "community": 1.0, "documentation": 1.0}
@@ -29,7 +30,7 @@ def work_stack(wf: str, req: Requirements, route: Route) -> str:
     return "torch_npu"
 
 
-def _stack_aspect(kb: Any, stack: str, aspect: str) -> tuple[Optional[float], list[Evidence]]:
+def _stack_aspect(kb: Optional[KnowledgeBase], stack: str, aspect: str) -> tuple[Optional[float], list[Evidence]]:
     """torch_npu entries override PyTorch's where the knowledge base has them (the adapter changes
     libraries and debugging, not the model hub)."""
     if stack == "torch_npu":
