@@ -346,6 +346,9 @@ _ALL = [
         "images/s per host",
         f"assumption: JPEG decode and augmentation on one host's CPUs; {SEED_ASCEND_PRACTICE} §5.3: a poor data "
         "pipeline leaves NPUs at 30% utilisation",
+        "one host's input pipeline fed",
+        (5000.0, 100000.0),
+        projection=True,
     ),
     # --- measured evidence from the accuracy and input-pipeline probes ------------------------------
     Constant(

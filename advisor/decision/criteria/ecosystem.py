@@ -63,6 +63,19 @@ def _mix(
     if pt is None or ms is None:
         return None, pt_ev + ms_ev, ""
     adapter = " (PyTorch on Ascend through torch_npu)" if pt_stack == "torch_npu" else ""
+    if wf == "pytorch" and pt_stack == "torch_npu" and "nvidia" in req.hardware.available:
+        # Issue 25, item 7: NVIDIA for development, Ascend for production: one route, prototype on NVIDIA
+        # in plain PyTorch, train and serve through torch_npu, no port. The work splits by stage as the
+        # hybrid's does (the same table), without the fluency factor: every phase is PyTorch.
+        (nv, nv_ev) = stack_score("pytorch")
+        if nv is not None:
+            share = hybrid_share(req.stage, criterion, k)
+            return (
+                share * nv + (1 - share) * pt,
+                nv_ev + pt_ev,
+                f"{share:.0%} prototyping on NVIDIA (plain PyTorch), {1 - share:.0%} training and serving on "
+                f"Ascend through torch_npu (stage {req.stage}; no port)",
+            )
     if wf == "pytorch":
         return pt, pt_ev, f"knowledge-base {criterion} scores{adapter} (0-5 -> 0-100)"
     if wf == "mindspore":
