@@ -212,3 +212,30 @@ def test_serving_constants_enter_the_sensitivity_search(kb):
         assert CONSTANTS[name].search is not None and CONSTANTS[name].projection
     full = score(parse_requirements(bert_service("Atlas 300I Pro", "ascend")), None, None, kb)
     assert {"SERVING_ASCEND_EFFICIENCY", "SINGLE_REFERENCE_WIDEN"} <= {c.name for c in full.constant_sensitivity}
+
+
+def test_a_decoder_service_scales_the_rows_by_bandwidth_and_size(kb):
+    """A 7B chat model served on 8 x H20 (no H20 row): each decoder row is scaled by memory bandwidth
+    (decoding reads the weights every step: 4,000 GB/s vs the row's card) and by size (N_ref / 7B); the
+    range is the rows' spread; the latency floor per output token is 2 N bytes / bandwidth."""
+    data = {
+        "name": "chat service",
+        "stage": "production",
+        "team": {"pytorch": "expert", "mindspore": "none", "size": 5},
+        "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "H20", "devices": 8},
+        "deployment": {"targets": ["nvidia-server"]},
+        "model": {"family": "transformer", "parameters_millions": 7000, "source": "pytorch-code"},
+        "workload": {"model": "transformer", "kind": "inference"},
+    }
+    s = next(p for p in card(kb, data).projections if p.workflow == "pytorch").serving
+    assert s.unit == "tokens/s" and s.runtime == "TensorRT-LLM or vLLM"
+    rows = {
+        "mlperf-inf-4.1-llama2-70b-h100-trtllm": 3065.6 * 4000 / 3350 * 69.0 / 7,
+        "mlperf-inf-4.1-gptj-h100-trtllm": 2467.5 * 4000 / 3350 * 6.05 / 7,
+        "mlperf-inf-4.0-gptj-l40s-trtllm": 815.7 * 4000 / 864 * 6.05 / 7,
+    }
+    assert set(s.references) == set(rows)
+    assert s.per_device.low == pytest.approx(min(rows.values()), rel=1e-3)
+    assert s.per_device.high == pytest.approx(max(rows.values()), rel=1e-3)
+    assert s.total.mid == pytest.approx(8 * s.per_device.mid, rel=1e-3)
+    assert s.latency_ms.low == pytest.approx(2 * 7e9 / 4000e9 * 1000, rel=1e-3)
