@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections import Counter
-from typing import Any, Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,6 +29,7 @@ from advisor.decision.projections import (
     scaling_measurements,
 )
 from advisor.requirements import Requirements
+from advisor.decision.evidence import JsonDict
 from advisor.decision.schedule import Schedule
 from advisor.decision.scoring import (
     ConstantSensitivity,
@@ -42,8 +43,18 @@ from advisor.decision.scoring import (
 )
 from advisor.decision.tco import TotalCost
 
+if TYPE_CHECKING:  # the probes' result types, for the annotations only
+    from advisor.scan.models import ScanResult
+    from knowledge.models import KnowledgeBase
+    from probes.accuracy.models import AccuracySuite
+    from probes.check.models import CheckReport, HostInfo
+    from probes.deploy.models import DeployResult
+    from probes.pipeline.models import PipelineSuite
+    from probes.scaling.models import ScalingResult
+    from probes.training.models import ProbeSuite
+
 # Bump the minor number for added fields, the major one for renamed/removed ones.
-SCHEMA_VERSION = "1.4"  # 1.4: document (the judged review document), cached_runs; 1.1: scaling, Projection.communication, Evidence.spread/label
+SCHEMA_VERSION = "1.5"  # 1.5: Projection.serving, requirements model.architecture; 1.4: document (the judged review document), cached_runs; 1.1: scaling, Projection.communication, Evidence.spread/label
 # 1.2: memory, costs (TCO parts), schedules, constant_sensitivity, hardware_basis, recommendation.confidence_parts,
 #      Projection.memory/warnings, Communication.curve/interconnect, RunSummary.quality/quality_reasons
 # 1.3: accuracy, pipeline, Projection.input_pipeline, CostPart.items, ScalingInfo.inter_host,
@@ -215,7 +226,7 @@ def _num(value: Any) -> Optional[float]:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def summarise_runs(suites: list[Any]) -> tuple[list[RunSummary], list[dict], list[dict]]:
+def summarise_runs(suites: list[Union[ProbeSuite, JsonDict]]) -> tuple[list[RunSummary], list[dict], list[dict]]:
     runs, parity, gemm = [], [], []
     for suite in suites:
         data = _dump(suite) or {}
@@ -286,7 +297,9 @@ def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> O
     return None
 
 
-def scaling_info(scaling: Any, req: Requirements, source: str, file: Optional[str]) -> ScalingInfo:
+def scaling_info(
+    scaling: Union[ScalingResult, JsonDict, None], req: Requirements, source: str, file: Optional[str]
+) -> ScalingInfo:
     distributed = req.needs.distributed_training
     if scaling is None:
         return ScalingInfo(
@@ -332,19 +345,19 @@ def scaling_info(scaling: Any, req: Requirements, source: str, file: Optional[st
 def build_report(
     requirements: Requirements,
     *,
-    host: Any = None,
-    probes: Any = None,
-    kb: Any = None,
-    scan: Any = None,
+    host: Union[CheckReport, HostInfo, JsonDict, None] = None,
+    probes: Union[ProbeSuite, JsonDict, list[Union[ProbeSuite, JsonDict]], None] = None,
+    kb: Optional[KnowledgeBase] = None,
+    scan: Union[ScanResult, JsonDict, None] = None,
     probe_source: str = "none",
     probe_files: tuple[str, ...] | list[str] = (),
-    scaling: Any = None,
+    scaling: Union[ScalingResult, JsonDict, None] = None,
     scaling_source: str = "none",
     scaling_file: Optional[str] = None,
-    deploy: Any = None,
-    accuracy: Any = None,
+    deploy: Union[DeployResult, JsonDict, None] = None,
+    accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None] = None,
     accuracy_file: Optional[str] = None,
-    pipeline: Any = None,
+    pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None] = None,
     pipeline_file: Optional[str] = None,
     created_at: Optional[str] = None,
     cached_runs: Optional[list] = None,

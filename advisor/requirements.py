@@ -87,6 +87,8 @@ class Deployment(_Input):
 
 class ModelSpec(_Input):
     family: Literal["cnn", "transformer", "rnn", "gnn", "other"] = "other"
+    architecture: Optional[Literal["decoder", "encoder"]] = None
+    """transformer: decoder (generates tokens; the default) or encoder (BERT-like, scores whole sequences)."""
     parameters_millions: float = Field(1.0, gt=0, le=10_000_000)
     source: Literal["new", "pytorch-code", "mindspore-code", "other-framework"] = "new"
     """Where the code comes from: mindspore-code is existing MindSpore code (no porting to stay)."""
@@ -288,11 +290,16 @@ def _expectation(err: dict[str, Any]) -> str:
 MAX_LISTED_PROBLEMS = 10
 
 
+def field_problems(exc: ValidationError) -> list[tuple[str, str]]:
+    """(field, what is expected) for every error pydantic found, in its order."""
+    # A model-level validator reports an empty location; its message already names the field.
+    return [(_loc(tuple(e["loc"])), clip(_expectation(e), 200)) for e in exc.errors(include_url=False)]
+
+
 def validation_message(path: str, exc: ValidationError) -> str:
     """One line listing every problem ('; ' between them), each value quoted at most 80 characters."""
-    errors = exc.errors(include_url=False)
-    # A model-level validator reports an empty location; its message already names the field.
-    parts = [f"{_loc(tuple(e['loc']))}: {clip(_expectation(e), 200)}" for e in errors[:MAX_LISTED_PROBLEMS]]
+    errors = field_problems(exc)
+    parts = [f"{field}: {what}" for field, what in errors[:MAX_LISTED_PROBLEMS]]
     text = f"{path}: " + "; ".join(parts)
     if len(errors) > MAX_LISTED_PROBLEMS:
         text += f" (and {len(errors) - MAX_LISTED_PROBLEMS} more problems)"
@@ -317,8 +324,8 @@ def parse_requirements(data: Any, path: str = "<requirements>") -> Requirements:
     return req
 
 
-def load_requirements(path: str | os.PathLike) -> Requirements:
-    """Read, parse and validate a requirements file. Every failure is one UsageError line."""
+def read_requirements(path: str | os.PathLike) -> Any:
+    """The parsed YAML of a requirements file, not yet validated (UsageError when it cannot be read)."""
     name = str(path)
     raw = read_bounded(path, MAX_FILE_BYTES, "a requirements YAML file")
     try:
@@ -327,7 +334,12 @@ def load_requirements(path: str | os.PathLike) -> Requirements:
         raise UsageError(f"{name}: byte {exc.start}: not valid UTF-8: expected a UTF-8 text file") from None
     if not text.strip():
         raise UsageError(f"{name}: the file is empty: expected a YAML mapping with name, hardware, deployment, ...")
-    return parse_requirements(load_yaml(text, name), name)
+    return load_yaml(text, name)
+
+
+def load_requirements(path: str | os.PathLike) -> Requirements:
+    """Read, parse and validate a requirements file. Every failure is one UsageError line."""
+    return parse_requirements(read_requirements(path), str(path))
 
 
 def resolve_code_path(requirements: Requirements, requirements_file: str | os.PathLike | None) -> Optional[Path]:

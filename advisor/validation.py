@@ -7,14 +7,21 @@ lives here, so `advisor report` and the TUI's Requirements form accept and rejec
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from typing import Any, Optional
+
+from pydantic import ValidationError
 
 from advisor.decision.workflows import VENDOR_OF_TARGET, training_capable
+from advisor.errors import UsageError
+from advisor.requirements import Requirements, field_problems, read_requirements
+from advisor.sanitize import one_line
+from knowledge.models import Accelerator, KnowledgeBase
 
 _KIND = {"nvidia": "an NVIDIA", "huawei": "a Huawei Ascend", "generic": "a CPU"}
 
 
-def kb_problems(req: Any, kb: Any) -> list[str]:
+def kb_problems(req: Requirements, kb: Optional[KnowledgeBase]) -> list[str]:
     """Every problem of `req` that the knowledge base reveals, each 'field: what is expected'."""
     if kb is None:
         return []
@@ -55,7 +62,7 @@ def kb_problems(req: Any, kb: Any) -> list[str]:
     return problems
 
 
-def _target_mismatch(req: Any, acc: Any, kb: Any) -> list[str]:
+def _target_mismatch(req: Requirements, acc: Accelerator, kb: KnowledgeBase) -> list[str]:
     # A named accelerator of another kind than the training target would be silently replaced by an
     # assumed one in the projections: the file contradicts itself, so say which two fields disagree.
     target = req.hardware.training_target
@@ -68,3 +75,67 @@ def _target_mismatch(req: Any, acc: Any, kb: Any) -> list[str]:
         f"hardware.accelerator: {req.hardware.accelerator!r} is {kind} accelerator but "
         f"hardware.training_target is {target}: expected one of {fits} (or change training_target)"
     ]
+
+
+def _unknown_accelerators(data: dict[str, Any], kb: KnowledgeBase) -> list[str]:
+    """The knowledge-base check a file that fails validation can still get: are the accelerators it
+    names known? (The rest needs a valid file: target kinds, inference parts.)"""
+    hw = data.get("hardware")
+    if not isinstance(hw, dict):
+        return []
+    known = ", ".join(sorted(a.id for a in kb.accelerators))
+    out = []
+    name = hw.get("accelerator")
+    if isinstance(name, str) and name and kb.find_accelerator(name) is None:
+        out.append(f"hardware.accelerator: {name!r} is not in the knowledge base: expected one of {known}")
+    fleets = hw.get("accelerators")
+    for i, fleet in enumerate(fleets if isinstance(fleets, list) else []):
+        kind = fleet.get("kind") if isinstance(fleet, dict) else None
+        if isinstance(kind, str) and kind and kb.find_accelerator(kind) is None:
+            out.append(
+                f"hardware.accelerators[{i}].kind: {kind!r} is not in the knowledge base: expected one of {known}"
+            )
+    return out
+
+
+def requirements_problems(data: Any, kb: Optional[KnowledgeBase]) -> tuple[Optional[Requirements], list[str]]:
+    """Every problem of a parsed requirements file, each 'field: what is expected', and the model when
+    there are none: the fields pydantic refuses (all of them, not the first), the range table's
+    (advisor.limits) and what the knowledge base reveals (an unknown or wrong-kind accelerator). A
+    field is named once: the first check that refuses it says why."""
+    from advisor.limits import problems as range_problems
+
+    if data is None:
+        return None, ["the file is empty: expected a YAML mapping with name, hardware, deployment, ..."]
+    if not isinstance(data, dict):
+        return None, [f"(top level): expected a YAML mapping of fields (got {type(data).__name__})"]
+    found: list[tuple[str, str]] = []
+    req: Optional[Requirements] = None
+    try:
+        req = Requirements.model_validate(data)
+    except ValidationError as exc:
+        found.extend(field_problems(exc))
+    named = {f for f, _ in found}
+    found.extend(
+        (f, what) for f, what in range_problems(req.model_dump(mode="python") if req else data) if f not in named
+    )
+    if kb is not None:
+        lines = kb_problems(req, kb) if req is not None and not found else _unknown_accelerators(data, kb)
+        named = {f for f, _ in found}
+        for line in lines:
+            f, _, what = line.partition(": ")
+            if f not in named:
+                found.append((f, what))
+    problems = [one_line(f"{f}: {what}") for f, what in found]
+    return (req if not problems else None), problems
+
+
+def load_checked(path: str | os.PathLike, kb: Optional[KnowledgeBase]) -> Requirements:
+    """A requirements file read and checked in full (`advisor report`): every bad field on a line of its
+    own ('FILE: field: what is expected'), as one UsageError (exit 2); nothing is written."""
+    name = str(path)
+    req, problems = requirements_problems(read_requirements(path), kb)
+    if problems:
+        raise UsageError("\n".join(f"{name}: {p}" for p in problems))
+    assert req is not None
+    return req

@@ -303,7 +303,7 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
     for r in kb_lists["references"]:
         if r.accelerator not in ids["accelerators"]:
             broken("references", r.id, "accelerator", r.accelerator, "accelerator")
-    for section in ("mfu-references", "records"):
+    for section in ("mfu-references", "records", "serving-references"):
         for r in kb_lists[SECTIONS[section][0]]:
             if r.accelerator not in ids["accelerators"]:
                 broken(section, r.id, "accelerator", r.accelerator, "accelerator")

@@ -229,6 +229,11 @@ class Pitfall(_Entry):
     scan_kinds: list[ScanKind] = Field(default_factory=list)
     source: str = Field(min_length=1)
     confidence: Confidence
+    serving: bool = Field(
+        False,
+        description="also bites an inference-only product (model conversion, operators, versions at serving); "
+        "False: a training pitfall, not charged to a product that trains nothing",
+    )
 
     @field_validator("applies_when")
     @classmethod
@@ -427,6 +432,27 @@ class Record(_Entry):
 
 
 # Section name (as used on the command line and as YAML top-level key) -> (attribute, model).
+class ServingReference(_Entry):
+    """A published serving result: throughput per device (output tokens/s for a decoder, samples/s for
+    an encoder) of a named model on an accelerator and runtime, and its batch-1 latency where the
+    source gives one. The advisor scales it to the team's model and accelerator (advisor.decision.serving)."""
+
+    accelerator: str = Field(min_length=1, description="accelerator id")
+    runtime: str = Field(min_length=1, description="TensorRT-LLM, TensorRT, vLLM, MindIE, ...")
+    family: Literal["transformer-decoder", "transformer-encoder"]
+    model: str = Field(min_length=1)
+    parameters_b: float = Field(gt=0, description="model size (billions)")
+    precision: Literal["bf16", "fp16", "fp8", "int8"]
+    scenario: str = Field(min_length=1, description="MLPerf scenario or the source's set-up")
+    devices: int = Field(ge=1)
+    as_of: _dt.date = Field(description="date of the result")
+    per_device: Sourced = Field(description="output tokens/s (decoder) or samples/s (encoder) per device")
+    latency_ms: Optional[Sourced] = Field(None, description="batch-1 latency per request (encoder) where given")
+    note: Optional[str] = None
+    source: str = Field(min_length=1)
+    confidence: Confidence
+
+
 SECTIONS: dict[str, tuple[str, type[_Entry]]] = {
     "accelerators": ("accelerators", Accelerator),
     "frameworks": ("frameworks", Framework),
@@ -442,6 +468,7 @@ SECTIONS: dict[str, tuple[str, type[_Entry]]] = {
     "scaling-curves": ("scaling_curves", ScalingCurve),
     "mfu-references": ("mfu_references", MfuReference),
     "records": ("records", Record),
+    "serving-references": ("serving_references", ServingReference),
 }
 
 
@@ -476,6 +503,7 @@ class KnowledgeBase(BaseModel):
     scaling_curves: list[ScalingCurve] = Field(default_factory=list)
     mfu_references: list[MfuReference] = Field(default_factory=list)
     records: list[Record] = Field(default_factory=list)
+    serving_references: list[ServingReference] = Field(default_factory=list)
 
     def section(self, name: str) -> list[_Entry]:
         """Entries of a section by its command-line name (e.g. 'api-mappings')."""

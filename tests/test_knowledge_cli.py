@@ -25,6 +25,7 @@ SECTIONS = [
     "scaling-curves",
     "mfu-references",
     "records",
+    "serving-references",
 ]
 
 

@@ -77,7 +77,8 @@ def test_torch_npu_gap_is_stated_the_right_way_round(kb):
 
 def test_inference_parts_are_marked(kb):
     inference = {a.id for a in kb.accelerators if not a.training_capable}
-    assert inference == {"ascend-310", "ascend-310p", "atlas-300i-pro", "atlas-300i-duo", "ascend-310b"}
+    # the L4 is an inference and graphics card (Google Cloud recommends other series for training)
+    assert inference == {"ascend-310", "ascend-310p", "atlas-300i-pro", "atlas-300i-duo", "ascend-310b", "l4"}
     for a in kb.accelerators:
         if a.id.startswith(("ascend-910", "v100", "a100", "h100", "h200", "b200", "b300", "rtx-")):
             assert a.training_capable, a.id

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from advisor.cli import main
 from advisor.errors import UsageError
@@ -147,3 +148,42 @@ def test_bad_probe_file_is_bad_input(tmp_path, capsys):
     bad.write_text("{not json")
     assert main(["report", str(req), "--probes", str(bad)]) == 2
     assert "invalid JSON" in capsys.readouterr().err
+
+
+def test_every_bad_field_is_reported_one_line_each(tmp_path):
+    """Issue 29, item 9: a budget of -5 AND an unknown accelerator AND a bad skill are all reported, one
+    line per field ('FILE: field: what is expected'), as one UsageError (exit 2), not the first only."""
+    import knowledge
+
+    from advisor.validation import load_checked, requirements_problems
+
+    kb = knowledge.load()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "name: bad team\n"
+        "team: {pytorch: wizard, size: 4}\n"
+        'hardware: {available: [ascend], training_target: ascend, accelerator: "Ascend 999X"}\n'
+        "deployment: {targets: [ascend-server]}\n"
+        "constraints: {budget_usd: -5, deadline_weeks: 12}\n"
+    )
+    with pytest.raises(UsageError) as exc:
+        load_checked(bad, kb)
+    lines = str(exc.value).splitlines()
+    assert len(lines) == 3 and all(line.startswith(f"{bad}: ") for line in lines)
+    fields = [line.removeprefix(f"{bad}: ").split(": ", 1)[0] for line in lines]
+    assert fields == ["team.pytorch", "constraints.budget_usd", "hardware.accelerator"]
+    assert "Ascend 999X" in lines[2] and "not in the knowledge base" in lines[2]
+    # a valid file: no problems, the model back; the knowledge-base part is the TUI form's check
+    good = yaml.safe_load(bad.read_text())
+    good["team"]["pytorch"] = "expert"
+    good["constraints"]["budget_usd"] = 5
+    req, problems = requirements_problems(good, kb)
+    assert req is None and len(problems) == 1 and problems[0].startswith("hardware.accelerator: ")
+    from advisor.validation import kb_problems
+
+    good["hardware"]["accelerator"] = "Atlas 300I Pro"  # an inference part as training hardware
+    req, problems = requirements_problems(good, kb)
+    assert req is None and problems == kb_problems(parse_requirements(good), kb)
+    good["hardware"]["accelerator"] = "Ascend 910B"
+    req, problems = requirements_problems(good, kb)
+    assert problems == [] and req is not None and req.hardware.accelerator == "Ascend 910B"

@@ -141,3 +141,101 @@ def test_existing_mindspore_code_is_priced_both_ways(kb):
     stay = next(s for s in c.scores if s.workflow == "mindspore").migration_hours
     assert stay == next(s for s in card(kb, new).scores if s.workflow == "mindspore").migration_hours
     assert not any("port" in name for name in phases["mindspore"])
+
+
+def bert_service(accelerator: str, available: str) -> dict:
+    return {
+        "name": "bert service",
+        "stage": "production",
+        "team": {"pytorch": "proficient", "mindspore": "basic", "size": 4},
+        "hardware": {"available": [available], "training_target": available, "accelerator": accelerator},
+        "deployment": {"targets": [f"{available}-server"]},
+        "model": {
+            "family": "transformer",
+            "architecture": "encoder",
+            "parameters_millions": 335,
+            "source": "pytorch-code",
+        },
+        "workload": {"model": "transformer", "kind": "inference"},
+    }
+
+
+def test_an_inference_product_is_scored_on_its_serving_path_by_hand(kb):
+    """Issue 25, part 5: BERT-Large served on one Atlas 300I Pro. The only encoder row is MLPerf v3.1's
+    L4 (1,028.95 samples/s, 2.58 ms at batch 1): scaled by 16-bit peak (70 / 121 TFLOPS) and size
+    (0.335 / 0.335), widened +-25% as a single row (SINGLE_REFERENCE_WIDEN), x0.7 on Ascend
+    (SERVING_ASCEND_EFFICIENCY)."""
+    c = card(kb, bert_service("Atlas 300I Pro", "ascend"))
+    hw = 70 / 121
+    for p in c.projections:
+        s = p.serving
+        assert s is not None and s.unit == "samples/s" and s.references == ["mlperf-inf-3.1-bert-large-l4-trt"]
+        assert s.per_device.low == pytest.approx(1028.95 * hw * 0.75 * 0.7, rel=1e-3)
+        assert s.per_device.high == pytest.approx(1028.95 * hw * 1.25 * 0.7, rel=1e-3)
+        assert s.latency_ms.low == pytest.approx(2.58 / hw / 0.7, rel=1e-3)
+        assert p.time_to_train_hours is None and p.memory is None
+    assert {p.serving.runtime for p in c.projections} == {
+        "ONNX -> OM via ATC (CANN)",
+        "MindSpore Lite (MindIR on Ascend)",
+    }
+    perf = {s.workflow: next(x for x in s.criteria if x.name == "performance") for s in c.scores}
+    assert all("serving through" in x.note for x in perf.values())
+    # nothing trains: no training pitfall, and moving the model is its conversion, not a re-implementation
+    training_only = {p.id for p in kb.pitfalls if not p.serving}
+    assert training_only >= {"datacenter-power-planning", "hccl-configuration", "lr-scheduler-api", "nan-under-o2"}
+    assert all(not set(s.pitfalls) & training_only for s in c.scores)
+    assert not {p.id for p in c.pitfalls} & training_only
+    phases = {s.workflow: [p.name for p in s.phases] for s in c.schedules}
+    assert all(not any(n.startswith("port") for n in names) for names in phases.values())
+
+
+def test_serving_on_nvidia_outruns_the_same_product_on_a_smaller_ascend_card(kb):
+    """The same encoder on an L4 (the row's own card: no scaling, no Ascend factor) serves faster than on a
+    300I Pro; the performance criterion compares the two fleets' serving rates."""
+    data = bert_service("L4", "nvidia")
+    data["hardware"] = {"available": ["nvidia", "ascend"], "training_target": "undecided"}
+    data["hardware"]["accelerators"] = [{"kind": "L4", "count": 1}, {"kind": "Atlas 300I Pro", "count": 1}]
+    c = card(kb, data)
+    by = {p.workflow: p for p in c.projections}
+    assert by["pytorch"].accelerator == "l4" and by["mindspore"].accelerator == "atlas-300i-pro"
+    assert by["pytorch"].serving.per_device.mid == pytest.approx(1028.95, rel=1e-3)
+    ratio = by["mindspore"].serving.total.mid / by["pytorch"].serving.total.mid
+    assert ratio == pytest.approx(70 / 121 * 0.7, rel=1e-3)
+    perf = {s.workflow: next(x for x in s.criteria if x.name == "performance").score for s in c.scores}
+    assert perf["pytorch"] == 100 and perf["mindspore"] == pytest.approx(100 * ratio, abs=0.01)
+
+
+def test_serving_constants_enter_the_sensitivity_search(kb):
+    from advisor.decision.constants import CONSTANTS
+
+    for name in ("SINGLE_REFERENCE_WIDEN", "LORA_TRAINABLE_SHARE", "SERVING_ASCEND_EFFICIENCY"):
+        assert CONSTANTS[name].search is not None and CONSTANTS[name].projection
+    full = score(parse_requirements(bert_service("Atlas 300I Pro", "ascend")), None, None, kb)
+    assert {"SERVING_ASCEND_EFFICIENCY", "SINGLE_REFERENCE_WIDEN"} <= {c.name for c in full.constant_sensitivity}
+
+
+def test_a_decoder_service_scales_the_rows_by_bandwidth_and_size(kb):
+    """A 7B chat model served on 8 x H20 (no H20 row): each decoder row is scaled by memory bandwidth
+    (decoding reads the weights every step: 4,000 GB/s vs the row's card) and by size (N_ref / 7B); the
+    range is the rows' spread; the latency floor per output token is 2 N bytes / bandwidth."""
+    data = {
+        "name": "chat service",
+        "stage": "production",
+        "team": {"pytorch": "expert", "mindspore": "none", "size": 5},
+        "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "H20", "devices": 8},
+        "deployment": {"targets": ["nvidia-server"]},
+        "model": {"family": "transformer", "parameters_millions": 7000, "source": "pytorch-code"},
+        "workload": {"model": "transformer", "kind": "inference"},
+    }
+    s = next(p for p in card(kb, data).projections if p.workflow == "pytorch").serving
+    assert s.unit == "tokens/s" and s.runtime == "TensorRT-LLM or vLLM"
+    rows = {
+        "mlperf-inf-4.1-llama2-70b-h100-trtllm": 3065.6 * 4000 / 3350 * 69.0 / 7,
+        "mlperf-inf-4.1-gptj-h100-trtllm": 2467.5 * 4000 / 3350 * 6.05 / 7,
+        "mlperf-inf-4.0-gptj-l40s-trtllm": 815.7 * 4000 / 864 * 6.05 / 7,
+    }
+    assert set(s.references) == set(rows)
+    assert s.per_device.low == pytest.approx(min(rows.values()), rel=1e-3)
+    assert s.per_device.high == pytest.approx(max(rows.values()), rel=1e-3)
+    assert s.total.mid == pytest.approx(8 * s.per_device.mid, rel=1e-3)
+    assert s.latency_ms.low == pytest.approx(2 * 7e9 / 4000e9 * 1000, rel=1e-3)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +28,7 @@ from advisor.decision.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_T
 from advisor.decision.evidence import Evidence, Span, dump, pct, sourced_evidence
 from advisor.requirements import Requirements
 from advisor.decision.workflows import device_kind
+from knowledge.models import Accelerator, Derating, KnowledgeBase
 
 
 class ScalingSpread(BaseModel):
@@ -151,7 +152,7 @@ class Communication(BaseModel):
 # --- the scaling probe's result ---------------------------------------------------------------
 
 
-def _spread(data: Any) -> Optional[ScalingSpread]:
+def _spread(data: object) -> Optional[ScalingSpread]:
     if not isinstance(data, dict) or data.get("median") is None:
         return None
     return ScalingSpread(
@@ -192,7 +193,7 @@ def _measurement(doc: dict, entry: dict, rc: dict) -> ScalingMeasurement:
     )
 
 
-def scaling_measurements(scaling: Any) -> list[ScalingMeasurement]:
+def scaling_measurements(scaling: object) -> list[ScalingMeasurement]:
     """Every framework and network of a scaling result at its largest multi-rank count measured."""
     doc = dump(scaling) or {}
     out = []
@@ -203,7 +204,9 @@ def scaling_measurements(scaling: Any) -> list[ScalingMeasurement]:
     return out
 
 
-def pick_measurement(scaling: Any, framework: str, model: Optional[str], devices: int) -> Optional[ScalingMeasurement]:
+def pick_measurement(
+    scaling: object, framework: str, model: Optional[str], devices: int
+) -> Optional[ScalingMeasurement]:
     """The scaling probe's figures for a framework: the workload's own network first, the rank count
     equal to the target's devices when measured, else the largest one."""
     doc = dump(scaling) or {}
@@ -236,7 +239,7 @@ def _inverse_share(r: ScalingSpread) -> ScalingSpread:
     )
 
 
-def inter_host_measurements(scaling: Any) -> list[InterHostMeasurement]:
+def inter_host_measurements(scaling: object) -> list[InterHostMeasurement]:
     """Every framework and model of a multi-node scaling result's `inter_host` block."""
     doc = dump(scaling) or {}
     block = doc.get("inter_host") or {}
@@ -294,7 +297,9 @@ def _why_not_inter_host(ih: InterHostMeasurement, target: str, model: Optional[s
     return None
 
 
-def pick_inter_host(scaling: Any, framework: str, model: Optional[str], target: str) -> Optional[InterHostMeasurement]:
+def pick_inter_host(
+    scaling: object, framework: str, model: Optional[str], target: str
+) -> Optional[InterHostMeasurement]:
     """The cross-host figures for a framework (the workload's own model first), judged for the target."""
     mine = sorted(
         (m for m in inter_host_measurements(scaling) if m.framework == framework),
@@ -377,7 +382,7 @@ def _why_not_measured(m: ScalingMeasurement, target: str, devices: int, model: O
 # --- the knowledge base's scaling curves --------------------------------------------------------
 
 
-def host_link(acc: Any, target: str) -> str:
+def host_link(acc: Optional[Accelerator], target: str) -> str:
     """The link class between devices of one host, from the accelerator's `interconnect` text."""
     text = (getattr(acc, "interconnect", None) or "").lower().replace("no nvlink", "")
     if "nvlink" in text:
@@ -411,7 +416,7 @@ class Curve:
         return min(low, l1), min(high, h1)
 
 
-def _curves(kb: Any) -> dict[tuple[str, str], Curve]:
+def _curves(kb: Optional[KnowledgeBase]) -> dict[tuple[str, str], Curve]:
     out = {}
     for c in sorted(getattr(kb, "scaling_curves", None) or [], key=lambda c: c.id):
         pts = tuple(sorted((p.devices, p.efficiency.low, p.efficiency.high) for p in c.points))
@@ -491,7 +496,9 @@ class ScalingModel:
         return [self.host.evidence] + [c.evidence for c in self.networks]
 
 
-def scaling_model(kb: Any, acc: Any, target: str, req: Requirements, k: Consts = DEFAULT) -> Optional[ScalingModel]:
+def scaling_model(
+    kb: Optional[KnowledgeBase], acc: Optional[Accelerator], target: str, req: Requirements, k: Consts = DEFAULT
+) -> Optional[ScalingModel]:
     curves = _curves(kb)
     host = curves.get(("host", host_link(acc, target)))
     if host is None:
@@ -604,7 +611,7 @@ def _not_applied(plan: CommPlan, basis: CommunicationBasis, why: str) -> Communi
     )  # the knowledge-base range did not enter
 
 
-def _derating(kb: Any, factor: str) -> Optional[Any]:
+def _derating(kb: Optional[KnowledgeBase], factor: str) -> Optional[Derating]:
     entries = [d for d in getattr(kb, "derating", []) if d.factor == factor]
     return sorted(entries, key=lambda d: d.id)[0] if entries else None
 
@@ -612,10 +619,10 @@ def _derating(kb: Any, factor: str) -> Optional[Any]:
 def communication_for(
     framework: str,
     target: str,
-    acc: Any,
+    acc: Optional[Accelerator],
     req: Requirements,
-    kb: Any,
-    scaling: Any = None,
+    kb: Optional[KnowledgeBase],
+    scaling: object = None,
     here: bool = False,
     k: Consts = DEFAULT,
 ) -> CommPlan:
@@ -811,7 +818,11 @@ def link_gbs(text: Optional[str], k: Consts = DEFAULT) -> Optional[float]:
 
 
 def comm_compute(
-    acc: Any, req: Requirements, gflops: Optional[float], k: Consts = DEFAULT, kb: Any = None
+    acc: Optional[Accelerator],
+    req: Requirements,
+    gflops: Optional[float],
+    k: Consts = DEFAULT,
+    kb: Optional[KnowledgeBase] = None,
 ) -> Optional[tuple[float, str]]:
     """The ratio of one step's ring all-reduce time to its compute time, and a line saying so.
     T_compute = per-device batch x GFLOPs per sample / (peak x EFFECTIVE_PEAK_SHARE); T_comm =

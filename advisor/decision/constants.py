@@ -27,6 +27,8 @@ class Constant:
     """How the sensitivity analysis words it: '<what> were <value>'."""
     search: Optional[tuple[float, float]] = None
     """Range the sensitivity analysis searches for a value that flips the verdict (None: not searched)."""
+    projection: bool = False
+    """It moves the projections (worked out before the scores): the sensitivity search re-runs them."""
 
 
 _ALL = [
@@ -344,6 +346,9 @@ _ALL = [
         "images/s per host",
         f"assumption: JPEG decode and augmentation on one host's CPUs; {SEED_ASCEND_PRACTICE} §5.3: a poor data "
         "pipeline leaves NPUs at 30% utilisation",
+        "one host's input pipeline fed",
+        (5000.0, 100000.0),
+        projection=True,
     ),
     # --- measured evidence from the accuracy and input-pipeline probes ------------------------------
     Constant(
@@ -355,6 +360,105 @@ _ALL = [
         "is practically the same' the headline that says the frameworks compute the same thing",
         "a measured accuracy gap cost",
         (0.0, 50.0),
+    ),
+    # --- rules moved from the criteria (issue 25: every decisive constant named and searched) -------
+    Constant(
+        "SCAN_RISK_MEDIUM_PENALTY",
+        5.0,
+        "points",
+        "assumption: risk the code scan finds (custom extensions, data-dependent control flow) beyond its hours, "
+        "for a medium-risk scan",
+        "a medium-risk scan cost",
+        (0.0, 30.0),
+    ),
+    Constant(
+        "SCAN_RISK_HIGH_PENALTY",
+        10.0,
+        "points",
+        "assumption: as SCAN_RISK_MEDIUM_PENALTY, for a high-risk scan (twice the medium one)",
+        "a high-risk scan cost",
+        (0.0, 40.0),
+    ),
+    Constant(
+        "HYBRID_SHARE_SCALE",
+        1.0,
+        "x the table",
+        f"assumption: the hybrid's share of ecosystem, debugging and team work done in PyTorch per stage "
+        f"(research 0.7/0.8/0.6, prototype 0.6/0.7/0.5, production 0.3/0.35/0.3; {SEED_SAME_TASK}, 'when to "
+        "use both': prototype in PyTorch, then train and serve with MindSpore) scaled by this factor",
+        "the PyTorch shares of the hybrid's work were scaled by",
+        (0.25, 1.25),
+        projection=True,
+    ),
+    Constant(
+        "PROTOTYPE_FLUENCY_STEP",
+        0.25,
+        "per skill level",
+        "assumption: the hybrid's PyTorch phase pays off as far as the team is more fluent in PyTorch than in "
+        "MindSpore: 0.5 at equal skill, this much more or less per level of difference",
+        "prototype fluency moved per skill level by",
+        (0.0, 0.5),
+        projection=True,
+    ),
+    Constant(
+        "HUB_WEIGHT_NONE",
+        0.5,
+        "aspect weight",
+        "assumption: the model hub weighed beside libraries, community and documentation (1 each) when the team "
+        "does not need HuggingFace",
+        "the model hub weighed (no HuggingFace need)",
+        (0.0, 3.0),
+        projection=True,
+    ),
+    Constant(
+        "HUB_WEIGHT_NICE",
+        1.5,
+        "aspect weight",
+        "assumption: as HUB_WEIGHT_NONE, when HuggingFace is nice to have",
+        "the model hub weighed (HuggingFace nice to have)",
+        (0.0, 6.0),
+        projection=True,
+    ),
+    Constant(
+        "HUB_WEIGHT_ESSENTIAL",
+        3.0,
+        "aspect weight",
+        "assumption: as HUB_WEIGHT_NONE, when HuggingFace is essential (three times the other aspects)",
+        "the model hub weighed (HuggingFace essential)",
+        (0.0, 9.0),
+        projection=True,
+    ),
+    # --- projections and serving (moved from their modules so the sensitivity search sees them) ----
+    Constant(
+        "SINGLE_REFERENCE_WIDEN",
+        0.25,
+        "share",
+        "assumption: one reference says little about the spread; +-25% is the spread of the 910B's own four "
+        "MindFormers MFU rows (0.47-0.70 of peak) around their middle (knowledge base mfu-references)",
+        "a single reference were widened by",
+        (0.0, 0.9),
+        projection=True,
+    ),
+    Constant(
+        "LORA_TRAINABLE_SHARE",
+        0.01,
+        "share of parameters",
+        "assumption: rank-16 LoRA on every linear layer of a 7B model trains ~0.6% of its parameters "
+        "(Hu et al. 2021, LoRA, arXiv:2106.09685, trains r x (d_in + d_out) per adapted matrix); 1% rounds it up",
+        "a LoRA adapter trained a share of",
+        (0.001, 0.1),
+        projection=True,
+    ),
+    Constant(
+        "SERVING_ASCEND_EFFICIENCY",
+        0.7,
+        "share",
+        f"assumption: no Ascend serving result states its set-up, so an NVIDIA serving row is carried over to "
+        f"Ascend at this share of its bandwidth- or peak-scaled rate; {SEED_RELEASED_TOGETHER} §2.2 says to expect "
+        "about 50-60% of the nominal peak in training, NVIDIA's serving rows reach more; 0.7 sits between",
+        "Ascend serving reached a share of",
+        (0.2, 1.5),
+        projection=True,
     ),
     Constant("SANITY_MIN_HOURS", 1 / 60, "hours", "assumption: a training run under a minute is a projection error"),
     Constant("SANITY_MAX_HOURS", 24 * 365.0, "hours", "assumption: a run beyond a year is not a plan"),

@@ -52,6 +52,10 @@ class Evidence(BaseModel):
         return QUALITY_RANK.get(str(self.confidence), QUALITY_RANK["assumption"])
 
 
+# A result as the JSON it was read from (the report reads a probe's model or its JSON alike).
+JsonDict = dict[str, object]
+
+
 class Span(BaseModel):
     """A range [low, high] in a unit."""
 

@@ -57,7 +57,6 @@ Strategy = Literal["data-parallel", "optimizer-sharding", "model-parallel", "doe
 # training (mixed = fp16 with loss scaling, bf16) keeps the fp32 master and fp32 moments (ZeRO paper
 # K = 12); `low-precision` optimizer states drop the master and keep 16-bit moments.
 _OPTIMIZER_MOMENTS = {"adam": 2, "sgd-momentum": 1, "sgd": 0}
-LORA_TRAINABLE_SHARE = 0.01  # assumption: rank-16 LoRA on every linear of a 7B model trains ~0.6%
 # Per-family defaults, all `assumption` (set the model fields to override):
 #   precision/optimizer: transformers train 16-bit with Adam(W); CNNs in the seeds' runs fp32 SGD+momentum;
 #   activations per sample for the non-transformer families: ResNet-50 at 224x224 fp32 ~100 MB/image
@@ -339,7 +338,7 @@ def memory_fit(route: object, req: Requirements, kb: object, k: Consts = DEFAULT
     precision, optimizer = m.precision or d_prec, m.optimizer or d_opt
     low = m.optimizer_states == "low-precision"
     b = state_bytes(precision, optimizer, low)
-    share = (m.trainable_share or LORA_TRAINABLE_SHARE) if m.fine_tune == "lora" else 1.0
+    share = (m.trainable_share or k["LORA_TRAINABLE_SHARE"]) if m.fine_tune == "lora" else 1.0
     devices = req.hardware.devices
     params = m.parameters_millions * 1e6
     states = params * (share * b.total + (1 - share) * b.frozen)

@@ -18,7 +18,7 @@ Pure functions of (requirements, knowledge base, probe suites, scaling result). 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Literal, Optional, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -50,8 +50,10 @@ from advisor.decision.evidence import (
 )
 from advisor.decision.memory import MemoryFit, defaults_for, memory_fit
 from advisor.decision.throughput import mfu_range, peak_16bit, record_for
+from knowledge.models import Accelerator, CostAssumption, Derating, KnowledgeBase, Reference, Sourced, SourcedRange
 from advisor.decision.workload import model_shape, train_flops_per_token
-from advisor.decision.pipeline import PipelineFeed, pipeline_feed
+from advisor.decision.pipeline import PipelineBest, PipelineFeed, pipeline_feed
+from advisor.decision.serving import Serving, serving_for
 from advisor.requirements import Requirements
 from advisor.decision.workflows import fleet_view
 from advisor.decision.workflows import (  # noqa: F401
@@ -111,6 +113,9 @@ class Projection(BaseModel):
     memory: Optional[MemoryFit] = Field(
         None, description="does the model fit the target's devices, and how it must be split"
     )
+    serving: Optional[Serving] = Field(
+        None, description="inference-only product: the serving runtime, rate and latency from serving references"
+    )
     input_pipeline: Optional[PipelineFeed] = Field(
         None, description="the measured input pipeline (advisor probe --pipeline) against this projection"
     )
@@ -130,7 +135,7 @@ class Estimate:
     """device counts of references whose own communication loss the estimate carries"""
 
 
-def ok_runs(suites: list[Any]) -> list[dict]:
+def ok_runs(suites: Sequence[object]) -> list[dict]:
     """Every successful probe run across the suites, as dicts, with the suite's host label. A run the
     measurement marks `quality: unusable` (busy host, unstable steps) never enters a projection."""
     runs = []
@@ -151,7 +156,7 @@ def ok_runs(suites: list[Any]) -> list[dict]:
     return runs
 
 
-def unusable_runs(suites: list[Any]) -> list[dict]:
+def unusable_runs(suites: Sequence[object]) -> list[dict]:
     """Runs the measurement marked unusable: shown as such, never scored."""
     out = []
     for suite in suites:
@@ -173,7 +178,7 @@ def best_run(runs: list[dict], framework: str, kind: str, model: Optional[str]) 
     return max(pool, key=lambda r: (r["images_per_second"], r.get("id", "")))
 
 
-def workload_gflops(req: Requirements) -> Optional[float]:
+def workload_gflops(req: Requirements, k: Consts = DEFAULT) -> Optional[float]:
     """Training GFLOPs per sample; for a transformer, per sequence (6 N + 12 L s h per token x s)."""
     w = req.workload
     if w is None:
@@ -182,14 +187,14 @@ def workload_gflops(req: Requirements) -> Optional[float]:
         return w.gflops_per_sample
     if w.model == "transformer" and req.model.family == "transformer":
         shape = model_shape(req.model)
-        return tokens_gflops(req) * shape.sequence
+        return tokens_gflops(req, k) * shape.sequence
     return WORKLOAD_GFLOPS.get(w.model)
 
 
-def tokens_gflops(req: Requirements) -> float:
+def tokens_gflops(req: Requirements, k: Consts = DEFAULT) -> float:
     """Model GFLOPs per training token (advisor.decision.workload), LoRA's frozen weight gradients left out."""
     m = req.model
-    share = (m.trainable_share or 0.01) if m.fine_tune == "lora" else 1.0
+    share = (m.trainable_share or k["LORA_TRAINABLE_SHARE"]) if m.fine_tune == "lora" else 1.0
     return train_flops_per_token(m.parameters_millions * 1e6, model_shape(m), share) / 1e9
 
 
@@ -197,12 +202,14 @@ def is_text(req: Requirements) -> bool:
     return req.workload is not None and req.workload.model == "transformer" and req.model.family == "transformer"
 
 
-def _mfu_estimate(kb: Any, acc: Any, req: Requirements, gflops: float, devices: int) -> Optional[Estimate]:
+def _mfu_estimate(
+    kb: KnowledgeBase, acc: Accelerator, req: Requirements, gflops: float, devices: int, k: Consts = DEFAULT
+) -> Optional[Estimate]:
     """sequences/s = MFU x 16-bit peak x devices / GFLOPs per sequence (advisor.decision.throughput)."""
     precision = req.model.precision or defaults_for(req.model.family)[0]
     job = {"mixed": "fp16", "bf16": "bf16"}.get(precision, precision)
     peak = peak_16bit(acc)
-    mfu = mfu_range(kb, acc, job)
+    mfu = mfu_range(kb, acc, job, k=k)
     if peak is None or mfu is None:
         return None
     notes = [f"MFU {pct(mfu.low, mfu.high)} from {len(mfu.refs)} reference(s): {mfu.basis}", *mfu.notes]
@@ -218,7 +225,7 @@ def _mfu_estimate(kb: Any, acc: Any, req: Requirements, gflops: float, devices: 
     )
 
 
-def _derating(kb: Any, factor: str) -> Optional[Any]:
+def _derating(kb: Optional[KnowledgeBase], factor: str) -> Optional[Derating]:
     entries = [d for d in getattr(kb, "derating", []) if d.factor == factor]
     return sorted(entries, key=lambda d: d.id)[0] if entries else None
 
@@ -253,7 +260,7 @@ def _measured(run: dict, gflops: Optional[float], devices: int, plan: CommPlan) 
     return Estimate(low * devices * s_low, high * devices * s_high, ev + s_ev, notes + s_notes, applied=devices > 1)
 
 
-def _imagenet_flops(r: Any) -> Optional[float]:
+def _imagenet_flops(r: Reference) -> Optional[float]:
     """Training GFLOPs per image of a reference run, when known: ImageNet-size runs of table models."""
     if "imagenet" not in r.dataset.lower():
         return None  # CIFAR-size inputs differ 15x by stem variant: not comparable by FLOPs
@@ -261,7 +268,13 @@ def _imagenet_flops(r: Any) -> Optional[float]:
 
 
 def _reference(
-    kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int, plan: CommPlan
+    kb: KnowledgeBase,
+    acc: Accelerator,
+    framework: str,
+    req: Requirements,
+    gflops: Optional[float],
+    devices: int,
+    plan: CommPlan,
 ) -> Optional[Estimate]:
     """Published runs of this framework on this accelerator, scaled by FLOPs to the workload. A
     multi-device reference already includes its communication loss, a single-device one does not."""
@@ -308,14 +321,14 @@ def _reference(
     return Estimate(min(lows), max(highs), ev, notes, applied=used, ref_devices=refs)
 
 
-def _peak_span(peak: Any) -> tuple[float, float]:
+def _peak_span(peak: Sourced) -> tuple[float, float]:
     """A peak figure and the other sources' values for it (e.g. 910B: 280 vs ~320 TFLOPS)."""
     values = [peak.value] + [a.value for a in getattr(peak, "alternatives", []) or []]
     return min(values), max(values)
 
 
 def _reference_by_peak(
-    kb: Any, acc: Any, framework: str, gflops: Optional[float], devices: int, plan: CommPlan
+    kb: KnowledgeBase, acc: Accelerator, framework: str, gflops: Optional[float], devices: int, plan: CommPlan
 ) -> Optional[Estimate]:
     """No reference on this accelerator: take the fraction of peak the framework reached in published
     runs on the same vendor's other accelerators, and apply it to this one's peak."""
@@ -369,7 +382,7 @@ def _reference_by_peak(
     return Estimate(min(lows), max(highs), ev, notes, applied=used, ref_devices=frozenset(refs))
 
 
-def _adapter_ratio(kb: Any) -> Optional[tuple[float, float, Evidence]]:
+def _adapter_ratio(kb: Optional[KnowledgeBase]) -> Optional[tuple[float, float, Evidence]]:
     """Throughput of an adapter path relative to the first-party one: upper vs lower half of the
     operator-coverage loss (about 0.78-0.89 with 10-30%; seed 002 reports 15-20% lower)."""
     d = _derating(kb, "operator_coverage")
@@ -386,7 +399,13 @@ def _adapter_ratio(kb: Any) -> Optional[tuple[float, float, Evidence]]:
 
 
 def _reference_via_native(
-    kb: Any, acc: Any, framework: str, req: Requirements, gflops: Optional[float], devices: int, plan: CommPlan
+    kb: KnowledgeBase,
+    acc: Accelerator,
+    framework: str,
+    req: Requirements,
+    gflops: Optional[float],
+    devices: int,
+    plan: CommPlan,
 ) -> Optional[Estimate]:
     """An adapter path with no reference of its own (PyTorch through torch_npu on Ascend): the
     first-party framework's reference-based projection x the adapter ratio."""
@@ -408,7 +427,9 @@ def _reference_via_native(
     )
 
 
-def _peak(kb: Any, acc: Any, native: bool, gflops: Optional[float], devices: int, plan: CommPlan) -> Optional[Estimate]:
+def _peak(
+    kb: Optional[KnowledgeBase], acc: Accelerator, native: bool, gflops: Optional[float], devices: int, plan: CommPlan
+) -> Optional[Estimate]:
     peak = peak_of(acc)
     if peak is None or not gflops:
         return None
@@ -450,14 +471,14 @@ def _peak(kb: Any, acc: Any, native: bool, gflops: Optional[float], devices: int
     )
 
 
-def _price(kb: Any, acc: Any) -> Optional[Any]:
+def _price(kb: Optional[KnowledgeBase], acc: Optional[Accelerator]) -> Optional[CostAssumption]:
     if kb is None or acc is None:
         return None
     prices = sorted(kb.costs_for("accelerator_hour", acc.id), key=lambda c: c.id)
     return prices[0] if prices else None
 
 
-def range_of(value: Any) -> tuple[float, float]:
+def range_of(value: Union[Sourced, SourcedRange]) -> tuple[float, float]:
     if hasattr(value, "low"):
         return value.low, value.high
     return value.value, value.value
@@ -466,12 +487,13 @@ def range_of(value: Any) -> tuple[float, float]:
 def _find(
     route: Route,
     req: Requirements,
-    kb: Any,
+    kb: Optional[KnowledgeBase],
     runs: list[dict],
     gflops: Optional[float],
     devices: int,
     plan: CommPlan,
     cap: int,
+    k: Consts = DEFAULT,
 ) -> Optional[tuple[str, str, Estimate]]:
     """The best projection path available up to the basis cap: (basis, detail, estimate)."""
     acc, framework, target, native = route.accelerator, route.framework, route.target, route.native
@@ -483,7 +505,7 @@ def _find(
             return "measured", f"probe run {run.get('id')} on {where}", _measured(run, gflops, devices, plan)
     flop_scalable = gflops is None or gflops >= MIN_FLOP_SCALED_GFLOPS
     if cap >= 2 and kb is not None and acc is not None and is_text(req) and gflops:
-        r = _mfu_estimate(kb, acc, req, gflops, devices)
+        r = _mfu_estimate(kb, acc, req, gflops, devices, k)
         if r is not None:
             return "reference", f"MFU of published LLM training runs applied to {acc.name}'s 16-bit peak", r
     if cap >= 2 and kb is not None and acc is not None and req.workload is not None and flop_scalable:
@@ -515,15 +537,15 @@ def _find(
 def project(
     workflow: str,
     req: Requirements,
-    kb: Any,
-    suites: list[Any],
+    kb: Optional[KnowledgeBase],
+    suites: Sequence[object],
     *,
     basis_cap: Optional[Basis] = None,
-    scaling: Any = None,
+    scaling: object = None,
     scaling_here: bool = False,
     route: Optional[Route] = None,
     k: Consts = DEFAULT,
-    pipeline: Optional[dict[str, Any]] = None,
+    pipeline: Optional[dict[str, PipelineBest]] = None,
 ) -> Projection:
     """One workflow's projection. `basis_cap` forces a weaker basis (so workflows compare like with like).
     `scaling`: a scaling probe result (ScalingResult or its JSON), `scaling_here`: measured on this host.
@@ -533,7 +555,7 @@ def project(
     route = route or routes(req, kb)[workflow]
     req = fleet_view(req, kb, route.target)  # several fleets: this workflow's own
     acc, target, devices = route.accelerator, route.target, req.hardware.devices
-    gflops = workload_gflops(req)
+    gflops = workload_gflops(req, k)
     proj = Projection(
         workflow=workflow,
         framework=route.framework,
@@ -552,10 +574,22 @@ def project(
         proj.notes.append("hybrid: production training runs on MindSpore after the PyTorch prototype is migrated")
     if req.workload is not None and req.workload.kind == "inference":
         # an inference-only product trains nothing: no training throughput, time, memory fit or cost
-        proj.basis_detail = (
-            f"workload.kind: inference: no training projection; serving on {acc.name if acc else target}"
-        )
         proj.communication = None
+        proj.serving = serving_for(route.framework, target, acc, devices, req, kb, k)
+        where = acc.name if acc else target
+        if proj.serving is None:
+            proj.basis_detail = (
+                f"workload.kind: inference: no training projection; serving on {where}, no serving reference"
+            )
+            return proj
+        s = proj.serving
+        proj.basis = "reference"
+        proj.basis_detail = (
+            f"workload.kind: inference: no training projection; serving on {where} through {s.runtime}: "
+            f"{s.per_device.low:,.0f}-{s.per_device.high:,.0f} {s.unit} per device"
+        )
+        proj.evidence.extend(s.evidence)
+        proj.notes.extend(s.notes)
         return proj
     proj.memory = memory_fit(route, req, kb, k)
     plan = communication_for(route.framework, target, acc, req, kb, scaling, scaling_here, k)
@@ -589,7 +623,7 @@ def project(
                 f"probe runs on {', '.join(sorted({r['_accelerator'] for r in elsewhere}))} not used as measurements: "
                 f"the target accelerator is {acc.id}"
             )
-    found = _find(route, req, kb, runs, gflops, devices, plan, BASIS_RANK[basis_cap] if basis_cap else 3)
+    found = _find(route, req, kb, runs, gflops, devices, plan, BASIS_RANK[basis_cap] if basis_cap else 3, k)
     if found is None:
         proj.basis_detail = _why_none(req, kb, acc, target, gflops)
         proj.communication = settle(plan, False, frozenset(), projected=False)
@@ -648,7 +682,7 @@ def project(
         proj.tokens_per_second = Span(low=round(low * seq, 1), high=round(high * seq, 1), unit="tokens/s")
         if acc is not None and kb is not None and proj.basis == "reference":
             job = {"mixed": "fp16"}.get(req.model.precision or "bf16", req.model.precision or "bf16")
-            mfu = mfu_range(kb, acc, job)
+            mfu = mfu_range(kb, acc, job, k=k)
             if mfu is not None:
                 proj.mfu = Span(low=round(mfu.low, 4), high=round(mfu.high, 4), unit="MFU")
     if req.workload is not None and low > 0:
@@ -657,7 +691,14 @@ def project(
 
 
 def _bounded(
-    proj: Projection, req: Requirements, kb: Any, acc: Any, devices: int, low: float, high: float, k: Consts
+    proj: Projection,
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    acc: Optional[Accelerator],
+    devices: int,
+    low: float,
+    high: float,
+    k: Consts,
 ) -> tuple[float, float]:
     """Every cap at once (issue 25, part 8): the published record for this model on this accelerator,
     and the assumed loader bound of an image workload (a measured pipeline replaces it). The capped
@@ -688,7 +729,14 @@ def _bounded(
     return low, high
 
 
-def _time_and_cost(proj: Projection, req: Requirements, kb: Any, acc: Any, devices: int, k: Consts) -> None:
+def _time_and_cost(
+    proj: Projection,
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    acc: Optional[Accelerator],
+    devices: int,
+    k: Consts,
+) -> None:
     w = req.workload
     seq = model_shape(req.model).sequence if is_text(req) else 1
     samples = w.tokens / seq if (w.tokens and is_text(req)) else w.samples * w.epochs
@@ -726,7 +774,9 @@ def _time_and_cost(proj: Projection, req: Requirements, kb: Any, acc: Any, devic
         proj.cost_evidence.append(sourced_evidence(acc.id, acc.tdp_w, f"{acc.name} draws up to {acc.tdp_w.value:g} W"))
 
 
-def _why_none(req: Requirements, kb: Any, acc: Any, target: str, gflops: Optional[float]) -> str:
+def _why_none(
+    req: Requirements, kb: Optional[KnowledgeBase], acc: Optional[Accelerator], target: str, gflops: Optional[float]
+) -> str:
     if kb is None:
         return "no knowledge base and no measurement on this hardware"
     if target == "cpu":
@@ -746,13 +796,13 @@ def _why_none(req: Requirements, kb: Any, acc: Any, target: str, gflops: Optiona
 
 def project_all(
     req: Requirements,
-    kb: Any,
-    suites: list[Any],
-    scaling: Any = None,
+    kb: Optional[KnowledgeBase],
+    suites: Sequence[object],
+    scaling: object = None,
     scaling_here: bool = False,
     rs: Optional[dict[str, Route]] = None,
     k: Consts = DEFAULT,
-    pipeline: Optional[dict[str, Any]] = None,
+    pipeline: Optional[dict[str, PipelineBest]] = None,
 ) -> dict[str, Projection]:
     """Each workflow's projection on its best basis."""
     rs = rs or routes(req, kb)

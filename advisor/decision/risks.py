@@ -17,7 +17,7 @@ from advisor.decision.memory import MemoryFit
 from advisor.requirements import Requirements
 
 if TYPE_CHECKING:  # advisor.report imports the decision model; the register only reads the document
-    from advisor.decision.scoring import PitfallItem
+    from advisor.decision.scorecard import PitfallItem
     from advisor.report import Report
 
 # Likelihood (0-1) that a pitfall bites, before the per-pitfall rules below (assumption).

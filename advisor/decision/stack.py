@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Optional
+
+from knowledge.models import Framework, FrameworkVersion, KnowledgeBase
+
+if TYPE_CHECKING:  # advisor.report imports the decision model; the stack only reads the report
+    from advisor.report import Report
 
 _RANK = {"vendor": 0, "secondary": 1, "derived": 2, "blog": 3, "assumption": 4}
 
@@ -36,11 +41,6 @@ class Stack:
     notes: list[str] = field(default_factory=list)
 
 
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    value = obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
-    return default if value is None else value
-
-
 def version_key(text: str) -> tuple:
     """'2.7.1.post2' > '2.7.1' > '2.6.0-rc1'; 'x' components sort low."""
     parts = re.findall(r"\d+|rc|post", str(text).lower())
@@ -50,32 +50,23 @@ def version_key(text: str) -> tuple:
     return tuple(key)
 
 
-def _framework(kb: Any, fid: str) -> Any:
-    for f in _get(kb, "frameworks", []) or []:
-        if _get(f, "id") == fid:
-            return f
-    return None
+def _versions(kb: KnowledgeBase, fid: str) -> list[FrameworkVersion]:
+    fw: Optional[Framework] = next((f for f in kb.frameworks if f.id == fid), None)
+    return list(fw.versions) if fw is not None else []
 
 
-def pick(kb: Any, fid: str, device: str, need_cann: bool = False) -> Any | None:
+def pick(kb: KnowledgeBase, fid: str, device: str, need_cann: bool = False) -> Optional[FrameworkVersion]:
     """The newest release listed for `device` with a known Python range (and CANN pairing when
     asked), preferring vendor-confirmed rows over secondary or derived ones."""
-    fw = _framework(kb, fid)
-    rows = [
-        v
-        for v in _get(fw, "versions", []) or []
-        if device in (_get(v, "devices", []) or []) and _get(v, "python", []) and (_get(v, "cann", []) or not need_cann)
-    ]
+    rows = [v for v in _versions(kb, fid) if device in v.devices and v.python and (v.cann or not need_cann)]
     if not rows:
         return None
-    best = min(_RANK.get(_get(v, "confidence"), 9) for v in rows)
-    return max(
-        (v for v in rows if _RANK.get(_get(v, "confidence"), 9) == best), key=lambda v: version_key(_get(v, "version"))
-    )
+    best = min(_RANK.get(v.confidence, 9) for v in rows)
+    return max((v for v in rows if _RANK.get(v.confidence, 9) == best), key=lambda v: version_key(v.version))
 
 
-def _python(row: Any, prefer: str | None = None) -> Component:
-    versions = sorted(_get(row, "python", []), key=version_key)
+def _python(row: FrameworkVersion, prefer: Optional[str] = None) -> Component:
+    versions = sorted(row.python, key=version_key)
     chosen = prefer if prefer in versions else versions[-1]
     why = (
         "the production environment's, so code and checkpoints move unchanged" if chosen == prefer else "newest chosen"
@@ -84,26 +75,24 @@ def _python(row: Any, prefer: str | None = None) -> Component:
         "Python",
         chosen,
         note=f"listed for this release: {', '.join(versions)} ({why})",
-        source=_get(row, "source", ""),
-        confidence=_get(row, "confidence", ""),
+        source=row.source,
+        confidence=row.confidence,
     )
 
 
-def _pytorch_numpy(kb: Any, torch_version: str) -> Component:
+def _pytorch_numpy(kb: KnowledgeBase, torch_version: str) -> Component:
     """NumPy for a PyTorch version: the nearest PyTorch row at or below it."""
-    fw = _framework(kb, "pytorch")
-    rows = [v for v in _get(fw, "versions", []) or [] if version_key(_get(v, "version")) <= version_key(torch_version)]
+    rows = [v for v in _versions(kb, "pytorch") if version_key(v.version) <= version_key(torch_version)]
     if not rows:
         return Component("NumPy", "not in the knowledge base", note=f"no PyTorch row at or below {torch_version}")
-    row = max(rows, key=lambda v: version_key(_get(v, "version")))
-    spec = _get(row, "numpy")
+    row = max(rows, key=lambda v: version_key(v.version))
     return Component(
         "NumPy",
-        spec or "1.x or 2.x",
-        source=_get(row, "source", ""),
-        confidence=_get(row, "confidence", ""),
+        row.numpy or "1.x or 2.x",
+        source=row.source,
+        confidence=row.confidence,
         kb_id="pytorch",
-        note=_get(row, "note", "") or f"from the PyTorch {_get(row, 'version')} row",
+        note=row.note or f"from the PyTorch {row.version} row",
     )
 
 
@@ -123,27 +112,23 @@ ASCEND_VERIFY = [
 ]
 
 
-def mindspore_stack(kb: Any, device: str, title: str) -> Stack:
+def mindspore_stack(kb: KnowledgeBase, device: str, title: str) -> Stack:
     row = pick(kb, "mindspore", device, need_cann=device == "ascend")
     path = {"ascend": "mindspore", "gpu": "mindspore-gpu", "cpu": "mindspore-cpu"}[device]
     st = Stack(title, path)
     if row is None:
         st.notes.append(f"the knowledge base lists no MindSpore release for {device} with a known Python range")
         return st
-    v = _get(row, "version")
-    st.components.append(
-        Component(
-            "MindSpore", v, _get(row, "source", ""), _get(row, "confidence", ""), _get(row, "note", ""), "mindspore"
-        )
-    )
-    cann = (_get(row, "cann", []) or [None])[0]
+    v = row.version
+    st.components.append(Component("MindSpore", v, row.source, row.confidence, row.note or "", "mindspore"))
+    cann = row.cann[0] if row.cann else None
     if device == "ascend" and cann:
         st.components.append(
             Component(
                 "CANN toolkit",
                 cann,
-                _get(row, "source", ""),
-                _get(row, "confidence", ""),
+                row.source,
+                row.confidence,
                 "the CANN line the vendor pairs with this MindSpore release",
                 "mindspore",
             )
@@ -155,9 +140,9 @@ def mindspore_stack(kb: Any, device: str, title: str) -> Stack:
     st.components.append(
         Component(
             "NumPy",
-            _get(row, "numpy") or "not stated",
-            _get(row, "source", ""),
-            _get(row, "confidence", ""),
+            row.numpy or "not stated",
+            row.source,
+            row.confidence,
             "NumPy 2 breaks MindSpore's PyNative mode (`advisor kb show numpy-2-breaks-mindspore`)",
             "mindspore",
         )
@@ -165,7 +150,7 @@ def mindspore_stack(kb: Any, device: str, title: str) -> Stack:
     pin = f"mindspore=={v}" if not v.endswith(".x") else f"mindspore=={v[:-2]}.*"
     st.install = [
         f"conda create -n mindspore python={py.version} -y && conda activate mindspore",
-        f'pip install "{pin}" "numpy{_get(row, "numpy") or ""}"',
+        f'pip install "{pin}" "numpy{row.numpy or ""}"',
     ]
     st.verify = (ASCEND_VERIFY if device == "ascend" else ["nvidia-smi"] if device == "gpu" else []) + [
         'python -c "import mindspore; mindspore.run_check()"    # prints the version and runs one operator',
@@ -175,17 +160,17 @@ def mindspore_stack(kb: Any, device: str, title: str) -> Stack:
     return st
 
 
-def torch_npu_stack(kb: Any, title: str) -> Stack:
+def torch_npu_stack(kb: KnowledgeBase, title: str) -> Stack:
     st = Stack(title, "pytorch-npu")
     row = pick(kb, "torch_npu", "npu", need_cann=True)
     if row is None:
         st.notes.append("the knowledge base lists no torch_npu release with a CANN pairing and a Python range")
         return st
-    tv, cann = _get(row, "torch") or _get(row, "version"), _get(row, "cann")[0]
-    src, conf = _get(row, "source", ""), _get(row, "confidence", "")
+    tv, cann = row.torch or row.version, row.cann[0]
+    src, conf = row.source, row.confidence
     st.components += [
         Component("PyTorch", tv, src, conf, "the PyTorch version this torch_npu release is built for", "torch_npu"),
-        Component("torch_npu adapter", _get(row, "version"), src, conf, _get(row, "note", ""), "torch_npu"),
+        Component("torch_npu adapter", row.version, src, conf, row.note or "", "torch_npu"),
         Component("CANN toolkit", cann, src, conf, "the CANN line this torch_npu release pairs with", "torch_npu"),
         _ascend_driver(cann),
     ]
@@ -194,7 +179,7 @@ def torch_npu_stack(kb: Any, title: str) -> Stack:
     st.components += [py, _pytorch_numpy(kb, tv)]
     st.install = [
         f"conda create -n torch-npu python={py.version} -y && conda activate torch-npu",
-        f'pip install "torch=={tv}" "torch-npu=={_get(row, "version")}"',
+        f'pip install "torch=={tv}" "torch-npu=={row.version}"',
     ]
     st.verify = ASCEND_VERIFY + [
         'python -c "import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available(), '
@@ -204,14 +189,14 @@ def torch_npu_stack(kb: Any, title: str) -> Stack:
     return st
 
 
-def pytorch_stack(kb: Any, device: str, title: str, python: str | None = None) -> Stack:
+def pytorch_stack(kb: KnowledgeBase, device: str, title: str, python: Optional[str] = None) -> Stack:
     st = Stack(title, "pytorch-cuda" if device == "cuda" else "pytorch-cpu")
     row = pick(kb, "pytorch", device)
     if row is None:
         st.notes.append(f"the knowledge base lists no PyTorch release for {device} with a known Python range")
         return st
-    v, src, conf = _get(row, "version"), _get(row, "source", ""), _get(row, "confidence", "")
-    st.components.append(Component("PyTorch", v, src, conf, _get(row, "note", ""), "pytorch"))
+    v, src, conf = row.version, row.source, row.confidence
+    st.components.append(Component("PyTorch", v, src, conf, row.note or "", "pytorch"))
     if device == "cuda":
         st.components.append(
             Component(
@@ -236,15 +221,13 @@ def pytorch_stack(kb: Any, device: str, title: str, python: str | None = None) -
     py.kb_id = "pytorch"
     st.components += [
         py,
-        Component("NumPy", _get(row, "numpy") or "1.x or 2.x", src, conf, "from the same row", "pytorch"),
+        Component("NumPy", row.numpy or "1.x or 2.x", src, conf, "from the same row", "pytorch"),
     ]
-    newer = [
-        x for x in _get(_framework(kb, "pytorch"), "versions", []) if version_key(_get(x, "version")) > version_key(v)
-    ]
+    newer = [x for x in _versions(kb, "pytorch") if version_key(x.version) > version_key(v)]
     if newer:
         st.notes.append(
             "newer rows in the knowledge base lack a vendor-checked Python range: "
-            + ", ".join(f"{_get(x, 'version')} ({_get(x, 'confidence')})" for x in newer)
+            + ", ".join(f"{x.version} ({x.confidence})" for x in newer)
         )
     st.install = [f"python{py.version} -m venv .venv && . .venv/bin/activate", f'pip install "torch=={v}.*"']
     st.verify = (["nvidia-smi    # driver loaded, every GPU listed"] if device == "cuda" else []) + [
@@ -254,7 +237,7 @@ def pytorch_stack(kb: Any, device: str, title: str, python: str | None = None) -
     return st
 
 
-def stack_for_path(kb: Any, path: str, title: str, python: str | None = None) -> Stack | None:
+def stack_for_path(kb: KnowledgeBase, path: str, title: str, python: Optional[str] = None) -> Optional[Stack]:
     if path == "mindspore":
         return mindspore_stack(kb, "ascend", title)
     if path == "mindspore-gpu":
@@ -270,24 +253,24 @@ def stack_for_path(kb: Any, path: str, title: str, python: str | None = None) ->
     return None
 
 
-def stacks_for(report: Any, kb: Any) -> list[Stack]:
-    """The recommended workflow's stacks: the path its projection trains on; for hybrid, the PyTorch
-    prototype environment on the prototyping hardware first."""
+def stacks_for(report: "Report", kb: Optional[KnowledgeBase]) -> list[Stack]:
+    """The recommended workflow's stacks: the path its projection trains (or, for an inference-only
+    product, serves) on; for hybrid, the PyTorch prototype environment on the prototyping hardware first."""
     if kb is None:
         return []
-    wf = _get(_get(report, "recommendation"), "workflow")
-    proj = next((p for p in _get(report, "projections", []) if _get(p, "workflow") == wf), None)
+    wf = report.recommendation.workflow
+    proj = next((p for p in report.projections if p.workflow == wf), None)
     if proj is None:
         return []
-    where = _get(proj, "accelerator") or _get(proj, "target")
+    where = proj.accelerator or proj.target
     name = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "MindSpore"}.get(wf, wf)
-    stage = "Production" if wf == "hybrid" else "Training"
-    main = stack_for_path(
-        kb, _get(proj, "path"), f"{stage}: {name} on {where} x{_get(proj, 'devices', 1)} ({_get(proj, 'path')})"
-    )
+    work = report.requirements.workload
+    stage = "Serving" if work is not None and work.kind == "inference" else "Training"
+    stage = "Production" if wf == "hybrid" else stage
+    main = stack_for_path(kb, proj.path, f"{stage}: {name} on {where} x{proj.devices} ({proj.path})")
     out = [main] if main is not None else []
     if wf == "hybrid":
-        available = list(_get(_get(_get(report, "requirements"), "hardware"), "available", []) or [])
+        available = list(report.requirements.hardware.available)
         proto = "pytorch-cuda" if "nvidia" in available else "pytorch-cpu"
         python = next((c.version for c in (main.components if main else []) if c.name == "Python"), None)
         st = stack_for_path(

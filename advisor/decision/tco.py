@@ -10,12 +10,17 @@ MindSpore in practice" §1.3: cards x power + 20%.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Literal, Optional, TYPE_CHECKING, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import Evidence, Span, kb_evidence, req_evidence
+from knowledge.models import Accelerator, CostAssumption, KnowledgeBase, Sourced, SourcedRange
+
+if TYPE_CHECKING:  # the projection and the requirements import the cost model, not the other way
+    from advisor.decision.projections import Projection
+    from advisor.requirements import Requirements
 
 
 class CostItem(BaseModel):
@@ -57,23 +62,23 @@ class TotalCost(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
-def _cost(kb: Any, kind: str) -> Optional[Any]:
+def _cost(kb: Optional[KnowledgeBase], kind: str) -> Optional[CostAssumption]:
     if kb is None:
         return None
     entries = sorted(kb.costs_for(kind), key=lambda c: c.id)
     return entries[0] if entries else None
 
 
-def _range(value: Any) -> tuple[float, float]:
+def _range(value: Union[Sourced, SourcedRange]) -> tuple[float, float]:
     return (value.low, value.high) if hasattr(value, "low") else (value.value, value.value)
 
 
 def total_cost(
-    proj: Any,
+    proj: Projection,
     hours: list[float],
-    req: Any,
-    kb: Any,
-    acc: Any,
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    acc: Optional[Accelerator],
     k: Consts = DEFAULT,
     parts_hours: Optional[list[tuple[str, float, float]]] = None,
     excluded: str = "",

@@ -14,13 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.evidence import Evidence, sourced_evidence
 from advisor.decision.workload import Shape, train_flops_per_token
 from knowledge.models import Accelerator, KnowledgeBase, MfuReference, Record
 
-# assumption: one reference says little about the spread; +-25% is the spread of the 910B's own four
-# MindFormers rows (0.47-0.70 of peak) around their middle.
-SINGLE_REFERENCE_WIDEN = 0.25
 SIXTEEN_BIT = ("bf16", "fp16")
 
 
@@ -57,7 +55,7 @@ def reference_mfu(ref: MfuReference, kb: KnowledgeBase) -> Optional[tuple[float,
 
 
 def mfu_range(
-    kb: KnowledgeBase, acc: Accelerator, precision: str, family: str = "transformer-decoder"
+    kb: KnowledgeBase, acc: Accelerator, precision: str, family: str = "transformer-decoder", k: Consts = DEFAULT
 ) -> Optional[MfuRange]:
     """The MFU range for this accelerator, precision and family, from the closest matched references."""
     if precision not in SIXTEEN_BIT:
@@ -79,11 +77,9 @@ def mfu_range(
     low, high = min(m[0] for _, m in spans), max(m[1] for _, m in spans)
     out = MfuRange(low, high, [r for r, _ in spans], basis)
     if len(spans) == 1:
-        mid = (low + high) / 2
-        out.low, out.high = min(low, mid * (1 - SINGLE_REFERENCE_WIDEN)), max(high, mid * (1 + SINGLE_REFERENCE_WIDEN))
-        out.notes.append(
-            f"a single MFU reference: widened by {SINGLE_REFERENCE_WIDEN:.0%} either side (SINGLE_REFERENCE_WIDEN)"
-        )
+        mid, widen = (low + high) / 2, k["SINGLE_REFERENCE_WIDEN"]
+        out.low, out.high = min(low, mid * (1 - widen)), max(high, mid * (1 + widen))
+        out.notes.append(f"a single MFU reference: widened by {widen:.0%} either side (SINGLE_REFERENCE_WIDEN)")
     for r, m in spans:
         value = r.mfu if r.mfu is not None else r.tokens_per_second_per_device
         assert value is not None

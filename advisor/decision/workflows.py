@@ -10,9 +10,10 @@ peak to the anchor chip, so the comparison is like with like and says so (`Route
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
 from advisor.requirements import Requirements
+from knowledge.models import Accelerator, Framework, KnowledgeBase, Sourced
 
 WORKFLOWS: tuple[str, ...] = ("pytorch", "mindspore", "hybrid")
 VENDOR_OF_TARGET = {"nvidia": "nvidia", "ascend": "huawei", "cpu": "generic"}
@@ -25,7 +26,7 @@ class Route:
     target: str
     path: str
     native: bool
-    accelerator: Optional[Any] = None
+    accelerator: Optional[Accelerator] = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     basis_note: str = ""
 
@@ -62,13 +63,13 @@ def device_kind(device: str) -> str:
     return "cpu"
 
 
-def training_capable(acc: Any) -> bool:
+def training_capable(acc: Accelerator) -> bool:
     """An accelerator that can train: the knowledge base's `training_capable` field (False for
     inference parts such as the Ascend 310 family and the Atlas 300I cards)."""
     return bool(acc.training_capable)
 
 
-def peak_of(acc: Any) -> Optional[Any]:
+def peak_of(acc: Accelerator) -> Optional[Sourced]:
     return acc.fp16_tflops or acc.bf16_tflops or acc.fp32_tflops
 
 
@@ -76,7 +77,7 @@ def _article(word: str) -> str:
     return "an" if word[0] in "aeiou" else "a"
 
 
-def _default_accelerator(kb: Any, vendor: str) -> Optional[Any]:
+def _default_accelerator(kb: KnowledgeBase, vendor: str) -> Optional[Accelerator]:
     candidates = [a for a in kb.accelerators if a.vendor == vendor and training_capable(a)]
     if not candidates:
         return None
@@ -84,7 +85,7 @@ def _default_accelerator(kb: Any, vendor: str) -> Optional[Any]:
     return max(candidates, key=lambda a: (refs[a.id], a.year or 0, a.id))
 
 
-def _nearest_peak(kb: Any, vendor: str, anchor: Any) -> Optional[Any]:
+def _nearest_peak(kb: KnowledgeBase, vendor: str, anchor: Accelerator) -> Optional[Accelerator]:
     """The vendor's training chip nearest in peak to `anchor` (like with like across vendors)."""
     anchor_peak = peak_of(anchor)
     candidates = [a for a in kb.accelerators if a.vendor == vendor and training_capable(a) and peak_of(a) is not None]
@@ -93,7 +94,7 @@ def _nearest_peak(kb: Any, vendor: str, anchor: Any) -> Optional[Any]:
     return min(candidates, key=lambda a: (abs(peak_of(a).value - anchor_peak.value), -(a.year or 0), a.id))
 
 
-def fleet_view(req: Requirements, kb: Any, target: str) -> Requirements:
+def fleet_view(req: Requirements, kb: Optional[KnowledgeBase], target: str) -> Requirements:
     """The requirements as the workflow training on `target` sees them: with several fleets
     (`hardware.accelerators`), the fleet of that target's vendor becomes `accelerator` x `devices`
     (issue 25, part 7: each workflow uses the fleet it would really use). Unchanged otherwise."""
@@ -101,22 +102,25 @@ def fleet_view(req: Requirements, kb: Any, target: str) -> Requirements:
     if not fleets or kb is None or target not in VENDOR_OF_TARGET:
         return req
     vendor = VENDOR_OF_TARGET[target]
+    serves = req.workload is not None and req.workload.kind == "inference"  # inference parts serve it
     for fleet in fleets:
         acc = kb.find_accelerator(fleet.kind)
-        if acc is not None and acc.vendor == vendor and training_capable(acc):
+        if acc is not None and acc.vendor == vendor and (serves or training_capable(acc)):
             hw = req.hardware.model_copy(update={"accelerator": fleet.kind, "devices": fleet.count})
             return req.model_copy(update={"hardware": hw})
     return req
 
 
-def fleet_note(req: Requirements, kb: Any, target: str) -> Optional[str]:
+def fleet_note(req: Requirements, kb: Optional[KnowledgeBase], target: str) -> Optional[str]:
     view = fleet_view(req, kb, target)
     if view is req:
         return None
     return f"fleet used: {view.hardware.devices} x {view.hardware.accelerator} (hardware.accelerators)"
 
 
-def resolve_accelerator(req: Requirements, target: str, kb: Any, anchor: Any = None) -> tuple[Optional[Any], list[str]]:
+def resolve_accelerator(
+    req: Requirements, target: str, kb: Optional[KnowledgeBase], anchor: Optional[Accelerator] = None
+) -> tuple[Optional[Accelerator], list[str]]:
     """The knowledge-base accelerator for a target kind: the one the team named if it is of that kind;
     else, beside an `anchor` of the other vendor (undecided target), the chip nearest it in peak; else
     the vendor's training chip with the most reference measurements (an assumption, said so)."""
@@ -143,7 +147,7 @@ def resolve_accelerator(req: Requirements, target: str, kb: Any, anchor: Any = N
     return chosen, [f"{why}: assumed {chosen.name} for {target} training{how}"]
 
 
-def mindspore_gpu_support(kb: Any) -> tuple[bool, Optional[str], Optional[Any]]:
+def mindspore_gpu_support(kb: Optional[KnowledgeBase]) -> tuple[bool, Optional[str], Optional[Framework]]:
     """Does the newest MindSpore in the knowledge base run on CUDA GPUs? (supported, last gpu version, entry)"""
     fw = next((f for f in getattr(kb, "frameworks", []) if f.id == "mindspore"), None)
     if fw is None or not fw.versions:
@@ -164,7 +168,7 @@ def _version_key(text: str) -> tuple:
     return tuple(parts)
 
 
-def routes(req: Requirements, kb: Any) -> dict[str, Route]:
+def routes(req: Requirements, kb: Optional[KnowledgeBase]) -> dict[str, Route]:
     """Each workflow's (framework, target, path, accelerator), once."""
     targets = {wf: target_for(wf, req) for wf in WORKFLOWS}
     undecided = req.hardware.training_target == "undecided"

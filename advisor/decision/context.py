@@ -1,0 +1,49 @@
+"""What the scores are made from that no constant moves: the requirements as knowledge-base
+conditions, the routes, the projections, the applicable pitfalls and the judged probe evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from advisor.decision.accuracy import AccuracyEvidence
+from advisor.decision.projections import Projection
+from advisor.decision.workflows import Route
+from advisor.requirements import Requirements
+from knowledge.models import KnowledgeBase
+
+LEVEL_RANK = {"none": 0, "preferred": 1, "required": 2}
+
+
+def conditions(req: Requirements) -> dict:
+    """The dict knowledge-base conditions are evaluated over: the old `domestic_substitution` reads as
+    the stricter of the two mandates, `custom_cuda_ops` as any custom kernel counted."""
+    d = req.as_conditions()
+    n = req.needs
+    d["needs"]["domestic_substitution"] = max((n.hardware_mandate, n.framework_mandate), key=LEVEL_RANK.__getitem__)
+    d["model"]["custom_cuda_ops"] = req.model.kernel_count > 0
+    return d
+
+
+@dataclass
+class Context:
+    """Everything the scores are made from that does not depend on the constants."""
+
+    req: Requirements
+    kb: Optional[KnowledgeBase]
+    scan: Optional[dict]
+    req_dict: dict
+    routes: dict[str, Route]
+    best: dict[str, Projection]
+    compared: dict[str, Projection]
+    basis: str
+    weights: list
+    wmap: dict[str, float]
+    pitfalls: dict[str, list] = field(default_factory=dict)
+    comparisons: list[dict] = field(default_factory=list)
+    fixed: dict[str, dict] = field(default_factory=dict)
+    """criteria that no constant moves (ecosystem, debugging), worked out once"""
+    deploy: list[dict] = field(default_factory=list)
+    """the deployment probe's evidence rows (advisor.decision.deployment), measured on the probe's host"""
+    accuracy: Optional[AccuracyEvidence] = None
+    """the accuracy probe's judged gaps (advisor.decision.accuracy): measured evidence for migration risk"""

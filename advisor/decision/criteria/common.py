@@ -1,0 +1,60 @@
+"""Helpers the criteria share: skill levels, clamping, range text, knowledge-base aspect ratings, and
+the hybrid's share of work done in PyTorch."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from advisor.decision.constants import Consts
+from advisor.decision.evidence import Evidence, kb_evidence
+from advisor.requirements import SKILL_LEVELS
+from knowledge.models import EcosystemEntry, KnowledgeBase
+
+# Evidence and note a criterion gives with its score.
+Scored = tuple[float, list[Evidence], str]
+
+# Hybrid = prototype in PyTorch, then train and serve with MindSpore (seed 000, "两个都要用的场景").
+# Share of the work done in the PyTorch stack, per project stage, where a criterion mixes both stacks:
+# a research project lives mostly in the prototype, a production one mostly in MindSpore (assumption).
+HYBRID_PYTORCH_SHARE = {
+    "research": {"ecosystem": 0.7, "debugging": 0.8, "team": 0.6},
+    "prototype": {"ecosystem": 0.6, "debugging": 0.7, "team": 0.5},
+    "production": {"ecosystem": 0.3, "debugging": 0.35, "team": 0.3},
+}
+
+
+def skill(level: str) -> int:
+    return SKILL_LEVELS.index(level)
+
+
+def clamp(x: float) -> float:
+    return max(0.0, min(100.0, x))
+
+
+def range_text(low: float, high: float, unit: str = "", prefix: str = "") -> str:
+    """'1.37-5.47', or one value when both ends read the same ('39,011', not '39,011-39,011')."""
+
+    def sig(x: float) -> str:
+        return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+    a, b = sig(low), sig(high)
+    return f"{prefix}{a}" + ("" if a == b else f"-{b}") + (f" {unit}" if unit else "")
+
+
+def _ecosystem_entries(kb: Optional[KnowledgeBase], framework: str, aspect: str) -> list[EcosystemEntry]:
+    if kb is None:
+        return []
+    return sorted((e for e in kb.ecosystem if e.framework == framework and e.aspect == aspect), key=lambda e: e.id)
+
+
+def aspect_score(kb: Optional[KnowledgeBase], framework: str, aspect: str) -> tuple[Optional[float], list[Evidence]]:
+    entries = _ecosystem_entries(kb, framework, aspect)
+    if not entries:
+        return None, []
+    value = sum(e.score for e in entries) / len(entries) * 20
+    return value, [kb_evidence(e, f"{framework} {aspect}: {e.score}/5: {e.statement}", e.score) for e in entries]
+
+
+def hybrid_share(stage: str, criterion: str, k: Consts) -> float:
+    """The hybrid's share of `criterion`'s work done in PyTorch: the table above x HYBRID_SHARE_SCALE."""
+    return min(1.0, HYBRID_PYTORCH_SHARE[stage][criterion] * k["HYBRID_SHARE_SCALE"])

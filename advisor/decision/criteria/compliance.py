@@ -1,0 +1,66 @@
+"""Compliance: domestic substitution, hardware and framework mandates scored apart."""
+
+from __future__ import annotations
+
+from advisor.decision.constants import Consts
+from advisor.decision.context import Context
+from advisor.decision.criteria.common import Scored, clamp
+from advisor.decision.evidence import req_evidence
+from advisor.requirements import Requirements
+
+
+def mandate_field(req: Requirements, which: str) -> str:
+    explicit = req.needs.domestic_hardware if which == "hardware" else req.needs.domestic_framework
+    level = req.needs.hardware_mandate if which == "hardware" else req.needs.framework_mandate
+    return f"needs.domestic_{which}={level}" if explicit is not None else f"needs.domestic_substitution={level}"
+
+
+def compliance_score(wf: str, ctx: Context, k: Consts) -> Scored:
+    """Domestic substitution, split into hardware (training hardware and deployment targets) and
+    framework: each part counts only where the team has that mandate."""
+    req, route = ctx.req, ctx.routes[wf]
+    hw_level, fw_level = req.needs.hardware_mandate, req.needs.framework_mandate
+    ev = [
+        req_evidence("needs.domestic_hardware", hw_level, f"domestic hardware {hw_level}"),
+        req_evidence("needs.domestic_framework", fw_level, f"domestic framework {fw_level}"),
+    ]
+    if hw_level == "none" and fw_level == "none":
+        return 100.0, ev, "no domestic-substitution requirement"
+    hw = {"ascend": 1.0, "cpu": 0.5, "nvidia": 0.0}[route.target]
+    fw = 1.0 if route.framework == "mindspore" else 0.0
+    dep = sum(1 for t in req.deployment.targets if t != "nvidia-server") / len(req.deployment.targets)
+    parts = []
+    if hw_level != "none":
+        parts += [
+            (hw, k["COMPLIANCE_HARDWARE_WEIGHT"], f"hardware {hw:.1f}"),
+            (dep, k["COMPLIANCE_DEPLOYMENT_WEIGHT"], f"non-NVIDIA deployment {dep:.2f}"),
+        ]
+    if fw_level != "none":
+        parts.append((fw, k["COMPLIANCE_FRAMEWORK_WEIGHT"], f"domestic framework {fw:.0f}"))
+    den = sum(w for _, w, _ in parts) or 1.0
+    score = 100 * sum(v * w for v, w, _ in parts) / den
+    note = " + ".join(f"{text} x{w / den:.2f}" for _, w, text in parts)
+    note += (
+        " (shares "
+        + ", ".join(
+            n
+            for n, lv in (
+                ("COMPLIANCE_HARDWARE_WEIGHT", hw_level),
+                ("COMPLIANCE_DEPLOYMENT_WEIGHT", hw_level),
+                ("COMPLIANCE_FRAMEWORK_WEIGHT", fw_level),
+            )
+            if lv != "none"
+        )
+        + ")"
+    )
+    # Every deduction is named in the note, so the score can be recomputed from what the report says.
+    if wf == "hybrid" and fw_level != "none":
+        pen = k["HYBRID_COMPLIANCE_REQUIRED"] if fw_level == "required" else k["HYBRID_COMPLIANCE_PREFERRED"]
+        if pen:
+            score -= pen
+            note += f"; -{pen:g} for the PyTorch prototype stage"
+    if "required" in (hw_level, fw_level) and score < 100:
+        score -= k["COMPLIANCE_UNMET_PENALTY"]
+        note += f"; -{k['COMPLIANCE_UNMET_PENALTY']:g} as substitution is required but not fully met"
+    ev.append(req_evidence("hardware.training_target", route.target, f"production training on {route.target}"))
+    return clamp(score), ev, note

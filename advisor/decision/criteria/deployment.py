@@ -1,0 +1,109 @@
+"""Deployment: how well each workflow's framework reaches every deployment target (first-party path,
+export/conversion, knowledge-base rating), with the deployment probe's measurement where it applies."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+from advisor.decision.constants import Consts
+from advisor.decision.context import Context
+from advisor.decision.criteria.common import Scored, aspect_score, clamp
+from advisor.decision.evidence import Evidence, req_evidence
+from knowledge.models import KnowledgeBase
+
+# The first-party framework for each deployment target (seed 000, "模型部署对比": MindIR + Lite is the
+# native path on Ascend servers and edge devices; ONNX/TensorRT is PyTorch's mature path on NVIDIA).
+NATIVE_DEPLOYMENT = {"nvidia-server": "pytorch", "ascend-server": "mindspore", "edge-ascend": "mindspore"}
+EDGE_TARGETS = (
+    "edge-ascend",
+    "mobile",
+)  # deploying through an export/convert step (ONNX, ATC): it works, with operator gaps
+
+
+def _kb_deployment_fit(framework: str, target: str, kb: Optional[KnowledgeBase], k: Consts) -> Scored:
+    native = NATIVE_DEPLOYMENT.get(target)
+    if native == framework:
+        return k["NATIVE_FIT"], [], f"{target}: first-party path"
+    if native is not None:
+        return k["CONVERSION_FIT"], [], f"{target}: via export/conversion (CONVERSION_FIT)"
+    value, ev = aspect_score(kb, framework, "deployment")
+    if value is None:
+        return (
+            k["UNKNOWN_DEPLOYMENT_FIT"],
+            [],
+            f"{target}: no deployment entry in the knowledge base (UNKNOWN_DEPLOYMENT_FIT)",
+        )
+    return value, ev, f"{target}: knowledge-base deployment score"
+
+
+def deployment_fit(framework: str, target: str, ctx: Context, k: Consts) -> Scored:
+    """The knowledge-base / constant fit of `target`, with the deployment probe's measurement where it
+    applies: on a CPU server the measured path (ONNX Runtime, MindIR) is the evidence itself; for an
+    accelerator target a CPU measurement only shows whether the export works at all, so it caps the
+    fit when every measured export path of the framework failed and otherwise only adds evidence."""
+    value, ev, note = _kb_deployment_fit(framework, target, ctx.kb, k)
+    rows = [
+        r for r in ctx.deploy if r.get("framework") == framework and r.get("measured") and r.get("score") is not None
+    ]
+    if not rows:
+        return value, ev, note
+    best = max(rows, key=lambda r: r["score"])
+    measured = [
+        Evidence(
+            kind="measured",
+            ref=f"deploy:{r['framework']}->{r['target']}",
+            value=r["score"],
+            detail=f"{r['framework']} -> {r['target']}: {r['score']}/100 ({r['note']})",
+        )
+        for r in rows
+    ]
+    if target == "cpu-server":
+        return float(best["score"]), measured, f"{target}: measured here, best path {framework} -> {best['target']}"
+    if best["score"] < k["EXPORT_WORKS_SCORE"]:
+        return (
+            min(value, float(best["score"])),
+            ev + measured,
+            (f"{note}; capped: every {framework} export path measured here scored below {k['EXPORT_WORKS_SCORE']:g}"),
+        )
+    return value, ev + measured, f"{note}; export paths work here (measured, CPU)"
+
+
+def deployment_score(wf: str, ctx: Context, k: Consts) -> Scored:
+    req = ctx.req
+    framework = ctx.routes[wf].framework
+    scores, notes = [], []
+    ev = [
+        req_evidence(
+            "deployment.targets",
+            list(req.deployment.targets),
+            f"deploys {framework} models to {', '.join(req.deployment.targets)}",
+        )
+    ]
+    for target in req.deployment.targets:
+        value, tev, note = deployment_fit(framework, target, ctx, k)
+        scores.append(value)
+        ev.extend(tev)
+        notes.append(f"{note} {value:.0f}")
+    score = sum(scores) / len(scores)
+    if wf == "hybrid" and any(t in EDGE_TARGETS for t in req.deployment.targets):
+        score -= k["HYBRID_EDGE_PENALTY"]
+        ev.append(
+            req_evidence(
+                "deployment.targets",
+                list(req.deployment.targets),
+                "edge targets: operator support found only at conversion of the PyTorch-designed model",
+            )
+        )
+        notes.append(
+            f"-{k['HYBRID_EDGE_PENALTY']:g} edge runtime constraints invisible while prototyping (HYBRID_EDGE_PENALTY)"
+        )
+    if req.needs.edge_cloud and framework == "pytorch":
+        score -= k["EDGE_CLOUD_PYTORCH_PENALTY"]
+        ev.append(
+            req_evidence(
+                "needs.edge_cloud", True, "train in the cloud, infer on devices: two toolchains on a PyTorch stack"
+            )
+        )
+        notes.append(f"-{k['EDGE_CLOUD_PYTORCH_PENALTY']:g} edge-cloud on two toolchains")
+    return clamp(score), ev, "; ".join(notes)

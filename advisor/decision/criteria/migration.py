@@ -1,0 +1,253 @@
+"""Migration: hours of migration/adaptation work part by part (pitfalls, porting, kernels, dynamic
+shapes, parallelism set-up), their schedule against the deadline, and the measured accuracy gap."""
+
+from __future__ import annotations
+
+from advisor.decision.constants import CONSTANTS, Consts
+from advisor.decision.context import Context
+from advisor.decision.criteria.common import Scored, clamp, range_text
+from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_kernels, scan_role_parts
+from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
+from advisor.decision.pitfalls import pitfall_hours, pitfall_mid, ports_pytorch_code
+from advisor.decision.risks import PORTING, likelihood, project_of
+from advisor.decision.schedule import Schedule, pressure_penalty, schedule
+from advisor.requirements import Requirements
+
+# Re-implementing a validated PyTorch model in MindSpore and checking that its loss matches, before
+# any hazard: "ResNet-18 took an afternoon" (seed 002, 6.1), "a few hundred lines: half a day if you
+# know both" (seed 004, 3.3), complex models are "manual labour". Hours (low, high) per model family;
+# replaced by the code scan's estimate when model.code_path is given.
+PORT_BASE_HOURS = {
+    "cnn": (4.0, 16.0),
+    "transformer": (8.0, 40.0),
+    "rnn": (8.0, 32.0),
+    "gnn": (16.0, 60.0),
+    "other": (8.0, 40.0),
+}
+# Risk the code scan finds (custom extensions, data-dependent control flow...) beyond its hours: the constants.
+SCAN_RISK_PENALTY = {"medium": "SCAN_RISK_MEDIUM_PENALTY", "high": "SCAN_RISK_HIGH_PENALTY"}
+
+
+def migration_parts(
+    wf: str, ctx: Context, k: Consts
+) -> tuple[list[tuple[str, float, float]], list[Evidence], list[str]]:
+    """Hours of migration/adaptation work, part by part (label, low, high), with evidence and notes.
+    The MIGRATION_HOURS_FACTOR scales the whole estimate (the sensitivity analysis moves it)."""
+    req, kb, scan = ctx.req, ctx.kb, ctx.scan
+    route = ctx.routes[wf]
+    scan_used = scan is not None and ports_pytorch_code(wf, req)
+    ports = ports_pytorch_code(wf, req)
+    parts: list[tuple[str, float, float]] = []
+    ev: list[Evidence] = []
+    notes: list[str] = []
+    p_low = p_high = 0.0
+    kernel_pitfall = False
+    for p in ctx.pitfalls[wf]:
+        hours = pitfall_hours(p)
+        if hours is None:
+            continue
+        if scan_used and p.scan_kinds:
+            continue  # the scan measured these hazards in the team's own code
+        if not ports and p.scan_kinds and not p.applies_when and wf != "pytorch":
+            continue  # hazards of porting PyTorch code; new MindSpore code has none to port
+        if wf == "mindspore" and req.model.source == "mindspore-code" and p.id in PORTING:
+            continue  # the team's code is MindSpore already: the PyTorch->MindSpore porting is paid
+        kernel_pitfall = kernel_pitfall or any("custom_cuda_ops" in c for c in p.applies_when)
+        p_low += hours[0]
+        p_high += hours[1]
+        ev.append(sourced_evidence(p.id, p.effort_hours or p.hours, f"{p.title}: {hours[0]:g}-{hours[1]:g} h"))
+    parts.append(("known pitfalls", p_low, p_high))
+    if scan_used:
+        s_low, s_high = (scan.get("effort_hours") or [0, 0])[:2]
+        roles = scan_role_parts(scan)
+        parts += roles or [("port (code scan)", float(s_low), float(s_high))]
+        ev.append(
+            req_evidence(
+                "model.code_path",
+                req.model.code_path,
+                f"scan of the team's code: {len(scan.get('hazards') or [])} hazards, {s_low:g}-{s_high:g} h, risk {scan.get('risk')}",
+            )
+        )
+        excluded = excluded_scan_text(scan)
+        if roles:
+            notes.append(
+                "port by role (code scan): "
+                + ", ".join(
+                    f"{n.split(': ', 1)[1].removesuffix(' (code scan)')} {range_text(a, b, 'h')}" for n, a, b in roles
+                )
+                + (f"; {excluded}" if excluded else "")
+            )
+    elif ports and not serves_only(req):
+        base = PORT_BASE_HOURS[req.model.family]
+        parts.append(("port (re-implement and check the model)", base[0], base[1]))
+        ev.append(
+            req_evidence(
+                "model.family",
+                req.model.family,
+                f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)",
+            )
+        )
+    if req.model.source == "mindspore-code" and wf in ("pytorch", "hybrid") and not serves_only(req):
+        # existing MindSpore code moves to PyTorch: re-implementation + the differing APIs read in reverse
+        base = PORT_BASE_HOURS[req.model.family]
+        differs = [m for m in (kb.api_mappings if kb is not None else []) if m.mapping == "differs" and m.effort_hours]
+        share = k["REVERSE_PORT_API_SHARE"]
+        r_low = base[0] + share * sum(m.effort_hours.low for m in differs)
+        r_high = base[1] + share * sum(m.effort_hours.high for m in differs)
+        parts.append(("port the MindSpore code to PyTorch (api-mappings in reverse)", r_low, r_high))
+        ev.append(
+            req_evidence(
+                "model.source",
+                req.model.source,
+                f"existing MindSpore code to PyTorch: {base[0]:g}-{base[1]:g} h re-implementation + "
+                f"{share:g} (REVERSE_PORT_API_SHARE) x {len(differs)} differing APIs' effort = {r_low:.0f}-{r_high:.0f} h",
+            )
+        )
+    # Custom CUDA kernels leave CUDA on every route but PyTorch on NVIDIA: each one is re-written as an
+    # Ascend custom operator. The pitfall covers the first; the scan's count wins when it is larger.
+    kernels = max(req.model.kernel_count, scan_kernels(scan) if scan_used else 0)
+    if kernels and not (route.framework == "pytorch" and route.target == "nvidia"):
+        extra = kernels - 1 if kernel_pitfall else kernels
+        if extra > 0:
+            lo, hi = extra * k["CUSTOM_KERNEL_HOURS_LOW"], extra * k["CUSTOM_KERNEL_HOURS_HIGH"]
+            parts.append((f"{extra} more custom CUDA kernel(s)", lo, hi))
+            ev.append(
+                req_evidence(
+                    "model.custom_cuda_kernels",
+                    kernels,
+                    f"{kernels} custom CUDA kernels: {extra} beyond the pitfall's first, "
+                    f"{k['CUSTOM_KERNEL_HOURS_LOW']:g}-{k['CUSTOM_KERNEL_HOURS_HIGH']:g} h each",
+                )
+            )
+    if req.model.dynamic_shapes and route.framework == "mindspore":
+        lo, hi = k["DYNAMIC_SHAPES_HOURS_LOW"], k["DYNAMIC_SHAPES_HOURS_HIGH"]
+        parts.append(("dynamic shapes for Graph mode", lo, hi))
+        ev.append(
+            req_evidence(
+                "model.dynamic_shapes", True, f"bucketing inputs so Graph mode compiles a few shapes: {lo:g}-{hi:g} h"
+            )
+        )
+    fit = ctx.best[wf].memory
+    if fit is not None and fit.must_split:
+        if route.framework == "pytorch":
+            lo, hi = k["PARALLEL_SETUP_PYTORCH_LOW"], k["PARALLEL_SETUP_PYTORCH_HIGH"]
+            parts.append((f"parallelism set-up by hand ({fit.strategy})", lo, hi))
+            ev.append(
+                req_evidence(
+                    "model.parameters_millions",
+                    req.model.parameters_millions,
+                    f"the model must be split ({fit.strategy}): FSDP/DeepSpeed/Megatron set-up {lo:g}-{hi:g} h",
+                )
+            )
+        else:
+            lo, hi = k["PARALLEL_SETUP_MINDSPORE_LOW"], k["PARALLEL_SETUP_MINDSPORE_HIGH"]
+            parts.append((f"parallelism set-up with MindSpore auto-parallel ({fit.strategy})", lo, hi))
+            ev.append(
+                req_evidence(
+                    "model.parameters_millions",
+                    req.model.parameters_millions,
+                    f"the model must be split: MindSpore's automatic parallelism writes much of it ({lo:g}-{hi:g} h)",
+                )
+            )
+            notes.append(f"MindSpore auto-parallel credit: {CONSTANTS['PARALLEL_SETUP_MINDSPORE_LOW'].source}")
+            if fit.strategy == "model-parallel":
+                lo, hi = k["AUTO_PARALLEL_LIMIT_LOW"], k["AUTO_PARALLEL_LIMIT_HIGH"]
+                parts.append(("auto-parallel limits: strategy search, semi-automatic split by hand", lo, hi))
+                notes.append(f"auto-parallel limits: {CONSTANTS['AUTO_PARALLEL_LIMIT_LOW'].source}")
+    factor = k["MIGRATION_HOURS_FACTOR"]
+    if factor != 1.0:
+        parts = [(n, a * factor, b * factor) for n, a, b in parts]
+    if kb is None and not scan_used:
+        ev.append(req_evidence("model.source", req.model.source, "no knowledge base: pitfall hours unknown"))
+    return parts, ev, notes
+
+
+def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]], k: Consts) -> float:
+    """Expected migration hours: each charged pitfall's middle x the register's likelihood for this
+    project, the other parts at their middle (scaled like the full range by MIGRATION_HOURS_FACTOR)."""
+    p = project_of(ctx.req, ctx.best[wf].memory)
+    charged = sum((h[0] + h[1]) / 2 for name, *h in parts if name == "known pitfalls")
+    others = sum((lo + hi) / 2 for name, lo, hi in parts if name != "known pitfalls")
+    full = sum(m for m in (pitfall_mid(x) for x in ctx.pitfalls[wf]) if m is not None)
+    weighted = sum(
+        m * likelihood(x.id, list(x.applies_when), p, wf) for x in ctx.pitfalls[wf] if (m := pitfall_mid(x)) is not None
+    )
+    share = weighted / full if full > 0 else 0.0
+    return round(others + charged * share, 2)
+
+
+def migration_score(wf: str, ctx: Context, k: Consts) -> tuple[Scored, list[float], Schedule]:
+    req, scan = ctx.req, ctx.scan
+    parts, ev, notes = migration_parts(wf, ctx, k)
+    low, high = sum(p[1] for p in parts), sum(p[2] for p in parts)
+    t = ctx.best[wf].time_to_train_hours
+    sched = schedule(
+        wf, parts, req.team.size, req.constraints.deadline_weeks, k, (t.low, t.high) if t is not None else None
+    )
+    sched.expected_hours = _expected_hours(wf, ctx, parts, k)
+    capacity = req.team.size * k["HOURS_PER_WEEK"]
+    mid = (low + high) / 2
+    score = 100 * capacity / (capacity + mid)
+    note = f"{range_text(low, high, 'h')} of migration/adaptation work vs one team-week ({capacity:g} h)"
+    if scan is not None and ports_pytorch_code(wf, req):
+        name = SCAN_RISK_PENALTY.get(str(scan.get("risk")))
+        risk = k[name] if name else 0.0
+        if risk:
+            score -= risk
+            note += f"; -{risk:g} for the scan's {scan.get('risk')} risk"
+    score, note = _accuracy_risk(wf, ctx, k, score, note, ev)
+    pressure = pressure_penalty(sched, k)
+    if pressure > 0.005:
+        score -= pressure
+        note += f"; -{pressure:.1f} deadline pressure ({sched.pressure:.0%} of the {sched.allowed_hours:g} h allowed before the deadline)"
+    ev.append(req_evidence("team.size", req.team.size, f"one team-week = {capacity:g} h"))
+    if req.constraints.deadline_weeks is not None:
+        ev.append(
+            req_evidence(
+                "constraints.deadline_weeks",
+                req.constraints.deadline_weeks,
+                f"{sched.allowed_hours:g} h may go to migration",
+            )
+        )
+    if notes:
+        note += "; " + "; ".join(notes)
+    return (clamp(score), ev, note), [round(low, 2), round(high, 2)], sched
+
+
+def _accuracy_risk(wf: str, ctx: Context, k: Consts, score: float, note: str, ev: list[Evidence]) -> tuple[float, str]:
+    """A workflow that moves to MindSpore carries the measured cross-framework accuracy gap: beyond the
+    tolerance it costs ACCURACY_GAP_PENALTY points; within it, it is measured evidence that the
+    frameworks compute the same thing (no points: the hours to check the port stay in the estimate)."""
+    acc = ctx.accuracy
+    if acc is None or acc.verdict is None or ctx.routes[wf].framework != "mindspore":
+        return score, note
+    for g in acc.gaps:
+        ev.append(
+            Evidence(
+                kind="measured",
+                ref=f"accuracy:{g.a}-vs-{g.b}",
+                value=g.mean,
+                ci95=list(g.ci95),
+                spread=[min(g.per_seed), max(g.per_seed)],
+                detail=f"final test accuracy {g.line} (measured here, {g.verdict}; {acc.data})",
+            )
+        )
+    worst = next(g for g in acc.gaps if g.verdict == acc.verdict)
+    if acc.verdict == "differs":
+        pen = k["ACCURACY_GAP_PENALTY"]
+        score -= pen
+        note += (
+            f"; -{pen:g} for a measured accuracy gap beyond +-{acc.tolerance * 100:g} point "
+            f"({worst.line}; ACCURACY_GAP_PENALTY)"
+        )
+    elif acc.verdict == "same":
+        note += f"; accuracy measured the same here ({worst.line})"
+    else:
+        note += f"; accuracy gap measured but not decided ({worst.line})"
+    return score, note
+
+
+def serves_only(req: Requirements) -> bool:
+    """An inference-only product moves a trained model, not training code: the conversion chain (the
+    knowledge base's serving pitfalls) is its migration, not re-implementing the model."""
+    return req.workload is not None and req.workload.kind == "inference"

@@ -1,0 +1,133 @@
+"""One evaluation: every criterion for every workflow with a set of constants, the total cost, the
+schedule and the hard constraints. The sensitivity analysis re-runs only this."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.decision.constants import Consts
+from advisor.decision.context import Context
+from advisor.decision.criteria.common import Scored, clamp
+from advisor.decision.criteria.compliance import compliance_score, mandate_field
+from advisor.decision.criteria.cost import cost_scores
+from advisor.decision.criteria.deployment import deployment_score
+from advisor.decision.criteria.migration import migration_score
+from advisor.decision.criteria.performance import performance_score
+from advisor.decision.criteria.scan_parts import excluded_scan_text
+from advisor.decision.criteria.team import team_score
+from advisor.decision.memory import blocks
+from advisor.decision.pitfalls import ports_pytorch_code
+from advisor.decision.projections import WORKFLOWS
+from advisor.decision.schedule import Schedule
+from advisor.decision.scorecard import Criterion, WorkflowScore
+from advisor.decision.tco import TotalCost, total_cost
+from advisor.requirements import CRITERIA
+
+
+def weighted_total(criteria: list[Criterion]) -> float:
+    return sum(c.weight * c.score for c in criteria)
+
+
+@dataclass
+class Evaluation:
+    scores: list[WorkflowScore]
+    costs: dict[str, TotalCost]
+    schedules: dict[str, Schedule]
+
+    def top(self) -> str:
+        return rank(self.scores)[0].workflow
+
+
+def rank(scores: list[WorkflowScore]) -> list[WorkflowScore]:
+    order = {wf: i for i, wf in enumerate(WORKFLOWS)}
+    return sorted(scores, key=lambda s: (not s.eligible, -s.total, order[s.workflow]))
+
+
+def evaluate(ctx: Context, k: Consts) -> Evaluation:
+    partial: dict[str, dict[str, Scored]] = {}
+    hours: dict[str, list[float]] = {}
+    schedules: dict[str, Schedule] = {}
+    for wf in WORKFLOWS:
+        mig, hours[wf], schedules[wf] = migration_score(wf, ctx, k)
+        partial[wf] = {
+            "performance": performance_score(wf, ctx, k),
+            "ecosystem": ctx.fixed[wf]["ecosystem"],
+            "team": team_score(wf, ctx.req, k),
+            "migration": mig,
+            "deployment": deployment_score(wf, ctx, k),
+            "debugging": ctx.fixed[wf]["debugging"],
+            "compliance": compliance_score(wf, ctx, k),
+        }
+    costs = {
+        wf: total_cost(
+            ctx.compared[wf],
+            hours[wf],
+            ctx.req,
+            ctx.kb,
+            ctx.routes[wf].accelerator,
+            k,
+            parts_hours=[(p.name, p.hours[0], p.hours[1]) for p in schedules[wf].phases],
+            excluded=excluded_scan_text(ctx.scan) if ctx.scan is not None and ports_pytorch_code(wf, ctx.req) else "",
+        )
+        for wf in WORKFLOWS
+    }
+    for wf, cost in cost_scores(ctx, costs).items():
+        partial[wf]["cost"] = cost
+    scores = []
+    for wf in WORKFLOWS:
+        criteria = [
+            Criterion(
+                name=name,
+                weight=round(ctx.wmap[name], 6),
+                score=round(clamp(partial[wf][name][0]), 3),
+                evidence=partial[wf][name][1],
+                note=partial[wf][name][2],
+            )
+            for name in CRITERIA
+        ]
+        blocked = hard_constraints(wf, ctx, costs[wf], schedules[wf], k)
+        scores.append(
+            WorkflowScore(
+                workflow=wf,
+                total=round(weighted_total(criteria), 3),
+                eligible=not blocked,
+                blocked_by=blocked,
+                criteria=criteria,
+                pitfalls=[p.id for p in ctx.pitfalls[wf]],
+                migration_hours=hours[wf],
+            )
+        )
+    return Evaluation(scores, costs, schedules)
+
+
+def hard_constraints(wf: str, ctx: Context, cost: TotalCost, sched: Schedule, k: Consts) -> list[str]:
+    req, route, proj = ctx.req, ctx.routes[wf], ctx.best[wf]
+    blocked = []
+    foreign = []
+    if req.needs.framework_mandate == "required" and route.framework == "pytorch":
+        foreign.append((mandate_field(req, "framework"), "PyTorch framework"))
+    if req.needs.hardware_mandate == "required":
+        if route.target == "nvidia":
+            foreign.append((mandate_field(req, "hardware"), "NVIDIA training hardware"))
+        if "nvidia-server" in req.deployment.targets:
+            foreign.append((mandate_field(req, "hardware"), "NVIDIA deployment"))
+    for name in dict.fromkeys(f for f, _ in foreign):
+        blocked.append(f"{name}: production stack uses {', '.join(t for f, t in foreign if f == name)}")
+    if not proj.supported and req.hardware.training_target != "undecided":
+        blocked.append(f"hardware.training_target={req.hardware.training_target}: {proj.basis_detail}")
+    memory = blocks(proj.memory)
+    if memory:
+        blocked.append(memory)
+    budget = req.constraints.budget_usd
+    if budget is not None and cost.total_usd is not None and cost.total_usd.low > budget:
+        blocked.append(
+            f"constraints.budget_usd={budget:g}: costs at least ${cost.total_usd.low:,.0f} (total cost of ownership)"
+        )
+    if sched.fits == "no" and sched.finding and not sched.finding.startswith("the migration"):
+        blocked.append(f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: {sched.finding}")
+    elif sched.fits == "no":
+        blocked.append(
+            f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: migration needs at least {sched.hours[0]:g} h, "
+            f"more than {k['DEADLINE_SHARE']:.0%} of the team's time ({sched.allowed_hours:g} h)"
+        )
+    return blocked

@@ -1,0 +1,60 @@
+"""The knowledge-base pitfalls that apply to a workflow, their hours, and the list the report shows."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from advisor.decision.scorecard import PitfallItem
+from advisor.requirements import Requirements
+from knowledge.models import KnowledgeBase, Pitfall
+
+
+def pitfall_hours(p: Pitfall) -> Optional[tuple[float, float]]:
+    if p.effort_hours is not None:
+        return p.effort_hours.low, p.effort_hours.high
+    if p.hours is not None:
+        return p.hours.value, p.hours.value
+    return None
+
+
+def applicable_pitfalls(kb: Optional[KnowledgeBase], workflow: str, req_dict: dict) -> list[Pitfall]:
+    if kb is None:
+        return []
+    serving_only = (req_dict.get("workload") or {}).get("kind") == "inference"  # trains nothing: no training pitfall
+    return sorted(
+        (p for p in kb.pitfalls if workflow in p.workflows and p.applies(req_dict) and (p.serving or not serving_only)),
+        key=lambda p: p.id,
+    )
+
+
+def ports_pytorch_code(workflow: str, req: Requirements) -> bool:
+    """Does this workflow move PyTorch code to MindSpore? (hybrid always; mindspore for existing code)"""
+    return workflow == "hybrid" or (workflow == "mindspore" and req.model.source == "pytorch-code")
+
+
+def pitfall_mid(p: Pitfall) -> Optional[float]:
+    hours = pitfall_hours(p)
+    return None if hours is None else (hours[0] + hours[1]) / 2
+
+
+def pitfall_items(kb: Optional[KnowledgeBase], workflow: str, req_dict: dict) -> list[PitfallItem]:
+    items = []
+    for p in applicable_pitfalls(kb, workflow, req_dict):
+        hours = pitfall_hours(p)
+        items.append(
+            PitfallItem(
+                id=p.id,
+                title=p.title,
+                workflows=list(p.workflows),
+                symptom=p.symptom,
+                cause=p.cause,
+                fix=p.fix,
+                expected_hours=round((hours[0] + hours[1]) / 2, 2) if hours else None,
+                effort_hours=[p.effort_hours.low, p.effort_hours.high] if p.effort_hours else None,
+                hours_in_field_report=p.hours.value if p.hours else None,
+                conditions=list(p.applies_when),
+                source=p.source,
+                confidence=p.confidence,
+            )
+        )
+    return sorted(items, key=lambda x: (-(x.expected_hours or 0), x.id))

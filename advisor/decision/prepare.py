@@ -1,0 +1,193 @@
+"""Build the Context once per report: weights, routes, projections on a shared basis, pitfalls, the
+judged probe evidence and the assumptions the report lists."""
+
+from __future__ import annotations
+
+from typing import Optional, TYPE_CHECKING, Union
+
+from advisor.decision.accuracy import AccuracyEvidence
+from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
+from advisor.decision.context import Context, conditions
+from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
+from advisor.decision.deployment import deployment_evidence
+from advisor.decision.evidence import JsonDict, dump
+from advisor.decision.pitfalls import applicable_pitfalls
+from advisor.decision.projections import (
+    BASIS_RANK,
+    WORKFLOWS,
+    WORKLOAD_GFLOPS,
+    Projection,
+    common_basis,
+    device_kind,
+    ok_runs,
+    project,
+    project_all,
+    unusable_runs,
+)
+from advisor.decision.weights import resolve_weights
+from advisor.decision.workflows import Route, routes
+from advisor.requirements import Requirements
+
+if TYPE_CHECKING:  # the probes' result types, for the annotations only
+    from advisor.scan.models import ScanResult
+    from probes.accuracy.models import AccuracySuite
+    from probes.check.models import CheckReport, HostInfo
+    from probes.deploy.models import DeployResult
+    from probes.pipeline.models import PipelineSuite
+    from probes.scaling.models import ScalingResult
+    from probes.training.models import ProbeSuite
+    from advisor.decision.pipeline import PipelineBest, PipelineEvidence
+    from knowledge.models import KnowledgeBase
+
+MODEL_ASSUMPTIONS = (
+    "criterion scores are 0-100 per workflow; the total is their weighted mean (weights renormalised to 1)",
+    "migration effort sums the typical fix hours of the knowledge-base pitfalls that apply (plus re-implementing the model when PyTorch code is ported, "
+    "custom CUDA kernels, dynamic shapes and parallelism set-up when the model must be split); one team-week of it scores 50, less the deadline pressure",
+    "cost = total cost of ownership: the team's time on the project, compute (device-hours x the dated price), energy (owned hardware only) "
+    "and engineering (migration hours x day rate)",
+    f"confidence: high from a margin of {CONSTANTS['CONFIDENCE_HIGH_MARGIN'].value:g} points, medium from "
+    f"{CONSTANTS['CONFIDENCE_MEDIUM_MARGIN'].value:g}; one step lower for weak decisive "
+    "evidence, for a verdict that flips within a quarter of a weight or constant, and for a measured difference inside the noise",
+)
+
+
+def prepare(
+    req: Requirements,
+    host: Union[CheckReport, HostInfo, JsonDict, None],
+    suites: list[Union[ProbeSuite, JsonDict]],
+    kb: Optional[KnowledgeBase],
+    scan: Union[ScanResult, JsonDict, None],
+    scaling: Union[ScalingResult, JsonDict, None],
+    scaling_here: bool,
+    deploy: Union[DeployResult, JsonDict, None] = None,
+    accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None] = None,
+    pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None] = None,
+    k: Consts = DEFAULT,
+) -> tuple[Context, list[str]]:
+    req_dict = conditions(req)
+    weights = resolve_weights(req)
+    assumptions: list[str] = list(MODEL_ASSUMPTIONS)
+    if (
+        req.workload is not None
+        and req.workload.gflops_per_sample is None
+        and req.workload.model in WORKLOAD_GFLOPS
+        and req.workload.model != "lenet"
+    ):
+        assumptions.append(
+            f"workload {req.workload.model}: {WORKLOAD_GFLOPS[req.workload.model]:g} training GFLOPs per image (ImageNet-size 224x224 input); set workload.gflops_per_sample for other input sizes"
+        )
+    if kb is None:
+        assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
+    rs = routes(req, kb)
+    assumptions.extend(_host_notes(host, suites, rs))
+    target = req.hardware.training_target
+    if target not in ("undecided", *req.hardware.available):
+        assumptions.append(
+            f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training"
+        )
+    feeds = _pipeline_best(pipeline)
+    best = project_all(req, kb, suites, scaling, scaling_here, rs, k=k, pipeline=feeds)
+    basis = common_basis(best)
+    compared = {
+        wf: (
+            p
+            if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported
+            else project(
+                wf,
+                req,
+                kb,
+                suites,
+                basis_cap=basis,
+                scaling=scaling,
+                scaling_here=scaling_here,
+                route=rs[wf],
+                k=k,
+                pipeline=feeds,
+            )
+        )
+        for wf, p in best.items()
+    }
+    if any(p.basis != compared[wf].basis for wf, p in best.items()):
+        assumptions.append(
+            f"performance and cost compare workflows on the basis all of them share ({basis}); projections show each one's best basis"
+        )
+    for p in best.values():
+        for note in p.notes:
+            if note not in assumptions and ("assumed" in note or "undecided" in note):
+                assumptions.append(note)
+    assumptions.extend(_communication_notes(req, compared))
+    for run in unusable_runs(suites):
+        reasons = "; ".join(str(r) for r in run.get("quality_reasons") or []) or "no reason given"
+        assumptions.append(f"probe run {run.get('id')} is marked unusable ({reasons}): shown, never scored")
+    comparisons = [c for s in suites for c in (dump(s) or {}).get("comparisons") or [] if isinstance(c, dict)]
+    scan_doc = dump(scan) if scan is not None else None
+    ctx = Context(
+        req=req,
+        kb=kb,
+        scan=dict(scan_doc) if scan_doc is not None else None,
+        req_dict=req_dict,
+        routes=rs,
+        best=best,
+        compared=compared,
+        basis=basis,
+        weights=weights,
+        wmap={w.name: w.weight for w in weights},
+        pitfalls={wf: applicable_pitfalls(kb, wf, req_dict) for wf in WORKFLOWS},
+        comparisons=comparisons,
+        deploy=deployment_evidence(deploy) if deploy is not None else [],
+        accuracy=_accuracy(accuracy),
+    )
+    ctx.fixed = {
+        wf: {"ecosystem": ecosystem_score(wf, ctx, k), "debugging": debugging_score(wf, ctx, k)} for wf in WORKFLOWS
+    }
+    return ctx, assumptions
+
+
+def _accuracy(accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None]) -> Optional[AccuracyEvidence]:
+    """An AccuracySuite (or its JSON) judged; an already judged AccuracyEvidence as it is."""
+    from advisor.decision.accuracy import accuracy_evidence
+
+    if accuracy is None or isinstance(accuracy, AccuracyEvidence):
+        return accuracy
+    return accuracy_evidence(accuracy)
+
+
+def _pipeline_best(pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None]) -> dict[str, PipelineBest]:
+    """framework -> its fastest measured loader variant (advisor.decision.pipeline.PipelineBest)."""
+    from advisor.decision.pipeline import PipelineEvidence, pipeline_evidence
+
+    if pipeline is None:
+        return {}
+    judged = pipeline if isinstance(pipeline, PipelineEvidence) else pipeline_evidence(pipeline)
+    return {b.framework: b for b in judged.best}
+
+
+def _communication_notes(req: Requirements, projections: dict[str, Projection]) -> list[str]:
+    """One line on how the compared projections account for multi-device communication."""
+    if req.hardware.devices <= 1 and not req.needs.distributed_training:
+        return []
+    parts: dict[str, list[str]] = {}
+    for wf, p in projections.items():
+        if p.communication is not None and p.supported:
+            parts.setdefault(f"{p.communication.basis}: {p.communication.basis_detail}", []).append(wf)
+    if not parts:
+        return []
+    return [
+        f"multi-device training on {req.hardware.devices} device(s): "
+        + "; ".join(f"{'/'.join(wfs)} {text}" for text, wfs in parts.items())
+    ]
+
+
+def _host_notes(
+    host: Union[CheckReport, HostInfo, JsonDict, None], suites: list[Union[ProbeSuite, JsonDict]], rs: dict[str, Route]
+) -> list[str]:
+    """Say when this host could measure what is only projected (it has the target's hardware)."""
+    data = host.model_dump(mode="json") if hasattr(host, "model_dump") else (host or {})
+    vendors = {str(a.get("vendor", "")).lower() for a in data.get("accelerators") or [] if isinstance(a, dict)}
+    kinds = {"nvidia" if v == "nvidia" else "ascend" for v in vendors if v in ("nvidia", "huawei", "ascend")}
+    measured = {device_kind(r.get("device", "")) for r in ok_runs(suites)}
+    targets = {r.target for r in rs.values()}
+    return [
+        f"this host has {k} hardware but no probe results for it: run `advisor probe` (or --run-probes) to measure instead of projecting"
+        for k in sorted(kinds & targets - measured)
+    ]

@@ -1,0 +1,128 @@
+"""Sensitivity: the weight of each criterion, and the value of each searched constant, at which the
+top workflow would change."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from advisor.decision.constants import DEFAULT, Constant, Consts, searched
+from advisor.decision.context import Context
+from advisor.decision.evaluate import evaluate
+from advisor.decision.scorecard import ConstantSensitivity, SensitivityItem, WorkflowScore
+from advisor.requirements import CRITERIA
+
+
+def weight_sensitivity(scores: list[WorkflowScore], top: str) -> list[SensitivityItem]:
+    """For each criterion: the weight (others rescaled to keep the sum 1) at which `top` loses first place."""
+    pool = [s for s in scores if s.eligible] or scores
+    items = []
+    for i, name in enumerate(CRITERIA):
+        w0 = pool[0].criteria[i].weight
+        rest = 1 - w0
+
+        def line(s: WorkflowScore) -> tuple[float, float]:
+            r = (sum(c.weight * c.score for j, c in enumerate(s.criteria) if j != i) / rest) if rest > 0 else 0.0
+            return s.criteria[i].score, r  # total(w) = w*score + (1-w)*r
+
+        top_s = next(s for s in pool if s.workflow == top)
+        ts, tr = line(top_s)
+        best: Optional[tuple[float, str]] = None
+        for other in pool:
+            if other.workflow == top:
+                continue
+            os_, or_ = line(other)
+            d_score, d_rest = ts - os_, tr - or_
+            denom = d_rest - d_score
+            if abs(denom) < 1e-12:
+                continue
+            w = d_rest / denom
+            if 1e-9 < w < 1 - 1e-9 and abs(w - w0) > 1e-9:
+                # only a crossing where `other` is ahead beyond it counts
+                probe = w + (1e-6 if w > w0 else -1e-6)
+                if probe * os_ + (1 - probe) * or_ > probe * ts + (1 - probe) * tr:
+                    if best is None or abs(w - w0) < abs(best[0] - w0):
+                        best = (w, other.workflow)
+        if best is None:
+            items.append(
+                SensitivityItem(criterion=name, weight=round(w0, 4), note=f"{top} stays on top at any {name} weight")
+            )
+        else:
+            w, who = best
+            verb = "raised" if w > w0 else "lowered"
+            items.append(
+                SensitivityItem(
+                    criterion=name,
+                    weight=round(w0, 4),
+                    threshold=round(w, 4),
+                    new_top=who,
+                    note=f"{who} would win if the {name} weight were {verb} from {w0:.2f} to {w:.2f}",
+                )
+            )
+    return items
+
+
+_GRID = 10
+
+
+def constant_sensitivity(
+    ctx: Context, top: str, reprepare: Optional[Callable[[Consts], Context]] = None
+) -> list[ConstantSensitivity]:
+    """For each searched constant: the nearest value (in its range) at which the top workflow changes,
+    found on a grid and refined by bisection; re-scores through `evaluate` with that one constant moved.
+    A constant that moves the projections (`projection`) re-runs them through `reprepare` first
+    (skipped without it)."""
+    items = []
+    for c in searched():
+        if c.projection and reprepare is None:
+            continue
+        lo, hi = c.search
+        v0 = c.value
+
+        def top_at(v: float, c: Constant = c) -> str:
+            k = DEFAULT.moved(c.name, v)
+            return evaluate(reprepare(k) if c.projection and reprepare is not None else ctx, k).top()
+
+        # The totals are piecewise linear in an evaluation constant: when neither end of its range
+        # changes the winner, no value between does (up to clamping); only then is the grid skipped.
+        # The projections are not linear in theirs, so those always take the grid.
+        ends = {v: top_at(v) for v in (lo, hi)}
+        grid = (
+            [lo, hi]
+            if all(t == top for t in ends.values()) and not c.projection
+            else sorted({lo + (hi - lo) * i / _GRID for i in range(_GRID + 1)} | {v0})
+        )
+        tops = {v: ends[v] if v in ends else top_at(v) for v in grid}
+        flips = [v for v in grid if tops[v] != top]
+        if not flips:
+            items.append(
+                ConstantSensitivity(
+                    name=c.name,
+                    value=v0,
+                    unit=c.unit,
+                    source=c.source,
+                    note=f"{top} stays on top for {c.name} anywhere in {lo:g}-{hi:g}",
+                )
+            )
+            continue
+        v1 = min(flips, key=lambda v: abs(v - v0))
+        a, b = v0, v1  # a keeps `top`, b does not; bisect between them
+        for _ in range(8):
+            m = (a + b) / 2
+            if top_at(m) == top:
+                a = m
+            else:
+                b = m
+        who = top_at(b)
+        thr = float(f"{b:.3g}")
+        if top_at(thr) == top:
+            thr = round(b, 6)  # the short form fell on the side that keeps `top`: keep the exact one
+        if c.name == "MIGRATION_HOURS_FACTOR":
+            note = f"{top} would lose to {who} if migration took {thr:g}x the estimate"
+        else:
+            note = f"{who} would win if {c.what} {thr:.3g} {c.unit} (now {v0:.3g})"
+        items.append(
+            ConstantSensitivity(
+                name=c.name, value=v0, unit=c.unit, source=c.source, threshold=thr, new_top=who, note=note
+            )
+        )
+    return items

@@ -1,0 +1,159 @@
+"""Serving an inference-only product (`workload.kind: inference`): which runtime each workflow serves
+through, and its throughput and latency per device from the knowledge base's serving references.
+
+A reference row (`serving-references`) is scaled to the team's model and accelerator:
+- model size: FLOPs and weight bytes per token both grow with N, so a rate scales by N_ref / N;
+- accelerator: decoders generate token by token and are bound by memory bandwidth (a batched server
+  reads the weights once per step), so their rate scales by bandwidth; encoders score whole sequences
+  and are compute bound, so theirs scales by the 16-bit peak;
+- the range is the rows' spread (the same accelerator first, else every row of the family); a single
+  row is widened by SINGLE_REFERENCE_WIDEN either side;
+- Ascend: no row states its set-up, so an NVIDIA row is carried over x SERVING_ASCEND_EFFICIENCY
+  (an assumption, in the sensitivity search).
+Latency: an encoder row's batch-1 latency scaled the same way; a decoder's floor per output token at
+batch 1 is the 16-bit weights read once from memory (2 N bytes / bandwidth).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from advisor.decision.constants import DEFAULT, Consts
+from advisor.decision.evidence import Evidence, Span, sourced_evidence
+from advisor.requirements import Requirements
+from knowledge.models import Accelerator, KnowledgeBase, ServingReference
+
+# The runtime each (framework, target, family) serves through (seed "MindSpore vs PyTorch, measured on
+# the same task", deployment section: MindIR + Lite native on Ascend, ONNX/TensorRT on NVIDIA; MindIE is
+# Huawei's LLM serving stack; ONNX -> OM via ATC is CANN's conversion path for exported models).
+RUNTIME = {
+    ("pytorch", "nvidia", "transformer-decoder"): "TensorRT-LLM or vLLM",
+    ("pytorch", "nvidia", "transformer-encoder"): "TensorRT (ONNX export) or ONNX Runtime",
+    ("pytorch", "ascend", "transformer-decoder"): "MindIE or vLLM-Ascend (PyTorch weights, torch_npu)",
+    ("pytorch", "ascend", "transformer-encoder"): "ONNX -> OM via ATC (CANN)",
+    ("mindspore", "ascend", "transformer-decoder"): "MindIE (MindSpore backend)",
+    ("mindspore", "ascend", "transformer-encoder"): "MindSpore Lite (MindIR on Ascend)",
+    ("mindspore", "nvidia", "transformer-decoder"): "MindSpore Lite (GPU)",
+    ("mindspore", "nvidia", "transformer-encoder"): "MindSpore Lite (GPU, TensorRT delegate)",
+}
+
+
+class Serving(BaseModel):
+    """The serving path of one workflow: runtime, rate and latency, with what they rest on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    runtime: str
+    family: Literal["transformer-decoder", "transformer-encoder"]
+    unit: Literal["tokens/s", "samples/s"]
+    per_device: Span
+    total: Span = Field(description="per_device x devices")
+    latency_ms: Optional[Span] = None
+    latency_what: str = ""
+    references: list[str] = Field(default_factory=list, description="serving-references ids used")
+    evidence: list[Evidence] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+def serving_family(req: Requirements) -> Optional[Literal["transformer-decoder", "transformer-encoder"]]:
+    """The served model's family, or None when no serving reference can describe it (CNNs, ...)."""
+    if req.model.family != "transformer":
+        return None
+    return "transformer-encoder" if req.model.architecture == "encoder" else "transformer-decoder"
+
+
+def _scale(ref_acc: Accelerator, acc: Accelerator, family: str) -> Optional[float]:
+    """Rate on `acc` / rate on `ref_acc` for the same model: bandwidth for decoders, 16-bit peak otherwise."""
+    if family == "transformer-decoder":
+        a, b = acc.bandwidth_gbs, ref_acc.bandwidth_gbs
+    else:
+        a, b = acc.fp16_tflops or acc.bf16_tflops, ref_acc.fp16_tflops or ref_acc.bf16_tflops
+    if a is None or b is None or b.value <= 0:
+        return None
+    return a.value / b.value
+
+
+def serving_for(
+    framework: str,
+    target: str,
+    acc: Optional[Accelerator],
+    devices: int,
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    k: Consts = DEFAULT,
+) -> Optional[Serving]:
+    """The serving rate and latency of `framework` on `acc`, or None without a family, accelerator or row."""
+    family = serving_family(req)
+    if family is None or acc is None or kb is None or target not in ("nvidia", "ascend"):
+        return None
+    pool = [r for r in kb.serving_references if r.family == family]
+    rows = [r for r in pool if r.accelerator == acc.id] or pool
+    params_b = req.model.parameters_millions / 1000
+    scaled: list[tuple[ServingReference, float, Optional[float]]] = []
+    for r in rows:
+        ref_acc = kb.get(r.accelerator, "accelerators")
+        if not isinstance(ref_acc, Accelerator):
+            continue
+        hw = _scale(ref_acc, acc, family)
+        if hw is None:
+            continue
+        factor = hw * r.parameters_b / params_b
+        latency = r.latency_ms.value / factor if r.latency_ms is not None else None
+        scaled.append((r, r.per_device.value * factor, latency))
+    if not scaled:
+        return None
+    low, high = min(v for _, v, _ in scaled), max(v for _, v, _ in scaled)
+    notes = []
+    same = all(r.accelerator == acc.id for r, _, _ in scaled)
+    notes.append(
+        f"from {len(scaled)} serving reference(s) on {acc.name}"
+        if same
+        else f"from {len(scaled)} serving reference(s) on other accelerators, scaled by "
+        + ("memory bandwidth (decoding is bandwidth bound)" if family == "transformer-decoder" else "16-bit peak")
+    )
+    notes.append(f"scaled to {params_b:g}B parameters by N_ref / N")
+    if len(scaled) == 1:
+        w = k["SINGLE_REFERENCE_WIDEN"]
+        low, high = low * (1 - w), high * (1 + w)
+        notes.append(f"a single serving reference: widened by {w:.0%} either side (SINGLE_REFERENCE_WIDEN)")
+    ascend = acc.vendor == "huawei" and not same
+    if ascend:
+        eff = k["SERVING_ASCEND_EFFICIENCY"]
+        low, high = low * eff, high * eff
+        notes.append(f"x{eff:g} for serving on Ascend from NVIDIA rows (SERVING_ASCEND_EFFICIENCY, assumption)")
+    unit: Literal["tokens/s", "samples/s"] = "tokens/s" if family == "transformer-decoder" else "samples/s"
+    per = Span(low=round(low, 3), high=round(high, 3), unit=f"{unit} per device")
+    latency, what = None, ""
+    lat = [v for _, _, v in scaled if v is not None]
+    if lat:
+        lo, hi = min(lat), max(lat)
+        if ascend:
+            lo, hi = lo / k["SERVING_ASCEND_EFFICIENCY"], hi / k["SERVING_ASCEND_EFFICIENCY"]
+        latency, what = Span(low=round(lo, 3), high=round(hi, 3), unit="ms"), "per request at batch 1 (90th percentile)"
+    elif family == "transformer-decoder" and acc.bandwidth_gbs is not None:
+        floor = 2 * params_b * 1e9 / (acc.bandwidth_gbs.value * 1e9) * 1000
+        latency = Span(low=round(floor, 3), high=round(floor, 3), unit="ms")
+        what = "at least, per output token at batch 1 (16-bit weights read once from memory: 2 N bytes / bandwidth)"
+    evidence = [
+        sourced_evidence(
+            r.id,
+            r.per_device,
+            f"{r.runtime}, {r.model} on {r.devices} x {r.accelerator}, {r.precision} ({r.scenario}, {r.as_of}): "
+            f"{r.per_device.value:,.1f} {unit} per device -> {v:,.1f} for this model and accelerator",
+        )
+        for r, v, _ in scaled
+    ]
+    return Serving(
+        runtime=RUNTIME.get((framework, target, family), "vendor runtime"),
+        family=family,
+        unit=unit,
+        per_device=per,
+        total=Span(low=round(low * devices, 3), high=round(high * devices, 3), unit=unit),
+        latency_ms=latency,
+        latency_what=what,
+        references=[r.id for r, _, _ in scaled],
+        evidence=evidence,
+        notes=notes,
+    )
