@@ -25,6 +25,7 @@ from typing import Any, Literal, Mapping, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.evidence import Evidence
+from advisor.decision.risks import likelihood, project_of
 from advisor.requirements import Requirements
 
 # --- the constants of the dynamic-shape adjustment ------------------------------------------------
@@ -146,6 +147,7 @@ class DynamicRiskAdjustment(BaseModel):
     applies: bool
     direction: Literal["rises", "falls", "none"] = "none"
     pitfall: str = PITFALL
+    likelihood_before: Optional[float] = Field(None, description="the pitfall's likelihood by its rule (risks.RULES)")
     likelihood: Optional[float] = Field(None, description="the pitfall's likelihood set by the measurement")
     penalty_points: float = Field(0.0, description="migration-score points taken off")
     unmitigated_points: float = Field(0.0, description="what the measured cost alone would take off")
@@ -308,7 +310,10 @@ def dynamic_finding(result: Any, k: Optional[Mapping[str, float]] = None) -> Dyn
         f.usable, f.reason = False, "no measured fixed-length MindSpore graph run to judge this host's noise by"
     elif graph_run.quality != "stable":
         why = "; ".join(graph_run.quality_reasons) or "not graded"
-        f.usable, f.reason = False, f"the MindSpore graph run was {graph_run.quality or 'not graded'} here ({why})"
+        f.usable, f.reason = (
+            False,
+            f"the MindSpore graph run was graded {graph_run.quality or 'not graded'} here: {why}",
+        )
     f.text = _finding_text(f, floor)
     return f
 
@@ -330,7 +335,7 @@ def _finding_text(f: DynamicShapeFinding, floor: float) -> str:
     if f.bucketed_cost is not None:
         text += f"; bucketed {f.bucketed_cost:.0%} against {f.best_way}"
     if not f.usable:
-        return f"{text} (not used: {f.reason})"
+        return f"{text}. Not used: {f.reason}"
     if f.cost is not None and f.cost < floor:
         text += f" (below the {floor:.0%} floor, DYNAMIC_COST_FLOOR: no measurable cost)"
     return text
@@ -350,10 +355,12 @@ def risk_adjustment(
         a.line = f"{wf}: the requirements have fixed shapes and no dynamic control flow (model.dynamic_shapes false)"
         return a
     if f is None or not f.usable or f.cost is None:
-        a.line = f"{wf}: the dynamic-shape measurement moves nothing ({f.reason if f else 'not measured'})"
+        a.line = f"{wf}: the dynamic-shape measurement moves nothing: {f.reason if f else 'not measured'}"
         return a
     floor, pen = constant("DYNAMIC_COST_FLOOR", k), constant("DYNAMIC_SHAPE_PENALTY", k)
     a.applies, a.constants = True, ["DYNAMIC_COST_FLOOR"]
+    a.likelihood_before = likelihood(PITFALL, ["model.dynamic_control_flow"], project_of(req, None), wf)
+    before = f"{a.likelihood_before:g}"
     if f.cost < floor:
         a.line = (
             f"{wf}: truly variable lengths cost {f.cost:.0%} here, below the {floor:.0%} floor (DYNAMIC_COST_FLOOR): "
@@ -371,14 +378,15 @@ def risk_adjustment(
         a.constants += ["DYNAMIC_MITIGATED_LIKELIHOOD"] if low is not None else []
         how = "bucketing the lengths" if f.mitigation == "bucketing" else "declaring dynamic dims with Cell.set_inputs"
         likely = (
-            f"likelihood {low:g} (DYNAMIC_MITIGATED_LIKELIHOOD)"
+            f"likelihood {before} -> {low:g} (DYNAMIC_MITIGATED_LIKELIHOOD)"
             if low is not None
-            else "likelihood unchanged (dynamic control flow is not what the probe measures)"
+            else f"likelihood stays {before} (dynamic control flow is not what the probe measures)"
         )
         a.line = (
             f"{wf}: variable lengths cost {f.cost:.0%} in MindSpore graph mode here, and {how} measured "
-            f"{f.residual:.0%} against {f.best_way}: -{a.penalty_points:g} migration points instead of "
-            f"-{a.unmitigated_points:g} ({pen:g} x the cost, DYNAMIC_SHAPE_PENALTY); {PITFALL} {likely}"
+            f"{f.residual:.0%} against {f.best_way}: -{a.penalty_points:g} migration points ({pen:g} x "
+            f"{max(f.residual, 0.0):.0%}) instead of -{a.unmitigated_points:g} ({pen:g} x {f.cost:.0%}; "
+            f"DYNAMIC_SHAPE_PENALTY); {PITFALL} {likely}"
         )
         return a
     hit = constant("DYNAMIC_MEASURED_HIT", k)
@@ -394,7 +402,7 @@ def risk_adjustment(
     a.line = (
         f"{wf}: variable lengths cost {f.cost:.0%} in MindSpore graph mode here and {fix}: "
         f"-{a.penalty_points:g} migration points ({pen:g} x {left:.0%}, DYNAMIC_SHAPE_PENALTY); {PITFALL} "
-        f"likelihood {hit:g} (DYNAMIC_MEASURED_HIT)"
+        f"likelihood {before} -> {hit:g} (DYNAMIC_MEASURED_HIT)"
     )
     return a
 
