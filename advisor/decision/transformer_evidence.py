@@ -19,11 +19,12 @@ Pure: no framework, no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.decision.constants import CONSTANTS as DEFINED
+from advisor.decision.constants import SEED_RELEASED_TOGETHER, SEED_SAME_TASK, Constant
 from advisor.decision.evidence import Evidence
 from advisor.decision.risks import likelihood, project_of
 from advisor.requirements import Requirements
@@ -36,72 +37,56 @@ PITFALL = "graph-dynamic-control-flow"
 MIGRATING = ("hybrid", "mindspore")  # the workflows that run MindSpore graph mode
 
 
-@dataclass(frozen=True)
-class Constant:
-    """The same fields as advisor.decision.constants.Constant, so the lead can move these into its
-    list (and the sensitivity search) unchanged."""
-
-    name: str
-    value: float
-    unit: str
-    source: str
-    what: str = ""
-    search: Optional[tuple[float, float]] = None
-
-
-_SEED_SAME_TASK = '"MindSpore vs PyTorch, measured on the same task"'
-_SEED_RELEASED_TOGETHER = '"Chips and framework released together"'
-
-CONSTANTS: dict[str, Constant] = {
-    c.name: c
-    for c in (
-        Constant(
-            "DYNAMIC_COST_FLOOR",
-            0.10,
-            "fraction of tokens/s",
-            "assumption: a variable-length cost below 10% of end-to-end tokens/s is inside what two passes of a "
-            "short length schedule on a shared CPU can tell apart (the probes' noisy bound on a run's spread is "
-            "10%, probes.quality); below it the finding moves nothing",
-            "a variable-length cost counted from",
-            (0.0, 0.5),
-        ),
-        Constant(
-            "DYNAMIC_SHAPE_PENALTY",
-            20.0,
-            "points at a 100% cost",
-            "assumption: migration points lost per unit of measured tokens/s cost, so a 50% loss from unmitigated "
-            "variable lengths weighs as much as a measured accuracy gap (ACCURACY_GAP_PENALTY, 10 points); "
-            f"{_SEED_RELEASED_TOGETHER} §3.3 names dynamic shape as the main cost of migrating complex models",
-            "the dynamic-shape penalty at a 100% cost were",
-            (0.0, 60.0),
-        ),
-        Constant(
-            "DYNAMIC_MEASURED_HIT",
-            0.95,
-            "likelihood",
-            "the risk register's MEASURED_HIT (advisor.decision.risks): a probe measured the pitfall's symptom "
-            "(graph recompiles per new length and the tokens/s they cost); assumption that a small GPT on this "
-            "host's CPU is strong evidence, not proof, for the team's model",
-            "a measured dynamic-shape cost made the pitfall's likelihood",
-            (0.5, 1.0),
-        ),
-        Constant(
-            "DYNAMIC_MITIGATED_LIKELIHOOD",
-            0.3,
-            "likelihood",
-            "assumption: the measured fix (bucketing or Cell.set_inputs) keeps tokens/s within DYNAMIC_COST_FLOOR "
-            "here, so what is left is applying it and checking it on the target hardware (graph compilation on "
-            f"Ascend differs from CPU; {_SEED_SAME_TASK} measures graph compile time per run)",
-            "a measured working mitigation left the pitfall's likelihood at",
-            (0.05, 0.9),
-        ),
-    )
-}
+# Defined here until they move into advisor.decision.constants._ALL (then Consts knows them, the
+# constant sensitivity search moves them, and CONSTANTS below reads that one home).
+_DEFINED_HERE = (
+    Constant(
+        "DYNAMIC_COST_FLOOR",
+        0.10,
+        "fraction of tokens/s",
+        "assumption: a variable-length cost below 10% of end-to-end tokens/s is inside what two passes of a "
+        "short length schedule on a shared CPU can tell apart (the probes' noisy bound on a run's spread is "
+        "10%, probes.quality); below it the finding moves nothing",
+        "a variable-length cost counted from",
+        (0.0, 0.5),
+    ),
+    Constant(
+        "DYNAMIC_SHAPE_PENALTY",
+        20.0,
+        "points at a 100% cost",
+        "assumption: migration points lost per unit of measured tokens/s cost, so a 50% loss from unmitigated "
+        "variable lengths weighs as much as a measured accuracy gap (ACCURACY_GAP_PENALTY, 10 points); "
+        f"{SEED_RELEASED_TOGETHER} §3.3 names dynamic shape as the main cost of migrating complex models",
+        "the dynamic-shape penalty at a 100% cost were",
+        (0.0, 60.0),
+    ),
+    Constant(
+        "DYNAMIC_MEASURED_HIT",
+        0.95,
+        "likelihood",
+        "the risk register's MEASURED_HIT (advisor.decision.risks): a probe measured the pitfall's symptom "
+        "(graph recompiles per new length and the tokens/s they cost); assumption that a small GPT on this "
+        "host's CPU is strong evidence, not proof, for the team's model",
+        "a measured dynamic-shape cost made the pitfall's likelihood",
+        (0.5, 1.0),
+    ),
+    Constant(
+        "DYNAMIC_MITIGATED_LIKELIHOOD",
+        0.3,
+        "likelihood",
+        "assumption: the measured fix (bucketing or Cell.set_inputs) keeps tokens/s within DYNAMIC_COST_FLOOR "
+        "here, so what is left is applying it and checking it on the target hardware (graph compilation on "
+        f"Ascend differs from CPU; {SEED_SAME_TASK} measures graph compile time per run)",
+        "a measured working mitigation left the pitfall's likelihood at",
+        (0.05, 0.9),
+    ),
+)
+CONSTANTS: dict[str, Constant] = {c.name: DEFINED.get(c.name, c) for c in _DEFINED_HERE}
 
 
 def constant(name: str, k: Optional[Mapping[str, float]] = None) -> float:
-    """A constant's value, moved where `k` (advisor.decision.constants.Consts or a dict) moves it; a
-    `Consts` that does not know these names yet gives the value above."""
+    """A constant's value, moved where `k` (advisor.decision.constants.Consts or a dict) moves it; while
+    `Consts` does not know these names yet, the value above."""
     if k is not None:
         try:
             return float(k[name])
