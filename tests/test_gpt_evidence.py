@@ -228,3 +228,14 @@ def test_constants_named_sourced_and_moved_by_the_sensitivity_search():
     # a higher floor than the cost: nothing moves
     high = te.transformer_evidence(res, _req(dynamic_shapes=True), k={"DYNAMIC_COST_FLOOR": 0.5})
     assert high.adjustment("hybrid").direction == "none"
+
+
+def test_lines_a_renderer_prints():
+    assert te.transformer_evidence(None, _req()).lines() == [te.NOT_MEASURED]
+    ev = te.transformer_evidence(_result(e2e=E2E_COSTLY), _req(dynamic_shapes=True))
+    lines = ev.lines()
+    assert (
+        lines[0] == ev.note and len(lines) == 1 + 4 + 1 + 2 + 1 + 2
+    )  # note, runs, parity, kernels, dynamic, hybrid+ms
+    assert lines[-2].startswith("hybrid: ") and lines[-1].startswith("mindspore: ")
+    assert any(x.startswith("Dynamic shapes: truly variable lengths cost 40%") for x in lines)

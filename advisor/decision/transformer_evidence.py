@@ -166,6 +166,17 @@ class TransformerEvidence(BaseModel):
     def adjustment(self, workflow: str) -> Optional[DynamicRiskAdjustment]:
         return next((a for a in self.adjustments if a.workflow == workflow and a.applies), None)
 
+    def lines(self) -> list[str]:
+        """The section a renderer prints, in sentences (renderers only format them)."""
+        if self.source == "none":
+            return [self.note]
+        out = [self.note, *(e.detail for e in self.evidence)]
+        out += [x for x in (self.parity, *self.attention) if x]
+        if self.dynamic is not None:
+            out.append("Dynamic shapes: " + self.dynamic.text)
+        out += [a.line for a in self.adjustments if a.workflow in MIGRATING]
+        return out
+
 
 NOT_MEASURED = (
     "transformer probe not run: tokens/s, parity and the dynamic-shape cost rest on the knowledge base "
