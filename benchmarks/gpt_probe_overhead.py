@@ -179,6 +179,7 @@ def main() -> int:
                     f"{fw} {mode}, in one process ({args.inproc} windows of {args.seconds / 4:g} s each side): "
                     f"measurement loop over bare {pair_summary(b_in, p_in, 0.98)}"
                 )
+                print(f"  {lines[-1]}", flush=True)  # a mode's result survives a later mode's failure
     finally:
         os.unlink(fh.name)
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
