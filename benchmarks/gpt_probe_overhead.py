@@ -74,12 +74,17 @@ for i in range(10):
     sync(step(i))
 
 
-def bare_window(seconds):
+FASTEST = {}  # side -> the fastest ms per step seen: a load-robust floor (contention only adds time)
+
+
+def bare_window(seconds, every=5, side="bare"):
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(every):
             loss = step(n); n += 1
         sync(loss)
+        FASTEST[side] = min(FASTEST.get(side, 1e9), (time.perf_counter() - t) / every * 1e3)
     return n * bs * seq / (time.perf_counter() - t0)
 
 
@@ -95,15 +100,18 @@ else:  # in-process: the probe's own measurement loop (probes.training.measure) 
         os.write(devnull, (json.dumps({"kind": "progress", **p}) + "\n").encode())
     def probe_window(seconds):
         plan = measure.Plan(budget_s=seconds, batch_size=bs * seq, t_crit=2.0, snapshot=common.cpu_snapshot)
-        return measure.run(step, sync, plan, on_progress=progress)["images_per_second"]
+        res = measure.run(step, sync, plan, on_progress=progress)
+        FASTEST["probe"] = min([FASTEST.get("probe", 1e9), *res["sample_step_ms"]])
+        return res["images_per_second"]
     pairs = []
     for r in range(rounds):
         if r % 2:
             p = probe_window(seconds); b = bare_window(seconds)
         else:
             b = bare_window(seconds); p = probe_window(seconds)
+        bare_window(seconds / 2, every=1, side="bare, synced every step")  # the probe's cadence when k = 1
         pairs.append([b, p])
-    print(json.dumps({"pairs": pairs}))
+    print(json.dumps({"pairs": pairs, "fastest_ms": FASTEST}))
 """
 
 
@@ -122,7 +130,7 @@ def bare(mode: str, seconds: float, threads: int, cfg: GptConfig, env_extra: dic
     if out.returncode:
         raise SystemExit(f"bare {mode} failed: {out.stderr[-800:]}")
     doc = json.loads(out.stdout.strip().splitlines()[-1])
-    return doc["pairs"] if inproc else doc["tokens_per_second"]
+    return (doc["pairs"], doc["fastest_ms"]) if inproc else doc["tokens_per_second"]
 
 
 def probe(fw: str, mode: str, seconds: float, threads: int, size: dict) -> float:
@@ -168,16 +176,19 @@ def main() -> int:
                 print(
                     f"{fw} {mode} pair {i + 1}: bare {b_vals[-1]:,.0f} tok/s, probe {p_vals[-1]:,.0f} tok/s", flush=True
                 )
-            lines.append(
-                f"{fw} {mode}: bare median {statistics.median(b_vals):,.0f} tok/s, probe median "
-                f"{statistics.median(p_vals):,.0f} tok/s, {pair_summary(b_vals, p_vals, 0.98)}"
-            )
+            if b_vals:
+                lines.append(
+                    f"{fw} {mode}: bare median {statistics.median(b_vals):,.0f} tok/s, probe median "
+                    f"{statistics.median(p_vals):,.0f} tok/s, {pair_summary(b_vals, p_vals, 0.98)}"
+                )
             if args.inproc:
-                pairs = bare(mode, args.seconds / 4, threads, cfg, env, fh.name, args.inproc)
+                pairs, fastest = bare(mode, args.seconds / 4, threads, cfg, env, fh.name, args.inproc)
                 b_in, p_in = [b for b, _ in pairs], [p for _, p in pairs]
+                floor = ", ".join(f"{k} {v:.2f} ms" for k, v in fastest.items())
                 lines.append(
                     f"{fw} {mode}, in one process ({args.inproc} windows of {args.seconds / 4:g} s each side): "
-                    f"measurement loop over bare {pair_summary(b_in, p_in, 0.98)}"
+                    f"measurement loop over bare {pair_summary(b_in, p_in, 0.98)}; fastest step: {floor} "
+                    f"(bare/probe {fastest['bare'] / fastest['probe']:.3f})"
                 )
                 print(f"  {lines[-1]}", flush=True)  # a mode's result survives a later mode's failure
     finally:
