@@ -18,6 +18,8 @@ from advisor.cache import CachedRun
 from advisor.decision.document import ReviewDocument
 from advisor.decision.document import build as build_document
 from advisor.decision.accuracy import AccuracyEvidence, accuracy_evidence
+from advisor.decision.transformer_evidence import NOT_MEASURED as GPT_NOT_MEASURED
+from advisor.decision.transformer_evidence import TransformerEvidence, transformer_evidence
 from advisor.decision.memory import MemoryFit
 from advisor.decision.pipeline import PipelineEvidence, pipeline_evidence
 from advisor.decision.communication import InterHostMeasurement, inter_host_measurements
@@ -52,9 +54,10 @@ if TYPE_CHECKING:  # the probes' result types, for the annotations only
     from probes.pipeline.models import PipelineSuite
     from probes.scaling.models import ScalingResult
     from probes.training.models import ProbeSuite
+    from probes.transformer.models import GptResult
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
-SCHEMA_VERSION = "1.5"  # 1.5: Projection.serving, requirements model.architecture; 1.4: document (the judged review document), cached_runs; 1.1: scaling, Projection.communication, Evidence.spread/label
+SCHEMA_VERSION = "1.5"  # 1.5: Projection.serving, requirements model.architecture, transformer; 1.4: document (the judged review document), cached_runs; 1.1: scaling, Projection.communication, Evidence.spread/label
 # 1.2: memory, costs (TCO parts), schedules, constant_sensitivity, hardware_basis, recommendation.confidence_parts,
 #      Projection.memory/warnings, Communication.curve/interconnect, RunSummary.quality/quality_reasons
 # 1.3: accuracy, pipeline, Projection.input_pipeline, CostPart.items, ScalingInfo.inter_host,
@@ -152,6 +155,10 @@ class Report(_Out):
         description="data-parallel scaling probe result consulted for multi-device communication",
     )
     scan: Optional[dict[str, Any]] = Field(None, description="migration scan of model.code_path, when given")
+    transformer: TransformerEvidence = Field(
+        default_factory=lambda: TransformerEvidence(note=GPT_NOT_MEASURED),
+        description="the transformer probe (--gpt FILE): tokens/s measured here, parity, the dynamic-shape cost",
+    )
     accuracy: AccuracyEvidence = Field(
         default_factory=lambda: accuracy_evidence(None),
         description="the accuracy probe (--accuracy FILE): cross-framework accuracy parity, for migration risk",
@@ -359,6 +366,8 @@ def build_report(
     accuracy_file: Optional[str] = None,
     pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None] = None,
     pipeline_file: Optional[str] = None,
+    gpt: Union[GptResult, TransformerEvidence, JsonDict, None] = None,
+    gpt_file: Optional[str] = None,
     created_at: Optional[str] = None,
     cached_runs: Optional[list] = None,
 ) -> Report:
@@ -371,6 +380,7 @@ def build_report(
         suites = [vendor_peak.attach(s, kb) if hasattr(s, "vendor_peak") else s for s in suites]
     acc = accuracy if isinstance(accuracy, AccuracyEvidence) else accuracy_evidence(accuracy, accuracy_file)
     pipe = pipeline if isinstance(pipeline, PipelineEvidence) else pipeline_evidence(pipeline, pipeline_file)
+    tev = gpt if isinstance(gpt, TransformerEvidence) else transformer_evidence(gpt, requirements, gpt_file)
     card = score(
         requirements,
         host,
@@ -382,6 +392,7 @@ def build_report(
         deploy=deploy,
         accuracy=acc if accuracy is not None else None,
         pipeline=pipe if pipeline is not None else None,
+        transformer=tev if gpt is not None else None,
     )
     runs, parity, gemm = summarise_runs(suites)
     stamp = created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
@@ -403,6 +414,7 @@ def build_report(
         scaling=scaling_info(scaling, requirements, scaling_source, scaling_file),
         scan=_dump(scan),
         accuracy=acc,
+        transformer=tev,
         pipeline=pipe,
         recommendation=card.recommendation,
         scores=card.scores,
@@ -428,6 +440,7 @@ def build_report(
         deploy=deploy,
         accuracy=acc if accuracy is not None else None,
         pipeline=pipe if pipeline is not None else None,
+        transformer=tev if gpt is not None else None,
     )
     report.document = build_document(report, kb, inputs=inputs)  # judged once; every renderer only formats it
     return report

@@ -172,10 +172,16 @@ def test_set_inputs_that_recovers_the_cost_lowers_the_risk():
     assert "Cell.set_inputs" in a.line
 
 
-def test_dynamic_control_flow_is_not_cleared_by_a_shape_measurement():
+def test_dynamic_control_flow_alone_is_not_what_the_shape_measurement_speaks_to():
+    # the probe's GPT has no data-dependent branches: its variable-length cost moves the dynamic-shape
+    # pitfall only, never graph-dynamic-control-flow
     e2e = {("graph", "padded"): 900.0, ("graph", "bucketed"): 1000.0, ("graph", "variable"): 700.0}
-    a = te.transformer_evidence(_result(e2e=e2e), _req(dynamic_control_flow=True)).adjustment("hybrid")
-    assert a.direction == "falls" and a.likelihood is None and "not what the probe measures" in a.line
+    req = _req(dynamic_control_flow=True)
+    ev = te.transformer_evidence(_result(e2e=e2e), req)
+    assert ev.adjustment("hybrid") is None
+    a = te.risk_adjustment("hybrid", req, ev.dynamic)
+    assert not a.applies and a.penalty_points == 0 and a.likelihood is None
+    assert te.PITFALL == "graph-dynamic-shapes"
 
 
 def test_a_cost_below_the_floor_moves_nothing():

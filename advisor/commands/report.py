@@ -7,7 +7,7 @@ check without framework smoke tests); probe results from the cache for this host
 FILE ...` (`advisor probe --json -o FILE` on other hosts), or freshly measured with `--run-probes`; the
 data-parallel scaling result (`advisor probe --scaling`) from the cache for this host or from `--scaling
 FILE`, used for multi-device communication when the requirements ask for distributed training; the
-deployment, accuracy and input-pipeline probe results (`--deploy`, `--accuracy`, `--pipeline FILE`) as
+deployment, accuracy, input-pipeline and transformer probe results (`--deploy`, `--accuracy`, `--pipeline`, `--gpt FILE`) as
 measured evidence for deployment, migration risk and performance. Every input is read and validated
 before anything is written, so bad input leaves no output file behind.
 """
@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the models load when a file is read, not when the parser is
     from probes.pipeline.models import PipelineSuite
     from probes.scaling.models import ScalingResult
     from probes.training.models import ProbeSuite
+    from probes.transformer.models import GptResult
 
     Model = TypeVar("Model", bound=BaseModel)
 
@@ -74,6 +75,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="input-pipeline probe result (`advisor probe --pipeline --json -o FILE`): caps the projected "
         "throughput where the loader cannot feed the target's devices",
+    )
+    parser.add_argument(
+        "--gpt",
+        metavar="FILE",
+        help="transformer probe result (`advisor probe --models gpt --json -o FILE`): tokens/s measured here and "
+        "the dynamic-shape cost as evidence for migration risk",
     )
     parser.add_argument(
         "--run-probes",
@@ -226,6 +233,7 @@ def load_scaling_file(path: str) -> ScalingResult:
 DEPLOY_HINT = "expected a deployment result from `advisor probe --deploy -o FILE`"
 ACCURACY_HINT = "expected an accuracy result from `advisor probe --accuracy --json -o FILE`"
 PIPELINE_HINT = "expected an input-pipeline result from `advisor probe --pipeline --json -o FILE`"
+GPT_HINT = "expected a transformer-probe result from `advisor probe --models gpt --json -o FILE`"
 
 
 def load_result(path: str, kind_name: str, hint: str) -> BaseModel:
@@ -278,6 +286,20 @@ def load_pipeline_file(path: str) -> PipelineSuite:
                     "expected a measured rate >= 0"
                 )
     return suite
+
+
+def load_gpt_file(path: str) -> GptResult:
+    result = load_result(path, "gpt", GPT_HINT)
+    for i, r in enumerate(result.runs):
+        if r.tokens_per_second is not None and not r.tokens_per_second > 0:
+            raise UsageError(f"{path}: runs[{i}].tokens_per_second: {r.tokens_per_second}: expected a positive rate")
+    for i, d in enumerate(result.dynamic):
+        for j, w in enumerate(d.ways):
+            for name in ("end_to_end_tokens_per_second", "steady_tokens_per_second"):
+                v = getattr(w, name)
+                if v is not None and not v > 0:
+                    raise UsageError(f"{path}: dynamic[{i}].ways[{j}].{name}: {v}: expected a positive rate")
+    return result
 
 
 def _from_cache(load: Callable[[], Optional[Model]], what: str) -> Optional[Model]:
@@ -381,6 +403,7 @@ def gather(args: argparse.Namespace) -> tuple[Requirements, dict[str, object]]:
     deploy = load_deploy_file(args.deploy) if args.deploy else None
     accuracy = load_accuracy_file(args.accuracy) if getattr(args, "accuracy", None) else None
     pipeline = load_pipeline_file(args.pipeline) if getattr(args, "pipeline", None) else None
+    gpt = load_gpt_file(args.gpt) if getattr(args, "gpt", None) else None
     source = "files" if suites else "none"
     cached = None
     if args.run_probes:
@@ -433,6 +456,8 @@ def gather(args: argparse.Namespace) -> tuple[Requirements, dict[str, object]]:
         "accuracy_file": getattr(args, "accuracy", None),
         "pipeline": pipeline,
         "pipeline_file": getattr(args, "pipeline", None),
+        "gpt": gpt,
+        "gpt_file": getattr(args, "gpt", None),
         "probes": suites or None,
         "probe_source": source,
         "probe_files": list(args.probes),

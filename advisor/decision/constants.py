@@ -460,6 +460,47 @@ _ALL = [
         (0.2, 1.5),
         projection=True,
     ),
+    # --- the transformer probe's dynamic-shape finding (advisor.decision.transformer_evidence) ---
+    Constant(
+        "DYNAMIC_COST_FLOOR",
+        0.10,
+        "fraction of tokens/s",
+        "assumption: a variable-length cost below 10% of end-to-end tokens/s is inside what two passes of a "
+        "short length schedule on a shared CPU can tell apart (the probes' noisy bound on a run's spread is "
+        "10%, probes.quality); below it the finding moves nothing",
+        "a variable-length cost counted from",
+        (0.0, 0.5),
+    ),
+    Constant(
+        "DYNAMIC_SHAPE_PENALTY",
+        20.0,
+        "points at a 100% cost",
+        "assumption: migration points lost per unit of measured tokens/s cost, so a 50% loss from unmitigated "
+        "variable lengths weighs as much as a measured accuracy gap (ACCURACY_GAP_PENALTY, 10 points); "
+        f"{SEED_RELEASED_TOGETHER} §3.3 names dynamic shape as the main cost of migrating complex models",
+        "the dynamic-shape penalty at a 100% cost were",
+        (0.0, 60.0),
+    ),
+    Constant(
+        "DYNAMIC_MEASURED_HIT",
+        0.95,
+        "likelihood",
+        "the risk register's MEASURED_HIT (advisor.decision.risks): a probe measured the pitfall's symptom "
+        "(graph recompiles per new length and the tokens/s they cost); assumption that a small GPT on this "
+        "host's CPU is strong evidence, not proof, for the team's model",
+        "a measured dynamic-shape cost made the pitfall's likelihood",
+        (0.5, 1.0),
+    ),
+    Constant(
+        "DYNAMIC_MITIGATED_LIKELIHOOD",
+        0.3,
+        "likelihood",
+        "assumption: the measured fix (bucketing or Cell.set_inputs) keeps tokens/s within DYNAMIC_COST_FLOOR "
+        "here, so what is left is applying it and checking it on the target hardware (graph compilation on "
+        f"Ascend differs from CPU; {SEED_SAME_TASK} measures graph compile time per run)",
+        "a measured working mitigation left the pitfall's likelihood at",
+        (0.05, 0.9),
+    ),
     Constant("SANITY_MIN_HOURS", 1 / 60, "hours", "assumption: a training run under a minute is a projection error"),
     Constant("SANITY_MAX_HOURS", 24 * 365.0, "hours", "assumption: a run beyond a year is not a plan"),
 ]

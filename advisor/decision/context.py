@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from advisor.decision.accuracy import AccuracyEvidence
+from advisor.decision.transformer_evidence import TransformerEvidence
 from advisor.decision.projections import Projection
 from advisor.decision.workflows import Route
 from advisor.requirements import Requirements
@@ -47,3 +48,5 @@ class Context:
     """the deployment probe's evidence rows (advisor.decision.deployment), measured on the probe's host"""
     accuracy: Optional[AccuracyEvidence] = None
     """the accuracy probe's judged gaps (advisor.decision.accuracy): measured evidence for migration risk"""
+    transformer: Optional[TransformerEvidence] = None
+    """the GPT probe judged (advisor.decision.transformer_evidence): the measured dynamic-shape cost"""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Optional, TYPE_CHECKING, Union
 
 from advisor.decision.accuracy import AccuracyEvidence
+from advisor.decision.transformer_evidence import TransformerEvidence
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.context import Context, conditions
 from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
@@ -63,6 +64,7 @@ def prepare(
     accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None] = None,
     pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None] = None,
     k: Consts = DEFAULT,
+    transformer: Optional[TransformerEvidence] = None,
 ) -> tuple[Context, list[str]]:
     req_dict = conditions(req)
     weights = resolve_weights(req)
@@ -136,6 +138,7 @@ def prepare(
         comparisons=comparisons,
         deploy=deployment_evidence(deploy) if deploy is not None else [],
         accuracy=_accuracy(accuracy),
+        transformer=transformer,
     )
     ctx.fixed = {
         wf: {"ecosystem": ecosystem_score(wf, ctx, k), "debugging": debugging_score(wf, ctx, k)} for wf in WORKFLOWS

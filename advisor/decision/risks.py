@@ -279,6 +279,7 @@ RULES: dict[str, Rule] = {
     "graph-compile-overhead": lambda p: (0.9, "every Graph-mode run compiles first; minutes, not engineering days"),
     "custom-cuda-ops": lambda p: (0.95, "model.custom_cuda_ops is true"),
     "graph-dynamic-control-flow": lambda p: (0.9, "model.dynamic_control_flow is true"),
+    "graph-dynamic-shapes": lambda p: (0.9, "model.dynamic_shapes is true: every new length compiles a graph"),
 }
 
 
@@ -329,7 +330,7 @@ def _from_pitfall(item: PitfallItem, p: Project, workflow: str = "") -> Risk:
 
 
 def _measured(report: Report, wf: str, risks: dict[str, Risk]) -> None:
-    """The accuracy and input-pipeline probes set the likelihood of the pitfalls they measure."""
+    """The accuracy, transformer and input-pipeline probes set the likelihood of the pitfalls they measure."""
     acc = report.accuracy
     verdict = acc.verdict
     r = risks.get("precision-alignment")
@@ -337,6 +338,12 @@ def _measured(report: Report, wf: str, risks: dict[str, Risk]) -> None:
         gap = next((g for g in acc.gaps if g.verdict == verdict), None)
         r.likelihood = MEASURED_HIT if verdict == "differs" else MEASURED_CLEAR
         r.why = f"measured by the accuracy probe ({acc.data}): {gap.line if gap is not None else ''}"
+    t = report.transformer
+    adj = t.adjustment(wf)
+    r = risks.get(adj.pitfall) if adj is not None else None
+    if r is not None and adj.likelihood is not None:
+        r.likelihood = adj.likelihood
+        r.why = f"measured by the transformer probe ({t.model}, on {t.host}): {adj.line}"
     proj = next((p for p in report.projections if p.workflow == wf), None)
     feed = proj.input_pipeline if proj is not None else None
     r = risks.get("data-pipeline-bottleneck")

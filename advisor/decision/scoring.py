@@ -55,6 +55,7 @@ if TYPE_CHECKING:  # the probes' result types, for the annotations only
     from probes.training.models import ProbeSuite
     from advisor.decision.accuracy import AccuracyEvidence
     from advisor.decision.pipeline import PipelineEvidence
+    from advisor.decision.transformer_evidence import TransformerEvidence
     from knowledge.models import KnowledgeBase
 
 # Names other packages import from here (the report, the renderers, tests).
@@ -96,6 +97,7 @@ def score(
     deploy: Union[DeployResult, JsonDict, None] = None,
     accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None] = None,
     pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None] = None,
+    transformer: Optional[TransformerEvidence] = None,
 ) -> Scorecard:
     """Score the three workflows. Pure: same inputs, same scorecard.
 
@@ -107,16 +109,22 @@ def score(
     `deploy`: a deployment-probe result (`advisor probe --deploy`), measured evidence for the deployment criterion;
     `accuracy`: an accuracy-probe result (`advisor probe --accuracy`), measured evidence for migration risk;
     `pipeline`: an input-pipeline probe result (`advisor probe --pipeline`): caps the projected throughput;
+    `transformer`: the GPT probe judged (advisor.decision.transformer_evidence): its measured dynamic-shape
+    cost moves the migration risk of the workflows that run MindSpore graph mode;
     `constants`: named constants moved from their defaults (advisor.decision.constants); `sensitivity`: also search
     each constant for the value that flips the verdict (the expensive part; off for bulk re-scoring).
     """
     req = requirements
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
     k = Consts(constants)
-    ctx, assumptions = prepare(req, host, suites, kb, scan, scaling, scaling_here, deploy, accuracy, pipeline, k)
+    ctx, assumptions = prepare(
+        req, host, suites, kb, scan, scaling, scaling_here, deploy, accuracy, pipeline, k, transformer
+    )
 
     def reprepare(moved: Consts) -> Context:
-        return prepare(req, host, suites, kb, scan, scaling, scaling_here, deploy, accuracy, pipeline, moved)[0]
+        return prepare(
+            req, host, suites, kb, scan, scaling, scaling_here, deploy, accuracy, pipeline, moved, transformer
+        )[0]
 
     ev = evaluate(ctx, k)
     scores = ev.scores

@@ -24,69 +24,28 @@ from typing import Any, Literal, Mapping, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import CONSTANTS as DEFINED
-from advisor.decision.constants import SEED_RELEASED_TOGETHER, SEED_SAME_TASK, Constant
+from advisor.decision.constants import Constant
 from advisor.decision.evidence import Evidence
 from advisor.decision.risks import likelihood, project_of
 from advisor.requirements import Requirements
 
-# --- the constants of the dynamic-shape adjustment ------------------------------------------------
+# --- the constants of the dynamic-shape adjustment (named in advisor.decision.constants) -------------
 
-# The pitfall the measurement speaks to (knowledge/data/pitfalls.yaml): "Graph mode rejects
-# data-dependent control flow and dynamic shapes".
-PITFALL = "graph-dynamic-control-flow"
+# The pitfall the measurement speaks to (knowledge/data/pitfalls.yaml): "Graph mode compiles a graph per
+# new input shape". Data-dependent control flow (graph-dynamic-control-flow) is another pitfall the probe
+# does not measure: its GPT has no data-dependent branches.
+PITFALL = "graph-dynamic-shapes"
 MIGRATING = ("hybrid", "mindspore")  # the workflows that run MindSpore graph mode
 
 
-# Defined here until they move into advisor.decision.constants._ALL (then Consts knows them, the
-# constant sensitivity search moves them, and CONSTANTS below reads that one home).
-_DEFINED_HERE = (
-    Constant(
-        "DYNAMIC_COST_FLOOR",
-        0.10,
-        "fraction of tokens/s",
-        "assumption: a variable-length cost below 10% of end-to-end tokens/s is inside what two passes of a "
-        "short length schedule on a shared CPU can tell apart (the probes' noisy bound on a run's spread is "
-        "10%, probes.quality); below it the finding moves nothing",
-        "a variable-length cost counted from",
-        (0.0, 0.5),
-    ),
-    Constant(
-        "DYNAMIC_SHAPE_PENALTY",
-        20.0,
-        "points at a 100% cost",
-        "assumption: migration points lost per unit of measured tokens/s cost, so a 50% loss from unmitigated "
-        "variable lengths weighs as much as a measured accuracy gap (ACCURACY_GAP_PENALTY, 10 points); "
-        f"{SEED_RELEASED_TOGETHER} §3.3 names dynamic shape as the main cost of migrating complex models",
-        "the dynamic-shape penalty at a 100% cost were",
-        (0.0, 60.0),
-    ),
-    Constant(
-        "DYNAMIC_MEASURED_HIT",
-        0.95,
-        "likelihood",
-        "the risk register's MEASURED_HIT (advisor.decision.risks): a probe measured the pitfall's symptom "
-        "(graph recompiles per new length and the tokens/s they cost); assumption that a small GPT on this "
-        "host's CPU is strong evidence, not proof, for the team's model",
-        "a measured dynamic-shape cost made the pitfall's likelihood",
-        (0.5, 1.0),
-    ),
-    Constant(
-        "DYNAMIC_MITIGATED_LIKELIHOOD",
-        0.3,
-        "likelihood",
-        "assumption: the measured fix (bucketing or Cell.set_inputs) keeps tokens/s within DYNAMIC_COST_FLOOR "
-        "here, so what is left is applying it and checking it on the target hardware (graph compilation on "
-        f"Ascend differs from CPU; {SEED_SAME_TASK} measures graph compile time per run)",
-        "a measured working mitigation left the pitfall's likelihood at",
-        (0.05, 0.9),
-    ),
-)
-CONSTANTS: dict[str, Constant] = {c.name: DEFINED.get(c.name, c) for c in _DEFINED_HERE}
+CONSTANTS: dict[str, Constant] = {
+    n: DEFINED[n]
+    for n in ("DYNAMIC_COST_FLOOR", "DYNAMIC_SHAPE_PENALTY", "DYNAMIC_MEASURED_HIT", "DYNAMIC_MITIGATED_LIKELIHOOD")
+}
 
 
 def constant(name: str, k: Optional[Mapping[str, float]] = None) -> float:
-    """A constant's value, moved where `k` (advisor.decision.constants.Consts or a dict) moves it; while
-    `Consts` does not know these names yet, the value above."""
+    """A constant's value, moved where `k` (advisor.decision.constants.Consts or a dict) moves it."""
     if k is not None:
         try:
             return float(k[name])
@@ -154,7 +113,7 @@ class TransformerEvidence(BaseModel):
     same_hardware_class: bool = False
     applies_where: str = ""
     workload: bool = Field(False, description="the requirements describe a transformer")
-    dynamic_inputs: bool = Field(False, description="model.dynamic_shapes or model.dynamic_control_flow")
+    dynamic_inputs: bool = Field(False, description="model.dynamic_shapes: variable-length inputs")
     model: str = ""
     evidence: list[Evidence] = Field(default_factory=list)
     parity: Optional[str] = None
@@ -342,20 +301,20 @@ def risk_adjustment(
 ) -> DynamicRiskAdjustment:
     """How the measured variable-length cost moves workflow `wf`'s migration risk (with the constants
     as `k` moves them: the scorecard calls this per workflow and per sensitivity step)."""
-    dynamic = req.model.dynamic_shapes or req.model.dynamic_control_flow
+    dynamic = req.model.dynamic_shapes
     a = DynamicRiskAdjustment(workflow=wf, applies=False)
     if wf not in MIGRATING:
         a.line = f"{wf}: does not run MindSpore graph mode"
         return a
     if not dynamic:
-        a.line = f"{wf}: the requirements have fixed shapes and no dynamic control flow (model.dynamic_shapes false)"
+        a.line = f"{wf}: the requirements have fixed shapes (model.dynamic_shapes false)"
         return a
     if f is None or not f.usable or f.cost is None:
         a.line = f"{wf}: the dynamic-shape measurement moves nothing: {f.reason if f else 'not measured'}"
         return a
     floor, pen = constant("DYNAMIC_COST_FLOOR", k), constant("DYNAMIC_SHAPE_PENALTY", k)
     a.applies, a.constants = True, ["DYNAMIC_COST_FLOOR"]
-    a.likelihood_before = likelihood(PITFALL, ["model.dynamic_control_flow"], project_of(req, None), wf)
+    a.likelihood_before = likelihood(PITFALL, ["model.dynamic_shapes"], project_of(req, None), wf)
     before = f"{a.likelihood_before:g}"
     if f.cost < floor:
         a.line = (
@@ -367,17 +326,11 @@ def risk_adjustment(
     a.constants += ["DYNAMIC_SHAPE_PENALTY"]
     if f.residual is not None and f.residual < floor:
         low = constant("DYNAMIC_MITIGATED_LIKELIHOOD", k)
-        if req.model.dynamic_control_flow:  # the probe has no data-dependent branches: that half is unmeasured
-            low = None
         a.direction, a.likelihood = "falls", low
         a.penalty_points = round(pen * max(f.residual, 0.0), 2)
-        a.constants += ["DYNAMIC_MITIGATED_LIKELIHOOD"] if low is not None else []
+        a.constants += ["DYNAMIC_MITIGATED_LIKELIHOOD"]
         how = "bucketing the lengths" if f.mitigation == "bucketing" else "declaring dynamic dims with Cell.set_inputs"
-        likely = (
-            f"likelihood {before} -> {low:g} (DYNAMIC_MITIGATED_LIKELIHOOD)"
-            if low is not None
-            else f"likelihood stays {before} (dynamic control flow is not what the probe measures)"
-        )
+        likely = f"likelihood {before} -> {low:g} (DYNAMIC_MITIGATED_LIKELIHOOD)"
         a.line = (
             f"{wf}: variable lengths cost {f.cost:.0%} in MindSpore graph mode here, and {how} measured "
             f"{f.residual:.0%} against {f.best_way}: -{a.penalty_points:g} migration points ({pen:g} x "
@@ -413,7 +366,7 @@ def transformer_evidence(
     """Judge a GptResult (or its JSON dict) against the requirements; None: the 'not measured' evidence."""
     target = req.hardware.training_target
     workload = req.model.family == "transformer" or (req.workload is not None and req.workload.model == "transformer")
-    dynamic = req.model.dynamic_shapes or req.model.dynamic_control_flow
+    dynamic = req.model.dynamic_shapes
     if result is None:
         return TransformerEvidence(target_class=target, workload=workload, dynamic_inputs=dynamic, note=NOT_MEASURED)
     if isinstance(result, dict):

@@ -11,6 +11,8 @@ from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
 from advisor.decision.pitfalls import pitfall_hours, pitfall_mid, ports_pytorch_code
 from advisor.decision.risks import PORTING, likelihood, project_of
 from advisor.decision.schedule import Schedule, pressure_penalty, schedule
+from advisor.decision.transformer_evidence import PITFALL as DYNAMIC_PITFALL
+from advisor.decision.transformer_evidence import risk_adjustment
 from advisor.requirements import Requirements
 
 # Re-implementing a validated PyTorch model in MindSpore and checking that its loss matches, before
@@ -169,9 +171,14 @@ def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]]
     charged = sum((h[0] + h[1]) / 2 for name, *h in parts if name == "known pitfalls")
     others = sum((lo + hi) / 2 for name, lo, hi in parts if name != "known pitfalls")
     full = sum(m for m in (pitfall_mid(x) for x in ctx.pitfalls[wf]) if m is not None)
-    weighted = sum(
-        m * likelihood(x.id, list(x.applies_when), p, wf) for x in ctx.pitfalls[wf] if (m := pitfall_mid(x)) is not None
-    )
+    measured = _dynamic_likelihood(wf, ctx, k)  # the register reads the same measured likelihood
+
+    def chance(x) -> float:
+        if x.id == DYNAMIC_PITFALL and measured is not None:
+            return measured
+        return likelihood(x.id, list(x.applies_when), p, wf)
+
+    weighted = sum(m * chance(x) for x in ctx.pitfalls[wf] if (m := pitfall_mid(x)) is not None)
     share = weighted / full if full > 0 else 0.0
     return round(others + charged * share, 2)
 
@@ -196,6 +203,7 @@ def migration_score(wf: str, ctx: Context, k: Consts) -> tuple[Scored, list[floa
             score -= risk
             note += f"; -{risk:g} for the scan's {scan.get('risk')} risk"
     score, note = _accuracy_risk(wf, ctx, k, score, note, ev)
+    score, note = _dynamic_shape_risk(wf, ctx, k, score, note, ev)
     pressure = pressure_penalty(sched, k)
     if pressure > 0.005:
         score -= pressure
@@ -245,6 +253,37 @@ def _accuracy_risk(wf: str, ctx: Context, k: Consts, score: float, note: str, ev
     else:
         note += f"; accuracy gap measured but not decided ({worst.line})"
     return score, note
+
+
+def _dynamic_likelihood(wf: str, ctx: Context, k: Consts) -> float | None:
+    t = ctx.transformer
+    if t is None or t.dynamic is None:
+        return None
+    a = risk_adjustment(wf, ctx.req, t.dynamic, k)
+    return a.likelihood if a.applies else None
+
+
+def _dynamic_shape_risk(
+    wf: str, ctx: Context, k: Consts, score: float, note: str, ev: list[Evidence]
+) -> tuple[float, str]:
+    """The GPT probe's measured variable-length cost in MindSpore graph mode, for requirements with
+    variable-length inputs or dynamic control flow (advisor.decision.transformer_evidence): the workflows
+    that run graph mode lose DYNAMIC_SHAPE_PENALTY x the cost a measured mitigation leaves."""
+    t = ctx.transformer
+    if t is None or t.dynamic is None:
+        return score, note
+    a = risk_adjustment(wf, ctx.req, t.dynamic, k)
+    if not a.applies:
+        return score, note
+    ev.append(
+        Evidence(
+            kind="measured",
+            ref="gpt:dynamic-shapes",
+            value=t.dynamic.cost,
+            detail=f"{t.dynamic.text} ({t.applies_where})",
+        )
+    )
+    return score - a.penalty_points, note + "; " + a.line
 
 
 def serves_only(req: Requirements) -> bool:
