@@ -285,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         if debug:
             raise
-        _error_line(f"advisor: error: {exc}")
+        for line in str(exc).splitlines() or [""]:  # a requirements file names every bad field, a line each
+            _error_line(f"advisor: error: {line}")
         return UsageError.exit_code
     except BrokenPipeError:  # the reader went away (`advisor config | head -1`): not an error
         return 0

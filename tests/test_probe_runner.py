@@ -255,51 +255,6 @@ def test_mfu_above_one_is_withheld_with_a_warning():
     assert slow.mfu == pytest.approx(4.0 * 3.328997376 / 30.0)
 
 
-def test_progress_bar_on_a_terminal_and_plain_lines_otherwise():
-    import io
-
-    from advisor.commands.probe import Progress
-    from probes.training.models import ProbeEvent
-
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
-
-    run = ProbeRun(
-        id="pytorch-eager-lenet-bs8",
-        framework="pytorch",
-        mode="eager",
-        model="lenet",
-        batch_size=8,
-        status="ok",
-        images_per_second=1234.5,
-        stop_reason="converged",
-    )
-    events = [
-        ProbeEvent(run_id=run.id, kind="start", index=1, total=2),
-        ProbeEvent(
-            run_id=run.id,
-            kind="progress",
-            fraction=0.5,
-            step_ms=6.5,
-            images_per_second=1230.0,
-            message="measure",
-            index=1,
-            total=2,
-        ),
-        ProbeEvent(run_id=run.id, kind="done", run=run, index=1, total=2),
-    ]
-    tty, plain = Tty(), io.StringIO()
-    for ev in events:
-        Progress(tty)(ev)
-        Progress(plain)(ev)
-    assert "[##########" in tty.getvalue() and "6.5 ms/step" in tty.getvalue()
-    assert plain.getvalue().splitlines() == [
-        "[1/2] pytorch-eager-lenet-bs8 ...",
-        "[1/2] pytorch-eager-lenet-bs8: 1234.5 img/s (converged)",
-    ]
-
-
 def test_steal_time_from_proc_stat_text():
     before = runner.cpu_times("cpu  100 0 50 800 10 0 0 40 0 0\ncpu0 1 2 3\n")
     after = runner.cpu_times("cpu  200 0 100 900 10 0 0 140 0 0\n")

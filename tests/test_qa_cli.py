@@ -223,7 +223,7 @@ def test_scan_text_fits_80_columns(tmp_path):
         (tmp_path / src.name[: -len(".txt")]).write_bytes(src.read_bytes())
     text = renderer("scan", width=80).format(scan_path(tmp_path))
     assert max(len(line) for line in text.splitlines()) <= 80, text
-    assert "custom_extension x2" in text and "torch.nn.BatchNorm2d x2 -> mindspore.nn.BatchNorm2d" in text
+    assert "custom_extension x3" in text and "torch.nn.BatchNorm2d x2 -> mindspore.nn.BatchNorm2d" in text
     assert "fix: Replace each kernel" in text
 
 

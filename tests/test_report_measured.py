@@ -133,7 +133,7 @@ def test_the_report_shows_accuracy_as_measured_and_says_so_when_nothing_was(kb):
     assert "91.11%" in section and "Normalize trap" in section  # median over seeds, the live Normalize check
     assert "accuracy probe: measured here, not decided" in md.split("## Recommendation", 1)[1].split("\n## ", 1)[0]
     doc = json.loads(render_format(report, "json", kb=kb))
-    assert doc["schema_version"] == "1.4" and doc["accuracy"]["verdict"] == "undecided"
+    assert doc["schema_version"] == "1.5" and doc["accuracy"]["verdict"] == "undecided"
 
 
 # --- input pipeline --------------------------------------------------------------------------------
@@ -491,20 +491,22 @@ def test_the_risk_register_takes_the_measured_likelihoods(kb):
     reg = register(build_report(req, kb=kb, pipeline=json.loads(PIPELINE.read_text())))
     pipe = next(r for r in reg.risks + reg.also_known if r.id == "data-pipeline-bottleneck")
     assert pipe.likelihood == plain["data-pipeline-bottleneck"].likelihood
-    hybrid = load_requirements(EXAMPLE)
+    # the example without its workload: no loader bound, so hybrid leads (with it, PyTorch through torch_npu)
+    hybrid = load_requirements(EXAMPLE).model_copy(update={"workload": None})
     # no gap: hybrid stays recommended and the measurement clears the pitfall
     report = build_report(hybrid, kb=kb, accuracy=accuracy_doc([0.001, -0.001]))
     items = {r.id: r for r in register(report).risks + register(report).also_known}
     assert report.recommendation.workflow == "hybrid"
     assert items["precision-alignment"].likelihood == MEASURED_CLEAR
     assert "measured by the accuracy probe" in items["precision-alignment"].why
-    # a 3% gap: with the loader bound applied everywhere hybrid led by 0.2 points only, and the measured
-    # gap's migration risk moves the recommendation to PyTorch, whose register has no porting pitfall
+    # a 3% gap: the measured gap costs hybrid its migration points (ACCURACY_GAP_PENALTY) and the
+    # register marks the pitfall as hit by the measurement
     report = build_report(hybrid, kb=kb, accuracy=accuracy_doc([-0.031, -0.027]))
     hybrid_score = next(s.total for s in report.scores if s.workflow == "hybrid")
     plain_score = next(s.total for s in build_report(hybrid, kb=kb).scores if s.workflow == "hybrid")
-    assert hybrid_score < plain_score and report.recommendation.workflow == "pytorch"
-    assert "precision-alignment" not in {r.id for r in register(report).risks + register(report).also_known}
+    assert hybrid_score < plain_score
+    items = {r.id: r for r in register(report, "hybrid").risks + register(report, "hybrid").also_known}
+    assert items["precision-alignment"].likelihood == MEASURED_HIT
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

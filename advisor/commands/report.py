@@ -134,15 +134,6 @@ def load_kb(extra_dirs: list[str]) -> KnowledgeBase:
         raise UsageError(str(exc)) from None
 
 
-def check_accelerator(req: Requirements, path: str, kb: KnowledgeBase) -> None:
-    """Bad input when the knowledge base contradicts the file (the same check the TUI form runs)."""
-    from advisor.validation import kb_problems
-
-    problems = kb_problems(req, kb)
-    if problems:
-        raise UsageError(f"{path}: {problems[0]}")
-
-
 def load_probe_file(path: str) -> ProbeSuite:
     """One probe results file, validated as a ProbeSuite."""
     data = read_json(path, "expected the JSON written by `advisor probe --json -o FILE`", "--probes")
@@ -170,18 +161,6 @@ def load_probe_file(path: str) -> ProbeSuite:
             if value is not None and value < 0:
                 raise UsageError(f"{path}: runs[{i}].{field}: {value} is negative: expected a measured throughput >= 0")
     return suite
-
-
-def _check_ranges(path: str, req: Requirements) -> None:
-    """The requirements' numbers against the one range table (advisor.limits): a 4,000-digit
-    dataset_samples or gflops_per_sample 1e300 is one line here, not an overflow in the model.
-    (advisor/requirements.py should run the same check where it validates; see limits.py.)"""
-    from advisor.limits import first_problem
-
-    data = req.model_dump(mode="python") if hasattr(req, "model_dump") else req
-    found = first_problem(data)
-    if found:
-        raise UsageError(f"{path}: {found}")
 
 
 def _validated(path: str, model: type[Model], data: dict) -> Model:
@@ -383,12 +362,10 @@ def scan_code(req: Requirements, req_path: str, kb: KnowledgeBase) -> Optional[S
 
 def gather(args: argparse.Namespace) -> tuple[Requirements, dict[str, object]]:
     """Read and validate every input; nothing is written here."""
-    from advisor.requirements import load_requirements
+    from advisor.validation import load_checked
 
-    req = load_requirements(args.requirements)
-    _check_ranges(args.requirements, req)
     kb = load_kb(args.kb)
-    check_accelerator(req, args.requirements, kb)
+    req = load_checked(args.requirements, kb)  # every bad field, a line each
     seen: dict[str, str] = {}
     for p in args.probes:  # the same runs twice would count as two measurements
         real = str(Path(p).resolve())
