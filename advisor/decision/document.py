@@ -674,15 +674,30 @@ def first_page(
     )
 
 
+def knowledge_for(report: Any) -> tuple[Any, Optional[str]]:
+    """The knowledge base to judge a report built without one at hand (a saved JSON without its
+    document): the bundled one, with a note when it is not the report's. None when it cannot be loaded."""
+    wanted = _get(_get(report, "knowledge_base"), "version")
+    if wanted is None:
+        return None, None
+    import knowledge
+
+    try:
+        kb = knowledge.load()
+    except (knowledge.KnowledgeError, OSError):  # the document never fails for want of the pinned-stack table
+        return None, "the knowledge base could not be loaded"
+    if getattr(kb, "version", None) != wanted:
+        return kb, f"read from the bundled knowledge base {kb.version}, not the report's {wanted}"
+    return kb, None
+
+
 def build(report: Any, kb: Any = None, *, inputs: Optional[dict] = None, sensitivity: bool = True) -> ReviewDocument:
     """The judged document of a built Report. `inputs`: the measurements build_report scored with
     (probes, scaling, scaling_here, deploy, accuracy, pipeline), so the knowledge-base sensitivity
     re-scores exactly that case; without them it re-scores on the report's requirements, host and scan."""
-    from advisor.render.summary import knowledge_for
-
     note = None
     if kb is None:
-        kb, note = knowledge_for(report, {})
+        kb, note = knowledge_for(report)
     probes = probe_counts(report)
     items = [e for s in report.scores for c in s.criteria for e in c.evidence]
     items += [e for p in report.projections for e in list(p.evidence) + list(p.cost_evidence)]

@@ -5,9 +5,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from advisor.sanitize import one_line
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
+
+
+def md_table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
+    """The one Markdown table of every renderer (escaping included): `l`/`r` alignment per column,
+    default first column left, the rest right."""
+    align = align or ["l"] + ["r"] * (len(header) - 1)
+    sep = ["---:" if a == "r" else ":---" for a in align]
+
+    def cell(t: object) -> str:  # one line, no control characters, no table break, no raw HTML
+        return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", one_line(str(t)).replace("|", "\\|"))
+
+    return ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(sep) + " |"] + [
+        "| " + " | ".join(cell(c) for c in row) + " |" for row in rows
+    ]
 
 
 def num(value: float | None, digits: int = 3) -> str:

@@ -2,7 +2,7 @@
 report's start-up stays fast). Deterministic: fixed figure sizes, a fixed `svg.hashsalt`, no date or
 creator metadata, text kept as text; the same report gives byte-identical SVGs.
 
-`charts(report, kb=None) -> dict[name, svg]` gives the charts the report has data for:
+`charts(report) -> dict[name, svg]` gives the charts the report has data for:
   scores       total and per-criterion score per workflow
   sensitivity  tornado: the lead over the runner-up as each weight is halved / doubled
   throughput   measured images/s per framework and mode, with the 95% CI as error bars
@@ -228,9 +228,8 @@ def decision_tco_totals(report: Any) -> dict[str, tuple[float, float]]:
     return out
 
 
-def ranges_chart(report: Any, kb: Any = None) -> str | None:
+def ranges_chart(report: Any) -> str | None:
     from advisor.render._fmt import hours, num
-    from advisor.render.plan import tco
 
     times = [
         (
@@ -242,7 +241,7 @@ def ranges_chart(report: Any, kb: Any = None) -> str | None:
         for p in get(report, "projections", [])
         if get(p, "time_to_train_hours")
     ]
-    totals = decision_tco_totals(report) or {wf: parts.get("total") for wf, parts in tco(report, kb).items()}
+    totals = decision_tco_totals(report)
     costs = [(wf, label(wf), t[0], t[1]) for wf, t in totals.items() if t and t[1] > 0]
     if not times and not costs:
         return None
@@ -320,11 +319,11 @@ CHARTS: dict[str, Callable[..., str | None]] = {
 }
 
 
-def charts(report: Any, kb: Any = None) -> dict[str, str]:
+def charts(report: Any) -> dict[str, str]:
     """Every chart the report has data for, name -> SVG text, in a fixed order."""
     out = {}
     for name, make in CHARTS.items():
-        svg = make(report, kb) if name == "ranges" else make(report)
+        svg = make(report)
         if svg:
             out[name] = svg
     return out

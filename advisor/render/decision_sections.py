@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from advisor.render._fmt import md_table
+
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
 
@@ -30,9 +32,7 @@ def _pct(low: float, high: float) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    from advisor.render.markdown import _table as table  # the one Markdown table (escaping included)
-
-    return table(header, rows, ["l"] * len(header))
+    return md_table(header, rows, ["l"] * len(header))
 
 
 def memory_fit(doc: dict) -> list[str]:

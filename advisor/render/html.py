@@ -90,17 +90,14 @@ def to_html(md: str, svgs: dict[str, str]) -> list[str]:
 
 
 def format(report: Any, **options: Any) -> str:
-    from advisor.render.charts import charts
-    from advisor.render.summary import knowledge_for
-
-    kb, _ = knowledge_for(report, options)
-    svgs = charts(report, kb)
     from advisor.decision.document import of
+    from advisor.render.charts import charts
 
-    doc = options.get("document") or of(report, kb)
+    svgs = charts(report)
+    doc = options.get("document") or of(report, options.get("kb"))
     md = markdown.format(
         report,
-        **dict(options, kb=kb, document=doc, collapse=True, chart_links={name: f"chart:{name}" for name in svgs}),
+        **dict(options, document=doc, collapse=True, chart_links={name: f"chart:{name}" for name in svgs}),
     )
     title = html.escape(f"Framework advice: {report.requirements.name}")
     head = [

@@ -8,26 +8,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
-from advisor.render.plan import (
-    schedule,
-    tco_rows,
-)
 from advisor.decision.document import points
-from advisor.render.summary import caveats, get, knowledge_for, label
+from advisor.render import decision_sections
+from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
+from advisor.render._fmt import md_table as _table
+from advisor.render.plan import schedule
+from advisor.render.summary import caveats, get, label
 from advisor.sanitize import for_markdown, one_line
-
-
-def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
-    align = align or ["l"] + ["r"] * (len(header) - 1)
-    sep = ["---:" if a == "r" else ":---" for a in align]
-
-    def cell(t):  # one line, no control characters, no table break, no raw HTML
-        return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", one_line(str(t)).replace("|", "\\|"))
-
-    return ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(sep) + " |"] + [
-        "| " + " | ".join(cell(c) for c in row) + " |" for row in rows
-    ]
 
 
 def _scores(report: Any) -> list[str]:
@@ -584,13 +571,11 @@ def stack_section(doc: Any) -> list[str]:
 def decision_model_sections(report: Any) -> list[str]:
     """The decision model's sections (memory fit, scaling curve, cost of ownership, confidence,
     schedule; advisor/render/decision_sections.py), one level down inside "Plan and cost"."""
-    from advisor.render import decision_sections
-
     doc = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
     return ["#" + line if line.startswith("## ") else line for line in decision_sections.sections(doc)]
 
 
-def plan_section(report: Any, kb: Any) -> list[str]:
+def plan_section(report: Any) -> list[str]:
     req = report.requirements
     out = decision_model_sections(report)
     # the milestone plan in weeks (the decision model's schedule above gives the hours per workflow)
@@ -608,12 +593,12 @@ def plan_section(report: Any, kb: Any) -> list[str]:
         "communication, export, inference) before go-live; each risk in the register names the one that retires it",
         "",
     ]
-    if not get(report, "costs"):  # an older report without the decision model's cost of ownership
-        rows, notes = tco_rows(report, kb)
-        out += ["### Cost of ownership per workflow (compute, energy, engineering)", ""]
-        out += (
-            _table(["Workflow", "Compute", "Energy", "Engineering", "Total"], rows) + [""] + [f"- {n}" for n in notes]
-        )
+    if not get(report, "costs"):  # an older report: the renderer prints costs, it does not compute them
+        out += [
+            "No cost of ownership in this report (a report built before schema 1.4); rebuild it with "
+            "`advisor report` to get one.",
+            "",
+        ]
     while out and out[-1] == "":
         out.pop()
     return out
@@ -716,8 +701,7 @@ def format(report: Any, **options: Any) -> str:
     links: dict[str, str] = options.get("chart_links") or _links(options.get("assets") or {})
     collapse = bool(options.get("collapse"))
     req = report.requirements
-    kb, _ = knowledge_for(report, options)
-    doc = options.get("document") or of(report, kb)
+    doc = options.get("document") or of(report, options.get("kb"))
     lines = [
         f"# Framework advice: {for_markdown(req.name)}",
         "",
@@ -731,7 +715,7 @@ def format(report: Any, **options: Any) -> str:
     sections: list[tuple[str, list[str]]] = [
         ("The stack to install", stack_section(doc)),
         (f"Risk register for {LABELS[report.recommendation.workflow]}, by exposure", _pitfalls(report, doc)),
-        ("Plan and cost", plan_section(report, kb)),
+        ("Plan and cost", plan_section(report)),
         ("Data-quality caveats", caveats_section(report)),
         ("Scores", _image(links, "scores", "Total and per-criterion scores") + _scores(report)),
         (
@@ -781,9 +765,8 @@ def assets(report: Any, output: Any, **options: Any) -> dict[str, str]:
     """The charts as SVG files to write beside the document: `review.md` -> `review.scores.svg`, ..."""
     from advisor.render.charts import charts
 
-    kb, _ = knowledge_for(report, options)
     stem = Path(str(output)).name.rsplit(".", 1)[0]
-    return {f"{stem}.{name}.svg": svg for name, svg in charts(report, kb).items()}
+    return {f"{stem}.{name}.svg": svg for name, svg in charts(report).items()}
 
 
 def _links(files: dict[str, str]) -> dict[str, str]:

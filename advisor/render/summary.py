@@ -384,21 +384,3 @@ def caveats(report: Any) -> list[Caveat]:
         )
     order = {c: i for i, c in enumerate(WEAK[::-1])}  # assumption first
     return sorted(out, key=lambda c: (order.get(c.confidence, 9), c.ref))
-
-
-def knowledge_for(report: Any, options: dict) -> tuple[Any, str | None]:
-    """The knowledge base the stack and risk sections read: the one the report was built with (passed
-    by the CLI), else the bundled one, with a note when it is not the report's. None when not loaded."""
-    kb = options.get("kb")
-    wanted = get(get(report, "knowledge_base"), "version")
-    if kb is not None or wanted is None:
-        return kb, None
-    import knowledge
-
-    try:
-        kb = knowledge.load()
-    except (knowledge.KnowledgeError, OSError):  # a renderer never fails for want of the pinned-stack table
-        return None, "the knowledge base could not be loaded"
-    if getattr(kb, "version", None) != wanted:
-        return kb, f"read from the bundled knowledge base {kb.version}, not the report's {wanted}"
-    return kb, None
