@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-DOCUMENT_VERSION = "1.0"
+DOCUMENT_VERSION = "1.1"  # 1.1: first_page.routes and confidence_why, KbMove.name
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
 # Evidence classes, strongest first, with the grade each counts for on the first page. A score that the
@@ -37,7 +37,7 @@ CLASS_TEXT = {
     "derived": "derived from sourced figures",
     "secondary": "secondary source",
     "blog": "blog or field report",
-    "requirement": "the model's rule applied to your requirements (no sourced figure)",
+    "requirement": "rule on your requirements (unsourced)",
     "assumption": "assumption",
 }
 
@@ -111,6 +111,7 @@ class WithoutMeasurements(_M):
 
 class KbMove(_M):
     figure: str
+    name: str = Field("", description="the same figure and move in a reader's words (no knowledge-base id)")
     section: str
     margin_after: float
     top_after: str
@@ -203,9 +204,14 @@ class FirstPage(_M):
     summary: str
     reasons: list[Reason] = Field(default_factory=list)
     against: Optional[Reason] = None
+    routes: list[str] = Field(
+        default_factory=list,
+        description="on which route (hardware, adapter, development, serving) each option was scored, and why",
+    )
     would_change: list[str] = Field(default_factory=list)
     measured: list[str] = Field(default_factory=list)
     blocking: list[str] = Field(default_factory=list)
+    confidence_why: list[str] = Field(default_factory=list, description="why the confidence is what it is")
 
 
 class ReviewDocument(_M):
@@ -271,7 +277,9 @@ def _constants_in(note: str) -> list[str]:
             if c.source.startswith("assumption")
             else ("read from a field report" if '"' in c.source else "a definition of the model")
         )
-        out.append(f"{c.value:g} {c.unit}, {kind}")
+        what = re.sub(r" (were|was|is)$", "", c.what)
+        what = f"{what} {c.value:g} {c.unit}" if what else f"{c.value:g} {c.unit}"
+        out.append(plain(f"{what} ({kind})"))
     return out
 
 
@@ -282,7 +290,7 @@ def _reason(top: Any, other: Any, i: int) -> Reason:
     weakest = min(counts, key=lambda c: GRADE[c]) if counts else "assumption"
     pts = (a.score - b.score) * a.weight
     set_by = [
-        f"{label(s.workflow)}'s score rests on a set value, not evidence: {c}"
+        f"{label(s.workflow)}'s {a.name} score rests on a set value, not evidence: {c}"
         for s, crit in ((top, a), (other, b))
         for c in _constants_in(crit.note)
     ]
@@ -429,7 +437,13 @@ def kb_sensitivity(report: Any, kb: Any, inputs: Optional[dict] = None) -> Optio
     res = ks.search(kb, lambda k: _rescore(report, k, inputs), wf, frameworks, accelerators)
 
     def km(m: Any) -> KbMove:
-        return KbMove(figure=m.text(), section=m.section, margin_after=round(m.margin, 6), top_after=m.top)
+        return KbMove(
+            figure=m.text(),
+            name=m.text(plain=True),
+            section=m.section,
+            margin_after=round(m.margin, 6),
+            top_after=m.top,
+        )
 
     out = KbSensitivity(
         ranges=ks.RANGES,
@@ -443,22 +457,19 @@ def kb_sensitivity(report: Any, kb: Any, inputs: Optional[dict] = None) -> Optio
         a, b, margin, top = res.pair
         out.pair, out.pair_margin, out.pair_top = [km(a), km(b)], round(margin, 6), top
     if out.nearest_flip:
-        out.note = (
-            f"one knowledge-base figure flips it: {out.nearest_flip.figure} makes {label(out.nearest_flip.top_after)} "
-            f"the winner"
-        )
+        out.note = f"one flips it: {out.nearest_flip.name} makes {label(out.nearest_flip.top_after)} the winner"
     elif out.pair and (out.pair_top != wf or (out.pair_margin or 0) < 0):
         out.note = (
-            f"no single figure within its range flips it, but two together do: {out.pair[0].figure} and "
-            f"{out.pair[1].figure} make {label(out.pair_top)} the winner"
+            f"no single figure within its range flips it, but two together do: {out.pair[0].name} and "
+            f"{out.pair[1].name} make {label(out.pair_top)} the winner"
         )
     elif out.pair:
         out.note = (
-            f"no figure within its range flips it; the two that cut most ({out.pair[0].figure}; {out.pair[1].figure}) "
+            f"no figure within its range flips it; the two that cut most ({out.pair[0].name}; {out.pair[1].name}) "
             f"leave a margin of {points(out.pair_margin)} of {points(res.baseline)} points"
         )
     else:
-        out.note = f"no knowledge-base figure within its range moves the margin ({res.searched} searched)"
+        out.note = f"none within its range moves the margin ({res.searched} searched)"
     return out
 
 
@@ -588,8 +599,111 @@ def _summary(rec: Any) -> str:
     """The workflow's one-line description without the model's own rounding of the total (the headline
     gives it, rounded once)."""
     text = str(rec.summary)
-    m = re.match(r"^[a-z]+ \([^)]*\):\s*(.*)$", text)
+    m = re.match(r"^[a-z]+ \((?:[^()]|\([^()]*\))*\):\s*(.*)$", text)
     return m.group(1) if m else text
+
+
+TARGET_WORDS = {"nvidia": "NVIDIA GPUs", "ascend": "Ascend", "cpu": "CPU"}
+DEVICE_WORDS = {"nvidia": ("NVIDIA GPU", "NVIDIA GPUs"), "ascend": ("Ascend device", "Ascend devices")}
+PATH_WORDS = {  # how the framework reaches the training hardware
+    "pytorch-cuda": "CUDA, first-party",
+    "pytorch-npu": "through the torch_npu adapter, not first-party",
+    "pytorch-cpu": "CPU build",
+    "mindspore": "first-party",
+    "mindspore-cpu": "CPU build",
+    "mindspore-gpu": "MindSpore's GPU build, not first-party (last released for 2.2.x)",
+}
+_DEV_ROUTE = re.compile(r"\((PyTorch (?:on|prototype)[^()]*)\)")
+_SERVE = re.compile(r"\s*\(?[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\)?|\s*-?\d+(?:\.\d+)?\s*$")
+
+
+def _serving(crit: Any) -> str:
+    """'ascend-server via export/conversion' from the deployment criterion's note (its score left off)."""
+    parts = []
+    for part in str(crit.note or "").split(";"):
+        m = re.match(r"\s*([\w.-]+): (.*)$", part)
+        if m:
+            parts.append(f"{m.group(1)} {_SERVE.sub('', m.group(2)).strip()}".replace(" path", ""))
+    return ", ".join(parts)
+
+
+def routes(report: Any) -> list[str]:
+    """On which route each eligible option was scored (training hardware, framework path, where it is
+    developed and debugged, how it serves) and why, in the scorecard's own terms: the projection's path
+    and the criteria notes. Where the team has NVIDIA GPUs but PyTorch was scored on Ascend end to end,
+    it says so (the reader's first question: is the PyTorch option a strawman?)."""
+    req = report.requirements
+    proj = {p.workflow: p for p in report.projections}
+    available = set(req.hardware.available)
+    out = []
+    for s in report.scores:
+        p = proj.get(s.workflow)
+        if s.blocked_by or p is None:
+            continue
+        one, many = DEVICE_WORDS.get(p.target, (f"{p.target} device", f"{p.target} devices"))
+        hw = f"{p.devices} {one if p.devices == 1 else many}"
+        how = PATH_WORDS.get(p.path, p.path)
+        if s.workflow == "hybrid":
+            proto = " on NVIDIA GPUs" if "nvidia" in available and p.target != "nvidia" else ""
+            text = f"Hybrid: PyTorch prototype{proto}, then {hw} with MindSpore, {how}"
+        else:
+            text = f"{label(s.workflow)}: {hw}, {how}"
+        dev = None
+        if s.workflow == "pytorch":
+            dev = next((m.group(1) for c in s.criteria for m in [_DEV_ROUTE.search(c.note or "")] if m), None)
+        if dev:
+            if "torch_npu" in dev and "NVIDIA" not in dev:
+                text += "; developed and debugged on torch_npu too"
+                if "nvidia" in available:
+                    text += ", though NVIDIA GPUs are listed: the model scores no PyTorch prototype on NVIDIA before torch_npu training"
+            else:
+                text += f"; developed as scored: {dev}"
+        deploy = next((c for c in s.criteria if c.name == "deployment"), None)
+        serving = _serving(deploy) if deploy is not None else ""
+        if serving:
+            text += f"; serves {serving}"
+        out.append(text)
+    if out:
+        target = req.hardware.training_target
+        why = (
+            f"training on {TARGET_WORDS.get(target, target)}: hardware.training_target"
+            if target != "undecided"
+            else "the training target is undecided: each option on its own best hardware"
+        )
+        out.insert(0, why)
+    return out
+
+
+def confidence_why(
+    report: Any, fp_margin: float, runner_up: Optional[str], grade: float, grade_label: str
+) -> list[str]:
+    """Why the confidence is what it is, each figure rounded as on the rest of the page (the scorecard's
+    own steps carry their margin to two decimals and repeat the nearest flip: said once, above)."""
+    parts = report.recommendation.confidence_parts
+    why = [plain(parts.decided_note)] if parts is not None else []
+    if runner_up:
+        tie = parts is not None and parts.tie
+        why.append(f"margin {points(fp_margin)} points over {label(runner_up)}" + (", a tie" if tie else ""))
+    else:
+        why.append("no eligible runner-up")
+    for step in parts.steps if parts is not None else []:
+        if step.startswith("a tie"):
+            continue
+        if step.startswith("fragile") and parts.nearest_flip is not None:
+            why.append(f"fragile: the nearest flip above is {pct(parts.nearest_flip.relative_change)} away")
+            continue
+        why.append(plain(step))
+    if parts is not None and parts.evidence is not None and runner_up is not None:
+        said = any("evidence" in x for x in parts.steps)
+        why.append(
+            (
+                ""
+                if said
+                else f"deciding evidence {parts.evidence.label} ({parts.evidence.score:.1f}/5) as the model grades it, "
+            )
+            + f"**{grade_label}** ({grade:.1f}/5) with rules on your requirements ranked below sourced data"
+        )
+    return why
 
 
 def first_page(
@@ -646,9 +760,14 @@ def first_page(
     else:
         change.append("no weight or searched set value within its range changes the winner")
     if kbs is not None:
-        change.append(f"knowledge-base figures ({kbs.ranges}): {kbs.note}")
+        change.append(f"knowledge-base figures moved within their ranges: {kbs.note}")
     measured = [
-        probes.text() + ("" if probes.enter_scores else (f"; not scored: {probes.why_not}" if probes.why_not else ""))
+        probes.text()
+        + (
+            ""
+            if probes.enter_scores or not probes.why_not
+            else f"; not scored: {probes.why_not.split(': the runs')[0]}"
+        )
     ]
     from advisor.render.summary import provenance
 
@@ -671,6 +790,8 @@ def first_page(
         would_change=change,
         measured=measured,
         blocking=blocking,
+        routes=routes(report),
+        confidence_why=confidence_why(report, rec.margin, rec.runner_up, grade, grade_label),
     )
 
 

@@ -37,10 +37,27 @@ class Move:
     after: float
     margin: float  # the original winner's lead over the best other eligible workflow, after the move
     top: str  # the winner after the move
+    name: str = ""  # the figure in a reader's words (no knowledge-base id), for the first page
 
-    def text(self) -> str:
+    def text(self, plain: bool = False) -> str:
         unit = {"ecosystem": "/5", "prices": " USD", "references": " img/s"}[self.section]
-        return f"{self.entry} {self.field} {self.before:g}{unit} -> {self.after:g}{unit}"
+        what = self.name if plain and self.name else f"{self.entry} {self.field}"
+        return f"{what} {self.before:g}{unit} -> {self.after:g}{unit}"
+
+
+FRAMEWORK_WORDS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "torch_npu": "PyTorch-on-Ascend (torch_npu)"}
+
+
+def name_of(section: str, entry: Any) -> str:
+    """A knowledge-base figure in a reader's words: 'the PyTorch debugging rating', not its id."""
+    if section == "ecosystem":
+        fw = FRAMEWORK_WORDS.get(str(entry.framework), str(entry.framework))
+        return f"the {fw} {entry.aspect} rating"
+    if section == "prices":
+        where = " ".join(str(x) for x in (getattr(entry, "provider", None), getattr(entry, "term", None)) if x)
+        return f"the {entry.accelerator} price per device-hour" + (f" ({where})" if where else "")
+    framework = FRAMEWORK_WORDS.get(str(entry.framework), str(entry.framework))
+    return f"the {framework} {entry.model} reference on {entry.devices} x {entry.accelerator}"
 
 
 def margin_of(card: Any, winner: str) -> tuple[float, str]:
@@ -121,7 +138,7 @@ def search(kb: Any, rescore: Callable[[Any], Any], winner: str, frameworks: set[
             margin, top = margin_of(card, winner)
             key = (section, entry.id, field)
             if margin < base - 1e-9 and (key not in worst or margin < worst[key].margin):
-                worst[key] = Move(section, entry.id, field, value, after, margin, top)
+                worst[key] = Move(section, entry.id, field, value, after, margin, top, name_of(section, entry))
                 chosen[key] = (section, entry, field, after)
     moves = sorted(worst.values(), key=lambda m: (m.margin, m.section, m.entry))
     flips = [m for m in moves if m.top != winner or m.margin < 0]

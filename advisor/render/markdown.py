@@ -500,7 +500,7 @@ def decision_summary(report: Any, doc: Any = None) -> list[str]:
     """The first page: verdict and confidence, the three reasons with their evidence class, what would
     change it, what was measured and whether it moved the verdict, the blocking facts. Every figure
     comes from the judged document (advisor.decision.document), rounded once."""
-    from advisor.decision.document import of, plain, points
+    from advisor.decision.document import of
 
     doc = doc or of(report)
     fp = doc.first_page
@@ -512,28 +512,14 @@ def decision_summary(report: Any, doc: Any = None) -> list[str]:
         out += [f"{i}. {r.text}." for i, r in enumerate(fp.reasons, 1)] or ["1. no criterion separates the top two."]
     if fp.against is not None:
         out.append(f"- Against it: {fp.against.text}.")
+    if out[-1] == "":
+        out.pop()
+    if fp.routes:
+        out += ["", f"**How each option was scored** ({fp.routes[0]}):", ""] + [f"- {r}." for r in fp.routes[1:]]
     out += ["", "**What would change it:**", ""] + [f"- {w}." for w in fp.would_change]
     out += ["", "**Measured vs knowledge base:**", ""] + [f"- {m}." for m in fp.measured]
     out += ["", "**Blocking facts:** " + ("; ".join(fp.blocking) + "." if fp.blocking else "none."), ""]
-    parts = report.recommendation.confidence_parts
-    why = [plain(parts.decided_note)] if parts is not None else []
-    why.append(
-        f"margin {points(fp.margin)} points over {label(fp.runner_up)}" if fp.runner_up else "no eligible runner-up"
-    )
-    if parts is not None and parts.steps:
-        why += [plain(s) for s in parts.steps]
-    if parts is not None and parts.evidence is not None and fp.runner_up is not None:
-        said = any("evidence" in x for x in parts.steps)
-        why.append(
-            (
-                ""
-                if said
-                else f"the model grades the deciding evidence {parts.evidence.label} ({parts.evidence.score:.1f}/5); "
-            )
-            + f"with the rules on your requirements ranked below sourced data, the three reasons grade "
-            f"**{fp.evidence_label}** ({fp.evidence_grade:.1f}/5)"
-        )
-    out.append(f"**Confidence {fp.confidence}**, because: " + "; ".join(why) + ".")
+    out.append(f"**Confidence {fp.confidence}**, because: " + "; ".join(fp.confidence_why) + ".")
     return out
 
 

@@ -26,9 +26,12 @@ def format(report: Any, **options: Any) -> str:
     out += [f"- why: {r.text}" for r in fp.reasons]
     if fp.against is not None:
         out.append(f"- against it: {fp.against.text}")
+    if fp.routes:
+        out += [f"- scored on ({fp.routes[0]}): {r}" for r in fp.routes[1:]]
     out += [f"- would change it: {w}" for w in fp.would_change]
     out += [f"- measured: {m}" for m in fp.measured]
-    out += [f"- blocking: {b}" for b in fp.blocking] + [""]
+    out += [f"- blocking: {b}" for b in fp.blocking]
+    out += [f"- confidence {fp.confidence}: " + "; ".join(w.replace("**", "") for w in fp.confidence_why), ""]
     # disable_numparse: tabulate would print the "1.00" weight total as "1" and realign the column
     out.append(
         tabulate(
