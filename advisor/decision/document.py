@@ -16,6 +16,8 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from knowledge.sources import split_sources  # one splitter for the check and the citations
+
 DOCUMENT_VERSION = "1.1"  # 1.1: first_page.routes and confidence_why, KbMove.name
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
@@ -227,6 +229,47 @@ class ReviewDocument(_M):
     kb_sensitivity: Optional[KbSensitivity] = None
 
 
+# --- citations a reader can follow ----------------------------------------------------------------
+# The field reports by file prefix, cited by title (a reader does not have the files; seeds/README.md).
+SEEDS = {
+    "000": "MindSpore vs PyTorch, measured on the same task",
+    "002": "Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration",
+    "004": "Chips and framework released together: what it means for developers",
+}
+_SEED = re.compile(r"(?:shared/)?seeds/(\d{3})_[0-9a-f]+\.txt\s*(?:\((.*)\))?\s*$")
+_FILE = re.compile(r"(^|[\s(])(shared/|seeds/|[\w./-]+\.(md|txt|py|yaml|json)\b)")
+
+
+def seed_citation(part: str) -> str | None:
+    m = _SEED.match(part.strip())
+    if not m:
+        return None
+    title = SEEDS.get(m.group(1), f"field report {m.group(1)}")
+    where = (m.group(2) or "").strip()
+    if where and where[0].isdigit():
+        where = "§" + where
+    return f'"{title}" (field report)' + (f", {where}" if where else "")
+
+
+def cite(source: str | None, kb_id: str | None = None) -> str:
+    """A source a reader can follow: URLs kept, seeds by title and section, file paths replaced by the
+    knowledge-base id (`advisor kb show ID` prints the entry with everything it rests on)."""
+    out: list[str] = []
+    for part in split_sources(source or ""):
+        seed = seed_citation(part)
+        if seed:
+            out.append(seed)
+        elif part.startswith(("http://", "https://")):
+            out.append(part)
+        elif part.strip().lower() == "assumption":
+            out.append("assumption (no source)")
+        elif not _FILE.search(part):
+            out.append(part)  # a named document ("Gitee AI documentation (...)"): kept as text
+    if kb_id:
+        out.append(f"`advisor kb show {kb_id}`")
+    return "; ".join(dict.fromkeys(out)) or "no source given"
+
+
 # --- evidence ----------------------------------------------------------------------------------------
 
 
@@ -335,6 +378,41 @@ def probe_counts(report: Any) -> ProbeCounts:
     out.why_not = (
         None if out.enter_scores or not runs else (note or "the performance criterion is on the knowledge-base basis")
     )
+    return out
+
+
+def _other_probes(report: Any) -> list[str]:
+    """What the accuracy, input-pipeline and scaling probes measured, and whether it was used."""
+    out = []
+    if report.accuracy.source != "none":
+        out.append(f"accuracy probe: {report.accuracy.note}")
+    if report.pipeline.source != "none":
+        capped = [label(p.workflow) for p in report.projections if p.input_pipeline and p.input_pipeline.capped]
+        out.append(
+            "input-pipeline probe: measured loader rates "
+            + (f"cap the projections of {', '.join(capped)}" if capped else "keep up with every projection")
+        )
+    if report.scaling.source != "none":
+        out.append(
+            f"scaling probe result: {report.scaling.label}, " + ("used" if report.scaling.used else "shown, not used")
+        )
+    hosts = [p.communication.inter_host for p in report.projections if p.communication and p.communication.inter_host]
+    if hosts:
+        used = sorted(
+            {
+                label(p.workflow)
+                for p in report.projections
+                if p.communication and p.communication.inter_host and p.communication.inter_host.used
+            }
+        )
+        out.append(
+            f"scaling across hosts: measured over {hosts[0].link}; "
+            + (
+                f"the scaling curve beyond one host uses it for {', '.join(used)}"
+                if used
+                else f"evidence only ({hosts[0].why_not})"
+            )
+        )
     return out
 
 
@@ -494,7 +572,6 @@ def _kept_text(report: Any) -> Optional[str]:
 
 def register(report: Any) -> RiskRegister:
     from advisor.decision.risks import register as build_register
-    from advisor.render._fmt import cite
 
     reg = build_register(report)
     kept = _kept_text(report)
@@ -769,9 +846,7 @@ def first_page(
             else f"; not scored: {probes.why_not.split(': the runs')[0]}"
         )
     ]
-    from advisor.render.summary import provenance
-
-    measured += [p.replace("**", "") for p in provenance(report)[2:]]  # accuracy, pipeline, scaling probes
+    measured += _other_probes(report)
     if without is not None:
         measured.append(without.note)
     return FirstPage(

@@ -6,7 +6,6 @@ import re
 from typing import Any
 
 from advisor.sanitize import one_line
-from knowledge.sources import split_sources  # one splitter for the check and the citations
 
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
@@ -76,44 +75,3 @@ def bar(value: float, best: float, width: int = 40) -> str:
     eighths = round(value / best * width * 8)
     full, rest = divmod(eighths, 8)
     return "█" * full + ("" if rest == 0 else " ▏▎▍▌▋▊▉"[rest])
-
-
-# --- citations a reader can follow ----------------------------------------------------------------
-# The field reports by file prefix, cited by title (a reader does not have the files; seeds/README.md).
-SEEDS = {
-    "000": "MindSpore vs PyTorch, measured on the same task",
-    "002": "Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration",
-    "004": "Chips and framework released together: what it means for developers",
-}
-_SEED = re.compile(r"(?:shared/)?seeds/(\d{3})_[0-9a-f]+\.txt\s*(?:\((.*)\))?\s*$")
-_FILE = re.compile(r"(^|[\s(])(shared/|seeds/|[\w./-]+\.(md|txt|py|yaml|json)\b)")
-
-
-def seed_citation(part: str) -> str | None:
-    m = _SEED.match(part.strip())
-    if not m:
-        return None
-    title = SEEDS.get(m.group(1), f"field report {m.group(1)}")
-    where = (m.group(2) or "").strip()
-    if where and where[0].isdigit():
-        where = "§" + where
-    return f'"{title}" (field report)' + (f", {where}" if where else "")
-
-
-def cite(source: str | None, kb_id: str | None = None) -> str:
-    """A source a reader can follow: URLs kept, seeds by title and section, file paths replaced by the
-    knowledge-base id (`advisor kb show ID` prints the entry with everything it rests on)."""
-    out: list[str] = []
-    for part in split_sources(source or ""):
-        seed = seed_citation(part)
-        if seed:
-            out.append(seed)
-        elif part.startswith(("http://", "https://")):
-            out.append(part)
-        elif part.strip().lower() == "assumption":
-            out.append("assumption (no source)")
-        elif not _FILE.search(part):
-            out.append(part)  # a named document ("Gitee AI documentation (...)"): kept as text
-    if kb_id:
-        out.append(f"`advisor kb show {kb_id}`")
-    return "; ".join(dict.fromkeys(out)) or "no source given"

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from advisor.decision.document import points
+from advisor.decision.document import cite, points
 from advisor.render import decision_sections
-from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
+from advisor.render._fmt import LABELS, bar, hours, num, run_label, span, usd
 from advisor.render._fmt import md_table as _table
 from advisor.render.plan import schedule
 from advisor.render.summary import caveats, get, label
