@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from advisor.sanitize import one_line
+
+if TYPE_CHECKING:
+    from advisor.report import RunSummary
+
 
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
@@ -24,6 +29,13 @@ def md_table(header: list[str], rows: list[list[str]], align: list[str] | None =
     ]
 
 
+class Ranged(Protocol):
+    """A low-high range: the report's Span, or any object with the two floats."""
+
+    low: float
+    high: float
+
+
 def num(value: float | None, digits: int = 3) -> str:
     """A number with about `digits` significant figures, thousands separated."""
     if value is None:
@@ -37,7 +49,7 @@ def num(value: float | None, digits: int = 3) -> str:
     return f"{value:,.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{value:,.0f}"
 
 
-def span(s: Any, unit: str = "") -> str:
+def span(s: Ranged | Mapping[str, float] | None, unit: str = "") -> str:
     if s is None:
         return "-"
     low, high = (s.low, s.high) if hasattr(s, "low") else (s["low"], s["high"])
@@ -45,7 +57,7 @@ def span(s: Any, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
-def hours(s: Any) -> str:
+def hours(s: Ranged | None) -> str:
     """A time span in the unit that reads best."""
     if s is None:
         return "-"
@@ -57,13 +69,13 @@ def hours(s: Any) -> str:
     return span(s, "h")
 
 
-def usd(s: Any) -> str:
+def usd(s: Ranged | Mapping[str, float] | None) -> str:
     if s is None:
         return "-"
     return "$" + span(s)
 
 
-def run_label(run: Any) -> str:
+def run_label(run: RunSummary) -> str:
     parts = [run.framework, run.mode or "", run.model or "", f"bs{run.batch_size}" if run.batch_size else ""]
     return " ".join(p for p in parts if p)
 

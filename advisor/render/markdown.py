@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from os import PathLike
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from advisor.decision.document import cite, points
@@ -16,8 +17,12 @@ from advisor.render.plan import schedule
 from advisor.render.summary import caveats, get, label
 from advisor.sanitize import for_markdown, one_line
 
+if TYPE_CHECKING:
+    from advisor.report import Report
+    from advisor.decision.document import ReviewDocument
 
-def _scores(report: Any) -> list[str]:
+
+def _scores(report: Report) -> list[str]:
     scores = report.scores
     header = ["Criterion", "Weight"] + [LABELS[s.workflow] for s in scores]
     rows = []
@@ -40,7 +45,7 @@ def _scores(report: Any) -> list[str]:
     return out
 
 
-def _how(report: Any) -> list[str]:
+def _how(report: Report) -> list[str]:
     out = []
     for s in report.scores:
         out.append(f"**{LABELS[s.workflow]}**")
@@ -52,7 +57,7 @@ def _how(report: Any) -> list[str]:
     return out
 
 
-def _projections(report: Any) -> list[str]:
+def _projections(report: Report) -> list[str]:
     rows = []
     for p in report.projections:
         where = f"{p.accelerator or p.target} x{p.devices}"
@@ -89,7 +94,7 @@ def _spread(x: Any) -> str:
     return f"{x.median:.0%} ({low}-{high}, n={x.n})" if low != high else f"{x.median:.0%} (n={x.n})"
 
 
-def _scaling(report: Any) -> list[str]:
+def _scaling(report: Report) -> list[str]:
     """The scaling probe's figures and, per workflow, how the projection accounts for communication."""
     info = getattr(report, "scaling", None)
     comms = [(p, p.communication) for p in report.projections if p.communication is not None]
@@ -175,7 +180,7 @@ def _scaling(report: Any) -> list[str]:
     return out
 
 
-def _cached_runs(report: Any) -> list[str]:
+def _cached_runs(report: Report) -> list[str]:
     """Which of this host's cached runs the report used, so two documents can be told apart."""
     used = getattr(report, "cached_runs", None) or []
     if not used:
@@ -194,7 +199,7 @@ def _code(text: str) -> str:
     return one_line(text).replace("`", "'")
 
 
-def _runs(report: Any) -> list[str]:
+def _runs(report: Report) -> list[str]:
     runs = report.probes.runs
     if not runs:
         return [report.probes.note or "No probe results."]
@@ -251,7 +256,7 @@ def parity_text(p: dict) -> str:
     return f"{text} ({verdict})" + (f": {p['likely_cause']}" if verdict == "MISMATCH" and p.get("likely_cause") else "")
 
 
-def _chart(report: Any) -> list[str]:
+def _chart(report: Report) -> list[str]:
     ok = [r for r in report.probes.runs if r.status == "ok" and r.images_per_second]
     if not ok:
         return ["No measured throughput to chart."]
@@ -273,7 +278,7 @@ def _chart(report: Any) -> list[str]:
     return out
 
 
-def _pitfalls(report: Any, doc: Any) -> list[str]:
+def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
     """The risk register: pitfalls that apply to this project ranked by exposure (likelihood x expected
     hours), with owner, milestone and mitigation; the rest folded under "Also known"."""
     reg = doc.risk_register
@@ -309,7 +314,7 @@ def _pitfalls(report: Any, doc: Any) -> list[str]:
     return out
 
 
-def _scan(report: Any) -> list[str]:
+def _scan(report: Report) -> list[str]:
     """The migration scan of model.code_path that the migration scores cite (`advisor scan` for all of it)."""
     s = report.scan
     if not s:
@@ -400,7 +405,7 @@ def _no_html(text: str) -> str:
     return one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _accuracy(report: Any) -> list[str]:
+def _accuracy(report: Report) -> list[str]:
     """The accuracy probe: the cross-framework gap with its spread over seeds, and how it entered the verdict."""
     a = get(report, "accuracy")
     if a is None:
@@ -457,7 +462,7 @@ def _accuracy(report: Any) -> list[str]:
     return out
 
 
-def _pipeline(report: Any) -> list[str]:
+def _pipeline(report: Report) -> list[str]:
     """The input-pipeline probe: each loader variant's rate and verdict here, and what it means on the target."""
     p = get(report, "pipeline")
     if p is None:
@@ -496,7 +501,7 @@ def _pipeline(report: Any) -> list[str]:
     return out
 
 
-def decision_summary(report: Any, doc: Any = None) -> list[str]:
+def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[str]:
     """The first page: verdict and confidence, the three reasons with their evidence class, what would
     change it, what was measured and whether it moved the verdict, the blocking facts. Every figure
     comes from the judged document (advisor.decision.document), rounded once."""
@@ -523,7 +528,7 @@ def decision_summary(report: Any, doc: Any = None) -> list[str]:
     return out
 
 
-def stack_section(doc: Any) -> list[str]:
+def stack_section(doc: ReviewDocument) -> list[str]:
     stacks, note = doc.stacks, doc.stack_note
     if not stacks:
         return ["No pinned stack: " + (note or "no knowledge base loaded") + "."]
@@ -554,14 +559,14 @@ def stack_section(doc: Any) -> list[str]:
     return out
 
 
-def decision_model_sections(report: Any) -> list[str]:
+def decision_model_sections(report: Report) -> list[str]:
     """The decision model's sections (memory fit, scaling curve, cost of ownership, confidence,
     schedule; advisor/render/decision_sections.py), one level down inside "Plan and cost"."""
     doc = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
     return ["#" + line if line.startswith("## ") else line for line in decision_sections.sections(doc)]
 
 
-def plan_section(report: Any) -> list[str]:
+def plan_section(report: Report) -> list[str]:
     req = report.requirements
     out = decision_model_sections(report)
     # the milestone plan in weeks (the decision model's schedule above gives the hours per workflow)
@@ -594,7 +599,7 @@ def _weeks(r: tuple[float, float]) -> str:
     return f"{r[0]:.1f}" if abs(r[1] - r[0]) < 0.05 else f"{r[0]:.1f}-{r[1]:.1f}"
 
 
-def caveats_section(report: Any) -> list[str]:
+def caveats_section(report: Report) -> list[str]:
     found = caveats(report)
     if not found:
         return ["No blog-sourced or assumed figure separates the top two workflows."]
@@ -606,7 +611,7 @@ def caveats_section(report: Any) -> list[str]:
     ] + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5)
 
 
-def sensitivity_section(report: Any, doc: Any, links: dict[str, str]) -> list[str]:
+def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, str]) -> list[str]:
     from advisor.decision.document import plain
 
     out = _image(links, "sensitivity", "Sensitivity tornado")
@@ -631,7 +636,7 @@ def sensitivity_section(report: Any, doc: Any, links: dict[str, str]) -> list[st
     return out
 
 
-def sign_off_section(doc: Any, created_at: str) -> list[str]:
+def sign_off_section(doc: ReviewDocument, created_at: str) -> list[str]:
     so = doc.sign_off
     out = [
         f"- tool: {so.tool} {so.version}; report schema {so.report_schema}, document {doc.document_version}; "
@@ -662,7 +667,7 @@ def sign_off_section(doc: Any, created_at: str) -> list[str]:
     return out
 
 
-def _chart_note(report: Any, doc: Any) -> list[str]:
+def _chart_note(report: Report, doc: ReviewDocument) -> list[str]:
     """Why the measured chart may point the other way from the scored performance criterion."""
     if not report.probes.runs or doc.probes.enter_scores:
         return []
@@ -678,7 +683,7 @@ def _chart_note(report: Any, doc: Any) -> list[str]:
     ]
 
 
-def format(report: Any, **options: Any) -> str:
+def format(report: Report, **options: Any) -> str:
     """The review document. `chart_links` (name -> relative path of an SVG written beside the output)
     adds the charts as images; without it the throughput chart stays in text bars. `collapse` (the HTML
     form) wraps the appendices in <details> markers that advisor.render.html turns into folded blocks."""
@@ -747,7 +752,7 @@ def format(report: Any, **options: Any) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def assets(report: Any, output: Any, **options: Any) -> dict[str, str]:
+def assets(report: Report, output: str | PathLike[str], **options: object) -> dict[str, str]:
     """The charts as SVG files to write beside the document: `review.md` -> `review.scores.svg`, ..."""
     from advisor.render.charts import charts
 

@@ -10,12 +10,16 @@ are rendered by advisor.render.decision_sections, or generically by `generic` be
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.render._fmt import hours as fmt_hours
 from advisor.render._fmt import md_table as _table
 from advisor.render._fmt import num
 from advisor.render.summary import get
+
+if TYPE_CHECKING:
+    from advisor.report import Report
+
 
 HOURS_PER_PERSON_WEEK = 40.0  # the scoring's team-week (team size x 40 h), assumption
 REHEARSAL_WEEKS = 2.0  # seed 002 §7.4: "先花两周做一次完整的压测"
@@ -55,7 +59,7 @@ def _range(v: Any) -> tuple[float, float] | None:
     return (float(low), float(high)) if low is not None and high is not None else None
 
 
-def schedule(report: Any) -> tuple[list[Phase], list[str]]:
+def schedule(report: Report) -> tuple[list[Phase], list[str]]:
     """Phases in weeks from the start, each [earliest, latest], and findings (a plan past the deadline)."""
     req = get(report, "requirements")
     size = int(get(get(req, "team"), "size", 1) or 1)

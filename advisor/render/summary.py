@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.decision.document import cite
 from advisor.render._fmt import LABELS
+
+if TYPE_CHECKING:
+    from advisor.report import Report
+    from advisor.decision.evidence import Evidence
+    from advisor.decision.scoring import WorkflowScore
+
 
 # Evidence classes from strongest to weakest (issue 20 item 6: measured > vendor > secondary > blog > assumption).
 QUALITY = ("measured", "vendor", "derived", "secondary", "blog", "assumption")
@@ -29,11 +35,11 @@ def get(obj: Any, key: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
-def label(workflow: Any) -> str:
+def label(workflow: object) -> str:
     return LABELS.get(str(workflow), str(workflow))
 
 
-def evidence_class(ev: Any) -> str:
+def evidence_class(ev: Evidence) -> str:
     kind = get(ev, "kind")
     if kind == "measured":
         return "measured"
@@ -42,7 +48,7 @@ def evidence_class(ev: Any) -> str:
     return str(get(ev, "confidence") or "assumption")
 
 
-def _scores(report: Any) -> dict[str, Any]:
+def _scores(report: Report) -> dict[str, WorkflowScore]:
     return {get(s, "workflow"): s for s in get(report, "scores", [])}
 
 
@@ -96,7 +102,7 @@ def firm_up(ref: str, detail: str) -> str:
     return _KINDS[figure_kind(ref, detail)]
 
 
-def _moving(report: Any, top: Any, other: Any) -> list[str]:
+def _moving(report: Report, top: WorkflowScore, other: WorkflowScore) -> list[str]:
     """Criteria whose weighted difference between the top two is large enough to matter: at least
     a fifth of the margin (and half a point)."""
     margin = abs(float(get(get(report, "recommendation"), "margin", 0.0)))
@@ -109,7 +115,7 @@ def _moving(report: Any, top: Any, other: Any) -> list[str]:
     return out
 
 
-def caveats(report: Any) -> list[Caveat]:
+def caveats(report: Report) -> list[Caveat]:
     """Every blog or assumption figure behind a criterion that separates the top two by a fifth of the
     margin or more, or behind the projections they are compared on: the figures that move the verdict.
     Many small figures of one sort (pitfall fix times, ecosystem ratings) are one row."""
@@ -121,7 +127,7 @@ def caveats(report: Any) -> list[Caveat]:
     moving = _moving(report, top, other) if other is not None else [get(c, "name") for c in get(top, "criteria", [])]
     found: dict[str, Caveat] = {}
 
-    def add(ev: Any, where: str) -> None:
+    def add(ev: Evidence, where: str) -> None:
         cls = evidence_class(ev)
         if get(ev, "kind") != "knowledge" or cls not in WEAK:
             return

@@ -5,15 +5,18 @@ figure comes from advisor.decision.document (rounded once there), so it matches 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
 from advisor.decision.document import of, points
 from advisor.render._fmt import LABELS, bar, hours, num, span, usd
 
+if TYPE_CHECKING:
+    from advisor.report import Report
 
-def format(report: Any, **options: Any) -> str:
+
+def format(report: Report, **options: Any) -> str:
     scores = report.scores
     doc = options.get("document") or of(report, options.get("kb"))
     fp = doc.first_page
