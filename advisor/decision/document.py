@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
-DOCUMENT_VERSION = "1.1"  # 1.1: first_page.routes and confidence_why, KbMove.name
+DOCUMENT_VERSION = "1.1"  # 1.1: first_page.routes and confidence_why, KbMove.name, RiskItem.charged, charged_hours
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
 # Evidence classes, strongest first, with the grade each counts for on the first page. A score that the
@@ -143,6 +143,7 @@ class RiskItem(_M):
     mitigation: str
     source: str = ""
     kb_id: Optional[str] = None
+    charged: bool = Field(True, description="the workflow's migration estimate charges its fix hours")
 
 
 class RiskRegister(_M):
@@ -152,6 +153,13 @@ class RiskRegister(_M):
     expected_hours: float = Field(0.0, description="sum of likelihood x expected hours over every pitfall listed")
     full_hours: list[float] = Field(
         default_factory=lambda: [0.0, 0.0], description="sum of the full fix-hour ranges (every pitfall bites)"
+    )
+    charged_hours: list[float] = Field(
+        default_factory=lambda: [0.0, 0.0],
+        description="the full ranges of the pitfalls the migration estimate charges (the schedule's 'known pitfalls')",
+    )
+    not_charged: list[str] = Field(
+        default_factory=list, description="pitfalls listed that the migration estimate does not charge, by title"
     )
 
 
@@ -605,12 +613,20 @@ def register(report: Any) -> RiskRegister:
 
     risks, also = [item(r) for r in reg.risks], [item(r) for r in reg.also_known]
     every = risks + also
+    score = next((s for s in report.scores if s.workflow == reg.workflow), None)
+    migration = next((c for c in score.criteria if c.name == "migration"), None) if score is not None else None
+    if migration is not None:  # the pitfalls the migration criterion rests on are the ones it charges
+        charged = {e.ref for e in migration.evidence if e.kind == "knowledge"}
+        for r in every:
+            r.charged = r.id in charged
     return RiskRegister(
         workflow=reg.workflow,
         risks=risks,
         also_known=also,
         expected_hours=round(sum(r.exposure for r in every), 6),
         full_hours=[sum(r.hours[0] for r in every), sum(r.hours[1] for r in every)],
+        charged_hours=[sum(r.hours[0] for r in every if r.charged), sum(r.hours[1] for r in every if r.charged)],
+        not_charged=[r.title for r in every if not r.charged],
     )
 
 

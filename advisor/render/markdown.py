@@ -291,7 +291,14 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
         "with its reason; a place the migration scan found in the code is near-certain).",
         "",
         f"Expected exposure over every pitfall listed: **~{num(reg.expected_hours)} h**; if every one of them "
-        f"bites in full, {span({'low': low, 'high': high}, 'h')} (the full range the migration estimate charges).",
+        f"bites in full, {span({'low': low, 'high': high}, 'h')}"
+        + (
+            " (the full range the migration estimate charges)."
+            if not reg.not_charged
+            else f"; the migration estimate charges "
+            f"{span({'low': reg.charged_hours[0], 'high': reg.charged_hours[1]}, 'h')} of it: "
+            f"{len(reg.not_charged)} listed here are not in it ({'; '.join(reg.not_charged)})."
+        ),
         "",
     ]
     for i, r in enumerate(reg.risks, 1):
