@@ -326,7 +326,7 @@ def _constants_in(note: str) -> list[str]:
         kind = (
             "an assumption"
             if c.source.startswith("assumption")
-            else ("read from a field report" if '"' in c.source else "a definition of the model")
+            else ("from a field report" if '"' in c.source else "a definition of the model")
         )
         what = re.sub(r" (were|was|is)$", "", c.what)
         what = f"{what} {c.value:g} {c.unit}" if what else f"{c.value:g} {c.unit}"
@@ -551,8 +551,8 @@ def kb_sensitivity(report: Any, kb: Any, inputs: Optional[dict] = None) -> Optio
         )
     elif out.pair:
         out.note = (
-            f"no figure within its range flips it; the two that cut most ({out.pair[0].name}; {out.pair[1].name}) "
-            f"leave a margin of {points(out.pair_margin)} of {points(res.baseline)} points"
+            f"none flips it; the two worst together ({out.pair[0].name}; {out.pair[1].name}) "
+            f"leave {points(out.pair_margin)} of {points(res.baseline)} points"
         )
     else:
         out.note = f"none within its range moves the margin ({res.searched} searched)"
@@ -712,12 +712,12 @@ _SERVE = re.compile(r"\s*\(?[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\)?|\s*-?\d+(?:\.\d+)?\
 
 def _serving(crit: Any) -> str:
     """'ascend-server via export/conversion' from the deployment criterion's note (its score left off)."""
-    parts = []
+    by_how: dict[str, list[str]] = {}  # targets served the same way named together
     for part in str(crit.note or "").split(";"):
         m = re.match(r"\s*([\w.-]+): (.*)$", part)
         if m:
-            parts.append(f"{m.group(1)} {_SERVE.sub('', m.group(2)).strip()}".replace(" path", ""))
-    return ", ".join(parts)
+            by_how.setdefault(_SERVE.sub("", m.group(2)).strip().replace(" path", ""), []).append(m.group(1))
+    return "; ".join(f"{', '.join(targets)} {how}" for how, targets in by_how.items())
 
 
 def routes(report: Any) -> list[str]:
@@ -794,7 +794,7 @@ def confidence_why(
                 if said
                 else f"deciding evidence {parts.evidence.label} ({parts.evidence.score:.1f}/5) as the model grades it, "
             )
-            + f"**{grade_label}** ({grade:.1f}/5) with rules on your requirements ranked below sourced data"
+            + f"**{grade_label}** ({grade:.1f}/5) with requirement rules ranked below sourced data"
         )
     return why
 
@@ -853,7 +853,7 @@ def first_page(
     else:
         change.append("no weight or searched set value within its range changes the winner")
     if kbs is not None:
-        change.append(f"knowledge-base figures moved within their ranges: {kbs.note}")
+        change.append(f"knowledge-base figures within their ranges: {kbs.note}")
     measured = [
         probes.text()
         + (

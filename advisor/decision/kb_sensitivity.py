@@ -52,7 +52,8 @@ def name_of(section: str, entry: Any) -> str:
     """A knowledge-base figure in a reader's words: 'the PyTorch debugging rating', not its id."""
     if section == "ecosystem":
         fw = FRAMEWORK_WORDS.get(str(entry.framework), str(entry.framework))
-        return f"the {fw} {entry.aspect} rating"
+        dated = getattr(entry, "as_of", None) or getattr(entry, "last_checked", None)
+        return f"the {fw} {entry.aspect} rating" + (f" (as of {dated:%Y-%m})" if dated else "")
     if section == "prices":
         where = " ".join(str(x) for x in (getattr(entry, "provider", None), getattr(entry, "term", None)) if x)
         return f"the {entry.accelerator} price per device-hour" + (f" ({where})" if where else "")

@@ -81,6 +81,17 @@ def _projections(report: Report) -> list[str]:
         ["l", "l", "l", "r", "r", "r", "l"],
     )
     notes = sorted({n for p in report.projections for n in p.notes})
+    refs = sorted(  # the reference runs a knowledge-base projection rests on, as the knowledge base states them
+        {
+            e.detail
+            for p in report.projections
+            if p.basis == "reference"
+            for e in p.evidence
+            if e.kind == "knowledge" and "img/s" in e.detail
+        }
+    )
+    notes += [f"reference run: {r}" for r in refs]
+    notes += list(dict.fromkeys(f"{LABELS[p.workflow]}: {w}" for p in report.projections for w in p.warnings))
     if notes:
         out += [""] + [f"- {n}" for n in notes]
     out += ["", f"Performance and cost are compared on the basis all workflows share: **{report.comparison_basis}**."]
