@@ -247,9 +247,9 @@ def _runs(report: Report) -> list[str]:
         ),
     ]
     out += _table(header, rows)
-    warned = [(r.id, w) for r in runs for w in r.warnings]
-    if warned:
-        out += [""] + [f"- {rid}: {for_markdown(w)}" for rid, w in warned]
+    warned = [(r.id, r.warnings) for r in runs if r.warnings]
+    if warned:  # one line per run: its warnings in the order the probe gave them
+        out += [""] + [f"- {rid}: " + "; ".join(for_markdown(w) for w in ws) for rid, ws in warned]
     if report.probes.parity:
         out.append("")
     for p in report.probes.parity:
