@@ -639,7 +639,7 @@ def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, st
     if k is not None:
         out += [
             "",
-            f"Knowledge-base figures: every rating, price and throughput reference that can enter a deciding "
+            f"Knowledge-base figures: every rating, price, throughput and MFU reference that can enter a deciding "
             f"criterion ({k.searched} figures), moved within its range ({k.ranges}), the scores recomputed each time. "
             f"Margin today {points(k.baseline_margin)} points. {k.note[:1].upper() + k.note[1:]}.",
             "",
