@@ -245,6 +245,10 @@ def test_the_first_page_says_on_which_route_each_option_was_scored(stem):
         assert f": {p.devices} " in line or f"then {p.devices} " in line, line
         assert PATH_WORDS[p.path] in line, (p.path, line)
         assert f"- {line}." in page
+    texts_seen = _texts(stem)
+    for fmt in TEXT_FORMATS:  # the same lines in every format a reader gets
+        for line in fp.routes[1:]:
+            assert line in texts_seen[fmt], f"{stem} {fmt}: route line missing: {line}"
     pytorch = lines.get("PyTorch")
     if pytorch and "torch_npu" in pytorch and "nvidia" in report.requirements.hardware.available:
         assert "NVIDIA GPUs are listed" in pytorch and "no PyTorch prototype on NVIDIA" in pytorch

@@ -30,7 +30,7 @@ def format(report: Report, **options: Any) -> str:
     if fp.against is not None:
         out.append(f"- against it: {fp.against.text}")
     if fp.routes:
-        out += [f"- scored on ({fp.routes[0]}): {r}" for r in fp.routes[1:]]
+        out += [f"- how each option was scored ({fp.routes[0]}):"] + [f"    {r}" for r in fp.routes[1:]]
     out += [f"- would change it: {w}" for w in fp.would_change]
     out += [f"- measured: {m}" for m in fp.measured]
     out += [f"- blocking: {b}" for b in fp.blocking]
