@@ -357,3 +357,24 @@ def test_the_schedule_expects_what_the_register_expects(stem):
     if not agree and reg.not_charged:
         pytest.xfail("the scorecard's expected hours weight the charged pitfalls by every listed pitfall's likelihood")
     assert agree, (s.expected_hours, charged + others)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_the_sign_off_says_when_the_knowledge_base_figures_were_checked(stem):
+    """Objection 12 (who verified which figure): the sign-off dates the knowledge-base entries the scores
+    rest on, oldest first, and names the oldest so a reviewer can open it."""
+    report, doc, texts = built(stem)
+    checked = doc.sign_off.checked
+    assert checked, f"{stem}: no check dates in the sign-off"
+    first, last = re.match(r"(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})", checked).groups()
+    assert first <= last
+    oldest = re.search(r"advisor kb show ([\w.-]+)", checked).group(1)
+    entry = next(
+        e
+        for name in type(kb()).model_fields
+        if isinstance(getattr(kb(), name), list)
+        for e in getattr(kb(), name)
+        if getattr(e, "id", None) == oldest
+    )
+    assert str(entry.last_checked) == first
+    assert f"last checked {checked}" in texts["markdown"]

@@ -197,6 +197,9 @@ class SignOff(_M):
     scaling_host: Optional[str] = None
     measured: list[str] = Field(default_factory=list, description="figures measured by a probe that enter the report")
     from_knowledge_base: list[str] = Field(default_factory=list, description="knowledge-base figures, by class")
+    checked: Optional[str] = Field(
+        None, description="when the knowledge-base entries behind the scores were last checked: the range, the oldest"
+    )
     reviewer: str = ""
     date: str = ""
 
@@ -658,7 +661,23 @@ def stacks(report: Any, kb: Any) -> list[StackItem]:
     return out
 
 
-def sign_off(report: Any) -> SignOff:
+def _checked(items: list[Any], kb: Any) -> Optional[str]:
+    """'2024-06-30 to 2026-12-01; oldest: ...' over the knowledge-base entries the scores rest on."""
+    if kb is None:
+        return None
+    when: dict[str, Any] = {}
+    for name in type(kb).model_fields:
+        for entry in getattr(kb, name) if isinstance(getattr(kb, name), list) else []:
+            if getattr(entry, "id", None) and getattr(entry, "last_checked", None):
+                when[entry.id] = entry.last_checked
+    dated = sorted({(when[e.ref], e.ref) for e in items if e.kind == "knowledge" and e.ref in when})
+    if not dated:
+        return None
+    (first, oldest), (last, _) = dated[0], dated[-1]
+    return f"{first} to {last} (the oldest: `advisor kb show {oldest}`)"
+
+
+def sign_off(report: Any, kb: Any = None) -> SignOff:
     runs = [
         ProbeRunSign(
             id=r.id,
@@ -682,6 +701,7 @@ def sign_off(report: Any) -> SignOff:
         scaling_host=report.scaling.host,
         measured=measured,
         from_knowledge_base=from_kb,
+        checked=_checked(items, kb),
     )
 
 
@@ -920,7 +940,7 @@ def build(report: Any, kb: Any = None, *, inputs: Optional[dict] = None, sensiti
         risk_register=register(report),
         stacks=stacks(report, kb),
         stack_note=note if kb is not None else (note or "no knowledge base loaded"),
-        sign_off=sign_off(report),
+        sign_off=sign_off(report, kb),
         evidence_classes=dict(sorted(_classes(items).items(), key=lambda kv: -GRADE[kv[0]])),
         probes=probes,
         without_measurements=without,

@@ -676,6 +676,8 @@ def sign_off_section(doc: ReviewDocument, created_at: str) -> list[str]:
         + (": " + "; ".join(so.measured[:6]) if so.measured else "")
     )
     out.append("- taken from the knowledge base: " + ("; ".join(so.from_knowledge_base) or "nothing"))
+    if so.checked:
+        out.append(f"- knowledge-base entries behind the scores last checked {so.checked}")
     out += [
         "",
         "| Reviewed by | Date | Verdict accepted (yes / no / with changes) |",
