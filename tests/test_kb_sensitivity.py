@@ -67,3 +67,69 @@ def test_the_document_says_whether_the_measurements_moved_the_verdict(kb, req):
     doc = build(report, kb)
     assert doc.kb_sensitivity is not None and doc.kb_sensitivity.ranges == ks.RANGES
     assert doc.first_page.would_change[-1].startswith("knowledge-base figures")
+
+
+def test_mfu_references_are_searched_and_moving_one_moves_the_projection(kb):
+    """Issue 26 item 3: the MFU references a transformer workload is projected from are knowledge-base
+    figures inside the search; moving one (+20%) moves the projected tokens/s of the workflow it serves."""
+    from advisor.requirements import Requirements
+
+    nvidia = Requirements.model_validate(  # a 7B bf16 model on 8 x 910B, projected from MFU references
+        {
+            "name": "llm",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "basic", "size": 6},
+            "hardware": {
+                "available": ["ascend"],
+                "training_target": "ascend",
+                "accelerator": "Ascend 910B",
+                "devices": 8,
+            },
+            "deployment": {"targets": ["ascend-server"]},
+            "model": {
+                "family": "transformer",
+                "parameters_millions": 7000,
+                "source": "pytorch-code",
+                "precision": "bf16",
+            },
+            "needs": {"distributed_training": True},
+            "workload": {"model": "transformer", "tokens": 1e11, "batch_size": 256},
+        }
+    )
+    base = score(nvidia, None, None, kb, None, sensitivity=False)
+    accelerators = {p.accelerator for p in base.projections if p.accelerator}
+    found = [
+        f for f in ks._figures(kb, {"pytorch", "mindspore", "torch_npu"}, accelerators) if f[0] == "mfu_references"
+    ]
+    assert found, f"no MFU reference searched for {accelerators}"
+    section, entry, field, value, tries = found[0]
+    assert tries == [pytest.approx(value * 0.8), pytest.approx(value * 1.2)]
+    moved = ks._replace(kb, [(section, entry, field, value * 1.2)])
+    after = next(m for m in moved.mfu_references if m.id == entry.id)
+    if field == "mfu":  # the whole range scaled: its middle is the moved figure
+        assert (after.mfu.low + after.mfu.high) / 2 == pytest.approx(value * 1.2)
+        assert after.mfu.low / after.mfu.high == pytest.approx(entry.mfu.low / entry.mfu.high)
+    again = score(
+        nvidia, None, None, ks._replace(kb, [(s, e, f, v * 1.2) for s, e, f, v, _ in found]), None, sensitivity=False
+    )
+    before = {p.workflow: p.tokens_per_second for p in base.projections}
+    changed = [
+        p.workflow
+        for p in again.projections
+        if p.tokens_per_second is not None
+        and before[p.workflow] is not None
+        and p.tokens_per_second.high != pytest.approx(before[p.workflow].high)
+    ]
+    assert changed, "raising every searched MFU reference by 20% moved no projection"
+
+
+def test_an_mfu_range_moves_as_a_whole(kb):
+    found = [
+        f for f in ks._figures(kb, {"pytorch"}, {"h100", "a100-80gb"}) if f[0] == "mfu_references" and f[2] == "mfu"
+    ]
+    assert found, "no MFU-range reference for h100 / a100-80gb"
+    section, entry, field, value, _ = found[0]
+    assert value == pytest.approx((entry.mfu.low + entry.mfu.high) / 2)
+    after = next(m for m in ks._replace(kb, [(section, entry, field, value * 0.8)]).mfu_references if m.id == entry.id)
+    assert (after.mfu.low, after.mfu.high) == (pytest.approx(entry.mfu.low * 0.8), pytest.approx(entry.mfu.high * 0.8))
+    assert "MFU reference on" in ks.name_of(section, entry) and entry.id not in ks.name_of(section, entry)

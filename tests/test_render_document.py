@@ -86,7 +86,7 @@ def test_decision_summary_comes_first_and_names_evidence_classes(kb):
     assert "**Why**, with the evidence class of each reason:" in summary
     reasons = [line for line in summary.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
     assert len(reasons) == 3 and all("; evidence: " in line for line in reasons), reasons
-    assert "the model's rule applied to your requirements" in summary  # rules are named as rules, not data
+    assert "rule on your requirements (unsourced)" in summary  # rules are named as rules, not data
     assert "would win if the" in summary  # the nearest flip from the sensitivity analysis
 
 

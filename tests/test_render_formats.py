@@ -130,8 +130,8 @@ def test_charts_are_deterministic_and_undated(kb):
 
     req = load_requirements(FIX / "cpu-team.yaml")
     suite = load_probe_file(str(FIX / "probes-cpu.json"))
-    one = charts(build_report(req, kb=kb, probes=[suite], created_at="2026-01-01T00:00:00Z"), kb)
-    two = charts(build_report(req, kb=kb, probes=[suite], created_at="2027-06-30T12:00:00Z"), kb)
+    one = charts(build_report(req, kb=kb, probes=[suite], created_at="2026-01-01T00:00:00Z"))
+    two = charts(build_report(req, kb=kb, probes=[suite], created_at="2027-06-30T12:00:00Z"))
     assert list(one) == ["scores", "sensitivity", "throughput", "ranges"]
     assert one == two
     for svg in one.values():
@@ -240,4 +240,4 @@ def test_scaling_probe_points_make_a_curve_from_one_device(kb):
     assert points and all(pts[0] == (1.0, 1.0, 1.0) and len(pts) >= 2 for pts in points.values())
     for m in report.scaling.measurements:
         assert (float(m.ranks), m.efficiency.min, m.efficiency.max) in points[f"{m.framework} (measured)"]
-    assert "scaling" in charts(report, kb)
+    assert "scaling" in charts(report)

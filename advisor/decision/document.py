@@ -16,7 +16,9 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-DOCUMENT_VERSION = "1.0"
+from knowledge.sources import split_sources  # one splitter for the check and the citations
+
+DOCUMENT_VERSION = "1.1"  # 1.1: first_page.routes and confidence_why, KbMove.name, RiskItem.charged, charged_hours
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
 # Evidence classes, strongest first, with the grade each counts for on the first page. A score that the
@@ -37,7 +39,7 @@ CLASS_TEXT = {
     "derived": "derived from sourced figures",
     "secondary": "secondary source",
     "blog": "blog or field report",
-    "requirement": "the model's rule applied to your requirements (no sourced figure)",
+    "requirement": "rule on your requirements (unsourced)",
     "assumption": "assumption",
 }
 
@@ -111,6 +113,7 @@ class WithoutMeasurements(_M):
 
 class KbMove(_M):
     figure: str
+    name: str = Field("", description="the same figure and move in a reader's words (no knowledge-base id)")
     section: str
     margin_after: float
     top_after: str
@@ -140,6 +143,7 @@ class RiskItem(_M):
     mitigation: str
     source: str = ""
     kb_id: Optional[str] = None
+    charged: bool = Field(True, description="the workflow's migration estimate charges its fix hours")
 
 
 class RiskRegister(_M):
@@ -149,6 +153,13 @@ class RiskRegister(_M):
     expected_hours: float = Field(0.0, description="sum of likelihood x expected hours over every pitfall listed")
     full_hours: list[float] = Field(
         default_factory=lambda: [0.0, 0.0], description="sum of the full fix-hour ranges (every pitfall bites)"
+    )
+    charged_hours: list[float] = Field(
+        default_factory=lambda: [0.0, 0.0],
+        description="the full ranges of the pitfalls the migration estimate charges (the schedule's 'known pitfalls')",
+    )
+    not_charged: list[str] = Field(
+        default_factory=list, description="pitfalls listed that the migration estimate does not charge, by title"
     )
 
 
@@ -186,6 +197,9 @@ class SignOff(_M):
     scaling_host: Optional[str] = None
     measured: list[str] = Field(default_factory=list, description="figures measured by a probe that enter the report")
     from_knowledge_base: list[str] = Field(default_factory=list, description="knowledge-base figures, by class")
+    checked: Optional[str] = Field(
+        None, description="when the knowledge-base entries behind the scores were last checked: the range, the oldest"
+    )
     reviewer: str = ""
     date: str = ""
 
@@ -203,9 +217,14 @@ class FirstPage(_M):
     summary: str
     reasons: list[Reason] = Field(default_factory=list)
     against: Optional[Reason] = None
+    routes: list[str] = Field(
+        default_factory=list,
+        description="on which route (hardware, adapter, development, serving) each option was scored, and why",
+    )
     would_change: list[str] = Field(default_factory=list)
     measured: list[str] = Field(default_factory=list)
     blocking: list[str] = Field(default_factory=list)
+    confidence_why: list[str] = Field(default_factory=list, description="why the confidence is what it is")
 
 
 class ReviewDocument(_M):
@@ -219,6 +238,47 @@ class ReviewDocument(_M):
     probes: ProbeCounts
     without_measurements: Optional[WithoutMeasurements] = None
     kb_sensitivity: Optional[KbSensitivity] = None
+
+
+# --- citations a reader can follow ----------------------------------------------------------------
+# The field reports by file prefix, cited by title (a reader does not have the files; seeds/README.md).
+SEEDS = {
+    "000": "MindSpore vs PyTorch, measured on the same task",
+    "002": "Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration",
+    "004": "Chips and framework released together: what it means for developers",
+}
+_SEED = re.compile(r"(?:shared/)?seeds/(\d{3})_[0-9a-f]+\.txt\s*(?:\((.*)\))?\s*$")
+_FILE = re.compile(r"(^|[\s(])(shared/|seeds/|[\w./-]+\.(md|txt|py|yaml|json)\b)")
+
+
+def seed_citation(part: str) -> str | None:
+    m = _SEED.match(part.strip())
+    if not m:
+        return None
+    title = SEEDS.get(m.group(1), f"field report {m.group(1)}")
+    where = (m.group(2) or "").strip()
+    if where and where[0].isdigit():
+        where = "§" + where
+    return f'"{title}" (field report)' + (f", {where}" if where else "")
+
+
+def cite(source: str | None, kb_id: str | None = None) -> str:
+    """A source a reader can follow: URLs kept, seeds by title and section, file paths replaced by the
+    knowledge-base id (`advisor kb show ID` prints the entry with everything it rests on)."""
+    out: list[str] = []
+    for part in split_sources(source or ""):
+        seed = seed_citation(part)
+        if seed:
+            out.append(seed)
+        elif part.startswith(("http://", "https://")):
+            out.append(part)
+        elif part.strip().lower() == "assumption":
+            out.append("assumption (no source)")
+        elif not _FILE.search(part):
+            out.append(part)  # a named document ("Gitee AI documentation (...)"): kept as text
+    if kb_id:
+        out.append(f"`advisor kb show {kb_id}`")
+    return "; ".join(dict.fromkeys(out)) or "no source given"
 
 
 # --- evidence ----------------------------------------------------------------------------------------
@@ -269,9 +329,11 @@ def _constants_in(note: str) -> list[str]:
         kind = (
             "an assumption"
             if c.source.startswith("assumption")
-            else ("read from a field report" if '"' in c.source else "a definition of the model")
+            else ("from a field report" if '"' in c.source else "a definition of the model")
         )
-        out.append(f"{c.value:g} {c.unit}, {kind}")
+        what = re.sub(r" (were|was|is)$", "", c.what)
+        what = f"{what} {c.value:g} {c.unit}" if what else f"{c.value:g} {c.unit}"
+        out.append(plain(f"{what} ({kind})"))
     return out
 
 
@@ -282,7 +344,7 @@ def _reason(top: Any, other: Any, i: int) -> Reason:
     weakest = min(counts, key=lambda c: GRADE[c]) if counts else "assumption"
     pts = (a.score - b.score) * a.weight
     set_by = [
-        f"{label(s.workflow)}'s score rests on a set value, not evidence: {c}"
+        f"{label(s.workflow)}'s {a.name} score rests on a set value, not evidence: {c}"
         for s, crit in ((top, a), (other, b))
         for c in _constants_in(crit.note)
     ]
@@ -327,6 +389,41 @@ def probe_counts(report: Any) -> ProbeCounts:
     out.why_not = (
         None if out.enter_scores or not runs else (note or "the performance criterion is on the knowledge-base basis")
     )
+    return out
+
+
+def _other_probes(report: Any) -> list[str]:
+    """What the accuracy, input-pipeline and scaling probes measured, and whether it was used."""
+    out = []
+    if report.accuracy.source != "none":
+        out.append(f"accuracy probe: {report.accuracy.note}")
+    if report.pipeline.source != "none":
+        capped = [label(p.workflow) for p in report.projections if p.input_pipeline and p.input_pipeline.capped]
+        out.append(
+            "input-pipeline probe: measured loader rates "
+            + (f"cap the projections of {', '.join(capped)}" if capped else "keep up with every projection")
+        )
+    if report.scaling.source != "none":
+        out.append(
+            f"scaling probe result: {report.scaling.label}, " + ("used" if report.scaling.used else "shown, not used")
+        )
+    hosts = [p.communication.inter_host for p in report.projections if p.communication and p.communication.inter_host]
+    if hosts:
+        used = sorted(
+            {
+                label(p.workflow)
+                for p in report.projections
+                if p.communication and p.communication.inter_host and p.communication.inter_host.used
+            }
+        )
+        out.append(
+            f"scaling across hosts: measured over {hosts[0].link}; "
+            + (
+                f"the scaling curve beyond one host uses it for {', '.join(used)}"
+                if used
+                else f"evidence only ({hosts[0].why_not})"
+            )
+        )
     return out
 
 
@@ -429,7 +526,13 @@ def kb_sensitivity(report: Any, kb: Any, inputs: Optional[dict] = None) -> Optio
     res = ks.search(kb, lambda k: _rescore(report, k, inputs), wf, frameworks, accelerators)
 
     def km(m: Any) -> KbMove:
-        return KbMove(figure=m.text(), section=m.section, margin_after=round(m.margin, 6), top_after=m.top)
+        return KbMove(
+            figure=m.text(),
+            name=m.text(plain=True),
+            section=m.section,
+            margin_after=round(m.margin, 6),
+            top_after=m.top,
+        )
 
     out = KbSensitivity(
         ranges=ks.RANGES,
@@ -443,22 +546,19 @@ def kb_sensitivity(report: Any, kb: Any, inputs: Optional[dict] = None) -> Optio
         a, b, margin, top = res.pair
         out.pair, out.pair_margin, out.pair_top = [km(a), km(b)], round(margin, 6), top
     if out.nearest_flip:
-        out.note = (
-            f"one knowledge-base figure flips it: {out.nearest_flip.figure} makes {label(out.nearest_flip.top_after)} "
-            f"the winner"
-        )
+        out.note = f"one flips it: {out.nearest_flip.name} makes {label(out.nearest_flip.top_after)} the winner"
     elif out.pair and (out.pair_top != wf or (out.pair_margin or 0) < 0):
         out.note = (
-            f"no single figure within its range flips it, but two together do: {out.pair[0].figure} and "
-            f"{out.pair[1].figure} make {label(out.pair_top)} the winner"
+            f"no single figure within its range flips it, but two together do: {out.pair[0].name} and "
+            f"{out.pair[1].name} make {label(out.pair_top)} the winner"
         )
     elif out.pair:
         out.note = (
-            f"no figure within its range flips it; the two that cut most ({out.pair[0].figure}; {out.pair[1].figure}) "
-            f"leave a margin of {points(out.pair_margin)} of {points(res.baseline)} points"
+            f"none flips it; the two worst together ({out.pair[0].name}; {out.pair[1].name}) "
+            f"leave {points(out.pair_margin)} of {points(res.baseline)} points"
         )
     else:
-        out.note = f"no knowledge-base figure within its range moves the margin ({res.searched} searched)"
+        out.note = f"none within its range moves the margin ({res.searched} searched)"
     return out
 
 
@@ -483,7 +583,6 @@ def _kept_text(report: Any) -> Optional[str]:
 
 def register(report: Any) -> RiskRegister:
     from advisor.decision.risks import register as build_register
-    from advisor.render._fmt import cite
 
     reg = build_register(report)
     kept = _kept_text(report)
@@ -517,12 +616,20 @@ def register(report: Any) -> RiskRegister:
 
     risks, also = [item(r) for r in reg.risks], [item(r) for r in reg.also_known]
     every = risks + also
+    score = next((s for s in report.scores if s.workflow == reg.workflow), None)
+    migration = next((c for c in score.criteria if c.name == "migration"), None) if score is not None else None
+    if migration is not None:  # the pitfalls the migration criterion rests on are the ones it charges
+        charged = {e.ref for e in migration.evidence if e.kind == "knowledge"}
+        for r in every:
+            r.charged = r.id in charged
     return RiskRegister(
         workflow=reg.workflow,
         risks=risks,
         also_known=also,
         expected_hours=round(sum(r.exposure for r in every), 6),
         full_hours=[sum(r.hours[0] for r in every), sum(r.hours[1] for r in every)],
+        charged_hours=[sum(r.hours[0] for r in every if r.charged), sum(r.hours[1] for r in every if r.charged)],
+        not_charged=[r.title for r in every if not r.charged],
     )
 
 
@@ -554,7 +661,23 @@ def stacks(report: Any, kb: Any) -> list[StackItem]:
     return out
 
 
-def sign_off(report: Any) -> SignOff:
+def _checked(items: list[Any], kb: Any) -> Optional[str]:
+    """'2024-06-30 to 2026-12-01; oldest: ...' over the knowledge-base entries the scores rest on."""
+    if kb is None:
+        return None
+    when: dict[str, Any] = {}
+    for name in type(kb).model_fields:
+        for entry in getattr(kb, name) if isinstance(getattr(kb, name), list) else []:
+            if getattr(entry, "id", None) and getattr(entry, "last_checked", None):
+                when[entry.id] = entry.last_checked
+    dated = sorted({(when[e.ref], e.ref) for e in items if e.kind == "knowledge" and e.ref in when})
+    if not dated:
+        return None
+    (first, oldest), (last, _) = dated[0], dated[-1]
+    return f"{first} to {last} (the oldest: `advisor kb show {oldest}`)"
+
+
+def sign_off(report: Any, kb: Any = None) -> SignOff:
     runs = [
         ProbeRunSign(
             id=r.id,
@@ -578,6 +701,7 @@ def sign_off(report: Any) -> SignOff:
         scaling_host=report.scaling.host,
         measured=measured,
         from_knowledge_base=from_kb,
+        checked=_checked(items, kb),
     )
 
 
@@ -588,8 +712,111 @@ def _summary(rec: Any) -> str:
     """The workflow's one-line description without the model's own rounding of the total (the headline
     gives it, rounded once)."""
     text = str(rec.summary)
-    m = re.match(r"^[a-z]+ \([^)]*\):\s*(.*)$", text)
+    m = re.match(r"^[a-z]+ \((?:[^()]|\([^()]*\))*\):\s*(.*)$", text)
     return m.group(1) if m else text
+
+
+TARGET_WORDS = {"nvidia": "NVIDIA GPUs", "ascend": "Ascend", "cpu": "CPU"}
+DEVICE_WORDS = {"nvidia": ("NVIDIA GPU", "NVIDIA GPUs"), "ascend": ("Ascend device", "Ascend devices")}
+PATH_WORDS = {  # how the framework reaches the training hardware
+    "pytorch-cuda": "CUDA, first-party",
+    "pytorch-npu": "through the torch_npu adapter, not first-party",
+    "pytorch-cpu": "CPU build",
+    "mindspore": "first-party",
+    "mindspore-cpu": "CPU build",
+    "mindspore-gpu": "MindSpore's GPU build, not first-party (last released for 2.2.x)",
+}
+_DEV_ROUTE = re.compile(r"\((PyTorch (?:on|prototype)[^()]*)\)")
+_SERVE = re.compile(r"\s*\(?[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\)?|\s*-?\d+(?:\.\d+)?\s*$")
+
+
+def _serving(crit: Any) -> str:
+    """'ascend-server via export/conversion' from the deployment criterion's note (its score left off)."""
+    by_how: dict[str, list[str]] = {}  # targets served the same way named together
+    for part in str(crit.note or "").split(";"):
+        m = re.match(r"\s*([\w.-]+): (.*)$", part)
+        if m:
+            by_how.setdefault(_SERVE.sub("", m.group(2)).strip().replace(" path", ""), []).append(m.group(1))
+    return "; ".join(f"{', '.join(targets)} {how}" for how, targets in by_how.items())
+
+
+def routes(report: Any) -> list[str]:
+    """On which route each eligible option was scored (training hardware, framework path, where it is
+    developed and debugged, how it serves) and why, in the scorecard's own terms: the projection's path
+    and the criteria notes. Where the team has NVIDIA GPUs but PyTorch was scored on Ascend end to end,
+    it says so (the reader's first question: is the PyTorch option a strawman?)."""
+    req = report.requirements
+    proj = {p.workflow: p for p in report.projections}
+    available = set(req.hardware.available)
+    out = []
+    for s in report.scores:
+        p = proj.get(s.workflow)
+        if s.blocked_by or p is None:
+            continue
+        one, many = DEVICE_WORDS.get(p.target, (f"{p.target} device", f"{p.target} devices"))
+        hw = f"{p.devices} {one if p.devices == 1 else many}"
+        how = PATH_WORDS.get(p.path, p.path)
+        if s.workflow == "hybrid":
+            proto = " on NVIDIA GPUs" if "nvidia" in available and p.target != "nvidia" else ""
+            text = f"Hybrid: PyTorch prototype{proto}, then {hw} with MindSpore, {how}"
+        else:
+            text = f"{label(s.workflow)}: {hw}, {how}"
+        dev = None
+        if s.workflow == "pytorch":
+            dev = next((m.group(1) for c in s.criteria for m in [_DEV_ROUTE.search(c.note or "")] if m), None)
+        if dev:
+            if "torch_npu" in dev and "NVIDIA" not in dev:
+                text += "; developed and debugged on torch_npu too"
+                if "nvidia" in available:
+                    text += ", though NVIDIA GPUs are listed: the model scores no PyTorch prototype on NVIDIA before torch_npu training"
+            else:
+                text += f"; developed as scored: {dev}"
+        deploy = next((c for c in s.criteria if c.name == "deployment"), None)
+        serving = _serving(deploy) if deploy is not None else ""
+        if serving:
+            text += f"; serves {serving}"
+        out.append(text)
+    if out:
+        target = req.hardware.training_target
+        why = (
+            f"training on {TARGET_WORDS.get(target, target)}: hardware.training_target"
+            if target != "undecided"
+            else "the training target is undecided: each option on its own best hardware"
+        )
+        out.insert(0, why)
+    return out
+
+
+def confidence_why(
+    report: Any, fp_margin: float, runner_up: Optional[str], grade: float, grade_label: str
+) -> list[str]:
+    """Why the confidence is what it is, each figure rounded as on the rest of the page (the scorecard's
+    own steps carry their margin to two decimals and repeat the nearest flip: said once, above)."""
+    parts = report.recommendation.confidence_parts
+    why = [plain(parts.decided_note)] if parts is not None else []
+    if runner_up:
+        tie = parts is not None and parts.tie
+        why.append(f"margin {points(fp_margin)} points over {label(runner_up)}" + (", a tie" if tie else ""))
+    else:
+        why.append("no eligible runner-up")
+    for step in parts.steps if parts is not None else []:
+        if step.startswith("a tie"):
+            continue
+        if step.startswith("fragile") and parts.nearest_flip is not None:
+            why.append(f"fragile: the nearest flip above is {pct(parts.nearest_flip.relative_change)} away")
+            continue
+        why.append(plain(step))
+    if parts is not None and parts.evidence is not None and runner_up is not None:
+        said = any("evidence" in x for x in parts.steps)
+        why.append(
+            (
+                ""
+                if said
+                else f"deciding evidence {parts.evidence.label} ({parts.evidence.score:.1f}/5) as the model grades it, "
+            )
+            + f"**{grade_label}** ({grade:.1f}/5) with requirement rules ranked below sourced data"
+        )
+    return why
 
 
 def first_page(
@@ -646,13 +873,16 @@ def first_page(
     else:
         change.append("no weight or searched set value within its range changes the winner")
     if kbs is not None:
-        change.append(f"knowledge-base figures ({kbs.ranges}): {kbs.note}")
+        change.append(f"knowledge-base figures within their ranges: {kbs.note}")
     measured = [
-        probes.text() + ("" if probes.enter_scores else (f"; not scored: {probes.why_not}" if probes.why_not else ""))
+        probes.text()
+        + (
+            ""
+            if probes.enter_scores or not probes.why_not
+            else f"; not scored: {probes.why_not.split(': the runs')[0]}"
+        )
     ]
-    from advisor.render.summary import provenance
-
-    measured += [p.replace("**", "") for p in provenance(report)[2:]]  # accuracy, pipeline, scaling probes
+    measured += _other_probes(report)
     if without is not None:
         measured.append(without.note)
     return FirstPage(
@@ -671,18 +901,35 @@ def first_page(
         would_change=change,
         measured=measured,
         blocking=blocking,
+        routes=routes(report),
+        confidence_why=confidence_why(report, rec.margin, rec.runner_up, grade, grade_label),
     )
+
+
+def knowledge_for(report: Any) -> tuple[Any, Optional[str]]:
+    """The knowledge base to judge a report built without one at hand (a saved JSON without its
+    document): the bundled one, with a note when it is not the report's. None when it cannot be loaded."""
+    wanted = _get(_get(report, "knowledge_base"), "version")
+    if wanted is None:
+        return None, None
+    import knowledge
+
+    try:
+        kb = knowledge.load()
+    except (knowledge.KnowledgeError, OSError):  # the document never fails for want of the pinned-stack table
+        return None, "the knowledge base could not be loaded"
+    if getattr(kb, "version", None) != wanted:
+        return kb, f"read from the bundled knowledge base {kb.version}, not the report's {wanted}"
+    return kb, None
 
 
 def build(report: Any, kb: Any = None, *, inputs: Optional[dict] = None, sensitivity: bool = True) -> ReviewDocument:
     """The judged document of a built Report. `inputs`: the measurements build_report scored with
     (probes, scaling, scaling_here, deploy, accuracy, pipeline), so the knowledge-base sensitivity
     re-scores exactly that case; without them it re-scores on the report's requirements, host and scan."""
-    from advisor.render.summary import knowledge_for
-
     note = None
     if kb is None:
-        kb, note = knowledge_for(report, {})
+        kb, note = knowledge_for(report)
     probes = probe_counts(report)
     items = [e for s in report.scores for c in s.criteria for e in c.evidence]
     items += [e for p in report.projections for e in list(p.evidence) + list(p.cost_evidence)]
@@ -693,7 +940,7 @@ def build(report: Any, kb: Any = None, *, inputs: Optional[dict] = None, sensiti
         risk_register=register(report),
         stacks=stacks(report, kb),
         stack_note=note if kb is not None else (note or "no knowledge base loaded"),
-        sign_off=sign_off(report),
+        sign_off=sign_off(report, kb),
         evidence_classes=dict(sorted(_classes(items).items(), key=lambda kv: -GRADE[kv[0]])),
         probes=probes,
         without_measurements=without,

@@ -10,7 +10,8 @@ Ranges (the uncertainty we grant each kind of figure, stated so a reviewer can d
   ratings     +-1 point on the 0-5 scale (clamped): a rating is a judgement, one step is its resolution
   prices      +-30%: the spread between providers and terms for one accelerator in prices.yaml
   references  +-20%: the spread between published runs of one model on one accelerator (framework
-              version, data loading, batch size) in references.yaml
+              version, data loading, batch size) in references.yaml; the same for the MFU references
+              of transformer workloads (mfu-references.yaml: the MFU range, or tokens/s per device)
 """
 
 from __future__ import annotations
@@ -21,26 +22,51 @@ from typing import Any, Callable, Iterable, Optional
 RATING_STEP = 1.0  # points on the 0-5 scale
 PRICE_SHARE = 0.30
 REFERENCE_SHARE = 0.20
-RANGES = (
-    f"ratings +-{RATING_STEP:g} point (0-5), prices +-{PRICE_SHARE:.0%}, throughput references +-{REFERENCE_SHARE:.0%}"
-)
+RANGES = f"ratings +-{RATING_STEP:g} point (0-5), prices +-{PRICE_SHARE:.0%}, throughput and MFU references +-{REFERENCE_SHARE:.0%}"
 
 
 @dataclass
 class Move:
     """One figure moved to one end of its range, and what the scores did."""
 
-    section: str  # ecosystem | prices | references
+    section: str  # ecosystem | prices | references | mfu_references
     entry: str  # knowledge-base id
     field: str
     before: float
     after: float
     margin: float  # the original winner's lead over the best other eligible workflow, after the move
     top: str  # the winner after the move
+    name: str = ""  # the figure in a reader's words (no knowledge-base id), for the first page
 
-    def text(self) -> str:
-        unit = {"ecosystem": "/5", "prices": " USD", "references": " img/s"}[self.section]
-        return f"{self.entry} {self.field} {self.before:g}{unit} -> {self.after:g}{unit}"
+    def text(self, plain: bool = False) -> str:
+        unit = UNITS.get(self.field, "")
+        what = self.name if plain and self.name else f"{self.entry} {self.field}"
+        return f"{what} {self.before:g}{unit} -> {self.after:g}{unit}"
+
+
+UNITS = {
+    "score": "/5",
+    "usd": " USD",
+    "images_per_second": " img/s",
+    "mfu": " MFU (middle of its range)",
+    "tokens_per_second_per_device": " tokens/s per device",
+}
+FRAMEWORK_WORDS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "torch_npu": "PyTorch-on-Ascend (torch_npu)"}
+
+
+def name_of(section: str, entry: Any) -> str:
+    """A knowledge-base figure in a reader's words: 'the PyTorch debugging rating', not its id."""
+    if section == "ecosystem":
+        fw = FRAMEWORK_WORDS.get(str(entry.framework), str(entry.framework))
+        dated = getattr(entry, "as_of", None) or getattr(entry, "last_checked", None)
+        return f"the {fw} {entry.aspect} rating" + (f" (as of {dated:%Y-%m})" if dated else "")
+    if section == "prices":
+        where = " ".join(str(x) for x in (getattr(entry, "provider", None), getattr(entry, "term", None)) if x)
+        return f"the {entry.accelerator} price per device-hour" + (f" ({where})" if where else "")
+    framework = FRAMEWORK_WORDS.get(str(entry.framework), str(entry.framework))
+    if section == "mfu_references":
+        return f"the {entry.system} {entry.model} MFU reference on {entry.devices} x {entry.accelerator}"
+    return f"the {framework} {entry.model} reference on {entry.devices} x {entry.accelerator}"
 
 
 def margin_of(card: Any, winner: str) -> tuple[float, str]:
@@ -80,6 +106,18 @@ def _figures(
                 v,
                 [round(v * (1 - REFERENCE_SHARE), 3), round(v * (1 + REFERENCE_SHARE), 3)],
             )
+    for m in getattr(kb, "mfu_references", []):
+        if m.accelerator not in accelerators:
+            continue
+        if m.mfu is not None:  # the range moves as a whole: its middle is the figure shown
+            v = (float(m.mfu.low) + float(m.mfu.high)) / 2
+            field = "mfu"
+        elif m.tokens_per_second_per_device is not None:
+            v = float(m.tokens_per_second_per_device.value)
+            field = "tokens_per_second_per_device"
+        else:
+            continue
+        yield "mfu_references", m, field, v, [round(v * (1 - REFERENCE_SHARE), 6), round(v * (1 + REFERENCE_SHARE), 6)]
 
 
 def _replace(kb: Any, moves: list[tuple[str, Any, str, float]]) -> Any:
@@ -88,9 +126,14 @@ def _replace(kb: Any, moves: list[tuple[str, Any, str, float]]) -> Any:
     for section, entry, field, value in moves:
         items = sections.setdefault(section, list(getattr(kb, section)))
         i = next(k for k, x in enumerate(items) if x.id == entry.id)
-        if field == "images_per_second":
+        if field in ("images_per_second", "tokens_per_second_per_device"):
+            nested = getattr(items[i], field)
+            new = items[i].model_copy(update={field: nested.model_copy(update={"value": value})})
+        elif field == "mfu":  # scale the stated range so that its middle is `value`
+            mfu = items[i].mfu
+            k = value / ((mfu.low + mfu.high) / 2)
             new = items[i].model_copy(
-                update={"images_per_second": items[i].images_per_second.model_copy(update={"value": value})}
+                update={"mfu": mfu.model_copy(update={"low": min(1.0, mfu.low * k), "high": min(1.0, mfu.high * k)})}
             )
         else:
             new = items[i].model_copy(update={field: value})
@@ -121,7 +164,7 @@ def search(kb: Any, rescore: Callable[[Any], Any], winner: str, frameworks: set[
             margin, top = margin_of(card, winner)
             key = (section, entry.id, field)
             if margin < base - 1e-9 and (key not in worst or margin < worst[key].margin):
-                worst[key] = Move(section, entry.id, field, value, after, margin, top)
+                worst[key] = Move(section, entry.id, field, value, after, margin, top, name_of(section, entry))
                 chosen[key] = (section, entry, field, after)
     moves = sorted(worst.values(), key=lambda m: (m.margin, m.section, m.entry))
     flips = [m for m in moves if m.top != winner or m.margin < 0]

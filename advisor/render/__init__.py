@@ -10,21 +10,26 @@ and, where a format writes companion files (the Markdown form's SVG charts),
 
 from __future__ import annotations
 
-from typing import Any
+from os import PathLike
+from typing import TYPE_CHECKING, Any
 
 from advisor.render.interface import REPORT_FORMATS, Format, Renderer, formatter, renderer
+
+if TYPE_CHECKING:
+    from advisor.report import Report
+
 
 FORMATS = REPORT_FORMATS  # the report's formats, the name callers use
 
 __all__ = ["FORMATS", "Format", "Renderer", "assets", "format", "formatter", "render", "renderer"]
 
 
-def format(report: Any, fmt: str = "json", **options: Any) -> str:
+def format(report: Report, fmt: str = "json", **options: Any) -> str:
     """The report as text in one of FORMATS."""
     return renderer("report", fmt, **options).format(report)
 
 
-def assets(report: Any, fmt: str, output: Any, **options: Any) -> dict[str, str]:
+def assets(report: Report, fmt: str, output: str | PathLike[str], **options: Any) -> dict[str, str]:
     """Companion files a format writes beside `output` (file name -> text; none for most formats).
     Pass them back as `format(..., assets=...)` so that the document links exactly these files."""
     make = getattr(formatter(fmt), "assets", None)

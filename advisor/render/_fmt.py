@@ -3,11 +3,37 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
-from knowledge.sources import split_sources  # one splitter for the check and the citations
+from advisor.sanitize import one_line
+
+if TYPE_CHECKING:
+    from advisor.report import RunSummary
+
 
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
+
+
+def md_table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
+    """The one Markdown table of every renderer (escaping included): `l`/`r` alignment per column,
+    default first column left, the rest right."""
+    align = align or ["l"] + ["r"] * (len(header) - 1)
+    sep = ["---:" if a == "r" else ":---" for a in align]
+
+    def cell(t: object) -> str:  # one line, no control characters, no table break, no raw HTML
+        return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", one_line(str(t)).replace("|", "\\|"))
+
+    return ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(sep) + " |"] + [
+        "| " + " | ".join(cell(c) for c in row) + " |" for row in rows
+    ]
+
+
+class Ranged(Protocol):
+    """A low-high range: the report's Span, or any object with the two floats."""
+
+    low: float
+    high: float
 
 
 def num(value: float | None, digits: int = 3) -> str:
@@ -23,7 +49,7 @@ def num(value: float | None, digits: int = 3) -> str:
     return f"{value:,.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{value:,.0f}"
 
 
-def span(s: Any, unit: str = "") -> str:
+def span(s: Ranged | Mapping[str, float] | None, unit: str = "") -> str:
     if s is None:
         return "-"
     low, high = (s.low, s.high) if hasattr(s, "low") else (s["low"], s["high"])
@@ -31,7 +57,7 @@ def span(s: Any, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
-def hours(s: Any) -> str:
+def hours(s: Ranged | None) -> str:
     """A time span in the unit that reads best."""
     if s is None:
         return "-"
@@ -43,13 +69,13 @@ def hours(s: Any) -> str:
     return span(s, "h")
 
 
-def usd(s: Any) -> str:
+def usd(s: Ranged | Mapping[str, float] | None) -> str:
     if s is None:
         return "-"
     return "$" + span(s)
 
 
-def run_label(run: Any) -> str:
+def run_label(run: RunSummary) -> str:
     parts = [run.framework, run.mode or "", run.model or "", f"bs{run.batch_size}" if run.batch_size else ""]
     return " ".join(p for p in parts if p)
 
@@ -61,44 +87,3 @@ def bar(value: float, best: float, width: int = 40) -> str:
     eighths = round(value / best * width * 8)
     full, rest = divmod(eighths, 8)
     return "█" * full + ("" if rest == 0 else " ▏▎▍▌▋▊▉"[rest])
-
-
-# --- citations a reader can follow ----------------------------------------------------------------
-# The field reports by file prefix, cited by title (a reader does not have the files; seeds/README.md).
-SEEDS = {
-    "000": "MindSpore vs PyTorch, measured on the same task",
-    "002": "Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration",
-    "004": "Chips and framework released together: what it means for developers",
-}
-_SEED = re.compile(r"(?:shared/)?seeds/(\d{3})_[0-9a-f]+\.txt\s*(?:\((.*)\))?\s*$")
-_FILE = re.compile(r"(^|[\s(])(shared/|seeds/|[\w./-]+\.(md|txt|py|yaml|json)\b)")
-
-
-def seed_citation(part: str) -> str | None:
-    m = _SEED.match(part.strip())
-    if not m:
-        return None
-    title = SEEDS.get(m.group(1), f"field report {m.group(1)}")
-    where = (m.group(2) or "").strip()
-    if where and where[0].isdigit():
-        where = "§" + where
-    return f'"{title}" (field report)' + (f", {where}" if where else "")
-
-
-def cite(source: str | None, kb_id: str | None = None) -> str:
-    """A source a reader can follow: URLs kept, seeds by title and section, file paths replaced by the
-    knowledge-base id (`advisor kb show ID` prints the entry with everything it rests on)."""
-    out: list[str] = []
-    for part in split_sources(source or ""):
-        seed = seed_citation(part)
-        if seed:
-            out.append(seed)
-        elif part.startswith(("http://", "https://")):
-            out.append(part)
-        elif part.strip().lower() == "assumption":
-            out.append("assumption (no source)")
-        elif not _FILE.search(part):
-            out.append(part)  # a named document ("Gitee AI documentation (...)"): kept as text
-    if kb_id:
-        out.append(f"`advisor kb show {kb_id}`")
-    return "; ".join(dict.fromkeys(out)) or "no source given"

@@ -2,7 +2,7 @@
 report's start-up stays fast). Deterministic: fixed figure sizes, a fixed `svg.hashsalt`, no date or
 creator metadata, text kept as text; the same report gives byte-identical SVGs.
 
-`charts(report, kb=None) -> dict[name, svg]` gives the charts the report has data for:
+`charts(report) -> dict[name, svg]` gives the charts the report has data for:
   scores       total and per-criterion score per workflow
   sensitivity  tornado: the lead over the runner-up as each weight is halved / doubled
   throughput   measured images/s per framework and mode, with the 95% CI as error bars
@@ -14,9 +14,18 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any, Callable
+from contextlib import AbstractContextManager
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable
 
 from advisor.render.summary import get, label
+
+if TYPE_CHECKING:
+    from advisor.report import Report
+    from advisor.decision.scoring import WorkflowScore
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
 
 SALT = "framework-advisor"
 WIDTH = 7.5  # inches; heights per chart below
@@ -31,7 +40,7 @@ _RC = {
 }
 
 
-def _plt() -> Any:
+def _plt() -> ModuleType:
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -40,7 +49,7 @@ def _plt() -> Any:
     return plt
 
 
-def _svg(fig: Any, name: str) -> str:
+def _svg(fig: Figure, name: str) -> str:
     plt = _plt()
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
@@ -60,18 +69,18 @@ def clean(svg: str, prefix: str) -> str:
     return svg.strip() + "\n"
 
 
-def _figure(height: float, ncols: int = 1) -> tuple[Any, Any]:
+def _figure(height: float, ncols: int = 1) -> tuple[Figure, Any]:  # one Axes, or an array of them
     plt = _plt()
     with plt.rc_context(_RC):
         fig, axes = plt.subplots(1, ncols, figsize=(WIDTH, height), constrained_layout=True)
     return fig, axes
 
 
-def _ctx() -> Any:
+def _ctx() -> AbstractContextManager[None]:
     return _plt().rc_context(_RC)
 
 
-def scores_chart(report: Any) -> str | None:
+def scores_chart(report: Report) -> str | None:
     scores = list(get(report, "scores", []))
     if not scores:
         return None
@@ -101,13 +110,13 @@ def scores_chart(report: Any) -> str | None:
         return _svg(fig, "scores")
 
 
-def _total(s: Any, weights: list[float]) -> float:
+def _total(s: WorkflowScore, weights: list[float]) -> float:
     vals = [float(get(c, "score", 0)) for c in get(s, "criteria", [])]
     tw = sum(weights)
     return sum(w * v for w, v in zip(weights, vals)) / tw if tw else 0.0
 
 
-def tornado_rows(report: Any) -> list[tuple[str, float, float]]:
+def tornado_rows(report: Report) -> list[tuple[str, float, float]]:
     """(criterion, lead with the weight halved, lead with it doubled), others as they are, all
     renormalised: the lead of the recommendation over the runner-up; below zero it flips."""
     rec = get(report, "recommendation")
@@ -127,7 +136,7 @@ def tornado_rows(report: Any) -> list[tuple[str, float, float]]:
     return sorted(rows, key=lambda r: -abs(r[2] - r[1]))
 
 
-def sensitivity_chart(report: Any) -> str | None:
+def sensitivity_chart(report: Report) -> str | None:
     rows = tornado_rows(report)
     if not rows:
         return None
@@ -149,7 +158,7 @@ def sensitivity_chart(report: Any) -> str | None:
         return _svg(fig, "sensitivity")
 
 
-def throughput_chart(report: Any) -> str | None:
+def throughput_chart(report: Report) -> str | None:
     runs = [
         r for r in get(get(report, "probes"), "runs", []) if get(r, "status") == "ok" and get(r, "images_per_second")
     ]
@@ -192,7 +201,7 @@ def throughput_chart(report: Any) -> str | None:
 
 
 def _range_axis(
-    ax: Any, rows: list[tuple[str, str, float, float]], xlabel: str, text: Callable[[float, float], str]
+    ax: Axes, rows: list[tuple[str, str, float, float]], xlabel: str, text: Callable[[float, float], str]
 ) -> None:
     """Horizontal range bars, one per workflow, each labelled with its range; log axis when wide."""
     for y, (wf, name, low, high) in enumerate(rows):
@@ -218,7 +227,7 @@ def _pair(v: Any) -> tuple[float, float] | None:
     return (float(low), float(high)) if isinstance(low, (int, float)) and isinstance(high, (int, float)) else None
 
 
-def decision_tco_totals(report: Any) -> dict[str, tuple[float, float]]:
+def decision_tco_totals(report: Report) -> dict[str, tuple[float, float]]:
     """Workflow -> total cost of ownership range (the decision model's `costs`); empty when absent."""
     out = {}
     for item in get(report, "costs") or []:
@@ -228,9 +237,8 @@ def decision_tco_totals(report: Any) -> dict[str, tuple[float, float]]:
     return out
 
 
-def ranges_chart(report: Any, kb: Any = None) -> str | None:
+def ranges_chart(report: Report) -> str | None:
     from advisor.render._fmt import hours, num
-    from advisor.render.plan import tco
 
     times = [
         (
@@ -242,7 +250,7 @@ def ranges_chart(report: Any, kb: Any = None) -> str | None:
         for p in get(report, "projections", [])
         if get(p, "time_to_train_hours")
     ]
-    totals = decision_tco_totals(report) or {wf: parts.get("total") for wf, parts in tco(report, kb).items()}
+    totals = decision_tco_totals(report)
     costs = [(wf, label(wf), t[0], t[1]) for wf, t in totals.items() if t and t[1] > 0]
     if not times and not costs:
         return None
@@ -264,7 +272,7 @@ def ranges_chart(report: Any, kb: Any = None) -> str | None:
         return _svg(fig, "ranges")
 
 
-def scaling_points(report: Any) -> dict[str, list[tuple[float, float, float]]]:
+def scaling_points(report: Report) -> dict[str, list[tuple[float, float, float]]]:
     """Series name -> [(devices, efficiency low, high)]: each workflow's projected curve (the decision
     model's communication curve) when present, else the scaling probe's measured points."""
     out: dict[str, list[tuple[float, float, float]]] = {}
@@ -285,7 +293,7 @@ def scaling_points(report: Any) -> dict[str, list[tuple[float, float, float]]]:
     return {k: sorted(v) for k, v in out.items()}
 
 
-def scaling_chart(report: Any) -> str | None:
+def scaling_chart(report: Report) -> str | None:
     series = scaling_points(report)
     if not series:
         return None
@@ -320,11 +328,11 @@ CHARTS: dict[str, Callable[..., str | None]] = {
 }
 
 
-def charts(report: Any, kb: Any = None) -> dict[str, str]:
+def charts(report: Report) -> dict[str, str]:
     """Every chart the report has data for, name -> SVG text, in a fixed order."""
     out = {}
     for name, make in CHARTS.items():
-        svg = make(report, kb) if name == "ranges" else make(report)
+        svg = make(report)
         if svg:
             out[name] = svg
     return out

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from advisor.render._fmt import md_table
+
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
 
@@ -30,9 +32,7 @@ def _pct(low: float, high: float) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    from advisor.render.markdown import _table as table  # the one Markdown table (escaping included)
-
-    return table(header, rows, ["l"] * len(header))
+    return md_table(header, rows, ["l"] * len(header))
 
 
 def memory_fit(doc: dict) -> list[str]:
@@ -215,11 +215,15 @@ def schedule(doc: dict) -> list[str]:
         if not s.get("hours") or s["hours"][1] <= 0:
             continue
         wf = LABELS.get(s["workflow"], s["workflow"])
+        expected = s.get("expected_hours")
+        calendar = s.get("calendar_weeks")
         rows.append(
             [
                 wf,
                 f"{_n(s['hours'][0])}-{_n(s['hours'][1])} h",
+                f"~{_n(expected)} h" if expected is not None else "-",
                 f"{_n(s['weeks'][0])}-{_n(s['weeks'][1])}",
+                f"{_n(calendar[0])}-{_n(calendar[1])}" if calendar else "-",
                 _n(s.get("allowed_hours")),
                 f"{s['pressure']:.0%}" if s.get("pressure") is not None else "-",
                 s.get("fits") or "-",
@@ -231,9 +235,23 @@ def schedule(doc: dict) -> list[str]:
         return []
     out = ["## Schedule", ""]
     out += _table(
-        ["Workflow", "Migration work", "Team-weeks", "Hours allowed before the deadline", "Pressure", "Fits"], rows
+        [
+            "Workflow",
+            "Migration work (every pitfall in full)",
+            "Expected (likelihood-weighted)",
+            "Team-weeks",
+            "Calendar weeks (migration + training)",
+            "Hours allowed before the deadline",
+            "Pressure",
+            "Fits",
+        ],
+        rows,
     )
-    return out + [""] + findings + [""]
+    notes = [
+        "- expected: each pitfall's fix hours x the risk register's likelihood for this project, the other parts "
+        "at their midpoint; the full range beside it charges every pitfall in full (the cost table uses the full range)"
+    ]
+    return out + [""] + findings + notes + [""]
 
 
 def sections(doc: dict) -> list[str]:

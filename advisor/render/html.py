@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from advisor.render import markdown
+
+if TYPE_CHECKING:
+    from advisor.report import Report
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
+
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;
@@ -36,13 +44,13 @@ _DETAILS = re.compile(r"^<<(/?)details(?: (.*))?>>$", re.MULTILINE)
 _URL = re.compile(r"https?://(?:(?!&quot;|&#x27;|&lt;|&gt;)[^\s<>()\[\]\\])+(?<![.,;:])")
 
 
-def _text(tokens: list, idx: int, options: Any, env: Any) -> str:
+def _text(tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     """Plain text, escaped; a source URL in it becomes a link a reader can click."""
     esc = html.escape(tokens[idx].content)
     return _URL.sub(lambda m: f'<a href="{m.group(0)}">{m.group(0)}</a>', esc)
 
 
-def _parser() -> Any:
+def _parser() -> MarkdownIt:
     """CommonMark with GFM tables (markdown-it-py, which rich already brings); raw HTML off, so every
     string from the requirements, probes or scanned code is escaped."""
     from markdown_it import MarkdownIt
@@ -56,7 +64,7 @@ def _parser() -> Any:
     return md
 
 
-def _cell(tokens: list, idx: int, options: Any, env: Any) -> str:
+def _cell(tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     """<th>/<td>, right-aligned columns by class (the stylesheet's .r), no inline style."""
     tok = tokens[idx]
     right = "text-align:right" in str(tok.attrGet("style") or "")
@@ -68,7 +76,7 @@ def to_html(md: str, svgs: dict[str, str]) -> list[str]:
     image is kept: nothing is fetched); `<<details TITLE>>` ... `<</details>>` fold a part."""
     parser = _parser()
 
-    def image(tokens: list, idx: int, options: Any, env: Any) -> str:
+    def image(tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         tok = tokens[idx]
         src = str(tok.attrGet("src") or "")
         svg = svgs.get(src.removeprefix("chart:")) if src.startswith("chart:") else None
@@ -89,18 +97,15 @@ def to_html(md: str, svgs: dict[str, str]) -> list[str]:
     return [re.sub(r"<p>\s*</p>", "", "".join(out))]
 
 
-def format(report: Any, **options: Any) -> str:
-    from advisor.render.charts import charts
-    from advisor.render.summary import knowledge_for
-
-    kb, _ = knowledge_for(report, options)
-    svgs = charts(report, kb)
+def format(report: Report, **options: Any) -> str:
     from advisor.decision.document import of
+    from advisor.render.charts import charts
 
-    doc = options.get("document") or of(report, kb)
+    svgs = charts(report)
+    doc = options.get("document") or of(report, options.get("kb"))
     md = markdown.format(
         report,
-        **dict(options, kb=kb, document=doc, collapse=True, chart_links={name: f"chart:{name}" for name in svgs}),
+        **dict(options, document=doc, collapse=True, chart_links={name: f"chart:{name}" for name in svgs}),
     )
     title = html.escape(f"Framework advice: {report.requirements.name}")
     head = [

@@ -6,12 +6,15 @@ report built without it gets it filled here, so every JSON written has it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from advisor.output import to_json
 
+if TYPE_CHECKING:
+    from advisor.report import Report
 
-def format(report: Any, **options: Any) -> str:
+
+def format(report: Report, **options: object) -> str:
     fields = getattr(type(report), "model_fields", {})
     if "document" in fields and getattr(report, "document", None) is None:
         from advisor.decision.document import build

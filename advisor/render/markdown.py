@@ -5,32 +5,24 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from os import PathLike
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from advisor.render._fmt import LABELS, bar, cite, hours, num, run_label, span, usd
-from advisor.render.plan import (
-    schedule,
-    tco_rows,
-)
-from advisor.decision.document import points
-from advisor.render.summary import caveats, get, knowledge_for, label
+from advisor.decision.document import cite, points
+from advisor.render import decision_sections
+from advisor.render._fmt import LABELS, bar, hours, num, run_label, span, usd
+from advisor.render._fmt import md_table as _table
+from advisor.render.plan import schedule
+from advisor.render.summary import caveats, get, label
 from advisor.sanitize import for_markdown, one_line
 
-
-def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
-    align = align or ["l"] + ["r"] * (len(header) - 1)
-    sep = ["---:" if a == "r" else ":---" for a in align]
-
-    def cell(t):  # one line, no control characters, no table break, no raw HTML
-        return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", one_line(str(t)).replace("|", "\\|"))
-
-    return ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(sep) + " |"] + [
-        "| " + " | ".join(cell(c) for c in row) + " |" for row in rows
-    ]
+if TYPE_CHECKING:
+    from advisor.report import Report
+    from advisor.decision.document import ReviewDocument
 
 
-def _scores(report: Any) -> list[str]:
+def _scores(report: Report) -> list[str]:
     scores = report.scores
     header = ["Criterion", "Weight"] + [LABELS[s.workflow] for s in scores]
     rows = []
@@ -53,7 +45,7 @@ def _scores(report: Any) -> list[str]:
     return out
 
 
-def _how(report: Any) -> list[str]:
+def _how(report: Report) -> list[str]:
     out = []
     for s in report.scores:
         out.append(f"**{LABELS[s.workflow]}**")
@@ -65,7 +57,7 @@ def _how(report: Any) -> list[str]:
     return out
 
 
-def _projections(report: Any) -> list[str]:
+def _projections(report: Report) -> list[str]:
     rows = []
     for p in report.projections:
         where = f"{p.accelerator or p.target} x{p.devices}"
@@ -89,6 +81,17 @@ def _projections(report: Any) -> list[str]:
         ["l", "l", "l", "r", "r", "r", "l"],
     )
     notes = sorted({n for p in report.projections for n in p.notes})
+    refs = sorted(  # the reference runs a knowledge-base projection rests on, as the knowledge base states them
+        {
+            e.detail
+            for p in report.projections
+            if p.basis == "reference"
+            for e in p.evidence
+            if e.kind == "knowledge" and "img/s" in e.detail
+        }
+    )
+    notes += [f"reference run: {r}" for r in refs]
+    notes += list(dict.fromkeys(f"{LABELS[p.workflow]}: {w}" for p in report.projections for w in p.warnings))
     if notes:
         out += [""] + [f"- {n}" for n in notes]
     out += ["", f"Performance and cost are compared on the basis all workflows share: **{report.comparison_basis}**."]
@@ -102,7 +105,7 @@ def _spread(x: Any) -> str:
     return f"{x.median:.0%} ({low}-{high}, n={x.n})" if low != high else f"{x.median:.0%} (n={x.n})"
 
 
-def _scaling(report: Any) -> list[str]:
+def _scaling(report: Report) -> list[str]:
     """The scaling probe's figures and, per workflow, how the projection accounts for communication."""
     info = getattr(report, "scaling", None)
     comms = [(p, p.communication) for p in report.projections if p.communication is not None]
@@ -188,7 +191,7 @@ def _scaling(report: Any) -> list[str]:
     return out
 
 
-def _cached_runs(report: Any) -> list[str]:
+def _cached_runs(report: Report) -> list[str]:
     """Which of this host's cached runs the report used, so two documents can be told apart."""
     used = getattr(report, "cached_runs", None) or []
     if not used:
@@ -207,7 +210,7 @@ def _code(text: str) -> str:
     return one_line(text).replace("`", "'")
 
 
-def _runs(report: Any) -> list[str]:
+def _runs(report: Report) -> list[str]:
     runs = report.probes.runs
     if not runs:
         return [report.probes.note or "No probe results."]
@@ -244,9 +247,9 @@ def _runs(report: Any) -> list[str]:
         ),
     ]
     out += _table(header, rows)
-    warned = [(r.id, w) for r in runs for w in r.warnings]
-    if warned:
-        out += [""] + [f"- {rid}: {for_markdown(w)}" for rid, w in warned]
+    warned = [(r.id, r.warnings) for r in runs if r.warnings]
+    if warned:  # one line per run: its warnings in the order the probe gave them
+        out += [""] + [f"- {rid}: " + "; ".join(for_markdown(w) for w in ws) for rid, ws in warned]
     if report.probes.parity:
         out.append("")
     for p in report.probes.parity:
@@ -264,7 +267,7 @@ def parity_text(p: dict) -> str:
     return f"{text} ({verdict})" + (f": {p['likely_cause']}" if verdict == "MISMATCH" and p.get("likely_cause") else "")
 
 
-def _chart(report: Any) -> list[str]:
+def _chart(report: Report) -> list[str]:
     ok = [r for r in report.probes.runs if r.status == "ok" and r.images_per_second]
     if not ok:
         return ["No measured throughput to chart."]
@@ -286,7 +289,7 @@ def _chart(report: Any) -> list[str]:
     return out
 
 
-def _pitfalls(report: Any, doc: Any) -> list[str]:
+def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
     """The risk register: pitfalls that apply to this project ranked by exposure (likelihood x expected
     hours), with owner, milestone and mitigation; the rest folded under "Also known"."""
     reg = doc.risk_register
@@ -299,7 +302,14 @@ def _pitfalls(report: Any, doc: Any) -> list[str]:
         "with its reason; a place the migration scan found in the code is near-certain).",
         "",
         f"Expected exposure over every pitfall listed: **~{num(reg.expected_hours)} h**; if every one of them "
-        f"bites in full, {span({'low': low, 'high': high}, 'h')} (the full range the migration estimate charges).",
+        f"bites in full, {span({'low': low, 'high': high}, 'h')}"
+        + (
+            " (the full range the migration estimate charges)."
+            if not reg.not_charged
+            else f"; the migration estimate charges "
+            f"{span({'low': reg.charged_hours[0], 'high': reg.charged_hours[1]}, 'h')} of it: "
+            f"{len(reg.not_charged)} listed here are not in it ({'; '.join(reg.not_charged)})."
+        ),
         "",
     ]
     for i, r in enumerate(reg.risks, 1):
@@ -322,7 +332,7 @@ def _pitfalls(report: Any, doc: Any) -> list[str]:
     return out
 
 
-def _scan(report: Any) -> list[str]:
+def _scan(report: Report) -> list[str]:
     """The migration scan of model.code_path that the migration scores cite (`advisor scan` for all of it)."""
     s = report.scan
     if not s:
@@ -413,7 +423,7 @@ def _no_html(text: str) -> str:
     return one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _accuracy(report: Any) -> list[str]:
+def _accuracy(report: Report) -> list[str]:
     """The accuracy probe: the cross-framework gap with its spread over seeds, and how it entered the verdict."""
     a = get(report, "accuracy")
     if a is None:
@@ -470,7 +480,7 @@ def _accuracy(report: Any) -> list[str]:
     return out
 
 
-def _pipeline(report: Any) -> list[str]:
+def _pipeline(report: Report) -> list[str]:
     """The input-pipeline probe: each loader variant's rate and verdict here, and what it means on the target."""
     p = get(report, "pipeline")
     if p is None:
@@ -509,11 +519,11 @@ def _pipeline(report: Any) -> list[str]:
     return out
 
 
-def decision_summary(report: Any, doc: Any = None) -> list[str]:
+def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[str]:
     """The first page: verdict and confidence, the three reasons with their evidence class, what would
     change it, what was measured and whether it moved the verdict, the blocking facts. Every figure
     comes from the judged document (advisor.decision.document), rounded once."""
-    from advisor.decision.document import of, plain, points
+    from advisor.decision.document import of
 
     doc = doc or of(report)
     fp = doc.first_page
@@ -525,32 +535,18 @@ def decision_summary(report: Any, doc: Any = None) -> list[str]:
         out += [f"{i}. {r.text}." for i, r in enumerate(fp.reasons, 1)] or ["1. no criterion separates the top two."]
     if fp.against is not None:
         out.append(f"- Against it: {fp.against.text}.")
+    if out[-1] == "":
+        out.pop()
+    if fp.routes:
+        out += ["", f"**How each option was scored** ({fp.routes[0]}):", ""] + [f"- {r}." for r in fp.routes[1:]]
     out += ["", "**What would change it:**", ""] + [f"- {w}." for w in fp.would_change]
     out += ["", "**Measured vs knowledge base:**", ""] + [f"- {m}." for m in fp.measured]
     out += ["", "**Blocking facts:** " + ("; ".join(fp.blocking) + "." if fp.blocking else "none."), ""]
-    parts = report.recommendation.confidence_parts
-    why = [plain(parts.decided_note)] if parts is not None else []
-    why.append(
-        f"margin {points(fp.margin)} points over {label(fp.runner_up)}" if fp.runner_up else "no eligible runner-up"
-    )
-    if parts is not None and parts.steps:
-        why += [plain(s) for s in parts.steps]
-    if parts is not None and parts.evidence is not None and fp.runner_up is not None:
-        said = any("evidence" in x for x in parts.steps)
-        why.append(
-            (
-                ""
-                if said
-                else f"the model grades the deciding evidence {parts.evidence.label} ({parts.evidence.score:.1f}/5); "
-            )
-            + f"with the rules on your requirements ranked below sourced data, the three reasons grade "
-            f"**{fp.evidence_label}** ({fp.evidence_grade:.1f}/5)"
-        )
-    out.append(f"**Confidence {fp.confidence}**, because: " + "; ".join(why) + ".")
+    out.append(f"**Confidence {fp.confidence}**, because: " + "; ".join(fp.confidence_why) + ".")
     return out
 
 
-def stack_section(doc: Any) -> list[str]:
+def stack_section(doc: ReviewDocument) -> list[str]:
     stacks, note = doc.stacks, doc.stack_note
     if not stacks:
         return ["No pinned stack: " + (note or "no knowledge base loaded") + "."]
@@ -581,16 +577,14 @@ def stack_section(doc: Any) -> list[str]:
     return out
 
 
-def decision_model_sections(report: Any) -> list[str]:
+def decision_model_sections(report: Report) -> list[str]:
     """The decision model's sections (memory fit, scaling curve, cost of ownership, confidence,
     schedule; advisor/render/decision_sections.py), one level down inside "Plan and cost"."""
-    from advisor.render import decision_sections
-
     doc = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
     return ["#" + line if line.startswith("## ") else line for line in decision_sections.sections(doc)]
 
 
-def plan_section(report: Any, kb: Any) -> list[str]:
+def plan_section(report: Report) -> list[str]:
     req = report.requirements
     out = decision_model_sections(report)
     # the milestone plan in weeks (the decision model's schedule above gives the hours per workflow)
@@ -608,12 +602,12 @@ def plan_section(report: Any, kb: Any) -> list[str]:
         "communication, export, inference) before go-live; each risk in the register names the one that retires it",
         "",
     ]
-    if not get(report, "costs"):  # an older report without the decision model's cost of ownership
-        rows, notes = tco_rows(report, kb)
-        out += ["### Cost of ownership per workflow (compute, energy, engineering)", ""]
-        out += (
-            _table(["Workflow", "Compute", "Energy", "Engineering", "Total"], rows) + [""] + [f"- {n}" for n in notes]
-        )
+    if not get(report, "costs"):  # an older report: the renderer prints costs, it does not compute them
+        out += [
+            "No cost of ownership in this report (a report built before schema 1.4); rebuild it with "
+            "`advisor report` to get one.",
+            "",
+        ]
     while out and out[-1] == "":
         out.pop()
     return out
@@ -623,7 +617,7 @@ def _weeks(r: tuple[float, float]) -> str:
     return f"{r[0]:.1f}" if abs(r[1] - r[0]) < 0.05 else f"{r[0]:.1f}-{r[1]:.1f}"
 
 
-def caveats_section(report: Any) -> list[str]:
+def caveats_section(report: Report) -> list[str]:
     found = caveats(report)
     if not found:
         return ["No blog-sourced or assumed figure separates the top two workflows."]
@@ -635,7 +629,7 @@ def caveats_section(report: Any) -> list[str]:
     ] + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5)
 
 
-def sensitivity_section(report: Any, doc: Any, links: dict[str, str]) -> list[str]:
+def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, str]) -> list[str]:
     from advisor.decision.document import plain
 
     out = _image(links, "sensitivity", "Sensitivity tornado")
@@ -645,7 +639,7 @@ def sensitivity_section(report: Any, doc: Any, links: dict[str, str]) -> list[st
     if k is not None:
         out += [
             "",
-            f"Knowledge-base figures: every rating, price and throughput reference that can enter a deciding "
+            f"Knowledge-base figures: every rating, price, throughput and MFU reference that can enter a deciding "
             f"criterion ({k.searched} figures), moved within its range ({k.ranges}), the scores recomputed each time. "
             f"Margin today {points(k.baseline_margin)} points. {k.note[:1].upper() + k.note[1:]}.",
             "",
@@ -660,7 +654,7 @@ def sensitivity_section(report: Any, doc: Any, links: dict[str, str]) -> list[st
     return out
 
 
-def sign_off_section(doc: Any, created_at: str) -> list[str]:
+def sign_off_section(doc: ReviewDocument, created_at: str) -> list[str]:
     so = doc.sign_off
     out = [
         f"- tool: {so.tool} {so.version}; report schema {so.report_schema}, document {doc.document_version}; "
@@ -682,6 +676,8 @@ def sign_off_section(doc: Any, created_at: str) -> list[str]:
         + (": " + "; ".join(so.measured[:6]) if so.measured else "")
     )
     out.append("- taken from the knowledge base: " + ("; ".join(so.from_knowledge_base) or "nothing"))
+    if so.checked:
+        out.append(f"- knowledge-base entries behind the scores last checked {so.checked}")
     out += [
         "",
         "| Reviewed by | Date | Verdict accepted (yes / no / with changes) |",
@@ -691,7 +687,7 @@ def sign_off_section(doc: Any, created_at: str) -> list[str]:
     return out
 
 
-def _chart_note(report: Any, doc: Any) -> list[str]:
+def _chart_note(report: Report, doc: ReviewDocument) -> list[str]:
     """Why the measured chart may point the other way from the scored performance criterion."""
     if not report.probes.runs or doc.probes.enter_scores:
         return []
@@ -707,7 +703,7 @@ def _chart_note(report: Any, doc: Any) -> list[str]:
     ]
 
 
-def format(report: Any, **options: Any) -> str:
+def format(report: Report, **options: Any) -> str:
     """The review document. `chart_links` (name -> relative path of an SVG written beside the output)
     adds the charts as images; without it the throughput chart stays in text bars. `collapse` (the HTML
     form) wraps the appendices in <details> markers that advisor.render.html turns into folded blocks."""
@@ -716,8 +712,7 @@ def format(report: Any, **options: Any) -> str:
     links: dict[str, str] = options.get("chart_links") or _links(options.get("assets") or {})
     collapse = bool(options.get("collapse"))
     req = report.requirements
-    kb, _ = knowledge_for(report, options)
-    doc = options.get("document") or of(report, kb)
+    doc = options.get("document") or of(report, options.get("kb"))
     lines = [
         f"# Framework advice: {for_markdown(req.name)}",
         "",
@@ -731,7 +726,7 @@ def format(report: Any, **options: Any) -> str:
     sections: list[tuple[str, list[str]]] = [
         ("The stack to install", stack_section(doc)),
         (f"Risk register for {LABELS[report.recommendation.workflow]}, by exposure", _pitfalls(report, doc)),
-        ("Plan and cost", plan_section(report, kb)),
+        ("Plan and cost", plan_section(report)),
         ("Data-quality caveats", caveats_section(report)),
         ("Scores", _image(links, "scores", "Total and per-criterion scores") + _scores(report)),
         (
@@ -777,13 +772,12 @@ def format(report: Any, **options: Any) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def assets(report: Any, output: Any, **options: Any) -> dict[str, str]:
+def assets(report: Report, output: str | PathLike[str], **options: object) -> dict[str, str]:
     """The charts as SVG files to write beside the document: `review.md` -> `review.scores.svg`, ..."""
     from advisor.render.charts import charts
 
-    kb, _ = knowledge_for(report, options)
     stem = Path(str(output)).name.rsplit(".", 1)[0]
-    return {f"{stem}.{name}.svg": svg for name, svg in charts(report, kb).items()}
+    return {f"{stem}.{name}.svg": svg for name, svg in charts(report).items()}
 
 
 def _links(files: dict[str, str]) -> dict[str, str]:

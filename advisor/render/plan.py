@@ -10,11 +10,16 @@ are rendered by advisor.render.decision_sections, or generically by `generic` be
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.render._fmt import hours as fmt_hours
+from advisor.render._fmt import md_table as _table
 from advisor.render._fmt import num
-from advisor.render.summary import get, label
+from advisor.render.summary import get
+
+if TYPE_CHECKING:
+    from advisor.report import Report
+
 
 HOURS_PER_PERSON_WEEK = 40.0  # the scoring's team-week (team size x 40 h), assumption
 REHEARSAL_WEEKS = 2.0  # seed 002 §7.4: "先花两周做一次完整的压测"
@@ -54,7 +59,7 @@ def _range(v: Any) -> tuple[float, float] | None:
     return (float(low), float(high)) if low is not None and high is not None else None
 
 
-def schedule(report: Any) -> tuple[list[Phase], list[str]]:
+def schedule(report: Report) -> tuple[list[Phase], list[str]]:
     """Phases in weeks from the start, each [earliest, latest], and findings (a plan past the deadline)."""
     req = get(report, "requirements")
     size = int(get(get(req, "team"), "size", 1) or 1)
@@ -111,69 +116,9 @@ def schedule(report: Any) -> tuple[list[Phase], list[str]]:
     return phases, findings
 
 
-def _kb_cost(kb: Any, cid: str) -> tuple[float, float, str] | None:
-    for c in get(kb, "costs", []) or []:
-        if get(c, "id") == cid:
-            usd = get(c, "usd")
-            v = get(usd, "value")
-            low, high = (v, v) if v is not None else (get(usd, "low"), get(usd, "high"))
-            if low is None:
-                return None
-            return float(low), float(high), str(get(usd, "confidence") or get(c, "confidence") or "")
-    return None
-
-
-def tco(report: Any, kb: Any) -> dict[str, dict[str, tuple[float, float] | None]]:
-    """Workflow -> {compute, energy, engineering, total}: USD ranges (None where a part is unknown)."""
-    day, kwh, pue = _kb_cost(kb, "engineer-day"), _kb_cost(kb, "electricity"), _kb_cost(kb, "pue")
-    scores = {get(s, "workflow"): s for s in get(report, "scores", [])}
-    out: dict[str, dict[str, tuple[float, float] | None]] = {}
-    for p in get(report, "projections", []):
-        wf = get(p, "workflow")
-        compute = _range(get(p, "compute_cost_usd"))
-        energy_kwh = _range(get(p, "energy_kwh"))
-        energy = (
-            (energy_kwh[0] * kwh[0] * pue[0], energy_kwh[1] * kwh[1] * pue[1]) if energy_kwh and kwh and pue else None
-        )
-        work = _range(get(scores.get(wf), "migration_hours"))
-        eng = (work[0] / 8 * day[0], work[1] / 8 * day[1]) if work and day else None
-        parts = [x for x in (compute, energy, eng) if x is not None]
-        total = (sum(x[0] for x in parts), sum(x[1] for x in parts)) if parts else None
-        out[wf] = {"compute": compute, "energy": energy, "engineering": eng, "total": total}
-    return out
-
-
-def tco_rows(report: Any, kb: Any) -> tuple[list[list[str]], list[str]]:
-    """Per workflow: compute, energy, engineering and total as USD ranges, with what they rest on."""
-    day, kwh, pue = _kb_cost(kb, "engineer-day"), _kb_cost(kb, "electricity"), _kb_cost(kb, "pue")
-
-    def cell(r):
-        return f"${num(r[0])}-{num(r[1])}" if r else "-"
-
-    rows = [
-        [label(wf)] + [cell(parts[k]) for k in ("compute", "energy", "engineering", "total")]
-        for wf, parts in tco(report, kb).items()
-    ]
-    notes = []
-    if day:
-        notes.append(
-            f"engineering = migration / adaptation hours / 8 x ${num(day[0])}-{num(day[1])} per engineer-day "
-            f"({day[2]}; `advisor kb show engineer-day`)"
-        )
-    if kwh and pue:
-        notes.append(
-            f"energy = projected kWh x ${kwh[0]:g}-{kwh[1]:g} per kWh ({kwh[2]}; `advisor kb show electricity`) "
-            f"x PUE {pue[0]:g}-{pue[1]:g} ({pue[2]}; `advisor kb show pue`)"
-        )
-    notes.append("compute = projected device-hours x the knowledge base's price per device-hour (see the projections)")
-    return rows, notes
-
-
 def generic(value: Any, depth: int = 0) -> list[str]:
     """Any JSON-like value as Markdown: scalars inline, dicts as bullet lists, lists of flat dicts as
     tables. Used for report keys this renderer does not know in detail."""
-    from advisor.render.markdown import _table
-
     if hasattr(value, "model_dump"):
         value = value.model_dump(mode="json")
     pad = "  " * depth

@@ -1,17 +1,21 @@
-"""What the renderers say first, worked out once from a report: the decision summary (verdict, the
-reasons that carry it with their evidence class, the nearest flip, confidence and why, measured vs
-knowledge base) and the data-quality caveats. Pure functions of the report document; keys the
-decision model may add later (`confidence`, `tco`, ...) are read defensively via `get`.
-"""
+"""The data-quality caveats (figures resting on a blog or an assumption that separate the top two
+workflows), and the small readers every renderer shares (`get`, `label`). The first page itself is
+judged in advisor.decision.document; this module only lists what the report already carries."""
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from advisor.render._fmt import LABELS, cite
+from advisor.decision.document import cite
+from advisor.render._fmt import LABELS
+
+if TYPE_CHECKING:
+    from advisor.report import Report
+    from advisor.decision.evidence import Evidence
+    from advisor.decision.scoring import WorkflowScore
+
 
 # Evidence classes from strongest to weakest (issue 20 item 6: measured > vendor > secondary > blog > assumption).
 QUALITY = ("measured", "vendor", "derived", "secondary", "blog", "assumption")
@@ -31,11 +35,11 @@ def get(obj: Any, key: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
-def label(workflow: Any) -> str:
+def label(workflow: object) -> str:
     return LABELS.get(str(workflow), str(workflow))
 
 
-def evidence_class(ev: Any) -> str:
+def evidence_class(ev: Evidence) -> str:
     kind = get(ev, "kind")
     if kind == "measured":
         return "measured"
@@ -44,222 +48,8 @@ def evidence_class(ev: Any) -> str:
     return str(get(ev, "confidence") or "assumption")
 
 
-def class_text(items: list[Any]) -> str:
-    """'measured 2, knowledge base: vendor 1, blog 3' for a list of evidence (one per source)."""
-    seen: dict[str, str] = {}
-    for ev in items:
-        seen.setdefault(f"{get(ev, 'kind')}:{get(ev, 'ref')}", evidence_class(ev))
-    counts = Counter(seen.values())
-    parts = []
-    if counts.get("measured"):
-        parts.append(f"measured {counts['measured']}")
-    kb = [f"{c} {counts[c]}" for c in QUALITY[1:] if counts.get(c)]
-    if kb:
-        parts.append("knowledge base: " + ", ".join(kb))
-    if counts.get("requirement"):
-        parts.append(f"your requirements {counts['requirement']}")
-    return "; ".join(parts) or "no evidence listed"
-
-
-@dataclass
-class Reason:
-    criterion: str
-    top: float
-    other: float
-    weight: float
-    points: float
-    evidence: str
-    weak: bool = False
-
-
-@dataclass
-class Decision:
-    workflow: str
-    total: float
-    runner_up: str | None
-    margin: float
-    confidence: str
-    summary: str
-    hard: list[str] = field(default_factory=list)
-    reasons: list[Reason] = field(default_factory=list)
-    against: Reason | None = None
-    flip: str = ""
-    confidence_why: list[str] = field(default_factory=list)
-    provenance: list[str] = field(default_factory=list)
-
-
-def _scores(report: Any) -> dict[str, Any]:
+def _scores(report: Report) -> dict[str, WorkflowScore]:
     return {get(s, "workflow"): s for s in get(report, "scores", [])}
-
-
-def _reason(top: Any, other: Any, i: int) -> Reason:
-    a, b = get(top, "criteria")[i], get(other, "criteria")[i]
-    w = float(get(a, "weight", 0.0))
-    items = list(get(a, "evidence", [])) + list(get(b, "evidence", []))
-    classes = [evidence_class(e) for e in items if get(e, "kind") != "requirement"]
-    weak = bool(classes) and all(c in WEAK for c in classes)
-    text = class_text(items)
-    if items and not classes:  # nothing but requirement fields: the score is the model's own rule
-        text += " only (the model's scoring rule applied to them; no knowledge-base or measured figure)"
-    return Reason(
-        get(a, "name"),
-        float(get(a, "score", 0)),
-        float(get(b, "score", 0)),
-        w,
-        (float(get(a, "score", 0)) - float(get(b, "score", 0))) * w,
-        text,
-        weak,
-    )
-
-
-def nearest_flip(report: Any) -> str:
-    """The decision model's nearest flip when it gives one, else the sensitivity item whose threshold
-    lies closest (relative to the weight) to today's weight."""
-    given = get(_parts(report), "nearest_flip")
-    if given:
-        change = get(given, "relative_change")
-        where = "weight" if str(get(given, "what", "")).startswith("weight") else "weight or named constant"
-        return f"{get(given, 'note')}" + (
-            f" (a {float(change):.0%} change, the nearest of any {where} in the sensitivity analysis)"
-            if change is not None
-            else ""
-        )
-    best = None
-    for s in get(report, "sensitivity", []):
-        t, w = get(s, "threshold"), get(s, "weight")
-        if t is None or not w:
-            continue
-        rel = abs(float(t) - float(w)) / float(w)
-        if best is None or rel < best[0]:
-            best = (rel, get(s, "note"))
-    if best is None:
-        return "no single weight change in the sensitivity analysis flips the verdict"
-    return f"{best[1]} (a {best[0]:.0%} change, the nearest in the sensitivity analysis)"
-
-
-def provenance(report: Any) -> list[str]:
-    """What was measured here vs taken from the knowledge base vs stated in the requirements."""
-    items = [e for s in get(report, "scores", []) for c in get(s, "criteria", []) for e in get(c, "evidence", [])]
-    items += [
-        e
-        for p in get(report, "projections", [])
-        for e in list(get(p, "evidence", [])) + list(get(p, "cost_evidence", []))
-    ]
-    out = [f"evidence behind the scores and projections: {class_text(items)} (one count per source)"]
-    probes = get(report, "probes")
-    runs = get(probes, "runs", [])
-    ok = [r for r in runs if get(r, "status") == "ok"]
-    basis = get(report, "comparison_basis")
-    if runs:
-        out.append(f"probe runs: {len(ok)} of {len(runs)} succeeded; performance compared on the **{basis}** basis")
-    else:
-        out.append(f"no probe runs: performance compared on the **{basis}** basis (knowledge base)")
-    accuracy = get(report, "accuracy")
-    if get(accuracy, "source", "none") != "none":
-        out.append(f"accuracy probe: {get(accuracy, 'note')}")
-    pipeline = get(report, "pipeline")
-    if get(pipeline, "source", "none") != "none":
-        capped = [
-            label(get(p, "workflow")) for p in get(report, "projections", []) if get(get(p, "input_pipeline"), "capped")
-        ]
-        out.append(
-            "input-pipeline probe: measured loader rates "
-            + (f"cap the projections of {', '.join(capped)}" if capped else "keep up with every projection")
-        )
-    scaling = get(report, "scaling")
-    if get(scaling, "source", "none") != "none":
-        out.append(
-            f"scaling probe result: {get(scaling, 'label')}, " + ("used" if get(scaling, "used") else "shown, not used")
-        )
-    hosts = [get(get(p, "communication"), "inter_host") for p in get(report, "projections", [])]
-    hosts = [h for h in hosts if h is not None]
-    if hosts:
-        used = sorted(
-            {
-                label(get(p, "workflow"))
-                for p in get(report, "projections", [])
-                if get(get(get(p, "communication"), "inter_host"), "used")
-            }
-        )
-        out.append(
-            f"scaling across hosts: measured over {get(hosts[0], 'link')}; "
-            + (
-                f"the scaling curve beyond one host uses it for {', '.join(used)}"
-                if used
-                else f"evidence only ({get(hosts[0], 'why_not')})"
-            )
-        )
-    return out
-
-
-def decision(report: Any) -> Decision:
-    rec = get(report, "recommendation")
-    scores = _scores(report)
-    wf = get(rec, "workflow")
-    top = scores.get(wf)
-    runner = get(rec, "runner_up")
-    d = Decision(
-        wf,
-        float(get(top, "total", 0.0)),
-        runner,
-        float(get(rec, "margin", 0.0)),
-        str(get(rec, "confidence", "")),
-        str(get(rec, "summary", "")),
-    )
-    d.hard = [
-        f"{label(get(s, 'workflow'))} is ruled out: {b}" for s in scores.values() for b in get(s, "blocked_by", [])
-    ]
-    other = scores.get(runner)
-    if top is not None and other is not None:
-        reasons = [_reason(top, other, i) for i in range(len(get(top, "criteria", [])))]
-        d.reasons = [r for r in sorted(reasons, key=lambda r: -r.points) if r.points > 0.05][:3]
-        worst = min(reasons, key=lambda r: r.points, default=None)
-        d.against = worst if worst is not None and worst.points < -0.05 else None
-    d.flip = nearest_flip(report)
-    d.confidence_why = confidence_why(report, d)
-    d.provenance = provenance(report)
-    return d
-
-
-def _parts(report: Any) -> Any:
-    """The decision model's three-part confidence (recommendation.confidence_parts), or None."""
-    return get(get(report, "recommendation"), "confidence_parts")
-
-
-def confidence_why(report: Any, d: Decision) -> list[str]:
-    parts = _parts(report)
-    if parts is not None:  # the decision model's three parts: margin, evidence quality, nearest flip
-        out = [str(get(parts, "decided_note") or get(parts, "decided_by"))]
-        if get(parts, "margin") is not None and d.runner_up is None:
-            out.append("no eligible runner-up (the others are ruled out)")
-        elif get(parts, "margin") is not None:
-            out.append(
-                f"margin {float(get(parts, 'margin')):.1f} points over {label(d.runner_up)} "
-                f"(on its own: {get(parts, 'margin_level')})" + (", a tie" if get(parts, "tie") else "")
-            )
-        ev = get(parts, "evidence")
-        if ev is not None:
-            out.append(
-                f"evidence that decides it: {get(ev, 'label')} ({float(get(ev, 'score', 0)):.1f}/5): {get(ev, 'note')}"
-            )
-        out += [str(step) for step in get(parts, "steps") or []]
-        return out
-    rec = get(report, "recommendation")
-    out = [f"margin {d.margin:.1f} points over {label(d.runner_up)}" if d.runner_up else "no eligible runner-up"]
-    if get(rec, "inside_noise"):
-        out.append("the measured difference that decides it lies inside the probes' noise")
-    if d.hard:
-        out.append("decided in part by hard constraints (a ruled-out workflow), not by scores alone")
-    decisive = [r for r in d.reasons]
-    weak = [r.criterion for r in decisive if r.weak]
-    if decisive:
-        n = len(decisive)
-        out.append(
-            f"none of the {n} criteria that carry it rests only on blog or assumption evidence"
-            if not weak
-            else f"{len(weak)} of the {n} criteria that carry it rest only on blog or assumption evidence ({', '.join(weak)})"
-        )
-    return out
 
 
 # --- data-quality caveats -----------------------------------------------------------------------
@@ -312,7 +102,7 @@ def firm_up(ref: str, detail: str) -> str:
     return _KINDS[figure_kind(ref, detail)]
 
 
-def _moving(report: Any, top: Any, other: Any) -> list[str]:
+def _moving(report: Report, top: WorkflowScore, other: WorkflowScore) -> list[str]:
     """Criteria whose weighted difference between the top two is large enough to matter: at least
     a fifth of the margin (and half a point)."""
     margin = abs(float(get(get(report, "recommendation"), "margin", 0.0)))
@@ -325,7 +115,7 @@ def _moving(report: Any, top: Any, other: Any) -> list[str]:
     return out
 
 
-def caveats(report: Any) -> list[Caveat]:
+def caveats(report: Report) -> list[Caveat]:
     """Every blog or assumption figure behind a criterion that separates the top two by a fifth of the
     margin or more, or behind the projections they are compared on: the figures that move the verdict.
     Many small figures of one sort (pitfall fix times, ecosystem ratings) are one row."""
@@ -337,7 +127,7 @@ def caveats(report: Any) -> list[Caveat]:
     moving = _moving(report, top, other) if other is not None else [get(c, "name") for c in get(top, "criteria", [])]
     found: dict[str, Caveat] = {}
 
-    def add(ev: Any, where: str) -> None:
+    def add(ev: Evidence, where: str) -> None:
         cls = evidence_class(ev)
         if get(ev, "kind") != "knowledge" or cls not in WEAK:
             return
@@ -384,21 +174,3 @@ def caveats(report: Any) -> list[Caveat]:
         )
     order = {c: i for i, c in enumerate(WEAK[::-1])}  # assumption first
     return sorted(out, key=lambda c: (order.get(c.confidence, 9), c.ref))
-
-
-def knowledge_for(report: Any, options: dict) -> tuple[Any, str | None]:
-    """The knowledge base the stack and risk sections read: the one the report was built with (passed
-    by the CLI), else the bundled one, with a note when it is not the report's. None when not loaded."""
-    kb = options.get("kb")
-    wanted = get(get(report, "knowledge_base"), "version")
-    if kb is not None or wanted is None:
-        return kb, None
-    import knowledge
-
-    try:
-        kb = knowledge.load()
-    except (knowledge.KnowledgeError, OSError):  # a renderer never fails for want of the pinned-stack table
-        return None, "the knowledge base could not be loaded"
-    if getattr(kb, "version", None) != wanted:
-        return kb, f"read from the bundled knowledge base {kb.version}, not the report's {wanted}"
-    return kb, None

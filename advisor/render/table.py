@@ -5,15 +5,18 @@ figure comes from advisor.decision.document (rounded once there), so it matches 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
 from advisor.decision.document import of, points
 from advisor.render._fmt import LABELS, bar, hours, num, span, usd
 
+if TYPE_CHECKING:
+    from advisor.report import Report
 
-def format(report: Any, **options: Any) -> str:
+
+def format(report: Report, **options: Any) -> str:
     scores = report.scores
     doc = options.get("document") or of(report, options.get("kb"))
     fp = doc.first_page
@@ -26,9 +29,12 @@ def format(report: Any, **options: Any) -> str:
     out += [f"- why: {r.text}" for r in fp.reasons]
     if fp.against is not None:
         out.append(f"- against it: {fp.against.text}")
+    if fp.routes:
+        out += [f"- how each option was scored ({fp.routes[0]}):"] + [f"    {r}" for r in fp.routes[1:]]
     out += [f"- would change it: {w}" for w in fp.would_change]
     out += [f"- measured: {m}" for m in fp.measured]
-    out += [f"- blocking: {b}" for b in fp.blocking] + [""]
+    out += [f"- blocking: {b}" for b in fp.blocking]
+    out += [f"- confidence {fp.confidence}: " + "; ".join(w.replace("**", "") for w in fp.confidence_why), ""]
     # disable_numparse: tabulate would print the "1.00" weight total as "1" and realign the column
     out.append(
         tabulate(
