@@ -435,6 +435,7 @@ def _measured_inputs(report: Any) -> list[str]:
         ("scaling", "scaling probe"),
         ("accuracy", "accuracy probe"),
         ("pipeline", "input-pipeline probe"),
+        ("transformer", "transformer probe"),
     ):
         if _get(_get(report, key), "source", "none") != "none":
             out.append(name)

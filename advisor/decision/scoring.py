@@ -42,6 +42,7 @@ from advisor.decision.scorecard import (
 )
 from advisor.decision.sensitivity import constant_sensitivity, weight_sensitivity
 from advisor.decision.weights import resolve_weights
+from advisor.decision.workflows import Route
 from advisor.decision.evidence import JsonDict
 from advisor.requirements import Requirements
 
@@ -77,6 +78,10 @@ __all__ = [
     "score",
 ]
 
+NVIDIA_TO_TORCH_NPU = (
+    "Prototype in plain PyTorch on the NVIDIA GPUs, then train and serve the same code on Ascend through the "
+    "torch_npu adapter, with no port to MindSpore"
+)
 WORKFLOW_SUMMARY = {
     "pytorch": "build, train and deploy on PyTorch",
     "mindspore": "build, train and deploy on MindSpore",
@@ -152,7 +157,7 @@ def score(
     reasons = _reasons(top, runner, ranked, noise_note)
     if parts.decided_by == "hard-constraint":
         reasons.insert(0, parts.decided_note)
-    summary = _summary(req, top, runner, parts, kb)
+    summary = _summary(req, top, runner, parts, kb, ctx.routes[top.workflow])
     if noise_note:
         assumptions.append(noise_note)
     for p in ctx.best.values():
@@ -219,12 +224,15 @@ def _summary(
     runner: Optional[WorkflowScore],
     parts: Confidence,
     kb: Optional[KnowledgeBase],
+    route: Route,
 ) -> str:
     what = WORKFLOW_SUMMARY[top.workflow]
     if kb is not None:
         entry = next((w for w in getattr(kb, "workflows", []) if w.id == top.workflow), None)
         if entry is not None:
             what = entry.summary.rstrip(".")
+    if top.workflow == "pytorch" and route.target == "ascend" and "nvidia" in req.hardware.available:
+        what = NVIDIA_TO_TORCH_NPU  # the route it was scored on (issue 25 item 7), not the generic one
     if not top.eligible:
         return f"No workflow meets every hard constraint; the best-scoring is {top.workflow} ({top.total:.1f}/100): {what}."
     if runner is not None and parts.tie:

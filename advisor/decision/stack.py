@@ -92,7 +92,7 @@ def _pytorch_numpy(kb: KnowledgeBase, torch_version: str) -> Component:
         source=row.source,
         confidence=row.confidence,
         kb_id="pytorch",
-        note=row.note or f"from the PyTorch {row.version} row",
+        note=f"from the PyTorch {row.version} row",  # its note is about CUDA lines, not NumPy
     )
 
 

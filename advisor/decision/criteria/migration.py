@@ -14,6 +14,7 @@ from advisor.decision.schedule import Schedule, pressure_penalty, schedule
 from advisor.decision.transformer_evidence import PITFALL as DYNAMIC_PITFALL
 from advisor.decision.transformer_evidence import risk_adjustment
 from advisor.requirements import Requirements
+from knowledge.models import Pitfall
 
 # Re-implementing a validated PyTorch model in MindSpore and checking that its loss matches, before
 # any hazard: "ResNet-18 took an afternoon" (seed 002, 6.1), "a few hundred lines: half a day if you
@@ -30,6 +31,27 @@ PORT_BASE_HOURS = {
 SCAN_RISK_PENALTY = {"medium": "SCAN_RISK_MEDIUM_PENALTY", "high": "SCAN_RISK_HIGH_PENALTY"}
 
 
+def charged_pitfalls(wf: str, ctx: Context) -> list[tuple[Pitfall, tuple[float, float]]]:
+    """The applicable pitfalls the migration estimate charges, with their hours: not those the scan
+    measured in the team's own code, not porting hazards where nothing is ported."""
+    req, scan = ctx.req, ctx.scan
+    scan_used = scan is not None and ports_pytorch_code(wf, req)
+    ports = ports_pytorch_code(wf, req)
+    out = []
+    for p in ctx.pitfalls[wf]:
+        hours = pitfall_hours(p)
+        if hours is None:
+            continue
+        if scan_used and p.scan_kinds:
+            continue  # the scan measured these hazards in the team's own code
+        if not ports and p.scan_kinds and not p.applies_when and wf != "pytorch":
+            continue  # hazards of porting PyTorch code; new MindSpore code has none to port
+        if wf == "mindspore" and req.model.source == "mindspore-code" and p.id in PORTING:
+            continue  # the team's code is MindSpore already: the PyTorch->MindSpore porting is paid
+        out.append((p, hours))
+    return out
+
+
 def migration_parts(
     wf: str, ctx: Context, k: Consts
 ) -> tuple[list[tuple[str, float, float]], list[Evidence], list[str]]:
@@ -44,16 +66,7 @@ def migration_parts(
     notes: list[str] = []
     p_low = p_high = 0.0
     kernel_pitfall = False
-    for p in ctx.pitfalls[wf]:
-        hours = pitfall_hours(p)
-        if hours is None:
-            continue
-        if scan_used and p.scan_kinds:
-            continue  # the scan measured these hazards in the team's own code
-        if not ports and p.scan_kinds and not p.applies_when and wf != "pytorch":
-            continue  # hazards of porting PyTorch code; new MindSpore code has none to port
-        if wf == "mindspore" and req.model.source == "mindspore-code" and p.id in PORTING:
-            continue  # the team's code is MindSpore already: the PyTorch->MindSpore porting is paid
+    for p, hours in charged_pitfalls(wf, ctx):
         kernel_pitfall = kernel_pitfall or any("custom_cuda_ops" in c for c in p.applies_when)
         p_low += hours[0]
         p_high += hours[1]
@@ -170,7 +183,8 @@ def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]]
     p = project_of(ctx.req, ctx.best[wf].memory)
     charged = sum((h[0] + h[1]) / 2 for name, *h in parts if name == "known pitfalls")
     others = sum((lo + hi) / 2 for name, lo, hi in parts if name != "known pitfalls")
-    full = sum(m for m in (pitfall_mid(x) for x in ctx.pitfalls[wf]) if m is not None)
+    charged_items = [p for p, _ in charged_pitfalls(wf, ctx)]  # the register's exposure counts these alone
+    full = sum(m for m in (pitfall_mid(x) for x in charged_items) if m is not None)
     measured = _dynamic_likelihood(wf, ctx, k)  # the register reads the same measured likelihood
 
     def chance(x) -> float:
@@ -178,7 +192,7 @@ def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]]
             return measured
         return likelihood(x.id, list(x.applies_when), p, wf)
 
-    weighted = sum(m * chance(x) for x in ctx.pitfalls[wf] if (m := pitfall_mid(x)) is not None)
+    weighted = sum(m * chance(x) for x in charged_items if (m := pitfall_mid(x)) is not None)
     share = weighted / full if full > 0 else 0.0
     return round(others + charged * share, 2)
 
