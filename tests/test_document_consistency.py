@@ -104,7 +104,9 @@ def test_pins_agree_with_the_install_lines_and_the_knowledge_base(stem):
             if name not in comps:
                 continue
             v = comps[name]
-            assert v in {r.version for r in rows[fid]}, f"{stem}: {name} {v} is not a knowledge-base row"
+            # a row's release line (the torch_npu stack pins the patch release its adapter is built for)
+            lines = {r.version for r in rows[fid]}
+            assert any(v == line or v.startswith(line + ".") for line in lines), f"{stem}: {name} {v} not in {lines}"
             install = " ".join(st.install)
             assert f'"{pkg}=={v}' in install, f"{stem}: {name} {v} but install says {install}"
             for fmt in ("markdown", "html"):
@@ -251,7 +253,8 @@ def test_the_first_page_says_on_which_route_each_option_was_scored(stem):
             assert line in texts_seen[fmt], f"{stem} {fmt}: route line missing: {line}"
     pytorch = lines.get("PyTorch")
     if pytorch and "torch_npu" in pytorch and "nvidia" in report.requirements.hardware.available:
-        assert "NVIDIA GPUs are listed" in pytorch and "no PyTorch prototype on NVIDIA" in pytorch
+        # issue 25 item 7: NVIDIA for development, Ascend for production is one PyTorch route, and says so
+        assert pytorch.startswith("PyTorch: prototype on NVIDIA, then ") and "no port" in pytorch
     if target != "undecided":
         assert {"ascend": "Ascend", "nvidia": "NVIDIA", "cpu": "CPU"}[target] in fp.routes[0]
 

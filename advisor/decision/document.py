@@ -744,8 +744,9 @@ def _serving(crit: Any) -> str:
 def routes(report: Any) -> list[str]:
     """On which route each eligible option was scored (training hardware, framework path, where it is
     developed and debugged, how it serves) and why, in the scorecard's own terms: the projection's path
-    and the criteria notes. Where the team has NVIDIA GPUs but PyTorch was scored on Ascend end to end,
-    it says so (the reader's first question: is the PyTorch option a strawman?)."""
+    and the criteria notes, so the reader's first question (is the PyTorch option a strawman?) has its
+    answer: with NVIDIA for development and Ascend for production, PyTorch is scored as one route,
+    prototype on NVIDIA, then torch_npu, no port."""
     req = report.requirements
     proj = {p.workflow: p for p in report.projections}
     available = set(req.hardware.available)
@@ -765,11 +766,11 @@ def routes(report: Any) -> list[str]:
         dev = None
         if s.workflow == "pytorch":
             dev = next((m.group(1) for c in s.criteria for m in [_DEV_ROUTE.search(c.note or "")] if m), None)
-        if dev:
-            if "torch_npu" in dev and "NVIDIA" not in dev:
+        if dev and "NVIDIA" in dev and "torch_npu" in dev:  # one route: NVIDIA, then Ascend (issue 25 item 7)
+            text = f"{label(s.workflow)}: prototype on NVIDIA, then {hw} {how}, no port"
+        elif dev:
+            if "torch_npu" in dev:  # no NVIDIA to prototype on
                 text += "; developed and debugged on torch_npu too"
-                if "nvidia" in available:
-                    text += ", though NVIDIA GPUs are listed: the model scores no PyTorch prototype on NVIDIA before torch_npu training"
             else:
                 text += f"; developed as scored: {dev}"
         deploy = next((c for c in s.criteria if c.name == "deployment"), None)

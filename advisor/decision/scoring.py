@@ -78,10 +78,7 @@ __all__ = [
     "score",
 ]
 
-NVIDIA_TO_TORCH_NPU = (
-    "Prototype in plain PyTorch on the NVIDIA GPUs, then train and serve the same code on Ascend through the "
-    "torch_npu adapter, with no port to MindSpore"
-)
+NVIDIA_TO_TORCH_NPU = "Prototype in PyTorch on NVIDIA, then train and serve on Ascend via torch_npu, no port"
 WORKFLOW_SUMMARY = {
     "pytorch": "build, train and deploy on PyTorch",
     "mindspore": "build, train and deploy on MindSpore",

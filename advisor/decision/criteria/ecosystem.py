@@ -73,8 +73,8 @@ def _mix(
             return (
                 share * nv + (1 - share) * pt,
                 nv_ev + pt_ev,
-                f"{share:.0%} prototyping on NVIDIA, {1 - share:.0%} training and serving on Ascend (PyTorch "
-                f"prototype on NVIDIA GPUs, then torch_npu on Ascend with no port; stage {req.stage})",
+                f"{share:.0%} prototyping on NVIDIA, {1 - share:.0%} training and serving on Ascend at stage "
+                f"{req.stage} (PyTorch prototype on NVIDIA, then torch_npu, no port)",
             )
     if wf == "pytorch":
         return pt, pt_ev, f"knowledge-base {criterion} scores{adapter} (0-5 -> 0-100)"
