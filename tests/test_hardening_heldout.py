@@ -771,3 +771,115 @@ def test_the_catalogue_is_large_and_has_unique_ids():
     ids = [r.id for r in ROWS]
     assert len(ids) == len(set(ids))
     assert len(ROWS) >= 100
+
+
+# --- faults during a real measurement (framework-running: slow) -----------------------------------------
+
+QUICK_PROBE = [
+    "probe",
+    "--frameworks",
+    "pytorch",
+    "--models",
+    "lenet",
+    "--modes",
+    "eager",
+    "--budget",
+    "1",
+    "--repeat",
+    "1",
+    "--max-repeat",
+    "1",
+    "--no-parity",
+    "--no-tune",
+    "--threads",
+    "1",
+]
+
+
+def _children_running(parent: int, needle: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == parent and needle in cmd:
+            found.append(int(entry))
+    return found
+
+
+@pytest.mark.slow
+def test_a_worker_killed_by_sigkill_is_a_failed_run_with_its_reason(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "probe.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(tmp_path / "cache"), "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "advisor", *QUICK_PROBE, "-o", str(out)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        workers: list[int] = []
+        while not workers and time.monotonic() < deadline and proc.poll() is None:
+            workers = _children_running(proc.pid, "probes.training.worker_torch run")
+            time.sleep(0.05)
+        assert workers, "the worker never started"
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in err and "internal error" not in err, err
+    doc = json.loads(out.read_text())  # the failed run is a result too, written to -o
+    run = next(r for r in doc["runs"] if r["mode"] == "eager")
+    assert run["status"] == "failed" and "SIGKILL" in (run.get("error") or ""), run
+    assert [p for p in os.listdir(tmp_path) if p.startswith("advisor-")] == []  # its temp folder went too
+
+
+@pytest.mark.slow
+def test_a_measurement_that_no_file_can_take_still_reaches_the_user(tmp_path):
+    """RLIMIT_FSIZE of 2 KB: -o, the cache and the fallback file all fail (EFBIG); the JSON goes to
+    stderr, the last resort the fallback names. Nothing half-written stays behind."""
+    out = tmp_path / "probe.json"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "TMPDIR": str(tmp_path / "tmp"),
+        "HOME": str(tmp_path / "home"),
+    }
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "home").mkdir()
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "advisor", *QUICK_PROBE, "-o", str(out)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=small_files,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    start = proc.stderr.index("{")
+    doc, _ = json.JSONDecoder().raw_decode(proc.stderr[start:])
+    assert any(r["status"] == "ok" and r["images_per_second"] > 0 for r in doc["runs"]), doc["runs"]
+    assert "stderr" in proc.stderr  # the message says where the result went
+    leftovers = [p for p in tmp_path.rglob("*") if p.is_file() and p.stat().st_size]
+    assert leftovers == [], leftovers  # no partial -o, cache entry or fallback file
