@@ -120,7 +120,7 @@ MUTANTS = (
         "advisor/output.py",
         "        return json.loads(text, parse_constant=_no_constant)",
         "        return json.loads(text)",
-        ("tests/test_bad_input_catalogue.py", "-k", "nan or infinity"),
+        ("tests/test_bad_input_catalogue.py", "tests/test_hardening_heldout.py", "-k", "nan or infinity or non_finite"),
         "NaN / Infinity in a result file read as numbers",
     ),
     Mutant(

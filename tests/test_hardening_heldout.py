@@ -883,3 +883,16 @@ def test_a_measurement_that_no_file_can_take_still_reaches_the_user(tmp_path):
     assert "stderr" in proc.stderr  # the message says where the result went
     leftovers = [p for p in tmp_path.rglob("*") if p.is_file() and p.stat().st_size]
     assert leftovers == [], leftovers  # no partial -o, cache entry or fallback file
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_the_json_reader_itself_refuses_non_finite_constants(tmp_path, constant):
+    """The range table (advisor.limits) refuses a non-finite number later too; the reader must not
+    depend on it (a reader whose caller skips the table, such as a future kind)."""
+    from advisor.errors import UsageError
+    from advisor.output import read_json
+
+    path = tmp_path / "r.json"
+    path.write_text('{"runs": [{"x": %s}]}' % constant)
+    with pytest.raises(UsageError, match=f"r.json: invalid value: {constant} is not a number JSON allows"):
+        read_json(str(path), "expected a result file")
