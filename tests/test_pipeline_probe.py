@@ -101,6 +101,9 @@ def test_passes_merge_to_the_median_and_are_graded_by_their_spread():
     assert run.passes == 3 and run.repeats == [1000, 1040, 1020]
     assert run.alone.samples_per_second == 1020  # the median pass
     assert run.quality == "stable"  # spread 40/1020 = 3.9% <= 10%
+    # where advisor.decision.pipeline reads them: a graded, repeated run may bound a projection
+    assert run.model_extra["passes"] == 3 and run.model_extra["quality"] == "stable"
+    assert PipelineRun.model_validate_json(run.model_dump_json()).model_extra["passes"] == 3  # through -o
     assert run.seconds == 3.0
     wide = merge([_pass(1000, 4000), _pass(1200, 4000), _pass(1300, 4000)])
     assert wide.quality == "noisy"  # 300/1200 = 25%: above 10%, at most 50%

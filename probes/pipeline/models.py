@@ -50,10 +50,10 @@ class PipelineRun(BaseModel):
     seconds: Optional[float] = None
     settings: dict = Field(default_factory=dict)
     # The protocol (probes.pipeline.runner.merge): the rates above are the median pass; these say how
-    # far they can be trusted and whether the step starves, from the passes themselves.
-    passes: int = Field(1, description="timed passes (interleaved rounds) the rates are the median of")
+    # far they can be trusted and whether the step starves, from the passes themselves. `passes` (timed
+    # passes merged, 1 in older files) and `quality` (stable | noisy | unusable; None with one pass)
+    # travel as extra fields, where advisor.decision.pipeline reads them (run.model_extra).
     repeats: list[float] = Field(default_factory=list, description="samples/s alone, one per pass, in round order")
-    quality: Optional[str] = Field(None, description="stable | noisy | unusable (spread of the passes); None: one pass")
     quality_reasons: list[str] = Field(default_factory=list)
     starved: Optional[bool] = Field(
         None,

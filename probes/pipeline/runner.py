@@ -95,11 +95,12 @@ def merge(passes: list[PipelineRun]) -> PipelineRun:
 
     ok = [p for p in passes if p.status == "ok" and _rate(p, "alone") and _rate(p, "step_only")]
     if not ok:
-        last = passes[-1]
-        return last.model_copy(update={"passes": len(passes), "verdict": last.error or last.status})
+        last = passes[-1].model_copy(deep=True)
+        last.passes, last.quality, last.verdict = len(passes), None, last.error or last.status
+        return last
     rates = [_rate(p, "alone") for p in ok]
     body = sorted(ok, key=lambda p: _rate(p, "alone"))[(len(ok) - 1) // 2].model_copy(deep=True)
-    body.passes = len(ok)
+    body.passes, body.quality = len(ok), None  # extra fields (see PipelineRun)
     body.repeats = [round(r, 3) for r in rates]
     body.seconds = round(sum(p.seconds or 0.0 for p in passes), 3)
     if len(passes) > len(ok):
