@@ -585,7 +585,7 @@ row(
     lambda t: _homefile(t) + ["check", "--no-smoke", "--json", "-o", str(t / "c.json")],
     code=0,
     sub=True,
-    env={"HOME": "{t}/homefile"},
+    env={"HOME": "{t}/homefile", "XDG_CACHE_HOME": None, "ORT_DISABLE_TELEMETRY": None},  # ORT: a device id under HOME
     output="c.json",
     stderr_empty=True,
 )
@@ -594,7 +594,7 @@ row(
     lambda t: _homefile(t) + _report(t, "--markdown", "-o", str(t / "r.md")),
     code=0,
     sub=True,
-    env={"HOME": "{t}/homefile", "MPLCONFIGDIR": None},
+    env={"HOME": "{t}/homefile", "MPLCONFIGDIR": None, "XDG_CONFIG_HOME": None},  # matplotlib's config under HOME
     output="r.md",
     stderr_empty=True,
 )
