@@ -492,6 +492,29 @@ for rid, argv, needle in [
 ]:
     row(rid, lambda t, a=argv: ["probe", *a], needle)
 
+# --data for the pipeline and accuracy probes: the same bounded readers, refused before any worker
+row("probe-pipeline-data-fifo", lambda t: ["probe", "--pipeline", "--data", _fifo(t, "cifar")], "cifar")
+row("probe-pipeline-data-empty-folder", lambda t: ["probe", "--pipeline", "--data", _empty_dir(t)], "data")
+row(
+    "probe-accuracy-data-a-file",
+    lambda t: ["probe", "--accuracy", "--data", _text(t, "d.bin", b"\x00" * 3073)],
+    "d.bin",
+)
+row("probe-data-cifar-truncated", lambda t: ["probe", "--data", _cifar_truncated(t)], "data_batch_1")
+
+
+def _empty_dir(t: Path) -> str:
+    (t / "data").mkdir()
+    return str(t / "data")
+
+
+def _cifar_truncated(t: Path) -> str:
+    folder = t / "cifar-10-batches-bin"
+    folder.mkdir()
+    (folder / "data_batch_1.bin").write_bytes(b"\x03" + b"\x00" * 100)  # one label byte, 100 of 3,072 pixels
+    return str(folder)
+
+
 # scan
 row("scan-dev-null", lambda t: ["scan", "/dev/null"], "/dev/null")
 row("scan-socket", lambda t: ["scan", _socket(t, "s.py")], "s.py")
