@@ -62,6 +62,13 @@ LIMITS: dict[str, Limit] = {
     "accuracy": Limit(0, 1, "(a fraction)"),
     "achieved_gflops": Limit(0, 1e9, "GFLOP/s"),
     "latency_ms": Limit(0, 1e7, "ms"),
+    "step_ms": Limit(0, 1e9, "ms"),  # a scaling step: milliseconds to seconds
+    "nosync_step_ms": Limit(0, 1e9, "ms"),
+    "ranks": Limit(1, 1e6, "ranks"),  # the largest clusters run ~1e5 accelerators
+    "world_size": Limit(1, 1e6, "ranks"),
+    "workers": Limit(0, 4096, "loader workers"),  # 0: the loader in the training process
+    "samples": Limit(0, 1e12, "samples"),
+    "size_bytes": Limit(0, 1e13, "bytes"),  # an exported model: MB to hundreds of GB
     # --- knowledge base (accelerators, links, prices)
     "fp32_tflops": Limit(0, 1e5, "TFLOPS", low_open=True),  # one chip: ~1e3 dense FP16 today
     "fp16_tflops": Limit(0, 1e5, "TFLOPS", low_open=True),

@@ -96,8 +96,10 @@ def read_json(path: str, hint: str, flag: str = "") -> Any:
 
 def check_output(path: str | os.PathLike | None) -> None:
     """Refuse a bad -o up front (commands call it before slow work; write_atomic again at the end)."""
-    if not path:
+    if path is None:
         return
+    if not os.fspath(path):  # `-o "$OUT"` with OUT unset: not "print to stdout"
+        raise UsageError("-o: an empty file name: expected a file to write (leave -o out for stdout)")
     try:
         _check_output(path)
     except OSError as exc:  # a 300-character component (ENAMETOOLONG), a loop of links
@@ -190,7 +192,9 @@ def write_atomic(path: str | os.PathLike, text: str, in_place: bool = True) -> P
     folder = target.parent
     try:
         # A legal 250-character name plus mkstemp's 10 characters passes NAME_MAX: a short prefix then.
-        prefix = f".{target.name}." if len(target.name.encode()) <= 200 else ".advisor-"
+        prefix = (
+            f".{target.name}." if len(os.fsencode(target.name)) <= 200 else ".advisor-"
+        )  # bytes, as the kernel counts
         fd, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
     except OSError as exc:
         raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
@@ -290,7 +294,7 @@ def emit(text: str, output: str | None) -> None:
     No document this tool writes holds a control character, so any that came in with user or file
     text (a terminal escape in a requirements name, a scanned file name) is removed here, once."""
     text = for_terminal(text)
-    if output:
+    if output is not None:  # "" is refused by write_atomic, not taken for stdout
         write_atomic(output, text)
         return
     if sys.stdout is None:  # started with file descriptor 1 closed

@@ -71,6 +71,7 @@ _ENV_NAMES = {
     "ONEDNN_MAX_CPU_ISA",
     "ONEDNN_VERBOSE",
     "GLOO_SOCKET_IFNAME",
+    "ORT_DISABLE_TELEMETRY",
 }
 _ENV_PREFIXES = (
     "LC_",
@@ -99,6 +100,9 @@ def child_environment(extra: Optional[dict] = None, drop: tuple = ()) -> dict:
     env["PYTHONPATH"] = PROJECT_ROOT
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("GLOG_v", "3")  # MindSpore reads it at import: keep its logs quiet
+    # ONNX Runtime's import-time telemetry (a device id under the cache; a coloured warning where it
+    # cannot write one): the tool sends none. A user's own setting passes through.
+    env.setdefault("ORT_DISABLE_TELEMETRY", "1")
     # The interpreter's own bin (a venv's) first: launchers like msrun start `python` from PATH.
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")

@@ -3,6 +3,8 @@ the curve, the gap judged against a stated tolerance, and the Normalize trap mea
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -128,3 +130,21 @@ def test_the_normalize_trap_leaves_the_batch_far_from_zero_mean():
     assert wrong["batch_mean"] > 50 and wrong["batch_max"] > 100
     assert abs(right["batch_mean"]) < 1 and right["batch_max"] <= 1.0
     assert wrong["loss_first"] > 2 * right["loss_first"]
+
+
+@pytest.mark.parametrize(
+    "labels, needle",
+    [(bytes([3]), "1 sample(s)"), (bytes([0, 0, 0, 0, 1, 1, 1, 2]), "class(es) 2 with fewer than 2")],
+    ids=["one-record", "a-class-of-one"],
+)
+def test_data_the_stratified_split_cannot_use_is_a_data_error_naming_the_file(tmp_path, labels, needle):
+    from probes.accuracy.data import check_user_data
+    from probes.training.data import DataError
+
+    path = tmp_path / "data_batch_1.bin"
+    path.write_bytes(b"".join(bytes([label]) + bytes(3072) for label in labels))  # CIFAR-10 binary records
+    with pytest.raises(DataError, match=re.escape(needle)) as got:
+        check_user_data(str(path))
+    assert "data_batch_1.bin" in str(got.value)
+    path.write_bytes(b"".join(bytes([label]) + bytes(3072) for label in [0, 1] * 4))
+    check_user_data(str(path))  # 8 samples, 4 of each class: the split works

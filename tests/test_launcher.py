@@ -1,6 +1,7 @@
 """The launcher owns child processes: results on their own channel, crashes and hangs as data."""
 
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -208,3 +209,26 @@ def test_a_reused_pid_is_not_the_owner(tmp_path):
     if launcher._start_time(parent) in ("", "1"):
         pytest.skip("no /proc start times here")
     assert launcher.sweep_stale(str(tmp_path)) == [folder]
+
+
+def test_children_run_without_onnxruntime_telemetry_unless_the_user_says_otherwise(monkeypatch):
+    # ORT writes a telemetry device id under the cache at import and, where it cannot (HOME a file),
+    # prints a coloured warning on stderr: the workers get ORT_DISABLE_TELEMETRY=1.
+    from probes.launcher import child_environment
+
+    monkeypatch.delenv("ORT_DISABLE_TELEMETRY", raising=False)
+    assert child_environment()["ORT_DISABLE_TELEMETRY"] == "1"
+    monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "0")
+    assert child_environment()["ORT_DISABLE_TELEMETRY"] == "0"
+
+
+def test_onnxruntime_imported_for_check_prints_nothing_with_home_a_file(tmp_path):
+    pytest.importorskip("onnxruntime")
+    home = tmp_path / "home"
+    home.write_text("a file, not a folder")
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env.update(HOME=str(home), XDG_CACHE_HOME="", PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    code = "from probes.deploy.engines import ort_providers; print(ort_providers())"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0 and "CPUExecutionProvider" in proc.stdout
+    assert proc.stderr == "", proc.stderr  # without the variable: "[W:onnxruntime:Default, telemetry_1ds.cc..."

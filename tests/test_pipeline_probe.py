@@ -75,8 +75,76 @@ def test_both_frameworks_loaders_deliver_batches_on_a_few_hundred_samples():
     pytest.importorskip("mindspore")
     from probes.pipeline.runner import run_suite
 
-    suite = run_suite(PipelineConfig(batches=4, workers=2, timeout=300))
+    suite = run_suite(PipelineConfig(batches=4, workers=2, timeout=300, passes=2))
     assert {r.status for r in suite.runs} == {"ok"}, [(r.id, r.error) for r in suite.runs]
     for r in suite.runs:
         assert r.alone.samples == 4 * 32 and r.with_step.samples == 4 * 32
         assert starved(r) is not None
+        assert r.passes == 2 and len(r.repeats) == 2 and r.quality in ("stable", "noisy", "unusable")
+        assert r.verdict and len(r.feed_ratio) == 3
+
+
+# --- the measurement protocol: passes, grading, the run's own verdict ----------------------------------
+
+
+def _pass(alone, step, status="ok"):
+    run = _run(alone, step)
+    run.status = status
+    run.seconds = 1.0
+    return run
+
+
+def test_passes_merge_to_the_median_and_are_graded_by_their_spread():
+    from probes.pipeline.runner import merge
+
+    run = merge([_pass(1000, 4000), _pass(1040, 4100), _pass(1020, 3900)])
+    assert run.passes == 3 and run.repeats == [1000, 1040, 1020]
+    assert run.alone.samples_per_second == 1020  # the median pass
+    assert run.quality == "stable"  # spread 40/1020 = 3.9% <= 10%
+    # where advisor.decision.pipeline reads them: a graded, repeated run may bound a projection
+    assert run.model_extra["passes"] == 3 and run.model_extra["quality"] == "stable"
+    assert PipelineRun.model_validate_json(run.model_dump_json()).model_extra["passes"] == 3  # through -o
+    assert run.seconds == 3.0
+    wide = merge([_pass(1000, 4000), _pass(1200, 4000), _pass(1300, 4000)])
+    assert wide.quality == "noisy"  # 300/1200 = 25%: above 10%, at most 50%
+    assert merge([_pass(1000, 4000), _pass(1300, 4000), _pass(2000, 4000)]).quality == "unusable"  # 1000/1300
+
+
+def test_a_run_carries_its_own_starved_verdict_only_when_the_passes_decide_it():
+    from probes.pipeline.runner import merge
+
+    starving = merge([_pass(1000, 4000), _pass(1010, 4020), _pass(990, 3980)])
+    assert starving.starved is True and starving.verdict.startswith("starved")
+    low, high = starving.feed_ratio[1], starving.feed_ratio[2]
+    assert high < 1 and low > 0.2  # every pass is about 0.25x
+    fed = merge([_pass(4000, 1000), _pass(4100, 1000), _pass(3900, 1000)])
+    assert fed.starved is False and fed.verdict.startswith("keeps up")
+    close = merge([_pass(1000, 980), _pass(1000, 1030), _pass(1000, 990)])  # ratios straddle 1
+    assert close.starved is None and close.verdict.startswith("undecided")
+    one = merge([_pass(1000, 4000)])
+    assert one.starved is None and one.quality is None and "one pass" in one.verdict
+
+
+def test_failed_passes_are_left_out_and_said_so():
+    from probes.pipeline.runner import merge
+
+    run = merge([_pass(1000, 4000), _pass(1, 1, status="failed"), _pass(1010, 4010)])
+    assert run.passes == 2 and any("1 of 3 passes failed" in r for r in run.quality_reasons)
+    failed = merge([_pass(1, 1, status="timeout")])
+    assert failed.status == "timeout" and failed.starved is None
+
+
+def test_rounds_interleave_every_variant(monkeypatch, tmp_path):
+    import probes.pipeline.runner as runner
+
+    order = []
+
+    def fake_one(fw, variant, workers, npz, config, cancel):
+        order.append(f"{fw}-{variant}-w{workers}")
+        return _pass(1000 + len(order), 4000)
+
+    monkeypatch.setattr(runner, "_one", fake_one)
+    monkeypatch.setattr(runner, "prepare", lambda out, data: {"source": "x", "samples": 1})
+    suite = runner.run_suite(PipelineConfig(frameworks=["pytorch"], workers=2, passes=3))
+    assert order == ["pytorch-dataloader-w0", "pytorch-dataloader-w2"] * 3  # A B A B A B, not A A A B B B
+    assert [r.passes for r in suite.runs] == [3, 3]

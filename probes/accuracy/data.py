@@ -34,7 +34,36 @@ def user_data(path: str, limit: Optional[int] = 4000) -> tuple[np.ndarray, np.nd
     from probes.training.data import _to_model, read_raw
 
     raw, labels, source = read_raw(path, limit=limit)
+    check_split(labels, path)
     return _to_model(raw, "lenet"), labels.astype(np.int32), f"{source}:{Path(path).name}"
+
+
+MIN_SAMPLES = 8  # the 75/25 split leaves at least 2 test and 6 training samples
+MIN_PER_CLASS = 2  # a stratified split puts one of each class on each side
+
+
+def check_split(labels: np.ndarray, where: str) -> None:
+    """DataError naming the data when the stratified 75/25 split cannot be made (scikit-learn's own
+    ValueError, raised in the parent after the workers' set-up, was an internal error)."""
+    from probes.training.data import DataError
+
+    if len(labels) < MIN_SAMPLES:
+        raise DataError(
+            f"{where}: {len(labels)} sample(s): the accuracy probe's 75/25 split needs at least {MIN_SAMPLES}"
+        )
+    classes, counts = np.unique(labels, return_counts=True)
+    thin = [int(c) for c, n in zip(classes, counts) if n < MIN_PER_CLASS]
+    if thin:
+        raise DataError(
+            f"{where}: class(es) {', '.join(map(str, thin[:10]))} with fewer than {MIN_PER_CLASS} samples: "
+            "the accuracy probe's stratified split needs at least 2 of every class present"
+        )
+
+
+def check_user_data(path: str, limit: Optional[int] = 4000) -> None:
+    """--data for the accuracy probe, checked in the parent before any worker (the CLI's check_data
+    reads the format; this adds what the split needs). Raises DataError."""
+    user_data(path, limit=limit)
 
 
 def split(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -4,6 +4,7 @@ import; onnxruntime is imported, guarded, only to list its execution providers).
 from __future__ import annotations
 
 import importlib.metadata
+import os
 
 from probes.deploy.common import have, hidden
 
@@ -41,6 +42,9 @@ def _version(dists: tuple) -> tuple[str | None, str | None]:
 def ort_providers() -> list[str]:
     if not have("onnxruntime"):
         return []
+    # ORT's telemetry writes a device id under the user's cache at import; where it cannot (HOME a
+    # file, a read-only home) it prints a coloured warning on our stderr. The tool sends no telemetry.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     try:
         import onnxruntime
 

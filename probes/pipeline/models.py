@@ -19,6 +19,13 @@ class PipelineConfig(BaseModel):
     threads: Optional[int] = Field(None, ge=1)
     data: Optional[str] = None
     timeout: float = Field(300, gt=0)
+    passes: int = Field(
+        3,
+        ge=1,
+        le=20,
+        description="interleaved rounds: every variant timed once per round, in a fresh process (the training "
+        "probe's --repeat protocol); the spread between passes grades each variant",
+    )
 
 
 class Rate(BaseModel):
@@ -42,6 +49,20 @@ class PipelineRun(BaseModel):
     step_only: Optional[Rate] = Field(None, description="the training step on one prepared batch")
     seconds: Optional[float] = None
     settings: dict = Field(default_factory=dict)
+    # The protocol (probes.pipeline.runner.merge): the rates above are the median pass; these say how
+    # far they can be trusted and whether the step starves, from the passes themselves. `passes` (timed
+    # passes merged, 1 in older files) and `quality` (stable | noisy | unusable; None with one pass)
+    # travel as extra fields, where advisor.decision.pipeline reads them (run.model_extra).
+    repeats: list[float] = Field(default_factory=list, description="samples/s alone, one per pass, in round order")
+    quality_reasons: list[str] = Field(default_factory=list)
+    starved: Optional[bool] = Field(
+        None,
+        description="the pipeline alone slower than the step alone in every sense the passes allow; None: undecided",
+    )
+    feed_ratio: Optional[list[Optional[float]]] = Field(
+        None, description="alone / step samples/s: [geometric mean, 95% low, 95% high] over paired passes"
+    )
+    verdict: Optional[str] = None
 
 
 class PipelineSuite(BaseModel):
