@@ -36,6 +36,11 @@ class KnowledgeError(Exception):
         self.problems = problems or []
 
 
+def _clip(text: str, limit: int = 120) -> str:
+    """An id or field as an error line names it: a 10,000-character id is not printed whole (twice)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 @dataclass(frozen=True)
 class Problem:
     file: str
@@ -46,7 +51,9 @@ class Problem:
     def __str__(self) -> str:
         # File-level problems (bad YAML, unknown section) have no entry or field: '-' is not shown.
         where = "".join(
-            f": {name} '{value}'" for name, value in (("entry", self.entry), ("field", self.field)) if value != "-"
+            f": {name} '{_clip(value)}'"
+            for name, value in (("entry", self.entry), ("field", self.field))
+            if value != "-"
         )
         return f"{self.file}{where}: {self.message}"
 
@@ -412,7 +419,9 @@ def build(layers: list[list[tuple[str, bytes]]]) -> tuple[Optional[KnowledgeBase
                     top = str(loc[0]) if loc else "-"
                     message = _field_message(err)
                     if err.get("type") == "missing" and len(loc) == 1 and not raw.origin.startswith(BUNDLED_LABEL):
-                        message += f" (id {entry_id!r} is new: there is no bundled {section} entry to merge over)"
+                        message += (
+                            f" (id {_clip(entry_id)!r} is new: there is no bundled {section} entry to merge over)"
+                        )
                     problems.append(Problem(raw.file_for(top), entry_id, _loc_text(loc), message))
     problems.extend(_cross_references(lists, raws))
 

@@ -234,21 +234,3 @@ def test_a_hostile_name_cannot_start_markdown_or_html(tmp_path):
     html = advisor("report", str(path), "--html")
     assert html.returncode == 0, html.stderr
     assert "<script>alert" not in html.stdout
-
-
-def test_probe_progress_on_a_dumb_terminal_writes_no_escape_sequences(monkeypatch):
-    import io
-
-    from advisor.commands.probe import Progress
-    from probes.training.models import ProbeEvent
-
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
-
-    monkeypatch.setenv("TERM", "dumb")
-    stream = Tty()
-    show = Progress(stream)
-    show(ProbeEvent(run_id="pytorch-eager-lenet-bs8", kind="start", index=1, total=1))
-    show(ProbeEvent(run_id="pytorch-eager-lenet-bs8", kind="progress", fraction=0.5, index=1, total=1))
-    assert "\x1b" not in stream.getvalue() and "\r" not in stream.getvalue()

@@ -40,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from advisor.render import renderer
 
     check_output(args.output)  # before the smoke tests, not after them
-    if not 0 < args.timeout < float("inf"):  # also refuses nan, which every comparison passes
-        raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout:g}")
+    if not 0 < args.timeout <= 3600:  # also refuses nan, which every comparison passes
+        raise UsageError(f"--timeout: expected a positive number of seconds up to 3600, got {args.timeout:g}")
     if not args.json:
         print(
             "advisor check: gathering host, accelerators"

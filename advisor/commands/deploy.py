@@ -80,7 +80,7 @@ def config_from_args(args: argparse.Namespace) -> DeployConfig:
         raise UsageError(
             "--device: the deployment probe serves on every engine and execution provider it finds; leave --device out"
         )
-    if args.frameworks:
+    if args.frameworks is not None:  # --frameworks "" is refused as empty, not "every installed one"
         frameworks = comma_list(args.frameworks, FRAMEWORKS, "--frameworks")
     else:
         from probes.training.runner import installed_frameworks

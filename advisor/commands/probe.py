@@ -120,7 +120,7 @@ def build_config(args):
     from probes.training.models import MODES_OF, ProbeConfig
     from probes.training.runner import installed_frameworks
 
-    if args.frameworks:
+    if args.frameworks is not None:  # --frameworks "" is refused as empty, not "every installed one"
         frameworks = comma_list(args.frameworks, FRAMEWORKS, "--frameworks")
     else:
         frameworks = [fw for fw, info in installed_frameworks().items() if info["installed"]]

@@ -15,6 +15,7 @@ from advisor.commands.probe_common import (
     selected_frameworks,
 )
 from advisor.errors import UsageError
+from advisor.sanitize import one_line
 
 NORMALIZE_CHECK = "normalize-check"  # its run id in the progress plan (advisor.progress)
 
@@ -94,6 +95,14 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     require("accuracy")  # scikit-learn (the digits, the split): say which extra before any work
     check_data(config.data, limit=4000)  # the same bounded readers the workers use
+    if config.data:  # enough records and classes for the split, checked here rather than inside scikit-learn
+        from probes.accuracy.data import check_user_data
+        from probes.training.data import DataError
+
+        try:
+            check_user_data(config.data, limit=4000)
+        except DataError as exc:
+            raise UsageError(f"--data: {one_line(str(exc))}") from None
     from probes.accuracy.runner import run_suite
 
     with progress("accuracy", config, args) as on_event:

@@ -67,7 +67,7 @@ def check_data(path: Optional[str], limit: Optional[int] = None) -> None:
 
 def selected_frameworks(args: argparse.Namespace) -> list[str]:
     """--frameworks, else every installed one."""
-    if args.frameworks:
+    if args.frameworks is not None:  # --frameworks "" is refused as empty, not "every installed one"
         return comma_list(args.frameworks, FRAMEWORKS, "--frameworks")
     from probes.hostfacts import installed_frameworks
 

@@ -16,8 +16,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.sanitize import quoted_label
 
 
+def _passes_text(best: list) -> str:
+    """How many timed passes the cited rates rest on, and how they were graded."""
+    passes = min(b.passes for b in best)
+    if passes <= 1:
+        return "one timed pass per variant, no repetitions: no spread"
+    grades = sorted({b.quality or "ungraded" for b in best})
+    return f"{passes} interleaved timed passes per variant, graded {', '.join(grades)} by their spread"
+
+
 def starved(run: Any) -> Optional[bool]:
-    """True when the pipeline alone delivers fewer samples/s than the step alone consumes."""
+    """True when the pipeline alone delivers fewer samples/s than the step alone consumes: the probe's own
+    verdict over its interleaved passes where it made one, else the one-point comparison (older files)."""
+    if run.starved is not None:
+        return run.starved
     if run.status != "ok" or not run.alone or not run.step_only:
         return None
     if not run.alone.samples_per_second or not run.step_only.samples_per_second:
@@ -176,7 +188,7 @@ def pipeline_evidence(suite: Any, file: Optional[str] = None) -> PipelineEvidenc
     what = quoted_label(data.get("source") or data.get("name") or suite.config.data or "the bundled digits")
     note = (
         "measured here: each framework's fastest loader variant bounds the projected throughput per host "
-        f"({what}, {suite.config.batch_size} per batch; one timed pass per variant, no repetitions: no spread)"
+        f"({what}, {suite.config.batch_size} per batch; {_passes_text(best)})"
         if best
         else "the pipeline probe has no successful run: " + NOT_MEASURED
     )

@@ -41,6 +41,11 @@ _RC = {
 
 
 def _plt() -> ModuleType:
+    import logging
+
+    # Where its config or cache folder cannot be written (HOME a file, RLIMIT_FSIZE) matplotlib logs that it
+    # made a temporary one: the charts are still drawn, so stderr keeps only the tool's own lines.
+    logging.getLogger("matplotlib").setLevel(logging.ERROR)
     import matplotlib
 
     matplotlib.use("Agg", force=False)

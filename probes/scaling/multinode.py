@@ -762,7 +762,8 @@ def add_arguments(parser) -> None:
 
 
 def requested(args) -> bool:
-    return any(getattr(args, n, None) not in (None, False) for n in OPTION_DESTS)
+    # `is not False`, not `not in (None, False)`: 0 == False, and --nnodes 0 is a request to refuse
+    return any((v := getattr(args, n, None)) is not None and v is not False for n in OPTION_DESTS)
 
 
 def argparse_copy(args):
