@@ -33,7 +33,7 @@ from advisor.decision.projections import (
 from advisor.requirements import Requirements
 from advisor.decision.evidence import JsonDict
 from advisor.decision.schedule import Schedule
-from advisor.decision.scoring import (
+from advisor.decision.scorecard import (
     ConstantSensitivity,
     PitfallItem,
     Recommendation,
@@ -41,8 +41,8 @@ from advisor.decision.scoring import (
     SensitivityItem,
     Weight,
     WorkflowScore,
-    score,
 )
+from advisor.decision.scoring import score
 from advisor.decision.tco import TotalCost
 
 if TYPE_CHECKING:  # the probes' result types, for the annotations only

@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from advisor.decision.constants import Consts
-from advisor.decision.scoring import _deployment_fit
+from advisor.decision.criteria.deployment import deployment_fit as _deployment_fit
 
 
 def _ctx(rows):

@@ -31,7 +31,8 @@ from advisor.decision.pipeline import pipeline_evidence
 from advisor.render import format as render_format
 from advisor.report import build_report
 from advisor.requirements import load_requirements, parse_requirements
-from advisor.decision.scoring import scan_role_parts, score
+from advisor.decision.criteria.scan_parts import scan_role_parts
+from advisor.decision.scoring import score
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "tests" / "fixtures" / "report"

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from advisor.requirements import CRITERIA, SKILL_LEVELS, load_requirements, parse_requirements
-from advisor.decision.scoring import resolve_weights, score
+from advisor.decision.scoring import score
+from advisor.decision.weights import resolve_weights
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -397,7 +398,7 @@ def test_pytorch_with_nvidia_for_development_is_one_route_to_ascend(kb):
     pt = next(s for s in card.scores if s.workflow == "pytorch")
     notes = {c.name: c.note for c in pt.criteria}
     for name in ("debugging", "ecosystem"):
-        assert "prototyping on NVIDIA (plain PyTorch)" in notes[name] and "through torch_npu" in notes[name]
+        assert "prototyping on NVIDIA" in notes[name] and "then torch_npu, no port" in notes[name]
     assert {"unsupported-operator", "torch-npu-adapter-overhead"} <= set(pt.pitfalls)
     loader = next(c for c in card.constant_sensitivity if c.name == "INPUT_PIPELINE_PER_HOST")
     assert loader.new_top == "hybrid" and loader.threshold is not None and loader.threshold > loader.value

@@ -23,25 +23,17 @@ from typing import Optional, TYPE_CHECKING, Union
 from advisor.decision.confidence import DOWN, judge_confidence, noise_overlap
 from advisor.decision.constants import Consts
 from advisor.decision.context import Context
-from advisor.decision.criteria.common import range_text
-from advisor.decision.criteria.deployment import deployment_fit
-from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_role_parts
 from advisor.decision.evaluate import evaluate, rank
 from advisor.decision.pitfalls import pitfall_items
 from advisor.decision.prepare import prepare
 from advisor.decision.projections import WORKFLOWS
 from advisor.decision.scorecard import (
     Confidence,
-    ConstantSensitivity,
-    PitfallItem,
     Recommendation,
     Scorecard,
-    SensitivityItem,
-    Weight,
     WorkflowScore,
 )
 from advisor.decision.sensitivity import constant_sensitivity, weight_sensitivity
-from advisor.decision.weights import resolve_weights
 from advisor.decision.workflows import Route
 from advisor.decision.evidence import JsonDict
 from advisor.requirements import Requirements
@@ -59,24 +51,6 @@ if TYPE_CHECKING:  # the probes' result types, for the annotations only
     from advisor.decision.transformer_evidence import TransformerEvidence
     from knowledge.models import KnowledgeBase
 
-# Names other packages import from here (the report, the renderers, tests).
-_range_text = range_text
-_deployment_fit = deployment_fit
-__all__ = [
-    "_deployment_fit",
-    "_range_text",
-    "ConstantSensitivity",
-    "PitfallItem",
-    "Recommendation",
-    "Scorecard",
-    "SensitivityItem",
-    "Weight",
-    "WorkflowScore",
-    "excluded_scan_text",
-    "resolve_weights",
-    "scan_role_parts",
-    "score",
-]
 
 NVIDIA_TO_TORCH_NPU = "Prototype in PyTorch on NVIDIA, then train and serve on Ascend via torch_npu, no port"
 WORKFLOW_SUMMARY = {

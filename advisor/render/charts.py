@@ -22,7 +22,7 @@ from advisor.render.summary import get, label
 
 if TYPE_CHECKING:
     from advisor.report import Report
-    from advisor.decision.scoring import WorkflowScore
+    from advisor.decision.scorecard import WorkflowScore
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 

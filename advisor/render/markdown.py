@@ -387,7 +387,7 @@ def _shares_table(title: str, shares: list[dict], limit: int = 10) -> list[str]:
 
 def _scan_breakdown(s: dict) -> list[str]:
     """Where the scan's hours are: per role and top-level package, excluded files shown apart."""
-    from advisor.decision.scoring import excluded_scan_text, scan_role_parts
+    from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_role_parts
 
     b = s.get("effort_breakdown") or {}
     if not b:

@@ -14,7 +14,7 @@ from advisor.render._fmt import LABELS
 if TYPE_CHECKING:
     from advisor.report import Report
     from advisor.decision.evidence import Evidence
-    from advisor.decision.scoring import WorkflowScore
+    from advisor.decision.scorecard import WorkflowScore
 
 
 # Evidence classes from strongest to weakest (issue 20 item 6: measured > vendor > secondary > blog > assumption).
