@@ -12,11 +12,19 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge.sources import split_sources  # one splitter for the check and the citations
+
+if TYPE_CHECKING:  # annotations only: the report imports this module to attach the document
+    from advisor.decision.evidence import Evidence
+    from advisor.decision.kb_sensitivity import Move
+    from advisor.decision.risks import Risk
+    from advisor.decision.scorecard import Criterion, Recommendation, Scorecard, WorkflowScore
+    from advisor.report import Report
+    from knowledge.models import KnowledgeBase
 
 DOCUMENT_VERSION = "1.1"  # 1.1: first_page.routes and confidence_why, KbMove.name, RiskItem.charged, charged_hours
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
@@ -53,7 +61,7 @@ def pct(x: Optional[float]) -> str:
     return "-" if x is None else f"{float(x):.0%}"
 
 
-def label(wf: Any) -> str:
+def label(wf: str) -> str:
     return LABELS.get(str(wf), str(wf))
 
 
@@ -284,7 +292,7 @@ def cite(source: str | None, kb_id: str | None = None) -> str:
 # --- evidence ----------------------------------------------------------------------------------------
 
 
-def evidence_class(ev: Any) -> str:
+def evidence_class(ev: Evidence) -> str:
     kind = _get(ev, "kind")
     if kind == "measured":
         return "measured"
@@ -294,7 +302,7 @@ def evidence_class(ev: Any) -> str:
     return cls if cls in GRADE else "assumption"
 
 
-def _classes(items: list[Any]) -> Counter:
+def _classes(items: list[Evidence]) -> Counter:
     seen: dict[str, str] = {}
     for ev in items:
         seen.setdefault(f"{_get(ev, 'kind')}:{_get(ev, 'ref')}", evidence_class(ev))
@@ -337,7 +345,7 @@ def _constants_in(note: str) -> list[str]:
     return out
 
 
-def _reason(top: Any, other: Any, i: int) -> Reason:
+def _reason(top: WorkflowScore, other: WorkflowScore, i: int) -> Reason:
     a, b = top.criteria[i], other.criteria[i]
     items = list(a.evidence) + list(b.evidence)
     counts = _classes(items)
@@ -370,7 +378,7 @@ def _reason(top: Any, other: Any, i: int) -> Reason:
 # --- probes and measurements ------------------------------------------------------------------------
 
 
-def probe_counts(report: Any) -> ProbeCounts:
+def probe_counts(report: Report) -> ProbeCounts:
     runs = list(_get(_get(report, "probes"), "runs", []))
     out = ProbeCounts(total=len(runs))
     for r in runs:
@@ -392,7 +400,7 @@ def probe_counts(report: Any) -> ProbeCounts:
     return out
 
 
-def _other_probes(report: Any) -> list[str]:
+def _other_probes(report: Report) -> list[str]:
     """What the accuracy, input-pipeline and scaling probes measured, and whether it was used."""
     out = []
     if report.accuracy.source != "none":
@@ -427,7 +435,7 @@ def _other_probes(report: Any) -> list[str]:
     return out
 
 
-def _measured_inputs(report: Any) -> list[str]:
+def _measured_inputs(report: Report) -> list[str]:
     out = []
     if _get(_get(report, "probes"), "runs"):
         out.append("training probe")
@@ -449,7 +457,7 @@ def _measured_inputs(report: Any) -> list[str]:
     return out
 
 
-def _rescore(report: Any, kb: Any, inputs: Optional[dict] = None) -> Any:
+def _rescore(report: Report, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None) -> Scorecard:
     """The decision model's scores for this report's requirements, with `inputs` (the measurements) or none."""
     from advisor.decision.scoring import score
 
@@ -468,15 +476,15 @@ def _rescore(report: Any, kb: Any, inputs: Optional[dict] = None) -> Any:
 class _Card:
     """The report's scores in the shape margin_of reads."""
 
-    def __init__(self, scores: list[Any]) -> None:
+    def __init__(self, scores: list[WorkflowScore]) -> None:
         self.scores = scores
 
 
-def card_of(report: Any) -> Any:
+def card_of(report: Report) -> _Card:
     return _Card(list(report.scores))
 
 
-def margin_without_measurements(report: Any, kb: Any) -> Optional[WithoutMeasurements]:
+def margin_without_measurements(report: Report, kb: Optional[KnowledgeBase]) -> Optional[WithoutMeasurements]:
     """Score again with every measurement removed (no probe, scaling, deployment, accuracy or pipeline
     result) and say whether the measurements moved the verdict."""
     if kb is None:
@@ -515,7 +523,9 @@ def margin_without_measurements(report: Any, kb: Any) -> Optional[WithoutMeasure
     )
 
 
-def kb_sensitivity(report: Any, kb: Any, inputs: Optional[dict] = None) -> Optional[KbSensitivity]:
+def kb_sensitivity(
+    report: Report, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None
+) -> Optional[KbSensitivity]:
     """Every knowledge-base figure that can enter a deciding criterion, moved within its range."""
     if kb is None:
         return None
@@ -526,7 +536,7 @@ def kb_sensitivity(report: Any, kb: Any, inputs: Optional[dict] = None) -> Optio
     accelerators = {p.accelerator for p in report.projections if p.accelerator}
     res = ks.search(kb, lambda k: _rescore(report, k, inputs), wf, frameworks, accelerators)
 
-    def km(m: Any) -> KbMove:
+    def km(m: Move) -> KbMove:
         return KbMove(
             figure=m.text(),
             name=m.text(plain=True),
@@ -566,7 +576,7 @@ def kb_sensitivity(report: Any, kb: Any, inputs: Optional[dict] = None) -> Optio
 # --- register, stack, sign-off -----------------------------------------------------------------------
 
 
-def _kept_text(report: Any) -> Optional[str]:
+def _kept_text(report: Report) -> Optional[str]:
     """The projection's own share of linear throughput kept, for the recommended workflow."""
     p = next((p for p in report.projections if p.workflow == report.recommendation.workflow), None)
     c = p.communication if p is not None else None
@@ -582,13 +592,13 @@ def _kept_text(report: Any) -> Optional[str]:
     return f"{pct(low)}-{pct(high)}" if pct(low) != pct(high) else pct(low)
 
 
-def register(report: Any) -> RiskRegister:
+def register(report: Report) -> RiskRegister:
     from advisor.decision.risks import register as build_register
 
     reg = build_register(report)
     kept = _kept_text(report)
 
-    def item(r: Any) -> RiskItem:
+    def item(r: Risk) -> RiskItem:
         why = r.why
         if kept and "of linear at" in why:  # one figure for the same thing: the projection's, the seed's beside it
             why = re.sub(
@@ -637,7 +647,7 @@ def register(report: Any) -> RiskRegister:
 _CUDA = re.compile(r"CUDA (\d+\.\d+) \(driver >= (\d+)\)")
 
 
-def stacks(report: Any, kb: Any) -> list[StackItem]:
+def stacks(report: Report, kb: Optional[KnowledgeBase]) -> list[StackItem]:
     from advisor.decision.stack import stacks_for
 
     out = []
@@ -662,7 +672,7 @@ def stacks(report: Any, kb: Any) -> list[StackItem]:
     return out
 
 
-def _checked(items: list[Any], kb: Any) -> Optional[str]:
+def _checked(items: list[Evidence], kb: Optional[KnowledgeBase]) -> Optional[str]:
     """'2024-06-30 to 2026-12-01; oldest: ...' over the knowledge-base entries the scores rest on."""
     if kb is None:
         return None
@@ -678,7 +688,7 @@ def _checked(items: list[Any], kb: Any) -> Optional[str]:
     return f"{first} to {last} (the oldest: `advisor kb show {oldest}`)"
 
 
-def sign_off(report: Any, kb: Any = None) -> SignOff:
+def sign_off(report: Report, kb: Optional[KnowledgeBase] = None) -> SignOff:
     runs = [
         ProbeRunSign(
             id=r.id,
@@ -709,7 +719,7 @@ def sign_off(report: Any, kb: Any = None) -> SignOff:
 # --- the first page ------------------------------------------------------------------------------------
 
 
-def _summary(rec: Any) -> str:
+def _summary(rec: Recommendation) -> str:
     """The workflow's one-line description without the model's own rounding of the total (the headline
     gives it, rounded once)."""
     text = str(rec.summary)
@@ -731,7 +741,7 @@ _DEV_ROUTE = re.compile(r"\((PyTorch (?:on|prototype)[^()]*)\)")
 _SERVE = re.compile(r"\s*\(?[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\)?|\s*-?\d+(?:\.\d+)?\s*$")
 
 
-def _serving(crit: Any) -> str:
+def _serving(crit: Criterion) -> str:
     """'ascend-server via export/conversion' from the deployment criterion's note (its score left off)."""
     by_how: dict[str, list[str]] = {}  # targets served the same way named together
     for part in str(crit.note or "").split(";"):
@@ -741,7 +751,7 @@ def _serving(crit: Any) -> str:
     return "; ".join(f"{', '.join(targets)} {how}" for how, targets in by_how.items())
 
 
-def routes(report: Any) -> list[str]:
+def routes(report: Report) -> list[str]:
     """On which route each eligible option was scored (training hardware, framework path, where it is
     developed and debugged, how it serves) and why, in the scorecard's own terms: the projection's path
     and the criteria notes, so the reader's first question (is the PyTorch option a strawman?) has its
@@ -790,7 +800,7 @@ def routes(report: Any) -> list[str]:
 
 
 def confidence_why(
-    report: Any, fp_margin: float, runner_up: Optional[str], grade: float, grade_label: str
+    report: Report, fp_margin: float, runner_up: Optional[str], grade: float, grade_label: str
 ) -> list[str]:
     """Why the confidence is what it is, each figure rounded as on the rest of the page (the scorecard's
     own steps carry their margin to two decimals and repeat the nearest flip: said once, above)."""
@@ -822,7 +832,7 @@ def confidence_why(
 
 
 def first_page(
-    report: Any, probes: ProbeCounts, without: Optional[WithoutMeasurements], kbs: Optional[KbSensitivity]
+    report: Report, probes: ProbeCounts, without: Optional[WithoutMeasurements], kbs: Optional[KbSensitivity]
 ) -> FirstPage:
     rec = report.recommendation
     scores = {s.workflow: s for s in report.scores}
@@ -908,7 +918,7 @@ def first_page(
     )
 
 
-def knowledge_for(report: Any) -> tuple[Any, Optional[str]]:
+def knowledge_for(report: Report) -> tuple[Optional[KnowledgeBase], Optional[str]]:
     """The knowledge base to judge a report built without one at hand (a saved JSON without its
     document): the bundled one, with a note when it is not the report's. None when it cannot be loaded."""
     wanted = _get(_get(report, "knowledge_base"), "version")
@@ -925,7 +935,9 @@ def knowledge_for(report: Any) -> tuple[Any, Optional[str]]:
     return kb, None
 
 
-def build(report: Any, kb: Any = None, *, inputs: Optional[dict] = None, sensitivity: bool = True) -> ReviewDocument:
+def build(
+    report: Report, kb: Optional[KnowledgeBase] = None, *, inputs: Optional[dict] = None, sensitivity: bool = True
+) -> ReviewDocument:
     """The judged document of a built Report. `inputs`: the measurements build_report scored with
     (probes, scaling, scaling_here, deploy, accuracy, pipeline), so the knowledge-base sensitivity
     re-scores exactly that case; without them it re-scores on the report's requirements, host and scan."""
@@ -950,7 +962,7 @@ def build(report: Any, kb: Any = None, *, inputs: Optional[dict] = None, sensiti
     )
 
 
-def of(report: Any, kb: Any = None) -> ReviewDocument:
+def of(report: Report, kb: Optional[KnowledgeBase] = None) -> ReviewDocument:
     """The report's stored document when it carries one (a saved JSON re-renders to the same document),
     else built now."""
     doc = _get(report, "document")

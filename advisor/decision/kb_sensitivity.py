@@ -17,7 +17,17 @@ Ranges (the uncertainty we grant each kind of figure, stated so a reviewer can d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional, Protocol
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from knowledge.models import KnowledgeBase
+
+
+class _Scored(Protocol):  # a Scorecard, or the report's scores in that shape (document._Card)
+    scores: list
+
 
 RATING_STEP = 1.0  # points on the 0-5 scale
 PRICE_SHARE = 0.30
@@ -54,7 +64,7 @@ UNITS = {
 FRAMEWORK_WORDS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "torch_npu": "PyTorch-on-Ascend (torch_npu)"}
 
 
-def name_of(section: str, entry: Any) -> str:
+def name_of(section: str, entry: BaseModel) -> str:
     """A knowledge-base figure in a reader's words: 'the PyTorch debugging rating', not its id."""
     if section == "ecosystem":
         fw = FRAMEWORK_WORDS.get(str(entry.framework), str(entry.framework))
@@ -69,7 +79,7 @@ def name_of(section: str, entry: Any) -> str:
     return f"the {framework} {entry.model} reference on {entry.devices} x {entry.accelerator}"
 
 
-def margin_of(card: Any, winner: str) -> tuple[float, str]:
+def margin_of(card: _Scored, winner: str) -> tuple[float, str]:
     """(lead of `winner` over the best other eligible workflow, today's top eligible workflow)."""
     eligible = [s for s in card.scores if s.eligible] or list(card.scores)
     top = max(eligible, key=lambda s: s.total).workflow
@@ -79,8 +89,8 @@ def margin_of(card: Any, winner: str) -> tuple[float, str]:
 
 
 def _figures(
-    kb: Any, frameworks: set[str], accelerators: set[str]
-) -> Iterable[tuple[str, Any, str, float, list[float]]]:
+    kb: KnowledgeBase, frameworks: set[str], accelerators: set[str]
+) -> Iterable[tuple[str, BaseModel, str, float, list[float]]]:
     """(section, entry, field, value, the values to try) for every figure that can enter a criterion."""
     for e in kb.ecosystem:
         if e.framework in frameworks:
@@ -120,9 +130,9 @@ def _figures(
         yield "mfu_references", m, field, v, [round(v * (1 - REFERENCE_SHARE), 6), round(v * (1 + REFERENCE_SHARE), 6)]
 
 
-def _replace(kb: Any, moves: list[tuple[str, Any, str, float]]) -> Any:
+def _replace(kb: KnowledgeBase, moves: list[tuple[str, BaseModel, str, float]]) -> KnowledgeBase:
     """A copy of the (frozen) knowledge base with the given figures set."""
-    sections: dict[str, list[Any]] = {}
+    sections: dict[str, list[BaseModel]] = {}
     for section, entry, field, value in moves:
         items = sections.setdefault(section, list(getattr(kb, section)))
         i = next(k for k, x in enumerate(items) if x.id == entry.id)
@@ -151,11 +161,17 @@ class Result:
     pair: Optional[tuple[Move, Move, float, str]]  # the two worst moves together: margin after, top after
 
 
-def search(kb: Any, rescore: Callable[[Any], Any], winner: str, frameworks: set[str], accelerators: set[str]) -> Result:
+def search(
+    kb: KnowledgeBase,
+    rescore: Callable[[KnowledgeBase], _Scored],
+    winner: str,
+    frameworks: set[str],
+    accelerators: set[str],
+) -> Result:
     """Move each knowledge-base figure within its range; `rescore(kb)` returns a Scorecard."""
     base, _ = margin_of(rescore(kb), winner)
     worst: dict[tuple[str, str, str], Move] = {}
-    chosen: dict[tuple[str, str, str], tuple[str, Any, str, float]] = {}
+    chosen: dict[tuple[str, str, str], tuple[str, BaseModel, str, float]] = {}
     n = 0
     for section, entry, field, value, tries in _figures(kb, frameworks, accelerators):
         n += 1

@@ -19,7 +19,7 @@ Pure: no framework, no I/O.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Mapping, Optional
+from typing import TYPE_CHECKING, Literal, Mapping, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +28,9 @@ from advisor.decision.constants import Constant
 from advisor.decision.evidence import Evidence
 from advisor.decision.risks import likelihood, project_of
 from advisor.requirements import Requirements
+
+if TYPE_CHECKING:  # the probe's result types, for the annotations only
+    from probes.transformer.models import GptResult, GptRun
 
 # --- the constants of the dynamic-shape adjustment (named in advisor.decision.constants) -------------
 
@@ -143,28 +146,28 @@ NOT_MEASURED = (
 )
 
 
-def _host(result: Any) -> str:
+def _host(result: GptResult) -> str:
     h = result.host
     cpu = h.cpu_model or "an unnamed CPU"
     cores = f", {h.logical_cores} logical cores" if h.logical_cores else ""
     return f"{cpu}{cores}"
 
 
-def _hardware_class(result: Any) -> Optional[str]:
+def _hardware_class(result: GptResult) -> Optional[str]:
     devices = {str(r.device).split(":")[0] for r in result.runs if r.status == "ok" and r.device}
     if not devices:
         return None
     return "cpu" if devices == {"cpu"} else next(d for d in sorted(devices) if d != "cpu")
 
 
-def _shape(result: Any) -> str:
+def _shape(result: GptResult) -> str:
     c = result.config
     if c is None:
         return "the probe's GPT"
     return f"a {c.layers}-layer GPT (hidden {c.hidden}, {c.heads} heads, sequence {c.seq}, vocabulary {c.vocab})"
 
 
-def _run_evidence(r: Any, where: str) -> Evidence:
+def _run_evidence(r: GptRun, where: str) -> Evidence:
     step = r.step_time_ms.median if r.step_time_ms is not None else None
     parts = [f"{r.tokens_per_second:,.0f} tokens/s"]
     if r.ci95:
@@ -185,7 +188,7 @@ def _run_evidence(r: Any, where: str) -> Evidence:
     )
 
 
-def _parity(result: Any) -> Optional[str]:
+def _parity(result: GptResult) -> Optional[str]:
     p = result.parity
     if p is None:
         return None
@@ -202,7 +205,7 @@ def _parity(result: Any) -> Optional[str]:
     return f"parity failed: {failed.name} {failed.value:.2g} beyond its derived bound {failed.tolerance:.2g}{cause}"
 
 
-def _attention(result: Any) -> list[str]:
+def _attention(result: GptResult) -> list[str]:
     out = []
     for k in result.attention:
         if k.framework == "pytorch" and k.backend:
@@ -217,7 +220,7 @@ def _attention(result: Any) -> list[str]:
     return out
 
 
-def _e2e(result: Any, variant: str, way: str) -> Optional[float]:
+def _e2e(result: GptResult, variant: str, way: str) -> Optional[float]:
     for d in result.dynamic:
         if d.variant == variant and d.status == "ok":
             for w in d.ways:
@@ -226,7 +229,7 @@ def _e2e(result: Any, variant: str, way: str) -> Optional[float]:
     return None
 
 
-def dynamic_finding(result: Any, k: Optional[Mapping[str, float]] = None) -> DynamicShapeFinding:
+def dynamic_finding(result: GptResult, k: Optional[Mapping[str, float]] = None) -> DynamicShapeFinding:
     """MindSpore graph mode's variable-length cost and its measured mitigations, or why it is unusable."""
     floor = constant("DYNAMIC_COST_FLOOR", k)
     v = next((x for x in result.dynamic_verdicts if x.variant == "graph"), None)
@@ -357,7 +360,7 @@ def risk_adjustment(
 
 
 def transformer_evidence(
-    result: Any,
+    result: Union[GptResult, dict, None],
     req: Requirements,
     file: Optional[str] = None,
     k: Optional[Mapping[str, float]] = None,
