@@ -321,7 +321,7 @@ async def test_failed_run_and_crashing_launcher_are_reported():
         def broken(config, on_event, cancel):
             raise OSError("cannot start worker")
 
-        app.core.run_probes = broken
+        app.core.launchers["training"] = broken
         await pilot.press("s")
         await settle(pilot)
         assert any(sev == "error" and "cannot start worker" in msg for _, msg, sev in seen)

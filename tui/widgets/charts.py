@@ -8,12 +8,15 @@ model at a time: the model of the run highlighted in the results table.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual_plotext import PlotextPlot
 
 from tui.data import get
 from tui.glyphs import ascii_only
+
+if TYPE_CHECKING:
+    from probes.transformer.models import GptResult
 
 
 def _bar_marker() -> Any:
@@ -296,4 +299,60 @@ class AccuracyChart(ChartBase):
         plt.ylim(0, 100)
         plt.yticks([0, 25, 50, 75, 100], ["0", "25", "50", "75", "100"])
         plt.title("test accuracy % by epoch (dots: target)")
+        self.refresh()
+
+
+# ---- the transformer probe (issue 30 item 5) ----------------------------------------------------
+
+SHORT_VARIANT = {"compile-dynamic": "compile-dyn", "graph-dynamic": "graph-dyn"}
+SHORT_WAY = {"padded": "pad", "bucketed": "bkt", "variable": "var"}
+
+
+class TokensChart(ChartBase):
+    """tokens/s of each GPT run (framework and mode), its CI95 as a red line; an unusable run (the
+    stability grade of probes.quality) is labelled so: its bar is drawn, never read as a result."""
+
+    def show(self, result: GptResult) -> None:
+        runs = [r for r in result.runs if r.status == "ok" and r.tokens_per_second]
+        if not runs:
+            self._empty("Tokens/s", "no finished runs to draw")
+            return
+        plt = self.plt
+        plt.clear_figure()
+        values = [float(r.tokens_per_second or 0.0) for r in runs]
+        cis = [r.ci95 or [v, v] for r, v in zip(runs, values)]
+        labels = [_short_run(r.model_dump()) + (" (unusable)" if r.quality == "unusable" else "") for r in runs]
+        self._row_bars(labels, values)
+        ys = list(range(len(runs), 0, -1))
+        _ranges(plt, ys, [float(c[0]) for c in cis], [float(c[1]) for c in cis])
+        top = max(max(float(c[1]) for c in cis), max(values)) * 1.1
+        plt.xlim(0, top)
+        _x_ticks(plt, 0, top)
+        plt.title("GPT tokens/s, CI95")
+        self.refresh()
+
+
+class DynamicChart(ChartBase):
+    """End-to-end tokens/s (graph compiles included) of each dynamic-shape way per variant, the
+    compile count in the label: what variable lengths cost against padding or buckets."""
+
+    def show(self, result: GptResult) -> None:
+        bars = [
+            (f"{SHORT_VARIANT.get(d.variant, d.variant)} {SHORT_WAY.get(w.way, w.way)} {w.compiles}c", w)
+            for d in result.dynamic
+            if d.status == "ok"
+            for w in d.ways
+            if w.end_to_end_tokens_per_second
+        ]
+        if not bars:
+            self._empty("Dynamic shapes", "not measured")
+            return
+        plt = self.plt
+        plt.clear_figure()
+        values = [float(w.end_to_end_tokens_per_second or 0.0) for _, w in bars]
+        self._row_bars([label for label, _ in bars], values)
+        top = max(values) * 1.1
+        plt.xlim(0, top)
+        _x_ticks(plt, 0, top)
+        plt.title("tok/s end to end; Nc: compiles")
         self.refresh()
