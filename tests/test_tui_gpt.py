@@ -89,8 +89,9 @@ async def test_gpt_runs_from_the_screen_with_its_tables_and_charts():
         dynamic = table_rows(app, "#gpt-dynamic-table")
         compiles = [str(w.compiles) for d in result.dynamic for w in d.ways]
         assert [r[2] for r in dynamic] == compiles == ["1", "1", "1", "1", "3", "3", "1", "1", "1"]
-        assert dynamic[4][:2] == ["MindSpore GRAPH_MODE, static shapes", "bucketed"]
+        assert dynamic[4][:2] == ["mindspore graph", "bucketed"]
         text = " ".join(screen_text(app).split())
+        assert "graph: MindSpore GRAPH_MODE, static shapes" in text  # what each variant is, under the table
         assert "Parity pass" in text and "flash (CPU)" in text and "FlashAttentionScore" in text
         assert "truly variable lengths cost 51%" in text  # the probe's own finding, not recomputed
         assert screen.query_one("#gpt-charts").display
@@ -182,7 +183,10 @@ async def test_real_tiny_gpt_through_the_screen(tmp_path):
         ways = {w.way: w for w in graph.ways}
         assert ways["variable"].compiles == 2 and ways["padded"].compiles == 1  # one graph per distinct length
         dynamic = table_rows(app, "#gpt-dynamic-table")
-        assert [(r[1], r[2]) for r in dynamic] == [("padded", "1"), ("variable", "2")]
+        assert [(r[0], r[1], r[2]) for r in dynamic] == [
+            ("mindspore graph", "padded", "1"),
+            ("mindspore graph", "variable", "2"),
+        ]
         rows = app.state.gpt.runs
         assert {"pytorch-eager-gpt", "mindspore-graph-gpt", "mindspore-graph-dynamic"} <= set(rows)
         assert all(p.status not in ("running", "waiting") for p in rows.values())

@@ -15,6 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fixtures.tui.fakes import (  # noqa: E402
+    FakeGptLauncher,
     FakeLauncher,
     FakeScalingLauncher,
     cached_suite,
@@ -47,8 +48,9 @@ def frozen_report(requirements, host, probes, scaling=None):
         )
 
 
-def fixed_app(mode: str, launcher=None, scaling_launcher=None):
+def fixed_app(mode: str, launcher=None, scaling_launcher=None, gpt_launcher=None):
     return make_app(
+        launchers={"gpt": gpt_launcher or FakeGptLauncher()},
         host_provider=host_report,
         probe_launcher=launcher or FakeLauncher(),
         cached_probes=cached_suite,
@@ -172,3 +174,23 @@ def test_light_theme_and_ascii(snap_compare, monkeypatch):
         await pilot.pause(0.1)
 
     assert snap_compare(fixed_app("probes"), terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("part", ["#gpt-panel", "#gpt-charts"])
+def test_gpt_panel(snap_compare, part, size, theme, monkeypatch):
+    """After a transformer-probe run (a fake replaying tests/fixtures/tui/gpt-tiny.json, a real tiny-GPT
+    result from this machine kind), scrolled to its panel (the timed runs with their grades) and to its
+    charts (tokens/s per framework and mode; end-to-end tokens/s per dynamic-shape way with its compiles)."""
+    if theme == "light":
+        monkeypatch.setenv("ADVISOR_THEME", "light")
+
+    async def run_before(pilot):
+        await quiet(pilot)
+        await pilot.press("g")
+        await quiet(pilot)
+        pilot.app.screen.query_one(part).scroll_visible(top=True, animate=False)
+        await pilot.pause(0.1)
+
+    assert snap_compare(fixed_app("probes"), terminal_size=size, run_before=run_before)

@@ -93,7 +93,7 @@ class GptPanel(MeasurementPanel):
             )
         dynamic = []
         for d in gpt.dynamic:
-            name = VARIANTS[d.variant][2]
+            name = f"{d.framework} {d.variant}"  # short at 80 columns: the notes say what each variant is
             if d.status != "ok":
                 dynamic.append([name, "-", status_cell(d.status), "-", "-", "-", (d.error or "")[:40]])
                 continue
@@ -129,10 +129,15 @@ class GptPanel(MeasurementPanel):
     def note_lines(self, result: Result) -> list[Text]:
         gpt = as_gpt(result)
         lines: list[Text] = []
+        undecided: dict[str, list[str]] = {}  # why -> the pairs it holds for: one line each, not one per pair
         for c in gpt.comparisons:
-            ratio = f"{c.ratio:.3f}x" if c.ratio is not None else "no ratio"
-            state = "decided" if c.decidable else "not decided: " + "; ".join(c.reasons)
-            lines.append(Text(f"{c.a} / {c.b}: {ratio} over {c.pairs} pair(s), {state}", style="dim"))
+            if c.decidable and c.ratio is not None:
+                ci = f" (95% CI {c.ci95[0]:.3f}-{c.ci95[1]:.3f})" if c.ci95 else ""
+                lines.append(Text(f"{c.a} / {c.b}: {c.ratio:.3f}x{ci} over {c.pairs} pairs, decided"))
+            else:
+                undecided.setdefault("; ".join(c.reasons) or "no ratio", []).append(f"{c.a} / {c.b}")
+        for why, pairs in undecided.items():
+            lines.append(Text(f"{len(pairs)} comparison(s) not decided: {why}", style="dim"))
         p = gpt.parity
         if p is None:
             lines.append(Text("Parity: not checked", style="dim"))
@@ -152,6 +157,9 @@ class GptPanel(MeasurementPanel):
                     f"; step {k.step_ms.get('sdpa', 0):.1f} ms with it vs {k.step_ms.get('manual', 0):.1f} written out"
                 )
             lines.append(Text.assemble(("Attention ", "bold"), text))
+        variants = [f"{d.variant}: {VARIANTS[d.variant][2]}" for d in gpt.dynamic]
+        if variants:
+            lines.append(Text.assemble(("Variants ", "bold"), "; ".join(variants)))
         lines += [Text.assemble(("- ", "cyan"), v) for v in gpt.verdicts]
         for r in gpt.runs:
             if r.status != "ok" and r.error:
