@@ -67,6 +67,8 @@ async def test_recommendation_headline_is_the_cli_markdown_headline(example):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: app.state.report is not None, timeout=120, what="the report")
+        shown = app.state.report.document.first_page.headline  # drawn once the screen has handled it
+        await wait_for(pilot, lambda: shown in " ".join(screen_text(app).split()), what="the first page")
         await settle(pilot)
         text = " ".join(screen_text(app).split())
 

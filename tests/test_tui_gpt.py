@@ -73,6 +73,8 @@ async def test_gpt_runs_from_the_screen_with_its_tables_and_charts():
         screen.query_one("#gpt-seq").value = "32"
         await pilot.press("g")
         await wait_for(pilot, lambda: app.state.gpt.result is not None and not app.state.gpt.running, what="gpt")
+        # drawn when the screen has handled the finish (waiting on what is asserted cannot race)
+        await wait_for(pilot, lambda: len(table_rows(app, "#gpt-runs-table")) == 4, what="the runs table")
         await settle(pilot)
         config = launcher.configs[0]
         assert (config.layers, config.hidden, config.seq, config.budget) == (2, 64, 32, 2.0)
@@ -108,11 +110,11 @@ async def test_gpt_progress_is_the_one_model_with_the_announced_total_and_an_eta
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("g")
-        await wait_for(pilot, lambda: "pytorch-aux" in app.state.gpt.runs, what="the first child")
-        await pilot.pause(0.3)
-        status = " ".join(screen_text(app).split())
         # 2 aux children + 4 timed runs + 3 dynamic variants, as the runner announces them
-        assert re.search(r"Transformer \(GPT\) running: 0 of 9 runs finished, about \S+ \S+ left \(estimate\)", status)
+        running = re.compile(r"Transformer \(GPT\) running: 0 of 9 runs finished, about \S+ \S+ left \(estimate\)")
+        await wait_for(
+            pilot, lambda: running.search(" ".join(screen_text(app).split())), what="the status with the ETA"
+        )
         assert app.state.gpt.clock is not None and app.state.gpt.clock.planned == 9
         await pilot.press("c")
         hold.set()
@@ -170,6 +172,7 @@ async def test_real_tiny_gpt_through_the_screen(tmp_path):
         await settle(pilot)
         assert app.start_measurement("gpt", config)
         await wait_for(pilot, lambda: not app.state.gpt.running, timeout=840, what="the real GPT probe")
+        await wait_for(pilot, lambda: table_rows(app, "#gpt-dynamic-table"), what="the tables drawn")
         await settle(pilot)
         result = app.state.gpt.result
         assert result is not None and {r.mode for r in result.runs} == {"eager", "graph"}

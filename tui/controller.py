@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from pydantic import BaseModel
 from textual.app import App
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 PROGRESS_INTERVAL = 0.1  # seconds between progress messages per run: smooth but cheap
 # A runner's event: a pydantic model (ProbeEvent, ScalingEvent, GptEvent, ...) or a mapping.
-Event = Any
+Event = Result
 
 
 @dataclass(frozen=True)

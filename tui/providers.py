@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tui.state import Result
 
 # A runner's event as the TUI's Throttle reads it: a pydantic model or a mapping (run_id, kind, ...).
-OnEvent = Callable[[Any], None]
+OnEvent = Callable[["Result"], None]
 
 
 class HostCheck(Protocol):

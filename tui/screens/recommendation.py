@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Optional, Union
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -165,7 +165,7 @@ def first_page_view(report: Report) -> RenderableType:
     return Markdown("\n".join(decision_summary(report, doc)))
 
 
-def _text(item: Any) -> str:
+def _text(item: Union[dict, str, None]) -> str:
     if isinstance(item, dict):
         for key in ("text", "message", "statement", "summary", "reason", "note"):
             if item.get(key):
@@ -174,7 +174,7 @@ def _text(item: Any) -> str:
     return str(item)
 
 
-def scores_table(report: Any) -> Any:
+def scores_table(report: dict) -> RenderableType:
     scores = get(report, "scores", default=[]) or []
     if not scores:
         return Text("")
@@ -192,7 +192,7 @@ def scores_table(report: Any) -> Any:
     for score in scores:
         table.add_column(str(get(score, "workflow")), justify="right")
     criteria: list[str] = []
-    weights: dict[str, Any] = {}
+    weights: dict[str, Optional[float]] = {}
     for score in scores:
         for crit in get(score, "criteria", default=[]) or []:
             name = str(get(crit, "name"))
@@ -220,13 +220,13 @@ def scores_table(report: Any) -> Any:
     return Group(table, *notes)
 
 
-def _text_list(value: Any) -> str:
+def _text_list(value: Union[list, dict, str, None]) -> str:
     if isinstance(value, list):
         return "; ".join(_text(v) for v in value)
     return _text(value) if value else "a hard constraint"
 
 
-def evidence_view(report: Any, workflow: Any) -> Any:
+def evidence_view(report: dict, workflow: Optional[str]) -> RenderableType:
     score = next((s for s in get(report, "scores", default=[]) if get(s, "workflow") == workflow), None)
     if score is None:
         return Text("")
@@ -241,7 +241,7 @@ def evidence_view(report: Any, workflow: Any) -> Any:
     return Group(*parts)
 
 
-def evidence_line(item: Any) -> Text:
+def evidence_line(item: Union[dict, str]) -> Text:
     if not isinstance(item, dict):
         return Text(f"    {item}")
     kind = str(item.get("kind") or item.get("type") or "")
@@ -262,7 +262,7 @@ def evidence_line(item: Any) -> Text:
     return line
 
 
-def evidence_value(key: str, value: Any) -> str:
+def evidence_value(key: str, value: object) -> str:
     """One evidence figure in words: a CI as 'CI95 1,951-2,836', a flag as yes/no, a list joined."""
     if key == "ci95" and isinstance(value, (list, tuple)) and len(value) == 2:
         return f"CI95 {fmt_num(value[0], 1)}-{fmt_num(value[1], 1)}"
@@ -277,7 +277,7 @@ def evidence_value(key: str, value: Any) -> str:
     return f"= {text}" if key == "value" else f"{key} {text}"
 
 
-def _range(value: Any, digits: int = 1, unit: str = "") -> str:
+def _range(value: object, digits: int = 1, unit: str = "") -> str:
     if isinstance(value, (list, tuple)) and len(value) == 2:
         return f"{fmt_num(value[0], digits)}-{fmt_num(value[1], digits)}{unit}"
     if isinstance(value, dict) and "low" in value and "high" in value:
@@ -285,7 +285,7 @@ def _range(value: Any, digits: int = 1, unit: str = "") -> str:
     return fmt_num(value, digits, unit)
 
 
-def projections_view(report: Any) -> Any:
+def projections_view(report: dict) -> RenderableType:
     projections = get(report, "projections", default=[]) or []
     if not projections:
         return Text.assemble(
@@ -438,14 +438,14 @@ ROLE_ORDER = ("model", "training", "data", "deployment", "tests", "examples", "t
 ROLE_TITLE = {"training": "training loop", "data": "data pipeline"}
 
 
-def _hours(pair: Any) -> str:
+def _hours(pair: Optional[list[float]]) -> str:
     if not pair or len(pair) != 2:
         return "-"
     low, high = (float(v) for v in pair)
     return f"{low:.0f}-{high:.0f} h" if high >= 10 else f"{low:.1f}-{high:.1f} h"
 
 
-def scan_view(scan: Any) -> Any:
+def scan_view(scan: dict) -> RenderableType:
     """The migration scan of model.code_path: total effort, risk and route, then its breakdown per
     role (model / training loop / data pipeline / deployment / tests) and the top packages, from the
     scan's effort_breakdown (the figures `advisor scan --by package` prints)."""

@@ -11,12 +11,17 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.widgets import Static
 
 from probes.transformer.models import VARIANTS, GptResult
 from tui.state import Result
 from tui.widgets.charts import DynamicChart, TokensChart
 from tui.widgets.probe_panels import MeasurementPanel, status_cell
 
+CHART_LEGEND = (
+    "Left: tokens/s per framework and mode, its CI95 as a red line; ! = graded unusable (never decides). "
+    "Right: end-to-end tokens/s (compiles included) per dynamic-shape way; Nc = its graph compiles."
+)
 QUALITY_STYLE = {"stable": "green", "noisy": "yellow", "unusable": "bold red"}
 
 
@@ -45,10 +50,11 @@ class GptPanel(MeasurementPanel):
         with Horizontal(id="gpt-charts"):
             yield TokensChart(id="chart-gpt-tokens")
             yield DynamicChart(id="chart-gpt-dynamic")
+        yield Static(CHART_LEGEND, id="gpt-legend")  # under the charts: plotext drops a title wider than them
 
     def show_extra(self, result: Result | None) -> None:
         charts = self.query_one("#gpt-charts", Horizontal)
-        charts.display = result is not None
+        charts.display = self.query_one("#gpt-legend", Static).display = result is not None
         if result is not None:
             gpt = as_gpt(result)
             self.query_one(TokensChart).show(gpt)
