@@ -323,5 +323,5 @@ async def test_command_palette_offers_every_screen_action_and_runs_it():
             if c.title == "Training probes: Start the training probes (s)"
         )
         start.callback()
-        await wait_for(pilot, lambda: app.core.run_probes.configs, what="start from the palette")
+        await wait_for(pilot, lambda: app.core.launchers["training"].configs, what="start from the palette")
         assert app.current_mode == "probes"

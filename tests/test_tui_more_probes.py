@@ -76,7 +76,7 @@ async def test_deploy_runs_from_the_screen_and_shows_export_serve_and_parity():
         assert app.state.deploy.running and app.screen.query_one("#deploy-start").disabled
         assert app.screen.query("#deploy-runs RunRow"), "a live row per step"
         assert "Deployment probe running" in screen_text(app)
-        assert not app.start_probes(object())  # one kind of probe at a time
+        assert not app.start_measurement("training", object())  # one kind of probe at a time
         hold.set()
         await wait_for(pilot, lambda: not app.state.deploy.running, what="the end")
         await settle(pilot)
@@ -252,9 +252,9 @@ def test_bad_choices_for_the_new_probes_are_refused_before_a_start():
     from pydantic import ValidationError
 
     with pytest.raises(ValidationError, match="seeds"):
-        providers.make_accuracy_config({"frameworks": ["pytorch"], "seeds": 11})
+        providers.make_config("accuracy", {"frameworks": ["pytorch"], "seeds": 11})
     with pytest.raises(ValidationError, match="budget"):
-        providers.make_deploy_config({"budget": 4000})
+        providers.make_config("deploy", {"budget": 4000})
 
 
 @run_async
@@ -432,7 +432,7 @@ def test_a_multinode_result_shows_intra_against_inter_host():
 def test_one_host_multinode_request_is_the_ordinary_probe(monkeypatch):
     seen: list = []
     monkeypatch.setattr(providers, "default_scaling_launcher", lambda config, on_event, cancel: seen.append(config))
-    config = providers.make_scaling_config({"frameworks": ["pytorch"], "models": ["lenet"]})
+    config = providers.make_config("scaling", {"frameworks": ["pytorch"], "models": ["lenet"]})
     request = providers.validate_multinode("1", "0", "", None, config)
     providers.default_multinode_launcher(request, None, None)
     assert seen == [config]  # as `advisor probe --scaling --nnodes 1`
@@ -529,6 +529,14 @@ async def test_real_accuracy_probe_from_the_screen_one_pytorch_epoch():
         assert "Gap: not measured" in text and "one seed" in text  # one framework, one seed: said so
 
 
+def uncapped(proj: dict) -> None:
+    """The frozen report's projection as a report built before the loader bound capped it (the frozen
+    one is capped at the assumed loader rate, and a capped projection waits for the rebuilt report):
+    8 x ascend-910b, ResNet-18, the rates it had uncapped."""
+    proj["warnings"] = []
+    proj["images_per_second"] = {"low": 42668.492, "high": 48763.991, "unit": "images/s"}
+
+
 def test_the_pipeline_is_set_against_the_projected_rate_of_the_target():
     """The issue's "on 8 x 910B this pipeline would feed 31% of the chips", from the frozen report's
     projection (tests/fixtures/tui/report.json: 8 x ascend-910b, ResNet-18) and the measured loaders."""
@@ -539,6 +547,7 @@ def test_the_pipeline_is_set_against_the_projected_rate_of_the_target():
 
     report = json.loads((Path(__file__).parent / "fixtures" / "tui" / "report.json").read_text())
     proj = next(p for p in report["projections"] if p["framework"] == "mindspore" and p["target"] == "ascend")
+    uncapped(proj)
     suite = pipeline_fixture()
     best = best_rate(suite, "mindspore")
     low, high = proj["images_per_second"]["low"], proj["images_per_second"]["high"]
@@ -574,9 +583,11 @@ def test_default_accuracy_and_pipeline_providers_call_the_real_runners(monkeypat
     cancel = providers.new_cancel()
     suite = providers.default_accuracy_launcher(AccuracyConfig(frameworks=["pytorch"]), events.append, cancel)
     assert suite.normalize_check is None
-    providers.default_pipeline_launcher(PipelineConfig(frameworks=["pytorch"]), events.append, cancel)
+    providers.default_launcher("pipeline")(PipelineConfig(frameworks=["pytorch"]), events.append, cancel)
     assert calls == [("accuracy", cancel), ("pipeline", cancel)]
-    assert events == [{"run_id": "pytorch-x", "kind": "start", "run": None}] * 2
+    # the accuracy adapter's row event, then the registry's one event type (probes.base.ProbeEvent)
+    assert events[0] == {"run_id": "pytorch-x", "kind": "start", "run": None}
+    assert (events[1].kind_name, events[1].run_id, events[1].kind) == ("pipeline", "pytorch-x", "start")
 
 
 @run_async
@@ -620,6 +631,7 @@ def test_the_tui_feed_share_is_the_reports_for_projections_beyond_one_host():
 
     report = json.loads((Path(__file__).parent / "fixtures" / "tui" / "report.json").read_text())
     proj = next(p for p in report["projections"] if p["framework"] == "mindspore" and p["target"] == "ascend")
+    uncapped(proj)
     proj["devices"] = 16
     low, high = (proj["images_per_second"][k] * 4 for k in ("low", "high"))  # 16 devices at 2x the rate of 8
     proj["images_per_second"] = {"low": low, "high": high}

@@ -77,7 +77,7 @@ async def test_scaling_run_shows_progress_then_the_table_and_saves():
         assert app.state.scaling.running and app.screen.query_one("#scaling-start").disabled
         assert app.screen.query("#scaling-runs RunRow"), "a live row per launch"
         assert "Scaling probe running" in screen_text(app)
-        assert not app.start_probes(object())  # one kind of probe at a time
+        assert not app.start_measurement("training", object())  # one kind of probe at a time
         assert not app.screen.query_one("#scaling-table").display  # no stale table mid-run
         hold.set()
         await wait_for(pilot, lambda: not app.state.scaling.running, what="the probe to finish")
@@ -203,7 +203,7 @@ async def test_launches_made_while_the_screen_was_hidden_all_show_on_return():
     app = app_with(scaling_launcher=launcher)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        app.start_scaling(ScalingConfig(frameworks=["pytorch"], repeat=2))
+        app.start_measurement("scaling", ScalingConfig(frameworks=["pytorch"], repeat=2))
         await wait_for(pilot, lambda: app.state.scaling.runs, what="the first launch")
         await pilot.press("f1")  # hidden from now on: progress is remembered, not drawn
         first.set()
@@ -246,11 +246,11 @@ def test_default_scaling_wiring_is_the_real_runner_imported_lazily(monkeypatch):
     from tui import providers
 
     app = make_app()
-    assert app.core.run_scaling is providers.default_scaling_launcher
-    assert app.core.cached_scaling is providers.default_cached_scaling
-    assert app.core.save_scaling is providers.default_save_scaling
+    assert app.core.launchers["scaling"] is providers.default_scaling_launcher
+    assert app.core.cached["scaling"] is providers.default_cached_scaling
+    assert app.core.saves["scaling"] is providers.default_save_scaling
     faked = make_app(scaling_launcher=FakeScalingLauncher())
-    assert faked.core.save_scaling is None and faked.core.cached_scaling() is None
+    assert faked.core.saves["scaling"] is None and faked.core.cached["scaling"]() is None
     calls = []
     monkeypatch.setattr(
         runner,

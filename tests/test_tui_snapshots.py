@@ -15,13 +15,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fixtures.tui.fakes import (  # noqa: E402
+    FakeGptLauncher,
     FakeLauncher,
     FakeScalingLauncher,
     cached_suite,
     host_report,
     scaling_fixture,
 )
-from fixtures.tui.pilot import settle  # noqa: E402
+from fixtures.tui.pilot import settle, wait_for  # noqa: E402
 
 from tui.app import make_app  # noqa: E402
 
@@ -47,8 +48,9 @@ def frozen_report(requirements, host, probes, scaling=None):
         )
 
 
-def fixed_app(mode: str, launcher=None, scaling_launcher=None):
+def fixed_app(mode: str, launcher=None, scaling_launcher=None, gpt_launcher=None):
     return make_app(
+        launchers={"gpt": gpt_launcher or FakeGptLauncher()},
         host_provider=host_report,
         probe_launcher=launcher or FakeLauncher(),
         cached_probes=cached_suite,
@@ -172,3 +174,43 @@ def test_light_theme_and_ascii(snap_compare, monkeypatch):
         await pilot.pause(0.1)
 
     assert snap_compare(fixed_app("probes"), terminal_size=(80, 24), run_before=run_before)
+
+
+# At 80x24 only: at 120x40 the picture's scrollbar thumb took one of two positions from run to run (the
+# visible text the same: a height below the fold differs; the cause is not found yet). The whole Probes
+# screen is pictured at both sizes and in both themes by test_screen / test_screen_light.
+GPT_PARTS = [("#gpt-panel", (80, 24)), ("#gpt-charts", (80, 24))]
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+@pytest.mark.parametrize("part,size", GPT_PARTS, ids=lambda p: p if isinstance(p, str) else f"{p[0]}x{p[1]}")
+def test_gpt_panel(snap_compare, part, size, theme, monkeypatch):
+    """After a transformer-probe run (a fake replaying tests/fixtures/tui/gpt-tiny.json, a real tiny-GPT
+    result from this machine kind), scrolled to its panel (the timed runs with their grades) and to its
+    charts (tokens/s per framework and mode; end-to-end tokens/s per dynamic-shape way with its compiles)."""
+    if theme == "light":
+        monkeypatch.setenv("ADVISOR_THEME", "light")
+
+    async def run_before(pilot):
+        await quiet(pilot)
+        await pilot.press("g")
+        screen = pilot.app.screen
+        # Drawn in full before the picture (the body's height, and so its scrollbar, depends on every
+        # live row being mounted): wait on that itself, which cannot race a loaded host.
+        await wait_for(
+            pilot,
+            lambda: (
+                len(screen.query("#gpt-runs RunRow")) == 9
+                and all(r.progress.status == "ok" and not r.progress.message for r in screen.query("#gpt-runs RunRow"))
+                and screen.query_one("#gpt-dynamic-table").row_count == 9
+            ),
+            what="the GPT panel drawn",
+        )
+        await quiet(pilot)
+        screen.query_one("#probe-body").refresh(layout=True)
+        await pilot.pause()
+        screen.query_one(part).scroll_visible(top=True, animate=False)
+        await pilot.pause()
+        await pilot.pause(0.1)
+
+    assert snap_compare(fixed_app("probes"), terminal_size=size, run_before=run_before)

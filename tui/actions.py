@@ -48,6 +48,14 @@ PROBES = (
     ScreenAction(
         "p", "pipeline", "Pipeline", "Pipeline probe", "Input pipeline: DataLoader and mindspore.dataset", footer=False
     ),
+    ScreenAction(
+        "g",
+        "gpt",
+        "GPT",
+        "Transformer probe",
+        "The same small GPT in both frameworks: tokens/s, MFU, parity, dynamic-shape compiles",
+        footer=False,
+    ),
 )
 
 RECOMMENDATION = (

@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Optional
 
+from pydantic import BaseModel
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tui import providers
@@ -42,10 +44,16 @@ from tui.screens.host import HostScreen
 from tui.screens.probes import ProbesScreen
 from tui.screens.recommendation import RecommendationScreen
 from tui.screens.requirements import RequirementsScreen
-from tui.state import AppState
+from tui.state import AppState, Result
 
-# Measurements the report reads: a finished one rebuilds it (the others only fill their panels).
-MEASURED_EVIDENCE = ("probes", "scaling", "deploy", "accuracy", "pipeline")
+if TYPE_CHECKING:
+    from advisor.report import Report
+    from probes.check.models import CheckReport
+    from probes.launcher import Cancel
+
+# Measurements the report reads: a finished one rebuilds it (the GPT probe only fills its panel: the
+# report does not read its result yet).
+MEASURED_EVIDENCE = ("training", "scaling", "deploy", "accuracy", "pipeline")
 DARK, LIGHT = "textual-dark", "textual-light"
 
 
@@ -89,46 +97,45 @@ class AdvisorApp(App):
         self.state.requirements.path = requirements_path
         self.initial_mode = initial_mode
         self.check_on_start = check_on_start
-        self.views: list = []  # the mode screens created so far (they register on mount)
-        # One controller per kind; the launcher and the saver are read at start (a test may swap them).
-        launchers = {
-            "probes": lambda: self.core.run_probes,
-            "scaling": lambda: self._scaling_launcher,
-            "deploy": lambda: self.core.run_deploy,
-            "accuracy": lambda: self.core.run_accuracy,
-            "pipeline": lambda: self.core.run_pipeline,
-        }
-        saves = {
-            "probes": lambda: self.core.save_probes,
-            "scaling": lambda: self._scaling_save,
-        }
+        self.views: list[Screen] = []  # the mode screens created so far (they register on mount)
+        # One controller per probe kind of the registry; the launcher and the saver are read at start
+        # (a test may swap them).
         self.measurements = {
             kind.name: MeasurementController(
                 self,
                 kind,
-                getattr(self.state, kind.name),
-                launcher=launchers[kind.name],
-                save=saves.get(kind.name, lambda: None),  # the other kinds have no per-host cache
+                self.state.kinds[kind.name],
+                launcher=lambda name=kind.name: self._launcher(name),
+                save=lambda name=kind.name: self._saver(name),
                 new_cancel=providers.new_cancel,
                 broadcast=self.tell,
             )
             for kind in KINDS
         }
 
-    def _scaling_launcher(self, config: Any, on_event: Any, cancel: Any) -> Any:
+    def _launcher(self, kind: str) -> providers.Launcher:
+        if kind == "scaling":
+            return self._scaling_launcher
+        return self.core.launchers[kind]
+
+    def _saver(self, kind: str) -> Optional[Callable[[Result], None]]:
+        if kind == "scaling":
+            return self._scaling_save if self.core.saves.get("scaling") else None
+        return self.core.saves.get(kind)  # the other kinds have no per-host cache
+
+    def _scaling_launcher(
+        self, config: BaseModel, on_event: Optional[providers.OnEvent], cancel: Optional[Cancel]
+    ) -> Result:
         """One host's scaling probe, or (a MultinodeRequest from the node R of N control) across hosts."""
         if isinstance(config, providers.MultinodeRequest):
             return self.core.run_multinode(config, on_event, cancel)
-        return self.core.run_scaling(config, on_event, cancel)
+        return self.core.launchers["scaling"](config, on_event, cancel)
 
-    def _scaling_save(self, result: Any) -> None:
+    def _scaling_save(self, result: Result) -> None:
         # A multi-node result is not cached, as with `advisor probe --scaling --nnodes` (node 0 writes -o).
-        if (
-            self.core.save_scaling is not None
-            and get(result, "inter_host") is None
-            and not get(result, "host", "nnodes")
-        ):
-            self.core.save_scaling(result)
+        save = self.core.saves.get("scaling")
+        if save is not None and get(result, "inter_host") is None and not get(result, "host", "nnodes"):
+            save(result)
 
     # ---- start-up and shut-down ------------------------------------------------------------------
 
@@ -141,8 +148,8 @@ class AdvisorApp(App):
         self.switch_mode(self.initial_mode)
         if self.check_on_start:
             self.refresh_host()
-        self.measurements["probes"].load_cached(self.core.cached_probes)
-        self.measurements["scaling"].load_cached(self.core.cached_scaling)
+        for kind, read in self.core.cached.items():
+            self.measurements[kind].load_cached(read)
 
     async def action_quit(self) -> None:
         self.stop_children()
@@ -177,7 +184,7 @@ class AdvisorApp(App):
             return False
         return True
 
-    def get_system_commands(self, screen: Any) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The command palette: every key of every screen by name, then Textual's own."""
         for mode, cls in self.MODES.items():
             title = getattr(cls, "SUB_TITLE", mode)
@@ -201,11 +208,11 @@ class AdvisorApp(App):
 
     # ---- telling the screens ---------------------------------------------------------------------
 
-    def register_view(self, screen: Any) -> None:
+    def register_view(self, screen: Screen) -> None:
         if screen not in self.views:
             self.views.append(screen)
 
-    def tell(self, message: type[Message], *args: Any) -> None:
+    def tell(self, message: type[Message], *args: object) -> None:
         """Post a state-changed message to every mode screen built so far (a message of its own to
         each: a Textual message is handled once)."""
         for screen in list(self.views):
@@ -228,7 +235,7 @@ class AdvisorApp(App):
         self._host_worker(host.cancel)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="host", description="host check")
-    def _host_worker(self, cancel: Any) -> None:
+    def _host_worker(self, cancel: Optional[Cancel]) -> None:
         try:
             report = self.core.check_host(
                 progress=lambda text: self.post_message(HostProgress(str(text))), cancel=cancel
@@ -288,7 +295,7 @@ class AdvisorApp(App):
             return
         self.set_requirements(model, data)
 
-    def set_requirements(self, model: Any, data: dict | None, problem: str | None = None) -> None:
+    def set_requirements(self, model: Optional[BaseModel], data: dict | None, problem: str | None = None) -> None:
         """The form's current content: a valid model (or None with the problem that stops it)."""
         req = self.state.requirements
         req.model, req.data, req.problem = model, data, problem
@@ -300,22 +307,13 @@ class AdvisorApp(App):
     def measuring(self) -> bool:
         return self.state.measuring
 
-    def start_probes(self, config: Any) -> bool:
-        return self._start("probes", config)
-
-    def start_scaling(self, config: Any) -> bool:
-        return self._start("scaling", config)
-
-    def start_measurement(self, kind: str, config: Any) -> bool:
-        """Start the deployment, accuracy or input-pipeline probe (or any kind by name)."""
-        return self._start(kind, config)
-
-    def _start(self, kind: str, config: Any) -> bool:
+    def start_measurement(self, kind: str, config: BaseModel) -> bool:
+        """Start the probe kind `kind` (a probes.base.KINDS name) with its config; one at a time."""
         if self.measuring:
             running = next(c for c in self.measurements.values() if c.state.running)
             busy = (
                 "Probes"
-                if running.kind.name == "probes"
+                if running.kind.name == "training"
                 else f"The {running.kind.title[0].lower()}{running.kind.title[1:]}"
             )
             self.notify(f"{busy} already running: wait or cancel (c)", severity="warning")
@@ -359,13 +357,13 @@ class AdvisorApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="report", description="report")
     def _report_worker(
         self,
-        requirements: Any,
-        host: Any,
-        probes: Any,
-        scaling: Any,
+        requirements: BaseModel,
+        host: Optional[CheckReport],
+        probes: Optional[Result],
+        scaling: Optional[Result],
         generation: int,
         path: str | None = None,
-        measured: dict | None = None,
+        measured: dict[str, Optional[Result]] | None = None,
     ) -> None:
         try:
             scan = self.core.scan_code(requirements, path)
@@ -431,14 +429,14 @@ class AdvisorApp(App):
             )
 
 
-def _kb_problems(model: Any) -> list[str]:
+def _kb_problems(model: BaseModel) -> list[str]:
     try:
         return providers.kb_problems(model)
     except ImportError:  # no knowledge base package: nothing to check against (the report says so)
         return []
 
 
-def _config(key: str, default: Any) -> Any:
+def _config(key: str, default: str) -> str:
     """A setting of the user's config file (advisor.config); `advisor` has checked the file already."""
     try:
         from advisor import config
@@ -465,45 +463,53 @@ def make_app(
     host_provider: providers.HostCheck | None = None,
     probe_launcher: providers.Launcher | None = None,
     requirements_path: str | None = None,
-    cached_probes: Callable[[], Any] | None = None,
-    save_probes: Callable[[Any], None] | None | bool = None,
+    cached_probes: Callable[[], Optional[Result]] | None = None,
+    save_probes: Callable[[Result], None] | None | bool = None,
     report_builder: providers.ReportBuilder | None = None,
-    renderer: Callable[[Any, str], str] | None = None,
+    renderer: Callable[[Report, str], str] | None = None,
     scaling_launcher: providers.Launcher | None = None,
-    cached_scaling: Callable[[], Any] | None = None,
-    save_scaling: Callable[[Any], None] | None | bool = None,
+    cached_scaling: Callable[[], Optional[Result]] | None = None,
+    save_scaling: Callable[[Result], None] | None | bool = None,
     deploy_launcher: providers.Launcher | None = None,
     accuracy_launcher: providers.Launcher | None = None,
     pipeline_launcher: providers.Launcher | None = None,
     multinode_launcher: providers.Launcher | None = None,
-    scan_code: Callable[[Any, str | None], Any] | None = None,
+    launchers: dict[str, providers.Launcher] | None = None,
+    scan_code: Callable[[BaseModel, str | None], Optional[BaseModel]] | None = None,
     initial_mode: str = "host",
     check_on_start: bool = True,
 ) -> AdvisorApp:
     """The app, wired to the real parts unless a test passes its own callables (the signatures of
-    tui.providers: HostCheck, Launcher, ReportBuilder; save_*=False: don't save)."""
+    tui.providers: HostCheck, Launcher, ReportBuilder; save_*=False: don't save). `launchers` maps
+    any probe kind of the registry (probes.base.KINDS) to its launcher; the named ones are shorthands."""
+    named = {
+        "training": probe_launcher,
+        "scaling": scaling_launcher,
+        "deploy": deploy_launcher,
+        "accuracy": accuracy_launcher,
+        "pipeline": pipeline_launcher,
+    }
+    chosen = {k: v for k, v in {**named, **(launchers or {})}.items() if v is not None}
     if save_probes is None:
         # Results are cached only for the real probes: a test's fake launcher must not fill the cache.
-        save_probes = providers.default_save_probes if probe_launcher is None else False
+        save_probes = providers.default_save_probes if "training" not in chosen else False
     if save_scaling is None:
-        save_scaling = providers.default_save_scaling if scaling_launcher is None else False
+        save_scaling = providers.default_save_scaling if "scaling" not in chosen else False
     # The real caches are read only when no launcher is faked, so a test's screen never depends on
     # what this host measured before.
-    real = scaling_launcher is None and probe_launcher is None
+    real = "scaling" not in chosen and "training" not in chosen
     core = Providers(
         check_host=host_provider or providers.default_host_provider,
-        run_probes=probe_launcher or providers.default_probe_launcher,
-        cached_probes=cached_probes or (providers.default_cached_probes if probe_launcher is None else (lambda: None)),
-        save_probes=save_probes or None,
-        run_scaling=scaling_launcher or providers.default_scaling_launcher,
-        cached_scaling=cached_scaling or (providers.default_cached_scaling if real else (lambda: None)),
-        save_scaling=save_scaling or None,
         build_report=report_builder or providers.default_report_builder,
         render=renderer or providers.default_renderer,
+        launchers=chosen,
+        cached={
+            "training": cached_probes
+            or (providers.default_cached_probes if "training" not in chosen else (lambda: None)),
+            "scaling": cached_scaling or (providers.default_cached_scaling if real else (lambda: None)),
+        },
+        saves={"training": save_probes or None, "scaling": save_scaling or None},
         export=None if renderer is not None else providers.default_export,
-        run_deploy=deploy_launcher,
-        run_accuracy=accuracy_launcher,
-        run_pipeline=pipeline_launcher,
         run_multinode=multinode_launcher,
         scan_code=scan_code,
     )

@@ -1,17 +1,21 @@
-"""One controller for every kind of measurement the TUI runs (the training probe suite, the scaling
-probe on one host or across hosts, the deployment, accuracy and input-pipeline probes): start it in
-a thread worker with a cancel flag, turn the runner's events into throttled RunProgressed messages,
-keep its state (tui.state.Measurement), save a finished result to the cache. The app owns one per
-kind and lets only one measure at a time."""
+"""One controller for every probe kind of the registry (probes.base.KINDS: the training probe suite,
+the scaling probe on one host or across hosts, the deployment, accuracy, input-pipeline and
+transformer probes): start it in a thread worker with a cancel flag, turn the runner's events into
+throttled RunProgressed messages, keep its state (tui.state.Measurement), save a finished result to
+the cache. The app owns one per kind and lets only one measure at a time. What differs between kinds
+is words (WORDS, one entry per kind; a test checks every registered kind has its own)."""
 
 from __future__ import annotations
 
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Optional
 
+from pydantic import BaseModel
 from textual.app import App
+
+from probes import base
 
 from tui.messages import (
     MeasurementChanged,
@@ -20,28 +24,36 @@ from tui.messages import (
     RunProgressed,
     WorkFailed,
 )
-from tui.state import Measurement, RunProgress
+from tui.state import Measurement, Result, RunProgress
+
+if TYPE_CHECKING:
+    from advisor.progress import ProbeProgress
+    from probes.launcher import Cancel
+    from tui.providers import Launcher
 
 PROGRESS_INTERVAL = 0.1  # seconds between progress messages per run: smooth but cheap
+# A runner's event: a pydantic model (ProbeEvent, ScalingEvent, GptEvent, ...) or a mapping.
+Event = Result
 
 
 @dataclass(frozen=True)
 class Kind:
     """What differs between measurements: their words, and the names their runners give the fields."""
 
-    name: str  # "probes" | "scaling" | "deploy" | "accuracy" | "pipeline" (an AppState field)
+    name: str  # the registry's name (probes.base.KINDS), also the AppState.kinds key
     title: str  # "Probes" | "Scaling probe" | ...
     cancelling: str  # the notification when cancel is pressed
     cancelled: str  # ... when it stopped
     fractions: tuple[str, str]  # event attributes: (this run's fraction, the whole measurement's)
-    plan: Callable[[Any], Any] | None = None  # config -> advisor.progress.ProbeProgress (the ETA), or None
+    plan: Optional[Callable[[BaseModel], ProbeProgress]] = None  # config -> the ETA model, or None
+    rate: tuple[str, str] = ("images_per_second", "img/s")  # the event's throughput attribute and its unit
 
 
 class Throttle:
     """A runner's events as at most one RunProgressed per run every `interval` seconds, keeping every
     step time (for the sparkline) and never dropping start/done events."""
 
-    def __init__(self, post: Callable[[Any], None], kind: Kind, interval: float = PROGRESS_INTERVAL) -> None:
+    def __init__(self, post: Callable[[RunProgressed], None], kind: Kind, interval: float = PROGRESS_INTERVAL) -> None:
         self.post = post
         self.kind = kind
         self.interval = interval
@@ -49,7 +61,7 @@ class Throttle:
         self.pending: dict[str, dict] = {}
         self.last_sent: dict[str, float] = {}
 
-    def on_event(self, event: Any) -> None:
+    def on_event(self, event: Event) -> None:
         get = event.get if isinstance(event, dict) else lambda k: getattr(event, k, None)
         run_id = str(get("run_id") or "?")
         kind = str(get("kind") or "progress")
@@ -62,7 +74,7 @@ class Throttle:
                 ("fraction", run_fraction),
                 ("overall", overall),
                 ("total", "total"),
-                ("images_per_second", "images_per_second"),
+                ("rate", self.kind.rate[0]),
                 ("message", "message"),
             ):
                 if name and get(name) is not None:
@@ -80,7 +92,7 @@ class Throttle:
         for run_id, slot in pending.items():
             self.post(self._message(run_id, "progress", slot, None))
 
-    def _message(self, run_id: str, kind: str, slot: dict, run: Any) -> RunProgressed:
+    def _message(self, run_id: str, kind: str, slot: dict, run: Optional[Result]) -> RunProgressed:
         message = slot.get("message")
         if message and message.startswith(run_id + ": "):
             message = message[len(run_id) + 2 :]  # the row already names the run
@@ -90,7 +102,7 @@ class Throttle:
             kind,
             slot.get("fraction"),
             slot["steps"],
-            slot.get("images_per_second"),
+            slot.get("rate"),
             message,
             run,
             slot.get("total"),
@@ -104,9 +116,9 @@ class MeasurementController:
         app: App,
         kind: Kind,
         state: Measurement,
-        launcher: Callable[[], Any],
-        save: Callable[[], Callable[[Any], None] | None],
-        new_cancel: Callable[[], Any],
+        launcher: Callable[[], Launcher],
+        save: Callable[[], Callable[[Result], None] | None],
+        new_cancel: Callable[[], Cancel],
         broadcast: Callable[..., None],
     ) -> None:
         self.app = app
@@ -117,7 +129,7 @@ class MeasurementController:
         self.new_cancel = new_cancel
         self.broadcast = broadcast
 
-    def start(self, config: Any) -> bool:
+    def start(self, config: BaseModel) -> bool:
         try:
             cancel = self.new_cancel()
         except Exception as exc:  # noqa: BLE001 - the launcher package is missing or broken
@@ -138,7 +150,7 @@ class MeasurementController:
         )
         return True
 
-    def _work(self, launcher: Any, config: Any, cancel: Any) -> None:
+    def _work(self, launcher: Launcher, config: BaseModel, cancel: Cancel) -> None:
         throttle = Throttle(self.app.post_message, self.kind)
         try:
             result = launcher(config, throttle.on_event, cancel)
@@ -157,7 +169,7 @@ class MeasurementController:
             self.state.cancel.set()
             self.app.notify(self.kind.cancelling, title=self.kind.title)
 
-    def load_cached(self, read: Callable[[], Any]) -> None:
+    def load_cached(self, read: Callable[[], Optional[Result]]) -> None:
         def work() -> None:
             try:
                 result = read()
@@ -180,9 +192,8 @@ class MeasurementController:
         run = state.runs.get(message.run_id)
         if run is None:
             run = state.runs[message.run_id] = RunProgress(message.run_id)
-        run.apply(
-            message.event, message.fraction, message.step_ms, message.images_per_second, message.message, message.run
-        )
+        run.apply(message.event, message.fraction, message.step_ms, message.rate, message.message, message.run)
+        run.unit = self.kind.rate[1]
         if message.total:
             state.total = message.total
         if message.overall is not None:
@@ -215,7 +226,7 @@ class MeasurementController:
         self.broadcast(MeasurementChanged, self.kind.name)
         return message.result is not None
 
-    def _save(self, save: Callable[[Any], None], result: Any) -> None:
+    def _save(self, save: Callable[[Result], None], result: Result) -> None:
         def work() -> None:
             try:
                 save(result)
@@ -231,7 +242,7 @@ class MeasurementController:
         )
 
 
-def _plan(kind: Kind, config: Any) -> Any:
+def _plan(kind: Kind, config: BaseModel) -> Optional[ProbeProgress]:
     if kind.plan is None:
         return None
     try:
@@ -240,61 +251,82 @@ def _plan(kind: Kind, config: Any) -> Any:
         return None
 
 
-def progress_of(kind_name: str) -> Callable[[Any], Any]:
-    """config -> the one progress model (advisor.progress.ProbeProgress) of a probe kind."""
+def progress_of(kind_name: str) -> Callable[[BaseModel], ProbeProgress]:
+    """config -> the one progress model (advisor.progress.ProbeProgress) of a probe kind. A kind the
+    model has no plan for (advisor.progress.planned_for: the GPT probe) is counted as its runner
+    announces its runs (each event carries the planned `total`, as the deployment probe's do)."""
 
-    def plan(config: Any) -> Any:
+    def plan(config: BaseModel) -> ProbeProgress:
         from advisor.progress import ProbeProgress
 
-        return ProbeProgress.for_config(kind_name, config)
+        try:
+            return ProbeProgress.for_config(kind_name, config)
+        except KeyError:
+            return ProbeProgress(kind_name, [], named=False)
 
     return plan
 
 
+# Each kind's words: (title, the notice on cancel, the notice when it stopped, the event attributes of
+# (this run's fraction, the whole measurement's)). One line per kind of probes.base.KINDS.
+WORDS: dict[str, tuple[str, str, str, tuple[str, str]]] = {
+    "training": (
+        "Probes",
+        "Cancelling: stopping the probe processes",
+        "Probes cancelled; finished runs are kept",
+        ("fraction", ""),
+    ),
+    "scaling": (
+        "Scaling probe",
+        "Cancelling: stopping the launcher and its ranks",
+        "Scaling probe cancelled; finished launches are kept",
+        ("run_fraction", "fraction"),
+    ),
+    "deploy": (
+        "Deployment probe",
+        "Cancelling: stopping the export / serve processes",
+        "Deployment probe cancelled; finished steps are kept",
+        ("fraction", ""),
+    ),
+    "accuracy": (
+        "Accuracy probe",
+        "Cancelling: stopping the training processes",
+        "Accuracy probe cancelled; finished runs are kept",
+        ("fraction", ""),
+    ),
+    "pipeline": (
+        "Input-pipeline probe",
+        "Cancelling: stopping the loader processes",
+        "Input-pipeline probe cancelled; finished runs are kept",
+        ("fraction", ""),
+    ),
+    "gpt": (
+        "Transformer probe",
+        "Cancelling: stopping the GPT processes",
+        "Transformer probe cancelled; finished runs are kept",
+        ("fraction", ""),
+    ),
+}
+UNPLANNED = ("scaling",)  # its overall fraction comes from the runner (ScalingEvent.fraction): no ETA model
+RATES = {"gpt": ("tokens_per_second", "tok/s")}
+
+
+def _words(name: str) -> tuple[str, str, str, tuple[str, str]]:
+    """A kind without words of its own (new in the registry): plain ones from its name."""
+    title = f"{name.capitalize()} probe"
+    return title, "Cancelling: stopping its processes", f"{title} cancelled; finished runs are kept", ("fraction", "")
+
+
+KINDS: tuple[Kind, ...] = tuple(
+    Kind(
+        name,
+        *(WORDS.get(name) or _words(name)),
+        plan=None if name in UNPLANNED else progress_of(name),
+        rate=RATES.get(name, ("images_per_second", "img/s")),
+    )
+    for name in base.KINDS
+)
 suite_clock = progress_of("training")
-
-
-PROBES = Kind(
-    "probes",
-    "Probes",
-    "Cancelling: stopping the probe processes",
-    "Probes cancelled; finished runs are kept",
-    ("fraction", ""),
-    suite_clock,
-)
-SCALING = Kind(
-    "scaling",
-    "Scaling probe",
-    "Cancelling: stopping the launcher and its ranks",
-    "Scaling probe cancelled; finished launches are kept",
-    ("run_fraction", "fraction"),
-)
-
-DEPLOY = Kind(
-    "deploy",
-    "Deployment probe",
-    "Cancelling: stopping the export / serve processes",
-    "Deployment probe cancelled; finished steps are kept",
-    ("fraction", ""),
-    progress_of("deploy"),
-)
-ACCURACY = Kind(
-    "accuracy",
-    "Accuracy probe",
-    "Cancelling: stopping the training processes",
-    "Accuracy probe cancelled; finished runs are kept",
-    ("fraction", ""),
-    progress_of("accuracy"),
-)
-PIPELINE = Kind(
-    "pipeline",
-    "Input-pipeline probe",
-    "Cancelling: stopping the loader processes",
-    "Input-pipeline probe cancelled; finished runs are kept",
-    ("fraction", ""),
-    progress_of("pipeline"),
-)
-KINDS = (PROBES, SCALING, DEPLOY, ACCURACY, PIPELINE)
 
 
 def _one_line(exc: BaseException | None) -> str:

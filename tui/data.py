@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tui.state import Result
 
 
 def get(obj: Any, *path: str, default: Any = None) -> Any:
@@ -14,7 +17,7 @@ def get(obj: Any, *path: str, default: Any = None) -> Any:
     return default if obj is None else obj
 
 
-def fmt_num(value: Any, digits: int = 1, unit: str = "") -> str:
+def fmt_num(value: object, digits: int = 1, unit: str = "") -> str:
     if value is None:
         return "-"
     try:
@@ -28,7 +31,7 @@ def fmt_num(value: Any, digits: int = 1, unit: str = "") -> str:
     return f"{text}{unit}"
 
 
-def fmt_when(created: Any) -> str:
+def fmt_when(created: object) -> str:
     """'2026-11-30 12:00 UTC' from an ISO time stamp (the raw text if it is not one)."""
     if not created:
         return ""
@@ -44,7 +47,7 @@ def fmt_when(created: Any) -> str:
     return stamp.strftime("%Y-%m-%d %H:%M")
 
 
-def cached_runs_lines(kind: str, result: Any) -> list[str]:
+def cached_runs_lines(kind: str, result: Result) -> list[str]:
     """What a cached result brings, as advisor.cache.used_runs names it (issue 29 item 2): one line
     per (date, host, command) with its run ids, so a reused measurement is never anonymous."""
     try:

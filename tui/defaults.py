@@ -3,10 +3,15 @@ fields taken from what the host check saw (pure: no Textual)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Optional, Union
 
 from tui.data import get
 from tui.form_spec import set_path
+
+if TYPE_CHECKING:
+    from probes.check.models import CheckReport
+
+    HostData = Union[CheckReport, dict]  # the host check, or the same read back as a mapping
 
 
 def blank_requirements() -> dict:
@@ -14,7 +19,7 @@ def blank_requirements() -> dict:
     return {"name": "My ML project", "hardware": {"available": ["cpu"]}, "deployment": {"targets": ["cpu-server"]}}
 
 
-def host_defaults(report: Any) -> dict:
+def host_defaults(report: HostData) -> dict:
     """Requirement values implied by the host check (what the team can train on here)."""
     accelerators = get(report, "accelerators", default=[]) or []
     vendors = [get(a, "vendor") for a in accelerators]
@@ -38,7 +43,7 @@ def host_defaults(report: Any) -> dict:
     return out
 
 
-def starting_requirements(report: Any) -> dict:
+def starting_requirements(report: Optional[HostData]) -> dict:
     data = blank_requirements()
     if report is not None:
         for key, value in host_defaults(report).items():

@@ -11,10 +11,13 @@ from __future__ import annotations
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Literal, Union
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
 
 
 @dataclass
@@ -25,7 +28,7 @@ class FieldSpec:
     description: str = ""
     choices: tuple = ()
     required: bool = True  # False: may be left empty (None)
-    default: Any = None
+    default: object = None
     bounds: dict = field(default_factory=dict)  # gt/ge/lt/le from the model's constraints
     depth: int = 0
 
@@ -38,7 +41,7 @@ class FieldSpec:
         return "f-" + "-".join(self.path).replace("_", "-")
 
 
-def _strip_optional(tp: Any) -> tuple[Any, bool]:
+def _strip_optional(tp: object) -> tuple[object, bool]:
     origin = typing.get_origin(tp)
     if origin in (Union, getattr(types, "UnionType", Union)):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
@@ -48,17 +51,17 @@ def _strip_optional(tp: Any) -> tuple[Any, bool]:
     return tp, False
 
 
-def _unwrap_annotated(tp: Any) -> Any:
+def _unwrap_annotated(tp: object) -> object:
     while typing.get_origin(tp) is typing.Annotated:
         tp = typing.get_args(tp)[0]
     return tp
 
 
-def _is_model(tp: Any) -> bool:
+def _is_model(tp: object) -> bool:
     return isinstance(tp, type) and issubclass(tp, BaseModel)
 
 
-def _literal_values(tp: Any) -> tuple | None:
+def _literal_values(tp: object) -> tuple | None:
     tp = _unwrap_annotated(tp)
     if typing.get_origin(tp) is Literal:
         return tuple(typing.get_args(tp))
@@ -72,7 +75,7 @@ def _literal_values(tp: Any) -> tuple | None:
     return None
 
 
-def _bounds(info: Any) -> dict:
+def _bounds(info: FieldInfo) -> dict:
     out = {}
     for meta in getattr(info, "metadata", []) or []:
         for name in ("gt", "ge", "lt", "le"):
@@ -156,7 +159,7 @@ def form_spec(model: type[BaseModel], prefix: tuple[str, ...] = (), depth: int =
     return specs
 
 
-def get_path(data: dict, path: tuple[str, ...]) -> Any:
+def get_path(data: dict, path: tuple[str, ...]) -> object:
     for part in path:
         if not isinstance(data, dict):
             return None
@@ -164,7 +167,7 @@ def get_path(data: dict, path: tuple[str, ...]) -> Any:
     return data
 
 
-def set_path(data: dict, path: tuple[str, ...], value: Any) -> None:
+def set_path(data: dict, path: tuple[str, ...], value: object) -> None:
     for part in path[:-1]:
         data = data.setdefault(part, {})
     data[path[-1]] = value
@@ -208,7 +211,7 @@ def parse_mapping(text: str) -> tuple[dict | None, str | None]:
     return out, None
 
 
-def format_mapping(value: Any) -> str:
+def format_mapping(value: object) -> str:
     if not isinstance(value, dict):
         return ""
     return ", ".join(f"{k}: {v}" for k, v in value.items() if v is not None)

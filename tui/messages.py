@@ -11,9 +11,14 @@ Screens never talk to the workers directly.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Optional
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from advisor.report import Report
+    from probes.check.models import CheckReport
+    from tui.state import Result, RunProgress
 
 # ---- workers -> app -----------------------------------------------------------------------------
 
@@ -21,7 +26,7 @@ from textual.message import Message
 class HostChecked(Message):
     """The host check finished (report is a CheckReport or an equivalent mapping)."""
 
-    def __init__(self, report: Any) -> None:
+    def __init__(self, report: CheckReport) -> None:
         super().__init__()
         self.report = report
 
@@ -35,7 +40,7 @@ class HostProgress(Message):
 
 
 class RunProgressed(Message):
-    """Live progress of one run of a measurement (kind "probes" or "scaling"). Only the latest per
+    """Live progress of one run of a measurement (kind: a probes.base.KINDS name). Only the latest per
     run matters, so a newer progress message replaces a queued one (keeping its step times)."""
 
     def __init__(
@@ -45,9 +50,9 @@ class RunProgressed(Message):
         event: str,
         fraction: float | None = None,
         step_ms: list[float] | None = None,
-        images_per_second: float | None = None,
+        rate: float | None = None,
         message: str | None = None,
-        run: Any = None,
+        run: Optional[Result] = None,
         total: int | None = None,
         overall: float | None = None,
     ) -> None:
@@ -57,7 +62,7 @@ class RunProgressed(Message):
         self.event = event  # start | progress | done
         self.fraction = fraction
         self.step_ms = step_ms if step_ms is not None else []
-        self.images_per_second = images_per_second
+        self.rate = rate  # the kind's throughput (images/s; tokens/s for the GPT)
         self.message = message
         self.run = run
         self.total = total
@@ -83,7 +88,12 @@ class MeasurementFinished(Message):
     or a cached result was read (`from_cache`), or the launcher crashed (`error`: its one line)."""
 
     def __init__(
-        self, kind: str, result: Any, cancelled: bool = False, from_cache: bool = False, error: str | None = None
+        self,
+        kind: str,
+        result: Optional[Result],
+        cancelled: bool = False,
+        from_cache: bool = False,
+        error: str | None = None,
     ) -> None:
         super().__init__()
         self.error = error
@@ -96,7 +106,7 @@ class MeasurementFinished(Message):
 class ReportReady(Message):
     """A report was rebuilt from the current requirements, host and probes."""
 
-    def __init__(self, report: Any, generation: int) -> None:
+    def __init__(self, report: Optional[Report], generation: int) -> None:
         super().__init__()
         self.report = report
         self.generation = generation
@@ -149,7 +159,7 @@ class RunChanged(Message):
 
     bubble = False
 
-    def __init__(self, kind: str, progress: Any) -> None:
+    def __init__(self, kind: str, progress: RunProgress) -> None:
         super().__init__()
         self.kind = kind
         self.progress = progress

@@ -4,24 +4,41 @@ signatures are the Protocols below; tests pass their own callables of those sign
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol
 
 import yaml
+from pydantic import BaseModel
+
+from probes.base import KINDS
+
+if TYPE_CHECKING:
+    from advisor.report import Report
+    from probes.check.models import CheckReport
+    from probes.deploy.models import DeployEvent
+    from probes.launcher import Cancel
+    from probes.scaling.models import ScalingConfig, ScalingResult
+    from probes.scaling.multinode import Rendezvous
+    from tui.state import Result
+
+# A runner's event as the TUI's Throttle reads it: a pydantic model or a mapping (run_id, kind, ...).
+OnEvent = Callable[["Result"], None]
 
 
 class HostCheck(Protocol):
     """advisor.check.run_check: progress(text) after each part; cancel stops the smoke tests."""
 
-    def __call__(self, progress: Callable[[str], None] | None = None, cancel: Any = None) -> Any: ...
+    def __call__(
+        self, progress: Callable[[str], None] | None = None, cancel: Optional[Cancel] = None
+    ) -> CheckReport: ...
 
 
 class Launcher(Protocol):
-    """probes.training.runner.run_suite / probes.scaling.runner.run_scaling: events to on_event, the result
-    back (partial, never raising, when cancel is set)."""
+    """A probe kind's run(config, on_event, cancel) (probes.base.ProbeKind.run): events to on_event,
+    the result back (partial, never raising, when cancel is set)."""
 
-    def __call__(self, config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any: ...
+    def __call__(self, config: BaseModel, on_event: OnEvent | None, cancel: Optional[Cancel]) -> Result: ...
 
 
 class ReportBuilder(Protocol):
@@ -29,7 +46,14 @@ class ReportBuilder(Protocol):
     `scan=` (the migration scan of model.code_path) and `deploy=` / `accuracy=` / `pipeline=` (probes
     measured in this session) only when it has them, so a builder without them still works."""
 
-    def __call__(self, requirements: Any, host: Any, probes: Any, scaling: Any = None, **extra: Any) -> Any: ...
+    def __call__(
+        self,
+        requirements: BaseModel,
+        host: Optional[CheckReport],
+        probes: Optional[Result],
+        scaling: Optional[Result] = None,
+        **extra: Result,
+    ) -> Report: ...
 
 
 @dataclass
@@ -38,28 +62,22 @@ class Providers:
     a test replaces a part by passing its own callable of the same signature."""
 
     check_host: HostCheck
-    run_probes: Launcher
-    cached_probes: Callable[[], Any]  # -> ProbeSuite | None
-    save_probes: Callable[[Any], None] | None  # None: results are not cached
-    run_scaling: Launcher
-    cached_scaling: Callable[[], Any]  # -> ScalingResult | None
-    save_scaling: Callable[[Any], None] | None
     build_report: ReportBuilder
-    render: Callable[[Any, str], str]  # (report, "json" | "markdown") -> text
-    # Issues 17, 18, 21: each a Launcher (config, on_event, cancel) whose events are plain dicts
-    # (run_id, kind, fraction, message, run): the default adapts its runner's own events.
-    run_deploy: Launcher | None = None  # None: default_deploy_launcher
-    run_accuracy: Launcher | None = None
-    run_pipeline: Launcher | None = None
+    render: Callable[[Report, str], str]  # (report, "json" | "markdown") -> text
+    # One launcher per probe kind of the registry (probes.base.KINDS); a kind left out gets its default.
+    launchers: dict[str, Launcher] = field(default_factory=dict)
+    # The per-host cache of the kinds that have one (training, scaling): read on start, saved after a run.
+    cached: dict[str, Callable[[], Optional[Result]]] = field(default_factory=dict)
+    saves: dict[str, Optional[Callable[[Result], None]]] = field(default_factory=dict)
     run_multinode: Launcher | None = None  # config: a MultinodeRequest
-    scan_code: Callable[[Any, str | None], Any] | None = None  # (requirements, its file) -> ScanResult | None
+    # (requirements, its file) -> advisor.scan's ScanResult, or None without a code_path
+    scan_code: Callable[[BaseModel, str | None], Optional[BaseModel]] | None = None
     # (report, fmt, path) -> (document, {file name beside it: text}); None: `render`, no files
-    export: Callable[[Any, str, str], tuple[str, dict]] | None = None
+    export: Callable[[Report, str, str], tuple[str, dict]] | None = None
 
     def __post_init__(self) -> None:
-        self.run_deploy = self.run_deploy or default_deploy_launcher
-        self.run_accuracy = self.run_accuracy or default_accuracy_launcher
-        self.run_pipeline = self.run_pipeline or default_pipeline_launcher
+        for name in KINDS:
+            self.launchers.setdefault(name, default_launcher(name))
         self.run_multinode = self.run_multinode or default_multinode_launcher
         self.scan_code = self.scan_code or default_scan_code
         if self.export is None:
@@ -67,40 +85,62 @@ class Providers:
             self.export = lambda report, fmt, path: (render(report, fmt), {})
 
 
-def default_host_provider(progress: Callable[[str], None] | None = None, cancel: Any = None) -> Any:
+def default_host_provider(
+    progress: Callable[[str], None] | None = None, cancel: Optional[Cancel] = None
+) -> CheckReport:
     from advisor.check.host import run_check
 
     return run_check(progress=progress, cancel=cancel)
 
 
-def default_probe_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
-    from probes.training.runner import run_suite
+def default_launcher(name: str) -> Launcher:
+    """The kind's runner through the registry (probes.base.KINDS[name].run), except where the TUI shows
+    more than the registry's one event type carries: the deployment steps' ids, the accuracy epochs
+    (and the Normalize check the CLI adds), the scaling probe's own launch events."""
+    special: dict[str, Launcher] = {
+        "scaling": default_scaling_launcher,
+        "deploy": default_deploy_launcher,
+        "accuracy": default_accuracy_launcher,
+    }
+    if name in special:
+        return special[name]
 
-    return run_suite(config, on_event=on_event, cancel=cancel)
+    def launch(config: BaseModel, on_event: OnEvent | None, cancel: Optional[Cancel]) -> Result:
+        return KINDS[name].run(config, on_event, cancel)
+
+    return launch
 
 
-def default_cached_probes() -> Any:
+def make_config(kind: str, choice: dict) -> BaseModel:
+    """The kind's Config (probes.base.KINDS[kind].Config) from the screen's choices: only the fields
+    the model knows are passed on; pydantic's ValidationError names the field and the bound."""
+    model = KINDS[kind].Config
+    known = set(model.model_fields)
+    return model.model_validate({k: v for k, v in choice.items() if k in known})
+
+
+def default_cached_probes() -> Optional[Result]:
     from advisor.cache import load_cached_probes
 
     return load_cached_probes()
 
 
-def default_save_probes(suite: Any) -> None:
+def default_save_probes(suite: Result) -> None:
     from advisor.cache import save_probes
 
     save_probes(suite)
 
 
 def default_report_builder(
-    requirements: Any,
-    host: Any,
-    probes: Any,
-    scaling: Any = None,
-    scan: Any = None,
-    deploy: Any = None,
-    accuracy: Any = None,
-    pipeline: Any = None,
-) -> Any:
+    requirements: BaseModel,
+    host: Optional[CheckReport],
+    probes: Optional[Result],
+    scaling: Optional[Result] = None,
+    scan: Optional[BaseModel] = None,
+    deploy: Optional[Result] = None,
+    accuracy: Optional[Result] = None,
+    pipeline: Optional[Result] = None,
+) -> Report:
     """The same report `advisor report` builds, over the bundled knowledge base (cached). The
     probes and the scaling result are this host's (its cache, or measured in this session); `scan`
     is the migration scan of model.code_path; `deploy`, `accuracy` and `pipeline` the probes measured in
@@ -123,10 +163,12 @@ def default_report_builder(
     )
 
 
-_SCANS: dict = {}  # resolved code path -> ScanResult: one scan per folder and session (it never executes code)
+_SCANS: dict[
+    str, BaseModel
+] = {}  # resolved code path -> ScanResult: one scan per folder and session (it never executes code)
 
 
-def default_scan_code(requirements: Any, requirements_file: str | None) -> Any:
+def default_scan_code(requirements: BaseModel, requirements_file: str | None) -> Optional[BaseModel]:
     """The migration scan of model.code_path, as `advisor report` makes it (advisor/commands/report.py:
     relative to the requirements file, UsageError when it does not exist); None without a code_path.
     Scanned once per folder per session: the report is rebuilt on every edit of the form."""
@@ -146,13 +188,13 @@ def default_scan_code(requirements: Any, requirements_file: str | None) -> Any:
     return _SCANS[key]
 
 
-def default_renderer(report: Any, fmt: str) -> str:
+def default_renderer(report: Report, fmt: str) -> str:
     from advisor.render import render
 
     return render(report, fmt)
 
 
-def default_export(report: Any, fmt: str, path: str) -> tuple[str, dict[str, str]]:
+def default_export(report: Report, fmt: str, path: str) -> tuple[str, dict[str, str]]:
     """What `advisor report -o PATH` writes (advisor/commands/report.py: advisor.render.assets, then
     format with those assets): the document and, for Markdown, its SVG charts beside it."""
     import knowledge
@@ -164,35 +206,27 @@ def default_export(report: Any, fmt: str, path: str) -> tuple[str, dict[str, str
     return render_format(report, fmt, kb=kb, assets=files), files
 
 
-def new_cancel() -> Any:
+def new_cancel() -> Cancel:
     from probes.launcher import Cancel
 
     return Cancel()
 
 
-def make_probe_config(choice: dict) -> Any:
-    """A ProbeConfig from the screen's choices; only the fields the model knows are passed on."""
-    from probes.training.models import ProbeConfig
-
-    known = set(ProbeConfig.model_fields)
-    return ProbeConfig.model_validate({k: v for k, v in choice.items() if k in known})
-
-
-def requirements_model() -> Any:
+def requirements_model() -> type[BaseModel]:
     """The Requirements model class (the form is generated from it)."""
     from advisor.requirements import Requirements
 
     return Requirements
 
 
-def load_requirements_file(path: str | Path) -> Any:
+def load_requirements_file(path: str | Path) -> BaseModel:
     """Load and validate through the same loader `advisor report` uses (raises UsageError)."""
     from advisor.requirements import load_requirements
 
     return load_requirements(path)
 
 
-def kb_problems(requirements: Any) -> list[str]:
+def kb_problems(requirements: BaseModel) -> list[str]:
     """What the bundled knowledge base says is wrong with valid requirements ('field: expected ...'):
     advisor.validation's check, the one `advisor report` runs, so both accept the same files."""
     import knowledge
@@ -206,7 +240,7 @@ def requirements_to_yaml(data: dict) -> str:
     return yaml.safe_dump(_drop_none(data), sort_keys=False, allow_unicode=True)
 
 
-def _drop_none(value: Any) -> Any:
+def _drop_none(value: object) -> object:
     if isinstance(value, dict):
         return {k: _drop_none(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
@@ -214,7 +248,7 @@ def _drop_none(value: Any) -> Any:
     return value
 
 
-def as_data(obj: Any) -> Any:
+def as_data(obj: Any) -> Any:  # JSON-like data in, JSON-like data out: the boundary where Any is the type
     """A pydantic model (or anything with model_dump) as plain JSON-like data; dicts pass through."""
     if obj is None:
         return None
@@ -223,40 +257,34 @@ def as_data(obj: Any) -> Any:
     return obj
 
 
-def default_scaling_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
+def default_scaling_launcher(
+    config: ScalingConfig, on_event: OnEvent | None, cancel: Optional[Cancel]
+) -> ScalingResult:
     from probes.scaling.runner import run_scaling
 
     return run_scaling(config, on_event=on_event, cancel=cancel)
 
 
-def default_cached_scaling() -> Any:
+def default_cached_scaling() -> Optional[ScalingResult]:
     from advisor.cache import load_cached_scaling
 
     return load_cached_scaling()
 
 
-def default_save_scaling(result: Any) -> None:
+def default_save_scaling(result: Result) -> None:
     from advisor.cache import save_scaling
 
     save_scaling(result)
 
 
-def make_scaling_config(choice: dict) -> Any:
-    """A ScalingConfig from the screen's choices (raises pydantic's ValidationError, naming the field)."""
-    from probes.scaling.models import ScalingConfig
-
-    known = set(ScalingConfig.model_fields)
-    return ScalingConfig.model_validate({k: v for k, v in choice.items() if k in known})
-
-
 # ---- the deployment, accuracy and input-pipeline probes (issues 17, 18) ---------------------------
 
 
-def default_deploy_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
+def default_deploy_launcher(config: BaseModel, on_event: OnEvent | None, cancel: Optional[Cancel]) -> Result:
     """probes.deploy.runner.run_deploy; its DeployEvents (one start and one done per step) as rows."""
     from probes.deploy.runner import run_deploy
 
-    def event(ev: Any) -> None:
+    def event(ev: DeployEvent) -> None:
         if on_event is None:
             return
         done = ev.kind == "done"
@@ -285,7 +313,7 @@ def accuracy_event(run_id: str, msg: dict) -> dict:
     return out
 
 
-def default_accuracy_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
+def default_accuracy_launcher(config: BaseModel, on_event: OnEvent | None, cancel: Optional[Cancel]) -> Result:
     """probes.accuracy.runner.run_suite, then (with MindSpore chosen) the Normalize check, as the CLI."""
     from probes.accuracy.runner import run_suite
 
@@ -304,34 +332,6 @@ def default_accuracy_launcher(config: Any, on_event: Callable[[Any], None] | Non
     return suite
 
 
-def default_pipeline_launcher(config: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
-    from probes.pipeline.runner import run_suite
-
-    hook = (lambda run_id, msg: on_event(accuracy_event(run_id, msg))) if on_event is not None else None
-    return run_suite(config, cancel=cancel, on_event=hook)
-
-
-def _config_of(model_path: str, choice: dict) -> Any:
-    import importlib
-
-    module, _, name = model_path.rpartition(".")
-    model = getattr(importlib.import_module(module), name)
-    known = set(model.model_fields)
-    return model.model_validate({k: v for k, v in choice.items() if k in known})
-
-
-def make_deploy_config(choice: dict) -> Any:
-    return _config_of("probes.deploy.models.DeployConfig", choice)
-
-
-def make_accuracy_config(choice: dict) -> Any:
-    return _config_of("probes.accuracy.models.AccuracyConfig", choice)
-
-
-def make_pipeline_config(choice: dict) -> Any:
-    return _config_of("probes.pipeline.models.PipelineConfig", choice)
-
-
 def deploy_packages() -> list[dict]:
     """Whether onnx and onnxruntime can be imported here (importlib's find_spec, honouring the probe's
     ADVISOR_DEPLOY_HIDE hook; nothing is imported): the rows of installed_engines() a screen needs."""
@@ -348,11 +348,13 @@ class MultinodeRequest:
     """What the scaling panel's "this host is node R of N" control starts: the ScalingConfig and the
     probes.scaling.multinode.Rendezvous, validated as `advisor probe --scaling --nnodes ...` does."""
 
-    config: Any
-    rendezvous: Any
+    config: ScalingConfig
+    rendezvous: Rendezvous
 
 
-def validate_multinode(nnodes: str, node_rank: str, master: str, ranks: Any, config: Any) -> Any:
+def validate_multinode(
+    nnodes: str, node_rank: str, master: str, ranks: list[int] | None, config: ScalingConfig
+) -> MultinodeRequest:
     """The control's text as a MultinodeRequest, or ValueError with the CLI's own message: the same
     probes.scaling.multinode checks advisor/commands/scaling.py runs (validate, refuse_ranks, check_ports)."""
     from probes.scaling.multinode import BadRendezvous, check_ports, refuse_ranks, validate
@@ -383,7 +385,9 @@ def multinode_command(request: MultinodeRequest, node_rank: int | None = None) -
     )
 
 
-def default_multinode_launcher(request: Any, on_event: Callable[[Any], None] | None, cancel: Any) -> Any:
+def default_multinode_launcher(
+    request: MultinodeRequest, on_event: OnEvent | None, cancel: Optional[Cancel]
+) -> ScalingResult:
     """probes.scaling.multinode.run_multinode; its progress lines (stderr in the CLI) become one live
     row. Node 0 returns the ScalingResult; another node's launches come back as a result of their own
     (runs only), saying node 0 gathers and writes the whole."""
@@ -404,7 +408,7 @@ def default_multinode_launcher(request: Any, on_event: Callable[[Any], None] | N
     return run_multinode(request.config, rdzv, intra_host=True, on_event=on_event, cancel=cancel, on_line=line)
 
 
-def other_node_result(request: MultinodeRequest, ok: bool, runs: list) -> Any:
+def other_node_result(request: MultinodeRequest, ok: bool, runs: list) -> ScalingResult:
     """What a node other than 0 measured, as a ScalingResult (runs only, never cached) that says why
     its table is empty: node 0 gathers and writes the result."""
     import datetime as dt

@@ -1,30 +1,44 @@
 """The app's state, in one dataclass the screens read (pure: no Textual): the host check, the
-requirements, one Measurement per kind of probe (training, scaling) with its live runs, and the report.
-The deployment, accuracy and input-pipeline probes (issues 17, 18) are Measurements too; they are not
-cached per host (the CLI does not cache them either). The app changes it in its message handlers
+requirements, one Measurement per probe kind of the registry (probes.base.KINDS: training, scaling,
+deploy, accuracy, pipeline, gpt) with its live runs, and the report. Only the training and scaling
+results are cached per host (as the CLI caches them). The app changes it in its message handlers
 only, then tells the screens with a message."""
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+from pydantic import BaseModel
+
+from probes.base import KINDS
+
+if TYPE_CHECKING:
+    from advisor.progress import ProbeProgress
+    from advisor.report import Report
+    from probes.check.models import CheckReport
+    from probes.launcher import Cancel
+
+# A runner's result (ProbeSuite, ScalingResult, DeployResult, AccuracySuite, PipelineSuite, GptResult)
+# or its event payload: a pydantic model, or the same as a mapping (a result read back from JSON).
+Result = Union[BaseModel, dict]
 
 SPARK_POINTS = 60  # step times kept per run for the sparkline
 
 
 @dataclass
 class HostState:
-    report: Any = None  # a CheckReport (or an equivalent mapping)
+    report: Optional[CheckReport] = None
     error: str | None = None
     checking: bool = False
     progress: str = ""  # the latest part of the check that finished
-    cancel: Any = None
+    cancel: Optional[Cancel] = None
 
 
 @dataclass
 class RequirementsState:
-    model: Any = None  # a validated Requirements, or None (then `problem` says why)
+    model: Optional[BaseModel] = None  # a validated advisor.requirements.Requirements, or None (`problem` says why)
     data: dict | None = None  # what the form holds (may be invalid)
     problem: str | None = None
     path: str | None = None  # the file loaded or saved last
@@ -35,33 +49,37 @@ class Measurement:
     """One kind of probe (training suite or scaling): its live runs while it measures, its result
     (this session's or the cache's) and how to cancel it."""
 
-    kind: str  # "probes" | "scaling" | "deploy" | "accuracy" | "pipeline"
-    result: Any = None  # ProbeSuite / ScalingResult / DeployResult / AccuracySuite / PipelineSuite
+    kind: str  # the registry's name: "training" | "scaling" | "deploy" | "accuracy" | "pipeline" | "gpt"
+    result: Optional[Result] = None  # the kind's Result model (probes.base.KINDS[kind].Result)
     cached: bool = False  # the result came from the per-host cache
     running: bool = False
-    cancel: Any = None
-    runs: dict = field(default_factory=dict)  # run id -> RunProgress
+    cancel: Optional[Cancel] = None
+    runs: dict[str, RunProgress] = field(default_factory=dict)  # run id -> its live row
     total: int = 0  # runs planned (the plan, then the runner's events)
     fraction: float = 0.0  # of the whole measurement (the scaling runner says)
-    clock: Any = None  # advisor.progress.SuiteClock: the ETA
+    clock: Optional[ProbeProgress] = None  # the one progress model: planned total and a countdown ETA
 
 
 @dataclass
 class AppState:
     host: HostState = field(default_factory=HostState)
     requirements: RequirementsState = field(default_factory=RequirementsState)
-    probes: Measurement = field(default_factory=lambda: Measurement("probes"))
-    scaling: Measurement = field(default_factory=lambda: Measurement("scaling"))
-    deploy: Measurement = field(default_factory=lambda: Measurement("deploy"))
-    accuracy: Measurement = field(default_factory=lambda: Measurement("accuracy"))
-    pipeline: Measurement = field(default_factory=lambda: Measurement("pipeline"))
-    report: Any = None  # the Report built from all of the above
+    kinds: dict[str, Measurement] = field(default_factory=lambda: {name: Measurement(name) for name in KINDS})
+    report: Optional[Report] = None  # the Report built from all of the above
     report_error: str | None = None
     report_generation: int = 0  # a report built from older inputs is dropped
 
+    # The kinds by name, for the screens that show one of them.
+    probes = property(lambda self: self.kinds["training"])  # the training probe suite
+    scaling = property(lambda self: self.kinds["scaling"])
+    deploy = property(lambda self: self.kinds["deploy"])
+    accuracy = property(lambda self: self.kinds["accuracy"])
+    pipeline = property(lambda self: self.kinds["pipeline"])
+    gpt = property(lambda self: self.kinds["gpt"])
+
     @property
     def measurements(self) -> tuple[Measurement, ...]:
-        return (self.probes, self.scaling, self.deploy, self.accuracy, self.pipeline)
+        return tuple(self.kinds.values())
 
     @property
     def measuring(self) -> bool:
@@ -69,53 +87,59 @@ class AppState:
         return any(m.running for m in self.measurements)
 
 
+# A finished run's words for how it ended, when a runner says it as the done event's message (the GPT probe).
+END_STATUSES = ("ok", "failed", "timeout", "unavailable", "cancelled", "skipped")
+
+
 @dataclass
 class RunProgress:
     run_id: str
-    status: str = "waiting"  # waiting | running | done | <ProbeRun status>
+    status: str = "waiting"  # waiting | running | done | <the run's status>
     fraction: float = 0.0
-    images_per_second: float | None = None
+    rate: float | None = None  # the kind's throughput: images/s, or tokens/s for the GPT
+    unit: str = "img/s"
     message: str | None = None
     step_ms: deque = field(default_factory=lambda: deque(maxlen=SPARK_POINTS))
-    run: Any = None
+    run: Optional[Result] = None
 
     def apply(
         self,
         kind: str,
         fraction: float | None,
         step_ms: list[float],
-        images_per_second: float | None,
+        rate: float | None,
         message: str | None,
-        run: Any,
+        run: Optional[Result],
     ) -> None:
         if kind == "start":
             self.status = "running"
         elif kind == "done":
-            self.status = _status_of(run) or "done"
+            said = message if run is None and message in END_STATUSES else None
+            self.status = _status_of(run) or said or "done"
             if self.status in ("ok", "done"):
                 self.fraction = 1.0  # a cancelled or failed run keeps the bar where it stopped
             self.run = run
-            self.message = done_message(run) if run is not None else (message or "")
+            self.message = done_message(run) if run is not None else ("" if said else message or "")
         elif self.status == "waiting":
             self.status = "running"
         if fraction is not None and kind != "done":
             self.fraction = max(0.0, min(1.0, float(fraction)))
         self.step_ms.extend(step_ms)
-        if images_per_second is not None:
-            self.images_per_second = images_per_second
+        if rate is not None:
+            self.rate = rate
         elif run is not None and _get(run, "images_per_second") is not None:
-            self.images_per_second = _get(run, "images_per_second")
+            self.rate = _get(run, "images_per_second")
         if message and kind != "done":
             self.message = message
 
 
-def _get(obj: Any, name: str) -> Any:
+def _get(obj: Optional[Result], name: str) -> Any:
     if isinstance(obj, dict):
         return obj.get(name)
     return getattr(obj, name, None)
 
 
-def _status_of(run: Any) -> str | None:
+def _status_of(run: Optional[Result]) -> str | None:
     return _get(run, "status") if run is not None else None
 
 
@@ -126,7 +150,7 @@ def run_title(run_id: str) -> str:
     return run_id
 
 
-def done_message(run: Any) -> str:
+def done_message(run: Result) -> str:
     """The last word on a finished run: the numbers the results table shows, or why it stopped."""
     if _get(run, "status") != "ok":
         return str(_get(run, "error") or _get(run, "stop_reason") or "")

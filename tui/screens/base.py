@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Callable
 
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
@@ -37,7 +37,7 @@ class AdvisorScreen(Screen):
             self.safely(fn, *args)
         self.resumed_at = time.monotonic()
 
-    def safely(self, fn: Any, *args: Any) -> None:
+    def safely(self, fn: Callable[..., None], *args: object) -> None:
         """Draw; data the screen cannot show becomes a notification, never a traceback."""
         try:
             fn(*args)
@@ -49,7 +49,7 @@ class AdvisorScreen(Screen):
                 timeout=8,
             )
 
-    def when_shown(self, key: str, fn: Any, *args: Any) -> None:
+    def when_shown(self, key: str, fn: Callable[..., None], *args: object) -> None:
         """Draw now if this screen is shown, else when it is next shown (the latest per key)."""
         if self.is_current:
             self.safely(fn, *args)
@@ -81,11 +81,11 @@ class AdvisorScreen(Screen):
         if here is None or here in left.ancestors:  # still where Escape put it
             self.set_focus(left, scroll_visible=False)
 
-    def focus_next(self, selector: Any = "*") -> Any:
+    def focus_next(self, selector: str | type[Widget] = "*") -> Widget | None:
         self._resume_from_left_field()
         return super().focus_next(selector)
 
-    def focus_previous(self, selector: Any = "*") -> Any:
+    def focus_previous(self, selector: str | type[Widget] = "*") -> Widget | None:
         self._resume_from_left_field()
         return super().focus_previous(selector)
 

@@ -3,9 +3,9 @@ findings with their fixes. `r` runs the check again (in a worker; the screen sta
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Union
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,6 +18,11 @@ from tui.glyphs import ellipsis
 from tui.messages import HostChanged
 from tui.providers import as_data
 from tui.screens.base import AdvisorScreen
+
+if TYPE_CHECKING:
+    from probes.check.models import CheckReport
+
+    HostData = Union[CheckReport, dict]  # the host check, or the same read back as a mapping
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 VERDICT_STYLE = {"pass": "bold green", "warn": "bold yellow", "fail": "bold red"}
@@ -87,7 +92,7 @@ def _table(title: str, *columns: str) -> Table:
     return table
 
 
-def host_table(report: Any) -> Any:
+def host_table(report: HostData) -> RenderableType:
     host = get(report, "host")
     if not host:
         return Text("")
@@ -130,7 +135,7 @@ def host_table(report: Any) -> Any:
     return table
 
 
-def accelerator_table(report: Any) -> Any:
+def accelerator_table(report: HostData) -> RenderableType:
     if report is None:
         return Text("")
     accelerators = get(report, "accelerators", default=[])
@@ -150,7 +155,7 @@ def accelerator_table(report: Any) -> Any:
     return Group(table, *stacks)
 
 
-def stack_lines(report: Any) -> list:
+def stack_lines(report: HostData) -> list:
     """One line each for the NVIDIA and Ascend software stacks: versions, or why absent."""
     lines = []
     nvidia, ascend = get(report, "nvidia"), get(report, "ascend")
@@ -175,7 +180,7 @@ def stack_lines(report: Any) -> list:
     return lines
 
 
-def framework_table(report: Any) -> Any:
+def framework_table(report: HostData) -> RenderableType:
     if report is None:
         return Text("")
     table = _table("Frameworks", "Name", "Version", "Devices", "Smoke test")
@@ -201,7 +206,7 @@ def framework_table(report: Any) -> Any:
     return table
 
 
-def findings_view(report: Any) -> Any:
+def findings_view(report: HostData) -> RenderableType:
     if report is None:
         return Text("")
     findings = get(report, "findings", default=[])

@@ -10,7 +10,7 @@ probe runs at a time: they would time each other."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Optional
 
 from rich.console import Group
 from rich.text import Text
@@ -40,6 +40,7 @@ from tui.screens.base import AdvisorScreen
 from tui.state import RunProgress
 from tui.widgets.charts import StepTimeChart, ThroughputChart
 from tui.widgets.run_row import show_run_row
+from tui.widgets.gpt_panel import GptPanel
 from tui.widgets.probe_panels import AccuracyPanel, DeployPanel, MeasurementPanel, PipelinePanel
 from tui.widgets.scaling_panel import ScalingPanel
 from tui.widgets.toggles import StateCheckbox
@@ -52,7 +53,38 @@ DEFAULT_BUDGET = "2"
 DEFAULT_BATCH = "32"
 DEFAULT_SCALING_REPEAT = "3"  # the issue: median and min-max over at least 3 repetitions
 DEFAULT_EPOCHS, DEFAULT_SEEDS = "8", "3"  # probes.accuracy.models.AccuracyConfig's defaults
-PANELS = {"deploy": DeployPanel, "accuracy": AccuracyPanel, "pipeline": PipelinePanel}
+# The GPT's sizes on screen (probes.transformer.models.GptConfig's defaults; the rest are its defaults too).
+DEFAULT_GPT = {"layers": "4", "hidden": "256", "seq": "128"}
+PANELS = {"deploy": DeployPanel, "accuracy": AccuracyPanel, "pipeline": PipelinePanel, "gpt": GptPanel}
+# The screen's fields each probe kind's Config takes (probes.base.KINDS[kind].Config): one path reads,
+# checks and validates them for every kind (ProbesScreen.choice_for).
+READS: dict[str, tuple[str, ...]] = {
+    "training": ("frameworks", "modes", "models", "budget", "batch_size"),
+    "scaling": ("frameworks", "scaling_model", "ranks", "repeat", "batch_size"),
+    "deploy": ("frameworks", "models", "budget", "batch_sizes"),
+    "accuracy": ("frameworks", "modes", "epochs", "seeds", "batch_size"),
+    "pipeline": ("frameworks", "batch_size"),
+    "gpt": ("frameworks", "modes", "budget", "layers", "hidden", "seq"),
+}
+FIELD = {"scaling_model": "models"}  # a screen field under another Config field's name
+# Checkbox groups: field -> (id prefix, the options, what to choose)
+CHECKED = {
+    "frameworks": ("fw", FRAMEWORKS, "a framework"),
+    "modes": ("mode", MODES, "a mode"),
+    "models": ("model", MODELS, "a model"),
+}
+# Number fields: field -> (the input, int or float, bounds, the word a problem names)
+NUMBERS: dict[str, tuple[str, str, dict, str]] = {
+    "budget": ("#probe-budget", "float", {"gt": 0}, "budget"),
+    "batch_size": ("#probe-batch", "int", {"ge": 1}, "batch"),
+    "repeat": ("#scaling-repeat", "int", {"ge": 1}, "reps"),
+    "epochs": ("#accuracy-epochs", "int", {"ge": 1}, "epochs"),
+    "seeds": ("#accuracy-seeds", "int", {"ge": 1}, "seeds"),
+    "layers": ("#gpt-layers", "int", {"ge": 1}, "layers"),
+    "hidden": ("#gpt-hidden", "int", {"ge": 1}, "hidden"),
+    "seq": ("#gpt-seq", "int", {"ge": 1}, "seq"),
+}
+START_BUTTONS = {"probe-start": "training"}  # the others are "<kind>-start"
 # Most telling first: at 80 columns the right-hand ones scroll (left/right on the table), and the
 # highlighted run's every field, these and DETAIL_ONLY, is on the line under the table.
 COLUMNS = ("Run", "Status", "img/s", "CI95", "step ms", "MFU", "loss", "first s", "compile s")
@@ -84,7 +116,7 @@ class ProbesScreen(AdvisorScreen):
                 yield Input(default_budget(), id="probe-budget", compact=True, classes="short")
                 yield Label("Batch", classes="choice-label-short")
                 yield Input(DEFAULT_BATCH, id="probe-batch", compact=True, classes="short")
-                yield Button("Start", id="probe-start", variant="success", compact=True)
+                yield Button("Start", id="probe-start", variant="success", compact=True, classes="kind-start")
                 yield Button("Cancel", id="probe-cancel", variant="error", compact=True, disabled=True)
             with Horizontal(classes="choice-row", id="scaling-row"):
                 yield Label("Scaling", classes="choice-label")
@@ -95,7 +127,7 @@ class ProbesScreen(AdvisorScreen):
                 yield Select(
                     [(m, m) for m in MODELS], value=MODELS[0], allow_blank=False, compact=True, id="scaling-model"
                 )
-                yield Button("Scaling", id="scaling-start", variant="primary", compact=True)
+                yield Button("Scaling", id="scaling-start", variant="primary", compact=True, classes="kind-start")
             with Horizontal(classes="choice-row", id="multinode-row"):
                 yield Label("Across hosts", classes="choice-label")
                 yield Label("N hosts", classes="choice-label-first")
@@ -107,13 +139,19 @@ class ProbesScreen(AdvisorScreen):
             yield Static(id="multinode-hint")
             with Horizontal(classes="choice-row", id="more-row"):
                 yield Label("More probes", classes="choice-label")
-                yield Button("Deploy", id="deploy-start", variant="primary", compact=True)
-                yield Button("Accuracy", id="accuracy-start", variant="primary", compact=True)
+                yield Button("Deploy", id="deploy-start", variant="primary", compact=True, classes="kind-start")
+                yield Button("Accuracy", id="accuracy-start", variant="primary", compact=True, classes="kind-start")
                 yield Label("epochs", classes="choice-label-short")
                 yield Input(DEFAULT_EPOCHS, id="accuracy-epochs", compact=True, classes="tiny")
                 yield Label("seeds", classes="choice-label-short")
                 yield Input(DEFAULT_SEEDS, id="accuracy-seeds", compact=True, classes="tiny")
-                yield Button("Pipeline", id="pipeline-start", variant="primary", compact=True)
+                yield Button("Pipeline", id="pipeline-start", variant="primary", compact=True, classes="kind-start")
+            with Horizontal(classes="choice-row", id="gpt-row"):
+                yield Label("Transformer", classes="choice-label")
+                for i, (name, value) in enumerate(DEFAULT_GPT.items()):
+                    yield Label(name, classes="choice-label-first" if i == 0 else "choice-label-short")
+                    yield Input(value, id=f"gpt-{name}", compact=True, classes="tiny")
+                yield Button("GPT", id="gpt-start", variant="primary", compact=True, classes="kind-start")
             yield Static(id="probe-status")
             yield Vertical(id="probe-runs")
             yield Static(id="probe-results-title")
@@ -135,162 +173,129 @@ class ProbesScreen(AdvisorScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The footer offers Start and Scaling while idle, Cancel while running (80 columns are short).
-        if action in ("start", "scaling", "deploy", "accuracy", "pipeline"):
+        if action in ("start", "scaling", "deploy", "accuracy", "pipeline", "gpt"):
             return not self.app.measuring
         if action == "cancel":
             return self.app.measuring
         return True
 
-    # ---- choices -------------------------------------------------------------------------------
+    # ---- choices: one path for every kind ---------------------------------------------------------
+
+    def choice_for(self, kind: str) -> tuple[dict | None, str | None]:
+        """The screen's fields the kind's Config takes (READS), read and checked, or (None, what is
+        wrong). The kind's own model (probes.base.KINDS[kind].Config) validates what passes."""
+        values: dict = {}
+        for name in READS[kind]:
+            value, problem = self._read(name)
+            if problem:
+                return None, problem
+            values[FIELD.get(name, name)] = value
+            if name == "modes" and not any(
+                mode in MODES_OF.get(fw, ()) for fw in values.get("frameworks", ()) for mode in value
+            ):
+                return None, (
+                    "no chosen mode belongs to a chosen framework (pytorch: eager, compile; mindspore: graph, pynative)"
+                )
+        return values, None
+
+    def _read(self, name: str) -> tuple[object, str | None]:
+        """One field of the screen: its value, or a problem naming it."""
+        if name in CHECKED:
+            prefix, options, what = CHECKED[name]
+            chosen = [n for n in options if self.query_one(f"#{prefix}-{n}", Checkbox).value]
+            return chosen, None if chosen else f"choose at least {what}"
+        if name == "scaling_model":
+            return [str(self.query_one("#scaling-model", Select).value)], None
+        if name == "ranks":
+            ranks, problem = parse_ranks(self.query_one("#scaling-ranks", Input).value)
+            return ranks, f"N ranks: {problem}" if problem else None
+        if name == "batch_sizes":  # latency at batch 1, throughput at the screen's batch (--batch-sizes 1,32)
+            batch, problem = self._read("batch_size")
+            return (sorted({1, int(batch)}) if problem is None else None), problem
+        widget, kind, bounds, label = NUMBERS[name]
+        value, bad = parse_number(self.query_one(widget, Input).value, kind, bounds)
+        if bad or value is None:
+            return None, f"{label}: {bad or 'required'}"
+        return (float(value) if kind == "float" else int(value)), None
 
     def choice(self) -> tuple[dict | None, str | None]:
-        """The probe configuration chosen on screen, or (None, what is wrong)."""
-        frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
-        modes = [n for n in MODES if self.query_one(f"#mode-{n}", Checkbox).value]
-        models = [n for n in MODELS if self.query_one(f"#model-{n}", Checkbox).value]
-        budget, bad_budget = parse_number(self.query_one("#probe-budget", Input).value, "float", {"gt": 0})
-        batch, bad_batch = parse_number(self.query_one("#probe-batch", Input).value, "int", {"ge": 1})
-        for what, items in (("a framework", frameworks), ("a mode", modes), ("a model", models)):
-            if not items:
-                return None, f"choose at least {what}"
-        if not any(mode in MODES_OF.get(fw, ()) for fw in frameworks for mode in modes):
-            return None, (
-                "no chosen mode belongs to a chosen framework (pytorch: eager, compile; mindspore: graph, pynative)"
-            )
-        if bad_budget or budget is None:
-            return None, f"budget: {bad_budget or 'required'}"
-        if bad_batch or batch is None:
-            return None, f"batch: {bad_batch or 'required'}"
-        return {
-            "frameworks": frameworks,
-            "modes": modes,
-            "models": models,
-            "budget": float(budget),
-            "batch_size": int(batch),
-        }, None
-
-    def scaling_choice(self) -> tuple[dict | None, str | None]:
-        """The scaling configuration chosen on screen, or (None, what is wrong)."""
-        frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
-        if not frameworks:
-            return None, "choose at least a framework"
-        ranks, problem = parse_ranks(self.query_one("#scaling-ranks", Input).value)
-        if problem:
-            return None, f"N ranks: {problem}"
-        repeat, bad_repeat = parse_number(self.query_one("#scaling-repeat", Input).value, "int", {"ge": 1})
-        if bad_repeat or repeat is None:
-            return None, f"reps: {bad_repeat or 'required'}"
-        batch, bad_batch = parse_number(self.query_one("#probe-batch", Input).value, "int", {"ge": 1})
-        if bad_batch or batch is None:
-            return None, f"batch: {bad_batch or 'required'}"
-        model = self.query_one("#scaling-model", Select).value
-        return {
-            "frameworks": frameworks,
-            "models": [str(model)],
-            "ranks": ranks,
-            "repeat": int(repeat),
-            "batch_size": int(batch),
-        }, None
+        """The training probes' configuration chosen on screen (the estimate before Start reads it)."""
+        return self.choice_for("training")
 
     def multinode_fields(self) -> tuple[str, str, str] | None:
         """The node R of N control's text, or None when it is left empty (one host)."""
         fields = tuple(self.query_one(f"#multinode-{n}", Input).value for n in ("nnodes", "rank", "master"))
         return fields if any(f.strip() for f in fields) else None
 
-    def multinode_request(self, choice: dict) -> Any:
+    def multinode_request(self, choice: dict) -> Optional[providers.MultinodeRequest]:
         """A MultinodeRequest for the chosen scaling probe across hosts; ValueError names the flag as the
         CLI does (the same probes.scaling.multinode.validate); None when the control is empty."""
         fields = self.multinode_fields()
         if fields is None:
             return None
         ranks = choice.pop("ranks", None)
-        config = providers.make_scaling_config(choice)
+        config = providers.make_config("scaling", choice)
         return providers.validate_multinode(*fields, ranks, config)
-
-    def deploy_choice(self) -> tuple[dict | None, str | None]:
-        frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
-        models = [n for n in MODELS if self.query_one(f"#model-{n}", Checkbox).value]
-        budget, bad_budget = parse_number(self.query_one("#probe-budget", Input).value, "float", {"gt": 0})
-        batch, bad_batch = parse_number(self.query_one("#probe-batch", Input).value, "int", {"ge": 1})
-        for what, items in (("a framework", frameworks), ("a model", models)):
-            if not items:
-                return None, f"choose at least {what}"
-        if bad_budget or budget is None:
-            return None, f"budget: {bad_budget or 'required'}"
-        if bad_batch or batch is None:
-            return None, f"batch: {bad_batch or 'required'}"
-        # Latency at batch 1, throughput at the screen's batch (the CLI's --batch-sizes 1,32).
-        return {
-            "frameworks": frameworks,
-            "models": models,
-            "budget": float(budget),
-            "batch_sizes": sorted({1, int(batch)}),
-        }, None
-
-    def accuracy_choice(self) -> tuple[dict | None, str | None]:
-        frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
-        modes = [n for n in MODES if self.query_one(f"#mode-{n}", Checkbox).value]
-        if not frameworks:
-            return None, "choose at least a framework"
-        if not any(mode in MODES_OF.get(fw, ()) for fw in frameworks for mode in modes):
-            return (
-                None,
-                "no chosen mode belongs to a chosen framework (pytorch: eager, compile; mindspore: graph, pynative)",
-            )
-        values = {}
-        for name, field in (("epochs", "epochs"), ("seeds", "seeds"), ("batch", "batch_size")):
-            widget = "#probe-batch" if name == "batch" else f"#accuracy-{name}"
-            value, bad = parse_number(self.query_one(widget, Input).value, "int", {"ge": 1})
-            if bad or value is None:
-                return None, f"{name}: {bad or 'required'}"
-            values[field] = int(value)
-        return {"frameworks": frameworks, "modes": modes, **values}, None
-
-    def pipeline_choice(self) -> tuple[dict | None, str | None]:
-        frameworks = [n for n in FRAMEWORKS if self.query_one(f"#fw-{n}", Checkbox).value]
-        if not frameworks:
-            return None, "choose at least a framework"
-        batch, bad_batch = parse_number(self.query_one("#probe-batch", Input).value, "int", {"ge": 1})
-        if bad_batch or batch is None:
-            return None, f"batch: {bad_batch or 'required'}"
-        return {"frameworks": frameworks, "batch_size": int(batch)}, None
 
     # ---- actions -------------------------------------------------------------------------------
 
-    @on(Button.Pressed, "#probe-start")
-    def action_start(self) -> None:
-        choice, problem = self.choice()
-        if choice is None:
-            self.notify(problem or "invalid choice", title="Cannot start probes", severity="error")
-            return
-        try:
-            config = providers.make_probe_config(choice)
-        except (ValueError, ImportError) as exc:  # a pydantic ValidationError names the field and the bound
-            self.notify(config_error(exc), title="Cannot start probes", severity="error")
-            return
-        if not self.app.measuring:  # else start_probes says what is running
-            self.query_one("#probe-runs", Vertical).remove_children()
-        if self.app.start_probes(config):
-            self._focus_cancel()
+    @on(Button.Pressed, ".kind-start")
+    def _start_pressed(self, event: Button.Pressed) -> None:
+        button = str(event.button.id)
+        self.start_kind(START_BUTTONS.get(button, button.removesuffix("-start")))
 
-    @on(Button.Pressed, "#scaling-start")
+    def action_start(self) -> None:
+        self.start_kind("training")
+
     def action_scaling(self) -> None:
-        choice, problem = self.scaling_choice()
+        self.start_kind("scaling")
+
+    def action_deploy(self) -> None:
+        self.start_kind("deploy")
+
+    def action_accuracy(self) -> None:
+        self.start_kind("accuracy")
+
+    def action_pipeline(self) -> None:
+        self.start_kind("pipeline")
+
+    def action_gpt(self) -> None:
+        self.start_kind("gpt")
+
+    def start_kind(self, kind: str) -> None:
+        """Read the kind's choices, validate them with its Config, clear its rows and start it."""
+        title = self.app.measurements[kind].kind.title
+        cannot = "Cannot start probes" if kind == "training" else f"Cannot start the {title.lower()}"
+        choice, problem = self.choice_for(kind)
         if choice is None:
-            self.notify(problem or "invalid choice", title="Cannot start the scaling probe", severity="error")
+            self.notify(problem or "invalid choice", title=cannot, severity="error")
             return
         try:
             # Across hosts: BadRendezvous (a ValueError) carries the CLI's own one-line message.
-            config = self.multinode_request(dict(choice)) or providers.make_scaling_config(choice)
-        except (ValueError, ImportError) as exc:  # ValidationError is a ValueError
-            self.notify(config_error(exc), title="Cannot start the scaling probe", severity="error")
-            self._show_multinode_hint(str(config_error(exc)))
+            request = self.multinode_request(dict(choice)) if kind == "scaling" else None
+            config = request or providers.make_config(kind, choice)
+        except (ValueError, ImportError) as exc:  # pydantic's ValidationError is a ValueError
+            self.notify(config_error(exc), title=cannot, severity="error")
+            if kind == "scaling":
+                self._show_multinode_hint(str(config_error(exc)))
             return
-        self._show_multinode_hint()
-        if not self.app.measuring:
-            self.query_one(ScalingPanel).clear_runs()
-        if self.app.start_scaling(config):
+        if kind == "scaling":
+            self._show_multinode_hint()
+        if not self.app.measuring:  # else start_measurement says what is running
+            self._clear_rows(kind)
+        if self.app.start_measurement(kind, config):
             self._focus_cancel()
+            if kind in PANELS:  # below the training results: bring it into view
+                self.call_after_refresh(self.query_one(f"#{kind}-panel", MeasurementPanel).scroll_visible)
+
+    def _clear_rows(self, kind: str) -> None:
+        """The live rows of the kind's last run go: the training runs above the results, or its panel's."""
+        if kind == "training":
+            self.query_one("#probe-runs", Vertical).remove_children()
+        elif kind == "scaling":
+            self.query_one(ScalingPanel).clear_runs()
+        else:
+            self.query_one(f"#{kind}-panel", MeasurementPanel).clear_runs()
 
     def _show_multinode_hint(self, problem: str | None = None) -> None:
         """Under the node R of N control: the CLI command line each host runs (the same but the node
@@ -299,8 +304,9 @@ class ProbesScreen(AdvisorScreen):
         if self.multinode_fields() is None:
             hint.update("")
             return
+        request = None
         if problem is None:
-            choice, bad = self.scaling_choice()
+            choice, bad = self.choice_for("scaling")
             if choice is None:
                 problem = bad
             else:
@@ -308,8 +314,8 @@ class ProbesScreen(AdvisorScreen):
                     request = self.multinode_request(dict(choice))
                 except (ValueError, ImportError) as exc:
                     problem = config_error(exc)
-        if problem:
-            hint.update(Text.assemble(("x ", "red"), problem))
+        if problem or request is None:
+            hint.update(Text.assemble(("x ", "red"), problem or "not a request"))
             return
         rdzv = request.rendezvous
         lines = [Text.assemble(("Run on every host at once (node 0 gathers and writes the result):", "dim"))]
@@ -327,35 +333,6 @@ class ProbesScreen(AdvisorScreen):
     @on(Input.Changed, "#multinode-nnodes, #multinode-rank, #multinode-master, #scaling-ranks, #scaling-repeat")
     def _multinode_changed(self) -> None:
         self._show_multinode_hint()
-
-    @on(Button.Pressed, "#deploy-start")
-    def action_deploy(self) -> None:
-        self._start_kind("deploy", "the deployment probe", self.deploy_choice, providers.make_deploy_config)
-
-    @on(Button.Pressed, "#accuracy-start")
-    def action_accuracy(self) -> None:
-        self._start_kind("accuracy", "the accuracy probe", self.accuracy_choice, providers.make_accuracy_config)
-
-    @on(Button.Pressed, "#pipeline-start")
-    def action_pipeline(self) -> None:
-        self._start_kind("pipeline", "the input-pipeline probe", self.pipeline_choice, providers.make_pipeline_config)
-
-    def _start_kind(self, kind: str, what: str, choose: Any, make: Any) -> None:
-        choice, problem = choose()
-        if choice is None:
-            self.notify(problem or "invalid choice", title=f"Cannot start {what}", severity="error")
-            return
-        try:
-            config = make(choice)
-        except (ValueError, ImportError) as exc:  # ValidationError is a ValueError
-            self.notify(config_error(exc), title=f"Cannot start {what}", severity="error")
-            return
-        panel = self.query_one(f"#{kind}-panel", MeasurementPanel)
-        if not self.app.measuring:
-            panel.clear_runs()
-        if self.app.start_measurement(kind, config):
-            self._focus_cancel()
-            self.call_after_refresh(panel.scroll_visible)
 
     def _focus_cancel(self) -> None:
         # Start disables itself; without this the focus falls to the next input, which then eats
@@ -384,7 +361,7 @@ class ProbesScreen(AdvisorScreen):
     def on_run_changed(self, message: RunChanged) -> None:
         if not self.is_current:  # one full redraw when shown covers any number of ticks
             self.stale["measurement"] = (self.refresh_view, ())
-        elif message.kind == "probes":
+        elif message.kind == "training":
             self.safely(self._show_progress, message.progress)
         elif message.kind == "scaling":
             self.safely(self._show_scaling_progress, message.progress)
@@ -476,7 +453,7 @@ class ProbesScreen(AdvisorScreen):
         try:
             from advisor.progress import planned_runs, suite_estimate
 
-            config = providers.make_probe_config(choice)
+            config = providers.make_config("training", choice)
             runs = len(planned_runs(config))
             return f"{runs} run{'s' if runs != 1 else ''}, estimated {suite_estimate(config).text()}."
         except Exception as exc:  # noqa: BLE001 - a bound the model rejects: Start will say which
@@ -496,7 +473,7 @@ class ProbesScreen(AdvisorScreen):
         if 0 <= index < len(runs):
             self._show_charts(get(runs[index], "model"))
 
-    def _show_charts(self, model: Any = None) -> None:
+    def _show_charts(self, model: str | None = None) -> None:
         suite = providers.as_data(self.app.state.probes.result)
         charts = self.query_one("#probe-charts")
         charts.display = bool(suite and get(suite, "runs"))
@@ -544,7 +521,7 @@ def default_budget() -> str:
     return DEFAULT_BUDGET if value is None else f"{float(value):g}"
 
 
-def source_text(suite: Any, cached: bool) -> Text:
+def source_text(suite: dict, cached: bool) -> Text:
     """Where the results came from and when: a cached suite may come from another checkout of this
     project on the same host (the cache is per host, not per folder), so say so and offer a re-run."""
     when = fmt_when(get(suite, "created"))
@@ -575,7 +552,7 @@ def _cache_folder() -> str:
     return "~" + path[len(home) :] if path.startswith(home + "/") else path
 
 
-def run_detail(run: Any) -> Text:
+def run_detail(run: dict) -> Text:
     """Every column of one run, labelled, on a few lines: what an 80-column table cannot show."""
     cells = run_cells(run)
     out = Text.assemble(("Selected: ", "bold"), str(cells[0]), "  ")
@@ -607,14 +584,20 @@ def parse_ranks(text: str) -> tuple[list[int] | None, str | None]:
 
 
 def config_error(exc: Exception) -> str:
-    """A pydantic ValidationError as 'field: message'; anything else as its first line."""
+    """A pydantic ValidationError as 'field: message' (a check across fields, without a field, as its
+    message, "Value error, " dropped as the CLI drops it); anything else as its first line."""
     errors = getattr(exc, "errors", None)
     if callable(errors):
-        return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors())
+        parts = []
+        for e in errors():
+            where = ".".join(str(p) for p in e["loc"])
+            msg = str(e["msg"]).removeprefix("Value error, ")
+            parts.append(f"{where}: {msg}" if where else msg)
+        return "; ".join(parts)
     return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
-def run_cells(run: Any) -> list:
+def run_cells(run: dict) -> list:
     status = str(get(run, "status", default="?"))
     ok = status == "ok"
     steps = get(run, "step_time_ms", default={}) or {}

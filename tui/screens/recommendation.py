@@ -1,13 +1,18 @@
-"""Recommendation: the three workflows' scores with the per-criterion breakdown, the verdict with its
-confidence, the evidence behind each criterion, projections for the workload, sensitivity and
-pitfalls; export the report as JSON or Markdown (the same renderers as `advisor report`)."""
+"""Recommendation: the report's judged document (advisor.decision.document, built once by
+build_report) formatted for the terminal: its first page (verdict, reasons, what would change it, what
+was measured, the confidence) through the Markdown renderer's own first page, so every headline number
+is the CLI's; the scores with the per-criterion breakdown and the evidence behind each criterion, the
+projections, the risk register, the stack to install, the sensitivity and the sign-off. Export the
+report as JSON or Markdown (the same renderers as `advisor report`). Nothing here judges."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Optional, Union
 
-from rich.console import Group
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -24,7 +29,12 @@ from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
 from tui.widgets.charts import ScoreChart, TornadoChart
 
+if TYPE_CHECKING:
+    from advisor.decision.document import ReviewDocument
+    from advisor.report import Report
+
 DEFAULT_EXPORT = "advisor-report"
+DOCUMENT_PANELS = ("#rec-register", "#rec-stack", "#rec-sensitivity", "#rec-signoff")
 EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "magenta", "estimated": "yellow"}
 
 
@@ -47,8 +57,10 @@ class RecommendationScreen(AdvisorScreen):
             yield Static(id="rec-evidence", classes="panel")
             yield Static(id="rec-projections", classes="panel")
             yield Static(id="rec-scan", classes="panel")  # the migration scan of model.code_path, if any
+            yield Static(id="rec-register", classes="panel")
+            yield Static(id="rec-stack", classes="panel")
             yield Static(id="rec-sensitivity", classes="panel")
-            yield Static(id="rec-pitfalls", classes="panel")
+            yield Static(id="rec-signoff", classes="panel")
             with Horizontal(id="rec-export-row"):
                 yield Label("Export to", classes="choice-label")
                 yield Input(DEFAULT_EXPORT, id="rec-export-path", compact=True)
@@ -68,9 +80,10 @@ class RecommendationScreen(AdvisorScreen):
         self.query_one("#rec-body", VerticalScroll).scroll_home(animate=False)
 
     def refresh_view(self) -> None:
-        report = as_data(self.app.state.report)
+        model = self.app.state.report
+        report = as_data(model)
         verdict = self.query_one("#rec-verdict", Static)
-        statics = ("#rec-scores", "#rec-evidence", "#rec-projections", "#rec-sensitivity", "#rec-pitfalls")
+        statics = ("#rec-scores", "#rec-evidence", "#rec-projections", *DOCUMENT_PANELS)
         if report is None:
             why = self.app.state.report_error or f"building the report{ellipsis()}"
             verdict.update(Text.assemble(("No recommendation yet: ", "bold"), why))
@@ -82,7 +95,7 @@ class RecommendationScreen(AdvisorScreen):
         self.query_one("#rec-charts").display = True
         self.query_one(ScoreChart).show(report)
         self.query_one(TornadoChart).show(report)
-        verdict.update(verdict_view(report))
+        verdict.update(first_page_view(model))
         self.query_one("#rec-scores", Static).update(scores_table(report))
         select = self.query_one("#rec-evidence-for", Select)
         workflows = [str(get(s, "workflow")) for s in get(report, "scores", default=[])]
@@ -96,8 +109,14 @@ class RecommendationScreen(AdvisorScreen):
         scan = self.query_one("#rec-scan", Static)
         scan.display = get(report, "scan") is not None
         scan.update(scan_view(get(report, "scan")) if scan.display else "")
-        self.query_one("#rec-sensitivity", Static).update(sensitivity_view(report))
-        self.query_one("#rec-pitfalls", Static).update(pitfalls_view(report))
+        doc = model.document
+        for sid in DOCUMENT_PANELS:
+            self.query_one(sid, Static).display = doc is not None
+        if doc is not None:  # the judged document's parts, formatted (advisor.decision.document)
+            self.query_one("#rec-register", Static).update(register_view(doc))
+            self.query_one("#rec-stack", Static).update(stack_view(doc))
+            self.query_one("#rec-sensitivity", Static).update(sensitivity_view(model, doc))
+            self.query_one("#rec-signoff", Static).update(sign_off_view(doc))
         if getattr(self, "to_top", False):  # the first report of a newly loaded file
             self.to_top = False
             self.call_after_refresh(self._scroll_to_verdict)
@@ -134,41 +153,19 @@ class RecommendationScreen(AdvisorScreen):
         self.action_export("markdown")
 
 
-def verdict_view(report: Any) -> Any:
-    rec = get(report, "recommendation", default={})
-    workflow = str(get(rec, "workflow", default="?"))
-    head = Text.assemble(
-        ("Recommendation: ", "bold"),
-        (workflow.upper(), "bold reverse green"),
-        "   confidence ",
-        (str(get(rec, "confidence", default="?")), "bold"),
-    )
-    margin = get(rec, "margin")
-    if margin is not None:
-        head.append(f"   margin {fmt_num(margin, 1)} points", style="dim")
-    parts: list = [head]
-    if get(rec, "runner_up"):
-        parts.append(
-            Text(
-                f"runner-up: {get(rec, 'runner_up')}"
-                + ("  (the measured difference lies inside the probes' noise)" if get(rec, "inside_noise") else ""),
-                style="dim",
-            )
-        )
-    if get(rec, "summary"):
-        parts.append(Text(str(get(rec, "summary"))))
-    for reason in get(rec, "reasons", default=[]) or []:
-        parts.append(Text(f"  • {_text(reason)}"))
-    note = get(report, "probes", "note")
-    if note:
-        parts.append(Text(f"Probes: {note}", style="italic dim"))
-    scaling_note = get(report, "scaling", "note")  # how the scaling probe entered (or could enter)
-    if scaling_note:
-        parts.append(Text(f"Scaling: {scaling_note}", style="italic dim"))
-    return Group(*parts)
+def first_page_view(report: Report) -> RenderableType:
+    """The report's first page as `advisor report --markdown` prints it: the same renderer
+    (advisor.render.markdown.decision_summary) over the report's judged document, so the headline,
+    the reasons, what would change it, what was measured and the confidence read the same here."""
+    from advisor.render.markdown import decision_summary
+
+    doc = report.document
+    if doc is None:  # built by an older version: judging it here would block the screen
+        return Text("This report carries no judged document: rebuild it with this version.", style="yellow")
+    return Markdown("\n".join(decision_summary(report, doc)))
 
 
-def _text(item: Any) -> str:
+def _text(item: Union[dict, str, None]) -> str:
     if isinstance(item, dict):
         for key in ("text", "message", "statement", "summary", "reason", "note"):
             if item.get(key):
@@ -177,7 +174,7 @@ def _text(item: Any) -> str:
     return str(item)
 
 
-def scores_table(report: Any) -> Any:
+def scores_table(report: dict) -> RenderableType:
     scores = get(report, "scores", default=[]) or []
     if not scores:
         return Text("")
@@ -195,7 +192,7 @@ def scores_table(report: Any) -> Any:
     for score in scores:
         table.add_column(str(get(score, "workflow")), justify="right")
     criteria: list[str] = []
-    weights: dict[str, Any] = {}
+    weights: dict[str, Optional[float]] = {}
     for score in scores:
         for crit in get(score, "criteria", default=[]) or []:
             name = str(get(crit, "name"))
@@ -223,13 +220,13 @@ def scores_table(report: Any) -> Any:
     return Group(table, *notes)
 
 
-def _text_list(value: Any) -> str:
+def _text_list(value: Union[list, dict, str, None]) -> str:
     if isinstance(value, list):
         return "; ".join(_text(v) for v in value)
     return _text(value) if value else "a hard constraint"
 
 
-def evidence_view(report: Any, workflow: Any) -> Any:
+def evidence_view(report: dict, workflow: Optional[str]) -> RenderableType:
     score = next((s for s in get(report, "scores", default=[]) if get(s, "workflow") == workflow), None)
     if score is None:
         return Text("")
@@ -244,7 +241,7 @@ def evidence_view(report: Any, workflow: Any) -> Any:
     return Group(*parts)
 
 
-def evidence_line(item: Any) -> Text:
+def evidence_line(item: Union[dict, str]) -> Text:
     if not isinstance(item, dict):
         return Text(f"    {item}")
     kind = str(item.get("kind") or item.get("type") or "")
@@ -265,7 +262,7 @@ def evidence_line(item: Any) -> Text:
     return line
 
 
-def evidence_value(key: str, value: Any) -> str:
+def evidence_value(key: str, value: object) -> str:
     """One evidence figure in words: a CI as 'CI95 1,951-2,836', a flag as yes/no, a list joined."""
     if key == "ci95" and isinstance(value, (list, tuple)) and len(value) == 2:
         return f"CI95 {fmt_num(value[0], 1)}-{fmt_num(value[1], 1)}"
@@ -280,7 +277,7 @@ def evidence_value(key: str, value: Any) -> str:
     return f"= {text}" if key == "value" else f"{key} {text}"
 
 
-def _range(value: Any, digits: int = 1, unit: str = "") -> str:
+def _range(value: object, digits: int = 1, unit: str = "") -> str:
     if isinstance(value, (list, tuple)) and len(value) == 2:
         return f"{fmt_num(value[0], digits)}-{fmt_num(value[1], digits)}{unit}"
     if isinstance(value, dict) and "low" in value and "high" in value:
@@ -288,7 +285,7 @@ def _range(value: Any, digits: int = 1, unit: str = "") -> str:
     return fmt_num(value, digits, unit)
 
 
-def projections_view(report: Any) -> Any:
+def projections_view(report: dict) -> RenderableType:
     projections = get(report, "projections", default=[]) or []
     if not projections:
         return Text.assemble(
@@ -333,49 +330,106 @@ def projections_view(report: Any) -> Any:
     return table
 
 
-def sensitivity_view(report: Any) -> Any:
-    sensitivity = get(report, "sensitivity")
-    if not sensitivity:
-        return Text("")
-    items = (
-        sensitivity
-        if isinstance(sensitivity, list)
-        else [{"criterion": k, **(v if isinstance(v, dict) else {"value": v})} for k, v in sensitivity.items()]
+def _hours_range(low: float, high: float) -> str:
+    """A range of hours rounded as the Markdown document rounds it (advisor.render._fmt)."""
+    from advisor.render._fmt import span
+
+    return span({"low": low, "high": high}, "h")
+
+
+def _about(hours: float) -> str:
+    from advisor.render._fmt import num
+
+    return f"~{num(hours)} h"
+
+
+def register_view(doc: ReviewDocument) -> RenderableType:
+    """The document's risk register: pitfalls by exposure (likelihood x expected hours) with owner,
+    milestone and mitigation; the expected total beside the full range."""
+    from advisor.decision.document import label
+
+    reg = doc.risk_register
+    wf = label(reg.workflow)
+    if not reg.risks and not reg.also_known:
+        return Text.assemble(("Risk register  ", "bold"), (f"no knowledge-base pitfalls apply to {wf}", "dim"))
+    head = Text.assemble(
+        (f"Risk register for {wf}, by exposure", "bold"),
+        f"  expected {_about(reg.expected_hours)}; {_hours_range(*reg.full_hours)} if every pitfall bites in full",
     )
-    parts: list = [Text("Sensitivity (weight at which the top workflow changes)", style="bold")]
-    for item in items:
-        name = get(item, "criterion") or get(item, "name") or "?"
-        flip = get(item, "threshold")
-        to = get(item, "new_top")
-        note = get(item, "note")
-        if flip is None and to is None:
-            line = f"  {name}: {note or 'no weight changes the verdict'}"
-        else:
-            line = f"  {name}: at weight {fmt_num(flip, 2)} -> {to or '?'}"
-            if note:
-                line += f"  ({note})"
-        parts.append(Text(line))
+    parts: list[RenderableType] = [head]
+    for i, r in enumerate(reg.risks, 1):
+        parts.append(
+            Text.assemble(
+                (f"  {i}. ", "yellow"),
+                (r.title, "bold"),
+                (f"  {_about(r.exposure)} ({r.likelihood:.0%} x {_hours_range(*r.hours)})", "dim"),
+            )
+        )
+        parts.append(Text(f"     why: {r.why}"))
+        parts.append(Text(f"     {r.owner}; retire at the {r.milestone} milestone; {r.mitigation}", style="italic"))
+    if reg.also_known:
+        known = "; ".join(f"{r.title} ({_about(r.exposure)}, {r.likelihood:.0%})" for r in reg.also_known)
+        parts.append(Text(f"  Also known (low exposure here): {known}", style="dim"))
     return Group(*parts)
 
 
-def pitfalls_view(report: Any) -> Any:
-    pitfalls = get(report, "pitfalls", default=[]) or []
-    if not pitfalls:
-        return Text.assemble(("Pitfalls  ", "bold"), ("none known for this situation", "dim"))
-    parts: list = [Text(f"Pitfalls ({len(pitfalls)}, by expected cost)", style="bold")]
-    for item in pitfalls:
-        cost = get(item, "effort_hours")
-        head = Text.assemble(("  ! ", "yellow"), (str(get(item, "title", default=get(item, "id"))), "bold"))
-        if cost is not None:
-            head.append(f"  {_range(cost, 0)} h to fix", style="dim")
-        if get(item, "hours_in_field_report") is not None:
-            head.append(f" (cost {fmt_num(get(item, 'hours_in_field_report'), 0)} h in a field report)", style="dim")
-        workflows = get(item, "workflows", default=[])
-        if workflows:
-            head.append(f"  [{', '.join(workflows)}]", style="dim")
-        parts.append(head)
-        if get(item, "fix"):
-            parts.append(Text(f"    fix: {get(item, 'fix')}", style="italic"))
+def stack_view(doc: ReviewDocument) -> RenderableType:
+    """The document's stack to install: one table per path (prototype, production), its install lines."""
+    if not doc.stacks:
+        return Text.assemble(("Stack  ", "bold"), (f"no pinned stack: {doc.stack_note or 'no knowledge base'}", "dim"))
+    parts: list[RenderableType] = [
+        Text("The stack to install (the knowledge base's compatibility matrix)", style="bold")
+    ]
+    for st in doc.stacks:
+        table = Table(
+            title=st.title,
+            title_justify="left",
+            title_style="bold",
+            show_edge=False,
+            pad_edge=False,
+            expand=True,
+            header_style="bold dim",
+        )
+        table.add_column("Component", no_wrap=True)
+        table.add_column("Version")
+        table.add_column("Confidence", no_wrap=True)
+        for c in st.components:
+            table.add_row(c.name, c.version, c.confidence or "-")
+        parts.append(table)
+        parts += [Text(f"  $ {line}", style="dim") for line in st.install]
+    return Group(*parts)
+
+
+def sensitivity_view(report: Report, doc: ReviewDocument) -> RenderableType:
+    """The weights (each criterion's weight moved until the winner changes) and the knowledge base's
+    own figures moved within their ranges (the document's search)."""
+    from advisor.decision.document import plain
+
+    parts: list[RenderableType] = [Text("Sensitivity", style="bold")]
+    parts += [Text(f"  weights: {plain(s.note)}") for s in report.sensitivity] or [Text("  weights: none")]
+    k = doc.kb_sensitivity
+    if k is not None:
+        parts.append(Text(f"  knowledge-base figures ({k.searched} searched, {k.ranges}): {k.note}"))
+    return Group(*parts)
+
+
+def sign_off_view(doc: ReviewDocument) -> RenderableType:
+    """Who and what stands behind the document, and the place for the reviewer (the Markdown's sign-off)."""
+    so = doc.sign_off
+    runs = Counter(r.quality for r in so.probe_runs)
+    parts: list[RenderableType] = [
+        Text("Sign-off", style="bold"),
+        Text(f"  {so.tool} {so.version}; report schema {so.report_schema}, document {doc.document_version}"),
+        Text(f"  knowledge base {so.knowledge_base or 'not loaded'}"),
+        Text(
+            f"  probe runs read: {len(so.probe_runs)}"
+            + (f" ({', '.join(f'{n} {q}' for q, n in runs.items())})" if runs else "")
+            + f"; {doc.probes.text()}"
+        ),
+        Text(f"  measured and entering the report: {len(so.measured)} figure(s)"),
+        Text("  taken from the knowledge base: " + ("; ".join(so.from_knowledge_base) or "nothing")),
+        Text("  reviewed by: ________   date: ________   verdict accepted: yes / no / with changes", style="dim"),
+    ]
     return Group(*parts)
 
 
@@ -384,14 +438,14 @@ ROLE_ORDER = ("model", "training", "data", "deployment", "tests", "examples", "t
 ROLE_TITLE = {"training": "training loop", "data": "data pipeline"}
 
 
-def _hours(pair: Any) -> str:
+def _hours(pair: Optional[list[float]]) -> str:
     if not pair or len(pair) != 2:
         return "-"
     low, high = (float(v) for v in pair)
     return f"{low:.0f}-{high:.0f} h" if high >= 10 else f"{low:.1f}-{high:.1f} h"
 
 
-def scan_view(scan: Any) -> Any:
+def scan_view(scan: dict) -> RenderableType:
     """The migration scan of model.code_path: total effort, risk and route, then its breakdown per
     role (model / training loop / data pipeline / deployment / tests) and the top packages, from the
     scan's effort_breakdown (the figures `advisor scan --by package` prints)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Optional
 
 from textual import on
 from textual.app import ComposeResult
@@ -41,6 +41,14 @@ from tui.messages import HostDefaults, RequirementsLoaded
 from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
 from tui.widgets.toggles import StateSelectionList, StateSwitch
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+    from textual import events
+    from textual.message import Message
+    from textual.widget import Widget
+
+    from probes.check.models import CheckReport
 
 DEFAULT_FILE = "requirements.yaml"
 HOST_FIELDS = (
@@ -93,7 +101,7 @@ class RequirementsScreen(AdvisorScreen):
         self.optional_sections = {s.key for s in self.specs if s.kind == "section" and not s.required}
         self.touched: set[str] = set()  # fields the user changed: host defaults leave them alone
         self.errors: dict[str, str] = {}
-        self._filled: dict[str, Any] = {}  # what fill() put in each control: its echo is no edit
+        self._filled: dict[str, object] = {}  # what fill() put in each control: its echo is no edit
         self._timer = None
         self.dirty = False  # edited since the last load or save: loading over it asks first
 
@@ -130,7 +138,7 @@ class RequirementsScreen(AdvisorScreen):
         if spec.kind in ("int", "float", "text", "path", "mapping", "multi"):
             yield Static("", id=f"err-{spec.widget_id}", classes="field-error")
 
-    def _control(self, spec: FieldSpec) -> Any:
+    def _control(self, spec: FieldSpec) -> Widget:
         wid = spec.widget_id
         if spec.kind == "enum":
             return Select([(str(c), c) for c in spec.choices], allow_blank=not spec.required, id=wid, compact=True)
@@ -191,7 +199,7 @@ class RequirementsScreen(AdvisorScreen):
         self.fill(self._with_host_defaults(data, self.app.state.host.report))
         self.validate_now()
 
-    def _with_host_defaults(self, data: dict, report: Any) -> dict:
+    def _with_host_defaults(self, data: dict, report: Optional[CheckReport]) -> dict:
         data = copy.deepcopy(data)
         for key, value in host_defaults(report).items():
             if key not in self.touched and value is not None:
@@ -238,7 +246,7 @@ class RequirementsScreen(AdvisorScreen):
             if spec.kind == "section" or any(spec.key.startswith(s + ".") for s in skip):
                 continue
             widget = self.query_one(f"#{spec.widget_id}")
-            value: Any
+            value: object
             if spec.kind == "enum":
                 value = None if widget.value == Select.NULL else widget.value
             elif spec.kind == "multi":
@@ -271,7 +279,7 @@ class RequirementsScreen(AdvisorScreen):
                 data.setdefault(section, {})
         return data
 
-    def _raw_value(self, spec: FieldSpec) -> Any:
+    def _raw_value(self, spec: FieldSpec) -> object:
         widget = self.query_one(f"#{spec.widget_id}")
         if spec.kind == "enum":
             return None if widget.value == Select.NULL else widget.value
@@ -298,7 +306,7 @@ class RequirementsScreen(AdvisorScreen):
 
     # ---- validation ----------------------------------------------------------------------------
 
-    def validate_now(self) -> Any:
+    def validate_now(self) -> Optional[BaseModel]:
         """Collect, validate with the real model, show inline messages, tell the app. Returns the
         model or None."""
         data = self.collect()
@@ -366,7 +374,7 @@ class RequirementsScreen(AdvisorScreen):
         out = f"[b]{spec.key}[/b]: {text}" if text else f"[b]{spec.key}[/b]"
         return out + (f"  [dim]({allowed})[/dim]" if allowed else "")
 
-    def on_descendant_focus(self, event: Any) -> None:
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         wid = getattr(event.widget, "id", "") or ""
         spec = self.by_id.get(wid.removeprefix("sec-"))
         hint = self.query_one("#req-hint", Static)
@@ -379,7 +387,7 @@ class RequirementsScreen(AdvisorScreen):
     @on(Select.Changed)
     @on(Switch.Changed)
     @on(SelectionList.SelectedChanged)
-    def _edited(self, event: Any) -> None:
+    def _edited(self, event: Message) -> None:
         control = getattr(event, "control", None) or getattr(event, "selection_list", None)
         wid = getattr(control, "id", "") or ""
         if wid.startswith("sec-"):
@@ -451,7 +459,7 @@ class RequirementsScreen(AdvisorScreen):
         self.action_load()
 
 
-def _kb_problems(model: Any) -> list[str]:
+def _kb_problems(model: BaseModel) -> list[str]:
     try:
         return providers.kb_problems(model)
     except ImportError:  # no knowledge base package: nothing to check against
@@ -480,7 +488,7 @@ def _wid(key: str) -> str:
     return "f-" + key.replace(".", "-").replace("_", "-")
 
 
-def _plain(value: Any) -> str:
+def _plain(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value)) if abs(value) < 1e15 else str(value)
     return str(value)

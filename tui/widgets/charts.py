@@ -8,32 +8,41 @@ model at a time: the model of the run highlighted in the results table.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Optional, Union
 
 from textual_plotext import PlotextPlot
 
 from tui.data import get
 from tui.glyphs import ascii_only
 
+if TYPE_CHECKING:
+    from textual_plotext.plotext_plot import Plot
 
-def _bar_marker() -> Any:
+    from advisor.report import Report
+    from probes.transformer.models import GptResult
+    from tui.state import Result
+
+    ReportData = Union[Report, dict]
+
+
+def _bar_marker() -> Optional[str]:
     return "#" if ascii_only() else None  # None: plotext's block
 
 
-def _short_run(run: Any) -> str:
+def _short_run(run: Result) -> str:
     short = {"pytorch": "pt", "mindspore": "ms"}  # the charts are half a screen wide
     framework = str(get(run, "framework", default="?"))
     return f"{short.get(framework, framework)} {get(run, 'mode', default='?')}"
 
 
-def ok_runs(suite: Any, model: str | None) -> list:
+def ok_runs(suite: Result, model: str | None) -> list:
     runs = [r for r in get(suite, "runs", default=[]) or [] if get(r, "status") == "ok"]
     if model is None and runs:
         model = get(runs[0], "model")
     return [r for r in runs if get(r, "model") == model]
 
 
-def _ranges(plt: Any, ys: list, lows: list, highs: list) -> None:
+def _ranges(plt: Plot, ys: list, lows: list, highs: list) -> None:
     """A horizontal line from low to high at each y (plotext's error() is symmetric only)."""
     marker = "-" if ascii_only() else "─"
     for y, low, high in zip(ys, lows, highs):
@@ -70,12 +79,12 @@ def tick_label(value: float) -> str:
     return f"{value:g}"
 
 
-def _x_ticks(plt: Any, low: float, high: float) -> None:
-    ticks = nice_ticks(low, high)
+def _x_ticks(plt: Plot, low: float, high: float, most: int = 5) -> None:
+    ticks = nice_ticks(low, high, most)
     plt.xticks(ticks, [tick_label(t) for t in ticks])
 
 
-def _y_ticks(plt: Any, low: float, high: float) -> None:
+def _y_ticks(plt: Plot, low: float, high: float) -> None:
     ticks = nice_ticks(low, high)
     plt.yticks(ticks, [tick_label(t) for t in ticks])
 
@@ -113,7 +122,7 @@ class ChartBase(PlotextPlot):
 class ThroughputChart(ChartBase):
     """img/s of each (framework, mode) for one model, the CI95 as a red line over each bar."""
 
-    def show(self, suite: Any, model: str | None = None) -> None:
+    def show(self, suite: Result, model: str | None = None) -> None:
         runs = ok_runs(suite, model)
         if not runs:
             self._empty("Throughput", "no finished runs to draw")
@@ -136,7 +145,7 @@ class ThroughputChart(ChartBase):
 class StepTimeChart(ChartBase):
     """The step-time spread of each run: median (a dot) and its p10-p90 range (ms/step)."""
 
-    def show(self, suite: Any, model: str | None = None) -> None:
+    def show(self, suite: Result, model: str | None = None) -> None:
         runs = [r for r in ok_runs(suite, model) if get(r, "step_time_ms", "median") is not None]
         if not runs:
             self._empty("Step time", "no finished runs to draw")
@@ -160,7 +169,7 @@ class StepTimeChart(ChartBase):
 class ScoreChart(ChartBase):
     """Each workflow's total score (0-100); a blocked workflow is drawn at 0 and named so."""
 
-    def show(self, report: Any) -> None:
+    def show(self, report: ReportData) -> None:
         scores = get(report, "scores", default=[]) or []
         if not scores:
             self._empty("Scores", "no scores yet")
@@ -185,7 +194,7 @@ class TornadoChart(ChartBase):
     """How far each criterion's weight must move for another workflow to win: the shortest bar is
     the most sensitive. Criteria no weight can flip are not drawn (the Sensitivity text names them)."""
 
-    def show(self, report: Any) -> None:
+    def show(self, report: ReportData) -> None:
         items = get(report, "sensitivity", default=[]) or []
         if isinstance(items, dict):
             items = [{"criterion": k, **(v if isinstance(v, dict) else {})} for k, v in items.items()]
@@ -212,7 +221,7 @@ class ScalingChart(ChartBase):
     """The scaling curve: images/s (median over the repetitions, min-max as a line) against the
     number of ranks, per framework, with the ideal (N x the 1-rank throughput) for scale."""
 
-    def show(self, result: Any) -> None:
+    def show(self, result: Result) -> None:
         curves = []
         for fw in get(result, "frameworks", default=[]) or []:
             points = [
@@ -249,7 +258,7 @@ class ScalingChart(ChartBase):
         self.refresh()
 
 
-def accuracy_curves(suite: Any) -> list[tuple[str, list[float]]]:
+def accuracy_curves(suite: Result) -> list[tuple[str, list[float]]]:
     """(framework mode, mean test accuracy after each epoch over its finished seeds), per run kind."""
     by_run: dict[str, list[list[float]]] = {}
     for run in get(suite, "runs", default=[]) or []:
@@ -275,7 +284,7 @@ class AccuracyChart(ChartBase):
 
     legend: list[tuple[str, str, str]] = []
 
-    def show(self, suite: Any) -> None:
+    def show(self, suite: Result) -> None:
         curves = accuracy_curves(suite)
         self.legend = []
         if not curves:
@@ -296,4 +305,61 @@ class AccuracyChart(ChartBase):
         plt.ylim(0, 100)
         plt.yticks([0, 25, 50, 75, 100], ["0", "25", "50", "75", "100"])
         plt.title("test accuracy % by epoch (dots: target)")
+        self.refresh()
+
+
+# ---- the transformer probe (issue 30 item 5) ----------------------------------------------------
+
+SHORT_VARIANT = {"compile-dynamic": "compile-dyn", "graph-dynamic": "graph-dyn"}
+SHORT_WAY = {"padded": "pad", "bucketed": "bkt", "variable": "var"}
+
+
+class TokensChart(ChartBase):
+    """tokens/s of each GPT run (framework and mode), its CI95 as a red line; an unusable run (the
+    stability grade of probes.quality) is labelled so: its bar is drawn, never read as a result."""
+
+    def show(self, result: GptResult) -> None:
+        runs = [r for r in result.runs if r.status == "ok" and r.tokens_per_second]
+        if not runs:
+            self._empty("Tokens/s", "no finished runs to draw")
+            return
+        plt = self.plt
+        plt.clear_figure()
+        values = [float(r.tokens_per_second or 0.0) for r in runs]
+        cis = [r.ci95 or [v, v] for r, v in zip(runs, values)]
+        # "!" marks an unusable run (the title says so): a long suffix leaves the bars no room at 80 columns
+        labels = [_short_run(r.model_dump()) + (" !" if r.quality == "unusable" else "") for r in runs]
+        self._row_bars(labels, values)
+        ys = list(range(len(runs), 0, -1))
+        _ranges(plt, ys, [float(c[0]) for c in cis], [float(c[1]) for c in cis])
+        top = max(max(float(c[1]) for c in cis), max(values)) * 1.1
+        plt.xlim(0, top)
+        _x_ticks(plt, 0, top, most=3)  # few labels: plotext thins crowded ones, differently from draw to draw
+        plt.title("tokens/s, CI95")
+        self.refresh()
+
+
+class DynamicChart(ChartBase):
+    """End-to-end tokens/s (graph compiles included) of each dynamic-shape way per variant, the
+    compile count in the label: what variable lengths cost against padding or buckets."""
+
+    def show(self, result: GptResult) -> None:
+        bars = [
+            (f"{SHORT_VARIANT.get(d.variant, d.variant)} {SHORT_WAY.get(w.way, w.way)} {w.compiles}c", w)
+            for d in result.dynamic
+            if d.status == "ok"
+            for w in d.ways
+            if w.end_to_end_tokens_per_second
+        ]
+        if not bars:
+            self._empty("Dynamic shapes", "not measured")
+            return
+        plt = self.plt
+        plt.clear_figure()
+        values = [float(w.end_to_end_tokens_per_second or 0.0) for _, w in bars]
+        self._row_bars([label for label, _ in bars], values)
+        top = max(values) * 1.1
+        plt.xlim(0, top)
+        _x_ticks(plt, 0, top, most=3)
+        plt.title("end-to-end tok/s")
         self.refresh()

@@ -7,7 +7,7 @@ changed) and draw from the results as the runners return them (pydantic models o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Optional
 
 from rich.console import Group
 from rich.text import Text
@@ -17,17 +17,22 @@ from textual.widgets import DataTable, Static
 
 from tui import providers
 from tui.data import fmt_num, fmt_when, get
-from tui.state import RunProgress
+from tui.state import Measurement, Result, RunProgress
+
+if TYPE_CHECKING:
+    from advisor.report import Report
+    from probes.pipeline.models import PipelineSuite
+    from tui.app import AdvisorApp
 from tui.widgets.charts import AccuracyChart
 from tui.widgets.run_row import STATUS_STYLE, show_run_row
 
 
-def status_cell(status: Any) -> Text:
+def status_cell(status: Optional[str]) -> Text:
     status = str(status or "?")
     return Text(status, style=STATUS_STYLE.get(status, ""))
 
 
-def _short(text: Any, width: int) -> str:
+def _short(text: object, width: int) -> str:
     text = " ".join(str(text or "").split())
     return text if len(text) <= width else text[: width - 3] + "..."
 
@@ -59,10 +64,10 @@ class MeasurementPanel(Vertical):
             self.query_one(f"#{self.KIND}-{name}-table", DataTable).add_columns(*columns)
         self.display = False  # shown once the kind has run (or was asked to): the screen stays short
 
-    def measurement(self, app: Any) -> Any:
+    def measurement(self, app: AdvisorApp) -> Measurement:
         return getattr(app.state, self.KIND)
 
-    def show_all(self, app: Any) -> None:
+    def show_all(self, app: AdvisorApp) -> None:
         self.report = getattr(app.state, "report", None)  # a panel may set its result against it
         state = self.measurement(app)
         self.display = bool(state.running or state.result is not None or state.runs)
@@ -78,7 +83,7 @@ class MeasurementPanel(Vertical):
         self.query_one(f"#{self.KIND}-runs", Vertical).remove_children()
         self.display = True
 
-    def show_status(self, app: Any) -> None:
+    def show_status(self, app: AdvisorApp) -> None:
         state = self.measurement(app)
         if state.running:
             clock = state.clock  # advisor.progress.ProbeProgress: planned total and a countdown ETA
@@ -101,7 +106,7 @@ class MeasurementPanel(Vertical):
         self.display = True
         show_run_row(self.query_one(f"#{self.KIND}-runs", Vertical), f"{self.KIND}-run-", progress)
 
-    def show_result(self, result: Any) -> None:
+    def show_result(self, result: Optional[Result]) -> None:
         title = self.query_one(f"#{self.KIND}-title", Static)
         notes = self.query_one(f"#{self.KIND}-notes", Static)
         tables = {name: self.query_one(f"#{self.KIND}-{name}-table", DataTable) for name in self.TABLES}
@@ -124,10 +129,10 @@ class MeasurementPanel(Vertical):
         notes.update(Group(*self.note_lines(result)))
         self.show_extra(result)
 
-    def show_extra(self, result: Any) -> None:
+    def show_extra(self, result: Optional[Result]) -> None:
         pass
 
-    def title_text(self, result: Any) -> Text:
+    def title_text(self, result: Result) -> Text:
         when = fmt_when(get(result, "created"))
         seconds = get(result, "seconds")
         return Text.assemble(
@@ -137,10 +142,10 @@ class MeasurementPanel(Vertical):
             + ")",
         )
 
-    def table_rows(self, result: Any) -> dict[str, tuple[str, list[list]]]:
+    def table_rows(self, result: Result) -> dict[str, tuple[str, list[list]]]:
         raise NotImplementedError
 
-    def note_lines(self, result: Any) -> list[Text]:
+    def note_lines(self, result: Result) -> list[Text]:
         return []
 
 
@@ -162,7 +167,7 @@ class DeployPanel(MeasurementPanel):
         "serves": ("Engine", "Artefact", "Model", "Status", "P50 ms", "P95", "P99", "img/s", "First s", "Placement"),
     }
 
-    def show_status(self, app: Any) -> None:
+    def show_status(self, app: AdvisorApp) -> None:
         super().show_status(app)
         state = self.measurement(app)
         if not state.running and state.result is None:
@@ -175,7 +180,7 @@ class DeployPanel(MeasurementPanel):
                     Text.assemble((self.IDLE + " ", "italic"), (missing, "yellow"))
                 )
 
-    def table_rows(self, result: Any) -> dict[str, tuple[str, list[list]]]:
+    def table_rows(self, result: Result) -> dict[str, tuple[str, list[list]]]:
         config = get(result, "config", default={})
         sizes = get(config, "batch_sizes", default=[]) or []
         small, big = (min(sizes), max(sizes)) if sizes else ("?", "?")
@@ -219,7 +224,7 @@ class DeployPanel(MeasurementPanel):
             ),
         }
 
-    def note_lines(self, result: Any) -> list[Text]:
+    def note_lines(self, result: Result) -> list[Text]:
         lines = [parity_line(p) for p in get(result, "parity", default=[]) or []]
         if not lines:
             lines.append(Text("Parity: not compared (needs two artefacts served of one model)", style="dim"))
@@ -252,7 +257,7 @@ def not_installed(engines: list) -> str:
     return "; ".join(missing)
 
 
-def export_problem(step: Any) -> str:
+def export_problem(step: Result) -> str:
     if get(step, "status") == "ok":
         return str(get(step, "exporter") or "")
     operator = get(step, "operator")
@@ -260,7 +265,7 @@ def export_problem(step: Any) -> str:
     return f"operator {operator}: {error}" if operator else error
 
 
-def placement_text(where: Any) -> str:
+def placement_text(where: Optional[Result]) -> str:
     """'12 on CPU' / '10 on CUDA, 2 elsewhere (CPU fallback: Resize)': the seeds' silent fallback."""
     if not where:
         return "-"
@@ -273,7 +278,7 @@ def placement_text(where: Any) -> str:
     return text
 
 
-def parity_line(check: Any) -> Text:
+def parity_line(check: Result) -> Text:
     out = Text.assemble(("Parity ", "bold"), f"{get(check, 'id', default='?')}: ")
     status = get(check, "status")
     if status == "skipped":
@@ -306,7 +311,7 @@ class AccuracyPanel(MeasurementPanel):
         yield AccuracyChart(id="chart-accuracy")
         yield Static(id="accuracy-legend")  # under the chart, clear of its points
 
-    def show_extra(self, result: Any) -> None:
+    def show_extra(self, result: Optional[Result]) -> None:
         chart = self.query_one(AccuracyChart)
         legend = self.query_one("#accuracy-legend", Static)
         chart.display = legend.display = result is not None
@@ -317,7 +322,7 @@ class AccuracyPanel(MeasurementPanel):
                 parts += [(f"{marker} ", f"bold {color}"), f"{name}   "]
             legend.update(Text.assemble("  ", *parts, ("· target", "dim")) if parts else "")
 
-    def title_text(self, result: Any) -> Text:
+    def title_text(self, result: Result) -> Text:
         config = get(result, "config", default={})
         data = get(result, "data", default={}) or {}
         head = super().title_text(result)
@@ -329,7 +334,7 @@ class AccuracyPanel(MeasurementPanel):
         )
         return head
 
-    def table_rows(self, result: Any) -> dict[str, tuple[str, list[list]]]:
+    def table_rows(self, result: Result) -> dict[str, tuple[str, list[list]]]:
         rows = []
         for r in get(result, "runs", default=[]) or []:
             ok = get(r, "status") == "ok"
@@ -348,7 +353,7 @@ class AccuracyPanel(MeasurementPanel):
             )
         return {"runs": ("Per run (seconds: training wall time to the target, compile in and apart)", rows)}
 
-    def note_lines(self, result: Any) -> list[Text]:
+    def note_lines(self, result: Result) -> list[Text]:
         lines = [gap_line(g) for g in get(result, "gaps", default=[]) or []]
         if not lines:
             lines.append(Text("Gap: not measured (needs finished runs of both frameworks)", style="dim"))
@@ -366,7 +371,7 @@ class AccuracyPanel(MeasurementPanel):
 VERDICT_STYLE = {"same": "bold green", "differs": "bold red", "undecided": "bold yellow"}
 
 
-def gap_line(gap: Any) -> Text:
+def gap_line(gap: Result) -> Text:
     """advisor.decision.accuracy.gap_verdict, the one judge of "the same" (the CLI and the report use it)."""
     from advisor.decision.accuracy import gap_verdict
     from probes.accuracy.models import AccuracyGap
@@ -376,7 +381,7 @@ def gap_line(gap: Any) -> Text:
     return Text.assemble(("Gap ", "bold"), (verdict, VERDICT_STYLE.get(verdict, "")), f": {why}")
 
 
-def normalize_line(check: Any) -> Text:
+def normalize_line(check: dict) -> Text:
     from advisor.decision.accuracy import normalize_verdict
 
     try:
@@ -397,7 +402,7 @@ class PipelinePanel(MeasurementPanel):
     )
     TABLES = {"runs": ("Loader", "Status", "Alone /s", "With step /s", "Step alone /s", "Verdict")}
 
-    def table_rows(self, result: Any) -> dict[str, tuple[str, list[list]]]:
+    def table_rows(self, result: Result) -> dict[str, tuple[str, list[list]]]:
         rows = []
         for r in get(result, "runs", default=[]) or []:
             verdict, style = pipeline_verdict(r)
@@ -418,7 +423,7 @@ class PipelinePanel(MeasurementPanel):
         )
         return {"runs": (caption, rows)}
 
-    def note_lines(self, result: Any) -> list[Text]:
+    def note_lines(self, result: Result) -> list[Text]:
         from advisor.decision.pipeline import best_rate
 
         lines = []
@@ -440,7 +445,7 @@ class PipelinePanel(MeasurementPanel):
         return lines
 
 
-def as_pipeline_suite(result: Any) -> Any:
+def as_pipeline_suite(result: Result) -> Optional[PipelineSuite]:
     from probes.pipeline.models import PipelineSuite
 
     if isinstance(result, PipelineSuite):
@@ -451,7 +456,7 @@ def as_pipeline_suite(result: Any) -> Any:
         return None
 
 
-def pipeline_verdict(run: Any) -> tuple[str, str]:
+def pipeline_verdict(run: Result) -> tuple[str, str]:
     """advisor.decision.pipeline's verdict (starved / keeps up), or the failure's reason."""
     from advisor.decision.pipeline import starved, verdict
     from probes.pipeline.models import PipelineRun
@@ -471,7 +476,7 @@ def pipeline_verdict(run: Any) -> tuple[str, str]:
 CAP_WARNINGS = ("the data loader bounds it", "capped at the published record")
 
 
-def feed_line(framework: str, best: tuple[float, str], report: Any) -> Text | None:
+def feed_line(framework: str, best: tuple[float, str], report: Optional[Report | dict]) -> Text | None:
     """The issue's "on 8 x 910B this pipeline would feed 31% of the chips": the fastest loader here
     against the report's projected images/s for the team's target accelerator; None without such a
     projection. A report built with this pipeline carries the share itself (Projection.input_pipeline,

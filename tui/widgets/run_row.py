@@ -56,7 +56,7 @@ class RunRow(Vertical):
         if not getattr(self, "_ready", False):
             return  # not composed yet: on_mount shows the latest progress
         status = progress.status
-        ips = fmt_num(progress.images_per_second, 1, " img/s") if progress.images_per_second else ""
+        ips = fmt_num(progress.rate, 1, f" {progress.unit}") if progress.rate else ""
         self.query_one(".run-ips", Static).update(Text.assemble((status, STATUS_STYLE.get(status, "")), "  ", ips))
         self.query_one(ProgressBar).update(progress=progress.fraction)
         steps = list(progress.step_ms)

@@ -6,7 +6,7 @@ a dozen launches, and the summary is what the reader wants first."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Optional
 
 from rich.console import Group
 from rich.text import Text
@@ -16,7 +16,10 @@ from textual.widgets import DataTable, Static
 
 from tui.data import cached_runs_lines, fmt_num, fmt_when, get
 from tui.providers import as_data
-from tui.state import RunProgress
+from tui.state import Result, RunProgress
+
+if TYPE_CHECKING:
+    from tui.app import AdvisorApp
 from tui.widgets.charts import ScalingChart
 from tui.widgets.run_row import show_run_row
 
@@ -58,7 +61,7 @@ class ScalingPanel(Vertical):
     def on_mount(self) -> None:
         self.query_one("#scaling-table", DataTable).add_columns(*COLUMNS)
 
-    def show_all(self, app: Any) -> None:
+    def show_all(self, app: AdvisorApp) -> None:
         self.show_status(app)
         runs = self.query_one("#scaling-runs", Vertical)
         if not app.state.scaling.runs:
@@ -71,7 +74,7 @@ class ScalingPanel(Vertical):
     def clear_runs(self) -> None:
         self.query_one("#scaling-runs", Vertical).remove_children()
 
-    def show_status(self, app: Any) -> None:
+    def show_status(self, app: AdvisorApp) -> None:
         if app.state.scaling.running:
             done = sum(1 for p in app.state.scaling.runs.values() if p.status not in ("running", "waiting"))
             text = Text.assemble(
@@ -91,7 +94,7 @@ class ScalingPanel(Vertical):
     def show_run(self, progress: RunProgress) -> None:
         show_run_row(self.query_one("#scaling-runs", Vertical), "scaling-run-", progress)
 
-    def show_result(self, result: Any, cached: bool) -> None:
+    def show_result(self, result: Optional[Result], cached: bool) -> None:
         table = self.query_one("#scaling-table", DataTable)
         table.clear()
         parts = [self.query_one(f"#scaling-{name}", Static) for name in ("title", "label", "notes")]
@@ -113,7 +116,7 @@ class ScalingPanel(Vertical):
         chart.show(as_data(result))
 
 
-def title_text(result: Any, cached: bool = False) -> Text:
+def title_text(result: Result, cached: bool = False) -> Text:
     config = get(result, "config", default={})
     source = "cached result for this host" if cached else "this session"
     when = fmt_when(get(result, "created"))
@@ -133,7 +136,7 @@ def title_text(result: Any, cached: bool = False) -> Text:
     return out
 
 
-def label_text(result: Any) -> Text:
+def label_text(result: Result) -> Text:
     """The label in plain words: CPU contention is not device scaling."""
     text = str(get(result, "label_text", default=""))
     if get(result, "host", "node_rank"):  # another node's part of a multi-node run: node 0 has the result
@@ -143,7 +146,7 @@ def label_text(result: Any) -> Text:
     return Text.assemble(("Device scaling: ", "bold green"), text)
 
 
-def table_rows(result: Any) -> list[list]:
+def table_rows(result: Result) -> list[list]:
     """One row per framework/model and multi-rank count, beside its 1-rank baseline."""
     rows = []
     for fw in get(result, "frameworks", default=[]):
@@ -177,12 +180,12 @@ def table_rows(result: Any) -> list[list]:
     return rows
 
 
-def spread_text(spread: Any, percent: bool = False) -> str:
+def spread_text(spread: Optional[Result], percent: bool = False) -> str:
     """median (min-max); a single value alone."""
     if spread is None or get(spread, "median") is None:
         return "-"
 
-    def one(value: Any) -> str:
+    def one(value: Optional[float]) -> str:
         return f"{float(value) * 100:.0f}%" if percent else fmt_num(value, 0)
 
     median, low, high = (get(spread, k) for k in ("median", "min", "max"))
@@ -193,7 +196,7 @@ def spread_text(spread: Any, percent: bool = False) -> str:
     return f"{one(median)} ({fmt_num(low, 0)}-{fmt_num(high, 0)})"
 
 
-def startup_text(count: Any) -> str:
+def startup_text(count: Optional[Result]) -> str:
     """Launcher / communication init / first step (medians, seconds): start-up apart from steady state."""
     if count is None:
         return "-"
@@ -203,7 +206,7 @@ def startup_text(count: Any) -> str:
     return "/".join(fmt_num(v, 2) for v in values)
 
 
-def note_lines(result: Any) -> list[Text]:
+def note_lines(result: Result) -> list[Text]:
     lines = [Text("Start-up s N: launcher / communication init / first step, at N ranks", style="dim")]
     for fw in get(result, "frameworks", default=[]):
         if get(fw, "reason"):
@@ -220,7 +223,7 @@ def note_lines(result: Any) -> list[Text]:
     return lines
 
 
-def inter_host_lines(block: Any) -> list[Text]:
+def inter_host_lines(block: Result) -> list[Text]:
     """A multi-node result (issue 21): the same rank count across hosts vs on node 0 alone, and the link."""
     if not block:
         return []
