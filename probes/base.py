@@ -81,7 +81,7 @@ def _adapter(kind_name: str, on_event: OnEvent):
         else:
             event = args[0]
             data = event.model_dump(exclude_none=True) if isinstance(event, BaseModel) else dict(vars(event))
-            run_id = data.pop("run_id", None) or data.pop("id", None) or kind_name
+            run_id = data.pop("run_id", None) or data.pop("step_id", None) or data.pop("id", None) or kind_name
         kind = data.pop("kind", "progress")
         if kind not in ("start", "progress", "done", "replan"):
             data["native_kind"] = kind

@@ -170,39 +170,3 @@ def test_xdg_config_home_locates_the_file(tmp_path, monkeypatch):
     monkeypatch.delenv("ADVISOR_CONFIG", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert config.config_path() == tmp_path / "framework-advisor" / "config.toml"
-
-
-def test_suite_estimate_and_eta_follow_the_plan():
-    from advisor.progress import SuiteClock, suite_estimate
-    from probes.training.models import ProbeConfig
-
-    config = ProbeConfig(
-        frameworks=["pytorch"], models=["lenet"], modes=["eager", "compile"], budget=2, repeat=1, max_repeat=None
-    )
-    estimate = suite_estimate(config)
-    assert 0 < estimate.low < estimate.high
-    clock = SuiteClock(config)
-    assert clock.total == 2 and clock.status().startswith("0 of 2 runs finished")
-    first = clock.remaining_seconds()
-    clock.on_event("pytorch-eager-lenet-bs32", "start", now=0.0)
-    clock.on_event("pytorch-eager-lenet-bs32", "done", now=1.0)
-    assert clock.finished == 1 and clock.remaining_seconds() < first
-    clock.on_event("pytorch-compile-lenet-bs32", "done", now=2.0)
-    assert clock.status() == "2 of 2 runs finished"
-
-
-def test_cli_progress_without_a_terminal_prints_a_line_per_run():
-    import io
-
-    from advisor.progress import suite_progress
-    from probes.training.models import ProbeConfig
-
-    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], budget=1, repeat=1, max_repeat=None)
-    stream = io.StringIO()
-    with suite_progress(config, stream=stream) as on_event:
-        on_event({"run_id": "pytorch-aux", "kind": "start"})
-        on_event({"run_id": "pytorch-eager-lenet-bs32", "kind": "start"})
-        on_event({"run_id": "pytorch-eager-lenet-bs32", "kind": "done", "message": "ok"})
-    lines = stream.getvalue().splitlines()
-    assert lines[0].startswith("advisor: 1 run, estimated")
-    assert lines[1] == "advisor: pytorch-eager-lenet-bs32: ok (1 of 1 runs finished)"

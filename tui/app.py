@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 # Measurements the report reads: a finished one rebuilds it (the GPT probe only fills its panel: the
 # report does not read its result yet).
-MEASURED_EVIDENCE = ("training", "scaling", "deploy", "accuracy", "pipeline")
+MEASURED_EVIDENCE = ("training", "scaling", "deploy", "accuracy", "pipeline", "gpt")
 DARK, LIGHT = "textual-dark", "textual-light"
 
 
@@ -351,7 +351,12 @@ class AdvisorApp(App):
             state.scaling.result,
             state.report_generation,
             state.requirements.path,
-            {"deploy": state.deploy.result, "accuracy": state.accuracy.result, "pipeline": state.pipeline.result},
+            {
+                "deploy": state.deploy.result,
+                "accuracy": state.accuracy.result,
+                "pipeline": state.pipeline.result,
+                "gpt": state.gpt.result,
+            },
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report", description="report")
@@ -370,7 +375,7 @@ class AdvisorApp(App):
         except Exception as exc:  # noqa: BLE001 - a missing code_path (UsageError) or a scan bug: the report goes on
             self.post_message(WorkFailed("migration scan", _one_line(exc)))
             scan = None
-        # Only what there is: a test's builder need not know scan=, deploy=, accuracy= or pipeline=.
+        # Only what there is: a test's builder need not know scan=, deploy=, accuracy=, pipeline= or gpt=.
         extra = {k: v for k, v in {"scan": scan, **(measured or {})}.items() if v is not None}
         try:
             # The measured scaling enters the report as it does for `advisor report`.

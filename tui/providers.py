@@ -140,11 +140,12 @@ def default_report_builder(
     deploy: Optional[Result] = None,
     accuracy: Optional[Result] = None,
     pipeline: Optional[Result] = None,
+    gpt: Optional[Result] = None,
 ) -> Report:
     """The same report `advisor report` builds, over the bundled knowledge base (cached). The
     probes and the scaling result are this host's (its cache, or measured in this session); `scan`
-    is the migration scan of model.code_path; `deploy`, `accuracy` and `pipeline` the probes measured in
-    this session (measured evidence, as `advisor report --deploy/--accuracy/--pipeline FILE`)."""
+    is the migration scan of model.code_path; `deploy`, `accuracy`, `pipeline` and `gpt` the probes measured
+    in this session (measured evidence, as `advisor report --deploy/--accuracy/--pipeline/--gpt FILE`)."""
     import knowledge
     from advisor.report import build_report
 
@@ -160,6 +161,7 @@ def default_report_builder(
         deploy=deploy,
         accuracy=accuracy,
         pipeline=pipeline,
+        gpt=gpt,
     )
 
 
@@ -233,6 +235,15 @@ def kb_problems(requirements: BaseModel) -> list[str]:
     from advisor.validation import kb_problems as check
 
     return check(requirements, knowledge.load())
+
+
+def requirements_problems(data: dict) -> tuple[Optional[BaseModel], list[str]]:
+    """Every problem of the form's requirements ('field: what is expected'), the model when none:
+    advisor.validation's full check, the one `advisor report` runs, so both name the same fields."""
+    import knowledge
+    from advisor.validation import requirements_problems as check
+
+    return check(data, knowledge.load())
 
 
 def requirements_to_yaml(data: dict) -> str:

@@ -315,23 +315,15 @@ class RequirementsScreen(AdvisorScreen):
         model = None
         problem = None
         if not blocking:
-            cls = providers.requirements_model()
-            try:
-                model = cls.model_validate(data)
-                # What the knowledge base says of the file: the same check `advisor report` runs.
-                for line in _kb_problems(model):
-                    field, _, text = line.partition(": ")
-                    errors.setdefault(_wid(field) if field in self.keys else "f-name", text or line)
-                if any(not v.startswith("warning:") for v in errors.values()):
-                    model = None
-                    problem = _first_problem(errors, self.by_id)
-            except Exception as exc:  # noqa: BLE001 - pydantic ValidationError: map each error to its field
-                for err in getattr(exc, "errors", lambda **_: [])(include_url=False):
-                    loc = tuple(str(p) for p in err.get("loc", ()) if not isinstance(p, int))
-                    errors.setdefault(
-                        _wid(".".join(loc)) if loc else "f-name",
-                        err.get("msg", "invalid").removeprefix("Value error, "),
-                    )
+            # Every field the CLI would refuse (pydantic, the range table, the knowledge base), each on
+            # its own line: `advisor report` runs the same check (advisor.validation).
+            model, lines = providers.requirements_problems(data)
+            for line in lines:
+                field, _, text = line.partition(": ")
+                known = field in self.keys or _wid(field) in self.by_id
+                errors.setdefault(_wid(field) if known else "f-name", (text or line).removeprefix("Value error, "))
+            if any(not v.startswith("warning:") for v in errors.values()):
+                model = None
                 problem = _first_problem(errors, self.by_id) or "invalid requirements"
         else:
             problem = _first_problem(blocking, self.by_id)
@@ -457,13 +449,6 @@ class RequirementsScreen(AdvisorScreen):
     @on(Input.Submitted, "#req-file")
     def _file_submitted(self) -> None:
         self.action_load()
-
-
-def _kb_problems(model: BaseModel) -> list[str]:
-    try:
-        return providers.kb_problems(model)
-    except ImportError:  # no knowledge base package: nothing to check against
-        return []
 
 
 def bounds_words(bounds: dict) -> str:
