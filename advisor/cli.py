@@ -285,8 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         if debug:
             raise
-        for line in str(exc).splitlines() or [""]:  # a requirements file names every bad field, a line each
-            _error_line(line if line.startswith("usage: ") else f"advisor: error: {line}")
+        _error_line(f"advisor: error: {exc}")
         return UsageError.exit_code
     except BrokenPipeError:  # the reader went away (`advisor config | head -1`): not an error
         return 0

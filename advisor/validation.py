@@ -131,11 +131,16 @@ def requirements_problems(data: Any, kb: Optional[KnowledgeBase]) -> tuple[Optio
 
 
 def load_checked(path: str | os.PathLike, kb: Optional[KnowledgeBase]) -> Requirements:
-    """A requirements file read and checked in full (`advisor report`): every bad field on a line of its
-    own ('FILE: field: what is expected'), as one UsageError (exit 2); nothing is written."""
+    """A requirements file read and checked in full (`advisor report`): every bad field, the knowledge
+    base's findings included, on the one error line ('FILE: field: what is expected; field: ...', as
+    advisor.requirements.validation_message lists pydantic's), as one UsageError (exit 2); nothing is written."""
+    from advisor.requirements import MAX_LISTED_PROBLEMS
+
     name = str(path)
     req, problems = requirements_problems(read_requirements(path), kb)
     if problems:
-        raise UsageError("\n".join(f"{name}: {p}" for p in problems))
+        more = len(problems) - MAX_LISTED_PROBLEMS
+        tail = f" (and {more} more problems)" if more > 0 else ""
+        raise UsageError(f"{name}: " + "; ".join(problems[:MAX_LISTED_PROBLEMS]) + tail)
     assert req is not None
     return req

@@ -57,6 +57,7 @@ _ENV_NAMES = {
     "CC",
     "CXX",
     "PYTHONHASHSEED",
+    "PYTHONDONTWRITEBYTECODE",  # a parent under a file-size limit must not leave its children truncated .pyc files
     "OMP_NUM_THREADS",
     "MKL_NUM_THREADS",
     "OPENBLAS_NUM_THREADS",

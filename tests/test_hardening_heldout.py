@@ -687,6 +687,9 @@ def _prepare_env(r: Row, t: Path) -> dict:
     env["XDG_CACHE_HOME"] = str(t.parent / "cache")
     env["TMPDIR"] = str(t.parent / "tmp")
     env["PYTHONPATH"] = str(ROOT)  # this tree, not whatever `advisor` the venv would import from cwd
+    # No .pyc writes: under RLIMIT_FSIZE (and a full disk) CPython renames a silently truncated .pyc into
+    # the tree, and every later import of that module fails with "marshal data too short".
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     for k, v in r.env.items():
         if v is None:
             env.pop(k, None)
@@ -882,6 +885,7 @@ def test_a_measurement_that_no_file_can_take_still_reaches_the_user(tmp_path):
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "TMPDIR": str(tmp_path / "tmp"),
         "HOME": str(tmp_path / "home"),
+        "PYTHONDONTWRITEBYTECODE": "1",  # under RLIMIT_FSIZE a .pyc write would be truncated into the tree
     }
     (tmp_path / "tmp").mkdir()
     (tmp_path / "home").mkdir()

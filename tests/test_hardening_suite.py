@@ -34,7 +34,9 @@ def _advisor(*argv, preexec=None, env=None, timeout=120):
         timeout=timeout,
         cwd=ROOT,
         preexec_fn=preexec,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        # no .pyc writes: under RLIMIT_FSIZE CPython renames a silently truncated .pyc into the tree
+        # (its atomic write does not check a partial write), and every later import of it fails
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", **(env or {})},
     )
 
 

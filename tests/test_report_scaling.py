@@ -94,7 +94,9 @@ def criterion(card, wf, name):
 def test_cpu_result_is_evidence_not_device_scaling(kb):
     req = load_requirements(EXAMPLE)
     plain, card = score(req, None, None, kb), score(req, None, None, kb, scaling=cpu_doc(), scaling_here=True)
-    assert card.recommendation.workflow == plain.recommendation.workflow == "hybrid"
+    assert (
+        card.recommendation.workflow == plain.recommendation.workflow == "pytorch"
+    )  # through torch_npu (issue 25 item 7)
     for wf, p in by_wf(card).items():
         # a 2-rank CPU measurement does not move a projection to 8 Ascend devices
         assert p.images_per_second == by_wf(plain)[wf].images_per_second
@@ -222,7 +224,7 @@ def test_scaling_file_enters_the_json_and_markdown(capsys):
     doc = json.loads(out)
     assert doc["scaling"]["source"] == "file" and doc["scaling"]["label"] == "cpu-contention"
     assert {m["framework"] for m in doc["scaling"]["measurements"]} == {"pytorch", "mindspore"}
-    assert doc["recommendation"]["workflow"] == "hybrid"
+    assert doc["recommendation"]["workflow"] == "pytorch"
     for p in doc["projections"]:
         assert p["communication"]["basis_detail"].startswith("measured on AMD EPYC (2 ranks, CPU, contention)")
     code, md, _ = run_cli(capsys, "report", str(EXAMPLE), "--scaling", str(SCALING), "--no-cache", "--markdown")
@@ -283,7 +285,7 @@ def test_report_with_scaling_is_deterministic(kb):
     [
         ("ascend-production.yaml", "mindspore"),
         ("nvidia-research-team.yaml", "pytorch"),
-        ("prototype-then-ascend.yaml", "hybrid"),
+        ("prototype-then-ascend.yaml", "pytorch"),
     ],
 )
 def test_examples_keep_their_workflow_with_the_measured_scaling(kb, example, expected):
