@@ -459,9 +459,13 @@ def validate(
     layers = _layers(dirs)
     kb, problems = build(layers)
     if kb is not None:  # a source a reader cannot follow (a path outside the package) is a problem too
-        from knowledge.sources import problems as source_problems
+        from knowledge.sources import refused_in
 
-        problems = [*problems, *source_problems(kb)]
+        # as Problem records naming file, entry and field (the section's YAML file, the id, the dotted path)
+        problems = [
+            *problems,
+            *(Problem(f"{sec}.yaml", entry, field, why) for sec, entry, field, why in refused_in(kb)),
+        ]
     return kb, problems, [label for layer in layers for label, _ in layer]
 
 

@@ -51,7 +51,7 @@ def _sources(obj: Any, where: str) -> Iterator[tuple[str, str]]:
             yield from _sources(value, f"{where}[{i}]")
 
 
-def _refused_in(kb: Any) -> Iterator[tuple[str, str, str, str]]:
+def refused_in(kb: Any) -> Iterator[tuple[str, str, str, str]]:
     """(section, entry id, field path, why) for every refused source in the knowledge base."""
     from knowledge.models import SECTIONS
 
@@ -65,12 +65,4 @@ def _refused_in(kb: Any) -> Iterator[tuple[str, str, str, str]]:
 
 def check(kb: Any) -> list[str]:
     """Every source in the knowledge base that is a path outside the package, one line each."""
-    return [f"{section}:{entry}: {field}: {why}" for section, entry, field, why in _refused_in(kb)]
-
-
-def problems(kb: Any) -> list[Any]:
-    """The same findings as knowledge.loader.Problem records, for `advisor kb validate` to report
-    (file: the section's YAML file; entry: the id; field: the dotted path to the source)."""
-    from knowledge.loader import Problem
-
-    return [Problem(f"{section}.yaml", entry, field, why) for section, entry, field, why in _refused_in(kb)]
+    return [f"{section}:{entry}: {field}: {why}" for section, entry, field, why in refused_in(kb)]

@@ -45,3 +45,53 @@ def test_no_import_circles_through_the_cli_and_the_scaling_probe():
     assert ("probes.scaling.launch", "probes.scaling.multinode", "probes.scaling.launch") in [
         c[:3] for c in circles(graph, NO_CIRCLES)
     ]
+
+
+def _cycles(graph) -> list[list[str]]:
+    """Strongly connected groups of modules (Tarjan) over direct imports: each is an import circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.find_modules_directly_imported_by(v):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for m in sorted(graph.modules):
+        if m not in index:
+            visit(m)
+    return found
+
+
+def test_no_import_circle_anywhere_in_the_core_or_the_tui():
+    """Issue 28: no circle patched with a lazy import (a function-level import counts; an annotation-only
+    one under TYPE_CHECKING does not). The decision model's was report -> document -> risks -> report."""
+    import sys
+
+    grimp = pytest.importorskip("grimp")
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    graph = grimp.build_graph(
+        "advisor", "probes", "knowledge", "tui", cache_dir=None, exclude_type_checking_imports=True
+    )
+    assert _cycles(graph) == []
+    graph.add_import(importer="advisor.decision.risks", imported="advisor.report")  # the test can fail
+    assert _cycles(graph)

@@ -59,17 +59,15 @@ def test_check_names_section_entry_and_field_of_a_nested_source():
     assert f"pitfalls:{entry.id}: source: 'shared/reference/facts.md' is a path outside the package" in "\n".join(lines)
 
 
-def test_problems_are_loader_records_naming_file_entry_and_field():
-    from knowledge.loader import Problem
-    from knowledge.sources import problems
+def test_refused_sources_name_section_entry_and_field():
+    from knowledge.sources import refused_in
 
     kb = knowledge.load()
     entry = kb.ecosystem[0]
     kb2 = kb.model_copy(update={"ecosystem": [entry.model_copy(update={"source": "../notes.md"}), *kb.ecosystem[1:]]})
-    found = [p for p in problems(kb2) if p.entry == entry.id]
-    assert found and isinstance(found[0], Problem)
-    assert (found[0].file, found[0].field) == ("ecosystem.yaml", "source")
-    assert "path outside the package" in str(found[0])
+    found = [r for r in refused_in(kb2) if r[1] == entry.id]
+    assert found and found[0][0] == "ecosystem" and found[0][2] == "source"
+    assert "path outside the package" in found[0][3]
 
 
 def test_kb_validate_refuses_a_user_entry_whose_source_is_a_shared_path(tmp_path):

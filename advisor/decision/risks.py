@@ -11,7 +11,7 @@ near-certain. Pure: reads the report document only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from advisor.decision.memory import MemoryFit
 from advisor.requirements import Requirements
@@ -352,18 +352,9 @@ def _measured(report: Report, wf: str, risks: dict[str, Risk]) -> None:
         r.why = f"measured by the pipeline probe: {feed.detail}"
 
 
-def _as_report(report: Union[Report, dict[str, Any]]) -> Report:
-    """A saved JSON document is validated into the typed report at this boundary (and only here)."""
-    if isinstance(report, dict):
-        from advisor.report import Report as _Report
-
-        return _Report.model_validate(report)
-    return report
-
-
-def register(report: Union[Report, dict[str, Any]], workflow: Optional[str] = None) -> Register:
-    """The register of the recommended workflow (or of `workflow`)."""
-    report = _as_report(report)
+def register(report: Report, workflow: Optional[str] = None) -> Register:
+    """The register of the recommended workflow (or of `workflow`), from a built Report (a saved JSON
+    document is validated into one by whoever read it: the risks never import the report, no circle)."""
     wf = workflow or report.recommendation.workflow
     p = project(report, wf)
     risks = {r.id: r for r in (_from_pitfall(item, p, wf) for item in report.pitfalls)}
