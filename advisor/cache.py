@@ -332,10 +332,15 @@ def save_onednn_confirm(
 
 
 def clear() -> list[Path]:
-    """Remove every cached probe result (both kinds), the check's oneDNN confirmation and the
-    torch.compile cache; returns what was removed."""
+    """Remove every cached probe result (both kinds), the check's oneDNN confirmation and ONNX Runtime
+    providers list, and the torch.compile cache; returns what was removed."""
     removed = []
-    for path in sorted([*cache_dir().glob("probes-*.json"), *cache_dir().glob("onednn-*.json")]):
+    kept = [
+        *cache_dir().glob("probes-*.json"),
+        *cache_dir().glob("onednn-*.json"),
+        *cache_dir().glob("ort-providers.json"),
+    ]
+    for path in sorted(kept):
         try:
             path.unlink()
             removed.append(path)

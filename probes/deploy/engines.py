@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+from typing import Optional
 
 from probes.deploy.common import have, hidden
 
@@ -53,6 +54,45 @@ def ort_providers() -> list[str]:
         return []
 
 
+def cached_ort_providers(version: Optional[str]) -> list[str]:
+    """ort_providers(), kept per installed onnxruntime (its version and package folder's mtime): the list
+    is a property of the wheel, and importing onnxruntime costs `advisor check` ~0.5 s of CPU beside its
+    smoke children on every run. Any trouble with the cache falls back to asking onnxruntime."""
+    import importlib.util
+    import json
+
+    from probes.hostfacts import cache_dir
+
+    try:
+        spec = importlib.util.find_spec("onnxruntime")  # finds the package without importing it
+        where = os.path.dirname(spec.origin) if spec and spec.origin else None
+        stamp = f"{version}-{int(os.stat(where).st_mtime)}" if where else None
+    except (ImportError, OSError, ValueError):
+        stamp = None
+    if stamp is None:
+        return ort_providers()
+    path = cache_dir() / "ort-providers.json"
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        if kept.get("stamp") == stamp and isinstance(kept.get("providers"), list):
+            return [str(p) for p in kept["providers"]]
+    except (OSError, ValueError, AttributeError):
+        pass
+    providers = ort_providers()
+    if providers:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({"stamp": stamp, "providers": providers}), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:  # a read-only or full cache: the answer is still right, only not kept
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+    return providers
+
+
 def installed_engines() -> list[dict]:
     """[{name, installed, version, distribution, providers, role, reason}] for `advisor check`."""
     out = []
@@ -69,7 +109,7 @@ def installed_engines() -> list[dict]:
             "reason": None,
         }
         if name == "onnxruntime" and installed:
-            row["providers"] = ort_providers()
+            row["providers"] = cached_ort_providers(version)
         if not installed:
             row["reason"] = (
                 "hidden by " + "ADVISOR_DEPLOY_HIDE"
