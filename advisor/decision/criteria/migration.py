@@ -3,6 +3,8 @@ shapes, parallelism set-up), their schedule against the deadline, and the measur
 
 from __future__ import annotations
 
+from typing import Optional
+
 from advisor.decision.constants import CONSTANTS, Consts
 from advisor.decision.context import Context
 from advisor.decision.criteria.common import Scored, clamp, range_text
@@ -12,7 +14,7 @@ from advisor.decision.pitfalls import pitfall_hours, pitfall_mid, ports_pytorch_
 from advisor.decision.risks import PORTING, likelihood, project_of
 from advisor.decision.schedule import Schedule, pressure_penalty, schedule
 from advisor.decision.transformer_evidence import PITFALL as DYNAMIC_PITFALL
-from advisor.decision.transformer_evidence import risk_adjustment
+from advisor.decision.transformer_evidence import DynamicRiskAdjustment, risk_adjustment
 from advisor.requirements import Requirements
 from knowledge.models import Pitfall
 
@@ -177,15 +179,15 @@ def migration_parts(
     return parts, ev, notes
 
 
-def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]], k: Consts) -> float:
+def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]], measured: Optional[float]) -> float:
     """Expected migration hours: each charged pitfall's middle x the register's likelihood for this
-    project, the other parts at their middle (scaled like the full range by MIGRATION_HOURS_FACTOR)."""
+    project, the other parts at their middle (scaled like the full range by MIGRATION_HOURS_FACTOR).
+    `measured`: the transformer probe's likelihood for the dynamic-shape pitfall, as the register reads it."""
     p = project_of(ctx.req, ctx.best[wf].memory)
     charged = sum((h[0] + h[1]) / 2 for name, *h in parts if name == "known pitfalls")
     others = sum((lo + hi) / 2 for name, lo, hi in parts if name != "known pitfalls")
-    charged_items = [p for p, _ in charged_pitfalls(wf, ctx)]  # the register's exposure counts these alone
+    charged_items = [item for item, _ in charged_pitfalls(wf, ctx)]  # the register's exposure counts these alone
     full = sum(m for m in (pitfall_mid(x) for x in charged_items) if m is not None)
-    measured = _dynamic_likelihood(wf, ctx, k)  # the register reads the same measured likelihood
 
     def chance(x) -> float:
         if x.id == DYNAMIC_PITFALL and measured is not None:
@@ -205,7 +207,8 @@ def migration_score(wf: str, ctx: Context, k: Consts) -> tuple[Scored, list[floa
     sched = schedule(
         wf, parts, req.team.size, req.constraints.deadline_weeks, k, (t.low, t.high) if t is not None else None
     )
-    sched.expected_hours = _expected_hours(wf, ctx, parts, k)
+    dynamic = _dynamic_adjustment(wf, ctx, k)
+    sched.expected_hours = _expected_hours(wf, ctx, parts, dynamic.likelihood if dynamic else None)
     capacity = req.team.size * k["HOURS_PER_WEEK"]
     mid = (low + high) / 2
     score = 100 * capacity / (capacity + mid)
@@ -217,7 +220,8 @@ def migration_score(wf: str, ctx: Context, k: Consts) -> tuple[Scored, list[floa
             score -= risk
             note += f"; -{risk:g} for the scan's {scan.get('risk')} risk"
     score, note = _accuracy_risk(wf, ctx, k, score, note, ev)
-    score, note = _dynamic_shape_risk(wf, ctx, k, score, note, ev)
+    if dynamic is not None:
+        score, note = _dynamic_shape_risk(ctx, dynamic, score, note, ev)
     pressure = pressure_penalty(sched, k)
     if pressure > 0.005:
         score -= pressure
@@ -269,26 +273,22 @@ def _accuracy_risk(wf: str, ctx: Context, k: Consts, score: float, note: str, ev
     return score, note
 
 
-def _dynamic_likelihood(wf: str, ctx: Context, k: Consts) -> float | None:
+def _dynamic_adjustment(wf: str, ctx: Context, k: Consts) -> Optional[DynamicRiskAdjustment]:
+    """The GPT probe's measured variable-length cost for this workflow, with the constants as `k` moves
+    them (advisor.decision.transformer_evidence), or None where it does not apply."""
     t = ctx.transformer
     if t is None or t.dynamic is None:
         return None
     a = risk_adjustment(wf, ctx.req, t.dynamic, k)
-    return a.likelihood if a.applies else None
+    return a if a.applies else None
 
 
 def _dynamic_shape_risk(
-    wf: str, ctx: Context, k: Consts, score: float, note: str, ev: list[Evidence]
+    ctx: Context, a: DynamicRiskAdjustment, score: float, note: str, ev: list[Evidence]
 ) -> tuple[float, str]:
-    """The GPT probe's measured variable-length cost in MindSpore graph mode, for requirements with
-    variable-length inputs or dynamic control flow (advisor.decision.transformer_evidence): the workflows
-    that run graph mode lose DYNAMIC_SHAPE_PENALTY x the cost a measured mitigation leaves."""
+    """For requirements with variable-length inputs (model.dynamic_shapes), the workflows that run
+    MindSpore graph mode lose DYNAMIC_SHAPE_PENALTY x the cost a measured mitigation leaves."""
     t = ctx.transformer
-    if t is None or t.dynamic is None:
-        return score, note
-    a = risk_adjustment(wf, ctx.req, t.dynamic, k)
-    if not a.applies:
-        return score, note
     ev.append(
         Evidence(
             kind="measured",
