@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-import tempfile
 from types import ModuleType
 
 from advisor.commands.probe_common import (
@@ -19,6 +18,7 @@ from advisor.commands.probe_common import (
     MODES,
     TRAINING_ONLY,
     comma_list,
+    compile_cache,
     emit_result,
     progress,
 )
@@ -157,13 +157,6 @@ def build_config(args):
             data.from_path(args.data, models[0], args.batch_size, n_batches=1)
         except data.DataError as exc:
             raise UsageError(f"--data: {one_line(str(exc))}") from None
-    compile_cache = None
-    if args.no_cache:
-        compile_cache = tempfile.mkdtemp(prefix="advisor-inductor-")
-    else:
-        from advisor.cache import compile_cache_dir
-
-        compile_cache = str(compile_cache_dir())
     return ProbeConfig(
         frameworks=frameworks,
         models=models,
@@ -178,7 +171,6 @@ def build_config(args):
         parity=not args.no_parity,
         tune=not args.no_tune,
         max_steps=args.max_steps,
-        compile_cache_dir=compile_cache,
     )
 
 
@@ -203,17 +195,10 @@ def handle(args) -> int:
         removed = clear()
         print(f"advisor: removed {len(removed)} cached item(s)", file=sys.stderr)
         return 0
-    config = build_config(args)
     from probes.training.runner import run_suite
 
-    try:
-        with progress("training", config, args) as on_event:
-            suite = run_suite(config, on_event=on_event)
-    finally:
-        if args.no_cache:  # the throw-away torch.compile cache
-            import shutil
-
-            shutil.rmtree(config.compile_cache_dir, ignore_errors=True)
+    with compile_cache(build_config(args), args.no_cache) as config, progress("training", config, args) as on_event:
+        suite = run_suite(config, on_event=on_event)
     from advisor.cache import save_probes
 
     emit_result("probe", suite, args, save=None if args.no_cache else save_probes)

@@ -83,6 +83,26 @@ def refuse_training_options(args: argparse.Namespace, probe: str) -> None:
 
 
 @contextlib.contextmanager
+def compile_cache(config: BaseModel, no_cache: bool) -> Iterator[BaseModel]:
+    """The config with its torch.compile cache: the user's (advisor.cache) or, under --no-cache, a
+    throw-away folder made here, just before the run, and removed after it however the run ends (made
+    while the flags were still being checked, a refused flag left it behind in the temp folder)."""
+    if not no_cache:
+        from advisor.cache import compile_cache_dir
+
+        yield config.model_copy(update={"compile_cache_dir": str(compile_cache_dir())})
+        return
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="advisor-inductor-")
+    try:
+        yield config.model_copy(update={"compile_cache_dir": folder})
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
 def progress(kind_name: str, config: BaseModel, args: argparse.Namespace) -> Iterator[Optional[Callable[..., None]]]:
     """The one progress display (advisor.progress.probe_progress, on stderr) for every probe kind;
     None with --json, whose reader wants the document alone."""

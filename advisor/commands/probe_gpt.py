@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 
 from advisor.errors import UsageError
 
@@ -115,12 +114,6 @@ def build_config(args):
         fields["dynamic_variants"] = _items(dyn, tuple(VARIANTS), "--dynamic")
     if getattr(args, "dynamic_ways", None):
         fields["dynamic_ways"] = _items(args.dynamic_ways, WAYS, "--dynamic-ways")
-    if getattr(args, "no_cache", False):
-        fields["compile_cache_dir"] = tempfile.mkdtemp(prefix="advisor-inductor-")
-    else:
-        from advisor.cache import compile_cache_dir
-
-        fields["compile_cache_dir"] = str(compile_cache_dir())
     try:
         return GptConfig(**fields)
     except ValidationError as exc:
@@ -139,21 +132,15 @@ def _register_table() -> None:
 
 
 def run_from_args(args) -> int:
-    from advisor.commands.probe_common import emit_result, progress
+    from advisor.commands.probe_common import compile_cache, emit_result, progress
     from advisor.output import check_output
 
     check_output(getattr(args, "output", None))
-    config = build_config(args)
     from probes.transformer.runner import run
 
-    try:
-        with progress("gpt", config, args) as on_event:
-            result = run(config, on_event=on_event)
-    finally:
-        if getattr(args, "no_cache", False):
-            import shutil
-
-            shutil.rmtree(config.compile_cache_dir, ignore_errors=True)
+    no_cache = getattr(args, "no_cache", False)
+    with compile_cache(build_config(args), no_cache) as config, progress("gpt", config, args) as on_event:
+        result = run(config, on_event=on_event)
     _register_table()
     emit_result("gpt", result, args)
     bad = [r for r in result.runs if r.status in ("failed", "timeout")]
