@@ -173,6 +173,33 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
     return None
 
 
+# A Triton kernel: one GPU kernel to rewrite, priced as a custom operator (knowledge base: custom-cuda-ops).
+TRITON_KERNEL = "triton kernel "
+TRITON_DECORATORS = ("triton.jit", "triton.language.jit")
+
+
+def triton_kernel(node: ast.FunctionDef | ast.AsyncFunctionDef, table: ImportTable) -> str | None:
+    """The decorator that makes `node` a Triton kernel (`@triton.jit`, `@triton.jit(...)`), else None."""
+    for deco in node.decorator_list:
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        q = table.resolve(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+        if q in TRITON_DECORATORS:
+            return q
+    return None
+
+
+def _triton_message(name: str, decorator: str) -> str:
+    # Triton-Ascend (gitcode.com/Ascend/triton-ascend, first release 3.2.0 in January 2026, Atlas A2/A3,
+    # with torch_npu) compiles Triton kernels for Ascend; its migration guide keeps the kernel body and
+    # adjusts the grid to the AI cores and the block sizes to the unified buffer. MindSpore has no Triton.
+    return (
+        f"`@{decorator}` kernel `{name}`: a Triton GPU kernel; MindSpore cannot run it: rewrite it with "
+        "built-in operators or as a custom operator (ops.Custom / an Ascend C kernel) and compare it with the "
+        "Triton version (staying on PyTorch, torch_npu with Triton-Ascend 3.2+ on Atlas A2/A3 compiles it "
+        "after its grid and block sizes are adapted)"
+    )
+
+
 # Classes whose methods the KB may list (torch.Tensor.add_, torch.nn.Module.register_forward_hook):
 # a call `obj.add_()` counts as that method, first class listed wins when names collide.
 METHOD_CLASSES = ("torch.Tensor", "torch.nn.Module", "torch.optim.Optimizer")
@@ -249,6 +276,9 @@ class _Visitor(ast.NodeVisitor):
 
     # --- visiting --------------------------------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        kernel = triton_kernel(node, self.table)
+        if kernel:
+            self._hazard("custom_extension", node.lineno, _triton_message(node.name, kernel), TRITON_KERNEL + node.name)
         is_forward = forward.is_forward(node.name)
         if is_forward:
             if not self.runtime_depth:  # a TensorRT/ONNX Runtime backend's forward never runs in a graph

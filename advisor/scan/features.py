@@ -37,6 +37,7 @@ GENERIC_DIRS = {
 }
 STEM_SUFFIX = re.compile(r"(_cuda_kernel|_cuda|_cpu|_kernels?|_impl|_ops?|_gpu|_backward|_forward)+$", re.I)
 GLUE = "(glue)"
+TRITON = "triton kernel "  # the api of a `@triton.jit` kernel (advisor/scan/detect.py TRITON_KERNEL)
 REGISTERED = "native op "  # the api of a registered operator's kernel (advisor/scan/native.py registered_ops)
 HUB_MODULE = re.compile(r"imports `(\w+)")
 
@@ -57,6 +58,8 @@ def operator_of(rel: str) -> str:
 
 def feature_of(kind: str, file: str, api: str | None, message: str, has_native: bool, registered: bool = False) -> str:
     if kind == "custom_extension":
+        if api and api.startswith(TRITON):
+            return f"op {file}:{api[len(TRITON) :]}"  # one Triton kernel
         if api and api.startswith(REGISTERED):
             return "op " + api[len(REGISTERED) :]  # one kernel of an op a binding registers
         if registered:

@@ -16,7 +16,8 @@ API_ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
 # Third-party model hubs: noted as hazards, their own APIs are not PyTorch APIs.
 HUB_ROOTS = ("transformers", "timm", "huggingface_hub", "diffusers")
 # NVIDIA apex: its amp and parallel modules are hazards (see detect._name_hazard).
-TRACKED_ROOTS = API_ROOTS + HUB_ROOTS + ("apex",)
+# Triton: its `@triton.jit` kernels are GPU code to rewrite for Ascend (detect.triton_kernel).
+TRACKED_ROOTS = API_ROOTS + HUB_ROOTS + ("apex", "triton")
 
 
 def root_of(qualified: str) -> str:
