@@ -361,6 +361,16 @@ _ALL = [
         "a measured accuracy gap cost",
         (0.0, 50.0),
     ),
+    Constant(
+        "ACCURACY_TOLERANCE",
+        0.01,
+        "fraction",
+        "advisor.decision.accuracy: assumption: one percentage point of test accuracy is the smallest difference a "
+        f"team would act on; {SEED_SAME_TASK} (training-accuracy table: 93.2% / 93.1% / 93.0%) has the three "
+        "frameworks 0.2 points apart. A gap's 95% interval outside +-tolerance is 'differs' (ACCURACY_GAP_PENALTY)",
+        "the accuracy tolerance were",
+        (0.001, 0.05),
+    ),
     # --- rules moved from the criteria (issue 25: every decisive constant named and searched) -------
     Constant(
         "SCAN_RISK_MEDIUM_PENALTY",

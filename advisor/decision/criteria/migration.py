@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from advisor.decision.accuracy import VERDICT_RANK, verdict_at
 from advisor.decision.constants import CONSTANTS, Consts
 from advisor.decision.context import Context
 from advisor.decision.criteria.common import Scored, clamp, range_text
@@ -258,15 +259,21 @@ def _accuracy_risk(wf: str, ctx: Context, k: Consts, score: float, note: str, ev
                 detail=f"final test accuracy {g.line} (measured here, {g.verdict}; {acc.data})",
             )
         )
-    worst = next(g for g in acc.gaps if g.verdict == acc.verdict)
-    if acc.verdict == "differs":
+    tolerance = k["ACCURACY_TOLERANCE"]
+    if tolerance == acc.tolerance:
+        verdicts = [g.verdict for g in acc.gaps]
+    else:  # the sensitivity analysis moved the tolerance: judge the same intervals against it
+        verdicts = [verdict_at(g.ci95[0], g.ci95[1], g.seeds, tolerance) for g in acc.gaps]
+    verdict = max(verdicts, key=VERDICT_RANK.__getitem__)
+    worst = acc.gaps[verdicts.index(verdict)]
+    if verdict == "differs":
         pen = k["ACCURACY_GAP_PENALTY"]
         score -= pen
         note += (
-            f"; -{pen:g} for a measured accuracy gap beyond +-{acc.tolerance * 100:g} point "
+            f"; -{pen:g} for a measured accuracy gap beyond +-{tolerance * 100:g} point "
             f"({worst.line}; ACCURACY_GAP_PENALTY)"
         )
-    elif acc.verdict == "same":
+    elif verdict == "same":
         note += f"; accuracy measured the same here ({worst.line})"
     else:
         note += f"; accuracy gap measured but not decided ({worst.line})"
