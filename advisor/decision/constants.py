@@ -29,6 +29,8 @@ class Constant:
     """Range the sensitivity analysis searches for a value that flips the verdict (None: not searched)."""
     projection: bool = False
     """It moves the projections (worked out before the scores): the sensitivity search re-runs them."""
+    acts_when: Optional[str] = None
+    """The Context field (e.g. `deploy`) without which it moves nothing: the search skips it then."""
 
 
 _ALL = [
@@ -45,13 +47,17 @@ _ALL = [
         (0.0, 100.0),
     ),
     Constant(
-        "EXPORT_WORKS_SCORE",
+        "EXPORT_OK_POINTS",
         50.0,
         "points",
-        "advisor.deployment: an export that works earns 50 of its 100 points (EXPORT_OK_POINTS); a measured "
-        "path below that did not export, so it caps the fit of every accelerator target of that framework",
-        "a measured export path counted as working from",
-        (0.0, 100.0),
+        "advisor.decision.deployment: assumption: of a measured deployment path's 100 points, an export that works "
+        "(the step the field reports say fails 'occasionally') earns half; serving, parity and latency share the "
+        "rest. On a CPU server the measured path is the fit itself; for an accelerator target, a framework whose "
+        "every measured path scored below it did not export, which caps that target's fit",
+        "a working export earned",
+        (20.0, 80.0),
+        projection=True,
+        acts_when="deploy",
     ),
     Constant(
         "UNKNOWN_DEPLOYMENT_FIT",

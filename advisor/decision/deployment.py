@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from advisor.decision.constants import CONSTANTS
+
 # The deployment paths the seeds compare ("MindSpore vs PyTorch, measured on the same task",
 # 模型部署对比; "Ascend 910 and MindSpore in practice", §5.7 and §6.2): target -> (export format,
 # serving engine id prefix).
@@ -29,7 +31,8 @@ SOURCE_ENGINE = {"pytorch": "torch-eager", "mindspore": "mindspore-graph"}
 # Points (0-100) of one model's deployment path. assumption: the order matters more than the values —
 # an artefact that cannot be produced is no path at all; one that is produced but disagrees with its
 # source is worse than a slow one ("silently wrong"); speed decides among working, agreeing paths.
-EXPORT_OK_POINTS = 50  # assumption: the export (the step the seeds say fails "occasionally") works
+# the export (the step the seeds say fails "occasionally") works: a searched constant, read through Consts
+EXPORT_OK_POINTS = CONSTANTS["EXPORT_OK_POINTS"].value
 SERVES_POINTS = 10  # assumption: the artefact loads and answers on the engine
 PARITY_POINTS = 20  # assumption: outputs agree with the source within the fp32 tolerance
 LATENCY_POINTS = 20  # assumption: full when the artefact's P50 at batch 1 is at most the source's
@@ -45,8 +48,11 @@ def _as_dict(result: Any) -> dict:
     return dict(result or {})
 
 
-def _model_score(fw: str, target: str, model: str, doc: dict) -> tuple[Optional[int], list[str]]:
+def _model_score(
+    fw: str, target: str, model: str, doc: dict, export_points: float = EXPORT_OK_POINTS
+) -> tuple[Optional[int], list[str]]:
     """(score or None when unmeasured, evidence lines) of one model on one target."""
+    export_points = round(export_points)  # whole points, as the rest of the path's
     fmt, engine = TARGETS[fw][target]
     ev: list[str] = []
     export = next(
@@ -71,11 +77,11 @@ def _model_score(fw: str, target: str, model: str, doc: dict) -> tuple[Optional[
     if serve is None or serve["status"] == "unavailable":
         why = serve.get("error") if serve else f"{engine} was not run"
         ev.append(f"{model}: not served on {engine}: {why}")
-        return (EXPORT_OK_POINTS if target != "mindspore-lite" else None), ev
+        return (export_points if target != "mindspore-lite" else None), ev
     if serve["status"] != "ok":
         ev.append(f"{model}: serving on {engine} {serve['status']}: {serve.get('error')}")
-        return min(SERVE_FAIL_CAP, EXPORT_OK_POINTS), ev
-    score = EXPORT_OK_POINTS + SERVES_POINTS
+        return min(SERVE_FAIL_CAP, export_points), ev
+    score = export_points + SERVES_POINTS
     source = next((s for s in serves if s["artefact"] == "source" and s["status"] == "ok"), None)
     p50 = (serve.get("latency_ms") or {}).get("p50")
     base = (source.get("latency_ms") or {}).get("p50") if source else None
@@ -110,7 +116,7 @@ def _model_score(fw: str, target: str, model: str, doc: dict) -> tuple[Optional[
     return max(0, min(100, score)), ev
 
 
-def deployment_evidence(result: Any) -> list[dict]:
+def deployment_evidence(result: Any, export_points: float = EXPORT_OK_POINTS) -> list[dict]:
     """[{framework, target, score 0-100 | None, measured, evidence: [...], note, models: {model: score}}]."""
     doc = _as_dict(result)
     config = doc.get("config") or {}
@@ -122,7 +128,7 @@ def deployment_evidence(result: Any) -> list[dict]:
             per: dict[str, Optional[int]] = {}
             evidence: list[str] = []
             for model in models:
-                per[model], ev = _model_score(fw, target, model, doc)
+                per[model], ev = _model_score(fw, target, model, doc, export_points)
                 evidence += ev
             scored = [s for s in per.values() if s is not None]
             measured = bool(scored)
@@ -141,7 +147,8 @@ def deployment_evidence(result: Any) -> list[dict]:
                 fmt, engine = TARGETS[fw][target]
                 note = (
                     f"measured here: {fw} -> {fmt} -> {engine}, weakest of {len(scored)} model(s); "
-                    "points: export 50, serves 10, parity 20, latency vs source 20 (assumption)"
+                    f"points: export {export_points:g}, serves {SERVES_POINTS}, parity {PARITY_POINTS}, "
+                    f"latency vs source {LATENCY_POINTS} (assumption)"
                 )
             rows.append(
                 {

@@ -136,7 +136,7 @@ def prepare(
         wmap={w.name: w.weight for w in weights},
         pitfalls={wf: applicable_pitfalls(kb, wf, req_dict) for wf in WORKFLOWS},
         comparisons=comparisons,
-        deploy=deployment_evidence(deploy) if deploy is not None else [],
+        deploy=deployment_evidence(deploy, export_points=k["EXPORT_OK_POINTS"]) if deploy is not None else [],
         accuracy=_accuracy(accuracy),
         transformer=transformer,
     )

@@ -77,6 +77,17 @@ def constant_sensitivity(
             continue
         lo, hi = c.search
         v0 = c.value
+        if c.acts_when and not getattr(ctx, c.acts_when):  # nothing it applies to: it cannot move the verdict
+            items.append(
+                ConstantSensitivity(
+                    name=c.name,
+                    value=v0,
+                    unit=c.unit,
+                    source=c.source,
+                    note=f"{top} stays on top for {c.name} anywhere in {lo:g}-{hi:g} (no {c.acts_when} result to apply it to)",
+                )
+            )
+            continue
 
         def top_at(v: float, c: Constant = c) -> str:
             k = DEFAULT.moved(c.name, v)

@@ -60,11 +60,11 @@ def deployment_fit(framework: str, target: str, ctx: Context, k: Consts) -> Scor
     ]
     if target == "cpu-server":
         return float(best["score"]), measured, f"{target}: measured here, best path {framework} -> {best['target']}"
-    if best["score"] < k["EXPORT_WORKS_SCORE"]:
+    if best["score"] < k["EXPORT_OK_POINTS"]:
         return (
             min(value, float(best["score"])),
             ev + measured,
-            (f"{note}; capped: every {framework} export path measured here scored below {k['EXPORT_WORKS_SCORE']:g}"),
+            (f"{note}; capped: every {framework} export path measured here scored below {k['EXPORT_OK_POINTS']:g}"),
         )
     return value, ev + measured, f"{note}; export paths work here (measured, CPU)"
 
