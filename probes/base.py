@@ -6,7 +6,10 @@ naming each kind. Events reach the caller as one `ProbeEvent` (run id, start/pro
 so that every progress display can show an ETA). Runners and models load lazily: importing the registry
 costs nothing, so `advisor --help` does not pay for five probe packages.
 
-Adding a kind: its own package under `probes/` plus one `ProbeKind(...)` line in `KINDS`.
+Adding a kind: its own package under `probes/` plus one `ProbeKind(...)` line in `KINDS`. The line also
+carries the facts every front shows of the kind (its title, what its processes are, what one row of it
+is, its rate and whether it has a plan): the CLI finds the kind's front by its name
+(advisor/commands/probe_<name>.py) and the TUI builds its row from the line, so neither lists the kinds.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ OnEvent = Callable[[ProbeEvent], None]
 
 @dataclass(frozen=True)
 class ProbeKind:
-    """A probe kind: where its config, result and runner live (module:attribute, loaded on use)."""
+    """A probe kind: where its config, result and runner live (module:attribute, loaded on use), and the
+    words its fronts show of it (plain data: the probes never import a front)."""
 
     name: str
     summary: str
@@ -49,6 +53,18 @@ class ProbeKind:
     run_ref: str
     # the runner's own argument order and event shape, adapted once here to run(config, on_event, cancel)
     native: Literal["config_on_event_cancel", "config_cancel_on_event"] = "config_on_event_cancel"
+    title: str = ""  # "Transformer probe" (default: "<Name> probe")
+    processes: str = "its processes"  # what cancelling stops: "the GPT processes"
+    rows: str = "runs"  # what one of its rows is: runs, launches, steps ("finished runs are kept")
+    # the event attributes of (this run's fraction, the whole measurement's; "" when the events have none)
+    fractions: tuple[str, str] = ("fraction", "")
+    rate: tuple[str, str] = ("images_per_second", "img/s")  # the events' throughput attribute and its unit
+    planned: bool = True  # False: its runner reports the whole measurement's fraction itself (no ETA model)
+
+    @property
+    def label(self) -> str:
+        """Its title: "Transformer probe", or "<Name> probe" for a kind that names none."""
+        return self.title or f"{self.name.capitalize()} probe"
 
     def _load(self, ref: str):
         module, attr = ref.split(":")
@@ -86,6 +102,11 @@ def _adapter(kind_name: str, on_event: OnEvent):
         if kind not in ("start", "progress", "done", "replan"):
             data["native_kind"] = kind
             kind = "progress"
+        if kind == "done" and data.get("run") is None and isinstance(data.get("status"), str):
+            # a step finished with its status alone (the deployment steps, the accuracy probe's Normalize
+            # check): its run record says it, with the message as the error when it is not ok
+            status, message = data.pop("status"), data.pop("message", None)
+            data["run"] = {"status": status, "error": None if status == "ok" else message}
         on_event(ProbeEvent(kind_name=kind_name, run_id=str(run_id), kind=kind, **_known(data)))
 
     return hook
@@ -113,6 +134,8 @@ KINDS: dict[str, ProbeKind] = {
             "probes.training.models:ProbeConfig",
             "probes.training.models:ProbeSuite",
             "probes.training.runner:run_suite",
+            title="Probes",
+            processes="the probe processes",
         ),
         ProbeKind(
             "deploy",
@@ -120,6 +143,9 @@ KINDS: dict[str, ProbeKind] = {
             "probes.deploy.models:DeployConfig",
             "probes.deploy.models:DeployResult",
             "probes.deploy.runner:run_deploy",
+            title="Deployment probe",
+            processes="the export / serve processes",
+            rows="steps",
         ),
         ProbeKind(
             "scaling",
@@ -127,14 +153,21 @@ KINDS: dict[str, ProbeKind] = {
             "probes.scaling.models:ScalingConfig",
             "probes.scaling.models:ScalingResult",
             "probes.scaling.runner:run_scaling",
+            title="Scaling probe",
+            processes="the launcher and its ranks",
+            rows="launches",
+            fractions=("run_fraction", "fraction"),
+            planned=False,
         ),
         ProbeKind(
             "accuracy",
             "train to a target accuracy in both frameworks, several seeds",
             "probes.accuracy.models:AccuracyConfig",
             "probes.accuracy.models:AccuracySuite",
-            "probes.accuracy.runner:run_suite",
+            "probes.accuracy.runner:run",
             native="config_cancel_on_event",
+            title="Accuracy probe",
+            processes="the training processes",
         ),
         ProbeKind(
             "pipeline",
@@ -143,6 +176,8 @@ KINDS: dict[str, ProbeKind] = {
             "probes.pipeline.models:PipelineSuite",
             "probes.pipeline.runner:run_suite",
             native="config_cancel_on_event",
+            title="Input-pipeline probe",
+            processes="the loader processes",
         ),
         ProbeKind(
             "gpt",
@@ -150,6 +185,9 @@ KINDS: dict[str, ProbeKind] = {
             "probes.transformer.models:GptConfig",
             "probes.transformer.models:GptResult",
             "probes.transformer.runner:run",
+            title="Transformer probe",
+            processes="the GPT processes",
+            rate=("tokens_per_second", "tok/s"),
         ),
     )
 }

@@ -39,13 +39,23 @@ def test_adapter_turns_both_event_shapes_into_probe_events():
 
 def test_every_kind_has_one_command_line_front_with_the_same_interface():
     """advisor probe loops over probes.base.KINDS: each kind but training (the probe command itself)
-    has a front module with its flag, options, refusals and runner (issue 28)."""
+    has a front module, found by its name, with its flag, options, refusals and runner (issue 28)."""
     from advisor.commands import probe
 
-    assert set(probe.FRONTS) | {"training"} == set(base.KINDS)
+    assert set(probe.fronts()) | {"training"} == set(base.KINDS)
+    assert probe.front("training") is probe
     for name, front in probe.fronts().items():
+        assert front.KIND == name
         for attr in ("PROBE_FLAG", "add_arguments", "wanted", "refuse_unused", "run_from_args"):
             assert hasattr(front, attr), f"{name}: {attr}"
+
+
+def test_the_help_keeps_its_order_of_probe_kinds():
+    """`advisor probe --help` lists the kinds' flags as before the registry drove it (deploy after
+    the pipeline probe, by its HELP_AFTER), and refuses a stray option in that order."""
+    from advisor.commands import probe
+
+    assert list(probe.fronts()) == ["scaling", "accuracy", "pipeline", "deploy", "gpt"]
 
 
 @pytest.mark.parametrize(

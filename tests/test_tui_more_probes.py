@@ -271,35 +271,43 @@ async def test_bad_epochs_are_a_notification_not_a_run():
         assert any(title == "Cannot start the accuracy probe" and msg.startswith("epochs:") for title, msg, _ in seen)
 
 
-def test_the_default_adapters_turn_the_runners_events_into_rows(monkeypatch):
+def test_the_registry_events_carry_what_the_rows_show(monkeypatch):
+    """The deployment and accuracy probes run through the registry (probes.base.KINDS[...].run): its one
+    ProbeEvent carries the step ids and statuses and the epochs as a fraction, which the TUI's own
+    adapters used to add (issue 28)."""
+    from probes.accuracy.models import AccuracyConfig, AccuracySuite
     from probes.deploy.models import DeployEvent
-
-    events: list = []
+    from tui.controller import KINDS, Throttle
 
     def fake_run_deploy(config, on_event=None, cancel=None):
         on_event(DeployEvent(step_id="pytorch-onnx-lenet", kind="start", message="export lenet", index=1, total=3))
         on_event(
             DeployEvent(step_id="pytorch-onnx-lenet", kind="done", message="no onnx", status="failed", index=1, total=3)
         )
+        on_event(DeployEvent(step_id="ort-serve-lenet", kind="done", message="served", status="ok", index=2, total=3))
         return "result"
 
+    def fake_run_suite(config, cancel=None, on_event=None):
+        # probes.accuracy.worker_torch's per-epoch progress (channel.progress(epoch=, epochs=, accuracy=, loss=))
+        on_event("pytorch-eager-seed0", {"kind": "progress", "epoch": 2, "epochs": 8, "accuracy": 0.5, "loss": 1.0})
+        return AccuracySuite(config=config)
+
     monkeypatch.setattr("probes.deploy.runner.run_deploy", fake_run_deploy)
-    assert providers.default_deploy_launcher(None, events.append, None) == "result"
-    assert events == [
-        {"run_id": "pytorch-onnx-lenet", "kind": "start", "message": "export lenet", "run": None, "total": 3},
-        {
-            "run_id": "pytorch-onnx-lenet",
-            "kind": "done",
-            "message": None,
-            "run": {"status": "failed", "error": "no onnx"},
-            "total": 3,  # the steps planned: the progress model's total (issue 29 item 4)
-        },
-    ]
-    # probes.accuracy.worker_torch's per-epoch progress (channel.progress(epoch=, epochs=, accuracy=, loss=))
-    event = providers.accuracy_event(
-        "pytorch-eager-seed0", {"kind": "progress", "epoch": 2, "epochs": 8, "accuracy": 0.5}
+    monkeypatch.setattr("probes.accuracy.runner.run_suite", fake_run_suite)
+    posted: list = []
+    rows = {k.name: Throttle(posted.append, k, interval=0.0) for k in KINDS}
+    assert providers.default_launcher("deploy")(None, rows["deploy"].on_event, None) == "result"
+    suite = providers.default_launcher("accuracy")(
+        AccuracyConfig(frameworks=["pytorch"]), rows["accuracy"].on_event, None
     )
-    assert event["fraction"] == 0.25 and event["message"] == "epoch 2/8: test accuracy 50.0%"
+    assert suite.normalize_check is None
+    seen = [(m.kind, m.run_id, m.event, m.fraction, m.message, m.run, m.total) for m in posted]
+    assert seen == [
+        ("deploy", "pytorch-onnx-lenet", "start", None, "export lenet", None, 3),
+        ("deploy", "pytorch-onnx-lenet", "done", None, None, {"status": "failed", "error": "no onnx"}, 3),
+        ("deploy", "ort-serve-lenet", "done", None, None, {"status": "ok", "error": None}, 3),
+        ("accuracy", "pytorch-eager-seed0", "progress", 0.25, "epoch 2/8: test accuracy 50.0%", None, None),
+    ]
 
 
 # ---- scaling across hosts (issue 21) ----------------------------------------------------------------
@@ -559,8 +567,8 @@ def test_the_pipeline_is_set_against_the_projected_rate_of_the_target():
 
 
 def test_default_accuracy_and_pipeline_providers_call_the_real_runners(monkeypatch):
-    """run_suite(config, cancel=, on_event=(run_id, msg)): the providers pass the cancel flag and turn
-    each message into a row event; the Normalize check runs only with MindSpore chosen, as the CLI."""
+    """run_suite(config, cancel=, on_event=(run_id, msg)): the registry's launchers pass the cancel flag and
+    turn each message into a ProbeEvent; the Normalize check runs only with MindSpore chosen, as the CLI."""
     from probes.accuracy.models import AccuracyConfig, AccuracySuite
     from probes.pipeline.models import PipelineConfig, PipelineSuite
 
@@ -576,18 +584,18 @@ def test_default_accuracy_and_pipeline_providers_call_the_real_runners(monkeypat
 
     monkeypatch.setattr("probes.accuracy.runner.run_suite", fake_suite("accuracy", AccuracySuite))
     monkeypatch.setattr("probes.pipeline.runner.run_suite", fake_suite("pipeline", PipelineSuite))
-    monkeypatch.setattr(
-        "advisor.commands.probe_accuracy.run_normalize_check", lambda: pytest.fail("no MindSpore chosen")
-    )
+    monkeypatch.setattr("probes.accuracy.runner.run_normalize_check", lambda **_: pytest.fail("no MindSpore chosen"))
     events: list = []
     cancel = providers.new_cancel()
-    suite = providers.default_accuracy_launcher(AccuracyConfig(frameworks=["pytorch"]), events.append, cancel)
+    suite = providers.default_launcher("accuracy")(AccuracyConfig(frameworks=["pytorch"]), events.append, cancel)
     assert suite.normalize_check is None
     providers.default_launcher("pipeline")(PipelineConfig(frameworks=["pytorch"]), events.append, cancel)
     assert calls == [("accuracy", cancel), ("pipeline", cancel)]
-    # the accuracy adapter's row event, then the registry's one event type (probes.base.ProbeEvent)
-    assert events[0] == {"run_id": "pytorch-x", "kind": "start", "run": None}
-    assert (events[1].kind_name, events[1].run_id, events[1].kind) == ("pipeline", "pytorch-x", "start")
+    # both as the registry's one event type (probes.base.ProbeEvent)
+    assert [(e.kind_name, e.run_id, e.kind) for e in events] == [
+        ("accuracy", "pytorch-x", "start"),
+        ("pipeline", "pytorch-x", "start"),
+    ]
 
 
 @run_async

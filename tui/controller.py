@@ -3,7 +3,7 @@ the scaling probe on one host or across hosts, the deployment, accuracy, input-p
 transformer probes): start it in a thread worker with a cancel flag, turn the runner's events into
 throttled RunProgressed messages, keep its state (tui.state.Measurement), save a finished result to
 the cache. The app owns one per kind and lets only one measure at a time. What differs between kinds
-is words (WORDS, one entry per kind; a test checks every registered kind has its own)."""
+is words and event fields, read from each kind's registry line (kind_row)."""
 
 from __future__ import annotations
 
@@ -267,65 +267,20 @@ def progress_of(kind_name: str) -> Callable[[BaseModel], ProbeProgress]:
     return plan
 
 
-# Each kind's words: (title, the notice on cancel, the notice when it stopped, the event attributes of
-# (this run's fraction, the whole measurement's)). One line per kind of probes.base.KINDS.
-WORDS: dict[str, tuple[str, str, str, tuple[str, str]]] = {
-    "training": (
-        "Probes",
-        "Cancelling: stopping the probe processes",
-        "Probes cancelled; finished runs are kept",
-        ("fraction", ""),
-    ),
-    "scaling": (
-        "Scaling probe",
-        "Cancelling: stopping the launcher and its ranks",
-        "Scaling probe cancelled; finished launches are kept",
-        ("run_fraction", "fraction"),
-    ),
-    "deploy": (
-        "Deployment probe",
-        "Cancelling: stopping the export / serve processes",
-        "Deployment probe cancelled; finished steps are kept",
-        ("fraction", ""),
-    ),
-    "accuracy": (
-        "Accuracy probe",
-        "Cancelling: stopping the training processes",
-        "Accuracy probe cancelled; finished runs are kept",
-        ("fraction", ""),
-    ),
-    "pipeline": (
-        "Input-pipeline probe",
-        "Cancelling: stopping the loader processes",
-        "Input-pipeline probe cancelled; finished runs are kept",
-        ("fraction", ""),
-    ),
-    "gpt": (
-        "Transformer probe",
-        "Cancelling: stopping the GPT processes",
-        "Transformer probe cancelled; finished runs are kept",
-        ("fraction", ""),
-    ),
-}
-UNPLANNED = ("scaling",)  # its overall fraction comes from the runner (ScalingEvent.fraction): no ETA model
-RATES = {"gpt": ("tokens_per_second", "tok/s")}
-
-
-def _words(name: str) -> tuple[str, str, str, tuple[str, str]]:
-    """A kind without words of its own (new in the registry): plain ones from its name."""
-    title = f"{name.capitalize()} probe"
-    return title, "Cancelling: stopping its processes", f"{title} cancelled; finished runs are kept", ("fraction", "")
-
-
-KINDS: tuple[Kind, ...] = tuple(
-    Kind(
-        name,
-        *(WORDS.get(name) or _words(name)),
-        plan=None if name in UNPLANNED else progress_of(name),
-        rate=RATES.get(name, ("images_per_second", "img/s")),
+def kind_row(kind: base.ProbeKind) -> Kind:
+    """A registered kind's row: its words and event fields are data on its registry line."""
+    return Kind(
+        kind.name,
+        kind.label,
+        f"Cancelling: stopping {kind.processes}",
+        f"{kind.label} cancelled; finished {kind.rows} are kept",
+        kind.fractions,
+        plan=progress_of(kind.name) if kind.planned else None,
+        rate=kind.rate,
     )
-    for name in base.KINDS
-)
+
+
+KINDS: tuple[Kind, ...] = tuple(kind_row(k) for k in base.KINDS.values())
 suite_clock = progress_of("training")
 
 

@@ -16,7 +16,6 @@ from probes.base import KINDS
 if TYPE_CHECKING:
     from advisor.report import Report
     from probes.check.models import CheckReport
-    from probes.deploy.models import DeployEvent
     from probes.launcher import Cancel
     from probes.scaling.models import ScalingConfig, ScalingResult
     from probes.scaling.multinode import Rendezvous
@@ -94,16 +93,12 @@ def default_host_provider(
 
 
 def default_launcher(name: str) -> Launcher:
-    """The kind's runner through the registry (probes.base.KINDS[name].run), except where the TUI shows
-    more than the registry's one event type carries: the deployment steps' ids, the accuracy epochs
-    (and the Normalize check the CLI adds), the scaling probe's own launch events."""
-    special: dict[str, Launcher] = {
-        "scaling": default_scaling_launcher,
-        "deploy": default_deploy_launcher,
-        "accuracy": default_accuracy_launcher,
-    }
-    if name in special:
-        return special[name]
+    """The kind's run through the registry (probes.base.KINDS[name].run), whose one ProbeEvent carries
+    what the rows show (the deployment steps' ids and statuses, the accuracy epochs as a fraction). The
+    scaling probe keeps its own launcher: its rows read the runner's ScalingEvent (launch fraction, the
+    ScalingRun on done) as the multi-host launcher's events give them, so one host and N hosts look alike."""
+    if name == "scaling":
+        return default_scaling_launcher
 
     def launch(config: BaseModel, on_event: OnEvent | None, cancel: Optional[Cancel]) -> Result:
         return KINDS[name].run(config, on_event, cancel)
@@ -288,59 +283,7 @@ def default_save_scaling(result: Result) -> None:
     save_scaling(result)
 
 
-# ---- the deployment, accuracy and input-pipeline probes (issues 17, 18) ---------------------------
-
-
-def default_deploy_launcher(config: BaseModel, on_event: OnEvent | None, cancel: Optional[Cancel]) -> Result:
-    """probes.deploy.runner.run_deploy; its DeployEvents (one start and one done per step) as rows."""
-    from probes.deploy.runner import run_deploy
-
-    def event(ev: DeployEvent) -> None:
-        if on_event is None:
-            return
-        done = ev.kind == "done"
-        run = {"status": ev.status, "error": None if ev.status == "ok" else ev.message} if done else None
-        on_event(
-            {
-                "run_id": ev.step_id,
-                "kind": ev.kind,
-                "message": None if done else ev.message,
-                "run": run,
-                "total": getattr(ev, "total", None),  # the steps planned: the progress model's total
-            }
-        )
-
-    return run_deploy(config, on_event=event, cancel=cancel)
-
-
-def accuracy_event(run_id: str, msg: dict) -> dict:
-    """One message of probes.accuracy.runner.run_suite (its workers' per-epoch progress) as a row event."""
-    kind = msg.get("kind") or "progress"
-    out: dict = {"run_id": run_id, "kind": kind if kind in ("start", "done") else "progress", "run": msg.get("run")}
-    if "epoch" in msg and msg.get("epochs"):
-        out["fraction"] = float(msg["epoch"]) / float(msg["epochs"])
-        if msg.get("accuracy") is not None:
-            out["message"] = f"epoch {msg['epoch']}/{msg['epochs']}: test accuracy {float(msg['accuracy']):.1%}"
-    return out
-
-
-def default_accuracy_launcher(config: BaseModel, on_event: OnEvent | None, cancel: Optional[Cancel]) -> Result:
-    """probes.accuracy.runner.run_suite, then (with MindSpore chosen) the Normalize check, as the CLI."""
-    from probes.accuracy.runner import run_suite
-
-    hook = (lambda run_id, msg: on_event(accuracy_event(run_id, msg))) if on_event is not None else None
-    suite = run_suite(config, cancel=cancel, on_event=hook)
-    if "mindspore" in config.frameworks and not (cancel is not None and cancel.is_set()):
-        from advisor.commands.probe_accuracy import run_normalize_check
-
-        if on_event is not None:
-            on_event({"run_id": "normalize-check", "kind": "start", "message": "MindSpore Normalize 0-1 vs 0-255"})
-        suite.normalize_check = run_normalize_check()
-        if on_event is not None:
-            status = suite.normalize_check.get("status", "ok")
-            run = {"status": status, "error": suite.normalize_check.get("error")}
-            on_event({"run_id": "normalize-check", "kind": "done", "run": run})
-    return suite
+# ---- the deployment probe (issue 17) ------------------------------------------------------------
 
 
 def deploy_packages() -> list[dict]:

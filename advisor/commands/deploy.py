@@ -35,6 +35,8 @@ def add_arguments(parser) -> None:
     )
 
 
+KIND = "deploy"  # the registry's kind (probes.base.KINDS) whose front this is (advisor/commands/probe.py)
+HELP_AFTER = "pipeline"  # its flags follow the input-pipeline probe's in `advisor probe --help`
 PROBE_FLAG = "--deploy"
 
 

@@ -100,20 +100,44 @@ def register(subparsers) -> None:
         front.add_arguments(p)
 
 
-# Each probe kind's command-line module (probes.base.KINDS names the kinds; the training probe's is
-# this one), in `advisor probe --help` order. Each has PROBE_FLAG, add_arguments(parser), wanted(args),
-# refuse_unused(args) and run_from_args(args); adding a kind adds its module and one line here.
-FRONTS = {
-    "scaling": "scaling",
-    "accuracy": "probe_accuracy",
-    "pipeline": "probe_pipeline",
-    "deploy": "deploy",
-    "gpt": "probe_gpt",
-}
+KIND = "training"  # the registry's kind (probes.base.KINDS) whose front this command is
+
+
+def front(name: str) -> ModuleType:
+    """The command-line front of the probe kind `name` (probes.base.KINDS): this module for the training
+    probe, else advisor/commands/probe_<name>.py (or <name>.py: the deploy and scaling fronts' names)
+    declaring KIND = name, with PROBE_FLAG, add_arguments(parser), wanted(args), refuse_unused(args) and
+    run_from_args(args). A kind is found by its registry line alone: no list of fronts to keep."""
+    if name == KIND:
+        return sys.modules[__name__]
+    for module in (f"advisor.commands.probe_{name}", f"advisor.commands.{name}"):
+        try:
+            found = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:  # the front exists but an import inside it is broken: say that
+                raise
+            continue
+        if getattr(found, "KIND", None) == name:
+            return found
+    raise LookupError(
+        f"probe kind {name!r} (probes.base.KINDS) has no command-line front: "
+        f"add advisor/commands/probe_{name}.py with KIND = {name!r}"
+    )
 
 
 def fronts() -> dict[str, ModuleType]:
-    return {name: importlib.import_module(f"advisor.commands.{module}") for name, module in FRONTS.items()}
+    """Every registered kind's front but the training probe's (this command), in `advisor probe --help`
+    order: the registry's, except that a front declaring HELP_AFTER = "<kind>" follows that kind's."""
+    from probes.base import KINDS
+
+    order = list(KINDS)
+    found = [(name, front(name)) for name in KINDS if name != KIND]
+
+    def place(item: tuple[str, ModuleType]) -> tuple[int, int]:
+        after = getattr(item[1], "HELP_AFTER", None)
+        return (order.index(after), 1) if after else (order.index(item[0]), 0)
+
+    return dict(sorted(found, key=place))
 
 
 def build_config(args):

@@ -17,8 +17,6 @@ from advisor.commands.probe_common import (
 from advisor.errors import UsageError
 from advisor.sanitize import one_line
 
-NORMALIZE_CHECK = "normalize-check"  # its run id in the progress plan (advisor.progress)
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("time-to-accuracy (--accuracy)")
@@ -56,6 +54,7 @@ def _config(args):
         raise UsageError(f"--{str(err['loc'][0]).replace('_', '-')}: {err['msg']} (got {err.get('input')!r})") from None
 
 
+KIND = "accuracy"  # the registry's kind (probes.base.KINDS) whose front this is (advisor/commands/probe.py)
 PROBE_FLAG = "--accuracy"
 
 
@@ -68,24 +67,6 @@ def refuse_unused(args: argparse.Namespace) -> None:
     for name in ("epochs", "seeds", "target"):
         if not getattr(args, "accuracy", False) and getattr(args, name, None) is not None:
             raise UsageError(f"--{name}: an accuracy-probe option; add --accuracy")
-
-
-def run_normalize_check(timeout: float = 300) -> dict:
-    import tempfile
-    from pathlib import Path
-
-    from probes import launcher
-    from probes.accuracy import data
-
-    with tempfile.TemporaryDirectory(prefix="advisor-normalize-") as tmp:
-        npz = Path(tmp) / "u8.npz"
-        data.prepare_uint8(npz)
-        out = launcher.run_child(["-m", "probes.accuracy.worker_normalize", "--npz", str(npz)], timeout=timeout)
-    if not out.ok:
-        return {"status": out.status, "error": out.error}
-    res = dict(out.result)
-    res.pop("kind", None)
-    return res
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -103,19 +84,9 @@ def run_from_args(args: argparse.Namespace) -> int:
             check_user_data(config.data, limit=4000)
         except DataError as exc:
             raise UsageError(f"--data: {one_line(str(exc))}") from None
-    from probes.accuracy.runner import run_suite
+    from probes.accuracy.runner import run  # the suite, then the Normalize check with MindSpore chosen
 
     with progress("accuracy", config, args) as on_event:
-        suite = run_suite(config, on_event=on_event)
-        if "mindspore" in config.frameworks:
-            if on_event:
-                on_event(NORMALIZE_CHECK, {"kind": "start"})
-            suite.normalize_check = run_normalize_check()
-            if on_event:
-                check = suite.normalize_check
-                on_event(
-                    NORMALIZE_CHECK,
-                    {"kind": "done", "status": check.get("status", "ok"), "message": check.get("error")},
-                )
+        suite = run(config, on_event=on_event)
     emit_result("accuracy", suite, args)
     return 1 if any(r.status in ("failed", "timeout") for r in suite.runs) else 0

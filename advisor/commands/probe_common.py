@@ -1,6 +1,7 @@
-"""What the probe commands share (advisor/commands/probe.py and the kind modules beside it: deploy,
-scaling, probe_accuracy, probe_pipeline, probe_gpt): the probe vocabulary, the comma-list parser,
-the bounded --data read, the progress display and the one way a result is written.
+"""What the probe commands share (advisor/commands/probe.py and the kinds' front modules beside it, each
+found by its probes.base.KINDS name: probe_<kind>.py or <kind>.py, declaring KIND): the probe
+vocabulary, the comma-list parser, the bounded --data read, the progress display and the one way a
+result is written.
 
 The dispatcher (probe.py) imports the kind modules; they import only this module, never probe.py."""
 

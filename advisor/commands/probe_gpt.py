@@ -10,7 +10,6 @@ import sys
 
 from advisor.errors import UsageError
 
-GPT_TABLE = "advisor.render.tables.gpt:GptTable"
 # GPT options -> GptConfig fields (the flag is named in every error)
 SIZES = {"gpt_layers": "layers", "gpt_hidden": "hidden", "gpt_heads": "heads", "gpt_seq": "seq",
          "gpt_vocab": "vocab", "gpt_batch": "batch_size", "dynamic_steps": "dynamic_steps",
@@ -41,6 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dynamic-passes", type=int, help="passes over the schedule; the last is steady (default 3)")
 
 
+KIND = "gpt"  # the registry's kind (probes.base.KINDS) whose front this is (advisor/commands/probe.py)
 PROBE_FLAG = "--models gpt"
 
 
@@ -56,7 +56,7 @@ def refuse_without_gpt(args: argparse.Namespace) -> None:
             raise UsageError(f"{flag}: a transformer-probe option; add --models gpt")
 
 
-refuse_unused = refuse_without_gpt  # the probe command's name for it (advisor/commands/probe.py FRONTS)
+refuse_unused = refuse_without_gpt  # the probe command's name for it (advisor/commands/probe.py front)
 
 
 def _items(value: str, allowed, flag: str) -> list[str]:
@@ -124,13 +124,6 @@ def build_config(args):
         raise UsageError(f"{flag}: {msg}" + (f" (got {err.get('input')!r})" if field else "")) from None
 
 
-def _register_table() -> None:
-    """The "gpt" renderer, until advisor.render.interface.TABLES carries its line (idempotent)."""
-    from advisor.render import interface
-
-    interface.TABLES.setdefault("gpt", GPT_TABLE)
-
-
 def run_from_args(args) -> int:
     from advisor.commands.probe_common import compile_cache, emit_result, progress
     from advisor.output import check_output
@@ -141,7 +134,6 @@ def run_from_args(args) -> int:
     no_cache = getattr(args, "no_cache", False)
     with compile_cache(build_config(args), no_cache) as config, progress("gpt", config, args) as on_event:
         result = run(config, on_event=on_event)
-    _register_table()
     emit_result("gpt", result, args)
     bad = [r for r in result.runs if r.status in ("failed", "timeout")]
     bad += [d for d in result.dynamic if d.status in ("failed", "timeout")]

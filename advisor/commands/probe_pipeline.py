@@ -33,6 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+KIND = "pipeline"  # the registry's kind (probes.base.KINDS) whose front this is (advisor/commands/probe.py)
 PROBE_FLAG = "--pipeline"
 
 

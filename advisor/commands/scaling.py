@@ -146,6 +146,7 @@ def exit_code(result: ScalingResult) -> int:
     return 1 if gate_failed or any(fw.status == "failed" for fw in result.frameworks) else 0
 
 
+KIND = "scaling"  # the registry's kind (probes.base.KINDS) whose front this is (advisor/commands/probe.py)
 PROBE_FLAG = "--scaling"
 
 

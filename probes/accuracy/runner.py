@@ -148,3 +148,48 @@ def run_suite(
         suite.warnings.append("one seed: the accuracy gap has no spread; use --seeds 3 for an interval")
     suite.seconds = time.monotonic() - start
     return suite
+
+
+NORMALIZE_CHECK = "normalize-check"  # its run id in the progress plan (advisor.progress)
+
+
+def run_normalize_check(timeout: float = 300, cancel: Optional[launcher.Cancel] = None) -> dict:
+    """MindSpore's Normalize on 0-255 bytes against the 0-1 floats it expects (worker_normalize), live."""
+    with tempfile.TemporaryDirectory(prefix="advisor-normalize-") as tmp:
+        npz = Path(tmp) / "u8.npz"
+        data.prepare_uint8(npz)
+        out = launcher.run_child(
+            ["-m", "probes.accuracy.worker_normalize", "--npz", str(npz)], timeout=timeout, cancel=cancel
+        )
+    if not out.ok:
+        return {"status": out.status, "error": out.error}
+    res = dict(out.result)
+    res.pop("kind", None)
+    return res
+
+
+def run(
+    config: AccuracyConfig,
+    cancel: Optional[launcher.Cancel] = None,
+    on_event: Optional[Callable[[str, dict], None]] = None,
+) -> AccuracySuite:
+    """The accuracy kind's run (probes.base.KINDS["accuracy"]), the same for the CLI and the TUI: the
+    suite, then, with MindSpore chosen and not cancelled, the Normalize check. Each worker's per-epoch
+    message also says its fraction of the run and, in words, the test accuracy it reached."""
+
+    def said(run_id: str, msg: dict) -> None:
+        if msg.get("kind") == "progress" and "epoch" in msg and msg.get("epochs"):
+            msg = {**msg, "fraction": float(msg["epoch"]) / float(msg["epochs"])}
+            if msg.get("accuracy") is not None:
+                msg["message"] = f"epoch {msg['epoch']}/{msg['epochs']}: test accuracy {float(msg['accuracy']):.1%}"
+        on_event(run_id, msg)
+
+    suite = run_suite(config, cancel=cancel, on_event=said if on_event else None)
+    if "mindspore" not in config.frameworks or (cancel is not None and cancel.is_set()):
+        return suite
+    if on_event:
+        on_event(NORMALIZE_CHECK, {"kind": "start", "message": "MindSpore Normalize 0-1 vs 0-255"})
+    suite.normalize_check = check = run_normalize_check(cancel=cancel)
+    if on_event:
+        on_event(NORMALIZE_CHECK, {"kind": "done", "status": check.get("status", "ok"), "message": check.get("error")})
+    return suite
