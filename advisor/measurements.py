@@ -65,7 +65,7 @@ class Measured:
 class Measurements:
     """The evidence a report is built from. `probes`: kind name -> Measured (kinds not measured are
     absent); `host`: the host check of the machine the report runs on; `scan`: the migration scan of
-    model.code_path; `cached_runs`: the cached runs used instead of measuring."""
+    model.code_path (a ScanResult or its JSON); `cached_runs`: the cached runs used instead of measuring."""
 
     host: Union[CheckReport, HostInfo, None] = None
     scan: Optional[ScanResult] = None
@@ -82,8 +82,9 @@ class Measurements:
             typed[name] = replace(measured, result=_typed(name, measured.result))
         object.__setattr__(self, "probes", MappingProxyType(typed))
         object.__setattr__(self, "cached_runs", tuple(self.cached_runs))
-        _check_model("host", self.host, "probes.check.models", ("CheckReport", "HostInfo"))
-        _check_model("scan", self.scan, "advisor.scan.models", ("ScanResult",))
+        # the host is a model (two kinds, so its JSON would be ambiguous); the scan may come as its JSON
+        _as_model("host", self.host, "probes.check.models", ("CheckReport", "HostInfo"))
+        object.__setattr__(self, "scan", _as_model("scan", self.scan, "advisor.scan.models", ("ScanResult",)))
 
     def get(self, kind: str) -> Optional[Measured]:
         """The kind's Measured, or None when it was not measured (a name outside the registry is an error)."""
@@ -125,11 +126,16 @@ def _one(kind: str, model: type[BaseModel], value: object) -> BaseModel:
     raise TypeError(f"Measurements: {kind}: expected a {model.__name__} or its JSON, got {type(value).__name__}")
 
 
-def _check_model(what: str, value: object, module: str, names: tuple[str, ...]) -> None:
+def _as_model(what: str, value: object, module: str, names: tuple[str, ...]) -> Optional[BaseModel]:
+    """`value` as one of the models `names` of `module`; a dict is validated into the first of them."""
     if value is None:
-        return
+        return None
     import importlib
 
-    loaded = importlib.import_module(module)
-    if not isinstance(value, tuple(getattr(loaded, n) for n in names)):
-        raise TypeError(f"Measurements: {what}: expected a {' or '.join(names)}, got {type(value).__name__}")
+    models = tuple(getattr(importlib.import_module(module), n) for n in names)
+    if isinstance(value, models):
+        return value
+    if isinstance(value, dict) and len(models) == 1:
+        return models[0].model_validate(value)
+    kinds = " or ".join(names) + (" or its JSON" if len(models) == 1 else "")
+    raise TypeError(f"Measurements: {what}: expected a {kinds}, got {type(value).__name__}")
