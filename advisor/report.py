@@ -1,7 +1,8 @@
 """The report envelope: one versioned document with the inputs, the scorecard and its provenance.
 
-`build_report(requirements, *, host=None, probes=None, kb=None, scan=None, scaling=None)` scores and wraps; it does
-no I/O of its own, so the same inputs give the same report apart from `created_at`.
+`build_report(requirements, measurements, *, kb=None, created_at=None)` scores and wraps (`measurements`: the
+host, the scan and each probe kind's result with its provenance, advisor.measurements); it does no I/O of its
+own, so the same inputs give the same report apart from `created_at`.
 Renderers live in advisor.render; the JSON Schema is generated from `Report` (advisor.schemas).
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,17 +45,11 @@ from advisor.decision.scorecard import (
 )
 from advisor.decision.scoring import score
 from advisor.decision.tco import TotalCost
+from advisor.measurements import Measured, Measurements
 
 if TYPE_CHECKING:  # the probes' result types, for the annotations only
-    from advisor.scan.models import ScanResult
     from knowledge.models import KnowledgeBase
-    from probes.accuracy.models import AccuracySuite
-    from probes.check.models import CheckReport, HostInfo
-    from probes.deploy.models import DeployResult
-    from probes.pipeline.models import PipelineSuite
-    from probes.scaling.models import ScalingResult
     from probes.training.models import ProbeSuite
-    from probes.transformer.models import GptResult
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
 SCHEMA_VERSION = "1.5"  # 1.5: Projection.serving, requirements model.architecture, transformer; 1.4: document (the judged review document), cached_runs; 1.1: scaling, Projection.communication, Evidence.spread/label
@@ -304,9 +299,7 @@ def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> O
     return None
 
 
-def scaling_info(
-    scaling: Union[ScalingResult, JsonDict, None], req: Requirements, source: str, file: Optional[str]
-) -> ScalingInfo:
+def scaling_info(scaling: Optional[Measured], req: Requirements) -> ScalingInfo:
     distributed = req.needs.distributed_training
     if scaling is None:
         return ScalingInfo(
@@ -317,7 +310,7 @@ def scaling_info(
             if distributed
             else None
         )
-    doc = _dump(scaling) or {}
+    doc = _dump(scaling.result) or {}
     failed = [
         f"{f.get('framework')} {f.get('model')}: {f.get('status')}"
         + (f": {f.get('reason')}" if f.get("reason") else "")
@@ -334,8 +327,8 @@ def scaling_info(
     else:
         note = None
     return ScalingInfo(
-        source=source if source in ("cache", "file") else "file",
-        file=file,
+        source="cache" if scaling.source == "cache" else "file",
+        file=scaling.file,
         created=doc.get("created"),
         label=doc.get("label"),
         label_text=doc.get("label_text"),
@@ -349,51 +342,40 @@ def scaling_info(
     )
 
 
+# ProbesInfo.source of the training suites by where they came from
+_PROBE_SOURCE: dict[str, Literal["run", "cache", "files"]] = {"run": "run", "cache": "cache", "file": "files"}
+
+
 def build_report(
     requirements: Requirements,
+    measurements: Measurements,
     *,
-    host: Union[CheckReport, HostInfo, JsonDict, None] = None,
-    probes: Union[ProbeSuite, JsonDict, list[Union[ProbeSuite, JsonDict]], None] = None,
     kb: Optional[KnowledgeBase] = None,
-    scan: Union[ScanResult, JsonDict, None] = None,
-    probe_source: str = "none",
-    probe_files: tuple[str, ...] | list[str] = (),
-    scaling: Union[ScalingResult, JsonDict, None] = None,
-    scaling_source: str = "none",
-    scaling_file: Optional[str] = None,
-    deploy: Union[DeployResult, JsonDict, None] = None,
-    accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None] = None,
-    accuracy_file: Optional[str] = None,
-    pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None] = None,
-    pipeline_file: Optional[str] = None,
-    gpt: Union[GptResult, TransformerEvidence, JsonDict, None] = None,
-    gpt_file: Optional[str] = None,
     created_at: Optional[str] = None,
-    cached_runs: Optional[list] = None,
 ) -> Report:
-    """Score and wrap. `probes`: a ProbeSuite, a list of them, or None. `scaling`: a scaling probe
-    result (ScalingResult or its JSON) from this host's cache (`scaling_source="cache"`) or a file."""
-    suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
+    """Score and wrap. `measurements`: the host, the scan and each probe kind's result with where it came
+    from (advisor.measurements); `kb`: the knowledge base (None: knowledge-based criteria neutral);
+    `created_at`: the timestamp (now, when None)."""
+    m = measurements
+    training, scaling = m.get("training"), m.get("scaling")
+    suites = list(m.suites)
     if kb is not None:  # the datasheet peak is judging: attached here, never by the probe
         from advisor.decision import vendor_peak
 
-        suites = [vendor_peak.attach(s, kb) if hasattr(s, "vendor_peak") else s for s in suites]
-    acc = accuracy if isinstance(accuracy, AccuracyEvidence) else accuracy_evidence(accuracy, accuracy_file)
-    pipe = pipeline if isinstance(pipeline, PipelineEvidence) else pipeline_evidence(pipeline, pipeline_file)
-    tev = gpt if isinstance(gpt, TransformerEvidence) else transformer_evidence(gpt, requirements, gpt_file)
-    card = score(
-        requirements,
-        host,
-        suites,
-        kb,
-        scan,
-        scaling=scaling,
-        scaling_here=scaling_source == "cache",
-        deploy=deploy,
-        accuracy=acc if accuracy is not None else None,
-        pipeline=pipe if pipeline is not None else None,
-        transformer=tev if gpt is not None else None,
+        suites = [vendor_peak.attach(s, kb) for s in suites]
+    # the measured kinds judged (None when not measured); the report shows the "not measured" evidence
+    acc = _judged(m.get("accuracy"), accuracy_evidence)
+    pipe = _judged(m.get("pipeline"), pipeline_evidence)
+    tev = _judged(m.get("gpt"), lambda r, f: transformer_evidence(r, requirements, f))
+    measured = dict(
+        scaling=scaling.result if scaling else None,
+        scaling_here=scaling is not None and scaling.source == "cache",
+        deploy=m.result("deploy"),
+        accuracy=acc,
+        pipeline=pipe,
+        transformer=tev,
     )
+    card = score(requirements, m.host, suites, kb, m.scan, **measured)
     runs, parity, gemm = summarise_runs(suites)
     stamp = created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     report = Report(
@@ -402,20 +384,20 @@ def build_report(
             version=getattr(kb, "version", None), sources=list(getattr(kb, "sources", []) or [])
         ),
         requirements=requirements,
-        host=stable_host(host),
+        host=stable_host(m.host),
         probes=ProbesInfo(
-            source=probe_source if suites else "none",
-            files=list(probe_files),
+            source=_PROBE_SOURCE[training.source] if training else "none",
+            files=list(training.files) if training else [],
             runs=runs,
             parity=parity,
             gemm_peak=gemm,
             note=_probe_note(runs, requirements, card),
         ),
-        scaling=scaling_info(scaling, requirements, scaling_source, scaling_file),
-        scan=_dump(scan),
-        accuracy=acc,
-        transformer=tev,
-        pipeline=pipe,
+        scaling=scaling_info(scaling, requirements),
+        scan=_dump(m.scan),
+        accuracy=acc if acc is not None else accuracy_evidence(None),
+        transformer=tev if tev is not None else transformer_evidence(None, requirements),
+        pipeline=pipe if pipe is not None else pipeline_evidence(None),
         recommendation=card.recommendation,
         scores=card.scores,
         weights=card.weights,
@@ -429,18 +411,16 @@ def build_report(
         schedules=card.schedules,
         hardware_basis=card.hardware_basis,
         assumptions=card.assumptions,
-        cached_runs=list(cached_runs or []),
+        cached_runs=list(m.cached_runs),
     )
-    inputs = dict(
-        host=host,
-        probes=suites,
-        scan=scan,
-        scaling=scaling,
-        scaling_here=scaling_source == "cache",
-        deploy=deploy,
-        accuracy=acc if accuracy is not None else None,
-        pipeline=pipe if pipeline is not None else None,
-        transformer=tev if gpt is not None else None,
-    )
+    inputs = dict(host=m.host, probes=suites, scan=m.scan, **measured)
     report.document = build_document(report, kb, inputs=inputs)  # judged once; every renderer only formats it
     return report
+
+
+Judged = TypeVar("Judged")
+
+
+def _judged(measured: Optional[Measured], judge: Callable[[Any, Optional[str]], Judged]) -> Optional[Judged]:
+    """A measured kind's evidence (its result judged, with the file it came from), None when not measured."""
+    return judge(measured.result, measured.file) if measured else None

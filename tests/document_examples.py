@@ -42,13 +42,13 @@ def built(stem: str):
     from advisor.decision.document import build
     from advisor.render import format as render
     from advisor.report import build_report
+    from advisor.measurements import Measured, Measurements
     from advisor.requirements import load_requirements
 
     report = build_report(
         load_requirements(ROOT / "examples" / f"{stem}.yaml"),
+        Measurements(probes={"training": Measured(suite())}),
         kb=kb(),
-        probes=suite(),
-        probe_source="files",
         created_at="2026-12-01T00:00:00Z",
     )
     doc = build(report, kb())

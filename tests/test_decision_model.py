@@ -18,6 +18,7 @@ from advisor.decision.constants import CONSTANTS, searched
 from advisor.decision.memory import bytes_per_parameter
 from advisor.render.decision_sections import sections
 from advisor.report import SCHEMA_VERSION, build_report
+from advisor.measurements import Measured, Measurements
 from advisor.requirements import load_requirements, parse_requirements
 from advisor.decision.scoring import score
 from advisor.validation import kb_problems
@@ -519,7 +520,12 @@ def test_an_unusable_run_never_enters_the_scores(kb):
     card = score(req, None, [cpu_suite("unusable")], kb, sensitivity=False)
     assert proj(card, "pytorch").basis == "none"
     assert any("pt is marked unusable" in a and "steal time" in a for a in card.assumptions)
-    report = build_report(req, kb=kb, probes=[cpu_suite("unusable")], created_at="2026-01-01T00:00:00Z")
+    report = build_report(
+        req,
+        Measurements(probes={"training": Measured([cpu_suite("unusable")])}),
+        kb=kb,
+        created_at="2026-01-01T00:00:00Z",
+    )
     assert next(r for r in report.probes.runs if r.id == "pt").quality == "unusable"
     assert proj(score(req, None, [cpu_suite("noisy")], kb, sensitivity=False), "pytorch").basis == "measured"
 
@@ -559,7 +565,10 @@ def test_report_json_and_markdown_carry_the_decision_parts(kb):
     from advisor.render import render
 
     report = build_report(
-        load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"), kb=kb, created_at="2026-01-01T00:00:00Z"
+        load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"),
+        Measurements(),
+        kb=kb,
+        created_at="2026-01-01T00:00:00Z",
     )
     doc = json.loads(report.model_dump_json())
     assert doc["schema_version"] == SCHEMA_VERSION == "1.5"
@@ -670,7 +679,7 @@ def _register_for(kb, params_m):
     from advisor.decision.risks import project, register
 
     data = prototype(**{"model.family": "transformer", "model.parameters_millions": params_m})
-    report = build_report(parse_requirements(data), kb=kb, created_at="2026-01-01T00:00:00Z")
+    report = build_report(parse_requirements(data), Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")
     return report, project(report), register(report)
 
 
@@ -713,7 +722,7 @@ def test_expected_migration_hours_agree_with_the_risk_register(kb):
     # register's likelihoods, so for the recommended workflow they are its exposure + the other parts' middle
     from advisor.decision.risks import register
 
-    report = build_report(load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"), kb=kb)
+    report = build_report(load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"), Measurements(), kb=kb)
     wf = report.recommendation.workflow
     reg = register(report)
     sched = next(s for s in report.schedules if s.workflow == wf)

@@ -264,13 +264,14 @@ def test_the_strawman_line_follows_the_scorecard_not_the_example():
     longer talks about NVIDIA (the line is read from the scorecard, not written for one example)."""
     from advisor.decision.document import routes
     from advisor.report import build_report
+    from advisor.measurements import Measurements
     from advisor.requirements import load_requirements
 
     from document_examples import ROOT
 
     req = load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml")
     req = req.model_copy(update={"hardware": req.hardware.model_copy(update={"available": ["ascend", "cpu"]})})
-    report = build_report(req, kb=kb(), created_at="2026-12-01T00:00:00Z")
+    report = build_report(req, Measurements(), kb=kb(), created_at="2026-12-01T00:00:00Z")
     lines = routes(report)
     pytorch = next(line for line in lines if line.startswith("PyTorch:"))
     assert "torch_npu" in pytorch and "NVIDIA" not in pytorch

@@ -16,6 +16,7 @@ import pytest
 from advisor.decision import transformer_evidence as te
 from advisor.decision.risks import register
 from advisor.report import build_report
+from advisor.measurements import Measured, Measurements
 from advisor.requirements import parse_requirements
 from knowledge.loader import load
 from tests.test_gpt_evidence import FIXTURE, _result
@@ -53,8 +54,10 @@ def test_an_unmitigated_measured_cost_takes_the_stated_points_off_the_graph_mode
         e2e={("graph", "padded"): 1000.0, ("graph", "variable"): 400.0},
         drop=(("graph-dynamic", "variable"), ("graph", "bucketed")),
     )
-    base = build_report(req, kb=kb, created_at="2026-12-02T00:00:00Z")
-    moved = build_report(req, kb=kb, gpt=res, gpt_file="gpt.json", created_at="2026-12-02T00:00:00Z")
+    base = build_report(req, Measurements(), kb=kb, created_at="2026-12-02T00:00:00Z")
+    moved = build_report(
+        req, Measurements(probes={"gpt": Measured(res, "file", "gpt.json")}), kb=kb, created_at="2026-12-02T00:00:00Z"
+    )
     finding = moved.transformer.dynamic
     assert finding is not None and finding.usable and finding.cost == pytest.approx(0.6)
     penalty = te.constant("DYNAMIC_SHAPE_PENALTY") * 0.6
@@ -75,8 +78,13 @@ def test_an_unmitigated_measured_cost_takes_the_stated_points_off_the_graph_mode
 def test_an_unusable_measurement_moves_nothing(kb):
     req = parse_requirements(TEAM)
     real = json.loads(FIXTURE.read_text())  # all four runs graded unusable on the loaded host
-    base = build_report(req, kb=kb, created_at="2026-12-02T00:00:00Z")
-    moved = build_report(req, kb=kb, gpt=real, gpt_file=str(FIXTURE), created_at="2026-12-02T00:00:00Z")
+    base = build_report(req, Measurements(), kb=kb, created_at="2026-12-02T00:00:00Z")
+    moved = build_report(
+        req,
+        Measurements(probes={"gpt": Measured(real, "file", str(FIXTURE))}),
+        kb=kb,
+        created_at="2026-12-02T00:00:00Z",
+    )
     assert moved.transformer.source == "file"
     assert [s.total for s in moved.scores] == [s.total for s in base.scores]
 

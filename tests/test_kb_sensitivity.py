@@ -12,6 +12,7 @@ from advisor.decision import kb_sensitivity as ks
 from advisor.decision.document import build, margin_without_measurements
 from advisor.decision.scoring import score
 from advisor.report import build_report
+from advisor.measurements import Measurements
 from advisor.requirements import load_requirements
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +61,7 @@ def test_each_move_is_one_figure_at_the_end_of_its_range_and_its_margin_is_the_r
 
 
 def test_the_document_says_whether_the_measurements_moved_the_verdict(kb, req):
-    report = build_report(req, kb=kb, created_at="2026-01-01T00:00:00Z")
+    report = build_report(req, Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")
     w = margin_without_measurements(report, kb)
     assert w.measured_inputs == [] and not w.moved and "nothing was measured" in w.note
     assert w.margin == pytest.approx(report.recommendation.margin, abs=1e-6)

@@ -35,11 +35,14 @@ def run_cli(capsys, *argv):
 def report_doc():
     """One real report (JSON) built without the CLI's host check, shared by the compare tests."""
     from advisor.report import build_report
+    from advisor.measurements import Measurements
     from advisor.requirements import load_requirements
     import knowledge
 
     req = load_requirements(EXAMPLES / "ascend-production.yaml")
-    return json.loads(build_report(req, kb=knowledge.load(), created_at="2026-01-01T00:00:00Z").model_dump_json())
+    return json.loads(
+        build_report(req, Measurements(), kb=knowledge.load(), created_at="2026-01-01T00:00:00Z").model_dump_json()
+    )
 
 
 @pytest.mark.parametrize("field, value", [("recommendation", 5), ("recommendation", {"x": 1}), ("scores", {"a": 1})])
@@ -111,6 +114,7 @@ def test_tui_parity_not_compared_is_not_a_mismatch():
 def test_probe_note_when_no_run_succeeded():
     """'probes ran on no hardware' was the note when every run was unavailable."""
     from advisor.report import build_report
+    from advisor.measurements import Measured, Measurements
     from advisor.requirements import load_requirements
     from probes.training.models import ProbeSuite
     import knowledge
@@ -134,7 +138,11 @@ def test_probe_note_when_no_run_succeeded():
             ],
         }
     )
-    report = build_report(load_requirements(EXAMPLES / "ascend-production.yaml"), probes=suite, kb=knowledge.load())
+    report = build_report(
+        load_requirements(EXAMPLES / "ascend-production.yaml"),
+        Measurements(probes={"training": Measured(suite)}),
+        kb=knowledge.load(),
+    )
     assert report.probes.note.startswith("no probe run succeeded (1 unavailable)")
     assert "no hardware" not in report.probes.note
 

@@ -20,6 +20,7 @@ import pytest
 import knowledge
 from advisor.render import format as render_format
 from advisor.report import Report, build_report
+from advisor.measurements import Measurements
 from advisor.requirements import load_requirements
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +45,7 @@ def _report(path: Path, kb, *, workload: bool = True, **changes) -> Report:
         section, field = dotted.split(".")
         part = getattr(req, section).model_copy(update={field: value})
         req = req.model_copy(update={section: part})
-    return build_report(req, kb=kb, created_at="2026-01-01T00:00:00Z")
+    return build_report(req, Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")
 
 
 def section(md: str, heading: str) -> str:
@@ -129,7 +130,9 @@ def test_scan_hazards_join_the_register(kb):
 
     path = ROOT / "tests" / "fixtures" / "report" / "with-code.yaml"
     req = load_requirements(path)
-    report = build_report(req, kb=kb, scan=scan_code(req, str(path), kb), created_at="2026-01-01T00:00:00Z")
+    report = build_report(
+        req, Measurements(scan=scan_code(req, str(path), kb)), kb=kb, created_at="2026-01-01T00:00:00Z"
+    )
     reg = register(report)
     scanned = [r for r in reg.risks + reg.also_known if r.scan]
     kinds = {h["pitfall"] or h["kind"] for h in report.scan["hazard_summary"]}

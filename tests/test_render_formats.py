@@ -23,6 +23,7 @@ from advisor.cli import main
 from advisor.render import FORMATS
 from advisor.render import format as render_format
 from advisor.report import build_report
+from advisor.measurements import Measured, Measurements
 from advisor.requirements import load_requirements
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +93,7 @@ def test_html_escapes_every_user_string(tmp_path, kb):
     src = EXAMPLE.read_text(encoding="utf-8").replace("name: Retail shelf recognition", f"name: '{evil}'")
     path = tmp_path / "evil.yaml"
     path.write_text(src, encoding="utf-8")
-    report = build_report(load_requirements(path), kb=kb, created_at="2026-01-01T00:00:00Z")
+    report = build_report(load_requirements(path), Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")
     text = render_format(report, "html", kb=kb)
     html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)
     assert "<script" not in text and "<img" not in text and _external(text) == []
@@ -130,8 +131,16 @@ def test_charts_are_deterministic_and_undated(kb):
 
     req = load_requirements(FIX / "cpu-team.yaml")
     suite = load_probe_file(str(FIX / "probes-cpu.json"))
-    one = charts(build_report(req, kb=kb, probes=[suite], created_at="2026-01-01T00:00:00Z"))
-    two = charts(build_report(req, kb=kb, probes=[suite], created_at="2027-06-30T12:00:00Z"))
+    one = charts(
+        build_report(
+            req, Measurements(probes={"training": Measured([suite])}), kb=kb, created_at="2026-01-01T00:00:00Z"
+        )
+    )
+    two = charts(
+        build_report(
+            req, Measurements(probes={"training": Measured([suite])}), kb=kb, created_at="2027-06-30T12:00:00Z"
+        )
+    )
     assert list(one) == ["scores", "sensitivity", "throughput", "ranges"]
     assert one == two
     for svg in one.values():
@@ -142,7 +151,7 @@ def test_charts_are_deterministic_and_undated(kb):
 def test_tornado_is_the_lead_as_each_weight_is_halved_or_doubled(kb):
     from advisor.render.charts import tornado_rows
 
-    report = build_report(load_requirements(EXAMPLE), kb=kb, created_at="2026-01-01T00:00:00Z")
+    report = build_report(load_requirements(EXAMPLE), Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")
     rows = {name: (half, double) for name, half, double in tornado_rows(report)}
     top = next(s for s in report.scores if s.workflow == report.recommendation.workflow)
     other = next(s for s in report.scores if s.workflow == report.recommendation.runner_up)
@@ -217,7 +226,9 @@ def test_every_scenario_renders_in_every_format_without_a_warning(scenario, kb):
     req = load_requirements(scenario)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        report = build_report(req, kb=kb, scan=scan_code(req, str(scenario), kb), created_at="2026-01-01T00:00:00Z")
+        report = build_report(
+            req, Measurements(scan=scan_code(req, str(scenario), kb)), kb=kb, created_at="2026-01-01T00:00:00Z"
+        )
         for fmt in FORMATS:
             text = render_format(report, fmt, kb=kb)
             assert text.strip(), fmt
@@ -232,10 +243,8 @@ def test_scaling_probe_points_make_a_curve_from_one_device(kb):
     doc = json.loads((ROOT / "tests" / "fixtures" / "scaling" / "scaling-2vcpu-lenet.json").read_text(encoding="utf-8"))
     report = build_report(
         load_requirements(EXAMPLE),
+        Measurements(probes={"scaling": Measured(doc, "file", "s.json")}),
         kb=kb,
-        scaling=doc,
-        scaling_source="file",
-        scaling_file="s.json",
         created_at="2026-01-01T00:00:00Z",
     )
     points = scaling_points(report)

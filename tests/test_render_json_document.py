@@ -13,6 +13,7 @@ import knowledge
 from advisor.decision.document import DOCUMENT_VERSION, ReviewDocument, build
 from advisor.render import format as render
 from advisor.report import Report, build_report
+from advisor.measurements import Measurements
 from advisor.requirements import load_requirements
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +26,10 @@ class WiredReport(Report):
 def test_json_fills_the_document_and_it_reads_back_the_same():
     kb = knowledge.load()
     base = build_report(
-        load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"), kb=kb, created_at="2026-01-01T00:00:00Z"
+        load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"),
+        Measurements(),
+        kb=kb,
+        created_at="2026-01-01T00:00:00Z",
     )
     report = WiredReport.model_validate(base.model_dump())
     data = json.loads(render(report, "json", kb=kb))

@@ -12,6 +12,7 @@ import pytest
 
 from advisor.cli import main
 from advisor.report import Report, build_report
+from advisor.measurements import Measured, Measurements
 from advisor.requirements import load_requirements
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,8 +117,8 @@ def test_same_inputs_same_report_apart_from_timestamp(capsys, tmp_path):
     import knowledge
 
     kb = knowledge.load()
-    one = build_report(req, kb=kb, created_at="2026-01-01T00:00:00Z").model_dump_json()
-    two = build_report(req, kb=kb, created_at="2026-01-01T00:00:00Z").model_dump_json()
+    one = build_report(req, Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z").model_dump_json()
+    two = build_report(req, Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z").model_dump_json()
     assert one == two
 
 
@@ -192,7 +193,7 @@ def test_measured_difference_inside_the_noise_lowers_confidence():
         }
     )
     suite = load_probe_file(str(FIX / "probes-ascend.json"))
-    report = build_report(req, probes=[suite], kb=knowledge.load())
+    report = build_report(req, Measurements(probes={"training": Measured([suite])}), kb=knowledge.load())
     rec = report.recommendation
     assert report.comparison_basis == "measured"
     assert rec.workflow == "mindspore" and rec.runner_up == "pytorch"
@@ -223,7 +224,7 @@ def test_bad_kb_dir_is_bad_input(capsys, tmp_path):
 
 def test_report_without_knowledge_base_still_renders():
     req = load_requirements(ROOT / "examples" / "ascend-production.yaml")
-    report = build_report(req, kb=None, created_at="2026-01-01T00:00:00Z")
+    report = build_report(req, Measurements(), kb=None, created_at="2026-01-01T00:00:00Z")
     from advisor.render import render
 
     md = render(report, "markdown")

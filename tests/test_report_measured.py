@@ -30,6 +30,7 @@ from advisor.decision.constants import CONSTANTS
 from advisor.decision.pipeline import pipeline_evidence
 from advisor.render import format as render_format
 from advisor.report import build_report
+from advisor.measurements import Measured, Measurements
 from advisor.requirements import load_requirements, parse_requirements
 from advisor.decision.criteria.scan_parts import scan_role_parts
 from advisor.decision.scoring import score
@@ -121,12 +122,15 @@ def test_a_larger_measured_gap_never_lowers_the_migration_risk(kb, base, more):
 
 def test_the_report_shows_accuracy_as_measured_and_says_so_when_nothing_was(kb):
     req = load_requirements(EXAMPLE)
-    none = build_report(req, kb=kb, created_at="2026-01-01T00:00:00Z")
+    none = build_report(req, Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")
     assert none.accuracy.source == "none" and "not measured" in none.accuracy.note
     md = render_format(none, "markdown", kb=kb)
     assert "accuracy parity not measured" in md and "input pipeline not measured" in md
     report = build_report(
-        req, kb=kb, accuracy=accuracy_doc(), accuracy_file=str(ACCURACY), created_at="2026-01-01T00:00:00Z"
+        req,
+        Measurements(probes={"accuracy": Measured(accuracy_doc(), "file", str(ACCURACY))}),
+        kb=kb,
+        created_at="2026-01-01T00:00:00Z",
     )
     md = render_format(report, "markdown", kb=kb)
     section = md.split(". Accuracy parity (accuracy probe)\n", 1)[1].split("\n## ", 1)[0]
@@ -150,13 +154,15 @@ def graded(doc: dict, passes: int = 3, quality: str = "stable") -> dict:
 def test_one_short_pass_never_moves_a_verdict(kb):
     # the fixture: one pass of 1,280 samples per variant on a 2-vCPU host: evidence, not a cap
     req = load_requirements(ASCEND)
-    plain = {p.workflow: p for p in build_report(req, kb=kb, created_at="x").projections}
-    report = build_report(req, kb=kb, pipeline=json.loads(PIPELINE.read_text()), pipeline_file=str(PIPELINE))
+    plain = {p.workflow: p for p in build_report(req, Measurements(), kb=kb, created_at="x").projections}
+    report = build_report(
+        req, Measurements(probes={"pipeline": Measured(json.loads(PIPELINE.read_text()), "file", str(PIPELINE))}), kb=kb
+    )
     for p in report.projections:
         feed = p.input_pipeline
         assert feed is not None and not feed.applied and not feed.capped and "not applied" in feed.rule
         assert p.images_per_second == plain[p.workflow].images_per_second
-    assert report.recommendation == build_report(req, kb=kb, created_at="x").recommendation
+    assert report.recommendation == build_report(req, Measurements(), kb=kb, created_at="x").recommendation
 
 
 def test_the_measured_pipeline_caps_the_projection_and_says_what_share_it_feeds(kb):
@@ -165,11 +171,11 @@ def test_the_measured_pipeline_caps_the_projection_and_says_what_share_it_feeds(
     best = {b.framework: b for b in measured.best}
     assert best["mindspore"].run_id == "mindspore-vision-w1" and best["pytorch"].run_id == "pytorch-dataloader-w0"
     assert all(r.starved is False for r in measured.runs)  # on this CPU host every loader keeps the step fed
-    plain = {p.workflow: p for p in build_report(req, kb=kb, created_at="x").projections}
+    plain = {p.workflow: p for p in build_report(req, Measurements(), kb=kb, created_at="x").projections}
     slow = graded(json.loads(PIPELINE.read_text()))
     for r in slow["runs"]:
         r["alone"]["samples_per_second"] /= 100  # a loader too slow for 8 x 910B even on 32 workers
-    report = build_report(req, kb=kb, pipeline=slow, pipeline_file=str(PIPELINE))
+    report = build_report(req, Measurements(probes={"pipeline": Measured(slow, "file", str(PIPELINE))}), kb=kb)
     for p in report.projections:
         feed = p.input_pipeline
         assert feed is not None and feed.framework == p.framework and feed.applied
@@ -272,7 +278,7 @@ def test_the_scan_breakdown_feeds_migration_and_engineering_cost_role_by_role(kb
     assert roles and all(name.startswith("port: ") for name, _, _ in roles)
     assert sum(a for _, a, _ in roles) == pytest.approx(scan["effort_hours"][0], abs=0.02)
     assert sum(h for _, _, h in roles) == pytest.approx(scan["effort_hours"][1], abs=0.02)
-    report = build_report(req, kb=kb, scan=scan, created_at="2026-01-01T00:00:00Z")
+    report = build_report(req, Measurements(scan=scan), kb=kb, created_at="2026-01-01T00:00:00Z")
     hybrid = next(s for s in report.schedules if s.workflow == "hybrid")
     assert {n for n, _, _ in roles} <= {p.name for p in hybrid.phases}
     cost = next(c for c in report.costs if c.workflow == "hybrid")
@@ -395,8 +401,12 @@ def _pytorch(report):
 
 
 def test_a_measured_inter_host_link_replaces_the_network_curve_beyond_one_host(kb):
-    kb_only = _pytorch(build_report(gpu_req(16), kb=kb, scaling=json.loads(SCALING.read_text())))
-    comm = _pytorch(build_report(gpu_req(16), kb=kb, scaling=multinode_doc(loopback=False)))
+    kb_only = _pytorch(
+        build_report(gpu_req(16), Measurements(probes={"scaling": Measured(json.loads(SCALING.read_text()))}), kb=kb)
+    )
+    comm = _pytorch(
+        build_report(gpu_req(16), Measurements(probes={"scaling": Measured(multinode_doc(loopback=False))}), kb=kb)
+    )
     assert comm.inter_host is not None and comm.inter_host.used and comm.basis == "measured+knowledge"
     assert "measured here over eth0, 100,000 Mb/s" in comm.basis_detail
     assert "measured here over eth0" in comm.interconnect
@@ -420,16 +430,22 @@ def test_a_measured_inter_host_link_replaces_the_network_curve_beyond_one_host(k
     ],
 )
 def test_an_inter_host_run_that_cannot_stand_for_the_target_keeps_the_knowledge_base_curve(kb, doc, why):
-    kb_only = _pytorch(build_report(gpu_req(16), kb=kb, scaling=json.loads(SCALING.read_text())))
-    comm = _pytorch(build_report(gpu_req(16), kb=kb, scaling=doc()))
+    kb_only = _pytorch(
+        build_report(gpu_req(16), Measurements(probes={"scaling": Measured(json.loads(SCALING.read_text()))}), kb=kb)
+    )
+    comm = _pytorch(build_report(gpu_req(16), Measurements(probes={"scaling": Measured(doc())}), kb=kb))
     assert comm.inter_host is not None and not comm.inter_host.used and why in comm.inter_host.why_not
     assert comm.kept == kb_only.kept and comm.curve == kb_only.curve
     assert any(why in n and "evidence only" in n for n in comm.notes)
 
 
 def test_within_one_host_the_inter_host_link_does_not_move_the_factor(kb):
-    kb_only = _pytorch(build_report(gpu_req(4), kb=kb, scaling=json.loads(SCALING.read_text())))
-    comm = _pytorch(build_report(gpu_req(4), kb=kb, scaling=multinode_doc(loopback=False)))
+    kb_only = _pytorch(
+        build_report(gpu_req(4), Measurements(probes={"scaling": Measured(json.loads(SCALING.read_text()))}), kb=kb)
+    )
+    comm = _pytorch(
+        build_report(gpu_req(4), Measurements(probes={"scaling": Measured(multinode_doc(loopback=False))}), kb=kb)
+    )
     assert comm.kept == kb_only.kept and comm.inter_host.used
     # the curve the report draws still uses the measured link beyond one host
     beyond = [(p.devices, p.low) for p in comm.curve if p.devices > 8]
@@ -437,7 +453,9 @@ def test_within_one_host_the_inter_host_link_does_not_move_the_factor(kb):
 
 
 def test_the_report_shows_the_inter_host_table(kb):
-    report = build_report(gpu_req(16), kb=kb, scaling=copy.deepcopy(multinode_doc(loopback=False)))
+    report = build_report(
+        gpu_req(16), Measurements(probes={"scaling": Measured(copy.deepcopy(multinode_doc(loopback=False)))}), kb=kb
+    )
     assert report.scaling.inter_host and report.scaling.inter_host[0].link_share.median == pytest.approx(0.2)
     md = render_format(report, "markdown", kb=kb)
     assert "Across hosts (measured" in md and "| pytorch resnet50 | 2 x 4 (nccl, cuda) | eth0, 100,000 Mb/s" in md
@@ -452,10 +470,14 @@ def test_every_format_carries_the_measured_evidence(kb):
     scan = scan_path(str(FIX / "code"), kb=kb)
     report = build_report(
         req,
+        Measurements(
+            scan=scan,
+            probes={
+                "accuracy": Measured(accuracy_doc([-0.031, -0.027])),
+                "pipeline": Measured(json.loads(PIPELINE.read_text())),
+            },
+        ),
         kb=kb,
-        scan=scan,
-        accuracy=accuracy_doc([-0.031, -0.027]),
-        pipeline=json.loads(PIPELINE.read_text()),
         created_at="2026-01-01T00:00:00Z",
     )
     page = render_format(report, "html", kb=kb)
@@ -475,36 +497,40 @@ def test_the_risk_register_takes_the_measured_likelihoods(kb):
     from advisor.decision.risks import MEASURED_CLEAR, MEASURED_HIT, register
 
     req = load_requirements(ASCEND)  # MindSpore on 8 x 910B: the data-pipeline pitfall applies
-    before = register(build_report(req, kb=kb))
+    before = register(build_report(req, Measurements(), kb=kb))
     plain = {r.id: r for r in before.risks + before.also_known}
     slow = graded(json.loads(PIPELINE.read_text()))
     for r in slow["runs"]:
         r["alone"]["samples_per_second"] /= 100  # a loader that cannot feed 8 x 910B even on 32 workers
-    reg = register(build_report(req, kb=kb, pipeline=slow))
+    reg = register(build_report(req, Measurements(probes={"pipeline": Measured(slow)}), kb=kb))
     pipe = next(r for r in reg.risks + reg.also_known if r.id == "data-pipeline-bottleneck")
     assert "data-pipeline-bottleneck" in plain and plain["data-pipeline-bottleneck"].likelihood < MEASURED_HIT
     assert pipe.likelihood == MEASURED_HIT and "would feed" in pipe.why  # capped on 8 x 910B
     # the fixture's own rate, per worker x 32 workers, keeps a 910B host fed: the pitfall is measured clear
-    reg = register(build_report(req, kb=kb, pipeline=graded(json.loads(PIPELINE.read_text()))))
+    reg = register(
+        build_report(req, Measurements(probes={"pipeline": Measured(graded(json.loads(PIPELINE.read_text())))}), kb=kb)
+    )
     pipe = next(r for r in reg.risks + reg.also_known if r.id == "data-pipeline-bottleneck")
     assert pipe.likelihood == MEASURED_CLEAR
     # one ungraded pass leaves the judgement where it was
-    reg = register(build_report(req, kb=kb, pipeline=json.loads(PIPELINE.read_text())))
+    reg = register(
+        build_report(req, Measurements(probes={"pipeline": Measured(json.loads(PIPELINE.read_text()))}), kb=kb)
+    )
     pipe = next(r for r in reg.risks + reg.also_known if r.id == "data-pipeline-bottleneck")
     assert pipe.likelihood == plain["data-pipeline-bottleneck"].likelihood
     # the example without its workload: no loader bound, so hybrid leads (with it, PyTorch through torch_npu)
     hybrid = load_requirements(EXAMPLE).model_copy(update={"workload": None})
     # no gap: hybrid stays recommended and the measurement clears the pitfall
-    report = build_report(hybrid, kb=kb, accuracy=accuracy_doc([0.001, -0.001]))
+    report = build_report(hybrid, Measurements(probes={"accuracy": Measured(accuracy_doc([0.001, -0.001]))}), kb=kb)
     items = {r.id: r for r in register(report).risks + register(report).also_known}
     assert report.recommendation.workflow == "hybrid"
     assert items["precision-alignment"].likelihood == MEASURED_CLEAR
     assert "measured by the accuracy probe" in items["precision-alignment"].why
     # a 3% gap: the measured gap costs hybrid its migration points (ACCURACY_GAP_PENALTY) and the
     # register marks the pitfall as hit by the measurement
-    report = build_report(hybrid, kb=kb, accuracy=accuracy_doc([-0.031, -0.027]))
+    report = build_report(hybrid, Measurements(probes={"accuracy": Measured(accuracy_doc([-0.031, -0.027]))}), kb=kb)
     hybrid_score = next(s.total for s in report.scores if s.workflow == "hybrid")
-    plain_score = next(s.total for s in build_report(hybrid, kb=kb).scores if s.workflow == "hybrid")
+    plain_score = next(s.total for s in build_report(hybrid, Measurements(), kb=kb).scores if s.workflow == "hybrid")
     assert hybrid_score < plain_score
     items = {r.id: r for r in register(report, "hybrid").risks + register(report, "hybrid").also_known}
     assert items["precision-alignment"].likelihood == MEASURED_HIT

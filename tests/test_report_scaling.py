@@ -17,6 +17,7 @@ import pytest
 
 from advisor.cli import main
 from advisor.report import build_report
+from advisor.measurements import Measured, Measurements
 from advisor.requirements import load_requirements, parse_requirements
 from advisor.decision.scoring import score
 
@@ -159,10 +160,8 @@ def test_more_devices_than_the_references_use_the_knowledge_base_derating(kb):
 def test_scaling_is_ignored_without_distributed_training(kb):
     report = build_report(
         nvidia_req(distributed=False),
+        Measurements(probes={"scaling": Measured(device_scaling_doc(), "file", "x.json")}),
         kb=kb,
-        scaling=device_scaling_doc(),
-        scaling_source="file",
-        scaling_file="x.json",
         created_at="2026-01-01T00:00:00Z",
     )
     assert report.scaling.used is False and "not used" in report.scaling.note
@@ -272,7 +271,7 @@ def test_bad_scaling_file_is_one_line_exit_2_and_no_output(capsys, tmp_path, mak
 def test_report_with_scaling_is_deterministic(kb):
     req = load_requirements(EXAMPLE)
     a, b = (
-        build_report(req, kb=kb, scaling=copy.deepcopy(cpu_doc()), scaling_source="file", scaling_file="s.json")
+        build_report(req, Measurements(probes={"scaling": Measured(copy.deepcopy(cpu_doc()), "file", "s.json")}), kb=kb)
         for _ in range(2)
     )
     da, db = a.model_dump(mode="json"), b.model_dump(mode="json")

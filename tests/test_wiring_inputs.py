@@ -68,12 +68,17 @@ def test_a_result_files_data_source_never_reaches_the_markdown_as_html():
     import knowledge
     from advisor.render import format as render_format
     from advisor.report import build_report
+    from advisor.measurements import Measured, Measurements
     from advisor.requirements import load_requirements
 
     doc = json.loads(open("tests/fixtures/report/accuracy-2vcpu.json").read())
     doc["data"]["source"] = "<img src=x onerror=alert(1)>\n# injected"
     kb = knowledge.load()
-    report = build_report(load_requirements("examples/prototype-then-ascend.yaml"), kb=kb, accuracy=doc)
+    report = build_report(
+        load_requirements("examples/prototype-then-ascend.yaml"),
+        Measurements(probes={"accuracy": Measured(doc)}),
+        kb=kb,
+    )
     md = render_format(report, "markdown", kb=kb)
     assert "<img" not in md and "\n# injected" not in md
     assert "\u2039img src=x onerror=alert(1)\u203a" in md  # quoted as text, not markup

@@ -25,6 +25,7 @@ from advisor.output import read_json
 if TYPE_CHECKING:  # the models load when a file is read, not when the parser is built
     from pydantic import BaseModel
 
+    from advisor.measurements import Measurements
     from advisor.requirements import Requirements
     from advisor.scan import ScanResult
     from knowledge.models import KnowledgeBase
@@ -281,6 +282,17 @@ def load_gpt_file(path: str) -> GptResult:
     return result
 
 
+# `report --<kind> FILE`: the loader of each probe kind read from one file (the training suites, several
+# files, come with --probes)
+RESULT_LOADERS: dict[str, Callable[[str], BaseModel]] = {
+    "scaling": load_scaling_file,
+    "deploy": load_deploy_file,
+    "accuracy": load_accuracy_file,
+    "pipeline": load_pipeline_file,
+    "gpt": load_gpt_file,
+}
+
+
 def _from_cache(load: Callable[[], Optional[Model]], what: str) -> Optional[Model]:
     """This host's cached result, or None: an unreadable cache is skipped with a note, not fatal."""
     try:
@@ -360,8 +372,9 @@ def scan_code(req: Requirements, req_path: str, kb: KnowledgeBase) -> Optional[S
     return scan_path(str(code), kb=kb)
 
 
-def gather(args: argparse.Namespace) -> tuple[Requirements, dict[str, object]]:
+def gather(args: argparse.Namespace) -> tuple[Requirements, KnowledgeBase, Measurements]:
     """Read and validate every input; nothing is written here."""
+    from advisor.measurements import Measured, Measurements
     from advisor.validation import load_checked
 
     kb = load_kb(args.kb)
@@ -376,12 +389,12 @@ def gather(args: argparse.Namespace) -> tuple[Requirements, dict[str, object]]:
             )
         seen[real] = p
     suites = [load_probe_file(p) for p in args.probes]
-    scaling_from_file = load_scaling_file(args.scaling) if args.scaling else None
-    deploy = load_deploy_file(args.deploy) if args.deploy else None
-    accuracy = load_accuracy_file(args.accuracy) if getattr(args, "accuracy", None) else None
-    pipeline = load_pipeline_file(args.pipeline) if getattr(args, "pipeline", None) else None
-    gpt = load_gpt_file(args.gpt) if getattr(args, "gpt", None) else None
-    source = "files" if suites else "none"
+    measured: dict[str, Measured] = {}  # probe kind -> its result and where it came from
+    for kind, load in RESULT_LOADERS.items():  # --scaling/--deploy/--accuracy/--pipeline/--gpt FILE
+        path = getattr(args, kind, None)
+        if path:
+            measured[kind] = Measured(load(path), "file", path)
+    source = "file"
     cached = None
     if args.run_probes:
         suites.append(run_probes())
@@ -407,14 +420,14 @@ def gather(args: argparse.Namespace) -> tuple[Requirements, dict[str, object]]:
                 file=sys.stderr,
             )
             suites.insert(0, cached)
-            source = "cache" if not args.probes else "files"
-    scaling, scaling_source = None, "none"
-    if args.scaling:
-        scaling, scaling_source = scaling_from_file, "file"
-    elif not args.no_cache:
+            source = "cache" if not args.probes else "file"
+    if suites:
+        measured["training"] = Measured(suites, source, args.probes)
+    scaling = None
+    if not args.scaling and not args.no_cache:
         scaling = cached_scaling()
         if scaling is not None:
-            scaling_source = "cache"
+            measured["scaling"] = Measured(scaling, "cache")
             print(
                 f"advisor: using this host's cached scaling result from {getattr(scaling, 'created', None) or 'an earlier run'} "
                 "(--no-cache to ignore, --scaling FILE for another)",
@@ -422,25 +435,16 @@ def gather(args: argparse.Namespace) -> tuple[Requirements, dict[str, object]]:
             )
     from advisor.cache import used_runs
 
-    return req, {
-        "kb": kb,
-        "cached_runs": used_runs(probes=cached, scaling=scaling if scaling_source == "cache" else None),
-        "scaling": scaling,
-        "scaling_source": scaling_source,
-        "scaling_file": args.scaling,
-        "deploy": deploy,
-        "accuracy": accuracy,
-        "accuracy_file": getattr(args, "accuracy", None),
-        "pipeline": pipeline,
-        "pipeline_file": getattr(args, "pipeline", None),
-        "gpt": gpt,
-        "gpt_file": getattr(args, "gpt", None),
-        "probes": suites or None,
-        "probe_source": source,
-        "probe_files": list(args.probes),
-        "scan": scan_code(req, args.requirements, kb),
-        "host": collect_host(),
-    }
+    return (
+        req,
+        kb,
+        Measurements(
+            host=collect_host(),
+            scan=scan_code(req, args.requirements, kb),
+            probes=measured,
+            cached_runs=used_runs(probes=cached, scaling=scaling),
+        ),
+    )
 
 
 # -o FILE's extension picks the format when no flag does; anything else written to a file is JSON.
@@ -469,8 +473,8 @@ def run(args: argparse.Namespace) -> int:
     from advisor.report import build_report
 
     check_output(args.output)  # a bad -o is refused before any slow work
-    req, inputs = gather(args)
-    report = build_report(req, **inputs)
+    req, kb, measurements = gather(args)
+    report = build_report(req, measurements, kb=kb)
     fmt = choose_format(args)
     # Charts only beside a regular file (never /dev/stdout.scores.svg), written with the document as
     # one step (write_with_companions): no charts without the document, no document without its charts.
@@ -480,8 +484,8 @@ def run(args: argparse.Namespace) -> int:
         # matplotlib's font and layout warnings are about the chart engine, not the user's input:
         # they must not land on stderr between the tool's own lines.
         warnings.filterwarnings("ignore", module=r"matplotlib(\..*)?$")
-        files = assets(report, fmt, args.output if regular_target(args.output) else None, kb=inputs["kb"])
-        text = render_format(report, fmt, kb=inputs["kb"], assets=files)
+        files = assets(report, fmt, args.output if regular_target(args.output) else None, kb=kb)
+        text = render_format(report, fmt, kb=kb, assets=files)
     if files:
         write_with_companions(args.output, text, files)
     else:
