@@ -142,22 +142,14 @@ def default_report_builder(
     is the migration scan of model.code_path; `deploy`, `accuracy`, `pipeline` and `gpt` the probes measured
     in this session (measured evidence, as `advisor report --deploy/--accuracy/--pipeline/--gpt FILE`)."""
     import knowledge
+    from advisor.measurements import Measured, Measurements
     from advisor.report import build_report
 
-    return build_report(
-        requirements,
-        host=host,
-        probes=probes,
-        kb=knowledge.load(),
-        scan=scan,
-        probe_source="cache" if probes is not None else "none",
-        scaling=scaling,
-        scaling_source="cache" if scaling is not None else "none",
-        deploy=deploy,
-        accuracy=accuracy,
-        pipeline=pipeline,
-        gpt=gpt,
-    )
+    here = {"training": probes, "scaling": scaling}  # this host's cache (a run in the TUI is saved to it first)
+    session = {"deploy": deploy, "accuracy": accuracy, "pipeline": pipeline, "gpt": gpt}  # measured in the TUI
+    measured = {kind: Measured(result, "cache") for kind, result in here.items() if result is not None}
+    measured.update({kind: Measured(result, "run") for kind, result in session.items() if result is not None})
+    return build_report(requirements, Measurements(host=host, scan=scan, probes=measured), kb=knowledge.load())
 
 
 _SCANS: dict[
