@@ -51,9 +51,10 @@ if TYPE_CHECKING:
     from probes.check.models import CheckReport
     from probes.launcher import Cancel
 
-# Measurements the report reads: a finished one rebuilds it (the GPT probe only fills its panel: the
-# report does not read its result yet).
-MEASURED_EVIDENCE = ("training", "scaling", "deploy", "accuracy", "pipeline", "gpt")
+# Measurements the report reads: a finished one rebuilds it. Every kind of the registry is evidence.
+MEASURED_EVIDENCE = tuple(kind.name for kind in KINDS)
+# Read from this host's cache and passed on by name; every other kind is measured in the session.
+FROM_CACHE = ("training", "scaling")
 DARK, LIGHT = "textual-dark", "textual-light"
 
 
@@ -351,12 +352,7 @@ class AdvisorApp(App):
             state.scaling.result,
             state.report_generation,
             state.requirements.path,
-            {
-                "deploy": state.deploy.result,
-                "accuracy": state.accuracy.result,
-                "pipeline": state.pipeline.result,
-                "gpt": state.gpt.result,
-            },
+            {name: m.result for name, m in state.kinds.items() if name not in FROM_CACHE},
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report", description="report")

@@ -132,21 +132,18 @@ def default_report_builder(
     probes: Optional[Result],
     scaling: Optional[Result] = None,
     scan: Optional[BaseModel] = None,
-    deploy: Optional[Result] = None,
-    accuracy: Optional[Result] = None,
-    pipeline: Optional[Result] = None,
-    gpt: Optional[Result] = None,
+    **session: Optional[Result],
 ) -> Report:
     """The same report `advisor report` builds, over the bundled knowledge base (cached). The
     probes and the scaling result are this host's (its cache, or measured in this session); `scan`
-    is the migration scan of model.code_path; `deploy`, `accuracy`, `pipeline` and `gpt` the probes measured
-    in this session (measured evidence, as `advisor report --deploy/--accuracy/--pipeline/--gpt FILE`)."""
+    is the migration scan of model.code_path; `session` maps every other kind of the registry
+    (probes.base.KINDS: deploy, accuracy, pipeline, gpt, ...) to its result measured in this session
+    (measured evidence, as `advisor report --deploy/--accuracy/--pipeline/--gpt FILE`)."""
     import knowledge
     from advisor.measurements import Measured, Measurements
     from advisor.report import build_report
 
     here = {"training": probes, "scaling": scaling}  # this host's cache (a run in the TUI is saved to it first)
-    session = {"deploy": deploy, "accuracy": accuracy, "pipeline": pipeline, "gpt": gpt}  # measured in the TUI
     measured = {kind: Measured(result, "cache") for kind, result in here.items() if result is not None}
     measured.update({kind: Measured(result, "run") for kind, result in session.items() if result is not None})
     return build_report(requirements, Measurements(host=host, scan=scan, probes=measured), kb=knowledge.load())
