@@ -577,8 +577,7 @@ def stack_section(doc: ReviewDocument) -> list[str]:
 def decision_model_sections(report: Report) -> list[str]:
     """The decision model's sections (memory fit, scaling curve, cost of ownership, confidence,
     schedule; advisor/render/decision_sections.py), one level down inside "Plan and cost"."""
-    doc = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
-    return ["#" + line if line.startswith("## ") else line for line in decision_sections.sections(doc)]
+    return ["#" + line if line.startswith("## ") else line for line in decision_sections.sections(report)]
 
 
 def plan_section(report: Report) -> list[str]:
