@@ -232,6 +232,7 @@ def decision_tco_totals(report: Report) -> dict[str, tuple[float, float]]:
 
 
 def ranges_chart(report: Report) -> str | None:
+    from advisor.decision.evidence import Span
     from advisor.render._fmt import hours, num
 
     times = [
@@ -244,8 +245,8 @@ def ranges_chart(report: Report) -> str | None:
     if not times and not costs:
         return None
 
-    def span_text(lo, hi):
-        return hours(type("S", (), {"low": lo, "high": hi})())
+    def span_text(lo: float, hi: float) -> str:
+        return hours(Span(low=lo, high=hi, unit="h"))
 
     with _ctx():
         fig, (ax1, ax2) = _figure(2.4, 2)

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from advisor.decision.document import cite, points
 from advisor.render import decision_sections
-from advisor.render._fmt import LABELS, bar, hours, num, run_label, span, usd
+from advisor.render._fmt import LABELS, bar, hours, num, pair, run_label, span, usd
 from advisor.render._fmt import md_table as _table
 from advisor.render.plan import schedule
 from advisor.render.summary import caveats, label
@@ -303,12 +303,12 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
         "with its reason; a place the migration scan found in the code is near-certain).",
         "",
         f"Expected exposure over every pitfall listed: **~{num(reg.expected_hours)} h**; if every one of them "
-        f"bites in full, {span({'low': low, 'high': high}, 'h')}"
+        f"bites in full, {pair(low, high, 'h')}"
         + (
             " (the full range the migration estimate charges)."
             if not reg.not_charged
             else f"; the migration estimate charges "
-            f"{span({'low': reg.charged_hours[0], 'high': reg.charged_hours[1]}, 'h')} of it: "
+            f"{pair(reg.charged_hours[0], reg.charged_hours[1], 'h')} of it: "
             f"{len(reg.not_charged)} listed here are not in it ({'; '.join(reg.not_charged)})."
         ),
         "",
@@ -316,7 +316,7 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
     for i, r in enumerate(reg.risks, 1):
         out.append(
             f"{i}. **{r.title}**: exposure ~{num(r.exposure)} h "
-            f"(likelihood {r.likelihood:.0%} x {span({'low': r.hours[0], 'high': r.hours[1]}, 'h')})"
+            f"(likelihood {r.likelihood:.0%} x {pair(r.hours[0], r.hours[1], 'h')})"
         )
         out.append(f"   - why it applies: {r.why}")
         out.append(f"   - owner: {r.owner}; retire it at the {r.milestone} milestone")
@@ -347,7 +347,7 @@ def _scan(report: Report) -> list[str]:
     ]
     if len(effort) == 2:
         out.append(
-            f"- effort: {span({'low': effort[0], 'high': effort[1]}, 'h')} (worst case {num(s.get('effort_worst_case_hours'))} h), "
+            f"- effort: {pair(effort[0], effort[1], 'h')} (worst case {num(s.get('effort_worst_case_hours'))} h), "
             f"risk **{s.get('risk')}**; basis: {s.get('effort_basis')}"
         )
     out += [f"- risk: {r}" for r in s.get("risk_reasons") or []]
@@ -359,7 +359,7 @@ def _scan(report: Report) -> list[str]:
             h.get("kind", "?"),
             str(h.get("count", "")),
             h.get("risk", ""),
-            span({"low": h["effort_hours"][0], "high": h["effort_hours"][1]}, "h") if h.get("effort_hours") else "-",
+            pair(h["effort_hours"][0], h["effort_hours"][1], "h") if h.get("effort_hours") else "-",
             h.get("pitfall") or "-",
         ]
         for h in s.get("hazard_summary") or []
@@ -375,7 +375,7 @@ def _shares_table(title: str, shares: list[dict], limit: int = 10) -> list[str]:
             str(r.get("name")),
             str(r.get("files", 0)),
             str(r.get("lines", 0)),
-            span({"low": r["effort_hours"][0], "high": r["effort_hours"][1]}, "h"),
+            pair(r["effort_hours"][0], r["effort_hours"][1], "h"),
             "excluded (not counted)" if r.get("excluded") else "counted",
         ]
         for r in shares[:limit]
