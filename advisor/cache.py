@@ -22,13 +22,18 @@ import json
 import shlex
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Callable, Literal, Optional
+from typing import TYPE_CHECKING, Callable, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.output import write_atomic
 from probes import hostfacts
+
+if TYPE_CHECKING:
+    from probes.scaling.models import ScalingResult
+    from probes.training.models import ProbeSuite
 
 APP = hostfacts.APP
 
@@ -140,36 +145,52 @@ class CachedRun(BaseModel):
     file: str = Field(description="the cache file it was read from")
 
 
-def _field(obj, name: str):
-    """A field of a result as a model or as its JSON mapping (the TUI holds either)."""
-    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
-
-
 NOT_RECORDED = "not recorded (cached before the cache kept a record per run)"
 
 
-def used_runs(probes=None, scaling=None, fingerprint: Optional[str] = None) -> list[CachedRun]:
+def used_runs(
+    probes: Union[ProbeSuite, Mapping[str, object], None] = None,
+    scaling: Union[ScalingResult, Mapping[str, object], None] = None,
+    fingerprint: Optional[str] = None,
+) -> list[CachedRun]:
     """Every run of a cached training suite (`probes`) and scaling result (`scaling`) as CachedRun,
     from the record save_probes/save_scaling keep beside the cache; a run without a record (a cache
-    written before it was kept) takes its result's date and host and says the command is not recorded."""
+    written before it was kept) takes its result's date and host and says the command is not recorded.
+    A result given as its JSON (the TUI's Probes screen holds the suite so) is validated first."""
+    if isinstance(probes, Mapping):
+        from probes.training.models import ProbeSuite
+
+        probes = ProbeSuite.model_validate(probes)
+    if isinstance(scaling, Mapping):
+        from probes.scaling.models import ScalingResult
+
+        scaling = ScalingResult.model_validate(scaling)
     out: list[CachedRun] = []
-    for kind, result in (("probes", probes), ("scaling", scaling)):
-        if result is None:
-            continue
-        host = _field(_field(result, "host"), "fingerprint") or fingerprint or host_fingerprint()
-        index = _load_index(kind, host)
-        for run in _field(result, "runs") or []:
-            rec = index.get(str(_field(run, "id"))) or {}
-            out.append(
-                CachedRun(
-                    kind=kind,
-                    id=str(_field(run, "id")),
-                    date=rec.get("date") or _field(result, "created"),
-                    host=rec.get("host") or host,
-                    command=rec.get("command") or NOT_RECORDED,
-                    file=str(_path(kind, host)),
-                )
+    if probes is not None:
+        ids = [r.id for r in probes.runs]
+        out += _used("probes", ids, probes.created, probes.host.fingerprint or fingerprint)
+    if scaling is not None:  # the scaling result keeps its host facts as the probe wrote them (a mapping)
+        ids = [r.id for r in scaling.runs]
+        out += _used("scaling", ids, scaling.created, scaling.host.get("fingerprint") or fingerprint)
+    return out
+
+
+def _used(kind: str, ids: list[str], created: Optional[str], fingerprint: Optional[str]) -> list[CachedRun]:
+    host = fingerprint or host_fingerprint()
+    index = _load_index(kind, host)
+    out = []
+    for run_id in ids:
+        rec = index.get(run_id) or {}
+        out.append(
+            CachedRun(
+                kind=kind,
+                id=run_id,
+                date=rec.get("date") or created,
+                host=rec.get("host") or host,
+                command=rec.get("command") or NOT_RECORDED,
+                file=str(_path(kind, host)),
             )
+        )
     return out
 
 

@@ -108,62 +108,95 @@ def _mid(pair: tuple[float, float]) -> float:
     return (pair[0] + pair[1]) / 2
 
 
-def _get(event: object, name: str) -> object:
-    return event.get(name) if isinstance(event, Mapping) else getattr(event, name, None)
+# The fields a progress display reads, whatever shape the runner sends them in.
+_FIELDS = (
+    "run_id",
+    "step_id",
+    "kind",
+    "fraction",
+    "run_fraction",
+    "epoch",
+    "epochs",
+    "total",
+    "status",
+    "message",
+    "images_per_second",
+    "tokens_per_second",
+    "run",
+)
 
 
-def _as_mapping(event: object, payload: object = None) -> object:
-    """A runner's (run_id, dict) as one mapping with the run id in it; anything else as it is."""
+@dataclass(frozen=True)
+class Seen:
+    """One progress event, read once (`seen`) into what the displays use, whatever its shape."""
+
+    run_id: str  # the run's id (a deploy step's step_id); "" when the event names none
+    kind: str  # start | progress | done | replan (any other kind counts as progress)
+    fraction: float | None  # of this run: the scaling launch's own, or epochs done (the accuracy workers)
+    total: int | None  # the planned total the runner announces
+    status: str | None  # the event's, else its run's
+    message: str
+    error: str | None  # why its run failed
+    images_per_second: float | None  # the event's, else its run's
+    tokens_per_second: float | None
+    stop_reason: str | None  # why its run stopped measuring
+
+
+def seen(event: object, payload: object = None) -> Seen:
+    """The one read of an event (one already read is returned as it is): a ProbeEvent or a runner's typed event (its fields, extra ones
+    included), a mapping, or a runner's (run_id, dict). The run a "done" event carries is a result
+    of its own kind's model (training, accuracy, pipeline), read for the fields they share."""
+    if isinstance(event, Seen):
+        return event
     if payload is not None or isinstance(event, str):
         data = dict(payload) if isinstance(payload, Mapping) else {}
         data.setdefault("run_id", event)
-        return data
-    return event
-
-
-def _event_fields(event: object, payload: object = None) -> tuple[str, str, float | None, int | None]:
-    """(run_id, kind, fraction of the run, total) of a ProbeEvent, a mapping or a runner's (run_id, dict)."""
-    event = _as_mapping(event, payload)
-    kind = str(_get(event, "kind") or "progress")
-    if kind not in ("start", "progress", "done", "replan"):
-        kind = "progress"
+    elif isinstance(event, Mapping):
+        data = dict(event)
+    else:
+        data = {name: getattr(event, name, None) for name in _FIELDS}
+    kind = str(data.get("kind") or "progress")
     # the scaling probe's `fraction` is of the whole probe; `run_fraction` is of the launch
-    fraction = _get(event, "run_fraction")
+    fraction = data.get("run_fraction")
     if fraction is None:
-        fraction = _get(event, "fraction")
-    epoch, epochs = _get(event, "epoch"), _get(event, "epochs")
+        fraction = data.get("fraction")
+    epoch, epochs = data.get("epoch"), data.get("epochs")
     if fraction is None and epoch is not None and epochs:
         fraction = float(epoch) / float(epochs)  # the accuracy workers
-    total = _get(event, "total")
-    rid = _get(event, "run_id") or _get(event, "step_id") or "?"
-    return str(rid), kind, None if fraction is None else float(fraction), None if total is None else int(total)
+    total, run = data.get("total"), data.get("run")
+    return Seen(
+        run_id=str(data.get("run_id") or data.get("step_id") or ""),
+        kind=kind if kind in ("start", "progress", "done", "replan") else "progress",
+        fraction=None if fraction is None else float(fraction),
+        total=None if total is None else int(total),
+        status=data.get("status") or getattr(run, "status", None),
+        message=str(data.get("message") or ""),
+        error=getattr(run, "error", None),
+        images_per_second=data.get("images_per_second") or getattr(run, "images_per_second", None),
+        tokens_per_second=data.get("tokens_per_second"),
+        stop_reason=getattr(run, "stop_reason", None),
+    )
 
 
 def done_text(event: object, payload: object = None) -> str:
     """What a finished run measured, in a few words: 'ok, 1,234.5 img/s (stable)', 'failed: <why>'."""
-    event = _as_mapping(event, payload)
-    rid = str(_get(event, "run_id") or _get(event, "step_id") or "")
-    run = _get(event, "run")
-    status = _get(event, "status") or getattr(run, "status", None)
-    message = str(_get(event, "message") or "")
-    if rid and message.startswith(f"{rid}: "):
-        message = message[len(rid) + 2 :]  # the scaling probe names the launch in its message
+    ev = seen(event, payload)
+    status, message = ev.status, ev.message
+    if ev.run_id and message.startswith(f"{ev.run_id}: "):
+        message = message[len(ev.run_id) + 2 :]  # the scaling probe names the launch in its message
     if status is None and message in ("ok", "failed", "timeout", "cancelled", "unavailable"):
         status = message
-    why = getattr(run, "error", None) or (message if message != status else "")
+    why = ev.error or (message if message != status else "")
     if status not in (None, "ok"):
         return f"{status}: {why}" if why else str(status)
     if message and message != "ok":
         return message  # the runner's own words (the scaling launch's total img/s, an aux child's)
-    rate = _get(event, "images_per_second") or getattr(run, "images_per_second", None)
-    tokens = _get(event, "tokens_per_second")
     text = "ok"
-    if rate:
-        text += f", {float(rate):,.1f} img/s"
-    elif tokens:
-        text += f", {float(tokens):,.0f} tokens/s"
-    reason = getattr(run, "stop_reason", None)
-    return text + (f" ({reason})" if reason else "")
+    if ev.images_per_second:
+        text += f", {float(ev.images_per_second):,.1f} img/s"
+    elif ev.tokens_per_second:
+        text += f", {float(ev.tokens_per_second):,.0f} tokens/s"
+    return text + (f" ({ev.stop_reason})" if ev.stop_reason else "")
 
 
 def _deploy_steps(config: object) -> int:
@@ -324,11 +357,13 @@ class ProbeProgress:
         total: int | None = None,
         now: float | None = None,
     ) -> None:
-        """A ProbeEvent / mapping, a runner's (run_id, dict), or (run_id, kind) with fraction/total."""
+        """A ProbeEvent / mapping, a runner's (run_id, dict), an event already `seen`, or (run_id, kind)
+        with fraction/total."""
         if isinstance(event, str) and isinstance(payload, str):  # (run_id, kind): the TUI's messages
             rid, kind = event, payload
         else:
-            rid, kind, fraction, total = _event_fields(event, payload)
+            ev = seen(event, payload)
+            rid, kind, fraction, total = ev.run_id or "?", ev.kind, ev.fraction, ev.total
         now = time.monotonic() if now is None else now
         if total is not None and int(total) > self.planned:
             before = self.planned
@@ -447,11 +482,12 @@ def probe_progress(
     if not enabled:
 
         def plain(event: object, payload: object = None) -> None:
-            rid, kind, _, _ = _event_fields(event, payload)
+            ev = seen(event, payload)
+            rid = ev.run_id or "?"
             was = progress.replans
-            progress.on_event(event, payload)
-            if kind == "done" and rid in progress.slots:
-                print(f"advisor: {rid}: {done_text(event, payload)} ({progress.view().text})", file=stream, flush=True)
+            progress.on_event(ev)
+            if ev.kind == "done" and rid in progress.slots:
+                print(f"advisor: {rid}: {done_text(ev)} ({progress.view().text})", file=stream, flush=True)
             elif progress.replans > was:
                 print(f"advisor: {kind_name}: {progress.view().text}", file=stream, flush=True)
 
@@ -470,13 +506,14 @@ def probe_progress(
         task = bar.add_task(kind_name, total=1.0, status=first.text)
 
         def rich_event(event: object, payload: object = None) -> None:
-            rid, kind, _, _ = _event_fields(event, payload)
-            progress.on_event(event, payload)
+            ev = seen(event, payload)
+            rid = ev.run_id or "?"
+            progress.on_event(ev)
             view = progress.view()
             # a child that is not a run (the GEMM peak / parity child) is named by what it does
-            what = rid if rid in progress.slots else str(_get(_as_mapping(event, payload), "message") or kind_name)
+            what = rid if rid in progress.slots else (ev.message or kind_name)
             bar.update(task, completed=view.fraction, status=view.text, description=what)
-            if kind == "done" and rid in progress.slots:
-                bar.console.print(f"{rid}: {done_text(event, payload)}", markup=False, highlight=False)
+            if ev.kind == "done" and rid in progress.slots:
+                bar.console.print(f"{rid}: {done_text(ev)}", markup=False, highlight=False)
 
         yield rich_event

@@ -176,3 +176,26 @@ def test_scaling_reads_the_launchs_own_fraction_not_the_probes():
     p.on_event(ScalingEvent(kind="start", run_id="l1", fraction=0.5, message="", index=3, total=4), now=0.0)
     p.on_event(ScalingEvent(kind="progress", run_id="l1", fraction=0.6, run_fraction=0.25, message=""), now=0.0)
     assert p.planned == 4 and p.fraction["l1#0"] == 0.25
+
+
+def test_every_event_shape_is_read_once_into_the_same_fields():
+    """advisor.progress.seen (issue 28 item 3): a ProbeEvent (its extra fields included), a runner's
+    typed event, a mapping and a runner's (run_id, dict) give the same Seen; a Seen passes through."""
+    from advisor.progress import Seen, seen
+    from probes.training.models import ProbeEvent as TrainingEvent
+
+    run = SimpleNamespace(status="ok", error=None, images_per_second=812.25, stop_reason="converged")
+    shapes = [
+        ev("r", "done", fraction=1.0, total=3, run=run),
+        TrainingEvent.model_construct(run_id="r", kind="done", fraction=1.0, total=3, run=run),
+        {"run_id": "r", "kind": "done", "fraction": 1.0, "total": 3, "run": run},
+    ]
+    read = [seen(s) for s in shapes] + [seen("r", {"kind": "done", "fraction": 1.0, "total": 3, "run": run})]
+    want = Seen("r", "done", 1.0, 3, "ok", "", None, 812.25, None, "converged")
+    assert read == [want] * 4
+    assert seen(want) is want
+    # the accuracy workers' epochs, a deploy step's id, an unknown kind counted as progress
+    assert seen("a", {"kind": "epoch", "epoch": 2, "epochs": 8}) == Seen(
+        "a", "progress", 0.25, None, None, "", None, None, None, None
+    )
+    assert seen({"step_id": "export-onnx", "kind": "start"}).run_id == "export-onnx"

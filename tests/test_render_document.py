@@ -238,17 +238,6 @@ def test_caveats_list_the_weak_figures_that_move_the_verdict(kb):
     assert all(c.confidence in ("blog", "assumption") and c.firm_up for c in found)
 
 
-class _WithKeys:
-    """A report plus keys it may not declare (the decision model's), read like attributes."""
-
-    def __init__(self, report, **keys):
-        self._report = report
-        self.__dict__.update(keys)
-
-    def __getattr__(self, name):
-        return getattr(self._report, name)
-
-
 def test_the_decision_models_sections_sit_in_the_plan(kb):
     """Memory fit, scaling curve, cost of ownership, confidence and schedule (advisor.render.
     decision_sections) one level down inside "Plan and cost", the cost table once, the charts fed."""

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
 if TYPE_CHECKING:  # annotations only: the report imports this module to attach the document
+    from datetime import date
+
     from advisor.decision.evidence import Evidence
     from advisor.decision.kb_sensitivity import Move
     from advisor.decision.risks import Risk
@@ -63,16 +65,6 @@ def pct(x: Optional[float]) -> str:
 
 def label(wf: str) -> str:
     return LABELS.get(str(wf), str(wf))
-
-
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        value = obj.get(key, default)
-    else:
-        value = getattr(obj, key, default)
-    return default if value is None else value
 
 
 class _M(BaseModel):
@@ -293,19 +285,18 @@ def cite(source: str | None, kb_id: str | None = None) -> str:
 
 
 def evidence_class(ev: Evidence) -> str:
-    kind = _get(ev, "kind")
-    if kind == "measured":
+    if ev.kind == "measured":
         return "measured"
-    if kind == "requirement":
+    if ev.kind == "requirement":
         return "requirement"
-    cls = str(_get(ev, "confidence") or "assumption")
+    cls = ev.confidence or "assumption"
     return cls if cls in GRADE else "assumption"
 
 
 def _classes(items: list[Evidence]) -> Counter:
     seen: dict[str, str] = {}
     for ev in items:
-        seen.setdefault(f"{_get(ev, 'kind')}:{_get(ev, 'ref')}", evidence_class(ev))
+        seen.setdefault(f"{ev.kind}:{ev.ref}", evidence_class(ev))
     return Counter(seen.values())
 
 
@@ -379,21 +370,21 @@ def _reason(top: WorkflowScore, other: WorkflowScore, i: int) -> Reason:
 
 
 def probe_counts(report: Report) -> ProbeCounts:
-    runs = list(_get(_get(report, "probes"), "runs", []))
+    runs = report.probes.runs
     out = ProbeCounts(total=len(runs))
     for r in runs:
-        if _get(r, "status") != "ok":
+        if r.status != "ok":
             out.failed += 1
-            out.failed_ids.append(_get(r, "id"))
-        elif _get(r, "quality") == "unusable":
+            out.failed_ids.append(r.id)
+        elif r.quality == "unusable":
             out.unusable += 1
-            out.unusable_ids.append(_get(r, "id"))
-        elif _get(r, "quality") == "noisy":
+            out.unusable_ids.append(r.id)
+        elif r.quality == "noisy":
             out.noisy += 1
         else:
             out.usable += 1
-    note = _get(_get(report, "probes"), "note")
-    out.enter_scores = bool(runs) and _get(report, "comparison_basis") == "measured"
+    note = report.probes.note
+    out.enter_scores = bool(runs) and report.comparison_basis == "measured"
     out.why_not = (
         None if out.enter_scores or not runs else (note or "the performance criterion is on the knowledge-base basis")
     )
@@ -437,15 +428,15 @@ def _other_probes(report: Report) -> list[str]:
 
 def _measured_inputs(report: Report) -> list[str]:
     out = []
-    if _get(_get(report, "probes"), "runs"):
+    if report.probes.runs:
         out.append("training probe")
-    for key, name in (
-        ("scaling", "scaling probe"),
-        ("accuracy", "accuracy probe"),
-        ("pipeline", "input-pipeline probe"),
-        ("transformer", "transformer probe"),
+    for source, name in (
+        (report.scaling.source, "scaling probe"),
+        (report.accuracy.source, "accuracy probe"),
+        (report.pipeline.source, "input-pipeline probe"),
+        (report.transformer.source, "transformer probe"),
     ):
-        if _get(_get(report, key), "source", "none") != "none":
+        if source != "none":
             out.append(name)
     if any(
         e.kind == "measured" and e.ref.startswith("deploy")
@@ -585,7 +576,7 @@ def _kept_text(report: Report) -> Optional[str]:
     if c.kept is not None:
         low, high = c.kept.low, c.kept.high
     else:  # references that include their loss: the knowledge-base curve's figure at the target's devices
-        point = next((pt for pt in c.curve or [] if getattr(pt, "target", False)), None)
+        point = next((pt for pt in c.curve if pt.target), None)
         if point is None:
             return None
         low, high = point.low, point.high
@@ -676,7 +667,7 @@ def _checked(items: list[Evidence], kb: Optional[KnowledgeBase]) -> Optional[str
     """'2024-06-30 to 2026-12-01; oldest: ...' over the knowledge-base entries the scores rest on."""
     if kb is None:
         return None
-    when: dict[str, Any] = {}
+    when: dict[str, date] = {}
     for name in type(kb).model_fields:
         for entry in getattr(kb, name) if isinstance(getattr(kb, name), list) else []:
             if getattr(entry, "id", None) and getattr(entry, "last_checked", None):
@@ -921,7 +912,7 @@ def first_page(
 def knowledge_for(report: Report) -> tuple[Optional[KnowledgeBase], Optional[str]]:
     """The knowledge base to judge a report built without one at hand (a saved JSON without its
     document): the bundled one, with a note when it is not the report's. None when it cannot be loaded."""
-    wanted = _get(_get(report, "knowledge_base"), "version")
+    wanted = report.knowledge_base.version
     if wanted is None:
         return None, None
     import knowledge
@@ -930,7 +921,7 @@ def knowledge_for(report: Report) -> tuple[Optional[KnowledgeBase], Optional[str
         kb = knowledge.load()
     except (knowledge.KnowledgeError, OSError):  # the document never fails for want of the pinned-stack table
         return None, "the knowledge base could not be loaded"
-    if getattr(kb, "version", None) != wanted:
+    if kb.version != wanted:
         return kb, f"read from the bundled knowledge base {kb.version}, not the report's {wanted}"
     return kb, None
 
@@ -963,14 +954,6 @@ def build(
 
 
 def of(report: Report, kb: Optional[KnowledgeBase] = None) -> ReviewDocument:
-    """The report's stored document when it carries one (a saved JSON re-renders to the same document),
-    else built now."""
-    doc = _get(report, "document")
-    if doc is None:
-        extra = getattr(report, "model_extra", None) or {}
-        doc = extra.get("document")
-    if isinstance(doc, ReviewDocument):
-        return doc
-    if isinstance(doc, dict):
-        return ReviewDocument.model_validate(doc)
-    return build(report, kb)
+    """The report's stored document when it carries one (a saved JSON re-renders to the same document:
+    Report.model_validate read it into a ReviewDocument), else built now."""
+    return report.document if report.document is not None else build(report, kb)

@@ -49,24 +49,30 @@ def num(value: float | None, digits: int = 3) -> str:
     return f"{value:,.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{value:,.0f}"
 
 
-def span(s: Ranged | Mapping[str, float] | None, unit: str = "") -> str:
-    if s is None:
-        return "-"
-    low, high = (s.low, s.high) if hasattr(s, "low") else (s["low"], s["high"])
+def pair(low: float, high: float, unit: str = "") -> str:
+    """A low-high range: one number when the two are the same."""
     text = num(low) if abs(high - low) <= 1e-9 * max(1.0, abs(high)) else f"{num(low)}-{num(high)}"
     return f"{text} {unit}".strip()
+
+
+def span(s: Ranged | Mapping[str, float] | None, unit: str = "") -> str:
+    """A Span as text. (A {"low", "high"} mapping too, for tui/screens/recommendation.py until it calls pair.)"""
+    if s is None:
+        return "-"
+    if isinstance(s, Mapping):
+        return pair(s["low"], s["high"], unit)
+    return pair(s.low, s.high, unit)
 
 
 def hours(s: Ranged | None) -> str:
     """A time span in the unit that reads best."""
     if s is None:
         return "-"
-    high = s.high
-    if high < 1:
-        return span(type("S", (), {"low": s.low * 60, "high": s.high * 60})(), "min")
-    if high > 72:
-        return span(type("S", (), {"low": s.low / 24, "high": s.high / 24})(), "days")
-    return span(s, "h")
+    if s.high < 1:
+        return pair(s.low * 60, s.high * 60, "min")
+    if s.high > 72:
+        return pair(s.low / 24, s.high / 24, "days")
+    return pair(s.low, s.high, "h")
 
 
 def usd(s: Ranged | Mapping[str, float] | None) -> str:

@@ -7,7 +7,7 @@ creator metadata, text kept as text; the same report gives byte-identical SVGs.
   sensitivity  tornado: the lead over the runner-up as each weight is halved / doubled
   throughput   measured images/s per framework and mode, with the 95% CI as error bars
   ranges       time to train and total cost of ownership per workflow, as ranges
-  scaling      the scaling curve (decision model's `scaling_curve`, else the scaling probe's points)
+  scaling      each workflow's projected communication curve and the scaling probe's measured points
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable
 
-from advisor.render.summary import get, label
+from advisor.render.summary import label
 
 if TYPE_CHECKING:
-    from advisor.report import Report
+    from advisor.decision.evidence import Span
     from advisor.decision.scorecard import WorkflowScore
+    from advisor.report import Report
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
@@ -86,26 +87,26 @@ def _ctx() -> AbstractContextManager[None]:
 
 
 def scores_chart(report: Report) -> str | None:
-    scores = list(get(report, "scores", []))
+    scores = list(report.scores)
     if not scores:
         return None
     with _ctx():
         fig, (ax1, ax2) = _figure(3.6, 2)
-        names = [label(get(s, "workflow")) for s in scores]
-        totals = [float(get(s, "total", 0)) for s in scores]
-        colors = [COLORS.get(get(s, "workflow"), "#888888") for s in scores]
+        names = [label(s.workflow) for s in scores]
+        totals = [float(s.total) for s in scores]
+        colors = [COLORS.get(s.workflow, "#888888") for s in scores]
         ax1.barh(names[::-1], totals[::-1], color=colors[::-1])
         for y, (t, s) in enumerate(zip(totals[::-1], scores[::-1])):
-            ax1.text(t + 1, y, f"{t:.1f}" + ("" if get(s, "eligible", True) else " (ruled out)"), va="center")
+            ax1.text(t + 1, y, f"{t:.1f}" + ("" if s.eligible else " (ruled out)"), va="center")
         ax1.set_xlim(0, 115)
         ax1.set_title("Weighted total (0-100)")
-        crits = [get(c, "name") for c in get(scores[0], "criteria", [])]
+        crits = [c.name for c in scores[0].criteria]
         h = 0.8 / max(1, len(scores))
         for k, s in enumerate(scores):
-            vals = [float(get(c, "score", 0)) for c in get(s, "criteria", [])]
+            vals = [float(c.score) for c in s.criteria]
             ys = [i + (k - (len(scores) - 1) / 2) * h for i in range(len(vals))]
             ax2.barh(ys, vals, height=h, color=colors[k], label=names[k])
-        weights = [float(get(c, "weight", 0)) for c in get(scores[0], "criteria", [])]
+        weights = [float(c.weight) for c in scores[0].criteria]
         ax2.set_yticks(range(len(crits)), [f"{c} ({w:.2f})" for c, w in zip(crits, weights)])
         ax2.invert_yaxis()
         ax2.set_xlim(0, 100)
@@ -116,7 +117,7 @@ def scores_chart(report: Report) -> str | None:
 
 
 def _total(s: WorkflowScore, weights: list[float]) -> float:
-    vals = [float(get(c, "score", 0)) for c in get(s, "criteria", [])]
+    vals = [float(c.score) for c in s.criteria]
     tw = sum(weights)
     return sum(w * v for w, v in zip(weights, vals)) / tw if tw else 0.0
 
@@ -124,20 +125,20 @@ def _total(s: WorkflowScore, weights: list[float]) -> float:
 def tornado_rows(report: Report) -> list[tuple[str, float, float]]:
     """(criterion, lead with the weight halved, lead with it doubled), others as they are, all
     renormalised: the lead of the recommendation over the runner-up; below zero it flips."""
-    rec = get(report, "recommendation")
-    by = {get(s, "workflow"): s for s in get(report, "scores", [])}
-    top, other = by.get(get(rec, "workflow")), by.get(get(rec, "runner_up"))
+    rec = report.recommendation
+    by = {s.workflow: s for s in report.scores}
+    top, other = by.get(rec.workflow), by.get(rec.runner_up or "")
     if top is None or other is None:
         return []
-    base = [float(get(c, "weight", 0)) for c in get(top, "criteria", [])]
+    base = [float(c.weight) for c in top.criteria]
     rows = []
-    for i, c in enumerate(get(top, "criteria", [])):
+    for i, c in enumerate(top.criteria):
         leads = []
         for f in (0.5, 2.0):
             w = list(base)
             w[i] *= f
             leads.append(_total(top, w) - _total(other, w))
-        rows.append((str(get(c, "name")), leads[0], leads[1]))
+        rows.append((c.name, leads[0], leads[1]))
     return sorted(rows, key=lambda r: -abs(r[2] - r[1]))
 
 
@@ -145,10 +146,10 @@ def sensitivity_chart(report: Report) -> str | None:
     rows = tornado_rows(report)
     if not rows:
         return None
-    rec = get(report, "recommendation")
+    rec = report.recommendation
     with _ctx():
         fig, ax = _figure(0.35 * len(rows) + 1.2)
-        base = float(get(rec, "margin", 0.0))
+        base = float(rec.margin)
         for y, (name, half, double) in enumerate(rows):
             ax.barh(y, half - base, left=base, color="#9ab8dd", height=0.6)
             ax.barh(y, double - base, left=base, color="#2b6cb0", height=0.6)
@@ -157,45 +158,36 @@ def sensitivity_chart(report: Report) -> str | None:
         ax.axvline(base, color="#333333", linewidth=0.8)
         ax.axvline(0, color="#c53030", linewidth=1.0, linestyle="--")
         ax.set_xlabel(
-            f"{label(get(rec, 'workflow'))}'s lead over {label(get(rec, 'runner_up'))} (points); "
+            f"{label(rec.workflow)}'s lead over {label(rec.runner_up)} (points); "
             "light: weight halved, dark: doubled; red: the verdict flips"
         )
         return _svg(fig, "sensitivity")
 
 
 def throughput_chart(report: Report) -> str | None:
-    runs = [
-        r for r in get(get(report, "probes"), "runs", []) if get(r, "status") == "ok" and get(r, "images_per_second")
-    ]
-    if not runs:
+    rates = [(r, r.images_per_second) for r in report.probes.runs if r.status == "ok" and r.images_per_second]
+    if not rates:
         return None
-    runs = sorted(
-        runs,
-        key=lambda r: (
-            str(get(r, "model")),
-            str(get(r, "hardware")),
-            -float(get(r, "images_per_second")),
-            str(get(r, "id")),
-        ),
-    )
+    rates.sort(key=lambda rv: (str(rv[0].model), rv[0].hardware, -rv[1], rv[0].id))
+    runs = [r for r, _ in rates]
     with _ctx():
         fig, ax = _figure(0.3 * len(runs) + 1.2)
         labels, vals, lo, hi, colors = [], [], [], [], []
-        for r in runs:
-            v = float(get(r, "images_per_second"))
-            ci = get(r, "ci95") or [v, v]
-            unusable = get(r, "quality") == "unusable"
+        for r, rate in rates:
+            v = float(rate)
+            ci = r.ci95 or [v, v]
+            unusable = r.quality == "unusable"
             labels.append(
-                f"{get(r, 'model')} on {get(r, 'hardware')}: {get(r, 'framework')} {get(r, 'mode') or ''} bs{get(r, 'batch_size')}"
+                f"{r.model} on {r.hardware}: {r.framework} {r.mode or ''} bs{r.batch_size}"
                 + (" (UNUSABLE, not scored)" if unusable else "")
             )
             vals.append(v)
             lo.append(max(0.0, v - float(ci[0])))
             hi.append(max(0.0, float(ci[1]) - v))
-            colors.append("#cbd5e0" if unusable else COLORS.get(str(get(r, "framework")), "#888888"))
+            colors.append("#cbd5e0" if unusable else COLORS.get(r.framework, "#888888"))
         bars = ax.barh(range(len(runs)), vals, xerr=[lo, hi], color=colors, capsize=3)
         for b, r in zip(bars, runs):
-            if get(r, "quality") == "unusable":
+            if r.quality == "unusable":
                 b.set_hatch("//")
                 b.set_edgecolor("#718096")
         ax.set_yticks(range(len(runs)), labels)
@@ -225,43 +217,36 @@ def _range_axis(
     ax.set_xlabel(xlabel)
 
 
-def _pair(v: Any) -> tuple[float, float] | None:
-    if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v):
-        return float(v[0]), float(v[1])
-    low, high = get(v, "low"), get(v, "high")
-    return (float(low), float(high)) if isinstance(low, (int, float)) and isinstance(high, (int, float)) else None
+def _pair(v: Span | None) -> tuple[float, float] | None:
+    return None if v is None else (float(v.low), float(v.high))
 
 
 def decision_tco_totals(report: Report) -> dict[str, tuple[float, float]]:
     """Workflow -> total cost of ownership range (the decision model's `costs`); empty when absent."""
     out = {}
-    for item in get(report, "costs") or []:
-        total = _pair(get(item, "total_usd"))
+    for item in report.costs:
+        total = _pair(item.total_usd)
         if total:
-            out[str(get(item, "workflow"))] = total
+            out[item.workflow] = total
     return out
 
 
 def ranges_chart(report: Report) -> str | None:
+    from advisor.decision.evidence import Span
     from advisor.render._fmt import hours, num
 
     times = [
-        (
-            get(p, "workflow"),
-            label(get(p, "workflow")),
-            float(get(get(p, "time_to_train_hours"), "low")),
-            float(get(get(p, "time_to_train_hours"), "high")),
-        )
-        for p in get(report, "projections", [])
-        if get(p, "time_to_train_hours")
+        (p.workflow, label(p.workflow), float(t.low), float(t.high))
+        for p in report.projections
+        if (t := p.time_to_train_hours) is not None
     ]
     totals = decision_tco_totals(report)
     costs = [(wf, label(wf), t[0], t[1]) for wf, t in totals.items() if t and t[1] > 0]
     if not times and not costs:
         return None
 
-    def span_text(lo, hi):
-        return hours(type("S", (), {"low": lo, "high": hi})())
+    def span_text(lo: float, hi: float) -> str:
+        return hours(Span(low=lo, high=hi, unit="h"))
 
     with _ctx():
         fig, (ax1, ax2) = _figure(2.4, 2)
@@ -281,19 +266,17 @@ def scaling_points(report: Report) -> dict[str, list[tuple[float, float, float]]
     """Series name -> [(devices, efficiency low, high)]: each workflow's projected curve (the decision
     model's communication curve) when present, else the scaling probe's measured points."""
     out: dict[str, list[tuple[float, float, float]]] = {}
-    for proj in get(report, "projections") or []:
-        curve = get(get(proj, "communication"), "curve") or []
-        if (get(proj, "devices") or 1) > 1 and len(curve) > 1:  # one device has no curve to show
-            out[str(get(proj, "workflow"))] = [
-                (float(get(p, "devices")), float(get(p, "low")), float(get(p, "high"))) for p in curve
-            ]
+    for proj in report.projections:
+        curve = proj.communication.curve if proj.communication is not None else []
+        if proj.devices > 1 and len(curve) > 1:  # one device has no curve to show
+            out[proj.workflow] = [(float(p.devices), float(p.low), float(p.high)) for p in curve]
     # the scaling probe's measured points beside the projected curves
-    for m in get(get(report, "scaling"), "measurements", []):
-        e = get(m, "efficiency")
+    for m in report.scaling.measurements:
+        e = m.efficiency
         if e is not None:
             # one rank is linear by definition: the curve starts there
-            out.setdefault(f"{get(m, 'framework')} (measured)", [(1.0, 1.0, 1.0)]).append(
-                (float(get(m, "ranks")), float(get(e, "min")), float(get(e, "max")))
+            out.setdefault(f"{m.framework} (measured)", [(1.0, 1.0, 1.0)]).append(
+                (float(m.ranks), float(e.min), float(e.max))
             )
     return {k: sorted(v) for k, v in out.items()}
 
@@ -317,8 +300,8 @@ def scaling_chart(report: Report) -> str | None:
         ax.set_ylim(0, 1.05)
         ax.set_xlabel("devices")
         ax.set_ylabel("scaling efficiency (share of linear)")
-        label_text = get(get(report, "scaling"), "label")
-        if label_text and get(report, "scaling_curve") is None:
+        label_text = report.scaling.label
+        if label_text:
             ax.set_title(f"scaling probe result ({label_text}; band: min-max over repetitions)", fontsize=8)
         ax.legend(fontsize=7, frameon=False)
         return _svg(fig, "scaling")

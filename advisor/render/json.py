@@ -1,8 +1,8 @@
 """The report as one JSON document (the machine contract; see advisor/schemas/report.schema.json).
 
 The judged review document (advisor.decision.document.ReviewDocument, versioned by its own
-`document_version`) travels in the report's `document` field once the Report model carries it; a
-report built without it gets it filled here, so every JSON written has it."""
+`document_version`) travels in the report's `document` field; a report built without it gets it
+filled here, so every JSON written has it."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ if TYPE_CHECKING:
 
 
 def format(report: Report, **options: object) -> str:
-    fields = getattr(type(report), "model_fields", {})
-    if "document" in fields and getattr(report, "document", None) is None:
+    if report.document is None:
         from advisor.decision.document import build
 
         report = report.model_copy(update={"document": build(report, options.get("kb"))})

@@ -11,15 +11,16 @@ from urllib.parse import quote
 
 from advisor.decision.document import cite, points
 from advisor.render import decision_sections
-from advisor.render._fmt import LABELS, bar, hours, num, run_label, span, usd
+from advisor.render._fmt import LABELS, bar, hours, num, pair, run_label, span, usd
 from advisor.render._fmt import md_table as _table
 from advisor.render.plan import schedule
-from advisor.render.summary import caveats, get, label
+from advisor.render.summary import caveats, label
 from advisor.sanitize import for_markdown, one_line
 
 if TYPE_CHECKING:
-    from advisor.report import Report
+    from advisor.decision.communication import ScalingSpread
     from advisor.decision.document import ReviewDocument
+    from advisor.report import Report
 
 
 def _scores(report: Report) -> list[str]:
@@ -98,7 +99,7 @@ def _projections(report: Report) -> list[str]:
     return out
 
 
-def _spread(x: Any) -> str:
+def _spread(x: ScalingSpread | None) -> str:
     if x is None:
         return "-"
     low, high = f"{x.min:.0%}", f"{x.max:.0%}"
@@ -107,13 +108,13 @@ def _spread(x: Any) -> str:
 
 def _scaling(report: Report) -> list[str]:
     """The scaling probe's figures and, per workflow, how the projection accounts for communication."""
-    info = getattr(report, "scaling", None)
+    info = report.scaling
     comms = [(p, p.communication) for p in report.projections if p.communication is not None]
     multi = report.requirements.hardware.devices > 1 or report.requirements.needs.distributed_training
-    if not multi and (info is None or info.source == "none"):
+    if not multi and info.source == "none":
         return []
     out: list[str] = []
-    if info is not None and info.source != "none":
+    if info.source != "none":
         where = info.file or "this host's cache"
         out.append(
             f"Scaling probe result from {where} ({info.created or 'undated'}), label **{info.label}**"
@@ -180,7 +181,7 @@ def _scaling(report: Report) -> list[str]:
                 ["l", "l", "l", "r", "r", "r", "l"],
             ) + [""]
         out += [f"- {f}" for f in info.failed] + [f"- warning: {for_markdown(w)}" for w in info.warnings]
-    if info is not None and info.note:
+    if info.note:
         out += [info.note, ""]
     for p, c in comms:
         kept = f", keeps {span(c.kept)} of linear" if c.kept is not None and c.devices > 1 else ""
@@ -193,7 +194,7 @@ def _scaling(report: Report) -> list[str]:
 
 def _cached_runs(report: Report) -> list[str]:
     """Which of this host's cached runs the report used, so two documents can be told apart."""
-    used = getattr(report, "cached_runs", None) or []
+    used = report.cached_runs
     if not used:
         return ["- cached runs used: none (only the files named, or --no-cache)", ""]
     lines = ["Cached runs used (this host's cache; `--no-cache` ignores it):", ""]
@@ -302,12 +303,12 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
         "with its reason; a place the migration scan found in the code is near-certain).",
         "",
         f"Expected exposure over every pitfall listed: **~{num(reg.expected_hours)} h**; if every one of them "
-        f"bites in full, {span({'low': low, 'high': high}, 'h')}"
+        f"bites in full, {pair(low, high, 'h')}"
         + (
             " (the full range the migration estimate charges)."
             if not reg.not_charged
             else f"; the migration estimate charges "
-            f"{span({'low': reg.charged_hours[0], 'high': reg.charged_hours[1]}, 'h')} of it: "
+            f"{pair(reg.charged_hours[0], reg.charged_hours[1], 'h')} of it: "
             f"{len(reg.not_charged)} listed here are not in it ({'; '.join(reg.not_charged)})."
         ),
         "",
@@ -315,7 +316,7 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
     for i, r in enumerate(reg.risks, 1):
         out.append(
             f"{i}. **{r.title}**: exposure ~{num(r.exposure)} h "
-            f"(likelihood {r.likelihood:.0%} x {span({'low': r.hours[0], 'high': r.hours[1]}, 'h')})"
+            f"(likelihood {r.likelihood:.0%} x {pair(r.hours[0], r.hours[1], 'h')})"
         )
         out.append(f"   - why it applies: {r.why}")
         out.append(f"   - owner: {r.owner}; retire it at the {r.milestone} milestone")
@@ -346,7 +347,7 @@ def _scan(report: Report) -> list[str]:
     ]
     if len(effort) == 2:
         out.append(
-            f"- effort: {span({'low': effort[0], 'high': effort[1]}, 'h')} (worst case {num(s.get('effort_worst_case_hours'))} h), "
+            f"- effort: {pair(effort[0], effort[1], 'h')} (worst case {num(s.get('effort_worst_case_hours'))} h), "
             f"risk **{s.get('risk')}**; basis: {s.get('effort_basis')}"
         )
     out += [f"- risk: {r}" for r in s.get("risk_reasons") or []]
@@ -358,7 +359,7 @@ def _scan(report: Report) -> list[str]:
             h.get("kind", "?"),
             str(h.get("count", "")),
             h.get("risk", ""),
-            span({"low": h["effort_hours"][0], "high": h["effort_hours"][1]}, "h") if h.get("effort_hours") else "-",
+            pair(h["effort_hours"][0], h["effort_hours"][1], "h") if h.get("effort_hours") else "-",
             h.get("pitfall") or "-",
         ]
         for h in s.get("hazard_summary") or []
@@ -374,7 +375,7 @@ def _shares_table(title: str, shares: list[dict], limit: int = 10) -> list[str]:
             str(r.get("name")),
             str(r.get("files", 0)),
             str(r.get("lines", 0)),
-            span({"low": r["effort_hours"][0], "high": r["effort_hours"][1]}, "h"),
+            pair(r["effort_hours"][0], r["effort_hours"][1], "h"),
             "excluded (not counted)" if r.get("excluded") else "counted",
         ]
         for r in shares[:limit]
@@ -425,9 +426,7 @@ def _no_html(text: str) -> str:
 
 def _accuracy(report: Report) -> list[str]:
     """The accuracy probe: the cross-framework gap with its spread over seeds, and how it entered the verdict."""
-    a = get(report, "accuracy")
-    if a is None:
-        return []
+    a = report.accuracy
     out = [_no_html(a.note) + "."]
     if a.source == "none":
         return out
@@ -482,9 +481,7 @@ def _accuracy(report: Report) -> list[str]:
 
 def _pipeline(report: Report) -> list[str]:
     """The input-pipeline probe: each loader variant's rate and verdict here, and what it means on the target."""
-    p = get(report, "pipeline")
-    if p is None:
-        return []
+    p = report.pipeline
     if p.source == "none":
         return [_no_html(p.note) + "."]
     out = [f"From {p.file or 'the pipeline probe'} ({p.created or 'undated'}): {_no_html(p.note)}.", ""]
@@ -580,8 +577,7 @@ def stack_section(doc: ReviewDocument) -> list[str]:
 def decision_model_sections(report: Report) -> list[str]:
     """The decision model's sections (memory fit, scaling curve, cost of ownership, confidence,
     schedule; advisor/render/decision_sections.py), one level down inside "Plan and cost"."""
-    doc = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
-    return ["#" + line if line.startswith("## ") else line for line in decision_sections.sections(doc)]
+    return ["#" + line if line.startswith("## ") else line for line in decision_sections.sections(report)]
 
 
 def plan_section(report: Report) -> list[str]:
@@ -602,7 +598,7 @@ def plan_section(report: Report) -> list[str]:
         "communication, export, inference) before go-live; each risk in the register names the one that retires it",
         "",
     ]
-    if not get(report, "costs"):  # an older report: the renderer prints costs, it does not compute them
+    if not report.costs:  # an older report: the renderer prints costs, it does not compute them
         out += [
             "No cost of ownership in this report (a report built before schema 1.4); rebuild it with "
             "`advisor report` to get one.",

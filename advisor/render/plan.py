@@ -2,22 +2,18 @@
 against constraints.deadline_weeks and team.size, the seeds' validation plan as milestones (seed 002
 §7.4: a two-week full-chain rehearsal: single card, multi-card communication, export, inference), and
 the TCO parts (compute, energy, engineering) side by side per workflow.
-
-When the decision model's own `schedule` / `tco` keys are in the report they take precedence (they
-are rendered by advisor.render.decision_sections, or generically by `generic` below).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from advisor.render._fmt import hours as fmt_hours
-from advisor.render._fmt import md_table as _table
 from advisor.render._fmt import num
-from advisor.render.summary import get
 
 if TYPE_CHECKING:
+    from advisor.decision.evidence import Span
     from advisor.report import Report
 
 
@@ -33,13 +29,6 @@ REHEARSAL = [
     ("export", "the trained model exported (MindIR / ONNX) and loaded by the target runtime"),
     ("inference", "inference on the deployment target: latency and operator placement checked"),
 ]
-DECISION_KEYS = ("memory_fit", "scaling_curve", "tco", "schedule")
-DECISION_TITLES = {
-    "memory_fit": "Memory fit",
-    "scaling_curve": "Scaling curve",
-    "tco": "Total cost of ownership",
-    "schedule": "Schedule",
-}
 
 
 @dataclass
@@ -50,25 +39,25 @@ class Phase:
     what: str
 
 
-def _range(v: Any) -> tuple[float, float] | None:
+def _range(v: Span | list[float] | None) -> tuple[float, float] | None:
+    """A [low, high] list (migration_hours) or a Span (time_to_train_hours) as a pair."""
     if v is None:
         return None
-    if isinstance(v, (list, tuple)) and len(v) == 2:
-        return float(v[0]), float(v[1])
-    low, high = get(v, "low"), get(v, "high")
-    return (float(low), float(high)) if low is not None and high is not None else None
+    if isinstance(v, list):
+        return (float(v[0]), float(v[1])) if len(v) == 2 else None
+    return float(v.low), float(v.high)
 
 
 def schedule(report: Report) -> tuple[list[Phase], list[str]]:
     """Phases in weeks from the start, each [earliest, latest], and findings (a plan past the deadline)."""
-    req = get(report, "requirements")
-    size = int(get(get(req, "team"), "size", 1) or 1)
-    deadline = get(get(req, "constraints"), "deadline_weeks")
-    devices = int(get(get(req, "hardware"), "devices", 1) or 1)
-    wf = get(get(report, "recommendation"), "workflow")
-    top = next((s for s in get(report, "scores", []) if get(s, "workflow") == wf), None)
-    proj = next((p for p in get(report, "projections", []) if get(p, "workflow") == wf), None)
-    work = _range(get(top, "migration_hours")) or (0.0, 0.0)
+    req = report.requirements
+    size = req.team.size
+    deadline = req.constraints.deadline_weeks
+    devices = req.hardware.devices
+    wf = report.recommendation.workflow
+    top = next((s for s in report.scores if s.workflow == wf), None)
+    proj = next((p for p in report.projections if p.workflow == wf), None)
+    work = _range(top.migration_hours if top is not None else None) or (0.0, 0.0)
     weeks = (work[0] / (size * HOURS_PER_PERSON_WEEK), work[1] / (size * HOURS_PER_PERSON_WEEK))
     phases = [
         Phase(
@@ -84,15 +73,15 @@ def schedule(report: Report) -> tuple[list[Phase], list[str]]:
     for name, what in stages:
         phases.append(Phase(f"rehearsal: {name}", t, (t[0] + step, t[1] + step), what))
         t = (t[0] + step, t[1] + step)
-    train = _range(get(proj, "time_to_train_hours"))
-    if train:
+    train = _range(proj.time_to_train_hours) if proj is not None else None
+    if proj is not None and train:
         span = (train[0] / (24 * 7), train[1] / (24 * 7))  # wall-clock weeks of the production run
         phases.append(
             Phase(
                 "production training",
                 t,
                 (t[0] + span[0], t[1] + span[1]),
-                f"the projected run: {fmt_hours(get(proj, 'time_to_train_hours'))} on {get(proj, 'accelerator') or get(proj, 'target')} x{get(proj, 'devices', 1)}",
+                f"the projected run: {fmt_hours(proj.time_to_train_hours)} on {proj.accelerator or proj.target} x{proj.devices}",
             )
         )
         t = (t[0] + span[0], t[1] + span[1])
@@ -114,48 +103,3 @@ def schedule(report: Report) -> tuple[list[Phase], list[str]]:
     else:
         findings.append("no constraints.deadline_weeks: the schedule is shown without a deadline")
     return phases, findings
-
-
-def generic(value: Any, depth: int = 0) -> list[str]:
-    """Any JSON-like value as Markdown: scalars inline, dicts as bullet lists, lists of flat dicts as
-    tables. Used for report keys this renderer does not know in detail."""
-    if hasattr(value, "model_dump"):
-        value = value.model_dump(mode="json")
-    pad = "  " * depth
-    if isinstance(value, dict):
-        out = []
-        for k, v in value.items():
-            if isinstance(v, (dict, list)) and v:
-                out.append(f"{pad}- {k}:")
-                out += generic(v, depth + 1)
-            else:
-                out.append(f"{pad}- {k}: {_scalar(v)}")
-        return out
-    if isinstance(value, list):
-        if (
-            value
-            and all(isinstance(v, dict) for v in value)
-            and all(not isinstance(x, (dict, list)) or _short(x) for v in value for x in v.values())
-        ):
-            keys = list(dict.fromkeys(k for v in value for k in v))
-            return _table(keys, [[_scalar(v.get(k)) for k in keys] for v in value], ["l"] * len(keys))
-        return [
-            line
-            for v in value
-            for line in ([f"{pad}- {_scalar(v)}"] if not isinstance(v, (dict, list)) else generic(v, depth))
-        ]
-    return [f"{pad}{_scalar(value)}"]
-
-
-def _short(x: Any) -> bool:
-    return isinstance(x, list) and len(x) <= 4 and all(not isinstance(i, (dict, list)) for i in x)
-
-
-def _scalar(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return num(v)
-    if isinstance(v, list):
-        return ", ".join(_scalar(x) for x in v)
-    return str(v)

@@ -1,12 +1,12 @@
 """The data-quality caveats (figures resting on a blog or an assumption that separate the top two
-workflows), and the small readers every renderer shares (`get`, `label`). The first page itself is
+workflows), and the workflow `label` every renderer shares. The first page itself is
 judged in advisor.decision.document; this module only lists what the report already carries."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from advisor.decision.document import cite
 from advisor.render._fmt import LABELS
@@ -22,34 +22,20 @@ QUALITY = ("measured", "vendor", "derived", "secondary", "blog", "assumption")
 WEAK = ("blog", "assumption")
 
 
-def get(obj: Any, key: str, default: Any = None) -> Any:
-    """obj.key or obj[key]: renderers see Report models, their JSON, and keys added later."""
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(key, default)
-    value = getattr(obj, key, None)
-    if value is None:
-        extra = getattr(obj, "model_extra", None) or {}
-        value = extra.get(key)
-    return default if value is None else value
-
-
 def label(workflow: object) -> str:
     return LABELS.get(str(workflow), str(workflow))
 
 
 def evidence_class(ev: Evidence) -> str:
-    kind = get(ev, "kind")
-    if kind == "measured":
+    if ev.kind == "measured":
         return "measured"
-    if kind == "requirement":
+    if ev.kind == "requirement":
         return "requirement"
-    return str(get(ev, "confidence") or "assumption")
+    return ev.confidence or "assumption"
 
 
 def _scores(report: Report) -> dict[str, WorkflowScore]:
-    return {get(s, "workflow"): s for s in get(report, "scores", [])}
+    return {s.workflow: s for s in report.scores}
 
 
 # --- data-quality caveats -----------------------------------------------------------------------
@@ -105,13 +91,12 @@ def firm_up(ref: str, detail: str) -> str:
 def _moving(report: Report, top: WorkflowScore, other: WorkflowScore) -> list[str]:
     """Criteria whose weighted difference between the top two is large enough to matter: at least
     a fifth of the margin (and half a point)."""
-    margin = abs(float(get(get(report, "recommendation"), "margin", 0.0)))
+    margin = abs(report.recommendation.margin)
     out = []
-    for i, c in enumerate(get(top, "criteria", [])):
-        o = get(other, "criteria")[i]
-        points = abs(float(get(c, "score", 0)) - float(get(o, "score", 0))) * float(get(c, "weight", 0))
+    for c, o in zip(top.criteria, other.criteria):
+        points = abs(c.score - o.score) * c.weight
         if points >= max(0.5, 0.2 * margin):
-            out.append(get(c, "name"))
+            out.append(c.name)
     return out
 
 
@@ -119,36 +104,35 @@ def caveats(report: Report) -> list[Caveat]:
     """Every blog or assumption figure behind a criterion that separates the top two by a fifth of the
     margin or more, or behind the projections they are compared on: the figures that move the verdict.
     Many small figures of one sort (pitfall fix times, ecosystem ratings) are one row."""
-    rec = get(report, "recommendation")
+    rec = report.recommendation
     scores = _scores(report)
-    top, other = scores.get(get(rec, "workflow")), scores.get(get(rec, "runner_up"))
+    top, other = scores.get(rec.workflow), scores.get(rec.runner_up or "")
     if top is None:
         return []
-    moving = _moving(report, top, other) if other is not None else [get(c, "name") for c in get(top, "criteria", [])]
+    moving = _moving(report, top, other) if other is not None else [c.name for c in top.criteria]
     found: dict[str, Caveat] = {}
 
     def add(ev: Evidence, where: str) -> None:
         cls = evidence_class(ev)
-        if get(ev, "kind") != "knowledge" or cls not in WEAK:
+        if ev.kind != "knowledge" or cls not in WEAK:
             return
-        ref = str(get(ev, "ref"))
+        ref = ev.ref
         if ref in found:
             if where not in found[ref].where:
                 found[ref].where += f", {where}"
             return
-        detail = str(get(ev, "detail", ""))
-        found[ref] = Caveat(ref, detail, cls, where, firm_up(ref, detail), cite(get(ev, "source"), ref))
+        found[ref] = Caveat(ref, ev.detail, cls, where, firm_up(ref, ev.detail), cite(ev.source, ref))
 
     pair = [s for s in (top, other) if s is not None]
     for s in pair:
-        for c in get(s, "criteria", []):
-            if get(c, "name") in moving:
-                for ev in get(c, "evidence", []):
-                    add(ev, str(get(c, "name")))
-    names = {get(s, "workflow") for s in pair}
-    for p in get(report, "projections", []):
-        if get(p, "workflow") in names:
-            for ev in list(get(p, "evidence", [])) + list(get(p, "cost_evidence", [])):
+        for c in s.criteria:
+            if c.name in moving:
+                for ev in c.evidence:
+                    add(ev, c.name)
+    names = {s.workflow for s in pair}
+    for p in report.projections:
+        if p.workflow in names:
+            for ev in p.evidence + p.cost_evidence:
                 add(ev, "projections")
     groups: dict[tuple[str, str], list[Caveat]] = {}
     for c in found.values():

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from tabulate import tabulate
 
 from advisor.decision.document import of, points
-from advisor.render._fmt import LABELS, bar, hours, num, span, usd
+from advisor.render._fmt import LABELS, bar, hours, num, pair, span, usd
 
 if TYPE_CHECKING:
     from advisor.report import Report
@@ -71,7 +71,7 @@ def format(report: Report, **options: Any) -> str:
         out += [
             "",
             f"top risks for {LABELS[report.recommendation.workflow]} (exposure = likelihood x expected hours; "
-            f"expected ~{num(reg.expected_hours)} h over all, {span({'low': low, 'high': high}, 'h')} if every one bites):",
+            f"expected ~{num(reg.expected_hours)} h over all, {pair(low, high, 'h')} if every one bites):",
         ]
         out += [f"  {i}. {r.title}: ~{num(r.exposure)} h ({r.owner})" for i, r in enumerate(reg.risks[:5], 1)]
     out += ["", "full document: advisor report FILE --markdown -o review.md (or --html -o review.html)"]
