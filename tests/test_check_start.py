@@ -17,7 +17,7 @@ SCRIPT = r"""
 import json, sys
 import probes.check.frameworks as frameworks
 
-WATCH = ("advisor.check.host", "advisor.render", "knowledge", "probes.check.nvidia", "probes.deploy.engines")
+WATCH = ("pydantic", "yaml", "advisor.check.host", "advisor.render", "knowledge", "probes.check.nvidia", "probes.deploy.engines")
 seen = {}
 
 def fake_run_smoke(name, timeout, env_extra=None, on_message=None, extra_args=(), cancel=None):
@@ -45,7 +45,7 @@ def test_the_check_command_starts_its_smoke_children_before_the_rest():
     proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120)
     seen = json.loads(next(line[5:] for line in proc.stderr.splitlines() if line.startswith("SEEN ")))
     assert "loaded" in seen, "the check did not start its smoke children through start_smoke"
-    assert seen["loaded"] == []  # none of the check's own modules nor the knowledge base yet
+    assert seen["loaded"] == []  # no pydantic, YAML, check modules or knowledge base yet
     report = json.loads(proc.stdout)
     assert next(fw for fw in report["frameworks"] if fw["name"] == "pytorch")["smoke"]["status"] == "ok"
 

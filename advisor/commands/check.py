@@ -35,9 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 @terminating_signals()  # SIGTERM / SIGHUP: kill the smoke children, remove temp folders, exit 143 / 129
 def run(args: argparse.Namespace) -> int:
-    from advisor.output import check_output, emit
+    if args.output is not None:  # advisor.output imports PyYAML: not before the children without -o
+        from advisor.output import check_output
 
-    check_output(args.output)  # before the smoke tests, not after them
+        check_output(args.output)  # before the smoke tests, not after them
     if not 0 < args.timeout <= 3600:  # also refuses nan, which every comparison passes
         raise UsageError(f"--timeout: expected a positive number of seconds up to 3600, got {args.timeout:g}")
     progress = None if args.json else (lambda text: print(f"  {text}", file=sys.stderr, flush=True))
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
         started = start_smoke(args.timeout, progress)
     try:
         from advisor.check.host import run_check
+        from advisor.output import emit
         from advisor.render import renderer
     except BaseException:
         if started is not None:

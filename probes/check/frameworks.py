@@ -20,8 +20,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
-from probes import hostfacts
-
 if TYPE_CHECKING:
     from probes.check.models import Accelerator, FrameworkInfo, SmokeResult
 
@@ -39,7 +37,15 @@ CHILD_ENV = {"mindspore": {"GLOG_v": "3"}}
 HINT_CONV_ONCE, HINT_CONV_TWICE = "conv-once", "conv-twice"
 
 
-package_version = hostfacts.package_version  # one home; re-exported for advisor.check.host
+def package_version(dist: str) -> Optional[str]:
+    """Installed version of a distribution, or None: probes.hostfacts.package_version's rule, repeated
+    here because hostfacts imports the pydantic models at its top (for CgroupLimits), which is what
+    starting the smoke children first avoids. Once hostfacts imports them where it builds one, this
+    goes back to `package_version = hostfacts.package_version`."""
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def _package_dir(module: str) -> Optional[Path]:
