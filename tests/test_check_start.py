@@ -109,3 +109,18 @@ def test_the_worker_reads_no_hint_as_no_hint(tmp_path):
     assert _hint(None) == "" and _hint(str(tmp_path / "missing")) == ""
     (tmp_path / "hints").write_text("conv-once\n")
     assert _hint(str(tmp_path / "hints")) == "conv-once"
+
+
+def test_the_children_started_are_the_frameworks_detected(monkeypatch):
+    """start_smoke (package metadata alone) and detect_frameworks name the same installed frameworks,
+    also when a distribution's metadata is broken."""
+    import probes.check.frameworks as frameworks
+
+    assert frameworks.installed_names() == [fw.name for fw in frameworks.detect_frameworks() if fw.installed]
+
+    def broken(dist):
+        raise ValueError(f"{dist}: bad METADATA")
+
+    monkeypatch.setattr(frameworks, "package_version", broken)
+    assert frameworks.installed_names() == []
+    assert not any(fw.installed for fw in frameworks.detect_frameworks())

@@ -106,7 +106,14 @@ def _distribution(name: str) -> tuple[Optional[str], Optional[str]]:
 
 def installed_names() -> list[str]:
     """The installed frameworks, from package metadata alone (what starting the smoke children needs)."""
-    return [name for name in FRAMEWORKS if _distribution(name)[1]]
+    names = []
+    for name in FRAMEWORKS:
+        try:
+            if _distribution(name)[1]:
+                names.append(name)
+        except Exception:  # an odd install: detect_frameworks reports it as not installed, too
+            pass
+    return names
 
 
 def detect_framework(name: str) -> FrameworkInfo:
