@@ -13,10 +13,14 @@ the median of the repeats is reported, with min-max, and the ratio is also taken
 (each `check --json` against the slower import of its own round), whose median is the headline.
 
 On a shared machine, load from other users moves every wall time; the ratios are taken within a
-round, the load average is printed per round, and `--baseline DIR` adds `check --json` of another
-checkout (e.g. the main branch) to each round, for a before/after under the same load.
+round, the load average is printed per round, and `--baseline DIR` (repeatable) adds `check --json`
+of another checkout (e.g. the main branch) to each round, for a before/after under the same load.
 
-Usage: python benchmarks/check_speed.py [--repeats N] [--baseline DIR]
+Every variant runs with compiled bytecode, as an installed tool does (pip compiles on install): a
+throw-away PYTHONPYCACHEPREFIX, filled by one untimed warm-up round, even where the shell sets
+PYTHONDONTWRITEBYTECODE (then each run would compile the project's own modules again, ~0.05 s).
+
+Usage: python benchmarks/check_speed.py [--repeats N] [--baseline DIR ...]
 """
 
 from __future__ import annotations
@@ -25,14 +29,17 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "GLOG_v": "3", "PYTHONPATH": str(ROOT)}
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+ENV.update({"GLOG_v": "3", "PYTHONPATH": str(ROOT)})
 
 
 def _children_cpu() -> float:
@@ -66,8 +73,15 @@ def summary(values: list[float]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--baseline", type=Path, help="another checkout whose `check --json` joins each round")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        action="append",
+        default=[],
+        help="another checkout whose `check --json` joins each round (repeatable)",
+    )
     args = parser.parse_args()
+    ENV["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="check-speed-pyc-")
 
     variants = {
         "python -c pass": ["-c", "pass"],
@@ -77,9 +91,13 @@ def main() -> int:
         "check --json --no-smoke": ["-m", "advisor", "check", "--json", "--no-smoke"],
     }
     roots = {name: ROOT for name in variants}
-    if args.baseline:
-        variants["check --json (baseline)"] = variants["check --json"]
-        roots["check --json (baseline)"] = args.baseline.resolve()
+    baselines = []
+    for path in args.baseline:
+        name = f"check --json ({path.resolve().name})"
+        variants[name], roots[name] = variants["check --json"], path.resolve()
+        baselines.append(name)
+    for name, argv in variants.items():  # warm-up: bytecode compiled, caches (oneDNN, ORT) filled
+        timed(argv, "warm-up", roots[name])
     times: dict[str, list[float]] = {k: [] for k in variants}
     own_reported: list[float] = []
     loads: list[float] = []
@@ -108,15 +126,14 @@ def main() -> int:
         f"(min {min(pairs):.2f}, max {max(pairs):.2f}; target <= 1.1x) {'OK' if ratio <= 1.1 else 'OVER'}"
     )
     print(f"check --json / slower bare import (medians): {med['check --json'] / slower:.2f}x")
-    if args.baseline:
-        base = [
-            b / max(t, m)
-            for b, t, m in zip(times["check --json (baseline)"], times["import torch"], times["import mindspore"])
-        ]
-        after = [c / b for c, b in zip(times["check --json"], times["check --json (baseline)"])]
+    print("  per round: " + ", ".join(f"{x:.2f}" for x in pairs))
+    for name in baselines:
+        base = [b / max(t, m) for b, t, m in zip(times[name], times["import torch"], times["import mindspore"])]
+        after = [c / b for c, b in zip(times["check --json"], times[name])]
         print(
-            f"baseline check --json / slower bare import (per round, median): {statistics.median(base):.2f}x; "
-            f"this tree / baseline (per round, median): {statistics.median(after):.2f}x"
+            f"{name} / slower bare import (per round, median): {statistics.median(base):.2f}x "
+            f"(per round: {', '.join(f'{x:.2f}' for x in base)}); "
+            f"this tree / it (per round, median): {statistics.median(after):.2f}x"
         )
     # On a loaded machine the wall ratio flatters `check` (its two children draw two shares of the
     # CPU against the bare import's one). CPU time does not: an idle host with `cores` CPUs needs at
@@ -145,4 +162,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        code = main()
+    finally:
+        if "PYTHONPYCACHEPREFIX" in ENV:
+            shutil.rmtree(ENV["PYTHONPYCACHEPREFIX"], ignore_errors=True)
+    sys.exit(code)

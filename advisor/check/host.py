@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from advisor import __version__
-from probes.check.models import Accelerator, CheckReport, Finding, FrameworkInfo, SmokeResult
+from probes.check.models import Accelerator, CheckReport, Finding, FrameworkInfo
 
 ORDER = {"error": 0, "warning": 1, "info": 2}
 LOW_DISK_MB = 5 * 1024
@@ -53,47 +53,58 @@ def run_check(
     use_kb: bool = True,
     progress: Optional[Callable[[str], None]] = None,
     cancel=None,
+    started=None,
 ) -> CheckReport:
     """Gather everything and judge it. Never raises for what it finds on the host.
 
     `progress(text)` is called (from worker threads) as parts finish; `cancel` is a
-    probes.launcher.Cancel that kills the smoke children (they then read "failed: cancelled")."""
+    probes.launcher.Cancel that kills the smoke children (they then read "failed: cancelled").
+    `started`: the smoke children, already started by the caller (probes.check.frameworks.start_smoke,
+    which imports nothing heavy: `advisor check` calls it before importing this module)."""
     say = progress or (lambda text: None)
-    # Only what starting the smoke children needs is imported before them (issue 29 item 10): the
-    # device probes and the rest are imported in the pool's threads, while the children import.
-    from probes.check.frameworks import apply_smoke, detect_frameworks, infer_devices, package_version, smoke_all
-    from probes.check.host import collect_host
-
-    from probes.hostfacts import cache_dir  # advisor.cache's folder, without advisor.cache's imports
+    # The smoke children are the slow part (framework imports): they start first (issue 29 item 10);
+    # the rest (device probes, knowledge base) is gathered while the children import their frameworks.
+    from probes.check import frameworks as fw_probe
 
     start = time.monotonic()
-    frameworks = detect_frameworks()
-    host = collect_host(str(cache_dir()))  # ~20 ms; its CPU flags decide when to rerun MindSpore early
-    confirmed = _cached_onednn_confirm(frameworks) if smoke else None
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        # The smoke children are the slow part (framework imports): start them first. The device
-        # probes answer long before a child has imported its framework and touched a device.
-        # On AVX-512 CPUs the oneDNN trap is likely: start the AVX2-capped rerun alongside, unless an
-        # earlier check on this host and MindSpore version confirmed it (a third child on 2 cores).
-        rerun = confirmed is None
-        early = rerun and "avx512f" in host.cpu.flags
-        smoke_future = (
-            pool.submit(smoke_all, frameworks, timeout, rerun, early, say, cancel, not rerun) if smoke else None
-        )
-        nvidia_future = pool.submit(_collect_nvidia)
-        ascend_future = pool.submit(_collect_ascend)
-        kb_future = pool.submit(_load_kb) if use_kb and kb is None else None
-        launchers_future = pool.submit(_launcher_findings)
-        engines_future = pool.submit(_engine_findings)
-        nvidia, gpus = nvidia_future.result()
-        say(f"NVIDIA: {nvidia.status} ({nvidia.gpu_count} GPU)")
-        ascend, npus = ascend_future.result()
-        say(f"Ascend: {ascend.status} ({ascend.chip_count} NPU chips)")
-        smoke_results = smoke_future.result() if smoke_future else {}
-        if kb_future is not None:
-            kb, kb_error = kb_future.result()
-        else:
-            kb_error = None if kb is not None or not use_kb else "not loaded"
+    run = started if started is not None or not smoke else fw_probe.start_smoke(timeout, say, cancel)
+    try:
+        from probes.check.host import collect_host
+        from probes.hostfacts import cache_dir  # advisor.cache's folder, without advisor.cache's imports
+
+        frameworks = fw_probe.detect_frameworks()
+        host = collect_host(str(cache_dir()))  # ~20 ms; its CPU flags decide when to rerun MindSpore early
+        confirmed = _cached_onednn_confirm(frameworks) if smoke else None
+        if run is not None:
+            # On AVX-512 CPUs the oneDNN trap is likely: start the AVX2-capped rerun alongside, unless an
+            # earlier check on this host and MindSpore version confirmed it (a third child on 2 cores).
+            rerun = confirmed is None
+            run.plan(
+                confirm_onednn=rerun, confirm_early=rerun and "avx512f" in host.cpu.flags, conv_known_slow=not rerun
+            )
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            # The device probes answer long before a child has imported its framework and touched a device.
+            nvidia_future = pool.submit(_collect_nvidia)
+            ascend_future = pool.submit(_collect_ascend)
+            kb_future = pool.submit(_load_kb) if use_kb and kb is None else None
+            launchers_future = pool.submit(_launcher_findings)
+            engines_future = pool.submit(_engine_findings)
+            nvidia, gpus = nvidia_future.result()
+            say(f"NVIDIA: {nvidia.status} ({nvidia.gpu_count} GPU)")
+            ascend, npus = ascend_future.result()
+            say(f"Ascend: {ascend.status} ({ascend.chip_count} NPU chips)")
+            smoke_results = run.wait() if run is not None else {}
+            if kb_future is not None:
+                kb, kb_error = kb_future.result()
+            else:
+                kb_error = None if kb is not None or not use_kb else "not loaded"
+    except BaseException:
+        if run is not None:
+            run.abort()  # no child outlives a check that failed half-way
+        raise
+    from probes.check.frameworks import apply_smoke, infer_devices, package_version
+    from probes.check.models import SmokeResult
+
     accelerators = gpus + npus
     _own_children_filter(accelerators)
     for fw in frameworks:

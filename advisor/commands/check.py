@@ -35,13 +35,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 @terminating_signals()  # SIGTERM / SIGHUP: kill the smoke children, remove temp folders, exit 143 / 129
 def run(args: argparse.Namespace) -> int:
-    from advisor.check.host import run_check
-    from advisor.output import check_output, emit
-    from advisor.render import renderer
+    if args.output is not None:  # advisor.output imports PyYAML: not before the children without -o
+        from advisor.output import check_output
 
-    check_output(args.output)  # before the smoke tests, not after them
+        check_output(args.output)  # before the smoke tests, not after them
     if not 0 < args.timeout <= 3600:  # also refuses nan, which every comparison passes
         raise UsageError(f"--timeout: expected a positive number of seconds up to 3600, got {args.timeout:g}")
+    progress = None if args.json else (lambda text: print(f"  {text}", file=sys.stderr, flush=True))
+    started = None
+    if not args.no_smoke:
+        # The smoke children first (issue 29 item 10): they import their frameworks while this process
+        # imports the check's models and gathers the rest.
+        from probes.check.frameworks import start_smoke
+
+        started = start_smoke(args.timeout, progress)
+    try:
+        from advisor.check.host import run_check
+        from advisor.output import emit
+        from advisor.render import renderer
+    except BaseException:
+        if started is not None:
+            started.abort()  # no child outlives a check that could not go on
+        raise
     if not args.json:
         print(
             "advisor check: gathering host, accelerators"
@@ -49,8 +64,7 @@ def run(args: argparse.Namespace) -> int:
             + "...",
             file=sys.stderr,
         )
-    progress = None if args.json else (lambda text: print(f"  {text}", file=sys.stderr, flush=True))
-    report = run_check(smoke=not args.no_smoke, timeout=args.timeout, progress=progress)
+    report = run_check(smoke=not args.no_smoke, timeout=args.timeout, progress=progress, started=started)
     emit(renderer("check", "json" if args.json else "table").format(report), args.output)
     if report.verdict == "fail" or (args.strict and report.verdict == "warn"):
         return 1

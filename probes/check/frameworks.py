@@ -3,6 +3,10 @@ process), and the live smoke tests, one child process per framework, all in para
 
 A smoke test that hangs is killed at the timeout, one that crashes is reported with its reason:
 both become a failed SmokeResult, never an exception here.
+
+The result models (pydantic) are imported where they are built, not at the top: `advisor check`
+starts the smoke children (SmokeRun) before anything heavy is imported, and the parent's imports then
+overlap the children's framework imports (issue 29 item 10).
 """
 
 from __future__ import annotations
@@ -14,10 +18,10 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
-from probes import hostfacts
-from probes.check.models import Accelerator, ConvCheck, DeviceSmoke, FrameworkInfo, SmokeResult
+if TYPE_CHECKING:
+    from probes.check.models import Accelerator, FrameworkInfo, SmokeResult
 
 # name -> (module, distribution names in the order they are tried)
 FRAMEWORKS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -29,9 +33,19 @@ FRAMEWORKS: dict[str, tuple[str, tuple[str, ...]]] = {
 ONEDNN_CAP = {"ONEDNN_MAX_CPU_ISA": "AVX2", "GLOG_v": "3"}
 # Per-framework environment: MindSpore's C++ logging is silenced only if set before its import.
 CHILD_ENV = {"mindspore": {"GLOG_v": "3"}}
+# What the parent writes into the MindSpore child's hints file once it has read its cache (SmokeRun.plan).
+HINT_CONV_ONCE, HINT_CONV_TWICE = "conv-once", "conv-twice"
 
 
-package_version = hostfacts.package_version  # one home; re-exported for advisor.check.host
+def package_version(dist: str) -> Optional[str]:
+    """Installed version of a distribution, or None: probes.hostfacts.package_version's rule, repeated
+    here because hostfacts imports the pydantic models at its top (for CgroupLimits), which is what
+    starting the smoke children first avoids. Once hostfacts imports them where it builds one, this
+    goes back to `package_version = hostfacts.package_version`."""
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def _package_dir(module: str) -> Optional[Path]:
@@ -81,13 +95,33 @@ def _mindspore_build(pkg: Path, version: str) -> tuple[Optional[str], dict]:
     return "+".join(backends + (["gpu"] if gpu_usable else [])) or None, details
 
 
-def detect_framework(name: str) -> FrameworkInfo:
-    module, dists = FRAMEWORKS[name]
-    for dist in dists:
+def _distribution(name: str) -> tuple[Optional[str], Optional[str]]:
+    """(distribution, version) of the first of the framework's distributions that is installed."""
+    for dist in FRAMEWORKS[name][1]:
         version = package_version(dist)
         if version:
-            break
-    else:
+            return dist, version
+    return None, None
+
+
+def installed_names() -> list[str]:
+    """The installed frameworks, from package metadata alone (what starting the smoke children needs)."""
+    names = []
+    for name in FRAMEWORKS:
+        try:
+            if _distribution(name)[1]:
+                names.append(name)
+        except Exception:  # an odd install: detect_frameworks reports it as not installed, too
+            pass
+    return names
+
+
+def detect_framework(name: str) -> FrameworkInfo:
+    from probes.check.models import FrameworkInfo
+
+    module = FRAMEWORKS[name][0]
+    dist, version = _distribution(name)
+    if version is None:
         return FrameworkInfo(name=name, installed=False)
     pkg = _package_dir(module)
     build, details = None, {}
@@ -112,6 +146,8 @@ def detect_framework(name: str) -> FrameworkInfo:
 
 
 def detect_frameworks() -> list[FrameworkInfo]:
+    from probes.check.models import FrameworkInfo
+
     out = []
     for name in FRAMEWORKS:
         try:
@@ -149,6 +185,8 @@ def infer_devices(fw: FrameworkInfo, accelerators: list[Accelerator]) -> list[st
 
 def _smoke_from_outcome(outcome) -> tuple[SmokeResult, dict]:
     """Turn a launcher outcome into a SmokeResult; per-device progress survives a hang or crash."""
+    from probes.check.models import ConvCheck, DeviceSmoke, SmokeResult
+
     payload = outcome.result or {}
     done = [m for m in outcome.messages if m.get("stage") == "device-done"]
     devices = payload.get("devices") or [{k: m.get(k) for k in ("device", "ok", "seconds", "error")} for m in done]
@@ -206,8 +244,162 @@ def run_smoke(
             cancel=cancel,
         )
     except Exception as exc:  # a launch failure is a failed smoke result with the reason
+        from probes.check.models import SmokeResult
+
         return SmokeResult(status="failed", ok=False, error=f"could not run the smoke test: {exc}"), {}
     return _smoke_from_outcome(outcome)
+
+
+class SmokeRun:
+    """Every installed framework's smoke test in parallel (one thread + one child each), started before
+    the parent knows what it knows about the oneDNN trap: `start()` first, `plan()` once the parent has
+    read its cache, `wait()` for the results.
+
+    For MindSpore, as soon as the worker reports a slow convolution, a second child reruns just that
+    convolution with ONEDNN_MAX_CPU_ISA=AVX2, overlapping the rest of the first child. `plan()`:
+    `confirm_early` (the caller expects the trap, e.g. on AVX-512 CPUs) starts the rerun at once, its
+    result used only if the first child reports a slow convolution; `conv_known_slow` (an earlier check
+    on this host and MindSpore version confirmed the trap) tells the MindSpore child, through its hints
+    file, to time the slow convolution once instead of twice. The child reads the file when it reaches
+    the convolution (after its ~2 s import); a plan that comes later than that only costs the second
+    timing, as without a cache."""
+
+    def __init__(
+        self,
+        names: list[str],
+        timeout: float,
+        progress: Optional[Callable[[str], None]] = None,
+        cancel=None,
+    ) -> None:
+        # A real launcher Cancel, set when MindSpore's own conv turned out fast (the rerun is moot) or
+        # the caller cancels: the launcher sleeps on its wakers rather than polling is_set().
+        from probes.launcher import Cancel
+
+        self.names, self.timeout, self.progress, self.cancel = list(names), timeout, progress, cancel
+        self.results: dict[str, dict] = {}
+        self.threads: list[threading.Thread] = []
+        self.lock = threading.Lock()
+        self.deadline = time.monotonic() + timeout
+        self.not_needed = Cancel()
+        self.stop = Cancel()  # the caller's cancel, or abort(): kills every child
+        self.planned: Optional[dict] = None  # None until plan(): a slow conv then gets the rerun
+        self.confirm_started = False
+        self._workdir = None
+        self.hints: Optional[Path] = None
+
+    # --- the children --------------------------------------------------------------------------------
+
+    def start(self) -> "SmokeRun":
+        if self.cancel is not None:
+            self.cancel.add_waker(self.stop.set)
+        self.stop.add_waker(self.not_needed.set)
+        if "mindspore" in self.names:
+            from probes.launcher import workdir
+
+            self._workdir = workdir("advisor-smoke-")  # removed in wait(), and by terminating_signals()
+            self.hints = self._workdir.__enter__() / "hints"
+        for name in self.names:
+            self._thread(self._one, name)
+        return self
+
+    def plan(self, confirm_onednn: bool = True, confirm_early: bool = False, conv_known_slow: bool = False) -> None:
+        wanted = confirm_onednn and "ONEDNN_MAX_CPU_ISA" not in os.environ and "mindspore" in self.names
+        with self.lock:
+            self.planned = {"wanted": wanted, "early": wanted and confirm_early}
+        if self.hints is not None:
+            tmp = self.hints.with_suffix(".tmp")
+            try:  # renamed into place: the child never reads half a file
+                tmp.write_text(HINT_CONV_ONCE if conv_known_slow else HINT_CONV_TWICE, encoding="ascii")
+                os.replace(tmp, self.hints)
+            except OSError:
+                pass  # no hint: the child times a slow conv twice, as without a cache
+        if wanted and confirm_early and not self.not_needed.is_set():
+            self._start_confirm({})
+
+    def abort(self) -> dict[str, dict]:
+        """Kill every child (the caller failed half-way) and wait for them."""
+        self.stop.set()
+        return self.wait()
+
+    def wait(self) -> dict[str, dict]:
+        """{name: {"smoke": SmokeResult, "payload": dict}} once every child has ended."""
+        # Threads may add the confirm thread while we wait: loop until none is left running.
+        while True:
+            with self.lock:
+                pending = [t for t in self.threads if t.is_alive()]
+            if not pending:
+                break
+            pending[0].join(timeout=0.05)
+        if self.cancel is not None:
+            self.cancel.remove_waker(self.stop.set)
+        if self._workdir is not None:
+            self._workdir.__exit__(None, None, None)
+            self._workdir = None
+        results = self.results
+        confirm_result = results.pop("_onednn_confirm", None)
+        ms = results.get("mindspore")
+        if confirm_result and ms and ms["smoke"].conv_check and ms["smoke"].conv_check.slow:
+            capped = confirm_result["smoke"].conv_check
+            check = ms["smoke"].conv_check
+            if capped is not None:
+                check.capped_conv_ms, check.capped_ratio = capped.conv_ms, capped.ratio
+            else:
+                check.capped_error = confirm_result["smoke"].error or "no measurement"
+        return results
+
+    def _thread(self, target, arg) -> None:
+        t = threading.Thread(target=target, args=(arg,), daemon=True)
+        with self.lock:
+            self.threads.append(t)
+        t.start()
+
+    def _start_confirm(self, check: dict) -> None:
+        with self.lock:
+            if self.confirm_started:  # a slow conv reported before plan() already started it
+                return
+            self.confirm_started = True
+        self._thread(self._confirm, check)
+
+    def _confirm(self, check: dict) -> None:
+        remaining = max(5.0, self.deadline - time.monotonic())
+        smoke, _ = run_smoke(
+            "mindspore", remaining, env_extra=ONEDNN_CAP, extra_args=("--conv-only",), cancel=self.not_needed
+        )
+        with self.lock:
+            self.results["_onednn_confirm"] = {"smoke": smoke, "payload": {}}
+
+    def _watch(self, message: dict) -> None:
+        if message.get("stage") != "conv":
+            return
+        if not message.get("slow"):
+            self.not_needed.set()
+            return
+        with self.lock:
+            planned = self.planned or {"wanted": "ONEDNN_MAX_CPU_ISA" not in os.environ, "early": False}
+        if planned["wanted"] and not planned["early"]:
+            self._start_confirm(message)
+
+    def _one(self, name: str) -> None:
+        extra = ("--hints", str(self.hints)) if name == "mindspore" and self.hints is not None else ()
+        smoke, payload = run_smoke(
+            name,
+            self.timeout,
+            env_extra=CHILD_ENV.get(name),
+            on_message=self._watch if name == "mindspore" else None,
+            extra_args=extra,
+            cancel=self.stop,
+        )
+        with self.lock:
+            self.results[name] = {"smoke": smoke, "payload": payload}
+        if name == "mindspore" and not (smoke.conv_check and smoke.conv_check.slow):
+            self.not_needed.set()  # no slow conv (or no CPU conv at all): the early rerun is moot
+        if self.progress is not None:
+            self.progress(f"{name} smoke test: {smoke.status} in {smoke.seconds or 0:.1f} s")
+
+
+def start_smoke(timeout: float, progress: Optional[Callable[[str], None]] = None, cancel=None) -> SmokeRun:
+    """Every installed framework's smoke child, started now; plan() and wait() follow."""
+    return SmokeRun(installed_names(), timeout, progress, cancel).start()
 
 
 def smoke_all(
@@ -219,97 +411,11 @@ def smoke_all(
     cancel=None,
     conv_known_slow: bool = False,
 ) -> dict[str, dict]:
-    """Run every installed framework's smoke test in parallel (one thread + one child each).
-
-    For MindSpore, as soon as the worker reports a slow convolution, a second child reruns just that
-    convolution with ONEDNN_MAX_CPU_ISA=AVX2, overlapping the rest of the first child. With
-    `confirm_early` (the caller expects the trap, e.g. on AVX-512 CPUs) the rerun starts at once,
-    alongside the others; its result is used only if the first child reports a slow convolution.
-    `conv_known_slow` (an earlier check on this host and MindSpore version confirmed the trap): the
-    MindSpore child times the slow convolution once instead of twice.
+    """SmokeRun with everything known up front: start, plan, wait.
     Returns {name: {"smoke": SmokeResult, "payload": dict}}."""
-    results: dict[str, dict] = {}
-    threads: list[threading.Thread] = []
-    lock = threading.Lock()
-    deadline = time.monotonic() + timeout
-    # Set when MindSpore's own conv turned out fast (the rerun is moot) or the caller cancels. A real
-    # launcher Cancel: the launcher sleeps on its wakers rather than polling is_set().
-    from probes.launcher import Cancel
-
-    not_needed = Cancel()
-    if cancel is not None:
-        cancel.add_waker(not_needed.set)
-
-    def confirm(check: dict) -> None:
-        remaining = max(5.0, deadline - time.monotonic())
-        smoke, _ = run_smoke(
-            "mindspore", remaining, env_extra=ONEDNN_CAP, extra_args=("--conv-only",), cancel=not_needed
-        )
-        with lock:
-            results["_onednn_confirm"] = {"smoke": smoke, "payload": {}}
-
-    wanted = (
-        confirm_onednn
-        and "ONEDNN_MAX_CPU_ISA" not in os.environ
-        and any(fw.installed and fw.name == "mindspore" for fw in frameworks)
-    )
-    early = wanted and confirm_early
-
-    def watch(message: dict) -> None:
-        if message.get("stage") != "conv":
-            return
-        if not message.get("slow"):
-            not_needed.set()
-        elif wanted and not early:
-            t = threading.Thread(target=confirm, args=(message,), daemon=True)
-            with lock:
-                threads.append(t)
-            t.start()
-
-    def one(name: str) -> None:
-        smoke, payload = run_smoke(
-            name,
-            timeout,
-            env_extra=CHILD_ENV.get(name),
-            on_message=watch if name == "mindspore" else None,
-            extra_args=("--conv-once",) if name == "mindspore" and conv_known_slow else (),
-            cancel=cancel,
-        )
-        with lock:
-            results[name] = {"smoke": smoke, "payload": payload}
-        if name == "mindspore" and not (smoke.conv_check and smoke.conv_check.slow):
-            not_needed.set()  # no slow conv (or no CPU conv at all): the early rerun is moot
-        if progress is not None:
-            progress(f"{name} smoke test: {smoke.status} in {smoke.seconds or 0:.1f} s")
-
-    if early:
-        t = threading.Thread(target=confirm, args=({},), daemon=True)
-        threads.append(t)
-        t.start()
-    for fw in frameworks:
-        if fw.installed:
-            t = threading.Thread(target=one, args=(fw.name,), daemon=True)
-            threads.append(t)
-            t.start()
-    # Threads may add the confirm thread while we wait: loop until none is left running.
-    while True:
-        with lock:
-            pending = [t for t in threads if t.is_alive()]
-        if not pending:
-            break
-        pending[0].join(timeout=0.05)
-    if cancel is not None:
-        cancel.remove_waker(not_needed.set)
-    confirm_result = results.pop("_onednn_confirm", None)
-    ms = results.get("mindspore")
-    if confirm_result and ms and ms["smoke"].conv_check and ms["smoke"].conv_check.slow:
-        capped = confirm_result["smoke"].conv_check
-        check = ms["smoke"].conv_check
-        if capped is not None:
-            check.capped_conv_ms, check.capped_ratio = capped.conv_ms, capped.ratio
-        else:
-            check.capped_error = confirm_result["smoke"].error or "no measurement"
-    return results
+    run = SmokeRun([fw.name for fw in frameworks if fw.installed], timeout, progress, cancel).start()
+    run.plan(confirm_onednn, confirm_early, conv_known_slow)
+    return run.wait()
 
 
 def apply_smoke(fw: FrameworkInfo, smoke: SmokeResult, payload: dict) -> None:

@@ -1,4 +1,5 @@
-"""Smoke-test worker: `python -m probes.check.smoke_worker <pytorch|mindspore|torch_npu> [--conv-only] [--conv-once]`.
+"""Smoke-test worker: `python -m probes.check.smoke_worker <pytorch|mindspore|torch_npu> [--conv-only] [--conv-once]
+[--hints FILE]`.
 
 Runs in its own process (started by probes.launcher). Imports only the standard library,
 probes.channel and its ONE framework. On every device the framework can use: a small matmul and one
@@ -10,7 +11,9 @@ MindSpore on CPU also times one convolution against a GEMM of the same FLOPs: on
 MindSpore's bundled oneDNN falls back to reference kernels for plain NCHW convolutions (10-60x
 slower); `--conv-only` runs just that measurement (the parent reruns it with ONEDNN_MAX_CPU_ISA=AVX2
 to show the fix works); `--conv-once` times a slow convolution once, not twice (the parent knows
-from an earlier check on this host and MindSpore version that it is slow).
+from an earlier check on this host and MindSpore version that it is slow). `--hints FILE`: the same
+answer, written into FILE by the parent after it started this child ("conv-once"); read when the
+convolution is reached, after the import. No file yet: a slow convolution is timed twice.
 
 ADVISOR_TEST_SMOKE_FAULT=<framework>:<hang|crash|raise> makes the worker misbehave on purpose before
 importing anything heavy; the test suite uses it to check that hangs and crashes become data.
@@ -21,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import Optional
 
 from probes import channel
 
@@ -209,7 +213,18 @@ def _ms_conv_check(ms, second_call: bool = True) -> dict:
     }
 
 
-def run_mindspore(conv_only: bool = False, conv_once: bool = False) -> dict:
+def _hint(path: Optional[str]) -> str:
+    """The parent's hint (SmokeRun.plan), or "" while it has not written one."""
+    if not path:
+        return ""
+    try:
+        with open(path, encoding="ascii") as fh:
+            return fh.read().strip()
+    except (OSError, ValueError):
+        return ""
+
+
+def run_mindspore(conv_only: bool = False, conv_once: bool = False, hints: Optional[str] = None) -> dict:
     start = time.perf_counter()
     import mindspore as ms
 
@@ -243,6 +258,7 @@ def run_mindspore(conv_only: bool = False, conv_once: bool = False) -> dict:
     }
     if target == "CPU":
         try:
+            conv_once = conv_once or _hint(hints) == "conv-once"
             check = _ms_conv_check(ms, second_call=not conv_once)
             channel.progress(stage="conv", **check)  # the parent may start the AVX2 rerun now
             result["conv_check"] = check
@@ -283,13 +299,16 @@ RUNNERS = {"pytorch": run_pytorch, "mindspore": run_mindspore, "torch_npu": run_
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in RUNNERS:
-        channel.send("error", message=f"usage: smoke_worker {{{'|'.join(RUNNERS)}}} [--conv-only] [--conv-once]")
+        channel.send(
+            "error", message=f"usage: smoke_worker {{{'|'.join(RUNNERS)}}} [--conv-only] [--conv-once] [--hints FILE]"
+        )
         return 2
     framework = argv[0]
     _fault(framework)
     try:
         if framework == "mindspore":
-            payload = run_mindspore(conv_only="--conv-only" in argv, conv_once="--conv-once" in argv)
+            hints = argv[argv.index("--hints") + 1] if "--hints" in argv[:-1] else None
+            payload = run_mindspore(conv_only="--conv-only" in argv, conv_once="--conv-once" in argv, hints=hints)
         else:
             payload = RUNNERS[framework]()
     except Exception as exc:  # every failure of the smoke run becomes an error for the parent
