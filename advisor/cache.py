@@ -336,14 +336,20 @@ def save_onednn_confirm(
     capped_ratio: float,
     measured: str,
     fingerprint: Optional[str] = None,
+    conv: Optional[dict[str, object]] = None,
 ) -> Path:
+    """`conv`: the slow convolution's own timing (shape, conv_ms, gemm_ms, ratio, install: the stamp of the
+    MindSpore install it was timed on), kept so a later check need not time it again."""
     path = _onednn_path(fingerprint)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {}
     data = data if isinstance(data, dict) else {}
-    data[mindspore_version] = {"capped_conv_ms": capped_conv_ms, "capped_ratio": capped_ratio, "measured": measured}
+    entry: dict[str, object] = {"capped_conv_ms": capped_conv_ms, "capped_ratio": capped_ratio, "measured": measured}
+    if conv:
+        entry["conv"] = conv
+    data[mindspore_version] = entry
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import UsageError
-from advisor.safe_yaml import clip, read_bounded
 from advisor.sanitize import for_terminal
 
 
@@ -79,6 +78,8 @@ def read_json(path: str, hint: str, flag: str = "") -> Any:
     Bounded (MAX_JSON_BYTES, regular files only); NaN and Infinity are refused, since they are not
     JSON and no measurement or score can be one."""
     where = f"{path}: {flag}: " if flag else f"{path}: "
+    from advisor.safe_yaml import read_bounded  # PyYAML: only for a command that reads a file
+
     raw = read_bounded(path, MAX_JSON_BYTES, hint.removeprefix("expected "), flag)
     try:
         text = raw.decode("utf-8")
@@ -91,6 +92,8 @@ def read_json(path: str, hint: str, flag: str = "") -> Any:
     except RecursionError:
         raise UsageError(f"{where}nested too deeply to read: {hint}") from None
     except ValueError as exc:  # NaN / Infinity, or an integer longer than Python converts
+        from advisor.safe_yaml import clip
+
         raise UsageError(f"{where}invalid value: {clip(str(exc))}: {hint}") from None
 
 

@@ -16,9 +16,10 @@ import math
 import os
 import platform
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from probes.check.models import CgroupLimits
+if TYPE_CHECKING:  # built where needed: `advisor check` starts its smoke children before pydantic loads
+    from probes.check.models import CgroupLimits
 
 APP = "framework-advisor"
 FRAMEWORK_MODULES = {"pytorch": ("torch", "torch"), "mindspore": ("mindspore", "mindspore")}  # (module, dist)
@@ -220,6 +221,8 @@ def read_cgroup_limits(
     """CPU quota, cpuset size and memory limit of this process's cgroup (v2, else v1).
 
     The effective limit is the smallest along the cgroup's ancestors, as the kernel applies it."""
+    from probes.check.models import CgroupLimits
+
     root = Path(root)
     paths = _cgroup_paths(_read(Path(proc_cgroup)) or "")
     if (root / "cgroup.controllers").exists():
@@ -286,6 +289,8 @@ def affinity_cores() -> Optional[int]:
 
 def cgroup_limits() -> CgroupLimits:
     """read_cgroup_limits(), or no limits where /sys is laid out unexpectedly."""
+    from probes.check.models import CgroupLimits
+
     try:
         return read_cgroup_limits()
     except (OSError, ValueError):

@@ -31,7 +31,10 @@ def host(monkeypatch, tmp_path):
         if "--conv-only" in extra_args:
             state["reruns"] += 1
             return SmokeResult(status="ok", ok=True, conv_check=ConvCheck(**CAPPED)), {}
-        state["args"].append(_hint_when_written(extra_args))
+        hint = _hint_when_written(extra_args)
+        state["args"].append(hint)
+        if hint == "conv-skip":  # as the real child: no timing, the parent reports the cached one
+            return SmokeResult(status="ok", ok=True, seconds=0.1), {}
         if on_message:
             on_message({"kind": "progress", "stage": "conv", **SLOW})
         return SmokeResult(status="ok", ok=True, seconds=0.1, conv_check=ConvCheck(**SLOW)), {}
@@ -70,7 +73,41 @@ def test_only_the_first_check_on_a_host_reruns_the_convolution(host):
     assert host["reruns"] == 1  # no third child: the verdict came from the cache
     assert (second.capped_conv_ms, second.capped_ratio) == (12.0, 1.2) and second.capped_measured
     assert "(33x faster) (the AVX2 rerun measured on this host, " in message
-    assert host["args"] == ["conv-twice", "conv-once"]  # a known-slow conv is timed once, not twice
+    # the confirmed slow conv is not timed again: the cached timing, dated, says so
+    assert host["args"] == ["conv-twice", "conv-skip"]
+    assert (second.conv_ms, second.gemm_ms, second.ratio, second.slow) == (400.0, 10.0, 40.0, True)
+    assert second.measured == second.capped_measured and first.measured is None
+    assert "the convolution timed by an earlier check on this host and MindSpore install" in message
+
+
+def _record(tmp_path) -> tuple[Path, dict]:
+    path = next((tmp_path / "framework-advisor").glob("onednn-*.json"))
+    return path, json.loads(path.read_text())
+
+
+def test_an_older_record_without_the_timing_is_timed_once_and_completed(host, tmp_path):
+    _check()
+    path, data = _record(tmp_path)
+    del data["2.10.0"]["conv"]  # as a check before this one wrote it
+    path.write_text(json.dumps(data))
+    again, _ = _check()
+    assert host["args"][-1] == "conv-once" and again.measured is None
+    assert _record(tmp_path)[1]["2.10.0"]["conv"]["conv_ms"] == 400.0
+    _check()
+    assert host["args"][-1] == "conv-skip"
+
+
+@pytest.mark.parametrize("change", ["env", "install"])
+def test_a_onednn_setting_or_another_install_times_it_live(host, tmp_path, monkeypatch, change):
+    _check()
+    if change == "env":
+        monkeypatch.setenv("DNNL_VERBOSE", "0")  # any oneDNN variable may change the kernels
+    else:
+        path, data = _record(tmp_path)
+        data["2.10.0"]["conv"]["install"] = "/elsewhere/mindspore:1"
+        path.write_text(json.dumps(data))
+    again, _ = _check()
+    assert host["args"][-1] == "conv-once" and again.measured is None and host["reruns"] == 1
 
 
 def test_another_mindspore_version_measures_again(host):

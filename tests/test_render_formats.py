@@ -259,7 +259,7 @@ def test_the_decision_sections_read_a_report_and_its_saved_json_alike(kb):
     (issue 28 item 3: no per-field 'model or dict' reading), and both give the same Markdown."""
     from advisor.render.decision_sections import sections
 
-    report = build_report(load_requirements(EXAMPLE), kb=kb, created_at="2026-01-01T00:00:00Z")
+    report = build_report(load_requirements(EXAMPLE), Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")
     lines = sections(report)
     assert "## Memory fit" in lines and "## Confidence" in lines and "## Schedule" in lines
     assert sections(json.loads(render_format(report, "json", kb=kb))) == lines

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from advisor import __version__
-from probes.check.models import Accelerator, CheckReport, Finding, FrameworkInfo
+from probes.check.models import Accelerator, CheckReport, ConvCheck, Finding, FrameworkInfo
 
 ORDER = {"error": 0, "warning": 1, "info": 2}
 LOW_DISK_MB = 5 * 1024
@@ -75,12 +75,16 @@ def run_check(
         frameworks = fw_probe.detect_frameworks()
         host = collect_host(str(cache_dir()))  # ~20 ms; its CPU flags decide when to rerun MindSpore early
         confirmed = _cached_onednn_confirm(frameworks) if smoke else None
+        cached_conv = _cached_conv(confirmed)
         if run is not None:
             # On AVX-512 CPUs the oneDNN trap is likely: start the AVX2-capped rerun alongside, unless an
             # earlier check on this host and MindSpore version confirmed it (a third child on 2 cores).
             rerun = confirmed is None
             run.plan(
-                confirm_onednn=rerun, confirm_early=rerun and "avx512f" in host.cpu.flags, conv_known_slow=not rerun
+                confirm_onednn=rerun,
+                confirm_early=rerun and "avx512f" in host.cpu.flags,
+                conv_known_slow=not rerun,
+                conv_cached=cached_conv is not None,
             )
         with ThreadPoolExecutor(max_workers=4) as pool:
             # The device probes answer long before a child has imported its framework and touched a device.
@@ -116,7 +120,7 @@ def run_check(
             fw.smoke = SmokeResult(status="skipped", error="not requested (--no-smoke)")
         elif fw.name in smoke_results:
             apply_smoke(fw, smoke_results[fw.name]["smoke"], smoke_results[fw.name]["payload"])
-    _onednn_confirmation(frameworks, confirmed)
+    _onednn_confirmation(frameworks, confirmed, cached_conv)
     packages = {name: package_version(name) for name in ("numpy", "torch", "mindspore", "torch-npu")}
     report = CheckReport(
         tool_version=__version__,
@@ -151,24 +155,77 @@ def _cached_onednn_confirm(frameworks: list[FrameworkInfo]) -> Optional[dict[str
     return load_onednn_confirm(str(ms.version))
 
 
-def _onednn_confirmation(frameworks: list[FrameworkInfo], confirmed: Optional[dict[str, object]]) -> None:
-    """A slow MindSpore convolution gets the cached AVX2 rerun; a rerun measured now is cached."""
+def _install_stamp() -> Optional[str]:
+    """The MindSpore install a convolution was timed on (its package folder and that folder's mtime): a
+    reinstall or upgrade of the bundled oneDNN changes it."""
+    from probes.check.frameworks import _package_dir
+
+    where = _package_dir("mindspore")
+    try:
+        return f"{where}:{int(where.stat().st_mtime)}" if where is not None else None
+    except OSError:
+        return None
+
+
+CONV_FIELDS = ("shape", "conv_ms", "gemm_ms", "ratio")
+
+
+def _cached_conv(confirmed: Optional[dict[str, object]]) -> Optional[dict[str, object]]:
+    """The slow convolution an earlier check timed and confirmed (with its AVX2 rerun) on this host,
+    MindSpore version and install, or None: then the MindSpore child times it live. Any oneDNN setting
+    in the environment (ONEDNN_* / DNNL_*) means the kernels may differ: timed live."""
+    conv = confirmed.get("conv") if confirmed else None
+    if not isinstance(conv, dict) or any(k.startswith(("ONEDNN_", "DNNL_")) for k in os.environ):
+        return None
+    numbers_ok = all(isinstance(conv.get(k), (int, float)) and conv[k] > 0 for k in CONV_FIELDS[1:])
+    if not numbers_ok or not isinstance(conv.get("shape"), str) or conv.get("install") != _install_stamp():
+        return None
+    return conv
+
+
+def _onednn_confirmation(
+    frameworks: list[FrameworkInfo],
+    confirmed: Optional[dict[str, object]],
+    cached_conv: Optional[dict[str, object]] = None,
+) -> None:
+    """A slow MindSpore convolution gets the cached AVX2 rerun; a rerun measured now is cached, with the
+    convolution's own timing. A child told to skip the timing (`cached_conv`) gets the cached one,
+    dated."""
     ms = next((fw for fw in frameworks if fw.name == "mindspore" and fw.installed and fw.version), None)
-    check = ms.smoke.conv_check if ms is not None and ms.smoke is not None else None
+    if ms is None or ms.smoke is None:
+        return
+    if ms.smoke.conv_check is None and cached_conv is not None and ms.smoke.ok:
+        ms.smoke.conv_check = ConvCheck(
+            **{k: cached_conv[k] for k in CONV_FIELDS}, slow=True, measured=str(confirmed.get("measured") or "earlier")
+        )
+    check = ms.smoke.conv_check
     if check is None or not check.slow:
         return
     if confirmed is not None:
         check.capped_conv_ms = float(confirmed["capped_conv_ms"])
         check.capped_ratio = float(confirmed["capped_ratio"])
         check.capped_measured = str(confirmed.get("measured") or "earlier")
+        if check.measured is None and "conv" not in confirmed:  # an older record: keep this timing too
+            _save_confirm(str(ms.version), check, str(confirmed.get("measured") or "earlier"))
     elif check.capped_conv_ms and check.capped_ratio:
-        from advisor.cache import save_onednn_confirm
+        _save_confirm(str(ms.version), check, _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
-        measured = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-        try:
-            save_onednn_confirm(str(ms.version), check.capped_conv_ms, check.capped_ratio, measured)
-        except OSError:
-            pass  # a read-only cache: the next check measures it again
+
+def _save_confirm(version: str, check: ConvCheck, measured: str) -> None:
+    from advisor.cache import save_onednn_confirm
+
+    conv = {k: getattr(check, k) for k in CONV_FIELDS}
+    stamp = _install_stamp()
+    try:
+        save_onednn_confirm(
+            version,
+            float(check.capped_conv_ms or 0),
+            float(check.capped_ratio or 0),
+            measured,
+            conv={**conv, "install": stamp} if stamp else None,
+        )
+    except OSError:
+        pass  # a read-only cache: the next check measures it again
 
 
 def _collect_nvidia():
@@ -533,6 +590,11 @@ def evaluate(
             )
             if c.capped_measured:
                 confirm += f" (the AVX2 rerun measured on this host, {c.capped_measured}; `advisor probe --clear-cache` remeasures)"
+        if c.measured:
+            confirm += (
+                f"; the convolution timed by an earlier check on this host and MindSpore install, {c.measured} "
+                "(`advisor probe --clear-cache` times it again)"
+            )
         elif c.capped_error:
             confirm = f"; the AVX2 rerun could not confirm the fix ({c.capped_error})"
         add(

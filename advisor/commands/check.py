@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 @terminating_signals()  # SIGTERM / SIGHUP: kill the smoke children, remove temp folders, exit 143 / 129
 def run(args: argparse.Namespace) -> int:
-    if args.output is not None:  # advisor.output imports PyYAML: not before the children without -o
+    if args.output is not None:
         from advisor.output import check_output
 
         check_output(args.output)  # before the smoke tests, not after them

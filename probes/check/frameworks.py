@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
+from probes import hostfacts
+
 if TYPE_CHECKING:
     from probes.check.models import Accelerator, FrameworkInfo, SmokeResult
 
@@ -34,18 +36,10 @@ ONEDNN_CAP = {"ONEDNN_MAX_CPU_ISA": "AVX2", "GLOG_v": "3"}
 # Per-framework environment: MindSpore's C++ logging is silenced only if set before its import.
 CHILD_ENV = {"mindspore": {"GLOG_v": "3"}}
 # What the parent writes into the MindSpore child's hints file once it has read its cache (SmokeRun.plan).
-HINT_CONV_ONCE, HINT_CONV_TWICE = "conv-once", "conv-twice"
+HINT_CONV_ONCE, HINT_CONV_TWICE, HINT_CONV_SKIP = "conv-once", "conv-twice", "conv-skip"
 
 
-def package_version(dist: str) -> Optional[str]:
-    """Installed version of a distribution, or None: probes.hostfacts.package_version's rule, repeated
-    here because hostfacts imports the pydantic models at its top (for CgroupLimits), which is what
-    starting the smoke children first avoids. Once hostfacts imports them where it builds one, this
-    goes back to `package_version = hostfacts.package_version`."""
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
+package_version = hostfacts.package_version
 
 
 def _package_dir(module: str) -> Optional[Path]:
@@ -302,14 +296,23 @@ class SmokeRun:
             self._thread(self._one, name)
         return self
 
-    def plan(self, confirm_onednn: bool = True, confirm_early: bool = False, conv_known_slow: bool = False) -> None:
+    def plan(
+        self,
+        confirm_onednn: bool = True,
+        confirm_early: bool = False,
+        conv_known_slow: bool = False,
+        conv_cached: bool = False,
+    ) -> None:
+        """`conv_cached`: an earlier check timed and confirmed the slow convolution on this install; the
+        child skips the timing (the caller fills in the cached one, dated)."""
         wanted = confirm_onednn and "ONEDNN_MAX_CPU_ISA" not in os.environ and "mindspore" in self.names
         with self.lock:
             self.planned = {"wanted": wanted, "early": wanted and confirm_early}
         if self.hints is not None:
             tmp = self.hints.with_suffix(".tmp")
             try:  # renamed into place: the child never reads half a file
-                tmp.write_text(HINT_CONV_ONCE if conv_known_slow else HINT_CONV_TWICE, encoding="ascii")
+                hint = HINT_CONV_SKIP if conv_cached else HINT_CONV_ONCE if conv_known_slow else HINT_CONV_TWICE
+                tmp.write_text(hint, encoding="ascii")
                 os.replace(tmp, self.hints)
             except OSError:
                 pass  # no hint: the child times a slow conv twice, as without a cache

@@ -11,7 +11,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 
 class _Model(BaseModel):
@@ -167,6 +167,11 @@ class ConvCheck(_Model):
     capped_measured: Optional[str] = Field(
         None,
         description="when the AVX2 rerun was measured, if taken from the per-host cache (null: measured in this check)",
+    )
+    measured: Optional[str] = Field(
+        None,
+        description="when this convolution was timed, if taken from the per-host cache after an earlier check "
+        "confirmed the trap on the same host, MindSpore install and oneDNN settings (null: timed in this check)",
     )
 
 

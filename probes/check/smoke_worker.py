@@ -12,8 +12,10 @@ MindSpore's bundled oneDNN falls back to reference kernels for plain NCHW convol
 slower); `--conv-only` runs just that measurement (the parent reruns it with ONEDNN_MAX_CPU_ISA=AVX2
 to show the fix works); `--conv-once` times a slow convolution once, not twice (the parent knows
 from an earlier check on this host and MindSpore version that it is slow). `--hints FILE`: the same
-answer, written into FILE by the parent after it started this child ("conv-once"); read when the
-convolution is reached, after the import. No file yet: a slow convolution is timed twice.
+answer, written into FILE by the parent after it started this child ("conv-once"), or "conv-skip" (an
+earlier check timed and confirmed the slow convolution on this host and install: the parent reports
+that timing, dated); read when the convolution is reached, after the import. No file yet: a slow
+convolution is timed twice.
 
 ADVISOR_TEST_SMOKE_FAULT=<framework>:<hang|crash|raise> makes the worker misbehave on purpose before
 importing anything heavy; the test suite uses it to check that hangs and crashes become data.
@@ -257,11 +259,12 @@ def run_mindspore(conv_only: bool = False, conv_once: bool = False, hints: Optio
         "details": {f"{k}_count": str(v) for k, v in counts.items()},
     }
     if target == "CPU":
+        hint = _hint(hints)
         try:
-            conv_once = conv_once or _hint(hints) == "conv-once"
-            check = _ms_conv_check(ms, second_call=not conv_once)
-            channel.progress(stage="conv", **check)  # the parent may start the AVX2 rerun now
-            result["conv_check"] = check
+            if hint != "conv-skip":  # skip: an earlier check timed and confirmed it on this install
+                check = _ms_conv_check(ms, second_call=not (conv_once or hint == "conv-once"))
+                channel.progress(stage="conv", **check)  # the parent may start the AVX2 rerun now
+                result["conv_check"] = check
         except Exception as exc:  # the conv check is extra: its failure is recorded
             result["details"]["conv_check_error"] = f"{type(exc).__name__}: {exc}"[:300]
 
