@@ -59,6 +59,13 @@ class Measurement:
     fraction: float = 0.0  # of the whole measurement (the scaling runner says)
     clock: Optional[ProbeProgress] = None  # the one progress model: planned total and a countdown ETA
 
+    def __setattr__(self, name: str, value: object) -> None:
+        # Where a result enters the state: a mapping (a result read back from JSON) becomes the kind's
+        # Result model here, once, so every screen and panel reads typed fields.
+        if name == "result" and isinstance(value, dict):
+            value = KINDS[self.kind].Result.model_validate(value)
+        super().__setattr__(name, value)
+
 
 @dataclass
 class AppState:
