@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from tui import providers
-from tui.data import fmt_num, fmt_when
+from tui.data import fmt_num, fmt_when, given
 from tui.state import Measurement, RunProgress
 
 if TYPE_CHECKING:
@@ -274,18 +274,13 @@ def placement_text(where: Optional[dict]) -> str:
     `where`: ServeStep.placement, probes.deploy.placement's per-node summary (a plain mapping in the model)."""
     if not where:
         return "-"
-    chosen = str(_or(where.get("chosen"), "?")).replace("ExecutionProvider", "")
+    chosen = str(given(where.get("chosen"), "?")).replace("ExecutionProvider", "")
     fallback = where.get("fallback") or []
-    text = f"{_or(where.get('nodes'), '?')} on {chosen}"
+    text = f"{given(where.get('nodes'), '?')} on {chosen}"
     if fallback:
         ops = ", ".join(where.get("fallback_ops") or [])
         text += f", {len(fallback)} fell back" + (f" ({ops})" if ops else "")
     return text
-
-
-def _or(value: object, default: object) -> object:
-    """`value`, or `default` where it is None (a recorded 0 or "" stays)."""
-    return default if value is None else value
 
 
 def parity_line(check: ParityCheck) -> Text:
