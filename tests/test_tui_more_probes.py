@@ -391,6 +391,7 @@ async def test_node_r_of_n_starts_the_multinode_probe_and_shows_each_hosts_comma
 
 
 def test_a_multinode_result_shows_intra_against_inter_host():
+    from probes.scaling.models import InterHost
     from tui.widgets.scaling_panel import inter_host_lines
 
     block = {
@@ -424,7 +425,7 @@ def test_a_multinode_result_shows_intra_against_inter_host():
             },
         ],
     }
-    lines = [t.plain for t in inter_host_lines(block)]
+    lines = [t.plain for t in inter_host_lines(InterHost.model_validate(block))]
     assert lines[0] == "Across hosts: 2 hosts x 1 rank(s) (master 127.0.0.1:29500), over lo (127.0.0.1; loopback)"
     assert "step 12 (11-14) ms across hosts vs 9 (8-10) ms on one host" in lines[1]
     assert lines[2] == "  mindspore msrun lenet: failed rendezvous timed out after 60 s: check HCCL_IF_IP"
