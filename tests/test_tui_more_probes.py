@@ -27,6 +27,7 @@ from fixtures.tui.fakes import (  # noqa: E402
 )
 from fixtures.tui.pilot import record_notifications, run_async, screen_text, settle, wait_for  # noqa: E402
 
+from advisor.report import Report  # noqa: E402
 from tui import providers  # noqa: E402
 from tui.app import make_app  # noqa: E402
 
@@ -398,6 +399,7 @@ async def test_node_r_of_n_starts_the_multinode_probe_and_shows_each_hosts_comma
 
 
 def test_a_multinode_result_shows_intra_against_inter_host():
+    from probes.scaling.models import InterHost
     from tui.widgets.scaling_panel import inter_host_lines
 
     block = {
@@ -431,7 +433,7 @@ def test_a_multinode_result_shows_intra_against_inter_host():
             },
         ],
     }
-    lines = [t.plain for t in inter_host_lines(block)]
+    lines = [t.plain for t in inter_host_lines(InterHost.model_validate(block))]
     assert lines[0] == "Across hosts: 2 hosts x 1 rank(s) (master 127.0.0.1:29500), over lo (127.0.0.1; loopback)"
     assert "step 12 (11-14) ms across hosts vs 9 (8-10) ms on one host" in lines[1]
     assert lines[2] == "  mindspore msrun lenet: failed rendezvous timed out after 60 s: check HCCL_IF_IP"
@@ -560,7 +562,7 @@ def test_the_pipeline_is_set_against_the_projected_rate_of_the_target():
     best = best_rate(suite, "mindspore")
     low, high = proj["images_per_second"]["low"], proj["images_per_second"]["high"]
     least, most = min(1.0, best[0] / high), min(1.0, best[0] / low)  # one host of 8 takes the whole projection
-    text = feed_line("mindspore", best, report).plain
+    text = feed_line("mindspore", best, Report.model_validate(report)).plain
     assert text.startswith(f"  on 8 x ascend-910b: this loader would feed {least:.0%}-{most:.0%} of the devices")
     assert f"at the projected {low:,.0f}-{high:,.0f} images/s (resnet18, reference)" in text
     assert feed_line("mindspore", best, None) is None  # no report, no projection: nothing claimed
@@ -642,10 +644,10 @@ def test_the_tui_feed_share_is_the_reports_for_projections_beyond_one_host():
     uncapped(proj)
     proj["devices"] = 16
     low, high = (proj["images_per_second"][k] * 4 for k in ("low", "high"))  # 16 devices at 2x the rate of 8
-    proj["images_per_second"] = {"low": low, "high": high}
+    proj["images_per_second"] = {"low": low, "high": high, "unit": "images/s"}
     best = best_rate(pipeline_fixture(), "mindspore")
     least, most = (min(1.0, best[0] / (rate * 8 / 16)) for rate in (high, low))
     assert least < most < 1.0
     assert f"{min(1.0, best[0] / high):.0%}" != f"{least:.0%}"  # the old one-host-feeds-all figure would differ
-    text = feed_line("mindspore", best, report).plain
+    text = feed_line("mindspore", best, Report.model_validate(report)).plain
     assert text.startswith(f"  on 16 x ascend-910b: this loader would feed {least:.0%}-{most:.0%} of the devices")

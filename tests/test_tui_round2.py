@@ -404,16 +404,15 @@ def chart_text(chart_cls, data, size=(37, 24), **kwargs) -> tuple[str, object]:
 
 
 def test_weight_shift_to_flip_draws_one_labelled_bar_per_row():
+    from advisor.decision.scorecard import SensitivityItem
     from tui.widgets.charts import TornadoChart
 
     names = ["deployment", "migration", "team", "ecosystem", "cost", "compliance"]  # the 6 over 8 rows
-    report = {
-        "sensitivity": [
-            {"criterion": n, "weight": 0.1, "threshold": 0.1 + shift}
-            for n, shift in zip(names, (-0.09, 0.05, 0.1, 0.12, 0.3, 0.45))
-        ]
-    }
-    text, _ = chart_text(TornadoChart, report)
+    items = [
+        SensitivityItem(criterion=n, weight=0.1, threshold=0.1 + shift, note="")
+        for n, shift in zip(names, (-0.09, 0.05, 0.1, 0.12, 0.3, 0.45))
+    ]
+    text, _ = chart_text(TornadoChart, items)
     rows = [line for line in text.splitlines() if "█" in line or "#" in line.split("┤")[-1]]
     assert len(rows) == len(names), text  # no row drawn twice, none merged
     for name in names:
@@ -462,10 +461,13 @@ async def test_the_accuracy_legend_is_under_the_chart_not_over_its_points():
 
 
 def test_a_note_when_every_workflow_is_blocked():
+    from advisor.decision.scorecard import WorkflowScore
     from tui.widgets.charts import ScoreChart
 
-    report = {"scores": [{"workflow": w, "eligible": False, "total": 0} for w in ("pytorch", "mindspore", "hybrid")]}
-    text, _ = chart_text(ScoreChart, report)
+    scores = [
+        WorkflowScore(workflow=w, eligible=False, total=0, criteria=[]) for w in ("pytorch", "mindspore", "hybrid")
+    ]
+    text, _ = chart_text(ScoreChart, scores)
     assert "Scores: all workflows blocked" in text
 
 

@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional, TypeVar, Union
 
 if TYPE_CHECKING:
-    from tui.state import Result
+    from pydantic import BaseModel
 
 
 def get(obj: Any, *path: str, default: Any = None) -> Any:
-    """Read a nested field from a model or a mapping; missing anywhere -> default."""
+    """Read a nested field from a model or a mapping; missing anywhere -> default. Its last readers
+    are tui/app.py (_scaling_save) and tui/defaults.py (host_defaults); the screens and widgets read
+    the models' attributes (issue 28 item 3). Delete it with those two."""
     for name in path:
         if obj is None:
             return default
         obj = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
     return default if obj is None else obj
+
+
+T = TypeVar("T")
+D = TypeVar("D")
+
+
+def given(value: Optional[T], default: D) -> Union[T, D]:
+    """`value`, or `default` where it is None (unlike `or`, a recorded 0 or "" stays)."""
+    return default if value is None else value
 
 
 def fmt_num(value: object, digits: int = 1, unit: str = "") -> str:
@@ -47,7 +58,7 @@ def fmt_when(created: object) -> str:
     return stamp.strftime("%Y-%m-%d %H:%M")
 
 
-def cached_runs_lines(kind: str, result: Result) -> list[str]:
+def cached_runs_lines(kind: str, result: BaseModel) -> list[str]:
     """What a cached result brings, as advisor.cache.used_runs names it (issue 29 item 2): one line
     per (date, host, command) with its run ids, so a reused measurement is never anonymous."""
     try:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from probes.base import KINDS
+from probes.training.models import StepTime
 
 if TYPE_CHECKING:
     from advisor.progress import ProbeProgress
@@ -20,8 +21,10 @@ if TYPE_CHECKING:
     from probes.check.models import CheckReport
     from probes.launcher import Cancel
 
-# A runner's result (ProbeSuite, ScalingResult, DeployResult, AccuracySuite, PipelineSuite, GptResult)
-# or its event payload: a pydantic model, or the same as a mapping (a result read back from JSON).
+# What crosses the boundary from a runner or a provider: a kind's result (ProbeSuite, ScalingResult,
+# DeployResult, AccuracySuite, PipelineSuite, GptResult) or a row event and its run, as a pydantic model
+# or as a mapping (a result read back from JSON; tui.providers' plain event dicts). The state keeps
+# models only: Measurement.result and RunProgress.run validate a mapping where it enters.
 Result = Union[BaseModel, dict]
 
 SPARK_POINTS = 60  # step times kept per run for the sparkline
@@ -50,7 +53,7 @@ class Measurement:
     (this session's or the cache's) and how to cancel it."""
 
     kind: str  # the registry's name: "training" | "scaling" | "deploy" | "accuracy" | "pipeline" | "gpt"
-    result: Optional[Result] = None  # the kind's Result model (probes.base.KINDS[kind].Result)
+    result: Optional[BaseModel] = None  # the kind's Result model (probes.base.KINDS[kind].Result)
     cached: bool = False  # the result came from the per-host cache
     running: bool = False
     cancel: Optional[Cancel] = None
@@ -58,6 +61,13 @@ class Measurement:
     total: int = 0  # runs planned (the plan, then the runner's events)
     fraction: float = 0.0  # of the whole measurement (the scaling runner says)
     clock: Optional[ProbeProgress] = None  # the one progress model: planned total and a countdown ETA
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # Where a result enters the state: a mapping (a result read back from JSON) becomes the kind's
+        # Result model here, once, so every screen and panel reads typed fields.
+        if name == "result" and isinstance(value, dict):
+            value = KINDS[self.kind].Result.model_validate(value)
+        super().__setattr__(name, value)
 
 
 @dataclass
@@ -91,6 +101,21 @@ class AppState:
 END_STATUSES = ("ok", "failed", "timeout", "unavailable", "cancelled", "skipped")
 
 
+class StepEnd(BaseModel):
+    """How a step without a run model of its own ended (a deployment step, the Normalize check): the
+    {"status", "error"} mapping tui.providers' adapters put in a done event, validated once here."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    status: str
+    error: Optional[str] = None
+
+
+def as_run(run: Optional[Result]) -> Optional[BaseModel]:
+    """A done event's run as a model: the kind's run model as the runner sent it, or a StepEnd."""
+    return StepEnd.model_validate(run) if isinstance(run, dict) else run
+
+
 @dataclass
 class RunProgress:
     run_id: str
@@ -100,7 +125,7 @@ class RunProgress:
     unit: str = "img/s"
     message: str | None = None
     step_ms: deque = field(default_factory=lambda: deque(maxlen=SPARK_POINTS))
-    run: Optional[Result] = None
+    run: Optional[BaseModel] = None  # the finished run: ProbeRun, ScalingRun, AccuracyRun, ... or a StepEnd
 
     def apply(
         self,
@@ -111,6 +136,7 @@ class RunProgress:
         message: str | None,
         run: Optional[Result],
     ) -> None:
+        run = as_run(run)
         if kind == "start":
             self.status = "running"
         elif kind == "done":
@@ -127,20 +153,20 @@ class RunProgress:
         self.step_ms.extend(step_ms)
         if rate is not None:
             self.rate = rate
-        elif run is not None and _get(run, "images_per_second") is not None:
-            self.rate = _get(run, "images_per_second")
+        elif run is not None and _field(run, "images_per_second") is not None:
+            self.rate = _field(run, "images_per_second")
         if message and kind != "done":
             self.message = message
 
 
-def _get(obj: Optional[Result], name: str) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name)
-    return getattr(obj, name, None)
+def _field(run: BaseModel, name: str) -> Optional[object]:
+    """A field only some kinds' run models have (images_per_second, stop_reason, step_time_ms): None
+    where this kind's model has none. The row is shared by every kind, so it asks rather than assumes."""
+    return getattr(run, name, None)
 
 
-def _status_of(run: Optional[Result]) -> str | None:
-    return _get(run, "status") if run is not None else None
+def _status_of(run: Optional[BaseModel]) -> str | None:
+    return _field(run, "status") if run is not None else None
 
 
 def run_title(run_id: str) -> str:
@@ -150,15 +176,16 @@ def run_title(run_id: str) -> str:
     return run_id
 
 
-def done_message(run: Result) -> str:
+def done_message(run: BaseModel) -> str:
     """The last word on a finished run: the numbers the results table shows, or why it stopped."""
-    if _get(run, "status") != "ok":
-        return str(_get(run, "error") or _get(run, "stop_reason") or "")
-    steps = _get(run, "step_time_ms") or {}
-    median = _get(steps, "median")
+    stop_reason = _field(run, "stop_reason")
+    if _field(run, "status") != "ok":
+        return str(_field(run, "error") or stop_reason or "")
+    steps = _field(run, "step_time_ms")  # the training probe's StepTime
+    median = steps.median if isinstance(steps, StepTime) else None
     parts = []
-    if median is not None:
-        parts.append(f"median step {float(median):.1f} ms over {_get(steps, 'n') or '?'} samples")
-    if _get(run, "stop_reason"):
-        parts.append(f"stopped: {_get(run, 'stop_reason')}")
+    if isinstance(steps, StepTime) and median is not None:
+        parts.append(f"median step {median:.1f} ms over {steps.n or '?'} samples")
+    if stop_reason:
+        parts.append(f"stopped: {stop_reason}")
     return "; ".join(parts)

@@ -3,7 +3,7 @@ findings with their fixes. `r` runs the check again (in a worker; the screen sta
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Optional
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -13,16 +13,13 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
 from tui import actions
-from tui.data import fmt_num, get
+from tui.data import fmt_num, given
 from tui.glyphs import ellipsis
 from tui.messages import HostChanged
-from tui.providers import as_data
 from tui.screens.base import AdvisorScreen
 
 if TYPE_CHECKING:
     from probes.check.models import CheckReport
-
-    HostData = Union[CheckReport, dict]  # the host check, or the same read back as a mapping
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 VERDICT_STYLE = {"pass": "bold green", "warn": "bold yellow", "fail": "bold red"}
@@ -52,7 +49,7 @@ class HostScreen(AdvisorScreen):
 
     def refresh_view(self) -> None:
         app = self.app
-        report = as_data(app.state.host.report)
+        report = app.state.host.report
         status = self.query_one("#host-status", Static)
         if app.state.host.checking:
             status.update(
@@ -67,7 +64,7 @@ class HostScreen(AdvisorScreen):
         elif report is None:
             status.update(Text("No host check yet. Press r to run it.", style="italic"))
         else:
-            verdict = str(get(report, "verdict", default="?"))
+            verdict = report.verdict
             status.update(
                 Text.assemble("Verdict: ", (verdict.upper(), VERDICT_STYLE.get(verdict, "bold")), "   (r: check again)")
             )
@@ -92,138 +89,125 @@ def _table(title: str, *columns: str) -> Table:
     return table
 
 
-def host_table(report: HostData) -> RenderableType:
-    host = get(report, "host")
-    if not host:
+def host_table(report: Optional[CheckReport]) -> RenderableType:
+    if report is None:
         return Text("")
+    host = report.host
     table = Table.grid(padding=(0, 2))
     table.title = "Host"
     table.title_justify = "left"
     table.title_style = "bold"
     table.add_column(style="dim", no_wrap=True)
     table.add_column(overflow="fold")
-    cpu = get(host, "cpu", default={})
-    mem = get(host, "memory", default={})
-    flags = [f for f in get(cpu, "flags", default=[]) if f in INTERESTING_FLAGS]
+    cpu, mem = host.cpu, host.memory
+    flags = [f for f in cpu.flags if f in INTERESTING_FLAGS]
     rows = [
-        ("System", " ".join(str(x) for x in (get(host, "os"), get(host, "kernel")) if x)),
-        ("Python", str(get(host, "python", default="-"))),
+        ("System", " ".join(x for x in (host.os, host.kernel) if x)),
+        ("Python", given(host.python, "-")),
         (
             "CPU",
-            f"{get(cpu, 'model', default='?')}  ({get(cpu, 'physical_cores', default='?')} "
-            f"physical / {get(cpu, 'logical_cores', default='?')} logical cores)",
+            f"{given(cpu.model, '?')}  ({given(cpu.physical_cores, '?')} "
+            f"physical / {given(cpu.logical_cores, '?')} logical cores)",
         ),
         ("CPU flags", ", ".join(flags) or "-"),
-        ("Memory", f"{fmt_num(get(mem, 'available_mb'), 0)} MB free of {fmt_num(get(mem, 'total_mb'), 0)} MB"),
+        ("Memory", f"{fmt_num(mem.available_mb, 0)} MB free of {fmt_num(mem.total_mb, 0)} MB"),
     ]
-    container = get(host, "container")
-    if get(container, "detected"):
-        cgroup = get(container, "cgroup", default={})
+    container = host.container
+    if container.detected:
+        cgroup = container.cgroup
         limits = [
-            f"{fmt_num(get(cgroup, 'cpu_quota'), 1)} CPUs" if get(cgroup, "cpu_quota") else "",
-            f"{fmt_num(get(cgroup, 'memory_limit_mb'), 0)} MB" if get(cgroup, "memory_limit_mb") else "",
+            f"{fmt_num(cgroup.cpu_quota, 1)} CPUs" if cgroup.cpu_quota else "",
+            f"{fmt_num(cgroup.memory_limit_mb, 0)} MB" if cgroup.memory_limit_mb else "",
         ]
         limits = [x for x in limits if x]
         rows.append(
-            (
-                "Container",
-                f"{get(container, 'kind', default='yes')}" + (f" (limited to {', '.join(limits)})" if limits else ""),
-            )
+            ("Container", given(container.kind, "yes") + (f" (limited to {', '.join(limits)})" if limits else ""))
         )
     for name, value in rows:
         table.add_row(name, value)
     return table
 
 
-def accelerator_table(report: HostData) -> RenderableType:
+def accelerator_table(report: Optional[CheckReport]) -> RenderableType:
     if report is None:
         return Text("")
-    accelerators = get(report, "accelerators", default=[])
+    accelerators = report.accelerators
     stacks = stack_lines(report)
     if not accelerators:
         return Group(Text.assemble(("Accelerators  ", "bold"), ("none found: CPU only", "dim")), *stacks)
     table = _table("Accelerators", "#", "Vendor", "Name", "Memory used / total", "Busy")
     for acc in accelerators:
-        procs = get(acc, "processes", default=[]) or []
+        procs = acc.processes
         table.add_row(
-            str(get(acc, "index", default="")),
-            str(get(acc, "vendor", default="")),
-            str(get(acc, "name", default="")),
-            f"{fmt_num(get(acc, 'memory_used_mb'), 0)} / {fmt_num(get(acc, 'memory_total_mb'), 0)} MB",
+            str(acc.index),
+            acc.vendor,
+            acc.name,
+            f"{fmt_num(acc.memory_used_mb, 0)} / {fmt_num(acc.memory_total_mb, 0)} MB",
             Text(f"{len(procs)} process(es)", style="yellow") if procs else "",
         )
     return Group(table, *stacks)
 
 
-def stack_lines(report: HostData) -> list:
+def stack_lines(report: CheckReport) -> list:
     """One line each for the NVIDIA and Ascend software stacks: versions, or why absent."""
-    lines = []
-    nvidia, ascend = get(report, "nvidia"), get(report, "ascend")
-    if nvidia is not None:
-        if get(nvidia, "status") == "ok":
-            text = (
-                f"driver {get(nvidia, 'driver_version', default='?')}, CUDA "
-                f"{get(nvidia, 'cuda_driver_version', default='?')} (via {get(nvidia, 'source', default='?')})"
-            )
-        else:
-            text = f"{get(nvidia, 'status', default='?')}: {get(nvidia, 'reason', default='')}"
-        lines.append(Text.assemble(("  NVIDIA  ", "dim"), text))
-    if ascend is not None:
-        if get(ascend, "status") == "ok":
-            text = (
-                f"driver {get(ascend, 'driver_version', default='?')}, CANN "
-                f"{get(ascend, 'cann', 'version', default='not found')}"
-            )
-        else:
-            text = f"{get(ascend, 'status', default='?')}: {get(ascend, 'reason', default='')}"
-        lines.append(Text.assemble(("  Ascend  ", "dim"), text))
+    nvidia, ascend = report.nvidia, report.ascend
+    if nvidia.status == "ok":
+        text = (
+            f"driver {given(nvidia.driver_version, '?')}, CUDA "
+            f"{given(nvidia.cuda_driver_version, '?')} (via {given(nvidia.source, '?')})"
+        )
+    else:
+        text = f"{nvidia.status}: {given(nvidia.reason, '')}"
+    lines = [Text.assemble(("  NVIDIA  ", "dim"), text)]
+    if ascend.status == "ok":
+        text = f"driver {given(ascend.driver_version, '?')}, CANN {given(ascend.cann.version, 'not found')}"
+    else:
+        text = f"{ascend.status}: {given(ascend.reason, '')}"
+    lines.append(Text.assemble(("  Ascend  ", "dim"), text))
     return lines
 
 
-def framework_table(report: HostData) -> RenderableType:
+def framework_table(report: Optional[CheckReport]) -> RenderableType:
     if report is None:
         return Text("")
     table = _table("Frameworks", "Name", "Version", "Devices", "Smoke test")
-    for fw in get(report, "frameworks", default=[]):
-        if not get(fw, "installed", default=False):
-            table.add_row(str(get(fw, "name")), Text("not installed", style="dim"), "", "")
+    for fw in report.frameworks:
+        if not fw.installed:
+            table.add_row(fw.name, Text("not installed", style="dim"), "", "")
             continue
-        smoke = get(fw, "smoke")
-        if smoke is None or get(smoke, "ok") is None:
-            smoke_text = Text(str(get(smoke, "status", default="not run")), style="dim")
-        elif get(smoke, "ok"):
-            smoke_text = Text(f"ok {fmt_num(get(smoke, 'seconds'), 1, ' s')}", style="green")
+        smoke = fw.smoke
+        if smoke.ok is None:
+            smoke_text = Text(smoke.status, style="dim")
+        elif smoke.ok:
+            smoke_text = Text(f"ok {fmt_num(smoke.seconds, 1, ' s')}", style="green")
         else:
-            why = get(smoke, "error") or get(smoke, "status") or "failed"
-            smoke_text = Text(f"{str(get(smoke, 'status', default='failed')).upper()}: {why}", style="red")
-        devices = get(fw, "devices", default=[])
+            smoke_text = Text(f"{smoke.status.upper()}: {smoke.error or smoke.status}", style="red")
         table.add_row(
-            str(get(fw, "name")),
-            str(get(fw, "version", default="?")),
-            ", ".join(str(d) for d in devices) or "-",
+            fw.name,
+            given(fw.version, "?"),
+            ", ".join(fw.devices) or "-",
             smoke_text,
         )
     return table
 
 
-def findings_view(report: HostData) -> RenderableType:
+def findings_view(report: Optional[CheckReport]) -> RenderableType:
     if report is None:
         return Text("")
-    findings = get(report, "findings", default=[])
+    findings = report.findings
     if not findings:
         return Text.assemble(("Findings  ", "bold"), ("nothing to fix", "green"))
     parts: list = [Text("Findings", style="bold")]
     for finding in findings:
-        severity = str(get(finding, "severity", default="info"))
+        severity = finding.severity
         line = Text.assemble(
             (f"{severity.upper():7}", SEVERITY_STYLE.get(severity, "")),
             " ",
-            (str(get(finding, "code", default="")), "dim"),
+            (finding.code, "dim"),
             "  ",
-            str(get(finding, "message", default="")),
+            finding.message,
         )
         parts.append(line)
-        fix = get(finding, "fix")
-        if fix:
-            parts.append(Text(f"        fix: {fix}", style="italic"))
+        if finding.fix:
+            parts.append(Text(f"        fix: {finding.fix}", style="italic"))
     return Group(*parts)

@@ -10,7 +10,7 @@ probe runs at a time: they would time each other."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from rich.console import Group
 from rich.text import Text
@@ -32,7 +32,7 @@ from textual.widgets import (
 from probes.training.models import MODES_OF
 from tui import providers
 from tui import actions
-from tui.data import cached_runs_lines, fmt_num, fmt_when, get
+from tui.data import cached_runs_lines, fmt_num, fmt_when
 from tui.form_spec import parse_number
 from tui.glyphs import arrow, ellipsis
 from tui.messages import MeasurementChanged, ReportChanged, RunChanged
@@ -44,6 +44,9 @@ from tui.widgets.gpt_panel import GptPanel
 from tui.widgets.probe_panels import AccuracyPanel, DeployPanel, MeasurementPanel, PipelinePanel
 from tui.widgets.scaling_panel import ScalingPanel
 from tui.widgets.toggles import StateCheckbox
+
+if TYPE_CHECKING:
+    from probes.training.models import ParityResult, ProbeRun, ProbeSuite
 
 FRAMEWORKS = ("pytorch", "mindspore")
 MODES = ("eager", "compile", "graph", "pynative")
@@ -467,16 +470,21 @@ class ProbesScreen(AdvisorScreen):
 
     @on(DataTable.RowHighlighted, "#probe-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        runs = get(providers.as_data(self.app.state.probes.result), "runs", default=[]) or []
+        runs = self.suite.runs if self.suite is not None else []
         index = event.cursor_row
         self.query_one("#probe-detail", Static).update(run_detail(runs[index]) if 0 <= index < len(runs) else "")
         if 0 <= index < len(runs):
-            self._show_charts(get(runs[index], "model"))
+            self._show_charts(runs[index].model)
+
+    @property
+    def suite(self) -> Optional[ProbeSuite]:
+        """The training suite shown (this session's or the cache's)."""
+        return self.app.state.probes.result
 
     def _show_charts(self, model: str | None = None) -> None:
-        suite = providers.as_data(self.app.state.probes.result)
+        suite = self.suite
         charts = self.query_one("#probe-charts")
-        charts.display = bool(suite and get(suite, "runs"))
+        charts.display = bool(suite is not None and suite.runs)
         if charts.display:
             self.query_one(ThroughputChart).show(suite, model)
             self.query_one(StepTimeChart).show(suite, model)
@@ -485,12 +493,12 @@ class ProbesScreen(AdvisorScreen):
         show_run_row(self.query_one("#probe-runs", Vertical), "run-", progress)
 
     def _show_results(self) -> None:
-        suite = providers.as_data(self.app.state.probes.result)
+        suite = self.suite
         table = self.query_one("#probe-table", DataTable)
         table.clear()
         title = self.query_one("#probe-results-title", Static)
         parity = self.query_one("#probe-parity", Static)
-        if not suite:
+        if suite is None:
             title.update("")
             parity.update("")
             table.display = False
@@ -498,16 +506,15 @@ class ProbesScreen(AdvisorScreen):
             return
         table.display = True
         title.update(source_text(suite, self.app.state.probes.cached))
-        for run in get(suite, "runs", default=[]):
+        for run in suite.runs:
             table.add_row(*run_cells(run)[: len(COLUMNS)])
-        runs = get(suite, "runs", default=[]) or []
-        self.query_one("#probe-detail", Static).update(run_detail(runs[0]) if runs else "")
+        self.query_one("#probe-detail", Static).update(run_detail(suite.runs[0]) if suite.runs else "")
         self._show_charts()
-        notes = [Text.assemble(("! ", "yellow"), str(w)) for w in get(suite, "warnings", default=[])]
-        for run in get(suite, "runs", default=[]):
-            for warning in get(run, "warnings", default=[]) or []:
-                notes.append(Text.assemble(("! ", "yellow"), (f"{get(run, 'id')}: ", "bold"), str(warning)))
-        parity.update(Group(parity_text(get(suite, "parity", default=[])), *notes))
+        notes = [Text.assemble(("! ", "yellow"), w) for w in suite.warnings]
+        for run in suite.runs:
+            for warning in run.warnings:
+                notes.append(Text.assemble(("! ", "yellow"), (f"{run.id}: ", "bold"), warning))
+        parity.update(Group(parity_text(suite.parity), *notes))
 
 
 def default_budget() -> str:
@@ -521,15 +528,15 @@ def default_budget() -> str:
     return DEFAULT_BUDGET if value is None else f"{float(value):g}"
 
 
-def source_text(suite: dict, cached: bool) -> Text:
+def source_text(suite: ProbeSuite, cached: bool) -> Text:
     """Where the results came from and when: a cached suite may come from another checkout of this
     project on the same host (the cache is per host, not per folder), so say so and offer a re-run."""
-    when = fmt_when(get(suite, "created"))
-    batch = {get(r, "batch_size") for r in get(suite, "runs", default=[]) or []}
+    when = fmt_when(suite.created)
+    batch = {r.batch_size for r in suite.runs}
     out = Text.assemble(("Results", "bold"), f" (batch {batch.pop()})" if len(batch) == 1 else "")
     if not cached:
         return out.append(f": measured in this session{', ' + when if when else ''}")
-    host = get(suite, "host", "cpu_model")
+    host = suite.host.cpu_model
     out.append(
         f": cached results for this host, measured {when or 'at an unknown time'}" + (f" on {host}" if host else "")
     )
@@ -552,7 +559,7 @@ def _cache_folder() -> str:
     return "~" + path[len(home) :] if path.startswith(home + "/") else path
 
 
-def run_detail(run: dict) -> Text:
+def run_detail(run: ProbeRun) -> Text:
     """Every column of one run, labelled, on a few lines: what an 80-column table cannot show."""
     cells = run_cells(run)
     out = Text.assemble(("Selected: ", "bold"), str(cells[0]), "  ")
@@ -562,9 +569,8 @@ def run_detail(run: dict) -> Text:
             continue
         out.append(f"{name} ", style="dim")
         out.append(value + "   ")
-    error = get(run, "error")
-    if error and get(run, "status") != "ok":
-        out.append(f"\n  {error}", style="red")
+    if run.error and run.status != "ok":
+        out.append(f"\n  {run.error}", style="red")
     return out
 
 
@@ -597,32 +603,27 @@ def config_error(exc: Exception) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
-def run_cells(run: dict) -> list:
-    status = str(get(run, "status", default="?"))
+def run_cells(run: ProbeRun) -> list:
+    status: str = run.status
     ok = status == "ok"
-    steps = get(run, "step_time_ms", default={}) or {}
-    ci = get(run, "ci95")
+    ci = run.ci95
     ci_text = f"{fmt_num(ci[0], 0)}-{fmt_num(ci[1], 0)}" if ok and ci and len(ci) == 2 else "-"
-    mfu = get(run, "mfu")
-    loss = (
-        f"{fmt_num(get(run, 'loss_first'), 2)}{arrow()}{fmt_num(get(run, 'loss_last'), 2)}"
-        if get(run, "loss_first") is not None
-        else "-"
-    )
-    run_name = " ".join(str(get(run, k, default="?")) for k in ("framework", "mode", "model"))
+    mfu = run.mfu
+    loss = f"{fmt_num(run.loss_first, 2)}{arrow()}{fmt_num(run.loss_last, 2)}" if run.loss_first is not None else "-"
+    run_name = f"{run.framework} {run.mode} {run.model}"
     style = {"ok": "green", "failed": "red", "timeout": "red"}.get(status, "yellow")
     return [
         run_name,
         Text(status, style=style),
-        fmt_num(get(run, "images_per_second"), 1) if ok else "-",
+        fmt_num(run.images_per_second, 1) if ok else "-",
         ci_text,
-        fmt_num(get(steps, "median"), 1) if ok else "-",
-        f"{float(mfu) * 100:.1f}%" if ok and mfu is not None else "-",
-        loss if ok else _short(str(get(run, "error", default="")) or "-", 30),
-        fmt_num(get(run, "first_step_seconds"), 2),
-        fmt_num(get(run, "compile_seconds"), 2),
-        fmt_num(get(run, "peak_memory_mb"), 0),
-        str(get(run, "stop_reason", default="") or ""),
+        fmt_num(run.step_time_ms.median if run.step_time_ms else None, 1) if ok else "-",
+        f"{mfu * 100:.1f}%" if ok and mfu is not None else "-",
+        loss if ok else _short(run.error or "-", 30),
+        fmt_num(run.first_step_seconds, 2),
+        fmt_num(run.compile_seconds, 2),
+        fmt_num(run.peak_memory_mb, 0),
+        run.stop_reason or "",
     ]
 
 
@@ -634,26 +635,24 @@ def _short(text: str, width: int) -> str:
     return cut.rstrip(" ,;:") + ellipsis()
 
 
-def parity_text(parity: list) -> Text:
+def parity_text(parity: list[ParityResult]) -> Text:
     if not parity:
         return Text("Parity: not checked (needs both frameworks)", style="dim")
     out = Text("Parity  ", style="bold")
     for item in parity:
-        ok = get(item, "ok")
-        out.append(f"{get(item, 'model', default='?')}: ")
-        status = get(item, "status", default="ok")
-        if status not in (None, "ok") and not get(item, "checks"):
+        ok = item.ok
+        out.append(f"{item.model}: ")
+        if item.status != "ok" and not item.checks:
             # skipped / unavailable / a worker failed: nothing was compared, so nothing mismatched
-            out.append(f"not compared ({status})", style="yellow")
-            if get(item, "error"):
-                out.append(f" {get(item, 'error')}", style="dim")
+            out.append(f"not compared ({item.status})", style="yellow")
+            if item.error:
+                out.append(f" {item.error}", style="dim")
             out.append("   ")
             continue
         out.append("ok" if ok else "MISMATCH", style="green" if ok else "bold red")
-        diff = get(item, "max_abs_diff")
-        if diff is not None:
-            out.append(f" (max |diff| {float(diff):.1e})", style="dim")
-        if not ok and (get(item, "likely_cause") or get(item, "error")):
-            out.append(f" {get(item, 'likely_cause') or get(item, 'error')}", style="red")
+        if item.max_abs_diff is not None:
+            out.append(f" (max |diff| {item.max_abs_diff:.1e})", style="dim")
+        if not ok and (item.likely_cause or item.error):
+            out.append(f" {item.likely_cause or item.error}", style="red")
         out.append("   ")
     return out

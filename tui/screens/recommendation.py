@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Optional
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -21,16 +21,16 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from tui import actions
-from tui.data import fmt_num, get
+from tui.data import fmt_num, given
 from tui.glyphs import ellipsis
 from tui.messages import ReportChanged, RequirementsLoaded
-from tui.providers import as_data
 from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
 from tui.widgets.charts import ScoreChart, TornadoChart
 
 if TYPE_CHECKING:
     from advisor.decision.document import ReviewDocument
+    from advisor.decision.evidence import Evidence, Span
     from advisor.report import Report
 
 DEFAULT_EXPORT = "advisor-report"
@@ -80,8 +80,7 @@ class RecommendationScreen(AdvisorScreen):
         self.query_one("#rec-body", VerticalScroll).scroll_home(animate=False)
 
     def refresh_view(self) -> None:
-        model = self.app.state.report
-        report = as_data(model)
+        report = self.app.state.report
         verdict = self.query_one("#rec-verdict", Static)
         statics = ("#rec-scores", "#rec-evidence", "#rec-projections", *DOCUMENT_PANELS)
         if report is None:
@@ -93,29 +92,29 @@ class RecommendationScreen(AdvisorScreen):
             self.query_one("#rec-scan").display = False
             return
         self.query_one("#rec-charts").display = True
-        self.query_one(ScoreChart).show(report)
-        self.query_one(TornadoChart).show(report)
-        verdict.update(first_page_view(model))
+        self.query_one(ScoreChart).show(report.scores)
+        self.query_one(TornadoChart).show(report.sensitivity)
+        verdict.update(first_page_view(report))
         self.query_one("#rec-scores", Static).update(scores_table(report))
         select = self.query_one("#rec-evidence-for", Select)
-        workflows = [str(get(s, "workflow")) for s in get(report, "scores", default=[])]
+        workflows = [s.workflow for s in report.scores]
         if getattr(self, "_workflows", None) != workflows:
             self._workflows = workflows
             with self.prevent(Select.Changed):
                 select.set_options([(w, w) for w in workflows])
-        chosen = select.value if select.value != Select.NULL else get(report, "recommendation", "workflow")
+        chosen = select.value if select.value != Select.NULL else report.recommendation.workflow
         self.query_one("#rec-evidence", Static).update(evidence_view(report, chosen))
         self.query_one("#rec-projections", Static).update(projections_view(report))
         scan = self.query_one("#rec-scan", Static)
-        scan.display = get(report, "scan") is not None
-        scan.update(scan_view(get(report, "scan")) if scan.display else "")
-        doc = model.document
+        scan.display = report.scan is not None
+        scan.update(scan_view(report.scan) if report.scan is not None else "")
+        doc = report.document
         for sid in DOCUMENT_PANELS:
             self.query_one(sid, Static).display = doc is not None
         if doc is not None:  # the judged document's parts, formatted (advisor.decision.document)
             self.query_one("#rec-register", Static).update(register_view(doc))
             self.query_one("#rec-stack", Static).update(stack_view(doc))
-            self.query_one("#rec-sensitivity", Static).update(sensitivity_view(model, doc))
+            self.query_one("#rec-sensitivity", Static).update(sensitivity_view(report, doc))
             self.query_one("#rec-signoff", Static).update(sign_off_view(doc))
         if getattr(self, "to_top", False):  # the first report of a newly loaded file
             self.to_top = False
@@ -165,17 +164,8 @@ def first_page_view(report: Report) -> RenderableType:
     return Markdown("\n".join(decision_summary(report, doc)))
 
 
-def _text(item: Union[dict, str, None]) -> str:
-    if isinstance(item, dict):
-        for key in ("text", "message", "statement", "summary", "reason", "note"):
-            if item.get(key):
-                return str(item[key])
-        return ", ".join(f"{k}={v}" for k, v in item.items() if v is not None)
-    return str(item)
-
-
-def scores_table(report: dict) -> RenderableType:
-    scores = get(report, "scores", default=[]) or []
+def scores_table(report: Report) -> RenderableType:
+    scores = report.scores
     if not scores:
         return Text("")
     table = Table(
@@ -190,67 +180,55 @@ def scores_table(report: dict) -> RenderableType:
     table.add_column("Criterion")
     table.add_column("Weight", justify="right")
     for score in scores:
-        table.add_column(str(get(score, "workflow")), justify="right")
+        table.add_column(score.workflow, justify="right")
     criteria: list[str] = []
     weights: dict[str, Optional[float]] = {}
     for score in scores:
-        for crit in get(score, "criteria", default=[]) or []:
-            name = str(get(crit, "name"))
-            if name not in criteria:
-                criteria.append(name)
-            weights.setdefault(name, get(crit, "weight"))
+        for crit in score.criteria:
+            if crit.name not in criteria:
+                criteria.append(crit.name)
+            weights.setdefault(crit.name, crit.weight)
     for name in criteria:
         cells = []
         for score in scores:
-            crit = next((c for c in get(score, "criteria", default=[]) if get(c, "name") == name), None)
-            cells.append(fmt_num(get(crit, "score"), 0) if crit else "-")
+            crit = next((c for c in score.criteria if c.name == name), None)
+            cells.append(fmt_num(crit.score, 0) if crit else "-")
         table.add_row(name, fmt_num(weights.get(name), 2), *cells)
     totals = []
     for score in scores:
-        if get(score, "eligible", default=True):
-            totals.append(Text(fmt_num(get(score, "total"), 1), style="bold"))
+        if score.eligible:
+            totals.append(Text(fmt_num(score.total, 1), style="bold"))
         else:
             totals.append(Text("blocked", style="bold red"))
     table.add_section()
     table.add_row(Text("Total", style="bold"), "", *totals)
-    blocked = [(get(s, "workflow"), get(s, "blocked_by")) for s in scores if not get(s, "eligible", default=True)]
+    blocked = [(s.workflow, s.blocked_by) for s in scores if not s.eligible]
     if not blocked:
         return table
-    notes = [Text(f"{w} is ineligible: {_text_list(b)}", style="red") for w, b in blocked]
+    notes = [Text(f"{w} is ineligible: {'; '.join(b)}", style="red") for w, b in blocked]
     return Group(table, *notes)
 
 
-def _text_list(value: Union[list, dict, str, None]) -> str:
-    if isinstance(value, list):
-        return "; ".join(_text(v) for v in value)
-    return _text(value) if value else "a hard constraint"
-
-
-def evidence_view(report: dict, workflow: Optional[str]) -> RenderableType:
-    score = next((s for s in get(report, "scores", default=[]) if get(s, "workflow") == workflow), None)
+def evidence_view(report: Report, workflow: Optional[str]) -> RenderableType:
+    score = next((s for s in report.scores if s.workflow == workflow), None)
     if score is None:
         return Text("")
     parts: list = [Text(f"Evidence for {workflow}", style="bold")]
-    for crit in get(score, "criteria", default=[]) or []:
-        parts.append(Text.assemble((f"{get(crit, 'name')}", "bold"), f"  {fmt_num(get(crit, 'score'), 0)}/100"))
-        evidence = get(crit, "evidence", default=[]) or []
-        if isinstance(evidence, dict):
-            evidence = [evidence]
-        for item in evidence:
+    for crit in score.criteria:
+        parts.append(Text.assemble((crit.name, "bold"), f"  {fmt_num(crit.score, 0)}/100"))
+        for item in crit.evidence:
             parts.append(evidence_line(item))
     return Group(*parts)
 
 
-def evidence_line(item: Union[dict, str]) -> Text:
-    if not isinstance(item, dict):
-        return Text(f"    {item}")
-    kind = str(item.get("kind") or item.get("type") or "")
-    ref = item.get("ref") or item.get("id") or item.get("run_id") or item.get("field") or ""
-    detail = item.get("note") or item.get("detail") or item.get("statement") or item.get("text") or ""
+def evidence_line(item: Evidence) -> Text:
+    kind, ref, detail = item.kind, item.ref, item.detail
+    # The figures as the report's JSON carries them (a value may be any JSON: a number, a list, a flag).
+    figures = item.model_dump(mode="json", include={"value", "ci95", "source", "confidence"})
     extra = []
     for key in ("value", "ci95", "source", "confidence"):
-        if item.get(key) not in (None, ""):
-            extra.append(evidence_value(key, item[key]))
+        if figures.get(key) not in (None, ""):
+            extra.append(evidence_value(key, figures[key]))
     line = Text("    ")
     line.append(f"{kind:11}", style=EVIDENCE_STYLE.get(kind, "dim"))
     if ref:
@@ -277,23 +255,21 @@ def evidence_value(key: str, value: object) -> str:
     return f"= {text}" if key == "value" else f"{key} {text}"
 
 
-def _range(value: object, digits: int = 1, unit: str = "") -> str:
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        return f"{fmt_num(value[0], digits)}-{fmt_num(value[1], digits)}{unit}"
-    if isinstance(value, dict) and "low" in value and "high" in value:
-        return f"{fmt_num(value['low'], digits)}-{fmt_num(value['high'], digits)}{unit}"
-    return fmt_num(value, digits, unit)
+def _range(value: Optional[Span], digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    return f"{fmt_num(value.low, digits)}-{fmt_num(value.high, digits)}"
 
 
-def projections_view(report: dict) -> RenderableType:
-    projections = get(report, "projections", default=[]) or []
+def projections_view(report: Report) -> RenderableType:
+    projections = report.projections
     if not projections:
         return Text.assemble(
             ("Projections  ", "bold"), ("none: add a workload to the requirements to project training time", "dim")
         )
-    if all(get(p, "images_per_second") is None for p in projections):
+    if all(p.images_per_second is None for p in projections):
         lines = [Text("Projections", style="bold")]
-        for detail in dict.fromkeys(str(get(p, "basis_detail", default="")) for p in projections):
+        for detail in dict.fromkeys(p.basis_detail for p in projections):
             lines.append(Text(f"  {detail}", style="dim"))
         return Group(*lines)
     table = Table(
@@ -308,24 +284,17 @@ def projections_view(report: dict) -> RenderableType:
     for col in ("Workflow", "Path", "img/s", "Hours", "USD", "Basis"):
         table.add_column(col, overflow="fold")
     for item in projections:
-        path = f"{get(item, 'path', default='')} x{get(item, 'devices', default='?')}"
-        if not get(item, "supported", default=True):
-            table.add_row(
-                str(get(item, "workflow")),
-                path,
-                Text("unsupported", style="red"),
-                "",
-                "",
-                str(get(item, "basis_detail", default="")),
-            )
+        path = f"{item.path} x{item.devices}"
+        if not item.supported:
+            table.add_row(item.workflow, path, Text("unsupported", style="red"), "", "", item.basis_detail)
             continue
         table.add_row(
-            str(get(item, "workflow", default="")),
+            item.workflow,
             path,
-            _range(get(item, "images_per_second"), 0),
-            _range(get(item, "time_to_train_hours"), 1),
-            _range(get(item, "compute_cost_usd"), 0),
-            str(get(item, "basis", default="")),
+            _range(item.images_per_second, 0),
+            _range(item.time_to_train_hours, 1),
+            _range(item.compute_cost_usd, 0),
+            item.basis,
         )
     return table
 
@@ -448,30 +417,32 @@ def _hours(pair: Optional[list[float]]) -> str:
 def scan_view(scan: dict) -> RenderableType:
     """The migration scan of model.code_path: total effort, risk and route, then its breakdown per
     role (model / training loop / data pipeline / deployment / tests) and the top packages, from the
-    scan's effort_breakdown (the figures `advisor scan --by package` prints)."""
+    scan's effort_breakdown (the figures `advisor scan --by package` prints). `scan` is Report.scan,
+    the ScanResult as JSON (the report keeps it as a mapping: advisor.scan's model is not part of
+    the report schema), so it is read key by key."""
     head = Text.assemble(
         ("Migration scan ", "bold"),
-        f"of {get(scan, 'path', default='model.code_path')}: {get(scan, 'python_files', default=0)} Python files, "
-        f"{fmt_num(get(scan, 'lines', default=0), 0)} lines; effort ",
-        (_hours(get(scan, "effort_hours")), "bold"),
-        f", risk {get(scan, 'risk', default='?')}, route {get(scan, 'route', default='?')}",
+        f"of {given(scan.get('path'), 'model.code_path')}: {given(scan.get('python_files'), 0)} Python files, "
+        f"{fmt_num(given(scan.get('lines'), 0), 0)} lines; effort ",
+        (_hours(scan.get("effort_hours")), "bold"),
+        f", risk {given(scan.get('risk'), '?')}, route {given(scan.get('route'), '?')}",
     )
-    if get(scan, "nothing_scanned"):
-        head.append(f"\n  {get(scan, 'nothing_scanned')}", style="yellow")
-    breakdown = get(scan, "effort_breakdown")
+    if scan.get("nothing_scanned"):
+        head.append(f"\n  {scan['nothing_scanned']}", style="yellow")
+    breakdown = scan.get("effort_breakdown")
     if not breakdown:
         return head
     parts: list = [head]
     roles = sorted(
-        get(breakdown, "by_role", default=[]) or [],
-        key=lambda s: ROLE_ORDER.index(get(s, "role")) if get(s, "role") in ROLE_ORDER else len(ROLE_ORDER),
+        breakdown.get("by_role") or [],
+        key=lambda s: ROLE_ORDER.index(s.get("role")) if s.get("role") in ROLE_ORDER else len(ROLE_ORDER),
     )
     for title, shares, key in (
         ("Effort by role", roles, "role"),
-        (f"Top packages (of {len(get(breakdown, 'by_package', default=[]) or [])})", None, "package"),
+        (f"Top packages (of {len(breakdown.get('by_package') or [])})", None, "package"),
     ):
         if shares is None:
-            shares = (get(breakdown, "by_package", default=[]) or [])[:SCAN_TOP]
+            shares = (breakdown.get("by_package") or [])[:SCAN_TOP]
         if not shares:
             continue
         table = Table(
@@ -487,23 +458,23 @@ def scan_view(scan: dict) -> RenderableType:
         for name in ("Files", "Lines", "Hours"):
             table.add_column(name, justify="right")
         for share in shares:
-            name = str(get(share, "name", default="?"))
-            excluded = get(share, "excluded", default=False)
+            name = str(given(share.get("name"), "?"))
+            excluded = given(share.get("excluded"), False)
             if key == "role":
-                name = ROLE_TITLE.get(str(get(share, "role")), str(get(share, "role") or name))
+                name = ROLE_TITLE.get(str(share.get("role")), str(share.get("role") or name))
             cells = [name + (" (excluded)" if excluded and "excluded" not in name else "")]
             cells += [
-                str(get(share, "files", default=0)),
-                fmt_num(get(share, "lines", default=0), 0),
-                _hours(get(share, "effort_hours")),
+                str(given(share.get("files"), 0)),
+                fmt_num(given(share.get("lines"), 0), 0),
+                _hours(share.get("effort_hours")),
             ]
             table.add_row(*cells, style="dim" if excluded else None)
         parts.append(table)
-    if get(breakdown, "excluded_files"):
+    if breakdown.get("excluded_files"):
         parts.append(
             Text(
-                f"Excluded from the total: {get(breakdown, 'excluded_files')} file(s) (tests, examples, tools), "
-                f"another {_hours(get(breakdown, 'excluded_hours'))} if they were ported too",
+                f"Excluded from the total: {breakdown['excluded_files']} file(s) (tests, examples, tools), "
+                f"another {_hours(breakdown.get('excluded_hours'))} if they were ported too",
                 style="dim",
             )
         )

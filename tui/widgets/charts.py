@@ -12,34 +12,33 @@ from typing import TYPE_CHECKING, Optional, Union
 
 from textual_plotext import PlotextPlot
 
-from tui.data import get
+from tui.data import given
 from tui.glyphs import ascii_only
 
 if TYPE_CHECKING:
     from textual_plotext.plotext_plot import Plot
 
-    from advisor.report import Report
-    from probes.transformer.models import GptResult
-    from tui.state import Result
-
-    ReportData = Union[Report, dict]
+    from advisor.decision.scorecard import SensitivityItem, WorkflowScore
+    from probes.accuracy.models import AccuracyRun, AccuracySuite
+    from probes.scaling.models import ScalingResult
+    from probes.training.models import ProbeRun, ProbeSuite
+    from probes.transformer.models import GptResult, GptRun
 
 
 def _bar_marker() -> Optional[str]:
     return "#" if ascii_only() else None  # None: plotext's block
 
 
-def _short_run(run: Result) -> str:
+def _short_run(run: Union[ProbeRun, AccuracyRun, GptRun]) -> str:
     short = {"pytorch": "pt", "mindspore": "ms"}  # the charts are half a screen wide
-    framework = str(get(run, "framework", default="?"))
-    return f"{short.get(framework, framework)} {get(run, 'mode', default='?')}"
+    return f"{short.get(run.framework, run.framework)} {run.mode}"
 
 
-def ok_runs(suite: Result, model: str | None) -> list:
-    runs = [r for r in get(suite, "runs", default=[]) or [] if get(r, "status") == "ok"]
+def ok_runs(suite: ProbeSuite, model: str | None) -> list[ProbeRun]:
+    runs = [r for r in suite.runs if r.status == "ok"]
     if model is None and runs:
-        model = get(runs[0], "model")
-    return [r for r in runs if get(r, "model") == model]
+        model = runs[0].model
+    return [r for r in runs if r.model == model]
 
 
 def _ranges(plt: Plot, ys: list, lows: list, highs: list) -> None:
@@ -122,67 +121,68 @@ class ChartBase(PlotextPlot):
 class ThroughputChart(ChartBase):
     """img/s of each (framework, mode) for one model, the CI95 as a red line over each bar."""
 
-    def show(self, suite: Result, model: str | None = None) -> None:
+    def show(self, suite: ProbeSuite, model: str | None = None) -> None:
         runs = ok_runs(suite, model)
         if not runs:
             self._empty("Throughput", "no finished runs to draw")
             return
         plt = self.plt
         plt.clear_figure()
-        values = [float(get(r, "images_per_second", default=0.0)) for r in runs]
+        values = [given(r.images_per_second, 0.0) for r in runs]
         ys = list(range(1, len(runs) + 1))
         plt.bar(ys, values, orientation="horizontal", width=0.3, marker=_bar_marker())
-        cis = [get(r, "ci95") or [v, v] for r, v in zip(runs, values)]
+        cis = [r.ci95 or [v, v] for r, v in zip(runs, values)]
         _ranges(plt, ys, [float(c[0]) for c in cis], [float(c[1]) for c in cis])
         plt.yticks(ys, [_short_run(r) for r in runs])
         top = max(float(c[1]) for c in cis) * 1.1
         plt.xlim(0, top)
         _x_ticks(plt, 0, top)
-        plt.title(f"{get(runs[0], 'model')} img/s, CI95")
+        plt.title(f"{runs[0].model} img/s, CI95")
         self.refresh()
 
 
 class StepTimeChart(ChartBase):
     """The step-time spread of each run: median (a dot) and its p10-p90 range (ms/step)."""
 
-    def show(self, suite: Result, model: str | None = None) -> None:
-        runs = [r for r in ok_runs(suite, model) if get(r, "step_time_ms", "median") is not None]
+    def show(self, suite: ProbeSuite, model: str | None = None) -> None:
+        steps = [(r, r.step_time_ms) for r in ok_runs(suite, model)]
+        timed = [(r, t) for r, t in steps if t is not None and t.median is not None]
+        runs = [r for r, _ in timed]
         if not runs:
             self._empty("Step time", "no finished runs to draw")
             return
         plt = self.plt
         plt.clear_figure()
         ys = list(range(1, len(runs) + 1))
-        medians = [float(get(r, "step_time_ms", "median")) for r in runs]
-        lows = [min(m, float(get(r, "step_time_ms", "p10", default=m))) for r, m in zip(runs, medians)]
-        highs = [max(m, float(get(r, "step_time_ms", "p90", default=m))) for r, m in zip(runs, medians)]
+        medians = [float(t.median) for _, t in timed]
+        lows = [min(m, given(t.p10, m)) for (_, t), m in zip(timed, medians)]
+        highs = [max(m, given(t.p90, m)) for (_, t), m in zip(timed, medians)]
         _ranges(plt, ys, lows, highs)
         plt.scatter(medians, ys, marker="o" if ascii_only() else "●")
         plt.yticks(ys, [_short_run(r) for r in runs])
         plt.ylim(0.5, len(runs) + 0.5)
         plt.xlim(0, max(highs) * 1.1)
         _x_ticks(plt, 0, max(highs) * 1.1)
-        plt.title(f"{get(runs[0], 'model')} ms/step, p10-p90")
+        plt.title(f"{runs[0].model} ms/step, p10-p90")
         self.refresh()
 
 
 class ScoreChart(ChartBase):
     """Each workflow's total score (0-100); a blocked workflow is drawn at 0 and named so."""
 
-    def show(self, report: ReportData) -> None:
-        scores = get(report, "scores", default=[]) or []
+    def show(self, scores: list[WorkflowScore]) -> None:
         if not scores:
             self._empty("Scores", "no scores yet")
             return
-        if not any(get(s, "eligible", default=True) for s in scores):
+        if not any(s.eligible for s in scores):
             # Nothing to draw: every bar would be 0. Say so (the verdict and pitfalls say why).
             self.styles.height = 4
             self._empty("Scores", "all workflows blocked")  # short: plotext drops a wide title
             return
         plt = self.plt
         plt.clear_figure()
-        names = [str(get(s, "workflow")) + ("" if get(s, "eligible", default=True) else " (blocked)") for s in scores]
-        totals = [float(get(s, "total", default=0.0)) if get(s, "eligible", default=True) else 0.0 for s in scores]
+        names = [s.workflow + ("" if s.eligible else " (blocked)") for s in scores]
+        totals = [s.total if s.eligible else 0.0 for s in scores]
         self._row_bars(names, totals)
         plt.xlim(0, 100)
         _x_ticks(plt, 0, 100)
@@ -194,21 +194,18 @@ class TornadoChart(ChartBase):
     """How far each criterion's weight must move for another workflow to win: the shortest bar is
     the most sensitive. Criteria no weight can flip are not drawn (the Sensitivity text names them)."""
 
-    def show(self, report: ReportData) -> None:
-        items = get(report, "sensitivity", default=[]) or []
-        if isinstance(items, dict):
-            items = [{"criterion": k, **(v if isinstance(v, dict) else {})} for k, v in items.items()]
-        moving = [i for i in items if get(i, "threshold") is not None and get(i, "weight") is not None]
+    def show(self, items: list[SensitivityItem]) -> None:
+        moving = [(i.criterion, i.threshold - i.weight) for i in items if i.threshold is not None]
         if not moving:
             self._empty("Sensitivity", "no weight change alters the verdict")
             return
-        moving.sort(key=lambda i: abs(float(get(i, "threshold")) - float(get(i, "weight"))), reverse=True)
+        moving.sort(key=lambda item: abs(item[1]), reverse=True)
         plt = self.plt
         plt.clear_figure()
         # Short labels: plotext drops a title wider than the plot area (who would win is in the
         # Sensitivity text under the charts).
-        labels = [str(get(i, "criterion")) for i in moving]
-        shifts = [float(get(i, "threshold")) - float(get(i, "weight")) for i in moving]
+        labels = [criterion for criterion, _ in moving]
+        shifts = [shift for _, shift in moving]
         self._row_bars(labels, shifts)
         low, high = min(0.0, *shifts), max(0.0, *shifts)
         plt.xlim(low, high)
@@ -221,16 +218,12 @@ class ScalingChart(ChartBase):
     """The scaling curve: images/s (median over the repetitions, min-max as a line) against the
     number of ranks, per framework, with the ideal (N x the 1-rank throughput) for scale."""
 
-    def show(self, result: Result) -> None:
+    def show(self, result: ScalingResult) -> None:
         curves = []
-        for fw in get(result, "frameworks", default=[]) or []:
-            points = [
-                (int(get(rc, "ranks")), get(rc, "images_per_second"))
-                for rc in get(fw, "rank_counts", default=[]) or []
-                if get(rc, "images_per_second", "median") is not None
-            ]
+        for fw in result.frameworks:
+            points = [(rc.ranks, rc.images_per_second) for rc in fw.rank_counts if rc.images_per_second is not None]
             if points:
-                curves.append((str(get(fw, "framework")), sorted(points, key=lambda p: p[0])))
+                curves.append((fw.framework, sorted(points, key=lambda p: p[0])))
         if not curves:
             self._empty("Scaling", "no launch finished")
             return
@@ -240,13 +233,12 @@ class ScalingChart(ChartBase):
         top = 0.0
         for name, points in curves:
             ranks = [r for r, _ in points]
-            medians = [float(get(ips, "median")) for _, ips in points]
+            medians = [ips.median for _, ips in points]
             plt.plot(ranks, medians, label=name, marker="o" if ascii_only() else "●")
             for r, ips in points:
-                low, high = float(get(ips, "min", default=0)), float(get(ips, "max", default=0))
-                if high > low:
-                    plt.plot([r, r], [low, high], marker=marker, color="red")
-                top = max(top, high, float(get(ips, "median")))
+                if ips.max > ips.min:
+                    plt.plot([r, r], [ips.min, ips.max], marker=marker, color="red")
+                top = max(top, ips.max, ips.median)
             ideal = [medians[0] * r / ranks[0] for r in ranks]
             plt.plot(ranks, ideal, marker="." if ascii_only() else "·", color="gray")
             top = max(top, *ideal)
@@ -258,12 +250,12 @@ class ScalingChart(ChartBase):
         self.refresh()
 
 
-def accuracy_curves(suite: Result) -> list[tuple[str, list[float]]]:
+def accuracy_curves(suite: AccuracySuite) -> list[tuple[str, list[float]]]:
     """(framework mode, mean test accuracy after each epoch over its finished seeds), per run kind."""
     by_run: dict[str, list[list[float]]] = {}
-    for run in get(suite, "runs", default=[]) or []:
-        curve = [float(a) for a in get(run, "accuracy", default=[]) or []]
-        if get(run, "status") == "ok" and curve:
+    for run in suite.runs:
+        curve = run.accuracy
+        if run.status == "ok" and curve:
             by_run.setdefault(_short_run(run), []).append(curve)
     out = []
     for name, curves in by_run.items():
@@ -284,7 +276,7 @@ class AccuracyChart(ChartBase):
 
     legend: list[tuple[str, str, str]] = []
 
-    def show(self, suite: Result) -> None:
+    def show(self, suite: AccuracySuite) -> None:
         curves = accuracy_curves(suite)
         self.legend = []
         if not curves:
@@ -298,9 +290,8 @@ class AccuracyChart(ChartBase):
             marker = ascii_glyph if ascii_only() else glyph
             plt.plot(list(range(1, len(curve) + 1)), [a * 100 for a in curve], marker=marker, color=color)
             self.legend.append((name, color, marker))
-        target = get(suite, "config", "target")
-        if target is not None:
-            plt.plot([1, longest], [float(target) * 100] * 2, marker="." if ascii_only() else "·", color="gray")
+        target = suite.config.target
+        plt.plot([1, longest], [target * 100] * 2, marker="." if ascii_only() else "·", color="gray")
         plt.xticks(list(range(1, longest + 1)), [str(e) for e in range(1, longest + 1)])
         plt.ylim(0, 100)
         plt.yticks([0, 25, 50, 75, 100], ["0", "25", "50", "75", "100"])
@@ -328,7 +319,7 @@ class TokensChart(ChartBase):
         values = [float(r.tokens_per_second or 0.0) for r in runs]
         cis = [r.ci95 or [v, v] for r, v in zip(runs, values)]
         # "!" marks an unusable run (the title says so): a long suffix leaves the bars no room at 80 columns
-        labels = [_short_run(r.model_dump()) + (" !" if r.quality == "unusable" else "") for r in runs]
+        labels = [_short_run(r) + (" !" if r.quality == "unusable" else "") for r in runs]
         self._row_bars(labels, values)
         ys = list(range(len(runs), 0, -1))
         _ranges(plt, ys, [float(c[0]) for c in cis], [float(c[1]) for c in cis])

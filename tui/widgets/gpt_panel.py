@@ -14,7 +14,6 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from probes.transformer.models import VARIANTS, GptResult
-from tui.state import Result
 from tui.widgets.charts import DynamicChart, TokensChart
 from tui.widgets.probe_panels import MeasurementPanel, status_cell
 
@@ -23,11 +22,6 @@ CHART_LEGEND = (
     "Right: end-to-end tokens/s (compiles included) per dynamic-shape way; Nc = its graph compiles."
 )
 QUALITY_STYLE = {"stable": "green", "noisy": "yellow", "unusable": "bold red"}
-
-
-def as_gpt(result: Result) -> GptResult:
-    """The result as the probe's model (a result read back from JSON arrives as a mapping)."""
-    return result if isinstance(result, GptResult) else GptResult.model_validate(result)
 
 
 def _n(value: float | None, spec: str = ",.0f") -> str:
@@ -52,16 +46,16 @@ class GptPanel(MeasurementPanel):
             yield DynamicChart(id="chart-gpt-dynamic")
         yield Static(CHART_LEGEND, id="gpt-legend")  # under the charts: plotext drops a title wider than them
 
-    def show_extra(self, result: Result | None) -> None:
+    def show_extra(self, result: GptResult | None) -> None:
         charts = self.query_one("#gpt-charts", Horizontal)
         charts.display = self.query_one("#gpt-legend", Static).display = result is not None
         if result is not None:
-            gpt = as_gpt(result)
+            gpt = result
             self.query_one(TokensChart).show(gpt)
             self.query_one(DynamicChart).show(gpt)
 
-    def title_text(self, result: Result) -> Text:
-        gpt = as_gpt(result)
+    def title_text(self, result: GptResult) -> Text:
+        gpt = result
         head = super().title_text(result)
         c = gpt.config
         size = (
@@ -79,8 +73,8 @@ class GptPanel(MeasurementPanel):
         )
         return head
 
-    def table_rows(self, result: Result) -> dict[str, tuple[str, list[list]]]:
-        gpt = as_gpt(result)
+    def table_rows(self, result: GptResult) -> dict[str, tuple[str, list[list]]]:
+        gpt = result
         runs = []
         for r in gpt.runs:
             ok = r.status == "ok"
@@ -132,8 +126,8 @@ class GptPanel(MeasurementPanel):
         )
         return tables
 
-    def note_lines(self, result: Result) -> list[Text]:
-        gpt = as_gpt(result)
+    def note_lines(self, result: GptResult) -> list[Text]:
+        gpt = result
         lines: list[Text] = []
         undecided: dict[str, list[str]] = {}  # why -> the pairs it holds for: one line each, not one per pair
         for c in gpt.comparisons:

@@ -3,11 +3,12 @@
 Each panel is the ScalingPanel's pattern: a status line, one live row per step or run while it
 measures, then (when finished) its tables, notes and charts; a crashing or failing step is a row
 with its status and the reason. The panels read the app's state only (the screen tells them when it
-changed) and draw from the results as the runners return them (pydantic models or mappings)."""
+changed) and draw from the results as the runners return them: the kind's Result model
+(probes.base.KINDS[kind].Result; tui.state validates a mapping into it where it enters the state)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 from rich.console import Group
 from rich.text import Text
@@ -16,13 +17,19 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from tui import providers
-from tui.data import fmt_num, fmt_when, get
-from tui.state import Measurement, Result, RunProgress
+from tui.data import fmt_num, fmt_when, given
+from tui.state import Measurement, RunProgress
 
 if TYPE_CHECKING:
     from advisor.report import Report
-    from probes.pipeline.models import PipelineSuite
+    from probes.accuracy.models import AccuracyGap, AccuracySuite
+    from probes.deploy.models import DeployResult, ExportStep, ParityCheck
+    from probes.pipeline.models import PipelineRun, PipelineSuite
+    from probes.transformer.models import GptResult
     from tui.app import AdvisorApp
+
+    # The results the panels show: each panel's kind's Result model.
+    PanelResult = Union[DeployResult, AccuracySuite, PipelineSuite, GptResult]
 from tui.widgets.charts import AccuracyChart
 from tui.widgets.run_row import STATUS_STYLE, show_run_row
 
@@ -106,7 +113,7 @@ class MeasurementPanel(Vertical):
         self.display = True
         show_run_row(self.query_one(f"#{self.KIND}-runs", Vertical), f"{self.KIND}-run-", progress)
 
-    def show_result(self, result: Optional[Result]) -> None:
+    def show_result(self, result: Optional[PanelResult]) -> None:
         title = self.query_one(f"#{self.KIND}-title", Static)
         notes = self.query_one(f"#{self.KIND}-notes", Static)
         tables = {name: self.query_one(f"#{self.KIND}-{name}-table", DataTable) for name in self.TABLES}
@@ -129,12 +136,12 @@ class MeasurementPanel(Vertical):
         notes.update(Group(*self.note_lines(result)))
         self.show_extra(result)
 
-    def show_extra(self, result: Optional[Result]) -> None:
+    def show_extra(self, result: Optional[PanelResult]) -> None:
         pass
 
-    def title_text(self, result: Result) -> Text:
-        when = fmt_when(get(result, "created"))
-        seconds = get(result, "seconds")
+    def title_text(self, result: PanelResult) -> Text:
+        when = fmt_when(result.created)
+        seconds = result.seconds
         return Text.assemble(
             (self.HEADING, "bold"),
             f"  (this session{', measured ' + when if when else ''}"
@@ -142,10 +149,10 @@ class MeasurementPanel(Vertical):
             + ")",
         )
 
-    def table_rows(self, result: Result) -> dict[str, tuple[str, list[list]]]:
+    def table_rows(self, result: PanelResult) -> dict[str, tuple[str, list[list]]]:
         raise NotImplementedError
 
-    def note_lines(self, result: Result) -> list[Text]:
+    def note_lines(self, result: PanelResult) -> list[Text]:
         return []
 
 
@@ -180,39 +187,38 @@ class DeployPanel(MeasurementPanel):
                     Text.assemble((self.IDLE + " ", "italic"), (missing, "yellow"))
                 )
 
-    def table_rows(self, result: Result) -> dict[str, tuple[str, list[list]]]:
-        config = get(result, "config", default={})
-        sizes = get(config, "batch_sizes", default=[]) or []
+    def table_rows(self, result: DeployResult) -> dict[str, tuple[str, list[list]]]:
+        sizes = result.config.batch_sizes if result.config is not None else []
         small, big = (min(sizes), max(sizes)) if sizes else ("?", "?")
         exports = [
             [
-                str(get(e, "framework", default="?")),
-                str(get(e, "format", default="?")),
-                str(get(e, "model", default="?")),
-                status_cell(get(e, "status")),
-                fmt_num(get(e, "seconds"), 2),
-                fmt_num(get(e, "size_bytes") / 1e6 if get(e, "size_bytes") else None, 2),
-                str(get(e, "opset") or "-"),
+                e.framework,
+                e.format,
+                e.model,
+                status_cell(e.status),
+                fmt_num(e.seconds, 2),
+                fmt_num(e.size_bytes / 1e6 if e.size_bytes else None, 2),
+                str(e.opset or "-"),
                 export_problem(e),
             ]
-            for e in get(result, "exports", default=[]) or []
+            for e in result.exports
         ]
         serves = []
-        for s in get(result, "serves", default=[]) or []:
-            ok = get(s, "status") == "ok"
-            lat = get(s, "latency_ms", default={}) or {}
+        for s in result.serves:
+            ok = s.status == "ok"
+            lat = s.latency_ms or {}  # the timing's statistics: a plain mapping in the model (n, p50, ...)
             serves.append(
                 [
-                    str(get(s, "engine", default="?")),
-                    str(get(s, "artefact", default="?")),
-                    str(get(s, "model", default="?")),
-                    status_cell(get(s, "status")),
-                    fmt_num(get(lat, "p50"), 3) if ok else "-",
-                    fmt_num(get(lat, "p95"), 3) if ok else "-",
-                    fmt_num(get(lat, "p99"), 3) if ok else "-",
-                    fmt_num(get(s, "throughput"), 0) if ok else "-",
-                    fmt_num(get(s, "first_inference_seconds"), 2) if ok else "-",
-                    placement_text(get(s, "placement")) if ok else _short(get(s, "error") or "-", 40),
+                    s.engine,
+                    s.artefact,
+                    s.model,
+                    status_cell(s.status),
+                    fmt_num(lat.get("p50"), 3) if ok else "-",
+                    fmt_num(lat.get("p95"), 3) if ok else "-",
+                    fmt_num(lat.get("p99"), 3) if ok else "-",
+                    fmt_num(s.throughput, 0) if ok else "-",
+                    fmt_num(s.first_inference_seconds, 2) if ok else "-",
+                    placement_text(s.placement) if ok else _short(s.error or "-", 40),
                 ]
             )
         return {
@@ -224,75 +230,73 @@ class DeployPanel(MeasurementPanel):
             ),
         }
 
-    def note_lines(self, result: Result) -> list[Text]:
-        lines = [parity_line(p) for p in get(result, "parity", default=[]) or []]
+    def note_lines(self, result: DeployResult) -> list[Text]:
+        lines = [parity_line(p) for p in result.parity]
         if not lines:
             lines.append(Text("Parity: not compared (needs two artefacts served of one model)", style="dim"))
-        missing = not_installed(get(result, "engines", default=[]) or [])
+        missing = not_installed(result.engines)
         if missing:
             lines.append(Text.assemble(("! ", "yellow"), missing))
-        for s in get(result, "serves", default=[]) or []:
-            if get(s, "status") not in ("ok", None) and get(s, "error"):
-                lines.append(Text.assemble(("x ", "red"), (f"{get(s, 'id')}: ", "bold"), _short(get(s, "error"), 300)))
-        for e in get(result, "exports", default=[]) or []:
-            if get(e, "status") not in ("ok", None) and get(e, "error"):
-                lines.append(Text.assemble(("x ", "red"), (f"{get(e, 'id')}: ", "bold"), _short(get(e, "error"), 300)))
-        for note in get(result, "not_measured", default=[]) or []:
-            lines.append(Text.assemble(("- not measured: ", "dim"), str(note)))
-        for warning in get(result, "warnings", default=[]) or []:
+        for step in [*result.serves, *result.exports]:
+            if step.status != "ok" and step.error:
+                lines.append(Text.assemble(("x ", "red"), (f"{step.id}: ", "bold"), _short(step.error, 300)))
+        for note in result.not_measured:
+            lines.append(Text.assemble(("- not measured: ", "dim"), note))
+        for warning in result.warnings:
             lines.append(Text.assemble(("! ", "yellow"), str(warning)))
         return lines
 
 
-def not_installed(engines: list) -> str:
-    """'onnx: not installed; ...' for the engines the deployment probe needs and this host lacks."""
-    rows = {get(e, "name"): e for e in engines or []}
+def not_installed(engines: list[dict]) -> str:
+    """'onnx: not installed; ...' for the engines the deployment probe needs and this host lacks.
+    `engines`: probes.deploy.engines.installed_engines()'s rows, plain mappings (DeployResult.engines)."""
+    rows = {e.get("name"): e for e in engines or []}
     missing = []
     for name, title in DEPLOY_PACKAGES:
         row = rows.get(name)
-        if row is not None and not get(row, "installed"):
-            missing.append(f"{title}: not installed ({get(row, 'reason') or 'pip install .[deploy]'})")
+        if row is not None and not row.get("installed"):
+            missing.append(f"{title}: not installed ({row.get('reason') or 'pip install .[deploy]'})")
     if missing:
         missing.append("the ONNX steps are reported as unavailable; MindIR and the source frameworks still run")
     return "; ".join(missing)
 
 
-def export_problem(step: Result) -> str:
-    if get(step, "status") == "ok":
-        return str(get(step, "exporter") or "")
-    operator = get(step, "operator")
-    error = _short(get(step, "error") or "-", 40)
+def export_problem(step: ExportStep) -> str:
+    if step.status == "ok":
+        return step.exporter or ""
+    operator = step.operator
+    error = _short(step.error or "-", 40)
     return f"operator {operator}: {error}" if operator else error
 
 
-def placement_text(where: Optional[Result]) -> str:
-    """'12 on CPU' / '10 on CUDA, 2 elsewhere (CPU fallback: Resize)': the seeds' silent fallback."""
+def placement_text(where: Optional[dict]) -> str:
+    """'12 on CPU' / '10 on CUDA, 2 elsewhere (CPU fallback: Resize)': the seeds' silent fallback.
+    `where`: ServeStep.placement, probes.deploy.placement's per-node summary (a plain mapping in the model)."""
     if not where:
         return "-"
-    chosen = str(get(where, "chosen", default="?")).replace("ExecutionProvider", "")
-    fallback = get(where, "fallback", default=[]) or []
-    text = f"{get(where, 'nodes', default='?')} on {chosen}"
+    chosen = str(given(where.get("chosen"), "?")).replace("ExecutionProvider", "")
+    fallback = where.get("fallback") or []
+    text = f"{given(where.get('nodes'), '?')} on {chosen}"
     if fallback:
-        ops = ", ".join(get(where, "fallback_ops", default=[]) or [])
+        ops = ", ".join(where.get("fallback_ops") or [])
         text += f", {len(fallback)} fell back" + (f" ({ops})" if ops else "")
     return text
 
 
-def parity_line(check: Result) -> Text:
-    out = Text.assemble(("Parity ", "bold"), f"{get(check, 'id', default='?')}: ")
-    status = get(check, "status")
-    if status == "skipped":
-        return out.append(f"skipped ({get(check, 'error') or 'nothing to compare'})", style="yellow")
-    ok = bool(get(check, "ok"))
+def parity_line(check: ParityCheck) -> Text:
+    out = Text.assemble(("Parity ", "bold"), f"{check.id}: ")
+    if check.status == "skipped":
+        return out.append(f"skipped ({check.error or 'nothing to compare'})", style="yellow")
+    ok = check.ok
     out.append("ok" if ok else "MISMATCH", style="green" if ok else "bold red")
-    if get(check, "max_abs_diff") is not None:
+    if check.max_abs_diff is not None:
         out.append(
-            f" max abs {float(get(check, 'max_abs_diff')):.1e}"
-            + (f" (tolerance {float(get(check, 'tolerance')):.1e})" if get(check, "tolerance") is not None else ""),
+            f" max abs {check.max_abs_diff:.1e}"
+            + (f" (tolerance {check.tolerance:.1e})" if check.tolerance is not None else ""),
             style="dim",
         )
-    if not ok and get(check, "error"):
-        out.append(f" {get(check, 'error')}", style="red")
+    if not ok and check.error:
+        out.append(f" {check.error}", style="red")
     return out
 
 
@@ -311,7 +315,7 @@ class AccuracyPanel(MeasurementPanel):
         yield AccuracyChart(id="chart-accuracy")
         yield Static(id="accuracy-legend")  # under the chart, clear of its points
 
-    def show_extra(self, result: Optional[Result]) -> None:
+    def show_extra(self, result: Optional[PanelResult]) -> None:
         chart = self.query_one(AccuracyChart)
         legend = self.query_one("#accuracy-legend", Static)
         chart.display = legend.display = result is not None
@@ -322,48 +326,46 @@ class AccuracyPanel(MeasurementPanel):
                 parts += [(f"{marker} ", f"bold {color}"), f"{name}   "]
             legend.update(Text.assemble("  ", *parts, ("· target", "dim")) if parts else "")
 
-    def title_text(self, result: Result) -> Text:
-        config = get(result, "config", default={})
-        data = get(result, "data", default={}) or {}
+    def title_text(self, result: AccuracySuite) -> Text:
+        config = result.config
         head = super().title_text(result)
         head.append(
-            f"\n  LeNet-5 on {get(data, 'source') or 'real data'}, target {float(get(config, 'target', default=0)):.0%}"
-            f" test accuracy, {get(config, 'epochs', default='?')} epochs, {get(config, 'seeds', default='?')} seed(s)"
+            f"\n  LeNet-5 on {result.data.get('source') or 'real data'}, target {config.target:.0%}"
+            f" test accuracy, {config.epochs} epochs, {config.seeds} seed(s)"
             " interleaved",
             style="dim",
         )
         return head
 
-    def table_rows(self, result: Result) -> dict[str, tuple[str, list[list]]]:
+    def table_rows(self, result: AccuracySuite) -> dict[str, tuple[str, list[list]]]:
         rows = []
-        for r in get(result, "runs", default=[]) or []:
-            ok = get(r, "status") == "ok"
-            final = get(r, "final_accuracy")
-            epochs = get(r, "epochs_to_target")
+        for r in result.runs:
+            ok = r.status == "ok"
+            final = r.final_accuracy
+            epochs = r.epochs_to_target
             rows.append(
                 [
-                    str(get(r, "id", default="?")),
-                    status_cell(get(r, "status")),
-                    f"{float(final):.1%}" if final is not None else "-",
-                    (f"{epochs} epochs" if epochs else "not reached") if ok else _short(get(r, "error") or "-", 40),
-                    fmt_num(get(r, "seconds_to_target"), 1) if epochs else "-",
-                    fmt_num(get(r, "seconds_to_target_steady"), 1) if epochs else "-",
-                    fmt_num(get(r, "compile_seconds"), 2),
+                    r.id,
+                    status_cell(r.status),
+                    f"{final:.1%}" if final is not None else "-",
+                    (f"{epochs} epochs" if epochs else "not reached") if ok else _short(r.error or "-", 40),
+                    fmt_num(r.seconds_to_target, 1) if epochs else "-",
+                    fmt_num(r.seconds_to_target_steady, 1) if epochs else "-",
+                    fmt_num(r.compile_seconds, 2),
                 ]
             )
         return {"runs": ("Per run (seconds: training wall time to the target, compile in and apart)", rows)}
 
-    def note_lines(self, result: Result) -> list[Text]:
-        lines = [gap_line(g) for g in get(result, "gaps", default=[]) or []]
+    def note_lines(self, result: AccuracySuite) -> list[Text]:
+        lines = [gap_line(g) for g in result.gaps]
         if not lines:
             lines.append(Text("Gap: not measured (needs finished runs of both frameworks)", style="dim"))
-        check = get(result, "normalize_check")
-        if check:
-            lines.append(normalize_line(check))
-        for r in get(result, "runs", default=[]) or []:
-            if get(r, "status") != "ok" and get(r, "error"):
-                lines.append(Text.assemble(("x ", "red"), (f"{get(r, 'id')}: ", "bold"), _short(get(r, "error"), 300)))
-        for warning in get(result, "warnings", default=[]) or []:
+        if result.normalize_check:
+            lines.append(normalize_line(result.normalize_check))
+        for r in result.runs:
+            if r.status != "ok" and r.error:
+                lines.append(Text.assemble(("x ", "red"), (f"{r.id}: ", "bold"), _short(r.error, 300)))
+        for warning in result.warnings:
             lines.append(Text.assemble(("! ", "yellow"), str(warning)))
         return lines
 
@@ -371,23 +373,23 @@ class AccuracyPanel(MeasurementPanel):
 VERDICT_STYLE = {"same": "bold green", "differs": "bold red", "undecided": "bold yellow"}
 
 
-def gap_line(gap: Result) -> Text:
+def gap_line(gap: AccuracyGap) -> Text:
     """advisor.decision.accuracy.gap_verdict, the one judge of "the same" (the CLI and the report use it)."""
     from advisor.decision.accuracy import gap_verdict
-    from probes.accuracy.models import AccuracyGap
 
-    model = gap if isinstance(gap, AccuracyGap) else AccuracyGap.model_validate(gap)
-    verdict, why = gap_verdict(model)
+    verdict, why = gap_verdict(gap)
     return Text.assemble(("Gap ", "bold"), (verdict, VERDICT_STYLE.get(verdict, "")), f": {why}")
 
 
 def normalize_line(check: dict) -> Text:
+    """AccuracySuite.normalize_check: the Normalize worker's own JSON (variants, status, error), kept as
+    a mapping in the model, so an older shape is read field by field."""
     from advisor.decision.accuracy import normalize_verdict
 
     try:
         text = normalize_verdict(dict(check))
     except Exception:  # noqa: BLE001 - a check in an older shape: its error or status instead
-        text = f"Normalize check: {get(check, 'error') or get(check, 'status') or 'not run'}"
+        text = f"Normalize check: {check.get('error') or check.get('status') or 'not run'}"
     return Text.assemble(("! ", "yellow"), text)
 
 
@@ -402,81 +404,65 @@ class PipelinePanel(MeasurementPanel):
     )
     TABLES = {"runs": ("Loader", "Status", "Alone /s", "With step /s", "Step alone /s", "Verdict")}
 
-    def table_rows(self, result: Result) -> dict[str, tuple[str, list[list]]]:
+    def table_rows(self, result: PipelineSuite) -> dict[str, tuple[str, list[list]]]:
         rows = []
-        for r in get(result, "runs", default=[]) or []:
+        for r in result.runs:
             verdict, style = pipeline_verdict(r)
             rows.append(  # the verdict in a word here; in full under the table
                 [
-                    str(get(r, "id", default="?")),
-                    status_cell(get(r, "status")),
-                    fmt_num(get(r, "alone", "samples_per_second"), 0),
-                    fmt_num(get(r, "with_step", "samples_per_second"), 0),
-                    fmt_num(get(r, "step_only", "samples_per_second"), 0),
+                    r.id,
+                    status_cell(r.status),
+                    *(
+                        fmt_num(rate.samples_per_second if rate else None, 0)
+                        for rate in (r.alone, r.with_step, r.step_only)
+                    ),
                     Text(verdict.split(":")[0] if style in ("green", "bold red") else _short(verdict, 40), style=style),
                 ]
             )
-        config = get(result, "config", default={})
+        config = result.config
         caption = (
-            f"Samples/s, batch {get(config, 'batch_size', default='?')}, {get(config, 'batches', default='?')} timed "
+            f"Samples/s, batch {config.batch_size}, {config.batches} timed "
             "batches; starved = the pipeline alone is slower than the step alone"
         )
         return {"runs": (caption, rows)}
 
-    def note_lines(self, result: Result) -> list[Text]:
+    def note_lines(self, result: PipelineSuite) -> list[Text]:
         from advisor.decision.pipeline import best_rate
 
         lines = []
-        for r in get(result, "runs", default=[]) or []:
+        for r in result.runs:
             verdict, style = pipeline_verdict(r)
             if style in ("green", "bold red"):
-                lines.append(Text.assemble((f"{get(r, 'id')}: ", "bold"), (verdict, style)))
-        suite = as_pipeline_suite(result)
-        for fw in get(result, "config", "frameworks", default=[]) or []:
-            best = best_rate(suite, fw) if suite is not None else None
+                lines.append(Text.assemble((f"{r.id}: ", "bold"), (verdict, style)))
+        for fw in result.config.frameworks:
+            best = best_rate(result, fw)
             if best:
                 lines.append(Text(f"{fw}: fastest loader here {best[1]}, {best[0]:,.0f} samples/s alone", style="dim"))
                 feed = feed_line(fw, best, getattr(self, "report", None))
                 if feed is not None:
                     lines.append(feed)
-        for r in get(result, "runs", default=[]) or []:
-            if get(r, "status") != "ok" and get(r, "error"):
-                lines.append(Text.assemble(("x ", "red"), (f"{get(r, 'id')}: ", "bold"), _short(get(r, "error"), 300)))
+        for r in result.runs:
+            if r.status != "ok" and r.error:
+                lines.append(Text.assemble(("x ", "red"), (f"{r.id}: ", "bold"), _short(r.error, 300)))
         return lines
 
 
-def as_pipeline_suite(result: Result) -> Optional[PipelineSuite]:
-    from probes.pipeline.models import PipelineSuite
-
-    if isinstance(result, PipelineSuite):
-        return result
-    try:
-        return PipelineSuite.model_validate(result)
-    except Exception:  # noqa: BLE001 - a result in another shape: no verdicts, the table still shows
-        return None
-
-
-def pipeline_verdict(run: Result) -> tuple[str, str]:
+def pipeline_verdict(run: PipelineRun) -> tuple[str, str]:
     """advisor.decision.pipeline's verdict (starved / keeps up), or the failure's reason."""
     from advisor.decision.pipeline import starved, verdict
-    from probes.pipeline.models import PipelineRun
 
-    try:
-        model = run if isinstance(run, PipelineRun) else PipelineRun.model_validate(run)
-    except Exception:  # noqa: BLE001
-        return str(get(run, "error") or get(run, "status") or "?"), "red"
-    is_starved = starved(model)
+    is_starved = starved(run)
     style = "" if is_starved is None else ("bold red" if is_starved else "green")
-    if is_starved is None and get(run, "status") != "ok":
+    if is_starved is None and run.status != "ok":
         style = "red"
-    return verdict(model), style
+    return verdict(run), style
 
 
 # the projections' words for a capped range (advisor.decision.projections._bounded)
 CAP_WARNINGS = ("the data loader bounds it", "capped at the published record")
 
 
-def feed_line(framework: str, best: tuple[float, str], report: Optional[Report | dict]) -> Text | None:
+def feed_line(framework: str, best: tuple[float, str], report: Optional[Report]) -> Text | None:
     """The issue's "on 8 x 910B this pipeline would feed 31% of the chips": the fastest loader here
     against the report's projected images/s for the team's target accelerator; None without such a
     projection. A report built with this pipeline carries the share itself (Projection.input_pipeline,
@@ -490,32 +476,33 @@ def feed_line(framework: str, best: tuple[float, str], report: Optional[Report |
     proj = next(
         (
             p
-            for p in get(report, "projections", default=[]) or []
-            if get(p, "framework") == framework and get(p, "target") != "cpu" and get(p, "images_per_second")
+            for p in (report.projections if report is not None else [])
+            if p.framework == framework and p.target != "cpu" and p.images_per_second
         ),
         None,
     )
-    if proj is None:
+    if report is None or proj is None or proj.images_per_second is None:
         return None
-    devices = int(get(proj, "devices", default=1) or 1)
-    feed = get(proj, "input_pipeline")
-    if feed is not None and get(feed, "fraction"):
-        least, most = (float(f) for f in get(feed, "fraction"))
-        d_low, d_high = (float(r) for r in get(feed, "device_rate"))
+    devices = proj.devices or 1
+    feed = proj.input_pipeline
+    if feed is not None and feed.fraction:
+        least, most = feed.fraction
+        d_low, d_high = feed.device_rate
         low, high = d_low * devices, d_high * devices  # the projection before the loader's cap
-    elif any(str(w).startswith(CAP_WARNINGS) for w in get(proj, "warnings", default=[]) or []):
+    elif any(w.startswith(CAP_WARNINGS) for w in proj.warnings):
         # not yet rebuilt with this pipeline and already capped (the assumed loader bound, a record):
         # a share over the capped rate would read 100%; the line comes with the rebuilt report
         return None
     else:
-        low, high = (float(get(proj, "images_per_second", k)) for k in ("low", "high"))
+        low, high = proj.images_per_second.low, proj.images_per_second.high
         _, _, _, _, least, most = feed_share(best[0], low, high, devices, int(DEFAULT["DEVICES_PER_HOST"]))
     share = f"{least:.0%}" if f"{least:.0%}" == f"{most:.0%}" else f"{least:.0%}-{most:.0%}"
-    where = f"{devices} x {get(proj, 'accelerator') or get(proj, 'target')}"
+    where = f"{devices} x {proj.accelerator or proj.target}"
+    workload = report.requirements.workload
     return Text.assemble(
         ("  on ", "dim"),
         (where, "bold"),
         f": this loader would feed {share} of the devices at the projected {low:,.0f}-{high:,.0f} images/s "
-        f"({get(report, 'requirements', 'workload', 'model') or 'the workload'}, {get(proj, 'basis')}); "
+        f"({workload.model if workload is not None else 'the workload'}, {proj.basis}); "
         "for the probe's 32x32 images: larger images cost more per sample",
     )

@@ -14,11 +14,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from tui.data import cached_runs_lines, fmt_num, fmt_when, get
-from tui.providers import as_data
-from tui.state import Result, RunProgress
+from tui.data import cached_runs_lines, fmt_num, fmt_when
+from tui.state import RunProgress
 
 if TYPE_CHECKING:
+    from probes.scaling.models import InterHost, RankCount, ScalingResult, Spread
     from tui.app import AdvisorApp
 from tui.widgets.charts import ScalingChart
 from tui.widgets.run_row import show_run_row
@@ -94,7 +94,7 @@ class ScalingPanel(Vertical):
     def show_run(self, progress: RunProgress) -> None:
         show_run_row(self.query_one("#scaling-runs", Vertical), "scaling-run-", progress)
 
-    def show_result(self, result: Optional[Result], cached: bool) -> None:
+    def show_result(self, result: Optional[ScalingResult], cached: bool) -> None:
         table = self.query_one("#scaling-table", DataTable)
         table.clear()
         parts = [self.query_one(f"#scaling-{name}", Static) for name in ("title", "label", "notes")]
@@ -113,66 +113,60 @@ class ScalingPanel(Vertical):
         notes.update(Group(*note_lines(result)))
         chart = self.query_one(ScalingChart)
         chart.display = True
-        chart.show(as_data(result))
+        chart.show(result)
 
 
-def title_text(result: Result, cached: bool = False) -> Text:
-    config = get(result, "config", default={})
+def title_text(result: ScalingResult, cached: bool = False) -> Text:
+    config = result.config
     source = "cached result for this host" if cached else "this session"
-    when = fmt_when(get(result, "created"))
-    repeat = get(config, "repeat")
+    when = fmt_when(result.created)
     out = Text.assemble(
         ("Scaling", "bold"),
         f"  ({source}" + (f", measured {when}" if when else "") + ")",
-        (
-            f"  per-rank batch {get(config, 'batch_size', default='?')}; median (min-max) of {repeat} interleaved reps"
-            if repeat
-            else "",
-            "dim",
-        ),
+        (f"  per-rank batch {config.batch_size}; median (min-max) of {config.repeat} interleaved reps", "dim"),
     )
     for line in cached_runs_lines("scaling", result) if cached else []:
         out.append(f"\n  {line}", style="dim")
     return out
 
 
-def label_text(result: Result) -> Text:
+def label_text(result: ScalingResult) -> Text:
     """The label in plain words: CPU contention is not device scaling."""
-    text = str(get(result, "label_text", default=""))
-    if get(result, "host", "node_rank"):  # another node's part of a multi-node run: node 0 has the result
+    text = result.label_text
+    # another node's part of a multi-node run: node 0 has the result (ScalingResult.host: the host
+    # summary, a plain mapping in the model)
+    if result.host.get("node_rank"):
         return Text.assemble(("Across hosts: ", "bold"), text)
-    if get(result, "label") == "cpu-contention":
+    if result.label == "cpu-contention":
         return Text.assemble(("! CPU contention: ", "bold yellow"), text)
     return Text.assemble(("Device scaling: ", "bold green"), text)
 
 
-def table_rows(result: Result) -> list[list]:
+def table_rows(result: ScalingResult) -> list[list]:
     """One row per framework/model and multi-rank count, beside its 1-rank baseline."""
     rows = []
-    for fw in get(result, "frameworks", default=[]):
-        counts = get(fw, "rank_counts", default=[]) or []
-        one = next((c for c in counts if get(c, "ranks") == 1), None)
-        multi = [c for c in counts if get(c, "ranks", default=1) > 1] or [None]
-        status = str(get(fw, "status", default="?"))
-        if counts and not any(get(c, "runs_total") for c in counts):
+    for fw in result.frameworks:
+        counts = fw.rank_counts
+        one = next((c for c in counts if c.ranks == 1), None)
+        multi: list[Optional[RankCount]] = [c for c in counts if c.ranks > 1] or [None]
+        status: str = fw.status
+        if counts and not any(c.runs_total for c in counts):
             status = "not run"  # cancelled before its first launch (the runner calls it failed)
-        engine = str(get(fw, "launcher", default="?"))
-        if get(fw, "backend"):
-            engine += f"/{get(fw, 'backend')}"
+        engine = fw.launcher + (f"/{fw.backend}" if fw.backend else "")
         for count in multi:
-            gate = get(count, "gate_ok") if count is not None else None
+            gate = count.gate_ok if count is not None else None
             rows.append(
                 [
-                    f"{get(fw, 'framework', default='?')}/{get(fw, 'model', default='?')}",
-                    str(get(count, "ranks")) if count is not None else "-",
+                    f"{fw.framework}/{fw.model}",
+                    str(count.ranks) if count is not None else "-",
                     Text(status, style=STATUS_STYLE.get(status, "")),
-                    spread_text(get(count, "efficiency"), percent=True),
-                    spread_text(get(count, "allreduce_share"), percent=True),
+                    spread_text(count.efficiency if count else None, percent=True),
+                    spread_text(count.allreduce_share if count else None, percent=True),
                     Text("-")
                     if gate is None
                     else (Text("ok", style="green") if gate else Text("FAIL", style="bold red")),
-                    spread_text(get(one, "images_per_second")),
-                    spread_text(get(count, "images_per_second")),
+                    spread_text(one.images_per_second if one else None),
+                    spread_text(count.images_per_second if count else None),
                     startup_text(count),
                     engine,
                 ]
@@ -180,83 +174,75 @@ def table_rows(result: Result) -> list[list]:
     return rows
 
 
-def spread_text(spread: Optional[Result], percent: bool = False) -> str:
+def spread_text(spread: Optional[Spread], percent: bool = False) -> str:
     """median (min-max); a single value alone."""
-    if spread is None or get(spread, "median") is None:
+    if spread is None:
         return "-"
 
-    def one(value: Optional[float]) -> str:
-        return f"{float(value) * 100:.0f}%" if percent else fmt_num(value, 0)
+    def one(value: float) -> str:
+        return f"{value * 100:.0f}%" if percent else fmt_num(value, 0)
 
-    median, low, high = (get(spread, k) for k in ("median", "min", "max"))
-    if get(spread, "n", default=1) < 2 or low is None or high is None:
-        return one(median)
+    if spread.n < 2:
+        return one(spread.median)
     if percent:
-        return f"{one(median)} ({float(low) * 100:.0f}-{float(high) * 100:.0f})"
-    return f"{one(median)} ({fmt_num(low, 0)}-{fmt_num(high, 0)})"
+        return f"{one(spread.median)} ({spread.min * 100:.0f}-{spread.max * 100:.0f})"
+    return f"{one(spread.median)} ({fmt_num(spread.min, 0)}-{fmt_num(spread.max, 0)})"
 
 
-def startup_text(count: Optional[Result]) -> str:
+def startup_text(count: Optional[RankCount]) -> str:
     """Launcher / communication init / first step (medians, seconds): start-up apart from steady state."""
     if count is None:
         return "-"
-    values = [get(count, name, "median") for name in ("launcher_seconds", "init_seconds", "first_step_seconds")]
+    spreads = (count.launcher_seconds, count.init_seconds, count.first_step_seconds)
+    values = [s.median if s is not None else None for s in spreads]
     if all(v is None for v in values):
         return "-"
     return "/".join(fmt_num(v, 2) for v in values)
 
 
-def note_lines(result: Result) -> list[Text]:
+def note_lines(result: ScalingResult) -> list[Text]:
     lines = [Text("Start-up s N: launcher / communication init / first step, at N ranks", style="dim")]
-    for fw in get(result, "frameworks", default=[]):
-        if get(fw, "reason"):
-            lines.append(
-                Text.assemble(
-                    ("x ", "red"),
-                    (f"{get(fw, 'framework')}/{get(fw, 'model')}: ", "bold"),
-                    str(get(fw, "reason"))[:300],
-                )
-            )
-    lines += inter_host_lines(get(result, "inter_host"))
-    for warning in get(result, "warnings", default=[]) or []:
-        lines.append(Text.assemble(("! ", "yellow"), str(warning)))
+    for fw in result.frameworks:
+        if fw.reason:
+            lines.append(Text.assemble(("x ", "red"), (f"{fw.framework}/{fw.model}: ", "bold"), fw.reason[:300]))
+    lines += inter_host_lines(result.inter_host)
+    for warning in result.warnings:
+        lines.append(Text.assemble(("! ", "yellow"), warning))
     return lines
 
 
-def inter_host_lines(block: Result) -> list[Text]:
+def inter_host_lines(block: Optional[InterHost]) -> list[Text]:
     """A multi-node result (issue 21): the same rank count across hosts vs on node 0 alone, and the link."""
-    if not block:
+    if block is None:
         return []
-    link = get(block, "link", default={})
-    speed = (
-        f"{get(link, 'speed_mbps')} Mb/s" if get(link, "speed_mbps") else (get(link, "speed_source") or "speed unknown")
-    )
+    link = block.link
+    speed = f"{link.speed_mbps} Mb/s" if link.speed_mbps else (link.speed_source or "speed unknown")
     lines = [
         Text.assemble(
             ("Across hosts: ", "bold"),
-            f"{get(block, 'nnodes')} hosts x {get(block, 'ranks_per_node')} rank(s) (master {get(block, 'master')}), "
-            f"over {get(link, 'interface') or 'an unknown interface'} ({get(link, 'source_address') or '?'}; {speed})",
+            f"{block.nnodes} hosts x {block.ranks_per_node} rank(s) (master {block.master}), "
+            f"over {link.interface or 'an unknown interface'} ({link.source_address or '?'}; {speed})",
         )
     ]
-    for fw in get(block, "frameworks", default=[]) or []:
-        head = f"  {get(fw, 'framework')} {get(fw, 'launcher')} {get(fw, 'model')}: "
-        status = str(get(fw, "status", default="?"))
-        inter, intra = get(fw, "inter"), get(fw, "intra")
+    for fw in block.frameworks:
+        head = f"  {fw.framework} {fw.launcher} {fw.model}: "
+        status = fw.status
+        inter, intra = fw.inter, fw.intra
         if inter is None:
-            lines.append(Text.assemble(head, (status, STATUS_STYLE.get(status, "")), f" {get(fw, 'reason') or ''}"))
+            lines.append(Text.assemble(head, (status, STATUS_STYLE.get(status, "")), f" {fw.reason or ''}"))
             continue
         share = (
-            spread_text(get(inter, "allreduce_share"), percent=True)
-            if get(inter, "allreduce_share")
-            else (get(inter, "allreduce_share_note") or "-")
+            spread_text(inter.allreduce_share, percent=True)
+            if inter.allreduce_share
+            else (inter.allreduce_share_note or "-")
         )
         lines.append(
             Text.assemble(
                 head,
                 (status, STATUS_STYLE.get(status, "")),
-                f"; step {spread_text(get(inter, 'step_ms'))} ms across hosts vs "
-                f"{spread_text(get(intra, 'step_ms'))} ms on one host; allreduce {share} across vs "
-                f"{spread_text(get(intra, 'allreduce_share'), percent=True)} on one host",
+                f"; step {spread_text(inter.step_ms)} ms across hosts vs "
+                f"{spread_text(intra.step_ms if intra else None)} ms on one host; allreduce {share} across vs "
+                f"{spread_text(intra.allreduce_share if intra else None, percent=True)} on one host",
             )
         )
     return lines
