@@ -22,9 +22,8 @@ import json
 import shlex
 import shutil
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Literal, Optional, Union
+from typing import TYPE_CHECKING, Callable, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -149,22 +148,13 @@ NOT_RECORDED = "not recorded (cached before the cache kept a record per run)"
 
 
 def used_runs(
-    probes: Union[ProbeSuite, Mapping[str, object], None] = None,
-    scaling: Union[ScalingResult, Mapping[str, object], None] = None,
+    probes: Optional[ProbeSuite] = None,
+    scaling: Optional[ScalingResult] = None,
     fingerprint: Optional[str] = None,
 ) -> list[CachedRun]:
     """Every run of a cached training suite (`probes`) and scaling result (`scaling`) as CachedRun,
     from the record save_probes/save_scaling keep beside the cache; a run without a record (a cache
-    written before it was kept) takes its result's date and host and says the command is not recorded.
-    A result given as its JSON (the TUI's Probes screen holds the suite so) is validated first."""
-    if isinstance(probes, Mapping):
-        from probes.training.models import ProbeSuite
-
-        probes = ProbeSuite.model_validate(probes)
-    if isinstance(scaling, Mapping):
-        from probes.scaling.models import ScalingResult
-
-        scaling = ScalingResult.model_validate(scaling)
+    written before it was kept) takes its result's date and host and says the command is not recorded."""
     out: list[CachedRun] = []
     if probes is not None:
         ids = [r.id for r in probes.runs]

@@ -107,7 +107,9 @@ def test_markdown_parity_not_compared_is_not_a_mismatch():
 def test_tui_parity_not_compared_is_not_a_mismatch():
     from tui.screens.probes import parity_text
 
-    text = parity_text([SKIPPED_PARITY]).plain
+    from probes.training.models import ParityResult
+
+    text = parity_text([ParityResult.model_validate(SKIPPED_PARITY)]).plain
     assert "MISMATCH" not in text and "not compared (unavailable)" in text
 
 

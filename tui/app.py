@@ -24,7 +24,6 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tui import providers
-from tui.data import get
 from tui.controller import KINDS, MeasurementController, _one_line
 from tui.messages import (
     HostChanged,
@@ -135,7 +134,7 @@ class AdvisorApp(App):
     def _scaling_save(self, result: Result) -> None:
         # A multi-node result is not cached, as with `advisor probe --scaling --nnodes` (node 0 writes -o).
         save = self.core.saves.get("scaling")
-        if save is not None and get(result, "inter_host") is None and not get(result, "host", "nnodes"):
+        if save is not None and result.inter_host is None and not result.host.get("nnodes"):
             save(result)
 
     # ---- start-up and shut-down ------------------------------------------------------------------

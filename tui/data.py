@@ -1,22 +1,11 @@
-"""Reading the core's results, which arrive as pydantic models or as plain mappings (pure)."""
+"""Formatting the core's typed results for the screens (pure)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Optional, TypeVar, Union
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
-
-
-def get(obj: Any, *path: str, default: Any = None) -> Any:
-    """Read a nested field from a model or a mapping; missing anywhere -> default. Its last readers
-    are tui/app.py (_scaling_save) and tui/defaults.py (host_defaults); the screens and widgets read
-    the models' attributes (issue 28 item 3). Delete it with those two."""
-    for name in path:
-        if obj is None:
-            return default
-        obj = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
-    return default if obj is None else obj
 
 
 T = TypeVar("T")

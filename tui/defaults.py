@@ -3,15 +3,12 @@ fields taken from what the host check saw (pure: no Textual)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Optional
 
-from tui.data import get
 from tui.form_spec import set_path
 
 if TYPE_CHECKING:
     from probes.check.models import CheckReport
-
-    HostData = Union[CheckReport, dict]  # the host check, or the same read back as a mapping
 
 
 def blank_requirements() -> dict:
@@ -19,10 +16,10 @@ def blank_requirements() -> dict:
     return {"name": "My ML project", "hardware": {"available": ["cpu"]}, "deployment": {"targets": ["cpu-server"]}}
 
 
-def host_defaults(report: HostData) -> dict:
+def host_defaults(report: CheckReport) -> dict:
     """Requirement values implied by the host check (what the team can train on here)."""
-    accelerators = get(report, "accelerators", default=[]) or []
-    vendors = [get(a, "vendor") for a in accelerators]
+    accelerators = report.accelerators
+    vendors = [a.vendor for a in accelerators]
     available: list[str] = []
     if "nvidia" in vendors:
         available.append("nvidia")
@@ -32,10 +29,10 @@ def host_defaults(report: HostData) -> dict:
     out: dict = {"hardware.available": available}
     if accelerators:
         first = accelerators[0]
-        kind = "ascend" if get(first, "vendor") == "huawei" else "nvidia"
+        kind = "ascend" if first.vendor == "huawei" else "nvidia"
         out["hardware.training_target"] = kind
-        out["hardware.accelerator"] = str(get(first, "name", default="")) or None
-        out["hardware.devices"] = max(1, sum(1 for a in accelerators if get(a, "vendor") == get(first, "vendor")))
+        out["hardware.accelerator"] = first.name or None
+        out["hardware.devices"] = max(1, sum(1 for a in accelerators if a.vendor == first.vendor))
         out["deployment.targets"] = ["ascend-server" if kind == "ascend" else "nvidia-server"]
     else:
         out["hardware.training_target"] = "cpu"
@@ -43,7 +40,7 @@ def host_defaults(report: HostData) -> dict:
     return out
 
 
-def starting_requirements(report: Optional[HostData]) -> dict:
+def starting_requirements(report: Optional[CheckReport]) -> dict:
     data = blank_requirements()
     if report is not None:
         for key, value in host_defaults(report).items():

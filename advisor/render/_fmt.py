@@ -55,12 +55,10 @@ def pair(low: float, high: float, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
-def span(s: Ranged | Mapping[str, float] | None, unit: str = "") -> str:
-    """A Span as text. (A {"low", "high"} mapping too, for tui/screens/recommendation.py until it calls pair.)"""
+def span(s: Ranged | None, unit: str = "") -> str:
+    """A Span as text."""
     if s is None:
         return "-"
-    if isinstance(s, Mapping):
-        return pair(s["low"], s["high"], unit)
     return pair(s.low, s.high, unit)
 
 

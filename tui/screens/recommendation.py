@@ -301,9 +301,9 @@ def projections_view(report: Report) -> RenderableType:
 
 def _hours_range(low: float, high: float) -> str:
     """A range of hours rounded as the Markdown document rounds it (advisor.render._fmt)."""
-    from advisor.render._fmt import span
+    from advisor.render._fmt import pair
 
-    return span({"low": low, "high": high}, "h")
+    return pair(low, high, "h")
 
 
 def _about(hours: float) -> str:
