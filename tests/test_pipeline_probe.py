@@ -3,6 +3,8 @@ its own child, and the judging of starvation and of the share of N accelerators 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -148,3 +150,33 @@ def test_rounds_interleave_every_variant(monkeypatch, tmp_path):
     suite = runner.run_suite(PipelineConfig(frameworks=["pytorch"], workers=2, passes=3))
     assert order == ["pytorch-dataloader-w0", "pytorch-dataloader-w2"] * 3  # A B A B A B, not A A A B B B
     assert [r.passes for r in suite.runs] == [3, 3]
+
+
+# --- `--repeat N` sets the pipeline's interleaved passes (the training probe's protocol) ----------------
+
+
+def test_repeat_sets_the_pipeline_passes_and_is_checked(monkeypatch, capsys, tmp_path):
+    import probes.pipeline.runner as runner
+    from advisor.cli import main
+
+    seen = []
+
+    def fake_one(fw, variant, workers, npz, config, cancel):
+        seen.append(config.passes)
+        return _pass(1000, 4000)
+
+    monkeypatch.setattr(runner, "_one", fake_one)
+    monkeypatch.setattr(runner, "prepare", lambda out, data: {"source": "x", "samples": 1})
+    out = tmp_path / "pipe.json"
+    argv = ["probe", "--pipeline", "--frameworks", "pytorch", "--loader-workers", "1", "--json", "-o", str(out)]
+    assert main([*argv, "--repeat", "5"]) == 0
+    assert set(seen) == {5} and len(seen) == 2 * 5  # two variants, five rounds
+    assert {r["passes"] for r in json.loads(out.read_text())["runs"]} == {5}
+    seen.clear()
+    assert main(argv) == 0 and set(seen) == {PipelineConfig().passes}  # no --repeat: the default passes
+    capsys.readouterr()
+    assert main([*argv, "--repeat", "50"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("advisor: error: --repeat") and err.count("\n") == 1, err
+    assert main(["probe", "--accuracy", "--repeat", "5"]) == 2  # the accuracy probe does not read it
+    assert "--repeat" in capsys.readouterr().err

@@ -95,7 +95,8 @@ def register(subparsers) -> None:
         metavar="FILE",
         help="write the JSON document to FILE (atomically), e.g. for `advisor report --probes`",
     )
-    p.set_defaults(func=handle, _training_defaults={k: p.get_default(k) for k in TRAINING_ONLY})
+    # "repeat" too: the data probes refuse it or (the pipeline) read it only when given
+    p.set_defaults(func=handle, _training_defaults={k: p.get_default(k) for k in (*TRAINING_ONLY, "repeat")})
     for front in fronts().values():
         front.add_arguments(p)
 

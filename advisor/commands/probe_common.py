@@ -75,10 +75,12 @@ def selected_frameworks(args: argparse.Namespace) -> list[str]:
     return [fw for fw, info in installed_frameworks().items() if info["installed"]]
 
 
-def refuse_training_options(args: argparse.Namespace, probe: str) -> None:
-    """Training-probe options `probe` does not read are refused, not silently ignored."""
+def refuse_training_options(args: argparse.Namespace, probe: str, reads: tuple[str, ...] = ()) -> None:
+    """Training-probe options `probe` does not read (all but `reads`) are refused, not silently ignored."""
     defaults = getattr(args, "_training_defaults", {})
     for name in NOT_USED_BY_DATA_PROBES:
+        if name in reads:
+            continue
         if name in defaults and getattr(args, name, None) != defaults[name]:
             raise UsageError(f"--{name.replace('_', '-')}: a training-probe option; {probe} does not use it")
 

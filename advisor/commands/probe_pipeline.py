@@ -22,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--pipeline",
         action="store_true",
         help="time the data pipeline (random crop + flip + normalize + HWC->CHW) in DataLoader and "
-        "mindspore.dataset, alone and feeding a LeNet-5 step",
+        "mindspore.dataset, alone and feeding a LeNet-5 step; --repeat N sets its interleaved passes (default 3)",
     )
     g.add_argument("--loader-workers", type=int, help="loader workers (default: usable cores, at most 4)")
     g.add_argument(
@@ -64,8 +64,11 @@ def _config(args):
 
     from probes.pipeline.models import PipelineConfig
 
-    refuse_training_options(args, "--pipeline")
+    refuse_training_options(args, "--pipeline", reads=("repeat",))
     fields = {"batch_size": args.batch_size, "frameworks": selected_frameworks(args)}
+    defaults = getattr(args, "_training_defaults", {})
+    if "repeat" in defaults and args.repeat != defaults["repeat"]:  # the same protocol: interleaved rounds
+        fields["passes"] = args.repeat
     for name, field in (("loader_workers", "workers"), ("threads", "threads"), ("data", "data")):
         if getattr(args, name, None) is not None:
             fields[field] = getattr(args, name)
@@ -73,7 +76,9 @@ def _config(args):
         return PipelineConfig(**fields)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
-        flag = {"workers": "loader-workers"}.get(str(err["loc"][0]), str(err["loc"][0]).replace("_", "-"))
+        flag = {"workers": "loader-workers", "passes": "repeat"}.get(
+            str(err["loc"][0]), str(err["loc"][0]).replace("_", "-")
+        )
         raise UsageError(f"--{flag}: {err['msg']} (got {err.get('input')!r})") from None
 
 
