@@ -329,6 +329,18 @@ def installed(module: str) -> bool:
         return False
 
 
+def install_stamp(module: str) -> Optional[str]:
+    """ "<package folder>:<its mtime>" of an installed package, found without importing it, or None: what a
+    cached fact about the install (a providers list, a kernel timing) is kept against; a reinstall or an
+    upgrade changes it."""
+    try:
+        spec = importlib.util.find_spec(module)
+        where = list(spec.submodule_search_locations or [])[0] if spec else None
+        return f"{where}:{int(os.stat(where).st_mtime)}" if where else None
+    except (ImportError, OSError, ValueError, IndexError):
+        return None
+
+
 def package_version(dist: str) -> Optional[str]:
     """Installed version of a distribution, or None (a .dist-info without METADATA gives None too)."""
     try:

@@ -18,6 +18,7 @@ from typing import Callable, Optional
 
 from advisor import __version__
 from probes.check.models import Accelerator, CheckReport, ConvCheck, Finding, FrameworkInfo
+from probes.hostfacts import install_stamp
 
 ORDER = {"error": 0, "warning": 1, "info": 2}
 LOW_DISK_MB = 5 * 1024
@@ -155,18 +156,6 @@ def _cached_onednn_confirm(frameworks: list[FrameworkInfo]) -> Optional[dict[str
     return load_onednn_confirm(str(ms.version))
 
 
-def _install_stamp() -> Optional[str]:
-    """The MindSpore install a convolution was timed on (its package folder and that folder's mtime): a
-    reinstall or upgrade of the bundled oneDNN changes it."""
-    from probes.check.frameworks import _package_dir
-
-    where = _package_dir("mindspore")
-    try:
-        return f"{where}:{int(where.stat().st_mtime)}" if where is not None else None
-    except OSError:
-        return None
-
-
 CONV_FIELDS = ("shape", "conv_ms", "gemm_ms", "ratio")
 
 
@@ -178,7 +167,7 @@ def _cached_conv(confirmed: Optional[dict[str, object]]) -> Optional[dict[str, o
     if not isinstance(conv, dict) or any(k.startswith(("ONEDNN_", "DNNL_")) for k in os.environ):
         return None
     numbers_ok = all(isinstance(conv.get(k), (int, float)) and conv[k] > 0 for k in CONV_FIELDS[1:])
-    if not numbers_ok or not isinstance(conv.get("shape"), str) or conv.get("install") != _install_stamp():
+    if not numbers_ok or not isinstance(conv.get("shape"), str) or conv.get("install") != install_stamp("mindspore"):
         return None
     return conv
 
@@ -215,7 +204,7 @@ def _save_confirm(version: str, check: ConvCheck, measured: str) -> None:
     from advisor.cache import save_onednn_confirm
 
     conv = {k: getattr(check, k) for k in CONV_FIELDS}
-    stamp = _install_stamp()
+    stamp = install_stamp("mindspore")  # a reinstall or upgrade of the bundled oneDNN changes it
     try:
         save_onednn_confirm(
             version,

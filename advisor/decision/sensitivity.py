@@ -78,15 +78,7 @@ def constant_sensitivity(
         lo, hi = c.search
         v0 = c.value
         if c.acts_when and not getattr(ctx, c.acts_when):  # nothing it applies to: it cannot move the verdict
-            items.append(
-                ConstantSensitivity(
-                    name=c.name,
-                    value=v0,
-                    unit=c.unit,
-                    source=c.source,
-                    note=f"{top} stays on top for {c.name} anywhere in {lo:g}-{hi:g} (no {c.acts_when} result to apply it to)",
-                )
-            )
+            items.append(_stays_on_top(c, top, f" (no {c.acts_when} result to apply it to)"))
             continue
 
         def top_at(v: float, c: Constant = c) -> str:
@@ -105,15 +97,7 @@ def constant_sensitivity(
         tops = {v: ends[v] if v in ends else top_at(v) for v in grid}
         flips = [v for v in grid if tops[v] != top]
         if not flips:
-            items.append(
-                ConstantSensitivity(
-                    name=c.name,
-                    value=v0,
-                    unit=c.unit,
-                    source=c.source,
-                    note=f"{top} stays on top for {c.name} anywhere in {lo:g}-{hi:g}",
-                )
-            )
+            items.append(_stays_on_top(c, top))
             continue
         v1 = min(flips, key=lambda v: abs(v - v0))
         a, b = v0, v1  # a keeps `top`, b does not; bisect between them
@@ -137,3 +121,9 @@ def constant_sensitivity(
             )
         )
     return items
+
+
+def _stays_on_top(c: Constant, top: str, why: str = "") -> ConstantSensitivity:
+    lo, hi = c.search
+    note = f"{top} stays on top for {c.name} anywhere in {lo:g}-{hi:g}{why}"
+    return ConstantSensitivity(name=c.name, value=c.value, unit=c.unit, source=c.source, note=note)

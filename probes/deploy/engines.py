@@ -58,19 +58,14 @@ def cached_ort_providers(version: Optional[str]) -> list[str]:
     """ort_providers(), kept per installed onnxruntime (its version and package folder's mtime): the list
     is a property of the wheel, and importing onnxruntime costs `advisor check` ~0.5 s of CPU beside its
     smoke children on every run. Any trouble with the cache falls back to asking onnxruntime."""
-    import importlib.util
     import json
 
-    from probes.hostfacts import cache_dir
+    from probes.hostfacts import cache_dir, install_stamp
 
-    try:
-        spec = importlib.util.find_spec("onnxruntime")  # finds the package without importing it
-        where = os.path.dirname(spec.origin) if spec and spec.origin else None
-        stamp = f"{version}-{int(os.stat(where).st_mtime)}" if where else None
-    except (ImportError, OSError, ValueError):
-        stamp = None
-    if stamp is None:
+    where = install_stamp("onnxruntime")
+    if where is None:
         return ort_providers()
+    stamp = f"{version}-{where}"
     path = cache_dir() / "ort-providers.json"
     try:
         kept = json.loads(path.read_text(encoding="utf-8"))
