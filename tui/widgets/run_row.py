@@ -55,6 +55,8 @@ class RunRow(Vertical):
         self.progress = progress
         if not getattr(self, "_ready", False):
             return  # not composed yet: on_mount shows the latest progress
+        if not self.is_attached or not self.query(".run-ips"):
+            return  # removed while mounting (a new run cleared the rows): nothing left to show
         status = progress.status
         ips = fmt_num(progress.rate, 1, f" {progress.unit}") if progress.rate else ""
         self.query_one(".run-ips", Static).update(Text.assemble((status, STATUS_STYLE.get(status, "")), "  ", ips))
