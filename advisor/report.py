@@ -238,45 +238,40 @@ def stable_host(host: Any) -> Any:
     return data
 
 
-def _num(value: Any) -> Optional[float]:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def summarise_runs(suites: Sequence[ProbeSuite]) -> tuple[list[RunSummary], list[ParityResult], list[GemmPeak]]:
     runs: list[RunSummary] = []
     parity: list[ParityResult] = []
     gemm: list[GemmPeak] = []
     for suite in suites:
-        data = suite.model_dump(mode="json")
-        host = data.get("host") or {}
-        label = host.get("hostname") or host.get("cpu_model") or host.get("name")
-        for r in data.get("runs") or []:
-            step = r.get("step_time_ms") or {}
+        # an older suite file may name its host (kept as an extra field); the probe records the CPU model
+        label = getattr(suite.host, "hostname", None) or suite.host.cpu_model or getattr(suite.host, "name", None)
+        for r in suite.runs:
+            step = r.step_time_ms
             runs.append(
                 RunSummary(
-                    id=str(r.get("id", "?")),
-                    framework=str(r.get("framework", "?")),
-                    mode=r.get("mode"),
-                    model=r.get("model"),
-                    batch_size=r.get("batch_size"),
-                    device=r.get("device"),
-                    hardware=device_kind(r.get("device") or ""),
-                    status=str(r.get("status", "?")),
-                    error=r.get("error"),
-                    images_per_second=_num(r.get("images_per_second")),
-                    ci95=r.get("ci95"),
-                    step_ms_median=_num(step.get("median")),
-                    step_cv=_num(step.get("cv")),
-                    first_step_seconds=_num(r.get("first_step_seconds")),
-                    compile_seconds=_num(r.get("compile_seconds")),
-                    peak_memory_mb=_num(r.get("peak_memory_mb")),
-                    mfu=_num(r.get("mfu")),
-                    loss_first=_num(r.get("loss_first")),
-                    loss_last=_num(r.get("loss_last")),
+                    id=r.id,
+                    framework=r.framework,
+                    mode=r.mode,
+                    model=r.model,
+                    batch_size=r.batch_size,
+                    device=r.device,
+                    hardware=device_kind(r.device or ""),
+                    status=r.status,
+                    error=r.error,
+                    images_per_second=r.images_per_second,
+                    ci95=r.ci95,
+                    step_ms_median=step.median if step else None,
+                    step_cv=step.cv if step else None,
+                    first_step_seconds=r.first_step_seconds,
+                    compile_seconds=r.compile_seconds,
+                    peak_memory_mb=r.peak_memory_mb,
+                    mfu=r.mfu,
+                    loss_first=r.loss_first,
+                    loss_last=r.loss_last,
                     host=label,
-                    warnings=[str(w) for w in r.get("warnings") or []],
-                    quality=r.get("quality") if isinstance(r.get("quality"), str) else None,
-                    quality_reasons=[str(q) for q in r.get("quality_reasons") or []],
+                    warnings=list(r.warnings),
+                    quality=r.quality,
+                    quality_reasons=list(r.quality_reasons),
                 )
             )
         parity.extend(suite.parity)
