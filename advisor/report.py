@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, TypeVar, Union
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,7 +33,6 @@ from advisor.decision.projections import (
     scaling_measurements,
 )
 from advisor.requirements import Requirements
-from advisor.decision.evidence import JsonDict
 from advisor.decision.schedule import Schedule
 from advisor.decision.scorecard import (
     ConstantSensitivity,
@@ -46,13 +46,15 @@ from advisor.decision.scorecard import (
 from advisor.decision.scoring import score
 from advisor.decision.tco import TotalCost
 from advisor.measurements import Measured, Measurements
+from advisor.scan.models import ScanResult
+from probes.training.models import ParityResult, ProbeSuite
 
-if TYPE_CHECKING:  # the probes' result types, for the annotations only
+if TYPE_CHECKING:
     from knowledge.models import KnowledgeBase
-    from probes.training.models import ProbeSuite
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
-SCHEMA_VERSION = "1.5"  # 1.5: Projection.serving, requirements model.architecture, transformer; 1.4: document (the judged review document), cached_runs; 1.1: scaling, Projection.communication, Evidence.spread/label
+SCHEMA_VERSION = "1.6"  # 1.6: scan, probes.parity and probes.gemm_peak typed: same data, a stricter schema
+# 1.5: Projection.serving, requirements model.architecture, transformer; 1.4: document (the judged review document), cached_runs; 1.1: scaling, Projection.communication, Evidence.spread/label
 # 1.2: memory, costs (TCO parts), schedules, constant_sensitivity, hardware_basis, recommendation.confidence_parts,
 #      Projection.memory/warnings, Communication.curve/interconnect, RunSummary.quality/quality_reasons
 # 1.3: accuracy, pipeline, Projection.input_pipeline, CostPart.items, ScalingInfo.inter_host,
@@ -103,12 +105,22 @@ class RunSummary(_Out):
     quality_reasons: list[str] = Field(default_factory=list)
 
 
+class GemmPeak(_Out):
+    """One framework's on-host fp32 matmul peak, from one training suite (ProbeSuite.gemm_peak)."""
+
+    framework: str
+    gflops: float = Field(description="GFLOP/s")
+    host: Optional[str] = Field(None, description="the suite's host (hostname or CPU model)")
+
+
 class ProbesInfo(_Out):
     source: Literal["none", "cache", "files", "run"] = "none"
     files: list[str] = Field(default_factory=list)
     runs: list[RunSummary] = Field(default_factory=list)
-    parity: list[dict[str, Any]] = Field(default_factory=list)
-    gemm_peak: list[dict[str, Any]] = Field(default_factory=list)
+    parity: list[ParityResult] = Field(default_factory=list, description="each suite's cross-framework parity")
+    gemm_peak: list[GemmPeak] = Field(
+        default_factory=list, description="each suite's GEMM peak, framework by framework"
+    )
     note: Optional[str] = None
 
 
@@ -141,6 +153,8 @@ class Report(_Out):
     created_at: str
     knowledge_base: KnowledgeBaseInfo
     requirements: Requirements
+    # A mapping, not a CheckReport: the host check with its volatile fields (created_at, seconds, load,
+    # free memory) stripped by stable_host, so the same inputs give the same report; the model requires them.
     host: Optional[dict[str, Any]] = Field(
         None, description="host check (advisor check) of the machine the report ran on"
     )
@@ -149,7 +163,7 @@ class Report(_Out):
         default_factory=ScalingInfo,
         description="data-parallel scaling probe result consulted for multi-device communication",
     )
-    scan: Optional[dict[str, Any]] = Field(None, description="migration scan of model.code_path, when given")
+    scan: Optional[ScanResult] = Field(None, description="migration scan of model.code_path, when given")
     transformer: TransformerEvidence = Field(
         default_factory=lambda: TransformerEvidence(note=GPT_NOT_MEASURED),
         description="the transformer probe (--gpt FILE): tokens/s measured here, parity, the dynamic-shape cost",
@@ -224,51 +238,44 @@ def stable_host(host: Any) -> Any:
     return data
 
 
-def _num(value: Any) -> Optional[float]:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def summarise_runs(suites: list[Union[ProbeSuite, JsonDict]]) -> tuple[list[RunSummary], list[dict], list[dict]]:
-    runs, parity, gemm = [], [], []
+def summarise_runs(suites: Sequence[ProbeSuite]) -> tuple[list[RunSummary], list[ParityResult], list[GemmPeak]]:
+    runs: list[RunSummary] = []
+    parity: list[ParityResult] = []
+    gemm: list[GemmPeak] = []
     for suite in suites:
-        data = _dump(suite) or {}
-        host = data.get("host") or {}
-        label = host.get("hostname") or host.get("cpu_model") or host.get("name")
-        for r in data.get("runs") or []:
-            step = r.get("step_time_ms") or {}
+        # an older suite file may name its host (kept as an extra field); the probe records the CPU model
+        label = getattr(suite.host, "hostname", None) or suite.host.cpu_model or getattr(suite.host, "name", None)
+        for r in suite.runs:
+            step = r.step_time_ms
             runs.append(
                 RunSummary(
-                    id=str(r.get("id", "?")),
-                    framework=str(r.get("framework", "?")),
-                    mode=r.get("mode"),
-                    model=r.get("model"),
-                    batch_size=r.get("batch_size"),
-                    device=r.get("device"),
-                    hardware=device_kind(r.get("device") or ""),
-                    status=str(r.get("status", "?")),
-                    error=r.get("error"),
-                    images_per_second=_num(r.get("images_per_second")),
-                    ci95=r.get("ci95"),
-                    step_ms_median=_num(step.get("median")),
-                    step_cv=_num(step.get("cv")),
-                    first_step_seconds=_num(r.get("first_step_seconds")),
-                    compile_seconds=_num(r.get("compile_seconds")),
-                    peak_memory_mb=_num(r.get("peak_memory_mb")),
-                    mfu=_num(r.get("mfu")),
-                    loss_first=_num(r.get("loss_first")),
-                    loss_last=_num(r.get("loss_last")),
+                    id=r.id,
+                    framework=r.framework,
+                    mode=r.mode,
+                    model=r.model,
+                    batch_size=r.batch_size,
+                    device=r.device,
+                    hardware=device_kind(r.device or ""),
+                    status=r.status,
+                    error=r.error,
+                    images_per_second=r.images_per_second,
+                    ci95=r.ci95,
+                    step_ms_median=step.median if step else None,
+                    step_cv=step.cv if step else None,
+                    first_step_seconds=r.first_step_seconds,
+                    compile_seconds=r.compile_seconds,
+                    peak_memory_mb=r.peak_memory_mb,
+                    mfu=r.mfu,
+                    loss_first=r.loss_first,
+                    loss_last=r.loss_last,
                     host=label,
-                    warnings=[str(w) for w in r.get("warnings") or []],
-                    quality=r.get("quality") if isinstance(r.get("quality"), str) else None,
-                    quality_reasons=[str(q) for q in r.get("quality_reasons") or []],
+                    warnings=list(r.warnings),
+                    quality=r.quality,
+                    quality_reasons=list(r.quality_reasons),
                 )
             )
-        parity.extend(p for p in data.get("parity") or [] if isinstance(p, dict))
-        g = data.get("gemm_peak")
-        if isinstance(g, list):
-            gemm.extend(x for x in g if isinstance(x, dict))
-        elif isinstance(g, dict):  # framework -> GFLOP/s
-            gemm.extend({"framework": k, "gflops": v, "host": label} for k, v in sorted(g.items()))
+        parity.extend(suite.parity)
+        gemm.extend(GemmPeak(framework=k, gflops=v, host=label) for k, v in sorted(suite.gemm_peak.items()))
     return runs, parity, gemm
 
 
@@ -394,7 +401,7 @@ def build_report(
             note=_probe_note(runs, requirements, card),
         ),
         scaling=scaling_info(scaling, requirements),
-        scan=_dump(m.scan),
+        scan=m.scan,
         accuracy=acc if acc is not None else accuracy_evidence(None),
         transformer=tev if tev is not None else transformer_evidence(None, requirements),
         pipeline=pipe if pipe is not None else pipeline_evidence(None),

@@ -92,7 +92,10 @@ SKIPPED_PARITY = {
 def test_markdown_parity_not_compared_is_not_a_mismatch():
     from advisor.render.markdown import parity_text
 
-    assert parity_text(SKIPPED_PARITY).startswith("not compared (unavailable): parity needs both")
+    from probes.training.models import ParityResult
+
+    skipped = ParityResult.model_validate(SKIPPED_PARITY)
+    assert parity_text(skipped).startswith("not compared (unavailable): parity needs both")
     real = {
         "model": "lenet",
         "ok": True,
@@ -100,8 +103,8 @@ def test_markdown_parity_not_compared_is_not_a_mismatch():
         "max_abs_diff": 2.9802322387695312e-08,
         "checks": [{"name": "logits", "metric": "max_abs", "value": 3e-8, "tolerance": 1e-4, "ok": True}],
     }
-    assert parity_text(real) == "max abs diff 3.0e-08 (ok)"
-    assert "MISMATCH" in parity_text(dict(real, ok=False))
+    assert parity_text(ParityResult.model_validate(real)) == "max abs diff 3.0e-08 (ok)"
+    assert "MISMATCH" in parity_text(ParityResult.model_validate(dict(real, ok=False)))
 
 
 def test_tui_parity_not_compared_is_not_a_mismatch():

@@ -135,7 +135,7 @@ def test_scan_hazards_join_the_register(kb):
     )
     reg = register(report)
     scanned = [r for r in reg.risks + reg.also_known if r.scan]
-    kinds = {h["pitfall"] or h["kind"] for h in report.scan["hazard_summary"]}
+    kinds = {h.pitfall or h.kind for h in report.scan.hazard_summary}
     assert scanned and {r.id for r in scanned} >= {k for k in kinds if k}
     assert all(r.likelihood == SCAN_HIT and "advisor scan" in r.why for r in scanned)
 

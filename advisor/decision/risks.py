@@ -11,7 +11,7 @@ near-certain. Pure: reads the report document only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from advisor.decision.memory import MemoryFit
 from advisor.requirements import Requirements
@@ -358,27 +358,26 @@ def register(report: Report, workflow: Optional[str] = None) -> Register:
     wf = workflow or report.recommendation.workflow
     p = project(report, wf)
     risks = {r.id: r for r in (_from_pitfall(item, p, wf) for item in report.pitfalls)}
-    scan: dict[str, Any] = report.scan or {}  # the scan's JSON document (advisor.scan)
-    for h in scan.get("hazard_summary") or []:
-        count, kind = int(h.get("count") or 1), str(h.get("kind"))
-        eff = h.get("effort_hours") or [0.0, 0.0]
-        found = f"`advisor scan` found {count} place(s) ({kind}) in {scan.get('path') or 'the code'}"
-        pid = h.get("pitfall")
+    scan = report.scan
+    for h in scan.hazard_summary if scan is not None else []:
+        count, kind, eff = h.count or 1, h.kind, h.effort_hours
+        found = f"`advisor scan` found {count} place(s) ({kind}) in {scan.path or 'the code'}"
+        pid = h.pitfall
         if pid and pid in risks:
             r = risks[pid]
             r.likelihood, r.why, r.scan = SCAN_HIT, found, found
-            r.hours = (max(r.hours[0], float(eff[0])), max(r.hours[1], float(eff[1])))
+            r.hours = (max(r.hours[0], eff[0]), max(r.hours[1], eff[1]))
         else:
-            rid = str(pid or f"scan-{kind}")
+            rid = pid or f"scan-{kind}"
             risks[rid] = Risk(
                 rid,
-                str(h.get("title") or kind),
+                h.title or kind,
                 SCAN_HIT,
                 found,
-                (float(eff[0]), float(eff[1])),
+                eff,
                 "ML engineer",
                 "single card",
-                str(h.get("fix") or "see `advisor scan` for each place"),
+                h.fix or "see `advisor scan` for each place",
                 kb_id=pid or None,
                 scan=found,
             )

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from advisor.decision.communication import ScalingSpread
     from advisor.decision.document import ReviewDocument
     from advisor.report import Report
+    from advisor.scan.models import EffortShare, ScanResult
+    from probes.training.models import ParityResult
 
 
 def _scores(report: Report) -> list[str]:
@@ -254,18 +256,17 @@ def _runs(report: Report) -> list[str]:
     if report.probes.parity:
         out.append("")
     for p in report.probes.parity:
-        out.append(f"- parity {p.get('model', '?')}: {parity_text(p)}")
+        out.append(f"- parity {p.model}: {parity_text(p)}")
     return out
 
 
-def parity_text(p: dict) -> str:
+def parity_text(p: ParityResult) -> str:
     """A parity entry: a comparison that never ran (skipped, unavailable, a worker failed) is not a mismatch."""
-    if p.get("status") not in (None, "ok") and not p.get("checks"):
-        return f"not compared ({p.get('status')})" + (f": {p['error']}" if p.get("error") else "")
-    diff = p.get("max_abs_diff")
-    text = f"max abs diff {diff:.1e}" if isinstance(diff, (int, float)) else "max abs diff -"
-    verdict = "ok" if p.get("ok") else ("MISMATCH" if p.get("ok") is False else "?")
-    return f"{text} ({verdict})" + (f": {p['likely_cause']}" if verdict == "MISMATCH" and p.get("likely_cause") else "")
+    if p.status != "ok" and not p.checks:
+        return f"not compared ({p.status})" + (f": {p.error}" if p.error else "")
+    text = f"max abs diff {p.max_abs_diff:.1e}" if p.max_abs_diff is not None else "max abs diff -"
+    verdict = "ok" if p.ok else "MISMATCH"
+    return f"{text} ({verdict})" + (f": {p.likely_cause}" if verdict == "MISMATCH" and p.likely_cause else "")
 
 
 def _chart(report: Report) -> list[str]:
@@ -336,47 +337,37 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
 def _scan(report: Report) -> list[str]:
     """The migration scan of model.code_path that the migration scores cite (`advisor scan` for all of it)."""
     s = report.scan
-    if not s:
+    if s is None:
         return []
-    effort = s.get("effort_hours") or []
+    low, high = s.effort_hours
     out = [
-        f"`{s.get('path')}`: {s.get('python_files', 0)} Python file(s), {s.get('lines', 0)} lines, "
-        f"{len(s.get('apis') or [])} mapped and {len(s.get('unmapped') or [])} unmapped PyTorch APIs "
+        f"`{s.path}`: {s.python_files} Python file(s), {s.lines} lines, "
+        f"{len(s.apis)} mapped and {len(s.unmapped)} unmapped PyTorch APIs "
         f"(read with `ast`, never run).",
         "",
+        f"- effort: {pair(low, high, 'h')} (worst case {num(s.effort_worst_case_hours)} h), "
+        f"risk **{s.risk}**; basis: {s.effort_basis}",
     ]
-    if len(effort) == 2:
-        out.append(
-            f"- effort: {pair(effort[0], effort[1], 'h')} (worst case {num(s.get('effort_worst_case_hours'))} h), "
-            f"risk **{s.get('risk')}**; basis: {s.get('effort_basis')}"
-        )
-    out += [f"- risk: {r}" for r in s.get("risk_reasons") or []]
-    if s.get("route"):
-        out.append(f"- route: {s.get('route_why') or s.get('route')}")
+    out += [f"- risk: {r}" for r in s.risk_reasons]
+    out.append(f"- route: {s.route_why or s.route}")
     out += _scan_breakdown(s)
     rows = [
-        [
-            h.get("kind", "?"),
-            str(h.get("count", "")),
-            h.get("risk", ""),
-            pair(h["effort_hours"][0], h["effort_hours"][1], "h") if h.get("effort_hours") else "-",
-            h.get("pitfall") or "-",
-        ]
-        for h in s.get("hazard_summary") or []
+        [h.kind, str(h.count), h.risk, pair(h.effort_hours[0], h.effort_hours[1], "h"), h.pitfall or "-"]
+        for h in s.hazard_summary
     ]
     if rows:
         out += [""] + _table(["Hazard", "Places", "Risk", "Effort", "Pitfall"], rows, ["l", "r", "l", "r", "l"])
     return out
 
 
-def _shares_table(title: str, shares: list[dict], limit: int = 10) -> list[str]:
+def _shares_table(title: str, shares: list[EffortShare], limit: int = 10) -> list[str]:
     rows = [
         [
-            str(r.get("name")),
-            str(r.get("files", 0)),
-            str(r.get("lines", 0)),
-            pair(r["effort_hours"][0], r["effort_hours"][1], "h"),
-            "excluded (not counted)" if r.get("excluded") else "counted",
+            r.name,
+            str(r.files),
+            str(r.lines),
+            pair(r.effort_hours[0], r.effort_hours[1], "h"),
+            "excluded (not counted)" if r.excluded else "counted",
         ]
         for r in shares[:limit]
     ]
@@ -386,36 +377,33 @@ def _shares_table(title: str, shares: list[dict], limit: int = 10) -> list[str]:
     )
 
 
-def _scan_breakdown(s: dict) -> list[str]:
+def _scan_breakdown(s: ScanResult) -> list[str]:
     """Where the scan's hours are: per role and top-level package, excluded files shown apart."""
     from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_role_parts
 
-    b = s.get("effort_breakdown") or {}
-    if not b:
+    b = s.effort_breakdown
+    if b is None:
         return []
     out = [
-        f"- breakdown: {b.get('included_files', 0)} file(s) counted, {b.get('excluded_files', 0)} excluded"
-        + (
-            f" by {len(b.get('exclude') or [])} glob pattern(s) (tests, examples, tools by default)"
-            if b.get("exclude")
-            else ""
-        )
+        f"- breakdown: {b.included_files} file(s) counted, {b.excluded_files} excluded"
+        + (f" by {len(b.exclude)} glob pattern(s) (tests, examples, tools by default)" if b.exclude else "")
         + " (`advisor scan --json` has the rule and every item, file and package)"
     ]
-    excluded = excluded_scan_text(s)
+    doc = s.model_dump(mode="json")  # scan_parts reads the decision model's JSON view of the scan
+    excluded = excluded_scan_text(doc)
     if excluded:
         out.append(f"- {excluded}")
-    roles = scan_role_parts(s)
+    roles = scan_role_parts(doc)
     if roles:
         out.append(
             "- in the migration estimate and the engineering cost, role by role (each role's range scaled so the "
             "roles add up to the scan's total): "
             + ", ".join(f"{n.removeprefix('port: ').removesuffix(' (code scan)')} {a:g}-{b:g} h" for n, a, b in roles)
         )
-    if b.get("by_role"):
-        out += _shares_table("Role", b["by_role"])
-    if len(b.get("by_package") or []) > 1:
-        out += _shares_table("Top-level package", b["by_package"])
+    if b.by_role:
+        out += _shares_table("Role", b.by_role)
+    if len(b.by_package) > 1:
+        out += _shares_table("Top-level package", b.by_package)
     return out
 
 

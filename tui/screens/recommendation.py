@@ -21,7 +21,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from tui import actions
-from tui.data import fmt_num, given
+from tui.data import fmt_num
 from tui.glyphs import ellipsis
 from tui.messages import ReportChanged, RequirementsLoaded
 from tui.screens.base import AdvisorScreen
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from advisor.decision.document import ReviewDocument
     from advisor.decision.evidence import Evidence, Span
     from advisor.report import Report
+    from advisor.scan.models import ScanResult
 
 DEFAULT_EXPORT = "advisor-report"
 DOCUMENT_PANELS = ("#rec-register", "#rec-stack", "#rec-sensitivity", "#rec-signoff")
@@ -407,42 +408,35 @@ ROLE_ORDER = ("model", "training", "data", "deployment", "tests", "examples", "t
 ROLE_TITLE = {"training": "training loop", "data": "data pipeline"}
 
 
-def _hours(pair: Optional[list[float]]) -> str:
-    if not pair or len(pair) != 2:
-        return "-"
-    low, high = (float(v) for v in pair)
+def _hours(pair: tuple[float, float]) -> str:
+    low, high = pair
     return f"{low:.0f}-{high:.0f} h" if high >= 10 else f"{low:.1f}-{high:.1f} h"
 
 
-def scan_view(scan: dict) -> RenderableType:
-    """The migration scan of model.code_path: total effort, risk and route, then its breakdown per
-    role (model / training loop / data pipeline / deployment / tests) and the top packages, from the
-    scan's effort_breakdown (the figures `advisor scan --by package` prints). `scan` is Report.scan,
-    the ScanResult as JSON (the report keeps it as a mapping: advisor.scan's model is not part of
-    the report schema), so it is read key by key."""
+def scan_view(scan: ScanResult) -> RenderableType:
+    """The migration scan of model.code_path (Report.scan): total effort, risk and route, then its
+    breakdown per role (model / training loop / data pipeline / deployment / tests) and the top
+    packages, from the scan's effort_breakdown (the figures `advisor scan --by package` prints)."""
     head = Text.assemble(
         ("Migration scan ", "bold"),
-        f"of {given(scan.get('path'), 'model.code_path')}: {given(scan.get('python_files'), 0)} Python files, "
-        f"{fmt_num(given(scan.get('lines'), 0), 0)} lines; effort ",
-        (_hours(scan.get("effort_hours")), "bold"),
-        f", risk {given(scan.get('risk'), '?')}, route {given(scan.get('route'), '?')}",
+        f"of {scan.path}: {scan.python_files} Python files, {fmt_num(scan.lines, 0)} lines; effort ",
+        (_hours(scan.effort_hours), "bold"),
+        f", risk {scan.risk}, route {scan.route}",
     )
-    if scan.get("nothing_scanned"):
-        head.append(f"\n  {scan['nothing_scanned']}", style="yellow")
-    breakdown = scan.get("effort_breakdown")
-    if not breakdown:
+    if scan.nothing_scanned:
+        head.append(f"\n  {scan.nothing_scanned}", style="yellow")
+    breakdown = scan.effort_breakdown
+    if breakdown is None:
         return head
     parts: list = [head]
     roles = sorted(
-        breakdown.get("by_role") or [],
-        key=lambda s: ROLE_ORDER.index(s.get("role")) if s.get("role") in ROLE_ORDER else len(ROLE_ORDER),
+        breakdown.by_role,
+        key=lambda s: ROLE_ORDER.index(s.role) if s.role in ROLE_ORDER else len(ROLE_ORDER),
     )
     for title, shares, key in (
         ("Effort by role", roles, "role"),
-        (f"Top packages (of {len(breakdown.get('by_package') or [])})", None, "package"),
+        (f"Top packages (of {len(breakdown.by_package)})", breakdown.by_package[:SCAN_TOP], "package"),
     ):
-        if shares is None:
-            shares = (breakdown.get("by_package") or [])[:SCAN_TOP]
         if not shares:
             continue
         table = Table(
@@ -458,23 +452,18 @@ def scan_view(scan: dict) -> RenderableType:
         for name in ("Files", "Lines", "Hours"):
             table.add_column(name, justify="right")
         for share in shares:
-            name = str(given(share.get("name"), "?"))
-            excluded = given(share.get("excluded"), False)
+            name = share.name
             if key == "role":
-                name = ROLE_TITLE.get(str(share.get("role")), str(share.get("role") or name))
-            cells = [name + (" (excluded)" if excluded and "excluded" not in name else "")]
-            cells += [
-                str(given(share.get("files"), 0)),
-                fmt_num(given(share.get("lines"), 0), 0),
-                _hours(share.get("effort_hours")),
-            ]
-            table.add_row(*cells, style="dim" if excluded else None)
+                name = ROLE_TITLE.get(str(share.role), share.role or name)
+            cells = [name + (" (excluded)" if share.excluded and "excluded" not in name else "")]
+            cells += [str(share.files), fmt_num(share.lines, 0), _hours(share.effort_hours)]
+            table.add_row(*cells, style="dim" if share.excluded else None)
         parts.append(table)
-    if breakdown.get("excluded_files"):
+    if breakdown.excluded_files:
         parts.append(
             Text(
-                f"Excluded from the total: {breakdown['excluded_files']} file(s) (tests, examples, tools), "
-                f"another {_hours(breakdown.get('excluded_hours'))} if they were ported too",
+                f"Excluded from the total: {breakdown.excluded_files} file(s) (tests, examples, tools), "
+                f"another {_hours(breakdown.excluded_hours)} if they were ported too",
                 style="dim",
             )
         )
