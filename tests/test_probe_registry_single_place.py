@@ -188,6 +188,78 @@ def test_a_registered_kind_runs_from_the_probes_screen(fake_kind):
     run_async(drive)()
 
 
+class Nested(BaseModel):
+    a: int = 1
+
+
+class NoRuns(BaseModel):  # nested models, None fields, an empty list of runs
+    config: Nested = Nested()
+    host: Optional[Nested] = None
+    note: Optional[str] = None
+    count: int = 3
+    ratio: float = 0.25
+    ok: bool = True
+    runs: list[Nested] = []
+
+
+class MappedRuns(BaseModel):  # runs as mappings, a failed one, a nested value; notes of both kinds
+    runs: list[dict] = [
+        {"id": "a", "status": "failed", "error": "boom", "seconds": 1.5, "nested": {"k": 1}},
+        {"id": "b", "seconds": 2},
+    ]
+    verdicts: list[str] = ["a is slower"]
+    warnings: Optional[list[str]] = None
+    created: Optional[str] = None
+    seconds: Optional[float] = 12.0
+
+
+class OddRuns(BaseModel):  # `runs` that is no list of runs
+    runs: int = 5
+    verdicts: Optional[list[str]] = None
+
+
+def test_the_generic_panel_shows_any_result_shape(fake_kind):
+    """ResultPanel never assumes a shape: no runs, nested models, None fields, runs as mappings."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixtures.tui.pilot import run_async
+    from textual.app import App
+
+    from tui.widgets.probe_panels import ResultPanel
+
+    class PanelApp(App):
+        def compose(self):
+            yield ResultPanel("fake", id="fake-panel")
+
+    def table(panel):
+        t = panel.query_one("#fake-runs-table")
+        head = [str(c.label) for c in t.columns.values()]
+        return head, [[str(getattr(c, "plain", c)) for c in t.get_row_at(i)] for i in range(t.row_count)]
+
+    async def drive():
+        app = PanelApp()
+        async with app.run_test(size=(100, 40)) as pilot:
+            panel = app.query_one(ResultPanel)
+            shown = {}
+            for result in (NoRuns(), MappedRuns(), OddRuns(), None):
+                panel.show_result(result)
+                await pilot.pause()
+                notes = [line.plain for line in panel.note_lines(result)] if result is not None else []
+                shown[type(result).__name__] = (table(panel), notes)
+                assert panel.query_one("#fake-runs-table").display == (result is not None)
+            return shown
+
+    shown = run_async(drive)()
+    assert shown["NoRuns"] == (
+        (["Field", "Value"], [["count", "3"], ["ratio", "0.25"], ["ok", "yes"]]),
+        [],
+    )
+    assert shown["MappedRuns"] == (
+        (["id", "status", "seconds", "error"], [["a", "failed", "1.5", "boom"], ["b", "?", "2", "-"]]),
+        ["- a is slower", "x a: boom"],
+    )
+    assert shown["OddRuns"] == ((["Field", "Value"], [["runs", "5"]]), [])
+
+
 def test_the_tui_rows_are_the_registry_lines():
     from tui import controller
 
