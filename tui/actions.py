@@ -33,13 +33,13 @@ REQUIREMENTS = (
     ScreenAction("ctrl+o", "load", "Load", "Load requirements", "Load the requirements file named above"),
 )
 
-# The probe kinds' keys: start_kind('<kind>'), one action for all (tui.screens.probes). A kind registered
-# without a key here starts from its Start button, which the screen makes from the registry.
+# The keys of the kinds with a panel: start_kind('<kind>'), one action for all (tui.screens.probes). A kind
+# registered without a key here starts from its Start button, which the screen makes from the registry.
 PROBES = (
     ScreenAction("s", "start", "Start", "Start the training probes", "Start the chosen probes"),
     ScreenAction(
         "d",
-        "start_kind('scaling')",
+        "scaling",
         "Scaling",
         "Scaling probe",
         "Data-parallel scaling probe: torchrun / msrun with 1 and N ranks",

@@ -210,7 +210,7 @@ class ProbesScreen(AdvisorScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The footer offers Start and Scaling while idle, Cancel while running (80 columns are short).
-        if action in ("start", "start_kind"):
+        if action in ("start", "scaling", "start_kind"):
             return not self.app.measuring
         if action == "cancel":
             return self.app.measuring
@@ -227,10 +227,11 @@ class ProbesScreen(AdvisorScreen):
             if problem:
                 return None, problem
             values[FIELD.get(name, name)] = value
+            frameworks = values.get("frameworks")
             if (
                 name == "modes"
-                and "frameworks" in values
-                and not any(mode in MODES_OF.get(fw, ()) for fw in values.get("frameworks", ()) for mode in value)
+                and frameworks
+                and not any(mode in MODES_OF.get(fw, ()) for fw in frameworks for mode in value)
             ):
                 return None, (
                     "no chosen mode belongs to a chosen framework (pytorch: eager, compile; mindspore: graph, pynative)"
@@ -285,6 +286,9 @@ class ProbesScreen(AdvisorScreen):
 
     def action_start(self) -> None:
         self.start_kind("training")
+
+    def action_scaling(self) -> None:
+        self.start_kind("scaling")
 
     def action_start_kind(self, kind: str) -> None:
         """The key of a kind (tui.actions.PROBES: start_kind('scaling'), ...)."""
@@ -440,6 +444,7 @@ class ProbesScreen(AdvisorScreen):
                 self.set_focus(start, scroll_visible=False)
             cancel.disabled = not app.measuring
             self.refresh_bindings()
+        panel_kind = next((k for k, m in app.state.kinds.items() if k not in OWN_ROWS and m.running), None)
         if app.state.probes.running:
             measured = [p for k, p in app.state.probes.runs.items() if not k.endswith("-aux")]
             done = sum(1 for p in measured if p.status not in ("running", "waiting"))
@@ -454,8 +459,8 @@ class ProbesScreen(AdvisorScreen):
                 ("Scaling probe running", "bold cyan"),
                 f": {app.state.scaling.fraction:.0%} (launch rows below; c cancels)",
             )
-        elif any(m.running for k, m in app.state.kinds.items() if k not in OWN_ROWS):
-            kind, state = next((k, m) for k, m in app.state.kinds.items() if k not in OWN_ROWS and m.running)
+        elif panel_kind is not None:  # a kind of PANELS or a generic one
+            kind, state = panel_kind, app.state.kinds[panel_kind]
             done = sum(1 for p in state.runs.values() if p.status not in ("running", "waiting"))
             progress = state.clock.status() if state.clock is not None else f"{done} finished"
             text = Text.assemble(
