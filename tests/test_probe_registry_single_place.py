@@ -1,7 +1,8 @@
 """The registry line is the one place a probe kind is listed (issue 28, "adding a probe kind touches its
 own package plus one registry line"): a kind registered in a test, with a front module of its own,
-reaches `advisor probe` (its flag, its run, its place in --help) and the TUI (its row, its launcher)
-with no other edit; and no list of kinds comes back in the fronts, the controller or the providers."""
+reaches `advisor probe` (its flag, its run, its place in --help) and the TUI (its row, its launcher,
+its Start button and a result panel on the Probes screen) with no other edit; and no list of kinds comes
+back in the fronts, the controller or the providers."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import ast
 import sys
 import types
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from pydantic import BaseModel
@@ -21,17 +23,33 @@ ROOT = Path(__file__).resolve().parent.parent
 
 class FakeConfig(BaseModel):
     rounds: int = 2
+    frameworks: list[str] = ["pytorch"]  # a screen field: the Probes screen passes its choice on
+
+
+class FakeRun(BaseModel):
+    id: str
+    status: str = "ok"
+    note: Optional[str] = None
+    images_per_second: Optional[float] = None
+    detail: dict = {}  # not a scalar: no column
 
 
 class FakeResult(BaseModel):
     rounds: int
+    frameworks: list[str] = []
+    runs: list[FakeRun] = []
+    warnings: list[str] = []
 
 
 def fake_run(config, on_event=None, cancel=None):
     for i in range(config.rounds):
         if on_event:
             on_event(types.SimpleNamespace(run_id=f"fake-{i}", kind="done", status="ok", images_per_second=10.0))
-    return FakeResult(rounds=config.rounds)
+    runs = [
+        FakeRun(id=f"fake-{i}", images_per_second=10.0 * (i + 1), note="warm" if i == 0 else None)
+        for i in range(config.rounds)
+    ]
+    return FakeResult(rounds=config.rounds, frameworks=config.frameworks, runs=runs, warnings=["a stand-in"])
 
 
 @pytest.fixture
@@ -111,11 +129,135 @@ def test_a_registered_kind_gets_its_tui_row_and_launcher(fake_kind):
     launchers = providers.Providers(check_host=None, build_report=None, render=None).launchers
     events: list = []
     result = launchers["fake"](FakeConfig(rounds=2), events.append, None)
-    assert result == FakeResult(rounds=2)
+    assert result.rounds == 2 and [r.id for r in result.runs] == ["fake-0", "fake-1"]
     assert [(e.kind_name, e.run_id, e.kind, e.run) for e in events] == [
         ("fake", "fake-0", "done", {"status": "ok", "error": None}),
         ("fake", "fake-1", "done", {"status": "ok", "error": None}),
     ]
+
+
+def test_a_registered_kind_runs_from_the_probes_screen(fake_kind):
+    """Its Start button (labelled from its registry line), its run through the app's launcher (the
+    registry's run: fake_run), its live rows and a generic panel with its result: no TUI edit."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixtures.tui.fakes import host_report
+    from fixtures.tui.pilot import run_async, screen_text, settle, wait_for
+
+    from tui.app import make_app
+
+    def no_probe(config, on_event, cancel):
+        raise AssertionError("a real probe ran")
+
+    def no_report(requirements, host, probes, scaling=None, **extra):
+        return None
+
+    app = make_app(
+        host_provider=host_report,
+        report_builder=no_report,
+        launchers={"training": no_probe, "scaling": no_probe},
+        initial_mode="probes",
+        check_on_start=False,
+    )
+
+    async def drive():
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            button = screen.query_one("#fake-start")
+            assert str(button.label) == "Fake" and not screen.query_one("#fake-panel").display
+            assert "Fake probe: not measured yet (a stand-in kind)" in screen_text(app)
+            screen.query_one("#fw-mindspore").value = False  # the screen's choice its Config declares
+            button.scroll_visible(animate=False)
+            await pilot.pause()
+            button.press()
+            await wait_for(pilot, lambda: app.state.kinds["fake"].result is not None, what="the fake result")
+            await wait_for(pilot, lambda: screen.query_one("#fake-runs-table").row_count == 2, what="its table")
+            await settle(pilot)
+            state = app.state.kinds["fake"]
+            assert state.result.frameworks == ["pytorch"] and state.result.rounds == 2
+            assert [(p.run_id, p.status) for p in state.runs.values()] == [("fake-0", "ok"), ("fake-1", "ok")]
+            assert len(screen.query("#fake-runs RunRow")) == 2  # the live rows stay under the result
+            table = screen.query_one("#fake-runs-table")
+            assert [str(c.label) for c in table.columns.values()] == ["id", "status", "img/s", "note"]
+            rows = [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)] for i in range(table.row_count)]
+            assert rows == [["fake-0", "ok", "10.0", "warm"], ["fake-1", "ok", "20.0", "-"]]
+            text = screen_text(app)
+            assert "rounds 2" in text and "! a stand-in" in text
+            assert not button.disabled and not app.measuring
+
+    run_async(drive)()
+
+
+class Nested(BaseModel):
+    a: int = 1
+
+
+class NoRuns(BaseModel):  # nested models, None fields, an empty list of runs
+    config: Nested = Nested()
+    host: Optional[Nested] = None
+    note: Optional[str] = None
+    count: int = 3
+    ratio: float = 0.25
+    ok: bool = True
+    runs: list[Nested] = []
+
+
+class MappedRuns(BaseModel):  # runs as mappings, a failed one, a nested value; notes of both kinds
+    runs: list[dict] = [
+        {"id": "a", "status": "failed", "error": "boom", "seconds": 1.5, "nested": {"k": 1}},
+        {"id": "b", "seconds": 2},
+    ]
+    verdicts: list[str] = ["a is slower"]
+    warnings: Optional[list[str]] = None
+    created: Optional[str] = None
+    seconds: Optional[float] = 12.0
+
+
+class OddRuns(BaseModel):  # `runs` that is no list of runs
+    runs: int = 5
+    verdicts: Optional[list[str]] = None
+
+
+def test_the_generic_panel_shows_any_result_shape(fake_kind):
+    """ResultPanel never assumes a shape: no runs, nested models, None fields, runs as mappings."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixtures.tui.pilot import run_async
+    from textual.app import App
+
+    from tui.widgets.probe_panels import ResultPanel
+
+    class PanelApp(App):
+        def compose(self):
+            yield ResultPanel("fake", id="fake-panel")
+
+    def table(panel):
+        t = panel.query_one("#fake-runs-table")
+        head = [str(c.label) for c in t.columns.values()]
+        return head, [[str(getattr(c, "plain", c)) for c in t.get_row_at(i)] for i in range(t.row_count)]
+
+    async def drive():
+        app = PanelApp()
+        async with app.run_test(size=(100, 40)) as pilot:
+            panel = app.query_one(ResultPanel)
+            shown = {}
+            for result in (NoRuns(), MappedRuns(), OddRuns(), None):
+                panel.show_result(result)
+                await pilot.pause()
+                notes = [line.plain for line in panel.note_lines(result)] if result is not None else []
+                shown[type(result).__name__] = (table(panel), notes)
+                assert panel.query_one("#fake-runs-table").display == (result is not None)
+            return shown
+
+    shown = run_async(drive)()
+    assert shown["NoRuns"] == (
+        (["Field", "Value"], [["count", "3"], ["ratio", "0.25"], ["ok", "yes"]]),
+        [],
+    )
+    assert shown["MappedRuns"] == (
+        (["id", "status", "seconds", "error"], [["a", "failed", "1.5", "boom"], ["b", "?", "2", "-"]]),
+        ["- a is slower", "x a: boom"],
+    )
+    assert shown["OddRuns"] == ((["Field", "Value"], [["runs", "5"]]), [])
 
 
 def test_the_tui_rows_are_the_registry_lines():

@@ -33,24 +33,45 @@ REQUIREMENTS = (
     ScreenAction("ctrl+o", "load", "Load", "Load requirements", "Load the requirements file named above"),
 )
 
+# The keys of the kinds with a panel: start_kind('<kind>'), one action for all (tui.screens.probes). A kind
+# registered without a key here starts from its Start button, which the screen makes from the registry.
 PROBES = (
     ScreenAction("s", "start", "Start", "Start the training probes", "Start the chosen probes"),
     ScreenAction(
-        "d", "scaling", "Scaling", "Scaling probe", "Data-parallel scaling probe: torchrun / msrun with 1 and N ranks"
+        "d",
+        "scaling",
+        "Scaling",
+        "Scaling probe",
+        "Data-parallel scaling probe: torchrun / msrun with 1 and N ranks",
     ),
     ScreenAction("c", "cancel", "Cancel", "Cancel the running probe", "Cancel the running probes (kills them)"),
     ScreenAction(
-        "e", "deploy", "Deploy", "Deploy probe", "Export, serve and compare each model (ONNX, MindIR)", footer=False
+        "e",
+        "start_kind('deploy')",
+        "Deploy",
+        "Deploy probe",
+        "Export, serve and compare each model (ONNX, MindIR)",
+        footer=False,
     ),
     ScreenAction(
-        "a", "accuracy", "Accuracy", "Accuracy probe", "Time-to-accuracy: train LeNet-5 to a target", footer=False
+        "a",
+        "start_kind('accuracy')",
+        "Accuracy",
+        "Accuracy probe",
+        "Time-to-accuracy: train LeNet-5 to a target",
+        footer=False,
     ),
     ScreenAction(
-        "p", "pipeline", "Pipeline", "Pipeline probe", "Input pipeline: DataLoader and mindspore.dataset", footer=False
+        "p",
+        "start_kind('pipeline')",
+        "Pipeline",
+        "Pipeline probe",
+        "Input pipeline: DataLoader and mindspore.dataset",
+        footer=False,
     ),
     ScreenAction(
         "g",
-        "gpt",
+        "start_kind('gpt')",
         "GPT",
         "Transformer probe",
         "The same small GPT in both frameworks: tokens/s, MFU, parity, dynamic-shape compiles",

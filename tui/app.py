@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tui import providers
-from tui.controller import KINDS, MeasurementController, _one_line
+from tui.controller import MeasurementController, _one_line, rows
 from tui.messages import (
     HostChanged,
     HostChecked,
@@ -50,8 +50,6 @@ if TYPE_CHECKING:
     from probes.check.models import CheckReport
     from probes.launcher import Cancel
 
-# Measurements the report reads: a finished one rebuilds it. Every kind of the registry is evidence.
-MEASURED_EVIDENCE = tuple(kind.name for kind in KINDS)
 # Read from this host's cache and passed on by name; every other kind is measured in the session.
 FROM_CACHE = ("training", "scaling")
 DARK, LIGHT = "textual-dark", "textual-light"
@@ -110,7 +108,7 @@ class AdvisorApp(App):
                 new_cancel=providers.new_cancel,
                 broadcast=self.tell,
             )
-            for kind in KINDS
+            for kind in rows()  # the registry as it stands: a kind registered after import has one too
         }
 
     def _launcher(self, kind: str) -> providers.Launcher:
@@ -331,8 +329,8 @@ class AdvisorApp(App):
 
     @on(MeasurementFinished)
     def _measurement_finished(self, message: MeasurementFinished) -> None:
-        if self.measurements[message.kind].finished(message) and message.kind in MEASURED_EVIDENCE:
-            self.rebuild_report()  # the report reads every one of these as measured evidence
+        if self.measurements[message.kind].finished(message):
+            self.rebuild_report()  # every kind of the registry is evidence the report reads
 
     # ---- report ----------------------------------------------------------------------------------
 

@@ -79,7 +79,8 @@ class AppState:
     report_error: str | None = None
     report_generation: int = 0  # a report built from older inputs is dropped
 
-    # The kinds by name, for the screens that show one of them.
+    # Shorthands for the kinds the screens and tests name; any kind of the registry is kinds[name]
+    # (a kind registered later needs no line here: the screens loop over `kinds`).
     probes = property(lambda self: self.kinds["training"])  # the training probe suite
     scaling = property(lambda self: self.kinds["scaling"])
     deploy = property(lambda self: self.kinds["deploy"])

@@ -5,7 +5,11 @@ comparison table in the seeds' style with the parity status. Cached results show
 The scaling probe (torchrun / msrun data parallel, 1 and N ranks) starts from its own row, shares
 the Frameworks and Batch choices (the issue: the same network and per-rank batch as the
 single-process probe) and shows in a ScalingPanel below the training results. Only one kind of
-probe runs at a time: they would time each other."""
+probe runs at a time: they would time each other.
+
+Every kind of the registry (probes.base.KINDS) is on the screen: the training and scaling probes and
+the kinds of PANELS with their own rows and panels; any other kind with a Start button in the "Other
+probes" row, the screen's fields its Config declares (reads) and a generic ResultPanel (issue 28)."""
 
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from textual.widgets import (
     Static,
 )
 
+from probes.base import KINDS
 from probes.training.models import MODES_OF
 from tui import providers
 from tui import actions
@@ -41,7 +46,7 @@ from tui.state import RunProgress
 from tui.widgets.charts import StepTimeChart, ThroughputChart
 from tui.widgets.run_row import show_run_row
 from tui.widgets.gpt_panel import GptPanel
-from tui.widgets.probe_panels import AccuracyPanel, DeployPanel, MeasurementPanel, PipelinePanel
+from tui.widgets.probe_panels import AccuracyPanel, DeployPanel, MeasurementPanel, PipelinePanel, ResultPanel
 from tui.widgets.scaling_panel import ScalingPanel
 from tui.widgets.toggles import StateCheckbox
 
@@ -58,7 +63,10 @@ DEFAULT_SCALING_REPEAT = "3"  # the issue: median and min-max over at least 3 re
 DEFAULT_EPOCHS, DEFAULT_SEEDS = "8", "3"  # probes.accuracy.models.AccuracyConfig's defaults
 # The GPT's sizes on screen (probes.transformer.models.GptConfig's defaults; the rest are its defaults too).
 DEFAULT_GPT = {"layers": "4", "hidden": "256", "seq": "128"}
+# The kinds with a panel of their own; the training and scaling probes have their own rows (OWN_ROWS).
+# Any other registered kind gets a ResultPanel and a Start button (generic_kinds).
 PANELS = {"deploy": DeployPanel, "accuracy": AccuracyPanel, "pipeline": PipelinePanel, "gpt": GptPanel}
+OWN_ROWS = ("training", "scaling")
 # The screen's fields each probe kind's Config takes (probes.base.KINDS[kind].Config): one path reads,
 # checks and validates them for every kind (ProbesScreen.choice_for).
 READS: dict[str, tuple[str, ...]] = {
@@ -70,6 +78,8 @@ READS: dict[str, tuple[str, ...]] = {
     "gpt": ("frameworks", "modes", "budget", "layers", "hidden", "seq"),
 }
 FIELD = {"scaling_model": "models"}  # a screen field under another Config field's name
+# What a kind not in READS is given: those of these its Config declares (its other fields keep their defaults).
+COMMON_READS = ("frameworks", "modes", "models", "budget", "batch_size")
 # Checkbox groups: field -> (id prefix, the options, what to choose)
 CHECKED = {
     "frameworks": ("fw", FRAMEWORKS, "a framework"),
@@ -88,6 +98,22 @@ NUMBERS: dict[str, tuple[str, str, dict, str]] = {
     "seq": ("#gpt-seq", "int", {"ge": 1}, "seq"),
 }
 START_BUTTONS = {"probe-start": "training"}  # the others are "<kind>-start"
+
+
+def generic_kinds() -> list[str]:
+    """The registered kinds without rows or a panel of their own on this screen (read when the screen
+    is made: a kind registered after import is on it)."""
+    return [k for k in KINDS if k not in OWN_ROWS and k not in PANELS]
+
+
+def reads(kind: str) -> tuple[str, ...]:
+    """The screen's fields the kind's Config takes: READS, else the common ones its Config declares."""
+    if kind in READS:
+        return READS[kind]
+    declared = KINDS[kind].Config.model_fields
+    return tuple(name for name in COMMON_READS if name in declared)
+
+
 # Most telling first: at 80 columns the right-hand ones scroll (left/right on the table), and the
 # highlighted run's every field, these and DETAIL_ONLY, is on the line under the table.
 COLUMNS = ("Run", "Status", "img/s", "CI95", "step ms", "MFU", "loss", "first s", "compile s")
@@ -155,6 +181,12 @@ class ProbesScreen(AdvisorScreen):
                     yield Label(name, classes="choice-label-first" if i == 0 else "choice-label-short")
                     yield Input(value, id=f"gpt-{name}", compact=True, classes="tiny")
                 yield Button("GPT", id="gpt-start", variant="primary", compact=True, classes="kind-start")
+            if generic_kinds():
+                with Horizontal(classes="choice-row", id="kinds-row"):
+                    yield Label("Other probes", classes="choice-label")
+                    for kind in generic_kinds():
+                        label = KINDS[kind].label.removesuffix(" probe")
+                        yield Button(label, id=f"{kind}-start", variant="primary", compact=True, classes="kind-start")
             yield Static(id="probe-status")
             yield Vertical(id="probe-runs")
             yield Static(id="probe-results-title")
@@ -167,6 +199,8 @@ class ProbesScreen(AdvisorScreen):
             yield ScalingPanel(id="scaling-panel")
             for kind, panel in PANELS.items():
                 yield panel(id=f"{kind}-panel")
+            for kind in generic_kinds():
+                yield ResultPanel(kind, id=f"{kind}-panel")
         yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
     def on_mount(self) -> None:
@@ -176,7 +210,7 @@ class ProbesScreen(AdvisorScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The footer offers Start and Scaling while idle, Cancel while running (80 columns are short).
-        if action in ("start", "scaling", "deploy", "accuracy", "pipeline", "gpt"):
+        if action in ("start", "scaling", "start_kind"):
             return not self.app.measuring
         if action == "cancel":
             return self.app.measuring
@@ -188,13 +222,16 @@ class ProbesScreen(AdvisorScreen):
         """The screen's fields the kind's Config takes (READS), read and checked, or (None, what is
         wrong). The kind's own model (probes.base.KINDS[kind].Config) validates what passes."""
         values: dict = {}
-        for name in READS[kind]:
+        for name in reads(kind):
             value, problem = self._read(name)
             if problem:
                 return None, problem
             values[FIELD.get(name, name)] = value
-            if name == "modes" and not any(
-                mode in MODES_OF.get(fw, ()) for fw in values.get("frameworks", ()) for mode in value
+            frameworks = values.get("frameworks")
+            if (
+                name == "modes"
+                and frameworks
+                and not any(mode in MODES_OF.get(fw, ()) for fw in frameworks for mode in value)
             ):
                 return None, (
                     "no chosen mode belongs to a chosen framework (pytorch: eager, compile; mindspore: graph, pynative)"
@@ -253,17 +290,9 @@ class ProbesScreen(AdvisorScreen):
     def action_scaling(self) -> None:
         self.start_kind("scaling")
 
-    def action_deploy(self) -> None:
-        self.start_kind("deploy")
-
-    def action_accuracy(self) -> None:
-        self.start_kind("accuracy")
-
-    def action_pipeline(self) -> None:
-        self.start_kind("pipeline")
-
-    def action_gpt(self) -> None:
-        self.start_kind("gpt")
+    def action_start_kind(self, kind: str) -> None:
+        """The key of a kind (tui.actions.PROBES: start_kind('scaling'), ...)."""
+        self.start_kind(kind)
 
     def start_kind(self, kind: str) -> None:
         """Read the kind's choices, validate them with its Config, clear its rows and start it."""
@@ -396,8 +425,8 @@ class ProbesScreen(AdvisorScreen):
             self._show_run(progress)
         self._show_results()
         self.query_one(ScalingPanel).show_all(self.app)
-        for kind in PANELS:
-            self.query_one(f"#{kind}-panel", MeasurementPanel).show_all(self.app)
+        for panel in self.query(MeasurementPanel):  # PANELS' and the generic ones
+            panel.show_all(self.app)
 
     def _show_status(self) -> None:
         app = self.app
@@ -405,9 +434,8 @@ class ProbesScreen(AdvisorScreen):
         if start.disabled != app.measuring:  # running state changed: footer keys too
             cancel = self.query_one("#probe-cancel", Button)
             had_focus = cancel.has_focus
-            start.disabled = app.measuring
-            for other in ("scaling", *PANELS):
-                self.query_one(f"#{other}-start", Button).disabled = app.measuring
+            for button in self.query(".kind-start").results(Button):  # every kind's Start
+                button.disabled = app.measuring
             if had_focus and not app.measuring:
                 # not the next input: it would eat the `s` that starts again; and not scrolled to:
                 # the results are below the fold and the user is reading them (issue 29 item 5).
@@ -416,6 +444,7 @@ class ProbesScreen(AdvisorScreen):
                 self.set_focus(start, scroll_visible=False)
             cancel.disabled = not app.measuring
             self.refresh_bindings()
+        panel_kind = next((k for k, m in app.state.kinds.items() if k not in OWN_ROWS and m.running), None)
         if app.state.probes.running:
             measured = [p for k, p in app.state.probes.runs.items() if not k.endswith("-aux")]
             done = sum(1 for p in measured if p.status not in ("running", "waiting"))
@@ -430,9 +459,8 @@ class ProbesScreen(AdvisorScreen):
                 ("Scaling probe running", "bold cyan"),
                 f": {app.state.scaling.fraction:.0%} (launch rows below; c cancels)",
             )
-        elif any(getattr(app.state, kind).running for kind in PANELS):
-            kind = next(k for k in PANELS if getattr(app.state, k).running)
-            state = getattr(app.state, kind)
+        elif panel_kind is not None:  # a kind of PANELS or a generic one
+            kind, state = panel_kind, app.state.kinds[panel_kind]
             done = sum(1 for p in state.runs.values() if p.status not in ("running", "waiting"))
             progress = state.clock.status() if state.clock is not None else f"{done} finished"
             text = Text.assemble(

@@ -1,4 +1,5 @@
-"""The deployment, accuracy and input-pipeline probes' parts of the Probes screen (issues 17, 18).
+"""The deployment, accuracy and input-pipeline probes' parts of the Probes screen (issues 17, 18), and
+the generic panel any other registered probe kind gets (ResultPanel, issue 28).
 
 Each panel is the ScalingPanel's pattern: a status line, one live row per step or run while it
 measures, then (when finished) its tables, notes and charts; a crashing or failing step is a row
@@ -8,14 +9,17 @@ changed) and draw from the results as the runners return them: the kind's Result
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Optional, Union
 
+from pydantic import BaseModel
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from probes.base import KINDS
 from tui import providers
 from tui.data import fmt_num, fmt_when, given
 from tui.state import Measurement, RunProgress
@@ -72,7 +76,7 @@ class MeasurementPanel(Vertical):
         self.display = False  # shown once the kind has run (or was asked to): the screen stays short
 
     def measurement(self, app: AdvisorApp) -> Measurement:
-        return getattr(app.state, self.KIND)
+        return app.state.kinds[self.KIND]
 
     def show_all(self, app: AdvisorApp) -> None:
         self.report = getattr(app.state, "report", None)  # a panel may set its result against it
@@ -140,8 +144,8 @@ class MeasurementPanel(Vertical):
         pass
 
     def title_text(self, result: PanelResult) -> Text:
-        when = fmt_when(result.created)
-        seconds = result.seconds
+        when = fmt_when(getattr(result, "created", None))  # a kind's Result may have neither
+        seconds = getattr(result, "seconds", None)
         return Text.assemble(
             (self.HEADING, "bold"),
             f"  (this session{', measured ' + when if when else ''}"
@@ -154,6 +158,127 @@ class MeasurementPanel(Vertical):
 
     def note_lines(self, result: PanelResult) -> list[Text]:
         return []
+
+
+# ---- any other registered kind (issue 28) ----------------------------------------------------------
+
+FIRST = ("id", "name", "framework", "mode", "model", "status")  # a run's most telling fields, in this order
+APART = ("created", "seconds", "warnings", "verdicts")  # a Result's fields shown in the title and the notes
+
+
+class ResultPanel(MeasurementPanel):
+    """The panel of a registered kind without a panel of its own (probes.base.KINDS): its status line
+    and live rows as every panel's, then its Result as it is: a table of its runs (a column per scalar
+    field), else its scalar fields as name/value rows; its warnings and verdicts as notes."""
+
+    TABLES = {"runs": ()}  # the columns come with the result (table_rows)
+
+    def __init__(self, kind: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.kind = KINDS[kind]
+        self.KIND, self.HEADING = kind, self.kind.label
+        self.IDLE = f"{self.kind.label}: not measured yet ({self.kind.summary})."
+
+    def title_text(self, result: BaseModel) -> Text:
+        head = super().title_text(result)
+        if result_runs(result):  # the table holds the runs: the Result's own figures go under the title
+            fields = "; ".join(f"{name} {text}" for name, text in scalar_fields(result))
+            head.append(f"\n  {fields}" if fields else "", style="dim")
+        return head
+
+    def table_rows(self, result: BaseModel) -> dict[str, tuple[str, list[list]]]:
+        runs = result_runs(result)
+        rate, unit = self.kind.rate
+        if runs:
+            names = run_columns(runs, rate)
+            headers = [unit if n == rate else n.replace("_", " ") for n in names]
+            rows = [[cell(n, _fields(r).get(n)) for n in names] for r in runs]
+            caption = f"{len(runs)} {self.kind.rows}"
+        else:
+            headers, rows, caption = ["Field", "Value"], [list(f) for f in scalar_fields(result)], "Result"
+        table = self.query_one(f"#{self.KIND}-runs-table", DataTable)
+        table.clear(columns=True)  # before its rows are added (show_result): this Result's columns
+        table.add_columns(*headers)
+        return {"runs": (caption, rows)}
+
+    def note_lines(self, result: BaseModel) -> list[Text]:
+        lines = [Text.assemble(("- ", "cyan"), str(v)) for v in _listed(result, "verdicts")]
+        for run in result_runs(result) or []:
+            fields = _fields(run)
+            if fields.get("status") not in (None, "ok") and fields.get("error"):
+                name = fields.get("id") or fields.get("name") or "run"
+                lines.append(Text.assemble(("x ", "red"), (f"{name}: ", "bold"), _short(fields["error"], 300)))
+        return lines + [Text.assemble(("! ", "yellow"), str(w)) for w in _listed(result, "warnings")]
+
+
+def _fields(item: object) -> dict:
+    """A model's or a mapping's fields, by name (nested values as they are)."""
+    if isinstance(item, BaseModel):
+        return dict(item)
+    return dict(item) if isinstance(item, Mapping) else {}
+
+
+def _listed(result: BaseModel, name: str) -> list:
+    value = _fields(result).get(name)
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def result_runs(result: BaseModel) -> list:
+    """The Result's list of runs (models or mappings), or [] where it has none."""
+    runs = _fields(result).get("runs")
+    if isinstance(runs, (list, tuple)) and all(isinstance(r, (BaseModel, Mapping)) for r in runs):
+        return list(runs)
+    return []
+
+
+def _scalar(value: object) -> bool:
+    return isinstance(value, (str, int, float, bool))
+
+
+def run_columns(runs: list, rate: str) -> list[str]:
+    """The runs' scalar fields that hold a value in some run, most telling first: who (id, framework,
+    mode, model), status, the kind's rate, the other numbers, the words, the error last."""
+    names: dict[str, bool] = {}  # name -> holds a number somewhere
+    for run in runs:
+        for name, value in _fields(run).items():
+            if _scalar(value):
+                numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+                names[name] = names.get(name, False) or numeric
+
+    def rank(name: str) -> tuple[int, int]:
+        if name in FIRST:
+            return 0, FIRST.index(name)
+        return (1 if name == rate else 2 if names[name] else 4 if name == "error" else 3), 0
+
+    return sorted(names, key=rank)
+
+
+def cell(name: str, value: object) -> Union[str, Text]:
+    """One table cell: the status styled, numbers short, words cut at 40 characters."""
+    if name == "status":
+        return status_cell(value if isinstance(value, str) else None)
+    if value is None or not _scalar(value):
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return fmt_num(value, 1) if abs(value) >= 10 or value == 0 else f"{value:.3g}"
+    return _short(value, 40)
+
+
+def scalar_fields(result: BaseModel) -> list[tuple[str, str]]:
+    """(name, value) of the Result's scalar fields and lists of scalars (nested models left out)."""
+    out = []
+    for name, value in _fields(result).items():
+        if name in APART or value is None:
+            continue
+        if isinstance(value, (list, tuple)) and value and all(_scalar(v) for v in value):
+            out.append((name, _short(", ".join(str(cell(name, v)) for v in value), 60)))
+        elif _scalar(value):
+            out.append((name, str(cell(name, value))))
+    return out
 
 
 # ---- deployment (issue 17) ----------------------------------------------------------------------
