@@ -271,13 +271,13 @@ def test_the_scan_breakdown_feeds_migration_and_engineering_cost_role_by_role(kb
     )
     from advisor.scan import scan_path
 
-    scan = scan_path(str(code), kb=kb).model_dump(mode="json")
-    b = scan["effort_breakdown"]
-    assert b["excluded_files"] == 1 and b["excluded_hours"][1] > 0
+    scan = scan_path(str(code), kb=kb)
+    b = scan.effort_breakdown
+    assert b is not None and b.excluded_files == 1 and b.excluded_hours[1] > 0
     roles = scan_role_parts(scan)
     assert roles and all(name.startswith("port: ") for name, _, _ in roles)
-    assert sum(a for _, a, _ in roles) == pytest.approx(scan["effort_hours"][0], abs=0.02)
-    assert sum(h for _, _, h in roles) == pytest.approx(scan["effort_hours"][1], abs=0.02)
+    assert sum(a for _, a, _ in roles) == pytest.approx(scan.effort_hours[0], abs=0.02)
+    assert sum(h for _, _, h in roles) == pytest.approx(scan.effort_hours[1], abs=0.02)
     report = build_report(req, Measurements(scan=scan), kb=kb, created_at="2026-01-01T00:00:00Z")
     hybrid = next(s for s in report.schedules if s.workflow == "hybrid")
     assert {n for n, _, _ in roles} <= {p.name for p in hybrid.phases}

@@ -11,6 +11,7 @@ from advisor.decision.transformer_evidence import TransformerEvidence
 from advisor.decision.projections import Projection
 from advisor.decision.workflows import Route
 from advisor.requirements import Requirements
+from advisor.scan.models import ScanResult
 from knowledge.models import KnowledgeBase
 
 LEVEL_RANK = {"none": 0, "preferred": 1, "required": 2}
@@ -32,7 +33,7 @@ class Context:
 
     req: Requirements
     kb: Optional[KnowledgeBase]
-    scan: Optional[dict]
+    scan: Optional[ScanResult]
     req_dict: dict
     routes: dict[str, Route]
     best: dict[str, Projection]

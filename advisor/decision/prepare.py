@@ -122,11 +122,10 @@ def prepare(
         reasons = "; ".join(str(r) for r in run.get("quality_reasons") or []) or "no reason given"
         assumptions.append(f"probe run {run.get('id')} is marked unusable ({reasons}): shown, never scored")
     comparisons = [c for s in suites for c in (dump(s) or {}).get("comparisons") or [] if isinstance(c, dict)]
-    scan_doc = dump(scan) if scan is not None else None
     ctx = Context(
         req=req,
         kb=kb,
-        scan=dict(scan_doc) if scan_doc is not None else None,
+        scan=_scan(scan),
         req_dict=req_dict,
         routes=rs,
         best=best,
@@ -194,3 +193,10 @@ def _host_notes(
         f"this host has {k} hardware but no probe results for it: run `advisor probe` (or --run-probes) to measure instead of projecting"
         for k in sorted(kinds & targets - measured)
     ]
+
+
+def _scan(scan: Union[ScanResult, JsonDict, None]) -> Optional[ScanResult]:
+    """The scan as its model (a saved scan's JSON is validated once, here)."""
+    from advisor.scan.models import ScanResult
+
+    return ScanResult.model_validate(scan) if isinstance(scan, dict) else scan

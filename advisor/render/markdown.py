@@ -389,11 +389,10 @@ def _scan_breakdown(s: ScanResult) -> list[str]:
         + (f" by {len(b.exclude)} glob pattern(s) (tests, examples, tools by default)" if b.exclude else "")
         + " (`advisor scan --json` has the rule and every item, file and package)"
     ]
-    doc = s.model_dump(mode="json")  # scan_parts reads the decision model's JSON view of the scan
-    excluded = excluded_scan_text(doc)
+    excluded = excluded_scan_text(s)
     if excluded:
         out.append(f"- {excluded}")
-    roles = scan_role_parts(doc)
+    roles = scan_role_parts(s)
     if roles:
         out.append(
             "- in the migration estimate and the engineering cost, role by role (each role's range scaled so the "

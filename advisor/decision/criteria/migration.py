@@ -76,14 +76,14 @@ def migration_parts(
         ev.append(sourced_evidence(p.id, p.effort_hours or p.hours, f"{p.title}: {hours[0]:g}-{hours[1]:g} h"))
     parts.append(("known pitfalls", p_low, p_high))
     if scan_used:
-        s_low, s_high = (scan.get("effort_hours") or [0, 0])[:2]
+        s_low, s_high = scan.effort_hours
         roles = scan_role_parts(scan)
-        parts += roles or [("port (code scan)", float(s_low), float(s_high))]
+        parts += roles or [("port (code scan)", s_low, s_high)]
         ev.append(
             req_evidence(
                 "model.code_path",
                 req.model.code_path,
-                f"scan of the team's code: {len(scan.get('hazards') or [])} hazards, {s_low:g}-{s_high:g} h, risk {scan.get('risk')}",
+                f"scan of the team's code: {len(scan.hazards)} hazards, {s_low:g}-{s_high:g} h, risk {scan.risk}",
             )
         )
         excluded = excluded_scan_text(scan)
@@ -215,11 +215,11 @@ def migration_score(wf: str, ctx: Context, k: Consts) -> tuple[Scored, list[floa
     score = 100 * capacity / (capacity + mid)
     note = f"{range_text(low, high, 'h')} of migration/adaptation work vs one team-week ({capacity:g} h)"
     if scan is not None and ports_pytorch_code(wf, req):
-        name = SCAN_RISK_PENALTY.get(str(scan.get("risk")))
+        name = SCAN_RISK_PENALTY.get(scan.risk)
         risk = k[name] if name else 0.0
         if risk:
             score -= risk
-            note += f"; -{risk:g} for the scan's {scan.get('risk')} risk"
+            note += f"; -{risk:g} for the scan's {scan.risk} risk"
     score, note = _accuracy_risk(wf, ctx, k, score, note, ev)
     if dynamic is not None:
         score, note = _dynamic_shape_risk(ctx, dynamic, score, note, ev)
