@@ -255,7 +255,9 @@ def test_protocol_max_steps_leaves_half_to_measurement_when_warmup_never_settles
     """A loaded host: step times never settle, and the time cap is far away. The old warmup took all
     40 steps and the run had no measured rate ("no steady state"); half of --max-steps is measured."""
     clock = FakeClock(lambda i: 0.001 if i % 2 else 0.003)
-    res = measure.run(clock.step, float, measure.Plan(budget_s=100.0, batch_size=8, t_crit=T9, max_steps=40), clock=clock)
+    res = measure.run(
+        clock.step, float, measure.Plan(budget_s=100.0, batch_size=8, t_crit=T9, max_steps=40), clock=clock
+    )
     assert res["warmup_steps"] == 19  # steps 1..19 (step 0 is the first step, timed alone)
     assert res["warmup_capped"] and any("half of --max-steps 40" in w for w in res["warnings"])
     assert res["samples"] >= 1 and res["images_per_second"] is not None
@@ -266,7 +268,9 @@ def test_protocol_one_sample_of_the_steps_left_rather_than_none():
     """Steps so fast that one >= 10 ms sample needs more steps than --max-steps leaves: the steps left
     make one sample (before: zero samples, no rate)."""
     clock = FakeClock(lambda i: 0.0001)
-    res = measure.run(clock.step, float, measure.Plan(budget_s=100.0, batch_size=8, t_crit=T9, max_steps=12), clock=clock)
+    res = measure.run(
+        clock.step, float, measure.Plan(budget_s=100.0, batch_size=8, t_crit=T9, max_steps=12), clock=clock
+    )
     assert res["samples"] == 1 and res["steps_per_sample"] == 12 - 1 - res["warmup_steps"]
     assert res["images_per_second"] == pytest.approx(8 / 0.0001)
 
