@@ -11,7 +11,7 @@ import datetime as _dt
 import re
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
 from knowledge.conditions import holds, parse_condition
 
@@ -504,6 +504,9 @@ class KnowledgeBase(BaseModel):
     mfu_references: list[MfuReference] = Field(default_factory=list)
     records: list[Record] = Field(default_factory=list)
     serving_references: list[ServingReference] = Field(default_factory=list)
+    # find_accelerator's answers by name, for the accelerators list they were found in: the decision model
+    # asks the same few names hundreds of times per report (the sensitivity searches re-prepare it).
+    _found: list = PrivateAttr(default_factory=lambda: [None, {}])  # [that list, {name: entry}]
 
     def section(self, name: str) -> list[_Entry]:
         """Entries of a section by its command-line name (e.g. 'api-mappings')."""
@@ -534,6 +537,15 @@ class KnowledgeBase(BaseModel):
         alias or smi name contained word by word (e.g. 'NVIDIA A100-SXM4-80GB MIG 1g.10gb'). Names and
         aliases come before punctuation-free smi names so a user's 'Ascend 910' is the 910, while
         npu-smi's 'Ascend910' (printed on Atlas A3 hosts) is the 910C."""
+        memo = self._found
+        if memo[0] is not self.accelerators:  # another list (a copy with new entries): start over
+            memo[:] = [self.accelerators, {}]
+        found = memo[1]
+        if name not in found:
+            found[name] = self._match_accelerator(name)
+        return found[name]
+
+    def _match_accelerator(self, name: str) -> Optional[Accelerator]:
         key = _norm(name or "")
         if not key:
             return None

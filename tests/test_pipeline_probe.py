@@ -77,13 +77,15 @@ def test_both_frameworks_loaders_deliver_batches_on_a_few_hundred_samples():
     pytest.importorskip("mindspore")
     from probes.pipeline.runner import run_suite
 
-    suite = run_suite(PipelineConfig(batches=4, workers=1, timeout=300, passes=2))
+    # One pass: the loaders themselves, in fresh processes (each imports its framework: the cost of the
+    # test). How passes interleave and merge is test_rounds_interleave_every_variant and the merge tests.
+    suite = run_suite(PipelineConfig(batches=4, workers=1, timeout=300, passes=1))
     assert {r.status for r in suite.runs} == {"ok"}, [(r.id, r.error) for r in suite.runs]
     for r in suite.runs:
         assert r.alone.samples == 4 * 32 and r.with_step.samples == 4 * 32
         assert starved(r) is not None
-        assert r.passes == 2 and len(r.repeats) == 2 and r.quality in ("stable", "noisy", "unusable")
-        assert r.verdict and len(r.feed_ratio) == 3
+        assert r.passes == 1 and len(r.repeats) == 1 and r.quality is None  # no spread to grade
+        assert r.verdict.startswith("undecided: one pass") and len(r.feed_ratio) == 3
 
 
 # --- the measurement protocol: passes, grading, the run's own verdict ----------------------------------
