@@ -125,3 +125,15 @@ def test_weaker_boards_do_not_carry_full_spec_figures(kb):
     assert fig("h100-nvl", "fp16_tflops") < fig("h100", "fp16_tflops")
     assert fig("h200-nvl", "fp16_tflops") < fig("h200", "fp16_tflops")
     assert fig("atlas-300i-pro", "int8_tops") * 2 == fig("atlas-300i-duo", "int8_tops")
+
+
+def test_remembered_names_follow_a_copy_with_other_accelerators(kb):
+    """find_accelerator remembers its answers per accelerators list: a copy of the knowledge base with
+    a changed entry (the knowledge-base sensitivity search makes such copies) is answered from its own."""
+    first = kb.find_accelerator("A100")
+    assert first is not None and kb.find_accelerator("A100") is first
+    changed = first.model_copy(update={"name": "A100 (changed)"})
+    copy = kb.model_copy(update={"accelerators": [changed if a is first else a for a in kb.accelerators]})
+    assert copy.find_accelerator("A100") is changed
+    assert kb.find_accelerator("A100") is first  # the original still answers with its own entry
+    assert kb.find_accelerator(None) is None and kb.find_accelerator("") is None
