@@ -25,8 +25,10 @@ run:
 		$(BIN)/advisor report $(EXAMPLE) --markdown --no-cache; \
 	fi
 
+# The suite as two pytest processes side by side (tests/halves.py): the framework tests beside the rest.
+# ADVISOR_TEST_SERIAL=1 (or a -m of your own in PYTEST_ARGS) runs one plain pytest.
 test: $(STAMP) browser
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python tests/halves.py $(PYTEST_ARGS)
 
 # Debian's Chromium and its driver for the real-browser test of the HTML report (selenium drives them).
 # Installed when missing and apt is usable (root); otherwise that test says what is missing and skips.

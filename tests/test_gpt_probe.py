@@ -289,8 +289,8 @@ def test_real_tiny_gpt_all_four_modes_parity_and_compile_counts(tmp_path):
     from probes.transformer.runner import run
 
     cfg = GptConfig(
-        layers=2, hidden=64, heads=4, seq=32, vocab=512, batch_size=4, budget=2.0, repeat=1, max_repeat=1,
-        max_steps=40, dynamic_variants=["compile-dynamic", "graph", "graph-dynamic"],
+        layers=2, hidden=64, heads=4, seq=32, vocab=512, batch_size=4, budget=1.0, repeat=1, max_repeat=1,
+        max_steps=24, gemm=False, dynamic_variants=["compile-dynamic", "graph", "graph-dynamic"],
         dynamic_ways=["padded", "variable"], dynamic_steps=4, dynamic_distinct=3, dynamic_passes=2,
         compile_cache_dir=str(tmp_path / "inductor"),
     )  # fmt: skip
