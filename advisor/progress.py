@@ -224,7 +224,8 @@ class Plan:
 
 def planned_for(kind_name: str, config: object) -> Plan:
     """The plan of `config` for the kind: named runs (training, accuracy, pipeline) or counted steps
-    (deploy, scaling, gpt: their runners announce a `total` or start ids the plan cannot name)."""
+    (deploy, scaling, gpt and any other registered kind: their runners announce a `total` or start ids
+    the plan cannot name)."""
     if kind_name in ("training", "probes"):
         budget = float(config.budget)
         return Plan([(rid, run_estimate(fw, mode, model, budget).mid) for rid, fw, mode, model in planned_runs(config)])
@@ -247,7 +248,8 @@ def planned_for(kind_name: str, config: object) -> Plan:
         budget = getattr(config, "budget", None)
         each = _mid(STARTUP_S["pytorch"]) + float(budget) if budget else None  # a GPT child: start-up + budget
         return Plan([], named=False, each=each)
-    raise KeyError(f"no progress plan for probe kind {kind_name!r}")
+    # a kind with no plan of its own (probes.base.KINDS, issue 28): counted as its runner announces its runs
+    return Plan([], named=False, each=None)
 
 
 @dataclass

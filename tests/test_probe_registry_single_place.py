@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import sys
 import types
 from pathlib import Path
 from typing import Optional
 
+import pydantic
 import pytest
 from pydantic import BaseModel
 
@@ -52,27 +54,18 @@ def fake_run(config, on_event=None, cancel=None):
     return FakeResult(rounds=config.rounds, frameworks=config.frameworks, runs=runs, warnings=["a stand-in"])
 
 
-@pytest.fixture
-def fake_kind(monkeypatch):
-    """probes.base.KINDS with one more line, and the kind's own modules (its package, its front)."""
+def register(monkeypatch, name: str) -> None:
+    """probes.base.KINDS with one more line, `name`, and its package (FakeConfig, FakeResult, fake_run)."""
     import tui.controller  # noqa: F401 - its rows are made at import: made before, they stay the real ones
 
     package = types.ModuleType("fake_probe_kind")
     package.FakeConfig, package.FakeResult, package.fake_run = FakeConfig, FakeResult, fake_run
     monkeypatch.setitem(sys.modules, "fake_probe_kind", package)
-    ran: list[argparse.Namespace] = []
-    front = types.ModuleType("advisor.commands.probe_fake")
-    front.KIND, front.PROBE_FLAG = "fake", "--fake"
-    front.add_arguments = lambda p: p.add_argument("--fake", action="store_true", help="the fake probe")
-    front.wanted = lambda args: bool(getattr(args, "fake", False))
-    front.refuse_unused = lambda args: None
-    front.run_from_args = lambda args: ran.append(args) or 0
-    monkeypatch.setitem(sys.modules, "advisor.commands.probe_fake", front)
     monkeypatch.setitem(
         base.KINDS,
-        "fake",
+        name,
         base.ProbeKind(
-            "fake",
+            name,
             "a stand-in kind",
             "fake_probe_kind:FakeConfig",
             "fake_probe_kind:FakeResult",
@@ -82,6 +75,20 @@ def fake_kind(monkeypatch):
     )
     for target in ("probes.training.runner.run_suite", "probes.scaling.runner.run_scaling"):
         monkeypatch.setattr(target, lambda *a, **k: pytest.fail("a real probe ran"))
+
+
+@pytest.fixture
+def fake_kind(monkeypatch):
+    """probes.base.KINDS with one more line, and the kind's own modules (its package, its front)."""
+    register(monkeypatch, "fake")
+    ran: list[argparse.Namespace] = []
+    front = types.ModuleType("advisor.commands.probe_fake")
+    front.KIND, front.PROBE_FLAG = "fake", "--fake"
+    front.add_arguments = lambda p: p.add_argument("--fake", action="store_true", help="the fake probe")
+    front.wanted = lambda args: bool(getattr(args, "fake", False))
+    front.refuse_unused = lambda args: None
+    front.run_from_args = lambda args: ran.append(args) or 0
+    monkeypatch.setitem(sys.modules, "advisor.commands.probe_fake", front)
     return ran
 
 
@@ -99,21 +106,115 @@ def test_a_registered_kind_gets_its_command_line_front(fake_kind, capsys):
     assert "--deploy: one probe per run; --deploy and --fake go in separate runs" in capsys.readouterr().err
 
 
-def test_a_registered_kind_without_a_front_is_named(monkeypatch):
+@pytest.fixture
+def bare_kind(monkeypatch):
+    """A registered kind with its package alone: no advisor/commands/probe_bare.py. Its runs counted."""
+    register(monkeypatch, "bare")
+    calls: list[FakeConfig] = []
+
+    def counted(config, on_event=None, cancel=None):
+        calls.append(config)
+        return fake_run(config, on_event, cancel)
+
+    monkeypatch.setattr(sys.modules["fake_probe_kind"], "fake_run", counted)
+    return calls
+
+
+def test_a_registered_kind_without_a_front_gets_the_generic_one(bare_kind, capsys, tmp_path):
+    """`advisor probe --bare` with no file outside the kind's package: its flag and summary in --help,
+    its Config from the common options it declares, its result as JSON (--json, -o) or a table."""
+    from advisor.cli import main
     from advisor.commands import probe
 
-    monkeypatch.setitem(base.KINDS, "nofront", base.KINDS["gpt"])
-    with pytest.raises(LookupError, match=r"add advisor/commands/probe_nofront\.py with KIND = 'nofront'"):
-        probe.fronts()
+    assert isinstance(probe.front("bare"), probe.GenericFront) and list(probe.fronts())[-1] == "bare"
+    with pytest.raises(SystemExit):
+        main(["probe", "--help"])
+    help_text = capsys.readouterr().out
+    assert "Bare probe (--bare):\n  --bare " in help_text and "a stand-in kind" in help_text
+
+    assert main(["probe", "--bare", "--json", "--frameworks", "mindspore"]) == 0 and len(bare_kind) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert bare_kind[0] == FakeConfig(frameworks=["mindspore"])  # --frameworks: a field FakeConfig declares
+    assert (doc["rounds"], doc["frameworks"], doc["warnings"]) == (2, ["mindspore"], ["a stand-in"])
+    assert [(r["id"], r["status"], r["images_per_second"]) for r in doc["runs"]] == [
+        ("fake-0", "ok", 10.0),
+        ("fake-1", "ok", 20.0),
+    ]
+
+    out = tmp_path / "bare.json"
+    assert main(["probe", "--bare", "-o", str(out), "--frameworks", "pytorch"]) == 0 and len(bare_kind) == 2
+    captured = capsys.readouterr()
+    assert json.loads(out.read_text())["runs"][1]["id"] == "fake-1"
+    table = captured.out.splitlines()
+    assert table[0] == "Bare probe: a stand-in kind"
+    assert table[2].split() == ["id", "status", "images_per_second", "note"]  # scalar fields; detail is a dict
+    assert [line.split() for line in table[4:6]] == [["fake-0", "ok", "10.0", "warm"], ["fake-1", "ok", "20.0", "-"]]
+    assert "2 runs" in table and "! a stand-in" in table and "rounds" in captured.out
+    assert "advisor: bare: runs announced as they start" in captured.err  # the one progress display
+
+
+def test_the_generic_front_refuses_what_its_kind_does_not_take(bare_kind, capsys):
+    from advisor.cli import main
+
+    for argv, error in (
+        (["--budget", "3"], "--budget: --bare does not use it (its options: --frameworks)"),
+        (["--no-parity"], "--no-parity: --bare does not use it (its options: --frameworks)"),
+        (["--models", "lenet"], "--models: --bare does not use it (its options: --frameworks)"),
+        (["--deploy"], "--deploy: one probe per run; --deploy and --bare go in separate runs"),
+        (["--frameworks", "jax"], "--frameworks: unknown jax; expected a comma list of pytorch,mindspore"),
+    ):
+        assert main(["probe", "--bare", *argv]) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"advisor: error: {error}"], argv
+    assert not bare_kind  # nothing ran
+
+
+def test_the_generic_front_names_the_flag_of_a_bad_value(bare_kind, monkeypatch, capsys):
+    """A common option the Config declares but rejects: one line naming the flag; a failed run: exit 1."""
+    from advisor.cli import main
+
+    class Budgeted(FakeConfig):
+        budget: float = 1.0
+
+        @pydantic.field_validator("budget")
+        @classmethod
+        def short(cls, value: float) -> float:
+            if value > 5:
+                raise ValueError("at most 5 seconds")
+            return value
+
+    monkeypatch.setattr(sys.modules["fake_probe_kind"], "FakeConfig", Budgeted)
+    assert main(["probe", "--bare", "--budget", "9", "--frameworks", "pytorch"]) == 2
+    assert capsys.readouterr().err.strip() == "advisor: error: --budget: at most 5 seconds (got 9.0)"
+    failing = FakeResult(rounds=1, runs=[FakeRun(id="x", status="failed", note="boom")])
+    monkeypatch.setattr(sys.modules["fake_probe_kind"], "fake_run", lambda c, on_event=None, cancel=None: failing)
+    assert main(["probe", "--bare", "--budget", "2", "--frameworks", "pytorch", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["runs"][0]["status"] == "failed"
 
 
 def test_a_module_of_the_kinds_name_without_its_kind_is_not_its_front(monkeypatch):
-    """advisor/commands/check.py is the check command, not the front of a probe kind called "check"."""
+    """advisor/commands/check.py is the check command, not the front of a probe kind called "check": that
+    kind gets the generic front."""
     from advisor.commands import probe
 
     monkeypatch.setitem(base.KINDS, "check", base.KINDS["gpt"])
-    with pytest.raises(LookupError, match="probe_check"):
-        probe.front("check")
+    found = probe.front("check")
+    assert isinstance(found, probe.GenericFront) and found.PROBE_FLAG == "--check"
+
+
+def test_a_broken_import_inside_a_front_is_not_taken_for_a_missing_front(fake_kind, monkeypatch):
+    from advisor.commands import probe
+
+    real = probe.importlib.import_module
+
+    def broken(name, *args, **kwargs):
+        if name == "advisor.commands.probe_fake":  # the front exists; an import inside it is broken
+            raise ModuleNotFoundError("No module named 'nowhere'", name="nowhere")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(probe.importlib, "import_module", broken)
+    with pytest.raises(ModuleNotFoundError, match="nowhere"):
+        probe.front("fake")
 
 
 def test_a_registered_kind_gets_its_tui_row_and_launcher(fake_kind):
@@ -258,6 +359,39 @@ def test_the_generic_panel_shows_any_result_shape(fake_kind):
         ["- a is slower", "x a: boom"],
     )
     assert shown["OddRuns"] == ((["Field", "Value"], [["runs", "5"]]), [])
+
+
+def test_the_generic_table_shows_any_result_shape(fake_kind):
+    """advisor/render/tables/generic.py never assumes a shape either: no runs, nested models, None fields,
+    runs as mappings (a missing status is "?"), `runs` that is a number, no result at all."""
+    from advisor.render import renderer
+
+    table = renderer("fake", "table")
+    assert renderer("fake", "json").format(NoRuns()).startswith("{")
+
+    def rows(result):
+        return [line.split() for line in table.format(result).splitlines()]
+
+    assert rows(NoRuns()) == [
+        ["Fake", "probe:", "a", "stand-in", "kind"],
+        [],
+        ["field", "value"],
+        ["-------", "-------"],
+        ["count", "3"],
+        ["ratio", "0.25"],
+        ["ok", "yes"],
+    ]
+    mapped = rows(MappedRuns())
+    assert mapped[2:6] == [
+        ["id", "status", "seconds", "error"],
+        ["----", "--------", "---------", "-------"],
+        ["a", "failed", "1.5", "boom"],
+        ["b", "?", "2", "-"],
+    ]
+    assert mapped[6] == ["2", "runs"] and ["seconds", "12.0"] in mapped
+    assert mapped[-3:] == [[], ["-", "a", "is", "slower"], ["x", "a:", "boom"]]
+    assert ["runs", "5"] in rows(OddRuns())
+    assert rows(None)[-1] == ["(no", "figures", "in", "this", "result)"]
 
 
 def test_the_tui_rows_are_the_registry_lines():

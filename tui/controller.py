@@ -252,17 +252,14 @@ def _plan(kind: Kind, config: BaseModel) -> Optional[ProbeProgress]:
 
 
 def progress_of(kind_name: str) -> Callable[[BaseModel], ProbeProgress]:
-    """config -> the one progress model (advisor.progress.ProbeProgress) of a probe kind. A kind the
-    model has no plan for (advisor.progress.planned_for: the GPT probe) is counted as its runner
+    """config -> the one progress model (advisor.progress.ProbeProgress) of a probe kind, the CLI's: a
+    kind the model has no plan of its own for (advisor.progress.planned_for) is counted as its runner
     announces its runs (each event carries the planned `total`, as the deployment probe's do)."""
 
     def plan(config: BaseModel) -> ProbeProgress:
         from advisor.progress import ProbeProgress
 
-        try:
-            return ProbeProgress.for_config(kind_name, config)
-        except KeyError:
-            return ProbeProgress(kind_name, [], named=False)
+        return ProbeProgress.for_config(kind_name, config)
 
     return plan
 

@@ -22,6 +22,7 @@ from advisor.commands.probe_common import (
     emit_result,
     progress,
 )
+from advisor.commands.probe_generic import GenericFront
 from advisor.errors import UsageError
 from advisor.output import check_output
 from advisor.sanitize import one_line
@@ -104,11 +105,13 @@ def register(subparsers) -> None:
 KIND = "training"  # the registry's kind (probes.base.KINDS) whose front this command is
 
 
-def front(name: str) -> ModuleType:
+def front(name: str) -> ModuleType | GenericFront:
     """The command-line front of the probe kind `name` (probes.base.KINDS): this module for the training
     probe, else advisor/commands/probe_<name>.py (or <name>.py: the deploy and scaling fronts' names)
     declaring KIND = name, with PROBE_FLAG, add_arguments(parser), wanted(args), refuse_unused(args) and
-    run_from_args(args). A kind is found by its registry line alone: no list of fronts to keep."""
+    run_from_args(args); a kind with no such module gets the generic front (probe_generic.py: its flag
+    --<name>, its Config from the common options). A kind is found by its registry line alone: no list
+    of fronts to keep, and no module to add outside the kind's package."""
     if name == KIND:
         return sys.modules[__name__]
     for module in (f"advisor.commands.probe_{name}", f"advisor.commands.{name}"):
@@ -120,13 +123,10 @@ def front(name: str) -> ModuleType:
             continue
         if getattr(found, "KIND", None) == name:
             return found
-    raise LookupError(
-        f"probe kind {name!r} (probes.base.KINDS) has no command-line front: "
-        f"add advisor/commands/probe_{name}.py with KIND = {name!r}"
-    )
+    return GenericFront(name)
 
 
-def fronts() -> dict[str, ModuleType]:
+def fronts() -> dict[str, ModuleType | GenericFront]:
     """Every registered kind's front but the training probe's (this command), in `advisor probe --help`
     order: the registry's, except that a front declaring HELP_AFTER = "<kind>" follows that kind's."""
     from probes.base import KINDS
@@ -134,7 +134,7 @@ def fronts() -> dict[str, ModuleType]:
     order = list(KINDS)
     found = [(name, front(name)) for name in KINDS if name != KIND]
 
-    def place(item: tuple[str, ModuleType]) -> tuple[int, int]:
+    def place(item: tuple[str, ModuleType | GenericFront]) -> tuple[int, int]:
         after = getattr(item[1], "HELP_AFTER", None)
         return (order.index(after), 1) if after else (order.index(item[0]), 0)
 

@@ -1,5 +1,6 @@
 """What the probe commands share (advisor/commands/probe.py and the kinds' front modules beside it, each
-found by its probes.base.KINDS name: probe_<kind>.py or <kind>.py, declaring KIND): the probe
+found by its probes.base.KINDS name: probe_<kind>.py or <kind>.py, declaring KIND; a kind with none gets
+probe_generic.py's front): the probe
 vocabulary, the comma-list parser, the bounded --data read, the progress display and the one way a
 result is written.
 

@@ -10,6 +10,7 @@ renderer by (kind, format) and calls `format` on what it measured:
     check     advisor check  json, table (advisor/render/tables/check.py)
     scan      advisor scan   json, table (tables/scan.py)
     probe     the training probe, accuracy, pipeline, scaling, deploy: json, table (tables/<kind>.py)
+    <kind>    any other registered probe kind (probes.base.KINDS): json, table (tables/generic.py)
     compare   advisor compare: table (tables/compare.py); its json is built by the command
 
 Every kind's "json" is the same door, advisor.output.to_json (the report's json module uses it too).
@@ -66,6 +67,8 @@ TABLES: dict[str, str] = {
     "gpt": "advisor.render.tables.gpt:GptTable",
     "compare": "advisor.render.tables.compare:CompareText",
 }
+# Any other registered probe kind (probes.base.KINDS): GenericTable(kind), its Result as it is.
+GENERIC = "advisor.render.tables.generic:GenericTable"
 KINDS = ("report", *TABLES)
 
 
@@ -97,11 +100,21 @@ def renderer(kind: str, fmt: str = "table", **options: Any) -> Renderer:
     """The renderer of `kind` results in `fmt` ("json" or "table"; a report has more, REPORT_FORMATS)."""
     if kind == "report":
         return ReportFormat(fmt, **options)
-    if kind not in TABLES:
-        raise ValueError(f"no renderer for {kind!r}: expected one of {', '.join(KINDS)}")
+    generic = kind not in TABLES and _registered_probe_kind(kind)
+    if kind not in TABLES and not generic:
+        raise ValueError(f"no renderer for {kind!r}: expected one of {', '.join(KINDS)} or a probe kind")
     if fmt == "json":
         return Json(**options)
     if fmt != "table":
         raise UsageError(f"unknown output format {fmt!r} for {kind}: expected one of json, table")
+    if generic:  # a kind with no table of its own: its Result as it is
+        module, _, name = GENERIC.partition(":")
+        return getattr(importlib.import_module(module), name)(kind, **options)
     module, _, name = TABLES[kind].partition(":")
     return getattr(importlib.import_module(module), name)(**options)
+
+
+def _registered_probe_kind(kind: str) -> bool:
+    from probes.base import KINDS as PROBE_KINDS
+
+    return kind in PROBE_KINDS
