@@ -9,7 +9,6 @@ changed) and draw from the results as the runners return them: the kind's Result
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Optional, Union
 
 from pydantic import BaseModel
@@ -21,6 +20,7 @@ from textual.widgets import DataTable, Static
 
 from probes.base import KINDS
 from tui import providers
+from advisor.render.tables.generic import fields, listed, result_runs, run_columns, scalar
 from tui.data import fmt_num, fmt_when, given
 from tui.state import Measurement, RunProgress
 
@@ -162,7 +162,6 @@ class MeasurementPanel(Vertical):
 
 # ---- any other registered kind (issue 28) ----------------------------------------------------------
 
-FIRST = ("id", "name", "framework", "mode", "model", "status")  # a run's most telling fields, in this order
 APART = ("created", "seconds", "warnings", "verdicts")  # a Result's fields shown in the title and the notes
 
 
@@ -182,8 +181,8 @@ class ResultPanel(MeasurementPanel):
     def title_text(self, result: BaseModel) -> Text:
         head = super().title_text(result)
         if result_runs(result):  # the table holds the runs: the Result's own figures go under the title
-            fields = "; ".join(f"{name} {text}" for name, text in scalar_fields(result))
-            head.append(f"\n  {fields}" if fields else "", style="dim")
+            figures = "; ".join(f"{name} {text}" for name, text in scalar_fields(result))
+            head.append(f"\n  {figures}" if figures else "", style="dim")
         return head
 
     def table_rows(self, result: BaseModel) -> dict[str, tuple[str, list[list]]]:
@@ -192,7 +191,7 @@ class ResultPanel(MeasurementPanel):
         if runs:
             names = run_columns(runs, rate)
             headers = [unit if n == rate else n.replace("_", " ") for n in names]
-            rows = [[cell(n, _fields(r).get(n)) for n in names] for r in runs]
+            rows = [[cell(n, fields(r).get(n)) for n in names] for r in runs]
             caption = f"{len(runs)} {self.kind.rows}"
         else:
             headers, rows, caption = ["Field", "Value"], [list(f) for f in scalar_fields(result)], "Result"
@@ -202,62 +201,20 @@ class ResultPanel(MeasurementPanel):
         return {"runs": (caption, rows)}
 
     def note_lines(self, result: BaseModel) -> list[Text]:
-        lines = [Text.assemble(("- ", "cyan"), str(v)) for v in _listed(result, "verdicts")]
+        lines = [Text.assemble(("- ", "cyan"), str(v)) for v in listed(result, "verdicts")]
         for run in result_runs(result) or []:
-            fields = _fields(run)
-            if fields.get("status") not in (None, "ok") and fields.get("error"):
-                name = fields.get("id") or fields.get("name") or "run"
-                lines.append(Text.assemble(("x ", "red"), (f"{name}: ", "bold"), _short(fields["error"], 300)))
-        return lines + [Text.assemble(("! ", "yellow"), str(w)) for w in _listed(result, "warnings")]
-
-
-def _fields(item: object) -> dict:
-    """A model's or a mapping's fields, by name (nested values as they are)."""
-    if isinstance(item, BaseModel):
-        return dict(item)
-    return dict(item) if isinstance(item, Mapping) else {}
-
-
-def _listed(result: BaseModel, name: str) -> list:
-    value = _fields(result).get(name)
-    return list(value) if isinstance(value, (list, tuple)) else []
-
-
-def result_runs(result: BaseModel) -> list:
-    """The Result's list of runs (models or mappings), or [] where it has none."""
-    runs = _fields(result).get("runs")
-    if isinstance(runs, (list, tuple)) and all(isinstance(r, (BaseModel, Mapping)) for r in runs):
-        return list(runs)
-    return []
-
-
-def _scalar(value: object) -> bool:
-    return isinstance(value, (str, int, float, bool))
-
-
-def run_columns(runs: list, rate: str) -> list[str]:
-    """The runs' scalar fields that hold a value in some run, most telling first: who (id, framework,
-    mode, model), status, the kind's rate, the other numbers, the words, the error last."""
-    names: dict[str, bool] = {}  # name -> holds a number somewhere
-    for run in runs:
-        for name, value in _fields(run).items():
-            if _scalar(value):
-                numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-                names[name] = names.get(name, False) or numeric
-
-    def rank(name: str) -> tuple[int, int]:
-        if name in FIRST:
-            return 0, FIRST.index(name)
-        return (1 if name == rate else 2 if names[name] else 4 if name == "error" else 3), 0
-
-    return sorted(names, key=rank)
+            found = fields(run)
+            if found.get("status") not in (None, "ok") and found.get("error"):
+                name = found.get("id") or found.get("name") or "run"
+                lines.append(Text.assemble(("x ", "red"), (f"{name}: ", "bold"), _short(found["error"], 300)))
+        return lines + [Text.assemble(("! ", "yellow"), str(w)) for w in listed(result, "warnings")]
 
 
 def cell(name: str, value: object) -> Union[str, Text]:
     """One table cell: the status styled, numbers short, words cut at 40 characters."""
     if name == "status":
         return status_cell(value if isinstance(value, str) else None)
-    if value is None or not _scalar(value):
+    if value is None or not scalar(value):
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -271,12 +228,12 @@ def cell(name: str, value: object) -> Union[str, Text]:
 def scalar_fields(result: BaseModel) -> list[tuple[str, str]]:
     """(name, value) of the Result's scalar fields and lists of scalars (nested models left out)."""
     out = []
-    for name, value in _fields(result).items():
+    for name, value in fields(result).items():
         if name in APART or value is None:
             continue
-        if isinstance(value, (list, tuple)) and value and all(_scalar(v) for v in value):
+        if isinstance(value, (list, tuple)) and value and all(scalar(v) for v in value):
             out.append((name, _short(", ".join(str(cell(name, v)) for v in value), 60)))
-        elif _scalar(value):
+        elif scalar(value):
             out.append((name, str(cell(name, value))))
     return out
 
