@@ -118,8 +118,6 @@ class GenericFront:
 
 def failed(result: object) -> bool:
     """Whether any of the Result's runs (models or mappings) failed or timed out."""
-    runs = getattr(result, "runs", None)
-    if not isinstance(runs, (list, tuple)):
-        return False
-    statuses = [r.get("status") if isinstance(r, dict) else getattr(r, "status", None) for r in runs]
-    return any(s in ("failed", "timeout") for s in statuses)
+    from advisor.render.tables.generic import fields, result_runs
+
+    return any(fields(r).get("status") in ("failed", "timeout") for r in result_runs(result))

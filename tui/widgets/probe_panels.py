@@ -20,7 +20,8 @@ from textual.widgets import DataTable, Static
 
 from probes.base import KINDS
 from tui import providers
-from advisor.render.tables.generic import fields, listed, result_runs, run_columns, scalar
+from advisor.render.tables import generic
+from advisor.render.tables.generic import fields, listed, result_runs, run_columns
 from tui.data import fmt_num, fmt_when, given
 from tui.state import Measurement, RunProgress
 
@@ -202,40 +203,22 @@ class ResultPanel(MeasurementPanel):
 
     def note_lines(self, result: BaseModel) -> list[Text]:
         lines = [Text.assemble(("- ", "cyan"), str(v)) for v in listed(result, "verdicts")]
-        for run in result_runs(result) or []:
-            found = fields(run)
-            if found.get("status") not in (None, "ok") and found.get("error"):
-                name = found.get("id") or found.get("name") or "run"
-                lines.append(Text.assemble(("x ", "red"), (f"{name}: ", "bold"), _short(found["error"], 300)))
+        for name, error in generic.run_errors(result):
+            lines.append(Text.assemble(("x ", "red"), (f"{name}: ", "bold"), _short(error, 300)))
         return lines + [Text.assemble(("! ", "yellow"), str(w)) for w in listed(result, "warnings")]
 
 
 def cell(name: str, value: object) -> Union[str, Text]:
-    """One table cell: the status styled, numbers short, words cut at 40 characters."""
+    """One table cell: the status styled, any other value as the command line's generic table shows it."""
     if name == "status":
         return status_cell(value if isinstance(value, str) else None)
-    if value is None or not scalar(value):
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return fmt_num(value, 1) if abs(value) >= 10 or value == 0 else f"{value:.3g}"
-    return _short(value, 40)
+    return generic.cell(name, value)
 
 
 def scalar_fields(result: BaseModel) -> list[tuple[str, str]]:
-    """(name, value) of the Result's scalar fields and lists of scalars (nested models left out)."""
-    out = []
-    for name, value in fields(result).items():
-        if name in APART or value is None:
-            continue
-        if isinstance(value, (list, tuple)) and value and all(scalar(v) for v in value):
-            out.append((name, _short(", ".join(str(cell(name, v)) for v in value), 60)))
-        elif scalar(value):
-            out.append((name, str(cell(name, value))))
-    return out
+    """(name, value) of the Result's scalar fields and lists of scalars, as the generic table has them
+    (its title and notes apart), a list cut at 60 characters."""
+    return [(name, _short(text, 60)) for name, text in generic.scalar_fields(result, apart=APART)]
 
 
 # ---- deployment (issue 17) ----------------------------------------------------------------------

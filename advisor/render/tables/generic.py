@@ -46,10 +46,7 @@ class GenericTable(Renderer):
         elif not runs:
             blocks.append("(no figures in this result)")
         notes = [f"- {one_line(str(v))}" for v in listed(result, "verdicts")]
-        for run in runs:
-            f = fields(run)
-            if f.get("status") not in (None, "ok") and f.get("error"):
-                notes.append(f"x {one_line(str(f.get('id') or f.get('name') or 'run'))}: {one_line(str(f['error']))}")
+        notes += [f"x {one_line(name)}: {one_line(error)}" for name, error in run_errors(result)]
         notes += [f"! {one_line(str(w))}" for w in listed(result, "warnings")]
         if notes:
             blocks.append("\n".join(notes))
@@ -74,6 +71,16 @@ def result_runs(result: object) -> list:
     if isinstance(runs, (list, tuple)) and all(isinstance(r, (BaseModel, Mapping)) for r in runs):
         return list(runs)
     return []
+
+
+def run_errors(result: object) -> list[tuple[str, str]]:
+    """(run, error) of each run that did not end ok and says why."""
+    out = []
+    for run in result_runs(result):
+        f = fields(run)
+        if f.get("status") not in (None, "ok") and f.get("error"):
+            out.append((str(f.get("id") or f.get("name") or "run"), str(f["error"])))
+    return out
 
 
 def scalar(value: object) -> bool:
@@ -116,11 +123,12 @@ def cell(name: str, value: object) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def scalar_fields(result: object) -> list[tuple[str, str]]:
-    """(name, value) of the Result's scalar fields and lists of scalars (nested models and None left out)."""
+def scalar_fields(result: object, apart: tuple[str, ...] = APART) -> list[tuple[str, str]]:
+    """(name, value) of the Result's scalar fields and lists of scalars (nested models and None left out,
+    and the fields `apart` that are shown elsewhere)."""
     out = []
     for name, value in fields(result).items():
-        if name in APART or value is None:
+        if name in apart or value is None:
             continue
         if isinstance(value, (list, tuple)) and value and all(scalar(v) for v in value):
             out.append((name, ", ".join(cell(name, v) for v in value)))
