@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor import TOOL_NAME, __version__
 from advisor.cache import CachedRun
-from advisor.decision.document import ReviewDocument
-from advisor.decision.document import build as build_document
+from advisor.review.document import ReviewDocument
+from advisor.review.document import build as build_document
 from advisor.decision.accuracy import AccuracyEvidence, accuracy_evidence
 from advisor.decision.transformer_evidence import NOT_MEASURED as GPT_NOT_MEASURED
 from advisor.decision.transformer_evidence import TransformerEvidence, transformer_evidence

@@ -39,7 +39,7 @@ def suite():
 @lru_cache(maxsize=None)
 def built(stem: str):
     """(report, document, {format: text}) for one example."""
-    from advisor.decision.document import build
+    from advisor.review.document import build
     from advisor.render import format as render
     from advisor.report import build_report
     from advisor.measurements import Measured, Measurements

@@ -676,7 +676,7 @@ def test_a_wide_margin_on_fair_evidence_is_not_high_confidence(kb):
 
 
 def _register_for(kb, params_m):
-    from advisor.decision.risks import project, register
+    from advisor.review.risks import project, register
 
     data = prototype(**{"model.family": "transformer", "model.parameters_millions": params_m})
     report = build_report(parse_requirements(data), Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")
@@ -686,7 +686,8 @@ def _register_for(kb, params_m):
 def test_risk_register_sees_that_the_model_must_be_split(kb):
     # 5,000 M parameters in bf16 Adam: 5e9 x 16 = 80 GB of model states > the 910B's 60.8 GB usable.
     # The register read `report.memory_fit` (no such field), so it judged "size unknown" at 0.4.
-    from advisor.decision.risks import RULES, project
+    from advisor.decision.likelihood import RULES
+    from advisor.review.risks import project
 
     report, p, reg = _register_for(kb, 5000)
     fit = next(q.memory for q in report.projections if q.workflow == "hybrid")
@@ -700,7 +701,8 @@ def test_risk_register_sees_that_the_model_must_be_split(kb):
 def test_risk_register_sees_that_a_large_model_fits_one_card(kb):
     # 1,500 M parameters: 24 GB of states fit one 910B; above LARGE_MODEL_M, so without the memory fit
     # the register called it "large" (0.4); with it, data parallelism suffices (0.05).
-    from advisor.decision.risks import RULES, project
+    from advisor.decision.likelihood import RULES
+    from advisor.review.risks import project
 
     report, p, _ = _register_for(kb, 1500)
     assert p.must_split is False and project(report, "hybrid").must_split is False
@@ -720,7 +722,7 @@ def test_the_communication_cross_check_covers_the_910b(kb):
 def test_expected_migration_hours_agree_with_the_risk_register(kb):
     # objection 7: the full range charges every pitfall in full; the expected hours weigh them by the
     # register's likelihoods, so for the recommended workflow they are its exposure + the other parts' middle
-    from advisor.decision.risks import register
+    from advisor.review.risks import register
 
     report = build_report(load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"), Measurements(), kb=kb)
     wf = report.recommendation.workflow

@@ -205,7 +205,7 @@ def test_register_and_projection_give_one_figure_for_scaling(stem):
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_a_saved_json_re_renders_to_the_same_document(stem):
-    from advisor.decision.document import ReviewDocument, build
+    from advisor.review.document import ReviewDocument, build
     from advisor.render import format as render
     from advisor.report import Report
 
@@ -262,7 +262,7 @@ def test_the_first_page_says_on_which_route_each_option_was_scored(stem):
 def test_the_strawman_line_follows_the_scorecard_not_the_example():
     """The same requirements without NVIDIA GPUs: PyTorch is still scored on torch_npu, and the page no
     longer talks about NVIDIA (the line is read from the scorecard, not written for one example)."""
-    from advisor.decision.document import routes
+    from advisor.review.document import routes
     from advisor.report import build_report
     from advisor.measurements import Measurements
     from advisor.requirements import load_requirements

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from advisor.decision import transformer_evidence as te
-from advisor.decision.risks import register
+from advisor.review.risks import register
 from advisor.report import build_report
 from advisor.measurements import Measured, Measurements
 from advisor.requirements import parse_requirements

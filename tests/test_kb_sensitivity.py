@@ -1,4 +1,4 @@
-"""advisor/decision/kb_sensitivity.py and the document's margin without measurements: the knowledge
+"""advisor/review/kb_sensitivity.py and the document's margin without measurements: the knowledge
 base's own figures (ratings, prices, references) moved within their stated ranges, each re-scored."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import knowledge
-from advisor.decision import kb_sensitivity as ks
-from advisor.decision.document import build, margin_without_measurements
+from advisor.review import kb_sensitivity as ks
+from advisor.review.document import build, margin_without_measurements
 from advisor.decision.scoring import score
 from advisor.report import build_report
 from advisor.measurements import Measurements

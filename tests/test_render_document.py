@@ -99,7 +99,7 @@ def test_decision_summary_comes_first_and_names_evidence_classes(kb):
 def test_risk_register_ranks_by_this_projects_exposure(kb):
     """The auto-parallel pitfall must not top the list for an 11.7M-parameter CNN on one server; it
     joins the register when the model is large."""
-    from advisor.decision.risks import register
+    from advisor.review.risks import register
 
     small = register(_report(ROOT / "examples" / "prototype-then-ascend.yaml", kb, workload=False))
     assert small.risks and small.risks[0].id != "auto-parallel-limits"
@@ -126,7 +126,8 @@ def test_risk_register_ranks_by_this_projects_exposure(kb):
 
 def test_scan_hazards_join_the_register(kb):
     from advisor.commands.report import scan_code
-    from advisor.decision.risks import SCAN_HIT, register
+    from advisor.decision.likelihood import SCAN_HIT
+    from advisor.review.risks import register
 
     path = ROOT / "tests" / "fixtures" / "report" / "with-code.yaml"
     req = load_requirements(path)
@@ -141,7 +142,7 @@ def test_scan_hazards_join_the_register(kb):
 
 
 def test_pinned_stack_follows_the_compatibility_matrix(kb):
-    from advisor.decision.stack import pick, stacks_for, version_key
+    from advisor.review.stack import pick, stacks_for, version_key
 
     report = _report(ROOT / "examples" / "prototype-then-ascend.yaml", kb, workload=False)
     stacks = stacks_for(report, kb)
@@ -166,7 +167,7 @@ def test_pinned_stack_follows_the_compatibility_matrix(kb):
     verify = "\n".join(stacks[1].verify)
     assert "npu-smi info" in verify and "mindspore.run_check()" in verify and "advisor check" in verify
     npu = _report(ROOT / "examples" / "prototype-then-ascend.yaml", kb, workload=False)
-    from advisor.decision.stack import stack_for_path
+    from advisor.review.stack import stack_for_path
 
     adapter = {c.name: c for c in stack_for_path(kb, "pytorch-npu", "x").components}
     tnpu = pick(kb, "torch_npu", "npu", need_cann=True)

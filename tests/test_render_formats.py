@@ -213,7 +213,7 @@ def test_bad_output_folder_writes_nothing(capsys, tmp_path):
 def test_report_start_up_does_not_import_matplotlib():
     code = (
         "import sys, advisor.cli, advisor.commands.report, advisor.render, advisor.render.markdown, "
-        "advisor.render.table, advisor.render.html, advisor.decision.stack, advisor.decision.risks; "
+        "advisor.render.table, advisor.render.html, advisor.review.stack, advisor.review.risks; "
         "assert 'matplotlib' not in sys.modules, 'matplotlib imported at start-up'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 import knowledge
-from advisor.decision.document import DOCUMENT_VERSION, ReviewDocument, build
+from advisor.review.document import DOCUMENT_VERSION, ReviewDocument, build
 from advisor.render import format as render
 from advisor.report import Report, build_report
 from advisor.measurements import Measurements

@@ -494,7 +494,8 @@ def test_every_format_carries_the_measured_evidence(kb):
 
 
 def test_the_risk_register_takes_the_measured_likelihoods(kb):
-    from advisor.decision.risks import MEASURED_CLEAR, MEASURED_HIT, register
+    from advisor.decision.likelihood import MEASURED_CLEAR, MEASURED_HIT
+    from advisor.review.risks import register
 
     req = load_requirements(ASCEND)  # MindSpore on 8 x 910B: the data-pipeline pitfall applies
     before = register(build_report(req, Measurements(), kb=kb))

@@ -87,7 +87,7 @@ async def test_recommendation_headline_is_the_cli_markdown_headline(example):
 
 def test_first_page_view_refuses_to_judge_a_report_without_document():
     """A report built by an older version has no document: the screen says so instead of judging it
-    (advisor.decision.document.build runs the knowledge-base sensitivity: seconds of work)."""
+    (advisor.review.document.build runs the knowledge-base sensitivity: seconds of work)."""
     import json
 
     from rich.text import Text

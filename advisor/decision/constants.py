@@ -501,7 +501,7 @@ _ALL = [
         "DYNAMIC_MEASURED_HIT",
         0.95,
         "likelihood",
-        "the risk register's MEASURED_HIT (advisor.decision.risks): a probe measured the pitfall's symptom "
+        "the risk register's MEASURED_HIT (advisor.decision.likelihood): a probe measured the pitfall's symptom "
         "(graph recompiles per new length and the tokens/s they cost); assumption that a small GPT on this "
         "host's CPU is strong evidence, not proof, for the team's model",
         "a measured dynamic-shape cost made the pitfall's likelihood",

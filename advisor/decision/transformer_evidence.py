@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.decision.constants import CONSTANTS as DEFINED
 from advisor.decision.constants import Constant
 from advisor.decision.evidence import Evidence
-from advisor.decision.risks import likelihood, project_of
+from advisor.decision.likelihood import likelihood, project_of
 from advisor.requirements import Requirements
 
 if TYPE_CHECKING:  # the probe's result types, for the annotations only

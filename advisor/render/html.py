@@ -98,7 +98,7 @@ def to_html(md: str, svgs: dict[str, str]) -> list[str]:
 
 
 def format(report: Report, **options: Any) -> str:
-    from advisor.decision.document import of
+    from advisor.review.document import of
     from advisor.render.charts import charts
 
     svgs = charts(report)

@@ -1,6 +1,6 @@
 """The report as one JSON document (the machine contract; see advisor/schemas/report.schema.json).
 
-The judged review document (advisor.decision.document.ReviewDocument, versioned by its own
+The judged review document (advisor.review.document.ReviewDocument, versioned by its own
 `document_version`) travels in the report's `document` field; a report built without it gets it
 filled here, so every JSON written has it."""
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def format(report: Report, **options: object) -> str:
     if report.document is None:
-        from advisor.decision.document import build
+        from advisor.review.document import build
 
         report = report.model_copy(update={"document": build(report, options.get("kb"))})
     return to_json(report)

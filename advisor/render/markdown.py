@@ -9,7 +9,7 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from advisor.decision.document import cite, points
+from advisor.review.document import cite, points
 from advisor.render import decision_sections
 from advisor.render._fmt import LABELS, bar, hours, num, pair, run_label, span, usd
 from advisor.render._fmt import md_table as _table
@@ -19,7 +19,7 @@ from advisor.sanitize import for_markdown, one_line
 
 if TYPE_CHECKING:
     from advisor.decision.communication import ScalingSpread
-    from advisor.decision.document import ReviewDocument
+    from advisor.review.document import ReviewDocument
     from advisor.report import Report
     from advisor.scan.models import EffortShare, ScanResult
     from probes.training.models import ParityResult
@@ -506,8 +506,8 @@ def _pipeline(report: Report) -> list[str]:
 def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[str]:
     """The first page: verdict and confidence, the three reasons with their evidence class, what would
     change it, what was measured and whether it moved the verdict, the blocking facts. Every figure
-    comes from the judged document (advisor.decision.document), rounded once."""
-    from advisor.decision.document import of
+    comes from the judged document (advisor.review.document), rounded once."""
+    from advisor.review.document import of
 
     doc = doc or of(report)
     fp = doc.first_page
@@ -613,7 +613,7 @@ def caveats_section(report: Report) -> list[str]:
 
 
 def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, str]) -> list[str]:
-    from advisor.decision.document import plain
+    from advisor.review.document import plain
 
     out = _image(links, "sensitivity", "Sensitivity tornado")
     out += ["Weights (each criterion's weight moved until the winner changes):", ""]
@@ -690,7 +690,7 @@ def format(report: Report, **options: Any) -> str:
     """The review document. `chart_links` (name -> relative path of an SVG written beside the output)
     adds the charts as images; without it the throughput chart stays in text bars. `collapse` (the HTML
     form) wraps the appendices in <details> markers that advisor.render.html turns into folded blocks."""
-    from advisor.decision.document import of
+    from advisor.review.document import of
 
     links: dict[str, str] = options.get("chart_links") or _links(options.get("assets") or {})
     collapse = bool(options.get("collapse"))

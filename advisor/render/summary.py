@@ -1,6 +1,6 @@
 """The data-quality caveats (figures resting on a blog or an assumption that separate the top two
 workflows), and the workflow `label` every renderer shares. The first page itself is
-judged in advisor.decision.document; this module only lists what the report already carries."""
+judged in advisor.review.document; this module only lists what the report already carries."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from advisor.decision.document import cite
+from advisor.review.document import cite
 from advisor.render._fmt import LABELS
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The report as a compact terminal summary: the first page of the judged document (verdict, reasons
 with their evidence class, what would change it, what was measured, blocking facts), the score table
 with text bars, the projections, the top of the risk register, and where to find the rest. Every
-figure comes from advisor.decision.document (rounded once there), so it matches the other formats."""
+figure comes from advisor.review.document (rounded once there), so it matches the other formats."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
-from advisor.decision.document import of, points
+from advisor.review.document import of, points
 from advisor.render._fmt import LABELS, bar, hours, num, pair, span, usd
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Recommendation: the report's judged document (advisor.decision.document, built once by
+"""Recommendation: the report's judged document (advisor.review.document, built once by
 build_report) formatted for the terminal: its first page (verdict, reasons, what would change it, what
 was measured, the confidence) through the Markdown renderer's own first page, so every headline number
 is the CLI's; the scores with the per-criterion breakdown and the evidence behind each criterion, the
@@ -29,7 +29,7 @@ from tui.screens.confirm import ConfirmModal
 from tui.widgets.charts import ScoreChart, TornadoChart
 
 if TYPE_CHECKING:
-    from advisor.decision.document import ReviewDocument
+    from advisor.review.document import ReviewDocument
     from advisor.decision.evidence import Evidence, Span
     from advisor.report import Report
     from advisor.scan.models import ScanResult
@@ -112,7 +112,7 @@ class RecommendationScreen(AdvisorScreen):
         doc = report.document
         for sid in DOCUMENT_PANELS:
             self.query_one(sid, Static).display = doc is not None
-        if doc is not None:  # the judged document's parts, formatted (advisor.decision.document)
+        if doc is not None:  # the judged document's parts, formatted (advisor.review.document)
             self.query_one("#rec-register", Static).update(register_view(doc))
             self.query_one("#rec-stack", Static).update(stack_view(doc))
             self.query_one("#rec-sensitivity", Static).update(sensitivity_view(report, doc))
@@ -316,7 +316,7 @@ def _about(hours: float) -> str:
 def register_view(doc: ReviewDocument) -> RenderableType:
     """The document's risk register: pitfalls by exposure (likelihood x expected hours) with owner,
     milestone and mitigation; the expected total beside the full range."""
-    from advisor.decision.document import label
+    from advisor.review.document import label
 
     reg = doc.risk_register
     wf = label(reg.workflow)
@@ -373,7 +373,7 @@ def stack_view(doc: ReviewDocument) -> RenderableType:
 def sensitivity_view(report: Report, doc: ReviewDocument) -> RenderableType:
     """The weights (each criterion's weight moved until the winner changes) and the knowledge base's
     own figures moved within their ranges (the document's search)."""
-    from advisor.decision.document import plain
+    from advisor.review.document import plain
 
     parts: list[RenderableType] = [Text("Sensitivity", style="bold")]
     parts += [Text(f"  weights: {plain(s.note)}") for s in report.sensitivity] or [Text("  weights: none")]

@@ -12,7 +12,7 @@ from advisor.decision.criteria.common import Scored, clamp, range_text
 from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_kernels, scan_role_parts
 from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
 from advisor.decision.pitfalls import pitfall_hours, pitfall_mid, ports_pytorch_code
-from advisor.decision.risks import PORTING, likelihood, project_of
+from advisor.decision.likelihood import PORTING, likelihood, project_of
 from advisor.decision.schedule import Schedule, pressure_penalty, schedule
 from advisor.decision.transformer_evidence import PITFALL as DYNAMIC_PITFALL
 from advisor.decision.transformer_evidence import DynamicRiskAdjustment, risk_adjustment

@@ -22,8 +22,8 @@ if TYPE_CHECKING:  # annotations only: the report imports this module to attach 
     from datetime import date
 
     from advisor.decision.evidence import Evidence
-    from advisor.decision.kb_sensitivity import Move
-    from advisor.decision.risks import Risk
+    from advisor.review.kb_sensitivity import Move
+    from advisor.review.risks import Risk
     from advisor.decision.scorecard import Criterion, Recommendation, Scorecard, WorkflowScore
     from advisor.report import Report
     from knowledge.models import KnowledgeBase
@@ -480,7 +480,7 @@ def margin_without_measurements(report: Report, kb: Optional[KnowledgeBase]) -> 
     result) and say whether the measurements moved the verdict."""
     if kb is None:
         return None
-    from advisor.decision.kb_sensitivity import margin_of
+    from advisor.review.kb_sensitivity import margin_of
 
     rec = report.recommendation
     card = _rescore(report, kb)
@@ -520,7 +520,7 @@ def kb_sensitivity(
     """Every knowledge-base figure that can enter a deciding criterion, moved within its range."""
     if kb is None:
         return None
-    from advisor.decision import kb_sensitivity as ks
+    from advisor.review import kb_sensitivity as ks
 
     wf = report.recommendation.workflow
     frameworks = {"pytorch", "mindspore", "torch_npu"}
@@ -584,7 +584,7 @@ def _kept_text(report: Report) -> Optional[str]:
 
 
 def register(report: Report) -> RiskRegister:
-    from advisor.decision.risks import register as build_register
+    from advisor.review.risks import register as build_register
 
     reg = build_register(report)
     kept = _kept_text(report)
@@ -639,7 +639,7 @@ _CUDA = re.compile(r"CUDA (\d+\.\d+) \(driver >= (\d+)\)")
 
 
 def stacks(report: Report, kb: Optional[KnowledgeBase]) -> list[StackItem]:
-    from advisor.decision.stack import stacks_for
+    from advisor.review.stack import stacks_for
 
     out = []
     for st in stacks_for(report, kb) if kb is not None else []:
