@@ -35,7 +35,8 @@ MAX_FILE_BYTES = 1_000_000
 
 
 class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # Each field's docstring becomes its description in the published JSON Schema (an editor shows it on hover).
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True)
 
 
 class Team(_Input):
@@ -108,10 +109,24 @@ class ModelSpec(_Input):
     """Activation memory per training sample in MB (default per family; transformers: Korthikanti et al.)."""
     optimizer_states: Optional[Literal["fp32", "low-precision"]] = None
     """fp32 (default): fp32 master weights and Adam moments; low-precision: bf16 states, no master copy."""
-    fine_tune: Optional[Literal["full", "lora"]] = None
-    """Fine-tuning mode (absent: training every parameter); lora/adapters train `trainable_share` only."""
+    fine_tune: Optional[Literal["full", "lora", "qlora"]] = None
+    """Fine-tuning of released weights (absent: training from scratch or continued pretraining of every
+    parameter): full trains every parameter; lora trains adapters (`trainable_share`) on a frozen base;
+    qlora does the same on a base quantised to 4 bits (`base_weights_precision: int4`)."""
     trainable_share: Optional[float] = Field(None, gt=0, le=1)
-    """Share of the parameters trained under fine_tune: lora (default 0.01, an assumption)."""
+    """Share of the parameters trained under fine_tune: lora or qlora (default 0.01, an assumption)."""
+    base_weights_precision: Optional[Literal["int4", "int8", "bf16", "fp16"]] = None
+    """Width of the frozen base weights under lora/qlora (default: bf16 for lora, int4 for qlora)."""
+    from_checkpoint: bool = False
+    """Training starts from released weights (continued pretraining; implied by fine_tune): there is no
+    prototype phase to run in another framework."""
+    experts: Optional[int] = Field(None, ge=2, le=100_000)
+    """Mixture of experts: routed experts per MoE layer (absent: a dense model)."""
+    experts_per_token: Optional[int] = Field(None, ge=1, le=1_000)
+    """Mixture of experts: experts each token is routed to (top-k)."""
+    active_parameters_millions: Optional[float] = Field(None, gt=0, le=10_000_000)
+    """Mixture of experts: parameters one token passes through (FLOPs follow these; memory holds
+    parameters_millions, every expert)."""
     layers: Optional[int] = Field(None, ge=1, le=10_000)
     """Transformer layers (absent: derived from parameters_millions by published shapes)."""
     hidden_size: Optional[int] = Field(None, ge=1, le=1_000_000)
@@ -134,11 +149,38 @@ class ModelSpec(_Input):
             raise ValueError(
                 f"model.hidden_size: {self.hidden_size} must divide by model.attention_heads ({self.attention_heads})"
             )
-        if self.trainable_share is not None and self.fine_tune != "lora":
+        if self.trainable_share is not None and self.fine_tune not in ("lora", "qlora"):
             raise ValueError(
-                "model.trainable_share: only with fine_tune: lora (full fine-tuning trains every parameter)"
+                "model.trainable_share: only with fine_tune: lora or qlora (full fine-tuning trains every parameter)"
+            )
+        if self.base_weights_precision is not None and self.fine_tune not in ("lora", "qlora"):
+            raise ValueError("model.base_weights_precision: only with fine_tune: lora or qlora (a frozen base)")
+        moe = ("experts", "experts_per_token", "active_parameters_millions")
+        given_moe = [f for f in moe if getattr(self, f) is not None]
+        if given_moe and len(given_moe) < len(moe):
+            missing = next(f for f in moe if getattr(self, f) is None)
+            raise ValueError(
+                f"model.{missing}: a mixture of experts needs experts, experts_per_token and active_parameters_millions"
+            )
+        if self.experts is not None and self.experts_per_token is not None and self.experts_per_token > self.experts:
+            raise ValueError(
+                f"model.experts_per_token: {self.experts_per_token} is more than model.experts ({self.experts})"
+            )
+        if self.active_parameters_millions is not None and self.active_parameters_millions > self.parameters_millions:
+            raise ValueError(
+                f"model.active_parameters_millions: {self.active_parameters_millions:g} is more than "
+                f"model.parameters_millions ({self.parameters_millions:g}; a token passes through part of the model)"
             )
         return self
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts is not None
+
+    @property
+    def starts_from_weights(self) -> bool:
+        """Training starts from released weights (fine-tuning or continued pretraining)."""
+        return self.from_checkpoint or self.fine_tune is not None
 
     @property
     def kernel_count(self) -> int:
@@ -160,6 +202,11 @@ class Needs(_Input):
     """A domestic framework (MindSpore)."""
     edge_cloud: bool = False
     """Train in the cloud, infer on devices."""
+    domestic_scope: list[Literal["training", "deployment"]] = Field(
+        default_factory=lambda: ["training", "deployment"], min_length=1, max_length=2
+    )
+    """The stages a domestic mandate applies to (default both): [training] for a team that must train on
+    domestic hardware but publishes weights that others serve anywhere."""
 
     @property
     def hardware_mandate(self) -> str:
@@ -173,8 +220,17 @@ class Needs(_Input):
 class Constraints(_Input):
     deadline_weeks: Optional[float] = Field(None, gt=0, le=1000)
     budget_usd: Optional[float] = Field(None, ge=0)
+    budget_scope: Literal["compute", "engineering", "total"] = "compute"
+    """What `budget_usd` pays for: compute (compute and energy; the default), engineering (adds migration
+    and engineering hours) or total (adds the team's salaries)."""
     compute_pricing: Literal["cloud", "owned"] = "cloud"
-    """cloud: the hourly price includes energy; owned: energy (power x hours x PUE x price) is added."""
+    """cloud: the hourly price includes energy; owned: the team's own hardware (amortised capital, or
+    nothing when `owned_capital: sunk`, plus energy at a typical draw)."""
+    owned_capital: Literal["amortised", "sunk"] = "amortised"
+    """With compute_pricing: owned: amortised charges the hardware's price over `amortisation_years`;
+    sunk: the hardware is already paid for, only energy is charged."""
+    amortisation_years: Optional[float] = Field(None, gt=0, le=30)
+    """Years over which owned hardware is written off (absent: the knowledge base's assumption)."""
 
 
 class Workload(_Input):
@@ -211,6 +267,31 @@ class Workload(_Input):
         return self.dataset_samples or 0
 
 
+class Serving(_Input):
+    """An LLM product's serving load and its latency targets (service-level objective)."""
+
+    requests_per_second: Optional[float] = Field(None, gt=0, le=1e7)
+    """Requests arriving per second at peak."""
+    concurrency: Optional[int] = Field(None, ge=1, le=10_000_000)
+    """Requests in flight at once (absent: derived from requests_per_second and the latency)."""
+    prompt_tokens: int = Field(1024, ge=1, le=10_000_000)
+    """Input tokens per request."""
+    output_tokens: int = Field(256, ge=1, le=10_000_000)
+    """Generated tokens per request."""
+    ttft_ms: Optional[float] = Field(None, gt=0, le=3_600_000)
+    """Target time to first token (milliseconds)."""
+    tpot_ms: Optional[float] = Field(None, gt=0, le=600_000)
+    """Target time per output token after the first (milliseconds)."""
+    quantization: Literal["none", "int8", "w8a8", "w4a16", "fp8"] = "none"
+    """Weight (and activation) quantisation of the served model: none serves 16-bit weights."""
+
+    @model_validator(mode="after")
+    def _load_is_stated(self) -> "Serving":
+        if self.requests_per_second is None and self.concurrency is None:
+            raise ValueError("serving: give requests_per_second or concurrency (the load to serve)")
+        return self
+
+
 class Weights(_Input):
     """Optional overrides of criterion weights (>= 0); the rest keep their defaults, all renormalised."""
 
@@ -239,6 +320,8 @@ class Requirements(_Input):
     needs: Needs = Needs()
     constraints: Constraints = Constraints()
     workload: Optional[Workload] = None
+    serving: Optional[Serving] = None
+    """An LLM product's serving load and targets (with workload.kind: inference, or beside training)."""
     weights: Optional[Weights] = None
 
     @model_validator(mode="after")

@@ -8,25 +8,10 @@ from pathlib import Path
 import pytest
 
 from advisor.cli import main
+from knowledge.models import SECTIONS as KB_SECTIONS
 
 OVERRIDES = Path(__file__).parent / "fixtures" / "knowledge" / "overrides"
-SECTIONS = [
-    "accelerators",
-    "frameworks",
-    "workflows",
-    "ecosystem",
-    "pitfalls",
-    "api-mappings",
-    "references",
-    "derating",
-    "costs",
-    "prices",
-    "interconnects",
-    "scaling-curves",
-    "mfu-references",
-    "records",
-    "serving-references",
-]
+SECTIONS = list(KB_SECTIONS)  # the one list of sections (knowledge.models.SECTIONS)
 
 
 @pytest.mark.parametrize("section", SECTIONS)

@@ -40,6 +40,21 @@ RUNTIME = {
 }
 
 
+class SloVerdict(BaseModel):
+    """Can this workflow's serving route carry the stated load (`serving:` in the requirements) within
+    its latency targets on the team's devices? The scoring reads `verdict` and `devices_needed`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Literal["meets", "needs-devices", "cannot", "unknown"] = Field(
+        description="meets: on the devices given; needs-devices: with devices_needed of them; "
+        "cannot: no device count of this accelerator and route meets it; unknown: not enough to judge"
+    )
+    devices: int = Field(description="devices the team has for serving")
+    devices_needed: Optional[int] = Field(None, description="the fewest devices that meet the load and targets")
+    reason: str = ""
+
+
 class Serving(BaseModel):
     """The serving path of one workflow: runtime, rate and latency, with what they rest on."""
 
@@ -55,6 +70,7 @@ class Serving(BaseModel):
     references: list[str] = Field(default_factory=list, description="serving-references ids used")
     evidence: list[Evidence] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    slo: Optional[SloVerdict] = Field(None, description="the stated serving load against its targets (serving:)")
 
 
 def serving_family(req: Requirements) -> Optional[Literal["transformer-decoder", "transformer-encoder"]]:

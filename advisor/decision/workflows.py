@@ -14,6 +14,7 @@ from typing import Optional
 
 from advisor.requirements import Requirements
 from knowledge.models import Accelerator, Framework, KnowledgeBase, Sourced
+from knowledge.models import Route as StackRoute
 
 WORKFLOWS: tuple[str, ...] = ("pytorch", "mindspore", "hybrid")
 VENDOR_OF_TARGET = {"nvidia": "nvidia", "ascend": "huawei", "cpu": "generic"}
@@ -29,6 +30,10 @@ class Route:
     accelerator: Optional[Accelerator] = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     basis_note: str = ""
+    training: Optional[StackRoute] = None
+    """the knowledge base's training route this workflow takes here (MindSpeed-LLM, MindSpore Transformers, ...)"""
+    serving: Optional[StackRoute] = None
+    """the knowledge base's serving route (vLLM-Ascend, MindIE, vLLM, MindSpore Lite, ...)"""
 
 
 def framework_for(workflow: str) -> str:

@@ -185,6 +185,16 @@ class Skipped(_Out):
     reason: str
 
 
+class PortOffer(_Out):
+    """A maintained MindSpore port of a library the project builds on: adapting it replaces re-implementing."""
+
+    port: str = Field(description="The port's package, e.g. mindone, mindyolo, mindformers, mindcv, mindnlp.")
+    upstream: str = Field(description="The PyTorch library it ports, e.g. diffusers, ultralytics, transformers, timm.")
+    covered: list[str] = Field(default_factory=list, description="The project's architectures the port has.")
+    missing: list[str] = Field(default_factory=list, description="The project's architectures it lacks.")
+    files: int = Field(0, description="Project files that use the upstream library.")
+
+
 class ScanResult(_Out):
     """Migration scan of a PyTorch code base: APIs, hazards, effort, risk and route."""
 
@@ -225,6 +235,10 @@ class ScanResult(_Out):
     mindspore_kernels: int = Field(0, description="Native sources written for MindSpore's custom-op interface.")
     not_migration_work: list[str] = Field(
         default_factory=list, description="What was read and is not migration work: MindSpore code, bridges, kernels."
+    )
+    ports: list[PortOffer] = Field(
+        default_factory=list,
+        description="Maintained MindSpore ports of what the project builds on (diffusers -> mindone, ...), with coverage.",
     )
 
 

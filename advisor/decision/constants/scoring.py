@@ -1,39 +1,12 @@
-"""Every constant the decision model uses, named, with where it comes from.
-
-A source is a field report by its title and section, a knowledge-base entry id, or `assumption:`
-with the reasoning. Constants with a `search` range take part in the sensitivity analysis next to the
-weights ("hybrid would lose if migration took 1.6x the estimate"); the scoring code reads them through
-`Consts` so that analysis can re-score with one of them moved.
-"""
+"""The constants of the scoring side: deployment, team, performance without a projection, compliance,
+migration and schedule, confidence, measured evidence, the rules of the criteria, the transformer
+probe's dynamic-shape finding."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Mapping, Optional
+from advisor.decision.constants.base import SEED_ASCEND_PRACTICE, SEED_RELEASED_TOGETHER, SEED_SAME_TASK, Constant
 
-# The field reports, as a reader cites them (never by file name).
-SEED_SAME_TASK = '"MindSpore vs PyTorch, measured on the same task"'
-SEED_ASCEND_PRACTICE = '"Ascend 910 and MindSpore in practice"'
-SEED_RELEASED_TOGETHER = '"Chips and framework released together"'
-
-
-@dataclass(frozen=True)
-class Constant:
-    name: str
-    value: float
-    unit: str
-    source: str
-    what: str = ""
-    """How the sensitivity analysis words it: '<what> were <value>'."""
-    search: Optional[tuple[float, float]] = None
-    """Range the sensitivity analysis searches for a value that flips the verdict (None: not searched)."""
-    projection: bool = False
-    """It moves the projections (worked out before the scores): the sensitivity search re-runs them."""
-    acts_when: Optional[str] = None
-    """The Context field (e.g. `deploy`) without which it moves nothing: the search skips it then."""
-
-
-_ALL = [
+SCORING: list[Constant] = [
     # --- deployment ------------------------------------------------------------------------------
     Constant("NATIVE_FIT", 100.0, "points", "definition: a first-party deployment path scores the maximum"),
     Constant(
@@ -305,57 +278,6 @@ _ALL = [
         "relative change",
         "assumption: a verdict that flips when a weight or constant moves by a quarter is fragile",
     ),
-    # --- memory, scaling, energy ------------------------------------------------------------------
-    Constant(
-        "USABLE_MEMORY_NVIDIA",
-        0.93,
-        "share of memory_gb",
-        "assumption: CUDA context, cuBLAS workspaces and allocator fragmentation take ~7%",
-    ),
-    Constant(
-        "USABLE_MEMORY_ASCEND",
-        0.9,
-        "share of memory_gb",
-        f"{SEED_ASCEND_PRACTICE} §5.5: npu-smi's total includes reserved memory that is not usable (its size is an "
-        "assumption)",
-    ),
-    Constant(
-        "LARGEST_LAYER_SHARE",
-        0.02,
-        "share of parameters",
-        "assumption for DeepSpeed's ZeRO-3 estimator term 4 x largest layer (a 70B decoder's embedding is ~0.4%)",
-    ),
-    Constant(
-        "DEVICES_PER_HOST",
-        8.0,
-        "devices",
-        "knowledge base ascend-910b (8 cards full mesh per server); NVIDIA HGX boards also carry 8",
-    ),
-    Constant(
-        "EFFECTIVE_PEAK_SHARE",
-        0.5,
-        "share of peak",
-        f"{SEED_RELEASED_TOGETHER} §2.2: 'expect about 50-60% of the nominal peak' (low end)",
-    ),
-    Constant("PCIE_GEN4_GBS", 32.0, "GB/s", "PCIe 4.0 x16, one direction (specification); each generation doubles it"),
-    Constant("NETWORK_ROCE_IB_GBS", 25.0, "GB/s", "assumption: one 200 Gb/s RoCE/InfiniBand port per host"),
-    Constant("NETWORK_ETHERNET_GBS", 3.0, "GB/s", "assumption: 25 Gb/s Ethernet between hosts"),
-    Constant(
-        "POWER_REDUNDANCY",
-        0.2,
-        "share",
-        f"{SEED_ASCEND_PRACTICE} §1.3: budget 'cards x power + 20%' for power and cooling",
-    ),
-    Constant(
-        "INPUT_PIPELINE_PER_HOST",
-        20000.0,
-        "images/s per host",
-        f"assumption: JPEG decode and augmentation on one host's CPUs; {SEED_ASCEND_PRACTICE} §5.3: a poor data "
-        "pipeline leaves NPUs at 30% utilisation",
-        "one host's input pipeline fed",
-        (5000.0, 100000.0),
-        projection=True,
-    ),
     # --- measured evidence from the accuracy and input-pipeline probes ------------------------------
     Constant(
         "ACCURACY_GAP_PENALTY",
@@ -444,38 +366,6 @@ _ALL = [
         (0.0, 9.0),
         projection=True,
     ),
-    # --- projections and serving (moved from their modules so the sensitivity search sees them) ----
-    Constant(
-        "SINGLE_REFERENCE_WIDEN",
-        0.25,
-        "share",
-        "assumption: one reference says little about the spread; +-25% is the spread of the 910B's own four "
-        "MindFormers MFU rows (0.47-0.70 of peak) around their middle (knowledge base mfu-references)",
-        "a single reference were widened by",
-        (0.0, 0.9),
-        projection=True,
-    ),
-    Constant(
-        "LORA_TRAINABLE_SHARE",
-        0.01,
-        "share of parameters",
-        "assumption: rank-16 LoRA on every linear layer of a 7B model trains ~0.6% of its parameters "
-        "(Hu et al. 2021, LoRA, arXiv:2106.09685, trains r x (d_in + d_out) per adapted matrix); 1% rounds it up",
-        "a LoRA adapter trained a share of",
-        (0.001, 0.1),
-        projection=True,
-    ),
-    Constant(
-        "SERVING_ASCEND_EFFICIENCY",
-        0.7,
-        "share",
-        f"assumption: no Ascend serving result states its set-up, so an NVIDIA serving row is carried over to "
-        f"Ascend at this share of its bandwidth- or peak-scaled rate; {SEED_RELEASED_TOGETHER} §2.2 says to expect "
-        "about 50-60% of the nominal peak in training, NVIDIA's serving rows reach more; 0.7 sits between",
-        "Ascend serving reached a share of",
-        (0.2, 1.5),
-        projection=True,
-    ),
     # --- the transformer probe's dynamic-shape finding (advisor.decision.transformer_evidence) ---
     Constant(
         "DYNAMIC_COST_FLOOR",
@@ -517,31 +407,4 @@ _ALL = [
         "a measured working mitigation left the pitfall's likelihood at",
         (0.05, 0.9),
     ),
-    Constant("SANITY_MIN_HOURS", 1 / 60, "hours", "assumption: a training run under a minute is a projection error"),
-    Constant("SANITY_MAX_HOURS", 24 * 365.0, "hours", "assumption: a run beyond a year is not a plan"),
 ]
-
-CONSTANTS: dict[str, Constant] = {c.name: c for c in _ALL}
-
-
-class Consts:
-    """The constants' values, with some moved (the sensitivity analysis re-scores through this)."""
-
-    def __init__(self, overrides: Optional[Mapping[str, float]] = None):
-        unknown = set(overrides or {}) - set(CONSTANTS)
-        if unknown:
-            raise KeyError(f"unknown constants: {', '.join(sorted(unknown))}")
-        self.overrides = dict(overrides or {})
-
-    def __getitem__(self, name: str) -> float:
-        return self.overrides.get(name, CONSTANTS[name].value)
-
-    def moved(self, name: str, value: float) -> "Consts":
-        return Consts({**self.overrides, name: value})
-
-
-DEFAULT = Consts()
-
-
-def searched() -> list[Constant]:
-    return [c for c in _ALL if c.search is not None]
