@@ -135,6 +135,10 @@ class ModelSpec(_Input):
     vocabulary: Optional[int] = Field(None, ge=1, le=10_000_000)
     recompute: Optional[Literal["none", "selective", "full"]] = None
     """Activation recomputation (absent: the least that fits, said so)."""
+    upstream: Optional[Literal["transformers", "diffusers", "timm", "ultralytics", "megatron"]] = None
+    """The PyTorch library the model builds on (its models and checkpoints): a maintained MindSpore port
+    of it (diffusers -> mindone, ultralytics -> mindyolo, timm -> mindcv, transformers -> MindNLP,
+    LLMs -> MindSpore Transformers) is adapted instead of re-implementing the model."""
     flash_attention: bool = True
     """Transformers: fused attention that keeps no s x s scores (FlashAttention on NVIDIA, the fused
     FlashAttentionScore operator on Ascend; true by default, an assumption)."""

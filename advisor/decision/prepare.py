@@ -3,6 +3,7 @@ judged probe evidence and the assumptions the report lists."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional, TYPE_CHECKING, Union
 
 from advisor.decision.accuracy import AccuracyEvidence
@@ -26,11 +27,14 @@ from advisor.decision.projections import (
     unusable_runs,
 )
 from advisor.decision.weights import resolve_weights
-from advisor.decision.workflows import Route, routes
+from advisor.decision.stack_routes import with_stacks
+from advisor.decision.workflows import Route, candidates, with_basis
 from advisor.requirements import Requirements
 
+from advisor.scan.models import ScanResult
+from knowledge.models import KnowledgeBase
+
 if TYPE_CHECKING:  # the probes' result types, for the annotations only
-    from advisor.scan.models import ScanResult
     from probes.accuracy.models import AccuracySuite
     from probes.check.models import CheckReport, HostInfo
     from probes.deploy.models import DeployResult
@@ -38,7 +42,6 @@ if TYPE_CHECKING:  # the probes' result types, for the annotations only
     from probes.scaling.models import ScalingResult
     from probes.training.models import ProbeSuite
     from advisor.decision.pipeline import PipelineBest, PipelineEvidence
-    from knowledge.models import KnowledgeBase
 
 MODEL_ASSUMPTIONS = (
     "criterion scores are 0-100 per workflow; the total is their weighted mean (weights renormalised to 1)",
@@ -80,14 +83,15 @@ def prepare(
         )
     if kb is None:
         assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
-    rs = routes(req, kb)
+    feeds = _pipeline_best(pipeline)
+    scan_model = _scan(scan)
+    rs = place(req, kb, scan_model, suites, scaling, scaling_here, k, feeds)
     assumptions.extend(_host_notes(host, suites, rs))
     target = req.hardware.training_target
     if target not in ("undecided", *req.hardware.available):
         assumptions.append(
             f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training"
         )
-    feeds = _pipeline_best(pipeline)
     best = project_all(req, kb, suites, scaling, scaling_here, rs, k=k, pipeline=feeds)
     basis = common_basis(best)
     compared = {
@@ -125,7 +129,7 @@ def prepare(
     ctx = Context(
         req=req,
         kb=kb,
-        scan=_scan(scan),
+        scan=scan_model,
         req_dict=req_dict,
         routes=rs,
         best=best,
@@ -143,6 +147,67 @@ def prepare(
         wf: {"ecosystem": ecosystem_score(wf, ctx, k), "debugging": debugging_score(wf, ctx, k)} for wf in WORKFLOWS
     }
     return ctx, assumptions
+
+
+def place(
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    scan: Optional[ScanResult],
+    suites: list,
+    scaling: object,
+    scaling_here: bool,
+    k: Consts,
+    feeds: dict,
+) -> dict[str, Route]:
+    """Each workflow on the place where its route does best: with several candidate places (fleets, or
+    hardware kinds under an undecided target) the shortest projected time to train (an inference-only
+    product: the highest serving rate); a place the projection cannot support comes last. A domestic
+    hardware mandate over training keeps the Ascend places ahead (workflows.candidates). Each place
+    carries its training and serving routes (advisor.decision.stack_routes)."""
+    chosen: dict[str, Route] = {}
+    for wf, places in candidates(req, kb).items():
+        stacked = [with_stacks(r, req, kb, scan) for r in places]
+        if len(stacked) == 1:
+            chosen[wf] = stacked[0]
+            continue
+        ranked = []
+        for i, r in enumerate(stacked):
+            p = project(wf, req, kb, suites, scaling=scaling, scaling_here=scaling_here, route=r, k=k, pipeline=feeds)
+            ranked.append((_place_key(p, i), r, p))
+        ranked.sort(key=lambda x: x[0])
+        best = ranked[0][1]
+        compared = [f"{_where(r)}: {_speed(p)}" for _, r, p in ranked]
+        note = f"placed on {_where(best)} (the faster of {len(ranked)} places: " + "; ".join(compared) + ")"
+        chosen[wf] = replace(best, notes=(*best.notes, note))
+    return with_basis(req, chosen)
+
+
+def _place_key(p: Projection, order: int) -> tuple:
+    """Sort key of a candidate place: supported first, then the shortest time to train (or the highest
+    serving rate), then the candidates' own order (a domestic place first under a mandate)."""
+    if not p.supported:
+        return (2, 0.0, order)
+    if p.time_to_train_hours is not None:
+        return (0, p.time_to_train_hours.mid, order)
+    if p.serving is not None:
+        return (0, -p.serving.total.mid, order)
+    return (1, 0.0, order)
+
+
+def _where(r: Route) -> str:
+    return f"{r.devices} x {r.accelerator.name}" if r.accelerator is not None and r.devices else r.target
+
+
+def _speed(p: Projection) -> str:
+    if not p.supported:
+        return "not supported"
+    if p.time_to_train_hours is not None:
+        t = p.time_to_train_hours
+        return f"{t.low:,.3g}-{t.high:,.3g} h to train"
+    if p.serving is not None:
+        s = p.serving.total
+        return f"{s.low:,.0f}-{s.high:,.0f} {s.unit}"
+    return "no projection"
 
 
 def _accuracy(accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None]) -> Optional[AccuracyEvidence]:
@@ -197,6 +262,4 @@ def _host_notes(
 
 def _scan(scan: Union[ScanResult, JsonDict, None]) -> Optional[ScanResult]:
     """The scan as its model (a saved scan's JSON is validated once, here)."""
-    from advisor.scan.models import ScanResult
-
     return ScanResult.model_validate(scan) if isinstance(scan, dict) else scan
