@@ -27,6 +27,14 @@ def conditions(req: Requirements) -> dict:
     return d
 
 
+def placed_conditions(req: Requirements, kb: Optional[KnowledgeBase], route: Route) -> dict:
+    """The conditions as the workflow placed at `route` sees them: its hardware kind as the training
+    target, its accelerator and devices (a PyTorch workflow placed on Ascend meets the Ascend pitfalls)."""
+    from advisor.decision.workflows import fleet_view
+
+    return conditions(fleet_view(req, kb, route))
+
+
 @dataclass
 class Context:
     """Everything the scores are made from that does not depend on the constants."""

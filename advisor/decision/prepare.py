@@ -9,7 +9,7 @@ from typing import Optional, TYPE_CHECKING, Union
 from advisor.decision.accuracy import AccuracyEvidence
 from advisor.decision.transformer_evidence import TransformerEvidence
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
-from advisor.decision.context import Context, conditions
+from advisor.decision.context import Context, conditions, placed_conditions
 from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
 from advisor.decision.deployment import deployment_evidence
 from advisor.decision.evidence import JsonDict, dump
@@ -137,7 +137,7 @@ def prepare(
         basis=basis,
         weights=weights,
         wmap={w.name: w.weight for w in weights},
-        pitfalls={wf: applicable_pitfalls(kb, wf, req_dict) for wf in WORKFLOWS},
+        pitfalls={wf: applicable_pitfalls(kb, wf, placed_conditions(req, kb, rs[wf]), rs[wf]) for wf in WORKFLOWS},
         comparisons=comparisons,
         deploy=deployment_evidence(deploy, export_points=k["EXPORT_OK_POINTS"]) if deploy is not None else [],
         accuracy=_accuracy(accuracy),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
+from advisor.decision.scorecard import RouteChoice, StackPin, StackUsed
 from advisor.decision.workflows import Route, serves_only, stack_framework
 from advisor.requirements import Requirements
 from knowledge.models import KnowledgeBase
@@ -117,4 +118,45 @@ def with_stacks(
         training=training_route(kb, route, req, scan),
         serving=by_target[0][1] if by_target else None,
         serving_by_target=by_target,
+    )
+
+
+def _used(r: StackRoute, target: Optional[str] = None) -> StackUsed:
+    return StackUsed(
+        id=r.id,
+        name=r.name,
+        stage=r.stage,
+        framework=r.framework,
+        target=target,
+        path=r.path,
+        pins=[StackPin(package=p.package, version=p.version, confirmed=p.confirmed, note=p.note) for p in r.pins],
+        source=r.source,
+        confidence=r.confidence,
+    )
+
+
+def route_choice(route: Route, req: Requirements) -> RouteChoice:
+    """The stack a workflow is scored on, as the report names it."""
+    if route.training is not None:
+        training = route.training.name
+    elif serves_only(req):
+        training = "nothing is trained (workload.kind: inference)"
+    else:
+        training = f"{route.path} on {route.target}: no route in the knowledge base"
+    serving = "; ".join(
+        f"{r.name if r is not None else 'no serving route in the knowledge base'} ({t})"
+        for t, r in route.serving_by_target
+    )
+    stacks = ([_used(route.training)] if route.training is not None else []) + [
+        _used(r, t) for t, r in route.serving_by_target if r is not None
+    ]
+    placement = next((n for n in route.notes if n.startswith("placed on ")), None)
+    return RouteChoice(
+        training=training,
+        serving=serving,
+        target=route.target,
+        accelerator=route.accelerator.id if route.accelerator is not None else None,
+        devices=route.devices,
+        placement=placement,
+        stacks=stacks,
     )

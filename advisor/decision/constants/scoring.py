@@ -33,6 +33,17 @@ SCORING: list[Constant] = [
         acts_when="deploy",
     ),
     Constant(
+        "VENDOR_CONVERTER_FIT",
+        80.0,
+        "points",
+        "assumption: a vendor-maintained converter from the trained weights to the serving runtime (ONNX -> ATC -> "
+        "OM with AscendCL; HF checkpoints -> TensorRT-LLM engines) is the vendor's documented path, with a build "
+        "step and operator coverage to check but no re-implementation: between the export path (CONVERSION_FIT) "
+        "and the native one",
+        "a vendor converter path scored",
+        (40.0, 100.0),
+    ),
+    Constant(
         "UNKNOWN_DEPLOYMENT_FIT",
         70.0,
         "points",
@@ -261,6 +272,26 @@ SCORING: list[Constant] = [
         "semi-automatic parallelism by hand (hours an assumption)",
     ),
     Constant("AUTO_PARALLEL_LIMIT_HIGH", 40.0, "hours", "as AUTO_PARALLEL_LIMIT_LOW, upper end"),
+    Constant(
+        "TRAINING_RUNS",
+        3.0,
+        "full runs",
+        "assumption: a production model is trained a few times over a project (a first run, a fix, the final "
+        "run); performance scores the share of the project's wall-clock time these runs take, so a throughput gap "
+        "matters as far as it moves the schedule",
+        "the full training runs in the project were",
+        (1.0, 10.0),
+    ),
+    Constant(
+        "AMORTISATION_YEARS",
+        4.0,
+        "years",
+        "assumption: accelerator servers are written off over 3-5 years (straight-line depreciation); owned "
+        "hardware is charged its purchase price over this, never a rental price (constraints.amortisation_years "
+        "overrides it)",
+        "owned hardware were written off over",
+        (2.0, 8.0),
+    ),
     # --- confidence ------------------------------------------------------------------------------
     Constant("CONFIDENCE_HIGH_MARGIN", 8.0, "points", "assumption: 8 of 100 points is beyond the scores' own rounding"),
     Constant("CONFIDENCE_MEDIUM_MARGIN", 3.0, "points", "assumption"),
@@ -326,16 +357,6 @@ SCORING: list[Constant] = [
         "use both': prototype in PyTorch, then train and serve with MindSpore) scaled by this factor",
         "the PyTorch shares of the hybrid's work were scaled by",
         (0.25, 1.25),
-        projection=True,
-    ),
-    Constant(
-        "PROTOTYPE_FLUENCY_STEP",
-        0.25,
-        "per skill level",
-        "assumption: the hybrid's PyTorch phase pays off as far as the team is more fluent in PyTorch than in "
-        "MindSpore: 0.5 at equal skill, this much more or less per level of difference",
-        "prototype fluency moved per skill level by",
-        (0.0, 0.5),
         projection=True,
     ),
     Constant(

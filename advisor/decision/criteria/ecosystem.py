@@ -8,9 +8,9 @@ from typing import Optional
 
 from advisor.decision.context import Context
 from advisor.decision.constants import Consts
-from advisor.decision.criteria.common import Scored, aspect_score, hybrid_share, skill
+from advisor.decision.criteria.common import Scored, aspect_score, hybrid_share
 from advisor.decision.evidence import Evidence, req_evidence
-from advisor.decision.workflows import Route
+from advisor.decision.workflows import Route, not_applicable
 from advisor.requirements import Requirements
 from knowledge.models import KnowledgeBase
 
@@ -63,7 +63,7 @@ def _mix(
     if pt is None or ms is None:
         return None, pt_ev + ms_ev, ""
     adapter = " (PyTorch on Ascend through torch_npu)" if pt_stack == "torch_npu" else ""
-    if wf == "pytorch" and pt_stack == "torch_npu" and "nvidia" in req.hardware.available:
+    if wf == "pytorch" and pt_stack == "torch_npu" and prototypes_on_nvidia(req):
         # Issue 25, item 7: NVIDIA for development, Ascend for production: one route, prototype on NVIDIA
         # in plain PyTorch, train and serve through torch_npu, no port. The work splits by stage as the
         # hybrid's does (the same table), without the fluency factor: every phase is PyTorch.
@@ -80,28 +80,20 @@ def _mix(
         return pt, pt_ev, f"knowledge-base {criterion} scores{adapter} (0-5 -> 0-100)"
     if wf == "mindspore":
         return ms, ms_ev, f"knowledge-base {criterion} scores (0-5 -> 0-100)"
-    share = hybrid_share(req.stage, criterion, k) * prototype_fluency(req, k)
-    ev = pt_ev + ms_ev
-    ev.append(
-        req_evidence(
-            "team.pytorch",
-            req.team.pytorch,
-            f"prototyping in PyTorch pays off as far as the team is faster there (x{prototype_fluency(req, k):.2f})",
-        )
-    )
+    # One rule for one phase: the hybrid's PyTorch prototype weighs as the PyTorch route's NVIDIA
+    # prototype does (the same stage table), whatever the team's fluency (that is the team criterion's).
+    share = hybrid_share(req.stage, criterion, k)
     return (
         share * pt + (1 - share) * ms,
-        ev,
-        f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage}, team skills)",
+        pt_ev + ms_ev,
+        f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage})",
     )
 
 
-def prototype_fluency(req: Requirements, k: Consts) -> float:
-    """How much of the hybrid's PyTorch phase the team really spends there: it prototypes in PyTorch
-    to validate ideas quickly (seed 000), which pays off as far as it is more fluent in PyTorch than in
-    MindSpore: 0.5 at equal skill, +-PROTOTYPE_FLUENCY_STEP (0.25) per level of difference."""
-    diff = skill(req.team.pytorch) - skill(req.team.mindspore)
-    return max(0.0, min(1.0, 0.5 + k["PROTOTYPE_FLUENCY_STEP"] * diff))
+def prototypes_on_nvidia(req: Requirements) -> bool:
+    """The PyTorch route on Ascend has an NVIDIA prototype phase: NVIDIA is at hand and the project has a
+    prototype phase at all (not a product that trains nothing, not training from released weights)."""
+    return "nvidia" in req.hardware.available and not not_applicable("hybrid", req)
 
 
 def ecosystem_score(wf: str, ctx: Context, k: Consts) -> Scored:
