@@ -70,6 +70,7 @@ def evaluate(ctx: Context, k: Consts) -> Evaluation:
             k,
             parts_hours=[(p.name, p.hours[0], p.hours[1]) for p in schedules[wf].phases],
             excluded=excluded_scan_text(ctx.scan) if ctx.scan is not None and ports_pytorch_code(wf, ctx.req) else "",
+            own=ctx.best[wf],
         )
         for wf in WORKFLOWS
     }

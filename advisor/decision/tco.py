@@ -178,10 +178,13 @@ def total_cost(
     k: Consts = DEFAULT,
     parts_hours: Optional[list[tuple[str, float, float]]] = None,
     excluded: str = "",
+    own: Optional[Projection] = None,
 ) -> TotalCost:
     """The TCO of one workflow from its (compared) projection and its migration hours [low, high];
     `parts_hours`: the migration estimate part by part (label, low, high), shown as the engineering items;
-    `excluded`: what the code scan left out of the total (tests, examples), said in the detail."""
+    `excluded`: what the code scan left out of the total (tests, examples), said in the detail;
+    `own`: the workflow's own best projection when `proj` is capped to a basis every workflow shares:
+    the budget is judged on what this workflow would really cost, not on the like-with-like comparison."""
     owned = req.constraints.compute_pricing == "owned"
     parts: list[CostPart] = []
     c = proj.compute_cost_usd
@@ -299,14 +302,20 @@ def total_cost(
         else None
     )
     budget, span, notes = None, None, []
-    scoped, scoped_names, scope_notes = _budget(parts, req)
+    if own is not None and own is not proj:
+        mine = total_cost(own, hours, req, kb, acc, k, parts_hours, excluded)
+        scoped, scoped_names, scope_notes = mine.budget_usd, mine.budget_parts, []
+        if mine.budget_usd is None:
+            scope_notes = ["the budget is not judged: the compute part has no figure"]
+    else:
+        scoped, scoped_names, scope_notes = _budget(parts, req)
     notes.extend(scope_notes)
     limit = req.constraints.budget_usd
     if limit is not None and scoped is not None and total is not None and req.constraints.budget_scope != "total":
         if scoped.high <= limit < total.low:
             notes.append(
                 f"the {' + '.join(scoped_names)} costs fit constraints.budget_usd ({_usd(scoped)} of ${limit:,.0f}); "
-                f"with the team's time the total is {_usd(total)} (budget_scope: total compares that)"
+                f"with the team's time the total is at least {_usd(total)} (budget_scope: total compares that)"
             )
     if acc is not None and acc.server_power_w is not None and acc.server_devices:
         # the vendor server's datasheet power: CPUs, memory, network and storage besides the cards

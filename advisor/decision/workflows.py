@@ -128,12 +128,17 @@ def not_applicable(workflow: str, req: Requirements) -> str:
 
 
 def current_chip(kb: KnowledgeBase, vendor: str, inference: bool = False) -> Optional[Accelerator]:
-    """The vendor's current training chip: the most reference measurements, then the newest."""
+    """The vendor's current training chip: the newest generation that has published measurements to
+    project from (throughput or MFU references), then the one with the most of them."""
     candidates = [a for a in kb.accelerators if a.vendor == vendor and (inference or training_capable(a))]
     if not candidates:
         return None
-    refs = {a.id: sum(1 for r in kb.references if r.accelerator == a.id) for a in candidates}
-    return max(candidates, key=lambda a: (refs[a.id], a.year or 0, a.id))
+    refs = {
+        a.id: sum(1 for r in kb.references if r.accelerator == a.id)
+        + sum(1 for r in kb.mfu_references if r.accelerator == a.id)
+        for a in candidates
+    }
+    return max(candidates, key=lambda a: (refs[a.id] > 0, a.year or 0, refs[a.id], a.id))
 
 
 # the old name, kept for the projections' imports

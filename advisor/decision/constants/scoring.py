@@ -302,7 +302,7 @@ SCORING: list[Constant] = [
         "quality (1-5)",
         "assumption: decisive evidence averaging between secondary and vendor quality",
     ),
-    Constant("EVIDENCE_FAIR", 2.5, "quality (1-5)", "assumption: decisive evidence averaging around derived quality"),
+    Constant("EVIDENCE_FAIR", 2.5, "quality (1-5)", "assumption: decisive evidence averaging between blog (2) and secondary (3) quality"),
     Constant(
         "FLIP_FRAGILE",
         0.25,
