@@ -125,7 +125,12 @@ def _ascend_trainer(**needs) -> dict:
         "name": "trains on Ascend, publishes weights served on NVIDIA",
         "stage": "production",
         "team": {"pytorch": "expert", "mindspore": "basic", "size": 6},
-        "hardware": {"available": ["ascend", "cpu"], "training_target": "ascend", "accelerator": "Ascend 910B", "devices": 16},
+        "hardware": {
+            "available": ["ascend", "cpu"],
+            "training_target": "ascend",
+            "accelerator": "Ascend 910B",
+            "devices": 16,
+        },
         "deployment": {"targets": ["nvidia-server"]},
         "model": {"family": "transformer", "parameters_millions": 7000, "source": "pytorch-code"},
         "needs": {"domestic_hardware": "required", **needs},
@@ -162,7 +167,9 @@ def test_each_workflow_is_placed_on_the_fleet_where_its_route_does_best(kb):
     card = decide(kb, team("two-fleets-bank.yaml"))
     pt = by(card, "pytorch")
     assert pt.route.accelerator == "ascend-910b" and pt.route.devices == 64
-    assert pt.route.placement.startswith("placed on 64 x Huawei Ascend 910B") and "16 x NVIDIA A800" in pt.route.placement
+    assert (
+        pt.route.placement.startswith("placed on 64 x Huawei Ascend 910B") and "16 x NVIDIA A800" in pt.route.placement
+    )
     assert card.recommendation.workflow == "pytorch"
     p = next(p for p in card.projections if p.workflow == "pytorch")
     assert p.path == "pytorch-npu" and p.devices == 64
@@ -313,3 +320,16 @@ def test_the_confidence_rule_grades_on_the_first_pages_scale():
     # gains 5 (vendor 4), 6 (requirement 1.5), 2 (weakest of measured+blog: blog 2): by points
     assert q.score == pytest.approx((5 * 4 + 6 * 1.5 + 2 * 2) / 13, abs=1e-3)
     assert q.label == "fair"  # on the old scale (a requirement as good as a vendor figure) it read 3.38
+
+
+@pytest.mark.parametrize("example", ["ascend-production.yaml", "prototype-then-ascend.yaml"])
+def test_the_first_page_and_the_confidence_print_one_grade(kb, example):
+    from advisor.measurements import Measurements
+    from advisor.report import build_report
+
+    report = build_report(
+        load_requirements(ROOT / "examples" / example), Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z"
+    )
+    ev = report.recommendation.confidence_parts.evidence
+    printed = [w for w in report.document.first_page.confidence_why if "requirement rules ranked below" in w]
+    assert printed and f"**{ev.label}** ({ev.score:.1f}/5)" in printed[0]  # before: fair (2.9/5) ... weak (1.5/5)

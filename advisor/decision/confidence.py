@@ -51,8 +51,9 @@ DECIDING_MIN_POINTS = 0.05
 def evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Consts) -> EvidenceQuality:
     """The grade of the evidence that decides the verdict, on the one scale (evidence.QUALITY_RANK):
     for each of the (at most three) criteria that give the top workflow the most points, the weakest
-    class among its evidence and the named constants marked `assumption` in its notes, weighted by the
-    points it contributes. The first page prints this grade; it is the one the confidence rule reads."""
+    class among the sources it rests on, weighted by the points it contributes. The first page prints
+    this grade; it is the one the confidence rule reads. Named constants marked `assumption` in the
+    notes are counted in the note (the first page lists them as set values)."""
     if runner is None:
         return EvidenceQuality(score=0.0, label="none", note="no runner-up: decided by hard constraints")
     deciding = sorted(
@@ -63,9 +64,13 @@ def evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Con
     num = den = 0.0
     counts: dict[str, int] = {}
     for gain, t, r in deciding:
-        classes = [evidence_class(e) for e in t.evidence + r.evidence]
-        classes += ["assumption"] * (len(_assumed_constants(t.note)) + len(_assumed_constants(r.note)))
-        for c in classes:
+        # one class per source (a knowledge-base entry cited by both workflows counts once), as printed
+        seen: dict[str, str] = {}
+        for e in t.evidence + r.evidence:
+            seen.setdefault(f"{e.kind}:{e.ref}", evidence_class(e))
+        classes = list(seen.values())
+        rules = len(_assumed_constants(t.note)) + len(_assumed_constants(r.note))
+        for c in classes + ["assumption"] * rules:
             counts[c] = counts.get(c, 0) + 1
         weakest = min(classes, key=QUALITY_RANK.__getitem__) if classes else "assumption"
         num, den = num + gain * QUALITY_RANK[weakest], den + gain

@@ -302,7 +302,12 @@ SCORING: list[Constant] = [
         "quality (1-5)",
         "assumption: decisive evidence averaging between secondary and vendor quality",
     ),
-    Constant("EVIDENCE_FAIR", 2.5, "quality (1-5)", "assumption: decisive evidence averaging between blog (2) and secondary (3) quality"),
+    Constant(
+        "EVIDENCE_FAIR",
+        2.5,
+        "quality (1-5)",
+        "assumption: decisive evidence averaging between blog (2) and secondary (3) quality",
+    ),
     Constant(
         "FLIP_FRAGILE",
         0.25,
@@ -357,6 +362,17 @@ SCORING: list[Constant] = [
         "use both': prototype in PyTorch, then train and serve with MindSpore) scaled by this factor",
         "the PyTorch shares of the hybrid's work were scaled by",
         (0.25, 1.25),
+        projection=True,
+    ),
+    Constant(
+        "PROTOTYPE_FLUENCY_STEP",
+        0.25,
+        "per skill level",
+        "assumption: a PyTorch prototype phase pays off as far as the team is more fluent in PyTorch than in "
+        "MindSpore: 0.5 at equal skill, this much more or less per level of difference; one rule for the hybrid "
+        "and for the PyTorch route that prototypes on NVIDIA before torch_npu",
+        "prototype fluency moved per skill level by",
+        (0.0, 0.5),
         projection=True,
     ),
     Constant(

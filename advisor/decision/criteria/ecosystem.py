@@ -8,7 +8,7 @@ from typing import Optional
 
 from advisor.decision.context import Context
 from advisor.decision.constants import Consts
-from advisor.decision.criteria.common import Scored, aspect_score, hybrid_share
+from advisor.decision.criteria.common import Scored, aspect_score, hybrid_share, skill
 from advisor.decision.evidence import Evidence, req_evidence
 from advisor.decision.workflows import Route, not_applicable
 from advisor.requirements import Requirements
@@ -69,7 +69,7 @@ def _mix(
         # hybrid's does (the same table), without the fluency factor: every phase is PyTorch.
         (nv, nv_ev) = stack_score("pytorch")
         if nv is not None:
-            share = hybrid_share(req.stage, criterion, k)
+            share = prototype_share(req, criterion, k)
             return (
                 share * nv + (1 - share) * pt,
                 nv_ev + pt_ev,
@@ -81,13 +81,38 @@ def _mix(
     if wf == "mindspore":
         return ms, ms_ev, f"knowledge-base {criterion} scores (0-5 -> 0-100)"
     # One rule for one phase: the hybrid's PyTorch prototype weighs as the PyTorch route's NVIDIA
-    # prototype does (the same stage table), whatever the team's fluency (that is the team criterion's).
-    share = hybrid_share(req.stage, criterion, k)
+    # prototype does (prototype_share, the same for both).
+    share = prototype_share(req, criterion, k)
+    ev = pt_ev + ms_ev
+    ev.append(
+        req_evidence(
+            "team.pytorch",
+            req.team.pytorch,
+            f"prototyping in PyTorch pays off as far as the team is faster there (x{prototype_fluency(req, k):.2f})",
+        )
+    )
     return (
         share * pt + (1 - share) * ms,
-        pt_ev + ms_ev,
-        f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage})",
+        ev,
+        f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage}, "
+        "team skills)",
     )
+
+
+def prototype_fluency(req: Requirements, k: Consts) -> float:
+    """How much of a PyTorch prototype phase the team really spends there: it prototypes in PyTorch to
+    validate ideas quickly (the field report "MindSpore vs PyTorch, measured on the same task", on using
+    both), which pays off as far as it is more fluent in PyTorch than in MindSpore: 0.5 at equal skill,
+    +-PROTOTYPE_FLUENCY_STEP per level of difference."""
+    diff = skill(req.team.pytorch) - skill(req.team.mindspore)
+    return max(0.0, min(1.0, 0.5 + k["PROTOTYPE_FLUENCY_STEP"] * diff))
+
+
+def prototype_share(req: Requirements, criterion: str, k: Consts) -> float:
+    """The share of `criterion`'s work done in a PyTorch prototype phase: the stage's share x the team's
+    fluency. One rule for every workflow that has that phase (the hybrid, and the PyTorch route that
+    prototypes on NVIDIA before torch_npu), so the same phase weighs the same in both."""
+    return hybrid_share(req.stage, criterion, k) * prototype_fluency(req, k)
 
 
 def prototypes_on_nvidia(req: Requirements) -> bool:
