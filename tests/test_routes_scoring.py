@@ -333,3 +333,32 @@ def test_the_first_page_and_the_confidence_print_one_grade(kb, example):
     ev = report.recommendation.confidence_parts.evidence
     printed = [w for w in report.document.first_page.confidence_why if "requirement rules ranked below" in w]
     assert printed and f"**{ev.label}** ({ev.score:.1f}/5)" in printed[0]  # before: fair (2.9/5) ... weak (1.5/5)
+
+
+# --- judgement data lives in the knowledge base -------------------------------------------------------
+
+
+def test_likelihood_rules_owners_and_milestones_are_data_on_the_pitfalls(kb):
+    from advisor.decision.likelihood import Project, judge
+
+    comm = next(p for p in kb.pitfalls if p.id == "distributed-communication-bottleneck")
+    assert comm.owner == "distributed-training engineer" and comm.milestone == "multi-card" and comm.likelihood_source
+    one = Project(7000.0, "transformer", 1, False, "production", "ascend", False, "none", None)
+    many = Project(7000.0, "transformer", 64, True, "production", "ascend", False, "none", True)
+    assert judge(comm.likelihood, comm.applies_when, comm.porting, one, "pytorch")[0] == comm.likelihood[-1].value
+    value, why = judge(comm.likelihood, comm.applies_when, comm.porting, many, "pytorch")
+    assert value == comm.likelihood[0].value and why.startswith("64 devices span servers")
+    moved = [r.model_copy(update={"value": 0.42}) for r in comm.likelihood]
+    assert judge(moved, [], False, many, "pytorch")[0] == 0.42  # the data decides, not code
+    assert {p.id for p in kb.pitfalls if p.porting} >= {"precision-alignment", "normalize-range"}
+
+
+def test_a_route_that_names_an_unknown_accelerator_is_a_knowledge_base_error(tmp_path):
+    import knowledge
+    from knowledge.loader import KnowledgeError
+
+    (tmp_path / "routes.yaml").write_text(
+        "routes:\n  - id: mindspeed-llm\n    accelerators: [ascend-9999]\n", encoding="utf-8"
+    )
+    with pytest.raises(KnowledgeError, match="ascend-9999"):
+        knowledge.load(extra_dirs=[tmp_path])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from advisor.decision.likelihood import Project, judge
 from advisor.decision.scorecard import PitfallItem
 from advisor.decision.workflows import Route
 from advisor.requirements import Requirements
@@ -53,13 +54,24 @@ def ports_pytorch_code(workflow: str, req: Requirements) -> bool:
     return workflow == "hybrid" or (workflow == "mindspore" and req.model.source == "pytorch-code")
 
 
+def _likelihood(p: Pitfall, project: Optional[Project], workflow: str) -> dict:
+    if project is None:
+        return {}
+    value, why = judge(p.likelihood, p.applies_when, p.porting, project, workflow)
+    return {"likelihood": round(value, 4), "likelihood_why": why}
+
+
 def pitfall_mid(p: Pitfall) -> Optional[float]:
     hours = pitfall_hours(p)
     return None if hours is None else (hours[0] + hours[1]) / 2
 
 
 def pitfall_items(
-    kb: Optional[KnowledgeBase], workflow: str, req_dict: dict, route: Optional[Route] = None
+    kb: Optional[KnowledgeBase],
+    workflow: str,
+    req_dict: dict,
+    route: Optional[Route] = None,
+    project: Optional[Project] = None,
 ) -> list[PitfallItem]:
     """The pitfalls the report lists for `workflow`, each with the mitigation for its route's framework."""
     framework = route.training.framework if route is not None and route.training is not None else None
@@ -82,6 +94,9 @@ def pitfall_items(
                 conditions=list(p.applies_when),
                 source=p.source,
                 confidence=p.confidence,
+                owner=p.owner,
+                milestone=p.milestone,
+                **_likelihood(p, project, workflow),
             )
         )
     return sorted(items, key=lambda x: (-(x.expected_hours or 0), x.id))

@@ -178,6 +178,10 @@ class PitfallItem(BaseModel):
     conditions: list[str] = Field(default_factory=list)
     source: str
     confidence: str
+    owner: Optional[str] = Field(None, description="who retires it (the knowledge base's pitfall owner)")
+    milestone: Optional[str] = Field(None, description="the rehearsal stage that retires it")
+    likelihood: Optional[float] = Field(None, description="how likely it bites this project (before measurements)")
+    likelihood_why: Optional[str] = None
 
 
 class MandateReading(BaseModel):

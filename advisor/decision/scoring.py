@@ -27,6 +27,7 @@ from advisor.decision.context import Context, conditions, placed_conditions
 from dataclasses import replace
 
 from advisor.decision.evaluate import Evaluation, evaluate, rank
+from advisor.decision.likelihood import project_of
 from advisor.decision.pitfalls import pitfall_items
 from advisor.decision.prepare import prepare
 from advisor.decision.projections import WORKFLOWS
@@ -167,7 +168,11 @@ def score(
         projections=[ctx.best[wf] for wf in WORKFLOWS],
         comparison_basis=ctx.basis,
         pitfalls=pitfall_items(
-            kb, top.workflow, placed_conditions(req, kb, ctx.routes[top.workflow]), ctx.routes[top.workflow]
+            kb,
+            top.workflow,
+            placed_conditions(req, kb, ctx.routes[top.workflow]),
+            ctx.routes[top.workflow],
+            project_of(req, ctx.best[top.workflow].memory),
         ),
         assumptions=assumptions,
         costs=[ev.costs[wf] for wf in WORKFLOWS],

@@ -292,6 +292,59 @@ SCORING: list[Constant] = [
         "owned hardware were written off over",
         (2.0, 8.0),
     ),
+    # --- how likely a pitfall bites (advisor.decision.likelihood; the per-pitfall rules are in pitfalls.yaml)
+    Constant(
+        "LIKELIHOOD_UNCONDITIONAL",
+        0.5,
+        "likelihood",
+        "assumption: a pitfall that applies to every project on its workflow, with no rule of its own, bites "
+        "one project in two",
+        "an unconditional pitfall's likelihood were",
+        (0.1, 0.9),
+    ),
+    Constant(
+        "LIKELIHOOD_CONDITIONAL",
+        0.6,
+        "likelihood",
+        "assumption: a pitfall whose conditions hold for the project, with no rule of its own, a little more likely "
+        "than an unconditional one",
+        "a conditional pitfall's likelihood were",
+        (0.1, 0.95),
+    ),
+    Constant(
+        "LIKELIHOOD_SCAN_HIT",
+        0.95,
+        "likelihood",
+        "assumption: the migration scan found the hazard in the project's own code: near-certain",
+        "a scan-found hazard's likelihood were",
+        (0.5, 1.0),
+    ),
+    Constant(
+        "LIKELIHOOD_MEASURED_HIT",
+        0.95,
+        "likelihood",
+        "assumption: a probe measured the pitfall's symptom (an accuracy gap beyond the tolerance, a pipeline that "
+        "cannot feed the target): strong evidence, not proof, for the team's model and hosts",
+        "a measured hit's likelihood were",
+        (0.5, 1.0),
+    ),
+    Constant(
+        "LIKELIHOOD_MEASURED_CLEAR",
+        0.1,
+        "likelihood",
+        "assumption: a probe measured the symptom absent on a small model and this host's CPU",
+        "a measured clear's likelihood were",
+        (0.0, 0.5),
+    ),
+    Constant(
+        "LIKELIHOOD_NOT_PORTED",
+        0.3,
+        "x likelihood",
+        "assumption: a hazard of porting PyTorch code, on a MindSpore workflow with nothing to port (habits still "
+        "carry over)",
+        "a porting hazard with nothing ported kept",
+        (0.0, 1.0),
+    ),
     # --- confidence ------------------------------------------------------------------------------
     Constant("CONFIDENCE_HIGH_MARGIN", 8.0, "points", "assumption: 8 of 100 points is beyond the scores' own rounding"),
     Constant("CONFIDENCE_MEDIUM_MARGIN", 3.0, "points", "assumption"),
