@@ -175,11 +175,11 @@ def judge_confidence(
             steps.append(f"a tie: {margin:.2f} points" if tie else f"negative margin {margin:.2f}")
         if quality.label == "weak":
             level = DOWN[level]
-            steps.append(f"weak decisive evidence ({quality.score:.1f}/5: {quality.note})")
+            steps.append(f"weak decisive evidence ({quality.score:.1f}/5)")
         elif quality.label == "fair" and level == "high":
             # a wide margin built on blog figures and assumptions is not a confident verdict
             level = "medium"
-            steps.append(f"high needs good decisive evidence; it is fair ({quality.score:.1f}/5: {quality.note})")
+            steps.append(f"high needs good decisive evidence; it is fair ({quality.score:.1f}/5)")
         if flip is not None and flip.relative_change < k["FLIP_FRAGILE"]:
             level = DOWN[level]
             steps.append(f"fragile: {flip.note} ({flip.relative_change:.0%} away)")

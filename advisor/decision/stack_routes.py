@@ -40,7 +40,7 @@ def _fits_model(r: StackRoute, req: Requirements) -> bool:
     s, m = r.supports, req.model
     if s.families and m.family not in s.families:
         return False
-    if s.min_parameters_millions is not None and m.parameters_millions < s.min_parameters_millions:
+    if r.min_parameters_millions is not None and m.parameters_millions < r.min_parameters_millions:
         return False
     if s.architectures and m.family == "transformer" and (m.architecture or "decoder") not in s.architectures:
         return False

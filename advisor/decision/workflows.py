@@ -290,12 +290,9 @@ def candidates(req: Requirements, kb: Optional[KnowledgeBase]) -> dict[str, list
 
 
 def routes(req: Requirements, kb: Optional[KnowledgeBase]) -> dict[str, Route]:
-    """Each workflow's first candidate place with its stack routes (the decision model then places the
-    workflows with several candidates by their projections: advisor.decision.prepare)."""
-    from advisor.decision.stack_routes import with_stacks  # the stack choice reads this module's Route
-
-    chosen = {wf: with_stacks(places[0], req, kb) for wf, places in candidates(req, kb).items()}
-    return with_basis(req, chosen)
+    """Each workflow's first candidate place (the decision model places the workflows with several
+    candidates by their projections and adds their stack routes: advisor.decision.prepare.place)."""
+    return with_basis(req, {wf: places[0] for wf, places in candidates(req, kb).items()})
 
 
 def with_basis(req: Requirements, rs: dict[str, Route]) -> dict[str, Route]:

@@ -110,6 +110,8 @@ class LikelihoodRule(_Model):
     when: list[str] = Field(default_factory=list, description="condition strings; ALL must hold")
     value: float = Field(ge=0, le=1)
     why: str = Field(min_length=1)
+    source: str = Field("", description="where the judgement comes from (default: the pitfall's likelihood_source)")
+    confidence: Confidence = "assumption"
 
     @field_validator("when")
     @classmethod
@@ -160,6 +162,17 @@ class Pitfall(_Entry):
         False, description="a hazard of porting PyTorch code: unlikely when nothing is ported (NOT_PORTED)"
     )
     likelihood_source: Optional[str] = Field(None, description="where the likelihood rules come from")
+
+    @model_validator(mode="after")
+    def _rules_have_a_source(self) -> "Pitfall":
+        if any(not r.source for r in self.likelihood):
+            if not self.likelihood_source:
+                raise ValueError("likelihood rules need a source (likelihood_source, or a source on each rule)")
+            rules = [
+                r if r.source else r.model_copy(update={"source": self.likelihood_source}) for r in self.likelihood
+            ]
+            object.__setattr__(self, "likelihood", rules)
+        return self
 
     def fix_for(self, framework: Optional[str]) -> str:
         """The mitigation on a route of `framework` (the general fix when none is recorded for it)."""
@@ -231,12 +244,6 @@ class RouteSupports(_Model):
         default_factory=list, description="transformer architectures (empty: both)"
     )
     moe: bool = Field(False, description="mixture-of-experts models (expert parallelism, grouped matmul)")
-    min_parameters_millions: Optional[float] = Field(
-        None,
-        gt=0,
-        description="smallest model it is meant for (an LLM suite's parallelism buys nothing below it); said why in "
-        "the route's source",
-    )
 
 
 class Pin(_Model):
@@ -261,6 +268,12 @@ class Route(_Entry):
         default_factory=list, description="accelerator ids it is documented on (empty: any of the vendor's)"
     )
     supports: RouteSupports = Field(default_factory=RouteSupports)
+    min_parameters_millions: Optional[float] = Field(
+        None,
+        gt=0,
+        description="smallest model it is meant for (an LLM suite's parallelism buys nothing below it; the reason "
+        "is in routes.yaml's header)",
+    )
     general: bool = Field(
         False,
         description="the framework itself (plain torch_npu, plain MindSpore): taken when no specialised route fits",

@@ -27,17 +27,15 @@ EDGE_TARGETS = (
 
 # How the trained weights reach a serving route's runtime, and the constant that scores it.
 PATH_FIT = {"native": "NATIVE_FIT", "vendor-converter": "VENDOR_CONVERTER_FIT", "export": "CONVERSION_FIT"}
-PATH_TEXT = {
-    "native": "loads the trained weights as they are",
-    "vendor-converter": "vendor converter",
-    "export": "export/conversion",
-}
+PATH_TEXT = {"native": "first-party", "vendor-converter": "vendor converter", "export": "export/conversion"}
 
 
 def _route_fit(route: StackRoute, target: str) -> tuple[str, str]:
-    """(constant name, note) of a serving route's fit for one target."""
+    """(constant name, note) of a serving route's fit for one target; the native path scores the maximum
+    by definition, the other two name the assumption that scores them."""
     path = route.path or "export"
-    return PATH_FIT[path], f"{target}: {route.name}, {PATH_TEXT[path]} ({PATH_FIT[path]})"
+    named = "" if path == "native" else f" ({PATH_FIT[path]})"
+    return PATH_FIT[path], f"{target}: {route.name}, {PATH_TEXT[path]}{named}"
 
 
 def _kb_deployment_fit(
