@@ -225,7 +225,7 @@ def test_a_torch_npu_route_gets_torch_npu_mitigations_only(kb):
 def test_no_prototype_phase_means_no_hybrid(kb, name):
     card = decide(kb, team(name))
     hybrid = by(card, "hybrid")
-    assert not hybrid.applicable and hybrid.not_applicable and hybrid.criteria == [] and hybrid.total == 0
+    assert not hybrid.applicable and hybrid.not_applicable and not hybrid.eligible and hybrid.total == 0
     assert card.recommendation.runner_up != "hybrid"
     assert rank(card.scores)[-1].workflow == "hybrid"
 

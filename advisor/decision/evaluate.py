@@ -79,20 +79,6 @@ def evaluate(ctx: Context, k: Consts) -> Evaluation:
     scores = []
     for wf in WORKFLOWS:
         route = ctx.routes[wf]
-        if not route.applicable:
-            # "not applicable" is not a score: no criteria, no total, never ranked above a workflow that applies
-            scores.append(
-                WorkflowScore(
-                    workflow=wf,
-                    total=0.0,
-                    eligible=False,
-                    applicable=False,
-                    not_applicable=route.not_applicable,
-                    criteria=[],
-                    route=route_choice(route, ctx.req),
-                )
-            )
-            continue
         criteria = [
             Criterion(
                 name=name,
@@ -103,6 +89,21 @@ def evaluate(ctx: Context, k: Consts) -> Evaluation:
             )
             for name in CRITERIA
         ]
+        if not route.applicable:
+            # "not applicable" is not a score: no total, never eligible, never ranked above a workflow that
+            # applies; its criteria stay for the tables' columns, the JSON says why it does not apply
+            scores.append(
+                WorkflowScore(
+                    workflow=wf,
+                    total=0.0,
+                    eligible=False,
+                    applicable=False,
+                    not_applicable=route.not_applicable,
+                    criteria=criteria,
+                    route=route_choice(route, ctx.req),
+                )
+            )
+            continue
         blocked = hard_constraints(wf, ctx, costs[wf], schedules[wf], k)
         scores.append(
             WorkflowScore(

@@ -67,7 +67,7 @@ class WorkflowScore(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     workflow: Literal["pytorch", "mindspore", "hybrid"]
-    total: float = Field(ge=0, le=100, description="0 and no criteria when the workflow does not apply")
+    total: float = Field(ge=0, le=100, description="0 when the workflow does not apply (applicable false: not a score)")
     eligible: bool
     applicable: bool = Field(True, description="False: the workflow does not apply to this project (not a score)")
     not_applicable: Optional[str] = Field(None, description="why it does not apply")

@@ -44,9 +44,10 @@ def _undecidable(ctx: Context, wf: str, other: str) -> Optional[dict]:
     return None
 
 
-def _competing(ctx: Context) -> dict[str, Projection]:
-    """The compared projections of the workflows that apply and are supported."""
-    return {w: p for w, p in ctx.compared.items() if p.supported and ctx.routes[w].applicable}
+def _competing(ctx: Context, wf: str) -> dict[str, Projection]:
+    """The compared projections of the supported workflows that apply (and `wf` itself: a workflow that
+    does not apply still gets its columns, measured against the others)."""
+    return {w: p for w, p in ctx.compared.items() if p.supported and (ctx.routes[w].applicable or w == wf)}
 
 
 def window_hours(req: Requirements, k: Consts) -> tuple[float, str]:
@@ -61,7 +62,7 @@ def schedule_share_score(wf: str, ctx: Context, k: Consts, keep: float) -> Optio
     """Performance from the schedule: TRAINING_RUNS x the time to train as a share of the project's
     wall-clock time, against the best workflow's share: 100 x (1 - share) / (1 - best share); when even
     the best does not fit, the time relative to the best. None when a competing workflow has no time."""
-    comp = _competing(ctx)
+    comp = _competing(ctx, wf)
     if any(p.time_to_train_hours is None for p in comp.values()) or wf not in comp:
         return None
 
@@ -126,7 +127,7 @@ def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
     def mid(p: Projection) -> float:
         return p.images_per_second.mid * (keep if p.framework == "mindspore" else 1.0)
 
-    mids = {w: mid(p) for w, p in _competing(ctx).items() if p.images_per_second}
+    mids = {w: mid(p) for w, p in _competing(ctx, wf).items() if p.images_per_second}
     if ctx.basis != "none" and wf in mids:
         undecided = {o: c for o in mids if o != wf and (c := _undecidable(ctx, wf, o))}
         mine = max([mids[wf]] + [mids[o] for o in undecided])  # equal to what it cannot be told apart from
@@ -207,7 +208,7 @@ def serving_score(wf: str, ctx: Context) -> Optional[Scored]:
     judged = slo_score(wf, ctx)
     if judged is not None:
         return judged
-    served = {w: p.serving for w, p in _competing(ctx).items()}
+    served = {w: p.serving for w, p in _competing(ctx, wf).items()}
     if any(s is None for s in served.values()):
         return None
     mids = {w: s.total.mid for w, s in served.items() if s is not None}
