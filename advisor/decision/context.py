@@ -13,6 +13,7 @@ from advisor.decision.workflows import Route
 from advisor.requirements import Requirements
 from advisor.scan.models import ScanResult
 from knowledge.models import KnowledgeBase
+from probes.training.models import PairedComparison
 
 LEVEL_RANK = {"none": 0, "preferred": 1, "required": 2}
 
@@ -50,7 +51,7 @@ class Context:
     weights: list
     wmap: dict[str, float]
     pitfalls: dict[str, list] = field(default_factory=dict)
-    comparisons: list[dict] = field(default_factory=list)
+    comparisons: list[PairedComparison] = field(default_factory=list)
     fixed: dict[str, dict] = field(default_factory=dict)
     """criteria that no constant moves (ecosystem, debugging), worked out once"""
     deploy: list[dict] = field(default_factory=list)

@@ -12,7 +12,7 @@ from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.context import Context, conditions, placed_conditions
 from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
 from advisor.decision.deployment import deployment_evidence
-from advisor.decision.evidence import JsonDict, dump
+from advisor.decision.evidence import JsonDict
 from advisor.decision.pitfalls import applicable_pitfalls
 from advisor.decision.projections import (
     BASIS_RANK,
@@ -21,10 +21,8 @@ from advisor.decision.projections import (
     Projection,
     common_basis,
     device_kind,
-    ok_runs,
     project,
     project_all,
-    unusable_runs,
 )
 from advisor.decision.weights import resolve_weights
 from advisor.decision.stack_routes import with_stacks
@@ -33,6 +31,7 @@ from advisor.requirements import Requirements
 
 from advisor.scan.models import ScanResult
 from knowledge.models import KnowledgeBase
+from probes.training.models import ProbeSuite
 
 if TYPE_CHECKING:  # the probes' result types, for the annotations only
     from probes.accuracy.models import AccuracySuite
@@ -40,7 +39,6 @@ if TYPE_CHECKING:  # the probes' result types, for the annotations only
     from probes.deploy.models import DeployResult
     from probes.pipeline.models import PipelineSuite
     from probes.scaling.models import ScalingResult
-    from probes.training.models import ProbeSuite
     from advisor.decision.pipeline import PipelineBest, PipelineEvidence
 
 MODEL_ASSUMPTIONS = (
@@ -69,6 +67,7 @@ def prepare(
     k: Consts = DEFAULT,
     transformer: Optional[TransformerEvidence] = None,
 ) -> tuple[Context, list[str]]:
+    suites = [_suite(x) for x in suites]  # a suite's JSON is validated once, here: read by attribute below
     req_dict = conditions(req)
     weights = resolve_weights(req)
     assumptions: list[str] = list(MODEL_ASSUMPTIONS)
@@ -122,10 +121,10 @@ def prepare(
             if note not in assumptions and ("assumed" in note or "undecided" in note):
                 assumptions.append(note)
     assumptions.extend(_communication_notes(req, compared))
-    for run in unusable_runs(suites):
-        reasons = "; ".join(str(r) for r in run.get("quality_reasons") or []) or "no reason given"
-        assumptions.append(f"probe run {run.get('id')} is marked unusable ({reasons}): shown, never scored")
-    comparisons = [c for s in suites for c in (dump(s) or {}).get("comparisons") or [] if isinstance(c, dict)]
+    for run in (r for x in suites for r in x.runs if r.status == "ok" and r.quality == "unusable"):
+        reasons = "; ".join(run.quality_reasons) or "no reason given"
+        assumptions.append(f"probe run {run.id} is marked unusable ({reasons}): shown, never scored")
+    comparisons = [c for x in suites for c in x.comparisons]
     ctx = Context(
         req=req,
         kb=kb,
@@ -245,14 +244,23 @@ def _communication_notes(req: Requirements, projections: dict[str, Projection]) 
     ]
 
 
+def _suite(suite: Union[ProbeSuite, JsonDict]) -> ProbeSuite:
+    return suite if isinstance(suite, ProbeSuite) else ProbeSuite.model_validate(suite)
+
+
 def _host_notes(
-    host: Union[CheckReport, HostInfo, JsonDict, None], suites: list[Union[ProbeSuite, JsonDict]], rs: dict[str, Route]
+    host: Union[CheckReport, HostInfo, JsonDict, None], suites: list[ProbeSuite], rs: dict[str, Route]
 ) -> list[str]:
     """Say when this host could measure what is only projected (it has the target's hardware)."""
     data = host.model_dump(mode="json") if hasattr(host, "model_dump") else (host or {})
     vendors = {str(a.get("vendor", "")).lower() for a in data.get("accelerators") or [] if isinstance(a, dict)}
     kinds = {"nvidia" if v == "nvidia" else "ascend" for v in vendors if v in ("nvidia", "huawei", "ascend")}
-    measured = {device_kind(r.get("device", "")) for r in ok_runs(suites)}
+    measured = {
+        device_kind(r.device or "")
+        for x in suites
+        for r in x.runs
+        if r.status == "ok" and (r.images_per_second or 0) > 0 and r.quality != "unusable"
+    }
     targets = {r.target for r in rs.values()}
     return [
         f"this host has {k} hardware but no probe results for it: run `advisor probe` (or --run-probes) to measure instead of projecting"

@@ -16,6 +16,7 @@ from advisor.decision.criteria.common import Scored, range_text
 from advisor.decision.evidence import Evidence, req_evidence
 from advisor.decision.projections import Projection
 from advisor.requirements import Requirements
+from probes.training.models import PairedComparison
 
 
 def communication_evidence(proj: Projection, already: list[Evidence]) -> tuple[list[Evidence], str]:
@@ -31,7 +32,7 @@ def _dynamic(req: Requirements) -> bool:
     return req.model.dynamic_control_flow or req.model.dynamic_shapes
 
 
-def _undecidable(ctx: Context, wf: str, other: str) -> Optional[dict]:
+def _undecidable(ctx: Context, wf: str, other: str) -> Optional[PairedComparison]:
     """A paired comparison of the two measured runs behind these projections that the measurement
     says is not decidable here (inside the noise)."""
     a, b = ctx.compared[wf], ctx.compared[other]
@@ -39,7 +40,7 @@ def _undecidable(ctx: Context, wf: str, other: str) -> Optional[dict]:
         return None
     ids = {a.evidence[0].ref, b.evidence[0].ref}
     for c in ctx.comparisons:
-        if {c.get("a"), c.get("b")} == ids and c.get("decidable") is False:
+        if {c.a, c.b} == ids and not c.decidable:
             return c
     return None
 
@@ -91,8 +92,8 @@ def schedule_share_score(wf: str, ctx: Context, k: Consts, keep: float) -> Optio
     for o in undecided:
         c = _undecidable(ctx, wf, o)
         note += (
-            f"; not decidable here against {o}: paired ratio {c.get('ratio')} (95% CI {c.get('ci95')}, "
-            f"{c.get('pairs')} pairs, quality {c.get('quality')})"
+            f"; not decidable here against {o}: paired ratio {c.ratio} (95% CI {c.ci95}, "
+            f"{c.pairs} pairs, quality {c.quality})"
         )
     ev = list(proj.evidence) + c_ev
     ev.append(
@@ -143,8 +144,8 @@ def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
             note += f"; x{keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
         for o, c in undecided.items():
             note += (
-                f"; not decidable here against {o}: paired ratio {c.get('ratio')} (95% CI {c.get('ci95')}, "
-                f"{c.get('pairs')} pairs, quality {c.get('quality')})"
+                f"; not decidable here against {o}: paired ratio {c.ratio} (95% CI {c.ci95}, "
+                f"{c.pairs} pairs, quality {c.quality})"
             )
         ev = list(proj.evidence) + c_ev
         if keep != 1.0:
