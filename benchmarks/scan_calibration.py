@@ -32,6 +32,11 @@ ENGINEER = {
     "tloen+alpaca-lora": (56, 120),
     "mindspore-lab+mindnlp": (0, 0),
     "mindspore-lab+mindcv": (0, 0),
+    # round 5, written before the first scan
+    "open-mmlab+mmyolo": (680, 1250),
+    "Lightning-AI+litgpt": (600, 980),
+    "guoyww+AnimateDiff": (200, 360),
+    "facebookresearch+sam2": (380, 650),
 }
 
 
