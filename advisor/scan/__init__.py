@@ -115,8 +115,18 @@ MINDSPORE_SHARE = 0.8
 # Loading pretrained weights (not resuming one's own checkpoint): they must be converted and checked.
 PRETRAINED = re.compile(
     rb"load_state_dict_from_url|model_zoo|torch\.hub\.|from_pretrained|hf_hub_download|attempt_load|"
-    rb"resume_or_load|detectron2://|pretrained\s*=\s*True|https?://[^\s'\"]+\.(?:pt|pth|bin|safetensors)\b"
+    rb"resume_or_load|detectron2://|pretrained\s*=\s*True"
 )
+# A URL of a checkpoint file: URLs are read whole (no backtracking inside one), then their ending checked;
+# a pattern backtracking from each "http" of a long token is quadratic on it.
+URL = re.compile(rb"https?://[^\s'\"]+")
+CHECKPOINT_URL = re.compile(rb"\.(?:pt|pth|bin|safetensors)\b")
+
+
+def loads_pretrained(data: bytes) -> bool:
+    """Does the source load released weights (a hub, a model zoo, a checkpoint URL)?"""
+    return bool(PRETRAINED.search(data)) or any(CHECKPOINT_URL.search(m.group()) for m in URL.finditer(data))
+
 
 PY2_MARKERS = (
     "Missing parentheses in call to 'print'",
@@ -273,7 +283,7 @@ def scan_path(
             not_work[why] += 1
             continue
         scans[src.rel] = module
-        if PRETRAINED.search(data):
+        if loads_pretrained(data):
             pretrained.add(src.rel)
         for name, at in module.uses.items():
             uses[name].extend(Location(file=src.rel, **_where(n, cells)) for n in at)
@@ -440,6 +450,11 @@ def scan_path(
         else "none"
     )
     risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort_hours, unparsed, dependencies)
+    if found.stopped:
+        reasons.append(
+            f"medium: the scan stopped at its budget ({found.stopped}): the estimate covers only what was read"
+        )
+        risk = "high" if risk == "high" else "medium"
     if tutorials_only and framework != "mindspore":
         reasons.append(
             "the project is tutorials/notebooks only: they are the total here, priced as examples "
