@@ -64,9 +64,27 @@ def _deep(root, levels):
         os.chdir(here)
 
 
+def _remove_deep(root, levels):
+    """shutil.rmtree (and pytest's own clean-up of tmp_path) recurse once per level: undo it by hand."""
+    here = os.getcwd()
+    try:
+        os.chdir(root)
+        for _ in range(levels):
+            os.chdir("a")
+        os.remove("m.py")
+        for _ in range(levels):
+            os.chdir("..")
+            os.rmdir("a")
+    finally:
+        os.chdir(here)
+
+
 def test_a_tree_1500_folders_deep_is_walked_without_recursion(tmp_path):
     _deep(tmp_path, 1500)
-    result = scan_path(tmp_path)
+    try:
+        result = scan_path(tmp_path)
+    finally:
+        _remove_deep(tmp_path, 1500)
     assert result.python_files == 1
     assert any(a.name == "torch.zeros" for a in result.apis)
 

@@ -1,0 +1,293 @@
+"""The passes that price a read project (advisor/scan/project.py) into the ledger: hazards, the code to
+port, module classes, per-architecture parity, task metrics, training runs, weights, APIs and libraries.
+Each item's figure and basis are in advisor/scan/effort.py, estimate.py, tasks.py and patterns.py.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from advisor.scan import effort, estimate, normalize, patterns, tasks
+from advisor.scan.detect import EXTENSION_BUILDERS, HUB_PATHS, RawHazard
+from advisor.scan.imports import root_of
+from advisor.scan.models import ApiUse, Dependency, Hazard, Location, UnmappedApi
+from advisor.scan.normalize import NAMES as NORMALIZE
+from advisor.scan.project import Project
+
+
+def kb_flagged(p: Project, apis: list[ApiUse]) -> list[RawHazard]:
+    """Hazards the knowledge base attaches to an API (ApiMapping.scan_kind) that the name rules did not
+    already report at that line."""
+    have = {(h.kind, h.file, h.line, h.cell) for h in p.raw}
+    extra = []
+    for api in apis:
+        entry = p.index.by_name.get(api.matched)
+        kind = getattr(entry, "scan_kind", None) or getattr(entry, "scan_hazard", None)
+        if not kind:
+            continue
+        if (
+            kind == "custom_extension"
+            and api.name.startswith("torch.utils.cpp_extension.")
+            and api.name.rsplit(".", 1)[-1] not in EXTENSION_BUILDERS
+        ):
+            continue  # CUDA_HOME, include_paths: a path lookup builds no operator
+        if api.name in HUB_PATHS:
+            continue  # torch.hub.get_dir: where the hub caches files, not a model from it
+        if api.name in NORMALIZE:
+            continue  # judged place by place on its values (0-255 ones are no trap): advisor/scan/normalize.py
+        for loc in p.uses[api.name]:
+            if (kind, loc.file, loc.line, loc.cell) not in have:
+                have.add((kind, loc.file, loc.line, loc.cell))
+                message = f"`{api.name}`: {api.note or 'flagged by the knowledge base'}"
+                extra.append(
+                    RawHazard(kind, loc.line, message, False, api.name, loc.file, loc.cell, raw_line=p.raw_line(loc))
+                )
+    return extra
+
+
+def place_hazards(p: Project) -> tuple[list[Hazard], dict[int, tuple[str, str]]]:
+    """Each raw hazard with its KB fix, placed (role, excluded, optional); and the places whose own
+    before/after replaces the kind's pattern (the Normalize values found), by id of the hazard."""
+    p.raw.sort(key=lambda h: (h.file, h.cell or 0, h.line, h.kind))
+    hazards = estimate.attach_fixes(p.raw, p.kb)
+    examples = {}
+    for h, r in zip(hazards, p.raw):
+        _, h.role, h.excluded = p.place(h.file, getattr(r, "raw_line", h.line))
+        h.optional = bool(getattr(r, "optional", False))
+        if h.kind == "normalize" and h.role == "model":
+            h.message = normalize.in_model(h.message)
+        if r.example and h.role != "model":
+            examples[id(h)] = r.example
+    return hazards, examples
+
+
+def price_code(p: Project, ledger: effort.Ledger) -> None:
+    """The lines of torch code by role, and each nn.Module class ported and checked."""
+    effort.code_lines(ledger, list(p.infos.values()))
+    module_places = [
+        p.place(rel, next(c.line for c in p.scans[rel].classes if c.name == name)) for rel, name in sorted(p.modules)
+    ]
+    if module_places:
+        ledger.series(
+            "nn.Module classes to port and check",
+            "modules",
+            effort.MODULE_HOURS,
+            module_places,
+            effort.FLOOR["module"],
+            f"{effort.MODULE_HOURS[0]:g}-{effort.MODULE_HOURS[1]:g} h per class "
+            f"(port + parity check; assumption), the k-th max(1/k, {effort.FLOOR['module']:g}) of it",
+        )
+
+
+def architectures(p: Project) -> list[tuple[str, int, float]]:
+    """(file, line, scale) of each architecture, biggest first: a file with a top-level nn.Module class
+    (held by no other module class) whose module classes span at least ARCH_MIN_LINES lines."""
+    held = {r for rel, m in p.scans.items() for c in m.classes if (rel, c.name) in p.modules for r in c.refs}
+    arch_files = []
+    for rel in sorted(p.scans):
+        mods = [c for c in p.scans[rel].classes if (rel, c.name) in p.modules]
+        tops = [c for c in mods if c.name not in held]
+        size = sum(c.end - c.line + 1 for c in mods)
+        if tops and size >= effort.ARCH_MIN_LINES:
+            arch_files.append((rel, tops[0].line, min(effort.ARCH_SCALE_MAX, max(1.0, size / effort.ARCH_SCALE_LINES))))
+    arch_files.sort(key=lambda a: -a[2])  # the harness is built on the biggest
+    return arch_files
+
+
+def price_verification(p: Project, ledger: effort.Ledger) -> None:
+    """What checks the port: the task metric per architecture, a convergence run per training program,
+    output parity per architecture and, when pretrained weights are loaded, the checkpoint converter."""
+    arch_files = architectures(p)
+    live = p.live
+    _task_metrics(p, ledger, live, arch_files)
+    _training_runs(p, ledger, live)
+    if not arch_files:
+        return
+    weights = bool(p.pretrained & live)
+    base = effort.PARITY_HOURS["weights" if weights else "scratch"]
+    floor = effort.FLOOR["parity"]
+    basis = (
+        f"{base[0]:g}-{base[1]:g} h per architecture "
+        + ("(pretrained weights: convert and compare outputs)" if weights else "(trained from scratch: smoke run)")
+        + f" x max(1, module lines / {effort.ARCH_SCALE_LINES}) up to x{effort.ARCH_SCALE_MAX:g}"
+        + f", the k-th max(1/k, {floor:g}) of it (the harness is reused; assumption)"
+    )
+    for k, (rel, line, scale) in enumerate(arch_files, start=1):
+        w = effort.weight(k, floor) * scale
+        ledger.add(
+            effort.Occurrence(
+                "parity verification per architecture", "parity", *p.place(rel, line), base[0] * w, base[1] * w
+            ),
+            basis,
+        )
+    if weights:
+        rel = min(p.pretrained & live)
+        ledger.add(
+            effort.Occurrence(
+                "checkpoint/weight conversion", "parity", *p.place(rel, 1), *effort.WEIGHT_CONVERSION_HOURS
+            ),
+            f"{effort.WEIGHT_CONVERSION_HOURS[0]:g}-{effort.WEIGHT_CONVERSION_HOURS[1]:g} h once: a converter for "
+            f"the pretrained checkpoints (names, layouts, BN statistics; assumption), first seen in {rel}",
+        )
+
+
+def _training_runs(p: Project, ledger: effort.Ledger, live: set[str]) -> None:
+    """Each training program (steps an optimizer and runs as a program) checked against its PyTorch loss
+    curve once; the k-th max(1/k, floor) of the first."""
+    programs = [
+        rel for rel in sorted(live) if p.infos[rel].torch and p.scans[rel].entry and "training" in p.scans[rel].signals
+    ]
+    lo, hi = effort.TRAINING_RUN_HOURS
+    floor = effort.FLOOR["training_run"]
+    basis = (
+        f"{lo:g}-{hi:g} h per training program (run it after the port and compare the loss curve with PyTorch's: "
+        f"optimizer, schedule, loss scaling, data order), the k-th max(1/k, {floor:g}) of it (assumption)"
+    )
+    for k, rel in enumerate(programs, start=1):
+        w = effort.weight(k, floor)
+        ledger.add(effort.Occurrence("training convergence check", "parity", *p.place(rel, 1), lo * w, hi * w), basis)
+
+
+def _task_metrics(p: Project, ledger: effort.Ledger, live: set[str], arch_files) -> None:
+    """The task metric each architecture is verified on (advisor/scan/tasks.py): per architecture, the first
+    in full, each later one max(1/k, TASK_FLOOR) of it. A project whose model comes from a hub (no
+    architecture of its own) still checks one."""
+    torch_live = [rel for rel in sorted(live) if p.infos[rel].torch]
+    modules = {m for rel in torch_live for m, _, _ in p.scans[rel].imports}
+    apis = {q for rel in torch_live for q in p.scans[rel].uses}
+    found = tasks.tasks_of(modules, apis)
+    if not found:
+        return
+    archs = [(rel, line) for rel, line, _ in arch_files if rel in live]
+    if not archs:
+        shows = (
+            rel for rel in torch_live if tasks.tasks_of({m for m, _, _ in p.scans[rel].imports}, set(p.scans[rel].uses))
+        )
+        archs = [(next(shows), 1)]
+    for task, evidence in found:
+        item = f"task metric verification ({task.name})"
+        basis = (
+            f"{task.hours[0]:g}-{task.hours[1]:g} h per architecture: {task.metric} on the port, and chasing the "
+            f"gap (post-processing, decoding); the k-th max(1/k, {tasks.TASK_FLOOR:g}) of it (the evaluation "
+            f"harness is reused; assumption). Task from the code: {evidence}"
+        )
+        for k, (rel, line) in enumerate(archs, start=1):
+            w = effort.weight(k, tasks.TASK_FLOOR)
+            ledger.add(
+                effort.Occurrence(item, "parity", *p.place(rel, line), task.hours[0] * w, task.hours[1] * w), basis
+            )
+
+
+def price_apis(
+    p: Project, ledger: effort.Ledger, apis: list[ApiUse], unmapped: list[UnmappedApi]
+) -> tuple[list[ApiUse], list[UnmappedApi]]:
+    """Each API once (its KB figure), each further place a small increment; an API whose use is itself a
+    hazard (StepLR, Normalize, DDP...) is costed once, in the hazard."""
+    covered = {h.api: h.kind for h in p.raw if h.api}
+    priced_apis, priced_unmapped = [], []
+    for item in [*apis, *unmapped]:
+        locs = p.uses[item.name]
+        places = [p.place(loc.file, p.raw_line(loc)) for loc in locs]
+        excluded_uses = sum(1 for pl in places if pl[2])
+        update: dict[str, object] = {"excluded_uses": excluded_uses}
+        if item.name in covered:
+            update.update(
+                effort_hours=(0.0, 0.0),
+                effort_basis=f"counted in the {covered[item.name]} hazard estimate (was: {item.effort_basis})",
+            )
+        else:
+            mapping = getattr(item, "mapping", None)
+            repeats = places if mapping != "same" else sorted(places, key=lambda pl: pl[2])[:1]
+            name = f"api {item.name}"
+            ledger.features(name, "api", item.effort_hours, [(name, *pl) for pl in repeats], item.effort_basis)
+            update.update(
+                effort_hours=ledger.item_hours(name),
+                effort_basis=item.effort_basis
+                + (
+                    ""
+                    if mapping == "same"
+                    else f"; once, each further use {effort.PLACE_INCREMENT:g} of it, at most {effort.SATURATION:g} of it in all"
+                ),
+            )
+        target = priced_apis if isinstance(item, ApiUse) else priced_unmapped
+        target.append(item.model_copy(update=update))
+    return priced_apis, priced_unmapped
+
+
+def _library_names(p: Project, ledger: effort.Ledger, item: str, name: str, lib, live) -> None:
+    """Each distinct name the included code takes from the library (patterns.PER_NAME by its mapping), on
+    top of the per-library figure; names the knowledge base maps are priced as APIs, not here."""
+    per = patterns.PER_NAME.get(lib.mapping, (0.0, 0.0))
+    if per[1] <= 0 or lib.per_use[1] > 0:  # a counterpart that is the same, or a library priced by its calls
+        return
+    first: dict[str, tuple[str, int]] = {}
+    for rel, line in sorted(live):
+        for q in sorted(p.scans[rel].library_names.get(name, ())):
+            if q not in p.scans[rel].uses:
+                first.setdefault(q, (rel, line))
+    if not first:
+        return
+    for k, (q, (rel, line)) in enumerate(sorted(first.items(), key=lambda kv: kv[1]), start=1):
+        w = effort.weight(k, patterns.NAME_FLOOR)
+        ledger.add(effort.Occurrence(item, "dependency", *p.place(rel, line), per[0] * w, per[1] * w), "")
+    ledger.basis[item] += (
+        f" + {per[0]:g}-{per[1]:g} h per distinct name used ({len(first)}; the k-th max(1/k, "
+        f"{patterns.NAME_FLOOR:g}) of it: {'re-implement' if lib.mapping == 'none' else 'swap and check'} each)"
+    )
+
+
+def price_dependencies(p: Project, ledger: effort.Ledger) -> list[Dependency]:
+    """Third-party libraries the code imports that the scan knows, priced once each (lazy-only imports
+    are listed as optional and not priced)."""
+    seen: dict[str, list[tuple[str, int, bool]]] = defaultdict(list)
+    for rel, m in p.scans.items():
+        for module, line, lazy in m.imports:
+            if root_of(module) in patterns.LIBRARIES:
+                seen[root_of(module)].append((rel, line, lazy))
+    out = []
+    for name in sorted(seen):
+        lib = patterns.LIBRARIES[name]
+        at = seen[name]
+        optional = all(lazy for _, _, lazy in at)
+        live = [(rel, line) for rel, line, lazy in at if not lazy and not p.infos[rel].excluded]
+        excluded = all(p.infos[rel].excluded for rel, _, _ in at)
+        first_rel, first_line, _ = min(at)
+        hours, basis = (
+            (0.0, 0.0),
+            "not priced: " + ("only imported lazily (optional path)" if optional else "only in excluded files"),
+        )
+        if live and lib.effort[1] > 0:
+            item = f"library {name}"
+            rel, line = min(live)
+            basis = f"{lib.effort[0]:g}-{lib.effort[1]:g} h per library ({patterns.LIBRARY_SOURCE})"
+            calls = {r: p.scans[r].library_calls.get(name, 0) for r, _ in live}
+            if lib.per_use[1] > 0:
+                basis += f" + {lib.per_use[0]:g}-{lib.per_use[1]:g} h per call ({sum(calls.values())} calls)"
+            ledger.add(effort.Occurrence(item, "dependency", *p.place(rel, line), lib.effort[0], lib.effort[1]), basis)
+            for r in sorted(calls):
+                n = calls[r]
+                if n and lib.per_use[1] > 0:
+                    ledger.add(
+                        effort.Occurrence(
+                            item, "dependency", *p.place(r, 1), lib.per_use[0] * n, lib.per_use[1] * n, count=0
+                        ),
+                        basis,
+                    )
+            _library_names(p, ledger, item, name, lib, live)
+            hours, basis = ledger.item_hours(item), ledger.basis[item]
+        out.append(
+            Dependency(
+                name=name,
+                files=len({rel for rel, _, _ in at}),
+                uses=len(at),
+                first=Location(file=first_rel, **p.where(first_rel, first_line)),
+                mindspore=lib.mindspore,
+                mapping=lib.mapping,
+                note=lib.note,
+                optional=optional,
+                excluded=excluded and not optional,
+                effort_hours=hours,
+                effort_basis=basis,
+            )
+        )
+    return out
