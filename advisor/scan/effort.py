@@ -1,7 +1,8 @@
 """Effort that scales with what must be ported: every occurrence (a line of torch code, a module
 class, an API call site, a hazard place, a library) costs something, the first of a kind the most,
-each repeat less but never nothing. Each occurrence belongs to one file, so the same figures add up
-per file, per top-level package, per role and per item.
+each repeat less but never nothing. Each occurrence belongs to one file, so the same figures are
+totalled per file, per top-level package, per role and per item, each by the total's own rule (lows
+add up; ranges by root-sum-square, so no part reads higher than the whole).
 
 The constants are assumptions anchored on the field reports and checked against real projects in
 benchmarks/scan_calibration.md.
@@ -71,8 +72,8 @@ RULE = (
     "'same' APIs cost once (their call sites are "
     "in the line cost). Total: low = sum of the item lows, high = low + root-sum-square of the ranges of independent "
     "items (independent items rarely all hit their high end); the line-cost items share one rate and the module and "
-    "parity items one harness, so their ranges add up before the root-sum-square. Per-file, package and role figures are plain sums of "
-    "what they hold. Excluded files (default: tests, examples, tools) are priced apart, not in the total."
+    "parity items one harness, so their ranges add up before the root-sum-square. Per-file, package and role figures follow "
+    "the same rule on what they hold (so none reaches past the total). Excluded files (default: tests, examples, tools) are priced apart, not in the total."
 )
 
 
@@ -193,19 +194,24 @@ def _round(pair: tuple[float, float]) -> tuple[float, float]:
 
 
 def _shares(occ: list[Occurrence], key, files: dict[str, FileInfo], role_key: bool = False) -> list[EffortShare]:
-    hours: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    """Hours per file, package or role by the total's own rule: the sum of the lows, plus the
+    root-sum-square of the ranges of what it holds grouped as the total groups them (so no row's range
+    reaches past the total's)."""
+    lows: dict[str, float] = defaultdict(float)
+    ranges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     members: dict[str, set[str]] = defaultdict(set)
     lines: dict[str, int] = defaultdict(int)
     for o in occ:
         k = key(o)
-        hours[k][0] += o.low
-        hours[k][1] += o.high
+        lows[k] += o.low
+        ranges[k][CORRELATED.get(o.kind, o.item)] += o.high - o.low
         members[k].add(o.file)
         if o.kind == "code":
             lines[k] += o.count
     out = []
-    for k, (lo, hi) in hours.items():
+    for k, lo in lows.items():
         fs = members[k]
+        hi = lo + sum(r * r for r in ranges[k].values()) ** 0.5
         out.append(
             EffortShare(
                 name=k,
@@ -275,6 +281,11 @@ def breakdown(
         by_package=_shares(ledger.occ, lambda o: package_of(o.file), by_file),
         by_file=_shares(ledger.occ, lambda o: o.file, by_file),
     )
+    total = _round((low, low + spread))
     for share in result.by_role:
         share.excluded = share.name.endswith(" (excluded)")
-    return result, _round((low, low + spread)), round(worst, 2)
+    for share in [*result.by_role, *result.by_package, *result.by_file]:
+        if not share.excluded and share.effort_hours[1] > total[1]:
+            # a part holding (nearly) everything: the total sums rounded items, the part raw occurrences
+            share.effort_hours = (share.effort_hours[0], total[1])
+    return result, total, round(worst, 2)

@@ -153,7 +153,8 @@ class EffortItem(_Out):
 
 
 class EffortShare(_Out):
-    """Hours of one file, package or role (plain sums of the low and high ends of what it holds)."""
+    """Hours of one file, package or role: the sum of its lows, plus the root-sum-square of its ranges grouped as the
+    total groups them (so none reaches past the total)."""
 
     name: str
     role: Optional[Role] = None

@@ -77,6 +77,19 @@ def _shares(title: str, shares, width: int) -> list[str]:
     return out
 
 
+NAMED = 6  # APIs with no mapping named on the summary line before "N more"
+
+
+def _no_mapping_names(result: ScanResult) -> str:
+    """': torch.fx.symbolic_trace, ...' (the APIs counted 'with no mapping', named; their sections below
+    say why), '' when there are none."""
+    names = [a.name for a in result.apis if a.toolkit == "no_mapping"] + [u.name for u in result.unmapped]
+    if not names:
+        return ""
+    more = f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
+    return " (" + ", ".join(names[:NAMED]) + more + ")"
+
+
 def _breakdown(result: ScanResult, by: str | None, width: int) -> list[str]:
     b = result.effort_breakdown
     if b is None or not b.items:
@@ -145,7 +158,8 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
         out.append(
             textwrap.fill(
                 f"APIs (as MindSpore Dev Toolkit sorts them): {c.get('convertible', 0)} convertible, "
-                f"{c.get('probably_tensor', 0)} probably Tensor methods, {c.get('no_mapping', 0)} with no mapping",
+                f"{c.get('probably_tensor', 0)} probably Tensor methods, {c.get('no_mapping', 0)} with no mapping"
+                + _no_mapping_names(result),
                 width,
                 subsequent_indent="  ",
             )
