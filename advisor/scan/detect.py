@@ -20,10 +20,16 @@ from advisor.scan.imports import (
 )
 
 INPLACE_METHOD = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*_$")  # add_, masked_fill_, zero_
-# flag setters and non-tensor methods (GradScaler.unscale_ works on an optimizer), not tensor arithmetic
-NOT_INPLACE_OPS = {"requires_grad_", "unscale_", "share_memory_", "manual_seed_"}
+# flag setters and non-tensor methods (GradScaler.unscale_ works on an optimizer; clip_grad_norm_ on a model's
+# gradients, through torch.nn.utils or an Accelerator/Fabric: a different API in MindSpore, not an in-place op)
+NOT_INPLACE_OPS = {"requires_grad_", "unscale_", "share_memory_", "manual_seed_", "clip_grad_norm_", "clip_grad_value_"}
+# Functions whose trailing underscore names an in-place update of something other than a tensor the graph
+# computes (gradient clipping over parameters, initialisers): mapped APIs, not in-place tensor ops.
+NOT_INPLACE_PREFIXES = ("torch.nn.init.", "torch.nn.utils.")
 HOOK_METHOD = re.compile(r"^register_\w*hook$")
 DATALOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+# Tensor resizes whose antialias option MindSpore 2.10's ops.interpolate / mint.nn.functional.interpolate lack.
+RESIZES = {"torch.nn.functional.interpolate", "torch.nn.functional.upsample"}
 # DataLoader options MindSpore's GeneratorDataset/.batch() have no direct equivalent for.
 DATALOADER_OPTIONS = {
     "pin_memory": "`pin_memory` has no MindSpore equivalent (drop it; host-to-device copies are managed by the dataset pipeline)",
@@ -79,8 +85,9 @@ class ModuleScan:
     entry: bool = False  # a program: a `__main__` guard or a loop at module level (a script's training loop)
 
 
-# What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths).
-EXTENSION_BUILDERS = {"load", "load_inline", "CUDAExtension", "CppExtension", "BuildExtension", "SyclExtension"}
+# What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths;
+# BuildExtension is setuptools' build command, which builds what ext_modules lists: `ext_modules=[]` is none).
+EXTENSION_BUILDERS = {"load", "load_inline", "CUDAExtension", "CppExtension", "SyclExtension"}
 # torch.ops namespaces that are PyTorch's or torchvision's own operators, not a project's extension.
 BUILTIN_OP_NAMESPACES = {"aten", "prim", "prims", "quantized", "torchvision", "torchaudio", "_caffe2", "profiler"}
 TRAINING_HINTS = (
@@ -106,8 +113,10 @@ DEPLOY_HINTS = (
 )
 
 
-# Hub helpers that are paths or re-exported stdlib (urllib's urlparse), not a model from the hub.
+# Hub helpers that are paths, plain file downloads (an input image, a dataset; a checkpoint it fetches is seen
+# as pretrained weights) or re-exported stdlib (urllib's urlparse), not a model from the hub.
 HUB_PATHS = {
+    "torch.hub.download_url_to_file",
     "torch.hub.get_dir",
     "torch.hub.set_dir",
     "torch.hub._get_torch_home",
@@ -167,10 +176,35 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
             "model_hub",
             f"`{q}`: model and weights come from torch.hub; MindSpore needs its own model code and converted weights",
         )
+    if q in THIRD_PARTY_HAZARDS:
+        return THIRD_PARTY_HAZARDS[q]
     last = q.rsplit(".", 1)[-1]
-    if is_api(q) and INPLACE_METHOD.match(last) and not q.startswith("torch.nn.init.") and last not in NOT_INPLACE_OPS:
+    if (
+        is_api(q)
+        and INPLACE_METHOD.match(last)
+        and not q.startswith(NOT_INPLACE_PREFIXES)
+        and last not in NOT_INPLACE_OPS
+    ):
         return "inplace_op", f"`{q}` is an in-place op"
     return None
+
+
+_NMS = (
+    "dynamic_shape",
+    "`{q}`: non-maximum suppression keeps a data-dependent number of boxes (Graph mode: NMSWithMask's fixed-size "
+    "mask, or pad to a maximum count)",
+)
+# Names of third-party libraries whose use is a hazard in itself (the library's own functions, not torch's).
+THIRD_PARTY_HAZARDS = {
+    q: (kind, message.format(q=q))
+    for q, (kind, message) in {
+        "mmcv.ops.batched_nms": _NMS,
+        "mmcv.ops.nms": _NMS,
+        "mmcv.ops.soft_nms": _NMS,
+        "mmdet.models.layers.multiclass_nms": _NMS,
+        "mmdet.models.utils.multiclass_nms": _NMS,
+    }.items()
+}
 
 
 # A Triton kernel: one GPU kernel to rewrite, priced as a custom operator (knowledge base: custom-cuda-ops).
@@ -397,6 +431,17 @@ class _Visitor(ast.NodeVisitor):
                     node.lineno,
                     f"`{q}(inplace=True)` is an in-place op (MindSpore has no inplace option: drop it)",
                 )
+        if q in RESIZES:
+            for kw in node.keywords:
+                if kw.arg == "antialias" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
+                    self._hazard(
+                        "missing_option",
+                        node.lineno,
+                        f"`{q}(antialias=True)`: MindSpore's interpolate has no antialias option (2.10), so a "
+                        "downsampled output differs; low-pass filter before resizing, or resize in the data pipeline "
+                        "with an antialiasing resize, and compare the outputs",
+                        q,
+                    )
         if q in DATALOADERS:
             for kw in node.keywords:
                 if kw.arg in DATALOADER_OPTIONS and not (
@@ -513,22 +558,70 @@ def library_calls(tree: ast.Module, roots: tuple[str, ...]) -> dict[str, int]:
     return out
 
 
+# What makes a hub import a model (an architecture with released weights) rather than a tokenizer, a config,
+# a scheduler, a base class or a utility: the names it takes (AutoModelForCausalLM, UNet2DConditionModel,
+# StableDiffusionPipeline, pipeline, timm.create_model) or a timm architecture module's classes.
+HUB_MODEL_NAME = re.compile(
+    r"Model|For[A-Z]|Pipeline|^pipeline$|^create_model$|^load_checkpoint$|^(UNet|Autoencoder|ControlNet|VQ)\w*$"
+)
+HUB_TOOLING_NAME = re.compile(r"Tokeni[sz]er|Config|Processor|FeatureExtractor|Mixin|Output$|^Base|Args$|Arguments$")
+# huggingface_hub downloads files and holds no framework code: its checkpoints count as pretrained weights.
+NO_MODELS = ("huggingface_hub",)
+
+
+def hub_imports(tree: ast.Module, local: frozenset[str] = frozenset()) -> list[tuple[str, int, set[str]]]:
+    """(module, line, names it takes) of each import from a hub library (not the project's own: timm scanned
+    from inside imports itself); `import transformers` takes the attributes the module reads from it."""
+    hubs = set(HUB_ROOTS) - set(local)
+    out = []
+    aliases: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level and root_of(node.module) in hubs:
+            out.append((node.module, node.lineno, {a.name for a in node.names}))
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if root_of(a.name) in hubs:
+                    out.append((a.name, node.lineno, set()))
+                    aliases[a.asname or root_of(a.name)] = len(out) - 1
+    if aliases:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                out[aliases[node.value.id]][2].add(node.attr)
+    return out
+
+
+def hub_model(module: str, names: set[str]) -> bool:
+    """Does an import from a hub library take a model? (`import transformers` read for nothing is not one.)"""
+    if root_of(module) in NO_MODELS:
+        return False
+    parts = module.split(".")
+    if (
+        root_of(module) == "timm"
+        and len(parts) > 2
+        and parts[1] == "models"
+        and not parts[2].startswith(("_", "layers"))
+    ):
+        return any(n[:1].isupper() for n in names)  # timm.models.resnet import ResNet: an architecture
+    return any(HUB_MODEL_NAME.search(n) and not HUB_TOOLING_NAME.search(n) for n in names)
+
+
 def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = frozenset()) -> ModuleScan:
     """`local`: the project's own top-level packages (importing them is not a third-party dependency)."""
     table = build(tree, local)
     visitor = _Visitor(table, known, normalize.constants(tree), typing_.build(tree, table))
     visitor.visit(tree)
-    for module, line in table.imports:
-        if root_of(module) in HUB_ROOTS:
-            lazy = line in table.lazy_lines
-            where = " (lazily, inside a function: an optional path such as loading pretrained weights)" if lazy else ""
-            visitor.out.hazards.append(
-                RawHazard(
-                    "model_hub",
-                    line,
-                    f"imports `{module}`{where}: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights",
-                )
+    for module, line, names in hub_imports(tree, local):
+        if not hub_model(module, names):
+            continue  # tokenizers, configs, schedulers, utilities and downloads: library pieces, not a model
+        lazy = line in table.lazy_lines
+        where = " (lazily, inside a function: an optional path such as loading pretrained weights)" if lazy else ""
+        visitor.out.hazards.append(
+            RawHazard(
+                "model_hub",
+                line,
+                f"imports `{module}`{where}: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights",
             )
+        )
     visitor.out.library_calls = library_calls(tree, USAGE_PRICED)
     visitor.out.library_names = library_names(tree, local)
     visitor.out.entry = is_entry(tree)

@@ -54,6 +54,7 @@ KIND_RISK = {
     "dataloader_option": "low",
     "lr_scheduler": "low",
     "normalize": "low",
+    "missing_option": "low",
 }
 # A DataParallel wrapper is deleted on MindSpore (one device per process); it is not a DDP port.
 TRIVIAL_DISTRIBUTED_HOURS = (0.1, 0.5)

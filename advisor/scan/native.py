@@ -167,9 +167,37 @@ class RegisteredOp:
     line: int
     backward: bool = False
     entries: list[str] = field(default_factory=list)
+    framework_free: str = ""  # the framework-free source that defines it (host C++ on arrays), if it is one
 
 
-def registered_ops(sources: list[Source]) -> list[RegisteredOp]:
+# Code for a framework or a device: torch/ATen/c10, CUDA, MindSpore. A C++ source with none of it (a COCO
+# evaluator on host arrays behind pybind11) runs the same beside MindSpore: its binding is rebuilt, nothing ported.
+FRAMEWORK_CODE = re.compile(
+    r"#\s*include\s*[<\"](?:torch|ATen|c10|cuda|cub|thrust|mindspore|ms_extension|kernel_operator)|"
+    r"__global__|__device__|__aicore__|\btorch::|\bat::"
+)
+
+
+def framework_free(sources: list[Source]) -> list[Source]:
+    """The C/C++ sources that are neither device code nor written against a framework."""
+    return [
+        s
+        for s in sources
+        if s.path.suffix.lower() not in CUDA_SUFFIXES
+        and not FRAMEWORK_CODE.search(s.data.decode("utf-8", errors="replace"))
+    ]
+
+
+def _defined_in(key: str, sources: list[Source]) -> str:
+    """The first source that defines `key` as a namespace, class or struct (COCOeval), else ''."""
+    pattern = re.compile(r"\b(?:namespace|class|struct)\s+" + re.escape(key) + r"\b")
+    for src in sorted(sources, key=lambda s: s.rel):
+        if pattern.search(src.data.decode("utf-8", errors="replace")):
+            return src.rel
+    return ""
+
+
+def registered_ops(sources: list[Source], free: list[Source] | None = None) -> list[RegisteredOp]:
     """The distinct operators the bindings among `sources` register, in file and line order. An op's key is
     its target's class for `&Class::method` targets (COCOeval::Accumulate and ::EvaluateImages are one
     evaluator), else its name without the forward/backward suffix (deform_conv_forward,
@@ -189,4 +217,6 @@ def registered_ops(sources: list[Source]) -> list[RegisteredOp]:
             op = ops.setdefault(key.lower(), RegisteredOp(key, src.rel, line))
             op.entries.append(name)
             op.backward = op.backward or bool(BACKWARD.search(name))
+    for op in ops.values():
+        op.framework_free = _defined_in(op.name, free or []) if op.name[:1].isupper() else ""
     return list(ops.values())

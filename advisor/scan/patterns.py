@@ -86,6 +86,14 @@ EXAMPLES: dict[str, Example] = {
         "keep = ops.masked_fill(boxes, ~mask[:, None], 0)   # fixed shape + mask\n# or pad to a maximum count (NMSWithMask returns a fixed-size mask)",
         SEED_004 + "3.3 (dynamic shape in Graph mode)",
     ),
+    "missing_option": Example(
+        "y = F.interpolate(x, size=(224, 224), mode='bilinear', antialias=True)",
+        "# ops.interpolate has no antialias: smooth first when shrinking (or resize in the data pipeline)\n"
+        "y = ops.interpolate(ops.avg_pool2d(x, k, k), size=(224, 224), mode='bilinear')  # k = shrink factor\n"
+        "# then compare y with PyTorch's on real inputs",
+        "MindSpore 2.10 API: mindspore.ops.interpolate(input, size, scale_factor, mode, align_corners, "
+        "recompute_scale_factor) has no antialias argument (checked on the installed 2.10.0)",
+    ),
     "no_equivalent": Example(
         "gm = torch.fx.symbolic_trace(model)\n# rewrite the graph ...",
         "# no MindSpore equivalent: rewrite the transformation by hand on the Cell\n# (mindspore.rewrite covers some graph edits)",
@@ -121,6 +129,14 @@ SCAN_ONLY: dict[str, Kind] = {
         (1.0, 4.0),
         "assumption per place; " + SEED_004 + "3.3 names dynamic shape the first hard part",
         "medium",
+    ),
+    "missing_option": Kind(
+        "An argument MindSpore's counterpart does not have",
+        "Reproduce what the option does around the MindSpore call (antialias: smooth before shrinking, or resize "
+        "with an antialiasing resize in the data pipeline) and compare the outputs with PyTorch's.",
+        (1.0, 4.0),
+        "assumption per option (a known workaround, then an output comparison)",
+        "low",
     ),
     "no_equivalent": Kind(
         "Features with no MindSpore equivalent",

@@ -29,7 +29,7 @@ MINDSPORE_SHARE = 0.8
 
 # Loading pretrained weights (not resuming one's own checkpoint): they must be converted and checked.
 PRETRAINED = re.compile(
-    rb"load_state_dict_from_url|model_zoo|torch\.hub\.|from_pretrained|hf_hub_download|attempt_load|"
+    rb"load_state_dict_from_url|model_zoo|torch\.hub\.load|from_pretrained|hf_hub_download|snapshot_download|attempt_load|"
     rb"resume_or_load|detectron2://|pretrained\s*=\s*True"
 )
 # A URL of a checkpoint file: URLs are read whole (no backtracking inside one), then their ending checked;
@@ -351,7 +351,10 @@ def read_native(p: Project) -> None:
             h = RawHazard("custom_extension", line, message, False, None, src.rel)
             h.raw_line = line
             p.raw.append(h)
-    for op in native.registered_ops(torch_native):
+    for op in native.registered_ops(torch_native, native.framework_free(p.found.native)):
+        if op.framework_free:
+            p.not_work[f"framework-free C++ ({op.name} in {op.framework_free}: host code, its binding rebuilt)"] += 1
+            continue
         for part in ("forward", "backward") if op.backward else ("forward",):
             h = RawHazard("custom_extension", op.line, _op_message(op, part), False, None, op.file)
             h.api, h.raw_line = f"{features.REGISTERED}{op.name} {part}", op.line
