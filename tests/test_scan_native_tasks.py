@@ -146,7 +146,7 @@ def test_hf_trainer_fine_tuning_is_training_not_inference(tmp_path):
 def test_a_library_the_project_is_built_on_is_priced_per_distinct_name(tmp_path):
     """Mask2Former on detectron2: each distinct name taken from a library with no counterpart is a piece
     to re-implement (the k-th max(1/k, NAME_FLOOR) of the first); repeats and lazy imports add nothing."""
-    from advisor.scan import patterns
+    from advisor.scan import libraries
 
     names = ["get_cfg", "DatasetCatalog", "MetadataCatalog", "Boxes", "ImageList"]
     code = (
@@ -158,13 +158,13 @@ def test_a_library_the_project_is_built_on_is_priced_per_distinct_name(tmp_path)
     )
     _write(tmp_path, {"train.py": code, "more.py": "import torch\nfrom detectron2.structures import Boxes\n"})
     result = scan_path(tmp_path)
-    lib = patterns.LIBRARIES["detectron2"]
-    per = patterns.PER_NAME[lib.mapping]
-    share = sum(max(1 / k, patterns.NAME_FLOOR) if k > 1 else 1.0 for k in range(1, len(names) + 1))
+    lib = libraries.LIBRARIES["detectron2"]
+    per = libraries.PER_NAME[lib.mapping]
+    share = sum(max(1 / k, libraries.NAME_FLOOR) if k > 1 else 1.0 for k in range(1, len(names) + 1))
     item = _item(result, "library detectron2")
     expected = (lib.effort[0] + per[0] * share, lib.effort[1] + per[1] * share)
     assert item.effort_hours == pytest.approx(expected, abs=0.02)
-    assert f"per distinct name used ({len(names)};" in item.basis
+    assert f"per distinct name used from detectron2 ({len(names)};" in item.basis
 
 
 def test_each_training_program_gets_one_convergence_check(tmp_path):

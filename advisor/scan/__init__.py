@@ -65,10 +65,10 @@ def scan_path(
     pricing.price_verification(p, ledger)
     summary = estimate.summarize(hazards, kb, ledger, p.index, examples)
     apis, unmapped = pricing.price_apis(p, ledger, apis, unmapped)
-    dependencies = pricing.price_dependencies(p, ledger)
+    dependencies, unknown = pricing.price_dependencies(p, ledger)
     breakdown, effort_hours, worst = effort.breakdown(ledger, list(p.infos.values()), p.globs)
     framework = _framework(p)
-    risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort_hours, p.unparsed, dependencies)
+    risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort_hours, p.unparsed, dependencies, unknown)
     if p.found.stopped:
         reasons.append(
             f"medium: the scan stopped at its budget ({p.found.stopped}): the estimate covers only what was read"
@@ -132,6 +132,7 @@ def scan_path(
         effort_breakdown=breakdown,
         api_classes=classes,
         dependencies=dependencies,
+        unknown_libraries=unknown,
         risk_rule=estimate.RISK_RULE,
         mindspore_kernels=p.mindspore_kernels,
         not_migration_work=[f"{n} file(s): {why}" for why, n in sorted(p.not_work.items())],

@@ -24,6 +24,7 @@ from advisor.scan.models import (
     Hazard,
     HazardSummary,
     Location,
+    UnknownLibrary,
     UnmappedApi,
 )
 
@@ -413,7 +414,8 @@ RISK_RULE = (
     "features with no MindSpore equivalent; medium for Graph-mode rewrites, data-dependent shapes, DDP-style "
     "distributed code, hooks, non-optional hub models; low for renames and settings; a lone DataParallel wrapper or "
     "a lazy hub import is low); APIs with no equivalent costing over 1 h (medium); third-party libraries the code "
-    f"needs with no MindSpore counterpart (medium); effort above {MEDIUM_HOURS:g} h (medium: big, but it has a "
+    "needs with no MindSpore counterpart (medium); third-party libraries the scan does not know, imported by included code "
+    f"(medium: not understood); effort above {MEDIUM_HOURS:g} h (medium: big, but it has a "
     "route); files that do not parse (medium). Tests, examples, tools and --exclude files never raise it."
 )
 
@@ -425,6 +427,7 @@ def judge_risk(
     effort: tuple[float, float],
     unparsed: int,
     dependencies: list[Dependency] | None = None,
+    unknown: list[UnknownLibrary] | None = None,
 ) -> tuple[str, list[str]]:
     """Risk by RISK_RULE. Returns the level and its reasons, worst first."""
     reasons: list[tuple[str, str]] = []
@@ -438,6 +441,16 @@ def judge_risk(
     blocked = [d.name for d in dependencies or [] if d.mapping == "none" and not d.optional and not d.excluded]
     if blocked:
         reasons.append(("medium", f"third-party libraries with no MindSpore counterpart: {', '.join(blocked[:6])}"))
+    not_understood = [u for u in unknown or [] if not u.optional and not u.excluded]
+    if not_understood:
+        names = ", ".join(f"{u.name} ({u.files} file(s))" for u in not_understood[:6])
+        more = f" and {len(not_understood) - 6} more" if len(not_understood) > 6 else ""
+        reasons.append(
+            (
+                "medium",
+                f"not understood: {len(not_understood)} third-party libraries the scan has no knowledge of, not in the estimate: {names}{more}",
+            )
+        )
     if effort[1] > MEDIUM_HOURS:
         reasons.append(("medium", f"up to {effort[1]:.0f} h of work (more than a person-month)"))
     if unparsed:

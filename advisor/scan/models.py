@@ -140,6 +140,17 @@ class Dependency(_Out):
     effort_basis: str = ""
 
 
+class UnknownLibrary(_Out):
+    """A third-party library the code imports that the scan knows nothing of: not understood, not priced."""
+
+    name: str = Field(description="Import root, e.g. einx.")
+    files: int
+    uses: int = Field(description="Import statements.")
+    first: Location
+    optional: bool = Field(False, description="Only imported lazily inside functions.")
+    excluded: bool = Field(False, description="Only imported from excluded files.")
+
+
 class EffortItem(_Out):
     """One line of the estimate: the figures that add up to the total."""
 
@@ -236,6 +247,10 @@ class ScanResult(_Out):
     mindspore_kernels: int = Field(0, description="Native sources written for MindSpore's custom-op interface.")
     not_migration_work: list[str] = Field(
         default_factory=list, description="What was read and is not migration work: MindSpore code, bridges, kernels."
+    )
+    unknown_libraries: list[UnknownLibrary] = Field(
+        default_factory=list,
+        description="Third-party libraries the scan has no knowledge of: listed by name, not priced (not understood).",
     )
     ports: list[PortOffer] = Field(
         default_factory=list,

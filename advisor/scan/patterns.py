@@ -1,5 +1,5 @@
-"""The scan's own data: the before/after fix pattern for every hazard kind, the three kinds the scan
-reports beyond the knowledge base's pitfalls, and the third-party libraries it inventories.
+"""The scan's own data: the before/after fix pattern for every hazard kind and the kinds the scan reports
+beyond the knowledge base's pitfalls (the libraries it knows are in advisor/scan/libraries.py).
 
 Every figure carries its source; "verified here" means a test in tests/test_scan_graph_mode.py
 compiles the pattern with the installed MindSpore (2.10.0 when this was written).
@@ -8,7 +8,6 @@ compiles the pattern with the installed MindSpore (2.10.0 when this was written)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 # The field reports as a reader cites them: by title and section (seeds/README.md), never by file.
 SEED_000 = '"MindSpore vs PyTorch, measured on the same task" (field report),'
@@ -146,132 +145,3 @@ SCAN_ONLY: dict[str, Kind] = {
         "high",
     ),
 }
-
-
-@dataclass(frozen=True)
-class Library:
-    mindspore: Optional[str]
-    mapping: str  # same | differs | none
-    note: str
-    effort: tuple[float, float]  # per library used (swap + check), on top of the code that calls it
-    per_use: tuple[float, float] = (0.0, 0.0)  # priced by usage: each call of the library's functions
-
-
-_NO = (4.0, 16.0)  # re-implementing what the code used from a library with no counterpart (assumption)
-_SWAP = (1.0, 4.0)  # swapping to the MindSpore-side library and checking outputs (assumption)
-# Features, not places, for the libraries a project is built on: each distinct name it takes from one
-# (a class, a function, a submodule's member) is one piece to re-implement (no counterpart) or to swap
-# and check (a counterpart that differs); the k-th costs max(1/k, NAME_FLOOR) of the first (the pieces
-# of one library share its idioms). Hours per name, by mapping; assumptions, checked in
-# benchmarks/scan_calibration.md round 4 (Mask2Former on detectron2, alpaca-lora on transformers/peft).
-PER_NAME = {"none": (1.0, 4.0), "differs": (0.25, 1.0), "same": (0.0, 0.0)}
-NAME_FLOOR = 0.25
-# Third-party PyTorch-side libraries, by import root. Counterparts from the projects' own READMEs.
-LIBRARIES: dict[str, Library] = {
-    "timm": Library(
-        "mindcv", "differs", "mindcv has most timm architectures and weights; create_model names differ", _SWAP
-    ),
-    "transformers": Library(
-        "mindnlp", "differs", "MindNLP mirrors the HF transformers API (AutoModel, Trainer) on MindSpore", _SWAP
-    ),
-    "diffusers": Library(
-        "mindone (diffusers port)", "differs", "mindone ports diffusers pipelines to MindSpore", _SWAP
-    ),
-    "huggingface_hub": Library(
-        "mindnlp / huggingface_hub (framework-free)",
-        "same",
-        "hub downloads are framework-free; the weights need converting",
-        (0.5, 2.0),
-    ),
-    "peft": Library("mindnlp.peft", "differs", "MindNLP ships a PEFT port", _SWAP),
-    "accelerate": Library(None, "none", "no counterpart: MindSpore's parallel modes and msrun replace it", _NO),
-    "lightning": Library(
-        None,
-        "none",
-        "no counterpart: rewrite the LightningModule as a Cell plus a train step (or mindspore.train.Model)",
-        _NO,
-    ),
-    "pytorch_lightning": Library(
-        None,
-        "none",
-        "no counterpart: rewrite the LightningModule as a Cell plus a train step (or mindspore.train.Model)",
-        _NO,
-    ),
-    "einops": Library(
-        "einops-free reshape/transpose",
-        "differs",
-        "einops has no MindSpore backend: a small rearrange/repeat shim over ops.reshape/transpose/tile, "
-        "then each call's pattern re-checked (priced by usage)",
-        (2.0, 8.0),
-        (0.05, 0.25),
-    ),
-    "ema_pytorch": Library(
-        "a hand-written EMA over Cell.parameters_dict() (mindcv has one)",
-        "differs",
-        "EMA of the weights (and its checkpoint keys): a few dozen lines to re-implement and check",
-        (1.0, 4.0),
-    ),
-    "pytorch_fid": Library(
-        None,
-        "none",
-        "FID needs its InceptionV3 with the pretrained pt_inception weights: port the network, convert the "
-        "weights and check the features match, or compute FID outside MindSpore",
-        (8.0, 24.0),
-    ),
-    "torch_fidelity": Library(
-        None, "none", "FID/IS/KID with pretrained InceptionV3 weights: port and convert, or run outside", (8.0, 24.0)
-    ),
-    "cleanfid": Library(
-        None, "none", "FID with pretrained InceptionV3 weights: port and convert, or run outside", (8.0, 24.0)
-    ),
-    "fvcore": Library(None, "none", "no counterpart (FLOP counting, config nodes): drop or re-implement", (1.0, 8.0)),
-    "apex": Library(
-        "mindspore.amp / mindspore.communication",
-        "differs",
-        "apex.amp -> mindspore.amp; apex.parallel -> MindSpore data parallel; fused kernels have no counterpart",
-        _SWAP,
-    ),
-    "mmcv": Library(
-        None, "none", "no counterpart (its CUDA ops and runner): port the used ops and the runner", (16.0, 80.0)
-    ),
-    "mmengine": Library(None, "none", "no counterpart: replace the runner with a MindSpore train loop", _NO),
-    "mmdet": Library(
-        "mindyolo / MindSpore model zoo",
-        "differs",
-        "detection models exist in mindyolo and the model zoo, not the mmdet API",
-        (8.0, 40.0),
-    ),
-    "detectron2": Library(None, "none", "no counterpart: port the used models and ops", (16.0, 80.0)),
-    "torchmetrics": Library(
-        "mindspore.train.Metric", "differs", "MindSpore metrics cover the common ones (Accuracy, F1...)", (0.5, 3.0)
-    ),
-    "torch_geometric": Library(
-        "mindspore_gl", "differs", "MindSpore Graph Learning covers message passing, not the PyG API", (8.0, 40.0)
-    ),
-    "dgl": Library(
-        "mindspore_gl", "differs", "MindSpore Graph Learning covers message passing, not the DGL API", (8.0, 40.0)
-    ),
-    "deepspeed": Library(
-        None, "none", "no counterpart: MindSpore's optimizer sharding / parallel modes replace ZeRO", (8.0, 40.0)
-    ),
-    "xformers": Library(
-        "mindspore.ops.flash_attention_score", "differs", "fused attention exists as an Ascend op", (1.0, 6.0)
-    ),
-    "flash_attn": Library(
-        "mindspore.ops.flash_attention_score", "differs", "fused attention exists as an Ascend op", (1.0, 6.0)
-    ),
-    "bitsandbytes": Library(None, "none", "no counterpart for its CUDA 8-bit optimizers/quantization", _NO),
-    "kornia": Library(
-        "mindspore.dataset.vision", "differs", "image ops partly in mindspore.dataset.vision", (2.0, 8.0)
-    ),
-    "albumentations": Library(
-        "albumentations (numpy)", "same", "works on numpy images: usable in a GeneratorDataset as is", (0.0, 0.5)
-    ),
-    "torchdata": Library("mindspore.dataset", "differs", "datapipes become a mindspore.dataset pipeline", _SWAP),
-    "ignite": Library(None, "none", "no counterpart: replace the engine with a train loop", _NO),
-    "onnxruntime": Library("onnxruntime (framework-free)", "same", "framework-free; keep it", (0.0, 0.25)),
-    "tensorrt": Library(
-        "MindSpore Lite", "differs", "deployment on Ascend goes through MindIR + MindSpore Lite", (2.0, 8.0)
-    ),
-}
-LIBRARY_SOURCE = "advisor/scan/patterns.py LIBRARIES (counterparts from mindcv, MindNLP, mindone, mindspore_gl READMEs; hours assumption)"

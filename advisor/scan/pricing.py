@@ -1,16 +1,17 @@
 """The passes that price a read project (advisor/scan/project.py) into the ledger: hazards, the code to
 port, module classes, per-architecture parity, task metrics, training runs, weights, APIs and libraries.
-Each item's figure and basis are in advisor/scan/effort.py, estimate.py, tasks.py and patterns.py.
+Each item's figure and basis are in advisor/scan/effort.py, estimate.py, tasks.py and libraries.py.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
-from advisor.scan import effort, estimate, normalize, patterns, tasks
+from advisor.scan import effort, estimate, libraries, normalize, tasks
 from advisor.scan.detect import EXTENSION_BUILDERS, HUB_PATHS, RawHazard
 from advisor.scan.imports import root_of
-from advisor.scan.models import ApiUse, Dependency, Hazard, Location, UnmappedApi
+from advisor.scan.models import ApiUse, Dependency, Hazard, Location, UnknownLibrary, UnmappedApi
 from advisor.scan.normalize import NAMES as NORMALIZE
 from advisor.scan.project import Project
 
@@ -214,10 +215,10 @@ def price_apis(
     return priced_apis, priced_unmapped
 
 
-def _library_names(p: Project, ledger: effort.Ledger, item: str, name: str, lib, live) -> None:
-    """Each distinct name the included code takes from the library (patterns.PER_NAME by its mapping), on
+def _library_names(p: Project, ledger: effort.Ledger, item: str, name: str, lib, live, count: int = 1) -> None:
+    """Each distinct name the included code takes from the library (libraries.PER_NAME by its mapping), on
     top of the per-library figure; names the knowledge base maps are priced as APIs, not here."""
-    per = patterns.PER_NAME.get(lib.mapping, (0.0, 0.0))
+    per = libraries.PER_NAME.get(lib.mapping, (0.0, 0.0))
     if per[1] <= 0 or lib.per_use[1] > 0:  # a counterpart that is the same, or a library priced by its calls
         return
     first: dict[str, tuple[str, int]] = {}
@@ -228,26 +229,97 @@ def _library_names(p: Project, ledger: effort.Ledger, item: str, name: str, lib,
     if not first:
         return
     for k, (q, (rel, line)) in enumerate(sorted(first.items(), key=lambda kv: kv[1]), start=1):
-        w = effort.weight(k, patterns.NAME_FLOOR)
-        ledger.add(effort.Occurrence(item, "dependency", *p.place(rel, line), per[0] * w, per[1] * w), "")
+        w = effort.weight(k, libraries.NAME_FLOOR)
+        ledger.add(effort.Occurrence(item, "dependency", *p.place(rel, line), per[0] * w, per[1] * w, count), "")
     ledger.basis[item] += (
-        f" + {per[0]:g}-{per[1]:g} h per distinct name used ({len(first)}; the k-th max(1/k, "
-        f"{patterns.NAME_FLOOR:g}) of it: {'re-implement' if lib.mapping == 'none' else 'swap and check'} each)"
+        f" + {per[0]:g}-{per[1]:g} h per distinct name used from {name} ({len(first)}; the k-th max(1/k, "
+        f"{libraries.NAME_FLOOR:g}) of it: {'re-implement' if lib.mapping == 'none' else 'swap and check'} each)"
     )
 
 
-def price_dependencies(p: Project, ledger: effort.Ledger) -> list[Dependency]:
-    """Third-party libraries the code imports that the scan knows, priced once each (lazy-only imports
-    are listed as optional and not priced)."""
-    seen: dict[str, list[tuple[str, int, bool]]] = defaultdict(list)
+def _imports(p: Project) -> tuple[dict[str, list[tuple[str, int, bool]]], dict[str, list[tuple[str, int, bool]]]]:
+    """(rel, line, lazy) of each import, by root: of the libraries the scan knows, and of the ones it does not
+    (neither the standard library, the project's own modules, torch, MindSpore, nor a framework-free library)."""
+    own = _own_names(p)
+    known: dict[str, list[tuple[str, int, bool]]] = defaultdict(list)
+    unknown: dict[str, list[tuple[str, int, bool]]] = defaultdict(list)
     for rel, m in p.scans.items():
         for module, line, lazy in m.imports:
-            if root_of(module) in patterns.LIBRARIES:
-                seen[root_of(module)].append((rel, line, lazy))
+            root = root_of(module)
+            if root in libraries.LIBRARIES:
+                known[root].append((rel, line, lazy))
+            elif not (root in own or libraries.understood(root)):
+                unknown[root].append((rel, line, lazy))
+    return known, unknown
+
+
+# The module a build script names for its compiled extension: CUDAExtension("MultiScaleDeformableAttention", ...).
+EXTENSION_MODULE = re.compile(rb"(?:CUDAExtension|CppExtension|Extension|load)\(\s*(?:name\s*=\s*)?[\"']([\w.]+)[\"']")
+
+
+def _own_names(p: Project) -> set[str]:
+    """Every folder and module name in the project (a script imports its siblings by bare name), and the
+    modules its build scripts compile."""
+    names = set(p.local)
+    for src in [*p.found.python, *p.found.native]:
+        parts = src.rel.split("/")
+        names.update(parts[:-1])
+        names.add(parts[-1].rsplit(".", 1)[0])
+    for src in p.found.python:
+        if b"Extension" in src.data or b"load(" in src.data:
+            names.update(m.group(1).decode().split(".")[0] for m in EXTENSION_MODULE.finditer(src.data))
+    return names
+
+
+def _stack_files(p: Project, stack: libraries.Stack) -> list[tuple[str, int]]:
+    """(file, line) of each included file built on the stack: it imports one of its roots outside a function,
+    or takes one of its names (transformers.Trainer)."""
     out = []
-    for name in sorted(seen):
-        lib = patterns.LIBRARIES[name]
-        at = seen[name]
+    for rel in sorted(p.live):
+        m = p.scans[rel]
+        lines = [line for mod, line, lazy in m.imports if root_of(mod) in stack.roots and not lazy]
+        named = stack.names and any(q.startswith(stack.names) for qs in m.library_names.values() for q in qs)
+        if lines or named:
+            out.append((rel, min(lines) if lines else 1))
+    return out
+
+
+def price_stacks(p: Project, ledger: effort.Ledger, known) -> dict[str, str]:
+    """Each runtime the included code stands on, priced as the runtime a port replaces: once, plus each file
+    built on it, plus each distinct piece taken from its libraries. Returns {stack: its item}."""
+    priced = {}
+    for name, stack in libraries.STACKS.items():
+        on = _stack_files(p, stack)
+        if not on:
+            continue
+        item = f"stack {name}"
+        rel, line = on[0]
+        lo, hi = stack.runtime
+        basis = (
+            f"{lo:g}-{hi:g} h once (replacing the runtime: {stack.basis}) + {stack.per_file[0]:g}-{stack.per_file[1]:g} h "
+            f"per included file built on it ({len(on)}); MindSpore side: {stack.counterpart}; on the torch_npu route "
+            "the stack is kept as it is"
+        )
+        ledger.add(effort.Occurrence(item, "dependency", *p.place(rel, line), lo, hi, count=0), basis)
+        for r, ln in on:
+            ledger.add(effort.Occurrence(item, "dependency", *p.place(r, ln), *stack.per_file), basis)
+        for root in sorted(set(stack.roots) & set(known)):
+            live = [(r, ln) for r, ln, lazy in known[root] if not lazy and not p.infos[r].excluded]
+            _library_names(p, ledger, item, root, libraries.LIBRARIES[root], live, count=0)  # the item counts files
+        priced[name] = item
+    return priced
+
+
+def price_dependencies(p: Project, ledger: effort.Ledger) -> tuple[list[Dependency], list[UnknownLibrary]]:
+    """Third-party libraries the code imports that the scan knows, priced once each (lazy-only imports are
+    listed as optional and not priced; a stack's libraries are priced in the stack); and the ones it does
+    not know, listed by name (not understood: never silently free)."""
+    known, unknown = _imports(p)
+    stacks = price_stacks(p, ledger, known)
+    out = []
+    for name in sorted(known):
+        lib = libraries.LIBRARIES[name]
+        at = known[name]
         optional = all(lazy for _, _, lazy in at)
         live = [(rel, line) for rel, line, lazy in at if not lazy and not p.infos[rel].excluded]
         excluded = all(p.infos[rel].excluded for rel, _, _ in at)
@@ -256,10 +328,12 @@ def price_dependencies(p: Project, ledger: effort.Ledger) -> list[Dependency]:
             (0.0, 0.0),
             "not priced: " + ("only imported lazily (optional path)" if optional else "only in excluded files"),
         )
-        if live and lib.effort[1] > 0:
+        if live and lib.stack in stacks:
+            basis = f"priced in the {lib.stack} stack (item '{stacks[lib.stack]}')"
+        elif live and lib.effort[1] > 0:
             item = f"library {name}"
             rel, line = min(live)
-            basis = f"{lib.effort[0]:g}-{lib.effort[1]:g} h per library ({patterns.LIBRARY_SOURCE})"
+            basis = f"{lib.effort[0]:g}-{lib.effort[1]:g} h per library ({libraries.LIBRARY_SOURCE})"
             calls = {r: p.scans[r].library_calls.get(name, 0) for r, _ in live}
             if lib.per_use[1] > 0:
                 basis += f" + {lib.per_use[0]:g}-{lib.per_use[1]:g} h per call ({sum(calls.values())} calls)"
@@ -288,6 +362,25 @@ def price_dependencies(p: Project, ledger: effort.Ledger) -> list[Dependency]:
                 excluded=excluded and not optional,
                 effort_hours=hours,
                 effort_basis=basis,
+            )
+        )
+    return out, _unknown(p, unknown)
+
+
+def _unknown(p: Project, unknown) -> list[UnknownLibrary]:
+    out = []
+    for name in sorted(unknown):
+        at = unknown[name]
+        first_rel, first_line, _ = min(at)
+        optional = all(lazy for _, _, lazy in at)
+        out.append(
+            UnknownLibrary(
+                name=name,
+                files=len({rel for rel, _, _ in at}),
+                uses=len(at),
+                first=Location(file=first_rel, **p.where(first_rel, first_line)),
+                optional=optional,
+                excluded=all(p.infos[rel].excluded for rel, _, _ in at) and not optional,
             )
         )
     return out

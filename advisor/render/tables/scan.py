@@ -231,6 +231,16 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
                 )
             )
         out.append("")
+    if result.unknown_libraries:
+        out.append("Third-party libraries the scan does not know (not understood: not in the estimate)")
+        for u in result.unknown_libraries:
+            flag = " optional (lazy import)" if u.optional else " excluded files only" if u.excluded else ""
+            out.append(
+                textwrap.fill(
+                    f"{u.name} in {u.files} file(s){flag}, first at {_at(u.first)}", width, subsequent_indent="    "
+                )
+            )
+        out.append("")
     if result.skipped:
         out.append("Skipped")
         out.append(
