@@ -105,6 +105,8 @@ def scan_path(
     classes = {"convertible": 0, "probably_tensor": 0, "no_mapping": 0}
     for item in [*apis, *unmapped]:
         classes[item.toolkit] += 1
+    offered = _ports(p)
+    alternatives += [_port_text(o) for o in offered]
     verified = attach_live_checks(apis, hazards)
     return ScanResult(
         kb_verified=verified,
@@ -136,6 +138,29 @@ def scan_path(
         risk_rule=estimate.RISK_RULE,
         mindspore_kernels=p.mindspore_kernels,
         not_migration_work=[f"{n} file(s): {why}" for why, n in sorted(p.not_work.items())],
+        ports=offered if framework != "mindspore" else [],
+    )
+
+
+def _ports(p) -> list:
+    """The MindSpore ports of what the included code builds on, with the project's families each has."""
+    from advisor.scan import ports
+    from advisor.scan.imports import root_of
+
+    live = [rel for rel in sorted(p.live) if p.infos[rel].torch]
+    tokens = {rel: (p.scans[rel].evidence, rel.lower().removesuffix(".py").replace("/", "\n")) for rel in live}
+    imports = {rel: {root_of(m) for m, _, _ in p.scans[rel].imports} for rel in live}
+    return ports.offers(tokens, imports)
+
+
+def _port_text(offer) -> str:
+    from advisor.scan.ports import source_of
+
+    has = ", ".join(offer.covered) if offer.covered else "the models it takes from " + offer.upstream
+    lacks = f"; it lacks {', '.join(offer.missing)}" if offer.missing else ""
+    return (
+        f"adapt the existing MindSpore port {offer.port} ({offer.upstream}) instead of re-implementing: it has "
+        f"{has} of this project's{lacks} ({source_of(offer.port)})"
     )
 
 

@@ -83,6 +83,7 @@ class ModuleScan:
     library_calls: dict[str, int] = field(default_factory=dict)  # root -> calls of its functions (usage pricing)
     library_names: dict[str, set[str]] = field(default_factory=dict)  # root -> distinct names it uses (eager imports)
     entry: bool = False  # a program: a `__main__` guard or a loop at module level (a script's training loop)
+    evidence: str = ""  # what names its models, lower case, one token a line (advisor/scan/ports.py)
 
 
 # What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths;
@@ -605,6 +606,26 @@ def hub_model(module: str, names: set[str]) -> bool:
     return any(HUB_MODEL_NAME.search(n) and not HUB_TOOLING_NAME.search(n) for n in names)
 
 
+MAX_TOKEN = 100  # a model id or config name is short; longer strings are prose or data
+
+
+def evidence(tree: ast.Module) -> str:
+    """The module's model evidence, lower case, one token a line: the classes it defines, the names it
+    imports, and its short strings without blanks (model ids, config names: "meta-llama/Llama-2-7b-hf")."""
+    tokens: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            tokens.add(node.name)
+        elif isinstance(node, ast.ImportFrom):
+            tokens.update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            tokens.update(a.name.rsplit(".", 1)[-1] for a in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and 1 < len(node.value) <= MAX_TOKEN:
+            if not any(c.isspace() for c in node.value):
+                tokens.add(node.value)
+    return "\n".join(sorted(tokens)).lower()
+
+
 def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = frozenset()) -> ModuleScan:
     """`local`: the project's own top-level packages (importing them is not a third-party dependency)."""
     table = build(tree, local)
@@ -622,6 +643,7 @@ def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = froze
                 f"imports `{module}`{where}: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights",
             )
         )
+    visitor.out.evidence = evidence(tree)
     visitor.out.library_calls = library_calls(tree, USAGE_PRICED)
     visitor.out.library_names = library_names(tree, local)
     visitor.out.entry = is_entry(tree)

@@ -231,6 +231,19 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
                 )
             )
         out.append("")
+    if result.ports:
+        out.append("Existing MindSpore ports of what the project builds on (adapt instead of re-implementing)")
+        for o in result.ports:
+            has = ", ".join(o.covered) if o.covered else f"the models it takes from {o.upstream}"
+            out.append(
+                _block(
+                    f"{o.port} ({o.upstream}), {o.files} file(s)",
+                    [("has", has), ("lacks", ", ".join(o.missing))],
+                    width,
+                    indent=6,
+                )
+            )
+        out.append("")
     if result.unknown_libraries:
         out.append("Third-party libraries the scan does not know (not understood: not in the estimate)")
         for u in result.unknown_libraries:
