@@ -55,6 +55,7 @@ def scan_path(
     project.read_python(p)
     project.check_readable(p, path)
     project.place_files(p)
+    project.find_optional(p)
     project.read_native(p)
 
     apis, unmapped = estimate.classify_apis(p.uses, kb)
@@ -74,6 +75,12 @@ def scan_path(
             f"medium: the scan stopped at its budget ({p.found.stopped}): the estimate covers only what was read"
         )
         risk = "high" if risk == "high" else "medium"
+    for folder in sorted({rel.split("/")[0] for rel in p.opt_in}):
+        n = sum(1 for rel in p.opt_in if rel.startswith(folder + "/"))
+        reasons.append(
+            f"{folder}/ ({n} file(s)) is an opt-in extension (nothing else in the project imports it): priced apart "
+            "like excluded files, not in the risk or the route"
+        )
     if p.tutorials_only and framework != "mindspore":
         reasons.append(
             "the project is tutorials/notebooks only: they are the total here, priced as examples "

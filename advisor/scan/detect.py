@@ -9,6 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from advisor.scan import forward, normalize
+from advisor.scan.reach import ModuleReach, module_reach
 from advisor.scan import types as typing_
 from advisor.scan.imports import (
     HUB_ROOTS,
@@ -84,6 +85,7 @@ class ModuleScan:
     library_names: dict[str, set[str]] = field(default_factory=dict)  # root -> distinct names it uses (eager imports)
     entry: bool = False  # a program: a `__main__` guard or a loop at module level (a script's training loop)
     evidence: str = ""  # what names its models, lower case, one token a line (advisor/scan/ports.py)
+    reach: ModuleReach = field(default_factory=ModuleReach)  # guards, local imports, calls (advisor/scan/reach.py)
 
 
 # What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths;
@@ -644,6 +646,7 @@ def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = froze
             )
         )
     visitor.out.evidence = evidence(tree)
+    visitor.out.reach = module_reach(tree)
     visitor.out.library_calls = library_calls(tree, USAGE_PRICED)
     visitor.out.library_names = library_names(tree, local)
     visitor.out.entry = is_entry(tree)

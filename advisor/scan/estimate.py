@@ -303,12 +303,10 @@ def _feature_words(kind: str) -> str:
 def kind_risk(kind: str, items: list[Hazard]) -> str:
     """The kind's risk from where it sits: excluded places do not count, a lazy hub import or a lone
     DataParallel wrapper is low."""
-    live = [h for h in items if not h.excluded]
+    live = [h for h in items if not h.excluded and not h.optional]
     if not live:
         return "low"
     if kind == "distributed" and all(h.api in TRIVIAL_DISTRIBUTED for h in live):
-        return "low"
-    if kind == "model_hub" and all(h.optional for h in live):
         return "low"
     if kind == "inplace_op" and any(h.in_forward for h in live):
         return "medium"
@@ -368,7 +366,10 @@ def summarize(
         )
         name = f"hazard {kind}"
         if any(h.optional for h in items):
-            basis += "; places on an optional path (lazy imports) are priced apart, like excluded files"
+            basis += (
+                "; places on an optional path (a lazy import, an availability guard, a try/except import, an "
+                "opt-in extension: the code has a path without them) are priced apart, like excluded files"
+            )
         ledger.features(name, "hazard", base, places, basis, glue=features.GLUE)
         out.append(
             HazardSummary(
@@ -383,6 +384,7 @@ def summarize(
                 effort_hours=ledger.item_hours(name),
                 effort_basis=basis,
                 excluded=sum(1 for h in items if h.excluded),
+                optional=sum(1 for h in items if h.optional and not h.excluded),
                 example=_example(kind, items, index, examples),
             )
         )
@@ -433,8 +435,9 @@ def judge_risk(
     reasons: list[tuple[str, str]] = []
     for s in summary:
         if s.risk != "low":
-            live = s.count - s.excluded
-            reasons.append((s.risk, f"{s.kind}: {live} place(s) in {s.files} file(s)"))
+            live = s.count - s.excluded - s.optional
+            apart = f" ({s.optional} more on optional paths, priced apart)" if s.optional else ""
+            reasons.append((s.risk, f"{s.kind}: {live} place(s) in {s.files} file(s){apart}"))
     missing = [a.name for a in apis if _hard_missing(a)]
     if missing:
         reasons.append(("medium", f"{len(missing)} API(s) with no MindSpore equivalent: {', '.join(missing[:5])}"))
@@ -496,13 +499,11 @@ class Picture:
 
 
 def _live_kinds(summary: list[HazardSummary]) -> set[str]:
+    """Kinds with places the port must carry (not excluded, not on an optional path)."""
     return {
         s.kind
         for s in summary
-        if s.count > s.excluded
-        and s.risk != "low"
-        or s.kind in ("custom_extension", "no_equivalent")
-        and s.count > s.excluded
+        if s.count > s.excluded + s.optional and (s.risk != "low" or s.kind in ("custom_extension", "no_equivalent"))
     }
 
 

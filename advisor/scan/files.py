@@ -41,6 +41,7 @@ class Collected:
     native: list[Source] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     stopped: str = ""  # why the walk stopped before the end of the tree (a file count or byte budget)
+    manifests: dict[str, bytes] = field(default_factory=dict)  # pyproject.toml at the root (extras)
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -143,6 +144,11 @@ def collect(root_arg: Path) -> tuple[Path, Collected]:
 
     root = root_arg.resolve()
     count = 0
+    manifest = root / "pyproject.toml"
+    if manifest.is_file() and not manifest.is_symlink():
+        data = _read(manifest, "pyproject.toml", [], budget)  # its problems are not the scan's: no note
+        if data is not None:
+            out.manifests["pyproject.toml"] = data
     # Depth first with an explicit stack (a tree thousands of folders deep is no recursion), folders and
     # files in name order: the order a recursive walk gives.
     stack = [root]

@@ -89,7 +89,9 @@ class Hazard(_Out):
     role: Role = "other"
     excluded: bool = Field(False, description="In an excluded file: shown, not costed, not in risk or route.")
     optional: bool = Field(
-        False, description="Reached only through a lazy import inside a function (e.g. a weights loader)."
+        False,
+        description="On an optional path with a fallback (a lazy import, an availability guard, a try/except "
+        "import, an opt-in extension): priced apart, not in the risk or the route.",
     )
     live_check: str = Field(
         "", description="A failing live check of the MindSpore fix this place needs (advisor kb verify)."
@@ -113,6 +115,7 @@ class HazardSummary(_Out):
     effort_hours: Hours
     effort_basis: str
     excluded: int = Field(0, description="Places in excluded files (not costed).")
+    optional: int = Field(0, description="Places on an optional path with a fallback (priced apart, not costed).")
     example: Optional[FixExample] = None
 
 

@@ -5,15 +5,15 @@ Each item's figure and basis are in advisor/scan/effort.py, estimate.py, tasks.p
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 from advisor.scan import effort, estimate, libraries, normalize, tasks
 from advisor.scan.detect import EXTENSION_BUILDERS, HUB_PATHS, RawHazard
+from advisor.scan.features import is_native
 from advisor.scan.imports import root_of
 from advisor.scan.models import ApiUse, Dependency, Hazard, Location, UnknownLibrary, UnmappedApi
 from advisor.scan.normalize import NAMES as NORMALIZE
-from advisor.scan.project import Project
+from advisor.scan.project import Project, built_extensions
 
 
 def kb_flagged(p: Project, apis: list[ApiUse]) -> list[RawHazard]:
@@ -55,11 +55,41 @@ def place_hazards(p: Project) -> tuple[list[Hazard], dict[int, tuple[str, str]]]
     for h, r in zip(hazards, p.raw):
         _, h.role, h.excluded = p.place(h.file, getattr(r, "raw_line", h.line))
         h.optional = bool(getattr(r, "optional", False))
+        why = _optional_kernel(p, h, getattr(r, "raw_line", None) or h.line)
+        if why:
+            h.optional = True
+            h.message += f" (optional: {why})"
         if h.kind == "normalize" and h.role == "model":
             h.message = normalize.in_model(h.message)
         if r.example and h.role != "model":
             examples[id(h)] = r.example
     return hazards, examples
+
+
+def _optional_kernel(p: Project, h: Hazard, line: int) -> str:
+    """Why a custom-kernel place is on an optional path ('' when the port must carry it): behind a guard in its
+    module, in a module only reached through guards, or a native source whose extension is."""
+    if h.kind != "custom_extension":
+        return ""
+    if h.file in p.opt_in:
+        return p.opt_in[h.file]
+    if h.file in p.optional_native:
+        return p.optional_native[h.file]
+    if h.file in p.optional:
+        return f"its module is only imported {p.optional[h.file].split(': ', 1)[0]}"
+    scan = p.scans.get(h.file)
+    why = scan.reach.guard_at(line) if scan is not None else ""
+    if why:
+        return why.split(": ", 1)[0]
+    glue = (h.api or "").startswith(("torch.utils.cpp_extension.", "torch.ops."))
+    if glue and p.optional_native and _all_native_optional(p):
+        return "it builds or calls an extension that is only imported through a guard"
+    return ""
+
+
+def _all_native_optional(p: Project) -> bool:
+    kernels = {h.file for h in p.raw if h.kind == "custom_extension" and is_native(h.file)}
+    return bool(kernels) and kernels <= set(p.optional_native)
 
 
 def price_code(p: Project, ledger: effort.Ledger) -> None:
@@ -238,23 +268,22 @@ def _library_names(p: Project, ledger: effort.Ledger, item: str, name: str, lib,
 
 
 def _imports(p: Project) -> tuple[dict[str, list[tuple[str, int, bool]]], dict[str, list[tuple[str, int, bool]]]]:
-    """(rel, line, lazy) of each import, by root: of the libraries the scan knows, and of the ones it does not
-    (neither the standard library, the project's own modules, torch, MindSpore, nor a framework-free library)."""
+    """(rel, line, optional) of each import, by root: of the libraries the scan knows, and of the ones it does
+    not (neither the standard library, the project's own modules, torch, MindSpore, nor a framework-free
+    library). Optional: lazy (inside a function), behind a guard, in a module only reached through one, or a
+    library only an extra asks for."""
     own = _own_names(p)
     known: dict[str, list[tuple[str, int, bool]]] = defaultdict(list)
     unknown: dict[str, list[tuple[str, int, bool]]] = defaultdict(list)
     for rel, m in p.scans.items():
         for module, line, lazy in m.imports:
             root = root_of(module)
+            lazy = lazy or bool(m.reach.guard_at(line)) or rel in p.optional or root in p.extras_only
             if root in libraries.LIBRARIES:
                 known[root].append((rel, line, lazy))
             elif not (root in own or libraries.understood(root)):
                 unknown[root].append((rel, line, lazy))
     return known, unknown
-
-
-# The module a build script names for its compiled extension: CUDAExtension("MultiScaleDeformableAttention", ...).
-EXTENSION_MODULE = re.compile(rb"(?:CUDAExtension|CppExtension|Extension|load)\(\s*(?:name\s*=\s*)?[\"']([\w.]+)[\"']")
 
 
 def _own_names(p: Project) -> set[str]:
@@ -265,9 +294,7 @@ def _own_names(p: Project) -> set[str]:
         parts = src.rel.split("/")
         names.update(parts[:-1])
         names.add(parts[-1].rsplit(".", 1)[0])
-    for src in p.found.python:
-        if b"Extension" in src.data or b"load(" in src.data:
-            names.update(m.group(1).decode().split(".")[0] for m in EXTENSION_MODULE.finditer(src.data))
+    names.update(name.split(".")[0] for name in built_extensions(p))
     return names
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from advisor.errors import UsageError
-from advisor.scan import detect, effort, features, files, frameworks, native, notebook, roles
+from advisor.scan import detect, effort, features, files, frameworks, native, notebook, reach, roles
 from advisor.scan.detect import ModuleScan, RawHazard
 from advisor.scan.models import Location, Skipped
 
@@ -83,6 +83,10 @@ class Project:
     python_framework: str = "pytorch"  # what the Python is written in, by its included files
     extension_sources: int = 0
     mindspore_kernels: int = 0
+    optional: dict[str, str] = field(default_factory=dict)  # file -> why it is only reached through a guard
+    optional_native: dict[str, str] = field(default_factory=dict)  # native source -> why its extension is optional
+    opt_in: dict[str, str] = field(default_factory=dict)  # file -> why it is an opt-in extension
+    extras_only: set[str] = field(default_factory=set)  # import names only an extra asks for
 
     @property
     def counted(self) -> list[effort.FileInfo]:
@@ -330,6 +334,46 @@ def place_files(p: Project) -> None:
         p.globs = [g for g in p.globs if g not in roles.TUTORIAL_EXCLUDES]
     ms_files, share = p.mindspore_files, MINDSPORE_SHARE * (p.mindspore_files + p.torch_files)
     p.python_framework = "mindspore" if ms_files and ms_files >= share else "pytorch"
+
+
+# The module a build script names for its compiled extension: CUDAExtension("sam2._C", srcs).
+EXTENSION_MODULE = re.compile(rb"(?:CUDAExtension|CppExtension|Extension|load)\(\s*(?:name\s*=\s*)?[\"']([\w.]+)[\"']")
+
+
+def built_extensions(p: Project) -> dict[str, set[str]]:
+    """Compiled extension module -> the stems of the native sources its build script names."""
+    out: dict[str, set[str]] = {}
+    for src in p.found.python:
+        if b"Extension" not in src.data and b"load(" not in src.data:
+            continue
+        names = {m.group(1).decode() for m in EXTENSION_MODULE.finditer(src.data)}
+        stems = set(native.native_stems(src.data))
+        for name in names:
+            out.setdefault(name, set()).update(stems)
+    return out
+
+
+def find_optional(p: Project) -> None:
+    """What is only reached through a guard, an opt-in extension or an extra (advisor/scan/reach.py)."""
+    # what the port carries decides: tests and examples import anything directly
+    facts = {rel: m.reach for rel, m in p.scans.items() if not p.infos[rel].mindspore and not p.infos[rel].excluded}
+    entries = {rel for rel, m in p.scans.items() if m.entry}
+    built = built_extensions(p)
+    found = reach.optional_modules(facts, entries, {name: "ext:" + name for name in built})
+    p.optional = {k: why for k, why in found.items() if not k.startswith("ext:")}
+    for name, stems in built.items():
+        why = found.get("ext:" + name)
+        if why:
+            for src in p.found.native:
+                if src.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0] in stems:
+                    p.optional_native[src.rel] = f"its extension {name} is only imported {why.split(': ', 1)[0]}"
+    p.opt_in = reach.opt_in_files(sorted(facts), facts)
+    for rel in p.opt_in:
+        p.infos[rel].excluded = True
+    for folder in sorted({rel.split("/")[0] for rel in p.opt_in}):
+        p.globs.append(f"{folder}/**")
+    manifests = {s.rel: s.data for s in p.found.python if s.rel == "setup.py"} | p.found.manifests
+    p.extras_only = reach.extras(manifests)[1]
 
 
 def read_native(p: Project) -> None:
