@@ -154,6 +154,9 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
         "torch.nn.DataParallel",
         "torch.multiprocessing.spawn",
     ):
+        parallel = next((m for prefix, m in PARALLEL_MESSAGES.items() if q.startswith(prefix)), "")
+        if parallel:
+            return "distributed", f"`{q}`: {parallel}"
         return (
             "distributed",
             f"`{q}`: distributed training is set up differently in MindSpore (communication.init, HCCL, msrun, parallel modes)",
@@ -181,6 +184,12 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
         )
     if q in THIRD_PARTY_HAZARDS:
         return THIRD_PARTY_HAZARDS[q]
+    if QUANTIZED.search(q) and root_of(q) in QUANTIZED_ROOTS:
+        return (
+            "quantized_training",
+            f"`{q}`: 4/8-bit quantised base weights or optimizers (bitsandbytes); MindSpore has no bitsandbytes backend",
+        )
+
     last = q.rsplit(".", 1)[-1]
     if (
         is_api(q)
@@ -191,6 +200,20 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
         return "inplace_op", f"`{q}` is an in-place op"
     return None
 
+
+# Quantised fine-tuning (QLoRA): the names that put base weights or optimizer state in 4/8 bits.
+QUANTIZED = re.compile(r"4bit|8bit|kbit|nf4|BitsAndBytesConfig|Bitsandbytes|Int8Params|Params4bit")
+QUANTIZED_ROOTS = {"transformers", "peft", "bitsandbytes", "torchao", "lightning"}
+QUANTIZE_KEYWORDS = {"load_in_4bit", "load_in_8bit"}
+PARALLEL_MESSAGES = {
+    "torch.distributed.fsdp": "sharded data parallel (FSDP): MindSpore's optimizer parallel in semi-auto parallel mode, not a DDP wrapper",
+    "torch.distributed._composable.fsdp": "sharded data parallel (fully_shard): MindSpore's optimizer parallel in semi-auto parallel mode",
+    "torch.distributed.device_mesh": "a device mesh for tensor/sequence parallelism: MindSpore shard strategies per layer",
+    "torch.distributed.tensor": "DTensor placements (tensor parallel): MindSpore shard strategies per layer",
+    "torch.distributed._tensor": "DTensor placements (tensor parallel): MindSpore shard strategies per layer",
+    "torch.distributed.pipelining": "pipeline parallel stages: MindSpore's pipeline parallel",
+    "torch.distributed.checkpoint": "sharded (distributed) checkpoints: MindSpore's per-rank checkpoints with a strategy file",
+}
 
 _NMS = (
     "dynamic_shape",
@@ -408,6 +431,7 @@ class _Visitor(ast.NodeVisitor):
             self._record(q, node.lineno)
 
     def visit_Call(self, node: ast.Call) -> None:
+        self._quantize_options(node)
         func = node.func
         q = self.table.resolve(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if q is None and isinstance(func, ast.Name) and not self.table.is_bare_module(func):
@@ -423,6 +447,16 @@ class _Visitor(ast.NodeVisitor):
         if isinstance(func, ast.Attribute):
             self._method_call(func, node)
         self.generic_visit(node)
+
+    def _quantize_options(self, node: ast.Call) -> None:
+        """`from_pretrained(..., load_in_4bit=True)` on any receiver: the base weights in 4/8 bits."""
+        for kw in node.keywords:
+            if kw.arg in QUANTIZE_KEYWORDS and not (isinstance(kw.value, ast.Constant) and not kw.value.value):
+                self._hazard(
+                    "quantized_training",
+                    node.lineno,
+                    f"`{kw.arg}=...` loads the base weights in 4/8 bits (bitsandbytes); MindSpore has no bitsandbytes backend",
+                )
 
     def _call_options(self, q: str, node: ast.Call) -> None:
         if not is_api(q):

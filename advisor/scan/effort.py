@@ -140,13 +140,16 @@ class Ledger:
         places: list[tuple[str, str, str, bool]],
         basis: str,
         glue: str = "",
+        bases: dict[str, tuple[float, float]] | None = None,
     ) -> None:
         """One item whose places (feature, file, role, excluded) belong to distinct features: each feature's
         first place in full, each further place PLACE_INCREMENT of it until the repeats reach SATURATION.
-        Places of the `glue` feature (build lines, calls of a kernel priced in its source) are repeats only."""
+        Places of the `glue` feature (build lines, calls of a kernel priced in its source) are repeats only.
+        `bases`: features whose figure is their own, not `base`."""
         ordered = sorted(places, key=lambda p: p[3])
         spent: dict[str, float] = {}
         for feature, file, role, excl in ordered:
+            lo, hi = (bases or {}).get(feature, base)
             if feature not in spent and feature != glue:
                 spent[feature] = 0.0
                 w = 1.0
@@ -154,7 +157,7 @@ class Ledger:
                 used = spent.get(feature, 0.0)
                 w = min(PLACE_INCREMENT, max(0.0, SATURATION - used))
                 spent[feature] = used + w
-            self.add(Occurrence(item, kind, file, role, excl, base[0] * w, base[1] * w), basis)
+            self.add(Occurrence(item, kind, file, role, excl, lo * w, hi * w), basis)
 
     def item_hours(self, item: str, excluded: bool = False) -> tuple[float, float]:
         lo = sum(o.low for o in self.occ if o.item == item and o.excluded == excluded)

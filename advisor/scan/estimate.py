@@ -56,6 +56,7 @@ KIND_RISK = {
     "lr_scheduler": "low",
     "normalize": "low",
     "missing_option": "low",
+    "quantized_training": "medium",
 }
 # A DataParallel wrapper is deleted on MindSpore (one device per process); it is not a DDP port.
 TRIVIAL_DISTRIBUTED_HOURS = (0.1, 0.5)
@@ -300,6 +301,18 @@ def _feature_words(kind: str) -> str:
     }.get(kind, "one pattern")
 
 
+def _own_figures(kind: str, items: list[Hazard]) -> list[tuple[str, tuple[float, float], str]]:
+    """Features of a kind that carry their own figure (a sharded or tensor-parallel set-up is not a DDP
+    wrapper), in the order first seen."""
+    out: dict[str, tuple[tuple[float, float], str]] = {}
+    if kind == "distributed":
+        for h in items:
+            found = features.parallel_feature(h.api)
+            if found and found[0] not in out:
+                out[found[0]] = (found[1], found[2])
+    return [(f, hours, why) for f, (hours, why) in out.items()]
+
+
 def kind_risk(kind: str, items: list[Hazard]) -> str:
     """The kind's risk from where it sits: excluded places do not count, a lazy hub import or a lone
     DataParallel wrapper is low."""
@@ -370,7 +383,10 @@ def summarize(
                 "; places on an optional path (a lazy import, an availability guard, a try/except import, an "
                 "opt-in extension: the code has a path without them) are priced apart, like excluded files"
             )
-        ledger.features(name, "hazard", base, places, basis, glue=features.GLUE)
+        own = {f: hours for f, hours, _ in _own_figures(kind, items)}
+        for f, hours, why in _own_figures(kind, items):
+            basis += f"; {f}: {hours[0]:g}-{hours[1]:g} h ({why})"
+        ledger.features(name, "hazard", base, places, basis, glue=features.GLUE, bases=own)
         out.append(
             HazardSummary(
                 kind=kind,

@@ -18,7 +18,10 @@ HUB_ROOTS = ("transformers", "timm", "huggingface_hub", "diffusers")
 # NVIDIA apex: its amp and parallel modules are hazards (see detect._name_hazard).
 # Triton: its `@triton.jit` kernels are GPU code to rewrite for Ascend (detect.triton_kernel).
 # mmcv, mmdet: a few of their functions are hazards in themselves (detect.THIRD_PARTY_HAZARDS: NMS).
-TRACKED_ROOTS = API_ROOTS + HUB_ROOTS + ("apex", "triton", "mmcv", "mmdet")
+# bitsandbytes, peft, torchao, lightning: their quantised-training names (detect.QUANTIZED).
+TRACKED_ROOTS = (
+    API_ROOTS + HUB_ROOTS + ("apex", "triton", "mmcv", "mmdet", "bitsandbytes", "peft", "torchao", "lightning")
+)
 
 
 def root_of(qualified: str) -> str:

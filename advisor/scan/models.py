@@ -12,7 +12,7 @@ SCHEMA_VERSION = "2"
 
 # Hazard kinds: the knowledge base's (each explained by a pitfall there), then the scan's own, each
 # explained by the data in advisor/scan/patterns.py (fix, effort, before/after, where it was verified).
-ScanOnlyKind = Literal["graph_side_effect", "dynamic_shape", "no_equivalent", "missing_option"]
+ScanOnlyKind = Literal["graph_side_effect", "dynamic_shape", "no_equivalent", "missing_option", "quantized_training"]
 SCAN_ONLY_KINDS: tuple[str, ...] = ScanOnlyKind.__args__  # type: ignore[attr-defined]
 HazardKind = Union[ScanKind, ScanOnlyKind]
 HAZARD_KINDS: tuple[str, ...] = SCAN_KINDS + SCAN_ONLY_KINDS

@@ -93,6 +93,13 @@ EXAMPLES: dict[str, Example] = {
         "MindSpore 2.10 API: mindspore.ops.interpolate(input, size, scale_factor, mode, align_corners, "
         "recompute_scale_factor) has no antialias argument (checked on the installed 2.10.0)",
     ),
+    "quantized_training": Example(
+        "model = AutoModelForCausalLM.from_pretrained(name, load_in_4bit=True)\nmodel = prepare_model_for_kbit_training(model)",
+        "from msbnb import Linear4bitWithLoRA   # MindNLP's bitsandbytes-style layers (grouped INT4, not NF4)\n"
+        "# or LoRA on a bf16 base (about 4x the weight memory of NF4): check it fits, then compare the loss curve",
+        "MindNLP src/msbnb (commit 7dd3e355, 2026-03-08): INT8/INT4 weight quantization and QLoRA layers on "
+        "MindSpore's quantization operators",
+    ),
     "no_equivalent": Example(
         "gm = torch.fx.symbolic_trace(model)\n# rewrite the graph ...",
         "# no MindSpore equivalent: rewrite the transformation by hand on the Cell\n# (mindspore.rewrite covers some graph edits)",
@@ -136,6 +143,16 @@ SCAN_ONLY: dict[str, Kind] = {
         (1.0, 4.0),
         "assumption per option (a known workaround, then an output comparison)",
         "low",
+    ),
+    "quantized_training": Kind(
+        "Quantised fine-tuning (4/8-bit base weights)",
+        "bitsandbytes has no MindSpore backend: use MindNLP's msbnb layers (INT8, grouped INT4, QLoRA) or fine-tune "
+        "on a bf16/fp16 base after checking the memory fits, then compare the fine-tuning loss curve and generations "
+        "with the quantised PyTorch run (NF4 and grouped INT4 round differently).",
+        (8.0, 24.0),
+        "assumption per quantisation feature: swap the quantised layers and 8-bit optimizers, re-plan memory, "
+        "re-check the fine-tuning result",
+        "medium",
     ),
     "no_equivalent": Kind(
         "Features with no MindSpore equivalent",
