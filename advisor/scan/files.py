@@ -16,6 +16,11 @@ MAX_FILES = 20_000
 # (linear in what it reads) stays bounded. Assumption.
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
 PY_SUFFIXES = {".py", ".ipynb"}
+# Read only for the URLs of released checkpoints (download scripts, model-zoo tables, model indexes).
+TEXT_SUFFIXES = {".sh", ".md", ".yml", ".yaml"}
+MAX_TEXT_BYTES = 256 * 1024
+# Weights shipped in the tree: listed by name, never read.
+CHECKPOINT_SUFFIXES = {".pt", ".pth", ".ckpt", ".safetensors"}
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024  # notebooks carry their outputs (plots) along with the code
 # CUDA sources are always extension code; C/C++ only when they talk to torch/pybind (see extensions).
 CUDA_SUFFIXES = {".cu", ".cuh"}
@@ -42,6 +47,8 @@ class Collected:
     skipped: list[Skipped] = field(default_factory=list)
     stopped: str = ""  # why the walk stopped before the end of the tree (a file count or byte budget)
     manifests: dict[str, bytes] = field(default_factory=dict)  # pyproject.toml at the root (extras)
+    texts: list[Source] = field(default_factory=list)  # scripts, docs and configs read for released-weight URLs
+    checkpoints: list[str] = field(default_factory=list)  # checkpoint files shipped in the tree (not read)
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -106,6 +113,22 @@ def _read(path: Path, rel: str, skipped: list[Skipped], budget: _Budget) -> byte
     return data
 
 
+def _read_text(path: Path, rel: str, budget: _Budget) -> bytes | None:
+    """A small text file's bytes for its URLs, or None (too big, unreadable, the budget spent): no note, it is
+    not code the scan estimates."""
+    if budget.spent:
+        return None
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_TEXT_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_TEXT_BYTES + 1)
+    except OSError:
+        return None
+    budget.bytes += len(data)
+    return data
+
+
 def _is_env(folder: Path) -> bool:
     return (folder / "pyvenv.cfg").exists() or (folder / "conda-meta").is_dir()
 
@@ -116,6 +139,10 @@ def _wanted(name: str) -> str | None:
         return "python"
     if suffix in CUDA_SUFFIXES or suffix in CPP_SUFFIXES:
         return "native"
+    if suffix in TEXT_SUFFIXES:
+        return "texts"
+    if suffix in CHECKPOINT_SUFFIXES:
+        return "checkpoints"
     return None
 
 
@@ -181,6 +208,14 @@ def collect(root_arg: Path) -> tuple[Path, Collected]:
             rel = _rel(path, root)
             if path.is_symlink():
                 out.skipped.append(_classify_link(path, root, rel))
+                continue
+            if kind == "checkpoints":
+                out.checkpoints.append(rel)
+                continue
+            if kind == "texts":
+                data = _read_text(path, rel, budget)
+                if data is not None:
+                    out.texts.append(Source(path, rel, data))
                 continue
             count += 1
             if count > MAX_FILES:

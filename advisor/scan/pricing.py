@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from advisor.scan import effort, estimate, libraries, normalize, tasks
+from advisor.scan import effort, estimate, libraries, normalize, reach, tasks
 from advisor.scan.detect import EXTENSION_BUILDERS, HUB_PATHS, RawHazard
 from advisor.scan.features import is_native
 from advisor.scan.imports import root_of
@@ -134,7 +134,7 @@ def price_verification(p: Project, ledger: effort.Ledger) -> None:
     _training_runs(p, ledger, live)
     if not arch_files:
         return
-    weights = bool(p.pretrained & live)
+    weights = bool(p.pretrained & live or p.released)
     base = effort.PARITY_HOURS["weights" if weights else "scratch"]
     floor = effort.FLOOR["parity"]
     basis = (
@@ -152,13 +152,16 @@ def price_verification(p: Project, ledger: effort.Ledger) -> None:
             basis,
         )
     if weights:
-        rel = min(p.pretrained & live)
+        loads = sorted(p.pretrained & live)
+        rel = loads[0] if loads else arch_files[0][0]
+        seen = loads[0] if loads else p.released[0]
         ledger.add(
             effort.Occurrence(
                 "checkpoint/weight conversion", "parity", *p.place(rel, 1), *effort.WEIGHT_CONVERSION_HOURS
             ),
             f"{effort.WEIGHT_CONVERSION_HOURS[0]:g}-{effort.WEIGHT_CONVERSION_HOURS[1]:g} h once: a converter for "
-            f"the pretrained checkpoints (names, layouts, BN statistics; assumption), first seen in {rel}",
+            f"the pretrained checkpoints (names, layouts, BN statistics; assumption), first seen in {seen}"
+            + ("" if loads else " (the project ships or links its released checkpoints)"),
         )
 
 
@@ -180,27 +183,36 @@ def _training_runs(p: Project, ledger: effort.Ledger, live: set[str]) -> None:
 
 
 def _task_metrics(p: Project, ledger: effort.Ledger, live: set[str], arch_files) -> None:
-    """The task metric each architecture is verified on (advisor/scan/tasks.py): per architecture, the first
-    in full, each later one max(1/k, TASK_FLOOR) of it. A project whose model comes from a hub (no
-    architecture of its own) still checks one."""
-    torch_live = [rel for rel in sorted(live) if p.infos[rel].torch]
-    modules = {m for rel in torch_live for m, _, _ in p.scans[rel].imports}
-    apis = {q for rel in torch_live for q in p.scans[rel].uses}
-    found = tasks.tasks_of(modules, apis)
+    """The task metric each architecture is verified on (advisor/scan/tasks.py), named on the project's own
+    evidence: priced on each architecture whose file, or a project file it imports, shows the task (the
+    first in full, each later one max(1/k, TASK_FLOOR) of it); once when none does (a model from a hub)."""
+    files = [rel for rel in sorted(live) if not p.infos[rel].mindspore]
+    evidence = {
+        rel: tasks.Evidence(
+            modules={m for m, _, _ in p.scans[rel].imports},
+            apis=set(p.scans[rel].uses),
+            tokens=p.scans[rel].evidence + "\n" + rel.lower().removesuffix(".py").replace("/", "\n"),
+        )
+        for rel in files
+    }
+    found = tasks.tasks_of(evidence)
     if not found:
         return
-    archs = [(rel, line) for rel, line, _ in arch_files if rel in live]
-    if not archs:
-        shows = (
-            rel for rel in torch_live if tasks.tasks_of({m for m, _, _ in p.scans[rel].imports}, set(p.scans[rel].uses))
-        )
-        archs = [(next(shows), 1)]
-    for task, evidence in found:
+    imports = reach.imported_files({rel: p.scans[rel].reach for rel in files})
+    for task, said, showing in found:
+        archs = [
+            (rel, line)
+            for rel, line, _ in arch_files
+            if rel in live and (rel in showing or imports.get(rel, set()) & showing)
+        ]
+        if not archs:
+            first = next((rel for rel, _, _ in arch_files if rel in live), None) or min(showing)
+            archs = [(first, 1)]
         item = f"task metric verification ({task.name})"
         basis = (
-            f"{task.hours[0]:g}-{task.hours[1]:g} h per architecture: {task.metric} on the port, and chasing the "
-            f"gap (post-processing, decoding); the k-th max(1/k, {tasks.TASK_FLOOR:g}) of it (the evaluation "
-            f"harness is reused; assumption). Task from the code: {evidence}"
+            f"{task.hours[0]:g}-{task.hours[1]:g} h per architecture that shows the task: {task.metric} on the port, "
+            f"and chasing the gap (post-processing, decoding); the k-th max(1/k, {tasks.TASK_FLOOR:g}) of it (the "
+            f"evaluation harness is reused; assumption). Task from the code: {said}"
         )
         for k, (rel, line) in enumerate(archs, start=1):
             w = effort.weight(k, tasks.TASK_FLOOR)

@@ -281,3 +281,15 @@ def _pyproject(data: bytes) -> tuple[set[str], set[str]]:
     for group in groups.values() if isinstance(groups, dict) else []:
         optional |= _names(group)
     return required, optional
+
+
+def imported_files(reach: dict[str, ModuleReach]) -> dict[str, set[str]]:
+    """file -> the project's files it imports (relative imports resolved)."""
+    by_name = {module_name(rel): rel for rel in reach}
+    for rel in reach:
+        by_name.setdefault(module_name(rel).split(".", 1)[-1], rel)
+    out: dict[str, set[str]] = {}
+    for rel, r in reach.items():
+        targets = {by_name.get(resolve(module, relative, rel)) for module, _, _, relative in r.local_imports}
+        out[rel] = {t for t in targets if t and t != rel}
+    return out
