@@ -13,6 +13,7 @@ from advisor.scan.reach import ModuleReach, module_reach
 from advisor.scan import types as typing_
 from advisor.scan.imports import (
     HUB_ROOTS,
+    all_nodes,
     ImportTable,
     build,
     is_api,
@@ -540,12 +541,12 @@ def library_names(tree: ast.Module, local: frozenset[str] = frozenset()) -> dict
     `import peft` then `peft.get_peft_model(...)` -> peft.get_peft_model. torch's own roots are not here
     (their APIs are priced one by one)."""
     lazy: set[int] = set()
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             lazy.update(id(n) for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom)))
     out: dict[str, set[str]] = defaultdict(set)
     modules: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if id(node) in lazy:
             continue
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -557,7 +558,7 @@ def library_names(tree: ast.Module, local: frozenset[str] = frozenset()) -> dict
                 if root_of(a.name) not in local and not is_api(a.name):
                     modules[a.asname or root_of(a.name)] = a.asname and a.name or root_of(a.name)
     if modules:
-        for node in ast.walk(tree):
+        for node in all_nodes(tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
                 qualified = modules[node.value.id]
                 out[root_of(qualified)].add(f"{qualified}.{node.attr}")
@@ -568,7 +569,7 @@ def library_calls(tree: ast.Module, roots: tuple[str, ...]) -> dict[str, int]:
     """Calls of names imported from each root (`rearrange(...)`, `einops.repeat(...)`, `Rearrange(...)`)."""
     names: dict[str, str] = {}
     modules: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, ast.ImportFrom) and node.module and root_of(node.module) in roots:
             for a in node.names:
                 names[a.asname or a.name] = root_of(node.module)
@@ -579,7 +580,7 @@ def library_calls(tree: ast.Module, roots: tuple[str, ...]) -> dict[str, int]:
     if not names and not modules:
         return {}
     out: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if not isinstance(node, ast.Call):
             continue
         f = node.func
@@ -612,7 +613,7 @@ def hub_imports(tree: ast.Module, local: frozenset[str] = frozenset()) -> list[t
     hubs = set(HUB_ROOTS) - set(local)
     out = []
     aliases: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, ast.ImportFrom) and node.module and not node.level and root_of(node.module) in hubs:
             out.append((node.module, node.lineno, {a.name for a in node.names}))
         elif isinstance(node, ast.Import):
@@ -621,7 +622,7 @@ def hub_imports(tree: ast.Module, local: frozenset[str] = frozenset()) -> list[t
                     out.append((a.name, node.lineno, set()))
                     aliases[a.asname or root_of(a.name)] = len(out) - 1
     if aliases:
-        for node in ast.walk(tree):
+        for node in all_nodes(tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
                 out[aliases[node.value.id]][2].add(node.attr)
     return out
@@ -649,7 +650,7 @@ def evidence(tree: ast.Module) -> str:
     """The module's model evidence, lower case, one token a line: the classes it defines, the names it
     imports, and its short strings without blanks (model ids, config names: "meta-llama/Llama-2-7b-hf")."""
     tokens: set[str] = set()
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, ast.ClassDef):
             tokens.add(node.name)
         elif isinstance(node, ast.ImportFrom):

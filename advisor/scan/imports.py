@@ -24,6 +24,18 @@ TRACKED_ROOTS = (
 )
 
 
+_LAST: tuple[ast.AST | None, list[ast.AST]] = (None, [])
+
+
+def all_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of a module, walked once: the readers of one module each go over all of it, and walking a
+    large ast a dozen times was most of a scan's time."""
+    global _LAST
+    if _LAST[0] is not tree:
+        _LAST = (tree, list(ast.walk(tree)))
+    return _LAST[1]
+
+
 def root_of(qualified: str) -> str:
     return qualified.split(".", 1)[0]
 
@@ -69,7 +81,7 @@ class ImportTable:
 def _lazy_imports(tree: ast.Module) -> set[int]:
     """ids of import nodes inside a function body: run only when that function is called."""
     lazy: set[int] = set()
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for inner in ast.walk(node):
                 if isinstance(inner, (ast.Import, ast.ImportFrom)):
@@ -81,7 +93,7 @@ def build(tree: ast.Module, local: frozenset[str] | set[str] = frozenset()) -> I
     """The module's bindings. Roots in `local` are the project's own packages: never third-party."""
     table = ImportTable()
     lazy = _lazy_imports(tree)
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = (
                 [a.name for a in node.names]
@@ -124,7 +136,7 @@ def _add_assigned_aliases(tree: ast.Module, table: ImportTable) -> None:
     """`Conv = nn.Conv2d` or `F = torch.nn.functional`: plain references (not calls) become aliases.
     Two passes so an alias of an alias resolves too."""
     for _ in range(2):
-        for node in ast.walk(tree):
+        for node in all_nodes(tree):
             if not isinstance(node, ast.Assign) or len(node.targets) != 1:
                 continue
             target = node.targets[0]

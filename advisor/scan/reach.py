@@ -17,6 +17,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from advisor.scan.imports import all_nodes
+
 # A test that asks whether something can be used: a library, a kernel toolchain, a device.
 AVAILABILITY = re.compile(r"triton|available|\bhas_|is_cuda|importable|_import_ok|\bHAS_", re.I)
 # Handlers that make a failing import or kernel launch a fallback (not KeyboardInterrupt, not a value error).
@@ -67,7 +69,7 @@ def _last_line(body: list[ast.stmt]) -> int:
 def module_reach(tree: ast.Module) -> ModuleReach:
     out = ModuleReach()
     functions: list[tuple[int, int, str]] = []
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, ast.Try) and node.body and any(_handles_failure(h) for h in node.handlers):
             out.guards.append(
                 (node.body[0].lineno, _last_line(node.body), "inside a try/except: the code runs on without it")
@@ -86,7 +88,7 @@ def module_reach(tree: ast.Module) -> ModuleReach:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append((node.lineno, getattr(node, "end_lineno", None) or node.lineno, node.name))
     functions.sort()
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             func = _innermost(functions, node.lineno)
             if isinstance(node, ast.Import):
@@ -251,7 +253,7 @@ def _setup_py(data: bytes) -> tuple[set[str], set[str]]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set(), set()
     required, optional = set(), set()
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, ast.keyword) and node.arg in ("install_requires", "extras_require"):
             try:
                 value = ast.literal_eval(node.value)
