@@ -96,3 +96,19 @@ def test_an_llm_library_with_its_own_lora_gets_a_fine_tuning_verification(tmp_pa
         },
     )
     assert "task metric verification (LLM fine-tuning)" in _items(scan_path(tmp_path))
+
+
+def test_a_config_driven_model_is_checked_family_by_family(tmp_path):
+    """litgpt's shape: one GPT class, configured by name for several families: each family's converted
+    weights are checked, so parity counts the families named, not the one class."""
+    _write(
+        tmp_path,
+        {
+            "lib/model.py": UNET.replace("UNet2DModel", "GPT").replace("from ..schedulers import DDPMScheduler\n", ""),
+            "lib/config.py": "configs = [dict(name='Llama-2-7b-hf'), dict(name='Qwen2.5-7B'), dict(name='gemma-2b'), dict(name='phi-2')]\n",
+            "lib/download.py": "import torch\nfrom huggingface_hub import snapshot_download\n",
+        },
+    )
+    parity = _items(scan_path(tmp_path))["parity verification per architecture"]
+    assert parity.count == 4
+    assert "4 model families" in parity.basis and "gemma, llama, phi, qwen" in parity.basis

@@ -163,5 +163,15 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return _PATTERNS[pattern]
 
 
+def named_families(strings: list[str]) -> list[str]:
+    """The model families a project names in its strings (model ids, config names): a config-driven model
+    (one GPT class, twenty families) is converted and checked family by family."""
+    text = "\n".join(strings)
+    found = set()
+    for families in (LLM, IMAGE, YOLO, DIFFUSION):
+        found.update(f for f, pattern in families.items() if _compiled(pattern).search(text))
+    return sorted(found)
+
+
 def source_of(port: str) -> str:
     return next((p.source for p in PORTS if p.port == port), "")

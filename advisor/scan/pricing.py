@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from advisor.scan import effort, estimate, libraries, normalize, reach, tasks
+from advisor.scan import effort, estimate, libraries, normalize, ports, reach, tasks
 from advisor.scan.detect import EXTENSION_BUILDERS, HUB_PATHS, RawHazard
 from advisor.scan.features import is_native
 from advisor.scan.imports import root_of
@@ -132,6 +132,12 @@ def price_verification(p: Project, ledger: effort.Ledger) -> None:
     live = p.live
     _task_metrics(p, ledger, live, arch_files)
     _training_runs(p, ledger, live)
+    families = ports.named_families([p.scans[rel].strings for rel in sorted(live) if not p.infos[rel].mindspore])
+    extra = max(0, len(families) - len(arch_files))
+    if extra and not arch_files:  # a model from a hub, named by its id: checked on the file that loads it
+        rel = min(p.pretrained & live or {r for r in live if p.infos[r].torch} or live)
+        arch_files = [(rel, 1, 1.0)]
+        extra -= 1
     if not arch_files:
         return
     weights = bool(p.pretrained & live or p.released)
@@ -143,7 +149,15 @@ def price_verification(p: Project, ledger: effort.Ledger) -> None:
         + f" x max(1, module lines / {effort.ARCH_SCALE_LINES}) up to x{effort.ARCH_SCALE_MAX:g}"
         + f", the k-th max(1/k, {floor:g}) of it (the harness is reused; assumption)"
     )
-    for k, (rel, line, scale) in enumerate(arch_files, start=1):
+    if extra:
+        basis += (
+            f"; the project names {len(families)} model families in its configs and model ids ({', '.join(families[:8])}"
+            + (" ..." if len(families) > 8 else "")
+            + "): each is converted and checked, so the count is the larger of families and architecture files"
+        )
+    rel0, line0, _ = arch_files[0]
+    places = arch_files + [(rel0, line0, 1.0)] * extra
+    for k, (rel, line, scale) in enumerate(places, start=1):
         w = effort.weight(k, floor) * scale
         ledger.add(
             effort.Occurrence(
