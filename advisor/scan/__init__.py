@@ -67,6 +67,8 @@ def scan_path(
     summary = estimate.summarize(hazards, kb, ledger, p.index, examples)
     apis, unmapped = pricing.price_apis(p, ledger, apis, unmapped)
     dependencies, unknown = pricing.price_dependencies(p, ledger)
+    verified, live = attach_live_checks(apis, hazards)
+    pricing.price_live(p, ledger, live)
     breakdown, effort_hours, worst = effort.breakdown(ledger, list(p.infos.values()), p.globs)
     framework = _framework(p)
     risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort_hours, p.unparsed, dependencies, unknown)
@@ -114,7 +116,6 @@ def scan_path(
         classes[item.toolkit] += 1
     offered = _ports(p)
     alternatives += [_port_text(o) for o in offered]
-    verified = attach_live_checks(apis, hazards)
     return ScanResult(
         kb_verified=verified,
         path=str(path),

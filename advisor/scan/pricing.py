@@ -437,3 +437,29 @@ def _unknown(p: Project, unknown) -> list[UnknownLibrary]:
             )
         )
     return out
+
+
+def price_live(p: Project, ledger: effort.Ledger, found) -> None:
+    """Each mapping the code relies on that the live verification (advisor kb verify) found differing or
+    failing: its workaround and check, once per MindSpore API (live.LIVE_HOURS by what was found), at the
+    first place that relies on it."""
+    from advisor.scan.live import LIVE_HOURS
+
+    if not found:
+        return
+    places = []
+    for f in found:
+        for api in f.apis:
+            for loc in api.locations[:1]:
+                places.append((f.mindspore, *p.place(loc.file, p.raw_line(loc))))
+        for h in f.hazards:
+            rel, role, excluded = p.place(h.file, h.line)
+            places.append((f.mindspore, rel, role, excluded or h.optional))
+    basis = (
+        f"per MindSpore API the code relies on that the live verification did not pass ({found[0].where}): "
+        + ", ".join(f"{status} {lo:g}-{hi:g} h" for status, (lo, hi) in LIVE_HOURS.items())
+        + " (differs: a parity check of that component and its adjustment; failing: a replacement or workaround "
+        "and its check; assumption, from `advisor kb verify`)"
+    )
+    bases = {f.mindspore: LIVE_HOURS[f.status] for f in found}
+    ledger.features("live-checked mappings", "api", (0.0, 0.0), places, basis, bases=bases)
