@@ -112,3 +112,17 @@ def test_a_config_driven_model_is_checked_family_by_family(tmp_path):
     parity = _items(scan_path(tmp_path))["parity verification per architecture"]
     assert parity.count == 4
     assert "4 model families" in parity.basis and "gemma, llama, phi, qwen" in parity.basis
+
+
+def test_a_trainer_built_from_a_config_is_still_checked_once(tmp_path):
+    """sam2's shape: train.py (the entry point) instantiates the trainer from a hydra config, so it never
+    imports the file whose loop steps the optimizer; the project trains, so its loss curve is checked once."""
+    _write(
+        tmp_path,
+        {
+            "training/trainer.py": "import torch\n\nclass Trainer:\n    def step(self, loss, optim):\n        loss.backward()\n        optim.step()\n",
+            "training/train.py": "import torch\nfrom hydra.utils import instantiate\n\nif __name__ == '__main__':\n    instantiate({})\n",
+        },
+    )
+    item = _items(scan_path(tmp_path))["training convergence check"]
+    assert item.count == 1

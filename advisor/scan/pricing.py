@@ -185,6 +185,10 @@ def _training_runs(p: Project, ledger: effort.Ledger, live: set[str]) -> None:
     programs = [
         rel for rel in sorted(live) if p.infos[rel].torch and p.scans[rel].entry and "training" in p.scans[rel].signals
     ]
+    if not programs:  # a trainer built from a config (hydra's instantiate): the project trains, checked once
+        trains = [rel for rel in sorted(live) if p.infos[rel].torch and "training" in p.scans[rel].signals]
+        if trains and any(p.scans[rel].entry for rel in live):
+            programs = trains[:1]
     lo, hi = effort.TRAINING_RUN_HOURS
     floor = effort.FLOOR["training_run"]
     basis = (
