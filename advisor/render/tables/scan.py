@@ -178,6 +178,7 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
                 f" (+{len(places) - MAX_PLACES} more)" if len(places) > MAX_PLACES else ""
             )
             excluded = f" ({s.excluded} in excluded files)" if s.excluded else ""
+            excluded += f" ({s.optional} on optional paths, priced apart)" if s.optional else ""
             out.append(
                 _block(
                     f"{s.risk:<6} {s.kind} x{s.count}{excluded}, {_h(s.effort_hours)}",
