@@ -2,8 +2,9 @@
 
 `scan_path(path, kb=None) -> ScanResult`. Files are parsed with `ast` only: nothing under PATH is
 ever imported, compiled or run. The scan is a sequence of named passes over one `Project`
-(advisor/scan/project.py reads and places the files; advisor/scan/pricing.py prices them; the risk and
-the route are judged in advisor/scan/estimate.py).
+(advisor/scan/project.py reads and places the files and finds the optional paths; advisor/scan/pricing.py
+prices them; advisor/scan/judge.py judges what the code is written in, the risk, the route and the ports
+to offer, by the rules of advisor/scan/estimate.py).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def scan_path(
 
     `exclude`: glob patterns (relative paths) priced apart and left out of the total, on top of the
     defaults (tests, examples, tools) unless default_excludes is False."""
-    from advisor.scan import effort, estimate, pricing, project, roles
+    from advisor.scan import effort, estimate, judge, pricing, project, roles
     from advisor.scan.live import attach as attach_live_checks
 
     given = Path(path)
@@ -70,52 +71,17 @@ def scan_path(
     verified, live = attach_live_checks(apis, hazards)
     pricing.price_live(p, ledger, live)
     breakdown, effort_hours, worst = effort.breakdown(ledger, list(p.infos.values()), p.globs)
-    framework = _framework(p)
-    risk, reasons = estimate.judge_risk(summary, apis, unmapped, effort_hours, p.unparsed, dependencies, unknown)
-    if p.found.stopped:
-        reasons.append(
-            f"medium: the scan stopped at its budget ({p.found.stopped}): the estimate covers only what was read"
-        )
-        risk = "high" if risk == "high" else "medium"
-    for folder in sorted({rel.split("/")[0] for rel in p.opt_in}):
-        n = sum(1 for rel in p.opt_in if rel.startswith(folder + "/"))
-        reasons.append(
-            f"{folder}/ ({n} file(s)) is an opt-in extension (nothing else in the project imports it): priced apart "
-            "like excluded files, not in the risk or the route"
-        )
-    if p.tutorials_only and framework != "mindspore":
-        reasons.append(
-            "the project is tutorials/notebooks only: they are the total here, priced as examples "
-            f"(x{effort.ROLE_FACTOR['examples']:g} per line)"
-        )
+    framework = judge.framework(p)
+    risk, reasons = judge.risk(p, framework, summary, apis, unmapped, effort_hours, dependencies, unknown)
     if framework == "mindspore":
-        risk, reasons = "low", [estimate.ALREADY_MINDSPORE.format(n=p.mindspore_files)]
-        if p.torch_files:
-            reasons.append(
-                f"{p.torch_files} included file(s) import torch without MindSpore (converters, comparisons): not priced"
-            )
         effort_hours, worst = (0.0, 0.0), 0.0
         breakdown.items = []  # the total is the sum of its items: nothing is priced
-    # A training entry point in tools/ or examples/ still means the project trains; tests do not.
-    live = [i for i in p.infos.values() if i.role != "tests"]
-    signals = set().union(*(p.scans[i.rel].signals for i in live)) if live else set()
-    picture = estimate.Picture(
-        summary,
-        apis,
-        unmapped,
-        effort_hours,
-        training="training" in signals,
-        deployment="deployment" in signals,
-        framework=framework,
-        mindspore_files=p.mindspore_files,
-        dependencies=dependencies,
-    )
-    route, why, alternatives = estimate.choose_route(picture)
+    route, why, alternatives = judge.route(p, framework, summary, apis, unmapped, effort_hours, dependencies)
+    offered = judge.ports(p) if framework != "mindspore" else []
+    alternatives += [judge.port_text(o) for o in offered]
     classes = {"convertible": 0, "probably_tensor": 0, "no_mapping": 0}
     for item in [*apis, *unmapped]:
         classes[item.toolkit] += 1
-    offered = _ports(p)
-    alternatives += [_port_text(o) for o in offered]
     return ScanResult(
         kb_verified=verified,
         path=str(path),
@@ -146,39 +112,5 @@ def scan_path(
         risk_rule=estimate.RISK_RULE,
         mindspore_kernels=p.mindspore_kernels,
         not_migration_work=[f"{n} file(s): {why}" for why, n in sorted(p.not_work.items())],
-        ports=offered if framework != "mindspore" else [],
+        ports=offered,
     )
-
-
-def _ports(p) -> list:
-    """The MindSpore ports of what the included code builds on, with the project's families each has."""
-    from advisor.scan import ports
-    from advisor.scan.imports import root_of
-
-    live = [rel for rel in sorted(p.live) if p.infos[rel].torch]
-    tokens = {rel: (p.scans[rel].evidence, rel.lower().removesuffix(".py").replace("/", "\n")) for rel in live}
-    imports = {rel: {root_of(m) for m, _, _ in p.scans[rel].imports} for rel in live}
-    return ports.offers(tokens, imports)
-
-
-def _port_text(offer) -> str:
-    from advisor.scan.ports import source_of
-
-    has = ", ".join(offer.covered) if offer.covered else "the models it takes from " + offer.upstream
-    lacks = f"; it lacks {', '.join(offer.missing)}" if offer.missing else ""
-    return (
-        f"adapt the existing MindSpore port {offer.port} ({offer.upstream}) instead of re-implementing: it has "
-        f"{has} of this project's{lacks} ({source_of(offer.port)})"
-    )
-
-
-def _framework(p) -> str:
-    """What the code is written in, by its included files (a weight converter in examples/ that imports
-    torch does not make a MindSpore project a PyTorch one)."""
-    if p.python_framework == "mindspore" and not p.extension_sources:
-        return "mindspore"
-    if p.mindspore_files:
-        return "mixed"
-    if p.torch_files or p.found.native and p.extension_sources:
-        return "pytorch"
-    return "none"

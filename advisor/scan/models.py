@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge.models import SCAN_KINDS, ScanKind
 
-SCHEMA_VERSION = "2"
+# 3: unknown_libraries and ports filled, HazardSummary.optional, kinds missing_option and quantized_training
+SCHEMA_VERSION = "3"
 
 # Hazard kinds: the knowledge base's (each explained by a pitfall there), then the scan's own, each
 # explained by the data in advisor/scan/patterns.py (fix, effort, before/after, where it was verified).
