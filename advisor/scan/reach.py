@@ -15,9 +15,18 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from dataclasses import dataclass, field
 
 from advisor.scan.imports import all_nodes
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # tomli where it is installed; without it a pyproject's extras are not read
+    try:
+        import tomli as tomllib
+    except ImportError:
+        tomllib = None
 
 # A test that asks whether something can be used: a library, a kernel toolchain, a device.
 AVAILABILITY = re.compile(r"triton|available|\bhas_|is_cuda|importable|_import_ok|\bHAS_", re.I)
@@ -268,9 +277,7 @@ def _setup_py(data: bytes) -> tuple[set[str], set[str]]:
 
 
 def _pyproject(data: bytes) -> tuple[set[str], set[str]]:
-    try:
-        import tomllib
-    except ImportError:  # Python < 3.11: extras are not read (said nowhere else: the libraries stay required)
+    if tomllib is None:  # Python < 3.11 without tomli: the libraries stay required
         return set(), set()
     try:
         doc = tomllib.loads(data.decode("utf-8", errors="replace"))
