@@ -126,3 +126,17 @@ def test_a_trainer_built_from_a_config_is_still_checked_once(tmp_path):
     )
     item = _items(scan_path(tmp_path))["training convergence check"]
     assert item.count == 1
+
+
+def test_a_hub_model_it_fine_tunes_is_converted_and_checked(tmp_path):
+    """alpaca-lora's shape: no architecture of its own, LLaMA from the hub: one family's weights to convert
+    and check (round 4 had neither)."""
+    _write(
+        tmp_path,
+        {
+            "finetune.py": "import torch\nfrom transformers import LlamaForCausalLM\n\nm = LlamaForCausalLM.from_pretrained(base)\n",
+        },
+    )
+    items = _items(scan_path(tmp_path))
+    assert items["parity verification per architecture"].count == 1
+    assert "checkpoint/weight conversion" in items

@@ -86,7 +86,6 @@ class ModuleScan:
     library_names: dict[str, set[str]] = field(default_factory=dict)  # root -> distinct names it uses (eager imports)
     entry: bool = False  # a program: a `__main__` guard or a loop at module level (a script's training loop)
     evidence: str = ""  # what names its models, lower case, one token a line (advisor/scan/ports.py)
-    strings: str = ""  # its short strings alone (model ids, config names), lower case, one a line
     reach: ModuleReach = field(default_factory=ModuleReach)  # guards, local imports, calls (advisor/scan/reach.py)
 
 
@@ -647,12 +646,10 @@ def hub_model(module: str, names: set[str]) -> bool:
 MAX_TOKEN = 100  # a model id or config name is short; longer strings are prose or data
 
 
-def evidence(tree: ast.Module) -> tuple[str, str]:
+def evidence(tree: ast.Module) -> str:
     """The module's model evidence, lower case, one token a line: the classes it defines, the names it
-    imports, and its short strings without blanks (model ids, config names: "meta-llama/Llama-2-7b-hf");
-    and those strings alone."""
+    imports, and its short strings without blanks (model ids, config names: "meta-llama/Llama-2-7b-hf")."""
     tokens: set[str] = set()
-    strings: set[str] = set()
     for node in all_nodes(tree):
         if isinstance(node, ast.ClassDef):
             tokens.add(node.name)
@@ -662,8 +659,8 @@ def evidence(tree: ast.Module) -> tuple[str, str]:
             tokens.update(a.name.rsplit(".", 1)[-1] for a in node.names)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and 1 < len(node.value) <= MAX_TOKEN:
             if not any(c.isspace() for c in node.value):
-                strings.add(node.value)
-    return "\n".join(sorted(tokens | strings)).lower(), "\n".join(sorted(strings)).lower()
+                tokens.add(node.value)
+    return "\n".join(sorted(tokens)).lower()
 
 
 def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = frozenset()) -> ModuleScan:
@@ -683,7 +680,7 @@ def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = froze
                 f"imports `{module}`{where}: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights",
             )
         )
-    visitor.out.evidence, visitor.out.strings = evidence(tree)
+    visitor.out.evidence = evidence(tree)
     visitor.out.reach = module_reach(tree)
     visitor.out.library_calls = library_calls(tree, USAGE_PRICED)
     visitor.out.library_names = library_names(tree, local)

@@ -99,7 +99,7 @@ def _hours(value: SourcedRange | None) -> tuple[float, float] | None:
 
 
 def _basis(entry_id: str, rng: SourcedRange) -> str:
-    return f"KB {entry_id}: {rng.low:g}-{rng.high:g} h ({rng.confidence}, {rng.source})"
+    return f"KB {entry_id}: {rng.low:g}-{rng.high:g} h ({rng.confidence}, {patterns.cite(rng.source)})"
 
 
 def _round(pair: tuple[float, float]) -> tuple[float, float]:

@@ -7,12 +7,26 @@ compiles the pattern with the installed MindSpore (2.10.0 when this was written)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # The field reports as a reader cites them: by title and section (seeds/README.md), never by file.
 SEED_000 = '"MindSpore vs PyTorch, measured on the same task" (field report),'
 SEED_002 = '"Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration" (field report), §'
 SEED_004 = '"Chips and framework released together: what it means for developers" (field report), §'
+SEED_TITLES = {
+    "000": "'MindSpore vs PyTorch, measured on the same task'",
+    "002": "'Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration'",
+    "004": "'Chips and framework released together: what it means for developers'",
+}
+_SEED_PATH = re.compile(r"(?:shared/)?seeds/(\d{3})_[0-9a-f]+\.txt")
+
+
+def cite(source: str) -> str:
+    """A knowledge-base source as a reader cites it: a field report by its title, never by its file."""
+    return _SEED_PATH.sub(lambda m: "field report " + SEED_TITLES.get(m.group(1), "(unnamed)"), source)
+
+
 VERIFIED = "verified here: tests/test_scan_graph_mode.py compiles it with the installed MindSpore in Graph mode"
 
 

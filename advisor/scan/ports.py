@@ -163,10 +163,11 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return _PATTERNS[pattern]
 
 
-def named_families(strings: list[str]) -> list[str]:
-    """The model families a project names in its strings (model ids, config names): a config-driven model
-    (one GPT class, twenty families) is converted and checked family by family."""
-    text = "\n".join(strings)
+def named_families(evidence: list[str]) -> list[str]:
+    """The model families a project names (its classes, the models it imports, its model ids and config
+    names): a config-driven model (one GPT class, twenty families) is converted and checked family by
+    family, and a hub model it fine-tunes (LlamaForCausalLM) is one family to check."""
+    text = "\n".join(evidence)
     found = set()
     for families in (LLM, IMAGE, YOLO, DIFFUSION):
         found.update(f for f, pattern in families.items() if _compiled(pattern).search(text))

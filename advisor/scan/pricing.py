@@ -132,7 +132,7 @@ def price_verification(p: Project, ledger: effort.Ledger) -> None:
     live = p.live
     _task_metrics(p, ledger, live, arch_files)
     _training_runs(p, ledger, live)
-    families = ports.named_families([p.scans[rel].strings for rel in sorted(live) if not p.infos[rel].mindspore])
+    families = ports.named_families([p.scans[rel].evidence for rel in sorted(live) if not p.infos[rel].mindspore])
     extra = max(0, len(families) - len(arch_files))
     if extra and not arch_files:  # a model from a hub, named by its id: checked on the file that loads it
         rel = min(p.pretrained & live or {r for r in live if p.infos[r].torch} or live)
