@@ -4,6 +4,9 @@ ratio of midpoints (scan / engineer) and whether the two ranges share hours.
 
     .venv/bin/python benchmarks/scan_calibration.py ROOT
 
+Also printed: the largest item of each estimate (the one the engineer must agree is real and required),
+and the ports offered.
+
 ROOT holds one folder per project, named as in ENGINEER (owner+name), read with `git archive`; none
 of their code is in this repository. A folder that is absent is skipped (said so).
 """
@@ -32,6 +35,11 @@ ENGINEER = {
     "tloen+alpaca-lora": (56, 120),
     "mindspore-lab+mindnlp": (0, 0),
     "mindspore-lab+mindcv": (0, 0),
+    # round 5, written before the first scan
+    "open-mmlab+mmyolo": (680, 1250),
+    "Lightning-AI+litgpt": (600, 980),
+    "guoyww+AnimateDiff": (200, 360),
+    "facebookresearch+sam2": (380, 650),
 }
 
 
@@ -60,6 +68,12 @@ def main() -> int:
             f"{name:42} {lo:6.0f}-{hi:<6.0f} {eng[0]:5d}-{eng[1]:<5d} {said:>6} {'yes' if overlap else 'NO':7} "
             f"{r.risk:7} {r.route} ({took:.1f} s)"
         )
+        items = r.effort_breakdown.items if r.effort_breakdown else []
+        if items:
+            top = items[0]
+            print(f"{'':42} largest: {top.item} {top.effort_hours[0]:.0f}-{top.effort_hours[1]:.0f} h")
+        for o in r.ports:
+            print(f"{'':42} port: {o.port} has {', '.join(o.covered) or '-'}; lacks {', '.join(o.missing) or '-'}")
     return 0
 
 

@@ -9,7 +9,7 @@ import pytest
 import knowledge
 from advisor.scan import files, native, scan_path
 from advisor.scan.estimate import pitfalls_for
-from advisor.scan.tasks import TASK_FLOOR, TASKS, tasks_of
+from advisor.scan.tasks import TASK_FLOOR, TASKS, Evidence, tasks_of
 
 # detectron2's vision.cpp shape: pybind11 and TORCH_LIBRARY registrations, version helpers, a C++
 # evaluator bound through its class's methods, a class-method chain that is not an op.
@@ -91,34 +91,61 @@ def test_without_registrations_the_folder_rule_still_counts_operators(tmp_path):
     assert 2 * base.low <= lo < 3 * base.low
 
 
+def _ev(modules=(), apis=(), tokens=()):
+    return Evidence(set(modules), set(apis), "\n".join(tokens))
+
+
 @pytest.mark.parametrize(
-    ("modules", "apis", "expected"),
+    ("evidence", "expected"),
     [
-        ({"pycocotools.cocoeval"}, set(), ["detection/segmentation"]),
-        ({"pycocotools.coco"}, set(), []),  # the COCO dataset alone (captioning) is no detection task
-        (set(), {"torchvision.ops.batched_nms"}, ["detection/segmentation"]),
-        (set(), {"torch.stft"}, ["speech recognition"]),
-        ({"pytorch_fid.inception"}, set(), ["image generation"]),
-        ({"peft"}, {"transformers.Trainer"}, ["LLM fine-tuning"]),
-        ({"pycocotools_extra", "numpy"}, {"torch.stftx"}, []),  # prefixes match whole names only
+        ({"eval.py": _ev({"pycocotools.cocoeval"}, tokens=["cocoeval"])}, ["detection/segmentation"]),
+        ({"data.py": _ev({"pycocotools.coco"}, tokens=["coco"])}, []),  # the COCO dataset alone (captioning)
+        (
+            {"post.py": _ev(apis={"torchvision.ops.batched_nms", "torchvision.ops.box_iou"})},
+            ["detection/segmentation"],
+        ),
+        ({"asr.py": _ev({"torchaudio"}, tokens=["whisper", "transcribe"])}, ["speech recognition"]),
+        ({"fid.py": _ev({"pytorch_fid.inception"}, tokens=["fid_score"])}, ["image generation"]),
+        (
+            {"ft.py": _ev({"peft"}, {"transformers.Trainer"}, ["llamaforcausallm", "loraconfig"])},
+            ["LLM fine-tuning"],
+        ),
+        ({"x.py": _ev({"pycocotools_extra", "numpy"}, {"torch.stftx"})}, []),  # prefixes match whole names only
+        # round 5: one import is never a task; audio is not speech recognition; LoRA on a UNet is no LLM
+        ({"loaders.py": _ev({"peft"})}, []),
+        ({"audio.py": _ev({"librosa", "torchaudio"}, {"torch.stft"})}, []),
+        (
+            {"unet.py": _ev({"peft"}, tokens=["loraattnprocessor", "unet2dconditionmodel", "ddpmscheduler"])},
+            ["image generation"],
+        ),
     ],
 )
-def test_tasks_are_named_on_evidence_only(modules, apis, expected):
-    assert [t.name for t, _ in tasks_of(modules, apis)] == expected
+def test_tasks_are_named_on_the_projects_own_evidence(evidence, expected):
+    assert [t.name for t, _, _ in tasks_of(evidence)] == expected
 
 
-def test_task_metric_is_priced_per_architecture_with_a_reused_harness(tmp_path):
-    tree = {f"models/net{i}.py": NET.replace("Net", f"Net{i}") for i in range(3)}
-    tree["eval.py"] = "import torch\nfrom pycocotools.cocoeval import COCOeval\nx = torch.zeros(1)\n"
+def test_task_metric_is_priced_on_the_architectures_that_show_it(tmp_path):
+    """Two detection heads (their own names show the task) and one generic net: two architectures are
+    evaluated on mAP, the harness reused; a project whose architectures show nothing is evaluated once."""
+    tree = {
+        "models/yolo_head.py": NET.replace("Net", "YOLOHead"),
+        "models/retinanet.py": NET.replace("Net", "RetinaNet"),
+        "models/plain.py": NET.replace("Net", "Plain"),
+        "eval.py": "import torch\nfrom pycocotools.cocoeval import COCOeval\nCOCOeval(None, None)\n",
+    }
     result = scan_path(_write(tmp_path, tree))
     task = next(t for t in TASKS if t.name == "detection/segmentation")
     item = _item(result, "task metric verification (detection/segmentation)")
-    share = 1 + max(1 / 2, TASK_FLOOR) + max(1 / 3, TASK_FLOOR)
+    share = 1 + max(1 / 2, TASK_FLOOR)
     assert item.effort_hours == pytest.approx((task.hours[0] * share, task.hours[1] * share), abs=0.02)
     assert "imports pycocotools.cocoeval" in item.basis
-    # the same project without the evaluator has no task item
-    (tmp_path / "eval.py").write_text("import torch\nfrom pycocotools.coco import COCO\nx = torch.zeros(1)\n")
-    assert _item(scan_path(tmp_path), "task metric verification (detection/segmentation)") is None
+    # without the heads' names the evaluator alone still shows the task (an import and its name): once
+    (tmp_path / "models/yolo_head.py").rename(tmp_path / "models/a.py")
+    (tmp_path / "models/retinanet.py").rename(tmp_path / "models/b.py")
+    (tmp_path / "models/a.py").write_text(NET)
+    (tmp_path / "models/b.py").write_text(NET.replace("Net", "Other"))
+    item = _item(scan_path(tmp_path), "task metric verification (detection/segmentation)")
+    assert item.effort_hours == pytest.approx(task.hours, abs=0.02)
 
 
 def test_hf_trainer_fine_tuning_is_training_not_inference(tmp_path):
@@ -146,7 +173,7 @@ def test_hf_trainer_fine_tuning_is_training_not_inference(tmp_path):
 def test_a_library_the_project_is_built_on_is_priced_per_distinct_name(tmp_path):
     """Mask2Former on detectron2: each distinct name taken from a library with no counterpart is a piece
     to re-implement (the k-th max(1/k, NAME_FLOOR) of the first); repeats and lazy imports add nothing."""
-    from advisor.scan import patterns
+    from advisor.scan import libraries
 
     names = ["get_cfg", "DatasetCatalog", "MetadataCatalog", "Boxes", "ImageList"]
     code = (
@@ -158,13 +185,13 @@ def test_a_library_the_project_is_built_on_is_priced_per_distinct_name(tmp_path)
     )
     _write(tmp_path, {"train.py": code, "more.py": "import torch\nfrom detectron2.structures import Boxes\n"})
     result = scan_path(tmp_path)
-    lib = patterns.LIBRARIES["detectron2"]
-    per = patterns.PER_NAME[lib.mapping]
-    share = sum(max(1 / k, patterns.NAME_FLOOR) if k > 1 else 1.0 for k in range(1, len(names) + 1))
+    lib = libraries.LIBRARIES["detectron2"]
+    per = libraries.PER_NAME[lib.mapping]
+    share = sum(max(1 / k, libraries.NAME_FLOOR) if k > 1 else 1.0 for k in range(1, len(names) + 1))
     item = _item(result, "library detectron2")
     expected = (lib.effort[0] + per[0] * share, lib.effort[1] + per[1] * share)
     assert item.effort_hours == pytest.approx(expected, abs=0.02)
-    assert f"per distinct name used ({len(names)};" in item.basis
+    assert f"per distinct name used from detectron2 ({len(names)};" in item.basis
 
 
 def test_each_training_program_gets_one_convergence_check(tmp_path):

@@ -209,4 +209,6 @@ def test_methods_of_third_party_objects_are_not_in_place_tensor_ops(tmp_path):
     assert [h.line for h in scan_path(tmp_path / "a").hazards if h.kind == "inplace_op"] == [16]
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "train.py").write_text(body + "\n\ndef other():\n    accelerator = torch.zeros(3)\n")
-    assert [h.line for h in scan_path(tmp_path / "b").hazards if h.kind == "inplace_op"] == [13, 16]
+    # clip_grad_norm_ is gradient clipping whatever holds it (a different API in MindSpore), never an
+    # in-place tensor op: an untyped receiver no longer makes it one
+    assert [h.line for h in scan_path(tmp_path / "b").hazards if h.kind == "inplace_op"] == [16]

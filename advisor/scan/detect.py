@@ -9,9 +9,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from advisor.scan import forward, normalize
+from advisor.scan.reach import ModuleReach, module_reach
 from advisor.scan import types as typing_
 from advisor.scan.imports import (
     HUB_ROOTS,
+    all_nodes,
     ImportTable,
     build,
     is_api,
@@ -20,10 +22,16 @@ from advisor.scan.imports import (
 )
 
 INPLACE_METHOD = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*_$")  # add_, masked_fill_, zero_
-# flag setters and non-tensor methods (GradScaler.unscale_ works on an optimizer), not tensor arithmetic
-NOT_INPLACE_OPS = {"requires_grad_", "unscale_", "share_memory_", "manual_seed_"}
+# flag setters and non-tensor methods (GradScaler.unscale_ works on an optimizer; clip_grad_norm_ on a model's
+# gradients, through torch.nn.utils or an Accelerator/Fabric: a different API in MindSpore, not an in-place op)
+NOT_INPLACE_OPS = {"requires_grad_", "unscale_", "share_memory_", "manual_seed_", "clip_grad_norm_", "clip_grad_value_"}
+# Functions whose trailing underscore names an in-place update of something other than a tensor the graph
+# computes (gradient clipping over parameters, initialisers): mapped APIs, not in-place tensor ops.
+NOT_INPLACE_PREFIXES = ("torch.nn.init.", "torch.nn.utils.")
 HOOK_METHOD = re.compile(r"^register_\w*hook$")
 DATALOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+# Tensor resizes whose antialias option MindSpore 2.10's ops.interpolate / mint.nn.functional.interpolate lack.
+RESIZES = {"torch.nn.functional.interpolate", "torch.nn.functional.upsample"}
 # DataLoader options MindSpore's GeneratorDataset/.batch() have no direct equivalent for.
 DATALOADER_OPTIONS = {
     "pin_memory": "`pin_memory` has no MindSpore equivalent (drop it; host-to-device copies are managed by the dataset pipeline)",
@@ -77,10 +85,13 @@ class ModuleScan:
     library_calls: dict[str, int] = field(default_factory=dict)  # root -> calls of its functions (usage pricing)
     library_names: dict[str, set[str]] = field(default_factory=dict)  # root -> distinct names it uses (eager imports)
     entry: bool = False  # a program: a `__main__` guard or a loop at module level (a script's training loop)
+    evidence: str = ""  # what names its models, lower case, one token a line (advisor/scan/ports.py)
+    reach: ModuleReach = field(default_factory=ModuleReach)  # guards, local imports, calls (advisor/scan/reach.py)
 
 
-# What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths).
-EXTENSION_BUILDERS = {"load", "load_inline", "CUDAExtension", "CppExtension", "BuildExtension", "SyclExtension"}
+# What builds or loads a custom operator (the rest of cpp_extension, e.g. CUDA_HOME, only reads paths;
+# BuildExtension is setuptools' build command, which builds what ext_modules lists: `ext_modules=[]` is none).
+EXTENSION_BUILDERS = {"load", "load_inline", "CUDAExtension", "CppExtension", "SyclExtension"}
 # torch.ops namespaces that are PyTorch's or torchvision's own operators, not a project's extension.
 BUILTIN_OP_NAMESPACES = {"aten", "prim", "prims", "quantized", "torchvision", "torchaudio", "_caffe2", "profiler"}
 TRAINING_HINTS = (
@@ -106,8 +117,10 @@ DEPLOY_HINTS = (
 )
 
 
-# Hub helpers that are paths or re-exported stdlib (urllib's urlparse), not a model from the hub.
+# Hub helpers that are paths, plain file downloads (an input image, a dataset; a checkpoint it fetches is seen
+# as pretrained weights) or re-exported stdlib (urllib's urlparse), not a model from the hub.
 HUB_PATHS = {
+    "torch.hub.download_url_to_file",
     "torch.hub.get_dir",
     "torch.hub.set_dir",
     "torch.hub._get_torch_home",
@@ -142,6 +155,9 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
         "torch.nn.DataParallel",
         "torch.multiprocessing.spawn",
     ):
+        parallel = next((m for prefix, m in PARALLEL_MESSAGES.items() if q.startswith(prefix)), "")
+        if parallel:
+            return "distributed", f"`{q}`: {parallel}"
         return (
             "distributed",
             f"`{q}`: distributed training is set up differently in MindSpore (communication.init, HCCL, msrun, parallel modes)",
@@ -167,10 +183,55 @@ def _name_hazard(q: str) -> tuple[str, str] | None:
             "model_hub",
             f"`{q}`: model and weights come from torch.hub; MindSpore needs its own model code and converted weights",
         )
+    if q in THIRD_PARTY_HAZARDS:
+        return THIRD_PARTY_HAZARDS[q]
+    if QUANTIZED.search(q) and root_of(q) in QUANTIZED_ROOTS:
+        return (
+            "quantized_training",
+            f"`{q}`: 4/8-bit quantised base weights or optimizers (bitsandbytes); MindSpore has no bitsandbytes backend",
+        )
+
     last = q.rsplit(".", 1)[-1]
-    if is_api(q) and INPLACE_METHOD.match(last) and not q.startswith("torch.nn.init.") and last not in NOT_INPLACE_OPS:
+    if (
+        is_api(q)
+        and INPLACE_METHOD.match(last)
+        and not q.startswith(NOT_INPLACE_PREFIXES)
+        and last not in NOT_INPLACE_OPS
+    ):
         return "inplace_op", f"`{q}` is an in-place op"
     return None
+
+
+# Quantised fine-tuning (QLoRA): the names that put base weights or optimizer state in 4/8 bits.
+QUANTIZED = re.compile(r"4bit|8bit|kbit|nf4|BitsAndBytesConfig|Bitsandbytes|Int8Params|Params4bit")
+QUANTIZED_ROOTS = {"transformers", "peft", "bitsandbytes", "torchao", "lightning"}
+QUANTIZE_KEYWORDS = {"load_in_4bit", "load_in_8bit"}
+PARALLEL_MESSAGES = {
+    "torch.distributed.fsdp": "sharded data parallel (FSDP): MindSpore's optimizer parallel in semi-auto parallel mode, not a DDP wrapper",
+    "torch.distributed._composable.fsdp": "sharded data parallel (fully_shard): MindSpore's optimizer parallel in semi-auto parallel mode",
+    "torch.distributed.device_mesh": "a device mesh for tensor/sequence parallelism: MindSpore shard strategies per layer",
+    "torch.distributed.tensor": "DTensor placements (tensor parallel): MindSpore shard strategies per layer",
+    "torch.distributed._tensor": "DTensor placements (tensor parallel): MindSpore shard strategies per layer",
+    "torch.distributed.pipelining": "pipeline parallel stages: MindSpore's pipeline parallel",
+    "torch.distributed.checkpoint": "sharded (distributed) checkpoints: MindSpore's per-rank checkpoints with a strategy file",
+}
+
+_NMS = (
+    "dynamic_shape",
+    "`{q}`: non-maximum suppression keeps a data-dependent number of boxes (Graph mode: NMSWithMask's fixed-size "
+    "mask, or pad to a maximum count)",
+)
+# Names of third-party libraries whose use is a hazard in itself (the library's own functions, not torch's).
+THIRD_PARTY_HAZARDS = {
+    q: (kind, message.format(q=q))
+    for q, (kind, message) in {
+        "mmcv.ops.batched_nms": _NMS,
+        "mmcv.ops.nms": _NMS,
+        "mmcv.ops.soft_nms": _NMS,
+        "mmdet.models.layers.multiclass_nms": _NMS,
+        "mmdet.models.utils.multiclass_nms": _NMS,
+    }.items()
+}
 
 
 # A Triton kernel: one GPU kernel to rewrite, priced as a custom operator (knowledge base: custom-cuda-ops).
@@ -371,6 +432,7 @@ class _Visitor(ast.NodeVisitor):
             self._record(q, node.lineno)
 
     def visit_Call(self, node: ast.Call) -> None:
+        self._quantize_options(node)
         func = node.func
         q = self.table.resolve(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if q is None and isinstance(func, ast.Name) and not self.table.is_bare_module(func):
@@ -387,6 +449,16 @@ class _Visitor(ast.NodeVisitor):
             self._method_call(func, node)
         self.generic_visit(node)
 
+    def _quantize_options(self, node: ast.Call) -> None:
+        """`from_pretrained(..., load_in_4bit=True)` on any receiver: the base weights in 4/8 bits."""
+        for kw in node.keywords:
+            if kw.arg in QUANTIZE_KEYWORDS and not (isinstance(kw.value, ast.Constant) and not kw.value.value):
+                self._hazard(
+                    "quantized_training",
+                    node.lineno,
+                    f"`{kw.arg}=...` loads the base weights in 4/8 bits (bitsandbytes); MindSpore has no bitsandbytes backend",
+                )
+
     def _call_options(self, q: str, node: ast.Call) -> None:
         if not is_api(q):
             return
@@ -397,6 +469,17 @@ class _Visitor(ast.NodeVisitor):
                     node.lineno,
                     f"`{q}(inplace=True)` is an in-place op (MindSpore has no inplace option: drop it)",
                 )
+        if q in RESIZES:
+            for kw in node.keywords:
+                if kw.arg == "antialias" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
+                    self._hazard(
+                        "missing_option",
+                        node.lineno,
+                        f"`{q}(antialias=True)`: MindSpore's interpolate has no antialias option (2.10), so a "
+                        "downsampled output differs; low-pass filter before resizing, or resize in the data pipeline "
+                        "with an antialiasing resize, and compare the outputs",
+                        q,
+                    )
         if q in DATALOADERS:
             for kw in node.keywords:
                 if kw.arg in DATALOADER_OPTIONS and not (
@@ -458,12 +541,12 @@ def library_names(tree: ast.Module, local: frozenset[str] = frozenset()) -> dict
     `import peft` then `peft.get_peft_model(...)` -> peft.get_peft_model. torch's own roots are not here
     (their APIs are priced one by one)."""
     lazy: set[int] = set()
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             lazy.update(id(n) for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom)))
     out: dict[str, set[str]] = defaultdict(set)
     modules: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if id(node) in lazy:
             continue
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -475,7 +558,7 @@ def library_names(tree: ast.Module, local: frozenset[str] = frozenset()) -> dict
                 if root_of(a.name) not in local and not is_api(a.name):
                     modules[a.asname or root_of(a.name)] = a.asname and a.name or root_of(a.name)
     if modules:
-        for node in ast.walk(tree):
+        for node in all_nodes(tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
                 qualified = modules[node.value.id]
                 out[root_of(qualified)].add(f"{qualified}.{node.attr}")
@@ -486,7 +569,7 @@ def library_calls(tree: ast.Module, roots: tuple[str, ...]) -> dict[str, int]:
     """Calls of names imported from each root (`rearrange(...)`, `einops.repeat(...)`, `Rearrange(...)`)."""
     names: dict[str, str] = {}
     modules: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, ast.ImportFrom) and node.module and root_of(node.module) in roots:
             for a in node.names:
                 names[a.asname or a.name] = root_of(node.module)
@@ -497,7 +580,7 @@ def library_calls(tree: ast.Module, roots: tuple[str, ...]) -> dict[str, int]:
     if not names and not modules:
         return {}
     out: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if not isinstance(node, ast.Call):
             continue
         f = node.func
@@ -513,22 +596,92 @@ def library_calls(tree: ast.Module, roots: tuple[str, ...]) -> dict[str, int]:
     return out
 
 
+# What makes a hub import a model (an architecture with released weights) rather than a tokenizer, a config,
+# a scheduler, a base class or a utility: the names it takes (AutoModelForCausalLM, UNet2DConditionModel,
+# StableDiffusionPipeline, pipeline, timm.create_model) or a timm architecture module's classes.
+HUB_MODEL_NAME = re.compile(
+    r"Model|For[A-Z]|Pipeline|^pipeline$|^create_model$|^load_checkpoint$|^(UNet|Autoencoder|ControlNet|VQ)\w*$"
+)
+HUB_TOOLING_NAME = re.compile(r"Tokeni[sz]er|Config|Processor|FeatureExtractor|Mixin|Output$|^Base|Args$|Arguments$")
+# huggingface_hub downloads files and holds no framework code: its checkpoints count as pretrained weights.
+NO_MODELS = ("huggingface_hub",)
+
+
+def hub_imports(tree: ast.Module, local: frozenset[str] = frozenset()) -> list[tuple[str, int, set[str]]]:
+    """(module, line, names it takes) of each import from a hub library (not the project's own: timm scanned
+    from inside imports itself); `import transformers` takes the attributes the module reads from it."""
+    hubs = set(HUB_ROOTS) - set(local)
+    out = []
+    aliases: dict[str, int] = {}
+    for node in all_nodes(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level and root_of(node.module) in hubs:
+            out.append((node.module, node.lineno, {a.name for a in node.names}))
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if root_of(a.name) in hubs:
+                    out.append((a.name, node.lineno, set()))
+                    aliases[a.asname or root_of(a.name)] = len(out) - 1
+    if aliases:
+        for node in all_nodes(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                out[aliases[node.value.id]][2].add(node.attr)
+    return out
+
+
+def hub_model(module: str, names: set[str]) -> bool:
+    """Does an import from a hub library take a model? (`import transformers` read for nothing is not one.)"""
+    if root_of(module) in NO_MODELS:
+        return False
+    parts = module.split(".")
+    if (
+        root_of(module) == "timm"
+        and len(parts) > 2
+        and parts[1] == "models"
+        and not parts[2].startswith(("_", "layers"))
+    ):
+        return any(n[:1].isupper() for n in names)  # timm.models.resnet import ResNet: an architecture
+    return any(HUB_MODEL_NAME.search(n) and not HUB_TOOLING_NAME.search(n) for n in names)
+
+
+MAX_TOKEN = 100  # a model id or config name is short; longer strings are prose or data
+
+
+def evidence(tree: ast.Module) -> str:
+    """The module's model evidence, lower case, one token a line: the classes it defines, the names it
+    imports, and its short strings without blanks (model ids, config names: "meta-llama/Llama-2-7b-hf")."""
+    tokens: set[str] = set()
+    for node in all_nodes(tree):
+        if isinstance(node, ast.ClassDef):
+            tokens.add(node.name)
+        elif isinstance(node, ast.ImportFrom):
+            tokens.update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            tokens.update(a.name.rsplit(".", 1)[-1] for a in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and 1 < len(node.value) <= MAX_TOKEN:
+            if not any(c.isspace() for c in node.value):
+                tokens.add(node.value)
+    return "\n".join(sorted(tokens)).lower()
+
+
 def scan_module(tree: ast.Module, known: set[str], local: frozenset[str] = frozenset()) -> ModuleScan:
     """`local`: the project's own top-level packages (importing them is not a third-party dependency)."""
     table = build(tree, local)
     visitor = _Visitor(table, known, normalize.constants(tree), typing_.build(tree, table))
     visitor.visit(tree)
-    for module, line in table.imports:
-        if root_of(module) in HUB_ROOTS:
-            lazy = line in table.lazy_lines
-            where = " (lazily, inside a function: an optional path such as loading pretrained weights)" if lazy else ""
-            visitor.out.hazards.append(
-                RawHazard(
-                    "model_hub",
-                    line,
-                    f"imports `{module}`{where}: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights",
-                )
+    for module, line, names in hub_imports(tree, local):
+        if not hub_model(module, names):
+            continue  # tokenizers, configs, schedulers, utilities and downloads: library pieces, not a model
+        lazy = line in table.lazy_lines
+        where = " (lazily, inside a function: an optional path such as loading pretrained weights)" if lazy else ""
+        visitor.out.hazards.append(
+            RawHazard(
+                "model_hub",
+                line,
+                f"imports `{module}`{where}: models and weights from a third-party hub need MindSpore ports (e.g. MindSpore's own model zoos) or converted weights",
             )
+        )
+    visitor.out.evidence = evidence(tree)
+    visitor.out.reach = module_reach(tree)
     visitor.out.library_calls = library_calls(tree, USAGE_PRICED)
     visitor.out.library_names = library_names(tree, local)
     visitor.out.entry = is_entry(tree)

@@ -24,6 +24,7 @@ from advisor.scan.models import (
     Hazard,
     HazardSummary,
     Location,
+    UnknownLibrary,
     UnmappedApi,
 )
 
@@ -54,6 +55,8 @@ KIND_RISK = {
     "dataloader_option": "low",
     "lr_scheduler": "low",
     "normalize": "low",
+    "missing_option": "low",
+    "quantized_training": "medium",
 }
 # A DataParallel wrapper is deleted on MindSpore (one device per process); it is not a DDP port.
 TRIVIAL_DISTRIBUTED_HOURS = (0.1, 0.5)
@@ -96,7 +99,7 @@ def _hours(value: SourcedRange | None) -> tuple[float, float] | None:
 
 
 def _basis(entry_id: str, rng: SourcedRange) -> str:
-    return f"KB {entry_id}: {rng.low:g}-{rng.high:g} h ({rng.confidence}, {rng.source})"
+    return f"KB {entry_id}: {rng.low:g}-{rng.high:g} h ({rng.confidence}, {patterns.cite(rng.source)})"
 
 
 def _round(pair: tuple[float, float]) -> tuple[float, float]:
@@ -298,15 +301,25 @@ def _feature_words(kind: str) -> str:
     }.get(kind, "one pattern")
 
 
+def _own_figures(kind: str, items: list[Hazard]) -> list[tuple[str, tuple[float, float], str]]:
+    """Features of a kind that carry their own figure (a sharded or tensor-parallel set-up is not a DDP
+    wrapper), in the order first seen."""
+    out: dict[str, tuple[tuple[float, float], str]] = {}
+    if kind == "distributed":
+        for h in items:
+            found = features.parallel_feature(h.api)
+            if found and found[0] not in out:
+                out[found[0]] = (found[1], found[2])
+    return [(f, hours, why) for f, (hours, why) in out.items()]
+
+
 def kind_risk(kind: str, items: list[Hazard]) -> str:
     """The kind's risk from where it sits: excluded places do not count, a lazy hub import or a lone
     DataParallel wrapper is low."""
-    live = [h for h in items if not h.excluded]
+    live = [h for h in items if not h.excluded and not h.optional]
     if not live:
         return "low"
     if kind == "distributed" and all(h.api in TRIVIAL_DISTRIBUTED for h in live):
-        return "low"
-    if kind == "model_hub" and all(h.optional for h in live):
         return "low"
     if kind == "inplace_op" and any(h.in_forward for h in live):
         return "medium"
@@ -366,8 +379,14 @@ def summarize(
         )
         name = f"hazard {kind}"
         if any(h.optional for h in items):
-            basis += "; places on an optional path (lazy imports) are priced apart, like excluded files"
-        ledger.features(name, "hazard", base, places, basis, glue=features.GLUE)
+            basis += (
+                "; places on an optional path (a lazy import, an availability guard, a try/except import, an "
+                "opt-in extension: the code has a path without them) are priced apart, like excluded files"
+            )
+        own = {f: hours for f, hours, _ in _own_figures(kind, items)}
+        for f, hours, why in _own_figures(kind, items):
+            basis += f"; {f}: {hours[0]:g}-{hours[1]:g} h ({why})"
+        ledger.features(name, "hazard", base, places, basis, glue=features.GLUE, bases=own)
         out.append(
             HazardSummary(
                 kind=kind,
@@ -381,6 +400,7 @@ def summarize(
                 effort_hours=ledger.item_hours(name),
                 effort_basis=basis,
                 excluded=sum(1 for h in items if h.excluded),
+                optional=sum(1 for h in items if h.optional and not h.excluded),
                 example=_example(kind, items, index, examples),
             )
         )
@@ -412,7 +432,8 @@ RISK_RULE = (
     "features with no MindSpore equivalent; medium for Graph-mode rewrites, data-dependent shapes, DDP-style "
     "distributed code, hooks, non-optional hub models; low for renames and settings; a lone DataParallel wrapper or "
     "a lazy hub import is low); APIs with no equivalent costing over 1 h (medium); third-party libraries the code "
-    f"needs with no MindSpore counterpart (medium); effort above {MEDIUM_HOURS:g} h (medium: big, but it has a "
+    "needs with no MindSpore counterpart (medium); third-party libraries the scan does not know, imported by included code "
+    f"(medium: not understood); effort above {MEDIUM_HOURS:g} h (medium: big, but it has a "
     "route); files that do not parse (medium). Tests, examples, tools and --exclude files never raise it."
 )
 
@@ -424,19 +445,31 @@ def judge_risk(
     effort: tuple[float, float],
     unparsed: int,
     dependencies: list[Dependency] | None = None,
+    unknown: list[UnknownLibrary] | None = None,
 ) -> tuple[str, list[str]]:
     """Risk by RISK_RULE. Returns the level and its reasons, worst first."""
     reasons: list[tuple[str, str]] = []
     for s in summary:
         if s.risk != "low":
-            live = s.count - s.excluded
-            reasons.append((s.risk, f"{s.kind}: {live} place(s) in {s.files} file(s)"))
+            live = s.count - s.excluded - s.optional
+            apart = f" ({s.optional} more on optional paths, priced apart)" if s.optional else ""
+            reasons.append((s.risk, f"{s.kind}: {live} place(s) in {s.files} file(s){apart}"))
     missing = [a.name for a in apis if _hard_missing(a)]
     if missing:
         reasons.append(("medium", f"{len(missing)} API(s) with no MindSpore equivalent: {', '.join(missing[:5])}"))
     blocked = [d.name for d in dependencies or [] if d.mapping == "none" and not d.optional and not d.excluded]
     if blocked:
         reasons.append(("medium", f"third-party libraries with no MindSpore counterpart: {', '.join(blocked[:6])}"))
+    not_understood = [u for u in unknown or [] if not u.optional and not u.excluded]
+    if not_understood:
+        names = ", ".join(f"{u.name} ({u.files} file(s))" for u in not_understood[:6])
+        more = f" and {len(not_understood) - 6} more" if len(not_understood) > 6 else ""
+        reasons.append(
+            (
+                "medium",
+                f"not understood: {len(not_understood)} third-party libraries the scan has no knowledge of, not in the estimate: {names}{more}",
+            )
+        )
     if effort[1] > MEDIUM_HOURS:
         reasons.append(("medium", f"up to {effort[1]:.0f} h of work (more than a person-month)"))
     if unparsed:
@@ -482,13 +515,11 @@ class Picture:
 
 
 def _live_kinds(summary: list[HazardSummary]) -> set[str]:
+    """Kinds with places the port must carry (not excluded, not on an optional path)."""
     return {
         s.kind
         for s in summary
-        if s.count > s.excluded
-        and s.risk != "low"
-        or s.kind in ("custom_extension", "no_equivalent")
-        and s.count > s.excluded
+        if s.count > s.excluded + s.optional and (s.risk != "low" or s.kind in ("custom_extension", "no_equivalent"))
     }
 
 

@@ -97,19 +97,25 @@ class _Taint:
         self.table = table
         self.tainted = tainted
         self.shapes: set[str] = set()  # locals computed from a shape (`b = x.shape[0]`)
+        self.items: set[str] = set()  # locals holding a tensor's value as a number (`n = lengths.max().item()`)
 
     def what(self, expr: ast.AST) -> str:
-        """'shape' when the test reads a shape (directly or through a local), else 'value'."""
+        """'shape' when the test reads a shape (directly or through a local), else 'value'. A value read
+        out of a tensor (`.item()`, or a local holding one) is data, whatever its name says (`max_len`)."""
+        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+        if _item_call(expr) or names & self.items:
+            return "value"
         text = ast.unparse(expr)
         if any(w in text for w in SHAPE_WORDS):
             return "shape"
-        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
         return "shape" if names & self.shapes else "value"
 
     def _mark(self, target: ast.AST, value: ast.AST) -> None:
         names = _target_names(target)
         self.tainted.update(names)
-        if self.what(value) == "shape":
+        if _item_call(value) or {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} & self.items:
+            self.items.update(names)
+        elif self.what(value) == "shape":
             self.shapes.update(names)
 
     def depends(self, expr: ast.AST) -> bool:
@@ -144,7 +150,7 @@ class _Taint:
     def spread(self, func: ast.AST) -> None:
         """Mark locals computed from tensors, until nothing changes."""
         for _ in range(10):
-            before = len(self.tainted) + len(self.shapes)
+            before = len(self.tainted) + len(self.shapes) + len(self.items)
             for node in ast.walk(func):
                 if isinstance(node, ast.Assign) and self.depends(node.value):
                     for t in node.targets:
@@ -159,7 +165,7 @@ class _Taint:
                     self._mark(node.target, node.iter)
                 elif isinstance(node, ast.NamedExpr) and self.depends(node.value):
                     self._mark(node.target, node.value)
-            if len(self.tainted) + len(self.shapes) == before:
+            if len(self.tainted) + len(self.shapes) + len(self.items) == before:
                 return
 
 
@@ -281,6 +287,10 @@ def _item_call(expr: ast.AST) -> bool:
     )
 
 
+def _names(expr: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+
+
 def _flat(target: ast.AST) -> list[ast.AST]:
     """`self.a[k], self.b = ...`: every single target of a tuple/list target."""
     if isinstance(target, (ast.Tuple, ast.List)):
@@ -302,7 +312,11 @@ def _ranges(func: ast.AST, taint: _Taint) -> list[Finding]:
     for node in ast.walk(func):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
             continue
-        bad = [a for a in node.args if not _int_cast(a, casts) and (_value_test(a, taint) or _item_call(a))]
+        bad = [
+            a
+            for a in node.args
+            if not _int_cast(a, casts) and (_value_test(a, taint) or _item_call(a) or _names(a) & taint.items)
+        ]
         if bad:
             found.append(
                 Finding(

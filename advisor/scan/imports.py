@@ -17,7 +17,23 @@ API_ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
 HUB_ROOTS = ("transformers", "timm", "huggingface_hub", "diffusers")
 # NVIDIA apex: its amp and parallel modules are hazards (see detect._name_hazard).
 # Triton: its `@triton.jit` kernels are GPU code to rewrite for Ascend (detect.triton_kernel).
-TRACKED_ROOTS = API_ROOTS + HUB_ROOTS + ("apex", "triton")
+# mmcv, mmdet: a few of their functions are hazards in themselves (detect.THIRD_PARTY_HAZARDS: NMS).
+# bitsandbytes, peft, torchao, lightning: their quantised-training names (detect.QUANTIZED).
+TRACKED_ROOTS = (
+    API_ROOTS + HUB_ROOTS + ("apex", "triton", "mmcv", "mmdet", "bitsandbytes", "peft", "torchao", "lightning")
+)
+
+
+_LAST: tuple[ast.AST | None, list[ast.AST]] = (None, [])
+
+
+def all_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of a module, walked once: the readers of one module each go over all of it, and walking a
+    large ast a dozen times was most of a scan's time."""
+    global _LAST
+    if _LAST[0] is not tree:
+        _LAST = (tree, list(ast.walk(tree)))
+    return _LAST[1]
 
 
 def root_of(qualified: str) -> str:
@@ -65,7 +81,7 @@ class ImportTable:
 def _lazy_imports(tree: ast.Module) -> set[int]:
     """ids of import nodes inside a function body: run only when that function is called."""
     lazy: set[int] = set()
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for inner in ast.walk(node):
                 if isinstance(inner, (ast.Import, ast.ImportFrom)):
@@ -77,7 +93,7 @@ def build(tree: ast.Module, local: frozenset[str] | set[str] = frozenset()) -> I
     """The module's bindings. Roots in `local` are the project's own packages: never third-party."""
     table = ImportTable()
     lazy = _lazy_imports(tree)
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = (
                 [a.name for a in node.names]
@@ -120,7 +136,7 @@ def _add_assigned_aliases(tree: ast.Module, table: ImportTable) -> None:
     """`Conv = nn.Conv2d` or `F = torch.nn.functional`: plain references (not calls) become aliases.
     Two passes so an alias of an alias resolves too."""
     for _ in range(2):
-        for node in ast.walk(tree):
+        for node in all_nodes(tree):
             if not isinstance(node, ast.Assign) or len(node.targets) != 1:
                 continue
             target = node.targets[0]

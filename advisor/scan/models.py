@@ -8,11 +8,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge.models import SCAN_KINDS, ScanKind
 
-SCHEMA_VERSION = "2"
+# 3: unknown_libraries and ports filled, HazardSummary.optional, kinds missing_option and quantized_training
+SCHEMA_VERSION = "3"
 
 # Hazard kinds: the knowledge base's (each explained by a pitfall there), then the scan's own, each
 # explained by the data in advisor/scan/patterns.py (fix, effort, before/after, where it was verified).
-ScanOnlyKind = Literal["graph_side_effect", "dynamic_shape", "no_equivalent"]
+ScanOnlyKind = Literal["graph_side_effect", "dynamic_shape", "no_equivalent", "missing_option", "quantized_training"]
 SCAN_ONLY_KINDS: tuple[str, ...] = ScanOnlyKind.__args__  # type: ignore[attr-defined]
 HazardKind = Union[ScanKind, ScanOnlyKind]
 HAZARD_KINDS: tuple[str, ...] = SCAN_KINDS + SCAN_ONLY_KINDS
@@ -89,7 +90,9 @@ class Hazard(_Out):
     role: Role = "other"
     excluded: bool = Field(False, description="In an excluded file: shown, not costed, not in risk or route.")
     optional: bool = Field(
-        False, description="Reached only through a lazy import inside a function (e.g. a weights loader)."
+        False,
+        description="On an optional path with a fallback (a lazy import, an availability guard, a try/except "
+        "import, an opt-in extension): priced apart, not in the risk or the route.",
     )
     live_check: str = Field(
         "", description="A failing live check of the MindSpore fix this place needs (advisor kb verify)."
@@ -113,6 +116,7 @@ class HazardSummary(_Out):
     effort_hours: Hours
     effort_basis: str
     excluded: int = Field(0, description="Places in excluded files (not costed).")
+    optional: int = Field(0, description="Places on an optional path with a fallback (priced apart, not costed).")
     example: Optional[FixExample] = None
 
 
@@ -140,6 +144,17 @@ class Dependency(_Out):
     effort_basis: str = ""
 
 
+class UnknownLibrary(_Out):
+    """A third-party library the code imports that the scan knows nothing of: not understood, not priced."""
+
+    name: str = Field(description="Import root, e.g. einx.")
+    files: int
+    uses: int = Field(description="Import statements.")
+    first: Location
+    optional: bool = Field(False, description="Only imported lazily inside functions.")
+    excluded: bool = Field(False, description="Only imported from excluded files.")
+
+
 class EffortItem(_Out):
     """One line of the estimate: the figures that add up to the total."""
 
@@ -153,7 +168,8 @@ class EffortItem(_Out):
 
 
 class EffortShare(_Out):
-    """Hours of one file, package or role (plain sums of the low and high ends of what it holds)."""
+    """Hours of one file, package or role: the sum of its lows, plus the root-sum-square of its ranges grouped as the
+    total groups them (so none reaches past the total)."""
 
     name: str
     role: Optional[Role] = None
@@ -235,6 +251,10 @@ class ScanResult(_Out):
     mindspore_kernels: int = Field(0, description="Native sources written for MindSpore's custom-op interface.")
     not_migration_work: list[str] = Field(
         default_factory=list, description="What was read and is not migration work: MindSpore code, bridges, kernels."
+    )
+    unknown_libraries: list[UnknownLibrary] = Field(
+        default_factory=list,
+        description="Third-party libraries the scan has no knowledge of: listed by name, not priced (not understood).",
     )
     ports: list[PortOffer] = Field(
         default_factory=list,

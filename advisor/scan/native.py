@@ -38,7 +38,10 @@ TORCH_NATIVE = re.compile(
 # with none (cuda_version.cu: print the runtime version) is a build probe, not a custom op.
 OPERATOR_CODE = re.compile(r"__global__|__device__|PYBIND11_MODULE|TORCH_LIBRARY|extern\s+\"C\"")
 # A native file named by the Python that builds or loads it: `ops.Custom("./x.so:f")`, `load(sources=["x.cu"])`.
-NATIVE_NAME = re.compile(rb"([\w\-./]+)\.(?:cu|cuh|cpp|cc|cxx|so)\b")
+# Read as path-like tokens first, then the suffix inside each: one pass over the text (a pattern that
+# backtracks over a long token from every start position is quadratic on one 60 KB word).
+PATH_TOKEN = re.compile(rb"[\w\-./]+")
+NATIVE_SUFFIX = re.compile(rb"\.(?:cu|cuh|cpp|cc|cxx|so)\b")
 
 
 def loaders(python: list[Source]) -> dict[str, str]:
@@ -52,10 +55,21 @@ def loaders(python: list[Source]) -> dict[str, str]:
             fw = "mindspore"
         else:
             continue
-        for m in NATIVE_NAME.finditer(data):
-            stem = m.group(1).decode("utf-8", "replace").rsplit("/", 1)[-1]
+        for stem in native_stems(data):
             out.setdefault(stem, fw)
     return out
+
+
+def native_stems(data: bytes) -> list[str]:
+    """The stems of the native files a text names (`sources=["csrc/x.cu"]` -> x), in order."""
+    stems = []
+    for token in PATH_TOKEN.finditer(data):
+        last = None
+        for last in NATIVE_SUFFIX.finditer(token.group()):
+            pass
+        if last is not None and last.start():
+            stems.append(token.group()[: last.start()].decode("utf-8", "replace").rsplit("/", 1)[-1])
+    return stems
 
 
 def framework_of(src: Source, loaded: dict[str, str], project: str) -> str:
@@ -78,8 +92,9 @@ def framework_of(src: Source, loaded: dict[str, str], project: str) -> str:
 
 
 KERNEL = re.compile(r"__global__\b(.*)")
-QUALIFIERS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
-NAME_BEFORE_PAREN = re.compile(r"(\w+)\s*\(")
+# Bounded: an unclosed `__launch_bounds__(` repeated along a long line would otherwise rescan the line
+# from each one (quadratic). Real bounds are a few numbers.
+QUALIFIERS = re.compile(r"__launch_bounds__\s*\([^)\n]{0,200}\)")
 
 
 def _kernel_name(line: str) -> str | None:
@@ -87,8 +102,27 @@ def _kernel_name(line: str) -> str | None:
     if not m or line.lstrip().startswith(("//", "/*", "*")):  # absent, or mentioned in a comment
         return None
     rest = QUALIFIERS.sub(" ", m.group(1))
-    name = NAME_BEFORE_PAREN.search(rest)
-    return name.group(1) if name else "?"
+    return _name_before_paren(rest) or "?"
+
+
+def _name_before_paren(text: str) -> str | None:
+    """The identifier just before the first `(` that follows one (`void k(`, `k <<<`... -> k), read by
+    walking back from each `(` over blanks and then the name: each character is looked at a bounded number
+    of times, where a pattern `(\\w+)\\s*\\(` is quadratic on one long word."""
+    start = 0
+    while True:
+        paren = text.find("(", start)
+        if paren < 0:
+            return None
+        end = paren
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        begin = end
+        while begin > start and (text[begin - 1].isalnum() or text[begin - 1] == "_"):
+            begin -= 1
+        if begin < end:
+            return text[begin:end]
+        start = paren + 1
 
 
 def extension_findings(src: Source) -> list[tuple[int, str]]:
@@ -133,9 +167,37 @@ class RegisteredOp:
     line: int
     backward: bool = False
     entries: list[str] = field(default_factory=list)
+    framework_free: str = ""  # the framework-free source that defines it (host C++ on arrays), if it is one
 
 
-def registered_ops(sources: list[Source]) -> list[RegisteredOp]:
+# Code for a framework or a device: torch/ATen/c10, CUDA, MindSpore. A C++ source with none of it (a COCO
+# evaluator on host arrays behind pybind11) runs the same beside MindSpore: its binding is rebuilt, nothing ported.
+FRAMEWORK_CODE = re.compile(
+    r"#\s*include\s*[<\"](?:torch|ATen|c10|cuda|cub|thrust|mindspore|ms_extension|kernel_operator)|"
+    r"__global__|__device__|__aicore__|\btorch::|\bat::"
+)
+
+
+def framework_free(sources: list[Source]) -> list[Source]:
+    """The C/C++ sources that are neither device code nor written against a framework."""
+    return [
+        s
+        for s in sources
+        if s.path.suffix.lower() not in CUDA_SUFFIXES
+        and not FRAMEWORK_CODE.search(s.data.decode("utf-8", errors="replace"))
+    ]
+
+
+def _defined_in(key: str, sources: list[Source]) -> str:
+    """The first source that defines `key` as a namespace, class or struct (COCOeval), else ''."""
+    pattern = re.compile(r"\b(?:namespace|class|struct)\s+" + re.escape(key) + r"\b")
+    for src in sorted(sources, key=lambda s: s.rel):
+        if pattern.search(src.data.decode("utf-8", errors="replace")):
+            return src.rel
+    return ""
+
+
+def registered_ops(sources: list[Source], free: list[Source] | None = None) -> list[RegisteredOp]:
     """The distinct operators the bindings among `sources` register, in file and line order. An op's key is
     its target's class for `&Class::method` targets (COCOeval::Accumulate and ::EvaluateImages are one
     evaluator), else its name without the forward/backward suffix (deform_conv_forward,
@@ -155,4 +217,6 @@ def registered_ops(sources: list[Source]) -> list[RegisteredOp]:
             op = ops.setdefault(key.lower(), RegisteredOp(key, src.rel, line))
             op.entries.append(name)
             op.backward = op.backward or bool(BACKWARD.search(name))
+    for op in ops.values():
+        op.framework_free = _defined_in(op.name, free or []) if op.name[:1].isupper() else ""
     return list(ops.values())

@@ -1,5 +1,5 @@
-"""The scan's own data: the before/after fix pattern for every hazard kind, the three kinds the scan
-reports beyond the knowledge base's pitfalls, and the third-party libraries it inventories.
+"""The scan's own data: the before/after fix pattern for every hazard kind and the kinds the scan reports
+beyond the knowledge base's pitfalls (the libraries it knows are in advisor/scan/libraries.py).
 
 Every figure carries its source; "verified here" means a test in tests/test_scan_graph_mode.py
 compiles the pattern with the installed MindSpore (2.10.0 when this was written).
@@ -7,13 +7,26 @@ compiles the pattern with the installed MindSpore (2.10.0 when this was written)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Optional
 
 # The field reports as a reader cites them: by title and section (seeds/README.md), never by file.
 SEED_000 = '"MindSpore vs PyTorch, measured on the same task" (field report),'
 SEED_002 = '"Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration" (field report), §'
 SEED_004 = '"Chips and framework released together: what it means for developers" (field report), §'
+SEED_TITLES = {
+    "000": "'MindSpore vs PyTorch, measured on the same task'",
+    "002": "'Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration'",
+    "004": "'Chips and framework released together: what it means for developers'",
+}
+_SEED_PATH = re.compile(r"(?:shared/)?seeds/(\d{3})_[0-9a-f]+\.txt")
+
+
+def cite(source: str) -> str:
+    """A knowledge-base source as a reader cites it: a field report by its title, never by its file."""
+    return _SEED_PATH.sub(lambda m: "field report " + SEED_TITLES.get(m.group(1), "(unnamed)"), source)
+
+
 VERIFIED = "verified here: tests/test_scan_graph_mode.py compiles it with the installed MindSpore in Graph mode"
 
 
@@ -86,6 +99,21 @@ EXAMPLES: dict[str, Example] = {
         "keep = ops.masked_fill(boxes, ~mask[:, None], 0)   # fixed shape + mask\n# or pad to a maximum count (NMSWithMask returns a fixed-size mask)",
         SEED_004 + "3.3 (dynamic shape in Graph mode)",
     ),
+    "missing_option": Example(
+        "y = F.interpolate(x, size=(224, 224), mode='bilinear', antialias=True)",
+        "# ops.interpolate has no antialias: smooth first when shrinking (or resize in the data pipeline)\n"
+        "y = ops.interpolate(ops.avg_pool2d(x, k, k), size=(224, 224), mode='bilinear')  # k = shrink factor\n"
+        "# then compare y with PyTorch's on real inputs",
+        "MindSpore 2.10 API: mindspore.ops.interpolate(input, size, scale_factor, mode, align_corners, "
+        "recompute_scale_factor) has no antialias argument (checked on the installed 2.10.0)",
+    ),
+    "quantized_training": Example(
+        "model = AutoModelForCausalLM.from_pretrained(name, load_in_4bit=True)\nmodel = prepare_model_for_kbit_training(model)",
+        "from msbnb import Linear4bitWithLoRA   # MindNLP's bitsandbytes-style layers (grouped INT4, not NF4)\n"
+        "# or LoRA on a bf16 base (about 4x the weight memory of NF4): check it fits, then compare the loss curve",
+        "MindNLP src/msbnb (commit 7dd3e355, 2026-03-08): INT8/INT4 weight quantization and QLoRA layers on "
+        "MindSpore's quantization operators",
+    ),
     "no_equivalent": Example(
         "gm = torch.fx.symbolic_trace(model)\n# rewrite the graph ...",
         "# no MindSpore equivalent: rewrite the transformation by hand on the Cell\n# (mindspore.rewrite covers some graph edits)",
@@ -122,6 +150,24 @@ SCAN_ONLY: dict[str, Kind] = {
         "assumption per place; " + SEED_004 + "3.3 names dynamic shape the first hard part",
         "medium",
     ),
+    "missing_option": Kind(
+        "An argument MindSpore's counterpart does not have",
+        "Reproduce what the option does around the MindSpore call (antialias: smooth before shrinking, or resize "
+        "with an antialiasing resize in the data pipeline) and compare the outputs with PyTorch's.",
+        (1.0, 4.0),
+        "assumption per option (a known workaround, then an output comparison)",
+        "low",
+    ),
+    "quantized_training": Kind(
+        "Quantised fine-tuning (4/8-bit base weights)",
+        "bitsandbytes has no MindSpore backend: use MindNLP's msbnb layers (INT8, grouped INT4, QLoRA) or fine-tune "
+        "on a bf16/fp16 base after checking the memory fits, then compare the fine-tuning loss curve and generations "
+        "with the quantised PyTorch run (NF4 and grouped INT4 round differently).",
+        (8.0, 24.0),
+        "assumption per quantisation feature: swap the quantised layers and 8-bit optimizers, re-plan memory, "
+        "re-check the fine-tuning result",
+        "medium",
+    ),
     "no_equivalent": Kind(
         "Features with no MindSpore equivalent",
         "Redesign that part: there is no API to rename to (torch.fx passes, nested tensors, TorchScript modules, RPC).",
@@ -130,132 +176,3 @@ SCAN_ONLY: dict[str, Kind] = {
         "high",
     ),
 }
-
-
-@dataclass(frozen=True)
-class Library:
-    mindspore: Optional[str]
-    mapping: str  # same | differs | none
-    note: str
-    effort: tuple[float, float]  # per library used (swap + check), on top of the code that calls it
-    per_use: tuple[float, float] = (0.0, 0.0)  # priced by usage: each call of the library's functions
-
-
-_NO = (4.0, 16.0)  # re-implementing what the code used from a library with no counterpart (assumption)
-_SWAP = (1.0, 4.0)  # swapping to the MindSpore-side library and checking outputs (assumption)
-# Features, not places, for the libraries a project is built on: each distinct name it takes from one
-# (a class, a function, a submodule's member) is one piece to re-implement (no counterpart) or to swap
-# and check (a counterpart that differs); the k-th costs max(1/k, NAME_FLOOR) of the first (the pieces
-# of one library share its idioms). Hours per name, by mapping; assumptions, checked in
-# benchmarks/scan_calibration.md round 4 (Mask2Former on detectron2, alpaca-lora on transformers/peft).
-PER_NAME = {"none": (1.0, 4.0), "differs": (0.25, 1.0), "same": (0.0, 0.0)}
-NAME_FLOOR = 0.25
-# Third-party PyTorch-side libraries, by import root. Counterparts from the projects' own READMEs.
-LIBRARIES: dict[str, Library] = {
-    "timm": Library(
-        "mindcv", "differs", "mindcv has most timm architectures and weights; create_model names differ", _SWAP
-    ),
-    "transformers": Library(
-        "mindnlp", "differs", "MindNLP mirrors the HF transformers API (AutoModel, Trainer) on MindSpore", _SWAP
-    ),
-    "diffusers": Library(
-        "mindone (diffusers port)", "differs", "mindone ports diffusers pipelines to MindSpore", _SWAP
-    ),
-    "huggingface_hub": Library(
-        "mindnlp / huggingface_hub (framework-free)",
-        "same",
-        "hub downloads are framework-free; the weights need converting",
-        (0.5, 2.0),
-    ),
-    "peft": Library("mindnlp.peft", "differs", "MindNLP ships a PEFT port", _SWAP),
-    "accelerate": Library(None, "none", "no counterpart: MindSpore's parallel modes and msrun replace it", _NO),
-    "lightning": Library(
-        None,
-        "none",
-        "no counterpart: rewrite the LightningModule as a Cell plus a train step (or mindspore.train.Model)",
-        _NO,
-    ),
-    "pytorch_lightning": Library(
-        None,
-        "none",
-        "no counterpart: rewrite the LightningModule as a Cell plus a train step (or mindspore.train.Model)",
-        _NO,
-    ),
-    "einops": Library(
-        "einops-free reshape/transpose",
-        "differs",
-        "einops has no MindSpore backend: a small rearrange/repeat shim over ops.reshape/transpose/tile, "
-        "then each call's pattern re-checked (priced by usage)",
-        (2.0, 8.0),
-        (0.05, 0.25),
-    ),
-    "ema_pytorch": Library(
-        "a hand-written EMA over Cell.parameters_dict() (mindcv has one)",
-        "differs",
-        "EMA of the weights (and its checkpoint keys): a few dozen lines to re-implement and check",
-        (1.0, 4.0),
-    ),
-    "pytorch_fid": Library(
-        None,
-        "none",
-        "FID needs its InceptionV3 with the pretrained pt_inception weights: port the network, convert the "
-        "weights and check the features match, or compute FID outside MindSpore",
-        (8.0, 24.0),
-    ),
-    "torch_fidelity": Library(
-        None, "none", "FID/IS/KID with pretrained InceptionV3 weights: port and convert, or run outside", (8.0, 24.0)
-    ),
-    "cleanfid": Library(
-        None, "none", "FID with pretrained InceptionV3 weights: port and convert, or run outside", (8.0, 24.0)
-    ),
-    "fvcore": Library(None, "none", "no counterpart (FLOP counting, config nodes): drop or re-implement", (1.0, 8.0)),
-    "apex": Library(
-        "mindspore.amp / mindspore.communication",
-        "differs",
-        "apex.amp -> mindspore.amp; apex.parallel -> MindSpore data parallel; fused kernels have no counterpart",
-        _SWAP,
-    ),
-    "mmcv": Library(
-        None, "none", "no counterpart (its CUDA ops and runner): port the used ops and the runner", (16.0, 80.0)
-    ),
-    "mmengine": Library(None, "none", "no counterpart: replace the runner with a MindSpore train loop", _NO),
-    "mmdet": Library(
-        "mindyolo / MindSpore model zoo",
-        "differs",
-        "detection models exist in mindyolo and the model zoo, not the mmdet API",
-        (8.0, 40.0),
-    ),
-    "detectron2": Library(None, "none", "no counterpart: port the used models and ops", (16.0, 80.0)),
-    "torchmetrics": Library(
-        "mindspore.train.Metric", "differs", "MindSpore metrics cover the common ones (Accuracy, F1...)", (0.5, 3.0)
-    ),
-    "torch_geometric": Library(
-        "mindspore_gl", "differs", "MindSpore Graph Learning covers message passing, not the PyG API", (8.0, 40.0)
-    ),
-    "dgl": Library(
-        "mindspore_gl", "differs", "MindSpore Graph Learning covers message passing, not the DGL API", (8.0, 40.0)
-    ),
-    "deepspeed": Library(
-        None, "none", "no counterpart: MindSpore's optimizer sharding / parallel modes replace ZeRO", (8.0, 40.0)
-    ),
-    "xformers": Library(
-        "mindspore.ops.flash_attention_score", "differs", "fused attention exists as an Ascend op", (1.0, 6.0)
-    ),
-    "flash_attn": Library(
-        "mindspore.ops.flash_attention_score", "differs", "fused attention exists as an Ascend op", (1.0, 6.0)
-    ),
-    "bitsandbytes": Library(None, "none", "no counterpart for its CUDA 8-bit optimizers/quantization", _NO),
-    "kornia": Library(
-        "mindspore.dataset.vision", "differs", "image ops partly in mindspore.dataset.vision", (2.0, 8.0)
-    ),
-    "albumentations": Library(
-        "albumentations (numpy)", "same", "works on numpy images: usable in a GeneratorDataset as is", (0.0, 0.5)
-    ),
-    "torchdata": Library("mindspore.dataset", "differs", "datapipes become a mindspore.dataset pipeline", _SWAP),
-    "ignite": Library(None, "none", "no counterpart: replace the engine with a train loop", _NO),
-    "onnxruntime": Library("onnxruntime (framework-free)", "same", "framework-free; keep it", (0.0, 0.25)),
-    "tensorrt": Library(
-        "MindSpore Lite", "differs", "deployment on Ascend goes through MindIR + MindSpore Lite", (2.0, 8.0)
-    ),
-}
-LIBRARY_SOURCE = "advisor/scan/patterns.py LIBRARIES (counterparts from mindcv, MindNLP, mindone, mindspore_gl READMEs; hours assumption)"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from advisor.scan.imports import ImportTable, is_api, root_of
+from advisor.scan.imports import all_nodes, ImportTable, is_api, root_of
 
 ARRAY_LIBS = {"numpy", "cv2", "pandas", "PIL", "scipy", "math", "random", "cupy", "jax", "tensorflow", "skimage"}
 # Inference runtimes: a class that imports one is a deployment backend, never a MindSpore graph.
@@ -49,7 +49,7 @@ def _third_party_class(q: str | None) -> bool:
 def _other_imports(tree: ast.Module) -> dict[str, str]:
     """Names bound by absolute imports of libraries that are not torch (ImportTable tracks torch's only)."""
     out: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if not is_api(a.name):
@@ -113,7 +113,7 @@ def is_mask(expr: ast.AST, masks: set[str]) -> bool:
 
 def build(tree: ast.Module, table: ImportTable) -> Types:
     types = Types()
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 bound = a.asname or a.name.split(".", 1)[0]
@@ -131,7 +131,7 @@ def build(tree: ast.Module, table: ImportTable) -> Types:
     torchy: set[str] = set()
     tensors: set[str] = set()  # assigned from a torch function somewhere: never an object
     for _ in range(2):  # an alias of an alias
-        for node in ast.walk(tree):
+        for node in all_nodes(tree):
             if not isinstance(node, ast.Assign) or len(node.targets) != 1:
                 continue
             name, value = holder(node.targets[0]), node.value

@@ -77,6 +77,19 @@ def _shares(title: str, shares, width: int) -> list[str]:
     return out
 
 
+NAMED = 6  # APIs with no mapping named on the summary line before "N more"
+
+
+def _no_mapping_names(result: ScanResult) -> str:
+    """': torch.fx.symbolic_trace, ...' (the APIs counted 'with no mapping', named; their sections below
+    say why), '' when there are none."""
+    names = [a.name for a in result.apis if a.toolkit == "no_mapping"] + [u.name for u in result.unmapped]
+    if not names:
+        return ""
+    more = f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
+    return " (" + ", ".join(names[:NAMED]) + more + ")"
+
+
 def _breakdown(result: ScanResult, by: str | None, width: int) -> list[str]:
     b = result.effort_breakdown
     if b is None or not b.items:
@@ -145,7 +158,8 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
         out.append(
             textwrap.fill(
                 f"APIs (as MindSpore Dev Toolkit sorts them): {c.get('convertible', 0)} convertible, "
-                f"{c.get('probably_tensor', 0)} probably Tensor methods, {c.get('no_mapping', 0)} with no mapping",
+                f"{c.get('probably_tensor', 0)} probably Tensor methods, {c.get('no_mapping', 0)} with no mapping"
+                + _no_mapping_names(result),
                 width,
                 subsequent_indent="  ",
             )
@@ -164,6 +178,7 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
                 f" (+{len(places) - MAX_PLACES} more)" if len(places) > MAX_PLACES else ""
             )
             excluded = f" ({s.excluded} in excluded files)" if s.excluded else ""
+            excluded += f" ({s.optional} on optional paths, priced apart)" if s.optional else ""
             out.append(
                 _block(
                     f"{s.risk:<6} {s.kind} x{s.count}{excluded}, {_h(s.effort_hours)}",
@@ -214,6 +229,29 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
                     [("", d.note)],
                     width,
                     indent=9,
+                )
+            )
+        out.append("")
+    if result.ports:
+        out.append("Existing MindSpore ports of what the project builds on (adapt instead of re-implementing)")
+        for o in result.ports:
+            has = ", ".join(o.covered) if o.covered else f"the models it takes from {o.upstream}"
+            out.append(
+                _block(
+                    f"{o.port} ({o.upstream}), {o.files} file(s)",
+                    [("has", has), ("lacks", ", ".join(o.missing))],
+                    width,
+                    indent=6,
+                )
+            )
+        out.append("")
+    if result.unknown_libraries:
+        out.append("Third-party libraries the scan does not know (not understood: not in the estimate)")
+        for u in result.unknown_libraries:
+            flag = " optional (lazy import)" if u.optional else " excluded files only" if u.excluded else ""
+            out.append(
+                textwrap.fill(
+                    f"{u.name} in {u.files} file(s){flag}, first at {_at(u.first)}", width, subsequent_indent="    "
                 )
             )
         out.append("")
