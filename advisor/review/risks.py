@@ -195,7 +195,10 @@ def register(report: Report, workflow: Optional[str] = None) -> Register:
     risks = {r.id: r for r in (_from_pitfall(item, p, wf) for item in report.pitfalls)}
     scan = report.scan
     for h in scan.hazard_summary if scan is not None else []:
-        count, kind, eff = h.count or 1, h.kind, h.effort_hours
+        # places in excluded files or on an optional path with a fallback raise no risk
+        count, kind, eff = h.count - h.excluded - h.optional, h.kind, h.effort_hours
+        if count <= 0:
+            continue
         found = f"`advisor scan` found {count} place(s) ({kind}) in {scan.path or 'the code'}"
         pid = h.pitfall
         if pid and pid in risks:

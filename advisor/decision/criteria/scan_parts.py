@@ -11,7 +11,11 @@ if TYPE_CHECKING:
 
 
 def scan_kernels(scan: Optional[ScanResult]) -> int:
-    return sum(1 for h in scan.hazards if h.kind == "custom_extension") if scan is not None else 0
+    return (
+        sum(1 for h in scan.hazards if h.kind == "custom_extension" and not h.excluded and not h.optional)
+        if scan is not None
+        else 0
+    )
 
 
 def scan_role_parts(scan: Optional[ScanResult]) -> list[tuple[str, float, float]]:
