@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from advisor.sanitize import for_terminal, one_line
 from tui import providers
 from tui.controller import MeasurementController, _one_line, rows
 from tui.messages import (
@@ -162,6 +163,11 @@ class AdvisorApp(App):
         for cancel in (*(m.cancel for m in state.measurements), state.host.cancel):
             if cancel is not None:
                 cancel.set()
+
+    def notify(self, message: str, *, title: str = "", **kwargs) -> None:
+        """Every toast: a message may quote a file's text (a requirements name, a path), whose escape
+        sequences would otherwise reach the terminal (clear the screen, set its title or clipboard)."""
+        super().notify(for_terminal(str(message)), title=one_line(str(title)), **kwargs)
 
     # ---- keys and the command palette ------------------------------------------------------------
 

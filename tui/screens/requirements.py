@@ -25,6 +25,7 @@ from textual.widgets import (
     Switch,
 )
 
+from advisor.sanitize import one_line
 from tui import providers
 from tui import actions
 from tui.defaults import blank_requirements, host_defaults
@@ -164,7 +165,7 @@ class RequirementsScreen(AdvisorScreen):
         """First draw only: afterwards the form is the source and changes arrive as events."""
         app = self.app
         if app.state.requirements.path:
-            self.query_one("#req-file", Input).value = app.state.requirements.path
+            self.query_one("#req-file", Input).value = one_line(app.state.requirements.path)
         data = app.state.requirements.data
         if data is None:
             data = blank_requirements()
@@ -232,8 +233,8 @@ class RequirementsScreen(AdvisorScreen):
                     widget.value = bool(value)
                 elif spec.kind == "mapping":
                     widget.value = format_mapping(value)
-                else:
-                    widget.value = "" if value is None else _plain(value)
+                else:  # a file's text never reaches the terminal with its escape sequences
+                    widget.value = "" if value is None else one_line(_plain(value))
                 self._filled[spec.widget_id] = self._raw_value(spec)
             self._sync_sections()
 
@@ -341,7 +342,7 @@ class RequirementsScreen(AdvisorScreen):
                 errors.setdefault(section, f"{spec.label if spec else wid}: {text}")
         for static in self.query(".field-error"):
             wid = (static.id or "").removeprefix("err-")
-            text = errors.get(wid, "")
+            text = one_line(errors.get(wid, ""))  # a problem may quote the file's text back
             static.update(text)
             static.set_class(bool(text), "-shown")
             static.set_class(text.startswith("warning:"), "-warning")
