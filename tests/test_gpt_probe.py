@@ -301,6 +301,8 @@ def test_real_tiny_gpt_all_four_modes_parity_and_compile_counts(tmp_path):
         assert r.status == "ok", (r.id, r.error)
         assert r.tokens_per_second > 0 and r.train_flops_per_token == 835_584
         assert r.settings["param_count"] == 134_912
+        # the weights were made in each worker, the same seeded fp32 set in both frameworks
+        assert r.settings["weights_checksum"] == res.weights_checksum == weights.checksum(weights.canonical(TINY))
     # same weights and data: the first losses agree (the protocol's 1e-3)
     firsts = [r.loss_first for r in runs.values()]
     assert max(firsts) - min(firsts) < 1e-3

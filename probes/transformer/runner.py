@@ -22,7 +22,7 @@ from probes import hostfacts, launcher, quality
 from probes.launcher import Cancel
 from probes.training import runner as training
 from probes.training import stats
-from probes.transformer import flops, parity, spec, weights
+from probes.transformer import flops, memory, parity, spec
 from probes.transformer.verdicts import attention_verdict, dynamic_verdict, headline
 from probes.transformer.models import (
     MODES_OF,
@@ -314,9 +314,8 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
         frameworks=fws,
         tool_version=hostfacts.package_version("framework-advisor"),
         param_count=spec.param_count(s),
-        weights_checksum=weights.canonical_checksum(s),
         flops=flops.describe(s),
-    )
+    )  # the weights' checksum is the workers': the parent never makes the weights
     if host.logical_cores and host.loadavg_before and host.loadavg_before[0] > 0.75 * host.logical_cores:
         result.warnings.append(
             f"the host was busy before the probe (load average {host.loadavg_before[0]} on "
@@ -331,6 +330,15 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
             result.warnings.append(f"{fw} is not installed: its runs are left out")
     specs = [(fw, m) for fw, m in round_specs(config) if fw in wanted]
     variants = [v for v in dynamic_specs(config) if VARIANTS[v][0] in wanted] if config.dynamic else []
+    too_big = memory.refusal(s, config.batch_size)
+    if too_big:  # no child starts: each would fail the same way, and a host out of memory harms the rest
+        result.warnings.append(too_big)
+        result.runs = [
+            GptRun(id=run_id(fw, m), framework=fw, mode=m, status="failed", error=too_big) for fw, m in specs
+        ]
+        result.verdicts = [f"not measured: {too_big}"]
+        result.seconds = round(time.monotonic() - t_start, 2)
+        return result
     needs_aux = config.gemm or config.parity or config.attention
     total = len(wanted) * needs_aux + len(specs) * config.repeat + len(variants)
     index = 0
@@ -394,6 +402,9 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
                                       tokens_per_second=r.tokens_per_second))  # fmt: skip
         result.adaptation = log
         result.runs = merge_rounds(runs)
+        result.weights_checksum = next(
+            (r.settings["weights_checksum"] for r in runs if "weights_checksum" in r.settings), None
+        )
         result.comparisons = comparisons(runs, ids)
 
         for variant in variants:
