@@ -1,13 +1,22 @@
-"""advisor.progress.ProbeProgress (issue 29 item 4): one progress model for every probe kind, with a
-planned total, an ETA that only counts down, and a re-plan said in words when the run adds work."""
+"""advisor.progress.ProbeProgress: one progress model for every probe kind, with a planned total, an
+ETA that only counts down, and a re-plan said in words when the run adds work."""
 
 from __future__ import annotations
 
 import io
 from types import SimpleNamespace
 
+import pytest
+
+from advisor.estimates import Load
 from advisor.progress import ProbeProgress, probe_progress
 from probes.base import ProbeEvent
+
+
+@pytest.fixture(autouse=True)
+def quiet_host(monkeypatch):
+    """The plan's contention is this test's, not the machine's at the moment it runs."""
+    monkeypatch.setattr("advisor.estimates.load_now", lambda window=None: Load(2, 0.0))
 
 
 def ev(run_id: str, kind: str, **extra) -> ProbeEvent:
@@ -24,8 +33,10 @@ def test_the_eta_only_counts_down_when_a_run_takes_longer_than_estimated():
     p.on_event(ev("a", "start"), now=0.0)
     shown = [p.remaining_seconds(now=t) for t in (1.0, 5.0, 9.0)]
     assert shown == [19.0, 15.0, 11.0]  # by the clock: a's 10 s less what passed, plus b's 10
-    p.on_event(ev("a", "done"), now=30.0)  # a took 30 s, three times its estimate: b now looks like 30 s
-    assert p.raw_remaining(now=30.0) == 30.0
+    # a took 30 s, three times its estimate: b now looks like 15 s (30 + 30 over 10 + 30: one run's
+    # overrun corrects the rest, shrunk toward the plan by SCALE_PRIOR_S seconds of its own belief)
+    p.on_event(ev("a", "done"), now=30.0)
+    assert p.raw_remaining(now=30.0) == 10.0 * (30 + 30) / (10 + 30)
     assert p.remaining_seconds(now=30.0) == 0.0  # 11 s shown at t=9, 21 s later: never back up to 30
     view = p.view(now=31.0)
     assert view.over_estimate and "running over the estimate" in view.text and "0 s left" not in view.text
@@ -93,35 +104,40 @@ def test_deploy_steps_are_planned_from_the_runners_announced_total():
 
 
 def test_the_cli_prints_the_plan_a_line_per_run_and_the_re_plan():
+    from probes.training.models import ProbeConfig
+
+    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], repeat=1, max_repeat=None)
+    rid = "pytorch-eager-lenet-bs32"
     stream = io.StringIO()
-
-    class Config:
-        budget = 1.0
-
-    from unittest import mock
-
-    with mock.patch("advisor.progress.planned_runs", return_value=[("a", "pytorch", "eager", "lenet")]):
-        with probe_progress("training", Config(), stream=stream) as on_event:
-            on_event(ev("pytorch-aux", "start"))  # not a run: no line
-            on_event(ev("a", "start"))
-            on_event(ev("a", "done", message="ok"))
-            on_event(ev("a", "start"))  # another round
+    with probe_progress("training", config, stream=stream) as on_event:
+        on_event(ev("pytorch-aux", "start"))  # not a run: no line
+        on_event(ev(rid, "start"))
+        on_event(ev(rid, "done", message="ok"))
+        on_event(ev(rid, "start"))  # another round
     lines = stream.getvalue().splitlines()
     assert lines[0].startswith("advisor: training: 1 runs planned, about ")
-    assert lines[1] == "advisor: a: ok (1 of 1 runs finished)"
+    assert lines[1] == f"advisor: {rid}: ok (1 of 1 runs finished)"
     assert lines[2].startswith("advisor: training: 1 of 2 runs finished") and lines[2].endswith("(was 1)")
+    assert lines[3].startswith("advisor: training: finished in ")
 
 
 def test_the_training_plan_and_its_estimate_follow_the_runners_plan():
-    """(was test_tui_cli's SuiteClock test) the suite's runs are the runner's plan, in its ids."""
-    from advisor.progress import suite_estimate
+    """The suite's runs are the runner's plan, in its ids, after its preparation steps."""
+    from advisor.estimates import plan_for
     from probes.training.models import ProbeConfig
 
     config = ProbeConfig(
         frameworks=["pytorch"], models=["lenet"], modes=["eager", "compile"], budget=2, repeat=1, max_repeat=None
     )
-    estimate = suite_estimate(config)
-    assert 0 < estimate.low < estimate.high
+    plan = plan_for("training", config, load=Load(2, 0.0))
+    assert [s.id for s in plan.steps] == [
+        "host-summary",
+        "pytorch-aux",
+        "round-lenet-0",
+        "pytorch-eager-lenet-bs32",
+        "pytorch-compile-lenet-bs32",
+    ]
+    assert [s.id for s in plan.runs] == ["pytorch-eager-lenet-bs32", "pytorch-compile-lenet-bs32"]
     p = ProbeProgress.for_config("training", config, now=0.0)
     assert p.planned == 2 and p.view(now=0.0).text.startswith("0 of 2 runs finished, about ")
     first = p.remaining_seconds(now=0.0)
@@ -144,19 +160,25 @@ def test_without_a_terminal_a_line_per_finished_run_with_what_it_measured():
         on_event({"run_id": "pytorch-eager-lenet-bs32", "kind": "done", "message": "ok", "images_per_second": 812.25})
     lines = stream.getvalue().splitlines()
     assert lines[0].startswith("advisor: training: 1 runs planned, about ")
-    assert lines[1:] == ["advisor: pytorch-eager-lenet-bs32: ok, 812.2 img/s (1 of 1 runs finished)"]
+    assert lines[1] == "advisor: pytorch-eager-lenet-bs32: ok, 812.2 img/s (1 of 1 runs finished)"
+    assert lines[2].startswith("advisor: training: finished in ")
 
 
 def test_what_a_finished_run_measured_in_words():
     from advisor.progress import done_text
 
     run = SimpleNamespace(status="ok", error=None, images_per_second=1234.5, stop_reason="converged")
-    assert done_text(ev("r", "done", run=run)) == "ok, 1,234.5 img/s (converged)"
+    assert done_text(ev("r", "done", run=run)) == "ok, 1,234 img/s (converged)"  # one number format
     failed = SimpleNamespace(status="timeout", error="killed after 60 s", images_per_second=None)
     assert done_text("r", {"kind": "done", "run": failed}) == "timeout: killed after 60 s"
     assert done_text({"step_id": "s", "status": "failed", "message": "no onnx"}) == "failed: no onnx"
     assert done_text({"run_id": "a-r1", "message": "a-r1: 321 img/s total"}) == "321 img/s total"
-    assert done_text({"run_id": "g", "message": "ok", "tokens_per_second": 901.4}) == "ok, 901 tokens/s"
+    assert done_text({"run_id": "g", "message": "ok", "tokens_per_second": 901.4}) == "ok, 901.4 tokens/s"
+    # one status: a measured run says its grade, and an unusable one is never "ok"
+    graded = SimpleNamespace(
+        status="ok", error=None, images_per_second=2216.04, stop_reason="budget", quality="unusable"
+    )
+    assert done_text(ev("r", "done", run=graded)) == "unusable, 2,216 img/s, never scored (budget)"
 
 
 def test_deploy_plans_every_export_and_serve_before_it_starts():
