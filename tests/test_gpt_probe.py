@@ -220,6 +220,8 @@ def test_dynamic_verdict_cost_against_the_best_other_way():
     result.dynamic_verdicts = [verdicts.dynamic_verdict(d) for d in result.dynamic]
     head = verdicts.headline(result)[0]
     assert "cost 40% of end-to-end tokens/s in MindSpore graph mode unless bucketed" in head
+    # one ungraded run each: every finding built on the ways says so in its own sentence
+    assert head.startswith("On this workload, in one ungraded run, ") and "in one ungraded run:" in v.text
     assert "Cell.set_inputs: 1 compile(s), steady tokens/s 50% less" in head  # 1 - 600 / 1200
 
 
