@@ -224,6 +224,7 @@ def test_cli_bad_flags_are_one_line_errors(capsys):
     assert cli.main(["probe", "--models", "vgg"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("advisor: error: --models: unknown vgg") and err.count("\n") == 1
+    assert err.rstrip().endswith("or gpt alone (the transformer probe)")  # every choice named, gpt too
     assert cli.main(["probe", "--frameworks", "mindspore", "--modes", "eager"]) == 2
     assert "none of eager belongs to mindspore" in capsys.readouterr().err
     assert cli.main(["probe", "--data", "/nonexistent/cifar"]) == 2

@@ -186,7 +186,10 @@ def build_config(args):
                 "--frameworks: neither PyTorch nor MindSpore is installed "
                 f"for {sys.executable}; install one (pip install -e '.[pytorch]')"
             )
-    models = comma_list(args.models, MODELS, "--models")
+    try:
+        models = comma_list(args.models, MODELS, "--models")
+    except UsageError as exc:  # the choices it names: the CNN models, and gpt (a run of its own)
+        raise UsageError(f"{exc}, or gpt alone (the transformer probe)") from None
     modes = comma_list(args.modes, MODES, "--modes")
     if not any(m in MODES_OF[fw] for fw in frameworks for m in modes):
         raise UsageError(
