@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@echo "make: installing framework-advisor with PyTorch $(call pin,torch) (CPU build), MindSpore $(call pin,mindspore)," >&2
 	@echo "      ONNX Runtime, scikit-learn, Textual and the test tools (constraints.txt): about 4 GB once" >&2
 	@echo "      installed, 4-5 minutes on a 2-core host with a fast network; pip's progress follows" >&2
-	$(BIN)/python -m pip install --progress-bar on -c constraints.txt -e '.[pytorch,mindspore,deploy,accuracy,test,dev]' >&2
+	$(BIN)/python -m pip install --progress-bar on -c constraints.txt -e '.[pytorch,mindspore,deploy,accuracy,test,dev,completion]' >&2
 	@touch $(STAMP)
 	@echo "make: installed into $(VENV); later runs skip this step until pyproject.toml or constraints.txt change" >&2
 
