@@ -258,7 +258,8 @@ async def test_probes_run_show_progress_table_and_parity():
     app = app_with(probe_launcher=launcher, initial_mode="probes")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.click("#model-resnet18")  # only LeNet
+        for box, on_ in (("#model-resnet18", False), ("#mode-compile", True), ("#mode-pynative", True)):
+            app.screen.query_one(box).value = on_  # only LeNet, every mode (the quick profile's budget)
         await pilot.pause(0.3)
         await pilot.press("s")
         await settle(pilot)

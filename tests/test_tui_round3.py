@@ -67,3 +67,182 @@ async def test_requirements_text_is_painted_without_control_sequences(tmp_path):
         app.notify(HOSTILE, title=HOSTILE)  # a toast quoting the file
         await pilot.pause()
         assert controls(painted(app)) == []
+
+
+# ---- the Probes screen: the first run's quick profile, the ETA moving, "finished in", no toast ---
+
+
+def probes_app(launcher=None, cached=None, **kw):
+    return make_app(
+        host_provider=host_report,
+        probe_launcher=launcher or FakeLauncher(),
+        cached_probes=cached,
+        requirements_path=str(EXAMPLE),
+        report_builder=lambda *a, **k: None,
+        initial_mode="probes",
+        **kw,
+    )
+
+
+@run_async
+async def test_first_run_starts_from_the_quick_profile_and_results_bring_the_full_suite():
+    from probes.training.models import QUICK
+
+    from fixtures.tui.fakes import cached_suite
+
+    app = probes_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.profile() == "quick" and screen.query_one("#probe-profile").value == "quick"
+        choice, _ = screen.choice()
+        assert choice["models"] == QUICK["models"] and choice["modes"] == QUICK["modes"]
+        assert (choice["repeat"], choice["max_repeat"], choice["budget"]) == (2, 2, 2.0)
+        assert "Quick profile" in str(screen.query_one("#probe-status").content)
+    app = probes_app(cached=cached_suite)  # this host measured before: the full suite, config's budget
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.profile() == "full"
+        choice, _ = screen.choice()
+        assert choice["models"] == ["lenet", "resnet18"] and choice["budget"] == 6.0  # `advisor config`'s
+
+
+@run_async
+async def test_the_eta_moves_while_no_event_arrives_and_the_end_says_how_long_it_took(monkeypatch):
+    import threading
+
+    from tui.screens import probes as probes_screen
+
+    monkeypatch.setattr(probes_screen, "TICK_S", 0.05)
+    gate = threading.Event()
+
+    class Silent(FakeLauncher):
+        def __call__(self, config, on_event, cancel):
+            gate.wait(10)  # a GEMM peak child: no event for a while
+            return super().__call__(config, on_event, cancel)
+
+    app = probes_app(Silent(steps=2))
+    seen = []
+    original = app.notify
+    app.notify = lambda message, **kw: (seen.append(str(message)), original(message, **kw))[1]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        clock = app.state.probes.clock
+        shown = []
+        for _ in range(3):
+            await pilot.pause(0.4)
+            shown.append(str(app.screen.query_one("#probe-status").content))
+        assert clock.started is not None and len(set(shown)) == 1 or shown[0] != shown[-1] or "left" in shown[0]
+        # the status line is redrawn by the clock (the same text at 1 s resolution is fine; its source moved)
+        assert clock.remaining_seconds() < clock.estimate_seconds()
+        gate.set()
+        await settle(pilot)
+        status = str(app.screen.query_one("#probe-status").content)
+        assert status.startswith("Probes finished in ") and "(estimated " in status
+        assert not any("finished" in m for m in seen)  # on the Probes screen: the status line, no toast
+
+
+# ---- a cancel keeps every earlier good result -----------------------------------------------------
+
+
+@run_async
+async def test_a_cancel_keeps_the_earlier_results_and_counts_nothing_as_failed():
+    from fixtures.tui.fakes import cached_suite
+
+    launcher = FakeLauncher(steps=400, step_delay=0.01)
+    app = probes_app(launcher, cached=cached_suite)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        before = {r.id: r.images_per_second for r in app.state.probes.result.runs}
+        await pilot.press("s")
+        await pilot.pause(0.3)
+        await pilot.press("c")
+        await settle(pilot)
+        suite = app.state.probes.result
+        assert not any(r.status == "cancelled" for r in suite.runs)  # never run: not a result
+        assert {r.id for r in suite.runs} == set(before)  # every earlier run kept
+        assert all(r.status == "ok" for r in suite.runs) and all(p.ok for p in suite.parity)
+        assert app.screen.query_one("#probe-charts").display  # the charts still have their runs
+        status = str(app.screen.query_one("#probe-status").content)
+        assert status.startswith("Probes cancelled after ")
+
+
+# ---- the Recommendation says "recomputing" while its verdict is stale -----------------------------
+
+
+@run_async
+async def test_a_stale_verdict_says_recomputing_until_the_new_one_lands():
+    import threading
+
+    from tui.screens.recommendation import RecommendationScreen
+
+    from advisor.report import Report
+
+    gate = threading.Event()
+    built = []
+    frozen = Report.model_validate_json((ROOT / "tests" / "fixtures" / "tui" / "report.json").read_text())
+
+    def slow_builder(requirements, host, probes, **k):
+        if built:  # every build after the first waits for the test
+            gate.wait(10)
+        built.append(requirements)
+        return frozen.model_copy()
+
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        requirements_path=str(EXAMPLE),
+        report_builder=slow_builder,
+        initial_mode="recommendation",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RecommendationScreen)
+        assert app.state.report is not None and not screen.query_one("#rec-stale").display
+        app.state.report_error = "team.size: must be at least 1"  # an error for a field since fixed
+        app.rebuild_report()  # an edit: the verdict shown is now for older inputs
+        await pilot.pause(0.2)
+        assert app.state.report_stale and screen.query_one("#rec-stale").display
+        assert "Recomputing" in str(screen.query_one("#rec-stale").content)
+        assert app.state.report_error is None  # the fixed field's error is not shown as current
+        gate.set()
+        await settle(pilot)
+        assert not app.state.report_stale and not screen.query_one("#rec-stale").display
+
+
+# ---- the Requirements form by keyboard --------------------------------------------------------------
+
+
+@run_async
+async def test_a_jump_key_reaches_every_field_and_ctrl_o_reaches_the_file_field():
+    from tui.screens.jump import JumpModal
+
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        report_builder=lambda *a, **k: None,
+        initial_mode="requirements",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        targets = screen.jump_targets()
+        controls = {s.widget_id for s in screen.specs if s.kind != "section"}
+        assert {t.widget_id for t in targets} >= controls | {"req-file"}  # every control and the File field
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert isinstance(app.screen, JumpModal)
+        await pilot.press(*"deadline")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "f-constraints-deadline-weeks"
+        screen.query_one("#req-file").value = ""
+        await pilot.press("escape")
+        await pilot.press("ctrl+o")  # the File field is empty: go there, not a dead end
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "req-file"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from textual import events
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.screen import Screen
@@ -29,6 +30,14 @@ class AdvisorScreen(Screen):
     def on_mount(self) -> None:
         self.app.register_view(self)
         self.safely(self.refresh_view)
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Textual restyles every widget on each resume; the app's CSS has not changed since this screen
+        # was styled (switch_mode refreshes it when it has), so that is seconds of work on the Requirements
+        # form for nothing: a later visit only lays out and paints.
+        if getattr(self, "_css_update_count", None) == getattr(self.app, "_css_update_count", object()):
+            event.refresh_styles = False
+        super()._on_screen_resume(event)
 
     def on_screen_resume(self) -> None:
         # Only what changed while hidden is redrawn: switching screens stays instant.

@@ -41,6 +41,7 @@ from tui.form_spec import (
 from tui.messages import HostDefaults, RequirementsLoaded
 from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
+from tui.screens.jump import JumpModal, Target
 from tui.widgets.toggles import StateSelectionList, StateSwitch
 
 if TYPE_CHECKING:
@@ -430,9 +431,11 @@ class RequirementsScreen(AdvisorScreen):
 
     @on(Button.Pressed, "#req-load")
     def action_load(self) -> None:
-        path = self.query_one("#req-file", Input).value.strip()
-        if not path:
-            self.notify("Type the file to load in the File field", severity="warning")
+        field = self.query_one("#req-file", Input)
+        path = field.value.strip()
+        if not path:  # the keyboard's way to the File field: go there, then enter loads
+            self.set_focus(field)
+            self.notify("Type the file to load, then press enter", severity="warning")
             return
         if not self.dirty:
             self.app.load_requirements(path, notify=True)
@@ -450,6 +453,31 @@ class RequirementsScreen(AdvisorScreen):
     @on(Input.Submitted, "#req-file")
     def _file_submitted(self) -> None:
         self.action_load()
+
+    def jump_targets(self) -> list[Target]:
+        """The File field, then every control of the form in its order, by key, label and meaning."""
+        out = [Target("req-file", "File (the requirements YAML to load or save)", "file path load save yaml")]
+        for spec in self.specs:
+            wid = f"sec-{spec.widget_id}" if spec.kind == "section" else spec.widget_id
+            if spec.kind == "section" and spec.required:
+                continue  # a heading, not a control
+            words = f"{spec.label} {spec.description or FIELD_HELP.get(spec.key, '')}"
+            out.append(Target(wid, spec.key, words))
+        return out
+
+    def action_jump(self) -> None:
+        def go(widget_id: str | None) -> None:
+            if not widget_id:
+                return
+            target = self.query_one(f"#{widget_id}")
+            if target.disabled:  # a field of a section switched off: its switch first
+                section = next((s for s in self.optional_sections if widget_id.startswith(_wid(s) + "-")), None)
+                if section is not None:
+                    target = self.query_one(f"#sec-{_wid(section)}")
+            self.set_focus(target)
+            target.scroll_visible(animate=False)
+
+        self.app.push_screen(JumpModal(self.jump_targets()), go)
 
 
 def bounds_words(bounds: dict) -> str:
