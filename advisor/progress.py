@@ -26,7 +26,12 @@ from advisor.render.tables import rate_text
 OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progress
 
 SCALE_BOUNDS = (0.2, 5.0)  # how far finished steps may move the estimate of the rest (assumption)
-SCALE_PRIOR_S = 30.0  # seconds of the plan's own estimate the correction is shrunk toward (assumption)
+SCALE_PRIOR_S = 10.0  # seconds of the plan's own estimate the correction is shrunk toward (assumption)
+# The countdown may rise, said in words, when the steps so far show the host this much slower than the
+# plan and the fresh estimate is this many seconds above the countdown (assumption: small drifts are
+# absorbed by the countdown, a real misestimate is re-estimated visibly).
+REESTIMATE_FACTOR = 1.25
+REESTIMATE_MIN_S = 10.0
 
 
 def duration(seconds: float) -> str:
@@ -202,6 +207,7 @@ class ProbeProgress:
         self.replans = 0
         self._shown: float | None = None
         self._shown_at = 0.0
+        self.reestimated: float | None = None  # how much slower than planned, once the ETA was raised for it
         self.started = time.monotonic() if now is None else now
         self.ended: float | None = None
         for step in plan.steps:
@@ -270,6 +276,7 @@ class ProbeProgress:
                 seconds = self.order[same[-1]].step.seconds if same else self.default_s
                 index = self._add(Step(rid, 0.0, seconds))
             self.current[rid] = index
+            self.order[index].began = now  # an extra round's slot counts as planned from here
             self._passed(index, now)
             self._replan(before)
         return self.current[rid]
@@ -383,12 +390,17 @@ class ProbeProgress:
         return not slot.step.id.startswith(("host-summary", "round-"))
 
     def remaining_seconds(self, now: float | None = None) -> float:
-        """The ETA shown: never above the last one shown minus the time since (except after a re-plan)."""
+        """The ETA shown: never above the last one shown minus the time since, except after a re-plan or
+        a visible re-estimate (the finished steps show the host much slower than planned)."""
         now = time.monotonic() if now is None else now
         with self.lock:
             fresh = self.raw_remaining(now)
             if self._shown is not None:
-                fresh = min(fresh, max(0.0, self._shown - (now - self._shown_at)))
+                countdown = max(0.0, self._shown - (now - self._shown_at))
+                if fresh > countdown * REESTIMATE_FACTOR + REESTIMATE_MIN_S and self.scale() > 1.0:
+                    self.reestimated = self.scale()  # said in the text: the one other time it rises
+                else:
+                    fresh = min(fresh, countdown)
             self._shown, self._shown_at = fresh, now
             return fresh
 
@@ -445,6 +457,8 @@ class ProbeProgress:
                     text += f", about {duration(eta)} left (estimate)"
             if self.replanned_from is not None:
                 text += f"; re-planned: {planned} {self.unit} (was {self.replanned_from})"
+            if self.reestimated is not None and not done_all:
+                text += f"; re-estimated: this host runs {self.reestimated:.1f}x slower than planned"
             return ProgressView(
                 planned=planned,
                 finished=finished,

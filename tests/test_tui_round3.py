@@ -246,3 +246,25 @@ async def test_a_jump_key_reaches_every_field_and_ctrl_o_reaches_the_file_field(
         await pilot.press("ctrl+o")  # the File field is empty: go there, not a dead end
         await pilot.pause()
         assert app.focused is not None and app.focused.id == "req-file"
+
+
+@run_async
+async def test_the_results_table_says_which_columns_are_out_of_view_at_80_columns_and_grades_runs():
+    from fixtures.tui.fakes import cached_suite
+
+    def graded():
+        suite = cached_suite()
+        suite.runs[0].quality = "unusable"
+        return suite
+
+    app = probes_app(cached=graded)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        title = str(app.screen.query_one("#probe-results-title").content)
+        assert "more column(s) to the right (" in title and "compile s" in title  # said, not silently dropped
+        row = [str(c) for c in app.screen.query_one("#probe-table").get_row_at(0)]
+        assert row[1] == "unusable"  # its grade, as the command line says it: never "ok" for an unusable run
+    app = probes_app(cached=cached_suite)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert "more column(s)" not in str(app.screen.query_one("#probe-results-title").content)

@@ -614,6 +614,18 @@ class ProbesScreen(AdvisorScreen):
         """The training suite shown (this session's or the cache's)."""
         return self.app.state.probes.result
 
+    def _hint_hidden_columns(self, suite: ProbeSuite) -> None:
+        """The title says which columns are out of view and how to reach them (they are not dropped)."""
+        hidden = hidden_columns(self.query_one("#probe-table", DataTable))
+        title = source_text(suite, self.app.state.probes.cached)
+        if hidden:
+            title.append(
+                f"\n  {len(hidden)} more column(s) to the right ({', '.join(hidden)}): left/right on the table; "
+                "the highlighted run's every field is under it",
+                style="dim",
+            )
+        self.query_one("#probe-results-title", Static).update(title)
+
     def _show_charts(self, model: str | None = None) -> None:
         suite = self.suite
         charts = self.query_one("#probe-charts")
@@ -641,6 +653,7 @@ class ProbesScreen(AdvisorScreen):
         title.update(source_text(suite, self.app.state.probes.cached))
         for run in suite.runs:
             table.add_row(*run_cells(run)[: len(COLUMNS)])
+        self.call_after_refresh(self._hint_hidden_columns, suite)
         self.query_one("#probe-detail", Static).update(run_detail(suite.runs[0]) if suite.runs else "")
         self._show_charts()
         notes = [Text.assemble(("! ", "yellow"), w) for w in suite.warnings]
@@ -648,6 +661,17 @@ class ProbesScreen(AdvisorScreen):
             for warning in run.warnings:
                 notes.append(Text.assemble(("! ", "yellow"), (f"{run.id}: ", "bold"), warning))
         parity.update(Group(parity_text(suite.parity), *notes))
+
+
+def hidden_columns(table: DataTable) -> list[str]:
+    """The columns that lie right of the table's visible width (80 columns hold about six)."""
+    shown, hidden = 0, []
+    width = table.scrollable_content_region.width
+    for column in table.ordered_columns:
+        shown += column.get_render_width(table)
+        if shown > width:
+            hidden.append(str(column.label))
+    return hidden
 
 
 def default_budget() -> float:
@@ -744,14 +768,16 @@ def config_error(exc: Exception) -> str:
 
 
 def run_cells(run: ProbeRun) -> list:
-    status: str = run.status
-    ok = status == "ok"
+    ok = run.status == "ok"
+    status = run.quality if ok and run.quality else run.status  # one status: its grade when it measured
     ci = run.ci95
     ci_text = f"{fmt_num(ci[0], 0)}-{fmt_num(ci[1], 0)}" if ok and ci and len(ci) == 2 else "-"
     mfu = run.mfu
     loss = f"{fmt_num(run.loss_first, 2)}{arrow()}{fmt_num(run.loss_last, 2)}" if run.loss_first is not None else "-"
     run_name = f"{run.framework} {run.mode} {run.model}"
-    style = {"ok": "green", "failed": "red", "timeout": "red"}.get(status, "yellow")
+    style = {"ok": "green", "stable": "green", "failed": "red", "timeout": "red", "unusable": "red"}.get(
+        status, "yellow"
+    )
     return [
         run_name,
         Text(status, style=style),
