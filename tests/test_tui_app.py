@@ -292,8 +292,9 @@ async def test_probes_cancel_kills_the_rest_and_keeps_the_app():
         await settle(pilot)
         assert launcher.cancel_seen.is_set()
         assert not app.state.probes.running
-        statuses = {r.status for r in app.state.probes.result.runs}
-        assert statuses == {"cancelled"}
+        # the rows say what the cancel stopped; the result holds no run that never ran (not a failure)
+        assert {p.status for p in app.state.probes.runs.values()} >= {"cancelled"}
+        assert not any(r.status == "cancelled" for r in app.state.probes.result.runs)
         assert any("cancelled" in msg for _, msg, _ in seen)
         # It can run again afterwards.
         launcher.steps, launcher.step_delay = 2, 0.0
