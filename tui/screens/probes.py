@@ -360,7 +360,7 @@ class ProbesScreen(AdvisorScreen):
         """Read the kind's choices, validate them with its Config, clear its rows and start it."""
         title = self.app.measurements[kind].kind.title
         cannot = "Cannot start probes" if kind == "training" else f"Cannot start the {title.lower()}"
-        choice, problem = self.choice_for(kind)
+        choice, problem = self.choice() if kind == "training" else self.choice_for(kind)  # with its profile
         if choice is None:
             self.notify(problem or "invalid choice", title=cannot, severity="error")
             return
