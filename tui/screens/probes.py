@@ -514,8 +514,9 @@ class ProbesScreen(AdvisorScreen):
             total = max(app.state.probes.total, len(measured))
             clock = app.state.probes.clock
             progress = clock.status() if clock is not None else f"{done} of {total} runs finished"
-            if not measured:
-                progress = f"preparing {total} runs (GEMM peak and parity arrays first)"
+            if not measured:  # the preparation moves the countdown too: its own words, then the ETA
+                doing = clock.doing() if clock is not None else ""
+                progress = f"preparing ({doing or 'GEMM peak and parity arrays first'}); {progress}"
             text = Text.assemble(("Running", "bold cyan"), f": {progress} (c cancels)")
         elif app.state.scaling.running:  # its rows are below the training results: say so up here
             text = Text.assemble(
