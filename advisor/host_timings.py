@@ -19,12 +19,9 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import Mapping, Optional
 
 from advisor.estimates import Figures, Load
-
-if TYPE_CHECKING:
-    from advisor.progress import ProbeProgress
 
 VERSION = 1
 KEEP = 3  # observations a figure averages (assumption: the latest few, so a changed host shows soon)
@@ -124,8 +121,9 @@ def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
     return parts
 
 
-def learn(kind_name: str, config: object, progress: ProbeProgress) -> None:
-    """Keep what the finished steps of this measurement took (called when it ends, however it ends)."""
+def learn(kind_name: str, config: object, progress) -> None:
+    """Keep what the finished steps of a measurement took (called when it ends, however it ends);
+    `progress` is its advisor.progress.ProbeProgress (not imported here: progress imports this module)."""
     actuals = progress.actuals()
     if not actuals:
         return
