@@ -43,6 +43,7 @@ def make():
         report_builder=lambda *a, **k: frozen.model_copy(),
         requirements_path=str(ROOT / "examples" / "prototype-then-ascend.yaml"),
         initial_mode="host",
+        prebuild=True,  # as on a terminal (run_test is headless)
     )
 
 

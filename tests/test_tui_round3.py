@@ -278,3 +278,36 @@ async def test_the_results_table_says_which_columns_are_out_of_view_at_80_column
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         assert "more column(s)" not in str(app.screen.query_one("#probe-results-title").content)
+
+
+# ---- screens built ahead of time ------------------------------------------------------------------
+
+
+@run_async
+async def test_the_other_screens_are_built_styled_and_laid_out_before_their_first_visit():
+    import asyncio
+
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        report_builder=lambda *a, **k: None,
+        initial_mode="host",
+        prebuild=True,  # as on a terminal (a headless run builds on first visit)
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(600):
+            if all(app._built(mode) for mode in app.MODES):
+                break
+            await asyncio.sleep(0.05)
+        await settle(pilot)
+        assert all(app._built(mode) for mode in app.MODES)
+        form = app._screen_stacks["requirements"][0]
+        field = form.query_one("#f-name")
+        assert form.size == app.size  # laid out at the app's size, unseen
+        assert form._css_update_count == app._css_update_count  # styled: its first showing need not restyle
+        assert form.resumed_at == 0 and app.state.requirements.model is not None  # defaults from this host
+        await pilot.press("f2")
+        await settle(pilot)
+        assert app.screen is form and form.query_one("#f-name") is field  # shown, not composed again
+        assert form.resumed_at > 0

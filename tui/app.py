@@ -92,10 +92,10 @@ class AdvisorApp(App):
         requirements_path: str | None = None,
         initial_mode: str = "host",
         check_on_start: bool = True,
-        prebuild: bool = True,
+        prebuild: Optional[bool] = None,
     ) -> None:
         super().__init__()
-        self.prebuild = prebuild
+        self.prebuild = prebuild  # None: on a terminal (a headless test run has no one to wait for it)
         self.core = core
         self.state = AppState()
         self.state.requirements.path = requirements_path
@@ -154,7 +154,7 @@ class AdvisorApp(App):
             self.refresh_host()
         for kind, read in self.core.cached.items():
             self.measurements[kind].load_cached(read)
-        if self.prebuild:
+        if self.prebuild or (self.prebuild is None and not self.is_headless):
             self.set_timer(PREBUILD_AFTER_S, self._prebuild_next)
 
     # ---- screens built ahead of time ---------------------------------------------------------------
@@ -302,7 +302,8 @@ class AdvisorApp(App):
         host = self.state.host
         host.report, host.error, host.checking = message.report, None, False
         self.tell(HostChanged)
-        if not self.state.requirements.path and not any(isinstance(v, RequirementsScreen) for v in self.views):
+        seen = any(isinstance(v, RequirementsScreen) and v.resumed_at for v in self.views)  # built ahead is not seen
+        if not self.state.requirements.path and not seen:
             self._starting_requirements()  # nobody has seen the form: it simply starts from here
         else:
             self.tell(HostDefaults)
@@ -535,6 +536,7 @@ def make_app(
     scan_code: Callable[[BaseModel, str | None], Optional[BaseModel]] | None = None,
     initial_mode: str = "host",
     check_on_start: bool = True,
+    prebuild: Optional[bool] = None,
 ) -> AdvisorApp:
     """The app, wired to the real parts unless a test passes its own callables (the signatures of
     tui.providers: HostCheck, Launcher, ReportBuilder; save_*=False: don't save). `launchers` maps
@@ -571,5 +573,9 @@ def make_app(
         scan_code=scan_code,
     )
     return AdvisorApp(
-        core, requirements_path=requirements_path, initial_mode=initial_mode, check_on_start=check_on_start
+        core,
+        requirements_path=requirements_path,
+        initial_mode=initial_mode,
+        check_on_start=check_on_start,
+        prebuild=prebuild,
     )

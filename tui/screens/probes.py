@@ -596,8 +596,9 @@ class ProbesScreen(AdvisorScreen):
         """Results arrived (this host's cache, read after the screen was built) while the choices are
         still exactly the first-run quick profile (an edit makes them custom): the full suite is the
         default now."""
-        if self.chosen or self.app.state.probes.result is None or self.app.measuring:
-            return
+        state = self.app.state.probes
+        if self.chosen or state.result is None or not state.cached or self.app.measuring:
+            return  # only the cache's results, read at start: a run of this session keeps its choices
         self.chosen = True
         if self.profile() == "quick":
             self._apply_profile("full")
