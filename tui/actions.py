@@ -107,5 +107,6 @@ RECOMMENDATION = (
         "HTML",
         "Export the report as HTML",
         "Write the report as one self-contained HTML file (charts inside) to open in a browser",
+        footer=False,  # the footer at 80 columns keeps the global keys; the button and the palette have it
     ),
 )

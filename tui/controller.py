@@ -140,6 +140,7 @@ class MeasurementController:
         state = self.state
         state.running, state.cancel, state.runs, state.fraction = True, cancel, {}, 0.0
         state.config = config
+        state.began, state.ended = time.monotonic(), None
         state.clock = _plan(self.kind, config)
         state.total = state.clock.total if state.clock is not None else 0
         self.broadcast(MeasurementChanged, self.kind.name)
@@ -214,6 +215,8 @@ class MeasurementController:
         if message.from_cache and state.running:
             return False  # a cache read landing while measuring: the measurement is the news
         state.running = False if from_run else state.running
+        if from_run:
+            state.ended = time.monotonic()
         if from_run and state.clock is not None:
             state.clock.finish()
             self._learn(state.clock, state.config)
@@ -236,7 +239,7 @@ class MeasurementController:
                 self.app.notify(self.kind.cancelled, title=self.kind.title, severity="warning")
             elif message.result is not None and getattr(self.app, "current_mode", None) != "probes":
                 # on the Probes screen its status line says it (a toast would cover the results)
-                took = f" in {duration(state.clock.view().elapsed)}" if state.clock is not None else ""
+                took = f" in {duration(state.ended - state.began)}" if state.began is not None else ""
                 self.app.notify(f"{self.kind.title} finished{took}", title=self.kind.title, timeout=4)
         self.broadcast(MeasurementChanged, self.kind.name)
         return message.result is not None
@@ -273,29 +276,25 @@ class MeasurementController:
 
 
 def kept_after_cancel(new: Result, old: Optional[BaseModel]) -> BaseModel:
-    """A cancelled measurement's result with its cancelled runs left out and, where there was an earlier
-    result, every run, parity and peak of it this one did not measure successfully (the cache's own
-    merge rules: advisor.cache.merge_suites / merge_scaling). A kind without runs keeps the earlier
-    result when the cancelled one measured nothing."""
-    runs = getattr(new, "runs", None)
-    if isinstance(runs, list):
-        new = new.model_copy(update={"runs": [r for r in runs if getattr(r, "status", None) != "cancelled"]})
-    if old is None or type(old) is not type(new):
-        return new
+    """A cancelled measurement's result, keeping every earlier good result: the training suite without
+    the runs the cancel stopped (never run: not a failure the report would count) merged with the earlier
+    suite by the cache's own rules (advisor.cache.merge_suites: a run, parity or peak measured before stays
+    where this one did not measure it); the scaling probe by merge_scaling; any other kind keeps the
+    earlier result when the cancelled one measured nothing (their summaries belong to their own runs)."""
     from advisor import cache
     from probes.scaling.models import ScalingResult
     from probes.training.models import ProbeSuite
 
     if isinstance(new, ProbeSuite):
-        return cache.merge_suites(new, old)
+        new = new.model_copy(update={"runs": [r for r in new.runs if r.status != "cancelled"]})
+        return cache.merge_suites(new, old) if isinstance(old, ProbeSuite) else new
+    if old is None or type(old) is not type(new):
+        return new
     if isinstance(new, ScalingResult):
         return cache.merge_scaling(new, old)
-    if isinstance(runs, list):
-        ids = {getattr(r, "id", None) for r in new.runs}
-        earlier = [r for r in getattr(old, "runs", []) if getattr(r, "id", None) not in ids]
-        if not any(getattr(r, "status", None) == "ok" for r in new.runs) and earlier:
-            return old
-        return new.model_copy(update={"runs": [*new.runs, *earlier]})
+    runs = getattr(new, "runs", None)
+    if isinstance(runs, list) and not any(getattr(r, "status", None) == "ok" for r in runs):
+        return old
     return new
 
 

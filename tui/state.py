@@ -62,6 +62,8 @@ class Measurement:
     fraction: float = 0.0  # of the whole measurement (the scaling runner says)
     clock: Optional[ProbeProgress] = None  # the one progress model: planned total and a countdown ETA
     config: Optional[BaseModel] = None  # what the latest measurement was started with
+    began: Optional[float] = None  # monotonic seconds when the latest measurement of this session started
+    ended: Optional[float] = None  # ... and when it ended (finished, cancelled or failed)
 
     def __setattr__(self, name: str, value: object) -> None:
         # Where a result enters the state: a mapping (a result read back from JSON) becomes the kind's

@@ -547,17 +547,19 @@ class ProbesScreen(AdvisorScreen):
     def _last_finished(self) -> str:
         """'Probes finished in 62 s (estimated 58 s).' after a measurement of this session."""
         done = [
-            (m.clock.ended, self.app.measurements[k].kind.title, m)
+            (m.ended, self.app.measurements[k].kind.title, m)
             for k, m in self.app.state.kinds.items()
-            if m.clock is not None and m.clock.ended is not None and not m.running
+            if m.ended is not None and m.began is not None and not m.running
         ]
         if not done:
             return ""
         _, title, latest = max(done, key=lambda d: d[0])
-        view = latest.clock.view()
+        clock = latest.clock
+        took = clock.view().elapsed if clock is not None and clock.ended is not None else latest.ended - latest.began
         cancelled = latest.cancel is not None and latest.cancel.is_set()
         word = "cancelled after" if cancelled else "finished in"
-        return f"{title} {word} {duration(view.elapsed)} (estimated {duration(latest.clock.estimate_seconds())})."
+        planned = f" (estimated {duration(clock.estimate_seconds())})" if clock is not None else ""
+        return f"{title} {word} {duration(took)}{planned}."
 
     def _sync_profile(self) -> None:
         """The Profile select says which profile the choices are (custom when edited away from both)."""
