@@ -1,9 +1,12 @@
-"""How long a training-probe suite takes: an estimate before Start and an ETA while it runs, shared
-by the TUI's Probes screen and the CLI (a rich progress bar on stderr).
+"""Progress of any probe kind: the plan (advisor.estimates: every step with its estimate, this host's
+figures and the contention now), how far it has come from the runner's events, and an ETA that moves
+during every step and only counts down except at a visible re-plan; shared by the TUI's Probes screen
+and the CLI (a rich progress bar on stderr, or plain lines when not on a terminal).
 
-The per-run cost is start-up (interpreter + framework import + the first optimizer) + the first step
-(compile) + the measurement budget; the constants come from shared/reference/measured-here.md on a
-2-vCPU host and are ranges, not promises: a faster host finishes sooner, a loaded one later.
+The time since a step started counts down its start-up part until the step reports a fraction of its
+timed part; a step the runner announces nothing for (the host summary, the idle-core sample before a
+round) counts by the clock between its neighbours. Finished steps correct the rest by how they compared
+with their estimate, shrunk toward 1 by SCALE_PRIOR_S seconds of the plan's own belief.
 """
 
 from __future__ import annotations
@@ -11,46 +14,24 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Callable, TextIO
+from dataclasses import dataclass, field
+from typing import Callable, Optional, TextIO
+
+from advisor.estimates import Figures, Load, Plan, Step, plan_for
+from advisor.render.tables import rate_text
 
 OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progress
 
-# measured-here.md "Start-up and memory": import torch ~1.1 s, mindspore ~1.2 s, first SGD ~0.9 s,
-# interpreter shutdown ~0.4 s. The high end doubles it (assumption: a busy 2-core host).
-STARTUP_S = {"pytorch": (2.4, 5.0), "mindspore": (2.5, 5.0)}
-# measured-here.md "Step times", first-step column (cold/warm compile cache), seconds.
-FIRST_STEP_S = {
-    ("pytorch", "compile", "lenet"): (1.2, 15.0),
-    ("pytorch", "compile", "resnet18"): (2.0, 18.6),
-    ("pytorch", "compile", "resnet50"): (4.0, 28.4),
-    ("mindspore", "graph", "lenet"): (0.66, 1.5),
-    ("mindspore", "graph", "resnet18"): (2.0, 4.0),
-    ("mindspore", "graph", "resnet50"): (4.8, 11.2),
-}
-FIRST_STEP_DEFAULT_S = (0.3, 2.0)  # eager / PyNative: no compile (measured-here.md: 0.31-1.9 s)
-# The measurement stops when the stop rule holds (can be well before the budget) or at the budget;
-# it keeps sampling past it for the hard minimum of samples (probe-protocol.md): 0.5x-1.5x, assumption.
-BUDGET_FACTOR = (0.5, 1.5)
-AUX_S = (4.0, 12.0)  # GEMM peak + parity arrays child per framework (assumption: import + 2-3 s work)
-
-
-@dataclass
-class Estimate:
-    low: float
-    high: float
-
-    @property
-    def mid(self) -> float:
-        return (self.low + self.high) / 2
-
-    def __add__(self, other: Estimate) -> Estimate:
-        return Estimate(self.low + other.low, self.high + other.high)
-
-    def text(self) -> str:
-        return f"{duration(self.low)} to {duration(self.high)}"
+SCALE_BOUNDS = (0.2, 5.0)  # how far finished steps may move the estimate of the rest (assumption)
+SCALE_PRIOR_S = 10.0  # seconds of the plan's own estimate the correction is shrunk toward (assumption)
+# The countdown may rise, said in words, when the steps so far show the host this much slower than the
+# plan and the fresh estimate is this many seconds above the countdown (assumption: small drifts are
+# absorbed by the countdown, a real misestimate is re-estimated visibly).
+REESTIMATE_FACTOR = 1.25
+REESTIMATE_MIN_S = 10.0
 
 
 def duration(seconds: float) -> str:
@@ -63,50 +44,9 @@ def duration(seconds: float) -> str:
     return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60)} min"
 
 
-def run_estimate(framework: str, mode: str, model: str, budget: float) -> Estimate:
-    start = STARTUP_S.get(framework, (2.5, 5.0))
-    first = FIRST_STEP_S.get((framework, mode, model), FIRST_STEP_DEFAULT_S)
-    return Estimate(start[0] + first[0] + BUDGET_FACTOR[0] * budget, start[1] + first[1] + BUDGET_FACTOR[1] * budget)
-
-
-def planned_runs(config: object) -> list[tuple[str, str, str, str]]:
-    """(run id, framework, mode, model) of every run the suite makes, in order (the runner's plan)."""
-    from probes.training.runner import plan_jobs
-
-    return [(job.id, job.framework, job.mode, job.model) for job in plan_jobs(config)]
-
-
-def suite_estimate(config: object) -> Estimate:
-    """The whole suite: the aux children (when GEMM or parity is on) and every planned run."""
-    total = Estimate(0.0, 0.0)
-    if getattr(config, "gemm", True) or getattr(config, "parity", True):
-        for _ in config.frameworks:
-            total += Estimate(*AUX_S)
-    for _, fw, mode, model in planned_runs(config):
-        total += run_estimate(fw, mode, model, float(config.budget))
-    return total
-
-
-# ==================================================================================================
-# One progress model for every probe kind (issue 29 item 4): a planned total, an ETA that only counts
-# down, and a visible re-plan when the run adds work (the adaptive protocol's extra rounds, a deploy
-# step count that grows). It consumes probes.base.ProbeEvent (or the runners' (run_id, dict) and the
-# TUI's mappings: the same fields); ProgressView is the plain data the TUI draws; probe_progress the
-# rich display the CLI prints.
-
-# Per-run estimates of the other kinds (assumptions, corrected by the runs that finish: see `scale`).
-# Accuracy: start-up + epochs x per-epoch wall time of LeNet-5 on the digits (2-vCPU host: 2-8 s).
-ACCURACY_EPOCH_S = (2.0, 8.0)
-# Pipeline: start-up + one timed pass per loader variant (a few seconds; worker pools start slower).
-PIPELINE_RUN_S = (3.0, 10.0)
-# Deploy: one export or serve child (import + export/compile + timed calls).
-DEPLOY_STEP_S = (4.0, 20.0)
-SCALE_BOUNDS = (0.2, 5.0)  # how far finished runs may move the estimate of the rest (assumption)
-
-
-def _mid(pair: tuple[float, float]) -> float:
-    return (pair[0] + pair[1]) / 2
-
+# The progress model consumes probes.base.ProbeEvent (or the runners' (run_id, dict) and the TUI's
+# mappings: the same fields); ProgressView is the plain data the TUI draws; probe_progress the display
+# the CLI prints.
 
 # The fields a progress display reads, whatever shape the runner sends them in.
 _FIELDS = (
@@ -140,6 +80,7 @@ class Seen:
     images_per_second: float | None  # the event's, else its run's
     tokens_per_second: float | None
     stop_reason: str | None  # why its run stopped measuring
+    run: object = field(default=None, compare=False)  # the finished run itself (its timings teach the plan)
 
 
 def seen(event: object, payload: object = None) -> Seen:
@@ -175,11 +116,13 @@ def seen(event: object, payload: object = None) -> Seen:
         images_per_second=data.get("images_per_second") or getattr(run, "images_per_second", None),
         tokens_per_second=data.get("tokens_per_second"),
         stop_reason=getattr(run, "stop_reason", None),
+        run=run,
     )
 
 
 def done_text(event: object, payload: object = None) -> str:
-    """What a finished run measured, in a few words: 'ok, 1,234.5 img/s (stable)', 'failed: <why>'."""
+    """What a finished run measured, in a few words, with one status: its grade when it measured
+    ('noisy, 2,216 img/s (budget)'; an unusable run is never called ok), else how it ended."""
     ev = seen(event, payload)
     status, message = ev.status, ev.message
     if ev.run_id and message.startswith(f"{ev.run_id}: "):
@@ -191,162 +134,165 @@ def done_text(event: object, payload: object = None) -> str:
         return f"{status}: {why}" if why else str(status)
     if message and message != "ok":
         return message  # the runner's own words (the scaling launch's total img/s, an aux child's)
-    text = "ok"
+    grade = getattr(ev.run, "quality", None)
+    text = grade if isinstance(grade, str) and grade else "ok"
     if ev.images_per_second:
-        text += f", {float(ev.images_per_second):,.1f} img/s"
+        text += f", {rate_text(float(ev.images_per_second))} img/s"
     elif ev.tokens_per_second:
-        text += f", {float(ev.tokens_per_second):,.0f} tokens/s"
+        text += f", {rate_text(float(ev.tokens_per_second))} tokens/s"
+    if grade == "unusable":
+        text += ", never scored"
     return text + (f" ({ev.stop_reason})" if ev.stop_reason else "")
-
-
-def _deploy_steps(config: object) -> int:
-    """The deployment probe's steps if every export succeeds with one ONNX Runtime provider: per model,
-    each framework's exports, its source baseline, and one serve per artefact (probes.deploy.runner).
-    A failed export serves less, a second provider more: the display re-plans when it sees more."""
-    from probes.deploy.models import FORMATS
-
-    wanted = getattr(config, "formats", None)
-    frameworks = list(getattr(config, "frameworks", []))
-    exports = sum(1 for fw in frameworks for fmt in FORMATS.get(fw, ()) if not wanted or fmt in wanted)
-    return len(list(getattr(config, "models", []))) * (2 * exports + len(frameworks))
-
-
-@dataclass
-class Plan:
-    """What a kind plans before it starts: named runs with their estimates, or a count of steps the
-    runner announces as it goes (`named` False), each estimated at `each` seconds."""
-
-    runs: list[tuple[str, float]]
-    named: bool = True
-    announced: int = 0
-    each: float | None = None
-
-
-def planned_for(kind_name: str, config: object) -> Plan:
-    """The plan of `config` for the kind: named runs (training, accuracy, pipeline) or counted steps
-    (deploy, scaling, gpt and any other registered kind: their runners announce a `total` or start ids
-    the plan cannot name)."""
-    if kind_name in ("training", "probes"):
-        budget = float(config.budget)
-        return Plan([(rid, run_estimate(fw, mode, model, budget).mid) for rid, fw, mode, model in planned_runs(config)])
-    if kind_name == "accuracy":
-        from probes.accuracy.runner import plan
-
-        start = _mid(STARTUP_S["pytorch"])
-        each = start + int(config.epochs) * _mid(ACCURACY_EPOCH_S)
-        runs = [(f"{fw}-{mode}-seed{s}", each) for s in range(int(config.seeds)) for fw, mode in plan(config)]
-        if "mindspore" in config.frameworks:
-            runs.append(("normalize-check", start + _mid(PIPELINE_RUN_S)))  # the Normalize 0-1 vs 0-255 check
-        return Plan(runs)
-    if kind_name == "pipeline":
-        from probes.pipeline.runner import plan
-
-        return Plan([(f"{fw}-{variant}-w{workers}", _mid(PIPELINE_RUN_S)) for fw, variant, workers in plan(config)])
-    if kind_name == "deploy":
-        return Plan([], named=False, announced=_deploy_steps(config) if config is not None else 0)
-    if kind_name in ("scaling", "gpt"):  # counted as announced (events with `total`)
-        budget = getattr(config, "budget", None)
-        each = _mid(STARTUP_S["pytorch"]) + float(budget) if budget else None  # a GPT child: start-up + budget
-        return Plan([], named=False, each=each)
-    # a kind with no plan of its own (probes.base.KINDS, issue 28): counted as its runner announces its runs
-    return Plan([], named=False, each=None)
 
 
 @dataclass
 class ProgressView:
     """What a progress display shows, as plain data (the TUI draws it, the CLI prints it)."""
 
-    planned: int  # runs planned now (after any re-plan)
+    planned: int  # runs planned now (after any re-plan; preparation and rounds that may not run left out)
     finished: int
     fraction: float  # of the planned work, by the estimates (0..1)
     eta_seconds: float | None  # None: nothing planned yet (deploy before its first event)
     over_estimate: bool  # the countdown reached 0 with runs left: the host is slower than estimated
     replanned_from: int | None  # the planned total before the latest re-plan, or None
     text: str  # '3 of 8 runs finished, about 2 min left (estimate)'
+    elapsed: float = 0.0  # seconds since the measurement started
+    doing: str = ""  # what runs now, when it is preparation ("GEMM peak and parity arrays")
+
+
+@dataclass
+class _Slot:
+    step: Step
+    began: Optional[float] = None
+    fraction: float = 0.0  # of the timed part (or of the whole, for a step without one)
+    reported: Optional[float] = None  # when the step first sent a fraction: its start-up was behind it
+    done: bool = False
+    dropped: bool = False  # an extra round the runner did not run
+    taken: Optional[float] = None
+    run: object = None  # the finished run, as the done event carried it
 
 
 class ProbeProgress:
-    """The planned runs of one probe kind and how far they are, from its events. Each start of a run
-    id takes the next free slot of that id (the training suite repeats ids round by round); a start
-    beyond the plan, a `total` above it or a "replan" event re-plans. The ETA shown never rises
-    except at a re-plan: between re-plans it is the lower of the fresh estimate and the last one
-    shown minus the time since."""
+    """The planned steps of one probe kind and how far they are, from its events. Each start of a run
+    id takes the next free slot of that id in plan order (the training suite repeats ids round by round);
+    a start of an extra round's slot, one beyond the plan, a `total` above it or a "replan" event
+    re-plans. The ETA shown never rises except at a re-plan: between re-plans it is the lower of the
+    fresh estimate and the last one shown minus the time since."""
 
     def __init__(
         self,
         kind_name: str,
-        plan: list[tuple[str, float]],
+        plan: Plan | list,
         named: bool = True,
         unit: str = "runs",
         default_s: float | None = None,
         now: float | None = None,
+        load: Optional[Load] = None,
     ) -> None:
+        if not isinstance(plan, Plan):  # [(id, seconds)]: a plain list of steps
+            plan = Plan([Step(rid, 0.0, seconds) if not isinstance(rid, Step) else rid for rid, seconds in plan], named)
         self.kind_name = kind_name
-        self.named = named  # the plan names its runs: other ids (aux children) are not runs
+        self.plan = plan
+        self.named = plan.named  # the plan names its steps: other ids are not steps of it
         self.unit = unit
-        self.default_s = default_s if default_s is not None else (max(e for _, e in plan) if plan else 10.0)
-        self.estimates: dict[str, float] = {}  # slot -> seconds
-        self.fraction: dict[str, float] = {}  # slot -> 0..1 (1: finished)
-        self.began: dict[str, float] = {}
-        self.taken: dict[str, float] = {}
-        self.slots: dict[str, list[str]] = {}  # run id -> its slots in plan order
-        self.current: dict[str, str] = {}
-        self.anonymous = 0  # planned slots not yet given an id (deploy: the announced total)
+        longest = max((s.seconds for s in plan.steps if not s.setup), default=10.0)
+        self.default_s = default_s if default_s is not None else (plan.each if plan.each is not None else longest)
+        self.load = load
+        self.lock = threading.RLock()  # the CLI's bar reads the view from its own thread
+        self.order: list[_Slot] = []
+        self.slots: dict[str, list[int]] = {}  # step id -> its slots' indexes in plan order
+        self.current: dict[str, int] = {}
+        self.anonymous = plan.announced  # planned steps not yet given an id (deploy: the announced total)
         self.replanned_from: int | None = None
         self.replans = 0
         self._shown: float | None = None
         self._shown_at = 0.0
+        self.reestimated: float | None = None  # how much slower than planned, once the ETA was raised for it
         self.started = time.monotonic() if now is None else now
-        for rid, seconds in plan:
-            self._add(rid, seconds)
+        self.ended: float | None = None
+        for step in plan.steps:
+            self._add(step)
 
     @classmethod
-    def for_config(cls, kind_name: str, config: object, now: float | None = None) -> ProbeProgress:
-        plan = planned_for(kind_name, config)
+    def for_config(
+        cls,
+        kind_name: str,
+        config: object,
+        now: float | None = None,
+        figures: Optional[Figures] = None,
+        load: Optional[Load] = None,
+    ) -> ProbeProgress:
+        plan = plan_for(kind_name, config, figures, load) if config is not None else plan_for(kind_name, None)
         unit = {"deploy": "steps", "scaling": "launches"}.get(kind_name, "runs")
-        default = plan.each if plan.each is not None else (None if plan.runs else _mid(DEPLOY_STEP_S))
-        progress = cls(kind_name, plan.runs, named=plan.named, unit=unit, default_s=default, now=now)
-        progress.anonymous = plan.announced
-        return progress
+        return cls(kind_name, plan, unit=unit, now=now, load=load)
 
     # ---- the plan ------------------------------------------------------------------------------
 
+    def _counted(self, slot: _Slot) -> bool:
+        return not slot.step.setup and not slot.dropped and (slot.step.chance >= 1.0 or slot.began is not None)
+
     @property
     def planned(self) -> int:
-        return len(self.estimates) + self.anonymous
+        return sum(1 for s in self.order if self._counted(s)) + self.anonymous
 
     @property
     def finished(self) -> int:
-        return sum(1 for f in self.fraction.values() if f >= 1.0)
+        return sum(1 for s in self.order if s.done and not s.step.setup)
 
-    def _add(self, rid: str, seconds: float) -> str:
-        slots = self.slots.setdefault(rid, [])
-        key = f"{rid}#{len(slots)}"
-        slots.append(key)
-        self.estimates[key] = float(seconds)
-        self.fraction[key] = 0.0
-        return key
+    @property
+    def fraction(self) -> dict[str, float]:
+        """slot name ('<id>#<n>') -> how far it is (1: finished)."""
+        out = {}
+        for rid, indexes in self.slots.items():
+            for n, i in enumerate(indexes):
+                slot = self.order[i]
+                out[f"{rid}#{n}"] = 1.0 if slot.done else slot.fraction
+        return out
+
+    def _add(self, step: Step) -> int:
+        self.order.append(_Slot(step))
+        index = len(self.order) - 1
+        self.slots.setdefault(step.id, []).append(index)
+        return index
 
     def _replan(self, before: int) -> None:
         if self.planned > before:
             self.replanned_from, self.replans = before, self.replans + 1
             self._shown = None  # the one time the ETA may rise: said so in the text
 
-    def _slot(self, rid: str, kind: str) -> str | None:
+    def _slot(self, rid: str, kind: str, now: float) -> Optional[int]:
         if rid not in self.slots and self.named:
-            return None  # not a planned run (the training suite's GEMM / parity children)
+            return None  # not a planned step (a child the plan does not name)
         if kind == "start" or rid not in self.current:
-            free = [k for k in self.slots.get(rid, []) if k not in self.began and self.fraction[k] < 1.0]
+            before = self.planned
+            free = [i for i in self.slots.get(rid, []) if self.order[i].began is None and not self.order[i].done]
+            free = [i for i in free if not self.order[i].dropped]
             if free:
-                self.current[rid] = free[0]
+                index = free[0]
             else:
-                before = self.planned
                 if self.anonymous:
-                    self.anonymous -= 1  # an announced run arrives: no growth
-                last = self.slots.get(rid)
-                self.current[rid] = self._add(rid, self.estimates[last[-1]] if last else self.default_s)
-                self._replan(before)
+                    self.anonymous -= 1  # an announced step arrives: no growth
+                same = self.slots.get(rid)
+                seconds = self.order[same[-1]].step.seconds if same else self.default_s
+                index = self._add(Step(rid, 0.0, seconds))
+            self.current[rid] = index
+            self.order[index].began = now  # an extra round's slot counts as planned from here
+            self._passed(index, now)
+            self._replan(before)
         return self.current[rid]
+
+    def _passed(self, index: int, now: float) -> None:
+        """A step starts: the silent steps before it are behind us, and so are the extra rounds the
+        runner went past without running."""
+        for slot in self.order[:index]:
+            if slot.done or slot.dropped:
+                continue
+            if slot.began is None and slot.step.chance < 1.0:
+                slot.dropped = True
+            elif slot.step.setup and slot.began is None:
+                slot.done, slot.began, slot.taken = True, now, None  # silent: no events of its own
+            elif slot.step.setup:  # preparation the runner left without a word: it is over
+                slot.done = True
 
     # ---- events --------------------------------------------------------------------------------
 
@@ -358,94 +304,193 @@ class ProbeProgress:
         fraction: float | None = None,
         total: int | None = None,
         now: float | None = None,
+        run: object = None,
     ) -> None:
         """A ProbeEvent / mapping, a runner's (run_id, dict), an event already `seen`, or (run_id, kind)
-        with fraction/total."""
+        with fraction/total/run."""
         if isinstance(event, str) and isinstance(payload, str):  # (run_id, kind): the TUI's messages
             rid, kind = event, payload
         else:
             ev = seen(event, payload)
-            rid, kind, fraction, total = ev.run_id or "?", ev.kind, ev.fraction, ev.total
+            rid, kind, fraction, total, run = ev.run_id or "?", ev.kind, ev.fraction, ev.total, ev.run
         now = time.monotonic() if now is None else now
-        if total is not None and int(total) > self.planned:
-            before = self.planned
-            self.anonymous += int(total) - before
-            if before > 0 or self.began:  # the first announcement is the plan, a later one re-plans
-                self._replan(before)
-        if kind == "replan":
-            return
-        slot = self._slot(rid, kind)
-        if slot is None:
-            return
-        if kind == "start":
-            self.began[slot] = now
-        elif kind == "done":
-            self.fraction[slot] = 1.0
-            if slot in self.began:
-                self.taken[slot] = now - self.began[slot]
-        elif fraction is not None:
-            self.fraction[slot] = max(self.fraction[slot], min(0.99, float(fraction)))
+        with self.lock:
+            if total is not None and int(total) > self.planned:
+                before = self.planned
+                self.anonymous += int(total) - before
+                if before > 0 or any(s.began is not None for s in self.order):  # the first total is the plan
+                    self._replan(before)
+            if kind == "replan":
+                return
+            index = self._slot(rid, kind, now)
+            if index is None:
+                return
+            slot = self.order[index]
+            if kind == "start" or slot.began is None:
+                slot.began = now if slot.began is None else slot.began
+            if kind == "done":
+                slot.done, slot.fraction, slot.taken, slot.run = True, 1.0, now - slot.began, run
+            elif kind == "progress" and fraction is not None:
+                slot.reported = now if slot.reported is None else slot.reported
+                slot.fraction = max(slot.fraction, min(0.99, float(fraction)))
+
+    def finish(self, now: float | None = None) -> None:
+        """The measurement ended (finished, cancelled or failed): the clock stops."""
+        with self.lock:
+            self.ended = time.monotonic() if now is None else now
 
     # ---- the estimate --------------------------------------------------------------------------
 
     def scale(self) -> float:
-        """How the finished runs compared with their estimate (1: as estimated), bounded."""
-        est = sum(self.estimates[s] for s in self.taken)
-        if est <= 0:
-            return 1.0
-        return min(SCALE_BOUNDS[1], max(SCALE_BOUNDS[0], sum(self.taken.values()) / est))
+        """How the finished steps compared with their estimate (1: as estimated), shrunk toward 1 by
+        SCALE_PRIOR_S of the plan's own belief and bounded."""
+        timed = [s for s in self.order if s.done and s.taken is not None]
+        est = sum(s.step.seconds for s in timed)
+        took = sum(s.taken for s in timed)
+        ratio = (took + SCALE_PRIOR_S) / (est + SCALE_PRIOR_S)
+        return min(SCALE_BOUNDS[1], max(SCALE_BOUNDS[0], ratio))
+
+    def _left(self, slot: _Slot, now: float, scale: float) -> float:
+        step = slot.step
+        fixed, timed = step.fixed_s * scale, step.timed_s * scale
+        if slot.began is None:
+            return (fixed + timed) * min(1.0, step.chance)
+        if slot.reported is not None:
+            # its start-up is behind it: what is left of the timed part, by its fraction or by the clock
+            # since it first reported, whichever went further (a fraction of the budget stops at 1 while
+            # the protocol's minimum samples go on)
+            part = timed or fixed
+            per = (step.per_fraction_s * scale) if step.per_fraction_s else part
+            return max(0.0, part - max(slot.fraction * per, now - slot.reported))
+        return max(0.0, fixed + timed - (now - slot.began))  # by the clock until it says more
 
     def raw_remaining(self, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now
-        scale = self.scale()
-        left = self.anonymous * self.default_s * scale
-        for slot, f in self.fraction.items():
-            if f >= 1.0:
-                continue
-            est = self.estimates[slot] * scale
-            if slot in self.began and f <= 0.0:
-                left += max(0.0, est - (now - self.began[slot]))  # no fraction reported: by the clock
-            else:
-                left += est * (1.0 - f)
-        return left
+        with self.lock:
+            scale = self.scale()
+            left = self.anonymous * self.default_s * scale
+            previous_end = self.started
+            for slot in self.order:
+                if slot.done:
+                    previous_end = max(previous_end, (slot.began or 0.0) + (slot.taken or 0.0))
+                    continue
+                if slot.dropped:
+                    continue
+                if slot.began is None and slot.step.setup and not self.slots_with_events(slot):
+                    # a silent step right after the last one that ended: counts by the clock
+                    left += max(0.0, slot.step.seconds * scale - max(0.0, now - previous_end))
+                    previous_end = now
+                    continue
+                left += self._left(slot, now, scale)
+            return left
+
+    def slots_with_events(self, slot: _Slot) -> bool:
+        """Whether the runner names this step in its events (the silent ones: the host summary, the
+        idle-core sample before a round)."""
+        return not slot.step.id.startswith(("host-summary", "round-"))
 
     def remaining_seconds(self, now: float | None = None) -> float:
-        """The ETA shown: never above the last one shown minus the time since (except after a re-plan)."""
+        """The ETA shown: never above the last one shown minus the time since, except after a re-plan or
+        a visible re-estimate (the finished steps show the host much slower than planned)."""
         now = time.monotonic() if now is None else now
-        fresh = self.raw_remaining(now)
-        if self._shown is not None:
-            fresh = min(fresh, max(0.0, self._shown - (now - self._shown_at)))
-        self._shown, self._shown_at = fresh, now
-        return fresh
+        with self.lock:
+            fresh = self.raw_remaining(now)
+            if self._shown is not None:
+                countdown = max(0.0, self._shown - (now - self._shown_at))
+                if fresh > countdown * REESTIMATE_FACTOR + REESTIMATE_MIN_S and self.scale() > 1.0:
+                    self.reestimated = self.scale()  # said in the text: the one other time it rises
+                else:
+                    fresh = min(fresh, countdown)
+            self._shown, self._shown_at = fresh, now
+            return fresh
+
+    def estimate_seconds(self) -> float:
+        """The whole plan as estimated before it started (extra rounds by their share)."""
+        return sum(s.step.seconds * min(1.0, s.step.chance) for s in self.order) + self.anonymous * self.default_s
+
+    def doing(self) -> str:
+        """The preparation step running now, in words ("" when a run is running)."""
+        for slot in self.order:
+            if slot.began is not None and not slot.done and slot.step.setup:
+                fw = slot.step.id.removesuffix("-aux")
+                return f"{fw}: GEMM peak and parity arrays" if slot.step.id.endswith("-aux") else ""
+        return ""
 
     def view(self, now: float | None = None) -> ProgressView:
-        planned, finished = self.planned, self.finished
-        if planned == 0:
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            planned, finished = self.planned, self.finished
+            elapsed = (self.ended or now) - self.started
+            if planned == 0:
+                return ProgressView(
+                    0,
+                    0,
+                    0.0,
+                    None,
+                    False,
+                    None,
+                    f"preparing (the {self.unit} are announced as they start)",
+                    elapsed,
+                )
+            done_all = finished >= planned and not any(
+                not s.done and not s.dropped and s.began is not None for s in self.order
+            )
+            eta = 0.0 if done_all else self.remaining_seconds(now)
+            total_est = sum(
+                s.step.seconds * (1.0 if s.began is not None else min(1.0, s.step.chance))
+                for s in self.order
+                if not s.dropped
+            )
+            total_est += self.anonymous * self.default_s
+            done_est = sum(
+                s.step.seconds if s.done else (s.step.timed_s or s.step.fixed_s) * s.fraction
+                for s in self.order
+                if not s.dropped and s.began is not None
+            )
+            over = not done_all and eta < 0.5
+            doing = self.doing()
+            text = f"{finished} of {planned} {self.unit} finished"
+            if not done_all:
+                if over:
+                    text += ", running over the estimate (this host is slower than planned)"
+                else:
+                    text += f", about {duration(eta)} left (estimate)"
+            if self.replanned_from is not None:
+                text += f"; re-planned: {planned} {self.unit} (was {self.replanned_from})"
+            if self.reestimated is not None and not done_all:
+                text += f"; re-estimated: this host runs {self.reestimated:.1f}x slower than planned"
             return ProgressView(
-                0, 0, 0.0, None, False, None, f"preparing (the {self.unit} are announced as they start)"
+                planned=planned,
+                finished=finished,
+                fraction=min(1.0, done_est / total_est) if total_est > 0 else 0.0,
+                eta_seconds=eta,
+                over_estimate=over,
+                replanned_from=self.replanned_from,
+                text=text,
+                elapsed=elapsed,
+                doing=doing,
             )
-        eta = self.remaining_seconds(now) if finished < planned else 0.0
-        total_est = sum(self.estimates.values()) + self.anonymous * self.default_s
-        done_est = sum(self.estimates[s] * f for s, f in self.fraction.items())
-        over = finished < planned and eta < 0.5
-        text = f"{finished} of {planned} {self.unit} finished"
-        if finished < planned:
-            text += (
-                ", running over the estimate (this host is slower than planned)"
-                if over
-                else f", about {duration(eta)} left (estimate)"
-            )
-        if self.replanned_from is not None:
-            text += f"; re-planned: {planned} {self.unit} (was {self.replanned_from})"
-        return ProgressView(
-            planned=planned,
-            finished=finished,
-            fraction=min(1.0, done_est / total_est) if total_est > 0 else 0.0,
-            eta_seconds=eta,
-            over_estimate=over,
-            replanned_from=self.replanned_from,
-            text=text,
-        )
+
+    def opening(self) -> str:
+        """The plan in one line, before anything runs: how many runs, how long, and what it counted."""
+        view = self.view(self.started)
+        if not view.planned:
+            return f"{self.unit} announced as they start"
+        extra = sum(1 for s in self.order if not s.step.setup and s.step.chance < 1.0)
+        text = f"{view.planned} {self.unit} planned"
+        if extra:
+            text += f" (and up to {extra} more if the comparisons need another round)"
+        counted = []
+        setup = [s for s in self.order if s.step.setup and s.step.id.endswith("-aux")]
+        if setup:
+            counted.append(f"{len(setup)} set-up step{'s' if len(setup) != 1 else ''}")
+        if self.plan.cold:
+            counted.append(f"{len(self.plan.cold)} cold torch.compile")
+        if self.load is not None:
+            counted.append(self.load.text())
+        eta = self.estimate_seconds()
+        text += f", about {duration(eta)} (estimate"
+        return text + (f": {', '.join(counted)})" if counted else ")")
 
     # the TUI's SuiteClock interface (tui.controller, tui.screens.probes)
     @property
@@ -455,11 +500,29 @@ class ProbeProgress:
     def status(self, now: float | None = None) -> str:
         return self.view(now).text
 
+    def actuals(self) -> list[tuple[Step, float, object]]:
+        """Every finished step: its plan, the seconds it took and the run it carried (host_timings learns
+        this host's figures from them)."""
+        with self.lock:
+            return [(s.step, s.taken, s.run) for s in self.order if s.done and s.taken is not None]
+
 
 def _terminal(stream: TextIO) -> bool:
     """A terminal that can redraw a line (TERM=dumb cannot: plain lines there, as when piped)."""
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+def planned(kind_name: str, config: object, window: Optional[float] = None) -> ProbeProgress:
+    """The progress model of `config` with this host's figures and the contention now."""
+    from advisor import host_timings
+    from advisor.estimates import load_now
+
+    try:
+        load = load_now(window)
+    except Exception:  # noqa: BLE001 - /proc unreadable: plan for a quiet host
+        load = None
+    return ProbeProgress.for_config(kind_name, config, figures=host_timings.figures(), load=load)
 
 
 @contextlib.contextmanager
@@ -468,44 +531,59 @@ def probe_progress(
 ) -> Iterator[OnEvent]:
     """The CLI's progress for every probe kind: `with probe_progress("accuracy", config) as on_event:`
     then hand `on_event` to the runner (it takes a ProbeEvent or any runner's typed event, a mapping,
-    or a runner's (run_id, dict)). On a terminal a rich bar with the planned total and the ETA;
-    otherwise one line when it starts, one per finished run and one per re-plan, with the same words.
-    Everything goes to `stream` (stderr): stdout keeps the result alone."""
+    or a runner's (run_id, dict)). On a terminal a rich bar with the planned total and an ETA that
+    moves every second; otherwise one line when it starts, one per finished run and one per re-plan,
+    with the same words. Everything goes to `stream` (stderr): stdout keeps the result alone. What the
+    steps took teaches this host's figures (advisor.host_timings) when the measurement ends."""
     stream = stream or sys.stderr
-    progress = ProbeProgress.for_config(kind_name, config)
+    progress = planned(kind_name, config, window=0.5 if config is not None else None)
     if enabled is None:
         enabled = _terminal(stream)
-    first = progress.view()
-    planned = (
-        f"{first.planned} {progress.unit} planned" if first.planned else f"{progress.unit} announced as they start"
-    )
-    eta = f", about {duration(first.eta_seconds)} (estimate)" if first.eta_seconds else ""
-    print(f"advisor: {kind_name}: {planned}{eta}", file=stream, flush=True)
-    if not enabled:
+    width = _width(stream)
+    print(_wrapped(f"advisor: {kind_name}: {progress.opening()}", width), file=stream, flush=True)
+    try:
+        if not enabled:
 
-        def plain(event: object, payload: object = None) -> None:
-            ev = seen(event, payload)
-            rid = ev.run_id or "?"
-            was = progress.replans
-            progress.on_event(ev)
-            if ev.kind == "done" and rid in progress.slots:
-                print(f"advisor: {rid}: {done_text(ev)} ({progress.view().text})", file=stream, flush=True)
-            elif progress.replans > was:
-                print(f"advisor: {kind_name}: {progress.view().text}", file=stream, flush=True)
+            def plain(event: object, payload: object = None) -> None:
+                ev = seen(event, payload)
+                rid = ev.run_id or "?"
+                was = progress.replans
+                progress.on_event(ev)
+                if ev.kind == "done" and rid in progress.slots and not _setup(progress, rid):
+                    line = f"advisor: {_named(rid, ev)}: {done_text(ev)} ({progress.view().text})"
+                    print(_wrapped(line, width), file=stream, flush=True)
+                elif progress.replans > was:
+                    print(_wrapped(f"advisor: {kind_name}: {progress.view().text}", width), file=stream, flush=True)
 
-        yield plain
-        return
+            yield plain
+        else:
+            yield from _bar(kind_name, progress, stream)
+    finally:
+        progress.finish()
+        _learn(kind_name, config, progress)
+    elapsed = progress.view().elapsed
+    print(f"advisor: {kind_name}: finished in {duration(elapsed)}", file=stream, flush=True)
+
+
+def _bar(kind_name: str, progress: ProbeProgress, stream: TextIO) -> Iterator[OnEvent]:
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn
+    from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn
+    from rich.text import Text
+
+    class Status(ProgressColumn):
+        """The ETA read again at every refresh (ten a second), not only when an event arrives."""
+
+        def render(self, task) -> Text:
+            return Text(progress.view().text, overflow="fold")
 
     with Progress(
         TextColumn("{task.description}", markup=False),  # run ids and errors are text, not rich markup
         BarColumn(),
-        TextColumn("{task.fields[status]}", markup=False),
+        Status(),
         console=Console(file=stream),
         transient=True,
     ) as bar:
-        task = bar.add_task(kind_name, total=1.0, status=first.text)
+        task = bar.add_task(kind_name, total=1.0)
 
         def rich_event(event: object, payload: object = None) -> None:
             ev = seen(event, payload)
@@ -513,9 +591,48 @@ def probe_progress(
             progress.on_event(ev)
             view = progress.view()
             # a child that is not a run (the GEMM peak / parity child) is named by what it does
-            what = rid if rid in progress.slots else (ev.message or kind_name)
-            bar.update(task, completed=view.fraction, status=view.text, description=what)
-            if ev.kind == "done" and rid in progress.slots:
-                bar.console.print(f"{rid}: {done_text(ev)}", markup=False, highlight=False)
+            what = (
+                _named(rid, ev)
+                if rid in progress.slots and not _setup(progress, rid)
+                else (view.doing or ev.message or kind_name)
+            )
+            bar.update(task, completed=view.fraction, description=what)
+            if ev.kind == "done" and rid in progress.slots and not _setup(progress, rid):
+                bar.console.print(f"{_named(rid, ev)}: {done_text(ev)}", markup=False, highlight=False, soft_wrap=False)
 
         yield rich_event
+
+
+def _setup(progress: ProbeProgress, rid: str) -> bool:
+    return all(progress.order[i].step.setup for i in progress.slots.get(rid, [])) and rid in progress.slots
+
+
+def _named(rid: str, ev: Seen) -> str:
+    """A run's name with its round, when it has one: its numbers are that round's, not the merged run's."""
+    rnd = getattr(ev.run, "settings", None)
+    rnd = rnd.get("round") if isinstance(rnd, Mapping) else None
+    return f"{rid} (round {int(rnd) + 1})" if isinstance(rnd, int) else rid
+
+
+def _width(stream: TextIO) -> int:
+    import shutil
+
+    return max(60, min(shutil.get_terminal_size((100, 24)).columns, 160)) if _terminal(stream) else 100
+
+
+def _wrapped(text: str, width: int) -> str:
+    """A long progress line wrapped at words, its continuation indented under the text (never cut)."""
+    import textwrap
+
+    return textwrap.fill(text, width, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
+
+
+def _learn(kind_name: str, config: object, progress: ProbeProgress) -> None:
+    if config is None:
+        return
+    try:
+        from advisor import host_timings
+
+        host_timings.learn(kind_name, config, progress)
+    except Exception:  # noqa: BLE001 - a full disk or a read-only cache never fails the probe
+        pass

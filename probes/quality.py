@@ -148,6 +148,12 @@ def facts_of(run: ProbeRun) -> Facts:
     )
 
 
+def graded(warnings: Sequence[str]) -> list[str]:
+    """A run's warnings less the worker's own noise notes (step-time CV, IQR, drift: probes.training.stats
+    .noise_warnings): the grade states each spread once, with its bound, so no note is said twice."""
+    return [w for w in warnings if not w.startswith(("noisy: ", "drift: ", "repeats differ by "))]
+
+
 def assess(run: ProbeRun) -> ProbeRun:
     """Set ci95 (scipy, from the raw samples, never clamped), quality and quality_reasons."""
     if run.status != "ok":
@@ -156,6 +162,7 @@ def assess(run: ProbeRun) -> ProbeRun:
     f = facts_of(run)
     run.ci95 = [f.ci[1], f.ci[2]] if f.ci else None
     run.quality, run.quality_reasons = classify(f)
+    run.warnings = graded(run.warnings)
     return run
 
 

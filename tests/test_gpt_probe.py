@@ -220,6 +220,8 @@ def test_dynamic_verdict_cost_against_the_best_other_way():
     result.dynamic_verdicts = [verdicts.dynamic_verdict(d) for d in result.dynamic]
     head = verdicts.headline(result)[0]
     assert "cost 40% of end-to-end tokens/s in MindSpore graph mode unless bucketed" in head
+    # one ungraded run each: every finding built on the ways says so in its own sentence
+    assert head.startswith("On this workload, in one ungraded run, ") and "in one ungraded run:" in v.text
     assert "Cell.set_inputs: 1 compile(s), steady tokens/s 50% less" in head  # 1 - 600 / 1200
 
 
@@ -301,6 +303,8 @@ def test_real_tiny_gpt_all_four_modes_parity_and_compile_counts(tmp_path):
         assert r.status == "ok", (r.id, r.error)
         assert r.tokens_per_second > 0 and r.train_flops_per_token == 835_584
         assert r.settings["param_count"] == 134_912
+        # the weights were made in each worker, the same seeded fp32 set in both frameworks
+        assert r.settings["weights_checksum"] == res.weights_checksum == weights.checksum(weights.canonical(TINY))
     # same weights and data: the first losses agree (the protocol's 1e-3)
     firsts = [r.loss_first for r in runs.values()]
     assert max(firsts) - min(firsts) < 1e-3

@@ -61,3 +61,34 @@ def test_scaling_bad_ranks_is_one_line_exit_2(capsys):
     assert main(["probe", "--scaling", "--ranks", "two"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--ranks" in err[0]
+
+
+def test_the_table_gives_one_status_per_run_no_cv_without_samples_and_each_note_once():
+    from advisor.render.tables.probe import ProbeTable
+    from probes.training.models import PairedComparison, ProbeRun
+
+    budget = "budget spent before the stop rule held (>= 30 samples, CV <= 5%, CI half-width <= 2%)"
+    common = dict(model="lenet", batch_size=32, device="cpu", status="ok", stop_reason="budget")
+    unusable = ProbeRun(
+        id="mindspore-graph-lenet-bs32", framework="mindspore", mode="graph", images_per_second=1480.2,
+        ci95=[1171.0, 1789.0], quality="unusable", quality_reasons=["step-time CV 86% (unusable above 50%)"],
+        step_time_ms={"n": 40, "median": 16.7, "cv": 0.86}, samples=40,
+        warnings=[budget, "noisy: step-time CV 86% (>= 10%)"], **common,
+    )  # fmt: skip
+    one_sample = ProbeRun(
+        id="pytorch-eager-lenet-bs32", framework="pytorch", mode="eager", images_per_second=2216.04,
+        quality="noisy", quality_reasons=["1 timing samples: too few for an interval"],
+        step_time_ms={"n": 1, "median": 14.4, "cv": 0.0}, samples=1, warnings=[budget], **common,
+    )  # fmt: skip
+    comparison = PairedComparison(
+        model="lenet", a=one_sample.id, b=unusable.id, ratio=1.5, pairs=0, quality="unusable",
+        reasons=["mindspore-graph-lenet-bs32 is unusable", "not decidable here: quiet the host"],
+    )  # fmt: skip
+    text = ProbeTable(width=200).format(ProbeSuite(runs=[one_sample, unusable], comparisons=[comparison]))
+    rows = {line.split()[0]: line.split() for line in text.splitlines() if line.startswith(("pytorch-", "mindspore-"))}
+    assert rows["mindspore-graph-lenet-bs32"][1] == "unusable"  # its grade, never "ok ... (unusable)"
+    assert rows["pytorch-eager-lenet-bs32"][1] == "noisy"
+    assert "2,216" in rows["pytorch-eager-lenet-bs32"] and "0%" not in rows["pytorch-eager-lenet-bs32"]  # no CV of 1
+    assert text.index("Summary:") < text.index("pytorch-eager-lenet-bs32  ")  # the answer before the table
+    assert text.count(budget) == 1  # one note naming both runs
+    assert "CV 86%" in text and text.count("86%") == 2  # the CV column and the grade's reason: not a third time

@@ -224,6 +224,7 @@ def test_cli_bad_flags_are_one_line_errors(capsys):
     assert cli.main(["probe", "--models", "vgg"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("advisor: error: --models: unknown vgg") and err.count("\n") == 1
+    assert err.rstrip().endswith("or gpt alone (the transformer probe)")  # every choice named, gpt too
     assert cli.main(["probe", "--frameworks", "mindspore", "--modes", "eager"]) == 2
     assert "none of eager belongs to mindspore" in capsys.readouterr().err
     assert cli.main(["probe", "--data", "/nonexistent/cifar"]) == 2
@@ -418,3 +419,31 @@ def test_merged_repeats_keep_the_first_rounds_start_up():
     assert merged.settings["compile_seconds_repeats"] == [12.0, 2.0, 2.1, 2.0]
     assert merged.repeats == [100.0, 120.0, 110.0, 10.0]
     assert merged.quality == "noisy" and "1 of 4 repeats unusable, left out" in merged.quality_reasons
+
+
+def test_mfu_only_against_a_peak_measured_under_comparable_load():
+    """A GEMM peak measured while 1.4 cores were busy with other work is no basis for a run measured on a
+    quiet host (it read 97% for PyTorch while MindSpore's was withheld): the same rule for every framework,
+    one note for all the runs it concerns."""
+    suite = ProbeSuite(
+        gemm_peak={"pytorch": 131.0, "mindspore": 30.0},
+        gemm_details={
+            "pytorch": {"device": "cpu", "foreign_cores": 1.4},
+            "mindspore": {"device": "cpu", "foreign_cores": 0.1},
+        },
+    )
+    base = dict(model="resnet18", batch_size=32, device="cpu", status="ok", train_flops_per_image=3_328_997_376)
+    quiet_pt = ProbeRun(
+        id="a", framework="pytorch", mode="eager", images_per_second=20.0, settings={"foreign_cores": 0.1}, **base
+    )
+    busy_pt = ProbeRun(
+        id="b", framework="pytorch", mode="compile", images_per_second=10.0, settings={"foreign_cores": 1.2}, **base
+    )
+    quiet_ms = ProbeRun(
+        id="c", framework="mindspore", mode="graph", images_per_second=4.0, settings={"foreign_cores": 0.3}, **base
+    )
+    suite.runs = [quiet_pt, busy_pt, quiet_ms]
+    runner._add_efficiency(suite)
+    assert quiet_pt.mfu is None and quiet_pt.warnings == [runner.MFU_NOT_COMPARABLE]  # 1.4 vs 0.1 cores
+    assert busy_pt.mfu == pytest.approx(10.0 * 3.328997376 / 131.0)  # 1.4 vs 1.2: comparable
+    assert quiet_ms.mfu == pytest.approx(4.0 * 3.328997376 / 30.0)  # 0.1 vs 0.3: comparable

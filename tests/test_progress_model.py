@@ -1,13 +1,22 @@
-"""advisor.progress.ProbeProgress (issue 29 item 4): one progress model for every probe kind, with a
-planned total, an ETA that only counts down, and a re-plan said in words when the run adds work."""
+"""advisor.progress.ProbeProgress: one progress model for every probe kind, with a planned total, an
+ETA that only counts down, and a re-plan said in words when the run adds work."""
 
 from __future__ import annotations
 
 import io
 from types import SimpleNamespace
 
+import pytest
+
+from advisor.estimates import Load
 from advisor.progress import ProbeProgress, probe_progress
 from probes.base import ProbeEvent
+
+
+@pytest.fixture(autouse=True)
+def quiet_host(monkeypatch):
+    """The plan's contention is this test's, not the machine's at the moment it runs."""
+    monkeypatch.setattr("advisor.estimates.load_now", lambda window=None: Load(2, 0.0))
 
 
 def ev(run_id: str, kind: str, **extra) -> ProbeEvent:
@@ -18,17 +27,24 @@ def two_runs(a: float = 10.0, b: float = 10.0) -> ProbeProgress:
     return ProbeProgress("training", [("a", a), ("b", b)], now=0.0)
 
 
-def test_the_eta_only_counts_down_when_a_run_takes_longer_than_estimated():
+def test_the_eta_counts_down_and_rises_only_when_said_in_words():
     p = two_runs()
     assert p.view(now=0.0).text == "0 of 2 runs finished, about 20 s left (estimate)"
     p.on_event(ev("a", "start"), now=0.0)
     shown = [p.remaining_seconds(now=t) for t in (1.0, 5.0, 9.0)]
     assert shown == [19.0, 15.0, 11.0]  # by the clock: a's 10 s less what passed, plus b's 10
-    p.on_event(ev("a", "done"), now=30.0)  # a took 30 s, three times its estimate: b now looks like 30 s
-    assert p.raw_remaining(now=30.0) == 30.0
-    assert p.remaining_seconds(now=30.0) == 0.0  # 11 s shown at t=9, 21 s later: never back up to 30
-    view = p.view(now=31.0)
-    assert view.over_estimate and "running over the estimate" in view.text and "0 s left" not in view.text
+    # a took 12 s instead of 10: b now looks like 11 s ((12 + 10) / (10 + 10), the correction shrunk
+    # toward the plan by SCALE_PRIOR_S), less than the countdown's 8 s + the re-estimate's margin: no rise
+    p.on_event(ev("a", "done"), now=12.0)
+    assert p.raw_remaining(now=12.0) == pytest.approx(10.0 * (12 + 10) / (10 + 10))
+    assert p.remaining_seconds(now=12.0) == 8.0 and p.reestimated is None
+    q = two_runs()
+    q.on_event(ev("a", "start"), now=0.0)
+    assert q.remaining_seconds(now=9.0) == 11.0
+    q.on_event(ev("a", "done"), now=30.0)  # three times its estimate: the host is much slower than planned
+    assert q.remaining_seconds(now=30.0) == pytest.approx(10.0 * (30 + 10) / (10 + 10))  # risen, and said
+    view = q.view(now=30.0)
+    assert view.text.endswith("re-estimated: this host runs 2.0x slower than planned")
 
 
 def test_a_run_beyond_the_plan_re_plans_visibly_and_only_then_may_the_eta_rise():
@@ -93,35 +109,40 @@ def test_deploy_steps_are_planned_from_the_runners_announced_total():
 
 
 def test_the_cli_prints_the_plan_a_line_per_run_and_the_re_plan():
+    from probes.training.models import ProbeConfig
+
+    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], repeat=1, max_repeat=None)
+    rid = "pytorch-eager-lenet-bs32"
     stream = io.StringIO()
-
-    class Config:
-        budget = 1.0
-
-    from unittest import mock
-
-    with mock.patch("advisor.progress.planned_runs", return_value=[("a", "pytorch", "eager", "lenet")]):
-        with probe_progress("training", Config(), stream=stream) as on_event:
-            on_event(ev("pytorch-aux", "start"))  # not a run: no line
-            on_event(ev("a", "start"))
-            on_event(ev("a", "done", message="ok"))
-            on_event(ev("a", "start"))  # another round
+    with probe_progress("training", config, stream=stream) as on_event:
+        on_event(ev("pytorch-aux", "start"))  # not a run: no line
+        on_event(ev(rid, "start"))
+        on_event(ev(rid, "done", message="ok"))
+        on_event(ev(rid, "start"))  # another round
     lines = stream.getvalue().splitlines()
     assert lines[0].startswith("advisor: training: 1 runs planned, about ")
-    assert lines[1] == "advisor: a: ok (1 of 1 runs finished)"
+    assert lines[1] == f"advisor: {rid}: ok (1 of 1 runs finished)"
     assert lines[2].startswith("advisor: training: 1 of 2 runs finished") and lines[2].endswith("(was 1)")
+    assert lines[3].startswith("advisor: training: finished in ")
 
 
 def test_the_training_plan_and_its_estimate_follow_the_runners_plan():
-    """(was test_tui_cli's SuiteClock test) the suite's runs are the runner's plan, in its ids."""
-    from advisor.progress import suite_estimate
+    """The suite's runs are the runner's plan, in its ids, after its preparation steps."""
+    from advisor.estimates import plan_for
     from probes.training.models import ProbeConfig
 
     config = ProbeConfig(
         frameworks=["pytorch"], models=["lenet"], modes=["eager", "compile"], budget=2, repeat=1, max_repeat=None
     )
-    estimate = suite_estimate(config)
-    assert 0 < estimate.low < estimate.high
+    plan = plan_for("training", config, load=Load(2, 0.0))
+    assert [s.id for s in plan.steps] == [
+        "host-summary",
+        "pytorch-aux",
+        "round-lenet-0",
+        "pytorch-eager-lenet-bs32",
+        "pytorch-compile-lenet-bs32",
+    ]
+    assert [s.id for s in plan.runs] == ["pytorch-eager-lenet-bs32", "pytorch-compile-lenet-bs32"]
     p = ProbeProgress.for_config("training", config, now=0.0)
     assert p.planned == 2 and p.view(now=0.0).text.startswith("0 of 2 runs finished, about ")
     first = p.remaining_seconds(now=0.0)
@@ -144,19 +165,25 @@ def test_without_a_terminal_a_line_per_finished_run_with_what_it_measured():
         on_event({"run_id": "pytorch-eager-lenet-bs32", "kind": "done", "message": "ok", "images_per_second": 812.25})
     lines = stream.getvalue().splitlines()
     assert lines[0].startswith("advisor: training: 1 runs planned, about ")
-    assert lines[1:] == ["advisor: pytorch-eager-lenet-bs32: ok, 812.2 img/s (1 of 1 runs finished)"]
+    assert lines[1] == "advisor: pytorch-eager-lenet-bs32: ok, 812.2 img/s (1 of 1 runs finished)"
+    assert lines[2].startswith("advisor: training: finished in ")
 
 
 def test_what_a_finished_run_measured_in_words():
     from advisor.progress import done_text
 
     run = SimpleNamespace(status="ok", error=None, images_per_second=1234.5, stop_reason="converged")
-    assert done_text(ev("r", "done", run=run)) == "ok, 1,234.5 img/s (converged)"
+    assert done_text(ev("r", "done", run=run)) == "ok, 1,234 img/s (converged)"  # one number format
     failed = SimpleNamespace(status="timeout", error="killed after 60 s", images_per_second=None)
     assert done_text("r", {"kind": "done", "run": failed}) == "timeout: killed after 60 s"
     assert done_text({"step_id": "s", "status": "failed", "message": "no onnx"}) == "failed: no onnx"
     assert done_text({"run_id": "a-r1", "message": "a-r1: 321 img/s total"}) == "321 img/s total"
-    assert done_text({"run_id": "g", "message": "ok", "tokens_per_second": 901.4}) == "ok, 901 tokens/s"
+    assert done_text({"run_id": "g", "message": "ok", "tokens_per_second": 901.4}) == "ok, 901.4 tokens/s"
+    # one status: a measured run says its grade, and an unusable one is never "ok"
+    graded = SimpleNamespace(
+        status="ok", error=None, images_per_second=2216.04, stop_reason="budget", quality="unusable"
+    )
+    assert done_text(ev("r", "done", run=graded)) == "unusable, 2,216 img/s, never scored (budget)"
 
 
 def test_deploy_plans_every_export_and_serve_before_it_starts():
@@ -199,3 +226,90 @@ def test_every_event_shape_is_read_once_into_the_same_fields():
         "a", "progress", 0.25, None, None, "", None, None, None, None
     )
     assert seen({"step_id": "export-onnx", "kind": "start"}).run_id == "export-onnx"
+
+
+# ---- the plan counts what a probe spends -------------------------------------------------------
+
+
+def _config(**kw):
+    from probes.training.models import ProbeConfig
+
+    base = dict(frameworks=["pytorch"], models=["lenet"], modes=["compile"], budget=2, repeat=1, max_repeat=None)
+    return ProbeConfig(**{**base, **kw})
+
+
+def test_a_cold_torch_compile_is_counted_from_the_inductor_cache_state(tmp_path):
+    from advisor.estimates import TRAINING_S, plan_for
+
+    startup, warm, cold, _ = TRAINING_S[("pytorch", "compile", "lenet")]
+    quiet = Load(2, 0.0)
+    cold_plan = plan_for("training", _config(compile_cache_dir=str(tmp_path)), load=quiet)
+    run = next(s for s in cold_plan.steps if s.id == "pytorch-compile-lenet-bs32")
+    assert run.fixed_s == pytest.approx(startup + cold) and cold_plan.cold == [run.id]
+    (tmp_path / "lenet-bs32-auto" / "fxgraph").mkdir(parents=True)  # the runner's folder for this workload
+    (tmp_path / "lenet-bs32-auto" / "fxgraph" / "kernel.py").write_text("")
+    warm_plan = plan_for("training", _config(compile_cache_dir=str(tmp_path)), load=quiet)
+    run = next(s for s in warm_plan.steps if s.id == "pytorch-compile-lenet-bs32")
+    assert run.fixed_s == pytest.approx(startup + warm) and warm_plan.cold == []
+
+
+def test_the_contention_now_slows_the_plan_by_the_named_weight():
+    from advisor.estimates import CONTENTION_WEIGHT, plan_for, timed_s
+
+    assert Load(2, 0.0).slowdown == 1.0
+    assert Load(2, 2.0).slowdown == pytest.approx(1 + CONTENTION_WEIGHT * 2 / 2)  # two burners on 2 cores
+    assert Load(2, 2.0).threads == 1 and Load(2, 2.0).step_slowdown == pytest.approx(Load(2, 2.0).slowdown * 2)
+    quiet = plan_for("training", _config(), load=Load(2, 0.0)).seconds
+    busy = plan_for("training", _config(), load=Load(2, 2.0)).seconds
+    assert busy > quiet
+    # the timed part: the budget, the protocol's 2 warmup + 5 samples when steps are slow, at most 3 budgets
+    assert timed_s(2.0, 0.01) == 2.0 and timed_s(6.0, 0.5) == 6.0
+    assert timed_s(2.0, 0.5) == pytest.approx(3.5) and timed_s(2.0, 1.2) == pytest.approx(3 * 2.0 + 1.2)
+
+
+def test_the_extra_round_is_planned_by_its_share_and_dropped_when_the_runner_moves_on():
+    from advisor.estimates import EXTRA_ROUND_SHARE, plan_for
+
+    config = _config(models=["lenet", "resnet18"], modes=["eager"], repeat=2, max_repeat=3)
+    plan = plan_for("training", config, load=Load(2, 0.0))
+    extras = [s for s in plan.steps if not s.setup and s.chance < 1.0]
+    assert [s.id for s in extras] == ["pytorch-eager-lenet-bs32", "pytorch-eager-resnet18-bs32"]
+    assert all(s.chance == EXTRA_ROUND_SHARE for s in extras)
+    p = ProbeProgress("training", plan, now=0.0)
+    assert p.planned == 4  # the rounds that will run; the extra ones are counted by their share only
+    lenet = "pytorch-eager-lenet-bs32"
+    for t in (0.0, 10.0):
+        p.on_event(ev(lenet, "start"), now=t)
+        p.on_event(ev(lenet, "done"), now=t + 10.0)
+    p.on_event(ev("pytorch-eager-resnet18-bs32", "start"), now=20.0)  # no third lenet round: it is dropped
+    assert p.planned == 4 and p.replanned_from is None
+    for _ in range(2):
+        p.on_event(ev("pytorch-eager-resnet18-bs32", "done"), now=30.0)
+        p.on_event(ev("pytorch-eager-resnet18-bs32", "start"), now=30.0)  # the second, then a third round
+    assert p.planned == 5 and p.replanned_from == 4  # the extra resnet18 round ran: a visible re-plan
+
+
+def test_this_hosts_figures_are_learned_from_a_runs_breakdown_and_used_next_time(tmp_path, monkeypatch):
+    from advisor import host_timings
+    from advisor.estimates import plan_for
+    from probes.training.models import ProbeRun
+
+    config = _config(modes=["eager"])
+    p = ProbeProgress.for_config("training", config, now=0.0, load=Load(2, 0.0))
+    rid = "pytorch-eager-lenet-bs32"
+    run = ProbeRun(
+        id=rid, framework="pytorch", mode="eager", model="lenet", batch_size=32, status="ok", seconds=20.0,
+        first_step_seconds=1.0, warmup_seconds=1.0, measured_seconds=2.0, step_time_ms={"n": 40, "median": 5.0},
+        settings={"foreign_cores": 2.0, "threads": 1},
+    )  # fmt: skip
+    p.on_event(ev(rid, "start"), now=0.0)
+    p.on_event(ev(rid, "done", run=run), now=20.0)
+    p.finish(now=20.0)
+    host_timings.learn("training", config, p)
+    got = host_timings.figures().measured["training"][rid]
+    slow = Load(2, 2.0).slowdown  # what the run measured for itself: the figures are quiet-equivalent
+    assert got["startup"] == pytest.approx((20.0 - 1.0 - 1.0 - 2.0) / slow, abs=1e-4)
+    assert got["step"] == pytest.approx(0.005 / (slow * 2 / 1), abs=1e-4)
+    plan = plan_for("training", config, figures=host_timings.figures(), load=Load(2, 0.0))
+    step = next(s for s in plan.steps if s.id == rid)
+    assert step.fixed_s == pytest.approx(got["startup"] + got["first_warm"], abs=1e-3)  # this host's, not the defaults

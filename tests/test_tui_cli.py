@@ -170,3 +170,18 @@ def test_xdg_config_home_locates_the_file(tmp_path, monkeypatch):
     monkeypatch.delenv("ADVISOR_CONFIG", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert config.config_path() == tmp_path / "framework-advisor" / "config.toml"
+
+
+def test_make_run_says_what_its_first_use_installs_and_shows_pips_progress(tmp_path):
+    """`make run` on a fresh clone sat silent for 4.5 minutes (pip --quiet hid the downloads): its first
+    use says what it installs, how big and how long, and leaves pip's progress on (on stderr, so
+    `make run > report.md` still holds only the report)."""
+    done = subprocess.run(
+        ["make", "-n", "run", f"VENV={tmp_path / 'venv'}"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    out = done.stderr + done.stdout  # the set-up's commands go to stderr with the rest of its talk
+    assert "--quiet" not in out and "--progress-bar on" in out
+    assert "about 4 GB" in out and "4-5 minutes" in out and "PyTorch 2.13.0" in out and "MindSpore 2.10.0" in out
+    pip = next(line for line in out.splitlines() if "pip install" in line)
+    assert pip.rstrip().endswith(">&2")  # pip talks on stderr: stdout keeps the report alone
+    assert "SOURCE_DATE_EPOCH=" in out  # the headless report's date is the example's: the same document twice

@@ -121,11 +121,11 @@ async def test_progress_names_the_planned_runs_and_cancelled_bars_stay_put():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         before = screen_text(app)
-        from probes.training.models import ProbeConfig
+        from probes.training.models import QUICK, ProbeConfig
         from probes.training.runner import plan_jobs
 
-        planned = len(plan_jobs(ProbeConfig()))  # 2 models x 4 modes x the default interleaved rounds
-        assert f"{planned} runs, estimated" in before  # before Start: how long it takes
+        planned = len(plan_jobs(ProbeConfig(**QUICK)))  # the first run's quick profile: 2 modes x 2 rounds
+        assert f"{planned} runs planned" in before and "about " in before  # before Start: how long it takes
         await pilot.press("s")
         await wait_for(pilot, lambda: app.state.probes.running, what="start")
         assert app.state.probes.total > 0  # from the plan (the fake launcher then reports its own count)

@@ -63,10 +63,18 @@ def fixed_app(mode: str, launcher=None, scaling_launcher=None, gpt_launcher=None
 
 
 async def quiet(pilot) -> None:
-    """Finished workers, no toasts, no focused cursor: the same picture every time."""
+    """Finished workers, no toasts, no focused cursor, a finished measurement's clock at 62 s: the same
+    picture every time."""
     await settle(pilot)
     pilot.app.clear_notifications()
     pilot.app.set_focus(None)
+    for measurement in pilot.app.state.measurements:
+        clock = measurement.clock
+        if clock is not None and clock.ended is not None:
+            clock.started = clock.ended - 62.0  # "finished in 62 s", not the fake's wall time
+            for screen in pilot.app.views:
+                if hasattr(screen, "refresh_view") and screen.is_current:
+                    screen.refresh_view()
     await pilot.pause()
 
 
@@ -78,6 +86,10 @@ def _in_root(monkeypatch):
     monkeypatch.setenv("ADVISOR_ASCII", "0")  # the glyphs, whatever the test runner's locale
     # The cached runs list names their host: the scaling fixture's has no fingerprint, so this one's.
     monkeypatch.setattr("advisor.cache.host_fingerprint", lambda: "test-host")
+    # The estimate before Start reads the host's load now: a quiet host in every picture.
+    from advisor.estimates import Load
+
+    monkeypatch.setattr("advisor.estimates.load_now", lambda window=None: Load(2, 0.0))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

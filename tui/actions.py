@@ -30,7 +30,20 @@ HOST = (ScreenAction("r", "refresh_check", "Refresh", "Refresh the host check", 
 
 REQUIREMENTS = (
     ScreenAction("ctrl+s", "save", "Save", "Save requirements", "Save the requirements to the file named above"),
-    ScreenAction("ctrl+o", "load", "Load", "Load requirements", "Load the requirements file named above"),
+    ScreenAction(
+        "ctrl+o",
+        "load",
+        "Load",
+        "Load requirements",
+        "Load the requirements file named above (with the File field empty: go to it)",
+    ),
+    ScreenAction(
+        "ctrl+g",
+        "jump",
+        "Jump",
+        "Jump to a field",
+        "Go to any field of the form, or the File field, by typing part of its name",
+    ),
 )
 
 # The keys of the kinds with a panel: start_kind('<kind>'), one action for all (tui.screens.probes). A kind
@@ -87,5 +100,13 @@ RECOMMENDATION = (
         "Markdown",
         "Export the report as Markdown",
         "Write the report as Markdown, with its charts (SVG) beside it",
+    ),
+    ScreenAction(
+        "h",
+        "export('html')",
+        "HTML",
+        "Export the report as HTML",
+        "Write the report as one self-contained HTML file (charts inside) to open in a browser",
+        footer=False,  # the footer at 80 columns keeps the global keys; the button and the palette have it
     ),
 )

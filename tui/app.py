@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from advisor.sanitize import for_terminal, one_line
 from tui import providers
 from tui.controller import MeasurementController, _one_line, rows
 from tui.messages import (
@@ -52,6 +53,9 @@ if TYPE_CHECKING:
 
 # Read from this host's cache and passed on by name; every other kind is measured in the session.
 FROM_CACHE = ("training", "scaling")
+# The other screens are built once the first one has painted, one per idle moment (keys stay answered).
+PREBUILD_AFTER_S = 0.3
+PREBUILD_GAP_S = 0.05
 DARK, LIGHT = "textual-dark", "textual-light"
 
 
@@ -88,8 +92,10 @@ class AdvisorApp(App):
         requirements_path: str | None = None,
         initial_mode: str = "host",
         check_on_start: bool = True,
+        prebuild: Optional[bool] = None,
     ) -> None:
         super().__init__()
+        self.prebuild = prebuild  # None: on a terminal (a headless test run has no one to wait for it)
         self.core = core
         self.state = AppState()
         self.state.requirements.path = requirements_path
@@ -148,6 +154,44 @@ class AdvisorApp(App):
             self.refresh_host()
         for kind, read in self.core.cached.items():
             self.measurements[kind].load_cached(read)
+        if self.prebuild or (self.prebuild is None and not self.is_headless):
+            self.set_timer(PREBUILD_AFTER_S, self._prebuild_next)
+
+    # ---- screens built ahead of time ---------------------------------------------------------------
+
+    def _prebuild_next(self) -> None:
+        """Build (compose, style, lay out) the next screen nobody has shown yet while the user reads the
+        first one, one screen per idle moment, so a first visit only has to paint (the Requirements form
+        alone is ~400 widgets: seconds to compose on a loaded 2-core host)."""
+        pending = [mode for mode in self.MODES if mode != self.current_mode and not self._built(mode)]
+        if not pending or not self.is_running:
+            return
+        try:
+            screen, _ = self._get_screen(self.MODES[pending[0]]())  # registers it: compose and mount follow
+            self._screen_stacks[pending[0]] = [screen]
+            self._load_screen_css(screen)
+        except Exception:  # noqa: BLE001 - Textual's internals moved: screens are built on first visit
+            self.prebuild = False
+            return
+        # once mounted, its layout at the app's size, then the next screen
+        screen.call_after_refresh(self._laid_out, screen)
+
+    def _laid_out(self, screen: Screen, passes: int = 2) -> None:
+        """Lay the built screen out at the app's size and paint it once off screen (its widgets keep
+        their rendered lines); the second pass settles what the first one's resize events changed."""
+        if screen.is_attached and screen is not self.screen:
+            # styled as it mounted, with the app's CSS as it is now: its first showing need not restyle
+            # the whole app (a theme change since makes the counts differ again, and Textual restyles)
+            screen._css_update_count = self._css_update_count
+            screen._refresh_layout(self.size)
+            if passes > 1:
+                screen.call_after_refresh(self._laid_out, screen, passes - 1)
+                return
+            screen._compositor.render_full_update()
+        self.set_timer(PREBUILD_GAP_S, self._prebuild_next)
+
+    def _built(self, mode: str) -> bool:
+        return bool(getattr(self, "_screen_stacks", {}).get(mode))
 
     async def action_quit(self) -> None:
         self.stop_children()
@@ -162,6 +206,11 @@ class AdvisorApp(App):
         for cancel in (*(m.cancel for m in state.measurements), state.host.cancel):
             if cancel is not None:
                 cancel.set()
+
+    def notify(self, message: str, *, title: str = "", **kwargs) -> None:
+        """Every toast: a message may quote a file's text (a requirements name, a path), whose escape
+        sequences would otherwise reach the terminal (clear the screen, set its title or clipboard)."""
+        super().notify(for_terminal(str(message)), title=one_line(str(title)), **kwargs)
 
     # ---- keys and the command palette ------------------------------------------------------------
 
@@ -253,7 +302,8 @@ class AdvisorApp(App):
         host = self.state.host
         host.report, host.error, host.checking = message.report, None, False
         self.tell(HostChanged)
-        if not self.state.requirements.path and not any(isinstance(v, RequirementsScreen) for v in self.views):
+        seen = any(isinstance(v, RequirementsScreen) and v.resumed_at for v in self.views)  # built ahead is not seen
+        if not self.state.requirements.path and not seen:
             self._starting_requirements()  # nobody has seen the form: it simply starts from here
         else:
             self.tell(HostDefaults)
@@ -339,9 +389,15 @@ class AdvisorApp(App):
         if state.requirements.model is None:
             state.report = None
             state.report_error = state.requirements.problem or "no requirements yet: fill the form (F2) or load a file"
+            state.report_generation += 1
+            state.report_for = state.report_generation  # nothing to compute: the problem is current
             self.tell(ReportChanged)
             return
         state.report_generation += 1
+        # Until the new report lands the one shown is stale, and an earlier problem (a field fixed
+        # since) is no longer true: the Recommendation says "recomputing" instead of either.
+        state.report_error = None
+        self.tell(ReportChanged)
         self._report_worker(
             state.requirements.model,
             state.host.report,
@@ -383,6 +439,7 @@ class AdvisorApp(App):
         if message.generation != self.state.report_generation:
             return  # built from inputs that have changed since
         self.state.report, self.state.report_error = message.report, None
+        self.state.report_for = message.generation
         self.tell(ReportChanged)
 
     def export_report(self, fmt: str, path: str) -> Path | None:
@@ -403,6 +460,8 @@ class AdvisorApp(App):
             self.notify(_one_line(exc), title=f"Export {fmt} failed", severity="error", timeout=8)
             return None
         beside = f" and {len(files)} chart(s) beside it" if files else ""
+        if fmt == "html":
+            beside += f"; open {written.as_uri()} in a browser"
         self.notify(f"Wrote {written}{beside}", title=f"Exported {fmt}")
         return written
 
@@ -415,6 +474,7 @@ class AdvisorApp(App):
             self.tell(HostChanged)
         if message.what == "report":
             self.state.report, self.state.report_error = None, message.error
+            self.state.report_for = self.state.report_generation
             self.tell(ReportChanged)
         self.notify(message.error, title=f"{message.what} failed", severity="error", timeout=8)
 
@@ -476,6 +536,7 @@ def make_app(
     scan_code: Callable[[BaseModel, str | None], Optional[BaseModel]] | None = None,
     initial_mode: str = "host",
     check_on_start: bool = True,
+    prebuild: Optional[bool] = None,
 ) -> AdvisorApp:
     """The app, wired to the real parts unless a test passes its own callables (the signatures of
     tui.providers: HostCheck, Launcher, ReportBuilder; save_*=False: don't save). `launchers` maps
@@ -512,5 +573,9 @@ def make_app(
         scan_code=scan_code,
     )
     return AdvisorApp(
-        core, requirements_path=requirements_path, initial_mode=initial_mode, check_on_start=check_on_start
+        core,
+        requirements_path=requirements_path,
+        initial_mode=initial_mode,
+        check_on_start=check_on_start,
+        prebuild=prebuild,
     )

@@ -24,7 +24,9 @@ from tui.messages import (
     RunProgressed,
     WorkFailed,
 )
-from tui.state import Measurement, Result, RunProgress
+from tui.state import Measurement, Result, RunProgress, as_run
+
+from advisor.progress import duration
 
 if TYPE_CHECKING:
     from advisor.progress import ProbeProgress
@@ -137,6 +139,8 @@ class MeasurementController:
             return False
         state = self.state
         state.running, state.cancel, state.runs, state.fraction = True, cancel, {}, 0.0
+        state.config = config
+        state.began, state.ended = time.monotonic(), None
         state.clock = _plan(self.kind, config)
         state.total = state.clock.total if state.clock is not None else 0
         self.broadcast(MeasurementChanged, self.kind.name)
@@ -199,7 +203,9 @@ class MeasurementController:
         if message.overall is not None:
             state.fraction = max(state.fraction, float(message.overall))
         if state.clock is not None:
-            state.clock.on_event(message.run_id, message.event, fraction=message.fraction, total=message.total)
+            state.clock.on_event(
+                message.run_id, message.event, fraction=message.fraction, total=message.total, run=as_run(message.run)
+            )
         self.broadcast(RunChanged, self.kind.name, run)
 
     def finished(self, message: MeasurementFinished) -> bool:
@@ -209,11 +215,21 @@ class MeasurementController:
         if message.from_cache and state.running:
             return False  # a cache read landing while measuring: the measurement is the news
         state.running = False if from_run else state.running
+        if from_run:
+            state.ended = time.monotonic()
+        if from_run and state.clock is not None:
+            state.clock.finish()
+            self._learn(state.clock, state.config)
         if from_run and message.error:  # the launcher crashed: what was still running failed with it
             for run in state.runs.values():
                 if run.status in ("running", "waiting"):
                     run.status, run.message = "failed", message.error
-        if message.result is not None:
+        if message.result is not None and from_run and message.cancelled:
+            # A cancel keeps every earlier good result: what was measured before stays where this run
+            # did not measure it, and a run the cancel stopped is not a failure (it never ran).
+            state.result = kept_after_cancel(message.result, state.result)
+            state.cached = False
+        elif message.result is not None:
             state.result, state.cached = message.result, not from_run
             save = self.save()
             if from_run and save is not None and not message.cancelled:
@@ -221,10 +237,27 @@ class MeasurementController:
         if from_run:
             if message.cancelled:
                 self.app.notify(self.kind.cancelled, title=self.kind.title, severity="warning")
-            elif message.result is not None:
-                self.app.notify(f"{self.kind.title} finished", title=self.kind.title)
+            elif message.result is not None and getattr(self.app, "current_mode", None) != "probes":
+                # on the Probes screen its status line says it (a toast would cover the results)
+                took = f" in {duration(state.ended - state.began)}" if state.began is not None else ""
+                self.app.notify(f"{self.kind.title} finished{took}", title=self.kind.title, timeout=4)
         self.broadcast(MeasurementChanged, self.kind.name)
         return message.result is not None
+
+    def _learn(self, clock: ProbeProgress, config: Optional[BaseModel]) -> None:
+        """What the steps took teaches this host's figures (advisor.host_timings), off the UI thread."""
+
+        def work() -> None:
+            try:
+                from advisor import host_timings
+
+                host_timings.learn(self.kind.name, config, clock)
+            except Exception:  # noqa: BLE001 - a read-only cache never ends the session: the defaults stay
+                pass
+
+        self.app.run_worker(
+            work, thread=True, exit_on_error=False, group=f"{self.kind.name}-cache", description="probe timings"
+        )
 
     def _save(self, save: Callable[[Result], None], result: Result) -> None:
         def work() -> None:
@@ -242,6 +275,29 @@ class MeasurementController:
         )
 
 
+def kept_after_cancel(new: Result, old: Optional[BaseModel]) -> BaseModel:
+    """A cancelled measurement's result, keeping every earlier good result: the training suite without
+    the runs the cancel stopped (never run: not a failure the report would count) merged with the earlier
+    suite by the cache's own rules (advisor.cache.merge_suites: a run, parity or peak measured before stays
+    where this one did not measure it); the scaling probe by merge_scaling; any other kind keeps the
+    earlier result when the cancelled one measured nothing (their summaries belong to their own runs)."""
+    from advisor import cache
+    from probes.scaling.models import ScalingResult
+    from probes.training.models import ProbeSuite
+
+    if isinstance(new, ProbeSuite):
+        new = new.model_copy(update={"runs": [r for r in new.runs if r.status != "cancelled"]})
+        return cache.merge_suites(new, old) if isinstance(old, ProbeSuite) else new
+    if old is None or type(old) is not type(new):
+        return new
+    if isinstance(new, ScalingResult):
+        return cache.merge_scaling(new, old)
+    runs = getattr(new, "runs", None)
+    if isinstance(runs, list) and not any(getattr(r, "status", None) == "ok" for r in runs):
+        return old
+    return new
+
+
 def _plan(kind: Kind, config: BaseModel) -> Optional[ProbeProgress]:
     if kind.plan is None:
         return None
@@ -257,9 +313,9 @@ def progress_of(kind_name: str) -> Callable[[BaseModel], ProbeProgress]:
     announces its runs (each event carries the planned `total`, as the deployment probe's do)."""
 
     def plan(config: BaseModel) -> ProbeProgress:
-        from advisor.progress import ProbeProgress
+        from advisor.progress import planned
 
-        return ProbeProgress.for_config(kind_name, config)
+        return planned(kind_name, config)  # this host's figures and its load now (no wait: the 1-min average)
 
     return plan
 

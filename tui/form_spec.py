@@ -122,7 +122,10 @@ def form_spec(model: type[BaseModel], prefix: tuple[str, ...] = (), depth: int =
         path = prefix + (name,)
         tp, optional = _strip_optional(_unwrap_annotated(info.annotation))
         tp = _unwrap_annotated(tp)
-        default = None if info.default is PydanticUndefined else info.default
+        # a default_factory's value too (needs.domestic_scope defaults to both stages: an empty list
+        # in the form would be a value the model refuses)
+        default = info.get_default(call_default_factory=True) if info.default_factory else info.default
+        default = None if default is PydanticUndefined else default
         # "required" here means "cannot be left empty": only Optional[...] fields may be None.
         required = not optional
         desc = (info.description or docs.get(name) or "").strip()

@@ -61,6 +61,9 @@ class Measurement:
     total: int = 0  # runs planned (the plan, then the runner's events)
     fraction: float = 0.0  # of the whole measurement (the scaling runner says)
     clock: Optional[ProbeProgress] = None  # the one progress model: planned total and a countdown ETA
+    config: Optional[BaseModel] = None  # what the latest measurement was started with
+    began: Optional[float] = None  # monotonic seconds when the latest measurement of this session started
+    ended: Optional[float] = None  # ... and when it ended (finished, cancelled or failed)
 
     def __setattr__(self, name: str, value: object) -> None:
         # Where a result enters the state: a mapping (a result read back from JSON) becomes the kind's
@@ -78,6 +81,12 @@ class AppState:
     report: Optional[Report] = None  # the Report built from all of the above
     report_error: str | None = None
     report_generation: int = 0  # a report built from older inputs is dropped
+    report_for: int = 0  # the generation the report (or its error) shown was built for
+
+    @property
+    def report_stale(self) -> bool:
+        """The inputs changed since the report shown was built: a new one is being computed."""
+        return self.report_for != self.report_generation
 
     # Shorthands for the kinds the screens and tests name; any kind of the registry is kinds[name]
     # (a kind registered later needs no line here: the screens loop over `kinds`).

@@ -80,6 +80,15 @@ def register(subparsers) -> None:
         "twice the budget (at most 4x --budget), up to N in all (default %(default)s; "
         "equal to --repeat: no extra rounds)",
     )
+    from probes.training.models import QUICK
+
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"the quick profile: {','.join(QUICK['models'])} in {','.join(QUICK['modes'])} (PyTorch eager against "
+        f"MindSpore graph), {QUICK['repeat']} rounds, budget {QUICK['budget']:g} s: about a minute on a 2-core "
+        "host; flags given with it win",
+    )
     p.add_argument("--no-parity", action="store_true", help="skip the cross-framework parity check")
     p.add_argument(
         "--no-tune", action="store_true", help="measure the untuned default (no ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore)"
@@ -97,7 +106,11 @@ def register(subparsers) -> None:
         help="write the JSON document to FILE (atomically), e.g. for `advisor report --probes`",
     )
     # "repeat" too: the data probes refuse it or (the pipeline) read it only when given
-    p.set_defaults(func=handle, _training_defaults={k: p.get_default(k) for k in (*TRAINING_ONLY, "repeat")})
+    p.set_defaults(
+        func=handle,
+        _training_defaults={k: p.get_default(k) for k in (*TRAINING_ONLY, "repeat")},
+        _quick_defaults={k: p.get_default(k) for k in QUICK},
+    )
     for front in fronts().values():
         front.add_arguments(p)
 
@@ -141,9 +154,28 @@ def fronts() -> dict[str, ModuleType | GenericFront]:
     return dict(sorted(found, key=place))
 
 
+def quick(args) -> None:
+    """--quick: the quick profile's values for every option still at its default (a flag given wins)."""
+    from probes.training.models import QUICK
+
+    defaults = {k: [v] for k, v in getattr(args, "_quick_defaults", {}).items()}
+    try:  # the config file's probe.budget is a default too: the profile's wins over it, not over --budget
+        from advisor import config
+
+        defaults.setdefault("budget", []).append(float(config.value("probe.budget")))
+    except Exception:  # noqa: BLE001 - a broken file was reported before the command ran
+        pass
+    for name, value in QUICK.items():
+        if getattr(args, name, None) in defaults.get(name, []):
+            setattr(args, name, ",".join(value) if isinstance(value, list) else value)
+
+
 def build_config(args):
     from probes.training.models import MODES_OF, ProbeConfig
     from probes.training.runner import installed_frameworks
+
+    if getattr(args, "quick", False):
+        quick(args)
 
     if args.frameworks is not None:  # --frameworks "" is refused as empty, not "every installed one"
         frameworks = comma_list(args.frameworks, FRAMEWORKS, "--frameworks")
@@ -154,7 +186,10 @@ def build_config(args):
                 "--frameworks: neither PyTorch nor MindSpore is installed "
                 f"for {sys.executable}; install one (pip install -e '.[pytorch]')"
             )
-    models = comma_list(args.models, MODELS, "--models")
+    try:
+        models = comma_list(args.models, MODELS, "--models")
+    except UsageError as exc:  # the choices it names: the CNN models, and gpt (a run of its own)
+        raise UsageError(f"{exc}, or gpt alone (the transformer probe)") from None
     modes = comma_list(args.modes, MODES, "--modes")
     if not any(m in MODES_OF[fw] for fw in frameworks for m in modes):
         raise UsageError(
@@ -213,6 +248,10 @@ def handle(args) -> int:
         if name not in chosen:
             front.refuse_unused(args)  # its options without its flag: refused, not silently ignored
     if chosen:
+        if getattr(args, "quick", False):
+            raise UsageError(
+                f"--quick: the training probe's profile; {kinds[chosen[0]].PROBE_FLAG} has its own options"
+            )
         return kinds[chosen[0]].run_from_args(args)
     if args.clear_cache:
         from advisor.cache import clear

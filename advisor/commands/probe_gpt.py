@@ -115,13 +115,20 @@ def build_config(args):
     if getattr(args, "dynamic_ways", None):
         fields["dynamic_ways"] = _items(args.dynamic_ways, WAYS, "--dynamic-ways")
     try:
-        return GptConfig(**fields)
+        config = GptConfig(**fields)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         field = str(err["loc"][0]) if err.get("loc") else ""
         flag = FLAG.get(field, "--gpt-hidden/--gpt-heads" if not field else "--" + field.replace("_", "-"))
         msg = err["msg"].removeprefix("Value error, ")
         raise UsageError(f"{flag}: {msg}" + (f" (got {err.get('input')!r})" if field else "")) from None
+    from probes.transformer import memory
+    from probes.transformer.runner import shape
+
+    too_big = memory.refusal(shape(config), config.batch_size)
+    if too_big:  # refused before any child starts or any weight is made
+        raise UsageError(f"--gpt-layers/--gpt-hidden/--gpt-seq/--gpt-vocab/--gpt-batch: {too_big}")
+    return config
 
 
 def run_from_args(args) -> int:

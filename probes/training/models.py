@@ -76,6 +76,12 @@ class ProbeConfig(_Strict):
     )
 
 
+# The quick profile (`advisor probe --quick`, the TUI's first run): each framework's default mode on
+# LeNet-5 (PyTorch eager against MindSpore graph) in two interleaved rounds, the fewest that give a
+# paired interval, and no extra round: about a minute on a 2-core host (benchmarks/probe_estimates.py).
+QUICK = {"models": ["lenet"], "modes": ["eager", "graph"], "budget": 2.0, "repeat": 2, "max_repeat": 2}
+
+
 class StepTime(_Open):
     n: int = 0
     median: Optional[float] = None

@@ -218,6 +218,9 @@ class GptResult(_Open):
     weights_checksum: Optional[str] = None
     flops: dict = Field(default_factory=dict, description="the FLOPs/token formula and its terms")
     gemm_peak: dict[str, float] = Field(default_factory=dict, description="framework -> GFLOP/s fp32 matmul here")
+    gemm_details: dict[str, dict] = Field(
+        default_factory=dict, description="framework -> how the peak was measured (other processes' busy cores)"
+    )
     frameworks: dict[str, dict] = Field(default_factory=dict)
     runs: list[GptRun] = Field(default_factory=list)
     comparisons: list[GptComparison] = Field(default_factory=list)

@@ -22,7 +22,7 @@ from probes import hostfacts, launcher, quality
 from probes.launcher import Cancel
 from probes.training import runner as training
 from probes.training import stats
-from probes.transformer import flops, parity, spec, weights
+from probes.transformer import flops, memory, parity, spec
 from probes.transformer.verdicts import attention_verdict, dynamic_verdict, headline
 from probes.transformer.models import (
     MODES_OF,
@@ -118,6 +118,7 @@ def assess(run: GptRun) -> GptRun:
     )
     run.ci95 = [ci[1], ci[2]] if ci else None
     run.quality, run.quality_reasons = quality.classify(facts)
+    run.warnings = quality.graded(run.warnings)
     return run
 
 
@@ -281,20 +282,27 @@ def comparisons(runs: list[GptRun], ids: list[str]) -> list[GptComparison]:
 
 
 def efficiency(result: GptResult) -> None:
-    """Achieved GFLOP/s (6N + 12LHS per token) and MFU against the GEMM peak measured here."""
+    """Achieved GFLOP/s (6N + 12LHS per token) and MFU against the GEMM peak measured here, when both
+    were measured under comparable load (the training probe's rule: training.MFU_LOAD_MATCH_CORES)."""
     for r in result.runs:
         if r.status != "ok" or not r.tokens_per_second or not r.train_flops_per_token:
             continue
         r.achieved_gflops = r.tokens_per_second * r.train_flops_per_token / 1e9
         peak = result.gemm_peak.get(r.framework)
-        if peak:
-            if r.achieved_gflops > peak:
-                r.warnings.append(
-                    f"MFU not reported: {r.achieved_gflops:.0f} GFLOP/s achieved is above the "
-                    f"{peak:.0f} GFLOP/s GEMM peak measured earlier (host load changed)"
-                )
-            else:
-                r.mfu = r.achieved_gflops / peak
+        if not peak:
+            continue
+        then = result.gemm_details.get(r.framework, {}).get("foreign_cores")
+        now = r.settings.get("foreign_cores")
+        if (
+            isinstance(then, (int, float))
+            and isinstance(now, (int, float))
+            and abs(then - now) > training.MFU_LOAD_MATCH_CORES
+        ):
+            r.warnings.append(training.MFU_NOT_COMPARABLE)
+        elif r.achieved_gflops > peak:
+            r.warnings.append(training.MFU_ABOVE_PEAK)
+        else:
+            r.mfu = r.achieved_gflops / peak
 
 
 # ------------------------------------------------------------------ the probe
@@ -314,9 +322,8 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
         frameworks=fws,
         tool_version=hostfacts.package_version("framework-advisor"),
         param_count=spec.param_count(s),
-        weights_checksum=weights.canonical_checksum(s),
         flops=flops.describe(s),
-    )
+    )  # the weights' checksum is the workers': the parent never makes the weights
     if host.logical_cores and host.loadavg_before and host.loadavg_before[0] > 0.75 * host.logical_cores:
         result.warnings.append(
             f"the host was busy before the probe (load average {host.loadavg_before[0]} on "
@@ -331,6 +338,15 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
             result.warnings.append(f"{fw} is not installed: its runs are left out")
     specs = [(fw, m) for fw, m in round_specs(config) if fw in wanted]
     variants = [v for v in dynamic_specs(config) if VARIANTS[v][0] in wanted] if config.dynamic else []
+    too_big = memory.refusal(s, config.batch_size)
+    if too_big:  # no child starts: each would fail the same way, and a host out of memory harms the rest
+        result.warnings.append(too_big)
+        result.runs = [
+            GptRun(id=run_id(fw, m), framework=fw, mode=m, status="failed", error=too_big) for fw, m in specs
+        ]
+        result.verdicts = [f"not measured: {too_big}"]
+        result.seconds = round(time.monotonic() - t_start, 2)
+        return result
     needs_aux = config.gemm or config.parity or config.attention
     total = len(wanted) * needs_aux + len(specs) * config.repeat + len(variants)
     index = 0
@@ -344,10 +360,14 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
             if on_event:
                 on_event(GptEvent(run_id=f"{fw}-aux", kind="start", index=index, total=total,
                                   message=f"{fw}: GEMM peak, parity arrays, attention kernel"))  # fmt: skip
+            before, child_cpu, t0 = training.cpu_times(), training._children_cpu_s(), time.monotonic()
             out = aux[fw] = _aux(fw, config, ms_env, tmp, cancel)
+            took = time.monotonic() - t0
+            load = training.run_load(before, training.cpu_times(), training._children_cpu_s() - child_cpu, took, 1)
             if out.ok and out.result:
                 if out.result.get("gemm"):
                     result.gemm_peak[fw] = float(out.result["gemm"]["gflops"])
+                    result.gemm_details[fw] = {"foreign_cores": load.get("foreign_cores")}
                 if out.result.get("attention") and config.attention:
                     result.attention.append(AttentionKernel(**out.result["attention"]))
             else:
@@ -394,6 +414,9 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
                                       tokens_per_second=r.tokens_per_second))  # fmt: skip
         result.adaptation = log
         result.runs = merge_rounds(runs)
+        result.weights_checksum = next(
+            (r.settings["weights_checksum"] for r in runs if "weights_checksum" in r.settings), None
+        )
         result.comparisons = comparisons(runs, ids)
 
         for variant in variants:

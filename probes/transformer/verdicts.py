@@ -1,12 +1,18 @@
 """The transformer probe's findings in sentences (parent side, no framework): what truly variable
 lengths cost each dynamic-shape variant against the best padded / bucketed way, the headline for
-MindSpore graph mode and torch.compile, and the attention kernels."""
+MindSpore graph mode and torch.compile, and the attention kernels.
+
+The dynamic-shape ways run once each, not interleaved and not graded: every sentence built on them says
+so itself (ONE_RUN), so a reader who stops at the first line does not take one run for a fact."""
 
 from __future__ import annotations
 
 from typing import Optional
 
 from probes.transformer.models import VARIANTS, AttentionKernel, DynamicRun, DynamicVerdict, GptResult
+
+
+ONE_RUN = "in one ungraded run"  # how the sentences on the dynamic-shape ways open
 
 
 def _pct(x: float) -> str:
@@ -36,7 +42,7 @@ def dynamic_verdict(d: DynamicRun) -> Optional[DynamicVerdict]:
         v.variable_steady_cost = 1.0 - var.steady_tokens_per_second / best.steady_tokens_per_second
     steady = f"; steady (the last pass) {_pct(v.variable_steady_cost)}" if v.variable_steady_cost is not None else ""
     v.text = (
-        f"{label}: truly variable lengths gave {_pct(v.variable_cost)} end-to-end tokens/s than {best.way} "
+        f"{label}, {ONE_RUN}: truly variable lengths gave {_pct(v.variable_cost)} end-to-end tokens/s than {best.way} "
         f"over {var.steps} steps ({var.compiles} graph compile(s), {var.compile_seconds:.1f} s compiling, "
         f"against {best.compiles} and {best.compile_seconds:.1f} s){steady}"
     )
@@ -51,13 +57,13 @@ def headline(result: GptResult) -> list[str]:
         n = _distinct(result)
         if g.variable_cost > 0:
             text = (
-                f"On this workload, truly variable lengths cost {g.variable_cost:.0%} of end-to-end tokens/s in "
+                f"On this workload, {ONE_RUN}, truly variable lengths cost {g.variable_cost:.0%} of end-to-end tokens/s in "
                 f"MindSpore graph mode unless {_way_text(g.best_way)} ({g.compiles.get('variable')} compiles "
                 f"for {n} distinct lengths against {g.compiles.get(g.best_way)})"
             )
         else:
             text = (
-                f"On this workload, truly variable lengths cost nothing measurable in MindSpore graph mode "
+                f"On this workload, {ONE_RUN}, truly variable lengths cost nothing measurable in MindSpore graph mode "
                 f"({_pct(g.variable_cost)} end-to-end tokens/s than {_way_text(g.best_way)})"
             )
         dyn = _graph_dynamic_vs_static(result)
@@ -70,7 +76,7 @@ def headline(result: GptResult) -> list[str]:
     c = by.get("compile")
     if c and c.variable_cost is not None:
         out.append(
-            f"torch.compile (default): truly variable lengths gave {_pct(c.variable_cost)} end-to-end tokens/s "
+            f"torch.compile (default), {ONE_RUN}: truly variable lengths gave {_pct(c.variable_cost)} end-to-end tokens/s "
             f"than {_way_text(c.best_way)} ({c.compiles.get('variable')} compiles: from the second shape on it "
             f"compiles a dynamic graph)"
         )

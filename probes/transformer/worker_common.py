@@ -55,6 +55,22 @@ def parser(framework: str) -> argparse.ArgumentParser:
     return p
 
 
+def memory_checked(work: Callable) -> Callable:
+    """`work(args)` run only when the shape fits this host's memory (probes.transformer.memory): a
+    shape too large is a failed run naming what it needs, sent before any weight is made."""
+    from probes import channel
+    from probes.transformer import memory
+
+    def checked(args) -> int:
+        problem = memory.refusal(shape_of(args), args.batch_size)
+        if problem:
+            channel.result(status="failed", error=problem)
+            return 0
+        return work(args)
+
+    return checked
+
+
 def shape_of(args) -> spec.Shape:
     s = spec.Shape(args.layers, args.hidden, args.heads, args.seq, args.vocab)
     s.check()

@@ -46,12 +46,12 @@ def _setup(args, mode: str):
     return np, ms, import_s, settings
 
 
-def _train_cell(ms, s, dynamic: bool = False):
+def _train_cell(ms, s, init=None, dynamic: bool = False):
     from mindspore import nn
 
     from probes.transformer import ms_gpt
 
-    net = ms_gpt.build(s)
+    net = ms_gpt.build(s, init=init)
     train = nn.TrainOneStepCell(ms_gpt.WithLoss(net), ms_gpt.optimizer(net))
     train.set_train(True)
     if dynamic:  # batch and sequence length declared dynamic: one graph for every length
@@ -80,7 +80,10 @@ def cmd_run(args) -> int:
 
     s = worker_common.shape_of(args)
     t = time.perf_counter()
-    net, train = _train_cell(ms, s)
+    init = weights.canonical(s)
+    checksum = weights.checksum(init)
+    net, train = _train_cell(ms, s, init)
+    del init  # loaded: set_data copied it into the parameters
     build_s = time.perf_counter() - t
     data = [_tensors(ms, b) for b in batches.fixed(s.vocab, args.batch_size, s.seq)]
     n = len(data)
@@ -102,7 +105,7 @@ def cmd_run(args) -> int:
         out["compile_seconds"] = max(0.0, res["first_step_seconds"] - med / 1e3)
         out["graph_compiles"] = len(train.compile_cache)
     settings.update(
-        weights_checksum=weights.canonical_checksum(s),
+        weights_checksum=checksum,
         param_count=spec.param_count(s),
         tuned=args.tuned or None,
         train_cell="nn.TrainOneStepCell(WithLoss)",
@@ -236,7 +239,7 @@ def cmd_dynamic(args) -> int:
 def main(argv=None) -> int:
     args = worker_common.parser("mindspore").parse_args(argv)
     cmd = {"run": cmd_run, "aux": cmd_aux, "dynamic": cmd_dynamic}[args.cmd]
-    return channel.guarded(cmd, args)
+    return channel.guarded(worker_common.memory_checked(cmd), args)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,10 @@ def cmd_run(args) -> int:
 
     s = worker_common.shape_of(args)
     t = time.perf_counter()
-    net = torch_gpt.build(s)
+    init = weights.canonical(s)
+    settings.update(weights_checksum=weights.checksum(init), param_count=spec.param_count(s))
+    net = torch_gpt.build(s, init=init)
+    del init  # loaded: the parameters hold their own copy
     opt = torch_gpt.optimizer(net)
     build_s = time.perf_counter() - t
     data = [_tensors(torch, b) for b in batches.fixed(s.vocab, args.batch_size, s.seq)]
@@ -96,7 +99,6 @@ def cmd_run(args) -> int:
     if args.mode == "compile" and med is not None:
         out["compile_seconds"] = max(0.0, res["first_step_seconds"] - med / 1e3)
         out["graph_compiles"] = _graphs(torch)
-    settings.update(weights_checksum=weights.canonical_checksum(s), param_count=spec.param_count(s))
     out.update(
         status="ok",
         device="cpu",
@@ -290,7 +292,7 @@ def cmd_dynamic(args) -> int:
 def main(argv=None) -> int:
     args = worker_common.parser("torch").parse_args(argv)
     cmd = {"run": cmd_run, "aux": cmd_aux, "dynamic": cmd_dynamic}[args.cmd]
-    return channel.guarded(cmd, args)
+    return channel.guarded(worker_common.memory_checked(cmd), args)
 
 
 if __name__ == "__main__":

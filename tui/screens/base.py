@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from textual import events
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.screen import Screen
@@ -30,7 +31,14 @@ class AdvisorScreen(Screen):
         self.app.register_view(self)
         self.safely(self.refresh_view)
 
-    def on_screen_resume(self) -> None:
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Textual dispatches this class's handler, then Screen's own (one per class of the MRO, which is
+        # also why the redraw is here and not in on_screen_resume: a class's `_on_` handler hides its
+        # `on_` one). Screen's restyles every widget on each resume; when the app's CSS has not changed
+        # since this screen was styled (switch_mode refreshes it when it has), that is seconds of work on
+        # the Requirements form for nothing: a later visit only lays out and paints.
+        if getattr(self, "_css_update_count", None) == getattr(self.app, "_css_update_count", object()):
+            event.refresh_styles = False
         # Only what changed while hidden is redrawn: switching screens stays instant.
         stale, self.stale = self.stale, {}
         for fn, args in stale.values():

@@ -12,12 +12,12 @@ from textual.widgets import Static
 
 KEYS = [
     ("F1", "Host: check results (r: check again)"),
-    ("F2", "Requirements: the form (ctrl+s save, ctrl+o load)"),
-    ("F3", "Probes: s start, d scaling (torchrun/msrun, 1 and N ranks), c cancel"),
+    ("F2", "Requirements: the form (ctrl+g jump to any field or the File field, ctrl+s save, ctrl+o load)"),
+    ("F3", "Probes: s start (Profile: quick, about a minute; full), d scaling (torchrun/msrun), c cancel"),
     ("", "Across hosts: N hosts, this node, master HOST[:PORT]; then d (or each host's command line)"),
     ("", "More probes: e Deploy (export, serve, parity), a Accuracy (time-to-accuracy), p Pipeline (loaders)"),
     ("", "Transformer: g GPT, the same small GPT in both frameworks (tokens/s, MFU, dynamic-shape compiles)"),
-    ("F4", "Recommendation: the review's first page, scores, risks, stack, sign-off; export (j JSON, m Markdown)"),
+    ("F4", "Recommendation: first page, scores, risks, stack, sign-off; export (j JSON, m Markdown, h HTML)"),
     ("tab / shift+tab", "next / previous field (in a text field, keys type: tab out first)"),
     ("enter / space", "open a select, toggle a switch"),
     ("escape", "leave a text field (the screen's keys act again; tab goes on from that field)"),

@@ -34,7 +34,8 @@ from textual.widgets import (
 )
 
 from probes.base import KINDS
-from probes.training.models import MODES_OF
+from advisor.progress import duration
+from probes.training.models import MODES_OF, QUICK
 from tui import providers
 from tui import actions
 from tui.data import cached_runs_lines, fmt_num, fmt_when
@@ -57,8 +58,10 @@ FRAMEWORKS = ("pytorch", "mindspore")
 MODES = ("eager", "compile", "graph", "pynative")
 MODELS = ("lenet", "resnet18", "resnet50")
 DEFAULT_MODELS = ("lenet", "resnet18")
-DEFAULT_BUDGET = "2"
+FULL_BUDGET = 6.0  # `advisor config`'s probe.budget default, when the config cannot be read
 DEFAULT_BATCH = "32"
+PROFILES = ("quick", "full")
+TICK_S = 1.0  # the status line's refresh while a probe runs
 DEFAULT_SCALING_REPEAT = "3"  # the issue: median and min-max over at least 3 repetitions
 DEFAULT_EPOCHS, DEFAULT_SEEDS = "8", "3"  # probes.accuracy.models.AccuracyConfig's defaults
 # The GPT's sizes on screen (probes.transformer.models.GptConfig's defaults; the rest are its defaults too).
@@ -125,8 +128,13 @@ class ProbesScreen(AdvisorScreen):
     ACTIONS = actions.PROBES
     BINDINGS = actions.bindings(ACTIONS)
 
+    chosen = False  # a profile was chosen (by the user, or once results arrived): results no longer change it
+
     def compose(self) -> ComposeResult:
         yield Header()
+        # The first run (nothing measured on this host yet) starts from the quick profile: an answer in
+        # about a minute; once there are results, the full suite (its budget from `advisor config`).
+        first = profile_values("quick" if self.app.state.probes.result is None else "full")
         with VerticalScroll(id="probe-body"):
             with Horizontal(classes="choice-row"):
                 yield Label("Frameworks", classes="choice-label")
@@ -135,16 +143,24 @@ class ProbesScreen(AdvisorScreen):
             with Horizontal(classes="choice-row"):
                 yield Label("Modes", classes="choice-label")
                 for name in MODES:
-                    yield StateCheckbox(name, True, id=f"mode-{name}", compact=True)
+                    yield StateCheckbox(name, name in first["modes"], id=f"mode-{name}", compact=True)
             with Horizontal(classes="choice-row"):
                 yield Label("Models", classes="choice-label")
                 for name in MODELS:
-                    yield StateCheckbox(name, name in DEFAULT_MODELS, id=f"model-{name}", compact=True)
+                    yield StateCheckbox(name, name in first["models"], id=f"model-{name}", compact=True)
             with Horizontal(classes="choice-row"):
                 yield Label("Budget s/run", classes="choice-label")
-                yield Input(default_budget(), id="probe-budget", compact=True, classes="short")
+                yield Input(f"{first['budget']:g}", id="probe-budget", compact=True, classes="short")
                 yield Label("Batch", classes="choice-label-short")
-                yield Input(DEFAULT_BATCH, id="probe-batch", compact=True, classes="short")
+                yield Input(DEFAULT_BATCH, id="probe-batch", compact=True, classes="tiny")
+                yield Select(
+                    [(name, name) for name in PROFILES],
+                    value=first["name"],
+                    allow_blank=True,
+                    prompt="custom",
+                    compact=True,
+                    id="probe-profile",
+                )
                 yield Button("Start", id="probe-start", variant="success", compact=True, classes="kind-start")
                 yield Button("Cancel", id="probe-cancel", variant="error", compact=True, disabled=True)
             with Horizontal(classes="choice-row", id="scaling-row"):
@@ -207,6 +223,12 @@ class ProbesScreen(AdvisorScreen):
         table = self.query_one("#probe-table", DataTable)
         table.add_columns(*COLUMNS)
         super().on_mount()
+        # The ETA moves every second while a probe runs, events or not (a GEMM peak child sends none).
+        self.set_interval(TICK_S, self._tick)
+
+    def _tick(self) -> None:
+        if self.app.measuring and self.is_current:
+            self.safely(self._show_status)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The footer offers Start and Scaling while idle, Cancel while running (80 columns are short).
@@ -259,8 +281,48 @@ class ProbesScreen(AdvisorScreen):
         return (float(value) if kind == "float" else int(value)), None
 
     def choice(self) -> tuple[dict | None, str | None]:
-        """The training probes' configuration chosen on screen (the estimate before Start reads it)."""
-        return self.choice_for("training")
+        """The training probes' configuration chosen on screen (the estimate before Start reads it); the
+        quick profile's choices bring its rounds (two, no extra one)."""
+        values, problem = self.choice_for("training")
+        if values is not None and self.profile() == "quick":
+            values.update(repeat=QUICK["repeat"], max_repeat=QUICK["max_repeat"])
+        return values, problem
+
+    def profile(self) -> str:
+        """quick | full | custom: the profile the screen's training choices are exactly."""
+        values, _ = self.choice_for("training")
+        for name in PROFILES:
+            wanted = profile_values(name)
+            if (
+                values is not None
+                and all(
+                    sorted(values[k]) == sorted(wanted[k]) if isinstance(wanted[k], list) else values[k] == wanted[k]
+                    for k in ("models", "modes", "budget")
+                )
+                and values["frameworks"] == list(FRAMEWORKS)
+            ):
+                return name
+        return "custom"
+
+    @on(Select.Changed, "#probe-profile")
+    def _profile_chosen(self, event: Select.Changed) -> None:
+        if event.value == Select.NULL or event.value == self.profile():
+            return
+        self.chosen = True
+        self._apply_profile(str(event.value))
+
+    def _apply_profile(self, name: str) -> None:
+        wanted = profile_values(name)
+        with self.prevent(Checkbox.Changed, Input.Changed):
+            for name in FRAMEWORKS:
+                self.query_one(f"#fw-{name}", Checkbox).value = True
+            for name in MODES:
+                self.query_one(f"#mode-{name}", Checkbox).value = name in wanted["modes"]
+            for name in MODELS:
+                self.query_one(f"#model-{name}", Checkbox).value = name in wanted["models"]
+            self.query_one("#probe-budget", Input).value = f"{wanted['budget']:g}"
+        if not self.app.measuring:
+            self._show_status()
 
     def multinode_fields(self) -> tuple[str, str, str] | None:
         """The node R of N control's text, or None when it is left empty (one host)."""
@@ -298,7 +360,7 @@ class ProbesScreen(AdvisorScreen):
         """Read the kind's choices, validate them with its Config, clear its rows and start it."""
         title = self.app.measurements[kind].kind.title
         cannot = "Cannot start probes" if kind == "training" else f"Cannot start the {title.lower()}"
-        choice, problem = self.choice_for(kind)
+        choice, problem = self.choice() if kind == "training" else self.choice_for(kind)  # with its profile
         if choice is None:
             self.notify(problem or "invalid choice", title=cannot, severity="error")
             return
@@ -417,6 +479,7 @@ class ProbesScreen(AdvisorScreen):
         self._show_status()
 
     def refresh_view(self) -> None:
+        self._follow_first_results()
         self._show_status()
         runs = self.query_one("#probe-runs", Vertical)
         if not self.app.state.probes.runs:
@@ -451,8 +514,9 @@ class ProbesScreen(AdvisorScreen):
             total = max(app.state.probes.total, len(measured))
             clock = app.state.probes.clock
             progress = clock.status() if clock is not None else f"{done} of {total} runs finished"
-            if not measured:
-                progress = f"preparing {total} runs (GEMM peak and parity arrays first)"
+            if not measured:  # the preparation moves the countdown too: its own words, then the ETA
+                doing = clock.doing() if clock is not None else ""
+                progress = f"preparing ({doing or 'GEMM peak and parity arrays first'}); {progress}"
             text = Text.assemble(("Running", "bold cyan"), f": {progress} (c cancels)")
         elif app.state.scaling.running:  # its rows are below the training results: say so up here
             text = Text.assemble(
@@ -469,32 +533,77 @@ class ProbesScreen(AdvisorScreen):
             )
         else:
             text = Text(self.estimate_text(), style="italic")
-            if app.state.probes.result is None:
+            ended = self._last_finished()
+            if ended:
+                text = Text.assemble((ended, "bold"), " ", (self.estimate_text(), "italic"))
+            elif app.state.probes.result is None:
                 text = Text.assemble(
                     ("No results yet. Choose what to measure and press Start (s). ", "italic"),
                     (self.estimate_text(), "italic"),
                 )
         self.query_one("#probe-status", Static).update(text)
+        self._sync_profile()
+
+    def _last_finished(self) -> str:
+        """'Probes finished in 62 s (estimated 58 s).' after a measurement of this session."""
+        done = [
+            (m.ended, self.app.measurements[k].kind.title, m)
+            for k, m in self.app.state.kinds.items()
+            if m.ended is not None and m.began is not None and not m.running
+        ]
+        if not done:
+            return ""
+        _, title, latest = max(done, key=lambda d: d[0])
+        clock = latest.clock
+        took = clock.view().elapsed if clock is not None and clock.ended is not None else latest.ended - latest.began
+        cancelled = latest.cancel is not None and latest.cancel.is_set()
+        word = "cancelled after" if cancelled else "finished in"
+        planned = f" (estimated {duration(clock.estimate_seconds())})" if clock is not None else ""
+        return f"{title} {word} {duration(took)}{planned}."
+
+    def _sync_profile(self) -> None:
+        """The Profile select says which profile the choices are (custom when edited away from both)."""
+        select = self.query_one("#probe-profile", Select)
+        now = self.profile()
+        wanted = Select.NULL if now == "custom" else now
+        if select.value != wanted:
+            with self.prevent(Select.Changed):
+                select.value = wanted
 
     def estimate_text(self) -> str:
-        """How long the chosen probes take, before Start (advisor.progress: ranges, not promises)."""
+        """How long the chosen probes take, before Start: the plan the progress counts down (this
+        host's figures, cold compiles, preparation, the load now: advisor.estimates)."""
         choice, problem = self.choice()
         if choice is None:
             return f"Cannot start: {problem}."
         try:
-            from advisor.progress import planned_runs, suite_estimate
+            from advisor.progress import planned
 
             config = providers.make_config("training", choice)
-            runs = len(planned_runs(config))
-            return f"{runs} run{'s' if runs != 1 else ''}, estimated {suite_estimate(config).text()}."
+            opening = planned("training", config).opening()
         except Exception as exc:  # noqa: BLE001 - a bound the model rejects: Start will say which
             return f"Cannot start: {config_error(exc)}."
+        profile = self.profile()
+        if profile == "quick":
+            return f"Quick profile: PyTorch eager against MindSpore graph on LeNet-5, 2 rounds; {opening}."
+        return f"{profile.capitalize()}: {opening}."
 
     @on(Checkbox.Changed)
     @on(Input.Changed, "#probe-budget, #probe-batch")
     def _choice_changed(self) -> None:
         if not self.app.measuring:
             self._show_status()
+
+    def _follow_first_results(self) -> None:
+        """Results arrived (this host's cache, read after the screen was built) while the choices are
+        still exactly the first-run quick profile (an edit makes them custom): the full suite is the
+        default now."""
+        state = self.app.state.probes
+        if self.chosen or state.result is None or not state.cached or self.app.measuring:
+            return  # only the cache's results, read at start: a run of this session keeps its choices
+        self.chosen = True
+        if self.profile() == "quick":
+            self._apply_profile("full")
 
     @on(DataTable.RowHighlighted, "#probe-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -508,6 +617,18 @@ class ProbesScreen(AdvisorScreen):
     def suite(self) -> Optional[ProbeSuite]:
         """The training suite shown (this session's or the cache's)."""
         return self.app.state.probes.result
+
+    def _hint_hidden_columns(self, suite: ProbeSuite) -> None:
+        """The title says which columns are out of view and how to reach them (they are not dropped)."""
+        hidden = hidden_columns(self.query_one("#probe-table", DataTable))
+        title = source_text(suite, self.app.state.probes.cached)
+        if hidden:
+            title.append(
+                f"\n  {len(hidden)} more column(s) to the right ({', '.join(hidden)}): left/right on the table; "
+                "the highlighted run's every field is under it",
+                style="dim",
+            )
+        self.query_one("#probe-results-title", Static).update(title)
 
     def _show_charts(self, model: str | None = None) -> None:
         suite = self.suite
@@ -536,6 +657,7 @@ class ProbesScreen(AdvisorScreen):
         title.update(source_text(suite, self.app.state.probes.cached))
         for run in suite.runs:
             table.add_row(*run_cells(run)[: len(COLUMNS)])
+        self.call_after_refresh(self._hint_hidden_columns, suite)
         self.query_one("#probe-detail", Static).update(run_detail(suite.runs[0]) if suite.runs else "")
         self._show_charts()
         notes = [Text.assemble(("! ", "yellow"), w) for w in suite.warnings]
@@ -545,15 +667,33 @@ class ProbesScreen(AdvisorScreen):
         parity.update(Group(parity_text(suite.parity), *notes))
 
 
-def default_budget() -> str:
-    """probe.budget of the user's config file (advisor config), else the TUI's short default."""
+def hidden_columns(table: DataTable) -> list[str]:
+    """The columns that lie right of the table's visible width (80 columns hold about six)."""
+    shown, hidden = 0, []
+    width = table.scrollable_content_region.width
+    for column in table.ordered_columns:
+        shown += column.get_render_width(table)
+        if shown > width:
+            hidden.append(str(column.label))
+    return hidden
+
+
+def default_budget() -> float:
+    """probe.budget as `advisor config` shows it: the user's config file, else its built-in default."""
     try:
         from advisor import config
 
-        value = config.load().get("probe.budget")
+        return float(config.value("probe.budget"))
     except Exception:  # noqa: BLE001 - `advisor` reports a broken file before the TUI starts
-        value = None
-    return DEFAULT_BUDGET if value is None else f"{float(value):g}"
+        return FULL_BUDGET
+
+
+def profile_values(name: str) -> dict:
+    """The training choices of a profile: quick (probes.training.models.QUICK) or full (the CLI's
+    defaults, the budget from `advisor config`)."""
+    if name == "quick":
+        return {"name": "quick", **QUICK}
+    return {"name": "full", "models": list(DEFAULT_MODELS), "modes": list(MODES), "budget": default_budget()}
 
 
 def source_text(suite: ProbeSuite, cached: bool) -> Text:
@@ -632,14 +772,16 @@ def config_error(exc: Exception) -> str:
 
 
 def run_cells(run: ProbeRun) -> list:
-    status: str = run.status
-    ok = status == "ok"
+    ok = run.status == "ok"
+    status = run.quality if ok and run.quality else run.status  # one status: its grade when it measured
     ci = run.ci95
     ci_text = f"{fmt_num(ci[0], 0)}-{fmt_num(ci[1], 0)}" if ok and ci and len(ci) == 2 else "-"
     mfu = run.mfu
     loss = f"{fmt_num(run.loss_first, 2)}{arrow()}{fmt_num(run.loss_last, 2)}" if run.loss_first is not None else "-"
     run_name = f"{run.framework} {run.mode} {run.model}"
-    style = {"ok": "green", "failed": "red", "timeout": "red"}.get(status, "yellow")
+    style = {"ok": "green", "stable": "green", "failed": "red", "timeout": "red", "unusable": "red"}.get(
+        status, "yellow"
+    )
     return [
         run_name,
         Text(status, style=style),

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from advisor.scan.models import ScanResult
 
 DEFAULT_EXPORT = "advisor-report"
+EXTENSIONS = {"json": ".json", "markdown": ".md", "html": ".html"}
 DOCUMENT_PANELS = ("#rec-register", "#rec-stack", "#rec-sensitivity", "#rec-signoff")
 EVIDENCE_STYLE = {"measured": "green", "knowledge": "cyan", "requirement": "magenta", "estimated": "yellow"}
 
@@ -47,6 +48,7 @@ class RecommendationScreen(AdvisorScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="rec-body"):
+            yield Static(id="rec-stale")  # "recomputing" while the verdict below is for older inputs
             yield Static(id="rec-verdict", classes="panel")
             yield Static(id="rec-scores", classes="panel")
             with Horizontal(id="rec-charts"):
@@ -67,6 +69,7 @@ class RecommendationScreen(AdvisorScreen):
                 yield Input(DEFAULT_EXPORT, id="rec-export-path", compact=True)
                 yield Button("JSON", id="rec-export-json", compact=True)
                 yield Button("Markdown", id="rec-export-md", compact=True)
+                yield Button("HTML", id="rec-export-html", compact=True)
         yield Footer(compact=True, show_command_palette=False)  # ctrl+p is in the help (80 columns)
 
     def on_report_changed(self, _: ReportChanged) -> None:
@@ -81,11 +84,25 @@ class RecommendationScreen(AdvisorScreen):
         self.query_one("#rec-body", VerticalScroll).scroll_home(animate=False)
 
     def refresh_view(self) -> None:
-        report = self.app.state.report
+        state = self.app.state
+        report = state.report
+        stale = self.query_one("#rec-stale", Static)
+        stale.display = state.report_stale and report is not None
+        if stale.display:
+            stale.update(
+                Text.assemble(
+                    (f"Recomputing{ellipsis()} ", "bold yellow"),
+                    ("the verdict below is for the inputs before your latest change", "yellow"),
+                )
+            )
         verdict = self.query_one("#rec-verdict", Static)
+        verdict.set_class(stale.display, "-stale")
+        if report is not None and report is getattr(self, "_drawn", None):
+            return  # the same report: only whether it is stale changed
+        self._drawn = report
         statics = ("#rec-scores", "#rec-evidence", "#rec-projections", *DOCUMENT_PANELS)
         if report is None:
-            why = self.app.state.report_error or f"building the report{ellipsis()}"
+            why = state.report_error or f"recomputing the recommendation{ellipsis()}"
             verdict.update(Text.assemble(("No recommendation yet: ", "bold"), why))
             for sid in statics:
                 self.query_one(sid, Static).update("")
@@ -123,13 +140,14 @@ class RecommendationScreen(AdvisorScreen):
 
     @on(Select.Changed, "#rec-evidence-for")
     def _evidence_for(self) -> None:
+        self._drawn = None  # the same report, another workflow's evidence
         self.refresh_view()
 
     def export_path(self, fmt: str) -> str:
         base = self.query_one("#rec-export-path", Input).value.strip() or DEFAULT_EXPORT
-        for ext in (".json", ".md"):
+        for ext in EXTENSIONS.values():
             base = base.removesuffix(ext)
-        return base + (".json" if fmt == "json" else ".md")
+        return base + EXTENSIONS[fmt]
 
     def action_export(self, fmt: str) -> None:
         path = self.export_path(fmt)
@@ -151,6 +169,10 @@ class RecommendationScreen(AdvisorScreen):
     @on(Button.Pressed, "#rec-export-md")
     def _export_md(self) -> None:
         self.action_export("markdown")
+
+    @on(Button.Pressed, "#rec-export-html")
+    def _export_html(self) -> None:
+        self.action_export("html")
 
 
 def first_page_view(report: Report) -> RenderableType:

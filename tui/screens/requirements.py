@@ -25,6 +25,7 @@ from textual.widgets import (
     Switch,
 )
 
+from advisor.sanitize import one_line
 from tui import providers
 from tui import actions
 from tui.defaults import blank_requirements, host_defaults
@@ -40,6 +41,7 @@ from tui.form_spec import (
 from tui.messages import HostDefaults, RequirementsLoaded
 from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
+from tui.screens.jump import JumpModal, Target
 from tui.widgets.toggles import StateSelectionList, StateSwitch
 
 if TYPE_CHECKING:
@@ -164,7 +166,7 @@ class RequirementsScreen(AdvisorScreen):
         """First draw only: afterwards the form is the source and changes arrive as events."""
         app = self.app
         if app.state.requirements.path:
-            self.query_one("#req-file", Input).value = app.state.requirements.path
+            self.query_one("#req-file", Input).value = one_line(app.state.requirements.path)
         data = app.state.requirements.data
         if data is None:
             data = blank_requirements()
@@ -232,8 +234,8 @@ class RequirementsScreen(AdvisorScreen):
                     widget.value = bool(value)
                 elif spec.kind == "mapping":
                     widget.value = format_mapping(value)
-                else:
-                    widget.value = "" if value is None else _plain(value)
+                else:  # a file's text never reaches the terminal with its escape sequences
+                    widget.value = "" if value is None else one_line(_plain(value))
                 self._filled[spec.widget_id] = self._raw_value(spec)
             self._sync_sections()
 
@@ -341,7 +343,7 @@ class RequirementsScreen(AdvisorScreen):
                 errors.setdefault(section, f"{spec.label if spec else wid}: {text}")
         for static in self.query(".field-error"):
             wid = (static.id or "").removeprefix("err-")
-            text = errors.get(wid, "")
+            text = one_line(errors.get(wid, ""))  # a problem may quote the file's text back
             static.update(text)
             static.set_class(bool(text), "-shown")
             static.set_class(text.startswith("warning:"), "-warning")
@@ -429,9 +431,11 @@ class RequirementsScreen(AdvisorScreen):
 
     @on(Button.Pressed, "#req-load")
     def action_load(self) -> None:
-        path = self.query_one("#req-file", Input).value.strip()
-        if not path:
-            self.notify("Type the file to load in the File field", severity="warning")
+        field = self.query_one("#req-file", Input)
+        path = field.value.strip()
+        if not path:  # the keyboard's way to the File field: go there, then enter loads
+            self.set_focus(field)
+            self.notify("Type the file to load, then press enter", severity="warning")
             return
         if not self.dirty:
             self.app.load_requirements(path, notify=True)
@@ -449,6 +453,31 @@ class RequirementsScreen(AdvisorScreen):
     @on(Input.Submitted, "#req-file")
     def _file_submitted(self) -> None:
         self.action_load()
+
+    def jump_targets(self) -> list[Target]:
+        """The File field, then every control of the form in its order, by key, label and meaning."""
+        out = [Target("req-file", "File (the requirements YAML to load or save)", "file path load save yaml")]
+        for spec in self.specs:
+            wid = f"sec-{spec.widget_id}" if spec.kind == "section" else spec.widget_id
+            if spec.kind == "section" and spec.required:
+                continue  # a heading, not a control
+            words = f"{spec.label} {spec.description or FIELD_HELP.get(spec.key, '')}"
+            out.append(Target(wid, spec.key, words))
+        return out
+
+    def action_jump(self) -> None:
+        def go(widget_id: str | None) -> None:
+            if not widget_id:
+                return
+            target = self.query_one(f"#{widget_id}")
+            if target.disabled:  # a field of a section switched off: its switch first
+                section = next((s for s in self.optional_sections if widget_id.startswith(_wid(s) + "-")), None)
+                if section is not None:
+                    target = self.query_one(f"#sec-{_wid(section)}")
+            self.set_focus(target)
+            target.scroll_visible(animate=False)
+
+        self.app.push_screen(JumpModal(self.jump_targets()), go)
 
 
 def bounds_words(bounds: dict) -> str:

@@ -13,3 +13,9 @@ WIDTH = 100  # when not on a terminal (a pipe, -o FILE)
 def terminal_width() -> int:
     """The terminal's width (WIDTH when not a terminal), within 60-160."""
     return max(60, min(shutil.get_terminal_size((WIDTH, 24)).columns, 160))
+
+
+def rate_text(value: float) -> str:
+    """One number format for a throughput wherever it is shown (the progress lines, the tables, the TUI):
+    thousands separated and whole from 1,000 up (2,216), one decimal below (47.3)."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.1f}"

@@ -1,0 +1,401 @@
+"""How long each step of a probe takes on this host, before it runs: the plan the progress model
+(advisor.progress) counts down.
+
+A step's time is the sum of what it really spends, each part from what was measured:
+- start-up (interpreter, framework import, model build, first optimizer, shutdown) and the first step,
+  with the cold `torch.compile` (an empty inductor cache folder for that model and batch) apart from a
+  warm one: this host's own figures (advisor.host_timings keeps them per host, from every run's own
+  breakdown), else the figures measured on this project's 2-core machine kind (below, dated);
+- the timed part: warmup + measurement, from the budget and the protocol's rules (probes.training.measure:
+  at least two warmup steps and five samples, stopped at three budgets);
+- set-up steps (the GEMM peak / parity arrays children, the host summary) and, for the adaptive rounds,
+  the extra round weighted by how often this host needed one;
+- the contention now: single-threaded parts slow by (1 + the other processes' busy cores) / cores,
+  steps also by the threads the run gets (the cores left idle: probes.training.runner.round_threads).
+
+Every figure here is a measured default or an assumption, each named; the benchmark
+benchmarks/probe_estimates.py prints estimate / actual per probe kind on a quiet and a loaded host.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional
+
+# ---- figures measured here (2-vCPU AMD EPYC under KVM, torch 2.13.0, mindspore 2.10.0, 2026-12-03,
+# quiet host; benchmarks/probe_estimates.py) -------------------------------------------------------
+# Training probe, per (framework, mode, model) at batch 32: start-up s, first step warm s, first step
+# cold s (torch.compile with an empty inductor cache; MindSpore graph compiles every time), step s on
+# both cores.
+TRAINING_S: dict[tuple[str, str, str], tuple[float, float, float, float]] = {
+    ("pytorch", "eager", "lenet"): (6.5, 0.03, 0.03, 0.003),
+    ("pytorch", "compile", "lenet"): (8.5, 1.9, 30.0, 0.004),
+    ("mindspore", "graph", "lenet"): (4.5, 0.8, 0.8, 0.005),
+    ("mindspore", "pynative", "lenet"): (3.5, 0.3, 0.3, 0.014),
+    ("pytorch", "eager", "resnet18"): (6.5, 1.0, 1.0, 0.45),
+    ("pytorch", "compile", "resnet18"): (8.5, 3.0, 45.0, 0.4),
+    ("mindspore", "graph", "resnet18"): (4.5, 3.5, 3.5, 0.7),
+    ("mindspore", "pynative", "resnet18"): (5.0, 2.5, 2.5, 0.9),
+    ("pytorch", "eager", "resnet50"): (7.0, 2.5, 2.5, 1.4),
+    ("pytorch", "compile", "resnet50"): (9.0, 6.0, 70.0, 0.9),
+    ("mindspore", "graph", "resnet50"): (5.0, 8.0, 8.0, 1.6),
+    ("mindspore", "pynative", "resnet50"): (5.5, 5.0, 5.0, 2.0),
+}
+TRAINING_UNKNOWN_S = (7.0, 2.0, 30.0, 0.5)  # a (framework, mode, model) not above: the slowest-like row
+# The GEMM peak + parity arrays child, per framework: its start-up and its work per model.
+AUX_S = {"pytorch": (6.0, 2.0), "mindspore": (6.0, 3.0)}
+HOST_SUMMARY_S = 1.0  # probes.check.host.collect_host before the first child
+IDLE_WINDOW_S = 0.5  # probes.training.runner.IDLE_WINDOW_S: the idle-core sample before each round
+# The transformer probe, default shape (4 layers, hidden 256, seq 128, vocab 8192, batch 8), per
+# (framework, mode): start-up, first warm, first cold, step s; from its runs here on 2026-12-03 (a loaded
+# host: each divided by the slowdown it measured for itself). Another shape scales the steps by its FLOPs.
+GPT_S: dict[tuple[str, str], tuple[float, float, float, float]] = {
+    ("pytorch", "eager"): (10.0, 0.4, 0.4, 0.5),
+    ("pytorch", "compile"): (5.5, 5.0, 41.0, 0.47),
+    ("mindspore", "graph"): (11.0, 7.8, 7.8, 1.1),
+    ("mindspore", "pynative"): (4.5, 3.7, 3.7, 1.5),
+}
+GPT_AUX_S = {"pytorch": 30.0, "mindspore": 35.0}  # GEMM peak, parity arrays, attention kernels (assumption)
+# One dynamic-shape variant's child for the default schedule (16 steps, 3 passes, the three ways). The
+# issue's field report: the whole default GPT probe took 8 min 44 s on this machine kind; less its timed
+# runs, about 45-90 s a variant, the compiling ones the longest (assumption until this host measures them).
+GPT_DYNAMIC_S = {
+    "eager": 45.0,
+    "compile": 90.0,
+    "compile-dynamic": 80.0,
+    "graph": 90.0,
+    "graph-dynamic": 60.0,
+    "pynative": 60.0,
+}
+GPT_DEFAULT_STEP = (8, 128)  # (batch, seq) the figures above were measured at, with the default shape
+# The data probes and the launchers: one step each.
+DEPLOY_STEP_S = {"export": 12.0, "serve": 12.0}
+ACCURACY_START_S = 6.0
+ACCURACY_EPOCH_S = 1.5  # LeNet-5 on the digits, one epoch
+NORMALIZE_CHECK_S = 8.0
+PIPELINE_RUN_S = {"dataloader": 8.0, "generator": 10.0, "vision": 10.0, "generator-mp": 15.0}
+SCALING_LAUNCH_S = {"torchrun": 15.0, "msrun": 25.0}  # one launch of 1 or 2 ranks (measured-here.md: 6-26 s)
+
+# ---- the protocol's own rules (probes.training.measure) -----------------------------------------
+MIN_WARMUP_STEPS = 2  # warmup stops at 25% of the budget once it has two steps
+MIN_SAMPLES = 5  # kept past the budget ...
+BUDGET_CAP = 3.0  # ... until three budgets have passed
+# The chance a model needs the adaptive extra round, until this host has said (assumption: half).
+EXTRA_ROUND_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Step:
+    """One planned child of a probe: its id as the runner names it, and its estimate in two parts."""
+
+    id: str
+    fixed_s: float  # start-up and first step: counted down by the clock until the run reports a fraction
+    timed_s: float = 0.0  # warmup + measurement: moved by the run's own fraction
+    setup: bool = False  # preparation (GEMM peak, parity arrays): not one of the runs counted
+    chance: float = 1.0  # below 1: an extra round that may not run; its share counts until it starts
+    group: str = ""  # the model of an extra round: dropped once the runner moves past that model
+    per_fraction_s: Optional[float] = None  # the seconds a reported fraction of 1 stands for (a run's budget)
+
+    @property
+    def seconds(self) -> float:
+        return self.fixed_s + self.timed_s
+
+
+@dataclass
+class Plan:
+    """What a kind plans before it starts: named steps, or a count of steps its runner announces as it
+    goes (`named` False), each estimated at `each` seconds."""
+
+    steps: list[Step] = field(default_factory=list)
+    named: bool = True
+    announced: int = 0
+    each: Optional[float] = None
+    cold: list[str] = field(default_factory=list)  # the runs whose torch.compile starts from an empty cache
+
+    @property
+    def runs(self) -> list[Step]:
+        """The counted runs: neither preparation nor a round that may not happen."""
+        return [s for s in self.steps if not s.setup and s.chance >= 1.0]
+
+    @property
+    def seconds(self) -> float:
+        """The estimate of the whole plan: the expected extra rounds by their share."""
+        total = sum(s.seconds * min(1.0, s.chance) for s in self.steps)
+        return total + self.announced * (self.each or 0.0)
+
+
+# How much of the others' demand a probe child feels: the scheduler shares the cores between sessions
+# (each probe child runs in one of its own), not between threads, and not every runnable task keeps a
+# core busy. Measured here: a quick probe ran 2.4x slower at a 1-minute load of 9.4 on 2 cores than
+# quiet, and two CPU burners (the README's loaded host) slow a single-threaded child ~1.5x: 0.4 fits
+# both within the goal (assumption, calibrated by benchmarks/probe_estimates.py).
+CONTENTION_WEIGHT = 0.4
+
+
+@dataclass(frozen=True)
+class Load:
+    """The contention a plan is made under: other processes' demand in cores, out of the host's."""
+
+    cores: int
+    foreign: float = 0.0
+
+    @property
+    def slowdown(self) -> float:
+        """A single-threaded part: slower by the share of the others' demand it feels (at least 1x)."""
+        return 1.0 + CONTENTION_WEIGHT * max(0.0, self.foreign) / self.cores
+
+    @property
+    def threads(self) -> int:
+        """The threads a run gets: the cores left idle (probes.training.runner.round_threads)."""
+        return max(1, min(self.cores, int(self.cores - self.foreign + 0.5)))
+
+    @property
+    def step_slowdown(self) -> float:
+        """A training step: the single-threaded slowdown and the cores it does not get."""
+        return self.slowdown * self.cores / self.threads
+
+    def text(self) -> str:
+        if self.foreign < 0.25:
+            return "quiet host"
+        return f"{self.foreign:.1f} of {self.cores} cores busy with other work"
+
+
+def load_now(window: Optional[float] = None) -> Load:
+    """The contention now: a /proc/stat window of `window` seconds (the CLI: 0.5 s, like the runner's
+    own sample before each round), else the 1-minute load average (the TUI: no wait)."""
+    from probes import hostfacts
+
+    cores = hostfacts.usable_cores()
+    avg = hostfacts.loadavg()
+    demand = max(0.0, float(avg[0])) if avg else 0.0  # can exceed the cores: 9 runnable tasks on 2
+    if window:
+        from probes.training.runner import idle_cores
+
+        idle = idle_cores(window)
+        if idle is not None:  # what is busy now, at least (the average lags a change by a minute)
+            return Load(cores, max(cores - idle, demand if idle < 0.5 else min(demand, cores - idle)))
+    return Load(cores, demand)
+
+
+def timed_s(budget: float, step_s: float) -> float:
+    """Warmup + measurement of one run: the budget, unless the protocol's minimum steps take longer,
+    and never past three budgets (probes.training.measure)."""
+    floor = (MIN_WARMUP_STEPS + MIN_SAMPLES) * step_s
+    return min(BUDGET_CAP * budget + step_s, max(budget, floor))
+
+
+# ---- the figures of this host -------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    """This host's measured figures (advisor.host_timings, quiet-equivalent seconds) over the defaults."""
+
+    measured: Mapping[str, Mapping] = field(default_factory=dict)  # kind -> key -> figures
+
+    def run(self, kind: str, key: str, default: tuple[float, float, float, float]) -> tuple[float, ...]:
+        """(start-up, first warm, first cold, step) for a timed run: this host's where measured."""
+        got = self.measured.get(kind, {}).get(key)
+        if not isinstance(got, Mapping):
+            return default
+        names = ("startup", "first_warm", "first_cold", "step")
+        return tuple(
+            float(got.get(n, d)) if isinstance(got.get(n), (int, float)) else d for n, d in zip(names, default)
+        )
+
+    def seconds(self, kind: str, key: str, default: float) -> float:
+        got = self.measured.get(kind, {}).get(key)
+        if isinstance(got, Mapping) and isinstance(got.get("seconds"), (int, float)):
+            return float(got["seconds"])
+        return default
+
+    def share(self, kind: str, default: float) -> float:
+        got = self.measured.get(kind, {}).get("extra_round_share")
+        return float(got["share"]) if isinstance(got, Mapping) and isinstance(got.get("share"), float) else default
+
+
+def compile_cache_warm(folder: Optional[str], model_dir: str) -> bool:
+    """Whether torch.compile finds kernels for this workload (the runner's folder per model and batch)."""
+    if not folder:
+        return False
+    path = Path(folder) / model_dir
+    try:
+        return path.is_dir() and any(True for _ in path.rglob("*") if _.is_file())
+    except OSError:
+        return False
+
+
+def _compile_root(config: object) -> Optional[str]:
+    folder = getattr(config, "compile_cache_dir", None)
+    if folder:
+        return str(folder)
+    from probes import hostfacts
+
+    return str(hostfacts.cache_dir() / "torchinductor")
+
+
+# ---- the plans ----------------------------------------------------------------------------------
+
+
+def _timed_run(
+    rid: str, row: tuple[float, ...], budget: float, cold: bool, load: Load, chance: float = 1.0, group: str = ""
+) -> Step:
+    startup, warm, cold_s, step = row
+    first = cold_s if cold else warm
+    return Step(
+        rid,
+        fixed_s=(startup + first) * load.slowdown,
+        timed_s=timed_s(budget, step * load.step_slowdown),
+        chance=chance,
+        group=group,
+        per_fraction_s=budget,  # the workers report elapsed / budget (probes.training.measure)
+    )
+
+
+def training_plan(config: object, figures: Figures, load: Load) -> Plan:
+    """The training suite (probes.training.runner.run_suite): the host summary and one GEMM / parity
+    child per framework, then per model `repeat` interleaved rounds, then the extra rounds the stop rule
+    may ask for (at twice the budget, weighted by how often this host needed them)."""
+    from probes.training.runner import BUDGET_CAP_FACTOR, round_specs
+
+    budget, batch = float(config.budget), int(config.batch_size)
+    device = getattr(config, "device", "auto")
+    steps = [Step("host-summary", HOST_SUMMARY_S * load.slowdown, setup=True)]
+    if getattr(config, "gemm", True) or getattr(config, "parity", True):
+        models = list(config.models) if getattr(config, "parity", True) else []
+        for fw in config.frameworks:
+            start, each = AUX_S.get(fw, (6.0, 3.0))
+            default = start + each * len(models)
+            key = f"aux-{fw}-{'+'.join(models)}"
+            steps.append(Step(f"{fw}-aux", figures.seconds("training", key, default) * load.slowdown, setup=True))
+    specs = round_specs(config)
+    share = figures.share("training", EXTRA_ROUND_SHARE)
+    root = _compile_root(config)
+    rounds = max(int(config.repeat), int(getattr(config, "max_repeat", None) or config.repeat))
+    colds: list[str] = []
+    for model in config.models:
+        warm = compile_cache_warm(root, f"{model}-bs{batch}-{device}")
+        round_budget = budget
+        for rnd in range(rounds):
+            extra = rnd >= int(config.repeat)
+            if extra:
+                round_budget = min(budget * BUDGET_CAP_FACTOR, round_budget * 2)
+            chance = share ** (rnd - int(config.repeat) + 1) if extra else 1.0
+            steps.append(Step(f"round-{model}-{rnd}", IDLE_WINDOW_S, setup=True, chance=chance, group=model))
+            for fw, mode in specs:
+                rid = f"{fw}-{mode}-{model}-bs{batch}"
+                row = figures.run("training", rid, TRAINING_S.get((fw, mode, model), TRAINING_UNKNOWN_S))
+                cold = mode == "graph" or (mode == "compile" and not warm and rnd == 0)
+                if mode == "compile" and cold:
+                    colds.append(rid)
+                steps.append(_timed_run(rid, row, round_budget, cold, load, chance, model if extra else ""))
+    return Plan(steps, cold=colds)
+
+
+def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
+    """The transformer probe (probes.transformer.runner.run): one aux child per framework, the rounds
+    (the extra ones weighted as the training suite's), then one child per dynamic-shape variant."""
+    from probes.transformer.runner import _cache_root, dynamic_specs, round_specs
+
+    from probes.transformer import flops, spec
+
+    budget = float(config.budget)
+    shape = spec.Shape(config.layers, config.hidden, config.heads, config.seq, config.vocab)
+    per_step = flops.train_flops_per_token(shape) * config.batch_size * config.seq
+    default_step = flops.train_flops_per_token(spec.Shape()) * GPT_DEFAULT_STEP[0] * GPT_DEFAULT_STEP[1]
+    size = per_step / default_step  # another shape's steps: by their FLOPs
+    steps = [Step("host-summary", HOST_SUMMARY_S * load.slowdown, setup=True)]
+    if config.gemm or config.parity or config.attention:
+        for fw in config.frameworks:
+            steps.append(
+                Step(
+                    f"{fw}-aux",
+                    figures.seconds("gpt", f"aux-{fw}", GPT_AUX_S.get(fw, 20.0)) * load.slowdown,
+                    setup=True,
+                )
+            )
+    warm = compile_cache_warm(os.path.dirname(_cache_root(config)), os.path.basename(_cache_root(config)))
+    share = figures.share("gpt", EXTRA_ROUND_SHARE)
+    rounds = max(int(config.repeat), int(config.max_repeat or config.repeat))
+    round_budget = budget
+    colds: list[str] = []
+    for rnd in range(rounds):
+        extra = rnd >= int(config.repeat)
+        if extra:
+            round_budget = min(budget * 4, round_budget * 2)
+        chance = share ** (rnd - int(config.repeat) + 1) if extra else 1.0
+        for fw, mode in round_specs(config):
+            rid = f"{fw}-{mode}-gpt"
+            startup, warm, cold_s, step = GPT_S.get((fw, mode), (10.0, 5.0, 40.0, 1.0))
+            row = figures.run("gpt", rid, (startup, warm, cold_s, step * size))
+            cold = mode == "graph" or (mode == "compile" and not warm and rnd == 0)
+            if mode == "compile" and cold:
+                colds.append(rid)
+            steps.append(_timed_run(rid, row, round_budget, cold, load, chance, "gpt" if extra else ""))
+    if config.dynamic:
+        # the defaults are for all three ways of the default schedule at the default shape
+        ways = len(config.dynamic_ways) / 3.0 * config.dynamic_steps * config.dynamic_passes / (16 * 3) * size
+        for variant in dynamic_specs(config):
+            fw = "pytorch" if variant in ("eager", "compile", "compile-dynamic") else "mindspore"
+            rid = f"{fw}-{variant}-dynamic"
+            default = GPT_DYNAMIC_S.get(variant, 60.0) * ways
+            steps.append(Step(rid, figures.seconds("gpt", rid, default) * load.slowdown))
+    return Plan(steps, cold=colds)
+
+
+def deploy_steps(config: object) -> int:
+    """The deployment probe's steps if every export succeeds with one ONNX Runtime provider: per model,
+    each framework's exports, its source baseline, and one serve per artefact (probes.deploy.runner).
+    A failed export serves less, a second provider more: the display re-plans when it sees more."""
+    from probes.deploy.models import FORMATS
+
+    wanted = getattr(config, "formats", None)
+    frameworks = list(getattr(config, "frameworks", []))
+    exports = sum(1 for fw in frameworks for fmt in FORMATS.get(fw, ()) if not wanted or fmt in wanted)
+    return len(list(getattr(config, "models", []))) * (2 * exports + len(frameworks))
+
+
+def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, load: Optional[Load] = None) -> Plan:
+    """The plan of `config` for the kind: named steps (training, gpt, accuracy, pipeline) or counted ones
+    (deploy, scaling and any other registered kind: their runners announce a `total` or start ids the
+    plan cannot name)."""
+    figures = figures or Figures()
+    load = load or Load(os.cpu_count() or 1)
+    if config is None and kind_name != "deploy":
+        return Plan([], named=False)  # nothing to plan from: counted as the runner announces
+    if kind_name in ("training", "probes"):
+        return training_plan(config, figures, load)
+    if kind_name == "gpt":
+        return gpt_plan(config, figures, load)
+    if kind_name == "accuracy":
+        from probes.accuracy.runner import plan
+
+        steps = []
+        for seed in range(int(config.seeds)):
+            for fw, mode in plan(config):
+                rid = f"{fw}-{mode}-seed{seed}"
+                default = ACCURACY_START_S + int(config.epochs) * ACCURACY_EPOCH_S
+                steps.append(Step(rid, 0.0, figures.seconds("accuracy", f"{fw}-{mode}", default) * load.slowdown))
+        if "mindspore" in config.frameworks:
+            check = figures.seconds("accuracy", "normalize-check", NORMALIZE_CHECK_S)
+            steps.append(Step("normalize-check", check * load.slowdown))
+        return Plan(steps)
+    if kind_name == "pipeline":
+        from probes.pipeline.runner import plan
+
+        steps = []
+        for fw, variant, workers in plan(config):
+            rid = f"{fw}-{variant}-w{workers}"
+            default = PIPELINE_RUN_S.get(variant, 10.0)
+            steps.append(Step(rid, 0.0, figures.seconds("pipeline", rid, default) * load.slowdown))
+        return Plan(steps)
+    if kind_name == "deploy":
+        each = (DEPLOY_STEP_S["export"] + DEPLOY_STEP_S["serve"]) / 2
+        each = figures.seconds("deploy", "step", each) * load.slowdown
+        return Plan([], named=False, announced=deploy_steps(config) if config is not None else 0, each=each)
+    if kind_name == "scaling":
+        each = figures.seconds("scaling", "launch", sum(SCALING_LAUNCH_S.values()) / 2) * load.slowdown
+        return Plan([], named=False, each=each)
+    return Plan([], named=False, each=None)  # a kind with no plan of its own: counted as announced

@@ -1,0 +1,171 @@
+"""What this host's probe steps took, kept per host in the cache folder, so the next plan
+(advisor.estimates) starts from this host's own figures instead of the machine kind's defaults.
+
+    probes-timings-<fingerprint>.json   {"version": 1, "<kind>": {"<key>": {figures, "n": count}}}
+
+A timed run (training, transformer) is kept in parts, from its own breakdown: start-up (child wall time
+less its first step and its timed part), the first step apart for a cold and a warm torch.compile cache,
+and the steady step; each divided by the slowdown the run measured for itself (its other processes' busy
+cores during the timed part), so the figure is this host's when quiet and the plan multiplies back the
+contention of its own moment. A step without such a breakdown (a GEMM / parity child, a deploy step, an
+accuracy or pipeline run, a launch) is kept as its wall time, divided by the slowdown measured when its
+plan was made. Each figure is the mean of the last KEEP observations. `advisor probe --clear-cache`
+removes the file with the cached results (it matches probes-*.json).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Mapping, Optional
+
+from advisor.estimates import Figures, Load
+
+VERSION = 1
+KEEP = 3  # observations a figure averages (assumption: the latest few, so a changed host shows soon)
+MAX_BYTES = 512 * 1024  # a few hundred keys; anything larger is not this file
+RUN_PARTS = ("startup", "first_warm", "first_cold", "step")
+
+_memo: dict[str, Figures] = {}
+
+
+def path() -> Path:
+    from advisor.cache import cache_dir, host_fingerprint
+
+    return cache_dir() / f"probes-timings-{host_fingerprint()}.json"
+
+
+def _read(where: Path) -> dict:
+    """The file's figures, or {} when it is missing, not a regular file, too large or not this format
+    (it is only a head start: a bad file is ignored and rewritten at the next learn)."""
+    try:
+        fd = os.open(where, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return {}
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return {}
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = json.loads(f.read(MAX_BYTES + 1).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    finally:
+        os.close(fd)
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict)}
+
+
+def figures() -> Figures:
+    """This host's figures (read once per process; learn() refreshes them)."""
+    try:
+        where = path()
+    except Exception:  # noqa: BLE001 - no cache folder to name: the defaults
+        return Figures()
+    key = str(where)
+    if key not in _memo:
+        _memo[key] = Figures(_read(where))
+    return _memo[key]
+
+
+def _mean(old: object, value: float, n: int) -> tuple[float, int]:
+    """The running mean over the last KEEP observations (an exponential window of KEEP)."""
+    if not isinstance(old, (int, float)) or n <= 0:
+        return value, 1
+    n = min(n, KEEP - 1)
+    return (float(old) * n + value) / (n + 1), n + 1
+
+
+def _put(table: dict, key: str, values: Mapping[str, float]) -> None:
+    entry = table.setdefault(key, {})
+    if not isinstance(entry, dict):
+        entry = table[key] = {}
+    for name, value in values.items():
+        if value is None or not value >= 0:  # NaN and negatives are not figures
+            continue
+        counts = entry.setdefault("n", {})
+        if not isinstance(counts, dict):
+            counts = entry["n"] = {}
+        mean, n = _mean(entry.get(name), float(value), int(counts.get(name, 0) or 0))
+        entry[name], counts[name] = round(mean, 4), n
+
+
+def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
+    """A finished timed run's parts, quiet-equivalent (None when it did not measure)."""
+    if getattr(run, "status", None) != "ok":
+        return None
+    seconds, first = getattr(run, "seconds", None), getattr(run, "first_step_seconds", None)
+    warmup, measured = getattr(run, "warmup_seconds", None), getattr(run, "measured_seconds", None)
+    steps = getattr(run, "step_time_ms", None)
+    median = getattr(steps, "median", None)
+    if None in (seconds, first, warmup, measured, median):
+        return None
+    settings = getattr(run, "settings", {}) or {}
+    foreign = settings.get("foreign_cores")
+    threads = settings.get("threads")
+    load = Load(cores, float(foreign) if isinstance(foreign, (int, float)) else 0.0)
+    step_slow = load.slowdown * cores / threads if isinstance(threads, int) and threads > 0 else load.step_slowdown
+    parts = {
+        "startup": max(0.0, seconds - first - warmup - measured) / load.slowdown,
+        "step": median / 1e3 / step_slow,
+    }
+    first_q = first / load.slowdown
+    cache = settings.get("compile_cache")
+    if getattr(run, "mode", None) == "compile":
+        parts["first_cold" if cache == "cold" else "first_warm"] = first_q
+    else:  # eager, PyNative; MindSpore graph compiles every time: one first step
+        parts["first_cold"] = parts["first_warm"] = first_q
+    return parts
+
+
+def learn(kind_name: str, config: object, progress) -> None:
+    """Keep what the finished steps of a measurement took (called when it ends, however it ends);
+    `progress` is its advisor.progress.ProbeProgress (not imported here: progress imports this module)."""
+    actuals = progress.actuals()
+    if not actuals:
+        return
+    where = path()
+    data = _read(where)
+    table = data.setdefault(kind_name, {})
+    load = progress.load or Load(os.cpu_count() or 1)
+    models = list(getattr(config, "models", []) or [])
+    for step, taken, run in actuals:
+        if step.id.startswith(("host-summary", "round-")):
+            continue  # silent steps: their time is the neighbours'
+        parts = run_parts(run, load.cores) if kind_name in ("training", "gpt") else None
+        if parts is not None:
+            _put(table, step.id, parts)
+        elif step.id.endswith("-aux"):
+            fw = step.id.removesuffix("-aux")
+            key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else f"aux-{fw}"
+            _put(table, key, {"seconds": taken / load.slowdown})
+        elif kind_name in ("training", "gpt") and not step.id.endswith("-dynamic"):
+            continue  # a timed run that did not measure: its time says nothing of the next one
+        else:
+            _put(table, _step_key(kind_name, step.id), {"seconds": taken / load.slowdown})
+    extras = [s for s in progress.order if not s.step.setup and s.step.chance < 1.0]
+    complete = all(s.done for s in progress.order if s.step.chance >= 1.0 and not s.step.setup)
+    if extras and complete:  # a cancelled measurement says nothing of how often another round is needed
+        ran = sum(1 for s in extras if s.began is not None)
+        _put(table, "extra_round_share", {"share": ran / len(extras)})
+    data["version"] = VERSION
+    from advisor.output import write_atomic
+
+    where.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(where, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    _memo.pop(str(where), None)
+
+
+def _step_key(kind_name: str, step_id: str) -> str:
+    """The figure a step's time teaches: the run without its seed (accuracy), every step alike (deploy,
+    scaling: their ids name models and ranks the plan counts by number), else the step itself."""
+    if kind_name == "accuracy" and "-seed" in step_id:
+        return step_id.rsplit("-seed", 1)[0]
+    if kind_name == "deploy":
+        return "step"
+    if kind_name == "scaling":
+        return "launch"
+    return step_id

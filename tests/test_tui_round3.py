@@ -1,0 +1,313 @@
+"""The TUI, third round: estimates that hold, state that stays honest, output a person reads first time.
+One pilot test or more per item, each failing before its fix."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fixtures.tui.fakes import FakeLauncher, host_report  # noqa: E402
+from fixtures.tui.pilot import run_async, settle  # noqa: E402
+
+from tui.app import make_app  # noqa: E402
+
+pytestmark = pytest.mark.timeout(120)
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "prototype-then-ascend.yaml"
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path, monkeypatch):
+    """No test here reads or writes the user's cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def painted(app) -> str:
+    """Every character the current screen paints (what the terminal is sent, less the styles)."""
+    update = app.screen._compositor.render_full_update()
+    return "".join(segment.text for strip in update.strips for segment in strip)
+
+
+def controls(text: str) -> list[str]:
+    return [hex(ord(c)) for c in text if ord(c) < 32 or 0x7F <= ord(c) <= 0x9F]
+
+
+# ---- a requirements file's text never reaches the terminal with its escape sequences ------------
+
+
+HOSTILE = "team\x1b]0;pwned\x07 \x1b[2J \x1b]52;c;ZWNobyBoaQ==\x07 \x9b31m end"
+
+
+@run_async
+async def test_requirements_text_is_painted_without_control_sequences(tmp_path):
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["name"] = HOSTILE
+    hostile = tmp_path / "hostile\x1b[2J.yaml"
+    hostile.write_text(yaml.safe_dump(data))
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        requirements_path=str(hostile),
+        initial_mode="requirements",
+        report_builder=lambda *a, **k: None,
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        name = app.screen.query_one("#f-name").value
+        assert name.startswith("team") and name.endswith("end")  # the words stay, the sequences go
+        assert controls(name) == []
+        assert controls(painted(app)) == []
+        app.notify(HOSTILE, title=HOSTILE)  # a toast quoting the file
+        await pilot.pause()
+        assert controls(painted(app)) == []
+
+
+# ---- the Probes screen: the first run's quick profile, the ETA moving, "finished in", no toast ---
+
+
+def probes_app(launcher=None, cached=None, **kw):
+    return make_app(
+        host_provider=host_report,
+        probe_launcher=launcher or FakeLauncher(),
+        cached_probes=cached,
+        requirements_path=str(EXAMPLE),
+        report_builder=lambda *a, **k: None,
+        initial_mode="probes",
+        **kw,
+    )
+
+
+@run_async
+async def test_first_run_starts_from_the_quick_profile_and_results_bring_the_full_suite():
+    from probes.training.models import QUICK
+
+    from fixtures.tui.fakes import cached_suite
+
+    app = probes_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.profile() == "quick" and screen.query_one("#probe-profile").value == "quick"
+        choice, _ = screen.choice()
+        assert choice["models"] == QUICK["models"] and choice["modes"] == QUICK["modes"]
+        assert (choice["repeat"], choice["max_repeat"], choice["budget"]) == (2, 2, 2.0)
+        assert "Quick profile" in str(screen.query_one("#probe-status").content)
+        await pilot.press("s")
+        await settle(pilot)
+        started = app.core.launchers["training"].configs[0]
+        assert (started.models, started.modes, started.repeat, started.max_repeat) == (
+            ["lenet"],
+            ["eager", "graph"],
+            2,
+            2,
+        )
+    app = probes_app(cached=cached_suite)  # this host measured before: the full suite, config's budget
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.profile() == "full"
+        choice, _ = screen.choice()
+        assert choice["models"] == ["lenet", "resnet18"] and choice["budget"] == 6.0  # `advisor config`'s
+
+
+@run_async
+async def test_the_eta_moves_while_no_event_arrives_and_the_end_says_how_long_it_took(monkeypatch):
+    import threading
+
+    from tui.screens import probes as probes_screen
+
+    monkeypatch.setattr(probes_screen, "TICK_S", 0.05)
+    gate = threading.Event()
+
+    class Silent(FakeLauncher):
+        def __call__(self, config, on_event, cancel):
+            gate.wait(10)  # a GEMM peak child: no event for a while
+            return super().__call__(config, on_event, cancel)
+
+    app = probes_app(Silent(steps=2))
+    seen = []
+    original = app.notify
+    app.notify = lambda message, **kw: (seen.append(str(message)), original(message, **kw))[1]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        clock = app.state.probes.clock
+        await pilot.pause(0.3)
+        first = clock.view().eta_seconds
+        status = str(app.screen.query_one("#probe-status").content)
+        assert "preparing (" in status and "left (estimate)" in status  # the preparation has a countdown
+        await pilot.pause(1.2)
+        assert clock.view().eta_seconds < first  # no event arrived, the ETA moved
+        redrawn = str(app.screen.query_one("#probe-status").content)
+        assert redrawn != status or clock.view().eta_seconds >= 90  # the line follows (minutes: coarser)
+        gate.set()
+        await settle(pilot)
+        status = str(app.screen.query_one("#probe-status").content)
+        assert status.startswith("Probes finished in ") and "(estimated " in status
+        assert not any("finished" in m for m in seen)  # on the Probes screen: the status line, no toast
+
+
+# ---- a cancel keeps every earlier good result -----------------------------------------------------
+
+
+@run_async
+async def test_a_cancel_keeps_the_earlier_results_and_counts_nothing_as_failed():
+    from fixtures.tui.fakes import cached_suite
+
+    launcher = FakeLauncher(steps=400, step_delay=0.01)
+    app = probes_app(launcher, cached=cached_suite)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        before = {r.id: r.images_per_second for r in app.state.probes.result.runs}
+        await pilot.press("s")
+        await pilot.pause(0.3)
+        await pilot.press("c")
+        await settle(pilot)
+        suite = app.state.probes.result
+        assert not any(r.status == "cancelled" for r in suite.runs)  # never run: not a result
+        assert {r.id for r in suite.runs} == set(before)  # every earlier run kept
+        assert all(r.status == "ok" for r in suite.runs) and all(p.ok for p in suite.parity)
+        assert app.screen.query_one("#probe-charts").display  # the charts still have their runs
+        status = str(app.screen.query_one("#probe-status").content)
+        assert status.startswith("Probes cancelled after ")
+
+
+# ---- the Recommendation says "recomputing" while its verdict is stale -----------------------------
+
+
+@run_async
+async def test_a_stale_verdict_says_recomputing_until_the_new_one_lands():
+    import threading
+
+    from tui.screens.recommendation import RecommendationScreen
+
+    from advisor.report import Report
+
+    gate = threading.Event()
+    built = []
+    frozen = Report.model_validate_json((ROOT / "tests" / "fixtures" / "tui" / "report.json").read_text())
+
+    def slow_builder(requirements, host, probes, **k):
+        if built:  # every build after the first waits for the test
+            gate.wait(10)
+        built.append(requirements)
+        return frozen.model_copy()
+
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        requirements_path=str(EXAMPLE),
+        report_builder=slow_builder,
+        initial_mode="recommendation",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RecommendationScreen)
+        assert app.state.report is not None and not screen.query_one("#rec-stale").display
+        app.state.report_error = "team.size: must be at least 1"  # an error for a field since fixed
+        app.rebuild_report()  # an edit: the verdict shown is now for older inputs
+        await pilot.pause(0.2)
+        assert app.state.report_stale and screen.query_one("#rec-stale").display
+        assert "Recomputing" in str(screen.query_one("#rec-stale").content)
+        assert app.state.report_error is None  # the fixed field's error is not shown as current
+        gate.set()
+        await settle(pilot)
+        assert not app.state.report_stale and not screen.query_one("#rec-stale").display
+
+
+# ---- the Requirements form by keyboard --------------------------------------------------------------
+
+
+@run_async
+async def test_a_jump_key_reaches_every_field_and_ctrl_o_reaches_the_file_field():
+    from tui.screens.jump import JumpModal
+
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        report_builder=lambda *a, **k: None,
+        initial_mode="requirements",
+        check_on_start=False,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        targets = screen.jump_targets()
+        controls = {s.widget_id for s in screen.specs if s.kind != "section"}
+        assert {t.widget_id for t in targets} >= controls | {"req-file"}  # every control and the File field
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert isinstance(app.screen, JumpModal)
+        await pilot.press(*"deadline")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "f-constraints-deadline-weeks"
+        screen.query_one("#req-file").value = ""
+        await pilot.press("escape")
+        await pilot.press("ctrl+o")  # the File field is empty: go there, not a dead end
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "req-file"
+
+
+@run_async
+async def test_the_results_table_says_which_columns_are_out_of_view_at_80_columns_and_grades_runs():
+    from fixtures.tui.fakes import cached_suite
+
+    def graded():
+        suite = cached_suite()
+        suite.runs[0].quality = "unusable"
+        return suite
+
+    app = probes_app(cached=graded)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        title = str(app.screen.query_one("#probe-results-title").content)
+        assert "more column(s) to the right (" in title and "compile s" in title  # said, not silently dropped
+        row = [str(c) for c in app.screen.query_one("#probe-table").get_row_at(0)]
+        assert row[1] == "unusable"  # its grade, as the command line says it: never "ok" for an unusable run
+    app = probes_app(cached=cached_suite)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert "more column(s)" not in str(app.screen.query_one("#probe-results-title").content)
+
+
+# ---- screens built ahead of time ------------------------------------------------------------------
+
+
+@run_async
+async def test_the_other_screens_are_built_styled_and_laid_out_before_their_first_visit():
+    import asyncio
+
+    app = make_app(
+        host_provider=host_report,
+        probe_launcher=FakeLauncher(),
+        report_builder=lambda *a, **k: None,
+        initial_mode="host",
+        prebuild=True,  # as on a terminal (a headless run builds on first visit)
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(600):
+            if all(app._built(mode) for mode in app.MODES):
+                break
+            await asyncio.sleep(0.05)
+        await settle(pilot)
+        assert all(app._built(mode) for mode in app.MODES)
+        form = app._screen_stacks["requirements"][0]
+        field = form.query_one("#f-name")
+        assert form.size == app.size  # laid out at the app's size, unseen
+        assert form._css_update_count == app._css_update_count  # styled: its first showing need not restyle
+        assert form.resumed_at == 0 and app.state.requirements.model is not None  # defaults from this host
+        await pilot.press("f2")
+        await settle(pilot)
+        assert app.screen is form and form.query_one("#f-name") is field  # shown, not composed again
+        assert form.resumed_at > 0
