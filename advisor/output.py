@@ -68,32 +68,27 @@ def to_json(doc: Any) -> str:
 MAX_JSON_BYTES = 32 * 1024 * 1024
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 def read_json(path: str, hint: str, flag: str = "") -> Any:
     """A JSON input file, or one UsageError line naming the file (and flag) and what is expected.
 
-    Bounded (MAX_JSON_BYTES, regular files only); NaN and Infinity are refused, since they are not
-    JSON and no measurement or score can be one."""
-    where = f"{path}: {flag}: " if flag else f"{path}: "
-    from advisor.safe_yaml import read_bounded  # PyYAML: only for a command that reads a file
+    probes.bounded reads it: at most MAX_JSON_BYTES of a regular file, nested at most 64 levels, no
+    NaN or infinity (they are not JSON, and no measurement or score can be one), no integer longer
+    than 20 digits, no key twice."""
+    from probes.bounded import BadValue, Refused, parse_json
 
+    from advisor.safe_yaml import clip, read_bounded
+
+    where = f"{path}: {flag}: " if flag else f"{path}: "
     raw = read_bounded(path, MAX_JSON_BYTES, hint.removeprefix("expected "), flag)
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError(f"{where}not UTF-8 text: {hint}") from None
-    try:
-        return json.loads(text, parse_constant=_no_constant)
+        return parse_json(raw)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: {hint}") from None
-    except RecursionError:
-        raise UsageError(f"{where}nested too deeply to read: {hint}") from None
-    except ValueError as exc:  # NaN / Infinity, or an integer longer than Python converts
-        from advisor.safe_yaml import clip
-
+    except BadValue as exc:
+        raise UsageError(f"{where}invalid value: {clip(for_terminal(str(exc)))}: {hint}") from None
+    except Refused as exc:
+        raise UsageError(f"{where}{exc}: {hint}") from None
+    except ValueError as exc:  # an integer longer than Python converts, in a form parse_int never saw
         raise UsageError(f"{where}invalid value: {clip(str(exc))}: {hint}") from None
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -174,29 +172,24 @@ def load_yaml(text: str, name: str, max_nodes: int = MAX_EXPANDED_NODES, max_dep
 
 
 def read_bounded(path: str | os.PathLike, limit: int, expected: str, flag: str = "") -> bytes:
-    """The bytes of a regular file of at most `limit` bytes, or one UsageError line.
+    """The bytes of a regular file of at most `limit` bytes, or one UsageError line naming the file
+    (and `flag`) and what was `expected` (probes.bounded.read_regular: a FIFO, a device, a folder or
+    a file larger than `limit` is refused without blocking and without reading it whole)."""
+    from probes.bounded import Refused, read_regular
 
-    Reads at most limit + 1 bytes, so /dev/zero or a huge file is refused without reading it all,
-    and refuses what is not a regular file (a folder, a FIFO, a device) before opening it."""
     name = str(path)
     where = f"{name}: {flag}: " if flag else f"{name}: "
     try:
-        st = os.stat(path)
+        return read_regular(path, limit)
     except FileNotFoundError:
         raise UsageError(f"{where}no such file: expected {expected}") from None
+    except Refused as exc:
+        raise UsageError(
+            f"{where}{exc}: expected {expected} of at most {limit:,} bytes"
+            if "bytes" in str(exc)
+            else f"{where}{exc}: expected {expected}"
+        ) from None
     except OSError as exc:
         raise UsageError(f"{where}cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise UsageError(f"{where}is a folder: expected {expected}")
-    if not stat.S_ISREG(st.st_mode):
-        raise UsageError(f"{where}not a regular file: expected {expected}")
-    if st.st_size > limit:
-        raise UsageError(f"{where}file is {st.st_size:,} bytes: expected {expected} of at most {limit:,} bytes")
-    try:
-        with Path(path).open("rb") as fh:
-            raw = fh.read(limit + 1)
-    except OSError as exc:
-        raise UsageError(f"{where}cannot read: {exc.strerror or exc}") from None
-    if len(raw) > limit:
-        raise UsageError(f"{where}more than {limit:,} bytes: expected {expected} of at most {limit:,} bytes")
-    return raw
+    except ValueError as exc:  # an embedded NUL byte in the name
+        raise UsageError(f"{where}cannot read: {exc}") from None
