@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from advisor.errors import UsageError
 from advisor.sanitize import for_terminal
@@ -92,31 +92,62 @@ def read_json(path: str, hint: str, flag: str = "") -> Any:
         raise UsageError(f"{where}invalid value: {clip(str(exc))}: {hint}") from None
 
 
-def check_output(path: str | os.PathLike | None) -> None:
-    """Refuse a bad -o up front (commands call it before slow work; write_atomic again at the end)."""
+def check_output(path: str | os.PathLike | None, inputs: Iterable[str | os.PathLike | None] = ()) -> None:
+    """Refuse a bad -o up front (commands call it before slow work; write_atomic again at the end):
+    an empty name, a folder (`x.json/.` included), a special file other than a FIFO or a character
+    device, a missing or read-only folder, a loop of links, and any of the command's own `inputs`
+    (`--probes p.json -o p.json` would replace the measurement with the report)."""
     if path is None:
         return
     if not os.fspath(path):  # `-o "$OUT"` with OUT unset: not "print to stdout"
         raise UsageError("-o: an empty file name: expected a file to write (leave -o out for stdout)")
     try:
         _check_output(path)
+        _not_an_input(path, inputs)
     except OSError as exc:  # a 300-character component (ENAMETOOLONG), a loop of links
         raise UsageError(f"{os.fspath(path)}: -o: {exc.strerror or exc}") from None
     except ValueError as exc:  # an embedded NUL byte
         raise UsageError(f"{os.fspath(path)!r}: -o: {exc}") from None
 
 
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """`a` and `b` are one file (one inode, through any links or `..`); False when either is missing."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def _not_an_input(path: str | os.PathLike, inputs: Iterable[str | os.PathLike | None]) -> None:
+    if _writes_in_place(Path(path)):  # /dev/stdout may well be where an input came from too
+        return
+    for given in inputs:
+        if given and same_file(path, given):
+            raise UsageError(
+                f"{os.fspath(path)}: -o: is one of this command's inputs ({os.fspath(given)}): "
+                "writing it would replace what was read; expected another file name"
+            )
+
+
 def _check_output(path: str | os.PathLike) -> None:
     text = os.fspath(path)
     target = Path(text)
-    if target.is_dir() or text.endswith(os.sep):
+    # pathlib reads `x.json/.` as `x.json`: the trailing `/.` names a folder, which -o is not
+    if target.is_dir() or text.endswith(os.sep) or os.path.basename(text) in (".", ".."):
         raise UsageError(f"{text}: is a folder; -o expects a file name")
-    if target.exists() and not target.resolve().is_file() and not _writes_in_place(target):
+    if target.is_symlink() and not os.path.exists(text):
+        try:
+            os.stat(text)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a loop of links; a dangling one is written through
+                raise
+    real = Path(os.path.realpath(text))  # never raises on a loop (Path.resolve does: RuntimeError)
+    if target.exists() and not real.is_file() and not _writes_in_place(target):
         raise UsageError(
             f"{text}: exists and is not a regular file (a socket, a block device): "
             "-o expects a file name, a FIFO or a character device such as /dev/stdout"
         )
-    folder = target.resolve().parent if target.is_symlink() else target.parent
+    folder = real.parent if target.is_symlink() else target.parent
     if not folder.is_dir():
         raise UsageError(f"{target}: output folder {folder} does not exist")
     if not _writes_in_place(target) and not os.access(folder, os.W_OK | os.X_OK):
@@ -182,7 +213,7 @@ def write_atomic(path: str | os.PathLike, text: str, in_place: bool = True) -> P
         except OSError as exc:
             raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
         return given
-    target = given.resolve() if given.is_symlink() else given
+    target = Path(os.path.realpath(given)) if given.is_symlink() else given
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
@@ -228,7 +259,7 @@ def write_with_companions(path: str | os.PathLike, text: str, companions: dict[s
     given = Path(path)
     if not companions or not regular_target(given):
         return write_atomic(given, for_terminal(text))
-    folder = (given.resolve() if given.is_symlink() else given).parent
+    folder = (Path(os.path.realpath(given)) if given.is_symlink() else given).parent
     staged: list[tuple[str, Path]] = []
 
     def _drop() -> None:

@@ -69,3 +69,30 @@ def plain_fields(doc, names: frozenset, max_depth: int = 64):
         return clean(value, 1)
 
     return clean(doc, 0)
+
+
+def plain_strings(doc, max_depth: int = 64):
+    """A copy of `doc` (dicts and lists) with every string, keys included, `one_line`: what a result
+    file says (a host's CPU model, a run's label, an accuracy result's names) can no longer start a
+    Markdown heading or carry a terminal escape, whichever field it is in. Iterative; deeper than
+    `max_depth` is left as it is (the reader refuses that first)."""
+    root: list = [None]
+    stack = [(doc, root, 0, 0)]
+    while stack:
+        value, parent, key, depth = stack.pop()
+        if isinstance(value, str):
+            parent[key] = one_line(value)
+        elif isinstance(value, dict) and depth <= max_depth:
+            copy: dict = {}
+            parent[key] = copy
+            for k, v in value.items():
+                name = one_line(k) if isinstance(k, str) else k
+                copy[name] = None
+                stack.append((v, copy, name, depth + 1))
+        elif isinstance(value, list) and depth <= max_depth:
+            items: list = [None] * len(value)
+            parent[key] = items
+            stack.extend((v, items, i, depth + 1) for i, v in enumerate(value))
+        else:
+            parent[key] = value
+    return root[0]

@@ -111,7 +111,7 @@ def test_used_runs_names_every_cached_run_with_its_date_host_and_command():
     cache.save_probes(new, "fp", command="advisor tui")
     back = cache.load_cached_probes("fp")
     back.host.fingerprint = "fp"
-    used = {u.id: u for u in cache.used_runs(probes=back)}
+    used = {u.id: u for u in cache.used_runs({"training": back})}
     assert set(used) == {r.id for r in back.runs}  # every run the cached suite holds, none left out
     lenet = {r.id for r in new.runs}
     for run_id, u in used.items():
@@ -130,19 +130,19 @@ def test_a_failed_rerun_keeps_the_record_of_the_run_it_did_not_replace():
     cache.save_probes(failed, "fp", command="advisor probe --again")
     back = cache.load_cached_probes("fp")
     back.host.fingerprint = "fp"
-    assert {u.command for u in cache.used_runs(probes=back)} == {"advisor probe --models lenet"}
+    assert {u.command for u in cache.used_runs({"training": back})} == {"advisor probe --models lenet"}
 
 
 def test_used_runs_of_a_scaling_result_and_of_a_cache_without_records():
     good = ScalingResult.model_validate_json((FIXTURES / "scaling" / "scaling-2vcpu-lenet.json").read_text())
     cache.save_scaling(good, "fp", command="advisor probe --scaling")
-    used = cache.used_runs(scaling=cache.load_cached_scaling("fp"), fingerprint="fp")
+    used = cache.used_runs({"scaling": cache.load_cached_scaling("fp")}, fingerprint="fp")
     assert [u.id for u in used] == [r.id for r in good.runs]
     assert {(u.kind, u.date, u.host, u.command) for u in used} == {
         ("scaling", good.created, "fp", "advisor probe --scaling")
     }
     (cache.cache_dir() / "probes-scaling-fp.runs.json").unlink()  # a cache from before the records
-    old = cache.used_runs(scaling=good, fingerprint="fp")
+    old = cache.used_runs({"scaling": good}, fingerprint="fp")
     assert {(u.date, u.command) for u in old} == {(good.created, cache.NOT_RECORDED)}
 
 
