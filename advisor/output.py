@@ -10,8 +10,9 @@ import stat
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 from advisor.errors import UsageError
 from advisor.sanitize import for_terminal
@@ -251,49 +252,79 @@ def regular_target(path: str | os.PathLike | None) -> bool:
 
 
 def write_with_companions(path: str | os.PathLike, text: str, companions: dict[str, str]) -> Path:
-    """The document and its companion files (name -> text, beside it) as one step: every companion
-    staged in a temp file first, then the document written atomically, then the companions renamed
-    into place. A failure before the document removes the staged files: never charts without the
-    document, never a document whose charts failed to stage."""
+    """The document and its companion files (name -> text, beside it) as one step: everything staged
+    in temp files first, then renamed into place, the document last. A failure anywhere (a chart's
+    name taken by a folder, a full disk) puts back what was there and removes what was staged: never
+    charts without the document, never a document whose charts failed, no temp file left."""
     check_output(path)
     given = Path(path)
     if not companions or not regular_target(given):
         return write_atomic(given, for_terminal(text))
-    folder = (Path(os.path.realpath(given)) if given.is_symlink() else given).parent
-    staged: list[tuple[str, Path]] = []
+    target = Path(os.path.realpath(given)) if given.is_symlink() else given
+    folder = target.parent
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
+    staged: list[tuple[Path, Path]] = []  # (where it goes, its temp file)
+    placed: list[tuple[Path, Optional[Path]]] = []  # (renamed into place, the file it replaced, kept)
 
-    def _drop() -> None:
-        for _, tmp in staged:
+    def _remove(paths) -> None:
+        for p in paths:
             try:
-                os.unlink(tmp)
+                os.unlink(p)
             except OSError:
                 pass
 
     try:
-        for name, content in companions.items():
+        items = [*((folder / name, content, 0o666 & ~_umask()) for name, content in companions.items())]
+        items.append((target, for_terminal(text), mode))  # the document last: it links the charts
+        for final, content, bits in items:
             fd, tmp = tempfile.mkstemp(prefix=".advisor-", suffix=".tmp", dir=folder)
-            staged.append((name, Path(tmp)))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            staged.append((final, Path(tmp)))
+            with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
                 fh.write(content)
-            os.chmod(tmp, 0o666 & ~_umask())
-        write_atomic(given, for_terminal(text))
-    except OSError as exc:
-        _drop()
-        raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
-    except BaseException:
-        _drop()
+            os.chmod(tmp, bits)
+        for final, tmp in staged:
+            kept = _keep_old(final)
+            try:
+                os.replace(tmp, final)
+            except BaseException as exc:
+                if kept is not None:
+                    _remove([kept])
+                if isinstance(exc, OSError):
+                    exc.filename = str(final)  # the name the user knows, not the temp file's
+                raise
+            placed.append((final, kept))
+    except BaseException as exc:
+        for final, kept in reversed(placed):  # put back what each rename replaced
+            try:
+                if kept is not None:
+                    os.replace(kept, final)
+                else:
+                    os.unlink(final)
+            except OSError:
+                pass
+        _remove(tmp for _, tmp in staged)
+        if isinstance(exc, OSError):
+            where = getattr(exc, "filename", None) or given
+            raise UsageError(f"{where}: cannot write: {exc.strerror or exc}") from None
         raise
-    for i, (name, tmp) in enumerate(staged):
-        try:
-            os.replace(tmp, folder / name)
-        except OSError as exc:
-            for _, rest in staged[i:]:
-                try:
-                    os.unlink(rest)
-                except OSError:
-                    pass
-            raise UsageError(f"{folder / name}: cannot write the chart: {exc.strerror or exc}") from None
+    _remove(kept for _, kept in placed if kept is not None)
     return given
+
+
+def _keep_old(final: Path) -> Optional[Path]:
+    """A hard link to the file `final` names (so a failed step can put it back), or None when there
+    is none (or the file system has no hard links: then it cannot be put back, only replaced)."""
+    if not os.path.isfile(final) or os.path.islink(final):
+        return None
+    keep = final.with_name(f".advisor-{uuid.uuid4().hex[:12]}.kept")
+    try:
+        os.link(final, keep)
+    except OSError:
+        return None
+    return keep
 
 
 def write_fallback(kind: str, text: str) -> str:
