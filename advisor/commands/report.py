@@ -94,8 +94,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def load_kb(extra_dirs: list[str]) -> KnowledgeBase:
-    """The bundled knowledge base merged with `extra_dirs`. Bad files are bad input."""
+    """The bundled knowledge base merged with ADVISOR_KB_DIR and `extra_dirs`. Bad files are bad input,
+    and so are override folders past the work budget (knowledge.budget)."""
     import knowledge
+    from knowledge import budget
+    from knowledge.loader import user_dirs
 
     for d in extra_dirs:
         try:
@@ -105,9 +108,18 @@ def load_kb(extra_dirs: list[str]) -> KnowledgeBase:
         if not is_dir:
             raise UsageError(f"{d}: --kb: expected a folder of knowledge-base YAML files")
     try:
+        budget.check(user_dirs(extra_dirs))
         return knowledge.load(extra_dirs=extra_dirs or None)
     except knowledge.KnowledgeError as exc:  # already one line naming file, entry and field
         raise UsageError(str(exc)) from None
+    except RuntimeError as exc:  # pathlib: ADVISOR_KB_DIR=~nosuchuser/kb
+        raise UsageError(f"{home_relative_kb_dir()}: knowledge-base folder: {exc}") from None
+
+
+def home_relative_kb_dir(extra_dirs: tuple[str, ...] = ()) -> str:
+    """The `~user/...` knowledge-base folder pathlib could not expand, for the error line."""
+    given = [*os.environ.get("ADVISOR_KB_DIR", "").split(os.pathsep), *extra_dirs]
+    return next((d for d in given if d.startswith("~")), "ADVISOR_KB_DIR")
 
 
 def file_kinds() -> dict:
