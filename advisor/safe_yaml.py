@@ -91,9 +91,31 @@ def _where(mark: Any) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
 
 
-def _check_graph(name: str, root: yaml.Node, max_nodes: int = MAX_EXPANDED_NODES, max_depth: int = MAX_DEPTH) -> None:
+_STR = yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG
+_PLAIN_TAGS = {
+    yaml.MappingNode: yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    yaml.SequenceNode: yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
+}
+
+
+def _explicit_tag(loader: Any, node: yaml.Node) -> str | None:
+    """The tag a node was given explicitly (`!!float 1:30`, `!!bool yes`, `!!binary ...`), else None.
+
+    A tag reaches the YAML 1.1 constructors the strict loader keeps out (base 60, yes/no booleans,
+    bytes, sets): only what the value would resolve to on its own is plain YAML."""
+    if isinstance(node, yaml.ScalarNode):
+        plain = not node.style  # None from the Python parser, '' from the C one
+        implicit = loader.resolve(yaml.ScalarNode, node.value, (plain, not plain))
+        return None if node.tag in (implicit, _STR) else node.tag  # `!!str 5`: a string, as asked
+    return None if node.tag == _PLAIN_TAGS.get(type(node)) else node.tag
+
+
+def _check_graph(
+    name: str, root: yaml.Node, max_nodes: int = MAX_EXPANDED_NODES, max_depth: int = MAX_DEPTH, loader: Any = None
+) -> None:
     """Count the nodes the document expands to (an alias counts its whole target again) and its
-    depth, without expanding anything: refuse a bomb before the constructor builds it."""
+    depth, without expanding anything: refuse a bomb before the constructor builds it. With
+    `loader`, refuse an explicit tag too."""
     sizes: dict[int, int] = {}
     active: set[int] = set()
 
@@ -111,6 +133,12 @@ def _check_graph(name: str, root: yaml.Node, max_nodes: int = MAX_EXPANDED_NODES
                 f"{name}: {_where(node.start_mark)}: an alias refers to its own parent: expected plain YAML values"
             )
         active.add(key)
+        tag = _explicit_tag(loader, node) if loader is not None else None
+        if tag is not None:
+            raise UsageError(
+                f"{name}: {_where(node.start_mark)}: YAML tag {clip(for_terminal(tag), 60)!r} is not allowed: "
+                "expected plain YAML values (mappings, lists, strings, numbers, booleans)"
+            )
         if isinstance(node, yaml.SequenceNode):
             total = 1 + sum(size(child, depth + 1) for child in node.value)
         elif isinstance(node, yaml.MappingNode):
@@ -159,7 +187,7 @@ def load_yaml(text: str, name: str, max_nodes: int = MAX_EXPANDED_NODES, max_dep
         node = loader.get_single_node()
         if node is None:
             return None
-        _check_graph(name, node, max_nodes, max_depth)
+        _check_graph(name, node, max_nodes, max_depth, loader)
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise yaml_error(name, exc) from None
