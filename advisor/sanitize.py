@@ -33,10 +33,11 @@ def one_line(text: str) -> str:
 # A code span: a run of backticks, then the shortest text up to a run of the same length (CommonMark
 # 6.1). Text between two such runs is code; a backtick with no partner is escaped.
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-# What makes inline text active (CommonMark 6): `[` opens a link, an image (`![`) or a link reference;
-# `<` before a letter, `/`, `!` or `?` opens raw HTML or an autolink; a backslash before punctuation (or
-# at the end, before the tool's next character) escapes it; a backtick with no partner opens code.
-_MD_ACTIVE = re.compile(r"(\[|<(?=[A-Za-z/!?])|\\(?=[!-/:-@\[-`{-~]|$)|`)")
+# What makes inline text active (CommonMark 6): `[` opens a link, an image (`![`) or a link reference,
+# and `]` closes one, the tool's own `[` included ("[refs]" around a value); `<` before a letter, `/`, `!`
+# or `?` opens raw HTML or an autolink; a backslash before punctuation (or at the end, before the tool's
+# next character) escapes it; a backtick with no partner opens code.
+_MD_ACTIVE = re.compile(r"([\[\]]|<(?=[A-Za-z/!?])|\\(?=[!-/:-@\[-`{-~]|$)|`)")
 # What makes a value that starts a line (or a list item) a block of its own: a heading, a quote, a
 # setext underline, a list marker, a thematic break.
 _BLOCK_START = re.compile(r"^(?:[#>=]|[-+*](?=\s|$)|([-*_])(?:\s*\1){2,}\s*$)")
