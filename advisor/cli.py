@@ -283,7 +283,7 @@ def _run_command(args: argparse.Namespace) -> int:
         return int(args.func(args) or 0)
     from probes.launcher import terminating_signals
 
-    with terminating_signals():
+    with terminating_signals(exiting=True):
         return int(args.func(args) or 0)
 
 

@@ -376,6 +376,18 @@ def _stop(signum: int) -> None:
     _remove_all_dirs()
 
 
+_HOOK: list = []  # threading.excepthook before the outermost block replaced it
+
+
+def _quiet_once_stopping(args) -> None:
+    """A worker thread's error after a terminating signal is the signal's doing (a module the signal
+    left half imported, a child it killed): the command says it was stopped, once, and no thread's
+    traceback follows. Before a signal, errors go to the hook that was there."""
+    if _STOPPING:
+        return
+    (_HOOK[0] if _HOOK else threading.__excepthook__)(args)
+
+
 def _remove_children_tmpdir() -> None:
     with _LOCK:
         folders, _CHILD_TMP[:] = list(_CHILD_TMP), []
@@ -384,14 +396,16 @@ def _remove_children_tmpdir() -> None:
 
 
 @contextlib.contextmanager
-def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
+def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP), exiting: bool = False) -> Iterator[None]:
     """Handle SIGTERM and SIGHUP like SIGINT for the block (usable as a decorator): kill every
     supervised child (group and marker sweep), remove the registered temporary folders, and
     exit 143 / 129 (130 and KeyboardInterrupt for SIGINT). Further signals are ignored while that
     runs, and any error raised while the block unwinds from a signal is that signal's exit, not an
     error of its own. On any exit by an exception the same clean-up runs, also for children that
     worker threads started. Outside the main thread (where Python cannot install handlers) only
-    that clean-up applies. Nested blocks (a command wrapped twice) report the signal once."""
+    that clean-up applies. Nested blocks (a command wrapped twice) report the signal once.
+    `exiting`: the process ends with the block (the CLI's commands): once a signal stopped it, the
+    signals stay ignored, so a burst of them cannot kill the interpreter while it exits."""
 
     def handler(signum, frame):
         _stop(signum)
@@ -411,6 +425,9 @@ def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP)) -> Ite
             previous[signal.SIGINT] = signal.signal(signal.SIGINT, interrupt)
     with _LOCK:
         _DEPTH[0] += 1
+        if _DEPTH[0] == 1:
+            _HOOK[:] = [threading.excepthook]
+            threading.excepthook = _quiet_once_stopping
     try:
         yield
     except BaseException as exc:
@@ -434,8 +451,11 @@ def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP)) -> Ite
             _DEPTH[0] -= 1
             outermost = _DEPTH[0] == 0
         if outermost:
-            for sig, old in [*_IGNORED.items(), *previous.items()]:
-                signal.signal(sig, old)
+            if not (exiting and _STOPPING):
+                for sig, old in [*_IGNORED.items(), *previous.items()]:
+                    signal.signal(sig, old)
+                if _HOOK:
+                    threading.excepthook = _HOOK.pop()
             _IGNORED.clear()
             _STOPPING.clear()
             _remove_children_tmpdir()
