@@ -317,19 +317,40 @@ def _help_or_version(argv: list[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     _fill_closed_descriptors()
+    process = argv is None  # the `advisor` process itself, not a caller in Python
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
     try:
         code = _main(argv, debug)
-    except SystemExit:  # --help and --version exit through argparse: their text must have been written
+    except SystemExit as exc:  # --help and --version exit through argparse: their text must have been written
         if not _flush_stdout():
             _error_line("advisor: error: stdout: cannot write the help or the version")
             return UsageError.exit_code
+        if process:
+            _exit_if_stopped(exc.code if isinstance(exc.code, int) else 1)
         raise
     if not _flush_stdout() and code == 0:
         _error_line("advisor: error: stdout: cannot write")
         return UsageError.exit_code
+    if process:
+        _exit_if_stopped(code)
     return code
+
+
+def _exit_if_stopped(code: int) -> None:
+    """After a terminating signal, end the process now: the interpreter's own shutdown puts the
+    default handlers back, and the next signal of a burst (a terminal closing sends several) would
+    kill it half-way with no exit status of ours. Children and temp folders are already gone."""
+    stopped = sys.modules.get("probes.launcher")
+    if stopped is None or stopped.stopping() is None:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def _main(argv: list[str], debug: bool) -> int:

@@ -369,7 +369,9 @@ def _stop(signum: int) -> None:
         _STOPPING.append(signum)
     for sig in _TERMINATING:
         try:
-            _IGNORED.setdefault(sig, signal.signal(sig, signal.SIG_IGN))
+            # a handler that does nothing, not SIG_IGN: a signal already pending when the handler
+            # changes to SIG_IGN is an OSError ("ignored due to race condition") in CPython
+            _IGNORED.setdefault(sig, signal.signal(sig, _ignore))
         except (ValueError, OSError):  # not the main thread: nothing to ignore from here
             pass
     _kill_all()
@@ -386,6 +388,10 @@ def _quiet_once_stopping(args) -> None:
     if _STOPPING:
         return
     (_HOOK[0] if _HOOK else threading.__excepthook__)(args)
+
+
+def _ignore(signum, frame) -> None:
+    """A terminating signal after the first: the clean-up it would ask for is already running."""
 
 
 def _remove_children_tmpdir() -> None:
@@ -457,7 +463,8 @@ def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP), exitin
                 if _HOOK:
                     threading.excepthook = _HOOK.pop()
             _IGNORED.clear()
-            _STOPPING.clear()
+            if not exiting:  # an exiting process keeps saying why it stops (advisor.cli reads it)
+                _STOPPING.clear()
             _remove_children_tmpdir()
         elif not _STOPPING:  # an inner block while stopping leaves the signals ignored to the outermost
             for sig, old in previous.items():
