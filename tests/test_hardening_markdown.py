@@ -28,7 +28,6 @@ RESULTS = {
     "--gpt": FIX / "report" / "gpt-2vcpu.json",
     "--deploy": FIX / "bad-input" / "bases" / "deploy-2vcpu.json",
 }
-KIND_OF = {"--scaling": "scaling", "--accuracy": "accuracy", "--pipeline": "pipeline", "--gpt": "gpt", "--deploy": "deploy"}
 
 
 def _strings(doc, path=()):
@@ -73,7 +72,7 @@ def inputs(tmp_path_factory):
     t = tmp_path_factory.mktemp("inject")
     argv = []
     for flag, base in RESULTS.items():
-        doc = poisoned(KIND_OF[flag], json.loads(base.read_text()))
+        doc = poisoned(flag[2:], json.loads(base.read_text()))  # --scaling FILE: the scaling kind
         name = t / f"{flag[2:]}`\n# {MARK} <img src=x>.json"  # a file name is text in the review too
         name.write_text(json.dumps(doc))
         argv += [flag, str(name)]

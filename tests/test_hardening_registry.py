@@ -89,7 +89,7 @@ def test_a_kind_the_decision_model_reads_is_not_repeated_in_results(capsys):
 @pytest.mark.parametrize(
     "doc, needle",
     [
-        ({"kind": "pipeline", "runs": []}, 'kind: expected "fake", got \'pipeline\''),
+        ({"kind": "pipeline", "runs": []}, "kind: expected \"fake\", got 'pipeline'"),
         ({"kind": "fake", "schema_version": "3.0", "runs": []}, "schema_version: '3.0', expected 2.x"),
         ({"kind": "fake", "runs": [{"id": "a", "latency_ms": "NaN"}]}, "runs[0].latency_ms: expected a finite"),
         ({"kind": "fake", "runs": [{"id": "a", "latency_ms": -4}]}, "runs[0].latency_ms: -4.0 is negative"),
