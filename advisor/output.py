@@ -60,7 +60,7 @@ def to_json(doc: Any) -> str:
         where = _non_finite(doc) or "a value"
         raise UsageError(
             f"{for_terminal(where)}: not a finite number: JSON output holds no NaN or infinity "
-            "(check the knowledge-base overrides and result files this report read)"
+            "(a value read from the requirements, a knowledge-base override or a result file is out of range)"
         ) from None
 
 

@@ -246,3 +246,27 @@ def test_children_keep_their_temp_files_in_a_folder_removed_with_the_command(tmp
         folder = Path(out.result["folder"])
         assert folder.is_dir() and folder.parent.name.startswith("advisor-tmp-") and folder.parent.parent == tmp_path
     assert not folder.exists() and [p.name for p in tmp_path.iterdir()] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "args, marker, sig, code",
+    [
+        (["kb", "verify", "--subset", "ci", "--json"], "probes.kbverify.worker_", signal.SIGTERM, 143),
+        (
+            ["report", "examples/prototype-then-ascend.yaml", "--run-probes", "--json"],
+            "probes.training.worker_",
+            signal.SIGHUP,
+            129,
+        ),
+    ],
+    ids=["kb-verify-sigterm", "report-run-probes-sighup"],
+)
+def test_every_command_that_starts_children_handles_sigterm_and_sighup(tmp_path, args, marker, sig, code):
+    """One wrapper (advisor.cli) for every command: `kb verify` and `report --run-probes` too kill their
+    workers and leave no temp folder and no kbverify-*.json."""
+    proc, tag, tmp = _start(args, tmp_path)
+    _wait_for_children(proc, tag, marker)
+    proc.send_signal(sig)
+    _assert_clean(proc, tag, tmp, code, sig)
+    assert sorted(p.name for p in tmp.iterdir()) == []  # kbverify-*.json, advisor-tmp-*, pymp-* included
