@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from knowledge.models import KnowledgeBase
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
-SCHEMA_VERSION = "1.7"  # 1.7: results (a measured kind no part of the report judges); 1.6: scan, probes.parity and probes.gemm_peak typed: same data, a stricter schema
+SCHEMA_VERSION = "1.6"  # 1.6: scan, probes.parity and probes.gemm_peak typed: same data, a stricter schema
 # 1.5: Projection.serving, requirements model.architecture, transformer; 1.4: document (the judged review document), cached_runs; 1.1: scaling, Projection.communication, Evidence.spread/label
 # 1.2: memory, costs (TCO parts), schedules, constant_sensitivity, hardware_basis, recommendation.confidence_parts,
 #      Projection.memory/warnings, Communication.curve/interconnect, RunSummary.quality/quality_reasons
