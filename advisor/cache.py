@@ -179,13 +179,22 @@ class CachedRun(BaseModel):
 NOT_RECORDED = "not recorded (cached before the cache kept a record per run)"
 
 
-def used_runs(results: Mapping[str, BaseModel], fingerprint: Optional[str] = None) -> list[CachedRun]:
+def used_runs(
+    results: Optional[Mapping[str, Optional[BaseModel]]] = None,
+    fingerprint: Optional[str] = None,
+    *,
+    probes: Optional[BaseModel] = None,
+    scaling: Optional[BaseModel] = None,
+) -> list[CachedRun]:
     """Every run of the cached results a report used (`results`: cached kind name, CACHED, -> its
-    result) as CachedRun, from the record save_result keeps beside the cache; a run without a record
-    (a cache written before it was kept) takes its result's date and host and says the command is
-    not recorded."""
+    result; `probes=` and `scaling=` name the two kinds by their files, as the TUI does) as CachedRun,
+    from the record save_result keeps beside the cache; a run without a record (a cache written
+    before it was kept) takes its result's date and host and says the command is not recorded."""
     out: list[CachedRun] = []
-    for kind_name, result in results.items():
+    given = {**(results or {}), **({"training": probes} if probes is not None else {})}
+    if scaling is not None:
+        given["scaling"] = scaling
+    for kind_name, result in given.items():
         if result is None:
             continue
         host = getattr(result, "host", None)  # a model (the training suite) or a mapping (the scaling result)

@@ -86,7 +86,8 @@ def read_json(path: str, hint: str, flag: str = "") -> Any:
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: {hint}") from None
     except BadValue as exc:
-        raise UsageError(f"{where}invalid value: {clip(for_terminal(str(exc)))}: {hint}") from None
+        field = clip(for_terminal(exc.where), 80)
+        raise UsageError(f"{where}{field}: invalid value: {clip(for_terminal(exc.why))}: {hint}") from None
     except Refused as exc:
         raise UsageError(f"{where}{exc}: {hint}") from None
     except ValueError as exc:  # an integer longer than Python converts, in a form parse_int never saw
@@ -253,9 +254,10 @@ def regular_target(path: str | os.PathLike | None) -> bool:
 
 def write_with_companions(path: str | os.PathLike, text: str, companions: dict[str, str]) -> Path:
     """The document and its companion files (name -> text, beside it) as one step: everything staged
-    in temp files first, then renamed into place, the document last. A failure anywhere (a chart's
-    name taken by a folder, a full disk) puts back what was there and removes what was staged: never
-    charts without the document, never a document whose charts failed, no temp file left."""
+    in temp files first, then renamed into place, the document first (charts never land beside a
+    document that failed). A failure anywhere (a chart's name taken by a folder, a full disk) puts
+    back what each rename replaced and removes what was staged: never charts without the document,
+    never a document whose charts failed, no temp file left."""
     check_output(path)
     given = Path(path)
     if not companions or not regular_target(given):
@@ -277,8 +279,8 @@ def write_with_companions(path: str | os.PathLike, text: str, companions: dict[s
                 pass
 
     try:
-        items = [*((folder / name, content, 0o666 & ~_umask()) for name, content in companions.items())]
-        items.append((target, for_terminal(text), mode))  # the document last: it links the charts
+        items = [(target, for_terminal(text), mode)]
+        items += [(folder / name, content, 0o666 & ~_umask()) for name, content in companions.items()]
         for final, content, bits in items:
             fd, tmp = tempfile.mkstemp(prefix=".advisor-", suffix=".tmp", dir=folder)
             staged.append((final, Path(tmp)))

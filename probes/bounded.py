@@ -33,7 +33,12 @@ class Refused(ValueError):
 
 
 class BadValue(Refused):
-    """A value in the document no reader takes: NaN, an overflowing number, a huge integer, a key twice."""
+    """A value in the document no reader takes: NaN, an overflowing number, a huge integer, a key twice.
+    `where`: its path (`runs[0].images_per_second`); `why`: what is wrong with it."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"{where}: {why}")
+        self.where, self.why = where, why
 
 
 def read_regular(path: PathLike, limit: int) -> bytes:
@@ -74,66 +79,79 @@ def read_regular(path: PathLike, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _no_constant(name: str) -> Any:
-    raise BadValue(f"{name} is not a number JSON allows")
+class _Bad:
+    """A value the parser met and no reader takes, kept in place so the walk can say where it was."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
 
 
-def _float(text: str) -> float:
+def _no_constant(name: str) -> _Bad:
+    return _Bad(f"{name} is not a number JSON allows")
+
+
+def _float(text: str) -> Any:
     value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise BadValue(f"{text[:40]} is beyond the range of a number")
-    return value
+    return _Bad(f"{text[:40]} is beyond the range of a number") if value in (float("inf"), float("-inf")) else value
 
 
-def _int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise BadValue(f"an integer of {len(text.lstrip('-')):,} digits (at most {MAX_INT_DIGITS})")
+def _int(text: str) -> Any:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:  # not converted: int() of thousands of digits is the cost being refused
+        return _Bad(f"an integer of {digits:,} digits (at most {MAX_INT_DIGITS})")
     return int(text)
 
 
-def _object(pairs: list) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise BadValue(f"duplicate key {key[:60]!r}")
-        out[key] = value
-    return out
-
-
 def parse_json(raw: Union[bytes, str], max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """One JSON document within the budgets above. Refused names what broke them; a syntax error is
-    json.JSONDecodeError (a Refused subclass would hide its line and column)."""
+    """One JSON document within the budgets above. BadValue names the field of a value no reader takes
+    (`runs[0].images_per_second: 1e999 is beyond the range of a number`); Refused says what else broke
+    a budget; a syntax error is json.JSONDecodeError (with its line and column)."""
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise Refused("not UTF-8 text") from None
+    twice: dict[int, str] = {}  # id of an object -> the first key it was given twice
+
+    def mapping(pairs: list) -> dict:
+        out: dict = {}
+        for key, value in pairs:
+            if key in out and id(out) not in twice:
+                twice[id(out)] = key
+            out[key] = value
+        return out
+
     try:
         doc = json.loads(
-            raw, parse_constant=_no_constant, parse_float=_float, parse_int=_int, object_pairs_hook=_object
+            raw, parse_constant=_no_constant, parse_float=_float, parse_int=_int, object_pairs_hook=mapping
         )
     except RecursionError:
         raise Refused("nested too deeply to read") from None
-    depth = deepest(doc, max_depth)
-    if depth > max_depth:
-        raise Refused(f"nested deeper than {max_depth} levels")
+    _walk(doc, max_depth, twice)
     return doc
 
 
-def deepest(doc: Any, stop: int) -> int:
-    """How deep `doc` nests (a scalar is 0, `[1]` is 1), counted without recursion; it stops
-    counting past `stop`."""
-    stack = [(doc, 0)]
-    most = 0
+def _walk(doc: Any, max_depth: int, twice: dict[int, str]) -> None:
+    """Refuse the first value (in document order) no reader takes, naming its path, and a document
+    nested deeper than `max_depth`; without recursion."""
+    stack: list[tuple[Any, str, int]] = [(doc, "", 0)]
     while stack:
-        value, depth = stack.pop()
+        value, at, depth = stack.pop()
+        if isinstance(value, _Bad):
+            raise BadValue(at or "the document", value.why)
         if isinstance(value, (dict, list)):
             depth += 1
-            most = max(most, depth)
-            if depth > stop:
-                return depth
-            stack.extend((v, depth) for v in (value.values() if isinstance(value, dict) else value))
-    return most
+            if depth > max_depth:
+                raise Refused(f"nested deeper than {max_depth} levels")
+            if isinstance(value, dict):
+                if id(value) in twice:
+                    raise BadValue(at or "the document", f"duplicate key {twice[id(value)][:60]!r}")
+                items = [(v, f"{at}.{k}" if at else str(k)) for k, v in value.items()]
+            else:
+                items = [(v, f"{at}[{i}]") for i, v in enumerate(value)]
+            stack.extend((v, where, depth) for v, where in reversed(items))
 
 
 def read_json(path: PathLike, limit: int, max_depth: int = MAX_JSON_DEPTH) -> Any:

@@ -406,7 +406,8 @@ def test_round_four(case: Case, tmp_path, monkeypatch, capsys):
         def cap():
             resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
 
-        line = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "advisor", *argv]) + case.shell
+        # exec: the timeout kills the advisor itself, not only the shell that started it
+        line = "exec " + " ".join(shlex.quote(a) for a in [sys.executable, "-m", "advisor", *argv]) + case.shell
         proc = subprocess.run(
             ["/bin/sh", "-c", line],
             capture_output=True,

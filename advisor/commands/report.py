@@ -235,12 +235,23 @@ def load_result(path: str, kind_name: str) -> BaseModel:
     return result
 
 
+def say(text: str) -> None:
+    """One line on stderr about what the command did: on one line and printable (a file name may
+    hold a newline, an escape or bytes that are not UTF-8), and a closed stderr is no error."""
+    from advisor.sanitize import one_line
+
+    try:
+        print(one_line(text), file=sys.stderr)
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
 def _from_cache(load: Callable[[], Optional[Model]], what: str) -> Optional[Model]:
     """This host's cached result, or None: an unreadable cache is skipped with a note, not fatal."""
     try:
         return load()
     except (OSError, ValueError) as exc:  # the cache reader returns None for what it knows; this is the rest
-        print(f"advisor: ignoring unreadable {what} cache ({exc})", file=sys.stderr)
+        say(f"advisor: ignoring unreadable {what} cache ({exc})")
         return None
 
 
@@ -262,7 +273,7 @@ def collect_host() -> Optional[CheckReport]:
     try:
         return run_check(smoke=False, timeout=20.0)
     except Exception as exc:  # the check never should raise; a report must not die of it
-        print(f"advisor: host check failed ({exc}); continuing without host details", file=sys.stderr)
+        say(f"advisor: host check failed ({exc}); continuing without host details")
         return None
 
 
@@ -282,7 +293,6 @@ def run_probes() -> ProbeSuite:
     config = ProbeConfig()
     with probe_progress("training", config) as on_event:  # the one progress display, on stderr
         suite = run_suite(config, on_event=on_event)
-    from advisor.sanitize import one_line
 
     try:
         from advisor.cache import save_probes
@@ -292,10 +302,9 @@ def run_probes() -> ProbeSuite:
         from advisor.output import to_json, write_fallback
 
         where = write_fallback("probe", to_json(suite))
-        print(
-            f"advisor: warning: the probe results were not cached ({one_line(str(exc))}); "
-            f"they are kept in {where} (advisor report --probes FILE reads them)",
-            file=sys.stderr,
+        say(
+            f"advisor: warning: the probe results were not cached ({exc}); "
+            f"they are kept in {where} (advisor report --probes FILE reads them)"
         )
     return suite
 
@@ -377,17 +386,13 @@ def gather(args: argparse.Namespace) -> tuple[Requirements, KnowledgeBase, Measu
         ]
         if same_host:
             # The file measures this host too: merging the cache would list the same runs twice.
-            print(
-                f"advisor: not using this host's cached probe results: {same_host[0]} measures this host",
-                file=sys.stderr,
-            )
+            say(f"advisor: not using this host's cached probe results: {same_host[0]} measures this host")
             cached = None
         if cached is not None:
-            print(
+            say(
                 f"advisor: evidence: this host's cached probe results ({len(cached.runs)} runs measured "
                 f"{getattr(cached, 'created', None) or 'earlier'}; --no-cache leaves them out, "
-                "--run-probes measures again)",
-                file=sys.stderr,
+                "--run-probes measures again)"
             )
             suites.insert(0, cached)
             source = "cache" if not args.probes else "file"
@@ -405,11 +410,10 @@ def gather(args: argparse.Namespace) -> tuple[Requirements, KnowledgeBase, Measu
         if found is not None:
             measured[kind] = Measured(found, "cache")
             used[kind] = found
-            print(
+            say(
                 f"advisor: evidence: this host's cached {kind} result "
                 f"(measured {getattr(found, 'created', None) or 'earlier'}; --no-cache leaves it out, "
-                f"--{kind} FILE reads another)",
-                file=sys.stderr,
+                f"--{kind} FILE reads another)"
             )
     from advisor.cache import used_runs
 
@@ -470,7 +474,7 @@ def run(args: argparse.Namespace) -> int:
         emit(text, args.output)
     if regular_target(args.output):  # a file written where the user looks for it: say so, once
         beside = f" and {len(files)} chart{'s' if len(files) != 1 else ''} beside it" if files else ""
-        print(f"advisor: wrote {args.output} ({FORMAT_NAMES[fmt]}){beside}", file=sys.stderr)
+        say(f"advisor: wrote {args.output} ({FORMAT_NAMES[fmt]}){beside}")
     return 0
 
 
