@@ -2,8 +2,12 @@
 
 A requirements `name`, a scanned file name, a framework's error text or a `compare` value can hold
 terminal escape sequences (`\\x1b]0;title\\x07`, `\\x1b[2J`), a newline that starts a Markdown heading,
-or `<script>`. Terminals get the text without control characters; Markdown gets it on one line with
-its markup characters escaped; HTML gets it escaped.
+or `<script>`. Terminals get the text without control characters (for_terminal, one_line); Markdown
+gets it through one CommonMark-aware function (for_markdown, and md_cell / md_fence for table cells and
+code blocks): on one line, with no link, image, autolink, raw HTML or block of its own; HTML gets it
+escaped (for_html; the HTML report is the Markdown converted with raw HTML off). Every renderer calls
+these for every string it did not write itself; result files are made one-line when read
+(plain_strings).
 """
 
 from __future__ import annotations
@@ -98,31 +102,6 @@ def quoted_label(text: str) -> str:
 
 def for_html(text: str) -> str:
     return html.escape(for_terminal(text), quote=True)
-
-
-def plain_fields(doc, names: frozenset, max_depth: int = 64):
-    """A copy of `doc` (dicts and lists) whose string values under keys in `names` (or lists of
-    strings under them) are `one_line`: a newline in a result file's `label_text` can no longer
-    start a Markdown heading, nor an escape sequence reach a terminal. Iterative; deeper than
-    `max_depth` is left as it is (the range check refuses it first)."""
-
-    def clean(value, depth: int):
-        if depth > max_depth:
-            return value
-        if isinstance(value, dict):
-            return {k: (_plain(v) if k in names else clean(v, depth + 1)) for k, v in value.items()}
-        if isinstance(value, list):
-            return [clean(v, depth + 1) for v in value]
-        return value
-
-    def _plain(value):
-        if isinstance(value, str):
-            return one_line(value)
-        if isinstance(value, list):
-            return [one_line(v) if isinstance(v, str) else clean(v, 1) for v in value]
-        return clean(value, 1)
-
-    return clean(doc, 0)
 
 
 def plain_strings(doc, max_depth: int = 64):
