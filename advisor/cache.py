@@ -19,20 +19,19 @@ last good measurement in place; both say so in the merged result's warnings.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
+import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Literal, Optional
+from collections.abc import Mapping
+from typing import Callable, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.output import write_atomic
+from advisor.output import MAX_JSON_BYTES, write_atomic
 from probes import hostfacts
-
-if TYPE_CHECKING:
-    from probes.scaling.models import ScalingResult
-    from probes.training.models import ProbeSuite
 
 APP = hostfacts.APP
 
@@ -57,18 +56,55 @@ def _path(kind: str, fingerprint: Optional[str]) -> Path:
     return cache_dir() / f"{prefix}{fingerprint or host_fingerprint()}.json"
 
 
-def _load(kind: str, model, schema_version: str, fingerprint: Optional[str]):
-    """The cached document as `model`, or None (missing, unreadable, invalid or from another
-    schema version: a stale cache is simply not used)."""
-    from pydantic import ValidationError
+def read_cached_json(path: Path) -> object:
+    """A cache file's JSON, or None when it is missing or not one the tool would have written: read
+    as every input is (probes.bounded: a FIFO or a link to /dev/zero is refused without blocking or
+    filling memory, at most MAX_JSON_BYTES, no NaN, no key twice). A cache file is never an error:
+    what cannot be read is measured again."""
+    from probes.bounded import read_json
 
     try:
-        data = json.loads(_path(kind, fingerprint).read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or data.get("schema_version") != schema_version:
-            return None
-        return model.model_validate(data)
-    except (OSError, ValueError, ValidationError):
+        return read_json(path, MAX_JSON_BYTES)
+    except (OSError, ValueError):
         return None
+
+
+def write_cache(path: Path, text: str) -> None:
+    """Write a cache file atomically (advisor.output.write_atomic: a temp file renamed over it, so a
+    reader, or a crash half-way, never sees half a file). A FIFO, a device or a broken link where a
+    cache file belongs is removed first: the cache is the tool's own folder, and writing into a FIFO
+    would wait for a reader that never comes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        odd = not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        odd = os.path.lexists(path)  # a broken link
+    except OSError:  # a loop of links
+        odd = True
+    if odd:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    write_atomic(path, text, in_place=False)
+
+
+def _load(kind: str, model, schema_version: str, fingerprint: Optional[str]):
+    """The cached document as `model`, or None (missing, unreadable, invalid, out of range or from
+    another schema version: a stale cache is simply not used)."""
+    from pydantic import ValidationError
+
+    from advisor.limits import first_problem
+
+    data = read_cached_json(_path(kind, fingerprint))
+    if not isinstance(data, dict) or data.get("schema_version") != schema_version or first_problem(data):
+        return None
+    try:
+        result = model.model_validate(data)
+    except (ValueError, ValidationError, RecursionError):
+        return None
+    # a number written as a string ("NaN", "1e999") passes the check above and is a number now
+    return None if first_problem(result.model_dump(mode="python")) else result
 
 
 def _index_path(kind: str, fingerprint: Optional[str]) -> Path:
@@ -77,10 +113,7 @@ def _index_path(kind: str, fingerprint: Optional[str]) -> Path:
 
 def _load_index(kind: str, fingerprint: Optional[str]) -> dict[str, dict]:
     """run id -> {"date", "host", "command"}; {} when missing or unreadable (the runs then say so)."""
-    try:
-        data = json.loads(_index_path(kind, fingerprint).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    data = read_cached_json(_index_path(kind, fingerprint))
     if not isinstance(data, dict):
         return {}
     return {str(k): v for k, v in data.items() if isinstance(v, dict)}
@@ -106,8 +139,7 @@ def _save(
     old = load(fingerprint)
     merged = merge(result, old) if old is not None else result
     path = _path(kind, fingerprint)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(merged.model_dump(mode="json"), indent=1) + "\n")
+    write_cache(path, json.dumps(merged.model_dump(mode="json"), indent=1) + "\n")
     # The record of who measured what: a run taken from this result is this command's, on this date;
     # a run kept from the cached one keeps its old record.
     index = _load_index(kind, fingerprint) if old is not None else {}
@@ -115,7 +147,7 @@ def _save(
     record = {"date": getattr(result, "created", None), "host": fingerprint, "command": command or command_line()}
     index = {r.id: (record if r.id in taken else index.get(r.id)) for r in merged.runs}
     index = {k: v for k, v in index.items() if v is not None}
-    write_atomic(_index_path(kind, fingerprint), json.dumps(index, indent=1, sort_keys=True) + "\n")
+    write_cache(_index_path(kind, fingerprint), json.dumps(index, indent=1, sort_keys=True) + "\n")
     return path
 
 
@@ -148,20 +180,27 @@ NOT_RECORDED = "not recorded (cached before the cache kept a record per run)"
 
 
 def used_runs(
-    probes: Optional[ProbeSuite] = None,
-    scaling: Optional[ScalingResult] = None,
+    results: Optional[Mapping[str, Optional[BaseModel]]] = None,
     fingerprint: Optional[str] = None,
+    *,
+    probes: Optional[BaseModel] = None,
+    scaling: Optional[BaseModel] = None,
 ) -> list[CachedRun]:
-    """Every run of a cached training suite (`probes`) and scaling result (`scaling`) as CachedRun,
-    from the record save_probes/save_scaling keep beside the cache; a run without a record (a cache
-    written before it was kept) takes its result's date and host and says the command is not recorded."""
+    """Every run of the cached results a report used (`results`: cached kind name, CACHED, -> its
+    result; `probes=` and `scaling=` name the two kinds by their files, as the TUI does) as CachedRun,
+    from the record save_result keeps beside the cache; a run without a record (a cache written
+    before it was kept) takes its result's date and host and says the command is not recorded."""
     out: list[CachedRun] = []
-    if probes is not None:
-        ids = [r.id for r in probes.runs]
-        out += _used("probes", ids, probes.created, probes.host.fingerprint or fingerprint)
-    if scaling is not None:  # the scaling result keeps its host facts as the probe wrote them (a mapping)
-        ids = [r.id for r in scaling.runs]
-        out += _used("scaling", ids, scaling.created, scaling.host.get("fingerprint") or fingerprint)
+    given = {**(results or {}), **({"training": probes} if probes is not None else {})}
+    if scaling is not None:
+        given["scaling"] = scaling
+    for kind_name, result in given.items():
+        if result is None:
+            continue
+        host = getattr(result, "host", None)  # a model (the training suite) or a mapping (the scaling result)
+        found = host.get("fingerprint") if isinstance(host, dict) else getattr(host, "fingerprint", None)
+        ids = [r.id for r in result.runs]
+        out += _used(CACHED[kind_name][0], ids, getattr(result, "created", None), found or fingerprint)
     return out
 
 
@@ -308,10 +347,7 @@ def load_onednn_confirm(mindspore_version: str, fingerprint: Optional[str] = Non
     convolution rerun with ONEDNN_MAX_CPU_ISA=AVX2 (capped_conv_ms, capped_ratio, measured), or None.
     The trap is a property of the CPU and of the oneDNN MindSpore bundles, so one measurement per
     host fingerprint and MindSpore version stands (a third child costs ~1.3 s of CPU per check)."""
-    try:
-        data = json.loads(_onednn_path(fingerprint).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    data = read_cached_json(_onednn_path(fingerprint))
     entry = data.get(mindspore_version) if isinstance(data, dict) else None
     if not isinstance(entry, dict):
         return None
@@ -331,17 +367,13 @@ def save_onednn_confirm(
     """`conv`: the slow convolution's own timing (shape, conv_ms, gemm_ms, ratio, install: the stamp of the
     MindSpore install it was timed on), kept so a later check need not time it again."""
     path = _onednn_path(fingerprint)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = {}
+    data = read_cached_json(path)
     data = data if isinstance(data, dict) else {}
     entry: dict[str, object] = {"capped_conv_ms": capped_conv_ms, "capped_ratio": capped_ratio, "measured": measured}
     if conv:
         entry["conv"] = conv
     data[mindspore_version] = entry
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    write_cache(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
 
 

@@ -55,6 +55,19 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's own errors: one line (+ a hint), exit 2
         raise UsageError(f"{self.prog}: {message}{_hint(self, message)}")
 
+    def _print_message(self, message: str, file=None) -> None:
+        """--help and --version: argparse drops a failed write (stdout on /dev/full, unbuffered:
+        exit 0 with nothing written); here it is the same error line as any other output's."""
+        if not message:
+            return
+        stream = file if file is not None else sys.stdout
+        if stream is None:
+            raise UsageError("stdout: closed: nothing to print the help or the version on")
+        try:
+            stream.write(message)
+        except OSError as exc:
+            raise UsageError(f"stdout: cannot write: {exc.strerror or exc}") from None
+
 
 def _hint(parser: argparse.ArgumentParser, message: str) -> str:
     """'did you mean ...?' for an unknown command or flag; for an unknown flag also the usage of the
@@ -257,18 +270,98 @@ def _fill_closed_descriptors() -> None:
                 os.close(got)
 
 
+# Commands that handle terminating signals themselves: the TUI restores the terminal and stops its
+# probes on its own (a SIGTERM raised inside its event loop would leave the terminal raw).
+OWN_SIGNALS = frozenset({"tui"})
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """The one signal-handling wrapper for every command: SIGTERM and SIGHUP like Ctrl-C, every child
+    a command started is killed and every temporary folder removed (probes.launcher), exit 143 / 129
+    (130 for Ctrl-C), a second signal while that runs ignored."""
+    if getattr(args, "command", None) in OWN_SIGNALS:
+        return int(args.func(args) or 0)
+    from probes.launcher import terminating_signals
+
+    with terminating_signals(exiting=True):
+        return int(args.func(args) or 0)
+
+
+def _flush_stdout() -> bool:
+    """Flush stdout; on failure (/dev/full, a closed pipe) point descriptor 1 at /dev/null, so the
+    interpreter's own flush at exit has nothing left to fail on ("Exception ignored", exit 120)."""
+    stream = sys.stdout
+    if stream is None:
+        return True
+    try:
+        stream.flush()
+        return True
+    except (OSError, ValueError) as exc:
+        broken_pipe = isinstance(exc, BrokenPipeError)  # the reader went away: not an error of ours
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, stream.fileno())
+            os.close(null)
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+        return broken_pipe
+
+
+def _help_or_version(argv: list[str]) -> bool:
+    """argv asks for help or the version (`advisor report --help` included): a broken config file
+    must not hide them."""
+    words = argv[: argv.index("--")] if "--" in argv else argv
+    return any(w in ("-h", "--help", "-V", "--version") for w in words)
+
+
 def main(argv: list[str] | None = None) -> int:
     _fill_closed_descriptors()
+    process = argv is None  # the `advisor` process itself, not a caller in Python
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
+    try:
+        code = _main(argv, debug)
+    except SystemExit as exc:  # --help and --version exit through argparse: their text must have been written
+        if not _flush_stdout():
+            _error_line("advisor: error: stdout: cannot write the help or the version")
+            return UsageError.exit_code
+        if process:
+            _exit_if_stopped(exc.code if isinstance(exc.code, int) else 1)
+        raise
+    if not _flush_stdout() and code == 0:
+        _error_line("advisor: error: stdout: cannot write")
+        return UsageError.exit_code
+    if process:
+        _exit_if_stopped(code)
+    return code
+
+
+def _exit_if_stopped(code: int) -> None:
+    """After a terminating signal, end the process now: the interpreter's own shutdown puts the
+    default handlers back, and the next signal of a burst (a terminal closing sends several) would
+    kill it half-way with no exit status of ours. Children and temp folders are already gone."""
+    stopped = sys.modules.get("probes.launcher")
+    if stopped is None or stopped.stopping() is None:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def _main(argv: list[str], debug: bool) -> int:
     try:
         from advisor import config
 
         try:
             settings = config.load()
         except UsageError:
-            if argv[:1] and argv[0] in ("-V", "--version", "-h", "--help"):
-                settings = {}  # a broken config file must not hide the version or the help
+            if _help_or_version(argv):
+                settings = {}
             else:
                 raise
         argv = argv or ["tui"]
@@ -281,13 +374,16 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return 2
         config.apply_format(args, settings)
-        return int(args.func(args) or 0)
+        return _run_command(args)
     except UsageError as exc:
-        if debug:
-            raise
+        if debug:  # the traceback too, and still the exit status of bad input
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
         _error_line(f"advisor: error: {exc}")
         return UsageError.exit_code
     except BrokenPipeError:  # the reader went away (`advisor config | head -1`): not an error
+        _flush_stdout()
         return 0
     except Exception as exc:  # broad on purpose: any failure becomes one line and an exit code
         if debug:
@@ -306,5 +402,5 @@ def main(argv: list[str] | None = None) -> int:
         _error_line(f"advisor: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
         return 1
     except KeyboardInterrupt:
-        print("advisor: interrupted", file=sys.stderr)
+        _error_line("advisor: interrupted")
         return 130

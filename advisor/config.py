@@ -15,7 +15,6 @@ of its option. `advisor config` shows every setting, its value and where the val
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,8 @@ else:  # pragma: no cover - exercised on 3.9/3.10 only
     except ModuleNotFoundError:
         tomllib = None  # only a config file needs it: load() says what to install
 
+# At most this many lines about a bad config file (the last says how many more there are).
+MAX_PROBLEM_LINES = 10
 # A config file is a dozen lines; 1 MiB refuses a zero device or a mistaken huge file before reading.
 MAX_CONFIG_BYTES = 1024 * 1024
 
@@ -117,21 +118,27 @@ BY_KEY = {s.key: s for s in SETTINGS}
 def config_path() -> Path:
     explicit = os.environ.get("ADVISOR_CONFIG")
     if explicit:
-        return Path(explicit).expanduser()
+        # os.path.expanduser leaves `~nosuchuser/...` as it is (Path.expanduser raises RuntimeError)
+        return Path(os.path.expanduser(explicit))
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return Path(base) / APP / "config.toml"
 
 
-def _flatten(data: dict, prefix: str = "", depth: int = 0) -> dict[str, Value]:
+def _flatten(data: dict, prefix: str = "", depth: int = 0, twice: Optional[list] = None) -> dict[str, Value]:
     """{'probe': {'budget': 1}} -> {'probe.budget': 1}. Below 8 levels a table is kept as a value
-    (an unknown key then), so a file nested 500 deep is one line, not a RecursionError."""
+    (an unknown key then), so a file nested 500 deep is one line, not a RecursionError. A key the
+    file sets twice (`"probe.budget" = 1` beside `[probe] budget = 2`) is added to `twice`."""
     out: dict[str, Value] = {}
+    twice = [] if twice is None else twice
     for key, value in data.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict) and depth < 8:
-            out.update(_flatten(value, name + ".", depth + 1))
-        else:
-            out[name] = value
+        inner = (
+            _flatten(value, name + ".", depth + 1, twice) if isinstance(value, dict) and depth < 8 else {name: value}
+        )
+        for k, v in inner.items():
+            if k in out:
+                twice.append(k)
+            out[k] = v
     return out
 
 
@@ -139,26 +146,20 @@ def _read(path: Path) -> Optional[bytes]:
     """The file's bytes (regular file, at most MAX_CONFIG_BYTES), or None when there is none.
 
     A FIFO would block every command (`advisor -V` included) and a zero device would fill memory:
-    both are refused before opening. A HOME that is a regular file means no config folder: no
-    config, not an error (`-V` and `--help` must work there)."""
+    both are refused without blocking (probes.bounded). A HOME that is a regular file means no
+    config folder: no config, not an error (`-V` and `--help` must work there)."""
+    from probes.bounded import Refused, read_regular
+
     try:
-        st = os.stat(path)
+        return read_regular(path, MAX_CONFIG_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except Refused as exc:
+        raise UsageError(f"{path}: {exc}: expected a TOML config file of at most {MAX_CONFIG_BYTES:,} bytes") from None
     except OSError as exc:  # a 300-character component, a loop of links, no permission
         raise UsageError(f"{path}: cannot read the config file: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise UsageError(f"{path}: not a regular file: expected a TOML config file")
-    if st.st_size > MAX_CONFIG_BYTES:
-        raise UsageError(f"{path}: {st.st_size:,} bytes: expected a TOML config file of at most {MAX_CONFIG_BYTES:,}")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise UsageError(f"{path}: more than {MAX_CONFIG_BYTES:,} bytes: expected a TOML config file")
-    return raw
+    except ValueError as exc:  # a NUL byte in ADVISOR_CONFIG
+        raise UsageError(f"{one_line(repr(str(path)))}: cannot read the config file: {exc}") from None
 
 
 def load(path: Optional[Path] = None) -> dict[str, Value]:
@@ -183,8 +184,9 @@ def load(path: Optional[Path] = None) -> dict[str, Value]:
         raise UsageError(f"{path}: nested too deeply: expected a flat TOML config file") from None
     except ValueError as exc:  # an integer longer than Python converts
         raise UsageError(f"{path}: invalid value: {one_line(str(exc))[:120]}") from None
-    values = _flatten(data)
-    problems = []
+    twice: list[str] = []
+    values = _flatten(data, twice=twice)
+    problems = [f"{path}: {one_line(key)[:80]}: set twice: expected each setting once" for key in twice]
     for key, value in values.items():
         setting = BY_KEY.get(key)
         if setting is None:
@@ -194,10 +196,13 @@ def load(path: Optional[Path] = None) -> dict[str, Value]:
         problem = setting.check(value)
         if problem:
             problems.append(f"{path}: {key}: {problem}")
+    if len(problems) > MAX_PROBLEM_LINES:  # a file of 5,000 bad keys: the first few say enough
+        rest = len(problems) - MAX_PROBLEM_LINES + 1
+        problems = [*problems[: MAX_PROBLEM_LINES - 1], f"{path}: and {rest:,} more problems"]
     if problems:
         raise UsageError("\n".join(problems))
     if "report.kb" in values:
-        values["report.kb"] = [str(Path(v).expanduser()) for v in values["report.kb"]]
+        values["report.kb"] = [os.path.expanduser(v) for v in values["report.kb"]]
     return values
 
 

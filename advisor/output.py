@@ -10,8 +10,9 @@ import stat
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Optional
 
 from advisor.errors import UsageError
 from advisor.sanitize import for_terminal
@@ -59,7 +60,7 @@ def to_json(doc: Any) -> str:
         where = _non_finite(doc) or "a value"
         raise UsageError(
             f"{for_terminal(where)}: not a finite number: JSON output holds no NaN or infinity "
-            "(check the knowledge-base overrides and result files this report read)"
+            "(a value read from the requirements, a knowledge-base override or a result file is out of range)"
         ) from None
 
 
@@ -68,60 +69,87 @@ def to_json(doc: Any) -> str:
 MAX_JSON_BYTES = 32 * 1024 * 1024
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 def read_json(path: str, hint: str, flag: str = "") -> Any:
     """A JSON input file, or one UsageError line naming the file (and flag) and what is expected.
 
-    Bounded (MAX_JSON_BYTES, regular files only); NaN and Infinity are refused, since they are not
-    JSON and no measurement or score can be one."""
-    where = f"{path}: {flag}: " if flag else f"{path}: "
-    from advisor.safe_yaml import read_bounded  # PyYAML: only for a command that reads a file
+    probes.bounded reads it: at most MAX_JSON_BYTES of a regular file, nested at most 64 levels, no
+    NaN or infinity (they are not JSON, and no measurement or score can be one), no integer longer
+    than 20 digits, no key twice."""
+    from probes.bounded import BadValue, Refused, parse_json
 
+    from advisor.safe_yaml import clip, read_bounded
+
+    where = f"{path}: {flag}: " if flag else f"{path}: "
     raw = read_bounded(path, MAX_JSON_BYTES, hint.removeprefix("expected "), flag)
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError(f"{where}not UTF-8 text: {hint}") from None
-    try:
-        return json.loads(text, parse_constant=_no_constant)
+        return parse_json(raw)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}: {hint}") from None
-    except RecursionError:
-        raise UsageError(f"{where}nested too deeply to read: {hint}") from None
-    except ValueError as exc:  # NaN / Infinity, or an integer longer than Python converts
-        from advisor.safe_yaml import clip
-
+    except BadValue as exc:
+        field = clip(for_terminal(exc.where), 80)
+        raise UsageError(f"{where}{field}: invalid value: {clip(for_terminal(exc.why))}: {hint}") from None
+    except Refused as exc:
+        raise UsageError(f"{where}{exc}: {hint}") from None
+    except ValueError as exc:  # an integer longer than Python converts, in a form parse_int never saw
         raise UsageError(f"{where}invalid value: {clip(str(exc))}: {hint}") from None
 
 
-def check_output(path: str | os.PathLike | None) -> None:
-    """Refuse a bad -o up front (commands call it before slow work; write_atomic again at the end)."""
+def check_output(path: str | os.PathLike | None, inputs: Iterable[str | os.PathLike | None] = ()) -> None:
+    """Refuse a bad -o up front (commands call it before slow work; write_atomic again at the end):
+    an empty name, a folder (`x.json/.` included), a special file other than a FIFO or a character
+    device, a missing or read-only folder, a loop of links, and any of the command's own `inputs`
+    (`--probes p.json -o p.json` would replace the measurement with the report)."""
     if path is None:
         return
     if not os.fspath(path):  # `-o "$OUT"` with OUT unset: not "print to stdout"
         raise UsageError("-o: an empty file name: expected a file to write (leave -o out for stdout)")
     try:
         _check_output(path)
+        _not_an_input(path, inputs)
     except OSError as exc:  # a 300-character component (ENAMETOOLONG), a loop of links
         raise UsageError(f"{os.fspath(path)}: -o: {exc.strerror or exc}") from None
     except ValueError as exc:  # an embedded NUL byte
         raise UsageError(f"{os.fspath(path)!r}: -o: {exc}") from None
 
 
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """`a` and `b` are one file (one inode, through any links or `..`); False when either is missing."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def _not_an_input(path: str | os.PathLike, inputs: Iterable[str | os.PathLike | None]) -> None:
+    if _writes_in_place(Path(path)):  # /dev/stdout may well be where an input came from too
+        return
+    for given in inputs:
+        if given and same_file(path, given):
+            raise UsageError(
+                f"{os.fspath(path)}: -o: is one of this command's inputs ({os.fspath(given)}): "
+                "writing it would replace what was read; expected another file name"
+            )
+
+
 def _check_output(path: str | os.PathLike) -> None:
     text = os.fspath(path)
     target = Path(text)
-    if target.is_dir() or text.endswith(os.sep):
+    # pathlib reads `x.json/.` as `x.json`: the trailing `/.` names a folder, which -o is not
+    if target.is_dir() or text.endswith(os.sep) or os.path.basename(text) in (".", ".."):
         raise UsageError(f"{text}: is a folder; -o expects a file name")
-    if target.exists() and not target.resolve().is_file() and not _writes_in_place(target):
+    if target.is_symlink() and not os.path.exists(text):
+        try:
+            os.stat(text)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a loop of links; a dangling one is written through
+                raise
+    real = Path(os.path.realpath(text))  # never raises on a loop (Path.resolve does: RuntimeError)
+    if target.exists() and not real.is_file() and not _writes_in_place(target):
         raise UsageError(
             f"{text}: exists and is not a regular file (a socket, a block device): "
             "-o expects a file name, a FIFO or a character device such as /dev/stdout"
         )
-    folder = target.resolve().parent if target.is_symlink() else target.parent
+    folder = real.parent if target.is_symlink() else target.parent
     if not folder.is_dir():
         raise UsageError(f"{target}: output folder {folder} does not exist")
     if not _writes_in_place(target) and not os.access(folder, os.W_OK | os.X_OK):
@@ -187,7 +215,7 @@ def write_atomic(path: str | os.PathLike, text: str, in_place: bool = True) -> P
         except OSError as exc:
             raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
         return given
-    target = given.resolve() if given.is_symlink() else given
+    target = Path(os.path.realpath(given)) if given.is_symlink() else given
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
@@ -225,49 +253,80 @@ def regular_target(path: str | os.PathLike | None) -> bool:
 
 
 def write_with_companions(path: str | os.PathLike, text: str, companions: dict[str, str]) -> Path:
-    """The document and its companion files (name -> text, beside it) as one step: every companion
-    staged in a temp file first, then the document written atomically, then the companions renamed
-    into place. A failure before the document removes the staged files: never charts without the
-    document, never a document whose charts failed to stage."""
+    """The document and its companion files (name -> text, beside it) as one step: everything staged
+    in temp files first, then renamed into place, the document first (charts never land beside a
+    document that failed). A failure anywhere (a chart's name taken by a folder, a full disk) puts
+    back what each rename replaced and removes what was staged: never charts without the document,
+    never a document whose charts failed, no temp file left."""
     check_output(path)
     given = Path(path)
     if not companions or not regular_target(given):
         return write_atomic(given, for_terminal(text))
-    folder = (given.resolve() if given.is_symlink() else given).parent
-    staged: list[tuple[str, Path]] = []
+    target = Path(os.path.realpath(given)) if given.is_symlink() else given
+    folder = target.parent
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
+    staged: list[tuple[Path, Path]] = []  # (where it goes, its temp file)
+    placed: list[tuple[Path, Optional[Path]]] = []  # (renamed into place, the file it replaced, kept)
 
-    def _drop() -> None:
-        for _, tmp in staged:
+    def _remove(paths) -> None:
+        for p in paths:
             try:
-                os.unlink(tmp)
+                os.unlink(p)
             except OSError:
                 pass
 
     try:
-        for name, content in companions.items():
+        items = [(target, for_terminal(text), mode)]
+        items += [(folder / name, content, 0o666 & ~_umask()) for name, content in companions.items()]
+        for final, content, bits in items:
             fd, tmp = tempfile.mkstemp(prefix=".advisor-", suffix=".tmp", dir=folder)
-            staged.append((name, Path(tmp)))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            staged.append((final, Path(tmp)))
+            with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
                 fh.write(content)
-            os.chmod(tmp, 0o666 & ~_umask())
-        write_atomic(given, for_terminal(text))
-    except OSError as exc:
-        _drop()
-        raise UsageError(f"{given}: cannot write: {exc.strerror or exc}") from None
-    except BaseException:
-        _drop()
+            os.chmod(tmp, bits)
+        for final, tmp in staged:
+            kept = _keep_old(final)
+            try:
+                os.replace(tmp, final)
+            except BaseException as exc:
+                if kept is not None:
+                    _remove([kept])
+                if isinstance(exc, OSError):
+                    exc.filename = str(final)  # the name the user knows, not the temp file's
+                raise
+            placed.append((final, kept))
+    except BaseException as exc:
+        for final, kept in reversed(placed):  # put back what each rename replaced
+            try:
+                if kept is not None:
+                    os.replace(kept, final)
+                else:
+                    os.unlink(final)
+            except OSError:
+                pass
+        _remove(tmp for _, tmp in staged)
+        if isinstance(exc, OSError):
+            where = getattr(exc, "filename", None) or given
+            raise UsageError(f"{where}: cannot write: {exc.strerror or exc}") from None
         raise
-    for i, (name, tmp) in enumerate(staged):
-        try:
-            os.replace(tmp, folder / name)
-        except OSError as exc:
-            for _, rest in staged[i:]:
-                try:
-                    os.unlink(rest)
-                except OSError:
-                    pass
-            raise UsageError(f"{folder / name}: cannot write the chart: {exc.strerror or exc}") from None
+    _remove(kept for _, kept in placed if kept is not None)
     return given
+
+
+def _keep_old(final: Path) -> Optional[Path]:
+    """A hard link to the file `final` names (so a failed step can put it back), or None when there
+    is none (or the file system has no hard links: then it cannot be put back, only replaced)."""
+    if not os.path.isfile(final) or os.path.islink(final):
+        return None
+    keep = final.with_name(f".advisor-{uuid.uuid4().hex[:12]}.kept")
+    try:
+        os.link(final, keep)
+    except OSError:
+        return None
+    return keep
 
 
 def write_fallback(kind: str, text: str) -> str:

@@ -145,6 +145,17 @@ class ScalingInfo(_Out):
     note: Optional[str] = None
 
 
+class MeasuredResult(_Out):
+    """A measured probe kind that no part of the report judges (a kind registered in probes.base.KINDS
+    after the decision model was written): its result as read, and where it came from."""
+
+    kind: str = Field(description="the registry's name of the kind (advisor report --<kind> FILE)")
+    title: str = Field(description="the kind's title, e.g. 'Transformer probe'")
+    source: Literal["run", "cache", "file"]
+    files: list[str] = Field(default_factory=list)
+    result: Any = Field(description="the kind's Result, as JSON")
+
+
 class Report(_Out):
     """`advisor report` output (JSON). `created_at` is the only field that changes between identical runs."""
 
@@ -199,6 +210,10 @@ class Report(_Out):
     assumptions: list[str]
     cached_runs: list[CachedRun] = Field(
         default_factory=list, description="cached runs this report used: id, date, host fingerprint, command"
+    )
+    results: list[MeasuredResult] = Field(
+        default_factory=list,
+        description="every measured probe kind the decision model does not read, with its result as read",
     )
     document: Optional[ReviewDocument] = Field(
         None, description="the judged review document (first page, register, stack, sign-off); renderers only format it"
@@ -363,7 +378,7 @@ def build_report(
     """Score and wrap. `measurements`: the host, the scan and each probe kind's result with where it came
     from (advisor.measurements); `kb`: the knowledge base (None: knowledge-based criteria neutral);
     `created_at`: the timestamp (now, when None)."""
-    m = measurements
+    m = _Reading(measurements)  # notes which kinds the decision model reads; the rest go to `results`
     training, scaling = m.get("training"), m.get("scaling")
     suites = list(m.suites)
     if kb is not None:  # the datasheet peak is judging: attached here, never by the probe
@@ -419,10 +434,49 @@ def build_report(
         hardware_basis=card.hardware_basis,
         assumptions=card.assumptions,
         cached_runs=list(m.cached_runs),
+        results=m.unread(),
     )
     inputs = dict(host=m.host, probes=suites, scan=m.scan, **measured)
     report.document = build_document(report, kb, inputs=inputs)  # judged once; every renderer only formats it
     return report
+
+
+class _Reading:
+    """The report's Measurements, noting each probe kind build_report reads: a kind it never reads (one
+    registered after the decision model was written) still reaches the report, in `results`."""
+
+    def __init__(self, measurements: Measurements) -> None:
+        self._m = measurements
+        self._read: set[str] = set()
+        self.host, self.scan, self.cached_runs = measurements.host, measurements.scan, measurements.cached_runs
+
+    def get(self, kind: str) -> Optional[Measured]:
+        self._read.add(kind)
+        return self._m.get(kind)
+
+    def result(self, kind: str) -> Optional[BaseModel]:
+        self._read.add(kind)
+        return self._m.result(kind)
+
+    @property
+    def suites(self) -> tuple[ProbeSuite, ...]:
+        self._read.add("training")
+        return self._m.suites
+
+    def unread(self) -> list[MeasuredResult]:
+        from probes.base import KINDS
+
+        return [
+            MeasuredResult(
+                kind=kind,
+                title=KINDS[kind].label,
+                source=got.source,
+                files=list(got.files),
+                result=[_dump(r) for r in got.result] if isinstance(got.result, tuple) else _dump(got.result),
+            )
+            for kind, got in self._m.probes.items()
+            if kind not in self._read
+        ]
 
 
 Judged = TypeVar("Judged")

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -93,9 +91,31 @@ def _where(mark: Any) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
 
 
-def _check_graph(name: str, root: yaml.Node, max_nodes: int = MAX_EXPANDED_NODES, max_depth: int = MAX_DEPTH) -> None:
+_STR = yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG
+_PLAIN_TAGS = {
+    yaml.MappingNode: yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    yaml.SequenceNode: yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
+}
+
+
+def _explicit_tag(loader: Any, node: yaml.Node) -> str | None:
+    """The tag a node was given explicitly (`!!float 1:30`, `!!bool yes`, `!!binary ...`), else None.
+
+    A tag reaches the YAML 1.1 constructors the strict loader keeps out (base 60, yes/no booleans,
+    bytes, sets): only what the value would resolve to on its own is plain YAML."""
+    if isinstance(node, yaml.ScalarNode):
+        plain = not node.style  # None from the Python parser, '' from the C one
+        implicit = loader.resolve(yaml.ScalarNode, node.value, (plain, not plain))
+        return None if node.tag in (implicit, _STR) else node.tag  # `!!str 5`: a string, as asked
+    return None if node.tag == _PLAIN_TAGS.get(type(node)) else node.tag
+
+
+def _check_graph(
+    name: str, root: yaml.Node, max_nodes: int = MAX_EXPANDED_NODES, max_depth: int = MAX_DEPTH, loader: Any = None
+) -> None:
     """Count the nodes the document expands to (an alias counts its whole target again) and its
-    depth, without expanding anything: refuse a bomb before the constructor builds it."""
+    depth, without expanding anything: refuse a bomb before the constructor builds it. With
+    `loader`, refuse an explicit tag too."""
     sizes: dict[int, int] = {}
     active: set[int] = set()
 
@@ -113,6 +133,12 @@ def _check_graph(name: str, root: yaml.Node, max_nodes: int = MAX_EXPANDED_NODES
                 f"{name}: {_where(node.start_mark)}: an alias refers to its own parent: expected plain YAML values"
             )
         active.add(key)
+        tag = _explicit_tag(loader, node) if loader is not None else None
+        if tag is not None:
+            raise UsageError(
+                f"{name}: {_where(node.start_mark)}: YAML tag {clip(for_terminal(tag), 60)!r} is not allowed: "
+                "expected plain YAML values (mappings, lists, strings, numbers, booleans)"
+            )
         if isinstance(node, yaml.SequenceNode):
             total = 1 + sum(size(child, depth + 1) for child in node.value)
         elif isinstance(node, yaml.MappingNode):
@@ -161,7 +187,7 @@ def load_yaml(text: str, name: str, max_nodes: int = MAX_EXPANDED_NODES, max_dep
         node = loader.get_single_node()
         if node is None:
             return None
-        _check_graph(name, node, max_nodes, max_depth)
+        _check_graph(name, node, max_nodes, max_depth, loader)
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise yaml_error(name, exc) from None
@@ -174,29 +200,24 @@ def load_yaml(text: str, name: str, max_nodes: int = MAX_EXPANDED_NODES, max_dep
 
 
 def read_bounded(path: str | os.PathLike, limit: int, expected: str, flag: str = "") -> bytes:
-    """The bytes of a regular file of at most `limit` bytes, or one UsageError line.
+    """The bytes of a regular file of at most `limit` bytes, or one UsageError line naming the file
+    (and `flag`) and what was `expected` (probes.bounded.read_regular: a FIFO, a device, a folder or
+    a file larger than `limit` is refused without blocking and without reading it whole)."""
+    from probes.bounded import Refused, read_regular
 
-    Reads at most limit + 1 bytes, so /dev/zero or a huge file is refused without reading it all,
-    and refuses what is not a regular file (a folder, a FIFO, a device) before opening it."""
     name = str(path)
     where = f"{name}: {flag}: " if flag else f"{name}: "
     try:
-        st = os.stat(path)
+        return read_regular(path, limit)
     except FileNotFoundError:
         raise UsageError(f"{where}no such file: expected {expected}") from None
+    except Refused as exc:
+        raise UsageError(
+            f"{where}{exc}: expected {expected} of at most {limit:,} bytes"
+            if "bytes" in str(exc)
+            else f"{where}{exc}: expected {expected}"
+        ) from None
     except OSError as exc:
         raise UsageError(f"{where}cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise UsageError(f"{where}is a folder: expected {expected}")
-    if not stat.S_ISREG(st.st_mode):
-        raise UsageError(f"{where}not a regular file: expected {expected}")
-    if st.st_size > limit:
-        raise UsageError(f"{where}file is {st.st_size:,} bytes: expected {expected} of at most {limit:,} bytes")
-    try:
-        with Path(path).open("rb") as fh:
-            raw = fh.read(limit + 1)
-    except OSError as exc:
-        raise UsageError(f"{where}cannot read: {exc.strerror or exc}") from None
-    if len(raw) > limit:
-        raise UsageError(f"{where}more than {limit:,} bytes: expected {expected} of at most {limit:,} bytes")
-    return raw
+    except ValueError as exc:  # an embedded NUL byte in the name
+        raise UsageError(f"{where}cannot read: {exc}") from None

@@ -21,6 +21,7 @@ their ranks that way) goes too.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -97,6 +98,10 @@ MARKER_ENV = "ADVISOR_RUN_MARKER"
 
 def child_environment(extra: Optional[dict] = None, drop: tuple = ()) -> dict:
     env = {k: v for k, v in os.environ.items() if (k in _ENV_NAMES or k.startswith(_ENV_PREFIXES)) and k not in drop}
+    try:
+        env["TMPDIR"] = children_tmpdir()
+    except OSError:
+        pass  # no writable temp folder: the child's own temp files fail as they would have anyway
     # The workers are modules of this project: make them importable from any working directory.
     env["PYTHONPATH"] = PROJECT_ROOT
     env["PYTHONUNBUFFERED"] = "1"
@@ -193,6 +198,14 @@ def fallback_caches(env: dict, spare: Path) -> list[str]:
 _LOCK = threading.RLock()  # re-entrant: the signal handler may run while the main thread holds it
 _LIVE: dict[int, Callable[[], None]] = {}  # id -> kill function of a running child
 _DIRS: set[str] = set()  # temporary folders to remove on a terminating signal
+# The signal that is stopping this process (SIGINT, SIGTERM, SIGHUP), once its handler ran; None
+# otherwise. A child started after it (by a worker thread) is killed at once, not left behind.
+_STOPPING: list[int] = []
+
+
+def stopping() -> Optional[int]:
+    """The number of the terminating signal being handled, or None."""
+    return _STOPPING[0] if _STOPPING else None
 
 
 def _kill_all() -> None:
@@ -259,7 +272,24 @@ def make_temp_dir(prefix: str = "advisor-worker-") -> Path:
         (path / OWNER_FILE).write_text(f"{os.getpid()} {_start_time(os.getpid()) or ''}\n", encoding="ascii")
     except OSError:
         pass  # a full disk: the folder works, it just cannot be swept later
+    with _LOCK:
+        _DIRS.add(str(path))  # a terminating signal removes it whichever thread made it
     return path
+
+
+_CHILD_TMP: list[str] = []
+
+
+def children_tmpdir() -> str:
+    """The TMPDIR every child gets: one owned folder per process (advisor-tmp-*), removed at exit and
+    by a terminating signal, swept by a later run if this process is killed. What the frameworks
+    leave in a temp folder (torchinductor_<user>, torchelastic_*, multiprocessing's pymp-*) goes
+    there instead of the user's temp folder."""
+    with _LOCK:
+        if not _CHILD_TMP or not os.path.isdir(_CHILD_TMP[0]):
+            _CHILD_TMP[:] = [str(make_temp_dir("advisor-tmp-"))]
+            atexit.register(shutil.rmtree, _CHILD_TMP[0], True)
+        return _CHILD_TMP[0]
 
 
 def sweep_stale(folder: Optional[str] = None) -> list[Path]:
@@ -326,23 +356,71 @@ class Terminated(SystemExit):
         self.signum = signum
 
 
+_TERMINATING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_IGNORED: dict = {}  # signal -> its handler before _stop ignored it (the outermost block restores it)
+_DEPTH = [0]  # terminating_signals blocks open: the outermost one ends the stop
+
+
+def _stop(signum: int) -> None:
+    """The first terminating signal: later ones are ignored while the process cleans up (a second
+    Ctrl-C or a burst of SIGHUP once cut an import in half and turned the exit into an internal
+    error), then every supervised child is killed and every registered folder removed."""
+    if not _STOPPING:
+        _STOPPING.append(signum)
+    for sig in _TERMINATING:
+        try:
+            # a handler that does nothing, not SIG_IGN: a signal already pending when the handler
+            # changes to SIG_IGN is an OSError ("ignored due to race condition") in CPython
+            _IGNORED.setdefault(sig, signal.signal(sig, _ignore))
+        except (ValueError, OSError):  # not the main thread: nothing to ignore from here
+            pass
+    _kill_all()
+    _remove_all_dirs()
+
+
+_HOOK: list = []  # threading.excepthook before the outermost block replaced it
+
+
+def _quiet_once_stopping(args) -> None:
+    """A worker thread's error after a terminating signal is the signal's doing (a module the signal
+    left half imported, a child it killed): the command says it was stopped, once, and no thread's
+    traceback follows. Before a signal, errors go to the hook that was there."""
+    if _STOPPING:
+        return
+    (_HOOK[0] if _HOOK else threading.__excepthook__)(args)
+
+
+def _ignore(signum, frame) -> None:
+    """A terminating signal after the first: the clean-up it would ask for is already running."""
+
+
+def _remove_children_tmpdir() -> None:
+    with _LOCK:
+        folders, _CHILD_TMP[:] = list(_CHILD_TMP), []
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @contextlib.contextmanager
-def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
+def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP), exiting: bool = False) -> Iterator[None]:
     """Handle SIGTERM and SIGHUP like SIGINT for the block (usable as a decorator): kill every
     supervised child (group and marker sweep), remove the registered temporary folders, and
-    exit 143 / 129. On any exit by an exception (SIGINT's KeyboardInterrupt included) the same
-    clean-up runs, also for children that worker threads started. Outside the main thread
-    (where Python cannot install handlers) only that clean-up applies."""
+    exit 143 / 129 (130 and KeyboardInterrupt for SIGINT). Further signals are ignored while that
+    runs, and any error raised while the block unwinds from a signal is that signal's exit, not an
+    error of its own. On any exit by an exception the same clean-up runs, also for children that
+    worker threads started. Outside the main thread (where Python cannot install handlers) only
+    that clean-up applies. Nested blocks (a command wrapped twice) report the signal once.
+    `exiting`: the process ends with the block (the CLI's commands): once a signal stopped it, the
+    signals stay ignored, so a burst of them cannot kill the interpreter while it exits."""
 
     def handler(signum, frame):
-        _kill_all()
-        _remove_all_dirs()
+        _stop(signum)
         raise Terminated(signum)
 
     def interrupt(signum, frame):
         # Ctrl-C: kill the children *before* KeyboardInterrupt unwinds, or a `with ThreadPoolExecutor`
         # waits in its exit for worker threads that wait for hung children (until their timeout).
-        _kill_all()
+        _stop(signum)
         raise KeyboardInterrupt
 
     previous = {}
@@ -351,17 +429,46 @@ def terminating_signals(signals: tuple = (signal.SIGTERM, signal.SIGHUP)) -> Ite
             previous[sig] = signal.signal(sig, handler)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             previous[signal.SIGINT] = signal.signal(signal.SIGINT, interrupt)
+    with _LOCK:
+        _DEPTH[0] += 1
+        if _DEPTH[0] == 1:
+            _HOOK[:] = [threading.excepthook]
+            threading.excepthook = _quiet_once_stopping
     try:
         yield
     except BaseException as exc:
         _kill_all()
         _remove_all_dirs()
-        if isinstance(exc, Terminated):
-            print(f"advisor: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        signum = stopping()
+        if signum is not None and not isinstance(exc, (Terminated, KeyboardInterrupt)):
+            # an error raised while unwinding from the signal: the signal is why the command stopped
+            exc = KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+        if isinstance(exc, Terminated) and not getattr(exc, "reported", False):
+            exc.reported = True
+            try:
+                print(f"advisor: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
+            except (AttributeError, OSError, ValueError):  # a closed stderr
+                pass
+        if exc is not sys.exc_info()[1]:
+            raise exc from None
         raise
     finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
+        with _LOCK:
+            _DEPTH[0] -= 1
+            outermost = _DEPTH[0] == 0
+        if outermost:
+            if not (exiting and _STOPPING):
+                for sig, old in [*_IGNORED.items(), *previous.items()]:
+                    signal.signal(sig, old)
+                if _HOOK:
+                    threading.excepthook = _HOOK.pop()
+            _IGNORED.clear()
+            if not exiting:  # an exiting process keeps saying why it stops (advisor.cli reads it)
+                _STOPPING.clear()
+            _remove_children_tmpdir()
+        elif not _STOPPING:  # an inner block while stopping leaves the signals ignored to the outermost
+            for sig, old in previous.items():
+                signal.signal(sig, old)
 
 
 # ------------------------------------------------------------------ kill
@@ -407,6 +514,22 @@ def _descendants(pid: int) -> list:
         return [c.pid for c in psutil.Process(pid).children(recursive=True)]
     except psutil.Error:
         return []
+
+
+def kill_marked(marker: str) -> None:
+    """SIGKILL every process carrying `marker`, and its group (never ours): the sweep for a child
+    whose Popen never returned to say who it is."""
+    for pid in marked_pids(marker):
+        try:
+            group = os.getpgid(pid)
+            if group != os.getpgrp():
+                os.killpg(group, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def kill_tree(proc: subprocess.Popen, marker: Optional[str] = None) -> None:
@@ -576,23 +699,30 @@ def run_child(
         env["ADVISOR_RESULT_FD"] = str(pipe.write_fd)
         log_path = folder / "child-output.log"
         with open(log_path, "wb") as log:
-            try:
-                proc = subprocess.Popen(
-                    [python, *args],
-                    cwd=folder,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    pass_fds=(pipe.write_fd,),
-                    start_new_session=True,  # its own process group: kill takes its children too
-                )
-            except OSError as exc:
-                pipe.abandon()
-                outcome.error = f"could not start {python}: {exc}"
-                return outcome
-            pipe.start()
-            with supervised(lambda: kill_tree(proc, marker)):
+            started: list[subprocess.Popen] = []  # the child, once Popen returns
+            # Registered before the child exists: a signal handled between Popen and the registration
+            # would otherwise miss a child that outlives this process (its own session: no terminal
+            # signal reaches it).
+            with supervised(lambda: kill_tree(started[0], marker) if started else kill_marked(marker)):
+                try:
+                    proc = subprocess.Popen(
+                        [python, *args],
+                        cwd=folder,
+                        env=env,
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        pass_fds=(pipe.write_fd,),
+                        start_new_session=True,  # its own process group: kill takes its children too
+                    )
+                except OSError as exc:
+                    pipe.abandon()
+                    outcome.error = f"could not start {python}: {exc}"
+                    return outcome
+                started.append(proc)
+                if stopping() is not None:  # the signal's sweep ran before this child existed
+                    kill_tree(proc, marker)
+                pipe.start()
                 how = wait(proc, timeout, cancel, start=start)
                 # Grandchildren may hold the pipe open or outlive the child: kill them all, then
                 # give the reader a moment.

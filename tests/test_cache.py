@@ -111,7 +111,7 @@ def test_used_runs_names_every_cached_run_with_its_date_host_and_command():
     cache.save_probes(new, "fp", command="advisor tui")
     back = cache.load_cached_probes("fp")
     back.host.fingerprint = "fp"
-    used = {u.id: u for u in cache.used_runs(probes=back)}
+    used = {u.id: u for u in cache.used_runs({"training": back})}
     assert set(used) == {r.id for r in back.runs}  # every run the cached suite holds, none left out
     lenet = {r.id for r in new.runs}
     for run_id, u in used.items():
@@ -130,19 +130,19 @@ def test_a_failed_rerun_keeps_the_record_of_the_run_it_did_not_replace():
     cache.save_probes(failed, "fp", command="advisor probe --again")
     back = cache.load_cached_probes("fp")
     back.host.fingerprint = "fp"
-    assert {u.command for u in cache.used_runs(probes=back)} == {"advisor probe --models lenet"}
+    assert {u.command for u in cache.used_runs({"training": back})} == {"advisor probe --models lenet"}
 
 
 def test_used_runs_of_a_scaling_result_and_of_a_cache_without_records():
     good = ScalingResult.model_validate_json((FIXTURES / "scaling" / "scaling-2vcpu-lenet.json").read_text())
     cache.save_scaling(good, "fp", command="advisor probe --scaling")
-    used = cache.used_runs(scaling=cache.load_cached_scaling("fp"), fingerprint="fp")
+    used = cache.used_runs({"scaling": cache.load_cached_scaling("fp")}, fingerprint="fp")
     assert [u.id for u in used] == [r.id for r in good.runs]
     assert {(u.kind, u.date, u.host, u.command) for u in used} == {
         ("scaling", good.created, "fp", "advisor probe --scaling")
     }
     (cache.cache_dir() / "probes-scaling-fp.runs.json").unlink()  # a cache from before the records
-    old = cache.used_runs(scaling=good, fingerprint="fp")
+    old = cache.used_runs({"scaling": good}, fingerprint="fp")
     assert {(u.date, u.command) for u in old} == {(good.created, cache.NOT_RECORDED)}
 
 
@@ -167,3 +167,48 @@ def test_the_cached_kinds_are_registered_kinds_and_round_trip_through_one_loader
     assert path.name == "probes-scaling-fp.json"
     assert cache.load_cached("scaling", "fp") == cache.load_cached_scaling("fp") == result
     assert cache.load_cached("training", "fp") is None
+
+
+def test_the_cache_is_written_atomically_a_write_that_fails_half_way_keeps_the_last_measurement(tmp_path):
+    """A write that fails half-way (a full disk, a file-size limit, a kill) must leave the last good
+    measurement whole: written in place, the cache file would be truncated and then half written.
+    The write is made to fail at the size of the file already there (RLIMIT_FSIZE, in a child process),
+    so any write of the larger result into that file fails part-way."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    cache_home = tmp_path / "cache"
+    os.environ["XDG_CACHE_HOME"] = str(cache_home)  # the autouse fixture restores it
+    small = _lenet_only()
+    cache.save_probes(small, "fp")
+    path = cache._path("probes", "fp")
+    before = path.read_bytes()
+    bigger = tmp_path / "bigger.json"
+    bigger.write_text(_suite().model_dump_json())
+    limit = len(before)
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    script = (
+        "import json, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"  # the write fails with EFBIG instead of a kill
+        "from advisor import cache\n"
+        "from probes.training.models import ProbeSuite\n"
+        "try:\n"
+        "    cache.save_probes(ProbeSuite.model_validate_json(open(sys.argv[1]).read()), 'fp')\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+        "else:\n"
+        "    print('saved')\n"
+    )
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(bigger)], capture_output=True, text=True, env=env, preexec_fn=small_files
+    )
+    assert proc.stdout.startswith("UsageError") and "cannot write" in proc.stdout, (proc.stdout, proc.stderr)
+    assert path.read_bytes() == before  # the last measurement, whole
+    assert [r.id for r in cache.load_cached_probes("fp").runs] == [r.id for r in small.runs]
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted([path.name, path.with_suffix(".runs.json").name])

@@ -217,7 +217,9 @@ def test_sanitize_functions():
     hostile = "a\x1b]0;t\x07b\x1b[2Jc\x9bd\x00e\nf"
     assert for_terminal(hostile) == "abcde\nf"
     assert one_line("x\n# heading\ty") == "x # heading y"
-    assert for_markdown("a|b\n# h <script>") == "a\\|b \\# h \\<script\\>"
+    # one line, and what could open HTML or a link escaped (a table writer escapes `|` in its cells)
+    assert for_markdown("a|b\n# h <script>") == "a|b # h \\<script>"
+    assert for_markdown("# h [l](u)") == "\\# h \\[l\\](u)"
     assert for_html("<script>&") == "&lt;script&gt;&amp;"
 
 
@@ -230,7 +232,13 @@ def test_a_hostile_name_cannot_start_markdown_or_html(tmp_path):
     path.write_text(yaml.safe_dump(req))
     md = advisor("report", str(path), "--markdown")
     assert md.returncode == 0, md.stderr
-    assert "\n# injected" not in md.stdout and "<script>" not in md.stdout
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark", {"html": True}).parse(md.stdout)
+    inline = [child for tok in tokens for child in tok.children or []]
+    assert not [t for t in [*tokens, *inline] if t.type in ("html_inline", "html_block")]
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert not [h for h in headings if h.startswith("injected")] and "\n# injected" not in md.stdout
     html = advisor("report", str(path), "--html")
     assert html.returncode == 0, html.stderr
     assert "<script>alert" not in html.stdout

@@ -380,3 +380,26 @@ def test_report_names_every_bad_field_on_its_one_line(capsys, tmp_path):
     assert err.count("\n") == 1 and err.startswith(f"advisor: error: {bad}: ")  # one line, every field on it
     parts = err.strip().removeprefix(f"advisor: error: {bad}: ").split("; ")
     assert [p.split(": ")[0] for p in parts] == ["team.pytorch", "constraints.budget_usd", "hardware.accelerator"]
+
+
+def test_report_o_says_what_it_wrote_and_the_cache_line_what_it_adds(capsys, tmp_path):
+    """`report -o` names the file it wrote and its charts (the TUI says so too); the line about this
+    host's cache says it is evidence the report used, how many runs, and how to leave it out."""
+    from advisor.cache import save_probes
+
+    suite = _fixture_suite_for_this_host()
+    save_probes(suite)
+    target = tmp_path / "review.md"
+    code, out, err = run_cli(capsys, "report", str(FIX / "cpu-team.yaml"), "-o", str(target))
+    assert code == 0 and out == "", err
+    charts = sorted(p.name for p in tmp_path.glob("review.*.svg"))
+    lines = err.strip().splitlines()
+    assert lines[0] == (
+        f"advisor: evidence: this host's cached probe results ({len(suite.runs)} runs measured {suite.created}; "
+        "--no-cache leaves them out, --run-probes measures again)"
+    )
+    assert lines[-1] == f"advisor: wrote {target} (Markdown) and {len(charts)} charts beside it" and charts
+    code, out, err = run_cli(capsys, "report", str(EXAMPLE), "--no-cache", "--json", "-o", str(tmp_path / "r.json"))
+    assert code == 0 and err == f"advisor: wrote {tmp_path / 'r.json'} (JSON)\n"
+    code, out, err = run_cli(capsys, "report", str(EXAMPLE), "--no-cache", "--json")
+    assert code == 0 and err == "" and json.loads(out)  # on stdout: nothing to say

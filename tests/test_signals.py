@@ -166,3 +166,107 @@ def test_check_sigint_exits_130_and_kills_hung_smoke_children(tmp_path):
         time.sleep(0.1)
     assert _tagged(tag) == [], "a child survived SIGINT"
     assert sorted(p.name for p in tmp.glob("advisor-*")) == []
+
+
+def _signal_twice(proc: subprocess.Popen, first: signal.Signals, then: signal.Signals, times: int) -> None:
+    proc.send_signal(first)
+    for _ in range(times):
+        time.sleep(0.02)
+        try:
+            proc.send_signal(then)
+        except ProcessLookupError:
+            return
+
+
+@pytest.mark.parametrize(
+    "first, then, times, code, line",
+    [
+        (signal.SIGINT, signal.SIGINT, 1, 130, "advisor: interrupted"),  # a double Ctrl-C
+        (signal.SIGHUP, signal.SIGHUP, 8, 129, "advisor: terminated by SIGHUP"),  # a terminal closing
+    ],
+)
+def test_a_second_signal_while_cleaning_up_changes_nothing(tmp_path, first, then, times, code, line):
+    """The first signal's clean-up kills the children (importing psutil on the way): further signals are
+    ignored while it runs, so none cuts an import in half (that was an internal error, exit 1)."""
+    proc, tag, tmp = _start(
+        ["check", "--json", "--timeout", "300"], tmp_path, ADVISOR_TEST_SMOKE_FAULT="pytorch:hang,mindspore:hang"
+    )
+    _wait_for_children(proc, tag, "probes.check.smoke_worker")
+    time.sleep(0.5)
+    _signal_twice(proc, first, then, times)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == code, err[-2000:]
+    assert err.strip().splitlines()[-1] == line and "internal error" not in err and "Traceback" not in err, err
+    assert err.count(line) == 1, err
+    deadline = time.monotonic() + 10
+    while _tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _tagged(tag) == [], "a child survived"
+    assert sorted(p.name for p in tmp.glob("advisor-*")) == []
+
+
+def test_an_error_raised_while_unwinding_from_a_signal_is_the_signals_exit(capsys):
+    """A second signal, or the first one, can leave a module half imported; whatever error that raises
+    on the way out, the command ends as the signal says (exit 143), said once."""
+    with pytest.raises(launcher.Terminated) as stopped:
+        with launcher.terminating_signals():
+            with launcher.terminating_signals():  # a command wrapped twice reports it once
+                launcher._stop(signal.SIGTERM)
+                raise AttributeError("partially initialized module 'psutil' has no attribute 'Error'")
+    assert stopped.value.code == 143
+    assert capsys.readouterr().err == "advisor: terminated by SIGTERM\n"
+    assert launcher.stopping() is None and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_child_started_after_the_signals_sweep_is_killed_at_once(tmp_path, monkeypatch):
+    """A worker thread may start a child after the handler swept the registered ones: it is killed as
+    soon as it exists (it lives in a session of its own: no terminal signal reaches it)."""
+    monkeypatch.setattr(launcher.tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(launcher.Terminated):
+        with launcher.terminating_signals():
+            launcher._STOPPING.append(signal.SIGTERM)
+            out = launcher.run_child(["-c", "import time; time.sleep(600)"], timeout=600)
+            assert out.status == "failed" and "SIGKILL" in (out.error or ""), out
+            raise launcher.Terminated(signal.SIGTERM)
+    assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_children_keep_their_temp_files_in_a_folder_removed_with_the_command(tmp_path, monkeypatch):
+    """torch.compile's torchinductor_<user>, torchrun's torchelastic_*, multiprocessing's pymp-*: what
+    a child leaves in its temp folder goes to one owned folder per command, removed when it ends."""
+    monkeypatch.setattr(launcher.tempfile, "tempdir", str(tmp_path))
+    script = (
+        "import os, tempfile; from probes import channel\n"
+        "d = tempfile.mkdtemp(prefix='torchinductor_'); open(os.path.join(d, 'k'), 'w').write('x')\n"
+        "channel.result(folder=d)\n"
+    )
+    with launcher.terminating_signals():
+        out = launcher.run_child(["-c", script], timeout=120)
+        assert out.ok, out.error
+        folder = Path(out.result["folder"])
+        assert folder.is_dir() and folder.parent.name.startswith("advisor-tmp-") and folder.parent.parent == tmp_path
+    assert not folder.exists() and [p.name for p in tmp_path.iterdir()] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "args, marker, sig, code",
+    [
+        (["kb", "verify", "--subset", "ci", "--json"], "probes.kbverify.worker_", signal.SIGTERM, 143),
+        (
+            ["report", "examples/prototype-then-ascend.yaml", "--run-probes", "--json"],
+            "probes.training.worker_",
+            signal.SIGHUP,
+            129,
+        ),
+    ],
+    ids=["kb-verify-sigterm", "report-run-probes-sighup"],
+)
+def test_every_command_that_starts_children_handles_sigterm_and_sighup(tmp_path, args, marker, sig, code):
+    """One wrapper (advisor.cli) for every command: `kb verify` and `report --run-probes` too kill their
+    workers and leave no temp folder and no kbverify-*.json."""
+    proc, tag, tmp = _start(args, tmp_path)
+    _wait_for_children(proc, tag, marker)
+    proc.send_signal(sig)
+    _assert_clean(proc, tag, tmp, code, sig)
+    assert sorted(p.name for p in tmp.iterdir()) == []  # kbverify-*.json, advisor-tmp-*, pymp-* included

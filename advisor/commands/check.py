@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from advisor.errors import UsageError
-from probes.launcher import terminating_signals
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +32,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-@terminating_signals()  # SIGTERM / SIGHUP: kill the smoke children, remove temp folders, exit 143 / 129
 def run(args: argparse.Namespace) -> int:
     if args.output is not None:
         from advisor.output import check_output

@@ -146,8 +146,9 @@ def _section_rank(path: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from advisor.output import emit, to_json
+    from advisor.output import check_output, emit, to_json
 
+    check_output(args.output, [args.old, args.new])  # -o naming OLD or NEW would replace a report read
     old, new = load_report(args.old), load_report(args.new)
     changes = diff(old, new)
     if args.json:

@@ -188,12 +188,9 @@ def _no_action(parser: argparse.ArgumentParser) -> int:
 
 
 def _load(args: argparse.Namespace) -> Any:
-    import knowledge
+    from advisor.commands.report import load_kb  # the one way a command reads the knowledge base
 
-    try:
-        return knowledge.load(args.kb)
-    except knowledge.KnowledgeError as exc:
-        raise UsageError(str(exc)) from None
+    return load_kb(list(args.kb or []))
 
 
 def _entry_dict(section: str, entry: Any) -> dict:
@@ -335,9 +332,16 @@ def _validate(args: argparse.Namespace) -> int:
             raise UsageError(f"kb validate: {args.dir}: not a directory")
         dirs.append(args.dir)
     try:
+        from advisor.commands.report import home_relative_kb_dir
+        from knowledge import budget
+        from knowledge.loader import user_dirs
+
+        budget.check(user_dirs(dirs))
         kb, problems, files = validate(dirs)
     except knowledge.KnowledgeError as exc:
         raise UsageError(str(exc)) from None
+    except RuntimeError as exc:  # pathlib: ADVISOR_KB_DIR=~nosuchuser/kb
+        raise UsageError(f"{home_relative_kb_dir()}: knowledge-base folder: {exc}") from None
     from knowledge.freshness import STALE_MONTHS, old_prices
 
     on = _today(args)

@@ -15,6 +15,8 @@ before anything is written, so bad input leaves no output file behind.
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, TextIO, TypeVar
@@ -29,13 +31,8 @@ if TYPE_CHECKING:  # the models load when a file is read, not when the parser is
     from advisor.requirements import Requirements
     from advisor.scan import ScanResult
     from knowledge.models import KnowledgeBase
-    from probes.accuracy.models import AccuracySuite
     from probes.check.models import CheckReport
-    from probes.deploy.models import DeployResult
-    from probes.pipeline.models import PipelineSuite
-    from probes.scaling.models import ScalingResult
     from probes.training.models import ProbeSuite
-    from probes.transformer.models import GptResult
 
     Model = TypeVar("Model", bound=BaseModel)
 
@@ -54,35 +51,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=[],
         help="probe results files (`advisor probe --json -o FILE`), e.g. from other hosts",
     )
-    parser.add_argument(
-        "--scaling",
-        metavar="FILE",
-        help="scaling probe result (`advisor probe --scaling --json -o FILE`) instead of this host's cached one",
-    )
-    parser.add_argument(
-        "--deploy",
-        metavar="FILE",
-        help="deployment probe result (`advisor probe --deploy -o FILE`): measured evidence for the "
-        "deployment criterion",
-    )
-    parser.add_argument(
-        "--accuracy",
-        metavar="FILE",
-        help="accuracy probe result (`advisor probe --accuracy --json -o FILE`): the cross-framework accuracy "
-        "gap as measured evidence for migration risk",
-    )
-    parser.add_argument(
-        "--pipeline",
-        metavar="FILE",
-        help="input-pipeline probe result (`advisor probe --pipeline --json -o FILE`): caps the projected "
-        "throughput where the loader cannot feed the target's devices",
-    )
-    parser.add_argument(
-        "--gpt",
-        metavar="FILE",
-        help="transformer probe result (`advisor probe --models gpt --json -o FILE`): tokens/s measured here and "
-        "the dynamic-shape cost as evidence for migration risk",
-    )
+    for name, line in file_kinds().items():  # --scaling, --deploy, ... : every kind read from one file
+        parser.add_argument(
+            f"--{name}",
+            dest=name,
+            metavar="FILE",
+            help=f"{line.label.lower()} result ({probe_command(name)}): {line.summary}",
+        )
     parser.add_argument(
         "--run-probes",
         action="store_true",
@@ -119,8 +94,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def load_kb(extra_dirs: list[str]) -> KnowledgeBase:
-    """The bundled knowledge base merged with `extra_dirs`. Bad files are bad input."""
+    """The bundled knowledge base merged with ADVISOR_KB_DIR and `extra_dirs`. Bad files are bad input,
+    and so are override folders past the work budget (knowledge.budget)."""
     import knowledge
+    from knowledge import budget
+    from knowledge.loader import user_dirs
 
     for d in extra_dirs:
         try:
@@ -130,18 +108,55 @@ def load_kb(extra_dirs: list[str]) -> KnowledgeBase:
         if not is_dir:
             raise UsageError(f"{d}: --kb: expected a folder of knowledge-base YAML files")
     try:
+        budget.check(user_dirs(extra_dirs))
         return knowledge.load(extra_dirs=extra_dirs or None)
     except knowledge.KnowledgeError as exc:  # already one line naming file, entry and field
         raise UsageError(str(exc)) from None
+    except RuntimeError as exc:  # pathlib: ADVISOR_KB_DIR=~nosuchuser/kb
+        raise UsageError(f"{home_relative_kb_dir()}: knowledge-base folder: {exc}") from None
+
+
+def home_relative_kb_dir(extra_dirs: tuple[str, ...] = ()) -> str:
+    """The `~user/...` knowledge-base folder pathlib could not expand, for the error line."""
+    given = [*os.environ.get("ADVISOR_KB_DIR", "").split(os.pathsep), *extra_dirs]
+    return next((d for d in given if d.startswith("~")), "ADVISOR_KB_DIR")
+
+
+def file_kinds() -> dict:
+    """The registered probe kinds (probes.base.KINDS) read with `--<kind> FILE`: every kind but those
+    of several results (the training suites: --probes FILE ...)."""
+    from advisor.measurements import SEVERAL
+    from probes.base import KINDS
+
+    return {name: line for name, line in KINDS.items() if name not in SEVERAL}
+
+
+def probe_command(kind_name: str) -> str:
+    """How a user writes the kind's result file: `advisor probe --scaling --json -o FILE`."""
+    from advisor.commands.probe import front
+
+    return f"`advisor probe {front(kind_name).PROBE_FLAG} --json -o FILE`"
+
+
+def kind_hint(kind_name: str) -> str:
+    from probes.base import KINDS
+
+    return f"expected a {KINDS[kind_name].label.lower()} result from {probe_command(kind_name)}"
+
+
+PROBES_HINT = "expected the JSON written by `advisor probe --json -o FILE`"
+# A probe writes a few dozen runs; each costs the report's scoring ~25 ms on this host (2,000 runs took
+# a minute, 20,000 over five): more runs than this, in one file or in all of them, is refused.
+MAX_RUNS = 256
 
 
 def load_probe_file(path: str) -> ProbeSuite:
     """One probe results file, validated as a ProbeSuite."""
-    data = read_json(path, "expected the JSON written by `advisor probe --json -o FILE`", "--probes")
-    if isinstance(data, dict) and data.get("kind") == "scaling":
+    data = read_json(path, PROBES_HINT, "--probes")
+    if isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"] in file_kinds():
         raise UsageError(
-            f"{path}: kind: this is a scaling probe result: pass it with --scaling FILE "
-            "(--probes expects the JSON written by `advisor probe --json -o FILE`)"
+            f"{path}: kind: this is a {data['kind']} probe result: pass it with --{data['kind']} FILE "
+            f"(--probes {PROBES_HINT})"
         )
     if not isinstance(data, dict) or "runs" not in data:
         raise UsageError(
@@ -155,142 +170,80 @@ def load_probe_file(path: str) -> ProbeSuite:
             f"{path}: schema_version: {version!r} is not a probe results version this tool reads: "
             f"expected {SCHEMA_VERSION.split('.')[0]}.x (from `advisor probe --json -o FILE`)"
         )
-    suite = _validated(path, ProbeSuite, data)
-    for i, run in enumerate(suite.runs):
-        for field in ("images_per_second", "images_per_second_median"):
-            value = getattr(run, field)
-            if value is not None and value < 0:
-                raise UsageError(f"{path}: runs[{i}].{field}: {value} is negative: expected a measured throughput >= 0")
-    return suite
+    return _validated(path, ProbeSuite, data)
 
 
 def _validated(path: str, model: type[Model], data: dict) -> Model:
-    """`data` as the pydantic `model`, or one UsageError line naming the file and the field."""
+    """`data` as the pydantic `model`, or one UsageError line naming the file and the field: the
+    range table (advisor.limits) before and after validation (a number written as a string, "NaN"
+    or a 30-digit "batch_size", is a number only after it), and a work budget on the runs."""
     from pydantic import ValidationError
 
-    from advisor.requirements import validation_message
-
     from advisor.limits import first_problem
-    from advisor.sanitize import plain_fields
+    from advisor.requirements import validation_message
+    from advisor.sanitize import plain_strings
 
     found = first_problem(data)  # the one range table (advisor.limits); nesting bounded there too
     if found:
         raise UsageError(f"{path}: {found}")
-    # Free text of a result file (a scaling label, a warning, a data source) reaches Markdown and
-    # HTML: on one line, without control characters, from here on (the renderers escape it too).
-    data = plain_fields(data, TEXT_FIELDS)
+    runs = data.get("runs")
+    if isinstance(runs, list) and len(runs) > MAX_RUNS:
+        raise UsageError(f"{path}: runs: {len(runs):,} runs: expected at most {MAX_RUNS} (a probe writes a few dozen)")
+    # Every string of a result file (a scaling label, a host's CPU model, a warning) reaches Markdown,
+    # HTML and the terminal: on one line and without control characters from here on (the renderers
+    # escape it for their format too).
+    data = plain_strings(data)
     try:
-        return model.model_validate(data)
+        result = model.model_validate(data)
     except ValidationError as exc:
         raise UsageError(validation_message(path, exc)) from None
     except RecursionError:
         raise UsageError(f"{path}: nested too deeply to read") from None
-
-
-# The free-text fields of result files, made plain (one line, printable) when a file is loaded.
-TEXT_FIELDS = frozenset(
-    {"label_text", "warnings", "source", "data", "label", "note", "message", "error", "likely_cause"}
-)
-
-
-SCALING_HINT = "expected a scaling result from `advisor probe --scaling --json -o FILE`"
-
-
-def load_scaling_file(path: str) -> ScalingResult:
-    """A scaling probe result file, validated as a ScalingResult."""
-    data = read_json(path, SCALING_HINT, "--scaling")
-    if not isinstance(data, dict) or data.get("kind") != "scaling":
-        raise UsageError(f'{path}: kind: expected "scaling" (a probe suite goes to --probes): {SCALING_HINT}')
-    from probes.scaling.models import SCHEMA_VERSION, ScalingResult
-
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise UsageError(
-            f"{path}: schema_version: {data.get('schema_version')!r}, expected {SCHEMA_VERSION!r}: {SCALING_HINT}"
-        )
-    return _validated(path, ScalingResult, data)
-
-
-DEPLOY_HINT = "expected a deployment result from `advisor probe --deploy -o FILE`"
-ACCURACY_HINT = "expected an accuracy result from `advisor probe --accuracy --json -o FILE`"
-PIPELINE_HINT = "expected an input-pipeline result from `advisor probe --pipeline --json -o FILE`"
-GPT_HINT = "expected a transformer-probe result from `advisor probe --models gpt --json -o FILE`"
-
-
-def load_result(path: str, kind_name: str, hint: str) -> BaseModel:
-    """A result file of a registered probe kind (probes.base.KINDS), read with `--<kind> FILE`: its
-    `kind`, the major version of its schema, then its Result model."""
-    import importlib
-
-    from probes.base import KINDS
-
-    flag = f"--{kind_name}"
-    data = read_json(path, hint, flag)
-    if not isinstance(data, dict) or data.get("kind") != kind_name:
-        got = data.get("kind") if isinstance(data, dict) else None
-        raise UsageError(f'{path}: kind: expected "{kind_name}"' + (f", got {got!r}" if got else "") + f": {hint}")
-    model = KINDS[kind_name].Result
-    current = importlib.import_module(model.__module__).SCHEMA_VERSION
-    version = data.get("schema_version", current)
-    major = current.split(".")[0]
-    if not isinstance(version, str) or version.split(".")[0] != major:
-        raise UsageError(f"{path}: schema_version: {str(version)[:20]!r}, expected {major}.x: {hint}")
-    return _validated(path, model, data)
-
-
-def load_deploy_file(path: str) -> DeployResult:
-    """A deployment probe result file, validated as a DeployResult."""
-    return load_result(path, "deploy", DEPLOY_HINT)
-
-
-def load_accuracy_file(path: str) -> AccuracySuite:
-    suite = load_result(path, "accuracy", ACCURACY_HINT)
-    for i, g in enumerate(suite.gaps):
-        if len(g.ci95) != 2 or not g.per_seed:
-            raise UsageError(f"{path}: gaps[{i}]: expected ci95 [low, high] and per_seed values: {ACCURACY_HINT}")
-        if any(abs(x) > 1 for x in [*g.ci95, *g.per_seed, g.mean]):
-            raise UsageError(f"{path}: gaps[{i}]: an accuracy gap beyond 1 (accuracies are fractions 0-1)")
-    for i, r in enumerate(suite.runs):
-        if r.final_accuracy is not None and not 0 <= r.final_accuracy <= 1:
-            raise UsageError(f"{path}: runs[{i}].final_accuracy: {r.final_accuracy} is not a fraction 0-1")
-    return suite
-
-
-def load_pipeline_file(path: str) -> PipelineSuite:
-    suite = load_result(path, "pipeline", PIPELINE_HINT)
-    for i, r in enumerate(suite.runs):
-        for name in ("alone", "with_step", "step_only"):
-            rate = getattr(r, name)
-            if rate is not None and rate.samples_per_second is not None and rate.samples_per_second < 0:
-                raise UsageError(
-                    f"{path}: runs[{i}].{name}.samples_per_second: {rate.samples_per_second} is negative: "
-                    "expected a measured rate >= 0"
-                )
-    return suite
-
-
-def load_gpt_file(path: str) -> GptResult:
-    result = load_result(path, "gpt", GPT_HINT)
-    for i, r in enumerate(result.runs):
-        if r.tokens_per_second is not None and not r.tokens_per_second > 0:
-            raise UsageError(f"{path}: runs[{i}].tokens_per_second: {r.tokens_per_second}: expected a positive rate")
-    for i, d in enumerate(result.dynamic):
-        for j, w in enumerate(d.ways):
-            for name in ("end_to_end_tokens_per_second", "steady_tokens_per_second"):
-                v = getattr(w, name)
-                if v is not None and not v > 0:
-                    raise UsageError(f"{path}: dynamic[{i}].ways[{j}].{name}: {v}: expected a positive rate")
+    found = first_problem(result.model_dump(mode="python"))
+    if found:
+        raise UsageError(f"{path}: {found}")
     return result
 
 
-# `report --<kind> FILE`: the loader of each probe kind read from one file (the training suites, several
-# files, come with --probes)
-RESULT_LOADERS: dict[str, Callable[[str], BaseModel]] = {
-    "scaling": load_scaling_file,
-    "deploy": load_deploy_file,
-    "accuracy": load_accuracy_file,
-    "pipeline": load_pipeline_file,
-    "gpt": load_gpt_file,
-}
+def load_result(path: str, kind_name: str) -> BaseModel:
+    """A result file of a registered probe kind (probes.base.KINDS), read with `--<kind> FILE`: its
+    `kind`, the major version of its schema, then its Result model and what advisor.result_checks
+    asks of the kind."""
+    from advisor import result_checks
+    from advisor.safe_yaml import clip
+    from advisor.sanitize import one_line
+    from probes.base import KINDS
+
+    hint = kind_hint(kind_name)
+    data = read_json(path, hint, f"--{kind_name}")
+    if not isinstance(data, dict) or data.get("kind") != kind_name:
+        got = data.get("kind") if isinstance(data, dict) else None
+        shown = f", got {clip(one_line(str(got)), 40)!r}" if got else ""
+        raise UsageError(f'{path}: kind: expected "{kind_name}"{shown}: {hint}')
+    model = KINDS[kind_name].Result
+    declared = model.model_fields.get("schema_version")  # the version the kind's model writes
+    current = declared.default if declared is not None else None
+    if isinstance(current, str):  # a kind that versions its result: the major version must match
+        version = data.get("schema_version", current)
+        major = current.split(".")[0]
+        if not isinstance(version, str) or version.split(".")[0] != major:
+            raise UsageError(f"{path}: schema_version: {one_line(str(version))[:20]!r}, expected {major}.x: {hint}")
+    result = _validated(path, model, data)
+    found = result_checks.first_problem(kind_name, result)
+    if found:
+        raise UsageError(f"{path}: {found}: {hint}")
+    return result
+
+
+def say(text: str) -> None:
+    """One line on stderr about what the command did: on one line and printable (a file name may
+    hold a newline, an escape or bytes that are not UTF-8), and a closed stderr is no error."""
+    from advisor.sanitize import one_line
+
+    try:
+        print(one_line(text), file=sys.stderr)
+    except (AttributeError, OSError, ValueError):
+        pass
 
 
 def _from_cache(load: Callable[[], Optional[Model]], what: str) -> Optional[Model]:
@@ -298,7 +251,7 @@ def _from_cache(load: Callable[[], Optional[Model]], what: str) -> Optional[Mode
     try:
         return load()
     except (OSError, ValueError) as exc:  # the cache reader returns None for what it knows; this is the rest
-        print(f"advisor: ignoring unreadable {what} cache ({exc})", file=sys.stderr)
+        say(f"advisor: ignoring unreadable {what} cache ({exc})")
         return None
 
 
@@ -306,10 +259,11 @@ def _fingerprint(suite: ProbeSuite) -> Optional[str]:
     return getattr(getattr(suite, "host", None), "fingerprint", None)
 
 
-def cached_scaling() -> Optional[ScalingResult]:
-    from advisor.cache import load_cached_scaling
+def cached_result(kind_name: str) -> Optional[BaseModel]:
+    """This host's cached result of a kind read from one file (advisor.cache.CACHED), or None."""
+    from advisor.cache import load_cached
 
-    return _from_cache(load_cached_scaling, "scaling")
+    return _from_cache(lambda: load_cached(kind_name), kind_name)
 
 
 def collect_host() -> Optional[CheckReport]:
@@ -319,7 +273,7 @@ def collect_host() -> Optional[CheckReport]:
     try:
         return run_check(smoke=False, timeout=20.0)
     except Exception as exc:  # the check never should raise; a report must not die of it
-        print(f"advisor: host check failed ({exc}); continuing without host details", file=sys.stderr)
+        say(f"advisor: host check failed ({exc}); continuing without host details")
         return None
 
 
@@ -339,7 +293,6 @@ def run_probes() -> ProbeSuite:
     config = ProbeConfig()
     with probe_progress("training", config) as on_event:  # the one progress display, on stderr
         suite = run_suite(config, on_event=on_event)
-    from advisor.sanitize import one_line
 
     try:
         from advisor.cache import save_probes
@@ -349,39 +302,64 @@ def run_probes() -> ProbeSuite:
         from advisor.output import to_json, write_fallback
 
         where = write_fallback("probe", to_json(suite))
-        print(
-            f"advisor: warning: the probe results were not cached ({one_line(str(exc))}); "
-            f"they are kept in {where} (advisor report --probes FILE reads them)",
-            file=sys.stderr,
+        say(
+            f"advisor: warning: the probe results were not cached ({exc}); "
+            f"they are kept in {where} (advisor report --probes FILE reads them)"
         )
     return suite
 
 
 def scan_code(req: Requirements, req_path: str, kb: KnowledgeBase) -> Optional[ScanResult]:
     from advisor.requirements import resolve_code_path
+    from advisor.sanitize import for_terminal
 
-    code = resolve_code_path(req, req_path)
+    try:
+        code = resolve_code_path(req, req_path)
+    except RuntimeError as exc:  # pathlib: `~nosuchuser/...`, a loop of links
+        raise UsageError(f"{req_path}: model.code_path: {for_terminal(str(exc))}") from None
     if code is None:
         return None
-    if not code.exists():
+    try:
+        mode = os.stat(code).st_mode
+    except FileNotFoundError:
         raise UsageError(
             f"{req_path}: model.code_path: {code} does not exist: expected a folder or .py file of PyTorch code"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"{req_path}: model.code_path: {code}: {exc.strerror or exc}") from None
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):  # a FIFO or /dev/null is not "nothing to migrate"
+        raise UsageError(
+            f"{req_path}: model.code_path: {code} is not a folder or a file: expected a folder or .py file of PyTorch code"
         )
     from advisor.scan import scan_path
 
     return scan_path(str(code), kb=kb)
 
 
+def input_files(args: argparse.Namespace) -> list[str]:
+    """Every file the command reads that -o could name: the requirements, the result files and the
+    knowledge-base overrides' YAML files."""
+    files = [args.requirements, *args.probes, *(getattr(args, k, None) for k in file_kinds())]
+    for folder in args.kb:
+        try:
+            files += [str(p) for p in Path(folder).iterdir() if p.suffix in (".yaml", ".yml")]
+        except (OSError, ValueError):
+            pass  # load_kb says what is wrong with the folder
+    return [f for f in files if f]
+
+
 def gather(args: argparse.Namespace) -> tuple[Requirements, KnowledgeBase, Measurements]:
     """Read and validate every input; nothing is written here."""
+    from advisor.cache import CACHED
     from advisor.measurements import Measured, Measurements
+
     from advisor.validation import load_checked
 
     kb = load_kb(args.kb)
     req = load_checked(args.requirements, kb)  # every bad field, a line each
     seen: dict[str, str] = {}
     for p in args.probes:  # the same runs twice would count as two measurements
-        real = str(Path(p).resolve())
+        real = os.path.realpath(p)  # never raises on a loop of links (the reader says what is wrong)
         if real in seen:
             raise UsageError(
                 f"{p}: --probes: the same file is given twice (also as {seen[real]}): expected each "
@@ -390,10 +368,10 @@ def gather(args: argparse.Namespace) -> tuple[Requirements, KnowledgeBase, Measu
         seen[real] = p
     suites = [load_probe_file(p) for p in args.probes]
     measured: dict[str, Measured] = {}  # probe kind -> its result and where it came from
-    for kind, load in RESULT_LOADERS.items():  # --scaling/--deploy/--accuracy/--pipeline/--gpt FILE
+    for kind in file_kinds():  # --scaling/--deploy/--accuracy/--pipeline/--gpt FILE: the registry's
         path = getattr(args, kind, None)
         if path:
-            measured[kind] = Measured(load(path), "file", path)
+            measured[kind] = Measured(load_result(path, kind), "file", path)
     source = "file"
     cached = None
     if args.run_probes:
@@ -408,30 +386,34 @@ def gather(args: argparse.Namespace) -> tuple[Requirements, KnowledgeBase, Measu
         ]
         if same_host:
             # The file measures this host too: merging the cache would list the same runs twice.
-            print(
-                f"advisor: not using this host's cached probe results: {same_host[0]} measures this host",
-                file=sys.stderr,
-            )
+            say(f"advisor: not using this host's cached probe results: {same_host[0]} measures this host")
             cached = None
         if cached is not None:
-            print(
-                f"advisor: using this host's cached probe results from {getattr(cached, 'created', None) or 'an earlier run'} "
-                "(--no-cache to ignore, --run-probes to measure again)",
-                file=sys.stderr,
+            say(
+                f"advisor: evidence: this host's cached probe results ({len(cached.runs)} runs measured "
+                f"{getattr(cached, 'created', None) or 'earlier'}; --no-cache leaves them out, "
+                "--run-probes measures again)"
             )
             suites.insert(0, cached)
             source = "cache" if not args.probes else "file"
+    total = sum(len(s.runs) for s in suites)
+    if total > MAX_RUNS:
+        where = ", ".join(args.probes) or "the probe results"
+        raise UsageError(f"{where}: --probes: {total:,} runs in all: expected at most {MAX_RUNS} in one report")
     if suites:
         measured["training"] = Measured(suites, source, args.probes)
-    scaling = None
-    if not args.scaling and not args.no_cache:
-        scaling = cached_scaling()
-        if scaling is not None:
-            measured["scaling"] = Measured(scaling, "cache")
-            print(
-                f"advisor: using this host's cached scaling result from {getattr(scaling, 'created', None) or 'an earlier run'} "
-                "(--no-cache to ignore, --scaling FILE for another)",
-                file=sys.stderr,
+    used = {}
+    for kind in CACHED:  # this host's cached result of a kind no file gave (the scaling probe's)
+        if kind in measured or kind not in file_kinds() or args.no_cache:
+            continue
+        found = cached_result(kind)
+        if found is not None:
+            measured[kind] = Measured(found, "cache")
+            used[kind] = found
+            say(
+                f"advisor: evidence: this host's cached {kind} result "
+                f"(measured {getattr(found, 'created', None) or 'earlier'}; --no-cache leaves it out, "
+                f"--{kind} FILE reads another)"
             )
     from advisor.cache import used_runs
 
@@ -442,7 +424,7 @@ def gather(args: argparse.Namespace) -> tuple[Requirements, KnowledgeBase, Measu
             host=collect_host(),
             scan=scan_code(req, args.requirements, kb),
             probes=measured,
-            cached_runs=used_runs(probes=cached, scaling=scaling),
+            cached_runs=used_runs({"training": cached, **used}),
         ),
     )
 
@@ -472,7 +454,7 @@ def run(args: argparse.Namespace) -> int:
     from advisor.render import format as render_format
     from advisor.report import build_report
 
-    check_output(args.output)  # a bad -o is refused before any slow work
+    check_output(args.output, input_files(args))  # a bad -o (or one naming an input) before any slow work
     req, kb, measurements = gather(args)
     report = build_report(req, measurements, kb=kb)
     fmt = choose_format(args)
@@ -490,4 +472,10 @@ def run(args: argparse.Namespace) -> int:
         write_with_companions(args.output, text, files)
     else:
         emit(text, args.output)
+    if regular_target(args.output):  # a file written where the user looks for it: say so, once
+        beside = f" and {len(files)} chart{'s' if len(files) != 1 else ''} beside it" if files else ""
+        say(f"advisor: wrote {args.output} ({FORMAT_NAMES[fmt]}){beside}")
     return 0
+
+
+FORMAT_NAMES = {"json": "JSON", "markdown": "Markdown", "html": "HTML", "table": "a terminal summary"}

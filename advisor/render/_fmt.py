@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from advisor.sanitize import one_line
+from advisor.sanitize import md_cell
 
 if TYPE_CHECKING:
     from advisor.report import RunSummary
@@ -21,11 +20,9 @@ def md_table(header: list[str], rows: list[list[str]], align: list[str] | None =
     align = align or ["l"] + ["r"] * (len(header) - 1)
     sep = ["---:" if a == "r" else ":---" for a in align]
 
-    def cell(t: object) -> str:  # one line, no control characters, no table break, no raw HTML
-        return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", one_line(str(t)).replace("|", "\\|"))
-
-    return ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(sep) + " |"] + [
-        "| " + " | ".join(cell(c) for c in row) + " |" for row in rows
+    # md_cell: one line, no table break, no link, image or raw HTML (advisor.sanitize, the one escaping)
+    return ["| " + " | ".join(md_cell(h) for h in header) + " |", "| " + " | ".join(sep) + " |"] + [
+        "| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows
     ]
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Optional, Union
 
 from advisor.render._fmt import md_table
+from advisor.sanitize import for_markdown as md  # every string the section did not write itself
 
 if TYPE_CHECKING:
     from advisor.decision.evidence import Span
@@ -84,7 +85,7 @@ def memory_fit(report: Report) -> list[str]:
         ],
         rows,
     )
-    out += [""] + [f"- {n}" for n in notes]
+    out += [""] + [f"- {md(n)}" for n in notes]
     out += [
         "- arithmetic: DeepSpeed's ZeRO estimators (mixed-precision Adam 16 bytes/parameter; ZeRO-2 4 + 16/N, ZeRO-3 18/N "
         "+ 4 x the largest layer) plus activations and the device's usable memory; `accelerate estimate-memory` counts "
@@ -110,8 +111,8 @@ def scaling_curve(report: Report) -> list[str]:
             if (q.accelerator, q.communication.interconnect if q.communication is not None else None) == key
         ]
         out.append(
-            f"{'/'.join(wfs)} on {p.accelerator or p.target} ({c.interconnect}): "
-            f"fraction of linear throughput kept; basis **{c.basis}**: {c.basis_detail}"
+            f"{'/'.join(wfs)} on {md(p.accelerator or p.target)} ({md(c.interconnect)}): "
+            f"fraction of linear throughput kept; basis **{md(c.basis)}**: {md(c.basis_detail)}"
         )
         out.append("")
         out += _table(
@@ -121,9 +122,9 @@ def scaling_curve(report: Report) -> list[str]:
         out.append("")
         for e in c.evidence:  # what each part of the curve rests on
             if e.kind == "knowledge" and e.detail.startswith("scaling curve"):
-                out.append(f"- {e.ref}: {e.source or 'no source'} ({e.confidence or '-'})")
+                out.append(f"- {md(e.ref)}: {md(e.source or 'no source')} ({md(e.confidence or '-')})")
             elif e.kind == "measured" and e.ref.startswith("inter-host:"):
-                out.append(f"- {e.ref}: {e.detail} (measured here)")
+                out.append(f"- {md(e.ref)}: {md(e.detail)} (measured here)")
         if out[-1] != "":
             out.append("")
     if not out:
@@ -162,12 +163,14 @@ def total_cost(report: Report) -> list[str]:
                     "an electricity price)"
                 )
             srcs = ", ".join(dict.fromkeys(e.ref for e in p.evidence if e.kind == "knowledge"))
-            details.append(f"- {LABELS.get(c.workflow, c.workflow)} {n}: {detail}" + (f" [{srcs}]" if srcs else ""))
-            details += [f"  - {i.name}: {_n(i.hours[0])}-{_n(i.hours[1])} h, {_usd(i.usd)}" for i in p.items]
+            details.append(
+                f"- {LABELS.get(c.workflow, c.workflow)} {n}: {md(detail)}" + (f" [{md(srcs)}]" if srcs else "")
+            )
+            details += [f"  - {md(i.name)}: {_n(i.hours[0])}-{_n(i.hours[1])} h, {_usd(i.usd)}" for i in p.items]
     out = ["## Total cost of ownership", ""]
     out += _table(["Workflow", "Team", "Compute", "Energy", "Engineering", "Total", "Power budget"], rows)
     notes = sorted({n for c in costs for n in c.notes})
-    return out + [""] + details + [f"- {n}" for n in notes] + [""]
+    return out + [""] + details + [f"- {md(n)}" for n in notes] + [""]
 
 
 def confidence(report: Report) -> list[str]:
@@ -176,25 +179,25 @@ def confidence(report: Report) -> list[str]:
     if parts is None:
         return []
     ev, flip = parts.evidence, parts.nearest_flip
-    out = ["## Confidence", "", f"**{parts.level}**: {parts.decided_note}.", ""]
+    out = ["## Confidence", "", f"**{md(parts.level)}**: {md(parts.decided_note)}.", ""]
     runner = rec.runner_up
     margin = (
-        f"- margin: {parts.margin:.1f} points over {LABELS.get(runner, runner)} (on its own: {parts.margin_level})"
+        f"- margin: {parts.margin:.1f} points over {LABELS.get(runner, runner)} (on its own: {md(parts.margin_level)})"
         if runner
         else "- margin: no eligible runner-up (the others are ruled out by hard constraints)"
     )
     out.append(margin + (" - a tie, not a win" if parts.tie else ""))
     counts = ", ".join(f"{k} {v}" for k, v in sorted(ev.counts.items()))
     out.append(
-        f"- evidence that decides it: {ev.label} ({ev.score:.1f}/5)"
-        + (f"; {ev.note}" if ev.note else "")
-        + (f" ({counts})" if counts else "")
+        f"- evidence that decides it: {md(ev.label)} ({ev.score:.1f}/5)"
+        + (f"; {md(ev.note)}" if ev.note else "")
+        + (f" ({md(counts)})" if counts else "")
     )
     if flip is not None:
-        out.append(f"- nearest flip: {flip.note} ({flip.relative_change:.0%} away)")
+        out.append(f"- nearest flip: {md(flip.note)} ({flip.relative_change:.0%} away)")
     else:
         out.append("- nearest flip: no weight or searched constant changes the winner")
-    out += [f"- lowered: {s}" for s in parts.steps]
+    out += [f"- lowered: {md(s)}" for s in parts.steps]
     flips = [c for c in report.constant_sensitivity if c.threshold is not None]
     if flips:
         out += [
@@ -202,7 +205,7 @@ def confidence(report: Report) -> list[str]:
             "Named constants that would change the verdict (advisor.constants; the others do not within their range):",
             "",
         ]
-        out += [f"- {c.name} = {c.value:g} {c.unit}: {c.note} ({c.source})" for c in flips]
+        out += [f"- {md(c.name)} = {c.value:g} {md(c.unit)}: {md(c.note)} ({md(c.source)})" for c in flips]
     return out + [""]
 
 
@@ -226,8 +229,8 @@ def schedule(report: Report) -> list[str]:
                 s.fits or "-",
             ]
         )
-        phases = "; ".join(f"{p.name} {_n(p.hours[0])}-{_n(p.hours[1])} h" for p in s.phases)
-        findings.append(f"- {wf}: {phases}" + (f". **{s.finding}**" if s.finding else ""))
+        phases = "; ".join(f"{md(p.name)} {_n(p.hours[0])}-{_n(p.hours[1])} h" for p in s.phases)
+        findings.append(f"- {wf}: {phases}" + (f". **{md(s.finding)}**" if s.finding else ""))
     if not rows:
         return []
     out = ["## Schedule", ""]

@@ -15,7 +15,9 @@ from advisor.render._fmt import LABELS, bar, hours, num, pair, run_label, span, 
 from advisor.render._fmt import md_table as _table
 from advisor.render.plan import schedule
 from advisor.render.summary import caveats, label
-from advisor.sanitize import for_markdown, one_line
+from advisor.sanitize import for_markdown, md_fence
+
+md = for_markdown  # every string the document did not write itself goes through it (advisor.sanitize)
 
 if TYPE_CHECKING:
     from advisor.decision.communication import ScalingSpread
@@ -37,11 +39,11 @@ def _scores(report: Report) -> list[str]:
     if any(s.blocked_by for s in scores):
         out += ["", "Why a workflow is ruled out: the blocking facts on the first page."]
     origins = [w for w in report.weights if w.origin == "user"]
-    raised = [f"{w.name} ({', '.join(w.because)})" for w in report.weights if w.because]
+    raised = [f"{md(w.name)} ({md(', '.join(w.because))})" for w in report.weights if w.because]
     out.append("")
     if origins:
         out.append(
-            "Weights set in the requirements file: " + ", ".join(w.name for w in origins) + " (all renormalised)."
+            "Weights set in the requirements file: " + ", ".join(md(w.name) for w in origins) + " (all renormalised)."
         )
     if raised:
         out.append("Default weights raised by: " + "; ".join(raised) + ".")
@@ -55,7 +57,7 @@ def _how(report: Report) -> list[str]:
         out.append("")
         for c in s.criteria:
             refs = ", ".join(dict.fromkeys(f"{e.kind}:{e.ref}" for e in c.evidence))  # one mention per source
-            out.append(f"- {c.name} {c.score:.0f}: {c.note}" + (f" [{refs}]" if refs else ""))
+            out.append(f"- {md(c.name)} {c.score:.0f}: {md(c.note)}" + (f" [{md(refs)}]" if refs else ""))
         out.append("")
     return out
 
@@ -96,8 +98,11 @@ def _projections(report: Report) -> list[str]:
     notes += [f"reference run: {r}" for r in refs]
     notes += list(dict.fromkeys(f"{LABELS[p.workflow]}: {w}" for p in report.projections for w in p.warnings))
     if notes:
-        out += [""] + [f"- {n}" for n in notes]
-    out += ["", f"Performance and cost are compared on the basis all workflows share: **{report.comparison_basis}**."]
+        out += [""] + [f"- {md(n)}" for n in notes]
+    out += [
+        "",
+        f"Performance and cost are compared on the basis all workflows share: **{md(report.comparison_basis)}**.",
+    ]
     return out
 
 
@@ -117,10 +122,10 @@ def _scaling(report: Report) -> list[str]:
         return []
     out: list[str] = []
     if info.source != "none":
-        where = info.file or "this host's cache"
+        where = md(info.file) if info.file else "this host's cache"
         out.append(
-            f"Scaling probe result from {where} ({info.created or 'undated'}), label **{info.label}**"
-            + (f": {for_markdown(info.label_text)}" if info.label_text else "")
+            f"Scaling probe result from {where} ({md(info.created or 'undated')}), label **{md(info.label)}**"
+            + (f": {md(info.label_text)}" if info.label_text else "")
             + "."
         )
         out.append("")
@@ -182,15 +187,16 @@ def _scaling(report: Report) -> list[str]:
                 ih_rows,
                 ["l", "l", "l", "r", "r", "r", "l"],
             ) + [""]
-        out += [f"- {f}" for f in info.failed] + [f"- warning: {for_markdown(w)}" for w in info.warnings]
+        out += [f"- {md(f)}" for f in info.failed] + [f"- warning: {md(w)}" for w in info.warnings]
     if info.note:
-        out += [info.note, ""]
+        out += [md(info.note), ""]
     for p, c in comms:
         kept = f", keeps {span(c.kept)} of linear" if c.kept is not None and c.devices > 1 else ""
         out.append(
-            f"- {LABELS[p.workflow]} ({p.path}, {c.devices} device(s)): communication **{c.basis}**: {c.basis_detail}{kept}"
+            f"- {LABELS[p.workflow]} ({md(p.path)}, {c.devices} device(s)): communication **{md(c.basis)}**: "
+            f"{md(c.basis_detail)}{kept}"
         )
-        out += [f"  - {n}" for n in c.notes]
+        out += [f"  - {md(n)}" for n in c.notes]
     return out
 
 
@@ -202,24 +208,19 @@ def _cached_runs(report: Report) -> list[str]:
     lines = ["Cached runs used (this host's cache; `--no-cache` ignores it):", ""]
     for r in used:
         lines.append(
-            f"- {r.kind} `{_code(r.id)}`: measured {r.date or 'date unknown'} on host {r.host or '?'} "
-            f"by `{_code(r.command)}`"
+            f"- {md(r.kind)} {md(r.id, code=True)}: measured {md(r.date or 'date unknown')} on host "
+            f"{md(r.host or '?')} by {md(r.command, code=True)}"
         )
     return lines + [""]
-
-
-def _code(text: str) -> str:
-    """Text for a Markdown code span: one line, no backtick to end it early."""
-    return one_line(text).replace("`", "'")
 
 
 def _runs(report: Report) -> list[str]:
     runs = report.probes.runs
     if not runs:
-        return [report.probes.note or "No probe results."]
+        return [md(report.probes.note or "No probe results.")]
     out = []
     if report.probes.note:
-        out += [report.probes.note, ""]
+        out += [md(report.probes.note), ""]
     header = ["Metric"] + [run_label(r) + (" (UNUSABLE)" if r.quality == "unusable" else "") for r in runs]
 
     def row(name: str, values: list[str]) -> list[str]:
@@ -252,11 +253,11 @@ def _runs(report: Report) -> list[str]:
     out += _table(header, rows)
     warned = [(r.id, r.warnings) for r in runs if r.warnings]
     if warned:  # one line per run: its warnings in the order the probe gave them
-        out += [""] + [f"- {rid}: " + "; ".join(for_markdown(w) for w in ws) for rid, ws in warned]
+        out += [""] + [f"- {md(rid)}: " + "; ".join(md(w) for w in ws) for rid, ws in warned]
     if report.probes.parity:
         out.append("")
     for p in report.probes.parity:
-        out.append(f"- parity {p.model}: {parity_text(p)}")
+        out.append(f"- parity {md(p.model)}: {md(parity_text(p))}")
     return out
 
 
@@ -280,13 +281,13 @@ def _chart(report: Report) -> list[str]:
         )
         best = max(r.images_per_second for r in group)
         width = max(len(f"{r.framework} {r.mode or ''} bs{r.batch_size}") for r in group)
-        out.append(f"{model[0]} on {model[1]} (images/s, higher is better)")
-        out.append("```")
+        out.append(f"{md(model[0])} on {md(model[1])} (images/s, higher is better)")
+        bars = []
         for r in group:
             label = f"{r.framework} {r.mode or ''} bs{r.batch_size}".ljust(width)
             mark = " (unusable: not scored)" if r.quality == "unusable" else ""
-            out.append(f"{label} {bar(r.images_per_second, best)} {num(r.images_per_second)}{mark}")
-        out.append("```")
+            bars.append(f"{label} {bar(r.images_per_second, best)} {num(r.images_per_second)}{mark}")
+        out += md_fence(bars)
         out.append("")
     return out
 
@@ -310,25 +311,25 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
             if not reg.not_charged
             else f"; the migration estimate charges "
             f"{pair(reg.charged_hours[0], reg.charged_hours[1], 'h')} of it: "
-            f"{len(reg.not_charged)} listed here are not in it ({'; '.join(reg.not_charged)})."
+            f"{len(reg.not_charged)} listed here are not in it ({md('; '.join(reg.not_charged))})."
         ),
         "",
     ]
     for i, r in enumerate(reg.risks, 1):
         out.append(
-            f"{i}. **{r.title}**: exposure ~{num(r.exposure)} h "
+            f"{i}. **{md(r.title)}**: exposure ~{num(r.exposure)} h "
             f"(likelihood {r.likelihood:.0%} x {pair(r.hours[0], r.hours[1], 'h')})"
         )
-        out.append(f"   - why it applies: {r.why}")
-        out.append(f"   - owner: {r.owner}; retire it at the {r.milestone} milestone")
-        out.append(f"   - mitigation: {r.mitigation}")
-        out.append(f"   - source: {r.source}")
+        out.append(f"   - why it applies: {md(r.why)}")
+        out.append(f"   - owner: {md(r.owner)}; retire it at the {md(r.milestone)} milestone")
+        out.append(f"   - mitigation: {md(r.mitigation)}")
+        out.append(f"   - source: {md(r.source)}")
     if not reg.risks:
         out.append("No pitfall reaches the register's threshold for this project.")
     if reg.also_known:
         out += ["", "Also known (low exposure for this project):", ""]
         out += [
-            f"- {r.title} (`{r.id}`): ~{num(r.exposure)} h, likelihood {r.likelihood:.0%}: {r.why}"
+            f"- {md(r.title)} ({md(r.id, code=True)}): ~{num(r.exposure)} h, likelihood {r.likelihood:.0%}: {md(r.why)}"
             for r in reg.also_known
         ]
     return out
@@ -341,15 +342,15 @@ def _scan(report: Report) -> list[str]:
         return []
     low, high = s.effort_hours
     out = [
-        f"`{s.path}`: {s.python_files} Python file(s), {s.lines} lines, "
+        f"{md(s.path, code=True)}: {s.python_files} Python file(s), {s.lines} lines, "
         f"{len(s.apis)} mapped and {len(s.unmapped)} unmapped PyTorch APIs "
         f"(read with `ast`, never run).",
         "",
         f"- effort: {pair(low, high, 'h')} (worst case {num(s.effort_worst_case_hours)} h), "
-        f"risk **{s.risk}**; basis: {s.effort_basis}",
+        f"risk **{md(s.risk)}**; basis: {md(s.effort_basis)}",
     ]
-    out += [f"- risk: {r}" for r in s.risk_reasons]
-    out.append(f"- route: {s.route_why or s.route}")
+    out += [f"- risk: {md(r)}" for r in s.risk_reasons]
+    out.append(f"- route: {md(s.route_why or s.route)}")
     out += _scan_breakdown(s)
     rows = [
         [h.kind, str(h.count), h.risk, pair(h.effort_hours[0], h.effort_hours[1], "h"), h.pitfall or "-"]
@@ -391,13 +392,15 @@ def _scan_breakdown(s: ScanResult) -> list[str]:
     ]
     excluded = excluded_scan_text(s)
     if excluded:
-        out.append(f"- {excluded}")
+        out.append(f"- {md(excluded)}")
     roles = scan_role_parts(s)
     if roles:
         out.append(
             "- in the migration estimate and the engineering cost, role by role (each role's range scaled so the "
             "roles add up to the scan's total): "
-            + ", ".join(f"{n.removeprefix('port: ').removesuffix(' (code scan)')} {a:g}-{b:g} h" for n, a, b in roles)
+            + ", ".join(
+                f"{md(n.removeprefix('port: ').removesuffix(' (code scan)'))} {a:g}-{b:g} h" for n, a, b in roles
+            )
         )
     if b.by_role:
         out += _shares_table("Role", b.by_role)
@@ -406,20 +409,15 @@ def _scan_breakdown(s: ScanResult) -> list[str]:
     return out
 
 
-def _no_html(text: str) -> str:
-    """Notes quote result files (a data.source): no raw HTML from them reaches the .md."""
-    return one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def _accuracy(report: Report) -> list[str]:
     """The accuracy probe: the cross-framework gap with its spread over seeds, and how it entered the verdict."""
     a = report.accuracy
-    out = [_no_html(a.note) + "."]
+    out = [md(a.note) + "."]
     if a.source == "none":
         return out
-    out[0] = f"From {a.file or 'the accuracy probe'} ({a.created or 'undated'}): {_no_html(a.note)}."
+    out[0] = f"From {md(a.file or 'the accuracy probe')} ({md(a.created or 'undated')}): {md(a.note)}."
     out.append("")
-    out += [f"- gap **{g.verdict}** (measured here): {g.line}" for g in a.gaps]
+    out += [f"- gap **{md(g.verdict)}** (measured here): {md(g.line)}" for g in a.gaps]
     rows = [
         [
             f"{m.framework} {m.mode}",
@@ -449,10 +447,10 @@ def _accuracy(report: Report) -> list[str]:
             rows,
         )
     fails = [f for m in a.modes for f in m.failures]
-    out += [""] + [f"- {f}" for f in fails] if fails else []
+    out += [""] + [f"- {md(f)}" for f in fails] if fails else []
     if a.normalize:
-        out += ["", f"- {a.normalize}"]
-    out += [f"- warning: {for_markdown(w)}" for w in a.warnings]
+        out += ["", f"- {md(a.normalize)}"]
+    out += [f"- warning: {md(w)}" for w in a.warnings]
     if a.verdict == "differs":
         out.append(
             "- enters the migration criterion of the workflows that move to MindSpore (MindSpore, Hybrid): "
@@ -470,8 +468,8 @@ def _pipeline(report: Report) -> list[str]:
     """The input-pipeline probe: each loader variant's rate and verdict here, and what it means on the target."""
     p = report.pipeline
     if p.source == "none":
-        return [_no_html(p.note) + "."]
-    out = [f"From {p.file or 'the pipeline probe'} ({p.created or 'undated'}): {_no_html(p.note)}.", ""]
+        return [md(p.note) + "."]
+    out = [f"From {md(p.file or 'the pipeline probe')} ({md(p.created or 'undated')}): {md(p.note)}.", ""]
     rows = [
         [
             r.id,
@@ -499,7 +497,7 @@ def _pipeline(report: Report) -> list[str]:
     for proj in report.projections:
         feed = proj.input_pipeline
         if feed is not None:
-            out.append(f"- {LABELS[proj.workflow]} ({proj.path}): {feed.detail}")
+            out.append(f"- {LABELS[proj.workflow]} ({md(proj.path)}): {md(feed.detail)}")
     return out
 
 
@@ -511,51 +509,55 @@ def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[
 
     doc = doc or of(report)
     fp = doc.first_page
-    out = [f"**{fp.headline}.**", "", f"> {fp.summary}", ""]
+    out = [f"**{md(fp.headline)}.**", "", f"> {md(fp.summary)}", ""]
     if fp.runner_up is None:
         out += ["**Why:** every other workflow is ruled out (the blocking facts below); no score decides it.", ""]
     else:
         out += ["**Why**, with the evidence class of each reason:", ""]
-        out += [f"{i}. {r.text}." for i, r in enumerate(fp.reasons, 1)] or ["1. no criterion separates the top two."]
+        out += [f"{i}. {md(r.text)}." for i, r in enumerate(fp.reasons, 1)] or [
+            "1. no criterion separates the top two."
+        ]
     if fp.against is not None:
-        out.append(f"- Against it: {fp.against.text}.")
+        out.append(f"- Against it: {md(fp.against.text)}.")
     if out[-1] == "":
         out.pop()
     if fp.routes:
-        out += ["", f"**How each option was scored** ({fp.routes[0]}):", ""] + [f"- {r}." for r in fp.routes[1:]]
-    out += ["", "**What would change it:**", ""] + [f"- {w}." for w in fp.would_change]
-    out += ["", "**Measured vs knowledge base:**", ""] + [f"- {m}." for m in fp.measured]
-    out += ["", "**Blocking facts:** " + ("; ".join(fp.blocking) + "." if fp.blocking else "none."), ""]
-    out.append(f"**Confidence {fp.confidence}**, because: " + "; ".join(fp.confidence_why) + ".")
+        out += ["", f"**How each option was scored** ({md(fp.routes[0])}):", ""] + [
+            f"- {md(r)}." for r in fp.routes[1:]
+        ]
+    out += ["", "**What would change it:**", ""] + [f"- {md(w)}." for w in fp.would_change]
+    out += ["", "**Measured vs knowledge base:**", ""] + [f"- {md(m)}." for m in fp.measured]
+    out += ["", "**Blocking facts:** " + (md("; ".join(fp.blocking)) + "." if fp.blocking else "none."), ""]
+    out.append(f"**Confidence {md(fp.confidence)}**, because: " + md("; ".join(fp.confidence_why)) + ".")
     return out
 
 
 def stack_section(doc: ReviewDocument) -> list[str]:
     stacks, note = doc.stacks, doc.stack_note
     if not stacks:
-        return ["No pinned stack: " + (note or "no knowledge base loaded") + "."]
-    out = ([f"({note})", ""] if note else []) + [
+        return ["No pinned stack: " + md(note or "no knowledge base loaded") + "."]
+    out = ([f"({md(note)})", ""] if note else []) + [
         "Versions from the knowledge base's compatibility matrix: the newest release with a vendor-checked "
         "pairing, locked (seed 002 §3.2: lock to the matrix, not to the newest).",
         "",
     ]
     for st in stacks:
-        out += [f"### {st.title}", ""]
+        out += [f"### {md(st.title)}", ""]
         rows = [
             [
                 c.name,
-                f"`{c.version}`" if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version,
+                md(c.version, code=True) if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version,
                 c.note or "-",
                 cite(c.source, c.kb_id) + (f" ({c.confidence})" if c.confidence else ""),
             ]
             for c in st.components
         ]
         out += _table(["Component", "Version", "Note", "Source"], rows, ["l"] * 4) + [""]
-        out += [f"- {n}" for n in st.notes] + ([""] if st.notes else [])
+        out += [f"- {md(n)}" for n in st.notes] + ([""] if st.notes else [])
         if st.install:
-            out += ["Install:", "", "```sh"] + st.install + ["```", ""]
+            out += ["Install:", ""] + md_fence(st.install, "sh") + [""]
         if st.verify:
-            out += ["Verify:", "", "```sh"] + st.verify + ["```", ""]
+            out += ["Verify:", ""] + md_fence(st.verify, "sh") + [""]
     while out and out[-1] == "":
         out.pop()
     return out
@@ -579,7 +581,7 @@ def plan_section(report: Report) -> list[str]:
         [[ph.name, _weeks(ph.start), _weeks(ph.end), ph.what] for ph in phases],
         ["l", "r", "r", "l"],
     )
-    out += [""] + [f"- {f}" for f in findings]
+    out += [""] + [f"- {md(f)}" for f in findings]
     out += [
         "- milestones: the rehearsal is seed 002 §7.4's two-week full-chain run (single card, multi-card "
         "communication, export, inference) before go-live; each risk in the register names the one that retires it",
@@ -617,14 +619,14 @@ def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, st
 
     out = _image(links, "sensitivity", "Sensitivity tornado")
     out += ["Weights (each criterion's weight moved until the winner changes):", ""]
-    out += [f"- {plain(s.note)}" for s in report.sensitivity] or ["- none"]
+    out += [f"- {md(plain(s.note))}" for s in report.sensitivity] or ["- none"]
     k = doc.kb_sensitivity
     if k is not None:
         out += [
             "",
             f"Knowledge-base figures: every rating, price, throughput and MFU reference that can enter a deciding "
             f"criterion ({k.searched} figures), moved within its range ({k.ranges}), the scores recomputed each time. "
-            f"Margin today {points(k.baseline_margin)} points. {k.note[:1].upper() + k.note[1:]}.",
+            f"Margin today {points(k.baseline_margin)} points. {md(k.note[:1].upper() + k.note[1:])}.",
             "",
         ]
         rows = [[m.figure, m.section, points(m.margin_after), label(m.top_after)] for m in k.moves]
@@ -640,9 +642,9 @@ def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, st
 def sign_off_section(doc: ReviewDocument, created_at: str) -> list[str]:
     so = doc.sign_off
     out = [
-        f"- tool: {so.tool} {so.version}; report schema {so.report_schema}, document {doc.document_version}; "
-        f"created {created_at}",
-        f"- knowledge base: {so.knowledge_base or 'not loaded'} (content hash; `advisor kb validate` prints it)",
+        f"- tool: {md(so.tool)} {md(so.version)}; report schema {md(so.report_schema)}, document "
+        f"{md(doc.document_version)}; created {md(created_at)}",
+        f"- knowledge base: {md(so.knowledge_base or 'not loaded')} (content hash; `advisor kb validate` prints it)",
     ]
     if so.probe_runs:
         rows = [[r.id, r.framework, r.host or "-", r.quality] for r in so.probe_runs]
@@ -653,14 +655,14 @@ def sign_off_section(doc: ReviewDocument, created_at: str) -> list[str]:
     else:
         out.append("- probe runs: none")
     if so.scaling_host:
-        out.append(f"- scaling probe host: {so.scaling_host}")
+        out.append(f"- scaling probe host: {md(so.scaling_host)}")
     out.append(
         f"- measured and entering the report: {len(so.measured)} figure(s)"
-        + (": " + "; ".join(so.measured[:6]) if so.measured else "")
+        + (": " + md("; ".join(so.measured[:6])) if so.measured else "")
     )
-    out.append("- taken from the knowledge base: " + ("; ".join(so.from_knowledge_base) or "nothing"))
+    out.append("- taken from the knowledge base: " + (md("; ".join(so.from_knowledge_base)) or "nothing"))
     if so.checked:
-        out.append(f"- knowledge-base entries behind the scores last checked {so.checked}")
+        out.append(f"- knowledge-base entries behind the scores last checked {md(so.checked)}")
     out += [
         "",
         "| Reviewed by | Date | Verdict accepted (yes / no / with changes) |",
@@ -676,8 +678,8 @@ def _chart_note(report: Report, doc: ReviewDocument) -> list[str]:
         return []
     target = ", ".join(sorted({f"{p.accelerator or p.target} x{p.devices}" for p in report.projections}))
     return [
-        f"These runs measured this host ({', '.join(sorted({r.hardware for r in report.probes.runs}))}); the scored "
-        f"performance criterion is about the training target ({target}) on the **{report.comparison_basis}** basis. "
+        f"These runs measured this host ({md(', '.join(sorted({r.hardware for r in report.probes.runs})))}); the scored "
+        f"performance criterion is about the training target ({md(target)}) on the **{md(report.comparison_basis)}** basis. "
         "A framework's speed on this host's CPU says nothing about its accelerator path (MindSpore's CPU kernels, for "
         "one, fall back to reference implementations on some CPUs), so the chart may rank the frameworks the other way "
         "from the criterion, and that is expected: the runs check that each stack installs, trains and agrees, not "
@@ -697,10 +699,10 @@ def format(report: Report, **options: Any) -> str:
     req = report.requirements
     doc = options.get("document") or of(report, options.get("kb"))
     lines = [
-        f"# Framework advice: {for_markdown(req.name)}",
+        f"# Framework advice: {md(req.name)}",
         "",
-        f"{report.tool.name} {report.tool.version}, {report.created_at}, knowledge base {report.knowledge_base.version or 'not loaded'}, "
-        f"report schema {report.schema_version}.",
+        f"{md(report.tool.name)} {md(report.tool.version)}, {md(report.created_at)}, knowledge base "
+        f"{md(report.knowledge_base.version or 'not loaded')}, report schema {md(report.schema_version)}.",
         "",
         "## Recommendation",
         "",
@@ -745,7 +747,7 @@ def format(report: Report, **options: Any) -> str:
     if pipeline:
         appendices.append(("Input pipeline (pipeline probe)", pipeline))
     appendices.append(("How each score was reached", _how(report)))
-    appendices.append(("Assumptions", [f"- {a}" for a in report.assumptions] or ["- none"]))
+    appendices.append(("Assumptions", [f"- {md(a)}" for a in report.assumptions] or ["- none"]))
     for i, (title, body) in enumerate(appendices):
         heading = f"Appendix {chr(65 + i)}. {title}"
         if collapse:

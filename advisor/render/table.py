@@ -11,6 +11,7 @@ from tabulate import tabulate
 
 from advisor.review.document import of, points
 from advisor.render._fmt import LABELS, bar, hours, num, pair, span, usd
+from advisor.sanitize import one_line as line  # every string the summary did not write itself: one line
 
 if TYPE_CHECKING:
     from advisor.report import Report
@@ -21,20 +22,20 @@ def format(report: Report, **options: Any) -> str:
     doc = options.get("document") or of(report, options.get("kb"))
     fp = doc.first_page
     rows = [
-        [c.name, f"{c.weight:.2f}"] + [f"{s.criteria[i].score:.0f}" for s in scores]
+        [line(c.name), f"{c.weight:.2f}"] + [f"{s.criteria[i].score:.0f}" for s in scores]
         for i, c in enumerate(scores[0].criteria)
     ]
     rows.append(["total", "1.00"] + [points(s.total) + ("" if s.eligible else " (ruled out)") for s in scores])
-    out = [f"{report.requirements.name}: {fp.headline}", fp.summary, ""]
-    out += [f"- why: {r.text}" for r in fp.reasons]
+    out = [f"{line(report.requirements.name)}: {line(fp.headline)}", line(fp.summary), ""]
+    out += [f"- why: {line(r.text)}" for r in fp.reasons]
     if fp.against is not None:
-        out.append(f"- against it: {fp.against.text}")
+        out.append(f"- against it: {line(fp.against.text)}")
     if fp.routes:
-        out += [f"- how each option was scored ({fp.routes[0]}):"] + [f"    {r}" for r in fp.routes[1:]]
-    out += [f"- would change it: {w}" for w in fp.would_change]
-    out += [f"- measured: {m}" for m in fp.measured]
-    out += [f"- blocking: {b}" for b in fp.blocking]
-    out += [f"- confidence {fp.confidence}: " + "; ".join(w.replace("**", "") for w in fp.confidence_why), ""]
+        out += [f"- how each option was scored ({line(fp.routes[0])}):"] + [f"    {line(r)}" for r in fp.routes[1:]]
+    out += [f"- would change it: {line(w)}" for w in fp.would_change]
+    out += [f"- measured: {line(m)}" for m in fp.measured]
+    out += [f"- blocking: {line(b)}" for b in fp.blocking]
+    out += [f"- confidence {fp.confidence}: " + "; ".join(line(w).replace("**", "") for w in fp.confidence_why), ""]
     # disable_numparse: tabulate would print the "1.00" weight total as "1" and realign the column
     out.append(
         tabulate(
@@ -50,17 +51,17 @@ def format(report: Report, **options: Any) -> str:
     prow = [
         [
             LABELS[p.workflow],
-            p.path,
+            line(p.path),
             span(p.images_per_second),
             hours(p.time_to_train_hours),
             usd(p.compute_cost_usd),
-            p.basis,
+            line(p.basis),
         ]
         for p in report.projections
     ]
     out.append(tabulate(prow, headers=["workflow", "path", "images/s", "time", "cost", "basis"], tablefmt="simple"))
     comms = [
-        f"communication ({LABELS[p.workflow]}): {p.communication.basis}: {p.communication.basis_detail}"
+        f"communication ({LABELS[p.workflow]}): {line(p.communication.basis)}: {line(p.communication.basis_detail)}"
         for p in report.projections
         if p.communication is not None and p.communication.devices > 1
     ]
@@ -73,7 +74,9 @@ def format(report: Report, **options: Any) -> str:
             f"top risks for {LABELS[report.recommendation.workflow]} (exposure = likelihood x expected hours; "
             f"expected ~{num(reg.expected_hours)} h over all, {pair(low, high, 'h')} if every one bites):",
         ]
-        out += [f"  {i}. {r.title}: ~{num(r.exposure)} h ({r.owner})" for i, r in enumerate(reg.risks[:5], 1)]
+        out += [
+            f"  {i}. {line(r.title)}: ~{num(r.exposure)} h ({line(r.owner)})" for i, r in enumerate(reg.risks[:5], 1)
+        ]
     out += ["", "full document: advisor report FILE --markdown -o review.md (or --html -o review.html)"]
     return "\n".join(out).rstrip() + "\n"
 

@@ -6,14 +6,16 @@ import json
 from typing import Any
 
 from advisor.render.interface import Renderer
+from advisor.sanitize import one_line
 
 
 def _fmt(value: Any) -> str:
+    """A value of either report, on one line (a string from a report file may hold a newline)."""
     if isinstance(value, float):
         return f"{value:.4g}"
     if value is None:
         return "-"
-    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return one_line(json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value)
 
 
 class CompareText(Renderer):
@@ -28,23 +30,25 @@ class CompareText(Renderer):
 
 def _text(old_path: str, new_path: str, old: dict, new: dict, changes: list[dict]) -> str:
     ro, rn = old["recommendation"], new["recommendation"]
-    lines = [f"{old_path} ({old.get('created_at', '?')}) -> {new_path} ({new.get('created_at', '?')})"]
+    lines = [
+        f"{_fmt(old_path)} ({_fmt(old.get('created_at', '?'))}) -> {_fmt(new_path)} ({_fmt(new.get('created_at', '?'))})"
+    ]
     if ro.get("workflow") != rn.get("workflow"):
         lines.append(
-            f"recommendation CHANGED: {ro.get('workflow')} -> {rn.get('workflow')} "
-            f"(confidence {ro.get('confidence')} -> {rn.get('confidence')})"
+            f"recommendation CHANGED: {_fmt(ro.get('workflow'))} -> {_fmt(rn.get('workflow'))} "
+            f"(confidence {_fmt(ro.get('confidence'))} -> {_fmt(rn.get('confidence'))})"
         )
     else:
         lines.append(
-            f"recommendation unchanged: {rn.get('workflow')} (confidence {ro.get('confidence')} -> "
-            f"{rn.get('confidence')}, margin {_fmt(ro.get('margin'))} -> {_fmt(rn.get('margin'))})"
+            f"recommendation unchanged: {_fmt(rn.get('workflow'))} (confidence {_fmt(ro.get('confidence'))} -> "
+            f"{_fmt(rn.get('confidence'))}, margin {_fmt(ro.get('margin'))} -> {_fmt(rn.get('margin'))})"
         )
     if old.get("schema_version") != new.get("schema_version"):
-        lines.append(f"schema version {old.get('schema_version')} -> {new.get('schema_version')}")
+        lines.append(f"schema version {_fmt(old.get('schema_version'))} -> {_fmt(new.get('schema_version'))}")
     if not changes:
         lines.append("no other changes")
     else:
         lines.append(f"{len(changes)} change{'s' if len(changes) != 1 else ''}:")
         for c in changes:
-            lines.append(f"  {c['path']}: {_fmt(c['old'])} -> {_fmt(c['new'])}")
+            lines.append(f"  {_fmt(c['path'])}: {_fmt(c['old'])} -> {_fmt(c['new'])}")
     return "\n".join(lines) + "\n"
