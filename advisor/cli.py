@@ -221,9 +221,14 @@ if [[ $zsh_eval_context[-1] == loadautofunc ]]; then _advisor "$@"; else compdef
 
 
 def _completion(args) -> int:
+    from advisor.commands.completion import MISSING, script
     from advisor.output import emit
 
-    emit(completion_script(args.shell), None)  # a closed stdout: one error line, not exit 0 and nothing
+    text = script(args.shell, build_parser())  # values and files, from shtab
+    if text is None:  # shtab not installed: the flags alone, and how to get the values
+        _error_line(MISSING)
+        text = completion_script(args.shell)
+    emit(text, None)  # a closed stdout: one error line, not exit 0 and nothing
     return 0
 
 

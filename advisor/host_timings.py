@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
 from typing import Mapping, Optional
 
 from advisor.estimates import Figures, Load
+from probes.bounded import read_json
 
 VERSION = 1
 KEEP = 3  # observations a figure averages (assumption: the latest few, so a changed host shows soon)
@@ -41,19 +41,9 @@ def _read(where: Path) -> dict:
     """The file's figures, or {} when it is missing, not a regular file, too large or not this format
     (it is only a head start: a bad file is ignored and rewritten at the next learn)."""
     try:
-        fd = os.open(where, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
+        data = read_json(where, MAX_BYTES)  # the one bounded reader: regular files only, size and depth budgets
+    except (OSError, ValueError):
         return {}
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            return {}
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = json.loads(f.read(MAX_BYTES + 1).decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    finally:
-        os.close(fd)
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return {}
     return {k: v for k, v in data.items() if isinstance(v, dict)}

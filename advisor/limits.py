@@ -70,10 +70,11 @@ LIMITS: dict[str, Limit] = {
     "samples": Limit(0, 1e12, "samples"),
     "size_bytes": Limit(0, 1e13, "bytes"),  # an exported model: MB to hundreds of GB
     # --- knowledge base (accelerators, links, prices)
-    "fp32_tflops": Limit(0, 1e5, "TFLOPS", low_open=True),  # one chip: ~1e3 dense FP16 today
-    "fp16_tflops": Limit(0, 1e5, "TFLOPS", low_open=True),
-    "bf16_tflops": Limit(0, 1e5, "TFLOPS", low_open=True),
-    "int8_tops": Limit(0, 1e6, "TOPS", low_open=True),
+    # one chip: ~1e3 dense FP16 today, an edge part ~1; below a GFLOP/s is a typo (5e-324 underflowed rates)
+    "fp32_tflops": Limit(1e-3, 1e5, "TFLOPS"),
+    "fp16_tflops": Limit(1e-3, 1e5, "TFLOPS"),
+    "bf16_tflops": Limit(1e-3, 1e5, "TFLOPS"),
+    "int8_tops": Limit(1e-3, 1e6, "TOPS"),
     "memory_gb": Limit(0, 1e5, "GB", low_open=True),  # a divisor in the memory fit
     "usable_memory_gb": Limit(0, 1e5, "GB", low_open=True),
     "bandwidth_gbs": Limit(0, 1e6, "GB/s", low_open=True),
@@ -88,7 +89,7 @@ LIMITS: dict[str, Limit] = {
     "batch_size": Limit(1, 1e7, "samples"),
     "devices": Limit(1, 1e6, "devices"),
     "gflops_per_sample": Limit(0, 1e9, "GFLOP per sample", low_open=True),
-    "deadline_weeks": Limit(0, 520, "weeks", low_open=True),
+    "deadline_weeks": Limit(1 / 7, 520, "weeks"),  # a day to ten years (5e-324 weeks is a typo, not a plan)
     # --- config file
     "budget": Limit(0.1, 3600, "s"),
     "threads": Limit(1, 1024, "threads"),

@@ -9,6 +9,7 @@ Renderers live in advisor.render; the JSON Schema is generated from `Report` (ad
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, TypeVar
@@ -36,6 +37,7 @@ from advisor.requirements import Requirements
 from advisor.decision.schedule import Schedule
 from advisor.decision.scorecard import (
     ConstantSensitivity,
+    MandateReading,
     PitfallItem,
     Recommendation,
     Scorecard,
@@ -53,7 +55,8 @@ if TYPE_CHECKING:
     from knowledge.models import KnowledgeBase
 
 # Bump the minor number for added fields, the major one for renamed/removed ones.
-SCHEMA_VERSION = "1.6"  # 1.6: scan, probes.parity and probes.gemm_peak typed: same data, a stricter schema
+SCHEMA_VERSION = "1.7"  # 1.7: results (a measured kind no part of the report judges), mandate_readings, mandate_flip, WorkflowScore.route
+# 1.6: scan, probes.parity and probes.gemm_peak typed: same data, a stricter schema
 # 1.5: Projection.serving, requirements model.architecture, transformer; 1.4: document (the judged review document), cached_runs; 1.1: scaling, Projection.communication, Evidence.spread/label
 # 1.2: memory, costs (TCO parts), schedules, constant_sensitivity, hardware_basis, recommendation.confidence_parts,
 #      Projection.memory/warnings, Communication.curve/interconnect, RunSummary.quality/quality_reasons
@@ -207,6 +210,14 @@ class Report(_Out):
     hardware_basis: Optional[str] = Field(
         None, description="the hardware each workflow is compared on (undecided target)"
     )
+    mandate_readings: list[MandateReading] = Field(
+        default_factory=list,
+        description="the verdict under each reading of needs.domestic_substitution (hardware only; hardware and "
+        "framework), when the file states it without domestic_hardware / domestic_framework",
+    )
+    mandate_flip: Optional[str] = Field(
+        None, description="set when the verdict depends on how the mandate is read: what the other reading gives"
+    )
     assumptions: list[str]
     cached_runs: list[CachedRun] = Field(
         default_factory=list, description="cached runs this report used: id, date, host fingerprint, command"
@@ -218,6 +229,16 @@ class Report(_Out):
     document: Optional[ReviewDocument] = Field(
         None, description="the judged review document (first page, register, stack, sign-off); renderers only format it"
     )
+
+
+def source_date() -> Optional[str]:
+    """`SOURCE_DATE_EPOCH` (the reproducible-builds convention: seconds since 1970, digits only) as the
+    report's UTC timestamp, so the same inputs give a byte-identical document (`make run` sets it)."""
+    text = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if not text.isdigit() or len(text) > 12:
+        return None
+    when = _dt.datetime.fromtimestamp(int(text), _dt.timezone.utc)
+    return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def _dump(obj: Any) -> Any:
@@ -399,7 +420,11 @@ def build_report(
     )
     card = score(requirements, m.host, suites, kb, m.scan, **measured)
     runs, parity, gemm = summarise_runs(suites)
-    stamp = created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    stamp = (
+        created_at
+        or source_date()
+        or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    )
     report = Report(
         created_at=stamp,
         knowledge_base=KnowledgeBaseInfo(
@@ -432,6 +457,8 @@ def build_report(
         costs=card.costs,
         schedules=card.schedules,
         hardware_basis=card.hardware_basis,
+        mandate_readings=card.mandate_readings,
+        mandate_flip=card.mandate_flip,
         assumptions=card.assumptions,
         cached_runs=list(m.cached_runs),
         results=m.unread(),

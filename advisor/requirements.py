@@ -439,7 +439,8 @@ def resolve_code_path(requirements: Requirements, requirements_file: str | os.Pa
     """`model.code_path` is relative to the requirements file's folder."""
     if not requirements.model.code_path:
         return None
-    code = Path(requirements.model.code_path).expanduser()
+    # os.path.expanduser leaves `~nosuchuser` as written; realpath does not raise on a loop of links
+    code = Path(os.path.expanduser(requirements.model.code_path))
     if not code.is_absolute() and requirements_file is not None:
-        code = Path(requirements_file).resolve().parent / code
+        code = Path(os.path.realpath(requirements_file)).parent / code
     return code

@@ -20,6 +20,8 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from pydantic import ValidationError
 
+from probes.bounded import Refused, read_regular
+
 from knowledge.models import SCAN_KINDS, SECTIONS, KnowledgeBase, PriceObservation
 from knowledge.pricing import hourly_cost_entries
 
@@ -111,7 +113,10 @@ def _dir_files(folder: Path) -> list[tuple[str, bytes]]:
                 f"most {MAX_FILE_BYTES:,} bytes"
             )
         try:
-            out.append((str(p), p.read_bytes()))
+            # the one bounded reader: the file is checked again once open (it may have changed since the stat)
+            out.append((str(p), read_regular(p, MAX_FILE_BYTES)))
+        except Refused as exc:
+            raise KnowledgeError(f"{p}: {exc}: expected a knowledge-base YAML file") from None
         except OSError as exc:
             raise KnowledgeError(f"{p}: cannot read ({exc.strerror or exc})") from None
     return out
@@ -120,7 +125,8 @@ def _dir_files(folder: Path) -> list[tuple[str, bytes]]:
 def user_dirs(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None) -> list[Path]:
     """ADVISOR_KB_DIR entries (os.pathsep-separated) then the explicit ones, in merge order."""
     env = [d for d in os.environ.get(ENV_VAR, "").split(os.pathsep) if d.strip()]
-    return [Path(d).expanduser() for d in [*env, *(extra_dirs or [])]]
+    # os.path.expanduser leaves `~nosuchuser/...` as it is (Path.expanduser raises RuntimeError)
+    return [Path(os.path.expanduser(d)) for d in [*env, *(extra_dirs or [])]]
 
 
 def _check_dir(folder: Path) -> None:
@@ -450,6 +456,9 @@ _CACHE: dict[tuple, KnowledgeBase] = {}
 
 
 def _layers(dirs: list[Path], include_bundled: bool = True) -> list[list[tuple[str, bytes]]]:
+    from knowledge.budget import check as check_budget
+
+    check_budget(dirs)  # the override folders together, from their listings, before any file is read
     layers = [_bundled_files()] if include_bundled else []
     for folder in dirs:
         _check_dir(folder)
@@ -501,7 +510,7 @@ def load(extra_dirs: Optional[Iterable[Union[str, os.PathLike]]] = None) -> Know
     dirs = user_dirs(extra_dirs)
     for folder in dirs:
         _check_dir(folder)
-    key = tuple((str(folder.resolve()), _stamp(folder)) for folder in dirs)
+    key = tuple((os.path.realpath(folder), _stamp(folder)) for folder in dirs)  # a loop of links: no RuntimeError
     if key in _CACHE:
         return _CACHE[key]
     kb, problems = build(_layers(dirs))

@@ -584,7 +584,7 @@ def test_report_json_and_markdown_carry_the_decision_parts(kb):
         created_at="2026-01-01T00:00:00Z",
     )
     doc = json.loads(report.model_dump_json())
-    assert doc["schema_version"] == SCHEMA_VERSION == "1.6"
+    assert doc["schema_version"] == SCHEMA_VERSION == "1.7"
     for key in ("memory", "costs", "schedules", "constant_sensitivity"):
         assert doc[key], key
     assert doc["recommendation"]["confidence_parts"]["evidence"]["label"]

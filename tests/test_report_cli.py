@@ -179,7 +179,11 @@ def test_measured_difference_inside_the_noise_lowers_confidence():
                 "devices": 1,
             },
             "deployment": {"targets": ["cpu-server"]},
-            "workload": {"model": "resnet18", "dataset_samples": 50000, "epochs": 10},
+            "workload": {
+                "model": "resnet18",
+                "dataset_samples": 50000,
+                "epochs": 2000,
+            },  # long enough that the measured gap moves the schedule (a short run decides nothing)
             "weights": {
                 "performance": 1,
                 "team": 1,

@@ -138,7 +138,7 @@ def test_the_report_shows_accuracy_as_measured_and_says_so_when_nothing_was(kb):
     assert "91.11%" in section and "Normalize trap" in section  # median over seeds, the live Normalize check
     assert "accuracy probe: measured here, not decided" in md.split("## Recommendation", 1)[1].split("\n## ", 1)[0]
     doc = json.loads(render_format(report, "json", kb=kb))
-    assert doc["schema_version"] == "1.6" and doc["accuracy"]["verdict"] == "undecided"
+    assert doc["schema_version"] == "1.7" and doc["accuracy"]["verdict"] == "undecided"
 
 
 # --- input pipeline --------------------------------------------------------------------------------

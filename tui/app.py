@@ -447,15 +447,14 @@ class AdvisorApp(App):
             self.notify(self.state.report_error or "no report yet", title="Nothing to export", severity="warning")
             return None
         try:
-            from advisor.output import write_atomic
+            from advisor.output import write_with_companions
 
-            target = Path(path).expanduser()
+            target = Path(os.path.expanduser(path))
             if target.exists() and not target.is_file():  # a FIFO would block the screen, a device eat it
                 raise ValueError(f"{target}: not a regular file (export writes a file and its charts beside it)")
             text, files = self.core.export(self.state.report, fmt, str(target))
-            for name, content in files.items():  # the charts first: the document never links a missing file
-                write_atomic(target.parent / name, content)
-            written = Path(write_atomic(target, text)).resolve()
+            # one step, as `advisor report -o`: never charts without the document, nothing half-written
+            written = Path(os.path.realpath(write_with_companions(target, text, files)))
         except Exception as exc:  # noqa: BLE001 - UsageError (a folder, no permission) or a renderer bug
             self.notify(_one_line(exc), title=f"Export {fmt} failed", severity="error", timeout=8)
             return None

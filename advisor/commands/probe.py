@@ -26,7 +26,6 @@ from advisor.commands.probe_generic import GenericFront
 from advisor.errors import UsageError
 from advisor.output import check_output
 from advisor.sanitize import one_line
-from probes.launcher import terminating_signals
 
 
 def register(subparsers) -> None:
@@ -234,9 +233,8 @@ def build_config(args):
     )
 
 
-@terminating_signals()  # SIGTERM / SIGHUP like SIGINT: children killed, temp folders removed, 143 / 129
-def handle(args) -> int:
-    check_output(getattr(args, "output", None))
+def handle(args) -> int:  # signals: advisor.cli runs every command inside probes.launcher.terminating_signals
+    check_output(getattr(args, "output", None), [getattr(args, "data", None)])  # -o naming the --data file
     from probes.base import KINDS
 
     kinds = fronts()

@@ -4,6 +4,8 @@ is starved here, and what share of N target accelerators one host's pipeline wou
 
 from __future__ import annotations
 
+import math
+
 import argparse
 
 from advisor.commands.probe_common import (
@@ -54,7 +56,7 @@ def _feed(text: str | None) -> tuple[float, int] | None:
         value, devices = float(rate), int(count or 1)
     except ValueError:
         raise UsageError(f"--feed: {text!r}: expected SAMPLES_PER_S or SAMPLES_PER_SxDEVICES, e.g. 2400x8") from None
-    if not value > 0 or devices < 1:
+    if not (math.isfinite(value) and value > 0) or devices < 1:  # infx2 is no rate
         raise UsageError(f"--feed: {text!r}: expected a positive rate and at least one device")
     return value, devices
 

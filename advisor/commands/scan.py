@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from advisor.render import renderer
     from advisor.scan import scan_path
 
-    check_output(args.output)  # a folder as -o was an internal error after the scan
+    check_output(args.output, [args.path])  # a folder as -o was an internal error after the scan; -o the scanned file
     _check_path(args.path)
     try:
         result = scan_path(args.path, exclude=args.exclude, default_excludes=not args.no_default_excludes)

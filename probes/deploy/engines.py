@@ -60,6 +60,7 @@ def cached_ort_providers(version: Optional[str]) -> list[str]:
     smoke children on every run. Any trouble with the cache falls back to asking onnxruntime."""
     import json
 
+    from probes.bounded import read_json
     from probes.hostfacts import cache_dir, install_stamp
 
     where = install_stamp("onnxruntime")
@@ -68,7 +69,7 @@ def cached_ort_providers(version: Optional[str]) -> list[str]:
     stamp = f"{version}-{where}"
     path = cache_dir() / "ort-providers.json"
     try:
-        kept = json.loads(path.read_text(encoding="utf-8"))
+        kept = read_json(path, 1 << 20)  # a regular file of at most 1 MB: a FIFO or /dev/zero is no cache
         if kept.get("stamp") == stamp and isinstance(kept.get("providers"), list):
             return [str(p) for p in kept["providers"]]
     except (OSError, ValueError, AttributeError):

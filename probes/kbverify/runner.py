@@ -53,14 +53,12 @@ def cases_for(entries: list[dict], only: Optional[set[str]] = None) -> list[dict
 
 
 def _child(module: str, cases: list[dict], timeout: float, cancel) -> tuple[Optional[dict], str]:
-    fd, path = tempfile.mkstemp(prefix="kbverify-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(cases, fh)
+    # in a registered temp folder: a signalled or killed run's cases file is swept with it
+    with launcher.workdir("advisor-kbverify-") as folder:
+        path = folder / "cases.json"
+        path.write_text(json.dumps(cases), encoding="utf-8")
         env = {"OMP_NUM_THREADS": "1", "GLOG_v": "3"}
-        out = launcher.run_child(["-m", module, path], timeout=timeout, env_extra=env, cancel=cancel)
-    finally:
-        os.unlink(path)
+        out = launcher.run_child(["-m", module, str(path)], timeout=timeout, env_extra=env, cancel=cancel)
     if not out.ok or not out.result:
         return None, out.error or out.status
     return out.result, ""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import shutil
-import tempfile
 import time
 from typing import Callable, Optional
 
@@ -350,7 +349,7 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
     needs_aux = config.gemm or config.parity or config.attention
     total = len(wanted) * needs_aux + len(specs) * config.repeat + len(variants)
     index = 0
-    tmp = tempfile.mkdtemp(prefix="advisor-gpt-")
+    tmp = str(launcher.make_temp_dir("advisor-gpt-"))  # registered: a stale one is swept by the next run
     try:
         aux = {}
         for fw in wanted if (config.gemm or config.parity or config.attention) else []:

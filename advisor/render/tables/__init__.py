@@ -19,3 +19,20 @@ def rate_text(value: float) -> str:
     """One number format for a throughput wherever it is shown (the progress lines, the tables, the TUI):
     thousands separated and whole from 1,000 up (2,216), one decimal below (47.3)."""
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.1f}"
+
+
+def grid(rows, headers=(), **options) -> str:
+    """tabulate, with every text cell and header printable (advisor.sanitize.for_terminal): text from a
+    result file, the knowledge base or the scanned code never carries a terminal escape; a newline a
+    table wraps on purpose stays, and tabulate keeps such a cell inside its row. The one way a terminal
+    table is drawn."""
+    from tabulate import tabulate
+
+    from advisor.sanitize import for_terminal
+
+    def clean(cell):
+        return for_terminal(cell) if isinstance(cell, str) else cell
+
+    if isinstance(headers, (list, tuple)):
+        headers = [clean(h) for h in headers]
+    return tabulate([[clean(c) for c in row] for row in rows], headers, **options)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tabulate import tabulate
+from advisor.render.tables import grid
 
 from advisor.decision.accuracy import gap_verdict, normalize_verdict
 from advisor.render.interface import Renderer
@@ -53,7 +53,7 @@ def _summary(suite: AccuracySuite, width: int) -> str:
             ]
         )
     lines.append(
-        tabulate(
+        grid(
             rows,
             ["run", "status", "final acc", "to target", "compile s", "accuracy % per epoch"],
             tablefmt="simple",

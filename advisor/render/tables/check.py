@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tabulate import tabulate
+from advisor.render.tables import grid
 
 from advisor.render.interface import Renderer
 from advisor.render.tables import terminal_width
@@ -53,7 +53,7 @@ def _findings(report: CheckReport, width: int) -> str:
             (m, f.code, _wrap(f.message, msg_w), _wrap(f.fix or "-", room - msg_w))
             for m, f in zip(marks, report.findings)
         ]
-        return tabulate(rows, headers=["", "code", "finding", "fix"], tablefmt="simple_grid")
+        return grid(rows, headers=["", "code", "finding", "fix"], tablefmt="simple_grid")
     blocks = []
     for m, f in zip(marks, report.findings):
         lines = [f"{m:<5} {f.code}", textwrap.indent(_wrap(f.message, width - 6), " " * 6)]
@@ -98,7 +98,7 @@ def _summary(report: CheckReport, width: int) -> str:
         ),
     ]
     rows = [(k, _wrap(v, max(30, width - 16))) for k, v in rows]  # 16: the label column
-    out.append("Host\n" + tabulate(rows, tablefmt="simple"))
+    out.append("Host\n" + grid(rows, tablefmt="simple"))
 
     if report.accelerators:
         acc_rows = [
@@ -116,9 +116,7 @@ def _summary(report: CheckReport, width: int) -> str:
         ]
         out.append(
             "Accelerators\n"
-            + tabulate(
-                acc_rows, headers=["vendor", "index", "name", "memory used/total", "util", "temp", "power", "procs"]
-            )
+            + grid(acc_rows, headers=["vendor", "index", "name", "memory used/total", "util", "temp", "power", "procs"])
         )
     notes = []
     nv, asc = report.nvidia, report.ascend
@@ -158,7 +156,7 @@ def _summary(report: CheckReport, width: int) -> str:
                 _wrap(smoke, max(24, width - 56)),
             )
         )
-    out.append("Frameworks\n" + tabulate(fw_rows, headers=["framework", "version", "build", "devices", "smoke test"]))
+    out.append("Frameworks\n" + grid(fw_rows, headers=["framework", "version", "build", "devices", "smoke test"]))
 
     if report.findings:
         out.append("Findings\n" + _findings(report, width))

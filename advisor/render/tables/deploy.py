@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tabulate import tabulate
+from advisor.render.tables import grid
 
 from advisor.render.interface import Renderer
 from probes.deploy.models import DeployResult
@@ -49,7 +49,7 @@ def _summary(result: DeployResult, width: int) -> str:
         for e in result.exports
     ]
     lines += [
-        tabulate(
+        grid(
             rows,
             ["export", "status", "exporter", "opset", "s", "MB", "dyn batch", "error"],
             tablefmt="simple",
@@ -86,7 +86,7 @@ def _summary(result: DeployResult, width: int) -> str:
         )
     small = min(result.config.batch_sizes) if result.config else "?"
     lines += [
-        tabulate(
+        grid(
             rows,
             [
                 "serve",

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
-from tabulate import tabulate
+from advisor.render.tables import grid
 
 from advisor.render.interface import Renderer
 from advisor.sanitize import one_line
@@ -38,11 +38,11 @@ class GenericTable(Renderer):
         if runs:
             names = run_columns(runs, rate)
             rows = [[cell(n, fields(r).get(n)) for n in names] for r in runs]
-            table = tabulate(rows, names, tablefmt="simple", disable_numparse=True)
+            table = grid(rows, names, tablefmt="simple", disable_numparse=True)
             blocks.append(f"{table}\n{len(runs)} {rows_word}")
         scalars = scalar_fields(result)
         if scalars:
-            blocks.append(tabulate(scalars, ["field", "value"], tablefmt="simple", disable_numparse=True))
+            blocks.append(grid(scalars, ["field", "value"], tablefmt="simple", disable_numparse=True))
         elif not runs:
             blocks.append("(no figures in this result)")
         notes = [f"- {one_line(str(v))}" for v in listed(result, "verdicts")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tabulate import tabulate
+from advisor.render.tables import grid
 
 from advisor.render.interface import Renderer
 from advisor.render.tables import terminal_width
@@ -19,7 +19,7 @@ def _f(v, spec: str = ",.0f", none: str = "-") -> str:
 
 def _fit(rows, head, width: int) -> str:
     """The table when it fits `width`, else one wrapped line per row (every figure kept)."""
-    full = tabulate(rows, head, tablefmt="simple", disable_numparse=True)
+    full = grid(rows, head, tablefmt="simple", disable_numparse=True)
     if max(len(line) for line in full.splitlines()) <= width:
         return full
     return "\n".join(

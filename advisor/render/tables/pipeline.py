@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tabulate import tabulate
+from advisor.render.tables import grid
 
 from advisor.decision.pipeline import best_rate, feed_fraction, verdict
 from advisor.render.interface import Renderer
@@ -38,7 +38,7 @@ def _summary(suite: PipelineSuite, feed: tuple[float, int] | None, width: int) -
     ]
     rows = [[r.id, r.status, sps(r.alone), sps(r.with_step), sps(r.step_only), verdict(r)[:70]] for r in suite.runs]
     lines.append(
-        tabulate(
+        grid(
             rows,
             ["loader", "status", "alone /s", "with step /s", "step alone /s", "verdict"],
             tablefmt="simple",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections import Counter
 
-from tabulate import tabulate
+from advisor.render.tables import grid
 
 from advisor.render.interface import Renderer
 from advisor.render.tables import rate_text, terminal_width
@@ -20,7 +20,7 @@ def _fmt(v, spec: str = ".1f", none: str = "-") -> str:
 
 def _table(rows, head, width: int) -> str:
     """The table when it fits `width`, else one wrapped block per run (every figure kept)."""
-    full = tabulate(rows, head, tablefmt="simple", disable_numparse=True)
+    full = grid(rows, head, tablefmt="simple", disable_numparse=True)
     if max(len(line) for line in full.splitlines()) <= width:
         return full
     blocks = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Optional
 
-from tabulate import tabulate
+from advisor.render.tables import grid
 
 from advisor.render.interface import Renderer
 from advisor.render.tables import terminal_width
@@ -113,7 +113,7 @@ def _summary(result: ScalingResult, width: int) -> str:
                     f"{gate}; {rc.runs_ok}/{rc.runs_total} ok",
                 ]
             )
-    table = tabulate(rows, headers=HEADERS, disable_numparse=True)
+    table = grid(rows, headers=HEADERS, disable_numparse=True)
     lines.append(table if max(len(line) for line in table.splitlines()) <= width else _blocks(rows, width))
     failed = [r for r in result.runs if r.status != "ok"]
     for r in failed[:6]:

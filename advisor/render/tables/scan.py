@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections import defaultdict
 
-from tabulate import tabulate
+from advisor.render.tables import grid
 
 from advisor.render.interface import Renderer
 from advisor.render.tables import terminal_width
@@ -71,7 +71,7 @@ def _shares(title: str, shares, width: int) -> list[str]:
         [_clip(s.name, max(20, width - 40)), s.role or "", str(s.files), str(s.lines), _h(s.effort_hours)]
         for s in shares[:TOP]
     ]
-    out = [title, tabulate(rows, headers=["name", "role", "files", "lines", "hours"], tablefmt="simple")]
+    out = [title, grid(rows, headers=["name", "role", "files", "lines", "hours"], tablefmt="simple")]
     if len(shares) > TOP:
         out.append(f"  ... {len(shares) - TOP} more (see --json effort_breakdown)")
     return out
@@ -257,9 +257,7 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
         out.append("")
     if result.skipped:
         out.append("Skipped")
-        out.append(
-            tabulate([[s.file, s.reason] for s in result.skipped], headers=["file", "reason"], tablefmt="simple")
-        )
+        out.append(grid([[s.file, s.reason] for s in result.skipped], headers=["file", "reason"], tablefmt="simple"))
         out.append("")
     if result.framework == "mindspore":
         out.append(f"Already MindSpore code ({result.mindspore_files} file(s) import mindspore): nothing to migrate.")
