@@ -28,6 +28,7 @@ EXTRAS = (
     Extra("mindspore", ("mindspore",), "the MindSpore probes"),
     Extra("deploy", ("onnx", "onnxruntime", "onnxscript"), "advisor probe --deploy (ONNX export and serving)"),
     Extra("accuracy", ("sklearn",), "advisor probe --accuracy (scikit-learn's digits)"),
+    Extra("completion", ("shtab",), "advisor completion bash|zsh with values and files"),
 )
 BY_MODULE = {module: extra for extra in EXTRAS for module in extra.modules}
 

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Union
 
+from knowledge.errors import KnowledgeError
+
 # Six times the whole bundled knowledge base, in every override folder together: parsing it costs
 # seconds, not minutes (YAML here parses at roughly 1 MB per 3 s of CPU).
 MAX_OVERRIDE_BYTES = 2 * 1024 * 1024
@@ -23,8 +25,6 @@ MAX_OVERRIDE_FILES = 200
 def check(folders: Iterable[Union[str, "os.PathLike[str]"]]) -> None:
     """Raise KnowledgeError (one line naming the folder) when the YAML files of `folders` together pass
     the budget. A folder that cannot be listed is left to the loader, which says what is wrong with it."""
-    from knowledge.loader import KnowledgeError
-
     total, count = 0, 0
     for folder in folders:
         try:

@@ -22,20 +22,13 @@ from pydantic import ValidationError
 
 from probes.bounded import Refused, read_regular
 
+from knowledge.errors import KnowledgeError
 from knowledge.models import SCAN_KINDS, SECTIONS, KnowledgeBase, PriceObservation
+from knowledge.budget import check as check_budget
 from knowledge.pricing import hourly_cost_entries
 
 ENV_VAR = "ADVISOR_KB_DIR"
 BUNDLED_LABEL = "knowledge/data"
-
-
-class KnowledgeError(Exception):
-    """A knowledge-base file is unreadable or invalid; the message is one line naming file, entry
-    and field. `problems` holds every problem found."""
-
-    def __init__(self, message: str, problems: Optional[list["Problem"]] = None):
-        super().__init__(message)
-        self.problems = problems or []
 
 
 def _clip(text: str, limit: int = 120) -> str:
@@ -456,8 +449,6 @@ _CACHE: dict[tuple, KnowledgeBase] = {}
 
 
 def _layers(dirs: list[Path], include_bundled: bool = True) -> list[list[tuple[str, bytes]]]:
-    from knowledge.budget import check as check_budget
-
     check_budget(dirs)  # the override folders together, from their listings, before any file is read
     layers = [_bundled_files()] if include_bundled else []
     for folder in dirs:

@@ -145,7 +145,7 @@ def test_repeats_merge_to_median():
     ]
     (merged,) = runner._merge_repeats(runs)
     assert merged.images_per_second == 110.0 and sorted(merged.repeats) == [100.0, 110.0, 130.0]
-    assert any("repeats differ" in w for w in merged.warnings)
+    assert merged.id == "a" and merged.status == "ok"  # the spread between repeats is the grade's to judge
 
 
 def test_schema_file_matches_the_models():
@@ -342,9 +342,10 @@ def test_an_unusable_run_is_kept_but_never_decides(fake_workers, quiet_host, cap
     out = capsys.readouterr().out
     assert rc == 0
     flat = " ".join(out.split())  # the notes are wrapped to the terminal's width
-    assert "(95% CI 7979.9-8020.1, unusable)" in flat and "NOT DECIDABLE here (unusable)" in flat
+    assert "pytorch-eager-lenet-bs8 unusable 8,000 img/s (95% CI 7,980-8,020)" in flat
+    assert "not decidable here (unusable)" in flat
     assert "quiet the host" in flat and "--budget" in flat and "--threads" in flat
-    assert "unusable (shown, but never scored)" in flat and "2 round(s) as asked" in flat
+    assert "unusable (shown, never scored)" in flat and "2 round(s) as asked" in flat
 
 
 def test_max_repeat_is_checked(capsys):
