@@ -56,13 +56,16 @@ def llm(params_m: float, tokens: float, devices: int, accelerator: str = "Ascend
             "network": "roce-ib",
         },
         "deployment": {"targets": ["ascend-server"]},
-        # one sequence length for every size: the derived shapes' lengths differ (512 for BERT-size, 2048 above),
-        # and tokens per step set the communication share
+        # one width and sequence for every size (the layers follow the size): derived shapes change sequence
+        # (512 for BERT-size, 2048 above) and head counts (47 heads allow no tensor parallelism, 48 do), and
+        # tokens per step and the layouts open to a model set the communication share
         "model": {
             "family": "transformer",
             "parameters_millions": params_m,
             "source": "pytorch-code",
             "sequence_length": 2048,
+            "hidden_size": 4096,
+            "attention_heads": 32,
         },
         "needs": {"distributed_training": True},
         "workload": {"model": "transformer", "tokens": tokens, "batch_size": 256},

@@ -486,61 +486,59 @@ def _candidates(w: MemoryJob) -> list[Candidate]:
     return [(t, p, e, sh, r) for t in tps for p in pps for e in eps for sh in shs for r in recs]
 
 
-def _rank(lay: Layout) -> tuple:
-    return (
-        round(lay.overhead, 9),
-        lay.tensor_parallel * lay.pipeline_parallel * lay.expert_parallel,
-        lay.zero_stage,
-        lay.pipeline_parallel,
-    )
+def _key(w: MemoryJob, t: int, p: int, dp: int, sh: Sharding, r: str, e: int, k: Consts) -> tuple:
+    """How layouts are ranked: the least estimated overhead, then the least model parallelism, the
+    lowest sharding stage, the fewest pipeline stages."""
+    return (round(overhead(w, t, p, dp, sh, r, k)[0], 9), t * p * e, sh.stage, p)
 
 
-def fitting_layouts(w: MemoryJob, devices: int, usable: float, k: Consts = DEFAULT) -> list[Layout]:
-    """Every layout that fits exactly `devices` (t x p x dp = devices, ep dividing dp), best first."""
-    out = []
+def fitting_layouts(w: MemoryJob, devices: int, usable: float, k: Consts = DEFAULT, limit: int = 16) -> list[Layout]:
+    """The layouts that fit exactly `devices` (t x p x dp = devices, ep dividing dp), best first (at most `limit`)."""
+    found = []
     for t, p, e, sh, r in _candidates(w):
         if devices % (t * p) or (devices // (t * p)) % e:
             continue
         dp = devices // (t * p)
         if sum(_need(w, t, p, dp, sh, r, e)) <= usable:
-            out.append(_layout(w, t, p, dp, sh, r, usable, e, k))
-    return sorted(out, key=_rank)
+            found.append((_key(w, t, p, dp, sh, r, e, k), (t, p, dp, sh, r, e)))
+    found.sort(key=lambda f: f[0])
+    return [_layout(w, t, p, dp, sh, r, usable, e, k) for _, (t, p, dp, sh, r, e) in found[:limit]]
 
 
 def best_layout(w: MemoryJob, devices: int, usable: float, k: Consts = DEFAULT) -> Optional[Layout]:
     """The layout with the least estimated overhead that fits exactly `devices`, or None."""
-    found = fitting_layouts(w, devices, usable, k)
+    found = fitting_layouts(w, devices, usable, k, limit=1)
     return found[0] if found else None
 
 
 def _fewest_dp(w: MemoryJob, t: int, p: int, e: int, sh: Sharding, r: str, usable: float) -> Optional[int]:
-    """The smallest data-parallel degree (a multiple of ep) on which the layout fits; per-device need
-    falls as dp grows, so a doubling search then a bisection."""
-    big = 2**40
-    if sum(_need(w, t, p, big, sh, r, e)) > usable:
+    """The smallest data-parallel degree (a multiple of ep) on which the layout fits. Per-device need is
+    fixed + sharded / dp (the experts' part over dp / ep): solved for dp, then checked at the edge."""
+    fixed = sum(_need(w, t, p, 2**50, sh, r, e))
+    room = usable - fixed
+    if room <= 0:
         return None
-    if sum(_need(w, t, p, e, sh, r, e)) <= usable:
-        return e
-    lo, hi = 1, 1  # in units of e
-    while sum(_need(w, t, p, hi * e, sh, r, e)) > usable:
-        lo, hi = hi, hi * 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if sum(_need(w, t, p, mid * e, sh, r, e)) > usable else (lo, mid)
-    return hi * e
+    sharded = (sum(_need(w, t, p, e, sh, r, e)) - fixed) * e
+    dp = max(e, math.ceil(sharded / room / e - 1e-9) * e)
+    while sum(_need(w, t, p, dp, sh, r, e)) > usable:  # float rounding at the edge
+        dp += e
+    return dp
 
 
 def fewest_devices(w: MemoryJob, usable: float, k: Consts = DEFAULT) -> Optional[Layout]:
     """The layout on the fewest devices that holds the model (the least overhead among equals)."""
-    best: Optional[Layout] = None
+    best: Optional[tuple[tuple, tuple]] = None
     for t, p, e, sh, r in _candidates(w):
         dp = _fewest_dp(w, t, p, e, sh, r, usable)
         if dp is None:
             continue
-        lay = _layout(w, t, p, dp, sh, r, usable, e, k)
-        if best is None or (lay.devices, _rank(lay)) < (best.devices, _rank(best)):
-            best = lay
-    return best
+        key = (t * p * dp, _key(w, t, p, dp, sh, r, e, k))
+        if best is None or key < best[0]:
+            best = (key, (t, p, dp, sh, r, e))
+    if best is None:
+        return None
+    t, p, dp, sh, r, e = best[1]
+    return _layout(w, t, p, dp, sh, r, usable, e, k)
 
 
 def _strategy_of(lay: Layout) -> Literal["data-parallel", "optimizer-sharding", "model-parallel"]:

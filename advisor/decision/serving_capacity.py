@@ -163,7 +163,7 @@ def _meets(pt: Optional[Point], req: Requirements) -> Optional[str]:
     s = req.serving
     assert s is not None
     if pt is None:
-        return "the requests in flight do not fit in memory"
+        return "the requests in flight do not fit in memory (KV cache)"
     if s.ttft_ms is not None and pt.ttft_s * 1000 > s.ttft_ms:
         return f"time to first token {pt.ttft_s * 1000:,.0f} ms > {s.ttft_ms:g} ms"
     if s.tpot_ms is not None and pt.tpot_s * 1000 > s.tpot_ms:

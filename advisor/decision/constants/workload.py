@@ -75,9 +75,6 @@ WORKLOAD: list[Constant] = [
         "share of step time",
         "assumption: QLoRA dequantises every 4-bit weight to bf16 in each forward and backward pass; practitioner "
         "reports put a QLoRA step 20-40% slower than the same LoRA step (Dettmers et al. 2023 give no figure)",
-        "a QLoRA step were slower than LoRA's by a share of",
-        (0.0, 1.0),
-        projection=True,
     ),
     # --- failures and checkpoints of long runs -----------------------------------------------------
     Constant(
@@ -86,9 +83,6 @@ WORKLOAD: list[Constant] = [
         "interruptions per device-hour",
         "Dubey et al. 2024, The Llama 3 Herd of Models (arXiv:2407.21783), §3.3.4: 419 unexpected interruptions "
         "in a 54-day snapshot of pre-training on 16,384 H100 GPUs",
-        "unexpected interruptions came at a rate of",
-        (0.5 * 419 / (54 * 24 * 16384), 4 * 419 / (54 * 24 * 16384)),
-        projection=True,
     ),
     Constant(
         "CHECKPOINT_WRITE_GBS_PER_HOST",
@@ -187,9 +181,6 @@ WORKLOAD: list[Constant] = [
         "share of memory bandwidth",
         "assumption, checked against MLPerf Inference llama2-70b rows in benchmarks/calibration.py: a batched "
         "decode step reads the weights and the KV cache at 50-80% of the datasheet bandwidth",
-        "decoding reached a share of the memory bandwidth of",
-        (0.2, 0.8),
-        projection=True,
     ),
     Constant(
         "SERVING_BANDWIDTH_EFFICIENCY_HIGH",
@@ -203,9 +194,6 @@ WORKLOAD: list[Constant] = [
         "share of peak",
         "assumption: a prompt's prefill is one large batch of GEMMs at 30-50% of the serving precision's peak "
         "(the training MFU references reach 33-70%)",
-        "prefill reached a share of peak of",
-        (0.1, 0.6),
-        projection=True,
     ),
     Constant(
         "SERVING_PREFILL_MFU_HIGH",
