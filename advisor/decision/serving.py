@@ -157,18 +157,27 @@ def serving_for(
         latency = r.latency_ms.value / factor if r.latency_ms is not None else None
         scaled.append((r, r.per_device.value * factor, latency))
     slo, capacity, cap_notes = _verdict(route, acc, devices, req, family, k)
-    if not scaled and capacity is None:
-        return None
     notes: list[str] = []
     unit: Literal["tokens/s", "samples/s"] = "tokens/s" if family == "transformer-decoder" else "samples/s"
-    if scaled:
-        low, high, latency, what = _from_rows(scaled, acc, family, params_b, served, notes, k)
-    else:
-        assert capacity is not None
-        per = capacity.decode_tokens_per_second
+    if capacity is not None:
+        # a stated load: the rate the capacity arithmetic finds at it; the rescaled rows stand beside it
+        per = capacity.output_tokens_per_second
         low, high = per.low / devices, per.high / devices
         latency, what = capacity.tpot_ms, "per output token at the stated load (capacity arithmetic)"
-        notes.append("no serving reference for this family: the rate is the capacity arithmetic's decode rate")
+        notes.append(
+            "rate from the capacity arithmetic at the stated load (prefills included): "
+            f"{low:,.0f}-{high:,.0f} tokens/s per device"
+        )
+        if scaled:
+            r_low, r_high, _, _ = _from_rows(scaled, acc, family, params_b, served, [], k)
+            notes.append(
+                f"the serving references rescaled by bandwidth, size and bytes give {r_low:,.0f}-{r_high:,.0f} per "
+                "device (evidence only: a rate does not scale as 1/N across model sizes)"
+            )
+    elif scaled:
+        low, high, latency, what = _from_rows(scaled, acc, family, params_b, served, notes, k)
+    else:
+        return None
     notes.extend(cap_notes)
     evidence = [
         sourced_evidence(

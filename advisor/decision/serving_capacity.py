@@ -9,7 +9,8 @@ From first principles, the way an engineer sizes a serving box:
 - prefill (time to first token): 2 N_active x prompt + 2 L prompt^2 h FLOPs at SERVING_PREFILL_MFU of
   the served precision's peak (16-bit; int8 TOPS for w8a8; twice the 16-bit peak for fp8).
 - decode: each step reads the weights once (a MoE the experts its batch touches) and every request's
-  KV cache, at SERVING_BANDWIDTH_EFFICIENCY of the memory bandwidth; B requests per step.
+  KV cache, at SERVING_BANDWIDTH_EFFICIENCY of the memory bandwidth, unless its 2 N_active x B FLOPs
+  take longer at the prefill share of peak; B requests per step.
 - both at once (continuous batching): an instance holding B requests completes
   B / (B x prefill + output x step(B)) requests per second, and each output token takes
   step(B) + B x prefill / output (the prompts it prefills in between).
@@ -67,6 +68,9 @@ class ServingCapacity(BaseModel):
     requests_per_second: Span = Field(
         description="requests/s the team's devices sustain at the stated load, prefill included"
     )
+    output_tokens_per_second: Span = Field(
+        description="generated tokens/s over the team's devices at the stated load, prefill included (requests/s x output)"
+    )
     notes: list[str] = Field(default_factory=list)
 
 
@@ -105,11 +109,12 @@ def _prefill_s(m: Model, t: int, e: Efficiency) -> float:
 
 def _step_s(m: Model, t: int, b: int, e: Efficiency) -> float:
     """One decode step of b requests: the weights read (a MoE the experts b tokens touch) and the KV cache
-    of every request at its mean context, over the instance's bandwidth."""
+    of every request at its mean context over the instance's bandwidth, or, at large batches, the step's
+    2 N_active x b FLOPs at the prefill share of peak, whichever is longer."""
     touched = m.shared + min(m.experts, b * m.top_k) * m.per_expert if m.experts > 1 else m.params
     context = m.prompt + m.output / 2
     read = touched * m.weight_bytes + b * m.kv_per_token * context
-    return read / (t * m.bandwidth * e.bandwidth)
+    return max(read / (t * m.bandwidth * e.bandwidth), 2 * m.active * b / (t * m.peak * e.prefill))
 
 
 def max_batch(m: Model, t: int) -> int:
@@ -308,7 +313,8 @@ def judge(req: Requirements, acc: Accelerator, devices: int, supported: Optional
     fast = Efficiency(k["SERVING_BANDWIDTH_EFFICIENCY_HIGH"], k["SERVING_PREFILL_MFU_HIGH"])
     need, why = fewest_devices(m, req, sizes, slow)
     need_fast, _ = fewest_devices(m, req, sizes, fast)
-    # the team's devices: the instance size that meets the load on them, else the smallest that fits
+    # the team's devices: the smallest instance size that meets the load on them, else the one that
+    # carries the most requests per second
     fitting = [t for t in sizes if max_batch(m, t) >= 1 and t <= devices]
     on_team = next(
         (
@@ -316,7 +322,7 @@ def judge(req: Requirements, acc: Accelerator, devices: int, supported: Optional
             for t in fitting
             if _meets(_point(m, t, devices // t, s.concurrency, s.requests_per_second, slow), req) is None
         ),
-        fitting[0] if fitting else None,
+        max(fitting, key=lambda t: _carried(m, t, devices, req, slow), default=None),
     )
     capacity = _capacity(m, req, on_team, devices, slow, fast, notes) if on_team is not None else None
     if need is None:
@@ -334,17 +340,34 @@ def judge(req: Requirements, acc: Accelerator, devices: int, supported: Optional
         if need_fast is not None and need_fast.t * need_fast.n != needed
         else ""
     )
-    miss = (
-        _meets(_point(m, on_team, devices // on_team, s.concurrency, s.requests_per_second, slow), req)
-        if on_team
-        else (f"the weights need {sizes[0] if not fitting else fitting[0]}+ devices per instance")
-    )
+    if on_team is None:
+        least = next((t for t in sizes if max_batch(m, t) >= 1), None)
+        miss = f"the weights and one request's KV cache need {least} devices per instance"
+    else:
+        n = devices // on_team
+        miss = _meets(_point(m, on_team, n, s.concurrency, s.requests_per_second, slow), req) or ""
+        if s.concurrency and math.ceil(s.concurrency / n) > max_batch(m, on_team):
+            miss = (
+                f"{s.concurrency} requests in flight over {n} instance(s) of {on_team}: "
+                f"{math.ceil(s.concurrency / n)} each, {max_batch(m, on_team)} fit beside the weights "
+                f"({m.kv_per_token * (m.prompt + m.output) / 1e9:.2f} GB of KV cache each)"
+            )
     return Judged(
         "needs-devices",
         needed,
         f"{devices} x {acc.name} cannot ({miss}); {needed} meet it ({need.n} instance(s) of {need.t}){fast_text}",
         capacity,
     )
+
+
+def _carried(m: Model, t: int, devices: int, req: Requirements, e: Efficiency) -> float:
+    """Requests per second `devices` carry in instances of t at the stated load (capped at what fits)."""
+    s = req.serving
+    assert s is not None
+    n = max(1, devices // t)
+    cap = max_batch(m, t)
+    b = min(cap, math.ceil(s.concurrency / n)) if s.concurrency else cap
+    return n * b / (b * _prefill_s(m, t, e) + m.output * _step_s(m, t, b, e))
 
 
 def _capacity(
@@ -378,5 +401,8 @@ def _capacity(
         tpot_ms=Span(low=round(min(tpot), 3), high=round(max(tpot), 3), unit="ms"),
         decode_tokens_per_second=Span(low=round(min(decode), 3), high=round(max(decode), 3), unit="tokens/s"),
         requests_per_second=Span(low=round(min(rps), 5), high=round(max(rps), 5), unit="requests/s"),
+        output_tokens_per_second=Span(
+            low=round(min(rps) * m.output, 3), high=round(max(rps) * m.output, 3), unit="tokens/s"
+        ),
         notes=list(notes),
     )
