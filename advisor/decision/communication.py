@@ -138,7 +138,7 @@ class Communication(BaseModel):
         default_factory=list, description="the knowledge-base scaling curve at powers of two up to the target"
     )
     comm_compute_ratio: Optional[float] = Field(
-        None, description="T_comm / T_compute of one data-parallel step (seed 004 §5.2), estimated"
+        None, description="T_comm / T_compute of one data-parallel step (SEED_RELEASED_TOGETHER §5.2), estimated"
     )
     measured: Optional[ScalingMeasurement] = Field(
         None, description="the scaling probe figures consulted for this framework"
@@ -390,7 +390,7 @@ def host_link(acc: Optional[Accelerator], target: str) -> str:
         return "nvlink"
     if "hccs" in text or (target == "ascend" and "pcie" not in text and text):
         return "hccs"
-    return "pcie"  # unknown: the weak case (seed 004 §2.1's curve)
+    return "pcie"  # unknown: the weak case (the weak-interconnect curve of SEED_RELEASED_TOGETHER §2.1)
 
 
 @dataclass(frozen=True)

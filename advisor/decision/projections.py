@@ -530,7 +530,7 @@ def _reference_by_peak(
 
 def _adapter_ratio(kb: Optional[KnowledgeBase]) -> Optional[tuple[float, float, Evidence]]:
     """Throughput of an adapter path relative to the first-party one: upper vs lower half of the
-    operator-coverage loss (about 0.78-0.89 with 10-30%; seed 002 reports 15-20% lower)."""
+    operator-coverage loss (about 0.78-0.89 with 10-30%; the field report "Ascend 910 and MindSpore in practice" reports 15-20% lower)."""
     d = _derating(kb, "operator_coverage")
     if d is None:
         return None
