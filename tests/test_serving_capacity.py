@@ -125,8 +125,12 @@ def test_a_service_within_its_targets_meets_on_the_teams_devices(kb):
     345 requests; prefill 2 x 7e9 x 1024 + 2 x 32 x 1024^2 x 4096 FLOPs at 30% of 989.4 TFLOPS = 50 ms; a
     step of 64 requests reads 14 GB + 64 x 131,072 x 1,152 B at 50% of 3,350 GB/s = 14.4 ms, and each token
     also waits 64 x 50 ms / 256 of prefills: 27 ms < 50 ms. One device meets it."""
-    s = served(kb, service(7000, "H100", 8, "nvidia", concurrency=64, prompt_tokens=1024, output_tokens=256,
-                           ttft_ms=1000, tpot_ms=50))
+    s = served(
+        kb,
+        service(
+            7000, "H100", 8, "nvidia", concurrency=64, prompt_tokens=1024, output_tokens=256, ttft_ms=1000, tpot_ms=50
+        ),
+    )
     assert s.slo.verdict == "meets" and s.slo.devices_needed == 1
     usable = 80 * GIB * 0.93 * 0.9
     assert s.capacity.max_batch == math.floor((usable - 14e9) / (32 * 2 * 8 * 128 * 2 * 1280))
