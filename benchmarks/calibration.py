@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import knowledge  # noqa: E402
 from advisor.decision.projections import project  # noqa: E402
+from advisor.decision.serving import rescaled_rate  # noqa: E402
 from advisor.requirements import parse_requirements  # noqa: E402
 
 GOAL = (0.8, 1.25)
@@ -129,14 +130,11 @@ def _serving(
             "quantization": quantization,
         },
     }
+    if which == "references":
+        return rescaled_rate(kb, kb.find_accelerator(accelerator), "transformer-decoder", params_m / 1000, 1.0)
     p = project("pytorch", parse_requirements(data), kb, [])
-    s = p.serving
-    if s is None:
-        return None
-    if which == "capacity":
-        c = s.capacity
-        return (c.output_tokens_per_second.low / devices, c.output_tokens_per_second.high / devices) if c else None
-    return s.per_device.low, s.per_device.high
+    c = p.serving.capacity if p.serving is not None else None
+    return (c.output_tokens_per_second.low / devices, c.output_tokens_per_second.high / devices) if c else None
 
 
 LLAMA2_7B = {"layers": 32, "hidden_size": 4096, "attention_heads": 32, "sequence_length": 4096, "vocabulary": 32000}

@@ -29,8 +29,11 @@ from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.evidence import Evidence, Span, sourced_evidence
 from advisor.decision.serving_capacity import WEIGHT_BYTES, ServingCapacity, judge
 from advisor.requirements import Requirements
+from advisor.requirements import Serving as LoadSpec
 from knowledge.models import Accelerator, KnowledgeBase, ServingReference
 
+# a load no memory holds: the capacity at as many requests as fit
+FULL_BATCH = 10_000_000
 # bytes per weight of a serving reference row, by the precision it ran at
 ROW_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
 
@@ -124,6 +127,40 @@ def runtime_of(route: object, family: str) -> str:
     return RUNTIME.get((getattr(route, "framework", ""), getattr(route, "target", ""), family), "vendor runtime")
 
 
+def scaled_rows(
+    kb: KnowledgeBase, acc: Accelerator, family: str, params_b: float, served: float
+) -> list[tuple[ServingReference, float, Optional[float]]]:
+    """Each serving reference of the family (this accelerator's first) rescaled to this model, accelerator
+    and weight width: (row, rate per device, batch-1 latency or None)."""
+    pool = [r for r in kb.serving_references if r.family == family]
+    rows = [r for r in pool if r.accelerator == acc.id] or pool
+    out: list[tuple[ServingReference, float, Optional[float]]] = []
+    for r in rows:
+        ref_acc = kb.get(r.accelerator, "accelerators")
+        if not isinstance(ref_acc, Accelerator):
+            continue
+        hw = _scale(ref_acc, acc, family)
+        if hw is None:
+            continue
+        factor = hw * r.parameters_b / params_b
+        if family == "transformer-decoder":
+            factor *= ROW_BYTES[r.precision] / served  # the weights read per step
+        latency = r.latency_ms.value / factor if r.latency_ms is not None else None
+        out.append((r, r.per_device.value * factor, latency))
+    return out
+
+
+def rescaled_rate(
+    kb: KnowledgeBase, acc: Accelerator, family: str, params_b: float, served: float, k: Consts = DEFAULT
+) -> Optional[tuple[float, float]]:
+    """The rescaled rows' rate range per device (what a decoder without a stated load is scored on)."""
+    scaled = scaled_rows(kb, acc, family, params_b, served)
+    if not scaled:
+        return None
+    low, high, _, _ = _from_rows(scaled, acc, family, params_b, served, [], k)
+    return low, high
+
+
 def serving_for(
     route: object,
     acc: Optional[Accelerator],
@@ -141,21 +178,7 @@ def serving_for(
     quant = req.serving.quantization if req.serving is not None else "none"
     served = WEIGHT_BYTES[quant]
     params_b = req.model.parameters_millions / 1000
-    pool = [r for r in kb.serving_references if r.family == family]
-    rows = [r for r in pool if r.accelerator == acc.id] or pool
-    scaled: list[tuple[ServingReference, float, Optional[float]]] = []
-    for r in rows:
-        ref_acc = kb.get(r.accelerator, "accelerators")
-        if not isinstance(ref_acc, Accelerator):
-            continue
-        hw = _scale(ref_acc, acc, family)
-        if hw is None:
-            continue
-        factor = hw * r.parameters_b / params_b
-        if family == "transformer-decoder":
-            factor *= ROW_BYTES[r.precision] / served  # the weights read per step
-        latency = r.latency_ms.value / factor if r.latency_ms is not None else None
-        scaled.append((r, r.per_device.value * factor, latency))
+    scaled = scaled_rows(kb, acc, family, params_b, served)
     slo, capacity, cap_notes = _verdict(route, acc, devices, req, family, k)
     notes: list[str] = []
     unit: Literal["tokens/s", "samples/s"] = "tokens/s" if family == "transformer-decoder" else "samples/s"
@@ -163,9 +186,9 @@ def serving_for(
         # a stated load: the rate the capacity arithmetic finds at it; the rescaled rows stand beside it
         per = capacity.output_tokens_per_second
         low, high = per.low / devices, per.high / devices
-        latency, what = capacity.tpot_ms, "per output token at the stated load (capacity arithmetic)"
+        latency, what = capacity.tpot_ms, "per output token at the load (capacity arithmetic)"
         notes.append(
-            "rate from the capacity arithmetic at the stated load (prefills included): "
+            "rate from the capacity arithmetic at the load (prefills included): "
             f"{low:,.0f}-{high:,.0f} tokens/s per device"
         )
         if scaled:
@@ -257,9 +280,18 @@ def _from_rows(
 def _verdict(
     route: object, acc: Accelerator, devices: int, req: Requirements, family: str, k: Consts
 ) -> tuple[Optional[SloVerdict], Optional[ServingCapacity], list[str]]:
-    """The stated load (`serving:`) against the team's devices; nothing without one."""
+    """The stated load (`serving:`) against the team's devices. Without one, a decoder product's capacity
+    at a full batch of the `serving:` defaults (1,024-token prompts, 256-token answers), not judged."""
     if req.serving is None:
-        return None, None, []
+        if family != "transformer-decoder" or req.workload is None or req.workload.kind != "inference":
+            return None, None, []
+        full = req.model_copy(update={"serving": LoadSpec(concurrency=FULL_BATCH)})
+        judged = judge(full, acc, devices, None, k)
+        note = (
+            "no serving load stated: the capacity at a full batch of 1,024-token prompts and 256-token answers "
+            "(the serving: defaults), not judged against targets"
+        )
+        return None, judged.capacity, [note] if judged.capacity is not None else []
     if family != "transformer-decoder":
         reason = "the serving capacity arithmetic covers decoders (token generation); an encoder is not judged"
         return SloVerdict(verdict="unknown", devices=devices, reason=reason), None, [reason]
