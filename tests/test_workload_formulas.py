@@ -392,3 +392,14 @@ def test_energy_is_the_servers_datasheet_power_at_a_typical_draw(kb):
     assert power_budget_kw(fleet_power(h100), 16) == pytest.approx(20.4)
     # without a server figure: the cards x SERVER_POWER_PER_CARD_POWER (910B: 310 W x 1.8)
     assert fleet_power(kb.find_accelerator("Ascend 910B")).per_device_w == pytest.approx(310 * 1.8)
+
+
+def test_references_measured_on_the_workflows_own_route_come_first(kb):
+    """With the MindSpeed-LLM route named, the 7B on 8 x 910B is projected from the reference measured on that
+    route (ModelLink/MindSpeed-LLM, 2,730 tokens/s/device), widened +-25% as a single reference; without a
+    route, from every 910B reference (up to MindFormers' 4,160)."""
+    mindspeed = training_route(["distributed-optimizer"], ["dp", "tp", "pp"]).model_copy(update={"id": "mindspeed-llm"})
+    p = projected(kb, team(6740, "Ascend 910B", 8), training=mindspeed)
+    assert p.tokens_per_second.high / 8 == pytest.approx(2730 * 1.25, rel=1e-3)
+    assert p.tokens_per_second.low / 8 == pytest.approx(2730 * 0.75, rel=2e-3)
+    assert projected(kb, team(6740, "Ascend 910B", 8)).tokens_per_second.high / 8 == pytest.approx(4160, rel=1e-3)

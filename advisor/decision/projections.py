@@ -296,6 +296,7 @@ def team_recompute(req: Requirements, fit: Optional[MemoryFit], k: Consts = DEFA
 def _mfu_estimate(
     kb: KnowledgeBase,
     acc: Accelerator,
+    route: Route,
     req: Requirements,
     gflops: float,
     devices: int,
@@ -308,7 +309,10 @@ def _mfu_estimate(
     team needs beyond the reference's (and QLoRA's dequantisation)."""
     m = req.model
     fine = m.fine_tune in ("lora", "qlora")
-    mfu = mfu_range(kb, acc, _job_precision(req), k=k, moe=m.is_moe, fine_tune=fine)
+    stack = getattr(route, "training", None)
+    mfu = mfu_range(
+        kb, acc, _job_precision(req), k=k, moe=m.is_moe, fine_tune=fine, route=stack.id if stack is not None else None
+    )
     span = peak_16bit(acc)
     listed = listed_peak(acc)
     if span is None or listed is None or mfu is None:
@@ -663,7 +667,7 @@ def _find(
     flop_scalable = gflops is None or gflops >= MIN_FLOP_SCALED_GFLOPS
     text = is_text(req)
     if cap >= 2 and kb is not None and acc is not None and text and gflops:
-        found = _mfu_estimate(kb, acc, req, gflops, devices, plan, fit, k)
+        found = _mfu_estimate(kb, acc, route, req, gflops, devices, plan, fit, k)
         if found is not None:
             est, mfu, factors = found
             return (

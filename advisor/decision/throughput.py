@@ -100,19 +100,23 @@ def mfu_range(
     moe: bool = False,
     fine_tune: bool = False,
     exclude: frozenset[str] = frozenset(),
+    route: Optional[str] = None,
 ) -> Optional[MfuRange]:
-    """The MFU range for this accelerator, precision and family, from the closest matched references
-    (`exclude`: reference ids left out, for the calibration's held-out check)."""
+    """The MFU range for this accelerator, precision and family, from the closest matched references:
+    on this accelerator, those measured on the workflow's own training route (`route`, a routes id) when
+    there are any (`exclude`: reference ids left out, for the calibration's held-out check)."""
     if precision not in SIXTEEN_BIT:
         return None  # fp32 LLM training has no reference here; the peak path covers it
     pool = [r for r in kb.mfu_references if r.id not in exclude and (r.precision in SIXTEEN_BIT or r.is_moe)]
     fam = [r for r in pool if r.family == family] or pool
     kind_pool, kind = _matched(fam, moe, fine_tune)
     same = [r for r in kind_pool if r.accelerator == acc.id]
+    own = [r for r in same if route is not None and r.route == route]
     vendor = [
         r for r in kind_pool if (a := kb.get(r.accelerator, "accelerators")) is not None and a.vendor == acc.vendor
     ]
     for refs, basis in (
+        (own, f"{kind}MFU references on {acc.name} measured on this workflow's route ({route})"),
         (same, f"{kind}MFU references on {acc.name}"),
         (vendor, f"{kind}MFU references on other {acc.vendor} chips (none on {acc.name}), the MFU taken to transfer"),
         (kind_pool, f"every 16-bit {kind}MFU reference (none on {acc.vendor} chips)"),
@@ -123,7 +127,7 @@ def mfu_range(
     else:
         return None
     low, high = min(s.low for s in spans), max(s.high for s in spans)
-    out = MfuRange(low, high, [s.ref for s in spans], basis, spans, same_accelerator=refs is same)
+    out = MfuRange(low, high, [s.ref for s in spans], basis, spans, same_accelerator=refs is same or refs is own)
     if len(spans) == 1:
         mid, widen = (low + high) / 2, k["SINGLE_REFERENCE_WIDEN"]
         out.low, out.high = min(low, mid * (1 - widen)), max(high, mid * (1 + widen))
