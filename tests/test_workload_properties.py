@@ -104,9 +104,15 @@ def test_time_grows_with_tokens(kb, tokens, more):
 @SETTINGS
 @given(params=st.floats(500, 30000), more=st.floats(1.05, 3.0))
 def test_time_grows_with_parameters(kb, params, more):
-    a = hours(kb, llm(params, 1e10, 64)).time_to_train_hours
-    b = hours(kb, llm(params * more, 1e10, 64)).time_to_train_hours
-    assert b.low > a.low and b.high > a.high
+    pa, pb = hours(kb, llm(params, 1e10, 64)), hours(kb, llm(params * more, 1e10, 64))
+    a, b = pa.time_to_train_hours, pb.time_to_train_hours
+    assert b.low > a.low
+    # the slow end also grows, unless the bigger model needs a layout that moves fewer gradient bytes per device
+    # (tensor or pipeline parallelism): the step's communication bound, which caps the slow end, then loosens
+    la, lb = pa.memory.layout, pb.memory.layout
+    same_split = (la.tensor_parallel, la.pipeline_parallel) == (lb.tensor_parallel, lb.pipeline_parallel)
+    if same_split:
+        assert b.high > a.high
 
 
 @SETTINGS
