@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.errors import UsageError
 from advisor.safe_yaml import clip, load_yaml, read_bounded
@@ -135,6 +135,10 @@ class ModelSpec(_Input):
     vocabulary: Optional[int] = Field(None, ge=1, le=10_000_000)
     recompute: Optional[Literal["none", "selective", "full"]] = None
     """Activation recomputation (absent: the least that fits, said so)."""
+    upstream: Optional[Literal["transformers", "diffusers", "timm", "ultralytics", "megatron"]] = None
+    """The PyTorch library the model builds on (its models and checkpoints): a maintained MindSpore port
+    of it (diffusers -> mindone, ultralytics -> mindyolo, timm -> mindcv, transformers -> MindNLP,
+    LLMs -> MindSpore Transformers) is adapted instead of re-implementing the model."""
     flash_attention: bool = True
     """Transformers: fused attention that keeps no s x s scores (FlashAttention on NVIDIA, the fused
     FlashAttentionScore operator on Ascend; true by default, an assumption)."""
@@ -207,6 +211,12 @@ class Needs(_Input):
     )
     """The stages a domestic mandate applies to (default both): [training] for a team that must train on
     domestic hardware but publishes weights that others serve anywhere."""
+
+    @field_validator("domestic_scope", mode="before")
+    @classmethod
+    def _empty_scope_is_unstated(cls, value: Any) -> Any:
+        # an empty list states nothing (a form's untouched multi-select sends one): the default, both stages
+        return ["training", "deployment"] if value == [] else value
 
     @property
     def hardware_mandate(self) -> str:

@@ -293,6 +293,13 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
         for i, wf in enumerate(p.workflows):
             if wf not in ids["workflows"]:
                 broken("pitfalls", p.id, f"workflows[{i}]", wf, "workflow")
+        for i, rid in enumerate(p.routes):
+            if rid not in ids["routes"]:
+                broken("pitfalls", p.id, f"routes[{i}]", rid, "route")
+    for r in kb_lists["routes"]:
+        for i, acc in enumerate(r.accelerators):
+            if acc not in ids["accelerators"]:
+                broken("routes", r.id, f"accelerators[{i}]", acc, "accelerator")
     pitfall_kinds = {p.id: set(p.scan_kinds) for p in kb_lists["pitfalls"]}
     for m in kb_lists["api_mappings"]:
         if m.pitfall and m.pitfall not in ids["pitfalls"]:

@@ -243,7 +243,13 @@ def test_inference_only_accelerator_exits_2_on_one_line(tmp_path):
 # --- 4. like with like for undecided ------------------------------------------------------------------
 
 
-def test_undecided_compares_each_workflow_on_matched_hardware(kb):
+def test_undecided_places_each_workflow_where_its_route_does_best(kb):
+    """Undecided target: each workflow trains where its route does best. PyTorch may train on either
+    vendor (CUDA, or torch_npu on the named 910B) and is placed on the faster; MindSpore on the named
+    Ascend chip. The NVIDIA chip for a team that names none is the current one with references, never
+    one picked for being nearest in peak to the Ascend chip."""
+    from advisor.decision.workflows import current_chip
+
     data = {
         "name": "u",
         "team": {"pytorch": "proficient", "mindspore": "basic"},
@@ -253,17 +259,15 @@ def test_undecided_compares_each_workflow_on_matched_hardware(kb):
     }
     card = decide(kb, data, sensitivity=False)
     pt, ms = proj(card, "pytorch"), proj(card, "mindspore")
-    assert ms.accelerator == "ascend-910b" and pt.target == "nvidia"
-    acc = {a.id: a for a in kb.accelerators}
-    peaks = {
-        a.id: (a.fp16_tflops or a.bf16_tflops).value
-        for a in kb.accelerators
-        if a.vendor == "nvidia" and (a.fp16_tflops or a.bf16_tflops)
-    }
-    anchor = (acc["ascend-910b"].fp16_tflops or acc["ascend-910b"].bf16_tflops).value
-    assert abs(peaks[pt.accelerator] - anchor) == min(abs(v - anchor) for v in peaks.values())
-    assert pt.accelerator != "v100"
-    assert card.hardware_basis and "undecided" in card.hardware_basis and "like with like" in card.hardware_basis
+    assert ms.accelerator == "ascend-910b"
+    assert pt.accelerator == current_chip(kb, "nvidia").id and pt.target == "nvidia"
+    placement = wf(card, "pytorch").route.placement
+    assert placement.startswith("placed on 1 x NVIDIA") and "Ascend 910B" in placement  # both places weighed
+    assert (
+        card.hardware_basis
+        and "undecided" in card.hardware_basis
+        and "placed where its route does best" in card.hardware_basis
+    )
     assert any("undecided" in a for a in card.assumptions)
 
 
@@ -300,9 +304,16 @@ def test_engineering_cost_follows_migration_hours(kb):
         assert eng[name].high == pytest.approx(hours[name][1] / 8 * 1000, rel=1e-3)
 
 
-def test_budget_blocks_on_the_total_cost(kb):
+def test_budget_blocks_on_the_cost_in_its_scope(kb):
+    # budget_scope total: the team's time counts, and $1,000 pays for none of it
+    card = decide(
+        kb, prototype(**{"constraints.budget_usd": 1000, "constraints.budget_scope": "total"}), sensitivity=False
+    )
+    for s in card.scores:
+        assert any("budget_usd" in b and "team" in b and "budget_scope=total" in b for b in s.blocked_by), s.blocked_by
+    # the default scope is compute: a few hours of 910B time fit
     card = decide(kb, prototype(**{"constraints.budget_usd": 1000}), sensitivity=False)
-    assert all(any("budget_usd" in b and "total cost" in b for b in s.blocked_by) for s in card.scores)
+    assert not any("budget_usd" in b for s in card.scores for b in s.blocked_by)
 
 
 # --- 6. confidence ------------------------------------------------------------------------------------------
@@ -428,9 +439,11 @@ def test_dynamic_control_flow_moves_mindspore_performance(kb):
         return next(x.score for x in wf(c, n).criteria if x.name == "performance")
 
     keep = CONSTANTS["DYNAMIC_GRAPH_KEEP"].value
-    assert perf(dyn, "pytorch") > perf(plain, "pytorch") or perf(dyn, "mindspore") < perf(plain, "mindspore")
-    assert wf(plain, "hybrid").total - wf(dyn, "hybrid").total > 1.0  # more than the 0.03 points the issue found
-    assert any(f"x{keep:g}" in x.note for x in wf(dyn, "mindspore").criteria if x.name == "performance")
+    # the factor slows MindSpore's runs; performance scores the share of the schedule they take, so on a
+    # short run it moves little, and never up
+    assert perf(dyn, "mindspore") <= perf(plain, "mindspore") and perf(dyn, "pytorch") >= perf(plain, "pytorch")
+    assert wf(plain, "hybrid").total > wf(dyn, "hybrid").total
+    assert any(f"/{keep:g}" in x.note for x in wf(dyn, "mindspore").criteria if x.name == "performance")
 
 
 # --- 10. domestic hardware vs framework ------------------------------------------------------------------------
@@ -667,9 +680,18 @@ def test_a_wide_margin_on_fair_evidence_is_not_high_confidence(kb):
 
     card = score(load_requirements(ROOT / "examples" / "ascend-production.yaml"), kb=kb, sensitivity=False)
     parts = card.recommendation.confidence_parts
-    assert parts.margin_level == "high" and parts.evidence.label == "fair"
+    # on the one evidence scale the deciding criteria rest on rules over the requirements (1.5/5): weak
+    assert parts.margin_level == "high" and parts.evidence.label == "weak"
     assert card.recommendation.confidence == "medium"
-    assert any(step.startswith("high needs good decisive evidence") for step in parts.steps)
+    assert any(step.startswith("weak decisive evidence") for step in parts.steps)
+    fair = score(
+        load_requirements(ROOT / "examples" / "ascend-production.yaml"),
+        kb=kb,
+        sensitivity=False,
+        constants={"EVIDENCE_FAIR": 1.0},
+    ).recommendation
+    assert fair.confidence_parts.evidence.label == "fair" and fair.confidence == "medium"
+    assert any(step.startswith("high needs good decisive evidence") for step in fair.confidence_parts.steps)
 
 
 # --- issue 28: the risk register reads the decision model's memory fit --------------------------------

@@ -168,7 +168,8 @@ def test_more_devices_never_shorten_time_to_train_beyond_linear(kb, t, pair):
             continue
         for end in ("low", "high"):
             t1, t2 = getattr(p1.time_to_train_hours, end), getattr(p2.time_to_train_hours, end)
-            assert t2 >= t1 * n1 / n2 * (1 - 1e-3), (w, end, t1, t2)
+            # times are rounded to 4 decimals (1e-4 h): a 10x shorter run may land on either side of the line
+            assert t2 >= t1 * n1 / n2 * (1 - 1e-3) - 1e-4, (w, end, t1, t2)
 
 
 @SETTINGS

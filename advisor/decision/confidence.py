@@ -7,7 +7,7 @@ import re
 from typing import Optional
 
 from advisor.decision.constants import CONSTANTS, Consts
-from advisor.decision.evidence import QUALITY_RANK
+from advisor.decision.evidence import QUALITY_RANK, evidence_class, grade_label
 from advisor.decision.projections import Projection
 from advisor.decision.scorecard import (
     ConstantSensitivity,
@@ -42,45 +42,48 @@ def noise_overlap(
     )
 
 
+# The criteria a verdict's evidence is graded on: the ones that give the top workflow the most points
+# (as the first page lists them), each above this many points.
+DECIDING_CRITERIA = 3
+DECIDING_MIN_POINTS = 0.05
+
+
 def evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Consts) -> EvidenceQuality:
-    """The quality of the evidence in the criteria that decide the verdict, weighted by how many
-    points each criterion contributes to the margin."""
+    """The grade of the evidence that decides the verdict, on the one scale (evidence.QUALITY_RANK):
+    for each of the (at most three) criteria that give the top workflow the most points, the weakest
+    class among the sources it rests on, weighted by the points it contributes. The first page prints
+    this grade; it is the one the confidence rule reads. Named constants marked `assumption` in the
+    notes are counted in the note (the first page lists them as set values)."""
     if runner is None:
         return EvidenceQuality(score=0.0, label="none", note="no runner-up: decided by hard constraints")
+    deciding = sorted(
+        ((t.weight * (t.score - r.score), t, r) for t, r in zip(top.criteria, runner.criteria)),
+        key=lambda g: (-g[0], g[1].name),
+    )
+    deciding = [g for g in deciding if g[0] > DECIDING_MIN_POINTS][:DECIDING_CRITERIA]
     num = den = 0.0
     counts: dict[str, int] = {}
-    for t, r in zip(top.criteria, runner.criteria):
-        gain = t.weight * (t.score - r.score)
-        if gain <= 0:
-            continue
-        items = t.evidence + r.evidence
-        # The rules that turn the inputs into this criterion's scores count too: a named constant
-        # marked `assumption` in either note is one more assumption-quality item.
-        rules = _assumed_constants(t.note) + _assumed_constants(r.note)
-        if not items and not rules:
-            continue
-        q = (sum(e.quality for e in items) + QUALITY_RANK["assumption"] * len(rules)) / (len(items) + len(rules))
-        if rules:
-            counts["assumption"] = counts.get("assumption", 0) + len(rules)
-        num, den = num + gain * q, den + gain
-        for e in items:
-            key = (
-                "measured"
-                if e.kind == "measured"
-                else ("requirement" if e.kind == "requirement" else str(e.confidence or "assumption"))
-            )
-            counts[key] = counts.get(key, 0) + 1
+    for gain, t, r in deciding:
+        # one class per source (a knowledge-base entry cited by both workflows counts once), as printed
+        seen: dict[str, str] = {}
+        for e in t.evidence + r.evidence:
+            seen.setdefault(f"{e.kind}:{e.ref}", evidence_class(e))
+        classes = list(seen.values())
+        rules = len(_assumed_constants(t.note)) + len(_assumed_constants(r.note))
+        for c in classes + ["assumption"] * rules:
+            counts[c] = counts.get(c, 0) + 1
+        weakest = min(classes, key=QUALITY_RANK.__getitem__) if classes else "assumption"
+        num, den = num + gain * QUALITY_RANK[weakest], den + gain
     if den == 0:
         return EvidenceQuality(score=0.0, label="none", counts=counts, note="no criterion favours the top workflow")
     score = num / den
-    label = "good" if score >= k["EVIDENCE_GOOD"] else ("fair" if score >= k["EVIDENCE_FAIR"] else "weak")
-    weak = counts.get("assumption", 0) + counts.get("blog", 0)
+    weak = counts.get("assumption", 0) + counts.get("blog", 0) + counts.get("requirement", 0)
     total = sum(counts.values())
     return EvidenceQuality(
         score=round(score, 3),
-        label=label,
+        label=grade_label(score, k["EVIDENCE_GOOD"], k["EVIDENCE_FAIR"]),
         counts=counts,
-        note=f"{weak} of {total} evidence items in the deciding criteria are assumption or blog",
+        note=f"{weak} of {total} evidence items in the deciding criteria are assumptions, blog figures or rules on the requirements",
     )
 
 
@@ -172,11 +175,11 @@ def judge_confidence(
             steps.append(f"a tie: {margin:.2f} points" if tie else f"negative margin {margin:.2f}")
         if quality.label == "weak":
             level = DOWN[level]
-            steps.append(f"weak decisive evidence ({quality.score:.1f}/5: {quality.note})")
+            steps.append(f"weak decisive evidence ({quality.score:.1f}/5)")
         elif quality.label == "fair" and level == "high":
             # a wide margin built on blog figures and assumptions is not a confident verdict
             level = "medium"
-            steps.append(f"high needs good decisive evidence; it is fair ({quality.score:.1f}/5: {quality.note})")
+            steps.append(f"high needs good decisive evidence; it is fair ({quality.score:.1f}/5)")
         if flip is not None and flip.relative_change < k["FLIP_FRAGILE"]:
             level = DOWN[level]
             steps.append(f"fragile: {flip.note} ({flip.relative_change:.0%} away)")

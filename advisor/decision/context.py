@@ -13,6 +13,7 @@ from advisor.decision.workflows import Route
 from advisor.requirements import Requirements
 from advisor.scan.models import ScanResult
 from knowledge.models import KnowledgeBase
+from probes.training.models import PairedComparison
 
 LEVEL_RANK = {"none": 0, "preferred": 1, "required": 2}
 
@@ -25,6 +26,14 @@ def conditions(req: Requirements) -> dict:
     d["needs"]["domestic_substitution"] = max((n.hardware_mandate, n.framework_mandate), key=LEVEL_RANK.__getitem__)
     d["model"]["custom_cuda_ops"] = req.model.kernel_count > 0
     return d
+
+
+def placed_conditions(req: Requirements, kb: Optional[KnowledgeBase], route: Route) -> dict:
+    """The conditions as the workflow placed at `route` sees them: its hardware kind as the training
+    target, its accelerator and devices (a PyTorch workflow placed on Ascend meets the Ascend pitfalls)."""
+    from advisor.decision.workflows import fleet_view
+
+    return conditions(fleet_view(req, kb, route))
 
 
 @dataclass
@@ -42,7 +51,7 @@ class Context:
     weights: list
     wmap: dict[str, float]
     pitfalls: dict[str, list] = field(default_factory=dict)
-    comparisons: list[dict] = field(default_factory=list)
+    comparisons: list[PairedComparison] = field(default_factory=list)
     fixed: dict[str, dict] = field(default_factory=dict)
     """criteria that no constant moves (ecosystem, debugging), worked out once"""
     deploy: list[dict] = field(default_factory=list)

@@ -19,6 +19,7 @@ from advisor.decision.memory import blocks
 from advisor.decision.pitfalls import ports_pytorch_code
 from advisor.decision.projections import WORKFLOWS
 from advisor.decision.schedule import Schedule
+from advisor.decision.stack_routes import route_choice
 from advisor.decision.scorecard import Criterion, WorkflowScore
 from advisor.decision.tco import TotalCost, total_cost
 from advisor.requirements import CRITERIA
@@ -39,8 +40,9 @@ class Evaluation:
 
 
 def rank(scores: list[WorkflowScore]) -> list[WorkflowScore]:
+    """Eligible first, then by total; a workflow that does not apply comes last (it has no score)."""
     order = {wf: i for i, wf in enumerate(WORKFLOWS)}
-    return sorted(scores, key=lambda s: (not s.eligible, -s.total, order[s.workflow]))
+    return sorted(scores, key=lambda s: (not s.applicable, not s.eligible, -s.total, order[s.workflow]))
 
 
 def evaluate(ctx: Context, k: Consts) -> Evaluation:
@@ -68,6 +70,7 @@ def evaluate(ctx: Context, k: Consts) -> Evaluation:
             k,
             parts_hours=[(p.name, p.hours[0], p.hours[1]) for p in schedules[wf].phases],
             excluded=excluded_scan_text(ctx.scan) if ctx.scan is not None and ports_pytorch_code(wf, ctx.req) else "",
+            own=ctx.best[wf],
         )
         for wf in WORKFLOWS
     }
@@ -75,6 +78,7 @@ def evaluate(ctx: Context, k: Consts) -> Evaluation:
         partial[wf]["cost"] = cost
     scores = []
     for wf in WORKFLOWS:
+        route = ctx.routes[wf]
         criteria = [
             Criterion(
                 name=name,
@@ -85,6 +89,21 @@ def evaluate(ctx: Context, k: Consts) -> Evaluation:
             )
             for name in CRITERIA
         ]
+        if not route.applicable:
+            # "not applicable" is not a score: no total, never eligible, never ranked above a workflow that
+            # applies; its criteria stay for the tables' columns, the JSON says why it does not apply
+            scores.append(
+                WorkflowScore(
+                    workflow=wf,
+                    total=0.0,
+                    eligible=False,
+                    applicable=False,
+                    not_applicable=route.not_applicable,
+                    criteria=criteria,
+                    route=route_choice(route, ctx.req),
+                )
+            )
+            continue
         blocked = hard_constraints(wf, ctx, costs[wf], schedules[wf], k)
         scores.append(
             WorkflowScore(
@@ -95,6 +114,7 @@ def evaluate(ctx: Context, k: Consts) -> Evaluation:
                 criteria=criteria,
                 pitfalls=[p.id for p in ctx.pitfalls[wf]],
                 migration_hours=hours[wf],
+                route=route_choice(route, ctx.req),
             )
         )
     return Evaluation(scores, costs, schedules)
@@ -104,12 +124,15 @@ def hard_constraints(wf: str, ctx: Context, cost: TotalCost, sched: Schedule, k:
     req, route, proj = ctx.req, ctx.routes[wf], ctx.best[wf]
     blocked = []
     foreign = []
+    scope = req.needs.domestic_scope
     if req.needs.framework_mandate == "required" and route.framework == "pytorch":
         foreign.append((mandate_field(req, "framework"), "PyTorch framework"))
     if req.needs.hardware_mandate == "required":
-        if route.target == "nvidia":
+        # the mandate binds the stages needs.domestic_scope names: weights trained on Ascend may be served
+        # by others on NVIDIA when only training is in scope
+        if route.target == "nvidia" and "training" in scope:
             foreign.append((mandate_field(req, "hardware"), "NVIDIA training hardware"))
-        if "nvidia-server" in req.deployment.targets:
+        if "nvidia-server" in req.deployment.targets and "deployment" in scope:
             foreign.append((mandate_field(req, "hardware"), "NVIDIA deployment"))
     for name in dict.fromkeys(f for f, _ in foreign):
         blocked.append(f"{name}: production stack uses {', '.join(t for f, t in foreign if f == name)}")
@@ -118,10 +141,15 @@ def hard_constraints(wf: str, ctx: Context, cost: TotalCost, sched: Schedule, k:
     memory = blocks(proj.memory)
     if memory:
         blocked.append(memory)
+    slo = proj.serving.slo if proj.serving is not None else None
+    if slo is not None and slo.verdict == "cannot":
+        blocked.append(f"serving: {slo.reason}")
     budget = req.constraints.budget_usd
-    if budget is not None and cost.total_usd is not None and cost.total_usd.low > budget:
+    scoped = cost.budget_usd
+    if budget is not None and scoped is not None and scoped.low > budget:
         blocked.append(
-            f"constraints.budget_usd={budget:g}: costs at least ${cost.total_usd.low:,.0f} (total cost of ownership)"
+            f"constraints.budget_usd={budget:g}: {' + '.join(cost.budget_parts)} cost at least ${scoped.low:,.0f} "
+            f"(constraints.budget_scope={cost.budget_scope})"
         )
     if sched.fits == "no" and sched.finding and not sched.finding.startswith("the migration"):
         blocked.append(f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: {sched.finding}")

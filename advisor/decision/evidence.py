@@ -10,18 +10,31 @@ from pydantic import BaseModel, ConfigDict, Field
 Basis = Literal["measured", "reference", "peak", "none"]
 BASIS_RANK = {"measured": 3, "reference": 2, "peak": 1, "none": 0}
 
-# How far a piece of evidence can be trusted, best first (issue 20: measured > vendor > secondary >
-# blog > assumption). A requirements field is the team's own statement of its situation: as good as
-# a vendor figure for what it says. Used by the confidence of a verdict.
+# The one evidence scale (1-5), strongest first: the confidence rule and the first page both grade on
+# it. A score the model's own rule derives from a requirements field is not sourced data: it ranks
+# below every sourced class (vendor, derived, secondary, blog) and just above a bare assumption.
 QUALITY_RANK = {
     "measured": 5.0,
     "vendor": 4.0,
-    "requirement": 4.0,
+    "derived": 3.5,
     "secondary": 3.0,
-    "derived": 2.5,
     "blog": 2.0,
+    "requirement": 1.5,
     "assumption": 1.0,
 }
+EVIDENCE_GRADE = QUALITY_RANK  # the name the review layer reads it by
+
+
+def evidence_class(ev: "Evidence") -> str:
+    """The class of one piece of evidence on the one scale."""
+    if ev.kind in ("measured", "requirement"):
+        return ev.kind
+    cls = str(ev.confidence or "assumption")
+    return cls if cls in QUALITY_RANK else "assumption"
+
+
+def grade_label(score: float, good: float, fair: float) -> str:
+    return "good" if score >= good else ("fair" if score >= fair else "weak")
 
 
 class Evidence(BaseModel):
@@ -45,11 +58,7 @@ class Evidence(BaseModel):
 
     @property
     def quality(self) -> float:
-        if self.kind == "measured":
-            return QUALITY_RANK["measured"]
-        if self.kind == "requirement":
-            return QUALITY_RANK["requirement"]
-        return QUALITY_RANK.get(str(self.confidence), QUALITY_RANK["assumption"])
+        return QUALITY_RANK[evidence_class(self)]
 
 
 # A result as the JSON it was read from (the report reads a probe's model or its JSON alike).

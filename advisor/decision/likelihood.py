@@ -2,29 +2,37 @@
 decision model (expected migration hours) and the review's risk register both read.
 
 Likelihoods are judgements (`assumption`), each stated with why, from the project's model size and
-scale, stage, code features and deployment target.
+scale, stage, code features and deployment target: the rules are data on the pitfalls (pitfalls.yaml
+`likelihood`, with their source), the general levels named constants.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from advisor.decision.constants import CONSTANTS
 from advisor.decision.memory import MemoryFit
 from advisor.requirements import Requirements
+from knowledge.conditions import holds
+from knowledge.models import Pitfall
+from knowledge.models.stacks import LikelihoodRule
 
-# Likelihood (0-1) that a pitfall bites, before the per-pitfall rules below (assumption).
-UNCONDITIONAL = 0.5  # applies to every project on the workflow
-SCAN_HIT = 0.95  # the migration scan found the hazard in the project's code
-# A probe measured the pitfall's symptom (accuracy gap beyond the tolerance, a pipeline that cannot
-# feed the target) or measured it absent (assumption: a measurement on a small model and on this
-# host's CPU is strong evidence, not proof, for the team's model and hosts).
-MEASURED_HIT = 0.95
-MEASURED_CLEAR = 0.1
+# The likelihoods that are not a pitfall's own rule (pitfalls.yaml `likelihood`), each a named constant
+# (advisor.decision.constants) with its source and the range the sensitivity search moves.
+UNCONDITIONAL = CONSTANTS["LIKELIHOOD_UNCONDITIONAL"].value  # applies to every project on the workflow
+CONDITIONAL = CONSTANTS["LIKELIHOOD_CONDITIONAL"].value  # its conditions hold, no rule of its own
+SCAN_HIT = CONSTANTS["LIKELIHOOD_SCAN_HIT"].value  # the migration scan found the hazard in the project's code
+MEASURED_HIT = CONSTANTS["LIKELIHOOD_MEASURED_HIT"].value  # a probe measured the pitfall's symptom
+MEASURED_CLEAR = CONSTANTS["LIKELIHOOD_MEASURED_CLEAR"].value  # a probe measured it absent
+NOT_PORTED = CONSTANTS["LIKELIHOOD_NOT_PORTED"].value  # a porting hazard where nothing is ported
 # Parameters (millions) above which a model is "large" when the decision model's memory fit is absent:
-# seed 002 §7.1: one card cannot hold a model of "a dozen hundred million" parameters (assumption: 1000 M).
+# the field report 'Ascend 910 and MindSpore in practice' §7.1: one card cannot hold a model of "a dozen
+# hundred million" parameters (assumption: 1000 M).
 LARGE_MODEL_M = 1000.0
-SMALL_MODEL_M = 100.0  # a "small model on a fast chip" (seed 002 §5.3), assumption
+SMALL_MODEL_M = 100.0  # a "small model on a fast chip" (same report, §5.3), assumption
+SERVER_DEVICES = 8  # accelerators in one training server (Atlas 800T A2, DGX/HGX)
 
 
 @dataclass
@@ -60,16 +68,65 @@ def project_of(req: Requirements, fit: Optional[MemoryFit]) -> Project:
     )
 
 
-def likelihood(pitfall_id: str, conditions: list[str], p: Project, workflow: str) -> float:
-    """The register's likelihood that a pitfall bites this project on this workflow."""
-    rule = RULES.get(pitfall_id)
+def _size_class(p: Project) -> str:
+    if p.must_split is False:
+        return "small" if p.params_m is not None and p.params_m < SMALL_MODEL_M else "medium"
+    if p.params_m is None:
+        return "unknown"
+    if p.params_m < SMALL_MODEL_M:
+        return "small"
+    return "medium" if p.params_m < LARGE_MODEL_M else "large"
+
+
+def _devices_band(devices: int) -> str:
+    # one card; a few; one 8-card server (SERVER_DEVICES); several servers (from 16)
+    if devices <= 1:
+        return "one"
+    if devices < SERVER_DEVICES:
+        return "few"
+    return "server" if devices < 2 * SERVER_DEVICES else "servers"
+
+
+def facts(p: Project) -> dict:
+    """The project as the pitfalls' likelihood rules read it (their `when` conditions)."""
+    return {
+        "size_class": _size_class(p),
+        "devices_band": _devices_band(p.devices),
+        "must_split": p.must_split,
+        "target": p.target,
+        "stage": p.stage,
+        "family": p.family,
+        "custom_ops": p.custom_ops,
+        "huggingface": p.huggingface,
+        "source": p.source,
+        "distributed": p.distributed,
+    }
+
+
+def judge(
+    rules: Sequence[LikelihoodRule], conditions: Sequence[str], porting: bool, p: Project, workflow: str
+) -> tuple[float, str]:
+    """(likelihood, why) that a pitfall bites this project on this workflow: its first rule whose
+    conditions hold over the project's facts; without one, LIKELIHOOD_CONDITIONAL for a pitfall with
+    conditions, else LIKELIHOOD_UNCONDITIONAL. A porting hazard where nothing is ported is scaled by
+    NOT_PORTED."""
+    f = facts(p)
+    rule = next((r for r in rules if all(holds(c, f) for c in r.when)), None)
     if rule is not None:
-        value = rule(p)[0]
+        value, why = rule.value, rule.why.format(size=_size(p), devices=p.devices, family=p.family)
+    elif conditions:
+        value, why = CONDITIONAL, "applies because " + ", ".join(conditions)
     else:
-        value = 0.6 if conditions else UNCONDITIONAL
-    if pitfall_id in PORTING and workflow == "mindspore" and p.source != "pytorch-code":
+        value, why = UNCONDITIONAL, "applies to every project on this workflow"
+    if porting and workflow == "mindspore" and p.source != "pytorch-code":
         value *= NOT_PORTED
-    return value
+        why = f"model.source is {p.source}: written for MindSpore, no PyTorch code to port (habits still carry over)"
+    return value, why
+
+
+def likelihood(pitfall: Pitfall, p: Project, workflow: str) -> float:
+    """The register's likelihood that a knowledge-base pitfall bites this project on this workflow."""
+    return judge(pitfall.likelihood, pitfall.applies_when, pitfall.porting, p, workflow)[0]
 
 
 def _size(p: Project) -> str:
@@ -79,110 +136,46 @@ def _size(p: Project) -> str:
     return ("an " if an else "a ") + text
 
 
-Rule = Callable[[Project], tuple[float, str]]
+class _BundledRules(Mapping):
+    """pitfall id -> rule(Project) -> (likelihood, why), read from the bundled knowledge base's pitfalls
+    (the data's one home is pitfalls.yaml); for readers that hold a pitfall id, not the pitfall."""
+
+    def _pitfalls(self) -> dict[str, Pitfall]:
+        import knowledge
+
+        return {x.id: x for x in knowledge.load().pitfalls if x.likelihood}
+
+    def __getitem__(self, pid: str) -> Callable[[Project], tuple[float, str]]:
+        pit = self._pitfalls()[pid]
+        return lambda p: judge(pit.likelihood, [], False, p, "")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pitfalls())
+
+    def __len__(self) -> int:
+        return len(self._pitfalls())
 
 
-def _auto_parallel(p: Project) -> tuple[float, str]:
-    if p.must_split:
-        return 0.7, "the model must be split across devices (memory fit): automatic parallelism is in play"
-    if p.must_split is False or (p.params_m is not None and p.params_m < LARGE_MODEL_M):
-        return 0.05, (
-            f"{_size(p)} fits one device: data parallelism suffices and automatic parallelism is not "
-            "needed (seed 002 §7.1-7.2)"
-        )
-    return 0.4, "model size unknown or large: automatic parallelism may be needed"
+RULES: Mapping[str, Callable[[Project], tuple[float, str]]] = _BundledRules()
 
 
-def _pipeline(p: Project) -> tuple[float, str]:
-    if p.target == "ascend" and p.params_m is not None and p.params_m < SMALL_MODEL_M:
-        return 0.7, f"{_size(p)} on a fast chip: the input pipeline is the likely bottleneck (seed 002 §5.3)"
-    return 0.4, "large models keep the accelerator busy longer per sample"
+def _porting_ids() -> tuple[str, ...]:
+    import knowledge
+
+    return tuple(x.id for x in knowledge.load().pitfalls if x.porting)
 
 
-def _power(p: Project) -> tuple[float, str]:
-    if p.devices >= 8 and p.stage == "production":
-        return 0.6, f"{p.devices} cards in production: at least one 8-card server to power and cool (seed 002 §1.3)"
-    if p.devices >= 8:
-        return (
-            0.35,
-            f"{p.devices} cards, not yet in production: bites when the servers are hosted on site, not in a cloud",
-        )
-    return 0.15, f"{p.devices} card(s): below one 8-card server's power budget"
+class _Porting(Sequence):
+    """The ids of the pitfalls marked `porting: true` (bundled knowledge base)."""
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return _porting_ids()[i]
+
+    def __len__(self) -> int:
+        return len(_porting_ids())
+
+    def __contains__(self, pid: object) -> bool:
+        return pid in _porting_ids()
 
 
-def _comm(p: Project) -> tuple[float, str]:
-    if p.devices >= 16:
-        return (
-            0.7,
-            f"{p.devices} devices span servers: below 30% of linear at 64 cards on weak interconnect (seed 004 §2.1)",
-        )
-    if p.devices > 1:
-        return 0.35, f"{p.devices} devices in one server: ~70% of linear at 8 cards (seed 004 §2.1)"
-    return 0.05, "one device: no communication"
-
-
-def _hccl(p: Project) -> tuple[float, str]:
-    if p.devices > 1:
-        return 0.6, f"{p.devices} Ascend cards: rank table, device ids and NIC IPs must all be right (seed 002 §5.4)"
-    return 0.1, "one card: HCCL is not used"
-
-
-def _operator(p: Project) -> tuple[float, str]:
-    if p.custom_ops:
-        return 0.8, "custom CUDA operators have no Ascend counterpart"
-    if p.family == "cnn":
-        return 0.2, "a standard CNN: its operators are covered on Ascend"
-    return 0.5, f"a {p.family} model: recent structures are supported late (seed 004 §5.3)"
-
-
-def _hub(p: Project) -> tuple[float, str]:
-    return {
-        "essential": (0.9, "HuggingFace is essential to the project"),
-        "nice": (0.35, "HuggingFace is nice to have"),
-    }.get(p.huggingface, (0.1, "no HuggingFace dependence"))
-
-
-def _memory_reserve(p: Project) -> tuple[float, str]:
-    if p.params_m is not None and p.params_m < SMALL_MODEL_M:
-        return 0.15, f"{_size(p)} is far from the memory limit"
-    return 0.5, "a large model runs near the memory limit, where the reserve matters"
-
-
-RULES: dict[str, Rule] = {
-    "auto-parallel-limits": _auto_parallel,
-    "data-pipeline-bottleneck": _pipeline,
-    "datacenter-power-planning": _power,
-    "distributed-communication-bottleneck": _comm,
-    "hccl-configuration": _hccl,
-    "unsupported-operator": _operator,
-    "pretrained-weights-hub": _hub,
-    "npu-smi-reserved-memory": _memory_reserve,
-    "version-matrix": lambda p: (
-        0.8,
-        "the driver/CANN/framework chain is where most Ascend set-ups first fail (seed 002 §3.2)",
-    ),
-    "precision-alignment": lambda p: (
-        0.7,
-        "every ported model must be checked against the PyTorch loss curve (seed 004 §5.1)",
-    ),
-    "numpy-2-breaks-mindspore": lambda p: (0.1, "the pinned stack above holds NumPy below 2"),
-    "graph-compile-overhead": lambda p: (0.9, "every Graph-mode run compiles first; minutes, not engineering days"),
-    "custom-cuda-ops": lambda p: (0.95, "model.custom_cuda_ops is true"),
-    "graph-dynamic-control-flow": lambda p: (0.9, "model.dynamic_control_flow is true"),
-    "graph-dynamic-shapes": lambda p: (0.9, "model.dynamic_shapes is true: every new length compiles a graph"),
-}
-
-
-# Pitfalls of porting PyTorch code: unlikely when nothing is ported (MindSpore from the start on a new
-# model); the factor is a judgement (assumption).
-PORTING = (
-    "ddp-to-mindspore-parallel",
-    "normalize-range",
-    "lr-scheduler-api",
-    "layer-default-differences",
-    "inplace-ops",
-    "hooks-pynative-only",
-    "mixed-precision-config",
-    "precision-alignment",
-)
-NOT_PORTED = 0.3
+PORTING: Sequence[str] = _Porting()

@@ -3,15 +3,16 @@ judged probe evidence and the assumptions the report lists."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional, TYPE_CHECKING, Union
 
 from advisor.decision.accuracy import AccuracyEvidence
 from advisor.decision.transformer_evidence import TransformerEvidence
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
-from advisor.decision.context import Context, conditions
+from advisor.decision.context import Context, conditions, placed_conditions
 from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
 from advisor.decision.deployment import deployment_evidence
-from advisor.decision.evidence import JsonDict, dump
+from advisor.decision.evidence import JsonDict
 from advisor.decision.pitfalls import applicable_pitfalls
 from advisor.decision.projections import (
     BASIS_RANK,
@@ -20,25 +21,25 @@ from advisor.decision.projections import (
     Projection,
     common_basis,
     device_kind,
-    ok_runs,
     project,
     project_all,
-    unusable_runs,
 )
 from advisor.decision.weights import resolve_weights
-from advisor.decision.workflows import Route, routes
+from advisor.decision.stack_routes import with_stacks
+from advisor.decision.workflows import Route, candidates, with_basis
 from advisor.requirements import Requirements
 
+from advisor.scan.models import ScanResult
+from knowledge.models import KnowledgeBase
+from probes.training.models import ProbeSuite
+
 if TYPE_CHECKING:  # the probes' result types, for the annotations only
-    from advisor.scan.models import ScanResult
     from probes.accuracy.models import AccuracySuite
     from probes.check.models import CheckReport, HostInfo
     from probes.deploy.models import DeployResult
     from probes.pipeline.models import PipelineSuite
     from probes.scaling.models import ScalingResult
-    from probes.training.models import ProbeSuite
     from advisor.decision.pipeline import PipelineBest, PipelineEvidence
-    from knowledge.models import KnowledgeBase
 
 MODEL_ASSUMPTIONS = (
     "criterion scores are 0-100 per workflow; the total is their weighted mean (weights renormalised to 1)",
@@ -66,6 +67,7 @@ def prepare(
     k: Consts = DEFAULT,
     transformer: Optional[TransformerEvidence] = None,
 ) -> tuple[Context, list[str]]:
+    suites = [_suite(x) for x in suites]  # a suite's JSON is validated once, here: read by attribute below
     req_dict = conditions(req)
     weights = resolve_weights(req)
     assumptions: list[str] = list(MODEL_ASSUMPTIONS)
@@ -80,14 +82,15 @@ def prepare(
         )
     if kb is None:
         assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
-    rs = routes(req, kb)
+    feeds = _pipeline_best(pipeline)
+    scan_model = _scan(scan)
+    rs = place(req, kb, scan_model, suites, scaling, scaling_here, k, feeds)
     assumptions.extend(_host_notes(host, suites, rs))
     target = req.hardware.training_target
     if target not in ("undecided", *req.hardware.available):
         assumptions.append(
             f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training"
         )
-    feeds = _pipeline_best(pipeline)
     best = project_all(req, kb, suites, scaling, scaling_here, rs, k=k, pipeline=feeds)
     basis = common_basis(best)
     compared = {
@@ -118,14 +121,14 @@ def prepare(
             if note not in assumptions and ("assumed" in note or "undecided" in note):
                 assumptions.append(note)
     assumptions.extend(_communication_notes(req, compared))
-    for run in unusable_runs(suites):
-        reasons = "; ".join(str(r) for r in run.get("quality_reasons") or []) or "no reason given"
-        assumptions.append(f"probe run {run.get('id')} is marked unusable ({reasons}): shown, never scored")
-    comparisons = [c for s in suites for c in (dump(s) or {}).get("comparisons") or [] if isinstance(c, dict)]
+    for run in (r for x in suites for r in x.runs if r.status == "ok" and r.quality == "unusable"):
+        reasons = "; ".join(run.quality_reasons) or "no reason given"
+        assumptions.append(f"probe run {run.id} is marked unusable ({reasons}): shown, never scored")
+    comparisons = [c for x in suites for c in x.comparisons]
     ctx = Context(
         req=req,
         kb=kb,
-        scan=_scan(scan),
+        scan=scan_model,
         req_dict=req_dict,
         routes=rs,
         best=best,
@@ -133,7 +136,7 @@ def prepare(
         basis=basis,
         weights=weights,
         wmap={w.name: w.weight for w in weights},
-        pitfalls={wf: applicable_pitfalls(kb, wf, req_dict) for wf in WORKFLOWS},
+        pitfalls={wf: applicable_pitfalls(kb, wf, placed_conditions(req, kb, rs[wf]), rs[wf]) for wf in WORKFLOWS},
         comparisons=comparisons,
         deploy=deployment_evidence(deploy, export_points=k["EXPORT_OK_POINTS"]) if deploy is not None else [],
         accuracy=_accuracy(accuracy),
@@ -143,6 +146,67 @@ def prepare(
         wf: {"ecosystem": ecosystem_score(wf, ctx, k), "debugging": debugging_score(wf, ctx, k)} for wf in WORKFLOWS
     }
     return ctx, assumptions
+
+
+def place(
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    scan: Optional[ScanResult],
+    suites: list,
+    scaling: object,
+    scaling_here: bool,
+    k: Consts,
+    feeds: dict,
+) -> dict[str, Route]:
+    """Each workflow on the place where its route does best: with several candidate places (fleets, or
+    hardware kinds under an undecided target) the shortest projected time to train (an inference-only
+    product: the highest serving rate); a place the projection cannot support comes last. A domestic
+    hardware mandate over training keeps the Ascend places ahead (workflows.candidates). Each place
+    carries its training and serving routes (advisor.decision.stack_routes)."""
+    chosen: dict[str, Route] = {}
+    for wf, places in candidates(req, kb).items():
+        stacked = [with_stacks(r, req, kb, scan) for r in places]
+        if len(stacked) == 1:
+            chosen[wf] = stacked[0]
+            continue
+        ranked = []
+        for i, r in enumerate(stacked):
+            p = project(wf, req, kb, suites, scaling=scaling, scaling_here=scaling_here, route=r, k=k, pipeline=feeds)
+            ranked.append((_place_key(p, i), r, p))
+        ranked.sort(key=lambda x: x[0])
+        best = ranked[0][1]
+        compared = [f"{_where(r)}: {_speed(p)}" for _, r, p in ranked]
+        note = f"placed on {_where(best)} (the faster of {len(ranked)} places: " + "; ".join(compared) + ")"
+        chosen[wf] = replace(best, notes=(*best.notes, note))
+    return with_basis(req, chosen)
+
+
+def _place_key(p: Projection, order: int) -> tuple:
+    """Sort key of a candidate place: supported first, then the shortest time to train (or the highest
+    serving rate), then the candidates' own order (a domestic place first under a mandate)."""
+    if not p.supported:
+        return (2, 0.0, order)
+    if p.time_to_train_hours is not None:
+        return (0, p.time_to_train_hours.mid, order)
+    if p.serving is not None:
+        return (0, -p.serving.total.mid, order)
+    return (1, 0.0, order)
+
+
+def _where(r: Route) -> str:
+    return f"{r.devices} x {r.accelerator.name}" if r.accelerator is not None and r.devices else r.target
+
+
+def _speed(p: Projection) -> str:
+    if not p.supported:
+        return "not supported"
+    if p.time_to_train_hours is not None:
+        t = p.time_to_train_hours
+        return f"{t.low:,.3g}-{t.high:,.3g} h to train"
+    if p.serving is not None:
+        s = p.serving.total
+        return f"{s.low:,.0f}-{s.high:,.0f} {s.unit}"
+    return "no projection"
 
 
 def _accuracy(accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None]) -> Optional[AccuracyEvidence]:
@@ -180,14 +244,23 @@ def _communication_notes(req: Requirements, projections: dict[str, Projection]) 
     ]
 
 
+def _suite(suite: Union[ProbeSuite, JsonDict]) -> ProbeSuite:
+    return suite if isinstance(suite, ProbeSuite) else ProbeSuite.model_validate(suite)
+
+
 def _host_notes(
-    host: Union[CheckReport, HostInfo, JsonDict, None], suites: list[Union[ProbeSuite, JsonDict]], rs: dict[str, Route]
+    host: Union[CheckReport, HostInfo, JsonDict, None], suites: list[ProbeSuite], rs: dict[str, Route]
 ) -> list[str]:
     """Say when this host could measure what is only projected (it has the target's hardware)."""
     data = host.model_dump(mode="json") if hasattr(host, "model_dump") else (host or {})
     vendors = {str(a.get("vendor", "")).lower() for a in data.get("accelerators") or [] if isinstance(a, dict)}
     kinds = {"nvidia" if v == "nvidia" else "ascend" for v in vendors if v in ("nvidia", "huawei", "ascend")}
-    measured = {device_kind(r.get("device", "")) for r in ok_runs(suites)}
+    measured = {
+        device_kind(r.device or "")
+        for x in suites
+        for r in x.runs
+        if r.status == "ok" and (r.images_per_second or 0) > 0 and r.quality != "unusable"
+    }
     targets = {r.target for r in rs.values()}
     return [
         f"this host has {k} hardware but no probe results for it: run `advisor probe` (or --run-probes) to measure instead of projecting"
@@ -197,6 +270,4 @@ def _host_notes(
 
 def _scan(scan: Union[ScanResult, JsonDict, None]) -> Optional[ScanResult]:
     """The scan as its model (a saved scan's JSON is validated once, here)."""
-    from advisor.scan.models import ScanResult
-
     return ScanResult.model_validate(scan) if isinstance(scan, dict) else scan

@@ -24,12 +24,54 @@ class Criterion(BaseModel):
     note: str = ""
 
 
+class StackPin(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    package: str
+    version: str
+    confirmed: bool = Field(True, description="False: no vendor table states this pairing (see note)")
+    note: Optional[str] = None
+
+
+class StackUsed(BaseModel):
+    """One knowledge-base route a workflow runs, with its pinned stack."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="routes.yaml id")
+    name: str
+    stage: Literal["training", "serving"]
+    framework: str
+    target: Optional[str] = Field(None, description="serving: the deployment target it serves here")
+    path: Optional[str] = Field(None, description="serving: native | vendor-converter | export")
+    pins: list[StackPin] = Field(default_factory=list)
+    source: str
+    confidence: str
+
+
+class RouteChoice(BaseModel):
+    """The stack a workflow is scored on: where it trains and what it runs for training and serving."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    training: str = Field(description="the training route's name ('nothing is trained' for a serving-only product)")
+    serving: str = Field(description="the serving route per deployment target, 'name (target)' joined by '; '")
+    target: str = Field(description="hardware kind it trains (or serves) on: nvidia | ascend | cpu")
+    accelerator: Optional[str] = Field(None, description="knowledge-base accelerator id")
+    devices: Optional[int] = None
+    placement: Optional[str] = Field(None, description="how the place was chosen among several (fleets, kinds)")
+    stacks: list[StackUsed] = Field(default_factory=list, description="the training route, then each serving route")
+
+
 class WorkflowScore(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     workflow: Literal["pytorch", "mindspore", "hybrid"]
-    total: float = Field(ge=0, le=100)
+    total: float = Field(ge=0, le=100, description="0 when the workflow does not apply (applicable false: not a score)")
     eligible: bool
+    applicable: bool = Field(True, description="False: the workflow does not apply to this project (not a score)")
+    not_applicable: Optional[str] = Field(None, description="why it does not apply")
+    route: Optional[RouteChoice] = Field(None, description="the stack it is scored on")
     blocked_by: list[str] = Field(default_factory=list, description="hard constraints it violates")
     criteria: list[Criterion]
     pitfalls: list[str] = Field(default_factory=list, description="ids of knowledge-base pitfalls that apply")
@@ -136,6 +178,26 @@ class PitfallItem(BaseModel):
     conditions: list[str] = Field(default_factory=list)
     source: str
     confidence: str
+    owner: Optional[str] = Field(None, description="who retires it (the knowledge base's pitfall owner)")
+    milestone: Optional[str] = Field(None, description="the rehearsal stage that retires it")
+    likelihood: Optional[float] = Field(None, description="how likely it bites this project (before measurements)")
+    likelihood_why: Optional[str] = None
+
+
+class MandateReading(BaseModel):
+    """The verdict under one reading of `needs.domestic_substitution`: hardware and framework (the
+    default), or hardware only (torch_npu on Ascend meets it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reading: Literal["hardware-and-framework", "hardware-only"]
+    hardware: str = Field(description="the hardware mandate under this reading")
+    framework: str = Field(description="the framework mandate under this reading")
+    workflow: str = Field(description="the recommended workflow under this reading")
+    total: float
+    eligible: bool
+    margin: float
+    used: bool = Field(description="the reading the verdict above uses")
 
 
 class Scorecard(BaseModel):
@@ -159,4 +221,12 @@ class Scorecard(BaseModel):
     )
     hardware_basis: Optional[str] = Field(
         None, description="what hardware each workflow is compared on (undecided target)"
+    )
+    mandate_readings: list[MandateReading] = Field(
+        default_factory=list,
+        description="the verdict under each reading of needs.domestic_substitution (hardware only; hardware and "
+        "framework), when the file states it without domestic_hardware / domestic_framework",
+    )
+    mandate_flip: Optional[str] = Field(
+        None, description="set when the verdict depends on how the mandate is read: what the other reading gives"
     )

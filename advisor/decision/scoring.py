@@ -20,14 +20,19 @@ from __future__ import annotations
 
 from typing import Optional, TYPE_CHECKING, Union
 
+from advisor.decision.criteria.ecosystem import prototypes_on_nvidia
 from advisor.decision.confidence import DOWN, judge_confidence, noise_overlap
 from advisor.decision.constants import Consts
-from advisor.decision.context import Context
-from advisor.decision.evaluate import evaluate, rank
+from advisor.decision.context import Context, conditions, placed_conditions
+from dataclasses import replace
+
+from advisor.decision.evaluate import Evaluation, evaluate, rank
+from advisor.decision.likelihood import project_of
 from advisor.decision.pitfalls import pitfall_items
 from advisor.decision.prepare import prepare
 from advisor.decision.projections import WORKFLOWS
 from advisor.decision.scorecard import (
+    MandateReading,
     Confidence,
     Recommendation,
     Scorecard,
@@ -125,7 +130,18 @@ def score(
         # objection 6: the headline's workflow fits the deadline only at the fast end of its estimate
         parts.level = DOWN[parts.level]
         parts.steps.append(f"the deadline: {top_schedule.finding}")
+    assumed = _assumed_chip_blocks(ranked, ctx)
+    if parts.decided_by == "hard-constraint" and assumed:
+        # a block that rests on a chip the team never named cannot carry a confident verdict
+        parts.level = DOWN[parts.level]
+        parts.steps.append(f"the hard constraint that decides it rests on an assumed accelerator: {assumed}")
+    readings, flip = mandate_readings(ctx, ev, top.workflow, margin, k)
+    if flip:
+        parts.level = DOWN[parts.level]
+        parts.steps.append(flip)
     reasons = _reasons(top, runner, ranked, noise_note)
+    if flip:
+        reasons.insert(0, flip)
     if parts.decided_by == "hard-constraint":
         reasons.insert(0, parts.decided_note)
     summary = _summary(req, top, runner, parts, kb, ctx.routes[top.workflow])
@@ -151,13 +167,98 @@ def score(
         constant_sensitivity=const_items,
         projections=[ctx.best[wf] for wf in WORKFLOWS],
         comparison_basis=ctx.basis,
-        pitfalls=pitfall_items(kb, top.workflow, ctx.req_dict),
+        pitfalls=pitfall_items(
+            kb,
+            top.workflow,
+            placed_conditions(req, kb, ctx.routes[top.workflow]),
+            ctx.routes[top.workflow],
+            project_of(req, ctx.best[top.workflow].memory),
+        ),
         assumptions=assumptions,
         costs=[ev.costs[wf] for wf in WORKFLOWS],
         schedules=[ev.schedules[wf] for wf in WORKFLOWS],
         memory=[ctx.best[wf].memory for wf in WORKFLOWS if ctx.best[wf].memory is not None],
         hardware_basis=hardware_basis,
+        mandate_readings=readings,
+        mandate_flip=flip,
     )
+
+
+def _assumed_chip_blocks(ranked: list[WorkflowScore], ctx: Context) -> str:
+    """The assumed-accelerator note behind a higher-scoring workflow's block ('' when none)."""
+    top = ranked[0]
+    for s in ranked:
+        if s.applicable and not s.eligible and s.total > top.total and s.blocked_by:
+            notes = [n for n in ctx.routes[s.workflow].notes if "assumed" in n]
+            if notes:
+                return notes[0]
+    return ""
+
+
+READING_TEXT = {
+    "hardware-and-framework": "hardware and framework",
+    "hardware-only": "hardware only (torch_npu on Ascend meets it)",
+}
+
+
+def mandate_readings(
+    ctx: Context, ev: Evaluation, top: str, margin: float, k: Consts
+) -> tuple[list[MandateReading], Optional[str]]:
+    """A bare `needs.domestic_substitution` (no domestic_hardware / domestic_framework) is read as both
+    mandates; scored again with the hardware reading alone, the two verdicts side by side, and the flip
+    said when they differ."""
+    n = ctx.req.needs
+    level = n.domestic_substitution
+    if level == "none" or n.domestic_hardware is not None or n.domestic_framework is not None:
+        return [], None
+    needs = n.model_copy(update={"domestic_hardware": level, "domestic_framework": "none"})
+    alt_req = ctx.req.model_copy(update={"needs": needs})
+    alt_ctx = replace(ctx, req=alt_req, req_dict=conditions(alt_req))
+    alt = rank(evaluate(alt_ctx, k).scores)
+    alt_runner = next((s for s in alt[1:] if s.eligible), None)
+    alt_margin = round(alt[0].total - alt_runner.total, 3) if alt_runner is not None else 0.0
+    this = next(s for s in ev.scores if s.workflow == top)
+    readings = [
+        MandateReading(
+            reading="hardware-and-framework",
+            hardware=level,
+            framework=level,
+            workflow=top,
+            total=this.total,
+            eligible=this.eligible,
+            margin=margin,
+            used=True,
+        ),
+        MandateReading(
+            reading="hardware-only",
+            hardware=level,
+            framework="none",
+            workflow=alt[0].workflow,
+            total=alt[0].total,
+            eligible=alt[0].eligible,
+            margin=alt_margin,
+            used=False,
+        ),
+    ]
+    if alt[0].workflow == top:
+        return readings, None
+    flip = (
+        f"the verdict depends on how needs.domestic_substitution={level} is read: as {READING_TEXT['hardware-only']} "
+        f"it is {alt[0].workflow} ({alt[0].total:.1f}/100) instead of {top}; set needs.domestic_hardware and "
+        "needs.domestic_framework to say which"
+    )
+    return readings, flip
+
+
+def _stack_text(route: Route) -> str:
+    """'trains with MindSpeed-LLM on torch_npu, serves with vLLM-Ascend' (what the route names)."""
+    parts = []
+    if route.training is not None:
+        parts.append(f"trains with {route.training.name}")
+    serving = list(dict.fromkeys(r.name for _, r in route.serving_by_target if r is not None))
+    if serving:
+        parts.append(f"serves with {' and '.join(serving)}")
+    return ", ".join(parts)
 
 
 def _reasons(
@@ -202,8 +303,11 @@ def _summary(
         entry = next((w for w in getattr(kb, "workflows", []) if w.id == top.workflow), None)
         if entry is not None:
             what = entry.summary.rstrip(".")
-    if top.workflow == "pytorch" and route.target == "ascend" and "nvidia" in req.hardware.available:
-        what = NVIDIA_TO_TORCH_NPU  # the route it was scored on (issue 25 item 7), not the generic one
+    if top.workflow == "pytorch" and route.target == "ascend" and prototypes_on_nvidia(req):
+        what = NVIDIA_TO_TORCH_NPU  # the route it was scored on, not the generic one
+    stack = _stack_text(route)
+    if stack:
+        what = f"{what.rstrip('.')}; {stack}"
     if not top.eligible:
         return f"No workflow meets every hard constraint; the best-scoring is {top.workflow} ({top.total:.1f}/100): {what}."
     if runner is not None and parts.tie:

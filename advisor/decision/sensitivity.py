@@ -14,7 +14,7 @@ from advisor.requirements import CRITERIA
 
 def weight_sensitivity(scores: list[WorkflowScore], top: str) -> list[SensitivityItem]:
     """For each criterion: the weight (others rescaled to keep the sum 1) at which `top` loses first place."""
-    pool = [s for s in scores if s.eligible] or scores
+    pool = [s for s in scores if s.eligible] or [s for s in scores if s.applicable]
     items = []
     for i, name in enumerate(CRITERIA):
         w0 = pool[0].criteria[i].weight

@@ -4,8 +4,15 @@ the differences are relative to) and engineering (migration/adaptation hours x t
 from the code scan when `model.code_path` is given), each a range with its sources.
 
 Energy is part of a cloud price: with `constraints.compute_pricing: cloud` (the default) it is shown
-but not added; with `owned` hardware it is added. The power budget follows seed "Ascend 910 and
-MindSpore in practice" §1.3: cards x power + 20%.
+but not added. Owned hardware (`owned`) is never charged a rental price: compute is the purchase price
+written off over `constraints.amortisation_years` (AMORTISATION_YEARS when absent), or nothing when the
+capital is sunk (`owned_capital: sunk`), and the energy is added. The power budget is the vendor
+server's datasheet power where the knowledge base has it, else cards x power + 20% (the field report
+"Ascend 910 and MindSpore in practice" §1.3).
+
+`constraints.budget_usd` is compared with the parts `constraints.budget_scope` names: compute (compute
+and energy, the default), engineering (adds the migration and engineering hours) or total (adds the
+team's time): `TotalCost.budget_usd` is that sum.
 """
 
 from __future__ import annotations
@@ -60,6 +67,95 @@ class TotalCost(BaseModel):
         None, description="the same over the knowledge base's power range (value and its alternatives)"
     )
     notes: list[str] = Field(default_factory=list)
+    budget_scope: Literal["compute", "engineering", "total"] = Field(
+        "compute", description="what constraints.budget_usd is compared with (constraints.budget_scope)"
+    )
+    budget_usd: Optional[Span] = Field(
+        None, description="the parts in the budget scope, summed (null: the compute part has no figure)"
+    )
+    budget_parts: list[str] = Field(default_factory=list, description="the parts summed into budget_usd")
+
+
+# The parts each budget scope sums (constraints.budget_scope).
+BUDGET_PARTS = {
+    "compute": ("compute", "energy"),
+    "engineering": ("compute", "energy", "engineering"),
+    "total": ("team", "compute", "energy", "engineering"),
+}
+HOURS_PER_YEAR = 8766.0  # 365.25 days
+
+
+def capital_per_device(kb: Optional[KnowledgeBase], acc: Optional[Accelerator]) -> Optional[tuple[float, float, list]]:
+    """(low, high, observations): the purchase price of one device from the knowledge base's card and
+    server prices (a server's price divided by its cards), or None when none is recorded."""
+    if kb is None or acc is None:
+        return None
+    obs = [p for p in kb.prices_for(acc.id) if p.kind in ("card", "server")]
+    if not obs:
+        return None
+    each = [p.usd / (p.devices if p.kind == "server" else 1) for p in obs]
+    return min(each), max(each), obs
+
+
+def _owned_compute(
+    proj: Projection, req: Requirements, kb: Optional[KnowledgeBase], acc: Optional[Accelerator], k: Consts
+) -> CostPart:
+    """Owned hardware: the purchase price written off over the amortisation years, for the device-hours
+    the job holds; nothing when the capital is sunk. Never a rental price."""
+    hours = proj.time_to_train_hours
+    where = f"{proj.devices} x {proj.accelerator or proj.target}"
+    if req.constraints.owned_capital == "sunk":
+        return CostPart(
+            name="compute",
+            usd=Span(low=0.0, high=0.0, unit="USD") if hours is not None else None,
+            counted=True,
+            evidence=[req_evidence("constraints.owned_capital", "sunk", "the hardware is already paid for")],
+            detail=f"{where} owned, capital sunk (constraints.owned_capital: sunk): no compute charge, energy only",
+        )
+    capital = capital_per_device(kb, acc)
+    if capital is None or hours is None:
+        missing = "no time to train projected" if hours is None else f"no purchase price for {where.split(' x ')[1]}"
+        return CostPart(
+            name="compute",
+            counted=True,
+            detail=f"{where} owned: {missing} in the knowledge base (a rental price is not charged for owned "
+            "hardware; add a `card` or `server` price in prices.yaml, or state constraints.owned_capital: sunk)",
+        )
+    low, high, obs = capital
+    years = req.constraints.amortisation_years or k["AMORTISATION_YEARS"]
+    per_low, per_high = low / (years * HOURS_PER_YEAR), high / (years * HOURS_PER_YEAR)
+    why = (
+        "constraints.amortisation_years"
+        if req.constraints.amortisation_years
+        else f"AMORTISATION_YEARS, {CONSTANTS['AMORTISATION_YEARS'].source}"
+    )
+    return CostPart(
+        name="compute",
+        usd=Span(
+            low=round(hours.low * proj.devices * per_low, 2),
+            high=round(hours.high * proj.devices * per_high, 2),
+            unit="USD",
+        ),
+        counted=True,
+        evidence=[
+            kb_evidence(o, f"{o.provider}: ${o.usd:,.0f} per {o.kind} ({o.term}, {o.observed})", o.usd) for o in obs
+        ],
+        detail=f"{where} owned: ${low:,.0f}-{high:,.0f} per device written off over {years:g} years ({why}) = "
+        f"${per_low:.3g}-{per_high:.3g} per device-hour, for the projected time to train",
+    )
+
+
+def _budget(parts: list[CostPart], req: Requirements) -> tuple[Optional[Span], list[str], list[str]]:
+    """The parts in the budget scope summed, the names summed, and what the reader should know."""
+    scope = req.constraints.budget_scope
+    names = [n for n in BUDGET_PARTS[scope] if any(p.name == n and p.counted for p in parts)]
+    spans = [p.usd for p in parts if p.name in names and p.counted and p.usd is not None]
+    compute = next((p for p in parts if p.name == "compute"), None)
+    notes: list[str] = []
+    if compute is None or compute.usd is None:
+        return None, names, ["the budget is not judged: the compute part has no figure"]
+    span = Span(low=round(sum(s.low for s in spans), 2), high=round(sum(s.high for s in spans), 2), unit="USD")
+    return span, names, notes
 
 
 def _cost(kb: Optional[KnowledgeBase], kind: str) -> Optional[CostAssumption]:
@@ -82,14 +178,19 @@ def total_cost(
     k: Consts = DEFAULT,
     parts_hours: Optional[list[tuple[str, float, float]]] = None,
     excluded: str = "",
+    own: Optional[Projection] = None,
 ) -> TotalCost:
     """The TCO of one workflow from its (compared) projection and its migration hours [low, high];
     `parts_hours`: the migration estimate part by part (label, low, high), shown as the engineering items;
-    `excluded`: what the code scan left out of the total (tests, examples), said in the detail."""
+    `excluded`: what the code scan left out of the total (tests, examples), said in the detail;
+    `own`: the workflow's own best projection when `proj` is capped to a basis every workflow shares:
+    the budget is judged on what this workflow would really cost, not on the like-with-like comparison."""
     owned = req.constraints.compute_pricing == "owned"
     parts: list[CostPart] = []
     c = proj.compute_cost_usd
-    if c is not None:
+    if owned:
+        parts.append(_owned_compute(proj, req, kb, acc, k))
+    elif c is not None:
         ev = [e for e in proj.cost_evidence if "per device-hour" in e.detail]
         parts.append(
             CostPart(
@@ -201,7 +302,32 @@ def total_cost(
         else None
     )
     budget, span, notes = None, None, []
-    if acc is not None and acc.tdp_w is not None:
+    if own is not None and own is not proj:
+        mine = total_cost(own, hours, req, kb, acc, k, parts_hours, excluded)
+        scoped, scoped_names, scope_notes = mine.budget_usd, mine.budget_parts, []
+        if mine.budget_usd is None:
+            scope_notes = ["the budget is not judged: the compute part has no figure"]
+    else:
+        scoped, scoped_names, scope_notes = _budget(parts, req)
+    notes.extend(scope_notes)
+    limit = req.constraints.budget_usd
+    if limit is not None and scoped is not None and total is not None and req.constraints.budget_scope != "total":
+        if scoped.high <= limit < total.low:
+            notes.append(
+                f"the {' + '.join(scoped_names)} costs fit constraints.budget_usd ({_usd(scoped)} of ${limit:,.0f}); "
+                f"with the team's time the total is at least {_usd(total)} (budget_scope: total compares that)"
+            )
+    if acc is not None and acc.server_power_w is not None and acc.server_devices:
+        # the vendor server's datasheet power: CPUs, memory, network and storage besides the cards
+        watts = [acc.server_power_w.value, *(a.value for a in acc.server_power_w.alternatives)]
+        servers = -(-proj.devices // acc.server_devices)
+        span = Span(low=round(min(watts) * servers / 1000, 2), high=round(max(watts) * servers / 1000, 2), unit="kW")
+        budget = span.high
+        notes.append(
+            f"power budget: {servers} server(s) of {acc.server_devices} x {acc.name} at the server's datasheet "
+            f"power {min(watts):g}-{max(watts):g} W ({acc.server_power_w.source}): {span.low:g}-{span.high:g} kW"
+        )
+    elif acc is not None and acc.tdp_w is not None:
         # objection 11: the knowledge base gives a range (e.g. 310-400 W for the 910B, "use the range");
         # the budget is provisioned at its high end and the range printed beside it
         watts = [acc.tdp_w.value, *(a.value for a in acc.tdp_w.alternatives)]
@@ -212,11 +338,11 @@ def total_cost(
             f"power budget: cards x power + {k['POWER_REDUNDANCY']:.0%} ({CONSTANTS['POWER_REDUNDANCY'].source}): "
             f"{span.low:g}-{span.high:g} kW over {min(watts):g}-{max(watts):g} W per card, provisioned at the high end"
         )
-        if req.constraints.compute_pricing == "cloud":
-            notes.append(
-                "cloud pricing: the hourly price includes power and cooling, so the power budget matters only "
-                "for owned hardware or an on-site cluster (constraints.compute_pricing: owned)"
-            )
+    if span is not None and req.constraints.compute_pricing == "cloud":
+        notes.append(
+            "cloud pricing: the hourly price includes power and cooling, so the power budget matters only "
+            "for owned hardware or an on-site cluster (constraints.compute_pricing: owned)"
+        )
     return TotalCost(
         workflow=proj.workflow,
         parts=parts,
@@ -224,7 +350,15 @@ def total_cost(
         power_budget_kw=budget,
         power_budget_kw_range=span,
         notes=notes,
+        budget_scope=req.constraints.budget_scope,
+        budget_usd=scoped,
+        budget_parts=scoped_names,
     )
+
+
+def _usd(span: Span) -> str:
+    a, b = f"${span.low:,.0f}", f"${span.high:,.0f}"
+    return a if a == b else f"{a}-{b}"
 
 
 def comparable_parts(costs: dict[str, TotalCost], supported: set[str]) -> list[str]:

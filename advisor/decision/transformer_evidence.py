@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.decision.constants import CONSTANTS as DEFINED
 from advisor.decision.constants import Constant
 from advisor.decision.evidence import Evidence
-from advisor.decision.likelihood import likelihood, project_of
+from advisor.decision.likelihood import RULES, project_of
 from advisor.requirements import Requirements
 
 if TYPE_CHECKING:  # the probe's result types, for the annotations only
@@ -317,7 +317,7 @@ def risk_adjustment(
         return a
     floor, pen = constant("DYNAMIC_COST_FLOOR", k), constant("DYNAMIC_SHAPE_PENALTY", k)
     a.applies, a.constants = True, ["DYNAMIC_COST_FLOOR"]
-    a.likelihood_before = likelihood(PITFALL, ["model.dynamic_shapes"], project_of(req, None), wf)
+    a.likelihood_before = RULES[PITFALL](project_of(req, None))[0]
     before = f"{a.likelihood_before:g}"
     if f.cost < floor:
         a.line = (

@@ -1,16 +1,21 @@
-"""The workflow model: for each workflow, the production framework, the hardware kind it trains on,
-the framework path and the knowledge-base accelerator, worked out once (`routes`) and passed down.
+"""The workflow model: for each workflow, the production framework, where it trains (the hardware kind,
+the knowledge-base accelerator and how many of them), the stack it runs there (the knowledge base's
+training and serving routes: MindSpeed-LLM on torch_npu, MindSpore Transformers, vLLM-Ascend, ...) and
+whether the workflow applies to the project at all. Worked out once (`routes`, then `place` picks among
+the candidate places with the projections) and passed down.
 
-Hybrid prototypes in PyTorch but trains and serves with MindSpore (seed "MindSpore vs PyTorch,
-measured on the same task", section on using both). With `training_target: undecided` each workflow
-trains on the hardware it would really use, and the other vendor's accelerator is the one nearest in
-peak to the anchor chip, so the comparison is like with like and says so (`Route.basis_note`).
+Hybrid prototypes in PyTorch but trains and serves with MindSpore (the field report "MindSpore vs
+PyTorch, measured on the same task", section on using both): a project with no prototype phase (a
+product that trains nothing, or training that starts from released weights) has no hybrid.
+A named chip is the chip: with `training_target: undecided` and no chip named for a vendor, that
+vendor's current training chip (the one with the most reference measurements) stands in, said so; an
+older generation is never picked for being nearer in peak.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass, field, replace
+from typing import Optional, Union
 
 from advisor.requirements import Requirements
 from knowledge.models import Accelerator, Framework, KnowledgeBase, Sourced
@@ -18,6 +23,7 @@ from knowledge.models import Route as StackRoute
 
 WORKFLOWS: tuple[str, ...] = ("pytorch", "mindspore", "hybrid")
 VENDOR_OF_TARGET = {"nvidia": "nvidia", "ascend": "huawei", "cpu": "generic"}
+TARGET_OF_VENDOR = {"nvidia": "nvidia", "huawei": "ascend", "generic": "cpu"}
 
 
 @dataclass(frozen=True)
@@ -33,7 +39,19 @@ class Route:
     training: Optional[StackRoute] = None
     """the knowledge base's training route this workflow takes here (MindSpeed-LLM, MindSpore Transformers, ...)"""
     serving: Optional[StackRoute] = None
-    """the knowledge base's serving route (vLLM-Ascend, MindIE, vLLM, MindSpore Lite, ...)"""
+    """the knowledge base's serving route for the first deployment target (vLLM-Ascend, MindIE, vLLM, ...)"""
+    devices: Optional[int] = None
+    """devices of the placed fleet (None: hardware.devices)"""
+    serving_by_target: tuple[tuple[str, Optional[StackRoute]], ...] = ()
+    """(deployment target, its serving route) for every deployment target, in the requirements' order"""
+    applicable: bool = True
+    not_applicable: str = ""
+    """why the workflow does not apply to this project (no prototype phase, nothing trained)"""
+    placed_from: int = 1
+    """how many places (fleet or hardware kind) the workflow could train on; above 1 the placement decided"""
+
+    def serving_for(self, target: str) -> Optional[StackRoute]:
+        return dict(self.serving_by_target).get(target)
 
 
 def framework_for(workflow: str) -> str:
@@ -42,7 +60,7 @@ def framework_for(workflow: str) -> str:
 
 
 def target_for(workflow: str, req: Requirements) -> str:
-    """The hardware kind a workflow trains on in production."""
+    """The hardware kind a workflow trains on when nothing else decides (the first candidate)."""
     target = req.hardware.training_target
     if target != "undecided":
         return target
@@ -57,6 +75,15 @@ def path_for(framework: str, target: str) -> tuple[str, bool]:
             target
         ]
     return {"nvidia": ("mindspore-gpu", False), "ascend": ("mindspore", True), "cpu": ("mindspore-cpu", True)}[target]
+
+
+def stack_framework(framework: str, target: str) -> Optional[str]:
+    """The knowledge base's framework id of a route on `target` (torch_npu for PyTorch on Ascend)."""
+    if target == "cpu":
+        return None
+    if framework == "pytorch":
+        return "torch_npu" if target == "ascend" else "pytorch"
+    return "mindspore" if target == "ascend" else None
 
 
 def device_kind(device: str) -> str:
@@ -78,78 +105,93 @@ def peak_of(acc: Accelerator) -> Optional[Sourced]:
     return acc.fp16_tflops or acc.bf16_tflops or acc.fp32_tflops
 
 
-def _article(word: str) -> str:
-    return "an" if word[0] in "aeiou" else "a"
+def serves_only(req: Requirements) -> bool:
+    """An inference-only product: nothing is trained."""
+    return req.workload is not None and req.workload.kind == "inference"
 
 
-def _default_accelerator(kb: KnowledgeBase, vendor: str) -> Optional[Accelerator]:
-    candidates = [a for a in kb.accelerators if a.vendor == vendor and training_capable(a)]
+def not_applicable(workflow: str, req: Requirements) -> str:
+    """Why `workflow` does not apply to the project ('' when it does): the hybrid is a PyTorch prototype
+    phase followed by MindSpore production, so a project with no prototype phase has no hybrid."""
+    if workflow != "hybrid":
+        return ""
+    if serves_only(req):
+        return "workload.kind=inference: nothing is trained, so there is no prototype phase to run in PyTorch"
+    if req.model.fine_tune is not None:
+        return (
+            f"model.fine_tune={req.model.fine_tune}: training starts from released weights, so there is no "
+            "prototype phase to run in PyTorch"
+        )
+    if req.model.from_checkpoint:
+        return "model.from_checkpoint: training continues released weights, so there is no prototype phase to run in PyTorch"
+    return ""
+
+
+def current_chip(kb: KnowledgeBase, vendor: str, inference: bool = False) -> Optional[Accelerator]:
+    """The vendor's current training chip: the newest generation that has published measurements to
+    project from (throughput or MFU references), then the one with the most of them."""
+    candidates = [a for a in kb.accelerators if a.vendor == vendor and (inference or training_capable(a))]
     if not candidates:
         return None
-    refs = {a.id: sum(1 for r in kb.references if r.accelerator == a.id) for a in candidates}
-    return max(candidates, key=lambda a: (refs[a.id], a.year or 0, a.id))
+    refs = {
+        a.id: sum(1 for r in kb.references if r.accelerator == a.id)
+        + sum(1 for r in kb.mfu_references if r.accelerator == a.id)
+        for a in candidates
+    }
+    return max(candidates, key=lambda a: (refs[a.id] > 0, a.year or 0, refs[a.id], a.id))
 
 
-def _nearest_peak(kb: KnowledgeBase, vendor: str, anchor: Accelerator) -> Optional[Accelerator]:
-    """The vendor's training chip nearest in peak to `anchor` (like with like across vendors)."""
-    anchor_peak = peak_of(anchor)
-    candidates = [a for a in kb.accelerators if a.vendor == vendor and training_capable(a) and peak_of(a) is not None]
-    if anchor_peak is None or not candidates:
-        return None
-    return min(candidates, key=lambda a: (abs(peak_of(a).value - anchor_peak.value), -(a.year or 0), a.id))
+# the old name, kept for the projections' imports
+_default_accelerator = current_chip
 
 
-def fleet_view(req: Requirements, kb: Optional[KnowledgeBase], target: str) -> Requirements:
-    """The requirements as the workflow training on `target` sees them: with several fleets
-    (`hardware.accelerators`), the fleet of that target's vendor becomes `accelerator` x `devices`
-    (issue 25, part 7: each workflow uses the fleet it would really use). Unchanged otherwise."""
+def fleet_view(req: Requirements, kb: Optional[KnowledgeBase], where: Union[str, Route]) -> Requirements:
+    """The requirements as the workflow placed at `where` sees them: a placed Route's accelerator and
+    device count (and its hardware kind as the training target); given a hardware kind, the first fleet
+    of that kind's vendor (`hardware.accelerators`). Unchanged otherwise."""
+    if isinstance(where, Route):
+        if where.accelerator is None or where.devices is None:
+            return req
+        hw = req.hardware.model_copy(
+            update={"accelerator": where.accelerator.id, "devices": where.devices, "training_target": where.target}
+        )
+        return req.model_copy(update={"hardware": hw})
     fleets = req.hardware.accelerators
-    if not fleets or kb is None or target not in VENDOR_OF_TARGET:
+    if not fleets or kb is None or where not in VENDOR_OF_TARGET:
         return req
-    vendor = VENDOR_OF_TARGET[target]
-    serves = req.workload is not None and req.workload.kind == "inference"  # inference parts serve it
+    vendor = VENDOR_OF_TARGET[where]
     for fleet in fleets:
         acc = kb.find_accelerator(fleet.kind)
-        if acc is not None and acc.vendor == vendor and (serves or training_capable(acc)):
+        if acc is not None and acc.vendor == vendor and (serves_only(req) or training_capable(acc)):
             hw = req.hardware.model_copy(update={"accelerator": fleet.kind, "devices": fleet.count})
             return req.model_copy(update={"hardware": hw})
     return req
-
-
-def fleet_note(req: Requirements, kb: Optional[KnowledgeBase], target: str) -> Optional[str]:
-    view = fleet_view(req, kb, target)
-    if view is req:
-        return None
-    return f"fleet used: {view.hardware.devices} x {view.hardware.accelerator} (hardware.accelerators)"
 
 
 def resolve_accelerator(
     req: Requirements, target: str, kb: Optional[KnowledgeBase], anchor: Optional[Accelerator] = None
 ) -> tuple[Optional[Accelerator], list[str]]:
     """The knowledge-base accelerator for a target kind: the one the team named if it is of that kind;
-    else, beside an `anchor` of the other vendor (undecided target), the chip nearest it in peak; else
-    the vendor's training chip with the most reference measurements (an assumption, said so)."""
+    else the vendor's current training chip (an assumption, said so). `anchor` is ignored: a chip is
+    never chosen for being nearest in peak to another vendor's (that picked a 2019 Ascend 910 beside
+    an H20)."""
     if kb is None or target == "cpu":
         return None, []
     vendor = VENDOR_OF_TARGET[target]
     named = kb.find_accelerator(req.hardware.accelerator) if req.hardware.accelerator else None
     if named is not None and named.vendor == vendor:
         return named, []
-    chosen = _nearest_peak(kb, vendor, anchor) if anchor is not None else None
-    how = ""
-    if chosen is not None:
-        how = f" (nearest in peak to {anchor.name}: {peak_of(chosen).value:g} vs {peak_of(anchor).value:g} TFLOPS)"
-    else:
-        chosen = _default_accelerator(kb, vendor)
+    chosen = current_chip(kb, vendor, serves_only(req))
     if chosen is None:
         return None, [f"the knowledge base has no {target} accelerator"]
     if named is not None:
-        why = f"'{req.hardware.accelerator}' is not {_article(target)} {target} accelerator"
-    elif req.hardware.accelerator:
-        why = f"'{req.hardware.accelerator}' is not in the knowledge base"
+        why = f"no {target} accelerator named ({req.hardware.accelerator} is {named.vendor})"
     else:
         why = "no hardware.accelerator given"
-    return chosen, [f"{why}: assumed {chosen.name} for {target} training{how}"]
+    return chosen, [
+        f"{why}: assumed {chosen.name}, the current {target} training chip (name it in hardware.accelerator "
+        "or hardware.accelerators to compare on your own)"
+    ]
 
 
 def mindspore_gpu_support(kb: Optional[KnowledgeBase]) -> tuple[bool, Optional[str], Optional[Framework]]:
@@ -173,47 +215,106 @@ def _version_key(text: str) -> tuple:
     return tuple(parts)
 
 
-def routes(req: Requirements, kb: Optional[KnowledgeBase]) -> dict[str, Route]:
-    """Each workflow's (framework, target, path, accelerator), once."""
-    targets = {wf: target_for(wf, req) for wf in WORKFLOWS}
-    undecided = req.hardware.training_target == "undecided"
-    anchor = None
-    if undecided and kb is not None and len({t for t in targets.values() if t != "cpu"}) > 1:
-        # The team's named chip anchors the comparison; else the Ascend chip with the most references.
-        named = kb.find_accelerator(req.hardware.accelerator) if req.hardware.accelerator else None
-        anchor = named or _default_accelerator(kb, "huawei")
-    out: dict[str, Route] = {}
+# --- the places a workflow can train on ---------------------------------------------------------------
+
+
+def _kinds_for(workflow: str, req: Requirements) -> tuple[str, ...]:
+    """The hardware kinds a workflow may train on, in the order tried: a fixed target is the target;
+    undecided, PyTorch runs anywhere (CUDA, torch_npu, CPU) while MindSpore's newest releases have no
+    CUDA backend, so MindSpore and the hybrid train on Ascend or CPU."""
+    target = req.hardware.training_target
+    if target != "undecided":
+        return (target,)
+    prefs = ("nvidia", "ascend", "cpu") if workflow == "pytorch" else ("ascend", "cpu")
+    kinds = tuple(k for k in prefs if k in req.hardware.available)
+    return kinds or (target_for(workflow, req),)
+
+
+def _domestic_training(req: Requirements) -> bool:
+    return req.needs.hardware_mandate != "none" and "training" in req.needs.domestic_scope
+
+
+def candidates(req: Requirements, kb: Optional[KnowledgeBase]) -> dict[str, list[Route]]:
+    """Each workflow's candidate places (fleet or hardware kind), most preferred first. With several
+    fleets every fleet of an allowed kind is a place; otherwise each allowed kind with the named chip
+    (or the vendor's current chip). A domestic hardware mandate that covers training puts the Ascend
+    places first (required: only those, when there are any)."""
+    out: dict[str, list[Route]] = {}
+    inference = serves_only(req)
     for wf in WORKFLOWS:
-        framework, target = framework_for(wf), targets[wf]
-        path, native = path_for(framework, target)
-        use_anchor = anchor if anchor is not None and VENDOR_OF_TARGET[target] != anchor.vendor else None
-        acc, notes = resolve_accelerator(fleet_view(req, kb, target), target, kb, use_anchor)
-        note = fleet_note(req, kb, target)
-        notes = [note, *notes] if note else notes
-        out[wf] = Route(
-            workflow=wf,
-            framework=framework,
-            target=target,
-            path=path,
-            native=native,
-            accelerator=acc,
-            notes=tuple(notes),
-        )
-    if undecided:
-        basis = comparison_note(out)
-        out = {wf: Route(**{**r.__dict__, "basis_note": basis}) for wf, r in out.items()}
+        framework = framework_for(wf)
+        kinds = _kinds_for(wf, req)
+        places: list[tuple[str, Optional[Accelerator], Optional[int], list[str]]] = []
+        if req.hardware.accelerators and kb is not None:
+            for fleet in req.hardware.accelerators:
+                acc = kb.find_accelerator(fleet.kind)
+                if acc is None or (not inference and not training_capable(acc)):
+                    continue
+                kind = TARGET_OF_VENDOR.get(acc.vendor, "cpu")
+                if kind in kinds:
+                    places.append(
+                        (kind, acc, fleet.count, [f"fleet used: {fleet.count} x {fleet.kind} (hardware.accelerators)"])
+                    )
+        have = {k for k, *_ in places}
+        for kind in kinds:
+            if kind in have:
+                continue
+            acc, notes = resolve_accelerator(req, kind, kb)
+            places.append((kind, acc, req.hardware.devices, notes))
+        if _domestic_training(req):
+            domestic = [p for p in places if p[0] == "ascend"]
+            if req.needs.hardware_mandate == "required" and domestic:
+                places = domestic
+            else:
+                places = domestic + [p for p in places if p[0] != "ascend"]
+        routes_ = []
+        for kind, acc, devices, notes in places:
+            path, native = path_for(framework, kind)
+            routes_.append(
+                Route(
+                    workflow=wf,
+                    framework=framework,
+                    target=kind,
+                    path=path,
+                    native=native,
+                    accelerator=acc,
+                    notes=tuple(notes),
+                    devices=devices if acc is not None else None,
+                    applicable=not not_applicable(wf, req),
+                    not_applicable=not_applicable(wf, req),
+                    placed_from=len(places),
+                )
+            )
+        out[wf] = routes_
     return out
+
+
+def routes(req: Requirements, kb: Optional[KnowledgeBase]) -> dict[str, Route]:
+    """Each workflow's first candidate place (the decision model places the workflows with several
+    candidates by their projections and adds their stack routes: advisor.decision.prepare.place)."""
+    return with_basis(req, {wf: places[0] for wf, places in candidates(req, kb).items()})
+
+
+def with_basis(req: Requirements, rs: dict[str, Route]) -> dict[str, Route]:
+    """Every route with the note saying what hardware each workflow is compared on (undecided target)."""
+    if req.hardware.training_target != "undecided":
+        return rs
+    basis = comparison_note(rs)
+    return {wf: replace(r, basis_note=basis) for wf, r in rs.items()}
 
 
 def comparison_note(rs: dict[str, Route]) -> str:
     """What hardware each workflow is compared on, when the team has not decided the training target."""
     where: dict[str, list[str]] = {}
     for wf, r in rs.items():
-        where.setdefault(r.accelerator.name if r.accelerator is not None else r.target, []).append(wf)
+        name = r.accelerator.name if r.accelerator is not None else r.target
+        if r.accelerator is not None and r.devices:
+            name = f"{r.devices} x {name}"
+        where.setdefault(name, []).append(wf)
     text = "; ".join(f"{'/'.join(wfs)} on {hw}" for hw, wfs in where.items())
     if len(where) == 1:
         return f"hardware.training_target=undecided: every workflow compared on the same hardware ({text})"
     return (
-        f"hardware.training_target=undecided: each workflow compared on the hardware it would really use ({text}); "
-        "the chips are matched by peak so the comparison is like with like, not the same silicon"
+        f"hardware.training_target=undecided: each workflow placed where its route does best ({text}); "
+        "different silicon, compared by what it costs in time and money"
     )

@@ -98,6 +98,29 @@ class EcosystemEntry(_Entry):
     confidence: Confidence
 
 
+Milestone = Literal["environment", "single card", "multi-card", "export", "inference"]
+
+
+class LikelihoodRule(_Model):
+    """One likelihood rule of a pitfall: when `when` holds for the project (a condition over the
+    project's facts: params_m, family, devices, distributed, stage, target, custom_ops, huggingface,
+    must_split, source; empty: always), the pitfall bites with `value`, for the reason `why` (which may
+    name the facts in braces: {devices}, {size})."""
+
+    when: list[str] = Field(default_factory=list, description="condition strings; ALL must hold")
+    value: float = Field(ge=0, le=1)
+    why: str = Field(min_length=1)
+    source: str = Field("", description="where the judgement comes from (default: the pitfall's likelihood_source)")
+    confidence: Confidence = "assumption"
+
+    @field_validator("when")
+    @classmethod
+    def _conditions_parse(cls, conditions: list[str]) -> list[str]:
+        for cond in conditions:
+            parse_condition(cond)
+        return conditions
+
+
 class Pitfall(_Entry):
     title: str = Field(min_length=1)
     symptom: str = Field(min_length=1)
@@ -117,6 +140,43 @@ class Pitfall(_Entry):
         description="also bites an inference-only product (model conversion, operators, versions at serving); "
         "False: a training pitfall, not charged to a product that trains nothing",
     )
+    routes: list[str] = Field(
+        default_factory=list,
+        description="route ids it belongs to (routes.yaml); empty: every route of its workflows",
+    )
+    fixes: dict[str, str] = Field(
+        default_factory=dict,
+        description="the mitigation on a route of this framework (torch_npu, pytorch, mindspore), where it "
+        "differs from `fix`: a torch_npu route is never told to export with mindspore.export",
+    )
+    owner: Optional[str] = Field(None, description="who retires it (platform, data engineer, ...): the risk register")
+    milestone: Optional[Milestone] = Field(
+        None,
+        description="the rehearsal stage that retires it (environment, single card, multi-card, export, inference)",
+    )
+    likelihood: list[LikelihoodRule] = Field(
+        default_factory=list,
+        description="how likely it bites a project, first matching rule wins (no rule: the general likelihood)",
+    )
+    porting: bool = Field(
+        False, description="a hazard of porting PyTorch code: unlikely when nothing is ported (NOT_PORTED)"
+    )
+    likelihood_source: Optional[str] = Field(None, description="where the likelihood rules come from")
+
+    @model_validator(mode="after")
+    def _rules_have_a_source(self) -> "Pitfall":
+        if any(not r.source for r in self.likelihood):
+            if not self.likelihood_source:
+                raise ValueError("likelihood rules need a source (likelihood_source, or a source on each rule)")
+            rules = [
+                r if r.source else r.model_copy(update={"source": self.likelihood_source}) for r in self.likelihood
+            ]
+            object.__setattr__(self, "likelihood", rules)
+        return self
+
+    def fix_for(self, framework: Optional[str]) -> str:
+        """The mitigation on a route of `framework` (the general fix when none is recorded for it)."""
+        return self.fixes.get(framework or "", self.fix)
 
     @field_validator("applies_when")
     @classmethod
@@ -165,6 +225,8 @@ OptimizerSharding = Literal["zero", "distributed-optimizer", "optimizer-parallel
 Quantization = Literal["none", "int8", "w8a8", "w4a16", "fp8", "int4"]
 Precision = Literal["fp32", "bf16", "fp16"]
 FineTune = Literal["full", "lora", "qlora"]
+DeploymentTargetId = Literal["nvidia-server", "ascend-server", "cpu-server", "mobile", "edge-ascend"]
+DeployPath = Literal["native", "vendor-converter", "export"]
 
 
 class RouteSupports(_Model):
@@ -178,6 +240,19 @@ class RouteSupports(_Model):
     fine_tune: list[FineTune] = Field(default_factory=lambda: ["full"])
     quantization: list[Quantization] = Field(default_factory=lambda: ["none"])
     precisions: list[Precision] = Field(default_factory=lambda: ["fp32"])
+    architectures: list[Literal["decoder", "encoder"]] = Field(
+        default_factory=list, description="transformer architectures (empty: both)"
+    )
+    moe: bool = Field(False, description="mixture-of-experts models (expert parallelism, grouped matmul)")
+
+
+class Pin(_Model):
+    """One package of a route's stack at the version its vendor pairs with the rest."""
+
+    package: str = Field(min_length=1)
+    version: str = Field(min_length=1, description="exact version (PEP 440 for Python packages)")
+    confirmed: bool = Field(True, description="False: the pairing was not found in a vendor table (said in `note`)")
+    note: Optional[str] = None
 
 
 class Route(_Entry):
@@ -193,5 +268,44 @@ class Route(_Entry):
         default_factory=list, description="accelerator ids it is documented on (empty: any of the vendor's)"
     )
     supports: RouteSupports = Field(default_factory=RouteSupports)
+    min_parameters_millions: Optional[float] = Field(
+        None,
+        gt=0,
+        description="smallest model it is meant for (an LLM suite's parallelism buys nothing below it; the reason "
+        "is in routes.yaml's header)",
+    )
+    general: bool = Field(
+        False,
+        description="the framework itself (plain torch_npu, plain MindSpore): taken when no specialised route fits",
+    )
+    ports: list[str] = Field(
+        default_factory=list,
+        description="PyTorch libraries whose models it carries over (a maintained MindSpore port: diffusers -> "
+        "mindone); the port's package is `port`",
+    )
+    port: Optional[str] = Field(None, description="the port's package name, as the migration scan names it")
+    serves: list[DeploymentTargetId] = Field(
+        default_factory=list, description="serving: the deployment targets it serves"
+    )
+    path: Optional[DeployPath] = Field(
+        None,
+        description="serving: native (the trained weights load as they are), vendor-converter (a vendor tool "
+        "converts them, e.g. ATC -> OM) or export (an export/convert step with operator gaps)",
+    )
+    pins: list[Pin] = Field(default_factory=list, description="the stack at vendor-checked versions")
+    released: Optional[_dt.date] = Field(None, description="release date of the pinned version")
     source: str = Field(min_length=1)
     confidence: Confidence
+
+    @model_validator(mode="after")
+    def _serving_fields(self) -> "Route":
+        if self.stage == "serving" and (not self.serves or self.path is None):
+            raise ValueError("a serving route needs `serves` (deployment targets) and `path`")
+        if self.stage == "training" and (self.serves or self.path is not None):
+            raise ValueError("`serves` and `path` are for serving routes")
+        return self
+
+    @property
+    def stack(self) -> str:
+        """'mindspeed-llm 26.1.0, torch 2.7.1, torch-npu 2.7.1.post8, CANN 9.1.0' (the pins in order)."""
+        return ", ".join(f"{p.package} {p.version}" + ("" if p.confirmed else " (unconfirmed)") for p in self.pins)

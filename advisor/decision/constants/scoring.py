@@ -33,6 +33,17 @@ SCORING: list[Constant] = [
         acts_when="deploy",
     ),
     Constant(
+        "VENDOR_CONVERTER_FIT",
+        80.0,
+        "points",
+        "assumption: a vendor-maintained converter from the trained weights to the serving runtime (ONNX -> ATC -> "
+        "OM with AscendCL; HF checkpoints -> TensorRT-LLM engines) is the vendor's documented path, with a build "
+        "step and operator coverage to check but no re-implementation: between the export path (CONVERSION_FIT) "
+        "and the native one",
+        "a vendor converter path scored",
+        (40.0, 100.0),
+    ),
+    Constant(
         "UNKNOWN_DEPLOYMENT_FIT",
         70.0,
         "points",
@@ -261,6 +272,79 @@ SCORING: list[Constant] = [
         "semi-automatic parallelism by hand (hours an assumption)",
     ),
     Constant("AUTO_PARALLEL_LIMIT_HIGH", 40.0, "hours", "as AUTO_PARALLEL_LIMIT_LOW, upper end"),
+    Constant(
+        "TRAINING_RUNS",
+        3.0,
+        "full runs",
+        "assumption: a production model is trained a few times over a project (a first run, a fix, the final "
+        "run); performance scores the share of the project's wall-clock time these runs take, so a throughput gap "
+        "matters as far as it moves the schedule",
+        "the full training runs in the project were",
+        (1.0, 10.0),
+    ),
+    Constant(
+        "AMORTISATION_YEARS",
+        4.0,
+        "years",
+        "assumption: accelerator servers are written off over 3-5 years (straight-line depreciation); owned "
+        "hardware is charged its purchase price over this, never a rental price (constraints.amortisation_years "
+        "overrides it)",
+        "owned hardware were written off over",
+        (2.0, 8.0),
+    ),
+    # --- how likely a pitfall bites (advisor.decision.likelihood; the per-pitfall rules are in pitfalls.yaml)
+    Constant(
+        "LIKELIHOOD_UNCONDITIONAL",
+        0.5,
+        "likelihood",
+        "assumption: a pitfall that applies to every project on its workflow, with no rule of its own, bites "
+        "one project in two",
+        "an unconditional pitfall's likelihood were",
+        (0.1, 0.9),
+    ),
+    Constant(
+        "LIKELIHOOD_CONDITIONAL",
+        0.6,
+        "likelihood",
+        "assumption: a pitfall whose conditions hold for the project, with no rule of its own, a little more likely "
+        "than an unconditional one",
+        "a conditional pitfall's likelihood were",
+        (0.1, 0.95),
+    ),
+    Constant(
+        "LIKELIHOOD_SCAN_HIT",
+        0.95,
+        "likelihood",
+        "assumption: the migration scan found the hazard in the project's own code: near-certain",
+        "a scan-found hazard's likelihood were",
+        (0.5, 1.0),
+    ),
+    Constant(
+        "LIKELIHOOD_MEASURED_HIT",
+        0.95,
+        "likelihood",
+        "assumption: a probe measured the pitfall's symptom (an accuracy gap beyond the tolerance, a pipeline that "
+        "cannot feed the target): strong evidence, not proof, for the team's model and hosts",
+        "a measured hit's likelihood were",
+        (0.5, 1.0),
+    ),
+    Constant(
+        "LIKELIHOOD_MEASURED_CLEAR",
+        0.1,
+        "likelihood",
+        "assumption: a probe measured the symptom absent on a small model and this host's CPU",
+        "a measured clear's likelihood were",
+        (0.0, 0.5),
+    ),
+    Constant(
+        "LIKELIHOOD_NOT_PORTED",
+        0.3,
+        "x likelihood",
+        "assumption: a hazard of porting PyTorch code, on a MindSpore workflow with nothing to port (habits still "
+        "carry over)",
+        "a porting hazard with nothing ported kept",
+        (0.0, 1.0),
+    ),
     # --- confidence ------------------------------------------------------------------------------
     Constant("CONFIDENCE_HIGH_MARGIN", 8.0, "points", "assumption: 8 of 100 points is beyond the scores' own rounding"),
     Constant("CONFIDENCE_MEDIUM_MARGIN", 3.0, "points", "assumption"),
@@ -271,7 +355,12 @@ SCORING: list[Constant] = [
         "quality (1-5)",
         "assumption: decisive evidence averaging between secondary and vendor quality",
     ),
-    Constant("EVIDENCE_FAIR", 2.5, "quality (1-5)", "assumption: decisive evidence averaging around derived quality"),
+    Constant(
+        "EVIDENCE_FAIR",
+        2.5,
+        "quality (1-5)",
+        "assumption: decisive evidence averaging between blog (2) and secondary (3) quality",
+    ),
     Constant(
         "FLIP_FRAGILE",
         0.25,
@@ -332,8 +421,9 @@ SCORING: list[Constant] = [
         "PROTOTYPE_FLUENCY_STEP",
         0.25,
         "per skill level",
-        "assumption: the hybrid's PyTorch phase pays off as far as the team is more fluent in PyTorch than in "
-        "MindSpore: 0.5 at equal skill, this much more or less per level of difference",
+        "assumption: a PyTorch prototype phase pays off as far as the team is more fluent in PyTorch than in "
+        "MindSpore: 0.5 at equal skill, this much more or less per level of difference; one rule for the hybrid "
+        "and for the PyTorch route that prototypes on NVIDIA before torch_npu",
         "prototype fluency moved per skill level by",
         (0.0, 0.5),
         projection=True,

@@ -29,30 +29,25 @@ def compliance_score(wf: str, ctx: Context, k: Consts) -> Scored:
     hw = {"ascend": 1.0, "cpu": 0.5, "nvidia": 0.0}[route.target]
     fw = 1.0 if route.framework == "mindspore" else 0.0
     dep = sum(1 for t in req.deployment.targets if t != "nvidia-server") / len(req.deployment.targets)
+    scope = req.needs.domestic_scope
     parts = []
-    if hw_level != "none":
-        parts += [
-            (hw, k["COMPLIANCE_HARDWARE_WEIGHT"], f"hardware {hw:.1f}"),
-            (dep, k["COMPLIANCE_DEPLOYMENT_WEIGHT"], f"non-NVIDIA deployment {dep:.2f}"),
-        ]
+    shares = []
+    if hw_level != "none" and "training" in scope:
+        parts.append((hw, k["COMPLIANCE_HARDWARE_WEIGHT"], f"training hardware {hw:.1f}"))
+        shares.append("COMPLIANCE_HARDWARE_WEIGHT")
+    if hw_level != "none" and "deployment" in scope:
+        parts.append((dep, k["COMPLIANCE_DEPLOYMENT_WEIGHT"], f"non-NVIDIA deployment {dep:.2f}"))
+        shares.append("COMPLIANCE_DEPLOYMENT_WEIGHT")
     if fw_level != "none":
         parts.append((fw, k["COMPLIANCE_FRAMEWORK_WEIGHT"], f"domestic framework {fw:.0f}"))
+        shares.append("COMPLIANCE_FRAMEWORK_WEIGHT")
     den = sum(w for _, w, _ in parts) or 1.0
     score = 100 * sum(v * w for v, w, _ in parts) / den
     note = " + ".join(f"{text} x{w / den:.2f}" for _, w, text in parts)
-    note += (
-        " (shares "
-        + ", ".join(
-            n
-            for n, lv in (
-                ("COMPLIANCE_HARDWARE_WEIGHT", hw_level),
-                ("COMPLIANCE_DEPLOYMENT_WEIGHT", hw_level),
-                ("COMPLIANCE_FRAMEWORK_WEIGHT", fw_level),
-            )
-            if lv != "none"
-        )
-        + ")"
-    )
+    note += " (shares " + ", ".join(shares) + ")"
+    if scope != ["training", "deployment"]:
+        ev.append(req_evidence("needs.domestic_scope", list(scope), f"the mandate binds {' and '.join(scope)} only"))
+        note += f"; needs.domestic_scope={'+'.join(scope)}"
     # Every deduction is named in the note, so the score can be recomputed from what the report says.
     if wf == "hybrid" and fw_level != "none":
         pen = k["HYBRID_COMPLIANCE_REQUIRED"] if fw_level == "required" else k["HYBRID_COMPLIANCE_PREFERRED"]

@@ -13,7 +13,7 @@ from advisor.decision.tco import TotalCost, comparable_parts, compared_total
 def cost_scores(ctx: Context, costs: dict[str, TotalCost]) -> dict[str, Scored]:
     """The total cost of ownership relative to the cheapest workflow, over the parts every supported
     workflow has a figure for (like with like); equal for all when none is comparable."""
-    supported = {wf for wf, p in ctx.compared.items() if p.supported}
+    supported = {wf for wf, p in ctx.compared.items() if p.supported and ctx.routes[wf].applicable}
     names = comparable_parts(costs, supported)
     totals = {wf: compared_total(costs[wf], names) for wf in supported}
     known = [sum(t) for t in totals.values() if t is not None]

@@ -1,5 +1,8 @@
-"""Deployment: how well each workflow's framework reaches every deployment target (first-party path,
-export/conversion, knowledge-base rating), with the deployment probe's measurement where it applies."""
+"""Deployment: how well each workflow reaches every deployment target through the serving route it
+takes there (advisor.decision.stack_routes): the trained weights load as they are (native), through a
+vendor converter, or through an export with operator gaps; without a route in the knowledge base, the
+framework's first-party path, export/conversion or its knowledge-base rating. The deployment probe's
+measurement joins where it applies."""
 
 from __future__ import annotations
 
@@ -9,8 +12,9 @@ from typing import Optional
 from advisor.decision.constants import Consts
 from advisor.decision.context import Context
 from advisor.decision.criteria.common import Scored, aspect_score, clamp
-from advisor.decision.evidence import Evidence, req_evidence
+from advisor.decision.evidence import Evidence, kb_evidence, req_evidence
 from knowledge.models import KnowledgeBase
+from knowledge.models import Route as StackRoute
 
 # The first-party framework for each deployment target (seed 000, "模型部署对比": MindIR + Lite is the
 # native path on Ascend servers and edge devices; ONNX/TensorRT is PyTorch's mature path on NVIDIA).
@@ -21,7 +25,25 @@ EDGE_TARGETS = (
 )  # deploying through an export/convert step (ONNX, ATC): it works, with operator gaps
 
 
-def _kb_deployment_fit(framework: str, target: str, kb: Optional[KnowledgeBase], k: Consts) -> Scored:
+# How the trained weights reach a serving route's runtime, and the constant that scores it.
+PATH_FIT = {"native": "NATIVE_FIT", "vendor-converter": "VENDOR_CONVERTER_FIT", "export": "CONVERSION_FIT"}
+PATH_TEXT = {"native": "first-party", "vendor-converter": "vendor converter", "export": "export/conversion"}
+
+
+def _route_fit(route: StackRoute, target: str) -> tuple[str, str]:
+    """(constant name, note) of a serving route's fit for one target; the native path scores the maximum
+    by definition, the other two name the assumption that scores them."""
+    path = route.path or "export"
+    named = "" if path == "native" else f" ({PATH_FIT[path]})"
+    return PATH_FIT[path], f"{target}: {route.name}, {PATH_TEXT[path]}{named}"
+
+
+def _kb_deployment_fit(
+    framework: str, target: str, kb: Optional[KnowledgeBase], k: Consts, route: Optional[StackRoute] = None
+) -> Scored:
+    if route is not None:
+        name, note = _route_fit(route, target)
+        return k[name], [kb_evidence(route, f"{route.name}: {route.stack}")], note
     native = NATIVE_DEPLOYMENT.get(target)
     if native == framework:
         return k["NATIVE_FIT"], [], f"{target}: first-party path"
@@ -37,12 +59,12 @@ def _kb_deployment_fit(framework: str, target: str, kb: Optional[KnowledgeBase],
     return value, ev, f"{target}: knowledge-base deployment score"
 
 
-def deployment_fit(framework: str, target: str, ctx: Context, k: Consts) -> Scored:
+def deployment_fit(framework: str, target: str, ctx: Context, k: Consts, route: Optional[StackRoute] = None) -> Scored:
     """The knowledge-base / constant fit of `target`, with the deployment probe's measurement where it
     applies: on a CPU server the measured path (ONNX Runtime, MindIR) is the evidence itself; for an
     accelerator target a CPU measurement only shows whether the export works at all, so it caps the
     fit when every measured export path of the framework failed and otherwise only adds evidence."""
-    value, ev, note = _kb_deployment_fit(framework, target, ctx.kb, k)
+    value, ev, note = _kb_deployment_fit(framework, target, ctx.kb, k, route)
     rows = [
         r for r in ctx.deploy if r.get("framework") == framework and r.get("measured") and r.get("score") is not None
     ]
@@ -81,7 +103,7 @@ def deployment_score(wf: str, ctx: Context, k: Consts) -> Scored:
         )
     ]
     for target in req.deployment.targets:
-        value, tev, note = deployment_fit(framework, target, ctx, k)
+        value, tev, note = deployment_fit(framework, target, ctx, k, ctx.routes[wf].serving_for(target))
         scores.append(value)
         ev.extend(tev)
         notes.append(f"{note} {value:.0f}")

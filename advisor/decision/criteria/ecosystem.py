@@ -10,7 +10,7 @@ from advisor.decision.context import Context
 from advisor.decision.constants import Consts
 from advisor.decision.criteria.common import Scored, aspect_score, hybrid_share, skill
 from advisor.decision.evidence import Evidence, req_evidence
-from advisor.decision.workflows import Route
+from advisor.decision.workflows import Route, not_applicable
 from advisor.requirements import Requirements
 from knowledge.models import KnowledgeBase
 
@@ -63,13 +63,13 @@ def _mix(
     if pt is None or ms is None:
         return None, pt_ev + ms_ev, ""
     adapter = " (PyTorch on Ascend through torch_npu)" if pt_stack == "torch_npu" else ""
-    if wf == "pytorch" and pt_stack == "torch_npu" and "nvidia" in req.hardware.available:
+    if wf == "pytorch" and pt_stack == "torch_npu" and prototypes_on_nvidia(req):
         # Issue 25, item 7: NVIDIA for development, Ascend for production: one route, prototype on NVIDIA
         # in plain PyTorch, train and serve through torch_npu, no port. The work splits by stage as the
         # hybrid's does (the same table), without the fluency factor: every phase is PyTorch.
         (nv, nv_ev) = stack_score("pytorch")
         if nv is not None:
-            share = hybrid_share(req.stage, criterion, k)
+            share = prototype_share(req, criterion, k)
             return (
                 share * nv + (1 - share) * pt,
                 nv_ev + pt_ev,
@@ -80,7 +80,9 @@ def _mix(
         return pt, pt_ev, f"knowledge-base {criterion} scores{adapter} (0-5 -> 0-100)"
     if wf == "mindspore":
         return ms, ms_ev, f"knowledge-base {criterion} scores (0-5 -> 0-100)"
-    share = hybrid_share(req.stage, criterion, k) * prototype_fluency(req, k)
+    # One rule for one phase: the hybrid's PyTorch prototype weighs as the PyTorch route's NVIDIA
+    # prototype does (prototype_share, the same for both).
+    share = prototype_share(req, criterion, k)
     ev = pt_ev + ms_ev
     ev.append(
         req_evidence(
@@ -92,16 +94,31 @@ def _mix(
     return (
         share * pt + (1 - share) * ms,
         ev,
-        f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage}, team skills)",
+        f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage}, "
+        "team skills)",
     )
 
 
 def prototype_fluency(req: Requirements, k: Consts) -> float:
-    """How much of the hybrid's PyTorch phase the team really spends there: it prototypes in PyTorch
-    to validate ideas quickly (seed 000), which pays off as far as it is more fluent in PyTorch than in
-    MindSpore: 0.5 at equal skill, +-PROTOTYPE_FLUENCY_STEP (0.25) per level of difference."""
+    """How much of a PyTorch prototype phase the team really spends there: it prototypes in PyTorch to
+    validate ideas quickly (the field report "MindSpore vs PyTorch, measured on the same task", on using
+    both), which pays off as far as it is more fluent in PyTorch than in MindSpore: 0.5 at equal skill,
+    +-PROTOTYPE_FLUENCY_STEP per level of difference."""
     diff = skill(req.team.pytorch) - skill(req.team.mindspore)
     return max(0.0, min(1.0, 0.5 + k["PROTOTYPE_FLUENCY_STEP"] * diff))
+
+
+def prototype_share(req: Requirements, criterion: str, k: Consts) -> float:
+    """The share of `criterion`'s work done in a PyTorch prototype phase: the stage's share x the team's
+    fluency. One rule for every workflow that has that phase (the hybrid, and the PyTorch route that
+    prototypes on NVIDIA before torch_npu), so the same phase weighs the same in both."""
+    return hybrid_share(req.stage, criterion, k) * prototype_fluency(req, k)
+
+
+def prototypes_on_nvidia(req: Requirements) -> bool:
+    """The PyTorch route on Ascend has an NVIDIA prototype phase: NVIDIA is at hand and the project has a
+    prototype phase at all (not a product that trains nothing, not training from released weights)."""
+    return "nvidia" in req.hardware.available and not not_applicable("hybrid", req)
 
 
 def ecosystem_score(wf: str, ctx: Context, k: Consts) -> Scored:

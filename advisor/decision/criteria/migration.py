@@ -12,7 +12,7 @@ from advisor.decision.criteria.common import Scored, clamp, range_text
 from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_kernels, scan_role_parts
 from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
 from advisor.decision.pitfalls import pitfall_hours, pitfall_mid, ports_pytorch_code
-from advisor.decision.likelihood import PORTING, likelihood, project_of
+from advisor.decision.likelihood import likelihood, project_of
 from advisor.decision.schedule import Schedule, pressure_penalty, schedule
 from advisor.decision.transformer_evidence import PITFALL as DYNAMIC_PITFALL
 from advisor.decision.transformer_evidence import DynamicRiskAdjustment, risk_adjustment
@@ -49,7 +49,7 @@ def charged_pitfalls(wf: str, ctx: Context) -> list[tuple[Pitfall, tuple[float, 
             continue  # the scan measured these hazards in the team's own code
         if not ports and p.scan_kinds and not p.applies_when and wf != "pytorch":
             continue  # hazards of porting PyTorch code; new MindSpore code has none to port
-        if wf == "mindspore" and req.model.source == "mindspore-code" and p.id in PORTING:
+        if wf == "mindspore" and req.model.source == "mindspore-code" and p.porting:
             continue  # the team's code is MindSpore already: the PyTorch->MindSpore porting is paid
         out.append((p, hours))
     return out
@@ -193,7 +193,7 @@ def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]]
     def chance(x) -> float:
         if x.id == DYNAMIC_PITFALL and measured is not None:
             return measured
-        return likelihood(x.id, list(x.applies_when), p, wf)
+        return likelihood(x, p, wf)
 
     weighted = sum(m * chance(x) for x in charged_items if (m := pitfall_mid(x)) is not None)
     share = weighted / full if full > 0 else 0.0

@@ -1,5 +1,10 @@
-"""Performance: projected throughput relative to the fastest workflow, on the basis all share; a
-measured difference inside the noise is not a difference."""
+"""Performance, scored by what it changes: the share of the project's wall-clock time the training runs
+take (TRAINING_RUNS full runs against the deadline, or PROJECT_WEEKS without one), relative to the best
+workflow's; a throughput gap on a run of minutes changes nothing and scores nothing. Its money is in the
+cost criterion, its deadline risk in the schedule. An inference-only product is scored on its serving
+capacity against the stated load (Projection.serving.slo) where it is judged, else on its serving rate.
+A measured difference inside the noise is not a difference. Without a time to train (no workload, no
+projection) the throughput relative to the fastest workflow stands in, said so."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from advisor.decision.criteria.common import Scored, range_text
 from advisor.decision.evidence import Evidence, req_evidence
 from advisor.decision.projections import Projection
 from advisor.requirements import Requirements
+from probes.training.models import PairedComparison
 
 
 def communication_evidence(proj: Projection, already: list[Evidence]) -> tuple[list[Evidence], str]:
@@ -26,7 +32,7 @@ def _dynamic(req: Requirements) -> bool:
     return req.model.dynamic_control_flow or req.model.dynamic_shapes
 
 
-def _undecidable(ctx: Context, wf: str, other: str) -> Optional[dict]:
+def _undecidable(ctx: Context, wf: str, other: str) -> Optional[PairedComparison]:
     """A paired comparison of the two measured runs behind these projections that the measurement
     says is not decidable here (inside the noise)."""
     a, b = ctx.compared[wf], ctx.compared[other]
@@ -34,9 +40,76 @@ def _undecidable(ctx: Context, wf: str, other: str) -> Optional[dict]:
         return None
     ids = {a.evidence[0].ref, b.evidence[0].ref}
     for c in ctx.comparisons:
-        if {c.get("a"), c.get("b")} == ids and c.get("decidable") is False:
+        if {c.a, c.b} == ids and not c.decidable:
             return c
     return None
+
+
+def _competing(ctx: Context, wf: str) -> dict[str, Projection]:
+    """The compared projections of the supported workflows that apply (and `wf` itself: a workflow that
+    does not apply still gets its columns, measured against the others)."""
+    return {w: p for w, p in ctx.compared.items() if p.supported and (ctx.routes[w].applicable or w == wf)}
+
+
+def window_hours(req: Requirements, k: Consts) -> tuple[float, str]:
+    """The project's wall-clock time in hours, and the field (or constant) it comes from."""
+    weeks = req.constraints.deadline_weeks
+    if weeks:
+        return weeks * 168.0, f"constraints.deadline_weeks={weeks:g}"
+    return k["PROJECT_WEEKS"] * 168.0, "PROJECT_WEEKS"
+
+
+def schedule_share_score(wf: str, ctx: Context, k: Consts, keep: float) -> Optional[Scored]:
+    """Performance from the schedule: TRAINING_RUNS x the time to train as a share of the project's
+    wall-clock time, against the best workflow's share: 100 x (1 - share) / (1 - best share); when even
+    the best does not fit, the time relative to the best. None when a competing workflow has no time."""
+    comp = _competing(ctx, wf)
+    if any(p.time_to_train_hours is None for p in comp.values()) or wf not in comp:
+        return None
+
+    def hours(p: Projection) -> float:
+        return p.time_to_train_hours.mid / (keep if p.framework == "mindspore" else 1.0)
+
+    times = {w: hours(p) for w, p in comp.items()}
+    undecided = {o for o in times if o != wf and _undecidable(ctx, wf, o)}
+    mine = min([times[wf]] + [times[o] for o in undecided])  # equal to what it cannot be told apart from
+    runs = k["TRAINING_RUNS"]
+    window, why = window_hours(ctx.req, k)
+    share, best = runs * mine / window, runs * min(times.values()) / window
+    if best < 1:
+        score = 100 * max(0.0, 1 - share) / (1 - best)
+    else:
+        score = 100 * best / share if share > 0 else 100.0
+    proj = comp[wf]
+    span = proj.time_to_train_hours
+    c_ev, c_note = communication_evidence(proj, proj.evidence)
+    note = (
+        f"{range_text(span.low, span.high, 'h')} to train ({proj.basis}) x {runs:g} runs (TRAINING_RUNS) = "
+        f"{share:.1%} of the project's {window:,.0f} h ({why}); the best workflow takes {best:.1%}{c_note}"
+    )
+    if keep != 1.0 and proj.framework == "mindspore":
+        note += f"; /{keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
+    for o in undecided:
+        c = _undecidable(ctx, wf, o)
+        note += (
+            f"; not decidable here against {o}: paired ratio {c.ratio} (95% CI {c.ci95}, "
+            f"{c.pairs} pairs, quality {c.quality})"
+        )
+    ev = list(proj.evidence) + c_ev
+    ev.append(
+        req_evidence(
+            "constraints.deadline_weeks", ctx.req.constraints.deadline_weeks, f"{window:,.0f} h of wall-clock time"
+        )
+    )
+    if keep != 1.0:
+        ev.append(
+            req_evidence(
+                "model.dynamic_control_flow",
+                True,
+                "data-dependent control flow / dynamic shapes (knowledge base workflows bad_for)",
+            )
+        )
+    return score, ev, note
 
 
 def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
@@ -48,11 +121,14 @@ def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
         if served is not None:
             return served
     keep = k["DYNAMIC_GRAPH_KEEP"] if _dynamic(req) else 1.0
+    by_schedule = schedule_share_score(wf, ctx, k, keep)
+    if by_schedule is not None:
+        return by_schedule
 
     def mid(p: Projection) -> float:
         return p.images_per_second.mid * (keep if p.framework == "mindspore" else 1.0)
 
-    mids = {w: mid(p) for w, p in ctx.compared.items() if p.supported and p.images_per_second}
+    mids = {w: mid(p) for w, p in _competing(ctx, wf).items() if p.images_per_second}
     if ctx.basis != "none" and wf in mids:
         undecided = {o: c for o in mids if o != wf and (c := _undecidable(ctx, wf, o))}
         mine = max([mids[wf]] + [mids[o] for o in undecided])  # equal to what it cannot be told apart from
@@ -60,13 +136,16 @@ def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
         score = 100 * mine / best if best > 0 else 0.0
         span = proj.images_per_second
         c_ev, c_note = communication_evidence(proj, proj.evidence)
-        note = f"{range_text(span.low, span.high, 'images/s')} ({proj.basis}), relative to the fastest{c_note}"
+        note = (
+            f"{range_text(span.low, span.high, span.unit)} ({proj.basis}), relative to the fastest (no time to train "
+            f"to weigh it against){c_note}"
+        )
         if keep != 1.0 and proj.framework == "mindspore":
             note += f"; x{keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
         for o, c in undecided.items():
             note += (
-                f"; not decidable here against {o}: paired ratio {c.get('ratio')} (95% CI {c.get('ci95')}, "
-                f"{c.get('pairs')} pairs, quality {c.get('quality')})"
+                f"; not decidable here against {o}: paired ratio {c.ratio} (95% CI {c.ci95}, "
+                f"{c.pairs} pairs, quality {c.quality})"
             )
         ev = list(proj.evidence) + c_ev
         if keep != 1.0:
@@ -98,15 +177,45 @@ def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
     )
 
 
+def slo_score(wf: str, ctx: Context) -> Optional[Scored]:
+    """An inference-only product judged against its stated load (serving:): meets it 100; meets it with
+    more devices, the share of the devices needed that it has; cannot, 0 (a hard constraint too)."""
+    proj = ctx.compared[wf]
+    slo = proj.serving.slo if proj.serving is not None else None
+    if slo is None or slo.verdict == "unknown":
+        return None
+    ev = list(proj.serving.evidence) + [
+        req_evidence("serving", "stated", "the product's load and latency targets (serving:)")
+    ]
+    if slo.verdict == "meets":
+        return 100.0, ev, f"serving through {proj.serving.runtime}: meets the stated load on {slo.devices} device(s)"
+    if slo.verdict == "needs-devices" and slo.devices_needed:
+        score = 100.0 * slo.devices / slo.devices_needed
+        return (
+            score,
+            ev,
+            (
+                f"serving through {proj.serving.runtime}: needs {slo.devices_needed} devices for the stated load, "
+                f"{slo.devices} available ({slo.reason})"
+            ),
+        )
+    return 0.0, ev, f"serving through {proj.serving.runtime}: cannot meet the stated load ({slo.reason})"
+
+
 def serving_score(wf: str, ctx: Context) -> Optional[Scored]:
-    """An inference-only product: the serving rate relative to the fastest workflow's, when every
-    supported workflow has one (else None: the assumed scores apply, as for an unprojected path)."""
-    served = {w: p.serving for w, p in ctx.compared.items() if p.supported}
+    """An inference-only product: its serving capacity against the stated load where judged, else the
+    serving rate relative to the fastest workflow's, when every supported workflow has one (else None:
+    the assumed scores apply, as for an unprojected path)."""
+    judged = slo_score(wf, ctx)
+    if judged is not None:
+        return judged
+    served = {w: p.serving for w, p in _competing(ctx, wf).items()}
     if any(s is None for s in served.values()):
         return None
     mids = {w: s.total.mid for w, s in served.items() if s is not None}
-    mine = served[wf]
-    assert mine is not None
+    mine = served.get(wf)
+    if mine is None:
+        return None
     best = max(mids.values())
     score = 100 * mids[wf] / best if best > 0 else 0.0
     note = (
