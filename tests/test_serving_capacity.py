@@ -56,6 +56,8 @@ def serving_route(quantization: list[str], precisions: list[str]) -> StackRoute:
         vendor="huawei",
         framework="torch_npu",
         supports={"families": ["transformer"], "quantization": quantization, "precisions": precisions},
+        serves=["ascend-server"],
+        path="native",
         source="test",
         confidence="assumption",
     )

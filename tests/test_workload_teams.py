@@ -185,10 +185,8 @@ def test_an_inference_product_is_scored_on_its_serving_path_by_hand(kb):
         assert s.per_device.high == pytest.approx(1028.95 * hw * 1.25 * 0.7, rel=1e-3)
         assert s.latency_ms.low == pytest.approx(2.58 / hw / 0.7, rel=1e-3)
         assert p.time_to_train_hours is None and p.memory is None
-    assert {p.serving.runtime for p in c.projections} == {
-        "ONNX -> OM via ATC (CANN)",
-        "MindSpore Lite (MindIR on Ascend)",
-    }
+    # each workflow serves through its serving route (knowledge base routes)
+    assert {p.serving.runtime for p in c.projections} == {"ATC -> OM (AscendCL)", "MindSpore Lite"}
     perf = {s.workflow: next(x for x in s.criteria if x.name == "performance") for s in c.scores}
     assert all("serving through" in x.note for x in perf.values())
     # nothing trains: no training pitfall, and moving the model is its conversion, not a re-implementation
@@ -243,7 +241,7 @@ def test_a_decoder_service_without_a_stated_load_is_rated_at_a_full_batch(kb):
         "workload": {"model": "transformer", "kind": "inference"},
     }
     s = next(p for p in card(kb, data).projections if p.workflow == "pytorch").serving
-    assert s.unit == "tokens/s" and s.runtime == "TensorRT-LLM or vLLM" and s.slo is None
+    assert s.unit == "tokens/s" and s.runtime == "vLLM" and s.slo is None  # the serving route on NVIDIA
     usable = 96 * 2**30 * 0.93 * 0.9
     kv = 32 * 2 * 8 * 128 * 2
     batch = int((usable - 14e9) // (kv * 1280))

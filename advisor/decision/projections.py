@@ -210,22 +210,6 @@ def measured_runs(suites: Sequence[object]) -> list[MeasuredRun]:
     return out
 
 
-def unusable_probe_runs(suites: Sequence[object]) -> list[ProbeRun]:
-    """Runs the measurement marked unusable: shown as such, never scored."""
-    return [r for s in _typed(suites) for r in s.runs if r.status == "ok" and r.quality == "unusable"]
-
-
-def ok_runs(suites: Sequence[object]) -> list[dict]:
-    """The measured runs as plain JSON, for readers that still take dicts (the host note of
-    advisor.decision.prepare); the decision model reads `measured_runs`."""
-    return [m.run.model_dump(mode="json") for m in measured_runs(suites)]
-
-
-def unusable_runs(suites: Sequence[object]) -> list[dict]:
-    """`unusable_probe_runs` as plain JSON, for readers that still take dicts."""
-    return [r.model_dump(mode="json") for r in unusable_probe_runs(suites)]
-
-
 def best_run(runs: list[MeasuredRun], framework: str, kind: str, model: Optional[str]) -> Optional[MeasuredRun]:
     """The fastest ok run of a framework on a hardware kind, preferring the workload's own model."""
     mine = [r for r in runs if r.run.framework == framework and r.kind == kind]
