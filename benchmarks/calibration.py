@@ -9,7 +9,8 @@ anchors that cannot be reproduced here say why.
 
 Training rows compare tokens/s per device (the projection's range and its middle); serving rows the
 output tokens/s per device of the capacity arithmetic (advisor.decision.serving_capacity) at the
-anchor's batch-filling load, prefills included, and the reference path's rate (rows rescaled by bandwidth, size and
+anchor's batch-filling load, prefills included (what a decoder is rated by, with or without a stated
+load), and the rescaled reference rows shown beside it as evidence (by bandwidth, size and
 bytes per weight) with the anchor's own row held out.
 """
 
@@ -250,7 +251,7 @@ def rows(kb) -> list[Row]:
         rescaled = _serving(held, acc, 8, params, shape, "fp8", prompt, output, "references")
         out.append(
             Row(
-                f"{ref_id} (other rows rescaled, used without a stated load)",
+                f"{ref_id} (other rows rescaled: evidence only)",
                 ref.source,
                 config,
                 published,
