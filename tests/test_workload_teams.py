@@ -46,12 +46,21 @@ def test_30b_pretraining_on_16_910b_misses_a_12_week_deadline(kb):
     p = next(p for p in c.projections if p.workflow == "mindspore")
     # LLaMA 33B shape (60 layers, 6656 hidden, sequence 2048): 6 x 30e9 + 12 x 60 x 2048 x 6656 = 189.8 GFLOP/token
     per_token = 6 * 30e9 + 12 * 60 * 2048 * 6656
-    mfu = p.mfu
-    fast = 3e11 * per_token / (16 * 320e12 * mfu.high) / 3600
-    slow = 3e11 * per_token / (16 * 280e12 * mfu.low) / 3600
-    assert p.time_to_train_hours.low == pytest.approx(fast, rel=1e-3)
-    assert p.time_to_train_hours.high == pytest.approx(slow, rel=1e-3)
-    assert 0.45 <= mfu.low <= mfu.high <= 0.72  # the 910B's own MindFormers rows
+    # the 910B's own MindFormers rows, each tokens/s x its FLOPs per token over the first-listed 280 TFLOPS:
+    # 7B 4160 x 46.93 G = 69.7%, 13B 1691 x 88.07 G = 53.2%, Llama 3 8B 2581 x 61.06 G = 56.3% (8 cards each,
+    # x0.85-0.95 from 8 to 16 on the HCCS + RoCE curve), 70B 337 x 446.3 G = 53.7% (64 cards: carries its loss)
+    mfu_7b = 4160 * (6 * 6.74e9 + 12 * 32 * 4096 * 4096) / 280e12
+    mfu_13b = 1691 * (6 * 13e9 + 12 * 40 * 4096 * 5120) / 280e12
+    mfu_70b = 337 * (6 * 69e9 + 12 * 80 * 4096 * 8192) / 280e12
+    # ModelLink / MindSpeed-LLM's 7B on 8 cards: 2730 x 46.93 G = 45.8%, the slowest
+    mfu_ms_7b = 2730 * (6 * 6.74e9 + 12 * 32 * 4096 * 4096) / 280e12
+    fast = 3e11 * per_token / (16 * 280e12 * mfu_7b * 0.95) / 3600
+    slow = 3e11 * per_token / (16 * 280e12 * min(mfu_13b * 0.85, mfu_ms_7b * 0.85, mfu_70b)) / 3600
+    assert p.training_hours.low == pytest.approx(fast, rel=1e-3)
+    assert p.training_hours.high == pytest.approx(slow, rel=1e-3)
+    extra = p.failure_allowance_hours  # a run of months: restarts and checkpoints on top
+    assert p.time_to_train_hours.low == pytest.approx(p.training_hours.low + extra.low, abs=2e-4)
+    assert 0 < extra.low < 0.02 * p.training_hours.low
     weeks = p.time_to_train_hours.low / 168
     assert weeks > 12  # 26+ weeks of training alone against 12
     for s in c.schedules:
@@ -70,9 +79,11 @@ def test_two_fleets_each_workflow_uses_its_own(kb):
     assert (by["mindspore"].accelerator, by["mindspore"].devices) == ("ascend-910b", 16)
     assert any("fleet used: 16 x Ascend 910B" in n for n in by["mindspore"].notes)
     # 7B: 6 x 7e9 + 12 x 32 x 4096^2 = 48.44 GFLOP/token x 2e10 tokens; 8 x 989.4 TFLOPS x the 16-bit MFU range
+    # Llama 3's one H100 row, MFU 38-43% widened +-25% (a single reference): 0.506 at the fast end; its
+    # 16,384 GPUs carry their own communication loss, so 8 take no scaling factor
     per_token = 6 * 7e9 + 12 * 32 * 4096 * 4096
-    h = by["pytorch"].time_to_train_hours
-    assert h.low == pytest.approx(2e10 * per_token / (8 * 989.4e12 * by["pytorch"].mfu.high) / 3600, rel=1e-3)
+    h = by["pytorch"].training_hours
+    assert h.low == pytest.approx(2e10 * per_token / (8 * 989.4e12 * 0.405 * 1.25) / 3600, rel=1e-3)
 
 
 def test_an_inference_only_product_on_atlas_300i_pro(kb):
@@ -174,10 +185,8 @@ def test_an_inference_product_is_scored_on_its_serving_path_by_hand(kb):
         assert s.per_device.high == pytest.approx(1028.95 * hw * 1.25 * 0.7, rel=1e-3)
         assert s.latency_ms.low == pytest.approx(2.58 / hw / 0.7, rel=1e-3)
         assert p.time_to_train_hours is None and p.memory is None
-    assert {p.serving.runtime for p in c.projections} == {
-        "ONNX -> OM via ATC (CANN)",
-        "MindSpore Lite (MindIR on Ascend)",
-    }
+    # each workflow serves through its serving route (knowledge base routes)
+    assert {p.serving.runtime for p in c.projections} == {"ATC -> OM (AscendCL)", "MindSpore Lite"}
     perf = {s.workflow: next(x for x in s.criteria if x.name == "performance") for s in c.scores}
     assert all("serving through" in x.note for x in perf.values())
     # nothing trains: no training pitfall, and moving the model is its conversion, not a re-implementation
@@ -214,10 +223,14 @@ def test_serving_constants_enter_the_sensitivity_search(kb):
     assert {"SERVING_ASCEND_EFFICIENCY", "SINGLE_REFERENCE_WIDEN"} <= {c.name for c in full.constant_sensitivity}
 
 
-def test_a_decoder_service_scales_the_rows_by_bandwidth_and_size(kb):
-    """A 7B chat model served on 8 x H20 (no H20 row): each decoder row is scaled by memory bandwidth
-    (decoding reads the weights every step: 4,000 GB/s vs the row's card) and by size (N_ref / 7B); the
-    range is the rows' spread; the latency floor per output token is 2 N bytes / bandwidth."""
+def test_a_decoder_service_without_a_stated_load_is_rated_at_a_full_batch(kb):
+    """A 7B chat model served on 8 x H20 with no `serving:` block: the rate is the capacity arithmetic's at a
+    full batch of the defaults (1,024-token prompts, 256-token answers), not judged. By hand, per H20 (96 GiB,
+    4,000 GB/s, 148 TFLOPS bf16): usable 96 GiB x 0.93 x 0.9 = 86.3 GB holds (86.3 - 14) GB / (131,072 B x
+    1,280) = 430 requests; a step of 430 is compute-bound, 2 x 7e9 x 430 FLOPs at 30% of 148 TFLOPS; a
+    prompt's prefill (2 x 7e9 x 1024 + 2 x 32 x 1024^2 x 4096) FLOPs at 30%; 430 / (430 x prefill + 256 x
+    step) requests/s x 256 tokens. The MLPerf rows rescaled by bandwidth, size and bytes (FP8 rows, 16-bit
+    service: x 1/2) stand beside it as evidence."""
     data = {
         "name": "chat service",
         "stage": "production",
@@ -228,14 +241,19 @@ def test_a_decoder_service_scales_the_rows_by_bandwidth_and_size(kb):
         "workload": {"model": "transformer", "kind": "inference"},
     }
     s = next(p for p in card(kb, data).projections if p.workflow == "pytorch").serving
-    assert s.unit == "tokens/s" and s.runtime == "TensorRT-LLM or vLLM"
+    assert s.unit == "tokens/s" and s.runtime == "vLLM" and s.slo is None  # the serving route on NVIDIA
+    usable = 96 * 2**30 * 0.93 * 0.9
+    kv = 32 * 2 * 8 * 128 * 2
+    batch = int((usable - 14e9) // (kv * 1280))
+    assert s.capacity.max_batch == batch == 430
+    step = 2 * 7e9 * batch / (148e12 * 0.3)
+    prefill = (2 * 7e9 * 1024 + 2 * 32 * 1024**2 * 4096) / (148e12 * 0.3)
+    assert s.per_device.low == pytest.approx(batch / (batch * prefill + 256 * step) * 256, rel=1e-3)
+    assert s.total.mid == pytest.approx(8 * s.per_device.mid, rel=1e-3)
     rows = {
-        "mlperf-inf-4.1-llama2-70b-h100-trtllm": 3065.6 * 4000 / 3350 * 69.0 / 7,
-        "mlperf-inf-4.1-gptj-h100-trtllm": 2467.5 * 4000 / 3350 * 6.05 / 7,
-        "mlperf-inf-4.0-gptj-l40s-trtllm": 815.7 * 4000 / 864 * 6.05 / 7,
+        "mlperf-inf-4.1-llama2-70b-h100-trtllm": 3065.6 * 4000 / 3350 * 69.0 / 7 / 2,
+        "mlperf-inf-4.1-gptj-h100-trtllm": 2467.5 * 4000 / 3350 * 6.05 / 7 / 2,
+        "mlperf-inf-4.0-gptj-l40s-trtllm": 815.7 * 4000 / 864 * 6.05 / 7 / 2,
     }
     assert set(s.references) == set(rows)
-    assert s.per_device.low == pytest.approx(min(rows.values()), rel=1e-3)
-    assert s.per_device.high == pytest.approx(max(rows.values()), rel=1e-3)
-    assert s.total.mid == pytest.approx(8 * s.per_device.mid, rel=1e-3)
-    assert s.latency_ms.low == pytest.approx(2 * 7e9 / 4000e9 * 1000, rel=1e-3)
+    assert any(f"give {min(rows.values()):,.0f}-{max(rows.values()):,.0f} per device" in n for n in s.notes)

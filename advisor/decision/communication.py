@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
 from advisor.decision.evidence import Evidence, Span, dump, pct, sourced_evidence
+from advisor.decision.workload import model_shape
 from advisor.requirements import Requirements
 from advisor.decision.workflows import device_kind
 from knowledge.models import Accelerator, Derating, KnowledgeBase
@@ -137,7 +138,7 @@ class Communication(BaseModel):
         default_factory=list, description="the knowledge-base scaling curve at powers of two up to the target"
     )
     comm_compute_ratio: Optional[float] = Field(
-        None, description="T_comm / T_compute of one data-parallel step (seed 004 §5.2), estimated"
+        None, description="T_comm / T_compute of one data-parallel step (SEED_RELEASED_TOGETHER §5.2), estimated"
     )
     measured: Optional[ScalingMeasurement] = Field(
         None, description="the scaling probe figures consulted for this framework"
@@ -389,7 +390,7 @@ def host_link(acc: Optional[Accelerator], target: str) -> str:
         return "nvlink"
     if "hccs" in text or (target == "ascend" and "pcie" not in text and text):
         return "hccs"
-    return "pcie"  # unknown: the weak case (seed 004 §2.1's curve)
+    return "pcie"  # unknown: the weak case (the weak-interconnect curve of SEED_RELEASED_TOGETHER §2.1)
 
 
 @dataclass(frozen=True)
@@ -616,6 +617,189 @@ def _derating(kb: Optional[KnowledgeBase], factor: str) -> Optional[Derating]:
     return sorted(entries, key=lambda d: d.id)[0] if entries else None
 
 
+@dataclass(frozen=True)
+class _Sources:
+    """What the communication plan can rest on for one framework and target."""
+
+    devices: int
+    model: Optional[str]
+    measured: Optional[ScalingMeasurement]
+    curve: Optional[ScalingModel]  # the knowledge base's own scaling model
+    derating: Optional[Derating]
+    inter_host: Optional[InterHostMeasurement]
+
+
+def _gather(
+    framework: str,
+    target: str,
+    acc: Optional[Accelerator],
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    scaling: object,
+    k: Consts,
+) -> _Sources:
+    """Pass 1: the scaling probe's figures (only when the team trains distributed), the knowledge base's
+    curve for the target's links and `hardware.network`, and its communication derating."""
+    devices = req.hardware.devices
+    model = req.workload.model if req.workload else None
+    probe = scaling is not None and req.needs.distributed_training
+    return _Sources(
+        devices=devices,
+        model=model,
+        measured=pick_measurement(scaling, framework, model, devices) if probe else None,
+        curve=scaling_model(kb, acc, target, req, k) if kb is not None else None,
+        derating=_derating(kb, "communication") if kb is not None else None,
+        inter_host=pick_inter_host(scaling, framework, model, target) if probe else None,
+    )
+
+
+def _join_inter_host(
+    src: _Sources,
+) -> tuple[Optional[ScalingModel], Optional[InterHostMeasurement], list[str], list[Evidence]]:
+    """Pass 2: a usable cross-host measurement replaces the network curves beyond one host; one that is
+    not usable stays as evidence, with why. Returns (the model used, the measurement, notes, evidence)."""
+    ih, curve, devices = src.inter_host, src.curve, src.devices
+    if ih is None:
+        return curve, None, [], []
+    if ih.used and curve is None:
+        ih = ih.model_copy(
+            update={"used": False, "why_not": "the knowledge base has no host scaling curve to join it to"}
+        )
+    if not ih.used:
+        note = (
+            f"{ih.why_not}: the inter-host figures are evidence only; the curve beyond one host is the knowledge base's"
+        )
+        return curve, ih, [note], inter_host_evidence(ih)
+    assert curve is not None
+    joined = ScalingModel(host=curve.host, networks=curve.networks, per_host=curve.per_host, measured=ih)
+    notes = [
+        f"beyond one host the curve is the knowledge-base host curve x the link measured over {ih.link} at "
+        f"{ih.world_size} ranks; at other counts the link's extra time grows with the ring all-reduce's 2(N-1)/N "
+        "(assumption: latency and congestion at many hosts are not modelled, so large counts may fall further)"
+    ]
+    if devices > joined.per_host and curve.networks:
+        k_low, k_high = curve.at(devices)
+        notes.append(
+            f"the knowledge-base network curve would keep {pct(k_low, k_high)} at {devices} devices "
+            f"({', '.join(c.id for c in curve.networks)}): not used, the inter-host link was measured"
+        )
+    elif devices <= joined.per_host:
+        notes.append(
+            f"the inter-host link measured over {ih.link} enters the curve beyond {joined.per_host} devices only"
+        )
+    return joined, ih, notes, []
+
+
+def _knowledge_loss(src: _Sources) -> tuple[Optional[list[float]], list[Evidence]]:
+    """The knowledge base's own loss range at the target's devices (curve, else derating) and its evidence."""
+    if src.curve is not None:
+        k_low, k_high = src.curve.at(src.devices)
+        return [round(1 - k_high, 4), round(1 - k_low, 4)], []
+    d = src.derating
+    if d is None:
+        return None, []
+    detail = f"multi-device communication loses {d.loss.low:.0%}-{d.loss.high:.0%} of throughput"
+    return [d.loss.low, d.loss.high], [sourced_evidence(d.id, d.loss, detail)]
+
+
+def _measured_plan(
+    base: dict,
+    m: ScalingMeasurement,
+    where: str,
+    kb_loss: Optional[list[float]],
+    curve: bool,
+    evidence: list[Evidence],
+    kb_ev: list[Evidence],
+    notes: list[str],
+) -> CommPlan:
+    """Pass 3a: the scaling probe measured the target's own shape: its efficiency is the range."""
+    eff = m.efficiency
+    assert eff is not None
+    low, high = eff.min, min(eff.max, 1.0)
+    detail = (
+        f"measured {where} ({m.ranks} ranks on {m.device}, {m.launcher}/{m.backend}): "
+        f"{eff.median:.0%} of linear, min-max {pct(low, high)} over {eff.n} repetitions"
+    )
+    if kb_loss:
+        notes = notes + [
+            f"the knowledge-base {'curve' if curve else 'derating'} would keep {pct(1 - kb_loss[1], 1 - kb_loss[0])} "
+            "(not used: measured on the target's shape)"
+        ]
+    comm = Communication(
+        **base,
+        basis="measured",
+        basis_detail=detail,
+        kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
+        evidence=evidence + kb_ev,
+        notes=notes,
+    )
+    return CommPlan(comm, tuple(evidence), ())
+
+
+def _knowledge_range(
+    smodel: Optional[ScalingModel], d: Optional[Derating], devices: int, ih: Optional[InterHostMeasurement]
+) -> tuple[float, float, CommunicationBasis, str, list[str]]:
+    """Pass 3b: the fraction kept from the knowledge base (curve x measured link, curve, derating), else assumed."""
+    if smodel is not None and smodel.measured is not None and devices > smodel.per_host and ih is not None:
+        low, high = smodel.at(devices)
+        detail = (
+            f"knowledge-base host curve ({smodel.host.link}, {smodel.host.id}) x the inter-host link measured "
+            f"here over {ih.link} ({ih.nnodes} x {ih.ranks_per_node} ranks, {ih.framework}/{ih.backend}) for {devices} devices: "
+            f"keeps {pct(low, high)} of linear"
+        )
+        return low, high, "measured+knowledge", detail, []
+    if smodel is not None:
+        low, high = smodel.at(devices)
+        return (
+            low,
+            high,
+            "knowledge",
+            f"knowledge-base scaling curve for {devices} devices ({smodel.label}: keeps {pct(low, high)} of linear)",
+            [],
+        )
+    if d is None:
+        detail = f"no communication derating in the knowledge base: 15-50% loss assumed for {devices} devices"
+        return (
+            0.5,
+            0.85,
+            "assumed",
+            detail,
+            ["no communication derating in the knowledge base: assumed 15-50% loss on multi-device training"],
+        )
+    detail = f"knowledge-base derating for {devices} devices ({pct(d.loss.low, d.loss.high)} loss)"
+    return 1 - d.loss.high, 1 - d.loss.low, "knowledge", detail, []
+
+
+def _probe_beside(
+    m: ScalingMeasurement, why_not: str, where: str, devices: int, low: float, high: float, through_link: bool
+) -> tuple[str, str, list[str]]:
+    """Pass 4: a scaling probe result that is not the target's shape stands beside the range as evidence:
+    (its text for the detail, the note comparing its communication factor, every note)."""
+    shape = f"{m.ranks} ranks, CPU, contention" if not m.device_scaling else f"{m.ranks} ranks on {m.device}"
+    measured_text = f"measured {where} ({shape})"
+    notes = [
+        f"{why_not}: its figures are evidence; the projection to {devices} devices uses "
+        + (
+            "the knowledge-base host curve x the measured inter-host link"
+            if through_link
+            else "the knowledge-base range"
+        )
+    ]
+    factor_note = ""
+    if m.allreduce_share is not None:
+        share = m.allreduce_share
+        factor, f_low, f_high = 1 - share.median, 1 - share.max, 1 - share.min
+        place = "inside" if low <= factor <= high else ("below" if factor < low else "above")
+        factor_note = (
+            f"measured communication factor (1 - allreduce share) {factor:.0%} (min-max {pct(f_low, f_high)}) at {m.ranks} ranks: "
+            f"{place} the range kept for {devices} devices ({pct(low, high)})"
+        )
+        notes.append(factor_note)
+    if m.gate_ok is False:
+        notes.append(f"the scaling probe's {m.framework} correctness gate failed: its figures are suspect")
+    return measured_text, factor_note, notes
+
+
 def communication_for(
     framework: str,
     target: str,
@@ -629,158 +813,41 @@ def communication_for(
     """How a projection accounts for communication on the target's devices. The scaling probe counts
     only when the requirements ask for distributed training; it sets the range only when it is device
     scaling of the same shape, else it stands beside the knowledge-base curve as evidence."""
-    devices = req.hardware.devices
-    model = req.workload.model if req.workload else None
-    m = (
-        pick_measurement(scaling, framework, model, devices)
-        if scaling is not None and req.needs.distributed_training
-        else None
-    )
-    m_ev = measurement_evidence(m) if m else []
-    smodel = scaling_model(kb, acc, target, req, k) if kb is not None else None
-    d = _derating(kb, "communication") if kb is not None else None
-    ih = (
-        pick_inter_host(scaling, framework, model, target)
-        if scaling is not None and req.needs.distributed_training
-        else None
-    )
-    ih_notes: list[str] = []
-    kb_model = smodel
-    if ih is not None and ih.used and smodel is None:
-        ih = ih.model_copy(
-            update={"used": False, "why_not": "the knowledge base has no host scaling curve to join it to"}
-        )
-    if ih is not None and ih.used:
-        smodel = ScalingModel(host=smodel.host, networks=smodel.networks, per_host=smodel.per_host, measured=ih)
-        ih_notes.append(
-            f"beyond one host the curve is the knowledge-base host curve x the link measured over {ih.link} at "
-            f"{ih.world_size} ranks; at other counts the link's extra time grows with the ring all-reduce's 2(N-1)/N "
-            "(assumption: latency and congestion at many hosts are not modelled, so large counts may fall further)"
-        )
-        if devices > smodel.per_host and kb_model.networks:
-            k_low, k_high = kb_model.at(devices)
-            ih_notes.append(
-                f"the knowledge-base network curve would keep {pct(k_low, k_high)} at {devices} devices "
-                f"({', '.join(c.id for c in kb_model.networks)}): not used, the inter-host link was measured"
-            )
-        elif devices <= smodel.per_host:
-            ih_notes.append(
-                f"the inter-host link measured over {ih.link} enters the curve beyond {smodel.per_host} devices only"
-            )
-    elif ih is not None:
-        ih_notes.append(
-            f"{ih.why_not}: the inter-host figures are evidence only; the curve beyond one host is the knowledge base's"
-        )
-    ih_ev = inter_host_evidence(ih) if ih is not None and not ih.used else []
-    m_ev = m_ev + ih_ev
-    curve = smodel.points(devices) if smodel is not None else []
-    link = smodel.label if smodel is not None else None
-    if smodel is not None:
-        c_low, c_high = smodel.at(devices)
-        kb_low, kb_high = kb_model.at(devices)
-        kb_loss = [round(1 - kb_high, 4), round(1 - kb_low, 4)]
-        kb_ev = smodel.evidence
-    else:
-        kb_loss = [d.loss.low, d.loss.high] if d else None
-        kb_ev = (
-            [
-                sourced_evidence(
-                    d.id, d.loss, f"multi-device communication loses {d.loss.low:.0%}-{d.loss.high:.0%} of throughput"
-                )
-            ]
-            if d
-            else []
-        )
+    src = _gather(framework, target, acc, req, kb, scaling, k)
+    devices, m = src.devices, src.measured
+    smodel, ih, ih_notes, ih_ev = _join_inter_host(src)
+    kb_loss, d_ev = _knowledge_loss(src)
+    kb_ev = smodel.evidence if smodel is not None else d_ev
+    m_ev = (measurement_evidence(m) if m else []) + ih_ev
     where = "here" if here else (f"on {m.host}" if m and m.host else "in the scaling result")
-    base = dict(devices=devices, knowledge_loss=kb_loss, measured=m, interconnect=link, curve=curve, inter_host=ih)
+    curve = smodel.points(devices) if smodel is not None else []
+    base = dict(
+        devices=devices,
+        knowledge_loss=kb_loss,
+        measured=m,
+        interconnect=smodel.label if smodel else None,
+        curve=curve,
+        inter_host=ih,
+    )
     if devices <= 1:
         detail = "one device: no communication loss"
         if m:
             detail += f"; the scaling probe's {m.framework} figures are shown for when the team scales out"
+        one = Span(low=1.0, high=1.0, unit="fraction")
         return CommPlan(
-            Communication(
-                **base,
-                basis="single-device",
-                basis_detail=detail,
-                kept=Span(low=1.0, high=1.0, unit="fraction"),
-                evidence=m_ev,
-                notes=ih_notes,
-            )
+            Communication(**base, basis="single-device", basis_detail=detail, kept=one, evidence=m_ev, notes=ih_notes)
         )
-    why_not = _why_not_measured(m, target, devices, model) if m else None
-    notes: list[str] = list(ih_notes)
+    why_not = _why_not_measured(m, target, devices, src.model) if m else None
     if m and why_not is None:
-        eff = m.efficiency
-        low, high = eff.min, min(eff.max, 1.0)
-        detail = (
-            f"measured {where} ({m.ranks} ranks on {m.device}, {m.launcher}/{m.backend}): "
-            f"{eff.median:.0%} of linear, min-max {pct(low, high)} over {eff.n} repetitions"
-        )
-        if kb_loss:
-            notes.append(
-                f"the knowledge-base {'curve' if smodel else 'derating'} would keep {pct(1 - kb_loss[1], 1 - kb_loss[0])} "
-                "(not used: measured on the target's shape)"
-            )
-        comm = Communication(
-            **base,
-            basis="measured",
-            basis_detail=detail,
-            kept=Span(low=round(low, 4), high=round(high, 4), unit="fraction"),
-            evidence=m_ev + kb_ev,
-            notes=notes,
-        )
-        return CommPlan(comm, tuple(m_ev), ())
-    keep_notes: list[str] = []
-    if smodel is not None and smodel.measured is not None and devices > smodel.per_host:
-        low, high = c_low, c_high
-        basis = "measured+knowledge"
-        detail = (
-            f"knowledge-base host curve ({smodel.host.link}, {smodel.host.id}) x the inter-host link measured "
-            f"here over {ih.link} ({ih.nnodes} x {ih.ranks_per_node} ranks, {ih.framework}/{ih.backend}) for {devices} devices: "
-            f"keeps {pct(low, high)} of linear"
-        )
-    elif smodel is not None:
-        low, high = c_low, c_high
-        basis = "knowledge"
-        detail = (
-            f"knowledge-base scaling curve for {devices} devices ({smodel.label}: keeps {pct(low, high)} of linear)"
-        )
-    elif d is None:
-        low, high = 0.5, 0.85
-        basis, detail = (
-            "assumed",
-            f"no communication derating in the knowledge base: 15-50% loss assumed for {devices} devices",
-        )
-        keep_notes = ["no communication derating in the knowledge base: assumed 15-50% loss on multi-device training"]
-    else:
-        low, high = 1 - d.loss.high, 1 - d.loss.low
-        basis = "knowledge"
-        detail = f"knowledge-base derating for {devices} devices ({pct(d.loss.low, d.loss.high)} loss)"
-    measured_text, factor_note = "", ""
-    if m:
+        return _measured_plan(base, m, where, kb_loss, smodel is not None, m_ev, kb_ev, list(ih_notes))
+    low, high, basis, detail, keep_notes = _knowledge_range(smodel, src.derating, devices, ih)
+    notes, measured_text, factor_note = list(ih_notes), "", ""
+    if m and why_not:
         basis = "measured+knowledge" if basis == "knowledge" else basis
-        shape = f"{m.ranks} ranks, CPU, contention" if not m.device_scaling else f"{m.ranks} ranks on {m.device}"
-        measured_text = f"measured {where} ({shape})"
+        through = smodel is not None and smodel.measured is not None and devices > smodel.per_host
+        measured_text, factor_note, more = _probe_beside(m, why_not, where, devices, low, high, through)
         detail = f"{measured_text} + {detail}"
-        notes.append(
-            f"{why_not}: its figures are evidence; the projection to {devices} devices uses "
-            + (
-                "the knowledge-base host curve x the measured inter-host link"
-                if smodel is not None and smodel.measured is not None and devices > smodel.per_host
-                else "the knowledge-base range"
-            )
-        )
-        if m.allreduce_share is not None:
-            share = m.allreduce_share
-            factor, f_low, f_high = 1 - share.median, 1 - share.max, 1 - share.min
-            place = "inside" if low <= factor <= high else ("below" if factor < low else "above")
-            factor_note = (
-                f"measured communication factor (1 - allreduce share) {factor:.0%} (min-max {pct(f_low, f_high)}) at {m.ranks} ranks: "
-                f"{place} the range kept for {devices} devices ({pct(low, high)})"
-            )
-            notes.append(factor_note)
-        if m.gate_ok is False:
-            notes.append(f"the scaling probe's {m.framework} correctness gate failed: its figures are suspect")
+        notes.extend(more)
     elif req.needs.distributed_training:
         detail += (
             "; no scaling probe result (run `advisor probe --scaling`, or pass --scaling FILE)"
@@ -817,57 +884,108 @@ def link_gbs(text: Optional[str], k: Consts = DEFAULT) -> Optional[float]:
     return None
 
 
+@dataclass(frozen=True)
+class StepSplit:
+    """How one optimizer step is cut over the devices (from the memory layout, else plain data parallel)."""
+
+    tensor: int = 1
+    pipeline: int = 1
+    data: int = 1
+    expert: int = 1
+
+
+@dataclass(frozen=True)
+class CommCheck:
+    """One step's communication time over its compute time, and the share of linear it allows."""
+
+    ratio: float
+    note: str
+    kept_low: float
+    """no overlap: T_compute / (T_compute + T_comm)"""
+    kept_high: float
+    """full overlap: T_compute / max(T_compute, T_comm)"""
+
+
+def _link(
+    acc: Accelerator, req: Requirements, k: Consts, kb: Optional[KnowledgeBase], between: bool
+) -> tuple[Optional[float], str]:
+    """GB/s per device and its words: `hardware.network` between hosts, the accelerator's link within one."""
+    if between:
+        bw = k["NETWORK_ROCE_IB_GBS"] if req.hardware.network != "ethernet" else k["NETWORK_ETHERNET_GBS"]
+        return bw, f"{req.hardware.network or 'roce-ib (assumed)'} between hosts, {bw:g} GB/s"
+    bw = link_gbs(getattr(acc, "interconnect", None), k)
+    text = acc.interconnect or ""
+    where = text if bw and "gb/s" in text.lower() else f"{text} ({bw:g} GB/s)" if bw else ""
+    if not bw and kb is not None:
+        # an interconnect text without a figure ("HCCS, 8 NPUs full mesh"): the intra-node link entry has one
+        link = next((i for i in kb.interconnects_for(acc.id) if i.scope == "intra-node" and i.bandwidth_gbs), None)
+        if link is not None:
+            bw = link.bandwidth_gbs.value
+            where = f"{link.name}, {bw:g} GB/s ({link.bandwidth_gbs.confidence}: knowledge base {link.id})"
+    return bw, where
+
+
 def comm_compute(
     acc: Optional[Accelerator],
     req: Requirements,
     gflops: Optional[float],
     k: Consts = DEFAULT,
     kb: Optional[KnowledgeBase] = None,
-) -> Optional[tuple[float, str]]:
-    """The ratio of one step's ring all-reduce time to its compute time, and a line saying so.
-    T_compute = per-device batch x GFLOPs per sample / (peak x EFFECTIVE_PEAK_SHARE); T_comm =
-    2 (N-1)/N x gradient bytes / link bandwidth (the network's between hosts)."""
-    from advisor.decision.memory import (
-        defaults_for,  # memory imports communication's neighbours; keep the edge one-way here
-    )
-
+    split: Optional[StepSplit] = None,
+    peak_share: Optional[float] = None,
+    grad_bytes: float = 2.0,
+) -> Optional[CommCheck]:
+    """One optimizer step's communication time over its compute time (seed "Chips and framework released
+    together" §5.2). The step is `workload.global_batch` sequences (else `batch_size`); each device computes
+    its share at `peak_share` of peak (the projection's MFU, else EFFECTIVE_PEAK_SHARE). T_comm = the ring
+    all-reduce of each device's gradients over its data-parallel group, 2 (d-1)/d x N / (t p) x bytes /
+    link, plus, for a mixture of experts, the all-to-all of each token's hidden state to its top-k
+    experts and back, forward and backward (4 k h x 2 bytes per token and MoE layer, x (e-1)/e). The
+    link is `hardware.network` between hosts, the accelerator's link within one."""
     devices = req.hardware.devices
     peak = acc.fp16_tflops or acc.bf16_tflops or acc.fp32_tflops if acc is not None else None
-    if devices <= 1 or peak is None or not gflops:
+    if devices <= 1 or peak is None or not gflops or acc is None:
         return None
-    between = devices > k["DEVICES_PER_HOST"]
-    if between:
-        bw = k["NETWORK_ROCE_IB_GBS"] if req.hardware.network != "ethernet" else k["NETWORK_ETHERNET_GBS"]
-        where = f"{req.hardware.network or 'roce-ib (assumed)'} between hosts, {bw:g} GB/s"
-    else:
-        bw = link_gbs(getattr(acc, "interconnect", None), k)
-        text = acc.interconnect or ""
-        where = text if bw and "gb/s" in text.lower() else f"{text} ({bw:g} GB/s)" if bw else ""
-        if not bw and kb is not None:
-            # objection 2: the 910B's interconnect text gives no figure ("HCCS, 8 NPUs full mesh"): its
-            # intra-node link entry does (interconnects.yaml), so the cross-check is not skipped
-            link = next((i for i in kb.interconnects_for(acc.id) if i.scope == "intra-node" and i.bandwidth_gbs), None)
-            if link is not None:
-                bw = link.bandwidth_gbs.value
-                where = f"{link.name}, {bw:g} GB/s ({link.bandwidth_gbs.confidence}: knowledge base {link.id})"
-        if not bw:
-            return None
-    precision = req.model.precision or defaults_for(req.model.family)[0]
-    grad_bytes = 4.0 if precision == "fp32" else 2.0
-    batch = req.workload.batch_size if req.workload else 1
-    b_dev = max(1.0, batch / devices)
-    t_compute = b_dev * gflops * 1e9 / (peak.value * 1e12 * k["EFFECTIVE_PEAK_SHARE"])
-    t_comm = 2 * (devices - 1) / devices * req.model.parameters_millions * 1e6 * grad_bytes / (bw * 1e9)
+    split = split or StepSplit(data=devices)
+    per_host = k["DEVICES_PER_HOST"]
+    bw, where = _link(acc, req, k, kb, devices > per_host)
+    if not bw:
+        return None
+    share = peak_share or k["EFFECTIVE_PEAK_SHARE"]
+    m = req.model
+    batch = (req.workload.global_batch or req.workload.batch_size) if req.workload else 1
+    t_compute = batch * gflops * 1e9 / devices / (peak.value * 1e12 * share)
+    params = m.parameters_millions * 1e6
+    active = (m.active_parameters_millions or m.parameters_millions) * 1e6
+    experts_held = 0.0
+    if m.is_moe and m.experts and m.experts_per_token:
+        experts_held = (params - active) / (m.experts - m.experts_per_token) * m.experts
+    cut = split.tensor * split.pipeline
+    grads = ((params - experts_held) / cut + experts_held / (cut * split.expert)) * grad_bytes
+    d = split.data
+    t_dp = 2 * (d - 1) / d * grads / (bw * 1e9) if d > 1 else 0.0
+    t_a2a, a2a_text = 0.0, ""
+    if m.is_moe and split.expert > 1 and req.workload is not None:
+        shape = model_shape(m)
+        tokens = batch * shape.sequence / devices
+        e = split.expert
+        a2a_bw, _ = _link(acc, req, k, kb, e > per_host)
+        moved = tokens * shape.layers * 4 * (m.experts_per_token or 1) * shape.hidden * 2.0 * (e - 1) / e
+        t_a2a = moved / ((a2a_bw or bw) * 1e9)
+        a2a_text = f" + MoE all-to-all of {moved / 1e9:,.3g} GB over expert parallel {e} ({t_a2a * 1e3:.3g} ms)"
+    t_comm = t_dp + t_a2a
     ratio = t_comm / t_compute
+    kept_low, kept_high = 1 / (1 + ratio), 1 / max(1.0, ratio)
     verdict = (
         "communication-bound: grow the batch or change the split"
         if ratio >= 1
         else ("communication is a large share" if ratio >= 0.3 else "compute dominates")
     )
+    layout = f" (TP {split.tensor} x PP {split.pipeline} x DP {d})" if cut > 1 else ""
     note = (
         f"T_comm/T_compute ~ {ratio:.2g} ({SEED_RELEASED_TOGETHER_REF} §5.2): all-reduce of "
-        f"{req.model.parameters_millions * grad_bytes:,.0f} MB of gradients over {where} "
-        f"({t_comm * 1e3:.3g} ms) vs {t_compute * 1e3:.3g} ms of compute at {k['EFFECTIVE_PEAK_SHARE']:.0%} of peak "
-        f"for {b_dev:g} samples per device: at most {1 / (1 + ratio):.0%} of linear without overlap; {verdict}"
+        f"{grads / 1e6:,.0f} MB of gradients per device{layout} over {where} ({t_dp * 1e3:.3g} ms){a2a_text} vs "
+        f"{t_compute * 1e3:.3g} ms of compute at {share:.0%} of peak for a step of {batch:g} samples: "
+        f"{pct(kept_low, kept_high)} of linear (no overlap - full overlap); {verdict}"
     )
-    return ratio, note
+    return CommCheck(ratio, note, kept_low, kept_high)

@@ -10,6 +10,13 @@ and cost, as ranges, each with the basis it rests on:
 
 Multi-device projections say how they account for communication (`Projection.communication`, see
 advisor.decision.communication) and whether the model fits the devices (`Projection.memory`, advisor.decision.memory).
+Every sequence model (a transformer, including one whose FLOPs the team states) is projected in
+tokens/s. The MFU path scales each reference from its own device count to the team's once, corrects
+for the recompute the team's layout needs and the reference did not (and QLoRA's dequantisation), and
+never exceeds the step's own communication bound (advisor.decision.communication.comm_compute); each
+such factor is listed in `time_factors`. A run of days gets a failure and checkpoint allowance
+(advisor.decision.reliability) inside `time_to_train_hours`, shown on its own in `failure_allowance_hours`.
+Energy is the fleet's server power at a typical draw (advisor.decision.power).
 Each workflow's (framework, target, path, accelerator) comes from advisor.decision.workflows, once.
 
 Pure functions of (requirements, knowledge base, probe suites, scaling result). No I/O.
@@ -18,14 +25,16 @@ Pure functions of (requirements, knowledge base, probe suites, scaling result). 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Literal, Optional, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.communication import (  # noqa: F401  (re-exported: the report and the TUI read them here)
+    CommCheck,
     CommPlan,
     Communication,
     CommunicationBasis,
+    StepSplit,
     ScalingMeasurement,
     ScalingSpread,
     carried_loss,
@@ -37,21 +46,22 @@ from advisor.decision.communication import (  # noqa: F401  (re-exported: the re
     single_device_note,
     unsupported,
 )
-from advisor.decision.constants import DEFAULT, Consts
+from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import (
     BASIS_RANK,
     Basis,
     Evidence,
     Span,
-    dump,
     kb_evidence,
     pct,
     sourced_evidence,
 )
-from advisor.decision.memory import MemoryFit, defaults_for, memory_fit
-from advisor.decision.throughput import mfu_range, peak_16bit, record_for
+from advisor.decision.memory import MemoryFit, defaults_for, memory_fit, trainable_share
+from advisor.decision.power import energy_kwh, fleet_power
+from advisor.decision.reliability import Reliability, allowance
+from advisor.decision.throughput import MfuRange, listed_peak, mfu_range, peak_16bit, record_for
 from knowledge.models import Accelerator, CostAssumption, Derating, KnowledgeBase, Reference, Sourced, SourcedRange
-from advisor.decision.workload import model_shape, train_flops_per_token
+from advisor.decision.workload import active_parameters, model_shape, train_flops_per_token
 from advisor.decision.pipeline import PipelineBest, PipelineFeed, pipeline_feed
 from advisor.decision.serving import Serving, serving_for
 from advisor.requirements import Requirements
@@ -70,6 +80,9 @@ from advisor.decision.workflows import (  # noqa: F401
     target_for,
 )
 
+if TYPE_CHECKING:  # the probe's result types, for the annotations only
+    from probes.training.models import ProbeRun, ProbeSuite
+
 # Training GFLOPs per image (forward + backward ~ 3x forward) at ImageNet size 224x224, from
 # shared/reference/probe-protocol.md (derived). LeNet is 32x32 by construction.
 WORKLOAD_GFLOPS = {"lenet": 0.00226, "resnet18": 10.9, "resnet50": 24.5}
@@ -78,6 +91,17 @@ WORKLOAD_GFLOPS = {"lenet": 0.00226, "resnet18": 10.9, "resnet50": 24.5}
 # projected ~200 million img/s on 8 Ascend cards (an H200 measures ~64,000 for LeNet). Only a
 # measurement projects such a workload.
 MIN_FLOP_SCALED_GFLOPS = 1.0
+
+
+class TimeFactor(BaseModel):
+    """One factor a projection's throughput went through, so a reviewer can redo the arithmetic."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Literal["device-scaling", "recompute", "qlora-dequantisation", "communication-bound"]
+    low: float = Field(description="throughput multiplier at the slow end")
+    high: float = Field(description="throughput multiplier at the fast end")
+    detail: str
 
 
 class Projection(BaseModel):
@@ -119,6 +143,18 @@ class Projection(BaseModel):
     input_pipeline: Optional[PipelineFeed] = Field(
         None, description="the measured input pipeline (advisor probe --pipeline) against this projection"
     )
+    time_factors: list[TimeFactor] = Field(
+        default_factory=list,
+        description="factors the throughput was divided by or capped at, each with what it rests on "
+        "(recompute, QLoRA dequantisation, the communication bound, the references' device counts)",
+    )
+    training_hours: Optional[Span] = Field(
+        None, description="compute time alone, before the failure and checkpoint allowance"
+    )
+    failure_allowance_hours: Optional[Span] = Field(
+        None, description="checkpoint writes, restarts and lost work (included in time_to_train_hours)"
+    )
+    reliability: Optional[Reliability] = Field(None, description="how the failure allowance was worked out")
 
 
 @dataclass(frozen=True)
@@ -135,57 +171,64 @@ class Estimate:
     """device counts of references whose own communication loss the estimate carries"""
 
 
-def ok_runs(suites: Sequence[object]) -> list[dict]:
-    """Every successful probe run across the suites, as dicts, with the suite's host label. A run the
-    measurement marks `quality: unusable` (busy host, unstable steps) never enters a projection."""
-    runs = []
-    for suite in suites:
-        data = dump(suite) or {}
-        host = data.get("host") or {}
-        label = host.get("hostname") or host.get("cpu_model") or host.get("name") or "a probed host"
-        # The probe names the accelerator it measured (its knowledge-base id) in vendor_peak.
-        probed = (data.get("vendor_peak") or {}).get("accelerator")
-        for run in data.get("runs") or []:
-            if (
-                run.get("status") == "ok"
-                and (run.get("images_per_second") or 0) > 0
-                and run.get("quality") != "unusable"
-            ):
-                on_device = device_kind(run.get("device", "")) != "cpu"
-                runs.append({**run, "_host": label, "_accelerator": probed if on_device else None})
-    return runs
+@dataclass(frozen=True)
+class MeasuredRun:
+    """A usable probe run (status ok, a rate, not marked unusable), the host it ran on and the
+    knowledge-base accelerator the probe named for it (None on a CPU)."""
+
+    run: ProbeRun
+    host: str
+    accelerator: Optional[str]
+
+    @property
+    def kind(self) -> str:
+        return device_kind(self.run.device or "")
+
+    @property
+    def where(self) -> str:
+        return f"{self.accelerator} (host {self.host})" if self.accelerator else self.host
 
 
-def unusable_runs(suites: Sequence[object]) -> list[dict]:
-    """Runs the measurement marked unusable: shown as such, never scored."""
+def _typed(suites: Sequence[object]) -> list[ProbeSuite]:
+    from probes.training.models import ProbeSuite
+
+    return [s if isinstance(s, ProbeSuite) else ProbeSuite.model_validate(s) for s in suites if s is not None]
+
+
+def measured_runs(suites: Sequence[object]) -> list[MeasuredRun]:
+    """Every successful probe run across the suites. A run the measurement marks `quality: unusable`
+    (busy host, unstable steps) never enters a projection."""
     out = []
-    for suite in suites:
-        for run in (dump(suite) or {}).get("runs") or []:
-            if run.get("status") == "ok" and run.get("quality") == "unusable":
-                out.append(run)
+    for suite in _typed(suites):
+        extra = suite.host.model_extra or {}
+        label = extra.get("hostname") or suite.host.cpu_model or extra.get("name") or "a probed host"
+        probed = (suite.vendor_peak or {}).get("accelerator")  # the probe names the accelerator it measured
+        for run in suite.runs:
+            if run.status == "ok" and (run.images_per_second or 0) > 0 and run.quality != "unusable":
+                on_device = device_kind(run.device or "") != "cpu"
+                out.append(MeasuredRun(run, str(label), probed if on_device else None))
     return out
 
 
-def best_run(runs: list[dict], framework: str, kind: str, model: Optional[str]) -> Optional[dict]:
+def best_run(runs: list[MeasuredRun], framework: str, kind: str, model: Optional[str]) -> Optional[MeasuredRun]:
     """The fastest ok run of a framework on a hardware kind, preferring the workload's own model."""
-    mine = [r for r in runs if r.get("framework") == framework and device_kind(r.get("device", "")) == kind]
-    if not mine:
-        return None
+    mine = [r for r in runs if r.run.framework == framework and r.kind == kind]
     # Only the workload's own network: a LeNet's efficiency says little about a ResNet's.
-    pool = [r for r in mine if r.get("model") == model] if model else mine
+    pool = [r for r in mine if r.run.model == model] if model else mine
     if not pool:
         return None
-    return max(pool, key=lambda r: (r["images_per_second"], r.get("id", "")))
+    return max(pool, key=lambda r: (r.run.images_per_second or 0, r.run.id))
 
 
 def workload_gflops(req: Requirements, k: Consts = DEFAULT) -> Optional[float]:
-    """Training GFLOPs per sample; for a transformer, per sequence (6 N + 12 L s h per token x s)."""
+    """Training GFLOPs per sample; for a transformer, per sequence (6 N + 12 L s h per token x s; N the
+    active parameters of a MoE); a stated `gflops_per_sample` as stated."""
     w = req.workload
     if w is None:
         return None
     if w.gflops_per_sample:
         return w.gflops_per_sample
-    if w.model == "transformer" and req.model.family == "transformer":
+    if is_text(req):
         shape = model_shape(req.model)
         return tokens_gflops(req, k) * shape.sequence
     return WORKLOAD_GFLOPS.get(w.model)
@@ -194,35 +237,125 @@ def workload_gflops(req: Requirements, k: Consts = DEFAULT) -> Optional[float]:
 def tokens_gflops(req: Requirements, k: Consts = DEFAULT) -> float:
     """Model GFLOPs per training token (advisor.decision.workload), LoRA's frozen weight gradients left out."""
     m = req.model
-    share = (m.trainable_share or k["LORA_TRAINABLE_SHARE"]) if m.fine_tune == "lora" else 1.0
-    return train_flops_per_token(m.parameters_millions * 1e6, model_shape(m), share) / 1e9
+    return train_flops_per_token(active_parameters(m), model_shape(m), trainable_share(m, k)) / 1e9
 
 
 def is_text(req: Requirements) -> bool:
-    return req.workload is not None and req.workload.model == "transformer" and req.model.family == "transformer"
+    """A sequence model, projected in tokens/s: a transformer, whether its FLOPs are derived or stated."""
+    return (
+        req.workload is not None
+        and req.workload.model in ("transformer", "custom")
+        and req.model.family == "transformer"
+    )
+
+
+def _job_precision(req: Requirements) -> str:
+    precision = req.model.precision or defaults_for(req.model.family)[0]
+    return {"mixed": "fp16", "bf16": "bf16"}.get(precision, precision)
+
+
+def _recompute_share(ref_recompute: Optional[str], k: Consts) -> float:
+    """Extra compute of a reference's recompute mode over a dense step (a forward pass is a third of it)."""
+    full = 1.0 / 3.0
+    return {"full": full, "selective": k["RECOMPUTE_SELECTIVE_SHARE"] * full}.get(ref_recompute or "none", 0.0)
+
+
+def team_recompute(req: Requirements, fit: Optional[MemoryFit], k: Consts = DEFAULT) -> Optional[float]:
+    """Extra compute per step of the team's recompute: the memory layout's, else the stated mode's."""
+    if fit is not None and fit.layout is not None:
+        return fit.layout.recompute_overhead
+    mode = req.model.recompute
+    if mode is None:
+        return None
+    m = req.model
+    shape = model_shape(m)
+    from advisor.decision.workload import inference_flops_per_token
+
+    full = inference_flops_per_token(active_parameters(m), shape) / train_flops_per_token(
+        active_parameters(m), shape, trainable_share(m, k)
+    )
+    return {"none": 0.0, "selective": k["RECOMPUTE_SELECTIVE_SHARE"] * full, "full": full}[mode]
 
 
 def _mfu_estimate(
-    kb: KnowledgeBase, acc: Accelerator, req: Requirements, gflops: float, devices: int, k: Consts = DEFAULT
-) -> Optional[Estimate]:
-    """sequences/s = MFU x 16-bit peak x devices / GFLOPs per sequence (advisor.decision.throughput)."""
-    precision = req.model.precision or defaults_for(req.model.family)[0]
-    job = {"mixed": "fp16", "bf16": "bf16"}.get(precision, precision)
-    peak = peak_16bit(acc)
-    mfu = mfu_range(kb, acc, job, k=k)
-    if peak is None or mfu is None:
-        return None
-    notes = [f"MFU {pct(mfu.low, mfu.high)} from {len(mfu.refs)} reference(s): {mfu.basis}", *mfu.notes]
-    if peak[0] != peak[1]:
-        notes.append(f"{acc.name} 16-bit peak {peak[0]:g}-{peak[1]:g} TFLOPS (the knowledge base's sources disagree)")
-    return Estimate(
-        mfu.low * peak[0] * 1e3 / gflops * devices,
-        mfu.high * peak[1] * 1e3 / gflops * devices,
-        mfu.evidence,
-        notes,
-        applied=True,
-        ref_devices=frozenset(r.devices for r in mfu.refs),
+    kb: KnowledgeBase,
+    acc: Accelerator,
+    route: Route,
+    req: Requirements,
+    gflops: float,
+    devices: int,
+    plan: CommPlan,
+    fit: Optional[MemoryFit],
+    k: Consts = DEFAULT,
+) -> Optional[tuple[Estimate, MfuRange, list[TimeFactor]]]:
+    """sequences/s = MFU x 16-bit peak x devices / GFLOPs per sequence (advisor.decision.throughput),
+    each reference scaled from its device count to the team's once, then divided by the recompute the
+    team needs beyond the reference's (and QLoRA's dequantisation)."""
+    m = req.model
+    fine = m.fine_tune in ("lora", "qlora")
+    stack = getattr(route, "training", None)
+    mfu = mfu_range(
+        kb, acc, _job_precision(req), k=k, moe=m.is_moe, fine_tune=fine, route=stack.id if stack is not None else None
     )
+    span = peak_16bit(acc)
+    listed = listed_peak(acc)
+    if span is None or listed is None or mfu is None:
+        return None
+    # on the references' own accelerator their rate is their rate: its first-listed peak, not its range
+    p_low, p_high = (listed, listed) if mfu.same_accelerator else span
+    notes = [f"MFU {pct(mfu.low, mfu.high)} from {len(mfu.refs)} reference(s): {mfu.basis}", *mfu.notes]
+    if p_low != p_high:
+        notes.append(f"{acc.name} 16-bit peak {p_low:g}-{p_high:g} TFLOPS (the knowledge base's sources disagree)")
+    factors: list[TimeFactor] = []
+    team_rec = team_recompute(req, fit, k)
+    lows, highs, used = [], [], False
+    scaled: list[tuple[str, int, float, float]] = []
+    for ref in mfu.per_reference:
+        k_low, k_high, applied = plan.factor(ref.ref.devices)
+        used = used or applied
+        if applied and ref.ref.devices != devices:
+            scaled.append((ref.ref.id, ref.ref.devices, k_low, k_high))
+        rec = 1.0
+        if team_rec is not None:
+            rec = (1 + _recompute_share(ref.ref.recompute, k)) / (1 + team_rec)
+        lows.append(ref.low * p_low * 1e3 / gflops * devices * k_low * rec)
+        highs.append(ref.high * p_high * 1e3 / gflops * devices * k_high * rec)
+    if scaled:
+        factors.append(
+            TimeFactor(
+                name="device-scaling",
+                low=round(min(x[2] for x in scaled), 4),
+                high=round(max(x[3] for x in scaled), 4),
+                detail=f"each reference from its own device count to {devices} ({plan.comm.basis}): "
+                + "; ".join(f"{i} ({n} devices) x{lo:.2f}-{hi:.2f}" for i, n, lo, hi in scaled),
+            )
+        )
+    if team_rec:
+        refs = sorted({r.recompute or "none/selective" for r in mfu.refs})
+        factors.append(
+            TimeFactor(
+                name="recompute",
+                low=round(1 / (1 + team_rec), 4),
+                high=round(1 / (1 + team_rec), 4),
+                detail=f"the team's recompute adds {team_rec:.0%} compute per step (one forward pass for full recompute, "
+                f"RECOMPUTE_SELECTIVE_SHARE of it for selective); the references ran with {', '.join(refs)} recompute",
+            )
+        )
+    low, high = min(lows), max(highs)
+    if m.fine_tune == "qlora" and not any(r.fine_tune == "qlora" for r in mfu.refs):
+        q = 1 / (1 + k["QLORA_DEQUANT_OVERHEAD"])
+        low, high = low * q, high * q
+        factors.append(
+            TimeFactor(
+                name="qlora-dequantisation",
+                low=round(q, 4),
+                high=round(q, 4),
+                detail=f"QLoRA dequantises the 4-bit base every pass: x{q:.2f} (QLORA_DEQUANT_OVERHEAD, "
+                f"{CONSTANTS['QLORA_DEQUANT_OVERHEAD'].source})",
+            )
+        )
+    est = Estimate(low, high, mfu.evidence, notes, applied=used, ref_devices=frozenset(r.devices for r in mfu.refs))
+    return est, mfu, factors
 
 
 def _derating(kb: Optional[KnowledgeBase], factor: str) -> Optional[Derating]:
@@ -233,22 +366,23 @@ def _derating(kb: Optional[KnowledgeBase], factor: str) -> Optional[Derating]:
 # --- the projection paths -------------------------------------------------------------------------
 
 
-def _measured(run: dict, gflops: Optional[float], devices: int, plan: CommPlan) -> Estimate:
-    ips = float(run["images_per_second"])
-    ci = run.get("ci95") or [ips * 0.9, ips * 1.1]
+def _measured(m: MeasuredRun, gflops: Optional[float], devices: int, plan: CommPlan) -> Estimate:
+    run = m.run
+    ips = float(run.images_per_second or 0.0)
+    ci = run.ci95 or [ips * 0.9, ips * 1.1]
     low, high = float(ci[0]), float(ci[1])
     notes: list[str] = []
     ev = [
         Evidence(
             kind="measured",
-            ref=run.get("id", "?"),
+            ref=run.id,
             value=round(ips, 3),
             ci95=[low, high],
-            detail=f"{run.get('framework')} {run.get('mode')} {run.get('model')} bs{run.get('batch_size')} on {run.get('device')} ({run['_host']}): {ips:.1f} img/s"
-            + (f", quality {run['quality']}" if run.get("quality") else ""),
+            detail=f"{run.framework} {run.mode} {run.model} bs{run.batch_size} on {run.device} ({m.host}): {ips:.1f} img/s"
+            + (f", quality {run.quality}" if run.quality else ""),
         )
     ]
-    run_flops = run.get("train_flops_per_image")
+    run_flops = run.train_flops_per_image
     if gflops and run_flops:
         factor = run_flops / (gflops * 1e9)
         if abs(factor - 1) > 0.05:
@@ -384,7 +518,7 @@ def _reference_by_peak(
 
 def _adapter_ratio(kb: Optional[KnowledgeBase]) -> Optional[tuple[float, float, Evidence]]:
     """Throughput of an adapter path relative to the first-party one: upper vs lower half of the
-    operator-coverage loss (about 0.78-0.89 with 10-30%; seed 002 reports 15-20% lower)."""
+    operator-coverage loss (about 0.78-0.89 with 10-30%; the field report "Ascend 910 and MindSpore in practice" reports 15-20% lower)."""
     d = _derating(kb, "operator_coverage")
     if d is None:
         return None
@@ -484,40 +618,62 @@ def range_of(value: Union[Sourced, SourcedRange]) -> tuple[float, float]:
     return value.value, value.value
 
 
+def not_projectable(req: Requirements) -> bool:
+    """A workload whose FLOPs the team states for a family with no published throughput here (an RNN, a
+    GNN, a recommender or diffusion model written as `other`): neither a CNN's nor a transformer's
+    efficiency transfers to it, so no reference or peak figure projects it; only a measurement does."""
+    w = req.workload
+    return w is not None and w.model == "custom" and req.model.family not in ("cnn", "transformer")
+
+
 def _find(
     route: Route,
     req: Requirements,
     kb: Optional[KnowledgeBase],
-    runs: list[dict],
+    runs: list[MeasuredRun],
     gflops: Optional[float],
     devices: int,
     plan: CommPlan,
     cap: int,
     k: Consts = DEFAULT,
-) -> Optional[tuple[str, str, Estimate]]:
-    """The best projection path available up to the basis cap: (basis, detail, estimate)."""
+    fit: Optional[MemoryFit] = None,
+) -> Optional[tuple[str, str, Estimate, list[TimeFactor], Optional[MfuRange]]]:
+    """The best projection path available up to the basis cap: (basis, detail, estimate, the factors
+    it went through, the MFU range when it used one)."""
     acc, framework, target, native = route.accelerator, route.framework, route.target, route.native
     model = req.workload.model if req.workload else None
     if cap >= 3:
         run = best_run(runs, framework, target, model)
-        if run is not None and (gflops or run.get("model") == model or req.workload is None):
-            where = f"{run['_accelerator']} (host {run['_host']})" if run["_accelerator"] else run["_host"]
-            return "measured", f"probe run {run.get('id')} on {where}", _measured(run, gflops, devices, plan)
+        if run is not None and (gflops or run.run.model == model or req.workload is None):
+            return "measured", f"probe run {run.run.id} on {run.where}", _measured(run, gflops, devices, plan), [], None
+    if not_projectable(req):
+        return None
     flop_scalable = gflops is None or gflops >= MIN_FLOP_SCALED_GFLOPS
-    if cap >= 2 and kb is not None and acc is not None and is_text(req) and gflops:
-        r = _mfu_estimate(kb, acc, req, gflops, devices, k)
-        if r is not None:
-            return "reference", f"MFU of published LLM training runs applied to {acc.name}'s 16-bit peak", r
-    if cap >= 2 and kb is not None and acc is not None and req.workload is not None and flop_scalable:
+    text = is_text(req)
+    if cap >= 2 and kb is not None and acc is not None and text and gflops:
+        found = _mfu_estimate(kb, acc, route, req, gflops, devices, plan, fit, k)
+        if found is not None:
+            est, mfu, factors = found
+            return (
+                "reference",
+                f"MFU of published LLM training runs applied to {acc.name}'s 16-bit peak",
+                est,
+                factors,
+                mfu,
+            )
+    # image references (ResNet, ...) describe image models only: a sequence model never borrows them
+    if cap >= 2 and kb is not None and acc is not None and req.workload is not None and flop_scalable and not text:
         r = _reference(kb, acc, framework, req, gflops, devices, plan)
         if r is not None:
-            return "reference", f"knowledge-base reference measurements of {framework} on {acc.name}", r
+            return "reference", f"knowledge-base reference measurements of {framework} on {acc.name}", r, [], None
         r = _reference_by_peak(kb, acc, framework, gflops, devices, plan)
         if r is not None:
             return (
                 "reference",
                 f"knowledge-base references of {framework} on other {acc.vendor} chips, scaled to {acc.name}'s peak",
                 r,
+                [],
+                None,
             )
         if not native:
             r = _reference_via_native(kb, acc, framework, req, gflops, devices, plan)
@@ -526,11 +682,13 @@ def _find(
                     "reference",
                     f"knowledge-base references of the first-party framework on {acc.vendor} chips x an adapter ratio",
                     r,
+                    [],
+                    None,
                 )
     if cap >= 1 and kb is not None and acc is not None and flop_scalable:
         r = _peak(kb, acc, native, gflops, devices, plan)
         if r is not None:
-            return "peak", f"{acc.name} peak x derating ranges", r
+            return "peak", f"{acc.name} peak x derating ranges", r, [], None
     return None
 
 
@@ -573,24 +731,9 @@ def project(
     if workflow == "hybrid":
         proj.notes.append("hybrid: production training runs on MindSpore after the PyTorch prototype is migrated")
     if req.workload is not None and req.workload.kind == "inference":
-        # an inference-only product trains nothing: no training throughput, time, memory fit or cost
-        proj.communication = None
-        proj.serving = serving_for(route.framework, target, acc, devices, req, kb, k)
-        where = acc.name if acc else target
-        if proj.serving is None:
-            proj.basis_detail = (
-                f"workload.kind: inference: no training projection; serving on {where}, no serving reference"
-            )
-            return proj
-        s = proj.serving
-        proj.basis = "reference"
-        proj.basis_detail = (
-            f"workload.kind: inference: no training projection; serving on {where} through {s.runtime}: "
-            f"{s.per_device.low:,.0f}-{s.per_device.high:,.0f} {s.unit} per device"
-        )
-        proj.evidence.extend(s.evidence)
-        proj.notes.extend(s.notes)
-        return proj
+        return _serving_only(proj, route, req, kb, acc, target, devices, k)
+    if req.serving is not None:  # a serving load stated beside training: judged on this fleet
+        proj.serving = serving_for(route, acc, devices, req, kb, k)
     proj.memory = memory_fit(route, req, kb, k)
     plan = communication_for(route.framework, target, acc, req, kb, scaling, scaling_here, k)
     proj.communication = plan.comm
@@ -605,89 +748,189 @@ def project(
                 proj.evidence.append(kb_evidence(fw, proj.basis_detail, last_gpu))
             proj.communication = unsupported(plan)
             return proj
-    runs = ok_runs(suites)
+    runs = measured_runs(suites)
     if acc is not None:
         # A run on another accelerator model is not a measurement of this one (an H200 run read as
         # "measured" for A10s overstated them ~4x): those runs fall back to the knowledge base.
         elsewhere = [
             r
             for r in runs
-            if r["_accelerator"]
-            and r["_accelerator"] != acc.id
-            and device_kind(r.get("device", "")) == target
-            and r.get("framework") == route.framework
+            if r.accelerator and r.accelerator != acc.id and r.kind == target and r.run.framework == route.framework
         ]
         if elsewhere:
             runs = [r for r in runs if r not in elsewhere]
             proj.notes.append(
-                f"probe runs on {', '.join(sorted({r['_accelerator'] for r in elsewhere}))} not used as measurements: "
+                f"probe runs on {', '.join(sorted({str(r.accelerator) for r in elsewhere}))} not used as measurements: "
                 f"the target accelerator is {acc.id}"
             )
-    found = _find(route, req, kb, runs, gflops, devices, plan, BASIS_RANK[basis_cap] if basis_cap else 3, k)
+    cap = BASIS_RANK[basis_cap] if basis_cap else 3
+    found = _find(route, req, kb, runs, gflops, devices, plan, cap, k, proj.memory)
     if found is None:
         proj.basis_detail = _why_none(req, kb, acc, target, gflops)
         proj.communication = settle(plan, False, frozenset(), projected=False)
         return proj
-    basis, detail, est = found
+    basis, detail, est, factors, mfu = found
     proj.communication = settle(plan, est.applied, est.ref_devices, projected=True)
-    check = comm_compute(acc, req, gflops, k, kb)
+    low, high = est.low, est.high
+    layout = proj.memory.layout if proj.memory is not None else None
+    split = (
+        StepSplit(layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel, layout.expert_parallel)
+        if layout is not None
+        else None
+    )
+    share = mfu.high if mfu is not None else None
+    grad_bytes = 4.0 if (req.model.precision or defaults_for(req.model.family)[0]) == "fp32" else 2.0
+    check = comm_compute(acc, req, gflops, k, kb, split, share, grad_bytes)
     if check is not None:
         proj.communication = proj.communication.model_copy(
-            update={"comm_compute_ratio": round(check[0], 4), "notes": proj.communication.notes + [check[1]]}
+            update={"comm_compute_ratio": round(check.ratio, 4), "notes": proj.communication.notes + [check.note]}
         )
+        if mfu is not None and acc is not None and gflops:
+            low, high = _communication_bound(proj, low, high, check, mfu, acc, gflops, devices, factors)
+    proj.time_factors = factors
     if devices <= 1 and est.ref_devices:
         proj.notes.append(single_device_note(est.ref_devices))
     proj.basis, proj.basis_detail = basis, detail
     proj.evidence.extend(est.evidence)
     proj.notes.extend(est.notes)
-    low, high = est.low, est.high
     best = (pipeline or {}).get(route.framework)
     if best is not None and high > 0:
-        feed = pipeline_feed(
-            best,
-            low,
-            high,
-            devices,
-            int(k["DEVICES_PER_HOST"]),
-            acc.name if acc else f"{target} device",
-            k["PIPELINE_MIN_PASSES"],
-            k["PIPELINE_WORKERS_PER_HOST"],
-        )
-        proj.input_pipeline = feed
-        proj.evidence.append(
-            Evidence(
-                kind="measured",
-                ref=f"pipeline:{best.run_id}",
-                value=best.samples_per_second,
-                detail=f"input pipeline: {feed.detail}",
-            )
-        )
-        if req.workload is not None and req.workload.model != "lenet":
-            proj.notes.append(
-                "the pipeline probe times 32x32 images: a full-size image pipeline (JPEG decode, large crops) is "
-                "slower, so its rate is an upper bound for this workload's loader"
-            )
-        if feed.capped and feed.host_rate is not None:
-            cap = feed.hosts * feed.host_rate
-            low, high = min(low, cap), min(high, cap)
-            proj.warnings.append(
-                f"the measured input pipeline bounds it: {high:,.0f} images/s at most from {feed.hosts:g} host(s) "
-                f"({best.framework} {best.variant}, measured here): a faster loader, more hosts or pre-processed data"
-            )
+        low, high = _input_pipeline(proj, req, best, acc, target, devices, low, high, k)
     low, high = _bounded(proj, req, kb, acc, devices, low, high, k)
     text = is_text(req)
     proj.images_per_second = Span(low=round(low, 3), high=round(high, 3), unit="sequences/s" if text else "images/s")
     if text and gflops:
         seq = model_shape(req.model).sequence
         proj.tokens_per_second = Span(low=round(low * seq, 1), high=round(high * seq, 1), unit="tokens/s")
-        if acc is not None and kb is not None and proj.basis == "reference":
-            job = {"mixed": "fp16"}.get(req.model.precision or "bf16", req.model.precision or "bf16")
-            mfu = mfu_range(kb, acc, job, k=k)
-            if mfu is not None:
-                proj.mfu = Span(low=round(mfu.low, 4), high=round(mfu.high, 4), unit="MFU")
+        peaks = peak_16bit(acc) if acc is not None else None
+        if mfu is not None and peaks is not None:
+            p_low, p_high = (listed_peak(acc), listed_peak(acc)) if mfu.same_accelerator else peaks
+            # the MFU the projection runs at, after every factor: never above the communication bound
+            proj.mfu = Span(
+                low=round(low * gflops / (devices * p_low * 1e3), 4),
+                high=round(high * gflops / (devices * p_high * 1e3), 4),
+                unit="MFU",
+            )
     if req.workload is not None and low > 0:
         _time_and_cost(proj, req, kb, acc, devices, k)
     return proj
+
+
+def _serving_only(
+    proj: Projection,
+    route: Route,
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    acc: Optional[Accelerator],
+    target: str,
+    devices: int,
+    k: Consts,
+) -> Projection:
+    """An inference-only product trains nothing: no training throughput, time, memory fit or cost."""
+    proj.communication = None
+    proj.serving = serving_for(route, acc, devices, req, kb, k)
+    where = acc.name if acc else target
+    if proj.serving is None:
+        proj.basis_detail = (
+            f"workload.kind: inference: no training projection; serving on {where}, no serving reference"
+        )
+        return proj
+    s = proj.serving
+    proj.basis = "reference"
+    proj.basis_detail = (
+        f"workload.kind: inference: no training projection; serving on {where} through {s.runtime}: "
+        f"{s.per_device.low:,.0f}-{s.per_device.high:,.0f} {s.unit} per device"
+    )
+    proj.evidence.extend(s.evidence)
+    proj.notes.extend(s.notes)
+    return proj
+
+
+def _communication_bound(
+    proj: Projection,
+    low: float,
+    high: float,
+    check: CommCheck,
+    mfu: MfuRange,
+    acc: Accelerator,
+    gflops: float,
+    devices: int,
+    factors: list[TimeFactor],
+) -> tuple[float, float]:
+    """Cap an MFU projection at the step's own communication bound: the compute-only rate of its MFU
+    range x the share of linear the step's communication leaves (no overlap at the slow end, full
+    overlap at the fast end)."""
+    peaks = peak_16bit(acc)
+    listed = listed_peak(acc)
+    if peaks is None or listed is None:
+        return low, high
+    p_low, p_high = (listed, listed) if mfu.same_accelerator else peaks
+    compute_low = mfu.low * p_low * 1e3 / gflops * devices
+    compute_high = mfu.high * p_high * 1e3 / gflops * devices
+    cap_low, cap_high = compute_low * check.kept_low, compute_high * check.kept_high
+    # a bound within 1% of the projection is inside the precision of its own inputs: left out
+    if low <= cap_low * 1.01 and high <= cap_high * 1.01:
+        return low, high
+    factors.append(
+        TimeFactor(
+            name="communication-bound",
+            low=round(check.kept_low, 4),
+            high=round(check.kept_high, 4),
+            detail=f"capped at the step's communication bound (T_comm/T_compute {check.ratio:.2g}): "
+            f"{check.kept_low:.0%} of the compute-only rate without overlap, {check.kept_high:.0%} with full overlap",
+        )
+    )
+    proj.notes.append(
+        f"the projection is capped at its own communication bound: {check.kept_low:.0%}-{check.kept_high:.0%} of "
+        "linear (advisor.decision.communication.comm_compute)"
+    )
+    return min(low, cap_low), min(high, cap_high)
+
+
+def _input_pipeline(
+    proj: Projection,
+    req: Requirements,
+    best: PipelineBest,
+    acc: Optional[Accelerator],
+    target: str,
+    devices: int,
+    low: float,
+    high: float,
+    k: Consts,
+) -> tuple[float, float]:
+    """The measured input pipeline against the projection: shown, and a cap where it cannot feed it."""
+    feed = pipeline_feed(
+        best,
+        low,
+        high,
+        devices,
+        int(k["DEVICES_PER_HOST"]),
+        acc.name if acc else f"{target} device",
+        k["PIPELINE_MIN_PASSES"],
+        k["PIPELINE_WORKERS_PER_HOST"],
+    )
+    proj.input_pipeline = feed
+    proj.evidence.append(
+        Evidence(
+            kind="measured",
+            ref=f"pipeline:{best.run_id}",
+            value=best.samples_per_second,
+            detail=f"input pipeline: {feed.detail}",
+        )
+    )
+    if req.workload is not None and req.workload.model != "lenet":
+        proj.notes.append(
+            "the pipeline probe times 32x32 images: a full-size image pipeline (JPEG decode, large crops) is "
+            "slower, so its rate is an upper bound for this workload's loader"
+        )
+    if feed.capped and feed.host_rate is not None:
+        cap = feed.hosts * feed.host_rate
+        low, high = min(low, cap), min(high, cap)
+        proj.warnings.append(
+            f"the measured input pipeline bounds it: {high:,.0f} images/s at most from {feed.hosts:g} host(s) "
+            f"({best.framework} {best.variant}, measured here): a faster loader, more hosts or pre-processed data"
+        )
+    return low, high
 
 
 def _bounded(
@@ -741,9 +984,20 @@ def _time_and_cost(
     seq = model_shape(req.model).sequence if is_text(req) else 1
     samples = w.tokens / seq if (w.tokens and is_text(req)) else w.samples * w.epochs
     ips = proj.images_per_second
-    proj.time_to_train_hours = Span(
-        low=round(samples / ips.high / 3600, 4), high=round(samples / ips.low / 3600, 4), unit="hours"
-    )
+    compute = Span(low=round(samples / ips.high / 3600, 4), high=round(samples / ips.low / 3600, 4), unit="hours")
+    proj.training_hours = compute
+    checkpoint = proj.memory.checkpoint_gb if proj.memory is not None else 0.0
+    rel = allowance(compute, devices, checkpoint, k)
+    if rel is not None:
+        proj.reliability = rel
+        proj.failure_allowance_hours = rel.allowance_hours
+        proj.notes.extend(rel.notes)
+        extra = rel.allowance_hours
+        proj.time_to_train_hours = Span(
+            low=round(compute.low + extra.low, 4), high=round(compute.high + extra.high, 4), unit="hours"
+        )
+    else:
+        proj.time_to_train_hours = compute
     hours = proj.time_to_train_hours
     if hours.low < k["SANITY_MIN_HOURS"]:
         proj.warnings.append(
@@ -756,7 +1010,7 @@ def _time_and_cost(
             "not a plan; more devices, a smaller model or a smaller workload"
         )
     price = _price(kb, acc)
-    if price is not None:
+    if price is not None and acc is not None:
         p_low, p_high = range_of(price.usd)
         proj.compute_cost_usd = Span(
             low=round(hours.low * devices * p_low, 2), high=round(hours.high * devices * p_high, 2), unit="USD"
@@ -768,10 +1022,19 @@ def _time_and_cost(
         )
     elif acc is not None:
         proj.notes.append(f"no price per device-hour for {acc.name} in the knowledge base: cost not projected")
-    if acc is not None and acc.tdp_w is not None:
-        kw = acc.tdp_w.value / 1000 * devices
-        proj.energy_kwh = Span(low=round(kw * hours.low, 2), high=round(kw * hours.high, 2), unit="kWh")
-        proj.cost_evidence.append(sourced_evidence(acc.id, acc.tdp_w, f"{acc.name} draws up to {acc.tdp_w.value:g} W"))
+    power = fleet_power(acc, k)
+    if power is not None:
+        proj.energy_kwh = energy_kwh(power, devices, hours, k)
+        low_kw, high_kw = power.typical_kw(devices, k)
+        for e in power.evidence:
+            proj.cost_evidence.append(
+                e.model_copy(
+                    update={
+                        "detail": f"{power.basis}; the fleet draws {low_kw:,.3g}-{high_kw:,.3g} kW while training "
+                        f"(TYPICAL_DRAW_LOW-HIGH of its maximum)"
+                    }
+                )
+            )
 
 
 def _why_none(
@@ -784,6 +1047,12 @@ def _why_none(
         return f"CPU training: only a probe run of {model} on a CPU host can project it (run `advisor probe --models {model}`)"
     if acc is None:
         return f"no {target} accelerator in the knowledge base"
+    if not_projectable(req):
+        return (
+            f"not projectable: the knowledge base has no published throughput of a {req.model.family} model (a "
+            "recommender, a diffusion or graph model), and a CNN's or a transformer's share of peak does not "
+            f"transfer to it; measure a training step of the model on one {acc.name} and scale it by the devices"
+        )
     if not gflops:
         return "no workload in the requirements (add `workload:` to project time and cost)"
     if gflops < MIN_FLOP_SCALED_GFLOPS:

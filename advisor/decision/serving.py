@@ -8,10 +8,15 @@ A reference row (`serving-references`) is scaled to the team's model and acceler
   and are compute bound, so theirs scales by the 16-bit peak;
 - the range is the rows' spread (the same accelerator first, else every row of the family); a single
   row is widened by SINGLE_REFERENCE_WIDEN either side;
+- weight width: a decoder reads its weights every step, so a row measured with 8-bit weights (FP8
+  MLPerf rows) is halved for 16-bit serving (x the row's bytes per weight / the served bytes);
 - Ascend: no row states its set-up, so an NVIDIA row is carried over x SERVING_ASCEND_EFFICIENCY
   (an assumption, in the sensitivity search).
 Latency: an encoder row's batch-1 latency scaled the same way; a decoder's floor per output token at
-batch 1 is the 16-bit weights read once from memory (2 N bytes / bandwidth).
+batch 1 is its weights read once from memory (N x bytes per weight / bandwidth).
+With a stated load (`serving:`), the decoder's capacity and the verdict against its targets come from
+advisor.decision.serving_capacity, on the workflow's accelerator and devices; the route's serving
+stack (`Route.serving.supports`) decides which quantisations and precisions it may assume.
 """
 
 from __future__ import annotations
@@ -22,8 +27,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.evidence import Evidence, Span, sourced_evidence
+from advisor.decision.serving_capacity import WEIGHT_BYTES, ServingCapacity, judge
 from advisor.requirements import Requirements
+from advisor.requirements import Serving as LoadSpec
 from knowledge.models import Accelerator, KnowledgeBase, ServingReference
+
+# a load no memory holds: the capacity at as many requests as fit
+FULL_BATCH = 10_000_000
+# bytes per weight of a serving reference row, by the precision it ran at
+ROW_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
 
 # The runtime each (framework, target, family) serves through (seed "MindSpore vs PyTorch, measured on
 # the same task", deployment section: MindIR + Lite native on Ascend, ONNX/TensorRT on NVIDIA; MindIE is
@@ -71,6 +83,9 @@ class Serving(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     slo: Optional[SloVerdict] = Field(None, description="the stated serving load against its targets (serving:)")
+    capacity: Optional[ServingCapacity] = Field(
+        None, description="the serving arithmetic behind the verdict: memory, prefill, decode, instances"
+    )
 
 
 def serving_family(req: Requirements) -> Optional[Literal["transformer-decoder", "transformer-encoder"]]:
@@ -91,23 +106,35 @@ def _scale(ref_acc: Accelerator, acc: Accelerator, family: str) -> Optional[floa
     return a.value / b.value
 
 
-def serving_for(
-    framework: str,
-    target: str,
-    acc: Optional[Accelerator],
-    devices: int,
-    req: Requirements,
-    kb: Optional[KnowledgeBase],
-    k: Consts = DEFAULT,
-) -> Optional[Serving]:
-    """The serving rate and latency of `framework` on `acc`, or None without a family, accelerator or row."""
-    family = serving_family(req)
-    if family is None or acc is None or kb is None or target not in ("nvidia", "ascend"):
+def _unsupported(route: object, req: Requirements) -> Optional[str]:
+    """Why the workflow's serving stack cannot serve the stated quantisation (None: it can, or no stack named)."""
+    stack = getattr(route, "serving", None)
+    if stack is None or req.serving is None:
         return None
+    q = req.serving.quantization
+    if q not in stack.supports.quantization:
+        listed = ", ".join(stack.supports.quantization)
+        return f"{stack.name} does not list {q} quantisation (it lists {listed})"
+    if q == "none" and not {"bf16", "fp16"} & set(stack.supports.precisions):
+        return f"{stack.name} lists no 16-bit serving precision"
+    return None
+
+
+def runtime_of(route: object, family: str) -> str:
+    stack = getattr(route, "serving", None)
+    if stack is not None:
+        return stack.name
+    return RUNTIME.get((getattr(route, "framework", ""), getattr(route, "target", ""), family), "vendor runtime")
+
+
+def scaled_rows(
+    kb: KnowledgeBase, acc: Accelerator, family: str, params_b: float, served: float
+) -> list[tuple[ServingReference, float, Optional[float]]]:
+    """Each serving reference of the family (this accelerator's first) rescaled to this model, accelerator
+    and weight width: (row, rate per device, batch-1 latency or None)."""
     pool = [r for r in kb.serving_references if r.family == family]
     rows = [r for r in pool if r.accelerator == acc.id] or pool
-    params_b = req.model.parameters_millions / 1000
-    scaled: list[tuple[ServingReference, float, Optional[float]]] = []
+    out: list[tuple[ServingReference, float, Optional[float]]] = []
     for r in rows:
         ref_acc = kb.get(r.accelerator, "accelerators")
         if not isinstance(ref_acc, Accelerator):
@@ -116,42 +143,65 @@ def serving_for(
         if hw is None:
             continue
         factor = hw * r.parameters_b / params_b
+        if family == "transformer-decoder":
+            factor *= ROW_BYTES[r.precision] / served  # the weights read per step
         latency = r.latency_ms.value / factor if r.latency_ms is not None else None
-        scaled.append((r, r.per_device.value * factor, latency))
+        out.append((r, r.per_device.value * factor, latency))
+    return out
+
+
+def rescaled_rate(
+    kb: KnowledgeBase, acc: Accelerator, family: str, params_b: float, served: float, k: Consts = DEFAULT
+) -> Optional[tuple[float, float]]:
+    """The rescaled rows' rate range per device (what a decoder without a stated load is scored on)."""
+    scaled = scaled_rows(kb, acc, family, params_b, served)
     if not scaled:
         return None
-    low, high = min(v for _, v, _ in scaled), max(v for _, v, _ in scaled)
-    notes = []
-    same = all(r.accelerator == acc.id for r, _, _ in scaled)
-    notes.append(
-        f"from {len(scaled)} serving reference(s) on {acc.name}"
-        if same
-        else f"from {len(scaled)} serving reference(s) on other accelerators, scaled by "
-        + ("memory bandwidth (decoding is bandwidth bound)" if family == "transformer-decoder" else "16-bit peak")
-    )
-    notes.append(f"scaled to {params_b:g}B parameters by N_ref / N")
-    if len(scaled) == 1:
-        w = k["SINGLE_REFERENCE_WIDEN"]
-        low, high = low * (1 - w), high * (1 + w)
-        notes.append(f"a single serving reference: widened by {w:.0%} either side (SINGLE_REFERENCE_WIDEN)")
-    ascend = acc.vendor == "huawei" and not same
-    if ascend:
-        eff = k["SERVING_ASCEND_EFFICIENCY"]
-        low, high = low * eff, high * eff
-        notes.append(f"x{eff:g} for serving on Ascend from NVIDIA rows (SERVING_ASCEND_EFFICIENCY, assumption)")
+    low, high, _, _ = _from_rows(scaled, acc, family, params_b, served, [], k)
+    return low, high
+
+
+def serving_for(
+    route: object,
+    acc: Optional[Accelerator],
+    devices: int,
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    k: Consts = DEFAULT,
+) -> Optional[Serving]:
+    """The serving rate and latency of the workflow's route on `acc`, and with a stated load its capacity
+    and verdict; None without a family, accelerator or anything to project from."""
+    family = serving_family(req)
+    target = getattr(route, "target", "")
+    if family is None or acc is None or kb is None or target not in ("nvidia", "ascend"):
+        return None
+    quant = req.serving.quantization if req.serving is not None else "none"
+    served = WEIGHT_BYTES[quant]
+    params_b = req.model.parameters_millions / 1000
+    scaled = scaled_rows(kb, acc, family, params_b, served)
+    slo, capacity, cap_notes = _verdict(route, acc, devices, req, family, k)
+    notes: list[str] = []
     unit: Literal["tokens/s", "samples/s"] = "tokens/s" if family == "transformer-decoder" else "samples/s"
-    per = Span(low=round(low, 3), high=round(high, 3), unit=f"{unit} per device")
-    latency, what = None, ""
-    lat = [v for _, _, v in scaled if v is not None]
-    if lat:
-        lo, hi = min(lat), max(lat)
-        if ascend:
-            lo, hi = lo / k["SERVING_ASCEND_EFFICIENCY"], hi / k["SERVING_ASCEND_EFFICIENCY"]
-        latency, what = Span(low=round(lo, 3), high=round(hi, 3), unit="ms"), "per request at batch 1 (90th percentile)"
-    elif family == "transformer-decoder" and acc.bandwidth_gbs is not None:
-        floor = 2 * params_b * 1e9 / (acc.bandwidth_gbs.value * 1e9) * 1000
-        latency = Span(low=round(floor, 3), high=round(floor, 3), unit="ms")
-        what = "at least, per output token at batch 1 (16-bit weights read once from memory: 2 N bytes / bandwidth)"
+    if capacity is not None:
+        # a stated load: the rate the capacity arithmetic finds at it; the rescaled rows stand beside it
+        per = capacity.output_tokens_per_second
+        low, high = per.low / devices, per.high / devices
+        latency, what = capacity.tpot_ms, "per output token at the load (capacity arithmetic)"
+        notes.append(
+            "rate from the capacity arithmetic at the load (prefills included): "
+            f"{low:,.0f}-{high:,.0f} tokens/s per device"
+        )
+        if scaled:
+            r_low, r_high, _, _ = _from_rows(scaled, acc, family, params_b, served, [], k)
+            notes.append(
+                f"the serving references rescaled by bandwidth, size and bytes give {r_low:,.0f}-{r_high:,.0f} per "
+                "device (evidence only: a rate does not scale as 1/N across model sizes)"
+            )
+    elif scaled:
+        low, high, latency, what = _from_rows(scaled, acc, family, params_b, served, notes, k)
+    else:
+        return None
+    notes.extend(cap_notes)
     evidence = [
         sourced_evidence(
             r.id,
@@ -162,14 +212,91 @@ def serving_for(
         for r, v, _ in scaled
     ]
     return Serving(
-        runtime=RUNTIME.get((framework, target, family), "vendor runtime"),
+        runtime=runtime_of(route, family),
         family=family,
         unit=unit,
-        per_device=per,
+        per_device=Span(low=round(low, 3), high=round(high, 3), unit=f"{unit} per device"),
         total=Span(low=round(low * devices, 3), high=round(high * devices, 3), unit=unit),
         latency_ms=latency,
         latency_what=what,
         references=[r.id for r, _, _ in scaled],
         evidence=evidence,
         notes=notes,
+        slo=slo,
+        capacity=capacity,
     )
+
+
+def _from_rows(
+    scaled: list[tuple[ServingReference, float, Optional[float]]],
+    acc: Accelerator,
+    family: str,
+    params_b: float,
+    served: float,
+    notes: list[str],
+    k: Consts,
+) -> tuple[float, float, Optional[Span], str]:
+    """The reference rows' rate range per device and latency, scaled (the notes say how)."""
+    low, high = min(v for _, v, _ in scaled), max(v for _, v, _ in scaled)
+    same = all(r.accelerator == acc.id for r, _, _ in scaled)
+    notes.append(
+        f"from {len(scaled)} serving reference(s) on {acc.name}"
+        if same
+        else f"from {len(scaled)} serving reference(s) on other accelerators, scaled by "
+        + ("memory bandwidth (decoding is bandwidth bound)" if family == "transformer-decoder" else "16-bit peak")
+    )
+    notes.append(f"scaled to {params_b:g}B parameters by N_ref / N")
+    if family == "transformer-decoder" and any(ROW_BYTES[r.precision] != served for r, _, _ in scaled):
+        notes.append(f"scaled by the rows' bytes per weight over the served {served:g} (a step reads every weight)")
+    if len(scaled) == 1:
+        w = k["SINGLE_REFERENCE_WIDEN"]
+        low, high = low * (1 - w), high * (1 + w)
+        notes.append(f"a single serving reference: widened by {w:.0%} either side (SINGLE_REFERENCE_WIDEN)")
+    ascend = acc.vendor == "huawei" and not same
+    if ascend:
+        eff = k["SERVING_ASCEND_EFFICIENCY"]
+        low, high = low * eff, high * eff
+        notes.append(f"x{eff:g} for serving on Ascend from NVIDIA rows (SERVING_ASCEND_EFFICIENCY, assumption)")
+    lat = [v for _, _, v in scaled if v is not None]
+    if lat:
+        lo, hi = min(lat), max(lat)
+        if ascend:
+            lo, hi = lo / k["SERVING_ASCEND_EFFICIENCY"], hi / k["SERVING_ASCEND_EFFICIENCY"]
+        return (
+            low,
+            high,
+            Span(low=round(lo, 3), high=round(hi, 3), unit="ms"),
+            "per request at batch 1 (90th percentile)",
+        )
+    if family == "transformer-decoder" and acc.bandwidth_gbs is not None:
+        floor = served * params_b * 1e9 / (acc.bandwidth_gbs.value * 1e9) * 1000
+        what = (
+            f"at least, per output token at batch 1 (weights read once from memory: N x {served:g} bytes / bandwidth)"
+        )
+        return low, high, Span(low=round(floor, 3), high=round(floor, 3), unit="ms"), what
+    return low, high, None, ""
+
+
+def _verdict(
+    route: object, acc: Accelerator, devices: int, req: Requirements, family: str, k: Consts
+) -> tuple[Optional[SloVerdict], Optional[ServingCapacity], list[str]]:
+    """The stated load (`serving:`) against the team's devices. Without one, a decoder product's capacity
+    at a full batch of the `serving:` defaults (1,024-token prompts, 256-token answers), not judged."""
+    if req.serving is None:
+        if family != "transformer-decoder" or req.workload is None or req.workload.kind != "inference":
+            return None, None, []
+        full = req.model_copy(update={"serving": LoadSpec(concurrency=FULL_BATCH)})
+        judged = judge(full, acc, devices, None, k)
+        note = (
+            "no serving load stated: the capacity at a full batch of 1,024-token prompts and 256-token answers "
+            "(the serving: defaults), not judged against targets"
+        )
+        return None, judged.capacity, [note] if judged.capacity is not None else []
+    if family != "transformer-decoder":
+        reason = "the serving capacity arithmetic covers decoders (token generation); an encoder is not judged"
+        return SloVerdict(verdict="unknown", devices=devices, reason=reason), None, [reason]
+    judged = judge(req, acc, devices, _unsupported(route, req), k)
+    slo = SloVerdict(
+        verdict=judged.verdict, devices=devices, devices_needed=judged.devices_needed, reason=judged.reason
+    )
+    return slo, judged.capacity, [f"serving load: {judged.reason}"]

@@ -83,10 +83,15 @@ def shape_for(
     return Shape(layers, hidden, heads, sequence, vocabulary, derived)
 
 
+def active_parameters(model: ModelSpec) -> float:
+    """Parameters a token passes through: every parameter of a dense model, the active ones of a MoE."""
+    return (model.active_parameters_millions or model.parameters_millions) * 1e6
+
+
 def model_shape(model: ModelSpec) -> Shape:
-    """The shape of a requirements' `model` (a transformer)."""
+    """The shape of a requirements' `model` (a transformer; a MoE's of its active size)."""
     return shape_for(
-        model.parameters_millions,
+        active_parameters(model) / 1e6,
         model.layers,
         model.hidden_size,
         model.attention_heads,

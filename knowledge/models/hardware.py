@@ -26,7 +26,9 @@ class Accelerator(_Entry):
     fp16_tflops: Optional[Sourced] = None
     bf16_tflops: Optional[Sourced] = None
     int8_tops: Optional[Sourced] = None
-    memory_gb: Optional[Sourced] = None
+    memory_gb: Optional[Sourced] = Field(
+        None, description="the vendor's capacity figure, binary gigabytes (an '80 GB' HBM part holds 80 GiB)"
+    )
     bandwidth_gbs: Optional[Sourced] = None
     tdp_w: Optional[Sourced] = None
     server_power_w: Optional[Sourced] = Field(
@@ -35,8 +37,14 @@ class Accelerator(_Entry):
         "(CPUs, memory, network and storage included)",
     )
     server_devices: Optional[int] = Field(None, ge=1, description="accelerators in that server")
+    fp8: Optional[bool] = Field(
+        None,
+        description="computes FP8 natively (Hopper, Ada, Blackwell tensor cores); absent: not stated, taken as no",
+    )
     usable_memory_gb: Optional[Sourced] = Field(
-        None, description="memory a framework can allocate, where the reserve is known (npu-smi counts reserved memory)"
+        None,
+        description="memory a framework can allocate (GiB, as memory_gb), where the reserve is known "
+        "(npu-smi counts reserved memory)",
     )
     training_capable: bool = Field(True, description="False for inference-only parts (Ascend 310 family, 300I cards)")
     interconnect: Optional[str] = None

@@ -107,9 +107,26 @@ class MfuReference(_Entry):
     layers: Optional[int] = Field(None, ge=1)
     hidden: Optional[int] = Field(None, ge=1)
     sequence: Optional[int] = Field(None, ge=1)
+    active_parameters_b: Optional[float] = Field(
+        None, gt=0, description="mixture of experts: parameters a token passes through (FLOPs follow these)"
+    )
+    experts: Optional[int] = Field(None, ge=2, description="mixture of experts: routed experts per MoE layer")
+    recompute: Optional[Literal["none", "selective", "full"]] = Field(
+        None,
+        description="activation recompute the run used, where the source states it (absent: none or selective, "
+        "whose overhead is small)",
+    )
+    fine_tune: Optional[Literal["full", "lora", "qlora"]] = Field(
+        None, description="a fine-tuning run (absent: pretraining or continued pretraining)"
+    )
+    route: Optional[str] = Field(None, description="the routes entry (knowledge base `routes`) it was measured on")
     note: Optional[str] = None
     source: str = Field(min_length=1)
     confidence: Confidence
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts is not None
 
     @model_validator(mode="after")
     def _mfu_or_tokens(self) -> "MfuReference":
@@ -158,6 +175,7 @@ class ServingReference(_Entry):
     as_of: _dt.date = Field(description="date of the result")
     per_device: Sourced = Field(description="output tokens/s (decoder) or samples/s (encoder) per device")
     latency_ms: Optional[Sourced] = Field(None, description="batch-1 latency per request (encoder) where given")
+    route: Optional[str] = Field(None, description="the routes entry (knowledge base `routes`) it was measured on")
     note: Optional[str] = None
     source: str = Field(min_length=1)
     confidence: Confidence

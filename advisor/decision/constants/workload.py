@@ -42,6 +42,92 @@ WORKLOAD: list[Constant] = [
     Constant("NETWORK_ROCE_IB_GBS", 25.0, "GB/s", "assumption: one 200 Gb/s RoCE/InfiniBand port per host"),
     Constant("NETWORK_ETHERNET_GBS", 3.0, "GB/s", "assumption: 25 Gb/s Ethernet between hosts"),
     Constant(
+        "QLORA_NF4_BITS",
+        4.127,
+        "bits per frozen parameter",
+        "Dettmers et al. 2023, QLoRA (arXiv:2305.14314), §3: NF4 weights with double quantisation of the "
+        "blocksize-64 constants: 4 + 0.127 bits per parameter",
+    ),
+    Constant(
+        "RECOMPUTE_SELECTIVE_SHARE",
+        0.1,
+        "share of full recompute's overhead",
+        "Korthikanti et al. 2022 (arXiv:2205.05198), abstract: selective recompute with sequence parallelism "
+        "reduces the execution-time overhead of activation recomputation by over 90%",
+    ),
+    Constant(
+        "TP_OVERHEAD_PER_DOUBLING",
+        0.05,
+        "share of step time",
+        "assumption (ranks layouts only, never scales a time): tensor-parallel all-reduces inside one host cost "
+        "a few percent per doubling of the degree (Narayanan et al. 2021, §3.2, keep TP within a node)",
+    ),
+    Constant(
+        "ZERO3_OVERHEAD",
+        0.1,
+        "share of step time",
+        "assumption (ranks layouts only): ZeRO-3 moves 1.5x the data of data parallelism (Rajbhandari et al. "
+        "2020, §7.2.3); a tenth of a step where it does not hide behind compute",
+    ),
+    Constant(
+        "QLORA_DEQUANT_OVERHEAD",
+        0.3,
+        "share of step time",
+        "assumption: QLoRA dequantises every 4-bit weight to bf16 in each forward and backward pass; practitioner "
+        "reports put a QLoRA step 20-40% slower than the same LoRA step (Dettmers et al. 2023 give no figure)",
+    ),
+    # --- failures and checkpoints of long runs -----------------------------------------------------
+    Constant(
+        "INTERRUPTIONS_PER_DEVICE_HOUR",
+        419 / (54 * 24 * 16384),
+        "interruptions per device-hour",
+        "Dubey et al. 2024, The Llama 3 Herd of Models (arXiv:2407.21783), §3.3.4: 419 unexpected interruptions "
+        "in a 54-day snapshot of pre-training on 16,384 H100 GPUs",
+    ),
+    Constant(
+        "CHECKPOINT_WRITE_GBS_PER_HOST",
+        2.0,
+        "GB/s per host",
+        "assumption: a shared parallel file system writes 1-5 GB/s per client host; the checkpoint is written by "
+        "every host at once",
+    ),
+    Constant(
+        "RESTART_HOURS",
+        0.5,
+        "hours",
+        "assumption: after an interruption, rescheduling, reloading the last checkpoint and warming up take 15-45 "
+        "minutes (Llama 3 §3.3.4 counts the interruptions, not their restart time)",
+    ),
+    Constant(
+        "RELIABILITY_MIN_HOURS",
+        72.0,
+        "hours",
+        "assumption: runs of a few days or more get the failure and checkpoint allowance; shorter runs are "
+        "restarted by hand",
+    ),
+    # --- energy ----------------------------------------------------------------------------------------
+    Constant(
+        "SERVER_POWER_PER_CARD_POWER",
+        1.8,
+        "server watts per card watt",
+        "derived: NVIDIA DGX H100 user guide, 10.2 kW maximum for 8 x 700 W (1.82); DGX A100 user guide, 6.5 kW "
+        "for 8 x 400 W (2.03); used where the knowledge base has no server datasheet figure",
+    ),
+    Constant(
+        "TYPICAL_DRAW_LOW",
+        0.65,
+        "share of the server's maximum power",
+        "MLPerf Training v4.0 power results (Sustainable Metal Cloud, Llama 2 70B LoRA on one 8 x H100 node: "
+        "6.74 kW average, 66% of DGX H100's 10.2 kW maximum)",
+    ),
+    Constant(
+        "TYPICAL_DRAW_HIGH",
+        0.85,
+        "share of the server's maximum power",
+        "https://www.supercluster.blog/p/6-ai-supercluster-nvidia-dgx-h100 (DGX H100: typical 6.5-8.5 kW against "
+        "10.2 kW maximum; blog)",
+    ),
+    Constant(
         "POWER_REDUNDANCY",
         0.2,
         "share",
@@ -88,6 +174,46 @@ WORKLOAD: list[Constant] = [
         "Ascend serving reached a share of",
         (0.2, 1.5),
         projection=True,
+    ),
+    Constant(
+        "SERVING_BANDWIDTH_EFFICIENCY_LOW",
+        0.5,
+        "share of memory bandwidth",
+        "assumption, checked against MLPerf Inference llama2-70b rows in benchmarks/calibration.py: a batched "
+        "decode step reads the weights and the KV cache at 50-80% of the datasheet bandwidth",
+    ),
+    Constant(
+        "SERVING_BANDWIDTH_EFFICIENCY_HIGH",
+        0.8,
+        "share of memory bandwidth",
+        "assumption: the high end of the decode bandwidth share (SERVING_BANDWIDTH_EFFICIENCY_LOW)",
+    ),
+    Constant(
+        "SERVING_PREFILL_MFU_LOW",
+        0.3,
+        "share of peak",
+        "assumption: a prompt's prefill is one large batch of GEMMs at 30-50% of the serving precision's peak "
+        "(the training MFU references reach 33-70%)",
+    ),
+    Constant(
+        "SERVING_PREFILL_MFU_HIGH",
+        0.5,
+        "share of peak",
+        "assumption: the high end of the prefill share of peak (SERVING_PREFILL_MFU_LOW)",
+    ),
+    Constant(
+        "SERVING_WORKSPACE_SHARE",
+        0.1,
+        "share of usable memory",
+        "vLLM's default gpu_memory_utilization 0.9 (https://docs.vllm.ai, engine arguments): a tenth of the "
+        "device's memory left to activations, graphs and the runtime",
+    ),
+    Constant(
+        "SERVING_KV_HEADS",
+        8.0,
+        "key/value heads",
+        "assumption: grouped-query attention with 8 key/value heads of 128, as Llama 3, Llama 2 70B, Qwen2.5 and "
+        "Mistral publish in their configs (a model with fewer attention heads keeps them all)",
     ),
     # --- sanity bounds of a projection ------------------------------------------------------------
     Constant("SANITY_MIN_HOURS", 1 / 60, "hours", "assumption: a training run under a minute is a projection error"),

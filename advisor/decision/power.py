@@ -1,0 +1,67 @@
+"""Power and energy of a fleet, from the server it runs in.
+
+An accelerator does not draw alone: its server's CPUs, memory, network cards, storage and fans
+roughly double the cards' own power (NVIDIA DGX H100: 10.2 kW maximum for 8 x 700 W cards). The
+knowledge base gives the vendor server's datasheet maximum (`Accelerator.server_power_w` for
+`server_devices` accelerators); without it, the cards' power x SERVER_POWER_PER_CARD_POWER. A
+training run draws a typical share of that maximum (TYPICAL_DRAW_LOW-HIGH), so energy is a range
+even when the hours are one figure. The power budget (advisor.decision.tco) provisions the maximum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
+from advisor.decision.evidence import Evidence, Span, sourced_evidence
+from knowledge.models import Accelerator
+
+
+@dataclass(frozen=True)
+class FleetPower:
+    """Maximum power per device (its share of the server), and what it rests on."""
+
+    per_device_w: float
+    basis: str
+    evidence: list[Evidence]
+
+    def maximum_kw(self, devices: int) -> float:
+        return self.per_device_w * devices / 1000
+
+    def typical_kw(self, devices: int, k: Consts = DEFAULT) -> tuple[float, float]:
+        top = self.maximum_kw(devices)
+        return top * k["TYPICAL_DRAW_LOW"], top * k["TYPICAL_DRAW_HIGH"]
+
+
+def fleet_power(acc: Optional[Accelerator], k: Consts = DEFAULT) -> Optional[FleetPower]:
+    """Each device's share of its server's maximum power, or None without any power figure."""
+    if acc is None:
+        return None
+    if acc.server_power_w is not None and acc.server_devices:
+        per = acc.server_power_w.value / acc.server_devices
+        basis = (
+            f"{acc.name}: its server draws up to {acc.server_power_w.value:,.0f} W for {acc.server_devices} "
+            f"devices ({per:,.0f} W each, CPUs, network and storage included)"
+        )
+        return FleetPower(per, basis, [sourced_evidence(acc.id, acc.server_power_w, basis)])
+    if acc.tdp_w is None:
+        return None
+    factor = k["SERVER_POWER_PER_CARD_POWER"]
+    per = acc.tdp_w.value * factor
+    basis = (
+        f"{acc.name} draws up to {acc.tdp_w.value:g} W x {factor:g} for its server (SERVER_POWER_PER_CARD_POWER: "
+        f"{CONSTANTS['SERVER_POWER_PER_CARD_POWER'].source})"
+    )
+    return FleetPower(per, basis, [sourced_evidence(acc.id, acc.tdp_w, basis)])
+
+
+def energy_kwh(power: FleetPower, devices: int, hours: Span, k: Consts = DEFAULT) -> Span:
+    """kWh of a run: the fleet's typical draw range x the hours range (never a one-point range)."""
+    low_kw, high_kw = power.typical_kw(devices, k)
+    return Span(low=round(low_kw * hours.low, 2), high=round(high_kw * hours.high, 2), unit="kWh")
+
+
+def power_budget_kw(power: FleetPower, devices: int, k: Consts = DEFAULT) -> float:
+    """The power to provision: the servers' datasheet maximum (the cards and everything around them)."""
+    return round(power.maximum_kw(devices), 2)
