@@ -173,7 +173,11 @@ def test_each_workflow_is_placed_on_the_fleet_where_its_route_does_best(kb):
     assert card.recommendation.workflow == "pytorch"
     p = next(p for p in card.projections if p.workflow == "pytorch")
     assert p.path == "pytorch-npu" and p.devices == 64
-    assert crit(card, "pytorch", "performance").score == pytest.approx(100.0)
+    # Its performance is judged on that placement (the 64-device scaling curve), against MindSpore
+    # Transformers' own references on the same pool: the routes differ, the fleet does not.
+    assert "for 64 devices" in crit(card, "pytorch", "performance").note
+    ms = next(p for p in card.projections if p.workflow == "mindspore")
+    assert (ms.accelerator, ms.devices) == ("ascend-910b", 64)
 
 
 # --- 4. a named chip is the chip; no older generation stands in ------------------------------------
