@@ -45,7 +45,8 @@ from advisor.decision.scorecard import (
     Weight,
     WorkflowScore,
 )
-from advisor.decision.scoring import score
+from advisor.decision.prepare import prepare_inputs, read_inputs
+from advisor.decision.scoring import score_context
 from advisor.decision.tco import TotalCost
 from advisor.measurements import Measured, Measurements
 from advisor.scan.models import ScanResult
@@ -418,7 +419,9 @@ def build_report(
         pipeline=pipe,
         transformer=tev,
     )
-    card = score(requirements, m.host, suites, kb, m.scan, **measured)
+    inputs = read_inputs(requirements, m.host, suites, m.scan, **measured)
+    prepared, assumptions = prepare_inputs(inputs, kb)
+    card = score_context(prepared, assumptions)  # the one scoring of this report; the review reuses `prepared`
     runs, parity, gemm = summarise_runs(suites)
     stamp = (
         created_at
@@ -463,8 +466,8 @@ def build_report(
         cached_runs=list(m.cached_runs),
         results=m.unread(),
     )
-    inputs = dict(host=m.host, probes=suites, scan=m.scan, **measured)
-    report.document = build_document(report, kb, inputs=inputs)  # judged once; every renderer only formats it
+    # judged once; every renderer only formats it
+    report.document = build_document(report, kb, inputs=dict(prepared=prepared))
     return report
 
 

@@ -4,7 +4,7 @@ conditions, the routes, the projections, the applicable pitfalls and the judged 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from advisor.decision.accuracy import AccuracyEvidence
 from advisor.decision.constants import DEFAULT, Consts
@@ -89,4 +89,11 @@ class Context:
     reads: dict[str, frozenset[str]] = field(default_factory=dict)
     """stage of the preparation -> the constants it read (advisor.decision.prepare.STAGES)"""
     memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    """what the evaluation works out from this context alone, whatever the constants (kept per context)"""
+    """what the evaluation works out from this context alone, whatever the constants (kept per context:
+    a context made with dataclasses.replace starts with none)"""
+
+    def once(self, key: tuple, work: Callable[[], Any]) -> Any:
+        """`work()` worked out once for this context (it must read the context alone, no constant)."""
+        if key not in self.memo:
+            self.memo[key] = work()
+        return self.memo[key]

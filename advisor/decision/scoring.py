@@ -29,7 +29,7 @@ from dataclasses import replace
 from advisor.decision.evaluate import Evaluation, evaluate, rank
 from advisor.decision.likelihood import project_of
 from advisor.decision.pitfalls import pitfall_items
-from advisor.decision.prepare import prepare_inputs, read_inputs
+from advisor.decision.prepare import prepare_inputs, read_inputs, reprepared
 from advisor.decision.projections import WORKFLOWS
 from advisor.decision.scorecard import (
     MandateReading,
@@ -113,9 +113,20 @@ def score_inputs(
     return score_context(*prepare_inputs(inputs, kb, Consts(constants)), sensitivity=sensitivity)
 
 
-def score_context(ctx: Context, assumptions: list[str], *, sensitivity: bool = True) -> Scorecard:
+def rescore(ctx: Context, kb: Optional[KnowledgeBase]) -> Scorecard:
+    """The scorecard of a prepared context with the knowledge base `kb` instead of its own (a copy with
+    some figures moved, advisor.review.kb_sensitivity): only the stages of the preparation that read a
+    moved section run again. The scores and the recommendation only: no constant sensitivity, no
+    second reading of the mandate, no assumptions listed (the search reads the scores)."""
+    return score_context(reprepared(ctx, ctx.k, kb), [], sensitivity=False, mandate=False)
+
+
+def score_context(
+    ctx: Context, assumptions: list[str], *, sensitivity: bool = True, mandate: bool = True
+) -> Scorecard:
     """The scorecard of a prepared context (advisor.decision.prepare.prepare_inputs): evaluated with the
-    constants it was prepared with; `sensitivity`: also search each constant (only at their defaults)."""
+    constants it was prepared with; `sensitivity`: also search each constant (only at their defaults);
+    `mandate`: score a bare domestic_substitution's second reading too (mandate_readings)."""
     req, kb, k = ctx.req, ctx.kb, ctx.k
     read: set[str] = set()
     ev = evaluate(ctx, k.noting(read))
@@ -147,7 +158,7 @@ def score_context(ctx: Context, assumptions: list[str], *, sensitivity: bool = T
         # a block that rests on a chip the team never named cannot carry a confident verdict
         parts.level = DOWN[parts.level]
         parts.steps.append(f"the hard constraint that decides it rests on an assumed accelerator: {assumed}")
-    readings, flip = mandate_readings(ctx, ev, top.workflow, margin, k)
+    readings, flip = mandate_readings(ctx, ev, top.workflow, margin, k) if mandate else ([], None)
     if flip:
         parts.level = DOWN[parts.level]
         parts.steps.append(flip)

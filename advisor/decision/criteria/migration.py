@@ -37,6 +37,10 @@ SCAN_RISK_PENALTY = {"medium": "SCAN_RISK_MEDIUM_PENALTY", "high": "SCAN_RISK_HI
 def charged_pitfalls(wf: str, ctx: Context) -> list[tuple[Pitfall, tuple[float, float]]]:
     """The applicable pitfalls the migration estimate charges, with their hours: not those the scan
     measured in the team's own code, not porting hazards where nothing is ported."""
+    return ctx.once(("charged pitfalls", wf), lambda: _charged_pitfalls(wf, ctx))
+
+
+def _charged_pitfalls(wf: str, ctx: Context) -> list[tuple[Pitfall, tuple[float, float]]]:
     req, scan = ctx.req, ctx.scan
     scan_used = scan is not None and ports_pytorch_code(wf, req)
     ports = ports_pytorch_code(wf, req)
@@ -73,7 +77,7 @@ def migration_parts(
         kernel_pitfall = kernel_pitfall or any("custom_cuda_ops" in c for c in p.applies_when)
         p_low += hours[0]
         p_high += hours[1]
-        ev.append(sourced_evidence(p.id, p.effort_hours or p.hours, f"{p.title}: {hours[0]:g}-{hours[1]:g} h"))
+    ev.extend(ctx.once(("pitfall evidence", wf), lambda: _pitfall_evidence(wf, ctx)))
     parts.append(("known pitfalls", p_low, p_high))
     if scan_used:
         s_low, s_high = scan.effort_hours
@@ -180,13 +184,26 @@ def migration_parts(
     return parts, ev, notes
 
 
+def _pitfall_evidence(wf: str, ctx: Context) -> list[Evidence]:
+    return [
+        sourced_evidence(p.id, p.effort_hours or p.hours, f"{p.title}: {hours[0]:g}-{hours[1]:g} h")
+        for p, hours in charged_pitfalls(wf, ctx)
+    ]
+
+
 def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]], measured: Optional[float]) -> float:
     """Expected migration hours: each charged pitfall's middle x the register's likelihood for this
     project, the other parts at their middle (scaled like the full range by MIGRATION_HOURS_FACTOR).
     `measured`: the transformer probe's likelihood for the dynamic-shape pitfall, as the register reads it."""
-    p = project_of(ctx.req, ctx.best[wf].memory)
     charged = sum((h[0] + h[1]) / 2 for name, *h in parts if name == "known pitfalls")
     others = sum((lo + hi) / 2 for name, lo, hi in parts if name != "known pitfalls")
+    share = ctx.once(("likely share", wf, measured), lambda: _likely_share(wf, ctx, measured))
+    return round(others + charged * share, 2)
+
+
+def _likely_share(wf: str, ctx: Context, measured: Optional[float]) -> float:
+    """The charged pitfalls' hours weighted by their likelihood, as a share of their full hours."""
+    p = project_of(ctx.req, ctx.best[wf].memory)
     charged_items = [item for item, _ in charged_pitfalls(wf, ctx)]  # the register's exposure counts these alone
     full = sum(m for m in (pitfall_mid(x) for x in charged_items) if m is not None)
 
@@ -196,8 +213,7 @@ def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]]
         return likelihood(x, p, wf)
 
     weighted = sum(m * chance(x) for x in charged_items if (m := pitfall_mid(x)) is not None)
-    share = weighted / full if full > 0 else 0.0
-    return round(others + charged * share, 2)
+    return weighted / full if full > 0 else 0.0
 
 
 def migration_score(wf: str, ctx: Context, k: Consts) -> tuple[Scored, list[float], Schedule]:
