@@ -89,11 +89,13 @@ class Context:
     reads: dict[str, frozenset[str]] = field(default_factory=dict)
     """stage of the preparation -> the constants it read (advisor.decision.prepare.STAGES)"""
     memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    """what the evaluation works out from this context alone, whatever the constants (kept per context:
-    a context made with dataclasses.replace starts with none)"""
+    """what the evaluation works out from the requirements, the scan and the placement (routes,
+    projections, pitfalls) alone, whatever the constants: a context made with dataclasses.replace starts
+    with none; advisor.decision.prepare.reprepared carries it over when the placement stays"""
 
     def once(self, key: tuple, work: Callable[[], Any]) -> Any:
-        """`work()` worked out once for this context (it must read the context alone, no constant)."""
+        """`work()` worked out once for this context (it may read the requirements, the scan and the
+        placement, never a constant, the knowledge base's ratings or the probe evidence)."""
         if key not in self.memo:
             self.memo[key] = work()
         return self.memo[key]

@@ -197,6 +197,8 @@ def reprepared(ctx: Context, k: Consts, kb: Optional[KnowledgeBase] = None) -> C
         changes["deploy"] = _deploy(ctx.inputs, k.noting(noted))
         reads["deploy"] = frozenset(noted)
     out = replace(ctx, reads=reads, **changes)
+    if "placement" not in again:
+        out.memo.update(ctx.memo)  # worked out from the placement and the requirements, both unchanged
     if "fixed" in again:
         noted = set()
         out.fixed = _fixed(out, k.noting(noted))

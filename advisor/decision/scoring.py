@@ -116,17 +116,16 @@ def score_inputs(
 def rescore(ctx: Context, kb: Optional[KnowledgeBase]) -> Scorecard:
     """The scorecard of a prepared context with the knowledge base `kb` instead of its own (a copy with
     some figures moved, advisor.review.kb_sensitivity): only the stages of the preparation that read a
-    moved section run again. The scores and the recommendation only: no constant sensitivity, no
-    second reading of the mandate, no assumptions listed (the search reads the scores)."""
-    return score_context(reprepared(ctx, ctx.k, kb), [], sensitivity=False, mandate=False)
+    moved section run again. The scores and the recommendation only (the search reads the scores): no
+    constant sensitivity, second reading of the mandate, pitfall list or assumptions."""
+    return score_context(reprepared(ctx, ctx.k, kb), [], sensitivity=False, full=False)
 
 
-def score_context(
-    ctx: Context, assumptions: list[str], *, sensitivity: bool = True, mandate: bool = True
-) -> Scorecard:
+def score_context(ctx: Context, assumptions: list[str], *, sensitivity: bool = True, full: bool = True) -> Scorecard:
     """The scorecard of a prepared context (advisor.decision.prepare.prepare_inputs): evaluated with the
     constants it was prepared with; `sensitivity`: also search each constant (only at their defaults);
-    `mandate`: score a bare domestic_substitution's second reading too (mandate_readings)."""
+    `full`: False for the scores and the recommendation alone (no second reading of a bare
+    domestic_substitution, no pitfall list)."""
     req, kb, k = ctx.req, ctx.kb, ctx.k
     read: set[str] = set()
     ev = evaluate(ctx, k.noting(read))
@@ -158,7 +157,7 @@ def score_context(
         # a block that rests on a chip the team never named cannot carry a confident verdict
         parts.level = DOWN[parts.level]
         parts.steps.append(f"the hard constraint that decides it rests on an assumed accelerator: {assumed}")
-    readings, flip = mandate_readings(ctx, ev, top.workflow, margin, k) if mandate else ([], None)
+    readings, flip = mandate_readings(ctx, ev, top.workflow, margin, k) if full else ([], None)
     if flip:
         parts.level = DOWN[parts.level]
         parts.steps.append(flip)
@@ -196,7 +195,9 @@ def score_context(
             placed_conditions(req, kb, ctx.routes[top.workflow]),
             ctx.routes[top.workflow],
             project_of(req, ctx.best[top.workflow].memory),
-        ),
+        )
+        if full
+        else [],
         assumptions=assumptions,
         costs=[ev.costs[wf] for wf in WORKFLOWS],
         schedules=[ev.schedules[wf] for wf in WORKFLOWS],
