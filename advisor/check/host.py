@@ -288,6 +288,17 @@ def _load_kb():
         return None, f"{type(exc).__name__}: {exc}"
 
 
+def _mindspore_last_cuda(kb):
+    """MindSpore's last release line with a CUDA build: the newest row of its compatibility matrix
+    (frameworks.yaml) whose devices include `gpu`. Without a knowledge base, the bundled one's; None when
+    neither can be read."""
+    if kb is None:
+        kb, _ = _load_kb()
+    ms = next((f for f in kb.frameworks if f.id == "mindspore"), None) if kb is not None else None
+    rows = [v for v in ms.versions if "gpu" in v.devices] if ms is not None else []
+    return max(rows, key=lambda v: _vt(v.version)) if rows else None
+
+
 def find_cxx(env: Optional[dict] = None) -> Optional[str]:
     """The C++ compiler torch.compile (Inductor) would use: $CXX, else g++/clang++/c++ on PATH."""
     env = os.environ if env is None else env
@@ -511,15 +522,18 @@ def evaluate(
 
     # MindSpore and CUDA
     ms = fws.get("mindspore")
-    if ms and ms.installed and gpus and _vt(ms.version)[:2] > (2, 2):
+    last_cuda = _mindspore_last_cuda(kb) if ms and ms.installed and gpus else None
+    if ms and last_cuda is not None and _vt(ms.version)[:2] > _vt(last_cuda.version)[:2]:
+        newest_python = max(last_cuda.python, key=_vt) if last_cuda.python else None
         add(
             severity="warning",
             code="mindspore_cuda_unsupported",
             message=f"{len(gpus)} NVIDIA GPU(s) here, but MindSpore {ms.version} has no CUDA backend (wheels "
-            "carry it only up to 2.2.x): MindSpore will run on the CPU",
-            fix="use PyTorch on these GPUs, or MindSpore on an Ascend host; MindSpore 2.2.14 (Python <= 3.9) "
-            "is the last CUDA build",
-            evidence="MindSpore release notes (facts.md)",
+            f"carry it only up to {last_cuda.version}): MindSpore will run on the CPU",
+            fix=f"use PyTorch on these GPUs, or MindSpore on an Ascend host; MindSpore {last_cuda.version}"
+            + (f" (Python <= {newest_python})" if newest_python else "")
+            + " is the last line with a CUDA build",
+            evidence=f"knowledge base mindspore {last_cuda.version}: {last_cuda.source} ({last_cuda.confidence})",
         )
 
     # PyTorch builds vs GPUs, compiler
