@@ -63,7 +63,7 @@ def run_check(
     `started`: the smoke children, already started by the caller (probes.check.frameworks.start_smoke,
     which imports nothing heavy: `advisor check` calls it before importing this module)."""
     say = progress or (lambda text: None)
-    # The smoke children are the slow part (framework imports): they start first (issue 29 item 10);
+    # The smoke children are the slow part (framework imports): they start first, so that
     # the rest (device probes, knowledge base) is gathered while the children import their frameworks.
     from probes.check import frameworks as fw_probe
 

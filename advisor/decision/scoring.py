@@ -149,7 +149,7 @@ def score_context(ctx: Context, assumptions: list[str], *, sensitivity: bool = T
     parts = judge_confidence(ranked, runner, margin, inside_noise, weight_items, const_items, k)
     top_schedule = ev.schedules.get(top.workflow)
     if top.eligible and top_schedule is not None and top_schedule.fits == "maybe":
-        # objection 6: the headline's workflow fits the deadline only at the fast end of its estimate
+        # the headline's workflow fits the deadline only at the fast end of its estimate: not a confident verdict
         parts.level = DOWN[parts.level]
         parts.steps.append(f"the deadline: {top_schedule.finding}")
     assumed = _assumed_chip_blocks(ranked, ctx)

@@ -328,7 +328,7 @@ def total_cost(
             f"power {min(watts):g}-{max(watts):g} W ({acc.server_power_w.source}): {span.low:g}-{span.high:g} kW"
         )
     elif acc is not None and acc.tdp_w is not None:
-        # objection 11: the knowledge base gives a range (e.g. 310-400 W for the 910B, "use the range");
+        # the knowledge base gives a range (e.g. 310-400 W for the 910B, "use the range"), not one figure;
         # the budget is provisioned at its high end and the range printed beside it
         watts = [acc.tdp_w.value, *(a.value for a in acc.tdp_w.alternatives)]
         factor = proj.devices / 1000 * (1 + k["POWER_REDUNDANCY"])
