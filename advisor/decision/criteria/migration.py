@@ -3,6 +3,7 @@ shapes, parallelism set-up), their schedule against the deadline, and the measur
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Optional
 
 from advisor.decision.accuracy import VERDICT_RANK, verdict_at
@@ -64,13 +65,9 @@ def migration_parts(
 ) -> tuple[list[tuple[str, float, float]], list[Evidence], list[str]]:
     """Hours of migration/adaptation work, part by part (label, low, high), with evidence and notes.
     The MIGRATION_HOURS_FACTOR scales the whole estimate (the sensitivity analysis moves it)."""
-    req, kb, scan = ctx.req, ctx.kb, ctx.scan
-    route = ctx.routes[wf]
-    scan_used = scan is not None and ports_pytorch_code(wf, req)
-    ports = ports_pytorch_code(wf, req)
-    parts: list[tuple[str, float, float]] = []
-    ev: list[Evidence] = []
-    notes: list[str] = []
+    req, kb, scan_used = ctx.req, ctx.kb, _porting(wf, ctx)[0]
+    est = _Estimate()
+    parts, ev = est.parts, est.ev
     p_low = p_high = 0.0
     kernel_pitfall = False
     for p, hours in charged_pitfalls(wf, ctx):
@@ -79,6 +76,24 @@ def migration_parts(
         p_high += hours[1]
     ev.extend(ctx.once(("pitfall evidence", wf), lambda: _pitfall_evidence(wf, ctx)))
     parts.append(("known pitfalls", p_low, p_high))
+    _port_part(wf, ctx, k, est)
+    _reverse_port_part(wf, ctx, k, est)
+    _kernel_part(wf, ctx, k, est, kernel_pitfall)
+    _dynamic_shape_part(wf, ctx, k, est)
+    _parallel_setup_part(wf, ctx, k, est)
+    factor = k["MIGRATION_HOURS_FACTOR"]
+    if factor != 1.0:
+        est.parts = [(n, a * factor, b * factor) for n, a, b in est.parts]
+    if kb is None and not scan_used:
+        ev.append(req_evidence("model.source", req.model.source, "no knowledge base: pitfall hours unknown"))
+    return est.parts, est.ev, est.notes
+
+
+def _port_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None:
+    """Re-implementing the model: the code scan's hours by role, else the family's base hours."""
+    parts, ev, notes = est.parts, est.ev, est.notes
+    req, scan = ctx.req, ctx.scan
+    scan_used, ports = _porting(wf, ctx)
     if scan_used:
         s_low, s_high = scan.effort_hours
         roles = scan_role_parts(scan)
@@ -109,6 +124,12 @@ def migration_parts(
                 f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)",
             )
         )
+
+
+def _reverse_port_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None:
+    """Existing MindSpore code moved to PyTorch: re-implementation plus the differing APIs read in reverse."""
+    parts, ev = est.parts, est.ev
+    req, kb = ctx.req, ctx.kb
     if req.model.source == "mindspore-code" and wf in ("pytorch", "hybrid") and not serves_only(req):
         # existing MindSpore code moves to PyTorch: re-implementation + the differing APIs read in reverse
         base = PORT_BASE_HOURS[req.model.family]
@@ -125,6 +146,13 @@ def migration_parts(
                 f"{share:g} (REVERSE_PORT_API_SHARE) x {len(differs)} differing APIs' effort = {r_low:.0f}-{r_high:.0f} h",
             )
         )
+
+
+def _kernel_part(wf: str, ctx: Context, k: Consts, est: _Estimate, kernel_pitfall: bool) -> None:
+    """Custom CUDA kernels beyond the pitfall's first, rewritten as Ascend custom operators."""
+    parts, ev = est.parts, est.ev
+    req, scan, route = ctx.req, ctx.scan, ctx.routes[wf]
+    scan_used = _porting(wf, ctx)[0]
     # Custom CUDA kernels leave CUDA on every route but PyTorch on NVIDIA: each one is re-written as an
     # Ascend custom operator. The pitfall covers the first; the scan's count wins when it is larger.
     kernels = max(req.model.kernel_count, scan_kernels(scan) if scan_used else 0)
@@ -141,6 +169,12 @@ def migration_parts(
                     f"{k['CUSTOM_KERNEL_HOURS_LOW']:g}-{k['CUSTOM_KERNEL_HOURS_HIGH']:g} h each",
                 )
             )
+
+
+def _dynamic_shape_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None:
+    """Bucketing dynamic shapes so that Graph mode compiles a few of them."""
+    parts, ev = est.parts, est.ev
+    req, route = ctx.req, ctx.routes[wf]
     if req.model.dynamic_shapes and route.framework == "mindspore":
         lo, hi = k["DYNAMIC_SHAPES_HOURS_LOW"], k["DYNAMIC_SHAPES_HOURS_HIGH"]
         parts.append(("dynamic shapes for Graph mode", lo, hi))
@@ -149,6 +183,12 @@ def migration_parts(
                 "model.dynamic_shapes", True, f"bucketing inputs so Graph mode compiles a few shapes: {lo:g}-{hi:g} h"
             )
         )
+
+
+def _parallel_setup_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None:
+    """Setting up the parallelism when the model must be split."""
+    parts, ev, notes = est.parts, est.ev, est.notes
+    req, route = ctx.req, ctx.routes[wf]
     fit = ctx.best[wf].memory
     if fit is not None and fit.must_split:
         if route.framework == "pytorch":
@@ -176,12 +216,21 @@ def migration_parts(
                 lo, hi = k["AUTO_PARALLEL_LIMIT_LOW"], k["AUTO_PARALLEL_LIMIT_HIGH"]
                 parts.append(("auto-parallel limits: strategy search, semi-automatic split by hand", lo, hi))
                 notes.append(f"auto-parallel limits: {CONSTANTS['AUTO_PARALLEL_LIMIT_LOW'].source}")
-    factor = k["MIGRATION_HOURS_FACTOR"]
-    if factor != 1.0:
-        parts = [(n, a * factor, b * factor) for n, a, b in parts]
-    if kb is None and not scan_used:
-        ev.append(req_evidence("model.source", req.model.source, "no knowledge base: pitfall hours unknown"))
-    return parts, ev, notes
+
+
+@dataclass
+class _Estimate:
+    """The migration estimate as its parts add up: (label, low, high) hours, evidence, notes."""
+
+    parts: list[tuple[str, float, float]] = field(default_factory=list)
+    ev: list[Evidence] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _porting(wf: str, ctx: Context) -> tuple[bool, bool]:
+    """(the code scan stands for the port, the workflow ports PyTorch code)."""
+    ports = ports_pytorch_code(wf, ctx.req)
+    return ctx.scan is not None and ports, ports
 
 
 def _pitfall_evidence(wf: str, ctx: Context) -> list[Evidence]:
