@@ -45,10 +45,12 @@ from advisor.decision.scorecard import (
     Weight,
     WorkflowScore,
 )
-from advisor.decision.scoring import score
+from advisor.decision.prepare import prepare_inputs, read_inputs
+from advisor.decision.scoring import score_context
 from advisor.decision.tco import TotalCost
 from advisor.measurements import Measured, Measurements
 from advisor.scan.models import ScanResult
+from probes.scaling.models import ScalingResult
 from probes.training.models import ParityResult, ProbeSuite
 
 if TYPE_CHECKING:
@@ -353,34 +355,34 @@ def scaling_info(scaling: Optional[Measured], req: Requirements) -> ScalingInfo:
             if distributed
             else None
         )
-    doc = _dump(scaling.result) or {}
+    result: ScalingResult = scaling.result  # type: ignore[assignment]  # typed by Measurements
     failed = [
-        f"{f.get('framework')} {f.get('model')}: {f.get('status')}"
-        + (f": {f.get('reason')}" if f.get("reason") else "")
-        for f in doc.get("frameworks") or []
-        if f.get("status") not in ("ok", "partial")
+        f"{f.framework} {f.model}: {f.status}" + (f": {f.reason}" if f.reason else "")
+        for f in result.frameworks
+        if f.status not in ("ok", "partial")
     ]
     if not distributed:
         note = "needs.distributed_training is false: the scaling result is shown but not used"
-    elif doc.get("label") == "cpu-contention":
+    elif result.label == "cpu-contention":
         note = (
             "measured on a CPU host: communication plus contention on shared cores, not device scaling; "
             "the projections to the target's devices use the knowledge-base communication derating, with these figures as evidence"
         )
     else:
         note = None
+    doc = result.model_dump(mode="json")  # the projections' readers of the scaling result take its JSON
     return ScalingInfo(
         source="cache" if scaling.source == "cache" else "file",
         file=scaling.file,
-        created=doc.get("created"),
-        label=doc.get("label"),
-        label_text=doc.get("label_text"),
+        created=result.created,
+        label=result.label,
+        label_text=result.label_text,
         host=scaling_host(doc),
         used=distributed,
         measurements=scaling_measurements(doc),
         failed=failed,
         inter_host=inter_host_measurements(doc),
-        warnings=[str(w) for w in doc.get("warnings") or []],
+        warnings=list(result.warnings),
         note=note,
     )
 
@@ -418,7 +420,9 @@ def build_report(
         pipeline=pipe,
         transformer=tev,
     )
-    card = score(requirements, m.host, suites, kb, m.scan, **measured)
+    inputs = read_inputs(requirements, m.host, suites, m.scan, **measured)
+    prepared, assumptions = prepare_inputs(inputs, kb)
+    card = score_context(prepared, assumptions)  # the one scoring of this report; the review reuses `prepared`
     runs, parity, gemm = summarise_runs(suites)
     stamp = (
         created_at
@@ -463,8 +467,8 @@ def build_report(
         cached_runs=list(m.cached_runs),
         results=m.unread(),
     )
-    inputs = dict(host=m.host, probes=suites, scan=m.scan, **measured)
-    report.document = build_document(report, kb, inputs=inputs)  # judged once; every renderer only formats it
+    # judged once; every renderer only formats it
+    report.document = build_document(report, kb, inputs=dict(prepared=prepared))
     return report
 
 

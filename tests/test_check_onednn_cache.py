@@ -1,6 +1,6 @@
 """`advisor check` confirms MindSpore's oneDNN reference-kernel trap with a third child (the same
 convolution under ONEDNN_MAX_CPU_ISA=AVX2); the confirmation is cached per host fingerprint and
-MindSpore version (advisor.cache), so only the first check on a host pays for it (issue 29 item 10)."""
+MindSpore version (advisor.cache), so only the first check on a host pays for it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`advisor check` lists ONNX Runtime's execution providers from a cache kept per installed
 onnxruntime (version and package folder), so the parent does not import onnxruntime beside its smoke
-children on every run (issue 29 item 10). The list is ONNX Runtime's own, asked once."""
+children on every run. The list is ONNX Runtime's own, asked once."""
 
 from __future__ import annotations
 

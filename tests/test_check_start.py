@@ -1,5 +1,5 @@
-"""`advisor check` starts its smoke children before it imports the rest of the check (issue 29 item
-10): the children import their frameworks (~2 s each) while the parent gathers. What the parent learns
+"""`advisor check` starts its smoke children before it imports the rest of the check: the children
+import their frameworks (~2 s each) while the parent gathers. What the parent learns
 after starting them (its oneDNN cache) reaches the MindSpore child through a hints file."""
 
 from __future__ import annotations

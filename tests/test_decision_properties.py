@@ -1,5 +1,5 @@
-"""Issue 20's invariants as property tests (hypothesis) over generated teams, on the bundled knowledge
-base. They are about differences between workflows, not absolute totals (see the issue: raising
+"""The scoring's invariants as property tests (hypothesis) over generated teams, on the bundled knowledge
+base. They are about differences between workflows, not absolute totals (raising
 debugging intensity may lower PyTorch's own total while it gains on the workflows that debug worse).
 `sensitivity=False`: the constant search is not what these properties are about, and it is the slow part."""
 

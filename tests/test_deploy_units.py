@@ -236,6 +236,7 @@ def _result(export_status="ok", parity_ok=True, operator=None, p50=0.5) -> dict:
         "config": {"frameworks": ["pytorch"], "models": ["lenet"]},
         "exports": [
             {
+                "id": "pytorch-onnx-lenet",
                 "framework": "pytorch",
                 "format": "onnx",
                 "model": "lenet",
@@ -253,6 +254,8 @@ def _result(export_status="ok", parity_ok=True, operator=None, p50=0.5) -> dict:
         + ([serve(ort, "onnx", "onnxruntime-cpu", p50)] if export_status == "ok" else []),
         "parity": [
             {
+                "id": "parity-lenet",
+                "model": "lenet",
                 "kind": "export",
                 "a": src,
                 "b": ort,

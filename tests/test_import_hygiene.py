@@ -20,7 +20,7 @@ def test_core_module_imports_no_ui_and_no_framework(module):
 
 
 # The command modules, the scaling probe and the CLI's own modules: no module among them reaches
-# itself again through its imports, lazy ones included (issue 28: the probe command was both the
+# itself again through its imports, lazy ones included (the probe command was once both the
 # dispatcher and the helper library of its kinds; scaling's launch/multinode/runner went round).
 NO_CIRCLES = ("advisor.commands", "advisor.check", "probes.scaling", "probes.check", "probes.base")
 NO_CIRCLES += ("advisor.cli", "advisor.progress", "advisor.cache", "advisor.config")
@@ -83,7 +83,7 @@ def _cycles(graph) -> list[list[str]]:
 
 
 def test_no_import_circle_anywhere_in_the_core_or_the_tui():
-    """Issue 28: no circle patched with a lazy import (a function-level import counts; an annotation-only
+    """No circle patched with a lazy import (a function-level import counts; an annotation-only
     one under TYPE_CHECKING does not). The decision model's was report -> document -> risks -> report."""
     import sys
 

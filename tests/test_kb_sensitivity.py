@@ -71,7 +71,7 @@ def test_the_document_says_whether_the_measurements_moved_the_verdict(kb, req):
 
 
 def test_mfu_references_are_searched_and_moving_one_moves_the_projection(kb):
-    """Issue 26 item 3: the MFU references a transformer workload is projected from are knowledge-base
+    """The MFU references a transformer workload is projected from are knowledge-base
     figures inside the search; moving one (+20%) moves the projected tokens/s of the workflow it serves."""
     from advisor.requirements import Requirements
 

@@ -13,8 +13,9 @@ import re
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from advisor import __version__
 from probes.check.models import Accelerator, CheckReport, ConvCheck, Finding, FrameworkInfo
@@ -63,7 +64,7 @@ def run_check(
     `started`: the smoke children, already started by the caller (probes.check.frameworks.start_smoke,
     which imports nothing heavy: `advisor check` calls it before importing this module)."""
     say = progress or (lambda text: None)
-    # The smoke children are the slow part (framework imports): they start first (issue 29 item 10);
+    # The smoke children are the slow part (framework imports): they start first, so that
     # the rest (device probes, knowledge base) is gathered while the children import their frameworks.
     from probes.check import frameworks as fw_probe
 
@@ -288,6 +289,17 @@ def _load_kb():
         return None, f"{type(exc).__name__}: {exc}"
 
 
+def _mindspore_last_cuda(kb):
+    """MindSpore's last release line with a CUDA build: the newest row of its compatibility matrix
+    (frameworks.yaml) whose devices include `gpu`. Without a knowledge base, the bundled one's; None when
+    neither can be read."""
+    if kb is None:
+        kb, _ = _load_kb()
+    ms = next((f for f in kb.frameworks if f.id == "mindspore"), None) if kb is not None else None
+    rows = [v for v in ms.versions if "gpu" in v.devices] if ms is not None else []
+    return max(rows, key=lambda v: _vt(v.version)) if rows else None
+
+
 def find_cxx(env: Optional[dict] = None) -> Optional[str]:
     """The C++ compiler torch.compile (Inductor) would use: $CXX, else g++/clang++/c++ on PATH."""
     env = os.environ if env is None else env
@@ -446,18 +458,48 @@ def _set_env_script(path: Optional[str]) -> str:
     return str((p.parent if p.name == "latest" else p) / "set_env.sh")
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What the findings are judged from: the gathered report, the environment, the compiler and the
+    knowledge base, with the lookups every pass shares."""
+
+    report: CheckReport
+    env: dict
+    cxx: Optional[str]
+    kb: Any
+    kb_error: Optional[str]
+    fws: dict[str, FrameworkInfo]
+    installed: set[str]
+    gpus: list
+    npus: list
+
+
 def evaluate(
     report: CheckReport, env: dict, cxx: Optional[str], kb=None, kb_error: Optional[str] = None
 ) -> list[Finding]:
-    """All findings for a gathered report. Pure: everything it looks at is passed in."""
+    """All findings for a gathered report, pass by pass (PASSES), errors first. Pure: everything it looks
+    at is passed in."""
+    fws = {fw.name: fw for fw in report.frameworks}
+    facts = _Facts(
+        report=report,
+        env=env,
+        cxx=cxx,
+        kb=kb,
+        kb_error=kb_error,
+        fws=fws,
+        installed={n for n, fw in fws.items() if fw.installed},
+        gpus=[a for a in report.accelerators if a.vendor == "nvidia"],
+        npus=[a for a in report.accelerators if a.vendor == "huawei"],
+    )
+    found = [finding for judge in PASSES for finding in judge(facts)]
+    return sorted(found, key=lambda x: ORDER[x.severity])  # stable: each severity in the passes' order
+
+
+def _framework_findings(c: _Facts) -> list[Finding]:
+    """Frameworks present and working: each installed one passed its smoke test."""
     f: list[Finding] = []
     add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
-    fws = {fw.name: fw for fw in report.frameworks}
-    installed = {n for n, fw in fws.items() if fw.installed}
-    gpus = [a for a in report.accelerators if a.vendor == "nvidia"]
-    npus = [a for a in report.accelerators if a.vendor == "huawei"]
-
-    # Frameworks present and working
+    report, installed = c.report, c.installed
     if not installed & {"pytorch", "mindspore"}:
         add(
             severity="error",
@@ -496,8 +538,14 @@ def evaluate(
                 fix="see smoke.output_tail in `advisor check --json` for the framework's own message",
                 evidence="live smoke test",
             )
+    return f
 
-    # NumPy 2 under MindSpore
+
+def _numpy_findings(c: _Facts) -> list[Finding]:
+    """NumPy 2 under MindSpore."""
+    f: list[Finding] = []
+    add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
+    report, installed, fws = c.report, c.installed, c.fws
     numpy = report.packages.get("numpy")
     if "mindspore" in installed and numpy and _vt(numpy)[:1] >= (2,):
         add(
@@ -508,21 +556,36 @@ def evaluate(
             fix='pip install "numpy>=1.26.4,<2"',
             evidence="packages installed; measured-here.md",
         )
+    return f
 
-    # MindSpore and CUDA
+
+def _cuda_findings(c: _Facts) -> list[Finding]:
+    """MindSpore on NVIDIA GPUs past its last CUDA line (the knowledge base's matrix)."""
+    f: list[Finding] = []
+    add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
+    fws, gpus, kb = c.fws, c.gpus, c.kb
     ms = fws.get("mindspore")
-    if ms and ms.installed and gpus and _vt(ms.version)[:2] > (2, 2):
+    last_cuda = _mindspore_last_cuda(kb) if ms and ms.installed and gpus else None
+    if ms and last_cuda is not None and _vt(ms.version)[:2] > _vt(last_cuda.version)[:2]:
+        newest_python = max(last_cuda.python, key=_vt) if last_cuda.python else None
         add(
             severity="warning",
             code="mindspore_cuda_unsupported",
             message=f"{len(gpus)} NVIDIA GPU(s) here, but MindSpore {ms.version} has no CUDA backend (wheels "
-            "carry it only up to 2.2.x): MindSpore will run on the CPU",
-            fix="use PyTorch on these GPUs, or MindSpore on an Ascend host; MindSpore 2.2.14 (Python <= 3.9) "
-            "is the last CUDA build",
-            evidence="MindSpore release notes (facts.md)",
+            f"carry it only up to {last_cuda.version}): MindSpore will run on the CPU",
+            fix=f"use PyTorch on these GPUs, or MindSpore on an Ascend host; MindSpore {last_cuda.version}"
+            + (f" (Python <= {newest_python})" if newest_python else "")
+            + " is the last line with a CUDA build",
+            evidence=f"knowledge base mindspore {last_cuda.version}: {last_cuda.source} ({last_cuda.confidence})",
         )
+    return f
 
-    # PyTorch builds vs GPUs, compiler
+
+def _pytorch_findings(c: _Facts) -> list[Finding]:
+    """PyTorch builds against the GPUs, the compiler torch.compile needs, torch_npu against torch."""
+    f: list[Finding] = []
+    add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
+    report, fws, gpus, cxx, kb = c.report, c.fws, c.gpus, c.cxx, c.kb
     pt = fws.get("pytorch")
     if pt and pt.installed:
         cuda_build = (pt.build or "").startswith("cuda")
@@ -567,8 +630,14 @@ def evaluate(
             "release with the same number",
             fix=f'pip install "torch=={".".join(map(str, _vt(tn.version)))}"',
         )
+    return f
 
-    # The oneDNN reference-kernel trap, measured live in the MindSpore worker
+
+def _onednn_findings(c: _Facts) -> list[Finding]:
+    """The oneDNN reference-kernel trap, measured live in the MindSpore worker, and its cap set globally."""
+    f: list[Finding] = []
+    add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
+    ms, pt, env = c.fws.get("mindspore"), c.fws.get("pytorch"), c.env
     if ms and ms.installed and ms.smoke.conv_check and ms.smoke.conv_check.slow:
         c = ms.smoke.conv_check
         confirm = ""
@@ -604,8 +673,14 @@ def evaluate(
             "reads it and gets slower",
             fix="set it only in MindSpore processes' environment, not in the shell profile",
         )
+    return f
 
-    # Accelerators
+
+def _accelerator_findings(c: _Facts) -> list[Finding]:
+    """Accelerators busy or unhealthy, and device probes that failed."""
+    f: list[Finding] = []
+    add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
+    report, gpus, npus = c.report, c.gpus, c.npus
     for acc in gpus + npus:
         if acc.processes:
             kind = "GPU" if acc.vendor == "nvidia" else "NPU chip"
@@ -641,8 +716,14 @@ def evaluate(
             message=f"Ascend NPUs could not be read: {report.ascend.reason}",
             fix="check the driver with `npu-smi info`",
         )
+    return f
 
-    # Ascend software stack
+
+def _ascend_findings(c: _Facts) -> list[Finding]:
+    """The Ascend software stack: CANN installed and sourced, devices visible."""
+    f: list[Finding] = []
+    add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
+    report, npus = c.report, c.npus
     if npus:
         cann = report.ascend.cann
         if not cann.version:
@@ -683,8 +764,14 @@ def evaluate(
                 fix="run the container with the devices: --device /dev/davinci0 --device /dev/davinci_manager "
                 "--device /dev/devmm_svm --device /dev/hisi_hdc",
             )
+    return f
 
-    # Host resources
+
+def _resource_findings(c: _Facts) -> list[Finding]:
+    """Host resources: CPUs, memory and disk."""
+    f: list[Finding] = []
+    add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
+    report = c.report
     host = report.host
     if host.cpu.limited_by:
         add(
@@ -709,8 +796,14 @@ def evaluate(
             message=f"only {_fmt_mb(host.disk.free_mb)} free where the cache lives ({host.disk.path})",
             fix="free space or set XDG_CACHE_HOME to a larger disk",
         )
+    return f
 
-    # Compatibility matrix (knowledge base)
+
+def _compat_matrix_findings(c: _Facts) -> list[Finding]:
+    """Installed versions against the knowledge base's compatibility matrix."""
+    f: list[Finding] = []
+    add = lambda *a, **k: f.append(Finding(*a, **k))  # noqa: E731
+    report, kb, kb_error, installed = c.report, c.kb, c.kb_error, c.installed
     if kb is not None:
         for fw in report.frameworks:
             if fw.installed:
@@ -731,9 +824,20 @@ def evaluate(
             message=f"knowledge base unavailable, compatibility matrix not checked: {kb_error}",
             fix=None,
         )
-
-    f.sort(key=lambda x: ORDER[x.severity])
     return f
+
+
+PASSES = (
+    _framework_findings,
+    _numpy_findings,
+    _cuda_findings,
+    _pytorch_findings,
+    _onednn_findings,
+    _accelerator_findings,
+    _ascend_findings,
+    _resource_findings,
+    _compat_matrix_findings,
+)
 
 
 def _kb_find(kb, name: str):

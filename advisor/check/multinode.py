@@ -1,4 +1,4 @@
-"""Multi-node readiness findings for `advisor check` (issue 21): what this host shows about running the
+"""Multi-node readiness findings for `advisor check`: what this host shows about running the
 scaling probe (or training) across hosts. Pure functions over an injected /sys/class/net root and
 environment, so the tests run on fixture trees; `multinode_findings()` reads the real ones.
 

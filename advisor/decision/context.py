@@ -4,16 +4,17 @@ conditions, the routes, the projections, the applicable pitfalls and the judged 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from advisor.decision.accuracy import AccuracyEvidence
+from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.transformer_evidence import TransformerEvidence
 from advisor.decision.projections import Projection
 from advisor.decision.workflows import Route
 from advisor.requirements import Requirements
 from advisor.scan.models import ScanResult
 from knowledge.models import KnowledgeBase
-from probes.training.models import PairedComparison
+from probes.training.models import PairedComparison, ProbeSuite
 
 LEVEL_RANK = {"none": 0, "preferred": 1, "required": 2}
 
@@ -34,6 +35,27 @@ def placed_conditions(req: Requirements, kb: Optional[KnowledgeBase], route: Rou
     from advisor.decision.workflows import fleet_view
 
     return conditions(fleet_view(req, kb, route))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What one report scores besides the knowledge base: the requirements and each measurement, read
+    once (a saved suite's or scan's JSON validated, the accuracy and input-pipeline results judged)."""
+
+    req: Requirements
+    host: Any = None
+    """the host check (CheckReport, HostInfo or its JSON), for the notes on what this host could measure"""
+    suites: tuple[ProbeSuite, ...] = ()
+    scan: Optional[ScanResult] = None
+    scaling: Any = None
+    """the scaling probe's result (ScalingResult or its JSON)"""
+    scaling_here: bool = False
+    deploy: Any = None
+    """the deployment probe's result (DeployResult or its JSON)"""
+    accuracy: Optional[AccuracyEvidence] = None
+    feeds: dict = field(default_factory=dict)
+    """framework -> its fastest measured input-pipeline variant (advisor.decision.pipeline.PipelineBest)"""
+    transformer: Optional[TransformerEvidence] = None
 
 
 @dataclass
@@ -60,3 +82,20 @@ class Context:
     """the accuracy probe's judged gaps (advisor.decision.accuracy): measured evidence for migration risk"""
     transformer: Optional[TransformerEvidence] = None
     """the GPT probe judged (advisor.decision.transformer_evidence): the measured dynamic-shape cost"""
+    inputs: Optional[Inputs] = None
+    """what it was prepared from, so that a moved constant or knowledge-base figure re-runs only its stage"""
+    k: Consts = DEFAULT
+    """the constants it was prepared with"""
+    reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    """stage of the preparation -> the constants it read (advisor.decision.prepare.STAGES)"""
+    memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    """what the evaluation works out from the requirements, the scan and the placement (routes,
+    projections, pitfalls) alone, whatever the constants: a context made with dataclasses.replace starts
+    with none; advisor.decision.prepare.reprepared carries it over when the placement stays"""
+
+    def once(self, key: tuple, work: Callable[[], Any]) -> Any:
+        """`work()` worked out once for this context (it may read the requirements, the scan and the
+        placement, never a constant, the knowledge base's ratings or the probe evidence)."""
+        if key not in self.memo:
+            self.memo[key] = work()
+        return self.memo[key]

@@ -1,7 +1,7 @@
 """Deployment evidence from a deployment-probe result: per (framework, target), whether the export
 works, how fast the artefact serves next to the source framework, and whether its outputs agree.
 
-A pure function of the result (a DeployResult or its JSON dict); the scoring model decides how much
+A pure function of the result (a DeployResult, or its JSON validated once); the scoring model decides how much
 the deployment criterion weighs. Targets the probe could not measure here (an engine not installed)
 come back with score None and measured False, so the caller falls back to the knowledge base and
 says so.
@@ -11,9 +11,10 @@ says so.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional, Union
 
 from advisor.decision.constants import CONSTANTS
+from probes.deploy.models import DeployResult, ServeStep
 
 # The deployment paths the seeds compare ("MindSpore vs PyTorch, measured on the same task",
 # 模型部署对比; "Ascend 910 and MindSpore in practice", §5.7 and §6.2): target -> (export format,
@@ -42,71 +43,69 @@ FALLBACK_PENALTY = 10  # assumption: nodes silently ran on another execution pro
 # ("Chips and framework released together", §5.3: operator fallback to the CPU ruins performance)
 
 
-def _as_dict(result: Any) -> dict:
-    if hasattr(result, "model_dump"):
-        return result.model_dump()
-    return dict(result or {})
+def _as_result(result: Union[DeployResult, dict, None]) -> DeployResult:
+    """The probe's result as its model (its JSON validated once, here)."""
+    if isinstance(result, DeployResult):
+        return result
+    return DeployResult.model_validate(result or {})
 
 
 def _model_score(
-    fw: str, target: str, model: str, doc: dict, export_points: float = EXPORT_OK_POINTS
+    fw: str, target: str, model: str, doc: DeployResult, export_points: float = EXPORT_OK_POINTS
 ) -> tuple[Optional[int], list[str]]:
     """(score or None when unmeasured, evidence lines) of one model on one target."""
     export_points = round(export_points)  # whole points, as the rest of the path's
     fmt, engine = TARGETS[fw][target]
     ev: list[str] = []
-    export = next(
-        (e for e in doc.get("exports", []) if (e["framework"], e["format"], e["model"]) == (fw, fmt, model)), None
-    )
+    export = next((e for e in doc.exports if (e.framework, e.format, e.model) == (fw, fmt, model)), None)
     if export is None:
         return None, [f"{model}: {fw} -> {fmt} was not run"]
-    if export["status"] != "ok":
-        if export["status"] == "failed":
-            op = f" on operator {export['operator']}" if export.get("operator") else ""
-            return 0, [f"{model}: export to {fmt} failed{op} (measured): {export.get('error') or ''}".rstrip(": ")]
-        return None, [f"{model}: export to {fmt} {export['status']}: {export.get('error')}"]
-    size = f", {export['size_bytes'] / 1e6:.1f} MB" if export.get("size_bytes") else ""
-    opset = f", opset {export['opset']}" if export.get("opset") else ""
-    dyn = {True: ", dynamic batch", False: ", fixed batch"}.get(export.get("dynamic_batch"), "")
+    if export.status != "ok":
+        if export.status == "failed":
+            op = f" on operator {export.operator}" if export.operator else ""
+            return 0, [f"{model}: export to {fmt} failed{op} (measured): {export.error or ''}".rstrip(": ")]
+        return None, [f"{model}: export to {fmt} {export.status}: {export.error}"]
+    size = f", {export.size_bytes / 1e6:.1f} MB" if export.size_bytes else ""
+    opset = f", opset {export.opset}" if export.opset else ""
+    dyn = {True: ", dynamic batch", False: ", fixed batch"}.get(export.dynamic_batch, "")
     ev.append(
-        f"{model}: export to {fmt} works ({export.get('exporter')}, {export.get('seconds') or 0:.2f} s"
-        f"{size}{opset}{dyn}; measured)"
+        f"{model}: export to {fmt} works ({export.exporter}, {export.seconds or 0:.2f} s{size}{opset}{dyn}; measured)"
     )
-    serves = [s for s in doc.get("serves", []) if s["framework"] == fw and s["model"] == model]
-    serve = next((s for s in serves if s["artefact"] == fmt and s["engine"] == engine), None)
-    if serve is None or serve["status"] == "unavailable":
-        why = serve.get("error") if serve else f"{engine} was not run"
+    serves = [s for s in doc.serves if s.framework == fw and s.model == model]
+    serve = next((s for s in serves if s.artefact == fmt and s.engine == engine), None)
+    if serve is None or serve.status == "unavailable":
+        why = serve.error if serve else f"{engine} was not run"
         ev.append(f"{model}: not served on {engine}: {why}")
         return (export_points if target != "mindspore-lite" else None), ev
-    if serve["status"] != "ok":
-        ev.append(f"{model}: serving on {engine} {serve['status']}: {serve.get('error')}")
+    if serve.status != "ok":
+        ev.append(f"{model}: serving on {engine} {serve.status}: {serve.error}")
         return min(SERVE_FAIL_CAP, export_points), ev
     score = export_points + SERVES_POINTS
-    source = next((s for s in serves if s["artefact"] == "source" and s["status"] == "ok"), None)
-    p50 = (serve.get("latency_ms") or {}).get("p50")
-    base = (source.get("latency_ms") or {}).get("p50") if source else None
+    source = next((s for s in serves if s.artefact == "source" and s.status == "ok"), None)
+    p50 = _p50(serve)
+    base = _p50(source) if source else None
     if p50 and base:
         ratio = base / p50
         score += round(LATENCY_POINTS * min(1.0, ratio))
         ev.append(
-            f"{model}: P50 {p50:.3f} ms at batch {serve['timings'][0]['batch_size']} on {engine} vs "
+            f"{model}: P50 {p50:.3f} ms at batch {serve.timings[0].batch_size} on {engine} vs "
             f"{base:.3f} ms in {SOURCE_ENGINE[fw]} ({ratio:.2g}x the source's speed; measured)"
         )
     elif p50:
         ev.append(f"{model}: P50 {p50:.3f} ms on {engine}; no source baseline to compare (measured)")
-    par = next((p for p in doc.get("parity", []) if p["kind"] == "export" and p["b"] == serve["id"]), None)
-    if par is None or par["status"] == "skipped":
-        ev.append(f"{model}: parity with {SOURCE_ENGINE[fw]} not checked" + (f" ({par['error']})" if par else ""))
-    elif par["ok"]:
+    par = next((p for p in doc.parity if p.kind == "export" and p.b == serve.id), None)
+    if par is None or par.status == "skipped":
+        ev.append(f"{model}: parity with {SOURCE_ENGINE[fw]} not checked" + (f" ({par.error})" if par else ""))
+    elif par.ok:
         score += PARITY_POINTS
         ev.append(
-            f"{model}: outputs agree with {SOURCE_ENGINE[fw]} (max abs {par['max_abs_diff']:.2e} <= "
-            f"{par['tolerance']:.2e}; measured)"
+            f"{model}: outputs agree with {SOURCE_ENGINE[fw]} (max abs {par.max_abs_diff:.2e} <= "
+            f"{par.tolerance:.2e}; measured)"
         )
     else:
         score = min(score, PARITY_FAIL_CAP)
-        ev.append(f"{model}: outputs DISAGREE with {SOURCE_ENGINE[fw]} ({par.get('error')}; measured)")
-    where = serve.get("placement") or {}
+        ev.append(f"{model}: outputs DISAGREE with {SOURCE_ENGINE[fw]} ({par.error}; measured)")
+    where = serve.placement or {}  # the probe keeps the per-node placement as ONNX Runtime reports it
     if where.get("fallback"):
         score -= FALLBACK_PENALTY
         ev.append(
@@ -116,12 +115,16 @@ def _model_score(
     return max(0, min(100, score)), ev
 
 
-def deployment_evidence(result: Any, export_points: float = EXPORT_OK_POINTS) -> list[dict]:
+def _p50(serve: ServeStep) -> Optional[float]:
+    """The serve step's median latency at its smallest batch (the probe keeps the percentiles as a mapping)."""
+    return (serve.latency_ms or {}).get("p50")
+
+
+def deployment_evidence(result: Union[DeployResult, dict, None], export_points: float = EXPORT_OK_POINTS) -> list[dict]:
     """[{framework, target, score 0-100 | None, measured, evidence: [...], note, models: {model: score}}]."""
-    doc = _as_dict(result)
-    config = doc.get("config") or {}
-    frameworks = config.get("frameworks") or list(TARGETS)
-    models = config.get("models") or sorted({e["model"] for e in doc.get("exports", [])})
+    doc = _as_result(result)
+    frameworks = (doc.config.frameworks if doc.config else None) or list(TARGETS)
+    models = (doc.config.models if doc.config else None) or sorted({e.model for e in doc.exports})
     rows = []
     for fw in frameworks:
         for target in TARGETS.get(fw, {}):
@@ -135,9 +138,7 @@ def deployment_evidence(result: Any, export_points: float = EXPORT_OK_POINTS) ->
             # The weakest model decides: a path that fails one of the team's models is not a path for it.
             score = min(scored) if scored else None
             if not measured:
-                reason = next(
-                    (n for n in doc.get("not_measured", []) if target.replace("-", " ").lower() in n.lower()), None
-                )
+                reason = next((n for n in doc.not_measured if target.replace("-", " ").lower() in n.lower()), None)
                 note = (
                     "not measured on this host"
                     + (f" ({reason})" if reason else "")

@@ -100,7 +100,7 @@ def evaluate(ctx: Context, k: Consts) -> Evaluation:
                     applicable=False,
                     not_applicable=route.not_applicable,
                     criteria=criteria,
-                    route=route_choice(route, ctx.req),
+                    route=ctx.once(("route choice", wf), lambda: route_choice(route, ctx.req)),
                 )
             )
             continue
@@ -114,7 +114,7 @@ def evaluate(ctx: Context, k: Consts) -> Evaluation:
                 criteria=criteria,
                 pitfalls=[p.id for p in ctx.pitfalls[wf]],
                 migration_hours=hours[wf],
-                route=route_choice(route, ctx.req),
+                route=ctx.once(("route choice", wf), lambda: route_choice(route, ctx.req)),
             )
         )
     return Evaluation(scores, costs, schedules)

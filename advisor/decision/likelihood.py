@@ -35,7 +35,7 @@ SMALL_MODEL_M = 100.0  # a "small model on a fast chip" (same report, §5.3), as
 SERVER_DEVICES = 8  # accelerators in one training server (Atlas 800T A2, DGX/HGX)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Project:
     params_m: float | None
     family: str
@@ -126,7 +126,23 @@ def judge(
 
 def likelihood(pitfall: Pitfall, p: Project, workflow: str) -> float:
     """The register's likelihood that a knowledge-base pitfall bites this project on this workflow."""
-    return judge(pitfall.likelihood, pitfall.applies_when, pitfall.porting, p, workflow)[0]
+    key = (id(pitfall), p, workflow)
+    held = _JUDGED.get(key)
+    if held is None or held[0] is not pitfall:
+        if len(_JUDGED) >= _JUDGED_MAX:
+            _JUDGED.clear()
+        held = _JUDGED[key] = (
+            pitfall,
+            judge(pitfall.likelihood, pitfall.applies_when, pitfall.porting, p, workflow)[0],
+        )
+    return held[1]
+
+
+# The judgements already made: a pure function of the (frozen) pitfall, the project and the workflow,
+# asked again for every re-scoring of the sensitivity searches. Keyed by the pitfall's identity, which
+# the entry holds, so that the key cannot pass to another pitfall.
+_JUDGED: dict[tuple[int, Project, str], tuple[Pitfall, float]] = {}
+_JUDGED_MAX = 50_000
 
 
 def _size(p: Project) -> str:

@@ -4,12 +4,13 @@ judged probe evidence and the assumptions the report lists."""
 from __future__ import annotations
 
 from dataclasses import replace
+from collections.abc import Sequence
 from typing import Optional, TYPE_CHECKING, Union
 
 from advisor.decision.accuracy import AccuracyEvidence
 from advisor.decision.transformer_evidence import TransformerEvidence
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
-from advisor.decision.context import Context, conditions, placed_conditions
+from advisor.decision.context import Context, Inputs, conditions, placed_conditions
 from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
 from advisor.decision.deployment import deployment_evidence
 from advisor.decision.evidence import JsonDict
@@ -67,9 +68,52 @@ def prepare(
     k: Consts = DEFAULT,
     transformer: Optional[TransformerEvidence] = None,
 ) -> tuple[Context, list[str]]:
-    suites = [_suite(x) for x in suites]  # a suite's JSON is validated once, here: read by attribute below
-    req_dict = conditions(req)
-    weights = resolve_weights(req)
+    """The context and the assumptions the report lists, from the inputs as the callers hold them."""
+    inputs = read_inputs(req, host, suites, scan, scaling, scaling_here, deploy, accuracy, pipeline, transformer)
+    return prepare_inputs(inputs, kb, k)
+
+
+def read_inputs(
+    req: Requirements,
+    host: Union[CheckReport, HostInfo, JsonDict, None] = None,
+    suites: Sequence[Union[ProbeSuite, JsonDict]] = (),
+    scan: Union[ScanResult, JsonDict, None] = None,
+    scaling: Union[ScalingResult, JsonDict, None] = None,
+    scaling_here: bool = False,
+    deploy: Union[DeployResult, JsonDict, None] = None,
+    accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None] = None,
+    pipeline: Union[PipelineSuite, PipelineEvidence, JsonDict, None] = None,
+    transformer: Optional[TransformerEvidence] = None,
+) -> Inputs:
+    """The inputs read once: a suite's or a scan's JSON validated, the accuracy and input-pipeline
+    results judged (read by attribute from here on)."""
+    return Inputs(
+        req=req,
+        host=host,
+        suites=tuple(_suite(x) for x in suites),
+        scan=_scan(scan),
+        scaling=scaling,
+        scaling_here=scaling_here,
+        deploy=deploy,
+        accuracy=_accuracy(accuracy),
+        feeds=_pipeline_best(pipeline),
+        transformer=transformer,
+    )
+
+
+# The stages of a preparation that read constants: a moved constant re-runs only the stages that read
+# it (advisor.decision.sensitivity), a moved knowledge-base figure only the stages that read its section.
+STAGES = ("placement", "fixed", "deploy")
+# The knowledge-base sections only the criteria read (the ratings): moving one of their figures leaves
+# the places, the projections and the pitfalls as they were.
+CRITERIA_ONLY_SECTIONS = frozenset({"ecosystem"})
+
+
+def prepare_inputs(inputs: Inputs, kb: Optional[KnowledgeBase], k: Consts = DEFAULT) -> tuple[Context, list[str]]:
+    """The context (everything the scores are made from that the evaluation's constants do not move)
+    and the assumptions the report lists."""
+    req, suites = inputs.req, list(inputs.suites)
+    reads: dict[str, set[str]] = {stage: set() for stage in STAGES}
     assumptions: list[str] = list(MODEL_ASSUMPTIONS)
     if (
         req.workload is not None
@@ -82,36 +126,13 @@ def prepare(
         )
     if kb is None:
         assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
-    feeds = _pipeline_best(pipeline)
-    scan_model = _scan(scan)
-    rs = place(req, kb, scan_model, suites, scaling, scaling_here, k, feeds)
-    assumptions.extend(_host_notes(host, suites, rs))
+    rs, best, basis, compared = _placement(inputs, kb, k.noting(reads["placement"]))
+    assumptions.extend(_host_notes(inputs.host, suites, rs))
     target = req.hardware.training_target
     if target not in ("undecided", *req.hardware.available):
         assumptions.append(
             f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training"
         )
-    best = project_all(req, kb, suites, scaling, scaling_here, rs, k=k, pipeline=feeds)
-    basis = common_basis(best)
-    compared = {
-        wf: (
-            p
-            if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported
-            else project(
-                wf,
-                req,
-                kb,
-                suites,
-                basis_cap=basis,
-                scaling=scaling,
-                scaling_here=scaling_here,
-                route=rs[wf],
-                k=k,
-                pipeline=feeds,
-            )
-        )
-        for wf, p in best.items()
-    }
     if any(p.basis != compared[wf].basis for wf, p in best.items()):
         assumptions.append(
             f"performance and cost compare workflows on the basis all of them share ({basis}); projections show each one's best basis"
@@ -124,28 +145,128 @@ def prepare(
     for run in (r for x in suites for r in x.runs if r.status == "ok" and r.quality == "unusable"):
         reasons = "; ".join(run.quality_reasons) or "no reason given"
         assumptions.append(f"probe run {run.id} is marked unusable ({reasons}): shown, never scored")
-    comparisons = [c for x in suites for c in x.comparisons]
+    weights = resolve_weights(req)
     ctx = Context(
         req=req,
         kb=kb,
-        scan=scan_model,
-        req_dict=req_dict,
+        scan=inputs.scan,
+        req_dict=conditions(req),
         routes=rs,
         best=best,
         compared=compared,
         basis=basis,
         weights=weights,
         wmap={w.name: w.weight for w in weights},
-        pitfalls={wf: applicable_pitfalls(kb, wf, placed_conditions(req, kb, rs[wf]), rs[wf]) for wf in WORKFLOWS},
-        comparisons=comparisons,
-        deploy=deployment_evidence(deploy, export_points=k["EXPORT_OK_POINTS"]) if deploy is not None else [],
-        accuracy=_accuracy(accuracy),
-        transformer=transformer,
+        pitfalls=_pitfalls(req, kb, rs),
+        comparisons=[c for x in suites for c in x.comparisons],
+        deploy=_deploy(inputs, k.noting(reads["deploy"])),
+        accuracy=inputs.accuracy,
+        transformer=inputs.transformer,
+        inputs=inputs,
+        k=k,
     )
-    ctx.fixed = {
+    ctx.fixed = _fixed(ctx, k.noting(reads["fixed"]))
+    ctx.reads = {stage: frozenset(names) for stage, names in reads.items()}
+    return ctx, assumptions
+
+
+def reprepared(ctx: Context, k: Consts, kb: Optional[KnowledgeBase] = None) -> Context:
+    """`ctx` as `prepare_inputs` would give it with the constants `k` (and the knowledge base `kb`, a
+    copy of ctx.kb with some sections replaced): only the stages that read a moved constant or a
+    replaced section run again; the others are kept (they would give the same)."""
+    assert ctx.inputs is not None, "a context prepared by prepare_inputs"
+    kb = ctx.kb if kb is None else kb
+    moved = k.differ(ctx.k)
+    sections = _replaced_sections(ctx.kb, kb)
+    again = {stage for stage in STAGES if moved & ctx.reads.get(stage, frozenset())}
+    if sections - CRITERIA_ONLY_SECTIONS:
+        again.add("placement")
+    if sections or "placement" in again:
+        again.add("fixed")  # the ratings are read there, and the routes it reads may have moved
+    if not again and kb is ctx.kb:
+        return ctx  # nothing it was prepared from moved (its own evaluation memo stays good)
+    reads = dict(ctx.reads)
+    changes: dict = {"kb": kb, "k": k}
+    if "placement" in again:
+        noted: set[str] = set()
+        rs, best, basis, compared = _placement(ctx.inputs, kb, k.noting(noted))
+        reads["placement"] = frozenset(noted)
+        changes.update(routes=rs, best=best, basis=basis, compared=compared, pitfalls=_pitfalls(ctx.req, kb, rs))
+    if "deploy" in again:
+        noted = set()
+        changes["deploy"] = _deploy(ctx.inputs, k.noting(noted))
+        reads["deploy"] = frozenset(noted)
+    out = replace(ctx, reads=reads, **changes)
+    if "placement" not in again:
+        out.memo.update(ctx.memo)  # worked out from the placement and the requirements, both unchanged
+    if "fixed" in again:
+        noted = set()
+        out.fixed = _fixed(out, k.noting(noted))
+        reads["fixed"] = frozenset(noted)
+    return out
+
+
+def _replaced_sections(before: Optional[KnowledgeBase], after: Optional[KnowledgeBase]) -> set[str]:
+    """The knowledge base's sections that are not the same objects in the two (a copy with some
+    figures moved shares every other section)."""
+    if before is after:
+        return set()
+    if before is None or after is None:
+        return {"*"}
+    return {name for name in type(before).model_fields if getattr(before, name) is not getattr(after, name)}
+
+
+def _placement(
+    inputs: Inputs, kb: Optional[KnowledgeBase], k: Consts
+) -> tuple[dict[str, Route], dict[str, Projection], str, dict[str, Projection]]:
+    """Each workflow placed, its best projection, the basis all share and the projections on it."""
+    req, suites, scaling, here, feeds = (
+        inputs.req,
+        list(inputs.suites),
+        inputs.scaling,
+        inputs.scaling_here,
+        inputs.feeds,
+    )
+    rs = place(req, kb, inputs.scan, suites, scaling, here, k, feeds)
+    best = project_all(req, kb, suites, scaling, here, rs, k=k, pipeline=feeds)
+    basis = common_basis(best)
+    compared = {
+        wf: (
+            p
+            if BASIS_RANK[p.basis] <= BASIS_RANK[basis] or not p.supported
+            else project(
+                wf,
+                req,
+                kb,
+                suites,
+                basis_cap=basis,
+                scaling=scaling,
+                scaling_here=here,
+                route=rs[wf],
+                k=k,
+                pipeline=feeds,
+            )
+        )
+        for wf, p in best.items()
+    }
+    return rs, best, basis, compared
+
+
+def _pitfalls(req: Requirements, kb: Optional[KnowledgeBase], rs: dict[str, Route]) -> dict[str, list]:
+    return {wf: applicable_pitfalls(kb, wf, placed_conditions(req, kb, rs[wf]), rs[wf]) for wf in WORKFLOWS}
+
+
+def _deploy(inputs: Inputs, k: Consts) -> list[dict]:
+    if inputs.deploy is None:
+        return []
+    return deployment_evidence(inputs.deploy, export_points=k["EXPORT_OK_POINTS"])
+
+
+def _fixed(ctx: Context, k: Consts) -> dict[str, dict]:
+    """The criteria the evaluation's constants do not move (ecosystem, debugging), worked out once."""
+    return {
         wf: {"ecosystem": ecosystem_score(wf, ctx, k), "debugging": debugging_score(wf, ctx, k)} for wf in WORKFLOWS
     }
-    return ctx, assumptions
 
 
 def place(

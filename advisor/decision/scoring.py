@@ -23,13 +23,13 @@ from typing import Optional, TYPE_CHECKING, Union
 from advisor.decision.criteria.ecosystem import prototypes_on_nvidia
 from advisor.decision.confidence import DOWN, judge_confidence, noise_overlap
 from advisor.decision.constants import Consts
-from advisor.decision.context import Context, conditions, placed_conditions
+from advisor.decision.context import Context, Inputs, conditions, placed_conditions
 from dataclasses import replace
 
 from advisor.decision.evaluate import Evaluation, evaluate, rank
 from advisor.decision.likelihood import project_of
 from advisor.decision.pitfalls import pitfall_items
-from advisor.decision.prepare import prepare
+from advisor.decision.prepare import prepare_inputs, read_inputs, reprepared
 from advisor.decision.projections import WORKFLOWS
 from advisor.decision.scorecard import (
     MandateReading,
@@ -95,19 +95,40 @@ def score(
     `constants`: named constants moved from their defaults (advisor.decision.constants); `sensitivity`: also search
     each constant for the value that flips the verdict (the expensive part; off for bulk re-scoring).
     """
-    req = requirements
     suites = [] if probes is None else (list(probes) if isinstance(probes, (list, tuple)) else [probes])
-    k = Consts(constants)
-    ctx, assumptions = prepare(
-        req, host, suites, kb, scan, scaling, scaling_here, deploy, accuracy, pipeline, k, transformer
+    inputs = read_inputs(
+        requirements, host, suites, scan, scaling, scaling_here, deploy, accuracy, pipeline, transformer
     )
+    return score_inputs(inputs, kb, constants=constants, sensitivity=sensitivity)
 
-    def reprepare(moved: Consts) -> Context:
-        return prepare(
-            req, host, suites, kb, scan, scaling, scaling_here, deploy, accuracy, pipeline, moved, transformer
-        )[0]
 
-    ev = evaluate(ctx, k)
+def score_inputs(
+    inputs: Inputs,
+    kb: Optional[KnowledgeBase],
+    *,
+    constants: Optional[dict[str, float]] = None,
+    sensitivity: bool = True,
+) -> Scorecard:
+    """`score` over inputs already read (advisor.decision.prepare.read_inputs)."""
+    return score_context(*prepare_inputs(inputs, kb, Consts(constants)), sensitivity=sensitivity)
+
+
+def rescore(ctx: Context, kb: Optional[KnowledgeBase]) -> Scorecard:
+    """The scorecard of a prepared context with the knowledge base `kb` instead of its own (a copy with
+    some figures moved, advisor.review.kb_sensitivity): only the stages of the preparation that read a
+    moved section run again. The scores and the recommendation only (the search reads the scores): no
+    constant sensitivity, second reading of the mandate, pitfall list or assumptions."""
+    return score_context(reprepared(ctx, ctx.k, kb), [], sensitivity=False, full=False)
+
+
+def score_context(ctx: Context, assumptions: list[str], *, sensitivity: bool = True, full: bool = True) -> Scorecard:
+    """The scorecard of a prepared context (advisor.decision.prepare.prepare_inputs): evaluated with the
+    constants it was prepared with; `sensitivity`: also search each constant (only at their defaults);
+    `full`: False for the scores and the recommendation alone (no second reading of a bare
+    domestic_substitution, no pitfall list)."""
+    req, kb, k = ctx.req, ctx.kb, ctx.k
+    read: set[str] = set()
+    ev = evaluate(ctx, k.noting(read))
     scores = ev.scores
     ranked = rank(scores)
     top = ranked[0]
@@ -123,11 +144,12 @@ def score(
         by_wf, ctx.compared, top.workflow, runner.workflow if runner else None, ctx.basis
     )
     weight_items = weight_sensitivity(scores, top.workflow)
-    const_items = constant_sensitivity(ctx, top.workflow, reprepare) if sensitivity and not constants else []
+    read.update(*ctx.reads.values())
+    const_items = constant_sensitivity(ctx, top.workflow, read) if sensitivity and not k.overrides else []
     parts = judge_confidence(ranked, runner, margin, inside_noise, weight_items, const_items, k)
     top_schedule = ev.schedules.get(top.workflow)
     if top.eligible and top_schedule is not None and top_schedule.fits == "maybe":
-        # objection 6: the headline's workflow fits the deadline only at the fast end of its estimate
+        # the headline's workflow fits the deadline only at the fast end of its estimate: not a confident verdict
         parts.level = DOWN[parts.level]
         parts.steps.append(f"the deadline: {top_schedule.finding}")
     assumed = _assumed_chip_blocks(ranked, ctx)
@@ -135,7 +157,7 @@ def score(
         # a block that rests on a chip the team never named cannot carry a confident verdict
         parts.level = DOWN[parts.level]
         parts.steps.append(f"the hard constraint that decides it rests on an assumed accelerator: {assumed}")
-    readings, flip = mandate_readings(ctx, ev, top.workflow, margin, k)
+    readings, flip = mandate_readings(ctx, ev, top.workflow, margin, k) if full else ([], None)
     if flip:
         parts.level = DOWN[parts.level]
         parts.steps.append(flip)
@@ -173,7 +195,9 @@ def score(
             placed_conditions(req, kb, ctx.routes[top.workflow]),
             ctx.routes[top.workflow],
             project_of(req, ctx.best[top.workflow].memory),
-        ),
+        )
+        if full
+        else [],
         assumptions=assumptions,
         costs=[ev.costs[wf] for wf in WORKFLOWS],
         schedules=[ev.schedules[wf] for wf in WORKFLOWS],

@@ -3,11 +3,12 @@ top workflow would change."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Optional
 
-from advisor.decision.constants import DEFAULT, Constant, Consts, searched
+from advisor.decision.constants import DEFAULT, Constant, searched
 from advisor.decision.context import Context
 from advisor.decision.evaluate import evaluate
+from advisor.decision.prepare import reprepared
 from advisor.decision.scorecard import ConstantSensitivity, SensitivityItem, WorkflowScore
 from advisor.requirements import CRITERIA
 
@@ -64,26 +65,28 @@ def weight_sensitivity(scores: list[WorkflowScore], top: str) -> list[Sensitivit
 _GRID = 10
 
 
-def constant_sensitivity(
-    ctx: Context, top: str, reprepare: Optional[Callable[[Consts], Context]] = None
-) -> list[ConstantSensitivity]:
+def constant_sensitivity(ctx: Context, top: str, read: Optional[set[str]] = None) -> list[ConstantSensitivity]:
     """For each searched constant: the nearest value (in its range) at which the top workflow changes,
     found on a grid and refined by bisection; re-scores through `evaluate` with that one constant moved.
-    A constant that moves the projections (`projection`) re-runs them through `reprepare` first
-    (skipped without it)."""
+    A constant that moves the projections (`projection`) re-runs the stages of the preparation that
+    read it (skipped for a context not prepared from its inputs). `read`: the constants the preparation
+    and the evaluation read; one they never read cannot move the verdict, and is not searched."""
     items = []
     for c in searched():
-        if c.projection and reprepare is None:
+        if c.projection and ctx.inputs is None:
             continue
         lo, hi = c.search
         v0 = c.value
         if c.acts_when and not getattr(ctx, c.acts_when):  # nothing it applies to: it cannot move the verdict
             items.append(_stays_on_top(c, top, f" (no {c.acts_when} result to apply it to)"))
             continue
+        if read is not None and c.name not in read:  # nothing read it: every value gives today's scores
+            items.append(_stays_on_top(c, top))
+            continue
 
         def top_at(v: float, c: Constant = c) -> str:
             k = DEFAULT.moved(c.name, v)
-            return evaluate(reprepare(k) if c.projection and reprepare is not None else ctx, k).top()
+            return evaluate(reprepared(ctx, k) if c.projection else ctx, k).top()
 
         # The totals are piecewise linear in an evaluation constant: when neither end of its range
         # changes the winner, no value between does (up to clamping); only then is the grid skipped.

@@ -185,123 +185,19 @@ def total_cost(
     `excluded`: what the code scan left out of the total (tests, examples), said in the detail;
     `own`: the workflow's own best projection when `proj` is capped to a basis every workflow shares:
     the budget is judged on what this workflow would really cost, not on the like-with-like comparison."""
-    owned = req.constraints.compute_pricing == "owned"
-    parts: list[CostPart] = []
-    c = proj.compute_cost_usd
-    if owned:
-        parts.append(_owned_compute(proj, req, kb, acc, k))
-    elif c is not None:
-        ev = [e for e in proj.cost_evidence if "per device-hour" in e.detail]
-        parts.append(
-            CostPart(
-                name="compute",
-                usd=c,
-                counted=True,
-                evidence=ev,
-                detail=f"{proj.devices} x {proj.accelerator or proj.target} for the projected time to train",
-            )
-        )
-    else:
-        parts.append(
-            CostPart(name="compute", counted=True, detail="no price per device-hour or no time to train projected")
-        )
-    energy = proj.energy_kwh
-    pue, power = _cost(kb, "pue"), _cost(kb, "electricity_kwh")
-    if energy is not None and pue is not None and power is not None:
-        (pl, ph), (el, eh) = _range(pue.usd), _range(power.usd)
-        usd = Span(low=round(energy.low * pl * el, 2), high=round(energy.high * ph * eh, 2), unit="USD")
-        parts.append(
-            CostPart(
-                name="energy",
-                usd=usd,
-                counted=owned,
-                evidence=[
-                    kb_evidence(pue, f"PUE {pl:g}-{ph:g}", [pl, ph]),
-                    kb_evidence(power, f"electricity ${el:g}-{eh:g} per kWh (as of {power.as_of})", [el, eh]),
-                ]
-                + [e for e in proj.cost_evidence if " draws " in e.detail],
-                detail=f"{energy.low:.3g}-{energy.high:.3g} kWh x PUE x price"
-                + (
-                    ""
-                    if owned
-                    else " (inside the cloud price: shown, not added; constraints.compute_pricing=owned adds it)"
-                ),
-            )
-        )
-    else:
-        parts.append(
-            CostPart(
-                name="energy", counted=owned, detail="no power figure, PUE or electricity price in the knowledge base"
-            )
-        )
-    day = _cost(kb, "engineer_day")
-    per_day = k["HOURS_PER_DAY"]
-    if day is not None:
-        # The team's time on the project is the same for every workflow; it is what the differences
-        # are relative to ("relative to the total"), so $1 of compute no longer moves the score 20 points.
-        dl, dh = _range(day.usd)
-        weeks = req.constraints.deadline_weeks or k["PROJECT_WEEKS"]
-        days = req.team.size * weeks * k["HOURS_PER_WEEK"] / per_day
-        why = (
-            "constraints.deadline_weeks"
-            if req.constraints.deadline_weeks
-            else f"PROJECT_WEEKS, {CONSTANTS['PROJECT_WEEKS'].source}"
-        )
-        parts.insert(
-            0,
-            CostPart(
-                name="team",
-                usd=Span(low=round(days * dl, 2), high=round(days * dh, 2), unit="USD"),
-                counted=True,
-                evidence=[
-                    kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
-                    req_evidence("team.size", req.team.size, f"{req.team.size} engineers for {weeks:g} weeks"),
-                ],
-                detail=f"{req.team.size} engineers x {weeks:g} weeks ({why}) x day rate: the same for every workflow",
-            ),
-        )
-    else:
-        parts.insert(0, CostPart(name="team", counted=True, detail="no engineer-day rate in the knowledge base"))
-    if day is not None:
-        dl, dh = _range(day.usd)
-        usd = Span(low=round(hours[0] / per_day * dl, 2), high=round(hours[1] / per_day * dh, 2), unit="USD")
-        src = (
-            "the code scan and pitfalls" if req.model.code_path else "the knowledge-base pitfalls and porting estimate"
-        )
-        items = [
-            CostItem(
-                name=n,
-                hours=[round(a, 2), round(b, 2)],
-                usd=Span(low=round(a / per_day * dl, 2), high=round(b / per_day * dh, 2), unit="USD"),
-            )
-            for n, a, b in parts_hours or []
-            if b > 0
-        ]
-        parts.append(
-            CostPart(
-                name="engineering",
-                usd=usd,
-                counted=True,
-                items=items,
-                evidence=[
-                    kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
-                    req_evidence(
-                        "team.size", req.team.size, f"{hours[0]:g}-{hours[1]:g} h of migration/adaptation work"
-                    ),
-                ],
-                detail=f"{hours[0]:g}-{hours[1]:g} h / {per_day:g} h per day x day rate (hours from {src})"
-                + (f"; {excluded}" if excluded else ""),
-            )
-        )
-    else:
-        parts.append(CostPart(name="engineering", counted=True, detail="no engineer-day rate in the knowledge base"))
+    parts = [
+        _team_part(req, kb, k),
+        _compute_part(proj, req, kb, acc, k),
+        _energy_part(proj, req, kb),
+        _engineering_part(hours, req, kb, k, parts_hours, excluded),
+    ]
     counted = [p.usd for p in parts if p.counted and p.usd is not None]
     total = (
         Span(low=round(sum(s.low for s in counted), 2), high=round(sum(s.high for s in counted), 2), unit="USD")
         if counted
         else None
     )
-    budget, span, notes = None, None, []
+    notes: list[str] = []
     if own is not None and own is not proj:
         mine = total_cost(own, hours, req, kb, acc, k, parts_hours, excluded)
         scoped, scoped_names, scope_notes = mine.budget_usd, mine.budget_parts, []
@@ -317,6 +213,144 @@ def total_cost(
                 f"the {' + '.join(scoped_names)} costs fit constraints.budget_usd ({_usd(scoped)} of ${limit:,.0f}); "
                 f"with the team's time the total is at least {_usd(total)} (budget_scope: total compares that)"
             )
+    budget, span, power_notes = _power_budget(proj, req, acc, k)
+    notes.extend(power_notes)
+    return TotalCost(
+        workflow=proj.workflow,
+        parts=parts,
+        total_usd=total,
+        power_budget_kw=budget,
+        power_budget_kw_range=span,
+        notes=notes,
+        budget_scope=req.constraints.budget_scope,
+        budget_usd=scoped,
+        budget_parts=scoped_names,
+    )
+
+
+def _compute_part(
+    proj: Projection, req: Requirements, kb: Optional[KnowledgeBase], acc: Optional[Accelerator], k: Consts
+) -> CostPart:
+    """Compute: owned hardware written off, or the cloud price for the projected device-hours."""
+    owned = req.constraints.compute_pricing == "owned"
+    c = proj.compute_cost_usd
+    if owned:
+        return _owned_compute(proj, req, kb, acc, k)
+    if c is not None:
+        ev = [e for e in proj.cost_evidence if "per device-hour" in e.detail]
+        return CostPart(
+            name="compute",
+            usd=c,
+            counted=True,
+            evidence=ev,
+            detail=f"{proj.devices} x {proj.accelerator or proj.target} for the projected time to train",
+        )
+    return CostPart(name="compute", counted=True, detail="no price per device-hour or no time to train projected")
+
+
+def _energy_part(proj: Projection, req: Requirements, kb: Optional[KnowledgeBase]) -> CostPart:
+    """Energy: the projected kWh x PUE x the electricity price (counted for owned hardware only)."""
+    owned = req.constraints.compute_pricing == "owned"
+    energy = proj.energy_kwh
+    pue, power = _cost(kb, "pue"), _cost(kb, "electricity_kwh")
+    if energy is not None and pue is not None and power is not None:
+        (pl, ph), (el, eh) = _range(pue.usd), _range(power.usd)
+        usd = Span(low=round(energy.low * pl * el, 2), high=round(energy.high * ph * eh, 2), unit="USD")
+        return CostPart(
+            name="energy",
+            usd=usd,
+            counted=owned,
+            evidence=[
+                kb_evidence(pue, f"PUE {pl:g}-{ph:g}", [pl, ph]),
+                kb_evidence(power, f"electricity ${el:g}-{eh:g} per kWh (as of {power.as_of})", [el, eh]),
+            ]
+            + [e for e in proj.cost_evidence if " draws " in e.detail],
+            detail=f"{energy.low:.3g}-{energy.high:.3g} kWh x PUE x price"
+            + (
+                ""
+                if owned
+                else " (inside the cloud price: shown, not added; constraints.compute_pricing=owned adds it)"
+            ),
+        )
+    return CostPart(
+        name="energy", counted=owned, detail="no power figure, PUE or electricity price in the knowledge base"
+    )
+
+
+def _team_part(req: Requirements, kb: Optional[KnowledgeBase], k: Consts) -> CostPart:
+    """The team's time on the project: the same for every workflow."""
+    day = _cost(kb, "engineer_day")
+    per_day = k["HOURS_PER_DAY"]
+    if day is not None:
+        # The team's time on the project is the same for every workflow; it is what the differences
+        # are relative to ("relative to the total"), so $1 of compute no longer moves the score 20 points.
+        dl, dh = _range(day.usd)
+        weeks = req.constraints.deadline_weeks or k["PROJECT_WEEKS"]
+        days = req.team.size * weeks * k["HOURS_PER_WEEK"] / per_day
+        why = (
+            "constraints.deadline_weeks"
+            if req.constraints.deadline_weeks
+            else f"PROJECT_WEEKS, {CONSTANTS['PROJECT_WEEKS'].source}"
+        )
+        return CostPart(
+            name="team",
+            usd=Span(low=round(days * dl, 2), high=round(days * dh, 2), unit="USD"),
+            counted=True,
+            evidence=[
+                kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
+                req_evidence("team.size", req.team.size, f"{req.team.size} engineers for {weeks:g} weeks"),
+            ],
+            detail=f"{req.team.size} engineers x {weeks:g} weeks ({why}) x day rate: the same for every workflow",
+        )
+    return CostPart(name="team", counted=True, detail="no engineer-day rate in the knowledge base")
+
+
+def _engineering_part(
+    hours: list[float],
+    req: Requirements,
+    kb: Optional[KnowledgeBase],
+    k: Consts,
+    parts_hours: Optional[list[tuple[str, float, float]]],
+    excluded: str,
+) -> CostPart:
+    """Engineering: the migration hours x the day rate, part by part."""
+    day = _cost(kb, "engineer_day")
+    per_day = k["HOURS_PER_DAY"]
+    if day is not None:
+        dl, dh = _range(day.usd)
+        usd = Span(low=round(hours[0] / per_day * dl, 2), high=round(hours[1] / per_day * dh, 2), unit="USD")
+        src = (
+            "the code scan and pitfalls" if req.model.code_path else "the knowledge-base pitfalls and porting estimate"
+        )
+        items = [
+            CostItem(
+                name=n,
+                hours=[round(a, 2), round(b, 2)],
+                usd=Span(low=round(a / per_day * dl, 2), high=round(b / per_day * dh, 2), unit="USD"),
+            )
+            for n, a, b in parts_hours or []
+            if b > 0
+        ]
+        return CostPart(
+            name="engineering",
+            usd=usd,
+            counted=True,
+            items=items,
+            evidence=[
+                kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
+                req_evidence("team.size", req.team.size, f"{hours[0]:g}-{hours[1]:g} h of migration/adaptation work"),
+            ],
+            detail=f"{hours[0]:g}-{hours[1]:g} h / {per_day:g} h per day x day rate (hours from {src})"
+            + (f"; {excluded}" if excluded else ""),
+        )
+    return CostPart(name="engineering", counted=True, detail="no engineer-day rate in the knowledge base")
+
+
+def _power_budget(
+    proj: Projection, req: Requirements, acc: Optional[Accelerator], k: Consts
+) -> tuple[Optional[float], Optional[Span], list[str]]:
+    """The power budget (kW, its range) and the lines that say how it was reached."""
+    budget, span, notes = None, None, []
     if acc is not None and acc.server_power_w is not None and acc.server_devices:
         # the vendor server's datasheet power: CPUs, memory, network and storage besides the cards
         watts = [acc.server_power_w.value, *(a.value for a in acc.server_power_w.alternatives)]
@@ -328,7 +362,7 @@ def total_cost(
             f"power {min(watts):g}-{max(watts):g} W ({acc.server_power_w.source}): {span.low:g}-{span.high:g} kW"
         )
     elif acc is not None and acc.tdp_w is not None:
-        # objection 11: the knowledge base gives a range (e.g. 310-400 W for the 910B, "use the range");
+        # the knowledge base gives a range (e.g. 310-400 W for the 910B, "use the range"), not one figure;
         # the budget is provisioned at its high end and the range printed beside it
         watts = [acc.tdp_w.value, *(a.value for a in acc.tdp_w.alternatives)]
         factor = proj.devices / 1000 * (1 + k["POWER_REDUNDANCY"])
@@ -343,17 +377,7 @@ def total_cost(
             "cloud pricing: the hourly price includes power and cooling, so the power budget matters only "
             "for owned hardware or an on-site cluster (constraints.compute_pricing: owned)"
         )
-    return TotalCost(
-        workflow=proj.workflow,
-        parts=parts,
-        total_usd=total,
-        power_budget_kw=budget,
-        power_budget_kw_range=span,
-        notes=notes,
-        budget_scope=req.constraints.budget_scope,
-        budget_usd=scoped,
-        budget_parts=scoped_names,
-    )
+    return budget, span, notes
 
 
 def _usd(span: Span) -> str:

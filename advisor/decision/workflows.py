@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
+from advisor import vocabulary
 from advisor.requirements import Requirements
 from knowledge.models import Accelerator, Framework, KnowledgeBase, Sourced
 from knowledge.models import Route as StackRoute
 
-WORKFLOWS: tuple[str, ...] = ("pytorch", "mindspore", "hybrid")
+WORKFLOWS = vocabulary.WORKFLOWS
 VENDOR_OF_TARGET = {"nvidia": "nvidia", "ascend": "huawei", "cpu": "generic"}
 TARGET_OF_VENDOR = {"nvidia": "nvidia", "huawei": "ascend", "generic": "cpu"}
 

@@ -450,10 +450,13 @@ def _measured_inputs(report: Report) -> list[str]:
 
 def _rescore(report: Report, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None) -> Scorecard:
     """The decision model's scores for this report's requirements, with `inputs` (the measurements) or none."""
-    from advisor.decision.scoring import score
+    from advisor.decision import scoring
 
     inputs = dict(inputs or {})
-    return score(
+    prepared = inputs.pop("prepared", None)  # build_report's own preparation: re-run only what kb moves
+    if prepared is not None and prepared.req is report.requirements:
+        return scoring.rescore(prepared, kb)
+    return scoring.score(
         report.requirements,
         inputs.pop("host", report.host),
         inputs.pop("probes", None),

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, Protocol
 
 from pydantic import BaseModel
 
+from advisor.vocabulary import FRAMEWORK_LABELS
+
 if TYPE_CHECKING:
     from knowledge.models import KnowledgeBase
 
@@ -61,19 +63,18 @@ UNITS = {
     "mfu": " MFU (middle of its range)",
     "tokens_per_second_per_device": " tokens/s per device",
 }
-FRAMEWORK_WORDS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "torch_npu": "PyTorch-on-Ascend (torch_npu)"}
 
 
 def name_of(section: str, entry: BaseModel) -> str:
     """A knowledge-base figure in a reader's words: 'the PyTorch debugging rating', not its id."""
     if section == "ecosystem":
-        fw = FRAMEWORK_WORDS.get(str(entry.framework), str(entry.framework))
+        fw = FRAMEWORK_LABELS.get(str(entry.framework), str(entry.framework))
         dated = getattr(entry, "as_of", None) or getattr(entry, "last_checked", None)
         return f"the {fw} {entry.aspect} rating" + (f" (as of {dated:%Y-%m})" if dated else "")
     if section == "prices":
         where = " ".join(str(x) for x in (getattr(entry, "provider", None), getattr(entry, "term", None)) if x)
         return f"the {entry.accelerator} price per device-hour" + (f" ({where})" if where else "")
-    framework = FRAMEWORK_WORDS.get(str(entry.framework), str(entry.framework))
+    framework = FRAMEWORK_LABELS.get(str(entry.framework), str(entry.framework))
     if section == "mfu_references":
         return f"the {entry.system} {entry.model} MFU reference on {entry.devices} x {entry.accelerator}"
     return f"the {framework} {entry.model} reference on {entry.devices} x {entry.accelerator}"

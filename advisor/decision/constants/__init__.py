@@ -34,17 +34,31 @@ CONSTANTS: dict[str, Constant] = {c.name: c for c in _ALL}
 class Consts:
     """The constants' values, with some moved (the sensitivity analysis re-scores through this)."""
 
-    def __init__(self, overrides: Optional[Mapping[str, float]] = None):
+    def __init__(self, overrides: Optional[Mapping[str, float]] = None, reads: Optional[set[str]] = None):
         unknown = set(overrides or {}) - set(CONSTANTS)
         if unknown:
             raise KeyError(f"unknown constants: {', '.join(sorted(unknown))}")
         self.overrides = dict(overrides or {})
+        self.reads = reads
+        """The names read through this view (None: not noted): a constant a computation never read
+        cannot change its result, so the sensitivity search re-runs only what reads a moved one."""
 
     def __getitem__(self, name: str) -> float:
+        if self.reads is not None:
+            self.reads.add(name)
         return self.overrides.get(name, CONSTANTS[name].value)
 
     def moved(self, name: str, value: float) -> "Consts":
         return Consts({**self.overrides, name: value})
+
+    def noting(self, reads: set[str]) -> "Consts":
+        """The same values, noting each name read into `reads`."""
+        return Consts(self.overrides, reads)
+
+    def differ(self, other: "Consts") -> set[str]:
+        """The names whose values differ between the two."""
+        value = lambda c, n: c.overrides.get(n, CONSTANTS[n].value)  # noqa: E731 (no read noted)
+        return {n for n in set(self.overrides) | set(other.overrides) if value(self, n) != value(other, n)}
 
 
 DEFAULT = Consts()

@@ -388,7 +388,7 @@ SCORING: list[Constant] = [
         "the accuracy tolerance were",
         (0.001, 0.05),
     ),
-    # --- rules moved from the criteria (issue 25: every decisive constant named and searched) -------
+    # --- rules moved out of the criteria, so that every decisive constant is named and searched --
     Constant(
         "SCAN_RISK_MEDIUM_PENALTY",
         5.0,

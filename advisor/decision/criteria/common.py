@@ -44,7 +44,24 @@ def range_text(low: float, high: float, unit: str = "", prefix: str = "") -> str
 def _ecosystem_entries(kb: Optional[KnowledgeBase], framework: str, aspect: str) -> list[EcosystemEntry]:
     if kb is None:
         return []
-    return sorted((e for e in kb.ecosystem if e.framework == framework and e.aspect == aspect), key=lambda e: e.id)
+    return _by_aspect(kb.ecosystem).get((framework, aspect), [])
+
+
+def _by_aspect(entries: list[EcosystemEntry]) -> dict[tuple[str, str], list[EcosystemEntry]]:
+    """(framework, aspect) -> its ratings sorted by id, indexed once per ratings list (a knowledge base
+    with a rating moved has a new list; the entry holds the list, so its id cannot pass to another)."""
+    held = _INDEX.get(id(entries))
+    if held is None or held[0] is not entries:
+        index: dict[tuple[str, str], list[EcosystemEntry]] = {}
+        for e in sorted(entries, key=lambda e: e.id):
+            index.setdefault((str(e.framework), str(e.aspect)), []).append(e)
+        if len(_INDEX) >= 256:
+            _INDEX.clear()
+        held = _INDEX[id(entries)] = (entries, index)
+    return held[1]
+
+
+_INDEX: dict[int, tuple[list, dict]] = {}
 
 
 def aspect_score(kb: Optional[KnowledgeBase], framework: str, aspect: str) -> tuple[Optional[float], list[Evidence]]:

@@ -3,6 +3,7 @@ shapes, parallelism set-up), their schedule against the deadline, and the measur
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Optional
 
 from advisor.decision.accuracy import VERDICT_RANK, verdict_at
@@ -37,6 +38,10 @@ SCAN_RISK_PENALTY = {"medium": "SCAN_RISK_MEDIUM_PENALTY", "high": "SCAN_RISK_HI
 def charged_pitfalls(wf: str, ctx: Context) -> list[tuple[Pitfall, tuple[float, float]]]:
     """The applicable pitfalls the migration estimate charges, with their hours: not those the scan
     measured in the team's own code, not porting hazards where nothing is ported."""
+    return ctx.once(("charged pitfalls", wf), lambda: _charged_pitfalls(wf, ctx))
+
+
+def _charged_pitfalls(wf: str, ctx: Context) -> list[tuple[Pitfall, tuple[float, float]]]:
     req, scan = ctx.req, ctx.scan
     scan_used = scan is not None and ports_pytorch_code(wf, req)
     ports = ports_pytorch_code(wf, req)
@@ -60,21 +65,35 @@ def migration_parts(
 ) -> tuple[list[tuple[str, float, float]], list[Evidence], list[str]]:
     """Hours of migration/adaptation work, part by part (label, low, high), with evidence and notes.
     The MIGRATION_HOURS_FACTOR scales the whole estimate (the sensitivity analysis moves it)."""
-    req, kb, scan = ctx.req, ctx.kb, ctx.scan
-    route = ctx.routes[wf]
-    scan_used = scan is not None and ports_pytorch_code(wf, req)
-    ports = ports_pytorch_code(wf, req)
-    parts: list[tuple[str, float, float]] = []
-    ev: list[Evidence] = []
-    notes: list[str] = []
+    req, kb, scan_used = ctx.req, ctx.kb, _porting(wf, ctx)[0]
+    est = _Estimate()
+    parts, ev = est.parts, est.ev
     p_low = p_high = 0.0
     kernel_pitfall = False
     for p, hours in charged_pitfalls(wf, ctx):
         kernel_pitfall = kernel_pitfall or any("custom_cuda_ops" in c for c in p.applies_when)
         p_low += hours[0]
         p_high += hours[1]
-        ev.append(sourced_evidence(p.id, p.effort_hours or p.hours, f"{p.title}: {hours[0]:g}-{hours[1]:g} h"))
+    ev.extend(ctx.once(("pitfall evidence", wf), lambda: _pitfall_evidence(wf, ctx)))
     parts.append(("known pitfalls", p_low, p_high))
+    _port_part(wf, ctx, k, est)
+    _reverse_port_part(wf, ctx, k, est)
+    _kernel_part(wf, ctx, k, est, kernel_pitfall)
+    _dynamic_shape_part(wf, ctx, k, est)
+    _parallel_setup_part(wf, ctx, k, est)
+    factor = k["MIGRATION_HOURS_FACTOR"]
+    if factor != 1.0:
+        est.parts = [(n, a * factor, b * factor) for n, a, b in est.parts]
+    if kb is None and not scan_used:
+        ev.append(req_evidence("model.source", req.model.source, "no knowledge base: pitfall hours unknown"))
+    return est.parts, est.ev, est.notes
+
+
+def _port_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None:
+    """Re-implementing the model: the code scan's hours by role, else the family's base hours."""
+    parts, ev, notes = est.parts, est.ev, est.notes
+    req, scan = ctx.req, ctx.scan
+    scan_used, ports = _porting(wf, ctx)
     if scan_used:
         s_low, s_high = scan.effort_hours
         roles = scan_role_parts(scan)
@@ -105,6 +124,12 @@ def migration_parts(
                 f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)",
             )
         )
+
+
+def _reverse_port_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None:
+    """Existing MindSpore code moved to PyTorch: re-implementation plus the differing APIs read in reverse."""
+    parts, ev = est.parts, est.ev
+    req, kb = ctx.req, ctx.kb
     if req.model.source == "mindspore-code" and wf in ("pytorch", "hybrid") and not serves_only(req):
         # existing MindSpore code moves to PyTorch: re-implementation + the differing APIs read in reverse
         base = PORT_BASE_HOURS[req.model.family]
@@ -121,6 +146,13 @@ def migration_parts(
                 f"{share:g} (REVERSE_PORT_API_SHARE) x {len(differs)} differing APIs' effort = {r_low:.0f}-{r_high:.0f} h",
             )
         )
+
+
+def _kernel_part(wf: str, ctx: Context, k: Consts, est: _Estimate, kernel_pitfall: bool) -> None:
+    """Custom CUDA kernels beyond the pitfall's first, rewritten as Ascend custom operators."""
+    parts, ev = est.parts, est.ev
+    req, scan, route = ctx.req, ctx.scan, ctx.routes[wf]
+    scan_used = _porting(wf, ctx)[0]
     # Custom CUDA kernels leave CUDA on every route but PyTorch on NVIDIA: each one is re-written as an
     # Ascend custom operator. The pitfall covers the first; the scan's count wins when it is larger.
     kernels = max(req.model.kernel_count, scan_kernels(scan) if scan_used else 0)
@@ -137,6 +169,12 @@ def migration_parts(
                     f"{k['CUSTOM_KERNEL_HOURS_LOW']:g}-{k['CUSTOM_KERNEL_HOURS_HIGH']:g} h each",
                 )
             )
+
+
+def _dynamic_shape_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None:
+    """Bucketing dynamic shapes so that Graph mode compiles a few of them."""
+    parts, ev = est.parts, est.ev
+    req, route = ctx.req, ctx.routes[wf]
     if req.model.dynamic_shapes and route.framework == "mindspore":
         lo, hi = k["DYNAMIC_SHAPES_HOURS_LOW"], k["DYNAMIC_SHAPES_HOURS_HIGH"]
         parts.append(("dynamic shapes for Graph mode", lo, hi))
@@ -145,6 +183,12 @@ def migration_parts(
                 "model.dynamic_shapes", True, f"bucketing inputs so Graph mode compiles a few shapes: {lo:g}-{hi:g} h"
             )
         )
+
+
+def _parallel_setup_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None:
+    """Setting up the parallelism when the model must be split."""
+    parts, ev, notes = est.parts, est.ev, est.notes
+    req, route = ctx.req, ctx.routes[wf]
     fit = ctx.best[wf].memory
     if fit is not None and fit.must_split:
         if route.framework == "pytorch":
@@ -172,21 +216,43 @@ def migration_parts(
                 lo, hi = k["AUTO_PARALLEL_LIMIT_LOW"], k["AUTO_PARALLEL_LIMIT_HIGH"]
                 parts.append(("auto-parallel limits: strategy search, semi-automatic split by hand", lo, hi))
                 notes.append(f"auto-parallel limits: {CONSTANTS['AUTO_PARALLEL_LIMIT_LOW'].source}")
-    factor = k["MIGRATION_HOURS_FACTOR"]
-    if factor != 1.0:
-        parts = [(n, a * factor, b * factor) for n, a, b in parts]
-    if kb is None and not scan_used:
-        ev.append(req_evidence("model.source", req.model.source, "no knowledge base: pitfall hours unknown"))
-    return parts, ev, notes
+
+
+@dataclass
+class _Estimate:
+    """The migration estimate as its parts add up: (label, low, high) hours, evidence, notes."""
+
+    parts: list[tuple[str, float, float]] = field(default_factory=list)
+    ev: list[Evidence] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _porting(wf: str, ctx: Context) -> tuple[bool, bool]:
+    """(the code scan stands for the port, the workflow ports PyTorch code)."""
+    ports = ports_pytorch_code(wf, ctx.req)
+    return ctx.scan is not None and ports, ports
+
+
+def _pitfall_evidence(wf: str, ctx: Context) -> list[Evidence]:
+    return [
+        sourced_evidence(p.id, p.effort_hours or p.hours, f"{p.title}: {hours[0]:g}-{hours[1]:g} h")
+        for p, hours in charged_pitfalls(wf, ctx)
+    ]
 
 
 def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]], measured: Optional[float]) -> float:
     """Expected migration hours: each charged pitfall's middle x the register's likelihood for this
     project, the other parts at their middle (scaled like the full range by MIGRATION_HOURS_FACTOR).
     `measured`: the transformer probe's likelihood for the dynamic-shape pitfall, as the register reads it."""
-    p = project_of(ctx.req, ctx.best[wf].memory)
     charged = sum((h[0] + h[1]) / 2 for name, *h in parts if name == "known pitfalls")
     others = sum((lo + hi) / 2 for name, lo, hi in parts if name != "known pitfalls")
+    share = ctx.once(("likely share", wf, measured), lambda: _likely_share(wf, ctx, measured))
+    return round(others + charged * share, 2)
+
+
+def _likely_share(wf: str, ctx: Context, measured: Optional[float]) -> float:
+    """The charged pitfalls' hours weighted by their likelihood, as a share of their full hours."""
+    p = project_of(ctx.req, ctx.best[wf].memory)
     charged_items = [item for item, _ in charged_pitfalls(wf, ctx)]  # the register's exposure counts these alone
     full = sum(m for m in (pitfall_mid(x) for x in charged_items) if m is not None)
 
@@ -196,8 +262,7 @@ def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]]
         return likelihood(x, p, wf)
 
     weighted = sum(m * chance(x) for x in charged_items if (m := pitfall_mid(x)) is not None)
-    share = weighted / full if full > 0 else 0.0
-    return round(others + charged * share, 2)
+    return weighted / full if full > 0 else 0.0
 
 
 def migration_score(wf: str, ctx: Context, k: Consts) -> tuple[Scored, list[float], Schedule]:
