@@ -58,17 +58,20 @@ GPT_S: dict[tuple[str, str], tuple[float, float, float, float]] = {
     ("mindspore", "pynative"): (4.5, 3.7, 3.7, 1.5),
 }
 GPT_AUX_S = {"pytorch": 30.0, "mindspore": 35.0}  # GEMM peak, parity arrays, attention kernels (assumption)
-# One dynamic-shape variant's child for the default schedule (16 steps, 3 passes, the three ways). The
-# issue's field report: the whole default GPT probe took 8 min 44 s on this machine kind; less its timed
-# runs, about 45-90 s a variant, the compiling ones the longest (assumption until this host measures them).
-GPT_DYNAMIC_S = {
-    "eager": 45.0,
-    "compile": 90.0,
-    "compile-dynamic": 80.0,
-    "graph": 90.0,
-    "graph-dynamic": 60.0,
-    "pynative": 60.0,
+# One dynamic-shape variant's child (probes.transformer.worker_common.drive_ways), per variant: start-up
+# s (interpreter, import, a model built per way), seconds per new shape (a graph compile with a cold
+# inductor cache; an eager framework's first-shape stall), the same with a warm cache, and microseconds
+# per computed token (padding included) on both cores at the default shape. Measured here (see
+# benchmarks/probe_estimates.py; quiet-equivalent, each divided by the slowdown of its moment).
+GPT_DYNAMIC_S: dict[str, tuple[float, float, float, float]] = {
+    "eager": (6.0, 0.3, 0.3, 60.0),
+    "compile": (8.0, 25.0, 6.0, 55.0),
+    "compile-dynamic": (8.0, 30.0, 8.0, 60.0),
+    "graph": (9.0, 6.0, 6.0, 120.0),
+    "graph-dynamic": (9.0, 8.0, 8.0, 130.0),
+    "pynative": (5.0, 1.0, 1.0, 180.0),
 }
+DYNAMIC_PARTS = ("startup", "shape_cold", "shape_warm", "token_us")
 GPT_DEFAULT_STEP = (8, 128)  # (batch, seq) the figures above were measured at, with the default shape
 # The data probes and the launchers: one step each.
 DEPLOY_STEP_S = {"export": 12.0, "serve": 12.0}
@@ -205,6 +208,12 @@ class Figures:
             float(got.get(n, d)) if isinstance(got.get(n), (int, float)) else d for n, d in zip(names, default)
         )
 
+    def parts(self, kind: str, key: str, names: tuple[str, ...], default: tuple[float, ...]) -> tuple[float, ...]:
+        """Named figures of a step (a dynamic-shape child's), this host's where measured."""
+        got = self.measured.get(kind, {}).get(key)
+        got = got if isinstance(got, Mapping) else {}
+        return tuple(float(got[n]) if isinstance(got.get(n), (int, float)) else d for n, d in zip(names, default))
+
     def seconds(self, kind: str, key: str, default: float) -> float:
         got = self.measured.get(kind, {}).get(key)
         if isinstance(got, Mapping) and isinstance(got.get("seconds"), (int, float)):
@@ -297,9 +306,10 @@ def training_plan(config: object, figures: Figures, load: Load) -> Plan:
 def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
     """The transformer probe (probes.transformer.runner.run): one aux child per framework, the rounds
     (the extra ones weighted as the training suite's), then one child per dynamic-shape variant."""
-    from probes.transformer.runner import _cache_root, dynamic_specs, round_specs
-
     from probes.transformer import flops, spec
+    from probes.transformer.models import VARIANTS
+    from probes.training.runner import BUDGET_CAP_FACTOR
+    from probes.transformer.runner import _cache_root, dynamic_specs, round_specs
 
     budget = float(config.budget)
     shape = spec.Shape(config.layers, config.hidden, config.heads, config.seq, config.vocab)
@@ -316,7 +326,7 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
                     setup=True,
                 )
             )
-    warm = compile_cache_warm(os.path.dirname(_cache_root(config)), os.path.basename(_cache_root(config)))
+    warm_cache = compile_cache_warm(_cache_root(config), "timed")  # the timed runs' inductor folder
     share = figures.share("gpt", EXTRA_ROUND_SHARE)
     rounds = max(int(config.repeat), int(config.max_repeat or config.repeat))
     round_budget = budget
@@ -324,25 +334,56 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
     for rnd in range(rounds):
         extra = rnd >= int(config.repeat)
         if extra:
-            round_budget = min(budget * 4, round_budget * 2)
+            round_budget = min(budget * BUDGET_CAP_FACTOR, round_budget * 2)
         chance = share ** (rnd - int(config.repeat) + 1) if extra else 1.0
         for fw, mode in round_specs(config):
             rid = f"{fw}-{mode}-gpt"
-            startup, warm, cold_s, step = GPT_S.get((fw, mode), (10.0, 5.0, 40.0, 1.0))
-            row = figures.run("gpt", rid, (startup, warm, cold_s, step * size))
-            cold = mode == "graph" or (mode == "compile" and not warm and rnd == 0)
+            startup, warm_s, cold_s, step = GPT_S.get((fw, mode), (10.0, 5.0, 40.0, 1.0))
+            row = figures.run("gpt", rid, (startup, warm_s, cold_s, step * size))
+            cold = mode == "graph" or (mode == "compile" and not warm_cache and rnd == 0)
             if mode == "compile" and cold:
                 colds.append(rid)
             steps.append(_timed_run(rid, row, round_budget, cold, load, chance, "gpt" if extra else ""))
     if config.dynamic:
-        # the defaults are for all three ways of the default schedule at the default shape
-        ways = len(config.dynamic_ways) / 3.0 * config.dynamic_steps * config.dynamic_passes / (16 * 3) * size
+        per_token = flops.train_flops_per_token(shape) / flops.train_flops_per_token(spec.Shape())
+        folder = os.path.join(_cache_root(config), "dynamic")
         for variant in dynamic_specs(config):
-            fw = "pytorch" if variant in ("eager", "compile", "compile-dynamic") else "mindspore"
-            rid = f"{fw}-{variant}-dynamic"
-            default = GPT_DYNAMIC_S.get(variant, 60.0) * ways
-            steps.append(Step(rid, figures.seconds("gpt", rid, default) * load.slowdown))
+            rid = f"{VARIANTS[variant][0]}-{variant}-dynamic"
+            startup, cold_s, warm_s, token_us = figures.parts("gpt", rid, DYNAMIC_PARTS, GPT_DYNAMIC_S[variant])
+            fixed, tokens = startup, 0
+            for way, widths, computed in dynamic_work(config):
+                compiled = variant != "eager" and VARIANTS[variant][0] == "pytorch"
+                warm_way = compiled and compile_cache_warm(folder, f"{variant}-{way}")
+                fixed += new_shapes(variant, widths) * (warm_s if warm_way else cold_s)
+                tokens += computed
+            work = tokens * token_us * 1e-6 * per_token
+            steps.append(Step(rid, fixed_s=fixed * load.slowdown, timed_s=work * load.step_slowdown))
     return Plan(steps, cold=colds)
+
+
+def dynamic_work(config: object) -> list[tuple[str, int, int]]:
+    """Per dynamic way of `config`: (way, the widths it trains at, the tokens it computes over every
+    pass, padding included), from the schedule the workers draw (probes.transformer.batches)."""
+    from probes.transformer import batches
+
+    lens = batches.lengths(config.seq, config.dynamic_steps, config.dynamic_distinct)
+    buckets = batches.buckets(config.seq)
+    out = []
+    for way in config.dynamic_ways:
+        widths = [batches.padded_length(n, way, config.seq, buckets) for n in lens]
+        out.append((way, len(set(widths)), config.dynamic_passes * config.batch_size * sum(widths)))
+    return out
+
+
+def new_shapes(variant: str, widths: int) -> int:
+    """The new shapes a way costs a variant: a static graph compiles each width (an eager framework
+    stalls once on each); torch.compile's default compiles the first width static and recompiles once
+    as dynamic; the dynamic variants compile once."""
+    if variant in ("compile-dynamic", "graph-dynamic"):
+        return 1
+    if variant == "compile":
+        return min(widths, 2)
+    return widths
 
 
 def deploy_steps(config: object) -> int:

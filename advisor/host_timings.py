@@ -111,6 +111,45 @@ def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
     return parts
 
 
+def dynamic_parts(run: object, config: object, load: Load) -> Optional[dict[str, float]]:
+    """A finished dynamic-shape child's parts (advisor.estimates.DYNAMIC_PARTS), quiet-equivalent by the
+    slowdown its plan was made under: start-up (its wall time less its steps), seconds per new shape
+    (compiles and first-shape stalls over the shapes its ways were expected to cost, apart for a cold
+    and a warm inductor cache) and microseconds per computed token at the default shape."""
+    from advisor.estimates import new_shapes
+    from probes.transformer import flops, spec
+
+    ways = getattr(run, "ways", None) or []
+    seconds, variant = getattr(run, "seconds", None), getattr(run, "variant", None)
+    if getattr(run, "status", None) != "ok" or not ways or seconds is None or variant is None:
+        return None
+    shape = spec.Shape(config.layers, config.hidden, config.heads, config.seq, config.vocab)
+    per_token = flops.train_flops_per_token(shape) / flops.train_flops_per_token(spec.Shape())
+    steps_s, tokens, work_s = 0.0, 0.0, 0.0
+    shapes = {"cold": [0.0, 0], "warm": [0.0, 0]}
+    for way in ways:
+        extra = getattr(way, "model_extra", None) or {}
+        stalls = way.compile_seconds + way.stall_seconds
+        steps_s += way.total_seconds
+        cache = shapes["warm" if extra.get("inductor_cache") == "warm" else "cold"]
+        cache[0] += stalls
+        cache[1] += new_shapes(variant, len(way.shapes))
+        real = (way.end_to_end_tokens_per_second or 0.0) * way.total_seconds
+        if real > 0 and way.padding_share < 1.0:
+            tokens += real / (1.0 - way.padding_share)
+            work_s += max(0.0, way.total_seconds - stalls)
+    parts = {"startup": max(0.0, seconds - steps_s) / load.slowdown}
+    for name, (spent, count) in shapes.items():
+        if count:
+            parts[f"shape_{name}"] = spent / count / load.slowdown
+    if tokens > 0:
+        parts["token_us"] = work_s / tokens * 1e6 / load.step_slowdown / per_token
+    uncached = getattr(run, "framework", None) != "pytorch" or variant == "eager"
+    if uncached and "shape_cold" in parts:
+        parts["shape_warm"] = parts["shape_cold"]  # no inductor cache: every run compiles alike
+    return parts
+
+
 def learn(kind_name: str, config: object, progress) -> None:
     """Keep what the finished steps of a measurement took (called when it ends, however it ends);
     `progress` is its advisor.progress.ProbeProgress (not imported here: progress imports this module)."""
@@ -126,13 +165,18 @@ def learn(kind_name: str, config: object, progress) -> None:
         if step.id.startswith(("host-summary", "round-")):
             continue  # silent steps: their time is the neighbours'
         parts = run_parts(run, load.cores) if kind_name in ("training", "gpt") else None
+        if kind_name == "gpt" and step.id.endswith("-dynamic"):
+            parts = dynamic_parts(run, config, load)
+            if parts is not None:
+                _put(table, step.id, parts)
+            continue  # a dynamic child that did not measure says nothing of the next one
         if parts is not None:
             _put(table, step.id, parts)
         elif step.id.endswith("-aux"):
             fw = step.id.removesuffix("-aux")
             key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else f"aux-{fw}"
             _put(table, key, {"seconds": taken / load.slowdown})
-        elif kind_name in ("training", "gpt") and not step.id.endswith("-dynamic"):
+        elif kind_name in ("training", "gpt"):
             continue  # a timed run that did not measure: its time says nothing of the next one
         else:
             _put(table, _step_key(kind_name, step.id), {"seconds": taken / load.slowdown})

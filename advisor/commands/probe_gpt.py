@@ -69,6 +69,29 @@ def _items(value: str, allowed, flag: str) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+# GPT_QUICK's fields -> the option that sets each; a field with no option of its own is always the profile's
+QUICK_FLAGS = {"modes": "modes", "budget": "budget", "repeat": "repeat", "max_repeat": "max_repeat",
+               "dynamic_variants": "dynamic", "dynamic_ways": "dynamic_ways", "dynamic_steps": "dynamic_steps",
+               "dynamic_distinct": "dynamic_distinct", "dynamic_passes": "dynamic_passes"}  # fmt: skip
+
+
+def quick_fields(args) -> dict:
+    """--quick --models gpt: GPT_QUICK's value of every field whose option was not given (a flag wins)."""
+    from probes.transformer.models import GPT_QUICK
+
+    from advisor.commands.probe import at_default
+
+    out = {}
+    for field, value in GPT_QUICK.items():
+        name = QUICK_FLAGS.get(field)
+        shared = name in getattr(args, "_quick_defaults", {})
+        if name is None or (at_default(args, name) if shared else getattr(args, name, None) is None):
+            out[field] = value
+    if out.get("max_repeat") is not None and "repeat" not in out:
+        out["max_repeat"] = max(out["max_repeat"], args.repeat)  # --repeat 3 --quick: three rounds
+    return out
+
+
 def build_config(args):
     from pydantic import ValidationError
 
@@ -114,6 +137,8 @@ def build_config(args):
         fields["dynamic_variants"] = _items(dyn, tuple(VARIANTS), "--dynamic")
     if getattr(args, "dynamic_ways", None):
         fields["dynamic_ways"] = _items(args.dynamic_ways, WAYS, "--dynamic-ways")
+    if getattr(args, "quick", False):
+        fields.update(quick_fields(args))
     try:
         config = GptConfig(**fields)
     except ValidationError as exc:

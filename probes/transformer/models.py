@@ -79,6 +79,24 @@ class GptConfig(_Strict):
         return self
 
 
+# The quick profile (`advisor probe --models gpt --quick`): each framework's default mode (PyTorch eager
+# against MindSpore graph) in two interleaved rounds, no extra round, and the dynamic-shape cost of those
+# two modes on a short schedule (padded against truly variable): a few minutes on a 2-core host
+# (benchmarks/probe_estimates.py), where the full default measures every mode and way.
+GPT_QUICK: dict = {
+    "modes": ["eager", "graph"],
+    "budget": 2.0,
+    "repeat": 2,
+    "max_repeat": 2,
+    "attention": False,
+    "dynamic_variants": ["eager", "graph"],
+    "dynamic_ways": ["padded", "variable"],
+    "dynamic_steps": 6,
+    "dynamic_distinct": 3,
+    "dynamic_passes": 2,
+}
+
+
 class GptRun(_Open):
     """One (framework, mode) timed run of the fixed-length batches. Only status 'ok' has numbers."""
 
