@@ -313,3 +313,41 @@ def test_this_hosts_figures_are_learned_from_a_runs_breakdown_and_used_next_time
     plan = plan_for("training", config, figures=host_timings.figures(), load=Load(2, 0.0))
     step = next(s for s in plan.steps if s.id == rid)
     assert step.fixed_s == pytest.approx(got["startup"] + got["first_warm"], abs=1e-3)  # this host's, not the defaults
+
+
+def test_the_countdown_text_moves_every_ten_seconds_not_every_minute():
+    """'about 2 min left' stood from 150 s down to 90 s: the text of a countdown held still for a minute."""
+    from advisor.progress import duration
+
+    texts = [duration(s) for s in range(150, 89, -10)]
+    assert len(set(texts)) == len(texts)
+    assert duration(150) == "2 min 30 s" and duration(120) == "2 min" and duration(45) == "45 s"
+    assert duration(3 * 3600 + 120) == "3 h 2 min"
+
+
+def _setup_then_run(aux: float = 30.0, run: float = 30.0) -> ProbeProgress:
+    from advisor.estimates import Plan, Step
+
+    plan = Plan([Step("pytorch-aux", aux, setup=True), Step("pytorch-eager-gpt", 0.0, run)])
+    return ProbeProgress("gpt", plan, now=0.0)
+
+
+def test_a_preparation_step_moves_the_bar_and_the_eta_by_the_clock():
+    """The GEMM peak / parity child sends no fraction: the TUI's bar sat at 0% through it."""
+    p = _setup_then_run()
+    p.on_event(ev("pytorch-aux", "start"), now=0.0)
+    views = [p.view(now=t) for t in (0.0, 10.0, 20.0)]
+    assert views[0].fraction < views[1].fraction < views[2].fraction < 0.5
+    assert views[0].eta_seconds > views[1].eta_seconds > views[2].eta_seconds
+    assert views[1].doing == "pytorch: GEMM peak and parity arrays"
+
+
+def test_a_step_past_its_estimate_re_estimates_the_rest_visibly_before_it_ends():
+    """A step that overran held the ETA at the other steps' share, then at 'running over the estimate',
+    though the time it took said the host was slower than planned."""
+    p = _setup_then_run()
+    p.on_event(ev("pytorch-aux", "start"), now=0.0)
+    for t in range(0, 121, 5):
+        view = p.view(now=float(t))
+    assert not view.over_estimate and "re-estimated: this host runs" in view.text
+    assert view.eta_seconds > 30.0  # the run still ahead, at the pace the overrun shows
