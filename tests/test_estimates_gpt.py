@@ -201,3 +201,12 @@ def test_the_quick_plan_is_a_fraction_of_the_default_one(tmp_path):
     quick = plan_for("gpt", GptConfig(**GPT_QUICK, compile_cache_dir=str(tmp_path)), Figures(), QUIET)
     full = plan_for("gpt", GptConfig(compile_cache_dir=str(tmp_path)), Figures(), QUIET)
     assert quick.seconds < 0.5 * full.seconds
+
+
+def test_the_default_dynamic_variants_leave_out_the_two_costliest_and_all_brings_them():
+    from advisor.commands import probe_gpt
+    from probes.transformer.models import DEFAULT_VARIANTS, VARIANTS
+
+    assert probe_gpt.build_config(_args(quick=False)).dynamic_variants == list(DEFAULT_VARIANTS)
+    assert probe_gpt.build_config(_args(quick=False, dynamic="all")).dynamic_variants == list(VARIANTS)
+    assert {"compile", "pynative"} == set(VARIANTS) - set(DEFAULT_VARIANTS)
