@@ -57,7 +57,11 @@ GPT_S: dict[tuple[str, str], tuple[float, float, float, float]] = {
     ("mindspore", "graph"): (11.0, 7.8, 7.8, 1.1),
     ("mindspore", "pynative"): (4.5, 3.7, 3.7, 1.5),
 }
-GPT_AUX_S = {"pytorch": 30.0, "mindspore": 35.0}  # GEMM peak, parity arrays, attention kernels (assumption)
+# The GEMM peak / parity arrays child, per (framework, whether it times the attention kernels): PyTorch
+# trains SDPA against written-out attention for a second and at least three pairs of steps; MindSpore
+# only looks its fused kernel up. Measured here on 2026-12-03 (with attention; quiet-equivalent: 44.8 s
+# and 8.1 s at a load of 4.7 busy cores on 2); without it, the steps' share taken off (assumption).
+GPT_AUX_S = {("pytorch", True): 45.0, ("pytorch", False): 20.0, ("mindspore", True): 8.0, ("mindspore", False): 8.0}
 # One dynamic-shape variant's child (probes.transformer.worker_common.drive_ways), per variant: start-up
 # s (interpreter, import, a model built per way), seconds per new shape (a graph compile with a cold
 # inductor cache; an eager framework's first-shape stall), the same with a warm cache, and microseconds
@@ -322,7 +326,8 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
             steps.append(
                 Step(
                     f"{fw}-aux",
-                    figures.seconds("gpt", f"aux-{fw}", GPT_AUX_S.get(fw, 20.0)) * load.slowdown,
+                    figures.seconds("gpt", gpt_aux_key(fw, config), GPT_AUX_S.get((fw, config.attention), 20.0))
+                    * load.slowdown,
                     setup=True,
                 )
             )
@@ -359,6 +364,11 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
             work = tokens * token_us * 1e-6 * per_token
             steps.append(Step(rid, fixed_s=fixed * load.slowdown, timed_s=work * load.step_slowdown))
     return Plan(steps, cold=colds)
+
+
+def gpt_aux_key(framework: str, config: object) -> str:
+    """The figure of a GPT aux child: with the attention kernels timed or not (PyTorch's differ 2x)."""
+    return f"aux-{framework}" + ("-attention" if getattr(config, "attention", True) else "")
 
 
 def dynamic_work(config: object) -> list[tuple[str, int, int]]:

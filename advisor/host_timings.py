@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
-from advisor.estimates import Figures, Load
+from advisor.estimates import Figures, Load, gpt_aux_key
 from probes.bounded import read_json
 
 VERSION = 1
@@ -174,7 +174,7 @@ def learn(kind_name: str, config: object, progress) -> None:
             _put(table, step.id, parts)
         elif step.id.endswith("-aux"):
             fw = step.id.removesuffix("-aux")
-            key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else f"aux-{fw}"
+            key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else gpt_aux_key(fw, config)
             _put(table, key, {"seconds": taken / load.slowdown})
         elif kind_name in ("training", "gpt"):
             continue  # a timed run that did not measure: its time says nothing of the next one
