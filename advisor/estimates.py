@@ -65,15 +65,18 @@ GPT_AUX_S = {("pytorch", True): 45.0, ("pytorch", False): 20.0, ("mindspore", Tr
 # One dynamic-shape variant's child (probes.transformer.worker_common.drive_ways), per variant: start-up
 # s (interpreter, import, a model built per way), seconds per new shape (a graph compile with a cold
 # inductor cache; an eager framework's first-shape stall), the same with a warm cache, and microseconds
-# per computed token (padding included) on both cores at the default shape. Measured here (see
-# benchmarks/probe_estimates.py; quiet-equivalent, each divided by the slowdown of its moment).
+# per computed token (padding included) at the default shape. Quiet-equivalent (each divided by the
+# slowdown of its moment), measured here on 2026-12-03 with the default schedule: graph (7.4 s, 10.0 s
+# a shape, 1,214 us a token at a load of 8.3 busy cores on 2); the others' tokens from the timed runs'
+# steps above (a step of 8 x 128 tokens) and their shapes from the timed runs' first steps (assumption
+# until this host measures them: benchmarks/probe_estimates.py).
 GPT_DYNAMIC_S: dict[str, tuple[float, float, float, float]] = {
-    "eager": (6.0, 0.3, 0.3, 60.0),
-    "compile": (8.0, 25.0, 6.0, 55.0),
-    "compile-dynamic": (8.0, 30.0, 8.0, 60.0),
-    "graph": (9.0, 6.0, 6.0, 120.0),
-    "graph-dynamic": (9.0, 8.0, 8.0, 130.0),
-    "pynative": (5.0, 1.0, 1.0, 180.0),
+    "eager": (6.0, 0.4, 0.4, 490.0),
+    "compile": (8.0, 41.0, 5.0, 460.0),
+    "compile-dynamic": (8.0, 45.0, 6.0, 460.0),
+    "graph": (7.4, 10.0, 10.0, 1214.0),
+    "graph-dynamic": (7.4, 12.0, 12.0, 1214.0),
+    "pynative": (4.5, 3.7, 3.7, 1465.0),
 }
 DYNAMIC_PARTS = ("startup", "shape_cold", "shape_warm", "token_us")
 GPT_DEFAULT_STEP = (8, 128)  # (batch, seq) the figures above were measured at, with the default shape
