@@ -111,6 +111,7 @@ def run_kind(kind: str) -> dict:
         "etas": len(ratios),
         "etas_inside": inside,
         "eta_worst": max(ratios, key=lambda r: abs(r - 1.0)) if ratios else None,
+        "trace": [(round(t - start, 1), round(eta, 1), round(end - t, 1)) for t, eta in etas],  # (at, ETA, left)
     }
 
 
@@ -151,6 +152,7 @@ def main() -> int:
     parser.add_argument("--loaded", action="store_true", help="a pass as found, then one burner per core")
     parser.add_argument("--passes", type=int, default=1)
     parser.add_argument("--cache", default=None)
+    parser.add_argument("--trace", metavar="FILE", help="write every kind's ETA samples (at, ETA, really left) as JSON")
     args = parser.parse_args()
     os.environ["XDG_CACHE_HOME"] = args.cache or tempfile.mkdtemp(prefix="advisor-estimates-")
     kinds = [k for k in args.kinds.split(",") if k]
@@ -167,6 +169,11 @@ def main() -> int:
     for _ in range(args.passes):
         for n, label in passes:
             rows += one_pass(kinds, n, label)
+    if args.trace:
+        import json
+
+        with open(args.trace, "w") as f:
+            json.dump([{k: r[k] for k in ("kind", "pass", "estimate", "actual", "trace")} for r in rows], f)
     print("\nkind       " + "".join(f"{label:>24}" for _, label in passes))
     for kind in kinds:
         cells = []
