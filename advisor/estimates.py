@@ -107,6 +107,7 @@ class Step:
     chance: float = 1.0  # below 1: an extra round that may not run; its share counts until it starts
     group: str = ""  # the model of an extra round: dropped once the runner moves past that model
     per_fraction_s: Optional[float] = None  # the seconds a reported fraction of 1 stands for (a run's budget)
+    silent: bool = False  # the runner announces no start for it: it starts when the step before it ends
 
     @property
     def seconds(self) -> float:
@@ -439,11 +440,15 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
     if kind_name == "pipeline":
         from probes.pipeline.runner import plan
 
+        # config.passes interleaved rounds of one child per loader: a step per child, the runner's start
+        # only for the first round's, a "pass" event as each child ends (probes.pipeline.runner.run)
         steps = []
-        for fw, variant, workers in plan(config):
-            rid = f"{fw}-{variant}-w{workers}"
-            default = PIPELINE_RUN_S.get(variant, 10.0)
-            steps.append(Step(rid, 0.0, figures.seconds("pipeline", rid, default) * load.slowdown))
+        for rnd in range(int(getattr(config, "passes", 1))):
+            for fw, variant, workers in plan(config):
+                rid = f"{fw}-{variant}-w{workers}"
+                default = PIPELINE_RUN_S.get(variant, 10.0)
+                seconds = figures.seconds("pipeline", rid, default) * load.slowdown
+                steps.append(Step(rid, 0.0, seconds, silent=rnd > 0))
         return Plan(steps)
     if kind_name == "deploy":
         each = (DEPLOY_STEP_S["export"] + DEPLOY_STEP_S["serve"]) / 2

@@ -76,7 +76,7 @@ class Seen:
     """One progress event, read once (`seen`) into what the displays use, whatever its shape."""
 
     run_id: str  # the run's id (a deploy step's step_id); "" when the event names none
-    kind: str  # start | progress | done | replan (any other kind counts as progress)
+    kind: str  # start | progress | done | replan | pass (one child of a run ended; any other: progress)
     fraction: float | None  # of this run: the scaling launch's own, or epochs done (the accuracy workers)
     total: int | None  # the planned total the runner announces
     status: str | None  # the event's, else its run's
@@ -112,7 +112,7 @@ def seen(event: object, payload: object = None) -> Seen:
     total, run = data.get("total"), data.get("run")
     return Seen(
         run_id=str(data.get("run_id") or data.get("step_id") or ""),
-        kind=kind if kind in ("start", "progress", "done", "replan") else "progress",
+        kind=kind if kind in ("start", "progress", "done", "replan", "pass") else "progress",
         fraction=None if fraction is None else float(fraction),
         total=None if total is None else int(total),
         status=data.get("status") or getattr(run, "status", None),
@@ -228,7 +228,7 @@ class ProbeProgress:
         load: Optional[Load] = None,
     ) -> ProbeProgress:
         plan = plan_for(kind_name, config, figures, load) if config is not None else plan_for(kind_name, None)
-        unit = {"deploy": "steps", "scaling": "launches"}.get(kind_name, "runs")
+        unit = {"deploy": "steps", "scaling": "launches", "pipeline": "passes"}.get(kind_name, "runs")
         return cls(kind_name, plan, unit=unit, now=now, load=load)
 
     # ---- the plan ------------------------------------------------------------------------------
@@ -327,6 +327,12 @@ class ProbeProgress:
                     self._replan(before)
             if kind == "replan":
                 return
+            if kind == "pass":
+                self._pass(rid, now)
+                return
+            if kind == "done" and rid in self.slots and all(self.order[i].done for i in self.slots[rid]):
+                self.order[self.slots[rid][-1]].run = run  # its passes were steps: the merged run ends them
+                return
             index = self._slot(rid, kind, now)
             if index is None:
                 return
@@ -338,6 +344,18 @@ class ProbeProgress:
             elif kind == "progress" and fraction is not None:
                 slot.reported = now if slot.reported is None else slot.reported
                 slot.fraction = max(slot.fraction, min(0.99, float(fraction)))
+
+    def _pass(self, rid: str, now: float) -> None:
+        """One child of a run with several (the pipeline probe's passes) ended: its next step of that id
+        is done, begun when the step before it ended if the runner announced no start for it."""
+        free = [i for i in self.slots.get(rid, []) if not self.order[i].done]
+        if not free:
+            return
+        slot = self.order[free[0]]
+        if slot.began is None:
+            ends = [s.began + s.taken for s in self.order if s.done and s.began is not None and s.taken is not None]
+            slot.began = max(ends, default=self.started)
+        slot.done, slot.fraction, slot.taken = True, 1.0, max(0.0, now - slot.began)
 
     def finish(self, now: float | None = None) -> None:
         """The measurement ended (finished, cancelled or failed): the clock stops."""
@@ -399,7 +417,7 @@ class ProbeProgress:
                     continue
                 if slot.dropped:
                     continue
-                if slot.began is None and slot.step.setup and not self.slots_with_events(slot):
+                if slot.began is None and (slot.step.silent or slot.step.setup and not self.slots_with_events(slot)):
                     # a silent step right after the last one that ended: counts by the clock
                     left += max(0.0, slot.step.seconds * scale - max(0.0, now - previous_end))
                     previous_end = now

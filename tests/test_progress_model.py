@@ -97,6 +97,32 @@ def test_the_pipeline_plan_names_the_runners_ids_and_ignores_nothing_it_runs():
     )
 
 
+def test_the_pipeline_plans_every_pass_and_counts_each_as_its_child_ends():
+    """The runner starts each loader once and ends each child with a "pass" event: the plan held one
+    step per loader, all five running at once by the clock, and learned the whole probe's time for each."""
+    from probes.pipeline.models import PipelineConfig
+
+    config = PipelineConfig(frameworks=["pytorch"], workers=2, passes=3)
+    p = ProbeProgress.for_config("pipeline", config, now=0.0, load=Load(2, 0.0))
+    ids = ["pytorch-dataloader-w0", "pytorch-dataloader-w2"]
+    each = p.order[0].step.seconds
+    assert p.planned == 6 and p.estimate_seconds() == pytest.approx(6 * each)
+    t = 0.0
+    for rnd in range(3):
+        for rid in ids:
+            if rnd == 0:
+                p.on_event(rid, {"kind": "start"}, now=t)
+            if rid == ids[1] and rnd == 1:  # a silent child counts down by the clock from the last end
+                assert p.raw_remaining(now=t + 4.0) == pytest.approx(p.raw_remaining(now=t) - 4.0)
+            t += 10.0
+            p.on_event(rid, {"kind": "pass", "epoch": rnd + 1, "epochs": 3}, now=t)
+            assert p.finished == rnd * 2 + ids.index(rid) + 1
+    for rid in ids:
+        p.on_event(rid, {"kind": "done", "run": None}, now=t)
+    assert (p.planned, p.finished, p.replanned_from) == (6, 6, None)
+    assert [round(taken) for _, taken, _ in p.actuals()] == [10] * 6  # each child's own time, to learn from
+
+
 def test_deploy_steps_are_planned_from_the_runners_announced_total():
     p = ProbeProgress.for_config("deploy", None)
     assert p.view().eta_seconds is None and p.view().planned == 0
