@@ -67,11 +67,12 @@ GPT_AUX_S = {("pytorch", True): 45.0, ("pytorch", False): 20.0, ("mindspore", Tr
 # inductor cache; an eager framework's first-shape stall), the same with a warm cache, and microseconds
 # per computed token (padding included) at the default shape. Quiet-equivalent (each divided by the
 # slowdown of its moment), measured here on 2026-12-03 with the default schedule: graph (7.4 s, 10.0 s
-# a shape, 1,214 us a token at a load of 8.3 busy cores on 2); the others' tokens from the timed runs'
-# steps above (a step of 8 x 128 tokens) and their shapes from the timed runs' first steps (assumption
-# until this host measures them: benchmarks/probe_estimates.py).
+# a shape, 1,214 us a token at a load of 8.3 busy cores on 2), eager (7.2 s, 0.18 s, 1,317 us at a load
+# of 11.0: 2.7x the timed runs' step, two threads among that many others); the others' tokens from the
+# timed runs' steps above (a step of 8 x 128 tokens) and their shapes from the timed runs' first steps
+# (assumption until this host measures them: benchmarks/probe_estimates.py).
 GPT_DYNAMIC_S: dict[str, tuple[float, float, float, float]] = {
-    "eager": (6.0, 0.4, 0.4, 490.0),
+    "eager": (7.2, 0.18, 0.18, 1317.0),
     "compile": (8.0, 41.0, 5.0, 460.0),
     "compile-dynamic": (8.0, 45.0, 6.0, 460.0),
     "graph": (7.4, 10.0, 10.0, 1214.0),
