@@ -82,7 +82,10 @@ GPT_DYNAMIC_S: dict[str, tuple[float, float, float, float]] = {
 DYNAMIC_PARTS = ("startup", "shape_cold", "shape_warm", "token_us")
 GPT_DEFAULT_STEP = (8, 128)  # (batch, seq) the figures above were measured at, with the default shape
 # The data probes and the launchers: one step each.
-DEPLOY_STEP_S = {"export": 12.0, "serve": 12.0}
+# A deployment step (an export, a baseline or a serve of one artefact), per model: LeNet-5 measured here
+# (18 s a step at a load of 9.3 busy cores on 2: 6.3 s quiet-equivalent, benchmarks/probe_estimates.py,
+# 2026-12-03); ResNet-18's a larger graph to export and run (assumption: twice LeNet-5's).
+DEPLOY_STEP_S = {"lenet": 6.3, "resnet18": 12.6}
 ACCURACY_START_S = 6.0
 ACCURACY_EPOCH_S = 1.5  # LeNet-5 on the digits, one epoch
 NORMALIZE_CHECK_S = 8.0
@@ -371,6 +374,11 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
     return Plan(steps, cold=colds)
 
 
+def deploy_key(config: object) -> str:
+    """The figure of a deployment step: per set of models (a ResNet-18 step is not a LeNet-5 one)."""
+    return "step-" + "+".join(sorted(getattr(config, "models", None) or ["lenet"]))
+
+
 def gpt_aux_key(framework: str, config: object) -> str:
     """The figure of a GPT aux child: with the attention kernels timed or not (PyTorch's differ 2x)."""
     return f"aux-{framework}" + ("-attention" if getattr(config, "attention", True) else "")
@@ -452,8 +460,9 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
                 steps.append(Step(rid, 0.0, seconds, silent=rnd > 0))
         return Plan(steps)
     if kind_name == "deploy":
-        each = (DEPLOY_STEP_S["export"] + DEPLOY_STEP_S["serve"]) / 2
-        each = figures.seconds("deploy", "step", each) * load.slowdown
+        models = list(getattr(config, "models", []) or ["lenet"]) if config is not None else ["lenet"]
+        each = sum(DEPLOY_STEP_S.get(m, max(DEPLOY_STEP_S.values())) for m in models) / len(models)
+        each = figures.seconds("deploy", deploy_key(config), each) * load.slowdown
         return Plan([], named=False, announced=deploy_steps(config) if config is not None else 0, each=each)
     if kind_name == "scaling":
         each = figures.seconds("scaling", "launch", sum(SCALING_LAUNCH_S.values()) / 2) * load.slowdown

@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
-from advisor.estimates import Figures, Load, gpt_aux_key
+from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key
 from probes.bounded import read_json
 
 VERSION = 1
@@ -179,7 +179,8 @@ def learn(kind_name: str, config: object, progress) -> None:
         elif kind_name in ("training", "gpt"):
             continue  # a timed run that did not measure: its time says nothing of the next one
         else:
-            _put(table, _step_key(kind_name, step.id), {"seconds": taken / load.slowdown})
+            key = deploy_key(config) if kind_name == "deploy" else _step_key(kind_name, step.id)
+            _put(table, key, {"seconds": taken / load.slowdown})
     extras = [s for s in progress.order if not s.step.setup and s.step.chance < 1.0]
     complete = all(s.done for s in progress.order if s.step.chance >= 1.0 and not s.step.setup)
     if extras and complete:  # a cancelled measurement says nothing of how often another round is needed
@@ -194,12 +195,10 @@ def learn(kind_name: str, config: object, progress) -> None:
 
 
 def _step_key(kind_name: str, step_id: str) -> str:
-    """The figure a step's time teaches: the run without its seed (accuracy), every step alike (deploy,
-    scaling: their ids name models and ranks the plan counts by number), else the step itself."""
+    """The figure a step's time teaches: the run without its seed (accuracy), every launch alike (scaling:
+    its ids name ranks the plan counts by number), else the step itself (deploy: advisor.estimates.deploy_key)."""
     if kind_name == "accuracy" and "-seed" in step_id:
         return step_id.rsplit("-seed", 1)[0]
-    if kind_name == "deploy":
-        return "step"
     if kind_name == "scaling":
         return "launch"
     return step_id

@@ -377,3 +377,14 @@ def test_a_step_past_its_estimate_re_estimates_the_rest_visibly_before_it_ends()
         view = p.view(now=float(t))
     assert not view.over_estimate and "re-estimated: this host runs" in view.text
     assert view.eta_seconds > 30.0  # the run still ahead, at the pace the overrun shows
+
+
+def test_a_deploy_step_is_planned_by_its_models_and_learned_per_set_of_models():
+    """One figure (12 s) for every step of every model: a LeNet-5 deploy planned 1.9x its actual time."""
+    from advisor.estimates import DEPLOY_STEP_S, deploy_key, plan_for
+    from probes.deploy.models import DeployConfig
+
+    lenet = plan_for("deploy", DeployConfig(models=["lenet"]), load=Load(2, 0.0))
+    both = plan_for("deploy", DeployConfig(models=["lenet", "resnet18"]), load=Load(2, 0.0))
+    assert lenet.each == DEPLOY_STEP_S["lenet"] and both.each == pytest.approx(sum(DEPLOY_STEP_S.values()) / 2)
+    assert deploy_key(DeployConfig(models=["resnet18", "lenet"])) == "step-lenet+resnet18"
