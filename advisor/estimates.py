@@ -426,6 +426,15 @@ def deploy_steps(config: object) -> int:
     return len(list(getattr(config, "models", []))) * (2 * exports + len(frameworks))
 
 
+def scaling_launches(config: object) -> int:
+    """The scaling probe's launches on a CPU-only host (probes.scaling.runner.run_scaling): per repetition,
+    model and framework one per rank count (1 and 2 by default); a host with accelerators may plan other
+    rank counts, which the runner's announced total re-plans."""
+    ranks = list(getattr(config, "ranks", None) or [1, 2])
+    per = len(list(getattr(config, "models", []) or [])) * len(list(getattr(config, "frameworks", []) or []))
+    return int(getattr(config, "repeat", 1)) * per * len(ranks)
+
+
 def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, load: Optional[Load] = None) -> Plan:
     """The plan of `config` for the kind: named steps (training, gpt, accuracy, pipeline) or counted ones
     (deploy, scaling and any other registered kind: their runners announce a `total` or start ids the
@@ -470,6 +479,9 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
         each = figures.seconds("deploy", deploy_key(config), each) * load.slowdown
         return Plan([], named=False, announced=deploy_steps(config) if config is not None else 0, each=each)
     if kind_name == "scaling":
-        each = figures.seconds("scaling", "launch", sum(SCALING_LAUNCH_S.values()) / 2) * load.slowdown
-        return Plan([], named=False, each=each)
+        frameworks = list(getattr(config, "frameworks", []) or ["pytorch"])
+        launcher = {"pytorch": "torchrun", "mindspore": "msrun"}
+        each = sum(SCALING_LAUNCH_S[launcher.get(fw, "msrun")] for fw in frameworks) / len(frameworks)
+        each = figures.seconds("scaling", "launch", each) * load.slowdown
+        return Plan([], named=False, announced=scaling_launches(config), each=each)
     return Plan([], named=False, each=None)  # a kind with no plan of its own: counted as announced

@@ -388,3 +388,15 @@ def test_a_deploy_step_is_planned_by_its_models_and_learned_per_set_of_models():
     both = plan_for("deploy", DeployConfig(models=["lenet", "resnet18"]), load=Load(2, 0.0))
     assert lenet.each == DEPLOY_STEP_S["lenet"] and both.each == pytest.approx(sum(DEPLOY_STEP_S.values()) / 2)
     assert deploy_key(DeployConfig(models=["resnet18", "lenet"])) == "step-lenet+resnet18"
+
+
+def test_the_scaling_launches_are_planned_before_the_first_one_starts():
+    """The plan had no launches until the runner announced them: the opening said no time at all."""
+    from probes.scaling.models import ScalingConfig
+
+    config = ScalingConfig(frameworks=["pytorch", "mindspore"], models=["lenet"], repeat=3)
+    p = ProbeProgress.for_config("scaling", config, now=0.0, load=Load(2, 0.0))
+    assert p.planned == 3 * 2 * 2 and p.estimate_seconds() > 0
+    assert "12 launches planned, about " in p.opening()
+    p.on_event(ev("pytorch-lenet-r1-rep1", "start", total=12), now=0.0)  # the runner's total: the same plan
+    assert p.planned == 12 and p.replanned_from is None
