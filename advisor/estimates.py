@@ -68,7 +68,8 @@ GPT_AUX_S = {("pytorch", True): 45.0, ("pytorch", False): 20.0, ("mindspore", Tr
 # per computed token (padding included) at the default shape. Quiet-equivalent (each divided by the
 # slowdown of its moment), measured here on 2026-12-03 with the default schedule: graph (7.4 s, 10.0 s
 # a shape, 1,214 us a token at a load of 8.3 busy cores on 2), eager (7.2 s, 0.18 s, 1,317 us at a load
-# of 11.0: 2.7x the timed runs' step, two threads among that many others); the others' tokens from the
+# of 11.0: 2.7x the timed runs' step, two threads among that many others), graph-dynamic (6.2 s, 11.4 s,
+# 1,643 us at a load of 11.0); the others' tokens from the
 # timed runs' steps above (a step of 8 x 128 tokens) and their shapes from the timed runs' first steps
 # (assumption until this host measures them: benchmarks/probe_estimates.py).
 GPT_DYNAMIC_S: dict[str, tuple[float, float, float, float]] = {
@@ -76,7 +77,7 @@ GPT_DYNAMIC_S: dict[str, tuple[float, float, float, float]] = {
     "compile": (8.0, 41.0, 5.0, 460.0),
     "compile-dynamic": (8.0, 45.0, 6.0, 460.0),
     "graph": (7.4, 10.0, 10.0, 1214.0),
-    "graph-dynamic": (7.4, 12.0, 12.0, 1214.0),
+    "graph-dynamic": (6.2, 11.4, 11.4, 1643.0),
     "pynative": (4.5, 3.7, 3.7, 1465.0),
 }
 DYNAMIC_PARTS = ("startup", "shape_cold", "shape_warm", "token_us")
@@ -95,7 +96,9 @@ ACCURACY_START_S = {"pytorch": 22.8, "mindspore": 3.4}
 ACCURACY_EPOCH_S = 1.5  # LeNet-5 on the digits, one epoch
 NORMALIZE_CHECK_S = 5.0
 PIPELINE_RUN_S = {"dataloader": 12.0, "generator": 13.0, "vision": 13.0, "generator-mp": 18.0}
-SCALING_LAUNCH_S = {"torchrun": 15.0, "msrun": 25.0}  # one launch of 1 or 2 ranks (measured-here.md: 6-26 s)
+# One launch of 1 or 2 ranks: 6-26 s in earlier runs here; four launches (both launchers) averaged 14.8 s
+# quiet-equivalent on 2026-12-03 (benchmarks/probe_estimates.py); msrun's start-up the longer (assumption).
+SCALING_LAUNCH_S = {"torchrun": 12.0, "msrun": 18.0}
 
 # ---- the protocol's own rules (probes.training.measure) -----------------------------------------
 MIN_WARMUP_STEPS = 2  # warmup stops at 25% of the budget once it has two steps
