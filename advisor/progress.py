@@ -68,6 +68,7 @@ _FIELDS = (
     "images_per_second",
     "tokens_per_second",
     "run",
+    "native_kind",
 )
 
 
@@ -102,6 +103,8 @@ def seen(event: object, payload: object = None) -> Seen:
     else:
         data = {name: getattr(event, name, None) for name in _FIELDS}
     kind = str(data.get("kind") or "progress")
+    if kind == "progress" and data.get("native_kind") == "pass":
+        kind = "pass"  # the registry's events keep a runner's own kind apart (probes.base._adapter)
     # the scaling probe's `fraction` is of the whole probe; `run_fraction` is of the launch
     fraction = data.get("run_fraction")
     if fraction is None:
