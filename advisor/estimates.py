@@ -69,13 +69,14 @@ GPT_AUX_S = {("pytorch", True): 45.0, ("pytorch", False): 20.0, ("mindspore", Tr
 # slowdown of its moment), measured here on 2026-12-03 with the default schedule: graph (7.4 s, 10.0 s
 # a shape, 1,214 us a token at a load of 8.3 busy cores on 2), eager (7.2 s, 0.18 s, 1,317 us at a load
 # of 11.0: 2.7x the timed runs' step, two threads among that many others), graph-dynamic (6.2 s, 11.4 s,
-# 1,643 us at a load of 11.0); the others' tokens from the
-# timed runs' steps above (a step of 8 x 128 tokens) and their shapes from the timed runs' first steps
-# (assumption until this host measures them: benchmarks/probe_estimates.py).
+# 1,643 us at a load of 11.0), compile-dynamic with a cold inductor cache (9.9 s, 45.1 s, 1,242 us at a
+# load of 11.5). Assumptions until this host measures them (benchmarks/probe_estimates.py): a warm
+# inductor cache's shape, torch.compile's default variant (from compile-dynamic's), PyNative's (its
+# timed runs' start-up, first step and step of 8 x 128 tokens).
 GPT_DYNAMIC_S: dict[str, tuple[float, float, float, float]] = {
     "eager": (7.2, 0.18, 0.18, 1317.0),
-    "compile": (8.0, 41.0, 5.0, 460.0),
-    "compile-dynamic": (8.0, 45.0, 6.0, 460.0),
+    "compile": (9.9, 41.0, 5.0, 1242.0),
+    "compile-dynamic": (9.9, 45.1, 6.0, 1242.0),
     "graph": (7.4, 10.0, 10.0, 1214.0),
     "graph-dynamic": (6.2, 11.4, 11.4, 1643.0),
     "pynative": (4.5, 3.7, 3.7, 1465.0),
