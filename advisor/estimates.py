@@ -49,13 +49,14 @@ AUX_S = {"pytorch": (6.0, 2.0), "mindspore": (6.0, 3.0)}
 HOST_SUMMARY_S = 1.0  # probes.check.host.collect_host before the first child
 IDLE_WINDOW_S = 0.5  # probes.training.runner.IDLE_WINDOW_S: the idle-core sample before each round
 # The transformer probe, default shape (4 layers, hidden 256, seq 128, vocab 8192, batch 8), per
-# (framework, mode): start-up, first warm, first cold, step s; from its runs here on 2026-12-03 (a loaded
-# host: each divided by the slowdown it measured for itself). Another shape scales the steps by its FLOPs.
+# (framework, mode): start-up, first warm, first cold, step s; the mean of two runs here on 2026-12-03
+# (loaded hosts: each divided by the slowdown it measured for itself; the second at a load of 4.7 busy
+# cores on 2, its cold torch.compile first step 158 s). Another shape scales the steps by its FLOPs.
 GPT_S: dict[tuple[str, str], tuple[float, float, float, float]] = {
-    ("pytorch", "eager"): (10.0, 0.4, 0.4, 0.5),
-    ("pytorch", "compile"): (5.5, 5.0, 41.0, 0.47),
-    ("mindspore", "graph"): (11.0, 7.8, 7.8, 1.1),
-    ("mindspore", "pynative"): (4.5, 3.7, 3.7, 1.5),
+    ("pytorch", "eager"): (11.5, 1.05, 1.05, 0.73),
+    ("pytorch", "compile"): (12.6, 5.0, 81.5, 0.73),
+    ("mindspore", "graph"): (10.3, 20.4, 20.4, 1.5),
+    ("mindspore", "pynative"): (6.0, 6.2, 6.2, 1.87),
 }
 # The GEMM peak / parity arrays child, per (framework, whether it times the attention kernels): PyTorch
 # trains SDPA against written-out attention for a second and at least three pairs of steps; MindSpore
