@@ -83,17 +83,22 @@ def _put(table: dict, key: str, values: Mapping[str, float]) -> None:
         entry[name], counts[name] = round(mean, 4), n
 
 
+def _field(run: object, name: str) -> object:
+    """A field of a finished run as its done event carried it: the run's model, or (through the probe
+    registry's adapter, as the TUI and the benchmark receive it) the model's dict."""
+    return run.get(name) if isinstance(run, Mapping) else getattr(run, name, None)
+
+
 def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
     """A finished timed run's parts, quiet-equivalent (None when it did not measure)."""
-    if getattr(run, "status", None) != "ok":
+    if _field(run, "status") != "ok":
         return None
-    seconds, first = getattr(run, "seconds", None), getattr(run, "first_step_seconds", None)
-    warmup, measured = getattr(run, "warmup_seconds", None), getattr(run, "measured_seconds", None)
-    steps = getattr(run, "step_time_ms", None)
-    median = getattr(steps, "median", None)
+    seconds, first = _field(run, "seconds"), _field(run, "first_step_seconds")
+    warmup, measured = _field(run, "warmup_seconds"), _field(run, "measured_seconds")
+    median = _field(_field(run, "step_time_ms"), "median")
     if None in (seconds, first, warmup, measured, median):
         return None
-    settings = getattr(run, "settings", {}) or {}
+    settings = _field(run, "settings") or {}
     foreign = settings.get("foreign_cores")
     threads = settings.get("threads")
     load = Load(cores, float(foreign) if isinstance(foreign, (int, float)) else 0.0)
@@ -104,7 +109,7 @@ def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
     }
     first_q = first / load.slowdown
     cache = settings.get("compile_cache")
-    if getattr(run, "mode", None) == "compile":
+    if _field(run, "mode") == "compile":
         parts["first_cold" if cache == "cold" else "first_warm"] = first_q
     else:  # eager, PyNative; MindSpore graph compiles every time: one first step
         parts["first_cold"] = parts["first_warm"] = first_q
@@ -118,6 +123,13 @@ def dynamic_parts(run: object, config: object, load: Load) -> Optional[dict[str,
     and a warm inductor cache) and microseconds per computed token at the default shape."""
     from advisor.estimates import new_shapes
     from probes.transformer import flops, spec
+    from probes.transformer.models import DynamicRun
+
+    if isinstance(run, Mapping):  # through the probe registry's adapter: the model's dict
+        try:
+            run = DynamicRun.model_validate(run)
+        except ValueError:
+            return None
 
     ways = getattr(run, "ways", None) or []
     seconds, variant = getattr(run, "seconds", None), getattr(run, "variant", None)

@@ -19,6 +19,7 @@ from advisor.estimates import (
     plan_for,
 )
 from advisor.progress import ProbeProgress
+from probes.base import _adapter
 from probes.transformer.models import GPT_QUICK, DynamicRun, GptConfig, GptEvent, GptRun
 
 QUIET = Load(2, 0.0)
@@ -124,7 +125,12 @@ def test_a_finished_runs_parts_are_learned_and_planned_next_time(tmp_path, monke
     p.on_event(GptEvent(run_id=timed.id, kind="done", run=timed), now=30.0)
     dyn = _dynamic_run()
     p.on_event(GptEvent(run_id=dyn.id, kind="start"), now=30.0)
-    p.on_event(GptEvent(run_id=dyn.id, kind="done", run=dyn), now=70.0)
+    # through the probe registry's adapter (the TUI, the benchmark) a done event's run is the model's
+    # dict: nothing was learned from a GPT or a training run measured there
+    adapted = []
+    _adapter("gpt", adapted.append)(GptEvent(run_id=dyn.id, kind="done", run=dyn))
+    assert isinstance(adapted[0].run, dict)
+    p.on_event(adapted[0], now=70.0)
     p.finish(now=70.0)
     host_timings.learn("gpt", config, p)
     got = host_timings.figures().measured["gpt"]
