@@ -49,34 +49,58 @@ AUX_S = {"pytorch": (6.0, 2.0), "mindspore": (6.0, 3.0)}
 HOST_SUMMARY_S = 1.0  # probes.check.host.collect_host before the first child
 IDLE_WINDOW_S = 0.5  # probes.training.runner.IDLE_WINDOW_S: the idle-core sample before each round
 # The transformer probe, default shape (4 layers, hidden 256, seq 128, vocab 8192, batch 8), per
-# (framework, mode): start-up, first warm, first cold, step s; from its runs here on 2026-12-03 (a loaded
-# host: each divided by the slowdown it measured for itself). Another shape scales the steps by its FLOPs.
+# (framework, mode): start-up, first warm, first cold, step s; the mean of two runs here on 2026-12-03
+# (loaded hosts: each divided by the slowdown it measured for itself; the second at a load of 4.7 busy
+# cores on 2, its cold torch.compile first step 158 s). Another shape scales the steps by its FLOPs.
 GPT_S: dict[tuple[str, str], tuple[float, float, float, float]] = {
-    ("pytorch", "eager"): (10.0, 0.4, 0.4, 0.5),
-    ("pytorch", "compile"): (5.5, 5.0, 41.0, 0.47),
-    ("mindspore", "graph"): (11.0, 7.8, 7.8, 1.1),
-    ("mindspore", "pynative"): (4.5, 3.7, 3.7, 1.5),
+    ("pytorch", "eager"): (11.5, 1.05, 1.05, 0.73),
+    ("pytorch", "compile"): (12.6, 5.0, 81.5, 0.73),
+    ("mindspore", "graph"): (10.3, 20.4, 20.4, 1.5),
+    ("mindspore", "pynative"): (6.0, 6.2, 6.2, 1.87),
 }
-GPT_AUX_S = {"pytorch": 30.0, "mindspore": 35.0}  # GEMM peak, parity arrays, attention kernels (assumption)
-# One dynamic-shape variant's child for the default schedule (16 steps, 3 passes, the three ways). The
-# issue's field report: the whole default GPT probe took 8 min 44 s on this machine kind; less its timed
-# runs, about 45-90 s a variant, the compiling ones the longest (assumption until this host measures them).
-GPT_DYNAMIC_S = {
-    "eager": 45.0,
-    "compile": 90.0,
-    "compile-dynamic": 80.0,
-    "graph": 90.0,
-    "graph-dynamic": 60.0,
-    "pynative": 60.0,
+# The GEMM peak / parity arrays child, per (framework, whether it times the attention kernels): PyTorch
+# trains SDPA against written-out attention for a second and at least three pairs of steps; MindSpore
+# only looks its fused kernel up. Measured here on 2026-12-03 (with attention; quiet-equivalent: 44.8 s
+# and 8.1 s at a load of 4.7 busy cores on 2); without it, the steps' share taken off (assumption).
+GPT_AUX_S = {("pytorch", True): 45.0, ("pytorch", False): 20.0, ("mindspore", True): 8.0, ("mindspore", False): 8.0}
+# One dynamic-shape variant's child (probes.transformer.worker_common.drive_ways), per variant: start-up
+# s (interpreter, import, a model built per way), seconds per new shape (a graph compile with a cold
+# inductor cache; an eager framework's first-shape stall), the same with a warm cache, and microseconds
+# per computed token (padding included) at the default shape. Quiet-equivalent (each divided by the
+# slowdown of its moment), measured here on 2026-12-03 with the default schedule: graph (7.4 s, 10.0 s
+# a shape, 1,214 us a token at a load of 8.3 busy cores on 2), eager (7.2 s, 0.18 s, 1,317 us at a load
+# of 11.0: 2.7x the timed runs' step, two threads among that many others), graph-dynamic (6.2 s, 11.4 s,
+# 1,643 us at a load of 11.0), compile-dynamic with a cold inductor cache (9.9 s, 45.1 s, 1,242 us at a
+# load of 11.5). Assumptions until this host measures them (benchmarks/probe_estimates.py): a warm
+# inductor cache's shape, torch.compile's default variant (from compile-dynamic's), PyNative's (its
+# timed runs' start-up, first step and step of 8 x 128 tokens).
+GPT_DYNAMIC_S: dict[str, tuple[float, float, float, float]] = {
+    "eager": (7.2, 0.18, 0.18, 1317.0),
+    "compile": (9.9, 41.0, 5.0, 1242.0),
+    "compile-dynamic": (9.9, 45.1, 6.0, 1242.0),
+    "graph": (7.4, 10.0, 10.0, 1214.0),
+    "graph-dynamic": (6.2, 11.4, 11.4, 1643.0),
+    "pynative": (4.5, 3.7, 3.7, 1465.0),
 }
+DYNAMIC_PARTS = ("startup", "shape_cold", "shape_warm", "token_us")
 GPT_DEFAULT_STEP = (8, 128)  # (batch, seq) the figures above were measured at, with the default shape
 # The data probes and the launchers: one step each.
-DEPLOY_STEP_S = {"export": 12.0, "serve": 12.0}
-ACCURACY_START_S = 6.0
+# A deployment step (an export, a baseline or a serve of one artefact), per model: LeNet-5 measured here
+# (18 s a step at a load of 9.3 busy cores on 2: 6.3 s quiet-equivalent, benchmarks/probe_estimates.py,
+# 2026-12-03); ResNet-18's a larger graph to export and run (assumption: twice LeNet-5's).
+DEPLOY_STEP_S = {"lenet": 6.3, "resnet18": 12.6}
+# An accuracy run's start-up per framework and its epochs; the normalisation check; one child of the
+# input-pipeline probe per loader. Measured here on 2026-12-03 under a load of 9-10 busy cores on 2
+# (quiet-equivalent; benchmarks/probe_estimates.py): LeNet-5 two epochs PyTorch eager 25.8 s, MindSpore
+# graph 6.4 s, the check 5.0 s; the pipeline's 15 children 601 s in all (14 s each); the epoch's share
+# is the earlier assumption.
+ACCURACY_START_S = {"pytorch": 22.8, "mindspore": 3.4}
 ACCURACY_EPOCH_S = 1.5  # LeNet-5 on the digits, one epoch
-NORMALIZE_CHECK_S = 8.0
-PIPELINE_RUN_S = {"dataloader": 8.0, "generator": 10.0, "vision": 10.0, "generator-mp": 15.0}
-SCALING_LAUNCH_S = {"torchrun": 15.0, "msrun": 25.0}  # one launch of 1 or 2 ranks (measured-here.md: 6-26 s)
+NORMALIZE_CHECK_S = 5.0
+PIPELINE_RUN_S = {"dataloader": 12.0, "generator": 13.0, "vision": 13.0, "generator-mp": 18.0}
+# One launch of 1 or 2 ranks: 6-26 s in earlier runs here; four launches (both launchers) averaged 14.8 s
+# quiet-equivalent on 2026-12-03 (benchmarks/probe_estimates.py); msrun's start-up the longer (assumption).
+SCALING_LAUNCH_S = {"torchrun": 12.0, "msrun": 18.0}
 
 # ---- the protocol's own rules (probes.training.measure) -----------------------------------------
 MIN_WARMUP_STEPS = 2  # warmup stops at 25% of the budget once it has two steps
@@ -97,6 +121,7 @@ class Step:
     chance: float = 1.0  # below 1: an extra round that may not run; its share counts until it starts
     group: str = ""  # the model of an extra round: dropped once the runner moves past that model
     per_fraction_s: Optional[float] = None  # the seconds a reported fraction of 1 stands for (a run's budget)
+    silent: bool = False  # the runner announces no start for it: it starts when the step before it ends
 
     @property
     def seconds(self) -> float:
@@ -205,6 +230,12 @@ class Figures:
             float(got.get(n, d)) if isinstance(got.get(n), (int, float)) else d for n, d in zip(names, default)
         )
 
+    def parts(self, kind: str, key: str, names: tuple[str, ...], default: tuple[float, ...]) -> tuple[float, ...]:
+        """Named figures of a step (a dynamic-shape child's), this host's where measured."""
+        got = self.measured.get(kind, {}).get(key)
+        got = got if isinstance(got, Mapping) else {}
+        return tuple(float(got[n]) if isinstance(got.get(n), (int, float)) else d for n, d in zip(names, default))
+
     def seconds(self, kind: str, key: str, default: float) -> float:
         got = self.measured.get(kind, {}).get(key)
         if isinstance(got, Mapping) and isinstance(got.get("seconds"), (int, float)):
@@ -297,9 +328,10 @@ def training_plan(config: object, figures: Figures, load: Load) -> Plan:
 def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
     """The transformer probe (probes.transformer.runner.run): one aux child per framework, the rounds
     (the extra ones weighted as the training suite's), then one child per dynamic-shape variant."""
-    from probes.transformer.runner import _cache_root, dynamic_specs, round_specs
-
     from probes.transformer import flops, spec
+    from probes.transformer.models import VARIANTS
+    from probes.training.runner import BUDGET_CAP_FACTOR
+    from probes.transformer.runner import _cache_root, dynamic_specs, round_specs
 
     budget = float(config.budget)
     shape = spec.Shape(config.layers, config.hidden, config.heads, config.seq, config.vocab)
@@ -312,11 +344,12 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
             steps.append(
                 Step(
                     f"{fw}-aux",
-                    figures.seconds("gpt", f"aux-{fw}", GPT_AUX_S.get(fw, 20.0)) * load.slowdown,
+                    figures.seconds("gpt", gpt_aux_key(fw, config), GPT_AUX_S.get((fw, config.attention), 20.0))
+                    * load.slowdown,
                     setup=True,
                 )
             )
-    warm = compile_cache_warm(os.path.dirname(_cache_root(config)), os.path.basename(_cache_root(config)))
+    warm_cache = compile_cache_warm(_cache_root(config), "timed")  # the timed runs' inductor folder
     share = figures.share("gpt", EXTRA_ROUND_SHARE)
     rounds = max(int(config.repeat), int(config.max_repeat or config.repeat))
     round_budget = budget
@@ -324,25 +357,66 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
     for rnd in range(rounds):
         extra = rnd >= int(config.repeat)
         if extra:
-            round_budget = min(budget * 4, round_budget * 2)
+            round_budget = min(budget * BUDGET_CAP_FACTOR, round_budget * 2)
         chance = share ** (rnd - int(config.repeat) + 1) if extra else 1.0
         for fw, mode in round_specs(config):
             rid = f"{fw}-{mode}-gpt"
-            startup, warm, cold_s, step = GPT_S.get((fw, mode), (10.0, 5.0, 40.0, 1.0))
-            row = figures.run("gpt", rid, (startup, warm, cold_s, step * size))
-            cold = mode == "graph" or (mode == "compile" and not warm and rnd == 0)
+            startup, warm_s, cold_s, step = GPT_S.get((fw, mode), (10.0, 5.0, 40.0, 1.0))
+            row = figures.run("gpt", rid, (startup, warm_s, cold_s, step * size))
+            cold = mode == "graph" or (mode == "compile" and not warm_cache and rnd == 0)
             if mode == "compile" and cold:
                 colds.append(rid)
             steps.append(_timed_run(rid, row, round_budget, cold, load, chance, "gpt" if extra else ""))
     if config.dynamic:
-        # the defaults are for all three ways of the default schedule at the default shape
-        ways = len(config.dynamic_ways) / 3.0 * config.dynamic_steps * config.dynamic_passes / (16 * 3) * size
+        per_token = flops.train_flops_per_token(shape) / flops.train_flops_per_token(spec.Shape())
+        folder = os.path.join(_cache_root(config), "dynamic")
         for variant in dynamic_specs(config):
-            fw = "pytorch" if variant in ("eager", "compile", "compile-dynamic") else "mindspore"
-            rid = f"{fw}-{variant}-dynamic"
-            default = GPT_DYNAMIC_S.get(variant, 60.0) * ways
-            steps.append(Step(rid, figures.seconds("gpt", rid, default) * load.slowdown))
+            rid = f"{VARIANTS[variant][0]}-{variant}-dynamic"
+            startup, cold_s, warm_s, token_us = figures.parts("gpt", rid, DYNAMIC_PARTS, GPT_DYNAMIC_S[variant])
+            fixed, tokens = startup, 0
+            for way, widths, computed in dynamic_work(config):
+                compiled = variant != "eager" and VARIANTS[variant][0] == "pytorch"
+                warm_way = compiled and compile_cache_warm(folder, f"{variant}-{way}")
+                fixed += new_shapes(variant, widths) * (warm_s if warm_way else cold_s)
+                tokens += computed
+            work = tokens * token_us * 1e-6 * per_token
+            steps.append(Step(rid, fixed_s=fixed * load.slowdown, timed_s=work * load.step_slowdown))
     return Plan(steps, cold=colds)
+
+
+def deploy_key(config: object) -> str:
+    """The figure of a deployment step: per set of models (a ResNet-18 step is not a LeNet-5 one)."""
+    return "step-" + "+".join(sorted(getattr(config, "models", None) or ["lenet"]))
+
+
+def gpt_aux_key(framework: str, config: object) -> str:
+    """The figure of a GPT aux child: with the attention kernels timed or not (PyTorch's differ 2x)."""
+    return f"aux-{framework}" + ("-attention" if getattr(config, "attention", True) else "")
+
+
+def dynamic_work(config: object) -> list[tuple[str, int, int]]:
+    """Per dynamic way of `config`: (way, the widths it trains at, the tokens it computes over every
+    pass, padding included), from the schedule the workers draw (probes.transformer.batches)."""
+    from probes.transformer import batches
+
+    lens = batches.lengths(config.seq, config.dynamic_steps, config.dynamic_distinct)
+    buckets = batches.buckets(config.seq)
+    out = []
+    for way in config.dynamic_ways:
+        widths = [batches.padded_length(n, way, config.seq, buckets) for n in lens]
+        out.append((way, len(set(widths)), config.dynamic_passes * config.batch_size * sum(widths)))
+    return out
+
+
+def new_shapes(variant: str, widths: int) -> int:
+    """The new shapes a way costs a variant: a static graph compiles each width (an eager framework
+    stalls once on each); torch.compile's default compiles the first width static and recompiles once
+    as dynamic; the dynamic variants compile once."""
+    if variant in ("compile-dynamic", "graph-dynamic"):
+        return 1
+    if variant == "compile":
+        return min(widths, 2)
+    return widths
 
 
 def deploy_steps(config: object) -> int:
@@ -355,6 +429,15 @@ def deploy_steps(config: object) -> int:
     frameworks = list(getattr(config, "frameworks", []))
     exports = sum(1 for fw in frameworks for fmt in FORMATS.get(fw, ()) if not wanted or fmt in wanted)
     return len(list(getattr(config, "models", []))) * (2 * exports + len(frameworks))
+
+
+def scaling_launches(config: object) -> int:
+    """The scaling probe's launches on a CPU-only host (probes.scaling.runner.run_scaling): per repetition,
+    model and framework one per rank count (1 and 2 by default); a host with accelerators may plan other
+    rank counts, which the runner's announced total re-plans."""
+    ranks = list(getattr(config, "ranks", None) or [1, 2])
+    per = len(list(getattr(config, "models", []) or [])) * len(list(getattr(config, "frameworks", []) or []))
+    return int(getattr(config, "repeat", 1)) * per * len(ranks)
 
 
 def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, load: Optional[Load] = None) -> Plan:
@@ -376,7 +459,7 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
         for seed in range(int(config.seeds)):
             for fw, mode in plan(config):
                 rid = f"{fw}-{mode}-seed{seed}"
-                default = ACCURACY_START_S + int(config.epochs) * ACCURACY_EPOCH_S
+                default = ACCURACY_START_S.get(fw, 10.0) + int(config.epochs) * ACCURACY_EPOCH_S
                 steps.append(Step(rid, 0.0, figures.seconds("accuracy", f"{fw}-{mode}", default) * load.slowdown))
         if "mindspore" in config.frameworks:
             check = figures.seconds("accuracy", "normalize-check", NORMALIZE_CHECK_S)
@@ -385,17 +468,25 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
     if kind_name == "pipeline":
         from probes.pipeline.runner import plan
 
+        # config.passes interleaved rounds of one child per loader: a step per child, the runner's start
+        # only for the first round's, a "pass" event as each child ends (probes.pipeline.runner.run)
         steps = []
-        for fw, variant, workers in plan(config):
-            rid = f"{fw}-{variant}-w{workers}"
-            default = PIPELINE_RUN_S.get(variant, 10.0)
-            steps.append(Step(rid, 0.0, figures.seconds("pipeline", rid, default) * load.slowdown))
+        for rnd in range(int(getattr(config, "passes", 1))):
+            for fw, variant, workers in plan(config):
+                rid = f"{fw}-{variant}-w{workers}"
+                default = PIPELINE_RUN_S.get(variant, 10.0)
+                seconds = figures.seconds("pipeline", rid, default) * load.slowdown
+                steps.append(Step(rid, 0.0, seconds, silent=rnd > 0))
         return Plan(steps)
     if kind_name == "deploy":
-        each = (DEPLOY_STEP_S["export"] + DEPLOY_STEP_S["serve"]) / 2
-        each = figures.seconds("deploy", "step", each) * load.slowdown
+        models = list(getattr(config, "models", []) or ["lenet"]) if config is not None else ["lenet"]
+        each = sum(DEPLOY_STEP_S.get(m, max(DEPLOY_STEP_S.values())) for m in models) / len(models)
+        each = figures.seconds("deploy", deploy_key(config), each) * load.slowdown
         return Plan([], named=False, announced=deploy_steps(config) if config is not None else 0, each=each)
     if kind_name == "scaling":
-        each = figures.seconds("scaling", "launch", sum(SCALING_LAUNCH_S.values()) / 2) * load.slowdown
-        return Plan([], named=False, each=each)
+        frameworks = list(getattr(config, "frameworks", []) or ["pytorch"])
+        launcher = {"pytorch": "torchrun", "mindspore": "msrun"}
+        each = sum(SCALING_LAUNCH_S[launcher.get(fw, "msrun")] for fw in frameworks) / len(frameworks)
+        each = figures.seconds("scaling", "launch", each) * load.slowdown
+        return Plan([], named=False, announced=scaling_launches(config), each=each)
     return Plan([], named=False, each=None)  # a kind with no plan of its own: counted as announced

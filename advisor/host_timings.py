@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
-from advisor.estimates import Figures, Load
+from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key
 from probes.bounded import read_json
 
 VERSION = 1
@@ -83,17 +83,22 @@ def _put(table: dict, key: str, values: Mapping[str, float]) -> None:
         entry[name], counts[name] = round(mean, 4), n
 
 
+def _field(run: object, name: str) -> object:
+    """A field of a finished run as its done event carried it: the run's model, or (through the probe
+    registry's adapter, as the TUI and the benchmark receive it) the model's dict."""
+    return run.get(name) if isinstance(run, Mapping) else getattr(run, name, None)
+
+
 def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
     """A finished timed run's parts, quiet-equivalent (None when it did not measure)."""
-    if getattr(run, "status", None) != "ok":
+    if _field(run, "status") != "ok":
         return None
-    seconds, first = getattr(run, "seconds", None), getattr(run, "first_step_seconds", None)
-    warmup, measured = getattr(run, "warmup_seconds", None), getattr(run, "measured_seconds", None)
-    steps = getattr(run, "step_time_ms", None)
-    median = getattr(steps, "median", None)
+    seconds, first = _field(run, "seconds"), _field(run, "first_step_seconds")
+    warmup, measured = _field(run, "warmup_seconds"), _field(run, "measured_seconds")
+    median = _field(_field(run, "step_time_ms"), "median")
     if None in (seconds, first, warmup, measured, median):
         return None
-    settings = getattr(run, "settings", {}) or {}
+    settings = _field(run, "settings") or {}
     foreign = settings.get("foreign_cores")
     threads = settings.get("threads")
     load = Load(cores, float(foreign) if isinstance(foreign, (int, float)) else 0.0)
@@ -104,10 +109,56 @@ def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
     }
     first_q = first / load.slowdown
     cache = settings.get("compile_cache")
-    if getattr(run, "mode", None) == "compile":
+    if _field(run, "mode") == "compile":
         parts["first_cold" if cache == "cold" else "first_warm"] = first_q
     else:  # eager, PyNative; MindSpore graph compiles every time: one first step
         parts["first_cold"] = parts["first_warm"] = first_q
+    return parts
+
+
+def dynamic_parts(run: object, config: object, load: Load) -> Optional[dict[str, float]]:
+    """A finished dynamic-shape child's parts (advisor.estimates.DYNAMIC_PARTS), quiet-equivalent by the
+    slowdown its plan was made under: start-up (its wall time less its steps), seconds per new shape
+    (compiles and first-shape stalls over the shapes its ways were expected to cost, apart for a cold
+    and a warm inductor cache) and microseconds per computed token at the default shape."""
+    from advisor.estimates import new_shapes
+    from probes.transformer import flops, spec
+    from probes.transformer.models import DynamicRun
+
+    if isinstance(run, Mapping):  # through the probe registry's adapter: the model's dict
+        try:
+            run = DynamicRun.model_validate(run)
+        except ValueError:
+            return None
+
+    ways = getattr(run, "ways", None) or []
+    seconds, variant = getattr(run, "seconds", None), getattr(run, "variant", None)
+    if getattr(run, "status", None) != "ok" or not ways or seconds is None or variant is None:
+        return None
+    shape = spec.Shape(config.layers, config.hidden, config.heads, config.seq, config.vocab)
+    per_token = flops.train_flops_per_token(shape) / flops.train_flops_per_token(spec.Shape())
+    steps_s, tokens, work_s = 0.0, 0.0, 0.0
+    shapes = {"cold": [0.0, 0], "warm": [0.0, 0]}
+    for way in ways:
+        extra = getattr(way, "model_extra", None) or {}
+        stalls = way.compile_seconds + way.stall_seconds
+        steps_s += way.total_seconds
+        cache = shapes["warm" if extra.get("inductor_cache") == "warm" else "cold"]
+        cache[0] += stalls
+        cache[1] += new_shapes(variant, len(way.shapes))
+        real = (way.end_to_end_tokens_per_second or 0.0) * way.total_seconds
+        if real > 0 and way.padding_share < 1.0:
+            tokens += real / (1.0 - way.padding_share)
+            work_s += max(0.0, way.total_seconds - stalls)
+    parts = {"startup": max(0.0, seconds - steps_s) / load.slowdown}
+    for name, (spent, count) in shapes.items():
+        if count:
+            parts[f"shape_{name}"] = spent / count / load.slowdown
+    if tokens > 0:
+        parts["token_us"] = work_s / tokens * 1e6 / load.step_slowdown / per_token
+    uncached = getattr(run, "framework", None) != "pytorch" or variant == "eager"
+    if uncached and "shape_cold" in parts:
+        parts["shape_warm"] = parts["shape_cold"]  # no inductor cache: every run compiles alike
     return parts
 
 
@@ -126,16 +177,22 @@ def learn(kind_name: str, config: object, progress) -> None:
         if step.id.startswith(("host-summary", "round-")):
             continue  # silent steps: their time is the neighbours'
         parts = run_parts(run, load.cores) if kind_name in ("training", "gpt") else None
+        if kind_name == "gpt" and step.id.endswith("-dynamic"):
+            parts = dynamic_parts(run, config, load)
+            if parts is not None:
+                _put(table, step.id, parts)
+            continue  # a dynamic child that did not measure says nothing of the next one
         if parts is not None:
             _put(table, step.id, parts)
         elif step.id.endswith("-aux"):
             fw = step.id.removesuffix("-aux")
-            key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else f"aux-{fw}"
+            key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else gpt_aux_key(fw, config)
             _put(table, key, {"seconds": taken / load.slowdown})
-        elif kind_name in ("training", "gpt") and not step.id.endswith("-dynamic"):
+        elif kind_name in ("training", "gpt"):
             continue  # a timed run that did not measure: its time says nothing of the next one
         else:
-            _put(table, _step_key(kind_name, step.id), {"seconds": taken / load.slowdown})
+            key = deploy_key(config) if kind_name == "deploy" else _step_key(kind_name, step.id)
+            _put(table, key, {"seconds": taken / load.slowdown})
     extras = [s for s in progress.order if not s.step.setup and s.step.chance < 1.0]
     complete = all(s.done for s in progress.order if s.step.chance >= 1.0 and not s.step.setup)
     if extras and complete:  # a cancelled measurement says nothing of how often another round is needed
@@ -150,12 +207,10 @@ def learn(kind_name: str, config: object, progress) -> None:
 
 
 def _step_key(kind_name: str, step_id: str) -> str:
-    """The figure a step's time teaches: the run without its seed (accuracy), every step alike (deploy,
-    scaling: their ids name models and ranks the plan counts by number), else the step itself."""
+    """The figure a step's time teaches: the run without its seed (accuracy), every launch alike (scaling:
+    its ids name ranks the plan counts by number), else the step itself (deploy: advisor.estimates.deploy_key)."""
     if kind_name == "accuracy" and "-seed" in step_id:
         return step_id.rsplit("-seed", 1)[0]
-    if kind_name == "deploy":
-        return "step"
     if kind_name == "scaling":
         return "launch"
     return step_id

@@ -34,13 +34,18 @@ REESTIMATE_FACTOR = 1.25
 REESTIMATE_MIN_S = 10.0
 
 
+DURATION_STEP_S = 10  # minutes are shown with seconds rounded to this: a countdown moves every 10 s
+
+
 def duration(seconds: float) -> str:
-    """12 s, 3 min, 1 h 5 min: coarse on purpose (these are estimates)."""
+    """12 s, 2 min 30 s, 1 h 5 min: whole minutes alone would hold a countdown still for a minute
+    ('about 2 min left' from 150 s down to 90 s), so under an hour the seconds show, by tens."""
     seconds = max(0.0, seconds)
     if seconds < 90:
         return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
+    if seconds < 3600 - DURATION_STEP_S / 2:
+        minutes, rest = divmod(int(round(seconds / DURATION_STEP_S)) * DURATION_STEP_S, 60)
+        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
     return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60)} min"
 
 
@@ -63,6 +68,7 @@ _FIELDS = (
     "images_per_second",
     "tokens_per_second",
     "run",
+    "native_kind",
 )
 
 
@@ -71,7 +77,7 @@ class Seen:
     """One progress event, read once (`seen`) into what the displays use, whatever its shape."""
 
     run_id: str  # the run's id (a deploy step's step_id); "" when the event names none
-    kind: str  # start | progress | done | replan (any other kind counts as progress)
+    kind: str  # start | progress | done | replan | pass (one child of a run ended; any other: progress)
     fraction: float | None  # of this run: the scaling launch's own, or epochs done (the accuracy workers)
     total: int | None  # the planned total the runner announces
     status: str | None  # the event's, else its run's
@@ -97,6 +103,8 @@ def seen(event: object, payload: object = None) -> Seen:
     else:
         data = {name: getattr(event, name, None) for name in _FIELDS}
     kind = str(data.get("kind") or "progress")
+    if kind == "progress" and data.get("native_kind") == "pass":
+        kind = "pass"  # the registry's events keep a runner's own kind apart (probes.base._adapter)
     # the scaling probe's `fraction` is of the whole probe; `run_fraction` is of the launch
     fraction = data.get("run_fraction")
     if fraction is None:
@@ -107,7 +115,7 @@ def seen(event: object, payload: object = None) -> Seen:
     total, run = data.get("total"), data.get("run")
     return Seen(
         run_id=str(data.get("run_id") or data.get("step_id") or ""),
-        kind=kind if kind in ("start", "progress", "done", "replan") else "progress",
+        kind=kind if kind in ("start", "progress", "done", "replan", "pass") else "progress",
         fraction=None if fraction is None else float(fraction),
         total=None if total is None else int(total),
         status=data.get("status") or getattr(run, "status", None),
@@ -223,7 +231,7 @@ class ProbeProgress:
         load: Optional[Load] = None,
     ) -> ProbeProgress:
         plan = plan_for(kind_name, config, figures, load) if config is not None else plan_for(kind_name, None)
-        unit = {"deploy": "steps", "scaling": "launches"}.get(kind_name, "runs")
+        unit = {"deploy": "steps", "scaling": "launches", "pipeline": "passes"}.get(kind_name, "runs")
         return cls(kind_name, plan, unit=unit, now=now, load=load)
 
     # ---- the plan ------------------------------------------------------------------------------
@@ -322,6 +330,12 @@ class ProbeProgress:
                     self._replan(before)
             if kind == "replan":
                 return
+            if kind == "pass":
+                self._pass(rid, now)
+                return
+            if kind == "done" and rid in self.slots and all(self.order[i].done for i in self.slots[rid]):
+                self.order[self.slots[rid][-1]].run = run  # its passes were steps: the merged run ends them
+                return
             index = self._slot(rid, kind, now)
             if index is None:
                 return
@@ -334,6 +348,18 @@ class ProbeProgress:
                 slot.reported = now if slot.reported is None else slot.reported
                 slot.fraction = max(slot.fraction, min(0.99, float(fraction)))
 
+    def _pass(self, rid: str, now: float) -> None:
+        """One child of a run with several (the pipeline probe's passes) ended: its next step of that id
+        is done, begun when the step before it ended if the runner announced no start for it."""
+        free = [i for i in self.slots.get(rid, []) if not self.order[i].done]
+        if not free:
+            return
+        slot = self.order[free[0]]
+        if slot.began is None:
+            ends = [s.began + s.taken for s in self.order if s.done and s.began is not None and s.taken is not None]
+            slot.began = max(ends, default=self.started)
+        slot.done, slot.fraction, slot.taken = True, 1.0, max(0.0, now - slot.began)
+
     def finish(self, now: float | None = None) -> None:
         """The measurement ended (finished, cancelled or failed): the clock stops."""
         with self.lock:
@@ -341,12 +367,19 @@ class ProbeProgress:
 
     # ---- the estimate --------------------------------------------------------------------------
 
-    def scale(self) -> float:
+    def scale(self, now: float | None = None) -> float:
         """How the finished steps compared with their estimate (1: as estimated), shrunk toward 1 by
-        SCALE_PRIOR_S of the plan's own belief and bounded."""
+        SCALE_PRIOR_S of the plan's own belief and bounded; a running step already past its estimate
+        counts too, by the time it has taken so far (the rest is re-estimated while it overruns, not
+        only after it ends)."""
         timed = [s for s in self.order if s.done and s.taken is not None]
         est = sum(s.step.seconds for s in timed)
         took = sum(s.taken for s in timed)
+        if now is not None:
+            for slot in self.order:
+                if slot.began is not None and not slot.done and not slot.dropped:
+                    if now - slot.began > slot.step.seconds > 0:
+                        est, took = est + slot.step.seconds, took + now - slot.began
         ratio = (took + SCALE_PRIOR_S) / (est + SCALE_PRIOR_S)
         return min(SCALE_BOUNDS[1], max(SCALE_BOUNDS[0], ratio))
 
@@ -364,10 +397,21 @@ class ProbeProgress:
             return max(0.0, part - max(slot.fraction * per, now - slot.reported))
         return max(0.0, fixed + timed - (now - slot.began))  # by the clock until it says more
 
+    def _done_part(self, slot: _Slot, now: float) -> float:
+        """The planned seconds of a step behind us: all of a finished one; of a running one, what its
+        fraction or its clock says, whichever went further (a step counted by the clock, as the GEMM
+        peak / parity child, moves the bar too), never all of it until it ends."""
+        step = slot.step
+        if slot.done:
+            return step.seconds
+        by_fraction = (step.timed_s or step.fixed_s) * slot.fraction
+        by_clock = step.seconds - self._left(slot, now, 1.0)
+        return min(0.99 * step.seconds, max(by_fraction, by_clock))
+
     def raw_remaining(self, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now
         with self.lock:
-            scale = self.scale()
+            scale = self.scale(now)
             left = self.anonymous * self.default_s * scale
             previous_end = self.started
             for slot in self.order:
@@ -376,7 +420,7 @@ class ProbeProgress:
                     continue
                 if slot.dropped:
                     continue
-                if slot.began is None and slot.step.setup and not self.slots_with_events(slot):
+                if slot.began is None and (slot.step.silent or slot.step.setup and not self.slots_with_events(slot)):
                     # a silent step right after the last one that ended: counts by the clock
                     left += max(0.0, slot.step.seconds * scale - max(0.0, now - previous_end))
                     previous_end = now
@@ -397,8 +441,8 @@ class ProbeProgress:
             fresh = self.raw_remaining(now)
             if self._shown is not None:
                 countdown = max(0.0, self._shown - (now - self._shown_at))
-                if fresh > countdown * REESTIMATE_FACTOR + REESTIMATE_MIN_S and self.scale() > 1.0:
-                    self.reestimated = self.scale()  # said in the text: the one other time it rises
+                if fresh > countdown * REESTIMATE_FACTOR + REESTIMATE_MIN_S and self.scale(now) > 1.0:
+                    self.reestimated = self.scale(now)  # said in the text: the one other time it rises
                 else:
                     fresh = min(fresh, countdown)
             self._shown, self._shown_at = fresh, now
@@ -442,11 +486,7 @@ class ProbeProgress:
                 if not s.dropped
             )
             total_est += self.anonymous * self.default_s
-            done_est = sum(
-                s.step.seconds if s.done else (s.step.timed_s or s.step.fixed_s) * s.fraction
-                for s in self.order
-                if not s.dropped and s.began is not None
-            )
+            done_est = sum(self._done_part(s, now) for s in self.order if not s.dropped and s.began is not None)
             over = not done_all and eta < 0.5
             doing = self.doing()
             text = f"{finished} of {planned} {self.unit} finished"

@@ -1,18 +1,20 @@
 """Do the probes' time estimates hold? Runs each probe kind for real and prints, per kind, the estimate
 printed before it started against the wall time it took, and how every ETA shown during the run
-compared with the time that was really left (goal: every one within 0.67-1.5x).
+compared with the time that was really left (goal: every one within 0.67-1.5x), on the host as found
+and again with a CPU burner per core (the loaded column), the burners stopped after.
 
 The plan is the one `advisor probe` prints (advisor.progress.planned: this host's figures from earlier
 runs, the cold torch.compile from the inductor cache's state, the load now); the runs are the real
 runners, in this process's children, with their progress events. After each kind the host's figures
-learn from it, as after any probe, so a second pass shows the estimate with this host's own figures.
+learn from it, as after any probe, so a later pass shows the estimate with this host's own figures.
+Each kind runs a small configuration (SMALL): the ratios, not the throughput, are what this measures.
 
-    .venv/bin/python benchmarks/probe_estimates.py [--kinds quick,training,gpt,accuracy,pipeline,deploy,scaling]
-        [--burners N] [--passes 2] [--cache DIR]
+    .venv/bin/python benchmarks/probe_estimates.py [--kinds quick,gpt-quick,accuracy,pipeline,deploy,scaling]
+        [--loaded | --burners N] [--passes 1] [--cache DIR]
 
---burners N starts N CPU burners (each in a session of its own, as the README's loaded-host recipe) for
-the loaded case; --cache points XDG_CACHE_HOME at a folder (default: a fresh one, so the first pass
-compiles cold).
+--loaded runs every kind once as the host is and once with one CPU burner per core (each in a session
+of its own, as the README's loaded-host recipe); --burners N runs only the loaded pass with N burners;
+--cache points XDG_CACHE_HOME at a folder (default: a fresh one, so the first pass compiles cold).
 """
 
 from __future__ import annotations
@@ -23,20 +25,35 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 GOAL = (0.67, 1.5)
+SAMPLE_S = 2.0  # seconds between the ETA samples taken between events
 MIN_LEFT_S = 10.0  # ETAs with less than this really left are not judged (a few seconds either way)
+KINDS = ("quick", "gpt-quick", "accuracy", "pipeline", "deploy", "scaling")
+# Each kind's small configuration: a minute or a few on a 2-core host, every step kind of the probe
+# still in it (the set-up children, the rounds, the dynamic-shape children, the launches).
+SMALL: dict[str, dict] = {
+    "training": {},
+    "accuracy": {"modes": ["eager", "graph"], "epochs": 2, "seeds": 1},
+    "pipeline": {"batches": 20},
+    "deploy": {"models": ["lenet"], "budget": 1.0},
+    "scaling": {"models": ["lenet"], "repeat": 1},
+}
 
 
 def config_of(kind: str):
-    from probes.base import KINDS
+    from probes.base import KINDS as REGISTRY
     from probes.training.models import QUICK
+    from probes.transformer.models import GPT_QUICK
 
     if kind == "quick":
-        return "training", KINDS["training"].Config(**QUICK)
-    name = "training" if kind == "training" else kind
-    return name, KINDS[name].Config()
+        return "training", REGISTRY["training"].Config(**QUICK)
+    if kind == "gpt-quick":
+        return "gpt", REGISTRY["gpt"].Config(**GPT_QUICK)
+    config = REGISTRY[kind].Config
+    return kind, config(**{k: v for k, v in SMALL.get(kind, {}).items() if k in config.model_fields})
 
 
 def run_kind(kind: str) -> dict:
@@ -55,14 +72,29 @@ def run_kind(kind: str) -> dict:
     etas: list[tuple[float, float]] = []
     start = time.monotonic()
 
-    def on_event(event) -> None:
-        progress.on_event(event)
+    def sample() -> None:
         now = time.monotonic()
         view = progress.view(now)
         if view.eta_seconds is not None and view.finished < view.planned:
             etas.append((now, view.eta_seconds))
 
-    KINDS[name].run(config, on_event)
+    def on_event(event) -> None:
+        progress.on_event(event)
+        sample()
+
+    stop = threading.Event()
+
+    def tick() -> None:  # the displays read the ETA between events too (the CLI's bar ten times a second)
+        while not stop.wait(SAMPLE_S):
+            sample()
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        KINDS[name].run(config, on_event)
+    finally:
+        stop.set()
+        ticker.join()
     end = time.monotonic()
     progress.finish(end)
     host_timings.learn(name, config, progress)
@@ -79,6 +111,7 @@ def run_kind(kind: str) -> dict:
         "etas": len(ratios),
         "etas_inside": inside,
         "eta_worst": max(ratios, key=lambda r: abs(r - 1.0)) if ratios else None,
+        "trace": [(round(t - start, 1), round(eta, 1), round(end - t, 1)) for t, eta in etas],  # (at, ETA, left)
     }
 
 
@@ -89,35 +122,65 @@ def burners(n: int) -> list[subprocess.Popen]:
     ]
 
 
+def one_pass(kinds: list[str], n_burners: int, label: str) -> list[dict]:
+    load = burners(n_burners)
+    rows = []
+    try:
+        time.sleep(3.0 if load else 0.0)  # the burners' share shows in the load the plan reads
+        for kind in kinds:
+            r = run_kind(kind)
+            r["pass"] = label
+            rows.append(r)
+            worst = f", worst {r['eta_worst']:.2f}x" if r["eta_worst"] is not None else ""
+            print(
+                f"  {label:7} {kind:9} estimate {r['estimate']:6.0f} s  actual {r['actual']:6.0f} s  "
+                f"estimate/actual {r['ratio']:.2f}x  ETAs inside the goal {r['etas_inside']}/{r['etas']}{worst}",
+                flush=True,
+            )
+            print(f"      plan: {r['opening']}", flush=True)
+    finally:
+        for p in load:  # stopped however the pass ends
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait()
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kinds", default="quick,training")
-    parser.add_argument("--burners", type=int, default=0)
+    parser.add_argument("--kinds", default=",".join(KINDS))
+    parser.add_argument("--burners", type=int, default=None, help="only the loaded pass, with N burners")
+    parser.add_argument("--loaded", action="store_true", help="a pass as found, then one burner per core")
     parser.add_argument("--passes", type=int, default=1)
     parser.add_argument("--cache", default=None)
+    parser.add_argument("--trace", metavar="FILE", help="write every kind's ETA samples (at, ETA, really left) as JSON")
     args = parser.parse_args()
     os.environ["XDG_CACHE_HOME"] = args.cache or tempfile.mkdtemp(prefix="advisor-estimates-")
-    load = burners(args.burners)
-    try:
-        time.sleep(2.0 if load else 0.0)  # the burners' share shows in the load the plan reads
-        print(
-            f"probe estimates against actual wall time ({os.cpu_count()} CPUs, {args.burners} burner(s), "
-            f"load {os.getloadavg()[0]:.1f}, cache {os.environ['XDG_CACHE_HOME']}); goal {GOAL[0]}-{GOAL[1]}x",
-            flush=True,
-        )
-        for rnd in range(args.passes):
-            for kind in args.kinds.split(","):
-                r = run_kind(kind)
-                worst = f", worst {r['eta_worst']:.2f}x" if r["eta_worst"] is not None else ""
-                print(
-                    f"  pass {rnd + 1} {kind:9} estimate {r['estimate']:6.0f} s  actual {r['actual']:6.0f} s  "
-                    f"estimate/actual {r['ratio']:.2f}x  ETAs inside the goal {r['etas_inside']}/{r['etas']}{worst}",
-                    flush=True,
-                )
-                print(f"      plan: {r['opening']}", flush=True)
-    finally:
-        for p in load:
-            os.killpg(p.pid, signal.SIGTERM)
+    kinds = [k for k in args.kinds.split(",") if k]
+    cores = os.cpu_count() or 1
+    passes = [(args.burners, f"{args.burners} burn")] if args.burners is not None else [(0, "as-is")]
+    if args.loaded:
+        passes = [(0, "as-is"), (cores, "loaded")]
+    print(
+        f"probe estimates against actual wall time ({cores} CPUs, load {os.getloadavg()[0]:.1f} at the start, "
+        f"cache {os.environ['XDG_CACHE_HOME']}); goal {GOAL[0]}-{GOAL[1]}x",
+        flush=True,
+    )
+    rows = []
+    for _ in range(args.passes):
+        for n, label in passes:
+            rows += one_pass(kinds, n, label)
+    if args.trace:
+        import json
+
+        with open(args.trace, "w") as f:
+            json.dump([{k: r[k] for k in ("kind", "pass", "estimate", "actual", "trace")} for r in rows], f)
+    print("\nkind       " + "".join(f"{label:>24}" for _, label in passes))
+    for kind in kinds:
+        cells = []
+        for _, label in passes:
+            got = [r for r in rows if r["kind"] == kind and r["pass"] == label]
+            cells.append("  ".join(f"{r['ratio']:.2f}x ({r['estimate']:.0f}/{r['actual']:.0f} s)" for r in got) or "-")
+        print(f"{kind:10} " + "".join(f"{c:>24}" for c in cells))
     return 0
 
 

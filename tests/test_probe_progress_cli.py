@@ -66,9 +66,9 @@ def _scaling(on_event):
     from probes.scaling.models import ScalingEvent
 
     rid = "pytorch-lenet-r1-rep1"
-    on_event(ScalingEvent(kind="start", run_id=rid, fraction=0.0, message="torchrun", index=1, total=2))
-    on_event(ScalingEvent(kind="progress", run_id=rid, fraction=0.25, run_fraction=0.5, message="x", index=1, total=2))
-    on_event(ScalingEvent(kind="done", run_id=rid, fraction=0.5, message=f"{rid}: 321 img/s total", index=1, total=2))
+    on_event(ScalingEvent(kind="start", run_id=rid, fraction=0.0, message="torchrun", index=1, total=6))
+    on_event(ScalingEvent(kind="progress", run_id=rid, fraction=0.1, run_fraction=0.5, message="x", index=1, total=6))
+    on_event(ScalingEvent(kind="done", run_id=rid, fraction=0.17, message=f"{rid}: 321 img/s total", index=1, total=6))
 
 
 def _stand_in(send, on_event_position):
@@ -97,7 +97,8 @@ CASES = {
     "pipeline": (
         ["probe", "--pipeline", "--frameworks", "pytorch", "--loader-workers", "2"],
         "probes.pipeline.runner.run_suite", 2, _per_run_dict("pytorch-dataloader-w0"),
-        "advisor: pytorch-dataloader-w0: failed: boom (1 of 2 runs finished, about ",
+        # two loaders (0 and 2 workers), three passes each: a step per child
+        "advisor: pytorch-dataloader-w0: failed: boom (1 of 6 passes finished, about ",
     ),
     "deploy": (
         ["probe", "--deploy", "--frameworks", "pytorch", "--models", "lenet"],
@@ -113,7 +114,8 @@ CASES = {
     "scaling": (
         ["probe", "--scaling", "--frameworks", "pytorch", "--ranks", "1,2", "--no-cache"],
         "probes.scaling.runner.run_scaling", 1, _scaling,
-        "advisor: pytorch-lenet-r1-rep1: 321 img/s total (1 of 2 launches finished, about ",
+        # 3 repetitions of 1 and 2 ranks, planned before the first launch
+        "advisor: pytorch-lenet-r1-rep1: 321 img/s total (1 of 6 launches finished, about ",
     ),
 }  # fmt: skip
 

@@ -97,6 +97,35 @@ def test_the_pipeline_plan_names_the_runners_ids_and_ignores_nothing_it_runs():
     )
 
 
+def test_the_pipeline_plans_every_pass_and_counts_each_as_its_child_ends():
+    """The runner starts each loader once and ends each child with a "pass" event: the plan held one
+    step per loader, all five running at once by the clock, and learned the whole probe's time for each."""
+    from probes.pipeline.models import PipelineConfig
+
+    config = PipelineConfig(frameworks=["pytorch"], workers=2, passes=3)
+    p = ProbeProgress.for_config("pipeline", config, now=0.0, load=Load(2, 0.0))
+    ids = ["pytorch-dataloader-w0", "pytorch-dataloader-w2"]
+    each = p.order[0].step.seconds
+    assert p.planned == 6 and p.estimate_seconds() == pytest.approx(6 * each)
+    t = 0.0
+    for rnd in range(3):
+        for rid in ids:
+            if rnd == 0:
+                p.on_event(rid, {"kind": "start"}, now=t)
+            if rid == ids[1] and rnd == 1:  # a silent child counts down by the clock from the last end
+                assert p.raw_remaining(now=t + 4.0) == pytest.approx(p.raw_remaining(now=t) - 4.0)
+            t += 10.0
+            if rnd == 2:  # the registry's adapter (the TUI, the benchmark) keeps the kind as native_kind
+                p.on_event(ProbeEvent(kind_name="pipeline", run_id=rid, kind="progress", native_kind="pass"), now=t)
+            else:
+                p.on_event(rid, {"kind": "pass", "epoch": rnd + 1, "epochs": 3}, now=t)
+            assert p.finished == rnd * 2 + ids.index(rid) + 1
+    for rid in ids:
+        p.on_event(rid, {"kind": "done", "run": None}, now=t)
+    assert (p.planned, p.finished, p.replanned_from) == (6, 6, None)
+    assert [round(taken) for _, taken, _ in p.actuals()] == [10] * 6  # each child's own time, to learn from
+
+
 def test_deploy_steps_are_planned_from_the_runners_announced_total():
     p = ProbeProgress.for_config("deploy", None)
     assert p.view().eta_seconds is None and p.view().planned == 0
@@ -313,3 +342,64 @@ def test_this_hosts_figures_are_learned_from_a_runs_breakdown_and_used_next_time
     plan = plan_for("training", config, figures=host_timings.figures(), load=Load(2, 0.0))
     step = next(s for s in plan.steps if s.id == rid)
     assert step.fixed_s == pytest.approx(got["startup"] + got["first_warm"], abs=1e-3)  # this host's, not the defaults
+
+
+def test_the_countdown_text_moves_every_ten_seconds_not_every_minute():
+    """'about 2 min left' stood from 150 s down to 90 s: the text of a countdown held still for a minute."""
+    from advisor.progress import duration
+
+    texts = [duration(s) for s in range(150, 89, -10)]
+    assert len(set(texts)) == len(texts)
+    assert duration(150) == "2 min 30 s" and duration(120) == "2 min" and duration(45) == "45 s"
+    assert duration(3 * 3600 + 120) == "3 h 2 min"
+
+
+def _setup_then_run(aux: float = 30.0, run: float = 30.0) -> ProbeProgress:
+    from advisor.estimates import Plan, Step
+
+    plan = Plan([Step("pytorch-aux", aux, setup=True), Step("pytorch-eager-gpt", 0.0, run)])
+    return ProbeProgress("gpt", plan, now=0.0)
+
+
+def test_a_preparation_step_moves_the_bar_and_the_eta_by_the_clock():
+    """The GEMM peak / parity child sends no fraction: the TUI's bar sat at 0% through it."""
+    p = _setup_then_run()
+    p.on_event(ev("pytorch-aux", "start"), now=0.0)
+    views = [p.view(now=t) for t in (0.0, 10.0, 20.0)]
+    assert views[0].fraction < views[1].fraction < views[2].fraction < 0.5
+    assert views[0].eta_seconds > views[1].eta_seconds > views[2].eta_seconds
+    assert views[1].doing == "pytorch: GEMM peak and parity arrays"
+
+
+def test_a_step_past_its_estimate_re_estimates_the_rest_visibly_before_it_ends():
+    """A step that overran held the ETA at the other steps' share, then at 'running over the estimate',
+    though the time it took said the host was slower than planned."""
+    p = _setup_then_run()
+    p.on_event(ev("pytorch-aux", "start"), now=0.0)
+    for t in range(0, 121, 5):
+        view = p.view(now=float(t))
+    assert not view.over_estimate and "re-estimated: this host runs" in view.text
+    assert view.eta_seconds > 30.0  # the run still ahead, at the pace the overrun shows
+
+
+def test_a_deploy_step_is_planned_by_its_models_and_learned_per_set_of_models():
+    """One figure (12 s) for every step of every model: a LeNet-5 deploy planned 1.9x its actual time."""
+    from advisor.estimates import DEPLOY_STEP_S, deploy_key, plan_for
+    from probes.deploy.models import DeployConfig
+
+    lenet = plan_for("deploy", DeployConfig(models=["lenet"]), load=Load(2, 0.0))
+    both = plan_for("deploy", DeployConfig(models=["lenet", "resnet18"]), load=Load(2, 0.0))
+    assert lenet.each == DEPLOY_STEP_S["lenet"] and both.each == pytest.approx(sum(DEPLOY_STEP_S.values()) / 2)
+    assert deploy_key(DeployConfig(models=["resnet18", "lenet"])) == "step-lenet+resnet18"
+
+
+def test_the_scaling_launches_are_planned_before_the_first_one_starts():
+    """The plan had no launches until the runner announced them: the opening said no time at all."""
+    from probes.scaling.models import ScalingConfig
+
+    config = ScalingConfig(frameworks=["pytorch", "mindspore"], models=["lenet"], repeat=3)
+    p = ProbeProgress.for_config("scaling", config, now=0.0, load=Load(2, 0.0))
+    assert p.planned == 3 * 2 * 2 and p.estimate_seconds() > 0
+    assert "12 launches planned, about " in p.opening()
+    p.on_event(ev("pytorch-lenet-r1-rep1", "start", total=12), now=0.0)  # the runner's total: the same plan
+    assert p.planned == 12 and p.replanned_from is None

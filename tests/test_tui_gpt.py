@@ -112,12 +112,19 @@ async def test_gpt_progress_is_the_one_model_with_the_announced_total_and_an_eta
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("g")
-        # 2 aux children + 4 timed runs + 3 dynamic variants, as the runner announces them
-        running = re.compile(r"Transformer \(GPT\) running: 0 of 9 runs finished, about \S+ \S+ left \(estimate\)")
+        # 4 timed runs + 3 dynamic variants, as the runner announces them (its aux children are preparation)
+        running = re.compile(r"Transformer \(GPT\) running: 0 of 7 runs finished, about .+ left \(estimate\)")
         await wait_for(
             pilot, lambda: running.search(" ".join(screen_text(app).split())), what="the status with the ETA"
         )
-        assert app.state.gpt.clock is not None and app.state.gpt.clock.planned == 9
+        assert app.state.gpt.clock is not None and app.state.gpt.clock.planned == 7
+        # the first run's quick profile is the transformer probe's too: its short dynamic-shape schedule
+        from probes.transformer.models import GPT_QUICK
+
+        config = app.state.gpt.config
+        assert (config.dynamic_steps, config.dynamic_ways, config.repeat) == tuple(
+            GPT_QUICK[k] for k in ("dynamic_steps", "dynamic_ways", "repeat")
+        )
         await pilot.press("c")
         hold.set()
         await wait_for(pilot, lambda: not app.state.gpt.running, what="cancelled")

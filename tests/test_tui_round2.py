@@ -226,7 +226,8 @@ def test_accuracy_and_pipeline_show_the_planned_total_and_an_eta(kind):
             state = getattr(app.state, kind)
             await wait_for(pilot, lambda: any(p.fraction > 0 for p in state.runs.values()), what="a run half-way")
             planned = state.clock.planned
-            await wait_for(pilot, lambda: f"0 of {planned} runs finished, about" in screen_text(app), what="the ETA")
+            unit = state.clock.unit  # the pipeline's steps are its passes (one child each)
+            await wait_for(pilot, lambda: f"0 of {planned} {unit} finished, about" in screen_text(app), what="the ETA")
             assert "finished so far" not in screen_text(app)
             hold.set()
             await wait_for(pilot, lambda: not state.running, what="the end")

@@ -66,7 +66,9 @@ class Throttle:
     def on_event(self, event: Event) -> None:
         get = event.get if isinstance(event, dict) else lambda k: getattr(event, k, None)
         run_id = str(get("run_id") or "?")
-        kind = str(get("kind") or "progress")
+        # a child of a run ended (the pipeline probe's passes: the registry keeps the runner's own kind
+        # apart): the progress model counts it as a step, so it is sent at once like a start or a done
+        kind = "pass" if get("native_kind") == "pass" else str(get("kind") or "progress")
         run_fraction, overall = self.kind.fractions
         with self.lock:
             slot = self.pending.setdefault(run_id, {"steps": []})

@@ -86,7 +86,8 @@ def register(subparsers) -> None:
         action="store_true",
         help=f"the quick profile: {','.join(QUICK['models'])} in {','.join(QUICK['modes'])} (PyTorch eager against "
         f"MindSpore graph), {QUICK['repeat']} rounds, budget {QUICK['budget']:g} s: about a minute on a 2-core "
-        "host; flags given with it win",
+        "host; with --models gpt the transformer probe's (the same two modes, a short dynamic-shape "
+        "schedule: a few minutes); flags given with it win",
     )
     p.add_argument("--no-parity", action="store_true", help="skip the cross-framework parity check")
     p.add_argument(
@@ -153,19 +154,26 @@ def fronts() -> dict[str, ModuleType | GenericFront]:
     return dict(sorted(found, key=place))
 
 
+def at_default(args, name: str) -> bool:
+    """Whether an option shared by the profiles (--models, --modes, --budget, --repeat, --max-repeat) is
+    still at its default: the parser's, or for --budget the config file's probe.budget too."""
+    defaults = [getattr(args, "_quick_defaults", {}).get(name)]
+    if name == "budget":
+        try:  # the config file's probe.budget is a default too: a profile wins over it, not over --budget
+            from advisor import config
+
+            defaults.append(float(config.value("probe.budget")))
+        except Exception:  # noqa: BLE001 - a broken file was reported before the command ran
+            pass
+    return getattr(args, name, None) in defaults
+
+
 def quick(args) -> None:
     """--quick: the quick profile's values for every option still at its default (a flag given wins)."""
     from probes.training.models import QUICK
 
-    defaults = {k: [v] for k, v in getattr(args, "_quick_defaults", {}).items()}
-    try:  # the config file's probe.budget is a default too: the profile's wins over it, not over --budget
-        from advisor import config
-
-        defaults.setdefault("budget", []).append(float(config.value("probe.budget")))
-    except Exception:  # noqa: BLE001 - a broken file was reported before the command ran
-        pass
     for name, value in QUICK.items():
-        if getattr(args, name, None) in defaults.get(name, []):
+        if at_default(args, name):
             setattr(args, name, ",".join(value) if isinstance(value, list) else value)
 
 
@@ -246,9 +254,10 @@ def handle(args) -> int:  # signals: advisor.cli runs every command inside probe
         if name not in chosen:
             front.refuse_unused(args)  # its options without its flag: refused, not silently ignored
     if chosen:
-        if getattr(args, "quick", False):
+        if getattr(args, "quick", False) and not hasattr(kinds[chosen[0]], "quick_fields"):
             raise UsageError(
-                f"--quick: the training probe's profile; {kinds[chosen[0]].PROBE_FLAG} has its own options"
+                f"--quick: the training and transformer probes' profile; {kinds[chosen[0]].PROBE_FLAG} "
+                "has its own options"
             )
         return kinds[chosen[0]].run_from_args(args)
     if args.clear_cache:

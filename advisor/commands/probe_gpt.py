@@ -21,6 +21,9 @@ GPT_ONLY = (*SIZES, "dynamic", "dynamic_ways")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from probes.transformer.models import DEFAULT_VARIANTS, GptConfig  # pydantic only: the defaults' one home
+
+    d = GptConfig()
     g = p.add_argument_group("transformer probe (--models gpt)")
     g.add_argument("--gpt-layers", type=int, help="decoder blocks (default 4)")
     g.add_argument("--gpt-hidden", type=int, help="hidden size (default 256)")
@@ -31,13 +34,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--dynamic",
         metavar="VARIANTS",
-        help="dynamic-shape variants to measure: all (default), none, or a comma list of "
-        "eager,compile,compile-dynamic,graph,graph-dynamic,pynative",
+        help="dynamic-shape variants to measure: all, none, or a comma list of "
+        f"eager,compile,compile-dynamic,graph,graph-dynamic,pynative (default {','.join(DEFAULT_VARIANTS)})",
     )
     g.add_argument("--dynamic-ways", metavar="WAYS", help="comma list of padded,bucketed,variable (default all)")
-    g.add_argument("--dynamic-steps", type=int, help="batches in the variable-length schedule (default 16)")
-    g.add_argument("--dynamic-distinct", type=int, help="distinct lengths in it (default 8)")
-    g.add_argument("--dynamic-passes", type=int, help="passes over the schedule; the last is steady (default 3)")
+    g.add_argument(
+        "--dynamic-steps", type=int, help=f"batches in the variable-length schedule (default {d.dynamic_steps})"
+    )
+    g.add_argument("--dynamic-distinct", type=int, help=f"distinct lengths in it (default {d.dynamic_distinct})")
+    g.add_argument(
+        "--dynamic-passes", type=int, help=f"passes over the schedule; the last is steady (default {d.dynamic_passes})"
+    )
 
 
 KIND = "gpt"  # the registry's kind (probes.base.KINDS) whose front this is (advisor/commands/probe.py)
@@ -67,6 +74,29 @@ def _items(value: str, allowed, flag: str) -> list[str]:
             f"{flag}: unknown {', '.join(bad) or 'empty list'}; expected a comma list of {','.join(allowed)}"
         )
     return list(dict.fromkeys(items))
+
+
+# GPT_QUICK's fields -> the option that sets each; a field with no option of its own is always the profile's
+QUICK_FLAGS = {"modes": "modes", "budget": "budget", "repeat": "repeat", "max_repeat": "max_repeat",
+               "dynamic_variants": "dynamic", "dynamic_ways": "dynamic_ways", "dynamic_steps": "dynamic_steps",
+               "dynamic_distinct": "dynamic_distinct", "dynamic_passes": "dynamic_passes"}  # fmt: skip
+
+
+def quick_fields(args) -> dict:
+    """--quick --models gpt: GPT_QUICK's value of every field whose option was not given (a flag wins)."""
+    from probes.transformer.models import GPT_QUICK
+
+    from advisor.commands.probe import at_default
+
+    out = {}
+    for field, value in GPT_QUICK.items():
+        name = QUICK_FLAGS.get(field)
+        shared = name in getattr(args, "_quick_defaults", {})
+        if name is None or (at_default(args, name) if shared else getattr(args, name, None) is None):
+            out[field] = value
+    if out.get("max_repeat") is not None and "repeat" not in out:
+        out["max_repeat"] = max(out["max_repeat"], args.repeat)  # --repeat 3 --quick: three rounds
+    return out
 
 
 def build_config(args):
@@ -110,10 +140,14 @@ def build_config(args):
     dyn = getattr(args, "dynamic", None)
     if dyn is not None and dyn.strip().lower() == "none":
         fields["dynamic"] = False
-    elif dyn is not None and dyn.strip().lower() != "all":
+    elif dyn is not None and dyn.strip().lower() == "all":
+        fields["dynamic_variants"] = list(VARIANTS)
+    elif dyn is not None:
         fields["dynamic_variants"] = _items(dyn, tuple(VARIANTS), "--dynamic")
     if getattr(args, "dynamic_ways", None):
         fields["dynamic_ways"] = _items(args.dynamic_ways, WAYS, "--dynamic-ways")
+    if getattr(args, "quick", False):
+        fields.update(quick_fields(args))
     try:
         config = GptConfig(**fields)
     except ValidationError as exc:

@@ -30,6 +30,11 @@ VARIANTS: dict[str, tuple[str, str, str]] = {
     "pynative": ("mindspore", "pynative", "MindSpore PYNATIVE_MODE"),
 }
 WAYS: tuple[str, ...] = ("padded", "bucketed", "variable")
+# The variants measured by default: an eager framework's baseline, both frameworks' compilers with
+# dynamic dimensions and MindSpore's static graph (the decision reads graph and graph-dynamic). The
+# other two (torch.compile's default, static then automatic dynamic: two cold compiles per way, the
+# costliest child; PyNative, eager like PyTorch eager) are measured when asked for (--dynamic all).
+DEFAULT_VARIANTS: tuple[str, ...] = ("eager", "compile-dynamic", "graph", "graph-dynamic")
 
 
 class _Strict(BaseModel):
@@ -60,11 +65,13 @@ class GptConfig(_Strict):
     gemm: bool = Field(True, description="measure the on-host GEMM peak (the MFU basis)")
     attention: bool = Field(True, description="report the attention kernels and time SDPA against written-out")
     dynamic: bool = Field(True, description="measure the padded / bucketed / variable-length ways")
-    dynamic_variants: list[Variant] = Field(default_factory=lambda: list(VARIANTS))
+    # the schedule's defaults keep the default probe within minutes on a 2-core host: 8 batches over 4
+    # lengths, twice (16 batches of 8 lengths three times took ~70 min of an 88-min default run there)
+    dynamic_variants: list[Variant] = Field(default_factory=lambda: list(DEFAULT_VARIANTS))
     dynamic_ways: list[Way] = Field(default_factory=lambda: list(WAYS))
-    dynamic_steps: int = Field(16, ge=2, le=1000, description="batches in the variable-length schedule")
-    dynamic_distinct: int = Field(8, ge=2, le=256, description="distinct lengths in that schedule")
-    dynamic_passes: int = Field(3, ge=2, le=100, description="passes over the schedule (the first compiles)")
+    dynamic_steps: int = Field(8, ge=2, le=1000, description="batches in the variable-length schedule")
+    dynamic_distinct: int = Field(4, ge=2, le=256, description="distinct lengths in that schedule")
+    dynamic_passes: int = Field(2, ge=2, le=100, description="passes over the schedule (the first compiles)")
     tune: bool = Field(True, description="ONEDNN_MAX_CPU_ISA=AVX2 for MindSpore on AVX-512 hosts, as the CNN probe")
     max_steps: Optional[int] = Field(None, ge=2, description="hard cap on steps per timed run (tests)")
     timeout: Optional[float] = Field(None, gt=0, description="per-child timeout; None = from the budget")
@@ -77,6 +84,24 @@ class GptConfig(_Strict):
         if self.dynamic_distinct > self.seq - max(2, self.seq // 4) + 1:
             raise ValueError(f"dynamic_distinct {self.dynamic_distinct} exceeds the lengths seq/4..seq offers")
         return self
+
+
+# The quick profile (`advisor probe --models gpt --quick`): each framework's default mode (PyTorch eager
+# against MindSpore graph) in two interleaved rounds, no extra round, and the dynamic-shape cost of those
+# two modes on a short schedule (padded against truly variable): a few minutes on a 2-core host
+# (benchmarks/probe_estimates.py), where the full default measures every mode and way.
+GPT_QUICK: dict = {
+    "modes": ["eager", "graph"],
+    "budget": 2.0,
+    "repeat": 2,
+    "max_repeat": 2,
+    "attention": False,
+    "dynamic_variants": ["eager", "graph"],
+    "dynamic_ways": ["padded", "variable"],
+    "dynamic_steps": 6,
+    "dynamic_distinct": 3,
+    "dynamic_passes": 2,
+}
 
 
 class GptRun(_Open):

@@ -346,8 +346,9 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
         result.verdicts = [f"not measured: {too_big}"]
         result.seconds = round(time.monotonic() - t_start, 2)
         return result
-    needs_aux = config.gemm or config.parity or config.attention
-    total = len(wanted) * needs_aux + len(specs) * config.repeat + len(variants)
+    # the runs a progress display counts, as the training suite announces them: the GEMM / parity /
+    # attention children are preparation, named by their ids, never counted as runs
+    total = len(specs) * config.repeat + len(variants)
     index = 0
     tmp = str(launcher.make_temp_dir("advisor-gpt-"))  # registered: a stale one is swept by the next run
     try:
@@ -355,9 +356,8 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
         for fw in wanted if (config.gemm or config.parity or config.attention) else []:
             if cancel.is_set():
                 break
-            index += 1
             if on_event:
-                on_event(GptEvent(run_id=f"{fw}-aux", kind="start", index=index, total=total,
+                on_event(GptEvent(run_id=f"{fw}-aux", kind="start", total=total,
                                   message=f"{fw}: GEMM peak, parity arrays, attention kernel"))  # fmt: skip
             before, child_cpu, t0 = training.cpu_times(), training._children_cpu_s(), time.monotonic()
             out = aux[fw] = _aux(fw, config, ms_env, tmp, cancel)
@@ -372,7 +372,7 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
             else:
                 result.warnings.append(f"{fw} GEMM/parity/attention child {out.status}: {out.error}")
             if on_event:
-                on_event(GptEvent(run_id=f"{fw}-aux", kind="done", message=out.status, index=index, total=total))
+                on_event(GptEvent(run_id=f"{fw}-aux", kind="done", message=out.status, total=total))
         if config.parity:
             result.parity = _parity(s, aux)
 
@@ -410,7 +410,7 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
                 runs.append(r)
                 if on_event:
                     on_event(GptEvent(run_id=r.id, kind="done", index=index, total=total, message=r.status,
-                                      tokens_per_second=r.tokens_per_second))  # fmt: skip
+                                      tokens_per_second=r.tokens_per_second, run=r))  # fmt: skip
         result.adaptation = log
         result.runs = merge_rounds(runs)
         result.weights_checksum = next(
@@ -429,7 +429,7 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
             d = _dynamic(variant, config, ms_env, cancel, on_event, index, total)
             result.dynamic.append(d)
             if on_event:
-                on_event(GptEvent(run_id=rid, kind="done", index=index, total=total, message=d.status))
+                on_event(GptEvent(run_id=rid, kind="done", index=index, total=total, message=d.status, run=d))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

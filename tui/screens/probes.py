@@ -36,6 +36,7 @@ from textual.widgets import (
 from probes.base import KINDS
 from advisor.progress import duration
 from probes.training.models import MODES_OF, QUICK
+from probes.transformer.models import GPT_QUICK
 from tui import providers
 from tui import actions
 from tui.data import cached_runs_lines, fmt_num, fmt_when
@@ -361,6 +362,10 @@ class ProbesScreen(AdvisorScreen):
         title = self.app.measurements[kind].kind.title
         cannot = "Cannot start probes" if kind == "training" else f"Cannot start the {title.lower()}"
         choice, problem = self.choice() if kind == "training" else self.choice_for(kind)  # with its profile
+        if choice is not None and kind == "gpt" and self.profile() == "quick":
+            # the transformer probe's quick profile too (the CLI's --models gpt --quick): the rest of
+            # GPT_QUICK (its rounds, a short dynamic-shape schedule) under the screen's own choices
+            choice = {**{k: v for k, v in GPT_QUICK.items() if k not in choice}, **choice}
         if choice is None:
             self.notify(problem or "invalid choice", title=cannot, severity="error")
             return
