@@ -19,8 +19,12 @@ its own published formula (`shardings`), and the report names the one it used (`
 - Megatron's distributed optimizer (Megatron Core developer guide, "Distributed Optimizer": bf16
   parameters with fp32 main gradients 6 + 12/d, fp16 4 + 16/d, fp32 8 + 8/d; 18, 20, 16 without it),
   for Megatron and MindSpeed routes;
-- MindSpore's optimizer parallel (shards optimizer states and master weights over the data-parallel
-  group, as ZeRO-1; with gradient sharding as ZeRO-2), for MindSpore Transformers routes.
+- MindSpore's optimizer parallel (MindSpore docs, "Optimizer Parallel", `AutoParallel.hsdp`'s
+  `optimizer_level`: level1 shards the weights and optimizer states over the data-parallel group, the
+  16-bit weights gathered whole for the forward and kept for the backward, 4 + 12/d as ZeRO-1; level2
+  shards the gradients too, 2 + 14/d; level3 gathers the weights again before the backward so that
+  only the layers in flight are whole, 16/d + the gathered layers as ZeRO-3), for MindSpore
+  Transformers routes.
 LoRA and QLoRA: the frozen base at its own width (`base_weights_precision`: int4 at 4.127 bits with
 QLoRA's double quantisation, int8 1 byte, bf16/fp16 2) and the adapters' share at the full count.
 A mixture of experts holds every expert (`parameters_millions`); expert parallelism cuts the experts
@@ -93,8 +97,9 @@ FORMULA_TEXT = {
     "the largest layer; ZeRO-1 as the ZeRO paper, 4 + 12/N)",
     "megatron": "Megatron's distributed optimizer (Megatron Core developer guide: bf16 parameters with fp32 main "
     "gradients 6 + 12/d bytes/parameter, 18 without it; fp16 4 + 16/d; fp32 8 + 8/d)",
-    "mindspore": "MindSpore's optimizer parallel (optimizer states and master weights sharded over the "
-    "data-parallel group: 4 + 12/d; with gradient sharding 2 + 14/d)",
+    "mindspore": "MindSpore's optimizer parallel (MindSpore docs, Optimizer Parallel, optimizer_level: level1 "
+    "weights and optimizer states sharded over the data-parallel group, 4 + 12/d; level2 with the gradients, "
+    "2 + 14/d; level3 with the weights gathered again for the backward, 16/d + 4 x the largest layer)",
     "none": "plain data parallel: every rank holds the whole model state (16 bytes/parameter for mixed-precision "
     "Adam, ZeRO paper §3)",
 }
@@ -315,6 +320,18 @@ def shardings(formula: str, b: StateBytes, precision: str) -> list[Sharding]:
             Sharding("mindspore", 0, "no sharding", w + g + o, 0.0),
             Sharding("mindspore", 1, "optimizer parallel", w + g, o),
             Sharding("mindspore", 2, "optimizer parallel with gradient sharding", w, g + o),
+            # level 3: the 16-bit weights gathered again before the backward pass instead of kept from the
+            # forward one, so only the layers being computed are whole (counted as DeepSpeed's ZeRO-3
+            # estimator counts them: 4 bytes x the largest layer)
+            Sharding(
+                "mindspore",
+                3,
+                "optimizer parallel level 3 (weights re-gathered for the backward)",
+                0.0,
+                w + g + o,
+                True,
+                4.0,
+            ),
         ]
     return _paper(b)
 
