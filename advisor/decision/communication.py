@@ -954,7 +954,10 @@ def comm_compute(
     share = peak_share or k["EFFECTIVE_PEAK_SHARE"]
     m = req.model
     batch = (req.workload.global_batch or req.workload.batch_size) if req.workload else 1
-    t_compute = batch * gflops * 1e9 / devices / (peak.value * 1e12 * share)
+    rate = peak.value * 1e12 * share
+    if not (math.isfinite(rate) and rate > 0):
+        return None  # a peak that underflows (an override of 5e-324): no step time to set against
+    t_compute = batch * gflops * 1e9 / devices / rate
     params = m.parameters_millions * 1e6
     active = (m.active_parameters_millions or m.parameters_millions) * 1e6
     experts_held = 0.0

@@ -24,6 +24,7 @@ Pure functions of (requirements, knowledge base, probe suites, scaling result). 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional, Sequence, Union
 
@@ -798,6 +799,11 @@ def project(
         low, high = _input_pipeline(proj, req, best, acc, target, devices, low, high, k)
     low, high = _bounded(proj, req, kb, acc, devices, low, high, k)
     text = is_text(req)
+    why = _not_meaningful(req, low, high, "sequences/s" if text else "images/s", k)
+    if why is not None:
+        proj.warnings.append(f"the projection is not meaningful: {why}")
+        proj.basis, proj.basis_detail = "none", f"the projection is not meaningful: {why}"
+        return proj
     proj.images_per_second = Span(low=round(low, 3), high=round(high, 3), unit="sequences/s" if text else "images/s")
     if text and gflops:
         seq = model_shape(req.model).sequence
@@ -811,9 +817,47 @@ def project(
                 high=round(high * gflops / (devices * p_high * 1e3), 4),
                 unit="MFU",
             )
-    if req.workload is not None and low > 0:
-        _time_and_cost(proj, req, kb, acc, devices, k)
+    if req.workload is not None:
+        _time_and_cost(proj, req, kb, acc, devices, low, high, k)
     return proj
+
+
+def _samples(req: Requirements) -> float:
+    """Samples the run trains on: its tokens over the sequence length for a sequence model, else samples x epochs."""
+    w = req.workload
+    assert w is not None
+    if w.tokens and is_text(req):
+        return w.tokens / model_shape(req.model).sequence
+    return w.samples * w.epochs
+
+
+def _not_meaningful(req: Requirements, low: float, high: float, unit: str, k: Consts) -> Optional[str]:
+    """Why a projected rate is a finding rather than a number: not a positive finite rate (a peak or a
+    sequence length so far out that the arithmetic underflows), or a run whose whole range lies under
+    SANITY_MIN_HOURS or beyond MEANINGFUL_MAX_HOURS (seconds or centuries say the inputs are wrong, not how
+    long the plan takes). A range that only crosses a bound keeps its numbers and a warning."""
+    if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high <= 0:
+        return (
+            f"the rate comes out at {low:.3g}-{high:.3g} {unit}, not a positive finite number: check the inputs "
+            "that scale it (model.sequence_length, the model's size, the accelerator's peak figures)"
+        )
+    if req.workload is None:
+        return None
+    samples = _samples(req)
+    fastest, slowest = samples / high / 3600, samples / low / 3600
+    if not math.isfinite(slowest):
+        return f"{low:.3g} {unit} at the slow end leaves no finite time to train: check the inputs that scale the rate"
+    if slowest < k["SANITY_MIN_HOURS"]:
+        return (
+            f"the whole run would take {fastest * 3600:.2g}-{slowest * 3600:.2g} s, under a minute even at the slow end "
+            "(SANITY_MIN_HOURS): check the workload (dataset_samples x epochs, or tokens) and the throughput basis"
+        )
+    if fastest > k["MEANINGFUL_MAX_HOURS"]:
+        return (
+            f"the run would take {fastest / 8766:,.3g} years even at the fast end, beyond MEANINGFUL_MAX_HOURS "
+            f"({k['MEANINGFUL_MAX_HOURS'] / 8766:g} years): check the workload and the model's size and shape"
+        )
+    return None
 
 
 def _serving_only(
@@ -978,13 +1022,13 @@ def _time_and_cost(
     kb: Optional[KnowledgeBase],
     acc: Optional[Accelerator],
     devices: int,
+    low: float,
+    high: float,
     k: Consts,
 ) -> None:
-    w = req.workload
-    seq = model_shape(req.model).sequence if is_text(req) else 1
-    samples = w.tokens / seq if (w.tokens and is_text(req)) else w.samples * w.epochs
-    ips = proj.images_per_second
-    compute = Span(low=round(samples / ips.high / 3600, 4), high=round(samples / ips.low / 3600, 4), unit="hours")
+    """Time, cost and energy from the rate (samples/s, positive and finite: `_not_meaningful` checked it)."""
+    samples = _samples(req)
+    compute = Span(low=round(samples / high / 3600, 4), high=round(samples / low / 3600, 4), unit="hours")
     proj.training_hours = compute
     checkpoint = proj.memory.checkpoint_gb if proj.memory is not None else 0.0
     rel = allowance(compute, devices, checkpoint, k)
