@@ -1,4 +1,4 @@
-"""Issue 20: advice that survives an architecture review. One test per case the issue lists: memory
+"""Advice that survives an architecture review. One test per case the review raised: memory
 fit, scaling by devices and interconnect, inference chips as bad input, like with like for undecided,
 total cost of ownership, three-part confidence, the deadline as a continuous function, named
 constants in the sensitivity analysis, magnitudes, domestic hardware vs framework, and the probe
@@ -304,7 +304,7 @@ def test_tco_has_its_parts_with_sources_and_the_cost_criterion_scores_the_total(
         assert parts["engineering"].usd.high > 0 and any(e.ref == "engineer-day" for e in parts["engineering"].evidence)
         assert c.total_usd.low == pytest.approx(sum(p.usd.low for p in c.parts if p.counted), abs=0.05)
         # 8 x 910B at the knowledge base's 310-400 W + 20% redundancy (seed 002 §1.3): 2.976-3.84 kW,
-        # provisioned at the high end (objection 11: the range, not its low end)
+        # provisioned at the high end (the range, not its low end: a budget sized at the low end trips)
         assert c.power_budget_kw_range.low == pytest.approx(8 * 0.310 * 1.2, abs=0.005)  # rounded to 0.01 kW
         assert c.power_budget_kw_range.high == pytest.approx(8 * 0.400 * 1.2)
         assert c.power_budget_kw == pytest.approx(8 * 0.400 * 1.2)
@@ -695,7 +695,7 @@ def test_a_higher_scoring_blocked_workflow_makes_it_a_hard_constraint_verdict():
 
 
 def test_a_wide_margin_on_fair_evidence_is_not_high_confidence(kb):
-    """Issue 20: 'high' on a margin of 8 points when most decisive evidence is assumption or blog. A
+    """'High' on a margin of 8 points when most decisive evidence is assumption or blog. A
     high margin needs good decisive evidence too; fair evidence caps the verdict at medium, saying so."""
     from advisor.requirements import load_requirements
     from advisor.decision.scoring import score
@@ -716,7 +716,7 @@ def test_a_wide_margin_on_fair_evidence_is_not_high_confidence(kb):
     assert any(step.startswith("high needs good decisive evidence") for step in fair.confidence_parts.steps)
 
 
-# --- issue 28: the risk register reads the decision model's memory fit --------------------------------
+# --- the risk register reads the decision model's memory fit --------------------------------------
 
 
 def _register_for(kb, params_m):
@@ -754,7 +754,7 @@ def test_risk_register_sees_that_a_large_model_fits_one_card(kb):
 
 
 def test_the_communication_cross_check_covers_the_910b(kb):
-    # objection 2: the 910B's interconnect text has no figure; its HCCS entry (392 GB/s) is used
+    # the 910B's interconnect text has no figure; its HCCS entry (392 GB/s) is used
     card = decide(kb, prototype(), sensitivity=False)
     comm = proj(card, "mindspore").communication
     t_comm = 2 * 7 / 8 * 11.7e6 * 4 / 392e9  # ring all-reduce of fp32 gradients over 8 NPUs
@@ -764,7 +764,7 @@ def test_the_communication_cross_check_covers_the_910b(kb):
 
 
 def test_expected_migration_hours_agree_with_the_risk_register(kb):
-    # objection 7: the full range charges every pitfall in full; the expected hours weigh them by the
+    # the full range charges every pitfall in full; the expected hours weigh them by the
     # register's likelihoods, so for the recommended workflow they are its exposure + the other parts' middle
     from advisor.review.risks import register
 
@@ -779,7 +779,7 @@ def test_expected_migration_hours_agree_with_the_risk_register(kb):
 
 
 def test_a_schedule_that_fits_only_at_the_fast_end_lowers_the_confidence(kb):
-    # objection 6: with a 1-week deadline every workflow's migration fits only at its low end
+    # with a 1-week deadline every workflow's migration fits only at its low end
     card = decide(kb, prototype(**{"constraints.deadline_weeks": 1}), sensitivity=False)
     sched = next(s for s in card.schedules if s.workflow == card.recommendation.workflow)
     assert sched.fits == "maybe"

@@ -987,7 +987,7 @@ def _bounded(
     high: float,
     k: Consts,
 ) -> tuple[float, float]:
-    """Every cap at once (issue 25, part 8): the published record for this model on this accelerator,
+    """Every cap at once: the published record for this model on this accelerator,
     and the assumed loader bound of an image workload (a measured pipeline replaces it). The capped
     range is what the score, the time and the schedule all use."""
     w = req.workload
