@@ -301,6 +301,8 @@ def test_a_family_without_references_is_not_projectable_and_says_how_to_measure(
     p = projected(kb, data)
     assert p.basis == "none" and p.time_to_train_hours is None
     assert "not projectable" in p.basis_detail and "measure a training step" in p.basis_detail
+    # the probe that would measure it, and why no probe of the suite stands in
+    assert "advisor probe --scaling" in p.basis_detail and "recommender's embedding lookups" in p.basis_detail
 
 
 # --- communication ------------------------------------------------------------------------------------------

@@ -1095,7 +1095,12 @@ def _why_none(
         return (
             f"not projectable: the knowledge base has no published throughput of a {req.model.family} model (a "
             "recommender, a diffusion or graph model), and a CNN's or a transformer's share of peak does not "
-            f"transfer to it; measure a training step of the model on one {acc.name} and scale it by the devices"
+            "transfer to it (a recommender's embedding lookups are bound by memory bandwidth and all-to-all, not "
+            "FLOPs; a diffusion U-Net mixes convolutions and attention at several resolutions). The probe that "
+            f"would measure it: measure a training step of the model itself on one {acc.name}, timed after "
+            "warm-up at the planned per-device batch (samples/s, as `advisor probe` times its own models), then "
+            "its scaling over the devices with `advisor probe --scaling`; the suite's probes train LeNet, ResNet "
+            "and a small GPT, none of which stands in for it"
         )
     if not gflops:
         return "no workload in the requirements (add `workload:` to project time and cost)"
