@@ -25,6 +25,7 @@ from typing import Callable, Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import knowledge  # noqa: E402
+from advisor.decision.constants import DEFAULT  # noqa: E402
 from advisor.decision.projections import project  # noqa: E402
 from advisor.decision.serving import rescaled_rate  # noqa: E402
 from advisor.requirements import parse_requirements  # noqa: E402
@@ -63,9 +64,11 @@ def _training(
     workflow: str,
     precision: str = "bf16",
     global_batch: Optional[int] = None,
+    network_gbs: Optional[float] = None,
     **model,
 ) -> Optional[tuple[float, float]]:
-    """tokens/s per device the tool projects for this exact configuration."""
+    """tokens/s per device the tool projects for this exact configuration; `network_gbs`: the anchor's
+    published link between hosts per device (the NETWORK_ROCE_IB_GBS the tool assumes otherwise)."""
     data = {
         "name": "calibration",
         "stage": "production",
@@ -93,7 +96,8 @@ def _training(
             **({"global_batch": global_batch} if global_batch else {}),
         },
     }
-    p = project(workflow, parse_requirements(data), kb, [])
+    k = DEFAULT.moved("NETWORK_ROCE_IB_GBS", network_gbs) if network_gbs else DEFAULT
+    p = project(workflow, parse_requirements(data), kb, [], k=k)
     if p.tokens_per_second is None:
         return None
     return p.tokens_per_second.low / devices, p.tokens_per_second.high / devices
@@ -195,8 +199,11 @@ def rows(kb) -> list[Row]:
         ),
         mfu_row(
             "llama3-405b-h100-bf16",
-            lambda k: _training(k, "h100", "nvidia", 16384, 405000, LLAMA3_405B, "pytorch", global_batch=2048),
-            "Meta 4D parallel, Llama 3 405B, seq 8192, 16,384 x H100, bf16, global batch 2,048 sequences",
+            lambda k: _training(
+                k, "h100", "nvidia", 16384, 405000, LLAMA3_405B, "pytorch", global_batch=2048, network_gbs=50.0
+            ),
+            "Meta 4D parallel, Llama 3 405B, seq 8192, 16,384 x H100, bf16, global batch 2,048 sequences, "
+            "400 Gb/s RoCE per GPU (arXiv:2407.21783 §3.3.1)",
             0.405 * 989.4e12 / (6 * 405e9 + 12 * 126 * 8192 * 16384),
         ),
         mfu_row(
@@ -213,7 +220,8 @@ def rows(kb) -> list[Row]:
                 global_batch=2240,
                 recompute="selective",
             ),
-            "Megatron-LM, GPT 530B, seq 2048, 2,240 x A100 80GB, selective recompute",
+            "Megatron-LM, GPT 530B, seq 2048, 2,240 x A100 80GB (Selene: 8 x 200 Gb/s HDR InfiniBand per 8 GPUs, the "
+            "tool's 25 GB/s), selective recompute",
             0.542 * 312e12 / (6 * 530e9 + 12 * 105 * 2048 * 20480),
         ),
         mfu_row(
@@ -227,11 +235,13 @@ def rows(kb) -> list[Row]:
                 DEEPSEEK_V3,
                 "pytorch",
                 global_batch=15360,
+                network_gbs=50.0,
                 experts=256,
                 experts_per_token=8,
                 active_parameters_millions=37000,
             ),
-            "DeepSeek-V3, 671B MoE (37B active, top-8 of 256), seq 4096, 2,048 x H800 (no MoE reference left: dense ones)",
+            "DeepSeek-V3, 671B MoE (37B active, top-8 of 256), seq 4096, 2,048 x H800, InfiniBand 50 GB/s per GPU "
+            "(arXiv:2412.19437 §3.2.2) (no MoE reference left: dense ones)",
             1543.2,
         ),
     ]

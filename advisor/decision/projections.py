@@ -170,6 +170,9 @@ class Estimate:
     """the path multiplied by the plan's communication factor"""
     ref_devices: frozenset = frozenset()
     """device counts of references whose own communication loss the estimate carries"""
+    compute: Optional[tuple[float, float]] = None
+    """MFU path: the rate before any communication factor (the references' MFU x peak x devices, with the
+    team's recompute and QLoRA's dequantisation): what the communication bound is a share of"""
 
 
 @dataclass(frozen=True)
@@ -310,6 +313,7 @@ def _mfu_estimate(
     factors: list[TimeFactor] = []
     team_rec = team_recompute(req, fit, k)
     lows, highs, used = [], [], False
+    compute_lows, compute_highs = [], []
     scaled: list[tuple[str, int, float, float]] = []
     for ref in mfu.per_reference:
         k_low, k_high, applied = plan.factor(ref.ref.devices)
@@ -319,8 +323,10 @@ def _mfu_estimate(
         rec = 1.0
         if team_rec is not None:
             rec = (1 + _recompute_share(ref.ref.recompute, k)) / (1 + team_rec)
-        lows.append(ref.low * p_low * 1e3 / gflops * devices * k_low * rec)
-        highs.append(ref.high * p_high * 1e3 / gflops * devices * k_high * rec)
+        compute_lows.append(ref.low * p_low * 1e3 / gflops * devices * rec)
+        compute_highs.append(ref.high * p_high * 1e3 / gflops * devices * rec)
+        lows.append(compute_lows[-1] * k_low)
+        highs.append(compute_highs[-1] * k_high)
     if scaled:
         factors.append(
             TimeFactor(
@@ -343,9 +349,11 @@ def _mfu_estimate(
             )
         )
     low, high = min(lows), max(highs)
+    compute = (min(compute_lows), max(compute_highs))
     if m.fine_tune == "qlora" and not any(r.fine_tune == "qlora" for r in mfu.refs):
         q = 1 / (1 + k["QLORA_DEQUANT_OVERHEAD"])
         low, high = low * q, high * q
+        compute = (compute[0] * q, compute[1] * q)
         factors.append(
             TimeFactor(
                 name="qlora-dequantisation",
@@ -355,7 +363,8 @@ def _mfu_estimate(
                 f"{CONSTANTS['QLORA_DEQUANT_OVERHEAD'].source})",
             )
         )
-    est = Estimate(low, high, mfu.evidence, notes, applied=used, ref_devices=frozenset(r.devices for r in mfu.refs))
+    refs = frozenset(r.devices for r in mfu.refs)
+    est = Estimate(low, high, mfu.evidence, notes, applied=used, ref_devices=refs, compute=compute)
     return est, mfu, factors
 
 
@@ -775,7 +784,13 @@ def project(
     low, high = est.low, est.high
     layout = proj.memory.layout if proj.memory is not None else None
     split = (
-        StepSplit(layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel, layout.expert_parallel)
+        StepSplit(
+            layout.tensor_parallel,
+            layout.pipeline_parallel,
+            layout.data_parallel,
+            layout.expert_parallel,
+            gathers_weights=layout.zero_stage >= 3,
+        )
         if layout is not None
         else None
     )
@@ -786,8 +801,8 @@ def project(
         proj.communication = proj.communication.model_copy(
             update={"comm_compute_ratio": round(check.ratio, 4), "notes": proj.communication.notes + [check.note]}
         )
-        if mfu is not None and acc is not None and gflops:
-            low, high = _communication_bound(proj, low, high, check, mfu, acc, gflops, devices, factors)
+        if est.compute is not None:
+            low, high = _communication_bound(proj, low, high, check, est.compute, factors)
     proj.time_factors = factors
     if devices <= 1 and est.ref_devices:
         proj.notes.append(single_device_note(est.ref_devices))
@@ -895,23 +910,13 @@ def _communication_bound(
     low: float,
     high: float,
     check: CommCheck,
-    mfu: MfuRange,
-    acc: Accelerator,
-    gflops: float,
-    devices: int,
+    compute: tuple[float, float],
     factors: list[TimeFactor],
 ) -> tuple[float, float]:
     """Cap an MFU projection at the step's own communication bound: the compute-only rate of its MFU
-    range x the share of linear the step's communication leaves (no overlap at the slow end, full
-    overlap at the fast end)."""
-    peaks = peak_16bit(acc)
-    listed = listed_peak(acc)
-    if peaks is None or listed is None:
-        return low, high
-    p_low, p_high = (listed, listed) if mfu.same_accelerator else peaks
-    compute_low = mfu.low * p_low * 1e3 / gflops * devices
-    compute_high = mfu.high * p_high * 1e3 / gflops * devices
-    cap_low, cap_high = compute_low * check.kept_low, compute_high * check.kept_high
+    range (with the team's recompute: it is compute too) x the share of linear the step's communication
+    leaves (no overlap at the slow end, full overlap at the fast end)."""
+    cap_low, cap_high = compute[0] * check.kept_low, compute[1] * check.kept_high
     # a bound within 1% of the projection is inside the precision of its own inputs: left out
     if low <= cap_low * 1.01 and high <= cap_high * 1.01:
         return low, high
