@@ -92,6 +92,14 @@ def test_device_memory_is_read_as_gib_and_every_figure_is_gb(kb):
     assert fit.states_gb == pytest.approx(7e9 * 16 / GB)  # model states in GB: 16 bytes x 7e9
 
 
+def test_a_stated_width_sets_the_depth_even_near_a_published_size():
+    """1,329 M parameters is within 15% of GPT-3 XL (1.3 B: 24 layers of 2048), but at a stated width of 4096
+    12 x L x 4096^2 = 1.329e9 gives 7 layers; 24 layers of 4096 would be a 4.8 B model (and once made a
+    1.33 B model cost more FLOPs per token than a 1.5 B one)."""
+    assert shape_for(1329, hidden=4096).layers == round(1.329e9 / (12 * 4096**2)) == 7
+    assert shape_for(1329).layers == 24  # no width stated: the published row whole
+
+
 def test_each_sharding_follows_its_published_formula():
     """Bytes per trained parameter kept whole / cut over the data-parallel ranks, mixed-precision Adam."""
     b = state_bytes("bf16", "adam")

@@ -62,7 +62,9 @@ def shape_for(
     same = abs(size * 1e9 - n) <= SAME_SIZE_SHARE * size * 1e9
     derived: list[str] = []
     if layers is None:
-        layers = r_layers if same or hidden is None else max(1, round(n / (12 * hidden * hidden)))
+        # the published row's depth only with its width: a stated width of another size sets the depth
+        own = hidden is None or (same and hidden == r_hidden)
+        layers = r_layers if own else max(1, round(n / (12 * hidden * hidden)))
         derived.append(f"layers {layers} ({source})")
     if hidden is None:
         hidden = r_hidden if same and layers == r_layers else max(128, round(math.sqrt(n / (12 * layers)) / 128) * 128)
