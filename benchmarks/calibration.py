@@ -42,6 +42,8 @@ class Row:
     unit: str
     tool: Optional[tuple[float, float]] = None
     why_not: str = ""
+    evidence_only: bool = False
+    """a path the tool shows beside its figure, not the figure: printed, not counted"""
 
     def ratio(self) -> Optional[tuple[float, float, float]]:
         if self.tool is None or not self.published:
@@ -113,8 +115,10 @@ def _serving(
     prompt: int,
     output: int,
     which: str,
+    kv_heads: int,
 ):
-    """Decode tokens/s per device: the capacity arithmetic at a batch-filling load, or the reference path."""
+    """Decode tokens/s per device: the capacity arithmetic at a batch-filling load, or the reference path.
+    `kv_heads`: the anchor model's key/value heads (the SERVING_KV_HEADS the tool assumes otherwise)."""
     data = {
         "name": "calibration",
         "stage": "production",
@@ -137,7 +141,8 @@ def _serving(
     }
     if which == "references":
         return rescaled_rate(kb, kb.find_accelerator(accelerator), "transformer-decoder", params_m / 1000, 1.0)
-    p = project("pytorch", parse_requirements(data), kb, [])
+    k = DEFAULT.moved("SERVING_KV_HEADS", kv_heads)
+    p = project("pytorch", parse_requirements(data), kb, [], k=k)
     c = p.serving.capacity if p.serving is not None else None
     return (c.output_tokens_per_second.low / devices, c.output_tokens_per_second.high / devices) if c else None
 
@@ -245,10 +250,12 @@ def rows(kb) -> list[Row]:
             1543.2,
         ),
     ]
-    for ref_id, acc, params, shape, prompt, output, published in (
-        ("mlperf-inf-4.1-llama2-70b-h100-trtllm", "h100", 69000, LLAMA2_70B, 300, 300, 3065.6),
-        ("mlperf-inf-4.1-gptj-h100-trtllm", "h100", 6050, GPTJ, 800, 69, 2467.5),
-        ("mlperf-inf-4.0-gptj-l40s-trtllm", "l40s", 6050, GPTJ, 800, 69, 815.7),
+    # key/value heads: Llama 2 70B groups its 64 query heads over 8 (Touvron et al. 2023, GQA); GPT-J keeps
+    # all 16 (multi-head attention, EleutherAI's model card: 16 heads of 256)
+    for ref_id, acc, params, shape, prompt, output, published, kv_heads in (
+        ("mlperf-inf-4.1-llama2-70b-h100-trtllm", "h100", 69000, LLAMA2_70B, 300, 300, 3065.6, 8),
+        ("mlperf-inf-4.1-gptj-h100-trtllm", "h100", 6050, GPTJ, 800, 69, 2467.5, 16),
+        ("mlperf-inf-4.0-gptj-l40s-trtllm", "l40s", 6050, GPTJ, 800, 69, 815.7, 16),
     ):
         ref = next(r for r in kb.serving_references if r.id == ref_id)
         config = (
@@ -256,9 +263,9 @@ def rows(kb) -> list[Row]:
             "tokens (GPT-J: 69 output tokens per sample, the row's tokens/samples; the prompt lengths an assumption)"
         )
         held = _held_out(kb, "serving_references", {ref_id})
-        cap = _serving(held, acc, 8, params, shape, "fp8", prompt, output, "capacity")
+        cap = _serving(held, acc, 8, params, shape, "fp8", prompt, output, "capacity", kv_heads)
         out.append(Row(f"{ref_id} (capacity arithmetic)", ref.source, config, published, "tokens/s per device", cap))
-        rescaled = _serving(held, acc, 8, params, shape, "fp8", prompt, output, "references")
+        rescaled = _serving(held, acc, 8, params, shape, "fp8", prompt, output, "references", kv_heads)
         out.append(
             Row(
                 f"{ref_id} (other rows rescaled: evidence only)",
@@ -267,6 +274,7 @@ def rows(kb) -> list[Row]:
                 published,
                 "tokens/s per device",
                 rescaled,
+                evidence_only=True,
             )
         )
     out += [
@@ -302,6 +310,8 @@ def table(rs: list[Row], markdown: bool) -> str:
         else:
             lo, hi, mid = ratio
             inside = "yes" if GOAL[0] <= mid <= GOAL[1] else "no"
+            if r.evidence_only:
+                inside += " (evidence only: not counted)"
             cells = [
                 r.anchor,
                 r.config,
@@ -325,9 +335,13 @@ def main() -> int:
     kb = knowledge.load()
     rs = rows(kb)
     print(table(rs, args.markdown))
-    inside = sum(1 for r in rs if (x := r.ratio()) is not None and GOAL[0] <= x[2] <= GOAL[1])
-    done = sum(1 for r in rs if r.ratio() is not None)
-    print(f"\n{inside} of {done} reproduced anchors inside {GOAL[0]}-{GOAL[1]}x; {len(rs) - done} not reproduced")
+    counted = [r for r in rs if not r.evidence_only]
+    inside = sum(1 for r in counted if (x := r.ratio()) is not None and GOAL[0] <= x[2] <= GOAL[1])
+    done = sum(1 for r in counted if r.ratio() is not None)
+    print(
+        f"\n{inside} of {done} reproduced anchors inside {GOAL[0]}-{GOAL[1]}x; {len(counted) - done} not reproduced; "
+        f"{len(rs) - len(counted)} evidence-only rows shown, not counted"
+    )
     return 0
 
 
