@@ -11,10 +11,13 @@ and cost, as ranges, each with the basis it rests on:
 Multi-device projections say how they account for communication (`Projection.communication`, see
 advisor.decision.communication) and whether the model fits the devices (`Projection.memory`, advisor.decision.memory).
 Every sequence model (a transformer, including one whose FLOPs the team states) is projected in
-tokens/s. The MFU path scales each reference from its own device count to the team's once, corrects
-for the recompute the team's layout needs and the reference did not (and QLoRA's dequantisation), and
-never exceeds the step's own communication bound (advisor.decision.communication.comm_compute); each
-such factor is listed in `time_factors`. A run of days gets a failure and checkpoint allowance
+tokens/s. The MFU path scales each reference from its own device count to the team's once (not along
+the scaling curve beyond its last point, where the reference already runs), corrects for the recompute
+the team's layout needs and the reference did not (and QLoRA's dequantisation), for a reference run on
+the other kind of path (first-party vs adapter: the operator-coverage adapter ratio), and never exceeds
+the step's own communication bound (advisor.decision.communication.comm_compute) on the rate with the
+team's recompute; each such factor is listed in `time_factors`. A rate that is not a positive finite
+number, or a run of seconds or centuries, is a finding ("the projection is not meaningful"), not a time. A run of days gets a failure and checkpoint allowance
 (advisor.decision.reliability) inside `time_to_train_hours`, shown on its own in `failure_allowance_hours`.
 Energy is the fleet's server power at a typical draw (advisor.decision.power).
 Each workflow's (framework, target, path, accelerator) comes from advisor.decision.workflows, once.
