@@ -246,7 +246,8 @@ def rows(kb) -> list[Row]:
                 active_parameters_millions=37000,
             ),
             "DeepSeek-V3, 671B MoE (37B active, top-8 of 256), seq 4096, 2,048 x H800, InfiniBand 50 GB/s per GPU "
-            "(arXiv:2412.19437 §3.2.2) (no MoE reference left: dense ones)",
+            "(arXiv:2412.19437 §3.2.2), run at bf16: the tool has no FP8 training precision (held out, the MoE pool is "
+            "DeepSeek-V2's bf16 run)",
             1543.2,
         ),
     ]
