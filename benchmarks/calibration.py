@@ -261,7 +261,9 @@ def rows(kb) -> list[Row]:
         ref = next(r for r in kb.serving_references if r.id == ref_id)
         config = (
             f"{ref.runtime}, {ref.model}, 8 x {acc}, FP8 weights, {ref.scenario}; prompt {prompt} / output {output} "
-            "tokens (GPT-J: 69 output tokens per sample, the row's tokens/samples; the prompt lengths an assumption)"
+            "tokens (the prompt length an assumption"
+            + ("; 69 output tokens per sample: the row's tokens over its samples)" if shape is GPTJ else ")")
+            + f", {kv_heads} key/value heads"
         )
         held = _held_out(kb, "serving_references", {ref_id})
         cap = _serving(held, acc, 8, params, shape, "fp8", prompt, output, "capacity", kv_heads)
