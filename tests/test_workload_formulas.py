@@ -239,20 +239,6 @@ def mfu_910b() -> dict[str, float]:
     }
 
 
-# The adapter ratio (operator-coverage derating, 10-30% lost): an adapter path keeps (1 - 0.3)/(1 - 0.1) to
-# (1 - 0.2)/(1 - 0.1) of the first-party rate. ModelLink/MindSpeed-LLM's row runs PyTorch through torch_npu:
-# read for MindSpore (first-party on Ascend) it is divided by that, 1.125-1.286 x.
-ADAPTER = (0.7 / 0.9, 0.8 / 0.9)
-
-
-def mfu_910b_for_mindspore() -> tuple[dict[str, float], dict[str, float]]:
-    """(low, high) MFU of each 910B row as a first-party MindSpore path reads it."""
-    m = mfu_910b()
-    low = {**m, "ms-7b": m["ms-7b"] / ADAPTER[1]}
-    high = {**m, "ms-7b": m["ms-7b"] / ADAPTER[0]}
-    return low, high
-
-
 def test_a_peak_spread_is_counted_once_on_the_references_own_accelerator(kb):
     """Llama-2 7B on 8 x 910B: its own 4160 tokens/s/device row runs the same model on the same 8 cards,
     so the fast end is exactly 4160 per device: the 280-320 TFLOPS spread of the 910B does not enter (it
@@ -260,8 +246,7 @@ def test_a_peak_spread_is_counted_once_on_the_references_own_accelerator(kb):
     data = team(6740, "Ascend 910B", 8)
     p = projected(kb, data, "mindspore")
     assert p.tokens_per_second.high / 8 == pytest.approx(4160, rel=1e-3)
-    low, _ = mfu_910b_for_mindspore()
-    assert p.tokens_per_second.low / 8 == pytest.approx(min(low.values()) * 280e12 / 46.93e9, rel=2e-3)
+    assert p.tokens_per_second.low / 8 == pytest.approx(min(mfu_910b().values()) * 280e12 / 46.93e9, rel=2e-3)
 
 
 def test_each_reference_is_scaled_from_its_own_device_count_once(kb):
@@ -272,14 +257,12 @@ def test_each_reference_is_scaled_from_its_own_device_count_once(kb):
     many = projected(kb, team(6740, "Ascend 910B", 64), "mindspore")
     flops = 6 * 6.74e9 + 12 * 32 * 4096 * 4096
     m = mfu_910b()
-    lo, hi = mfu_910b_for_mindspore()
-    eights = ("mf-7b", "mf-13b", "mf-8b", "ms-7b")
-    scaled = [lo[k] * 0.70 for k in eights] + [hi[k] * 0.90 for k in eights] + [m["mf-70b"]]
+    scaled = [m[k] * f for k in ("mf-7b", "mf-13b", "mf-8b", "ms-7b") for f in (0.70, 0.90)] + [m["mf-70b"]]
     assert many.tokens_per_second.high == pytest.approx(max(scaled) * 280e12 * 64 / flops, rel=2e-3)
     # the slow end also meets the step's communication bound without overlap, 1 / (1 + T_comm / T_compute):
     # T_comm = 2 x 63/64 x 6.74e9 x 2 bytes / 25 GB/s, T_compute = 128 x 4096 x flops / 64 / (280e12 x MFU_high)
     ratio = (2 * 63 / 64 * 6.74e9 * 2 / 25e9) / (128 * 4096 * flops / 64 / (280e12 * max(m.values())))
-    low = min(min(scaled), min(lo.values()) / (1 + ratio))
+    low = min(min(scaled), min(m.values()) / (1 + ratio))
     assert many.tokens_per_second.low == pytest.approx(low * 280e12 * 64 / flops, rel=2e-3)
     assert many.tokens_per_second.high < 8 * eight.high
     factor = next(f for f in many.time_factors if f.name == "device-scaling")
@@ -475,13 +458,9 @@ def test_energy_is_the_servers_datasheet_power_at_a_typical_draw(kb):
 def test_references_measured_on_the_workflows_own_route_come_first(kb):
     """With the MindSpeed-LLM route named, the 7B on 8 x 910B is projected from the reference measured on that
     route (ModelLink/MindSpeed-LLM, 2,730 tokens/s/device), widened +-25% as a single reference; without a
-    route, from every 910B reference (up to MindFormers' 4,160, x the adapter ratio on PyTorch)."""
+    route, from every 910B reference (up to MindFormers' 4,160)."""
     mindspeed = training_route(["distributed-optimizer"], ["dp", "tp", "pp"]).model_copy(update={"id": "mindspeed-llm"})
     p = projected(kb, team(6740, "Ascend 910B", 8), training=mindspeed)
     assert p.tokens_per_second.high / 8 == pytest.approx(2730 * 1.25, rel=1e-3)
     assert p.tokens_per_second.low / 8 == pytest.approx(2730 * 0.75, rel=2e-3)
-    # PyTorch through torch_npu from MindFormers' (MindSpore) rows keeps the adapter ratio of them
-    general = projected(kb, team(6740, "Ascend 910B", 8))
-    assert general.tokens_per_second.high / 8 == pytest.approx(4160 * ADAPTER[1], rel=1e-3)
-    factor = next(f for f in general.time_factors if f.name == "adapter-layer")
-    assert (factor.low, factor.high) == (pytest.approx(ADAPTER[0], abs=1e-4), pytest.approx(ADAPTER[1], abs=1e-4))
+    assert projected(kb, team(6740, "Ascend 910B", 8)).tokens_per_second.high / 8 == pytest.approx(4160, rel=1e-3)

@@ -102,7 +102,7 @@ class TimeFactor(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: Literal["device-scaling", "adapter-layer", "recompute", "qlora-dequantisation", "communication-bound"]
+    name: Literal["device-scaling", "recompute", "qlora-dequantisation", "communication-bound"]
     low: float = Field(description="throughput multiplier at the slow end")
     high: float = Field(description="throughput multiplier at the fast end")
     detail: str
@@ -315,8 +315,6 @@ def _mfu_estimate(
         notes.append(f"{acc.name} 16-bit peak {p_low:g}-{p_high:g} TFLOPS (the knowledge base's sources disagree)")
     factors: list[TimeFactor] = []
     team_rec = team_recompute(req, fit, k)
-    adapter = _adapter_ratio(kb)
-    crossed: list[tuple[str, float, float]] = []
     lows, highs, used = [], [], False
     compute_lows, compute_highs = [], []
     scaled: list[tuple[str, int, float, float]] = []
@@ -328,12 +326,8 @@ def _mfu_estimate(
         rec = 1.0
         if team_rec is not None:
             rec = (1 + _recompute_share(ref.ref.recompute, k)) / (1 + team_rec)
-        a_low, a_high = _across_paths(kb, ref.ref, route.native, adapter)
-        if (a_low, a_high) != (1.0, 1.0):
-            crossed.append((ref.ref.id, a_low, a_high))
-        rec_low, rec_high = rec * a_low, rec * a_high
-        compute_lows.append(ref.low * p_low * 1e3 / gflops * devices * rec_low)
-        compute_highs.append(ref.high * p_high * 1e3 / gflops * devices * rec_high)
+        compute_lows.append(ref.low * p_low * 1e3 / gflops * devices * rec)
+        compute_highs.append(ref.high * p_high * 1e3 / gflops * devices * rec)
         lows.append(compute_lows[-1] * k_low)
         highs.append(compute_highs[-1] * k_high)
     if scaled:
@@ -344,18 +338,6 @@ def _mfu_estimate(
                 high=round(max(x[3] for x in scaled), 4),
                 detail=f"each reference from its own device count to {devices} ({plan.comm.basis}): "
                 + "; ".join(f"{i} ({n} devices) x{lo:.2f}-{hi:.2f}" for i, n, lo, hi in scaled),
-            )
-        )
-    if crossed and adapter is not None:
-        factors.append(
-            TimeFactor(
-                name="adapter-layer",
-                low=round(min(x[1] for x in crossed), 4),
-                high=round(max(x[2] for x in crossed), 4),
-                detail=f"references measured on the other kind of path ({'the first-party framework' if not route.native else 'an adapter layer'}) "
-                f"than this workflow's {'adapter' if not route.native else 'first-party'} path: "
-                + "; ".join(f"{i} x{lo:.2f}-{hi:.2f}" for i, lo, hi in crossed)
-                + " (the operator-coverage derating, as for the image references' adapter ratio)",
             )
         )
     if team_rec:
@@ -385,25 +367,8 @@ def _mfu_estimate(
             )
         )
     refs = frozenset(r.devices for r in mfu.refs)
-    evidence = mfu.evidence + ([adapter[2]] if crossed and adapter is not None else [])
-    est = Estimate(low, high, evidence, notes, applied=used, ref_devices=refs, compute=compute)
+    est = Estimate(low, high, mfu.evidence, notes, applied=used, ref_devices=refs, compute=compute)
     return est, mfu, factors
-
-
-def _across_paths(
-    kb: KnowledgeBase, ref: object, native: bool, adapter: Optional[tuple[float, float, Evidence]]
-) -> tuple[float, float]:
-    """Throughput multiplier for a reference measured on the other kind of path than the workflow's: a
-    first-party run (MindSpore on Ascend, PyTorch on CUDA) read for an adapter path (PyTorch through
-    torch_npu) keeps the adapter ratio of it; an adapter run read for a first-party path is divided by it."""
-    acc = kb.get(getattr(ref, "accelerator", ""), "accelerators")
-    if adapter is None or not isinstance(acc, Accelerator):
-        return 1.0, 1.0
-    _, ref_native = path_for(getattr(ref, "framework", "pytorch"), "ascend" if acc.vendor == "huawei" else "nvidia")
-    if ref_native == native:
-        return 1.0, 1.0
-    lo, hi = adapter[0], adapter[1]
-    return (lo, hi) if ref_native else (1 / hi, 1 / lo)
 
 
 def _derating(kb: Optional[KnowledgeBase], factor: str) -> Optional[Derating]:
