@@ -26,8 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
 from advisor.decision.evidence import Evidence, Span, dump, pct, sourced_evidence
-from advisor.decision.memory import trainable_share
-from advisor.decision.workload import model_shape
+from advisor.decision.workload import model_shape, trainable_share
 from advisor.requirements import Requirements
 from advisor.decision.workflows import device_kind
 from knowledge.models import Accelerator, Derating, KnowledgeBase

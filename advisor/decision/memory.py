@@ -63,7 +63,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
 from advisor.decision.workload import Shape, active_parameters, inference_flops_per_token, model_shape
-from advisor.decision.workload import train_flops_per_token
+from advisor.decision.workload import train_flops_per_token, trainable_share
 from advisor.requirements import ModelSpec, Requirements
 from knowledge.models import Accelerator
 
@@ -255,10 +255,6 @@ def base_weight_bytes(m: ModelSpec, precision: str, k: Consts = DEFAULT) -> tupl
         "int4" if m.fine_tune == "qlora" else ("fp32" if precision == "fp32" else "bf16")
     )
     return {"int4": k["QLORA_NF4_BITS"] / 8, "int8": 1.0, "bf16": 2.0, "fp16": 2.0, "fp32": 4.0}[width], width
-
-
-def trainable_share(m: ModelSpec, k: Consts = DEFAULT) -> float:
-    return (m.trainable_share or k["LORA_TRAINABLE_SHARE"]) if m.fine_tune in ("lora", "qlora") else 1.0
 
 
 # --- how model states are held over the data-parallel ranks ------------------------------------------

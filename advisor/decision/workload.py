@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
+from advisor.decision.constants import DEFAULT, Consts
 from advisor.requirements import ModelSpec
 
 # Published shapes, (parameters in billions, layers, hidden, heads, sequence, vocabulary, source).
@@ -88,6 +89,11 @@ def shape_for(
 def active_parameters(model: ModelSpec) -> float:
     """Parameters a token passes through: every parameter of a dense model, the active ones of a MoE."""
     return (model.active_parameters_millions or model.parameters_millions) * 1e6
+
+
+def trainable_share(m: ModelSpec, k: Consts = DEFAULT) -> float:
+    """Share of the parameters with gradients and optimizer states: LoRA/QLoRA's adapters, else all."""
+    return (m.trainable_share or k["LORA_TRAINABLE_SHARE"]) if m.fine_tune in ("lora", "qlora") else 1.0
 
 
 def model_shape(model: ModelSpec) -> Shape:
