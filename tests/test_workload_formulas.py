@@ -92,6 +92,14 @@ def test_device_memory_is_read_as_gib_and_every_figure_is_gb(kb):
     assert fit.states_gb == pytest.approx(7e9 * 16 / GB)  # model states in GB: 16 bytes x 7e9
 
 
+def test_a_stated_width_sets_the_depth_even_near_a_published_size():
+    """1,329 M parameters is within 15% of GPT-3 XL (1.3 B: 24 layers of 2048), but at a stated width of 4096
+    12 x L x 4096^2 = 1.329e9 gives 7 layers; 24 layers of 4096 would be a 4.8 B model (and once made a
+    1.33 B model cost more FLOPs per token than a 1.5 B one)."""
+    assert shape_for(1329, hidden=4096).layers == round(1.329e9 / (12 * 4096**2)) == 7
+    assert shape_for(1329).layers == 24  # no width stated: the published row whole
+
+
 def test_each_sharding_follows_its_published_formula():
     """Bytes per trained parameter kept whole / cut over the data-parallel ranks, mixed-precision Adam."""
     b = state_bytes("bf16", "adam")
@@ -301,6 +309,8 @@ def test_a_family_without_references_is_not_projectable_and_says_how_to_measure(
     p = projected(kb, data)
     assert p.basis == "none" and p.time_to_train_hours is None
     assert "not projectable" in p.basis_detail and "measure a training step" in p.basis_detail
+    # the probe that would measure it, and why no probe of the suite stands in
+    assert "advisor probe --scaling" in p.basis_detail and "recommender's embedding lookups" in p.basis_detail
 
 
 # --- communication ------------------------------------------------------------------------------------------
@@ -315,9 +325,35 @@ def comm_ratio(kb, network: str, **workload) -> float:
 
 def test_hardware_network_enters_the_communication_check(kb):
     """Between hosts the all-reduce runs over `hardware.network`: 25 GB/s on RoCE/InfiniBand
-    (NETWORK_ROCE_IB_GBS), 3 GB/s on Ethernet (NETWORK_ETHERNET_GBS); the same step's ratio grows 25/3."""
-    roce, eth = comm_ratio(kb, "roce-ib"), comm_ratio(kb, "ethernet")
-    assert eth / roce == pytest.approx(25 / 3, rel=1e-3)
+    (NETWORK_ROCE_IB_GBS), 3 GB/s on Ethernet (NETWORK_ETHERNET_GBS); the same step on the same split
+    (plain data parallel over 64) has its ratio grow 25/3."""
+    from advisor.decision.communication import StepSplit, comm_compute
+    from advisor.decision.projections import workload_gflops
+
+    def ratio(network):
+        data = team(6740, "Ascend 910B", 64)
+        data["hardware"]["network"] = network
+        req = parse_requirements(data)
+        acc = kb.find_accelerator("Ascend 910B")
+        return comm_compute(acc, req, workload_gflops(req), kb=kb, split=StepSplit(data=64)).ratio
+
+    assert ratio("ethernet") / ratio("roce-ib") == pytest.approx(25 / 3, rel=1e-3)
+
+
+def test_the_layout_search_weighs_the_all_reduce_it_cannot_hide(kb):
+    """7B on 64 x 910B over Ethernet (3 GB/s), 128 sequences a step. At EFFECTIVE_PEAK_SHARE (50% of 280
+    TFLOPS) a step computes 128 x 4096 x 46.93 GFLOP / 64 / 140 TFLOP/s = 2.746 s. Plain DP 64 all-reduces
+    2 x 63/64 x 6.74e9 x 2 bytes / 3e9 = 8.85 s: 6.1 s beyond the compute, +222%. TP 4 x DP 16 all-reduces a
+    quarter of the gradients over 16 ranks, 2 x 15/16 x 1.685e9 x 2 / 3e9 = 2.11 s, all of it under the
+    compute: +10% (two tensor-parallel doublings). The search took plain DP 64 before it weighed the
+    all-reduce."""
+    data = team(6740, "Ascend 910B", 64)
+    data["hardware"]["network"] = "ethernet"
+    lay = projected(kb, data, "mindspore").memory.layout
+    assert (lay.tensor_parallel, lay.pipeline_parallel, lay.data_parallel) == (4, 1, 16)
+    t_compute = 128 * 4096 * (6 * 6.74e9 + 12 * 32 * 4096 * 4096) / 64 / (280e12 * 0.5)
+    assert 2 * 15 / 16 * 6.74e9 / 4 * 2 / 3e9 < t_compute < 2 * 63 / 64 * 6.74e9 * 2 / 3e9
+    assert lay.overhead == pytest.approx(2 * 0.05)
 
 
 def test_the_communication_check_reads_the_global_batch(kb):
@@ -341,8 +377,8 @@ def test_the_communication_ratio_by_hand(kb):
 
 
 def test_the_mfu_never_exceeds_the_steps_own_communication_bound(kb):
-    """On Ethernet the same 7B on 64 cards is communication-bound (ratio > 1): the fast end is at most the
-    compute-only rate x 1 / ratio (full overlap), and the projection says it was capped."""
+    """On Ethernet the same 7B on 64 cards stays communication-bound at the references' MFU (ratio > 1 on
+    its TP 4 x DP 16 layout): the fast end is at most the compute-only rate x 1 / ratio (full overlap)."""
     data = team(6740, "Ascend 910B", 64)
     data["hardware"]["network"] = "ethernet"
     p = projected(kb, data, "mindspore")
@@ -350,7 +386,32 @@ def test_the_mfu_never_exceeds_the_steps_own_communication_bound(kb):
     assert ratio > 1
     compute_high = mfu_910b()["mf-7b"]
     assert p.mfu.high <= compute_high / ratio + 1e-4
+
+
+def test_the_bound_is_a_share_of_the_rate_with_the_teams_recompute(kb):
+    """One reference (Megatron's 1.7B-1T runs, MFU 33-39% with full recompute, widened +-25% around 36% as
+    a single reference: 27-45%) for a 13B on 64 x A100 over Ethernet, no recompute: the team's compute-only
+    rate is the reference's x (1 + 1/3) / (1 + the layout's recompute). The slow end is capped at that rate
+    x 1 / (1 + ratio) (no overlap); the bound once took the reference's MFU without the correction."""
+    held = kb.model_copy(update={"mfu_references": [r for r in kb.mfu_references if r.id == "megatron-1t-a100-fp16"]})
+    data = team(13000, "A100 80GB", 64, "nvidia")
+    data["hardware"]["network"] = "ethernet"
+    p = projected(held, data, "pytorch")
+    rec = (1 + 1 / 3) / (1 + p.memory.layout.recompute_overhead)
+    ratio = p.communication.comm_compute_ratio
     assert any(f.name == "communication-bound" for f in p.time_factors)
+    assert p.mfu.low == pytest.approx(0.36 * 0.75 * rec / (1 + ratio), abs=2e-4)
+
+
+def test_a_reference_past_the_curves_last_point_is_not_scaled_along_it(kb):
+    """Megatron's 2,240- and 3,072-device runs projected to 8,192 A100s: both are past the network curve's
+    last point (512), where the curve knows nothing; a ring all-reduce's time does not grow with the ranks.
+    No device-scaling factor (it once extrapolated the curve down to 12% of the references' rate); what
+    the team's own step costs is its communication bound."""
+    data = team(70000, "A100 80GB", 8192, "nvidia")
+    p = projected(kb, data, "pytorch")
+    assert not any(f.name == "device-scaling" for f in p.time_factors)
+    assert p.communication.basis == "in-reference"
 
 
 # --- failures, checkpoints, energy ------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Issue 25: properties of the workload model that must hold for any team (hypothesis).
+"""Properties of the workload model that must hold for any team (hypothesis).
 
 - time to train grows with tokens and with parameters;
 - it falls with devices, never faster than linearly (sub-linearly where communication costs);
@@ -184,6 +184,6 @@ def test_the_published_record_caps_resnet50_on_8_h100(kb):
     data["deployment"] = {"targets": ["nvidia-server"]}
     p = hours(kb, data, workflow="pytorch", constants={"INPUT_PIPELINE_PER_HOST": 1e9})
     # MLPerf Training closed division: ~55,000 images/s on 8 x H100 (knowledge base `records`)
-    # the reference path alone reaches ~72,000 (issue 25): capped at the record, and it says so
+    # the reference path alone reaches ~72,000: capped at the record, and it says so
     assert p.basis == "reference" and p.images_per_second.high == pytest.approx(55_000)
     assert any("capped at the published record" in w and "reached 72," in w for w in p.warnings)

@@ -1,4 +1,4 @@
-"""Issue 25: held-out teams (LLM pretraining, an inference-only product, two fleets, bad input), with
+"""Held-out teams (LLM pretraining, an inference-only product, two fleets, bad input), with
 figures an engineer computes by hand: FLOPs = (6 N + 12 L s h) x tokens; rate = devices x 16-bit peak
 x MFU (the knowledge base's 910B rows: 280-320 TFLOPS, MindFormers MFU 47-70%)."""
 
@@ -172,7 +172,7 @@ def bert_service(accelerator: str, available: str) -> dict:
 
 
 def test_an_inference_product_is_scored_on_its_serving_path_by_hand(kb):
-    """Issue 25, part 5: BERT-Large served on one Atlas 300I Pro. The only encoder row is MLPerf v3.1's
+    """BERT-Large served on one Atlas 300I Pro. The only encoder row is MLPerf v3.1's
     L4 (1,028.95 samples/s, 2.58 ms at batch 1): scaled by 16-bit peak (70 / 121 TFLOPS) and size
     (0.335 / 0.335), widened +-25% as a single row (SINGLE_REFERENCE_WIDEN), x0.7 on Ascend
     (SERVING_ASCEND_EFFICIENCY)."""

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
 from advisor.decision.evidence import Evidence, Span, dump, pct, sourced_evidence
-from advisor.decision.workload import model_shape
+from advisor.decision.workload import model_shape, trainable_share
 from advisor.requirements import Requirements
 from advisor.decision.workflows import device_kind
 from knowledge.models import Accelerator, Derating, KnowledgeBase
@@ -483,6 +483,13 @@ class ScalingModel:
         ]
 
     @property
+    def reach(self) -> Optional[int]:
+        """The largest device count the network curves have a point at (None: measured, or no network curve)."""
+        if self.measured is not None or not self.networks:
+            return None
+        return max(c.points[-1][0] for c in self.networks)
+
+    @property
     def label(self) -> str:
         if self.measured is not None:
             return f"{self.host.link} within a host, measured here over {self.measured.link} between hosts"
@@ -542,6 +549,13 @@ class CommPlan:
             return kept.low, kept.high, True
         if ref_devices >= devices:
             return 1.0, 1.0, False  # the published run carries its own loss at this count
+        reach = self.model.reach if self.model is not None and not self.measured else None
+        if reach is not None and ref_devices >= reach:
+            # The published run is already past the curve's last point: the curve (a data-parallel
+            # assumption) has nothing to say between its count and the team's, and a ring all-reduce's
+            # time does not grow with the ranks. What grows with the team's own step is its
+            # communication bound (comm_compute), applied after this.
+            return 1.0, 1.0, False
         if self.model is not None and not self.measured:
             r_low, r_high = self.model.at(ref_devices)
             ratios = sorted((min(1.0, kept.low / r_low), min(1.0, kept.high / r_high)))
@@ -892,6 +906,8 @@ class StepSplit:
     pipeline: int = 1
     data: int = 1
     expert: int = 1
+    gathers_weights: bool = False
+    """the weights are sharded and gathered for every pass (ZeRO-3): 1.5x the all-reduce's data"""
 
 
 @dataclass(frozen=True)
@@ -906,7 +922,7 @@ class CommCheck:
     """full overlap: T_compute / max(T_compute, T_comm)"""
 
 
-def _link(
+def device_link(
     acc: Accelerator, req: Requirements, k: Consts, kb: Optional[KnowledgeBase], between: bool
 ) -> tuple[Optional[float], str]:
     """GB/s per device and its words: `hardware.network` between hosts, the accelerator's link within one."""
@@ -948,28 +964,33 @@ def comm_compute(
         return None
     split = split or StepSplit(data=devices)
     per_host = k["DEVICES_PER_HOST"]
-    bw, where = _link(acc, req, k, kb, devices > per_host)
+    bw, where = device_link(acc, req, k, kb, devices > per_host)
     if not bw:
         return None
     share = peak_share or k["EFFECTIVE_PEAK_SHARE"]
     m = req.model
     batch = (req.workload.global_batch or req.workload.batch_size) if req.workload else 1
-    t_compute = batch * gflops * 1e9 / devices / (peak.value * 1e12 * share)
+    rate = peak.value * 1e12 * share
+    if not (math.isfinite(rate) and rate > 0):
+        return None  # a peak that underflows (an override of 5e-324): no step time to set against
+    t_compute = batch * gflops * 1e9 / devices / rate
     params = m.parameters_millions * 1e6
     active = (m.active_parameters_millions or m.parameters_millions) * 1e6
     experts_held = 0.0
     if m.is_moe and m.experts and m.experts_per_token:
         experts_held = (params - active) / (m.experts - m.experts_per_token) * m.experts
     cut = split.tensor * split.pipeline
-    grads = ((params - experts_held) / cut + experts_held / (cut * split.expert)) * grad_bytes
+    # LoRA and QLoRA exchange the adapters' gradients only (the frozen base has none)
+    grads = ((params - experts_held) / cut + experts_held / (cut * split.expert)) * grad_bytes * trainable_share(m, k)
     d = split.data
-    t_dp = 2 * (d - 1) / d * grads / (bw * 1e9) if d > 1 else 0.0
+    volume = 1.5 if split.gathers_weights else 1.0  # ZeRO paper §7.2.3
+    t_dp = 2 * (d - 1) / d * grads / (bw * 1e9) * volume if d > 1 else 0.0
     t_a2a, a2a_text = 0.0, ""
     if m.is_moe and split.expert > 1 and req.workload is not None:
         shape = model_shape(m)
         tokens = batch * shape.sequence / devices
         e = split.expert
-        a2a_bw, _ = _link(acc, req, k, kb, e > per_host)
+        a2a_bw, _ = device_link(acc, req, k, kb, e > per_host)
         moved = tokens * shape.layers * 4 * (m.experts_per_token or 1) * shape.hidden * 2.0 * (e - 1) / e
         t_a2a = moved / ((a2a_bw or bw) * 1e9)
         a2a_text = f" + MoE all-to-all of {moved / 1e9:,.3g} GB over expert parallel {e} ({t_a2a * 1e3:.3g} ms)"

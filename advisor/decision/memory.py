@@ -19,8 +19,12 @@ its own published formula (`shardings`), and the report names the one it used (`
 - Megatron's distributed optimizer (Megatron Core developer guide, "Distributed Optimizer": bf16
   parameters with fp32 main gradients 6 + 12/d, fp16 4 + 16/d, fp32 8 + 8/d; 18, 20, 16 without it),
   for Megatron and MindSpeed routes;
-- MindSpore's optimizer parallel (shards optimizer states and master weights over the data-parallel
-  group, as ZeRO-1; with gradient sharding as ZeRO-2), for MindSpore Transformers routes.
+- MindSpore's optimizer parallel (MindSpore docs, "Optimizer Parallel", `AutoParallel.hsdp`'s
+  `optimizer_level`: level1 shards the weights and optimizer states over the data-parallel group, the
+  16-bit weights gathered whole for the forward and kept for the backward, 4 + 12/d as ZeRO-1; level2
+  shards the gradients too, 2 + 14/d; level3 gathers the weights again before the backward so that
+  only the layers in flight are whole, 16/d + the gathered layers as ZeRO-3), for MindSpore
+  Transformers routes.
 LoRA and QLoRA: the frozen base at its own width (`base_weights_precision`: int4 at 4.127 bits with
 QLoRA's double quantisation, int8 1 byte, bf16/fp16 2) and the adapters' share at the full count.
 A mixture of experts holds every expert (`parameters_millions`); expert parallelism cuts the experts
@@ -39,7 +43,10 @@ The layout search tries tensor x pipeline x data (x expert) parallel, every shar
 supports and each recompute mode, and keeps the fitting layout with the least estimated step-time
 overhead (`overhead`): full recompute adds a forward pass (a third of a dense step's FLOPs, half of a
 LoRA step's), selective a tenth of that, each tensor-parallel doubling TP_OVERHEAD_PER_DOUBLING, the
-pipeline its 1F1B bubble (p - 1) / m, ZeRO-3 ZERO3_OVERHEAD. It says which it chose and what it beat.
+pipeline its 1F1B bubble (p - 1) / m, ZeRO-3 ZERO3_OVERHEAD, and the data-parallel all-reduce the part
+of its time beyond the step's compute (`allreduce_share`; the rest overlaps the backward pass): without
+it the search took the widest data parallelism, ZeRO-3 over thousands of ranks each exchanging the whole
+model's gradients. It says which it chose and what it beat.
 
 The seeds' first criterion for the full-stack route is whether the model fits one device (seed "Chips
 and framework released together" §4.1): `must_split` says so.
@@ -56,7 +63,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
 from advisor.decision.workload import Shape, active_parameters, inference_flops_per_token, model_shape
-from advisor.decision.workload import train_flops_per_token
+from advisor.decision.workload import train_flops_per_token, trainable_share
 from advisor.requirements import ModelSpec, Requirements
 from knowledge.models import Accelerator
 
@@ -83,6 +90,8 @@ FAMILY_DEFAULTS: dict[str, tuple[Precision, Optimizer, float]] = {
 GB = 1e9
 GIB = 2**30
 TP_DEGREES = (1, 2, 4, 8)
+# ZeRO-3 moves 1.5x the data of a data-parallel all-reduce (Rajbhandari et al. 2020, §7.2.3)
+ZERO3_VOLUME = 1.5
 RECOMPUTE_ORDER: tuple[Recompute, ...] = ("none", "selective", "full")
 # the sharding a route names (knowledge.models.RouteSupports.optimizer_sharding) -> the formula it follows
 ROUTE_FORMULA = {"zero": "deepspeed", "distributed-optimizer": "megatron", "optimizer-parallel": "mindspore"}
@@ -93,8 +102,9 @@ FORMULA_TEXT = {
     "the largest layer; ZeRO-1 as the ZeRO paper, 4 + 12/N)",
     "megatron": "Megatron's distributed optimizer (Megatron Core developer guide: bf16 parameters with fp32 main "
     "gradients 6 + 12/d bytes/parameter, 18 without it; fp16 4 + 16/d; fp32 8 + 8/d)",
-    "mindspore": "MindSpore's optimizer parallel (optimizer states and master weights sharded over the "
-    "data-parallel group: 4 + 12/d; with gradient sharding 2 + 14/d)",
+    "mindspore": "MindSpore's optimizer parallel (MindSpore docs, Optimizer Parallel, optimizer_level: level1 "
+    "weights and optimizer states sharded over the data-parallel group, 4 + 12/d; level2 with the gradients, "
+    "2 + 14/d; level3 with the weights gathered again for the backward, 16/d + 4 x the largest layer)",
     "none": "plain data parallel: every rank holds the whole model state (16 bytes/parameter for mixed-precision "
     "Adam, ZeRO paper §3)",
 }
@@ -247,10 +257,6 @@ def base_weight_bytes(m: ModelSpec, precision: str, k: Consts = DEFAULT) -> tupl
     return {"int4": k["QLORA_NF4_BITS"] / 8, "int8": 1.0, "bf16": 2.0, "fp16": 2.0, "fp32": 4.0}[width], width
 
 
-def trainable_share(m: ModelSpec, k: Consts = DEFAULT) -> float:
-    return (m.trainable_share or k["LORA_TRAINABLE_SHARE"]) if m.fine_tune in ("lora", "qlora") else 1.0
-
-
 # --- how model states are held over the data-parallel ranks ------------------------------------------
 
 
@@ -315,6 +321,18 @@ def shardings(formula: str, b: StateBytes, precision: str) -> list[Sharding]:
             Sharding("mindspore", 0, "no sharding", w + g + o, 0.0),
             Sharding("mindspore", 1, "optimizer parallel", w + g, o),
             Sharding("mindspore", 2, "optimizer parallel with gradient sharding", w, g + o),
+            # level 3: the 16-bit weights gathered again before the backward pass instead of kept from the
+            # forward one, so only the layers being computed are whole (counted as DeepSpeed's ZeRO-3
+            # estimator counts them: 4 bytes x the largest layer)
+            Sharding(
+                "mindspore",
+                3,
+                "optimizer parallel level 3 (weights re-gathered for the backward)",
+                0.0,
+                w + g + o,
+                True,
+                4.0,
+            ),
         ]
     return _paper(b)
 
@@ -418,6 +436,11 @@ class MemoryJob:
     pipeline: bool = True
     expert: bool = False
     full_recompute_share: float = 1.0 / 3.0  # one forward pass over one training step's FLOPs
+    step_flops: float = 0.0  # one optimizer step's model FLOPs (0: the all-reduce is not weighed)
+    device_flops: float = 0.0  # FLOP/s of one device at EFFECTIVE_PEAK_SHARE of its peak
+    link_within: float = 0.0  # bytes/s per device within a host
+    link_between: float = 0.0  # bytes/s per device between hosts
+    grad_bytes: float = 2.0
 
 
 def _need(w: MemoryJob, tp: int, pp: int, dp: int, sh: Sharding, recompute: str, ep: int = 1) -> tuple[float, float]:
@@ -427,8 +450,30 @@ def _need(w: MemoryJob, tp: int, pp: int, dp: int, sh: Sharding, recompute: str,
     return states, transformer_activations(w.shape, w.micro_batch, tp, recompute, w.flash_attention)
 
 
+def allreduce_share(
+    w: MemoryJob, tp: int, pp: int, dp: int, ep: int = 1, k: Consts = DEFAULT, gathers_weights: bool = False
+) -> float:
+    """A layout's data-parallel all-reduce time over its compute time per step (no overlap): the ring
+    all-reduce of each device's trained gradients, 2 (d - 1)/d x N / (t p) x bytes / link (experts cut ep
+    ways more), against the step's FLOPs / devices at EFFECTIVE_PEAK_SHARE of peak; the link between
+    hosts once the layout spans more than one. The same arithmetic as comm_compute's check, per layout:
+    without it the search takes the widest data parallelism (ZeRO-3 over thousands of ranks) however
+    many gradients each rank must exchange. A sharding that gathers the weights for every pass (ZeRO-3,
+    MindSpore's level 3) moves 1.5x the data of the all-reduce (ZeRO paper §7.2.3: the weights gathered
+    forward and backward, the gradients reduce-scattered)."""
+    devices = tp * pp * dp
+    bw = w.link_between if devices > k["DEVICES_PER_HOST"] else w.link_within
+    if dp <= 1 or w.step_flops <= 0 or w.device_flops <= 0 or bw <= 0:
+        return 0.0
+    dense = (w.params - w.expert_params) / (tp * pp)
+    experts = w.expert_params / (tp * pp * ep)
+    grads = (dense + experts) * w.trainable_share * w.grad_bytes
+    t_comm = 2 * (dp - 1) / dp * grads / bw * (ZERO3_VOLUME if gathers_weights else 1.0)
+    return t_comm / (w.step_flops / devices / w.device_flops)
+
+
 def overhead(
-    w: MemoryJob, tp: int, pp: int, dp: int, sh: Sharding, recompute: str, k: Consts = DEFAULT
+    w: MemoryJob, tp: int, pp: int, dp: int, sh: Sharding, recompute: str, k: Consts = DEFAULT, ep: int = 1
 ) -> tuple[float, float]:
     """(estimated step-time overhead of a layout, its recompute part) the search ranks layouts by."""
     rec = {"none": 0.0, "selective": k["RECOMPUTE_SELECTIVE_SHARE"] * w.full_recompute_share}.get(
@@ -438,7 +483,10 @@ def overhead(
     micro_batches = max(1.0, w.global_batch / (dp * w.micro_batch))
     bubble = (pp - 1) / micro_batches  # 1F1B (Narayanan et al. 2021, §2.2)
     z3 = k["ZERO3_OVERHEAD"] if sh.frozen_sharded else 0.0
-    return (1 + rec) * (1 + tp_cost) * (1 + bubble) * (1 + z3) - 1, rec
+    # the all-reduce overlaps the backward pass (Megatron, FSDP and MindSpore all bucket it so): only the
+    # part beyond the step's compute shows
+    exposed = max(0.0, allreduce_share(w, tp, pp, dp, ep, k, sh.frozen_sharded) - 1.0)
+    return (1 + rec) * (1 + tp_cost) * (1 + bubble) * (1 + z3) * (1 + exposed) - 1, rec
 
 
 def _layout(
@@ -453,7 +501,7 @@ def _layout(
     k: Consts = DEFAULT,
 ) -> Layout:
     states, act = _need(w, tp, pp, dp, sh, recompute, ep)
-    cost, rec = overhead(w, tp, pp, dp, sh, recompute, k)
+    cost, rec = overhead(w, tp, pp, dp, sh, recompute, k, ep)
     return Layout(
         tensor_parallel=tp,
         pipeline_parallel=pp,
@@ -489,7 +537,7 @@ def _candidates(w: MemoryJob) -> list[Candidate]:
 def _key(w: MemoryJob, t: int, p: int, dp: int, sh: Sharding, r: str, e: int, k: Consts) -> tuple:
     """How layouts are ranked: the least estimated overhead, then the least model parallelism, the
     lowest sharding stage, the fewest pipeline stages."""
-    return (round(overhead(w, t, p, dp, sh, r, k)[0], 9), t * p * e, sh.stage, p)
+    return (round(overhead(w, t, p, dp, sh, r, k, e)[0], 9), t * p * e, sh.stage, p)
 
 
 def fitting_layouts(w: MemoryJob, devices: int, usable: float, k: Consts = DEFAULT, limit: int = 16) -> list[Layout]:
@@ -642,7 +690,8 @@ def memory_fit(route: object, req: Requirements, kb: object, k: Consts = DEFAULT
         return fit
     usable = usable_gb * GB
     if transformer and shape is not None:
-        return _transformer_fit(fit, _job(m, req, route, b, share, shape, micro, precision, k), usable, acc.name, k)
+        job = _job(m, req, route, b, share, shape, micro, precision, k, acc, kb)
+        return _transformer_fit(fit, job, usable, acc.name, k)
     return _per_sample_fit(fit, params, b, share, act, b_dev, usable, k, acc.name)
 
 
@@ -656,6 +705,8 @@ def _job(
     micro: int,
     precision: str,
     k: Consts,
+    acc: Optional[Accelerator] = None,
+    kb: object = None,
 ) -> MemoryJob:
     params = m.parameters_millions * 1e6
     active = active_parameters(m)
@@ -685,7 +736,37 @@ def _job(
         pipeline=pipeline,
         expert=expert,
         full_recompute_share=forward / train_flops_per_token(active, shape, share),
+        **_step_terms(req, acc, kb, active, shape, share, precision, k),
     )
+
+
+def _step_terms(
+    req: Requirements,
+    acc: Optional[Accelerator],
+    kb: object,
+    active: float,
+    shape: Shape,
+    share: float,
+    precision: str,
+    k: Consts,
+) -> dict:
+    """What the layout search needs to weigh a layout's data-parallel all-reduce against its compute: one
+    step's FLOPs, a device's FLOP/s at EFFECTIVE_PEAK_SHARE of its peak, the links within and between
+    hosts (as advisor.decision.communication.comm_compute reads them)."""
+    from advisor.decision.communication import device_link
+
+    peak = (acc.fp16_tflops or acc.bf16_tflops or acc.fp32_tflops) if acc is not None else None
+    if acc is None or peak is None or not math.isfinite(peak.value) or peak.value <= 0:
+        return {}
+    within, _ = device_link(acc, req, k, kb, between=False)
+    between, _ = device_link(acc, req, k, kb, between=True)
+    return {
+        "step_flops": step_batch(req) * train_flops_per_token(active, shape, share) * shape.sequence,
+        "device_flops": peak.value * 1e12 * k["EFFECTIVE_PEAK_SHARE"],
+        "link_within": (within or 0.0) * 1e9,
+        "link_between": (between or 0.0) * 1e9,
+        "grad_bytes": 4.0 if precision == "fp32" else 2.0,
+    }
 
 
 def _explain_states(fit: MemoryFit, m: ModelSpec, b: StateBytes, low: bool, precision: str, k: Consts) -> None:
@@ -788,7 +869,8 @@ def _why(chosen: Layout, others: list[Layout]) -> str:
     return (
         f"{head} over {other.text} ({other.overhead:+.1%}, {other.per_device_gb:g} GB per device); overheads: full "
         "recompute one forward pass, selective RECOMPUTE_SELECTIVE_SHARE of it, TP_OVERHEAD_PER_DOUBLING per tensor-"
-        "parallel doubling, the 1F1B bubble (p - 1) / micro-batches, ZERO3_OVERHEAD"
+        "parallel doubling, the 1F1B bubble (p - 1) / micro-batches, ZERO3_OVERHEAD, the data-parallel all-reduce's "
+        "time beyond the step's compute (it overlaps the backward pass)"
     )
 
 

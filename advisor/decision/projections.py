@@ -11,11 +11,13 @@ and cost, as ranges, each with the basis it rests on:
 Multi-device projections say how they account for communication (`Projection.communication`, see
 advisor.decision.communication) and whether the model fits the devices (`Projection.memory`, advisor.decision.memory).
 Every sequence model (a transformer, including one whose FLOPs the team states) is projected in
-tokens/s. The MFU path scales each reference from its own device count to the team's once, corrects
-for the recompute the team's layout needs and the reference did not (and QLoRA's dequantisation), and
-never exceeds the step's own communication bound (advisor.decision.communication.comm_compute); each
-such factor is listed in `time_factors`. A run of days gets a failure and checkpoint allowance
-(advisor.decision.reliability) inside `time_to_train_hours`, shown on its own in `failure_allowance_hours`.
+tokens/s. The MFU path scales each reference from its own device count to the team's once (not along
+the scaling curve beyond its last point, where the reference already runs), corrects for the recompute
+the team's layout needs and the reference did not (and QLoRA's dequantisation), and never exceeds the
+step's own communication bound (advisor.decision.communication.comm_compute) on the rate with the team's
+recompute; each such factor is listed in `time_factors`. A rate that is not a positive finite number, or
+a run of centuries, is a finding ("the projection is not meaningful"), not a time. A run of days gets a
+failure and checkpoint allowance (advisor.decision.reliability) inside `time_to_train_hours`, shown on its own in `failure_allowance_hours`.
 Energy is the fleet's server power at a typical draw (advisor.decision.power).
 Each workflow's (framework, target, path, accelerator) comes from advisor.decision.workflows, once.
 
@@ -24,6 +26,7 @@ Pure functions of (requirements, knowledge base, probe suites, scaling result). 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional, Sequence, Union
 
@@ -169,6 +172,9 @@ class Estimate:
     """the path multiplied by the plan's communication factor"""
     ref_devices: frozenset = frozenset()
     """device counts of references whose own communication loss the estimate carries"""
+    compute: Optional[tuple[float, float]] = None
+    """MFU path: the rate before any communication factor (the references' MFU x peak x devices, with the
+    team's recompute and QLoRA's dequantisation): what the communication bound is a share of"""
 
 
 @dataclass(frozen=True)
@@ -309,6 +315,7 @@ def _mfu_estimate(
     factors: list[TimeFactor] = []
     team_rec = team_recompute(req, fit, k)
     lows, highs, used = [], [], False
+    compute_lows, compute_highs = [], []
     scaled: list[tuple[str, int, float, float]] = []
     for ref in mfu.per_reference:
         k_low, k_high, applied = plan.factor(ref.ref.devices)
@@ -318,8 +325,10 @@ def _mfu_estimate(
         rec = 1.0
         if team_rec is not None:
             rec = (1 + _recompute_share(ref.ref.recompute, k)) / (1 + team_rec)
-        lows.append(ref.low * p_low * 1e3 / gflops * devices * k_low * rec)
-        highs.append(ref.high * p_high * 1e3 / gflops * devices * k_high * rec)
+        compute_lows.append(ref.low * p_low * 1e3 / gflops * devices * rec)
+        compute_highs.append(ref.high * p_high * 1e3 / gflops * devices * rec)
+        lows.append(compute_lows[-1] * k_low)
+        highs.append(compute_highs[-1] * k_high)
     if scaled:
         factors.append(
             TimeFactor(
@@ -342,9 +351,11 @@ def _mfu_estimate(
             )
         )
     low, high = min(lows), max(highs)
+    compute = (min(compute_lows), max(compute_highs))
     if m.fine_tune == "qlora" and not any(r.fine_tune == "qlora" for r in mfu.refs):
         q = 1 / (1 + k["QLORA_DEQUANT_OVERHEAD"])
         low, high = low * q, high * q
+        compute = (compute[0] * q, compute[1] * q)
         factors.append(
             TimeFactor(
                 name="qlora-dequantisation",
@@ -354,7 +365,8 @@ def _mfu_estimate(
                 f"{CONSTANTS['QLORA_DEQUANT_OVERHEAD'].source})",
             )
         )
-    est = Estimate(low, high, mfu.evidence, notes, applied=used, ref_devices=frozenset(r.devices for r in mfu.refs))
+    refs = frozenset(r.devices for r in mfu.refs)
+    est = Estimate(low, high, mfu.evidence, notes, applied=used, ref_devices=refs, compute=compute)
     return est, mfu, factors
 
 
@@ -774,7 +786,13 @@ def project(
     low, high = est.low, est.high
     layout = proj.memory.layout if proj.memory is not None else None
     split = (
-        StepSplit(layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel, layout.expert_parallel)
+        StepSplit(
+            layout.tensor_parallel,
+            layout.pipeline_parallel,
+            layout.data_parallel,
+            layout.expert_parallel,
+            gathers_weights=layout.zero_stage >= 3,
+        )
         if layout is not None
         else None
     )
@@ -785,8 +803,8 @@ def project(
         proj.communication = proj.communication.model_copy(
             update={"comm_compute_ratio": round(check.ratio, 4), "notes": proj.communication.notes + [check.note]}
         )
-        if mfu is not None and acc is not None and gflops:
-            low, high = _communication_bound(proj, low, high, check, mfu, acc, gflops, devices, factors)
+        if est.compute is not None:
+            low, high = _communication_bound(proj, low, high, check, est.compute, factors)
     proj.time_factors = factors
     if devices <= 1 and est.ref_devices:
         proj.notes.append(single_device_note(est.ref_devices))
@@ -798,6 +816,11 @@ def project(
         low, high = _input_pipeline(proj, req, best, acc, target, devices, low, high, k)
     low, high = _bounded(proj, req, kb, acc, devices, low, high, k)
     text = is_text(req)
+    why = _not_meaningful(req, low, high, "sequences/s" if text else "images/s", k)
+    if why is not None:
+        proj.warnings.append(f"the projection is not meaningful: {why}")
+        proj.basis, proj.basis_detail = "none", f"the projection is not meaningful: {why}"
+        return proj
     proj.images_per_second = Span(low=round(low, 3), high=round(high, 3), unit="sequences/s" if text else "images/s")
     if text and gflops:
         seq = model_shape(req.model).sequence
@@ -811,9 +834,43 @@ def project(
                 high=round(high * gflops / (devices * p_high * 1e3), 4),
                 unit="MFU",
             )
-    if req.workload is not None and low > 0:
-        _time_and_cost(proj, req, kb, acc, devices, k)
+    if req.workload is not None:
+        _time_and_cost(proj, req, kb, acc, devices, low, high, k)
     return proj
+
+
+def _samples(req: Requirements) -> float:
+    """Samples the run trains on: its tokens over the sequence length for a sequence model, else samples x epochs."""
+    w = req.workload
+    assert w is not None
+    if w.tokens and is_text(req):
+        return w.tokens / model_shape(req.model).sequence
+    return w.samples * w.epochs
+
+
+def _not_meaningful(req: Requirements, low: float, high: float, unit: str, k: Consts) -> Optional[str]:
+    """Why a projected rate is a finding rather than a number: not a positive finite rate (a peak or a
+    sequence length so far out that the arithmetic underflows), or a run beyond MEANINGFUL_MAX_HOURS even
+    at its fast end (centuries say the inputs are wrong, not how long the plan takes). A run under a
+    minute keeps its numbers with the SANITY_MIN_HOURS warning: the total cost of ownership reads its
+    time (withheld, the cost would fall as the run grows)."""
+    if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high <= 0:
+        return (
+            f"the rate comes out at {low:.3g}-{high:.3g} {unit}, not a positive finite number: check the inputs "
+            "that scale it (model.sequence_length, the model's size, the accelerator's peak figures)"
+        )
+    if req.workload is None:
+        return None
+    samples = _samples(req)
+    fastest, slowest = samples / high / 3600, samples / low / 3600
+    if not math.isfinite(slowest):
+        return f"{low:.3g} {unit} at the slow end leaves no finite time to train: check the inputs that scale the rate"
+    if fastest > k["MEANINGFUL_MAX_HOURS"]:
+        return (
+            f"the run would take {fastest / 8766:,.3g} years even at the fast end, beyond MEANINGFUL_MAX_HOURS "
+            f"({k['MEANINGFUL_MAX_HOURS'] / 8766:g} years): check the workload and the model's size and shape"
+        )
+    return None
 
 
 def _serving_only(
@@ -851,23 +908,13 @@ def _communication_bound(
     low: float,
     high: float,
     check: CommCheck,
-    mfu: MfuRange,
-    acc: Accelerator,
-    gflops: float,
-    devices: int,
+    compute: tuple[float, float],
     factors: list[TimeFactor],
 ) -> tuple[float, float]:
     """Cap an MFU projection at the step's own communication bound: the compute-only rate of its MFU
-    range x the share of linear the step's communication leaves (no overlap at the slow end, full
-    overlap at the fast end)."""
-    peaks = peak_16bit(acc)
-    listed = listed_peak(acc)
-    if peaks is None or listed is None:
-        return low, high
-    p_low, p_high = (listed, listed) if mfu.same_accelerator else peaks
-    compute_low = mfu.low * p_low * 1e3 / gflops * devices
-    compute_high = mfu.high * p_high * 1e3 / gflops * devices
-    cap_low, cap_high = compute_low * check.kept_low, compute_high * check.kept_high
+    range (with the team's recompute: it is compute too) x the share of linear the step's communication
+    leaves (no overlap at the slow end, full overlap at the fast end)."""
+    cap_low, cap_high = compute[0] * check.kept_low, compute[1] * check.kept_high
     # a bound within 1% of the projection is inside the precision of its own inputs: left out
     if low <= cap_low * 1.01 and high <= cap_high * 1.01:
         return low, high
@@ -943,7 +990,7 @@ def _bounded(
     high: float,
     k: Consts,
 ) -> tuple[float, float]:
-    """Every cap at once (issue 25, part 8): the published record for this model on this accelerator,
+    """Every cap at once: the published record for this model on this accelerator,
     and the assumed loader bound of an image workload (a measured pipeline replaces it). The capped
     range is what the score, the time and the schedule all use."""
     w = req.workload
@@ -978,13 +1025,13 @@ def _time_and_cost(
     kb: Optional[KnowledgeBase],
     acc: Optional[Accelerator],
     devices: int,
+    low: float,
+    high: float,
     k: Consts,
 ) -> None:
-    w = req.workload
-    seq = model_shape(req.model).sequence if is_text(req) else 1
-    samples = w.tokens / seq if (w.tokens and is_text(req)) else w.samples * w.epochs
-    ips = proj.images_per_second
-    compute = Span(low=round(samples / ips.high / 3600, 4), high=round(samples / ips.low / 3600, 4), unit="hours")
+    """Time, cost and energy from the rate (samples/s, positive and finite: `_not_meaningful` checked it)."""
+    samples = _samples(req)
+    compute = Span(low=round(samples / high / 3600, 4), high=round(samples / low / 3600, 4), unit="hours")
     proj.training_hours = compute
     checkpoint = proj.memory.checkpoint_gb if proj.memory is not None else 0.0
     rel = allowance(compute, devices, checkpoint, k)
@@ -1051,7 +1098,12 @@ def _why_none(
         return (
             f"not projectable: the knowledge base has no published throughput of a {req.model.family} model (a "
             "recommender, a diffusion or graph model), and a CNN's or a transformer's share of peak does not "
-            f"transfer to it; measure a training step of the model on one {acc.name} and scale it by the devices"
+            "transfer to it (a recommender's embedding lookups are bound by memory bandwidth and all-to-all, not "
+            "FLOPs; a diffusion U-Net mixes convolutions and attention at several resolutions). The probe that "
+            f"would measure it: measure a training step of the model itself on one {acc.name}, timed after "
+            "warm-up at the planned per-device batch (samples/s, as `advisor probe` times its own models), then "
+            "its scaling over the devices with `advisor probe --scaling`; the suite's probes train LeNet, ResNet "
+            "and a small GPT, none of which stands in for it"
         )
     if not gflops:
         return "no workload in the requirements (add `workload:` to project time and cost)"

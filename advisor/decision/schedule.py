@@ -1,6 +1,6 @@
 """The schedule against the deadline: migration hours per part, in weeks of the team's time, and the
 share of the team's time before the deadline they take (a continuous pressure, not a step); then the
-projected training time (issue 25, part 4): the migration takes DEADLINE_SHARE of the team's calendar,
+projected training time: the migration takes DEADLINE_SHARE of the team's calendar,
 training runs around the clock after it. A workflow whose training alone cannot finish by the
 deadline does not fit, whatever its migration."""
 
@@ -36,7 +36,7 @@ class Schedule(BaseModel):
     expected_hours: Optional[float] = Field(
         None,
         description="the pitfalls weighted by the risk register's likelihoods, the other parts at their middle "
-        "(objection 7: the full range `hours` charges every pitfall in full)",
+        "(the full range `hours` charges every pitfall in full, an overstatement a reviewer would object to)",
     )
     training_weeks: Optional[list[float]] = Field(
         None, description="[low, high] calendar weeks of the projected training run (24 h a day)"

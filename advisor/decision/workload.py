@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
+from advisor.decision.constants import DEFAULT, Consts
 from advisor.requirements import ModelSpec
 
 # Published shapes, (parameters in billions, layers, hidden, heads, sequence, vocabulary, source).
@@ -62,7 +63,9 @@ def shape_for(
     same = abs(size * 1e9 - n) <= SAME_SIZE_SHARE * size * 1e9
     derived: list[str] = []
     if layers is None:
-        layers = r_layers if same or hidden is None else max(1, round(n / (12 * hidden * hidden)))
+        # the published row's depth only with its width: a stated width of another size sets the depth
+        own = hidden is None or (same and hidden == r_hidden)
+        layers = r_layers if own else max(1, round(n / (12 * hidden * hidden)))
         derived.append(f"layers {layers} ({source})")
     if hidden is None:
         hidden = r_hidden if same and layers == r_layers else max(128, round(math.sqrt(n / (12 * layers)) / 128) * 128)
@@ -86,6 +89,11 @@ def shape_for(
 def active_parameters(model: ModelSpec) -> float:
     """Parameters a token passes through: every parameter of a dense model, the active ones of a MoE."""
     return (model.active_parameters_millions or model.parameters_millions) * 1e6
+
+
+def trainable_share(m: ModelSpec, k: Consts = DEFAULT) -> float:
+    """Share of the parameters with gradients and optimizer states: LoRA/QLoRA's adapters, else all."""
+    return (m.trainable_share or k["LORA_TRAINABLE_SHARE"]) if m.fine_tune in ("lora", "qlora") else 1.0
 
 
 def model_shape(model: ModelSpec) -> Shape:

@@ -218,4 +218,11 @@ WORKLOAD: list[Constant] = [
     # --- sanity bounds of a projection ------------------------------------------------------------
     Constant("SANITY_MIN_HOURS", 1 / 60, "hours", "assumption: a training run under a minute is a projection error"),
     Constant("SANITY_MAX_HOURS", 24 * 365.0, "hours", "assumption: a run beyond a year is not a plan"),
+    Constant(
+        "MEANINGFUL_MAX_HOURS",
+        24 * 365.25 * 100,
+        "hours",
+        "assumption: a projected run beyond a century at its fast end says the inputs are wrong (a sequence length, "
+        "a size, a peak), not how long a plan takes: the projection says so instead of printing a time",
+    ),
 ]
