@@ -1,0 +1,73 @@
+"""Bugs a review planted that the suite let through, one test each, named for what it checks.
+
+Each is also a planted bug of benchmarks/mutation_check.py, which applies it and expects the test here
+to fail by an assertion. (The network, flash-attention and atomic-cache bugs are caught in
+test_workload_formulas.py and test_cache.py.)
+"""
+
+import statistics
+
+import pytest
+
+from advisor.render._fmt import hours
+from probes.training import runner
+from probes.training.models import ProbeConfig, ProbeRun
+
+
+class _Span:
+    def __init__(self, low: float, high: float) -> None:
+        self.low, self.high = low, high
+
+
+def test_durations_over_three_days_print_as_calendar_days_of_24_hours():
+    """96-240 h is 4-10 days (24 h each), not 12-30 'days' of 8 working hours."""
+    assert hours(_Span(96.0, 240.0)) == "4-10 days"
+    assert hours(_Span(24.0 * 7, 24.0 * 14)) == "7-14 days"
+
+
+def test_durations_keep_hours_up_to_three_days_and_minutes_under_one_hour():
+    assert hours(_Span(2.0, 72.0)) == "2-72 h"
+    assert hours(_Span(0.25, 0.5)) == "15-30 min"
+
+
+def _repeat(ips: float, half_width: float) -> ProbeRun:
+    return ProbeRun(
+        id="pytorch-eager-lenet-bs8",
+        framework="pytorch",
+        mode="eager",
+        model="lenet",
+        batch_size=8,
+        status="ok",
+        images_per_second=ips,
+        ci95=[ips - half_width, ips + half_width],
+        quality="stable",
+    )
+
+
+def test_a_merged_repeat_shows_the_median_repeats_interval_not_the_best_ones():
+    """--repeat 3: the number shown is the median repeat's, so the interval beside it must be the
+    median repeat's too (the best repeat's interval would sit around a number not shown)."""
+    repeats = [_repeat(130.0, 1.0), _repeat(100.0, 9.0), _repeat(110.0, 4.0)]
+    (merged,) = runner._merge_repeats(repeats)
+    assert merged.images_per_second == statistics.median([130.0, 100.0, 110.0]) == 110.0
+    assert merged.ci95 == [106.0, 114.0]
+    assert merged.ci95[0] <= merged.images_per_second <= merged.ci95[1]
+
+
+@pytest.fixture
+def fake_workers(monkeypatch):
+    fake = "tests.fixtures.probe.fake_worker"
+    monkeypatch.setattr(runner, "WORKER", {"pytorch": fake, "mindspore": fake})
+    monkeypatch.setenv("ADVISOR_FAKE_WORKER", "ok")
+
+
+def test_the_workers_peak_memory_mb_reaches_the_probe_run(fake_workers):
+    """The worker reports its peak memory (180 MB from the fake worker, which speaks the real channel);
+    the run in the suite carries it and where it came from."""
+    config = ProbeConfig(
+        frameworks=["pytorch"], models=["lenet"], modes=["eager"], parity=False, budget=1.0, batch_size=8
+    )
+    (run,) = runner.run_suite(config).runs
+    assert run.status == "ok"
+    assert run.peak_memory_mb == 180.0
+    assert run.memory_source == "VmHWM (fake worker)"
