@@ -75,6 +75,7 @@ TEST_FILES = [
     "tests/test_heldout_workloads.py",
     "tests/test_measurements.py",
     "tests/test_memory_public_models.py",
+    "tests/test_number_formatting.py",
     "tests/test_planted_bugs.py",
     "tests/test_probe_runner.py",
     "tests/test_probe_units.py",
