@@ -78,6 +78,7 @@ TEST_FILES = [
     "tests/test_number_formatting.py",
     "tests/test_planted_bugs.py",
     "tests/test_probe_runner.py",
+    "tests/test_probe_stats.py",
     "tests/test_probe_units.py",
     "tests/test_render_formats.py",
     "tests/test_report_measured.py",
