@@ -23,6 +23,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -96,14 +97,18 @@ def run_planted(chosen: list[Planted], timeout: float) -> tuple[int, int]:
             if (tree / p.path).read_text(encoding="utf-8").count(p.old) != 1:
                 print(f"{p.name}: the planted text is not in {p.path} exactly once (the code moved): update it")
                 return 0, 2
-        # A selection that fails unmutated would count its mutants as killed.
+        # A selection that fails unmutated would count its mutants as killed: those are not judged.
+        broken = set()
         for selection in dict.fromkeys(p.tests for p in chosen):
             state, by, secs = _pytest(tree, selection, timeout)
             if state != "survived":
-                print(f"baseline: {' '.join(selection)}: {state} ({by}) in {secs:.0f} s: fix the tests first")
-                return 0, 2
+                print(f"  baseline: {' '.join(selection)}: {state} unmutated ({by}) in {secs:.0f} s")
+                broken.add(selection)
         killed = 0
         for p in chosen:
+            if p.tests in broken:
+                print(f"  {p.name:30} {'not judged':9}         its tests fail unmutated")
+                continue
             path = tree / p.path
             original = path.read_text(encoding="utf-8")
             path.write_text(original.replace(p.old, p.new), encoding="utf-8")
@@ -112,8 +117,10 @@ def run_planted(chosen: list[Planted], timeout: float) -> tuple[int, int]:
             finally:
                 path.write_text(original, encoding="utf-8")
             killed += state == KILLED
-            print(f"  {p.name:30} {state:9} {secs:4.0f} s  {p.why}" + (f"\n  {'':30} by {by}" if by else ""))
-        return killed, 0
+            print(
+                f"  {p.name:30} {state:9} {secs:4.0f} s  {p.why}" + (f"\n  {'':30} by {by}" if by else ""), flush=True
+            )
+        return killed, 2 if broken else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -213,10 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [p for p in PLANTED if not args.only or p.name in args.only.split(",")]
         print(f"planted bugs ({len(chosen)}):", flush=True)
         killed, code = run_planted(chosen, args.timeout)
-        if code:
-            return code
         print(f"{killed} of {len(chosen)} planted bugs killed")
-        code = 0 if killed == len(chosen) else 1
+        code = code or (0 if killed == len(chosen) else 1)
     if not args.planted:
         scores = run_generated(args)
         print("\n".join(table(scores)))
@@ -224,7 +229,11 @@ def main(argv: list[str] | None = None) -> int:
         if low:
             print(f"below {args.min_score:.0%}: {', '.join(low)}")
             code = 1
-    print(f"mutation run: {time.monotonic() - start:.0f} s")
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    print(
+        f"mutation run: {time.monotonic() - start:.0f} s wall, {cpu:.0f} s CPU (a loaded host stretches the wall time)"
+    )
     return code
 
 
