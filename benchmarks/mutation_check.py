@@ -68,10 +68,11 @@ def _pytest(tree: Path, args: tuple[str, ...], timeout: float) -> tuple[str, str
     """(state, deciding test, seconds) of a pytest child on the tree, judged by mutation.outcome."""
     fd, outcome = tempfile.mkstemp(prefix="mutation-outcome-", suffix=".json")
     os.close(fd)
+    # Bytecode is written in the copy: the tests' own subprocesses then start from it instead of
+    # compiling the project again each time.
     env = {
         **os.environ,
         "PYTHONPATH": f"{tree}{os.pathsep}{tree / 'benchmarks'}",
-        "PYTHONDONTWRITEBYTECODE": "1",
         "XDG_CACHE_HOME": str(tree / ".mutation-cache"),
         "MUTATION_OUTCOME": outcome,
     }
