@@ -40,7 +40,7 @@ from mutation import engine  # noqa: E402
 from mutation.operators import Mutant, mutants_of  # noqa: E402
 from mutation.outcome import KILLED  # noqa: E402
 from mutation.planted import PLANTED, Planted  # noqa: E402
-from mutation.targets import TARGETS, TEST_FILES  # noqa: E402
+from mutation.targets import TARGETS, test_files  # noqa: E402
 
 STATES = ("killed", "errored", "timeout", "crashed", "survived", "not covered")
 
@@ -143,18 +143,15 @@ def _sample(mutants: list[Mutant], every: int) -> list[Mutant]:
 
 def run_generated(args: argparse.Namespace) -> dict[str, Counter]:
     targets = [t for t in TARGETS if not args.package or t[0] in args.package]
+    files = args.tests or test_files({package for package, _, _ in targets})
     paths = [path for _, path, _ in targets]
     package_of = {path: package for package, path, _ in targets}
     mutants = [m for _, path, functions in targets for m in mutants_of(ROOT, path, functions)]
     mutants = _sample(mutants, args.sample)
     print(f"{len(mutants)} generated mutants in {len(paths)} files; collecting and tracing the tests ...", flush=True)
     start = time.monotonic()
-    test_ids = engine.prepare(ROOT, paths, args.tests or TEST_FILES)
-    cache = (
-        Path(tempfile.gettempdir())
-        / "advisor-mutation"
-        / f"baseline-{_fingerprint(paths, args.tests or TEST_FILES)}.json"
-    )
+    test_ids = engine.prepare(ROOT, paths, files)
+    cache = Path(tempfile.gettempdir()) / "advisor-mutation" / f"baseline-{_fingerprint(paths, files)}.json"
     records = engine.baseline(ROOT, paths, test_ids, cache)
     failing = sorted(t for t, r in records.items() if not r.passed)
     print(
