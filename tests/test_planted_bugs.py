@@ -71,3 +71,62 @@ def test_the_workers_peak_memory_mb_reaches_the_probe_run(fake_workers):
     assert run.status == "ok"
     assert run.peak_memory_mb == 180.0
     assert run.memory_source == "VmHWM (fake worker)"
+
+
+def _llm(target: str, accelerator: str, devices: int, network=None, **model) -> dict:
+    hardware = {"available": [target], "training_target": target, "accelerator": accelerator, "devices": devices}
+    if network:
+        hardware["network"] = network
+    return {
+        "name": "llm",
+        "stage": "production",
+        "team": {"pytorch": "expert", "mindspore": "basic", "size": 6},
+        "hardware": hardware,
+        "deployment": {"targets": [f"{target}-server"]},
+        "model": {"family": "transformer", "parameters_millions": 6740, "source": "pytorch-code", **model},
+        "needs": {"distributed_training": True},
+        "workload": {"model": "transformer", "tokens": 1e10},
+    }
+
+
+def _projected(data: dict, workflow: str):
+    import copy
+
+    import knowledge
+    from advisor.decision.projections import project
+    from advisor.decision.workflows import routes
+    from advisor.requirements import parse_requirements
+
+    kb = knowledge.load()
+    req = parse_requirements(copy.deepcopy(data))
+    return project(workflow, req, kb, [], route=routes(req, kb)[workflow])
+
+
+def _curve_at(devices: int, network):
+    comm = _projected(_llm("ascend", "Ascend 910B", devices, network), "mindspore").communication
+    (point,) = [p for p in comm.curve if p.devices == devices]
+    return point.low, point.high
+
+
+def test_the_scaling_curve_between_hosts_follows_hardware_network():
+    """64 x 910B: the knowledge base's HCCS host curve keeps 0.75-0.93 at 8 devices; between hosts the
+    RoCE/InfiniBand curve keeps 0.70-0.90 at 64 and the Ethernet curve 0.25-0.40. The network the
+    requirements name picks its curve; an unnamed one spans both classes."""
+    roce = _curve_at(64, "roce-ib")
+    ethernet = _curve_at(64, "ethernet")
+    unknown = _curve_at(64, None)
+    assert roce == pytest.approx((0.75 * 0.70, 0.93 * 0.90), abs=1e-4)
+    assert ethernet == pytest.approx((0.75 * 0.25, 0.93 * 0.40), abs=1e-4)
+    assert unknown == pytest.approx((ethernet[0], roce[1]), abs=1e-4)
+
+
+def test_flash_attention_reaches_the_layout_search():
+    """7B on 8 x H100 (80 GB), no recompute: with fused attention the activations (34 s b h per layer)
+    fit beside sharded optimizer states without tensor parallelism; without it the 5 a s / h score term
+    (160 against 34 at a = 32, s = h = 4096) multiplies them about 5.7 x and the layout search must split
+    the layers over 2 devices."""
+    on = _projected(_llm("nvidia", "H100", 8, recompute="none"), "pytorch").memory
+    off = _projected(_llm("nvidia", "H100", 8, recompute="none", flash_attention=False), "pytorch").memory
+    assert on.layout.tensor_parallel == 1 and on.strategy == "optimizer-sharding"
+    assert off.layout.tensor_parallel == 2 and off.strategy == "model-parallel"
+    assert on.layout.activations_gb < off.layout.activations_gb

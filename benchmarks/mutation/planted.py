@@ -156,14 +156,23 @@ PLANTED = (
         ("tests/test_decision_model.py", "-k", "tco"),
         "the power budget ten times too large",
     ),
-    # The six a review planted that the suite missed, each now killed by a test that names it.
+    # The six a review planted that the suite missed (the network one at both places it is read), each
+    # now killed by a test that names it.
     Planted(
         "network-ignored",
         "advisor/decision/communication.py",
+        '        bw = k["NETWORK_ROCE_IB_GBS"] if req.hardware.network != "ethernet" else k["NETWORK_ETHERNET_GBS"]\n',
+        '        bw = k["NETWORK_ROCE_IB_GBS"]\n',
+        ("tests/test_workload_formulas.py", "-k", "hardware_network"),
+        "hardware.network ignored in the communication check: Ethernet read as RoCE/InfiniBand",
+    ),
+    Planted(
+        "network-curves-ignored",
+        "advisor/decision/communication.py",
         "    network = req.hardware.network\n",
         "    network = None\n",
-        ("tests/test_workload_formulas.py", "-k", "network"),
-        "hardware.network ignored: the communication check spans every network class",
+        ("tests/test_planted_bugs.py", "-k", "scaling_curve"),
+        "hardware.network ignored by the scaling curve: every network class spanned",
     ),
     Planted(
         "cache-written-in-place",
@@ -200,9 +209,17 @@ PLANTED = (
     Planted(
         "flash-attention-ignored",
         "advisor/decision/memory.py",
+        '        act = transformer_activations(shape, 1, 1, m.recompute or "none", m.flash_attention)\n',
+        '        act = transformer_activations(shape, 1, 1, m.recompute or "none", False)\n',
+        ("tests/test_workload_formulas.py", "-k", "flash_attention"),
+        "model.flash_attention ignored: the attention score term stays in the activations per sample",
+    ),
+    Planted(
+        "flash-attention-ignored-by-layouts",
+        "advisor/decision/memory.py",
         "        flash_attention=m.flash_attention,\n",
         "        flash_attention=False,\n",
-        ("tests/test_workload_formulas.py", "-k", "flash_attention"),
-        "model.flash_attention ignored: the attention score term stays in the activations",
+        ("tests/test_planted_bugs.py", "-k", "flash_attention"),
+        "model.flash_attention ignored by the layout search: a split the fused kernel makes needless",
     ),
 )
