@@ -108,7 +108,7 @@ def run_planted(chosen: list[Planted], timeout: float) -> tuple[int, int]:
         killed = 0
         for p in chosen:
             if p.tests in broken:
-                print(f"  {p.name:30} {'not judged':9}         its tests fail unmutated")
+                print(f"  {p.name:36} {'not judged':9}         its tests fail unmutated")
                 continue
             path = tree / p.path
             original = path.read_text(encoding="utf-8")
@@ -119,7 +119,7 @@ def run_planted(chosen: list[Planted], timeout: float) -> tuple[int, int]:
                 path.write_text(original, encoding="utf-8")
             killed += state == KILLED
             print(
-                f"  {p.name:30} {state:9} {secs:4.0f} s  {p.why}" + (f"\n  {'':30} by {by}" if by else ""), flush=True
+                f"  {p.name:36} {state:9} {secs:4.0f} s  {p.why}" + (f"\n  {'':36} by {by}" if by else ""), flush=True
             )
         return killed, 2 if broken else 0
     finally:

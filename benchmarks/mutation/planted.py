@@ -145,7 +145,7 @@ PLANTED = (
         "advisor/decision/memory.py",
         "    return StateBytes(2.0, 2.0, 4.0 + 4.0 * moments, 2.0 if frozen is None else frozen)",
         "    return StateBytes(2.0, 2.0, 2.0 + 4.0 * moments, 2.0 if frozen is None else frozen)",
-        ("tests/test_decision_model.py", "-k", "memory"),
+        ("tests/test_workload_formulas.py", "-k", "sharding or deepspeed"),
         "mixed-precision Adam at 14 bytes per parameter instead of 16",
     ),
     Planted(
