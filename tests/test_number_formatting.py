@@ -124,3 +124,79 @@ def test_run_label_names_the_framework_mode_model_and_batch():
     assert run_label(run(mode="eager", model="lenet", batch_size=8)) == "pytorch eager lenet bs8"
     assert run_label(run(model="lenet")) == "pytorch lenet"
     assert run_label(run(mode="graph", batch_size=0)) == "pytorch graph"
+
+
+def test_num_decimals_follow_the_integer_digits_and_ranges_the_relative_tolerance():
+    assert num(1.2345) == "1.23"  # one integer digit: two decimals
+    assert pair(0.5, 0.5 + 1.5e-9) == "0.5-0.5"  # 1.5e-9 apart: past 1e-9 x max(1, 0.5)
+    assert pair(1.0 - 1.5e-9, 1.0) == "1-1"  # the tolerance is 1e-9 of at least 1, not of 2
+    assert bar(0.5, 0.5, 2) == "██" and bar(0.5, 1.0, 2) == "█"  # values under 1 still draw
+
+
+# --- the terminal tables' own formatting helpers ---------------------------------------------------------
+
+
+def test_rate_text_is_whole_from_a_thousand_and_one_decimal_below():
+    from advisor.render.tables import rate_text
+
+    assert rate_text(2216.4) == "2,216"
+    assert rate_text(1000.0) == "1,000"
+    assert rate_text(999.96) == "1000.0"  # below 1,000 before rounding: one decimal
+    assert rate_text(47.25) == "47.2"  # format's round-half-even of the binary value
+    assert rate_text(-1500.0) == "-1,500"
+
+
+def test_check_table_numbers_and_memory_sizes():
+    from advisor.render.tables.check import _mb, _num
+
+    assert _num(None) == "-" and _num(3.6) == "4" and _num(2.5, "{:.1f}") == "2.5" and _num(None, none="?") == "?"
+    assert _mb(None) == "-"
+    assert _mb(1023.0) == "1023 MB"  # under 1 GB (1,024 MB): in MB
+    assert _mb(1024.0) == "1.0 GB"
+    assert _mb(1536.0) == "1.5 GB"
+
+
+def test_probe_deploy_and_gpt_cells():
+    from advisor.render.tables.deploy import _f as deploy_cell
+    from advisor.render.tables.gpt import _f as gpt_cell
+    from advisor.render.tables.probe import _fmt as probe_cell
+    from advisor.render.tables.probe import _rate
+
+    assert deploy_cell(None) == "-" and deploy_cell(1.234) == "1.23"
+    assert gpt_cell(None) == "-" and gpt_cell(12345.6) == "12,346" and gpt_cell(None, none="n/a") == "n/a"
+    assert probe_cell(None) == "-" and probe_cell(2.25) == "2.2" and probe_cell(2.26) == "2.3"
+    assert _rate(None) == "-" and _rate(1234.0) == "1,234" and _rate(12.34) == "12.3"
+
+
+def test_probe_cv_needs_two_samples():
+    from types import SimpleNamespace as NS
+
+    from advisor.render.tables.probe import _cv
+
+    assert _cv(NS(step_time_ms=None, samples=30)) == "-"
+    assert _cv(NS(step_time_ms=NS(cv=None, n=30), samples=30)) == "-"
+    assert _cv(NS(step_time_ms=NS(cv=0.123, n=30), samples=30)) == "12%"
+    assert _cv(NS(step_time_ms=NS(cv=0.123, n=30), samples=1)) == "-"  # one sample has no spread
+    assert _cv(NS(step_time_ms=NS(cv=0.123, n=2), samples=None)) == "12%"  # the step count when no samples
+    assert _cv(NS(step_time_ms=NS(cv=0.123, n=1), samples=None)) == "-"
+    assert _cv(NS(step_time_ms=NS(cv=0.123, n=None), samples=None)) == "-"
+
+
+def test_scaling_spread_cells():
+    from types import SimpleNamespace as NS
+
+    from advisor.render.tables.scaling import _fmt
+
+    assert _fmt(None) == "-"
+    assert _fmt(NS(n=1, median=1234.5, min=1.0, max=2.0)) == "1,234"  # one run: no range
+    assert _fmt(NS(n=2, median=10.0, min=9.0, max=11.0)) == "10 (9-11)"
+    assert _fmt(NS(n=3, median=0.5, min=0.25, max=0.75), scale=1000.0, digits=1) == "500.0 (250.0-750.0)"
+    assert _fmt(NS(n=3, median=0.905, min=0.9, max=0.91), pct=True) == "90% (90%-91%)"
+
+
+def test_scan_effort_hours():
+    from advisor.render.tables.scan import _h, _num
+
+    assert _num(2.5) == "2.5" and _num(2.0) == "2" and _num(0.125) == "0.12" and _num(9.999) == "10"
+    assert _num(10.0) == "10" and _num(12.6) == "13"  # from 10 up: whole hours
+    assert _h((0.5, 12.0)) == "0.5-12 h"
