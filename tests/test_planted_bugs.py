@@ -130,3 +130,16 @@ def test_flash_attention_reaches_the_layout_search():
     assert on.layout.tensor_parallel == 1 and on.strategy == "optimizer-sharding"
     assert off.layout.tensor_parallel == 2 and off.strategy == "model-parallel"
     assert on.layout.activations_gb < off.layout.activations_gb
+
+
+def test_a_result_file_over_32_mb_is_refused_by_its_size_before_it_is_read(tmp_path):
+    """A 1 GB (sparse) file where a result file is expected is refused from its size, naming the 32 MB
+    limit; read whole it would fail only later, as invalid JSON, after a gigabyte in memory."""
+    from advisor.errors import UsageError
+    from advisor.output import read_json
+
+    big = tmp_path / "result.json"
+    with open(big, "wb") as fh:
+        fh.truncate(1 << 30)
+    with pytest.raises(UsageError, match=r"of at most 33,554,432 bytes"):
+        read_json(str(big), "expected a probe result file")

@@ -113,7 +113,7 @@ PLANTED = (
         "advisor/output.py",
         "MAX_JSON_BYTES = 32 * 1024 * 1024",
         "MAX_JSON_BYTES = 32 * 1024 * 1024 * 1024",
-        ("tests/test_hardening_heldout.py", "-k", "sparse"),
+        ("tests/test_planted_bugs.py", "-k", "32_mb"),
         "a 1 GB result file read whole into memory",
     ),
     Planted(
