@@ -1,256 +1,238 @@
-"""A short mutation check (issue 31): planted bugs in the output writer, the bad-input readers and the
-decision model, each applied to a temporary copy of the tree; the tests that should notice it run
-there; a bug the tests fail on is "killed", one they pass with "survived" (a test that cannot fail).
+"""The mutation run: does the fast suite fail, by an assertion, when the code is wrong?
 
-Hand-written rather than mutmut/cosmic-ray (neither is a dependency): each mutant is a bug someone
-could really write, named, with the test files that claim to cover it. Expensive (a pytest run per
-mutant): keep the list short and the test selection targeted.
+Two kinds of mutant. Planted bugs (mutation/planted.py): named bugs someone could really write, applied
+to a copy of the tree, with the tests that claim to catch them. Generated mutants (mutation/operators.py):
+every comparison negated, constant off by one, arithmetic, boolean or min/max operator swapped, argument
+pair swapped and droppable statement dropped, inside the functions of the decision arithmetic, the cache
+and writer, the probe result path and the renderers' number formatting (mutation/targets.py); each runs
+only the tests that execute its line (mutation/engine.py).
 
-    python benchmarks/mutation_check.py            # every mutant
-    python benchmarks/mutation_check.py --only writer-plain-open --keep
-Exit 0 when every mutant is killed, 1 when one survived, 2 when the unmutated tree fails its tests.
+A mutant is killed only by a failing assertion. A timeout, a crash at import and an exception that no
+assertion checked are counted apart, never as killed; so is a mutant no fast test reaches.
+
+    python benchmarks/mutation_check.py                   # planted bugs and every generated mutant
+    python benchmarks/mutation_check.py --planted         # the planted bugs only (a few minutes)
+    python benchmarks/mutation_check.py --sample 20 --package decision --survivors /tmp/s.txt
+Exit 0 when every planted bug is killed and each package's score reaches --min-score; 1 otherwise;
+2 when the unmutated tests fail or a planted bug's text moved.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
+
+from mutation import engine  # noqa: E402
+from mutation.operators import Mutant, mutants_of  # noqa: E402
+from mutation.outcome import KILLED  # noqa: E402
+from mutation.planted import PLANTED, Planted  # noqa: E402
+from mutation.targets import TARGETS, test_files  # noqa: E402
+
+STATES = ("killed", "errored", "timeout", "crashed", "survived", "not covered")
 
 
-@dataclass(frozen=True)
-class Mutant:
-    name: str
-    path: str  # file in the tree
-    old: str  # text replaced (must occur exactly once)
-    new: str
-    tests: tuple[str, ...]  # pytest arguments: files, -k selections
-    why: str
-
-
-MUTANTS = (
-    Mutant(
-        "writer-plain-open",
-        "advisor/output.py",
-        '        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:\n'
-        "            fh.write(text)\n"
-        "        os.chmod(tmp, mode)\n"
-        "        os.replace(tmp, target)\n",
-        "        os.close(fd)\n"
-        "        os.unlink(tmp)\n"
-        '        with open(target, "w", encoding="utf-8") as fh:\n'
-        "            fh.write(text)\n",
-        ("tests/test_hardening_suite.py", "-k", "midway or half_written"),
-        "-o written in place: a failure mid-write truncates the old file",
-    ),
-    Mutant(
-        "cache-failure-loses-o",
-        "advisor/commands/probe.py",
-        "        except (OSError, UsageError) as exc:  # ENOSPC, EROFS, a file where the cache folder goes",
-        "        except OSError as exc:  # ENOSPC, EROFS, a file where the cache folder goes",
-        ("tests/test_hardening_keep.py",),
-        "write_atomic's UsageError from the cache escapes (the issue's lost measurement)",
-    ),
-    Mutant(
-        "data-label-range-dropped",
-        "probes/training/data.py",
-        "    if labels.size and (int(labels.min()) < 0",
-        "    if False and (int(labels.min()) < 0",
-        ("tests/test_hardening_data.py",),
-        "labels 99/255 accepted; the run fails later",
-    ),
-    Mutant(
-        "data-pickle-structure-unchecked",
-        "probes/training/data.py",
-        "    if not isinstance(data, np.ndarray):\n",
-        "    if False:\n",
-        ("tests/test_hardening_data.py",),
-        "a nested list as 'data' reaches NumPy (the 317-byte bomb)",
-    ),
-    Mutant(
-        "yaml-duplicate-keys-allowed",
-        "advisor/safe_yaml.py",
-        "        if duplicate:\n",
-        "        if False:\n",
-        ("tests/test_bad_input_catalogue.py", "tests/test_hardening_medium.py", "-k", "duplicate"),
-        "a duplicated key silently keeps the last value",
-    ),
-    Mutant(
-        "limits-zero-memory-allowed",
-        "advisor/limits.py",
-        '"usable_memory_gb": Limit(0, 1e5, "GB", low_open=True)',
-        '"usable_memory_gb": Limit(0, 1e5, "GB")',
-        ("tests/test_hardening_medium.py", "-k", "kb_overrides"),
-        "usable_memory_gb: 0 accepted (a division by zero later)",
-    ),
-    Mutant(
-        "writer-temp-left-on-failure",
-        "advisor/output.py",
-        "        try:\n            os.unlink(tmp)\n        except OSError:\n            pass\n        if isinstance(exc, OSError):",
-        "        try:\n            pass\n        except OSError:\n            pass\n        if isinstance(exc, OSError):",
-        ("tests/test_hardening_suite.py", "tests/test_hardening_io.py"),
-        "a failed -o leaves its hidden temp file beside the target (a stray partial file)",
-    ),
-    Mutant(
-        "writer-fallback-not-written",
-        "advisor/output.py",
-        "            return str(write_atomic(Path(folder) / name, text))",
-        "            return str(Path(folder) / name)",
-        ("tests/test_hardening_keep.py",),
-        "the named fallback is announced but never written: the measurement is lost",
-    ),
-    Mutant(
-        "to-json-allows-nan",
-        "advisor/output.py",
-        "ensure_ascii=False, allow_nan=False)",
-        "ensure_ascii=False, allow_nan=True)",
-        ("tests/test_hardening_medium.py", "-k", "finite or kb_overrides"),
-        "Infinity written into --json output (the tool's own compare refuses the file)",
-    ),
-    Mutant(
-        "json-reader-accepts-nan",
-        "advisor/output.py",
-        "        return json.loads(text, parse_constant=_no_constant)",
-        "        return json.loads(text)",
-        ("tests/test_bad_input_catalogue.py", "tests/test_hardening_heldout.py", "-k", "nan or infinity or non_finite"),
-        "NaN / Infinity in a result file read as numbers",
-    ),
-    Mutant(
-        "json-reader-unbounded",
-        "advisor/output.py",
-        "MAX_JSON_BYTES = 32 * 1024 * 1024",
-        "MAX_JSON_BYTES = 32 * 1024 * 1024 * 1024",
-        ("tests/test_hardening_heldout.py", "-k", "sparse"),
-        "a 1 GB result file read whole into memory",
-    ),
-    Mutant(
-        "terminal-escapes-kept",
-        "advisor/sanitize.py",
-        '    return _SURROGATES.sub("\\ufffd", _CONTROLS.sub("", _ESCAPES.sub("", text)))',
-        '    return _SURROGATES.sub("\\ufffd", text)',
-        ("tests/test_hardening_io.py", "tests/test_hardening_heldout.py", "-k", "escape"),
-        "terminal escapes from YAML keys, ids and file names reach the error line and the documents",
-    ),
-    Mutant(
-        "limits-throughput-unbounded",
-        "advisor/limits.py",
-        '"images_per_second": Limit(0, 1e9, "images/s")',
-        '"images_per_second": Limit(0, 1e300, "images/s")',
-        ("tests/test_hardening_medium.py", "-k", "absurd_probe"),
-        "throughput 1e300 accepted as a measurement",
-    ),
-    Mutant(
-        "data-idx-header-trusted",
-        "probes/training/data.py",
-        "            if dims[0] * item > MAX_FILE_BYTES:",
-        "            if False:",
-        ("tests/test_hardening_data.py",),
-        "an idx header claiming gigabytes allocated before a byte is read",
-    ),
-    Mutant(
-        "decision-adam-bytes",
-        "advisor/decision/memory.py",
-        "    return StateBytes(2.0, 2.0, 4.0 + 4.0 * moments, 2.0)",
-        "    return StateBytes(2.0, 2.0, 2.0 + 4.0 * moments, 2.0)",
-        ("tests/test_decision_model.py", "-k", "memory"),
-        "mixed-precision Adam at 14 bytes per parameter instead of 16",
-    ),
-    Mutant(
-        "decision-power-budget-x10",
-        "advisor/decision/tco.py",
-        "        factor = proj.devices / 1000 * (1",
-        "        factor = proj.devices / 100 * (1",
-        ("tests/test_decision_model.py", "-k", "tco"),
-        "the power budget ten times too large (the issue's planted bug)",
-    ),
-)
-
-
-def _copy_tree(dest: Path) -> None:
-    """The working tree's files git knows or would add (tracked + untracked, not ignored)."""
+def _tracked() -> list[str]:
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
         capture_output=True,
         check=True,
     ).stdout.split(b"\0")
-    for raw in filter(None, listed):
-        rel = raw.decode()
+    return [raw.decode() for raw in listed if raw]
+
+
+def _copy_tree(dest: Path) -> None:
+    for rel in _tracked():
         src = ROOT / rel
-        if not src.is_file() or src.is_symlink():
-            continue
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, target)
+        if src.is_file() and not src.is_symlink():
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, target)
 
 
-def _pytest(tree: Path, args: tuple[str, ...], timeout: float) -> tuple[int, float]:
-    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
-    env["XDG_CACHE_HOME"] = str(tree / ".mutation-cache")
+def _pytest(tree: Path, args: tuple[str, ...], timeout: float) -> tuple[str, str, float]:
+    """(state, deciding test, seconds) of a pytest child on the tree, judged by mutation.outcome."""
+    fd, outcome = tempfile.mkstemp(prefix="mutation-outcome-", suffix=".json")
+    os.close(fd)
+    # Bytecode is written in the copy: the tests' own subprocesses then start from it instead of
+    # compiling the project again each time.
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{tree}{os.pathsep}{tree / 'benchmarks'}",
+        "XDG_CACHE_HOME": str(tree / ".mutation-cache"),
+        "MUTATION_OUTCOME": outcome,
+    }
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mutation.outcome"]
     start = time.monotonic()
     try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not slow", *args],
-            cwd=tree,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        code = proc.returncode
+        subprocess.run([*cmd, "-m", "not slow", *args], cwd=tree, env=env, capture_output=True, timeout=timeout)
+        summary = json.loads(Path(outcome).read_text(encoding="utf-8") or "{}")
+        return summary.get("state", "crashed"), summary.get("by", ""), time.monotonic() - start
     except subprocess.TimeoutExpired:
-        code = -1
-    return code, time.monotonic() - start
+        return engine.TIMEOUT, "", time.monotonic() - start
+    finally:
+        os.unlink(outcome)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", help="comma list of mutant names")
-    parser.add_argument("--timeout", type=float, default=600, help="seconds per pytest run")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary tree")
-    args = parser.parse_args(argv)
-    chosen = [m for m in MUTANTS if not args.only or m.name in args.only.split(",")]
+def run_planted(chosen: list[Planted], timeout: float) -> tuple[int, int]:
+    """(killed, exit code so far) for the planted bugs, on a temporary copy of the tree."""
     tmp = Path(tempfile.mkdtemp(prefix="mutation-check-"))
     tree = tmp / "tree"
     try:
         _copy_tree(tree)
-        # The baseline: every distinct selection the mutants use, unmutated (a selection that fails
-        # already would count every mutant as killed).
-        for selection in dict.fromkeys(m.tests for m in chosen):
-            code, secs = _pytest(tree, selection, args.timeout)
-            print(f"baseline: {' '.join(selection)}: {'pass' if code == 0 else f'FAIL ({code})'} in {secs:.0f} s")
-            if code != 0:
-                return 2
+        for p in chosen:
+            if (tree / p.path).read_text(encoding="utf-8").count(p.old) != 1:
+                print(f"{p.name}: the planted text is not in {p.path} exactly once (the code moved): update it")
+                return 0, 2
+        # A selection that fails unmutated would count its mutants as killed: those are not judged.
+        broken = set()
+        for selection in dict.fromkeys(p.tests for p in chosen):
+            state, by, secs = _pytest(tree, selection, timeout)
+            if state != "survived":
+                print(f"  baseline: {' '.join(selection)}: {state} unmutated ({by}) in {secs:.0f} s")
+                broken.add(selection)
         killed = 0
-        for m in chosen:
-            path = tree / m.path
+        for p in chosen:
+            if p.tests in broken:
+                print(f"  {p.name:36} {'not judged':9}         its tests fail unmutated")
+                continue
+            path = tree / p.path
             original = path.read_text(encoding="utf-8")
-            if original.count(m.old) != 1:
-                print(f"{m.name}: the planted text is not in {m.path} exactly once (the code moved): update the mutant")
-                return 2
-            path.write_text(original.replace(m.old, m.new), encoding="utf-8")
+            path.write_text(original.replace(p.old, p.new), encoding="utf-8")
             try:
-                code, secs = _pytest(tree, m.tests, args.timeout)
+                state, by, secs = _pytest(tree, p.tests, timeout)
             finally:
                 path.write_text(original, encoding="utf-8")
-            state = "killed" if code not in (0, 5) else "SURVIVED"
-            killed += state == "killed"
-            print(f"{m.name:34} {state:9} {secs:5.0f} s  {m.why}")
-        print(f"{killed} of {len(chosen)} planted bugs killed")
-        return 0 if killed == len(chosen) else 1
+            killed += state == KILLED
+            print(
+                f"  {p.name:36} {state:9} {secs:4.0f} s  {p.why}" + (f"\n  {'':36} by {by}" if by else ""), flush=True
+            )
+        return killed, 2 if broken else 0
     finally:
-        if args.keep:
-            print(f"tree kept: {tree}")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _fingerprint(paths: list[str], test_files: list[str]) -> str:
+    """Changes when any file the baseline read changes: the project's code, data and tests."""
+    digest = hashlib.sha256()
+    for rel in sorted(_tracked()):
+        if rel.startswith(("advisor/", "probes/", "knowledge/", "tests/")) and (ROOT / rel).is_file():
+            digest.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
+    digest.update(json.dumps([paths, test_files]).encode())
+    return digest.hexdigest()[:16]
+
+
+def _sample(mutants: list[Mutant], every: int) -> list[Mutant]:
+    """Every n-th mutant in a stable order (same sample every run)."""
+    return mutants[::every] if every > 1 else mutants
+
+
+def run_generated(args: argparse.Namespace) -> dict[str, Counter]:
+    targets = [t for t in TARGETS if not args.package or t[0] in args.package]
+    files = args.tests or test_files({package for package, _, _ in targets})
+    paths = [path for _, path, _ in targets]
+    package_of = {path: package for package, path, _ in targets}
+    mutants = [m for _, path, functions in targets for m in mutants_of(ROOT, path, functions)]
+    mutants = _sample(mutants, args.sample)
+    print(f"{len(mutants)} generated mutants in {len(paths)} files; collecting and tracing the tests ...", flush=True)
+    start = time.monotonic()
+    test_ids = engine.prepare(ROOT, paths, files)
+    cache = Path(tempfile.gettempdir()) / "advisor-mutation" / f"baseline-{_fingerprint(paths, files)}.json"
+    records = engine.baseline(ROOT, paths, test_ids, cache)
+    failing = sorted(t for t, r in records.items() if not r.passed)
+    print(
+        f"baseline: {len(records)} tests, {len(failing)} not passing (left out) in {time.monotonic() - start:.0f} s",
+        flush=True,
+    )
+    patcher = engine.Patcher(ROOT, paths)
+    scores: dict[str, Counter] = defaultdict(Counter)
+    survivors: list[str] = []
+
+    def report(m: Mutant, state: str, by: str, seconds: float) -> None:
+        scores[package_of[m.path]][state] += 1
+        if state != KILLED:
+            survivors.append(f"{m.path}:{m.line} {m.function} [{m.operator}] {m.before} -> {m.after}  ({state})")
+        if args.verbose or state != KILLED:
+            print(f"  {state:11} {seconds:4.1f} s {m.path}:{m.line} [{m.operator}] {m.before} -> {m.after}", flush=True)
+
+    engine.run_all(ROOT, patcher, mutants, records, args.budget, report)
+    if args.survivors:
+        Path(args.survivors).write_text("\n".join(survivors) + "\n", encoding="utf-8")
+    return scores
+
+
+def table(scores: dict[str, Counter]) -> list[str]:
+    head = f"| package | mutants | {' | '.join(STATES)} | score |"
+    lines = [head, "|" + "---|" * (len(STATES) + 3)]
+    total: Counter = Counter()
+    for package, counts in scores.items():
+        total.update(counts)
+        lines.append(_row(package, counts))
+    lines.append(_row("all", total))
+    return lines
+
+
+def _row(name: str, counts: Counter) -> str:
+    n = sum(counts.values())
+    cells = " | ".join(str(counts[s]) for s in STATES)
+    return f"| {name} | {n} | {cells} | {score(counts):.0%} |"
+
+
+def score(counts: Counter) -> float:
+    n = sum(counts.values())
+    return counts[KILLED] / n if n else 1.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--planted", action="store_true", help="only the planted bugs")
+    which.add_argument("--generated", action="store_true", help="only the generated mutants")
+    parser.add_argument("--only", help="comma list of planted bug names")
+    parser.add_argument("--package", action="append", help="generated mutants of this package only (repeatable)")
+    parser.add_argument("--tests", action="append", help="test files for the generated mutants (repeatable)")
+    parser.add_argument("--sample", type=int, default=1, metavar="N", help="every N-th generated mutant")
+    parser.add_argument("--budget", type=float, default=5.0, help="baseline seconds of tests per mutant")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per planted bug's pytest run")
+    parser.add_argument("--min-score", type=float, default=0.0, help="fail when a package kills less (0-1)")
+    parser.add_argument("--survivors", help="write the mutants not killed to this file")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print killed mutants too")
+    args = parser.parse_args(argv)
+    start = time.monotonic()
+    code = 0
+    if not args.generated:
+        chosen = [p for p in PLANTED if not args.only or p.name in args.only.split(",")]
+        print(f"planted bugs ({len(chosen)}):", flush=True)
+        killed, code = run_planted(chosen, args.timeout)
+        print(f"{killed} of {len(chosen)} planted bugs killed")
+        code = code or (0 if killed == len(chosen) else 1)
+    if not args.planted:
+        scores = run_generated(args)
+        print("\n".join(table(scores)))
+        low = [p for p, c in scores.items() if score(c) < args.min_score]
+        if low:
+            print(f"below {args.min_score:.0%}: {', '.join(low)}")
+            code = 1
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    print(
+        f"mutation run: {time.monotonic() - start:.0f} s wall, {cpu:.0f} s CPU (a loaded host stretches the wall time)"
+    )
+    return code
 
 
 if __name__ == "__main__":

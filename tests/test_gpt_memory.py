@@ -4,7 +4,6 @@ check: a shape inside GptConfig's limits but beyond the host is refused before a
 from __future__ import annotations
 
 import argparse
-import time
 import tracemalloc
 
 import numpy as np
@@ -71,7 +70,6 @@ def test_cli_refuses_a_shape_the_host_cannot_hold_before_any_allocation(monkeypa
     made = []
     monkeypatch.setattr(weights, "canonical", lambda *a, **k: made.append(a))
     tracemalloc.start()
-    t0 = time.process_time()
     try:
         with pytest.raises(UsageError, match=r"^--gpt-layers/.*needs about .* GiB per process.*16\.0 GiB available"):
             probe_gpt.build_config(_args(**HUGE))
@@ -79,7 +77,6 @@ def test_cli_refuses_a_shape_the_host_cannot_hold_before_any_allocation(monkeypa
     finally:
         tracemalloc.stop()
     assert made == [] and peak < 64 * 2**20  # arithmetic only: nothing near the model's size
-    assert time.process_time() - t0 < 30  # a safety net, not a timing assertion
 
 
 def test_runner_makes_no_weights_and_starts_no_child_for_a_shape_too_large(monkeypatch):

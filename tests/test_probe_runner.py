@@ -193,28 +193,32 @@ def test_cli_json_validates_against_committed_schema(fake_workers, capsys):
     doc = json.loads(out.out)
     assert doc["schema_version"] == SCHEMA_VERSION
     assert validate(doc, SCHEMA) == []
-    for key in (
-        "framework",
-        "mode",
-        "model",
-        "batch_size",
-        "device",
-        "status",
-        "error",
-        "images_per_second",
-        "ci95",
-        "step_time_ms",
-        "first_step_seconds",
-        "compile_seconds",
-        "peak_memory_mb",
-        "train_flops_per_image",
-        "mfu",
-        "loss_first",
-        "loss_last",
-        "stop_reason",
-        "warnings",
-    ):
-        assert key in doc["runs"][0]
+    # Every field the fake worker sent, with its value (a key that is present with a dropped value fails),
+    # and what the runner derives: MFU from the GEMM peak, the interval from the raw samples.
+    run = doc["runs"][0]
+    sent = {
+        "framework": "pytorch",
+        "mode": "eager",
+        "model": "lenet",
+        "batch_size": 8,
+        "device": "cpu",
+        "status": "ok",
+        "error": None,
+        "images_per_second": 8000.0,
+        "first_step_seconds": 0.01,
+        "compile_seconds": None,
+        "peak_memory_mb": 180.0,
+        "train_flops_per_image": 2263920,
+        "loss_first": 2.3,
+        "loss_last": 1.0,
+        "stop_reason": "converged",
+        "warnings": [],
+    }
+    assert {key: run[key] for key in sent} == sent
+    assert run["step_time_ms"]["n"] == 30 and run["step_time_ms"]["median"] == 1.0
+    assert run["mfu"] == pytest.approx(8000 * 2263920 / 1e9 / 100.0)
+    low, high = run["ci95"]  # samples of 1 ms +-1%: an interval inside 8000 +-1% around the mean
+    assert 8000 * 0.99 < low < 8000.0 < high < 8000 * 1.01
     doc["runs"][0]["status"] = "great"
     assert validate(doc, SCHEMA)  # the validator does reject a bad document
     assert cache.load_cached_probes() is not None  # cached for the report and the TUI

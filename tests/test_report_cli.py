@@ -38,10 +38,10 @@ def run_cli(capsys, *argv):
     return code, out.out, out.err
 
 
-def test_make_run_path_is_quick_and_runs_no_probes(capsys):
-    start = time.monotonic()
+def test_make_run_path_runs_no_probes_and_prints_every_section(capsys):
+    """How long it takes is for a benchmark to print, not a test to assert; here: no probe runs (the
+    fixture fails the test if one does) and the whole document comes out."""
     code, out, err = run_cli(capsys, "report", str(EXAMPLE), "--markdown")
-    elapsed = time.monotonic() - start
     assert code == 0, err
     assert out.startswith("# Framework advice: Retail shelf recognition")
     for heading in (
@@ -57,7 +57,6 @@ def test_make_run_path_is_quick_and_runs_no_probes(capsys):
         assert heading in out
     assert "| Criterion | Weight | PyTorch | MindSpore | Hybrid |" in out
     assert "**Hybrid**" in out
-    assert elapsed < 15, elapsed
 
 
 def test_json_contract(capsys):
