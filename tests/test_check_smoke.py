@@ -20,9 +20,7 @@ from probes.launcher import PROJECT_ROOT, ChildOutcome
 
 def test_hanging_worker_is_killed_and_reported(monkeypatch):
     monkeypatch.setenv("ADVISOR_TEST_SMOKE_FAULT", "pytorch:hang")
-    start = time.monotonic()
     smoke, _ = run_smoke("pytorch", timeout=1.5)
-    assert time.monotonic() - start < 8
     assert (smoke.status, smoke.ok) == ("timeout", False)
     assert "timeout" in smoke.error
 
@@ -168,9 +166,7 @@ def test_cancel_kills_the_smoke_children(monkeypatch):
     monkeypatch.setenv("ADVISOR_TEST_SMOKE_FAULT", "pytorch:hang")
     cancel = Cancel()
     threading.Timer(0.5, cancel.set).start()
-    start = time.monotonic()
     smoke, _ = run_smoke("pytorch", timeout=60, cancel=cancel)
-    assert time.monotonic() - start < 10
     assert smoke.status == "failed" and "cancelled" in smoke.error
 
 
@@ -191,6 +187,7 @@ def test_early_avx2_rerun_is_stopped_when_mindspore_convs_are_fast(monkeypatch):
 
     monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
     calls = []
+    rerun_saw_cancel: list[bool] = []
 
     def fake_run_smoke(name, timeout, env_extra=None, on_message=None, extra_args=(), cancel=None):
         calls.append((name, extra_args))
@@ -198,6 +195,7 @@ def test_early_avx2_rerun_is_stopped_when_mindspore_convs_are_fast(monkeypatch):
             start = time.monotonic()
             while not cancel.is_set() and time.monotonic() - start < 10:
                 time.sleep(0.01)
+            rerun_saw_cancel.append(cancel.is_set())
             return SmokeResult(status="failed", ok=False, error="cancelled by the user"), {}
         conv = {"shape": "s", "conv_ms": 3.0, "gemm_ms": 1.5, "ratio": 2.0, "slow": False}
         time.sleep(0.2)
@@ -206,9 +204,8 @@ def test_early_avx2_rerun_is_stopped_when_mindspore_convs_are_fast(monkeypatch):
         return SmokeResult(status="ok", ok=True, seconds=0.4, conv_check=ConvCheck(**conv)), {}
 
     monkeypatch.setattr(frameworks, "run_smoke", fake_run_smoke)
-    start = time.monotonic()
     results = frameworks.smoke_all([FrameworkInfo(name="mindspore", installed=True)], timeout=30, confirm_early=True)
-    assert time.monotonic() - start < 3
+    assert rerun_saw_cancel == [True]  # the rerun was stopped by the cancel, not by its own 10 s limit
     assert ("mindspore", ("--conv-only",)) in calls
     check = results["mindspore"]["smoke"].conv_check
     assert check.slow is False and check.capped_conv_ms is None

@@ -400,7 +400,11 @@ def test_deadline_is_continuous_and_the_schedule_says_when_it_cannot_fit(kb):
     sched = next(s for s in tight.schedules if s.workflow == "hybrid")
     assert sched.fits == "no" and "cannot fit" in sched.finding
     assert any("deadline_weeks" in b for b in wf(tight, "hybrid").blocked_by)
-    assert base  # the example itself has a 16-week deadline
+    # The example itself has a 16-week deadline: the last point of the sweep is the example as shipped.
+    assert base["constraints"]["deadline_weeks"] == 16
+    assert mig[-1] == next(
+        c.score for c in wf(decide(kb, base, sensitivity=False), "hybrid").criteria if c.name == "migration"
+    )
 
 
 # --- 8. constants in the sensitivity analysis ----------------------------------------------------------------
