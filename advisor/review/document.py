@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.decision.evidence import EVIDENCE_GRADE, evidence_class
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
 if TYPE_CHECKING:  # annotations only: the report imports this module to attach the document
@@ -31,18 +32,9 @@ if TYPE_CHECKING:  # annotations only: the report imports this module to attach 
 DOCUMENT_VERSION = "1.1"  # 1.1: first_page.routes and confidence_why, KbMove.name, RiskItem.charged, charged_hours
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
-# Evidence classes, strongest first, with the grade each counts for on the first page. A score that the
-# model's own rule derives from a requirements field is NOT sourced data: it ranks below every sourced
-# class (vendor, derived, secondary, blog) and just above a bare assumption.
-GRADE = {
-    "measured": 5.0,
-    "vendor": 4.0,
-    "derived": 3.5,
-    "secondary": 3.0,
-    "blog": 2.0,
-    "requirement": 1.5,
-    "assumption": 1.0,
-}
+# The evidence classes, strongest first, on the decision model's one scale (EVIDENCE_GRADE): the
+# confidence rule and the first page read the same grade.
+GRADE = EVIDENCE_GRADE
 CLASS_TEXT = {
     "measured": "measured here",
     "vendor": "vendor data",
@@ -212,7 +204,7 @@ class FirstPage(_M):
     runner_up: Optional[str] = None
     margin: float
     confidence: str
-    evidence_grade: float = Field(description="1 (assumption) to 5 (measured), weighted by each reason's points")
+    evidence_grade: float = Field(description="the confidence's evidence grade: 1 (assumption) to 5 (measured), 0 with no runner-up")
     evidence_label: str
     summary: str
     reasons: list[Reason] = Field(default_factory=list)
@@ -282,15 +274,6 @@ def cite(source: str | None, kb_id: str | None = None) -> str:
 
 
 # --- evidence ----------------------------------------------------------------------------------------
-
-
-def evidence_class(ev: Evidence) -> str:
-    if ev.kind == "measured":
-        return "measured"
-    if ev.kind == "requirement":
-        return "requirement"
-    cls = ev.confidence or "assumption"
-    return cls if cls in GRADE else "assumption"
 
 
 def _classes(items: list[Evidence]) -> Counter:
@@ -810,15 +793,8 @@ def confidence_why(
             continue
         why.append(plain(step))
     if parts is not None and parts.evidence is not None and runner_up is not None:
-        said = any("evidence" in x for x in parts.steps)
-        why.append(
-            (
-                ""
-                if said
-                else f"deciding evidence {parts.evidence.label} ({parts.evidence.score:.1f}/5) as the model grades it, "
-            )
-            + f"**{grade_label}** ({grade:.1f}/5) with requirement rules ranked below sourced data"
-        )
+        if not any("evidence" in x for x in parts.steps):  # the steps name it when it lowers the level
+            why.append(f"deciding evidence **{grade_label}** ({grade:.1f}/5), requirement rules ranked below sourced data")
     return why
 
 
@@ -836,9 +812,9 @@ def first_page(
         reasons = [r for r in sorted(all_r, key=lambda r: -r.points) if r.points > 0.05][:3]
         worst = min(all_r, key=lambda r: r.points, default=None)
         against = worst if worst is not None and worst.points < -0.05 else None
-    weight = sum(r.points for r in reasons)
-    grade = sum(GRADE[r.evidence_class] * r.points for r in reasons) / weight if weight > 0 else 1.0
-    grade_label = "good" if grade >= 3.5 else ("fair" if grade >= 2.5 else "weak")
+    quality = rec.confidence_parts.evidence if rec.confidence_parts is not None else None
+    grade = quality.score if quality is not None else 0.0
+    grade_label = quality.label if quality is not None else "none"
     blocking = [f"{label(s.workflow)} is ruled out: {b}" for s in report.scores for b in s.blocked_by]
     for s in report.schedules:
         if s.workflow == rec.workflow and s.fits in ("no", "maybe"):
