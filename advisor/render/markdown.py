@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from advisor.review.document import cite, points
 from advisor.render import decision_sections
-from advisor.render._fmt import LABELS, bar, hours, num, pair, run_label, span, usd
+from advisor.render._fmt import LABELS, bar, criterion_cell, hours, num, pair, run_label, span, total_cell, usd
 from advisor.render._fmt import md_table as _table
 from advisor.render.plan import schedule
 from advisor.render.summary import caveats, label
@@ -32,10 +32,13 @@ def _scores(report: Report) -> list[str]:
     header = ["Criterion", "Weight"] + [LABELS[s.workflow] for s in scores]
     rows = []
     for i, c in enumerate(scores[0].criteria):
-        rows.append([c.name, f"{c.weight:.2f}"] + [f"{s.criteria[i].score:.0f}" for s in scores])
-    rows.append(["**Total**", "1.00"] + [f"**{points(s.total)}**" for s in scores])
-    rows.append(["Eligible", ""] + ["yes" if s.eligible else "**no**" for s in scores])
+        rows.append([c.name, f"{c.weight:.2f}"] + [criterion_cell(s, i) for s in scores])
+    rows.append(["**Total**", "1.00"] + [f"**{total_cell(s)}**" for s in scores])
+    rows.append(["Eligible", ""] + [("yes" if s.eligible else "**no**") if s.applicable else "n/a" for s in scores])
     out = _table(header, rows)
+    for s in scores:
+        if not s.applicable:
+            out += ["", f"{LABELS[s.workflow]} does not apply (n/a, not a score): {md(s.not_applicable or '')}."]
     if any(s.blocked_by for s in scores):
         out += ["", "Why a workflow is ruled out: the blocking facts on the first page."]
     origins = [w for w in report.weights if w.origin == "user"]
@@ -55,6 +58,9 @@ def _how(report: Report) -> list[str]:
     for s in report.scores:
         out.append(f"**{LABELS[s.workflow]}**")
         out.append("")
+        if not s.applicable:
+            out += [f"- n/a: {md(s.not_applicable or 'does not apply')}", ""]
+            continue
         for c in s.criteria:
             refs = ", ".join(dict.fromkeys(f"{e.kind}:{e.ref}" for e in c.evidence))  # one mention per source
             out.append(f"- {md(c.name)} {c.score:.0f}: {md(c.note)}" + (f" [{md(refs)}]" if refs else ""))

@@ -711,33 +711,36 @@ PATH_WORDS = {  # how the framework reaches the training hardware
     "mindspore-cpu": "CPU build",
     "mindspore-gpu": "MindSpore's GPU build, not first-party (last released for 2.2.x)",
 }
-_DEV_ROUTE = re.compile(r"\((PyTorch (?:on|prototype)[^()]*)\)")
-_SERVE = re.compile(r"\s*\(?[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\)?|\s*-?\d+(?:\.\d+)?\s*$")
+GENERAL_ROUTES = ("pytorch-cuda", "torch-npu", "mindspore")  # the frameworks themselves: PATH_WORDS say it
+SERVING_PATH_WORDS = {"native": "first-party", "vendor-converter": "vendor converter", "export": "exported"}
 
 
-def _serving(crit: Criterion) -> str:
-    """'ascend-server via export/conversion' from the deployment criterion's note (its score left off)."""
-    by_how: dict[str, list[str]] = {}  # targets served the same way named together
-    for part in str(crit.note or "").split(";"):
-        m = re.match(r"\s*([\w.-]+): (.*)$", part)
-        if m:
-            by_how.setdefault(_SERVE.sub("", m.group(2)).strip().replace(" path", ""), []).append(m.group(1))
-    return "; ".join(f"{', '.join(targets)} {how}" for how, targets in by_how.items())
+def _serving(s: WorkflowScore) -> str:
+    """'ascend-server, edge-ascend with MindSpore Lite (first-party)': the serving routes the workflow is
+    scored on (its RouteChoice), targets served the same way named together."""
+    by_how: dict[str, list[str]] = {}
+    for st in s.route.stacks if s.route is not None else []:
+        if st.stage == "serving" and st.target:
+            how = f"{st.name} ({SERVING_PATH_WORDS.get(st.path or '', st.path or 'as scored')})"
+            by_how.setdefault(how, []).append(st.target)
+    return "; ".join(f"{', '.join(targets)} with {how}" for how, targets in by_how.items())
 
 
 def routes(report: Report) -> list[str]:
     """On which route each eligible option was scored (training hardware, framework path, where it is
-    developed and debugged, how it serves) and why, in the scorecard's own terms: the projection's path
-    and the criteria notes, so the reader's first question (is the PyTorch option a strawman?) has its
-    answer: with NVIDIA for development and Ascend for production, PyTorch is scored as one route,
-    prototype on NVIDIA, then torch_npu, no port."""
+    developed and debugged, how it serves) and why, from each workflow's RouteChoice and projection, so
+    the reader's first question (is the PyTorch option a strawman?) has its answer: with NVIDIA for
+    development and Ascend for production, PyTorch is scored as one route, prototype on NVIDIA, then
+    torch_npu, no port."""
+    from advisor.decision.criteria.ecosystem import prototypes_on_nvidia
+
     req = report.requirements
     proj = {p.workflow: p for p in report.projections}
     available = set(req.hardware.available)
     out = []
     for s in report.scores:
         p = proj.get(s.workflow)
-        if s.blocked_by or p is None:
+        if s.blocked_by or not s.applicable or p is None:
             continue
         one, many = DEVICE_WORDS.get(p.target, (f"{p.target} device", f"{p.target} devices"))
         hw = f"{p.devices} {one if p.devices == 1 else many}"
@@ -745,20 +748,16 @@ def routes(report: Report) -> list[str]:
         if s.workflow == "hybrid":
             proto = " on NVIDIA GPUs" if "nvidia" in available and p.target != "nvidia" else ""
             text = f"Hybrid: PyTorch prototype{proto}, then {hw} with MindSpore, {how}"
+        elif s.workflow == "pytorch" and p.path == "pytorch-npu" and prototypes_on_nvidia(req):
+            text = f"PyTorch: prototype on NVIDIA, then {hw} {how}, no port"
         else:
             text = f"{label(s.workflow)}: {hw}, {how}"
-        dev = None
-        if s.workflow == "pytorch":
-            dev = next((m.group(1) for c in s.criteria for m in [_DEV_ROUTE.search(c.note or "")] if m), None)
-        if dev and "NVIDIA" in dev and "torch_npu" in dev:  # one route: NVIDIA, then Ascend (issue 25 item 7)
-            text = f"{label(s.workflow)}: prototype on NVIDIA, then {hw} {how}, no port"
-        elif dev:
-            if "torch_npu" in dev:  # no NVIDIA to prototype on
+            if p.path == "pytorch-npu":  # no NVIDIA to prototype on
                 text += "; developed and debugged on torch_npu too"
-            else:
-                text += f"; developed as scored: {dev}"
-        deploy = next((c for c in s.criteria if c.name == "deployment"), None)
-        serving = _serving(deploy) if deploy is not None else ""
+        suite = next((st for st in (s.route.stacks if s.route else []) if st.stage == "training"), None)
+        if suite is not None and suite.id not in GENERAL_ROUTES:  # a specialised suite (Megatron-LM, ...)
+            text += f", with {suite.name}"
+        serving = _serving(s)
         if serving:
             text += f"; serves {serving}"
         out.append(text)
