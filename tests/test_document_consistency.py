@@ -286,7 +286,7 @@ def test_a_set_value_is_named_with_its_figure_on_the_first_page(stem):
 
     report, doc, texts = built(stem)
     page = _first_page(texts["markdown"])
-    for r in doc.first_page.reasons + ([doc.first_page.against] if doc.first_page.against else []):
+    for r in doc.first_page.reasons + doc.first_page.against:
         for s in report.scores:
             crit = next(c for c in s.criteria if c.name == r.criterion)
             for c in C._ALL:

@@ -523,10 +523,12 @@ def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[
         out += [f"{i}. {md(r.text)}." for i, r in enumerate(fp.reasons, 1)] or [
             "1. no criterion separates the top two."
         ]
-    if fp.against is not None:
-        out.append(f"- Against it: {md(fp.against.text)}.")
+    out += [f"- Against it: {md(r.text)}." for r in fp.against]
     if out[-1] == "":
         out.pop()
+    if fp.mandate:
+        out += ["", "**The mandate's reading decides the verdict** (needs.domestic_substitution):", ""]
+        out += [f"- {md(m)}." for m in fp.mandate]
     if fp.routes:
         out += ["", f"**How each option was scored** ({md(fp.routes[0])}):", ""] + [
             f"- {md(r)}." for r in fp.routes[1:]

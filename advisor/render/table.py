@@ -30,8 +30,8 @@ def format(report: Report, **options: Any) -> str:
     )
     out = [f"{line(report.requirements.name)}: {line(fp.headline)}", line(fp.summary), ""]
     out += [f"- why: {line(r.text)}" for r in fp.reasons]
-    if fp.against is not None:
-        out.append(f"- against it: {line(fp.against.text)}")
+    out += [f"- against it: {line(r.text)}" for r in fp.against]
+    out += [f"- the mandate's reading decides: {line(m)}" for m in fp.mandate]
     if fp.routes:
         out += [f"- how each option was scored ({line(fp.routes[0])}):"] + [f"    {line(r)}" for r in fp.routes[1:]]
     out += [f"- would change it: {line(w)}" for w in fp.would_change]

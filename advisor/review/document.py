@@ -208,7 +208,13 @@ class FirstPage(_M):
     evidence_label: str
     summary: str
     reasons: list[Reason] = Field(default_factory=list)
-    against: Optional[Reason] = None
+    against: list[Reason] = Field(
+        default_factory=list, description="the criteria that favour the runner-up, largest first (at most two)"
+    )
+    mandate: list[str] = Field(
+        default_factory=list,
+        description="the verdict under each reading of needs.domestic_substitution, when the reading decides it",
+    )
     routes: list[str] = Field(
         default_factory=list,
         description="on which route (hardware, adapter, development, serving) each option was scored, and why",
@@ -785,7 +791,7 @@ def confidence_why(
     else:
         why.append("no eligible runner-up")
     for step in parts.steps if parts is not None else []:
-        if step.startswith("a tie"):
+        if step.startswith("a tie") or step == report.mandate_flip:  # the mandate lines above say it
             continue
         if step.startswith("fragile") and parts.nearest_flip is not None:
             why.append(f"fragile: the nearest flip above is {pct(parts.nearest_flip.relative_change)} away")
@@ -797,6 +803,29 @@ def confidence_why(
     return why
 
 
+READING_WORDS = {
+    "hardware-and-framework": "hardware and framework",
+    "hardware-only": "hardware only (torch_npu on Ascend meets it)",
+}
+
+
+def mandate_lines(report: Report) -> list[str]:
+    """The verdict under each reading of needs.domestic_substitution, only when the reading changes
+    the winner (report.mandate_flip): the reader must know which reading the verdict stands on."""
+    if not report.mandate_flip:
+        return []
+    out = []
+    for r in report.mandate_readings:
+        verdict = (
+            f"{label(r.workflow)}, {points(r.total)}/100, {points(r.margin)} points ahead"
+            if r.eligible
+            else f"no eligible workflow (highest {label(r.workflow)})"
+        )
+        used = " (the verdict above)" if r.used else ""
+        out.append(f"read as {READING_WORDS.get(r.reading, r.reading)}: {verdict}{used}")
+    return out
+
+
 def first_page(
     report: Report, probes: ProbeCounts, without: Optional[WithoutMeasurements], kbs: Optional[KbSensitivity]
 ) -> FirstPage:
@@ -805,12 +834,12 @@ def first_page(
     top = scores[rec.workflow]
     other = scores.get(rec.runner_up) if rec.runner_up else None
     eligible = bool(top.eligible)
-    reasons, against = [], None
+    reasons: list[Reason] = []
+    against: list[Reason] = []
     if other is not None:
         all_r = [_reason(top, other, i) for i in range(len(top.criteria))]
         reasons = [r for r in sorted(all_r, key=lambda r: -r.points) if r.points > 0.05][:3]
-        worst = min(all_r, key=lambda r: r.points, default=None)
-        against = worst if worst is not None and worst.points < -0.05 else None
+        against = [r for r in sorted(all_r, key=lambda r: r.points) if r.points < -0.05][:2]
     quality = rec.confidence_parts.evidence if rec.confidence_parts is not None else None
     grade = quality.score if quality is not None else 0.0
     grade_label = quality.label if quality is not None else "none"
@@ -876,6 +905,7 @@ def first_page(
         summary=_summary(rec),
         reasons=reasons,
         against=against,
+        mandate=mandate_lines(report),
         would_change=change,
         measured=measured,
         blocking=blocking,
