@@ -123,7 +123,7 @@ def test_seed_hours_are_recorded(kb):
     assert hours["lr-scheduler-api"] == 0.5
     assert hours["cifar-binary-format"] == 0.75
     assert hours["mixed-precision-config"] == 1
-    assert all("seeds/" in p.hours.source for p in kb.pitfalls if p.hours)
+    assert all("field report" in p.hours.source for p in kb.pitfalls if p.hours)
 
 
 def test_conflicting_sources_keep_both_values(kb):

@@ -546,7 +546,7 @@ def stack_section(doc: ReviewDocument) -> list[str]:
         return ["No pinned stack: " + md(note or "no knowledge base loaded") + "."]
     out = ([f"({md(note)})", ""] if note else []) + [
         "Versions from the knowledge base's compatibility matrix: the newest release with a vendor-checked "
-        "pairing, locked (seed 002 §3.2: lock to the matrix, not to the newest).",
+        "pairing, locked (the field report 'Ascend 910 and MindSpore in practice' §3.2: lock to the matrix, not to the newest).",
         "",
     ]
     for st in stacks:
@@ -591,7 +591,7 @@ def plan_section(report: Report) -> list[str]:
     )
     out += [""] + [f"- {md(f)}" for f in findings]
     out += [
-        "- milestones: the rehearsal is seed 002 §7.4's two-week full-chain run (single card, multi-card "
+        "- milestones: the rehearsal is the two-week full-chain run of the field report 'Ascend 910 and MindSpore in practice' (§7.4) (single card, multi-card "
         "communication, export, inference) before go-live; each risk in the register names the one that retires it",
         "",
     ]

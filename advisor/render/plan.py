@@ -1,5 +1,5 @@
 """Plan and cost, from the figures the report holds: the migration / adaptation work as a schedule
-against constraints.deadline_weeks and team.size, the seeds' validation plan as milestones (seed 002
+against constraints.deadline_weeks and team.size, the seeds' validation plan as milestones (the field report 'Ascend 910 and MindSpore in practice'
 §7.4: a two-week full-chain rehearsal: single card, multi-card communication, export, inference), and
 the TCO parts (compute, energy, engineering) side by side per workflow.
 """
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 HOURS_PER_PERSON_WEEK = 40.0  # the scoring's team-week (team size x 40 h), assumption
-REHEARSAL_WEEKS = 2.0  # seed 002 §7.4: "先花两周做一次完整的压测"
+REHEARSAL_WEEKS = 2.0  # the field report 'Ascend 910 and MindSpore in practice' §7.4: "先花两周做一次完整的压测"
 # The rehearsal's four stages in the seed's order, each a milestone; multi-card only with >1 device.
 REHEARSAL = [
     ("single card", "single-card training reaches the PyTorch loss curve (precision alignment)"),

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # annotations only: the report imports this module to attach 
     from advisor.decision.evidence import Evidence
     from advisor.review.kb_sensitivity import Move
     from advisor.review.risks import Risk
-    from advisor.decision.scorecard import Criterion, Recommendation, Scorecard, WorkflowScore
+    from advisor.decision.scorecard import Recommendation, Scorecard, WorkflowScore
     from advisor.report import Report
     from knowledge.models import KnowledgeBase
 
@@ -80,17 +80,21 @@ class ProbeCounts(_M):
     usable: int = Field(0, description="ran and graded stable")
     noisy: int = Field(0, description="ran, graded noisy: used with its spread")
     unusable: int = Field(0, description="ran, graded unusable: never enters a score")
-    failed: int = Field(0, description="did not run to the end (error, timeout, skipped)")
+    failed: int = Field(0, description="did not run to the end (error, timeout, unavailable)")
+    cancelled: int = Field(0, description="stopped by the user before the end (not a failure of the stack)")
     unusable_ids: list[str] = Field(default_factory=list)
     failed_ids: list[str] = Field(default_factory=list)
+    cancelled_ids: list[str] = Field(default_factory=list)
     enter_scores: bool = False
     why_not: Optional[str] = None
 
     def text(self) -> str:
         if not self.total:
             return "no probe runs"
-        return f"{self.total} probe runs: {self.usable} usable, {self.noisy} noisy, {self.unusable} unusable" + (
-            f", {self.failed} failed" if self.failed else ""
+        return (
+            f"{self.total} probe runs: {self.usable} usable, {self.noisy} noisy, {self.unusable} unusable"
+            + (f", {self.failed} failed" if self.failed else "")
+            + (f", {self.cancelled} cancelled" if self.cancelled else "")
         )
 
 
@@ -204,7 +208,9 @@ class FirstPage(_M):
     runner_up: Optional[str] = None
     margin: float
     confidence: str
-    evidence_grade: float = Field(description="the confidence's evidence grade: 1 (assumption) to 5 (measured), 0 with no runner-up")
+    evidence_grade: float = Field(
+        description="the confidence's evidence grade: 1 (assumption) to 5 (measured), 0 with no runner-up"
+    )
     evidence_label: str
     summary: str
     reasons: list[Reason] = Field(default_factory=list)
@@ -239,36 +245,16 @@ class ReviewDocument(_M):
 
 
 # --- citations a reader can follow ----------------------------------------------------------------
-# The field reports by file prefix, cited by title (a reader does not have the files; seeds/README.md).
-SEEDS = {
-    "000": "MindSpore vs PyTorch, measured on the same task",
-    "002": "Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration",
-    "004": "Chips and framework released together: what it means for developers",
-}
-_SEED = re.compile(r"(?:shared/)?seeds/(\d{3})_[0-9a-f]+\.txt\s*(?:\((.*)\))?\s*$")
 _FILE = re.compile(r"(^|[\s(])(shared/|seeds/|[\w./-]+\.(md|txt|py|yaml|json)\b)")
 
 
-def seed_citation(part: str) -> str | None:
-    m = _SEED.match(part.strip())
-    if not m:
-        return None
-    title = SEEDS.get(m.group(1), f"field report {m.group(1)}")
-    where = (m.group(2) or "").strip()
-    if where and where[0].isdigit():
-        where = "§" + where
-    return f'"{title}" (field report)' + (f", {where}" if where else "")
-
-
 def cite(source: str | None, kb_id: str | None = None) -> str:
-    """A source a reader can follow: URLs kept, seeds by title and section, file paths replaced by the
-    knowledge-base id (`advisor kb show ID` prints the entry with everything it rests on)."""
+    """A source a reader can follow: URLs and named documents (field reports by title and section) kept,
+    file paths replaced by the knowledge-base id (`advisor kb show ID` prints the entry with everything
+    it rests on)."""
     out: list[str] = []
     for part in split_sources(source or ""):
-        seed = seed_citation(part)
-        if seed:
-            out.append(seed)
-        elif part.startswith(("http://", "https://")):
+        if part.startswith(("http://", "https://")):
             out.append(part)
         elif part.strip().lower() == "assumption":
             out.append("assumption (no source)")
@@ -362,7 +348,10 @@ def probe_counts(report: Report) -> ProbeCounts:
     runs = report.probes.runs
     out = ProbeCounts(total=len(runs))
     for r in runs:
-        if r.status != "ok":
+        if r.status == "cancelled":
+            out.cancelled += 1
+            out.cancelled_ids.append(r.id)
+        elif r.status != "ok":
             out.failed += 1
             out.failed_ids.append(r.id)
         elif r.quality == "unusable":
@@ -674,7 +663,9 @@ def sign_off(report: Report, kb: Optional[KnowledgeBase] = None) -> SignOff:
             id=r.id,
             framework=r.framework,
             host=r.host,
-            quality="failed" if r.status != "ok" else (r.quality or "stable"),
+            quality=("cancelled" if r.status == "cancelled" else "failed")
+            if r.status != "ok"
+            else (r.quality or "stable"),
         )
         for r in report.probes.runs
     ]
@@ -799,7 +790,9 @@ def confidence_why(
         why.append(plain(step))
     if parts is not None and parts.evidence is not None and runner_up is not None:
         if not any("evidence" in x for x in parts.steps):  # the steps name it when it lowers the level
-            why.append(f"deciding evidence **{grade_label}** ({grade:.1f}/5), requirement rules ranked below sourced data")
+            why.append(
+                f"deciding evidence **{grade_label}** ({grade:.1f}/5), requirement rules ranked below sourced data"
+            )
     return why
 
 

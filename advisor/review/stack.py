@@ -1,6 +1,6 @@
 """The software stack to install, pinned from the knowledge base's compatibility matrix
 (knowledge/data/frameworks.yaml) for one framework path on one kind of hardware, with the commands
-that verify it. Seed 002 §3.2 and §5.6: lock versions to the vendor matrix, not to "latest".
+that verify it. The field report 'Ascend 910 and MindSpore in practice' §3.2 and §5.6: lock versions to the vendor matrix, not to "latest".
 
 `stacks_for(report, kb)` gives the stacks of the recommended workflow: one for most workflows, two for
 hybrid (the PyTorch prototype environment, then the MindSpore production environment). Pure: reads
@@ -102,7 +102,7 @@ def _ascend_driver(cann: str) -> Component:
         f"the release paired with CANN {cann}",
         kb_id="version-matrix",
         note="not pinned in the knowledge base: take the HDK version from the CANN release notes; install "
-        "driver and firmware first and check `npu-smi info` before anything else (seed 002 §3.2)",
+        "driver and firmware first and check `npu-smi info` before anything else (the field report 'Ascend 910 and MindSpore in practice' §3.2)",
     )
 
 
