@@ -461,11 +461,12 @@ def margin_without_measurements(report: Report, kb: Optional[KnowledgeBase]) -> 
     from advisor.review.kb_sensitivity import margin_of
 
     rec = report.recommendation
-    card = _rescore(report, kb)
+    measured = _measured_inputs(report)
+    # nothing measured: the report's own scores are the scores without measurements (never scored twice)
+    card = _rescore(report, kb) if measured else report
     top_wf = card.recommendation.workflow
     margin, _ = margin_of(card, top_wf)
     today, _ = margin_of(card_of(report), rec.workflow)
-    measured = _measured_inputs(report)
     moved = top_wf != rec.workflow or abs(margin - today) >= 0.05
     if not measured:
         note = "nothing was measured: the verdict rests on the knowledge base and your requirements"
@@ -503,7 +504,16 @@ def kb_sensitivity(
     wf = report.recommendation.workflow
     frameworks = {"pytorch", "mindspore", "torch_npu"}
     accelerators = {p.accelerator for p in report.projections if p.accelerator}
-    res = ks.search(kb, lambda k: _rescore(report, k, inputs), wf, frameworks, accelerators)
+    # With the measurements build_report scored, the report's own scores are the baseline: the search
+    # re-scores only the moved knowledge bases.
+    base = card_of(report) if inputs is not None else None
+    res = ks.search(
+        kb,
+        lambda k: base if base is not None and k is kb else _rescore(report, k, inputs),
+        wf,
+        frameworks,
+        accelerators,
+    )
 
     def km(m: Move) -> KbMove:
         return KbMove(
