@@ -180,3 +180,16 @@ def test_no_document_cites_a_field_report_by_its_file_name(ascend):
     for fmt in ("markdown", "html", "table"):
         text = render(ascend, fmt)
         assert "seeds/" not in text and not re.search(r"\bseed \d{3}\b", text), fmt
+
+
+# --- the power pitfall bites owned hardware only -------------------------------------------------------
+
+
+def test_the_power_pitfall_is_charged_only_for_owned_hardware(ascend, kb):
+    assert ascend.requirements.constraints.compute_pricing == "cloud"
+    assert "datacenter-power-planning" not in {p.id for p in ascend.pitfalls}
+    req = ascend.requirements
+    owned = req.model_copy(update={"constraints": req.constraints.model_copy(update={"compute_pricing": "owned"})})
+    report = build_report(owned, Measurements(), kb=kb, created_at="2026-12-01T00:00:00Z")
+    power = next(p for p in report.pitfalls if p.id == "datacenter-power-planning")
+    assert "card power x cards" in power.fix and "datasheet" in power.fix
