@@ -21,7 +21,7 @@ md = for_markdown  # every string the document did not write itself goes through
 
 if TYPE_CHECKING:
     from advisor.decision.communication import ScalingSpread
-    from advisor.review.document import ReviewDocument
+    from advisor.review.document import ReviewDocument, StackComponent
     from advisor.report import Report
     from advisor.scan.models import EffortShare, ScanResult
     from probes.training.models import ParityResult
@@ -540,13 +540,25 @@ def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[
     return out
 
 
+def _component_source(c: StackComponent, stack_source: str, route: str) -> str:
+    """Where one pinned version comes from: its own source, the route's table stated under the stack's
+    table (said once there), or "-" for a choice the document explains in the note (the Python line)."""
+    conf = f" ({c.confidence})" if c.confidence else ""
+    if c.source:
+        return cite(c.source, c.kb_id) + conf
+    if stack_source and c.kb_id == route:
+        return "the route's table" + conf
+    return cite("", c.kb_id) + conf if c.kb_id else "-"
+
+
 def stack_section(doc: ReviewDocument) -> list[str]:
     stacks, note = doc.stacks, doc.stack_note
     if not stacks:
         return ["No pinned stack: " + md(note or "no knowledge base loaded") + "."]
     out = ([f"({md(note)})", ""] if note else []) + [
-        "Versions from the knowledge base's compatibility matrix: the newest release with a vendor-checked "
-        "pairing, locked (the field report 'Ascend 910 and MindSpore in practice' §3.2: lock to the matrix, not to the newest).",
+        "Training and serving pinned from the routes each option is scored on, every version as its vendor table "
+        "states it and installed with == (the field report 'Ascend 910 and MindSpore in practice' §3.2: lock to "
+        "the matrix, not to the newest).",
         "",
     ]
     for st in stacks:
@@ -556,11 +568,13 @@ def stack_section(doc: ReviewDocument) -> list[str]:
                 c.name,
                 md(c.version, code=True) if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version,
                 c.note or "-",
-                cite(c.source, c.kb_id) + (f" ({c.confidence})" if c.confidence else ""),
+                _component_source(c, st.source, st.path),
             ]
             for c in st.components
         ]
         out += _table(["Component", "Version", "Note", "Source"], rows, ["l"] * 4) + [""]
+        if st.source:
+            out += [f"Pinned as the route's table states it: {md(cite(st.source, st.path))} ({md(st.confidence)}).", ""]
         out += [f"- {md(n)}" for n in st.notes] + ([""] if st.notes else [])
         if st.install:
             out += ["Install:", ""] + md_fence(st.install, "sh") + [""]

@@ -172,6 +172,14 @@ class StackItem(_M):
     title: str
     path: str
     components: list[StackComponent] = Field(default_factory=list)
+    source: str = Field(
+        "", description="the route's table the components without a source of their own are pinned from"
+    )
+    confidence: str = ""
+    source: str = Field(
+        "", description="the route's table the components without a source of their own are pinned from"
+    )
+    confidence: str = ""
     install: list[str] = Field(default_factory=list)
     verify: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
@@ -623,32 +631,22 @@ def register(report: Report) -> RiskRegister:
     )
 
 
-_CUDA = re.compile(r"CUDA (\d+\.\d+) \(driver >= (\d+)\)")
-
-
 def stacks(report: Report, kb: Optional[KnowledgeBase]) -> list[StackItem]:
     from advisor.review.stack import stacks_for
 
-    out = []
-    for st in stacks_for(report, kb) if kb is not None else []:
-        comps = [StackComponent(**vars(c)) for c in st.components]
-        torch = next((c for c in comps if c.name == "PyTorch"), None)
-        lines = _CUDA.findall(torch.note) if torch is not None else []
-        if lines:  # the row names its CUDA lines and their minimum drivers (the PyTorch release matrix)
-            for c in comps:
-                if c.name == "CUDA runtime":
-                    c.version = " or ".join(v for v, _ in lines)
-                    c.note = "the wheel carries its CUDA runtime; stable CUDA lines of this release (release matrix)"
-                elif c.name == "NVIDIA driver":
-                    c.version = " / ".join(f">= {d} (CUDA {v})" for v, d in lines)
-                    c.note = "the minimum driver of each CUDA line (NVIDIA CUDA compatibility)"
-                    c.source, c.confidence = torch.source, torch.confidence
-        out.append(
-            StackItem(
-                title=st.title, path=st.path, components=comps, install=st.install, verify=st.verify, notes=st.notes
-            )
+    return [
+        StackItem(
+            title=st.title,
+            path=st.path,
+            components=[StackComponent(**vars(c)) for c in st.components],
+            install=st.install,
+            verify=st.verify,
+            notes=st.notes,
+            source=st.source,
+            confidence=st.confidence,
         )
-    return out
+        for st in (stacks_for(report, kb) if kb is not None else [])
+    ]
 
 
 def _checked(items: list[Evidence], kb: Optional[KnowledgeBase]) -> Optional[str]:
