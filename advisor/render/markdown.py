@@ -551,7 +551,23 @@ def _component_source(c: StackComponent, stack_source: str, route: str) -> str:
     return cite("", c.kb_id) + conf if c.kb_id else "-"
 
 
-def stack_section(doc: ReviewDocument) -> list[str]:
+def other_pins(report: Report) -> list[str]:
+    """Every other option's training and serving pins, one row per route it is scored on (the reader
+    compares the stacks, not only the recommended one's)."""
+    rows = []
+    for s in report.scores:
+        if s.workflow == report.recommendation.workflow or not s.applicable or s.route is None:
+            continue
+        for u in s.route.stacks:
+            pins = ", ".join(f"{p.package} {p.version}" + ("" if p.confirmed else " (unconfirmed)") for p in u.pins)
+            where = f" ({u.target})" if u.target else ""
+            rows.append([LABELS[s.workflow], u.stage + where, u.name, pins or "-"])
+    if not rows:
+        return []
+    return ["### The other options' pins", ""] + _table(["Workflow", "Stage", "Route", "Pins"], rows, ["l"] * 4)
+
+
+def stack_section(doc: ReviewDocument, report: Report | None = None) -> list[str]:
     stacks, note = doc.stacks, doc.stack_note
     if not stacks:
         return ["No pinned stack: " + md(note or "no knowledge base loaded") + "."]
@@ -580,6 +596,8 @@ def stack_section(doc: ReviewDocument) -> list[str]:
             out += ["Install:", ""] + md_fence(st.install, "sh") + [""]
         if st.verify:
             out += ["Verify:", ""] + md_fence(st.verify, "sh") + [""]
+    if report is not None:
+        out += other_pins(report)
     while out and out[-1] == "":
         out.pop()
     return out
@@ -731,7 +749,7 @@ def format(report: Report, **options: Any) -> str:
     ]
     lines += decision_summary(report, doc) + [""]
     sections: list[tuple[str, list[str]]] = [
-        ("The stack to install", stack_section(doc)),
+        ("The stack to install", stack_section(doc, report)),
         (f"Risk register for {LABELS[report.recommendation.workflow]}, by exposure", _pitfalls(report, doc)),
         ("Plan and cost", plan_section(report)),
         ("Data-quality caveats", caveats_section(report)),
