@@ -193,3 +193,29 @@ def test_the_power_pitfall_is_charged_only_for_owned_hardware(ascend, kb):
     report = build_report(owned, Measurements(), kb=kb, created_at="2026-12-01T00:00:00Z")
     power = next(p for p in report.pitfalls if p.id == "datacenter-power-planning")
     assert "card power x cards" in power.fix and "datasheet" in power.fix
+
+
+# --- one digest in every format ------------------------------------------------------------------------
+
+
+def test_markdown_html_table_and_json_carry_the_same_digest(ascend):
+    import json
+
+    d = ascend.document.digest
+    assert re.fullmatch(r"[0-9a-f]{16}", d.inputs) and re.fullmatch(r"[0-9a-f]{16}", d.result)
+    data = json.loads(render(ascend, "json"))
+    assert data["document"]["digest"] == {"inputs": d.inputs, "result": d.result}
+    for fmt in ("markdown", "html", "table"):
+        text = render(ascend, fmt)
+        assert d.inputs in text and d.result in text, fmt
+
+
+def test_the_digest_follows_the_inputs_and_result_not_the_timestamp(ascend, kb):
+    from advisor.review.document import digest
+
+    later = ascend.model_copy(update={"created_at": "2027-01-01T00:00:00Z"})
+    assert digest(later) == ascend.document.digest
+    req = ascend.requirements
+    other = req.model_copy(update={"constraints": req.constraints.model_copy(update={"deadline_weeks": 30})})
+    changed = build_report(other, Measurements(), kb=kb, created_at="2026-12-01T00:00:00Z")
+    assert changed.document.digest.inputs != ascend.document.digest.inputs

@@ -679,12 +679,19 @@ def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, st
     return out
 
 
+def digest_line(doc: ReviewDocument) -> str:
+    """The digests that tie this file to the other formats of the same analysis (the JSON's document.digest)."""
+    d = doc.digest
+    return f"Digest: inputs `{d.inputs}`, result `{d.result}`" if d is not None else "Digest: none"
+
+
 def sign_off_section(doc: ReviewDocument, created_at: str) -> list[str]:
     so = doc.sign_off
     out = [
         f"- tool: {md(so.tool)} {md(so.version)}; report schema {md(so.report_schema)}, document "
         f"{md(doc.document_version)}; created {md(created_at)}",
         f"- knowledge base: {md(so.knowledge_base or 'not loaded')} (content hash; `advisor kb validate` prints it)",
+        f"- {digest_line(doc)} (the same in the Markdown, HTML and JSON of this analysis: document.digest)",
     ]
     if so.probe_runs:
         rows = [[r.id, r.framework, r.host or "-", r.quality] for r in so.probe_runs]
@@ -742,7 +749,8 @@ def format(report: Report, **options: Any) -> str:
         f"# Framework advice: {md(req.name)}",
         "",
         f"{md(report.tool.name)} {md(report.tool.version)}, {md(report.created_at)}, knowledge base "
-        f"{md(report.knowledge_base.version or 'not loaded')}, report schema {md(report.schema_version)}.",
+        f"{md(report.knowledge_base.version or 'not loaded')}, report schema {md(report.schema_version)}."
+        + (f" {digest_line(doc)}." if doc.digest is not None else ""),
         "",
         "## Recommendation",
         "",

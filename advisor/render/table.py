@@ -79,6 +79,8 @@ def format(report: Report, **options: Any) -> str:
         out += [
             f"  {i}. {line(r.title)}: ~{num(r.exposure)} h ({line(r.owner)})" for i, r in enumerate(reg.risks[:5], 1)
         ]
+    if doc.digest is not None:
+        out += ["", f"digest: inputs {doc.digest.inputs}, result {doc.digest.result} (the same in every format)"]
     out += ["", "full document: advisor report FILE --markdown -o review.md (or --html -o review.html)"]
     return "\n".join(out).rstrip() + "\n"
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # annotations only: the report imports this module to attach 
     from advisor.report import Report
     from knowledge.models import KnowledgeBase
 
-DOCUMENT_VERSION = "1.1"  # 1.1: first_page.routes and confidence_why, KbMove.name, RiskItem.charged, charged_hours
+DOCUMENT_VERSION = "1.2"  # 1.2: digest, FirstPage.against a list and mandate, ProbeCounts.cancelled, StackItem.source; 1.1: first_page.routes and confidence_why, KbMove.name, RiskItem.charged, charged_hours
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
 # The evidence classes, strongest first, on the decision model's one scale (EVIDENCE_GRADE): the
@@ -239,8 +239,38 @@ class FirstPage(_M):
     confidence_why: list[str] = Field(default_factory=list, description="why the confidence is what it is")
 
 
+class Digest(_M):
+    """Ties the Markdown, HTML and JSON of one analysis together: the same digests in all three."""
+
+    inputs: str = Field(
+        description="sha256 (16 hex) of the requirements, every measurement read and the knowledge base's version"
+    )
+    result: str = Field(description="sha256 (16 hex) of the verdict, the scores, projections, costs and schedules")
+
+
+INPUT_FIELDS = ("requirements", "host", "probes", "scaling", "scan", "transformer", "accuracy", "pipeline", "results")
+RESULT_FIELDS = ("recommendation", "scores", "projections", "costs", "schedules")
+
+
+def _sha(data: object) -> str:
+    import hashlib
+    import json
+
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def digest(report: Report) -> Digest:
+    """The digests of the report's inputs and result (never of its timestamp): two reports with the same
+    inputs and knowledge base carry the same digests whenever they were built."""
+    data = report.model_dump(mode="json", include=set(INPUT_FIELDS + RESULT_FIELDS))
+    inputs = {k: data.get(k) for k in INPUT_FIELDS} | {"knowledge_base": report.knowledge_base.version}
+    return Digest(inputs=_sha(inputs), result=_sha({k: data.get(k) for k in RESULT_FIELDS}))
+
+
 class ReviewDocument(_M):
     document_version: str = DOCUMENT_VERSION
+    digest: Optional[Digest] = None
     first_page: FirstPage
     risk_register: RiskRegister
     stacks: list[StackItem] = Field(default_factory=list)
@@ -947,6 +977,7 @@ def build(
     without = margin_without_measurements(report, kb)
     kbs = kb_sensitivity(report, kb, inputs) if sensitivity else None
     return ReviewDocument(
+        digest=digest(report),
         first_page=first_page(report, probes, without, kbs),
         risk_register=register(report),
         stacks=stacks(report, kb),
