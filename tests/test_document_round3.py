@@ -219,3 +219,52 @@ def test_the_digest_follows_the_inputs_and_result_not_the_timestamp(ascend, kb):
     other = req.model_copy(update={"constraints": req.constraints.model_copy(update={"deadline_weeks": 30})})
     changed = build_report(other, Measurements(), kb=kb, created_at="2026-12-01T00:00:00Z")
     assert changed.document.digest.inputs != ascend.document.digest.inputs
+
+
+# --- the workloads round in the document: tokens/s, the failure allowance, serving, the layout -----------
+
+TEAMS = ROOT / "tests" / "fixtures" / "teams"
+
+
+@pytest.fixture(scope="module")
+def pretrain(kb):
+    return _build(TEAMS / "llm-pretrain-910c.yaml", kb)
+
+
+@pytest.fixture(scope="module")
+def serving(kb):
+    return _build(TEAMS / "inference-llm-product.yaml", kb)
+
+
+def test_an_llm_projection_prints_tokens_per_second_and_its_failure_allowance(pretrain):
+    md = render(pretrain, "markdown")
+    p = next(p for p in pretrain.projections if p.workflow == pretrain.recommendation.workflow)
+    assert p.tokens_per_second is not None and p.failure_allowance_hours is not None
+    row = next(line for line in md.splitlines() if line.startswith("| PyTorch | pytorch-npu"))
+    assert "tokens/s" in row
+    allowance = [line for line in md.splitlines() if line.startswith("**Failure allowance**")]
+    assert len(allowance) == 1
+    low = p.failure_allowance_hours.low
+    assert f"+{low:.3g}"[:4] in allowance[0] and f"{p.reliability.devices} devices" in allowance[0]
+
+
+def test_the_chosen_layout_is_in_the_memory_table(pretrain):
+    md = render(pretrain, "markdown")
+    lay = next(m.layout for m in pretrain.memory if m.layout is not None)
+    header = next(line for line in md.splitlines() if line.startswith("| Accelerator |"))
+    assert "Layout chosen" in header
+    assert f"TP {lay.tensor_parallel} x PP {lay.pipeline_parallel} x DP {lay.data_parallel}" in md
+
+
+def test_a_serving_product_gets_a_serving_table_against_its_slo(serving):
+    md = render(serving, "markdown")
+    assert "| Workflow | Runtime |" in md
+    table = md.split("| Workflow | Runtime |", 1)[1].split("\n\n", 1)[0]
+    applicable = [s for s in serving.scores if s.applicable]
+    for s in applicable:
+        p = next(p for p in serving.projections if p.workflow == s.workflow)
+        assert (
+            f"| {s.workflow.replace('pytorch', 'PyTorch').replace('mindspore', 'MindSpore')} | {p.serving.runtime} |"
+            in table
+        )
+    assert "Hybrid" not in table  # it does not apply to a product that trains nothing

@@ -68,10 +68,21 @@ def _how(report: Report) -> list[str]:
     return out
 
 
+def _throughput(p: object) -> str:
+    """Tokens/s for a transformer workload, else samples (images) per second, with its unit."""
+    if getattr(p, "tokens_per_second", None) is not None:
+        return span(p.tokens_per_second, "tokens/s")
+    return span(p.images_per_second, "samples/s") if p.images_per_second is not None else "-"
+
+
 def _projections(report: Report) -> list[str]:
     rows = []
+    applies = {s.workflow: s.applicable for s in report.scores}
     for p in report.projections:
         where = f"{p.accelerator or p.target} x{p.devices}"
+        if not applies.get(p.workflow, True):
+            rows.append([LABELS[p.workflow], "n/a", where, "n/a", "n/a", "n/a", "does not apply"])
+            continue
         if not p.supported:
             rows.append([LABELS[p.workflow], p.path, where, "unsupported", "-", "-", p.basis_detail])
             continue
@@ -80,17 +91,18 @@ def _projections(report: Report) -> list[str]:
                 LABELS[p.workflow],
                 p.path,
                 where,
-                span(p.images_per_second),
+                _throughput(p),
                 hours(p.time_to_train_hours),
                 usd(p.compute_cost_usd),
                 f"{p.basis}: {p.basis_detail}",
             ]
         )
     out = _table(
-        ["Workflow", "Path", "Hardware", "Images/s", "Time to train", "Compute cost", "Basis"],
+        ["Workflow", "Path", "Hardware", "Throughput", "Time to train", "Compute cost", "Basis"],
         rows,
         ["l", "l", "l", "r", "r", "r", "l"],
     )
+    out += _allowance(report) + _serving_table(report)
     notes = sorted({n for p in report.projections for n in p.notes})
     refs = sorted(  # the reference runs a knowledge-base projection rests on, as the knowledge base states them
         {
@@ -110,6 +122,86 @@ def _projections(report: Report) -> list[str]:
         f"Performance and cost are compared on the basis all workflows share: **{md(report.comparison_basis)}**.",
     ]
     return out
+
+
+def _allowance(report: Report) -> list[str]:
+    """The failure and checkpoint allowance, its own line per distinct figure: the hours the time to
+    train carries for interruptions, restarts and checkpoints (Projection.failure_allowance_hours)."""
+    by: dict[str, list[str]] = {}
+    for p in report.projections:
+        rel, extra = p.reliability, p.failure_allowance_hours
+        if extra is None or rel is None:
+            continue
+        text = (
+            f"+{pair(extra.low, extra.high, 'h')} for failures and checkpoints on {rel.devices} devices: "
+            f"{pair(rel.interruptions.low, rel.interruptions.high)} interruptions expected (one per "
+            f"{num(rel.mean_hours_between_interruptions)} h), a {num(rel.checkpoint_gb)} GB checkpoint every "
+            f"{num(rel.interval_hours)} h"
+        )
+        by.setdefault(text, []).append(LABELS[p.workflow])
+    return ["", *[f"**Failure allowance** ({'/'.join(w)}): {md(t)}." for t, w in by.items()]] if by else []
+
+
+SLO_WORDS = {
+    "meets": "meets the stated load and targets",
+    "needs-devices": "needs more devices",
+    "cannot": "cannot meet it on this accelerator and route",
+    "unknown": "not enough to judge",
+}
+
+
+def _serving_table(report: Report) -> list[str]:
+    """Serving capacity against the SLO (`serving:` in the requirements), one row per workflow."""
+    rows = []
+    applies = {s.workflow: s.applicable for s in report.scores}
+    for p in report.projections:
+        sv = p.serving
+        if sv is None or not applies.get(p.workflow, True):
+            continue
+        cap, slo = sv.capacity, sv.slo
+        verdict = "-"
+        if slo is not None:
+            verdict = SLO_WORDS.get(slo.verdict, slo.verdict)
+            if slo.devices_needed:
+                verdict += f" ({slo.devices_needed} devices)"
+            if slo.reason:
+                verdict += f": {slo.reason}"
+        rows.append(
+            [
+                LABELS[p.workflow],
+                sv.runtime,
+                span(sv.per_device),
+                span(sv.total),
+                span(cap.requests_per_second) if cap is not None else "-",
+                span(cap.ttft_ms, "ms") if cap is not None else "-",
+                span(cap.tpot_ms, "ms") if cap is not None else span(sv.latency_ms, "ms"),
+                f"{cap.instances} x {cap.instance_devices}" if cap is not None else "-",
+                verdict,
+            ]
+        )
+    if not rows:
+        return []
+    unit = next(p.serving.unit for p in report.projections if p.serving is not None)
+    return [
+        "",
+        f"Serving capacity against the stated load ({unit}; latency per output token at the load, or at batch 1 "
+        "without a stated load):",
+        "",
+    ] + _table(
+        [
+            "Workflow",
+            "Runtime",
+            f"{unit} per device",
+            f"{unit} in all",
+            "Requests/s",
+            "Time to first token",
+            "Per output token",
+            "Instances x devices",
+            "Against the SLO",
+        ],
+        rows,
+        ["l", "l", "r", "r", "r", "r", "r", "r", "l"],
+    )
 
 
 def _spread(x: ScalingSpread | None) -> str:
