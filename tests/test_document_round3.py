@@ -268,3 +268,13 @@ def test_a_serving_product_gets_a_serving_table_against_its_slo(serving):
             in table
         )
     assert "Hybrid" not in table  # it does not apply to a product that trains nothing
+
+
+def test_a_document_saved_before_1_2_still_reads(ascend):
+    from advisor.review.document import FirstPage
+
+    data = ascend.document.first_page.model_dump(mode="json")
+    one = data["against"][0] if data["against"] else None
+    old = dict(data, against=one)  # 1.1 held one reason against, or null
+    assert FirstPage.model_validate(old).against == ([FirstPage.model_validate(data).against[0]] if one else [])
+    assert FirstPage.model_validate(dict(data, against=None)).against == []

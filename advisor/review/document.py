@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from advisor.decision.evidence import EVIDENCE_GRADE, evidence_class
 from knowledge.sources import split_sources  # one splitter for the check and the citations
@@ -229,6 +229,14 @@ class FirstPage(_M):
         default_factory=list,
         description="the verdict under each reading of needs.domestic_substitution, when the reading decides it",
     )
+
+    @field_validator("against", mode="before")
+    @classmethod
+    def _one_reason_before_1_2(cls, value: object) -> object:
+        """A document saved before 1.2 held one reason against (or none), not a list."""
+        if value is None:
+            return []
+        return [value] if isinstance(value, dict) else value
     routes: list[str] = Field(
         default_factory=list,
         description="on which route (hardware, adapter, development, serving) each option was scored, and why",
