@@ -278,3 +278,14 @@ def test_a_document_saved_before_1_2_still_reads(ascend):
     old = dict(data, against=one)  # 1.1 held one reason against, or null
     assert FirstPage.model_validate(old).against == ([FirstPage.model_validate(data).against[0]] if one else [])
     assert FirstPage.model_validate(dict(data, against=None)).against == []
+
+
+def test_no_risk_is_retired_on_one_card_when_the_model_needs_more(pretrain):
+    from advisor.review.risks import min_slice
+
+    least = min_slice(pretrain)
+    assert least > 1
+    reg = pretrain.document.risk_register
+    milestones = {r.milestone for r in reg.risks + reg.also_known}
+    assert "single card" not in milestones
+    assert f"minimum slice ({least} devices)" in milestones

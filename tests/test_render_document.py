@@ -176,6 +176,7 @@ def test_pinned_stack_follows_the_compatibility_matrix(kb):
 
 
 def test_plan_schedules_against_the_deadline_with_the_rehearsal_milestones(kb):
+    from advisor.decision.constants import CONSTANTS
     from advisor.render.plan import REHEARSAL_WEEKS, schedule
 
     report = _report(ROOT / "examples" / "prototype-then-ascend.yaml", kb, workload=False)
@@ -188,19 +189,39 @@ def test_plan_schedules_against_the_deadline_with_the_rehearsal_milestones(kb):
         "rehearsal: export",
         "rehearsal: inference",
     ]
+    # one schedule: the milestones are the decision model's (report.schedules), at the team's share of time
+    sched = next(s for s in report.schedules if s.workflow == report.recommendation.workflow)
+    per_week = sched.team_hours_per_week * CONSTANTS["DEADLINE_SHARE"].value
+    assert phases[0].end == pytest.approx((sched.hours[0] / per_week, sched.hours[1] / per_week))
     rehearsal = [p for p in phases if p.name.startswith("rehearsal")]
-    assert rehearsal[-1].end[0] - rehearsal[0].start[0] == pytest.approx(REHEARSAL_WEEKS)
-    low, high = report.scores[2].migration_hours
-    size = report.requirements.team.size
-    assert phases[0].end == pytest.approx((low / (size * 40), high / (size * 40)))
-    assert findings[0].startswith("fits")
+    assert rehearsal[-1].end == pytest.approx(phases[0].end)  # the migration's last weeks
+    assert rehearsal[-1].end[1] - rehearsal[0].start[1] == pytest.approx(min(REHEARSAL_WEEKS, phases[0].end[1]))
+    if sched.calendar_weeks:
+        assert phases[-1].end == pytest.approx(tuple(sched.calendar_weeks), abs=2e-3)
+    assert findings[0].startswith("fits") == (sched.fits == "yes")
     tight = _report(
         ROOT / "examples" / "prototype-then-ascend.yaml", kb, workload=False, **{"constraints.deadline_weeks": 1.0}
     )
-    assert schedule(tight)[1][0].startswith("**does not fit**")
+    tight_sched = next(s for s in tight.schedules if s.workflow == tight.recommendation.workflow)
+    assert tight_sched.fits != "yes" and tight_sched.finding in schedule(tight)[1][0]
     md = render_format(report, "markdown", kb=kb)
     plan = section(md, "## Plan and cost")
-    assert "| Workflow | Team | Compute | Energy | Engineering | Total |" in plan and "seed 002 §7.4" in plan
+    assert "| Workflow | Team | Compute | Energy | Engineering | Total |" in plan and "(§7.4)" in plan
+
+
+def test_the_rehearsal_starts_on_the_models_minimum_slice(kb):
+    from advisor.render.plan import rehearsal_stages
+
+    report = build_report(
+        load_requirements(ROOT / "tests" / "fixtures" / "teams" / "llm-pretrain-910c.yaml"),
+        Measurements(),
+        kb=kb,
+        created_at="2026-01-01T00:00:00Z",
+    )
+    least = next(p.memory for p in report.projections if p.workflow == report.recommendation.workflow).min_devices
+    assert least and least > 1
+    names = [n for n, _ in rehearsal_stages(report)]
+    assert names[0] == f"minimum slice ({least} devices)" and "single card" not in names
 
 
 def test_citations_are_followable(kb):

@@ -715,8 +715,9 @@ def plan_section(report: Report) -> list[str]:
     )
     out += [""] + [f"- {md(f)}" for f in findings]
     out += [
-        "- milestones: the rehearsal is the two-week full-chain run of the field report 'Ascend 910 and MindSpore in practice' (§7.4) (single card, multi-card "
-        "communication, export, inference) before go-live; each risk in the register names the one that retires it",
+        "- milestones: the decision model's schedule above, in weeks; the rehearsal is the migration's last two weeks, "
+        "the full-chain run of the field report 'Ascend 910 and MindSpore in practice' (§7.4) before go-live; each "
+        "risk in the register names the stage that retires it",
         "",
     ]
     if not report.costs:  # an older report: the renderer prints costs, it does not compute them

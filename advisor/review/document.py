@@ -237,6 +237,7 @@ class FirstPage(_M):
         if value is None:
             return []
         return [value] if isinstance(value, dict) else value
+
     routes: list[str] = Field(
         default_factory=list,
         description="on which route (hardware, adapter, development, serving) each option was scored, and why",

@@ -71,6 +71,20 @@ def project(report: Report, workflow: Optional[str] = None) -> Project:
     return project_of(report.requirements, fit)
 
 
+def min_slice(report: Report) -> int:
+    """The fewest devices the recommended workflow's model trains on (its memory fit), at least 1: the
+    rehearsal's first stage runs there, not on one card a model too large for one card cannot use."""
+    wf = report.recommendation.workflow
+    proj = next((p for p in report.projections if p.workflow == wf), None)
+    fit = proj.memory if proj is not None and proj.memory is not None else next(iter(report.memory), None)
+    return max(1, int(fit.min_devices or 1)) if fit is not None else 1
+
+
+def milestone_name(milestone: str, least: int) -> str:
+    """The rehearsal stage as the plan names it: 'single card' is the minimum slice of a model that needs more."""
+    return f"minimum slice ({least} devices)" if milestone == "single card" and least > 1 else milestone
+
+
 def _from_pitfall(item: PitfallItem) -> Risk:
     """A pitfall as the report listed it: its likelihood for this project is the decision model's (the
     migration estimate weighs the same pitfall by the same figure), its owner and milestone the
@@ -150,6 +164,9 @@ def register(report: Report, workflow: Optional[str] = None) -> Register:
                 scan=found,
             )
     _measured(report, wf, risks)
+    least = min_slice(report)
+    for r in risks.values():
+        r.milestone = milestone_name(r.milestone, least)
     ranked = sorted(risks.values(), key=lambda r: (-r.exposure, r.id))
     reg = Register(wf)
     for r in ranked:
