@@ -289,3 +289,19 @@ def test_no_risk_is_retired_on_one_card_when_the_model_needs_more(pretrain):
     milestones = {r.milestone for r in reg.risks + reg.also_known}
     assert "single card" not in milestones
     assert f"minimum slice ({least} devices)" in milestones
+
+
+# --- length: a first page to read, a body to sign, appendices for the workings ---------------------------
+
+
+@pytest.mark.parametrize("name", ["ascend-production", "prototype-then-ascend", "nvidia-research-team"])
+def test_first_page_and_body_stay_within_their_length(kb, name):
+    report = _build(ROOT / "examples" / f"{name}.yaml", kb)
+    md = render(report, "markdown")
+    first = md.split("\n## Recommendation\n", 1)[1].split("\n## ", 1)[0]
+    body = md.split("\n## Appendix ", 1)[0]
+    assert len(first.split()) <= 350, f"{name}: first page {len(first.split())} words"
+    assert len(body.split()) <= 2500, f"{name}: body {len(body.split())} words"
+    # what left the body is in an appendix, not gone
+    for title in ("Risk register in full", "Data-quality caveats", "Sensitivity", "How each score was reached"):
+        assert "## Appendix " in md and f". {title}\n" in md, title

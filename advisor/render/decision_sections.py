@@ -276,3 +276,23 @@ def sections(report: Union[Report, Mapping[str, object]]) -> list[str]:
 
         report = Report.model_validate(report)
     return memory_fit(report) + scaling_curve(report) + total_cost(report) + confidence(report) + schedule(report)
+
+
+def _split_notes(lines: list[str]) -> tuple[list[str], list[str]]:
+    """A section's heading and table, and its bullet notes (the derivations)."""
+    first = next((i for i, line in enumerate(lines) if line.startswith("- ")), len(lines))
+    return lines[:first], [line for line in lines[first:] if line]
+
+
+def plan_sections(report: Report) -> list[str]:
+    """The body's part of them: the cost of ownership table and the schedule."""
+    cost, _ = _split_notes(total_cost(report))
+    return cost + schedule(report)
+
+
+def model_sections(report: Report) -> list[str]:
+    """The appendix's part: how each cost was reached, the memory fit, the scaling curve and how the
+    confidence was reached."""
+    _, notes = _split_notes(total_cost(report))
+    how = ["## How each cost was reached", ""] + notes + [""] if notes else []
+    return how + memory_fit(report) + scaling_curve(report) + confidence(report)

@@ -4,6 +4,7 @@ the field reports' comparison-table style, a throughput chart, pitfalls, sensiti
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from os import PathLike
 from typing import TYPE_CHECKING, Any
@@ -413,24 +414,51 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
         ),
         "",
     ]
-    for i, r in enumerate(reg.risks, 1):
-        out.append(
-            f"{i}. **{md(r.title)}**: exposure ~{num(r.exposure)} h "
-            f"(likelihood {r.likelihood:.0%} x {pair(r.hours[0], r.hours[1], 'h')})"
+    rows = [
+        [
+            str(i),
+            r.title,
+            f"~{num(r.exposure)} h",
+            f"{r.likelihood:.0%} x {pair(r.hours[0], r.hours[1], 'h')}",
+            r.owner,
+            r.milestone,
+        ]
+        for i, r in enumerate(reg.risks, 1)
+    ]
+    if rows:
+        out += _table(
+            ["#", "Risk", "Exposure", "Likelihood x fix hours", "Owner", "Retired at"],
+            rows,
+            ["r", "l", "r", "r", "l", "l"],
         )
+        out += ["", 'Why each applies, its mitigation and source: the appendix "Risk register in full".']
+    else:
+        out.append("No pitfall reaches the register's threshold for this project.")
+    if reg.also_known:
+        out += [
+            "",
+            "Also known (low exposure for this project): " + md("; ".join(r.title for r in reg.also_known)) + ".",
+        ]
+    return out
+
+
+def risks_in_full(doc: ReviewDocument) -> list[str]:
+    """Each risk of the register with why it applies, its mitigation and its source (the body's table
+    ranks them)."""
+    reg = doc.risk_register
+    out: list[str] = []
+    for i, r in enumerate(reg.risks, 1):
+        out.append(f"{i}. **{md(r.title)}** ({md(r.id, code=True)})")
         out.append(f"   - why it applies: {md(r.why)}")
-        out.append(f"   - owner: {md(r.owner)}; retire it at the {md(r.milestone)} milestone")
         out.append(f"   - mitigation: {md(r.mitigation)}")
         out.append(f"   - source: {md(r.source)}")
-    if not reg.risks:
-        out.append("No pitfall reaches the register's threshold for this project.")
     if reg.also_known:
         out += ["", "Also known (low exposure for this project):", ""]
         out += [
             f"- {md(r.title)} ({md(r.id, code=True)}): ~{num(r.exposure)} h, likelihood {r.likelihood:.0%}: {md(r.why)}"
             for r in reg.also_known
         ]
-    return out
+    return out or ["No pitfall applies."]
 
 
 def _scan(report: Report) -> list[str]:
@@ -611,7 +639,7 @@ def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[
     if fp.runner_up is None:
         out += ["**Why:** every other workflow is ruled out (the blocking facts below); no score decides it.", ""]
     else:
-        out += ["**Why**, with the evidence class of each reason:", ""]
+        out += ["**Why** (the evidence class of each reason):", ""]
         out += [f"{i}. {md(r.text)}." for i, r in enumerate(fp.reasons, 1)] or [
             "1. no criterion separates the top two."
         ]
@@ -689,16 +717,20 @@ def stack_section(doc: ReviewDocument, report: Report | None = None) -> list[str
         if st.verify:
             out += ["Verify:", ""] + md_fence(st.verify, "sh") + [""]
     if report is not None:
-        out += other_pins(report)
+        out += [""] + other_pins(report)
     while out and out[-1] == "":
         out.pop()
     return out
 
 
+def _down(lines: list[str]) -> list[str]:
+    return ["#" + line if line.startswith("## ") else line for line in lines]
+
+
 def decision_model_sections(report: Report) -> list[str]:
-    """The decision model's sections (memory fit, scaling curve, cost of ownership, confidence,
-    schedule; advisor/render/decision_sections.py), one level down inside "Plan and cost"."""
-    return ["#" + line if line.startswith("## ") else line for line in decision_sections.sections(report)]
+    """The decision model's sections in the body (cost of ownership, schedule), one level down inside
+    "Plan and cost"; the memory fit, scaling curve and confidence steps are an appendix."""
+    return _down(decision_sections.plan_sections(report))
 
 
 def plan_section(report: Report) -> list[str]:
@@ -787,11 +819,12 @@ def sign_off_section(doc: ReviewDocument, created_at: str) -> list[str]:
         f"- {digest_line(doc)} (the same in the Markdown, HTML and JSON of this analysis: document.digest)",
     ]
     if so.probe_runs:
-        rows = [[r.id, r.framework, r.host or "-", r.quality] for r in so.probe_runs]
-        out += ["", "Probe runs this report read:", ""] + _table(
-            ["Run id", "Framework", "Host", "Quality"], rows, ["l"] * 4
+        qualities = Counter(r.quality for r in so.probe_runs)
+        out.append(
+            f"- probe runs: {len(so.probe_runs)} read ("
+            + ", ".join(f"{n} {q}" for q, n in sorted(qualities.items()))
+            + '; each listed in the appendix "Measured runs")'
         )
-        out.append("")
     else:
         out.append("- probe runs: none")
     if so.scaling_host:
@@ -849,28 +882,36 @@ def format(report: Report, **options: Any) -> str:
         "",
     ]
     lines += decision_summary(report, doc) + [""]
+    # The body: what a reader signs (<= ~2,500 words); the appendices hold the workings.
     sections: list[tuple[str, list[str]]] = [
-        ("The stack to install", stack_section(doc, report)),
+        ("The stack to install", stack_section(doc)),
         (f"Risk register for {LABELS[report.recommendation.workflow]}, by exposure", _pitfalls(report, doc)),
         ("Plan and cost", plan_section(report)),
-        ("Data-quality caveats", caveats_section(report)),
         ("Scores", _image(links, "scores", "Total and per-criterion scores") + _scores(report)),
         (
             "Projections for the workload",
             _image(links, "ranges", "Time to train and cost per workflow") + _projections(report),
         ),
+        ("Sign-off", sign_off_section(doc, report.created_at)),
     ]
-    scaling = _scaling(report)
-    if scaling:
-        sections.append(("Multi-device scaling", _image(links, "scaling", "Scaling curve") + scaling))
-    scan = _scan(report)
-    if scan:
-        sections.append(("Migration scan of model.code_path", scan))
-    sections.append(("Sensitivity", sensitivity_section(report, doc, links)))
-    sections.append(("Sign-off", sign_off_section(doc, report.created_at)))
     for i, (title, body) in enumerate(sections, 1):
         lines += [f"## {i}. {title}", ""] + body + [""]
-    appendices: list[tuple[str, list[str]]] = [
+    appendices: list[tuple[str, list[str]]] = [("Risk register in full", risks_in_full(doc))]
+    others = other_pins(report)
+    if others:
+        appendices.append(("Every option's pins", others[2:]))  # without its own heading
+    model = _down(decision_sections.model_sections(report))
+    if model:
+        appendices.append(("Costs, memory fit, scaling curve and confidence", model))
+    appendices.append(("Data-quality caveats", caveats_section(report)))
+    scaling = _scaling(report)
+    if scaling:
+        appendices.append(("Multi-device scaling", _image(links, "scaling", "Scaling curve") + scaling))
+    scan = _scan(report)
+    if scan:
+        appendices.append(("Migration scan of model.code_path", scan))
+    appendices.append(("Sensitivity", sensitivity_section(report, doc, links)))
+    appendices.append(
         (
             "Measured runs",
             _cached_runs(report)
@@ -880,7 +921,7 @@ def format(report: Report, **options: Any) -> str:
             + _image(links, "throughput", "Measured throughput")
             + _chart(report),
         )
-    ]
+    )
     accuracy = _accuracy(report)
     if accuracy:
         appendices.append(("Accuracy parity (accuracy probe)", accuracy))

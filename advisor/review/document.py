@@ -37,11 +37,11 @@ LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 GRADE = EVIDENCE_GRADE
 CLASS_TEXT = {
     "measured": "measured here",
-    "vendor": "vendor data",
-    "derived": "derived from sourced figures",
-    "secondary": "secondary source",
-    "blog": "blog or field report",
-    "requirement": "rule on your requirements (unsourced)",
+    "vendor": "vendor",
+    "derived": "derived",
+    "secondary": "secondary",
+    "blog": "blog/field report",
+    "requirement": "requirement rule",
     "assumption": "assumption",
 }
 
@@ -350,7 +350,7 @@ def _constants_in(note: str) -> list[str]:
         kind = (
             "an assumption"
             if c.source.startswith("assumption")
-            else ("from a field report" if '"' in c.source else "a definition of the model")
+            else ("from a field report" if "field report" in c.source else "a definition of the model")
         )
         what = re.sub(r" (were|was|is)$", "", c.what)
         what = f"{what} {c.value:g} {c.unit}" if what else f"{c.value:g} {c.unit}"
@@ -365,7 +365,7 @@ def _reason(top: WorkflowScore, other: WorkflowScore, i: int) -> Reason:
     weakest = min(counts, key=lambda c: GRADE[c]) if counts else "assumption"
     pts = (a.score - b.score) * a.weight
     set_by = [
-        f"{label(s.workflow)}'s {a.name} score rests on a set value, not evidence: {c}"
+        f"set value for {label(s.workflow)}: {c}"
         for s, crit in ((top, a), (other, b))
         for c in _constants_in(crit.note)
     ]
@@ -749,7 +749,7 @@ TARGET_WORDS = {"nvidia": "NVIDIA GPUs", "ascend": "Ascend", "cpu": "CPU"}
 DEVICE_WORDS = {"nvidia": ("NVIDIA GPU", "NVIDIA GPUs"), "ascend": ("Ascend device", "Ascend devices")}
 PATH_WORDS = {  # how the framework reaches the training hardware
     "pytorch-cuda": "CUDA, first-party",
-    "pytorch-npu": "through the torch_npu adapter, not first-party",
+    "pytorch-npu": "via the torch_npu adapter",
     "pytorch-cpu": "CPU build",
     "mindspore": "first-party",
     "mindspore-cpu": "CPU build",
@@ -916,7 +916,9 @@ def first_page(
     change = []
     flip = rec.confidence_parts.nearest_flip if rec.confidence_parts else None
     if flip is not None:
-        change.append(f"{plain(flip.note)} ({pct(flip.relative_change)} away, the nearest weight or set value)")
+        change.append(
+            f"{plain(flip.note)} ({pct(flip.relative_change)} away, the nearest flip of a weight or set value)"
+        )
     else:
         change.append("no weight or searched set value within its range changes the winner")
     if kbs is not None:

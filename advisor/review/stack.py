@@ -499,10 +499,14 @@ def stacks_for(report: "Report", kb: Optional[KnowledgeBase]) -> list[Stack]:
             if main is not None:
                 out.append(main)
     python = next((c.version for st in out for c in st.components if c.name == "Python"), None)
+    serving: dict[str, list] = {}  # one stack per serving route, its targets named together
     for u in used:
         if u.stage == "serving":
-            title = _route_title(u, "Serving", wf, u.target or where)
-            out.append(route_stack(kb, u, title, python=python, newer=False))
+            serving.setdefault(u.id, []).append(u)
+    for same in serving.values():
+        targets = ", ".join(u.target for u in same if u.target)
+        title = f"Serving: {same[0].name} for {targets or where} ({label_of(wf)})"
+        out.append(route_stack(kb, same[0], title, python=python, newer=False))
     if wf == "hybrid":
         available = list(report.requirements.hardware.available)
         proto_route = next((r for r in kb.routes if r.id == "pytorch-cuda"), None)
