@@ -347,11 +347,13 @@ def _constants_in(note: str) -> list[str]:
         c = by_name.get(name)
         if c is None or name.startswith("COMPLIANCE_"):  # shares of one formula, not a decided score
             continue
-        kind = (
-            "an assumption"
-            if c.source.startswith("assumption")
-            else ("from a field report" if "field report" in c.source else "a definition of the model")
-        )
+        cited = '"' in c.source or "field report" in c.source  # a field report cited by its title
+        if c.source.startswith("assumption"):
+            kind = "an assumption"
+        elif cited and "assumption" in c.source:
+            kind = "its size assumed"
+        else:
+            kind = "from a field report" if cited else "a definition of the model"
         what = re.sub(r" (were|was|is)$", "", c.what)
         what = f"{what} {c.value:g} {c.unit}" if what else f"{c.value:g} {c.unit}"
         out.append(plain(f"{what} ({kind})"))
