@@ -220,7 +220,7 @@ def test_a_saved_json_re_renders_to_the_same_document(stem):
 
 
 PATH_WORDS = {  # the scorecard's framework path -> what the first page must say about it
-    "pytorch-npu": "torch_npu adapter, not first-party",
+    "pytorch-npu": "via the torch_npu adapter",
     "pytorch-cuda": "CUDA, first-party",
     "mindspore": "first-party",
 }

@@ -252,22 +252,19 @@ def test_caveats_list_the_weak_figures_that_move_the_verdict(kb):
 
 
 def test_the_decision_models_sections_sit_in_the_plan(kb):
-    """Memory fit, scaling curve, cost of ownership, confidence and schedule (advisor.render.
-    decision_sections) one level down inside "Plan and cost", the cost table once, the charts fed."""
+    """Cost of ownership and schedule (advisor.render.decision_sections) one level down inside "Plan and
+    cost", the cost table once; memory fit, scaling curve, how each cost was reached and the confidence
+    steps in their appendix; the charts fed."""
     from advisor.render.charts import decision_tco_totals, scaling_points
 
     report = _report(ROOT / "examples" / "prototype-then-ascend.yaml", kb)
     md = render_format(report, "markdown", kb=kb)
     plan = section(md, "## Plan and cost")
-    for title in (
-        "### Memory fit",
-        "### Scaling curve",
-        "### Total cost of ownership",
-        "### Confidence",
-        "### Schedule",
-        "### Milestones against the 16-week deadline",
-    ):
+    for title in ("### Total cost of ownership", "### Schedule", "### Milestones against the 16-week deadline"):
         assert title in plan, title
+    workings = section(md, "## Costs, memory fit, scaling curve and confidence")
+    for title in ("### How each cost was reached", "### Memory fit", "### Scaling curve", "### Confidence"):
+        assert title in workings and title not in plan, title
     assert plan.count("| Workflow | Team | Compute |") == 1 and "| Workflow | Compute | Energy |" not in plan
     totals = decision_tco_totals(report)
     assert set(totals) == {"pytorch", "mindspore", "hybrid"} and all(lo <= hi for lo, hi in totals.values())
