@@ -138,5 +138,6 @@ def test_compare_text_through_the_one_interface():
         "recommendation CHANGED: pytorch -> hybrid (confidence low -> medium)",
         "schema version 1.2 -> 1.3",
         "1 change:",
+        "verdict (1):",
         "  recommendation.workflow: pytorch -> hybrid",
     ]

@@ -1,6 +1,7 @@
 """`advisor compare OLD.json NEW.json`: what changed between two reports (`advisor report --json`).
 
-The verdict first (workflow, confidence, margin), then every changed value keyed by a stable path:
+The verdict first (workflow, confidence, margin), then the changes grouped: the verdict, the scores, the
+evidence they rest on (requirements, measurements, knowledge base), then the rest, each keyed by a stable path:
 lists are matched by their workflow / name / id, not by position, so a reordered list is not a change.
 Prose (notes, evidence text, pitfall descriptions) and the timestamp are left out.
 """
@@ -11,6 +12,7 @@ import argparse
 import re
 
 from advisor.errors import UsageError
+from advisor.render.tables.compare import GROUPS, group_of
 from advisor.output import read_json
 
 SKIP_KEYS = {
@@ -30,6 +32,7 @@ SKIP_KEYS = {
     "because",
     "title",
     "sources",
+    "source",
 }
 LIST_KEYS = ("workflow", "criterion", "name", "id", "model")
 _CRITERION_WEIGHT = re.compile(r"^scores\[[^]]+\]\.criteria\[[^]]+\]\.weight$")
@@ -124,7 +127,7 @@ def _close(a: object, b: object) -> bool:
 def diff(old: dict, new: dict) -> list[dict]:
     a, b = flatten(old), flatten(new)
     changes = []
-    for path in sorted(set(a) | set(b), key=lambda p: (_section_rank(p), p)):
+    for path in sorted(set(a) | set(b), key=lambda p: (GROUPS.index(group_of(p)), _section_rank(p), p)):
         if _CRITERION_WEIGHT.match(path):
             continue  # the same number as weights[name].weight, once per workflow
         if path in a and path in b and _close(a[path], b[path]):
@@ -135,6 +138,7 @@ def diff(old: dict, new: dict) -> list[dict]:
                 "old": a.get(path),
                 "new": b.get(path),
                 "change": "added" if path not in a else ("removed" if path not in b else "changed"),
+                "group": group_of(path),
             }
         )
     return changes

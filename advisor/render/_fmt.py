@@ -88,3 +88,20 @@ def bar(value: float, best: float, width: int = 40) -> str:
     eighths = round(value / best * width * 8)
     full, rest = divmod(eighths, 8)
     return "█" * full + ("" if rest == 0 else " ▏▎▍▌▋▊▉"[rest])
+
+
+NOT_APPLICABLE = "n/a"  # a workflow that does not apply to the project: no criteria, no total
+
+
+def criterion_cell(score: object, i: int) -> str:
+    """One criterion's score in a table column, or "n/a" for a workflow that does not apply."""
+    if not getattr(score, "applicable", True):
+        return NOT_APPLICABLE
+    return f"{score.criteria[i].score:.0f}"  # type: ignore[attr-defined]
+
+
+def total_cell(score: object) -> str:
+    """A workflow's total (one decimal), or "n/a" for a workflow that does not apply."""
+    if not getattr(score, "applicable", True):
+        return NOT_APPLICABLE
+    return f"{float(score.total):.1f}"  # type: ignore[attr-defined]

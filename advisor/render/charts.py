@@ -97,13 +97,14 @@ def scores_chart(report: Report) -> str | None:
         colors = [COLORS.get(s.workflow, "#888888") for s in scores]
         ax1.barh(names[::-1], totals[::-1], color=colors[::-1])
         for y, (t, s) in enumerate(zip(totals[::-1], scores[::-1])):
-            ax1.text(t + 1, y, f"{t:.1f}" + ("" if s.eligible else " (ruled out)"), va="center")
+            word = "" if s.eligible else (" (ruled out)" if s.applicable else "")
+            ax1.text(t + 1, y, (f"{t:.1f}" if s.applicable else "n/a (does not apply)") + word, va="center")
         ax1.set_xlim(0, 115)
         ax1.set_title("Weighted total (0-100)")
         crits = [c.name for c in scores[0].criteria]
         h = 0.8 / max(1, len(scores))
         for k, s in enumerate(scores):
-            vals = [float(c.score) for c in s.criteria]
+            vals = [float(c.score) if s.applicable else 0.0 for c in s.criteria]  # n/a: no bar
             ys = [i + (k - (len(scores) - 1) / 2) * h for i in range(len(vals))]
             ax2.barh(ys, vals, height=h, color=colors[k], label=names[k])
         weights = [float(c.weight) for c in scores[0].criteria]

@@ -41,6 +41,18 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return md_table(header, rows, ["l"] * len(header))
 
 
+def layout_text(layout: object) -> str:
+    """'TP 8 x PP 1 x DP 48, distributed optimizer, micro-batch 1' (a transformer's chosen layout; why it
+    was chosen is the fit's own line below the table)."""
+    if layout is None:
+        return "-"
+    parts = f"TP {layout.tensor_parallel} x PP {layout.pipeline_parallel} x DP {layout.data_parallel}"
+    if layout.expert_parallel > 1:
+        parts += f" x EP {layout.expert_parallel}"
+    sharding = f", {layout.sharding}" if layout.sharding and layout.sharding != "none" else ""
+    return f"{parts}{sharding}, micro-batch {layout.micro_batch}, {_n(layout.per_device_gb)} GB/device"
+
+
 def memory_fit(report: Report) -> list[str]:
     fits = report.memory
     if not fits:
@@ -66,6 +78,7 @@ def memory_fit(report: Report) -> list[str]:
                 _n(m.data_parallel_gb),
                 _n(sharded.per_device_gb if sharded is not None else None),
                 f"**{m.strategy}**" if m.strategy == "does-not-fit" else m.strategy,
+                layout_text(m.layout),
                 str(m.min_devices or "-"),
             ]
         )
@@ -81,6 +94,7 @@ def memory_fit(report: Report) -> list[str]:
             "Data parallel GB/device",
             "Fully sharded GB/device",
             "Strategy",
+            "Layout chosen",
             "Min devices",
         ],
         rows,
@@ -262,3 +276,23 @@ def sections(report: Union[Report, Mapping[str, object]]) -> list[str]:
 
         report = Report.model_validate(report)
     return memory_fit(report) + scaling_curve(report) + total_cost(report) + confidence(report) + schedule(report)
+
+
+def _split_notes(lines: list[str]) -> tuple[list[str], list[str]]:
+    """A section's heading and table, and its bullet notes (the derivations)."""
+    first = next((i for i, line in enumerate(lines) if line.startswith("- ")), len(lines))
+    return lines[:first], [line for line in lines[first:] if line]
+
+
+def plan_sections(report: Report) -> list[str]:
+    """The body's part of them: the cost of ownership table and the schedule."""
+    cost, _ = _split_notes(total_cost(report))
+    return cost + schedule(report)
+
+
+def model_sections(report: Report) -> list[str]:
+    """The appendix's part: how each cost was reached, the memory fit, the scaling curve and how the
+    confidence was reached."""
+    _, notes = _split_notes(total_cost(report))
+    how = ["## How each cost was reached", ""] + notes + [""] if notes else []
+    return how + memory_fit(report) + scaling_curve(report) + confidence(report)

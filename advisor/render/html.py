@@ -3,7 +3,9 @@ subset advisor.render.markdown writes: headings, paragraphs, nested lists, table
 quotes, **bold** and `code`), with the charts inlined as SVG. Nothing is fetched: no stylesheet,
 script, font or image by URL; source URLs become links a reader can click. Tables and charts sit in
 horizontal scroll containers, so a narrow screen scrolls them instead of cutting them off or shrinking
-the chart text; the appendices (probe detail) are folded in <details>. Every string from the requirements, the
+the chart text; the appendices (probe detail) are folded in <details>; printed (A4),
+every folded part opens, tables and charts shrink to the page width instead of scrolling, and rows and
+charts do not break across pages. Every string from the requirements, the
 probe files or the scanned code is HTML-escaped (the converter escapes all text before adding tags).
 """
 
@@ -36,6 +38,14 @@ pre{background:#f7fafc;border:1px solid #e2e8f0;padding:.6rem;overflow-x:auto}pr
 blockquote{border-left:4px solid #a0aec0;margin:.5rem 0;padding:.2rem .8rem;color:#2d3748}
 figure{margin:1rem 0}figure .scroll svg{max-width:none;height:auto}figcaption{font-size:.8rem;color:#4a5568}
 details{margin:1rem 0;border:1px solid #e2e8f0;padding:.4rem .8rem}summary{font-weight:600;font-size:1.15rem;cursor:pointer}
+@page{size:A4;margin:14mm}
+@media print{body{max-width:none;margin:0;padding:0;font-size:9.5pt;line-height:1.3}
+details::details-content{content-visibility:visible;display:block}details{border:none;padding:0}
+summary{list-style:none;font-size:1.25rem}.scroll{overflow:visible}
+table{font-size:7.5pt;width:100%}th,td{min-width:0;overflow-wrap:anywhere;padding:.1rem .25rem}
+td.r,th.r{white-space:normal}figure .scroll svg{max-width:100%!important;height:auto}
+pre{white-space:pre-wrap;overflow:visible}h2,h3,summary{break-after:avoid}tr,figure,pre{break-inside:avoid}
+a{color:inherit;text-decoration:none}}
 """
 _DETAILS = re.compile(r"^<<(/?)details(?: (.*))?>>$", re.MULTILINE)
 

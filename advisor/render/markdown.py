@@ -4,6 +4,7 @@ the field reports' comparison-table style, a throughput chart, pitfalls, sensiti
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from os import PathLike
 from typing import TYPE_CHECKING, Any
@@ -11,7 +12,7 @@ from urllib.parse import quote
 
 from advisor.review.document import cite, points
 from advisor.render import decision_sections
-from advisor.render._fmt import LABELS, bar, hours, num, pair, run_label, span, usd
+from advisor.render._fmt import LABELS, bar, criterion_cell, hours, num, pair, run_label, span, total_cell, usd
 from advisor.render._fmt import md_table as _table
 from advisor.render.plan import schedule
 from advisor.render.summary import caveats, label
@@ -21,7 +22,7 @@ md = for_markdown  # every string the document did not write itself goes through
 
 if TYPE_CHECKING:
     from advisor.decision.communication import ScalingSpread
-    from advisor.review.document import ReviewDocument
+    from advisor.review.document import ReviewDocument, StackComponent
     from advisor.report import Report
     from advisor.scan.models import EffortShare, ScanResult
     from probes.training.models import ParityResult
@@ -32,10 +33,13 @@ def _scores(report: Report) -> list[str]:
     header = ["Criterion", "Weight"] + [LABELS[s.workflow] for s in scores]
     rows = []
     for i, c in enumerate(scores[0].criteria):
-        rows.append([c.name, f"{c.weight:.2f}"] + [f"{s.criteria[i].score:.0f}" for s in scores])
-    rows.append(["**Total**", "1.00"] + [f"**{points(s.total)}**" for s in scores])
-    rows.append(["Eligible", ""] + ["yes" if s.eligible else "**no**" for s in scores])
+        rows.append([c.name, f"{c.weight:.2f}"] + [criterion_cell(s, i) for s in scores])
+    rows.append(["**Total**", "1.00"] + [f"**{total_cell(s)}**" for s in scores])
+    rows.append(["Eligible", ""] + [("yes" if s.eligible else "**no**") if s.applicable else "n/a" for s in scores])
     out = _table(header, rows)
+    for s in scores:
+        if not s.applicable:
+            out += ["", f"{LABELS[s.workflow]} does not apply (n/a, not a score): {md(s.not_applicable or '')}."]
     if any(s.blocked_by for s in scores):
         out += ["", "Why a workflow is ruled out: the blocking facts on the first page."]
     origins = [w for w in report.weights if w.origin == "user"]
@@ -55,6 +59,9 @@ def _how(report: Report) -> list[str]:
     for s in report.scores:
         out.append(f"**{LABELS[s.workflow]}**")
         out.append("")
+        if not s.applicable:
+            out += [f"- n/a: {md(s.not_applicable or 'does not apply')}", ""]
+            continue
         for c in s.criteria:
             refs = ", ".join(dict.fromkeys(f"{e.kind}:{e.ref}" for e in c.evidence))  # one mention per source
             out.append(f"- {md(c.name)} {c.score:.0f}: {md(c.note)}" + (f" [{md(refs)}]" if refs else ""))
@@ -62,10 +69,21 @@ def _how(report: Report) -> list[str]:
     return out
 
 
+def _throughput(p: object) -> str:
+    """Tokens/s for a transformer workload, else samples (images) per second, with its unit."""
+    if getattr(p, "tokens_per_second", None) is not None:
+        return span(p.tokens_per_second, "tokens/s")
+    return span(p.images_per_second, "samples/s") if p.images_per_second is not None else "-"
+
+
 def _projections(report: Report) -> list[str]:
     rows = []
+    applies = {s.workflow: s.applicable for s in report.scores}
     for p in report.projections:
         where = f"{p.accelerator or p.target} x{p.devices}"
+        if not applies.get(p.workflow, True):
+            rows.append([LABELS[p.workflow], "n/a", where, "n/a", "n/a", "n/a", "does not apply"])
+            continue
         if not p.supported:
             rows.append([LABELS[p.workflow], p.path, where, "unsupported", "-", "-", p.basis_detail])
             continue
@@ -74,17 +92,18 @@ def _projections(report: Report) -> list[str]:
                 LABELS[p.workflow],
                 p.path,
                 where,
-                span(p.images_per_second),
+                _throughput(p),
                 hours(p.time_to_train_hours),
                 usd(p.compute_cost_usd),
                 f"{p.basis}: {p.basis_detail}",
             ]
         )
     out = _table(
-        ["Workflow", "Path", "Hardware", "Images/s", "Time to train", "Compute cost", "Basis"],
+        ["Workflow", "Path", "Hardware", "Throughput", "Time to train", "Compute cost", "Basis"],
         rows,
         ["l", "l", "l", "r", "r", "r", "l"],
     )
+    out += _allowance(report) + _serving_table(report)
     notes = sorted({n for p in report.projections for n in p.notes})
     refs = sorted(  # the reference runs a knowledge-base projection rests on, as the knowledge base states them
         {
@@ -104,6 +123,86 @@ def _projections(report: Report) -> list[str]:
         f"Performance and cost are compared on the basis all workflows share: **{md(report.comparison_basis)}**.",
     ]
     return out
+
+
+def _allowance(report: Report) -> list[str]:
+    """The failure and checkpoint allowance, its own line per distinct figure: the hours the time to
+    train carries for interruptions, restarts and checkpoints (Projection.failure_allowance_hours)."""
+    by: dict[str, list[str]] = {}
+    for p in report.projections:
+        rel, extra = p.reliability, p.failure_allowance_hours
+        if extra is None or rel is None:
+            continue
+        text = (
+            f"+{pair(extra.low, extra.high, 'h')} for failures and checkpoints on {rel.devices} devices: "
+            f"{pair(rel.interruptions.low, rel.interruptions.high)} interruptions expected (one per "
+            f"{num(rel.mean_hours_between_interruptions)} h), a {num(rel.checkpoint_gb)} GB checkpoint every "
+            f"{num(rel.interval_hours)} h"
+        )
+        by.setdefault(text, []).append(LABELS[p.workflow])
+    return ["", *[f"**Failure allowance** ({'/'.join(w)}): {md(t)}." for t, w in by.items()]] if by else []
+
+
+SLO_WORDS = {
+    "meets": "meets the stated load and targets",
+    "needs-devices": "needs more devices",
+    "cannot": "cannot meet it on this accelerator and route",
+    "unknown": "not enough to judge",
+}
+
+
+def _serving_table(report: Report) -> list[str]:
+    """Serving capacity against the SLO (`serving:` in the requirements), one row per workflow."""
+    rows = []
+    applies = {s.workflow: s.applicable for s in report.scores}
+    for p in report.projections:
+        sv = p.serving
+        if sv is None or not applies.get(p.workflow, True):
+            continue
+        cap, slo = sv.capacity, sv.slo
+        verdict = "-"
+        if slo is not None:
+            verdict = SLO_WORDS.get(slo.verdict, slo.verdict)
+            if slo.devices_needed:
+                verdict += f" ({slo.devices_needed} devices)"
+            if slo.reason:
+                verdict += f": {slo.reason}"
+        rows.append(
+            [
+                LABELS[p.workflow],
+                sv.runtime,
+                span(sv.per_device),
+                span(sv.total),
+                span(cap.requests_per_second) if cap is not None else "-",
+                span(cap.ttft_ms, "ms") if cap is not None else "-",
+                span(cap.tpot_ms, "ms") if cap is not None else span(sv.latency_ms, "ms"),
+                f"{cap.instances} x {cap.instance_devices}" if cap is not None else "-",
+                verdict,
+            ]
+        )
+    if not rows:
+        return []
+    unit = next(p.serving.unit for p in report.projections if p.serving is not None)
+    return [
+        "",
+        f"Serving capacity against the stated load ({unit}; latency per output token at the load, or at batch 1 "
+        "without a stated load):",
+        "",
+    ] + _table(
+        [
+            "Workflow",
+            "Runtime",
+            f"{unit} per device",
+            f"{unit} in all",
+            "Requests/s",
+            "Time to first token",
+            "Per output token",
+            "Instances x devices",
+            "Against the SLO",
+        ],
+        rows,
+        ["l", "l", "r", "r", "r", "r", "r", "r", "l"],
+    )
 
 
 def _spread(x: ScalingSpread | None) -> str:
@@ -315,24 +414,51 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
         ),
         "",
     ]
-    for i, r in enumerate(reg.risks, 1):
-        out.append(
-            f"{i}. **{md(r.title)}**: exposure ~{num(r.exposure)} h "
-            f"(likelihood {r.likelihood:.0%} x {pair(r.hours[0], r.hours[1], 'h')})"
+    rows = [
+        [
+            str(i),
+            r.title,
+            f"~{num(r.exposure)} h",
+            f"{r.likelihood:.0%} x {pair(r.hours[0], r.hours[1], 'h')}",
+            r.owner,
+            r.milestone,
+        ]
+        for i, r in enumerate(reg.risks, 1)
+    ]
+    if rows:
+        out += _table(
+            ["#", "Risk", "Exposure", "Likelihood x fix hours", "Owner", "Retired at"],
+            rows,
+            ["r", "l", "r", "r", "l", "l"],
         )
+        out += ["", 'Why each applies, its mitigation and source: the appendix "Risk register in full".']
+    else:
+        out.append("No pitfall reaches the register's threshold for this project.")
+    if reg.also_known:
+        out += [
+            "",
+            "Also known (low exposure for this project): " + md("; ".join(r.title for r in reg.also_known)) + ".",
+        ]
+    return out
+
+
+def risks_in_full(doc: ReviewDocument) -> list[str]:
+    """Each risk of the register with why it applies, its mitigation and its source (the body's table
+    ranks them)."""
+    reg = doc.risk_register
+    out: list[str] = []
+    for i, r in enumerate(reg.risks, 1):
+        out.append(f"{i}. **{md(r.title)}** ({md(r.id, code=True)})")
         out.append(f"   - why it applies: {md(r.why)}")
-        out.append(f"   - owner: {md(r.owner)}; retire it at the {md(r.milestone)} milestone")
         out.append(f"   - mitigation: {md(r.mitigation)}")
         out.append(f"   - source: {md(r.source)}")
-    if not reg.risks:
-        out.append("No pitfall reaches the register's threshold for this project.")
     if reg.also_known:
         out += ["", "Also known (low exposure for this project):", ""]
         out += [
             f"- {md(r.title)} ({md(r.id, code=True)}): ~{num(r.exposure)} h, likelihood {r.likelihood:.0%}: {md(r.why)}"
             for r in reg.also_known
         ]
-    return out
+    return out or ["No pitfall applies."]
 
 
 def _scan(report: Report) -> list[str]:
@@ -513,14 +639,16 @@ def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[
     if fp.runner_up is None:
         out += ["**Why:** every other workflow is ruled out (the blocking facts below); no score decides it.", ""]
     else:
-        out += ["**Why**, with the evidence class of each reason:", ""]
+        out += ["**Why** (the evidence class of each reason):", ""]
         out += [f"{i}. {md(r.text)}." for i, r in enumerate(fp.reasons, 1)] or [
             "1. no criterion separates the top two."
         ]
-    if fp.against is not None:
-        out.append(f"- Against it: {md(fp.against.text)}.")
+    out += [f"- Against it: {md(r.text)}." for r in fp.against]
     if out[-1] == "":
         out.pop()
+    if fp.mandate:
+        out += ["", "**The mandate's reading decides the verdict** (needs.domestic_substitution):", ""]
+        out += [f"- {md(m)}." for m in fp.mandate]
     if fp.routes:
         out += ["", f"**How each option was scored** ({md(fp.routes[0])}):", ""] + [
             f"- {md(r)}." for r in fp.routes[1:]
@@ -532,13 +660,41 @@ def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[
     return out
 
 
-def stack_section(doc: ReviewDocument) -> list[str]:
+def _component_source(c: StackComponent, stack_source: str, route: str) -> str:
+    """Where one pinned version comes from: its own source, the route's table stated under the stack's
+    table (said once there), or "-" for a choice the document explains in the note (the Python line)."""
+    conf = f" ({c.confidence})" if c.confidence else ""
+    if c.source:
+        return cite(c.source, c.kb_id) + conf
+    if stack_source and c.kb_id == route:
+        return "the route's table" + conf
+    return cite("", c.kb_id) + conf if c.kb_id else "-"
+
+
+def other_pins(report: Report) -> list[str]:
+    """Every other option's training and serving pins, one row per route it is scored on (the reader
+    compares the stacks, not only the recommended one's)."""
+    rows = []
+    for s in report.scores:
+        if s.workflow == report.recommendation.workflow or not s.applicable or s.route is None:
+            continue
+        for u in s.route.stacks:
+            pins = ", ".join(f"{p.package} {p.version}" + ("" if p.confirmed else " (unconfirmed)") for p in u.pins)
+            where = f" ({u.target})" if u.target else ""
+            rows.append([LABELS[s.workflow], u.stage + where, u.name, pins or "-"])
+    if not rows:
+        return []
+    return ["### The other options' pins", ""] + _table(["Workflow", "Stage", "Route", "Pins"], rows, ["l"] * 4)
+
+
+def stack_section(doc: ReviewDocument, report: Report | None = None) -> list[str]:
     stacks, note = doc.stacks, doc.stack_note
     if not stacks:
         return ["No pinned stack: " + md(note or "no knowledge base loaded") + "."]
     out = ([f"({md(note)})", ""] if note else []) + [
-        "Versions from the knowledge base's compatibility matrix: the newest release with a vendor-checked "
-        "pairing, locked (seed 002 §3.2: lock to the matrix, not to the newest).",
+        "Training and serving pinned from the routes each option is scored on, every version as its vendor table "
+        "states it and installed with == (the field report 'Ascend 910 and MindSpore in practice' §3.2: lock to "
+        "the matrix, not to the newest).",
         "",
     ]
     for st in stacks:
@@ -548,25 +704,33 @@ def stack_section(doc: ReviewDocument) -> list[str]:
                 c.name,
                 md(c.version, code=True) if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version,
                 c.note or "-",
-                cite(c.source, c.kb_id) + (f" ({c.confidence})" if c.confidence else ""),
+                _component_source(c, st.source, st.path),
             ]
             for c in st.components
         ]
         out += _table(["Component", "Version", "Note", "Source"], rows, ["l"] * 4) + [""]
+        if st.source:
+            out += [f"Pinned as the route's table states it: {md(cite(st.source, st.path))} ({md(st.confidence)}).", ""]
         out += [f"- {md(n)}" for n in st.notes] + ([""] if st.notes else [])
         if st.install:
             out += ["Install:", ""] + md_fence(st.install, "sh") + [""]
         if st.verify:
             out += ["Verify:", ""] + md_fence(st.verify, "sh") + [""]
+    if report is not None:
+        out += [""] + other_pins(report)
     while out and out[-1] == "":
         out.pop()
     return out
 
 
+def _down(lines: list[str]) -> list[str]:
+    return ["#" + line if line.startswith("## ") else line for line in lines]
+
+
 def decision_model_sections(report: Report) -> list[str]:
-    """The decision model's sections (memory fit, scaling curve, cost of ownership, confidence,
-    schedule; advisor/render/decision_sections.py), one level down inside "Plan and cost"."""
-    return ["#" + line if line.startswith("## ") else line for line in decision_sections.sections(report)]
+    """The decision model's sections in the body (cost of ownership, schedule), one level down inside
+    "Plan and cost"; the memory fit, scaling curve and confidence steps are an appendix."""
+    return _down(decision_sections.plan_sections(report))
 
 
 def plan_section(report: Report) -> list[str]:
@@ -583,8 +747,9 @@ def plan_section(report: Report) -> list[str]:
     )
     out += [""] + [f"- {md(f)}" for f in findings]
     out += [
-        "- milestones: the rehearsal is seed 002 §7.4's two-week full-chain run (single card, multi-card "
-        "communication, export, inference) before go-live; each risk in the register names the one that retires it",
+        "- milestones: the decision model's schedule above, in weeks; the rehearsal is the migration's last two weeks, "
+        "the full-chain run of the field report 'Ascend 910 and MindSpore in practice' (§7.4) before go-live; each "
+        "risk in the register names the stage that retires it",
         "",
     ]
     if not report.costs:  # an older report: the renderer prints costs, it does not compute them
@@ -639,19 +804,27 @@ def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, st
     return out
 
 
+def digest_line(doc: ReviewDocument) -> str:
+    """The digests that tie this file to the other formats of the same analysis (the JSON's document.digest)."""
+    d = doc.digest
+    return f"Digest: inputs `{d.inputs}`, result `{d.result}`" if d is not None else "Digest: none"
+
+
 def sign_off_section(doc: ReviewDocument, created_at: str) -> list[str]:
     so = doc.sign_off
     out = [
         f"- tool: {md(so.tool)} {md(so.version)}; report schema {md(so.report_schema)}, document "
         f"{md(doc.document_version)}; created {md(created_at)}",
         f"- knowledge base: {md(so.knowledge_base or 'not loaded')} (content hash; `advisor kb validate` prints it)",
+        f"- {digest_line(doc)} (the same in the Markdown, HTML and JSON of this analysis: document.digest)",
     ]
     if so.probe_runs:
-        rows = [[r.id, r.framework, r.host or "-", r.quality] for r in so.probe_runs]
-        out += ["", "Probe runs this report read:", ""] + _table(
-            ["Run id", "Framework", "Host", "Quality"], rows, ["l"] * 4
+        qualities = Counter(r.quality for r in so.probe_runs)
+        out.append(
+            f"- probe runs: {len(so.probe_runs)} read ("
+            + ", ".join(f"{n} {q}" for q, n in sorted(qualities.items()))
+            + '; each listed in the appendix "Measured runs")'
         )
-        out.append("")
     else:
         out.append("- probe runs: none")
     if so.scaling_host:
@@ -702,34 +875,43 @@ def format(report: Report, **options: Any) -> str:
         f"# Framework advice: {md(req.name)}",
         "",
         f"{md(report.tool.name)} {md(report.tool.version)}, {md(report.created_at)}, knowledge base "
-        f"{md(report.knowledge_base.version or 'not loaded')}, report schema {md(report.schema_version)}.",
+        f"{md(report.knowledge_base.version or 'not loaded')}, report schema {md(report.schema_version)}."
+        + (f" {digest_line(doc)}." if doc.digest is not None else ""),
         "",
         "## Recommendation",
         "",
     ]
     lines += decision_summary(report, doc) + [""]
+    # The body: what a reader signs (<= ~2,500 words); the appendices hold the workings.
     sections: list[tuple[str, list[str]]] = [
         ("The stack to install", stack_section(doc)),
         (f"Risk register for {LABELS[report.recommendation.workflow]}, by exposure", _pitfalls(report, doc)),
         ("Plan and cost", plan_section(report)),
-        ("Data-quality caveats", caveats_section(report)),
         ("Scores", _image(links, "scores", "Total and per-criterion scores") + _scores(report)),
         (
             "Projections for the workload",
             _image(links, "ranges", "Time to train and cost per workflow") + _projections(report),
         ),
+        ("Sign-off", sign_off_section(doc, report.created_at)),
     ]
-    scaling = _scaling(report)
-    if scaling:
-        sections.append(("Multi-device scaling", _image(links, "scaling", "Scaling curve") + scaling))
-    scan = _scan(report)
-    if scan:
-        sections.append(("Migration scan of model.code_path", scan))
-    sections.append(("Sensitivity", sensitivity_section(report, doc, links)))
-    sections.append(("Sign-off", sign_off_section(doc, report.created_at)))
     for i, (title, body) in enumerate(sections, 1):
         lines += [f"## {i}. {title}", ""] + body + [""]
-    appendices: list[tuple[str, list[str]]] = [
+    appendices: list[tuple[str, list[str]]] = [("Risk register in full", risks_in_full(doc))]
+    others = other_pins(report)
+    if others:
+        appendices.append(("Every option's pins", others[2:]))  # without its own heading
+    model = _down(decision_sections.model_sections(report))
+    if model:
+        appendices.append(("Costs, memory fit, scaling curve and confidence", model))
+    appendices.append(("Data-quality caveats", caveats_section(report)))
+    scaling = _scaling(report)
+    if scaling:
+        appendices.append(("Multi-device scaling", _image(links, "scaling", "Scaling curve") + scaling))
+    scan = _scan(report)
+    if scan:
+        appendices.append(("Migration scan of model.code_path", scan))
+    appendices.append(("Sensitivity", sensitivity_section(report, doc, links)))
+    appendices.append(
         (
             "Measured runs",
             _cached_runs(report)
@@ -739,7 +921,7 @@ def format(report: Report, **options: Any) -> str:
             + _image(links, "throughput", "Measured throughput")
             + _chart(report),
         )
-    ]
+    )
     accuracy = _accuracy(report)
     if accuracy:
         appendices.append(("Accuracy parity (accuracy probe)", accuracy))

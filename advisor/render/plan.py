@@ -1,7 +1,7 @@
-"""Plan and cost, from the figures the report holds: the migration / adaptation work as a schedule
-against constraints.deadline_weeks and team.size, the seeds' validation plan as milestones (seed 002
-§7.4: a two-week full-chain rehearsal: single card, multi-card communication, export, inference), and
-the TCO parts (compute, energy, engineering) side by side per workflow.
+"""The milestones of the decision model's schedule (one schedule: the table and the milestones read the
+same weeks): the migration at the team's share of time, the field report 'Ascend 910 and MindSpore in
+practice' §7.4 two-week full-chain rehearsal (the model's minimum slice, multi-card communication, export,
+inference) as its last weeks, then the projected training run.
 """
 
 from __future__ import annotations
@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING
 
 from advisor.render._fmt import hours as fmt_hours
 from advisor.render._fmt import num
+from advisor.review.risks import min_slice
 
 if TYPE_CHECKING:
-    from advisor.decision.evidence import Span
     from advisor.report import Report
 
 
-HOURS_PER_PERSON_WEEK = 40.0  # the scoring's team-week (team size x 40 h), assumption
-REHEARSAL_WEEKS = 2.0  # seed 002 §7.4: "先花两周做一次完整的压测"
+REHEARSAL_WEEKS = 2.0  # the field report 'Ascend 910 and MindSpore in practice' §7.4: "先花两周做一次完整的压测"
 # The rehearsal's four stages in the seed's order, each a milestone; multi-card only with >1 device.
 REHEARSAL = [
     ("single card", "single-card training reaches the PyTorch loss curve (precision alignment)"),
@@ -39,67 +38,71 @@ class Phase:
     what: str
 
 
-def _range(v: Span | list[float] | None) -> tuple[float, float] | None:
-    """A [low, high] list (migration_hours) or a Span (time_to_train_hours) as a pair."""
-    if v is None:
-        return None
-    if isinstance(v, list):
-        return (float(v[0]), float(v[1])) if len(v) == 2 else None
-    return float(v.low), float(v.high)
+def rehearsal_stages(report: Report) -> list[tuple[str, str]]:
+    """The rehearsal's stages for this project: the first on the model's minimum slice, multi-card only
+    when the run uses more devices than that."""
+    devices, least = report.requirements.hardware.devices, min_slice(report)
+    out = []
+    for name, what in REHEARSAL:
+        if name == "single card" and least > 1:
+            name = f"minimum slice ({least} devices)"
+            what = f"training on the model's minimum of {least} devices reaches the reference loss curve"
+        if name == "multi-card" and devices <= least:
+            continue
+        out.append((name, what))
+    return out
 
 
 def schedule(report: Report) -> tuple[list[Phase], list[str]]:
-    """Phases in weeks from the start, each [earliest, latest], and findings (a plan past the deadline)."""
+    """The milestones of the decision model's own schedule (report.schedules, the one the deadline rule
+    reads): the migration at the team's share of time, the rehearsal as the migration's last weeks, then the
+    projected training run; each phase [earliest, latest] in weeks from the start."""
     req = report.requirements
-    size = req.team.size
-    deadline = req.constraints.deadline_weeks
-    devices = req.hardware.devices
     wf = report.recommendation.workflow
-    top = next((s for s in report.scores if s.workflow == wf), None)
+    sched = next((s for s in report.schedules if s.workflow == wf), None)
     proj = next((p for p in report.projections if p.workflow == wf), None)
-    work = _range(top.migration_hours if top is not None else None) or (0.0, 0.0)
-    weeks = (work[0] / (size * HOURS_PER_PERSON_WEEK), work[1] / (size * HOURS_PER_PERSON_WEEK))
+    if sched is None or not sched.hours:
+        return [], ["no migration schedule in this report"]
+    from advisor.decision.constants import CONSTANTS
+
+    share = CONSTANTS["DEADLINE_SHARE"].value
+    per_week = sched.team_hours_per_week * share
+    mig = (sched.hours[0] / per_week, sched.hours[1] / per_week)
     phases = [
         Phase(
             "migration / adaptation",
             (0.0, 0.0),
-            weeks,
-            f"{num(work[0])}-{num(work[1])} h of work for {size} engineer(s) at {HOURS_PER_PERSON_WEEK:g} h/week",
+            mig,
+            f"{num(sched.hours[0])}-{num(sched.hours[1])} h of work for {req.team.size} engineer(s) at {share:.0%} "
+            f"of {num(sched.team_hours_per_week)} h/week",
         )
     ]
-    t = weeks
-    stages = [s for s in REHEARSAL if devices > 1 or s[0] != "multi-card"]
-    step = REHEARSAL_WEEKS / len(stages)
+    stages = rehearsal_stages(report)
+    start = (max(0.0, mig[0] - REHEARSAL_WEEKS), max(0.0, mig[1] - REHEARSAL_WEEKS))
+    step = ((mig[0] - start[0]) / len(stages), (mig[1] - start[1]) / len(stages))
+    t = start
     for name, what in stages:
-        phases.append(Phase(f"rehearsal: {name}", t, (t[0] + step, t[1] + step), what))
-        t = (t[0] + step, t[1] + step)
-    train = _range(proj.time_to_train_hours) if proj is not None else None
-    if proj is not None and train:
-        span = (train[0] / (24 * 7), train[1] / (24 * 7))  # wall-clock weeks of the production run
+        end = (t[0] + step[0], t[1] + step[1])
+        phases.append(Phase(f"rehearsal: {name}", t, end, what))
+        t = end
+    t = mig
+    if sched.training_weeks and proj is not None:
+        tw = sched.training_weeks
         phases.append(
             Phase(
                 "production training",
                 t,
-                (t[0] + span[0], t[1] + span[1]),
+                (t[0] + tw[0], t[1] + tw[1]),
                 f"the projected run: {fmt_hours(proj.time_to_train_hours)} on {proj.accelerator or proj.target} x{proj.devices}",
             )
         )
-        t = (t[0] + span[0], t[1] + span[1])
+        t = (t[0] + tw[0], t[1] + tw[1])
+    deadline = sched.deadline_weeks
     findings = []
-    if deadline:
-        if t[0] > deadline:
-            findings.append(
-                f"**does not fit**: even the earliest finish, week {t[0]:.1f}, is past the {deadline:g}-week deadline"
-            )
-        elif t[1] > deadline:
-            findings.append(
-                f"at risk: the latest finish, week {t[1]:.1f}, is past the {deadline:g}-week deadline "
-                f"(earliest {t[0]:.1f})"
-            )
-        else:
-            findings.append(
-                f"fits: the latest finish, week {t[1]:.1f}, leaves {deadline - t[1]:.1f} of {deadline:g} weeks"
-            )
-    else:
+    if deadline is None:
         findings.append("no constraints.deadline_weeks: the schedule is shown without a deadline")
+    elif sched.finding:
+        findings.append(("**does not fit**: " if sched.fits == "no" else "at risk: ") + sched.finding)
+    elif sched.fits == "yes":
+        findings.append(f"fits: the latest finish, week {t[1]:.1f}, leaves {deadline - t[1]:.1f} of {deadline:g} weeks")
     return phases, findings

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
-from advisor.review.document import of, points
-from advisor.render._fmt import LABELS, bar, hours, num, pair, span, usd
+from advisor.review.document import of
+from advisor.render._fmt import LABELS, bar, criterion_cell, hours, num, pair, span, total_cell, usd
 from advisor.sanitize import one_line as line  # every string the summary did not write itself: one line
 
 if TYPE_CHECKING:
@@ -22,14 +22,16 @@ def format(report: Report, **options: Any) -> str:
     doc = options.get("document") or of(report, options.get("kb"))
     fp = doc.first_page
     rows = [
-        [line(c.name), f"{c.weight:.2f}"] + [f"{s.criteria[i].score:.0f}" for s in scores]
+        [line(c.name), f"{c.weight:.2f}"] + [criterion_cell(s, i) for s in scores]
         for i, c in enumerate(scores[0].criteria)
     ]
-    rows.append(["total", "1.00"] + [points(s.total) + ("" if s.eligible else " (ruled out)") for s in scores])
+    rows.append(
+        ["total", "1.00"] + [total_cell(s) + ("" if s.eligible or not s.applicable else " (ruled out)") for s in scores]
+    )
     out = [f"{line(report.requirements.name)}: {line(fp.headline)}", line(fp.summary), ""]
     out += [f"- why: {line(r.text)}" for r in fp.reasons]
-    if fp.against is not None:
-        out.append(f"- against it: {line(fp.against.text)}")
+    out += [f"- against it: {line(r.text)}" for r in fp.against]
+    out += [f"- the mandate's reading decides: {line(m)}" for m in fp.mandate]
     if fp.routes:
         out += [f"- how each option was scored ({line(fp.routes[0])}):"] + [f"    {line(r)}" for r in fp.routes[1:]]
     out += [f"- would change it: {line(w)}" for w in fp.would_change]
@@ -47,7 +49,7 @@ def format(report: Report, **options: Any) -> str:
         )
     )
     best = max((s.total for s in scores), default=0.0)
-    out += [""] + [f"{LABELS[s.workflow]:<9} {bar(s.total, best, 30):<30} {points(s.total)}" for s in scores] + [""]
+    out += [""] + [f"{LABELS[s.workflow]:<9} {bar(s.total, best, 30):<30} {total_cell(s)}" for s in scores] + [""]
     prow = [
         [
             LABELS[p.workflow],
@@ -77,6 +79,8 @@ def format(report: Report, **options: Any) -> str:
         out += [
             f"  {i}. {line(r.title)}: ~{num(r.exposure)} h ({line(r.owner)})" for i, r in enumerate(reg.risks[:5], 1)
         ]
+    if doc.digest is not None:
+        out += ["", f"digest: inputs {doc.digest.inputs}, result {doc.digest.result} (the same in every format)"]
     out += ["", "full document: advisor report FILE --markdown -o review.md (or --html -o review.html)"]
     return "\n".join(out).rstrip() + "\n"
 

@@ -14,8 +14,9 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from advisor.decision.evidence import EVIDENCE_GRADE, evidence_class
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
 if TYPE_CHECKING:  # annotations only: the report imports this module to attach the document
@@ -24,32 +25,23 @@ if TYPE_CHECKING:  # annotations only: the report imports this module to attach 
     from advisor.decision.evidence import Evidence
     from advisor.review.kb_sensitivity import Move
     from advisor.review.risks import Risk
-    from advisor.decision.scorecard import Criterion, Recommendation, Scorecard, WorkflowScore
+    from advisor.decision.scorecard import Recommendation, Scorecard, WorkflowScore
     from advisor.report import Report
     from knowledge.models import KnowledgeBase
 
-DOCUMENT_VERSION = "1.1"  # 1.1: first_page.routes and confidence_why, KbMove.name, RiskItem.charged, charged_hours
+DOCUMENT_VERSION = "1.2"  # 1.2: digest, FirstPage.against a list and mandate, ProbeCounts.cancelled, StackItem.source; 1.1: first_page.routes and confidence_why, KbMove.name, RiskItem.charged, charged_hours
 LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
-# Evidence classes, strongest first, with the grade each counts for on the first page. A score that the
-# model's own rule derives from a requirements field is NOT sourced data: it ranks below every sourced
-# class (vendor, derived, secondary, blog) and just above a bare assumption.
-GRADE = {
-    "measured": 5.0,
-    "vendor": 4.0,
-    "derived": 3.5,
-    "secondary": 3.0,
-    "blog": 2.0,
-    "requirement": 1.5,
-    "assumption": 1.0,
-}
+# The evidence classes, strongest first, on the decision model's one scale (EVIDENCE_GRADE): the
+# confidence rule and the first page read the same grade.
+GRADE = EVIDENCE_GRADE
 CLASS_TEXT = {
     "measured": "measured here",
-    "vendor": "vendor data",
-    "derived": "derived from sourced figures",
-    "secondary": "secondary source",
-    "blog": "blog or field report",
-    "requirement": "rule on your requirements (unsourced)",
+    "vendor": "vendor",
+    "derived": "derived",
+    "secondary": "secondary",
+    "blog": "blog/field report",
+    "requirement": "requirement rule",
     "assumption": "assumption",
 }
 
@@ -88,17 +80,21 @@ class ProbeCounts(_M):
     usable: int = Field(0, description="ran and graded stable")
     noisy: int = Field(0, description="ran, graded noisy: used with its spread")
     unusable: int = Field(0, description="ran, graded unusable: never enters a score")
-    failed: int = Field(0, description="did not run to the end (error, timeout, skipped)")
+    failed: int = Field(0, description="did not run to the end (error, timeout, unavailable)")
+    cancelled: int = Field(0, description="stopped by the user before the end (not a failure of the stack)")
     unusable_ids: list[str] = Field(default_factory=list)
     failed_ids: list[str] = Field(default_factory=list)
+    cancelled_ids: list[str] = Field(default_factory=list)
     enter_scores: bool = False
     why_not: Optional[str] = None
 
     def text(self) -> str:
         if not self.total:
             return "no probe runs"
-        return f"{self.total} probe runs: {self.usable} usable, {self.noisy} noisy, {self.unusable} unusable" + (
-            f", {self.failed} failed" if self.failed else ""
+        return (
+            f"{self.total} probe runs: {self.usable} usable, {self.noisy} noisy, {self.unusable} unusable"
+            + (f", {self.failed} failed" if self.failed else "")
+            + (f", {self.cancelled} cancelled" if self.cancelled else "")
         )
 
 
@@ -176,6 +172,14 @@ class StackItem(_M):
     title: str
     path: str
     components: list[StackComponent] = Field(default_factory=list)
+    source: str = Field(
+        "", description="the route's table the components without a source of their own are pinned from"
+    )
+    confidence: str = ""
+    source: str = Field(
+        "", description="the route's table the components without a source of their own are pinned from"
+    )
+    confidence: str = ""
     install: list[str] = Field(default_factory=list)
     verify: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
@@ -212,11 +216,28 @@ class FirstPage(_M):
     runner_up: Optional[str] = None
     margin: float
     confidence: str
-    evidence_grade: float = Field(description="1 (assumption) to 5 (measured), weighted by each reason's points")
+    evidence_grade: float = Field(
+        description="the confidence's evidence grade: 1 (assumption) to 5 (measured), 0 with no runner-up"
+    )
     evidence_label: str
     summary: str
     reasons: list[Reason] = Field(default_factory=list)
-    against: Optional[Reason] = None
+    against: list[Reason] = Field(
+        default_factory=list, description="the criteria that favour the runner-up, largest first (at most two)"
+    )
+    mandate: list[str] = Field(
+        default_factory=list,
+        description="the verdict under each reading of needs.domestic_substitution, when the reading decides it",
+    )
+
+    @field_validator("against", mode="before")
+    @classmethod
+    def _one_reason_before_1_2(cls, value: object) -> object:
+        """A document saved before 1.2 held one reason against (or none), not a list."""
+        if value is None:
+            return []
+        return [value] if isinstance(value, dict) else value
+
     routes: list[str] = Field(
         default_factory=list,
         description="on which route (hardware, adapter, development, serving) each option was scored, and why",
@@ -227,8 +248,38 @@ class FirstPage(_M):
     confidence_why: list[str] = Field(default_factory=list, description="why the confidence is what it is")
 
 
+class Digest(_M):
+    """Ties the Markdown, HTML and JSON of one analysis together: the same digests in all three."""
+
+    inputs: str = Field(
+        description="sha256 (16 hex) of the requirements, every measurement read and the knowledge base's version"
+    )
+    result: str = Field(description="sha256 (16 hex) of the verdict, the scores, projections, costs and schedules")
+
+
+INPUT_FIELDS = ("requirements", "host", "probes", "scaling", "scan", "transformer", "accuracy", "pipeline", "results")
+RESULT_FIELDS = ("recommendation", "scores", "projections", "costs", "schedules")
+
+
+def _sha(data: object) -> str:
+    import hashlib
+    import json
+
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def digest(report: Report) -> Digest:
+    """The digests of the report's inputs and result (never of its timestamp): two reports with the same
+    inputs and knowledge base carry the same digests whenever they were built."""
+    data = report.model_dump(mode="json", include=set(INPUT_FIELDS + RESULT_FIELDS))
+    inputs = {k: data.get(k) for k in INPUT_FIELDS} | {"knowledge_base": report.knowledge_base.version}
+    return Digest(inputs=_sha(inputs), result=_sha({k: data.get(k) for k in RESULT_FIELDS}))
+
+
 class ReviewDocument(_M):
     document_version: str = DOCUMENT_VERSION
+    digest: Optional[Digest] = None
     first_page: FirstPage
     risk_register: RiskRegister
     stacks: list[StackItem] = Field(default_factory=list)
@@ -241,36 +292,16 @@ class ReviewDocument(_M):
 
 
 # --- citations a reader can follow ----------------------------------------------------------------
-# The field reports by file prefix, cited by title (a reader does not have the files; seeds/README.md).
-SEEDS = {
-    "000": "MindSpore vs PyTorch, measured on the same task",
-    "002": "Ascend 910 and MindSpore in practice: specs, set-up, pitfalls, migration",
-    "004": "Chips and framework released together: what it means for developers",
-}
-_SEED = re.compile(r"(?:shared/)?seeds/(\d{3})_[0-9a-f]+\.txt\s*(?:\((.*)\))?\s*$")
 _FILE = re.compile(r"(^|[\s(])(shared/|seeds/|[\w./-]+\.(md|txt|py|yaml|json)\b)")
 
 
-def seed_citation(part: str) -> str | None:
-    m = _SEED.match(part.strip())
-    if not m:
-        return None
-    title = SEEDS.get(m.group(1), f"field report {m.group(1)}")
-    where = (m.group(2) or "").strip()
-    if where and where[0].isdigit():
-        where = "§" + where
-    return f'"{title}" (field report)' + (f", {where}" if where else "")
-
-
 def cite(source: str | None, kb_id: str | None = None) -> str:
-    """A source a reader can follow: URLs kept, seeds by title and section, file paths replaced by the
-    knowledge-base id (`advisor kb show ID` prints the entry with everything it rests on)."""
+    """A source a reader can follow: URLs and named documents (field reports by title and section) kept,
+    file paths replaced by the knowledge-base id (`advisor kb show ID` prints the entry with everything
+    it rests on)."""
     out: list[str] = []
     for part in split_sources(source or ""):
-        seed = seed_citation(part)
-        if seed:
-            out.append(seed)
-        elif part.startswith(("http://", "https://")):
+        if part.startswith(("http://", "https://")):
             out.append(part)
         elif part.strip().lower() == "assumption":
             out.append("assumption (no source)")
@@ -282,15 +313,6 @@ def cite(source: str | None, kb_id: str | None = None) -> str:
 
 
 # --- evidence ----------------------------------------------------------------------------------------
-
-
-def evidence_class(ev: Evidence) -> str:
-    if ev.kind == "measured":
-        return "measured"
-    if ev.kind == "requirement":
-        return "requirement"
-    cls = ev.confidence or "assumption"
-    return cls if cls in GRADE else "assumption"
 
 
 def _classes(items: list[Evidence]) -> Counter:
@@ -325,11 +347,13 @@ def _constants_in(note: str) -> list[str]:
         c = by_name.get(name)
         if c is None or name.startswith("COMPLIANCE_"):  # shares of one formula, not a decided score
             continue
-        kind = (
-            "an assumption"
-            if c.source.startswith("assumption")
-            else ("from a field report" if '"' in c.source else "a definition of the model")
-        )
+        cited = '"' in c.source or "field report" in c.source  # a field report cited by its title
+        if c.source.startswith("assumption"):
+            kind = "an assumption"
+        elif cited and "assumption" in c.source:
+            kind = "its size assumed"
+        else:
+            kind = "from a field report" if cited else "a definition of the model"
         what = re.sub(r" (were|was|is)$", "", c.what)
         what = f"{what} {c.value:g} {c.unit}" if what else f"{c.value:g} {c.unit}"
         out.append(plain(f"{what} ({kind})"))
@@ -343,7 +367,7 @@ def _reason(top: WorkflowScore, other: WorkflowScore, i: int) -> Reason:
     weakest = min(counts, key=lambda c: GRADE[c]) if counts else "assumption"
     pts = (a.score - b.score) * a.weight
     set_by = [
-        f"{label(s.workflow)}'s {a.name} score rests on a set value, not evidence: {c}"
+        f"set value for {label(s.workflow)}: {c}"
         for s, crit in ((top, a), (other, b))
         for c in _constants_in(crit.note)
     ]
@@ -373,7 +397,10 @@ def probe_counts(report: Report) -> ProbeCounts:
     runs = report.probes.runs
     out = ProbeCounts(total=len(runs))
     for r in runs:
-        if r.status != "ok":
+        if r.status == "cancelled":
+            out.cancelled += 1
+            out.cancelled_ids.append(r.id)
+        elif r.status != "ok":
             out.failed += 1
             out.failed_ids.append(r.id)
         elif r.quality == "unusable":
@@ -486,11 +513,12 @@ def margin_without_measurements(report: Report, kb: Optional[KnowledgeBase]) -> 
     from advisor.review.kb_sensitivity import margin_of
 
     rec = report.recommendation
-    card = _rescore(report, kb)
+    measured = _measured_inputs(report)
+    # nothing measured: the report's own scores are the scores without measurements (never scored twice)
+    card = _rescore(report, kb) if measured else report
     top_wf = card.recommendation.workflow
     margin, _ = margin_of(card, top_wf)
     today, _ = margin_of(card_of(report), rec.workflow)
-    measured = _measured_inputs(report)
     moved = top_wf != rec.workflow or abs(margin - today) >= 0.05
     if not measured:
         note = "nothing was measured: the verdict rests on the knowledge base and your requirements"
@@ -528,7 +556,16 @@ def kb_sensitivity(
     wf = report.recommendation.workflow
     frameworks = {"pytorch", "mindspore", "torch_npu"}
     accelerators = {p.accelerator for p in report.projections if p.accelerator}
-    res = ks.search(kb, lambda k: _rescore(report, k, inputs), wf, frameworks, accelerators)
+    # With the measurements build_report scored, the report's own scores are the baseline: the search
+    # re-scores only the moved knowledge bases.
+    base = card_of(report) if inputs is not None else None
+    res = ks.search(
+        kb,
+        lambda k: base if base is not None and k is kb else _rescore(report, k, inputs),
+        wf,
+        frameworks,
+        accelerators,
+    )
 
     def km(m: Move) -> KbMove:
         return KbMove(
@@ -638,32 +675,22 @@ def register(report: Report) -> RiskRegister:
     )
 
 
-_CUDA = re.compile(r"CUDA (\d+\.\d+) \(driver >= (\d+)\)")
-
-
 def stacks(report: Report, kb: Optional[KnowledgeBase]) -> list[StackItem]:
     from advisor.review.stack import stacks_for
 
-    out = []
-    for st in stacks_for(report, kb) if kb is not None else []:
-        comps = [StackComponent(**vars(c)) for c in st.components]
-        torch = next((c for c in comps if c.name == "PyTorch"), None)
-        lines = _CUDA.findall(torch.note) if torch is not None else []
-        if lines:  # the row names its CUDA lines and their minimum drivers (the PyTorch release matrix)
-            for c in comps:
-                if c.name == "CUDA runtime":
-                    c.version = " or ".join(v for v, _ in lines)
-                    c.note = "the wheel carries its CUDA runtime; stable CUDA lines of this release (release matrix)"
-                elif c.name == "NVIDIA driver":
-                    c.version = " / ".join(f">= {d} (CUDA {v})" for v, d in lines)
-                    c.note = "the minimum driver of each CUDA line (NVIDIA CUDA compatibility)"
-                    c.source, c.confidence = torch.source, torch.confidence
-        out.append(
-            StackItem(
-                title=st.title, path=st.path, components=comps, install=st.install, verify=st.verify, notes=st.notes
-            )
+    return [
+        StackItem(
+            title=st.title,
+            path=st.path,
+            components=[StackComponent(**vars(c)) for c in st.components],
+            install=st.install,
+            verify=st.verify,
+            notes=st.notes,
+            source=st.source,
+            confidence=st.confidence,
         )
-    return out
+        for st in (stacks_for(report, kb) if kb is not None else [])
+    ]
 
 
 def _checked(items: list[Evidence], kb: Optional[KnowledgeBase]) -> Optional[str]:
@@ -688,7 +715,9 @@ def sign_off(report: Report, kb: Optional[KnowledgeBase] = None) -> SignOff:
             id=r.id,
             framework=r.framework,
             host=r.host,
-            quality="failed" if r.status != "ok" else (r.quality or "stable"),
+            quality=("cancelled" if r.status == "cancelled" else "failed")
+            if r.status != "ok"
+            else (r.quality or "stable"),
         )
         for r in report.probes.runs
     ]
@@ -725,39 +754,42 @@ TARGET_WORDS = {"nvidia": "NVIDIA GPUs", "ascend": "Ascend", "cpu": "CPU"}
 DEVICE_WORDS = {"nvidia": ("NVIDIA GPU", "NVIDIA GPUs"), "ascend": ("Ascend device", "Ascend devices")}
 PATH_WORDS = {  # how the framework reaches the training hardware
     "pytorch-cuda": "CUDA, first-party",
-    "pytorch-npu": "through the torch_npu adapter, not first-party",
+    "pytorch-npu": "via the torch_npu adapter",
     "pytorch-cpu": "CPU build",
     "mindspore": "first-party",
     "mindspore-cpu": "CPU build",
     "mindspore-gpu": "MindSpore's GPU build, not first-party (last released for 2.2.x)",
 }
-_DEV_ROUTE = re.compile(r"\((PyTorch (?:on|prototype)[^()]*)\)")
-_SERVE = re.compile(r"\s*\(?[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\)?|\s*-?\d+(?:\.\d+)?\s*$")
+GENERAL_ROUTES = ("pytorch-cuda", "torch-npu", "mindspore")  # the frameworks themselves: PATH_WORDS say it
+SERVING_PATH_WORDS = {"native": "first-party", "vendor-converter": "vendor converter", "export": "exported"}
 
 
-def _serving(crit: Criterion) -> str:
-    """'ascend-server via export/conversion' from the deployment criterion's note (its score left off)."""
-    by_how: dict[str, list[str]] = {}  # targets served the same way named together
-    for part in str(crit.note or "").split(";"):
-        m = re.match(r"\s*([\w.-]+): (.*)$", part)
-        if m:
-            by_how.setdefault(_SERVE.sub("", m.group(2)).strip().replace(" path", ""), []).append(m.group(1))
-    return "; ".join(f"{', '.join(targets)} {how}" for how, targets in by_how.items())
+def _serving(s: WorkflowScore) -> str:
+    """'ascend-server, edge-ascend with MindSpore Lite (first-party)': the serving routes the workflow is
+    scored on (its RouteChoice), targets served the same way named together."""
+    by_how: dict[str, list[str]] = {}
+    for st in s.route.stacks if s.route is not None else []:
+        if st.stage == "serving" and st.target:
+            how = f"{st.name} ({SERVING_PATH_WORDS.get(st.path or '', st.path or 'as scored')})"
+            by_how.setdefault(how, []).append(st.target)
+    return "; ".join(f"{', '.join(targets)} with {how}" for how, targets in by_how.items())
 
 
 def routes(report: Report) -> list[str]:
     """On which route each eligible option was scored (training hardware, framework path, where it is
-    developed and debugged, how it serves) and why, in the scorecard's own terms: the projection's path
-    and the criteria notes, so the reader's first question (is the PyTorch option a strawman?) has its
-    answer: with NVIDIA for development and Ascend for production, PyTorch is scored as one route,
-    prototype on NVIDIA, then torch_npu, no port."""
+    developed and debugged, how it serves) and why, from each workflow's RouteChoice and projection, so
+    the reader's first question (is the PyTorch option a strawman?) has its answer: with NVIDIA for
+    development and Ascend for production, PyTorch is scored as one route, prototype on NVIDIA, then
+    torch_npu, no port."""
+    from advisor.decision.criteria.ecosystem import prototypes_on_nvidia
+
     req = report.requirements
     proj = {p.workflow: p for p in report.projections}
     available = set(req.hardware.available)
     out = []
     for s in report.scores:
         p = proj.get(s.workflow)
-        if s.blocked_by or p is None:
+        if s.blocked_by or not s.applicable or p is None:
             continue
         one, many = DEVICE_WORDS.get(p.target, (f"{p.target} device", f"{p.target} devices"))
         hw = f"{p.devices} {one if p.devices == 1 else many}"
@@ -765,20 +797,16 @@ def routes(report: Report) -> list[str]:
         if s.workflow == "hybrid":
             proto = " on NVIDIA GPUs" if "nvidia" in available and p.target != "nvidia" else ""
             text = f"Hybrid: PyTorch prototype{proto}, then {hw} with MindSpore, {how}"
+        elif s.workflow == "pytorch" and p.path == "pytorch-npu" and prototypes_on_nvidia(req):
+            text = f"PyTorch: prototype on NVIDIA, then {hw} {how}, no port"
         else:
             text = f"{label(s.workflow)}: {hw}, {how}"
-        dev = None
-        if s.workflow == "pytorch":
-            dev = next((m.group(1) for c in s.criteria for m in [_DEV_ROUTE.search(c.note or "")] if m), None)
-        if dev and "NVIDIA" in dev and "torch_npu" in dev:  # one route: NVIDIA, then Ascend (issue 25 item 7)
-            text = f"{label(s.workflow)}: prototype on NVIDIA, then {hw} {how}, no port"
-        elif dev:
-            if "torch_npu" in dev:  # no NVIDIA to prototype on
+            if p.path == "pytorch-npu":  # no NVIDIA to prototype on
                 text += "; developed and debugged on torch_npu too"
-            else:
-                text += f"; developed as scored: {dev}"
-        deploy = next((c for c in s.criteria if c.name == "deployment"), None)
-        serving = _serving(deploy) if deploy is not None else ""
+        suite = next((st for st in (s.route.stacks if s.route else []) if st.stage == "training"), None)
+        if suite is not None and suite.id not in GENERAL_ROUTES:  # a specialised suite (Megatron-LM, ...)
+            text += f", with {suite.name}"
+        serving = _serving(s)
         if serving:
             text += f"; serves {serving}"
         out.append(text)
@@ -806,23 +834,41 @@ def confidence_why(
     else:
         why.append("no eligible runner-up")
     for step in parts.steps if parts is not None else []:
-        if step.startswith("a tie"):
+        if step.startswith("a tie") or step == report.mandate_flip:  # the mandate lines above say it
             continue
         if step.startswith("fragile") and parts.nearest_flip is not None:
             why.append(f"fragile: the nearest flip above is {pct(parts.nearest_flip.relative_change)} away")
             continue
         why.append(plain(step))
     if parts is not None and parts.evidence is not None and runner_up is not None:
-        said = any("evidence" in x for x in parts.steps)
-        why.append(
-            (
-                ""
-                if said
-                else f"deciding evidence {parts.evidence.label} ({parts.evidence.score:.1f}/5) as the model grades it, "
+        if not any("evidence" in x for x in parts.steps):  # the steps name it when it lowers the level
+            why.append(
+                f"deciding evidence **{grade_label}** ({grade:.1f}/5), requirement rules ranked below sourced data"
             )
-            + f"**{grade_label}** ({grade:.1f}/5) with requirement rules ranked below sourced data"
-        )
     return why
+
+
+READING_WORDS = {
+    "hardware-and-framework": "hardware and framework",
+    "hardware-only": "hardware only (torch_npu on Ascend meets it)",
+}
+
+
+def mandate_lines(report: Report) -> list[str]:
+    """The verdict under each reading of needs.domestic_substitution, only when the reading changes
+    the winner (report.mandate_flip): the reader must know which reading the verdict stands on."""
+    if not report.mandate_flip:
+        return []
+    out = []
+    for r in report.mandate_readings:
+        verdict = (
+            f"{label(r.workflow)}, {points(r.total)}/100, {points(r.margin)} points ahead"
+            if r.eligible
+            else f"no eligible workflow (highest {label(r.workflow)})"
+        )
+        used = " (the verdict above)" if r.used else ""
+        out.append(f"read as {READING_WORDS.get(r.reading, r.reading)}: {verdict}{used}")
+    return out
 
 
 def first_page(
@@ -833,15 +879,15 @@ def first_page(
     top = scores[rec.workflow]
     other = scores.get(rec.runner_up) if rec.runner_up else None
     eligible = bool(top.eligible)
-    reasons, against = [], None
+    reasons: list[Reason] = []
+    against: list[Reason] = []
     if other is not None:
         all_r = [_reason(top, other, i) for i in range(len(top.criteria))]
         reasons = [r for r in sorted(all_r, key=lambda r: -r.points) if r.points > 0.05][:3]
-        worst = min(all_r, key=lambda r: r.points, default=None)
-        against = worst if worst is not None and worst.points < -0.05 else None
-    weight = sum(r.points for r in reasons)
-    grade = sum(GRADE[r.evidence_class] * r.points for r in reasons) / weight if weight > 0 else 1.0
-    grade_label = "good" if grade >= 3.5 else ("fair" if grade >= 2.5 else "weak")
+        against = [r for r in sorted(all_r, key=lambda r: r.points) if r.points < -0.05][:2]
+    quality = rec.confidence_parts.evidence if rec.confidence_parts is not None else None
+    grade = quality.score if quality is not None else 0.0
+    grade_label = quality.label if quality is not None else "none"
     blocking = [f"{label(s.workflow)} is ruled out: {b}" for s in report.scores for b in s.blocked_by]
     for s in report.schedules:
         if s.workflow == rec.workflow and s.fits in ("no", "maybe"):
@@ -875,7 +921,9 @@ def first_page(
     change = []
     flip = rec.confidence_parts.nearest_flip if rec.confidence_parts else None
     if flip is not None:
-        change.append(f"{plain(flip.note)} ({pct(flip.relative_change)} away, the nearest weight or set value)")
+        change.append(
+            f"{plain(flip.note)} ({pct(flip.relative_change)} away, the nearest flip of a weight or set value)"
+        )
     else:
         change.append("no weight or searched set value within its range changes the winner")
     if kbs is not None:
@@ -904,6 +952,7 @@ def first_page(
         summary=_summary(rec),
         reasons=reasons,
         against=against,
+        mandate=mandate_lines(report),
         would_change=change,
         measured=measured,
         blocking=blocking,
@@ -944,6 +993,7 @@ def build(
     without = margin_without_measurements(report, kb)
     kbs = kb_sensitivity(report, kb, inputs) if sensitivity else None
     return ReviewDocument(
+        digest=digest(report),
         first_page=first_page(report, probes, without, kbs),
         risk_register=register(report),
         stacks=stacks(report, kb),

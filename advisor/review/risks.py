@@ -13,16 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
-from advisor.decision.likelihood import (
-    NOT_PORTED,
-    PORTING,
-    RULES,
-    SCAN_HIT,
-    MEASURED_CLEAR,
-    MEASURED_HIT,
-    UNCONDITIONAL,
-    Project,
-)
+from advisor.decision.likelihood import MEASURED_CLEAR, MEASURED_HIT, SCAN_HIT, UNCONDITIONAL, Project, project_of
 
 if TYPE_CHECKING:  # the register reads a built report
     from advisor.decision.scorecard import PitfallItem
@@ -33,49 +24,10 @@ if TYPE_CHECKING:  # the register reads a built report
 REGISTER_MIN_HOURS = 2.0
 REGISTER_MAX = 10
 
-OWNER = {
-    "platform": (
-        "version-matrix",
-        "datacenter-power-planning",
-        "hccl-configuration",
-        "npu-smi-reserved-memory",
-        "torch-npu-adapter-overhead",
-        "mindspore-gpu-unsupported",
-        "numpy-2-breaks-mindspore",
-    ),
-    "distributed-training engineer": (
-        "ddp-to-mindspore-parallel",
-        "distributed-communication-bottleneck",
-        "auto-parallel-limits",
-    ),
-    "data engineer": ("data-pipeline-bottleneck", "cifar-binary-format", "normalize-range"),
-    "deployment engineer": ("model-conversion-chain", "operator-fallback-cpu"),
-    "tech lead": ("pretrained-weights-hub",),
-}
-# The seed 002 §7.4 rehearsal stage that retires a risk (environment first, then single card,
-# multi-card communication, export, inference).
-MILESTONE = {
-    "environment": (
-        "version-matrix",
-        "datacenter-power-planning",
-        "npu-smi-reserved-memory",
-        "torch-npu-adapter-overhead",
-        "mindspore-gpu-unsupported",
-        "numpy-2-breaks-mindspore",
-    ),
-    "multi-card": (
-        "hccl-configuration",
-        "ddp-to-mindspore-parallel",
-        "distributed-communication-bottleneck",
-        "auto-parallel-limits",
-    ),
-    "export": ("model-conversion-chain",),
-    "inference": ("operator-fallback-cpu",),
-}
-
-
-def _role(pid: str, table: dict[str, tuple[str, ...]], default: str) -> str:
-    return next((k for k, ids in table.items() if pid in ids), default)
+# Who retires a risk and at which rehearsal stage are the pitfall's own data (pitfalls.yaml `owner`,
+# `milestone`); a pitfall without them, or a scan hazard the knowledge base does not know, falls to these.
+DEFAULT_OWNER = "ML engineer"
+DEFAULT_MILESTONE = "single card"
 
 
 @dataclass
@@ -109,58 +61,51 @@ class Register:
 
 
 def project(report: Report, workflow: Optional[str] = None) -> Project:
-    """The project as the register judges it. The memory fit is the recommended (or given) workflow's
-    projection's: `Projection.memory` (issue 28: the register read a `memory_fit` field that does not
-    exist, so a model that must be split was judged 'size unknown')."""
-    req = report.requirements
-    model, hw, needs = req.model, req.hardware, req.needs
+    """The project as the decision model judged it for the recommended (or given) workflow: the
+    requirements and that workflow's memory fit (`Projection.memory`), so a model that must be split is
+    judged as one."""
     wf = workflow or report.recommendation.workflow
     fit = next((p.memory for p in report.projections if p.workflow == wf and p.memory is not None), None)
     if fit is None:
         fit = next((m for m in report.memory), None)
-    split = None if fit is None or fit.strategy == "unknown" else fit.must_split
-    return Project(
-        model.parameters_millions,
-        model.family,
-        hw.devices,
-        needs.distributed_training,
-        req.stage,
-        hw.training_target,
-        model.custom_cuda_ops,
-        needs.huggingface,
-        split,
-        model.source,
-    )
+    return project_of(report.requirements, fit)
 
 
-def _from_pitfall(item: PitfallItem, p: Project, workflow: str = "") -> Risk:
-    pid = item.id
-    rule = RULES.get(pid)
-    conditions = list(item.conditions)
-    if rule is not None:
-        likelihood, why = rule(p)
-    elif conditions:
-        likelihood, why = 0.6, "applies because " + ", ".join(conditions)
-    else:
+def min_slice(report: Report) -> int:
+    """The fewest devices the recommended workflow's model trains on (its memory fit), at least 1: the
+    rehearsal's first stage runs there, not on one card a model too large for one card cannot use."""
+    wf = report.recommendation.workflow
+    proj = next((p for p in report.projections if p.workflow == wf), None)
+    fit = proj.memory if proj is not None and proj.memory is not None else next(iter(report.memory), None)
+    return max(1, int(fit.min_devices or 1)) if fit is not None else 1
+
+
+def milestone_name(milestone: str, least: int) -> str:
+    """The rehearsal stage as the plan names it: 'single card' is the minimum slice of a model that needs more."""
+    return f"minimum slice ({least} devices)" if milestone == "single card" and least > 1 else milestone
+
+
+def _from_pitfall(item: PitfallItem) -> Risk:
+    """A pitfall as the report listed it: its likelihood for this project is the decision model's (the
+    migration estimate weighs the same pitfall by the same figure), its owner and milestone the
+    knowledge base's."""
+    if item.likelihood is not None:
+        likelihood, why = item.likelihood, item.likelihood_why or ""
+    else:  # a report saved without the project's judgement
         likelihood, why = UNCONDITIONAL, "applies to every project on this workflow"
-    if pid in PORTING and workflow == "mindspore" and p.source != "pytorch-code":
-        likelihood, why = (
-            likelihood * NOT_PORTED,
-            (f"model.source is {p.source}: written for MindSpore, no PyTorch code to port (habits still carry over)"),
-        )
     eff = item.effort_hours
     hours = (float(eff[0]), float(eff[1])) if eff else (float(item.expected_hours or 0.0),) * 2
     return Risk(
-        pid,
+        item.id,
         item.title,
         likelihood,
         why,
         hours,
-        _role(pid, OWNER, "ML engineer"),
-        _role(pid, MILESTONE, "single card"),
+        item.owner or DEFAULT_OWNER,
+        item.milestone or DEFAULT_MILESTONE,
         item.fix,
         item.source,
-        pid,
+        item.id,
     )
 
 
@@ -191,8 +136,7 @@ def register(report: Report, workflow: Optional[str] = None) -> Register:
     """The register of the recommended workflow (or of `workflow`), from a built Report (a saved JSON
     document is validated into one by whoever read it: the risks never import the report, no circle)."""
     wf = workflow or report.recommendation.workflow
-    p = project(report, wf)
-    risks = {r.id: r for r in (_from_pitfall(item, p, wf) for item in report.pitfalls)}
+    risks = {r.id: r for r in (_from_pitfall(item) for item in report.pitfalls)}
     scan = report.scan
     for h in scan.hazard_summary if scan is not None else []:
         # places in excluded files or on an optional path with a fallback raise no risk
@@ -213,13 +157,16 @@ def register(report: Report, workflow: Optional[str] = None) -> Register:
                 SCAN_HIT,
                 found,
                 eff,
-                "ML engineer",
-                "single card",
+                DEFAULT_OWNER,
+                DEFAULT_MILESTONE,
                 h.fix or "see `advisor scan` for each place",
                 kb_id=pid or None,
                 scan=found,
             )
     _measured(report, wf, risks)
+    least = min_slice(report)
+    for r in risks.values():
+        r.milestone = milestone_name(r.milestone, least)
     ranked = sorted(risks.values(), key=lambda r: (-r.exposure, r.id))
     reg = Register(wf)
     for r in ranked:

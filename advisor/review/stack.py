@@ -1,6 +1,6 @@
 """The software stack to install, pinned from the knowledge base's compatibility matrix
 (knowledge/data/frameworks.yaml) for one framework path on one kind of hardware, with the commands
-that verify it. Seed 002 §3.2 and §5.6: lock versions to the vendor matrix, not to "latest".
+that verify it. The field report 'Ascend 910 and MindSpore in practice' §3.2 and §5.6: lock versions to the vendor matrix, not to "latest".
 
 `stacks_for(report, kb)` gives the stacks of the recommended workflow: one for most workflows, two for
 hybrid (the PyTorch prototype environment, then the MindSpore production environment). Pure: reads
@@ -36,6 +36,8 @@ class Stack:
     title: str
     path: str
     components: list[Component] = field(default_factory=list)
+    source: str = ""  # the route's table every component without a source of its own is pinned from
+    confidence: str = ""
     install: list[str] = field(default_factory=list)
     verify: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -102,7 +104,7 @@ def _ascend_driver(cann: str) -> Component:
         f"the release paired with CANN {cann}",
         kb_id="version-matrix",
         note="not pinned in the knowledge base: take the HDK version from the CANN release notes; install "
-        "driver and firmware first and check `npu-smi info` before anything else (seed 002 §3.2)",
+        "driver and firmware first and check `npu-smi info` before anything else (the field report 'Ascend 910 and MindSpore in practice' §3.2)",
     )
 
 
@@ -253,38 +255,283 @@ def stack_for_path(kb: KnowledgeBase, path: str, title: str, python: Optional[st
     return None
 
 
+# --- stacks pinned from the routes a workflow is scored on (routes.yaml pins) -----------------------
+
+# Packages pip installs from the index under these names; the others (the CANN toolkit, MindSpore Lite's
+# download packages, MindIE's image, the MindSpeed suites' git tags) are fetched as the vendor documents.
+PIP_PACKAGES = {
+    "torch",
+    "torch-npu",
+    "mindspore",
+    "mindformers",
+    "mindone",
+    "mindnlp",
+    "mindcv",
+    "mindyolo",
+    "msadapter",
+    "vllm",
+    "vllm-ascend",
+    "vllm-mindspore",
+    "transformers",
+    "peft",
+    "accelerate",
+    "datasets",
+    "megatron-core",
+    "tensorrt-llm",
+    "numpy",
+    "onnxruntime",
+}
+FETCHED = {
+    "CANN": "the CANN toolkit .run from the Ascend download page, for the host's architecture (`uname -m`)",
+    "mindspore-lite": "MindSpore Lite's download package (cloud-side for servers, device-side for the edge); it "
+    "carries converter_lite",
+    "mindie": "the MindIE image or package from the Ascend download page",
+    "mindspeed-llm": "git clone of the MindSpeed-LLM release tag",
+    "mindspeed-mm": "git clone of the MindSpeed-MM release tag",
+    "mindspeed": "git clone of the MindSpeed release tag",
+    "megatron-core": "the release tag of NVIDIA's Megatron-LM the suite names",
+}
+# The Python line chosen inside a vendor's range: 3.11, the one line every vendor matrix in the
+# knowledge base lists (MindSpore 2.9: 3.9-3.11; torch_npu 2.12: 3.10-3.12; PyTorch 2.13: 3.10-3.15)
+# and that the HuggingFace libraries' native wheels have covered for years; within a range without it,
+# the newest line not above PYTHON_NEWEST_LOCKED (assumption: a new CPython's native wheels lag by months).
+PYTHON_LINE = "3.11"
+PYTHON_NEWEST_LOCKED = "3.12"
+HF_LIBRARIES = ("transformers", "accelerate", "datasets", "peft")
+HF_ROUTE = "hf-peft-cuda"  # the routes.yaml entry whose pins name the HuggingFace libraries
+
+
+def exact_version(version: str) -> bool:
+    """A PEP 440 version pip can pin with == (2.12.0, 2.12.0.post3, 8.3.rc1), not a range or a tag."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(version)
+    except InvalidVersion:
+        return False
+    return True
+
+
+def pip_requirement(package: str, version: str) -> Optional[str]:
+    """'torch-npu==2.12.0' for an exact version, 'numpy>=1.26.4,<2' for a specifier, None when pip cannot
+    take it (a package fetched otherwise, 'latest compatible', '10.x')."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    if package not in PIP_PACKAGES:
+        return None
+    if exact_version(version):
+        return f"{package}=={version}"
+    try:
+        SpecifierSet(version)
+    except InvalidSpecifier:
+        return None
+    return f"{package}{version}" if version[:1] in "<>=!~" else None
+
+
+def python_lines(text: str) -> list[str]:
+    """'3.10-3.12' -> ['3.10', '3.11', '3.12']; '3.11.4' -> ['3.11.4']; '3.10' -> ['3.10']."""
+    m = re.fullmatch(r"3\.(\d+)-3\.(\d+)", text.strip())
+    if m:
+        return [f"3.{n}" for n in range(int(m.group(1)), int(m.group(2)) + 1)]
+    return [text.strip()] if text.strip() else []
+
+
+def choose_python(lines: list[str]) -> tuple[str, str]:
+    """The Python line to lock inside a vendor's range, and why."""
+    if not lines:
+        return "not stated", "no Python range in the knowledge base for this stack"
+    listed = ", ".join(lines)
+    if len(lines) == 1:
+        return lines[0], f"the only Python the vendor lists ({listed})"
+    if PYTHON_LINE in lines:
+        return PYTHON_LINE, f"vendor range {listed}; {PYTHON_LINE}: listed by every vendor matrix here, not the newest"
+    below = [v for v in lines if version_key(v) <= version_key(PYTHON_NEWEST_LOCKED)]
+    chosen = max(below, key=version_key) if below else min(lines, key=version_key)
+    return chosen, f"vendor range {listed}; the newest not above {PYTHON_NEWEST_LOCKED}"
+
+
+def _framework_python(kb: KnowledgeBase, framework: str) -> list[str]:
+    """The Python lines of the framework's newest vendor-checked row (a route that pins no Python)."""
+    fid, device = {"pytorch": ("pytorch", "cuda"), "torch_npu": ("torch_npu", "npu")}.get(
+        framework, (framework, "ascend")
+    )
+    row = pick(kb, fid, device)
+    return sorted(row.python, key=version_key) if row is not None else []
+
+
+def newer_releases(kb: KnowledgeBase, package: str, version: str, route: str) -> Optional[str]:
+    """'newer torch-npu releases: 2.13.0, 2.14.0; <route>'s table pins 2.12.0 (...)' from the knowledge
+    base's rows newer than the pinned version: a reviewer asks why the newest is not recommended."""
+    fid = {"torch": "pytorch", "torch-npu": "torch_npu", "mindspore": "mindspore"}.get(package)
+    if fid is None or not exact_version(version):
+        return None
+    newer = sorted(
+        (v for v in _versions(kb, fid) if version_key(v.version) > version_key(version)),
+        key=lambda v: version_key(v.version),
+    )
+    if not newer:
+        return None
+    text = f"newer {package} releases: {', '.join(v.version for v in newer)}; {route}'s table pins {version}"
+    unchecked = [v for v in newer if not v.python]  # released, not in a vendor matrix yet
+    return text + (f" ({unchecked[-1].note})" if unchecked and unchecked[-1].note else "")
+
+
+def route_stack(
+    kb: KnowledgeBase,
+    used: object,
+    title: str,
+    *,
+    python: Optional[str] = None,
+    huggingface: bool = False,
+    newer: bool = True,
+) -> Stack:
+    """One route's stack as the routes.yaml pins state it (a StackUsed of the workflow's RouteChoice):
+    every pinned version exactly as its source cites it, the install lines pip takes (== for an exact
+    version), the packages fetched otherwise, the Python locked inside the vendor's range, the
+    HuggingFace libraries beside torch when HuggingFace is essential, and the newer releases explained."""
+    source, confidence, rid = str(used.source), str(used.confidence), str(used.id)
+    st = Stack(title, rid, source=source, confidence=confidence)
+    pins = list(used.pins)
+    py_pin = next((p for p in pins if p.package == "Python"), None)
+    for pin in pins:
+        if pin.package == "Python":
+            continue
+        note = pin.note or ""
+        if not pin.confirmed:
+            note = "not confirmed by a vendor table" + (f": {note}" if note else "")
+        st.components.append(Component(pin.package, pin.version, "", "" if pin.confirmed else "assumption", note, rid))
+    packages = {p.package for p in pins}
+    if huggingface and packages & {"torch", "torch-npu"} and not packages & set(HF_LIBRARIES):
+        hf = next((r for r in kb.routes if r.id == HF_ROUTE), None)
+        torch_pin = next((p.version for p in pins if p.package == "torch"), None)
+        for pin in hf.pins if hf is not None else []:
+            if pin.package in HF_LIBRARIES:
+                note = "pinned beside torch: HuggingFace is essential (needs.huggingface)"
+                if torch_pin and torch_pin != next((p.version for p in hf.pins if p.package == "torch"), None):
+                    note += f"; the HuggingFace table pairs it with another torch, not checked against {torch_pin}"
+                st.components.append(Component(pin.package, pin.version, hf.source, hf.confidence, note, hf.id))
+    if "CANN" in packages:
+        cann = next(p.version for p in pins if p.package == "CANN")
+        st.components.append(_ascend_driver(cann))
+    lines = python_lines(py_pin.version) if py_pin is not None else _framework_python(kb, str(used.framework))
+    if python is not None:
+        chosen, why = python, "the production environment's, so code and checkpoints move unchanged"
+    else:
+        chosen, why = choose_python(lines)
+    st.components.append(Component("Python", chosen, note=why, kb_id=rid if py_pin else None))
+    reqs = [r for c in st.components if (r := pip_requirement(c.name, c.version))]
+    env = rid.replace("_", "-")
+    st.install = [f"conda create -n {env} python={chosen} -y && conda activate {env}"]
+    if reqs:
+        st.install.append("pip install " + " ".join(f'"{r}"' for r in reqs))
+    for c in st.components:
+        how = FETCHED.get(c.name)
+        if how is not None or (c.name in PIP_PACKAGES and pip_requirement(c.name, c.version) is None):
+            st.install.append(
+                f"# {c.name} {c.version}: {how or 'no exact version to pin: ' + (c.note or 'see the source')}"
+            )
+    ascend = bool(packages & {"CANN", "torch-npu"})
+    if "CUDA" in packages:
+        cuda = next(p.version for p in pins if p.package == "CUDA")
+        st.components.append(
+            Component(
+                "NVIDIA driver",
+                f"the minimum for CUDA {cuda} or newer",
+                note="not pinned in the knowledge base: NVIDIA's CUDA compatibility table gives the minimum",
+                kb_id=rid,
+            )
+        )
+        st.verify.append("nvidia-smi    # driver loaded, every GPU listed, CUDA version at or above the pin")
+    if "CANN" in packages:
+        st.verify += list(ASCEND_VERIFY) + [
+            "uname -m    # aarch64 on Kunpeng hosts (Atlas 800T A2): the aarch64 CANN .run and wheels"
+        ]
+    if "torch-npu" in packages:
+        st.verify.append(
+            'python -c "import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available())"'
+        )
+    elif "torch" in packages and not ascend:
+        st.verify.append('python -c "import torch; print(torch.__version__, torch.cuda.is_available())"')
+    if "mindspore" in packages:
+        st.verify.append('python -c "import mindspore; mindspore.run_check()"')
+    for pkg in ("vllm", "vllm-ascend", "mindformers", "transformers", "tensorrt-llm"):
+        if pkg in packages:
+            st.verify.append(f"pip show {pkg}    # the pinned version installed")
+    if newer:
+        st.notes += [n for pin in pins if (n := newer_releases(kb, pin.package, pin.version, str(used.name)))]
+    return st
+
+
+def _route_title(used: object, stage_word: str, workflow: str, where: str) -> str:
+    target = f" for {used.target}" if getattr(used, "target", None) else ""
+    return f"{stage_word}: {used.name}{target} ({label_of(workflow)}, {where})"
+
+
+def label_of(workflow: str) -> str:
+    return {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}.get(workflow, workflow)
+
+
 def stacks_for(report: "Report", kb: Optional[KnowledgeBase]) -> list[Stack]:
-    """The recommended workflow's stacks: the path its projection trains (or, for an inference-only
-    product, serves) on; for hybrid, the PyTorch prototype environment on the prototyping hardware first."""
+    """The recommended workflow's stacks, training then serving, pinned from the routes it is scored on
+    (its RouteChoice); a training path without a route in the knowledge base (CPU) from the framework's
+    compatibility matrix. For hybrid, the PyTorch prototype environment first, on the production
+    environment's Python."""
     if kb is None:
         return []
     wf = report.recommendation.workflow
     proj = next((p for p in report.projections if p.workflow == wf), None)
+    score = next((s for s in report.scores if s.workflow == wf), None)
     if proj is None:
         return []
-    where = proj.accelerator or proj.target
-    name = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "MindSpore"}.get(wf, wf)
-    work = report.requirements.workload
-    stage = "Serving" if work is not None and work.kind == "inference" else "Training"
-    stage = "Production" if wf == "hybrid" else stage
-    main = stack_for_path(kb, proj.path, f"{stage}: {name} on {where} x{proj.devices} ({proj.path})")
-    out = [main] if main is not None else []
+    where = f"{proj.accelerator or proj.target} x{proj.devices}"
+    hf = report.requirements.needs.huggingface == "essential"
+    used = list(score.route.stacks) if score is not None and score.route is not None else []
+    out: list[Stack] = []
+    training = next((u for u in used if u.stage == "training"), None)
+    if training is not None:
+        stage = "Production training" if wf == "hybrid" else "Training"
+        out.append(route_stack(kb, training, _route_title(training, stage, wf, where), huggingface=hf))
+    else:
+        name = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "MindSpore"}.get(wf, wf)
+        work = report.requirements.workload
+        if work is None or work.kind != "inference":
+            main = stack_for_path(kb, proj.path, f"Training: {name} on {where} ({proj.path})")
+            if main is not None:
+                out.append(main)
+    python = next((c.version for st in out for c in st.components if c.name == "Python"), None)
+    serving: dict[str, list] = {}  # one stack per serving route, its targets named together
+    for u in used:
+        if u.stage == "serving":
+            serving.setdefault(u.id, []).append(u)
+    for same in serving.values():
+        targets = ", ".join(u.target for u in same if u.target)
+        title = f"Serving: {same[0].name} for {targets or where} ({label_of(wf)})"
+        out.append(route_stack(kb, same[0], title, python=python, newer=False))
     if wf == "hybrid":
         available = list(report.requirements.hardware.available)
-        proto = "pytorch-cuda" if "nvidia" in available else "pytorch-cpu"
-        python = next((c.version for c in (main.components if main else []) if c.name == "Python"), None)
-        st = stack_for_path(
-            kb, proto, f"Prototype: PyTorch on {'NVIDIA GPUs' if proto == 'pytorch-cuda' else 'CPU'}", python
-        )
-        numpy = next((c for c in (main.components if main else []) if c.name == "NumPy"), None)
+        proto_route = next((r for r in kb.routes if r.id == "pytorch-cuda"), None)
+        if "nvidia" in available and proto_route is not None:
+            st = route_stack(kb, proto_route, "Prototype: PyTorch on NVIDIA GPUs", python=python, huggingface=hf)
+        else:
+            st = stack_for_path(kb, "pytorch-cpu", "Prototype: PyTorch on CPU", python)
+        numpy = next((c for s in out for c in s.components if c.name in ("NumPy", "numpy")), None)
         if st is not None and numpy is not None:
             # Checkpoint conversion and parity checks load both frameworks' outputs: one NumPy line.
-            for c in st.components:
-                if c.name == "NumPy":
-                    c.version, c.note = numpy.version, "the production environment's (MindSpore needs NumPy below 2)"
-                    c.source, c.confidence, c.kb_id = numpy.source, numpy.confidence, numpy.kb_id
+            st.components = [c for c in st.components if c.name not in ("NumPy", "numpy")]
+            st.components.append(
+                Component(
+                    "numpy",
+                    numpy.version,
+                    numpy.source,
+                    numpy.confidence,
+                    "the production environment's (MindSpore needs NumPy below 2)",
+                    numpy.kb_id,
+                )
+            )
             st.install = [
-                line.replace('"torch==', f'"numpy{numpy.version}" "torch==') if "pip install" in line else line
+                line.replace("pip install ", f'pip install "numpy{numpy.version}" ', 1)
+                if line.startswith("pip install")
+                else line
                 for line in st.install
             ]
         if st is not None:

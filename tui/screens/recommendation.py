@@ -215,20 +215,24 @@ def scores_table(report: Report) -> RenderableType:
         cells = []
         for score in scores:
             crit = next((c for c in score.criteria if c.name == name), None)
-            cells.append(fmt_num(crit.score, 0) if crit else "-")
+            cells.append(fmt_num(crit.score, 0) if crit and score.applicable else ("n/a" if crit else "-"))
         table.add_row(name, fmt_num(weights.get(name), 2), *cells)
     totals = []
     for score in scores:
-        if score.eligible:
+        if not score.applicable:
+            totals.append(Text("n/a", style="dim"))
+        elif score.eligible:
             totals.append(Text(fmt_num(score.total, 1), style="bold"))
         else:
             totals.append(Text("blocked", style="bold red"))
     table.add_section()
     table.add_row(Text("Total", style="bold"), "", *totals)
-    blocked = [(s.workflow, s.blocked_by) for s in scores if not s.eligible]
-    if not blocked:
+    blocked = [(s.workflow, s.blocked_by) for s in scores if not s.eligible and s.applicable]
+    absent = [(s.workflow, s.not_applicable or "") for s in scores if not s.applicable]
+    if not blocked and not absent:
         return table
     notes = [Text(f"{w} is ineligible: {'; '.join(b)}", style="red") for w, b in blocked]
+    notes += [Text(f"{w} does not apply (n/a, not a score): {why}", style="dim") for w, why in absent]
     return Group(table, *notes)
 
 
