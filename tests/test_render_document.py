@@ -64,6 +64,8 @@ def test_decision_summary_matches_its_golden_file(example, kb):
     if UPDATE:
         golden.parent.mkdir(parents=True, exist_ok=True)
         golden.write_text(summary, encoding="utf-8")
+        # Comparing the file just written would always pass: the next run (without the variable) compares.
+        pytest.skip(f"{golden.name} rewritten: compared on the next run")
     assert golden.exists(), f"{golden} missing: run with ADVISOR_UPDATE_GOLDEN=1 to create it"
     assert summary == golden.read_text(encoding="utf-8"), (
         f"the decision summary of {example.name} changed: if on purpose, regenerate with ADVISOR_UPDATE_GOLDEN=1"
