@@ -102,14 +102,17 @@ def schedule_share_score(wf: str, ctx: Context, k: Consts, keep: float) -> Optio
         )
     )
     if keep != 1.0:
-        ev.append(
-            req_evidence(
-                "model.dynamic_control_flow",
-                True,
-                "data-dependent control flow / dynamic shapes (knowledge base workflows bad_for)",
-            )
-        )
+        ev.append(_dynamic_flow_evidence())
     return score, ev, note
+
+
+def _dynamic_flow_evidence():
+    """Why a MindSpore rate was scaled by DYNAMIC_GRAPH_KEEP: the requirement that sets it."""
+    return req_evidence(
+        "model.dynamic_control_flow",
+        True,
+        "data-dependent control flow / dynamic shapes (knowledge base workflows bad_for)",
+    )
 
 
 def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
@@ -149,13 +152,7 @@ def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
             )
         ev = list(proj.evidence) + c_ev
         if keep != 1.0:
-            ev.append(
-                req_evidence(
-                    "model.dynamic_control_flow",
-                    True,
-                    "data-dependent control flow / dynamic shapes (knowledge base workflows bad_for)",
-                )
-            )
+            ev.append(_dynamic_flow_evidence())
         return score, ev, note
     ev = [req_evidence("hardware.training_target", proj.target, f"{proj.path} on {proj.target}")]
     if proj.target == "cpu":
