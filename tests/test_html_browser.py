@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import headless_chrome
 from document_examples import EXAMPLES, built
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -34,9 +35,6 @@ if not (CHROMIUM and DRIVER):
         allow_module_level=True,
     )
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 
 WIDTHS = (1280, 420)
 MIN_CHART_PX = 9.0
@@ -48,12 +46,7 @@ ARTEFACTS = (
 
 @pytest.fixture(scope="module")
 def browser():
-    opts = Options()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars"):
-        opts.add_argument(arg)
-    opts.binary_location = CHROMIUM
-    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    driver.set_page_load_timeout(60)
+    driver = headless_chrome.start(CHROMIUM, DRIVER)
     yield driver
     driver.quit()
 

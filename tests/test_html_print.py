@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import headless_chrome
 from document_examples import EXAMPLES, built
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -24,9 +25,6 @@ selenium = pytest.importorskip("selenium", reason="selenium is not installed (pi
 if not (CHROMIUM and DRIVER):
     pytest.skip("Debian chromium and chromium-driver are not installed", allow_module_level=True)
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.print_page_options import PrintOptions  # noqa: E402
 
 # A4 less the stylesheet's 14 mm margins, at 96 px per inch: (210 - 28) mm = 688 px of printable width
@@ -47,12 +45,7 @@ return out;
 
 @pytest.fixture(scope="module")
 def browser():
-    opts = Options()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars"):
-        opts.add_argument(arg)
-    opts.binary_location = CHROMIUM
-    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    driver.set_page_load_timeout(60)
+    driver = headless_chrome.start(CHROMIUM, DRIVER)
     yield driver
     driver.quit()
 
