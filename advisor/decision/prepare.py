@@ -259,7 +259,7 @@ def _pitfalls(req: Requirements, kb: Optional[KnowledgeBase], rs: dict[str, Rout
 def _deploy(inputs: Inputs, k: Consts) -> list[dict]:
     if inputs.deploy is None:
         return []
-    return deployment_evidence(inputs.deploy, export_points=k["EXPORT_OK_POINTS"])
+    return deployment_evidence(inputs.deploy, export_points=k["EXPORT_OK_POINTS"], k=k)
 
 
 def _fixed(ctx: Context, k: Consts) -> dict[str, dict]:
