@@ -107,3 +107,51 @@ def test_the_search_reads_the_port_hours_of_the_teams_family_only(kb):
     # a family the team's model is not: nothing read it, so it cannot move the verdict
     other = next(f for f in FAMILIES if f != req.model.family)
     assert "stays on top" in items[f"PORT_HOURS_{other.upper()}_LOW"].note
+
+
+def test_the_default_weights_are_named_constants_and_read_only_where_they_apply():
+    from advisor.decision.weights import default_weights, resolve_weights
+
+    req = load_requirements(EXAMPLE)
+    noted: set[str] = set()
+    raw = default_weights(req, DEFAULT.noting(noted))
+    for name, (value, because) in raw.items():
+        base = CONSTANTS[f"WEIGHT_{name.upper()}"]
+        assert base in searched() and base.source.startswith("assumption")
+        raises = sorted(n for n in noted if n.startswith(f"WEIGHT_{name.upper()}_"))
+        assert len(raises) == len(because)  # one constant read per requirement that raised it
+        assert value == pytest.approx(base.value + sum(CONSTANTS[n].value for n in raises), abs=1e-12)
+    moved = {w.name: w.raw for w in resolve_weights(req, DEFAULT.moved("WEIGHT_TEAM", 0.3))}
+    assert moved["team"] == pytest.approx(raw["team"][0] - 0.14 + 0.3, abs=1e-12)
+
+
+def test_a_weight_the_user_gives_reads_none_of_its_default_constants():
+    from advisor.decision.weights import resolve_weights
+    from advisor.requirements import parse_requirements
+
+    data = load_requirements(EXAMPLE).model_dump(mode="json", exclude_none=True)
+    data["weights"] = {"team": 0.5}
+    req = parse_requirements(data)
+    noted: set[str] = set()
+    resolve_weights(req, DEFAULT.noting(noted))
+    assert not any(n.startswith("WEIGHT_TEAM") for n in noted)
+    assert "WEIGHT_PERFORMANCE" in noted
+
+
+def test_a_moved_default_weight_is_re_prepared_for_the_search(kb):
+    from advisor.decision.prepare import prepare_inputs, read_inputs, reprepared
+
+    ctx, _ = prepare_inputs(read_inputs(load_requirements(EXAMPLE)), kb)
+    assert "WEIGHT_COMPLIANCE" in ctx.reads["weights"]
+    again = reprepared(ctx, DEFAULT.moved("WEIGHT_COMPLIANCE", 0.3))
+    assert again.wmap["compliance"] > ctx.wmap["compliance"]
+    assert sum(again.wmap.values()) == pytest.approx(1.0, abs=1e-12)
+    item = next(
+        c for c in score(load_requirements(EXAMPLE), kb=kb).constant_sensitivity if c.name == "WEIGHT_COMPLIANCE"
+    )
+    # the bundled example: a domestic mandate; a heavier compliance weight hands the verdict to hybrid
+    assert item.threshold is not None and 0.1 < item.threshold < 0.3 and item.new_top != card_top(kb)
+
+
+def card_top(kb) -> str:
+    return score(load_requirements(EXAMPLE), kb=kb, sensitivity=False).recommendation.workflow

@@ -68,12 +68,15 @@ _GRID = 10
 def constant_sensitivity(ctx: Context, top: str, read: Optional[set[str]] = None) -> list[ConstantSensitivity]:
     """For each searched constant: the nearest value (in its range) at which the top workflow changes,
     found on a grid and refined by bisection; re-scores through `evaluate` with that one constant moved.
-    A constant that moves the projections (`projection`) re-runs the stages of the preparation that
-    read it (skipped for a context not prepared from its inputs). `read`: the constants the preparation
-    and the evaluation read; one they never read cannot move the verdict, and is not searched."""
+    A constant a stage of the preparation reads (the projections', `projection`, or the default
+    weights') re-runs the stages that read it (skipped for a context not prepared from its inputs).
+    `read`: the constants the preparation and the evaluation read; one they never read cannot move the
+    verdict, and is not searched."""
     items = []
+    prepared = frozenset().union(*ctx.reads.values()) if ctx.reads else frozenset()
     for c in searched():
-        if c.projection and ctx.inputs is None:
+        staged = c.projection or c.name in prepared
+        if staged and ctx.inputs is None:
             continue
         lo, hi = c.search
         v0 = c.value
@@ -84,9 +87,9 @@ def constant_sensitivity(ctx: Context, top: str, read: Optional[set[str]] = None
             items.append(_stays_on_top(c, top))
             continue
 
-        def top_at(v: float, c: Constant = c) -> str:
+        def top_at(v: float, c: Constant = c, staged: bool = staged) -> str:
             k = DEFAULT.moved(c.name, v)
-            return evaluate(reprepared(ctx, k) if c.projection else ctx, k).top()
+            return evaluate(reprepared(ctx, k) if staged else ctx, k).top()
 
         # The totals are piecewise linear in an evaluation constant: when neither end of its range
         # changes the winner, no value between does (up to clamping); only then is the grid skipped.
