@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
+from advisor.decision.probe_fields import latency, placement
 from probes.deploy.models import DeployResult, ServeStep
 
 # The deployment paths the seeds compare ("MindSpore vs PyTorch, measured on the same task",
@@ -101,19 +102,19 @@ def _model_score(
     else:
         score = min(score, round(k["PARITY_FAIL_CAP"]))
         ev.append(f"{model}: outputs DISAGREE with {SOURCE_ENGINE[fw]} ({par.error}; measured)")
-    where = serve.placement or {}  # the probe keeps the per-node placement as ONNX Runtime reports it
-    if where.get("fallback"):
+    where = placement(serve.placement)  # the per-node placement as ONNX Runtime reports it
+    if where.fallback:
         score -= round(k["FALLBACK_PENALTY"])
         ev.append(
-            f"{model}: {len(where['fallback'])} of {where['nodes']} nodes left {where['chosen']} "
-            f"({', '.join(where.get('fallback_ops', []))}): silent fallback (measured)"
+            f"{model}: {len(where.fallback)} of {where.nodes} nodes left {where.chosen} "
+            f"({', '.join(where.fallback_ops)}): silent fallback (measured)"
         )
     return max(0, min(100, score)), ev
 
 
 def _p50(serve: ServeStep) -> Optional[float]:
     """The serve step's median latency at its smallest batch (the probe keeps the percentiles as a mapping)."""
-    return (serve.latency_ms or {}).get("p50")
+    return latency(serve.latency_ms).p50
 
 
 def deployment_evidence(
