@@ -1,7 +1,7 @@
 """The team's requirements: the user-facing input contract, and the one loader that turns a file into
 a validated `Requirements` or a single clear `UsageError` line (file, field path, what is expected).
 
-Field names are the contract (issue 5); do not rename them. Input models forbid unknown keys and are
+Field names are the contract users write their files against; do not rename them. Input models forbid unknown keys and are
 strict about types, so a typo or a quoted number is reported rather than silently guessed.
 """
 

@@ -408,7 +408,7 @@ SCORING: list[Constant] = [
         "PIPELINE_MIN_PASSES",
         3.0,
         "passes",
-        "assumption (issue 25, part 8): a measured input-pipeline rate moves a verdict only when the probe timed "
+        "assumption: a measured input-pipeline rate moves a verdict only when the probe timed "
         "it over at least this many passes and graded it stable; one short pass (0.05-1.4 s) is evidence only",
     ),
     Constant(
