@@ -155,3 +155,20 @@ def test_a_moved_default_weight_is_re_prepared_for_the_search(kb):
 
 def card_top(kb) -> str:
     return score(load_requirements(EXAMPLE), kb=kb, sensitivity=False).recommendation.workflow
+
+
+@pytest.mark.parametrize("example", ["prototype-then-ascend", "nvidia-research-team"])
+def test_re_ranking_under_moved_weights_is_what_a_whole_evaluation_ranks(kb, example):
+    from advisor.decision.evaluate import evaluate
+    from advisor.decision.prepare import prepare_inputs, read_inputs, reprepared
+    from advisor.decision.sensitivity import reweighed_top
+
+    req = load_requirements(ROOT / "examples" / f"{example}.yaml")
+    ctx, _ = prepare_inputs(read_inputs(req), kb)
+    base = evaluate(ctx, DEFAULT).scores
+    for name in sorted(ctx.reads["weights"]):
+        lo, hi = CONSTANTS[name].search
+        for v in (lo, (lo + hi) / 2, hi):
+            k = DEFAULT.moved(name, v)
+            again = reprepared(ctx, k)
+            assert reweighed_top(base, again.wmap) == evaluate(again, k).top(), (name, v)
