@@ -7,7 +7,7 @@ from typing import Optional
 
 from advisor.decision.constants import DEFAULT, Constant, searched
 from advisor.decision.context import Context
-from advisor.decision.evaluate import evaluate, rank
+from advisor.decision.evaluate import Evaluation, evaluate, rank
 from advisor.decision.prepare import reprepared
 from advisor.decision.scorecard import ConstantSensitivity, SensitivityItem, WorkflowScore
 from advisor.requirements import CRITERIA
@@ -77,15 +77,16 @@ def reweighed_top(scores: list[WorkflowScore], wmap: dict[str, float]) -> str:
 
 
 def constant_sensitivity(
-    ctx: Context, top: str, read: Optional[set[str]] = None, scores: Optional[list[WorkflowScore]] = None
+    ctx: Context, top: str, read: Optional[set[str]] = None, base: Optional[Evaluation] = None
 ) -> list[ConstantSensitivity]:
     """For each searched constant: the nearest value (in its range) at which the top workflow changes,
     found on a grid and refined by bisection; re-scores through `evaluate` with that one constant moved.
     A constant a stage of the preparation reads (the projections', `projection`, or the default
     weights') re-runs the stages that read it (skipped for a context not prepared from its inputs).
     `read`: the constants the preparation and the evaluation read; one they never read cannot move the
-    verdict, and is not searched. `scores`: the evaluation at the defaults; with them a constant only the
-    weights read re-ranks these scores under the moved weights instead of evaluating again."""
+    verdict, and is not searched. `base`: the evaluation at the defaults; with it a constant only the
+    weights read re-ranks its scores under the moved weights instead of evaluating again, and an
+    evaluation with a constant moved reuses its parts that did not read that constant."""
     items = []
     prepared = frozenset().union(*ctx.reads.values()) if ctx.reads else frozenset()
     weights_only = ctx.reads.get("weights", frozenset()) - frozenset().union(
@@ -106,9 +107,11 @@ def constant_sensitivity(
 
         def top_at(v: float, c: Constant = c, staged: bool = staged) -> str:
             k = DEFAULT.moved(c.name, v)
-            if scores is not None and c.name in weights_only:
-                return reweighed_top(scores, reprepared(ctx, k).wmap)
-            return evaluate(reprepared(ctx, k) if staged else ctx, k).top()
+            if base is not None and c.name in weights_only:
+                return reweighed_top(base.scores, reprepared(ctx, k).wmap)
+            if staged:
+                return evaluate(reprepared(ctx, k), k).top()
+            return evaluate(ctx, k, reuse=base).top()
 
         # The totals are piecewise linear in an evaluation constant: when neither end of its range
         # changes the winner, no value between does (up to clamping); only then is the grid skipped.
