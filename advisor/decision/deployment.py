@@ -11,11 +11,13 @@ says so.
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.probe_fields import latency, placement
-from probes.deploy.models import DeployResult, ServeStep
+
+if TYPE_CHECKING:  # the probe's models load when a deployment result is judged, not with every report
+    from probes.deploy.models import DeployResult, ServeStep
 
 # The deployment paths the seeds compare ("MindSpore vs PyTorch, measured on the same task",
 # 模型部署对比; "Ascend 910 and MindSpore in practice", §5.7 and §6.2): target -> (export format,
@@ -38,6 +40,8 @@ SERVE_FAIL_CAP = CONSTANTS["SERVE_FAIL_CAP"].value
 
 
 def _as_result(result: Union[DeployResult, dict, None]) -> DeployResult:
+    from probes.deploy.models import DeployResult
+
     """The probe's result as its model (its JSON validated once, here)."""
     if isinstance(result, DeployResult):
         return result
