@@ -370,18 +370,17 @@ def scaling_info(scaling: Optional[Measured], req: Requirements) -> ScalingInfo:
         )
     else:
         note = None
-    doc = result.model_dump(mode="json")  # the projections' readers of the scaling result take its JSON
     return ScalingInfo(
         source="cache" if scaling.source == "cache" else "file",
         file=scaling.file,
         created=result.created,
         label=result.label,
         label_text=result.label_text,
-        host=scaling_host(doc),
+        host=scaling_host(result),
         used=distributed,
-        measurements=scaling_measurements(doc),
+        measurements=scaling_measurements(result),
         failed=failed,
-        inter_host=inter_host_measurements(doc),
+        inter_host=inter_host_measurements(result),
         warnings=list(result.warnings),
         note=note,
     )

@@ -46,7 +46,7 @@ def kb_problems(req: Requirements, kb: Optional[KnowledgeBase]) -> list[str]:
             known = ", ".join(sorted(a.id for a in kb.accelerators))
             problems.append(f"hardware.accelerator: {name!r} is not in the knowledge base: expected one of {known}")
         elif not training_capable(acc) and inference:
-            pass  # an inference-only product serves on it (issue 25, part 5)
+            pass  # an inference-only product trains nothing: an inference chip is a fine place to serve
         elif not training_capable(acc):
             # An inference chip cannot be the training hardware (seed "Chips and framework released
             # together" §2.1: training and inference chips are designed apart); deployment targets are

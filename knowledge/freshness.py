@@ -13,7 +13,7 @@ from typing import Any
 
 from knowledge.pricing import months_between
 
-STALE_MONTHS = 12  # an entry or price older than this needs a look (issue 13: prices older than 12 months)
+STALE_MONTHS = 12  # an entry or a price older than this many months needs a look: prices move within a year
 TODAY_ENV = "ADVISOR_TODAY"
 
 

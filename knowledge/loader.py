@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from probes.bounded import Refused, read_regular
 
+from knowledge import parse_cache
 from knowledge.errors import KnowledgeError
 from knowledge.models import SCAN_KINDS, SECTIONS, KnowledgeBase, PriceObservation
 from knowledge.budget import check as check_budget
@@ -146,8 +147,14 @@ def _entries_of(label: str, text: bytes, problems: list[Problem]) -> list[tuple[
 
 @functools.lru_cache(maxsize=256)
 def _parse(label: str, text: bytes) -> tuple[tuple[tuple[str, dict], ...], tuple[Problem, ...]]:
+    # An earlier run's parse of the same bytes by the same code, when the user cache has it.
+    kept = parse_cache.load(label, text)
+    if kept is not None:
+        entries, found = kept
+        return tuple(entries), tuple(Problem(*p) for p in found)
     problems: list[Problem] = []
     entries = _parse_uncached(label, text, problems)
+    parse_cache.store(label, text, entries, [(p.file, p.entry, p.field, p.message) for p in problems])
     return tuple(entries), tuple(problems)
 
 

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     progress = None if args.json else (lambda text: print(f"  {text}", file=sys.stderr, flush=True))
     started = None
     if not args.no_smoke:
-        # The smoke children first (issue 29 item 10): they import their frameworks while this process
+        # The smoke children first, so that the frameworks' slow imports overlap this process's: they import their frameworks while this process
         # imports the check's models and gathers the rest.
         from probes.check.frameworks import start_smoke
 

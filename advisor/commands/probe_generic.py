@@ -1,5 +1,5 @@
 """`advisor probe --<kind>` for a registered probe kind with no front module of its own (probes.base.KINDS;
-issue 28: adding a kind touches its own package plus one registry line). Its flag (help: the registry
+adding a kind touches its own package plus one registry line). Its flag (help: the registry
 line's summary) runs the kind's `run` with a Config built from the common `advisor probe` options its
 Config declares; a common option the user set that its Config does not take is refused, not ignored.
 The result goes out as every probe's does: -o FILE gets the JSON; stdout a table (the generic one,

@@ -175,7 +175,7 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     refuse_training_options(args)
 
-    if multinode.requested(args):  # across hosts (issue 21)
+    if multinode.requested(args):  # across hosts: a multi-node option was given
         return run_multinode_from_args(args)
     config = config_from_args(args)
     with progress("scaling", config, args) as on_event:

@@ -13,6 +13,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import CONSTANTS
+from advisor.decision.probe_fields import data_source, normalize_check
 from advisor.sanitize import quoted_label
 
 # assumption: one percentage point is the smallest accuracy difference a team would act on; the
@@ -53,16 +54,16 @@ def gap_verdict(gap: Any, tolerance: float = ACCURACY_TOLERANCE) -> tuple[str, s
     )
 
 
-def normalize_verdict(check: dict) -> str:
+def normalize_verdict(mapping: dict) -> str:
     """What the Normalize check showed, in one line."""
-    v = check.get("variants") or {}
-    wrong, right = v.get("pytorch_values_0_1"), v.get("correct_0_255")
+    check = normalize_check(mapping)
+    wrong, right = check.variants.pytorch_values_0_1, check.variants.correct_0_255
     if not wrong or not right:
-        return "Normalize check: " + (check.get("error") or "not run")
+        return "Normalize check: " + (check.error or "not run")
     return (
-        f"Normalize trap: PyTorch-style 0-1 mean/std on uint8 input gave a batch mean of {wrong['batch_mean']:.1f} "
-        f"(std {wrong['batch_std']:.1f}) and a first loss of {wrong['loss_first']:.2f}; the 0-255 values give "
-        f"{right['batch_mean']:.2f} (std {right['batch_std']:.2f}) and {right['loss_first']:.2f}"
+        f"Normalize trap: PyTorch-style 0-1 mean/std on uint8 input gave a batch mean of {wrong.batch_mean:.1f} "
+        f"(std {wrong.batch_std:.1f}) and a first loss of {wrong.loss_first:.2f}; the 0-255 values give "
+        f"{right.batch_mean:.2f} (std {right.batch_std:.2f}) and {right.loss_first:.2f}"
     )
 
 
@@ -190,8 +191,8 @@ def accuracy_evidence(
             )
         )
     worst = max((g.verdict for g in gaps), key=VERDICT_RANK.__getitem__, default=None)
-    data = suite.data or {}
-    what = quoted_label(data.get("source") or data.get("name") or (suite.config.data or "the bundled digits"))
+    data = data_source(suite.data)
+    what = quoted_label(data.source or data.name or (suite.config.data or "the bundled digits"))
     if worst is None:
         note = "the accuracy probe measured no cross-framework gap (a framework failed or ran alone): " + NOT_MEASURED
     else:

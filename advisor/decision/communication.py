@@ -25,11 +25,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
-from advisor.decision.evidence import Evidence, Span, dump, pct, sourced_evidence
+from advisor.decision.evidence import Evidence, Span, pct, sourced_evidence
 from advisor.decision.workload import model_shape, trainable_share
 from advisor.requirements import Requirements
 from advisor.decision.workflows import device_kind
 from knowledge.models import Accelerator, Derating, KnowledgeBase
+from probes.scaling.models import FrameworkScaling, InterHostLink, RankCount, ScalingResult, Spread
 
 
 class ScalingSpread(BaseModel):
@@ -153,55 +154,60 @@ class Communication(BaseModel):
 # --- the scaling probe's result ---------------------------------------------------------------
 
 
-def _spread(data: object) -> Optional[ScalingSpread]:
-    if not isinstance(data, dict) or data.get("median") is None:
+def as_scaling(scaling: object) -> Optional[ScalingResult]:
+    """A scaling result as its model: a model as it is, its JSON validated (once per call: the report
+    passes the model, validated where it was read); None for none."""
+    if scaling is None or isinstance(scaling, ScalingResult):
+        return scaling
+    return ScalingResult.model_validate(scaling)
+
+
+def _spread(data: Optional[Spread]) -> Optional[ScalingSpread]:
+    if data is None:
         return None
-    return ScalingSpread(
-        median=round(float(data["median"]), 4),
-        min=round(float(data["min"]), 4),
-        max=round(float(data["max"]), 4),
-        n=int(data.get("n") or 0),
-    )
+    return ScalingSpread(median=round(data.median, 4), min=round(data.min, 4), max=round(data.max, 4), n=data.n)
 
 
-def scaling_host(doc: dict) -> Optional[str]:
-    host = doc.get("host") or {}
+def scaling_host(scaling: object) -> Optional[str]:
+    """The host the scaling probe ran on, as its result names it (the probe keeps the host facts as a mapping)."""
+    result = as_scaling(scaling)
+    host = result.host if result is not None else {}
     return host.get("hostname") or host.get("cpu_model") or host.get("name") or None
 
 
-def _measurement(doc: dict, entry: dict, rc: dict) -> ScalingMeasurement:
-    device = str(entry.get("device") or "cpu")
+def _measurement(result: ScalingResult, entry: FrameworkScaling, rc: RankCount) -> ScalingMeasurement:
+    device = entry.device or "cpu"
     kind = device_kind(device)
     return ScalingMeasurement(
-        id=f"scaling:{entry.get('framework')}-{entry.get('model')}-r{rc.get('ranks')}",
-        framework=str(entry.get("framework")),
-        launcher=entry.get("launcher"),
-        backend=entry.get("backend"),
+        id=f"scaling:{entry.framework}-{entry.model}-r{rc.ranks}",
+        framework=entry.framework,
+        launcher=entry.launcher,
+        backend=entry.backend,
         device=device,
         hardware=kind,
-        model=str(entry.get("model")),
-        ranks=int(rc.get("ranks")),
-        label=str(doc.get("label") or "unknown"),
+        model=entry.model,
+        ranks=rc.ranks,
+        label=result.label or "unknown",
         # Per framework: on a GPU host MindSpore's ranks may still share the CPU (the result's label then
         # says cpu-contention for the whole result) while PyTorch's ranks each own a GPU.
         device_scaling=kind != "cpu",
-        host=scaling_host(doc),
-        created=doc.get("created"),
-        efficiency=_spread(rc.get("efficiency")),
-        allreduce_share=_spread(rc.get("allreduce_share")),
-        contention_factor=_spread(rc.get("contention_factor")),
-        gate_ok=rc.get("gate_ok"),
+        host=scaling_host(result),
+        created=result.created,
+        efficiency=_spread(rc.efficiency),
+        allreduce_share=_spread(rc.allreduce_share),
+        contention_factor=_spread(rc.contention_factor),
+        gate_ok=rc.gate_ok,
     )
 
 
 def scaling_measurements(scaling: object) -> list[ScalingMeasurement]:
     """Every framework and network of a scaling result at its largest multi-rank count measured."""
-    doc = dump(scaling) or {}
+    result = as_scaling(scaling)
     out = []
-    for entry in doc.get("frameworks") or []:
-        counts = [rc for rc in entry.get("rank_counts") or [] if (rc.get("ranks") or 0) > 1 and rc.get("runs_ok")]
+    for entry in result.frameworks if result is not None else []:
+        counts = [rc for rc in entry.rank_counts if rc.ranks > 1 and rc.runs_ok]
         if counts:
-            out.append(_measurement(doc, entry, max(counts, key=lambda c: c["ranks"])))
+            out.append(_measurement(result, entry, max(counts, key=lambda c: c.ranks)))
     return out
 
 
@@ -210,27 +216,25 @@ def pick_measurement(
 ) -> Optional[ScalingMeasurement]:
     """The scaling probe's figures for a framework: the workload's own network first, the rank count
     equal to the target's devices when measured, else the largest one."""
-    doc = dump(scaling) or {}
+    result = as_scaling(scaling)
+    if result is None:
+        return None
     entries = sorted(
-        (
-            f
-            for f in doc.get("frameworks") or []
-            if f.get("framework") == framework and f.get("status") in ("ok", "partial")
-        ),
-        key=lambda f: (f.get("model") != model, str(f.get("model"))),
+        (f for f in result.frameworks if f.framework == framework and f.status in ("ok", "partial")),
+        key=lambda f: (f.model != model, f.model),
     )
     for entry in entries:
-        counts = [rc for rc in entry.get("rank_counts") or [] if (rc.get("ranks") or 0) > 1 and rc.get("efficiency")]
+        counts = [rc for rc in entry.rank_counts if rc.ranks > 1 and rc.efficiency is not None]
         if counts:
-            rc = next((c for c in counts if c["ranks"] == devices), None) or max(counts, key=lambda c: c["ranks"])
-            return _measurement(doc, entry, rc)
+            rc = next((c for c in counts if c.ranks == devices), None) or max(counts, key=lambda c: c.ranks)
+            return _measurement(result, entry, rc)
     return None
 
 
-def _link_text(link: dict) -> str:
-    name = link.get("interface") or "an unnamed interface"
-    speed = f", {link['speed_mbps']:,} Mb/s" if link.get("speed_mbps") else ""
-    return f"{name}{speed}" + (" (loopback)" if link.get("loopback") else "")
+def _link_text(link: InterHostLink) -> str:
+    name = link.interface or "an unnamed interface"
+    speed = f", {link.speed_mbps:,} Mb/s" if link.speed_mbps else ""
+    return f"{name}{speed}" + (" (loopback)" if link.loopback else "")
 
 
 def _inverse_share(r: ScalingSpread) -> ScalingSpread:
@@ -242,37 +246,37 @@ def _inverse_share(r: ScalingSpread) -> ScalingSpread:
 
 def inter_host_measurements(scaling: object) -> list[InterHostMeasurement]:
     """Every framework and model of a multi-node scaling result's `inter_host` block."""
-    doc = dump(scaling) or {}
-    block = doc.get("inter_host") or {}
-    link = block.get("link") or {}
+    result = as_scaling(scaling)
+    block = result.inter_host if result is not None else None
+    if block is None:
+        return []
+    link = block.link
     out = []
-    for f in block.get("frameworks") or []:
-        if f.get("status") not in ("ok", "partial"):
+    for f in block.frameworks:
+        if f.status not in ("ok", "partial"):
             continue
-        fw, model = str(f.get("framework")), str(f.get("model"))
-        tag = f"{fw}-{model}-r{block.get('world_size')}-{block.get('nnodes')}x"
-        device = next(
-            (str(r.get("device")) for r in doc.get("runs") or [] if str(r.get("id", "")).startswith(tag)), "cpu"
-        )
-        ratio = _spread(f.get("inter_over_intra_step"))
+        fw, model = f.framework, f.model
+        tag = f"{fw}-{model}-r{block.world_size}-{block.nnodes}x"
+        device = next((r.device for r in result.runs if r.id.startswith(tag)), "cpu")
+        ratio = _spread(f.inter_over_intra_step)
         out.append(
             InterHostMeasurement(
-                id=f"inter-host:{fw}-{model}-{block.get('nnodes')}x{block.get('ranks_per_node')}",
+                id=f"inter-host:{fw}-{model}-{block.nnodes}x{block.ranks_per_node}",
                 framework=fw,
                 model=model,
-                backend=f.get("backend"),
+                backend=f.backend,
                 device=device,
                 hardware=device_kind(device),
-                nnodes=int(block.get("nnodes") or 0),
-                ranks_per_node=int(block.get("ranks_per_node") or 0),
-                world_size=int(f.get("world_size") or block.get("world_size") or 0),
+                nnodes=block.nnodes,
+                ranks_per_node=block.ranks_per_node,
+                world_size=f.world_size or block.world_size,
                 link=_link_text(link),
-                loopback=bool(link.get("loopback")),
+                loopback=link.loopback,
                 inter_over_intra_step=ratio,
                 link_share=_inverse_share(ratio) if ratio is not None and ratio.min > 0 else None,
-                allreduce_share=_spread((f.get("inter") or {}).get("allreduce_share")),
-                efficiency=_spread(f.get("efficiency")),
-                gate_ok=f.get("gate_ok"),
+                allreduce_share=_spread(f.inter.allreduce_share if f.inter is not None else None),
+                efficiency=_spread(f.efficiency),
+                gate_ok=f.gate_ok,
             )
         )
     return out

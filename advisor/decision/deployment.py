@@ -11,10 +11,13 @@ says so.
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
-from advisor.decision.constants import CONSTANTS
-from probes.deploy.models import DeployResult, ServeStep
+from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
+from advisor.decision.probe_fields import latency, placement
+
+if TYPE_CHECKING:  # the probe's models load when a deployment result is judged, not with every report
+    from probes.deploy.models import DeployResult, ServeStep
 
 # The deployment paths the seeds compare ("MindSpore vs PyTorch, measured on the same task",
 # 模型部署对比; "Ascend 910 and MindSpore in practice", §5.7 and §6.2): target -> (export format,
@@ -29,21 +32,16 @@ TARGETS: dict[str, dict[str, tuple[str, str]]] = {
 }
 SOURCE_ENGINE = {"pytorch": "torch-eager", "mindspore": "mindspore-graph"}
 
-# Points (0-100) of one model's deployment path. assumption: the order matters more than the values —
-# an artefact that cannot be produced is no path at all; one that is produced but disagrees with its
-# source is worse than a slow one ("silently wrong"); speed decides among working, agreeing paths.
-# the export (the step the seeds say fails "occasionally") works: a searched constant, read through Consts
+# Points (0-100) of one model's deployment path: named constants, read through Consts (their sources and
+# the ranges the sensitivity search moves them in are in advisor.decision.constants). Whole points.
 EXPORT_OK_POINTS = CONSTANTS["EXPORT_OK_POINTS"].value
-SERVES_POINTS = 10  # assumption: the artefact loads and answers on the engine
-PARITY_POINTS = 20  # assumption: outputs agree with the source within the fp32 tolerance
-LATENCY_POINTS = 20  # assumption: full when the artefact's P50 at batch 1 is at most the source's
-PARITY_FAIL_CAP = 30  # assumption: a disagreeing artefact never scores above a half-working one
-SERVE_FAIL_CAP = 40  # assumption: exported but not servable here
-FALLBACK_PENALTY = 10  # assumption: nodes silently ran on another execution provider
-# ("Chips and framework released together", §5.3: operator fallback to the CPU ruins performance)
+PARITY_FAIL_CAP = CONSTANTS["PARITY_FAIL_CAP"].value
+SERVE_FAIL_CAP = CONSTANTS["SERVE_FAIL_CAP"].value
 
 
 def _as_result(result: Union[DeployResult, dict, None]) -> DeployResult:
+    from probes.deploy.models import DeployResult
+
     """The probe's result as its model (its JSON validated once, here)."""
     if isinstance(result, DeployResult):
         return result
@@ -51,10 +49,13 @@ def _as_result(result: Union[DeployResult, dict, None]) -> DeployResult:
 
 
 def _model_score(
-    fw: str, target: str, model: str, doc: DeployResult, export_points: float = EXPORT_OK_POINTS
+    fw: str, target: str, model: str, doc: DeployResult, export_points: float, k: Consts
 ) -> tuple[Optional[int], list[str]]:
     """(score or None when unmeasured, evidence lines) of one model on one target."""
     export_points = round(export_points)  # whole points, as the rest of the path's
+    serves_points, parity_points, latency_points = (
+        round(k[n]) for n in ("SERVES_POINTS", "PARITY_POINTS", "LATENCY_POINTS")
+    )
     fmt, engine = TARGETS[fw][target]
     ev: list[str] = []
     export = next((e for e in doc.exports if (e.framework, e.format, e.model) == (fw, fmt, model)), None)
@@ -79,14 +80,14 @@ def _model_score(
         return (export_points if target != "mindspore-lite" else None), ev
     if serve.status != "ok":
         ev.append(f"{model}: serving on {engine} {serve.status}: {serve.error}")
-        return min(SERVE_FAIL_CAP, export_points), ev
-    score = export_points + SERVES_POINTS
+        return min(round(k["SERVE_FAIL_CAP"]), export_points), ev
+    score = export_points + serves_points
     source = next((s for s in serves if s.artefact == "source" and s.status == "ok"), None)
     p50 = _p50(serve)
     base = _p50(source) if source else None
     if p50 and base:
         ratio = base / p50
-        score += round(LATENCY_POINTS * min(1.0, ratio))
+        score += round(latency_points * min(1.0, ratio))
         ev.append(
             f"{model}: P50 {p50:.3f} ms at batch {serve.timings[0].batch_size} on {engine} vs "
             f"{base:.3f} ms in {SOURCE_ENGINE[fw]} ({ratio:.2g}x the source's speed; measured)"
@@ -97,30 +98,32 @@ def _model_score(
     if par is None or par.status == "skipped":
         ev.append(f"{model}: parity with {SOURCE_ENGINE[fw]} not checked" + (f" ({par.error})" if par else ""))
     elif par.ok:
-        score += PARITY_POINTS
+        score += parity_points
         ev.append(
             f"{model}: outputs agree with {SOURCE_ENGINE[fw]} (max abs {par.max_abs_diff:.2e} <= "
             f"{par.tolerance:.2e}; measured)"
         )
     else:
-        score = min(score, PARITY_FAIL_CAP)
+        score = min(score, round(k["PARITY_FAIL_CAP"]))
         ev.append(f"{model}: outputs DISAGREE with {SOURCE_ENGINE[fw]} ({par.error}; measured)")
-    where = serve.placement or {}  # the probe keeps the per-node placement as ONNX Runtime reports it
-    if where.get("fallback"):
-        score -= FALLBACK_PENALTY
+    where = placement(serve.placement)  # the per-node placement as ONNX Runtime reports it
+    if where.fallback:
+        score -= round(k["FALLBACK_PENALTY"])
         ev.append(
-            f"{model}: {len(where['fallback'])} of {where['nodes']} nodes left {where['chosen']} "
-            f"({', '.join(where.get('fallback_ops', []))}): silent fallback (measured)"
+            f"{model}: {len(where.fallback)} of {where.nodes} nodes left {where.chosen} "
+            f"({', '.join(where.fallback_ops)}): silent fallback (measured)"
         )
     return max(0, min(100, score)), ev
 
 
 def _p50(serve: ServeStep) -> Optional[float]:
     """The serve step's median latency at its smallest batch (the probe keeps the percentiles as a mapping)."""
-    return (serve.latency_ms or {}).get("p50")
+    return latency(serve.latency_ms).p50
 
 
-def deployment_evidence(result: Union[DeployResult, dict, None], export_points: float = EXPORT_OK_POINTS) -> list[dict]:
+def deployment_evidence(
+    result: Union[DeployResult, dict, None], export_points: float = EXPORT_OK_POINTS, k: Consts = DEFAULT
+) -> list[dict]:
     """[{framework, target, score 0-100 | None, measured, evidence: [...], note, models: {model: score}}]."""
     doc = _as_result(result)
     frameworks = (doc.config.frameworks if doc.config else None) or list(TARGETS)
@@ -131,7 +134,7 @@ def deployment_evidence(result: Union[DeployResult, dict, None], export_points: 
             per: dict[str, Optional[int]] = {}
             evidence: list[str] = []
             for model in models:
-                per[model], ev = _model_score(fw, target, model, doc, export_points)
+                per[model], ev = _model_score(fw, target, model, doc, export_points, k)
                 evidence += ev
             scored = [s for s in per.values() if s is not None]
             measured = bool(scored)
@@ -148,8 +151,8 @@ def deployment_evidence(result: Union[DeployResult, dict, None], export_points: 
                 fmt, engine = TARGETS[fw][target]
                 note = (
                     f"measured here: {fw} -> {fmt} -> {engine}, weakest of {len(scored)} model(s); "
-                    f"points: export {export_points:g}, serves {SERVES_POINTS}, parity {PARITY_POINTS}, "
-                    f"latency vs source {LATENCY_POINTS} (assumption)"
+                    f"points: export {export_points:g}, serves {k['SERVES_POINTS']:g}, parity "
+                    f"{k['PARITY_POINTS']:g}, latency vs source {k['LATENCY_POINTS']:g} (assumption)"
                 )
             rows.append(
                 {

@@ -3,7 +3,8 @@ schedule and the hard constraints. The sensitivity analysis re-runs only this.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
 
 from advisor.decision.constants import Consts
 from advisor.decision.context import Context
@@ -34,9 +35,44 @@ class Evaluation:
     scores: list[WorkflowScore]
     costs: dict[str, TotalCost]
     schedules: dict[str, Schedule]
+    # What it was made from, for an evaluation of the same context with one constant moved to reuse:
+    # the context, the constants, and each part's result with the constants the part read.
+    ctx: Optional[Context] = None
+    k: Optional[Consts] = None
+    parts: dict[tuple[str, str], tuple[Any, frozenset[str]]] = field(default_factory=dict)
 
     def top(self) -> str:
         return rank(self.scores)[0].workflow
+
+
+class _Parts:
+    """Each part of an evaluation (a criterion of a workflow, its migration estimate, its total cost)
+    worked out with the constants `k`, noting the constants it reads; with `reuse` (an evaluation of the
+    same context) a part that read none of the constants moved since is taken from it: it would give the
+    same (the parts are pure in the context and the constants they read)."""
+
+    def __init__(self, ctx: Context, k: Consts, reuse: Optional[Evaluation]) -> None:
+        self.k = k
+        self.kept = reuse.parts if reuse is not None and reuse.ctx is ctx and reuse.k is not None else {}
+        self.moved = k.differ(reuse.k) if self.kept else frozenset()
+        self.made: dict[tuple[str, str], tuple[Any, frozenset[str]]] = {}
+
+    def get(self, name: str, wf: str, work: Callable[[Consts], Any], after: frozenset[str] = frozenset()) -> Any:
+        """`work(k)`'s result; `after`: the reads of the parts whose results it takes as inputs."""
+        kept = self.kept.get((name, wf))
+        if kept is not None and not (self.moved & kept[1]):
+            result, reads = kept
+        else:
+            noted: set[str] = set()
+            result = work(self.k.noting(noted))
+            reads = frozenset(noted) | after
+        if self.k.reads is not None:  # the caller notes what the evaluation read
+            self.k.reads.update(reads)
+        self.made[(name, wf)] = (result, reads)
+        return result
+
+    def reads(self, name: str, wf: str) -> frozenset[str]:
+        return self.made[(name, wf)][1]
 
 
 def rank(scores: list[WorkflowScore]) -> list[WorkflowScore]:
@@ -45,32 +81,43 @@ def rank(scores: list[WorkflowScore]) -> list[WorkflowScore]:
     return sorted(scores, key=lambda s: (not s.applicable, not s.eligible, -s.total, order[s.workflow]))
 
 
-def evaluate(ctx: Context, k: Consts) -> Evaluation:
+def evaluate(ctx: Context, k: Consts, reuse: Optional[Evaluation] = None) -> Evaluation:
+    """Every criterion of every workflow with the constants `k`. `reuse`: an evaluation of the same
+    context (the sensitivity search's default one): the parts that read no constant moved since are
+    taken from it."""
+    parts = _Parts(ctx, k, reuse)
     partial: dict[str, dict[str, Scored]] = {}
     hours: dict[str, list[float]] = {}
     schedules: dict[str, Schedule] = {}
     for wf in WORKFLOWS:
-        mig, hours[wf], schedules[wf] = migration_score(wf, ctx, k)
+        mig, hours[wf], schedules[wf] = parts.get("migration", wf, lambda kk: migration_score(wf, ctx, kk))
         partial[wf] = {
-            "performance": performance_score(wf, ctx, k),
+            "performance": parts.get("performance", wf, lambda kk: performance_score(wf, ctx, kk)),
             "ecosystem": ctx.fixed[wf]["ecosystem"],
-            "team": team_score(wf, ctx.req, k),
+            "team": parts.get("team", wf, lambda kk: team_score(wf, ctx.req, kk)),
             "migration": mig,
-            "deployment": deployment_score(wf, ctx, k),
+            "deployment": parts.get("deployment", wf, lambda kk: deployment_score(wf, ctx, kk)),
             "debugging": ctx.fixed[wf]["debugging"],
-            "compliance": compliance_score(wf, ctx, k),
+            "compliance": parts.get("compliance", wf, lambda kk: compliance_score(wf, ctx, kk)),
         }
     costs = {
-        wf: total_cost(
-            ctx.compared[wf],
-            hours[wf],
-            ctx.req,
-            ctx.kb,
-            ctx.routes[wf].accelerator,
-            k,
-            parts_hours=[(p.name, p.hours[0], p.hours[1]) for p in schedules[wf].phases],
-            excluded=excluded_scan_text(ctx.scan) if ctx.scan is not None and ports_pytorch_code(wf, ctx.req) else "",
-            own=ctx.best[wf],
+        wf: parts.get(
+            "cost",
+            wf,
+            lambda kk: total_cost(
+                ctx.compared[wf],
+                hours[wf],
+                ctx.req,
+                ctx.kb,
+                ctx.routes[wf].accelerator,
+                kk,
+                parts_hours=[(p.name, p.hours[0], p.hours[1]) for p in schedules[wf].phases],
+                excluded=excluded_scan_text(ctx.scan)
+                if ctx.scan is not None and ports_pytorch_code(wf, ctx.req)
+                else "",
+                own=ctx.best[wf],
+            ),
+            after=parts.reads("migration", wf),  # it costs the migration's hours and phases
         )
         for wf in WORKFLOWS
     }
@@ -117,7 +164,7 @@ def evaluate(ctx: Context, k: Consts) -> Evaluation:
                 route=ctx.once(("route choice", wf), lambda: route_choice(route, ctx.req)),
             )
         )
-    return Evaluation(scores, costs, schedules)
+    return Evaluation(scores, costs, schedules, ctx, k, parts.made)
 
 
 def hard_constraints(wf: str, ctx: Context, cost: TotalCost, sched: Schedule, k: Consts) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.decision.probe_fields import data_source
 from advisor.sanitize import quoted_label
 
 
@@ -184,8 +185,8 @@ def pipeline_evidence(suite: Any, file: Optional[str] = None) -> PipelineEvidenc
                 quality=(run.model_extra or {}).get("quality"),
             )
         )
-    data = suite.data or {}
-    what = quoted_label(data.get("source") or data.get("name") or suite.config.data or "the bundled digits")
+    data = data_source(suite.data)
+    what = quoted_label(data.source or data.name or suite.config.data or "the bundled digits")
     note = (
         "measured here: each framework's fastest loader variant bounds the projected throughput per host "
         f"({what}, {suite.config.batch_size} per batch; {_passes_text(best)})"

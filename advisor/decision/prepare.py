@@ -103,7 +103,7 @@ def read_inputs(
 
 # The stages of a preparation that read constants: a moved constant re-runs only the stages that read
 # it (advisor.decision.sensitivity), a moved knowledge-base figure only the stages that read its section.
-STAGES = ("placement", "fixed", "deploy")
+STAGES = ("placement", "fixed", "deploy", "weights")
 # The knowledge-base sections only the criteria read (the ratings): moving one of their figures leaves
 # the places, the projections and the pitfalls as they were.
 CRITERIA_ONLY_SECTIONS = frozenset({"ecosystem"})
@@ -145,7 +145,7 @@ def prepare_inputs(inputs: Inputs, kb: Optional[KnowledgeBase], k: Consts = DEFA
     for run in (r for x in suites for r in x.runs if r.status == "ok" and r.quality == "unusable"):
         reasons = "; ".join(run.quality_reasons) or "no reason given"
         assumptions.append(f"probe run {run.id} is marked unusable ({reasons}): shown, never scored")
-    weights = resolve_weights(req)
+    weights = resolve_weights(req, k.noting(reads["weights"]))
     ctx = Context(
         req=req,
         kb=kb,
@@ -196,6 +196,11 @@ def reprepared(ctx: Context, k: Consts, kb: Optional[KnowledgeBase] = None) -> C
         noted = set()
         changes["deploy"] = _deploy(ctx.inputs, k.noting(noted))
         reads["deploy"] = frozenset(noted)
+    if "weights" in again:
+        noted = set()
+        weights = resolve_weights(ctx.req, k.noting(noted))
+        changes.update(weights=weights, wmap={w.name: w.weight for w in weights})
+        reads["weights"] = frozenset(noted)
     out = replace(ctx, reads=reads, **changes)
     if "placement" not in again:
         out.memo.update(ctx.memo)  # worked out from the placement and the requirements, both unchanged
@@ -259,7 +264,7 @@ def _pitfalls(req: Requirements, kb: Optional[KnowledgeBase], rs: dict[str, Rout
 def _deploy(inputs: Inputs, k: Consts) -> list[dict]:
     if inputs.deploy is None:
         return []
-    return deployment_evidence(inputs.deploy, export_points=k["EXPORT_OK_POINTS"])
+    return deployment_evidence(inputs.deploy, export_points=k["EXPORT_OK_POINTS"], k=k)
 
 
 def _fixed(ctx: Context, k: Consts) -> dict[str, dict]:

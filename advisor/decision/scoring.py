@@ -145,7 +145,7 @@ def score_context(ctx: Context, assumptions: list[str], *, sensitivity: bool = T
     )
     weight_items = weight_sensitivity(scores, top.workflow)
     read.update(*ctx.reads.values())
-    const_items = constant_sensitivity(ctx, top.workflow, read) if sensitivity and not k.overrides else []
+    const_items = constant_sensitivity(ctx, top.workflow, read, ev) if sensitivity and not k.overrides else []
     parts = judge_confidence(ranked, runner, margin, inside_noise, weight_items, const_items, k)
     top_schedule = ev.schedules.get(top.workflow)
     if top.eligible and top_schedule is not None and top_schedule.fits == "maybe":

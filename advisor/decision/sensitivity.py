@@ -7,7 +7,7 @@ from typing import Optional
 
 from advisor.decision.constants import DEFAULT, Constant, searched
 from advisor.decision.context import Context
-from advisor.decision.evaluate import evaluate
+from advisor.decision.evaluate import Evaluation, evaluate, rank
 from advisor.decision.prepare import reprepared
 from advisor.decision.scorecard import ConstantSensitivity, SensitivityItem, WorkflowScore
 from advisor.requirements import CRITERIA
@@ -65,15 +65,36 @@ def weight_sensitivity(scores: list[WorkflowScore], top: str) -> list[Sensitivit
 _GRID = 10
 
 
-def constant_sensitivity(ctx: Context, top: str, read: Optional[set[str]] = None) -> list[ConstantSensitivity]:
+def reweighed_top(scores: list[WorkflowScore], wmap: dict[str, float]) -> str:
+    """The top workflow of these scores under other weights: the totals as `evaluate` makes them
+    (criterion weights to 6 places, totals to 3). The weights move no criterion score and no hard
+    constraint, so this is what a whole evaluation with them would rank first."""
+    totals = {
+        s.workflow: round(sum(round(wmap[c.name], 6) * c.score for c in s.criteria), 3) if s.applicable else s.total
+        for s in scores
+    }
+    return rank([s.model_copy(update={"total": totals[s.workflow]}) for s in scores])[0].workflow
+
+
+def constant_sensitivity(
+    ctx: Context, top: str, read: Optional[set[str]] = None, base: Optional[Evaluation] = None
+) -> list[ConstantSensitivity]:
     """For each searched constant: the nearest value (in its range) at which the top workflow changes,
     found on a grid and refined by bisection; re-scores through `evaluate` with that one constant moved.
-    A constant that moves the projections (`projection`) re-runs the stages of the preparation that
-    read it (skipped for a context not prepared from its inputs). `read`: the constants the preparation
-    and the evaluation read; one they never read cannot move the verdict, and is not searched."""
+    A constant a stage of the preparation reads (the projections', `projection`, or the default
+    weights') re-runs the stages that read it (skipped for a context not prepared from its inputs).
+    `read`: the constants the preparation and the evaluation read; one they never read cannot move the
+    verdict, and is not searched. `base`: the evaluation at the defaults; with it a constant only the
+    weights read re-ranks its scores under the moved weights instead of evaluating again, and an
+    evaluation with a constant moved reuses its parts that did not read that constant."""
     items = []
+    prepared = frozenset().union(*ctx.reads.values()) if ctx.reads else frozenset()
+    weights_only = ctx.reads.get("weights", frozenset()) - frozenset().union(
+        *(names for stage, names in ctx.reads.items() if stage != "weights")
+    )
     for c in searched():
-        if c.projection and ctx.inputs is None:
+        staged = c.projection or c.name in prepared
+        if staged and ctx.inputs is None:
             continue
         lo, hi = c.search
         v0 = c.value
@@ -84,9 +105,13 @@ def constant_sensitivity(ctx: Context, top: str, read: Optional[set[str]] = None
             items.append(_stays_on_top(c, top))
             continue
 
-        def top_at(v: float, c: Constant = c) -> str:
+        def top_at(v: float, c: Constant = c, staged: bool = staged) -> str:
             k = DEFAULT.moved(c.name, v)
-            return evaluate(reprepared(ctx, k) if c.projection else ctx, k).top()
+            if base is not None and c.name in weights_only:
+                return reweighed_top(base.scores, reprepared(ctx, k).wmap)
+            if staged:
+                return evaluate(reprepared(ctx, k), k).top()
+            return evaluate(ctx, k, reuse=base).top()
 
         # The totals are piecewise linear in an evaluation constant: when neither end of its range
         # changes the winner, no value between does (up to clamping); only then is the grid skipped.

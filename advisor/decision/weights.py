@@ -3,82 +3,79 @@ override, all renormalised to sum to 1."""
 
 from __future__ import annotations
 
+from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.scorecard import Weight
 from advisor.requirements import CRITERIA, Requirements
 
 
-def default_weights(req: Requirements) -> dict[str, tuple[float, list[str]]]:
-    """Raw weights from the requirements, with the fields that raised each."""
+def default_weights(
+    req: Requirements, k: Consts = DEFAULT, skip: frozenset[str] = frozenset()
+) -> dict[str, tuple[float, list[str]]]:
+    """Raw weights from the requirements, with the fields that raised each: the named constants
+    WEIGHT_<CRITERION> plus each WEIGHT_<CRITERION>_<RAISE> whose requirement holds (only those are
+    read, so only they are searched). `skip`: criteria the user weighted (none of their constants read)."""
     n = req.needs
     w: dict[str, tuple[float, list[str]]] = {}
 
-    def add(name: str, base: float, *bumps: tuple[bool, float, str]) -> None:
-        value, why = base, []
-        for cond, amount, fld in bumps:
+    def add(name: str, *raises: tuple[bool, str, str]) -> None:
+        if name in skip:
+            return
+        prefix = f"WEIGHT_{name.upper()}"
+        value, why = k[prefix], []
+        for cond, raise_, fld in raises:
             if cond:
-                value += amount
+                value += k[f"{prefix}_{raise_}"]
                 why.append(fld)
         w[name] = (value, why)
 
     add(
         "performance",
-        0.10,
-        (n.throughput_priority == "medium", 0.05, "needs.throughput_priority=medium"),
-        (n.throughput_priority == "high", 0.12, "needs.throughput_priority=high"),
-        (n.distributed_training, 0.02, "needs.distributed_training"),
+        (n.throughput_priority == "medium", "THROUGHPUT_MEDIUM", "needs.throughput_priority=medium"),
+        (n.throughput_priority == "high", "THROUGHPUT_HIGH", "needs.throughput_priority=high"),
+        (n.distributed_training, "DISTRIBUTED", "needs.distributed_training"),
     )
     add(
         "cost",
-        0.07,
-        (req.constraints.budget_usd is not None, 0.05, "constraints.budget_usd"),
-        (req.workload is not None, 0.02, "workload"),
+        (req.constraints.budget_usd is not None, "BUDGET", "constraints.budget_usd"),
+        (req.workload is not None, "WORKLOAD", "workload"),
     )
     add(
         "ecosystem",
-        0.08,
-        (n.huggingface == "nice", 0.05, "needs.huggingface=nice"),
-        (n.huggingface == "essential", 0.15, "needs.huggingface=essential"),
-        (req.stage == "research", 0.03, "stage=research"),
+        (n.huggingface == "nice", "HUB_NICE", "needs.huggingface=nice"),
+        (n.huggingface == "essential", "HUB_ESSENTIAL", "needs.huggingface=essential"),
+        (req.stage == "research", "RESEARCH", "stage=research"),
     )
-    add(
-        "team",
-        0.14,
-        (
-            req.constraints.deadline_weeks is not None and req.constraints.deadline_weeks <= 8,
-            0.05,
-            "constraints.deadline_weeks<=8",
-        ),
-    )
+    deadline = req.constraints.deadline_weeks
+    add("team", (deadline is not None and deadline <= 8, "DEADLINE", "constraints.deadline_weeks<=8"))
     add(
         "migration",
-        0.08,
-        (req.model.source == "pytorch-code", 0.08, "model.source=pytorch-code"),
-        (req.model.kernel_count > 0, 0.03, "model.custom_cuda_ops"),
-        (req.constraints.deadline_weeks is not None, 0.02, "constraints.deadline_weeks"),
+        (req.model.source == "pytorch-code", "PYTORCH_CODE", "model.source=pytorch-code"),
+        (req.model.kernel_count > 0, "CUSTOM_OPS", "model.custom_cuda_ops"),
+        (deadline is not None, "DEADLINE", "constraints.deadline_weeks"),
     )
     add(
         "deployment",
-        0.10,
-        (req.stage == "production", 0.04, "stage=production"),
-        (n.edge_cloud, 0.05, "needs.edge_cloud"),
-        (any(t in ("mobile", "edge-ascend") for t in req.deployment.targets), 0.03, "deployment.targets (edge)"),
+        (req.stage == "production", "PRODUCTION", "stage=production"),
+        (n.edge_cloud, "EDGE_CLOUD", "needs.edge_cloud"),
+        (
+            any(t in ("mobile", "edge-ascend") for t in req.deployment.targets),
+            "EDGE_TARGETS",
+            "deployment.targets (edge)",
+        ),
     )
     add(
         "debugging",
-        0.04,
-        (n.debugging_intensity == "medium", 0.04, "needs.debugging_intensity=medium"),
-        (n.debugging_intensity == "high", 0.10, "needs.debugging_intensity=high"),
-        (req.stage in ("research", "prototype"), 0.03, f"stage={req.stage}"),
+        (n.debugging_intensity == "medium", "MEDIUM", "needs.debugging_intensity=medium"),
+        (n.debugging_intensity == "high", "HIGH", "needs.debugging_intensity=high"),
+        (req.stage in ("research", "prototype"), "EARLY_STAGE", f"stage={req.stage}"),
     )
-    # Constant on purpose: a stricter domestic requirement changes the scores and the hard
-    # constraint, never the weight, so it can only lower a non-domestic stack's total.
-    add("compliance", 0.10)
+    add("compliance")  # no raise: see WEIGHT_COMPLIANCE's source
     return w
 
 
-def resolve_weights(req: Requirements) -> list[Weight]:
-    defaults = default_weights(req)
+def resolve_weights(req: Requirements, k: Consts = DEFAULT) -> list[Weight]:
     given = req.weights.given() if req.weights else {}
+    defaults = default_weights(req, k, skip=frozenset(given))
     raw = {name: (given[name] if name in given else defaults[name][0]) for name in CRITERIA}
     total = sum(raw.values()) or 1.0
     return [

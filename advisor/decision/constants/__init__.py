@@ -12,6 +12,7 @@ from typing import Mapping, Optional
 
 from advisor.decision.constants.base import SEED_ASCEND_PRACTICE, SEED_RELEASED_TOGETHER, SEED_SAME_TASK, Constant
 from advisor.decision.constants.scoring import SCORING
+from advisor.decision.constants.weights import WEIGHTS
 from advisor.decision.constants.workload import WORKLOAD
 
 __all__ = [
@@ -25,8 +26,9 @@ __all__ = [
     "searched",
 ]
 
-# Scoring first, then the workload arithmetic: the order the sensitivity analysis lists them in.
-_ALL: list[Constant] = [*SCORING, *WORKLOAD]
+# Scoring first, then the workload arithmetic, then the criteria's default weights: the order the
+# sensitivity analysis lists them in.
+_ALL: list[Constant] = [*SCORING, *WORKLOAD, *WEIGHTS]
 
 CONSTANTS: dict[str, Constant] = {c.name: c for c in _ALL}
 

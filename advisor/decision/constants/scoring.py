@@ -32,6 +32,71 @@ SCORING: list[Constant] = [
         projection=True,
         acts_when="deploy",
     ),
+    # The rest of a measured deployment path's points (advisor.decision.deployment). assumption: the order
+    # matters more than the values: an artefact that cannot be produced is no path at all; one produced
+    # but disagreeing with its source is worse than a slow one ("silently wrong"); speed decides among
+    # working, agreeing paths. Whole points, as EXPORT_OK_POINTS.
+    Constant(
+        "SERVES_POINTS",
+        10.0,
+        "points",
+        "assumption: the exported artefact loads and answers on its serving engine",
+        "an artefact that serves earned",
+        (0.0, 30.0),
+        projection=True,
+        acts_when="deploy",
+    ),
+    Constant(
+        "PARITY_POINTS",
+        20.0,
+        "points",
+        "assumption: the artefact's outputs agree with the source framework's within the fp32 tolerance",
+        "outputs that agree with the source earned",
+        (0.0, 40.0),
+        projection=True,
+        acts_when="deploy",
+    ),
+    Constant(
+        "LATENCY_POINTS",
+        20.0,
+        "points",
+        "assumption: full when the artefact's P50 at batch 1 is at most the source's, in proportion below",
+        "serving as fast as the source earned",
+        (0.0, 40.0),
+        projection=True,
+        acts_when="deploy",
+    ),
+    Constant(
+        "PARITY_FAIL_CAP",
+        30.0,
+        "points",
+        "assumption: an artefact whose outputs disagree with the source never scores above a half-working one",
+        "a disagreeing artefact were capped at",
+        (0.0, 60.0),
+        projection=True,
+        acts_when="deploy",
+    ),
+    Constant(
+        "SERVE_FAIL_CAP",
+        40.0,
+        "points",
+        "assumption: an artefact exported but not servable here scores at most this",
+        "an artefact that does not serve were capped at",
+        (0.0, 60.0),
+        projection=True,
+        acts_when="deploy",
+    ),
+    Constant(
+        "FALLBACK_PENALTY",
+        10.0,
+        "points",
+        f"{SEED_RELEASED_TOGETHER} §5.3: operator fallback to the CPU ruins performance; nodes that silently ran "
+        "on another execution provider cost this (the size is an assumption)",
+        "a silent operator fallback cost",
+        (0.0, 40.0),
+        projection=True,
+        acts_when="deploy",
+    ),
     Constant(
         "VENDOR_CONVERTER_FIT",
         80.0,
@@ -69,6 +134,23 @@ SCORING: list[Constant] = [
         (0.0, 60.0),
     ),
     # --- team ------------------------------------------------------------------------------------
+    Constant(
+        "TEAM_SKILL_BASE",
+        25.0,
+        "points",
+        "assumption: a team with no skill in a framework still scores a quarter (it can learn it); with "
+        "TEAM_SKILL_STEP per level an expert team scores the maximum",
+        "a team's score with no skill were",
+        (0.0, 50.0),
+    ),
+    Constant(
+        "TEAM_SKILL_STEP",
+        25.0,
+        "points per skill level",
+        "assumption: none, basic, proficient and expert as equal steps from TEAM_SKILL_BASE to 100",
+        "each skill level were worth",
+        (10.0, 33.0),
+    ),
     Constant(
         "HYBRID_TWO_STACKS",
         8.0,
@@ -179,6 +261,90 @@ SCORING: list[Constant] = [
         (0.1, 10.0),
     ),
     Constant("HOURS_PER_WEEK", 40.0, "hours", "convention: one engineer-week"),
+    # Re-implementing a validated PyTorch model in MindSpore and checking that its loss matches, before any
+    # hazard: hours per model family (the code scan's estimate replaces them when model.code_path is given).
+    Constant(
+        "PORT_HOURS_CNN_LOW",
+        4.0,
+        "hours",
+        f"{SEED_ASCEND_PRACTICE} §6.1 (a ResNet-18 re-implemented in an afternoon) and "
+        f"{SEED_RELEASED_TOGETHER} §3.3 (a few hundred lines in half a day if you know both)",
+        "re-implementing a CNN model took at least",
+        (1.0, 16.0),
+    ),
+    Constant(
+        "PORT_HOURS_CNN_HIGH",
+        16.0,
+        "hours",
+        f"{SEED_RELEASED_TOGETHER} §3.3: complex models are 'manual labour'; two working days as the "
+        "upper end is an assumption",
+        "re-implementing a CNN model took at most",
+        (4.0, 64.0),
+    ),
+    Constant(
+        "PORT_HOURS_TRANSFORMER_LOW",
+        8.0,
+        "hours",
+        "assumption: the CNN figures (PORT_HOURS_CNN_LOW/HIGH) scaled up for a transformer model",
+        "re-implementing a transformer model took at least",
+        (2.0, 40.0),
+    ),
+    Constant(
+        "PORT_HOURS_TRANSFORMER_HIGH",
+        40.0,
+        "hours",
+        "assumption: as PORT_HOURS_TRANSFORMER_LOW, upper end",
+        "re-implementing a transformer model took at most",
+        (8.0, 160.0),
+    ),
+    Constant(
+        "PORT_HOURS_RNN_LOW",
+        8.0,
+        "hours",
+        "assumption: the CNN figures (PORT_HOURS_CNN_LOW/HIGH) scaled up for an RNN model",
+        "re-implementing an RNN model took at least",
+        (2.0, 32.0),
+    ),
+    Constant(
+        "PORT_HOURS_RNN_HIGH",
+        32.0,
+        "hours",
+        "assumption: as PORT_HOURS_RNN_LOW, upper end",
+        "re-implementing an RNN model took at most",
+        (8.0, 128.0),
+    ),
+    Constant(
+        "PORT_HOURS_GNN_LOW",
+        16.0,
+        "hours",
+        "assumption: the CNN figures (PORT_HOURS_CNN_LOW/HIGH) scaled up for a GNN model",
+        "re-implementing a GNN model took at least",
+        (4.0, 60.0),
+    ),
+    Constant(
+        "PORT_HOURS_GNN_HIGH",
+        60.0,
+        "hours",
+        "assumption: as PORT_HOURS_GNN_LOW, upper end",
+        "re-implementing a GNN model took at most",
+        (16.0, 240.0),
+    ),
+    Constant(
+        "PORT_HOURS_OTHER_LOW",
+        8.0,
+        "hours",
+        "assumption: the CNN figures (PORT_HOURS_CNN_LOW/HIGH) scaled up for a model of another family",
+        "re-implementing a model of another family took at least",
+        (2.0, 40.0),
+    ),
+    Constant(
+        "PORT_HOURS_OTHER_HIGH",
+        40.0,
+        "hours",
+        "assumption: as PORT_HOURS_OTHER_LOW, upper end",
+        "re-implementing a model of another family took at most",
+        (8.0, 160.0),
+    ),
     Constant("HOURS_PER_DAY", 8.0, "hours", "convention: one engineer-day (the knowledge base's engineer-day rate)"),
     Constant(
         "PROJECT_WEEKS",
@@ -242,7 +408,7 @@ SCORING: list[Constant] = [
         "PIPELINE_MIN_PASSES",
         3.0,
         "passes",
-        "assumption (issue 25, part 8): a measured input-pipeline rate moves a verdict only when the probe timed "
+        "assumption: a measured input-pipeline rate moves a verdict only when the probe timed "
         "it over at least this many passes and graded it stable; one short pass (0.05-1.4 s) is evidence only",
     ),
     Constant(

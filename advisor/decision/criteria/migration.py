@@ -20,17 +20,14 @@ from advisor.decision.transformer_evidence import DynamicRiskAdjustment, risk_ad
 from advisor.requirements import Requirements
 from knowledge.models import Pitfall
 
-# Re-implementing a validated PyTorch model in MindSpore and checking that its loss matches, before
-# any hazard: "ResNet-18 took an afternoon" (seed 002, 6.1), "a few hundred lines: half a day if you
-# know both" (seed 004, 3.3), complex models are "manual labour". Hours (low, high) per model family;
-# replaced by the code scan's estimate when model.code_path is given.
-PORT_BASE_HOURS = {
-    "cnn": (4.0, 16.0),
-    "transformer": (8.0, 40.0),
-    "rnn": (8.0, 32.0),
-    "gnn": (16.0, 60.0),
-    "other": (8.0, 40.0),
-}
+
+def port_base_hours(family: str, k: Consts) -> tuple[float, float]:
+    """Hours (low, high) to re-implement and check a model of `family` in the other framework, before any
+    hazard: the named constants PORT_HOURS_<FAMILY>_LOW/HIGH (their sources are there)."""
+    name = f"PORT_HOURS_{family.upper()}"
+    return k[f"{name}_LOW"], k[f"{name}_HIGH"]
+
+
 # Risk the code scan finds (custom extensions, data-dependent control flow...) beyond its hours: the constants.
 SCAN_RISK_PENALTY = {"medium": "SCAN_RISK_MEDIUM_PENALTY", "high": "SCAN_RISK_HIGH_PENALTY"}
 
@@ -115,7 +112,7 @@ def _port_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None:
                 + (f"; {excluded}" if excluded else "")
             )
     elif ports and not serves_only(req):
-        base = PORT_BASE_HOURS[req.model.family]
+        base = port_base_hours(req.model.family, k)
         parts.append(("port (re-implement and check the model)", base[0], base[1]))
         ev.append(
             req_evidence(
@@ -132,7 +129,7 @@ def _reverse_port_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None
     req, kb = ctx.req, ctx.kb
     if req.model.source == "mindspore-code" and wf in ("pytorch", "hybrid") and not serves_only(req):
         # existing MindSpore code moves to PyTorch: re-implementation + the differing APIs read in reverse
-        base = PORT_BASE_HOURS[req.model.family]
+        base = port_base_hours(req.model.family, k)
         differs = [m for m in (kb.api_mappings if kb is not None else []) if m.mapping == "differs" and m.effort_hours]
         share = k["REVERSE_PORT_API_SHARE"]
         r_low = base[0] + share * sum(m.effort_hours.low for m in differs)

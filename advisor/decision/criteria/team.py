@@ -10,13 +10,14 @@ from advisor.requirements import Requirements
 
 def team_score(wf: str, req: Requirements, k: Consts) -> Scored:
     pt, ms = skill(req.team.pytorch), skill(req.team.mindspore)
-    pt_score, ms_score = 25 + 25 * pt, 25 + 25 * ms
+    base, step = k["TEAM_SKILL_BASE"], k["TEAM_SKILL_STEP"]
+    pt_score, ms_score = clamp(base + step * pt), clamp(base + step * ms)
     ev_pt = req_evidence("team.pytorch", req.team.pytorch, f"PyTorch skill {req.team.pytorch}")
     ev_ms = req_evidence("team.mindspore", req.team.mindspore, f"MindSpore skill {req.team.mindspore}")
     if wf == "pytorch":
-        return pt_score, [ev_pt], "25 + 25 per PyTorch skill level"
+        return pt_score, [ev_pt], f"{base:g} + {step:g} per PyTorch skill level"
     if wf == "mindspore":
-        return ms_score, [ev_ms], "25 + 25 per MindSpore skill level"
+        return ms_score, [ev_ms], f"{base:g} + {step:g} per MindSpore skill level"
     share = hybrid_share(req.stage, "team", k)
     two = k["HYBRID_TWO_STACKS"]
     score = share * pt_score + (1 - share) * ms_score - two
