@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import Evidence, Span, kb_evidence, req_evidence
+from advisor.numbers import sig
 from knowledge.models import Accelerator, CostAssumption, KnowledgeBase, Sourced, SourcedRange
 
 if TYPE_CHECKING:  # the projection and the requirements import the cost model, not the other way
@@ -141,7 +142,7 @@ def _owned_compute(
             kb_evidence(o, f"{o.provider}: ${o.usd:,.0f} per {o.kind} ({o.term}, {o.observed})", o.usd) for o in obs
         ],
         detail=f"{where} owned: ${low:,.0f}-{high:,.0f} per device written off over {years:g} years ({why}) = "
-        f"${per_low:.3g}-{per_high:.3g} per device-hour, for the projected time to train",
+        f"${sig(per_low)}-{sig(per_high)} per device-hour, for the projected time to train",
     )
 
 
@@ -265,7 +266,7 @@ def _energy_part(proj: Projection, req: Requirements, kb: Optional[KnowledgeBase
                 kb_evidence(power, f"electricity ${el:g}-{eh:g} per kWh (as of {power.as_of})", [el, eh]),
             ]
             + [e for e in proj.cost_evidence if " draws " in e.detail],
-            detail=f"{energy.low:.3g}-{energy.high:.3g} kWh x PUE x price"
+            detail=f"{sig(energy.low)}-{sig(energy.high)} kWh x PUE x price"
             + (
                 ""
                 if owned

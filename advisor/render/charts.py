@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable
 
+from advisor.numbers import sig
 from advisor.render.summary import label
 
 if TYPE_CHECKING:
@@ -296,7 +297,7 @@ def scaling_chart(report: Report) -> str | None:
             ax.fill_between(xs, [p[1] for p in pts], [p[2] for p in pts], alpha=0.2, color=color)
         ax.set_xscale("log", base=2)
         ticks = sorted({p[0] for pts in series.values() for p in pts})
-        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.set_xticks(ticks, [f"{sig(t, 6)}" for t in ticks])
         ax.minorticks_off()
         ax.set_ylim(0, 1.05)
         ax.set_xlabel("devices")

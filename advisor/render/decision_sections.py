@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Optional, Union
 
+from advisor.numbers import sig
 from advisor.render._fmt import md_table
 from advisor.sanitize import for_markdown as md  # every string the section did not write itself
 
@@ -73,7 +74,7 @@ def memory_fit(report: Report) -> list[str]:
                 str(m.accelerator),
                 "/".join(by_acc.get(m.accelerator or "", [])),
                 _n(m.usable_gb),
-                f"{m.parameters_millions:g} M, {m.precision}, {m.optimizer} ({m.bytes_per_parameter:g} B/param)",
+                f"{sig(m.parameters_millions, 6)} M, {m.precision}, {m.optimizer} ({sig(m.bytes_per_parameter, 6)} B/param)",
                 _n(m.states_gb),
                 _n(m.data_parallel_gb),
                 _n(sharded.per_device_gb if sharded is not None else None),
@@ -162,7 +163,7 @@ def total_cost(report: Report) -> list[str]:
         rows.append(
             [LABELS.get(c.workflow, c.workflow)]
             + cells
-            + [_usd(c.total_usd), f"{c.power_budget_kw:g} kW" if c.power_budget_kw else "-"]
+            + [_usd(c.total_usd), f"{sig(c.power_budget_kw, 6)} kW" if c.power_budget_kw else "-"]
         )
         for n in names:
             p = parts.get(n)
@@ -172,7 +173,7 @@ def total_cost(report: Report) -> list[str]:
             if n == "energy" and c.power_budget_kw and detail.startswith("no power figure"):
                 # the power budget beside it is computed from the card's power: say what is missing instead
                 detail = (
-                    f"not priced: the power budget is known ({c.power_budget_kw:g} kW, from the card's power), "
+                    f"not priced: the power budget is known ({sig(c.power_budget_kw, 6)} kW, from the card's power), "
                     "but the run's energy could not be (the knowledge base lacks the projection's power draw, a PUE or "
                     "an electricity price)"
                 )
@@ -219,7 +220,7 @@ def confidence(report: Report) -> list[str]:
             "Named constants that would change the verdict (advisor.constants; the others do not within their range):",
             "",
         ]
-        out += [f"- {md(c.name)} = {c.value:g} {md(c.unit)}: {md(c.note)} ({md(c.source)})" for c in flips]
+        out += [f"- {md(c.name)} = {sig(c.value, 6)} {md(c.unit)}: {md(c.note)} ({md(c.source)})" for c in flips]
     return out + [""]
 
 

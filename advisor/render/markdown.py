@@ -14,6 +14,7 @@ from advisor.review.document import cite, points
 from advisor.render import decision_sections
 from advisor.render._fmt import LABELS, bar, criterion_cell, hours, num, pair, run_label, span, total_cell, usd
 from advisor.render._fmt import md_table as _table
+from advisor.numbers import sig
 from advisor.render.plan import schedule
 from advisor.render.summary import caveats, label
 from advisor.sanitize import for_markdown, md_fence
@@ -364,7 +365,7 @@ def parity_text(p: ParityResult) -> str:
     """A parity entry: a comparison that never ran (skipped, unavailable, a worker failed) is not a mismatch."""
     if p.status != "ok" and not p.checks:
         return f"not compared ({p.status})" + (f": {p.error}" if p.error else "")
-    text = f"max abs diff {p.max_abs_diff:.1e}" if p.max_abs_diff is not None else "max abs diff -"
+    text = f"max abs diff {sig(p.max_abs_diff, 2)}" if p.max_abs_diff is not None else "max abs diff -"
     verdict = "ok" if p.ok else "MISMATCH"
     return f"{text} ({verdict})" + (f": {p.likely_cause}" if verdict == "MISMATCH" and p.likely_cause else "")
 
@@ -525,7 +526,8 @@ def _scan_breakdown(s: ScanResult) -> list[str]:
             "- in the migration estimate and the engineering cost, role by role (each role's range scaled so the "
             "roles add up to the scan's total): "
             + ", ".join(
-                f"{md(n.removeprefix('port: ').removesuffix(' (code scan)'))} {a:g}-{b:g} h" for n, a, b in roles
+                f"{md(n.removeprefix('port: ').removesuffix(' (code scan)'))} {sig(a, 6)}-{sig(b, 6)} h"
+                for n, a, b in roles
             )
         )
     if b.by_role:
@@ -739,7 +741,7 @@ def plan_section(report: Report) -> list[str]:
     # the milestone plan in weeks (the decision model's schedule above gives the hours per workflow)
     phases, findings = schedule(report)
     deadline = req.constraints.deadline_weeks if req.constraints else None
-    out += [f"### Milestones against the {deadline:g}-week deadline" if deadline else "### Milestones", ""]
+    out += [f"### Milestones against the {sig(deadline, 6)}-week deadline" if deadline else "### Milestones", ""]
     out += _table(
         ["Phase", "Starts (week)", "Ends (week)", "Done when"],
         [[ph.name, _weeks(ph.start), _weeks(ph.end), ph.what] for ph in phases],

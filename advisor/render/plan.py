@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from advisor.numbers import sig
 from advisor.render._fmt import hours as fmt_hours
 from advisor.render._fmt import num
 from advisor.review.risks import min_slice
@@ -104,5 +105,7 @@ def schedule(report: Report) -> tuple[list[Phase], list[str]]:
     elif sched.finding:
         findings.append(("**does not fit**: " if sched.fits == "no" else "at risk: ") + sched.finding)
     elif sched.fits == "yes":
-        findings.append(f"fits: the latest finish, week {t[1]:.1f}, leaves {deadline - t[1]:.1f} of {deadline:g} weeks")
+        findings.append(
+            f"fits: the latest finish, week {t[1]:.1f}, leaves {deadline - t[1]:.1f} of {sig(deadline, 6)} weeks"
+        )
     return phases, findings

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from advisor.numbers import sig
 from advisor.decision.evidence import EVIDENCE_GRADE, evidence_class
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
@@ -355,7 +356,7 @@ def _constants_in(note: str) -> list[str]:
         else:
             kind = "from a field report" if cited else "a definition of the model"
         what = re.sub(r" (were|was|is)$", "", c.what)
-        what = f"{what} {c.value:g} {c.unit}" if what else f"{c.value:g} {c.unit}"
+        what = f"{what} {sig(c.value, 6)} {c.unit}" if what else f"{sig(c.value, 6)} {c.unit}"
         out.append(plain(f"{what} ({kind})"))
     return out
 

@@ -1,0 +1,105 @@
+"""What a reader reads, over every bundled example and report fixture (with the real 2-vCPU probe run):
+numbers never in scientific notation, a first page of at most 350 words and a body of at most 2,500."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from advisor.numbers import num, sig
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = sorted((ROOT / "examples").glob("*.yaml")) + sorted((ROOT / "tests/fixtures/report").glob("*.yaml"))
+PROBES = ROOT / "tests" / "fixtures" / "report" / "probes-cpu.json"
+SCIENTIFIC = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]\d+(?!\w)")  # 4.5e-08, 1.93e+04 (not a hex digest)
+FIRST_PAGE_WORDS, BODY_WORDS = 350, 2500
+
+
+@lru_cache(maxsize=None)
+def rendered(path: Path) -> dict[str, str]:
+    import knowledge
+    from advisor.measurements import Measured, Measurements
+    from advisor.render import format as render
+    from advisor.report import build_report
+    from advisor.requirements import load_requirements
+    from probes.training.models import ProbeSuite
+
+    kb = knowledge.load()
+    probes = ProbeSuite.model_validate(json.loads(PROBES.read_text(encoding="utf-8")))
+    report = build_report(
+        load_requirements(path),
+        Measurements(probes={"training": Measured(probes)}),
+        kb=kb,
+        created_at="2026-12-01T00:00:00Z",
+    )
+    return {fmt: render(report, fmt, kb=kb) for fmt in ("markdown", "html", "table", "json")}
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _prose_hits(text: str) -> list[str]:
+    return [text[max(0, m.start() - 40) : m.end() + 10] for m in SCIENTIFIC.finditer(text)]
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_no_number_a_reader_reads_is_in_scientific_notation(path):
+    texts = rendered(path)
+    hits = [h for fmt in ("markdown", "html", "table") for h in _prose_hits(_visible(texts[fmt], fmt))]
+    # JSON numbers are for programs; its strings (notes, details, findings) are read by people
+    hits += [h for s in _strings(json.loads(texts["json"])) for h in _prose_hits(s) if not _is_token(s)]
+    assert not hits, hits[:5]
+
+
+def _visible(text: str, fmt: str) -> str:
+    """The HTML a browser shows: no embedded images (base64 data may hold "1e+0" by chance)."""
+    if fmt != "html":
+        return text
+    return re.sub(r'data:[a-z/+]+;base64,[A-Za-z0-9+/=]+|<svg.*?</svg>|<script.*?</script>', "", text, flags=re.S)
+
+
+def _is_token(s: str) -> bool:
+    """A digest, an id or a data URI: not prose."""
+    return " " not in s and len(s) > 24
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_first_page_and_body_stay_within_their_length(path):
+    md = rendered(path)["markdown"]
+    first = md.split("\n## Recommendation\n", 1)[1].split("\n## ", 1)[0]
+    body = md.split("\n## Appendix ", 1)[0]
+    assert len(first.split()) <= FIRST_PAGE_WORDS, f"{path.stem}: first page {len(first.split())} words"
+    assert len(body.split()) <= BODY_WORDS, f"{path.stem}: body {len(body.split())} words"
+
+
+@pytest.mark.parametrize(
+    ("value", "figures", "text"),
+    [
+        (19_300.4, 3, "19,300"),  # 1.93e+04 in Python's g format
+        (1_080.0, 3, "1,080"),
+        (0.056, 2, "0.056"),
+        (1.5, 3, "1.5"),
+        (2_000_000.0, 6, "2,000,000"),
+        (4.5e-8, 2, "4.5 × 10⁻⁸"),
+        (9.996e-5, 3, "0.0001"),
+    ],
+)
+def test_sig_keeps_g_figures_without_an_exponent(value, figures, text):
+    assert sig(value, figures) == text
+
+
+def test_num_prints_a_tiny_magnitude_rather_than_zero():
+    assert num(4.5e-8) == "4.5 × 10⁻⁸"
+    assert num(9.996e-5, 3) == "1 × 10⁻⁴"  # rounding carried into the next power of ten
+    assert num(0.0123) == "0.012" and num(12_345.6) == "12,346"
