@@ -66,7 +66,7 @@ def _visible(text: str, fmt: str) -> str:
     """The HTML a browser shows: no embedded images (base64 data may hold "1e+0" by chance)."""
     if fmt != "html":
         return text
-    return re.sub(r'data:[a-z/+]+;base64,[A-Za-z0-9+/=]+|<svg.*?</svg>|<script.*?</script>', "", text, flags=re.S)
+    return re.sub(r"data:[a-z/+]+;base64,[A-Za-z0-9+/=]+|<svg.*?</svg>|<script.*?</script>", "", text, flags=re.S)
 
 
 def _is_token(s: str) -> bool:
