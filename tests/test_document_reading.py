@@ -103,3 +103,23 @@ def test_num_prints_a_tiny_magnitude_rather_than_zero():
     assert num(4.5e-8) == "4.5 × 10⁻⁸"
     assert num(9.996e-5, 3) == "1 × 10⁻⁴"  # rounding carried into the next power of ten
     assert num(0.0123) == "0.012" and num(12_345.6) == "12,346"
+
+
+LLM = ROOT / "tests" / "fixtures" / "report" / "llm-14b-cpt-910b.yaml"
+
+
+def test_the_memory_columns_are_the_strategies_sized_alike_in_one_unit():
+    """14B on 64 x 910B: the data-parallel, optimizer-sharded and split columns are the decision model's own
+    three strategies (one formula, one micro-batch of activations), in GB of 10^9 bytes said once."""
+    texts = rendered(LLM)
+    fit = json.loads(texts["json"])["memory"][0]
+    section = texts["markdown"].split("### Memory fit\n", 1)[1].split("\n#", 1)[0]
+    header, _, row = [line for line in section.splitlines() if line.startswith("|")][:3]
+    cells = dict(zip([c.strip() for c in header.split("|")], [c.strip() for c in row.split("|")]))
+    sized = {s["strategy"]: s["per_device_gb"] for s in fit["strategies"]}
+    assert cells["Data parallel GB/device"] == sig(sized["data-parallel"])
+    assert cells["Optimizer sharded GB/device"] == sig(sized["optimizer-sharding"])
+    assert cells["Split (fully sharded or model-parallel) GB/device"] == sig(sized["model-parallel"])
+    assert "GB are 10^9 bytes in every column" in section
+    assert f"micro-batch of {fit['layout']['micro_batch']} sequence(s)" in section
+    assert all(h.endswith(("GB/device", "GB")) for h in cells if "GB" in h or "sharded" in h.lower())

@@ -19,11 +19,7 @@ LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
 
 def _n(x: Optional[float], digits: int = 3) -> str:
-    if x is None:
-        return "-"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:.{digits}g}"
+    return "-" if x is None else sig(x, digits)
 
 
 def _usd(s: Optional[Span]) -> str:
@@ -54,6 +50,18 @@ def layout_text(layout: object) -> str:
     return f"{parts}{sharding}, micro-batch {layout.micro_batch}, {_n(layout.per_device_gb)} GB/device"
 
 
+STRATEGY_COLUMNS = ("data-parallel", "optimizer-sharding", "model-parallel")
+"""The memory table's per-device columns, one per strategy the decision model sizes."""
+
+
+def _batch_basis(m: object) -> str:
+    """What every per-device column counts as activations: the same batch in each."""
+    layout = getattr(m, "layout", None) or getattr(m, "min_layout", None)
+    if layout is not None:
+        return f"every per-device column counts the activations of a micro-batch of {layout.micro_batch} sequence(s)"
+    return f"every per-device column counts the activations of {m.batch_per_device} sample(s) per device"  # type: ignore[attr-defined]
+
+
 def memory_fit(report: Report) -> list[str]:
     fits = report.memory
     if not fits:
@@ -68,7 +76,7 @@ def memory_fit(report: Report) -> list[str]:
         if key in seen:
             continue
         seen.add(key)
-        sharded = {s.strategy: s for s in m.strategies}.get("model-parallel")
+        by_strategy = {s.strategy: s for s in m.strategies}
         rows.append(
             [
                 str(m.accelerator),
@@ -76,15 +84,21 @@ def memory_fit(report: Report) -> list[str]:
                 _n(m.usable_gb),
                 f"{sig(m.parameters_millions, 6)} M, {m.precision}, {m.optimizer} ({sig(m.bytes_per_parameter, 6)} B/param)",
                 _n(m.states_gb),
-                _n(m.data_parallel_gb),
-                _n(sharded.per_device_gb if sharded is not None else None),
+                # every column from the same arithmetic at the same per-device batch (the strategies')
+                *(_n(getattr(by_strategy.get(s), "per_device_gb", None)) for s in STRATEGY_COLUMNS),
                 f"**{m.strategy}**" if m.strategy == "does-not-fit" else m.strategy,
                 layout_text(m.layout),
                 str(m.min_devices or "-"),
             ]
         )
-        notes += [n for n in m.notes if n not in notes]
-    out = ["## Memory fit", ""]
+        basis = f"{m.accelerator}: {_batch_basis(m)}; usable memory {m.usable_basis}" if m.usable_basis else ""
+        notes += [n for n in [basis, *m.notes] if n and n not in notes]
+    out = [
+        "## Memory fit",
+        "",
+        "GB are 10^9 bytes in every column; a vendor's memory figure is binary (GiB), converted once (usable memory below).",
+        "",
+    ]
     out += _table(
         [
             "Accelerator",
@@ -93,7 +107,8 @@ def memory_fit(report: Report) -> list[str]:
             "Model",
             "Model states GB",
             "Data parallel GB/device",
-            "Fully sharded GB/device",
+            "Optimizer sharded GB/device",
+            "Split (fully sharded or model-parallel) GB/device",
             "Strategy",
             "Layout chosen",
             "Min devices",
