@@ -123,3 +123,20 @@ def test_the_memory_columns_are_the_strategies_sized_alike_in_one_unit():
     assert "GB are 10^9 bytes in every column" in section
     assert f"micro-batch of {fit['layout']['micro_batch']} sequence(s)" in section
     assert all(h.endswith(("GB/device", "GB")) for h in cells if "GB" in h or "sharded" in h.lower())
+
+
+def test_the_power_budget_says_the_arithmetic_it_uses_and_holds_the_energy_draw():
+    """64 x 910B owned, no server datasheet: budget = 64 x 310-400 W x 1.8 (SERVER_POWER_PER_CARD_POWER, the
+    share the energy uses) = 35.71-46.08 kW; the note prints those figures, and the fleet's draw while training
+    (at most 85% of the maximum at 400 W) stays under the budget."""
+    data = json.loads(rendered(LLM)["json"])
+    cost = data["costs"][0]
+    low, high = 64 * 310 * 1.8 / 1000, 64 * 400 * 1.8 / 1000
+    assert cost["power_budget_kw_range"]["low"] == pytest.approx(low, abs=0.005)
+    assert cost["power_budget_kw"] == pytest.approx(high, abs=0.005)
+    note = next(n for n in cost["notes"] if n.startswith("power budget:"))
+    assert f"{sig(round(low, 2), 6)}-{sig(round(high, 2), 6)} kW, provisioned at the high end" in note
+    assert "x 1.8 for the server around it" in note and not note.startswith("power budget: cards x power")
+    energy = next(p for p in data["projections"] if p["energy_kwh"])
+    hours = energy["time_to_train_hours"]["high"]
+    assert energy["energy_kwh"]["high"] == pytest.approx(high * 0.85 * hours, rel=1e-3)

@@ -278,8 +278,8 @@ def schedule(report: Report) -> list[str]:
         rows,
     )
     notes = [
-        "- expected: each pitfall's fix hours x the risk register's likelihood for this project, the other parts "
-        "at their midpoint; the full range beside it charges every pitfall in full (the cost table uses the full range)"
+        "- expected: each pitfall's fix hours x its likelihood here, the rest at midpoint; the full range charges "
+        "every pitfall (the cost table uses it)"
     ]
     return out + [""] + findings + notes + [""]
 

@@ -105,6 +105,20 @@ def _projections(report: Report) -> list[str]:
         ["l", "l", "l", "r", "r", "r", "l"],
     )
     out += _allowance(report) + _serving_table(report)
+    warnings = dict.fromkeys(f"{LABELS[p.workflow]}: {w}" for p in report.projections for w in p.warnings)
+    if warnings:  # a finding (a run of years, a rate that is not finite) stays where the reader signs
+        out += [""] + [f"- {md(w)}" for w in warnings]
+    out += [
+        "",
+        f"Performance and cost are compared on the basis all workflows share: **{md(report.comparison_basis)}**"
+        + (" (the workings: Appendix, projection workings)." if projection_notes(report) else "."),
+    ]
+    return out
+
+
+def projection_notes(report: Report) -> list[str]:
+    """How each projection was reached (references, MFU ranges, allowances): the workings behind the
+    projections table, kept out of the body a reader signs."""
     notes = sorted({n for p in report.projections for n in p.notes})
     refs = sorted(  # the reference runs a knowledge-base projection rests on, as the knowledge base states them
         {
@@ -116,14 +130,7 @@ def _projections(report: Report) -> list[str]:
         }
     )
     notes += [f"reference run: {r}" for r in refs]
-    notes += list(dict.fromkeys(f"{LABELS[p.workflow]}: {w}" for p in report.projections for w in p.warnings))
-    if notes:
-        out += [""] + [f"- {md(n)}" for n in notes]
-    out += [
-        "",
-        f"Performance and cost are compared on the basis all workflows share: **{md(report.comparison_basis)}**.",
-    ]
-    return out
+    return [f"- {md(n)}" for n in notes]
 
 
 def _allowance(report: Report) -> list[str]:
@@ -641,7 +648,7 @@ def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[
     if fp.runner_up is None:
         out += ["**Why:** every other workflow is ruled out (the blocking facts below); no score decides it.", ""]
     else:
-        out += ["**Why** (the evidence class of each reason):", ""]
+        out += ["**Why:**", ""]
         out += [f"{i}. {md(r.text)}." for i, r in enumerate(fp.reasons, 1)] or [
             "1. no criterion separates the top two."
         ]
@@ -651,10 +658,6 @@ def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[
     if fp.mandate:
         out += ["", "**The mandate's reading decides the verdict** (needs.domestic_substitution):", ""]
         out += [f"- {md(m)}." for m in fp.mandate]
-    if fp.routes:
-        out += ["", f"**How each option was scored** ({md(fp.routes[0])}):", ""] + [
-            f"- {md(r)}." for r in fp.routes[1:]
-        ]
     out += ["", "**What would change it:**", ""] + [f"- {md(w)}." for w in fp.would_change]
     out += ["", "**Measured vs knowledge base:**", ""] + [f"- {md(m)}." for m in fp.measured]
     out += ["", "**Blocking facts:** " + (md("; ".join(fp.blocking)) + "." if fp.blocking else "none."), ""]
@@ -689,27 +692,51 @@ def other_pins(report: Report) -> list[str]:
     return ["### The other options' pins", ""] + _table(["Workflow", "Stage", "Route", "Pins"], rows, ["l"] * 4)
 
 
+def routes_scored(doc: ReviewDocument) -> list[str]:
+    """On which route (hardware, adapter, development, serving) each option was scored: the stack section
+    opens with it (a route is the stack it pins), keeping the first page to what decides."""
+    routes = doc.first_page.routes
+    if not routes:
+        return []
+    return [f"**How each option was scored** ({md(routes[0])}):", ""] + [f"- {md(r)}." for r in routes[1:]] + [""]
+
+
+def _as(where: tuple[str, int], n_stack: int) -> str:
+    name, in_stack = where
+    return f"as {name}" + ("" if in_stack == n_stack else " above")
+
+
 def stack_section(doc: ReviewDocument, report: Report | None = None) -> list[str]:
     stacks, note = doc.stacks, doc.stack_note
     if not stacks:
-        return ["No pinned stack: " + md(note or "no knowledge base loaded") + "."]
-    out = ([f"({md(note)})", ""] if note else []) + [
-        "Training and serving pinned from the routes each option is scored on, every version as its vendor table "
-        "states it and installed with == (the field report 'Ascend 910 and MindSpore in practice' §3.2: lock to "
-        "the matrix, not to the newest).",
-        "",
-    ]
-    for st in stacks:
-        out += [f"### {md(st.title)}", ""]
-        rows = [
-            [
-                c.name,
-                md(c.version, code=True) if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version,
-                c.note or "-",
-                _component_source(c, st.source, st.path),
-            ]
-            for c in st.components
+        return routes_scored(doc) + ["No pinned stack: " + md(note or "no knowledge base loaded") + "."]
+    out = (
+        routes_scored(doc)
+        + ([f"({md(note)})", ""] if note else [])
+        + [
+            "Training and serving pinned from the routes each option is scored on, every version as its vendor table "
+            "states it and installed with == (the field report 'Ascend 910 and MindSpore in practice' §3.2: lock to "
+            "the matrix, not to the newest).",
+            "",
         ]
+    )
+    said: dict[str, tuple[str, int]] = {}  # a note or source already printed -> (component, stack): said once
+    for n_stack, st in enumerate(stacks):
+        out += [f"### {md(st.title)}", ""]
+        rows: list[list[str]] = []
+        for c in st.components:
+            note, source = c.note or "-", _component_source(c, st.source, st.path)
+            # a library family (transformers, peft, ...) shares one note and source: said once
+            if note != "-" and note in said:
+                note = _as(said[note], n_stack)
+            else:
+                said.setdefault(note, (c.name, n_stack))
+            if len(source) > 40 and source in said:
+                source = _as(said[source], n_stack)
+            else:
+                said.setdefault(source, (c.name, n_stack))
+            version = md(c.version, code=True) if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version
+            rows.append([c.name, version, note, source])
         out += _table(["Component", "Version", "Note", "Source"], rows, ["l"] * 4) + [""]
         if st.source:
             out += [f"Pinned as the route's table states it: {md(cite(st.source, st.path))} ({md(st.confidence)}).", ""]
@@ -749,9 +776,8 @@ def plan_section(report: Report) -> list[str]:
     )
     out += [""] + [f"- {md(f)}" for f in findings]
     out += [
-        "- milestones: the decision model's schedule above, in weeks; the rehearsal is the migration's last two weeks, "
-        "the full-chain run of the field report 'Ascend 910 and MindSpore in practice' (§7.4) before go-live; each "
-        "risk in the register names the stage that retires it",
+        "- milestones: the schedule above in weeks; the rehearsal (the migration's last two weeks) is the full-chain "
+        "run before go-live of the field report 'Ascend 910 and MindSpore in practice' (§7.4)",
         "",
     ]
     if not report.costs:  # an older report: the renderer prints costs, it does not compute them
@@ -903,6 +929,9 @@ def format(report: Report, **options: Any) -> str:
     if others:
         appendices.append(("Every option's pins", others[2:]))  # without its own heading
     model = _down(decision_sections.model_sections(report))
+    workings = projection_notes(report)
+    if workings:
+        model += ["", "### Projection workings", ""] + workings
     if model:
         appendices.append(("Costs, memory fit, scaling curve and confidence", model))
     appendices.append(("Data-quality caveats", caveats_section(report)))

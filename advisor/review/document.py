@@ -92,11 +92,9 @@ class ProbeCounts(_M):
     def text(self) -> str:
         if not self.total:
             return "no probe runs"
-        return (
-            f"{self.total} probe runs: {self.usable} usable, {self.noisy} noisy, {self.unusable} unusable"
-            + (f", {self.failed} failed" if self.failed else "")
-            + (f", {self.cancelled} cancelled" if self.cancelled else "")
-        )
+        counts = [(self.usable, "usable"), (self.noisy, "noisy"), (self.unusable, "unusable")]
+        counts += [(self.failed, "failed"), (self.cancelled, "cancelled")]
+        return f"{self.total} probe runs: " + ", ".join(f"{n} {what}" for n, what in counts if n)
 
 
 class WithoutMeasurements(_M):
@@ -532,10 +530,7 @@ def margin_without_measurements(report: Report, kb: Optional[KnowledgeBase]) -> 
     elif card.recommendation.runner_up is None or not any(s.eligible for s in card.scores if s.workflow != top_wf):
         note = f"the measurements did not move the verdict: without them {label(top_wf)} is still the only eligible workflow"
     else:
-        note = (
-            f"the measurements did not move the verdict: without them {label(top_wf)} leads by the same "
-            f"{points(margin)} points"
-        )
+        note = "the measurements did not move the verdict or its margin"
     return WithoutMeasurements(
         workflow=top_wf,
         runner_up=card.recommendation.runner_up,
@@ -592,8 +587,8 @@ def kb_sensitivity(
         out.note = f"one flips it: {out.nearest_flip.name} makes {label(out.nearest_flip.top_after)} the winner"
     elif out.pair and (out.pair_top != wf or (out.pair_margin or 0) < 0):
         out.note = (
-            f"no single figure within its range flips it, but two together do: {out.pair[0].name} and "
-            f"{out.pair[1].name} make {label(out.pair_top)} the winner"
+            f"no single one flips it; two together make {label(out.pair_top)} the winner: {out.pair[0].name}; "
+            f"{out.pair[1].name}"
         )
     elif out.pair:
         out.note = (
@@ -828,17 +823,19 @@ def confidence_why(
     """Why the confidence is what it is, each figure rounded as on the rest of the page (the scorecard's
     own steps carry their margin to two decimals and repeat the nearest flip: said once, above)."""
     parts = report.recommendation.confidence_parts
-    why = [plain(parts.decided_note)] if parts is not None else []
+    # the ordinary case (the scores of eligible workflows decide) goes without saying
+    ordinary = parts is not None and parts.decided_by == "scores" and runner_up is not None
+    why = [plain(parts.decided_note)] if parts is not None and not ordinary else []
     if runner_up:
         tie = parts is not None and parts.tie
-        why.append(f"margin {points(fp_margin)} points over {label(runner_up)}" + (", a tie" if tie else ""))
+        why.append(f"margin {points(fp_margin)} points" + (", a tie" if tie else ""))
     else:
         why.append("no eligible runner-up")
     for step in parts.steps if parts is not None else []:
         if step.startswith("a tie") or step == report.mandate_flip:  # the mandate lines above say it
             continue
         if step.startswith("fragile") and parts.nearest_flip is not None:
-            why.append(f"fragile: the nearest flip above is {pct(parts.nearest_flip.relative_change)} away")
+            why.append(f"fragile: the nearest flip is {pct(parts.nearest_flip.relative_change)} away")
             continue
         why.append(plain(step))
     if parts is not None and parts.evidence is not None and runner_up is not None:
@@ -867,8 +864,9 @@ def mandate_lines(report: Report) -> list[str]:
             if r.eligible
             else f"no eligible workflow (highest {label(r.workflow)})"
         )
-        used = " (the verdict above)" if r.used else ""
-        out.append(f"read as {READING_WORDS.get(r.reading, r.reading)}: {verdict}{used}")
+        out.append(
+            f"read as {READING_WORDS.get(r.reading, r.reading)}: " + ("the verdict above" if r.used else verdict)
+        )
     return out
 
 
@@ -938,7 +936,7 @@ def first_page(
         )
     ]
     measured += _other_probes(report)
-    if without is not None:
+    if without is not None and (without.moved or probes.enter_scores):  # runs never scored cannot move it
         measured.append(without.note)
     return FirstPage(
         headline=headline,
