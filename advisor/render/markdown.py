@@ -714,9 +714,8 @@ def stack_section(doc: ReviewDocument, report: Report | None = None) -> list[str
         routes_scored(doc)
         + ([f"({md(note)})", ""] if note else [])
         + [
-            "Training and serving pinned from the routes each option is scored on, every version as its vendor table "
-            "states it and installed with == (the field report 'Ascend 910 and MindSpore in practice' §3.2: lock to "
-            "the matrix, not to the newest).",
+            "Training and serving pinned with == as each route's vendor table states it (lock to the matrix, not to "
+            "the newest: the field report 'Ascend 910 and MindSpore in practice' §3.2).",
             "",
         ]
     )

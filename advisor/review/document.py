@@ -936,7 +936,7 @@ def first_page(
         )
     ]
     measured += _other_probes(report)
-    if without is not None and (without.moved or probes.enter_scores):  # runs never scored cannot move it
+    if without is not None:
         measured.append(without.note)
     return FirstPage(
         headline=headline,

@@ -103,8 +103,8 @@ def _ascend_driver(cann: str) -> Component:
         "Ascend driver + firmware (HDK)",
         f"the release paired with CANN {cann}",
         kb_id="version-matrix",
-        note="not pinned in the knowledge base: take the HDK version from the CANN release notes; install "
-        "driver and firmware first and check `npu-smi info` before anything else (the field report 'Ascend 910 and MindSpore in practice' §3.2)",
+        note="take the HDK paired with this CANN in its release notes; install it first and check `npu-smi info` "
+        "(the field report 'Ascend 910 and MindSpore in practice' §3.2)",
     )
 
 
