@@ -290,7 +290,11 @@ FETCHED = {
     "mindspeed-mm": "git clone of the MindSpeed-MM release tag",
     "mindspeed": "git clone of the MindSpeed release tag",
     "megatron-core": "the release tag of NVIDIA's Megatron-LM the suite names",
+    "edge CANN": "the CANN toolkit .run for the edge board (aarch64), installed on the board; convert the model for it",
 }
+EDGE_PINS = ("edge SoC", "edge CANN", "edge converter")
+"""A serving route's edge part (routes.yaml pins): the Ascend SoC, its CANN line and the converter path,
+shown only where the route serves edge-ascend."""
 # The Python line chosen inside a vendor's range: 3.11, the one line every vendor matrix in the
 # knowledge base lists (MindSpore 2.9: 3.9-3.11; torch_npu 2.12: 3.10-3.12; PyTorch 2.13: 3.10-3.15)
 # and that the HuggingFace libraries' native wheels have covered for years; within a range without it,
@@ -384,6 +388,7 @@ def route_stack(
     python: Optional[str] = None,
     huggingface: bool = False,
     newer: bool = True,
+    edge: bool = False,
 ) -> Stack:
     """One route's stack as the routes.yaml pins state it (a StackUsed of the workflow's RouteChoice):
     every pinned version exactly as its source cites it, the install lines pip takes (== for an exact
@@ -392,6 +397,8 @@ def route_stack(
     source, confidence, rid = str(used.source), str(used.confidence), str(used.id)
     st = Stack(title, rid, source=source, confidence=confidence)
     pins = list(used.pins)
+    if not (edge or getattr(used, "target", None) == "edge-ascend"):
+        pins = [p for p in pins if p.package not in EDGE_PINS]  # the edge board's part: only where it serves
     py_pin = next((p for p in pins if p.package == "Python"), None)
     for pin in pins:
         if pin.package == "Python":
@@ -446,6 +453,10 @@ def route_stack(
         st.verify += list(ASCEND_VERIFY) + [
             "uname -m    # aarch64 on Kunpeng hosts (Atlas 800T A2): the aarch64 CANN .run and wheels"
         ]
+    if "edge SoC" in packages:
+        st.verify.append(
+            "npu-smi info    # on the edge board: its Name (Ascend310B<n>) is the converter's --soc_version"
+        )
     if "torch-npu" in packages:
         st.verify.append(
             'python -c "import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available())"'
@@ -506,7 +517,8 @@ def stacks_for(report: "Report", kb: Optional[KnowledgeBase]) -> list[Stack]:
     for same in serving.values():
         targets = ", ".join(u.target for u in same if u.target)
         title = f"Serving: {same[0].name} for {targets or where} ({label_of(wf)})"
-        out.append(route_stack(kb, same[0], title, python=python, newer=False))
+        edge = any(u.target == "edge-ascend" for u in same)
+        out.append(route_stack(kb, same[0], title, python=python, newer=False, edge=edge))
     if wf == "hybrid":
         available = list(report.requirements.hardware.available)
         proto_route = next((r for r in kb.routes if r.id == "pytorch-cuda"), None)
