@@ -140,3 +140,18 @@ def test_the_power_budget_says_the_arithmetic_it_uses_and_holds_the_energy_draw(
     energy = next(p for p in data["projections"] if p["energy_kwh"])
     hours = energy["time_to_train_hours"]["high"]
     assert energy["energy_kwh"]["high"] == pytest.approx(high * 0.85 * hours, rel=1e-3)
+
+
+def test_ratings_older_than_18_months_are_said_on_the_first_page_with_what_refreshes_them():
+    """The ecosystem ratings the top two workflows' criteria cite are dated 2024-06; the report is of
+    2026-12: the first page says how many and how old, the caveats appendix lists each with what would
+    refresh it, and the JSON carries them."""
+    texts = rendered(SCENARIOS[0])
+    doc = json.loads(texts["json"])["document"]
+    stale = doc["stale_ratings"]
+    assert stale and all(r["as_of"] < "2025-06" for r in stale)
+    first = texts["markdown"].split("\n## Recommendation\n", 1)[1].split("\n## ", 1)[0]
+    assert f"{len(stale)} deciding rating(s) older than 18 months (as of {stale[0]['as_of'][:7]}" in first
+    caveats = texts["markdown"].split("Data-quality caveats\n", 1)[1]
+    for r in stale:
+        assert f"`advisor kb show {r['id']}`) | {r['as_of'][:7]} | {r['refresh']} |" in caveats

@@ -168,7 +168,11 @@ def total_cost(report: Report) -> list[str]:
         return []
     names = ["team", "compute", "energy", "engineering"]
     rows, details = [], []
+    applies = {s.workflow: s.applicable for s in report.scores}
     for c in costs:
+        if not applies.get(c.workflow, True):  # a workflow that does not apply has no cost to compare
+            rows.append([LABELS.get(c.workflow, c.workflow)] + ["n/a"] * (len(names) + 2))
+            continue
         parts = {p.name: p for p in c.parts}
         cells = []
         for n in names:
@@ -241,8 +245,12 @@ def confidence(report: Report) -> list[str]:
 
 def schedule(report: Report) -> list[str]:
     rows, findings = [], []
+    applies = {s.workflow: s.applicable for s in report.scores}
     for s in report.schedules:
         if not s.hours or s.hours[1] <= 0:
+            continue
+        if not applies.get(s.workflow, True):  # a workflow that does not apply has no schedule
+            rows.append([LABELS.get(s.workflow, s.workflow)] + ["n/a"] * 7)
             continue
         wf = LABELS.get(s.workflow, s.workflow)
         expected = s.expected_hours

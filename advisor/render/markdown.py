@@ -10,7 +10,7 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from advisor.review.document import cite, points
+from advisor.review.document import STALE_MONTHS, cite, points
 from advisor.render import decision_sections
 from advisor.render._fmt import LABELS, bar, criterion_cell, hours, num, pair, run_label, span, total_cell, usd
 from advisor.render._fmt import md_table as _table
@@ -101,7 +101,7 @@ def _projections(report: Report) -> list[str]:
         )
     out = _table(
         ["Workflow", "Path", "Hardware", "Throughput", "Time to train", "Compute cost", "Basis"],
-        rows,
+        _said_above(rows),
         ["l", "l", "l", "r", "r", "r", "l"],
     )
     out += _allowance(report) + _serving_table(report)
@@ -137,9 +137,10 @@ def _allowance(report: Report) -> list[str]:
     """The failure and checkpoint allowance, its own line per distinct figure: the hours the time to
     train carries for interruptions, restarts and checkpoints (Projection.failure_allowance_hours)."""
     by: dict[str, list[str]] = {}
+    applies = {s.workflow: s.applicable for s in report.scores}
     for p in report.projections:
         rel, extra = p.reliability, p.failure_allowance_hours
-        if extra is None or rel is None:
+        if extra is None or rel is None or not applies.get(p.workflow, True):
             continue
         text = (
             f"+{pair(extra.low, extra.high, 'h')} for failures and checkpoints on {rel.devices} devices: "
@@ -157,6 +158,16 @@ SLO_WORDS = {
     "cannot": "cannot meet it on this accelerator and route",
     "unknown": "not enough to judge",
 }
+
+
+def _said_above(rows: list[list[str]], longer_than: int = 40) -> list[list[str]]:
+    """A long cell the same as the row above's reads "as above" (one basis or verdict, said once)."""
+    out = [list(r) for r in rows]
+    for i in range(1, len(rows)):
+        for j in range(1, len(rows[i])):
+            if rows[i][j] == rows[i - 1][j] and len(rows[i][j]) > longer_than:
+                out[i][j] = "as above"
+    return out
 
 
 def _serving_table(report: Report) -> list[str]:
@@ -205,10 +216,10 @@ def _serving_table(report: Report) -> list[str]:
             "Requests/s",
             "Time to first token",
             "Per output token",
-            "Instances x devices",
+            "Instances x devices (the team's fleet)",
             "Against the SLO",
         ],
-        rows,
+        _said_above(rows),
         ["l", "l", "r", "r", "r", "r", "r", "r", "l"],
     )
 
@@ -408,8 +419,8 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
         return [f"No knowledge-base pitfalls apply to {wf} for these requirements."]
     low, high = reg.full_hours
     out = [
-        "Exposure = likelihood for this project x expected fix hours (likelihoods are judgements, each "
-        "with its reason; a place the migration scan found in the code is near-certain).",
+        "Exposure = likelihood here x expected fix hours (each likelihood a judgement with its reason; a place "
+        "the migration scan found in the code is near-certain).",
         "",
         f"Expected exposure over every pitfall listed: **~{num(reg.expected_hours)} h**; if every one of them "
         f"bites in full, {pair(low, high, 'h')}"
@@ -794,16 +805,29 @@ def _weeks(r: tuple[float, float]) -> str:
     return f"{r[0]:.1f}" if abs(r[1] - r[0]) < 0.05 else f"{r[0]:.1f}-{r[1]:.1f}"
 
 
-def caveats_section(report: Report) -> list[str]:
+def caveats_section(report: Report, doc: ReviewDocument | None = None) -> list[str]:
     found = caveats(report)
-    if not found:
-        return ["No blog-sourced or assumed figure separates the top two workflows."]
-    rows = [[c.what, c.confidence, c.where, c.firm_up, c.source] for c in found]
-    return [
-        "Figures resting on a single blog or on an assumption that separate the recommendation from the "
-        "runner-up or enter the projections they are compared on:",
-        "",
-    ] + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5)
+    out = ["No blog-sourced or assumed figure separates the top two workflows."] if not found else []
+    if found:
+        rows = [[c.what, c.confidence, c.where, c.firm_up, c.source] for c in found]
+        out += [
+            "Figures resting on a single blog or on an assumption that separate the recommendation from the "
+            "runner-up or enter the projections they are compared on:",
+            "",
+        ] + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5)
+    stale = doc.stale_ratings if doc is not None else []
+    if stale:  # no newer public source re-rates them: said, with what would
+        out += [
+            "",
+            f"Ratings the deciding criteria rest on that are older than {STALE_MONTHS} months (their confidence "
+            "stays blog: no newer public source re-rates them):",
+            "",
+        ] + _table(
+            ["Rating", "As of", "What would refresh it"],
+            [[f"{r.name} (`advisor kb show {r.id}`)", f"{r.as_of:%Y-%m}", r.refresh] for r in stale],
+            ["l", "l", "l"],
+        )
+    return out
 
 
 def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, str]) -> list[str]:
@@ -933,7 +957,7 @@ def format(report: Report, **options: Any) -> str:
         model += ["", "### Projection workings", ""] + workings
     if model:
         appendices.append(("Costs, memory fit, scaling curve and confidence", model))
-    appendices.append(("Data-quality caveats", caveats_section(report)))
+    appendices.append(("Data-quality caveats", caveats_section(report, doc)))
     scaling = _scaling(report)
     if scaling:
         appendices.append(("Multi-device scaling", _image(links, "scaling", "Scaling curve") + scaling))

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from datetime import date
 from typing import TYPE_CHECKING, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from advisor.numbers import sig
+from advisor.vocabulary import FRAMEWORK_LABELS
 from advisor.decision.evidence import EVIDENCE_GRADE, evidence_class
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
 if TYPE_CHECKING:  # annotations only: the report imports this module to attach the document
-    from datetime import date
-
     from advisor.decision.evidence import Evidence
     from advisor.review.kb_sensitivity import Move
     from advisor.review.risks import Risk
@@ -276,6 +276,15 @@ def digest(report: Report) -> Digest:
     return Digest(inputs=_sha(inputs), result=_sha({k: data.get(k) for k in RESULT_FIELDS}))
 
 
+class StaleRating(_M):
+    """A knowledge-base rating a deciding criterion rests on, dated more than STALE_MONTHS before the report."""
+
+    id: str
+    name: str = Field(description="the rating in a reader's words")
+    as_of: date
+    refresh: str = Field(description="what would refresh it")
+
+
 class ReviewDocument(_M):
     document_version: str = DOCUMENT_VERSION
     digest: Optional[Digest] = None
@@ -288,6 +297,9 @@ class ReviewDocument(_M):
     probes: ProbeCounts
     without_measurements: Optional[WithoutMeasurements] = None
     kb_sensitivity: Optional[KbSensitivity] = None
+    stale_ratings: list[StaleRating] = Field(
+        default_factory=list, description="deciding ratings older than 18 months, with what would refresh each"
+    )
 
 
 # --- citations a reader can follow ----------------------------------------------------------------
@@ -735,6 +747,50 @@ def sign_off(report: Report, kb: Optional[KnowledgeBase] = None) -> SignOff:
     )
 
 
+# --- evidence older than a reader accepts ----------------------------------------------------------------
+
+STALE_MONTHS = 18  # a rating older than this is said to be old, with what would refresh it
+REFRESH = {
+    "debugging": "the framework's debugging guide and release notes since then, and an hour of its current "
+    "release on the target (PyNative / eager, Graph-mode errors, the dump and compare tools)",
+    "documentation": "the current documentation of the pinned release, read against the team's tasks",
+    "community": "issue response times and activity on its GitHub / Gitee repositories over the last 12 months",
+    "libraries": "a count today of the libraries the project needs that run on it (HuggingFace, timm, ...)",
+    "model_hub": "a count today of the pretrained models the project needs on HuggingFace and the vendor's hubs",
+}
+
+
+def stale_ratings(report: Report, kb: Optional[KnowledgeBase]) -> list[StaleRating]:
+    """The ecosystem ratings the top two workflows' criteria cite (their evidence's knowledge-base ids),
+    dated more than STALE_MONTHS before the report: a reader is told they are old and what refreshes them."""
+    if kb is None:
+        return []
+    rec = report.recommendation
+    deciding = {rec.workflow, rec.runner_up}
+    cited = {e.ref for s in report.scores if s.workflow in deciding for c in s.criteria for e in c.evidence}
+    made = date.fromisoformat(str(report.created_at)[:10])
+    out = []
+    for e in kb.ecosystem:
+        months = (made.year - e.as_of.year) * 12 + made.month - e.as_of.month
+        if e.id in cited and months > STALE_MONTHS:
+            name = f"the {FRAMEWORK_LABELS.get(str(e.framework), str(e.framework))} {e.aspect.replace('_', ' ')} rating"
+            out.append(StaleRating(id=e.id, name=name, as_of=e.as_of, refresh=REFRESH.get(e.aspect, "a dated source")))
+    return sorted(out, key=lambda r: (r.as_of, r.id))
+
+
+def stale_line(stale: list[StaleRating]) -> Optional[str]:
+    """One first-page line: how many deciding ratings are old, the oldest date, and where the rest is said."""
+    if not stale:
+        return None
+    names = ", ".join(r.name.removeprefix("the ") for r in stale[:2]) + (
+        f" and {len(stale) - 2} more" if len(stale) > 2 else ""
+    )
+    return (
+        f"{len(stale)} deciding rating(s) older than {STALE_MONTHS} months (as of {stale[0].as_of:%Y-%m}: {names}): "
+        "re-rate them before signing (the data-quality appendix says what refreshes each)"
+    )
+
+
 # --- the first page ------------------------------------------------------------------------------------
 
 
@@ -871,7 +927,11 @@ def mandate_lines(report: Report) -> list[str]:
 
 
 def first_page(
-    report: Report, probes: ProbeCounts, without: Optional[WithoutMeasurements], kbs: Optional[KbSensitivity]
+    report: Report,
+    probes: ProbeCounts,
+    without: Optional[WithoutMeasurements],
+    kbs: Optional[KbSensitivity],
+    stale: Optional[list[StaleRating]] = None,
 ) -> FirstPage:
     rec = report.recommendation
     scores = {s.workflow: s for s in report.scores}
@@ -927,6 +987,9 @@ def first_page(
         change.append("no weight or searched set value within its range changes the winner")
     if kbs is not None:
         change.append(f"knowledge-base figures within their ranges: {kbs.note}")
+    old = stale_line(stale or [])
+    if old:
+        change.append(old)
     measured = [
         probes.text()
         + (
@@ -991,9 +1054,10 @@ def build(
     items += [e for p in report.projections for e in list(p.evidence) + list(p.cost_evidence)]
     without = margin_without_measurements(report, kb)
     kbs = kb_sensitivity(report, kb, inputs) if sensitivity else None
+    stale = stale_ratings(report, kb)
     return ReviewDocument(
         digest=digest(report),
-        first_page=first_page(report, probes, without, kbs),
+        first_page=first_page(report, probes, without, kbs, stale),
         risk_register=register(report),
         stacks=stacks(report, kb),
         stack_note=note if kb is not None else (note or "no knowledge base loaded"),
@@ -1002,6 +1066,7 @@ def build(
         probes=probes,
         without_measurements=without,
         kb_sensitivity=kbs,
+        stale_ratings=stale,
     )
 
 
