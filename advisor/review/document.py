@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # annotations only: the report imports this module to attach 
     from advisor.review.kb_sensitivity import Move
     from advisor.review.risks import Risk
     from advisor.decision.scorecard import Recommendation, Scorecard, WorkflowScore
-    from advisor.report import Report
+    from advisor.review.inputs import ReportView
     from knowledge.models import KnowledgeBase
 
 DOCUMENT_VERSION = "1.2"  # 1.2: digest, FirstPage.against a list and mandate, ProbeCounts.cancelled, StackItem.source; 1.1: first_page.routes and confidence_why, KbMove.name, RiskItem.charged, charged_hours
@@ -268,7 +268,7 @@ def _sha(data: object) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def digest(report: Report) -> Digest:
+def digest(report: ReportView) -> Digest:
     """The digests of the report's inputs and result (never of its timestamp): two reports with the same
     inputs and knowledge base carry the same digests whenever they were built."""
     data = report.model_dump(mode="json", include=set(INPUT_FIELDS + RESULT_FIELDS))
@@ -404,7 +404,7 @@ def _reason(top: WorkflowScore, other: WorkflowScore, i: int) -> Reason:
 # --- probes and measurements ------------------------------------------------------------------------
 
 
-def probe_counts(report: Report) -> ProbeCounts:
+def probe_counts(report: ReportView) -> ProbeCounts:
     runs = report.probes.runs
     out = ProbeCounts(total=len(runs))
     for r in runs:
@@ -429,7 +429,7 @@ def probe_counts(report: Report) -> ProbeCounts:
     return out
 
 
-def _other_probes(report: Report) -> list[str]:
+def _other_probes(report: ReportView) -> list[str]:
     """What the accuracy, input-pipeline and scaling probes measured, and whether it was used."""
     out = []
     if report.accuracy.source != "none":
@@ -464,7 +464,7 @@ def _other_probes(report: Report) -> list[str]:
     return out
 
 
-def _measured_inputs(report: Report) -> list[str]:
+def _measured_inputs(report: ReportView) -> list[str]:
     out = []
     if report.probes.runs:
         out.append("training probe")
@@ -486,7 +486,7 @@ def _measured_inputs(report: Report) -> list[str]:
     return out
 
 
-def _rescore(report: Report, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None) -> Scorecard:
+def _rescore(report: ReportView, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None) -> Scorecard:
     """The decision model's scores for this report's requirements, with `inputs` (the measurements) or none."""
     from advisor.decision import scoring
 
@@ -512,11 +512,11 @@ class _Card:
         self.scores = scores
 
 
-def card_of(report: Report) -> _Card:
+def card_of(report: ReportView) -> _Card:
     return _Card(list(report.scores))
 
 
-def margin_without_measurements(report: Report, kb: Optional[KnowledgeBase]) -> Optional[WithoutMeasurements]:
+def margin_without_measurements(report: ReportView, kb: Optional[KnowledgeBase]) -> Optional[WithoutMeasurements]:
     """Score again with every measurement removed (no probe, scaling, deployment, accuracy or pipeline
     result) and say whether the measurements moved the verdict."""
     if kb is None:
@@ -554,7 +554,7 @@ def margin_without_measurements(report: Report, kb: Optional[KnowledgeBase]) -> 
 
 
 def kb_sensitivity(
-    report: Report, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None
+    report: ReportView, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None
 ) -> Optional[KbSensitivity]:
     """Every knowledge-base figure that can enter a deciding criterion, moved within its range."""
     if kb is None:
@@ -615,7 +615,7 @@ def kb_sensitivity(
 # --- register, stack, sign-off -----------------------------------------------------------------------
 
 
-def _kept_text(report: Report) -> Optional[str]:
+def _kept_text(report: ReportView) -> Optional[str]:
     """The projection's own share of linear throughput kept, for the recommended workflow."""
     p = next((p for p in report.projections if p.workflow == report.recommendation.workflow), None)
     c = p.communication if p is not None else None
@@ -631,7 +631,7 @@ def _kept_text(report: Report) -> Optional[str]:
     return f"{pct(low)}-{pct(high)}" if pct(low) != pct(high) else pct(low)
 
 
-def register(report: Report) -> RiskRegister:
+def register(report: ReportView) -> RiskRegister:
     from advisor.review.risks import register as build_register
 
     reg = build_register(report)
@@ -683,7 +683,7 @@ def register(report: Report) -> RiskRegister:
     )
 
 
-def stacks(report: Report, kb: Optional[KnowledgeBase]) -> list[StackItem]:
+def stacks(report: ReportView, kb: Optional[KnowledgeBase]) -> list[StackItem]:
     from advisor.review.stack import stacks_for
 
     return [
@@ -717,7 +717,7 @@ def _checked(items: list[Evidence], kb: Optional[KnowledgeBase]) -> Optional[str
     return f"{first} to {last} (the oldest: `advisor kb show {oldest}`)"
 
 
-def sign_off(report: Report, kb: Optional[KnowledgeBase] = None) -> SignOff:
+def sign_off(report: ReportView, kb: Optional[KnowledgeBase] = None) -> SignOff:
     runs = [
         ProbeRunSign(
             id=r.id,
@@ -760,7 +760,7 @@ REFRESH = {
 }
 
 
-def stale_ratings(report: Report, kb: Optional[KnowledgeBase]) -> list[StaleRating]:
+def stale_ratings(report: ReportView, kb: Optional[KnowledgeBase]) -> list[StaleRating]:
     """The ecosystem ratings the top two workflows' criteria cite (their evidence's knowledge-base ids),
     dated more than STALE_MONTHS before the report: a reader is told they are old and what refreshes them."""
     if kb is None:
@@ -827,7 +827,7 @@ def _serving(s: WorkflowScore) -> str:
     return "; ".join(f"{', '.join(targets)} with {how}" for how, targets in by_how.items())
 
 
-def routes(report: Report) -> list[str]:
+def routes(report: ReportView) -> list[str]:
     """On which route each eligible option was scored (training hardware, framework path, where it is
     developed and debugged, how it serves) and why, from each workflow's RouteChoice and projection, so
     the reader's first question (is the PyTorch option a strawman?) has its answer: with NVIDIA for
@@ -874,7 +874,7 @@ def routes(report: Report) -> list[str]:
 
 
 def confidence_why(
-    report: Report, fp_margin: float, runner_up: Optional[str], grade: float, grade_label: str
+    report: ReportView, fp_margin: float, runner_up: Optional[str], grade: float, grade_label: str
 ) -> list[str]:
     """Why the confidence is what it is, each figure rounded as on the rest of the page (the scorecard's
     own steps carry their margin to two decimals and repeat the nearest flip: said once, above)."""
@@ -908,7 +908,7 @@ READING_WORDS = {
 }
 
 
-def mandate_lines(report: Report) -> list[str]:
+def mandate_lines(report: ReportView) -> list[str]:
     """The verdict under each reading of needs.domestic_substitution, only when the reading changes
     the winner (report.mandate_flip): the reader must know which reading the verdict stands on."""
     if not report.mandate_flip:
@@ -927,7 +927,7 @@ def mandate_lines(report: Report) -> list[str]:
 
 
 def first_page(
-    report: Report,
+    report: ReportView,
     probes: ProbeCounts,
     without: Optional[WithoutMeasurements],
     kbs: Optional[KbSensitivity],
@@ -1023,7 +1023,7 @@ def first_page(
     )
 
 
-def knowledge_for(report: Report) -> tuple[Optional[KnowledgeBase], Optional[str]]:
+def knowledge_for(report: ReportView) -> tuple[Optional[KnowledgeBase], Optional[str]]:
     """The knowledge base to judge a report built without one at hand (a saved JSON without its
     document): the bundled one, with a note when it is not the report's. None when it cannot be loaded."""
     wanted = report.knowledge_base.version
@@ -1041,7 +1041,7 @@ def knowledge_for(report: Report) -> tuple[Optional[KnowledgeBase], Optional[str
 
 
 def build(
-    report: Report, kb: Optional[KnowledgeBase] = None, *, inputs: Optional[dict] = None, sensitivity: bool = True
+    report: ReportView, kb: Optional[KnowledgeBase] = None, *, inputs: Optional[dict] = None, sensitivity: bool = True
 ) -> ReviewDocument:
     """The judged document of a built Report. `inputs`: the measurements build_report scored with
     (probes, scaling, scaling_here, deploy, accuracy, pipeline), so the knowledge-base sensitivity
@@ -1070,7 +1070,7 @@ def build(
     )
 
 
-def of(report: Report, kb: Optional[KnowledgeBase] = None) -> ReviewDocument:
+def of(report: ReportView, kb: Optional[KnowledgeBase] = None) -> ReviewDocument:
     """The report's stored document when it carries one (a saved JSON re-renders to the same document:
     Report.model_validate read it into a ReviewDocument), else built now."""
     return report.document if report.document is not None else build(report, kb)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Optional
 
 from knowledge.models import Framework, FrameworkVersion, KnowledgeBase
 
-if TYPE_CHECKING:  # advisor.report imports the decision model; the stack only reads the report
-    from advisor.report import Report
+if TYPE_CHECKING:  # the stack reads the report; it never imports advisor.report (which imports the review)
+    from advisor.review.inputs import ReportView
 
 _RANK = {"vendor": 0, "secondary": 1, "derived": 2, "blog": 3, "assumption": 4}
 
@@ -482,7 +482,7 @@ def label_of(workflow: str) -> str:
     return {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}.get(workflow, workflow)
 
 
-def stacks_for(report: "Report", kb: Optional[KnowledgeBase]) -> list[Stack]:
+def stacks_for(report: "ReportView", kb: Optional[KnowledgeBase]) -> list[Stack]:
     """The recommended workflow's stacks, training then serving, pinned from the routes it is scored on
     (its RouteChoice); a training path without a route in the knowledge base (CPU) from the framework's
     compatibility matrix. For hybrid, the PyTorch prototype environment first, on the production
