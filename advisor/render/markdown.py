@@ -831,11 +831,11 @@ def caveats_section(report: Report, doc: ReviewDocument | None = None) -> list[s
 
 
 def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, str]) -> list[str]:
-    from advisor.review.document import plain
+    from advisor.review.document import weight_flip
 
     out = _image(links, "sensitivity", "Sensitivity tornado")
     out += ["Weights (each criterion's weight moved until the winner changes):", ""]
-    out += [f"- {md(plain(s.note))}" for s in report.sensitivity] or ["- none"]
+    out += [f"- {md(weight_flip(s))}" for s in report.sensitivity] or ["- none"]
     k = doc.kb_sensitivity
     if k is not None:
         out += [

@@ -341,12 +341,43 @@ def _class_text(counts: Counter) -> str:
 _CONST = re.compile(r"\(?\b([A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b\)?")
 
 
-def plain(text: str) -> str:
-    """A note without internal constant names (the first page is for people, not for the code)."""
-    text = re.sub(r"\s*\(shares [A-Z_, ]+\)", "", text)
-    text = re.sub(r"\s*\(([A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\)", "", text)
-    text = _CONST.sub(lambda m: "a set value", text)
-    return re.sub(r"(?<![\w-])(pytorch|mindspore|hybrid)(?![\w-])", lambda m: LABELS[m.group(1)], text)
+def _what(text: str) -> str:
+    """A constant's own words without the verb the sensitivity analysis words it with ('<what> were <value>')."""
+    for verb in (" were", " was", " is"):
+        text = text.removesuffix(verb)
+    return text
+
+
+def weight_flip(item: object) -> str:
+    """A SensitivityItem in words: the flip when there is one, else its note (no flip within the range)."""
+    threshold, new_top = getattr(item, "threshold", None), getattr(item, "new_top", None)
+    if threshold is None or new_top is None:
+        return str(getattr(item, "note", ""))
+    return flip_sentence(f"weight:{item.criterion}", item.weight, threshold, new_top)  # type: ignore[attr-defined]
+
+
+def flip_sentence(what: str, value: float, threshold: float, new_top: str) -> str:
+    """'PyTorch would win if the team weight were raised from 0.15 to 0.20', or '... if an unprojected
+    first-party path scored 72.1 points (now 80)', from the flip's structured fields ('weight:<criterion>'
+    or 'constant:<NAME>', the value, the threshold, the new winner): no internal name reaches the reader."""
+    kind, _, name = what.partition(":")
+    who = label(new_top)
+    if kind == "weight":
+        way = "lowered" if threshold < value else "raised"
+        return f"{who} would win if the {name} weight were {way} from {value:.2f} to {threshold:.2f}"
+    from advisor.decision.constants import CONSTANTS
+
+    c = CONSTANTS.get(name)
+    words = _what(c.what) if c is not None and c.what else "a set value"
+    unit = f" {c.unit}" if c is not None and c.unit else ""
+    return f"{who} would win if {words} {sig(threshold)}{unit} (now {sig(value)})"
+
+
+def hard_constraint_note(report: ReportView) -> str:
+    """'decided by hard constraints: PyTorch scored higher but is ruled out', from the scores."""
+    top = next(s for s in report.scores if s.workflow == report.recommendation.workflow)
+    beaten = [label(s.workflow) for s in report.scores if not s.eligible and s.total > top.total + 1e-9]
+    return f"decided by hard constraints: {', '.join(beaten)} scored higher but is ruled out"
 
 
 def _constants_in(note: str) -> list[str]:
@@ -365,9 +396,9 @@ def _constants_in(note: str) -> list[str]:
             kind = "its size assumed"
         else:
             kind = "from a field report" if cited else "a definition of the model"
-        what = re.sub(r" (were|was|is)$", "", c.what)
+        what = _what(c.what)
         what = f"{what} {sig(c.value, 6)} {c.unit}" if what else f"{sig(c.value, 6)} {c.unit}"
-        out.append(plain(f"{what} ({kind})"))
+        out.append(f"{what} ({kind})")
     return out
 
 
@@ -631,6 +662,9 @@ def _kept_text(report: ReportView) -> Optional[str]:
     return f"{pct(low)}-{pct(high)}" if pct(low) != pct(high) else pct(low)
 
 
+COMMUNICATION_PITFALL = "distributed-communication-bottleneck"  # the pitfall the scaling curve quantifies
+
+
 def register(report: ReportView) -> RiskRegister:
     from advisor.review.risks import register as build_register
 
@@ -639,17 +673,8 @@ def register(report: ReportView) -> RiskRegister:
 
     def item(r: Risk) -> RiskItem:
         why = r.why
-        if kept and "of linear at" in why:  # one figure for the same thing: the projection's, the seed's beside it
-            why = re.sub(
-                r"~?\d+% of linear at (\d+) cards \(([^)]*)\)",
-                lambda m: (
-                    f"the scaling curve of the projections keeps {kept} of linear at {m.group(1)} devices "
-                    f"(the field report's ~70% at {m.group(1)} cards, {m.group(2)}, sits below that range)"
-                    if "70%" in why
-                    else m.group(0)
-                ),
-                why,
-            )
+        if kept and r.id == COMMUNICATION_PITFALL:  # the projection's own figure beside the field report's
+            why += f"; the projections' scaling curve keeps {kept} of linear on this project's devices"
         return RiskItem(
             id=r.id,
             title=r.title,
@@ -881,7 +906,9 @@ def confidence_why(
     parts = report.recommendation.confidence_parts
     # the ordinary case (the scores of eligible workflows decide) goes without saying
     ordinary = parts is not None and parts.decided_by == "scores" and runner_up is not None
-    why = [plain(parts.decided_note)] if parts is not None and not ordinary else []
+    why = []
+    if parts is not None and not ordinary:
+        why.append(hard_constraint_note(report) if parts.decided_by == "hard-constraint" else parts.decided_note)
     if runner_up:
         tie = parts is not None and parts.tie
         why.append(f"margin {points(fp_margin)} points" + (", a tie" if tie else ""))
@@ -893,7 +920,7 @@ def confidence_why(
         if step.startswith("fragile") and parts.nearest_flip is not None:
             why.append(f"fragile: the nearest flip is {pct(parts.nearest_flip.relative_change)} away")
             continue
-        why.append(plain(step))
+        why.append(step)  # the confidence rule's steps name no internal constant
     if parts is not None and parts.evidence is not None and runner_up is not None:
         if not any("evidence" in x for x in parts.steps):  # the steps name it when it lowers the level
             why.append(
@@ -981,7 +1008,8 @@ def first_page(
     flip = rec.confidence_parts.nearest_flip if rec.confidence_parts else None
     if flip is not None:
         change.append(
-            f"{plain(flip.note)} ({pct(flip.relative_change)} away, the nearest flip of a weight or set value)"
+            f"{flip_sentence(flip.what, flip.value, flip.threshold, flip.new_top)} ({pct(flip.relative_change)} away, "
+            "the nearest flip of a weight or set value)"
         )
     else:
         change.append("no weight or searched set value within its range changes the winner")
