@@ -345,7 +345,7 @@ def _what(text: str) -> str:
     """A constant's own words without the verb the sensitivity analysis words it with ('<what> were <value>')."""
     for verb in (" were", " was", " is"):
         text = text.removesuffix(verb)
-    return text
+    return " ".join(label(w) if w in LABELS else w for w in text.split(" "))  # 'the hybrid edge penalty'
 
 
 def weight_flip(item: object) -> str:
@@ -793,7 +793,10 @@ def stale_ratings(report: ReportView, kb: Optional[KnowledgeBase]) -> list[Stale
     rec = report.recommendation
     deciding = {rec.workflow, rec.runner_up}
     cited = {e.ref for s in report.scores if s.workflow in deciding for c in s.criteria for e in c.evidence}
-    made = date.fromisoformat(str(report.created_at)[:10])
+    try:
+        made = date.fromisoformat(str(report.created_at)[:10])
+    except ValueError:  # a report without a readable date: no age to judge
+        return []
     out = []
     for e in kb.ecosystem:
         months = (made.year - e.as_of.year) * 12 + made.month - e.as_of.month
