@@ -155,3 +155,17 @@ def test_ratings_older_than_18_months_are_said_on_the_first_page_with_what_refre
     caveats = texts["markdown"].split("Data-quality caveats\n", 1)[1]
     for r in stale:
         assert f"`advisor kb show {r['id']}`) | {r['as_of'][:7]} | {r['refresh']} |" in caveats
+
+
+def test_the_llm_document_says_what_a_reviewer_would_otherwise_object_to():
+    """14B on 64 x 910B, owned, Hybrid n/a, vLLM-Ascend serving: two CANN lines are said to need separate
+    environments; the owned fleet's device-hour figure is not a charge; the workflow that does not apply has no
+    cost or schedule; the export rehearsal of a model served from its weights is no MindIR / ONNX export."""
+    md = rendered(LLM)["markdown"]
+    stack = md.split("## 1. The stack to install", 1)[1].split("\n## 2.", 1)[0]
+    assert "CANN 9.0.0 here, 9.1.0 for training: one CANN per environment" in stack
+    body = md.split("\n## Appendix ", 1)[0]
+    assert "Compute at the device-hour price (owned: not charged)" in body
+    assert "| Hybrid | n/a | n/a | n/a | n/a | n/a | n/a |" in body
+    assert "**Failure allowance** (MindSpore):" in body and "MindSpore/Hybrid" not in body
+    assert "the trained weights saved (HuggingFace format) and loaded by the serving runtime" in body

@@ -67,8 +67,9 @@ def memory_fit(report: Report) -> list[str]:
     if not fits:
         return []
     by_acc: dict[str, list[str]] = {}
+    applies = {s.workflow: s.applicable for s in report.scores}
     for p in report.projections:
-        if p.accelerator:
+        if p.accelerator and applies.get(p.workflow, True):
             by_acc.setdefault(p.accelerator, []).append(LABELS.get(p.workflow, p.workflow))
     rows, seen, notes = [], set(), []
     for m in fits:
@@ -267,8 +268,8 @@ def schedule(report: Report) -> list[str]:
                 s.fits or "-",
             ]
         )
-        phases = "; ".join(f"{md(p.name)} {_n(p.hours[0])}-{_n(p.hours[1])} h" for p in s.phases)
-        findings.append(f"- {wf}: {phases}" + (f". **{md(s.finding)}**" if s.finding else ""))
+        if s.finding:  # the work's parts are in the appendix (how each cost was reached); a finding stays here
+            findings.append(f"- {wf}: **{md(s.finding)}**")
     if not rows:
         return []
     out = ["## Schedule", ""]
@@ -287,7 +288,7 @@ def schedule(report: Report) -> list[str]:
     )
     notes = [
         "- expected: each pitfall's fix hours x its likelihood here, the rest at midpoint; the full range charges "
-        "every pitfall (the cost table uses it)"
+        "every pitfall (the cost table uses it; its parts: the appendix, how each cost was reached)"
     ]
     return out + [""] + findings + notes + [""]
 

@@ -99,8 +99,11 @@ def _projections(report: Report) -> list[str]:
                 f"{p.basis}: {p.basis_detail}",
             ]
         )
+    owned = report.requirements.constraints.compute_pricing == "owned"
+    # owned hardware is charged its amortised price in the cost table, not this device-hour figure
+    cost = "Compute at the device-hour price (owned: not charged)" if owned else "Compute cost"
     out = _table(
-        ["Workflow", "Path", "Hardware", "Throughput", "Time to train", "Compute cost", "Basis"],
+        ["Workflow", "Path", "Hardware", "Throughput", "Time to train", cost, "Basis"],
         _said_above(rows),
         ["l", "l", "l", "r", "r", "r", "l"],
     )

@@ -24,10 +24,10 @@ REHEARSAL = [
     ("single card", "single-card training reaches the PyTorch loss curve (precision alignment)"),
     (
         "multi-card",
-        "multi-card communication: every card busy, scaling efficiency measured (`advisor probe --scaling`)",
+        "every card busy, scaling efficiency measured (`advisor probe --scaling`)",
     ),
     ("export", "the trained model exported (MindIR / ONNX) and loaded by the target runtime"),
-    ("inference", "inference on the deployment target: latency and operator placement checked"),
+    ("inference", "latency and operator placement checked on the deployment target"),
 ]
 
 
@@ -50,6 +50,8 @@ def rehearsal_stages(report: Report) -> list[tuple[str, str]]:
             what = f"training on the model's minimum of {least} devices reaches the reference loss curve"
         if name == "multi-card" and devices <= least:
             continue
+        if name == "export" and report.requirements.serving is not None:  # an LLM served from its weights
+            what = "the trained weights saved (HuggingFace format) and loaded by the serving runtime"
         out.append((name, what))
     return out
 

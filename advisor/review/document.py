@@ -810,12 +810,9 @@ def stale_line(stale: list[StaleRating]) -> Optional[str]:
     """One first-page line: how many deciding ratings are old, the oldest date, and where the rest is said."""
     if not stale:
         return None
-    names = ", ".join(r.name.removeprefix("the ") for r in stale[:2]) + (
-        f" and {len(stale) - 2} more" if len(stale) > 2 else ""
-    )
     return (
-        f"{len(stale)} deciding rating(s) older than {STALE_MONTHS} months (as of {stale[0].as_of:%Y-%m}: {names}): "
-        "re-rate them before signing (the data-quality appendix says what refreshes each)"
+        f"{len(stale)} deciding rating(s) older than {STALE_MONTHS} months (as of {stale[0].as_of:%Y-%m}): re-rate "
+        "them before signing (the data-quality appendix says how)"
     )
 
 
@@ -1012,7 +1009,7 @@ def first_page(
     if flip is not None:
         change.append(
             f"{flip_sentence(flip.what, flip.value, flip.threshold, flip.new_top)} ({pct(flip.relative_change)} away, "
-            "the nearest flip of a weight or set value)"
+            "the nearest flip)"
         )
     else:
         change.append("no weight or searched set value within its range changes the winner")

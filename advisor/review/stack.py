@@ -375,7 +375,7 @@ def newer_releases(kb: KnowledgeBase, package: str, version: str, route: str) ->
     )
     if not newer:
         return None
-    text = f"newer {package} releases: {', '.join(v.version for v in newer)}; {route}'s table pins {version}"
+    text = f"newer {package} releases: {', '.join(v.version for v in newer)}; the route's table pins {version}"
     unchecked = [v for v in newer if not v.python]  # released, not in a vendor matrix yet
     return text + (f" ({unchecked[-1].note})" if unchecked and unchecked[-1].note else "")
 
@@ -548,4 +548,18 @@ def stacks_for(report: "ReportView", kb: Optional[KnowledgeBase]) -> list[Stack]
             ]
         if st is not None:
             out.insert(0, st)
+    _say_cann_lines(out)
     return out
+
+
+def _say_cann_lines(stacks: list[Stack]) -> None:
+    """Training and serving pinned to different CANN lines cannot share one environment: said on the
+    serving stack that differs (one CANN toolkit per host or container, a driver that supports both)."""
+    lines = [(st, next((c.version for c in st.components if c.name == "CANN"), None)) for st in stacks]
+    first = next(((st, v) for st, v in lines if v), None)
+    for st, version in lines:
+        if first is not None and version and version != first[1]:
+            st.notes.append(
+                f"CANN {version} here, {first[1]} for {first[0].title.split(':')[0].lower()}: one CANN per "
+                "environment, so separate hosts or containers, on a driver (HDK) both list"
+            )
