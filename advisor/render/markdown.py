@@ -108,9 +108,12 @@ def _projections(report: Report) -> list[str]:
         ["l", "l", "l", "r", "r", "r", "l"],
     )
     out += _allowance(report) + _serving_table(report)
-    warnings = dict.fromkeys(f"{LABELS[p.workflow]}: {w}" for p in report.projections for w in p.warnings)
-    if warnings:  # a finding (a run of years, a rate that is not finite) stays where the reader signs
-        out += [""] + [f"- {md(w)}" for w in warnings]
+    warned: dict[str, list[str]] = {}  # one line per finding, the workflows it holds for named together
+    for p in report.projections:
+        for w in p.warnings:
+            warned.setdefault(w, []).append(LABELS[p.workflow])
+    if warned:  # a finding (a run of years, a rate that is not finite) stays where the reader signs
+        out += [""] + [f"- {md(', '.join(wfs))}: {md(w)}" for w, wfs in warned.items()]
     out += [
         "",
         f"Performance and cost are compared on the basis all workflows share: **{md(report.comparison_basis)}**"
@@ -789,7 +792,7 @@ def plan_section(report: Report) -> list[str]:
     )
     out += [""] + [f"- {md(f)}" for f in findings]
     out += [
-        "- milestones: the schedule above in weeks; the rehearsal (the migration's last two weeks) is the full-chain "
+        "- milestones: the schedule above in weeks; the rehearsal (the migration's end, up to two weeks) is the full-chain "
         "run before go-live of the field report 'Ascend 910 and MindSpore in practice' (§7.4)",
         "",
     ]
