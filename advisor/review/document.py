@@ -1013,11 +1013,11 @@ def first_page(
         )
     else:
         change.append("no weight or searched set value within its range changes the winner")
-    if kbs is not None:
-        change.append(f"knowledge-base figures within their ranges: {kbs.note}")
     old = stale_line(stale or [])
     if old:
         change.append(old)
+    if kbs is not None:
+        change.append(f"knowledge-base figures within their ranges: {kbs.note}")
     measured = [
         probes.text()
         + (
