@@ -181,3 +181,30 @@ def test_source_urls_are_clickable_links(browser, page, width):
     for a in anchors[:15]:
         assert a.is_displayed()
         assert browser.execute_script(TOPMOST, a), f"{stem} at {width} px: {a.get_attribute('href')} is covered"
+
+
+CUT_TEXT = """
+const cut = [];
+for (const svg of document.querySelectorAll('figure svg')) {
+  const box = svg.getBoundingClientRect();
+  for (const t of svg.querySelectorAll('text')) {
+    const r = t.getBoundingClientRect();
+    if (!t.textContent.trim() || !r.width) continue;
+    if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+      cut.push(t.textContent.trim().slice(0, 50));
+  }
+}
+return [document.querySelectorAll('figure svg').length, cut];
+"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_chart_text_is_cut_at_the_charts_edge(browser, page, width):
+    """Every label of every chart (the throughput chart's axis label included) lies inside its SVG: text
+    past the edge is cut off on screen and on paper."""
+    stem, path = page
+    _open(browser, path, width)
+    browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+    charts, cut = browser.execute_script(CUT_TEXT)
+    assert charts >= 4, f"{stem}: {charts} charts inlined"
+    assert not cut, f"{stem} at {width} px: chart text cut at the edge: {cut[:5]}"

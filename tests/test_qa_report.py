@@ -103,7 +103,7 @@ def test_markdown_parity_not_compared_is_not_a_mismatch():
         "max_abs_diff": 2.9802322387695312e-08,
         "checks": [{"name": "logits", "metric": "max_abs", "value": 3e-8, "tolerance": 1e-4, "ok": True}],
     }
-    assert parity_text(ParityResult.model_validate(real)) == "max abs diff 3.0e-08 (ok)"
+    assert parity_text(ParityResult.model_validate(real)) == "max abs diff 3 × 10⁻⁸ (ok)"  # no scientific notation
     assert "MISMATCH" in parity_text(ParityResult.model_validate(dict(real, ok=False)))
 
 

@@ -92,7 +92,7 @@ def test_decision_summary_comes_first_and_names_evidence_classes(kb):
     assert at == sorted(at) and at[0] == 1
     assert headings[-1].startswith("## Appendix ")  # probe detail and the long derivations come last
     summary = section(md, "## Recommendation")
-    assert "**Why** (the evidence class of each reason):" in summary
+    assert "**Why:**" in summary
     reasons = [line for line in summary.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
     assert len(reasons) == 3 and all("; evidence: " in line for line in reasons), reasons
     assert "requirement rule" in summary  # rules are named as rules, not data

@@ -143,3 +143,46 @@ def test_hugging_face_libraries_are_pinned_beside_torch_when_essential(reports):
             continue
         names = {c.name for st in report.document.stacks for c in st.components}
         assert {"transformers", "accelerate", "datasets", "peft"} <= names, report.requirements.name
+
+
+# --- the edge: the SoC, its CANN line and the converter path pinned for edge-ascend -------------------
+
+CANN_CITED = re.compile(r"CANN (\d+\.\d+\.\d+(?:\.?[A-Za-z]+\d*)?)")
+
+
+def test_every_route_serving_the_edge_pins_its_soc_cann_line_and_converter_path(kb):
+    """A route that serves edge-ascend names the board's SoC, the CANN line installed on it (an exact PEP 440
+    version its source cites) and the converter path (MindIR -> MindSpore Lite, or ATC -> OM)."""
+    edge = [r for r in kb.routes if "edge-ascend" in r.serves]
+    assert {r.id for r in edge} >= {"atc-om", "mindspore-lite", "mindspore-lite-onnx"}
+    for route in edge:
+        pins = {p.package: p for p in route.pins}
+        assert {"edge SoC", "edge CANN", "edge converter"} <= set(pins), route.id
+        cann = pins["edge CANN"].version
+        assert exact_version(cann), (route.id, cann)
+        cited = {Version(v) for v in CANN_CITED.findall(route.source)}
+        assert any(SpecifierSet(f"=={cann}").contains(v) for v in cited), (route.id, cann, sorted(map(str, cited)))
+        assert "310B" in pins["edge SoC"].version
+        path = pins["edge converter"].version
+        assert ("converter_lite" in path) != ("atc " in path) and "->" in path, (route.id, path)
+
+
+def test_the_document_prints_the_edge_part_only_for_an_edge_target(kb):
+    edge = build_report(
+        load_requirements(ROOT / "examples" / "ascend-production.yaml"),
+        Measurements(),
+        kb=kb,
+        created_at="2026-12-01T00:00:00Z",
+    )
+    md = render(edge, "markdown")
+    stack = md.split("## 1. The stack to install", 1)[1].split("\n## 2.", 1)[0]
+    assert "| edge SoC | Ascend 310B (Atlas 200I/500 A2) |" in stack and "| edge CANN | `9.0.0` |" in stack
+    assert "MindIR -> converter_lite --optimize=ascend_oriented" in stack
+    server = build_report(
+        load_requirements(ROOT / "examples" / "prototype-then-ascend.yaml"),
+        Measurements(),
+        kb=kb,
+        created_at="2026-12-01T00:00:00Z",
+    )
+    assert "edge-ascend" not in server.requirements.deployment.targets
+    assert "| edge SoC |" not in render(server, "markdown")

@@ -27,6 +27,7 @@ from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
 from advisor.decision.evidence import Evidence, Span, pct, sourced_evidence
 from advisor.decision.workload import model_shape, trainable_share
+from advisor.numbers import sig
 from advisor.requirements import Requirements
 from advisor.decision.workflows import device_kind
 from knowledge.models import Accelerator, Derating, KnowledgeBase
@@ -932,16 +933,16 @@ def device_link(
     """GB/s per device and its words: `hardware.network` between hosts, the accelerator's link within one."""
     if between:
         bw = k["NETWORK_ROCE_IB_GBS"] if req.hardware.network != "ethernet" else k["NETWORK_ETHERNET_GBS"]
-        return bw, f"{req.hardware.network or 'roce-ib (assumed)'} between hosts, {bw:g} GB/s"
+        return bw, f"{req.hardware.network or 'roce-ib (assumed)'} between hosts, {sig(bw, 6)} GB/s"
     bw = link_gbs(getattr(acc, "interconnect", None), k)
     text = acc.interconnect or ""
-    where = text if bw and "gb/s" in text.lower() else f"{text} ({bw:g} GB/s)" if bw else ""
+    where = text if bw and "gb/s" in text.lower() else f"{text} ({sig(bw, 6)} GB/s)" if bw else ""
     if not bw and kb is not None:
         # an interconnect text without a figure ("HCCS, 8 NPUs full mesh"): the intra-node link entry has one
         link = next((i for i in kb.interconnects_for(acc.id) if i.scope == "intra-node" and i.bandwidth_gbs), None)
         if link is not None:
             bw = link.bandwidth_gbs.value
-            where = f"{link.name}, {bw:g} GB/s ({link.bandwidth_gbs.confidence}: knowledge base {link.id})"
+            where = f"{link.name}, {sig(bw, 6)} GB/s ({link.bandwidth_gbs.confidence}: knowledge base {link.id})"
     return bw, where
 
 
@@ -997,7 +998,7 @@ def comm_compute(
         a2a_bw, _ = device_link(acc, req, k, kb, e > per_host)
         moved = tokens * shape.layers * 4 * (m.experts_per_token or 1) * shape.hidden * 2.0 * (e - 1) / e
         t_a2a = moved / ((a2a_bw or bw) * 1e9)
-        a2a_text = f" + MoE all-to-all of {moved / 1e9:,.3g} GB over expert parallel {e} ({t_a2a * 1e3:.3g} ms)"
+        a2a_text = f" + MoE all-to-all of {sig(moved / 1e9)} GB over expert parallel {e} ({sig(t_a2a * 1e3)} ms)"
     t_comm = t_dp + t_a2a
     ratio = t_comm / t_compute
     kept_low, kept_high = 1 / (1 + ratio), 1 / max(1.0, ratio)
@@ -1008,9 +1009,9 @@ def comm_compute(
     )
     layout = f" (TP {split.tensor} x PP {split.pipeline} x DP {d})" if cut > 1 else ""
     note = (
-        f"T_comm/T_compute ~ {ratio:.2g} ({SEED_RELEASED_TOGETHER_REF} §5.2): all-reduce of "
-        f"{grads / 1e6:,.0f} MB of gradients per device{layout} over {where} ({t_dp * 1e3:.3g} ms){a2a_text} vs "
-        f"{t_compute * 1e3:.3g} ms of compute at {share:.0%} of peak for a step of {batch:g} samples: "
+        f"T_comm/T_compute ~ {sig(ratio, 2)} ({SEED_RELEASED_TOGETHER_REF} §5.2): all-reduce of "
+        f"{grads / 1e6:,.0f} MB of gradients per device{layout} over {where} ({sig(t_dp * 1e3)} ms){a2a_text} vs "
+        f"{sig(t_compute * 1e3)} ms of compute at {share:.0%} of peak for a step of {sig(batch, 6)} samples: "
         f"{pct(kept_low, kept_high)} of linear (no overlap - full overlap); {verdict}"
     )
     return CommCheck(ratio, note, kept_low, kept_high)

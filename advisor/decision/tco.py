@@ -7,8 +7,8 @@ Energy is part of a cloud price: with `constraints.compute_pricing: cloud` (the 
 but not added. Owned hardware (`owned`) is never charged a rental price: compute is the purchase price
 written off over `constraints.amortisation_years` (AMORTISATION_YEARS when absent), or nothing when the
 capital is sunk (`owned_capital: sunk`), and the energy is added. The power budget is the vendor
-server's datasheet power where the knowledge base has it, else cards x power + 20% (the field report
-"Ascend 910 and MindSpore in practice" §1.3).
+server's datasheet power where the knowledge base has it, else the cards' power x SERVER_POWER_PER_CARD_POWER
+(the same server share the energy uses), at the high end of the power range.
 
 `constraints.budget_usd` is compared with the parts `constraints.budget_scope` names: compute (compute
 and energy, the default), engineering (adds the migration and engineering hours) or total (adds the
@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import Evidence, Span, kb_evidence, req_evidence
+from advisor.numbers import sig
 from knowledge.models import Accelerator, CostAssumption, KnowledgeBase, Sourced, SourcedRange
 
 if TYPE_CHECKING:  # the projection and the requirements import the cost model, not the other way
@@ -61,7 +62,9 @@ class TotalCost(BaseModel):
     parts: list[CostPart]
     total_usd: Optional[Span] = Field(None, description="sum of the counted parts that have figures")
     power_budget_kw: Optional[float] = Field(
-        None, description="devices x power x (1 + redundancy), seed 002 §1.3, at the high end of the power range"
+        None,
+        description="the servers' maximum power at the high end of the power range: the vendor server's datasheet, "
+        "else the cards' power x SERVER_POWER_PER_CARD_POWER",
     )
     power_budget_kw_range: Optional[Span] = Field(
         None, description="the same over the knowledge base's power range (value and its alternatives)"
@@ -141,7 +144,7 @@ def _owned_compute(
             kb_evidence(o, f"{o.provider}: ${o.usd:,.0f} per {o.kind} ({o.term}, {o.observed})", o.usd) for o in obs
         ],
         detail=f"{where} owned: ${low:,.0f}-{high:,.0f} per device written off over {years:g} years ({why}) = "
-        f"${per_low:.3g}-{per_high:.3g} per device-hour, for the projected time to train",
+        f"${sig(per_low)}-{sig(per_high)} per device-hour, for the projected time to train",
     )
 
 
@@ -265,7 +268,7 @@ def _energy_part(proj: Projection, req: Requirements, kb: Optional[KnowledgeBase
                 kb_evidence(power, f"electricity ${el:g}-{eh:g} per kWh (as of {power.as_of})", [el, eh]),
             ]
             + [e for e in proj.cost_evidence if " draws " in e.detail],
-            detail=f"{energy.low:.3g}-{energy.high:.3g} kWh x PUE x price"
+            detail=f"{sig(energy.low)}-{sig(energy.high)} kWh x PUE x price"
             + (
                 ""
                 if owned
@@ -359,18 +362,26 @@ def _power_budget(
         budget = span.high
         notes.append(
             f"power budget: {servers} server(s) of {acc.server_devices} x {acc.name} at the server's datasheet "
-            f"power {min(watts):g}-{max(watts):g} W ({acc.server_power_w.source}): {span.low:g}-{span.high:g} kW"
+            f"power {sig(min(watts), 6)}-{sig(max(watts), 6)} W ({acc.server_power_w.source}): "
+            f"{sig(span.low, 6)}-{sig(span.high, 6)} kW"
         )
     elif acc is not None and acc.tdp_w is not None:
-        # the knowledge base gives a range (e.g. 310-400 W for the 910B, "use the range"), not one figure;
-        # the budget is provisioned at its high end and the range printed beside it
+        # no server datasheet: the cards' power x the server share the energy uses too (an 8-card server
+        # draws about twice its cards), over the knowledge base's power range (310-400 W for the 910B),
+        # provisioned at its high end
         watts = [acc.tdp_w.value, *(a.value for a in acc.tdp_w.alternatives)]
-        factor = proj.devices / 1000 * (1 + k["POWER_REDUNDANCY"])
-        span = Span(low=round(min(watts) * factor, 2), high=round(max(watts) * factor, 2), unit="kW")
+        server = k["SERVER_POWER_PER_CARD_POWER"]
+        per_kw = proj.devices / 1000 * server
+        span = Span(low=round(min(watts) * per_kw, 2), high=round(max(watts) * per_kw, 2), unit="kW")
         budget = span.high
+        cards_only = proj.devices / 1000 * (1 + k["POWER_REDUNDANCY"])
         notes.append(
-            f"power budget: cards x power + {k['POWER_REDUNDANCY']:.0%} ({CONSTANTS['POWER_REDUNDANCY'].source}): "
-            f"{span.low:g}-{span.high:g} kW over {min(watts):g}-{max(watts):g} W per card, provisioned at the high end"
+            f"power budget: {proj.devices} x {acc.name} at {sig(min(watts), 6)}-{sig(max(watts), 6)} W per card x "
+            f"{sig(server, 6)} for the server around it (CPUs, memory, network, storage; no server datasheet in the "
+            f"knowledge base; SERVER_POWER_PER_CARD_POWER: {CONSTANTS['SERVER_POWER_PER_CARD_POWER'].source}): "
+            f"{sig(span.low, 6)}-{sig(span.high, 6)} kW, provisioned at the high end; the field report's 'cards x "
+            f"power + {k['POWER_REDUNDANCY']:.0%}' ({CONSTANTS['POWER_REDUNDANCY'].source}) gives "
+            f"{sig(min(watts) * cards_only, 3)}-{sig(max(watts) * cards_only, 3)} kW, the cards alone"
         )
     if span is not None and req.constraints.compute_pricing == "cloud":
         notes.append(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from advisor.numbers import num as num  # the one number formatter (the decision model's prose uses it too)
 from advisor.sanitize import md_cell
 
 if TYPE_CHECKING:
@@ -31,19 +32,6 @@ class Ranged(Protocol):
 
     low: float
     high: float
-
-
-def num(value: float | None, digits: int = 3) -> str:
-    """A number with about `digits` significant figures, thousands separated."""
-    if value is None:
-        return "-"
-    if value == 0:
-        return "0"
-    mag = abs(value)
-    if mag >= 10**digits:
-        return f"{value:,.0f}"
-    decimals = max(0, digits - len(str(int(mag))) if mag >= 1 else digits)
-    return f"{value:,.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{value:,.0f}"
 
 
 def pair(low: float, high: float, unit: str = "") -> str:

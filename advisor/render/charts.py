@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable
 
+from advisor.numbers import sig
 from advisor.render.summary import label
 
 if TYPE_CHECKING:
@@ -186,15 +187,27 @@ def throughput_chart(report: Report) -> str | None:
             lo.append(max(0.0, v - float(ci[0])))
             hi.append(max(0.0, float(ci[1]) - v))
             colors.append("#cbd5e0" if unusable else COLORS.get(r.framework, "#888888"))
-        bars = ax.barh(range(len(runs)), vals, xerr=[lo, hi], color=colors, capsize=3)
-        for b, r in zip(bars, runs):
-            if r.quality == "unusable":
-                b.set_hatch("//")
-                b.set_edgecolor("#718096")
+        # dots on a log axis, not bars: a bar's length invites a ratio comparison a log axis cannot support
+        for y, (v, low, high, colour, r) in enumerate(zip(vals, lo, hi, colors, runs)):
+            unusable = r.quality == "unusable"
+            ax.errorbar(
+                v,
+                y,
+                xerr=[[low], [high]],
+                fmt="o",
+                markersize=6,
+                color=colour,
+                ecolor="#4a5568",
+                capsize=3,
+                markerfacecolor="none" if unusable else colour,  # hollow: measured, not scored
+                markeredgecolor="#718096" if unusable else colour,
+            )
         ax.set_yticks(range(len(runs)), labels)
-        ax.invert_yaxis()
+        ax.set_ylim(len(runs) - 0.5, -0.5)
         ax.set_xscale("log")
-        ax.set_xlabel("measured images/s (log scale; bars: 95% confidence interval)")
+        ax.grid(axis="x", which="both", color="#e2e8f0", linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.set_xlabel("measured images/s, log scale (lines: 95% CI)")
         return _svg(fig, "throughput")
 
 
@@ -296,7 +309,7 @@ def scaling_chart(report: Report) -> str | None:
             ax.fill_between(xs, [p[1] for p in pts], [p[2] for p in pts], alpha=0.2, color=color)
         ax.set_xscale("log", base=2)
         ticks = sorted({p[0] for pts in series.values() for p in pts})
-        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.set_xticks(ticks, [f"{sig(t, 6)}" for t in ticks])
         ax.minorticks_off()
         ax.set_ylim(0, 1.05)
         ax.set_xlabel("devices")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Optional, Union
 
+from advisor.numbers import sig
 from advisor.render._fmt import md_table
 from advisor.sanitize import for_markdown as md  # every string the section did not write itself
 
@@ -18,11 +19,7 @@ LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 
 
 def _n(x: Optional[float], digits: int = 3) -> str:
-    if x is None:
-        return "-"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:.{digits}g}"
+    return "-" if x is None else sig(x, digits)
 
 
 def _usd(s: Optional[Span]) -> str:
@@ -53,13 +50,26 @@ def layout_text(layout: object) -> str:
     return f"{parts}{sharding}, micro-batch {layout.micro_batch}, {_n(layout.per_device_gb)} GB/device"
 
 
+STRATEGY_COLUMNS = ("data-parallel", "optimizer-sharding", "model-parallel")
+"""The memory table's per-device columns, one per strategy the decision model sizes."""
+
+
+def _batch_basis(m: object) -> str:
+    """What every per-device column counts as activations: the same batch in each."""
+    layout = getattr(m, "layout", None) or getattr(m, "min_layout", None)
+    if layout is not None:
+        return f"every per-device column counts the activations of a micro-batch of {layout.micro_batch} sequence(s)"
+    return f"every per-device column counts the activations of {m.batch_per_device} sample(s) per device"  # type: ignore[attr-defined]
+
+
 def memory_fit(report: Report) -> list[str]:
     fits = report.memory
     if not fits:
         return []
     by_acc: dict[str, list[str]] = {}
+    applies = {s.workflow: s.applicable for s in report.scores}
     for p in report.projections:
-        if p.accelerator:
+        if p.accelerator and applies.get(p.workflow, True):
             by_acc.setdefault(p.accelerator, []).append(LABELS.get(p.workflow, p.workflow))
     rows, seen, notes = [], set(), []
     for m in fits:
@@ -67,23 +77,29 @@ def memory_fit(report: Report) -> list[str]:
         if key in seen:
             continue
         seen.add(key)
-        sharded = {s.strategy: s for s in m.strategies}.get("model-parallel")
+        by_strategy = {s.strategy: s for s in m.strategies}
         rows.append(
             [
                 str(m.accelerator),
                 "/".join(by_acc.get(m.accelerator or "", [])),
                 _n(m.usable_gb),
-                f"{m.parameters_millions:g} M, {m.precision}, {m.optimizer} ({m.bytes_per_parameter:g} B/param)",
+                f"{sig(m.parameters_millions, 6)} M, {m.precision}, {m.optimizer} ({sig(m.bytes_per_parameter, 6)} B/param)",
                 _n(m.states_gb),
-                _n(m.data_parallel_gb),
-                _n(sharded.per_device_gb if sharded is not None else None),
+                # every column from the same arithmetic at the same per-device batch (the strategies')
+                *(_n(getattr(by_strategy.get(s), "per_device_gb", None)) for s in STRATEGY_COLUMNS),
                 f"**{m.strategy}**" if m.strategy == "does-not-fit" else m.strategy,
                 layout_text(m.layout),
                 str(m.min_devices or "-"),
             ]
         )
-        notes += [n for n in m.notes if n not in notes]
-    out = ["## Memory fit", ""]
+        basis = f"{m.accelerator}: {_batch_basis(m)}; usable memory {m.usable_basis}" if m.usable_basis else ""
+        notes += [n for n in [basis, *m.notes] if n and n not in notes]
+    out = [
+        "## Memory fit",
+        "",
+        "GB are 10^9 bytes in every column; a vendor's memory figure is binary (GiB), converted once (usable memory below).",
+        "",
+    ]
     out += _table(
         [
             "Accelerator",
@@ -92,7 +108,8 @@ def memory_fit(report: Report) -> list[str]:
             "Model",
             "Model states GB",
             "Data parallel GB/device",
-            "Fully sharded GB/device",
+            "Optimizer sharded GB/device",
+            "Split (fully sharded or model-parallel) GB/device",
             "Strategy",
             "Layout chosen",
             "Min devices",
@@ -152,7 +169,11 @@ def total_cost(report: Report) -> list[str]:
         return []
     names = ["team", "compute", "energy", "engineering"]
     rows, details = [], []
+    applies = {s.workflow: s.applicable for s in report.scores}
     for c in costs:
+        if not applies.get(c.workflow, True):  # a workflow that does not apply has no cost to compare
+            rows.append([LABELS.get(c.workflow, c.workflow)] + ["n/a"] * (len(names) + 2))
+            continue
         parts = {p.name: p for p in c.parts}
         cells = []
         for n in names:
@@ -162,7 +183,7 @@ def total_cost(report: Report) -> list[str]:
         rows.append(
             [LABELS.get(c.workflow, c.workflow)]
             + cells
-            + [_usd(c.total_usd), f"{c.power_budget_kw:g} kW" if c.power_budget_kw else "-"]
+            + [_usd(c.total_usd), f"{sig(c.power_budget_kw, 6)} kW" if c.power_budget_kw else "-"]
         )
         for n in names:
             p = parts.get(n)
@@ -172,7 +193,7 @@ def total_cost(report: Report) -> list[str]:
             if n == "energy" and c.power_budget_kw and detail.startswith("no power figure"):
                 # the power budget beside it is computed from the card's power: say what is missing instead
                 detail = (
-                    f"not priced: the power budget is known ({c.power_budget_kw:g} kW, from the card's power), "
+                    f"not priced: the power budget is known ({sig(c.power_budget_kw, 6)} kW, from the card's power), "
                     "but the run's energy could not be (the knowledge base lacks the projection's power draw, a PUE or "
                     "an electricity price)"
                 )
@@ -219,14 +240,18 @@ def confidence(report: Report) -> list[str]:
             "Named constants that would change the verdict (advisor.constants; the others do not within their range):",
             "",
         ]
-        out += [f"- {md(c.name)} = {c.value:g} {md(c.unit)}: {md(c.note)} ({md(c.source)})" for c in flips]
+        out += [f"- {md(c.name)} = {sig(c.value, 6)} {md(c.unit)}: {md(c.note)} ({md(c.source)})" for c in flips]
     return out + [""]
 
 
 def schedule(report: Report) -> list[str]:
     rows, findings = [], []
+    applies = {s.workflow: s.applicable for s in report.scores}
     for s in report.schedules:
         if not s.hours or s.hours[1] <= 0:
+            continue
+        if not applies.get(s.workflow, True):  # a workflow that does not apply has no schedule
+            rows.append([LABELS.get(s.workflow, s.workflow)] + ["n/a"] * 7)
             continue
         wf = LABELS.get(s.workflow, s.workflow)
         expected = s.expected_hours
@@ -243,8 +268,8 @@ def schedule(report: Report) -> list[str]:
                 s.fits or "-",
             ]
         )
-        phases = "; ".join(f"{md(p.name)} {_n(p.hours[0])}-{_n(p.hours[1])} h" for p in s.phases)
-        findings.append(f"- {wf}: {phases}" + (f". **{md(s.finding)}**" if s.finding else ""))
+        if s.finding:  # the work's parts are in the appendix (how each cost was reached); a finding stays here
+            findings.append(f"- {wf}: **{md(s.finding)}**")
     if not rows:
         return []
     out = ["## Schedule", ""]
@@ -262,8 +287,8 @@ def schedule(report: Report) -> list[str]:
         rows,
     )
     notes = [
-        "- expected: each pitfall's fix hours x the risk register's likelihood for this project, the other parts "
-        "at their midpoint; the full range beside it charges every pitfall in full (the cost table uses the full range)"
+        "- expected: each pitfall's fix hours x its likelihood here, the rest at midpoint; the full range charges "
+        "every pitfall (the cost table uses it; its parts: the appendix, how each cost was reached)"
     ]
     return out + [""] + findings + notes + [""]
 

@@ -10,10 +10,11 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from advisor.review.document import cite, points
+from advisor.review.document import STALE_MONTHS, cite, points
 from advisor.render import decision_sections
 from advisor.render._fmt import LABELS, bar, criterion_cell, hours, num, pair, run_label, span, total_cell, usd
 from advisor.render._fmt import md_table as _table
+from advisor.numbers import sig
 from advisor.render.plan import schedule
 from advisor.render.summary import caveats, label
 from advisor.sanitize import for_markdown, md_fence
@@ -98,12 +99,32 @@ def _projections(report: Report) -> list[str]:
                 f"{p.basis}: {p.basis_detail}",
             ]
         )
+    owned = report.requirements.constraints.compute_pricing == "owned"
+    # owned hardware is charged its amortised price in the cost table, not this device-hour figure
+    cost = "Compute at the device-hour price (owned: not charged)" if owned else "Compute cost"
     out = _table(
-        ["Workflow", "Path", "Hardware", "Throughput", "Time to train", "Compute cost", "Basis"],
-        rows,
+        ["Workflow", "Path", "Hardware", "Throughput", "Time to train", cost, "Basis"],
+        _said_above(rows),
         ["l", "l", "l", "r", "r", "r", "l"],
     )
     out += _allowance(report) + _serving_table(report)
+    warned: dict[str, list[str]] = {}  # one line per finding, the workflows it holds for named together
+    for p in report.projections:
+        for w in p.warnings:
+            warned.setdefault(w, []).append(LABELS[p.workflow])
+    if warned:  # a finding (a run of years, a rate that is not finite) stays where the reader signs
+        out += [""] + [f"- {md(', '.join(wfs))}: {md(w)}" for w, wfs in warned.items()]
+    out += [
+        "",
+        f"Performance and cost are compared on the basis all workflows share: **{md(report.comparison_basis)}**"
+        + (" (the workings: Appendix, projection workings)." if projection_notes(report) else "."),
+    ]
+    return out
+
+
+def projection_notes(report: Report) -> list[str]:
+    """How each projection was reached (references, MFU ranges, allowances): the workings behind the
+    projections table, kept out of the body a reader signs."""
     notes = sorted({n for p in report.projections for n in p.notes})
     refs = sorted(  # the reference runs a knowledge-base projection rests on, as the knowledge base states them
         {
@@ -115,23 +136,17 @@ def _projections(report: Report) -> list[str]:
         }
     )
     notes += [f"reference run: {r}" for r in refs]
-    notes += list(dict.fromkeys(f"{LABELS[p.workflow]}: {w}" for p in report.projections for w in p.warnings))
-    if notes:
-        out += [""] + [f"- {md(n)}" for n in notes]
-    out += [
-        "",
-        f"Performance and cost are compared on the basis all workflows share: **{md(report.comparison_basis)}**.",
-    ]
-    return out
+    return [f"- {md(n)}" for n in notes]
 
 
 def _allowance(report: Report) -> list[str]:
     """The failure and checkpoint allowance, its own line per distinct figure: the hours the time to
     train carries for interruptions, restarts and checkpoints (Projection.failure_allowance_hours)."""
     by: dict[str, list[str]] = {}
+    applies = {s.workflow: s.applicable for s in report.scores}
     for p in report.projections:
         rel, extra = p.reliability, p.failure_allowance_hours
-        if extra is None or rel is None:
+        if extra is None or rel is None or not applies.get(p.workflow, True):
             continue
         text = (
             f"+{pair(extra.low, extra.high, 'h')} for failures and checkpoints on {rel.devices} devices: "
@@ -149,6 +164,16 @@ SLO_WORDS = {
     "cannot": "cannot meet it on this accelerator and route",
     "unknown": "not enough to judge",
 }
+
+
+def _said_above(rows: list[list[str]], longer_than: int = 40) -> list[list[str]]:
+    """A long cell the same as the row above's reads "as above" (one basis or verdict, said once)."""
+    out = [list(r) for r in rows]
+    for i in range(1, len(rows)):
+        for j in range(1, len(rows[i])):
+            if rows[i][j] == rows[i - 1][j] and len(rows[i][j]) > longer_than:
+                out[i][j] = "as above"
+    return out
 
 
 def _serving_table(report: Report) -> list[str]:
@@ -197,10 +222,10 @@ def _serving_table(report: Report) -> list[str]:
             "Requests/s",
             "Time to first token",
             "Per output token",
-            "Instances x devices",
+            "Instances x devices (the team's fleet)",
             "Against the SLO",
         ],
-        rows,
+        _said_above(rows),
         ["l", "l", "r", "r", "r", "r", "r", "r", "l"],
     )
 
@@ -364,7 +389,7 @@ def parity_text(p: ParityResult) -> str:
     """A parity entry: a comparison that never ran (skipped, unavailable, a worker failed) is not a mismatch."""
     if p.status != "ok" and not p.checks:
         return f"not compared ({p.status})" + (f": {p.error}" if p.error else "")
-    text = f"max abs diff {p.max_abs_diff:.1e}" if p.max_abs_diff is not None else "max abs diff -"
+    text = f"max abs diff {sig(p.max_abs_diff, 2)}" if p.max_abs_diff is not None else "max abs diff -"
     verdict = "ok" if p.ok else "MISMATCH"
     return f"{text} ({verdict})" + (f": {p.likely_cause}" if verdict == "MISMATCH" and p.likely_cause else "")
 
@@ -400,8 +425,8 @@ def _pitfalls(report: Report, doc: ReviewDocument) -> list[str]:
         return [f"No knowledge-base pitfalls apply to {wf} for these requirements."]
     low, high = reg.full_hours
     out = [
-        "Exposure = likelihood for this project x expected fix hours (likelihoods are judgements, each "
-        "with its reason; a place the migration scan found in the code is near-certain).",
+        "Exposure = likelihood here x expected fix hours (each likelihood a judgement with its reason; a place "
+        "the migration scan found in the code is near-certain).",
         "",
         f"Expected exposure over every pitfall listed: **~{num(reg.expected_hours)} h**; if every one of them "
         f"bites in full, {pair(low, high, 'h')}"
@@ -525,7 +550,8 @@ def _scan_breakdown(s: ScanResult) -> list[str]:
             "- in the migration estimate and the engineering cost, role by role (each role's range scaled so the "
             "roles add up to the scan's total): "
             + ", ".join(
-                f"{md(n.removeprefix('port: ').removesuffix(' (code scan)'))} {a:g}-{b:g} h" for n, a, b in roles
+                f"{md(n.removeprefix('port: ').removesuffix(' (code scan)'))} {sig(a, 6)}-{sig(b, 6)} h"
+                for n, a, b in roles
             )
         )
     if b.by_role:
@@ -639,7 +665,7 @@ def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[
     if fp.runner_up is None:
         out += ["**Why:** every other workflow is ruled out (the blocking facts below); no score decides it.", ""]
     else:
-        out += ["**Why** (the evidence class of each reason):", ""]
+        out += ["**Why:**", ""]
         out += [f"{i}. {md(r.text)}." for i, r in enumerate(fp.reasons, 1)] or [
             "1. no criterion separates the top two."
         ]
@@ -649,10 +675,6 @@ def decision_summary(report: Report, doc: ReviewDocument | None = None) -> list[
     if fp.mandate:
         out += ["", "**The mandate's reading decides the verdict** (needs.domestic_substitution):", ""]
         out += [f"- {md(m)}." for m in fp.mandate]
-    if fp.routes:
-        out += ["", f"**How each option was scored** ({md(fp.routes[0])}):", ""] + [
-            f"- {md(r)}." for r in fp.routes[1:]
-        ]
     out += ["", "**What would change it:**", ""] + [f"- {md(w)}." for w in fp.would_change]
     out += ["", "**Measured vs knowledge base:**", ""] + [f"- {md(m)}." for m in fp.measured]
     out += ["", "**Blocking facts:** " + (md("; ".join(fp.blocking)) + "." if fp.blocking else "none."), ""]
@@ -687,27 +709,50 @@ def other_pins(report: Report) -> list[str]:
     return ["### The other options' pins", ""] + _table(["Workflow", "Stage", "Route", "Pins"], rows, ["l"] * 4)
 
 
+def routes_scored(doc: ReviewDocument) -> list[str]:
+    """On which route (hardware, adapter, development, serving) each option was scored: the stack section
+    opens with it (a route is the stack it pins), keeping the first page to what decides."""
+    routes = doc.first_page.routes
+    if not routes:
+        return []
+    return [f"**How each option was scored** ({md(routes[0])}):", ""] + [f"- {md(r)}." for r in routes[1:]] + [""]
+
+
+def _as(where: tuple[str, int], n_stack: int) -> str:
+    name, in_stack = where
+    return f"as {name}" + ("" if in_stack == n_stack else " above")
+
+
 def stack_section(doc: ReviewDocument, report: Report | None = None) -> list[str]:
     stacks, note = doc.stacks, doc.stack_note
     if not stacks:
-        return ["No pinned stack: " + md(note or "no knowledge base loaded") + "."]
-    out = ([f"({md(note)})", ""] if note else []) + [
-        "Training and serving pinned from the routes each option is scored on, every version as its vendor table "
-        "states it and installed with == (the field report 'Ascend 910 and MindSpore in practice' §3.2: lock to "
-        "the matrix, not to the newest).",
-        "",
-    ]
-    for st in stacks:
-        out += [f"### {md(st.title)}", ""]
-        rows = [
-            [
-                c.name,
-                md(c.version, code=True) if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version,
-                c.note or "-",
-                _component_source(c, st.source, st.path),
-            ]
-            for c in st.components
+        return routes_scored(doc) + ["No pinned stack: " + md(note or "no knowledge base loaded") + "."]
+    out = (
+        routes_scored(doc)
+        + ([f"({md(note)})", ""] if note else [])
+        + [
+            "Training and serving pinned with == as each route's vendor table states it (lock to the matrix, not to "
+            "the newest: the field report 'Ascend 910 and MindSpore in practice' §3.2).",
+            "",
         ]
+    )
+    said: dict[str, tuple[str, int]] = {}  # a note or source already printed -> (component, stack): said once
+    for n_stack, st in enumerate(stacks):
+        out += [f"### {md(st.title)}", ""]
+        rows: list[list[str]] = []
+        for c in st.components:
+            note, source = c.note or "-", _component_source(c, st.source, st.path)
+            # a library family (transformers, peft, ...) shares one note and source: said once
+            if note != "-" and note in said:
+                note = _as(said[note], n_stack)
+            else:
+                said.setdefault(note, (c.name, n_stack))
+            if len(source) > 40 and source in said:
+                source = _as(said[source], n_stack)
+            else:
+                said.setdefault(source, (c.name, n_stack))
+            version = md(c.version, code=True) if c.version[:1].isdigit() or c.version[:1] in "<>=" else c.version
+            rows.append([c.name, version, note, source])
         out += _table(["Component", "Version", "Note", "Source"], rows, ["l"] * 4) + [""]
         if st.source:
             out += [f"Pinned as the route's table states it: {md(cite(st.source, st.path))} ({md(st.confidence)}).", ""]
@@ -739,7 +784,7 @@ def plan_section(report: Report) -> list[str]:
     # the milestone plan in weeks (the decision model's schedule above gives the hours per workflow)
     phases, findings = schedule(report)
     deadline = req.constraints.deadline_weeks if req.constraints else None
-    out += [f"### Milestones against the {deadline:g}-week deadline" if deadline else "### Milestones", ""]
+    out += [f"### Milestones against the {sig(deadline, 6)}-week deadline" if deadline else "### Milestones", ""]
     out += _table(
         ["Phase", "Starts (week)", "Ends (week)", "Done when"],
         [[ph.name, _weeks(ph.start), _weeks(ph.end), ph.what] for ph in phases],
@@ -747,9 +792,8 @@ def plan_section(report: Report) -> list[str]:
     )
     out += [""] + [f"- {md(f)}" for f in findings]
     out += [
-        "- milestones: the decision model's schedule above, in weeks; the rehearsal is the migration's last two weeks, "
-        "the full-chain run of the field report 'Ascend 910 and MindSpore in practice' (§7.4) before go-live; each "
-        "risk in the register names the stage that retires it",
+        "- milestones: the schedule above in weeks; the rehearsal (the migration's end, up to two weeks) is the full-chain "
+        "run before go-live of the field report 'Ascend 910 and MindSpore in practice' (§7.4)",
         "",
     ]
     if not report.costs:  # an older report: the renderer prints costs, it does not compute them
@@ -767,24 +811,37 @@ def _weeks(r: tuple[float, float]) -> str:
     return f"{r[0]:.1f}" if abs(r[1] - r[0]) < 0.05 else f"{r[0]:.1f}-{r[1]:.1f}"
 
 
-def caveats_section(report: Report) -> list[str]:
+def caveats_section(report: Report, doc: ReviewDocument | None = None) -> list[str]:
     found = caveats(report)
-    if not found:
-        return ["No blog-sourced or assumed figure separates the top two workflows."]
-    rows = [[c.what, c.confidence, c.where, c.firm_up, c.source] for c in found]
-    return [
-        "Figures resting on a single blog or on an assumption that separate the recommendation from the "
-        "runner-up or enter the projections they are compared on:",
-        "",
-    ] + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5)
+    out = ["No blog-sourced or assumed figure separates the top two workflows."] if not found else []
+    if found:
+        rows = [[c.what, c.confidence, c.where, c.firm_up, c.source] for c in found]
+        out += [
+            "Figures resting on a single blog or on an assumption that separate the recommendation from the "
+            "runner-up or enter the projections they are compared on:",
+            "",
+        ] + _table(["Figure", "Evidence", "Moves", "To firm it up", "Source"], rows, ["l"] * 5)
+    stale = doc.stale_ratings if doc is not None else []
+    if stale:  # no newer public source re-rates them: said, with what would
+        out += [
+            "",
+            f"Ratings the deciding criteria rest on that are older than {STALE_MONTHS} months (their confidence "
+            "stays blog: no newer public source re-rates them):",
+            "",
+        ] + _table(
+            ["Rating", "As of", "What would refresh it"],
+            [[f"{r.name} (`advisor kb show {r.id}`)", f"{r.as_of:%Y-%m}", r.refresh] for r in stale],
+            ["l", "l", "l"],
+        )
+    return out
 
 
 def sensitivity_section(report: Report, doc: ReviewDocument, links: dict[str, str]) -> list[str]:
-    from advisor.review.document import plain
+    from advisor.review.document import weight_flip
 
     out = _image(links, "sensitivity", "Sensitivity tornado")
     out += ["Weights (each criterion's weight moved until the winner changes):", ""]
-    out += [f"- {md(plain(s.note))}" for s in report.sensitivity] or ["- none"]
+    out += [f"- {md(weight_flip(s))}" for s in report.sensitivity] or ["- none"]
     k = doc.kb_sensitivity
     if k is not None:
         out += [
@@ -901,9 +958,12 @@ def format(report: Report, **options: Any) -> str:
     if others:
         appendices.append(("Every option's pins", others[2:]))  # without its own heading
     model = _down(decision_sections.model_sections(report))
+    workings = projection_notes(report)
+    if workings:
+        model += ["", "### Projection workings", ""] + workings
     if model:
         appendices.append(("Costs, memory fit, scaling curve and confidence", model))
-    appendices.append(("Data-quality caveats", caveats_section(report)))
+    appendices.append(("Data-quality caveats", caveats_section(report, doc)))
     scaling = _scaling(report)
     if scaling:
         appendices.append(("Multi-device scaling", _image(links, "scaling", "Scaling curve") + scaling))

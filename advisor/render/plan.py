@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from advisor.numbers import sig
 from advisor.render._fmt import hours as fmt_hours
 from advisor.render._fmt import num
 from advisor.review.risks import min_slice
@@ -23,10 +24,10 @@ REHEARSAL = [
     ("single card", "single-card training reaches the PyTorch loss curve (precision alignment)"),
     (
         "multi-card",
-        "multi-card communication: every card busy, scaling efficiency measured (`advisor probe --scaling`)",
+        "every card busy, scaling efficiency measured (`advisor probe --scaling`)",
     ),
     ("export", "the trained model exported (MindIR / ONNX) and loaded by the target runtime"),
-    ("inference", "inference on the deployment target: latency and operator placement checked"),
+    ("inference", "latency and operator placement checked on the deployment target"),
 ]
 
 
@@ -49,6 +50,8 @@ def rehearsal_stages(report: Report) -> list[tuple[str, str]]:
             what = f"training on the model's minimum of {least} devices reaches the reference loss curve"
         if name == "multi-card" and devices <= least:
             continue
+        if name == "export" and report.requirements.serving is not None:  # an LLM served from its weights
+            what = "the trained weights saved (HuggingFace format) and loaded by the serving runtime"
         out.append((name, what))
     return out
 
@@ -104,5 +107,7 @@ def schedule(report: Report) -> tuple[list[Phase], list[str]]:
     elif sched.finding:
         findings.append(("**does not fit**: " if sched.fits == "no" else "at risk: ") + sched.finding)
     elif sched.fits == "yes":
-        findings.append(f"fits: the latest finish, week {t[1]:.1f}, leaves {deadline - t[1]:.1f} of {deadline:g} weeks")
+        findings.append(
+            f"fits: the latest finish, week {t[1]:.1f}, leaves {deadline - t[1]:.1f} of {sig(deadline, 6)} weeks"
+        )
     return phases, findings

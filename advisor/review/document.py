@@ -12,21 +12,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from datetime import date
 from typing import TYPE_CHECKING, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from advisor.numbers import sig
+from advisor.vocabulary import FRAMEWORK_LABELS
 from advisor.decision.evidence import EVIDENCE_GRADE, evidence_class
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
 if TYPE_CHECKING:  # annotations only: the report imports this module to attach the document
-    from datetime import date
-
     from advisor.decision.evidence import Evidence
     from advisor.review.kb_sensitivity import Move
     from advisor.review.risks import Risk
     from advisor.decision.scorecard import Recommendation, Scorecard, WorkflowScore
-    from advisor.report import Report
+    from advisor.review.inputs import ReportView
     from knowledge.models import KnowledgeBase
 
 DOCUMENT_VERSION = "1.2"  # 1.2: digest, FirstPage.against a list and mandate, ProbeCounts.cancelled, StackItem.source; 1.1: first_page.routes and confidence_why, KbMove.name, RiskItem.charged, charged_hours
@@ -91,11 +92,9 @@ class ProbeCounts(_M):
     def text(self) -> str:
         if not self.total:
             return "no probe runs"
-        return (
-            f"{self.total} probe runs: {self.usable} usable, {self.noisy} noisy, {self.unusable} unusable"
-            + (f", {self.failed} failed" if self.failed else "")
-            + (f", {self.cancelled} cancelled" if self.cancelled else "")
-        )
+        counts = [(self.usable, "usable"), (self.noisy, "noisy"), (self.unusable, "unusable")]
+        counts += [(self.failed, "failed"), (self.cancelled, "cancelled")]
+        return f"{self.total} probe runs: " + ", ".join(f"{n} {what}" for n, what in counts if n)
 
 
 class WithoutMeasurements(_M):
@@ -269,12 +268,21 @@ def _sha(data: object) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def digest(report: Report) -> Digest:
+def digest(report: ReportView) -> Digest:
     """The digests of the report's inputs and result (never of its timestamp): two reports with the same
     inputs and knowledge base carry the same digests whenever they were built."""
     data = report.model_dump(mode="json", include=set(INPUT_FIELDS + RESULT_FIELDS))
     inputs = {k: data.get(k) for k in INPUT_FIELDS} | {"knowledge_base": report.knowledge_base.version}
     return Digest(inputs=_sha(inputs), result=_sha({k: data.get(k) for k in RESULT_FIELDS}))
+
+
+class StaleRating(_M):
+    """A knowledge-base rating a deciding criterion rests on, dated more than STALE_MONTHS before the report."""
+
+    id: str
+    name: str = Field(description="the rating in a reader's words")
+    as_of: date
+    refresh: str = Field(description="what would refresh it")
 
 
 class ReviewDocument(_M):
@@ -289,6 +297,9 @@ class ReviewDocument(_M):
     probes: ProbeCounts
     without_measurements: Optional[WithoutMeasurements] = None
     kb_sensitivity: Optional[KbSensitivity] = None
+    stale_ratings: list[StaleRating] = Field(
+        default_factory=list, description="deciding ratings older than 18 months, with what would refresh each"
+    )
 
 
 # --- citations a reader can follow ----------------------------------------------------------------
@@ -330,12 +341,43 @@ def _class_text(counts: Counter) -> str:
 _CONST = re.compile(r"\(?\b([A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b\)?")
 
 
-def plain(text: str) -> str:
-    """A note without internal constant names (the first page is for people, not for the code)."""
-    text = re.sub(r"\s*\(shares [A-Z_, ]+\)", "", text)
-    text = re.sub(r"\s*\(([A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\)", "", text)
-    text = _CONST.sub(lambda m: "a set value", text)
-    return re.sub(r"(?<![\w-])(pytorch|mindspore|hybrid)(?![\w-])", lambda m: LABELS[m.group(1)], text)
+def _what(text: str) -> str:
+    """A constant's own words without the verb the sensitivity analysis words it with ('<what> were <value>')."""
+    for verb in (" were", " was", " is"):
+        text = text.removesuffix(verb)
+    return " ".join(label(w) if w in LABELS else w for w in text.split(" "))  # 'the hybrid edge penalty'
+
+
+def weight_flip(item: object) -> str:
+    """A SensitivityItem in words: the flip when there is one, else its note (no flip within the range)."""
+    threshold, new_top = getattr(item, "threshold", None), getattr(item, "new_top", None)
+    if threshold is None or new_top is None:
+        return str(getattr(item, "note", ""))
+    return flip_sentence(f"weight:{item.criterion}", item.weight, threshold, new_top)  # type: ignore[attr-defined]
+
+
+def flip_sentence(what: str, value: float, threshold: float, new_top: str) -> str:
+    """'PyTorch would win if the team weight were raised from 0.15 to 0.20', or '... if an unprojected
+    first-party path scored 72.1 points (now 80)', from the flip's structured fields ('weight:<criterion>'
+    or 'constant:<NAME>', the value, the threshold, the new winner): no internal name reaches the reader."""
+    kind, _, name = what.partition(":")
+    who = label(new_top)
+    if kind == "weight":
+        way = "lowered" if threshold < value else "raised"
+        return f"{who} would win if the {name} weight were {way} from {value:.2f} to {threshold:.2f}"
+    from advisor.decision.constants import CONSTANTS
+
+    c = CONSTANTS.get(name)
+    words = _what(c.what) if c is not None and c.what else "a set value"
+    unit = f" {c.unit}" if c is not None and c.unit else ""
+    return f"{who} would win if {words} {sig(threshold)}{unit} (now {sig(value)})"
+
+
+def hard_constraint_note(report: ReportView) -> str:
+    """'decided by hard constraints: PyTorch scored higher but is ruled out', from the scores."""
+    top = next(s for s in report.scores if s.workflow == report.recommendation.workflow)
+    beaten = [label(s.workflow) for s in report.scores if not s.eligible and s.total > top.total + 1e-9]
+    return f"decided by hard constraints: {', '.join(beaten)} scored higher but is ruled out"
 
 
 def _constants_in(note: str) -> list[str]:
@@ -354,9 +396,9 @@ def _constants_in(note: str) -> list[str]:
             kind = "its size assumed"
         else:
             kind = "from a field report" if cited else "a definition of the model"
-        what = re.sub(r" (were|was|is)$", "", c.what)
-        what = f"{what} {c.value:g} {c.unit}" if what else f"{c.value:g} {c.unit}"
-        out.append(plain(f"{what} ({kind})"))
+        what = _what(c.what)
+        what = f"{what} {sig(c.value, 6)} {c.unit}" if what else f"{sig(c.value, 6)} {c.unit}"
+        out.append(f"{what} ({kind})")
     return out
 
 
@@ -393,7 +435,7 @@ def _reason(top: WorkflowScore, other: WorkflowScore, i: int) -> Reason:
 # --- probes and measurements ------------------------------------------------------------------------
 
 
-def probe_counts(report: Report) -> ProbeCounts:
+def probe_counts(report: ReportView) -> ProbeCounts:
     runs = report.probes.runs
     out = ProbeCounts(total=len(runs))
     for r in runs:
@@ -418,7 +460,7 @@ def probe_counts(report: Report) -> ProbeCounts:
     return out
 
 
-def _other_probes(report: Report) -> list[str]:
+def _other_probes(report: ReportView) -> list[str]:
     """What the accuracy, input-pipeline and scaling probes measured, and whether it was used."""
     out = []
     if report.accuracy.source != "none":
@@ -453,7 +495,7 @@ def _other_probes(report: Report) -> list[str]:
     return out
 
 
-def _measured_inputs(report: Report) -> list[str]:
+def _measured_inputs(report: ReportView) -> list[str]:
     out = []
     if report.probes.runs:
         out.append("training probe")
@@ -475,7 +517,7 @@ def _measured_inputs(report: Report) -> list[str]:
     return out
 
 
-def _rescore(report: Report, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None) -> Scorecard:
+def _rescore(report: ReportView, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None) -> Scorecard:
     """The decision model's scores for this report's requirements, with `inputs` (the measurements) or none."""
     from advisor.decision import scoring
 
@@ -501,11 +543,11 @@ class _Card:
         self.scores = scores
 
 
-def card_of(report: Report) -> _Card:
+def card_of(report: ReportView) -> _Card:
     return _Card(list(report.scores))
 
 
-def margin_without_measurements(report: Report, kb: Optional[KnowledgeBase]) -> Optional[WithoutMeasurements]:
+def margin_without_measurements(report: ReportView, kb: Optional[KnowledgeBase]) -> Optional[WithoutMeasurements]:
     """Score again with every measurement removed (no probe, scaling, deployment, accuracy or pipeline
     result) and say whether the measurements moved the verdict."""
     if kb is None:
@@ -531,10 +573,7 @@ def margin_without_measurements(report: Report, kb: Optional[KnowledgeBase]) -> 
     elif card.recommendation.runner_up is None or not any(s.eligible for s in card.scores if s.workflow != top_wf):
         note = f"the measurements did not move the verdict: without them {label(top_wf)} is still the only eligible workflow"
     else:
-        note = (
-            f"the measurements did not move the verdict: without them {label(top_wf)} leads by the same "
-            f"{points(margin)} points"
-        )
+        note = "the measurements did not move the verdict or its margin"
     return WithoutMeasurements(
         workflow=top_wf,
         runner_up=card.recommendation.runner_up,
@@ -546,7 +585,7 @@ def margin_without_measurements(report: Report, kb: Optional[KnowledgeBase]) -> 
 
 
 def kb_sensitivity(
-    report: Report, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None
+    report: ReportView, kb: Optional[KnowledgeBase], inputs: Optional[dict] = None
 ) -> Optional[KbSensitivity]:
     """Every knowledge-base figure that can enter a deciding criterion, moved within its range."""
     if kb is None:
@@ -591,8 +630,8 @@ def kb_sensitivity(
         out.note = f"one flips it: {out.nearest_flip.name} makes {label(out.nearest_flip.top_after)} the winner"
     elif out.pair and (out.pair_top != wf or (out.pair_margin or 0) < 0):
         out.note = (
-            f"no single figure within its range flips it, but two together do: {out.pair[0].name} and "
-            f"{out.pair[1].name} make {label(out.pair_top)} the winner"
+            f"no single one flips it; two together make {label(out.pair_top)} the winner: {out.pair[0].name}; "
+            f"{out.pair[1].name}"
         )
     elif out.pair:
         out.note = (
@@ -607,7 +646,7 @@ def kb_sensitivity(
 # --- register, stack, sign-off -----------------------------------------------------------------------
 
 
-def _kept_text(report: Report) -> Optional[str]:
+def _kept_text(report: ReportView) -> Optional[str]:
     """The projection's own share of linear throughput kept, for the recommended workflow."""
     p = next((p for p in report.projections if p.workflow == report.recommendation.workflow), None)
     c = p.communication if p is not None else None
@@ -623,7 +662,10 @@ def _kept_text(report: Report) -> Optional[str]:
     return f"{pct(low)}-{pct(high)}" if pct(low) != pct(high) else pct(low)
 
 
-def register(report: Report) -> RiskRegister:
+COMMUNICATION_PITFALL = "distributed-communication-bottleneck"  # the pitfall the scaling curve quantifies
+
+
+def register(report: ReportView) -> RiskRegister:
     from advisor.review.risks import register as build_register
 
     reg = build_register(report)
@@ -631,17 +673,8 @@ def register(report: Report) -> RiskRegister:
 
     def item(r: Risk) -> RiskItem:
         why = r.why
-        if kept and "of linear at" in why:  # one figure for the same thing: the projection's, the seed's beside it
-            why = re.sub(
-                r"~?\d+% of linear at (\d+) cards \(([^)]*)\)",
-                lambda m: (
-                    f"the scaling curve of the projections keeps {kept} of linear at {m.group(1)} devices "
-                    f"(the field report's ~70% at {m.group(1)} cards, {m.group(2)}, sits below that range)"
-                    if "70%" in why
-                    else m.group(0)
-                ),
-                why,
-            )
+        if kept and r.id == COMMUNICATION_PITFALL:  # the projection's own figure beside the field report's
+            why += f"; the projections' scaling curve keeps {kept} of linear on this project's devices"
         return RiskItem(
             id=r.id,
             title=r.title,
@@ -675,7 +708,7 @@ def register(report: Report) -> RiskRegister:
     )
 
 
-def stacks(report: Report, kb: Optional[KnowledgeBase]) -> list[StackItem]:
+def stacks(report: ReportView, kb: Optional[KnowledgeBase]) -> list[StackItem]:
     from advisor.review.stack import stacks_for
 
     return [
@@ -709,7 +742,7 @@ def _checked(items: list[Evidence], kb: Optional[KnowledgeBase]) -> Optional[str
     return f"{first} to {last} (the oldest: `advisor kb show {oldest}`)"
 
 
-def sign_off(report: Report, kb: Optional[KnowledgeBase] = None) -> SignOff:
+def sign_off(report: ReportView, kb: Optional[KnowledgeBase] = None) -> SignOff:
     runs = [
         ProbeRunSign(
             id=r.id,
@@ -736,6 +769,50 @@ def sign_off(report: Report, kb: Optional[KnowledgeBase] = None) -> SignOff:
         measured=measured,
         from_knowledge_base=from_kb,
         checked=_checked(items, kb),
+    )
+
+
+# --- evidence older than a reader accepts ----------------------------------------------------------------
+
+STALE_MONTHS = 18  # a rating older than this is said to be old, with what would refresh it
+REFRESH = {
+    "debugging": "the framework's debugging guide and release notes since then, and an hour of its current "
+    "release on the target (PyNative / eager, Graph-mode errors, the dump and compare tools)",
+    "documentation": "the current documentation of the pinned release, read against the team's tasks",
+    "community": "issue response times and activity on its GitHub / Gitee repositories over the last 12 months",
+    "libraries": "a count today of the libraries the project needs that run on it (HuggingFace, timm, ...)",
+    "model_hub": "a count today of the pretrained models the project needs on HuggingFace and the vendor's hubs",
+}
+
+
+def stale_ratings(report: ReportView, kb: Optional[KnowledgeBase]) -> list[StaleRating]:
+    """The ecosystem ratings the top two workflows' criteria cite (their evidence's knowledge-base ids),
+    dated more than STALE_MONTHS before the report: a reader is told they are old and what refreshes them."""
+    if kb is None:
+        return []
+    rec = report.recommendation
+    deciding = {rec.workflow, rec.runner_up}
+    cited = {e.ref for s in report.scores if s.workflow in deciding for c in s.criteria for e in c.evidence}
+    try:
+        made = date.fromisoformat(str(report.created_at)[:10])
+    except ValueError:  # a report without a readable date: no age to judge
+        return []
+    out = []
+    for e in kb.ecosystem:
+        months = (made.year - e.as_of.year) * 12 + made.month - e.as_of.month
+        if e.id in cited and months > STALE_MONTHS:
+            name = f"the {FRAMEWORK_LABELS.get(str(e.framework), str(e.framework))} {e.aspect.replace('_', ' ')} rating"
+            out.append(StaleRating(id=e.id, name=name, as_of=e.as_of, refresh=REFRESH.get(e.aspect, "a dated source")))
+    return sorted(out, key=lambda r: (r.as_of, r.id))
+
+
+def stale_line(stale: list[StaleRating]) -> Optional[str]:
+    """One first-page line: how many deciding ratings are old, the oldest date, and where the rest is said."""
+    if not stale:
+        return None
+    return (
+        f"{len(stale)} deciding rating(s) older than {STALE_MONTHS} months (as of {stale[0].as_of:%Y-%m}): re-rate "
+        "them before signing (the data-quality appendix says how)"
     )
 
 
@@ -775,7 +852,7 @@ def _serving(s: WorkflowScore) -> str:
     return "; ".join(f"{', '.join(targets)} with {how}" for how, targets in by_how.items())
 
 
-def routes(report: Report) -> list[str]:
+def routes(report: ReportView) -> list[str]:
     """On which route each eligible option was scored (training hardware, framework path, where it is
     developed and debugged, how it serves) and why, from each workflow's RouteChoice and projection, so
     the reader's first question (is the PyTorch option a strawman?) has its answer: with NVIDIA for
@@ -822,24 +899,28 @@ def routes(report: Report) -> list[str]:
 
 
 def confidence_why(
-    report: Report, fp_margin: float, runner_up: Optional[str], grade: float, grade_label: str
+    report: ReportView, fp_margin: float, runner_up: Optional[str], grade: float, grade_label: str
 ) -> list[str]:
     """Why the confidence is what it is, each figure rounded as on the rest of the page (the scorecard's
     own steps carry their margin to two decimals and repeat the nearest flip: said once, above)."""
     parts = report.recommendation.confidence_parts
-    why = [plain(parts.decided_note)] if parts is not None else []
+    # the ordinary case (the scores of eligible workflows decide) goes without saying
+    ordinary = parts is not None and parts.decided_by == "scores" and runner_up is not None
+    why = []
+    if parts is not None and not ordinary:
+        why.append(hard_constraint_note(report) if parts.decided_by == "hard-constraint" else parts.decided_note)
     if runner_up:
         tie = parts is not None and parts.tie
-        why.append(f"margin {points(fp_margin)} points over {label(runner_up)}" + (", a tie" if tie else ""))
+        why.append(f"margin {points(fp_margin)} points" + (", a tie" if tie else ""))
     else:
         why.append("no eligible runner-up")
     for step in parts.steps if parts is not None else []:
         if step.startswith("a tie") or step == report.mandate_flip:  # the mandate lines above say it
             continue
         if step.startswith("fragile") and parts.nearest_flip is not None:
-            why.append(f"fragile: the nearest flip above is {pct(parts.nearest_flip.relative_change)} away")
+            why.append(f"fragile: the nearest flip is {pct(parts.nearest_flip.relative_change)} away")
             continue
-        why.append(plain(step))
+        why.append(step)  # the confidence rule's steps name no internal constant
     if parts is not None and parts.evidence is not None and runner_up is not None:
         if not any("evidence" in x for x in parts.steps):  # the steps name it when it lowers the level
             why.append(
@@ -854,7 +935,7 @@ READING_WORDS = {
 }
 
 
-def mandate_lines(report: Report) -> list[str]:
+def mandate_lines(report: ReportView) -> list[str]:
     """The verdict under each reading of needs.domestic_substitution, only when the reading changes
     the winner (report.mandate_flip): the reader must know which reading the verdict stands on."""
     if not report.mandate_flip:
@@ -866,13 +947,18 @@ def mandate_lines(report: Report) -> list[str]:
             if r.eligible
             else f"no eligible workflow (highest {label(r.workflow)})"
         )
-        used = " (the verdict above)" if r.used else ""
-        out.append(f"read as {READING_WORDS.get(r.reading, r.reading)}: {verdict}{used}")
+        out.append(
+            f"read as {READING_WORDS.get(r.reading, r.reading)}: " + ("the verdict above" if r.used else verdict)
+        )
     return out
 
 
 def first_page(
-    report: Report, probes: ProbeCounts, without: Optional[WithoutMeasurements], kbs: Optional[KbSensitivity]
+    report: ReportView,
+    probes: ProbeCounts,
+    without: Optional[WithoutMeasurements],
+    kbs: Optional[KbSensitivity],
+    stale: Optional[list[StaleRating]] = None,
 ) -> FirstPage:
     rec = report.recommendation
     scores = {s.workflow: s for s in report.scores}
@@ -922,10 +1008,14 @@ def first_page(
     flip = rec.confidence_parts.nearest_flip if rec.confidence_parts else None
     if flip is not None:
         change.append(
-            f"{plain(flip.note)} ({pct(flip.relative_change)} away, the nearest flip of a weight or set value)"
+            f"{flip_sentence(flip.what, flip.value, flip.threshold, flip.new_top)} ({pct(flip.relative_change)} away, "
+            "the nearest flip)"
         )
     else:
         change.append("no weight or searched set value within its range changes the winner")
+    old = stale_line(stale or [])
+    if old:
+        change.append(old)
     if kbs is not None:
         change.append(f"knowledge-base figures within their ranges: {kbs.note}")
     measured = [
@@ -961,7 +1051,7 @@ def first_page(
     )
 
 
-def knowledge_for(report: Report) -> tuple[Optional[KnowledgeBase], Optional[str]]:
+def knowledge_for(report: ReportView) -> tuple[Optional[KnowledgeBase], Optional[str]]:
     """The knowledge base to judge a report built without one at hand (a saved JSON without its
     document): the bundled one, with a note when it is not the report's. None when it cannot be loaded."""
     wanted = report.knowledge_base.version
@@ -979,7 +1069,7 @@ def knowledge_for(report: Report) -> tuple[Optional[KnowledgeBase], Optional[str
 
 
 def build(
-    report: Report, kb: Optional[KnowledgeBase] = None, *, inputs: Optional[dict] = None, sensitivity: bool = True
+    report: ReportView, kb: Optional[KnowledgeBase] = None, *, inputs: Optional[dict] = None, sensitivity: bool = True
 ) -> ReviewDocument:
     """The judged document of a built Report. `inputs`: the measurements build_report scored with
     (probes, scaling, scaling_here, deploy, accuracy, pipeline), so the knowledge-base sensitivity
@@ -992,9 +1082,10 @@ def build(
     items += [e for p in report.projections for e in list(p.evidence) + list(p.cost_evidence)]
     without = margin_without_measurements(report, kb)
     kbs = kb_sensitivity(report, kb, inputs) if sensitivity else None
+    stale = stale_ratings(report, kb)
     return ReviewDocument(
         digest=digest(report),
-        first_page=first_page(report, probes, without, kbs),
+        first_page=first_page(report, probes, without, kbs, stale),
         risk_register=register(report),
         stacks=stacks(report, kb),
         stack_note=note if kb is not None else (note or "no knowledge base loaded"),
@@ -1003,10 +1094,11 @@ def build(
         probes=probes,
         without_measurements=without,
         kb_sensitivity=kbs,
+        stale_ratings=stale,
     )
 
 
-def of(report: Report, kb: Optional[KnowledgeBase] = None) -> ReviewDocument:
+def of(report: ReportView, kb: Optional[KnowledgeBase] = None) -> ReviewDocument:
     """The report's stored document when it carries one (a saved JSON re-renders to the same document:
     Report.model_validate read it into a ReviewDocument), else built now."""
     return report.document if report.document is not None else build(report, kb)

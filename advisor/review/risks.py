@@ -17,7 +17,7 @@ from advisor.decision.likelihood import MEASURED_CLEAR, MEASURED_HIT, SCAN_HIT, 
 
 if TYPE_CHECKING:  # the register reads a built report
     from advisor.decision.scorecard import PitfallItem
-    from advisor.report import Report
+    from advisor.review.inputs import ReportView
 
 # An exposure below this many expected hours goes under "also known" (assumption: half a working day
 # is below what an architect tracks as a risk); at most REGISTER_MAX rows in the register.
@@ -60,7 +60,7 @@ class Register:
     also_known: list[Risk] = field(default_factory=list)
 
 
-def project(report: Report, workflow: Optional[str] = None) -> Project:
+def project(report: ReportView, workflow: Optional[str] = None) -> Project:
     """The project as the decision model judged it for the recommended (or given) workflow: the
     requirements and that workflow's memory fit (`Projection.memory`), so a model that must be split is
     judged as one."""
@@ -71,7 +71,7 @@ def project(report: Report, workflow: Optional[str] = None) -> Project:
     return project_of(report.requirements, fit)
 
 
-def min_slice(report: Report) -> int:
+def min_slice(report: ReportView) -> int:
     """The fewest devices the recommended workflow's model trains on (its memory fit), at least 1: the
     rehearsal's first stage runs there, not on one card a model too large for one card cannot use."""
     wf = report.recommendation.workflow
@@ -109,7 +109,7 @@ def _from_pitfall(item: PitfallItem) -> Risk:
     )
 
 
-def _measured(report: Report, wf: str, risks: dict[str, Risk]) -> None:
+def _measured(report: ReportView, wf: str, risks: dict[str, Risk]) -> None:
     """The accuracy, transformer and input-pipeline probes set the likelihood of the pitfalls they measure."""
     acc = report.accuracy
     verdict = acc.verdict
@@ -132,7 +132,7 @@ def _measured(report: Report, wf: str, risks: dict[str, Risk]) -> None:
         r.why = f"measured by the pipeline probe: {feed.detail}"
 
 
-def register(report: Report, workflow: Optional[str] = None) -> Register:
+def register(report: ReportView, workflow: Optional[str] = None) -> Register:
     """The register of the recommended workflow (or of `workflow`), from a built Report (a saved JSON
     document is validated into one by whoever read it: the risks never import the report, no circle)."""
     wf = workflow or report.recommendation.workflow

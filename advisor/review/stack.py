@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Optional
 
 from knowledge.models import Framework, FrameworkVersion, KnowledgeBase
 
-if TYPE_CHECKING:  # advisor.report imports the decision model; the stack only reads the report
-    from advisor.report import Report
+if TYPE_CHECKING:  # the stack reads the report; it never imports advisor.report (which imports the review)
+    from advisor.review.inputs import ReportView
 
 _RANK = {"vendor": 0, "secondary": 1, "derived": 2, "blog": 3, "assumption": 4}
 
@@ -103,8 +103,8 @@ def _ascend_driver(cann: str) -> Component:
         "Ascend driver + firmware (HDK)",
         f"the release paired with CANN {cann}",
         kb_id="version-matrix",
-        note="not pinned in the knowledge base: take the HDK version from the CANN release notes; install "
-        "driver and firmware first and check `npu-smi info` before anything else (the field report 'Ascend 910 and MindSpore in practice' §3.2)",
+        note="take the HDK paired with this CANN in its release notes; install it first and check `npu-smi info` "
+        "(the field report 'Ascend 910 and MindSpore in practice' §3.2)",
     )
 
 
@@ -290,7 +290,11 @@ FETCHED = {
     "mindspeed-mm": "git clone of the MindSpeed-MM release tag",
     "mindspeed": "git clone of the MindSpeed release tag",
     "megatron-core": "the release tag of NVIDIA's Megatron-LM the suite names",
+    "edge CANN": "the CANN toolkit .run for the edge board (aarch64), installed on the board; convert the model for it",
 }
+EDGE_PINS = ("edge SoC", "edge CANN", "edge converter")
+"""A serving route's edge part (routes.yaml pins): the Ascend SoC, its CANN line and the converter path,
+shown only where the route serves edge-ascend."""
 # The Python line chosen inside a vendor's range: 3.11, the one line every vendor matrix in the
 # knowledge base lists (MindSpore 2.9: 3.9-3.11; torch_npu 2.12: 3.10-3.12; PyTorch 2.13: 3.10-3.15)
 # and that the HuggingFace libraries' native wheels have covered for years; within a range without it,
@@ -371,7 +375,7 @@ def newer_releases(kb: KnowledgeBase, package: str, version: str, route: str) ->
     )
     if not newer:
         return None
-    text = f"newer {package} releases: {', '.join(v.version for v in newer)}; {route}'s table pins {version}"
+    text = f"newer {package} releases: {', '.join(v.version for v in newer)}; the route's table pins {version}"
     unchecked = [v for v in newer if not v.python]  # released, not in a vendor matrix yet
     return text + (f" ({unchecked[-1].note})" if unchecked and unchecked[-1].note else "")
 
@@ -384,6 +388,7 @@ def route_stack(
     python: Optional[str] = None,
     huggingface: bool = False,
     newer: bool = True,
+    edge: bool = False,
 ) -> Stack:
     """One route's stack as the routes.yaml pins state it (a StackUsed of the workflow's RouteChoice):
     every pinned version exactly as its source cites it, the install lines pip takes (== for an exact
@@ -392,6 +397,8 @@ def route_stack(
     source, confidence, rid = str(used.source), str(used.confidence), str(used.id)
     st = Stack(title, rid, source=source, confidence=confidence)
     pins = list(used.pins)
+    if not (edge or getattr(used, "target", None) == "edge-ascend"):
+        pins = [p for p in pins if p.package not in EDGE_PINS]  # the edge board's part: only where it serves
     py_pin = next((p for p in pins if p.package == "Python"), None)
     for pin in pins:
         if pin.package == "Python":
@@ -446,6 +453,10 @@ def route_stack(
         st.verify += list(ASCEND_VERIFY) + [
             "uname -m    # aarch64 on Kunpeng hosts (Atlas 800T A2): the aarch64 CANN .run and wheels"
         ]
+    if "edge SoC" in packages:
+        st.verify.append(
+            "npu-smi info    # on the edge board: its Name (Ascend310B<n>) is the converter's --soc_version"
+        )
     if "torch-npu" in packages:
         st.verify.append(
             'python -c "import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available())"'
@@ -471,7 +482,7 @@ def label_of(workflow: str) -> str:
     return {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}.get(workflow, workflow)
 
 
-def stacks_for(report: "Report", kb: Optional[KnowledgeBase]) -> list[Stack]:
+def stacks_for(report: "ReportView", kb: Optional[KnowledgeBase]) -> list[Stack]:
     """The recommended workflow's stacks, training then serving, pinned from the routes it is scored on
     (its RouteChoice); a training path without a route in the knowledge base (CPU) from the framework's
     compatibility matrix. For hybrid, the PyTorch prototype environment first, on the production
@@ -506,7 +517,8 @@ def stacks_for(report: "Report", kb: Optional[KnowledgeBase]) -> list[Stack]:
     for same in serving.values():
         targets = ", ".join(u.target for u in same if u.target)
         title = f"Serving: {same[0].name} for {targets or where} ({label_of(wf)})"
-        out.append(route_stack(kb, same[0], title, python=python, newer=False))
+        edge = any(u.target == "edge-ascend" for u in same)
+        out.append(route_stack(kb, same[0], title, python=python, newer=False, edge=edge))
     if wf == "hybrid":
         available = list(report.requirements.hardware.available)
         proto_route = next((r for r in kb.routes if r.id == "pytorch-cuda"), None)
@@ -536,4 +548,18 @@ def stacks_for(report: "Report", kb: Optional[KnowledgeBase]) -> list[Stack]:
             ]
         if st is not None:
             out.insert(0, st)
+    _say_cann_lines(out)
     return out
+
+
+def _say_cann_lines(stacks: list[Stack]) -> None:
+    """Training and serving pinned to different CANN lines cannot share one environment: said on the
+    serving stack that differs (one CANN toolkit per host or container, a driver that supports both)."""
+    lines = [(st, next((c.version for c in st.components if c.name == "CANN"), None)) for st in stacks]
+    first = next(((st, v) for st, v in lines if v), None)
+    for st, version in lines:
+        if first is not None and version and version != first[1]:
+            st.notes.append(
+                f"CANN {version} here, {first[1]} for {first[0].title.split(':')[0].lower()}: one CANN per "
+                "environment, so separate hosts or containers, on a driver (HDK) both list"
+            )

@@ -399,10 +399,10 @@ def stack_view(doc: ReviewDocument) -> RenderableType:
 def sensitivity_view(report: Report, doc: ReviewDocument) -> RenderableType:
     """The weights (each criterion's weight moved until the winner changes) and the knowledge base's
     own figures moved within their ranges (the document's search)."""
-    from advisor.review.document import plain
+    from advisor.review.document import weight_flip
 
     parts: list[RenderableType] = [Text("Sensitivity", style="bold")]
-    parts += [Text(f"  weights: {plain(s.note)}") for s in report.sensitivity] or [Text("  weights: none")]
+    parts += [Text(f"  weights: {weight_flip(s)}") for s in report.sensitivity] or [Text("  weights: none")]
     k = doc.kb_sensitivity
     if k is not None:
         parts.append(Text(f"  knowledge-base figures ({k.searched} searched, {k.ranges}): {k.note}"))

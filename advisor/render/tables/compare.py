@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from advisor.numbers import sig
 from advisor.render.interface import Renderer
 from advisor.sanitize import one_line
 
@@ -14,7 +15,7 @@ from advisor.sanitize import one_line
 def _fmt(value: Any) -> str:
     """A value of either report, on one line (a string from a report file may hold a newline)."""
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return sig(value, 4)
     if value is None:
         return "-"
     return one_line(json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value)

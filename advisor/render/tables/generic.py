@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 from advisor.render.tables import grid
 
+from advisor.numbers import sig
 from advisor.render.interface import Renderer
 from advisor.sanitize import one_line
 
@@ -118,7 +119,7 @@ def cell(name: str, value: object) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
-        return f"{value:,.1f}" if abs(value) >= 10 or value == 0 else f"{value:.3g}"
+        return f"{value:,.1f}" if abs(value) >= 10 or value == 0 else sig(value)
     text = one_line(value)
     return text if len(text) <= 40 else text[:39] + "…"
 

@@ -8,6 +8,7 @@ import textwrap
 
 from advisor.render.tables import grid
 
+from advisor.numbers import sig
 from advisor.render.interface import Renderer
 from advisor.render.tables import terminal_width
 from probes.transformer.models import VARIANTS, GptResult
@@ -101,7 +102,7 @@ def _parity(r: GptResult, width: int) -> list[str]:
         return []
     out = [f"Parity (same weights, one batch of {p.batch_size or '?'}): {'pass' if p.ok else p.status.upper()}"]
     if p.checks:
-        rows = [[c.name, c.metric, f"{c.value:.2e}", f"{c.tolerance:.2e}", "ok" if c.ok else "FAIL"] for c in p.checks]
+        rows = [[c.name, c.metric, sig(c.value), sig(c.tolerance), "ok" if c.ok else "FAIL"] for c in p.checks]
         out.append(_fit(rows, ["check", "metric", "value", "tolerance", ""], width))
     if p.tolerance_derivation:
         d = p.tolerance_derivation
