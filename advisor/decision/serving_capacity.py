@@ -332,7 +332,12 @@ def judge(req: Requirements, acc: Accelerator, devices: int, supported: Optional
         return Judged(
             "meets",
             needed,
-            f"{needed} x {acc.name} meet it ({need.n} instance(s) of {need.t}); the team has {devices}",
+            f"{needed} x {acc.name} are the fewest that meet it ({need.n} instance(s) of {need.t}); "
+            + (
+                f"the team's {devices} run as {capacity.instances} instance(s) of {capacity.instance_devices}"
+                if capacity is not None and (capacity.instance_devices, capacity.instances) != (need.t, need.n)
+                else f"the team has {devices}"
+            ),
             capacity,
         )
     fast_text = (

@@ -93,7 +93,15 @@ def memory_fit(report: Report) -> list[str]:
             ]
         )
         basis = f"{m.accelerator}: {_batch_basis(m)}; usable memory {m.usable_basis}" if m.usable_basis else ""
-        notes += [n for n in [basis, *m.notes] if n and n not in notes]
+        # the states column is the plain mixed-precision count; a route's formula can hold more per device
+        # (Megatron's unsharded fp32 main gradients), so say which count each column is
+        counts = (
+            f"{m.accelerator}: the Model states column counts {sig(m.bytes_per_parameter, 6)} bytes/parameter "
+            f"(the ZeRO paper's count); the per-device columns follow the route's formula, {m.formula}"
+            if m.formula
+            else ""
+        )
+        notes += [n for n in [basis, counts, *m.notes] if n and n not in notes]
     out = [
         "## Memory fit",
         "",
