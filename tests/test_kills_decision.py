@@ -1,0 +1,149 @@
+"""The decision arithmetic's values, worked by hand: each test states the inputs, the formula and the
+number it must give, so a changed operator, bound or constant fails here by an assertion. Written
+against what the mutation run (benchmarks/mutation_check.py) found no test checking."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.decision.constants import DEFAULT
+from advisor.decision.schedule import pressure_penalty, schedule
+from advisor.decision.serving_capacity import Efficiency, Model, fewest_devices, max_batch
+from advisor.requirements import parse_requirements
+
+# ---- the schedule against the deadline --------------------------------------------------------------
+# One engineer: 40 h a week (HOURS_PER_WEEK), half of it for the migration (DEADLINE_SHARE), so 20 h of
+# migration a week; training runs 168 h a calendar week.
+
+
+def test_the_constants_the_schedule_examples_are_worked_with():
+    assert (DEFAULT["HOURS_PER_WEEK"], DEFAULT["DEADLINE_SHARE"], DEFAULT["DEADLINE_PRESSURE_POINTS"]) == (
+        40.0,
+        0.5,
+        30.0,
+    )
+
+
+def test_training_that_fits_only_at_its_slow_end_is_judged_on_its_fast_end():
+    """Training 300-400 h is 1.786-2.381 weeks: its fast end fits 2 weeks, so the workflow is not ruled
+    out by training alone; 2-4 h of migration at 20 h/week adds 0.1-0.2 weeks: 1.886-2.581 calendar
+    weeks, which fits only at the fast end ("maybe"), although the migration alone fits (4 h <= 40 h)."""
+    s = schedule("pytorch", [("port", 2.0, 4.0)], team_size=1, deadline=2.0, training_hours=(300.0, 400.0))
+    assert s.training_weeks == [round(300 / 168, 3), round(400 / 168, 3)] == [1.786, 2.381]
+    assert s.calendar_weeks == [round(2 / 20 + 300 / 168, 3), round(4 / 20 + 400 / 168, 3)] == [1.886, 2.581]
+    assert s.allowed_hours == 40.0  # 40 h x 2 weeks x 0.5
+    assert s.fits == "maybe"
+    assert s.finding.startswith("migration and training fit only at the fast end: 1.9-2.6 weeks against 2")
+
+
+def test_training_whose_fast_end_misses_the_deadline_does_not_fit_whatever_the_migration():
+    s = schedule("pytorch", [("port", 2.0, 4.0)], team_size=1, deadline=1.5, training_hours=(300.0, 400.0))
+    assert s.fits == "no"
+    assert s.finding.startswith("training alone cannot finish by the deadline: 1.8-2.4 weeks")
+
+
+def test_migration_then_training_past_the_deadline_does_not_fit_though_each_alone_would():
+    """30-35 h of migration is 1.5-1.75 weeks at 20 h/week and fits the 80 h allowance (4 weeks x 40 h x
+    0.5) on its own; training 504-588 h is 3-3.5 weeks and fits on its own; after each other they take
+    4.5-5.25 weeks: even the fast end misses 4 weeks, so "no" (not the migration's own "yes")."""
+    s = schedule("pytorch", [("port", 30.0, 35.0)], team_size=1, deadline=4.0, training_hours=(504.0, 588.0))
+    assert s.calendar_weeks == [4.5, 5.25]
+    assert s.fits == "no"
+    assert s.finding.startswith("migration and training together cannot fit: at least 4.5 weeks")
+
+
+def test_the_migrations_own_fit_pressure_and_penalty():
+    """Two engineers (80 h/week, 40 h of it for the migration), 3 weeks: 120 h allowed. 100-140 h: the
+    middle, 120 h, is the whole allowance (pressure 1), fits only at the low end; the penalty at pressure
+    p is 2 x 30 p / (1 + p) = 30 points at the allowance."""
+    s = schedule("hybrid", [("port", 60.0, 80.0), ("tests", 40.0, 60.0)], team_size=2, deadline=3.0)
+    assert (s.hours, s.team_hours_per_week, s.weeks) == ([100.0, 140.0], 80.0, [1.25, 1.75])
+    assert [p.weeks for p in s.phases] == [[0.75, 1.0], [0.5, 0.75]]
+    assert (s.allowed_hours, s.pressure, s.fits) == (120.0, 1.0, "maybe")
+    assert s.finding == "the migration fits only at the low end of its estimate (100-140 h against 120 h)"
+    assert pressure_penalty(s) == pytest.approx(30.0)
+    short = schedule("hybrid", [("port", 130.0, 150.0)], team_size=2, deadline=3.0)
+    assert (short.pressure, short.fits) == (round(140 / 120, 4), "no")
+    assert short.finding.startswith("the migration cannot fit: at least 130 h against 120 h (50% of 2 x 40 h x 3")
+    assert pressure_penalty(short) == pytest.approx(2 * 30 * (140 / 120) / (1 + 140 / 120), abs=1e-3)
+    easy = schedule("hybrid", [("port", 10.0, 20.0)], team_size=2, deadline=3.0)
+    assert (easy.pressure, easy.fits, easy.finding) == (0.125, "yes", None)
+    assert pressure_penalty(schedule("hybrid", [("port", 10.0, 20.0)], team_size=2, deadline=None)) == 0.0
+
+
+# ---- serving capacity: the fewest devices for a load ------------------------------------------------
+# A 1B dense model at 2 bytes a weight, 100-token prompts and outputs, 100 kB of KV cache per token, on
+# devices of 10 GB usable, 1 TB/s and 100 TFLOP/s, each used at half its bandwidth and peak:
+#   KV room on one device: 10 GB - 2 GB of weights = 8 GB; a request holds 200 tokens x 100 kB = 20 MB,
+#     so at most 400 requests in flight;
+#   prefill: (2 x 1e9 x 100 + 2 x 10 layers x 100^2 x 1000) FLOPs / 50 TFLOP/s = 4.004 ms;
+#   one decode step of b requests: (2 GB + b x 100 kB x 150 tokens) / 0.5 TB/s = 4 ms + 0.03 ms x b
+#     (bandwidth-bound: the compute term, 2e9 b / 5e13 = 0.04 ms x b, is shorter below b = 400);
+#   requests/s of n instances at b in flight: n b / (b x 4.004 ms + 100 steps) = n b / (0.4 + 0.007004 b).
+_MODEL = Model(
+    params=1e9,
+    active=1e9,
+    shape_layers=10,
+    hidden=1000,
+    kv_per_token=1e5,
+    weight_bytes=2.0,
+    shared=1e9,
+    per_expert=0.0,
+    experts=1,
+    top_k=1,
+    prompt=100,
+    output=100,
+    usable=10e9,
+    bandwidth=1e12,
+    peak=1e14,
+    precision="bf16",
+)
+_HALF = Efficiency(bandwidth=0.5, prefill=0.5)
+
+
+def _load(**serving) -> object:
+    return parse_requirements(
+        {
+            "name": "service",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
+            "hardware": {"available": ["nvidia"], "training_target": "nvidia", "devices": 8},
+            "deployment": {"targets": ["nvidia-server"]},
+            "model": {"family": "transformer", "parameters_millions": 1000, "source": "pytorch-code"},
+            "serving": {"prompt_tokens": 100, "output_tokens": 100, **serving},
+        }
+    )
+
+
+def _rate(n: int, b: int) -> float:
+    return n * b / (0.4 + 0.007004 * b)
+
+
+def test_the_kv_cache_bounds_the_requests_in_flight():
+    assert max_batch(_MODEL, 1) == 400  # 8 GB / 20 MB
+    assert max_batch(_MODEL, 2) == 900  # 18 GB / 20 MB
+
+
+def test_one_instance_carries_100_requests_per_second_with_the_fewest_requests_in_flight():
+    """b / (0.4 + 0.007004 b) >= 100 first at b = 134 (133.5 solves it): one device, 134 in flight."""
+    point, _ = fewest_devices(_MODEL, _load(requests_per_second=100.0), [1], _HALF)
+    assert (point.t, point.n, point.batch) == (1, 1, 134)
+    assert _rate(1, 133) < 100 <= _rate(1, 134)
+    assert point.rps == pytest.approx(_rate(1, 134), rel=1e-9)
+    assert point.ttft_s == pytest.approx(0.004004, rel=1e-9)
+    assert point.tpot_s == pytest.approx(0.004 + 0.00003 * 134 + 134 * 0.004004 / 100, rel=1e-9)
+
+
+def test_more_load_than_one_instance_carries_takes_the_fewest_instances_found_by_bisection():
+    """One full instance (400 in flight) carries 400 / 3.2016 = 124.9 requests/s: 300/s needs 3 instances
+    (2 carry 249.8, 3 carry 374.7), each again at 134 in flight; 4 would also meet it but are not the
+    fewest."""
+    point, _ = fewest_devices(_MODEL, _load(requests_per_second=300.0), [1], _HALF)
+    assert _rate(2, 400) < 300 <= _rate(3, 400)
+    assert (point.t, point.n, point.batch) == (1, 3, 134)
+
+
+def test_a_latency_target_no_instance_meets_says_which_target_and_why():
+    point, why = fewest_devices(_MODEL, _load(requests_per_second=1.0, ttft_ms=4.0), [1], _HALF)
+    assert point is None
+    assert why == "with 1 device(s) per instance, even 1,048,576 instances miss: time to first token 4 ms > 4 ms"
