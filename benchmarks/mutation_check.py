@@ -175,7 +175,9 @@ def run_generated(args: argparse.Namespace) -> dict[str, Counter]:
     paths = [path for _, path, _ in targets]
     package_of = {path: package for package, path, _ in targets}
     mutants = [m for _, path, functions in targets for m in mutants_of(ROOT, path, functions)]
-    if not args.smoke:  # drawn from every mutant, reached by a test or not, so the score is the package's
+    if args.at:  # the mutants on these lines only (checking that a new test kills what it was written for)
+        mutants = [m for m in mutants if f"{m.path}:{m.line}" in args.at]
+    elif not args.smoke:  # drawn from every mutant, reached by a test or not, so the score is the package's
         mutants = _sample(mutants, args.sample, args.seed, package_of)
     print(f"{len(mutants)} generated mutants in {len(paths)} files; collecting and tracing the tests ...", flush=True)
     start = time.monotonic()
@@ -263,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         help="is the runner still working: --sample (default 3) reached mutants per package with a few fast "
         "test files each, and two planted bugs; fails when a mutant crashes or nothing is killed",
     )
+    parser.add_argument("--at", action="append", metavar="PATH:LINE", help="only the mutants on this line (repeatable)")
     parser.add_argument("--budget", type=float, default=5.0, help="baseline seconds of tests per mutant")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per planted bug's pytest run")
     parser.add_argument("--min-score", type=float, default=0.0, help="fail when a package kills less (0-1)")

@@ -25,7 +25,43 @@ class Equivalent:
     why: str
 
 
-REVIEWED: tuple[Equivalent, ...] = ()
+REVIEWED: tuple[Equivalent, ...] = (
+    Equivalent(
+        "advisor/render/_fmt.py",
+        "num",
+        "constant",
+        "10",
+        "11",
+        "10 ** digits -> 11 ** digits: a magnitude in [10^d, 11^d) has at least d + 1 integer digits, so the "
+        "other branch gives max(0, d - (d + 1)) = 0 decimals: the same ',.0f' text",
+    ),
+    Equivalent(
+        "advisor/cache.py",
+        "_save",
+        "constant",
+        "1",
+        "2",
+        "the indentation of a cache file (the result or its run index): both are only ever read back as JSON",
+    ),
+    Equivalent(
+        "advisor/output.py",
+        "_umask",
+        "constant",
+        "18",
+        "19",
+        "the umask set for an instant to read it (0o022 -> 0o023) is restored on the next line and the value "
+        "read is the old one; reached only without /proc, and no file is created in between",
+    ),
+    Equivalent(
+        "probes/training/runner.py",
+        "run_load",
+        "constant",
+        "100",
+        "101",
+        "the clock-tick rate assumed where os.sysconf is missing: every POSIX system the probes run on has it, "
+        "so the fallback is never evaluated",
+    ),
+)
 
 
 def equivalent_why(mutant: Mutant) -> Optional[str]:

@@ -66,6 +66,7 @@ TARGETS: list[Target] = [
 TEST_FILES: dict[str, list[str]] = {
     "decision": [
         "tests/test_decision_model.py",
+        "tests/test_kills_decision.py",
         "tests/test_decision_properties.py",
         "tests/test_deploy_scoring.py",
         "tests/test_gpt_memory.py",
@@ -85,9 +86,11 @@ TEST_FILES: dict[str, list[str]] = {
     "cache and writer": [
         "tests/test_cache.py",
         "tests/test_hardening_keep.py",
+        "tests/test_kills_cache_and_writer.py",
         "tests/test_probe_runner.py",
     ],
     "probe results": [
+        "tests/test_kills_probe_results.py",
         "tests/test_measurements.py",
         "tests/test_planted_bugs.py",
         "tests/test_probe_runner.py",
