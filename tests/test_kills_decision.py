@@ -147,3 +147,68 @@ def test_a_latency_target_no_instance_meets_says_which_target_and_why():
     point, why = fewest_devices(_MODEL, _load(requests_per_second=1.0, ttft_ms=4.0), [1], _HALF)
     assert point is None
     assert why == "with 1 device(s) per instance, even 1,048,576 instances miss: time to first token 4 ms > 4 ms"
+
+
+# ---- the scaling curve between its points -----------------------------------------------------------
+
+
+def _curve():
+    from advisor.decision.communication import Curve
+    from advisor.decision.evidence import Evidence
+
+    ev = Evidence(kind="knowledge", ref="test-curve", detail="a curve built in the test")
+    return Curve(id="test-curve", link="roce-ib", points=((64, 0.60, 0.80), (8, 0.75, 0.93)), evidence=ev)
+
+
+def test_a_curve_keeps_its_first_point_at_and_below_it():
+    assert _curve().at(8) == (0.75, 0.93)
+    assert _curve().at(2) == (0.75, 0.93)
+
+
+def test_a_curve_is_interpolated_in_log_devices_between_its_points():
+    """16 devices is a third of the way from 8 to 64 in log n: 0.75 - 0.15 / 3 = 0.70, 0.93 - 0.13 / 3."""
+    low, high = _curve().at(16)
+    assert (low, high) == (pytest.approx(0.70, abs=1e-12), pytest.approx(0.93 - 0.13 / 3, abs=1e-12))
+    assert _curve().at(64) == (pytest.approx(0.60), pytest.approx(0.80))
+
+
+def test_a_curve_keeps_falling_past_its_last_point_never_below_2_percent():
+    """512 devices is one more 8x step past 64: the last segment again, 0.60 - 0.15 = 0.45, 0.80 - 0.13;
+    far beyond, the 2% floor."""
+    low, high = _curve().at(512)
+    assert (low, high) == (pytest.approx(0.45, abs=1e-12), pytest.approx(0.67, abs=1e-12))
+    assert _curve().at(8**12) == (0.02, 0.02)
+
+
+# ---- ecosystem fit: the knowledge base's ratings of the stack -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kb():
+    import knowledge
+
+    return knowledge.load()
+
+
+def test_ecosystem_fit_is_the_weighted_mean_of_the_stacks_ratings(kb):
+    """An NVIDIA team: PyTorch is scored on the pytorch stack's four aspect ratings, MindSpore on its
+    own, each the mean weighted by ECOSYSTEM_ASPECTS with the model hub weighed by the HuggingFace need;
+    the 0-5 ratings come out on 0-100 (aspect_score)."""
+    from pathlib import Path
+
+    from advisor.decision.criteria.common import aspect_score
+    from advisor.decision.criteria.ecosystem import ECOSYSTEM_ASPECTS, HUB_WEIGHT
+    from advisor.measurements import Measurements
+    from advisor.report import build_report
+    from advisor.requirements import load_requirements
+
+    req = load_requirements(Path(__file__).resolve().parents[1] / "examples" / "nvidia-research-team.yaml")
+    report = build_report(req, Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")
+    weights = {**ECOSYSTEM_ASPECTS, "model_hub": DEFAULT[HUB_WEIGHT[req.needs.huggingface]]}
+    for workflow in ("pytorch", "mindspore"):
+        ratings = {aspect: aspect_score(kb, workflow, aspect)[0] for aspect in weights}
+        assert None not in ratings.values(), ratings
+        expected = sum(weights[a] * ratings[a] for a in weights) / sum(weights.values())
+        (score,) = [s for s in report.scores if s.workflow == workflow]
+        (ecosystem,) = [c for c in score.criteria if c.name == "ecosystem"]
+        assert ecosystem.score == pytest.approx(expected, abs=0.051), workflow  # stored to 1 decimal

@@ -53,6 +53,15 @@ REVIEWED: tuple[Equivalent, ...] = (
         "read is the old one; reached only without /proc, and no file is created in between",
     ),
     Equivalent(
+        "advisor/decision/throughput.py",
+        "reference_mfu",
+        "arguments",
+        "Shape(ref.layers or 1, ref.hidden or 1, 1, ref.sequence or 1, 0, [])",
+        "Shape(ref.hidden or 1, ref.layers or 1, 1, ref.sequence or 1, 0, [])",
+        "layers and hidden swapped in the shape of a published reference: the only use is the FLOPs per token, "
+        "6 N + 12 L s h, where L and h appear only as their product",
+    ),
+    Equivalent(
         "probes/training/runner.py",
         "run_load",
         "constant",
