@@ -212,3 +212,37 @@ def test_ecosystem_fit_is_the_weighted_mean_of_the_stacks_ratings(kb):
         (score,) = [s for s in report.scores if s.workflow == workflow]
         (ecosystem,) = [c for c in score.criteria if c.name == "ecosystem"]
         assert ecosystem.score == pytest.approx(expected, abs=0.051), workflow  # stored to 1 decimal
+
+
+# ---- the team's recompute in the projected time ------------------------------------------------------
+
+
+def test_the_recompute_factor_is_one_over_one_plus_the_teams_extra_compute_to_4_places(kb):
+    """A 7B transformer on 8 x H100 with selective recompute: the projection divides its rate by
+    1 + the layout's recompute overhead and lists the factor, stored to 4 decimal places."""
+    import copy
+
+    from advisor.decision.projections import project, team_recompute
+    from advisor.decision.workflows import routes
+
+    data = {
+        "name": "llm",
+        "stage": "production",
+        "team": {"pytorch": "expert", "mindspore": "basic", "size": 6},
+        "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "H100", "devices": 8},
+        "deployment": {"targets": ["nvidia-server"]},
+        "model": {
+            "family": "transformer",
+            "parameters_millions": 6740,
+            "source": "pytorch-code",
+            "recompute": "selective",
+        },
+        "needs": {"distributed_training": True},
+        "workload": {"model": "transformer", "tokens": 1e10},
+    }
+    req = parse_requirements(copy.deepcopy(data))
+    proj = project("pytorch", req, kb, [], route=routes(req, kb)["pytorch"])
+    extra = team_recompute(req, proj.memory)
+    assert extra and round(1 / (1 + extra), 5) != round(1 / (1 + extra), 4)  # the rounding is visible
+    (factor,) = [f for f in proj.time_factors if f.name == "recompute"]
+    assert factor.low == factor.high == round(1 / (1 + extra), 4)

@@ -62,6 +62,15 @@ REVIEWED: tuple[Equivalent, ...] = (
         "6 N + 12 L s h, where L and h appear only as their product",
     ),
     Equivalent(
+        "advisor/render/tables/probe.py",
+        "_cv",
+        "constant",
+        "0",
+        "1",
+        "(run.samples or st.n or 0) < 2 -> (... or 1) < 2: with neither count both read as fewer than 2 samples, "
+        "so the CV is '-' either way",
+    ),
+    Equivalent(
         "probes/training/runner.py",
         "run_load",
         "constant",
