@@ -47,6 +47,8 @@ def test_warmup_needs_exactly_two_full_windows():
     assert stats.warmup_stable([1.0] * 10)  # two windows of 5, equal
     assert not stats.warmup_stable([1.0] * 9)
     assert not stats.warmup_stable([2.0] * 5 + [1.0] * 5)  # the earlier window half as fast
+    # Only the last two windows: slow steps before them do not count.
+    assert stats.warmup_stable([3.0] * 5 + [1.0] * 10)
 
 
 def test_the_stop_rule_reads_the_cv_of_the_last_20_samples_only():
@@ -94,6 +96,17 @@ def test_a_loss_below_its_first_value_in_any_of_the_last_three_samples_has_falle
     assert not any("loss did not fall" in w for w in res["warnings"])
 
 
+def test_a_loss_above_its_first_value_in_all_of_the_last_three_samples_did_not_fall():
+    """The samples end at steps 20, 30, 40 and 50; the loss is 9.0 from step 25: the last three samples
+    are all above the first loss (2.3), though the one before them (1.0) is not: "did not fall"."""
+    clock = _Clock(lambda i: 0.001, loss=lambda i: 2.3 if i == 0 else (9.0 if i >= 25 else 1.0))
+    res = measure.run(
+        clock.step, float, measure.Plan(budget_s=100.0, batch_size=8, t_crit=T9, max_steps=60), clock=clock
+    )
+    assert res["samples"] == 4 and res["steps_per_sample"] == 10
+    assert any(w.startswith("loss did not fall (2.3 -> 9)") for w in res["warnings"]), res["warnings"]
+
+
 # ---- the load around a run --------------------------------------------------------------------------
 
 
@@ -109,6 +122,7 @@ def test_no_contention_is_claimed_without_both_snapshots_or_without_time():
     # 400 clock ticks busy over 2 s of wall, 1 s of it this child's: 1.5 other cores.
     hz = os.sysconf("SC_CLK_TCK")
     assert runner.run_load(snap, later, 1.0, 2.0, 2)["foreign_cores"] == round((400 / hz - 1.0) / 2.0, 2)
+    assert "foreign_cores" in runner.run_load(snap, later, 0.1, 0.5, 2)  # under a second of wall still counts
 
 
 def test_the_load_over_the_timed_measurement_from_the_workers_two_snapshots():

@@ -200,3 +200,37 @@ def test_a_mutant_past_its_time_is_a_timeout_and_its_whole_group_ends(tmp_path, 
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# ---- the runner end to end, small enough for the suite -----------------------------------------------
+
+
+def test_the_smoke_run_traces_patches_and_judges_mutants_of_the_number_formatting(tmp_path):
+    """`--smoke` on one package and one test file: the tests collected and traced, three mutants they
+    reach drawn with the fixed seed, each patched into a forked child and judged; the table printed.
+    (`make bench` runs the whole smoke: every package and two planted bugs.)"""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # its own baseline cache: traced afresh here
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "mutation_check.py"),
+            "--generated",
+            "--smoke",
+            "--package",
+            "number formatting",
+            "--tests",
+            "tests/test_number_formatting.py",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "smoke: 3 of the" in done.stdout
+    (row,) = [line for line in done.stdout.splitlines() if line.startswith("| number formatting |")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    counts = dict(zip(("killed", "survived", "errored", "timeout", "crashed", "not covered"), map(int, cells[2:8])))
+    assert cells[1] == "3" and counts["crashed"] == 0 and counts["not covered"] == 0
+    assert counts["killed"] >= 1, row
