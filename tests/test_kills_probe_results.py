@@ -161,6 +161,13 @@ def test_two_repeats_are_merged_into_the_lower_middle_one():
     assert merged.images_per_second == 100.0
     assert merged.repeats == [120.0, 100.0]
     assert merged.ci95 == [98.0, 102.0]
+    # Repeats that all failed: nothing to take a median of; the first is kept as it ran.
+    failed = [repeat(120.0).model_copy(update={"status": "failed", "images_per_second": None}) for _ in range(2)]
+    try:
+        (kept,) = runner._merge_repeats(failed)
+    except Exception as exc:  # noqa: BLE001 - the rule under test is that it answers, not raises
+        pytest.fail(f"merging two failed repeats raised {exc!r}")
+    assert kept is failed[0]
 
 
 # ---- what a result file must hold beyond its model --------------------------------------------------
