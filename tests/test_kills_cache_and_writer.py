@@ -174,3 +174,43 @@ def test_the_onednn_confirmation_is_kept_per_mindspore_version():
     assert cache.load_onednn_confirm("2.9.0", "fp")["capped_ratio"] == 2.0
     assert cache.load_onednn_confirm("2.8.0", "fp") is None
     assert cache.load_onednn_confirm("2.10.0", "other-host") is None
+
+
+def test_a_new_file_gets_the_ordinary_mode_under_the_process_umask(tmp_path):
+    """0o666 less the umask, read from /proc/self/status (octal "0027"): 0o640, not mkstemp's 0o600."""
+    old = os.umask(0o027)
+    try:
+        written = output.write_atomic(str(tmp_path / "report.md"), "x")
+    finally:
+        os.umask(old)
+    assert oct(written.stat().st_mode & 0o777) == oct(0o640)
+
+
+def test_an_ok_parity_of_the_new_probe_is_kept_over_an_ok_cached_one():
+    old, new = _suite(), _suite()
+    old.parity = [ParityResult(model="lenet", ok=True, max_abs_diff=0.5)]
+    new.parity = [ParityResult(model="lenet", ok=True, max_abs_diff=0.001)]
+    assert [p.max_abs_diff for p in cache.merge_suites(new, old).parity] == [0.001]
+    # neither ok: the new one stays too (only an ok parity replaces another)
+    old.parity = [ParityResult(model="lenet", ok=False, status="failed", error="old")]
+    new.parity = [ParityResult(model="lenet", ok=False, status="failed", error="new")]
+    assert [p.error for p in cache.merge_suites(new, old).parity] == ["new"]
+
+
+def test_a_scaling_result_with_ok_runs_replaces_the_cached_one_whole():
+    from types import SimpleNamespace
+
+    kept_copy = SimpleNamespace(warnings=[])
+    old = SimpleNamespace(runs=[SimpleNamespace(status="ok")], model_copy=lambda deep=False: kept_copy)
+    new = SimpleNamespace(runs=[SimpleNamespace(status="failed"), SimpleNamespace(status="ok")], created="today")
+    assert cache.merge_scaling(new, old) is new
+    failed = SimpleNamespace(runs=[SimpleNamespace(status="failed")], created="2026-12-03")
+    assert cache.merge_scaling(failed, old) is kept_copy
+    assert kept_copy.warnings == ["the scaling probe of 2026-12-03 had no successful run; this earlier result was kept"]
+
+
+def test_a_damaged_onednn_confirmation_is_measured_again_not_trusted():
+    cache.save_onednn_confirm("2.10.0", 12.5, 0.0, "2026-12-03", fingerprint="fp")
+    assert cache.load_onednn_confirm("2.10.0", "fp") is None  # a ratio of 0 is no measurement
+    cache.save_onednn_confirm("2.10.0", -1.0, 1.8, "2026-12-03", fingerprint="fp")
+    assert cache.load_onednn_confirm("2.10.0", "fp") is None

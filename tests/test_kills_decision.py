@@ -36,6 +36,11 @@ def test_training_that_fits_only_at_its_slow_end_is_judged_on_its_fast_end():
     assert s.finding.startswith("migration and training fit only at the fast end: 1.9-2.6 weeks against 2")
 
 
+def test_training_weeks_are_kept_to_3_places_at_both_ends():
+    s = schedule("pytorch", [("port", 2.0, 4.0)], team_size=1, deadline=None, training_hours=(300.0, 410.0))
+    assert s.training_weeks == [1.786, 2.44]  # 1.785714..., 2.440476...
+
+
 def test_training_whose_fast_end_misses_the_deadline_does_not_fit_whatever_the_migration():
     s = schedule("pytorch", [("port", 2.0, 4.0)], team_size=1, deadline=1.5, training_hours=(300.0, 400.0))
     assert s.fits == "no"

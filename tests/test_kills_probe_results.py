@@ -96,6 +96,22 @@ def test_a_loss_below_its_first_value_in_any_of_the_last_three_samples_has_falle
     assert not any("loss did not fall" in w for w in res["warnings"])
 
 
+def test_slow_steps_are_measured_one_a_sample_up_to_the_hard_minimum_past_the_budget():
+    """0.2 s steps, a 1 s budget: warmup capped after 2 steps (0.4 s), then samples of 1 step (a step is
+    over 10 ms); the budget is spent after 3 samples, but fewer than 5 (min_samples_hard) are kept going
+    up to 3 budgets: 5 samples, 1.4 s in all."""
+    clock = _Clock(lambda i: 0.2)
+    res = measure.run(clock.step, float, measure.Plan(budget_s=1.0, batch_size=8, t_crit=T9), clock=clock)
+    assert (res["warmup_steps"], res["steps_per_sample"], res["samples"], res["stop_reason"]) == (2, 1, 5, "budget")
+
+
+def test_steps_of_a_whole_budget_stop_at_three_budgets_with_what_they_have():
+    """1 s steps, a 1 s budget: 2 warmup steps (2 s), then one sample reaches 3 s, three budgets: stop."""
+    clock = _Clock(lambda i: 1.0)
+    res = measure.run(clock.step, float, measure.Plan(budget_s=1.0, batch_size=8, t_crit=T9), clock=clock)
+    assert (res["warmup_steps"], res["samples"], res["stop_reason"]) == (2, 1, "budget")
+
+
 def test_a_loss_above_its_first_value_in_all_of_the_last_three_samples_did_not_fall():
     """The samples end at steps 20, 30, 40 and 50; the loss is 9.0 from step 25: the last three samples
     are all above the first loss (2.3), though the one before them (1.0) is not: "did not fall"."""
@@ -137,6 +153,10 @@ def test_the_load_over_the_timed_measurement_from_the_workers_two_snapshots():
         "load_measured_over": "the timed measurement",
     }
     assert runner.window_load([a, a], threads=2) is None  # no time passed
+    # 2.234 busy, 1 own: 1.234 other cores, to 2 places; the contention (1.234 + 2 - 2) / 2 to 3
+    busier = {**b, "busy_s": 7.234}
+    assert runner.window_load([a, busier], threads=2)["foreign_cores"] == 1.23
+    assert runner.window_load([a, busier], threads=2)["contention"] == 0.617
     assert runner.window_load(None, threads=2) is None
 
 
@@ -161,6 +181,11 @@ def test_two_repeats_are_merged_into_the_lower_middle_one():
     assert merged.images_per_second == 100.0
     assert merged.repeats == [120.0, 100.0]
     assert merged.ci95 == [98.0, 102.0]
+    # Only the first repeat compiled: every repeat's compile time is listed, None where it had none
+    first, second = repeat(120.0), repeat(100.0)
+    first.compile_seconds = 1.5
+    (merged,) = runner._merge_repeats([first, second])
+    assert merged.settings["compile_seconds_repeats"] == [1.5, None]
     # Repeats that all failed: nothing to take a median of; the first is kept as it ran.
     failed = [repeat(120.0).model_copy(update={"status": "failed", "images_per_second": None}) for _ in range(2)]
     try:
@@ -198,6 +223,9 @@ def test_an_accuracy_result_is_checked_gap_by_gap_and_run_by_run():
         "runs[2].final_accuracy: 98.0 is not a fraction 0-1"
     )
     assert first_problem("accuracy", SimpleNamespace(gaps=[], runs=[SimpleNamespace(final_accuracy=0.0)])) is None
+    assert first_problem("accuracy", SimpleNamespace(gaps=[], runs=[SimpleNamespace(final_accuracy=1.5)])) == (
+        "runs[0].final_accuracy: 1.5 is not a fraction 0-1"
+    )
 
 
 def _way(end_to_end, steady):

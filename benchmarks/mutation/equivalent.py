@@ -71,6 +71,15 @@ REVIEWED: tuple[Equivalent, ...] = (
         "so the CV is '-' either way",
     ),
     Equivalent(
+        "probes/training/measure.py",
+        "run",
+        "arithmetic",
+        "k * bs",
+        "k / bs",
+        "the items per sample given to the stop rule: the rule compares the interval's half-width with a share "
+        "of the estimate, both linear in it, so any positive value gives the same answer",
+    ),
+    Equivalent(
         "probes/training/runner.py",
         "run_load",
         "constant",
