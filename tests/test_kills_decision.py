@@ -251,3 +251,44 @@ def test_the_recompute_factor_is_one_over_one_plus_the_teams_extra_compute_to_4_
     assert extra and round(1 / (1 + extra), 5) != round(1 / (1 + extra), 4)  # the rounding is visible
     (factor,) = [f for f in proj.time_factors if f.name == "recompute"]
     assert factor.low == factor.high == round(1 / (1 + extra), 4)
+
+
+# ---- serving: the capacity's own units, and a target no device meets --------------------------------
+
+
+def _service(**serving) -> dict:
+    return {
+        "name": "llm service",
+        "stage": "production",
+        "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
+        "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "H100", "devices": 8},
+        "deployment": {"targets": ["nvidia-server"]},
+        "model": {"family": "transformer", "parameters_millions": 6740, "source": "pytorch-code"},
+        "workload": {"model": "transformer", "kind": "inference"},
+        "serving": {"prompt_tokens": 1000, "output_tokens": 200, **serving},
+    }
+
+
+def test_the_kv_cache_of_a_request_is_its_tokens_times_the_cache_per_token(kb):
+    """GB per request = MB per token x 1e6 x (1000 + 200 tokens) / 1e9 (each stored to 4 places)."""
+    from advisor.decision.projections import project
+    from advisor.decision.workflows import routes
+
+    req = parse_requirements(_service(requests_per_second=2.0))
+    cap = project("pytorch", req, kb, [], route=routes(req, kb)["pytorch"]).serving.capacity
+    assert cap.kv_mb_per_token > 0
+    tolerance = 0.5e-4 * 1200 / 1e3 + 0.5e-4  # the per-token figure's rounding carried over 1200 tokens
+    assert cap.kv_gb_per_request == pytest.approx(cap.kv_mb_per_token * 1e6 * 1200 / 1e9, abs=tolerance)
+
+
+def test_a_serving_target_no_device_can_meet_blocks_the_workflow(kb):
+    """A first token in 0.01 ms: no instance size prefills 1000 tokens of a 7B model that fast, so the
+    verdict is "cannot" and every workflow serving on NVIDIA is blocked by it, named as a serving fact."""
+    from advisor.measurements import Measurements
+    from advisor.report import build_report
+
+    req = parse_requirements(_service(requests_per_second=2.0, ttft_ms=0.01))
+    report = build_report(req, Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")
+    (pytorch,) = [s for s in report.scores if s.workflow == "pytorch"]
+    assert not pytorch.eligible
+    assert any(b.startswith("serving: ") for b in pytorch.blocked_by), pytorch.blocked_by
