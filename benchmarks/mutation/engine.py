@@ -26,6 +26,7 @@ from typing import Callable, Optional
 
 import pytest
 
+from mutation.bounded import die_with_parent
 from mutation.operators import Mutant, mutated_code
 from mutation.outcome import SURVIVED, Outcome
 
@@ -126,10 +127,12 @@ def baseline(root: Path, paths: list[str], test_ids: list[str], cache: Path) -> 
         raw = json.loads(cache.read_text(encoding="utf-8"))
         return {k: TestRecord(**v) for k, v in raw.items()}
     out = Path(tempfile.mkstemp(prefix="mutation-baseline-", suffix=".json")[1])
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child
         code = 1
         try:
+            die_with_parent(parent)
             _quiet()
             tracer = _Tracer(root, paths)
             tracer.start()
@@ -139,8 +142,8 @@ def baseline(root: Path, paths: list[str], test_ids: list[str], cache: Path) -> 
             code = 0
         finally:
             os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if status != 0:
+    _own_group(pid)
+    if _wait(pid, float("inf")) is not None:
         raise RuntimeError("the baseline run did not finish")
     cache.parent.mkdir(parents=True, exist_ok=True)
     os.replace(out, cache)
@@ -185,11 +188,12 @@ def run_mutant(
     """(state, the test that decided it, seconds) for one mutant, in a forked child."""
     out = Path(tempfile.mkstemp(prefix="mutation-outcome-", suffix=".json")[1])
     start = time.monotonic()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
-            os.setpgid(0, 0)  # its own group: a timeout ends the subprocesses a test started too
+            die_with_parent(parent)  # its own group: a timeout ends the subprocesses a test started too
             _quiet()
             patcher.apply(root, mutant)
             outcome = Outcome()
@@ -198,6 +202,7 @@ def run_mutant(
             code = 0
         finally:
             os._exit(code)
+    _own_group(pid)
     state = _wait(pid, timeout)
     seconds = time.monotonic() - start
     try:
@@ -210,19 +215,40 @@ def run_mutant(
 
 
 def _wait(pid: int, timeout: float) -> Optional[str]:
+    """None when the child exited 0, else "crashed" or TIMEOUT; the child's group ends on a timeout and
+    on anything that stops the wait (Ctrl-C, SIGTERM turned into an exception)."""
     deadline = time.monotonic() + timeout
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return None if status == 0 else "crashed"
-        if time.monotonic() > deadline:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.waitpid(pid, 0)
-            return TIMEOUT
-        time.sleep(0.02)
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return None if status == 0 else "crashed"
+            if time.monotonic() > deadline:
+                _end(pid)
+                return TIMEOUT
+            time.sleep(0.02)
+    except BaseException:
+        _end(pid)
+        raise
+
+
+def _own_group(pid: int) -> None:
+    """Set from both sides of the fork, so a timeout right after it still finds the child's group."""
+    try:
+        os.setpgid(pid, pid)
+    except (PermissionError, ProcessLookupError):
+        pass  # the child already did (and may have run exec) or is gone
+
+
+def _end(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def covering(records: dict[str, TestRecord], mutant: Mutant, budget_s: float) -> list[str]:

@@ -5,7 +5,7 @@ exception out of a test (a TypeError the mutant caused, say) is an error, which 
 assertion checked; a file that no longer collects is a crash at import. Neither counts as killed.
 
 Loaded in-process by the runner, or with `-p mutation.outcome` by a pytest child, which then writes the
-summary to the file named by MUTATION_OUTCOME.
+summary to the file named by MUTATION_OUTCOME and ends with the runner whose pid MUTATION_PARENT names.
 """
 
 from __future__ import annotations
@@ -64,6 +64,11 @@ _plugin = Outcome()
 
 
 def pytest_configure(config) -> None:
+    parent = os.environ.get("MUTATION_PARENT")
+    if parent:
+        from mutation.bounded import die_with_parent
+
+        die_with_parent(int(parent))
     config.pluginmanager.register(_plugin, "mutation-outcome")
 
 

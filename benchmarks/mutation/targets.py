@@ -48,6 +48,7 @@ TARGETS: list[Target] = [
     ("probe results", "probes/training/measure.py", None),
     ("probe results", "probes/training/runner.py", _RUNNER_RESULTS),
     ("probe results", "advisor/measurements.py", None),
+    ("probe results", "advisor/result_checks.py", None),
     ("number formatting", "advisor/render/_fmt.py", None),
     ("number formatting", "advisor/render/tables/__init__.py", ("rate_text",)),
     ("number formatting", "advisor/render/tables/check.py", ("_num", "_mb")),
@@ -65,6 +66,7 @@ TARGETS: list[Target] = [
 TEST_FILES: dict[str, list[str]] = {
     "decision": [
         "tests/test_decision_model.py",
+        "tests/test_kills_decision.py",
         "tests/test_decision_properties.py",
         "tests/test_deploy_scoring.py",
         "tests/test_gpt_memory.py",
@@ -84,9 +86,11 @@ TEST_FILES: dict[str, list[str]] = {
     "cache and writer": [
         "tests/test_cache.py",
         "tests/test_hardening_keep.py",
+        "tests/test_kills_cache_and_writer.py",
         "tests/test_probe_runner.py",
     ],
     "probe results": [
+        "tests/test_kills_probe_results.py",
         "tests/test_measurements.py",
         "tests/test_planted_bugs.py",
         "tests/test_probe_runner.py",
@@ -105,6 +109,16 @@ TEST_FILES: dict[str, list[str]] = {
 }
 
 
-def test_files(packages) -> list[str]:
-    """The test files of these packages, each once, in a stable order."""
-    return sorted({f for package in packages for f in TEST_FILES[package]})
+# The smoke run's few fast files per package: enough to reach some mutants of each and kill one.
+SMOKE_TEST_FILES: dict[str, list[str]] = {
+    "decision": ["tests/test_workload_formulas.py"],
+    "cache and writer": ["tests/test_cache.py"],
+    "probe results": ["tests/test_probe_stats.py"],
+    "number formatting": ["tests/test_number_formatting.py"],
+}
+
+
+def test_files(packages, smoke: bool = False) -> list[str]:
+    """The test files of these packages (the smoke's few when `smoke`), each once, in a stable order."""
+    files = SMOKE_TEST_FILES if smoke else TEST_FILES
+    return sorted({f for package in packages for f in files[package]})

@@ -1,0 +1,105 @@
+"""Reviewed equivalent mutants: changes no test can kill because the code behaves the same with them.
+
+Each entry names the mutant by its file, function, operator and text (not its position, which moves when
+the file is edited) and says why no behaviour changes. Listed mutants are counted apart, as
+"equivalent", never as killed; one that stops matching (the code changed) is simply judged again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from mutation.operators import Mutant
+
+EQUIVALENT = "equivalent"
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    path: str
+    function: str
+    operator: str
+    before: str
+    after: str
+    why: str
+
+
+REVIEWED: tuple[Equivalent, ...] = (
+    Equivalent(
+        "advisor/render/_fmt.py",
+        "num",
+        "constant",
+        "10",
+        "11",
+        "10 ** digits -> 11 ** digits: a magnitude in [10^d, 11^d) has at least d + 1 integer digits, so the "
+        "other branch gives max(0, d - (d + 1)) = 0 decimals: the same ',.0f' text",
+    ),
+    Equivalent(
+        "advisor/cache.py",
+        "_save",
+        "constant",
+        "1",
+        "2",
+        "the indentation of a cache file (the result or its run index): both are only ever read back as JSON",
+    ),
+    Equivalent(
+        "advisor/output.py",
+        "_umask",
+        "constant",
+        "18",
+        "19",
+        "the umask set for an instant to read it (0o022 -> 0o023) is restored on the next line and the value "
+        "read is the old one; reached only without /proc, and no file is created in between",
+    ),
+    Equivalent(
+        "advisor/decision/throughput.py",
+        "reference_mfu",
+        "arguments",
+        "Shape(ref.layers or 1, ref.hidden or 1, 1, ref.sequence or 1, 0, [])",
+        "Shape(ref.hidden or 1, ref.layers or 1, 1, ref.sequence or 1, 0, [])",
+        "layers and hidden swapped in the shape of a published reference: the only use is the FLOPs per token, "
+        "6 N + 12 L s h, where L and h appear only as their product",
+    ),
+    Equivalent(
+        "advisor/render/tables/probe.py",
+        "_cv",
+        "constant",
+        "0",
+        "1",
+        "(run.samples or st.n or 0) < 2 -> (... or 1) < 2: with neither count both read as fewer than 2 samples, "
+        "so the CV is '-' either way",
+    ),
+    Equivalent(
+        "probes/training/measure.py",
+        "run",
+        "arithmetic",
+        "k * bs",
+        "k / bs",
+        "the items per sample given to the stop rule: the rule compares the interval's half-width with a share "
+        "of the estimate, both linear in it, so any positive value gives the same answer",
+    ),
+    Equivalent(
+        "probes/training/runner.py",
+        "run_load",
+        "constant",
+        "100",
+        "101",
+        "the clock-tick rate assumed where os.sysconf is missing: every POSIX system the probes run on has it, "
+        "so the fallback is never evaluated",
+    ),
+)
+
+
+def equivalent_why(mutant: Mutant) -> Optional[str]:
+    """The reviewed reason this mutant cannot change behaviour, or None."""
+    for e in REVIEWED:
+        if (e.path, e.function, e.operator, e.before, e.after) == (
+            mutant.path,
+            mutant.function,
+            mutant.operator,
+            mutant.before,
+            mutant.after,
+        ):
+            return e.why
+    return None
