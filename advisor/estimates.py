@@ -20,6 +20,7 @@ benchmarks/probe_estimates.py prints estimate / actual per probe kind on a quiet
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
@@ -185,6 +186,42 @@ class Load:
         if self.foreign < 0.25:
             return "quiet host"
         return f"{self.foreign:.1f} of {self.cores} cores busy with other work"
+
+
+# A measurement's own load is judged over at least this many seconds (assumption: shorter windows are
+# a scheduler's tick or two, and a test's stand-in clock).
+MIN_LOAD_WINDOW_S = 5.0
+
+
+def cpu_mark() -> Optional[tuple[float, float, float]]:
+    """(the host's busy CPU seconds, this process's own and its waited-for children's CPU seconds, wall
+    seconds) now: two of them give the other processes' busy cores in between (measured_load)."""
+    import resource
+
+    from probes import hostfacts
+
+    times = hostfacts.cpu_times()
+    if not times:
+        return None
+    hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    return times["busy"] / hz, cpu, time.monotonic()
+
+
+def measured_load(
+    start: Optional[tuple[float, float, float]], end: Optional[tuple[float, float, float]]
+) -> Optional[Load]:
+    """The other processes' demand between two cpu_mark()s: all busy CPU less this process's and its
+    children's (the probe's own), per second; None over less than MIN_LOAD_WINDOW_S or unreadable."""
+    if start is None or end is None or end[2] - start[2] < MIN_LOAD_WINDOW_S:
+        return None
+    from probes import hostfacts
+
+    wall = end[2] - start[2]
+    foreign = ((end[0] - start[0]) - (end[1] - start[1])) / wall
+    return Load(hostfacts.usable_cores(), max(0.0, foreign))
 
 
 def load_now(window: Optional[float] = None) -> Load:

@@ -218,6 +218,7 @@ class ProbeProgress:
         self.reestimated: float | None = None  # how much slower than planned, once the ETA was raised for it
         self.started = time.monotonic() if now is None else now
         self.ended: float | None = None
+        self.cpu_marks = [_cpu_mark()]  # the host's CPU at the start and the end: the load the steps met
         for step in plan.steps:
             self._add(step)
 
@@ -364,6 +365,14 @@ class ProbeProgress:
         """The measurement ended (finished, cancelled or failed): the clock stops."""
         with self.lock:
             self.ended = time.monotonic() if now is None else now
+            self.cpu_marks = self.cpu_marks[:1] + [_cpu_mark()]
+
+    def measured_load(self) -> Optional[Load]:
+        """The other processes' load while it ran (after finish; advisor.estimates.measured_load): the
+        load its steps' times were taken under, which the plan's load, read before, may miss."""
+        from advisor.estimates import measured_load
+
+        return measured_load(self.cpu_marks[0], self.cpu_marks[-1]) if len(self.cpu_marks) == 2 else None
 
     # ---- the estimate --------------------------------------------------------------------------
 
@@ -545,6 +554,15 @@ class ProbeProgress:
         this host's figures from them)."""
         with self.lock:
             return [(s.step, s.taken, s.run) for s in self.order if s.done and s.taken is not None]
+
+
+def _cpu_mark():
+    from advisor.estimates import cpu_mark
+
+    try:
+        return cpu_mark()
+    except (OSError, ValueError):  # no /proc/stat, no rusage: the plan's load stands in
+        return None
 
 
 def _terminal(stream: TextIO) -> bool:
