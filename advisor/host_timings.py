@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
-from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key
+from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key, launch_key
 from probes.bounded import read_json
 
 VERSION = 1
@@ -223,9 +223,9 @@ def learn(kind_name: str, config: object, progress) -> None:
 
 def _step_key(kind_name: str, step_id: str) -> str:
     """The figure a step's time teaches: the run without its seed (accuracy), every launch alike (scaling:
-    its ids name ranks the plan counts by number), else the step itself (deploy: advisor.estimates.deploy_key)."""
+    per framework: its ids name ranks the plan counts by number), else the step itself (deploy: advisor.estimates.deploy_key)."""
     if kind_name == "accuracy" and "-seed" in step_id:
         return step_id.rsplit("-seed", 1)[0]
     if kind_name == "scaling":
-        return "launch"
+        return launch_key(step_id.split("-", 1)[0])
     return step_id

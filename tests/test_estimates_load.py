@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.estimates import Load, measured_load, plan_for
+from advisor.estimates import load_now as real_load_now  # the fixture below stands a quiet host in for it
 from advisor.progress import ProbeProgress
 from probes.base import ProbeEvent
 
@@ -78,3 +79,27 @@ def test_the_stored_figure_says_the_load_it_was_measured_under(monkeypatch):
     entry = host_timings.figures().measured["accuracy"]["pytorch-eager"]
     assert entry["foreign_cores"] == pytest.approx(4.0) and entry["cores"] == 2  # the mean of the two loads
     assert entry["seconds"] == pytest.approx((44.0 / BUSY.slowdown + 24.0 / Load(2, 2.0).slowdown) / 2, rel=1e-3)
+
+
+def test_a_plan_right_after_a_probe_does_not_count_that_probe_as_other_work(monkeypatch):
+    """The 1-minute load average still holds the probe that just ended (2 runnable for a minute): the
+    plan without a wait (the TUI's) measures the others' CPU since the measurement's own last mark."""
+    import time
+
+    from advisor import estimates
+
+    now = time.monotonic()
+    monkeypatch.setattr(estimates, "_marks", [(0.0, 0.0, now - 30.0)])  # the last probe's end, 30 s ago
+    monkeypatch.setattr("probes.hostfacts.loadavg", lambda: (2.0, 2.0, 2.0))
+    monkeypatch.setattr("probes.hostfacts.usable_cores", lambda: 2)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    # 30 s since: the host busy 1.2 cores, 1.1 of them this process and its children (learning, compiling)
+    monkeypatch.setattr(estimates, "cpu_mark", lambda: (36.0, 33.0, now))
+    assert real_load_now().foreign == pytest.approx(0.1)  # was 2.0: the average
+    monkeypatch.setattr(estimates, "_marks", [])  # nothing measured yet in this process: the average
+    assert real_load_now().foreign == pytest.approx(2.0)
+    # a saturated host (no idle core): its runnable demand beyond the cores counts, less our own
+    monkeypatch.setattr(estimates, "_marks", [(0.0, 0.0, now - 30.0)])
+    monkeypatch.setattr("probes.hostfacts.loadavg", lambda: (9.0, 9.0, 9.0))
+    monkeypatch.setattr(estimates, "cpu_mark", lambda: (59.0, 15.0, now))
+    assert real_load_now().foreign == pytest.approx(9.0 - 0.5)
