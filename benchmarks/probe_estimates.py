@@ -13,8 +13,15 @@ Each kind runs a small configuration (SMALL): the ratios, not the throughput, ar
         [--loaded | --burners N] [--passes 1] [--cache DIR]
 
 --loaded runs every kind once as the host is and once with one CPU burner per core (each in a session
-of its own, as the README's loaded-host recipe); --burners N runs only the loaded pass with N burners;
---cache points XDG_CACHE_HOME at a folder (default: a fresh one, so the first pass compiles cold).
+of its own, at nice 10 so the other sessions on a shared host keep moving); --burners N runs only the
+loaded pass with N burners; --cache points XDG_CACHE_HOME at a folder (default: a fresh one, so the first
+pass compiles cold). Each row names the 1-minute load average at its start and end: "as-is" is the host
+as found, which on a shared host is the quietest there is, not an idle machine.
+
+--record FILE keeps every kind's events (with their times) and its plan's inputs (load, this host's
+figures, the compile cache's state); --replay FILE... feeds them again to the progress model of the
+checkout it runs from, so two models (before / after a change: run it with PYTHONPATH at the older
+checkout) are judged on the same runs, without running a probe.
 """
 
 from __future__ import annotations
@@ -116,18 +123,16 @@ def run_kind(kind: str) -> dict:
     progress.finish(end)
     host_timings.learn(name, config, progress)
     actual = end - start
-    judged = [(eta, end - t) for t, eta in etas if end - t >= MIN_LEFT_S]
-    ratios = [eta / left for eta, left in judged]
-    inside = sum(1 for r in ratios if GOAL[0] <= r <= GOAL[1])
+    judged, inside, worst = judge([(t - start, eta) for t, eta in etas], actual)
     return {
         "kind": kind,
         "opening": opening,
         "estimate": estimate,
         "actual": actual,
         "ratio": estimate / actual if actual else float("nan"),
-        "etas": len(ratios),
+        "etas": judged,
         "etas_inside": inside,
-        "eta_worst": max(ratios, key=lambda r: abs(r - 1.0)) if ratios else None,
+        "eta_worst": worst,
         "trace": [(round(t - start, 1), round(eta, 1), round(end - t, 1)) for t, eta in etas],  # (at, ETA, left)
         "recording": {
             "name": name,
@@ -247,6 +252,7 @@ def one_pass(kinds: list[str], n_burners: int, label: str, record: str | None = 
 
 
 def main() -> int:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped benchmark stops its burners too
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--burners", type=int, default=None, help="only the loaded pass, with N burners")
