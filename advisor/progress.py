@@ -29,7 +29,7 @@ SCALE_BOUNDS = (0.2, 5.0)  # how far finished steps may move the estimate of the
 # Seconds of the plan's own estimate a correction is shrunk toward, by how alike the steps it learns from
 # are (assumption, fitted on benchmarks/probe_estimates.py's recorded runs): the same step's earlier round
 # says most, its family (set-up, timed runs, dynamic-shape children, the rest) less, all steps least.
-SCALE_PRIOR_S = {"id": 2.0, "family": 10.0, "all": 30.0}
+SCALE_PRIOR_S = {"id": 5.0, "family": 10.0, "all": 30.0}
 # A step past its estimate is expected to take this share of its time so far again (assumption: a step
 # counted by the clock alone; without it the ETA sat at 0 while the last step ran on).
 OVERRUN_SHARE = 0.25
