@@ -90,6 +90,10 @@ GPT_DEFAULT_STEP = (8, 128)  # (batch, seq) the figures above were measured at, 
 # (18 s a step at a load of 9.3 busy cores on 2: 6.3 s quiet-equivalent, benchmarks/probe_estimates.py,
 # 2026-12-03); ResNet-18's a larger graph to export and run (assumption: twice LeNet-5's).
 DEPLOY_STEP_S = {"lenet": 6.3, "resnet18": 12.6}
+# The first step's one-off cost on top (the first export brings in the exporter): measured here on
+# 2026-12-03 (benchmarks/probe_estimates.py --record), LeNet-5's first export 13.4 s against 6.6 s for the
+# others at a load of 4.2, 33 s against 12 s at 7.3: 3.7 s and 8.5 s quiet-equivalent (assumption: 6 s).
+DEPLOY_FIRST_EXTRA_S = 6.0
 # An accuracy run's start-up per framework and its epochs; the normalisation check; one child of the
 # input-pipeline probe per loader. Measured here on 2026-12-03 under a load of 9-10 busy cores on 2
 # (quiet-equivalent; benchmarks/probe_estimates.py): LeNet-5 two epochs PyTorch eager 25.8 s, MindSpore
@@ -144,6 +148,7 @@ class Plan:
     cold: list[str] = field(default_factory=list)  # the runs whose torch.compile starts from an empty cache
     by_clock: bool = False  # its announced steps are counted by the clock (Step.by_clock)
     each_of: dict[str, float] = field(default_factory=dict)  # an announced step's estimate by its id's start
+    first_extra_s: float = 0.0  # the first announced step's one-off cost on top of `each`
 
     def each_for(self, step_id: str) -> Optional[float]:
         """The estimate of an announced step, by the start of its id (a scaling launch by its framework's
@@ -561,7 +566,13 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
         models = list(getattr(config, "models", []) or ["lenet"]) if config is not None else ["lenet"]
         each = sum(DEPLOY_STEP_S.get(m, max(DEPLOY_STEP_S.values())) for m in models) / len(models)
         each = figures.seconds("deploy", deploy_key(config), each) * load.slowdown
-        return Plan([], named=False, announced=deploy_steps(config) if config is not None else 0, each=each)
+        return Plan(
+            [],
+            named=False,
+            announced=deploy_steps(config) if config is not None else 0,
+            each=each,
+            first_extra_s=DEPLOY_FIRST_EXTRA_S * load.slowdown,
+        )
     if kind_name == "scaling":
         frameworks = list(getattr(config, "frameworks", []) or ["pytorch"])
         launcher = {"pytorch": "torchrun", "mindspore": "msrun"}

@@ -288,6 +288,7 @@ class ProbeProgress:
                     self.anonymous -= 1  # an announced step arrives: no growth
                 same = self.slots.get(rid)
                 seconds = self.order[same[-1]].step.seconds if same else (self.plan.each_for(rid) or self.default_s)
+                seconds += self._first_extra()  # the first announced step's one-off cost
                 index = self._add(Step(rid, 0.0, seconds, by_clock=self.plan.by_clock))
             self.current[rid] = index
             self.order[index].began = now  # an extra round's slot counts as planned from here
@@ -453,7 +454,7 @@ class ProbeProgress:
         now = time.monotonic() if now is None else now
         with self.lock:
             sums = self._ratios(now)
-            left = self.anonymous * self.default_s * self._ratio(Step("", self.default_s), sums)
+            left = (self.anonymous * self.default_s + self._first_extra()) * self._ratio(Step("", self.default_s), sums)
             previous_end = self.started
             for slot in self.order:
                 if slot.done:
@@ -492,7 +493,14 @@ class ProbeProgress:
 
     def estimate_seconds(self) -> float:
         """The whole plan as estimated before it started (extra rounds by their share)."""
-        return sum(s.step.seconds * min(1.0, s.step.chance) for s in self.order) + self.anonymous * self.default_s
+        planned = sum(s.step.seconds * min(1.0, s.step.chance) for s in self.order)
+        return planned + self.anonymous * self.default_s + self._first_extra()
+
+    def _first_extra(self) -> float:
+        """The plan's one-off cost of its first announced step, until a step has started."""
+        if not self.anonymous or any(s.began is not None for s in self.order):
+            return 0.0
+        return self.plan.first_extra_s
 
     def doing(self) -> str:
         """The preparation step running now, in words ("" when a run is running)."""
@@ -527,7 +535,7 @@ class ProbeProgress:
                 for s in self.order
                 if not s.dropped
             )
-            total_est += self.anonymous * self.default_s
+            total_est += self.anonymous * self.default_s + self._first_extra()
             done_est = sum(self._done_part(s, now) for s in self.order if not s.dropped and s.began is not None)
             over = not done_all and eta < 0.5
             doing = self.doing()

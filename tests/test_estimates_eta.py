@@ -111,3 +111,20 @@ def test_a_dynamic_childs_steps_are_moved_by_its_fraction_after_its_start_up(tmp
     p.on_event(ev(rid, "progress", fraction=0.5), now=step.fixed_s)  # its first way began, half its steps done
     slot = p.order[p.slots[rid][0]]
     assert p._left(slot, now=step.fixed_s, scale=1.0) == pytest.approx(step.timed_s * 0.5)
+
+
+def test_the_first_deploy_step_carries_the_exporters_one_off_cost():
+    """The first export took twice the others here (13 s against 6.6 s): planned at `each`, its overrun
+    taught every later step the same 2x and the ETA read ~2x high for most of the run."""
+    from advisor.estimates import DEPLOY_FIRST_EXTRA_S
+
+    config = SimpleNamespace(models=["lenet"], frameworks=["pytorch"], formats=["onnx"])
+    p = ProbeProgress.for_config("deploy", config, now=0.0, load=QUIET)
+    each, n = p.default_s, p.anonymous
+    assert p.estimate_seconds() == pytest.approx(n * each + DEPLOY_FIRST_EXTRA_S)
+    p.on_event(ev("pytorch-onnx-lenet", "start"), now=0.0)
+    p.on_event(ev("pytorch-onnx-lenet", "done"), now=each + DEPLOY_FIRST_EXTRA_S)  # as planned
+    p.on_event(ev("pytorch-source-lenet@torch-eager", "start"), now=each + DEPLOY_FIRST_EXTRA_S)
+    second = p.order[p.slots["pytorch-source-lenet@torch-eager"][0]].step
+    assert second.seconds == pytest.approx(each)  # the one-off once
+    assert p.scale(now=each + DEPLOY_FIRST_EXTRA_S) == pytest.approx(1.0)  # nothing to correct
