@@ -264,18 +264,19 @@ def load_now(window: Optional[float] = None) -> Load:
     cores = hostfacts.usable_cores()
     avg = hostfacts.loadavg()
     demand = max(0.0, float(avg[0])) if avg else 0.0  # can exceed the cores: 9 runnable tasks on 2
-    start = cpu_mark() if window else None
+    now = time.monotonic()
+    earlier = next((m for m in _marks if now - m[2] >= MIN_PLAN_WINDOW_S), None)  # this process's last minutes
+    start = cpu_mark() if window else earlier
     if window:
         time.sleep(window)
-    else:
-        now = time.monotonic()
-        start = next((m for m in _marks if now - m[2] >= MIN_PLAN_WINDOW_S), None)
     end = cpu_mark()
     if start is None or end is None or end[2] <= start[2]:
         return Load(cores, demand)
     foreign, own, busy = _foreign(start, end)
     if (os.cpu_count() or cores) - busy < 0.5:  # saturated: busy CPU cannot show what waits for it
-        foreign = max(foreign, demand - own)
+        # the runnable demand, less what this process's own probes added to the average lately
+        own_lately = _foreign(earlier, end)[1] if earlier is not None and earlier[2] < start[2] else own
+        foreign = max(foreign, demand - max(own, own_lately))
     return Load(cores, foreign)
 
 

@@ -103,3 +103,23 @@ def test_a_plan_right_after_a_probe_does_not_count_that_probe_as_other_work(monk
     monkeypatch.setattr("probes.hostfacts.loadavg", lambda: (9.0, 9.0, 9.0))
     monkeypatch.setattr(estimates, "cpu_mark", lambda: (59.0, 15.0, now))
     assert real_load_now().foreign == pytest.approx(9.0 - 0.5)
+
+
+def test_a_saturated_hosts_demand_is_counted_less_this_processs_own_probes_of_late(monkeypatch):
+    """Back to back (the benchmark, the TUI): the 1-minute average still held the kind that just ran,
+    and on a host with no idle core the plan read it all as other work (3.3-4.5 of 2 cores here)."""
+    import time
+
+    from advisor import estimates
+
+    now = time.monotonic()
+    monkeypatch.setattr(estimates, "_marks", [(0.0, 0.0, now - 40.0)])  # the last kind's start, 40 s ago
+    monkeypatch.setattr("probes.hostfacts.loadavg", lambda: (3.5, 3.0, 2.0))
+    monkeypatch.setattr("probes.hostfacts.usable_cores", lambda: 2)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    # since then: this process's probe used 1.5 cores of the 2 busy; the 0.5 s window: both busy, half a
+    # core of it this process's (its last child exiting)
+    readings = iter([(80.0, 60.0, now - 0.5), (81.0, 60.25, now)])
+    monkeypatch.setattr(estimates, "cpu_mark", lambda: next(readings))
+    own_lately = 60.25 / 40.0
+    assert real_load_now(window=0.01).foreign == pytest.approx(3.5 - own_lately)  # was 3.5 - 0.5
