@@ -20,6 +20,7 @@ benchmarks/probe_estimates.py prints estimate / actual per probe kind on a quiet
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
@@ -89,6 +90,10 @@ GPT_DEFAULT_STEP = (8, 128)  # (batch, seq) the figures above were measured at, 
 # (18 s a step at a load of 9.3 busy cores on 2: 6.3 s quiet-equivalent, benchmarks/probe_estimates.py,
 # 2026-12-03); ResNet-18's a larger graph to export and run (assumption: twice LeNet-5's).
 DEPLOY_STEP_S = {"lenet": 6.3, "resnet18": 12.6}
+# The first step's one-off cost on top (the first export brings in the exporter): measured here on
+# 2026-12-03 (benchmarks/probe_estimates.py --record), LeNet-5's first export 13.4 s against 6.6 s for the
+# others at a load of 4.2, 33 s against 12 s at 7.3: 3.7 s and 8.5 s quiet-equivalent (assumption: 6 s).
+DEPLOY_FIRST_EXTRA_S = 6.0
 # An accuracy run's start-up per framework and its epochs; the normalisation check; one child of the
 # input-pipeline probe per loader. Measured here on 2026-12-03 under a load of 9-10 busy cores on 2
 # (quiet-equivalent; benchmarks/probe_estimates.py): LeNet-5 two epochs PyTorch eager 25.8 s, MindSpore
@@ -122,6 +127,9 @@ class Step:
     group: str = ""  # the model of an extra round: dropped once the runner moves past that model
     per_fraction_s: Optional[float] = None  # the seconds a reported fraction of 1 stands for (a run's budget)
     silent: bool = False  # the runner announces no start for it: it starts when the step before it ends
+    # its reported fraction covers a small part of it (a scaling launch's timed steps: ~2 s of ~20 s of
+    # start-up and teardown): counted by the clock
+    by_clock: bool = False
 
     @property
     def seconds(self) -> float:
@@ -138,6 +146,14 @@ class Plan:
     announced: int = 0
     each: Optional[float] = None
     cold: list[str] = field(default_factory=list)  # the runs whose torch.compile starts from an empty cache
+    by_clock: bool = False  # its announced steps are counted by the clock (Step.by_clock)
+    each_of: dict[str, float] = field(default_factory=dict)  # an announced step's estimate by its id's start
+    first_extra_s: float = 0.0  # the first announced step's one-off cost on top of `each`
+
+    def each_for(self, step_id: str) -> Optional[float]:
+        """The estimate of an announced step, by the start of its id (a scaling launch by its framework's
+        launcher), else None (each)."""
+        return next((s for start, s in self.each_of.items() if step_id.startswith(start)), None)
 
     @property
     def runs(self) -> list[Step]:
@@ -187,21 +203,81 @@ class Load:
         return f"{self.foreign:.1f} of {self.cores} cores busy with other work"
 
 
+# A measurement's own load is judged over at least this many seconds (assumption: shorter windows are
+# a scheduler's tick or two, and a test's stand-in clock).
+MIN_LOAD_WINDOW_S = 5.0
+MIN_PLAN_WINDOW_S = 1.0  # a plan's window since an earlier mark: at least this (assumption: a few ticks)
+
+
+# The cpu_mark()s of the last LOAD_WINDOW_MAX_S seconds (a plan, a measurement's start and end): a plan
+# that cannot wait (the TUI's) measures the load since the oldest of them instead of reading the 1-minute
+# average, which counts the probe that just ended as other work for a minute.
+LOAD_WINDOW_MAX_S = 120.0
+_marks: list[tuple[float, float, float]] = []
+
+
+def cpu_mark() -> Optional[tuple[float, float, float]]:
+    """(the host's busy CPU seconds, this process's own and its waited-for children's CPU seconds, wall
+    seconds) now: two of them give the other processes' busy cores in between (measured_load)."""
+    import resource
+
+    from probes import hostfacts
+
+    times = hostfacts.cpu_times()
+    if not times:
+        return None
+    hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    mark = (times["busy"] / hz, cpu, time.monotonic())
+    _marks[:] = [m for m in _marks if mark[2] - m[2] <= LOAD_WINDOW_MAX_S][-7:] + [mark]
+    return mark
+
+
+def _foreign(start: tuple[float, float, float], end: tuple[float, float, float]) -> tuple[float, float, float]:
+    """(other processes' busy cores, this process's own, the host's busy) per second between two marks."""
+    wall = end[2] - start[2]
+    busy, own = (end[0] - start[0]) / wall, (end[1] - start[1]) / wall
+    return max(0.0, busy - own), own, busy
+
+
+def measured_load(
+    start: Optional[tuple[float, float, float]], end: Optional[tuple[float, float, float]]
+) -> Optional[Load]:
+    """The other processes' demand between two cpu_mark()s: all busy CPU less this process's and its
+    children's (the probe's own), per second; None over less than MIN_LOAD_WINDOW_S or unreadable."""
+    if start is None or end is None or end[2] - start[2] < MIN_LOAD_WINDOW_S:
+        return None
+    from probes import hostfacts
+
+    return Load(hostfacts.usable_cores(), _foreign(start, end)[0])
+
+
 def load_now(window: Optional[float] = None) -> Load:
-    """The contention now: a /proc/stat window of `window` seconds (the CLI: 0.5 s, like the runner's
-    own sample before each round), else the 1-minute load average (the TUI: no wait)."""
+    """The contention now, as the runs measure it for themselves (the host's busy CPU less this process's
+    and its children's): over a window of `window` seconds (the CLI: 0.5 s, like the runner's own sample
+    before each round), else since the oldest cpu_mark() of the last LOAD_WINDOW_MAX_S (the TUI: no
+    wait), else the 1-minute load average. A host with no idle core also counts its runnable demand."""
     from probes import hostfacts
 
     cores = hostfacts.usable_cores()
     avg = hostfacts.loadavg()
     demand = max(0.0, float(avg[0])) if avg else 0.0  # can exceed the cores: 9 runnable tasks on 2
+    now = time.monotonic()
+    earlier = next((m for m in _marks if now - m[2] >= MIN_PLAN_WINDOW_S), None)  # this process's last minutes
+    start = cpu_mark() if window else earlier
     if window:
-        from probes.training.runner import idle_cores
-
-        idle = idle_cores(window)
-        if idle is not None:  # what is busy now, at least (the average lags a change by a minute)
-            return Load(cores, max(cores - idle, demand if idle < 0.5 else min(demand, cores - idle)))
-    return Load(cores, demand)
+        time.sleep(window)
+    end = cpu_mark()
+    if start is None or end is None or end[2] <= start[2]:
+        return Load(cores, demand)
+    foreign, own, busy = _foreign(start, end)
+    if (os.cpu_count() or cores) - busy < 0.5:  # saturated: busy CPU cannot show what waits for it
+        # the runnable demand, less what this process's own probes added to the average lately
+        own_lately = _foreign(earlier, end)[1] if earlier is not None and earlier[2] < start[2] else own
+        foreign = max(foreign, demand - max(own, own_lately))
+    return Load(cores, foreign)
 
 
 def timed_s(budget: float, step_s: float) -> float:
@@ -373,20 +449,29 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
         for variant in dynamic_specs(config):
             rid = f"{VARIANTS[variant][0]}-{variant}-dynamic"
             startup, cold_s, warm_s, token_us = figures.parts("gpt", rid, DYNAMIC_PARTS, GPT_DYNAMIC_S[variant])
-            fixed, tokens = startup, 0
+            shapes_s, tokens = 0.0, 0
             for way, widths, computed in dynamic_work(config):
                 compiled = variant != "eager" and VARIANTS[variant][0] == "pytorch"
                 warm_way = compiled and compile_cache_warm(folder, f"{variant}-{way}")
-                fixed += new_shapes(variant, widths) * (warm_s if warm_way else cold_s)
+                shapes_s += new_shapes(variant, widths) * (warm_s if warm_way else cold_s)
                 tokens += computed
             work = tokens * token_us * 1e-6 * per_token
-            steps.append(Step(rid, fixed_s=fixed * load.slowdown, timed_s=work * load.step_slowdown))
+            # the start-up until the child reports its first way; its steps (compiles included) after,
+            # moved by the share of its steps it reports done
+            steps.append(
+                Step(rid, fixed_s=startup * load.slowdown, timed_s=shapes_s * load.slowdown + work * load.step_slowdown)
+            )
     return Plan(steps, cold=colds)
 
 
 def deploy_key(config: object) -> str:
     """The figure of a deployment step: per set of models (a ResNet-18 step is not a LeNet-5 one)."""
     return "step-" + "+".join(sorted(getattr(config, "models", None) or ["lenet"]))
+
+
+def launch_key(framework: str) -> str:
+    """The figure of a scaling launch: per framework (its launcher, torchrun or msrun)."""
+    return f"launch-{framework}"
 
 
 def gpt_aux_key(framework: str, config: object) -> str:
@@ -482,11 +567,21 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
         models = list(getattr(config, "models", []) or ["lenet"]) if config is not None else ["lenet"]
         each = sum(DEPLOY_STEP_S.get(m, max(DEPLOY_STEP_S.values())) for m in models) / len(models)
         each = figures.seconds("deploy", deploy_key(config), each) * load.slowdown
-        return Plan([], named=False, announced=deploy_steps(config) if config is not None else 0, each=each)
+        return Plan(
+            [],
+            named=False,
+            announced=deploy_steps(config) if config is not None else 0,
+            each=each,
+            first_extra_s=DEPLOY_FIRST_EXTRA_S * load.slowdown,
+        )
     if kind_name == "scaling":
         frameworks = list(getattr(config, "frameworks", []) or ["pytorch"])
         launcher = {"pytorch": "torchrun", "mindspore": "msrun"}
-        each = sum(SCALING_LAUNCH_S[launcher.get(fw, "msrun")] for fw in frameworks) / len(frameworks)
-        each = figures.seconds("scaling", "launch", each) * load.slowdown
-        return Plan([], named=False, announced=scaling_launches(config), each=each)
+        each_of = {  # msrun's launches ran ~1.3-1.8x torchrun's here: one mean misplanned both
+            f"{fw}-": figures.seconds("scaling", launch_key(fw), SCALING_LAUNCH_S[launcher.get(fw, "msrun")])
+            * load.slowdown
+            for fw in frameworks
+        }
+        each = sum(each_of.values()) / len(each_of)
+        return Plan([], named=False, announced=scaling_launches(config), each=each, by_clock=True, each_of=each_of)
     return Plan([], named=False, each=None)  # a kind with no plan of its own: counted as announced

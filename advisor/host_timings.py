@@ -8,8 +8,11 @@ less its first step and its timed part), the first step apart for a cold and a w
 and the steady step; each divided by the slowdown the run measured for itself (its other processes' busy
 cores during the timed part), so the figure is this host's when quiet and the plan multiplies back the
 contention of its own moment. A step without such a breakdown (a GEMM / parity child, a deploy step, an
-accuracy or pipeline run, a launch) is kept as its wall time, divided by the slowdown measured when its
-plan was made. Each figure is the mean of the last KEEP observations. `advisor probe --clear-cache`
+accuracy or pipeline run, a launch) is kept as its wall time, divided by the slowdown of the load measured
+over the measurement itself (the host's busy CPU less the probe's own: advisor.estimates.measured_load),
+not the load read when its plan was made, which lags. Each entry says the load it was measured under
+(`foreign_cores`, other processes' busy cores, and the host's `cores`). Each figure is the mean of the
+last KEEP observations. `advisor probe --clear-cache`
 removes the file with the cached results (it matches probes-*.json).
 """
 
@@ -20,7 +23,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
-from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key
+from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key, launch_key
 from probes.bounded import read_json
 
 VERSION = 1
@@ -69,10 +72,15 @@ def _mean(old: object, value: float, n: int) -> tuple[float, int]:
     return (float(old) * n + value) / (n + 1), n + 1
 
 
-def _put(table: dict, key: str, values: Mapping[str, float]) -> None:
+def _put(table: dict, key: str, values: Mapping[str, float], load: Optional[Load] = None) -> None:
+    """Fold quiet-equivalent figures into the entry, with the load they were measured under (its
+    `foreign_cores`, averaged as they are, and the host's `cores`): the file says what it divided by."""
     entry = table.setdefault(key, {})
     if not isinstance(entry, dict):
         entry = table[key] = {}
+    if load is not None:
+        values = {**values, "foreign_cores": load.foreign}
+        entry["cores"] = load.cores
     for name, value in values.items():
         if value is None or not value >= 0:  # NaN and negatives are not figures
             continue
@@ -89,6 +97,12 @@ def _field(run: object, name: str) -> object:
     return run.get(name) if isinstance(run, Mapping) else getattr(run, name, None)
 
 
+def own_load(run: object, cores: int) -> Optional[Load]:
+    """The load a timed run measured for itself (its settings' foreign_cores), or None."""
+    foreign = (_field(run, "settings") or {}).get("foreign_cores")
+    return Load(cores, float(foreign)) if isinstance(foreign, (int, float)) else None
+
+
 def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
     """A finished timed run's parts, quiet-equivalent (None when it did not measure)."""
     if _field(run, "status") != "ok":
@@ -99,9 +113,8 @@ def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
     if None in (seconds, first, warmup, measured, median):
         return None
     settings = _field(run, "settings") or {}
-    foreign = settings.get("foreign_cores")
     threads = settings.get("threads")
-    load = Load(cores, float(foreign) if isinstance(foreign, (int, float)) else 0.0)
+    load = own_load(run, cores) or Load(cores)
     step_slow = load.slowdown * cores / threads if isinstance(threads, int) and threads > 0 else load.step_slowdown
     parts = {
         "startup": max(0.0, seconds - first - warmup - measured) / load.slowdown,
@@ -171,7 +184,9 @@ def learn(kind_name: str, config: object, progress) -> None:
     where = path()
     data = _read(where)
     table = data.setdefault(kind_name, {})
-    load = progress.load or Load(os.cpu_count() or 1)
+    # the load the steps met, measured over the measurement itself: the plan's, read before it started (the
+    # TUI's from the 1-minute average, which lags a change by a minute), taught figures 2x off when it moved
+    load = progress.measured_load() or progress.load or Load(os.cpu_count() or 1)
     models = list(getattr(config, "models", []) or [])
     for step, taken, run in actuals:
         if step.id.startswith(("host-summary", "round-")):
@@ -180,19 +195,19 @@ def learn(kind_name: str, config: object, progress) -> None:
         if kind_name == "gpt" and step.id.endswith("-dynamic"):
             parts = dynamic_parts(run, config, load)
             if parts is not None:
-                _put(table, step.id, parts)
+                _put(table, step.id, parts, load)
             continue  # a dynamic child that did not measure says nothing of the next one
         if parts is not None:
-            _put(table, step.id, parts)
+            _put(table, step.id, parts, own_load(run, load.cores) or load)
         elif step.id.endswith("-aux"):
             fw = step.id.removesuffix("-aux")
             key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else gpt_aux_key(fw, config)
-            _put(table, key, {"seconds": taken / load.slowdown})
+            _put(table, key, {"seconds": taken / load.slowdown}, load)
         elif kind_name in ("training", "gpt"):
             continue  # a timed run that did not measure: its time says nothing of the next one
         else:
             key = deploy_key(config) if kind_name == "deploy" else _step_key(kind_name, step.id)
-            _put(table, key, {"seconds": taken / load.slowdown})
+            _put(table, key, {"seconds": taken / load.slowdown}, load)
     extras = [s for s in progress.order if not s.step.setup and s.step.chance < 1.0]
     complete = all(s.done for s in progress.order if s.step.chance >= 1.0 and not s.step.setup)
     if extras and complete:  # a cancelled measurement says nothing of how often another round is needed
@@ -208,9 +223,9 @@ def learn(kind_name: str, config: object, progress) -> None:
 
 def _step_key(kind_name: str, step_id: str) -> str:
     """The figure a step's time teaches: the run without its seed (accuracy), every launch alike (scaling:
-    its ids name ranks the plan counts by number), else the step itself (deploy: advisor.estimates.deploy_key)."""
+    per framework: its ids name ranks the plan counts by number), else the step itself (deploy: advisor.estimates.deploy_key)."""
     if kind_name == "accuracy" and "-seed" in step_id:
         return step_id.rsplit("-seed", 1)[0]
     if kind_name == "scaling":
-        return "launch"
+        return launch_key(step_id.split("-", 1)[0])
     return step_id

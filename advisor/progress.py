@@ -26,12 +26,17 @@ from advisor.render.tables import rate_text
 OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progress
 
 SCALE_BOUNDS = (0.2, 5.0)  # how far finished steps may move the estimate of the rest (assumption)
-SCALE_PRIOR_S = 10.0  # seconds of the plan's own estimate the correction is shrunk toward (assumption)
-# The countdown may rise, said in words, when the steps so far show the host this much slower than the
-# plan and the fresh estimate is this many seconds above the countdown (assumption: small drifts are
-# absorbed by the countdown, a real misestimate is re-estimated visibly).
-REESTIMATE_FACTOR = 1.25
-REESTIMATE_MIN_S = 10.0
+# Seconds of the plan's own estimate a correction is shrunk toward, by how alike the steps it learns from
+# are (assumption, fitted on benchmarks/probe_estimates.py's recorded runs): the same step's earlier round
+# says most, its family (set-up, timed runs, dynamic-shape children, the rest) less, all steps least.
+SCALE_PRIOR_S = {"id": 5.0, "family": 10.0, "all": 30.0}
+# A step past its estimate is expected to take this share of its time so far again (assumption: a step
+# counted by the clock alone; without it the ETA sat at 0 while the last step ran on).
+OVERRUN_SHARE = 0.25
+# The countdown may rise, said in words, when the fresh estimate is this much above it (assumption:
+# small drifts are absorbed by the countdown, a real misestimate is re-estimated visibly).
+REESTIMATE_FACTOR = 1.2
+REESTIMATE_MIN_S = 3.0
 
 
 DURATION_STEP_S = 10  # minutes are shown with seconds rounded to this: a countdown moves every 10 s
@@ -218,6 +223,7 @@ class ProbeProgress:
         self.reestimated: float | None = None  # how much slower than planned, once the ETA was raised for it
         self.started = time.monotonic() if now is None else now
         self.ended: float | None = None
+        self.cpu_marks = [_cpu_mark()]  # the host's CPU at the start and the end: the load the steps met
         for step in plan.steps:
             self._add(step)
 
@@ -281,8 +287,9 @@ class ProbeProgress:
                 if self.anonymous:
                     self.anonymous -= 1  # an announced step arrives: no growth
                 same = self.slots.get(rid)
-                seconds = self.order[same[-1]].step.seconds if same else self.default_s
-                index = self._add(Step(rid, 0.0, seconds))
+                seconds = self.order[same[-1]].step.seconds if same else (self.plan.each_for(rid) or self.default_s)
+                seconds += self._first_extra()  # the first announced step's one-off cost
+                index = self._add(Step(rid, 0.0, seconds, by_clock=self.plan.by_clock))
             self.current[rid] = index
             self.order[index].began = now  # an extra round's slot counts as planned from here
             self._passed(index, now)
@@ -364,23 +371,53 @@ class ProbeProgress:
         """The measurement ended (finished, cancelled or failed): the clock stops."""
         with self.lock:
             self.ended = time.monotonic() if now is None else now
+            self.cpu_marks = self.cpu_marks[:1] + [_cpu_mark()]
+
+    def measured_load(self) -> Optional[Load]:
+        """The other processes' load while it ran (after finish; advisor.estimates.measured_load): the
+        load its steps' times were taken under, which the plan's load, read before, may miss."""
+        from advisor.estimates import measured_load
+
+        return measured_load(self.cpu_marks[0], self.cpu_marks[-1]) if len(self.cpu_marks) == 2 else None
 
     # ---- the estimate --------------------------------------------------------------------------
 
-    def scale(self, now: float | None = None) -> float:
-        """How the finished steps compared with their estimate (1: as estimated), shrunk toward 1 by
-        SCALE_PRIOR_S of the plan's own belief and bounded; a running step already past its estimate
-        counts too, by the time it has taken so far (the rest is re-estimated while it overruns, not
-        only after it ends)."""
-        timed = [s for s in self.order if s.done and s.taken is not None]
-        est = sum(s.step.seconds for s in timed)
-        took = sum(s.taken for s in timed)
+    def _ratios(self, now: float | None) -> dict[tuple, tuple[float, float]]:
+        """(seconds taken, seconds estimated) of the steps behind us, summed per step (its id without a
+        seed), per family of steps (set-up, timed runs, dynamic-shape children, the rest) and over all;
+        a running step already past its estimate counts by the time it has taken so far (the rest is
+        re-estimated while it overruns, not only after it ends)."""
+        seen: list[tuple[Step, float]] = [(s.step, s.taken) for s in self.order if s.done and s.taken is not None]
         if now is not None:
             for slot in self.order:
                 if slot.began is not None and not slot.done and not slot.dropped:
                     if now - slot.began > slot.step.seconds > 0:
-                        est, took = est + slot.step.seconds, took + now - slot.began
-        ratio = (took + SCALE_PRIOR_S) / (est + SCALE_PRIOR_S)
+                        seen.append((slot.step, now - slot.began))
+        sums: dict[tuple, tuple[float, float]] = {}
+        for step, took in seen:
+            if step.seconds <= 0:
+                continue
+            for key in (("id", _same(step)), ("family", _family(step)), ("all",)):
+                t, e = sums.get(key, (0.0, 0.0))
+                sums[key] = (t + took, e + step.seconds)
+        return sums
+
+    def _ratio(self, step: Step, sums: dict[tuple, tuple[float, float]]) -> float:
+        """How the steps most like this one compared with their estimate (1: as estimated): the same
+        step's earlier rounds, else its family's, else all, each shrunk toward 1 by its prior and bounded.
+        One global ratio moved a GPT probe's dynamic-shape children by what its timed runs showed (0.5x)."""
+        for key in (("id", _same(step)), ("family", _family(step)), ("all",)):
+            if key in sums:
+                took, est = sums[key]
+                prior = SCALE_PRIOR_S[key[0]]
+                return min(SCALE_BOUNDS[1], max(SCALE_BOUNDS[0], (took + prior) / (est + prior)))
+        return 1.0
+
+    def scale(self, now: float | None = None) -> float:
+        """How all the steps so far compared with their estimate (1: as estimated), shrunk and bounded."""
+        sums = self._ratios(now)
+        took, est = sums.get(("all",), (0.0, 0.0))
+        ratio = (took + SCALE_PRIOR_S["family"]) / (est + SCALE_PRIOR_S["family"])
         return min(SCALE_BOUNDS[1], max(SCALE_BOUNDS[0], ratio))
 
     def _left(self, slot: _Slot, now: float, scale: float) -> float:
@@ -388,14 +425,17 @@ class ProbeProgress:
         fixed, timed = step.fixed_s * scale, step.timed_s * scale
         if slot.began is None:
             return (fixed + timed) * min(1.0, step.chance)
-        if slot.reported is not None:
+        if slot.reported is not None and not step.by_clock:
             # its start-up is behind it: what is left of the timed part, by its fraction or by the clock
             # since it first reported, whichever went further (a fraction of the budget stops at 1 while
             # the protocol's minimum samples go on)
             part = timed or fixed
             per = (step.per_fraction_s * scale) if step.per_fraction_s else part
-            return max(0.0, part - max(slot.fraction * per, now - slot.reported))
-        return max(0.0, fixed + timed - (now - slot.began))  # by the clock until it says more
+            went = max(slot.fraction * per, now - slot.reported)
+            return max(part - went, OVERRUN_SHARE * (now - slot.reported))
+        # by the clock until it says more; past its estimate, a share of its time so far again
+        elapsed = now - slot.began
+        return max(fixed + timed - elapsed, OVERRUN_SHARE * elapsed)
 
     def _done_part(self, slot: _Slot, now: float) -> float:
         """The planned seconds of a step behind us: all of a finished one; of a running one, what its
@@ -404,15 +444,17 @@ class ProbeProgress:
         step = slot.step
         if slot.done:
             return step.seconds
-        by_fraction = (step.timed_s or step.fixed_s) * slot.fraction
-        by_clock = step.seconds - self._left(slot, now, 1.0)
+        by_fraction = 0.0 if step.by_clock else (step.timed_s or step.fixed_s) * slot.fraction
+        by_clock = step.seconds - (
+            step.seconds - (now - slot.began) if slot.reported is None else self._left(slot, now, 1.0)
+        )
         return min(0.99 * step.seconds, max(by_fraction, by_clock))
 
     def raw_remaining(self, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now
         with self.lock:
-            scale = self.scale(now)
-            left = self.anonymous * self.default_s * scale
+            sums = self._ratios(now)
+            left = (self.anonymous * self.default_s + self._first_extra()) * self._ratio(Step("", self.default_s), sums)
             previous_end = self.started
             for slot in self.order:
                 if slot.done:
@@ -422,10 +464,10 @@ class ProbeProgress:
                     continue
                 if slot.began is None and (slot.step.silent or slot.step.setup and not self.slots_with_events(slot)):
                     # a silent step right after the last one that ended: counts by the clock
-                    left += max(0.0, slot.step.seconds * scale - max(0.0, now - previous_end))
+                    left += max(0.0, slot.step.seconds * self._ratio(slot.step, sums) - max(0.0, now - previous_end))
                     previous_end = now
                     continue
-                left += self._left(slot, now, scale)
+                left += self._left(slot, now, self._ratio(slot.step, sums))
             return left
 
     def slots_with_events(self, slot: _Slot) -> bool:
@@ -434,14 +476,15 @@ class ProbeProgress:
         return not slot.step.id.startswith(("host-summary", "round-"))
 
     def remaining_seconds(self, now: float | None = None) -> float:
-        """The ETA shown: never above the last one shown minus the time since, except after a re-plan or
-        a visible re-estimate (the finished steps show the host much slower than planned)."""
+        """The ETA shown: it counts down, below the fresh estimate by at most REESTIMATE_FACTOR and
+        REESTIMATE_MIN_S; further below, it rises to the fresh estimate and says so in words (a re-plan
+        or a re-estimate). A countdown held while the steps ran over reached 0 minutes before the end."""
         now = time.monotonic() if now is None else now
         with self.lock:
             fresh = self.raw_remaining(now)
             if self._shown is not None:
                 countdown = max(0.0, self._shown - (now - self._shown_at))
-                if fresh > countdown * REESTIMATE_FACTOR + REESTIMATE_MIN_S and self.scale(now) > 1.0:
+                if fresh > countdown * REESTIMATE_FACTOR + REESTIMATE_MIN_S:
                     self.reestimated = self.scale(now)  # said in the text: the one other time it rises
                 else:
                     fresh = min(fresh, countdown)
@@ -450,7 +493,14 @@ class ProbeProgress:
 
     def estimate_seconds(self) -> float:
         """The whole plan as estimated before it started (extra rounds by their share)."""
-        return sum(s.step.seconds * min(1.0, s.step.chance) for s in self.order) + self.anonymous * self.default_s
+        planned = sum(s.step.seconds * min(1.0, s.step.chance) for s in self.order)
+        return planned + self.anonymous * self.default_s + self._first_extra()
+
+    def _first_extra(self) -> float:
+        """The plan's one-off cost of its first announced step, until a step has started."""
+        if not self.anonymous or any(s.began is not None for s in self.order):
+            return 0.0
+        return self.plan.first_extra_s
 
     def doing(self) -> str:
         """The preparation step running now, in words ("" when a run is running)."""
@@ -485,7 +535,7 @@ class ProbeProgress:
                 for s in self.order
                 if not s.dropped
             )
-            total_est += self.anonymous * self.default_s
+            total_est += self.anonymous * self.default_s + self._first_extra()
             done_est = sum(self._done_part(s, now) for s in self.order if not s.dropped and s.began is not None)
             over = not done_all and eta < 0.5
             doing = self.doing()
@@ -498,7 +548,11 @@ class ProbeProgress:
             if self.replanned_from is not None:
                 text += f"; re-planned: {planned} {self.unit} (was {self.replanned_from})"
             if self.reestimated is not None and not done_all:
-                text += f"; re-estimated: this host runs {self.reestimated:.1f}x slower than planned"
+                text += (
+                    f"; re-estimated: this host runs {self.reestimated:.1f}x slower than planned"
+                    if self.reestimated >= 1.1
+                    else "; re-estimated from the steps so far"
+                )
             return ProgressView(
                 planned=planned,
                 finished=finished,
@@ -545,6 +599,31 @@ class ProbeProgress:
         this host's figures from them)."""
         with self.lock:
             return [(s.step, s.taken, s.run) for s in self.order if s.done and s.taken is not None]
+
+
+def _same(step: Step) -> str:
+    """The steps that are one another's rounds: the same id (the accuracy runs' without their seed, the
+    scaling launches' without their rank count and repetition: one framework's launches)."""
+    import re
+
+    return re.sub(r"(-seed\d+|-r\d+-rep\d+)$", "", step.id)
+
+
+def _family(step: Step) -> str:
+    if step.setup:
+        return "setup"
+    if step.per_fraction_s:
+        return "timed"
+    return "dynamic" if step.id.endswith("-dynamic") else "step"
+
+
+def _cpu_mark():
+    from advisor.estimates import cpu_mark
+
+    try:
+        return cpu_mark()
+    except (OSError, ValueError):  # no /proc/stat, no rusage: the plan's load stands in
+        return None
 
 
 def _terminal(stream: TextIO) -> bool:

@@ -145,6 +145,7 @@ class AdvisorApp(App):
 
     def on_mount(self) -> None:
         self.theme = terminal_theme()
+        self._mark_the_load()
         if self.state.requirements.path:
             self.load_requirements(self.state.requirements.path, notify=True)
         else:
@@ -156,6 +157,17 @@ class AdvisorApp(App):
             self.measurements[kind].load_cached(read)
         if self.prebuild or (self.prebuild is None and not self.is_headless):
             self.set_timer(PREBUILD_AFTER_S, self._prebuild_next)
+
+    @staticmethod
+    def _mark_the_load() -> None:
+        """Start the window a probe's plan measures the others' load over (advisor.estimates.load_now):
+        the 1-minute average it would read instead counts the host check's own children as other work."""
+        from advisor.estimates import cpu_mark
+
+        try:
+            cpu_mark()
+        except (OSError, ValueError):  # no /proc/stat: the plan reads the average
+            pass
 
     # ---- screens built ahead of time ---------------------------------------------------------------
 
@@ -460,8 +472,9 @@ class AdvisorApp(App):
             return None
         beside = f" and {len(files)} chart(s) beside it" if files else ""
         if fmt == "html":
-            beside += f"; open {written.as_uri()} in a browser"
-        self.notify(f"Wrote {written}{beside}", title=f"Exported {fmt}")
+            beside += f"; open it in a browser:\n{written.as_uri()}"  # a line of its own: never broken mid-word
+        name = {"html": "HTML", "json": "JSON"}.get(fmt, fmt.capitalize())
+        self.notify(f"Wrote {written}{beside}", title=f"Exported {name}")
         return written
 
     # ---- failures --------------------------------------------------------------------------------

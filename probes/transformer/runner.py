@@ -207,7 +207,16 @@ def _dynamic(variant: str, config: GptConfig, ms_env: dict, cancel: Cancel, on_e
 
     def on_message(msg: dict) -> None:
         if msg.get("kind") == "progress" and on_event:
-            on_event(GptEvent(run_id=rid, kind="progress", message=msg.get("phase"), index=index, total=total))
+            on_event(
+                GptEvent(
+                    run_id=rid,
+                    kind="progress",
+                    message=msg.get("phase"),
+                    fraction=msg.get("fraction"),  # of the child's steps, over all its ways
+                    index=index,
+                    total=total,
+                )
+            )
 
     env = _env(fw, config, ms_env, threads, os.path.join(_cache_root(config), "dynamic"))
     out = launcher.run_child(args, timeout=dynamic_timeout(config), env_extra=env, on_message=on_message, cancel=cancel)

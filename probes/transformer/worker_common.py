@@ -82,16 +82,19 @@ def drive_ways(
     compiles: Callable[[], Optional[int]],
     args,
     s: spec.Shape,
-    on_way: Optional[Callable[[str], None]] = None,
+    on_way: Optional[Callable[[str, float], None]] = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> list[dict]:
     """For each way: make_step(way) -> step(batch) -> loss as float (synced); compiles() is the
-    framework's running count of compiled graphs (None where it reports none)."""
+    framework's running count of compiled graphs (None where it reports none). on_way(way, fraction)
+    hears each way start and each step end, with the share of all the child's steps done."""
     lens = batches.lengths(s.seq, args.steps, args.distinct)
     out = []
-    for way in [w for w in args.ways.split(",") if w]:
+    ways = [w for w in args.ways.split(",") if w]
+    total, done = len(ways) * args.passes * len(lens), 0
+    for way in ways:
         if on_way:
-            on_way(way)
+            on_way(way, done / total if total else 0.0)
         sched = batches.schedule(s.vocab, args.batch_size, s.seq, lens, way)
         t0 = clock()
         step = make_step(way)
@@ -115,6 +118,9 @@ def drive_ways(
                         "loss": loss,
                     }
                 )
+                done += 1
+                if on_way:
+                    on_way(way, done / total)
         summary = summarize_way(way, steps, setup_s, lens)
         summary.update(getattr(step, "info", {}))  # what the framework set up for this way
         out.append(summary)

@@ -215,7 +215,9 @@ def cmd_dynamic(args) -> int:
             return 0
         return len(cell["train"].compile_cache) if "train" in cell else 0
 
-    ways = worker_common.drive_ways(make_step, compiles, args, s, on_way=lambda w: channel.progress(phase=w))
+    ways = worker_common.drive_ways(
+        make_step, compiles, args, s, on_way=lambda w, f: channel.progress(phase=w, fraction=f)
+    )
     how = {
         "graph": "GRAPH_MODE, static input shapes",
         "graph-dynamic": "GRAPH_MODE, Cell.set_inputs(Tensor(shape=[None, None]), ...)",

@@ -271,7 +271,9 @@ def cmd_dynamic(args) -> int:
     def compiles():
         return 0 if args.variant == "eager" else _graphs(torch)
 
-    ways = worker_common.drive_ways(make_step, compiles, args, s, on_way=lambda w: channel.progress(phase=w))
+    ways = worker_common.drive_ways(
+        make_step, compiles, args, s, on_way=lambda w, f: channel.progress(phase=w, fraction=f)
+    )
     channel.result(
         status="ok",
         framework="pytorch",

@@ -158,13 +158,24 @@ def stack_lines(report: CheckReport) -> list:
         )
     else:
         text = f"{nvidia.status}: {given(nvidia.reason, '')}"
-    lines = [Text.assemble(("  NVIDIA  ", "dim"), text)]
+    lines = [_hanging("  NVIDIA  ", text)]
     if ascend.status == "ok":
         text = f"driver {given(ascend.driver_version, '?')}, CANN {given(ascend.cann.version, 'not found')}"
     else:
         text = f"{ascend.status}: {given(ascend.reason, '')}"
-    lines.append(Text.assemble(("  Ascend  ", "dim"), text))
+    lines.append(_hanging("  Ascend  ", text))
     return lines
+
+
+def _hanging(label: str, text: str) -> RenderableType:
+    """A label and its text, the text's wrapped lines indented under its first (not under the label)."""
+    from rich.table import Table
+
+    grid = Table.grid()
+    grid.add_column(no_wrap=True, style="dim")
+    grid.add_column(overflow="fold")
+    grid.add_row(label, text)
+    return grid
 
 
 def framework_table(report: Optional[CheckReport]) -> RenderableType:

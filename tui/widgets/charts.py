@@ -97,11 +97,29 @@ class ChartBase(PlotextPlot):
     ChartBase { height: 12; margin: 0 1 1 1; }
     """
 
+    # What the chart says instead of drawing, when it has nothing to draw: a line of text, never a frame
+    # (plotext drops a title wider than its plot area, which left an empty, untitled box at 80 columns).
+    empty_text: str = ""
+
     def _empty(self, title: str, why: str) -> None:
-        plt = self.plt
-        plt.clear_figure()
-        plt.title(f"{title}: {why}")
-        self.refresh()
+        self.plt.clear_figure()
+        self.empty_text = f"{title}: {why}"
+        self.styles.height = "auto"
+        self.refresh(layout=True)
+
+    def _drawing(self) -> None:
+        """The chart draws again: its frame back at the height the CSS (or _row_bars) gives it."""
+        if self.empty_text:
+            self.empty_text = ""
+            self.styles.height = None
+        self.plt.clear_figure()
+
+    def render(self):
+        if self.empty_text:
+            from rich.text import Text
+
+            return Text(self.empty_text, style="dim italic")
+        return super().render()
 
     def _row_bars(self, labels: list[str], values: list[float]) -> None:
         """One labelled bar per row: the chart is as high as its rows (plotext spreads n category
@@ -126,8 +144,8 @@ class ThroughputChart(ChartBase):
         if not runs:
             self._empty("Throughput", "no finished runs to draw")
             return
+        self._drawing()
         plt = self.plt
-        plt.clear_figure()
         values = [given(r.images_per_second, 0.0) for r in runs]
         ys = list(range(1, len(runs) + 1))
         plt.bar(ys, values, orientation="horizontal", width=0.3, marker=_bar_marker())
@@ -151,8 +169,8 @@ class StepTimeChart(ChartBase):
         if not runs:
             self._empty("Step time", "no finished runs to draw")
             return
+        self._drawing()
         plt = self.plt
-        plt.clear_figure()
         ys = list(range(1, len(runs) + 1))
         medians = [float(t.median) for _, t in timed]
         lows = [min(m, given(t.p10, m)) for (_, t), m in zip(timed, medians)]
@@ -176,11 +194,10 @@ class ScoreChart(ChartBase):
             return
         if not any(s.eligible for s in scores):
             # Nothing to draw: every bar would be 0. Say so (the verdict and pitfalls say why).
-            self.styles.height = 4
-            self._empty("Scores", "all workflows blocked")  # short: plotext drops a wide title
+            self._empty("Scores", "all workflows blocked")
             return
+        self._drawing()
         plt = self.plt
-        plt.clear_figure()
         names = [s.workflow + ("" if s.eligible else " (blocked)") for s in scores]
         totals = [s.total if s.eligible else 0.0 for s in scores]
         self._row_bars(names, totals)
@@ -200,8 +217,8 @@ class TornadoChart(ChartBase):
             self._empty("Sensitivity", "no weight change alters the verdict")
             return
         moving.sort(key=lambda item: abs(item[1]), reverse=True)
+        self._drawing()
         plt = self.plt
-        plt.clear_figure()
         # Short labels: plotext drops a title wider than the plot area (who would win is in the
         # Sensitivity text under the charts).
         labels = [criterion for criterion, _ in moving]
@@ -227,8 +244,8 @@ class ScalingChart(ChartBase):
         if not curves:
             self._empty("Scaling", "no launch finished")
             return
+        self._drawing()
         plt = self.plt
-        plt.clear_figure()
         marker = "-" if ascii_only() else "│"
         top = 0.0
         for name, points in curves:
@@ -282,8 +299,8 @@ class AccuracyChart(ChartBase):
         if not curves:
             self._empty("Accuracy", "no finished runs to draw")
             return
+        self._drawing()
         plt = self.plt
-        plt.clear_figure()
         longest = max(len(c) for _, c in curves)
         for n, (name, curve) in enumerate(curves):
             color, glyph, ascii_glyph = CURVE_STYLES[n % len(CURVE_STYLES)]
@@ -314,8 +331,8 @@ class TokensChart(ChartBase):
         if not runs:
             self._empty("Tokens/s", "no finished runs to draw")
             return
+        self._drawing()
         plt = self.plt
-        plt.clear_figure()
         values = [float(r.tokens_per_second or 0.0) for r in runs]
         cis = [r.ci95 or [v, v] for r, v in zip(runs, values)]
         # "!" marks an unusable run (the title says so): a long suffix leaves the bars no room at 80 columns
@@ -345,8 +362,8 @@ class DynamicChart(ChartBase):
         if not bars:
             self._empty("Dynamic shapes", "not measured")
             return
+        self._drawing()
         plt = self.plt
-        plt.clear_figure()
         values = [float(w.end_to_end_tokens_per_second or 0.0) for _, w in bars]
         self._row_bars([label for label, _ in bars], values)
         top = max(values) * 1.1
