@@ -91,5 +91,5 @@ async def test_the_recommendation_screen_shows_the_models_verdict_margin_and_gra
     )
     assert headline in verdict
     assert f"Confidence {rec.confidence}, because:" in verdict
-    assert f"margin {rec.margin:.1f} points over {workflow_label(runner_up)}" in verdict
+    assert f"margin {rec.margin:.1f} points" in verdict
     assert f"{evidence.label} decisive evidence ({evidence.score:.1f}/5)" in verdict
