@@ -19,8 +19,6 @@ import functools
 import hashlib
 import importlib.util
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
@@ -126,20 +124,12 @@ def store(label: str, text: bytes, entries: list[tuple[str, dict]], problems: li
         return
     if not _same(back, doc) or len(body) > MAX_BYTES:
         return
+    from advisor.errors import UsageError
+    from advisor.output import write_atomic
+
     path = _slot(label)
-    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="ascii") as fh:  # ensure_ascii: a lone surrogate is an escape
-            fh.write(body)
-        os.replace(tmp, path)
-        tmp = None
-    except (OSError, ValueError):
+        write_atomic(path, body, in_place=False)  # a temp file renamed over the slot: never half a file
+    except (OSError, UsageError):
         pass
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
