@@ -234,3 +234,16 @@ def test_the_smoke_run_traces_patches_and_judges_mutants_of_the_number_formattin
     counts = dict(zip(("killed", "survived", "errored", "timeout", "crashed", "not covered"), map(int, cells[2:8])))
     assert cells[1] == "3" and counts["crashed"] == 0 and counts["not covered"] == 0
     assert counts["killed"] >= 1, row
+
+
+# ---- the planted bugs still find the code they plant into ------------------------------------------
+
+
+def test_every_planted_bug_finds_its_text_exactly_once():
+    """A refactor that moves a planted line would stop `make mutation` at its first stale bug; the suite
+    says which one instead (the power budget's moved once, unnoticed until the planted run)."""
+    from mutation.planted import PLANTED
+
+    stale = [b.name for b in PLANTED if (ROOT / b.path).read_text(encoding="utf-8").count(b.old) != 1]
+    assert stale == []
+    assert all(b.old != b.new for b in PLANTED)

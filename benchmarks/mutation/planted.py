@@ -151,8 +151,8 @@ PLANTED = (
     Planted(
         "decision-power-budget-x10",
         "advisor/decision/tco.py",
-        "        factor = proj.devices / 1000 * (1",
-        "        factor = proj.devices / 100 * (1",
+        "        per_kw = proj.devices / 1000 * server",
+        "        per_kw = proj.devices / 100 * server",
         ("tests/test_decision_model.py", "-k", "tco"),
         "the power budget ten times too large",
     ),
