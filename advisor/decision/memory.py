@@ -60,6 +60,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.numbers import sig
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
 from advisor.decision.workload import Shape, active_parameters, inference_flops_per_token, model_shape
@@ -783,7 +784,7 @@ def _explain_states(fit: MemoryFit, m: ModelSpec, b: StateBytes, low: bool, prec
     if m.fine_tune in ("lora", "qlora"):
         width = fit.base_weights_precision
         fit.notes.append(
-            f"{m.fine_tune.upper()}: {1 - fit.trainable_share:.2%} of the weights frozen at {b.frozen:.3g} bytes/parameter "
+            f"{m.fine_tune.upper()}: {1 - fit.trainable_share:.2%} of the weights frozen at {sig(b.frozen)} bytes/parameter "
             f"({width}"
             + (f", QLORA_NF4_BITS: {CONSTANTS['QLORA_NF4_BITS'].source}" if width == "int4" else "")
             + f"), {fit.trainable_share:.2%} trained at {b.total:g}"

@@ -7,12 +7,13 @@ from dataclasses import replace
 from collections.abc import Sequence
 from typing import Optional, TYPE_CHECKING, Union
 
+from advisor.numbers import sig
 from advisor.decision.accuracy import AccuracyEvidence
 from advisor.decision.transformer_evidence import TransformerEvidence
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.context import Context, Inputs, conditions, placed_conditions
 from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
-from advisor.decision.deployment import deployment_evidence
+from advisor.decision.deployment import DeployPath, deployment_evidence
 from advisor.decision.evidence import JsonDict
 from advisor.decision.pitfalls import applicable_pitfalls
 from advisor.decision.projections import (
@@ -261,7 +262,7 @@ def _pitfalls(req: Requirements, kb: Optional[KnowledgeBase], rs: dict[str, Rout
     return {wf: applicable_pitfalls(kb, wf, placed_conditions(req, kb, rs[wf]), rs[wf]) for wf in WORKFLOWS}
 
 
-def _deploy(inputs: Inputs, k: Consts) -> list[dict]:
+def _deploy(inputs: Inputs, k: Consts) -> list[DeployPath]:
     if inputs.deploy is None:
         return []
     return deployment_evidence(inputs.deploy, export_points=k["EXPORT_OK_POINTS"], k=k)
@@ -328,7 +329,7 @@ def _speed(p: Projection) -> str:
         return "not supported"
     if p.time_to_train_hours is not None:
         t = p.time_to_train_hours
-        return f"{t.low:,.3g}-{t.high:,.3g} h to train"
+        return f"{sig(t.low)}-{sig(t.high)} h to train"
     if p.serving is not None:
         s = p.serving.total
         return f"{s.low:,.0f}-{s.high:,.0f} {s.unit}"

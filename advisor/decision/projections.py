@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal, Optional, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.numbers import sig
 from advisor.decision.communication import (  # noqa: F401  (re-exported: the report and the TUI read them here)
     CommCheck,
     CommPlan,
@@ -400,7 +401,7 @@ def _measured(m: MeasuredRun, gflops: Optional[float], devices: int, plan: CommP
         if abs(factor - 1) > 0.05:
             low, high = low * factor, high * factor
             notes.append(
-                f"scaled from the probe's {run_flops / 1e9:.3g} GFLOPs/image to the workload's {gflops:.3g} (same efficiency assumed)"
+                f"scaled from the probe's {sig(run_flops / 1e9)} GFLOPs/image to the workload's {sig(gflops)} (same efficiency assumed)"
             )
     s_low, s_high, s_ev, s_notes = plan.span()
     return Estimate(low * devices * s_low, high * devices * s_high, ev + s_ev, notes + s_notes, applied=devices > 1)
@@ -856,7 +857,7 @@ def _not_meaningful(req: Requirements, low: float, high: float, unit: str, k: Co
     time (withheld, the cost would fall as the run grows)."""
     if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high <= 0:
         return (
-            f"the rate comes out at {low:.3g}-{high:.3g} {unit}, not a positive finite number: check the inputs "
+            f"the rate comes out at {sig(low)}-{sig(high)} {unit}, not a positive finite number: check the inputs "
             "that scale it (model.sequence_length, the model's size, the accelerator's peak figures)"
         )
     if req.workload is None:
@@ -864,10 +865,10 @@ def _not_meaningful(req: Requirements, low: float, high: float, unit: str, k: Co
     samples = _samples(req)
     fastest, slowest = samples / high / 3600, samples / low / 3600
     if not math.isfinite(slowest):
-        return f"{low:.3g} {unit} at the slow end leaves no finite time to train: check the inputs that scale the rate"
+        return f"{sig(low)} {unit} at the slow end leaves no finite time to train: check the inputs that scale the rate"
     if fastest > k["MEANINGFUL_MAX_HOURS"]:
         return (
-            f"the run would take {fastest / 8766:,.3g} years even at the fast end, beyond MEANINGFUL_MAX_HOURS "
+            f"the run would take {sig(fastest / 8766)} years even at the fast end, beyond MEANINGFUL_MAX_HOURS "
             f"({k['MEANINGFUL_MAX_HOURS'] / 8766:g} years): check the workload and the model's size and shape"
         )
     return None
@@ -1077,7 +1078,7 @@ def _time_and_cost(
             proj.cost_evidence.append(
                 e.model_copy(
                     update={
-                        "detail": f"{power.basis}; the fleet draws {low_kw:,.3g}-{high_kw:,.3g} kW while training "
+                        "detail": f"{power.basis}; the fleet draws {sig(low_kw)}-{sig(high_kw)} kW while training "
                         f"(TYPICAL_DRAW_LOW-HIGH of its maximum)"
                     }
                 )
@@ -1109,7 +1110,7 @@ def _why_none(
         return "no workload in the requirements (add `workload:` to project time and cost)"
     if gflops < MIN_FLOP_SCALED_GFLOPS:
         return (
-            f"the workload's {gflops:.3g} training GFLOPs per sample are too few to project from references or peak "
+            f"the workload's {sig(gflops)} training GFLOPs per sample are too few to project from references or peak "
             f"FLOPs (overhead-bound, not compute-bound): only a probe run on {acc.name} can project it"
         )
     return f"no reference and no peak figure for {acc.name}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from advisor.numbers import sig
 from advisor.decision.constants import DEFAULT, Constant, searched
 from advisor.decision.context import Context
 from advisor.decision.evaluate import Evaluation, evaluate, rank
@@ -136,13 +137,13 @@ def constant_sensitivity(
             else:
                 b = m
         who = top_at(b)
-        thr = float(f"{b:.3g}")
+        thr = float(f"{b:.3g}")  # a round threshold to print; a number, so no thousands separator
         if top_at(thr) == top:
             thr = round(b, 6)  # the short form fell on the side that keeps `top`: keep the exact one
         if c.name == "MIGRATION_HOURS_FACTOR":
             note = f"{top} would lose to {who} if migration took {thr:g}x the estimate"
         else:
-            note = f"{who} would win if {c.what} {thr:.3g} {c.unit} (now {v0:.3g})"
+            note = f"{who} would win if {c.what} {sig(thr)} {c.unit} (now {sig(v0)})"
         items.append(
             ConstantSensitivity(
                 name=c.name, value=v0, unit=c.unit, source=c.source, threshold=thr, new_top=who, note=note

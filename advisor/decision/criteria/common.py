@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from advisor.numbers import sig
 from advisor.decision.constants import Consts
 from advisor.decision.evidence import Evidence, kb_evidence
 from advisor.requirements import SKILL_LEVELS
@@ -34,10 +35,10 @@ def clamp(x: float) -> float:
 def range_text(low: float, high: float, unit: str = "", prefix: str = "") -> str:
     """'1.37-5.47', or one value when both ends read the same ('39,011', not '39,011-39,011')."""
 
-    def sig(x: float) -> str:
-        return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+    def end(x: float) -> str:
+        return f"{x:,.0f}" if abs(x) >= 100 else sig(x)
 
-    a, b = sig(low), sig(high)
+    a, b = end(low), end(high)
     return f"{prefix}{a}" + ("" if a == b else f"-{b}") + (f" {unit}" if unit else "")
 
 
