@@ -62,9 +62,9 @@ def test_the_deployment_points_act_only_with_a_deployment_result():
 
 
 def test_every_measured_path_moves_point_for_point_with_the_serve_points():
-    default = {(r["framework"], r["target"]): r["score"] for r in deployment_evidence(DEPLOY)}
+    default = {(r.framework, r.target): r.score for r in deployment_evidence(DEPLOY)}
     k = DEFAULT.moved("SERVES_POINTS", 4.0)
-    lower = {(r["framework"], r["target"]): r["score"] for r in deployment_evidence(DEPLOY, k=k)}
+    lower = {(r.framework, r.target): r.score for r in deployment_evidence(DEPLOY, k=k)}
     moved = [key for key, s in default.items() if s is not None]
     assert moved  # the fixture measured some paths
     for key in moved:  # every path here served: 50 + 10 + 20 + 20 = 100 at most, never clamped
@@ -75,7 +75,7 @@ def test_every_measured_path_moves_point_for_point_with_the_serve_points():
 def test_the_note_states_the_points_used():
     k = Consts({"PARITY_POINTS": 15.0, "LATENCY_POINTS": 25.0})
     rows = deployment_evidence(DEPLOY, k=k)
-    assert any("parity 15, latency vs source 25 (assumption)" in r["note"] for r in rows if r["measured"])
+    assert any("parity 15, latency vs source 25 (assumption)" in r.note for r in rows if r.measured)
 
 
 def test_the_team_score_is_base_plus_a_step_per_level():

@@ -79,15 +79,15 @@ def test_lenet_parity_within_the_fp32_tolerance(lenet):
 def test_lenet_result_roundtrips_and_is_judged(lenet):
     doc = json.loads(lenet.model_dump_json())
     assert DeployResult(**doc).kind == "deploy"
-    rows = {(r["framework"], r["target"]): r for r in deployment_evidence(doc)}
+    rows = {(r.framework, r.target): r for r in deployment_evidence(doc)}
     for key in [
         ("pytorch", "onnxruntime"),
         ("pytorch", "torch.export"),
         ("mindspore", "mindir"),
         ("mindspore", "onnxruntime"),
     ]:
-        assert rows[key]["measured"] and rows[key]["score"] >= 80, rows[key]  # exports, serves, agrees
-    assert rows[("mindspore", "mindspore-lite")]["score"] is None  # not installed here
+        assert rows[key].measured and rows[key].score >= 80, rows[key]  # exports, serves, agrees
+    assert rows[("mindspore", "mindspore-lite")].score is None  # not installed here
 
 
 @needs_all

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 from advisor.decision.constants import Consts
 from advisor.decision.criteria.deployment import deployment_fit as _deployment_fit
+from advisor.decision.deployment import DeployPath
 
 
 def _ctx(rows):
@@ -14,7 +15,7 @@ def _ctx(rows):
 
 
 def _row(fw, target, score):
-    return {"framework": fw, "target": target, "score": score, "measured": score is not None, "note": "measured here"}
+    return DeployPath(fw, target, score, score is not None, [], "measured here", {})
 
 
 def test_nothing_measured_keeps_the_knowledge_base_fit():

@@ -271,33 +271,33 @@ def _result(export_status="ok", parity_ok=True, operator=None, p50=0.5) -> dict:
 
 
 def _row(rows, target):
-    return next(r for r in rows if r["target"] == target)
+    return next(r for r in rows if r.target == target)
 
 
 def test_working_faster_agreeing_export_scores_full():
     row = _row(deployment_evidence(_result()), "onnxruntime")
-    assert row["score"] == 100 and row["measured"]
-    assert any("agree" in e for e in row["evidence"])
+    assert row.score == 100 and row.measured
+    assert any("agree" in e for e in row.evidence)
 
 
 def test_slower_artefact_loses_latency_points_only():
     row = _row(deployment_evidence(_result(p50=4.0)), "onnxruntime")  # 4x slower than the source
-    assert row["score"] == 50 + 10 + 20 + 5
+    assert row.score == 50 + 10 + 20 + 5
 
 
 def test_failed_export_scores_zero_and_names_the_operator():
     row = _row(deployment_evidence(_result("failed", operator="aten::cummax")), "onnxruntime")
-    assert row["score"] == 0 and "aten::cummax" in row["evidence"][0]
+    assert row.score == 0 and "aten::cummax" in row.evidence[0]
 
 
 def test_disagreeing_artefact_is_capped():
     row = _row(deployment_evidence(_result(parity_ok=False)), "onnxruntime")
-    assert row["score"] == PARITY_FAIL_CAP and any("DISAGREE" in e for e in row["evidence"])
+    assert row.score == PARITY_FAIL_CAP and any("DISAGREE" in e for e in row.evidence)
 
 
 def test_unmeasured_target_has_no_score():
     row = _row(deployment_evidence(_result()), "torch.export")
-    assert row["score"] is None and not row["measured"] and "knowledge base" in row["note"]
+    assert row.score is None and not row.measured and "knowledge base" in row.note
 
 
 # ------------------------------------------------------------------ engines and the CLI

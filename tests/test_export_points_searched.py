@@ -36,8 +36,8 @@ def test_one_constant_searched_where_it_acts():
 
 
 def test_a_working_path_moves_point_for_point_with_it():
-    default = {(r["framework"], r["target"]): r["score"] for r in deployment_evidence(DEPLOY)}
-    lower = {(r["framework"], r["target"]): r["score"] for r in deployment_evidence(DEPLOY, export_points=30)}
+    default = {(r.framework, r.target): r.score for r in deployment_evidence(DEPLOY)}
+    lower = {(r.framework, r.target): r.score for r in deployment_evidence(DEPLOY, export_points=30)}
     for key, s in default.items():
         if s is None:
             assert lower[key] is None  # not measured stays not measured
@@ -48,7 +48,7 @@ def test_a_working_path_moves_point_for_point_with_it():
 
 def test_the_note_states_the_points_used():
     rows = deployment_evidence(DEPLOY, export_points=40)
-    assert any("points: export 40, serves 10" in r["note"] for r in rows if r["measured"])
+    assert any("points: export 40, serves 10" in r.note for r in rows if r.measured)
 
 
 def test_the_search_skips_it_without_a_deployment_result_and_tries_it_with_one(kb):

@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 
 from advisor.decision.accuracy import AccuracyEvidence
 from advisor.decision.constants import DEFAULT, Consts
+from advisor.decision.deployment import DeployPath
 from advisor.decision.transformer_evidence import TransformerEvidence
 from advisor.decision.projections import Projection
 from advisor.decision.workflows import Route
@@ -76,8 +77,8 @@ class Context:
     comparisons: list[PairedComparison] = field(default_factory=list)
     fixed: dict[str, dict] = field(default_factory=dict)
     """criteria that no constant moves (ecosystem, debugging), worked out once"""
-    deploy: list[dict] = field(default_factory=list)
-    """the deployment probe's evidence rows (advisor.decision.deployment), measured on the probe's host"""
+    deploy: list[DeployPath] = field(default_factory=list)
+    """the deployment probe's scored paths (advisor.decision.deployment), measured on the probe's host"""
     accuracy: Optional[AccuracyEvidence] = None
     """the accuracy probe's judged gaps (advisor.decision.accuracy): measured evidence for migration risk"""
     transformer: Optional[TransformerEvidence] = None

@@ -6,11 +6,12 @@ the deployment criterion weighs. Targets the probe could not measure here (an en
 come back with score None and measured False, so the caller falls back to the knowledge base and
 says so.
 
-    rows = deployment_evidence(json.load(open("deploy.json")))
+    paths = deployment_evidence(json.load(open("deploy.json")))
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Union
 
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
@@ -37,6 +38,21 @@ SOURCE_ENGINE = {"pytorch": "torch-eager", "mindspore": "mindspore-graph"}
 EXPORT_OK_POINTS = CONSTANTS["EXPORT_OK_POINTS"].value
 PARITY_FAIL_CAP = CONSTANTS["PARITY_FAIL_CAP"].value
 SERVE_FAIL_CAP = CONSTANTS["SERVE_FAIL_CAP"].value
+
+
+@dataclass(frozen=True)
+class DeployPath:
+    """One framework's path to one deployment target, as the deployment probe measured it."""
+
+    framework: str
+    target: str
+    score: Optional[int]
+    """0-100, the weakest of the team's models; None when the probe could not measure the path here"""
+    measured: bool
+    evidence: list[str]
+    note: str
+    models: dict[str, Optional[int]]
+    """each model's own score (None: not measured)"""
 
 
 def _as_result(result: Union[DeployResult, dict, None]) -> DeployResult:
@@ -123,8 +139,8 @@ def _p50(serve: ServeStep) -> Optional[float]:
 
 def deployment_evidence(
     result: Union[DeployResult, dict, None], export_points: float = EXPORT_OK_POINTS, k: Consts = DEFAULT
-) -> list[dict]:
-    """[{framework, target, score 0-100 | None, measured, evidence: [...], note, models: {model: score}}]."""
+) -> list[DeployPath]:
+    """Every (framework, target) path the probe's frameworks have, scored from its measurements."""
     doc = _as_result(result)
     frameworks = (doc.config.frameworks if doc.config else None) or list(TARGETS)
     models = (doc.config.models if doc.config else None) or sorted({e.model for e in doc.exports})
@@ -154,15 +170,5 @@ def deployment_evidence(
                     f"points: export {export_points:g}, serves {k['SERVES_POINTS']:g}, parity "
                     f"{k['PARITY_POINTS']:g}, latency vs source {k['LATENCY_POINTS']:g} (assumption)"
                 )
-            rows.append(
-                {
-                    "framework": fw,
-                    "target": target,
-                    "score": score,
-                    "measured": measured,
-                    "evidence": evidence,
-                    "note": note,
-                    "models": per,
-                }
-            )
+            rows.append(DeployPath(fw, target, score, measured, evidence, note, per))
     return rows

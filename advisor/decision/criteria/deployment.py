@@ -65,26 +65,24 @@ def deployment_fit(framework: str, target: str, ctx: Context, k: Consts, route: 
     accelerator target a CPU measurement only shows whether the export works at all, so it caps the
     fit when every measured export path of the framework failed and otherwise only adds evidence."""
     value, ev, note = _kb_deployment_fit(framework, target, ctx.kb, k, route)
-    rows = [
-        r for r in ctx.deploy if r.get("framework") == framework and r.get("measured") and r.get("score") is not None
-    ]
+    rows = [r for r in ctx.deploy if r.framework == framework and r.measured and r.score is not None]
     if not rows:
         return value, ev, note
-    best = max(rows, key=lambda r: r["score"])
+    best = max(rows, key=lambda r: r.score)
     measured = [
         Evidence(
             kind="measured",
-            ref=f"deploy:{r['framework']}->{r['target']}",
-            value=r["score"],
-            detail=f"{r['framework']} -> {r['target']}: {r['score']}/100 ({r['note']})",
+            ref=f"deploy:{r.framework}->{r.target}",
+            value=r.score,
+            detail=f"{r.framework} -> {r.target}: {r.score}/100 ({r.note})",
         )
         for r in rows
     ]
     if target == "cpu-server":
-        return float(best["score"]), measured, f"{target}: measured here, best path {framework} -> {best['target']}"
-    if best["score"] < k["EXPORT_OK_POINTS"]:
+        return float(best.score), measured, f"{target}: measured here, best path {framework} -> {best.target}"
+    if best.score < k["EXPORT_OK_POINTS"]:
         return (
-            min(value, float(best["score"])),
+            min(value, float(best.score)),
             ev + measured,
             (f"{note}; capped: every {framework} export path measured here scored below {k['EXPORT_OK_POINTS']:g}"),
         )
