@@ -1,6 +1,6 @@
 """How fast is `advisor check`? Prints ratios (not a timed test; the numbers depend on the machine).
 
-- `advisor check --json` (real smoke tests, parallel children) against the yardstick of issue 29:
+- `advisor check --json` (real smoke tests, parallel children) against the yardstick a user feels:
   the slower of a bare `import torch` and a bare `import mindspore`, each in a fresh interpreter.
   Target: at most 1.1x (the smoke children run in parallel, so the floor is about the slower import
   plus its smoke test; the parent's own work overlaps them). The older figure against the sum of

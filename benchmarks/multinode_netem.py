@@ -1,4 +1,4 @@
-"""Scaling across two "hosts" over an emulated slower link (issue 21, a benchmark, not CI): two network
+"""Scaling across two "hosts" over an emulated slower link (a benchmark, not CI): two network
 namespaces joined by a veth pair, the link shaped with `tc` (bandwidth with tbf, or bandwidth and
 latency with netem), and in each namespace the real command
 `advisor probe --scaling --nnodes 2 --node-rank R --master 10.77.0.1:PORT` (torchrun's c10d rendezvous,

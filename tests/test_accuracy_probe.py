@@ -121,7 +121,7 @@ def test_digits_reach_a_modest_target_in_both_frameworks_with_the_same_accuracy(
 @pytest.mark.slow
 def test_the_normalize_trap_leaves_the_batch_far_from_zero_mean():
     pytest.importorskip("mindspore")
-    from probes.accuracy.runner import run_normalize_check  # the accuracy kind's own (issue 28)
+    from probes.accuracy.runner import run_normalize_check  # the accuracy kind's own
 
     check = run_normalize_check(timeout=300)
     assert check["status"] == "ok", check

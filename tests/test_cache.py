@@ -1,5 +1,5 @@
 """One cache module (advisor/cache.py) for both probes: saving merges by run id, and a run that is
-not ok never replaces one that is (issue 14 item 10)."""
+not ok never replaces one that is."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def test_unreadable_or_foreign_cache_is_not_used():
     assert cache.load_cached_probes("fp") is not None
 
 
-# ---- issue 29 item 2: which cached runs were used, from when, which host, which command -----------
+# ---- which cached runs were used, from when, which host, which command -----------
 
 
 def test_used_runs_names_every_cached_run_with_its_date_host_and_command():
@@ -153,7 +153,7 @@ def test_the_default_command_is_this_process_as_typed(monkeypatch):
 
 def test_the_cached_kinds_are_registered_kinds_and_round_trip_through_one_loader(tmp_path, monkeypatch):
     """advisor.cache loops over probes.base.KINDS: a cached kind's model and schema come from the
-    registry, its file from CACHED (issue 28)."""
+    registry, its file from CACHED."""
     from advisor import cache
     from probes.base import KINDS
     from probes.scaling.models import ScalingConfig, ScalingResult

@@ -117,7 +117,7 @@ def _offered_words(parser) -> dict[str, set[str]]:
 
 def test_the_hand_written_completion_offers_exactly_what_the_parser_accepts():
     """The bash script, run by bash, completes every command to its parser's visible options (and
-    the zsh script lists the same words): a new or renamed flag cannot be left out (issue 28: kept
+    the zsh script lists the same words): a new or renamed flag cannot be left out (kept
     instead of shtab, which would add a dependency and remove no code)."""
     import re
     import shutil

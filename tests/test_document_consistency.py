@@ -254,7 +254,7 @@ def test_the_stack_section_says_on_which_route_each_option_was_scored(stem):
             assert line in texts_seen[fmt], f"{stem} {fmt}: route line missing: {line}"
     pytorch = lines.get("PyTorch")
     if pytorch and "torch_npu" in pytorch and "nvidia" in report.requirements.hardware.available:
-        # issue 25 item 7: NVIDIA for development, Ascend for production is one PyTorch route, and says so
+        # NVIDIA for development, Ascend for production is one PyTorch route, and says so
         assert pytorch.startswith("PyTorch: prototype on NVIDIA, then ") and "no port" in pytorch
     if target != "undecided":
         assert {"ascend": "Ascend", "nvidia": "NVIDIA", "cpu": "CPU"}[target] in fp.routes[0]

@@ -1,4 +1,4 @@
-"""`report --markdown -o`: charts beside a regular file only, and never without the document (issue 31)."""
+"""`report --markdown -o`: charts beside a regular file only, and never without the document."""
 
 from __future__ import annotations
 

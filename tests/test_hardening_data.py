@@ -61,7 +61,7 @@ def test_an_object_array_is_refused(tmp_path):
         read_cifar_py(batch)
 
 
-# --- bounded, format-checked readers (issue 31) -----------------------------------------------------
+# --- bounded, format-checked readers -----------------------------------------------------
 
 BAD_DATA = Path(__file__).resolve().parent / "fixtures" / "bad-input" / "data"
 DATA_CASES = sorted(p for p in BAD_DATA.iterdir() if p.is_dir())

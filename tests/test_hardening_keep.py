@@ -1,4 +1,4 @@
-"""No measurement lost (issue 31): a cache or -o failure after a probe never throws the result away.
+"""No measurement lost: a cache or -o failure after a probe never throws the result away.
 
 The probe itself is replaced by a recorded real result (tests/fixtures/report/probes-cpu.json and
 tests/fixtures/scaling/scaling-2vcpu-lenet.json, both written by the real probes): what is under test

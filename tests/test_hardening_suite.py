@@ -1,4 +1,4 @@
-"""The suite's own honesty (issue 31): tests that a wrong implementation fails.
+"""The suite's own honesty: tests that a wrong implementation fails.
 
 - `-o` writes atomically: a file-size limit (RLIMIT_FSIZE, a real OS fault: the write fails with
   EFBIG part-way) while a report is written over an existing file. A plain `open(path, "w")` writer

@@ -1,4 +1,4 @@
-"""`advisor kb verify` (issue 27, part 5): the mapping table verified live, and its failures shown
+"""`advisor kb verify` (part 5): the mapping table verified live, and its failures shown
 beside the scan's findings. The fast tests use a result in the runner's own format; the slow one runs
 the real MindSpore and PyTorch workers on the installed versions (CPU here)."""
 

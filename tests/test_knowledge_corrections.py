@@ -1,4 +1,4 @@
-"""The corrections issue 13 lists, and the contract the decision model relies on (training_capable,
+"""The corrections a hardware review asked for (the boards' own memory and peak figures), and the contract the decision model relies on (training_capable,
 usable_memory_gb, interconnects), checked against the bundled data."""
 
 from __future__ import annotations

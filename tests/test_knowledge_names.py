@@ -111,7 +111,7 @@ def test_unlisted_boards_stay_unknown(kb, name):
 
 
 def test_weaker_boards_do_not_carry_full_spec_figures(kb):
-    # the boards issue 13 named: their own, lower figures
+    # the boards a hardware review named: their own, lower figures
     def fig(acc_id, field):
         return getattr(kb.get(acc_id, "accelerators"), field).value
 

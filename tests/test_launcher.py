@@ -184,7 +184,7 @@ def test_unwritable_cache_folder_falls_back_to_a_temporary_one(tmp_path):
     assert any("TORCHINDUCTOR_CACHE_DIR" in n and "not writable" in n for n in out.notes)
 
 
-# --- the stale temp-folder sweep (issue 31) ----------------------------------------------------------
+# --- the stale temp-folder sweep ----------------------------------------------------------
 
 
 def _sigkilled_owner_folder(tmp_path) -> Path:

@@ -39,7 +39,7 @@ def test_adapter_turns_both_event_shapes_into_probe_events():
 
 def test_every_kind_has_one_command_line_front_with_the_same_interface():
     """advisor probe loops over probes.base.KINDS: each kind but training (the probe command itself)
-    has a front module, found by its name, with its flag, options, refusals and runner (issue 28)."""
+    has a front module, found by its name, with its flag, options, refusals and runner."""
     from advisor.commands import probe
 
     assert set(probe.fronts()) | {"training"} == set(base.KINDS)

@@ -1,4 +1,4 @@
-"""The registry line is the one place a probe kind is listed (issue 28, "adding a probe kind touches its
+"""The registry line is the one place a probe kind is listed ("adding a probe kind touches its
 own package plus one registry line"): a kind registered in a test, with a front module of its own,
 reaches `advisor probe` (its flag, its run, its place in --help) and the TUI (its row, its launcher,
 its Start button and a result panel on the Probes screen) with no other edit; and no list of kinds comes

@@ -1,4 +1,4 @@
-"""Python 3.9-3.12 truly supported (issue 28, item 6): requires-python = ">=3.9" must be true.
+"""Python 3.9-3.12 truly supported (item 6): requires-python = ">=3.9" must be true.
 
 vermin is not installed here, so two checks that can fail instead:
 - ruff at --target-version py39: syntax newer than 3.9 (match, except*, parenthesised context

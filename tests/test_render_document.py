@@ -1,4 +1,4 @@
-"""The architect's document (issue 15): the decision summary (golden files), the pinned stack, the risk
+"""The architect's document: the decision summary (golden files), the pinned stack, the risk
 register, plan and cost, caveats, citations, and the decision model's keys rendered when present.
 
 Golden files: tests/golden/decision-summary/<example>.md hold the "## Recommendation" section of each

@@ -256,7 +256,7 @@ def test_scaling_probe_points_make_a_curve_from_one_device(kb):
 
 def test_the_decision_sections_read_a_report_and_its_saved_json_alike(kb):
     """decision_sections takes the Report; a saved report's JSON is validated into one at its entry
-    (issue 28 item 3: no per-field 'model or dict' reading), and both give the same Markdown."""
+    (no per-field 'model or dict' reading), and both give the same Markdown."""
     from advisor.render.decision_sections import sections
 
     report = build_report(load_requirements(EXAMPLE), Measurements(), kb=kb, created_at="2026-01-01T00:00:00Z")

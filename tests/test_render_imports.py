@@ -1,4 +1,4 @@
-"""The renderers' import graph (issue 28): no circle inside advisor/render, and no renderer reaches the
+"""The renderers' import graph: no circle inside advisor/render, and no renderer reaches the
 knowledge base's loader (renderers format the judged report; judging, and loading what it needs, is the
 decision model's). Read with grimp, the graph library behind import-linter, so a lazy import inside a
 function counts as much as one at the top of a module."""

@@ -82,7 +82,7 @@ def test_json_contract(capsys):
     assert doc["tool"]["name"] == "framework-advisor" and doc["tool"]["version"]
     assert doc["knowledge_base"]["version"]
     rec = doc["recommendation"]
-    # PyTorch through torch_npu (prototype on NVIDIA, no port) since issue 25 item 7, at low confidence
+    # PyTorch through torch_npu (prototype on NVIDIA, no port), at low confidence
     assert rec["workflow"] == "pytorch" and rec["confidence"] in ("high", "medium", "low")
     assert {"margin", "summary", "reasons"} <= set(rec)
     assert [s["workflow"] for s in doc["scores"]] == ["pytorch", "mindspore", "hybrid"]

@@ -1,4 +1,4 @@
-"""The measured evidence that reaches the verdict (issues 16, 18, 21): `advisor report --accuracy FILE`
+"""The measured evidence that reaches the verdict: `advisor report --accuracy FILE`
 (the cross-framework accuracy gap as migration risk), `--pipeline FILE` (the input pipeline caps the
 projected throughput and says what share of the target's chips it feeds), the code scan's effort
 breakdown (per role in the migration estimate and the engineering cost, excluded files apart), and

@@ -1,4 +1,4 @@
-"""The report consults the data-parallel scaling probe (issue 8) for multi-device communication.
+"""The report consults the data-parallel scaling probe for multi-device communication.
 
 Uses the REAL measured scaling result tests/fixtures/scaling/scaling-2vcpu-lenet.json (torchrun and
 msrun, 2 ranks of LeNet on this project's 2-vCPU machine kind: communication plus contention, not
@@ -95,9 +95,7 @@ def criterion(card, wf, name):
 def test_cpu_result_is_evidence_not_device_scaling(kb):
     req = load_requirements(EXAMPLE)
     plain, card = score(req, None, None, kb), score(req, None, None, kb, scaling=cpu_doc(), scaling_here=True)
-    assert (
-        card.recommendation.workflow == plain.recommendation.workflow == "pytorch"
-    )  # through torch_npu (issue 25 item 7)
+    assert card.recommendation.workflow == plain.recommendation.workflow == "pytorch"  # through torch_npu
     for wf, p in by_wf(card).items():
         # a 2-rank CPU measurement does not move a projection to 8 Ascend devices
         assert p.images_per_second == by_wf(plain)[wf].images_per_second

@@ -1,4 +1,4 @@
-"""The report's parts are typed end to end (issue 28): the migration scan is a ScanResult, the training
+"""The report's parts are typed end to end: the migration scan is a ScanResult, the training
 suites' parity a list of ParityResult and their GEMM peaks a list of GemmPeak, in the schema and after a
 JSON round trip, so readers use attributes, never keys."""
 

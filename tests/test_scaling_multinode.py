@@ -471,7 +471,7 @@ def test_inter_host_block_pairs_inter_and_intra_by_repetition():
 
 
 def test_the_first_rendezvous_timeout_ends_the_run(monkeypatch):
-    """A missing peer: one rendezvous timeout, not one per repetition (issue 31: 3 x 60 s before).
+    """A missing peer: one rendezvous timeout, not one per repetition (3 x 60 s before).
     launch_one is replaced by the outcome a real timeout produces (the text diagnose() writes)."""
     from probes.scaling import launch, runner
     from probes.scaling.models import ScalingConfig

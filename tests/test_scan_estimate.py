@@ -127,7 +127,7 @@ def test_repeat_weight_diminishes_but_never_vanishes():
 def test_a_hazard_feature_is_priced_once_and_its_places_saturate(tmp_path):
     """lr_scheduler (one pattern) in n files: the first at the KB pitfall's figure, each further place
     5% of it, the repeats at most 100% of it: 1, 3, 10, 30 files cost 1, 1.1, 1.45, 2 times the first
-    (issue 27: every place priced at >= 0.5 x the first made a tutorial collection 4.7x too dear)."""
+    (every place priced at >= 0.5 x the first made a tutorial collection 4.7x too dear)."""
     kb = knowledge.load()
     base = pitfalls_for("lr_scheduler", kb)[0].effort_hours
     code = "import torch\ns = torch.optim.lr_scheduler.StepLR(opt, 1)\n"

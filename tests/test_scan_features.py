@@ -1,4 +1,4 @@
-"""Price features, not places (issue 27, part 2): each distinct unportable feature or kernel once, a
+"""Price features, not places (part 2): each distinct unportable feature or kernel once, a
 small saturating increment per further place; build lines are part of the kernel they build;
 tutorials and notebooks apart; a functional data_parallel call is not a DDP port."""
 

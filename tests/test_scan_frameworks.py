@@ -1,4 +1,4 @@
-"""Framework of each file and each native source from its own evidence (issue 27, part 1): MindSpore
+"""Framework of each file and each native source from its own evidence (part 1): MindSpore
 code, MindSpore custom kernels, compatibility bridges and vendored libraries are not migration work.
 The shapes are taken from real projects (a MindSpore NLP library's AOT kernels and torch bridge, a
 detection repo's setup.py, a cuda_version.cu build probe)."""

@@ -1,4 +1,4 @@
-"""The scan points to the Normalize 0-1 vs 0-255 trap (issue 18 item 3): torchvision-style 0-1 mean/std in
+"""The scan points to the Normalize 0-1 vs 0-255 trap: torchvision-style 0-1 mean/std in
 code to migrate become a data-pipeline hazard with the MindSpore-side values (x 255) and a pointer to the
 live check in `advisor probe --accuracy`; 0-255 values and MindSpore code are not flagged."""
 

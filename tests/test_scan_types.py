@@ -1,4 +1,4 @@
-"""Types, not names (issue 27, part 4): what a call is comes from the imports and simple assignments.
+"""Types, not names (part 4): what a call is comes from the imports and simple assignments.
 The code shapes are from real projects: a YOLO repository's NMS, loss and metrics, its TensorRT
 backend, a trainer's GradScaler, a diffusion library's einops calls."""
 

@@ -6,7 +6,7 @@ both become a failed SmokeResult, never an exception here.
 
 The result models (pydantic) are imported where they are built, not at the top: `advisor check`
 starts the smoke children (SmokeRun) before anything heavy is imported, and the parent's imports then
-overlap the children's framework imports (issue 29 item 10).
+overlap the children's framework imports.
 """
 
 from __future__ import annotations

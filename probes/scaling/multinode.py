@@ -1,4 +1,4 @@
-"""The scaling probe across hosts, on the engines' own multi-node launch (issue 21).
+"""The scaling probe across hosts, on the engines' own multi-node launch.
 
 `advisor probe --scaling --nnodes N --node-rank R --master HOST[:PORT] [--ranks-per-node K]`, the same
 command line on every host but the node rank. torchrun joins a c10d rendezvous (`--nnodes --node-rank
