@@ -15,3 +15,33 @@ def _isolated_user_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))  # no user config
     monkeypatch.delenv("ADVISOR_CONFIG", raising=False)
     yield
+
+
+# ---- the real-browser tests' shared fixtures (they call headless_chrome.require() at import) ----------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module."""
+    import headless_chrome
+
+    driver = headless_chrome.start(*headless_chrome.require())
+    yield driver
+    driver.quit()
+
+
+def _example_names() -> list[str]:
+    from document_examples import EXAMPLES
+
+    return [p.stem for p in EXAMPLES]
+
+
+@pytest.fixture(scope="module", params=_example_names())
+def page(request, tmp_path_factory):
+    """(bundled example's name, its HTML review document written to a temporary folder)."""
+    from document_examples import built
+
+    html = built(request.param)[2]["html"]
+    path = tmp_path_factory.mktemp("html") / f"{request.param}.html"
+    path.write_text(html, encoding="utf-8")
+    return request.param, path

@@ -15,25 +15,14 @@ installs them (apt-get install chromium chromium-driver; selenium pinned in cons
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
 import headless_chrome
-from document_examples import EXAMPLES, built
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-selenium = pytest.importorskip(
-    "selenium", reason="selenium is not installed (pinned in constraints.txt for `make test`)"
-)
-if not (CHROMIUM and DRIVER):
-    pytest.skip(
-        "Debian chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)",
-        allow_module_level=True,
-    )
+headless_chrome.require()
 
 
 WIDTHS = (1280, 420)
@@ -42,21 +31,6 @@ SERIES = ("#d9531e", "#2b6cb0", "#6b46c1")  # advisor.render.charts.COLORS
 ARTEFACTS = (
     Path(os.environ.get("ADVISOR_TEST_ARTEFACTS") or Path(tempfile.gettempdir()) / "advisor-artefacts") / "html-browser"
 )
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = headless_chrome.start(CHROMIUM, DRIVER)
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module", params=[p.stem for p in EXAMPLES])
-def page(request, tmp_path_factory):
-    html = built(request.param)[2]["html"]
-    path = tmp_path_factory.mktemp("html") / f"{request.param}.html"
-    path.write_text(html, encoding="utf-8")
-    return request.param, path
 
 
 def _open(browser, path: Path, width: int) -> None:

@@ -11,19 +11,11 @@ from __future__ import annotations
 
 import base64
 import re
-import shutil
 from pathlib import Path
 
-import pytest
-
 import headless_chrome
-from document_examples import EXAMPLES, built
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-selenium = pytest.importorskip("selenium", reason="selenium is not installed (pinned in constraints.txt)")
-if not (CHROMIUM and DRIVER):
-    pytest.skip("Debian chromium and chromium-driver are not installed", allow_module_level=True)
+headless_chrome.require()
 
 from selenium.webdriver.common.print_page_options import PrintOptions  # noqa: E402
 
@@ -41,21 +33,6 @@ for (const el of document.querySelectorAll('table, figure svg, pre, details > :n
 }
 return out;
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = headless_chrome.start(CHROMIUM, DRIVER)
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module", params=[p.stem for p in EXAMPLES])
-def page(request, tmp_path_factory):
-    html = built(request.param)[2]["html"]
-    path = tmp_path_factory.mktemp("print") / f"{request.param}.html"
-    path.write_text(html, encoding="utf-8")
-    return request.param, path
 
 
 def _printed(browser, path: Path) -> None:
