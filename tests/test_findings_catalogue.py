@@ -189,3 +189,17 @@ def test_the_deadline_block_reads_the_finding_code_not_its_words(monkeypatch):
     assert "schedule.migration_past_deadline" in codes.values()
     blocks = [b for s in report.scores for b in s.blocked_by if b.startswith("constraints.deadline_weeks=")]
     assert blocks and all("migration needs at least" in b and "»" not in b for b in blocks), blocks
+
+
+def test_the_serving_verdict_reads_the_finding_code_not_its_words(monkeypatch):
+    # fp8 on a device without FP8 tensor cores cannot be served, whatever the catalogue calls it
+    from advisor.decision.serving_capacity import judge
+    from advisor.requirements import load_requirements
+    from tests.document_examples import kb
+
+    monkeypatch.setitem(CATALOGUE, "serving.precision.no_fp8", lambda p: f"no FP8 on the {p.accelerator}")
+    req = load_requirements(ROOT / "tests" / "fixtures" / "teams" / "inference-llm-product.yaml")
+    req = req.model_copy(update={"serving": req.serving.model_copy(update={"quantization": "fp8"})})
+    judged = judge(req, kb().get("ascend-910b", "accelerators"), 8, None)
+    assert (judged.verdict, judged.devices_needed) == ("cannot", None)
+    assert judged.reason.startswith("no FP8 on the ")
