@@ -22,6 +22,7 @@ CONVERTED = {
     "comm": ROOT / "advisor" / "decision" / "communication.py",
     "serving": ROOT / "advisor" / "decision" / "serving_capacity.py",
     "tco": ROOT / "advisor" / "decision" / "tco.py",
+    "report": ROOT / "advisor" / "report.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

@@ -406,4 +406,43 @@ TCO: dict[str, Entry] = {
 }
 
 
-CATALOGUE: dict[str, Entry] = {**SCHEDULE, **COMMUNICATION, **SERVING, **TCO}
+# --- the report envelope's notes on what was measured (advisor.report) ---------------------------
+
+_COMPARISON_ONLY = "the runs are shown for comparison but do not enter the performance score"
+
+REPORT: dict[str, Entry] = {
+    "report.probes.none": lambda p: (
+        "no probe results: performance and cost come from the knowledge base (run `advisor probe` or pass "
+        "--probes FILE)"
+    ),
+    "report.probes.none_succeeded": lambda p: (
+        f"no probe run succeeded ({', '.join(f'{n} {s}' for s, n in p.statuses)}): performance and cost come "
+        "from the knowledge base (see each run's error; `advisor check` says what this host lacks)"
+    ),
+    "report.probes.other_hardware": lambda p: (
+        f"probes ran on {', '.join(p.hardware) or 'no hardware'}, the training target is {', '.join(p.targets)}: "
+        + _COMPARISON_ONLY
+    ),
+    "report.probes.other_model": lambda p: (
+        f"no probe run of the workload's model ({p.model}): {_COMPARISON_ONLY} (run `advisor probe --models {p.model}`)"
+    ),
+    "report.probes.custom_model": lambda p: (
+        "the workload is a custom model: the probe runs are shown for comparison but do not enter the performance score"
+    ),
+    "report.scaling.none": lambda p: (
+        "no scaling probe result: multi-device projections use the knowledge-base communication derating (run "
+        "`advisor probe --scaling`, or pass --scaling FILE)"
+    ),
+    "report.scaling.failed": lambda p: f"{p.framework} {p.model}: {p.status}" + (f": {p.reason}" if p.reason else ""),
+    "report.scaling.not_used": lambda p: (
+        "needs.distributed_training is false: the scaling result is shown but not used"
+    ),
+    "report.scaling.cpu_contention": lambda p: (
+        "measured on a CPU host: communication plus contention on shared cores, not device scaling; the "
+        "projections to the target's devices use the knowledge-base communication derating, with these figures "
+        "as evidence"
+    ),
+}
+
+
+CATALOGUE: dict[str, Entry] = {**SCHEDULE, **COMMUNICATION, **SERVING, **TCO, **REPORT}
