@@ -204,3 +204,45 @@ def test_the_serving_verdict_reads_the_finding_code_not_its_words(monkeypatch):
     judged = judge(req, kb().get("ascend-910b", "accelerators"), 8, None)
     assert (judged.verdict, judged.devices_needed) == ("cannot", None)
     assert judged.reason.startswith("no FP8 on the ")
+
+
+def _entry_params() -> dict[str, set[str]]:
+    """The parameters each catalogue entry reads (`p.name`, also inside the helpers it passes `p` to)."""
+    tree = ast.parse((ROOT / "advisor" / "wording" / "catalogue.py").read_text(encoding="utf-8"))
+    helpers = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+
+    def reads(node: ast.AST, seen: frozenset[str] = frozenset()) -> set[str]:
+        out = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and getattr(n.value, "id", None) == "p"}
+        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+            name = call.func.id
+            if name in helpers and name not in seen and any(getattr(a, "id", None) == "p" for a in call.args):
+                out |= reads(helpers[name], seen | {name})
+        return out
+
+    entries = {}
+    for d in (n for n in ast.walk(tree) if isinstance(n, ast.Dict)):
+        for k, v in zip(d.keys, d.values):
+            if isinstance(k, ast.Constant) and isinstance(k.value, str) and CODE.match(k.value):
+                if isinstance(v, ast.Call) and getattr(v.func, "id", None) == "_stated":
+                    entries[k.value] = {"stated", "source"}
+                else:
+                    entries[k.value] = reads(v)
+    return entries
+
+
+def test_every_call_passes_the_parameters_its_entry_reads():
+    entries = _entry_params()
+    assert set(entries) == set(CATALOGUE)
+    checked = 0
+    for path in CONVERTED.values():
+        for call in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) in ("said", "finding")):
+                continue
+            code = call.args[0]
+            if not isinstance(code, ast.Constant) or any(k.arg is None for k in call.keywords):
+                continue  # a code chosen at run time, or parameters spread from a mapping: the examples word them
+            given = {k.arg for k in call.keywords}
+            missing = entries[code.value] - given
+            assert not missing, f"{path.name}:{call.lineno} {code.value} lacks {sorted(missing)}"
+            checked += 1
+    assert checked > 90
