@@ -214,9 +214,15 @@ def fewest_devices(m: Model, req: Requirements, sizes: list[int], e: Efficiency)
 CANNOT_SERVE = frozenset({"serving.precision.no_fp8", "serving.precision.no_int8"})
 
 
-def served_precision(acc: Accelerator, quantization: str) -> tuple[Optional[str], Optional[float], Optional[Finding]]:
-    """(weights precision, peak FLOP/s for prefill, a finding) of a quantisation on a device; a None
-    precision says the device cannot run it (the finding says why)."""
+def served_precision(acc: Accelerator, quantization: str) -> tuple[Optional[str], Optional[float], str]:
+    """(weights precision, peak FLOP/s for prefill, a note) of a quantisation on a device; a None
+    precision says the device cannot run it (the note says why)."""
+    width, peak, note = _precision(acc, quantization)
+    return width, peak, str(note) if note is not None else ""
+
+
+def _precision(acc: Accelerator, quantization: str) -> tuple[Optional[str], Optional[float], Optional[Finding]]:
+    """served_precision with its note as a finding (the verdict reads its code)."""
     sixteen = acc.bf16_tflops or acc.fp16_tflops
     if quantization == "fp8":
         if not acc.fp8 or sixteen is None:
@@ -240,7 +246,7 @@ def model_for(req: Requirements, acc: Accelerator, k: Consts = DEFAULT) -> tuple
     s = req.serving
     assert s is not None
     notes: list[Finding] = []
-    width, peak, note = served_precision(acc, s.quantization)
+    width, peak, note = _precision(acc, s.quantization)
     if note:
         notes.append(note)
     usable_gb, basis, _ = usable_memory(acc, k)
