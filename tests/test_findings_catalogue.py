@@ -246,3 +246,15 @@ def test_every_call_passes_the_parameters_its_entry_reads():
             assert not missing, f"{path.name}:{call.lineno} {code.value} lacks {sorted(missing)}"
             checked += 1
     assert checked > 90
+
+
+def test_the_wording_package_is_a_leaf():
+    # the decision model imports it, so it imports nothing of the tool but the number formatter
+    allowed = {"advisor.numbers", "advisor.wording", "advisor.wording.catalogue"}
+    for path in (ROOT / "advisor" / "wording").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            ours = [n for n in names if n.split(".")[0] in ("advisor", "knowledge", "probes", "tui")]
+            assert set(ours) <= allowed, f"{path.name} imports {ours}"
