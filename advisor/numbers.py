@@ -44,3 +44,8 @@ def sig(value: float, figures: int = 3) -> str:
     decimals = max(0, figures - 1 - math.floor(math.log10(abs(rounded))))
     text = f"{rounded:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def pct(low: float, high: float) -> str:
+    """A fraction range as whole percents: "70%-85%", or one figure when both ends print the same."""
+    return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}-{high:.0%}"

@@ -35,6 +35,7 @@ from advisor.decision.projections import (
 )
 from advisor.requirements import Requirements
 from advisor.decision.schedule import Schedule
+from advisor.decision.findings import said
 from advisor.decision.scorecard import (
     ConstantSensitivity,
     MandateReading,
@@ -319,27 +320,17 @@ def summarise_runs(suites: Sequence[ProbeSuite]) -> tuple[list[RunSummary], list
 
 def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> Optional[str]:
     if not runs:
-        return "no probe results: performance and cost come from the knowledge base (run `advisor probe` or pass --probes FILE)"
+        return said("report.probes.none")
     kinds = sorted({r.hardware for r in runs if r.status == "ok"})
     targets = sorted({p.target for p in card.projections})
     if not kinds:
-        statuses = ", ".join(f"{n} {s}" for s, n in sorted(Counter(r.status for r in runs).items()))
-        return (
-            f"no probe run succeeded ({statuses}): performance and cost come from the knowledge base "
-            "(see each run's error; `advisor check` says what this host lacks)"
-        )
+        return said("report.probes.none_succeeded", statuses=sorted(Counter(r.status for r in runs).items()))
     if not set(kinds) & set(targets):
-        return (
-            f"probes ran on {', '.join(kinds) or 'no hardware'}, the training target is {', '.join(targets)}: "
-            "the runs are shown for comparison but do not enter the performance score"
-        )
+        return said("report.probes.other_hardware", hardware=kinds, targets=targets)
     model = req.workload.model if req.workload else None
     if model and not any(r.model == model and r.status == "ok" for r in runs):
         return (
-            f"no probe run of the workload's model ({model}): the runs are shown for comparison but do not enter "
-            f"the performance score (run `advisor probe --models {model}`)"
-            if model != "custom"
-            else "the workload is a custom model: the probe runs are shown for comparison but do not enter the performance score"
+            said("report.probes.other_model", model=model) if model != "custom" else said("report.probes.custom_model")
         )
     return None
 
@@ -347,27 +338,17 @@ def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> O
 def scaling_info(scaling: Optional[Measured], req: Requirements) -> ScalingInfo:
     distributed = req.needs.distributed_training
     if scaling is None:
-        return ScalingInfo(
-            note=(
-                "no scaling probe result: multi-device projections use the knowledge-base communication "
-                "derating (run `advisor probe --scaling`, or pass --scaling FILE)"
-            )
-            if distributed
-            else None
-        )
+        return ScalingInfo(note=said("report.scaling.none") if distributed else None)
     result: ScalingResult = scaling.result  # type: ignore[assignment]  # typed by Measurements
     failed = [
-        f"{f.framework} {f.model}: {f.status}" + (f": {f.reason}" if f.reason else "")
+        said("report.scaling.failed", framework=f.framework, model=f.model, status=f.status, reason=f.reason)
         for f in result.frameworks
         if f.status not in ("ok", "partial")
     ]
     if not distributed:
-        note = "needs.distributed_training is false: the scaling result is shown but not used"
+        note = said("report.scaling.not_used")
     elif result.label == "cpu-contention":
-        note = (
-            "measured on a CPU host: communication plus contention on shared cores, not device scaling; "
-            "the projections to the target's devices use the knowledge-base communication derating, with these figures as evidence"
-        )
+        note = said("report.scaling.cpu_contention")
     else:
         note = None
     return ScalingInfo(

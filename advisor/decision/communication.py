@@ -25,9 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
-from advisor.decision.evidence import Evidence, Span, pct, sourced_evidence
+from advisor.decision.evidence import Evidence, Span, sourced_evidence
+from advisor.decision.findings import said
 from advisor.decision.workload import model_shape, trainable_share
-from advisor.numbers import sig
 from advisor.requirements import Requirements
 from advisor.decision.workflows import device_kind
 from knowledge.models import Accelerator, Derating, KnowledgeBase
@@ -233,9 +233,7 @@ def pick_measurement(
 
 
 def _link_text(link: InterHostLink) -> str:
-    name = link.interface or "an unnamed interface"
-    speed = f", {link.speed_mbps:,} Mb/s" if link.speed_mbps else ""
-    return f"{name}{speed}" + (" (loopback)" if link.loopback else "")
+    return said("comm.link", interface=link.interface, speed_mbps=link.speed_mbps, loopback=link.loopback)
 
 
 def _inverse_share(r: ScalingSpread) -> ScalingSpread:
@@ -286,20 +284,15 @@ def inter_host_measurements(scaling: object) -> list[InterHostMeasurement]:
 def _why_not_inter_host(ih: InterHostMeasurement, target: str, model: Optional[str]) -> Optional[str]:
     """Why a cross-host measurement cannot stand for the target's inter-host link (None: it can)."""
     if ih.loopback:
-        return "the inter-host runs went over loopback (every 'host' on one machine): they measure no network"
+        return said("comm.inter_host.loopback")
     if ih.hardware != target:
-        return (
-            f"the inter-host runs ran on {ih.hardware}, the training target is {target}: the share of a step the link "
-            "takes depends on how fast the devices compute"
-        )
+        return said("comm.inter_host.other_hardware", hardware=ih.hardware, target=target)
     if model and ih.model != model:
-        return (
-            f"the inter-host runs trained {ih.model}, the workload is {model}: its gradient size and step time differ"
-        )
+        return said("comm.inter_host.other_model", measured_model=ih.model, model=model)
     if ih.gate_ok is not True:
-        return "the inter-host runs' correctness gate did not pass"
+        return said("comm.inter_host.gate_not_passed")
     if ih.link_share is None and ih.allreduce_share is None:
-        return "the inter-host result has no intra-host comparison and no allreduce share"
+        return said("comm.inter_host.no_comparison")
     return None
 
 
@@ -319,11 +312,18 @@ def pick_inter_host(
 
 
 def inter_host_evidence(ih: InterHostMeasurement) -> list[Evidence]:
-    what = f"{ih.framework} ({ih.backend or '?'}) {ih.nnodes} x {ih.ranks_per_node} ranks over {ih.link}, {ih.model}"
+    what = dict(
+        framework=ih.framework,
+        backend=ih.backend,
+        nnodes=ih.nnodes,
+        ranks_per_node=ih.ranks_per_node,
+        link=ih.link,
+        model=ih.model,
+    )
     ev = []
-    for spread, text in (
-        (ih.link_share, "the link adds {} of the cross-host step (vs the same ranks on one host)"),
-        (ih.allreduce_share, "allreduce {} of the cross-host step"),
+    for spread, code in (
+        (ih.link_share, "comm.evidence.inter_host_link_share"),
+        (ih.allreduce_share, "comm.evidence.inter_host_allreduce_share"),
     ):
         if spread is not None:
             ev.append(
@@ -332,24 +332,25 @@ def inter_host_evidence(ih: InterHostMeasurement) -> list[Evidence]:
                     ref=ih.id,
                     value=spread.median,
                     spread=[spread.min, spread.max],
-                    detail=f"{what}: {text.format(f'{spread.median:.0%}')} (min-max {pct(spread.min, spread.max)} over "
-                    f"{spread.n} repetitions)",
+                    detail=said(code, **what, median=spread.median, min=spread.min, max=spread.max, n=spread.n),
                 )
             )
     return ev
 
 
 def measurement_evidence(m: ScalingMeasurement) -> list[Evidence]:
-    what = f"{m.launcher or m.framework} ({m.backend or '?'}) {m.ranks} ranks on {m.device}, {m.model}"
-    tag = (
-        "device scaling"
-        if m.device_scaling
-        else "communication plus contention on shared CPU cores, not device scaling"
+    what = dict(
+        runner=m.launcher or m.framework,
+        backend=m.backend,
+        ranks=m.ranks,
+        device=m.device,
+        model=m.model,
+        device_scaling=m.device_scaling,
     )
     ev = []
-    for spread, text in (
-        (m.efficiency, "scaling efficiency {} of linear"),
-        (m.allreduce_share, "allreduce {} of the synced step"),
+    for spread, code in (
+        (m.efficiency, "comm.evidence.efficiency"),
+        (m.allreduce_share, "comm.evidence.allreduce_share"),
     ):
         if spread is not None:
             ev.append(
@@ -359,7 +360,7 @@ def measurement_evidence(m: ScalingMeasurement) -> list[Evidence]:
                     label=m.label,
                     value=spread.median,
                     spread=[spread.min, spread.max],
-                    detail=f"{what}: {text.format(f'{spread.median:.0%}')} (min-max {pct(spread.min, spread.max)} over {spread.n} repetitions; {tag})",
+                    detail=said(code, **what, median=spread.median, min=spread.min, max=spread.max, n=spread.n),
                 )
             )
     return ev
@@ -368,20 +369,17 @@ def measurement_evidence(m: ScalingMeasurement) -> list[Evidence]:
 def _why_not_measured(m: ScalingMeasurement, target: str, devices: int, model: Optional[str]) -> Optional[str]:
     """Why a scaling measurement cannot stand for the target's multi-device efficiency (None: it can)."""
     if not m.device_scaling:
-        return (
-            f"the scaling probe's {m.ranks} ranks shared a CPU host: they measure communication plus "
-            "contention on shared cores, not device scaling"
-        )
+        return said("comm.measured.shared_cpu", ranks=m.ranks)
     if m.hardware != target:
-        return f"the scaling probe ran on {m.hardware}, the training target is {target}"
+        return said("comm.measured.other_hardware", hardware=m.hardware, target=target)
     if m.ranks != devices:
-        return f"the scaling probe measured {m.ranks} ranks, the requirements ask for {devices} devices"
+        return said("comm.measured.other_ranks", ranks=m.ranks, devices=devices)
     if model and m.model != model:
-        return f"the scaling probe ran {m.model}, the workload is {model}: its compute/communication ratio differs"
+        return said("comm.measured.other_model", measured_model=m.model, model=model)
     if m.gate_ok is not True:
-        return "the scaling probe's correctness gate did not pass (parameters not identical across ranks)"
+        return said("comm.measured.gate_not_passed")
     if m.efficiency is None:
-        return "the scaling probe has no efficiency figure"
+        return said("comm.measured.no_efficiency")
     return None
 
 
@@ -435,9 +433,13 @@ def _curves(kb: Optional[KnowledgeBase]) -> dict[tuple[str, str], Curve]:
             value=[list(p) for p in pts],
             source=c.source,
             confidence=c.confidence,
-            detail=f"scaling curve {c.link} ({c.scope}): "
-            + ", ".join(f"{n}: {pct(lo, hi)}" for n, lo, hi in pts)
-            + (f" ({first.source})" if first.source != c.source else ""),
+            detail=said(
+                "comm.evidence.curve",
+                link=c.link,
+                scope=c.scope,
+                points=pts,
+                point_source=first.source if first.source != c.source else None,
+            ),
         )
         out.setdefault((c.scope, c.link), Curve(id=c.id, link=c.link, points=pts, evidence=ev))
     return out
@@ -497,10 +499,8 @@ class ScalingModel:
     @property
     def label(self) -> str:
         if self.measured is not None:
-            return f"{self.host.link} within a host, measured here over {self.measured.link} between hosts"
-        return self.host.link + (
-            f" within a host, {'/'.join(c.link for c in self.networks)} between hosts" if self.networks else ""
-        )
+            return said("comm.interconnect.measured", host_link=self.host.link, link=self.measured.link)
+        return said("comm.interconnect.curves", host_link=self.host.link, networks=[c.link for c in self.networks])
 
     @property
     def evidence(self) -> list[Evidence]:
@@ -585,38 +585,39 @@ def settle(plan: CommPlan, applied: bool, ref_devices: frozenset[int], projected
     """The Communication a projection carries, given what its path did."""
     devices = plan.comm.devices
     if not projected:
-        return _not_applied(plan, "none", "no throughput projected") if devices > 1 else plan.comm
+        return _not_applied(plan, "none", said("comm.detail.nothing_projected")) if devices > 1 else plan.comm
     if devices > 1 and not applied:
-        counts = "/".join(str(n) for n in sorted(ref_devices)) or "several"
-        return _not_applied(plan, "in-reference", f"loss included in the knowledge-base {counts}-device references")
+        return _not_applied(plan, "in-reference", said("comm.detail.in_reference", counts=sorted(ref_devices)))
     if devices <= 1 and ref_devices:
         return plan.comm.model_copy(update={"notes": plan.comm.notes + [single_device_note(ref_devices)]})
     return plan.comm
 
 
 def single_device_note(ref_devices: frozenset[int]) -> str:
-    counts = "/".join(str(n) for n in sorted(ref_devices))
-    return (
-        f"per-device rate from the knowledge-base {counts}-device references, which include their communication "
-        "loss: one device may run somewhat faster than projected"
-    )
+    return said("comm.note.single_device", counts=sorted(ref_devices))
 
 
 def unsupported(plan: CommPlan) -> Communication:
-    return _not_applied(plan, "none", "unsupported: nothing projected")
+    return _not_applied(plan, "none", said("comm.detail.unsupported"))
 
 
 def _not_applied(plan: CommPlan, basis: CommunicationBasis, why: str) -> Communication:
     """The path taken did not multiply by a communication factor: say so, keep the measurement as evidence."""
     comm = plan.comm
     m, kept = comm.measured, comm.kept
-    detail = f"{plan.measured_text} as evidence + {why}" if m and plan.measured_text else why
-    notes = [f"{plan.why_not}: its figures are evidence only"] if m and plan.why_not else []
+    detail = (
+        said("comm.detail.evidence_beside", measured=plan.measured_text, why=why) if m and plan.measured_text else why
+    )
+    notes = [said("comm.note.measured_evidence_only", why_not=plan.why_not)] if m and plan.why_not else []
     if basis == "in-reference" and kept is not None and comm.knowledge_loss:
-        what = "scaling curve" if plan.model is not None else "derating"
         notes.append(
-            f"the knowledge-base {what} for {comm.devices} devices would keep {pct(kept.low, kept.high)} of linear: "
-            "not applied on top of references that already include their loss"
+            said(
+                "comm.note.kb_not_applied",
+                curve=plan.model is not None,
+                devices=comm.devices,
+                low=kept.low,
+                high=kept.high,
+            )
         )
         if plan.factor_note:
             notes.append(plan.factor_note)
@@ -681,31 +682,26 @@ def _join_inter_host(
     if ih is None:
         return curve, None, [], []
     if ih.used and curve is None:
-        ih = ih.model_copy(
-            update={"used": False, "why_not": "the knowledge base has no host scaling curve to join it to"}
-        )
+        ih = ih.model_copy(update={"used": False, "why_not": said("comm.inter_host.no_host_curve")})
     if not ih.used:
-        note = (
-            f"{ih.why_not}: the inter-host figures are evidence only; the curve beyond one host is the knowledge base's"
-        )
+        note = said("comm.note.inter_host_evidence_only", why_not=ih.why_not)
         return curve, ih, [note], inter_host_evidence(ih)
     assert curve is not None
     joined = ScalingModel(host=curve.host, networks=curve.networks, per_host=curve.per_host, measured=ih)
-    notes = [
-        f"beyond one host the curve is the knowledge-base host curve x the link measured over {ih.link} at "
-        f"{ih.world_size} ranks; at other counts the link's extra time grows with the ring all-reduce's 2(N-1)/N "
-        "(assumption: latency and congestion at many hosts are not modelled, so large counts may fall further)"
-    ]
+    notes = [said("comm.note.inter_host_joined", link=ih.link, world_size=ih.world_size)]
     if devices > joined.per_host and curve.networks:
         k_low, k_high = curve.at(devices)
         notes.append(
-            f"the knowledge-base network curve would keep {pct(k_low, k_high)} at {devices} devices "
-            f"({', '.join(c.id for c in curve.networks)}): not used, the inter-host link was measured"
+            said(
+                "comm.note.network_curve_unused",
+                low=k_low,
+                high=k_high,
+                devices=devices,
+                curves=[c.id for c in curve.networks],
+            )
         )
     elif devices <= joined.per_host:
-        notes.append(
-            f"the inter-host link measured over {ih.link} enters the curve beyond {joined.per_host} devices only"
-        )
+        notes.append(said("comm.note.inter_host_beyond_host", link=ih.link, per_host=joined.per_host))
     return joined, ih, notes, []
 
 
@@ -717,7 +713,7 @@ def _knowledge_loss(src: _Sources) -> tuple[Optional[list[float]], list[Evidence
     d = src.derating
     if d is None:
         return None, []
-    detail = f"multi-device communication loses {d.loss.low:.0%}-{d.loss.high:.0%} of throughput"
+    detail = said("comm.evidence.derating", low=d.loss.low, high=d.loss.high)
     return [d.loss.low, d.loss.high], [sourced_evidence(d.id, d.loss, detail)]
 
 
@@ -735,15 +731,20 @@ def _measured_plan(
     eff = m.efficiency
     assert eff is not None
     low, high = eff.min, min(eff.max, 1.0)
-    detail = (
-        f"measured {where} ({m.ranks} ranks on {m.device}, {m.launcher}/{m.backend}): "
-        f"{eff.median:.0%} of linear, min-max {pct(low, high)} over {eff.n} repetitions"
+    detail = said(
+        "comm.detail.measured",
+        where=where,
+        ranks=m.ranks,
+        device=m.device,
+        launcher=m.launcher,
+        backend=m.backend,
+        median=eff.median,
+        low=low,
+        high=high,
+        n=eff.n,
     )
     if kb_loss:
-        notes = notes + [
-            f"the knowledge-base {'curve' if curve else 'derating'} would keep {pct(1 - kb_loss[1], 1 - kb_loss[0])} "
-            "(not used: measured on the target's shape)"
-        ]
+        notes = notes + [said("comm.note.kb_unused_measured", curve=curve, low=1 - kb_loss[1], high=1 - kb_loss[0])]
     comm = Communication(
         **base,
         basis="measured",
@@ -761,31 +762,28 @@ def _knowledge_range(
     """Pass 3b: the fraction kept from the knowledge base (curve x measured link, curve, derating), else assumed."""
     if smodel is not None and smodel.measured is not None and devices > smodel.per_host and ih is not None:
         low, high = smodel.at(devices)
-        detail = (
-            f"knowledge-base host curve ({smodel.host.link}, {smodel.host.id}) x the inter-host link measured "
-            f"here over {ih.link} ({ih.nnodes} x {ih.ranks_per_node} ranks, {ih.framework}/{ih.backend}) for {devices} devices: "
-            f"keeps {pct(low, high)} of linear"
+        detail = said(
+            "comm.detail.host_curve_x_link",
+            host_link=smodel.host.link,
+            host_curve=smodel.host.id,
+            link=ih.link,
+            nnodes=ih.nnodes,
+            ranks_per_node=ih.ranks_per_node,
+            framework=ih.framework,
+            backend=ih.backend,
+            devices=devices,
+            low=low,
+            high=high,
         )
         return low, high, "measured+knowledge", detail, []
     if smodel is not None:
         low, high = smodel.at(devices)
-        return (
-            low,
-            high,
-            "knowledge",
-            f"knowledge-base scaling curve for {devices} devices ({smodel.label}: keeps {pct(low, high)} of linear)",
-            [],
-        )
+        detail = said("comm.detail.curve", devices=devices, label=smodel.label, low=low, high=high)
+        return low, high, "knowledge", detail, []
     if d is None:
-        detail = f"no communication derating in the knowledge base: 15-50% loss assumed for {devices} devices"
-        return (
-            0.5,
-            0.85,
-            "assumed",
-            detail,
-            ["no communication derating in the knowledge base: assumed 15-50% loss on multi-device training"],
-        )
-    detail = f"knowledge-base derating for {devices} devices ({pct(d.loss.low, d.loss.high)} loss)"
+        detail = said("comm.detail.assumed", devices=devices)
+        return 0.5, 0.85, "assumed", detail, [said("comm.note.assumed")]
+    detail = said("comm.detail.derating", devices=devices, low=d.loss.low, high=d.loss.high)
     return 1 - d.loss.high, 1 - d.loss.low, "knowledge", detail, []
 
 
@@ -794,28 +792,29 @@ def _probe_beside(
 ) -> tuple[str, str, list[str]]:
     """Pass 4: a scaling probe result that is not the target's shape stands beside the range as evidence:
     (its text for the detail, the note comparing its communication factor, every note)."""
-    shape = f"{m.ranks} ranks, CPU, contention" if not m.device_scaling else f"{m.ranks} ranks on {m.device}"
-    measured_text = f"measured {where} ({shape})"
-    notes = [
-        f"{why_not}: its figures are evidence; the projection to {devices} devices uses "
-        + (
-            "the knowledge-base host curve x the measured inter-host link"
-            if through_link
-            else "the knowledge-base range"
-        )
-    ]
+    measured_text = said(
+        "comm.measured_text", where=where, ranks=m.ranks, device=m.device, device_scaling=m.device_scaling
+    )
+    notes = [said("comm.note.probe_beside", why_not=why_not, devices=devices, through_link=through_link)]
     factor_note = ""
     if m.allreduce_share is not None:
         share = m.allreduce_share
         factor, f_low, f_high = 1 - share.median, 1 - share.max, 1 - share.min
         place = "inside" if low <= factor <= high else ("below" if factor < low else "above")
-        factor_note = (
-            f"measured communication factor (1 - allreduce share) {factor:.0%} (min-max {pct(f_low, f_high)}) at {m.ranks} ranks: "
-            f"{place} the range kept for {devices} devices ({pct(low, high)})"
+        factor_note = said(
+            "comm.note.factor",
+            factor=factor,
+            low=f_low,
+            high=f_high,
+            ranks=m.ranks,
+            place=place,
+            devices=devices,
+            kept_low=low,
+            kept_high=high,
         )
         notes.append(factor_note)
     if m.gate_ok is False:
-        notes.append(f"the scaling probe's {m.framework} correctness gate failed: its figures are suspect")
+        notes.append(said("comm.note.gate_failed", framework=m.framework))
     return measured_text, factor_note, notes
 
 
@@ -838,7 +837,7 @@ def communication_for(
     kb_loss, d_ev = _knowledge_loss(src)
     kb_ev = smodel.evidence if smodel is not None else d_ev
     m_ev = (measurement_evidence(m) if m else []) + ih_ev
-    where = "here" if here else (f"on {m.host}" if m and m.host else "in the scaling result")
+    where = said("comm.where", here=here, host=m.host if m else None)
     curve = smodel.points(devices) if smodel is not None else []
     base = dict(
         devices=devices,
@@ -849,9 +848,7 @@ def communication_for(
         inter_host=ih,
     )
     if devices <= 1:
-        detail = "one device: no communication loss"
-        if m:
-            detail += f"; the scaling probe's {m.framework} figures are shown for when the team scales out"
+        detail = said("comm.detail.single_device", framework=m.framework if m else None)
         one = Span(low=1.0, high=1.0, unit="fraction")
         return CommPlan(
             Communication(**base, basis="single-device", basis_detail=detail, kept=one, evidence=m_ev, notes=ih_notes)
@@ -865,13 +862,13 @@ def communication_for(
         basis = "measured+knowledge" if basis == "knowledge" else basis
         through = smodel is not None and smodel.measured is not None and devices > smodel.per_host
         measured_text, factor_note, more = _probe_beside(m, why_not, where, devices, low, high, through)
-        detail = f"{measured_text} + {detail}"
+        detail = said("comm.detail.probe_beside", measured=measured_text, detail=detail)
         notes.extend(more)
     elif req.needs.distributed_training:
-        detail += (
-            "; no scaling probe result (run `advisor probe --scaling`, or pass --scaling FILE)"
+        detail = (
+            said("comm.detail.no_probe", detail=detail)
             if scaling is None
-            else f"; the scaling result has no usable {framework} multi-rank measurement"
+            else said("comm.detail.no_usable_probe", detail=detail, framework=framework)
         )
     comm = Communication(
         **base,
@@ -933,16 +930,18 @@ def device_link(
     """GB/s per device and its words: `hardware.network` between hosts, the accelerator's link within one."""
     if between:
         bw = k["NETWORK_ROCE_IB_GBS"] if req.hardware.network != "ethernet" else k["NETWORK_ETHERNET_GBS"]
-        return bw, f"{req.hardware.network or 'roce-ib (assumed)'} between hosts, {sig(bw, 6)} GB/s"
+        return bw, said("comm.link.between_hosts", network=req.hardware.network, gbs=bw)
     bw = link_gbs(getattr(acc, "interconnect", None), k)
     text = acc.interconnect or ""
-    where = text if bw and "gb/s" in text.lower() else f"{text} ({sig(bw, 6)} GB/s)" if bw else ""
+    where = said("comm.link.within_host", interconnect=text, gbs=bw, has_unit="gb/s" in text.lower())
     if not bw and kb is not None:
         # an interconnect text without a figure ("HCCS, 8 NPUs full mesh"): the intra-node link entry has one
         link = next((i for i in kb.interconnects_for(acc.id) if i.scope == "intra-node" and i.bandwidth_gbs), None)
         if link is not None:
             bw = link.bandwidth_gbs.value
-            where = f"{link.name}, {sig(bw, 6)} GB/s ({link.bandwidth_gbs.confidence}: knowledge base {link.id})"
+            where = said(
+                "comm.link.knowledge", name=link.name, gbs=bw, confidence=link.bandwidth_gbs.confidence, id=link.id
+            )
     return bw, where
 
 
@@ -990,7 +989,7 @@ def comm_compute(
     d = split.data
     volume = 1.5 if split.gathers_weights else 1.0  # ZeRO paper §7.2.3
     t_dp = 2 * (d - 1) / d * grads / (bw * 1e9) * volume if d > 1 else 0.0
-    t_a2a, a2a_text = 0.0, ""
+    t_a2a, a2a_gb = 0.0, None
     if m.is_moe and split.expert > 1 and req.workload is not None:
         shape = model_shape(m)
         tokens = batch * shape.sequence / devices
@@ -998,20 +997,29 @@ def comm_compute(
         a2a_bw, _ = device_link(acc, req, k, kb, e > per_host)
         moved = tokens * shape.layers * 4 * (m.experts_per_token or 1) * shape.hidden * 2.0 * (e - 1) / e
         t_a2a = moved / ((a2a_bw or bw) * 1e9)
-        a2a_text = f" + MoE all-to-all of {sig(moved / 1e9)} GB over expert parallel {e} ({sig(t_a2a * 1e3)} ms)"
+        a2a_gb = moved / 1e9
     t_comm = t_dp + t_a2a
     ratio = t_comm / t_compute
     kept_low, kept_high = 1 / (1 + ratio), 1 / max(1.0, ratio)
-    verdict = (
-        "communication-bound: grow the batch or change the split"
-        if ratio >= 1
-        else ("communication is a large share" if ratio >= 0.3 else "compute dominates")
-    )
-    layout = f" (TP {split.tensor} x PP {split.pipeline} x DP {d})" if cut > 1 else ""
-    note = (
-        f"T_comm/T_compute ~ {sig(ratio, 2)} ({SEED_RELEASED_TOGETHER_REF} §5.2): all-reduce of "
-        f"{grads / 1e6:,.0f} MB of gradients per device{layout} over {where} ({sig(t_dp * 1e3)} ms){a2a_text} vs "
-        f"{sig(t_compute * 1e3)} ms of compute at {share:.0%} of peak for a step of {sig(batch, 6)} samples: "
-        f"{pct(kept_low, kept_high)} of linear (no overlap - full overlap); {verdict}"
+    verdict = "communication-bound" if ratio >= 1 else ("large-share" if ratio >= 0.3 else "compute-dominates")
+    note = said(
+        "comm.step",
+        ratio=ratio,
+        reference=SEED_RELEASED_TOGETHER_REF,
+        gradients_mb=grads / 1e6,
+        tensor=split.tensor,
+        pipeline=split.pipeline,
+        data=d,
+        link=where,
+        dp_ms=t_dp * 1e3,
+        a2a_gb=a2a_gb,
+        expert=split.expert,
+        a2a_ms=t_a2a * 1e3,
+        compute_ms=t_compute * 1e3,
+        peak_share=share,
+        batch=batch,
+        kept_low=kept_low,
+        kept_high=kept_high,
+        verdict=verdict,
     )
     return CommCheck(ratio, note, kept_low, kept_high)

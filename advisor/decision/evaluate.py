@@ -198,7 +198,7 @@ def hard_constraints(wf: str, ctx: Context, cost: TotalCost, sched: Schedule, k:
             f"constraints.budget_usd={budget:g}: {' + '.join(cost.budget_parts)} cost at least ${scoped.low:,.0f} "
             f"(constraints.budget_scope={cost.budget_scope})"
         )
-    if sched.fits == "no" and sched.finding and not sched.finding.startswith("the migration"):
+    if sched.fits == "no" and sched.finding and not (sched.finding_code or "").startswith("schedule.migration_"):
         blocked.append(f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: {sched.finding}")
     elif sched.fits == "no":
         blocked.append(

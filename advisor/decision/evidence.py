@@ -7,6 +7,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.numbers import pct  # noqa: F401  (its home is advisor.numbers; the decision model reads it here)
+
 Basis = Literal["measured", "reference", "peak", "none"]
 BASIS_RANK = {"measured": 3, "reference": 2, "peak": 1, "none": 0}
 
@@ -106,7 +108,3 @@ def sourced_evidence(entry_id: str, sourced: Any, detail: str) -> Evidence:
 
 def req_evidence(field: str, value: Any, detail: str) -> Evidence:
     return Evidence(kind="requirement", ref=field, value=value, detail=detail)
-
-
-def pct(low: float, high: float) -> str:
-    return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}-{high:.0%}"

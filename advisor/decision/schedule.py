@@ -11,6 +11,7 @@ from typing import Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import DEFAULT, Consts
+from advisor.decision.findings import Finding, finding
 
 
 class Phase(BaseModel):
@@ -45,6 +46,11 @@ class Schedule(BaseModel):
         None, description="[low, high] migration (at DEADLINE_SHARE of the team's time) + training"
     )
     finding: Optional[str] = None
+    finding_code: Optional[str] = Field(
+        None,
+        exclude=True,
+        description="the finding's code in advisor.wording.catalogue (the decision model reads it, never the words)",
+    )
 
 
 HOURS_PER_CALENDAR_WEEK = 168.0  # a training run goes on day and night
@@ -86,35 +92,56 @@ def schedule(
         # training uses the calendar left after the migration (the migration's own pressure stays as it was)
         c_low, c_high = out.calendar_weeks
         if out.training_weeks[0] > deadline:
-            out.fits = "no"
-            out.finding = (
-                f"training alone cannot finish by the deadline: {out.training_weeks[0]:.1f}-{out.training_weeks[1]:.1f} "
-                f"weeks of projected training against {deadline:g} weeks"
+            return _found(
+                out,
+                "no",
+                finding(
+                    "schedule.training_past_deadline",
+                    training_low=out.training_weeks[0],
+                    training_high=out.training_weeks[1],
+                    deadline=deadline,
+                ),
             )
-            return out
         if c_low > deadline:
-            out.fits = "no"
-            out.finding = (
-                f"migration and training together cannot fit: at least {c_low:.1f} weeks "
-                f"(migration at {share:.0%} of the team's time, then {out.training_weeks[0]:.1f} weeks of training) "
-                f"against {deadline:g} weeks"
+            return _found(
+                out,
+                "no",
+                finding(
+                    "schedule.calendar_past_deadline",
+                    calendar_low=c_low,
+                    share=share,
+                    training_low=out.training_weeks[0],
+                    deadline=deadline,
+                ),
             )
-            return out
         if c_high > deadline and out.fits == "yes":
-            out.fits = "maybe"
-            out.finding = (
-                f"migration and training fit only at the fast end: {c_low:.1f}-{c_high:.1f} weeks against {deadline:g}"
+            return _found(
+                out,
+                "maybe",
+                finding("schedule.calendar_fast_end_only", calendar_low=c_low, calendar_high=c_high, deadline=deadline),
             )
-            return out
     if out.fits == "no":
-        out.finding = (
-            f"the migration cannot fit: at least {low:g} h against {allowed:g} h "
-            f"({k['DEADLINE_SHARE']:.0%} of {team_size} x {k['HOURS_PER_WEEK']:g} h x {deadline:g} weeks)"
+        return _found(
+            out,
+            "no",
+            finding(
+                "schedule.migration_past_deadline",
+                low=low,
+                allowed=allowed,
+                share=share,
+                team_size=team_size,
+                hours_per_week=k["HOURS_PER_WEEK"],
+                deadline=deadline,
+            ),
         )
-    elif out.fits == "maybe":
-        out.finding = (
-            f"the migration fits only at the low end of its estimate ({low:g}-{high:g} h against {allowed:g} h)"
-        )
+    if out.fits == "maybe":
+        return _found(out, "maybe", finding("schedule.migration_low_end_only", low=low, high=high, allowed=allowed))
+    return out
+
+
+def _found(out: Schedule, fits: str, found: Finding) -> Schedule:
+    """The schedule with its verdict and the finding that sets it (its code kept beside the catalogue's words)."""
+    out.fits, out.finding, out.finding_code = fits, str(found), found.code
     return out
 
 

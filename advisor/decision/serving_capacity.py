@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.evidence import Span
+from advisor.decision.findings import Finding, finding, said
 from advisor.decision.memory import usable_memory
 from advisor.decision.workload import Shape, active_parameters, model_shape
 from advisor.requirements import Requirements
@@ -168,13 +169,13 @@ def _meets(pt: Optional[Point], req: Requirements) -> Optional[str]:
     s = req.serving
     assert s is not None
     if pt is None:
-        return "the requests in flight do not fit in memory (KV cache)"
+        return said("serving.miss.kv_cache")
     if s.ttft_ms is not None and pt.ttft_s * 1000 > s.ttft_ms:
-        return f"time to first token {pt.ttft_s * 1000:,.0f} ms > {s.ttft_ms:g} ms"
+        return said("serving.miss.ttft", ttft_ms=pt.ttft_s * 1000, target_ms=s.ttft_ms)
     if s.tpot_ms is not None and pt.tpot_s * 1000 > s.tpot_ms:
-        return f"time per output token {pt.tpot_s * 1000:,.0f} ms > {s.tpot_ms:g} ms"
+        return said("serving.miss.tpot", tpot_ms=pt.tpot_s * 1000, target_ms=s.tpot_ms)
     if s.requests_per_second is not None and pt.rps < s.requests_per_second:
-        return f"{pt.rps:,.3g} requests/s < {s.requests_per_second:g}"
+        return said("serving.miss.rate", rps=pt.rps, target=s.requests_per_second)
     return None
 
 
@@ -183,7 +184,7 @@ def fewest_devices(m: Model, req: Requirements, sizes: list[int], e: Efficiency)
     s = req.serving
     assert s is not None
     best: Optional[Point] = None
-    why = "no instance size holds the weights"
+    why = said("serving.no_instance_holds_weights")
     for t in sizes:
         if max_batch(m, t) < 1:
             continue
@@ -191,7 +192,7 @@ def fewest_devices(m: Model, req: Requirements, sizes: list[int], e: Efficiency)
         top = _point(m, t, MAX_INSTANCES, s.concurrency, s.requests_per_second, e)
         miss = _meets(top, req)
         if miss is not None:
-            why = f"with {t} device(s) per instance, even {MAX_INSTANCES:,} instances miss: {miss}"
+            why = said("serving.even_most_instances_miss", instance_devices=t, instances=MAX_INSTANCES, miss=miss)
             continue
         lo, hi = 0, 1
         while _meets(_point(m, t, hi, s.concurrency, s.requests_per_second, e), req) is not None:
@@ -209,47 +210,50 @@ def fewest_devices(m: Model, req: Requirements, sizes: list[int], e: Efficiency)
     return best, why
 
 
+# the findings that say the device cannot run the stated quantisation at all (not a missing figure)
+CANNOT_SERVE = frozenset({"serving.precision.no_fp8", "serving.precision.no_int8"})
+
+
 def served_precision(acc: Accelerator, quantization: str) -> tuple[Optional[str], Optional[float], str]:
     """(weights precision, peak FLOP/s for prefill, a note) of a quantisation on a device; a None
     precision says the device cannot run it (the note says why)."""
+    width, peak, note = _precision(acc, quantization)
+    return width, peak, str(note) if note is not None else ""
+
+
+def _precision(acc: Accelerator, quantization: str) -> tuple[Optional[str], Optional[float], Optional[Finding]]:
+    """served_precision with its note as a finding (the verdict reads its code)."""
     sixteen = acc.bf16_tflops or acc.fp16_tflops
     if quantization == "fp8":
         if not acc.fp8 or sixteen is None:
-            return None, None, f"fp8 needs FP8 tensor cores (Hopper, Ada, Blackwell): the {acc.name} has none"
-        return "fp8", 2 * sixteen.value * 1e12, "fp8 compute at twice the 16-bit dense peak"
+            return None, None, finding("serving.precision.no_fp8", accelerator=acc.name)
+        return "fp8", 2 * sixteen.value * 1e12, finding("serving.precision.fp8")
     if quantization == "w8a8":
         if acc.int8_tops is None:
-            return None, None, f"w8a8 needs int8 compute: the knowledge base has no int8 figure for the {acc.name}"
-        return "int8", acc.int8_tops.value * 1e12, "w8a8: int8 weights and activations at the int8 peak"
+            return None, None, finding("serving.precision.no_int8", accelerator=acc.name)
+        return "int8", acc.int8_tops.value * 1e12, finding("serving.precision.w8a8")
     if sixteen is None:
-        return None, None, f"the knowledge base has no 16-bit peak for the {acc.name}"
+        return None, None, finding("serving.precision.no_16bit_peak", accelerator=acc.name)
     width = {"int8": "int8", "w4a16": "int4"}.get(quantization)
     if width is None:
         width = "bf16" if acc.bf16_tflops is not None else "fp16"
-    note = (
-        ""
-        if acc.bf16_tflops is not None
-        else (
-            f"the {acc.name} has no bf16: 16-bit weights are served as fp16 (a bf16-trained model may overflow "
-            "fp16's range: check its activations)"
-        )
-    )
+    note = None if acc.bf16_tflops is not None else finding("serving.precision.fp16_for_bf16", accelerator=acc.name)
     return width, sixteen.value * 1e12, note
 
 
-def model_for(req: Requirements, acc: Accelerator, k: Consts = DEFAULT) -> tuple[Optional[Model], list[str]]:
-    """The served model on this device, or None with the notes saying what is missing."""
+def model_for(req: Requirements, acc: Accelerator, k: Consts = DEFAULT) -> tuple[Optional[Model], list[Finding]]:
+    """The served model on this device, or None with the findings saying what is missing."""
     s = req.serving
     assert s is not None
-    notes: list[str] = []
-    width, peak, note = served_precision(acc, s.quantization)
+    notes: list[Finding] = []
+    width, peak, note = _precision(acc, s.quantization)
     if note:
         notes.append(note)
     usable_gb, basis, _ = usable_memory(acc, k)
     if width is None or peak is None:
         return None, notes
     if usable_gb is None or acc.bandwidth_gbs is None:
-        return None, notes + [f"the knowledge base has no memory or bandwidth figure for the {acc.name}"]
+        return None, notes + [finding("serving.no_memory_figure", accelerator=acc.name)]
     mdl = req.model
     shape: Shape = model_shape(mdl)
     kv_heads = min(shape.heads, int(k["SERVING_KV_HEADS"]))
@@ -278,8 +282,14 @@ def model_for(req: Requirements, acc: Accelerator, k: Consts = DEFAULT) -> tuple
         ),
         notes
         + [
-            f"{kv_heads} key/value heads of {head:g} (SERVING_KV_HEADS, assumption) x {shape.layers} layers x 2 bytes: "
-            f"{shape.layers * 2 * kv_heads * head * KV_BYTES / 1e6:.3g} MB of KV cache per token; usable memory {basis}"
+            finding(
+                "serving.kv_cache",
+                kv_heads=kv_heads,
+                head=head,
+                layers=shape.layers,
+                mb_per_token=shape.layers * 2 * kv_heads * head * KV_BYTES / 1e6,
+                usable_memory=basis,
+            )
         ],
     )
 
@@ -304,8 +314,8 @@ def judge(req: Requirements, acc: Accelerator, devices: int, supported: Optional
         return Judged("cannot", None, supported, None)
     m, notes = model_for(req, acc, k)
     if m is None:
-        reason = "; ".join(notes) or "no figures to judge"
-        verdict: Verdict = "cannot" if any("needs" in n for n in notes) else "unknown"
+        reason = "; ".join(map(str, notes)) or said("serving.no_figures")
+        verdict: Verdict = "cannot" if any(n.code in CANNOT_SERVE for n in notes) else "unknown"
         return Judged(verdict, None, reason, None)
     per_host = int(k["DEVICES_PER_HOST"])
     sizes = [t for t in INSTANCE_SIZES if t <= per_host]
@@ -326,41 +336,55 @@ def judge(req: Requirements, acc: Accelerator, devices: int, supported: Optional
     )
     capacity = _capacity(m, req, on_team, devices, slow, fast, notes) if on_team is not None else None
     if need is None:
-        return Judged("cannot", None, f"no number of {acc.name} meets the load: {why}", capacity)
+        return Judged("cannot", None, said("serving.no_count_meets", accelerator=acc.name, why=why), capacity)
     needed = need.t * need.n
     if needed <= devices and on_team is not None:
+        regrouped = capacity is not None and (capacity.instance_devices, capacity.instances) != (need.t, need.n)
         return Judged(
             "meets",
             needed,
-            f"{needed} x {acc.name} are the fewest that meet it ({need.n} instance(s) of {need.t}); "
-            + (
-                f"the team's {devices} run as {capacity.instances} instance(s) of {capacity.instance_devices}"
-                if capacity is not None and (capacity.instance_devices, capacity.instances) != (need.t, need.n)
-                else f"the team has {devices}"
+            said(
+                "serving.meets",
+                needed=needed,
+                accelerator=acc.name,
+                instances=need.n,
+                instance_devices=need.t,
+                devices=devices,
+                team_instances=capacity.instances if regrouped else None,
+                team_instance_devices=capacity.instance_devices if regrouped else None,
             ),
             capacity,
         )
-    fast_text = (
-        f" ({need_fast.t * need_fast.n} at the optimistic end of the efficiencies)"
-        if need_fast is not None and need_fast.t * need_fast.n != needed
-        else ""
-    )
+    fast = need_fast.t * need_fast.n if need_fast is not None and need_fast.t * need_fast.n != needed else None
     if on_team is None:
         least = next((t for t in sizes if max_batch(m, t) >= 1), None)
-        miss = f"the weights and one request's KV cache need {least} devices per instance"
+        miss = said("serving.miss.weights", instance_devices=least)
     else:
         n = devices // on_team
         miss = _meets(_point(m, on_team, n, s.concurrency, s.requests_per_second, slow), req) or ""
         if s.concurrency and math.ceil(s.concurrency / n) > max_batch(m, on_team):
-            miss = (
-                f"{s.concurrency} requests in flight over {n} instance(s) of {on_team}: "
-                f"{math.ceil(s.concurrency / n)} each, {max_batch(m, on_team)} fit beside the weights "
-                f"({m.kv_per_token * (m.prompt + m.output) / 1e9:.2f} GB of KV cache each)"
+            miss = said(
+                "serving.miss.concurrency",
+                concurrency=s.concurrency,
+                instances=n,
+                instance_devices=on_team,
+                each=math.ceil(s.concurrency / n),
+                fit=max_batch(m, on_team),
+                kv_gb=m.kv_per_token * (m.prompt + m.output) / 1e9,
             )
     return Judged(
         "needs-devices",
         needed,
-        f"{devices} x {acc.name} cannot ({miss}); {needed} meet it ({need.n} instance(s) of {need.t}){fast_text}",
+        said(
+            "serving.needs_devices",
+            devices=devices,
+            accelerator=acc.name,
+            miss=miss,
+            needed=needed,
+            instances=need.n,
+            instance_devices=need.t,
+            optimistic=fast,
+        ),
         capacity,
     )
 
@@ -376,7 +400,7 @@ def _carried(m: Model, t: int, devices: int, req: Requirements, e: Efficiency) -
 
 
 def _capacity(
-    m: Model, req: Requirements, t: int, devices: int, slow: Efficiency, fast: Efficiency, notes: list[str]
+    m: Model, req: Requirements, t: int, devices: int, slow: Efficiency, fast: Efficiency, notes: list[Finding]
 ) -> ServingCapacity:
     s = req.serving
     assert s is not None
@@ -409,5 +433,5 @@ def _capacity(
         output_tokens_per_second=Span(
             low=round(min(rps) * m.output, 3), high=round(max(rps) * m.output, 3), unit="tokens/s"
         ),
-        notes=list(notes),
+        notes=[str(n) for n in notes],
     )

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import Evidence, Span, kb_evidence, req_evidence
-from advisor.numbers import sig
+from advisor.decision.findings import said
 from knowledge.models import Accelerator, CostAssumption, KnowledgeBase, Sourced, SourcedRange
 
 if TYPE_CHECKING:  # the projection and the requirements import the cost model, not the other way
@@ -106,31 +106,27 @@ def _owned_compute(
     """Owned hardware: the purchase price written off over the amortisation years, for the device-hours
     the job holds; nothing when the capital is sunk. Never a rental price."""
     hours = proj.time_to_train_hours
-    where = f"{proj.devices} x {proj.accelerator or proj.target}"
+    where = dict(devices=proj.devices, accelerator=proj.accelerator or proj.target)
     if req.constraints.owned_capital == "sunk":
         return CostPart(
             name="compute",
             usd=Span(low=0.0, high=0.0, unit="USD") if hours is not None else None,
             counted=True,
-            evidence=[req_evidence("constraints.owned_capital", "sunk", "the hardware is already paid for")],
-            detail=f"{where} owned, capital sunk (constraints.owned_capital: sunk): no compute charge, energy only",
+            evidence=[req_evidence("constraints.owned_capital", "sunk", said("tco.evidence.capital_sunk"))],
+            detail=said("tco.compute.sunk", **where),
         )
     capital = capital_per_device(kb, acc)
     if capital is None or hours is None:
-        missing = "no time to train projected" if hours is None else f"no purchase price for {where.split(' x ')[1]}"
         return CostPart(
-            name="compute",
-            counted=True,
-            detail=f"{where} owned: {missing} in the knowledge base (a rental price is not charged for owned "
-            "hardware; add a `card` or `server` price in prices.yaml, or state constraints.owned_capital: sunk)",
+            name="compute", counted=True, detail=said("tco.compute.owned_missing", **where, no_hours=hours is None)
         )
     low, high, obs = capital
     years = req.constraints.amortisation_years or k["AMORTISATION_YEARS"]
     per_low, per_high = low / (years * HOURS_PER_YEAR), high / (years * HOURS_PER_YEAR)
-    why = (
-        "constraints.amortisation_years"
-        if req.constraints.amortisation_years
-        else f"AMORTISATION_YEARS, {CONSTANTS['AMORTISATION_YEARS'].source}"
+    why = said(
+        "tco.source.amortisation",
+        stated=bool(req.constraints.amortisation_years),
+        source=CONSTANTS["AMORTISATION_YEARS"].source,
     )
     return CostPart(
         name="compute",
@@ -141,10 +137,25 @@ def _owned_compute(
         ),
         counted=True,
         evidence=[
-            kb_evidence(o, f"{o.provider}: ${o.usd:,.0f} per {o.kind} ({o.term}, {o.observed})", o.usd) for o in obs
+            kb_evidence(
+                o,
+                said(
+                    "tco.evidence.price", provider=o.provider, usd=o.usd, kind=o.kind, term=o.term, observed=o.observed
+                ),
+                o.usd,
+            )
+            for o in obs
         ],
-        detail=f"{where} owned: ${low:,.0f}-{high:,.0f} per device written off over {years:g} years ({why}) = "
-        f"${sig(per_low)}-{sig(per_high)} per device-hour, for the projected time to train",
+        detail=said(
+            "tco.compute.owned",
+            **where,
+            low=low,
+            high=high,
+            years=years,
+            why=why,
+            per_hour_low=per_low,
+            per_hour_high=per_high,
+        ),
     )
 
 
@@ -156,7 +167,7 @@ def _budget(parts: list[CostPart], req: Requirements) -> tuple[Optional[Span], l
     compute = next((p for p in parts if p.name == "compute"), None)
     notes: list[str] = []
     if compute is None or compute.usd is None:
-        return None, names, ["the budget is not judged: the compute part has no figure"]
+        return None, names, [said("tco.budget_not_judged")]
     span = Span(low=round(sum(s.low for s in spans), 2), high=round(sum(s.high for s in spans), 2), unit="USD")
     return span, names, notes
 
@@ -205,7 +216,7 @@ def total_cost(
         mine = total_cost(own, hours, req, kb, acc, k, parts_hours, excluded)
         scoped, scoped_names, scope_notes = mine.budget_usd, mine.budget_parts, []
         if mine.budget_usd is None:
-            scope_notes = ["the budget is not judged: the compute part has no figure"]
+            scope_notes = [said("tco.budget_not_judged")]
     else:
         scoped, scoped_names, scope_notes = _budget(parts, req)
     notes.extend(scope_notes)
@@ -213,8 +224,15 @@ def total_cost(
     if limit is not None and scoped is not None and total is not None and req.constraints.budget_scope != "total":
         if scoped.high <= limit < total.low:
             notes.append(
-                f"the {' + '.join(scoped_names)} costs fit constraints.budget_usd ({_usd(scoped)} of ${limit:,.0f}); "
-                f"with the team's time the total is at least {_usd(total)} (budget_scope: total compares that)"
+                said(
+                    "tco.budget_fits_scope",
+                    parts=scoped_names,
+                    scoped_low=scoped.low,
+                    scoped_high=scoped.high,
+                    limit=limit,
+                    total_low=total.low,
+                    total_high=total.high,
+                )
             )
     budget, span, power_notes = _power_budget(proj, req, acc, k)
     notes.extend(power_notes)
@@ -246,9 +264,9 @@ def _compute_part(
             usd=c,
             counted=True,
             evidence=ev,
-            detail=f"{proj.devices} x {proj.accelerator or proj.target} for the projected time to train",
+            detail=said("tco.compute.cloud", devices=proj.devices, accelerator=proj.accelerator or proj.target),
         )
-    return CostPart(name="compute", counted=True, detail="no price per device-hour or no time to train projected")
+    return CostPart(name="compute", counted=True, detail=said("tco.compute.none"))
 
 
 def _energy_part(proj: Projection, req: Requirements, kb: Optional[KnowledgeBase]) -> CostPart:
@@ -264,20 +282,13 @@ def _energy_part(proj: Projection, req: Requirements, kb: Optional[KnowledgeBase
             usd=usd,
             counted=owned,
             evidence=[
-                kb_evidence(pue, f"PUE {pl:g}-{ph:g}", [pl, ph]),
-                kb_evidence(power, f"electricity ${el:g}-{eh:g} per kWh (as of {power.as_of})", [el, eh]),
+                kb_evidence(pue, said("tco.evidence.pue", low=pl, high=ph), [pl, ph]),
+                kb_evidence(power, said("tco.evidence.electricity", low=el, high=eh, as_of=power.as_of), [el, eh]),
             ]
             + [e for e in proj.cost_evidence if " draws " in e.detail],
-            detail=f"{sig(energy.low)}-{sig(energy.high)} kWh x PUE x price"
-            + (
-                ""
-                if owned
-                else " (inside the cloud price: shown, not added; constraints.compute_pricing=owned adds it)"
-            ),
+            detail=said("tco.energy", low=energy.low, high=energy.high, owned=owned),
         )
-    return CostPart(
-        name="energy", counted=owned, detail="no power figure, PUE or electricity price in the knowledge base"
-    )
+    return CostPart(name="energy", counted=owned, detail=said("tco.energy.none"))
 
 
 def _team_part(req: Requirements, kb: Optional[KnowledgeBase], k: Consts) -> CostPart:
@@ -290,22 +301,22 @@ def _team_part(req: Requirements, kb: Optional[KnowledgeBase], k: Consts) -> Cos
         dl, dh = _range(day.usd)
         weeks = req.constraints.deadline_weeks or k["PROJECT_WEEKS"]
         days = req.team.size * weeks * k["HOURS_PER_WEEK"] / per_day
-        why = (
-            "constraints.deadline_weeks"
-            if req.constraints.deadline_weeks
-            else f"PROJECT_WEEKS, {CONSTANTS['PROJECT_WEEKS'].source}"
+        why = said(
+            "tco.source.project_weeks",
+            stated=bool(req.constraints.deadline_weeks),
+            source=CONSTANTS["PROJECT_WEEKS"].source,
         )
         return CostPart(
             name="team",
             usd=Span(low=round(days * dl, 2), high=round(days * dh, 2), unit="USD"),
             counted=True,
             evidence=[
-                kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
-                req_evidence("team.size", req.team.size, f"{req.team.size} engineers for {weeks:g} weeks"),
+                kb_evidence(day, said("tco.evidence.engineer_day", low=dl, high=dh, as_of=day.as_of), [dl, dh]),
+                req_evidence("team.size", req.team.size, said("tco.evidence.team", size=req.team.size, weeks=weeks)),
             ],
-            detail=f"{req.team.size} engineers x {weeks:g} weeks ({why}) x day rate: the same for every workflow",
+            detail=said("tco.team", size=req.team.size, weeks=weeks, why=why),
         )
-    return CostPart(name="team", counted=True, detail="no engineer-day rate in the knowledge base")
+    return CostPart(name="team", counted=True, detail=said("tco.no_day_rate"))
 
 
 def _engineering_part(
@@ -322,9 +333,6 @@ def _engineering_part(
     if day is not None:
         dl, dh = _range(day.usd)
         usd = Span(low=round(hours[0] / per_day * dl, 2), high=round(hours[1] / per_day * dh, 2), unit="USD")
-        src = (
-            "the code scan and pitfalls" if req.model.code_path else "the knowledge-base pitfalls and porting estimate"
-        )
         items = [
             CostItem(
                 name=n,
@@ -340,13 +348,19 @@ def _engineering_part(
             counted=True,
             items=items,
             evidence=[
-                kb_evidence(day, f"engineer-day ${dl:g}-{dh:g} (as of {day.as_of})", [dl, dh]),
-                req_evidence("team.size", req.team.size, f"{hours[0]:g}-{hours[1]:g} h of migration/adaptation work"),
+                kb_evidence(day, said("tco.evidence.engineer_day", low=dl, high=dh, as_of=day.as_of), [dl, dh]),
+                req_evidence("team.size", req.team.size, said("tco.evidence.migration", low=hours[0], high=hours[1])),
             ],
-            detail=f"{hours[0]:g}-{hours[1]:g} h / {per_day:g} h per day x day rate (hours from {src})"
-            + (f"; {excluded}" if excluded else ""),
+            detail=said(
+                "tco.engineering",
+                low=hours[0],
+                high=hours[1],
+                per_day=per_day,
+                scanned=bool(req.model.code_path),
+                excluded=excluded,
+            ),
         )
-    return CostPart(name="engineering", counted=True, detail="no engineer-day rate in the knowledge base")
+    return CostPart(name="engineering", counted=True, detail=said("tco.no_day_rate"))
 
 
 def _power_budget(
@@ -361,9 +375,17 @@ def _power_budget(
         span = Span(low=round(min(watts) * servers / 1000, 2), high=round(max(watts) * servers / 1000, 2), unit="kW")
         budget = span.high
         notes.append(
-            f"power budget: {servers} server(s) of {acc.server_devices} x {acc.name} at the server's datasheet "
-            f"power {sig(min(watts), 6)}-{sig(max(watts), 6)} W ({acc.server_power_w.source}): "
-            f"{sig(span.low, 6)}-{sig(span.high, 6)} kW"
+            said(
+                "tco.power.servers",
+                servers=servers,
+                server_devices=acc.server_devices,
+                accelerator=acc.name,
+                watts_low=min(watts),
+                watts_high=max(watts),
+                source=acc.server_power_w.source,
+                kw_low=span.low,
+                kw_high=span.high,
+            )
         )
     elif acc is not None and acc.tdp_w is not None:
         # no server datasheet: the cards' power x the server share the energy uses too (an 8-card server
@@ -376,24 +398,25 @@ def _power_budget(
         budget = span.high
         cards_only = proj.devices / 1000 * (1 + k["POWER_REDUNDANCY"])
         notes.append(
-            f"power budget: {proj.devices} x {acc.name} at {sig(min(watts), 6)}-{sig(max(watts), 6)} W per card x "
-            f"{sig(server, 6)} for the server around it (CPUs, memory, network, storage; no server datasheet in the "
-            f"knowledge base; SERVER_POWER_PER_CARD_POWER: {CONSTANTS['SERVER_POWER_PER_CARD_POWER'].source}): "
-            f"{sig(span.low, 6)}-{sig(span.high, 6)} kW, provisioned at the high end; the field report's 'cards x "
-            f"power + {k['POWER_REDUNDANCY']:.0%}' ({CONSTANTS['POWER_REDUNDANCY'].source}) gives "
-            f"{sig(min(watts) * cards_only, 3)}-{sig(max(watts) * cards_only, 3)} kW, the cards alone"
+            said(
+                "tco.power.cards",
+                devices=proj.devices,
+                accelerator=acc.name,
+                watts_low=min(watts),
+                watts_high=max(watts),
+                server=server,
+                server_source=CONSTANTS["SERVER_POWER_PER_CARD_POWER"].source,
+                kw_low=span.low,
+                kw_high=span.high,
+                redundancy=k["POWER_REDUNDANCY"],
+                redundancy_source=CONSTANTS["POWER_REDUNDANCY"].source,
+                cards_low=min(watts) * cards_only,
+                cards_high=max(watts) * cards_only,
+            )
         )
     if span is not None and req.constraints.compute_pricing == "cloud":
-        notes.append(
-            "cloud pricing: the hourly price includes power and cooling, so the power budget matters only "
-            "for owned hardware or an on-site cluster (constraints.compute_pricing: owned)"
-        )
+        notes.append(said("tco.power.cloud"))
     return budget, span, notes
-
-
-def _usd(span: Span) -> str:
-    a, b = f"${span.low:,.0f}", f"${span.high:,.0f}"
-    return a if a == b else f"{a}-{b}"
 
 
 def comparable_parts(costs: dict[str, TotalCost], supported: set[str]) -> list[str]:

@@ -159,8 +159,9 @@ def scaling_curve(report: Report) -> list[str]:
             [["kept"] + [_pct(pt.low, pt.high) for pt in c.curve]],
         )
         out.append("")
-        for e in c.evidence:  # what each part of the curve rests on
-            if e.kind == "knowledge" and e.detail.startswith("scaling curve"):
+        # what each part of the curve rests on (with a curve, its knowledge evidence is the curves' own)
+        for e in c.evidence:
+            if e.kind == "knowledge":
                 out.append(f"- {md(e.ref)}: {md(e.source or 'no source')} ({md(e.confidence or '-')})")
             elif e.kind == "measured" and e.ref.startswith("inter-host:"):
                 out.append(f"- {md(e.ref)}: {md(e.detail)} (measured here)")
@@ -198,7 +199,7 @@ def total_cost(report: Report) -> list[str]:
             if p is None:
                 continue
             detail = p.detail
-            if n == "energy" and c.power_budget_kw and detail.startswith("no power figure"):
+            if n == "energy" and c.power_budget_kw and p.usd is None:
                 # the power budget beside it is computed from the card's power: say what is missing instead
                 detail = (
                     f"not priced: the power budget is known ({sig(c.power_budget_kw, 6)} kW, from the card's power), "

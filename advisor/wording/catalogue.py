@@ -1,0 +1,448 @@
+"""Every finding's words, keyed by its code. An entry takes the finding's parameters (attribute access;
+a parameter that is itself a finding arrives worded) and returns the sentence. Numbers are formatted
+here, with advisor.numbers, never where they are computed. Entries are grouped by the module that
+emits them; tests/test_findings_catalogue.py checks that every code emitted has an entry and every
+entry is emitted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import SimpleNamespace
+from typing import Any, Protocol
+
+from advisor.numbers import pct, sig
+
+
+class FindingLike(Protocol):
+    """advisor.decision.findings.Finding, read by shape (this leaf imports nothing of the decision model)."""
+
+    code: str
+    params: Mapping[str, Any]
+
+
+def _is_finding(value: Any) -> bool:
+    return isinstance(getattr(value, "code", None), str) and isinstance(getattr(value, "params", None), Mapping)
+
+
+def word(finding: FindingLike) -> str:
+    """The catalogue's sentence for a finding."""
+    entry = CATALOGUE.get(finding.code)
+    if entry is None:
+        raise KeyError(f"no wording for the finding {finding.code!r}")
+    params = {k: word(v) if _is_finding(v) else v for k, v in finding.params.items()}
+    return entry(SimpleNamespace(**params))
+
+
+Entry = Callable[[Any], str]
+
+
+def _counts(counts: list[int]) -> str:
+    return "/".join(str(n) for n in counts)
+
+
+# --- the schedule against the deadline (advisor.decision.schedule) -------------------------------
+
+SCHEDULE: dict[str, Entry] = {
+    "schedule.training_past_deadline": lambda p: (
+        f"training alone cannot finish by the deadline: {p.training_low:.1f}-{p.training_high:.1f} "
+        f"weeks of projected training against {p.deadline:g} weeks"
+    ),
+    "schedule.calendar_past_deadline": lambda p: (
+        f"migration and training together cannot fit: at least {p.calendar_low:.1f} weeks "
+        f"(migration at {p.share:.0%} of the team's time, then {p.training_low:.1f} weeks of training) "
+        f"against {p.deadline:g} weeks"
+    ),
+    "schedule.calendar_fast_end_only": lambda p: (
+        f"migration and training fit only at the fast end: {p.calendar_low:.1f}-{p.calendar_high:.1f} weeks "
+        f"against {p.deadline:g}"
+    ),
+    "schedule.migration_past_deadline": lambda p: (
+        f"the migration cannot fit: at least {p.low:g} h against {p.allowed:g} h "
+        f"({p.share:.0%} of {p.team_size} x {p.hours_per_week:g} h x {p.deadline:g} weeks)"
+    ),
+    "schedule.migration_low_end_only": lambda p: (
+        f"the migration fits only at the low end of its estimate ({p.low:g}-{p.high:g} h against {p.allowed:g} h)"
+    ),
+}
+
+
+# --- multi-device communication (advisor.decision.communication) ---------------------------------
+
+
+def _ranks_what(p: Any) -> str:
+    return f"{p.framework} ({p.backend or '?'}) {p.nnodes} x {p.ranks_per_node} ranks over {p.link}, {p.model}"
+
+
+def _probe_what(p: Any) -> str:
+    return f"{p.runner} ({p.backend or '?'}) {p.ranks} ranks on {p.device}, {p.model}"
+
+
+def _spread(p: Any) -> str:
+    return f"(min-max {pct(p.min, p.max)} over {p.n} repetitions"
+
+
+_VERDICT = {
+    "communication-bound": "communication-bound: grow the batch or change the split",
+    "large-share": "communication is a large share",
+    "compute-dominates": "compute dominates",
+}
+
+COMMUNICATION: dict[str, Entry] = {
+    "comm.link": lambda p: (
+        (p.interface or "an unnamed interface")
+        + (f", {p.speed_mbps:,} Mb/s" if p.speed_mbps else "")
+        + (" (loopback)" if p.loopback else "")
+    ),
+    # why a cross-host measurement cannot stand for the target's inter-host link
+    "comm.inter_host.loopback": lambda p: (
+        "the inter-host runs went over loopback (every 'host' on one machine): they measure no network"
+    ),
+    "comm.inter_host.other_hardware": lambda p: (
+        f"the inter-host runs ran on {p.hardware}, the training target is {p.target}: the share of a step the link "
+        "takes depends on how fast the devices compute"
+    ),
+    "comm.inter_host.other_model": lambda p: (
+        f"the inter-host runs trained {p.measured_model}, the workload is {p.model}: its gradient size and step time "
+        "differ"
+    ),
+    "comm.inter_host.gate_not_passed": lambda p: "the inter-host runs' correctness gate did not pass",
+    "comm.inter_host.no_comparison": lambda p: (
+        "the inter-host result has no intra-host comparison and no allreduce share"
+    ),
+    "comm.inter_host.no_host_curve": lambda p: "the knowledge base has no host scaling curve to join it to",
+    # why a scaling measurement cannot stand for the target's multi-device efficiency
+    "comm.measured.shared_cpu": lambda p: (
+        f"the scaling probe's {p.ranks} ranks shared a CPU host: they measure communication plus "
+        "contention on shared cores, not device scaling"
+    ),
+    "comm.measured.other_hardware": lambda p: (
+        f"the scaling probe ran on {p.hardware}, the training target is {p.target}"
+    ),
+    "comm.measured.other_ranks": lambda p: (
+        f"the scaling probe measured {p.ranks} ranks, the requirements ask for {p.devices} devices"
+    ),
+    "comm.measured.other_model": lambda p: (
+        f"the scaling probe ran {p.measured_model}, the workload is {p.model}: its compute/communication ratio differs"
+    ),
+    "comm.measured.gate_not_passed": lambda p: (
+        "the scaling probe's correctness gate did not pass (parameters not identical across ranks)"
+    ),
+    "comm.measured.no_efficiency": lambda p: "the scaling probe has no efficiency figure",
+    # evidence details
+    "comm.evidence.inter_host_link_share": lambda p: (
+        f"{_ranks_what(p)}: the link adds {p.median:.0%} of the cross-host step (vs the same ranks on one host) "
+        f"{_spread(p)})"
+    ),
+    "comm.evidence.inter_host_allreduce_share": lambda p: (
+        f"{_ranks_what(p)}: allreduce {p.median:.0%} of the cross-host step {_spread(p)})"
+    ),
+    "comm.evidence.efficiency": lambda p: (
+        f"{_probe_what(p)}: scaling efficiency {p.median:.0%} of linear {_spread(p)}; "
+        + (
+            "device scaling)"
+            if p.device_scaling
+            else "communication plus contention on shared CPU cores, not device scaling)"
+        )
+    ),
+    "comm.evidence.allreduce_share": lambda p: (
+        f"{_probe_what(p)}: allreduce {p.median:.0%} of the synced step {_spread(p)}; "
+        + (
+            "device scaling)"
+            if p.device_scaling
+            else "communication plus contention on shared CPU cores, not device scaling)"
+        )
+    ),
+    "comm.evidence.curve": lambda p: (
+        f"scaling curve {p.link} ({p.scope}): "
+        + ", ".join(f"{n}: {pct(lo, hi)}" for n, lo, hi in p.points)
+        + (f" ({p.point_source})" if p.point_source else "")
+    ),
+    "comm.evidence.derating": lambda p: f"multi-device communication loses {p.low:.0%}-{p.high:.0%} of throughput",
+    # the interconnect a scaling model stands for
+    "comm.interconnect.measured": lambda p: f"{p.host_link} within a host, measured here over {p.link} between hosts",
+    "comm.interconnect.curves": lambda p: (
+        p.host_link + (f" within a host, {'/'.join(p.networks)} between hosts" if p.networks else "")
+    ),
+    # where the scaling probe ran, and its shape
+    "comm.where": lambda p: "here" if p.here else (f"on {p.host}" if p.host else "in the scaling result"),
+    "comm.measured_text": lambda p: (
+        f"measured {p.where} ("
+        + (f"{p.ranks} ranks on {p.device}" if p.device_scaling else f"{p.ranks} ranks, CPU, contention")
+        + ")"
+    ),
+    # the basis of the factor (a projection's `basis_detail`)
+    "comm.detail.nothing_projected": lambda p: "no throughput projected",
+    "comm.detail.in_reference": lambda p: (
+        f"loss included in the knowledge-base {_counts(p.counts) or 'several'}-device references"
+    ),
+    "comm.detail.unsupported": lambda p: "unsupported: nothing projected",
+    "comm.detail.evidence_beside": lambda p: f"{p.measured} as evidence + {p.why}",
+    "comm.detail.measured": lambda p: (
+        f"measured {p.where} ({p.ranks} ranks on {p.device}, {p.launcher}/{p.backend}): "
+        f"{p.median:.0%} of linear, min-max {pct(p.low, p.high)} over {p.n} repetitions"
+    ),
+    "comm.detail.host_curve_x_link": lambda p: (
+        f"knowledge-base host curve ({p.host_link}, {p.host_curve}) x the inter-host link measured "
+        f"here over {p.link} ({p.nnodes} x {p.ranks_per_node} ranks, {p.framework}/{p.backend}) for {p.devices} "
+        f"devices: keeps {pct(p.low, p.high)} of linear"
+    ),
+    "comm.detail.curve": lambda p: (
+        f"knowledge-base scaling curve for {p.devices} devices ({p.label}: keeps {pct(p.low, p.high)} of linear)"
+    ),
+    "comm.detail.assumed": lambda p: (
+        f"no communication derating in the knowledge base: 15-50% loss assumed for {p.devices} devices"
+    ),
+    "comm.detail.derating": lambda p: f"knowledge-base derating for {p.devices} devices ({pct(p.low, p.high)} loss)",
+    "comm.detail.single_device": lambda p: (
+        "one device: no communication loss"
+        + (f"; the scaling probe's {p.framework} figures are shown for when the team scales out" if p.framework else "")
+    ),
+    "comm.detail.probe_beside": lambda p: f"{p.measured} + {p.detail}",
+    "comm.detail.no_probe": lambda p: (
+        f"{p.detail}; no scaling probe result (run `advisor probe --scaling`, or pass --scaling FILE)"
+    ),
+    "comm.detail.no_usable_probe": lambda p: (
+        f"{p.detail}; the scaling result has no usable {p.framework} multi-rank measurement"
+    ),
+    # notes
+    "comm.note.single_device": lambda p: (
+        f"per-device rate from the knowledge-base {_counts(p.counts)}-device references, which include their "
+        "communication loss: one device may run somewhat faster than projected"
+    ),
+    "comm.note.measured_evidence_only": lambda p: f"{p.why_not}: its figures are evidence only",
+    "comm.note.kb_not_applied": lambda p: (
+        f"the knowledge-base {'scaling curve' if p.curve else 'derating'} for {p.devices} devices would keep "
+        f"{pct(p.low, p.high)} of linear: not applied on top of references that already include their loss"
+    ),
+    "comm.note.inter_host_evidence_only": lambda p: (
+        f"{p.why_not}: the inter-host figures are evidence only; the curve beyond one host is the knowledge base's"
+    ),
+    "comm.note.inter_host_joined": lambda p: (
+        f"beyond one host the curve is the knowledge-base host curve x the link measured over {p.link} at "
+        f"{p.world_size} ranks; at other counts the link's extra time grows with the ring all-reduce's 2(N-1)/N "
+        "(assumption: latency and congestion at many hosts are not modelled, so large counts may fall further)"
+    ),
+    "comm.note.network_curve_unused": lambda p: (
+        f"the knowledge-base network curve would keep {pct(p.low, p.high)} at {p.devices} devices "
+        f"({', '.join(p.curves)}): not used, the inter-host link was measured"
+    ),
+    "comm.note.inter_host_beyond_host": lambda p: (
+        f"the inter-host link measured over {p.link} enters the curve beyond {p.per_host} devices only"
+    ),
+    "comm.note.kb_unused_measured": lambda p: (
+        f"the knowledge-base {'curve' if p.curve else 'derating'} would keep {pct(p.low, p.high)} "
+        "(not used: measured on the target's shape)"
+    ),
+    "comm.note.assumed": lambda p: (
+        "no communication derating in the knowledge base: assumed 15-50% loss on multi-device training"
+    ),
+    "comm.note.probe_beside": lambda p: (
+        f"{p.why_not}: its figures are evidence; the projection to {p.devices} devices uses "
+        + (
+            "the knowledge-base host curve x the measured inter-host link"
+            if p.through_link
+            else "the knowledge-base range"
+        )
+    ),
+    "comm.note.factor": lambda p: (
+        f"measured communication factor (1 - allreduce share) {p.factor:.0%} (min-max {pct(p.low, p.high)}) at "
+        f"{p.ranks} ranks: {p.place} the range kept for {p.devices} devices ({pct(p.kept_low, p.kept_high)})"
+    ),
+    "comm.note.gate_failed": lambda p: (
+        f"the scaling probe's {p.framework} correctness gate failed: its figures are suspect"
+    ),
+    # the links one step's communication goes over, and its time against the compute
+    "comm.link.between_hosts": lambda p: f"{p.network or 'roce-ib (assumed)'} between hosts, {sig(p.gbs, 6)} GB/s",
+    "comm.link.within_host": lambda p: (
+        (p.interconnect if p.has_unit else f"{p.interconnect} ({sig(p.gbs, 6)} GB/s)") if p.gbs else ""
+    ),
+    "comm.link.knowledge": lambda p: f"{p.name}, {sig(p.gbs, 6)} GB/s ({p.confidence}: knowledge base {p.id})",
+    "comm.step": lambda p: (
+        f"T_comm/T_compute ~ {sig(p.ratio, 2)} ({p.reference} §5.2): all-reduce of "
+        f"{p.gradients_mb:,.0f} MB of gradients per device"
+        + (f" (TP {p.tensor} x PP {p.pipeline} x DP {p.data})" if p.tensor * p.pipeline > 1 else "")
+        + f" over {p.link} ({sig(p.dp_ms)} ms)"
+        + (
+            f" + MoE all-to-all of {sig(p.a2a_gb)} GB over expert parallel {p.expert} ({sig(p.a2a_ms)} ms)"
+            if p.a2a_gb is not None
+            else ""
+        )
+        + f" vs {sig(p.compute_ms)} ms of compute at {p.peak_share:.0%} of peak for a step of {sig(p.batch, 6)} "
+        f"samples: {pct(p.kept_low, p.kept_high)} of linear (no overlap - full overlap); {_VERDICT[p.verdict]}"
+    ),
+}
+
+
+# --- serving capacity against the stated load (advisor.decision.serving_capacity) ----------------
+
+SERVING: dict[str, Entry] = {
+    "serving.miss.kv_cache": lambda p: "the requests in flight do not fit in memory (KV cache)",
+    "serving.miss.ttft": lambda p: f"time to first token {p.ttft_ms:,.0f} ms > {p.target_ms:g} ms",
+    "serving.miss.tpot": lambda p: f"time per output token {p.tpot_ms:,.0f} ms > {p.target_ms:g} ms",
+    "serving.miss.rate": lambda p: f"{sig(p.rps)} requests/s < {p.target:g}",
+    "serving.miss.weights": lambda p: (
+        f"the weights and one request's KV cache need {p.instance_devices} devices per instance"
+    ),
+    "serving.miss.concurrency": lambda p: (
+        f"{p.concurrency} requests in flight over {p.instances} instance(s) of {p.instance_devices}: "
+        f"{p.each} each, {p.fit} fit beside the weights ({p.kv_gb:.2f} GB of KV cache each)"
+    ),
+    "serving.no_instance_holds_weights": lambda p: "no instance size holds the weights",
+    "serving.even_most_instances_miss": lambda p: (
+        f"with {p.instance_devices} device(s) per instance, even {p.instances:,} instances miss: {p.miss}"
+    ),
+    "serving.precision.no_fp8": lambda p: (
+        f"fp8 needs FP8 tensor cores (Hopper, Ada, Blackwell): the {p.accelerator} has none"
+    ),
+    "serving.precision.fp8": lambda p: "fp8 compute at twice the 16-bit dense peak",
+    "serving.precision.no_int8": lambda p: (
+        f"w8a8 needs int8 compute: the knowledge base has no int8 figure for the {p.accelerator}"
+    ),
+    "serving.precision.w8a8": lambda p: "w8a8: int8 weights and activations at the int8 peak",
+    "serving.precision.no_16bit_peak": lambda p: f"the knowledge base has no 16-bit peak for the {p.accelerator}",
+    "serving.precision.fp16_for_bf16": lambda p: (
+        f"the {p.accelerator} has no bf16: 16-bit weights are served as fp16 (a bf16-trained model may overflow "
+        "fp16's range: check its activations)"
+    ),
+    "serving.no_memory_figure": lambda p: (
+        f"the knowledge base has no memory or bandwidth figure for the {p.accelerator}"
+    ),
+    "serving.kv_cache": lambda p: (
+        f"{p.kv_heads} key/value heads of {p.head:g} (SERVING_KV_HEADS, assumption) x {p.layers} layers x 2 bytes: "
+        f"{sig(p.mb_per_token)} MB of KV cache per token; usable memory {p.usable_memory}"
+    ),
+    "serving.no_figures": lambda p: "no figures to judge",
+    "serving.no_count_meets": lambda p: f"no number of {p.accelerator} meets the load: {p.why}",
+    "serving.meets": lambda p: (
+        f"{p.needed} x {p.accelerator} are the fewest that meet it ({p.instances} instance(s) of {p.instance_devices}); "
+        + (
+            f"the team's {p.devices} run as {p.team_instances} instance(s) of {p.team_instance_devices}"
+            if p.team_instances is not None
+            else f"the team has {p.devices}"
+        )
+    ),
+    "serving.needs_devices": lambda p: (
+        f"{p.devices} x {p.accelerator} cannot ({p.miss}); {p.needed} meet it ({p.instances} instance(s) of "
+        f"{p.instance_devices})"
+        + (f" ({p.optimistic} at the optimistic end of the efficiencies)" if p.optimistic is not None else "")
+    ),
+}
+
+
+# --- the total cost of ownership (advisor.decision.tco) ------------------------------------------
+
+
+def _usd(low: float, high: float) -> str:
+    a, b = f"${low:,.0f}", f"${high:,.0f}"
+    return a if a == b else f"{a}-{b}"
+
+
+def _stated(field: str, constant: str) -> Entry:
+    return lambda p: field if p.stated else f"{constant}, {p.source}"
+
+
+TCO: dict[str, Entry] = {
+    "tco.evidence.capital_sunk": lambda p: "the hardware is already paid for",
+    "tco.compute.sunk": lambda p: (
+        f"{p.devices} x {p.accelerator} owned, capital sunk (constraints.owned_capital: sunk): no compute charge, "
+        "energy only"
+    ),
+    "tco.compute.owned_missing": lambda p: (
+        f"{p.devices} x {p.accelerator} owned: "
+        + ("no time to train projected" if p.no_hours else f"no purchase price for {p.accelerator}")
+        + " in the knowledge base (a rental price is not charged for owned hardware; add a `card` or `server` "
+        "price in prices.yaml, or state constraints.owned_capital: sunk)"
+    ),
+    "tco.source.amortisation": _stated("constraints.amortisation_years", "AMORTISATION_YEARS"),
+    "tco.source.project_weeks": _stated("constraints.deadline_weeks", "PROJECT_WEEKS"),
+    "tco.evidence.price": lambda p: f"{p.provider}: ${p.usd:,.0f} per {p.kind} ({p.term}, {p.observed})",
+    "tco.compute.owned": lambda p: (
+        f"{p.devices} x {p.accelerator} owned: ${p.low:,.0f}-{p.high:,.0f} per device written off over "
+        f"{p.years:g} years ({p.why}) = ${sig(p.per_hour_low)}-{sig(p.per_hour_high)} per device-hour, for the "
+        "projected time to train"
+    ),
+    "tco.budget_not_judged": lambda p: "the budget is not judged: the compute part has no figure",
+    "tco.budget_fits_scope": lambda p: (
+        f"the {' + '.join(p.parts)} costs fit constraints.budget_usd ({_usd(p.scoped_low, p.scoped_high)} of "
+        f"${p.limit:,.0f}); with the team's time the total is at least {_usd(p.total_low, p.total_high)} "
+        "(budget_scope: total compares that)"
+    ),
+    "tco.compute.cloud": lambda p: f"{p.devices} x {p.accelerator} for the projected time to train",
+    "tco.compute.none": lambda p: "no price per device-hour or no time to train projected",
+    "tco.evidence.pue": lambda p: f"PUE {p.low:g}-{p.high:g}",
+    "tco.evidence.electricity": lambda p: f"electricity ${p.low:g}-{p.high:g} per kWh (as of {p.as_of})",
+    "tco.energy": lambda p: (
+        f"{sig(p.low)}-{sig(p.high)} kWh x PUE x price"
+        + ("" if p.owned else " (inside the cloud price: shown, not added; constraints.compute_pricing=owned adds it)")
+    ),
+    "tco.energy.none": lambda p: "no power figure, PUE or electricity price in the knowledge base",
+    "tco.evidence.engineer_day": lambda p: f"engineer-day ${p.low:g}-{p.high:g} (as of {p.as_of})",
+    "tco.evidence.team": lambda p: f"{p.size} engineers for {p.weeks:g} weeks",
+    "tco.team": lambda p: f"{p.size} engineers x {p.weeks:g} weeks ({p.why}) x day rate: the same for every workflow",
+    "tco.no_day_rate": lambda p: "no engineer-day rate in the knowledge base",
+    "tco.evidence.migration": lambda p: f"{p.low:g}-{p.high:g} h of migration/adaptation work",
+    "tco.engineering": lambda p: (
+        f"{p.low:g}-{p.high:g} h / {p.per_day:g} h per day x day rate (hours from "
+        + ("the code scan and pitfalls" if p.scanned else "the knowledge-base pitfalls and porting estimate")
+        + ")"
+        + (f"; {p.excluded}" if p.excluded else "")
+    ),
+    "tco.power.servers": lambda p: (
+        f"power budget: {p.servers} server(s) of {p.server_devices} x {p.accelerator} at the server's datasheet "
+        f"power {sig(p.watts_low, 6)}-{sig(p.watts_high, 6)} W ({p.source}): {sig(p.kw_low, 6)}-{sig(p.kw_high, 6)} kW"
+    ),
+    "tco.power.cards": lambda p: (
+        f"power budget: {p.devices} x {p.accelerator} at {sig(p.watts_low, 6)}-{sig(p.watts_high, 6)} W per card x "
+        f"{sig(p.server, 6)} for the server around it (CPUs, memory, network, storage; no server datasheet in the "
+        f"knowledge base; SERVER_POWER_PER_CARD_POWER: {p.server_source}): "
+        f"{sig(p.kw_low, 6)}-{sig(p.kw_high, 6)} kW, provisioned at the high end; the field report's 'cards x "
+        f"power + {p.redundancy:.0%}' ({p.redundancy_source}) gives "
+        f"{sig(p.cards_low, 3)}-{sig(p.cards_high, 3)} kW, the cards alone"
+    ),
+    "tco.power.cloud": lambda p: (
+        "cloud pricing: the hourly price includes power and cooling, so the power budget matters only "
+        "for owned hardware or an on-site cluster (constraints.compute_pricing: owned)"
+    ),
+}
+
+
+# --- the report envelope's notes on what was measured (advisor.report) ---------------------------
+
+_COMPARISON_ONLY = "the runs are shown for comparison but do not enter the performance score"
+
+REPORT: dict[str, Entry] = {
+    "report.probes.none": lambda p: (
+        "no probe results: performance and cost come from the knowledge base (run `advisor probe` or pass "
+        "--probes FILE)"
+    ),
+    "report.probes.none_succeeded": lambda p: (
+        f"no probe run succeeded ({', '.join(f'{n} {s}' for s, n in p.statuses)}): performance and cost come "
+        "from the knowledge base (see each run's error; `advisor check` says what this host lacks)"
+    ),
+    "report.probes.other_hardware": lambda p: (
+        f"probes ran on {', '.join(p.hardware) or 'no hardware'}, the training target is {', '.join(p.targets)}: "
+        + _COMPARISON_ONLY
+    ),
+    "report.probes.other_model": lambda p: (
+        f"no probe run of the workload's model ({p.model}): {_COMPARISON_ONLY} (run `advisor probe --models {p.model}`)"
+    ),
+    "report.probes.custom_model": lambda p: (
+        "the workload is a custom model: the probe runs are shown for comparison but do not enter the performance score"
+    ),
+    "report.scaling.none": lambda p: (
+        "no scaling probe result: multi-device projections use the knowledge-base communication derating (run "
+        "`advisor probe --scaling`, or pass --scaling FILE)"
+    ),
+    "report.scaling.failed": lambda p: f"{p.framework} {p.model}: {p.status}" + (f": {p.reason}" if p.reason else ""),
+    "report.scaling.not_used": lambda p: (
+        "needs.distributed_training is false: the scaling result is shown but not used"
+    ),
+    "report.scaling.cpu_contention": lambda p: (
+        "measured on a CPU host: communication plus contention on shared cores, not device scaling; the "
+        "projections to the target's devices use the knowledge-base communication derating, with these figures "
+        "as evidence"
+    ),
+}
+
+
+CATALOGUE: dict[str, Entry] = {**SCHEDULE, **COMMUNICATION, **SERVING, **TCO, **REPORT}
