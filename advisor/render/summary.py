@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from advisor.decision.scorecard import WorkflowScore
 
 
-# Evidence classes from strongest to weakest (issue 20 item 6: measured > vendor > secondary > blog > assumption).
+# Evidence classes from strongest to weakest (measured > vendor > secondary > blog > assumption).
 QUALITY = ("measured", "vendor", "derived", "secondary", "blog", "assumption")
 WEAK = ("blog", "assumption")
 

@@ -1,4 +1,4 @@
-"""The table of a registered probe kind without a table of its own (probes.base.KINDS; issue 28): its
+"""The table of a registered probe kind without a table of its own (probes.base.KINDS): its
 Result as it is, whatever its shape. Its list of runs as a table (a column per scalar field that holds
 a value in some run, status among them), else its scalar fields as name/value rows; then its verdicts,
 its failed runs' errors and its warnings. Nested models, mappings and None are never assumed away:
