@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
-from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key, launch_key
+from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key, launch_key, step_share
 from probes.bounded import read_json
 
 VERSION = 1
@@ -207,7 +207,11 @@ def learn(kind_name: str, config: object, progress) -> None:
             continue  # a timed run that did not measure: its time says nothing of the next one
         else:
             key = deploy_key(config) if kind_name == "deploy" else _step_key(kind_name, step.id)
-            _put(table, key, {"seconds": taken / load.slowdown}, load)
+            # a full step's figure: a short ONNX Runtime serve or a launch of more ranks by its share
+            values = {"seconds": taken / load.slowdown / step_share(kind_name, step.id)}
+            if kind_name == "accuracy":
+                values.update(accuracy_parts(run, taken) or {})
+            _put(table, key, {k: v / load.slowdown if k != "seconds" else v for k, v in values.items()}, load)
     extras = [s for s in progress.order if not s.step.setup and s.step.chance < 1.0]
     complete = all(s.done for s in progress.order if s.step.chance >= 1.0 and not s.step.setup)
     if extras and complete:  # a cancelled measurement says nothing of how often another round is needed
@@ -219,6 +223,15 @@ def learn(kind_name: str, config: object, progress) -> None:
     where.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(where, json.dumps(data, indent=1, sort_keys=True) + "\n")
     _memo.pop(str(where), None)
+
+
+def accuracy_parts(run: object, taken: float) -> Optional[dict[str, float]]:
+    """An accuracy run's start-up (its wall time less its epochs) and mean epoch, in seconds as measured
+    (advisor.estimates.ACCURACY_PARTS); None when it reported no epochs."""
+    epochs = _field(run, "epoch_seconds")
+    if not isinstance(epochs, list) or not epochs or not all(isinstance(e, (int, float)) for e in epochs):
+        return None
+    return {"startup": max(0.0, taken - sum(epochs)), "epoch": sum(epochs) / len(epochs)}
 
 
 def _step_key(kind_name: str, step_id: str) -> str:

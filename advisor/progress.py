@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, TextIO
 
 from advisor.estimates import Figures, Load, Plan, Step, plan_for
@@ -332,7 +332,9 @@ class ProbeProgress:
         with self.lock:
             if total is not None and int(total) > self.planned:
                 before = self.planned
-                self.anonymous += int(total) - before
+                # the runner's total counts the extra round it starts: the plan's own slots for it, not
+                # new steps (counted twice, an extra round of the quick profile read 2x its time)
+                self.anonymous += int(total) - before - self._promote(int(total) - before)
                 if before > 0 or any(s.began is not None for s in self.order):  # the first total is the plan
                     self._replan(before)
             if kind == "replan":
@@ -351,9 +353,43 @@ class ProbeProgress:
                 slot.began = now if slot.began is None else slot.began
             if kind == "done":
                 slot.done, slot.fraction, slot.taken, slot.run = True, 1.0, now - slot.began, run
+                if _grade(run) == "unusable":
+                    self._unusable(slot.step.id)
             elif kind == "progress" and fraction is not None:
                 slot.reported = now if slot.reported is None else slot.reported
                 slot.fraction = max(slot.fraction, min(0.99, float(fraction)))
+
+    def _promote(self, wanted: int) -> int:
+        """Up to `wanted` slots of the extra rounds the plan weighs by their chance, first first, made
+        certain (the runner announced that it runs them); returns how many."""
+        pending = [
+            s for s in self.order if not s.step.setup and not s.dropped and s.began is None and s.step.chance < 1.0
+        ]
+        for slot in pending[:wanted]:
+            slot.step = replace(slot.step, chance=1.0)
+        return min(wanted, len(pending))
+
+    def _unusable(self, rid: str) -> None:
+        """A run came back graded unusable: the round it belongs to gives its comparisons no pair. When
+        the rounds planned can no longer give MIN_PAIRS usable pairs, the runner runs the extra round the
+        plan weighed by its chance (probes.training.runner: while a comparison is undecided): that round
+        is made certain now, a visible re-plan, not a countdown that runs out before it starts."""
+        from probes.quality import MIN_PAIRS
+
+        pending = [s for s in self.order if s.began is None and not s.dropped and s.step.chance < 1.0]
+        first = next((s for s in pending if s.step.id == rid), None)
+        if first is None:
+            return
+        ids = {s.step.id for s in self.order if s.step.group == first.step.group and not s.step.setup}
+        certain = {i: [s for s in self.order if s.step.id == i and s.step.chance >= 1.0] for i in ids}
+        spoiled = {n for slots in certain.values() for n, s in enumerate(slots) if s.done and _grade(s.run) == "unusable"}
+        if max(len(slots) for slots in certain.values()) - len(spoiled) >= MIN_PAIRS:
+            return  # enough rounds left to pair: the runner may stop without another
+        before = self.planned
+        for slot in pending:
+            if slot.step.group == first.step.group and slot.step.chance == first.step.chance:
+                slot.step = replace(slot.step, chance=1.0)
+        self._replan(before)
 
     def _pass(self, rid: str, now: float) -> None:
         """One child of a run with several (the pipeline probe's passes) ended: its next step of that id
@@ -607,6 +643,11 @@ def _same(step: Step) -> str:
     import re
 
     return re.sub(r"(-seed\d+|-r\d+-rep\d+)$", "", step.id)
+
+
+def _grade(run: object) -> Optional[str]:
+    """The noise grade a finished run carries (its model, or its dict through the probe registry)."""
+    return run.get("quality") if isinstance(run, Mapping) else getattr(run, "quality", None)
 
 
 def _family(step: Step) -> str:

@@ -170,6 +170,8 @@ def replay(recording: dict) -> dict:
         )
     finally:
         estimates.compile_cache_warm = real_warm
+    estimate = progress.estimate_seconds()  # before any event, as the live run printed it (after them it
+    # counts the extra rounds that ran in full and the steps the runner announced: not the opening's figure)
     etas: list[tuple[float, float]] = []
 
     def sample(now: float) -> None:
@@ -189,7 +191,7 @@ def replay(recording: dict) -> dict:
         clock += SAMPLE_S
         sample(clock)
     judged, inside, worst = judge(etas, recording["actual"])
-    return {"estimate": progress.estimate_seconds(), "etas": judged, "inside": inside, "worst": worst, "trace": etas}
+    return {"estimate": estimate, "etas": judged, "inside": inside, "worst": worst, "trace": etas}
 
 
 def replay_main(files: list[str]) -> int:
