@@ -137,6 +137,7 @@ def rank_share(ranks: int) -> float:
     """A scaling launch of `ranks` ranks against one of one rank."""
     return 1.0 + SCALING_RANK_EXTRA * max(0, ranks - 1)
 
+
 # ---- the protocol's own rules (probes.training.measure) -----------------------------------------
 MIN_WARMUP_STEPS = 2  # warmup stops at 25% of the budget once it has two steps
 MIN_SAMPLES = 5  # kept past the budget ...

@@ -382,12 +382,14 @@ class ProbeProgress:
             return
         ids = {s.step.id for s in self.order if s.step.group == first.step.group and not s.step.setup}
         certain = {i: [s for s in self.order if s.step.id == i and s.step.chance >= 1.0] for i in ids}
-        spoiled = {n for slots in certain.values() for n, s in enumerate(slots) if s.done and _grade(s.run) == "unusable"}
+        spoiled = {
+            n for slots in certain.values() for n, s in enumerate(slots) if s.done and _grade(s.run) == "unusable"
+        }
         if max(len(slots) for slots in certain.values()) - len(spoiled) >= MIN_PAIRS:
             return  # enough rounds left to pair: the runner may stop without another
-        before = self.planned
+        before, group, chance = self.planned, first.step.group, first.step.chance  # the next extra round's
         for slot in pending:
-            if slot.step.group == first.step.group and slot.step.chance == first.step.chance:
+            if slot.step.group == group and slot.step.chance == chance:
                 slot.step = replace(slot.step, chance=1.0)
         self._replan(before)
 

@@ -52,7 +52,9 @@ def fabricated(loads: dict[tuple[int, str], dict]):
 def loaded_host(monkeypatch):
     monkeypatch.setattr(runner, "idle_cores", lambda window=0.5: 0.4)
     monkeypatch.setattr(runner, "usable_cores", lambda: 2)
-    monkeypatch.setattr(runner, "installed_frameworks", lambda: {fw: {"installed": True, "version": "test"} for fw in runner.WORKER})
+    monkeypatch.setattr(
+        runner, "installed_frameworks", lambda: {fw: {"installed": True, "version": "test"} for fw in runner.WORKER}
+    )
 
     def use(loads):
         monkeypatch.setattr(runner, "_run_job", fabricated(loads))
