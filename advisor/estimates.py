@@ -496,9 +496,12 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
                 tokens += computed
             work = tokens * token_us * 1e-6 * per_token
             # the start-up until the child reports its first way; its steps (compiles included) after,
-            # moved by the share of its steps it reports done
+            # moved by the share of its steps it reports done. The child runs on every usable core
+            # (probes.transformer.runner: not the idle ones a timed round gets), so its steps slow by the
+            # contention alone: at step_slowdown (2x more on 2 cores) a GPT probe's two dynamic children
+            # took 0.64x and 0.66x of their plan here (2026-12-03, load 8.8 on 2 cores)
             steps.append(
-                Step(rid, fixed_s=startup * load.slowdown, timed_s=shapes_s * load.slowdown + work * load.step_slowdown)
+                Step(rid, fixed_s=startup * load.slowdown, timed_s=shapes_s * load.slowdown + work * load.slowdown)
             )
     return Plan(steps, cold=colds)
 

@@ -168,7 +168,7 @@ def dynamic_parts(run: object, config: object, load: Load) -> Optional[dict[str,
         if count:
             parts[f"shape_{name}"] = spent / count / load.slowdown
     if tokens > 0:
-        parts["token_us"] = work_s / tokens * 1e6 / load.step_slowdown / per_token
+        parts["token_us"] = work_s / tokens * 1e6 / load.slowdown / per_token  # as planned: every core
     uncached = getattr(run, "framework", None) != "pytorch" or variant == "eager"
     if uncached and "shape_cold" in parts:
         parts["shape_warm"] = parts["shape_cold"]  # no inductor cache: every run compiles alike

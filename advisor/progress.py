@@ -28,8 +28,11 @@ OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progres
 SCALE_BOUNDS = (0.2, 5.0)  # how far finished steps may move the estimate of the rest (assumption)
 # Seconds of the plan's own estimate a correction is shrunk toward, by how alike the steps it learns from
 # are (assumption, fitted on benchmarks/probe_estimates.py's recorded runs): the same step's earlier round
-# says most, its family (set-up, timed runs, dynamic-shape children, the rest) less, all steps least.
-SCALE_PRIOR_S = {"id": 5.0, "family": 10.0, "all": 30.0}
+# says most, its family (set-up, timed runs, dynamic-shape children, the rest) less, all steps least. The
+# last was 30 s: in a GPT probe recorded here on 2026-12-03 (load 8.8 on 2 cores) the timed runs took half
+# their plan (MindSpore graph's first step) and pulled the dynamic-shape children's ETA to 0.56-0.67x of
+# the time left; at 120 s nine recordings of six kinds hold 95% of their ETAs (92% at 30 s).
+SCALE_PRIOR_S = {"id": 5.0, "family": 10.0, "all": 120.0}
 # A step past its estimate is expected to take this share of its time so far again (assumption: a step
 # counted by the clock alone; without it the ETA sat at 0 while the last step ran on).
 OVERRUN_SHARE = 0.25
