@@ -282,15 +282,24 @@ def _foreign(start: tuple[float, float, float], end: tuple[float, float, float])
 
 
 def measured_load(
-    start: Optional[tuple[float, float, float]], end: Optional[tuple[float, float, float]]
+    start: Optional[tuple[float, float, float]],
+    end: Optional[tuple[float, float, float]],
+    demand: Optional[float] = None,
 ) -> Optional[Load]:
     """The other processes' demand between two cpu_mark()s: all busy CPU less this process's and its
-    children's (the probe's own), per second; None over less than MIN_LOAD_WINDOW_S or unreadable."""
+    children's (the probe's own), per second; None over less than MIN_LOAD_WINDOW_S or unreadable. A host
+    whose every core was busy also counts its runnable demand (`demand`, the 1-minute load average at the
+    end, less the probe's own), as load_now does for the plan: a figure divided by the busy CPU alone (1.6
+    other cores at most) and planned again at the run queue's load (5-9) read 1.5-2.7x high here."""
     if start is None or end is None or end[2] - start[2] < MIN_LOAD_WINDOW_S:
         return None
     from probes import hostfacts
 
-    return Load(hostfacts.usable_cores(), _foreign(start, end)[0])
+    foreign, own, busy = _foreign(start, end)
+    cpus = os.cpu_count() or hostfacts.usable_cores()
+    if demand is not None and cpus - 0.5 <= busy <= cpus + 0.5:  # saturated (and a real reading, not past it)
+        foreign = max(foreign, demand - own)
+    return Load(hostfacts.usable_cores(), foreign)
 
 
 def load_now(window: Optional[float] = None) -> Load:

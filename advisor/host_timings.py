@@ -103,8 +103,15 @@ def own_load(run: object, cores: int) -> Optional[Load]:
     return Load(cores, float(foreign)) if isinstance(foreign, (int, float)) else None
 
 
-def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
-    """A finished timed run's parts, quiet-equivalent (None when it did not measure)."""
+def _heavier(own: Optional[Load], measured: Load) -> Load:
+    """A timed run's own load, unless the whole measurement's (its saturated host's runnable demand
+    counted, as the plan counts it) was heavier: a figure is divided by the load the plan would multiply."""
+    return measured if own is None or measured.foreign > own.foreign else own
+
+
+def run_parts(run: object, cores: int, whole: Optional[Load] = None) -> Optional[dict[str, float]]:
+    """A finished timed run's parts, quiet-equivalent (None when it did not measure); `whole`: the load
+    over the whole measurement (_heavier)."""
     if _field(run, "status") != "ok":
         return None
     seconds, first = _field(run, "seconds"), _field(run, "first_step_seconds")
@@ -114,7 +121,7 @@ def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
         return None
     settings = _field(run, "settings") or {}
     threads = settings.get("threads")
-    load = own_load(run, cores) or Load(cores)
+    load = _heavier(own_load(run, cores), whole or Load(cores))
     step_slow = load.slowdown * cores / threads if isinstance(threads, int) and threads > 0 else load.step_slowdown
     parts = {
         "startup": max(0.0, seconds - first - warmup - measured) / load.slowdown,
@@ -191,14 +198,14 @@ def learn(kind_name: str, config: object, progress) -> None:
     for step, taken, run in actuals:
         if step.id.startswith(("host-summary", "round-")):
             continue  # silent steps: their time is the neighbours'
-        parts = run_parts(run, load.cores) if kind_name in ("training", "gpt") else None
+        parts = run_parts(run, load.cores, load) if kind_name in ("training", "gpt") else None
         if kind_name == "gpt" and step.id.endswith("-dynamic"):
             parts = dynamic_parts(run, config, load)
             if parts is not None:
                 _put(table, step.id, parts, load)
             continue  # a dynamic child that did not measure says nothing of the next one
         if parts is not None:
-            _put(table, step.id, parts, own_load(run, load.cores) or load)
+            _put(table, step.id, parts, _heavier(own_load(run, load.cores), load))
         elif step.id.endswith("-aux"):
             fw = step.id.removesuffix("-aux")
             key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else gpt_aux_key(fw, config)

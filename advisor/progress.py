@@ -227,6 +227,7 @@ class ProbeProgress:
         self.started = time.monotonic() if now is None else now
         self.ended: float | None = None
         self.cpu_marks = [_cpu_mark()]  # the host's CPU at the start and the end: the load the steps met
+        self.demand: Optional[float] = None  # the run queue at the end (finish): see measured_load
         for step in plan.steps:
             self._add(step)
 
@@ -413,13 +414,16 @@ class ProbeProgress:
         with self.lock:
             self.ended = time.monotonic() if now is None else now
             self.cpu_marks = self.cpu_marks[:1] + [_cpu_mark()]
+            self.demand = _demand()
 
     def measured_load(self) -> Optional[Load]:
         """The other processes' load while it ran (after finish; advisor.estimates.measured_load): the
         load its steps' times were taken under, which the plan's load, read before, may miss."""
         from advisor.estimates import measured_load
 
-        return measured_load(self.cpu_marks[0], self.cpu_marks[-1]) if len(self.cpu_marks) == 2 else None
+        if len(self.cpu_marks) != 2:
+            return None
+        return measured_load(self.cpu_marks[0], self.cpu_marks[-1], self.demand)
 
     # ---- the estimate --------------------------------------------------------------------------
 
@@ -670,6 +674,14 @@ def _cpu_mark():
         return cpu_mark()
     except (OSError, ValueError):  # no /proc/stat, no rusage: the plan's load stands in
         return None
+
+
+def _demand() -> Optional[float]:
+    """The host's runnable demand now (the 1-minute load average), or None where unreadable."""
+    from probes import hostfacts
+
+    avg = hostfacts.loadavg()
+    return float(avg[0]) if avg else None
 
 
 def _terminal(stream: TextIO) -> bool:

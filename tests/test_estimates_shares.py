@@ -150,3 +150,19 @@ def test_the_contention_slowdown_stops_growing_where_it_saturated_here():
     cap = 1.0 + CONTENTION_WEIGHT * CONTENTION_MAX_PER_CORE
     assert Load(2, 11.0).slowdown == pytest.approx(cap) == Load(2, 40.0).slowdown
     assert Load(2, 2.0).slowdown == pytest.approx(1.0 + CONTENTION_WEIGHT * 1.0)  # below the cap: as before
+
+
+def test_a_saturated_host_is_learned_at_the_load_the_plan_reads(monkeypatch):
+    """Every core busy: the busy CPU shows at most the cores (1 other core here, the probe on the other),
+    while the plan reads the run queue (the 1-minute load: 8). A figure divided by the first and planned
+    again at the second read 1.5-2.7x high in the second run of a kind here."""
+    from advisor.estimates import measured_load
+
+    monkeypatch.setattr("advisor.estimates.os.cpu_count", lambda: 2)
+    monkeypatch.setattr("probes.hostfacts.usable_cores", lambda: 2)
+    start = (1000.0, 50.0, 500.0)
+    end = (start[0] + 2.0 * 60.0, start[1] + 1.0 * 60.0, start[2] + 60.0)  # 2 busy cores, 1 the probe's own
+    assert measured_load(start, end).foreign == pytest.approx(1.0)  # no demand known: the busy CPU alone
+    assert measured_load(start, end, demand=8.0).foreign == pytest.approx(7.0)  # the queue, less the probe
+    idle = (start[0] + 1.2 * 60.0, start[1] + 1.0 * 60.0, start[2] + 60.0)  # a core mostly idle: not saturated
+    assert measured_load(start, idle, demand=8.0).foreign == pytest.approx(0.2)
