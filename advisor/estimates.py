@@ -107,7 +107,7 @@ ACCURACY_PARTS = ("startup", "epoch")
 # (7.8 s quiet-equivalent); the figure before, 5.0 s, was an assumption.
 NORMALIZE_CHECK_S = 7.8
 PIPELINE_RUN_S = {"dataloader": 12.0, "generator": 13.0, "vision": 13.0, "generator-mp": 18.0}
-# A ONNX Runtime serve of an artefact imports no framework: 3.1 s against 12.5 s for the other steps (the
+# An ONNX Runtime serve of an artefact imports no framework: 3.1 s against 12.5 s for the other steps (the
 # exports, the source baselines, the other serves), both at 6.2 other cores busy on 2, measured here on
 # 2026-12-03 (benchmarks/probe_estimates.py --record). Planned at the mean, the last steps (two ORT serves)
 # kept the ETA 1.6-1.8x high; DEPLOY_STEP_S is a full step's.
