@@ -739,7 +739,8 @@ def probe_progress(
         progress.finish()
         _learn(kind_name, config, progress)
     elapsed = progress.view().elapsed
-    print(f"advisor: {kind_name}: finished in {duration(elapsed)}", file=stream, flush=True)
+    print(_wrapped(f"advisor: {kind_name}: finished in {duration(elapsed)}{unscored_text(progress)}", width),
+          file=stream, flush=True)  # fmt: skip
 
 
 def _bar(kind_name: str, progress: ProbeProgress, stream: TextIO) -> Iterator[OnEvent]:
@@ -778,6 +779,23 @@ def _bar(kind_name: str, progress: ProbeProgress, stream: TextIO) -> Iterator[On
                 bar.console.print(f"{_named(rid, ev)}: {done_text(ev)}", markup=False, highlight=False, soft_wrap=False)
 
         yield rich_event
+
+
+def unscored_text(progress: ProbeProgress) -> str:
+    """'; not scored: <runs> ...' when a run measured in every round was graded unusable in each (a busy
+    host): the last progress line, right above the result, says so and what to do; "" otherwise."""
+    graded: dict[str, list[Optional[str]]] = {}
+    for slot in progress.order:
+        grade = _grade(slot.run) if slot.done and not slot.step.setup else None  # graded: it measured
+        if grade is not None:
+            graded.setdefault(slot.step.id, []).append(grade)
+    bad = [rid for rid, grades in graded.items() if all(g == "unusable" for g in grades)]
+    if not bad:
+        return ""
+    return (
+        f"; not scored: {', '.join(bad)} graded unusable in every round (the host was busy): rerun when it is "
+        "quieter, or measure longer (a longer --budget, more rounds with --max-repeat)"
+    )
 
 
 def _setup(progress: ProbeProgress, rid: str) -> bool:

@@ -116,3 +116,36 @@ def test_a_real_quick_profile_gives_a_graded_side_or_says_what_to_do(tmp_path):
         assert "rerun when the host is quieter" in suite.warnings[0]
     else:
         assert not suite.warnings or not suite.warnings[0].startswith("not scored")
+
+
+def test_the_last_progress_line_says_what_to_do_when_a_run_is_not_scored(tmp_path, monkeypatch):
+    """Right above the result the CLI said only "finished in 2 min"; the table's notes came after the
+    per-run lines. A run graded unusable in every round now ends the progress with the reason and the way out."""
+    import io
+
+    from advisor.estimates import Load
+    from advisor.progress import probe_progress
+    from probes.base import ProbeEvent  # the registry's event: the run as the TUI and the benchmark get it
+
+    monkeypatch.setattr("advisor.estimates.load_now", lambda window=None: Load(2, 0.0))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    config = ProbeConfig(**QUICK, frameworks=["pytorch", "mindspore"], compile_cache_dir=str(tmp_path))
+    grades = {"pytorch-eager-lenet-bs32": ["unusable", "unusable"], "mindspore-graph-lenet-bs32": ["noisy", "unusable"]}
+
+    def rounds(on_event, grades):
+        for n in range(2):
+            for rid, seen in grades.items():
+                on_event(ProbeEvent(kind_name="training", run_id=rid, kind="start"))
+                run = {"status": "ok", "quality": seen[n]}
+                on_event(ProbeEvent(kind_name="training", run_id=rid, kind="done", message="ok", run=run))
+
+    stream = io.StringIO()
+    with probe_progress("training", config, stream=stream, enabled=False) as on_event:
+        rounds(on_event, grades)
+    last = " ".join(stream.getvalue().split("advisor: training: finished in")[-1].split())  # wrapped at words
+    assert last.split("; ")[1].startswith("not scored: pytorch-eager-lenet-bs32 graded unusable in every round")
+    assert "mindspore" not in last and "rerun when it is quieter" in last
+    stream = io.StringIO()
+    with probe_progress("training", config, stream=stream, enabled=False) as on_event:
+        rounds(on_event, {rid: ["noisy", "noisy"] for rid in grades})
+    assert "not scored" not in stream.getvalue().splitlines()[-1]
