@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
-from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key, launch_key
+from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key, launch_key, step_share
 from probes.bounded import read_json
 
 VERSION = 1
@@ -103,8 +103,15 @@ def own_load(run: object, cores: int) -> Optional[Load]:
     return Load(cores, float(foreign)) if isinstance(foreign, (int, float)) else None
 
 
-def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
-    """A finished timed run's parts, quiet-equivalent (None when it did not measure)."""
+def _heavier(own: Optional[Load], measured: Load) -> Load:
+    """A timed run's own load, unless the whole measurement's (its saturated host's runnable demand
+    counted, as the plan counts it) was heavier: a figure is divided by the load the plan would multiply."""
+    return measured if own is None or measured.foreign > own.foreign else own
+
+
+def run_parts(run: object, cores: int, whole: Optional[Load] = None) -> Optional[dict[str, float]]:
+    """A finished timed run's parts, quiet-equivalent (None when it did not measure); `whole`: the load
+    over the whole measurement (_heavier)."""
     if _field(run, "status") != "ok":
         return None
     seconds, first = _field(run, "seconds"), _field(run, "first_step_seconds")
@@ -114,7 +121,7 @@ def run_parts(run: object, cores: int) -> Optional[dict[str, float]]:
         return None
     settings = _field(run, "settings") or {}
     threads = settings.get("threads")
-    load = own_load(run, cores) or Load(cores)
+    load = _heavier(own_load(run, cores), whole or Load(cores))
     step_slow = load.slowdown * cores / threads if isinstance(threads, int) and threads > 0 else load.step_slowdown
     parts = {
         "startup": max(0.0, seconds - first - warmup - measured) / load.slowdown,
@@ -168,7 +175,7 @@ def dynamic_parts(run: object, config: object, load: Load) -> Optional[dict[str,
         if count:
             parts[f"shape_{name}"] = spent / count / load.slowdown
     if tokens > 0:
-        parts["token_us"] = work_s / tokens * 1e6 / load.step_slowdown / per_token
+        parts["token_us"] = work_s / tokens * 1e6 / load.slowdown / per_token  # as planned: every core
     uncached = getattr(run, "framework", None) != "pytorch" or variant == "eager"
     if uncached and "shape_cold" in parts:
         parts["shape_warm"] = parts["shape_cold"]  # no inductor cache: every run compiles alike
@@ -191,14 +198,14 @@ def learn(kind_name: str, config: object, progress) -> None:
     for step, taken, run in actuals:
         if step.id.startswith(("host-summary", "round-")):
             continue  # silent steps: their time is the neighbours'
-        parts = run_parts(run, load.cores) if kind_name in ("training", "gpt") else None
+        parts = run_parts(run, load.cores, load) if kind_name in ("training", "gpt") else None
         if kind_name == "gpt" and step.id.endswith("-dynamic"):
             parts = dynamic_parts(run, config, load)
             if parts is not None:
                 _put(table, step.id, parts, load)
             continue  # a dynamic child that did not measure says nothing of the next one
         if parts is not None:
-            _put(table, step.id, parts, own_load(run, load.cores) or load)
+            _put(table, step.id, parts, _heavier(own_load(run, load.cores), load))
         elif step.id.endswith("-aux"):
             fw = step.id.removesuffix("-aux")
             key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else gpt_aux_key(fw, config)
@@ -207,7 +214,11 @@ def learn(kind_name: str, config: object, progress) -> None:
             continue  # a timed run that did not measure: its time says nothing of the next one
         else:
             key = deploy_key(config) if kind_name == "deploy" else _step_key(kind_name, step.id)
-            _put(table, key, {"seconds": taken / load.slowdown}, load)
+            # a full step's figure: a short ONNX Runtime serve or a launch of more ranks by its share
+            values = {"seconds": taken / load.slowdown / step_share(kind_name, step.id)}
+            if kind_name == "accuracy":
+                values.update(accuracy_parts(run, taken) or {})
+            _put(table, key, {k: v / load.slowdown if k != "seconds" else v for k, v in values.items()}, load)
     extras = [s for s in progress.order if not s.step.setup and s.step.chance < 1.0]
     complete = all(s.done for s in progress.order if s.step.chance >= 1.0 and not s.step.setup)
     if extras and complete:  # a cancelled measurement says nothing of how often another round is needed
@@ -219,6 +230,15 @@ def learn(kind_name: str, config: object, progress) -> None:
     where.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(where, json.dumps(data, indent=1, sort_keys=True) + "\n")
     _memo.pop(str(where), None)
+
+
+def accuracy_parts(run: object, taken: float) -> Optional[dict[str, float]]:
+    """An accuracy run's start-up (its wall time less its epochs) and mean epoch, in seconds as measured
+    (advisor.estimates.ACCURACY_PARTS); None when it reported no epochs."""
+    epochs = _field(run, "epoch_seconds")
+    if not isinstance(epochs, list) or not epochs or not all(isinstance(e, (int, float)) for e in epochs):
+        return None
+    return {"startup": max(0.0, taken - sum(epochs)), "epoch": sum(epochs) / len(epochs)}
 
 
 def _step_key(kind_name: str, step_id: str) -> str:

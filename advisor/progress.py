@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, TextIO
 
 from advisor.estimates import Figures, Load, Plan, Step, plan_for
@@ -28,8 +28,11 @@ OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progres
 SCALE_BOUNDS = (0.2, 5.0)  # how far finished steps may move the estimate of the rest (assumption)
 # Seconds of the plan's own estimate a correction is shrunk toward, by how alike the steps it learns from
 # are (assumption, fitted on benchmarks/probe_estimates.py's recorded runs): the same step's earlier round
-# says most, its family (set-up, timed runs, dynamic-shape children, the rest) less, all steps least.
-SCALE_PRIOR_S = {"id": 5.0, "family": 10.0, "all": 30.0}
+# says most, its family (set-up, timed runs, dynamic-shape children, the rest) less, all steps least. The
+# last was 30 s: in a GPT probe recorded here on 2026-12-03 (load 8.8 on 2 cores) the timed runs took half
+# their plan (MindSpore graph's first step) and pulled the dynamic-shape children's ETA to 0.56-0.67x of
+# the time left; at 120 s nine recordings of six kinds hold 95% of their ETAs (92% at 30 s).
+SCALE_PRIOR_S = {"id": 5.0, "family": 10.0, "all": 120.0}
 # A step past its estimate is expected to take this share of its time so far again (assumption: a step
 # counted by the clock alone; without it the ETA sat at 0 while the last step ran on).
 OVERRUN_SHARE = 0.25
@@ -224,6 +227,7 @@ class ProbeProgress:
         self.started = time.monotonic() if now is None else now
         self.ended: float | None = None
         self.cpu_marks = [_cpu_mark()]  # the host's CPU at the start and the end: the load the steps met
+        self.demand: Optional[float] = None  # the run queue at the end (finish): see measured_load
         for step in plan.steps:
             self._add(step)
 
@@ -332,7 +336,9 @@ class ProbeProgress:
         with self.lock:
             if total is not None and int(total) > self.planned:
                 before = self.planned
-                self.anonymous += int(total) - before
+                # the runner's total counts the extra round it starts: the plan's own slots for it, not
+                # new steps (counted twice, an extra round of the quick profile read 2x its time)
+                self.anonymous += int(total) - before - self._promote(int(total) - before)
                 if before > 0 or any(s.began is not None for s in self.order):  # the first total is the plan
                     self._replan(before)
             if kind == "replan":
@@ -351,9 +357,45 @@ class ProbeProgress:
                 slot.began = now if slot.began is None else slot.began
             if kind == "done":
                 slot.done, slot.fraction, slot.taken, slot.run = True, 1.0, now - slot.began, run
+                if _grade(run) == "unusable":
+                    self._unusable(slot.step.id)
             elif kind == "progress" and fraction is not None:
                 slot.reported = now if slot.reported is None else slot.reported
                 slot.fraction = max(slot.fraction, min(0.99, float(fraction)))
+
+    def _promote(self, wanted: int) -> int:
+        """Up to `wanted` slots of the extra rounds the plan weighs by their chance, first first, made
+        certain (the runner announced that it runs them); returns how many."""
+        pending = [
+            s for s in self.order if not s.step.setup and not s.dropped and s.began is None and s.step.chance < 1.0
+        ]
+        for slot in pending[:wanted]:
+            slot.step = replace(slot.step, chance=1.0)
+        return min(wanted, len(pending))
+
+    def _unusable(self, rid: str) -> None:
+        """A run came back graded unusable: the round it belongs to gives its comparisons no pair. When
+        the rounds planned can no longer give MIN_PAIRS usable pairs, the runner runs the extra round the
+        plan weighed by its chance (probes.training.runner: while a comparison is undecided): that round
+        is made certain now, a visible re-plan, not a countdown that runs out before it starts."""
+        from probes.quality import MIN_PAIRS
+
+        pending = [s for s in self.order if s.began is None and not s.dropped and s.step.chance < 1.0]
+        first = next((s for s in pending if s.step.id == rid), None)
+        if first is None:
+            return
+        ids = {s.step.id for s in self.order if s.step.group == first.step.group and not s.step.setup}
+        certain = {i: [s for s in self.order if s.step.id == i and s.step.chance >= 1.0] for i in ids}
+        spoiled = {
+            n for slots in certain.values() for n, s in enumerate(slots) if s.done and _grade(s.run) == "unusable"
+        }
+        if max(len(slots) for slots in certain.values()) - len(spoiled) >= MIN_PAIRS:
+            return  # enough rounds left to pair: the runner may stop without another
+        before, group, chance = self.planned, first.step.group, first.step.chance  # the next extra round's
+        for slot in pending:
+            if slot.step.group == group and slot.step.chance == chance:
+                slot.step = replace(slot.step, chance=1.0)
+        self._replan(before)
 
     def _pass(self, rid: str, now: float) -> None:
         """One child of a run with several (the pipeline probe's passes) ended: its next step of that id
@@ -372,13 +414,16 @@ class ProbeProgress:
         with self.lock:
             self.ended = time.monotonic() if now is None else now
             self.cpu_marks = self.cpu_marks[:1] + [_cpu_mark()]
+            self.demand = _demand()
 
     def measured_load(self) -> Optional[Load]:
         """The other processes' load while it ran (after finish; advisor.estimates.measured_load): the
         load its steps' times were taken under, which the plan's load, read before, may miss."""
         from advisor.estimates import measured_load
 
-        return measured_load(self.cpu_marks[0], self.cpu_marks[-1]) if len(self.cpu_marks) == 2 else None
+        if len(self.cpu_marks) != 2:
+            return None
+        return measured_load(self.cpu_marks[0], self.cpu_marks[-1], self.demand)
 
     # ---- the estimate --------------------------------------------------------------------------
 
@@ -609,6 +654,11 @@ def _same(step: Step) -> str:
     return re.sub(r"(-seed\d+|-r\d+-rep\d+)$", "", step.id)
 
 
+def _grade(run: object) -> Optional[str]:
+    """The noise grade a finished run carries (its model, or its dict through the probe registry)."""
+    return run.get("quality") if isinstance(run, Mapping) else getattr(run, "quality", None)
+
+
 def _family(step: Step) -> str:
     if step.setup:
         return "setup"
@@ -624,6 +674,14 @@ def _cpu_mark():
         return cpu_mark()
     except (OSError, ValueError):  # no /proc/stat, no rusage: the plan's load stands in
         return None
+
+
+def _demand() -> Optional[float]:
+    """The host's runnable demand now (the 1-minute load average), or None where unreadable."""
+    from probes import hostfacts
+
+    avg = hostfacts.loadavg()
+    return float(avg[0]) if avg else None
 
 
 def _terminal(stream: TextIO) -> bool:
@@ -681,7 +739,8 @@ def probe_progress(
         progress.finish()
         _learn(kind_name, config, progress)
     elapsed = progress.view().elapsed
-    print(f"advisor: {kind_name}: finished in {duration(elapsed)}", file=stream, flush=True)
+    print(_wrapped(f"advisor: {kind_name}: finished in {duration(elapsed)}{unscored_text(progress)}", width),
+          file=stream, flush=True)  # fmt: skip
 
 
 def _bar(kind_name: str, progress: ProbeProgress, stream: TextIO) -> Iterator[OnEvent]:
@@ -720,6 +779,23 @@ def _bar(kind_name: str, progress: ProbeProgress, stream: TextIO) -> Iterator[On
                 bar.console.print(f"{_named(rid, ev)}: {done_text(ev)}", markup=False, highlight=False, soft_wrap=False)
 
         yield rich_event
+
+
+def unscored_text(progress: ProbeProgress) -> str:
+    """'; not scored: <runs> ...' when a run measured in every round was graded unusable in each (a busy
+    host): the last progress line, right above the result, says so and what to do; "" otherwise."""
+    graded: dict[str, list[Optional[str]]] = {}
+    for slot in progress.order:
+        grade = _grade(slot.run) if slot.done and not slot.step.setup else None  # graded: it measured
+        if grade is not None:
+            graded.setdefault(slot.step.id, []).append(grade)
+    bad = [rid for rid, grades in graded.items() if all(g == "unusable" for g in grades)]
+    if not bad:
+        return ""
+    return (
+        f"; not scored: {', '.join(bad)} graded unusable in every round (the host was busy): rerun when it is "
+        "quieter, or measure longer (a longer --budget, more rounds with --max-repeat)"
+    )
 
 
 def _setup(progress: ProbeProgress, rid: str) -> bool:

@@ -19,7 +19,8 @@ pass compiles cold). Each row names the 1-minute load average at its start and e
 as found, which on a shared host is the quietest there is, not an idle machine.
 
 --record FILE keeps every kind's events (with their times) and its plan's inputs (load, this host's
-figures, the compile cache's state); --replay FILE... feeds them again to the progress model of the
+figures, the compile cache's state); --replay FILE... --export JSON writes them as plain data (the tests'
+fixtures); --replay FILE... feeds them again to the progress model of the
 checkout it runs from, so two models (before / after a change: run it with PYTHONPATH at the older
 checkout) are judged on the same runs, without running a probe.
 """
@@ -170,6 +171,8 @@ def replay(recording: dict) -> dict:
         )
     finally:
         estimates.compile_cache_warm = real_warm
+    estimate = progress.estimate_seconds()  # before any event, as the live run printed it (after them it
+    # counts the extra rounds that ran in full and the steps the runner announced: not the opening's figure)
     etas: list[tuple[float, float]] = []
 
     def sample(now: float) -> None:
@@ -189,7 +192,7 @@ def replay(recording: dict) -> dict:
         clock += SAMPLE_S
         sample(clock)
     judged, inside, worst = judge(etas, recording["actual"])
-    return {"estimate": progress.estimate_seconds(), "etas": judged, "inside": inside, "worst": worst, "trace": etas}
+    return {"estimate": estimate, "etas": judged, "inside": inside, "worst": worst, "trace": etas}
 
 
 def replay_main(files: list[str]) -> int:
@@ -208,6 +211,53 @@ def replay_main(files: list[str]) -> int:
                 f"estimate/actual {r['estimate'] / rec['actual']:.2f}x ({r['estimate']:.0f}/{rec['actual']:.0f} s)  "
                 f"ETAs inside the goal {r['inside']}/{r['etas']} ({100 * r['inside'] / max(1, r['etas']):.0f}%){worst}"
             )
+    return 0
+
+
+# The fields of an event the progress model reads (advisor.progress.seen), kept by --export; of the run a
+# "done" event carries, its status and grade (an unusable run re-plans the extra round).
+EVENT_FIELDS = ("run_id", "kind", "fraction", "run_fraction", "epoch", "epochs", "total", "status", "message",
+                "native_kind")  # fmt: skip
+
+
+def exported(recording: dict) -> dict:
+    """A recording as plain JSON data (tests/fixtures/eta-records: the tests replay them without pickle)."""
+
+    def event(e: object) -> dict:
+        data = {k: getattr(e, k, None) for k in EVENT_FIELDS}
+        run = getattr(e, "run", None)
+        if run is not None:
+            get = run.get if isinstance(run, dict) else lambda k: getattr(run, k, None)
+            data["run"] = {"status": get("status"), "quality": get("quality")}
+        return {k: v for k, v in data.items() if v is not None}
+
+    config = recording["config"]
+    return {
+        "kind": recording["kind"],
+        "label": recording["label"],
+        "name": recording["name"],
+        "config": config.model_dump(mode="json") if hasattr(config, "model_dump") else dict(config),
+        "load": [recording["load"].cores, recording["load"].foreign] if recording["load"] else None,
+        "figures": dict(recording["figures"].measured),
+        "warm": [[folder, model_dir, bool(w)] for (folder, model_dir), w in recording["warm"].items()],
+        "events": [[round(at, 3), event(e)] for at, e in recording["events"]],
+        "actual": round(recording["actual"], 3),
+        "loadavg": list(recording["loadavg"]) if isinstance(recording["loadavg"], tuple) else [recording["loadavg"]],
+    }
+
+
+def export_main(files: list[str], out: str) -> int:
+    import json
+    import pickle
+
+    kept = []
+    for where in files:
+        with open(where, "rb") as f:
+            kept += [exported(rec) for rec in pickle.load(f)]
+    with open(out, "w") as f:
+        json.dump(kept, f, indent=None, separators=(",", ":"))
+        f.write("\n")
+    print(f"{len(kept)} recordings written to {out}")
     return 0
 
 
@@ -262,7 +312,10 @@ def main() -> int:
     parser.add_argument("--record", metavar="FILE", help="keep every kind's events and plan inputs for --replay")
     parser.add_argument("--trace", metavar="FILE", help="write every kind's ETA samples (at, ETA, really left) as JSON")
     parser.add_argument("--replay", nargs="+", metavar="FILE", help="judge recorded runs again (no probe runs)")
+    parser.add_argument("--export", metavar="JSON", help="with --replay: write the recordings as JSON instead")
     args = parser.parse_args()
+    if args.replay and args.export:
+        return export_main(args.replay, args.export)
     if args.replay:
         return replay_main(args.replay)
     os.environ["XDG_CACHE_HOME"] = args.cache or tempfile.mkdtemp(prefix="advisor-estimates-")

@@ -77,7 +77,7 @@ def test_scaling_launches_are_planned_by_their_launcher_and_counted_by_the_clock
     config = ScalingConfig(frameworks=["pytorch", "mindspore"], models=["lenet"], repeat=1)
     plan = plan_for("scaling", config, load=QUIET)
     assert plan.each_for("pytorch-lenet-r1-rep1") == SCALING_LAUNCH_S["torchrun"]
-    assert plan.each_for("mindspore-lenet-r2-rep1") == SCALING_LAUNCH_S["msrun"]
+    assert plan.each_for("mindspore-lenet-r1-rep1") == SCALING_LAUNCH_S["msrun"]
     p = ProbeProgress.for_config("scaling", config, now=0.0, load=QUIET)
     p.on_event(ev("mindspore-lenet-r1-rep1", "start", total=4), now=0.0)
     p.on_event(ev("mindspore-lenet-r1-rep1", "progress", fraction=1.0), now=10.0)  # its timed steps ended
@@ -122,9 +122,10 @@ def test_the_first_deploy_step_carries_the_exporters_one_off_cost():
     p = ProbeProgress.for_config("deploy", config, now=0.0, load=QUIET)
     each, n = p.default_s, p.anonymous
     assert p.estimate_seconds() == pytest.approx(n * each + DEPLOY_FIRST_EXTRA_S)
+    first = p.plan.each_for("pytorch-onnx-lenet") + DEPLOY_FIRST_EXTRA_S
     p.on_event(ev("pytorch-onnx-lenet", "start"), now=0.0)
-    p.on_event(ev("pytorch-onnx-lenet", "done"), now=each + DEPLOY_FIRST_EXTRA_S)  # as planned
-    p.on_event(ev("pytorch-source-lenet@torch-eager", "start"), now=each + DEPLOY_FIRST_EXTRA_S)
+    p.on_event(ev("pytorch-onnx-lenet", "done"), now=first)  # as planned
+    p.on_event(ev("pytorch-source-lenet@torch-eager", "start"), now=first)
     second = p.order[p.slots["pytorch-source-lenet@torch-eager"][0]].step
-    assert second.seconds == pytest.approx(each)  # the one-off once
-    assert p.scale(now=each + DEPLOY_FIRST_EXTRA_S) == pytest.approx(1.0)  # nothing to correct
+    assert second.seconds == pytest.approx(p.plan.each_for("pytorch-source-lenet@torch-eager"))  # the one-off once
+    assert p.scale(now=first) == pytest.approx(1.0)  # nothing to correct

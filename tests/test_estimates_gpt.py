@@ -90,7 +90,7 @@ def test_a_dynamic_childs_estimate_is_its_start_up_its_new_shapes_and_its_tokens
     busy = _step(plan_for("gpt", config, load=Load(2, 2.0)), "mindspore-graph-dynamic")
     assert busy.fixed_s == pytest.approx(startup * Load(2, 2.0).slowdown)
     assert busy.timed_s == pytest.approx(
-        shapes * per_shape * Load(2, 2.0).slowdown + tokens * token_us * 1e-6 * Load(2, 2.0).step_slowdown
+        shapes * per_shape * Load(2, 2.0).slowdown + tokens * token_us * 1e-6 * Load(2, 2.0).slowdown
     )
 
 

@@ -97,7 +97,7 @@ async def test_first_run_starts_from_the_quick_profile_and_results_bring_the_ful
         assert screen.profile() == "quick" and screen.query_one("#probe-profile").value == "quick"
         choice, _ = screen.choice()
         assert choice["models"] == QUICK["models"] and choice["modes"] == QUICK["modes"]
-        assert (choice["repeat"], choice["max_repeat"], choice["budget"]) == (2, 2, 2.0)
+        assert (choice["repeat"], choice["max_repeat"], choice["budget"]) == (2, QUICK["max_repeat"], 2.0)
         assert "Quick profile" in str(screen.query_one("#probe-status").content)
         await pilot.press("s")
         await settle(pilot)
@@ -106,7 +106,7 @@ async def test_first_run_starts_from_the_quick_profile_and_results_bring_the_ful
             ["lenet"],
             ["eager", "graph"],
             2,
-            2,
+            QUICK["max_repeat"],
         )
     app = probes_app(cached=cached_suite)  # this host measured before: the full suite, config's budget
     async with app.run_test(size=(120, 40)) as pilot:

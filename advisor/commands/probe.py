@@ -85,7 +85,8 @@ def register(subparsers) -> None:
         "--quick",
         action="store_true",
         help=f"the quick profile: {','.join(QUICK['models'])} in {','.join(QUICK['modes'])} (PyTorch eager against "
-        f"MindSpore graph), {QUICK['repeat']} rounds, budget {QUICK['budget']:g} s: about a minute on a 2-core "
+        f"MindSpore graph), {QUICK['repeat']} rounds (up to {QUICK['max_repeat']} while a run's grade leaves "
+        f"the comparison undecided), budget {QUICK['budget']:g} s: about a minute on a 2-core "
         "host; with --models gpt the transformer probe's (the same two modes, a short dynamic-shape "
         "schedule: a few minutes); flags given with it win",
     )

@@ -566,6 +566,9 @@ def run_suite(
         shutil.rmtree(tmp, ignore_errors=True)
 
     suite.runs = _merge_repeats(runs)
+    unscored = never_usable(runs)
+    if unscored:  # the reader's first question: why nothing of it counts, and what to do about it
+        suite.warnings.insert(0, unscored)
     for model in config.models:
         suite.comparisons += model_comparisons(
             runs, model, [run_id(fw, mode, model, config.batch_size) for fw, mode in specs]
@@ -732,6 +735,26 @@ def _model_rounds(model: str, ctx: _Rounds) -> dict:
             f"{log['rounds']} round(s) as asked (no extra rounds: --max-repeat): undecided: {', '.join(left)}"
         )
     return log
+
+
+def never_usable(runs: list[ProbeRun]) -> Optional[str]:
+    """What to do when a run measured in every round but was graded unusable in each (a busy host: its
+    merged result is shown, never scored), in one sentence with the load the rounds met; None otherwise."""
+    by_id: dict[str, list[ProbeRun]] = {}
+    for r in runs:
+        if r.status == "ok":
+            by_id.setdefault(r.id, []).append(r)
+    bad = {rid: group for rid, group in by_id.items() if all(r.quality == "unusable" for r in group)}
+    if not bad:
+        return None
+    loads = [r.settings.get("foreign_cores") for group in bad.values() for r in group]
+    loads = sorted(x for x in loads if isinstance(x, (int, float)))
+    busy = f" (other processes used {loads[len(loads) // 2]:.1f} of {usable_cores()} cores)" if loads else ""
+    rounds = max(len(group) for group in bad.values())
+    return (
+        f"not scored: {', '.join(bad)} graded unusable in all {rounds} round(s){busy}; "
+        "rerun when the host is quieter, or measure longer (a longer --budget, more rounds with --max-repeat)"
+    )
 
 
 def _parity(config: ProbeConfig, aux: dict, cancelled: bool = False) -> list[ParityResult]:

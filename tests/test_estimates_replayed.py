@@ -1,0 +1,80 @@
+"""Estimates judged on real runs: the progress events of probes recorded on this project's loaded 2-core
+machine kind (benchmarks/probe_estimates.py --record, then --export into tests/fixtures/eta_records: six
+kinds, a first run on an empty cache and a second with this host's figures, at 1-minute loads of 1.6-11),
+fed again at their recorded times to this checkout's progress model, as the benchmark's --replay does.
+Deterministic: no probe runs and no clock is read. Each recording's opening estimate must be within
+0.67-1.5x of the time the run took, and 90% of the ETAs shown while it ran within 0.67-1.5x of the time
+really left. The model before this change held 71% of them (accuracy 43-61%, a quick probe's extra round
+57%, a loaded deployment 12%) and opened three of the nine runs outside the goal (1.87-2.14x)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from advisor import estimates
+from advisor.estimates import Figures, Load
+from advisor.progress import ProbeProgress
+from probes.base import KINDS
+
+GOAL = (0.67, 1.5)
+SAMPLE_S = 2.0  # the benchmark's: an ETA read every 2 s between events
+MIN_LEFT_S = 10.0  # the benchmark's: ETAs with less than this really left are not judged
+FOLDER = Path(__file__).parent / "fixtures" / "eta_records"
+# the nine runs the change was judged on (before and after); then twelve fresh ones after it, their
+# openings not held to the goal: a second run when the host turned quieter under the same load reading
+# opened 1.5x high (and 1.5-2.7x before learning counted a saturated host's run queue: README)
+RECORDINGS = json.loads((FOLDER / "loaded-2-cores.json").read_text())
+FRESH = json.loads((FOLDER / "fresh-runs.json").read_text())
+
+
+def replay(rec: dict, monkeypatch) -> tuple[float, list[float]]:
+    """(the opening estimate, each judged ETA over the time really left)."""
+    warm = {(folder, model): w for folder, model, w in rec["warm"]}
+    monkeypatch.setattr(estimates, "compile_cache_warm", lambda folder, model: warm.get((folder, model), False))
+    config = KINDS[rec["name"]].Config(**rec["config"])
+    load = Load(*rec["load"]) if rec["load"] else None
+    progress = ProbeProgress.for_config(rec["name"], config, now=0.0, figures=Figures(rec["figures"]), load=load)
+    opening = progress.estimate_seconds()
+    actual, etas, clock = rec["actual"], [], 0.0
+
+    def sample(now: float) -> None:
+        view = progress.view(now)
+        if view.eta_seconds is not None and view.finished < view.planned and actual - now >= MIN_LEFT_S:
+            etas.append(view.eta_seconds / (actual - now))
+
+    for at, event in rec["events"]:
+        while clock + SAMPLE_S < at:
+            clock += SAMPLE_S
+            sample(clock)
+        progress.on_event(event, now=at)
+        sample(at)
+        clock = max(clock, at)
+    while clock + SAMPLE_S < actual:
+        clock += SAMPLE_S
+        sample(clock)
+    return opening, etas
+
+
+def label(rec: dict) -> str:
+    return f"{rec['kind']}-{rec['label']}-load{rec['loadavg'][0]:.1f}"
+
+
+def test_the_fixtures_hold_every_cheap_kind_cold_and_warm():
+    kinds = {rec["kind"] for rec in RECORDINGS}
+    assert {"quick", "accuracy", "deploy", "scaling", "pipeline", "gpt-quick"} <= kinds and len(RECORDINGS) >= 9
+
+
+@pytest.mark.parametrize("rec", RECORDINGS, ids=label)
+def test_the_opening_estimate_is_within_the_goal(rec, monkeypatch):
+    opening, _ = replay(rec, monkeypatch)
+    assert GOAL[0] <= opening / rec["actual"] <= GOAL[1], f"{opening:.0f} s planned, {rec['actual']:.0f} s taken"
+
+
+@pytest.mark.parametrize("runs", [RECORDINGS, RECORDINGS + FRESH], ids=["judged", "judged-and-fresh"])
+def test_nine_in_ten_mid_run_etas_are_within_the_goal(runs, monkeypatch):
+    ratios = [r for rec in runs for r in replay(rec, monkeypatch)[1]]
+    inside = sum(1 for r in ratios if GOAL[0] <= r <= GOAL[1])
+    assert len(ratios) > 800 and inside / len(ratios) >= 0.90, f"{inside} of {len(ratios)}"
