@@ -454,10 +454,18 @@ def probe_counts(report: ReportView) -> ProbeCounts:
             out.usable += 1
     note = report.probes.note
     out.enter_scores = bool(runs) and report.comparison_basis == "measured"
-    out.why_not = (
-        None if out.enter_scores or not runs else (note or "the performance criterion is on the knowledge-base basis")
-    )
+    out.why_not = None if out.enter_scores or not runs else (note or _unscored_why(out))
     return out
+
+
+def _unscored_why(counts: ProbeCounts) -> str:
+    """Why runs that apply to the workload still do not enter the score, and what to do about it."""
+    if counts.unusable and not (counts.usable or counts.noisy):
+        return (
+            "every run that finished was graded unusable (too noisy to decide: the host was busy); rerun "
+            "`advisor probe` when it is quieter, or with a longer --budget"
+        )
+    return "the performance criterion is on the knowledge-base basis"
 
 
 def _other_probes(report: ReportView) -> list[str]:
