@@ -97,7 +97,7 @@ DEPLOY_FIRST_EXTRA_S = 6.0
 # An accuracy run per framework: its start-up (interpreter, import, data, model; the child's wall time
 # less its epochs) and one epoch (training and the test pass), quiet-equivalent. Measured here on
 # 2026-12-03 (benchmarks/probe_estimates.py --record, LeNet-5 on the digits, two epochs; the recordings
-# in the project notes' eta-records): PyTorch eager 8.8 s start-up and 8.9 s an epoch, MindSpore graph
+# kept as tests/fixtures/eta_records): PyTorch eager 8.8 s start-up and 8.9 s an epoch, MindSpore graph
 # 11.1 s and 13.8 s at 2.9 other cores busy on 2 (slowdown 1.58). The figures before (one run's total
 # at a load of 9-10: MindSpore 6.4 s in all) planned a first run's MindSpore child at a quarter of its time.
 ACCURACY_RUN_S = {"pytorch": (5.6, 5.6), "mindspore": (7.0, 8.7)}  # (start-up s, epoch s)

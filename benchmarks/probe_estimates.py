@@ -221,7 +221,7 @@ EVENT_FIELDS = ("run_id", "kind", "fraction", "run_fraction", "epoch", "epochs",
 
 
 def exported(recording: dict) -> dict:
-    """A recording as plain JSON data (tests/fixtures/eta-records: the tests replay them without pickle)."""
+    """A recording as plain JSON data (tests/fixtures/eta_records: the tests replay them without pickle)."""
 
     def event(e: object) -> dict:
         data = {k: getattr(e, k, None) for k in EVENT_FIELDS}
