@@ -1,0 +1,203 @@
+"""The projection's arithmetic, worked by hand on the peak path (the accelerator's peak x the knowledge
+base's derating ranges), where every factor can be read off: GFLOPs per sample, the operator-coverage
+half a first-party or an adapter framework takes, the devices and the communication's kept range, the
+published record and the loader's caps, then the time, the cost and the tokens a transformer's rate
+gives. The knowledge-base figures used are asserted first, so a changed figure says so instead of
+failing obscurely."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.decision.constants import DEFAULT
+from advisor.decision.projections import project, team_recompute, tokens_gflops, workload_gflops
+from advisor.requirements import parse_requirements
+
+
+@pytest.fixture(scope="module")
+def kb():
+    import knowledge
+
+    return knowledge.load()
+
+
+def test_the_knowledge_base_figures_the_examples_are_worked_with(kb):
+    """Operator coverage loses 10-30% of peak, memory bandwidth 10-40%; an H100 peaks at 989.4 TFLOPS
+    (16-bit) and rents at $2.995 an hour; a 910B at 280 or ~320 TFLOPS; MLPerf's 8 x H100 ResNet-50 record
+    is 6,875 images/s per device; the loader delivers INPUT_PIPELINE_PER_HOST 20,000 images/s a host."""
+    from advisor.decision.projections import _derating, _price
+
+    assert (_derating(kb, "operator_coverage").loss.low, _derating(kb, "operator_coverage").loss.high) == (0.1, 0.3)
+    assert (_derating(kb, "memory_bandwidth").loss.low, _derating(kb, "memory_bandwidth").loss.high) == (0.1, 0.4)
+    accs = {a.id: a for a in kb.accelerators}
+    assert (accs["h100"].fp16_tflops.value, _price(kb, accs["h100"]).usd.value) == (989.4, 2.995)
+    peak = accs["ascend-910b"].fp16_tflops or accs["ascend-910b"].bf16_tflops
+    assert [peak.value] + [a.value for a in peak.alternatives] == [280.0, 320.0]
+    assert [(r.model, r.accelerator, r.per_device) for r in kb.records] == [("resnet50", "h100", 6875.0)]
+    assert (DEFAULT["INPUT_PIPELINE_PER_HOST"], DEFAULT["DEVICES_PER_HOST"]) == (20000.0, 8.0)
+
+
+def _vision(devices: int, gflops=None, model: str = "custom", target: str = "nvidia", samples: int = 1_000_000, **w):
+    accelerator = {"nvidia": "H100", "ascend": "910B"}[target]
+    return parse_requirements(
+        {
+            "name": "vision",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
+            "hardware": {
+                "available": [target],
+                "training_target": target,
+                "accelerator": accelerator,
+                "devices": devices,
+            },
+            "deployment": {"targets": [f"{target}-server"]},
+            "model": {"family": "cnn", "parameters_millions": 25.6, "source": "pytorch-code"},
+            "workload": {
+                "model": model,
+                "dataset_samples": samples,
+                **({"gflops_per_sample": gflops} if gflops else {}),
+                **w,
+            },
+        }
+    )
+
+
+# A first-party framework takes the lower half of the operator-coverage loss (10-20%), an adapter the upper
+# (20-30%); memory bandwidth 10-40% for both:
+#   first-party: slow end (1 - 0.2)(1 - 0.4) = 0.48 of peak, fast end (1 - 0.1)(1 - 0.1) = 0.81;
+#   adapter:     slow end (1 - 0.3)(1 - 0.4) = 0.42,          fast end (1 - 0.2)(1 - 0.1) = 0.72.
+
+
+def test_one_h100_at_its_derated_peak(kb):
+    """1,000 GFLOPs a sample: 989.4e12 / 1e12 = 989.4 samples/s at peak, x 0.48 = 474.912, x 0.81 = 801.414.
+    1e6 samples: 1e6 / 801.414 / 3600 = 0.3466 h to 1e6 / 474.912 / 3600 = 0.5849 h, at $2.995 an hour."""
+    p = project("pytorch", _vision(1, 1000), kb, [], basis_cap="peak")
+    assert (p.basis, p.native) == ("peak", True)
+    assert (p.images_per_second.low, p.images_per_second.high) == (474.912, 801.414)
+    assert (p.training_hours.low, p.training_hours.high) == (0.3466, 0.5849)
+    assert (p.time_to_train_hours.low, p.time_to_train_hours.high) == (0.3466, 0.5849)
+    assert (p.compute_cost_usd.low, p.compute_cost_usd.high) == (round(0.3466 * 2.995, 2), round(0.5849 * 2.995, 2))
+
+
+def test_eight_devices_multiply_by_the_devices_and_the_communications_kept_range(kb):
+    """8 x 474.912 x kept.low, 8 x 801.414 x kept.high (the host curve at 8: 0.78-0.95); the cost is
+    the hours x 8 devices x $2.995."""
+    p = project("pytorch", _vision(8, 1000), kb, [], basis_cap="peak")
+    kept = p.communication.kept
+    assert (kept.low, kept.high) == (0.78, 0.95)
+    assert p.images_per_second.low == pytest.approx(474.912 * 8 * 0.78, abs=1e-3)
+    assert p.images_per_second.high == pytest.approx(801.414 * 8 * 0.95, abs=1e-3)
+    hours = p.time_to_train_hours
+    assert hours.low == round(1e6 / (801.414 * 8 * 0.95) / 3600, 4)
+    assert (p.compute_cost_usd.low, p.compute_cost_usd.high) == (
+        round(hours.low * 8 * 2.995, 2),
+        round(hours.high * 8 * 2.995, 2),
+    )
+
+
+def test_epochs_multiply_the_samples(kb):
+    p = project("pytorch", _vision(1, 1000, epochs=3), kb, [], basis_cap="peak")
+    assert (p.training_hours.low, p.training_hours.high) == (
+        round(3e6 / 801.414 / 3600, 4),
+        round(3e6 / 474.912 / 3600, 4),
+    )
+
+
+def test_an_adapter_takes_the_upper_half_of_the_operator_coverage_loss(kb):
+    """910B: 280 x 0.42 = 117.6 (the lower peak at the slow end) to 320 x 0.72 = 230.4 for PyTorch through
+    torch_npu; MindSpore, first-party: 280 x 0.48 = 134.4 to 320 x 0.81 = 259.2."""
+    adapter = project("pytorch", _vision(1, 1000, target="ascend"), kb, [], basis_cap="peak")
+    assert (adapter.native, adapter.images_per_second.low, adapter.images_per_second.high) == (False, 117.6, 230.4)
+    native = project("mindspore", _vision(1, 1000, target="ascend"), kb, [], basis_cap="peak")
+    assert (native.native, native.images_per_second.low, native.images_per_second.high) == (True, 134.4, 259.2)
+
+
+def test_the_loader_caps_an_image_rate_per_host(kb):
+    """10 GFLOPs a sample: 80,141 images/s on one H100 at its fast end, more than the 20,000 a host's
+    loader delivers: both ends at 20,000. 16 devices are two hosts: 40,000."""
+    one = project("pytorch", _vision(1, 10), kb, [], basis_cap="peak")
+    assert (one.images_per_second.low, one.images_per_second.high) == (20000.0, 20000.0)
+    two = project("pytorch", _vision(16, 10), kb, [], basis_cap="peak")
+    assert (two.images_per_second.low, two.images_per_second.high) == (40000.0, 40000.0)
+    assert two.time_to_train_hours.low == round(1e6 / 40000 / 3600, 4)
+
+
+def test_the_published_record_caps_the_rate_on_its_accelerator(kb):
+    """ResNet-50 (24.5 GFLOPs a sample, WORKLOAD_GFLOPS) on one H100: 989.4e3 / 24.5 x 0.48 = 19,384
+    images/s at the slow end, past the record's 6,875 per device: both ends at 6,875 (under the loader's
+    20,000)."""
+    req = _vision(1, model="resnet50")
+    assert workload_gflops(req) == 24.5
+    p = project("pytorch", req, kb, [], basis_cap="peak")
+    assert (p.images_per_second.low, p.images_per_second.high) == (6875.0, 6875.0)
+
+
+def test_a_run_of_centuries_is_not_a_projection(kb):
+    """1e5 GFLOPs a sample and 1e12 samples: 1e12 / 8.01 / 3600 = 3.5e7 h even at the fast end, past
+    MEANINGFUL_MAX_HOURS (876,600 h, a century): no rate, basis none."""
+    assert DEFAULT["MEANINGFUL_MAX_HOURS"] == 876600.0
+    p = project("pytorch", _vision(1, 1e5, samples=10**12), kb, [], basis_cap="peak")
+    assert (p.basis, p.images_per_second, p.training_hours) == ("none", None, None)
+    ok = project("pytorch", _vision(1, 1e5, samples=10**9), kb, [], basis_cap="peak")  # 1e9 / 4.75 / 3600: 58,000 h
+    assert ok.basis == "peak" and ok.training_hours.high == round(1e9 / 4.74912 / 3600, 4)
+
+
+# ---- a transformer: tokens, the MFU and the recompute -------------------------------------------------
+
+
+def _llm(devices: int = 8, **model):
+    return parse_requirements(
+        {
+            "name": "llm",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "basic", "size": 6},
+            "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "H100", "devices": devices},
+            "deployment": {"targets": ["nvidia-server"]},
+            "model": {
+                "family": "transformer",
+                "parameters_millions": 1300,
+                "source": "pytorch-code",
+                "layers": 24,
+                "hidden_size": 2048,
+                "attention_heads": 16,
+                "sequence_length": 2048,
+                **model,
+            },
+            "needs": {"distributed_training": devices > 1},
+            "workload": {"model": "transformer", "tokens": 1e10},
+        }
+    )
+
+
+def test_a_transformers_flops_per_sequence():
+    """6 x 1.3e9 + 12 x 24 x 2048 x 2048 = 9,007,959,552 FLOPs a token, x 2048 tokens a sequence."""
+    req = _llm()
+    assert tokens_gflops(req) == pytest.approx(9.007959552)
+    assert workload_gflops(req) == pytest.approx(9.007959552 * 2048)
+
+
+def test_the_teams_recompute_without_a_layout_is_the_stated_modes_share_of_a_step():
+    """A forward pass over a training step: (2 N + 4 L s h) / (6 N + 12 L s h) = 1/3 for dense training;
+    selective RECOMPUTE_SELECTIVE_SHARE (0.1) of it; LoRA's step is lighter, so the pass weighs more."""
+    assert team_recompute(_llm(recompute="none"), None) == 0.0
+    assert team_recompute(_llm(recompute="full"), None) == pytest.approx(1 / 3)
+    assert team_recompute(_llm(recompute="selective"), None) == pytest.approx(1 / 30)
+    assert team_recompute(_llm(), None) is None
+    attention = 12 * 24 * 2048 * 2048
+    lora = team_recompute(_llm(recompute="full", fine_tune="lora"), None)
+    assert lora == pytest.approx((2 * 1.3e9 + attention / 3) / (4.02 * 1.3e9 + attention))
+
+
+def test_a_transformers_rate_gives_its_tokens_mfu_and_time(kb):
+    """Whatever the MFU references give: tokens/s = sequences/s x 2048; the MFU = sequences/s x GFLOPs a
+    sequence / (8 x 989.4e3); the hours = 1e10 / 2048 sequences / the rate / 3600."""
+    p = project("pytorch", _llm(), kb, [])
+    ips, tps = p.images_per_second, p.tokens_per_second
+    assert p.basis == "reference" and ips.unit == "sequences/s"
+    assert (tps.low, tps.high) == (pytest.approx(ips.low * 2048, abs=1.1), pytest.approx(ips.high * 2048, abs=1.1))
+    g = 9.007959552 * 2048
+    assert p.mfu.low == pytest.approx(ips.low * g / (8 * 989.4e3), abs=1e-4)
+    assert p.mfu.high == pytest.approx(ips.high * g / (8 * 989.4e3), abs=1e-4)
+    assert p.training_hours.low == pytest.approx(1e10 / 2048 / ips.high / 3600, rel=1e-3)
+    assert p.training_hours.high == pytest.approx(1e10 / 2048 / ips.low / 3600, rel=1e-3)
+    assert 0 < p.mfu.low < p.mfu.high < 1
