@@ -67,6 +67,12 @@ TEST_FILES: dict[str, list[str]] = {
     "decision": [
         "tests/test_decision_model.py",
         "tests/test_kills_decision.py",
+        "tests/test_kills_decision_communication.py",
+        "tests/test_kills_decision_criteria.py",
+        "tests/test_kills_decision_memory.py",
+        "tests/test_kills_decision_projections.py",
+        "tests/test_kills_decision_tco.py",
+        "tests/test_kills_decision_workload.py",
         "tests/test_decision_properties.py",
         "tests/test_deploy_scoring.py",
         "tests/test_gpt_memory.py",
