@@ -201,3 +201,74 @@ def test_a_transformers_rate_gives_its_tokens_mfu_and_time(kb):
     assert p.training_hours.low == pytest.approx(1e10 / 2048 / ips.high / 3600, rel=1e-3)
     assert p.training_hours.high == pytest.approx(1e10 / 2048 / ips.low / 3600, rel=1e-3)
     assert 0 < p.mfu.low < p.mfu.high < 1
+
+
+# ---- the measured path: a probe run of the workload's own model ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cpu_suite():
+    """This host's probe suite (tests/fixtures/report): PyTorch's fastest ResNet-18 run is the compiled one,
+    106.31 images/s, 95% CI 103.65-108.97, 3.3 GFLOPs an image."""
+    import json
+    from pathlib import Path
+
+    suite = json.loads((Path(__file__).parent / "fixtures" / "report" / "probes-cpu.json").read_text(encoding="utf-8"))
+    (best,) = [r for r in suite["runs"] if r["id"] == "pytorch-compile-resnet18-bs32"]
+    assert (best["images_per_second"], best["ci95"], best["train_flops_per_image"]) == (
+        106.31,
+        [103.65, 108.97],
+        3300000000,
+    )
+    return suite
+
+
+def _cpu_team(gflops: float = 3.3, devices: int = 1):
+    """tests/fixtures/report/cpu-team.yaml: ResNet-18 on CPU servers, 50,000 samples x 10 epochs."""
+    import yaml
+    from pathlib import Path
+
+    data = yaml.safe_load((Path(__file__).parent / "fixtures" / "report" / "cpu-team.yaml").read_text(encoding="utf-8"))
+    data["workload"]["gflops_per_sample"] = gflops
+    data["hardware"]["devices"] = devices
+    return parse_requirements(data)
+
+
+def test_a_measured_run_gives_its_confidence_interval(kb, cpu_suite):
+    """103.65-108.97 images/s on one device; 5e5 samples: 5e5 / 108.97 / 3600 = 1.2746 h to 1.34 h."""
+    p = project("pytorch", _cpu_team(), kb, [cpu_suite])
+    assert p.basis == "measured"
+    assert (p.images_per_second.low, p.images_per_second.high) == (103.65, 108.97)
+    assert (p.training_hours.low, p.training_hours.high) == (round(5e5 / 108.97 / 3600, 4), round(5e5 / 103.65 / 3600, 4))
+
+
+def test_a_measured_run_is_scaled_by_the_workloads_flops_beyond_5_percent(kb, cpu_suite):
+    """6.6 GFLOPs a sample is twice the probe's 3.3: x 0.5 = 51.825-54.485; 3.2 is within 5% (3.3 / 3.2 =
+    1.031): kept as measured."""
+    double = project("pytorch", _cpu_team(6.6), kb, [cpu_suite])
+    assert (double.images_per_second.low, double.images_per_second.high) == (51.825, 54.485)
+    near = project("pytorch", _cpu_team(3.2), kb, [cpu_suite])
+    assert (near.images_per_second.low, near.images_per_second.high) == (103.65, 108.97)
+
+
+def test_a_measured_run_on_more_devices_keeps_the_communications_range(kb, cpu_suite):
+    """2 devices x 103.65 x kept 0.8, 2 x 108.97 x 0.92."""
+    p = project("pytorch", _cpu_team(devices=2), kb, [cpu_suite])
+    assert (p.communication.kept.low, p.communication.kept.high) == (0.8, 0.92)
+    assert (p.images_per_second.low, p.images_per_second.high) == (
+        pytest.approx(2 * 103.65 * 0.8, abs=1e-3),
+        pytest.approx(2 * 108.97 * 0.92, abs=1e-3),
+    )
+
+
+def test_a_run_without_an_interval_is_taken_as_10_percent_either_side(kb, cpu_suite):
+    import copy
+
+    bare = copy.deepcopy(cpu_suite)
+    for run in bare["runs"]:
+        run["ci95"] = None
+    p = project("pytorch", _cpu_team(), kb, [bare])
+    assert (p.images_per_second.low, p.images_per_second.high) == (
+        pytest.approx(106.31 * 0.9, abs=1e-3),
+        pytest.approx(106.31 * 1.1, abs=1e-3),
+    )

@@ -94,3 +94,11 @@ def test_the_trainable_share_of_lora_and_full_training():
     assert trainable_share(ModelSpec(**base, fine_tune="full")) == 1.0
     assert trainable_share(ModelSpec(**base, fine_tune="lora")) == 0.01  # LORA_TRAINABLE_SHARE
     assert trainable_share(ModelSpec(**base, fine_tune="qlora", trainable_share=0.05)) == 0.05
+
+
+def test_a_size_near_a_row_takes_the_row_where_solving_would_differ():
+    """6,000 M is within 15% of Llama-2 7B (0.74 B < 1.01 B): its 4096 wide, 32 heads, not the 3968 and 31
+    that 12 x 32 x hidden^2 = 6e9 would give; 1,100 M is 15.4% from 1.3 B: solved, 1920 wide."""
+    assert _dims(shape_for(6000)) == (32, 4096, 32, 4096, 32000)
+    assert _dims(shape_for(1100))[:3] == (24, 1920, 15)
+    assert _dims(shape_for(1110))[:3] == (24, 2048, 16)
