@@ -174,6 +174,11 @@ def test_a_mixture_of_experts_adds_the_all_to_all(h100, kb):
     t_dp = 2 * 7 / 8 * 6e9 / 900e9
     moved = 16384 * 32 * 4 * 2 * 4096 * 2.0 * 3 / 4
     assert check.ratio == pytest.approx((t_dp + moved / 900e9) / (64 * 1e13 / 8 / _RATE), rel=1e-12)
+    # 16 devices: the gradients cross the 25 GB/s network, the all-to-all of expert parallel 4 stays on a
+    # host's 900 GB/s: 2 x 15/16 x 6e9 / 25e9 s + half the tokens per device (64 x 2048 / 16) over NVLink
+    wide = comm_compute(h100, _req(16, model=moe), 1e4, kb=kb, split=StepSplit(data=16, expert=4))
+    t_wide = 2 * 15 / 16 * 6e9 / 25e9 + moved / 2 / 900e9
+    assert wide.ratio == pytest.approx(t_wide / (64 * 1e13 / 16 / _RATE), rel=1e-12)
     no_ep = comm_compute(h100, _req(8, model=moe), 1e4, kb=kb, split=StepSplit(data=8, expert=1))
     assert no_ep.ratio == pytest.approx(2 * 7 / 8 * 18e9 / 900e9 / (64 * 1e13 / 8 / _RATE), rel=1e-12)
 

@@ -69,7 +69,7 @@ def _req(target: str = "nvidia", devices: int = 8, **constraints):
     )
 
 
-_PARTS = [("port", 30.0, 60.0), ("tests", 10.0, 20.0), ("nothing", 0.0, 0.0)]
+_PARTS = [("port", 30.0, 60.0), ("tests", 10.0, 20.0), ("nothing", 0.0, 0.0), ("review", 0.333, 0.333)]
 
 
 def _cost_of(kb, accs, req, target="nvidia"):
@@ -102,6 +102,7 @@ def test_a_cloud_cost_counts_the_team_the_rented_compute_and_the_engineering(kb,
     assert [(i.name, i.hours, i.usd.low, i.usd.high) for i in eng.items] == [
         ("port", [30.0, 60.0], 1125.0, 7500.0),
         ("tests", [10.0, 20.0], 375.0, 2500.0),
+        ("review", [0.33, 0.33], round(0.333 / 8 * 300, 2), round(0.333 / 8 * 1000, 2)),  # 12.49, 41.62
     ]
     c = proj.compute_cost_usd
     assert (cost.total_usd.low, cost.total_usd.high) == (

@@ -71,6 +71,7 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_kills_decision_criteria.py",
         "tests/test_kills_decision_memory.py",
         "tests/test_kills_decision_projections.py",
+        "tests/test_kills_decision_serving.py",
         "tests/test_kills_decision_tco.py",
         "tests/test_kills_decision_workload.py",
         "tests/test_decision_properties.py",
