@@ -73,6 +73,7 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_kills_decision_projections.py",
         "tests/test_kills_decision_serving.py",
         "tests/test_kills_decision_tco.py",
+        "tests/test_kills_decision_throughput.py",
         "tests/test_kills_decision_workload.py",
         "tests/test_decision_properties.py",
         "tests/test_deploy_scoring.py",
