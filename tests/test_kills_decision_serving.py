@@ -199,3 +199,118 @@ def test_a_moe_decode_step_reads_the_shared_weights_and_the_experts_its_tokens_t
     assert point.ttft_s == pytest.approx(prefill)
     assert point.tpot_s == pytest.approx(step + prefill / 100)
     assert point.rps == pytest.approx(1 / (prefill + 100 * step))
+
+
+# ---- the serving references rescaled --------------------------------------------------------------------
+# MLPerf Inference rows (fp8, 1 byte a weight): Llama-2 70B (69 B) 3,065.6 and GPT-J (6.05 B) 2,467.5
+# tokens/s per H100, GPT-J 815.7 per L40S; BERT-large (0.335 B, an encoder) 1,028.95 samples/s per L4 at
+# 2.58 ms. A decoder's rate scales by bandwidth x N_ref / N x the row's bytes / the served bytes; an
+# encoder's by 16-bit peak x N_ref / N.
+
+
+def test_the_rows_the_serving_examples_are_worked_with():
+    import knowledge
+
+    from advisor.decision.serving import ROW_BYTES
+
+    kb = knowledge.load()
+    rows = [(r.id, r.accelerator, r.precision, r.parameters_b, r.per_device.value) for r in kb.serving_references]
+    assert rows == [
+        ("mlperf-inf-4.1-llama2-70b-h100-trtllm", "h100", "fp8", 69.0, 3065.6),
+        ("mlperf-inf-4.1-gptj-h100-trtllm", "h100", "fp8", 6.05, 2467.5),
+        ("mlperf-inf-4.0-gptj-l40s-trtllm", "l40s", "fp8", 6.05, 815.7),
+        ("mlperf-inf-3.1-bert-large-l4-trt", "l4", "int8", 0.335, 1028.95),
+    ]
+    assert (ROW_BYTES["fp8"], DEFAULT["SERVING_ASCEND_EFFICIENCY"], DEFAULT["SINGLE_REFERENCE_WIDEN"]) == (1.0, 0.7, 0.25)
+
+
+def test_a_decoder_on_the_rows_own_accelerator_scales_by_size_and_bytes(accs):
+    """A 7 B model served at 2 bytes on H100s: only the H100 rows: 3,065.6 x 69 / 7 / 2 and 2,467.5 x 6.05 /
+    7 / 2 tokens/s per device."""
+    import knowledge
+
+    from advisor.decision.serving import rescaled_rate, scaled_rows
+
+    kb = knowledge.load()
+    rows = scaled_rows(kb, accs["h100"], "transformer-decoder", 7.0, 2.0)
+    assert [(r.id, v, lat) for r, v, lat in rows] == [
+        ("mlperf-inf-4.1-llama2-70b-h100-trtllm", pytest.approx(3065.6 * 69 / 14), None),
+        ("mlperf-inf-4.1-gptj-h100-trtllm", pytest.approx(2467.5 * 6.05 / 14), None),
+    ]
+    assert rescaled_rate(kb, accs["h100"], "transformer-decoder", 7.0, 2.0) == (
+        pytest.approx(2467.5 * 6.05 / 14),
+        pytest.approx(3065.6 * 69 / 14),
+    )
+    fp8 = rescaled_rate(kb, accs["h100"], "transformer-decoder", 7.0, 1.0)  # served at the rows' own byte
+    assert fp8 == (pytest.approx(2467.5 * 6.05 / 7), pytest.approx(3065.6 * 69 / 7))
+
+
+def test_a_decoder_on_another_chip_scales_by_bandwidth_and_on_ascend_by_its_efficiency(accs):
+    """H200 (4,800 GB/s) has no row: every decoder row x 4,800 / its chip's bandwidth; a 910B (1,200 GB/s)
+    the same x SERVING_ASCEND_EFFICIENCY 0.7."""
+    import knowledge
+
+    from advisor.decision.serving import rescaled_rate
+
+    kb = knowledge.load()
+    bw = {a: accs[a].bandwidth_gbs.value for a in ("h100", "l40s", "h200", "ascend-910b")}
+    rates = [3065.6 * 69 / 14 / bw["h100"], 2467.5 * 6.05 / 14 / bw["h100"], 815.7 * 6.05 / 14 / bw["l40s"]]
+    assert rescaled_rate(kb, accs["h200"], "transformer-decoder", 7.0, 2.0) == (
+        pytest.approx(min(rates) * bw["h200"]),
+        pytest.approx(max(rates) * bw["h200"]),
+    )
+    assert rescaled_rate(kb, accs["ascend-910b"], "transformer-decoder", 7.0, 2.0) == (
+        pytest.approx(min(rates) * bw["ascend-910b"] * 0.7),
+        pytest.approx(max(rates) * bw["ascend-910b"] * 0.7),
+    )
+
+
+def _served(accs, acc_id: str, architecture: str, params_m: float):
+    """A model served, no load stated and no workload: the rows alone give the rate and the latency."""
+    from types import SimpleNamespace
+
+    import knowledge
+
+    from advisor.decision.serving import serving_for
+
+    req = parse_requirements(
+        {
+            "name": "service",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
+            "hardware": {"available": ["nvidia"], "training_target": "nvidia", "devices": 2},
+            "deployment": {"targets": ["nvidia-server"]},
+            "model": {
+                "family": "transformer",
+                "architecture": architecture,
+                "parameters_millions": params_m,
+                "source": "pytorch-code",
+            },
+        }
+    )
+    route = SimpleNamespace(target="nvidia", framework="pytorch", serving=None)
+    return serving_for(route, accs[acc_id], 2, req, knowledge.load())
+
+
+def test_an_encoder_scales_by_peak_from_its_one_row_widened_with_its_latency(accs):
+    """BERT-large's row on an L4 for a 0.67 B encoder on an H100: factor 989.4 / L4's peak x 0.335 / 0.67;
+    one row, so x 0.75 and x 1.25; its 2.58 ms batch-1 latency / the factor; 2 devices double the rate."""
+    s = _served(accs, "h100", "encoder", 670)
+    factor = 989.4 / accs["l4"].fp16_tflops.value * 0.335 / 0.67
+    assert (s.unit, s.per_device.low, s.per_device.high) == (
+        "samples/s",
+        round(1028.95 * factor * 0.75, 3),
+        round(1028.95 * factor * 1.25, 3),
+    )
+    assert (s.total.low, s.total.high) == (
+        pytest.approx(2 * 1028.95 * factor * 0.75, abs=2e-3),
+        pytest.approx(2 * 1028.95 * factor * 1.25, abs=2e-3),
+    )
+    assert (s.latency_ms.low, s.latency_ms.high) == (round(2.58 / factor, 3), round(2.58 / factor, 3))
+
+
+def test_a_decoder_without_a_latency_row_is_floored_by_reading_its_weights(accs):
+    """7 B at 2 bytes over 3,350 GB/s: 14e9 / 3.35e12 = 4.179 ms per output token at least."""
+    s = _served(accs, "h100", "decoder", 7000)
+    assert (s.latency_ms.low, s.latency_ms.high) == (round(14e9 / 3350e9 * 1000, 3), round(14e9 / 3350e9 * 1000, 3))
+    assert (s.per_device.low, s.per_device.high) == (round(2467.5 * 6.05 / 14, 3), round(3065.6 * 69 / 14, 3))
