@@ -174,3 +174,95 @@ def test_without_a_knowledge_base_the_pitfall_hours_are_named_unknown(kb):
     assert "model.source" in [e.ref for e in ev if e.kind == "requirement"]
     _, ev, _ = migration_parts("mindspore", _ctx(kb), DEFAULT)
     assert "model.source" not in [e.ref for e in ev if e.kind == "requirement"]
+
+
+# ---- the migration estimate part by part ---------------------------------------------------------------
+
+
+def test_the_migration_constants_the_parts_are_worked_with():
+    assert [
+        DEFAULT[n]
+        for n in (
+            "PORT_HOURS_CNN_LOW",
+            "PORT_HOURS_CNN_HIGH",
+            "CUSTOM_KERNEL_HOURS_LOW",
+            "CUSTOM_KERNEL_HOURS_HIGH",
+            "DYNAMIC_SHAPES_HOURS_LOW",
+            "DYNAMIC_SHAPES_HOURS_HIGH",
+            "REVERSE_PORT_API_SHARE",
+            "HOURS_PER_WEEK",
+        )
+    ] == [4.0, 16.0, 8.0, 40.0, 8.0, 32.0, 0.3, 40.0]
+
+
+def _model_ctx(kb, **model):
+    req = parse_requirements(
+        {
+            "name": "vision",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
+            "hardware": {"available": ["ascend", "nvidia"], "training_target": "ascend", "accelerator": "910B", "devices": 8},
+            "deployment": {"targets": ["ascend-server"]},
+            "model": {"family": "cnn", "parameters_millions": 25.6, "source": "pytorch-code", **model},
+            "workload": {"model": "resnet50", "dataset_samples": 1281167, "epochs": 90},
+        }
+    )
+    return prepare(req, None, [], kb, None, None, False)[0]
+
+
+def _named(parts) -> dict:
+    return {name: (low, high) for name, low, high in parts}
+
+
+def test_porting_pytorch_code_to_mindspore_costs_the_familys_base_hours(kb):
+    """A CNN re-implemented in MindSpore: PORT_HOURS_CNN 4-16 h; the PyTorch workflow ports nothing."""
+    ctx = _model_ctx(kb)
+    assert _named(migration_parts("mindspore", ctx, DEFAULT)[0])["port (re-implement and check the model)"] == (
+        4.0,
+        16.0,
+    )
+    assert "port (re-implement and check the model)" not in _named(migration_parts("pytorch", ctx, DEFAULT)[0])
+
+
+def test_custom_kernels_beyond_the_pitfalls_first_and_dynamic_shapes(kb):
+    """3 custom CUDA kernels: on MindSpore the custom-ops pitfall charges the first, 2 more at 8-40 h each =
+    16-80 h; torch_npu on Ascend is charged no such pitfall, so all 3: 24-120 h. Dynamic shapes add 8-32 h
+    on MindSpore's graph mode only."""
+    ctx = _model_ctx(kb, custom_cuda_ops=True, custom_cuda_kernels=3, dynamic_shapes=True)
+    ms = _named(migration_parts("mindspore", ctx, DEFAULT)[0])
+    assert ms["2 more custom CUDA kernel(s)"] == (16.0, 80.0)
+    assert ms["dynamic shapes for Graph mode"] == (8.0, 32.0)
+    pt = _named(migration_parts("pytorch", ctx, DEFAULT)[0])
+    assert pt["3 more custom CUDA kernel(s)"] == (24.0, 120.0)
+    assert "dynamic shapes for Graph mode" not in pt
+
+
+def test_the_migration_score_is_a_team_week_over_a_team_week_and_the_middle_hours(kb):
+    """5 engineers x 40 h = 200 h a week; the score 100 x 200 / (200 + the middle of the summed parts), no
+    deadline so no pressure; the hours returned are the parts' sums to 2 places."""
+    from advisor.decision.criteria.migration import migration_score
+
+    ctx = _model_ctx(kb, custom_cuda_kernels=2)
+    for wf in ("pytorch", "mindspore", "hybrid"):
+        (score, _, _), hours, _ = migration_score(wf, ctx, DEFAULT)
+        parts = migration_parts(wf, ctx, DEFAULT)[0]
+        low, high = sum(p[1] for p in parts), sum(p[2] for p in parts)
+        assert hours == [round(low, 2), round(high, 2)], wf
+        assert score == pytest.approx(100 * 200 / (200 + (low + high) / 2)), wf
+
+
+def test_mindspore_code_moved_to_pytorch_reads_the_differing_apis_in_reverse(kb):
+    """The CNN's base 4-16 h + 0.3 (REVERSE_PORT_API_SHARE) x the effort of every API mapping that differs."""
+    ctx = _model_ctx(kb, source="mindspore-code")
+    differs = [m for m in kb.api_mappings if m.mapping == "differs" and m.effort_hours]
+    assert differs
+    expected = (
+        pytest.approx(4.0 + 0.3 * sum(m.effort_hours.low for m in differs)),
+        pytest.approx(16.0 + 0.3 * sum(m.effort_hours.high for m in differs)),
+    )
+    for wf in ("pytorch", "hybrid"):
+        parts = _named(migration_parts(wf, ctx, DEFAULT)[0])
+        assert parts["port the MindSpore code to PyTorch (api-mappings in reverse)"] == expected, wf
+    assert "port the MindSpore code to PyTorch (api-mappings in reverse)" not in _named(
+        migration_parts("mindspore", ctx, DEFAULT)[0]
+    )
