@@ -304,3 +304,91 @@ def test_a_smaller_reference_on_the_curve_divides_by_what_the_curve_keeps_there(
 )
 def test_a_reference_carries_the_loss_of_as_many_devices_or_more(devices, ref, carried):
     assert carried_loss(devices, ref) is carried
+
+
+# ---- the plan a projection follows, from the knowledge base's curves -----------------------------------
+# Host curves: NVLink (1: 1.0, 2: 0.90-0.98, 8: 0.78-0.95), PCIe (2: 0.80-0.92, 8: 0.60-0.78); network
+# curves from 8 devices: RoCE/IB (16: 0.85-0.95), Ethernet (16: 0.60-0.85); the communication derating
+# loses 15-50%.
+
+
+def _plan_req(target: str, devices: int, accelerator=None, network=None):
+    hw = {"available": [target], "training_target": target, "devices": devices}
+    if accelerator:
+        hw["accelerator"] = accelerator
+    if network:
+        hw["network"] = network
+    return parse_requirements(
+        {
+            "name": "plan",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
+            "hardware": hw,
+            "deployment": {"targets": [f"{target}-server"]},
+            "model": {"family": "cnn", "parameters_millions": 25.6, "source": "pytorch-code"},
+            "needs": {"distributed_training": devices > 1},
+        }
+    )
+
+
+def test_the_curves_the_plans_are_worked_with(kb):
+    curves = {c.id: [(p.devices, p.efficiency.low, p.efficiency.high) for p in c.points] for c in kb.scaling_curves}
+    assert curves["host-nvlink"] == [(1, 1.0, 1.0), (2, 0.9, 0.98), (8, 0.78, 0.95)]
+    assert curves["host-pcie"] == [(1, 1.0, 1.0), (2, 0.8, 0.92), (8, 0.6, 0.78)]
+    assert curves["network-roce-ib"][:2] == [(8, 1.0, 1.0), (16, 0.85, 0.95)]
+    assert curves["network-ethernet"][:2] == [(8, 1.0, 1.0), (16, 0.6, 0.85)]
+    (d,) = [x for x in kb.derating if x.factor == "communication"]
+    assert (d.loss.low, d.loss.high) == (0.15, 0.5)
+
+
+def test_within_a_host_the_plan_keeps_the_host_curve(kb, h100):
+    from advisor.decision.communication import communication_for
+
+    plan = communication_for("pytorch", "nvidia", h100, _plan_req("nvidia", 8, "H100"), kb)
+    assert (plan.comm.basis, plan.comm.kept.low, plan.comm.kept.high) == ("knowledge", 0.78, 0.95)
+    assert plan.comm.knowledge_loss == [0.05, 0.22]
+    assert [(p.devices, p.low, p.high) for p in plan.comm.curve] == [
+        (1, 1.0, 1.0),
+        (2, 0.9, 0.98),
+        (4, 0.84, 0.965),  # halfway from 2 to 8 in log n
+        (8, 0.78, 0.95),
+        (16, 0.468, 0.9025),
+    ]
+    assert plan.span()[:2] == (0.78, 0.95)
+
+
+def test_across_hosts_an_unknown_network_spans_both_network_curves(kb, h100):
+    """16 H100s: the host at 8 (0.78, 0.95) x the lower RoCE/Ethernet low (0.60) and the higher high (0.95):
+    0.468-0.9025, a loss of 9.75-53.2%; on Ethernet only, 0.95 x 0.85 = 0.8075 at the fast end."""
+    from advisor.decision.communication import communication_for
+
+    any_net = communication_for("pytorch", "nvidia", h100, _plan_req("nvidia", 16, "H100"), kb)
+    assert (any_net.comm.kept.low, any_net.comm.kept.high, any_net.comm.knowledge_loss) == (0.468, 0.9025, [0.0975, 0.532])
+    eth = communication_for("pytorch", "nvidia", h100, _plan_req("nvidia", 16, "H100", "ethernet"), kb)
+    assert (eth.comm.kept.low, eth.comm.kept.high) == (0.468, 0.8075)
+
+
+def test_one_device_keeps_everything(kb, h100):
+    from advisor.decision.communication import communication_for
+
+    plan = communication_for("pytorch", "nvidia", h100, _plan_req("nvidia", 1, "H100"), kb)
+    assert (plan.comm.basis, plan.comm.kept.low, plan.comm.kept.high) == ("single-device", 1.0, 1.0)
+    assert plan.factor(1) == (1.0, 1.0, False)
+
+
+def test_without_a_curve_the_derating_and_without_a_knowledge_base_an_assumption(kb, h100):
+    """No curves: the derating's 15-50% loss keeps 0.50-0.85 (knowledge); no knowledge base at all: the
+    same 0.50-0.85 assumed."""
+    from advisor.decision.communication import communication_for
+
+    bare = kb.model_copy(update={"scaling_curves": []})
+    plan = communication_for("pytorch", "nvidia", h100, _plan_req("nvidia", 8, "H100"), bare)
+    assert (plan.comm.basis, plan.comm.kept.low, plan.comm.kept.high) == ("knowledge", 0.5, 0.85)
+    assert (plan.comm.knowledge_loss, plan.comm.curve) == ([0.15, 0.5], [])
+    none = communication_for("pytorch", "nvidia", h100, _plan_req("nvidia", 8, "H100"), None)
+    assert (none.comm.basis, none.comm.kept.low, none.comm.kept.high, none.comm.knowledge_loss) == (
+        "assumed",
+        0.5,
+        0.85,
+        None,
+    )
