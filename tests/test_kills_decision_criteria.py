@@ -266,3 +266,46 @@ def test_mindspore_code_moved_to_pytorch_reads_the_differing_apis_in_reverse(kb)
     assert "port the MindSpore code to PyTorch (api-mappings in reverse)" not in _named(
         migration_parts("mindspore", ctx, DEFAULT)[0]
     )
+
+
+# ---- the evaluation: totals, eligibility and the order ---------------------------------------------------
+
+
+def test_each_total_is_the_weighted_sum_of_its_criteria_and_the_ranking_follows_it(kb):
+    from advisor.decision.evaluate import evaluate, rank
+
+    ev = evaluate(_ctx(kb), DEFAULT)
+    for s in ev.scores:
+        assert s.total == round(sum(c.weight * c.score for c in s.criteria), 3), s.workflow
+        assert s.eligible and s.blocked_by == []
+    totals = [s.total for s in rank(ev.scores)]
+    assert totals == sorted(totals, reverse=True)
+    assert ev.top() == rank(ev.scores)[0].workflow
+
+
+def test_a_budget_below_every_compute_cost_makes_none_eligible(kb):
+    """$0.01 against a compute cost of at least some dollars: every workflow blocked, once; a budget of
+    $1e12 blocks none."""
+    from advisor.decision.evaluate import evaluate
+
+    tight = evaluate(_ctx(kb, constraints={"budget_usd": 0.01}), DEFAULT)
+    assert [(s.eligible, len(s.blocked_by)) for s in tight.scores] == [(False, 1)] * 3
+    ample = evaluate(_ctx(kb, constraints={"budget_usd": 1e12}), DEFAULT)
+    assert [s.eligible for s in ample.scores] == [True] * 3
+
+
+def test_a_required_hardware_mandate_blocks_an_nvidia_deployment_in_its_scope(kb):
+    """Deploying to NVIDIA servers breaks a required domestic-hardware mandate over training and
+    deployment (every workflow, once); with the mandate on training only, Ascend training passes."""
+    from advisor.decision.evaluate import evaluate
+
+    both = evaluate(_ctx(kb, {"domestic_hardware": "required"}), DEFAULT)
+    assert [(s.eligible, len(s.blocked_by)) for s in both.scores] == [(False, 1)] * 3
+    training = evaluate(_ctx(kb, {"domestic_hardware": "required", "domestic_scope": ["training"]}), DEFAULT)
+    assert [s.eligible for s in training.scores] == [True] * 3
+    framework = evaluate(_ctx(kb, {"domestic_framework": "required"}, targets=("ascend-server",)), DEFAULT)
+    assert [(s.workflow, s.eligible) for s in framework.scores] == [
+        ("pytorch", False),
+        ("mindspore", True),
+        ("hybrid", True),
+    ]
