@@ -241,11 +241,16 @@ def test_a_measured_link_share_replaces_the_network_curve():
     g = (31 / 32) / (15 / 16)
     assert model.network_at(32) == (pytest.approx(1 / (1 + 0.25 * g)), pytest.approx(1 / (1 + g / 9)))
     assert model.reach is None
-    capped = ScalingModel(host=_HOST, networks=(), per_host=8, measured=_inter_host(ScalingSpread(
-        median=1.0, min=0.5, max=1.5, n=3)))  # a share past 1 is read as 0.99: x = 99
+    capped = ScalingModel(
+        host=_HOST, networks=(), per_host=8, measured=_inter_host(ScalingSpread(median=1.0, min=0.5, max=1.5, n=3))
+    )  # a share past 1 is read as 0.99: x = 99
     assert capped.network_at(16) == (pytest.approx(1 / 100), pytest.approx(0.5))
-    small = ScalingModel(host=_HOST, networks=(), per_host=1, measured=_inter_host(
-        ScalingSpread(median=0.15, min=0.1, max=0.2, n=3), world=1))  # a world of 1 is read as 2
+    small = ScalingModel(
+        host=_HOST,
+        networks=(),
+        per_host=1,
+        measured=_inter_host(ScalingSpread(median=0.15, min=0.1, max=0.2, n=3), world=1),
+    )  # a world of 1 is read as 2
     assert small.network_at(2) == (pytest.approx(0.8), pytest.approx(0.9))
 
 
@@ -363,7 +368,11 @@ def test_across_hosts_an_unknown_network_spans_both_network_curves(kb, h100):
     from advisor.decision.communication import communication_for
 
     any_net = communication_for("pytorch", "nvidia", h100, _plan_req("nvidia", 16, "H100"), kb)
-    assert (any_net.comm.kept.low, any_net.comm.kept.high, any_net.comm.knowledge_loss) == (0.468, 0.9025, [0.0975, 0.532])
+    assert (any_net.comm.kept.low, any_net.comm.kept.high, any_net.comm.knowledge_loss) == (
+        0.468,
+        0.9025,
+        [0.0975, 0.532],
+    )
     eth = communication_for("pytorch", "nvidia", h100, _plan_req("nvidia", 16, "H100", "ethernet"), kb)
     assert (eth.comm.kept.low, eth.comm.kept.high) == (0.468, 0.8075)
 
@@ -436,7 +445,12 @@ def _lenet(devices: int):
             "name": "lenet",
             "stage": "production",
             "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "H100", "devices": devices},
+            "hardware": {
+                "available": ["nvidia"],
+                "training_target": "nvidia",
+                "accelerator": "H100",
+                "devices": devices,
+            },
             "deployment": {"targets": ["nvidia-server"]},
             "model": {"family": "cnn", "parameters_millions": 0.06, "source": "pytorch-code"},
             "needs": {"distributed_training": True},

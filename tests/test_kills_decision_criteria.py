@@ -47,7 +47,12 @@ def _ctx(kb, needs=None, targets=("ascend-server", "nvidia-server"), constraints
             "name": "vision",
             "stage": "production",
             "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {"available": ["ascend", "nvidia"], "training_target": "ascend", "accelerator": "910B", "devices": 8},
+            "hardware": {
+                "available": ["ascend", "nvidia"],
+                "training_target": "ascend",
+                "accelerator": "910B",
+                "devices": 8,
+            },
             "deployment": {"targets": list(targets)},
             "model": {"family": "cnn", "parameters_millions": 25.6, "source": "pytorch-code"},
             "needs": needs or {},
@@ -99,14 +104,18 @@ def test_a_preferred_mandate_costs_no_unmet_penalty_and_a_required_framework_cos
 
 def test_a_training_only_mandate_leaves_the_deployment_out(kb):
     """Scope training: hardware 1.0 x 0.4 and MindSpore x 0.3 over 0.7: PyTorch 0.4 / 0.7."""
-    ctx = _ctx(kb, {"domestic_hardware": "preferred", "domestic_framework": "preferred", "domestic_scope": ["training"]})
+    ctx = _ctx(
+        kb, {"domestic_hardware": "preferred", "domestic_framework": "preferred", "domestic_scope": ["training"]}
+    )
     assert compliance_score("pytorch", ctx, DEFAULT)[0] == pytest.approx(100 * 0.4 / 0.7)
     assert compliance_score("mindspore", ctx, DEFAULT)[0] == pytest.approx(100.0)
 
 
 def _fits(ctx, wf):
     route = ctx.routes[wf]
-    return [deployment_fit(route.framework, t, ctx, DEFAULT, route.serving_for(t))[0] for t in ctx.req.deployment.targets]
+    return [
+        deployment_fit(route.framework, t, ctx, DEFAULT, route.serving_for(t))[0] for t in ctx.req.deployment.targets
+    ]
 
 
 def test_deployment_is_the_mean_fit_of_the_targets_less_the_hybrids_edge_penalty(kb):
@@ -201,7 +210,12 @@ def _model_ctx(kb, **model):
             "name": "vision",
             "stage": "production",
             "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {"available": ["ascend", "nvidia"], "training_target": "ascend", "accelerator": "910B", "devices": 8},
+            "hardware": {
+                "available": ["ascend", "nvidia"],
+                "training_target": "ascend",
+                "accelerator": "910B",
+                "devices": 8,
+            },
             "deployment": {"targets": ["ascend-server"]},
             "model": {"family": "cnn", "parameters_millions": 25.6, "source": "pytorch-code", **model},
             "workload": {"model": "resnet50", "dataset_samples": 1281167, "epochs": 90},

@@ -151,7 +151,12 @@ def _llm(devices: int = 8, **model):
             "name": "llm",
             "stage": "production",
             "team": {"pytorch": "expert", "mindspore": "basic", "size": 6},
-            "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "H100", "devices": devices},
+            "hardware": {
+                "available": ["nvidia"],
+                "training_target": "nvidia",
+                "accelerator": "H100",
+                "devices": devices,
+            },
             "deployment": {"targets": ["nvidia-server"]},
             "model": {
                 "family": "transformer",
@@ -239,7 +244,10 @@ def test_a_measured_run_gives_its_confidence_interval(kb, cpu_suite):
     p = project("pytorch", _cpu_team(), kb, [cpu_suite])
     assert p.basis == "measured"
     assert (p.images_per_second.low, p.images_per_second.high) == (103.65, 108.97)
-    assert (p.training_hours.low, p.training_hours.high) == (round(5e5 / 108.97 / 3600, 4), round(5e5 / 103.65 / 3600, 4))
+    assert (p.training_hours.low, p.training_hours.high) == (
+        round(5e5 / 108.97 / 3600, 4),
+        round(5e5 / 103.65 / 3600, 4),
+    )
 
 
 def test_a_measured_run_is_scaled_by_the_workloads_flops_beyond_5_percent(kb, cpu_suite):

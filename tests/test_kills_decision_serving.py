@@ -79,7 +79,12 @@ def _req(devices: int = 8, model: dict | None = None, **serving):
             "name": "llm service",
             "stage": "production",
             "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "H100", "devices": devices},
+            "hardware": {
+                "available": ["nvidia"],
+                "training_target": "nvidia",
+                "accelerator": "H100",
+                "devices": devices,
+            },
             "deployment": {"targets": ["nvidia-server"]},
             "model": {"family": "transformer", "parameters_millions": 6740, "source": "pytorch-code", **(model or {})},
             "workload": {"model": "transformer", "kind": "inference"},
@@ -221,7 +226,11 @@ def test_the_rows_the_serving_examples_are_worked_with():
         ("mlperf-inf-4.0-gptj-l40s-trtllm", "l40s", "fp8", 6.05, 815.7),
         ("mlperf-inf-3.1-bert-large-l4-trt", "l4", "int8", 0.335, 1028.95),
     ]
-    assert (ROW_BYTES["fp8"], DEFAULT["SERVING_ASCEND_EFFICIENCY"], DEFAULT["SINGLE_REFERENCE_WIDEN"]) == (1.0, 0.7, 0.25)
+    assert (ROW_BYTES["fp8"], DEFAULT["SERVING_ASCEND_EFFICIENCY"], DEFAULT["SINGLE_REFERENCE_WIDEN"]) == (
+        1.0,
+        0.7,
+        0.25,
+    )
 
 
 def test_a_decoder_on_the_rows_own_accelerator_scales_by_size_and_bytes(accs):

@@ -60,7 +60,12 @@ def _req(target: str = "nvidia", devices: int = 8, **constraints):
             "name": "vision",
             "stage": "production",
             "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {"available": [target], "training_target": target, "accelerator": accelerator, "devices": devices},
+            "hardware": {
+                "available": [target],
+                "training_target": target,
+                "accelerator": accelerator,
+                "devices": devices,
+            },
             "deployment": {"targets": [f"{target}-server"]},
             "model": {"family": "cnn", "parameters_millions": 25.6, "source": "pytorch-code"},
             "workload": {"model": "custom", "gflops_per_sample": 1000, "dataset_samples": 1000000},
