@@ -427,3 +427,79 @@ def test_too_few_devices_do_not_fit_and_say_how_many_would(h100_route):
     assert (fit.strategy, fit.min_devices) == ("does-not-fit", 3)
     assert [s.fits for s in fit.strategies] == [False, False, False]
     assert blocks(fit) is not None and blocks(_fit(h100_route, "other", 10000, 8, 128)) is None
+
+
+# ---- the fit of a transformer through its route ---------------------------------------------------------
+
+
+def _llm_fit(route, devices: int = 8, **model):
+    import knowledge
+
+    from advisor.decision.memory import memory_fit
+    from advisor.requirements import parse_requirements
+
+    req = parse_requirements(
+        {
+            "name": "llm",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
+            "hardware": {
+                "available": ["nvidia"],
+                "training_target": "nvidia",
+                "accelerator": "H100",
+                "devices": devices,
+            },
+            "deployment": {"targets": ["nvidia-server"]},
+            "model": {
+                "family": "transformer",
+                "parameters_millions": 1300,
+                "source": "pytorch-code",
+                "layers": 24,
+                "hidden_size": 2048,
+                "attention_heads": 16,
+                "sequence_length": 2048,
+                "vocabulary": 50257,
+                **model,
+            },
+            "workload": {"model": "transformer", "tokens": 1e10, "global_batch": 64},
+        }
+    )
+    return memory_fit(route, req, knowledge.load())
+
+
+# 1.3e9 parameters of bf16 Adam: 16 bytes, 20.8 GB of states; a checkpoint keeps the 2-byte weights and the
+# 12 bytes of master and moments: 18.2 GB. Activations of one sequence with fused (flash) attention, the
+# default: 34 x 2048 x 2048 x 24 layers + 4 x 2048 x (2048 + 50,257) = 3,422,552,064 + 428,482,560 = 3.851 GB.
+
+
+def test_a_transformer_that_fits_one_device_trains_data_parallel(h100_route):
+    """On 8: whole replicas, 20.8 + 3.851 = 24.651 GB; ZeRO-2 would hold 1.3 x (2 + 14 / 8) = 4.875 GB of
+    states, 8.726 GB; the least overhead is plain data parallel, no recompute; one device holds it."""
+    fit = _llm_fit(h100_route)
+    assert (fit.bytes_per_parameter, fit.states_gb, fit.checkpoint_gb) == (16.0, 20.8, 18.2)
+    assert (fit.activation_gb_per_sample, fit.batch_per_device, fit.data_parallel_gb) == (3.851, 1, 24.651)
+    assert [(s.strategy, s.per_device_gb, s.fits) for s in fit.strategies] == [
+        ("data-parallel", 24.651, True),
+        ("optimizer-sharding", 8.726, True),
+        ("model-parallel", 24.651, True),
+    ]
+    lay = fit.layout
+    assert (lay.tensor_parallel, lay.pipeline_parallel, lay.data_parallel, lay.zero_stage, lay.recompute) == (
+        1,
+        1,
+        8,
+        0,
+        "none",
+    )
+    assert (fit.strategy, fit.must_split, fit.min_devices, fit.min_layout.devices) == ("data-parallel", False, 1, 1)
+    assert fit.shape.layers == 24 and fit.shape.derived == []
+
+
+def test_a_transformer_too_large_for_one_device_must_split(h100_route):
+    """13,000 M parameters hold 208 GB of states: more than one H100's 79.886 GB, so the model must be split
+    (at least 3 devices), and plain data parallel does not fit."""
+    fit = _llm_fit(h100_route, parameters_millions=13000, recompute="full")
+    assert (fit.states_gb, fit.must_split) == (208.0, True)
+    assert fit.layout is not None and fit.layout.per_device_gb <= round(_H100_USABLE, 3)
+    assert fit.min_devices is not None and fit.min_devices * 79.886 > 208.0
+    assert (fit.strategies[0].strategy, fit.strategies[0].fits) == ("data-parallel", False)
