@@ -323,3 +323,68 @@ def test_a_required_hardware_mandate_blocks_an_nvidia_deployment_in_its_scope(kb
         ("mindspore", True),
         ("hybrid", True),
     ]
+
+
+# ---- performance without a time to train ---------------------------------------------------------------
+
+
+def _llm_ctx(kb, **changes):
+    from advisor.requirements import parse_requirements as parse
+
+    data = {
+        "name": "llm",
+        "stage": "production",
+        "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
+        "hardware": {"available": ["nvidia"], "training_target": "nvidia", "accelerator": "H100", "devices": 8},
+        "deployment": {"targets": ["nvidia-server"]},
+        "model": {"family": "transformer", "parameters_millions": 6740, "source": "pytorch-code"},
+        "workload": {"model": "transformer", "kind": "inference"},
+        **changes,
+    }
+    return prepare(parse(data), None, [], kb, None, None, False)[0]
+
+
+def test_a_served_load_scores_the_share_of_the_devices_it_needs(kb):
+    """A 7B model on 8 H100s: 2 requests/s are met (100); 300 requests/s need 20 devices, 8 are 40% of
+    them (40); a 0.01 ms first token cannot be met (0)."""
+    from advisor.decision.criteria.performance import performance_score
+
+    load = {"prompt_tokens": 1000, "output_tokens": 200}
+    for serving, verdict, needed, score in (
+        ({**load, "requests_per_second": 2.0}, "meets", 1, 100.0),
+        ({**load, "requests_per_second": 300.0}, "needs-devices", 20, 40.0),
+        ({**load, "requests_per_second": 2.0, "ttft_ms": 0.01}, "cannot", None, 0.0),
+    ):
+        ctx = _llm_ctx(kb, serving=serving)
+        slo = ctx.compared["pytorch"].serving.slo
+        assert (slo.verdict, slo.devices, slo.devices_needed) == (verdict, 8, needed)
+        assert performance_score("pytorch", ctx, DEFAULT)[0] == pytest.approx(score)
+
+
+def test_no_projection_takes_the_assumed_score_of_the_path(kb):
+    """No workload on NVIDIA: PyTorch's first-party path takes ASSUMED_PERF_NATIVE (80); MindSpore's GPU
+    path is unsupported (0). On Ascend without a workload: PyTorch through torch_npu ASSUMED_PERF_ADAPTER
+    (60), MindSpore 80."""
+    from advisor.decision.criteria.performance import performance_score
+
+    assert [DEFAULT[n] for n in ("ASSUMED_PERF_CPU", "ASSUMED_PERF_NATIVE", "ASSUMED_PERF_ADAPTER")] == [
+        30.0,
+        80.0,
+        60.0,
+    ]
+    nvidia = _llm_ctx(kb, workload=None)
+    assert [performance_score(wf, nvidia, DEFAULT)[0] for wf in ("pytorch", "mindspore")] == [80.0, 0.0]
+    ascend = _llm_ctx(
+        kb,
+        workload=None,
+        hardware={"available": ["ascend"], "training_target": "ascend", "accelerator": "910B", "devices": 8},
+        deployment={"targets": ["ascend-server"]},
+    )
+    assert [performance_score(wf, ascend, DEFAULT)[0] for wf in ("pytorch", "mindspore")] == [60.0, 80.0]
+    cpu = _llm_ctx(
+        kb,
+        workload=None,
+        hardware={"available": ["cpu"], "training_target": "cpu", "devices": 1},
+        deployment={"targets": ["cpu-server"]},
+    )
+    assert performance_score("pytorch", cpu, DEFAULT)[0] == 30.0
