@@ -388,3 +388,57 @@ def test_no_projection_takes_the_assumed_score_of_the_path(kb):
         deployment={"targets": ["cpu-server"]},
     )
     assert performance_score("pytorch", cpu, DEFAULT)[0] == 30.0
+
+
+# ---- the team and the cost criteria --------------------------------------------------------------------
+
+
+def _team(pytorch: str, mindspore: str, size: int = 5, stage: str = "production"):
+    return parse_requirements(
+        {
+            "name": "team",
+            "stage": stage,
+            "team": {"pytorch": pytorch, "mindspore": mindspore, "size": size},
+            "hardware": {"available": ["ascend"], "training_target": "ascend", "devices": 8},
+            "deployment": {"targets": ["ascend-server"]},
+            "model": {"family": "cnn", "parameters_millions": 25.6, "source": "pytorch-code"},
+        }
+    )
+
+
+def test_the_team_score_is_25_plus_25_a_skill_level():
+    """TEAM_SKILL_BASE 25 + TEAM_SKILL_STEP 25 x the level (none 0 ... expert 3): expert 100, basic 50.
+    The hybrid: production keeps 30% of the team's work in PyTorch (x HYBRID_SHARE_SCALE 1), less
+    HYBRID_TWO_STACKS 8, and SMALL_TEAM_PENALTY 10 for a team of two or fewer."""
+    from advisor.decision.criteria.team import team_score
+
+    assert [DEFAULT[n] for n in ("TEAM_SKILL_BASE", "TEAM_SKILL_STEP", "HYBRID_TWO_STACKS", "SMALL_TEAM_PENALTY")] == [
+        25.0,
+        25.0,
+        8.0,
+        10.0,
+    ]
+    assert DEFAULT["HYBRID_SHARE_SCALE"] == 1.0
+    req = _team("expert", "basic")
+    assert [team_score(wf, req, DEFAULT)[0] for wf in ("pytorch", "mindspore")] == [100.0, 50.0]
+    assert team_score("hybrid", req, DEFAULT)[0] == pytest.approx(0.3 * 100 + 0.7 * 50 - 8)
+    small = _team("expert", "basic", size=2)
+    assert team_score("hybrid", small, DEFAULT)[0] == pytest.approx(0.3 * 100 + 0.7 * 50 - 8 - 10)
+    research = _team("proficient", "none", stage="research")  # 60% in PyTorch: 0.6 x 75 + 0.4 x 25 - 8
+    assert team_score("hybrid", research, DEFAULT)[0] == pytest.approx(0.6 * 75 + 0.4 * 25 - 8)
+    assert team_score("mindspore", research, DEFAULT)[0] == 25.0
+
+
+def test_the_cost_score_is_the_cheapest_total_over_each_workflows(kb):
+    """100 x the cheapest compared total (low + high) / this workflow's, over the parts every workflow has."""
+    from advisor.decision.evaluate import evaluate
+    from advisor.decision.tco import comparable_parts, compared_total
+
+    ev = evaluate(_ctx(kb), DEFAULT)
+    names = comparable_parts(ev.costs, {"pytorch", "mindspore", "hybrid"})
+    assert names
+    sums = {wf: sum(compared_total(ev.costs[wf], names)) for wf in ("pytorch", "mindspore", "hybrid")}
+    for s in ev.scores:
+        (cost,) = [c for c in s.criteria if c.name == "cost"]
+        assert cost.score == round(100 * min(sums.values()) / sums[s.workflow], 3), s.workflow
+    assert max(c.score for s in ev.scores for c in s.criteria if c.name == "cost") == 100.0
