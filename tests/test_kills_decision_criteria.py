@@ -442,3 +442,17 @@ def test_the_cost_score_is_the_cheapest_total_over_each_workflows(kb):
         (cost,) = [c for c in s.criteria if c.name == "cost"]
         assert cost.score == round(100 * min(sums.values()) / sums[s.workflow], 3), s.workflow
     assert max(c.score for s in ev.scores for c in s.criteria if c.name == "cost") == 100.0
+
+
+def test_the_ecosystem_and_debugging_criteria_lead_with_the_requirement_that_weighs_them(kb):
+    from advisor.decision.evaluate import evaluate
+
+    ev = evaluate(_ctx(kb), DEFAULT)
+    for s in ev.scores:
+        by_name = {c.name: c for c in s.criteria}
+        assert (by_name["ecosystem"].evidence[0].kind, by_name["ecosystem"].evidence[0].ref) == (
+            "requirement",
+            "needs.huggingface",
+        )
+        assert by_name["debugging"].evidence[0].ref == "needs.debugging_intensity"
+        assert len(by_name["ecosystem"].evidence) > 1
