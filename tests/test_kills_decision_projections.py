@@ -280,3 +280,70 @@ def test_a_run_without_an_interval_is_taken_as_10_percent_either_side(kb, cpu_su
         pytest.approx(106.31 * 0.9, abs=1e-3),
         pytest.approx(106.31 * 1.1, abs=1e-3),
     )
+
+
+# ---- the reference path: published ResNet-50 runs scaled by FLOPs ---------------------------------------
+# ImageNet ResNet-50 (24.5 GFLOPs an image) references of PyTorch: on one A100 80GB 938 (TF32) and 2,470
+# (AMP) images/s, on eight 906 and 2,077.625 a device; on V100s 356-1,200 (16GB: 367, 1,200; 32GB: 356,
+# 1,156); MindSpore on eight Ascend 910s 2,169.5 a device. 16-bit peaks: A100 312, V100 125, H100 989.4.
+
+
+def _cnn(target: str, accelerator: str, devices: int, model: str = "resnet50", gflops=None):
+    workload = {"model": model, "dataset_samples": 1281167, **({"gflops_per_sample": gflops} if gflops else {})}
+    return parse_requirements(
+        {
+            "name": "vision",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
+            "hardware": {
+                "available": [target],
+                "training_target": target,
+                "accelerator": accelerator,
+                "devices": devices,
+            },
+            "deployment": {"targets": [f"{target}-server"]},
+            "model": {"family": "cnn", "parameters_millions": 25.6, "source": "pytorch-code"},
+            "workload": workload,
+        }
+    )
+
+
+def _rate(p) -> tuple:
+    return p.images_per_second.low, p.images_per_second.high
+
+
+def test_single_device_references_on_the_accelerator_scaled_by_flops(kb):
+    """One A100: its single-device runs, 938-2,470; a workload of 49 GFLOPs an image, half that."""
+    assert _rate(project("pytorch", _cnn("nvidia", "A100-80GB", 1), kb, [], basis_cap="reference")) == (938.0, 2470.0)
+    half = project("pytorch", _cnn("nvidia", "A100-80GB", 1, "custom", 49), kb, [], basis_cap="reference")
+    assert _rate(half) == (469.0, 1235.0)
+
+
+def test_multi_device_references_carry_their_own_loss_and_more_devices_add_the_curves(kb):
+    """Eight A100s: the eight-device runs as they are, 906 x 8 = 7,248 to 2,077.625 x 8 = 16,621 (their
+    loss is in them: no communication range); sixteen: x 16 and the curve from 8 to 16 devices, 0.468 /
+    0.78 = 0.6 at the slow end and 0.9025 / 0.95 = 0.95 at the fast end."""
+    eight = project("pytorch", _cnn("nvidia", "A100-80GB", 8), kb, [], basis_cap="reference")
+    assert (_rate(eight), eight.communication.basis) == ((7248.0, 16621.0), "in-reference")
+    sixteen = project("pytorch", _cnn("nvidia", "A100-80GB", 16), kb, [], basis_cap="reference")
+    assert _rate(sixteen) == (
+        pytest.approx(906 * 16 * 0.6, abs=1e-3),
+        pytest.approx(2077.625 * 16 * 0.95, abs=1e-3),
+    )
+
+
+def test_no_reference_on_the_chip_takes_the_share_of_peak_reached_on_the_vendors_others(kb):
+    """H100, 1,000 GFLOPs an image: the NVIDIA PyTorch runs reached 356 x 24.5 / 125e3 = 6.98% (a V100) to
+    1,200 x 24.5 / 125e3 = 23.52% of peak; x 989.4 images/s at peak: 69.04-232.71."""
+    p = project("pytorch", _cnn("nvidia", "H100", 1, "custom", 1000), kb, [], basis_cap="reference")
+    assert _rate(p) == (
+        pytest.approx(989.4 * 356 * 24.5 / 125e3, abs=1e-3),
+        pytest.approx(989.4 * 1200 * 24.5 / 125e3, abs=1e-3),
+    )
+
+
+def test_an_adapter_without_references_takes_the_first_partys_times_the_adapter_ratio(kb):
+    """PyTorch on eight Ascend 910s: MindSpore's 2,169.5 x 8 = 17,356 images/s x the adapter's share of
+    first-party throughput, (1 - 0.3) / (1 - 0.1) = 0.778 to (1 - 0.2) / (1 - 0.1) = 0.889."""
+    p = project("pytorch", _cnn("ascend", "ascend-910", 8), kb, [], basis_cap="reference")
+    assert _rate(p) == (pytest.approx(17356 * 0.7 / 0.9, abs=1e-3), pytest.approx(17356 * 0.8 / 0.9, abs=1e-3))
