@@ -347,3 +347,17 @@ def test_an_adapter_without_references_takes_the_first_partys_times_the_adapter_
     first-party throughput, (1 - 0.3) / (1 - 0.1) = 0.778 to (1 - 0.2) / (1 - 0.1) = 0.889."""
     p = project("pytorch", _cnn("ascend", "ascend-910", 8), kb, [], basis_cap="reference")
     assert _rate(p) == (pytest.approx(17356 * 0.7 / 0.9, abs=1e-3), pytest.approx(17356 * 0.8 / 0.9, abs=1e-3))
+
+
+def test_the_cost_evidence_names_the_price_and_the_servers_power(kb):
+    """8 H100s: the rental price ($2.995 a device-hour) and the DGX's 10.2 kW for 8, of which a fleet draws
+    TYPICAL_DRAW_LOW-HIGH (65-85%) while training: 6.63-8.67 kW over the hours to train."""
+    assert (DEFAULT["TYPICAL_DRAW_LOW"], DEFAULT["TYPICAL_DRAW_HIGH"]) == (0.65, 0.85)
+    p = project("pytorch", _vision(8, 1000), kb, [], basis_cap="peak")
+    assert [(e.kind, e.ref, e.value) for e in p.cost_evidence] == [
+        ("knowledge", "h100-hour", [2.995, 2.995]),
+        ("knowledge", "h100", 10200.0),
+    ]
+    hours = p.time_to_train_hours
+    assert p.energy_kwh.low == pytest.approx(6.63 * hours.low, abs=0.01)
+    assert p.energy_kwh.high == pytest.approx(8.67 * hours.high, abs=0.01)
