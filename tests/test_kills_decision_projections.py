@@ -361,3 +361,41 @@ def test_the_cost_evidence_names_the_price_and_the_servers_power(kb):
     hours = p.time_to_train_hours
     assert p.energy_kwh.low == pytest.approx(6.63 * hours.low, abs=0.01)
     assert p.energy_kwh.high == pytest.approx(8.67 * hours.high, abs=0.01)
+
+
+# ---- the MFU path on 8 H100s -----------------------------------------------------------------------------
+# The one H100 reference (Llama 3 405B, 38-43% MFU) widened by a quarter of its middle: 0.30375-0.50625;
+# its 16,384 devices carry their own communication loss (no factor on 8). sequences/s = MFU x 989.4e3
+# GFLOP/s x 8 devices / GFLOPs a sequence.
+
+
+def test_the_mfu_path_from_the_widened_reference(kb):
+    g = 9.007959552 * 2048
+    p = project("pytorch", _llm(), kb, [])
+    assert _rate(p) == (
+        pytest.approx(0.30375 * 989.4e3 * 8 / g, abs=1e-3),
+        pytest.approx(0.50625 * 989.4e3 * 8 / g, abs=1e-3),
+    )
+    assert (p.mfu.low, p.mfu.high, p.time_factors) == (0.3038, 0.5063, [])
+
+
+def test_qlora_trains_fewer_flops_a_token_and_pays_the_dequantisation(kb):
+    """QLoRA: (4 + 2 x 0.01) x 1.3e9 + 12 L s h = 6.434 GFLOPs a token; x 1 / (1 + QLORA_DEQUANT_OVERHEAD 0.3)."""
+    assert DEFAULT["QLORA_DEQUANT_OVERHEAD"] == 0.3
+    g = (4.02 * 1.3e9 + 12 * 24 * 2048 * 2048) / 1e9 * 2048
+    p = project("pytorch", _llm(fine_tune="qlora"), kb, [])
+    assert [(f.name, f.low, f.high) for f in p.time_factors] == [("qlora-dequantisation", 0.7692, 0.7692)]
+    assert _rate(p) == (
+        pytest.approx(0.30375 * 989.4e3 * 8 / g / 1.3, abs=1e-3),
+        pytest.approx(0.50625 * 989.4e3 * 8 / g / 1.3, abs=1e-3),
+    )
+
+
+def test_the_teams_full_recompute_divides_by_one_and_a_third(kb):
+    """Full recompute adds a forward pass, a third of a step (the layout's recompute overhead 0.3333);
+    the reference ran without: x (1 + 0) / (1 + 1/3) = 0.75."""
+    p = project("pytorch", _llm(recompute="full"), kb, [])
+    assert p.memory.layout.recompute_overhead == 0.3333
+    assert [(f.name, f.low, f.high) for f in p.time_factors] == [("recompute", 0.75, 0.75)]
+    g = 9.007959552 * 2048
+    assert _rate(p)[0] == pytest.approx(0.30375 * 989.4e3 * 8 / g * 0.75, abs=1e-3)
