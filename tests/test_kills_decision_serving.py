@@ -149,6 +149,8 @@ def test_a_light_load_is_met_by_one_device(accs):
     assert j.capacity.batch == 1  # 2 requests/s over 8 instances: one in flight each
     assert j.capacity.kv_gb_per_request == round(131072 * 1200 / 1e9, 4)
     assert j.capacity.weights_gb == 13.48
+    assert (j.capacity.kv_mb_per_token, j.capacity.max_batch) == (0.1311, 371)  # 131,072 bytes to 4 places
+    assert j.capacity.usable_gb_per_device == round(_USABLE / 1e9, 3) == 71.898
     assert j.capacity.ttft_ms.low == round((2 * 6.74e9 * 1000 + 2 * 32 * 1e6 * 4096) / (989.4e12 * 0.5) * 1000, 3)
     assert j.capacity.ttft_ms.high == round((2 * 6.74e9 * 1000 + 2 * 32 * 1e6 * 4096) / (989.4e12 * 0.3) * 1000, 3)
 
