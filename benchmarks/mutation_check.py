@@ -212,7 +212,7 @@ def run_generated(args: argparse.Namespace) -> dict[str, Counter]:
 
     judged = []
     for m in mutants:
-        why = equivalent_why(m)
+        why = equivalent_why(m, ROOT)
         if why:
             report(m, EQUIVALENT, why, 0.0)
         else:

@@ -481,3 +481,26 @@ def test_a_probe_of_another_rank_count_stands_beside_the_curve(kb, h100, scaling
     assert plan.comm.measured.id == "scaling:pytorch-lenet-r2"
     cpu = communication_for("pytorch", "nvidia", h100, _lenet(2), kb, scaling, True)  # CPU contention, not GPUs
     assert (cpu.comm.basis, cpu.comm.kept.low, cpu.comm.kept.high) == ("measured+knowledge", 0.9, 0.98)
+
+
+def test_a_measured_link_share_at_or_past_1_is_read_as_099_at_both_ends():
+    """Shares of 1.1-1.5 (a noisy probe): both ends read as 0.99, x = 99: kept 1 / 100 at 16 devices."""
+    both = ScalingModel(
+        host=_HOST,
+        networks=(),
+        per_host=8,
+        measured=_inter_host(ScalingSpread(median=1.2, min=1.1, max=1.5, n=3)),
+    )
+    assert both.network_at(16) == (pytest.approx(0.01), pytest.approx(0.01))
+
+
+def test_a_measured_efficiency_past_linear_is_kept_at_1(kb, h100, scaling):
+    """A probe repetition faster than linear (1.2): the range's fast end is 1.0."""
+    from advisor.decision.communication import communication_for
+
+    gpu = _on_gpus(scaling)
+    (pt,) = [f for f in gpu["frameworks"] if f["framework"] == "pytorch"]
+    (two,) = [rc for rc in pt["rank_counts"] if rc["ranks"] == 2]
+    two["efficiency"]["max"] = 1.2
+    plan = communication_for("pytorch", "nvidia", h100, _lenet(2), kb, gpu, True)
+    assert (plan.comm.basis, plan.comm.kept.low, plan.comm.kept.high) == ("measured", 0.4289, 1.0)

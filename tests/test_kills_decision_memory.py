@@ -288,7 +288,7 @@ def test_a_layout_holds_its_states_and_activations_per_device():
     first = fitting_layouts(_JOB, 2, 100e9)[0]
     assert (first.states_gb, first.activations_gb, first.per_device_gb) == (16.0, 1.227, 17.227)
     assert (first.data_parallel, first.devices, first.fits, first.micro_batch) == (2, 2, True, 1)
-    assert first.overhead == round(allreduce_share(_JOB, 1, 1, 2) * 0, 4) == 0.0
+    assert first.overhead == 0.0  # the all-reduce (2 x 1/2 x 2e9 / 1e11 s against 32 s) overlaps
     alone = replace(_JOB, formulas=("none",), recompute="none")
     assert [lay.per_device_gb for lay in fitting_layouts(alone, 2, 17.3e9)] == [17.227]
     assert fitting_layouts(alone, 2, 17.2e9) == []

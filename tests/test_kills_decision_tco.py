@@ -207,3 +207,19 @@ def test_only_the_parts_every_supported_workflow_has_are_compared(kb, accs):
         parts["team"].usd.high + 10000.0,
     )
     assert compared_total(cloud, []) is None
+
+
+def test_the_cards_power_budget_is_kept_to_2_places(kb, accs):
+    """A card of 333-377 W without a server datasheet, 8 of them x 1.8: 4.79520 -> 4.8 and 5.42880 -> 5.43 kW."""
+    from knowledge.models import Sourced
+
+    tdp = Sourced(
+        value=333.0,
+        source="test",
+        confidence="assumption",
+        alternatives=[Sourced(value=377.0, source="test", confidence="assumption")],
+    )
+    odd = accs["ascend-910b"].model_copy(update={"tdp_w": tdp})
+    proj, _ = _cost_of(kb, accs, _req("ascend"), target="ascend")
+    cost = total_cost(proj, [40.0, 80.0], _req("ascend"), kb, odd)
+    assert (cost.power_budget_kw_range.low, cost.power_budget_kw_range.high) == (4.8, 5.43)

@@ -65,7 +65,10 @@ TARGETS: list[Target] = [
 # patched in the runner's child is not patched in a subprocess.
 TEST_FILES: dict[str, list[str]] = {
     "decision": [
+        "tests/test_decision_evaluation_reuse.py",
         "tests/test_decision_model.py",
+        "tests/test_decision_pipeline.py",
+        "tests/test_gpt_report_wiring.py",
         "tests/test_kills_decision.py",
         "tests/test_kills_decision_communication.py",
         "tests/test_kills_decision_criteria.py",
@@ -80,8 +83,10 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_gpt_memory.py",
         "tests/test_heldout_workloads.py",
         "tests/test_memory_public_models.py",
+        "tests/test_report_measured.py",
         "tests/test_report_scaling.py",
         "tests/test_routes_scoring.py",
+        "tests/test_scan_optional_in_decision.py",
         "tests/test_scoring_decisions.py",
         "tests/test_scoring_projections.py",
         "tests/test_serving_capacity.py",
