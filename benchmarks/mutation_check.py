@@ -81,7 +81,7 @@ def _pytest(tree: Path, args: tuple[str, ...], timeout: float) -> tuple[str, str
         "XDG_CACHE_HOME": str(tree / ".mutation-cache"),
         "MUTATION_OUTCOME": outcome,
     }
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mutation.outcome"]
+    cmd = [sys.executable, "-m", "pytest", "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "mutation.outcome"]
     start = time.monotonic()
     # A session of its own, ended whole on a timeout; it ends itself if this process dies (mutation.bounded).
     child = subprocess.Popen(
@@ -212,7 +212,7 @@ def run_generated(args: argparse.Namespace) -> dict[str, Counter]:
 
     judged = []
     for m in mutants:
-        why = equivalent_why(m)
+        why = equivalent_why(m, ROOT)
         if why:
             report(m, EQUIVALENT, why, 0.0)
         else:

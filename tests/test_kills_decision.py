@@ -292,3 +292,12 @@ def test_a_serving_target_no_device_can_meet_blocks_the_workflow(kb):
     (pytorch,) = [s for s in report.scores if s.workflow == "pytorch"]
     assert not pytorch.eligible
     assert any(b.startswith("serving: ") for b in pytorch.blocked_by), pytorch.blocked_by
+
+
+def test_the_schedules_weeks_are_kept_to_3_places():
+    """Three engineers, 3 x 40 = 120 h a week: 10-25 h is 0.0833-0.2083 weeks -> 0.083, 0.208, each phase
+    alike."""
+    s = schedule("pytorch", [("port", 10.0, 25.0)], team_size=3, deadline=None)
+    assert (s.team_hours_per_week, s.weeks) == (120.0, [0.083, 0.208])
+    assert [p.weeks for p in s.phases] == [[0.083, 0.208]]
+    assert [p.hours for p in s.phases] == [[10.0, 25.0]]

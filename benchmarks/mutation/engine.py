@@ -34,7 +34,10 @@ TIMEOUT = "timeout"
 # Caches of code no mutant touches and that calls none: kept warm across children.
 _NEVER_MUTATED = ("knowledge.", "pydantic", "yaml", "numpy", "scipy", "textual", "rich", "re", "typing")
 NOT_COVERED = "not covered"
-_PYTEST_ARGS = ["-q", "-p", "no:cacheprovider", "--no-header", "-o", "addopts=", "-W", "ignore"]
+# No tracebacks: the outcome is read from each report's exception type, and formatting a traceback whose
+# locals hold a knowledge base or a report took a minute per failing test on a loaded host, which turned
+# mutants that only raise (errored) into timeouts.
+_PYTEST_ARGS = ["-q", "-p", "no:cacheprovider", "--no-header", "-o", "addopts=", "-W", "ignore", "--tb=no"]
 
 
 @dataclass

@@ -1,13 +1,15 @@
 """Reviewed equivalent mutants: changes no test can kill because the code behaves the same with them.
 
 Each entry names the mutant by its file, function, operator and text (not its position, which moves when
-the file is edited) and says why no behaviour changes. Listed mutants are counted apart, as
+the file is edited), and by the source line it is on where the same text occurs elsewhere in the function,
+and says why no behaviour changes. Listed mutants are counted apart, as
 "equivalent", never as killed; one that stops matching (the code changed) is simply judged again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
 from mutation.operators import Mutant
@@ -23,6 +25,8 @@ class Equivalent:
     before: str
     after: str
     why: str
+    line: str = ""
+    """the source line the change is on, stripped (empty: any line of the function)"""
 
 
 REVIEWED: tuple[Equivalent, ...] = (
@@ -88,18 +92,58 @@ REVIEWED: tuple[Equivalent, ...] = (
         "the clock-tick rate assumed where os.sysconf is missing: every POSIX system the probes run on has it, "
         "so the fallback is never evaluated",
     ),
+    Equivalent(
+        "advisor/decision/criteria/compliance.py",
+        "compliance_score",
+        "constant",
+        "1.0",
+        "2.0",
+        "the fallback denominator when the parts' weights sum to 0: parts is never empty past the early return "
+        "(a stated mandate adds its part), and weights that sum to 0 make the numerator 0 too: 0 / 1 = 0 / 2",
+        line="den = sum(w for _, w, _ in parts) or 1.0",
+    ),
+    Equivalent(
+        "advisor/decision/criteria/performance.py",
+        "schedule_share_score",
+        "constant",
+        "100.0",
+        "200.0",
+        "the score when the share is not positive, in the branch where even the best workflow's share is at "
+        "least 1: this workflow's share is at least the best one's, so it is positive and the fallback is "
+        "never taken",
+        line="score = 100 * best / share if share > 0 else 100.0",
+    ),
+    Equivalent(
+        "advisor/decision/throughput.py",
+        "reference_mfu",
+        "constant",
+        "0",
+        "1",
+        "the vocabulary of a published reference's shape: the only use is train_flops_per_token, 6 N + 12 L s h, "
+        "which does not read it",
+        line="shape = Shape(ref.layers or 1, ref.hidden or 1, 1, ref.sequence or 1, 0, [])",
+    ),
 )
 
 
-def equivalent_why(mutant: Mutant) -> Optional[str]:
-    """The reviewed reason this mutant cannot change behaviour, or None."""
+def equivalent_why(mutant: Mutant, root: Optional[Path] = None) -> Optional[str]:
+    """The reviewed reason this mutant cannot change behaviour, or None. An entry that names its source
+    line matches only on that line, read under `root` (without a root it does not match)."""
     for e in REVIEWED:
-        if (e.path, e.function, e.operator, e.before, e.after) == (
+        if (e.path, e.function, e.operator, e.before, e.after) != (
             mutant.path,
             mutant.function,
             mutant.operator,
             mutant.before,
             mutant.after,
         ):
-            return e.why
+            continue
+        if e.line and (root is None or _source_line(root, mutant) != e.line):
+            continue
+        return e.why
     return None
+
+
+def _source_line(root: Path, mutant: Mutant) -> str:
+    lines = (root / mutant.path).read_text(encoding="utf-8").splitlines()
+    return lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
