@@ -57,14 +57,7 @@ class AdvisorScreen(Screen):
         # it was hidden (a widget that changes its size does), at the same size and styles, every
         # widget is where the last layout put it: the Requirements form's ~400 widgets are placed again
         # for nothing (most of a later visit). Repaint the whole screen from the map it has instead.
-        if (
-            self.stack_updates
-            and self.is_attached
-            and self.is_current
-            and self._laid_out_as == (size, self.app._css_update_count)
-            and not (self._layout_required or self._layout_widgets or self._scroll_required)
-            and self._compositor.size == size
-        ):
+        if self._unmoved(size):
             self._compositor.update_widgets(self._dirty_widgets)
             self._dirty_widgets.clear()
             self._compositor._dirty_regions.add(size.region)  # the whole screen: another was shown
@@ -72,6 +65,19 @@ class AdvisorScreen(Screen):
                 self._compositor_refresh()
             return
         super()._screen_resized(size)
+
+    def _unmoved(self, size: Size) -> bool:
+        try:
+            return bool(
+                self.stack_updates
+                and self.is_attached
+                and self.is_current
+                and self._laid_out_as == (size, self.app._css_update_count)
+                and not (self._layout_required or self._layout_widgets or self._scroll_required)
+                and self._compositor.size == size
+            )
+        except AttributeError:  # Textual's internals moved: lay out as Textual does
+            return False
 
     def safely(self, fn: Callable[..., None], *args: object) -> None:
         """Draw; data the screen cannot show becomes a notification, never a traceback."""

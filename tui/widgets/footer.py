@@ -30,7 +30,7 @@ class Footer(TextualFooter):
         return keys, palette, self.compact
 
     def compose(self):
-        self._shown = self._keys() if self._bindings_ready else None
+        self._shown = self._keys() if getattr(self, "_bindings_ready", True) else None
         yield from super().compose()
 
     async def recompose(self) -> None:
