@@ -10,6 +10,7 @@ nothing here depends on the host.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -47,6 +48,8 @@ from tui.screens.requirements import RequirementsScreen
 from tui.state import AppState, Result
 
 if TYPE_CHECKING:
+    from textual.widget import AwaitMount
+
     from advisor.report import Report
     from probes.check.models import CheckReport
     from probes.launcher import Cancel
@@ -102,6 +105,9 @@ class AdvisorApp(App):
         self.initial_mode = initial_mode
         self.check_on_start = check_on_start
         self.views: list[Screen] = []  # the mode screens created so far (they register on mount)
+        self._switching = False  # inside switch_mode: its hold on frames ends early (delay_update)
+        self._release_switch: Optional[Callable[[], None]] = None
+        self._frozen = False  # the built screens' objects are out of the full collection's way
         # One controller per probe kind of the registry; the launcher and the saver are read at start
         # (a test may swap them).
         self.measurements = {
@@ -176,7 +182,10 @@ class AdvisorApp(App):
         first one, one screen per idle moment, so a first visit only has to paint (the Requirements form
         alone is ~400 widgets: seconds to compose on a loaded 2-core host)."""
         pending = [mode for mode in self.MODES if mode != self.current_mode and not self._built(mode)]
-        if not pending or not self.is_running:
+        if not self.is_running:
+            return
+        if not pending:
+            self._freeze_the_built()
             return
         try:
             screen, _ = self._get_screen(self.MODES[pending[0]]())  # registers it: compose and mount follow
@@ -202,6 +211,49 @@ class AdvisorApp(App):
             screen._compositor.render_full_update()
         self.set_timer(PREBUILD_GAP_S, self._prebuild_next)
 
+    # ---- switching screens ------------------------------------------------------------------------
+
+    def switch_mode(self, mode: str) -> AwaitMount:
+        """Textual holds every frame for 50 ms while it switches screens (delay_update), so no frame
+        shows the new screen before its resume handlers ran; here the hold ends as soon as the new
+        screen has handled its resume (where it redraws what changed while hidden), which on an idle
+        host is a few milliseconds: the switch paints at once."""
+        self._switching = True
+        try:
+            awaited = super().switch_mode(mode)
+        finally:
+            self._switching = False
+        release, self._release_switch = self._release_switch, None
+        if release is not None:
+            self.screen.call_later(release)  # after the ScreenResume switch_mode posted to it
+        return awaited
+
+    def delay_update(self, delay: float = 0.05) -> None:
+        if not self._switching:
+            super().delay_update(delay)
+            return
+        self._begin_batch()
+        held = [True]
+
+        def release() -> None:
+            if held:  # once: by the new screen, or by the timer if its queue is gone
+                held.clear()
+                self._end_batch()
+                if not self._batch_count:
+                    self.screen.refresh()
+
+        self._release_switch = release
+        self.set_timer(delay, release, name="delay_update")
+
+    def _freeze_the_built(self) -> None:
+        """Every screen is built: the ~260,000 objects the app holds now (its widgets, the knowledge
+        base, the models) live as long as it does. Python's full collection walks them all, which is
+        0.4-0.6 s at a random moment, so at times a key waited for it; frozen, a collection walks only
+        what came after (undone when the app ends, so a process that goes on can free them)."""
+        if not self._frozen:
+            gc.freeze()
+            self._frozen = True
+
     def _built(self, mode: str) -> bool:
         return bool(getattr(self, "_screen_stacks", {}).get(mode))
 
@@ -211,6 +263,9 @@ class AdvisorApp(App):
 
     def on_unmount(self) -> None:
         self.stop_children()
+        if self._frozen:
+            gc.unfreeze()
+            self._frozen = False
 
     def stop_children(self) -> None:
         """Kill the probe and smoke-test processes so quitting never waits for them."""

@@ -9,6 +9,7 @@ from typing import Callable
 from textual import events
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -26,6 +27,7 @@ class AdvisorScreen(Screen):
         self.stale: dict[str, tuple] = {}  # key -> (draw, args) for changes while hidden
         self.resumed_at = 0.0  # monotonic time the screen was last shown (tests use it)
         self.left_field: Widget | None = None  # the field Escape left: Tab goes on from it
+        self._laid_out_as: tuple | None = None  # (size, the app's CSS count) of the last full layout
 
     def on_mount(self) -> None:
         self.app.register_view(self)
@@ -44,6 +46,38 @@ class AdvisorScreen(Screen):
         for fn, args in stale.values():
             self.safely(fn, *args)
         self.resumed_at = time.monotonic()
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        if not scroll:
+            self._laid_out_as = (self.outer_size if size is None else size, self.app._css_update_count)
+        super()._refresh_layout(size, scroll)
+
+    def _screen_resized(self, size: Size) -> None:
+        # Textual lays a screen out again each time it is shown. When nothing asked for a layout while
+        # it was hidden (a widget that changes its size does), at the same size and styles, every
+        # widget is where the last layout put it: the Requirements form's ~400 widgets are placed again
+        # for nothing (most of a later visit). Repaint the whole screen from the map it has instead.
+        if self._unmoved(size):
+            self._compositor.update_widgets(self._dirty_widgets)
+            self._dirty_widgets.clear()
+            self._compositor._dirty_regions.add(size.region)  # the whole screen: another was shown
+            if not self.app._batch_count:  # else the end of the switch's hold paints it (app.switch_mode)
+                self._compositor_refresh()
+            return
+        super()._screen_resized(size)
+
+    def _unmoved(self, size: Size) -> bool:
+        try:
+            return bool(
+                self.stack_updates
+                and self.is_attached
+                and self.is_current
+                and self._laid_out_as == (size, self.app._css_update_count)
+                and not (self._layout_required or self._layout_widgets or self._scroll_required)
+                and self._compositor.size == size
+            )
+        except AttributeError:  # Textual's internals moved: lay out as Textual does
+            return False
 
     def safely(self, fn: Callable[..., None], *args: object) -> None:
         """Draw; data the screen cannot show becomes a notification, never a traceback."""

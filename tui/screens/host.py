@@ -10,13 +10,14 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from tui import actions
 from tui.data import fmt_num, given
 from tui.glyphs import ellipsis
 from tui.messages import HostChanged
 from tui.screens.base import AdvisorScreen
+from tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from probes.check.models import CheckReport

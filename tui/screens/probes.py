@@ -25,7 +25,6 @@ from textual.widgets import (
     Button,
     Checkbox,
     DataTable,
-    Footer,
     Header,
     Input,
     Label,
@@ -47,6 +46,7 @@ from tui.screens.base import AdvisorScreen
 from tui.state import RunProgress
 from tui.widgets.charts import StepTimeChart, ThroughputChart
 from tui.widgets.run_row import show_run_row
+from tui.widgets.footer import Footer
 from tui.widgets.gpt_panel import GptPanel
 from tui.widgets.probe_panels import AccuracyPanel, DeployPanel, MeasurementPanel, PipelinePanel, ResultPanel
 from tui.widgets.scaling_panel import ScalingPanel

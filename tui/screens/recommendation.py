@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+from textual.widgets import Button, Header, Input, Label, Select, Static
 
 from tui import actions
 from tui.data import fmt_num
@@ -27,6 +27,7 @@ from tui.messages import ReportChanged, RequirementsLoaded
 from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
 from tui.widgets.charts import ScoreChart, TornadoChart
+from tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from advisor.review.document import ReviewDocument

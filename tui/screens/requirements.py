@@ -15,7 +15,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import (
     Button,
-    Footer,
     Header,
     Input,
     Label,
@@ -43,6 +42,7 @@ from tui.screens.base import AdvisorScreen
 from tui.screens.confirm import ConfirmModal
 from tui.screens.jump import JumpModal, Target
 from tui.widgets.toggles import StateSelectionList, StateSwitch
+from tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
