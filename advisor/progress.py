@@ -776,7 +776,8 @@ def _bar(kind_name: str, progress: ProbeProgress, stream: TextIO) -> Iterator[On
             )
             bar.update(task, completed=view.fraction, description=what)
             if ev.kind == "done" and rid in progress.slots and not _setup(progress, rid):
-                bar.console.print(f"{_named(rid, ev)}: {done_text(ev)}", markup=False, highlight=False, soft_wrap=False)
+                line = _wrapped(f"{_named(rid, ev)}: {done_text(ev)}", bar.console.width)
+                bar.console.print(line, markup=False, highlight=False, soft_wrap=True)  # wrapped here, indented
 
         yield rich_event
 
