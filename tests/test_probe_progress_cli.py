@@ -1,4 +1,4 @@
-"""Every CLI probe command shows its progress through advisor.progress.probe_progress (issue 29):
+"""Every CLI probe command shows its progress through advisor.progress.probe_progress:
 a plan line, a line per finished run with the ETA and a re-plan said in words, all on stderr; stdout
 and --json untouched. The runners are replaced by stand-ins that send each runner's own events
 (typed, (run_id, dict), DeployEvent, ScalingEvent) and then stop the command, so no framework runs."""

@@ -235,7 +235,7 @@ def test_scaling_reads_the_launchs_own_fraction_not_the_probes():
 
 
 def test_every_event_shape_is_read_once_into_the_same_fields():
-    """advisor.progress.seen (issue 28 item 3): a ProbeEvent (its extra fields included), a runner's
+    """advisor.progress.seen: a ProbeEvent (its extra fields included), a runner's
     typed event, a mapping and a runner's (run_id, dict) give the same Seen; a Seen passes through."""
     from advisor.progress import Seen, seen
     from probes.training.models import ProbeEvent as TrainingEvent

@@ -48,7 +48,7 @@ async def test_screens_switch_by_key_and_footer_names_them():
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         labels = {b.description for b in app.BINDINGS}
-        assert {"Host", "Reqs", "Probes", "Advice"} <= labels  # short at 80 columns (issue 29 item 8)
+        assert {"Host", "Reqs", "Probes", "Advice"} <= labels  # short at 80 columns
         wanted = {"Reqs", "Probes", "Advice", "Help", "Quit", "Palette", "Theme"}  # not Host: it is shown
         # The footer recomposes after mount (briefly empty on a loaded host): wait for it, then check.
         await wait_for(

@@ -82,7 +82,7 @@ def test_without_a_terminal_it_says_what_to_use_instead(capsys):
     assert len(err) == 1 and "needs a terminal" in err[0] and "advisor report" in err[0]
 
 
-# ---- CLI errors that help, examples, -V, completion, the config file (issue 19) ----------------
+# ---- CLI errors that help, examples, -V, completion, the config file ----------------
 
 
 def test_a_mistyped_command_suggests_the_right_one(capsys):

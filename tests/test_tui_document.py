@@ -1,4 +1,4 @@
-"""The Recommendation screen formats the report's judged document (issue 26 item 1): its headline
+"""The Recommendation screen formats the report's judged document: its headline
 numbers (score, margin, confidence), its register's expected hours and its sign-off are exactly what
 `advisor report --markdown` prints for the same requirements file, the same host check and no cache."""
 

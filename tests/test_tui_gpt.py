@@ -1,5 +1,5 @@
-"""The transformer probe on the Probes screen (issue 30 item 5) and the TUI's launchers looping over
-the probe registry (issue 28): the GPT row's choices validated by GptConfig, the live rows and the one
+"""The transformer probe on the Probes screen and the TUI's launchers looping over
+the probe registry: the GPT row's choices validated by GptConfig, the live rows and the one
 progress model's planned total and ETA, the tables (tokens/s with CI, MFU, the dynamic-shape compile
 counts), parity, attention, the charts; every registered kind has its words, state and launcher; and
 (slow) a real run of a tiny GPT through the screen."""
@@ -44,7 +44,7 @@ def table_rows(app, table_id: str) -> list[list[str]]:
 
 def test_every_registered_kind_has_words_state_and_a_launcher():
     """Adding a probe kind to probes.base.KINDS reaches the TUI by the registry: a Measurement, a
-    controller, a default launcher; its words are data on its registry line (issue 28)."""
+    controller, a default launcher; its words are data on its registry line."""
     from probes.base import KINDS
     from tui import controller, providers
     from tui.state import AppState

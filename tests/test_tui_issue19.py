@@ -1,4 +1,4 @@
-"""Pilot tests for the bugs of issue 19 (the TUI as people who live in terminals expect it), and the
+"""Pilot tests for the TUI as people who live in terminals expect it, and the
 one shared list of requirement files that `advisor report` and the TUI must accept and reject alike."""
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ async def test_enter_on_start_then_c_cancels_and_escape_leaves_a_field():
         assert app.focused is not None and app.focused.id == "probe-start"
         budget.focus()
         await pilot.press("escape")
-        assert app.focused is not budget  # out of the field (on the screen's scroll area, issue 29 item 3)
+        assert app.focused is not budget  # out of the field (on the screen's scroll area)
         await pilot.press("s")  # the screen's key again, not a character in the field
         await wait_for(pilot, lambda: len(launcher.configs) == 2, what="a second start")
         assert budget.value == "2"

@@ -1,5 +1,5 @@
-"""The deployment, accuracy and input-pipeline probes (issues 17, 18) and the scaling probe across
-hosts (issue 21) on the Probes screen: start from the screen's choices, live rows, the finished
+"""The deployment, accuracy and input-pipeline probes and the scaling probe across
+hosts on the Probes screen: start from the screen's choices, live rows, the finished
 tables and verdicts, a failed step shown with its reason, a crashing runner, and the node R of N
 control refusing bad input with the CLI's own message. The launchers are fakes replaying real
 results measured on this machine kind (tests/fixtures/tui/*.json) through the real models."""
@@ -61,7 +61,7 @@ async def press_button(pilot, button_id: str) -> None:
     await pilot.pause()
 
 
-# ---- deployment (issue 17) ------------------------------------------------------------------------
+# ---- deployment ------------------------------------------------------------------------
 
 
 @run_async
@@ -178,7 +178,7 @@ async def test_cancel_stops_the_deployment_probe_and_keeps_the_finished_steps():
         assert not app.screen.query_one("#deploy-start").disabled
 
 
-# ---- time-to-accuracy and the input pipeline (issue 18) ---------------------------------------------
+# ---- time-to-accuracy and the input pipeline ---------------------------------------------
 
 
 @run_async
@@ -272,7 +272,7 @@ async def test_bad_epochs_are_a_notification_not_a_run():
 def test_the_registry_events_carry_what_the_rows_show(monkeypatch):
     """The deployment and accuracy probes run through the registry (probes.base.KINDS[...].run): its one
     ProbeEvent carries the step ids and statuses and the epochs as a fraction, which the TUI's own
-    adapters used to add (issue 28)."""
+    adapters used to add."""
     from probes.accuracy.models import AccuracyConfig, AccuracySuite
     from probes.deploy.models import DeployEvent
     from tui.controller import KINDS, Throttle
@@ -308,7 +308,7 @@ def test_the_registry_events_carry_what_the_rows_show(monkeypatch):
     ]
 
 
-# ---- scaling across hosts (issue 21) ----------------------------------------------------------------
+# ---- scaling across hosts ----------------------------------------------------------------
 
 
 def cli_message(argv: list[str]) -> str:
@@ -445,7 +445,7 @@ def test_one_host_multinode_request_is_the_ordinary_probe(monkeypatch):
     assert seen == [config]  # as `advisor probe --scaling --nnodes 1`
 
 
-# ---- the migration scan's breakdown on the Recommendation screen (issue 16) ------------------------
+# ---- the migration scan's breakdown on the Recommendation screen ------------------------
 
 SCAN_REQUIREMENTS = Path(__file__).parent / "fixtures" / "tui" / "scan-requirements.yaml"
 

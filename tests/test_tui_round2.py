@@ -90,7 +90,7 @@ def test_the_tui_prints_the_feed_share_the_report_prints(capsys):
         assert share == cli[fw], (fw, share, cli)
 
 
-# ---- issue 31: settle() and a superseded exclusive worker -----------------------------------------
+# ---- settle() and a superseded exclusive worker -----------------------------------------
 
 
 @run_async

@@ -101,7 +101,7 @@ def test_screen(snap_compare, mode, size):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("mode", ["host", "requirements", "probes", "recommendation"])
 def test_screen_light(snap_compare, mode, size, monkeypatch):
-    """Every screen in the light theme too (ADVISOR_THEME=light), at both sizes (issue 29 item 11)."""
+    """Every screen in the light theme too (ADVISOR_THEME=light), at both sizes."""
     monkeypatch.setenv("ADVISOR_THEME", "light")
     assert snap_compare(fixed_app(mode), terminal_size=size, run_before=quiet)
 

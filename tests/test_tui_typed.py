@@ -1,4 +1,4 @@
-"""Typed results in the TUI (issue 28 item 3): a result enters the state as its kind's model once,
+"""Typed results in the TUI: a result enters the state as its kind's model once,
 and the screens and widgets read attributes, never a "model or mapping" helper."""
 
 from __future__ import annotations

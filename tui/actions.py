@@ -1,6 +1,6 @@
 """Every action a screen offers, in one list per screen: the key bindings (and so the footer) and
 the command palette are both made from it, so an action cannot be in one and missing from the
-other (issue 29 item 6: Deploy, Accuracy, Pipeline and export were in neither list the palette read)."""
+other (Deploy, Accuracy, Pipeline and export were in neither list the palette read)."""
 
 from __future__ import annotations
 

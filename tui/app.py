@@ -74,8 +74,8 @@ class AdvisorApp(App):
         "recommendation": RecommendationScreen,
     }
     DEFAULT_MODE = "host"
-    # The footer at 80 columns holds a screen's keys, the other three screens and the global keys
-    # (issue 29 item 8): the screens go by short names there (the palette and the help use the full
+    # The footer at 80 columns holds a screen's keys, the other three screens and the global keys:
+    # the screens go by short names there (the palette and the help use the full
     # ones) and the screen shown leaves its own key out.
     BINDINGS = [
         Binding("f1", "app.switch_mode('host')", "Host", tooltip="Host check results"),

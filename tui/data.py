@@ -48,7 +48,7 @@ def fmt_when(created: object) -> str:
 
 
 def cached_runs_lines(kind: str, result: BaseModel) -> list[str]:
-    """What a cached result brings, as advisor.cache.used_runs names it (issue 29 item 2): one line
+    """What a cached result brings, as advisor.cache.used_runs names it: one line
     per (date, host, command) with its run ids, so a reused measurement is never anonymous."""
     try:
         from advisor.cache import used_runs

@@ -272,7 +272,7 @@ def default_save_scaling(result: Result) -> None:
     save_scaling(result)
 
 
-# ---- the deployment probe (issue 17) ------------------------------------------------------------
+# ---- the deployment probe ------------------------------------------------------------
 
 
 def deploy_packages() -> list[dict]:
@@ -283,7 +283,7 @@ def deploy_packages() -> list[dict]:
     return [{"name": name, "installed": have(name), "reason": None} for name in ("onnx", "onnxruntime")]
 
 
-# ---- the scaling probe across hosts (issue 21) ----------------------------------------------------
+# ---- the scaling probe across hosts ----------------------------------------------------
 
 
 @dataclass(frozen=True)

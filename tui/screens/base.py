@@ -99,7 +99,7 @@ class AdvisorScreen(Screen):
             self.stale[key] = (fn, args)
 
     def action_leave_field(self) -> None:
-        """Leave the text field for the scrolling container that holds it (issue 29 item 3): the
+        """Leave the text field for the scrolling container that holds it: the
         screen's letter keys act again, the arrows and PageDown scroll, and Tab / shift+tab go on
         from the field that was left instead of from the top."""
         field = self.focused

@@ -9,7 +9,7 @@ probe runs at a time: they would time each other.
 
 Every kind of the registry (probes.base.KINDS) is on the screen: the training and scaling probes and
 the kinds of PANELS with their own rows and panels; any other kind with a Start button in the "Other
-probes" row, the screen's fields its Config declares (reads) and a generic ResultPanel (issue 28)."""
+probes" row, the screen's fields its Config declares (reads) and a generic ResultPanel."""
 
 from __future__ import annotations
 
@@ -506,7 +506,7 @@ class ProbesScreen(AdvisorScreen):
                 button.disabled = app.measuring
             if had_focus and not app.measuring:
                 # not the next input: it would eat the `s` that starts again; and not scrolled to:
-                # the results are below the fold and the user is reading them (issue 29 item 5).
+                # the results are below the fold and the user is reading them.
                 # At once (Widget.focus waits for the next tick) and before Cancel is disabled, or
                 # Textual moves the focus on by itself, to the next input, and scrolls to it.
                 self.set_focus(start, scroll_visible=False)

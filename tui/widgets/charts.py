@@ -316,7 +316,7 @@ class AccuracyChart(ChartBase):
         self.refresh()
 
 
-# ---- the transformer probe (issue 30 item 5) ----------------------------------------------------
+# ---- the transformer probe ----------------------------------------------------
 
 SHORT_VARIANT = {"compile-dynamic": "compile-dyn", "graph-dynamic": "graph-dyn"}
 SHORT_WAY = {"padded": "pad", "bucketed": "bkt", "variable": "var"}

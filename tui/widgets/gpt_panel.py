@@ -1,4 +1,4 @@
-"""The transformer probe's part of the Probes screen (issue 30 item 5): the same small GPT trained in
+"""The transformer probe's part of the Probes screen: the same small GPT trained in
 PyTorch eager / torch.compile and MindSpore graph / PyNative. While it measures: one live row per
 child (tokens/s, the one progress model's planned total and countdown ETA in the status line). When
 finished: the timed runs (tokens/s with CI95, stability grade, step time, MFU, compile seconds, peak

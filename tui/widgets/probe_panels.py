@@ -1,5 +1,5 @@
-"""The deployment, accuracy and input-pipeline probes' parts of the Probes screen (issues 17, 18), and
-the generic panel any other registered probe kind gets (ResultPanel, issue 28).
+"""The deployment, accuracy and input-pipeline probes' parts of the Probes screen, and
+the generic panel any other registered probe kind gets (ResultPanel).
 
 Each panel is the ScalingPanel's pattern: a status line, one live row per step or run while it
 measures, then (when finished) its tables, notes and charts; a crashing or failing step is a row
@@ -161,7 +161,7 @@ class MeasurementPanel(Vertical):
         return []
 
 
-# ---- any other registered kind (issue 28) ----------------------------------------------------------
+# ---- any other registered kind ----------------------------------------------------------
 
 APART = ("created", "seconds", "warnings", "verdicts")  # a Result's fields shown in the title and the notes
 
@@ -221,7 +221,7 @@ def scalar_fields(result: BaseModel) -> list[tuple[str, str]]:
     return [(name, _short(text, 60)) for name, text in generic.scalar_fields(result, apart=APART)]
 
 
-# ---- deployment (issue 17) ----------------------------------------------------------------------
+# ---- deployment ----------------------------------------------------------------------
 
 # The engines the deployment probe needs beside the frameworks (probes/deploy/engines.py names).
 DEPLOY_PACKAGES = (("onnx", "onnx"), ("onnxruntime", "ONNX Runtime"))
@@ -365,7 +365,7 @@ def parity_line(check: ParityCheck) -> Text:
     return out
 
 
-# ---- time-to-accuracy (issue 18) ----------------------------------------------------------------
+# ---- time-to-accuracy ----------------------------------------------------------------
 
 
 class AccuracyPanel(MeasurementPanel):
@@ -458,7 +458,7 @@ def normalize_line(check: dict) -> Text:
     return Text.assemble(("! ", "yellow"), text)
 
 
-# ---- input pipeline (issue 18) ------------------------------------------------------------------
+# ---- input pipeline ------------------------------------------------------------------
 
 
 class PipelinePanel(MeasurementPanel):

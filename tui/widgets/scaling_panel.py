@@ -212,7 +212,7 @@ def note_lines(result: ScalingResult) -> list[Text]:
 
 
 def inter_host_lines(block: Optional[InterHost]) -> list[Text]:
-    """A multi-node result (issue 21): the same rank count across hosts vs on node 0 alone, and the link."""
+    """A multi-node result: the same rank count across hosts vs on node 0 alone, and the link."""
     if block is None:
         return []
     link = block.link
