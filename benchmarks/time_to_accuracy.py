@@ -1,7 +1,7 @@
 """Harness overhead of the accuracy probe: its PyTorch eager time-to-accuracy on the digits against a bare
 hand-written loop in this process on the same arrays (the probe's own .npz: split, normalisation,
 per-epoch orders), the same canonical LeNet-5 weights, SGD (lr 0.01, momentum 0.9, wd 5e-4), batch 32 and
-epochs. Issue 18: "benchmarks, not timed tests, for how close the probe's time-to-accuracy is to a bare
+epochs. The rule: "benchmarks, not timed tests, for how close the probe's time-to-accuracy is to a bare
 hand-written loop".
 
 Both count training time only (the epochs' train loops up to the first epoch at the target; the test

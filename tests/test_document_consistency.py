@@ -228,7 +228,7 @@ PATH_WORDS = {  # the scorecard's framework path -> what the first page must say
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_the_stack_section_says_on_which_route_each_option_was_scored(stem):
-    """Objection 5 (is the PyTorch option a strawman?): each eligible option's route comes from its
+    """A reviewer's objection (is the PyTorch option a strawman?): each eligible option's route comes from its
     projection (hardware, device count, path), and when PyTorch was scored on torch_npu end to end while
     the team has NVIDIA GPUs, the first page says so."""
     report, doc, texts = built(stem)
@@ -282,7 +282,7 @@ def test_the_strawman_line_follows_the_scorecard_not_the_example():
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_a_set_value_is_named_with_its_figure_on_the_first_page(stem):
-    """Objection 3: the reason a constant decides says which set value, its figure and its kind."""
+    """A reviewer's objection: the reason a constant decides says which set value, its figure and its kind."""
     from advisor.decision import constants as C
 
     report, doc, texts = built(stem)
@@ -322,7 +322,7 @@ def test_the_first_page_names_no_knowledge_base_id_and_rounds_the_margin_once(st
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_the_schedule_prints_expected_hours_beside_the_full_range_and_agrees_with_the_register(stem):
-    """Objection 7: the schedule's expected hours (pitfalls weighted by the register's likelihoods, the
+    """A reviewer's objection: the schedule's expected hours (pitfalls weighted by the register's likelihoods, the
     other parts at their midpoint) are printed beside the full range, and for the recommended workflow
     they are the register's expected exposure plus the other parts' midpoints."""
     report, doc, texts = built(stem)
@@ -362,7 +362,7 @@ def test_the_schedule_expects_what_the_register_expects(stem):
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_the_sign_off_says_when_the_knowledge_base_figures_were_checked(stem):
-    """Objection 12 (who verified which figure): the sign-off dates the knowledge-base entries the scores
+    """A reviewer's objection (who verified which figure): the sign-off dates the knowledge-base entries the scores
     rest on, oldest first, and names the oldest so a reviewer can open it."""
     report, doc, texts = built(stem)
     checked = doc.sign_off.checked

@@ -1,4 +1,4 @@
-"""Issue 31's held-out catalogue: inputs and faults an adversary would try, none of them already in
+"""The hardening review's held-out catalogue: inputs and faults an adversary would try, none of them already in
 tests/fixtures/bad-input or the other hardening tests, across every command. One table; each row is
 run the same way and held to the README's rule:
 

@@ -1,4 +1,4 @@
-"""Issue 31's medium and low items: each a real input or fault, the rule the README states (one line
+"""The hardening review's medium and low items: each a real input or fault, the rule the README states (one line
 naming file and field, exit 2, no output file, bounded time)."""
 
 from __future__ import annotations

@@ -144,7 +144,7 @@ def test_every_spec_names_a_mapped_api_or_an_in_place_check():
 
 
 def test_every_mapped_api_has_a_spec_or_says_why_not():
-    """Issue 27: no mapped MindSpore API is only looked up. The ones that need a launched job say so."""
+    """No mapped MindSpore API is only looked up. The ones that need a launched job say so."""
     import knowledge
     from probes.kbverify.snippets import SNIPPETS
 

@@ -86,3 +86,20 @@ def test_the_contracts_can_fail(tmp_path):
         env={**os.environ, "PYTHONPATH": str(tmp_path)},
     )
     assert out.returncode != 0 and "probes.bad -> advisor" in out.stdout, out.stdout[-3000:] + out.stderr
+
+
+def test_no_comment_or_docstring_cites_an_issue_number():
+    """Comments say why in words a reader of the repository can follow: "issue 29 item 8" points to a
+    tracker the reader does not have."""
+    import re
+
+    cited = re.compile(r"\b(?:issue|objection)s? [0-9]+\b", re.IGNORECASE)
+    hits = []
+    for package in ("advisor", "probes", "knowledge", "tui", "benchmarks", "tests"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "fixtures" in path.parts or path.name == "test_lint.py":
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if cited.search(line):
+                    hits.append(f"{path.relative_to(ROOT)}:{n}")
+    assert not hits, f"issue numbers in the source: {hits}"

@@ -1,4 +1,4 @@
-"""Issue 25, part 2: the memory model against published and hand-computed figures for public models
+"""The memory model against published and hand-computed figures for public models
 (Llama-2 7B / 13B / 70B shapes, the ZeRO paper's 7.5B example, the issue's 7B-on-8-x-H20 case).
 
 Where this estimate differs from the reference estimators, and why:

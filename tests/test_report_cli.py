@@ -282,7 +282,7 @@ def test_cached_probes_are_used_unless_no_cache(capsys):
 
 
 def test_the_report_names_every_cached_run_it_used(capsys):
-    """Issue 29: a document that rests on the host's cache says which runs, from when, from where, by what."""
+    """A document that rests on the host's cache says which runs, from when, from where, by what."""
     from advisor.cache import save_probes
 
     suite = _fixture_suite_for_this_host()
@@ -368,7 +368,7 @@ def test_host_with_nvidia_gpus_says_what_to_measure(capsys, monkeypatch):
 
 
 def test_report_names_every_bad_field_on_its_one_line(capsys, tmp_path):
-    """Issue 29, item 9: `advisor report` names every bad field (not the first only, the knowledge base's too) on its one error line, exit 2, no output."""
+    """`advisor report` names every bad field (not the first only, the knowledge base's too) on its one error line, exit 2, no output."""
     bad = tmp_path / "bad.yaml"
     bad.write_text(
         "name: bad team\n"

@@ -151,7 +151,7 @@ def test_bad_probe_file_is_bad_input(tmp_path, capsys):
 
 
 def test_every_bad_field_is_reported_on_the_one_line(tmp_path):
-    """Issue 29, item 9: a budget of -5 AND an unknown accelerator AND a bad skill are all reported on the
+    """A budget of -5 AND an unknown accelerator AND a bad skill are all reported on the
     one error line ('FILE: field: what is expected; ...'), as one UsageError (exit 2), not the first only."""
     import knowledge
 

@@ -1,4 +1,4 @@
-"""Issue 21: the scaling probe across hosts (probes/scaling/multinode.py), the allreduce share judged
+"""The scaling probe across hosts (probes/scaling/multinode.py), the allreduce share judged
 against the control's noise (probes/scaling/share.py) and multi-node readiness (advisor/check_multinode.py).
 Fast tests on fabricated data first; the real two-"host" runs on loopback are marked slow."""
 

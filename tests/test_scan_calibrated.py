@@ -1,4 +1,4 @@
-"""Issue 16's cases on small projects written here: MindSpore code, Python 2 trees, a library that
+"""Cases on small projects written here: MindSpore code, Python 2 trees, a library that
 imports itself, lazy hub imports, LibTorch programs vs extensions, torch.ops calls, DataParallel,
 data-dependent shapes, features with no equivalent, the dependency inventory, --exclude and --by."""
 

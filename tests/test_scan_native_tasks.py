@@ -1,4 +1,4 @@
-"""Issue 27, round 4: native operators counted as the engineer counts them (one per op a binding
+"""Native operators counted as the engineer counts them (one per op a binding
 registers, its backward a second kernel), the task metric each architecture is verified on, and
 training loops that live in a library (HF Trainer)."""
 

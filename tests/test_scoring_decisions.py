@@ -346,7 +346,7 @@ def test_works_without_a_knowledge_base():
 
 
 def test_rules_moved_into_constants_move_the_scores(kb):
-    """Issue 25: the criteria's decisive numbers (the scan-risk points, the hybrid's PyTorch shares, the
+    """The criteria's decisive numbers (the scan-risk points, the hybrid's PyTorch shares, the
     prototype fluency step, the model-hub weights) are named constants, read through Consts and searched;
     moving one moves the score it drives, and the defaults reproduce the old tables."""
     from advisor.decision.constants import CONSTANTS
@@ -383,7 +383,7 @@ def test_rules_moved_into_constants_move_the_scores(kb):
 
 
 def test_pytorch_with_nvidia_for_development_is_one_route_to_ascend(kb):
-    """Issue 25, item 7: NVIDIA for development, Ascend for production. The pytorch workflow is the route
+    """NVIDIA for development, Ascend for production. The pytorch workflow is the route
     'prototype on NVIDIA in plain PyTorch, train and serve through torch_npu, no port', its debugging and
     ecosystem scored where the work is done (the stage's split, as the hybrid's). What the field reports
     say of it is modelled, not special-cased: the Ascend operator library's gaps, the conversion chain

@@ -1,4 +1,4 @@
-"""Issue 29 (the TUI and CLI, second round), one test or more per item, each failing before its fix:
+"""The TUI and CLI, second round: one test or more per item, each failing before its fix:
 the TUI's numbers against the CLI's text for the same files, focus and scroll kept, the palette
 generated from the bindings, the footer at 80 columns, the export's charts."""
 
@@ -79,7 +79,7 @@ async def _tui_feed_text() -> str:
 
 
 def test_the_tui_prints_the_feed_share_the_report_prints(capsys):
-    """Issue 29 item 1: the TUI said 100% where `advisor report --pipeline` said 24-32% (it divided the
+    """The TUI said 100% where `advisor report --pipeline` said 24-32% (it divided the
     loader's rate by a projection already capped at that rate). The expected figures are the CLI's text."""
     cli = cli_feed_shares(capsys)
     assert set(cli) >= {"pytorch", "mindspore"}, cli
