@@ -445,4 +445,175 @@ REPORT: dict[str, Entry] = {
 }
 
 
-CATALOGUE: dict[str, Entry] = {**SCHEDULE, **COMMUNICATION, **SERVING, **TCO, **REPORT}
+# --- each workflow's throughput, time and cost (advisor.decision.projections) --------------------
+
+
+def _cpu_only(p: Any) -> str:
+    model = p.model or "the workload's model"
+    return (
+        f"CPU training: only a probe run of {model} on a CPU host can project it (run `advisor probe --models {model}`)"
+    )
+
+
+_NO_TRAINING = "workload.kind: inference: no training projection"
+
+PROJECTIONS: dict[str, Entry] = {
+    "proj.host.unnamed": lambda p: "a probed host",
+    "proj.host.where": lambda p: f"{p.accelerator} (host {p.host})",
+    "proj.mfu.basis": lambda p: f"MFU {pct(p.low, p.high)} from {p.refs} reference(s): {p.basis}",
+    "proj.mfu.peak_disagrees": lambda p: (
+        f"{p.accelerator} 16-bit peak {p.low:g}-{p.high:g} TFLOPS (the knowledge base's sources disagree)"
+    ),
+    "proj.factor.device_scaling": lambda p: (
+        f"each reference from its own device count to {p.devices} ({p.basis}): "
+        + "; ".join(f"{ref} ({n} devices) x{lo:.2f}-{hi:.2f}" for ref, n, lo, hi in p.scaled)
+    ),
+    "proj.factor.recompute": lambda p: (
+        f"the team's recompute adds {p.share:.0%} compute per step (one forward pass for full recompute, "
+        f"RECOMPUTE_SELECTIVE_SHARE of it for selective); the references ran with {', '.join(p.modes)} recompute"
+    ),
+    "proj.factor.qlora": lambda p: (
+        f"QLoRA dequantises the 4-bit base every pass: x{p.factor:.2f} (QLORA_DEQUANT_OVERHEAD, {p.source})"
+    ),
+    "proj.factor.communication_bound": lambda p: (
+        f"capped at the step's communication bound (T_comm/T_compute {p.ratio:.2g}): "
+        f"{p.kept_low:.0%} of the compute-only rate without overlap, {p.kept_high:.0%} with full overlap"
+    ),
+    "proj.communication_bound": lambda p: (
+        f"the projection is capped at its own communication bound: {p.kept_low:.0%}-{p.kept_high:.0%} of "
+        "linear (advisor.decision.communication.comm_compute)"
+    ),
+    "proj.evidence.probe_run": lambda p: (
+        f"{p.framework} {p.mode} {p.model} bs{p.batch_size} on {p.device} ({p.host}): {p.rate:.1f} img/s"
+        + (f", quality {p.quality}" if p.quality else "")
+    ),
+    "proj.flops_scaled": lambda p: (
+        f"scaled from the probe's {sig(p.run_gflops)} GFLOPs/image to the workload's {sig(p.gflops)} "
+        "(same efficiency assumed)"
+    ),
+    "proj.reference.other_models": lambda p: (
+        f"{p.accelerator} references of {', '.join(p.models)} scaled to the workload by FLOPs"
+    ),
+    "proj.reference.device_scaled": lambda p: (
+        f"{p.ref_devices}-device references projected to {p.devices} devices: x{p.low:.2f}-{p.high:.2f} for the "
+        "added communication (knowledge-base range)"
+    ),
+    "proj.evidence.reference": lambda p: (
+        f"{p.framework} {p.mode} {p.model} ({p.dataset}) on {p.devices}x {p.accelerator}, {p.precision}: "
+        f"{p.rate:g} img/s"
+    ),
+    "proj.evidence.reference_elsewhere": lambda p: (
+        f"{p.framework} {p.mode} {p.model} ({p.dataset}) on {p.devices}x {p.accelerator}: {p.rate:g} img/s, "
+        f"{p.fraction:.0%} of its peak"
+    ),
+    "proj.evidence.peak": lambda p: f"{p.accelerator} peak {p.value:g} TFLOPS",
+    "proj.evidence.peak_range": lambda p: f"{p.accelerator} peak {p.low:g}-{p.high:g} TFLOPS (sources differ)",
+    "proj.evidence.peak_precision": lambda p: f"{p.accelerator} peak {p.precision} {p.value:g} TFLOPS",
+    "proj.reference.by_peak": lambda p: (
+        f"no {p.framework} reference on {p.accelerator}: the fraction of peak reached on the same vendor's other "
+        f"chips ({pct(p.low, p.high)}) applied to its peak"
+    ),
+    "proj.evidence.adapter_ratio": lambda p: (
+        f"operator coverage loses {p.loss_low:.0%}-{p.loss_high:.0%}: an adapter path keeps "
+        f"{p.kept_low:.0%}-{p.kept_high:.0%} of the first-party throughput"
+    ),
+    "proj.reference.via_native": lambda p: (
+        f"no {p.framework} reference on {p.vendor} chips: {p.native}'s reference-based projection x "
+        f"{p.low:.2f}-{p.high:.2f} for the adapter layer"
+    ),
+    "proj.derating.missing": lambda p: f"no {p.factor} derating in the knowledge base",
+    "proj.derating.coverage_half": lambda p: (
+        ("first-party path: lower" if p.native else "adapter path: upper") + " half of the operator-coverage loss"
+    ),
+    "proj.evidence.derating": lambda p: f"{p.factor.replace('_', ' ')} loses {p.low:.0%}-{p.high:.0%} of peak",
+    "proj.basis.measured": lambda p: f"probe run {p.run} on {p.where}",
+    "proj.basis.mfu": lambda p: f"MFU of published LLM training runs applied to {p.accelerator}'s 16-bit peak",
+    "proj.basis.reference": lambda p: f"knowledge-base reference measurements of {p.framework} on {p.accelerator}",
+    "proj.basis.reference_by_peak": lambda p: (
+        f"knowledge-base references of {p.framework} on other {p.vendor} chips, scaled to {p.accelerator}'s peak"
+    ),
+    "proj.basis.reference_via_native": lambda p: (
+        f"knowledge-base references of the first-party framework on {p.vendor} chips x an adapter ratio"
+    ),
+    "proj.basis.peak": lambda p: f"{p.accelerator} peak x derating ranges",
+    "proj.hybrid": lambda p: "hybrid: production training runs on MindSpore after the PyTorch prototype is migrated",
+    "proj.mindspore_no_gpu": lambda p: (
+        f"MindSpore's newest releases do not run on CUDA GPUs (last with GPU support: {p.last_gpu or 'unknown'})"
+    ),
+    "proj.runs_elsewhere": lambda p: (
+        f"probe runs on {', '.join(p.accelerators)} not used as measurements: the target accelerator is {p.target}"
+    ),
+    "proj.not_meaningful": lambda p: f"the projection is not meaningful: {p.why}",
+    "proj.rate_not_finite": lambda p: (
+        f"the rate comes out at {sig(p.low)}-{sig(p.high)} {p.unit}, not a positive finite number: check the inputs "
+        "that scale it (model.sequence_length, the model's size, the accelerator's peak figures)"
+    ),
+    "proj.rate_no_finite_time": lambda p: (
+        f"{sig(p.low)} {p.unit} at the slow end leaves no finite time to train: check the inputs that scale the rate"
+    ),
+    "proj.run_beyond_max": lambda p: (
+        f"the run would take {sig(p.years)} years even at the fast end, beyond MEANINGFUL_MAX_HOURS "
+        f"({p.max_years:g} years): check the workload and the model's size and shape"
+    ),
+    "proj.serving.no_reference": lambda p: f"{_NO_TRAINING}; serving on {p.where}, no serving reference",
+    "proj.serving.basis": lambda p: (
+        f"{_NO_TRAINING}; serving on {p.where} through {p.runtime}: {p.low:,.0f}-{p.high:,.0f} {p.unit} per device"
+    ),
+    "proj.evidence.pipeline": lambda p: f"input pipeline: {p.detail}",
+    "proj.pipeline.small_images": lambda p: (
+        "the pipeline probe times 32x32 images: a full-size image pipeline (JPEG decode, large crops) is "
+        "slower, so its rate is an upper bound for this workload's loader"
+    ),
+    "proj.pipeline.bounds": lambda p: (
+        f"the measured input pipeline bounds it: {p.high:,.0f} images/s at most from {p.hosts:g} host(s) "
+        f"({p.framework} {p.variant}, measured here): a faster loader, more hosts or pre-processed data"
+    ),
+    "proj.record.cap": lambda p: (
+        f"capped at the published record: {p.benchmark}, {p.record_devices} x {p.accelerator} {p.record:,.0f} "
+        f"images/s ({p.cap:,.0f} on {p.devices}); the projection reached {p.high:,.0f}"
+    ),
+    "proj.evidence.record": lambda p: f"record: {p.benchmark} ({p.as_of})",
+    "proj.loader.bounds": lambda p: (
+        f"the data loader bounds it: projected {p.high:,.0f} images/s exceeds what the input pipeline of {p.hosts:g} "
+        f"host(s) is assumed to deliver ({p.feed:,.0f} images/s, INPUT_PIPELINE_PER_HOST): capped there for the "
+        "score, the time and the schedule alike"
+    ),
+    "proj.time.under_a_minute": lambda p: (
+        f"projected time to train is under a minute at the fast end ({p.seconds:.0f} s): "
+        "check the workload (dataset_samples x epochs) and the throughput basis"
+    ),
+    "proj.time.beyond_a_year": lambda p: (
+        f"projected time to train is beyond a year at the slow end ({p.years:.1f} years): "
+        "not a plan; more devices, a smaller model or a smaller workload"
+    ),
+    "proj.evidence.price": lambda p: f"{p.accelerator} costs ${p.low:g}-{p.high:g} per device-hour (as of {p.as_of})",
+    "proj.no_price": lambda p: (
+        f"no price per device-hour for {p.accelerator} in the knowledge base: cost not projected"
+    ),
+    "proj.evidence.power": lambda p: (
+        f"{p.basis}; the fleet draws {sig(p.low_kw)}-{sig(p.high_kw)} kW while training "
+        "(TYPICAL_DRAW_LOW-HIGH of its maximum)"
+    ),
+    "proj.none.no_kb": lambda p: "no knowledge base and no measurement on this hardware",
+    "proj.none.cpu": _cpu_only,
+    "proj.none.no_accelerator": lambda p: f"no {p.target} accelerator in the knowledge base",
+    "proj.none.not_projectable": lambda p: (
+        f"not projectable: the knowledge base has no published throughput of a {p.family} model (a "
+        "recommender, a diffusion or graph model), and a CNN's or a transformer's share of peak does not "
+        "transfer to it (a recommender's embedding lookups are bound by memory bandwidth and all-to-all, not "
+        "FLOPs; a diffusion U-Net mixes convolutions and attention at several resolutions). The probe that "
+        f"would measure it: measure a training step of the model itself on one {p.accelerator}, timed after "
+        "warm-up at the planned per-device batch (samples/s, as `advisor probe` times its own models), then "
+        "its scaling over the devices with `advisor probe --scaling`; the suite's probes train LeNet, ResNet "
+        "and a small GPT, none of which stands in for it"
+    ),
+    "proj.none.no_workload": lambda p: "no workload in the requirements (add `workload:` to project time and cost)",
+    "proj.none.overhead_bound": lambda p: (
+        f"the workload's {sig(p.gflops)} training GFLOPs per sample are too few to project from references or peak "
+        f"FLOPs (overhead-bound, not compute-bound): only a probe run on {p.accelerator} can project it"
+    ),
+    "proj.none.no_peak": lambda p: f"no reference and no peak figure for {p.accelerator}",
+}
+
+
+CATALOGUE: dict[str, Entry] = {**SCHEDULE, **COMMUNICATION, **SERVING, **TCO, **REPORT, **PROJECTIONS}
