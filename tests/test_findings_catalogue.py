@@ -24,6 +24,7 @@ CONVERTED = {
     "tco": ROOT / "advisor" / "decision" / "tco.py",
     "report": ROOT / "advisor" / "report.py",
     "proj": ROOT / "advisor" / "decision" / "projections.py",
+    "mem": ROOT / "advisor" / "decision" / "memory.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

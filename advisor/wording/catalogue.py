@@ -616,4 +616,130 @@ PROJECTIONS: dict[str, Entry] = {
 }
 
 
-CATALOGUE: dict[str, Entry] = {**SCHEDULE, **COMMUNICATION, **SERVING, **TCO, **REPORT, **PROJECTIONS}
+# --- whether the model fits the devices (advisor.decision.memory) --------------------------------
+
+
+def _need(p: Any) -> str:
+    return (
+        f"at least {p.min_devices} x {p.accelerator}" if p.min_devices else f"more than any number of {p.accelerator}"
+    )
+
+
+def _layout_why(p: Any) -> str:
+    head = f"chosen for the least estimated step-time overhead ({p.overhead:+.1%}"
+    head += f", of which recompute {p.recompute:+.1%})" if p.recompute else ")"
+    if p.other is None:
+        return head + " among the layouts that fit"
+    return (
+        f"{head} over {p.other} ({p.other_overhead:+.1%}, {p.other_gb:g} GB per device); overheads: full "
+        "recompute one forward pass, selective RECOMPUTE_SELECTIVE_SHARE of it, TP_OVERHEAD_PER_DOUBLING per tensor-"
+        "parallel doubling, the 1F1B bubble (p - 1) / micro-batches, ZERO3_OVERHEAD, the data-parallel all-reduce's "
+        "time beyond the step's compute (it overlaps the backward pass)"
+    )
+
+
+def _fine_tune(p: Any) -> str:
+    nf4 = f", QLORA_NF4_BITS: {p.nf4_source}" if p.width == "int4" else ""
+    assumed = "" if p.share_stated else " (trainable share 1% assumed: set model.trainable_share)"
+    return (
+        f"{p.method.upper()}: {p.frozen_share:.2%} of the weights frozen at {sig(p.frozen)} bytes/parameter "
+        f"({p.width}{nf4}), {p.share:.2%} trained at {p.total:g}{assumed}"
+    )
+
+
+MEMORY: dict[str, Entry] = {
+    "mem.formula.zero_paper": lambda p: (
+        "the ZeRO paper's model states (Rajbhandari et al. 2020, Figure 1: ZeRO-1 4 + 12/N, ZeRO-2 "
+        "2 + 14/N, ZeRO-3 16/N bytes/parameter)"
+    ),
+    "mem.formula.deepspeed": lambda p: (
+        "DeepSpeed's ZeRO estimators (estimate_zero2_model_states_mem_needs 4 + 16/N, ZeRO-3 18/N + 4 x "
+        "the largest layer; ZeRO-1 as the ZeRO paper, 4 + 12/N)"
+    ),
+    "mem.formula.megatron": lambda p: (
+        "Megatron's distributed optimizer (Megatron Core developer guide: bf16 parameters with fp32 main "
+        "gradients 6 + 12/d bytes/parameter, 18 without it; fp16 4 + 16/d; fp32 8 + 8/d)"
+    ),
+    "mem.formula.mindspore": lambda p: (
+        "MindSpore's optimizer parallel (MindSpore docs, Optimizer Parallel, optimizer_level: level1 "
+        "weights and optimizer states sharded over the data-parallel group, 4 + 12/d; level2 with the gradients, "
+        "2 + 14/d; level3 with the weights gathered again for the backward, 16/d + 4 x the largest layer)"
+    ),
+    "mem.formula.none": lambda p: (
+        "plain data parallel: every rank holds the whole model state (16 bytes/parameter for mixed-precision "
+        "Adam, ZeRO paper §3)"
+    ),
+    "mem.sharding.none": lambda p: "no sharding",
+    "mem.sharding.megatron_ddp": lambda p: "no sharding (Megatron DDP)",
+    "mem.sharding.distributed_optimizer": lambda p: "distributed optimizer",
+    "mem.sharding.optimizer_parallel": lambda p: "optimizer parallel",
+    "mem.sharding.optimizer_parallel_gradients": lambda p: "optimizer parallel with gradient sharding",
+    "mem.sharding.optimizer_parallel_weights": lambda p: (
+        "optimizer parallel level 3 (weights re-gathered for the backward)"
+    ),
+    "mem.layout": lambda p: (
+        f"TP {p.tp} x PP {p.pp} x DP {p.dp}"
+        + (f" (EP {p.ep})" if p.ep > 1 else "")
+        + f", {p.sharding}, recompute {p.recompute}, micro-batch {p.micro_batch}"
+    ),
+    "mem.usable.stated": lambda p: f"knowledge base usable_memory_gb: {p.gib:g} GiB = {p.gb:.1f} GB",
+    "mem.usable.reserve": lambda p: f"{p.gib:g} GiB ({p.gb:.1f} GB) x {p.share:g} ({p.constant}: {p.source})",
+    "mem.usable.none": lambda p: f"the knowledge base has no memory figure for {p.accelerator}",
+    "mem.evidence.usable": lambda p: f"{p.accelerator}: {p.gib:g} GiB usable",
+    "mem.evidence.memory": lambda p: f"{p.accelerator}: {p.gib:g} GiB on the device",
+    "mem.evidence.parameters": lambda p: f"{p.millions:g} M parameters",
+    "mem.evidence.precision": lambda p: (
+        f"{p.precision} training, {p.optimizer}: {p.total:g} bytes/parameter of model states"
+        + (" (low-precision optimizer states)" if p.low else "")
+        + ("" if p.stated else f" (defaults for a {p.family})")
+    ),
+    "mem.shape_derived": lambda p: "transformer shape derived from the size: " + "; ".join(p.derived),
+    "mem.activations_assumed": lambda p: (
+        f"activations {p.mb:g} MB per sample assumed for a {p.family} (set model.activation_mb_per_sample)"
+    ),
+    "mem.no_workload": lambda p: "no workload: activations counted for one sample per device",
+    "mem.not_judged": lambda p: f"{p.basis}: memory fit not judged",
+    "mem.low_precision_states": lambda p: (
+        "low-precision optimizer states: no fp32 master copy, 16-bit moments (assumes bf16 rounding of the "
+        "updates does not stall training: a pure-bf16 optimizer such as Kahan-summed AdamW, or 8-bit Adam)"
+    ),
+    "mem.master_weights": lambda p: (
+        f"{p.precision} training keeps fp32 master weights and fp32 optimizer moments ({p.total:g} bytes/parameter, "
+        "ZeRO paper; Megatron-LM, DeepSpeed and MindFormers do): set model.optimizer_states: low-precision otherwise"
+    ),
+    "mem.fine_tune": _fine_tune,
+    "mem.moe": lambda p: (
+        f"mixture of experts: memory holds all {p.millions:g} M parameters ({p.experts} experts), "
+        f"FLOPs follow the {p.active:g} M a token passes through (top-{p.top}); "
+        "activations counted as the dense model of the active size"
+    ),
+    "mem.layout_on": lambda p: (
+        f"layout on {p.devices} x {p.accelerator}: {p.layout}: {p.states:g} GB of model states + "
+        f"{p.activations:g} GB of activations = {p.per_device:g} GB per device "
+        f"({p.usable:.1f} GB usable; Korthikanti et al. 2022 activations; model states under {p.formula})"
+    ),
+    "mem.layout_why": _layout_why,
+    "mem.full_recompute": lambda p: (
+        f"full activation recompute: one more forward pass per step, {p.overhead:.0%} more compute"
+    ),
+    "mem.does_not_fit": lambda p: (
+        f"{p.millions:g} M parameters need {p.states:,.0f} GB of model states: {_need(p)} "
+        f"({p.usable:.1f} GB usable each) with the model split; hardware.devices={p.devices}"
+        + (f" (on {p.min_devices}: {p.least})" if p.least is not None else "")
+    ),
+    "mem.micro_batches": lambda p: (
+        f"a per-device batch of {p.batch} does not fit: micro-batches of {p.micro_batch} with gradient accumulation"
+    ),
+    "mem.must_split": lambda p: (
+        f"model states ({p.states:,.0f} GB) exceed one {p.accelerator} ({p.usable:.1f} GB usable): "
+        f"{p.strategy} needed on {p.devices} devices (at least {p.min_devices})"
+    ),
+    "mem.blocks": lambda p: (
+        f"model.parameters_millions={p.millions:g}: {p.states:,.0f} GB of model states need "
+        + (f"at least {p.min_devices}" if p.min_devices else "no number of")
+        + f" {p.accelerator} devices ({p.usable:g} GB usable each), hardware.devices={p.devices}"
+    ),
+}
+
+
+CATALOGUE: dict[str, Entry] = {**SCHEDULE, **COMMUNICATION, **SERVING, **TCO, **REPORT, **PROJECTIONS, **MEMORY}
