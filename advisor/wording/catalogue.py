@@ -742,4 +742,142 @@ MEMORY: dict[str, Entry] = {
 }
 
 
-CATALOGUE: dict[str, Entry] = {**SCHEDULE, **COMMUNICATION, **SERVING, **TCO, **REPORT, **PROJECTIONS, **MEMORY}
+# --- the transformer probe's evidence and the dynamic-shape adjustment (advisor.decision.transformer_evidence) --
+
+
+def _gpt_host(p: Any) -> str:
+    return (p.cpu or "an unnamed CPU") + (f", {p.cores} logical cores" if p.cores else "")
+
+
+def _gpt_run(p: Any) -> str:
+    parts = [f"{p.tokens:,.0f} tokens/s" + (f" (95% CI {p.ci95[0]:,.0f}-{p.ci95[1]:,.0f})" if p.ci95 else "")]
+    if p.step is not None:
+        parts.append(f"step {p.step:.1f} ms")
+    if p.mfu is not None:
+        parts.append(f"MFU {p.mfu:.1%} of the on-host GEMM peak")
+    grade = p.grade or "not graded"
+    reasons = f": {'; '.join(p.reasons)}" if p.reasons and grade != "stable" else ""
+    return f"{p.framework} {p.mode}: {', '.join(parts)}; {grade}{reasons}; measured here, {p.where}"
+
+
+def _gpt_dynamic(p: Any) -> str:
+    text = (
+        f"truly variable lengths cost {p.cost:.0%} of end-to-end tokens/s in MindSpore graph mode against "
+        f"{p.best_way} ({p.variable_compiles} graph compiles for {p.distinct} distinct lengths, "
+        f"{p.compile_seconds:.1f} s compiling, against {p.best_compiles})"
+    )
+    if p.steady_cost is not None:
+        text += f"; once every length is compiled, {p.steady_cost:.0%}"
+    if p.set_inputs_cost is not None:
+        text += (
+            f"; with Cell.set_inputs dynamic dims {p.set_inputs_compiles} compile(s) and {p.set_inputs_cost:.0%} "
+            f"against {p.best_way}"
+        )
+    if p.bucketed_cost is not None:
+        text += f"; bucketed {p.bucketed_cost:.0%} against {p.best_way}"
+    if not p.usable:
+        return f"{text}. Not used: {p.reason}"
+    if p.cost is not None and p.cost < p.floor:
+        text += f" (below the {p.floor:.0%} floor, DYNAMIC_COST_FLOOR: no measurable cost)"
+    return text
+
+
+def _gpt_applies(p: Any) -> str:
+    head = f"applies where: same hardware class ({p.cls or 'unknown'}): evidence about the frameworks on {p.host}, "
+    if p.same:
+        return head + "the class the team trains on"
+    return (
+        head
+        + f"not a projection for the training target ({p.target}"
+        + (f", {p.accelerator})" if p.accelerator else ")")
+    )
+
+
+_GPT_NOT_MEASURED = (
+    "transformer probe not run: tokens/s, parity and the dynamic-shape cost rest on the knowledge base "
+    "(run `advisor probe --models gpt --json -o FILE`, then --gpt FILE)"
+)
+
+TRANSFORMER: dict[str, Entry] = {
+    "gpt.not_measured": lambda p: _GPT_NOT_MEASURED,
+    "gpt.no_run": lambda p: (
+        "the transformer probe measured no run (every run failed or was skipped): " + _GPT_NOT_MEASURED
+    ),
+    "gpt.measured": lambda p: (
+        f"measured here on {p.host} with {p.model}: {p.stable} of {p.runs} runs graded stable; "
+        + ("" if p.workload else "the requirements are not a transformer workload, so it is context only; ")
+        + p.where
+    ),
+    "gpt.applies_where": _gpt_applies,
+    "gpt.host": _gpt_host,
+    "gpt.model.unknown": lambda p: "the probe's GPT",
+    "gpt.model": lambda p: (
+        f"a {p.layers}-layer GPT (hidden {p.hidden}, {p.heads} heads, sequence {p.seq}, vocabulary {p.vocab})"
+    ),
+    "gpt.evidence.run": _gpt_run,
+    "gpt.parity.status": lambda p: f"parity {p.status}" + (f": {p.error}" if p.error else ""),
+    "gpt.parity.passed": lambda p: (
+        f"parity passed: logits, loss and gradients after one step agree across frameworks (worst: "
+        f"{p.name} {p.value:.2g} against a derived bound of {p.tolerance:.2g}); measured here"
+    ),
+    "gpt.parity.failed": lambda p: (
+        f"parity failed: {p.name} {p.value:.2g} beyond its derived bound {p.tolerance:.2g}"
+        + (f"; likely cause: {p.cause}" if p.cause else "")
+    ),
+    "gpt.attention.pytorch": lambda p: f"PyTorch: F.scaled_dot_product_attention used the {p.backend} kernel here",
+    "gpt.attention.mindspore": lambda p: (
+        "MindSpore: flash_attention_score ran here"
+        if p.available
+        else "MindSpore: FlashAttentionScore is not available on this host (Ascend-only); written-out "
+        "attention was measured"
+    ),
+    "gpt.dynamic.heading": lambda p: "Dynamic shapes: " + p.text,
+    "gpt.dynamic.not_measured": lambda p: (
+        "MindSpore graph mode's variable-length way was not measured against a padded or bucketed way"
+    ),
+    "gpt.dynamic.no_graph_run": lambda p: "no measured fixed-length MindSpore graph run to judge this host's noise by",
+    "gpt.dynamic.graph_not_stable": lambda p: (
+        f"the MindSpore graph run was graded {p.quality or 'not graded'} here: {'; '.join(p.reasons) or 'not graded'}"
+    ),
+    "gpt.dynamic": _gpt_dynamic,
+    "gpt.adjust.not_migrating": lambda p: f"{p.workflow}: does not run MindSpore graph mode",
+    "gpt.adjust.fixed_shapes": lambda p: (
+        f"{p.workflow}: the requirements have fixed shapes (model.dynamic_shapes false)"
+    ),
+    "gpt.adjust.moves_nothing": lambda p: (
+        f"{p.workflow}: the dynamic-shape measurement moves nothing: {p.reason if p.reason is not None else 'not measured'}"
+    ),
+    "gpt.adjust.below_floor": lambda p: (
+        f"{p.workflow}: truly variable lengths cost {p.cost:.0%} here, below the {p.floor:.0%} floor "
+        "(DYNAMIC_COST_FLOOR): no change"
+    ),
+    "gpt.adjust.mitigated": lambda p: (
+        f"{p.workflow}: variable lengths cost {p.cost:.0%} in MindSpore graph mode here, and "
+        + ("bucketing the lengths" if p.mitigation == "bucketing" else "declaring dynamic dims with Cell.set_inputs")
+        + f" measured {p.residual:.0%} against {p.best_way}: -{p.points:g} migration points ({p.penalty:g} x "
+        f"{p.residual_kept:.0%}) instead of -{p.unmitigated:g} ({p.penalty:g} x {p.cost:.0%}; "
+        f"DYNAMIC_SHAPE_PENALTY); {p.pitfall} likelihood {p.before:g} -> {p.after:g} (DYNAMIC_MITIGATED_LIKELIHOOD)"
+    ),
+    "gpt.adjust.unmitigated": lambda p: (
+        f"{p.workflow}: variable lengths cost {p.cost:.0%} in MindSpore graph mode here and "
+        + (
+            f"no measured mitigation recovers it (best: {p.mitigation} {p.residual:.0%})"
+            if p.residual is not None
+            else "no mitigation was measured"
+        )
+        + f": -{p.points:g} migration points ({p.penalty:g} x {p.left:.0%}, DYNAMIC_SHAPE_PENALTY); {p.pitfall} "
+        f"likelihood {p.before:g} -> {p.after:g} (DYNAMIC_MEASURED_HIT)"
+    ),
+}
+
+
+CATALOGUE: dict[str, Entry] = {
+    **SCHEDULE,
+    **COMMUNICATION,
+    **SERVING,
+    **TCO,
+    **REPORT,
+    **PROJECTIONS,
+    **MEMORY,
+    **TRANSFORMER,
+}
