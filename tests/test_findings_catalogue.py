@@ -26,6 +26,7 @@ CONVERTED = {
     "proj": ROOT / "advisor" / "decision" / "projections.py",
     "mem": ROOT / "advisor" / "decision" / "memory.py",
     "gpt": ROOT / "advisor" / "decision" / "transformer_evidence.py",
+    "conf": ROOT / "advisor" / "decision" / "confidence.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

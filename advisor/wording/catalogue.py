@@ -871,6 +871,35 @@ TRANSFORMER: dict[str, Entry] = {
 }
 
 
+# --- how sure the verdict is (advisor.decision.confidence) ---------------------------------------
+
+CONFIDENCE: dict[str, Entry] = {
+    "conf.noise_overlap": lambda p: (
+        f"measured throughput of {p.top} and {p.runner} overlap within their 95% CIs"
+        + ("; the performance difference that decides the verdict is inside the noise" if p.decides else "")
+    ),
+    "conf.evidence.no_runner": lambda p: "no runner-up: decided by hard constraints",
+    "conf.evidence.nothing_favours": lambda p: "no criterion favours the top workflow",
+    "conf.evidence.weak_items": lambda p: (
+        f"{p.weak} of {p.total} evidence items in the deciding criteria are assumptions, blog figures or rules on "
+        "the requirements"
+    ),
+    "conf.decided.nothing_eligible": lambda p: "no workflow meets every hard constraint: the best-scoring one is shown",
+    "conf.decided.hard_constraint": lambda p: (
+        f"decided by hard constraints: {', '.join(p.beaten)} scored higher but is ruled out"
+    ),
+    "conf.decided.scores_alone": lambda p: "decided by the scores; the others are ruled out by hard constraints",
+    "conf.decided.scores": lambda p: "decided by the scores of eligible workflows",
+    "conf.step.nothing_eligible": lambda p: "nothing eligible",
+    "conf.step.tie": lambda p: f"a tie: {p.margin:.2f} points",
+    "conf.step.negative": lambda p: f"negative margin {p.margin:.2f}",
+    "conf.step.weak_evidence": lambda p: f"weak decisive evidence ({p.score:.1f}/5)",
+    "conf.step.fair_evidence": lambda p: f"high needs good decisive evidence; it is fair ({p.score:.1f}/5)",
+    "conf.step.fragile": lambda p: f"fragile: {p.note} ({p.change:.0%} away)",
+    "conf.step.inside_noise": lambda p: "the measured difference that decides it is inside the noise",
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -880,4 +909,5 @@ CATALOGUE: dict[str, Entry] = {
     **PROJECTIONS,
     **MEMORY,
     **TRANSFORMER,
+    **CONFIDENCE,
 }
