@@ -27,6 +27,11 @@ CONVERTED = {
     "mem": ROOT / "advisor" / "decision" / "memory.py",
     "gpt": ROOT / "advisor" / "decision" / "transformer_evidence.py",
     "conf": ROOT / "advisor" / "decision" / "confidence.py",
+    "crit_common": ROOT / "advisor" / "decision" / "criteria" / "common.py",
+    "crit_team": ROOT / "advisor" / "decision" / "criteria" / "team.py",
+    "crit_cost": ROOT / "advisor" / "decision" / "criteria" / "cost.py",
+    "crit_compliance": ROOT / "advisor" / "decision" / "criteria" / "compliance.py",
+    "crit_ecosystem": ROOT / "advisor" / "decision" / "criteria" / "ecosystem.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

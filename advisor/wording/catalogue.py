@@ -900,6 +900,71 @@ CONFIDENCE: dict[str, Entry] = {
 }
 
 
+# --- the criteria's notes and evidence (advisor.decision.criteria) -------------------------------
+
+
+def _compliance(p: Any) -> str:
+    texts = {
+        "hardware": lambda v: f"training hardware {v:.1f}",
+        "deployment": lambda v: f"non-NVIDIA deployment {v:.2f}",
+        "framework": lambda v: f"domestic framework {v:.0f}",
+    }
+    note = " + ".join(f"{texts[kind](value)} x{share:.2f}" for kind, value, share in p.parts)
+    note += " (shares " + ", ".join(p.shares) + ")"
+    if p.scope is not None:
+        note += f"; needs.domestic_scope={'+'.join(p.scope)}"
+    if p.hybrid_penalty is not None:
+        note += f"; -{p.hybrid_penalty:g} for the PyTorch prototype stage"
+    if p.unmet_penalty is not None:
+        note += f"; -{p.unmet_penalty:g} as substitution is required but not fully met"
+    return note
+
+
+_ADAPTER = " (PyTorch on Ascend through torch_npu)"
+
+CRITERIA: dict[str, Entry] = {
+    "crit_common.aspect": lambda p: f"{p.framework} {p.aspect}: {p.score}/5: {p.statement}",
+    "crit_team.evidence.skill": lambda p: f"{p.framework} skill {p.level}",
+    "crit_team.one_stack": lambda p: f"{p.base:g} + {p.step:g} per {p.framework} skill level",
+    "crit_team.two_stacks": lambda p: (
+        f"needs both skills: {p.share:.0%} PyTorch, {1 - p.share:.0%} MindSpore, -{p.two:g} for keeping two stacks "
+        "(HYBRID_TWO_STACKS)"
+        + (f"; -{p.small:g} for a team of <= 2 carrying two stacks" if p.small is not None else "")
+    ),
+    "crit_team.evidence.small_team": lambda p: "two stacks to keep up with for a team of two or fewer",
+    "crit_cost.evidence.no_workload": lambda p: "no workload in the requirements",
+    "crit_cost.evidence.no_figures": lambda p: "no cost figures for every workflow",
+    "crit_cost.all_equal": lambda p: "no cost figures for every workflow: all equal",
+    "crit_cost.relative": lambda p: (
+        f"{p.total} total cost ({' + '.join(p.parts)}) relative to the cheapest"
+        + (f"; not compared: {', '.join(p.missing)}" if p.missing else "")
+    ),
+    "crit_compliance.evidence.mandate": lambda p: f"domestic {p.which} {p.level}",
+    "crit_compliance.none": lambda p: "no domestic-substitution requirement",
+    "crit_compliance.note": _compliance,
+    "crit_compliance.evidence.scope": lambda p: f"the mandate binds {' and '.join(p.scope)} only",
+    "crit_compliance.evidence.target": lambda p: f"production training on {p.target}",
+    "crit_ecosystem.prototype_on_nvidia": lambda p: (
+        f"{p.share:.0%} prototyping on NVIDIA, {1 - p.share:.0%} training and serving on Ascend at stage "
+        f"{p.stage} (PyTorch prototype on NVIDIA, then torch_npu, no port)"
+    ),
+    "crit_ecosystem.kb_scores": lambda p: (
+        f"knowledge-base {p.criterion} scores{_ADAPTER if p.adapter else ''} (0-5 -> 0-100)"
+    ),
+    "crit_ecosystem.evidence.fluency": lambda p: (
+        f"prototyping in PyTorch pays off as far as the team is faster there (x{p.fluency:.2f})"
+    ),
+    "crit_ecosystem.hybrid": lambda p: (
+        f"{p.share:.0%} in the PyTorch prototype{_ADAPTER if p.adapter else ''}, {1 - p.share:.0%} in MindSpore "
+        f"production (stage {p.stage}, team skills)"
+    ),
+    "crit_ecosystem.evidence.hub": lambda p: f"model hub weighed x{p.weight:g} of {p.total:g} aspect weights",
+    "crit_ecosystem.no_entries": lambda p: f"no {p.criterion} entries in the knowledge base: neutral 50",
+    "crit_ecosystem.with_hub": lambda p: f"{p.note}; HuggingFace need {p.need}: model hub x{p.weight:g}",
+    "crit_ecosystem.evidence.debugging": lambda p: "how much debugging the work needs",
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -910,4 +975,5 @@ CATALOGUE: dict[str, Entry] = {
     **MEMORY,
     **TRANSFORMER,
     **CONFIDENCE,
+    **CRITERIA,
 }
