@@ -32,6 +32,7 @@ CONVERTED = {
     "crit_cost": ROOT / "advisor" / "decision" / "criteria" / "cost.py",
     "crit_compliance": ROOT / "advisor" / "decision" / "criteria" / "compliance.py",
     "crit_ecosystem": ROOT / "advisor" / "decision" / "criteria" / "ecosystem.py",
+    "crit_deployment": ROOT / "advisor" / "decision" / "criteria" / "deployment.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

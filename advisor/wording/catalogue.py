@@ -921,6 +921,7 @@ def _compliance(p: Any) -> str:
 
 
 _ADAPTER = " (PyTorch on Ascend through torch_npu)"
+_PATH_TEXT = {"native": "first-party", "vendor-converter": "vendor converter", "export": "export/conversion"}
 
 CRITERIA: dict[str, Entry] = {
     "crit_common.aspect": lambda p: f"{p.framework} {p.aspect}: {p.score}/5: {p.statement}",
@@ -962,6 +963,34 @@ CRITERIA: dict[str, Entry] = {
     "crit_ecosystem.no_entries": lambda p: f"no {p.criterion} entries in the knowledge base: neutral 50",
     "crit_ecosystem.with_hub": lambda p: f"{p.note}; HuggingFace need {p.need}: model hub x{p.weight:g}",
     "crit_ecosystem.evidence.debugging": lambda p: "how much debugging the work needs",
+    "crit_deployment.route": lambda p: (
+        f"{p.target}: {p.route}, {_PATH_TEXT[p.path]}" + ("" if p.path == "native" else f" ({p.constant})")
+    ),
+    "crit_deployment.evidence.route": lambda p: f"{p.route}: {p.stack}",
+    "crit_deployment.first_party": lambda p: f"{p.target}: first-party path",
+    "crit_deployment.conversion": lambda p: f"{p.target}: via export/conversion (CONVERSION_FIT)",
+    "crit_deployment.unknown": lambda p: (
+        f"{p.target}: no deployment entry in the knowledge base (UNKNOWN_DEPLOYMENT_FIT)"
+    ),
+    "crit_deployment.kb_score": lambda p: f"{p.target}: knowledge-base deployment score",
+    "crit_deployment.evidence.measured": lambda p: f"{p.framework} -> {p.target}: {p.score}/100 ({p.note})",
+    "crit_deployment.measured_cpu": lambda p: f"{p.target}: measured here, best path {p.framework} -> {p.best}",
+    "crit_deployment.capped": lambda p: (
+        f"{p.note}; capped: every {p.framework} export path measured here scored below {p.points:g}"
+    ),
+    "crit_deployment.exports_work": lambda p: f"{p.note}; export paths work here (measured, CPU)",
+    "crit_deployment.evidence.targets": lambda p: f"deploys {p.framework} models to {', '.join(p.targets)}",
+    "crit_deployment.target": lambda p: f"{p.note} {p.value:.0f}",
+    "crit_deployment.evidence.edge": lambda p: (
+        "edge targets: operator support found only at conversion of the PyTorch-designed model"
+    ),
+    "crit_deployment.edge_penalty": lambda p: (
+        f"-{p.penalty:g} edge runtime constraints invisible while prototyping (HYBRID_EDGE_PENALTY)"
+    ),
+    "crit_deployment.evidence.edge_cloud": lambda p: (
+        "train in the cloud, infer on devices: two toolchains on a PyTorch stack"
+    ),
+    "crit_deployment.edge_cloud_penalty": lambda p: f"-{p.penalty:g} edge-cloud on two toolchains",
 }
 
 
