@@ -33,6 +33,7 @@ CONVERTED = {
     "crit_compliance": ROOT / "advisor" / "decision" / "criteria" / "compliance.py",
     "crit_ecosystem": ROOT / "advisor" / "decision" / "criteria" / "ecosystem.py",
     "crit_deployment": ROOT / "advisor" / "decision" / "criteria" / "deployment.py",
+    "crit_performance": ROOT / "advisor" / "decision" / "criteria" / "performance.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

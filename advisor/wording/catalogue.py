@@ -923,6 +923,22 @@ def _compliance(p: Any) -> str:
 _ADAPTER = " (PyTorch on Ascend through torch_npu)"
 _PATH_TEXT = {"native": "first-party", "vendor-converter": "vendor converter", "export": "export/conversion"}
 
+
+def _undecided(p: Any) -> str:
+    return "".join(
+        f"; not decidable here against {other}: paired ratio {c.ratio} (95% CI {c.ci95}, {c.pairs} pairs, "
+        f"quality {c.quality})"
+        for other, c in p.undecided
+    )
+
+
+_ASSUMED_PATH = {
+    "ASSUMED_PERF_CPU": "CPU training",
+    "ASSUMED_PERF_NATIVE": "first-party path",
+    "ASSUMED_PERF_ADAPTER": "adapter path",
+}
+
+
 CRITERIA: dict[str, Entry] = {
     "crit_common.aspect": lambda p: f"{p.framework} {p.aspect}: {p.score}/5: {p.statement}",
     "crit_team.evidence.skill": lambda p: f"{p.framework} skill {p.level}",
@@ -991,6 +1007,51 @@ CRITERIA: dict[str, Entry] = {
         "train in the cloud, infer on devices: two toolchains on a PyTorch stack"
     ),
     "crit_deployment.edge_cloud_penalty": lambda p: f"-{p.penalty:g} edge-cloud on two toolchains",
+    "crit_performance.communication": lambda p: f"; communication: {p.detail}",
+    "crit_performance.by_schedule": lambda p: (
+        f"{p.hours} to train ({p.basis}) x {p.runs:g} runs (TRAINING_RUNS) = {p.share:.1%} of the project's "
+        f"{p.window:,.0f} h ({p.why}); the best workflow takes {p.best:.1%}{p.comm}"
+        + (
+            f"; /{p.keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
+            if p.keep is not None
+            else ""
+        )
+        + _undecided(p)
+    ),
+    "crit_performance.by_rate": lambda p: (
+        f"{p.rate} ({p.basis}), relative to the fastest (no time to train to weigh it against){p.comm}"
+        + (
+            f"; x{p.keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
+            if p.keep is not None
+            else ""
+        )
+        + _undecided(p)
+    ),
+    "crit_performance.evidence.window": lambda p: f"{p.window:,.0f} h of wall-clock time",
+    "crit_performance.evidence.dynamic_flow": lambda p: (
+        "data-dependent control flow / dynamic shapes (knowledge base workflows bad_for)"
+    ),
+    "crit_performance.evidence.path": lambda p: f"{p.path} on {p.target}",
+    "crit_performance.assumed": lambda p: (
+        f"no projection possible ({p.why}): {_ASSUMED_PATH[p.constant]}, {p.value:g} assumed ({p.constant})"
+    ),
+    "crit_performance.evidence.serving": lambda p: "the product's load and latency targets (serving:)",
+    "crit_performance.slo.meets": lambda p: (
+        f"serving through {p.runtime}: meets the stated load on {p.devices} device(s)"
+    ),
+    "crit_performance.slo.needs_devices": lambda p: (
+        f"serving through {p.runtime}: needs {p.needed} devices for the stated load, {p.devices} available ({p.reason})"
+    ),
+    "crit_performance.slo.cannot": lambda p: f"serving through {p.runtime}: cannot meet the stated load ({p.reason})",
+    "crit_performance.serving_rate": lambda p: (
+        f"serving through {p.runtime}: {p.rate} on {p.devices} device(s), relative to the fastest"
+        + (f"; latency {p.latency} {p.latency_what}" if p.latency is not None else "")
+        + "; "
+        + "; ".join(p.notes)
+    ),
+    "crit_performance.evidence.inference_only": lambda p: (
+        "an inference-only product: the serving path is scored, not training"
+    ),
 }
 
 
