@@ -23,10 +23,21 @@ CONVERTED = {
     "serving": ROOT / "advisor" / "decision" / "serving_capacity.py",
     "tco": ROOT / "advisor" / "decision" / "tco.py",
     "report": ROOT / "advisor" / "report.py",
+    "proj": ROOT / "advisor" / "decision" / "projections.py",
+    "mem": ROOT / "advisor" / "decision" / "memory.py",
+    "gpt": ROOT / "advisor" / "decision" / "transformer_evidence.py",
+    "conf": ROOT / "advisor" / "decision" / "confidence.py",
+    "crit_common": ROOT / "advisor" / "decision" / "criteria" / "common.py",
+    "crit_team": ROOT / "advisor" / "decision" / "criteria" / "team.py",
+    "crit_cost": ROOT / "advisor" / "decision" / "criteria" / "cost.py",
+    "crit_compliance": ROOT / "advisor" / "decision" / "criteria" / "compliance.py",
+    "crit_ecosystem": ROOT / "advisor" / "decision" / "criteria" / "ecosystem.py",
+    "crit_deployment": ROOT / "advisor" / "decision" / "criteria" / "deployment.py",
+    "crit_performance": ROOT / "advisor" / "decision" / "criteria" / "performance.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes
-READS = {"no nvlink", "per device-hour"}
+READS = {"no nvlink"}
 
 
 def _strings(path: Path) -> list[ast.AST]:
@@ -258,3 +269,27 @@ def test_the_wording_package_is_a_leaf():
                 names = [node.module]
             ours = [n for n in names if n.split(".")[0] in ("advisor", "knowledge", "probes", "tui")]
             assert set(ours) <= allowed, f"{path.name} imports {ours}"
+
+
+def test_the_cost_model_selects_the_projections_price_and_power_evidence_by_reference_not_words(monkeypatch):
+    # the compute part cites the projection's price, the energy part its fleet power, whatever their words
+    from advisor.measurements import Measurements
+    from advisor.report import build_report
+    from advisor.requirements import load_requirements
+    from tests.document_examples import kb
+
+    req = load_requirements(ROOT / "examples" / "ascend-production.yaml")
+
+    def cited():
+        report = build_report(req, Measurements(), kb=kb(), created_at="2026-12-01T00:00:00Z")
+        parts = [(c.workflow, p.name, e.ref, e.detail) for c in report.costs for p in c.parts for e in p.evidence]
+        return {(w, n, ref) for w, n, ref, _ in parts if n in ("compute", "energy")}, parts
+
+    before, _ = cited()
+    assert {n for _, n, _ in before} == {"compute", "energy"}  # the example cites both
+    monkeypatch.setitem(CATALOGUE, "proj.evidence.price", lambda p: f"price of {p.accelerator}")
+    monkeypatch.setitem(CATALOGUE, "proj.evidence.power", lambda p: f"power of the fleet: {p.basis}")
+    after, parts = cited()
+    assert after == before
+    assert any(d.startswith("price of ") for _, n, _, d in parts if n == "compute")
+    assert any(d.startswith("power of the fleet") for _, n, _, d in parts if n == "energy")

@@ -8,6 +8,7 @@ from typing import Optional
 
 from advisor.decision.constants import CONSTANTS, Consts
 from advisor.decision.evidence import QUALITY_RANK, evidence_class, grade_label
+from advisor.decision.findings import said
 from advisor.decision.projections import Projection
 from advisor.decision.scorecard import (
     ConstantSensitivity,
@@ -36,10 +37,7 @@ def noise_overlap(
     diff = scores[top].criteria[perf].weight * (scores[top].criteria[perf].score - scores[runner].criteria[perf].score)
     margin = scores[top].total - scores[runner].total
     decides = diff >= margin - 1e-9 and diff > 0
-    return decides, (
-        f"measured throughput of {top} and {runner} overlap within their 95% CIs"
-        + ("; the performance difference that decides the verdict is inside the noise" if decides else "")
-    )
+    return decides, said("conf.noise_overlap", top=top, runner=runner, decides=decides)
 
 
 # The criteria a verdict's evidence is graded on: the ones that give the top workflow the most points
@@ -55,7 +53,7 @@ def evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Con
     this grade; it is the one the confidence rule reads. Named constants marked `assumption` in the
     notes are counted in the note (the first page lists them as set values)."""
     if runner is None:
-        return EvidenceQuality(score=0.0, label="none", note="no runner-up: decided by hard constraints")
+        return EvidenceQuality(score=0.0, label="none", note=said("conf.evidence.no_runner"))
     deciding = sorted(
         ((t.weight * (t.score - r.score), t, r) for t, r in zip(top.criteria, runner.criteria)),
         key=lambda g: (-g[0], g[1].name),
@@ -75,7 +73,7 @@ def evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Con
         weakest = min(classes, key=QUALITY_RANK.__getitem__) if classes else "assumption"
         num, den = num + gain * QUALITY_RANK[weakest], den + gain
     if den == 0:
-        return EvidenceQuality(score=0.0, label="none", counts=counts, note="no criterion favours the top workflow")
+        return EvidenceQuality(score=0.0, label="none", counts=counts, note=said("conf.evidence.nothing_favours"))
     score = num / den
     weak = counts.get("assumption", 0) + counts.get("blog", 0) + counts.get("requirement", 0)
     total = sum(counts.values())
@@ -83,7 +81,7 @@ def evidence_quality(top: WorkflowScore, runner: Optional[WorkflowScore], k: Con
         score=round(score, 3),
         label=grade_label(score, k["EVIDENCE_GOOD"], k["EVIDENCE_FAIR"]),
         counts=counts,
-        note=f"{weak} of {total} evidence items in the deciding criteria are assumptions, blog figures or rules on the requirements",
+        note=said("conf.evidence.weak_items", weak=weak, total=total),
     )
 
 
@@ -139,20 +137,13 @@ def judge_confidence(
 ) -> Confidence:
     top = ranked[0]
     if not top.eligible:
-        decided, dnote = "nothing-eligible", "no workflow meets every hard constraint: the best-scoring one is shown"
+        decided, dnote = "nothing-eligible", said("conf.decided.nothing_eligible")
     elif any(not s.eligible and s.total > top.total + 1e-9 for s in ranked):
         beaten = [s.workflow for s in ranked if not s.eligible and s.total > top.total + 1e-9]
-        decided, dnote = (
-            "hard-constraint",
-            f"decided by hard constraints: {', '.join(beaten)} scored higher but is ruled out",
-        )
+        decided, dnote = "hard-constraint", said("conf.decided.hard_constraint", beaten=beaten)
     else:
         decided = "scores"
-        dnote = (
-            "decided by the scores; the others are ruled out by hard constraints"
-            if runner is None
-            else "decided by the scores of eligible workflows"
-        )
+        dnote = said("conf.decided.scores_alone" if runner is None else "conf.decided.scores")
     tie = runner is not None and abs(margin) < k["TIE_MARGIN"]
     if margin >= k["CONFIDENCE_HIGH_MARGIN"]:
         m_level = "high"
@@ -165,27 +156,27 @@ def judge_confidence(
     steps: list[str] = []
     if decided == "nothing-eligible":
         level = "low"
-        steps.append("nothing eligible")
+        steps.append(said("conf.step.nothing_eligible"))
     elif runner is None:
         level = "high"
     else:
         level = m_level
         if tie or margin <= 0:
             level = "low"
-            steps.append(f"a tie: {margin:.2f} points" if tie else f"negative margin {margin:.2f}")
+            steps.append(said("conf.step.tie" if tie else "conf.step.negative", margin=margin))
         if quality.label == "weak":
             level = DOWN[level]
-            steps.append(f"weak decisive evidence ({quality.score:.1f}/5)")
+            steps.append(said("conf.step.weak_evidence", score=quality.score))
         elif quality.label == "fair" and level == "high":
             # a wide margin built on blog figures and assumptions is not a confident verdict
             level = "medium"
-            steps.append(f"high needs good decisive evidence; it is fair ({quality.score:.1f}/5)")
+            steps.append(said("conf.step.fair_evidence", score=quality.score))
         if flip is not None and flip.relative_change < k["FLIP_FRAGILE"]:
             level = DOWN[level]
-            steps.append(f"fragile: {flip.note} ({flip.relative_change:.0%} away)")
+            steps.append(said("conf.step.fragile", note=flip.note, change=flip.relative_change))
         if inside_noise:
             level = DOWN[level]
-            steps.append("the measured difference that decides it is inside the noise")
+            steps.append(said("conf.step.inside_noise"))
     return Confidence(
         level=level,
         decided_by=decided,

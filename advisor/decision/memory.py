@@ -60,7 +60,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.numbers import sig
+from advisor.decision.findings import said
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
 from advisor.decision.workload import Shape, active_parameters, inference_flops_per_token, model_shape
@@ -96,18 +96,13 @@ ZERO3_VOLUME = 1.5
 RECOMPUTE_ORDER: tuple[Recompute, ...] = ("none", "selective", "full")
 # the sharding a route names (knowledge.models.RouteSupports.optimizer_sharding) -> the formula it follows
 ROUTE_FORMULA = {"zero": "deepspeed", "distributed-optimizer": "megatron", "optimizer-parallel": "mindspore"}
-FORMULA_TEXT = {
-    "zero-paper": "the ZeRO paper's model states (Rajbhandari et al. 2020, Figure 1: ZeRO-1 4 + 12/N, ZeRO-2 "
-    "2 + 14/N, ZeRO-3 16/N bytes/parameter)",
-    "deepspeed": "DeepSpeed's ZeRO estimators (estimate_zero2_model_states_mem_needs 4 + 16/N, ZeRO-3 18/N + 4 x "
-    "the largest layer; ZeRO-1 as the ZeRO paper, 4 + 12/N)",
-    "megatron": "Megatron's distributed optimizer (Megatron Core developer guide: bf16 parameters with fp32 main "
-    "gradients 6 + 12/d bytes/parameter, 18 without it; fp16 4 + 16/d; fp32 8 + 8/d)",
-    "mindspore": "MindSpore's optimizer parallel (MindSpore docs, Optimizer Parallel, optimizer_level: level1 "
-    "weights and optimizer states sharded over the data-parallel group, 4 + 12/d; level2 with the gradients, "
-    "2 + 14/d; level3 with the weights gathered again for the backward, 16/d + 4 x the largest layer)",
-    "none": "plain data parallel: every rank holds the whole model state (16 bytes/parameter for mixed-precision "
-    "Adam, ZeRO paper §3)",
+# each formula's citation, worded by the catalogue
+FORMULA_CODE = {
+    "zero-paper": "mem.formula.zero_paper",
+    "deepspeed": "mem.formula.deepspeed",
+    "megatron": "mem.formula.megatron",
+    "mindspore": "mem.formula.mindspore",
+    "none": "mem.formula.none",
 }
 
 
@@ -153,10 +148,15 @@ class Layout(BaseModel):
 
     @property
     def text(self) -> str:
-        ep = f" (EP {self.expert_parallel})" if self.expert_parallel > 1 else ""
-        return (
-            f"TP {self.tensor_parallel} x PP {self.pipeline_parallel} x DP {self.data_parallel}{ep}, {self.sharding}, "
-            f"recompute {self.recompute}, micro-batch {self.micro_batch}"
+        return said(
+            "mem.layout",
+            tp=self.tensor_parallel,
+            pp=self.pipeline_parallel,
+            dp=self.data_parallel,
+            ep=self.expert_parallel,
+            sharding=self.sharding,
+            recompute=self.recompute,
+            micro_batch=self.micro_batch,
         )
 
 
@@ -279,7 +279,7 @@ class Sharding:
 def _paper(b: StateBytes, formula: str = "zero-paper", stages: tuple[int, ...] = (0, 1, 2, 3)) -> list[Sharding]:
     w, g, o = b.weights, b.gradients, b.optimizer
     table = {
-        0: Sharding(formula, 0, "no sharding", w + g + o, 0.0),
+        0: Sharding(formula, 0, said("mem.sharding.none"), w + g + o, 0.0),
         1: Sharding(formula, 1, "ZeRO-1", w + g, o),
         2: Sharding(formula, 2, "ZeRO-2", w, g + o),
         3: Sharding(formula, 3, "ZeRO-3", 0.0, w + g + o, True, 4.0),
@@ -313,22 +313,22 @@ def shardings(formula: str, b: StateBytes, precision: str) -> list[Sharding]:
         else:  # bf16 parameters with fp32 main gradients (Megatron's default for bf16)
             plain, sharded = 18.0, (6.0, 12.0)
         return [
-            Sharding("megatron", 0, "no sharding (Megatron DDP)", plain, 0.0),
-            Sharding("megatron", 1, "distributed optimizer", *sharded),
+            Sharding("megatron", 0, said("mem.sharding.megatron_ddp"), plain, 0.0),
+            Sharding("megatron", 1, said("mem.sharding.distributed_optimizer"), *sharded),
         ]
     if formula == "mindspore":
         w, g, o = b.weights, b.gradients, b.optimizer
         return [
-            Sharding("mindspore", 0, "no sharding", w + g + o, 0.0),
-            Sharding("mindspore", 1, "optimizer parallel", w + g, o),
-            Sharding("mindspore", 2, "optimizer parallel with gradient sharding", w, g + o),
+            Sharding("mindspore", 0, said("mem.sharding.none"), w + g + o, 0.0),
+            Sharding("mindspore", 1, said("mem.sharding.optimizer_parallel"), w + g, o),
+            Sharding("mindspore", 2, said("mem.sharding.optimizer_parallel_gradients"), w, g + o),
             # level 3: the 16-bit weights gathered again before the backward pass instead of kept from the
             # forward one, so only the layers being computed are whole (counted as DeepSpeed's ZeRO-3
             # estimator counts them: 4 bytes x the largest layer)
             Sharding(
                 "mindspore",
                 3,
-                "optimizer parallel level 3 (weights re-gathered for the backward)",
+                said("mem.sharding.optimizer_parallel_weights"),
                 0.0,
                 w + g + o,
                 True,
@@ -402,17 +402,24 @@ def usable_memory(acc: Accelerator, k: Consts = DEFAULT) -> tuple[Optional[float
         gb = usable.value * GIB / GB
         return (
             gb,
-            f"knowledge base usable_memory_gb: {usable.value:g} GiB = {gb:.1f} GB",
-            [sourced_evidence(acc.id, usable, f"{acc.name}: {usable.value:g} GiB usable")],
+            said("mem.usable.stated", gib=usable.value, gb=gb),
+            [sourced_evidence(acc.id, usable, said("mem.evidence.usable", accelerator=acc.name, gib=usable.value))],
         )
     mem = acc.memory_gb
     if mem is None:
-        return None, f"the knowledge base has no memory figure for {acc.name}", []
+        return None, said("mem.usable.none", accelerator=acc.name), []
     name = "USABLE_MEMORY_ASCEND" if acc.vendor == "huawei" else "USABLE_MEMORY_NVIDIA"
     share = k[name]
     gb = mem.value * GIB / GB * share
-    basis = f"{mem.value:g} GiB ({mem.value * GIB / GB:.1f} GB) x {share:g} ({name}: {CONSTANTS[name].source})"
-    return gb, basis, [sourced_evidence(acc.id, mem, f"{acc.name}: {mem.value:g} GiB on the device")]
+    basis = said(
+        "mem.usable.reserve",
+        gib=mem.value,
+        gb=mem.value * GIB / GB,
+        share=share,
+        constant=name,
+        source=CONSTANTS[name].source,
+    )
+    return gb, basis, [sourced_evidence(acc.id, mem, said("mem.evidence.memory", accelerator=acc.name, gib=mem.value))]
 
 
 @dataclass(frozen=True)
@@ -634,13 +641,23 @@ def memory_fit(route: object, req: Requirements, kb: object, k: Consts = DEFAULT
         act = (m.activation_mb_per_sample or d_act) * 1e6
     b_dev = micro if transformer else max(1, math.ceil(step_batch(req) / devices))
     ev = [
-        req_evidence("model.parameters_millions", m.parameters_millions, f"{m.parameters_millions:g} M parameters"),
+        req_evidence(
+            "model.parameters_millions",
+            m.parameters_millions,
+            said("mem.evidence.parameters", millions=m.parameters_millions),
+        ),
         req_evidence(
             "model.precision",
             precision,
-            f"{precision} training, {optimizer}: {b.total:g} bytes/parameter of model states"
-            + (" (low-precision optimizer states)" if low else "")
-            + ("" if m.precision and m.optimizer else f" (defaults for a {m.family})"),
+            said(
+                "mem.evidence.precision",
+                precision=precision,
+                optimizer=optimizer,
+                total=b.total,
+                low=low,
+                stated=bool(m.precision and m.optimizer),
+                family=m.family,
+            ),
         ),
     ]
     usable_gb, basis, u_ev = usable_memory(acc, k)
@@ -664,7 +681,7 @@ def memory_fit(route: object, req: Requirements, kb: object, k: Consts = DEFAULT
         trainable_share=share,
         base_weights_precision=base_width,
         experts=m.experts,
-        formula=FORMULA_TEXT[formulas[0]] if len(formulas) == 1 else "; ".join(FORMULA_TEXT[f] for f in formulas),
+        formula="; ".join(said(FORMULA_CODE[f]) for f in formulas),
         checkpoint_gb=round(params * share * (b.weights + b.optimizer) / GB, 3),
         evidence=ev,
     )
@@ -679,15 +696,13 @@ def memory_fit(route: object, req: Requirements, kb: object, k: Consts = DEFAULT
             derived=shape.derived,
         )
         if shape.derived and transformer:
-            fit.notes.append("transformer shape derived from the size: " + "; ".join(shape.derived))
+            fit.notes.append(said("mem.shape_derived", derived=shape.derived))
     if not transformer and not m.activation_mb_per_sample:
-        fit.notes.append(
-            f"activations {d_act:g} MB per sample assumed for a {m.family} (set model.activation_mb_per_sample)"
-        )
+        fit.notes.append(said("mem.activations_assumed", mb=d_act, family=m.family))
     if w_load is None:
-        fit.notes.append("no workload: activations counted for one sample per device")
+        fit.notes.append(said("mem.no_workload"))
     if usable_gb is None:
-        fit.notes.append(basis + ": memory fit not judged")
+        fit.notes.append(said("mem.not_judged", basis=basis))
         return fit
     usable = usable_gb * GB
     if transformer and shape is not None:
@@ -772,29 +787,32 @@ def _step_terms(
 
 def _explain_states(fit: MemoryFit, m: ModelSpec, b: StateBytes, low: bool, precision: str, k: Consts) -> None:
     if low:
-        fit.notes.append(
-            "low-precision optimizer states: no fp32 master copy, 16-bit moments (assumes bf16 rounding of the "
-            "updates does not stall training: a pure-bf16 optimizer such as Kahan-summed AdamW, or 8-bit Adam)"
-        )
+        fit.notes.append(said("mem.low_precision_states"))
     elif precision in ("mixed", "bf16"):
-        fit.notes.append(
-            f"{precision} training keeps fp32 master weights and fp32 optimizer moments ({b.total:g} bytes/parameter, "
-            "ZeRO paper; Megatron-LM, DeepSpeed and MindFormers do): set model.optimizer_states: low-precision otherwise"
-        )
+        fit.notes.append(said("mem.master_weights", precision=precision, total=b.total))
     if m.fine_tune in ("lora", "qlora"):
-        width = fit.base_weights_precision
         fit.notes.append(
-            f"{m.fine_tune.upper()}: {1 - fit.trainable_share:.2%} of the weights frozen at {sig(b.frozen)} bytes/parameter "
-            f"({width}"
-            + (f", QLORA_NF4_BITS: {CONSTANTS['QLORA_NF4_BITS'].source}" if width == "int4" else "")
-            + f"), {fit.trainable_share:.2%} trained at {b.total:g}"
-            + ("" if m.trainable_share else " (trainable share 1% assumed: set model.trainable_share)")
+            said(
+                "mem.fine_tune",
+                method=m.fine_tune,
+                frozen_share=1 - fit.trainable_share,
+                frozen=b.frozen,
+                width=fit.base_weights_precision,
+                nf4_source=CONSTANTS["QLORA_NF4_BITS"].source,
+                share=fit.trainable_share,
+                total=b.total,
+                share_stated=bool(m.trainable_share),
+            )
         )
     if m.is_moe:
         fit.notes.append(
-            f"mixture of experts: memory holds all {m.parameters_millions:g} M parameters ({m.experts} experts), "
-            f"FLOPs follow the {m.active_parameters_millions:g} M a token passes through (top-{m.experts_per_token}); "
-            "activations counted as the dense model of the active size"
+            said(
+                "mem.moe",
+                millions=m.parameters_millions,
+                experts=m.experts,
+                active=m.active_parameters_millions,
+                top=m.experts_per_token,
+            )
         )
 
 
@@ -827,29 +845,39 @@ def _transformer_fit(fit: MemoryFit, w: MemoryJob, usable: float, name: str, k: 
     if lay is not None:
         fit.layout_why = _why(lay, found[1:])
         fit.notes.append(
-            f"layout on {devices} x {name}: {lay.text}: {lay.states_gb:g} GB of model states + "
-            f"{lay.activations_gb:g} GB of activations = {lay.per_device_gb:g} GB per device "
-            f"({usable / GB:.1f} GB usable; Korthikanti et al. 2022 activations; model states under {fit.formula})"
+            said(
+                "mem.layout_on",
+                devices=devices,
+                accelerator=name,
+                layout=lay.text,
+                states=lay.states_gb,
+                activations=lay.activations_gb,
+                per_device=lay.per_device_gb,
+                usable=usable / GB,
+                formula=fit.formula,
+            )
         )
         fit.notes.append(fit.layout_why)
         if lay.recompute == "full":
-            fit.notes.append(
-                f"full activation recompute: one more forward pass per step, {lay.recompute_overhead:.0%} more compute"
-            )
+            fit.notes.append(said("mem.full_recompute", overhead=lay.recompute_overhead))
     else:
-        need = f"at least {fit.min_devices} x {name}" if fit.min_devices else f"more than any number of {name}"
         fit.notes.append(
-            f"{fit.parameters_millions:g} M parameters need {fit.states_gb:,.0f} GB of model states: {need} "
-            f"({usable / GB:.1f} GB usable each) with the model split; hardware.devices={devices}"
-            + (f" (on {fit.min_devices}: {least.text})" if least is not None else "")
+            said(
+                "mem.does_not_fit",
+                millions=fit.parameters_millions,
+                states=fit.states_gb,
+                min_devices=fit.min_devices,
+                accelerator=name,
+                usable=usable / GB,
+                devices=devices,
+                least=least.text if least is not None else None,
+            )
         )
     return fit
 
 
 def _why(chosen: Layout, others: list[Layout]) -> str:
     """The chosen layout's estimated overhead against the best fitting layout of another kind."""
-    head = f"chosen for the least estimated step-time overhead ({chosen.overhead:+.1%}"
-    head += f", of which recompute {chosen.recompute_overhead:+.1%})" if chosen.recompute_overhead else ")"
     other = next(
         (
             o
@@ -865,13 +893,13 @@ def _why(chosen: Layout, others: list[Layout]) -> str:
         ),
         None,
     )
-    if other is None:
-        return head + " among the layouts that fit"
-    return (
-        f"{head} over {other.text} ({other.overhead:+.1%}, {other.per_device_gb:g} GB per device); overheads: full "
-        "recompute one forward pass, selective RECOMPUTE_SELECTIVE_SHARE of it, TP_OVERHEAD_PER_DOUBLING per tensor-"
-        "parallel doubling, the 1F1B bubble (p - 1) / micro-batches, ZERO3_OVERHEAD, the data-parallel all-reduce's "
-        "time beyond the step's compute (it overlaps the backward pass)"
+    return said(
+        "mem.layout_why",
+        overhead=chosen.overhead,
+        recompute=chosen.recompute_overhead,
+        other=other.text if other is not None else None,
+        other_overhead=other.overhead if other is not None else None,
+        other_gb=other.per_device_gb if other is not None else None,
     )
 
 
@@ -916,7 +944,7 @@ def _per_sample_fit(
         for name_ in ("data-parallel", "optimizer-sharding", "model-parallel")
     ]
     fit.strategies = fits
-    fit.formula = FORMULA_TEXT["zero-paper"]
+    fit.formula = said(FORMULA_CODE["zero-paper"])
     found = [f.min_devices for f in fits if f.min_devices is not None]
     fit.min_devices = min(found) if found else None
     fit.must_split = states + act > usable
@@ -924,20 +952,32 @@ def _per_sample_fit(
     fit.strategy = chosen.strategy if chosen else "does-not-fit"
     if chosen is not None and held[chosen.strategy] + batch_act > usable:
         fit.micro_batch = max(1, int((usable - held[chosen.strategy]) // act))
-        fit.notes.append(
-            f"a per-device batch of {b_dev} does not fit: micro-batches of {fit.micro_batch} with gradient accumulation"
-        )
+        fit.notes.append(said("mem.micro_batches", batch=b_dev, micro_batch=fit.micro_batch))
     usable_gb = usable / GB
     if fit.strategy == "does-not-fit":
-        need = f"at least {fit.min_devices} x {name}" if fit.min_devices else f"more than any number of {name}"
         fit.notes.append(
-            f"{fit.parameters_millions:g} M parameters need {states / GB:,.0f} GB of model states: {need} "
-            f"({usable_gb:.1f} GB usable each) with the model split; hardware.devices={devices}"
+            said(
+                "mem.does_not_fit",
+                millions=fit.parameters_millions,
+                states=states / GB,
+                min_devices=fit.min_devices,
+                accelerator=name,
+                usable=usable_gb,
+                devices=devices,
+                least=None,
+            )
         )
     elif fit.must_split:
         fit.notes.append(
-            f"model states ({states / GB:,.0f} GB) exceed one {name} ({usable_gb:.1f} GB usable): "
-            f"{fit.strategy} needed on {devices} devices (at least {fit.min_devices})"
+            said(
+                "mem.must_split",
+                states=states / GB,
+                accelerator=name,
+                usable=usable_gb,
+                strategy=fit.strategy,
+                devices=devices,
+                min_devices=fit.min_devices,
+            )
         )
     return fit
 
@@ -953,8 +993,12 @@ def blocks(fit: Optional[MemoryFit]) -> Optional[str]:
     """The hard-constraint line when the target cannot hold the model on the requirements' devices."""
     if fit is None or fit.strategy != "does-not-fit":
         return None
-    need = f"at least {fit.min_devices}" if fit.min_devices else "no number of"
-    return (
-        f"model.parameters_millions={fit.parameters_millions:g}: {fit.states_gb:,.0f} GB of model states need {need} "
-        f"{fit.accelerator} devices ({fit.usable_gb:g} GB usable each), hardware.devices={fit.devices}"
+    return said(
+        "mem.blocks",
+        millions=fit.parameters_millions,
+        states=fit.states_gb,
+        min_devices=fit.min_devices,
+        accelerator=fit.accelerator,
+        usable=fit.usable_gb,
+        devices=fit.devices,
     )

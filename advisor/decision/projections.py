@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal, Optional, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.numbers import sig
+from advisor.decision.findings import Finding, finding, said
 from advisor.decision.communication import (  # noqa: F401  (re-exported: the report and the TUI read them here)
     CommCheck,
     CommPlan,
@@ -57,7 +57,6 @@ from advisor.decision.evidence import (
     Evidence,
     Span,
     kb_evidence,
-    pct,
     sourced_evidence,
 )
 from advisor.decision.memory import MemoryFit, defaults_for, memory_fit, trainable_share
@@ -193,7 +192,7 @@ class MeasuredRun:
 
     @property
     def where(self) -> str:
-        return f"{self.accelerator} (host {self.host})" if self.accelerator else self.host
+        return said("proj.host.where", accelerator=self.accelerator, host=self.host) if self.accelerator else self.host
 
 
 def _typed(suites: Sequence[object]) -> list[ProbeSuite]:
@@ -208,7 +207,7 @@ def measured_runs(suites: Sequence[object]) -> list[MeasuredRun]:
     out = []
     for suite in _typed(suites):
         extra = suite.host.model_extra or {}
-        label = extra.get("hostname") or suite.host.cpu_model or extra.get("name") or "a probed host"
+        label = extra.get("hostname") or suite.host.cpu_model or extra.get("name") or said("proj.host.unnamed")
         probed = (suite.vendor_peak or {}).get("accelerator")  # the probe names the accelerator it measured
         for run in suite.runs:
             if run.status == "ok" and (run.images_per_second or 0) > 0 and run.quality != "unusable":
@@ -310,9 +309,9 @@ def _mfu_estimate(
         return None
     # on the references' own accelerator their rate is their rate: its first-listed peak, not its range
     p_low, p_high = (listed, listed) if mfu.same_accelerator else span
-    notes = [f"MFU {pct(mfu.low, mfu.high)} from {len(mfu.refs)} reference(s): {mfu.basis}", *mfu.notes]
+    notes = [said("proj.mfu.basis", low=mfu.low, high=mfu.high, refs=len(mfu.refs), basis=mfu.basis), *mfu.notes]
     if p_low != p_high:
-        notes.append(f"{acc.name} 16-bit peak {p_low:g}-{p_high:g} TFLOPS (the knowledge base's sources disagree)")
+        notes.append(said("proj.mfu.peak_disagrees", accelerator=acc.name, low=p_low, high=p_high))
     factors: list[TimeFactor] = []
     team_rec = team_recompute(req, fit, k)
     lows, highs, used = [], [], False
@@ -336,8 +335,7 @@ def _mfu_estimate(
                 name="device-scaling",
                 low=round(min(x[2] for x in scaled), 4),
                 high=round(max(x[3] for x in scaled), 4),
-                detail=f"each reference from its own device count to {devices} ({plan.comm.basis}): "
-                + "; ".join(f"{i} ({n} devices) x{lo:.2f}-{hi:.2f}" for i, n, lo, hi in scaled),
+                detail=said("proj.factor.device_scaling", devices=devices, basis=plan.comm.basis, scaled=scaled),
             )
         )
     if team_rec:
@@ -347,8 +345,7 @@ def _mfu_estimate(
                 name="recompute",
                 low=round(1 / (1 + team_rec), 4),
                 high=round(1 / (1 + team_rec), 4),
-                detail=f"the team's recompute adds {team_rec:.0%} compute per step (one forward pass for full recompute, "
-                f"RECOMPUTE_SELECTIVE_SHARE of it for selective); the references ran with {', '.join(refs)} recompute",
+                detail=said("proj.factor.recompute", share=team_rec, modes=refs),
             )
         )
     low, high = min(lows), max(highs)
@@ -362,8 +359,7 @@ def _mfu_estimate(
                 name="qlora-dequantisation",
                 low=round(q, 4),
                 high=round(q, 4),
-                detail=f"QLoRA dequantises the 4-bit base every pass: x{q:.2f} (QLORA_DEQUANT_OVERHEAD, "
-                f"{CONSTANTS['QLORA_DEQUANT_OVERHEAD'].source})",
+                detail=said("proj.factor.qlora", factor=q, source=CONSTANTS["QLORA_DEQUANT_OVERHEAD"].source),
             )
         )
     refs = frozenset(r.devices for r in mfu.refs)
@@ -391,8 +387,17 @@ def _measured(m: MeasuredRun, gflops: Optional[float], devices: int, plan: CommP
             ref=run.id,
             value=round(ips, 3),
             ci95=[low, high],
-            detail=f"{run.framework} {run.mode} {run.model} bs{run.batch_size} on {run.device} ({m.host}): {ips:.1f} img/s"
-            + (f", quality {run.quality}" if run.quality else ""),
+            detail=said(
+                "proj.evidence.probe_run",
+                framework=run.framework,
+                mode=run.mode,
+                model=run.model,
+                batch_size=run.batch_size,
+                device=run.device,
+                host=m.host,
+                rate=ips,
+                quality=run.quality,
+            ),
         )
     ]
     run_flops = run.train_flops_per_image
@@ -400,9 +405,7 @@ def _measured(m: MeasuredRun, gflops: Optional[float], devices: int, plan: CommP
         factor = run_flops / (gflops * 1e9)
         if abs(factor - 1) > 0.05:
             low, high = low * factor, high * factor
-            notes.append(
-                f"scaled from the probe's {sig(run_flops / 1e9)} GFLOPs/image to the workload's {sig(gflops)} (same efficiency assumed)"
-            )
+            notes.append(said("proj.flops_scaled", run_gflops=run_flops / 1e9, gflops=gflops))
     s_low, s_high, s_ev, s_notes = plan.span()
     return Estimate(low * devices * s_low, high * devices * s_high, ev + s_ev, notes + s_notes, applied=devices > 1)
 
@@ -438,9 +441,7 @@ def _reference(
     notes: list[str] = []
     model = req.workload.model if req.workload else None
     if any(r.model.lower().replace("-", "") != model for r in pool):
-        notes.append(
-            f"{acc.name} references of {', '.join(sorted({r.model for r in pool}))} scaled to the workload by FLOPs"
-        )
+        notes.append(said("proj.reference.other_models", accelerator=acc.name, models=sorted({r.model for r in pool})))
     _, _, s_ev, s_notes = plan.span()
     lows, highs, ev, used = [], [], [], False
     for r in sorted(pool, key=lambda r: r.id):
@@ -449,8 +450,7 @@ def _reference(
         used = used or applied
         if applied and r.devices > 1:
             notes.append(
-                f"{r.devices}-device references projected to {devices} devices: x{k_low:.2f}-{k_high:.2f} for the added communication "
-                "(knowledge-base range)"
+                said("proj.reference.device_scaled", ref_devices=r.devices, devices=devices, low=k_low, high=k_high)
             )
         lows.append(per_dev * devices * k_low)
         highs.append(per_dev * devices * k_high)
@@ -458,7 +458,17 @@ def _reference(
             sourced_evidence(
                 r.id,
                 r.images_per_second,
-                f"{r.framework} {r.mode} {r.model} ({r.dataset}) on {r.devices}x {acc.name}, {r.precision}: {r.images_per_second.value:g} img/s",
+                said(
+                    "proj.evidence.reference",
+                    framework=r.framework,
+                    mode=r.mode,
+                    model=r.model,
+                    dataset=r.dataset,
+                    devices=r.devices,
+                    accelerator=acc.name,
+                    precision=r.precision,
+                    rate=r.images_per_second.value,
+                ),
             )
         )
     if used:
@@ -505,23 +515,39 @@ def _reference_by_peak(
             sourced_evidence(
                 r.id,
                 r.images_per_second,
-                f"{r.framework} {r.mode} {r.model} ({r.dataset}) on {r.devices}x {other.name}: {r.images_per_second.value:g} img/s, {fraction:.0%} of its peak",
+                said(
+                    "proj.evidence.reference_elsewhere",
+                    framework=r.framework,
+                    mode=r.mode,
+                    model=r.model,
+                    dataset=r.dataset,
+                    devices=r.devices,
+                    accelerator=other.name,
+                    rate=r.images_per_second.value,
+                    fraction=fraction,
+                ),
             )
         )
-        ev.append(sourced_evidence(other.id, other_peak, f"{other.name} peak {other_peak.value:g} TFLOPS"))
+        ev.append(
+            sourced_evidence(
+                other.id, other_peak, said("proj.evidence.peak", accelerator=other.name, value=other_peak.value)
+            )
+        )
     if not fractions:
         return None
     ev.append(
         sourced_evidence(
             acc.id,
             peak,
-            f"{acc.name} peak {p_low:g}-{p_high:g} TFLOPS (sources differ)"
+            said("proj.evidence.peak_range", accelerator=acc.name, low=p_low, high=p_high)
             if p_low != p_high
-            else f"{acc.name} peak {peak.value:g} TFLOPS",
+            else said("proj.evidence.peak", accelerator=acc.name, value=peak.value),
         )
     )
     notes = [
-        f"no {framework} reference on {acc.name}: the fraction of peak reached on the same vendor's other chips ({pct(min(fractions), max(fractions))}) applied to its peak"
+        said(
+            "proj.reference.by_peak", framework=framework, accelerator=acc.name, low=min(fractions), high=max(fractions)
+        )
     ]
     if used:
         ev.extend(s_ev)
@@ -540,7 +566,13 @@ def _adapter_ratio(kb: Optional[KnowledgeBase]) -> Optional[tuple[float, float, 
     ev = sourced_evidence(
         d.id,
         d.loss,
-        f"operator coverage loses {lo:.0%}-{hi:.0%}: an adapter path keeps {(1 - hi) / (1 - lo):.0%}-{(1 - mid) / (1 - lo):.0%} of the first-party throughput",
+        said(
+            "proj.evidence.adapter_ratio",
+            loss_low=lo,
+            loss_high=hi,
+            kept_low=(1 - hi) / (1 - lo),
+            kept_high=(1 - mid) / (1 - lo),
+        ),
     )
     return (1 - hi) / (1 - lo), (1 - mid) / (1 - lo), ev
 
@@ -563,7 +595,9 @@ def _reference_via_native(
     ratio = _adapter_ratio(kb)
     if base is None or ratio is None:
         return None
-    note = f"no {framework} reference on {acc.vendor} chips: {native}'s reference-based projection x {ratio[0]:.2f}-{ratio[1]:.2f} for the adapter layer"
+    note = said(
+        "proj.reference.via_native", framework=framework, vendor=acc.vendor, native=native, low=ratio[0], high=ratio[1]
+    )
     return Estimate(
         base.low * ratio[0],
         base.high * ratio[1],
@@ -581,13 +615,17 @@ def _peak(
     if peak is None or not gflops:
         return None
     which = "FP16" if acc.fp16_tflops else ("BF16" if acc.bf16_tflops else "FP32")
-    ev = [sourced_evidence(acc.id, peak, f"{acc.name} peak {which} {peak.value:g} TFLOPS")]
+    ev = [
+        sourced_evidence(
+            acc.id, peak, said("proj.evidence.peak_precision", accelerator=acc.name, precision=which, value=peak.value)
+        )
+    ]
     notes: list[str] = []
     eff_low, eff_high = 1.0, 1.0
     for factor in ("operator_coverage", "memory_bandwidth"):
         d = _derating(kb, factor)
         if d is None:
-            notes.append(f"no {factor} derating in the knowledge base")
+            notes.append(said("proj.derating.missing", factor=factor))
             continue
         lo, hi = d.loss.low, d.loss.high
         if factor == "operator_coverage":
@@ -596,15 +634,12 @@ def _peak(
             # reports 15-20% lower throughput for adapter PyTorch than native MindSpore on Ascend.
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if not native else (lo, mid)
-            notes.append(
-                ("adapter path: upper" if not native else "first-party path: lower")
-                + " half of the operator-coverage loss"
-            )
+            notes.append(said("proj.derating.coverage_half", native=native))
         eff_low *= 1 - hi
         eff_high *= 1 - lo
         ev.append(
             sourced_evidence(
-                d.id, d.loss, f"{factor.replace('_', ' ')} loses {d.loss.low:.0%}-{d.loss.high:.0%} of peak"
+                d.id, d.loss, said("proj.evidence.derating", factor=factor, low=d.loss.low, high=d.loss.high)
             )
         )
     s_low, s_high, s_ev, s_notes = plan.span()
@@ -658,7 +693,8 @@ def _find(
     if cap >= 3:
         run = best_run(runs, framework, target, model)
         if run is not None and (gflops or run.run.model == model or req.workload is None):
-            return "measured", f"probe run {run.run.id} on {run.where}", _measured(run, gflops, devices, plan), [], None
+            detail = said("proj.basis.measured", run=run.run.id, where=run.where)
+            return "measured", detail, _measured(run, gflops, devices, plan), [], None
     if not_projectable(req):
         return None
     flop_scalable = gflops is None or gflops >= MIN_FLOP_SCALED_GFLOPS
@@ -669,7 +705,7 @@ def _find(
             est, mfu, factors = found
             return (
                 "reference",
-                f"MFU of published LLM training runs applied to {acc.name}'s 16-bit peak",
+                said("proj.basis.mfu", accelerator=acc.name),
                 est,
                 factors,
                 mfu,
@@ -678,12 +714,12 @@ def _find(
     if cap >= 2 and kb is not None and acc is not None and req.workload is not None and flop_scalable and not text:
         r = _reference(kb, acc, framework, req, gflops, devices, plan)
         if r is not None:
-            return "reference", f"knowledge-base reference measurements of {framework} on {acc.name}", r, [], None
+            return "reference", said("proj.basis.reference", framework=framework, accelerator=acc.name), r, [], None
         r = _reference_by_peak(kb, acc, framework, gflops, devices, plan)
         if r is not None:
             return (
                 "reference",
-                f"knowledge-base references of {framework} on other {acc.vendor} chips, scaled to {acc.name}'s peak",
+                said("proj.basis.reference_by_peak", framework=framework, vendor=acc.vendor, accelerator=acc.name),
                 r,
                 [],
                 None,
@@ -693,7 +729,7 @@ def _find(
             if r is not None:
                 return (
                     "reference",
-                    f"knowledge-base references of the first-party framework on {acc.vendor} chips x an adapter ratio",
+                    said("proj.basis.reference_via_native", vendor=acc.vendor),
                     r,
                     [],
                     None,
@@ -701,7 +737,7 @@ def _find(
     if cap >= 1 and kb is not None and acc is not None and flop_scalable:
         r = _peak(kb, acc, native, gflops, devices, plan)
         if r is not None:
-            return "peak", f"{acc.name} peak x derating ranges", r, [], None
+            return "peak", said("proj.basis.peak", accelerator=acc.name), r, [], None
     return None
 
 
@@ -742,7 +778,7 @@ def project(
     if route.basis_note:
         proj.notes.append(route.basis_note)
     if workflow == "hybrid":
-        proj.notes.append("hybrid: production training runs on MindSpore after the PyTorch prototype is migrated")
+        proj.notes.append(said("proj.hybrid"))
     if req.workload is not None and req.workload.kind == "inference":
         return _serving_only(proj, route, req, kb, acc, target, devices, k)
     if req.serving is not None:  # a serving load stated beside training: judged on this fleet
@@ -754,9 +790,7 @@ def project(
         gpu_ok, last_gpu, fw = mindspore_gpu_support(kb)
         if not gpu_ok:
             proj.supported = False
-            proj.basis_detail = (
-                f"MindSpore's newest releases do not run on CUDA GPUs (last with GPU support: {last_gpu or 'unknown'})"
-            )
+            proj.basis_detail = said("proj.mindspore_no_gpu", last_gpu=last_gpu)
             if fw is not None:
                 proj.evidence.append(kb_evidence(fw, proj.basis_detail, last_gpu))
             proj.communication = unsupported(plan)
@@ -772,10 +806,8 @@ def project(
         ]
         if elsewhere:
             runs = [r for r in runs if r not in elsewhere]
-            proj.notes.append(
-                f"probe runs on {', '.join(sorted({str(r.accelerator) for r in elsewhere}))} not used as measurements: "
-                f"the target accelerator is {acc.id}"
-            )
+            others = sorted({str(r.accelerator) for r in elsewhere})
+            proj.notes.append(said("proj.runs_elsewhere", accelerators=others, target=acc.id))
     cap = BASIS_RANK[basis_cap] if basis_cap else 3
     found = _find(route, req, kb, runs, gflops, devices, plan, cap, k, proj.memory)
     if found is None:
@@ -819,8 +851,8 @@ def project(
     text = is_text(req)
     why = _not_meaningful(req, low, high, "sequences/s" if text else "images/s", k)
     if why is not None:
-        proj.warnings.append(f"the projection is not meaningful: {why}")
-        proj.basis, proj.basis_detail = "none", f"the projection is not meaningful: {why}"
+        proj.warnings.append(said("proj.not_meaningful", why=why))
+        proj.basis, proj.basis_detail = "none", said("proj.not_meaningful", why=why)
         return proj
     proj.images_per_second = Span(low=round(low, 3), high=round(high, 3), unit="sequences/s" if text else "images/s")
     if text and gflops:
@@ -849,28 +881,22 @@ def _samples(req: Requirements) -> float:
     return w.samples * w.epochs
 
 
-def _not_meaningful(req: Requirements, low: float, high: float, unit: str, k: Consts) -> Optional[str]:
+def _not_meaningful(req: Requirements, low: float, high: float, unit: str, k: Consts) -> Optional[Finding]:
     """Why a projected rate is a finding rather than a number: not a positive finite rate (a peak or a
     sequence length so far out that the arithmetic underflows), or a run beyond MEANINGFUL_MAX_HOURS even
     at its fast end (centuries say the inputs are wrong, not how long the plan takes). A run under a
     minute keeps its numbers with the SANITY_MIN_HOURS warning: the total cost of ownership reads its
     time (withheld, the cost would fall as the run grows)."""
     if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high <= 0:
-        return (
-            f"the rate comes out at {sig(low)}-{sig(high)} {unit}, not a positive finite number: check the inputs "
-            "that scale it (model.sequence_length, the model's size, the accelerator's peak figures)"
-        )
+        return finding("proj.rate_not_finite", low=low, high=high, unit=unit)
     if req.workload is None:
         return None
     samples = _samples(req)
     fastest, slowest = samples / high / 3600, samples / low / 3600
     if not math.isfinite(slowest):
-        return f"{sig(low)} {unit} at the slow end leaves no finite time to train: check the inputs that scale the rate"
+        return finding("proj.rate_no_finite_time", low=low, unit=unit)
     if fastest > k["MEANINGFUL_MAX_HOURS"]:
-        return (
-            f"the run would take {sig(fastest / 8766)} years even at the fast end, beyond MEANINGFUL_MAX_HOURS "
-            f"({k['MEANINGFUL_MAX_HOURS'] / 8766:g} years): check the workload and the model's size and shape"
-        )
+        return finding("proj.run_beyond_max", years=fastest / 8766, max_years=k["MEANINGFUL_MAX_HOURS"] / 8766)
     return None
 
 
@@ -889,15 +915,12 @@ def _serving_only(
     proj.serving = serving_for(route, acc, devices, req, kb, k)
     where = acc.name if acc else target
     if proj.serving is None:
-        proj.basis_detail = (
-            f"workload.kind: inference: no training projection; serving on {where}, no serving reference"
-        )
+        proj.basis_detail = said("proj.serving.no_reference", where=where)
         return proj
     s = proj.serving
     proj.basis = "reference"
-    proj.basis_detail = (
-        f"workload.kind: inference: no training projection; serving on {where} through {s.runtime}: "
-        f"{s.per_device.low:,.0f}-{s.per_device.high:,.0f} {s.unit} per device"
+    proj.basis_detail = said(
+        "proj.serving.basis", where=where, runtime=s.runtime, low=s.per_device.low, high=s.per_device.high, unit=s.unit
     )
     proj.evidence.extend(s.evidence)
     proj.notes.extend(s.notes)
@@ -924,14 +947,12 @@ def _communication_bound(
             name="communication-bound",
             low=round(check.kept_low, 4),
             high=round(check.kept_high, 4),
-            detail=f"capped at the step's communication bound (T_comm/T_compute {check.ratio:.2g}): "
-            f"{check.kept_low:.0%} of the compute-only rate without overlap, {check.kept_high:.0%} with full overlap",
+            detail=said(
+                "proj.factor.communication_bound", ratio=check.ratio, kept_low=check.kept_low, kept_high=check.kept_high
+            ),
         )
     )
-    proj.notes.append(
-        f"the projection is capped at its own communication bound: {check.kept_low:.0%}-{check.kept_high:.0%} of "
-        "linear (advisor.decision.communication.comm_compute)"
-    )
+    proj.notes.append(said("proj.communication_bound", kept_low=check.kept_low, kept_high=check.kept_high))
     return min(low, cap_low), min(high, cap_high)
 
 
@@ -963,20 +984,16 @@ def _input_pipeline(
             kind="measured",
             ref=f"pipeline:{best.run_id}",
             value=best.samples_per_second,
-            detail=f"input pipeline: {feed.detail}",
+            detail=said("proj.evidence.pipeline", detail=feed.detail),
         )
     )
     if req.workload is not None and req.workload.model != "lenet":
-        proj.notes.append(
-            "the pipeline probe times 32x32 images: a full-size image pipeline (JPEG decode, large crops) is "
-            "slower, so its rate is an upper bound for this workload's loader"
-        )
+        proj.notes.append(said("proj.pipeline.small_images"))
     if feed.capped and feed.host_rate is not None:
         cap = feed.hosts * feed.host_rate
         low, high = min(low, cap), min(high, cap)
         proj.warnings.append(
-            f"the measured input pipeline bounds it: {high:,.0f} images/s at most from {feed.hosts:g} host(s) "
-            f"({best.framework} {best.variant}, measured here): a faster loader, more hosts or pre-processed data"
+            said("proj.pipeline.bounds", high=high, hosts=feed.hosts, framework=best.framework, variant=best.variant)
         )
     return low, high
 
@@ -1001,21 +1018,26 @@ def _bounded(
     if rec is not None and high > rec.per_device * devices:
         cap = rec.per_device * devices
         proj.warnings.append(
-            f"capped at the published record: {rec.benchmark}, {rec.devices} x {acc.name} {rec.samples_per_second.value:,.0f} "
-            f"images/s ({cap:,.0f} on {devices}); the projection reached {high:,.0f}"
+            said(
+                "proj.record.cap",
+                benchmark=rec.benchmark,
+                record_devices=rec.devices,
+                accelerator=acc.name,
+                record=rec.samples_per_second.value,
+                cap=cap,
+                devices=devices,
+                high=high,
+            )
         )
-        proj.evidence.append(sourced_evidence(rec.id, rec.samples_per_second, f"record: {rec.benchmark} ({rec.as_of})"))
+        record = said("proj.evidence.record", benchmark=rec.benchmark, as_of=rec.as_of)
+        proj.evidence.append(sourced_evidence(rec.id, rec.samples_per_second, record))
         low, high = min(low, cap), cap
     if is_text(req) or (proj.input_pipeline is not None and proj.input_pipeline.applied):
         return low, high  # an applied measured pipeline replaces the assumed loader bound
     hosts = max(1.0, devices / k["DEVICES_PER_HOST"])
     feed = hosts * k["INPUT_PIPELINE_PER_HOST"]
     if high > feed:
-        proj.warnings.append(
-            f"the data loader bounds it: projected {high:,.0f} images/s exceeds what the input pipeline of {hosts:g} "
-            f"host(s) is assumed to deliver ({feed:,.0f} images/s, INPUT_PIPELINE_PER_HOST): capped there for the "
-            "score, the time and the schedule alike"
-        )
+        proj.warnings.append(said("proj.loader.bounds", high=high, hosts=hosts, feed=feed))
         low, high = min(low, feed), feed
     return low, high
 
@@ -1048,15 +1070,9 @@ def _time_and_cost(
         proj.time_to_train_hours = compute
     hours = proj.time_to_train_hours
     if hours.low < k["SANITY_MIN_HOURS"]:
-        proj.warnings.append(
-            f"projected time to train is under a minute at the fast end ({hours.low * 3600:.0f} s): "
-            "check the workload (dataset_samples x epochs) and the throughput basis"
-        )
+        proj.warnings.append(said("proj.time.under_a_minute", seconds=hours.low * 3600))
     if hours.high > k["SANITY_MAX_HOURS"]:
-        proj.warnings.append(
-            f"projected time to train is beyond a year at the slow end ({hours.high / 8766:.1f} years): "
-            "not a plan; more devices, a smaller model or a smaller workload"
-        )
+        proj.warnings.append(said("proj.time.beyond_a_year", years=hours.high / 8766))
     price = _price(kb, acc)
     if price is not None and acc is not None:
         p_low, p_high = range_of(price.usd)
@@ -1065,11 +1081,13 @@ def _time_and_cost(
         )
         proj.cost_evidence.append(
             kb_evidence(
-                price, f"{acc.name} costs ${p_low:g}-{p_high:g} per device-hour (as of {price.as_of})", [p_low, p_high]
+                price,
+                said("proj.evidence.price", accelerator=acc.name, low=p_low, high=p_high, as_of=price.as_of),
+                [p_low, p_high],
             )
         )
     elif acc is not None:
-        proj.notes.append(f"no price per device-hour for {acc.name} in the knowledge base: cost not projected")
+        proj.notes.append(said("proj.no_price", accelerator=acc.name))
     power = fleet_power(acc, k)
     if power is not None:
         proj.energy_kwh = energy_kwh(power, devices, hours, k)
@@ -1077,10 +1095,7 @@ def _time_and_cost(
         for e in power.evidence:
             proj.cost_evidence.append(
                 e.model_copy(
-                    update={
-                        "detail": f"{power.basis}; the fleet draws {sig(low_kw)}-{sig(high_kw)} kW while training "
-                        f"(TYPICAL_DRAW_LOW-HIGH of its maximum)"
-                    }
+                    update={"detail": said("proj.evidence.power", basis=power.basis, low_kw=low_kw, high_kw=high_kw)}
                 )
             )
 
@@ -1089,31 +1104,18 @@ def _why_none(
     req: Requirements, kb: Optional[KnowledgeBase], acc: Optional[Accelerator], target: str, gflops: Optional[float]
 ) -> str:
     if kb is None:
-        return "no knowledge base and no measurement on this hardware"
+        return said("proj.none.no_kb")
     if target == "cpu":
-        model = req.workload.model if req.workload else "the workload's model"
-        return f"CPU training: only a probe run of {model} on a CPU host can project it (run `advisor probe --models {model}`)"
+        return said("proj.none.cpu", model=req.workload.model if req.workload else None)
     if acc is None:
-        return f"no {target} accelerator in the knowledge base"
+        return said("proj.none.no_accelerator", target=target)
     if not_projectable(req):
-        return (
-            f"not projectable: the knowledge base has no published throughput of a {req.model.family} model (a "
-            "recommender, a diffusion or graph model), and a CNN's or a transformer's share of peak does not "
-            "transfer to it (a recommender's embedding lookups are bound by memory bandwidth and all-to-all, not "
-            "FLOPs; a diffusion U-Net mixes convolutions and attention at several resolutions). The probe that "
-            f"would measure it: measure a training step of the model itself on one {acc.name}, timed after "
-            "warm-up at the planned per-device batch (samples/s, as `advisor probe` times its own models), then "
-            "its scaling over the devices with `advisor probe --scaling`; the suite's probes train LeNet, ResNet "
-            "and a small GPT, none of which stands in for it"
-        )
+        return said("proj.none.not_projectable", family=req.model.family, accelerator=acc.name)
     if not gflops:
-        return "no workload in the requirements (add `workload:` to project time and cost)"
+        return said("proj.none.no_workload")
     if gflops < MIN_FLOP_SCALED_GFLOPS:
-        return (
-            f"the workload's {sig(gflops)} training GFLOPs per sample are too few to project from references or peak "
-            f"FLOPs (overhead-bound, not compute-bound): only a probe run on {acc.name} can project it"
-        )
-    return f"no reference and no peak figure for {acc.name}"
+        return said("proj.none.overhead_bound", gflops=gflops, accelerator=acc.name)
+    return said("proj.none.no_peak", accelerator=acc.name)
 
 
 def project_all(

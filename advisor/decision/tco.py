@@ -258,7 +258,11 @@ def _compute_part(
     if owned:
         return _owned_compute(proj, req, kb, acc, k)
     if c is not None:
-        ev = [e for e in proj.cost_evidence if "per device-hour" in e.detail]
+        # the projection's price evidence names the knowledge base's price entry (its power evidence names
+        # the accelerator itself): selected by that reference, never by the evidence's words
+        hourly = kb.costs_for("accelerator_hour", proj.accelerator) if kb is not None and proj.accelerator else []
+        prices = {entry.id for entry in hourly}
+        ev = [e for e in proj.cost_evidence if e.ref in prices]
         return CostPart(
             name="compute",
             usd=c,
@@ -285,7 +289,7 @@ def _energy_part(proj: Projection, req: Requirements, kb: Optional[KnowledgeBase
                 kb_evidence(pue, said("tco.evidence.pue", low=pl, high=ph), [pl, ph]),
                 kb_evidence(power, said("tco.evidence.electricity", low=el, high=eh, as_of=power.as_of), [el, eh]),
             ]
-            + [e for e in proj.cost_evidence if " draws " in e.detail],
+            + [e for e in proj.cost_evidence if e.ref == proj.accelerator],  # the fleet's power, from its accelerator
             detail=said("tco.energy", low=energy.low, high=energy.high, owned=owned),
         )
     return CostPart(name="energy", counted=owned, detail=said("tco.energy.none"))

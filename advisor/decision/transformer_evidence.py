@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.decision.constants import CONSTANTS as DEFINED
 from advisor.decision.constants import Constant
 from advisor.decision.evidence import Evidence
+from advisor.decision.findings import said
 from advisor.decision.likelihood import RULES, project_of
 from advisor.requirements import Requirements
 
@@ -135,22 +136,16 @@ class TransformerEvidence(BaseModel):
         out = [self.note, *(e.detail for e in self.evidence)]
         out += [x for x in (self.parity, *self.attention) if x]
         if self.dynamic is not None:
-            out.append("Dynamic shapes: " + self.dynamic.text)
+            out.append(said("gpt.dynamic.heading", text=self.dynamic.text))
         out += [a.line for a in self.adjustments if a.workflow in MIGRATING]
         return out
 
 
-NOT_MEASURED = (
-    "transformer probe not run: tokens/s, parity and the dynamic-shape cost rest on the knowledge base "
-    "(run `advisor probe --models gpt --json -o FILE`, then --gpt FILE)"
-)
+NOT_MEASURED = said("gpt.not_measured")
 
 
 def _host(result: GptResult) -> str:
-    h = result.host
-    cpu = h.cpu_model or "an unnamed CPU"
-    cores = f", {h.logical_cores} logical cores" if h.logical_cores else ""
-    return f"{cpu}{cores}"
+    return said("gpt.host", cpu=result.host.cpu_model, cores=result.host.logical_cores)
 
 
 def _hardware_class(result: GptResult) -> Optional[str]:
@@ -163,28 +158,30 @@ def _hardware_class(result: GptResult) -> Optional[str]:
 def _shape(result: GptResult) -> str:
     c = result.config
     if c is None:
-        return "the probe's GPT"
-    return f"a {c.layers}-layer GPT (hidden {c.hidden}, {c.heads} heads, sequence {c.seq}, vocabulary {c.vocab})"
+        return said("gpt.model.unknown")
+    return said("gpt.model", layers=c.layers, hidden=c.hidden, heads=c.heads, seq=c.seq, vocab=c.vocab)
 
 
 def _run_evidence(r: GptRun, where: str) -> Evidence:
     step = r.step_time_ms.median if r.step_time_ms is not None else None
-    parts = [f"{r.tokens_per_second:,.0f} tokens/s"]
-    if r.ci95:
-        parts[0] += f" (95% CI {r.ci95[0]:,.0f}-{r.ci95[1]:,.0f})"
-    if step is not None:
-        parts.append(f"step {step:.1f} ms")
-    if r.mfu is not None:
-        parts.append(f"MFU {r.mfu:.1%} of the on-host GEMM peak")
-    grade = r.quality or "not graded"
-    reasons = f": {'; '.join(r.quality_reasons)}" if r.quality_reasons and grade != "stable" else ""
     return Evidence(
         kind="measured",
         ref=f"gpt:{r.id}",
         value=round(float(r.tokens_per_second), 3),
         ci95=[round(float(x), 3) for x in r.ci95] if r.ci95 else None,
         spread=[round(min(r.repeats), 3), round(max(r.repeats), 3)] if len(r.repeats) > 1 else None,
-        detail=f"{r.framework} {r.mode}: {', '.join(parts)}; {grade}{reasons}; measured here, {where}",
+        detail=said(
+            "gpt.evidence.run",
+            framework=r.framework,
+            mode=r.mode,
+            tokens=r.tokens_per_second,
+            ci95=r.ci95,
+            step=step,
+            mfu=r.mfu,
+            grade=r.quality,
+            reasons=r.quality_reasons,
+            where=where,
+        ),
     )
 
 
@@ -193,30 +190,23 @@ def _parity(result: GptResult) -> Optional[str]:
     if p is None:
         return None
     if not p.checks:
-        return f"parity {p.status}" + (f": {p.error}" if p.error else "")
+        return said("gpt.parity.status", status=p.status, error=p.error)
     worst = max(p.checks, key=lambda c: c.value / c.tolerance if c.tolerance else float("inf"))
     if p.ok:
-        return (
-            f"parity passed: logits, loss and gradients after one step agree across frameworks (worst: "
-            f"{worst.name} {worst.value:.2g} against a derived bound of {worst.tolerance:.2g}); measured here"
-        )
+        return said("gpt.parity.passed", name=worst.name, value=worst.value, tolerance=worst.tolerance)
     failed = next((c for c in p.checks if not c.ok), worst)
-    cause = f"; likely cause: {p.likely_cause}" if p.likely_cause else ""
-    return f"parity failed: {failed.name} {failed.value:.2g} beyond its derived bound {failed.tolerance:.2g}{cause}"
+    return said(
+        "gpt.parity.failed", name=failed.name, value=failed.value, tolerance=failed.tolerance, cause=p.likely_cause
+    )
 
 
 def _attention(result: GptResult) -> list[str]:
     out = []
     for k in result.attention:
         if k.framework == "pytorch" and k.backend:
-            out.append(f"PyTorch: F.scaled_dot_product_attention used the {k.backend} kernel here")
+            out.append(said("gpt.attention.pytorch", backend=k.backend))
         elif k.framework == "mindspore":
-            out.append(
-                "MindSpore: flash_attention_score ran here"
-                if k.available
-                else "MindSpore: FlashAttentionScore is not available on this host (Ascend-only); written-out "
-                "attention was measured"
-            )
+            out.append(said("gpt.attention.mindspore", available=k.available))
     return out
 
 
@@ -236,7 +226,7 @@ def dynamic_finding(result: GptResult, k: Optional[Mapping[str, float]] = None) 
     if v is None or v.variable_cost is None or v.best_way is None:
         return DynamicShapeFinding(
             usable=False,
-            reason="MindSpore graph mode's variable-length way was not measured against a padded or bucketed way",
+            reason=said("gpt.dynamic.not_measured"),
         )
     graph_run = next((r for r in result.runs if r.framework == "mindspore" and r.mode == "graph"), None)
     f = DynamicShapeFinding(
@@ -265,38 +255,31 @@ def dynamic_finding(result: GptResult, k: Optional[Mapping[str, float]] = None) 
         f.residual, f.mitigation = min(mitigations)
     # the host's noise: the fixed-length graph run of the same result must be graded stable
     if graph_run is None or graph_run.status != "ok":
-        f.usable, f.reason = False, "no measured fixed-length MindSpore graph run to judge this host's noise by"
+        f.usable, f.reason = False, said("gpt.dynamic.no_graph_run")
     elif graph_run.quality != "stable":
-        why = "; ".join(graph_run.quality_reasons) or "not graded"
-        f.usable, f.reason = (
-            False,
-            f"the MindSpore graph run was graded {graph_run.quality or 'not graded'} here: {why}",
-        )
+        reason = said("gpt.dynamic.graph_not_stable", quality=graph_run.quality, reasons=graph_run.quality_reasons)
+        f.usable, f.reason = False, reason
     f.text = _finding_text(f, floor)
     return f
 
 
 def _finding_text(f: DynamicShapeFinding, floor: float) -> str:
-    n = f.distinct_lengths
-    text = (
-        f"truly variable lengths cost {f.cost:.0%} of end-to-end tokens/s in MindSpore graph mode against "
-        f"{f.best_way} ({f.compiles.get('variable')} graph compiles for {n} distinct lengths, "
-        f"{f.compile_seconds.get('variable', 0.0):.1f} s compiling, against {f.compiles.get(f.best_way)})"
+    return said(
+        "gpt.dynamic",
+        cost=f.cost,
+        best_way=f.best_way,
+        variable_compiles=f.compiles.get("variable"),
+        distinct=f.distinct_lengths,
+        compile_seconds=f.compile_seconds.get("variable", 0.0),
+        best_compiles=f.compiles.get(f.best_way),
+        steady_cost=f.steady_cost,
+        set_inputs_compiles=f.set_inputs_compiles,
+        set_inputs_cost=f.set_inputs_cost,
+        bucketed_cost=f.bucketed_cost,
+        usable=f.usable,
+        reason=f.reason,
+        floor=floor,
     )
-    if f.steady_cost is not None:
-        text += f"; once every length is compiled, {f.steady_cost:.0%}"
-    if f.set_inputs_cost is not None:
-        text += (
-            f"; with Cell.set_inputs dynamic dims {f.set_inputs_compiles} compile(s) and {f.set_inputs_cost:.0%} "
-            f"against {f.best_way}"
-        )
-    if f.bucketed_cost is not None:
-        text += f"; bucketed {f.bucketed_cost:.0%} against {f.best_way}"
-    if not f.usable:
-        return f"{text}. Not used: {f.reason}"
-    if f.cost is not None and f.cost < floor:
-        text += f" (below the {floor:.0%} floor, DYNAMIC_COST_FLOOR: no measurable cost)"
-    return text
 
 
 def risk_adjustment(
@@ -307,23 +290,19 @@ def risk_adjustment(
     dynamic = req.model.dynamic_shapes
     a = DynamicRiskAdjustment(workflow=wf, applies=False)
     if wf not in MIGRATING:
-        a.line = f"{wf}: does not run MindSpore graph mode"
+        a.line = said("gpt.adjust.not_migrating", workflow=wf)
         return a
     if not dynamic:
-        a.line = f"{wf}: the requirements have fixed shapes (model.dynamic_shapes false)"
+        a.line = said("gpt.adjust.fixed_shapes", workflow=wf)
         return a
     if f is None or not f.usable or f.cost is None:
-        a.line = f"{wf}: the dynamic-shape measurement moves nothing: {f.reason if f else 'not measured'}"
+        a.line = said("gpt.adjust.moves_nothing", workflow=wf, reason=f.reason if f else None)
         return a
     floor, pen = constant("DYNAMIC_COST_FLOOR", k), constant("DYNAMIC_SHAPE_PENALTY", k)
     a.applies, a.constants = True, ["DYNAMIC_COST_FLOOR"]
     a.likelihood_before = RULES[PITFALL](project_of(req, None))[0]
-    before = f"{a.likelihood_before:g}"
     if f.cost < floor:
-        a.line = (
-            f"{wf}: truly variable lengths cost {f.cost:.0%} here, below the {floor:.0%} floor (DYNAMIC_COST_FLOOR): "
-            "no change"
-        )
+        a.line = said("gpt.adjust.below_floor", workflow=wf, cost=f.cost, floor=floor)
         return a
     a.unmitigated_points = round(pen * f.cost, 2)
     a.constants += ["DYNAMIC_SHAPE_PENALTY"]
@@ -332,13 +311,20 @@ def risk_adjustment(
         a.direction, a.likelihood = "falls", low
         a.penalty_points = round(pen * max(f.residual, 0.0), 2)
         a.constants += ["DYNAMIC_MITIGATED_LIKELIHOOD"]
-        how = "bucketing the lengths" if f.mitigation == "bucketing" else "declaring dynamic dims with Cell.set_inputs"
-        likely = f"likelihood {before} -> {low:g} (DYNAMIC_MITIGATED_LIKELIHOOD)"
-        a.line = (
-            f"{wf}: variable lengths cost {f.cost:.0%} in MindSpore graph mode here, and {how} measured "
-            f"{f.residual:.0%} against {f.best_way}: -{a.penalty_points:g} migration points ({pen:g} x "
-            f"{max(f.residual, 0.0):.0%}) instead of -{a.unmitigated_points:g} ({pen:g} x {f.cost:.0%}; "
-            f"DYNAMIC_SHAPE_PENALTY); {PITFALL} {likely}"
+        a.line = said(
+            "gpt.adjust.mitigated",
+            workflow=wf,
+            cost=f.cost,
+            mitigation=f.mitigation,
+            residual=f.residual,
+            best_way=f.best_way,
+            points=a.penalty_points,
+            penalty=pen,
+            residual_kept=max(f.residual, 0.0),
+            unmitigated=a.unmitigated_points,
+            pitfall=PITFALL,
+            before=a.likelihood_before,
+            after=low,
         )
         return a
     hit = constant("DYNAMIC_MEASURED_HIT", k)
@@ -346,15 +332,18 @@ def risk_adjustment(
     a.direction, a.likelihood = "rises", hit
     a.penalty_points = round(pen * left, 2)
     a.constants += ["DYNAMIC_MEASURED_HIT"]
-    fix = (
-        f"no measured mitigation recovers it (best: {f.mitigation} {f.residual:.0%})"
-        if f.residual is not None
-        else "no mitigation was measured"
-    )
-    a.line = (
-        f"{wf}: variable lengths cost {f.cost:.0%} in MindSpore graph mode here and {fix}: "
-        f"-{a.penalty_points:g} migration points ({pen:g} x {left:.0%}, DYNAMIC_SHAPE_PENALTY); {PITFALL} "
-        f"likelihood {before} -> {hit:g} (DYNAMIC_MEASURED_HIT)"
+    a.line = said(
+        "gpt.adjust.unmitigated",
+        workflow=wf,
+        cost=f.cost,
+        mitigation=f.mitigation,
+        residual=f.residual,
+        points=a.penalty_points,
+        penalty=pen,
+        left=left,
+        pitfall=PITFALL,
+        before=a.likelihood_before,
+        after=hit,
     )
     return a
 
@@ -378,24 +367,25 @@ def transformer_evidence(
         result = GptResult.model_validate(result)
     host, cls = _host(result), _hardware_class(result)
     same = cls is not None and cls == {"cpu": "cpu", "cuda": "nvidia", "npu": "ascend"}.get(target, target)
-    where = f"applies where: same hardware class ({cls or 'unknown'}): evidence about the frameworks on {host}, " + (
-        "the class the team trains on"
-        if same
-        else f"not a projection for the training target ({target}"
-        + (f", {req.hardware.accelerator}" if req.hardware.accelerator else "")
-        + ")"
+    where = said(
+        "gpt.applies_where", cls=cls, host=host, same=same, target=target, accelerator=req.hardware.accelerator
     )
-    ev = [_run_evidence(r, where) for r in result.runs if r.status == "ok" and r.tokens_per_second]
+    measured = [r for r in result.runs if r.status == "ok" and r.tokens_per_second]
+    ev = [_run_evidence(r, where) for r in measured]
     finding = dynamic_finding(result, k) if result.dynamic_verdicts else None
     adjustments = [risk_adjustment(wf, req, finding, k) for wf in workflows]
-    usable = [e for e in ev if "; stable;" in e.detail]
+    stable = [r for r in measured if r.quality == "stable"]  # the runs the stability grade lets count
     if not ev:
-        note = "the transformer probe measured no run (every run failed or was skipped): " + NOT_MEASURED
+        note = said("gpt.no_run")
     else:
-        note = (
-            f"measured here on {host} with {_shape(result)}: {len(usable)} of {len(ev)} runs graded stable; "
-            + ("" if workload else "the requirements are not a transformer workload, so it is context only; ")
-            + where
+        note = said(
+            "gpt.measured",
+            host=host,
+            model=_shape(result),
+            stable=len(stable),
+            runs=len(ev),
+            workload=workload,
+            where=where,
         )
     return TransformerEvidence(
         source="file",

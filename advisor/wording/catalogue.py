@@ -445,4 +445,625 @@ REPORT: dict[str, Entry] = {
 }
 
 
-CATALOGUE: dict[str, Entry] = {**SCHEDULE, **COMMUNICATION, **SERVING, **TCO, **REPORT}
+# --- each workflow's throughput, time and cost (advisor.decision.projections) --------------------
+
+
+def _cpu_only(p: Any) -> str:
+    model = p.model or "the workload's model"
+    return (
+        f"CPU training: only a probe run of {model} on a CPU host can project it (run `advisor probe --models {model}`)"
+    )
+
+
+_NO_TRAINING = "workload.kind: inference: no training projection"
+
+PROJECTIONS: dict[str, Entry] = {
+    "proj.host.unnamed": lambda p: "a probed host",
+    "proj.host.where": lambda p: f"{p.accelerator} (host {p.host})",
+    "proj.mfu.basis": lambda p: f"MFU {pct(p.low, p.high)} from {p.refs} reference(s): {p.basis}",
+    "proj.mfu.peak_disagrees": lambda p: (
+        f"{p.accelerator} 16-bit peak {p.low:g}-{p.high:g} TFLOPS (the knowledge base's sources disagree)"
+    ),
+    "proj.factor.device_scaling": lambda p: (
+        f"each reference from its own device count to {p.devices} ({p.basis}): "
+        + "; ".join(f"{ref} ({n} devices) x{lo:.2f}-{hi:.2f}" for ref, n, lo, hi in p.scaled)
+    ),
+    "proj.factor.recompute": lambda p: (
+        f"the team's recompute adds {p.share:.0%} compute per step (one forward pass for full recompute, "
+        f"RECOMPUTE_SELECTIVE_SHARE of it for selective); the references ran with {', '.join(p.modes)} recompute"
+    ),
+    "proj.factor.qlora": lambda p: (
+        f"QLoRA dequantises the 4-bit base every pass: x{p.factor:.2f} (QLORA_DEQUANT_OVERHEAD, {p.source})"
+    ),
+    "proj.factor.communication_bound": lambda p: (
+        f"capped at the step's communication bound (T_comm/T_compute {p.ratio:.2g}): "
+        f"{p.kept_low:.0%} of the compute-only rate without overlap, {p.kept_high:.0%} with full overlap"
+    ),
+    "proj.communication_bound": lambda p: (
+        f"the projection is capped at its own communication bound: {p.kept_low:.0%}-{p.kept_high:.0%} of "
+        "linear (advisor.decision.communication.comm_compute)"
+    ),
+    "proj.evidence.probe_run": lambda p: (
+        f"{p.framework} {p.mode} {p.model} bs{p.batch_size} on {p.device} ({p.host}): {p.rate:.1f} img/s"
+        + (f", quality {p.quality}" if p.quality else "")
+    ),
+    "proj.flops_scaled": lambda p: (
+        f"scaled from the probe's {sig(p.run_gflops)} GFLOPs/image to the workload's {sig(p.gflops)} "
+        "(same efficiency assumed)"
+    ),
+    "proj.reference.other_models": lambda p: (
+        f"{p.accelerator} references of {', '.join(p.models)} scaled to the workload by FLOPs"
+    ),
+    "proj.reference.device_scaled": lambda p: (
+        f"{p.ref_devices}-device references projected to {p.devices} devices: x{p.low:.2f}-{p.high:.2f} for the "
+        "added communication (knowledge-base range)"
+    ),
+    "proj.evidence.reference": lambda p: (
+        f"{p.framework} {p.mode} {p.model} ({p.dataset}) on {p.devices}x {p.accelerator}, {p.precision}: "
+        f"{p.rate:g} img/s"
+    ),
+    "proj.evidence.reference_elsewhere": lambda p: (
+        f"{p.framework} {p.mode} {p.model} ({p.dataset}) on {p.devices}x {p.accelerator}: {p.rate:g} img/s, "
+        f"{p.fraction:.0%} of its peak"
+    ),
+    "proj.evidence.peak": lambda p: f"{p.accelerator} peak {p.value:g} TFLOPS",
+    "proj.evidence.peak_range": lambda p: f"{p.accelerator} peak {p.low:g}-{p.high:g} TFLOPS (sources differ)",
+    "proj.evidence.peak_precision": lambda p: f"{p.accelerator} peak {p.precision} {p.value:g} TFLOPS",
+    "proj.reference.by_peak": lambda p: (
+        f"no {p.framework} reference on {p.accelerator}: the fraction of peak reached on the same vendor's other "
+        f"chips ({pct(p.low, p.high)}) applied to its peak"
+    ),
+    "proj.evidence.adapter_ratio": lambda p: (
+        f"operator coverage loses {p.loss_low:.0%}-{p.loss_high:.0%}: an adapter path keeps "
+        f"{p.kept_low:.0%}-{p.kept_high:.0%} of the first-party throughput"
+    ),
+    "proj.reference.via_native": lambda p: (
+        f"no {p.framework} reference on {p.vendor} chips: {p.native}'s reference-based projection x "
+        f"{p.low:.2f}-{p.high:.2f} for the adapter layer"
+    ),
+    "proj.derating.missing": lambda p: f"no {p.factor} derating in the knowledge base",
+    "proj.derating.coverage_half": lambda p: (
+        ("first-party path: lower" if p.native else "adapter path: upper") + " half of the operator-coverage loss"
+    ),
+    "proj.evidence.derating": lambda p: f"{p.factor.replace('_', ' ')} loses {p.low:.0%}-{p.high:.0%} of peak",
+    "proj.basis.measured": lambda p: f"probe run {p.run} on {p.where}",
+    "proj.basis.mfu": lambda p: f"MFU of published LLM training runs applied to {p.accelerator}'s 16-bit peak",
+    "proj.basis.reference": lambda p: f"knowledge-base reference measurements of {p.framework} on {p.accelerator}",
+    "proj.basis.reference_by_peak": lambda p: (
+        f"knowledge-base references of {p.framework} on other {p.vendor} chips, scaled to {p.accelerator}'s peak"
+    ),
+    "proj.basis.reference_via_native": lambda p: (
+        f"knowledge-base references of the first-party framework on {p.vendor} chips x an adapter ratio"
+    ),
+    "proj.basis.peak": lambda p: f"{p.accelerator} peak x derating ranges",
+    "proj.hybrid": lambda p: "hybrid: production training runs on MindSpore after the PyTorch prototype is migrated",
+    "proj.mindspore_no_gpu": lambda p: (
+        f"MindSpore's newest releases do not run on CUDA GPUs (last with GPU support: {p.last_gpu or 'unknown'})"
+    ),
+    "proj.runs_elsewhere": lambda p: (
+        f"probe runs on {', '.join(p.accelerators)} not used as measurements: the target accelerator is {p.target}"
+    ),
+    "proj.not_meaningful": lambda p: f"the projection is not meaningful: {p.why}",
+    "proj.rate_not_finite": lambda p: (
+        f"the rate comes out at {sig(p.low)}-{sig(p.high)} {p.unit}, not a positive finite number: check the inputs "
+        "that scale it (model.sequence_length, the model's size, the accelerator's peak figures)"
+    ),
+    "proj.rate_no_finite_time": lambda p: (
+        f"{sig(p.low)} {p.unit} at the slow end leaves no finite time to train: check the inputs that scale the rate"
+    ),
+    "proj.run_beyond_max": lambda p: (
+        f"the run would take {sig(p.years)} years even at the fast end, beyond MEANINGFUL_MAX_HOURS "
+        f"({p.max_years:g} years): check the workload and the model's size and shape"
+    ),
+    "proj.serving.no_reference": lambda p: f"{_NO_TRAINING}; serving on {p.where}, no serving reference",
+    "proj.serving.basis": lambda p: (
+        f"{_NO_TRAINING}; serving on {p.where} through {p.runtime}: {p.low:,.0f}-{p.high:,.0f} {p.unit} per device"
+    ),
+    "proj.evidence.pipeline": lambda p: f"input pipeline: {p.detail}",
+    "proj.pipeline.small_images": lambda p: (
+        "the pipeline probe times 32x32 images: a full-size image pipeline (JPEG decode, large crops) is "
+        "slower, so its rate is an upper bound for this workload's loader"
+    ),
+    "proj.pipeline.bounds": lambda p: (
+        f"the measured input pipeline bounds it: {p.high:,.0f} images/s at most from {p.hosts:g} host(s) "
+        f"({p.framework} {p.variant}, measured here): a faster loader, more hosts or pre-processed data"
+    ),
+    "proj.record.cap": lambda p: (
+        f"capped at the published record: {p.benchmark}, {p.record_devices} x {p.accelerator} {p.record:,.0f} "
+        f"images/s ({p.cap:,.0f} on {p.devices}); the projection reached {p.high:,.0f}"
+    ),
+    "proj.evidence.record": lambda p: f"record: {p.benchmark} ({p.as_of})",
+    "proj.loader.bounds": lambda p: (
+        f"the data loader bounds it: projected {p.high:,.0f} images/s exceeds what the input pipeline of {p.hosts:g} "
+        f"host(s) is assumed to deliver ({p.feed:,.0f} images/s, INPUT_PIPELINE_PER_HOST): capped there for the "
+        "score, the time and the schedule alike"
+    ),
+    "proj.time.under_a_minute": lambda p: (
+        f"projected time to train is under a minute at the fast end ({p.seconds:.0f} s): "
+        "check the workload (dataset_samples x epochs) and the throughput basis"
+    ),
+    "proj.time.beyond_a_year": lambda p: (
+        f"projected time to train is beyond a year at the slow end ({p.years:.1f} years): "
+        "not a plan; more devices, a smaller model or a smaller workload"
+    ),
+    "proj.evidence.price": lambda p: f"{p.accelerator} costs ${p.low:g}-{p.high:g} per device-hour (as of {p.as_of})",
+    "proj.no_price": lambda p: (
+        f"no price per device-hour for {p.accelerator} in the knowledge base: cost not projected"
+    ),
+    "proj.evidence.power": lambda p: (
+        f"{p.basis}; the fleet draws {sig(p.low_kw)}-{sig(p.high_kw)} kW while training "
+        "(TYPICAL_DRAW_LOW-HIGH of its maximum)"
+    ),
+    "proj.none.no_kb": lambda p: "no knowledge base and no measurement on this hardware",
+    "proj.none.cpu": _cpu_only,
+    "proj.none.no_accelerator": lambda p: f"no {p.target} accelerator in the knowledge base",
+    "proj.none.not_projectable": lambda p: (
+        f"not projectable: the knowledge base has no published throughput of a {p.family} model (a "
+        "recommender, a diffusion or graph model), and a CNN's or a transformer's share of peak does not "
+        "transfer to it (a recommender's embedding lookups are bound by memory bandwidth and all-to-all, not "
+        "FLOPs; a diffusion U-Net mixes convolutions and attention at several resolutions). The probe that "
+        f"would measure it: measure a training step of the model itself on one {p.accelerator}, timed after "
+        "warm-up at the planned per-device batch (samples/s, as `advisor probe` times its own models), then "
+        "its scaling over the devices with `advisor probe --scaling`; the suite's probes train LeNet, ResNet "
+        "and a small GPT, none of which stands in for it"
+    ),
+    "proj.none.no_workload": lambda p: "no workload in the requirements (add `workload:` to project time and cost)",
+    "proj.none.overhead_bound": lambda p: (
+        f"the workload's {sig(p.gflops)} training GFLOPs per sample are too few to project from references or peak "
+        f"FLOPs (overhead-bound, not compute-bound): only a probe run on {p.accelerator} can project it"
+    ),
+    "proj.none.no_peak": lambda p: f"no reference and no peak figure for {p.accelerator}",
+}
+
+
+# --- whether the model fits the devices (advisor.decision.memory) --------------------------------
+
+
+def _need(p: Any) -> str:
+    return (
+        f"at least {p.min_devices} x {p.accelerator}" if p.min_devices else f"more than any number of {p.accelerator}"
+    )
+
+
+def _layout_why(p: Any) -> str:
+    head = f"chosen for the least estimated step-time overhead ({p.overhead:+.1%}"
+    head += f", of which recompute {p.recompute:+.1%})" if p.recompute else ")"
+    if p.other is None:
+        return head + " among the layouts that fit"
+    return (
+        f"{head} over {p.other} ({p.other_overhead:+.1%}, {p.other_gb:g} GB per device); overheads: full "
+        "recompute one forward pass, selective RECOMPUTE_SELECTIVE_SHARE of it, TP_OVERHEAD_PER_DOUBLING per tensor-"
+        "parallel doubling, the 1F1B bubble (p - 1) / micro-batches, ZERO3_OVERHEAD, the data-parallel all-reduce's "
+        "time beyond the step's compute (it overlaps the backward pass)"
+    )
+
+
+def _fine_tune(p: Any) -> str:
+    nf4 = f", QLORA_NF4_BITS: {p.nf4_source}" if p.width == "int4" else ""
+    assumed = "" if p.share_stated else " (trainable share 1% assumed: set model.trainable_share)"
+    return (
+        f"{p.method.upper()}: {p.frozen_share:.2%} of the weights frozen at {sig(p.frozen)} bytes/parameter "
+        f"({p.width}{nf4}), {p.share:.2%} trained at {p.total:g}{assumed}"
+    )
+
+
+MEMORY: dict[str, Entry] = {
+    "mem.formula.zero_paper": lambda p: (
+        "the ZeRO paper's model states (Rajbhandari et al. 2020, Figure 1: ZeRO-1 4 + 12/N, ZeRO-2 "
+        "2 + 14/N, ZeRO-3 16/N bytes/parameter)"
+    ),
+    "mem.formula.deepspeed": lambda p: (
+        "DeepSpeed's ZeRO estimators (estimate_zero2_model_states_mem_needs 4 + 16/N, ZeRO-3 18/N + 4 x "
+        "the largest layer; ZeRO-1 as the ZeRO paper, 4 + 12/N)"
+    ),
+    "mem.formula.megatron": lambda p: (
+        "Megatron's distributed optimizer (Megatron Core developer guide: bf16 parameters with fp32 main "
+        "gradients 6 + 12/d bytes/parameter, 18 without it; fp16 4 + 16/d; fp32 8 + 8/d)"
+    ),
+    "mem.formula.mindspore": lambda p: (
+        "MindSpore's optimizer parallel (MindSpore docs, Optimizer Parallel, optimizer_level: level1 "
+        "weights and optimizer states sharded over the data-parallel group, 4 + 12/d; level2 with the gradients, "
+        "2 + 14/d; level3 with the weights gathered again for the backward, 16/d + 4 x the largest layer)"
+    ),
+    "mem.formula.none": lambda p: (
+        "plain data parallel: every rank holds the whole model state (16 bytes/parameter for mixed-precision "
+        "Adam, ZeRO paper §3)"
+    ),
+    "mem.sharding.none": lambda p: "no sharding",
+    "mem.sharding.megatron_ddp": lambda p: "no sharding (Megatron DDP)",
+    "mem.sharding.distributed_optimizer": lambda p: "distributed optimizer",
+    "mem.sharding.optimizer_parallel": lambda p: "optimizer parallel",
+    "mem.sharding.optimizer_parallel_gradients": lambda p: "optimizer parallel with gradient sharding",
+    "mem.sharding.optimizer_parallel_weights": lambda p: (
+        "optimizer parallel level 3 (weights re-gathered for the backward)"
+    ),
+    "mem.layout": lambda p: (
+        f"TP {p.tp} x PP {p.pp} x DP {p.dp}"
+        + (f" (EP {p.ep})" if p.ep > 1 else "")
+        + f", {p.sharding}, recompute {p.recompute}, micro-batch {p.micro_batch}"
+    ),
+    "mem.usable.stated": lambda p: f"knowledge base usable_memory_gb: {p.gib:g} GiB = {p.gb:.1f} GB",
+    "mem.usable.reserve": lambda p: f"{p.gib:g} GiB ({p.gb:.1f} GB) x {p.share:g} ({p.constant}: {p.source})",
+    "mem.usable.none": lambda p: f"the knowledge base has no memory figure for {p.accelerator}",
+    "mem.evidence.usable": lambda p: f"{p.accelerator}: {p.gib:g} GiB usable",
+    "mem.evidence.memory": lambda p: f"{p.accelerator}: {p.gib:g} GiB on the device",
+    "mem.evidence.parameters": lambda p: f"{p.millions:g} M parameters",
+    "mem.evidence.precision": lambda p: (
+        f"{p.precision} training, {p.optimizer}: {p.total:g} bytes/parameter of model states"
+        + (" (low-precision optimizer states)" if p.low else "")
+        + ("" if p.stated else f" (defaults for a {p.family})")
+    ),
+    "mem.shape_derived": lambda p: "transformer shape derived from the size: " + "; ".join(p.derived),
+    "mem.activations_assumed": lambda p: (
+        f"activations {p.mb:g} MB per sample assumed for a {p.family} (set model.activation_mb_per_sample)"
+    ),
+    "mem.no_workload": lambda p: "no workload: activations counted for one sample per device",
+    "mem.not_judged": lambda p: f"{p.basis}: memory fit not judged",
+    "mem.low_precision_states": lambda p: (
+        "low-precision optimizer states: no fp32 master copy, 16-bit moments (assumes bf16 rounding of the "
+        "updates does not stall training: a pure-bf16 optimizer such as Kahan-summed AdamW, or 8-bit Adam)"
+    ),
+    "mem.master_weights": lambda p: (
+        f"{p.precision} training keeps fp32 master weights and fp32 optimizer moments ({p.total:g} bytes/parameter, "
+        "ZeRO paper; Megatron-LM, DeepSpeed and MindFormers do): set model.optimizer_states: low-precision otherwise"
+    ),
+    "mem.fine_tune": _fine_tune,
+    "mem.moe": lambda p: (
+        f"mixture of experts: memory holds all {p.millions:g} M parameters ({p.experts} experts), "
+        f"FLOPs follow the {p.active:g} M a token passes through (top-{p.top}); "
+        "activations counted as the dense model of the active size"
+    ),
+    "mem.layout_on": lambda p: (
+        f"layout on {p.devices} x {p.accelerator}: {p.layout}: {p.states:g} GB of model states + "
+        f"{p.activations:g} GB of activations = {p.per_device:g} GB per device "
+        f"({p.usable:.1f} GB usable; Korthikanti et al. 2022 activations; model states under {p.formula})"
+    ),
+    "mem.layout_why": _layout_why,
+    "mem.full_recompute": lambda p: (
+        f"full activation recompute: one more forward pass per step, {p.overhead:.0%} more compute"
+    ),
+    "mem.does_not_fit": lambda p: (
+        f"{p.millions:g} M parameters need {p.states:,.0f} GB of model states: {_need(p)} "
+        f"({p.usable:.1f} GB usable each) with the model split; hardware.devices={p.devices}"
+        + (f" (on {p.min_devices}: {p.least})" if p.least is not None else "")
+    ),
+    "mem.micro_batches": lambda p: (
+        f"a per-device batch of {p.batch} does not fit: micro-batches of {p.micro_batch} with gradient accumulation"
+    ),
+    "mem.must_split": lambda p: (
+        f"model states ({p.states:,.0f} GB) exceed one {p.accelerator} ({p.usable:.1f} GB usable): "
+        f"{p.strategy} needed on {p.devices} devices (at least {p.min_devices})"
+    ),
+    "mem.blocks": lambda p: (
+        f"model.parameters_millions={p.millions:g}: {p.states:,.0f} GB of model states need "
+        + (f"at least {p.min_devices}" if p.min_devices else "no number of")
+        + f" {p.accelerator} devices ({p.usable:g} GB usable each), hardware.devices={p.devices}"
+    ),
+}
+
+
+# --- the transformer probe's evidence and the dynamic-shape adjustment (advisor.decision.transformer_evidence) --
+
+
+def _gpt_host(p: Any) -> str:
+    return (p.cpu or "an unnamed CPU") + (f", {p.cores} logical cores" if p.cores else "")
+
+
+def _gpt_run(p: Any) -> str:
+    parts = [f"{p.tokens:,.0f} tokens/s" + (f" (95% CI {p.ci95[0]:,.0f}-{p.ci95[1]:,.0f})" if p.ci95 else "")]
+    if p.step is not None:
+        parts.append(f"step {p.step:.1f} ms")
+    if p.mfu is not None:
+        parts.append(f"MFU {p.mfu:.1%} of the on-host GEMM peak")
+    grade = p.grade or "not graded"
+    reasons = f": {'; '.join(p.reasons)}" if p.reasons and grade != "stable" else ""
+    return f"{p.framework} {p.mode}: {', '.join(parts)}; {grade}{reasons}; measured here, {p.where}"
+
+
+def _gpt_dynamic(p: Any) -> str:
+    text = (
+        f"truly variable lengths cost {p.cost:.0%} of end-to-end tokens/s in MindSpore graph mode against "
+        f"{p.best_way} ({p.variable_compiles} graph compiles for {p.distinct} distinct lengths, "
+        f"{p.compile_seconds:.1f} s compiling, against {p.best_compiles})"
+    )
+    if p.steady_cost is not None:
+        text += f"; once every length is compiled, {p.steady_cost:.0%}"
+    if p.set_inputs_cost is not None:
+        text += (
+            f"; with Cell.set_inputs dynamic dims {p.set_inputs_compiles} compile(s) and {p.set_inputs_cost:.0%} "
+            f"against {p.best_way}"
+        )
+    if p.bucketed_cost is not None:
+        text += f"; bucketed {p.bucketed_cost:.0%} against {p.best_way}"
+    if not p.usable:
+        return f"{text}. Not used: {p.reason}"
+    if p.cost is not None and p.cost < p.floor:
+        text += f" (below the {p.floor:.0%} floor, DYNAMIC_COST_FLOOR: no measurable cost)"
+    return text
+
+
+def _gpt_applies(p: Any) -> str:
+    head = f"applies where: same hardware class ({p.cls or 'unknown'}): evidence about the frameworks on {p.host}, "
+    if p.same:
+        return head + "the class the team trains on"
+    return (
+        head
+        + f"not a projection for the training target ({p.target}"
+        + (f", {p.accelerator})" if p.accelerator else ")")
+    )
+
+
+_GPT_NOT_MEASURED = (
+    "transformer probe not run: tokens/s, parity and the dynamic-shape cost rest on the knowledge base "
+    "(run `advisor probe --models gpt --json -o FILE`, then --gpt FILE)"
+)
+
+TRANSFORMER: dict[str, Entry] = {
+    "gpt.not_measured": lambda p: _GPT_NOT_MEASURED,
+    "gpt.no_run": lambda p: (
+        "the transformer probe measured no run (every run failed or was skipped): " + _GPT_NOT_MEASURED
+    ),
+    "gpt.measured": lambda p: (
+        f"measured here on {p.host} with {p.model}: {p.stable} of {p.runs} runs graded stable; "
+        + ("" if p.workload else "the requirements are not a transformer workload, so it is context only; ")
+        + p.where
+    ),
+    "gpt.applies_where": _gpt_applies,
+    "gpt.host": _gpt_host,
+    "gpt.model.unknown": lambda p: "the probe's GPT",
+    "gpt.model": lambda p: (
+        f"a {p.layers}-layer GPT (hidden {p.hidden}, {p.heads} heads, sequence {p.seq}, vocabulary {p.vocab})"
+    ),
+    "gpt.evidence.run": _gpt_run,
+    "gpt.parity.status": lambda p: f"parity {p.status}" + (f": {p.error}" if p.error else ""),
+    "gpt.parity.passed": lambda p: (
+        f"parity passed: logits, loss and gradients after one step agree across frameworks (worst: "
+        f"{p.name} {p.value:.2g} against a derived bound of {p.tolerance:.2g}); measured here"
+    ),
+    "gpt.parity.failed": lambda p: (
+        f"parity failed: {p.name} {p.value:.2g} beyond its derived bound {p.tolerance:.2g}"
+        + (f"; likely cause: {p.cause}" if p.cause else "")
+    ),
+    "gpt.attention.pytorch": lambda p: f"PyTorch: F.scaled_dot_product_attention used the {p.backend} kernel here",
+    "gpt.attention.mindspore": lambda p: (
+        "MindSpore: flash_attention_score ran here"
+        if p.available
+        else "MindSpore: FlashAttentionScore is not available on this host (Ascend-only); written-out "
+        "attention was measured"
+    ),
+    "gpt.dynamic.heading": lambda p: "Dynamic shapes: " + p.text,
+    "gpt.dynamic.not_measured": lambda p: (
+        "MindSpore graph mode's variable-length way was not measured against a padded or bucketed way"
+    ),
+    "gpt.dynamic.no_graph_run": lambda p: "no measured fixed-length MindSpore graph run to judge this host's noise by",
+    "gpt.dynamic.graph_not_stable": lambda p: (
+        f"the MindSpore graph run was graded {p.quality or 'not graded'} here: {'; '.join(p.reasons) or 'not graded'}"
+    ),
+    "gpt.dynamic": _gpt_dynamic,
+    "gpt.adjust.not_migrating": lambda p: f"{p.workflow}: does not run MindSpore graph mode",
+    "gpt.adjust.fixed_shapes": lambda p: (
+        f"{p.workflow}: the requirements have fixed shapes (model.dynamic_shapes false)"
+    ),
+    "gpt.adjust.moves_nothing": lambda p: (
+        f"{p.workflow}: the dynamic-shape measurement moves nothing: {p.reason if p.reason is not None else 'not measured'}"
+    ),
+    "gpt.adjust.below_floor": lambda p: (
+        f"{p.workflow}: truly variable lengths cost {p.cost:.0%} here, below the {p.floor:.0%} floor "
+        "(DYNAMIC_COST_FLOOR): no change"
+    ),
+    "gpt.adjust.mitigated": lambda p: (
+        f"{p.workflow}: variable lengths cost {p.cost:.0%} in MindSpore graph mode here, and "
+        + ("bucketing the lengths" if p.mitigation == "bucketing" else "declaring dynamic dims with Cell.set_inputs")
+        + f" measured {p.residual:.0%} against {p.best_way}: -{p.points:g} migration points ({p.penalty:g} x "
+        f"{p.residual_kept:.0%}) instead of -{p.unmitigated:g} ({p.penalty:g} x {p.cost:.0%}; "
+        f"DYNAMIC_SHAPE_PENALTY); {p.pitfall} likelihood {p.before:g} -> {p.after:g} (DYNAMIC_MITIGATED_LIKELIHOOD)"
+    ),
+    "gpt.adjust.unmitigated": lambda p: (
+        f"{p.workflow}: variable lengths cost {p.cost:.0%} in MindSpore graph mode here and "
+        + (
+            f"no measured mitigation recovers it (best: {p.mitigation} {p.residual:.0%})"
+            if p.residual is not None
+            else "no mitigation was measured"
+        )
+        + f": -{p.points:g} migration points ({p.penalty:g} x {p.left:.0%}, DYNAMIC_SHAPE_PENALTY); {p.pitfall} "
+        f"likelihood {p.before:g} -> {p.after:g} (DYNAMIC_MEASURED_HIT)"
+    ),
+}
+
+
+# --- how sure the verdict is (advisor.decision.confidence) ---------------------------------------
+
+CONFIDENCE: dict[str, Entry] = {
+    "conf.noise_overlap": lambda p: (
+        f"measured throughput of {p.top} and {p.runner} overlap within their 95% CIs"
+        + ("; the performance difference that decides the verdict is inside the noise" if p.decides else "")
+    ),
+    "conf.evidence.no_runner": lambda p: "no runner-up: decided by hard constraints",
+    "conf.evidence.nothing_favours": lambda p: "no criterion favours the top workflow",
+    "conf.evidence.weak_items": lambda p: (
+        f"{p.weak} of {p.total} evidence items in the deciding criteria are assumptions, blog figures or rules on "
+        "the requirements"
+    ),
+    "conf.decided.nothing_eligible": lambda p: "no workflow meets every hard constraint: the best-scoring one is shown",
+    "conf.decided.hard_constraint": lambda p: (
+        f"decided by hard constraints: {', '.join(p.beaten)} scored higher but is ruled out"
+    ),
+    "conf.decided.scores_alone": lambda p: "decided by the scores; the others are ruled out by hard constraints",
+    "conf.decided.scores": lambda p: "decided by the scores of eligible workflows",
+    "conf.step.nothing_eligible": lambda p: "nothing eligible",
+    "conf.step.tie": lambda p: f"a tie: {p.margin:.2f} points",
+    "conf.step.negative": lambda p: f"negative margin {p.margin:.2f}",
+    "conf.step.weak_evidence": lambda p: f"weak decisive evidence ({p.score:.1f}/5)",
+    "conf.step.fair_evidence": lambda p: f"high needs good decisive evidence; it is fair ({p.score:.1f}/5)",
+    "conf.step.fragile": lambda p: f"fragile: {p.note} ({p.change:.0%} away)",
+    "conf.step.inside_noise": lambda p: "the measured difference that decides it is inside the noise",
+}
+
+
+# --- the criteria's notes and evidence (advisor.decision.criteria) -------------------------------
+
+
+def _compliance(p: Any) -> str:
+    texts = {
+        "hardware": lambda v: f"training hardware {v:.1f}",
+        "deployment": lambda v: f"non-NVIDIA deployment {v:.2f}",
+        "framework": lambda v: f"domestic framework {v:.0f}",
+    }
+    note = " + ".join(f"{texts[kind](value)} x{share:.2f}" for kind, value, share in p.parts)
+    note += " (shares " + ", ".join(p.shares) + ")"
+    if p.scope is not None:
+        note += f"; needs.domestic_scope={'+'.join(p.scope)}"
+    if p.hybrid_penalty is not None:
+        note += f"; -{p.hybrid_penalty:g} for the PyTorch prototype stage"
+    if p.unmet_penalty is not None:
+        note += f"; -{p.unmet_penalty:g} as substitution is required but not fully met"
+    return note
+
+
+_ADAPTER = " (PyTorch on Ascend through torch_npu)"
+_PATH_TEXT = {"native": "first-party", "vendor-converter": "vendor converter", "export": "export/conversion"}
+
+
+def _undecided(p: Any) -> str:
+    return "".join(
+        f"; not decidable here against {other}: paired ratio {c.ratio} (95% CI {c.ci95}, {c.pairs} pairs, "
+        f"quality {c.quality})"
+        for other, c in p.undecided
+    )
+
+
+_ASSUMED_PATH = {
+    "ASSUMED_PERF_CPU": "CPU training",
+    "ASSUMED_PERF_NATIVE": "first-party path",
+    "ASSUMED_PERF_ADAPTER": "adapter path",
+}
+
+
+CRITERIA: dict[str, Entry] = {
+    "crit_common.aspect": lambda p: f"{p.framework} {p.aspect}: {p.score}/5: {p.statement}",
+    "crit_team.evidence.skill": lambda p: f"{p.framework} skill {p.level}",
+    "crit_team.one_stack": lambda p: f"{p.base:g} + {p.step:g} per {p.framework} skill level",
+    "crit_team.two_stacks": lambda p: (
+        f"needs both skills: {p.share:.0%} PyTorch, {1 - p.share:.0%} MindSpore, -{p.two:g} for keeping two stacks "
+        "(HYBRID_TWO_STACKS)"
+        + (f"; -{p.small:g} for a team of <= 2 carrying two stacks" if p.small is not None else "")
+    ),
+    "crit_team.evidence.small_team": lambda p: "two stacks to keep up with for a team of two or fewer",
+    "crit_cost.evidence.no_workload": lambda p: "no workload in the requirements",
+    "crit_cost.evidence.no_figures": lambda p: "no cost figures for every workflow",
+    "crit_cost.all_equal": lambda p: "no cost figures for every workflow: all equal",
+    "crit_cost.relative": lambda p: (
+        f"{p.total} total cost ({' + '.join(p.parts)}) relative to the cheapest"
+        + (f"; not compared: {', '.join(p.missing)}" if p.missing else "")
+    ),
+    "crit_compliance.evidence.mandate": lambda p: f"domestic {p.which} {p.level}",
+    "crit_compliance.none": lambda p: "no domestic-substitution requirement",
+    "crit_compliance.note": _compliance,
+    "crit_compliance.evidence.scope": lambda p: f"the mandate binds {' and '.join(p.scope)} only",
+    "crit_compliance.evidence.target": lambda p: f"production training on {p.target}",
+    "crit_ecosystem.prototype_on_nvidia": lambda p: (
+        f"{p.share:.0%} prototyping on NVIDIA, {1 - p.share:.0%} training and serving on Ascend at stage "
+        f"{p.stage} (PyTorch prototype on NVIDIA, then torch_npu, no port)"
+    ),
+    "crit_ecosystem.kb_scores": lambda p: (
+        f"knowledge-base {p.criterion} scores{_ADAPTER if p.adapter else ''} (0-5 -> 0-100)"
+    ),
+    "crit_ecosystem.evidence.fluency": lambda p: (
+        f"prototyping in PyTorch pays off as far as the team is faster there (x{p.fluency:.2f})"
+    ),
+    "crit_ecosystem.hybrid": lambda p: (
+        f"{p.share:.0%} in the PyTorch prototype{_ADAPTER if p.adapter else ''}, {1 - p.share:.0%} in MindSpore "
+        f"production (stage {p.stage}, team skills)"
+    ),
+    "crit_ecosystem.evidence.hub": lambda p: f"model hub weighed x{p.weight:g} of {p.total:g} aspect weights",
+    "crit_ecosystem.no_entries": lambda p: f"no {p.criterion} entries in the knowledge base: neutral 50",
+    "crit_ecosystem.with_hub": lambda p: f"{p.note}; HuggingFace need {p.need}: model hub x{p.weight:g}",
+    "crit_ecosystem.evidence.debugging": lambda p: "how much debugging the work needs",
+    "crit_deployment.route": lambda p: (
+        f"{p.target}: {p.route}, {_PATH_TEXT[p.path]}" + ("" if p.path == "native" else f" ({p.constant})")
+    ),
+    "crit_deployment.evidence.route": lambda p: f"{p.route}: {p.stack}",
+    "crit_deployment.first_party": lambda p: f"{p.target}: first-party path",
+    "crit_deployment.conversion": lambda p: f"{p.target}: via export/conversion (CONVERSION_FIT)",
+    "crit_deployment.unknown": lambda p: (
+        f"{p.target}: no deployment entry in the knowledge base (UNKNOWN_DEPLOYMENT_FIT)"
+    ),
+    "crit_deployment.kb_score": lambda p: f"{p.target}: knowledge-base deployment score",
+    "crit_deployment.evidence.measured": lambda p: f"{p.framework} -> {p.target}: {p.score}/100 ({p.note})",
+    "crit_deployment.measured_cpu": lambda p: f"{p.target}: measured here, best path {p.framework} -> {p.best}",
+    "crit_deployment.capped": lambda p: (
+        f"{p.note}; capped: every {p.framework} export path measured here scored below {p.points:g}"
+    ),
+    "crit_deployment.exports_work": lambda p: f"{p.note}; export paths work here (measured, CPU)",
+    "crit_deployment.evidence.targets": lambda p: f"deploys {p.framework} models to {', '.join(p.targets)}",
+    "crit_deployment.target": lambda p: f"{p.note} {p.value:.0f}",
+    "crit_deployment.evidence.edge": lambda p: (
+        "edge targets: operator support found only at conversion of the PyTorch-designed model"
+    ),
+    "crit_deployment.edge_penalty": lambda p: (
+        f"-{p.penalty:g} edge runtime constraints invisible while prototyping (HYBRID_EDGE_PENALTY)"
+    ),
+    "crit_deployment.evidence.edge_cloud": lambda p: (
+        "train in the cloud, infer on devices: two toolchains on a PyTorch stack"
+    ),
+    "crit_deployment.edge_cloud_penalty": lambda p: f"-{p.penalty:g} edge-cloud on two toolchains",
+    "crit_performance.communication": lambda p: f"; communication: {p.detail}",
+    "crit_performance.by_schedule": lambda p: (
+        f"{p.hours} to train ({p.basis}) x {p.runs:g} runs (TRAINING_RUNS) = {p.share:.1%} of the project's "
+        f"{p.window:,.0f} h ({p.why}); the best workflow takes {p.best:.1%}{p.comm}"
+        + (
+            f"; /{p.keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
+            if p.keep is not None
+            else ""
+        )
+        + _undecided(p)
+    ),
+    "crit_performance.by_rate": lambda p: (
+        f"{p.rate} ({p.basis}), relative to the fastest (no time to train to weigh it against){p.comm}"
+        + (
+            f"; x{p.keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
+            if p.keep is not None
+            else ""
+        )
+        + _undecided(p)
+    ),
+    "crit_performance.evidence.window": lambda p: f"{p.window:,.0f} h of wall-clock time",
+    "crit_performance.evidence.dynamic_flow": lambda p: (
+        "data-dependent control flow / dynamic shapes (knowledge base workflows bad_for)"
+    ),
+    "crit_performance.evidence.path": lambda p: f"{p.path} on {p.target}",
+    "crit_performance.assumed": lambda p: (
+        f"no projection possible ({p.why}): {_ASSUMED_PATH[p.constant]}, {p.value:g} assumed ({p.constant})"
+    ),
+    "crit_performance.evidence.serving": lambda p: "the product's load and latency targets (serving:)",
+    "crit_performance.slo.meets": lambda p: (
+        f"serving through {p.runtime}: meets the stated load on {p.devices} device(s)"
+    ),
+    "crit_performance.slo.needs_devices": lambda p: (
+        f"serving through {p.runtime}: needs {p.needed} devices for the stated load, {p.devices} available ({p.reason})"
+    ),
+    "crit_performance.slo.cannot": lambda p: f"serving through {p.runtime}: cannot meet the stated load ({p.reason})",
+    "crit_performance.serving_rate": lambda p: (
+        f"serving through {p.runtime}: {p.rate} on {p.devices} device(s), relative to the fastest"
+        + (f"; latency {p.latency} {p.latency_what}" if p.latency is not None else "")
+        + "; "
+        + "; ".join(p.notes)
+    ),
+    "crit_performance.evidence.inference_only": lambda p: (
+        "an inference-only product: the serving path is scored, not training"
+    ),
+}
+
+
+CATALOGUE: dict[str, Entry] = {
+    **SCHEDULE,
+    **COMMUNICATION,
+    **SERVING,
+    **TCO,
+    **REPORT,
+    **PROJECTIONS,
+    **MEMORY,
+    **TRANSFORMER,
+    **CONFIDENCE,
+    **CRITERIA,
+}

@@ -8,6 +8,7 @@ from typing import Optional
 from advisor.numbers import sig
 from advisor.decision.constants import Consts
 from advisor.decision.evidence import Evidence, kb_evidence
+from advisor.decision.findings import said
 from advisor.requirements import SKILL_LEVELS
 from knowledge.models import EcosystemEntry, KnowledgeBase
 
@@ -70,7 +71,14 @@ def aspect_score(kb: Optional[KnowledgeBase], framework: str, aspect: str) -> tu
     if not entries:
         return None, []
     value = sum(e.score for e in entries) / len(entries) * 20
-    return value, [kb_evidence(e, f"{framework} {aspect}: {e.score}/5: {e.statement}", e.score) for e in entries]
+    return value, [
+        kb_evidence(
+            e,
+            said("crit_common.aspect", framework=framework, aspect=aspect, score=e.score, statement=e.statement),
+            e.score,
+        )
+        for e in entries
+    ]
 
 
 def hybrid_share(stage: str, criterion: str, k: Consts) -> float:

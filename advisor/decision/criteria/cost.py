@@ -6,6 +6,7 @@ from advisor.decision.context import Context
 from advisor.decision.criteria.common import Scored, range_text
 from advisor.decision.criteria.performance import communication_evidence
 from advisor.decision.evidence import req_evidence
+from advisor.decision.findings import said
 from advisor.decision.projections import WORKFLOWS
 from advisor.decision.tco import TotalCost, comparable_parts, compared_total
 
@@ -27,16 +28,14 @@ def cost_scores(ctx: Context, costs: dict[str, TotalCost]) -> dict[str, Scored]:
             why = req_evidence(
                 "workload",
                 ctx.req.workload is not None,
-                "no workload in the requirements" if ctx.req.workload is None else "no cost figures for every workflow",
+                said("crit_cost.evidence.no_workload" if ctx.req.workload is None else "crit_cost.evidence.no_figures"),
             )
-            out[wf] = (100.0, ev + [why], "no cost figures for every workflow: all equal")
+            out[wf] = (100.0, ev + [why], said("crit_cost.all_equal"))
         else:
             low, high = totals[wf]
             both = low + high
             missing = [n for n in ("team", "compute", "energy", "engineering") if n not in names]
-            note = f"{range_text(low, high, prefix='$')} total cost ({' + '.join(names)}) relative to the cheapest"
-            if missing:
-                note += f"; not compared: {', '.join(missing)}"
+            note = said("crit_cost.relative", total=range_text(low, high, prefix="$"), parts=names, missing=missing)
             c_ev, c_note = communication_evidence(ctx.compared[wf], ev)
             out[wf] = (100.0 * cheapest / both if both > 0 else 100.0, ev + c_ev, note + c_note)
     return out

@@ -13,6 +13,7 @@ from advisor.decision.constants import Consts
 from advisor.decision.context import Context
 from advisor.decision.criteria.common import Scored, aspect_score, clamp
 from advisor.decision.evidence import Evidence, kb_evidence, req_evidence
+from advisor.decision.findings import said
 from knowledge.models import KnowledgeBase
 from knowledge.models import Route as StackRoute
 
@@ -27,15 +28,15 @@ EDGE_TARGETS = (
 
 # How the trained weights reach a serving route's runtime, and the constant that scores it.
 PATH_FIT = {"native": "NATIVE_FIT", "vendor-converter": "VENDOR_CONVERTER_FIT", "export": "CONVERSION_FIT"}
-PATH_TEXT = {"native": "first-party", "vendor-converter": "vendor converter", "export": "export/conversion"}
 
 
 def _route_fit(route: StackRoute, target: str) -> tuple[str, str]:
     """(constant name, note) of a serving route's fit for one target; the native path scores the maximum
     by definition, the other two name the assumption that scores them."""
     path = route.path or "export"
-    named = "" if path == "native" else f" ({PATH_FIT[path]})"
-    return PATH_FIT[path], f"{target}: {route.name}, {PATH_TEXT[path]}{named}"
+    return PATH_FIT[path], said(
+        "crit_deployment.route", target=target, route=route.name, path=path, constant=PATH_FIT[path]
+    )
 
 
 def _kb_deployment_fit(
@@ -43,20 +44,24 @@ def _kb_deployment_fit(
 ) -> Scored:
     if route is not None:
         name, note = _route_fit(route, target)
-        return k[name], [kb_evidence(route, f"{route.name}: {route.stack}")], note
+        return (
+            k[name],
+            [kb_evidence(route, said("crit_deployment.evidence.route", route=route.name, stack=route.stack))],
+            note,
+        )
     native = NATIVE_DEPLOYMENT.get(target)
     if native == framework:
-        return k["NATIVE_FIT"], [], f"{target}: first-party path"
+        return k["NATIVE_FIT"], [], said("crit_deployment.first_party", target=target)
     if native is not None:
-        return k["CONVERSION_FIT"], [], f"{target}: via export/conversion (CONVERSION_FIT)"
+        return k["CONVERSION_FIT"], [], said("crit_deployment.conversion", target=target)
     value, ev = aspect_score(kb, framework, "deployment")
     if value is None:
         return (
             k["UNKNOWN_DEPLOYMENT_FIT"],
             [],
-            f"{target}: no deployment entry in the knowledge base (UNKNOWN_DEPLOYMENT_FIT)",
+            said("crit_deployment.unknown", target=target),
         )
-    return value, ev, f"{target}: knowledge-base deployment score"
+    return value, ev, said("crit_deployment.kb_score", target=target)
 
 
 def deployment_fit(framework: str, target: str, ctx: Context, k: Consts, route: Optional[StackRoute] = None) -> Scored:
@@ -74,19 +79,22 @@ def deployment_fit(framework: str, target: str, ctx: Context, k: Consts, route: 
             kind="measured",
             ref=f"deploy:{r.framework}->{r.target}",
             value=r.score,
-            detail=f"{r.framework} -> {r.target}: {r.score}/100 ({r.note})",
+            detail=said(
+                "crit_deployment.evidence.measured", framework=r.framework, target=r.target, score=r.score, note=r.note
+            ),
         )
         for r in rows
     ]
     if target == "cpu-server":
-        return float(best.score), measured, f"{target}: measured here, best path {framework} -> {best.target}"
+        note = said("crit_deployment.measured_cpu", target=target, framework=framework, best=best.target)
+        return float(best.score), measured, note
     if best.score < k["EXPORT_OK_POINTS"]:
         return (
             min(value, float(best.score)),
             ev + measured,
-            (f"{note}; capped: every {framework} export path measured here scored below {k['EXPORT_OK_POINTS']:g}"),
+            said("crit_deployment.capped", note=note, framework=framework, points=k["EXPORT_OK_POINTS"]),
         )
-    return value, ev + measured, f"{note}; export paths work here (measured, CPU)"
+    return value, ev + measured, said("crit_deployment.exports_work", note=note)
 
 
 def deployment_score(wf: str, ctx: Context, k: Consts) -> Scored:
@@ -97,14 +105,14 @@ def deployment_score(wf: str, ctx: Context, k: Consts) -> Scored:
         req_evidence(
             "deployment.targets",
             list(req.deployment.targets),
-            f"deploys {framework} models to {', '.join(req.deployment.targets)}",
+            said("crit_deployment.evidence.targets", framework=framework, targets=list(req.deployment.targets)),
         )
     ]
     for target in req.deployment.targets:
         value, tev, note = deployment_fit(framework, target, ctx, k, ctx.routes[wf].serving_for(target))
         scores.append(value)
         ev.extend(tev)
-        notes.append(f"{note} {value:.0f}")
+        notes.append(said("crit_deployment.target", note=note, value=value))
     score = sum(scores) / len(scores)
     if wf == "hybrid" and any(t in EDGE_TARGETS for t in req.deployment.targets):
         score -= k["HYBRID_EDGE_PENALTY"]
@@ -112,18 +120,12 @@ def deployment_score(wf: str, ctx: Context, k: Consts) -> Scored:
             req_evidence(
                 "deployment.targets",
                 list(req.deployment.targets),
-                "edge targets: operator support found only at conversion of the PyTorch-designed model",
+                said("crit_deployment.evidence.edge"),
             )
         )
-        notes.append(
-            f"-{k['HYBRID_EDGE_PENALTY']:g} edge runtime constraints invisible while prototyping (HYBRID_EDGE_PENALTY)"
-        )
+        notes.append(said("crit_deployment.edge_penalty", penalty=k["HYBRID_EDGE_PENALTY"]))
     if req.needs.edge_cloud and framework == "pytorch":
         score -= k["EDGE_CLOUD_PYTORCH_PENALTY"]
-        ev.append(
-            req_evidence(
-                "needs.edge_cloud", True, "train in the cloud, infer on devices: two toolchains on a PyTorch stack"
-            )
-        )
-        notes.append(f"-{k['EDGE_CLOUD_PYTORCH_PENALTY']:g} edge-cloud on two toolchains")
+        ev.append(req_evidence("needs.edge_cloud", True, said("crit_deployment.evidence.edge_cloud")))
+        notes.append(said("crit_deployment.edge_cloud_penalty", penalty=k["EDGE_CLOUD_PYTORCH_PENALTY"]))
     return clamp(score), ev, "; ".join(notes)

@@ -10,6 +10,7 @@ from advisor.decision.context import Context
 from advisor.decision.constants import Consts
 from advisor.decision.criteria.common import Scored, aspect_score, hybrid_share, skill
 from advisor.decision.evidence import Evidence, req_evidence
+from advisor.decision.findings import said
 from advisor.decision.workflows import Route, not_applicable
 from advisor.requirements import Requirements
 from knowledge.models import KnowledgeBase
@@ -62,7 +63,7 @@ def _mix(
     (pt, pt_ev), (ms, ms_ev) = stack_score(pt_stack), stack_score("mindspore")
     if pt is None or ms is None:
         return None, pt_ev + ms_ev, ""
-    adapter = " (PyTorch on Ascend through torch_npu)" if pt_stack == "torch_npu" else ""
+    adapter = pt_stack == "torch_npu"
     if wf == "pytorch" and pt_stack == "torch_npu" and prototypes_on_nvidia(req):
         # Issue 25, item 7: NVIDIA for development, Ascend for production: one route, prototype on NVIDIA
         # in plain PyTorch, train and serve through torch_npu, no port. The work splits by stage as the
@@ -73,13 +74,12 @@ def _mix(
             return (
                 share * nv + (1 - share) * pt,
                 nv_ev + pt_ev,
-                f"{share:.0%} prototyping on NVIDIA, {1 - share:.0%} training and serving on Ascend at stage "
-                f"{req.stage} (PyTorch prototype on NVIDIA, then torch_npu, no port)",
+                said("crit_ecosystem.prototype_on_nvidia", share=share, stage=req.stage),
             )
     if wf == "pytorch":
-        return pt, pt_ev, f"knowledge-base {criterion} scores{adapter} (0-5 -> 0-100)"
+        return pt, pt_ev, said("crit_ecosystem.kb_scores", criterion=criterion, adapter=adapter)
     if wf == "mindspore":
-        return ms, ms_ev, f"knowledge-base {criterion} scores (0-5 -> 0-100)"
+        return ms, ms_ev, said("crit_ecosystem.kb_scores", criterion=criterion, adapter=False)
     # One rule for one phase: the hybrid's PyTorch prototype weighs as the PyTorch route's NVIDIA
     # prototype does (prototype_share, the same for both).
     share = prototype_share(req, criterion, k)
@@ -88,14 +88,13 @@ def _mix(
         req_evidence(
             "team.pytorch",
             req.team.pytorch,
-            f"prototyping in PyTorch pays off as far as the team is faster there (x{prototype_fluency(req, k):.2f})",
+            said("crit_ecosystem.evidence.fluency", fluency=prototype_fluency(req, k)),
         )
     )
     return (
         share * pt + (1 - share) * ms,
         ev,
-        f"{share:.0%} in the PyTorch prototype{adapter}, {1 - share:.0%} in MindSpore production (stage {req.stage}, "
-        "team skills)",
+        said("crit_ecosystem.hybrid", share=share, adapter=adapter, stage=req.stage),
     )
 
 
@@ -130,12 +129,13 @@ def ecosystem_score(wf: str, ctx: Context, k: Consts) -> Scored:
         req_evidence(
             "needs.huggingface",
             ctx.req.needs.huggingface,
-            f"model hub weighed x{aspects['model_hub']:g} of {sum(aspects.values()):g} aspect weights",
+            said("crit_ecosystem.evidence.hub", weight=aspects["model_hub"], total=sum(aspects.values())),
         ),
     )
     if value is None:
-        return 50.0, ev, "no ecosystem entries in the knowledge base: neutral 50"
-    return value, ev, note + f"; HuggingFace need {ctx.req.needs.huggingface}: model hub x{aspects['model_hub']:g}"
+        return 50.0, ev, said("crit_ecosystem.no_entries", criterion="ecosystem")
+    need = ctx.req.needs.huggingface
+    return value, ev, said("crit_ecosystem.with_hub", note=note, need=need, weight=aspects["model_hub"])
 
 
 def debugging_score(wf: str, ctx: Context, k: Consts) -> Scored:
@@ -143,9 +143,9 @@ def debugging_score(wf: str, ctx: Context, k: Consts) -> Scored:
     ev.insert(
         0,
         req_evidence(
-            "needs.debugging_intensity", ctx.req.needs.debugging_intensity, "how much debugging the work needs"
+            "needs.debugging_intensity", ctx.req.needs.debugging_intensity, said("crit_ecosystem.evidence.debugging")
         ),
     )
     if value is None:
-        return 50.0, ev, "no debugging entries in the knowledge base: neutral 50"
+        return 50.0, ev, said("crit_ecosystem.no_entries", criterion="debugging")
     return value, ev, note

@@ -14,6 +14,7 @@ from advisor.decision.constants import Consts
 from advisor.decision.context import Context
 from advisor.decision.criteria.common import Scored, range_text
 from advisor.decision.evidence import Evidence, req_evidence
+from advisor.decision.findings import said
 from advisor.decision.projections import Projection
 from advisor.requirements import Requirements
 from probes.training.models import PairedComparison
@@ -25,7 +26,9 @@ def communication_evidence(proj: Projection, already: list[Evidence]) -> tuple[l
     comm = proj.communication
     if comm is None or (comm.devices <= 1 and comm.measured is None):
         return [], ""
-    return [e for e in comm.evidence if e not in already], f"; communication: {comm.basis_detail}"
+    return [e for e in comm.evidence if e not in already], said(
+        "crit_performance.communication", detail=comm.basis_detail
+    )
 
 
 def _dynamic(req: Requirements) -> bool:
@@ -83,22 +86,25 @@ def schedule_share_score(wf: str, ctx: Context, k: Consts, keep: float) -> Optio
     proj = comp[wf]
     span = proj.time_to_train_hours
     c_ev, c_note = communication_evidence(proj, proj.evidence)
-    note = (
-        f"{range_text(span.low, span.high, 'h')} to train ({proj.basis}) x {runs:g} runs (TRAINING_RUNS) = "
-        f"{share:.1%} of the project's {window:,.0f} h ({why}); the best workflow takes {best:.1%}{c_note}"
+    note = said(
+        "crit_performance.by_schedule",
+        hours=range_text(span.low, span.high, "h"),
+        basis=proj.basis,
+        runs=runs,
+        share=share,
+        window=window,
+        why=why,
+        best=best,
+        comm=c_note,
+        keep=keep if keep != 1.0 and proj.framework == "mindspore" else None,
+        undecided=[(o, _undecidable(ctx, wf, o)) for o in undecided],
     )
-    if keep != 1.0 and proj.framework == "mindspore":
-        note += f"; /{keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
-    for o in undecided:
-        c = _undecidable(ctx, wf, o)
-        note += (
-            f"; not decidable here against {o}: paired ratio {c.ratio} (95% CI {c.ci95}, "
-            f"{c.pairs} pairs, quality {c.quality})"
-        )
     ev = list(proj.evidence) + c_ev
     ev.append(
         req_evidence(
-            "constraints.deadline_weeks", ctx.req.constraints.deadline_weeks, f"{window:,.0f} h of wall-clock time"
+            "constraints.deadline_weeks",
+            ctx.req.constraints.deadline_weeks,
+            said("crit_performance.evidence.window", window=window),
         )
     )
     if keep != 1.0:
@@ -111,7 +117,7 @@ def _dynamic_flow_evidence():
     return req_evidence(
         "model.dynamic_control_flow",
         True,
-        "data-dependent control flow / dynamic shapes (knowledge base workflows bad_for)",
+        said("crit_performance.evidence.dynamic_flow"),
     )
 
 
@@ -139,39 +145,31 @@ def performance_score(wf: str, ctx: Context, k: Consts) -> Scored:
         score = 100 * mine / best if best > 0 else 0.0
         span = proj.images_per_second
         c_ev, c_note = communication_evidence(proj, proj.evidence)
-        note = (
-            f"{range_text(span.low, span.high, span.unit)} ({proj.basis}), relative to the fastest (no time to train "
-            f"to weigh it against){c_note}"
+        note = said(
+            "crit_performance.by_rate",
+            rate=range_text(span.low, span.high, span.unit),
+            basis=proj.basis,
+            comm=c_note,
+            keep=keep if keep != 1.0 and proj.framework == "mindspore" else None,
+            undecided=list(undecided.items()),
         )
-        if keep != 1.0 and proj.framework == "mindspore":
-            note += f"; x{keep:g} for dynamic control flow/shapes outside Graph mode (DYNAMIC_GRAPH_KEEP)"
-        for o, c in undecided.items():
-            note += (
-                f"; not decidable here against {o}: paired ratio {c.ratio} (95% CI {c.ci95}, "
-                f"{c.pairs} pairs, quality {c.quality})"
-            )
         ev = list(proj.evidence) + c_ev
         if keep != 1.0:
             ev.append(_dynamic_flow_evidence())
         return score, ev, note
-    ev = [req_evidence("hardware.training_target", proj.target, f"{proj.path} on {proj.target}")]
-    if proj.target == "cpu":
-        return (
-            k["ASSUMED_PERF_CPU"],
-            ev,
-            f"no projection possible ({proj.basis_detail}): CPU training, {k['ASSUMED_PERF_CPU']:g} assumed (ASSUMED_PERF_CPU)",
+    ev = [
+        req_evidence(
+            "hardware.training_target",
+            proj.target,
+            said("crit_performance.evidence.path", path=proj.path, target=proj.target),
         )
-    if proj.native:
-        return (
-            k["ASSUMED_PERF_NATIVE"],
-            ev,
-            f"no projection possible ({proj.basis_detail}): first-party path, {k['ASSUMED_PERF_NATIVE']:g} assumed (ASSUMED_PERF_NATIVE)",
-        )
-    return (
-        k["ASSUMED_PERF_ADAPTER"],
-        ev,
-        f"no projection possible ({proj.basis_detail}): adapter path, {k['ASSUMED_PERF_ADAPTER']:g} assumed (ASSUMED_PERF_ADAPTER)",
+    ]
+    name = (
+        "ASSUMED_PERF_CPU"
+        if proj.target == "cpu"
+        else ("ASSUMED_PERF_NATIVE" if proj.native else "ASSUMED_PERF_ADAPTER")
     )
+    return k[name], ev, said("crit_performance.assumed", why=proj.basis_detail, constant=name, value=k[name])
 
 
 def slo_score(wf: str, ctx: Context) -> Optional[Scored]:
@@ -181,22 +179,23 @@ def slo_score(wf: str, ctx: Context) -> Optional[Scored]:
     slo = proj.serving.slo if proj.serving is not None else None
     if slo is None or slo.verdict == "unknown":
         return None
-    ev = list(proj.serving.evidence) + [
-        req_evidence("serving", "stated", "the product's load and latency targets (serving:)")
-    ]
+    ev = list(proj.serving.evidence) + [req_evidence("serving", "stated", said("crit_performance.evidence.serving"))]
     if slo.verdict == "meets":
-        return 100.0, ev, f"serving through {proj.serving.runtime}: meets the stated load on {slo.devices} device(s)"
+        return 100.0, ev, said("crit_performance.slo.meets", runtime=proj.serving.runtime, devices=slo.devices)
     if slo.verdict == "needs-devices" and slo.devices_needed:
         score = 100.0 * slo.devices / slo.devices_needed
         return (
             score,
             ev,
-            (
-                f"serving through {proj.serving.runtime}: needs {slo.devices_needed} devices for the stated load, "
-                f"{slo.devices} available ({slo.reason})"
+            said(
+                "crit_performance.slo.needs_devices",
+                runtime=proj.serving.runtime,
+                needed=slo.devices_needed,
+                devices=slo.devices,
+                reason=slo.reason,
             ),
         )
-    return 0.0, ev, f"serving through {proj.serving.runtime}: cannot meet the stated load ({slo.reason})"
+    return 0.0, ev, said("crit_performance.slo.cannot", runtime=proj.serving.runtime, reason=slo.reason)
 
 
 def serving_score(wf: str, ctx: Context) -> Optional[Scored]:
@@ -215,16 +214,17 @@ def serving_score(wf: str, ctx: Context) -> Optional[Scored]:
         return None
     best = max(mids.values())
     score = 100 * mids[wf] / best if best > 0 else 0.0
-    note = (
-        f"serving through {mine.runtime}: {range_text(mine.total.low, mine.total.high, mine.unit)} "
-        f"on {ctx.compared[wf].devices} device(s), relative to the fastest"
+    latency = mine.latency_ms
+    note = said(
+        "crit_performance.serving_rate",
+        runtime=mine.runtime,
+        rate=range_text(mine.total.low, mine.total.high, mine.unit),
+        devices=ctx.compared[wf].devices,
+        latency=range_text(latency.low, latency.high, "ms") if latency is not None else None,
+        latency_what=mine.latency_what,
+        notes=mine.notes,
     )
-    if mine.latency_ms is not None:
-        note += f"; latency {range_text(mine.latency_ms.low, mine.latency_ms.high, 'ms')} {mine.latency_what}"
-    note += "; " + "; ".join(mine.notes)
     ev = list(mine.evidence) + [
-        req_evidence(
-            "workload.kind", "inference", "an inference-only product: the serving path is scored, not training"
-        )
+        req_evidence("workload.kind", "inference", said("crit_performance.evidence.inference_only"))
     ]
     return score, ev, note
