@@ -65,7 +65,7 @@ def _mix(
         return None, pt_ev + ms_ev, ""
     adapter = pt_stack == "torch_npu"
     if wf == "pytorch" and pt_stack == "torch_npu" and prototypes_on_nvidia(req):
-        # Issue 25, item 7: NVIDIA for development, Ascend for production: one route, prototype on NVIDIA
+        # NVIDIA for development, Ascend for production: one route, prototype on NVIDIA
         # in plain PyTorch, train and serve through torch_npu, no port. The work splits by stage as the
         # hybrid's does (the same table), without the fluency factor: every phase is PyTorch.
         (nv, nv_ev) = stack_score("pytorch")
