@@ -10,7 +10,8 @@ import pytest
 
 from advisor.decision.communication import CommCheck
 from advisor.decision.constants import DEFAULT
-from advisor.decision.criteria.migration import migration_score
+from advisor.decision.criteria.deployment import deployment_fit, deployment_score
+from advisor.decision.criteria.migration import migration_parts, migration_score
 from advisor.decision.memory import _step_terms
 from advisor.decision.prepare import prepare
 from advisor.decision.projections import Projection, _communication_bound, _time_and_cost
@@ -171,6 +172,8 @@ def test_eight_devices_are_projected_from_the_eight_device_runs(kb):
     assert proj.basis == "reference" and proj.accelerator == "a100-80gb"
     refs = sorted(e.ref for e in proj.evidence if e.ref.startswith("dle-rn50-"))
     assert refs == ["dle-rn50-a100-80gb-8x-amp", "dle-rn50-a100-80gb-8x-tf32"]
+    # their communication loss is in the rate: the knowledge-base range did not enter, nor its evidence
+    assert proj.communication.basis == "in-reference" and proj.communication.evidence == []
 
 
 def test_one_device_is_projected_from_the_one_device_runs(kb):
@@ -250,3 +253,54 @@ def test_the_scans_risk_costs_the_workflows_that_port_pytorch_code(kb, risk, pen
         with_risk = migration_score(wf, ctx, DEFAULT)[0][0]
         without = migration_score(wf, ctx, free)[0][0]
         assert without - with_risk == pytest.approx(lost), wf
+
+
+# ---- setting up the parallelism of a model that must be split --------------------------------------------
+
+
+def test_a_model_that_must_be_split_adds_the_parallelism_set_up_hours(kb):
+    """70B parameters on 16 910Bs must be split: PyTorch sets it up by hand, PARALLEL_SETUP_PYTORCH 40-160 h;
+    MindSpore (and the hybrid, which trains there) with its automatic parallelism, PARALLEL_SETUP_MINDSPORE
+    16-80 h."""
+    names = ("PARALLEL_SETUP_PYTORCH_LOW", "PARALLEL_SETUP_PYTORCH_HIGH")
+    names += ("PARALLEL_SETUP_MINDSPORE_LOW", "PARALLEL_SETUP_MINDSPORE_HIGH")
+    assert [DEFAULT[n] for n in names] == [40.0, 160.0, 16.0, 80.0]
+    req = parse_requirements(
+        {
+            "name": "llm",
+            "stage": "production",
+            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
+            "hardware": {"available": ["ascend"], "training_target": "ascend", "accelerator": "910B", "devices": 16},
+            "deployment": {"targets": ["ascend-server"]},
+            "model": {"family": "transformer", "parameters_millions": 70000, "source": "pytorch-code"},
+            "workload": {"model": "transformer", "tokens": 1e9},
+        }
+    )
+    ctx, _ = prepare(req, None, [], kb, None, None, False)
+    none = DEFAULT
+    for n in names:
+        none = none.moved(n, 0.0)
+    for wf, added in (("pytorch", (40.0, 160.0)), ("mindspore", (16.0, 80.0)), ("hybrid", (16.0, 80.0))):
+        assert ctx.best[wf].memory.must_split, wf
+        with_setup, without = migration_parts(wf, ctx, DEFAULT)[0], migration_parts(wf, ctx, none)[0]
+        assert (sum(p[1] for p in with_setup) - sum(p[1] for p in without)) == pytest.approx(added[0]), wf
+        assert (sum(p[2] for p in with_setup) - sum(p[2] for p in without)) == pytest.approx(added[1]), wf
+
+
+# ---- the deployment score's evidence ---------------------------------------------------------------------
+
+
+def test_the_deployment_score_rests_on_the_targets_and_each_targets_fit(kb):
+    """Its evidence: the requirement's targets, then what each target's fit rests on, target by target."""
+    ctx, _ = prepare(_vision_req(), None, [], kb, None, None, False)
+    for wf in ("pytorch", "mindspore", "hybrid"):
+        route = ctx.routes[wf]
+        fits = [
+            deployment_fit(route.framework, t, ctx, DEFAULT, route.serving_for(t))[1]
+            for t in ctx.req.deployment.targets
+        ]
+        assert all(fits), wf
+        ev = deployment_score(wf, ctx, DEFAULT)[1]
+        assert [(e.kind, e.ref) for e in ev] == [("requirement", "deployment.targets")] + [
+            (e.kind, e.ref) for tev in fits for e in tev
+        ], wf
