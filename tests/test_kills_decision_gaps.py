@@ -115,7 +115,7 @@ def test_one_end_past_its_bound_by_more_than_1_percent_caps_both(low, high):
 # ---- the time to train -----------------------------------------------------------------------------------
 
 
-def _vision_req(accelerator: str = "910B", target: str = "ascend", devices: int = 8):
+def _vision_req(accelerator: str = "910B", target: str = "ascend", devices: int = 8, **model):
     return parse_requirements(
         {
             "name": "vision",
@@ -128,7 +128,7 @@ def _vision_req(accelerator: str = "910B", target: str = "ascend", devices: int 
                 "devices": devices,
             },
             "deployment": {"targets": ["ascend-server", "nvidia-server"]},
-            "model": {"family": "cnn", "parameters_millions": 25.6, "source": "pytorch-code"},
+            "model": {"family": "cnn", "parameters_millions": 25.6, "source": "pytorch-code", **model},
             "workload": {"model": "resnet50", "dataset_samples": 1281167, "epochs": 90},
         }
     )
@@ -304,3 +304,21 @@ def test_the_deployment_score_rests_on_the_targets_and_each_targets_fit(kb):
         assert [(e.kind, e.ref) for e in ev] == [("requirement", "deployment.targets")] + [
             (e.kind, e.ref) for tev in fits for e in tev
         ], wf
+
+
+# ---- one custom kernel beyond the pitfall's first --------------------------------------------------------
+
+
+def test_one_kernel_beyond_the_pitfalls_first_costs_one_kernels_hours(kb):
+    """2 custom CUDA kernels on MindSpore: the custom-ops pitfall charges the first, the second
+    CUSTOM_KERNEL_HOURS 8-40 h; with 1 kernel the pitfall charges it and nothing is added."""
+    assert (DEFAULT["CUSTOM_KERNEL_HOURS_LOW"], DEFAULT["CUSTOM_KERNEL_HOURS_HIGH"]) == (8.0, 40.0)
+
+    def hours(kernels: int) -> tuple[float, float]:
+        req = _vision_req(custom_cuda_ops=True, custom_cuda_kernels=kernels)
+        ctx, _ = prepare(req, None, [], kb, None, None, False)
+        parts = migration_parts("mindspore", ctx, DEFAULT)[0]
+        return sum(p[1] for p in parts), sum(p[2] for p in parts)
+
+    one, two = hours(1), hours(2)
+    assert (two[0] - one[0], two[1] - one[1]) == (pytest.approx(8.0), pytest.approx(40.0))
