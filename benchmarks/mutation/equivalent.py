@@ -123,6 +123,16 @@ REVIEWED: tuple[Equivalent, ...] = (
         "which does not read it",
         line="shape = Shape(ref.layers or 1, ref.hidden or 1, 1, ref.sequence or 1, 0, [])",
     ),
+    Equivalent(
+        "advisor/decision/criteria/cost.py",
+        "cost_scores",
+        "boolean",
+        "not names or cheapest is None or totals[wf] is None",
+        "not names and cheapest is None and (totals[wf] is None)",
+        "the three are one condition for a supported workflow: comparable_parts keeps a part only where every "
+        "supported workflow has a figure for it, so a total is None exactly when no part is comparable, and "
+        "the cheapest is None exactly when every total is",
+    ),
 )
 
 

@@ -72,6 +72,7 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_kills_decision.py",
         "tests/test_kills_decision_communication.py",
         "tests/test_kills_decision_criteria.py",
+        "tests/test_kills_decision_gaps.py",
         "tests/test_kills_decision_memory.py",
         "tests/test_kills_decision_projections.py",
         "tests/test_kills_decision_serving.py",
