@@ -31,6 +31,16 @@ class Equivalent:
 
 REVIEWED: tuple[Equivalent, ...] = (
     Equivalent(
+        "probes/training/stats.py",
+        "noise_warnings",
+        "constant",
+        "0",
+        "1",
+        'summary.get("n", 0) -> summary.get("n", 1): a summary without a count reads 0 or 1 samples, both '
+        "below the 3 the warnings need: no warning either way",
+        line='if summary.get("n", 0) >= 3:',
+    ),
+    Equivalent(
         "advisor/render/_fmt.py",
         "num",
         "constant",

@@ -105,6 +105,7 @@ TEST_FILES: dict[str, list[str]] = {
     ],
     "probe results": [
         "tests/test_kills_probe_results.py",
+        "tests/test_kills_probe_results_fresh.py",
         "tests/test_measurements.py",
         "tests/test_planted_bugs.py",
         "tests/test_probe_runner.py",
