@@ -34,6 +34,8 @@ CONVERTED = {
     "crit_ecosystem": ROOT / "advisor" / "decision" / "criteria" / "ecosystem.py",
     "crit_deployment": ROOT / "advisor" / "decision" / "criteria" / "deployment.py",
     "crit_performance": ROOT / "advisor" / "decision" / "criteria" / "performance.py",
+    "crit_migration": ROOT / "advisor" / "decision" / "criteria" / "migration.py",
+    "crit_scan_parts": ROOT / "advisor" / "decision" / "criteria" / "scan_parts.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes
@@ -293,3 +295,29 @@ def test_the_cost_model_selects_the_projections_price_and_power_evidence_by_refe
     assert after == before
     assert any(d.startswith("price of ") for _, n, _, d in parts if n == "compute")
     assert any(d.startswith("power of the fleet") for _, n, _, d in parts if n == "energy")
+
+
+def test_the_scan_roles_are_read_by_field_not_by_their_words(monkeypatch):
+    # the migration note and the markdown scan section name each role from its field, whatever its part says
+    from advisor.measurements import Measurements
+    from advisor.render import format as render
+    from advisor.report import build_report
+    from advisor.requirements import parse_requirements
+    from advisor.scan import scan_path
+    from tests.document_examples import kb
+
+    import yaml
+
+    fix = ROOT / "tests" / "fixtures" / "report"
+    doc = yaml.safe_load((fix / "with-code.yaml").read_text(encoding="utf-8"))
+    req = parse_requirements({**doc, "model": {**doc["model"], "code_path": str(fix / "code")}})
+    scan = scan_path(str(fix / "code"), kb=kb())
+    monkeypatch.setitem(CATALOGUE, "crit_scan_parts.role", lambda p: f"re-implement the {p.role} code")
+    report = build_report(req, Measurements(scan=scan), kb=kb(), created_at="2026-12-01T00:00:00Z")
+    hybrid = next(s for s in report.schedules if s.workflow == "hybrid")
+    assert "re-implement the training code" in {p.name for p in hybrid.phases}
+    criteria = next(s for s in report.scores if s.workflow == "hybrid").criteria
+    note = next(c.note for c in criteria if c.name == "migration")
+    assert "port by role (code scan): training " in note
+    markdown = render(report, "markdown", kb=None)
+    assert "role by role (each role's range scaled so the roles add up to the scan's total): training " in markdown

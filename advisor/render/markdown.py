@@ -531,7 +531,7 @@ def _shares_table(title: str, shares: list[EffortShare], limit: int = 10) -> lis
 
 def _scan_breakdown(s: ScanResult) -> list[str]:
     """Where the scan's hours are: per role and top-level package, excluded files shown apart."""
-    from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_role_parts
+    from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_roles
 
     b = s.effort_breakdown
     if b is None:
@@ -544,15 +544,12 @@ def _scan_breakdown(s: ScanResult) -> list[str]:
     excluded = excluded_scan_text(s)
     if excluded:
         out.append(f"- {md(excluded)}")
-    roles = scan_role_parts(s)
+    roles = scan_roles(s)
     if roles:
         out.append(
             "- in the migration estimate and the engineering cost, role by role (each role's range scaled so the "
             "roles add up to the scan's total): "
-            + ", ".join(
-                f"{md(n.removeprefix('port: ').removesuffix(' (code scan)'))} {sig(a, 6)}-{sig(b, 6)} h"
-                for n, a, b in roles
-            )
+            + ", ".join(f"{md(r.role)} {sig(r.low, 6)}-{sig(r.high, 6)} h" for r in roles)
         )
     if b.by_role:
         out += _shares_table("Role", b.by_role)

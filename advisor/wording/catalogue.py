@@ -1055,6 +1055,94 @@ CRITERIA: dict[str, Entry] = {
 }
 
 
+# --- the migration estimate (advisor.decision.criteria.migration, .scan_parts) -------------------
+
+
+def _range(low: float, high: float, unit: str) -> str:
+    """'1.37-5.47 h', or one value when both ends read the same ('39,011 h', not '39,011-39,011 h')."""
+
+    def end(x: float) -> str:
+        return f"{x:,.0f}" if abs(x) >= 100 else sig(x)
+
+    a, b = end(low), end(high)
+    return a + ("" if a == b else f"-{b}") + f" {unit}"
+
+
+def _roles(p: Any) -> str:
+    return "port by role (code scan): " + ", ".join(f"{r.role} {_range(r.low, r.high, 'h')}" for r in p.roles)
+
+
+MIGRATION: dict[str, Entry] = {
+    # the parts of the estimate (the schedule's phases, the engineering cost's items)
+    "crit_migration.part.known_pitfalls": lambda p: "known pitfalls",
+    "crit_migration.part.scan_port": lambda p: "port (code scan)",
+    "crit_migration.part.port": lambda p: "port (re-implement and check the model)",
+    "crit_migration.part.reverse_port": lambda p: "port the MindSpore code to PyTorch (api-mappings in reverse)",
+    "crit_migration.part.kernels": lambda p: f"{p.extra} more custom CUDA kernel(s)",
+    "crit_migration.part.dynamic_shapes": lambda p: "dynamic shapes for Graph mode",
+    "crit_migration.part.parallel_pytorch": lambda p: f"parallelism set-up by hand ({p.strategy})",
+    "crit_migration.part.parallel_mindspore": lambda p: (
+        f"parallelism set-up with MindSpore auto-parallel ({p.strategy})"
+    ),
+    "crit_migration.part.auto_parallel_limits": lambda p: (
+        "auto-parallel limits: strategy search, semi-automatic split by hand"
+    ),
+    "crit_scan_parts.role": lambda p: f"port: {p.role} (code scan)",
+    "crit_scan_parts.excluded": lambda p: (
+        f"{', '.join(p.roles) or 'excluded files'} excluded: {p.files} file(s), "
+        f"{_range(p.low, p.high, 'h')} shown apart, not counted"
+    ),
+    # evidence details
+    "crit_migration.evidence.no_kb": lambda p: "no knowledge base: pitfall hours unknown",
+    "crit_migration.evidence.scan": lambda p: (
+        f"scan of the team's code: {p.hazards} hazards, {p.low:g}-{p.high:g} h, risk {p.risk}"
+    ),
+    "crit_migration.evidence.port": lambda p: (
+        f"re-implementing and checking a {p.family} model in MindSpore: {p.low:g}-{p.high:g} h (seeds 002 6.1, 004 3.3)"
+    ),
+    "crit_migration.evidence.reverse_port": lambda p: (
+        f"existing MindSpore code to PyTorch: {p.base_low:g}-{p.base_high:g} h re-implementation + "
+        f"{p.share:g} (REVERSE_PORT_API_SHARE) x {p.differs} differing APIs' effort = {p.low:.0f}-{p.high:.0f} h"
+    ),
+    "crit_migration.evidence.kernels": lambda p: (
+        f"{p.kernels} custom CUDA kernels: {p.extra} beyond the pitfall's first, {p.low:g}-{p.high:g} h each"
+    ),
+    "crit_migration.evidence.dynamic_shapes": lambda p: (
+        f"bucketing inputs so Graph mode compiles a few shapes: {p.low:g}-{p.high:g} h"
+    ),
+    "crit_migration.evidence.parallel_pytorch": lambda p: (
+        f"the model must be split ({p.strategy}): FSDP/DeepSpeed/Megatron set-up {p.low:g}-{p.high:g} h"
+    ),
+    "crit_migration.evidence.parallel_mindspore": lambda p: (
+        f"the model must be split: MindSpore's automatic parallelism writes much of it ({p.low:g}-{p.high:g} h)"
+    ),
+    "crit_migration.evidence.pitfall": lambda p: f"{p.title}: {p.low:g}-{p.high:g} h",
+    "crit_migration.evidence.team_week": lambda p: f"one team-week = {p.capacity:g} h",
+    "crit_migration.evidence.deadline": lambda p: f"{p.allowed:g} h may go to migration",
+    "crit_migration.evidence.accuracy": lambda p: (
+        f"final test accuracy {p.line} (measured here, {p.verdict}; {p.data})"
+    ),
+    "crit_migration.evidence.dynamic_measured": lambda p: f"{p.text} ({p.where})",
+    # the score's note, piece by piece
+    "crit_migration.hours": lambda p: (
+        f"{_range(p.low, p.high, 'h')} of migration/adaptation work vs one team-week ({p.capacity:g} h)"
+    ),
+    "crit_migration.scan_risk": lambda p: f"-{p.penalty:g} for the scan's {p.risk} risk",
+    "crit_migration.pressure": lambda p: (
+        f"-{p.penalty:.1f} deadline pressure ({p.pressure:.0%} of the {p.allowed:g} h allowed before the deadline)"
+    ),
+    "crit_migration.accuracy.differs": lambda p: (
+        f"-{p.penalty:g} for a measured accuracy gap beyond +-{p.tolerance * 100:g} point "
+        f"({p.line}; ACCURACY_GAP_PENALTY)"
+    ),
+    "crit_migration.accuracy.same": lambda p: f"accuracy measured the same here ({p.line})",
+    "crit_migration.accuracy.undecided": lambda p: f"accuracy gap measured but not decided ({p.line})",
+    "crit_migration.note.roles": lambda p: _roles(p) + (f"; {p.excluded}" if p.excluded else ""),
+    "crit_migration.note.auto_parallel_credit": lambda p: f"MindSpore auto-parallel credit: {p.source}",
+    "crit_migration.note.auto_parallel_limits": lambda p: f"auto-parallel limits: {p.source}",
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1066,4 +1154,5 @@ CATALOGUE: dict[str, Entry] = {
     **TRANSFORMER,
     **CONFIDENCE,
     **CRITERIA,
+    **MIGRATION,
 }

@@ -9,9 +9,10 @@ from typing import Optional
 from advisor.decision.accuracy import VERDICT_RANK, verdict_at
 from advisor.decision.constants import CONSTANTS, Consts
 from advisor.decision.context import Context
-from advisor.decision.criteria.common import Scored, clamp, range_text
-from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_kernels, scan_role_parts
+from advisor.decision.criteria.common import Scored, clamp
+from advisor.decision.criteria.scan_parts import excluded_scan_text, scan_kernels, scan_role_parts, scan_roles
 from advisor.decision.evidence import Evidence, req_evidence, sourced_evidence
+from advisor.decision.findings import said
 from advisor.decision.pitfalls import pitfall_hours, pitfall_mid, ports_pytorch_code
 from advisor.decision.likelihood import likelihood, project_of
 from advisor.decision.schedule import Schedule, pressure_penalty, schedule
@@ -35,7 +36,7 @@ SCAN_RISK_PENALTY = {"medium": "SCAN_RISK_MEDIUM_PENALTY", "high": "SCAN_RISK_HI
 def charged_pitfalls(wf: str, ctx: Context) -> list[tuple[Pitfall, tuple[float, float]]]:
     """The applicable pitfalls the migration estimate charges, with their hours: not those the scan
     measured in the team's own code, not porting hazards where nothing is ported."""
-    return ctx.once(("charged pitfalls", wf), lambda: _charged_pitfalls(wf, ctx))
+    return ctx.once(("charged_pitfalls", wf), lambda: _charged_pitfalls(wf, ctx))
 
 
 def _charged_pitfalls(wf: str, ctx: Context) -> list[tuple[Pitfall, tuple[float, float]]]:
@@ -71,8 +72,8 @@ def migration_parts(
         kernel_pitfall = kernel_pitfall or any("custom_cuda_ops" in c for c in p.applies_when)
         p_low += hours[0]
         p_high += hours[1]
-    ev.extend(ctx.once(("pitfall evidence", wf), lambda: _pitfall_evidence(wf, ctx)))
-    parts.append(("known pitfalls", p_low, p_high))
+    ev.extend(ctx.once(("pitfall_evidence", wf), lambda: _pitfall_evidence(wf, ctx)))
+    parts.append((said("crit_migration.part.known_pitfalls"), p_low, p_high))
     _port_part(wf, ctx, k, est)
     _reverse_port_part(wf, ctx, k, est)
     _kernel_part(wf, ctx, k, est, kernel_pitfall)
@@ -82,7 +83,7 @@ def migration_parts(
     if factor != 1.0:
         est.parts = [(n, a * factor, b * factor) for n, a, b in est.parts]
     if kb is None and not scan_used:
-        ev.append(req_evidence("model.source", req.model.source, "no knowledge base: pitfall hours unknown"))
+        ev.append(req_evidence("model.source", req.model.source, said("crit_migration.evidence.no_kb")))
     return est.parts, est.ev, est.notes
 
 
@@ -94,31 +95,25 @@ def _port_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None:
     if scan_used:
         s_low, s_high = scan.effort_hours
         roles = scan_role_parts(scan)
-        parts += roles or [("port (code scan)", s_low, s_high)]
+        parts += roles or [(said("crit_migration.part.scan_port"), s_low, s_high)]
         ev.append(
             req_evidence(
                 "model.code_path",
                 req.model.code_path,
-                f"scan of the team's code: {len(scan.hazards)} hazards, {s_low:g}-{s_high:g} h, risk {scan.risk}",
+                said("crit_migration.evidence.scan", hazards=len(scan.hazards), low=s_low, high=s_high, risk=scan.risk),
             )
         )
         excluded = excluded_scan_text(scan)
         if roles:
-            notes.append(
-                "port by role (code scan): "
-                + ", ".join(
-                    f"{n.split(': ', 1)[1].removesuffix(' (code scan)')} {range_text(a, b, 'h')}" for n, a, b in roles
-                )
-                + (f"; {excluded}" if excluded else "")
-            )
+            notes.append(said("crit_migration.note.roles", roles=scan_roles(scan), excluded=excluded))
     elif ports and not serves_only(req):
         base = port_base_hours(req.model.family, k)
-        parts.append(("port (re-implement and check the model)", base[0], base[1]))
+        parts.append((said("crit_migration.part.port"), base[0], base[1]))
         ev.append(
             req_evidence(
                 "model.family",
                 req.model.family,
-                f"re-implementing and checking a {req.model.family} model in MindSpore: {base[0]:g}-{base[1]:g} h (seeds 002 6.1, 004 3.3)",
+                said("crit_migration.evidence.port", family=req.model.family, low=base[0], high=base[1]),
             )
         )
 
@@ -134,13 +129,20 @@ def _reverse_port_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> None
         share = k["REVERSE_PORT_API_SHARE"]
         r_low = base[0] + share * sum(m.effort_hours.low for m in differs)
         r_high = base[1] + share * sum(m.effort_hours.high for m in differs)
-        parts.append(("port the MindSpore code to PyTorch (api-mappings in reverse)", r_low, r_high))
+        parts.append((said("crit_migration.part.reverse_port"), r_low, r_high))
         ev.append(
             req_evidence(
                 "model.source",
                 req.model.source,
-                f"existing MindSpore code to PyTorch: {base[0]:g}-{base[1]:g} h re-implementation + "
-                f"{share:g} (REVERSE_PORT_API_SHARE) x {len(differs)} differing APIs' effort = {r_low:.0f}-{r_high:.0f} h",
+                said(
+                    "crit_migration.evidence.reverse_port",
+                    base_low=base[0],
+                    base_high=base[1],
+                    share=share,
+                    differs=len(differs),
+                    low=r_low,
+                    high=r_high,
+                ),
             )
         )
 
@@ -157,13 +159,18 @@ def _kernel_part(wf: str, ctx: Context, k: Consts, est: _Estimate, kernel_pitfal
         extra = kernels - 1 if kernel_pitfall else kernels
         if extra > 0:
             lo, hi = extra * k["CUSTOM_KERNEL_HOURS_LOW"], extra * k["CUSTOM_KERNEL_HOURS_HIGH"]
-            parts.append((f"{extra} more custom CUDA kernel(s)", lo, hi))
+            parts.append((said("crit_migration.part.kernels", extra=extra), lo, hi))
             ev.append(
                 req_evidence(
                     "model.custom_cuda_kernels",
                     kernels,
-                    f"{kernels} custom CUDA kernels: {extra} beyond the pitfall's first, "
-                    f"{k['CUSTOM_KERNEL_HOURS_LOW']:g}-{k['CUSTOM_KERNEL_HOURS_HIGH']:g} h each",
+                    said(
+                        "crit_migration.evidence.kernels",
+                        kernels=kernels,
+                        extra=extra,
+                        low=k["CUSTOM_KERNEL_HOURS_LOW"],
+                        high=k["CUSTOM_KERNEL_HOURS_HIGH"],
+                    ),
                 )
             )
 
@@ -174,11 +181,9 @@ def _dynamic_shape_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> Non
     req, route = ctx.req, ctx.routes[wf]
     if req.model.dynamic_shapes and route.framework == "mindspore":
         lo, hi = k["DYNAMIC_SHAPES_HOURS_LOW"], k["DYNAMIC_SHAPES_HOURS_HIGH"]
-        parts.append(("dynamic shapes for Graph mode", lo, hi))
+        parts.append((said("crit_migration.part.dynamic_shapes"), lo, hi))
         ev.append(
-            req_evidence(
-                "model.dynamic_shapes", True, f"bucketing inputs so Graph mode compiles a few shapes: {lo:g}-{hi:g} h"
-            )
+            req_evidence("model.dynamic_shapes", True, said("crit_migration.evidence.dynamic_shapes", low=lo, high=hi))
         )
 
 
@@ -190,29 +195,35 @@ def _parallel_setup_part(wf: str, ctx: Context, k: Consts, est: _Estimate) -> No
     if fit is not None and fit.must_split:
         if route.framework == "pytorch":
             lo, hi = k["PARALLEL_SETUP_PYTORCH_LOW"], k["PARALLEL_SETUP_PYTORCH_HIGH"]
-            parts.append((f"parallelism set-up by hand ({fit.strategy})", lo, hi))
+            parts.append((said("crit_migration.part.parallel_pytorch", strategy=fit.strategy), lo, hi))
             ev.append(
                 req_evidence(
                     "model.parameters_millions",
                     req.model.parameters_millions,
-                    f"the model must be split ({fit.strategy}): FSDP/DeepSpeed/Megatron set-up {lo:g}-{hi:g} h",
+                    said("crit_migration.evidence.parallel_pytorch", strategy=fit.strategy, low=lo, high=hi),
                 )
             )
         else:
             lo, hi = k["PARALLEL_SETUP_MINDSPORE_LOW"], k["PARALLEL_SETUP_MINDSPORE_HIGH"]
-            parts.append((f"parallelism set-up with MindSpore auto-parallel ({fit.strategy})", lo, hi))
+            parts.append((said("crit_migration.part.parallel_mindspore", strategy=fit.strategy), lo, hi))
             ev.append(
                 req_evidence(
                     "model.parameters_millions",
                     req.model.parameters_millions,
-                    f"the model must be split: MindSpore's automatic parallelism writes much of it ({lo:g}-{hi:g} h)",
+                    said("crit_migration.evidence.parallel_mindspore", low=lo, high=hi),
                 )
             )
-            notes.append(f"MindSpore auto-parallel credit: {CONSTANTS['PARALLEL_SETUP_MINDSPORE_LOW'].source}")
+            notes.append(
+                said(
+                    "crit_migration.note.auto_parallel_credit", source=CONSTANTS["PARALLEL_SETUP_MINDSPORE_LOW"].source
+                )
+            )
             if fit.strategy == "model-parallel":
                 lo, hi = k["AUTO_PARALLEL_LIMIT_LOW"], k["AUTO_PARALLEL_LIMIT_HIGH"]
-                parts.append(("auto-parallel limits: strategy search, semi-automatic split by hand", lo, hi))
-                notes.append(f"auto-parallel limits: {CONSTANTS['AUTO_PARALLEL_LIMIT_LOW'].source}")
+                parts.append((said("crit_migration.part.auto_parallel_limits"), lo, hi))
+                notes.append(
+                    said("crit_migration.note.auto_parallel_limits", source=CONSTANTS["AUTO_PARALLEL_LIMIT_LOW"].source)
+                )
 
 
 @dataclass
@@ -232,7 +243,11 @@ def _porting(wf: str, ctx: Context) -> tuple[bool, bool]:
 
 def _pitfall_evidence(wf: str, ctx: Context) -> list[Evidence]:
     return [
-        sourced_evidence(p.id, p.effort_hours or p.hours, f"{p.title}: {hours[0]:g}-{hours[1]:g} h")
+        sourced_evidence(
+            p.id,
+            p.effort_hours or p.hours,
+            said("crit_migration.evidence.pitfall", title=p.title, low=hours[0], high=hours[1]),
+        )
         for p, hours in charged_pitfalls(wf, ctx)
     ]
 
@@ -241,9 +256,10 @@ def _expected_hours(wf: str, ctx: Context, parts: list[tuple[str, float, float]]
     """Expected migration hours: each charged pitfall's middle x the register's likelihood for this
     project, the other parts at their middle (scaled like the full range by MIGRATION_HOURS_FACTOR).
     `measured`: the transformer probe's likelihood for the dynamic-shape pitfall, as the register reads it."""
-    charged = sum((h[0] + h[1]) / 2 for name, *h in parts if name == "known pitfalls")
-    others = sum((lo + hi) / 2 for name, lo, hi in parts if name != "known pitfalls")
-    share = ctx.once(("likely share", wf, measured), lambda: _likely_share(wf, ctx, measured))
+    # migration_parts puts the charged pitfalls first: the part is told by its place, not by its words
+    charged = sum((lo + hi) / 2 for _, lo, hi in parts[:1])
+    others = sum((lo + hi) / 2 for _, lo, hi in parts[1:])
+    share = ctx.once(("likely_share", wf, measured), lambda: _likely_share(wf, ctx, measured))
     return round(others + charged * share, 2)
 
 
@@ -275,27 +291,29 @@ def migration_score(wf: str, ctx: Context, k: Consts) -> tuple[Scored, list[floa
     capacity = req.team.size * k["HOURS_PER_WEEK"]
     mid = (low + high) / 2
     score = 100 * capacity / (capacity + mid)
-    note = f"{range_text(low, high, 'h')} of migration/adaptation work vs one team-week ({capacity:g} h)"
+    note = said("crit_migration.hours", low=low, high=high, capacity=capacity)
     if scan is not None and ports_pytorch_code(wf, req):
         name = SCAN_RISK_PENALTY.get(scan.risk)
         risk = k[name] if name else 0.0
         if risk:
             score -= risk
-            note += f"; -{risk:g} for the scan's {scan.risk} risk"
+            note += "; " + said("crit_migration.scan_risk", penalty=risk, risk=scan.risk)
     score, note = _accuracy_risk(wf, ctx, k, score, note, ev)
     if dynamic is not None:
         score, note = _dynamic_shape_risk(ctx, dynamic, score, note, ev)
     pressure = pressure_penalty(sched, k)
     if pressure > 0.005:
         score -= pressure
-        note += f"; -{pressure:.1f} deadline pressure ({sched.pressure:.0%} of the {sched.allowed_hours:g} h allowed before the deadline)"
-    ev.append(req_evidence("team.size", req.team.size, f"one team-week = {capacity:g} h"))
+        note += "; " + said(
+            "crit_migration.pressure", penalty=pressure, pressure=sched.pressure, allowed=sched.allowed_hours
+        )
+    ev.append(req_evidence("team.size", req.team.size, said("crit_migration.evidence.team_week", capacity=capacity)))
     if req.constraints.deadline_weeks is not None:
         ev.append(
             req_evidence(
                 "constraints.deadline_weeks",
                 req.constraints.deadline_weeks,
-                f"{sched.allowed_hours:g} h may go to migration",
+                said("crit_migration.evidence.deadline", allowed=sched.allowed_hours),
             )
         )
     if notes:
@@ -318,7 +336,7 @@ def _accuracy_risk(wf: str, ctx: Context, k: Consts, score: float, note: str, ev
                 value=g.mean,
                 ci95=list(g.ci95),
                 spread=[min(g.per_seed), max(g.per_seed)],
-                detail=f"final test accuracy {g.line} (measured here, {g.verdict}; {acc.data})",
+                detail=said("crit_migration.evidence.accuracy", line=g.line, verdict=g.verdict, data=acc.data),
             )
         )
     tolerance = k["ACCURACY_TOLERANCE"]
@@ -331,14 +349,11 @@ def _accuracy_risk(wf: str, ctx: Context, k: Consts, score: float, note: str, ev
     if verdict == "differs":
         pen = k["ACCURACY_GAP_PENALTY"]
         score -= pen
-        note += (
-            f"; -{pen:g} for a measured accuracy gap beyond +-{tolerance * 100:g} point "
-            f"({worst.line}; ACCURACY_GAP_PENALTY)"
-        )
+        note += "; " + said("crit_migration.accuracy.differs", penalty=pen, tolerance=tolerance, line=worst.line)
     elif verdict == "same":
-        note += f"; accuracy measured the same here ({worst.line})"
+        note += "; " + said("crit_migration.accuracy.same", line=worst.line)
     else:
-        note += f"; accuracy gap measured but not decided ({worst.line})"
+        note += "; " + said("crit_migration.accuracy.undecided", line=worst.line)
     return score, note
 
 
@@ -363,7 +378,7 @@ def _dynamic_shape_risk(
             kind="measured",
             ref="gpt:dynamic-shapes",
             value=t.dynamic.cost,
-            detail=f"{t.dynamic.text} ({t.applies_where})",
+            detail=said("crit_migration.evidence.dynamic_measured", text=t.dynamic.text, where=t.applies_where),
         )
     )
     return score - a.penalty_points, note + "; " + a.line

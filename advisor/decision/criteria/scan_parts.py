@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from advisor.decision.criteria.common import range_text
+from advisor.decision.findings import said
 
 if TYPE_CHECKING:
     from advisor.scan.models import ScanResult
+
+
+class RoleHours(NamedTuple):
+    """One role's share of the scan's total (its role name as the scan gives it, hours low and high)."""
+
+    role: str
+    low: float
+    high: float
 
 
 def scan_kernels(scan: Optional[ScanResult]) -> int:
@@ -18,11 +26,11 @@ def scan_kernels(scan: Optional[ScanResult]) -> int:
     )
 
 
-def scan_role_parts(scan: Optional[ScanResult]) -> list[tuple[str, float, float]]:
-    """The scan's total, role by role ('port: model (code scan)', low, high), from its effort breakdown.
-    Each role keeps its own low end; the scan's high end is low + the root-sum-square of the item ranges
-    (not the sum of highs), so each role's range is scaled to add up to the scan's total. Excluded
-    roles (tests, examples, tools) are left out, as in the scan's total. [] without a breakdown."""
+def scan_roles(scan: Optional[ScanResult]) -> list[RoleHours]:
+    """The scan's total, role by role, from its effort breakdown. Each role keeps its own low end; the
+    scan's high end is low + the root-sum-square of the item ranges (not the sum of highs), so each
+    role's range is scaled to add up to the scan's total. Excluded roles (tests, examples, tools) are
+    left out, as in the scan's total. [] without a breakdown."""
     b = scan.effort_breakdown if scan is not None else None
     roles = [r for r in (b.by_role if b is not None else []) if not r.excluded and r.effort_hours[1] > 0]
     if scan is None or not roles:
@@ -37,20 +45,23 @@ def scan_role_parts(scan: Optional[ScanResult]) -> list[tuple[str, float, float]
     for r in roles:
         lo, hi = r.effort_hours
         a = lo * low_scale if r_low > 0 else s_low / len(roles)
-        out.append((f"port: {r.role or r.name} (code scan)", round(a, 2), round(a + (hi - lo) * spread, 2)))
+        out.append(RoleHours(r.role or r.name, round(a, 2), round(a + (hi - lo) * spread, 2)))
     return out
 
 
+def scan_role_parts(scan: Optional[ScanResult]) -> list[tuple[str, float, float]]:
+    """`scan_roles` as migration parts (label, low, high): the label is the role's worded part."""
+    return [(said("crit_scan_parts.role", role=r.role), r.low, r.high) for r in scan_roles(scan)]
+
+
 def excluded_scan_text(scan: Optional[ScanResult]) -> str:
-    """'tests, examples excluded: 3 files, 2-5 h not counted' from the scan's breakdown ('' when none)."""
+    """What the scan's breakdown left out of its total, worded ('' when nothing)."""
     b = scan.effort_breakdown if scan is not None else None
     if b is None:
         return ""
     ex = [r for r in b.by_role if r.excluded]
     if not ex and not b.excluded_files:
         return ""
-    names = ", ".join(r.role or r.name for r in ex) or "excluded files"
-    hours = b.excluded_hours
-    return (
-        f"{names} excluded: {b.excluded_files} file(s), {range_text(hours[0], hours[1], 'h')} shown apart, not counted"
-    )
+    roles = [r.role or r.name for r in ex]
+    low, high = b.excluded_hours
+    return said("crit_scan_parts.excluded", roles=roles, files=b.excluded_files, low=low, high=high)
