@@ -70,6 +70,7 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_decision_pipeline.py",
         "tests/test_gpt_report_wiring.py",
         "tests/test_kills_decision.py",
+        "tests/test_kills_decision_fresh.py",
         "tests/test_kills_decision_communication.py",
         "tests/test_kills_decision_criteria.py",
         "tests/test_kills_decision_gaps.py",
