@@ -49,3 +49,14 @@ def sig(value: float, figures: int = 3) -> str:
 def pct(low: float, high: float) -> str:
     """A fraction range as whole percents: "70%-85%", or one figure when both ends print the same."""
     return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}-{high:.0%}"
+
+
+def range_text(low: float, high: float, unit: str = "", prefix: str = "") -> str:
+    """'1.37-5.47', or one value when both ends read the same ('39,011', not '39,011-39,011'): whole
+    numbers from 100, three significant figures below."""
+
+    def end(x: float) -> str:
+        return f"{x:,.0f}" if abs(x) >= 100 else sig(x)
+
+    a, b = end(low), end(high)
+    return f"{prefix}{a}" + ("" if a == b else f"-{b}") + (f" {unit}" if unit else "")

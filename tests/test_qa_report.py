@@ -218,7 +218,7 @@ def test_table_weight_total_reads_1_00(report_doc):
 
 def test_score_notes_do_not_print_degenerate_or_over_rounded_ranges():
     """'39,011-39,011 images/s', '0-0 h' and '$1-5' for $1.37-5.47 read as mistakes to a reviewer."""
-    from advisor.decision.criteria.common import range_text as _range_text
+    from advisor.numbers import range_text as _range_text
 
     assert _range_text(39011.2, 39011.4, "images/s") == "39,011 images/s"
     assert _range_text(0, 0, "h") == "0 h"

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 from typing import Any, Protocol
 
-from advisor.numbers import pct, sig
+from advisor.numbers import pct, range_text, sig
 
 
 class FindingLike(Protocol):
@@ -1058,18 +1058,8 @@ CRITERIA: dict[str, Entry] = {
 # --- the migration estimate (advisor.decision.criteria.migration, .scan_parts) -------------------
 
 
-def _range(low: float, high: float, unit: str) -> str:
-    """'1.37-5.47 h', or one value when both ends read the same ('39,011 h', not '39,011-39,011 h')."""
-
-    def end(x: float) -> str:
-        return f"{x:,.0f}" if abs(x) >= 100 else sig(x)
-
-    a, b = end(low), end(high)
-    return a + ("" if a == b else f"-{b}") + f" {unit}"
-
-
 def _roles(p: Any) -> str:
-    return "port by role (code scan): " + ", ".join(f"{r.role} {_range(r.low, r.high, 'h')}" for r in p.roles)
+    return "port by role (code scan): " + ", ".join(f"{r.role} {range_text(r.low, r.high, 'h')}" for r in p.roles)
 
 
 MIGRATION: dict[str, Entry] = {
@@ -1090,7 +1080,7 @@ MIGRATION: dict[str, Entry] = {
     "crit_scan_parts.role": lambda p: f"port: {p.role} (code scan)",
     "crit_scan_parts.excluded": lambda p: (
         f"{', '.join(p.roles) or 'excluded files'} excluded: {p.files} file(s), "
-        f"{_range(p.low, p.high, 'h')} shown apart, not counted"
+        f"{range_text(p.low, p.high, 'h')} shown apart, not counted"
     ),
     # evidence details
     "crit_migration.evidence.no_kb": lambda p: "no knowledge base: pitfall hours unknown",
@@ -1125,7 +1115,7 @@ MIGRATION: dict[str, Entry] = {
     "crit_migration.evidence.dynamic_measured": lambda p: f"{p.text} ({p.where})",
     # the score's note, piece by piece
     "crit_migration.hours": lambda p: (
-        f"{_range(p.low, p.high, 'h')} of migration/adaptation work vs one team-week ({p.capacity:g} h)"
+        f"{range_text(p.low, p.high, 'h')} of migration/adaptation work vs one team-week ({p.capacity:g} h)"
     ),
     "crit_migration.scan_risk": lambda p: f"-{p.penalty:g} for the scan's {p.risk} risk",
     "crit_migration.pressure": lambda p: (

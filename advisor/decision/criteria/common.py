@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-from advisor.numbers import sig
 from advisor.decision.constants import Consts
 from advisor.decision.evidence import Evidence, kb_evidence
 from advisor.decision.findings import said
@@ -31,16 +30,6 @@ def skill(level: str) -> int:
 
 def clamp(x: float) -> float:
     return max(0.0, min(100.0, x))
-
-
-def range_text(low: float, high: float, unit: str = "", prefix: str = "") -> str:
-    """'1.37-5.47', or one value when both ends read the same ('39,011', not '39,011-39,011')."""
-
-    def end(x: float) -> str:
-        return f"{x:,.0f}" if abs(x) >= 100 else sig(x)
-
-    a, b = end(low), end(high)
-    return f"{prefix}{a}" + ("" if a == b else f"-{b}") + (f" {unit}" if unit else "")
 
 
 def _ecosystem_entries(kb: Optional[KnowledgeBase], framework: str, aspect: str) -> list[EcosystemEntry]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from advisor.decision.context import Context
-from advisor.decision.criteria.common import Scored, range_text
+from advisor.decision.criteria.common import Scored
+from advisor.numbers import range_text
 from advisor.decision.criteria.performance import communication_evidence
 from advisor.decision.evidence import req_evidence
 from advisor.decision.findings import said

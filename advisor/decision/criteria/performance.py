@@ -12,7 +12,8 @@ from typing import Optional
 
 from advisor.decision.constants import Consts
 from advisor.decision.context import Context
-from advisor.decision.criteria.common import Scored, range_text
+from advisor.decision.criteria.common import Scored
+from advisor.numbers import range_text
 from advisor.decision.evidence import Evidence, req_evidence
 from advisor.decision.findings import said
 from advisor.decision.projections import Projection
