@@ -24,6 +24,7 @@ from advisor.decision.communication import (
 from advisor.decision.constants import DEFAULT
 from advisor.decision.evidence import Evidence, Span
 from advisor.requirements import parse_requirements
+from kill_inputs import h100_team
 
 
 def test_the_constants_the_links_are_worked_with():
@@ -73,22 +74,12 @@ def h100(kb):
 
 
 def _req(devices: int = 8, network=None, model: dict | None = None, workload: dict | None = None):
-    return parse_requirements(
-        {
-            "name": "comm",
-            "stage": "production",
-            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {
-                "available": ["nvidia"],
-                "training_target": "nvidia",
-                "accelerator": "H100",
-                "devices": devices,
-                **({"network": network} if network else {}),
-            },
-            "deployment": {"targets": ["nvidia-server"]},
-            "model": {"family": "transformer", "parameters_millions": 1000, "source": "pytorch-code", **(model or {})},
-            "workload": {"model": "transformer", "tokens": 1e10, "global_batch": 64, **(workload or {})},
-        }
+    return h100_team(
+        name="comm",
+        devices=devices,
+        network=network,
+        model={"family": "transformer", "parameters_millions": 1000, "source": "pytorch-code", **(model or {})},
+        workload={"model": "transformer", "tokens": 1e10, "global_batch": 64, **(workload or {})},
     )
 
 
@@ -440,22 +431,12 @@ def _on_gpus(scaling):
 
 
 def _lenet(devices: int):
-    return parse_requirements(
-        {
-            "name": "lenet",
-            "stage": "production",
-            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {
-                "available": ["nvidia"],
-                "training_target": "nvidia",
-                "accelerator": "H100",
-                "devices": devices,
-            },
-            "deployment": {"targets": ["nvidia-server"]},
-            "model": {"family": "cnn", "parameters_millions": 0.06, "source": "pytorch-code"},
-            "needs": {"distributed_training": True},
-            "workload": {"model": "lenet", "dataset_samples": 60000},
-        }
+    return h100_team(
+        name="lenet",
+        devices=devices,
+        model={"family": "cnn", "parameters_millions": 0.06, "source": "pytorch-code"},
+        workload={"model": "lenet", "dataset_samples": 60000},
+        needs={"distributed_training": True},
     )
 
 

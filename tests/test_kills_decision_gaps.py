@@ -20,6 +20,7 @@ from advisor.decision.throughput import reference_mfu
 from advisor.decision.workload import Shape
 from advisor.requirements import parse_requirements
 from advisor.scan.models import ScanResult
+from kill_inputs import h100_team
 
 
 @pytest.fixture(scope="module")
@@ -187,22 +188,12 @@ def test_one_device_is_projected_from_the_one_device_runs(kb):
 
 
 def _llm_req(devices: int = 8, **serving):
-    return parse_requirements(
-        {
-            "name": "llm service",
-            "stage": "production",
-            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {
-                "available": ["nvidia"],
-                "training_target": "nvidia",
-                "accelerator": "H100",
-                "devices": devices,
-            },
-            "deployment": {"targets": ["nvidia-server"]},
-            "model": {"family": "transformer", "parameters_millions": 6740, "source": "pytorch-code"},
-            "workload": {"model": "transformer", "kind": "inference"},
-            "serving": {"prompt_tokens": 1000, "output_tokens": 200, **serving},
-        }
+    return h100_team(
+        name="llm service",
+        devices=devices,
+        model={"family": "transformer", "parameters_millions": 6740, "source": "pytorch-code"},
+        workload={"model": "transformer", "kind": "inference"},
+        serving={"prompt_tokens": 1000, "output_tokens": 200, **serving},
     )
 
 

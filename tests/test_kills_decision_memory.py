@@ -25,6 +25,7 @@ from advisor.decision.memory import (
     transformer_activations,
 )
 from advisor.decision.workload import Shape
+from kill_inputs import h100_team
 
 
 def test_the_constants_the_overheads_are_worked_with():
@@ -359,23 +360,12 @@ def _fit(route, family: str, params_m: float, devices: int, batch: int):
     import knowledge
 
     from advisor.decision.memory import memory_fit
-    from advisor.requirements import parse_requirements
 
-    req = parse_requirements(
-        {
-            "name": "vision",
-            "stage": "production",
-            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {
-                "available": ["nvidia"],
-                "training_target": "nvidia",
-                "accelerator": "H100",
-                "devices": devices,
-            },
-            "deployment": {"targets": ["nvidia-server"]},
-            "model": {"family": family, "parameters_millions": params_m, "source": "pytorch-code"},
-            "workload": {"model": "custom", "gflops_per_sample": 10.0, "dataset_samples": 100000, "batch_size": batch},
-        }
+    req = h100_team(
+        name="vision",
+        devices=devices,
+        model={"family": family, "parameters_millions": params_m, "source": "pytorch-code"},
+        workload={"model": "custom", "gflops_per_sample": 10.0, "dataset_samples": 100000, "batch_size": batch},
     )
     return memory_fit(route, req, knowledge.load())
 
@@ -436,33 +426,22 @@ def _llm_fit(route, devices: int = 8, **model):
     import knowledge
 
     from advisor.decision.memory import memory_fit
-    from advisor.requirements import parse_requirements
 
-    req = parse_requirements(
-        {
-            "name": "llm",
-            "stage": "production",
-            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {
-                "available": ["nvidia"],
-                "training_target": "nvidia",
-                "accelerator": "H100",
-                "devices": devices,
-            },
-            "deployment": {"targets": ["nvidia-server"]},
-            "model": {
-                "family": "transformer",
-                "parameters_millions": 1300,
-                "source": "pytorch-code",
-                "layers": 24,
-                "hidden_size": 2048,
-                "attention_heads": 16,
-                "sequence_length": 2048,
-                "vocabulary": 50257,
-                **model,
-            },
-            "workload": {"model": "transformer", "tokens": 1e10, "global_batch": 64},
-        }
+    req = h100_team(
+        name="llm",
+        devices=devices,
+        model={
+            "family": "transformer",
+            "parameters_millions": 1300,
+            "source": "pytorch-code",
+            "layers": 24,
+            "hidden_size": 2048,
+            "attention_heads": 16,
+            "sequence_length": 2048,
+            "vocabulary": 50257,
+            **model,
+        },
+        workload={"model": "transformer", "tokens": 1e10, "global_batch": 64},
     )
     return memory_fit(route, req, knowledge.load())
 

@@ -12,6 +12,7 @@ import pytest
 from advisor.decision.constants import DEFAULT
 from advisor.decision.projections import project, team_recompute, tokens_gflops, workload_gflops
 from advisor.requirements import parse_requirements
+from kill_inputs import h100_team
 
 
 @pytest.fixture(scope="module")
@@ -146,31 +147,22 @@ def test_a_run_of_centuries_is_not_a_projection(kb):
 
 
 def _llm(devices: int = 8, **model):
-    return parse_requirements(
-        {
-            "name": "llm",
-            "stage": "production",
-            "team": {"pytorch": "expert", "mindspore": "basic", "size": 6},
-            "hardware": {
-                "available": ["nvidia"],
-                "training_target": "nvidia",
-                "accelerator": "H100",
-                "devices": devices,
-            },
-            "deployment": {"targets": ["nvidia-server"]},
-            "model": {
-                "family": "transformer",
-                "parameters_millions": 1300,
-                "source": "pytorch-code",
-                "layers": 24,
-                "hidden_size": 2048,
-                "attention_heads": 16,
-                "sequence_length": 2048,
-                **model,
-            },
-            "needs": {"distributed_training": devices > 1},
-            "workload": {"model": "transformer", "tokens": 1e10},
-        }
+    return h100_team(
+        name="llm",
+        devices=devices,
+        team_size=6,
+        model={
+            "family": "transformer",
+            "parameters_millions": 1300,
+            "source": "pytorch-code",
+            "layers": 24,
+            "hidden_size": 2048,
+            "attention_heads": 16,
+            "sequence_length": 2048,
+            **model,
+        },
+        workload={"model": "transformer", "tokens": 1e10},
+        needs={"distributed_training": devices > 1},
     )
 
 

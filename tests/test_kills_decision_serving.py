@@ -17,6 +17,7 @@ from advisor.decision.serving_capacity import (
     served_precision,
 )
 from advisor.requirements import parse_requirements
+from kill_inputs import h100_team
 
 
 @pytest.fixture(scope="module")
@@ -74,22 +75,12 @@ def test_a_device_without_bf16_fp8_or_int8(accs):
 
 
 def _req(devices: int = 8, model: dict | None = None, **serving):
-    return parse_requirements(
-        {
-            "name": "llm service",
-            "stage": "production",
-            "team": {"pytorch": "expert", "mindspore": "basic", "size": 5},
-            "hardware": {
-                "available": ["nvidia"],
-                "training_target": "nvidia",
-                "accelerator": "H100",
-                "devices": devices,
-            },
-            "deployment": {"targets": ["nvidia-server"]},
-            "model": {"family": "transformer", "parameters_millions": 6740, "source": "pytorch-code", **(model or {})},
-            "workload": {"model": "transformer", "kind": "inference"},
-            "serving": {"prompt_tokens": 1000, "output_tokens": 200, **serving},
-        }
+    return h100_team(
+        name="llm service",
+        devices=devices,
+        model={"family": "transformer", "parameters_millions": 6740, "source": "pytorch-code", **(model or {})},
+        workload={"model": "transformer", "kind": "inference"},
+        serving={"prompt_tokens": 1000, "output_tokens": 200, **serving},
     )
 
 
