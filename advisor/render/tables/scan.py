@@ -132,6 +132,16 @@ class ScanText(Renderer):
 
 
 def _text(result: ScanResult, width: int, by: str | None) -> str:
+    """The scan as text: its head (size, effort, risk, route), the breakdown, then each section that has
+    something to say, in the order a porter reads them."""
+    out = _head(result, width) + [""] + _breakdown(result, by, width)
+    for section in (_hazards, _apis, _unmapped, _dependencies, _ports, _unknown_libraries, _skipped):
+        out += section(result, width)
+    out += _closing(result)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _head(result: ScanResult, width: int) -> list[str]:
     out: list[str] = []
     head = (
         f"Migration scan of {result.path}: {result.python_files} Python file(s), {result.lines} lines, "
@@ -164,103 +174,129 @@ def _text(result: ScanResult, width: int, by: str | None) -> str:
                 subsequent_indent="  ",
             )
         )
+    return out
+
+
+def _hazards(result: ScanResult, width: int) -> list[str]:
+    if not result.hazard_summary:
+        return []
+    by_kind = defaultdict(list)
+    for h in result.hazards:
+        by_kind[h.kind].append(_at(h))
+    out = ["Hazards"]
+    for s in result.hazard_summary:
+        places = by_kind[s.kind]
+        where = ", ".join(places[:MAX_PLACES]) + (
+            f" (+{len(places) - MAX_PLACES} more)" if len(places) > MAX_PLACES else ""
+        )
+        excluded = f" ({s.excluded} in excluded files)" if s.excluded else ""
+        excluded += f" ({s.optional} on optional paths, priced apart)" if s.optional else ""
+        out.append(
+            _block(
+                f"{s.risk:<6} {s.kind} x{s.count}{excluded}, {_h(s.effort_hours)}",
+                [("where", where), ("fix", s.fix)],
+                width,
+                indent=7,
+            )
+        )
+        if s.example:
+            out += _example(s.example, width, 7)
     out.append("")
-    out += _breakdown(result, by, width)
+    out.append("Hazard details")
+    for h in result.hazards:
+        out.append(textwrap.fill(f"{_at(h)} [{h.kind}] {h.message}", width, subsequent_indent="    "))
+        if h.live_check:
+            out.append(
+                textwrap.fill(f"live check: {h.live_check}", width, initial_indent="    ", subsequent_indent="      ")
+            )
+    out.append("")
+    return out
 
-    if result.hazard_summary:
-        by_kind = defaultdict(list)
-        for h in result.hazards:
-            by_kind[h.kind].append(_at(h))
-        out.append("Hazards")
-        for s in result.hazard_summary:
-            places = by_kind[s.kind]
-            where = ", ".join(places[:MAX_PLACES]) + (
-                f" (+{len(places) - MAX_PLACES} more)" if len(places) > MAX_PLACES else ""
-            )
-            excluded = f" ({s.excluded} in excluded files)" if s.excluded else ""
-            excluded += f" ({s.optional} on optional paths, priced apart)" if s.optional else ""
-            out.append(
-                _block(
-                    f"{s.risk:<6} {s.kind} x{s.count}{excluded}, {_h(s.effort_hours)}",
-                    [("where", where), ("fix", s.fix)],
-                    width,
-                    indent=7,
-                )
-            )
-            if s.example:
-                out += _example(s.example, width, 7)
-        out.append("")
-        out.append("Hazard details")
-        for h in result.hazards:
-            out.append(textwrap.fill(f"{_at(h)} [{h.kind}] {h.message}", width, subsequent_indent="    "))
-            if h.live_check:
-                out.append(
-                    textwrap.fill(
-                        f"live check: {h.live_check}", width, initial_indent="    ", subsequent_indent="      "
-                    )
-                )
-        out.append("")
 
-    if result.apis:
-        out.append("PyTorch APIs by knowledge-base mapping (uses -> MindSpore, effort)")
-        for a in sorted(result.apis, key=lambda a: ({"none": 0, "differs": 1, "same": 2}[a.mapping], a.name)):
-            out.append(
-                _block(
-                    f"{a.mapping:<8} {a.name} x{a.count} -> {a.mindspore or '-'}, {_effort(a)}",
-                    [("", a.note or "-")] + ([("live", a.live_check)] if a.live_check else []),
-                    width,
-                    indent=9,
-                )
+def _apis(result: ScanResult, width: int) -> list[str]:
+    if not result.apis:
+        return []
+    out = ["PyTorch APIs by knowledge-base mapping (uses -> MindSpore, effort)"]
+    for a in sorted(result.apis, key=lambda a: ({"none": 0, "differs": 1, "same": 2}[a.mapping], a.name)):
+        out.append(
+            _block(
+                f"{a.mapping:<8} {a.name} x{a.count} -> {a.mindspore or '-'}, {_effort(a)}",
+                [("", a.note or "-")] + ([("live", a.live_check)] if a.live_check else []),
+                width,
+                indent=9,
             )
-        out.append("")
-    if result.unmapped:
-        out.append("PyTorch APIs not in the knowledge base (check the official mapping table)")
-        for u in result.unmapped:
-            first = f", first at {_at(u.locations[0])}" if u.locations else ""
-            out.append(textwrap.fill(f"{u.name} x{u.count}{first}, {_effort(u)}", width, subsequent_indent="    "))
-        out.append("")
-    if result.dependencies:
-        out.append("Third-party libraries (MindSpore-side counterpart)")
-        for d in result.dependencies:
-            flag = " optional (lazy import)" if d.optional else " excluded files only" if d.excluded else ""
-            out.append(
-                _block(
-                    f"{d.mapping:<8} {d.name} in {d.files} file(s){flag} -> {d.mindspore or 'none'}, {_h(d.effort_hours)}",
-                    [("", d.note)],
-                    width,
-                    indent=9,
-                )
+        )
+    return out + [""]
+
+
+def _unmapped(result: ScanResult, width: int) -> list[str]:
+    if not result.unmapped:
+        return []
+    out = ["PyTorch APIs not in the knowledge base (check the official mapping table)"]
+    for u in result.unmapped:
+        first = f", first at {_at(u.locations[0])}" if u.locations else ""
+        out.append(textwrap.fill(f"{u.name} x{u.count}{first}, {_effort(u)}", width, subsequent_indent="    "))
+    return out + [""]
+
+
+def _dependencies(result: ScanResult, width: int) -> list[str]:
+    if not result.dependencies:
+        return []
+    out = ["Third-party libraries (MindSpore-side counterpart)"]
+    for d in result.dependencies:
+        flag = " optional (lazy import)" if d.optional else " excluded files only" if d.excluded else ""
+        out.append(
+            _block(
+                f"{d.mapping:<8} {d.name} in {d.files} file(s){flag} -> {d.mindspore or 'none'}, {_h(d.effort_hours)}",
+                [("", d.note)],
+                width,
+                indent=9,
             )
-        out.append("")
-    if result.ports:
-        out.append("Existing MindSpore ports of what the project builds on (adapt instead of re-implementing)")
-        for o in result.ports:
-            has = ", ".join(o.covered) if o.covered else f"the models it takes from {o.upstream}"
-            out.append(
-                _block(
-                    f"{o.port} ({o.upstream}), {o.files} file(s)",
-                    [("has", has), ("lacks", ", ".join(o.missing))],
-                    width,
-                    indent=6,
-                )
+        )
+    return out + [""]
+
+
+def _ports(result: ScanResult, width: int) -> list[str]:
+    if not result.ports:
+        return []
+    out = ["Existing MindSpore ports of what the project builds on (adapt instead of re-implementing)"]
+    for o in result.ports:
+        has = ", ".join(o.covered) if o.covered else f"the models it takes from {o.upstream}"
+        out.append(
+            _block(
+                f"{o.port} ({o.upstream}), {o.files} file(s)",
+                [("has", has), ("lacks", ", ".join(o.missing))],
+                width,
+                indent=6,
             )
-        out.append("")
-    if result.unknown_libraries:
-        out.append("Third-party libraries the scan does not know (not understood: not in the estimate)")
-        for u in result.unknown_libraries:
-            flag = " optional (lazy import)" if u.optional else " excluded files only" if u.excluded else ""
-            out.append(
-                textwrap.fill(
-                    f"{u.name} in {u.files} file(s){flag}, first at {_at(u.first)}", width, subsequent_indent="    "
-                )
+        )
+    return out + [""]
+
+
+def _unknown_libraries(result: ScanResult, width: int) -> list[str]:
+    if not result.unknown_libraries:
+        return []
+    out = ["Third-party libraries the scan does not know (not understood: not in the estimate)"]
+    for u in result.unknown_libraries:
+        flag = " optional (lazy import)" if u.optional else " excluded files only" if u.excluded else ""
+        out.append(
+            textwrap.fill(
+                f"{u.name} in {u.files} file(s){flag}, first at {_at(u.first)}", width, subsequent_indent="    "
             )
-        out.append("")
-    if result.skipped:
-        out.append("Skipped")
-        out.append(grid([[s.file, s.reason] for s in result.skipped], headers=["file", "reason"], tablefmt="simple"))
-        out.append("")
+        )
+    return out + [""]
+
+
+def _skipped(result: ScanResult, width: int) -> list[str]:
+    if not result.skipped:
+        return []
+    table = grid([[s.file, s.reason] for s in result.skipped], headers=["file", "reason"], tablefmt="simple")
+    return ["Skipped", table, ""]
+
+
+def _closing(result: ScanResult) -> list[str]:
     if result.framework == "mindspore":
-        out.append(f"Already MindSpore code ({result.mindspore_files} file(s) import mindspore): nothing to migrate.")
-    elif not (result.apis or result.unmapped or result.hazards):
-        out.append("No PyTorch code found" + (f": {result.nothing_scanned}." if result.nothing_scanned else "."))
-    return "\n".join(out).rstrip() + "\n"
+        return [f"Already MindSpore code ({result.mindspore_files} file(s) import mindspore): nothing to migrate."]
+    if not (result.apis or result.unmapped or result.hazards):
+        return ["No PyTorch code found" + (f": {result.nothing_scanned}." if result.nothing_scanned else ".")]
+    return []
