@@ -316,6 +316,19 @@ def efficiency(result: GptResult) -> None:
 # ------------------------------------------------------------------ the probe
 
 
+class _Progress:
+    """The events a progress display reads: the run index and the total, which grows when an extra
+    round is added. Silent without a listener."""
+
+    def __init__(self, on_event: Optional[OnEvent], total: int):
+        self.on_event, self.total, self.index = on_event, total, 0
+
+    def emit(self, run_id: str, kind: str, message: str, counted: bool = True, **fields) -> None:
+        if self.on_event:
+            at = {"index": self.index} if counted else {}
+            self.on_event(GptEvent(run_id=run_id, kind=kind, message=message, total=self.total, **at, **fields))
+
+
 def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[Cancel] = None) -> GptResult:
     """Measure every requested (framework, mode) and dynamic variant; never raises for a failing run."""
     t_start = time.monotonic()
@@ -357,91 +370,116 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
         return result
     # the runs a progress display counts, as the training suite announces them: the GEMM / parity /
     # attention children are preparation, named by their ids, never counted as runs
-    total = len(specs) * config.repeat + len(variants)
-    index = 0
+    progress = _Progress(on_event, len(specs) * config.repeat + len(variants))
     tmp = str(launcher.make_temp_dir("advisor-gpt-"))  # registered: a stale one is swept by the next run
     try:
-        aux = {}
-        for fw in wanted if (config.gemm or config.parity or config.attention) else []:
-            if cancel.is_set():
-                break
-            if on_event:
-                on_event(GptEvent(run_id=f"{fw}-aux", kind="start", total=total,
-                                  message=f"{fw}: GEMM peak, parity arrays, attention kernel"))  # fmt: skip
-            before, child_cpu, t0 = training.cpu_times(), training._children_cpu_s(), time.monotonic()
-            out = aux[fw] = _aux(fw, config, ms_env, tmp, cancel)
-            took = time.monotonic() - t0
-            load = training.run_load(before, training.cpu_times(), training._children_cpu_s() - child_cpu, took, 1)
-            if out.ok and out.result:
-                if out.result.get("gemm"):
-                    result.gemm_peak[fw] = float(out.result["gemm"]["gflops"])
-                    result.gemm_details[fw] = {"foreign_cores": load.get("foreign_cores")}
-                if out.result.get("attention") and config.attention:
-                    result.attention.append(AttentionKernel(**out.result["attention"]))
-            else:
-                result.warnings.append(f"{fw} GEMM/parity/attention child {out.status}: {out.error}")
-            if on_event:
-                on_event(GptEvent(run_id=f"{fw}-aux", kind="done", message=out.status, total=total))
+        aux = _aux_children(result, wanted, config, ms_env, tmp, cancel, progress)
         if config.parity:
             result.parity = _parity(s, aux)
-
-        runs: list[GptRun] = []
-        ids = [run_id(fw, m) for fw, m in specs]
-        budget = config.budget
-        max_rounds = max(config.repeat, config.max_repeat or config.repeat)
-        log: dict = {"rounds": 0, "budgets": [], "threads": [], "idle_cores": [], "max_rounds": max_rounds}
-        for rnd in range(max_rounds):
-            if cancel.is_set() or not specs:
-                break
-            if rnd >= config.repeat:
-                if all(c.decidable for c in comparisons(runs, ids)):
-                    break
-                last = [r for r in runs if r.settings.get("round") == rnd - 1 and r.status == "ok"]
-                if any(r.quality != "stable" for r in last):
-                    budget = min(config.budget * training.BUDGET_CAP_FACTOR, budget * 2)
-                total += len(specs)
-            idle = training.idle_cores()
-            threads, why = training.round_threads(config, idle)  # duck-typed: reads .threads only
-            log["rounds"] += 1
-            log["budgets"].append(budget)
-            log["threads"].append(threads)
-            log["idle_cores"].append(idle)
-            for fw, mode in specs:
-                index += 1
-                if on_event:
-                    on_event(GptEvent(run_id=run_id(fw, mode), kind="start", index=index, total=total,
-                                      message=f"{fw} {mode} GPT, round {rnd + 1}"))  # fmt: skip
-                if cancel.is_set():
-                    r = GptRun(id=run_id(fw, mode), framework=fw, mode=mode, status="cancelled", error="cancelled")
-                else:
-                    r = _timed_run(fw, mode, rnd, threads, budget, config, ms_env, on_event, cancel, index, total)
-                    r.settings["threads_reason"] = why
-                runs.append(r)
-                if on_event:
-                    on_event(GptEvent(run_id=r.id, kind="done", index=index, total=total, message=r.status,
-                                      tokens_per_second=r.tokens_per_second, run=r))  # fmt: skip
-        result.adaptation = log
-        result.runs = merge_rounds(runs)
-        result.weights_checksum = next(
-            (r.settings["weights_checksum"] for r in runs if "weights_checksum" in r.settings), None
-        )
-        result.comparisons = comparisons(runs, ids)
-
-        for variant in variants:
-            if cancel.is_set():
-                break
-            index += 1
-            rid = f"{VARIANTS[variant][0]}-{variant}-dynamic"
-            if on_event:
-                on_event(GptEvent(run_id=rid, kind="start", index=index, total=total,
-                                  message=f"dynamic shapes: {VARIANTS[variant][2]}"))  # fmt: skip
-            d = _dynamic(variant, config, ms_env, cancel, on_event, index, total)
-            result.dynamic.append(d)
-            if on_event:
-                on_event(GptEvent(run_id=rid, kind="done", index=index, total=total, message=d.status, run=d))
+        _timed_rounds(result, specs, config, ms_env, cancel, progress)
+        _dynamic_variants(result, variants, config, ms_env, cancel, progress)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    _judge(result)
+    result.seconds = round(time.monotonic() - t_start, 2)
+    return result
 
+
+def _aux_children(
+    result: GptResult, wanted: list[str], config: GptConfig, ms_env: dict, tmp: str, cancel: Cancel, progress: _Progress
+) -> dict:
+    """One preparation child per framework: the GEMM peak (with the load it was measured under), the
+    parity arrays and the attention kernels."""
+    aux = {}
+    for fw in wanted if (config.gemm or config.parity or config.attention) else []:
+        if cancel.is_set():
+            break
+        progress.emit(f"{fw}-aux", "start", f"{fw}: GEMM peak, parity arrays, attention kernel", counted=False)
+        before, child_cpu, t0 = training.cpu_times(), training._children_cpu_s(), time.monotonic()
+        out = aux[fw] = _aux(fw, config, ms_env, tmp, cancel)
+        took = time.monotonic() - t0
+        load = training.run_load(before, training.cpu_times(), training._children_cpu_s() - child_cpu, took, 1)
+        if out.ok and out.result:
+            if out.result.get("gemm"):
+                result.gemm_peak[fw] = float(out.result["gemm"]["gflops"])
+                result.gemm_details[fw] = {"foreign_cores": load.get("foreign_cores")}
+            if out.result.get("attention") and config.attention:
+                result.attention.append(AttentionKernel(**out.result["attention"]))
+        else:
+            result.warnings.append(f"{fw} GEMM/parity/attention child {out.status}: {out.error}")
+        progress.emit(f"{fw}-aux", "done", out.status, counted=False)
+    return aux
+
+
+def _timed_rounds(
+    result: GptResult,
+    specs: list[tuple[str, str]],
+    config: GptConfig,
+    ms_env: dict,
+    cancel: Cancel,
+    progress: _Progress,
+) -> None:
+    """Interleaved rounds of one fresh child per (framework, mode); past the requested repeats, another
+    round (at up to twice the budget while a run is not stable) only while a comparison is undecided."""
+    runs: list[GptRun] = []
+    ids = [run_id(fw, m) for fw, m in specs]
+    budget = config.budget
+    max_rounds = max(config.repeat, config.max_repeat or config.repeat)
+    log: dict = {"rounds": 0, "budgets": [], "threads": [], "idle_cores": [], "max_rounds": max_rounds}
+    for rnd in range(max_rounds):
+        if cancel.is_set() or not specs:
+            break
+        if rnd >= config.repeat:
+            if all(c.decidable for c in comparisons(runs, ids)):
+                break
+            last = [r for r in runs if r.settings.get("round") == rnd - 1 and r.status == "ok"]
+            if any(r.quality != "stable" for r in last):
+                budget = min(config.budget * training.BUDGET_CAP_FACTOR, budget * 2)
+            progress.total += len(specs)
+        idle = training.idle_cores()
+        threads, why = training.round_threads(config, idle)  # duck-typed: reads .threads only
+        log["rounds"] += 1
+        log["budgets"].append(budget)
+        log["threads"].append(threads)
+        log["idle_cores"].append(idle)
+        for fw, mode in specs:
+            progress.index += 1
+            progress.emit(run_id(fw, mode), "start", f"{fw} {mode} GPT, round {rnd + 1}")
+            if cancel.is_set():
+                r = GptRun(id=run_id(fw, mode), framework=fw, mode=mode, status="cancelled", error="cancelled")
+            else:
+                r = _timed_run(
+                    fw, mode, rnd, threads, budget, config, ms_env, progress.on_event, cancel, progress.index,
+                    progress.total,
+                )  # fmt: skip
+                r.settings["threads_reason"] = why
+            runs.append(r)
+            progress.emit(r.id, "done", r.status, tokens_per_second=r.tokens_per_second, run=r)
+    result.adaptation = log
+    result.runs = merge_rounds(runs)
+    result.weights_checksum = next(
+        (r.settings["weights_checksum"] for r in runs if "weights_checksum" in r.settings), None
+    )
+    result.comparisons = comparisons(runs, ids)
+
+
+def _dynamic_variants(
+    result: GptResult, variants: list[str], config: GptConfig, ms_env: dict, cancel: Cancel, progress: _Progress
+) -> None:
+    """One child per dynamic-shape variant, one after another."""
+    for variant in variants:
+        if cancel.is_set():
+            break
+        progress.index += 1
+        rid = f"{VARIANTS[variant][0]}-{variant}-dynamic"
+        progress.emit(rid, "start", f"dynamic shapes: {VARIANTS[variant][2]}")
+        d = _dynamic(variant, config, ms_env, cancel, progress.on_event, progress.index, progress.total)
+        result.dynamic.append(d)
+        progress.emit(rid, "done", d.status, run=d)
+
+
+def _judge(result: GptResult) -> None:
+    """Efficiency, the cross-checks and the verdicts, from what the children measured."""
     efficiency(result)
     _cross_checks(result)
     if result.dynamic:
@@ -457,8 +495,6 @@ def run(config: GptConfig, on_event: Optional[OnEvent] = None, cancel: Optional[
             if result.parity.ok
             else f"parity: {result.parity.status}: {result.parity.error}"
         )
-    result.seconds = round(time.monotonic() - t_start, 2)
-    return result
 
 
 def _parity(s: spec.Shape, aux: dict) -> GptParity:
