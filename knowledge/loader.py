@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from pydantic import ValidationError
 
@@ -279,68 +279,62 @@ def _loc_text(loc: Sequence[Any]) -> str:
 # ---------------------------------------------------------------------------------- validation
 
 
+# The ids an entry points at, one rule a row: (section, the field, its targets in the entry, the section
+# the targets must exist in). A list field is checked element by element ("links[0]").
+_POINTERS: tuple[tuple[str, str, Callable[[Any], list[str]], str], ...] = (
+    ("pitfalls", "workflows", lambda p: p.workflows, "workflows"),
+    ("pitfalls", "routes", lambda p: p.routes, "routes"),
+    ("routes", "accelerators", lambda r: r.accelerators, "accelerators"),
+    ("api-mappings", "pitfall", lambda m: [m.pitfall] if m.pitfall else [], "pitfalls"),
+    ("references", "accelerator", lambda r: [r.accelerator], "accelerators"),
+    ("mfu-references", "accelerator", lambda r: [r.accelerator], "accelerators"),
+    ("records", "accelerator", lambda r: [r.accelerator], "accelerators"),
+    ("serving-references", "accelerator", lambda r: [r.accelerator], "accelerators"),
+    ("costs", "accelerator", lambda c: [c.accelerator] if c.accelerator else [], "accelerators"),
+    ("prices", "accelerator", lambda p: [p.accelerator], "accelerators"),
+    ("accelerators", "links", lambda a: a.links, "interconnects"),
+    ("ecosystem", "framework", lambda e: [e.framework], "frameworks"),
+)
+_LIST_FIELDS = {"workflows", "routes", "accelerators", "links"}
+_WANTED = {"workflows": "workflow", "routes": "route", "accelerators": "accelerator", "pitfalls": "pitfall",
+           "interconnects": "interconnect", "frameworks": "framework"}  # fmt: skip
+
+
 def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _Raw]) -> list[Problem]:
-    """Ids that entries point at must exist; every scan hazard kind must be explained."""
+    """Ids that entries point at must exist; names that identify one entry are unique; every scan hazard
+    kind must be explained."""
+    return _pointers(kb_lists, files) + _unique_names(kb_lists, files) + _scan_kinds_explained(kb_lists, files)
+
+
+def _pointers(kb_lists: dict[str, list], files: dict[tuple[str, str], _Raw]) -> list[Problem]:
     problems: list[Problem] = []
     ids = {s: {e.id for e in kb_lists[SECTIONS[s][0]]} for s in SECTIONS}
-
-    def broken(section: str, entry_id: str, field_name: str, target: str, wanted: str) -> None:
-        raw = files[(section, entry_id)]
-        problems.append(
-            Problem(
-                raw.file_for(field_name.split(".")[0].split("[")[0]),
-                entry_id,
-                field_name,
-                f"broken cross-reference: no {wanted} with id {target!r}",
-            )
-        )
-
-    for p in kb_lists["pitfalls"]:
-        for i, wf in enumerate(p.workflows):
-            if wf not in ids["workflows"]:
-                broken("pitfalls", p.id, f"workflows[{i}]", wf, "workflow")
-        for i, rid in enumerate(p.routes):
-            if rid not in ids["routes"]:
-                broken("pitfalls", p.id, f"routes[{i}]", rid, "route")
-    for r in kb_lists["routes"]:
-        for i, acc in enumerate(r.accelerators):
-            if acc not in ids["accelerators"]:
-                broken("routes", r.id, f"accelerators[{i}]", acc, "accelerator")
     pitfall_kinds = {p.id: set(p.scan_kinds) for p in kb_lists["pitfalls"]}
-    for m in kb_lists["api_mappings"]:
-        if m.pitfall and m.pitfall not in ids["pitfalls"]:
-            broken("api-mappings", m.id, "pitfall", m.pitfall, "pitfall")
-        elif m.scan_kind and (not m.pitfall or m.scan_kind not in pitfall_kinds[m.pitfall]):
-            raw = files[("api-mappings", m.id)]
-            problems.append(
-                Problem(
-                    raw.file_for("scan_kind"),
-                    m.id,
-                    "scan_kind",
-                    f"scan_kind {m.scan_kind!r} needs a pitfall whose scan_kinds name it",
+    for section in dict.fromkeys(rule[0] for rule in _POINTERS):
+        rules = [rule for rule in _POINTERS if rule[0] == section]
+        for entry in kb_lists[SECTIONS[section][0]]:
+            before = len(problems)
+            for _, field_name, targets, target_section in rules:
+                for i, target in enumerate(targets(entry)):
+                    if target not in ids[target_section]:
+                        where = f"{field_name}[{i}]" if field_name in _LIST_FIELDS else field_name
+                        wanted = _WANTED[target_section]
+                        message = f"broken cross-reference: no {wanted} with id {target!r}"
+                        problems.append(
+                            Problem(files[(section, entry.id)].file_for(field_name), entry.id, where, message)
+                        )
+            # an API mapping's scan_kind needs a pitfall that names it (unless its pitfall is missing)
+            kind = getattr(entry, "scan_kind", None) if section == "api-mappings" else None
+            if kind and len(problems) == before and (not entry.pitfall or kind not in pitfall_kinds[entry.pitfall]):
+                message = f"scan_kind {kind!r} needs a pitfall whose scan_kinds name it"
+                problems.append(
+                    Problem(files[(section, entry.id)].file_for("scan_kind"), entry.id, "scan_kind", message)
                 )
-            )
-    for r in kb_lists["references"]:
-        if r.accelerator not in ids["accelerators"]:
-            broken("references", r.id, "accelerator", r.accelerator, "accelerator")
-    for section in ("mfu-references", "records", "serving-references"):
-        for r in kb_lists[SECTIONS[section][0]]:
-            if r.accelerator not in ids["accelerators"]:
-                broken(section, r.id, "accelerator", r.accelerator, "accelerator")
-    for c in kb_lists["costs"]:
-        if c.accelerator and c.accelerator not in ids["accelerators"]:
-            broken("costs", c.id, "accelerator", c.accelerator, "accelerator")
-    for p in kb_lists["prices"]:
-        if p.accelerator not in ids["accelerators"]:
-            broken("prices", p.id, "accelerator", p.accelerator, "accelerator")
-    for a in kb_lists["accelerators"]:
-        for i, link in enumerate(a.links):
-            if link not in ids["interconnects"]:
-                broken("accelerators", a.id, f"links[{i}]", link, "interconnect")
-    for e in kb_lists["ecosystem"]:
-        if e.framework not in ids["frameworks"]:
-            broken("ecosystem", e.id, "framework", e.framework, "framework")
+    return problems
 
+
+def _unique_names(kb_lists: dict[str, list], files: dict[tuple[str, str], _Raw]) -> list[Problem]:
+    problems: list[Problem] = []
     # Names that must identify one entry: smi names (device detection) and PyTorch API names (scan).
     # smi names are matched case-insensitively; Python names are case-sensitive (torch.Tensor is
     # not torch.tensor).
@@ -358,7 +352,11 @@ def _cross_references(kb_lists: dict[str, list], files: dict[tuple[str, str], _R
                         Problem(raw.file_for(what), entry.id, what, f"duplicate name {name!r}: also in {owner[key]!r}")
                     )
                 owner.setdefault(key, entry.id)
+    return problems
 
+
+def _scan_kinds_explained(kb_lists: dict[str, list], files: dict[tuple[str, str], _Raw]) -> list[Problem]:
+    problems: list[Problem] = []
     if kb_lists["pitfalls"]:
         covered = {k for p in kb_lists["pitfalls"] if p.effort_hours for k in p.scan_kinds}
         for kind in SCAN_KINDS:
