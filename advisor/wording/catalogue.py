@@ -1133,6 +1133,70 @@ MIGRATION: dict[str, Entry] = {
 }
 
 
+# --- an inference product's serving path (advisor.decision.serving) ------------------------------
+
+SERVE: dict[str, Entry] = {
+    # the runtime a route serves through when its stack names none
+    "serve.runtime.tensorrt_llm_or_vllm": lambda p: "TensorRT-LLM or vLLM",
+    "serve.runtime.tensorrt_or_onnxruntime": lambda p: "TensorRT (ONNX export) or ONNX Runtime",
+    "serve.runtime.mindie_or_vllm_ascend": lambda p: "MindIE or vLLM-Ascend (PyTorch weights, torch_npu)",
+    "serve.runtime.onnx_om_atc": lambda p: "ONNX -> OM via ATC (CANN)",
+    "serve.runtime.mindie_mindspore": lambda p: "MindIE (MindSpore backend)",
+    "serve.runtime.mindspore_lite_ascend": lambda p: "MindSpore Lite (MindIR on Ascend)",
+    "serve.runtime.mindspore_lite_gpu": lambda p: "MindSpore Lite (GPU)",
+    "serve.runtime.mindspore_lite_tensorrt": lambda p: "MindSpore Lite (GPU, TensorRT delegate)",
+    "serve.runtime.vendor": lambda p: "vendor runtime",
+    # why the route's stack cannot serve the stated quantisation
+    "serve.unsupported.quantization": lambda p: (
+        f"{p.stack} does not list {p.quantization} quantisation (it lists {', '.join(p.listed)})"
+    ),
+    "serve.unsupported.no_16bit": lambda p: f"{p.stack} lists no 16-bit serving precision",
+    "serve.unit.per_device": lambda p: f"{p.unit} per device",
+    "serve.evidence.reference": lambda p: (
+        f"{p.runtime}, {p.model} on {p.devices} x {p.accelerator}, {p.precision} ({p.scenario}, {p.as_of}): "
+        f"{p.rate:,.1f} {p.unit} per device -> {p.scaled:,.1f} for this model and accelerator"
+    ),
+    # what the latency is
+    "serve.latency.at_load": lambda p: "per output token at the load (capacity arithmetic)",
+    "serve.latency.batch_one": lambda p: "per request at batch 1 (90th percentile)",
+    "serve.latency.floor": lambda p: (
+        f"at least, per output token at batch 1 (weights read once from memory: N x {p.served:g} bytes / bandwidth)"
+    ),
+    # how the rate was found
+    "serve.note.capacity_rate": lambda p: (
+        f"rate from the capacity arithmetic at the load (prefills included): {p.low:,.0f}-{p.high:,.0f} tokens/s "
+        "per device"
+    ),
+    "serve.note.references_beside": lambda p: (
+        f"the serving references rescaled by bandwidth, size and bytes give {p.low:,.0f}-{p.high:,.0f} per "
+        "device (evidence only: a rate does not scale as 1/N across model sizes)"
+    ),
+    "serve.note.references_here": lambda p: f"from {p.count} serving reference(s) on {p.accelerator}",
+    "serve.note.references_elsewhere": lambda p: (
+        f"from {p.count} serving reference(s) on other accelerators, scaled by "
+        + ("memory bandwidth (decoding is bandwidth bound)" if p.bandwidth else "16-bit peak")
+    ),
+    "serve.note.model_size": lambda p: f"scaled to {p.params_b:g}B parameters by N_ref / N",
+    "serve.note.weight_bytes": lambda p: (
+        f"scaled by the rows' bytes per weight over the served {p.served:g} (a step reads every weight)"
+    ),
+    "serve.note.single_reference": lambda p: (
+        f"a single serving reference: widened by {p.widen:.0%} either side (SINGLE_REFERENCE_WIDEN)"
+    ),
+    "serve.note.ascend_efficiency": lambda p: (
+        f"x{p.efficiency:g} for serving on Ascend from NVIDIA rows (SERVING_ASCEND_EFFICIENCY, assumption)"
+    ),
+    "serve.note.no_load": lambda p: (
+        "no serving load stated: the capacity at a full batch of 1,024-token prompts and 256-token answers "
+        "(the serving: defaults), not judged against targets"
+    ),
+    "serve.encoder_not_judged": lambda p: (
+        "the serving capacity arithmetic covers decoders (token generation); an encoder is not judged"
+    ),
+    "serve.note.load": lambda p: f"serving load: {p.reason}",
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1145,4 +1209,5 @@ CATALOGUE: dict[str, Entry] = {
     **CONFIDENCE,
     **CRITERIA,
     **MIGRATION,
+    **SERVE,
 }
