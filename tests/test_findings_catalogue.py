@@ -37,6 +37,7 @@ CONVERTED = {
     "crit_migration": ROOT / "advisor" / "decision" / "criteria" / "migration.py",
     "crit_scan_parts": ROOT / "advisor" / "decision" / "criteria" / "scan_parts.py",
     "serve": ROOT / "advisor" / "decision" / "serving.py",
+    "deploy": ROOT / "advisor" / "decision" / "deployment.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

@@ -1197,6 +1197,59 @@ SERVE: dict[str, Entry] = {
 }
 
 
+# --- the deployment probe's paths (advisor.decision.deployment) ----------------------------------
+
+_BATCH = {True: ", dynamic batch", False: ", fixed batch"}
+
+DEPLOY: dict[str, Entry] = {
+    "deploy.export.not_run": lambda p: f"{p.model}: {p.framework} -> {p.format} was not run",
+    "deploy.export.failed": lambda p: (
+        f"{p.model}: export to {p.format} failed"
+        + (f" on operator {p.operator}" if p.operator else "")
+        + f" (measured): {p.error or ''}"
+    ).rstrip(": "),
+    "deploy.export.status": lambda p: f"{p.model}: export to {p.format} {p.status}: {p.error}",
+    "deploy.export.works": lambda p: (
+        f"{p.model}: export to {p.format} works ({p.exporter}, {p.seconds:.2f} s"
+        + (f", {p.megabytes:.1f} MB" if p.megabytes is not None else "")
+        + (f", opset {p.opset}" if p.opset else "")
+        + _BATCH.get(p.dynamic_batch, "")
+        + "; measured)"
+    ),
+    "deploy.serve.not_served": lambda p: (
+        f"{p.model}: not served on {p.engine}: " + (f"{p.error}" if p.ran else f"{p.engine} was not run")
+    ),
+    "deploy.serve.status": lambda p: f"{p.model}: serving on {p.engine} {p.status}: {p.error}",
+    "deploy.serve.latency": lambda p: (
+        f"{p.model}: P50 {p.p50:.3f} ms at batch {p.batch} on {p.engine} vs {p.base:.3f} ms in {p.source} "
+        f"({p.ratio:.2g}x the source's speed; measured)"
+    ),
+    "deploy.serve.latency_alone": lambda p: (
+        f"{p.model}: P50 {p.p50:.3f} ms on {p.engine}; no source baseline to compare (measured)"
+    ),
+    "deploy.parity.unchecked": lambda p: (
+        f"{p.model}: parity with {p.source} not checked" + (f" ({p.error})" if p.skipped else "")
+    ),
+    "deploy.parity.agree": lambda p: (
+        f"{p.model}: outputs agree with {p.source} (max abs {p.max_abs_diff:.2e} <= {p.tolerance:.2e}; measured)"
+    ),
+    "deploy.parity.disagree": lambda p: f"{p.model}: outputs DISAGREE with {p.source} ({p.error}; measured)",
+    "deploy.serve.fallback": lambda p: (
+        f"{p.model}: {p.fallback} of {p.nodes} nodes left {p.chosen} ({', '.join(p.ops)}): silent fallback (measured)"
+    ),
+    "deploy.note.not_measured": lambda p: (
+        "not measured on this host"
+        + (f" ({p.reason})" if p.reason else "")
+        + ": use the knowledge base for this target"
+    ),
+    "deploy.note.measured": lambda p: (
+        f"measured here: {p.framework} -> {p.format} -> {p.engine}, weakest of {p.models} model(s); "
+        f"points: export {p.export:g}, serves {p.serves:g}, parity {p.parity:g}, latency vs source {p.latency:g} "
+        "(assumption)"
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1210,4 +1263,5 @@ CATALOGUE: dict[str, Entry] = {
     **CRITERIA,
     **MIGRATION,
     **SERVE,
+    **DEPLOY,
 }
