@@ -38,6 +38,7 @@ CONVERTED = {
     "crit_scan_parts": ROOT / "advisor" / "decision" / "criteria" / "scan_parts.py",
     "serve": ROOT / "advisor" / "decision" / "serving.py",
     "deploy": ROOT / "advisor" / "decision" / "deployment.py",
+    "score": ROOT / "advisor" / "decision" / "scoring.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

@@ -1250,6 +1250,61 @@ DEPLOY: dict[str, Entry] = {
 }
 
 
+# --- the verdict and its reasons (advisor.decision.scoring) --------------------------------------
+
+
+def _versus(p: Any) -> str:
+    if p.runner is None:
+        return ", the only eligible workflow"
+    if p.tie:
+        return f", tied with {p.runner} ({p.lead:.1f} points)"
+    return f", {p.lead:.1f} points ahead of {p.runner}"
+
+
+SCORE: dict[str, Entry] = {
+    # what a workflow does, when the knowledge base does not say
+    "score.summary.pytorch": lambda p: "build, train and deploy on PyTorch",
+    "score.summary.mindspore": lambda p: "build, train and deploy on MindSpore",
+    "score.summary.hybrid": lambda p: (
+        "prototype and validate in PyTorch, then migrate the validated model to MindSpore for training and "
+        "deployment on Ascend"
+    ),
+    "score.summary.torch_npu_route": lambda p: (
+        "Prototype in PyTorch on NVIDIA, then train and serve on Ascend via torch_npu, no port"
+    ),
+    "score.stack.trains": lambda p: f"trains with {p.name}",
+    "score.stack.serves": lambda p: f"serves with {' and '.join(p.names)}",
+    # the verdict's headline (one decimal, as every format)
+    "score.summary.nothing_eligible": lambda p: (
+        f"No workflow meets every hard constraint; the best-scoring is {p.workflow} ({p.total:.1f}/100): {p.what}."
+    ),
+    "score.summary.verdict": lambda p: (
+        f"{p.workflow} ({p.total:.1f}/100{_versus(p)}; confidence {p.level}"
+        + ("; decided by hard constraints" if p.hard else "")
+        + f"): {p.what}."
+    ),
+    # the confidence's steps down
+    "score.step.deadline": lambda p: f"the deadline: {p.finding}",
+    "score.step.assumed_accelerator": lambda p: (
+        f"the hard constraint that decides it rests on an assumed accelerator: {p.note}"
+    ),
+    "score.mandate_flip": lambda p: (
+        f"the verdict depends on how needs.domestic_substitution={p.level} is read: as hardware only (torch_npu on "
+        f"Ascend meets it) it is {p.workflow} ({p.total:.1f}/100) instead of {p.top}; set needs.domestic_hardware "
+        "and needs.domestic_framework to say which"
+    ),
+    # the reasons
+    "score.reason.for": lambda p: (
+        f"{p.criterion}: {p.score:.0f} vs {p.other:.0f} for {p.runner} (weight {p.weight:.2f}, +{p.gain:.1f} points): "
+        f"{p.note}"
+    ),
+    "score.reason.against": lambda p: (
+        f"against it: {p.criterion} {p.score:.0f} vs {p.other:.0f} for {p.runner} ({p.gain:.1f} points): {p.note}"
+    ),
+    "score.reason.ruled_out": lambda p: f"{p.workflow} is ruled out: {p.why}",
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1264,4 +1319,5 @@ CATALOGUE: dict[str, Entry] = {
     **MIGRATION,
     **SERVE,
     **DEPLOY,
+    **SCORE,
 }
