@@ -39,6 +39,7 @@ CONVERTED = {
     "serve": ROOT / "advisor" / "decision" / "serving.py",
     "deploy": ROOT / "advisor" / "decision" / "deployment.py",
     "score": ROOT / "advisor" / "decision" / "scoring.py",
+    "prep": ROOT / "advisor" / "decision" / "prepare.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

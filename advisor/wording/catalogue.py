@@ -1305,6 +1305,58 @@ SCORE: dict[str, Entry] = {
 }
 
 
+# --- the model's own assumptions and the placement (advisor.decision.prepare) --------------------
+
+PREPARE: dict[str, Entry] = {
+    "prep.model.scores": lambda p: (
+        "criterion scores are 0-100 per workflow; the total is their weighted mean (weights renormalised to 1)"
+    ),
+    "prep.model.migration": lambda p: (
+        "migration effort sums the typical fix hours of the knowledge-base pitfalls that apply (plus re-implementing "
+        "the model when PyTorch code is ported, custom CUDA kernels, dynamic shapes and parallelism set-up when the "
+        "model must be split); one team-week of it scores 50, less the deadline pressure"
+    ),
+    "prep.model.cost": lambda p: (
+        "cost = total cost of ownership: the team's time on the project, compute (device-hours x the dated price), "
+        "energy (owned hardware only) and engineering (migration hours x day rate)"
+    ),
+    "prep.model.confidence": lambda p: (
+        f"confidence: high from a margin of {p.high:g} points, medium from {p.medium:g}; one step lower for weak "
+        "decisive evidence, for a verdict that flips within a quarter of a weight or constant, and for a measured "
+        "difference inside the noise"
+    ),
+    "prep.workload_gflops": lambda p: (
+        f"workload {p.model}: {p.gflops:g} training GFLOPs per image (ImageNet-size 224x224 input); set "
+        "workload.gflops_per_sample for other input sizes"
+    ),
+    "prep.no_kb": lambda p: "no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed",
+    "prep.target_not_available": lambda p: (
+        f"hardware.training_target={p.target} is not in hardware.available: the team has to get that hardware "
+        "before production training"
+    ),
+    "prep.shared_basis": lambda p: (
+        f"performance and cost compare workflows on the basis all of them share ({p.basis}); projections show each "
+        "one's best basis"
+    ),
+    "prep.run_unusable": lambda p: (
+        f"probe run {p.run} is marked unusable ({'; '.join(p.reasons) or 'no reason given'}): shown, never scored"
+    ),
+    "prep.placed": lambda p: f"placed on {p.where} (the faster of {p.places} places: {'; '.join(p.compared)})",
+    "prep.speed.unsupported": lambda p: "not supported",
+    "prep.speed.train": lambda p: f"{sig(p.low)}-{sig(p.high)} h to train",
+    "prep.speed.serve": lambda p: f"{p.low:,.0f}-{p.high:,.0f} {p.unit}",
+    "prep.speed.none": lambda p: "no projection",
+    "prep.multi_device": lambda p: (
+        f"multi-device training on {p.devices} device(s): "
+        + "; ".join(f"{'/'.join(wfs)} {text}" for text, wfs in p.parts)
+    ),
+    "prep.host_unmeasured": lambda p: (
+        f"this host has {p.kind} hardware but no probe results for it: run `advisor probe` (or --run-probes) to "
+        "measure instead of projecting"
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1320,4 +1372,5 @@ CATALOGUE: dict[str, Entry] = {
     **SERVE,
     **DEPLOY,
     **SCORE,
+    **PREPARE,
 }
