@@ -40,6 +40,7 @@ CONVERTED = {
     "deploy": ROOT / "advisor" / "decision" / "deployment.py",
     "score": ROOT / "advisor" / "decision" / "scoring.py",
     "prep": ROOT / "advisor" / "decision" / "prepare.py",
+    "accuracy": ROOT / "advisor" / "decision" / "accuracy.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

@@ -1357,6 +1357,57 @@ PREPARE: dict[str, Entry] = {
 }
 
 
+# --- the accuracy probe judged (advisor.decision.accuracy) ---------------------------------------
+
+_ACCURACY_NOT_MEASURED = (
+    "accuracy parity not measured: whether the frameworks compute the same thing rests on the knowledge base "
+    "(run `advisor probe --accuracy --json -o FILE`, then --accuracy FILE)"
+)
+
+
+def _gap(p: Any) -> str:
+    return (
+        f"{p.a} - {p.b}: {p.mean * 100:+.2f} points (95% CI {p.low * 100:+.2f} to {p.high * 100:+.2f}, {p.seeds} seeds)"
+    )
+
+
+ACCURACY: dict[str, Entry] = {
+    "accuracy.gap.one_seed": lambda p: (
+        f"{p.a} - {p.b}: {p.mean * 100:+.2f} points at one seed: no spread to judge "
+        '"the same" by; --seeds 3 gives an interval'
+    ),
+    "accuracy.gap.same": lambda p: f"{_gap(p)}, inside +-{p.tolerance * 100:.0f} point",
+    "accuracy.gap.differs": lambda p: f"{_gap(p)}, outside +-{p.tolerance * 100:.0f} point",
+    "accuracy.gap.undecided": lambda p: (
+        f"{_gap(p)}: the interval crosses +-{p.tolerance * 100:.0f} point; more seeds (--seeds 3) narrow it"
+    ),
+    "accuracy.normalize.not_run": lambda p: "Normalize check: " + (p.error or "not run"),
+    "accuracy.normalize.trap": lambda p: (
+        f"Normalize trap: PyTorch-style 0-1 mean/std on uint8 input gave a batch mean of {p.wrong_mean:.1f} "
+        f"(std {p.wrong_std:.1f}) and a first loss of {p.wrong_loss:.2f}; the 0-255 values give "
+        f"{p.right_mean:.2f} (std {p.right_std:.2f}) and {p.right_loss:.2f}"
+    ),
+    "accuracy.not_measured": lambda p: _ACCURACY_NOT_MEASURED,
+    "accuracy.no_gap": lambda p: (
+        "the accuracy probe measured no cross-framework gap (a framework failed or ran alone): "
+        + _ACCURACY_NOT_MEASURED
+    ),
+    "accuracy.bundled_digits": lambda p: "the bundled digits",
+    "accuracy.measured.same": lambda p: (
+        "measured here: the frameworks reach the same test accuracy within the tolerance"
+        f" (LeNet-5 on {p.data}, not the team's own model)"
+    ),
+    "accuracy.measured.differs": lambda p: (
+        "measured here: the frameworks' final test accuracy differs beyond the tolerance"
+        f" (LeNet-5 on {p.data}, not the team's own model)"
+    ),
+    "accuracy.measured.undecided": lambda p: (
+        "measured here, not decided: the gap's interval crosses the tolerance (more seeds narrow it)"
+        f" (LeNet-5 on {p.data}, not the team's own model)"
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1373,4 +1424,5 @@ CATALOGUE: dict[str, Entry] = {
     **DEPLOY,
     **SCORE,
     **PREPARE,
+    **ACCURACY,
 }
