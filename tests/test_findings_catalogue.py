@@ -41,6 +41,7 @@ CONVERTED = {
     "score": ROOT / "advisor" / "decision" / "scoring.py",
     "prep": ROOT / "advisor" / "decision" / "prepare.py",
     "accuracy": ROOT / "advisor" / "decision" / "accuracy.py",
+    "shape": ROOT / "advisor" / "decision" / "workload.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

@@ -1408,6 +1408,26 @@ ACCURACY: dict[str, Entry] = {
 }
 
 
+# --- a transformer's shape (advisor.decision.workload) -------------------------------------------
+
+WORKLOAD: dict[str, Entry] = {
+    # the published shapes' sources
+    "shape.source.gpt3_small": lambda p: "GPT-3 Small (Brown et al. 2020, Table 2.1)",
+    "shape.source.bert_large": lambda p: "BERT-large (Devlin et al. 2019)",
+    "shape.source.gpt3_xl": lambda p: "GPT-3 XL (Brown et al. 2020, Table 2.1)",
+    "shape.source.gpt3_2_7b": lambda p: "GPT-3 2.7B (Brown et al. 2020, Table 2.1)",
+    "shape.source.llama2_7b": lambda p: "Llama-2 7B (Touvron et al. 2023, Table 1 and model card)",
+    "shape.source.llama2_13b": lambda p: "Llama-2 13B (Touvron et al. 2023)",
+    "shape.source.llama_33b": lambda p: "LLaMA 33B (Touvron et al. 2023a, Table 2)",
+    "shape.source.llama2_70b": lambda p: "Llama-2 70B (Touvron et al. 2023)",
+    "shape.source.gpt3_175b": lambda p: "GPT-3 175B (Brown et al. 2020, Table 2.1)",
+    # how a field of the shape was derived
+    "shape.derived.published": lambda p: f"{p.field} {p.value} ({p.source})",
+    "shape.derived.hidden_solved": lambda p: f"hidden {p.hidden} (12 x layers x hidden^2 = N)",
+    "shape.derived.heads_128": lambda p: f"heads {p.heads} (128-wide heads)",
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1425,4 +1445,5 @@ CATALOGUE: dict[str, Entry] = {
     **SCORE,
     **PREPARE,
     **ACCURACY,
+    **WORKLOAD,
 }
