@@ -42,6 +42,7 @@ CONVERTED = {
     "prep": ROOT / "advisor" / "decision" / "prepare.py",
     "accuracy": ROOT / "advisor" / "decision" / "accuracy.py",
     "shape": ROOT / "advisor" / "decision" / "workload.py",
+    "pipeline": ROOT / "advisor" / "decision" / "pipeline.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

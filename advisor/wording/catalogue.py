@@ -1428,6 +1428,61 @@ WORKLOAD: dict[str, Entry] = {
 }
 
 
+# --- the input-pipeline probe judged (advisor.decision.pipeline) ---------------------------------
+
+_PIPELINE_NOT_MEASURED = (
+    "input pipeline not measured: the data loader's bound is the knowledge base's assumption "
+    "(INPUT_PIPELINE_PER_HOST; run `advisor probe --pipeline --json -o FILE`, then --pipeline FILE)"
+)
+
+
+def _fed(p: Any) -> str:
+    low, high = f"{p.fed_low:.0%}", f"{p.fed_high:.0%}"
+    return low if low == high else f"{low}-{high}"
+
+
+PIPELINE: dict[str, Entry] = {
+    "pipeline.passes.one": lambda p: "one timed pass per variant, no repetitions: no spread",
+    "pipeline.passes.graded": lambda p: (
+        f"{p.passes} interleaved timed passes per variant, graded "
+        f"{', '.join(sorted({g or 'ungraded' for g in p.grades}))} by their spread"
+    ),
+    "pipeline.starved": lambda p: (
+        f"starved: the pipeline delivers {p.alone:,.0f} samples/s, the step alone takes {p.step:,.0f}"
+    ),
+    "pipeline.keeps_up": lambda p: (
+        f"keeps up: {p.alone:,.0f} samples/s against a step of {p.step:,.0f} ({p.alone / p.step:.1f}x headroom)"
+    ),
+    "pipeline.not_measured": lambda p: _PIPELINE_NOT_MEASURED,
+    "pipeline.no_run": lambda p: "the pipeline probe has no successful run: " + _PIPELINE_NOT_MEASURED,
+    "pipeline.bundled_digits": lambda p: "the bundled digits",
+    "pipeline.measured": lambda p: (
+        "measured here: each framework's fastest loader variant bounds the projected throughput per host "
+        f"({p.data}, {p.batch} per batch; {p.passes})"
+    ),
+    # how a measured rate transfers to the target host
+    "pipeline.rule.not_applied": lambda p: (
+        f"not applied: {p.passes} timed pass(es), graded {p.quality or 'ungraded'}; a measured pipeline "
+        f"bounds the projection only when stable over {p.min_passes:g} passes (PIPELINE_MIN_PASSES)"
+    ),
+    "pipeline.rule.per_worker": lambda p: (
+        f"{p.per_worker:,.0f} samples/s per loader worker here x {p.workers:g} workers on a target host "
+        f"(PIPELINE_WORKERS_PER_HOST) = {p.host:,.0f} samples/s per host"
+    ),
+    "pipeline.feed": lambda p: (
+        f"on {p.devices} x {p.where} this pipeline would feed {_fed(p)} of the chips: {p.framework} "
+        f"{p.variant} ({p.workers} worker(s)) delivers {p.rate:,.0f} samples/s per host "
+        f"(measured here, {p.samples} samples in {p.seconds:.2f} s, one pass: no spread), "
+        f"the {p.on_host} device(s) of a host would take {p.take_low:,.0f}-{p.take_high:,.0f}; {p.rule}"
+        + (
+            f"; the projection is capped at {p.hosts:g} host(s) x {p.host_rate:,.0f} = {p.cap:,.0f} samples/s"
+            if p.capped
+            else ("; it keeps up: no cap" if p.applied else "")
+        )
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1446,4 +1501,5 @@ CATALOGUE: dict[str, Entry] = {
     **PREPARE,
     **ACCURACY,
     **WORKLOAD,
+    **PIPELINE,
 }
