@@ -43,6 +43,7 @@ CONVERTED = {
     "accuracy": ROOT / "advisor" / "decision" / "accuracy.py",
     "shape": ROOT / "advisor" / "decision" / "workload.py",
     "pipeline": ROOT / "advisor" / "decision" / "pipeline.py",
+    "workflows": ROOT / "advisor" / "decision" / "workflows.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

@@ -215,9 +215,9 @@ def _assumed_chip_blocks(ranked: list[WorkflowScore], ctx: Context) -> str:
     top = ranked[0]
     for s in ranked:
         if s.applicable and not s.eligible and s.total > top.total and s.blocked_by:
-            notes = [n for n in ctx.routes[s.workflow].notes if "assumed" in n]
-            if notes:
-                return notes[0]
+            assumed = ctx.routes[s.workflow].assumed_chip
+            if assumed:
+                return assumed
     return ""
 
 

@@ -1483,6 +1483,48 @@ PIPELINE: dict[str, Entry] = {
 }
 
 
+# --- the workflows' places (advisor.decision.workflows) ------------------------------------------
+
+
+def _compared_on(p: Any) -> str:
+    return "; ".join(f"{'/'.join(wfs)} on {hw}" for hw, wfs in p.where)
+
+
+WORKFLOW_PLACES: dict[str, Entry] = {
+    # why the hybrid does not apply
+    "workflows.no_prototype.inference": lambda p: (
+        "workload.kind=inference: nothing is trained, so there is no prototype phase to run in PyTorch"
+    ),
+    "workflows.no_prototype.fine_tune": lambda p: (
+        f"model.fine_tune={p.fine_tune}: training starts from released weights, so there is no "
+        "prototype phase to run in PyTorch"
+    ),
+    "workflows.no_prototype.checkpoint": lambda p: (
+        "model.from_checkpoint: training continues released weights, so there is no prototype phase to run in PyTorch"
+    ),
+    # the chip a place trains on
+    "workflows.no_accelerator": lambda p: f"the knowledge base has no {p.target} accelerator",
+    "workflows.assumed_chip": lambda p: (
+        (
+            f"no {p.target} accelerator named ({p.other[0]} is {p.other[1]})"
+            if p.other is not None
+            else "no hardware.accelerator given"
+        )
+        + f": assumed {p.chip}, the current {p.target} training chip (name it in hardware.accelerator "
+        "or hardware.accelerators to compare on your own)"
+    ),
+    "workflows.fleet_used": lambda p: f"fleet used: {p.count} x {p.kind} (hardware.accelerators)",
+    # what an undecided target compares the workflows on
+    "workflows.compared.same_hardware": lambda p: (
+        f"hardware.training_target=undecided: every workflow compared on the same hardware ({_compared_on(p)})"
+    ),
+    "workflows.compared.placed": lambda p: (
+        f"hardware.training_target=undecided: each workflow placed where its route does best ({_compared_on(p)}); "
+        "different silicon, compared by what it costs in time and money"
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1502,4 +1544,5 @@ CATALOGUE: dict[str, Entry] = {
     **ACCURACY,
     **WORKLOAD,
     **PIPELINE,
+    **WORKFLOW_PLACES,
 }
