@@ -44,6 +44,7 @@ CONVERTED = {
     "shape": ROOT / "advisor" / "decision" / "workload.py",
     "pipeline": ROOT / "advisor" / "decision" / "pipeline.py",
     "workflows": ROOT / "advisor" / "decision" / "workflows.py",
+    "evaluate": ROOT / "advisor" / "decision" / "evaluate.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

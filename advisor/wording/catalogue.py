@@ -1525,6 +1525,29 @@ WORKFLOW_PLACES: dict[str, Entry] = {
 }
 
 
+# --- the hard constraints (advisor.decision.evaluate) --------------------------------------------
+
+# what a workflow's production stack uses that a domestic mandate forbids
+_FOREIGN = {"framework": "PyTorch framework", "training": "NVIDIA training hardware", "deployment": "NVIDIA deployment"}
+
+EVALUATE: dict[str, Entry] = {
+    "evaluate.block.foreign": lambda p: (
+        f"{p.field}: production stack uses {', '.join(_FOREIGN[part] for part in p.parts)}"
+    ),
+    "evaluate.block.unsupported": lambda p: f"hardware.training_target={p.target}: {p.detail}",
+    "evaluate.block.serving": lambda p: f"serving: {p.reason}",
+    "evaluate.block.budget": lambda p: (
+        f"constraints.budget_usd={p.budget:g}: {' + '.join(p.parts)} cost at least ${p.low:,.0f} "
+        f"(constraints.budget_scope={p.scope})"
+    ),
+    "evaluate.block.deadline": lambda p: f"constraints.deadline_weeks={p.weeks:g}: {p.finding}",
+    "evaluate.block.migration": lambda p: (
+        f"constraints.deadline_weeks={p.weeks:g}: migration needs at least {p.hours:g} h, "
+        f"more than {p.share:.0%} of the team's time ({p.allowed:g} h)"
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1545,4 +1568,5 @@ CATALOGUE: dict[str, Entry] = {
     **WORKLOAD,
     **PIPELINE,
     **WORKFLOW_PLACES,
+    **EVALUATE,
 }
