@@ -45,6 +45,7 @@ CONVERTED = {
     "pipeline": ROOT / "advisor" / "decision" / "pipeline.py",
     "workflows": ROOT / "advisor" / "decision" / "workflows.py",
     "evaluate": ROOT / "advisor" / "decision" / "evaluate.py",
+    "throughput": ROOT / "advisor" / "decision" / "throughput.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

@@ -1548,6 +1548,30 @@ EVALUATE: dict[str, Entry] = {
 }
 
 
+# --- the MFU references a projection rests on (advisor.decision.throughput) ----------------------
+
+_MFU_KIND = {"moe": "MoE ", "fine-tune": "fine-tuning ", "": ""}
+
+THROUGHPUT: dict[str, Entry] = {
+    "throughput.mfu.own_route": lambda p: (
+        f"{_MFU_KIND[p.kind]}MFU references on {p.accelerator} measured on this workflow's route ({p.route})"
+    ),
+    "throughput.mfu.same_accelerator": lambda p: f"{_MFU_KIND[p.kind]}MFU references on {p.accelerator}",
+    "throughput.mfu.same_vendor": lambda p: (
+        f"{_MFU_KIND[p.kind]}MFU references on other {p.vendor} chips (none on {p.accelerator}), the MFU taken to "
+        "transfer"
+    ),
+    "throughput.mfu.every": lambda p: f"every 16-bit {_MFU_KIND[p.kind]}MFU reference (none on {p.vendor} chips)",
+    "throughput.mfu.single_reference": lambda p: (
+        f"a single MFU reference: widened by {p.widen:.0%} either side (SINGLE_REFERENCE_WIDEN)"
+    ),
+    "throughput.evidence.reference": lambda p: (
+        f"{p.system}, {p.model} on {p.devices} x {p.accelerator}, {p.precision} ({p.as_of}): "
+        f"MFU {p.low:.0%}" + (f"-{p.high:.0%}" if f"{p.high:.0%}" != f"{p.low:.0%}" else "")
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1569,4 +1593,5 @@ CATALOGUE: dict[str, Entry] = {
     **PIPELINE,
     **WORKFLOW_PLACES,
     **EVALUATE,
+    **THROUGHPUT,
 }
