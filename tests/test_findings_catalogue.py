@@ -46,6 +46,7 @@ CONVERTED = {
     "workflows": ROOT / "advisor" / "decision" / "workflows.py",
     "evaluate": ROOT / "advisor" / "decision" / "evaluate.py",
     "throughput": ROOT / "advisor" / "decision" / "throughput.py",
+    "sensitivity": ROOT / "advisor" / "decision" / "sensitivity.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

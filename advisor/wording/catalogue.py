@@ -1572,6 +1572,27 @@ THROUGHPUT: dict[str, Entry] = {
 }
 
 
+# --- where the verdict would change (advisor.decision.sensitivity) -------------------------------
+
+SENSITIVITY: dict[str, Entry] = {
+    "sensitivity.weight.stays": lambda p: f"{p.top} stays on top at any {p.criterion} weight",
+    "sensitivity.weight.flips": lambda p: (
+        f"{p.who} would win if the {p.criterion} weight were {'raised' if p.threshold > p.weight else 'lowered'} "
+        f"from {p.weight:.2f} to {p.threshold:.2f}"
+    ),
+    "sensitivity.constant.stays": lambda p: (
+        f"{p.top} stays on top for {p.name} anywhere in {p.low:g}-{p.high:g}"
+        + (f" (no {p.missing} result to apply it to)" if p.missing else "")
+    ),
+    "sensitivity.constant.migration_factor": lambda p: (
+        f"{p.top} would lose to {p.who} if migration took {p.threshold:g}x the estimate"
+    ),
+    "sensitivity.constant.flips": lambda p: (
+        f"{p.who} would win if {p.what} {sig(p.threshold)} {p.unit} (now {sig(p.value)})"
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1594,4 +1615,5 @@ CATALOGUE: dict[str, Entry] = {
     **WORKFLOW_PLACES,
     **EVALUATE,
     **THROUGHPUT,
+    **SENSITIVITY,
 }
