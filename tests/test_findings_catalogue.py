@@ -47,6 +47,7 @@ CONVERTED = {
     "evaluate": ROOT / "advisor" / "decision" / "evaluate.py",
     "throughput": ROOT / "advisor" / "decision" / "throughput.py",
     "sensitivity": ROOT / "advisor" / "decision" / "sensitivity.py",
+    "likelihood": ROOT / "advisor" / "decision" / "likelihood.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

@@ -1593,6 +1593,26 @@ SENSITIVITY: dict[str, Entry] = {
 }
 
 
+# --- why a pitfall bites (advisor.decision.likelihood) -------------------------------------------
+
+
+def _model_size(p: Any) -> str:
+    """'an 11.7M-parameter cnn': with its article, as the register reads as prose."""
+    text = f"{p.params_m:g}M-parameter {p.family}" if p.params_m else f"{p.family} model of unstated size"
+    an = text[0] in "aeiou8" or text.split("M")[0].split(".")[0] in ("11", "18") or text.startswith("11")
+    return ("an " if an else "a ") + text
+
+
+LIKELIHOOD: dict[str, Entry] = {
+    "likelihood.why.conditions": lambda p: "applies because " + ", ".join(p.conditions),
+    "likelihood.why.always": lambda p: "applies to every project on this workflow",
+    "likelihood.why.not_ported": lambda p: (
+        f"model.source is {p.source}: written for MindSpore, no PyTorch code to port (habits still carry over)"
+    ),
+    "likelihood.size": _model_size,
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1616,4 +1636,5 @@ CATALOGUE: dict[str, Entry] = {
     **EVALUATE,
     **THROUGHPUT,
     **SENSITIVITY,
+    **LIKELIHOOD,
 }
