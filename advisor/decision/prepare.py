@@ -302,7 +302,7 @@ def place(
         best = ranked[0][1]
         compared = [f"{_where(r)}: {_speed(p)}" for _, r, p in ranked]
         note = said("prep.placed", where=_where(best), places=len(ranked), compared=compared)
-        chosen[wf] = replace(best, notes=(*best.notes, note))
+        chosen[wf] = replace(best, notes=(*best.notes, note), placement=note)
     return with_basis(req, chosen)
 
 

@@ -1613,6 +1613,18 @@ LIKELIHOOD: dict[str, Entry] = {
 }
 
 
+# --- the stack each workflow is scored on (advisor.decision.stack_routes) ------------------------
+
+STACK_ROUTES: dict[str, Entry] = {
+    "stack_routes.nothing_trained": lambda p: "nothing is trained (workload.kind: inference)",
+    "stack_routes.no_training_route": lambda p: f"{p.path} on {p.target}: no route in the knowledge base",
+    "stack_routes.serving": lambda p: "; ".join(
+        f"{name if name is not None else 'no serving route in the knowledge base'} ({target})"
+        for name, target in p.routes
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1637,4 +1649,5 @@ CATALOGUE: dict[str, Entry] = {
     **THROUGHPUT,
     **SENSITIVITY,
     **LIKELIHOOD,
+    **STACK_ROUTES,
 }
