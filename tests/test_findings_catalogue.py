@@ -49,6 +49,7 @@ CONVERTED = {
     "sensitivity": ROOT / "advisor" / "decision" / "sensitivity.py",
     "likelihood": ROOT / "advisor" / "decision" / "likelihood.py",
     "stack_routes": ROOT / "advisor" / "decision" / "stack_routes.py",
+    "power": ROOT / "advisor" / "decision" / "power.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

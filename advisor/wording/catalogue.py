@@ -1625,6 +1625,21 @@ STACK_ROUTES: dict[str, Entry] = {
 }
 
 
+# --- a fleet's power (advisor.decision.power) ----------------------------------------------------
+
+POWER: dict[str, Entry] = {
+    "power.server": lambda p: (
+        f"{p.accelerator}: its server draws up to {p.watts:,.0f} W for {p.devices} devices ({p.each:,.0f} W each, "
+        "CPUs, network and storage included)"
+    ),
+    "power.cards": lambda p: (
+        f"{p.accelerator} draws up to "
+        + (sig(p.low, 6) if p.high is None else f"{sig(p.low, 6)}-{sig(p.high, 6)}")
+        + f" W x {sig(p.factor, 6)} for its server (SERVER_POWER_PER_CARD_POWER: {p.source})"
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1650,4 +1665,5 @@ CATALOGUE: dict[str, Entry] = {
     **SENSITIVITY,
     **LIKELIHOOD,
     **STACK_ROUTES,
+    **POWER,
 }
