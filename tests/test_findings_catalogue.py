@@ -50,6 +50,7 @@ CONVERTED = {
     "likelihood": ROOT / "advisor" / "decision" / "likelihood.py",
     "stack_routes": ROOT / "advisor" / "decision" / "stack_routes.py",
     "power": ROOT / "advisor" / "decision" / "power.py",
+    "reliability": ROOT / "advisor" / "decision" / "reliability.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

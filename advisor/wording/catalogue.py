@@ -1640,6 +1640,19 @@ POWER: dict[str, Entry] = {
 }
 
 
+# --- interruptions and checkpoints (advisor.decision.reliability) --------------------------------
+
+RELIABILITY: dict[str, Entry] = {
+    "reliability.allowance": lambda p: (
+        f"failure and checkpoint allowance: {p.interruptions_low:.2g}-{p.interruptions_high:.2g} interruptions "
+        f"expected (one per {p.mtbi:,.0f} h on {p.devices} devices; {p.source}), {p.restart:g} h to restart each "
+        "(RESTART_HOURS, assumption) plus half a checkpoint interval of lost work; a "
+        f"{p.checkpoint_gb:,.0f} GB checkpoint written in {p.write_minutes:.1f} min every {p.interval:.1f} h "
+        f"(Young's optimum; {p.write_gbs:g} GB/s per host, CHECKPOINT_WRITE_GBS_PER_HOST): +{p.low:,.1f}-{p.high:,.1f} h"
+    ),
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1666,4 +1679,5 @@ CATALOGUE: dict[str, Entry] = {
     **LIKELIHOOD,
     **STACK_ROUTES,
     **POWER,
+    **RELIABILITY,
 }
