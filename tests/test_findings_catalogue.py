@@ -51,6 +51,7 @@ CONVERTED = {
     "stack_routes": ROOT / "advisor" / "decision" / "stack_routes.py",
     "power": ROOT / "advisor" / "decision" / "power.py",
     "reliability": ROOT / "advisor" / "decision" / "reliability.py",
+    "weights": ROOT / "advisor" / "decision" / "weights.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes

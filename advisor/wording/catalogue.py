@@ -1653,6 +1653,13 @@ RELIABILITY: dict[str, Entry] = {
 }
 
 
+# --- the requirements that raise a weight (advisor.decision.weights) -----------------------------
+
+WEIGHTS: dict[str, Entry] = {
+    "weights.edge_targets": lambda p: "deployment.targets (edge)",
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1680,4 +1687,5 @@ CATALOGUE: dict[str, Entry] = {
     **STACK_ROUTES,
     **POWER,
     **RELIABILITY,
+    **WEIGHTS,
 }
