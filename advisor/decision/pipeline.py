@@ -13,17 +13,17 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.decision.findings import said
+from advisor.decision.findings import Finding, finding, said
 from advisor.decision.probe_fields import data_source
 from advisor.sanitize import quoted_label
 
 
-def _passes_text(best: list) -> str:
+def _passes(best: list) -> Finding:
     """How many timed passes the cited rates rest on, and how they were graded."""
     passes = min(b.passes for b in best)
     if passes <= 1:
-        return said("pipeline.passes.one")
-    return said("pipeline.passes.graded", passes=passes, grades=[b.quality for b in best])
+        return finding("pipeline.passes.one")
+    return finding("pipeline.passes.graded", passes=passes, grades=[b.quality for b in best])
 
 
 def starved(run: Any) -> Optional[bool]:
@@ -183,7 +183,7 @@ def pipeline_evidence(suite: Any, file: Optional[str] = None) -> PipelineEvidenc
     data = data_source(suite.data)
     what = quoted_label(data.source or data.name or suite.config.data or said("pipeline.bundled_digits"))
     note = (
-        said("pipeline.measured", data=what, batch=suite.config.batch_size, passes=_passes_text(best))
+        said("pipeline.measured", data=what, batch=suite.config.batch_size, passes=_passes(best))
         if best
         else said("pipeline.no_run")
     )
@@ -210,22 +210,22 @@ def feed_share(rate: float, low: float, high: float, devices: int, per_host: int
     return hosts, on_host, d_low, d_high, feed_fraction(rate, d_high, on_host), feed_fraction(rate, d_low, on_host)
 
 
-def transfer(best: PipelineBest, min_passes: float, workers_per_host: float) -> tuple[bool, float, str]:
-    """(applies, samples/s per target host, the rule in words). The measuring host is not the target
+def transfer(best: PipelineBest, min_passes: float, workers_per_host: float) -> tuple[bool, float, Finding]:
+    """(applies, samples/s per target host, the rule as a finding). The measuring host is not the target
     host: the rate transfers per loader worker to PIPELINE_WORKERS_PER_HOST workers, and only when it
     was timed over PIPELINE_MIN_PASSES passes and graded stable."""
     if best.passes < min_passes or best.quality != "stable":
         return (
             False,
             best.samples_per_second,
-            said("pipeline.rule.not_applied", passes=best.passes, quality=best.quality, min_passes=min_passes),
+            finding("pipeline.rule.not_applied", passes=best.passes, quality=best.quality, min_passes=min_passes),
         )
     per_worker = best.samples_per_second / max(1, best.workers)
     host = per_worker * workers_per_host
     return (
         True,
         host,
-        said("pipeline.rule.per_worker", per_worker=per_worker, workers=workers_per_host, host=host),
+        finding("pipeline.rule.per_worker", per_worker=per_worker, workers=workers_per_host, host=host),
     )
 
 
@@ -279,6 +279,6 @@ def pipeline_feed(
         capped=capped,
         applied=applied,
         host_rate=round(host_rate, 3),
-        rule=rule,
+        rule=str(rule),
         detail=detail,
     )

@@ -14,7 +14,7 @@ from advisor.decision.context import Context, Inputs, conditions, placed_conditi
 from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
 from advisor.decision.deployment import DeployPath, deployment_evidence
 from advisor.decision.evidence import JsonDict
-from advisor.decision.findings import said
+from advisor.decision.findings import Finding, finding, said
 from advisor.decision.pitfalls import applicable_pitfalls
 from advisor.decision.projections import (
     BASIS_RANK,
@@ -300,7 +300,7 @@ def place(
             ranked.append((_place_key(p, i), r, p))
         ranked.sort(key=lambda x: x[0])
         best = ranked[0][1]
-        compared = [f"{_where(r)}: {_speed(p)}" for _, r, p in ranked]
+        compared = [(_where(r), _speed(p)) for _, r, p in ranked]
         note = said("prep.placed", where=_where(best), places=len(ranked), compared=compared)
         chosen[wf] = replace(best, notes=(*best.notes, note), placement=note)
     return with_basis(req, chosen)
@@ -322,16 +322,16 @@ def _where(r: Route) -> str:
     return f"{r.devices} x {r.accelerator.name}" if r.accelerator is not None and r.devices else r.target
 
 
-def _speed(p: Projection) -> str:
+def _speed(p: Projection) -> Finding:
     if not p.supported:
-        return said("prep.speed.unsupported")
+        return finding("prep.speed.unsupported")
     if p.time_to_train_hours is not None:
         t = p.time_to_train_hours
-        return said("prep.speed.train", low=t.low, high=t.high)
+        return finding("prep.speed.train", low=t.low, high=t.high)
     if p.serving is not None:
         s = p.serving.total
-        return said("prep.speed.serve", low=s.low, high=s.high, unit=s.unit)
-    return said("prep.speed.none")
+        return finding("prep.speed.serve", low=s.low, high=s.high, unit=s.unit)
+    return finding("prep.speed.none")
 
 
 def _accuracy(accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None]) -> Optional[AccuracyEvidence]:

@@ -1341,7 +1341,11 @@ PREPARE: dict[str, Entry] = {
     "prep.run_unusable": lambda p: (
         f"probe run {p.run} is marked unusable ({'; '.join(p.reasons) or 'no reason given'}): shown, never scored"
     ),
-    "prep.placed": lambda p: f"placed on {p.where} (the faster of {p.places} places: {'; '.join(p.compared)})",
+    "prep.placed": lambda p: (
+        f"placed on {p.where} (the faster of {p.places} places: "
+        + "; ".join(f"{where}: {speed}" for where, speed in p.compared)
+        + ")"
+    ),
     "prep.speed.unsupported": lambda p: "not supported",
     "prep.speed.train": lambda p: f"{sig(p.low)}-{sig(p.high)} h to train",
     "prep.speed.serve": lambda p: f"{p.low:,.0f}-{p.high:,.0f} {p.unit}",
