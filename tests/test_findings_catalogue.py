@@ -36,6 +36,22 @@ CONVERTED = {
     "crit_performance": ROOT / "advisor" / "decision" / "criteria" / "performance.py",
     "crit_migration": ROOT / "advisor" / "decision" / "criteria" / "migration.py",
     "crit_scan_parts": ROOT / "advisor" / "decision" / "criteria" / "scan_parts.py",
+    "serve": ROOT / "advisor" / "decision" / "serving.py",
+    "deploy": ROOT / "advisor" / "decision" / "deployment.py",
+    "score": ROOT / "advisor" / "decision" / "scoring.py",
+    "prep": ROOT / "advisor" / "decision" / "prepare.py",
+    "accuracy": ROOT / "advisor" / "decision" / "accuracy.py",
+    "shape": ROOT / "advisor" / "decision" / "workload.py",
+    "pipeline": ROOT / "advisor" / "decision" / "pipeline.py",
+    "workflows": ROOT / "advisor" / "decision" / "workflows.py",
+    "evaluate": ROOT / "advisor" / "decision" / "evaluate.py",
+    "throughput": ROOT / "advisor" / "decision" / "throughput.py",
+    "sensitivity": ROOT / "advisor" / "decision" / "sensitivity.py",
+    "likelihood": ROOT / "advisor" / "decision" / "likelihood.py",
+    "stack_routes": ROOT / "advisor" / "decision" / "stack_routes.py",
+    "power": ROOT / "advisor" / "decision" / "power.py",
+    "reliability": ROOT / "advisor" / "decision" / "reliability.py",
+    "weights": ROOT / "advisor" / "decision" / "weights.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes
@@ -321,3 +337,29 @@ def test_the_scan_roles_are_read_by_field_not_by_their_words(monkeypatch):
     assert "port by role (code scan): training " in note
     markdown = render(report, "markdown", kb=None)
     assert "role by role (each role's range scaled so the roles add up to the scan's total): training " in markdown
+
+
+def test_the_placement_and_the_assumed_chip_are_read_by_field_not_by_their_words(monkeypatch):
+    # the route choice names the placement, and the verdict steps down for a block on an assumed chip,
+    # whatever the catalogue calls them (they were found by 'placed on ' and 'assumed' in the notes)
+    from advisor.measurements import Measurements
+    from advisor.report import build_report
+    from advisor.requirements import load_requirements, parse_requirements
+    from tests.document_examples import kb
+
+    import yaml
+
+    monkeypatch.setitem(CATALOGUE, "prep.placed", lambda p: f"» put on {p.where}")
+    monkeypatch.setitem(CATALOGUE, "workflows.assumed_chip", lambda p: f"» stand-in {p.chip}")
+    teams = ROOT / "tests" / "fixtures" / "teams"
+    bank = build_report(load_requirements(teams / "two-fleets-bank.yaml"), Measurements(), kb=kb())
+    placed = [s.route.placement for s in bank.scores if s.route is not None and s.route.placement]
+    assert len(placed) == 3 and all(p.startswith("» put on ") for p in placed), placed
+    doc = yaml.safe_load((teams / "government-tender.yaml").read_text(encoding="utf-8"))
+    doc["hardware"].pop("accelerator", None)
+    tender = build_report(parse_requirements(doc), Measurements(), kb=kb())
+    parts = tender.recommendation.confidence_parts
+    assert parts.decided_by == "hard-constraint"
+    assert [s for s in parts.steps if s.endswith(": » stand-in Huawei Ascend 910B (64 GB: 910B1/B2/B2C/B3)")], (
+        parts.steps
+    )

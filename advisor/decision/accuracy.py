@@ -13,6 +13,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import CONSTANTS
+from advisor.decision.findings import said
 from advisor.decision.probe_fields import data_source, normalize_check
 from advisor.sanitize import quoted_label
 
@@ -33,25 +34,20 @@ def verdict_at(low: float, high: float, seeds: int, tolerance: float) -> str:
     return "undecided"
 
 
+GAP_CODE = {"same": "accuracy.gap.same", "differs": "accuracy.gap.differs", "undecided": "accuracy.gap.undecided"}
+
+
 def gap_verdict(gap: Any, tolerance: float = ACCURACY_TOLERANCE) -> tuple[str, str]:
     """("same" | "differs" | "undecided", one line saying why)."""
     low, high = gap.ci95
     seeds = len(gap.per_seed)
     verdict = verdict_at(low, high, seeds, tolerance)
     if seeds < 2:
-        return "undecided", (
-            f"{gap.a} - {gap.b}: {gap.mean * 100:+.2f} points at one seed: no spread to judge "
-            '"the same" by; --seeds 3 gives an interval'
-        )
-    span = f"{gap.mean * 100:+.2f} points (95% CI {low * 100:+.2f} to {high * 100:+.2f}, {seeds} seeds)"
-    if verdict == "same":
-        return "same", f"{gap.a} - {gap.b}: {span}, inside +-{tolerance * 100:.0f} point"
-    if verdict == "differs":
-        return "differs", f"{gap.a} - {gap.b}: {span}, outside +-{tolerance * 100:.0f} point"
-    return "undecided", (
-        f"{gap.a} - {gap.b}: {span}: the interval crosses +-{tolerance * 100:.0f} point; "
-        "more seeds (--seeds 3) narrow it"
+        return "undecided", said("accuracy.gap.one_seed", a=gap.a, b=gap.b, mean=gap.mean)
+    line = said(
+        GAP_CODE[verdict], a=gap.a, b=gap.b, mean=gap.mean, low=low, high=high, seeds=seeds, tolerance=tolerance
     )
+    return verdict, line
 
 
 def normalize_verdict(mapping: dict) -> str:
@@ -59,11 +55,15 @@ def normalize_verdict(mapping: dict) -> str:
     check = normalize_check(mapping)
     wrong, right = check.variants.pytorch_values_0_1, check.variants.correct_0_255
     if not wrong or not right:
-        return "Normalize check: " + (check.error or "not run")
-    return (
-        f"Normalize trap: PyTorch-style 0-1 mean/std on uint8 input gave a batch mean of {wrong.batch_mean:.1f} "
-        f"(std {wrong.batch_std:.1f}) and a first loss of {wrong.loss_first:.2f}; the 0-255 values give "
-        f"{right.batch_mean:.2f} (std {right.batch_std:.2f}) and {right.loss_first:.2f}"
+        return said("accuracy.normalize.not_run", error=check.error)
+    return said(
+        "accuracy.normalize.trap",
+        wrong_mean=wrong.batch_mean,
+        wrong_std=wrong.batch_std,
+        wrong_loss=wrong.loss_first,
+        right_mean=right.batch_mean,
+        right_std=right.batch_std,
+        right_loss=right.loss_first,
     )
 
 
@@ -124,10 +124,13 @@ class AccuracyEvidence(BaseModel):
     note: str = ""
 
 
-NOT_MEASURED = (
-    "accuracy parity not measured: whether the frameworks compute the same thing rests on the knowledge base "
-    "(run `advisor probe --accuracy --json -o FILE`, then --accuracy FILE)"
-)
+NOT_MEASURED = said("accuracy.not_measured")
+# the worst gap's verdict -> the evidence's note
+MEASURED_CODE = {
+    "same": "accuracy.measured.same",
+    "differs": "accuracy.measured.differs",
+    "undecided": "accuracy.measured.undecided",
+}
 
 
 def _median(xs: list[float]) -> float:
@@ -192,15 +195,8 @@ def accuracy_evidence(
         )
     worst = max((g.verdict for g in gaps), key=VERDICT_RANK.__getitem__, default=None)
     data = data_source(suite.data)
-    what = quoted_label(data.source or data.name or (suite.config.data or "the bundled digits"))
-    if worst is None:
-        note = "the accuracy probe measured no cross-framework gap (a framework failed or ran alone): " + NOT_MEASURED
-    else:
-        note = {
-            "same": "measured here: the frameworks reach the same test accuracy within the tolerance",
-            "differs": "measured here: the frameworks' final test accuracy differs beyond the tolerance",
-            "undecided": "measured here, not decided: the gap's interval crosses the tolerance (more seeds narrow it)",
-        }[worst] + f" (LeNet-5 on {what}, not the team's own model)"
+    what = quoted_label(data.source or data.name or (suite.config.data or said("accuracy.bundled_digits")))
+    note = said("accuracy.no_gap") if worst is None else said(MEASURED_CODE[worst], data=what)
     return AccuracyEvidence(
         source="file",
         file=file,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Union
 
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
+from advisor.decision.findings import said
 from advisor.decision.probe_fields import latency, placement
 
 if TYPE_CHECKING:  # the probe's models load when a deployment result is judged, not with every report
@@ -76,26 +77,39 @@ def _model_score(
     ev: list[str] = []
     export = next((e for e in doc.exports if (e.framework, e.format, e.model) == (fw, fmt, model)), None)
     if export is None:
-        return None, [f"{model}: {fw} -> {fmt} was not run"]
+        return None, [said("deploy.export.not_run", model=model, framework=fw, format=fmt)]
     if export.status != "ok":
         if export.status == "failed":
-            op = f" on operator {export.operator}" if export.operator else ""
-            return 0, [f"{model}: export to {fmt} failed{op} (measured): {export.error or ''}".rstrip(": ")]
-        return None, [f"{model}: export to {fmt} {export.status}: {export.error}"]
-    size = f", {export.size_bytes / 1e6:.1f} MB" if export.size_bytes else ""
-    opset = f", opset {export.opset}" if export.opset else ""
-    dyn = {True: ", dynamic batch", False: ", fixed batch"}.get(export.dynamic_batch, "")
+            failed = said("deploy.export.failed", model=model, format=fmt, operator=export.operator, error=export.error)
+            return 0, [failed]
+        return None, [said("deploy.export.status", model=model, format=fmt, status=export.status, error=export.error)]
     ev.append(
-        f"{model}: export to {fmt} works ({export.exporter}, {export.seconds or 0:.2f} s{size}{opset}{dyn}; measured)"
+        said(
+            "deploy.export.works",
+            model=model,
+            format=fmt,
+            exporter=export.exporter,
+            seconds=export.seconds or 0,
+            megabytes=export.size_bytes / 1e6 if export.size_bytes else None,
+            opset=export.opset,
+            dynamic_batch=export.dynamic_batch,
+        )
     )
     serves = [s for s in doc.serves if s.framework == fw and s.model == model]
     serve = next((s for s in serves if s.artefact == fmt and s.engine == engine), None)
     if serve is None or serve.status == "unavailable":
-        why = serve.error if serve else f"{engine} was not run"
-        ev.append(f"{model}: not served on {engine}: {why}")
+        ev.append(
+            said(
+                "deploy.serve.not_served",
+                model=model,
+                engine=engine,
+                ran=serve is not None,
+                error=serve and serve.error,
+            )
+        )
         return (export_points if target != "mindspore-lite" else None), ev
     if serve.status != "ok":
-        ev.append(f"{model}: serving on {engine} {serve.status}: {serve.error}")
+        ev.append(said("deploy.serve.status", model=model, engine=engine, status=serve.status, error=serve.error))
         return min(round(k["SERVE_FAIL_CAP"]), export_points), ev
     score = export_points + serves_points
     source = next((s for s in serves if s.artefact == "source" and s.status == "ok"), None)
@@ -105,29 +119,56 @@ def _model_score(
         ratio = base / p50
         score += round(latency_points * min(1.0, ratio))
         ev.append(
-            f"{model}: P50 {p50:.3f} ms at batch {serve.timings[0].batch_size} on {engine} vs "
-            f"{base:.3f} ms in {SOURCE_ENGINE[fw]} ({ratio:.2g}x the source's speed; measured)"
+            said(
+                "deploy.serve.latency",
+                model=model,
+                p50=p50,
+                batch=serve.timings[0].batch_size,
+                engine=engine,
+                base=base,
+                source=SOURCE_ENGINE[fw],
+                ratio=ratio,
+            )
         )
     elif p50:
-        ev.append(f"{model}: P50 {p50:.3f} ms on {engine}; no source baseline to compare (measured)")
+        ev.append(said("deploy.serve.latency_alone", model=model, p50=p50, engine=engine))
     par = next((p for p in doc.parity if p.kind == "export" and p.b == serve.id), None)
     if par is None or par.status == "skipped":
-        ev.append(f"{model}: parity with {SOURCE_ENGINE[fw]} not checked" + (f" ({par.error})" if par else ""))
+        ev.append(
+            said(
+                "deploy.parity.unchecked",
+                model=model,
+                source=SOURCE_ENGINE[fw],
+                skipped=par is not None,
+                error=par and par.error,
+            )
+        )
     elif par.ok:
         score += parity_points
         ev.append(
-            f"{model}: outputs agree with {SOURCE_ENGINE[fw]} (max abs {par.max_abs_diff:.2e} <= "
-            f"{par.tolerance:.2e}; measured)"
+            said(
+                "deploy.parity.agree",
+                model=model,
+                source=SOURCE_ENGINE[fw],
+                max_abs_diff=par.max_abs_diff,
+                tolerance=par.tolerance,
+            )
         )
     else:
         score = min(score, round(k["PARITY_FAIL_CAP"]))
-        ev.append(f"{model}: outputs DISAGREE with {SOURCE_ENGINE[fw]} ({par.error}; measured)")
+        ev.append(said("deploy.parity.disagree", model=model, source=SOURCE_ENGINE[fw], error=par.error))
     where = placement(serve.placement)  # the per-node placement as ONNX Runtime reports it
     if where.fallback:
         score -= round(k["FALLBACK_PENALTY"])
         ev.append(
-            f"{model}: {len(where.fallback)} of {where.nodes} nodes left {where.chosen} "
-            f"({', '.join(where.fallback_ops)}): silent fallback (measured)"
+            said(
+                "deploy.serve.fallback",
+                model=model,
+                fallback=len(where.fallback),
+                nodes=where.nodes,
+                chosen=where.chosen,
+                ops=where.fallback_ops,
+            )
         )
     return max(0, min(100, score)), ev
 
@@ -158,17 +199,19 @@ def deployment_evidence(
             score = min(scored) if scored else None
             if not measured:
                 reason = next((n for n in doc.not_measured if target.replace("-", " ").lower() in n.lower()), None)
-                note = (
-                    "not measured on this host"
-                    + (f" ({reason})" if reason else "")
-                    + ": use the knowledge base for this target"
-                )
+                note = said("deploy.note.not_measured", reason=reason)
             else:
                 fmt, engine = TARGETS[fw][target]
-                note = (
-                    f"measured here: {fw} -> {fmt} -> {engine}, weakest of {len(scored)} model(s); "
-                    f"points: export {export_points:g}, serves {k['SERVES_POINTS']:g}, parity "
-                    f"{k['PARITY_POINTS']:g}, latency vs source {k['LATENCY_POINTS']:g} (assumption)"
+                note = said(
+                    "deploy.note.measured",
+                    framework=fw,
+                    format=fmt,
+                    engine=engine,
+                    models=len(scored),
+                    export=export_points,
+                    serves=k["SERVES_POINTS"],
+                    parity=k["PARITY_POINTS"],
+                    latency=k["LATENCY_POINTS"],
                 )
             rows.append(DeployPath(fw, target, score, measured, evidence, note, per))
     return rows

@@ -16,6 +16,7 @@ from advisor.decision.criteria.migration import migration_score
 from advisor.decision.criteria.performance import performance_score
 from advisor.decision.criteria.scan_parts import excluded_scan_text
 from advisor.decision.criteria.team import team_score
+from advisor.decision.findings import said
 from advisor.decision.memory import blocks
 from advisor.decision.pitfalls import ports_pytorch_code
 from advisor.decision.projections import WORKFLOWS
@@ -147,7 +148,7 @@ def evaluate(ctx: Context, k: Consts, reuse: Optional[Evaluation] = None) -> Eva
                     applicable=False,
                     not_applicable=route.not_applicable,
                     criteria=criteria,
-                    route=ctx.once(("route choice", wf), lambda: route_choice(route, ctx.req)),
+                    route=ctx.once(("route_choice", wf), lambda: route_choice(route, ctx.req)),
                 )
             )
             continue
@@ -161,7 +162,7 @@ def evaluate(ctx: Context, k: Consts, reuse: Optional[Evaluation] = None) -> Eva
                 criteria=criteria,
                 pitfalls=[p.id for p in ctx.pitfalls[wf]],
                 migration_hours=hours[wf],
-                route=ctx.once(("route choice", wf), lambda: route_choice(route, ctx.req)),
+                route=ctx.once(("route_choice", wf), lambda: route_choice(route, ctx.req)),
             )
         )
     return Evaluation(scores, costs, schedules, ctx, k, parts.made)
@@ -173,36 +174,46 @@ def hard_constraints(wf: str, ctx: Context, cost: TotalCost, sched: Schedule, k:
     foreign = []
     scope = req.needs.domestic_scope
     if req.needs.framework_mandate == "required" and route.framework == "pytorch":
-        foreign.append((mandate_field(req, "framework"), "PyTorch framework"))
+        foreign.append((mandate_field(req, "framework"), "framework"))
     if req.needs.hardware_mandate == "required":
         # the mandate binds the stages needs.domestic_scope names: weights trained on Ascend may be served
         # by others on NVIDIA when only training is in scope
         if route.target == "nvidia" and "training" in scope:
-            foreign.append((mandate_field(req, "hardware"), "NVIDIA training hardware"))
+            foreign.append((mandate_field(req, "hardware"), "training"))
         if "nvidia-server" in req.deployment.targets and "deployment" in scope:
-            foreign.append((mandate_field(req, "hardware"), "NVIDIA deployment"))
+            foreign.append((mandate_field(req, "hardware"), "deployment"))
     for name in dict.fromkeys(f for f, _ in foreign):
-        blocked.append(f"{name}: production stack uses {', '.join(t for f, t in foreign if f == name)}")
+        blocked.append(said("evaluate.block.foreign", field=name, parts=[t for f, t in foreign if f == name]))
     if not proj.supported and req.hardware.training_target != "undecided":
-        blocked.append(f"hardware.training_target={req.hardware.training_target}: {proj.basis_detail}")
+        target = req.hardware.training_target
+        blocked.append(said("evaluate.block.unsupported", target=target, detail=proj.basis_detail))
     memory = blocks(proj.memory)
     if memory:
         blocked.append(memory)
     slo = proj.serving.slo if proj.serving is not None else None
     if slo is not None and slo.verdict == "cannot":
-        blocked.append(f"serving: {slo.reason}")
+        blocked.append(said("evaluate.block.serving", reason=slo.reason))
     budget = req.constraints.budget_usd
     scoped = cost.budget_usd
     if budget is not None and scoped is not None and scoped.low > budget:
         blocked.append(
-            f"constraints.budget_usd={budget:g}: {' + '.join(cost.budget_parts)} cost at least ${scoped.low:,.0f} "
-            f"(constraints.budget_scope={cost.budget_scope})"
+            said(
+                "evaluate.block.budget", budget=budget, parts=cost.budget_parts, low=scoped.low, scope=cost.budget_scope
+            )
         )
-    if sched.fits == "no" and sched.finding and not (sched.finding_code or "").startswith("schedule.migration_"):
-        blocked.append(f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: {sched.finding}")
+    weeks = req.constraints.deadline_weeks
+    # the schedule's own finding, except a migration that cannot fit: that says its hours and the share
+    migration = (sched.finding_code or "").partition(".")[2].startswith("migration_")
+    if sched.fits == "no" and sched.finding and not migration:
+        blocked.append(said("evaluate.block.deadline", weeks=weeks, finding=sched.finding))
     elif sched.fits == "no":
         blocked.append(
-            f"constraints.deadline_weeks={req.constraints.deadline_weeks:g}: migration needs at least {sched.hours[0]:g} h, "
-            f"more than {k['DEADLINE_SHARE']:.0%} of the team's time ({sched.allowed_hours:g} h)"
+            said(
+                "evaluate.block.migration",
+                weeks=weeks,
+                hours=sched.hours[0],
+                share=k["DEADLINE_SHARE"],
+                allowed=sched.allowed_hours,
+            )
         )
     return blocked

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from advisor.decision.constants import CONSTANTS
+from advisor.decision.findings import said
 from advisor.decision.memory import MemoryFit
 from advisor.requirements import Requirements
 from knowledge.conditions import holds
@@ -115,12 +116,12 @@ def judge(
     if rule is not None:
         value, why = rule.value, rule.why.format(size=_size(p), devices=p.devices, family=p.family)
     elif conditions:
-        value, why = CONDITIONAL, "applies because " + ", ".join(conditions)
+        value, why = CONDITIONAL, said("likelihood.why.conditions", conditions=list(conditions))
     else:
-        value, why = UNCONDITIONAL, "applies to every project on this workflow"
+        value, why = UNCONDITIONAL, said("likelihood.why.always")
     if porting and workflow == "mindspore" and p.source != "pytorch-code":
         value *= NOT_PORTED
-        why = f"model.source is {p.source}: written for MindSpore, no PyTorch code to port (habits still carry over)"
+        why = said("likelihood.why.not_ported", source=p.source)
     return value, why
 
 
@@ -147,9 +148,7 @@ _JUDGED_MAX = 50_000
 
 def _size(p: Project) -> str:
     """'an 11.7M-parameter cnn' (with its article: the register reads as prose)."""
-    text = f"{p.params_m:g}M-parameter {p.family}" if p.params_m else f"{p.family} model of unstated size"
-    an = text[0] in "aeiou8" or text.split("M")[0].split(".")[0] in ("11", "18") or text.startswith("11")
-    return ("an " if an else "a ") + text
+    return said("likelihood.size", params_m=p.params_m, family=p.family)
 
 
 class _BundledRules(Mapping):

@@ -13,17 +13,17 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.decision.findings import Finding, finding, said
 from advisor.decision.probe_fields import data_source
 from advisor.sanitize import quoted_label
 
 
-def _passes_text(best: list) -> str:
+def _passes(best: list) -> Finding:
     """How many timed passes the cited rates rest on, and how they were graded."""
     passes = min(b.passes for b in best)
     if passes <= 1:
-        return "one timed pass per variant, no repetitions: no spread"
-    grades = sorted({b.quality or "ungraded" for b in best})
-    return f"{passes} interleaved timed passes per variant, graded {', '.join(grades)} by their spread"
+        return finding("pipeline.passes.one")
+    return finding("pipeline.passes.graded", passes=passes, grades=[b.quality for b in best])
 
 
 def starved(run: Any) -> Optional[bool]:
@@ -60,9 +60,7 @@ def verdict(run: Any) -> str:
     if s is None:
         return run.error or run.status
     alone, step = run.alone.samples_per_second, run.step_only.samples_per_second
-    if s:
-        return f"starved: the pipeline delivers {alone:,.0f} samples/s, the step alone takes {step:,.0f}"
-    return f"keeps up: {alone:,.0f} samples/s against a step of {step:,.0f} ({alone / step:.1f}x headroom)"
+    return said("pipeline.starved" if s else "pipeline.keeps_up", alone=alone, step=step)
 
 
 # --- the pipeline probe as report evidence ----------------------------------------------------------
@@ -131,10 +129,7 @@ class PipelineFeed(_Out):
     detail: str
 
 
-NOT_MEASURED = (
-    "input pipeline not measured: the data loader's bound is the knowledge base's assumption "
-    "(INPUT_PIPELINE_PER_HOST; run `advisor probe --pipeline --json -o FILE`, then --pipeline FILE)"
-)
+NOT_MEASURED = said("pipeline.not_measured")
 
 
 def _rate(r: Any) -> Optional[float]:
@@ -186,12 +181,11 @@ def pipeline_evidence(suite: Any, file: Optional[str] = None) -> PipelineEvidenc
             )
         )
     data = data_source(suite.data)
-    what = quoted_label(data.source or data.name or suite.config.data or "the bundled digits")
+    what = quoted_label(data.source or data.name or suite.config.data or said("pipeline.bundled_digits"))
     note = (
-        "measured here: each framework's fastest loader variant bounds the projected throughput per host "
-        f"({what}, {suite.config.batch_size} per batch; {_passes_text(best)})"
+        said("pipeline.measured", data=what, batch=suite.config.batch_size, passes=_passes(best))
         if best
-        else "the pipeline probe has no successful run: " + NOT_MEASURED
+        else said("pipeline.no_run")
     )
     return PipelineEvidence(
         source="file",
@@ -216,24 +210,22 @@ def feed_share(rate: float, low: float, high: float, devices: int, per_host: int
     return hosts, on_host, d_low, d_high, feed_fraction(rate, d_high, on_host), feed_fraction(rate, d_low, on_host)
 
 
-def transfer(best: PipelineBest, min_passes: float, workers_per_host: float) -> tuple[bool, float, str]:
-    """(applies, samples/s per target host, the rule in words). The measuring host is not the target
+def transfer(best: PipelineBest, min_passes: float, workers_per_host: float) -> tuple[bool, float, Finding]:
+    """(applies, samples/s per target host, the rule as a finding). The measuring host is not the target
     host: the rate transfers per loader worker to PIPELINE_WORKERS_PER_HOST workers, and only when it
     was timed over PIPELINE_MIN_PASSES passes and graded stable."""
     if best.passes < min_passes or best.quality != "stable":
         return (
             False,
             best.samples_per_second,
-            f"not applied: {best.passes} timed pass(es), graded {best.quality or 'ungraded'}; a measured pipeline "
-            f"bounds the projection only when stable over {min_passes:g} passes (PIPELINE_MIN_PASSES)",
+            finding("pipeline.rule.not_applied", passes=best.passes, quality=best.quality, min_passes=min_passes),
         )
     per_worker = best.samples_per_second / max(1, best.workers)
     host = per_worker * workers_per_host
     return (
         True,
         host,
-        f"{per_worker:,.0f} samples/s per loader worker here x {workers_per_host:g} workers on a target host "
-        f"(PIPELINE_WORKERS_PER_HOST) = {host:,.0f} samples/s per host",
+        finding("pipeline.rule.per_worker", per_worker=per_worker, workers=workers_per_host, host=host),
     )
 
 
@@ -254,18 +246,27 @@ def pipeline_feed(
     hosts, on_host, d_low, d_high, f_low, f_high = feed_share(host_rate, low, high, devices, per_host)
     cap = hosts * host_rate
     capped = applied and cap < high
-    share = f"{f_low:.0%}" if f"{f_low:.0%}" == f"{f_high:.0%}" else f"{f_low:.0%}-{f_high:.0%}"
-    detail = (
-        f"on {devices} x {where} this pipeline would feed {share} of the chips: {best.framework} "
-        f"{best.variant} ({best.workers} worker(s)) delivers {best.samples_per_second:,.0f} samples/s per host "
-        f"(measured here, {best.samples} samples in {best.seconds:.2f} s, one pass: no spread), "
-        f"the {on_host} device(s) of a host would take {on_host * d_low:,.0f}-{on_host * d_high:,.0f}"
-    )
-    detail += f"; {rule}"
-    detail += (
-        f"; the projection is capped at {hosts:g} host(s) x {host_rate:,.0f} = {cap:,.0f} samples/s"
-        if capped
-        else ("; it keeps up: no cap" if applied else "")
+    detail = said(
+        "pipeline.feed",
+        devices=devices,
+        where=where,
+        fed_low=f_low,
+        fed_high=f_high,
+        framework=best.framework,
+        variant=best.variant,
+        workers=best.workers,
+        rate=best.samples_per_second,
+        samples=best.samples,
+        seconds=best.seconds,
+        on_host=on_host,
+        take_low=on_host * d_low,
+        take_high=on_host * d_high,
+        rule=rule,
+        capped=capped,
+        applied=applied,
+        hosts=hosts,
+        host_rate=host_rate,
+        cap=cap,
     )
     return PipelineFeed(
         framework=best.framework,
@@ -278,6 +279,6 @@ def pipeline_feed(
         capped=capped,
         applied=applied,
         host_rate=round(host_rate, 3),
-        rule=rule,
+        rule=str(rule),
         detail=detail,
     )

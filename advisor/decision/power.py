@@ -17,7 +17,7 @@ from typing import Optional
 
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import Evidence, Span, sourced_evidence
-from advisor.numbers import sig
+from advisor.decision.findings import said
 from knowledge.models import Accelerator
 
 
@@ -53,9 +53,8 @@ def fleet_power(acc: Optional[Accelerator], k: Consts = DEFAULT) -> Optional[Fle
     if acc.server_power_w is not None and acc.server_devices:
         per = acc.server_power_w.value / acc.server_devices
         high = max([acc.server_power_w.value, *(a.value for a in acc.server_power_w.alternatives)]) / acc.server_devices
-        basis = (
-            f"{acc.name}: its server draws up to {acc.server_power_w.value:,.0f} W for {acc.server_devices} "
-            f"devices ({per:,.0f} W each, CPUs, network and storage included)"
+        basis = said(
+            "power.server", accelerator=acc.name, watts=acc.server_power_w.value, devices=acc.server_devices, each=per
         )
         return FleetPower(per, basis, [sourced_evidence(acc.id, acc.server_power_w, basis)], high)
     if acc.tdp_w is None:
@@ -63,10 +62,13 @@ def fleet_power(acc: Optional[Accelerator], k: Consts = DEFAULT) -> Optional[Fle
     factor = k["SERVER_POWER_PER_CARD_POWER"]
     watts = [acc.tdp_w.value, *(a.value for a in acc.tdp_w.alternatives)]
     per, high = acc.tdp_w.value * factor, max(watts) * factor
-    card = sig(acc.tdp_w.value, 6) if high == per else f"{sig(acc.tdp_w.value, 6)}-{sig(max(watts), 6)}"
-    basis = (
-        f"{acc.name} draws up to {card} W x {sig(factor, 6)} for its server (SERVER_POWER_PER_CARD_POWER: "
-        f"{CONSTANTS['SERVER_POWER_PER_CARD_POWER'].source})"
+    basis = said(
+        "power.cards",
+        accelerator=acc.name,
+        low=acc.tdp_w.value,
+        high=None if high == per else max(watts),
+        factor=factor,
+        source=CONSTANTS["SERVER_POWER_PER_CARD_POWER"].source,
     )
     return FleetPower(per, basis, [sourced_evidence(acc.id, acc.tdp_w, basis)], high)
 

@@ -7,7 +7,6 @@ from dataclasses import replace
 from collections.abc import Sequence
 from typing import Optional, TYPE_CHECKING, Union
 
-from advisor.numbers import sig
 from advisor.decision.accuracy import AccuracyEvidence
 from advisor.decision.transformer_evidence import TransformerEvidence
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
@@ -15,6 +14,7 @@ from advisor.decision.context import Context, Inputs, conditions, placed_conditi
 from advisor.decision.criteria.ecosystem import debugging_score, ecosystem_score
 from advisor.decision.deployment import DeployPath, deployment_evidence
 from advisor.decision.evidence import JsonDict
+from advisor.decision.findings import Finding, finding, said
 from advisor.decision.pitfalls import applicable_pitfalls
 from advisor.decision.projections import (
     BASIS_RANK,
@@ -43,16 +43,20 @@ if TYPE_CHECKING:  # the probes' result types, for the annotations only
     from probes.scaling.models import ScalingResult
     from advisor.decision.pipeline import PipelineBest, PipelineEvidence
 
-MODEL_ASSUMPTIONS = (
-    "criterion scores are 0-100 per workflow; the total is their weighted mean (weights renormalised to 1)",
-    "migration effort sums the typical fix hours of the knowledge-base pitfalls that apply (plus re-implementing the model when PyTorch code is ported, "
-    "custom CUDA kernels, dynamic shapes and parallelism set-up when the model must be split); one team-week of it scores 50, less the deadline pressure",
-    "cost = total cost of ownership: the team's time on the project, compute (device-hours x the dated price), energy (owned hardware only) "
-    "and engineering (migration hours x day rate)",
-    f"confidence: high from a margin of {CONSTANTS['CONFIDENCE_HIGH_MARGIN'].value:g} points, medium from "
-    f"{CONSTANTS['CONFIDENCE_MEDIUM_MARGIN'].value:g}; one step lower for weak decisive "
-    "evidence, for a verdict that flips within a quarter of a weight or constant, and for a measured difference inside the noise",
-)
+
+def model_assumptions() -> list[str]:
+    """How the model scores, costs and grades, listed first among the report's assumptions (the
+    confidence margins at their defaults)."""
+    return [
+        said("prep.model.scores"),
+        said("prep.model.migration"),
+        said("prep.model.cost"),
+        said(
+            "prep.model.confidence",
+            high=CONSTANTS["CONFIDENCE_HIGH_MARGIN"].value,
+            medium=CONSTANTS["CONFIDENCE_MEDIUM_MARGIN"].value,
+        ),
+    ]
 
 
 def prepare(
@@ -115,37 +119,31 @@ def prepare_inputs(inputs: Inputs, kb: Optional[KnowledgeBase], k: Consts = DEFA
     and the assumptions the report lists."""
     req, suites = inputs.req, list(inputs.suites)
     reads: dict[str, set[str]] = {stage: set() for stage in STAGES}
-    assumptions: list[str] = list(MODEL_ASSUMPTIONS)
+    assumptions: list[str] = model_assumptions()
     if (
         req.workload is not None
         and req.workload.gflops_per_sample is None
         and req.workload.model in WORKLOAD_GFLOPS
         and req.workload.model != "lenet"
     ):
-        assumptions.append(
-            f"workload {req.workload.model}: {WORKLOAD_GFLOPS[req.workload.model]:g} training GFLOPs per image (ImageNet-size 224x224 input); set workload.gflops_per_sample for other input sizes"
-        )
+        gflops = WORKLOAD_GFLOPS[req.workload.model]
+        assumptions.append(said("prep.workload_gflops", model=req.workload.model, gflops=gflops))
     if kb is None:
-        assumptions.append("no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed")
+        assumptions.append(said("prep.no_kb"))
     rs, best, basis, compared = _placement(inputs, kb, k.noting(reads["placement"]))
     assumptions.extend(_host_notes(inputs.host, suites, rs))
     target = req.hardware.training_target
     if target not in ("undecided", *req.hardware.available):
-        assumptions.append(
-            f"hardware.training_target={target} is not in hardware.available: the team has to get that hardware before production training"
-        )
+        assumptions.append(said("prep.target_not_available", target=target))
     if any(p.basis != compared[wf].basis for wf, p in best.items()):
-        assumptions.append(
-            f"performance and cost compare workflows on the basis all of them share ({basis}); projections show each one's best basis"
-        )
+        assumptions.append(said("prep.shared_basis", basis=basis))
     for p in best.values():
         for note in p.notes:
             if note not in assumptions and ("assumed" in note or "undecided" in note):
                 assumptions.append(note)
     assumptions.extend(_communication_notes(req, compared))
     for run in (r for x in suites for r in x.runs if r.status == "ok" and r.quality == "unusable"):
-        reasons = "; ".join(run.quality_reasons) or "no reason given"
-        assumptions.append(f"probe run {run.id} is marked unusable ({reasons}): shown, never scored")
+        assumptions.append(said("prep.run_unusable", run=run.id, reasons=run.quality_reasons))
     weights = resolve_weights(req, k.noting(reads["weights"]))
     ctx = Context(
         req=req,
@@ -175,7 +173,7 @@ def reprepared(ctx: Context, k: Consts, kb: Optional[KnowledgeBase] = None) -> C
     """`ctx` as `prepare_inputs` would give it with the constants `k` (and the knowledge base `kb`, a
     copy of ctx.kb with some sections replaced): only the stages that read a moved constant or a
     replaced section run again; the others are kept (they would give the same)."""
-    assert ctx.inputs is not None, "a context prepared by prepare_inputs"
+    assert ctx.inputs is not None  # a context prepared by prepare_inputs
     kb = ctx.kb if kb is None else kb
     moved = k.differ(ctx.k)
     sections = _replaced_sections(ctx.kb, kb)
@@ -302,9 +300,9 @@ def place(
             ranked.append((_place_key(p, i), r, p))
         ranked.sort(key=lambda x: x[0])
         best = ranked[0][1]
-        compared = [f"{_where(r)}: {_speed(p)}" for _, r, p in ranked]
-        note = f"placed on {_where(best)} (the faster of {len(ranked)} places: " + "; ".join(compared) + ")"
-        chosen[wf] = replace(best, notes=(*best.notes, note))
+        compared = [(_where(r), _speed(p)) for _, r, p in ranked]
+        note = said("prep.placed", where=_where(best), places=len(ranked), compared=compared)
+        chosen[wf] = replace(best, notes=(*best.notes, note), placement=note)
     return with_basis(req, chosen)
 
 
@@ -324,16 +322,16 @@ def _where(r: Route) -> str:
     return f"{r.devices} x {r.accelerator.name}" if r.accelerator is not None and r.devices else r.target
 
 
-def _speed(p: Projection) -> str:
+def _speed(p: Projection) -> Finding:
     if not p.supported:
-        return "not supported"
+        return finding("prep.speed.unsupported")
     if p.time_to_train_hours is not None:
         t = p.time_to_train_hours
-        return f"{sig(t.low)}-{sig(t.high)} h to train"
+        return finding("prep.speed.train", low=t.low, high=t.high)
     if p.serving is not None:
         s = p.serving.total
-        return f"{s.low:,.0f}-{s.high:,.0f} {s.unit}"
-    return "no projection"
+        return finding("prep.speed.serve", low=s.low, high=s.high, unit=s.unit)
+    return finding("prep.speed.none")
 
 
 def _accuracy(accuracy: Union[AccuracySuite, AccuracyEvidence, JsonDict, None]) -> Optional[AccuracyEvidence]:
@@ -365,10 +363,7 @@ def _communication_notes(req: Requirements, projections: dict[str, Projection]) 
             parts.setdefault(f"{p.communication.basis}: {p.communication.basis_detail}", []).append(wf)
     if not parts:
         return []
-    return [
-        f"multi-device training on {req.hardware.devices} device(s): "
-        + "; ".join(f"{'/'.join(wfs)} {text}" for text, wfs in parts.items())
-    ]
+    return [said("prep.multi_device", devices=req.hardware.devices, parts=list(parts.items()))]
 
 
 def _suite(suite: Union[ProbeSuite, JsonDict]) -> ProbeSuite:
@@ -389,10 +384,7 @@ def _host_notes(
         if r.status == "ok" and (r.images_per_second or 0) > 0 and r.quality != "unusable"
     }
     targets = {r.target for r in rs.values()}
-    return [
-        f"this host has {k} hardware but no probe results for it: run `advisor probe` (or --run-probes) to measure instead of projecting"
-        for k in sorted(kinds & targets - measured)
-    ]
+    return [said("prep.host_unmeasured", kind=k) for k in sorted(kinds & targets - measured)]
 
 
 def _scan(scan: Union[ScanResult, JsonDict, None]) -> Optional[ScanResult]:

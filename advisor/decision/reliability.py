@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import CONSTANTS, DEFAULT, Consts
 from advisor.decision.evidence import Span
+from advisor.decision.findings import said
 
 
 class Reliability(BaseModel):
@@ -65,11 +66,20 @@ def allowance(training_hours: Span, devices: int, checkpoint_gb: float, k: Const
         interruptions=Span(low=round(n_low, 3), high=round(n_high, 3), unit="interruptions"),
         allowance_hours=Span(low=round(a_low, 4), high=round(a_high, 4), unit="hours"),
         notes=[
-            f"failure and checkpoint allowance: {n_low:.2g}-{n_high:.2g} interruptions expected "
-            f"(one per {mtbi:,.0f} h on {devices} devices; {rate.source}), {restart:g} h to restart each "
-            "(RESTART_HOURS, assumption) plus half a checkpoint interval of lost work; a "
-            f"{checkpoint_gb:,.0f} GB checkpoint written in {write_h * 60:.1f} min every {interval:.1f} h "
-            f"(Young's optimum; {k['CHECKPOINT_WRITE_GBS_PER_HOST']:g} GB/s per host, CHECKPOINT_WRITE_GBS_PER_HOST): "
-            f"+{a_low:,.1f}-{a_high:,.1f} h"
+            said(
+                "reliability.allowance",
+                interruptions_low=n_low,
+                interruptions_high=n_high,
+                mtbi=mtbi,
+                devices=devices,
+                source=rate.source,
+                restart=restart,
+                checkpoint_gb=checkpoint_gb,
+                write_minutes=write_h * 60,
+                interval=interval,
+                write_gbs=k["CHECKPOINT_WRITE_GBS_PER_HOST"],
+                low=a_low,
+                high=a_high,
+            )
         ],
     )

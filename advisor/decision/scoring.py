@@ -27,6 +27,7 @@ from advisor.decision.context import Context, Inputs, conditions, placed_conditi
 from dataclasses import replace
 
 from advisor.decision.evaluate import Evaluation, evaluate, rank
+from advisor.decision.findings import said
 from advisor.decision.likelihood import project_of
 from advisor.decision.pitfalls import pitfall_items
 from advisor.decision.prepare import prepare_inputs, read_inputs, reprepared
@@ -57,11 +58,12 @@ if TYPE_CHECKING:  # the probes' result types, for the annotations only
     from knowledge.models import KnowledgeBase
 
 
-NVIDIA_TO_TORCH_NPU = "Prototype in PyTorch on NVIDIA, then train and serve on Ascend via torch_npu, no port"
+# what each workflow does when the knowledge base has no summary of it (the catalogue words the codes)
+NVIDIA_TO_TORCH_NPU = "score.summary.torch_npu_route"
 WORKFLOW_SUMMARY = {
-    "pytorch": "build, train and deploy on PyTorch",
-    "mindspore": "build, train and deploy on MindSpore",
-    "hybrid": "prototype and validate in PyTorch, then migrate the validated model to MindSpore for training and deployment on Ascend",
+    "pytorch": "score.summary.pytorch",
+    "mindspore": "score.summary.mindspore",
+    "hybrid": "score.summary.hybrid",
 }
 
 
@@ -151,12 +153,12 @@ def score_context(ctx: Context, assumptions: list[str], *, sensitivity: bool = T
     if top.eligible and top_schedule is not None and top_schedule.fits == "maybe":
         # the headline's workflow fits the deadline only at the fast end of its estimate: not a confident verdict
         parts.level = DOWN[parts.level]
-        parts.steps.append(f"the deadline: {top_schedule.finding}")
+        parts.steps.append(said("score.step.deadline", finding=top_schedule.finding))
     assumed = _assumed_chip_blocks(ranked, ctx)
     if parts.decided_by == "hard-constraint" and assumed:
         # a block that rests on a chip the team never named cannot carry a confident verdict
         parts.level = DOWN[parts.level]
-        parts.steps.append(f"the hard constraint that decides it rests on an assumed accelerator: {assumed}")
+        parts.steps.append(said("score.step.assumed_accelerator", note=assumed))
     readings, flip = mandate_readings(ctx, ev, top.workflow, margin, k) if full else ([], None)
     if flip:
         parts.level = DOWN[parts.level]
@@ -213,16 +215,10 @@ def _assumed_chip_blocks(ranked: list[WorkflowScore], ctx: Context) -> str:
     top = ranked[0]
     for s in ranked:
         if s.applicable and not s.eligible and s.total > top.total and s.blocked_by:
-            notes = [n for n in ctx.routes[s.workflow].notes if "assumed" in n]
-            if notes:
-                return notes[0]
+            assumed = ctx.routes[s.workflow].assumed_chip
+            if assumed:
+                return assumed
     return ""
-
-
-READING_TEXT = {
-    "hardware-and-framework": "hardware and framework",
-    "hardware-only": "hardware only (torch_npu on Ascend meets it)",
-}
 
 
 def mandate_readings(
@@ -266,11 +262,7 @@ def mandate_readings(
     ]
     if alt[0].workflow == top:
         return readings, None
-    flip = (
-        f"the verdict depends on how needs.domestic_substitution={level} is read: as {READING_TEXT['hardware-only']} "
-        f"it is {alt[0].workflow} ({alt[0].total:.1f}/100) instead of {top}; set needs.domestic_hardware and "
-        "needs.domestic_framework to say which"
-    )
+    flip = said("score.mandate_flip", level=level, workflow=alt[0].workflow, total=alt[0].total, top=top)
     return readings, flip
 
 
@@ -278,10 +270,10 @@ def _stack_text(route: Route) -> str:
     """'trains with MindSpeed-LLM on torch_npu, serves with vLLM-Ascend' (what the route names)."""
     parts = []
     if route.training is not None:
-        parts.append(f"trains with {route.training.name}")
+        parts.append(said("score.stack.trains", name=route.training.name))
     serving = list(dict.fromkeys(r.name for _, r in route.serving_by_target if r is not None))
     if serving:
-        parts.append(f"serves with {' and '.join(serving)}")
+        parts.append(said("score.stack.serves", names=serving))
     return ", ".join(parts)
 
 
@@ -298,17 +290,34 @@ def _reasons(
             if gain <= 0:
                 break
             reasons.append(
-                f"{t.name}: {t.score:.0f} vs {r.score:.0f} for {runner.workflow} (weight {t.weight:.2f}, +{gain:.1f} points): {t.note}"
+                said(
+                    "score.reason.for",
+                    criterion=t.name,
+                    score=t.score,
+                    other=r.score,
+                    runner=runner.workflow,
+                    weight=t.weight,
+                    gain=gain,
+                    note=t.note,
+                )
             )
         losses = [g for g in gains if g[0] < 0]
         if losses:
             gain, t, r = losses[-1]
             reasons.append(
-                f"against it: {t.name} {t.score:.0f} vs {r.score:.0f} for {runner.workflow} ({gain:.1f} points): {t.note}"
+                said(
+                    "score.reason.against",
+                    criterion=t.name,
+                    score=t.score,
+                    other=r.score,
+                    runner=runner.workflow,
+                    gain=gain,
+                    note=t.note,
+                )
             )
     for s in ranked:
         for why in s.blocked_by:
-            reasons.append(f"{s.workflow} is ruled out: {why}")
+            reasons.append(said("score.reason.ruled_out", workflow=s.workflow, why=why))
     if noise_note:
         reasons.append(noise_note)
     return reasons
@@ -322,23 +331,26 @@ def _summary(
     kb: Optional[KnowledgeBase],
     route: Route,
 ) -> str:
-    what = WORKFLOW_SUMMARY[top.workflow]
+    what = said(WORKFLOW_SUMMARY[top.workflow])
     if kb is not None:
         entry = next((w for w in getattr(kb, "workflows", []) if w.id == top.workflow), None)
         if entry is not None:
             what = entry.summary.rstrip(".")
     if top.workflow == "pytorch" and route.target == "ascend" and prototypes_on_nvidia(req):
-        what = NVIDIA_TO_TORCH_NPU  # the route it was scored on, not the generic one
+        what = said(NVIDIA_TO_TORCH_NPU)  # the route it was scored on, not the generic one
     stack = _stack_text(route)
     if stack:
         what = f"{what.rstrip('.')}; {stack}"
     if not top.eligible:
-        return f"No workflow meets every hard constraint; the best-scoring is {top.workflow} ({top.total:.1f}/100): {what}."
-    if runner is not None and parts.tie:
-        vs = f", tied with {runner.workflow} ({top.total - runner.total:.1f} points)"
-    elif runner is not None:
-        vs = f", {top.total - runner.total:.1f} points ahead of {runner.workflow}"
-    else:
-        vs = ", the only eligible workflow"
-    by = "; decided by hard constraints" if parts.decided_by == "hard-constraint" else ""
-    return f"{top.workflow} ({top.total:.1f}/100{vs}; confidence {parts.level}{by}): {what}."  # one decimal, as every format
+        return said("score.summary.nothing_eligible", workflow=top.workflow, total=top.total, what=what)
+    return said(
+        "score.summary.verdict",
+        workflow=top.workflow,
+        total=top.total,
+        runner=runner.workflow if runner is not None else None,
+        lead=top.total - runner.total if runner is not None else None,
+        tie=parts.tie,
+        level=parts.level,
+        hard=parts.decided_by == "hard-constraint",
+        what=what,
+    )

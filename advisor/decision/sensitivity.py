@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from advisor.numbers import sig
 from advisor.decision.constants import DEFAULT, Constant, searched
 from advisor.decision.context import Context
 from advisor.decision.evaluate import Evaluation, evaluate, rank
+from advisor.decision.findings import said
 from advisor.decision.prepare import reprepared
 from advisor.decision.scorecard import ConstantSensitivity, SensitivityItem, WorkflowScore
 from advisor.requirements import CRITERIA
@@ -46,18 +46,19 @@ def weight_sensitivity(scores: list[WorkflowScore], top: str) -> list[Sensitivit
                         best = (w, other.workflow)
         if best is None:
             items.append(
-                SensitivityItem(criterion=name, weight=round(w0, 4), note=f"{top} stays on top at any {name} weight")
+                SensitivityItem(
+                    criterion=name, weight=round(w0, 4), note=said("sensitivity.weight.stays", top=top, criterion=name)
+                )
             )
         else:
             w, who = best
-            verb = "raised" if w > w0 else "lowered"
             items.append(
                 SensitivityItem(
                     criterion=name,
                     weight=round(w0, 4),
                     threshold=round(w, 4),
                     new_top=who,
-                    note=f"{who} would win if the {name} weight were {verb} from {w0:.2f} to {w:.2f}",
+                    note=said("sensitivity.weight.flips", who=who, criterion=name, weight=w0, threshold=w),
                 )
             )
     return items
@@ -100,7 +101,7 @@ def constant_sensitivity(
         lo, hi = c.search
         v0 = c.value
         if c.acts_when and not getattr(ctx, c.acts_when):  # nothing it applies to: it cannot move the verdict
-            items.append(_stays_on_top(c, top, f" (no {c.acts_when} result to apply it to)"))
+            items.append(_stays_on_top(c, top, c.acts_when))
             continue
         if read is not None and c.name not in read:  # nothing read it: every value gives today's scores
             items.append(_stays_on_top(c, top))
@@ -141,9 +142,9 @@ def constant_sensitivity(
         if top_at(thr) == top:
             thr = round(b, 6)  # the short form fell on the side that keeps `top`: keep the exact one
         if c.name == "MIGRATION_HOURS_FACTOR":
-            note = f"{top} would lose to {who} if migration took {thr:g}x the estimate"
+            note = said("sensitivity.constant.migration_factor", top=top, who=who, threshold=thr)
         else:
-            note = f"{who} would win if {c.what} {sig(thr)} {c.unit} (now {sig(v0)})"
+            note = said("sensitivity.constant.flips", who=who, what=c.what, threshold=thr, unit=c.unit, value=v0)
         items.append(
             ConstantSensitivity(
                 name=c.name, value=v0, unit=c.unit, source=c.source, threshold=thr, new_top=who, note=note
@@ -152,7 +153,8 @@ def constant_sensitivity(
     return items
 
 
-def _stays_on_top(c: Constant, top: str, why: str = "") -> ConstantSensitivity:
+def _stays_on_top(c: Constant, top: str, missing: Optional[str] = None) -> ConstantSensitivity:
+    """`missing`: the result the constant acts on, absent here (None: it was searched)."""
     lo, hi = c.search
-    note = f"{top} stays on top for {c.name} anywhere in {lo:g}-{hi:g}{why}"
+    note = said("sensitivity.constant.stays", top=top, name=c.name, low=lo, high=hi, missing=missing)
     return ConstantSensitivity(name=c.name, value=c.value, unit=c.unit, source=c.source, note=note)

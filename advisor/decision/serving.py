@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.evidence import Evidence, Span, sourced_evidence
+from advisor.decision.findings import said
 from advisor.decision.serving_capacity import WEIGHT_BYTES, ServingCapacity, judge
 from advisor.requirements import Requirements
 from advisor.requirements import Serving as LoadSpec
@@ -40,15 +41,16 @@ ROW_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
 # The runtime each (framework, target, family) serves through (seed "MindSpore vs PyTorch, measured on
 # the same task", deployment section: MindIR + Lite native on Ascend, ONNX/TensorRT on NVIDIA; MindIE is
 # Huawei's LLM serving stack; ONNX -> OM via ATC is CANN's conversion path for exported models).
+# The catalogue names each runtime by its code.
 RUNTIME = {
-    ("pytorch", "nvidia", "transformer-decoder"): "TensorRT-LLM or vLLM",
-    ("pytorch", "nvidia", "transformer-encoder"): "TensorRT (ONNX export) or ONNX Runtime",
-    ("pytorch", "ascend", "transformer-decoder"): "MindIE or vLLM-Ascend (PyTorch weights, torch_npu)",
-    ("pytorch", "ascend", "transformer-encoder"): "ONNX -> OM via ATC (CANN)",
-    ("mindspore", "ascend", "transformer-decoder"): "MindIE (MindSpore backend)",
-    ("mindspore", "ascend", "transformer-encoder"): "MindSpore Lite (MindIR on Ascend)",
-    ("mindspore", "nvidia", "transformer-decoder"): "MindSpore Lite (GPU)",
-    ("mindspore", "nvidia", "transformer-encoder"): "MindSpore Lite (GPU, TensorRT delegate)",
+    ("pytorch", "nvidia", "transformer-decoder"): "serve.runtime.tensorrt_llm_or_vllm",
+    ("pytorch", "nvidia", "transformer-encoder"): "serve.runtime.tensorrt_or_onnxruntime",
+    ("pytorch", "ascend", "transformer-decoder"): "serve.runtime.mindie_or_vllm_ascend",
+    ("pytorch", "ascend", "transformer-encoder"): "serve.runtime.onnx_om_atc",
+    ("mindspore", "ascend", "transformer-decoder"): "serve.runtime.mindie_mindspore",
+    ("mindspore", "ascend", "transformer-encoder"): "serve.runtime.mindspore_lite_ascend",
+    ("mindspore", "nvidia", "transformer-decoder"): "serve.runtime.mindspore_lite_gpu",
+    ("mindspore", "nvidia", "transformer-encoder"): "serve.runtime.mindspore_lite_tensorrt",
 }
 
 
@@ -113,10 +115,11 @@ def _unsupported(route: object, req: Requirements) -> Optional[str]:
         return None
     q = req.serving.quantization
     if q not in stack.supports.quantization:
-        listed = ", ".join(stack.supports.quantization)
-        return f"{stack.name} does not list {q} quantisation (it lists {listed})"
+        return said(
+            "serve.unsupported.quantization", stack=stack.name, quantization=q, listed=stack.supports.quantization
+        )
     if q == "none" and not {"bf16", "fp16"} & set(stack.supports.precisions):
-        return f"{stack.name} lists no 16-bit serving precision"
+        return said("serve.unsupported.no_16bit", stack=stack.name)
     return None
 
 
@@ -124,7 +127,8 @@ def runtime_of(route: object, family: str) -> str:
     stack = getattr(route, "serving", None)
     if stack is not None:
         return stack.name
-    return RUNTIME.get((getattr(route, "framework", ""), getattr(route, "target", ""), family), "vendor runtime")
+    key = (getattr(route, "framework", ""), getattr(route, "target", ""), family)
+    return said(RUNTIME.get(key, "serve.runtime.vendor"))
 
 
 def scaled_rows(
@@ -186,17 +190,11 @@ def serving_for(
         # a stated load: the rate the capacity arithmetic finds at it; the rescaled rows stand beside it
         per = capacity.output_tokens_per_second
         low, high = per.low / devices, per.high / devices
-        latency, what = capacity.tpot_ms, "per output token at the load (capacity arithmetic)"
-        notes.append(
-            "rate from the capacity arithmetic at the load (prefills included): "
-            f"{low:,.0f}-{high:,.0f} tokens/s per device"
-        )
+        latency, what = capacity.tpot_ms, said("serve.latency.at_load")
+        notes.append(said("serve.note.capacity_rate", low=low, high=high))
         if scaled:
             r_low, r_high, _, _ = _from_rows(scaled, acc, family, params_b, served, [], k)
-            notes.append(
-                f"the serving references rescaled by bandwidth, size and bytes give {r_low:,.0f}-{r_high:,.0f} per "
-                "device (evidence only: a rate does not scale as 1/N across model sizes)"
-            )
+            notes.append(said("serve.note.references_beside", low=r_low, high=r_high))
     elif scaled:
         low, high, latency, what = _from_rows(scaled, acc, family, params_b, served, notes, k)
     else:
@@ -206,8 +204,19 @@ def serving_for(
         sourced_evidence(
             r.id,
             r.per_device,
-            f"{r.runtime}, {r.model} on {r.devices} x {r.accelerator}, {r.precision} ({r.scenario}, {r.as_of}): "
-            f"{r.per_device.value:,.1f} {unit} per device -> {v:,.1f} for this model and accelerator",
+            said(
+                "serve.evidence.reference",
+                runtime=r.runtime,
+                model=r.model,
+                devices=r.devices,
+                accelerator=r.accelerator,
+                precision=r.precision,
+                scenario=r.scenario,
+                as_of=r.as_of,
+                rate=r.per_device.value,
+                unit=unit,
+                scaled=v,
+            ),
         )
         for r, v, _ in scaled
     ]
@@ -215,7 +224,7 @@ def serving_for(
         runtime=runtime_of(route, family),
         family=family,
         unit=unit,
-        per_device=Span(low=round(low, 3), high=round(high, 3), unit=f"{unit} per device"),
+        per_device=Span(low=round(low, 3), high=round(high, 3), unit=said("serve.unit.per_device", unit=unit)),
         total=Span(low=round(low * devices, 3), high=round(high * devices, 3), unit=unit),
         latency_ms=latency,
         latency_what=what,
@@ -239,24 +248,23 @@ def _from_rows(
     """The reference rows' rate range per device and latency, scaled (the notes say how)."""
     low, high = min(v for _, v, _ in scaled), max(v for _, v, _ in scaled)
     same = all(r.accelerator == acc.id for r, _, _ in scaled)
-    notes.append(
-        f"from {len(scaled)} serving reference(s) on {acc.name}"
-        if same
-        else f"from {len(scaled)} serving reference(s) on other accelerators, scaled by "
-        + ("memory bandwidth (decoding is bandwidth bound)" if family == "transformer-decoder" else "16-bit peak")
-    )
-    notes.append(f"scaled to {params_b:g}B parameters by N_ref / N")
+    if same:
+        notes.append(said("serve.note.references_here", count=len(scaled), accelerator=acc.name))
+    else:
+        bandwidth = family == "transformer-decoder"
+        notes.append(said("serve.note.references_elsewhere", count=len(scaled), bandwidth=bandwidth))
+    notes.append(said("serve.note.model_size", params_b=params_b))
     if family == "transformer-decoder" and any(ROW_BYTES[r.precision] != served for r, _, _ in scaled):
-        notes.append(f"scaled by the rows' bytes per weight over the served {served:g} (a step reads every weight)")
+        notes.append(said("serve.note.weight_bytes", served=served))
     if len(scaled) == 1:
         w = k["SINGLE_REFERENCE_WIDEN"]
         low, high = low * (1 - w), high * (1 + w)
-        notes.append(f"a single serving reference: widened by {w:.0%} either side (SINGLE_REFERENCE_WIDEN)")
+        notes.append(said("serve.note.single_reference", widen=w))
     ascend = acc.vendor == "huawei" and not same
     if ascend:
         eff = k["SERVING_ASCEND_EFFICIENCY"]
         low, high = low * eff, high * eff
-        notes.append(f"x{eff:g} for serving on Ascend from NVIDIA rows (SERVING_ASCEND_EFFICIENCY, assumption)")
+        notes.append(said("serve.note.ascend_efficiency", efficiency=eff))
     lat = [v for _, _, v in scaled if v is not None]
     if lat:
         lo, hi = min(lat), max(lat)
@@ -266,13 +274,11 @@ def _from_rows(
             low,
             high,
             Span(low=round(lo, 3), high=round(hi, 3), unit="ms"),
-            "per request at batch 1 (90th percentile)",
+            said("serve.latency.batch_one"),
         )
     if family == "transformer-decoder" and acc.bandwidth_gbs is not None:
         floor = served * params_b * 1e9 / (acc.bandwidth_gbs.value * 1e9) * 1000
-        what = (
-            f"at least, per output token at batch 1 (weights read once from memory: N x {served:g} bytes / bandwidth)"
-        )
+        what = said("serve.latency.floor", served=served)
         return low, high, Span(low=round(floor, 3), high=round(floor, 3), unit="ms"), what
     return low, high, None, ""
 
@@ -287,16 +293,13 @@ def _verdict(
             return None, None, []
         full = req.model_copy(update={"serving": LoadSpec(concurrency=FULL_BATCH)})
         judged = judge(full, acc, devices, None, k)
-        note = (
-            "no serving load stated: the capacity at a full batch of 1,024-token prompts and 256-token answers "
-            "(the serving: defaults), not judged against targets"
-        )
+        note = said("serve.note.no_load")
         return None, judged.capacity, [note] if judged.capacity is not None else []
     if family != "transformer-decoder":
-        reason = "the serving capacity arithmetic covers decoders (token generation); an encoder is not judged"
+        reason = said("serve.encoder_not_judged")
         return SloVerdict(verdict="unknown", devices=devices, reason=reason), None, [reason]
     judged = judge(req, acc, devices, _unsupported(route, req), k)
     slo = SloVerdict(
         verdict=judged.verdict, devices=devices, devices_needed=judged.devices_needed, reason=judged.reason
     )
-    return slo, judged.capacity, [f"serving load: {judged.reason}"]
+    return slo, judged.capacity, [said("serve.note.load", reason=judged.reason)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
+from advisor.decision.findings import said
 from advisor.decision.scorecard import RouteChoice, StackPin, StackUsed
 from advisor.decision.workflows import Route, serves_only, stack_framework
 from advisor.requirements import Requirements
@@ -140,17 +141,16 @@ def route_choice(route: Route, req: Requirements) -> RouteChoice:
     if route.training is not None:
         training = route.training.name
     elif serves_only(req):
-        training = "nothing is trained (workload.kind: inference)"
+        training = said("stack_routes.nothing_trained")
     else:
-        training = f"{route.path} on {route.target}: no route in the knowledge base"
-    serving = "; ".join(
-        f"{r.name if r is not None else 'no serving route in the knowledge base'} ({t})"
-        for t, r in route.serving_by_target
+        training = said("stack_routes.no_training_route", path=route.path, target=route.target)
+    serving = said(
+        "stack_routes.serving", routes=[(r.name if r is not None else None, t) for t, r in route.serving_by_target]
     )
     stacks = ([_used(route.training)] if route.training is not None else []) + [
         _used(r, t) for t, r in route.serving_by_target if r is not None
     ]
-    placement = next((n for n in route.notes if n.startswith("placed on ")), None)
+    placement = route.placement or None
     return RouteChoice(
         training=training,
         serving=serving,

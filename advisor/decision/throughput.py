@@ -20,6 +20,7 @@ from typing import Optional
 
 from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.evidence import Evidence, sourced_evidence
+from advisor.decision.findings import said
 from advisor.decision.workload import Shape, train_flops_per_token
 from knowledge.models import Accelerator, KnowledgeBase, MfuReference, Record
 
@@ -80,14 +81,15 @@ def reference_mfu(ref: MfuReference, kb: KnowledgeBase) -> Optional[tuple[float,
 
 
 def _matched(pool: list[MfuReference], moe: bool, fine_tune: bool) -> tuple[list[MfuReference], str]:
-    """The references of the job's kind first: MoE for a mixture of experts, fine-tuning runs for LoRA."""
+    """The references of the job's kind first: MoE for a mixture of experts, fine-tuning runs for LoRA
+    (the kind: "moe", "fine-tune" or "" for plain dense pre-training)."""
     if moe:
         mine = [r for r in pool if r.is_moe]
-        return (mine, "MoE ") if mine else ([r for r in pool if not r.fine_tune], "")
+        return (mine, "moe") if mine else ([r for r in pool if not r.fine_tune], "")
     dense = [r for r in pool if not r.is_moe]
     if fine_tune:
         mine = [r for r in dense if r.fine_tune in ("lora", "qlora")]
-        return (mine, "fine-tuning ") if mine else ([r for r in dense if not r.fine_tune], "")
+        return (mine, "fine-tune") if mine else ([r for r in dense if not r.fine_tune], "")
     return [r for r in dense if not r.fine_tune], ""
 
 
@@ -115,11 +117,12 @@ def mfu_range(
     vendor = [
         r for r in kind_pool if (a := kb.get(r.accelerator, "accelerators")) is not None and a.vendor == acc.vendor
     ]
+    where = {"kind": kind, "accelerator": acc.name, "vendor": acc.vendor}
     for refs, basis in (
-        (own, f"{kind}MFU references on {acc.name} measured on this workflow's route ({route})"),
-        (same, f"{kind}MFU references on {acc.name}"),
-        (vendor, f"{kind}MFU references on other {acc.vendor} chips (none on {acc.name}), the MFU taken to transfer"),
-        (kind_pool, f"every 16-bit {kind}MFU reference (none on {acc.vendor} chips)"),
+        (own, said("throughput.mfu.own_route", **where, route=route)),
+        (same, said("throughput.mfu.same_accelerator", **where)),
+        (vendor, said("throughput.mfu.same_vendor", **where)),
+        (kind_pool, said("throughput.mfu.every", **where)),
     ):
         spans = [ReferenceMfu(r, *m) for r in refs if (m := reference_mfu(r, kb)) is not None]
         if spans:
@@ -132,7 +135,7 @@ def mfu_range(
         mid, widen = (low + high) / 2, k["SINGLE_REFERENCE_WIDEN"]
         out.low, out.high = min(low, mid * (1 - widen)), max(high, mid * (1 + widen))
         out.per_reference = [ReferenceMfu(spans[0].ref, out.low, out.high)]
-        out.notes.append(f"a single MFU reference: widened by {widen:.0%} either side (SINGLE_REFERENCE_WIDEN)")
+        out.notes.append(said("throughput.mfu.single_reference", widen=widen))
     for s in spans:
         r = s.ref
         value = r.mfu if r.mfu is not None else r.tokens_per_second_per_device
@@ -141,8 +144,17 @@ def mfu_range(
             sourced_evidence(
                 r.id,
                 value,
-                f"{r.system}, {r.model} on {r.devices} x {r.accelerator}, {r.precision} ({r.as_of}): "
-                f"MFU {s.low:.0%}" + (f"-{s.high:.0%}" if f"{s.high:.0%}" != f"{s.low:.0%}" else ""),
+                said(
+                    "throughput.evidence.reference",
+                    system=r.system,
+                    model=r.model,
+                    devices=r.devices,
+                    accelerator=r.accelerator,
+                    precision=r.precision,
+                    as_of=r.as_of,
+                    low=s.low,
+                    high=s.high,
+                ),
             )
         )
     return out

@@ -4,6 +4,7 @@ override, all renormalised to sum to 1."""
 from __future__ import annotations
 
 from advisor.decision.constants import DEFAULT, Consts
+from advisor.decision.findings import said
 from advisor.decision.scorecard import Weight
 from advisor.requirements import CRITERIA, Requirements
 
@@ -60,7 +61,7 @@ def default_weights(
         (
             any(t in ("mobile", "edge-ascend") for t in req.deployment.targets),
             "EDGE_TARGETS",
-            "deployment.targets (edge)",
+            said("weights.edge_targets"),
         ),
     )
     add(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
 from advisor import vocabulary
+from advisor.decision.findings import said
 from advisor.requirements import Requirements
 from knowledge.models import Accelerator, Framework, KnowledgeBase, Sourced
 from knowledge.models import Route as StackRoute
@@ -50,6 +51,10 @@ class Route:
     """why the workflow does not apply to this project (no prototype phase, nothing trained)"""
     placed_from: int = 1
     """how many places (fleet or hardware kind) the workflow could train on; above 1 the placement decided"""
+    assumed_chip: str = ""
+    """the note saying which chip stands in for one the team did not name ('' when the team named it)"""
+    placement: str = ""
+    """the note saying where the placement put the workflow among its places ('' when it had one)"""
 
     def serving_for(self, target: str) -> Optional[StackRoute]:
         return dict(self.serving_by_target).get(target)
@@ -117,14 +122,11 @@ def not_applicable(workflow: str, req: Requirements) -> str:
     if workflow != "hybrid":
         return ""
     if serves_only(req):
-        return "workload.kind=inference: nothing is trained, so there is no prototype phase to run in PyTorch"
+        return said("workflows.no_prototype.inference")
     if req.model.fine_tune is not None:
-        return (
-            f"model.fine_tune={req.model.fine_tune}: training starts from released weights, so there is no "
-            "prototype phase to run in PyTorch"
-        )
+        return said("workflows.no_prototype.fine_tune", fine_tune=req.model.fine_tune)
     if req.model.from_checkpoint:
-        return "model.from_checkpoint: training continues released weights, so there is no prototype phase to run in PyTorch"
+        return said("workflows.no_prototype.checkpoint")
     return ""
 
 
@@ -184,15 +186,9 @@ def resolve_accelerator(
         return named, []
     chosen = current_chip(kb, vendor, serves_only(req))
     if chosen is None:
-        return None, [f"the knowledge base has no {target} accelerator"]
-    if named is not None:
-        why = f"no {target} accelerator named ({req.hardware.accelerator} is {named.vendor})"
-    else:
-        why = "no hardware.accelerator given"
-    return chosen, [
-        f"{why}: assumed {chosen.name}, the current {target} training chip (name it in hardware.accelerator "
-        "or hardware.accelerators to compare on your own)"
-    ]
+        return None, [said("workflows.no_accelerator", target=target)]
+    other = (req.hardware.accelerator, named.vendor) if named is not None else None
+    return chosen, [said("workflows.assumed_chip", target=target, other=other, chip=chosen.name)]
 
 
 def mindspore_gpu_support(kb: Optional[KnowledgeBase]) -> tuple[bool, Optional[str], Optional[Framework]]:
@@ -245,7 +241,8 @@ def candidates(req: Requirements, kb: Optional[KnowledgeBase]) -> dict[str, list
     for wf in WORKFLOWS:
         framework = framework_for(wf)
         kinds = _kinds_for(wf, req)
-        places: list[tuple[str, Optional[Accelerator], Optional[int], list[str]]] = []
+        # (kind, accelerator, devices, notes, the note of a chip that stands in for an unnamed one)
+        places: list[tuple[str, Optional[Accelerator], Optional[int], list[str], str]] = []
         if req.hardware.accelerators and kb is not None:
             for fleet in req.hardware.accelerators:
                 acc = kb.find_accelerator(fleet.kind)
@@ -253,15 +250,15 @@ def candidates(req: Requirements, kb: Optional[KnowledgeBase]) -> dict[str, list
                     continue
                 kind = TARGET_OF_VENDOR.get(acc.vendor, "cpu")
                 if kind in kinds:
-                    places.append(
-                        (kind, acc, fleet.count, [f"fleet used: {fleet.count} x {fleet.kind} (hardware.accelerators)"])
-                    )
+                    note = said("workflows.fleet_used", count=fleet.count, kind=fleet.kind)
+                    places.append((kind, acc, fleet.count, [note], ""))
         have = {k for k, *_ in places}
         for kind in kinds:
             if kind in have:
                 continue
             acc, notes = resolve_accelerator(req, kind, kb)
-            places.append((kind, acc, req.hardware.devices, notes))
+            # a chip resolved with a note is one the team did not name
+            places.append((kind, acc, req.hardware.devices, notes, notes[0] if acc is not None and notes else ""))
         if _domestic_training(req):
             domestic = [p for p in places if p[0] == "ascend"]
             if req.needs.hardware_mandate == "required" and domestic:
@@ -269,7 +266,7 @@ def candidates(req: Requirements, kb: Optional[KnowledgeBase]) -> dict[str, list
             else:
                 places = domestic + [p for p in places if p[0] != "ascend"]
         routes_ = []
-        for kind, acc, devices, notes in places:
+        for kind, acc, devices, notes, assumed in places:
             path, native = path_for(framework, kind)
             routes_.append(
                 Route(
@@ -284,6 +281,7 @@ def candidates(req: Requirements, kb: Optional[KnowledgeBase]) -> dict[str, list
                     applicable=not not_applicable(wf, req),
                     not_applicable=not_applicable(wf, req),
                     placed_from=len(places),
+                    assumed_chip=assumed,
                 )
             )
         out[wf] = routes_
@@ -312,10 +310,5 @@ def comparison_note(rs: dict[str, Route]) -> str:
         if r.accelerator is not None and r.devices:
             name = f"{r.devices} x {name}"
         where.setdefault(name, []).append(wf)
-    text = "; ".join(f"{'/'.join(wfs)} on {hw}" for hw, wfs in where.items())
-    if len(where) == 1:
-        return f"hardware.training_target=undecided: every workflow compared on the same hardware ({text})"
-    return (
-        f"hardware.training_target=undecided: each workflow placed where its route does best ({text}); "
-        "different silicon, compared by what it costs in time and money"
-    )
+    code = "workflows.compared.same_hardware" if len(where) == 1 else "workflows.compared.placed"
+    return said(code, where=list(where.items()))

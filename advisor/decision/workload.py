@@ -17,21 +17,23 @@ from dataclasses import dataclass
 from typing import Optional
 
 from advisor.decision.constants import DEFAULT, Consts
+from advisor.decision.findings import finding, said
 from advisor.requirements import ModelSpec
 
-# Published shapes, (parameters in billions, layers, hidden, heads, sequence, vocabulary, source).
+# Published shapes, (parameters in billions, layers, hidden, heads, sequence, vocabulary, source; the
+# catalogue names the model and its paper by the source's code).
 # A model of another size takes the layers of the nearest row (in log size) and the hidden size
 # that 12 x layers x hidden^2 = N gives, rounded to 128, 128-wide heads.
 PUBLISHED_SHAPES: tuple[tuple[float, int, int, int, int, int, str], ...] = (
-    (0.125, 12, 768, 12, 2048, 50257, "GPT-3 Small (Brown et al. 2020, Table 2.1)"),
-    (0.34, 24, 1024, 16, 512, 30522, "BERT-large (Devlin et al. 2019)"),
-    (1.3, 24, 2048, 16, 2048, 50257, "GPT-3 XL (Brown et al. 2020, Table 2.1)"),
-    (2.7, 32, 2560, 32, 2048, 50257, "GPT-3 2.7B (Brown et al. 2020, Table 2.1)"),
-    (6.74, 32, 4096, 32, 4096, 32000, "Llama-2 7B (Touvron et al. 2023, Table 1 and model card)"),
-    (13.0, 40, 5120, 40, 4096, 32000, "Llama-2 13B (Touvron et al. 2023)"),
-    (32.5, 60, 6656, 52, 2048, 32000, "LLaMA 33B (Touvron et al. 2023a, Table 2)"),
-    (69.0, 80, 8192, 64, 4096, 32000, "Llama-2 70B (Touvron et al. 2023)"),
-    (175.0, 96, 12288, 96, 2048, 50257, "GPT-3 175B (Brown et al. 2020, Table 2.1)"),
+    (0.125, 12, 768, 12, 2048, 50257, "shape.source.gpt3_small"),
+    (0.34, 24, 1024, 16, 512, 30522, "shape.source.bert_large"),
+    (1.3, 24, 2048, 16, 2048, 50257, "shape.source.gpt3_xl"),
+    (2.7, 32, 2560, 32, 2048, 50257, "shape.source.gpt3_2_7b"),
+    (6.74, 32, 4096, 32, 4096, 32000, "shape.source.llama2_7b"),
+    (13.0, 40, 5120, 40, 4096, 32000, "shape.source.llama2_13b"),
+    (32.5, 60, 6656, 52, 2048, 32000, "shape.source.llama_33b"),
+    (69.0, 80, 8192, 64, 4096, 32000, "shape.source.llama2_70b"),
+    (175.0, 96, 12288, 96, 2048, 50257, "shape.source.gpt3_175b"),
 )
 # Within this share of a published size the published shape is taken as it is.
 SAME_SIZE_SHARE = 0.15
@@ -60,29 +62,32 @@ def shape_for(
     n = parameters_millions * 1e6
     row = min(PUBLISHED_SHAPES, key=lambda r: abs(math.log(r[0] * 1e9 / n)))
     size, r_layers, r_hidden, r_heads, r_seq, r_vocab, source = row
+    published = finding(source)
     same = abs(size * 1e9 - n) <= SAME_SIZE_SHARE * size * 1e9
     derived: list[str] = []
     if layers is None:
         # the published row's depth only with its width: a stated width of another size sets the depth
         own = hidden is None or (same and hidden == r_hidden)
         layers = r_layers if own else max(1, round(n / (12 * hidden * hidden)))
-        derived.append(f"layers {layers} ({source})")
+        derived.append(said("shape.derived.published", field="layers", value=layers, source=published))
     if hidden is None:
         hidden = r_hidden if same and layers == r_layers else max(128, round(math.sqrt(n / (12 * layers)) / 128) * 128)
-        derived.append(
-            f"hidden {hidden} ({source})"
-            if same and layers == r_layers
-            else f"hidden {hidden} (12 x layers x hidden^2 = N)"
-        )
+        if same and layers == r_layers:
+            derived.append(said("shape.derived.published", field="hidden", value=hidden, source=published))
+        else:
+            derived.append(said("shape.derived.hidden_solved", hidden=hidden))
     if heads is None:
         heads = r_heads if same and hidden == r_hidden else max(1, hidden // 128)
-        derived.append(f"heads {heads}" + (f" ({source})" if same and hidden == r_hidden else " (128-wide heads)"))
+        if same and hidden == r_hidden:
+            derived.append(said("shape.derived.published", field="heads", value=heads, source=published))
+        else:
+            derived.append(said("shape.derived.heads_128", heads=heads))
     if sequence is None:
         sequence = r_seq
-        derived.append(f"sequence {sequence} ({source})")
+        derived.append(said("shape.derived.published", field="sequence", value=sequence, source=published))
     if vocabulary is None:
         vocabulary = r_vocab
-        derived.append(f"vocabulary {vocabulary} ({source})")
+        derived.append(said("shape.derived.published", field="vocabulary", value=vocabulary, source=published))
     return Shape(layers, hidden, heads, sequence, vocabulary, derived)
 
 

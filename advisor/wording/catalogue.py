@@ -1133,6 +1133,537 @@ MIGRATION: dict[str, Entry] = {
 }
 
 
+# --- an inference product's serving path (advisor.decision.serving) ------------------------------
+
+SERVE: dict[str, Entry] = {
+    # the runtime a route serves through when its stack names none
+    "serve.runtime.tensorrt_llm_or_vllm": lambda p: "TensorRT-LLM or vLLM",
+    "serve.runtime.tensorrt_or_onnxruntime": lambda p: "TensorRT (ONNX export) or ONNX Runtime",
+    "serve.runtime.mindie_or_vllm_ascend": lambda p: "MindIE or vLLM-Ascend (PyTorch weights, torch_npu)",
+    "serve.runtime.onnx_om_atc": lambda p: "ONNX -> OM via ATC (CANN)",
+    "serve.runtime.mindie_mindspore": lambda p: "MindIE (MindSpore backend)",
+    "serve.runtime.mindspore_lite_ascend": lambda p: "MindSpore Lite (MindIR on Ascend)",
+    "serve.runtime.mindspore_lite_gpu": lambda p: "MindSpore Lite (GPU)",
+    "serve.runtime.mindspore_lite_tensorrt": lambda p: "MindSpore Lite (GPU, TensorRT delegate)",
+    "serve.runtime.vendor": lambda p: "vendor runtime",
+    # why the route's stack cannot serve the stated quantisation
+    "serve.unsupported.quantization": lambda p: (
+        f"{p.stack} does not list {p.quantization} quantisation (it lists {', '.join(p.listed)})"
+    ),
+    "serve.unsupported.no_16bit": lambda p: f"{p.stack} lists no 16-bit serving precision",
+    "serve.unit.per_device": lambda p: f"{p.unit} per device",
+    "serve.evidence.reference": lambda p: (
+        f"{p.runtime}, {p.model} on {p.devices} x {p.accelerator}, {p.precision} ({p.scenario}, {p.as_of}): "
+        f"{p.rate:,.1f} {p.unit} per device -> {p.scaled:,.1f} for this model and accelerator"
+    ),
+    # what the latency is
+    "serve.latency.at_load": lambda p: "per output token at the load (capacity arithmetic)",
+    "serve.latency.batch_one": lambda p: "per request at batch 1 (90th percentile)",
+    "serve.latency.floor": lambda p: (
+        f"at least, per output token at batch 1 (weights read once from memory: N x {p.served:g} bytes / bandwidth)"
+    ),
+    # how the rate was found
+    "serve.note.capacity_rate": lambda p: (
+        f"rate from the capacity arithmetic at the load (prefills included): {p.low:,.0f}-{p.high:,.0f} tokens/s "
+        "per device"
+    ),
+    "serve.note.references_beside": lambda p: (
+        f"the serving references rescaled by bandwidth, size and bytes give {p.low:,.0f}-{p.high:,.0f} per "
+        "device (evidence only: a rate does not scale as 1/N across model sizes)"
+    ),
+    "serve.note.references_here": lambda p: f"from {p.count} serving reference(s) on {p.accelerator}",
+    "serve.note.references_elsewhere": lambda p: (
+        f"from {p.count} serving reference(s) on other accelerators, scaled by "
+        + ("memory bandwidth (decoding is bandwidth bound)" if p.bandwidth else "16-bit peak")
+    ),
+    "serve.note.model_size": lambda p: f"scaled to {p.params_b:g}B parameters by N_ref / N",
+    "serve.note.weight_bytes": lambda p: (
+        f"scaled by the rows' bytes per weight over the served {p.served:g} (a step reads every weight)"
+    ),
+    "serve.note.single_reference": lambda p: (
+        f"a single serving reference: widened by {p.widen:.0%} either side (SINGLE_REFERENCE_WIDEN)"
+    ),
+    "serve.note.ascend_efficiency": lambda p: (
+        f"x{p.efficiency:g} for serving on Ascend from NVIDIA rows (SERVING_ASCEND_EFFICIENCY, assumption)"
+    ),
+    "serve.note.no_load": lambda p: (
+        "no serving load stated: the capacity at a full batch of 1,024-token prompts and 256-token answers "
+        "(the serving: defaults), not judged against targets"
+    ),
+    "serve.encoder_not_judged": lambda p: (
+        "the serving capacity arithmetic covers decoders (token generation); an encoder is not judged"
+    ),
+    "serve.note.load": lambda p: f"serving load: {p.reason}",
+}
+
+
+# --- the deployment probe's paths (advisor.decision.deployment) ----------------------------------
+
+_BATCH = {True: ", dynamic batch", False: ", fixed batch"}
+
+DEPLOY: dict[str, Entry] = {
+    "deploy.export.not_run": lambda p: f"{p.model}: {p.framework} -> {p.format} was not run",
+    "deploy.export.failed": lambda p: (
+        f"{p.model}: export to {p.format} failed"
+        + (f" on operator {p.operator}" if p.operator else "")
+        + f" (measured): {p.error or ''}"
+    ).rstrip(": "),
+    "deploy.export.status": lambda p: f"{p.model}: export to {p.format} {p.status}: {p.error}",
+    "deploy.export.works": lambda p: (
+        f"{p.model}: export to {p.format} works ({p.exporter}, {p.seconds:.2f} s"
+        + (f", {p.megabytes:.1f} MB" if p.megabytes is not None else "")
+        + (f", opset {p.opset}" if p.opset else "")
+        + _BATCH.get(p.dynamic_batch, "")
+        + "; measured)"
+    ),
+    "deploy.serve.not_served": lambda p: (
+        f"{p.model}: not served on {p.engine}: " + (f"{p.error}" if p.ran else f"{p.engine} was not run")
+    ),
+    "deploy.serve.status": lambda p: f"{p.model}: serving on {p.engine} {p.status}: {p.error}",
+    "deploy.serve.latency": lambda p: (
+        f"{p.model}: P50 {p.p50:.3f} ms at batch {p.batch} on {p.engine} vs {p.base:.3f} ms in {p.source} "
+        f"({p.ratio:.2g}x the source's speed; measured)"
+    ),
+    "deploy.serve.latency_alone": lambda p: (
+        f"{p.model}: P50 {p.p50:.3f} ms on {p.engine}; no source baseline to compare (measured)"
+    ),
+    "deploy.parity.unchecked": lambda p: (
+        f"{p.model}: parity with {p.source} not checked" + (f" ({p.error})" if p.skipped else "")
+    ),
+    "deploy.parity.agree": lambda p: (
+        f"{p.model}: outputs agree with {p.source} (max abs {p.max_abs_diff:.2e} <= {p.tolerance:.2e}; measured)"
+    ),
+    "deploy.parity.disagree": lambda p: f"{p.model}: outputs DISAGREE with {p.source} ({p.error}; measured)",
+    "deploy.serve.fallback": lambda p: (
+        f"{p.model}: {p.fallback} of {p.nodes} nodes left {p.chosen} ({', '.join(p.ops)}): silent fallback (measured)"
+    ),
+    "deploy.note.not_measured": lambda p: (
+        "not measured on this host"
+        + (f" ({p.reason})" if p.reason else "")
+        + ": use the knowledge base for this target"
+    ),
+    "deploy.note.measured": lambda p: (
+        f"measured here: {p.framework} -> {p.format} -> {p.engine}, weakest of {p.models} model(s); "
+        f"points: export {p.export:g}, serves {p.serves:g}, parity {p.parity:g}, latency vs source {p.latency:g} "
+        "(assumption)"
+    ),
+}
+
+
+# --- the verdict and its reasons (advisor.decision.scoring) --------------------------------------
+
+
+def _versus(p: Any) -> str:
+    if p.runner is None:
+        return ", the only eligible workflow"
+    if p.tie:
+        return f", tied with {p.runner} ({p.lead:.1f} points)"
+    return f", {p.lead:.1f} points ahead of {p.runner}"
+
+
+SCORE: dict[str, Entry] = {
+    # what a workflow does, when the knowledge base does not say
+    "score.summary.pytorch": lambda p: "build, train and deploy on PyTorch",
+    "score.summary.mindspore": lambda p: "build, train and deploy on MindSpore",
+    "score.summary.hybrid": lambda p: (
+        "prototype and validate in PyTorch, then migrate the validated model to MindSpore for training and "
+        "deployment on Ascend"
+    ),
+    "score.summary.torch_npu_route": lambda p: (
+        "Prototype in PyTorch on NVIDIA, then train and serve on Ascend via torch_npu, no port"
+    ),
+    "score.stack.trains": lambda p: f"trains with {p.name}",
+    "score.stack.serves": lambda p: f"serves with {' and '.join(p.names)}",
+    # the verdict's headline (one decimal, as every format)
+    "score.summary.nothing_eligible": lambda p: (
+        f"No workflow meets every hard constraint; the best-scoring is {p.workflow} ({p.total:.1f}/100): {p.what}."
+    ),
+    "score.summary.verdict": lambda p: (
+        f"{p.workflow} ({p.total:.1f}/100{_versus(p)}; confidence {p.level}"
+        + ("; decided by hard constraints" if p.hard else "")
+        + f"): {p.what}."
+    ),
+    # the confidence's steps down
+    "score.step.deadline": lambda p: f"the deadline: {p.finding}",
+    "score.step.assumed_accelerator": lambda p: (
+        f"the hard constraint that decides it rests on an assumed accelerator: {p.note}"
+    ),
+    "score.mandate_flip": lambda p: (
+        f"the verdict depends on how needs.domestic_substitution={p.level} is read: as hardware only (torch_npu on "
+        f"Ascend meets it) it is {p.workflow} ({p.total:.1f}/100) instead of {p.top}; set needs.domestic_hardware "
+        "and needs.domestic_framework to say which"
+    ),
+    # the reasons
+    "score.reason.for": lambda p: (
+        f"{p.criterion}: {p.score:.0f} vs {p.other:.0f} for {p.runner} (weight {p.weight:.2f}, +{p.gain:.1f} points): "
+        f"{p.note}"
+    ),
+    "score.reason.against": lambda p: (
+        f"against it: {p.criterion} {p.score:.0f} vs {p.other:.0f} for {p.runner} ({p.gain:.1f} points): {p.note}"
+    ),
+    "score.reason.ruled_out": lambda p: f"{p.workflow} is ruled out: {p.why}",
+}
+
+
+# --- the model's own assumptions and the placement (advisor.decision.prepare) --------------------
+
+PREPARE: dict[str, Entry] = {
+    "prep.model.scores": lambda p: (
+        "criterion scores are 0-100 per workflow; the total is their weighted mean (weights renormalised to 1)"
+    ),
+    "prep.model.migration": lambda p: (
+        "migration effort sums the typical fix hours of the knowledge-base pitfalls that apply (plus re-implementing "
+        "the model when PyTorch code is ported, custom CUDA kernels, dynamic shapes and parallelism set-up when the "
+        "model must be split); one team-week of it scores 50, less the deadline pressure"
+    ),
+    "prep.model.cost": lambda p: (
+        "cost = total cost of ownership: the team's time on the project, compute (device-hours x the dated price), "
+        "energy (owned hardware only) and engineering (migration hours x day rate)"
+    ),
+    "prep.model.confidence": lambda p: (
+        f"confidence: high from a margin of {p.high:g} points, medium from {p.medium:g}; one step lower for weak "
+        "decisive evidence, for a verdict that flips within a quarter of a weight or constant, and for a measured "
+        "difference inside the noise"
+    ),
+    "prep.workload_gflops": lambda p: (
+        f"workload {p.model}: {p.gflops:g} training GFLOPs per image (ImageNet-size 224x224 input); set "
+        "workload.gflops_per_sample for other input sizes"
+    ),
+    "prep.no_kb": lambda p: "no knowledge base loaded: ecosystem, debugging and migration are neutral or assumed",
+    "prep.target_not_available": lambda p: (
+        f"hardware.training_target={p.target} is not in hardware.available: the team has to get that hardware "
+        "before production training"
+    ),
+    "prep.shared_basis": lambda p: (
+        f"performance and cost compare workflows on the basis all of them share ({p.basis}); projections show each "
+        "one's best basis"
+    ),
+    "prep.run_unusable": lambda p: (
+        f"probe run {p.run} is marked unusable ({'; '.join(p.reasons) or 'no reason given'}): shown, never scored"
+    ),
+    "prep.placed": lambda p: (
+        f"placed on {p.where} (the faster of {p.places} places: "
+        + "; ".join(f"{where}: {speed}" for where, speed in p.compared)
+        + ")"
+    ),
+    "prep.speed.unsupported": lambda p: "not supported",
+    "prep.speed.train": lambda p: f"{sig(p.low)}-{sig(p.high)} h to train",
+    "prep.speed.serve": lambda p: f"{p.low:,.0f}-{p.high:,.0f} {p.unit}",
+    "prep.speed.none": lambda p: "no projection",
+    "prep.multi_device": lambda p: (
+        f"multi-device training on {p.devices} device(s): "
+        + "; ".join(f"{'/'.join(wfs)} {text}" for text, wfs in p.parts)
+    ),
+    "prep.host_unmeasured": lambda p: (
+        f"this host has {p.kind} hardware but no probe results for it: run `advisor probe` (or --run-probes) to "
+        "measure instead of projecting"
+    ),
+}
+
+
+# --- the accuracy probe judged (advisor.decision.accuracy) ---------------------------------------
+
+_ACCURACY_NOT_MEASURED = (
+    "accuracy parity not measured: whether the frameworks compute the same thing rests on the knowledge base "
+    "(run `advisor probe --accuracy --json -o FILE`, then --accuracy FILE)"
+)
+
+
+def _gap(p: Any) -> str:
+    return (
+        f"{p.a} - {p.b}: {p.mean * 100:+.2f} points (95% CI {p.low * 100:+.2f} to {p.high * 100:+.2f}, {p.seeds} seeds)"
+    )
+
+
+ACCURACY: dict[str, Entry] = {
+    "accuracy.gap.one_seed": lambda p: (
+        f"{p.a} - {p.b}: {p.mean * 100:+.2f} points at one seed: no spread to judge "
+        '"the same" by; --seeds 3 gives an interval'
+    ),
+    "accuracy.gap.same": lambda p: f"{_gap(p)}, inside +-{p.tolerance * 100:.0f} point",
+    "accuracy.gap.differs": lambda p: f"{_gap(p)}, outside +-{p.tolerance * 100:.0f} point",
+    "accuracy.gap.undecided": lambda p: (
+        f"{_gap(p)}: the interval crosses +-{p.tolerance * 100:.0f} point; more seeds (--seeds 3) narrow it"
+    ),
+    "accuracy.normalize.not_run": lambda p: "Normalize check: " + (p.error or "not run"),
+    "accuracy.normalize.trap": lambda p: (
+        f"Normalize trap: PyTorch-style 0-1 mean/std on uint8 input gave a batch mean of {p.wrong_mean:.1f} "
+        f"(std {p.wrong_std:.1f}) and a first loss of {p.wrong_loss:.2f}; the 0-255 values give "
+        f"{p.right_mean:.2f} (std {p.right_std:.2f}) and {p.right_loss:.2f}"
+    ),
+    "accuracy.not_measured": lambda p: _ACCURACY_NOT_MEASURED,
+    "accuracy.no_gap": lambda p: (
+        "the accuracy probe measured no cross-framework gap (a framework failed or ran alone): "
+        + _ACCURACY_NOT_MEASURED
+    ),
+    "accuracy.bundled_digits": lambda p: "the bundled digits",
+    "accuracy.measured.same": lambda p: (
+        "measured here: the frameworks reach the same test accuracy within the tolerance"
+        f" (LeNet-5 on {p.data}, not the team's own model)"
+    ),
+    "accuracy.measured.differs": lambda p: (
+        "measured here: the frameworks' final test accuracy differs beyond the tolerance"
+        f" (LeNet-5 on {p.data}, not the team's own model)"
+    ),
+    "accuracy.measured.undecided": lambda p: (
+        "measured here, not decided: the gap's interval crosses the tolerance (more seeds narrow it)"
+        f" (LeNet-5 on {p.data}, not the team's own model)"
+    ),
+}
+
+
+# --- a transformer's shape (advisor.decision.workload) -------------------------------------------
+
+WORKLOAD: dict[str, Entry] = {
+    # the published shapes' sources
+    "shape.source.gpt3_small": lambda p: "GPT-3 Small (Brown et al. 2020, Table 2.1)",
+    "shape.source.bert_large": lambda p: "BERT-large (Devlin et al. 2019)",
+    "shape.source.gpt3_xl": lambda p: "GPT-3 XL (Brown et al. 2020, Table 2.1)",
+    "shape.source.gpt3_2_7b": lambda p: "GPT-3 2.7B (Brown et al. 2020, Table 2.1)",
+    "shape.source.llama2_7b": lambda p: "Llama-2 7B (Touvron et al. 2023, Table 1 and model card)",
+    "shape.source.llama2_13b": lambda p: "Llama-2 13B (Touvron et al. 2023)",
+    "shape.source.llama_33b": lambda p: "LLaMA 33B (Touvron et al. 2023a, Table 2)",
+    "shape.source.llama2_70b": lambda p: "Llama-2 70B (Touvron et al. 2023)",
+    "shape.source.gpt3_175b": lambda p: "GPT-3 175B (Brown et al. 2020, Table 2.1)",
+    # how a field of the shape was derived
+    "shape.derived.published": lambda p: f"{p.field} {p.value} ({p.source})",
+    "shape.derived.hidden_solved": lambda p: f"hidden {p.hidden} (12 x layers x hidden^2 = N)",
+    "shape.derived.heads_128": lambda p: f"heads {p.heads} (128-wide heads)",
+}
+
+
+# --- the input-pipeline probe judged (advisor.decision.pipeline) ---------------------------------
+
+_PIPELINE_NOT_MEASURED = (
+    "input pipeline not measured: the data loader's bound is the knowledge base's assumption "
+    "(INPUT_PIPELINE_PER_HOST; run `advisor probe --pipeline --json -o FILE`, then --pipeline FILE)"
+)
+
+
+def _fed(p: Any) -> str:
+    low, high = f"{p.fed_low:.0%}", f"{p.fed_high:.0%}"
+    return low if low == high else f"{low}-{high}"
+
+
+PIPELINE: dict[str, Entry] = {
+    "pipeline.passes.one": lambda p: "one timed pass per variant, no repetitions: no spread",
+    "pipeline.passes.graded": lambda p: (
+        f"{p.passes} interleaved timed passes per variant, graded "
+        f"{', '.join(sorted({g or 'ungraded' for g in p.grades}))} by their spread"
+    ),
+    "pipeline.starved": lambda p: (
+        f"starved: the pipeline delivers {p.alone:,.0f} samples/s, the step alone takes {p.step:,.0f}"
+    ),
+    "pipeline.keeps_up": lambda p: (
+        f"keeps up: {p.alone:,.0f} samples/s against a step of {p.step:,.0f} ({p.alone / p.step:.1f}x headroom)"
+    ),
+    "pipeline.not_measured": lambda p: _PIPELINE_NOT_MEASURED,
+    "pipeline.no_run": lambda p: "the pipeline probe has no successful run: " + _PIPELINE_NOT_MEASURED,
+    "pipeline.bundled_digits": lambda p: "the bundled digits",
+    "pipeline.measured": lambda p: (
+        "measured here: each framework's fastest loader variant bounds the projected throughput per host "
+        f"({p.data}, {p.batch} per batch; {p.passes})"
+    ),
+    # how a measured rate transfers to the target host
+    "pipeline.rule.not_applied": lambda p: (
+        f"not applied: {p.passes} timed pass(es), graded {p.quality or 'ungraded'}; a measured pipeline "
+        f"bounds the projection only when stable over {p.min_passes:g} passes (PIPELINE_MIN_PASSES)"
+    ),
+    "pipeline.rule.per_worker": lambda p: (
+        f"{p.per_worker:,.0f} samples/s per loader worker here x {p.workers:g} workers on a target host "
+        f"(PIPELINE_WORKERS_PER_HOST) = {p.host:,.0f} samples/s per host"
+    ),
+    "pipeline.feed": lambda p: (
+        f"on {p.devices} x {p.where} this pipeline would feed {_fed(p)} of the chips: {p.framework} "
+        f"{p.variant} ({p.workers} worker(s)) delivers {p.rate:,.0f} samples/s per host "
+        f"(measured here, {p.samples} samples in {p.seconds:.2f} s, one pass: no spread), "
+        f"the {p.on_host} device(s) of a host would take {p.take_low:,.0f}-{p.take_high:,.0f}; {p.rule}"
+        + (
+            f"; the projection is capped at {p.hosts:g} host(s) x {p.host_rate:,.0f} = {p.cap:,.0f} samples/s"
+            if p.capped
+            else ("; it keeps up: no cap" if p.applied else "")
+        )
+    ),
+}
+
+
+# --- the workflows' places (advisor.decision.workflows) ------------------------------------------
+
+
+def _compared_on(p: Any) -> str:
+    return "; ".join(f"{'/'.join(wfs)} on {hw}" for hw, wfs in p.where)
+
+
+WORKFLOW_PLACES: dict[str, Entry] = {
+    # why the hybrid does not apply
+    "workflows.no_prototype.inference": lambda p: (
+        "workload.kind=inference: nothing is trained, so there is no prototype phase to run in PyTorch"
+    ),
+    "workflows.no_prototype.fine_tune": lambda p: (
+        f"model.fine_tune={p.fine_tune}: training starts from released weights, so there is no "
+        "prototype phase to run in PyTorch"
+    ),
+    "workflows.no_prototype.checkpoint": lambda p: (
+        "model.from_checkpoint: training continues released weights, so there is no prototype phase to run in PyTorch"
+    ),
+    # the chip a place trains on
+    "workflows.no_accelerator": lambda p: f"the knowledge base has no {p.target} accelerator",
+    "workflows.assumed_chip": lambda p: (
+        (
+            f"no {p.target} accelerator named ({p.other[0]} is {p.other[1]})"
+            if p.other is not None
+            else "no hardware.accelerator given"
+        )
+        + f": assumed {p.chip}, the current {p.target} training chip (name it in hardware.accelerator "
+        "or hardware.accelerators to compare on your own)"
+    ),
+    "workflows.fleet_used": lambda p: f"fleet used: {p.count} x {p.kind} (hardware.accelerators)",
+    # what an undecided target compares the workflows on
+    "workflows.compared.same_hardware": lambda p: (
+        f"hardware.training_target=undecided: every workflow compared on the same hardware ({_compared_on(p)})"
+    ),
+    "workflows.compared.placed": lambda p: (
+        f"hardware.training_target=undecided: each workflow placed where its route does best ({_compared_on(p)}); "
+        "different silicon, compared by what it costs in time and money"
+    ),
+}
+
+
+# --- the hard constraints (advisor.decision.evaluate) --------------------------------------------
+
+# what a workflow's production stack uses that a domestic mandate forbids
+_FOREIGN = {"framework": "PyTorch framework", "training": "NVIDIA training hardware", "deployment": "NVIDIA deployment"}
+
+EVALUATE: dict[str, Entry] = {
+    "evaluate.block.foreign": lambda p: (
+        f"{p.field}: production stack uses {', '.join(_FOREIGN[part] for part in p.parts)}"
+    ),
+    "evaluate.block.unsupported": lambda p: f"hardware.training_target={p.target}: {p.detail}",
+    "evaluate.block.serving": lambda p: f"serving: {p.reason}",
+    "evaluate.block.budget": lambda p: (
+        f"constraints.budget_usd={p.budget:g}: {' + '.join(p.parts)} cost at least ${p.low:,.0f} "
+        f"(constraints.budget_scope={p.scope})"
+    ),
+    "evaluate.block.deadline": lambda p: f"constraints.deadline_weeks={p.weeks:g}: {p.finding}",
+    "evaluate.block.migration": lambda p: (
+        f"constraints.deadline_weeks={p.weeks:g}: migration needs at least {p.hours:g} h, "
+        f"more than {p.share:.0%} of the team's time ({p.allowed:g} h)"
+    ),
+}
+
+
+# --- the MFU references a projection rests on (advisor.decision.throughput) ----------------------
+
+_MFU_KIND = {"moe": "MoE ", "fine-tune": "fine-tuning ", "": ""}
+
+THROUGHPUT: dict[str, Entry] = {
+    "throughput.mfu.own_route": lambda p: (
+        f"{_MFU_KIND[p.kind]}MFU references on {p.accelerator} measured on this workflow's route ({p.route})"
+    ),
+    "throughput.mfu.same_accelerator": lambda p: f"{_MFU_KIND[p.kind]}MFU references on {p.accelerator}",
+    "throughput.mfu.same_vendor": lambda p: (
+        f"{_MFU_KIND[p.kind]}MFU references on other {p.vendor} chips (none on {p.accelerator}), the MFU taken to "
+        "transfer"
+    ),
+    "throughput.mfu.every": lambda p: f"every 16-bit {_MFU_KIND[p.kind]}MFU reference (none on {p.vendor} chips)",
+    "throughput.mfu.single_reference": lambda p: (
+        f"a single MFU reference: widened by {p.widen:.0%} either side (SINGLE_REFERENCE_WIDEN)"
+    ),
+    "throughput.evidence.reference": lambda p: (
+        f"{p.system}, {p.model} on {p.devices} x {p.accelerator}, {p.precision} ({p.as_of}): "
+        f"MFU {p.low:.0%}" + (f"-{p.high:.0%}" if f"{p.high:.0%}" != f"{p.low:.0%}" else "")
+    ),
+}
+
+
+# --- where the verdict would change (advisor.decision.sensitivity) -------------------------------
+
+SENSITIVITY: dict[str, Entry] = {
+    "sensitivity.weight.stays": lambda p: f"{p.top} stays on top at any {p.criterion} weight",
+    "sensitivity.weight.flips": lambda p: (
+        f"{p.who} would win if the {p.criterion} weight were {'raised' if p.threshold > p.weight else 'lowered'} "
+        f"from {p.weight:.2f} to {p.threshold:.2f}"
+    ),
+    "sensitivity.constant.stays": lambda p: (
+        f"{p.top} stays on top for {p.name} anywhere in {p.low:g}-{p.high:g}"
+        + (f" (no {p.missing} result to apply it to)" if p.missing else "")
+    ),
+    "sensitivity.constant.migration_factor": lambda p: (
+        f"{p.top} would lose to {p.who} if migration took {p.threshold:g}x the estimate"
+    ),
+    "sensitivity.constant.flips": lambda p: (
+        f"{p.who} would win if {p.what} {sig(p.threshold)} {p.unit} (now {sig(p.value)})"
+    ),
+}
+
+
+# --- why a pitfall bites (advisor.decision.likelihood) -------------------------------------------
+
+
+def _model_size(p: Any) -> str:
+    """'an 11.7M-parameter cnn': with its article, as the register reads as prose."""
+    text = f"{p.params_m:g}M-parameter {p.family}" if p.params_m else f"{p.family} model of unstated size"
+    an = text[0] in "aeiou8" or text.split("M")[0].split(".")[0] in ("11", "18") or text.startswith("11")
+    return ("an " if an else "a ") + text
+
+
+LIKELIHOOD: dict[str, Entry] = {
+    "likelihood.why.conditions": lambda p: "applies because " + ", ".join(p.conditions),
+    "likelihood.why.always": lambda p: "applies to every project on this workflow",
+    "likelihood.why.not_ported": lambda p: (
+        f"model.source is {p.source}: written for MindSpore, no PyTorch code to port (habits still carry over)"
+    ),
+    "likelihood.size": _model_size,
+}
+
+
+# --- the stack each workflow is scored on (advisor.decision.stack_routes) ------------------------
+
+STACK_ROUTES: dict[str, Entry] = {
+    "stack_routes.nothing_trained": lambda p: "nothing is trained (workload.kind: inference)",
+    "stack_routes.no_training_route": lambda p: f"{p.path} on {p.target}: no route in the knowledge base",
+    "stack_routes.serving": lambda p: "; ".join(
+        f"{name if name is not None else 'no serving route in the knowledge base'} ({target})"
+        for name, target in p.routes
+    ),
+}
+
+
+# --- a fleet's power (advisor.decision.power) ----------------------------------------------------
+
+POWER: dict[str, Entry] = {
+    "power.server": lambda p: (
+        f"{p.accelerator}: its server draws up to {p.watts:,.0f} W for {p.devices} devices ({p.each:,.0f} W each, "
+        "CPUs, network and storage included)"
+    ),
+    "power.cards": lambda p: (
+        f"{p.accelerator} draws up to "
+        + (sig(p.low, 6) if p.high is None else f"{sig(p.low, 6)}-{sig(p.high, 6)}")
+        + f" W x {sig(p.factor, 6)} for its server (SERVER_POWER_PER_CARD_POWER: {p.source})"
+    ),
+}
+
+
+# --- interruptions and checkpoints (advisor.decision.reliability) --------------------------------
+
+RELIABILITY: dict[str, Entry] = {
+    "reliability.allowance": lambda p: (
+        f"failure and checkpoint allowance: {p.interruptions_low:.2g}-{p.interruptions_high:.2g} interruptions "
+        f"expected (one per {p.mtbi:,.0f} h on {p.devices} devices; {p.source}), {p.restart:g} h to restart each "
+        "(RESTART_HOURS, assumption) plus half a checkpoint interval of lost work; a "
+        f"{p.checkpoint_gb:,.0f} GB checkpoint written in {p.write_minutes:.1f} min every {p.interval:.1f} h "
+        f"(Young's optimum; {p.write_gbs:g} GB/s per host, CHECKPOINT_WRITE_GBS_PER_HOST): +{p.low:,.1f}-{p.high:,.1f} h"
+    ),
+}
+
+
+# --- the requirements that raise a weight (advisor.decision.weights) -----------------------------
+
+WEIGHTS: dict[str, Entry] = {
+    "weights.edge_targets": lambda p: "deployment.targets (edge)",
+}
+
+
 CATALOGUE: dict[str, Entry] = {
     **SCHEDULE,
     **COMMUNICATION,
@@ -1145,4 +1676,20 @@ CATALOGUE: dict[str, Entry] = {
     **CONFIDENCE,
     **CRITERIA,
     **MIGRATION,
+    **SERVE,
+    **DEPLOY,
+    **SCORE,
+    **PREPARE,
+    **ACCURACY,
+    **WORKLOAD,
+    **PIPELINE,
+    **WORKFLOW_PLACES,
+    **EVALUATE,
+    **THROUGHPUT,
+    **SENSITIVITY,
+    **LIKELIHOOD,
+    **STACK_ROUTES,
+    **POWER,
+    **RELIABILITY,
+    **WEIGHTS,
 }
