@@ -90,3 +90,17 @@ def holds(condition: str, requirements: Any, *, parsed: Optional[Condition] = No
 
 def all_hold(conditions: list[str], requirements: Any) -> bool:
     return all(holds(c, requirements) for c in conditions)
+
+
+def observed(condition: str, requirements: Any) -> tuple[str, str]:
+    """(path, the project's value) that a holding condition rests on, for a reader: for `path=a|b` on a
+    list field, the members that matched ("deployment.targets", "ascend-server, edge-ascend"); otherwise
+    the value itself ("none" when missing)."""
+    cond = parse_condition(condition)
+    actual = resolve(cond.path, requirements)
+    if isinstance(actual, (list, tuple, set)):
+        items = [_text(item) for item in actual]
+        if cond.op == "=":
+            items = [item for item in items if item in cond.values]
+        return cond.path, ", ".join(items) or "none"
+    return cond.path, _text(actual)

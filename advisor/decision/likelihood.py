@@ -105,18 +105,27 @@ def facts(p: Project) -> dict:
 
 
 def judge(
-    rules: Sequence[LikelihoodRule], conditions: Sequence[str], porting: bool, p: Project, workflow: str
+    rules: Sequence[LikelihoodRule],
+    conditions: Sequence[str],
+    porting: bool,
+    p: Project,
+    workflow: str,
+    observed: Sequence[tuple[str, str]] = (),
 ) -> tuple[float, str]:
     """(likelihood, why) that a pitfall bites this project on this workflow: its first rule whose
     conditions hold over the project's facts; without one, LIKELIHOOD_CONDITIONAL for a pitfall with
     conditions, else LIKELIHOOD_UNCONDITIONAL. A porting hazard where nothing is ported is scaled by
-    NOT_PORTED."""
+    NOT_PORTED. `observed` is the project's values its conditions rested on (path, value), which the
+    reason names rather than the conditions' own alternatives."""
     f = facts(p)
     rule = next((r for r in rules if all(holds(c, f) for c in r.when)), None)
     if rule is not None:
         value, why = rule.value, rule.why.format(size=_size(p), devices=p.devices, family=p.family)
     elif conditions:
-        value, why = CONDITIONAL, said("likelihood.why.conditions", conditions=list(conditions))
+        value, why = (
+            CONDITIONAL,
+            said("likelihood.why.conditions", observed=[list(pair) for pair in observed] or [[c] for c in conditions]),
+        )
     else:
         value, why = UNCONDITIONAL, said("likelihood.why.always")
     if porting and workflow == "mindspore" and p.source != "pytorch-code":

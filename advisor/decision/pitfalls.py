@@ -9,6 +9,7 @@ from advisor.decision.scorecard import PitfallItem
 from advisor.decision.workflows import Route
 from advisor.requirements import Requirements
 from knowledge.models import KnowledgeBase, Pitfall
+from knowledge.conditions import observed
 
 
 def pitfall_hours(p: Pitfall) -> Optional[tuple[float, float]]:
@@ -54,10 +55,11 @@ def ports_pytorch_code(workflow: str, req: Requirements) -> bool:
     return workflow == "hybrid" or (workflow == "mindspore" and req.model.source == "pytorch-code")
 
 
-def _likelihood(p: Pitfall, project: Optional[Project], workflow: str) -> dict:
+def _likelihood(p: Pitfall, project: Optional[Project], workflow: str, req_dict: dict) -> dict:
     if project is None:
         return {}
-    value, why = judge(p.likelihood, p.applies_when, p.porting, project, workflow)
+    seen = [observed(c, req_dict) for c in p.applies_when]
+    value, why = judge(p.likelihood, p.applies_when, p.porting, project, workflow, seen)
     return {"likelihood": round(value, 4), "likelihood_why": why}
 
 
@@ -96,7 +98,7 @@ def pitfall_items(
                 confidence=p.confidence,
                 owner=p.owner,
                 milestone=p.milestone,
-                **_likelihood(p, project, workflow),
+                **_likelihood(p, project, workflow, req_dict),
             )
         )
     return sorted(items, key=lambda x: (-(x.expected_hours or 0), x.id))
