@@ -182,6 +182,7 @@ class _Slot:
     began: Optional[float] = None
     fraction: float = 0.0  # of the timed part (or of the whole, for a step without one)
     reported: Optional[float] = None  # when the step first sent a fraction: its start-up was behind it
+    last_step: Optional[float] = None  # when it reported all its steps done: its tail (teardown) began
     done: bool = False
     dropped: bool = False  # an extra round the runner did not run
     taken: Optional[float] = None
@@ -293,7 +294,10 @@ class ProbeProgress:
                 same = self.slots.get(rid)
                 seconds = self.order[same[-1]].step.seconds if same else (self.plan.each_for(rid) or self.default_s)
                 seconds += self._first_extra()  # the first announced step's one-off cost
-                index = self._add(Step(rid, 0.0, seconds, by_clock=self.plan.by_clock))
+                tail, steps = self.plan.tail_for(rid)
+                tail, steps = min(seconds, tail), min(seconds - min(seconds, tail), steps)
+                step = Step(rid, 0.0, seconds, by_clock=self.plan.by_clock, tail_s=tail, steps_s=steps)
+                index = self._add(step)
             self.current[rid] = index
             self.order[index].began = now  # an extra round's slot counts as planned from here
             self._passed(index, now)
@@ -362,6 +366,8 @@ class ProbeProgress:
             elif kind == "progress" and fraction is not None:
                 slot.reported = now if slot.reported is None else slot.reported
                 slot.fraction = max(slot.fraction, min(0.99, float(fraction)))
+                if float(fraction) >= 1.0 and slot.last_step is None:
+                    slot.last_step = now
 
     def _promote(self, wanted: int) -> int:
         """Up to `wanted` slots of the extra rounds the plan weighs by their chance, first first, made
@@ -480,7 +486,15 @@ class ProbeProgress:
             return max(part - went, OVERRUN_SHARE * (now - slot.reported))
         # by the clock until it says more; past its estimate, a share of its time so far again
         elapsed = now - slot.began
-        return max(fixed + timed - elapsed, OVERRUN_SHARE * elapsed)
+        left = max(fixed + timed - elapsed, OVERRUN_SHARE * elapsed)
+        if (step.tail_s or step.steps_s) and slot.reported is not None:
+            # its steps under way: what its fraction leaves of them and its teardown are ahead at least
+            # (a launch over its estimate ran out of clock while its last 20 s were still to come)
+            if slot.last_step is None:
+                left = max(left, (step.steps_s * (1.0 - slot.fraction) + step.tail_s) * scale)
+            else:
+                left = max(left, step.tail_s * scale - (now - slot.last_step))
+        return left
 
     def _done_part(self, slot: _Slot, now: float) -> float:
         """The planned seconds of a step behind us: all of a finished one; of a running one, what its

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from advisor.estimates import Load, Plan, Step, plan_for
+from advisor.estimates import SCALING_STEPS_S, SCALING_TEARDOWN_S, Load, Plan, Step, plan_for
 from advisor.progress import OVERRUN_SHARE, REESTIMATE_FACTOR, REESTIMATE_MIN_S, SCALE_PRIOR_S, ProbeProgress
 from probes.base import ProbeEvent
 
@@ -82,7 +82,49 @@ def test_scaling_launches_are_planned_by_their_launcher_and_counted_by_the_clock
     p.on_event(ev("mindspore-lenet-r1-rep1", "start", total=4), now=0.0)
     p.on_event(ev("mindspore-lenet-r1-rep1", "progress", fraction=1.0), now=10.0)  # its timed steps ended
     left = p.raw_remaining(now=10.0)
-    assert left == pytest.approx(SCALING_LAUNCH_S["msrun"] - 10.0 + 3 * plan.each)  # by the clock
+    teardown = max(SCALING_LAUNCH_S["msrun"] - 10.0, SCALING_TEARDOWN_S["msrun"])  # by the clock, its teardown at least
+    assert left == pytest.approx(teardown + 3 * plan.each)
+
+
+def test_a_launch_over_its_estimate_still_counts_its_steps_left_and_its_teardown():
+    """A launch counted by the clock alone ran out of clock while its steps and its teardown (msrun's
+    ranks leave the process group and exit: ~11 s here, no event says so) were still to come: the last
+    launch read 0.5-0.65x of its last 20 s. Past its estimate, what its fraction leaves of its steps and
+    its teardown are ahead; after its last step, its teardown counts down by the clock."""
+    from probes.scaling.models import ScalingConfig
+
+    config = ScalingConfig(frameworks=["mindspore"], models=["lenet"], repeat=1, ranks=[2])
+    p = ProbeProgress.for_config("scaling", config, now=0.0, load=QUIET)
+    rid = "mindspore-lenet-r2-rep1"
+    planned = p.plan.each_for(rid)
+    p.on_event(ev(rid, "start", total=1), now=0.0)
+    p.on_event({"run_id": rid, "kind": "progress", "run_fraction": 0.0}, now=planned - 4.0)  # its first step, late
+    p.on_event({"run_id": rid, "kind": "progress", "run_fraction": 0.5}, now=planned + 1.0)
+    steps = 2 * SCALING_STEPS_S["msrun"]  # two ranks
+    slot = p.order[p.current[rid]]
+    assert (slot.step.steps_s, slot.step.tail_s) == pytest.approx((steps, SCALING_TEARDOWN_S["msrun"]))
+    # past its estimate: half its steps and its teardown, a little more by how far it overran (its own pace)
+    assert p.raw_remaining(now=planned + 1.0) >= 0.5 * steps + SCALING_TEARDOWN_S["msrun"]  # was 25% of 22 s
+    p.on_event({"run_id": rid, "kind": "progress", "run_fraction": 1.0}, now=planned + 4.0)
+    after = p.raw_remaining(now=planned + 6.0)
+    assert after == pytest.approx(max(SCALING_TEARDOWN_S["msrun"] * p._ratio(slot.step, p._ratios(planned + 6.0)) - 2.0,
+                                      OVERRUN_SHARE * (planned + 6.0)))  # fmt: skip
+
+
+def test_a_recorded_scaling_runs_last_launch_holds_its_last_20_s():
+    """The recorded scaling run (tests/fixtures/eta_records: msrun's two-rank launch last, ~11 s of
+    teardown after its last step) replayed: every ETA of its last launch within the goal (0.52-0.65x
+    while its steps ran and its teardown followed, before)."""
+    import json
+    from pathlib import Path
+
+    from tests.test_estimates_replayed import replay_trace
+
+    folder = Path(__file__).parent / "fixtures" / "eta_records"
+    rec = next(r for r in json.loads((folder / "loaded-2-cores.json").read_text()) if r["kind"] == "scaling")
+    last = max(at for at, e in rec["events"] if e["kind"] == "start")
+    ratios = [r for at, r in replay_trace(rec) if at > last]
+    assert len(ratios) >= 20 and all(0.67 <= r <= 1.5 for r in ratios), [round(r, 2) for r in ratios]
 
 
 def test_a_dynamic_shape_child_reports_the_share_of_its_steps_done():

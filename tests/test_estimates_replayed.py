@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from advisor import estimates
-from advisor.estimates import Figures, Load
+from advisor.estimates import Figures, Load, LoadReading
 from advisor.progress import ProbeProgress
 from probes.base import KINDS
 
@@ -30,20 +30,43 @@ RECORDINGS = json.loads((FOLDER / "loaded-2-cores.json").read_text())
 FRESH = json.loads((FOLDER / "fresh-runs.json").read_text())
 
 
-def replay(rec: dict, monkeypatch) -> tuple[float, list[float]]:
+def load_of(rec: dict) -> Load | None:
+    """The plan's load: by this checkout's rule from what the plan read (recordings that kept it), else
+    the load the recorded plan used."""
+    if rec.get("reading"):
+        return LoadReading(**rec["reading"]).load()
+    return Load(*rec["load"]) if rec["load"] else None
+
+
+def replay(rec: dict, monkeypatch=None) -> tuple[float, list[float]]:
     """(the opening estimate, each judged ETA over the time really left)."""
+    opening, trace = replay_run(rec)
+    return opening, [ratio for _, ratio in trace]
+
+
+def replay_trace(rec: dict) -> list[tuple[float, float]]:
+    """(when, the ETA over the time really left) of each judged ETA."""
+    return replay_run(rec)[1]
+
+
+def replay_run(rec: dict) -> tuple[float, list[tuple[float, float]]]:
     warm = {(folder, model): w for folder, model, w in rec["warm"]}
-    monkeypatch.setattr(estimates, "compile_cache_warm", lambda folder, model: warm.get((folder, model), False))
-    config = KINDS[rec["name"]].Config(**rec["config"])
-    load = Load(*rec["load"]) if rec["load"] else None
-    progress = ProbeProgress.for_config(rec["name"], config, now=0.0, figures=Figures(rec["figures"]), load=load)
+    real_warm = estimates.compile_cache_warm
+    estimates.compile_cache_warm = lambda folder, model: warm.get((folder, model), False)
+    try:
+        config = KINDS[rec["name"]].Config(**rec["config"])
+        progress = ProbeProgress.for_config(
+            rec["name"], config, now=0.0, figures=Figures(rec["figures"]), load=load_of(rec)
+        )
+    finally:
+        estimates.compile_cache_warm = real_warm
     opening = progress.estimate_seconds()
     actual, etas, clock = rec["actual"], [], 0.0
 
     def sample(now: float) -> None:
         view = progress.view(now)
         if view.eta_seconds is not None and view.finished < view.planned and actual - now >= MIN_LEFT_S:
-            etas.append(view.eta_seconds / (actual - now))
+            etas.append((now, view.eta_seconds / (actual - now)))
 
     for at, event in rec["events"]:
         while clock + SAMPLE_S < at:
