@@ -123,13 +123,15 @@ SCALING_RANK_EXTRA = 0.4
 # A launch's teardown after its last step (the launcher waits for its ranks, which leave the process group
 # and exit), quiet-equivalent, per launcher: part of SCALING_LAUNCH_S, but no step reports it, so a launch
 # counted by the clock read 0.5-0.65x of its last 20 s. Measured here on 2026-12-03 (benchmarks/
-# probe_estimates.py --record, the last step's progress event to the launch's end, at 7.4 other cores busy
-# on 2, slowdown 2.0): torchrun 6.3 s (1 rank) and 6.5 s (2 ranks), msrun 9.3 s and 11.1 s.
-SCALING_TEARDOWN_S = {"torchrun": 3.2, "msrun": 5.1}
+# probe_estimates.py --record, two scaling runs of four launches, the last step's progress event to the
+# launch's end, both planned at the capped slowdown 2.0): torchrun 6.3, 6.5, 5.2 and 12.3 s, msrun 9.3,
+# 11.1, 6.0 and 8.1 s; the means halved. No rank count apart: 2 ranks tore down as fast as 1 in one run.
+SCALING_TEARDOWN_S = {"torchrun": 3.8, "msrun": 4.3}
 # ... and its steps before it (first step, warmup, the timed steps: the span its progress events cover),
-# per rank, quiet-equivalent: the ranks share the cores, so 2 ranks took twice 1 rank's span (the same
-# runs: torchrun 1.0 s and 2.0 s, msrun 10.5 s and 20.1 s). Counted by the launch's reported fraction.
-SCALING_STEPS_S = {"torchrun": 0.5, "msrun": 5.1}
+# per rank, quiet-equivalent: the ranks share the cores, so 2 ranks took about twice 1 rank's span (the
+# same runs: torchrun 1.0 and 2.0 s, 1.5 and 3.5 s; msrun 10.4 and 20.1 s, 5.6 and 13.1 s; the means per
+# rank halved). Counted by the launch's reported fraction.
+SCALING_STEPS_S = {"torchrun": 0.65, "msrun": 4.1}
 
 
 def step_share(kind: str, step_id: str) -> float:

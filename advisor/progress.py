@@ -488,12 +488,13 @@ class ProbeProgress:
         elapsed = now - slot.began
         left = max(fixed + timed - elapsed, OVERRUN_SHARE * elapsed)
         if (step.tail_s or step.steps_s) and slot.reported is not None:
-            # its steps under way: what its fraction leaves of them and its teardown are ahead at least
-            # (a launch over its estimate ran out of clock while its last 20 s were still to come)
+            # its start-up is behind it: what its fraction leaves of its steps, then its teardown by the
+            # clock from its last step (by the clock alone, a launch's last 20 s read 0.5-0.65x when it
+            # ran over its estimate, 1.5-1.95x when it ran under)
             if slot.last_step is None:
-                left = max(left, (step.steps_s * (1.0 - slot.fraction) + step.tail_s) * scale)
-            else:
-                left = max(left, step.tail_s * scale - (now - slot.last_step))
+                return (step.steps_s * (1.0 - slot.fraction) + step.tail_s) * scale
+            since = now - slot.last_step
+            return max(step.tail_s * scale - since, OVERRUN_SHARE * since)
         return left
 
     def _done_part(self, slot: _Slot, now: float) -> float:
