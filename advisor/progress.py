@@ -28,7 +28,8 @@ OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progres
 SCALE_BOUNDS = (0.2, 5.0)  # how far finished steps may move the estimate of the rest (assumption)
 # Seconds of the plan's own estimate a correction is shrunk toward, by how alike the steps it learns from
 # are (assumption, fitted on benchmarks/probe_estimates.py's recorded runs): the same step's earlier round
-# says most, its family (set-up, timed runs, dynamic-shape children, the rest) less, all steps least. The
+# says most, its family (set-up, timed runs, one framework's dynamic-shape children, the rest) less, all
+# steps least. The
 # last was 30 s: in a GPT probe recorded here on 2026-12-03 (load 8.8 on 2 cores) the timed runs took half
 # their plan (MindSpore graph's first step) and pulled the dynamic-shape children's ETA to 0.56-0.67x of
 # the time left; at 120 s nine recordings of six kinds hold 95% of their ETAs (92% at 30 s).
@@ -675,11 +676,15 @@ def _grade(run: object) -> Optional[str]:
 
 
 def _family(step: Step) -> str:
+    """The steps alike enough to learn from one another. A dynamic-shape child's family is its framework's:
+    PyTorch eager's stalls and MindSpore's per-shape graph compiles are unlike work (in a GPT probe here on
+    2026-12-03 eager's child took 1.45x its plan and MindSpore's then 0.76x, its ETA 1.5-3.9x the time left
+    while it learned from eager's; in the earlier recording they took 1.12x and 0.87x)."""
     if step.setup:
         return "setup"
     if step.per_fraction_s:
         return "timed"
-    return "dynamic" if step.id.endswith("-dynamic") else "step"
+    return f"dynamic-{step.id.split('-', 1)[0]}" if step.id.endswith("-dynamic") else "step"
 
 
 def _cpu_mark():

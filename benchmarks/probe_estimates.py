@@ -156,10 +156,10 @@ def judge(etas: list[tuple[float, float]], actual: float) -> tuple[int, int, flo
     return len(ratios), inside, max(ratios, key=lambda r: abs(r - 1.0)) if ratios else None
 
 
-def replay(recording: dict) -> dict:
+def replay(recording: dict, load: object = None) -> dict:
     """A recorded run's events fed again, at their recorded times, to the progress model of this
-    checkout (the plan from the recorded load, figures and compile-cache state): its ETAs judged as
-    the live run's were, every event and every SAMPLE_S between."""
+    checkout (the plan from the recorded load, or `load`, figures and compile-cache state): its ETAs
+    judged as the live run's were, every event and every SAMPLE_S between."""
     from advisor import estimates
     from advisor.progress import ProbeProgress
 
@@ -168,7 +168,11 @@ def replay(recording: dict) -> dict:
     estimates.compile_cache_warm = lambda folder, model_dir: warm.get((folder, model_dir), False)
     try:
         progress = ProbeProgress.for_config(
-            recording["name"], recording["config"], now=0.0, figures=recording["figures"], load=replayed_load(recording)
+            recording["name"],
+            recording["config"],
+            now=0.0,
+            figures=recording["figures"],
+            load=load or replayed_load(recording),
         )
     finally:
         estimates.compile_cache_warm = real_warm
@@ -249,7 +253,30 @@ def replay_main(files: list[str]) -> int:
                 f"estimate/actual {r['estimate'] / rec['actual']:.2f}x ({r['estimate']:.0f}/{rec['actual']:.0f} s)  "
                 f"ETAs inside the goal {r['inside']}/{r['etas']} ({100 * r['inside'] / max(1, r['etas']):.0f}%){worst}"
             )
+            print(rules_compared(rec) or "", end="")
     return 0
+
+
+def rules_compared(recording: dict) -> str | None:
+    """For a run whose plan sampled the run queue: its opening by the 1-minute average alone (the rule
+    before) and by the queue alone, beside the named rule's (advisor.estimates.RUN_QUEUE_WEIGHT)."""
+    from advisor import estimates
+
+    reading = replayed_load(recording)
+    reading = getattr(reading, "reading", None)
+    if reading is None or reading.queue is None:
+        return None
+    cells = []
+    for name, weight in (("the average alone", 0.0), ("the run queue alone", 1.0)):
+        kept, estimates.RUN_QUEUE_WEIGHT = estimates.RUN_QUEUE_WEIGHT, weight
+        try:
+            r = replay(recording, load=reading.load())
+        finally:
+            estimates.RUN_QUEUE_WEIGHT = kept
+        cells.append(
+            f"{name} {r['estimate'] / recording['actual']:.2f}x ({100 * r['inside'] / max(1, r['etas']):.0f}%)"
+        )
+    return f"      1-minute average {reading.average:.1f}, run queue {reading.queue:.1f} others: by {', by '.join(cells)}\n"
 
 
 # The fields of an event the progress model reads (advisor.progress.seen), kept by --export; of the run a

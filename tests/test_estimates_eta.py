@@ -171,3 +171,17 @@ def test_the_first_deploy_step_carries_the_exporters_one_off_cost():
     second = p.order[p.slots["pytorch-source-lenet@torch-eager"][0]].step
     assert second.seconds == pytest.approx(p.plan.each_for("pytorch-source-lenet@torch-eager"))  # the one-off once
     assert p.scale(now=first) == pytest.approx(1.0)  # nothing to correct
+
+
+def test_a_dynamic_child_does_not_learn_from_another_frameworks():
+    """A GPT probe's PyTorch eager dynamic-shape child took 1.45x its plan here, then MindSpore's graph
+    child 0.76x of its own: learning from eager's (one "dynamic" family) its ETA read 1.5-3.9x the time
+    left. Each framework's dynamic children are a family of their own; another framework's count only
+    among all the steps, the weakest pull."""
+    plan = Plan([Step("pytorch-eager-dynamic", 10.0, 50.0), Step("mindspore-graph-dynamic", 10.0, 130.0)])
+    p = ProbeProgress("gpt", plan, now=0.0)
+    p.on_event(ev("pytorch-eager-dynamic", "start"), now=0.0)
+    p.on_event(ev("pytorch-eager-dynamic", "done"), now=90.0)  # 1.5x its plan
+    sums = p._ratios(now=None)
+    overall = (90.0 + SCALE_PRIOR_S["all"]) / (60.0 + SCALE_PRIOR_S["all"])
+    assert p._ratio(plan.steps[1], sums) == pytest.approx(overall)  # was (90 + 10) / (60 + 10): 1.43x
