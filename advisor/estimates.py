@@ -175,6 +175,7 @@ class Step:
     by_clock: bool = False
     tail_s: float = 0.0  # of its seconds, what follows its last reported step (a launch's teardown)
     steps_s: float = 0.0  # of its seconds, what its reported fraction covers (a launch's steps)
+    one_off_s: float = 0.0  # of its seconds, a one-off cost that may not come (the first export's imports)
 
     @property
     def seconds(self) -> float:
@@ -337,10 +338,12 @@ def measured_load(
 # (deployment) high here on 2026-12-03 when the host had turned quieter under the same average.
 RUN_QUEUE_TICK_S = 0.02  # 25 readings in the CLI's window (assumption: a tick of the scheduler or two)
 # A saturated host's demand: the run queue's share against the 1-minute average's (the named rule,
-# RUN_QUEUE_WEIGHT * queue + (1 - it) * average). Neither sees the minute or two a run lasts: the average
-# is the last minute, the queue half a second of it. Assumption, judged by benchmarks/probe_estimates.py
-# --replay on the runs recorded with both (README, "Estimates that hold"): an even mean.
-RUN_QUEUE_WEIGHT = 0.5
+# RUN_QUEUE_WEIGHT * queue + (1 - it) * average). Measured here on 2026-12-03 (benchmarks/probe_estimates.py
+# --record, nine runs of six kinds planned with both, replayed by each rule): the average read 5.8-8.7
+# other tasks whatever the runs then met, the queue 3.5-7.6, lowest where the runs went fastest (the load
+# that fits each run's time: 1.5-3.4 cores where the queue read 3.5-5.1, 5 and more where it read 6.2-7.6).
+# The openings: 0.92-1.55x by the average alone, 0.92-1.49x by an even mean, 0.92-1.31x by the queue alone.
+RUN_QUEUE_WEIGHT = 1.0
 
 
 def procs_running(text: Optional[str] = None) -> Optional[int]:

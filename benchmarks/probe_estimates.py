@@ -206,9 +206,14 @@ def replayed_load(recording: dict):
     from advisor import estimates
 
     load, reading = recording["load"], recording.get("reading") or getattr(recording["load"], "reading", None)
-    rule = getattr(estimates, "LoadReading", None)  # a checkout from before the reading: the load as recorded
+    rule = getattr(estimates, "LoadReading", None)
     if reading is not None and rule is not None:
         return (rule(**reading) if isinstance(reading, dict) else reading).load()
+    if isinstance(reading, dict):  # a checkout from before the reading: its rule, the 1-minute average alone
+        foreign = max(0.0, reading["busy"] - reading["own"])
+        if reading["cpus"] - reading["busy"] < 0.5:
+            foreign = max(foreign, reading["average"])
+        return estimates.Load(reading["cores"], foreign)
     return load
 
 

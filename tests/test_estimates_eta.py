@@ -173,6 +173,26 @@ def test_the_first_deploy_step_carries_the_exporters_one_off_cost():
     assert p.scale(now=first) == pytest.approx(1.0)  # nothing to correct
 
 
+def test_a_first_deploy_step_without_its_one_off_cost_does_not_read_the_host_fast():
+    """A second run's first export (a warm page cache) took no longer than the next (6.8 s and 6.7 s here,
+    load 3.9): compared with its plan's one-off cost counted, it read the host 0.6x and held the ETA at
+    0.41-0.7x of the time left. A first step between its plan without the one-off and with it was as
+    planned; faster or slower than both, it teaches as any step."""
+    config = SimpleNamespace(models=["lenet"], frameworks=["pytorch"], formats=["onnx"])
+    p = ProbeProgress.for_config("deploy", config, now=0.0, load=QUIET)
+    rid, nxt = "pytorch-onnx-lenet", "pytorch-source-lenet@torch-eager"
+    each = p.plan.each_for(rid)
+    p.on_event(ev(rid, "start"), now=0.0)
+    p.on_event(ev(rid, "done"), now=each)  # no one-off came
+    p.on_event(ev(nxt, "start"), now=each)
+    step = p.order[p.slots[nxt][0]].step
+    assert p._ratio(step, p._ratios(each)) == pytest.approx(1.0)  # was (each + 10) / (each + 6 + 10)
+    fast = ProbeProgress.for_config("deploy", config, now=0.0, load=QUIET)
+    fast.on_event(ev(rid, "start"), now=0.0)
+    fast.on_event(ev(rid, "done"), now=each / 2)  # faster than even without it: the host is fast
+    assert fast._ratio(step, fast._ratios(each / 2)) < 1.0
+
+
 def test_a_dynamic_child_does_not_learn_from_another_frameworks():
     """A GPT probe's PyTorch eager dynamic-shape child took 1.45x its plan here, then MindSpore's graph
     child 0.76x of its own: learning from eager's (one "dynamic" family) its ETA read 1.5-3.9x the time
