@@ -33,6 +33,8 @@ FOLDER = Path(__file__).parent / "fixtures" / "eta_records"
 RECORDINGS = json.loads((FOLDER / "loaded-2-cores.json").read_text())
 FRESH = json.loads((FOLDER / "fresh-runs.json").read_text())
 QUEUED = json.loads((FOLDER / "queue-sampled.json").read_text())
+# and six fresh runs with this model (the cheap kinds on an empty cache, then again), not used to fit it
+QUEUED += json.loads((FOLDER / "final-model.json").read_text())
 
 
 def load_of(rec: dict) -> Load | None:
