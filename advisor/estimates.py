@@ -120,6 +120,18 @@ SCALING_LAUNCH_S = {"torchrun": 10.0, "msrun": 15.0}
 # launches took 1.24x (torchrun) and 1.55x (msrun) the 1-rank ones in the same run. Planned alike, the
 # last launch (msrun, 2 ranks) kept the ETA at a third to a half of the time left.
 SCALING_RANK_EXTRA = 0.4
+# A launch's teardown after its last step (the launcher waits for its ranks, which leave the process group
+# and exit), quiet-equivalent, per launcher: part of SCALING_LAUNCH_S, but no step reports it, so a launch
+# counted by the clock read 0.5-0.65x of its last 20 s. Measured here on 2026-12-03 (benchmarks/
+# probe_estimates.py --record, two scaling runs of four launches, the last step's progress event to the
+# launch's end, both planned at the capped slowdown 2.0): torchrun 6.3, 6.5, 5.2 and 12.3 s, msrun 9.3,
+# 11.1, 6.0 and 8.1 s; the means halved. No rank count apart: 2 ranks tore down as fast as 1 in one run.
+SCALING_TEARDOWN_S = {"torchrun": 3.8, "msrun": 4.3}
+# ... and its steps before it (first step, warmup, the timed steps: the span its progress events cover),
+# per rank, quiet-equivalent: the ranks share the cores, so 2 ranks took about twice 1 rank's span (the
+# same runs: torchrun 1.0 and 2.0 s, 1.5 and 3.5 s; msrun 10.4 and 20.1 s, 5.6 and 13.1 s; the means per
+# rank halved). Counted by the launch's reported fraction.
+SCALING_STEPS_S = {"torchrun": 0.65, "msrun": 4.1}
 
 
 def step_share(kind: str, step_id: str) -> float:
@@ -161,6 +173,9 @@ class Step:
     # its reported fraction covers a small part of it (a scaling launch's timed steps: ~2 s of ~20 s of
     # start-up and teardown): counted by the clock
     by_clock: bool = False
+    tail_s: float = 0.0  # of its seconds, what follows its last reported step (a launch's teardown)
+    steps_s: float = 0.0  # of its seconds, what its reported fraction covers (a launch's steps)
+    one_off_s: float = 0.0  # of its seconds, a one-off cost that may not come (the first export's imports)
 
     @property
     def seconds(self) -> float:
@@ -181,12 +196,24 @@ class Plan:
     each_of: dict[str, float] = field(default_factory=dict)  # an announced step's estimate by its id's start
     first_extra_s: float = 0.0  # the first announced step's one-off cost on top of `each`
     kind: str = ""  # the probe kind: an announced step's share of a full step (step_share) by its id
+    tail_of: dict[str, float] = field(default_factory=dict)  # an announced step's tail_s by its id's start
+    steps_of: dict[str, float] = field(default_factory=dict)  # its steps_s (per rank: times its ranks)
 
     def each_for(self, step_id: str) -> Optional[float]:
         """The estimate of an announced step: by the start of its id (a scaling launch by its framework's
         launcher) or `each`, times its share (step_share); None when the plan has neither."""
         base = next((s for start, s in self.each_of.items() if step_id.startswith(start)), self.each)
         return None if base is None else base * step_share(self.kind, step_id)
+
+    def tail_for(self, step_id: str) -> tuple[float, float]:
+        """(Step.tail_s, Step.steps_s) of an announced step, by the start of its id: what follows its last
+        reported step and what its reported fraction covers (times its ranks, a scaling launch's)."""
+        import re
+
+        tail = next((s for start, s in self.tail_of.items() if step_id.startswith(start)), 0.0)
+        steps = next((s for start, s in self.steps_of.items() if step_id.startswith(start)), 0.0)
+        ranks = re.search(r"-r(\d+)-rep\d+$", step_id)
+        return tail, steps * (int(ranks.group(1)) if ranks else 1)
 
     @property
     def runs(self) -> list[Step]:
@@ -216,10 +243,13 @@ CONTENTION_MAX_PER_CORE = 2.5
 
 @dataclass(frozen=True)
 class Load:
-    """The contention a plan is made under: other processes' demand in cores, out of the host's."""
+    """The contention a plan is made under: other processes' demand in cores, out of the host's; with
+    the readings it was judged from, when a plan measured them (kept so a recorded plan can be judged
+    again by another rule: benchmarks/probe_estimates.py --replay)."""
 
     cores: int
     foreign: float = 0.0
+    reading: Optional["LoadReading"] = field(default=None, compare=False)
 
     @property
     def slowdown(self) -> float:
@@ -302,11 +332,84 @@ def measured_load(
     return Load(hostfacts.usable_cores(), foreign)
 
 
+# The plan's short look at the run queue: /proc/stat's procs_running (the runnable tasks now, the reader
+# itself among them), read every RUN_QUEUE_TICK_S through the plan's window (the CLI's 0.5 s), against the
+# 1-minute load average, which lags: a second run after a slower first opened 1.54x (accuracy) and 1.41x
+# (deployment) high here on 2026-12-03 when the host had turned quieter under the same average.
+RUN_QUEUE_TICK_S = 0.02  # 25 readings in the CLI's window (assumption: a tick of the scheduler or two)
+# A saturated host's demand: the run queue's share against the 1-minute average's (the named rule,
+# RUN_QUEUE_WEIGHT * queue + (1 - it) * average). Measured here on 2026-12-03 (benchmarks/probe_estimates.py
+# --record, nine runs of six kinds planned with both, replayed by each rule): the average read 5.8-8.7
+# other tasks whatever the runs then met, the queue 3.5-7.6, lowest where the runs went fastest (the load
+# that fits each run's time: 1.5-3.4 cores where the queue read 3.5-5.1, 5 and more where it read 6.2-7.6).
+# The openings: 0.92-1.55x by the average alone, 0.92-1.49x by an even mean, 0.92-1.31x by the queue alone.
+RUN_QUEUE_WEIGHT = 1.0
+
+
+def procs_running(text: Optional[str] = None) -> Optional[int]:
+    """The runnable tasks now (/proc/stat's procs_running, the reader itself counted), or None."""
+    try:
+        text = text if text is not None else Path("/proc/stat").read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("procs_running "):
+            try:
+                return int(line.split()[1])
+            except (IndexError, ValueError):
+                return None
+    return None
+
+
+def run_queue(window: float) -> Optional[float]:
+    """The others' runnable tasks over `window` seconds (it waits that long): the mean of procs_running
+    read every RUN_QUEUE_TICK_S, less the reader; None where unreadable."""
+    end = time.monotonic() + window
+    seen: list[int] = []
+    while True:
+        got = procs_running()
+        if got is None:
+            return None
+        seen.append(got)
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        time.sleep(min(RUN_QUEUE_TICK_S, left))
+    return max(0.0, sum(seen) / len(seen) - 1.0)
+
+
+@dataclass(frozen=True)
+class LoadReading:
+    """What a plan read of the host: its cores (usable, and the machine's), the busy cores over its
+    window (all, and this process's own with its children's), the 1-minute load average (less this
+    process's own probes of late) and the run queue sampled over the window (None: not sampled)."""
+
+    cores: int
+    cpus: int
+    busy: float
+    own: float
+    average: float  # the 1-minute load average less this process's own probes of late
+    queue: Optional[float] = None
+
+    def load(self) -> Load:
+        """The contention by the named rule: the others' busy cores over the window; a saturated host
+        (no idle core: busy CPU cannot show what waits for it) its runnable demand, the 1-minute average
+        and the run queue weighed by RUN_QUEUE_WEIGHT (the average alone where no queue was sampled)."""
+        foreign = max(0.0, self.busy - self.own)
+        if self.cpus - self.busy < 0.5:
+            demand = self.average
+            if self.queue is not None:
+                demand = RUN_QUEUE_WEIGHT * (self.queue - self.own) + (1.0 - RUN_QUEUE_WEIGHT) * self.average
+            foreign = max(foreign, demand)
+        return Load(self.cores, foreign, self)
+
+
 def load_now(window: Optional[float] = None) -> Load:
     """The contention now, as the runs measure it for themselves (the host's busy CPU less this process's
     and its children's): over a window of `window` seconds (the CLI: 0.5 s, like the runner's own sample
-    before each round), else since the oldest cpu_mark() of the last LOAD_WINDOW_MAX_S (the TUI: no
-    wait), else the 1-minute load average. A host with no idle core also counts its runnable demand."""
+    before each round; the run queue sampled through it), else since the oldest cpu_mark() of the last
+    LOAD_WINDOW_MAX_S (the TUI: no wait), else the 1-minute load average. A host with no idle core also
+    counts its runnable demand (LoadReading.load)."""
     from probes import hostfacts
 
     cores = hostfacts.usable_cores()
@@ -315,17 +418,15 @@ def load_now(window: Optional[float] = None) -> Load:
     now = time.monotonic()
     earlier = next((m for m in _marks if now - m[2] >= MIN_PLAN_WINDOW_S), None)  # this process's last minutes
     start = cpu_mark() if window else earlier
-    if window:
-        time.sleep(window)
+    queue = run_queue(window) if window else None
     end = cpu_mark()
     if start is None or end is None or end[2] <= start[2]:
         return Load(cores, demand)
-    foreign, own, busy = _foreign(start, end)
-    if (os.cpu_count() or cores) - busy < 0.5:  # saturated: busy CPU cannot show what waits for it
-        # the runnable demand, less what this process's own probes added to the average lately
-        own_lately = _foreign(earlier, end)[1] if earlier is not None and earlier[2] < start[2] else own
-        foreign = max(foreign, demand - max(own, own_lately))
-    return Load(cores, foreign)
+    _, own, busy = _foreign(start, end)
+    # the runnable demand, less what this process's own probes added to the average lately
+    own_lately = _foreign(earlier, end)[1] if earlier is not None and earlier[2] < start[2] else own
+    average = demand - max(own, own_lately)
+    return LoadReading(cores, os.cpu_count() or cores, busy, own, average, queue).load()
 
 
 def timed_s(budget: float, step_s: float) -> float:
@@ -674,5 +775,7 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
             by_clock=True,
             each_of=each_of,
             kind="scaling",
+            tail_of={f"{fw}-": SCALING_TEARDOWN_S[launcher.get(fw, "msrun")] * load.slowdown for fw in frameworks},
+            steps_of={f"{fw}-": SCALING_STEPS_S[launcher.get(fw, "msrun")] * load.slowdown for fw in frameworks},
         )
     return Plan([], named=False, each=None)  # a kind with no plan of its own: counted as announced

@@ -28,7 +28,8 @@ OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progres
 SCALE_BOUNDS = (0.2, 5.0)  # how far finished steps may move the estimate of the rest (assumption)
 # Seconds of the plan's own estimate a correction is shrunk toward, by how alike the steps it learns from
 # are (assumption, fitted on benchmarks/probe_estimates.py's recorded runs): the same step's earlier round
-# says most, its family (set-up, timed runs, dynamic-shape children, the rest) less, all steps least. The
+# says most, its family (set-up, timed runs, one framework's dynamic-shape children, the rest) less, all
+# steps least. The
 # last was 30 s: in a GPT probe recorded here on 2026-12-03 (load 8.8 on 2 cores) the timed runs took half
 # their plan (MindSpore graph's first step) and pulled the dynamic-shape children's ETA to 0.56-0.67x of
 # the time left; at 120 s nine recordings of six kinds hold 95% of their ETAs (92% at 30 s).
@@ -182,6 +183,7 @@ class _Slot:
     began: Optional[float] = None
     fraction: float = 0.0  # of the timed part (or of the whole, for a step without one)
     reported: Optional[float] = None  # when the step first sent a fraction: its start-up was behind it
+    last_step: Optional[float] = None  # when it reported all its steps done: its tail (teardown) began
     done: bool = False
     dropped: bool = False  # an extra round the runner did not run
     taken: Optional[float] = None
@@ -292,8 +294,14 @@ class ProbeProgress:
                     self.anonymous -= 1  # an announced step arrives: no growth
                 same = self.slots.get(rid)
                 seconds = self.order[same[-1]].step.seconds if same else (self.plan.each_for(rid) or self.default_s)
-                seconds += self._first_extra()  # the first announced step's one-off cost
-                index = self._add(Step(rid, 0.0, seconds, by_clock=self.plan.by_clock))
+                one_off = self._first_extra()  # the first announced step's one-off cost
+                seconds += one_off
+                tail, steps = self.plan.tail_for(rid)
+                tail, steps = min(seconds, tail), min(seconds - min(seconds, tail), steps)
+                step = Step(
+                    rid, 0.0, seconds, by_clock=self.plan.by_clock, tail_s=tail, steps_s=steps, one_off_s=one_off
+                )
+                index = self._add(step)
             self.current[rid] = index
             self.order[index].began = now  # an extra round's slot counts as planned from here
             self._passed(index, now)
@@ -362,6 +370,8 @@ class ProbeProgress:
             elif kind == "progress" and fraction is not None:
                 slot.reported = now if slot.reported is None else slot.reported
                 slot.fraction = max(slot.fraction, min(0.99, float(fraction)))
+                if float(fraction) >= 1.0 and slot.last_step is None:
+                    slot.last_step = now
 
     def _promote(self, wanted: int) -> int:
         """Up to `wanted` slots of the extra rounds the plan weighs by their chance, first first, made
@@ -442,9 +452,13 @@ class ProbeProgress:
         for step, took in seen:
             if step.seconds <= 0:
                 continue
+            # a one-off cost may or may not have come: a step that took less than its estimate with it and
+            # more than without it was as planned (a warm page cache's first export took no longer than
+            # the next: compared with the one-off counted, it read the host 0.6x and held the ETA low)
+            estimate = min(step.seconds, max(step.seconds - step.one_off_s, took))
             for key in (("id", _same(step)), ("family", _family(step)), ("all",)):
                 t, e = sums.get(key, (0.0, 0.0))
-                sums[key] = (t + took, e + step.seconds)
+                sums[key] = (t + took, e + estimate)
         return sums
 
     def _ratio(self, step: Step, sums: dict[tuple, tuple[float, float]]) -> float:
@@ -480,7 +494,16 @@ class ProbeProgress:
             return max(part - went, OVERRUN_SHARE * (now - slot.reported))
         # by the clock until it says more; past its estimate, a share of its time so far again
         elapsed = now - slot.began
-        return max(fixed + timed - elapsed, OVERRUN_SHARE * elapsed)
+        left = max(fixed + timed - elapsed, OVERRUN_SHARE * elapsed)
+        if (step.tail_s or step.steps_s) and slot.reported is not None:
+            # its start-up is behind it: what its fraction leaves of its steps, then its teardown by the
+            # clock from its last step (by the clock alone, a launch's last 20 s read 0.5-0.65x when it
+            # ran over its estimate, 1.5-1.95x when it ran under)
+            if slot.last_step is None:
+                return (step.steps_s * (1.0 - slot.fraction) + step.tail_s) * scale
+            since = now - slot.last_step
+            return max(step.tail_s * scale - since, OVERRUN_SHARE * since)
+        return left
 
     def _done_part(self, slot: _Slot, now: float) -> float:
         """The planned seconds of a step behind us: all of a finished one; of a running one, what its
@@ -660,11 +683,15 @@ def _grade(run: object) -> Optional[str]:
 
 
 def _family(step: Step) -> str:
+    """The steps alike enough to learn from one another. A dynamic-shape child's family is its framework's:
+    PyTorch eager's stalls and MindSpore's per-shape graph compiles are unlike work (in a GPT probe here on
+    2026-12-03 eager's child took 1.45x its plan and MindSpore's then 0.76x, its ETA 1.5-3.9x the time left
+    while it learned from eager's; in the earlier recording they took 1.12x and 0.87x)."""
     if step.setup:
         return "setup"
     if step.per_fraction_s:
         return "timed"
-    return "dynamic" if step.id.endswith("-dynamic") else "step"
+    return f"dynamic-{step.id.split('-', 1)[0]}" if step.id.endswith("-dynamic") else "step"
 
 
 def _cpu_mark():

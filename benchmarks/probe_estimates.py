@@ -19,8 +19,9 @@ pass compiles cold). Each row names the 1-minute load average at its start and e
 as found, which on a shared host is the quietest there is, not an idle machine.
 
 --record FILE keeps every kind's events (with their times) and its plan's inputs (load, this host's
-figures, the compile cache's state); --replay FILE... --export JSON writes them as plain data (the tests'
-fixtures); --replay FILE... feeds them again to the progress model of the
+figures, the compile cache's state, what the plan read of the host: advisor.estimates.LoadReading);
+--replay FILE... --export JSON writes them as plain data (the tests' fixtures); --replay FILE... (pickles
+or those JSON files) feeds them again to the progress model of the
 checkout it runs from, so two models (before / after a change: run it with PYTHONPATH at the older
 checkout) are judged on the same runs, without running a probe.
 """
@@ -155,10 +156,10 @@ def judge(etas: list[tuple[float, float]], actual: float) -> tuple[int, int, flo
     return len(ratios), inside, max(ratios, key=lambda r: abs(r - 1.0)) if ratios else None
 
 
-def replay(recording: dict) -> dict:
+def replay(recording: dict, load: object = None) -> dict:
     """A recorded run's events fed again, at their recorded times, to the progress model of this
-    checkout (the plan from the recorded load, figures and compile-cache state): its ETAs judged as
-    the live run's were, every event and every SAMPLE_S between."""
+    checkout (the plan from the recorded load, or `load`, figures and compile-cache state): its ETAs
+    judged as the live run's were, every event and every SAMPLE_S between."""
     from advisor import estimates
     from advisor.progress import ProbeProgress
 
@@ -167,7 +168,11 @@ def replay(recording: dict) -> dict:
     estimates.compile_cache_warm = lambda folder, model_dir: warm.get((folder, model_dir), False)
     try:
         progress = ProbeProgress.for_config(
-            recording["name"], recording["config"], now=0.0, figures=recording["figures"], load=recording["load"]
+            recording["name"],
+            recording["config"],
+            now=0.0,
+            figures=recording["figures"],
+            load=load or replayed_load(recording),
         )
     finally:
         estimates.compile_cache_warm = real_warm
@@ -195,23 +200,88 @@ def replay(recording: dict) -> dict:
     return {"estimate": estimate, "etas": judged, "inside": inside, "worst": worst, "trace": etas}
 
 
-def replay_main(files: list[str]) -> int:
+def replayed_load(recording: dict):
+    """The plan's load of a recorded run: by this checkout's rule from what the plan read (LoadReading),
+    where the recording kept it; else the load the recorded plan used (older recordings: today's rule)."""
+    from advisor import estimates
+
+    load, reading = recording["load"], recording.get("reading") or getattr(recording["load"], "reading", None)
+    rule = getattr(estimates, "LoadReading", None)
+    if reading is not None and rule is not None:
+        return (rule(**reading) if isinstance(reading, dict) else reading).load()
+    if isinstance(reading, dict):  # a checkout from before the reading: its rule, the 1-minute average alone
+        foreign = max(0.0, reading["busy"] - reading["own"])
+        if reading["cpus"] - reading["busy"] < 0.5:
+            foreign = max(foreign, reading["average"])
+        return estimates.Load(reading["cores"], foreign)
+    return load
+
+
+def recordings_of(where: str) -> list[dict]:
+    """The recordings of a --record pickle, or of an --export JSON (the tests' fixtures) as replay takes them."""
+    if where.endswith(".json"):
+        import json
+
+        from advisor.estimates import Figures, Load
+        from probes.base import KINDS as REGISTRY
+
+        with open(where) as f:
+            kept = json.load(f)
+        return [
+            dict(
+                rec,
+                config=REGISTRY[rec["name"]].Config(**rec["config"]),
+                load=Load(*rec["load"]) if rec["load"] else None,
+                figures=Figures(rec["figures"]),
+                warm={(folder, model_dir): w for folder, model_dir, w in rec["warm"]},
+                events=[(at, event) for at, event in rec["events"]],
+            )
+            for rec in kept
+        ]
     import pickle
 
-    print(f"replayed with the progress model of {os.getcwd()}; goal {GOAL[0]}-{GOAL[1]}x")
+    with open(where, "rb") as f:
+        return pickle.load(f)
+
+
+def replay_main(files: list[str]) -> int:
+    print(
+        f"replayed with the progress model of {os.path.dirname(__import__('advisor').__file__)}; goal {GOAL[0]}-{GOAL[1]}x"
+    )
     for where in files:
-        with open(where, "rb") as f:
-            recordings = pickle.load(f)
-        for rec in recordings:
+        for rec in recordings_of(where):
             r = replay(rec)
-            loadavg = rec["loadavg"] if isinstance(rec["loadavg"], tuple) else (rec["loadavg"],)
+            loadavg = rec["loadavg"] if isinstance(rec["loadavg"], (tuple, list)) else (rec["loadavg"],)
             worst = f", worst {r['worst']:.2f}x" if r["worst"] is not None else ""
             print(
                 f"  {rec['label']:7} {rec['kind']:9} load {'-'.join(f'{x:.1f}' for x in loadavg):9} "
                 f"estimate/actual {r['estimate'] / rec['actual']:.2f}x ({r['estimate']:.0f}/{rec['actual']:.0f} s)  "
                 f"ETAs inside the goal {r['inside']}/{r['etas']} ({100 * r['inside'] / max(1, r['etas']):.0f}%){worst}"
             )
+            print(rules_compared(rec) or "", end="")
     return 0
+
+
+def rules_compared(recording: dict) -> str | None:
+    """For a run whose plan sampled the run queue: its opening by the 1-minute average alone (the rule
+    before) and by the queue alone, beside the named rule's (advisor.estimates.RUN_QUEUE_WEIGHT)."""
+    from advisor import estimates
+
+    reading = replayed_load(recording)
+    reading = getattr(reading, "reading", None)
+    if reading is None or reading.queue is None:
+        return None
+    cells = []
+    for name, weight in (("the average alone", 0.0), ("the run queue alone", 1.0)):
+        kept, estimates.RUN_QUEUE_WEIGHT = estimates.RUN_QUEUE_WEIGHT, weight
+        try:
+            r = replay(recording, load=reading.load())
+        finally:
+            estimates.RUN_QUEUE_WEIGHT = kept
+        cells.append(
+            f"{name} {r['estimate'] / recording['actual']:.2f}x ({100 * r['inside'] / max(1, r['etas']):.0f}%)"
+        )
+    return f"      1-minute average {reading.average:.1f}, run queue {reading.queue:.1f} others: by {', by '.join(cells)}\n"
 
 
 # The fields of an event the progress model reads (advisor.progress.seen), kept by --export; of the run a
@@ -238,12 +308,21 @@ def exported(recording: dict) -> dict:
         "name": recording["name"],
         "config": config.model_dump(mode="json") if hasattr(config, "model_dump") else dict(config),
         "load": [recording["load"].cores, recording["load"].foreign] if recording["load"] else None,
+        "reading": reading_of(recording["load"]),
         "figures": dict(recording["figures"].measured),
         "warm": [[folder, model_dir, bool(w)] for (folder, model_dir), w in recording["warm"].items()],
         "events": [[round(at, 3), event(e)] for at, e in recording["events"]],
         "actual": round(recording["actual"], 3),
         "loadavg": list(recording["loadavg"]) if isinstance(recording["loadavg"], tuple) else [recording["loadavg"]],
     }
+
+
+def reading_of(load: object) -> dict | None:
+    """What the plan read of the host (advisor.estimates.LoadReading) as plain data, None where it kept none."""
+    import dataclasses
+
+    reading = getattr(load, "reading", None)
+    return dataclasses.asdict(reading) if reading is not None else None
 
 
 def export_main(files: list[str], out: str) -> int:
@@ -293,7 +372,9 @@ def one_pass(kinds: list[str], n_burners: int, label: str, record: str | None = 
                 f"estimate/actual {r['ratio']:.2f}x  ETAs inside the goal {r['etas_inside']}/{r['etas']}{worst}",
                 flush=True,
             )
-            print(f"      plan: {r['opening']}", flush=True)
+            reading = reading_of(r["recording"]["load"]) or {}
+            queue = f", run queue {reading['queue']:.1f}" if reading.get("queue") is not None else ""
+            print(f"      plan: {r['opening']} (1-minute load {r['recording']['loadavg'][0]:.1f}{queue})", flush=True)
     finally:
         for p in load:  # stopped however the pass ends
             os.killpg(p.pid, signal.SIGTERM)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from advisor.estimates import Load, Plan, Step, plan_for
+from advisor.estimates import SCALING_STEPS_S, SCALING_TEARDOWN_S, Load, Plan, Step, plan_for
 from advisor.progress import OVERRUN_SHARE, REESTIMATE_FACTOR, REESTIMATE_MIN_S, SCALE_PRIOR_S, ProbeProgress
 from probes.base import ProbeEvent
 
@@ -82,7 +82,49 @@ def test_scaling_launches_are_planned_by_their_launcher_and_counted_by_the_clock
     p.on_event(ev("mindspore-lenet-r1-rep1", "start", total=4), now=0.0)
     p.on_event(ev("mindspore-lenet-r1-rep1", "progress", fraction=1.0), now=10.0)  # its timed steps ended
     left = p.raw_remaining(now=10.0)
-    assert left == pytest.approx(SCALING_LAUNCH_S["msrun"] - 10.0 + 3 * plan.each)  # by the clock
+    assert left == pytest.approx(SCALING_TEARDOWN_S["msrun"] + 3 * plan.each)  # its teardown, then the rest
+
+
+def test_a_launch_over_its_estimate_still_counts_its_steps_left_and_its_teardown():
+    """A launch counted by the clock alone ran out of clock while its steps and its teardown (msrun's
+    ranks leave the process group and exit: ~11 s here, no event says so) were still to come: the last
+    launch read 0.5-0.65x of its last 20 s. Past its estimate, what its fraction leaves of its steps and
+    its teardown are ahead; after its last step, its teardown counts down by the clock."""
+    from probes.scaling.models import ScalingConfig
+
+    config = ScalingConfig(frameworks=["mindspore"], models=["lenet"], repeat=1, ranks=[2])
+    p = ProbeProgress.for_config("scaling", config, now=0.0, load=QUIET)
+    rid = "mindspore-lenet-r2-rep1"
+    planned = p.plan.each_for(rid)
+    p.on_event(ev(rid, "start", total=1), now=0.0)
+    p.on_event({"run_id": rid, "kind": "progress", "run_fraction": 0.0}, now=planned - 4.0)  # its first step, late
+    p.on_event({"run_id": rid, "kind": "progress", "run_fraction": 0.5}, now=planned + 1.0)
+    steps = 2 * SCALING_STEPS_S["msrun"]  # two ranks
+    slot = p.order[p.current[rid]]
+    assert (slot.step.steps_s, slot.step.tail_s) == pytest.approx((steps, SCALING_TEARDOWN_S["msrun"]))
+    # past its estimate: half its steps and its teardown (by its own pace so far), not a share of its clock
+    scale = p._ratio(slot.step, p._ratios(planned + 1.0))
+    left = p.raw_remaining(now=planned + 1.0)
+    assert left == pytest.approx((0.5 * steps + SCALING_TEARDOWN_S["msrun"]) * scale)  # was 25% of its clock
+    p.on_event({"run_id": rid, "kind": "progress", "run_fraction": 1.0}, now=planned + 4.0)
+    scale = p._ratio(slot.step, p._ratios(planned + 6.0))
+    assert p.raw_remaining(now=planned + 6.0) == pytest.approx(SCALING_TEARDOWN_S["msrun"] * scale - 2.0)
+
+
+def test_a_recorded_scaling_runs_last_launch_holds_its_last_20_s():
+    """The recorded scaling run (tests/fixtures/eta_records: msrun's two-rank launch last, ~11 s of
+    teardown after its last step) replayed: every ETA of its last launch within the goal (0.52-0.65x
+    while its steps ran and its teardown followed, before)."""
+    import json
+    from pathlib import Path
+
+    from tests.test_estimates_replayed import replay_trace
+
+    folder = Path(__file__).parent / "fixtures" / "eta_records"
+    rec = next(r for r in json.loads((folder / "loaded-2-cores.json").read_text()) if r["kind"] == "scaling")
+    last = max(at for at, e in rec["events"] if e["kind"] == "start")
+    ratios = [r for at, r in replay_trace(rec) if at > last]
+    assert len(ratios) >= 20 and all(0.67 <= r <= 1.5 for r in ratios), [round(r, 2) for r in ratios]
 
 
 def test_a_dynamic_shape_child_reports_the_share_of_its_steps_done():
@@ -129,3 +171,37 @@ def test_the_first_deploy_step_carries_the_exporters_one_off_cost():
     second = p.order[p.slots["pytorch-source-lenet@torch-eager"][0]].step
     assert second.seconds == pytest.approx(p.plan.each_for("pytorch-source-lenet@torch-eager"))  # the one-off once
     assert p.scale(now=first) == pytest.approx(1.0)  # nothing to correct
+
+
+def test_a_first_deploy_step_without_its_one_off_cost_does_not_read_the_host_fast():
+    """A second run's first export (a warm page cache) took no longer than the next (6.8 s and 6.7 s here,
+    load 3.9): compared with its plan's one-off cost counted, it read the host 0.6x and held the ETA at
+    0.41-0.7x of the time left. A first step between its plan without the one-off and with it was as
+    planned; faster or slower than both, it teaches as any step."""
+    config = SimpleNamespace(models=["lenet"], frameworks=["pytorch"], formats=["onnx"])
+    p = ProbeProgress.for_config("deploy", config, now=0.0, load=QUIET)
+    rid, nxt = "pytorch-onnx-lenet", "pytorch-source-lenet@torch-eager"
+    each = p.plan.each_for(rid)
+    p.on_event(ev(rid, "start"), now=0.0)
+    p.on_event(ev(rid, "done"), now=each)  # no one-off came
+    p.on_event(ev(nxt, "start"), now=each)
+    step = p.order[p.slots[nxt][0]].step
+    assert p._ratio(step, p._ratios(each)) == pytest.approx(1.0)  # was (each + 10) / (each + 6 + 10)
+    fast = ProbeProgress.for_config("deploy", config, now=0.0, load=QUIET)
+    fast.on_event(ev(rid, "start"), now=0.0)
+    fast.on_event(ev(rid, "done"), now=each / 2)  # faster than even without it: the host is fast
+    assert fast._ratio(step, fast._ratios(each / 2)) < 1.0
+
+
+def test_a_dynamic_child_does_not_learn_from_another_frameworks():
+    """A GPT probe's PyTorch eager dynamic-shape child took 1.45x its plan here, then MindSpore's graph
+    child 0.76x of its own: learning from eager's (one "dynamic" family) its ETA read 1.5-3.9x the time
+    left. Each framework's dynamic children are a family of their own; another framework's count only
+    among all the steps, the weakest pull."""
+    plan = Plan([Step("pytorch-eager-dynamic", 10.0, 50.0), Step("mindspore-graph-dynamic", 10.0, 130.0)])
+    p = ProbeProgress("gpt", plan, now=0.0)
+    p.on_event(ev("pytorch-eager-dynamic", "start"), now=0.0)
+    p.on_event(ev("pytorch-eager-dynamic", "done"), now=90.0)  # 1.5x its plan
+    sums = p._ratios(now=None)
+    overall = (90.0 + SCALE_PRIOR_S["all"]) / (60.0 + SCALE_PRIOR_S["all"])
+    assert p._ratio(plan.steps[1], sums) == pytest.approx(overall)  # was (90 + 10) / (60 + 10): 1.43x

@@ -121,5 +121,56 @@ def test_a_saturated_hosts_demand_is_counted_less_this_processs_own_probes_of_la
     # core of it this process's (its last child exiting)
     readings = iter([(80.0, 60.0, now - 0.5), (81.0, 60.25, now)])
     monkeypatch.setattr(estimates, "cpu_mark", lambda: next(readings))
+    monkeypatch.setattr(estimates, "procs_running", lambda: None)  # no run queue to read: the average alone
     own_lately = 60.25 / 40.0
     assert real_load_now(window=0.01).foreign == pytest.approx(3.5 - own_lately)  # was 3.5 - 0.5
+
+
+def saturated_plan(monkeypatch, average: float, running: int | None, window: float | None = 0.01) -> Load:
+    """The plan's load on a host whose two cores were both busy with other work over the window, at a
+    1-minute load average of `average`, the run queue read as `running` tasks (the reader among them)."""
+    import time
+
+    from advisor import estimates
+
+    now = time.monotonic()
+    # without a window the plan measures since this process's last mark: both cores busy since, too
+    monkeypatch.setattr(estimates, "_marks", [(42.0, 40.0, now - 30.0)] if window is None else [])
+    monkeypatch.setattr("probes.hostfacts.loadavg", lambda: (average, average, average))
+    monkeypatch.setattr("probes.hostfacts.usable_cores", lambda: 2)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    readings = iter([(100.0, 40.0, now - 1.0), (102.0, 40.0, now)])
+    monkeypatch.setattr(estimates, "cpu_mark", lambda: next(readings))
+    monkeypatch.setattr(estimates, "procs_running", lambda: running)
+    return real_load_now(window=window)
+
+
+def test_a_saturated_hosts_demand_weighs_the_run_queue_sampled_now_against_the_lagging_average(monkeypatch):
+    """A second run after a slower first opened 1.54x (accuracy) and 1.41x (deployment) high: the 1-minute
+    average still held the busier minute before (7.8 on 2 cores) while the host had turned quieter. The
+    plan's window now samples the run queue too (procs_running, the reader left out), and the named rule
+    weighs the two; the reading is kept with the load, so a replay can judge another rule."""
+    from advisor.estimates import RUN_QUEUE_WEIGHT
+
+    load = saturated_plan(monkeypatch, average=7.8, running=4)  # three others runnable now
+    assert load.foreign == pytest.approx(RUN_QUEUE_WEIGHT * 3.0 + (1 - RUN_QUEUE_WEIGHT) * 7.8)  # was 7.8
+    assert load.reading.queue == pytest.approx(3.0) and load.reading.average == pytest.approx(7.8)
+    assert load.reading.load() == load  # the rule again, from what the plan read
+    # a host turned busier than its average: the queue raises the plan as well
+    assert saturated_plan(monkeypatch, average=2.5, running=9).foreign > 2.5
+
+
+def test_without_a_run_queue_sample_the_average_rule_stands(monkeypatch):
+    """The TUI plans without a wait (no window: no queue sampled), and /proc may have no procs_running:
+    the 1-minute average alone, as before."""
+    assert saturated_plan(monkeypatch, average=7.8, running=None).foreign == pytest.approx(7.8)
+    tui = saturated_plan(monkeypatch, average=7.8, running=4, window=None)
+    assert tui.reading.queue is None and tui.foreign == pytest.approx(7.8)
+
+
+def test_the_run_queue_is_read_from_proc_stat():
+    from advisor.estimates import procs_running
+
+    text = "cpu  1 2 3 4\nctxt 99\nprocs_running 7\nprocs_blocked 0\n"
+    assert procs_running(text) == 7
+    assert procs_running("cpu  1 2 3 4\n") is None and procs_running("procs_running x\n") is None
