@@ -378,6 +378,37 @@ def run_queue(window: float) -> Optional[float]:
     return max(0.0, sum(seen) / len(seen) - 1.0)
 
 
+# A plan that cannot wait (the TUI's) reads the run queue from readings taken while the user worked:
+# queue_tick() every QUEUE_TICK_S (the app's timer; one read of /proc/stat), their mean over the last
+# QUEUE_SPAN_S standing in for the CLI's 0.5 s window, once at least QUEUE_MIN_READINGS were taken
+# (assumption: a mean over seconds follows the demand the runs then meet at least as well as a 0.5 s
+# sample; fewer readings than that are a moment, and the plan reads the average as before).
+QUEUE_TICK_S = 1.0
+QUEUE_SPAN_S = 15.0
+QUEUE_MIN_READINGS = 5
+_queue_seen: list[tuple[float, int]] = []
+
+
+def queue_tick(now: Optional[float] = None, text: Optional[str] = None) -> None:
+    """Keep one reading of the run queue (the TUI's timer calls it; `now` and `text` stand in for the
+    clock and /proc/stat in tests)."""
+    got = procs_running(text)
+    if got is None:
+        return
+    at = time.monotonic() if now is None else now
+    _queue_seen[:] = [q for q in _queue_seen if at - q[0] <= QUEUE_SPAN_S] + [(at, got)]
+
+
+def recent_queue(now: Optional[float] = None) -> Optional[float]:
+    """The others' runnable tasks over the last QUEUE_SPAN_S from queue_tick()'s readings, less the reader;
+    None with fewer than QUEUE_MIN_READINGS."""
+    at = time.monotonic() if now is None else now
+    seen = [n for t, n in _queue_seen if at - t <= QUEUE_SPAN_S]
+    if len(seen) < QUEUE_MIN_READINGS:
+        return None
+    return max(0.0, sum(seen) / len(seen) - 1.0)
+
+
 @dataclass(frozen=True)
 class LoadReading:
     """What a plan read of the host: its cores (usable, and the machine's), the busy cores over its
@@ -408,8 +439,8 @@ def load_now(window: Optional[float] = None) -> Load:
     """The contention now, as the runs measure it for themselves (the host's busy CPU less this process's
     and its children's): over a window of `window` seconds (the CLI: 0.5 s, like the runner's own sample
     before each round; the run queue sampled through it), else since the oldest cpu_mark() of the last
-    LOAD_WINDOW_MAX_S (the TUI: no wait), else the 1-minute load average. A host with no idle core also
-    counts its runnable demand (LoadReading.load)."""
+    LOAD_WINDOW_MAX_S (the TUI: no wait; its run queue from the readings queue_tick() kept), else the
+    1-minute load average. A host with no idle core also counts its runnable demand (LoadReading.load)."""
     from probes import hostfacts
 
     cores = hostfacts.usable_cores()
@@ -418,7 +449,7 @@ def load_now(window: Optional[float] = None) -> Load:
     now = time.monotonic()
     earlier = next((m for m in _marks if now - m[2] >= MIN_PLAN_WINDOW_S), None)  # this process's last minutes
     start = cpu_mark() if window else earlier
-    queue = run_queue(window) if window else None
+    queue = run_queue(window) if window else recent_queue()
     end = cpu_mark()
     if start is None or end is None or end[2] <= start[2]:
         return Load(cores, demand)

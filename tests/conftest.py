@@ -45,3 +45,12 @@ def page(request, tmp_path_factory):
     path = tmp_path_factory.mktemp("html") / f"{request.param}.html"
     path.write_text(html, encoding="utf-8")
     return request.param, path
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_run_queue(monkeypatch):
+    """The TUI keeps run-queue readings in advisor.estimates for its probes' plans: a test starts with none,
+    so an app run by an earlier test cannot move a later test's plan."""
+    from advisor import estimates
+
+    monkeypatch.setattr(estimates, "_queue_seen", [])

@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from advisor.estimates import QUEUE_TICK_S
 from advisor.sanitize import for_terminal, one_line
 from tui import providers
 from tui.controller import MeasurementController, _one_line, rows
@@ -152,6 +153,8 @@ class AdvisorApp(App):
     def on_mount(self) -> None:
         self.theme = terminal_theme()
         self._mark_the_load()
+        self._read_the_run_queue()
+        self.set_interval(QUEUE_TICK_S, self._read_the_run_queue)
         if self.state.requirements.path:
             self.load_requirements(self.state.requirements.path, notify=True)
         else:
@@ -172,6 +175,17 @@ class AdvisorApp(App):
 
         try:
             cpu_mark()
+        except (OSError, ValueError):  # no /proc/stat: the plan reads the average
+            pass
+
+    @staticmethod
+    def _read_the_run_queue() -> None:
+        """One reading of the runnable tasks, which a probe's plan weighs as the CLI's 0.5 s window does
+        (advisor.estimates.recent_queue): the 1-minute average lags a host that has turned quieter."""
+        from advisor.estimates import queue_tick
+
+        try:
+            queue_tick()
         except (OSError, ValueError):  # no /proc/stat: the plan reads the average
             pass
 
