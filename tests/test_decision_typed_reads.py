@@ -80,3 +80,31 @@ def test_the_normalize_check_of_a_real_accuracy_result_is_worded_from_its_view()
     wrong = doc["normalize_check"]["variants"]["pytorch_values_0_1"]
     assert line.startswith("Normalize trap: ") and f"{wrong['batch_mean']:.1f}" in line
     assert probe_fields.data_source(doc["data"]).source == doc["data"]["source"]
+
+
+def test_host_names_vendor_peak_run_settings_and_pipeline_extras_read_as_views():
+    """The host's names (hostname first, then the CPU model, then a plain name), the datasheet peak a
+    suite was judged against, a device run's name and a pipeline run's passes and grade: each through its
+    view, an odd value read as absent."""
+    names = probe_fields.host_names({"hostname": "node-7", "cpu_model": "Xeon", "name": "n7", "other": 1})
+    assert (names.hostname, names.cpu_model, names.name) == ("node-7", "Xeon", "n7")
+    assert probe_fields.host_names(None) == probe_fields.HostNames()
+    assert probe_fields.host_names({"hostname": ["not", "a", "name"]}).hostname is None
+    peak = probe_fields.peak({"accelerator": "nvidia-a100-sxm4-80gb", "fp32_gflops": 19500.0, "source": "x"})
+    assert (peak.accelerator, peak.fp32_gflops) == ("nvidia-a100-sxm4-80gb", 19500.0)
+    assert probe_fields.peak(None).fp32_gflops is None
+    assert probe_fields.run_settings({"device_name": "NVIDIA H100", "round": 2}).device_name == "NVIDIA H100"
+    extra = probe_fields.pipeline_extra({"passes": 3, "quality": "stable"})
+    assert (extra.passes, extra.quality) == (3.0, "stable")
+    assert probe_fields.pipeline_extra({"passes": "many"}).passes is None
+
+
+def test_a_scaling_hosts_label_prefers_its_hostname_then_its_cpu_model():
+    base = ScalingResult.model_validate(SCALING)
+    for host, expected in (
+        ({"hostname": "h1", "cpu_model": "c", "name": "n"}, "h1"),
+        ({"cpu_model": "c", "name": "n"}, "c"),
+        ({"name": "n"}, "n"),
+        ({}, None),
+    ):
+        assert scaling_host(base.model_copy(update={"host": host})) == expected

@@ -27,6 +27,7 @@ from advisor.decision.constants import DEFAULT, Consts
 from advisor.decision.constants import SEED_RELEASED_TOGETHER as SEED_RELEASED_TOGETHER_REF
 from advisor.decision.evidence import Evidence, Span, sourced_evidence
 from advisor.decision.findings import said
+from advisor.decision.probe_fields import host_names
 from advisor.decision.workload import model_shape, trainable_share
 from advisor.requirements import Requirements
 from advisor.decision.workflows import device_kind
@@ -173,7 +174,8 @@ def scaling_host(scaling: object) -> Optional[str]:
     """The host the scaling probe ran on, as its result names it (the probe keeps the host facts as a mapping)."""
     result = as_scaling(scaling)
     host = result.host if result is not None else {}
-    return host.get("hostname") or host.get("cpu_model") or host.get("name") or None
+    names = host_names(host)
+    return names.hostname or names.cpu_model or names.name or None
 
 
 def _measurement(result: ScalingResult, entry: FrameworkScaling, rc: RankCount) -> ScalingMeasurement:

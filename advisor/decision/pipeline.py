@@ -14,7 +14,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.findings import Finding, finding, said
-from advisor.decision.probe_fields import data_source
+from advisor.decision.probe_fields import data_source, pipeline_extra
 from advisor.sanitize import quoted_label
 
 
@@ -176,8 +176,8 @@ def pipeline_evidence(suite: Any, file: Optional[str] = None) -> PipelineEvidenc
                 samples_per_second=round(found[0], 3),
                 samples=run.alone.samples,
                 seconds=round(run.alone.seconds, 4),
-                passes=int((run.model_extra or {}).get("passes") or 1),
-                quality=(run.model_extra or {}).get("quality"),
+                passes=int(pipeline_extra(run.model_extra).passes or 1),
+                quality=pipeline_extra(run.model_extra).quality,
             )
         )
     data = data_source(suite.data)

@@ -63,6 +63,35 @@ class DataSource(_View):
     name: Optional[str] = None
 
 
+class HostNames(_View):
+    """The names a probe's host facts may carry (the scaling probe keeps them as a mapping; a suite's host
+    keeps them beside its typed fields)."""
+
+    hostname: Optional[str] = None
+    cpu_model: Optional[str] = None
+    name: Optional[str] = None
+
+
+class VendorPeak(_View):
+    """The datasheet peak a suite was judged against (advisor.decision.vendor_peak writes it)."""
+
+    accelerator: Optional[str] = None
+    fp32_gflops: Optional[float] = None
+
+
+class RunSettings(_View):
+    """The settings of a timed run that judging reads: the device's own name (cuda / npu runs)."""
+
+    device_name: Optional[str] = None
+
+
+class PipelineRunExtra(_View):
+    """What an input-pipeline run carries beside its typed fields: the passes over the data and its grade."""
+
+    passes: Optional[float] = None
+    quality: Optional[str] = None
+
+
 def _read(view: type[_View], mapping: Optional[dict]):
     try:
         return view.model_validate(mapping or {})
@@ -84,3 +113,19 @@ def normalize_check(mapping: Optional[dict]) -> NormalizeCheck:
 
 def data_source(mapping: Optional[dict]) -> DataSource:
     return _read(DataSource, mapping)
+
+
+def host_names(mapping: Optional[dict]) -> HostNames:
+    return _read(HostNames, mapping)
+
+
+def peak(mapping: Optional[dict]) -> VendorPeak:
+    return _read(VendorPeak, mapping)
+
+
+def run_settings(mapping: Optional[dict]) -> RunSettings:
+    return _read(RunSettings, mapping)
+
+
+def pipeline_extra(mapping: Optional[dict]) -> PipelineRunExtra:
+    return _read(PipelineRunExtra, mapping)

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Literal, Optional, Sequence, Union
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.decision.findings import Finding, finding, said
+from advisor.decision.probe_fields import host_names
+from advisor.decision.probe_fields import peak as read_peak
 from advisor.decision.communication import (  # noqa: F401  (re-exported: the report and the TUI read them here)
     CommCheck,
     CommPlan,
@@ -206,9 +208,9 @@ def measured_runs(suites: Sequence[object]) -> list[MeasuredRun]:
     (busy host, unstable steps) never enters a projection."""
     out = []
     for suite in _typed(suites):
-        extra = suite.host.model_extra or {}
-        label = extra.get("hostname") or suite.host.cpu_model or extra.get("name") or said("proj.host.unnamed")
-        probed = (suite.vendor_peak or {}).get("accelerator")  # the probe names the accelerator it measured
+        names = host_names(suite.host.model_extra)
+        label = names.hostname or suite.host.cpu_model or names.name or said("proj.host.unnamed")
+        probed = read_peak(suite.vendor_peak).accelerator  # the probe names the accelerator it measured
         for run in suite.runs:
             if run.status == "ok" and (run.images_per_second or 0) > 0 and run.quality != "unusable":
                 on_device = device_kind(run.device or "") != "cpu"

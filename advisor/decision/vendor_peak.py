@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from advisor.decision.probe_fields import peak as read_peak
+from advisor.decision.probe_fields import run_settings
+
 
 def vendor_peak(suite: Any, kb: Any) -> Optional[dict]:
     """{accelerator, fp32_gflops, source, confidence} for the first accelerator of the suite's
     device runs that the knowledge base knows, else None (CPU-only suites have none)."""
-    names = {r.settings.get("device_name") for r in suite.runs if r.device in ("cuda", "npu")} - {None}
+    names = {run_settings(r.settings).device_name for r in suite.runs if r.device in ("cuda", "npu")} - {None}
     for name in sorted(names):
         acc = kb.find_accelerator(name)
         if acc is not None and acc.fp32_tflops is not None:
@@ -30,7 +33,7 @@ def attach(suite: Any, kb: Any) -> Any:
     A suite that already carries a peak (an older file) keeps it. Returns the suite."""
     if suite.vendor_peak is None:
         suite.vendor_peak = vendor_peak(suite, kb)
-    peak = (suite.vendor_peak or {}).get("fp32_gflops")
+    peak = read_peak(suite.vendor_peak).fp32_gflops
     for run in suite.runs:
         if peak and run.device in ("cuda", "npu") and run.achieved_gflops:
             run.mfu_vendor = run.achieved_gflops / peak
