@@ -15,12 +15,20 @@ from typing import TYPE_CHECKING
 
 from advisor.errors import UsageError
 from advisor.scan.models import HAZARD_KINDS, SCHEMA_VERSION, ScanResult
-from advisor.scan.project import loads_pretrained
 
 if TYPE_CHECKING:
     from knowledge.models import KnowledgeBase
 
 __all__ = ["HAZARD_KINDS", "SCHEMA_VERSION", "ScanResult", "loads_pretrained", "scan_path"]
+
+
+def __getattr__(name: str):
+    # The scan's machinery loads on first use: a report imports this package for ScanResult alone.
+    if name == "loads_pretrained":
+        from advisor.scan.project import loads_pretrained
+
+        return loads_pretrained
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def scan_path(
