@@ -143,6 +143,16 @@ REVIEWED: tuple[Equivalent, ...] = (
         "supported workflow has a figure for it, so a total is None exactly when no part is comparable, and "
         "the cheapest is None exactly when every total is",
     ),
+    Equivalent(
+        "advisor/decision/projections.py",
+        "_measured",
+        "constant",
+        "0.0",
+        "1.0",
+        "the rate of a measured run without one: _measured is reached only through measured_runs, which keeps "
+        "only runs with a positive rate, so the fallback is never read",
+        line="ips = float(run.images_per_second or 0.0)",
+    ),
 )
 
 

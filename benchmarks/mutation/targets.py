@@ -71,6 +71,7 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_gpt_report_wiring.py",
         "tests/test_kills_decision.py",
         "tests/test_kills_decision_fresh.py",
+        "tests/test_kills_decision_fresh2.py",
         "tests/test_kills_decision_communication.py",
         "tests/test_kills_decision_criteria.py",
         "tests/test_kills_decision_gaps.py",
@@ -107,6 +108,7 @@ TEST_FILES: dict[str, list[str]] = {
     "probe results": [
         "tests/test_kills_probe_results.py",
         "tests/test_kills_probe_results_fresh.py",
+        "tests/test_kills_probe_results_fresh2.py",
         "tests/test_measurements.py",
         "tests/test_planted_bugs.py",
         "tests/test_probe_runner.py",
