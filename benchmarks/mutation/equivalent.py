@@ -153,6 +153,17 @@ REVIEWED: tuple[Equivalent, ...] = (
         "only runs with a positive rate, so the fallback is never read",
         line="ips = float(run.images_per_second or 0.0)",
     ),
+    Equivalent(
+        "advisor/decision/serving_capacity.py",
+        "fewest_devices",
+        "constant",
+        "1",
+        "2",
+        "the search's first bracket (0, 1) -> (0, 2): more instances only help, so when one instance meets the "
+        "targets the bisection of (0, 2) lands on 1, and when it does not both brackets reach (1, 2) or "
+        "double to the same (2, 4): the same count either way",
+        line="lo, hi = 0, 1",
+    ),
 )
 
 
