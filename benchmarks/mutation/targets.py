@@ -104,6 +104,7 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_cache.py",
         "tests/test_hardening_keep.py",
         "tests/test_kills_cache_and_writer.py",
+        "tests/test_kills_cache_and_writer_fresh2.py",
         "tests/test_probe_runner.py",
     ],
     "probe results": [
