@@ -164,3 +164,22 @@ def test_the_adapter_ratio_and_its_evidence_from_the_operator_coverage_loss(kb):
     assert ev.detail == said(
         "proj.evidence.adapter_ratio", loss_low=0.1, loss_high=0.3, kept_low=(1 - 0.3) / (1 - 0.1), kept_high=kept_high
     )
+
+
+def test_the_capacity_shown_is_at_the_slow_end_of_the_efficiencies(kb, h100):
+    """The 7B service of the serving kill tests (Llama-2 7B shape, 1,000 prompt and 200 output tokens) at
+    2 requests/s on one H100: at the slow efficiencies b / (1.6096 + 0.0635 b) >= 2 first at b = 4 (their
+    worked figures); the optimistic end would need only 3 in flight. The capacity states the slow end's
+    batch: 4."""
+    from advisor.decision.serving_capacity import judge
+
+    req = h100_team(
+        name="llm service",
+        devices=1,
+        model={"family": "transformer", "parameters_millions": 6740, "source": "pytorch-code"},
+        workload={"model": "transformer", "kind": "inference"},
+        serving={"prompt_tokens": 1000, "output_tokens": 200, "requests_per_second": 2.0},
+    )
+    j = judge(req, h100, 1, None)
+    assert (j.verdict, j.devices_needed) == ("meets", 1)
+    assert (j.capacity.instance_devices, j.capacity.instances, j.capacity.batch) == (1, 1, 4)

@@ -73,6 +73,7 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_kills_decision_fresh.py",
         "tests/test_kills_decision_fresh2.py",
         "tests/test_kills_decision_fresh3.py",
+        "tests/test_kills_decision_fresh4.py",
         "tests/test_kills_decision_communication.py",
         "tests/test_kills_decision_criteria.py",
         "tests/test_kills_decision_gaps.py",
