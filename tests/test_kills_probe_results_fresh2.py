@@ -11,6 +11,7 @@ import math
 import pytest
 
 from probes.training import measure, runner, stats
+from probes.training.models import ProbeSuite
 from probes.training.models import ProbeRun
 
 T9 = 2.262157  # t(0.975, 9): the quantile the parent passes for 10 batch means
@@ -109,3 +110,47 @@ def test_a_report_past_the_budget_says_the_whole_budget_not_more():
     )
     assert (res["warmup_steps"], res["warmup_capped"], res["samples"], res["stop_reason"]) == (2, True, 5, "budget")
     assert [p["fraction"] for p in seen if p["phase"] == "measure"] == [0.75, 1.0, 1.0, 1.0]
+
+
+# ---- found by a later fresh draw (seed 2032) -------------------------------------------------------------
+
+
+def test_a_run_keeps_its_wall_seconds_to_a_millisecond_and_drops_the_raw_warmup_steps():
+    """The worker's outcome took 12.34567 s: the run keeps 12.346. Its raw warmup step times (the warmup's
+    own record) stay with the worker, not in the run."""
+    from probes import launcher
+
+    job = runner.Job("pytorch", "eager", "lenet", 8)
+    result = {"status": "ok", "images_per_second": 100.0, "warmup_step_ms": [3.0, 2.0, 2.0]}
+    run = runner._run_from_outcome(job, runner.ProbeConfig(), launcher.ChildOutcome("ok", result, seconds=12.34567))
+    assert (run.status, run.seconds) == ("ok", 12.346)
+    assert "warmup_step_ms" not in run.model_dump()
+
+
+def test_the_drift_compares_the_first_and_last_thirds():
+    """Twelve values, 1, 2 and 3 four times each: the first third's mean 1, the last's 3, a drift of
+    (3 - 1) / 1 = 2. Nine values 1, 1, 3, 2, 2, 2, 3, 5, 5: thirds of three, (13/3 - 5/3) / (5/3) = 1.6 (the
+    first and last quarters, two values each, would read (5 - 1) / 1 = 4). Fewer than six values: none."""
+    assert stats.drift([1.0] * 4 + [2.0] * 4 + [3.0] * 4) == 2.0
+    assert stats.drift([1.0, 1.0, 3.0, 2.0, 2.0, 2.0, 3.0, 5.0, 5.0]) == pytest.approx(1.6)
+    assert stats.drift([1.0] * 5) is None
+
+
+def test_no_mfu_against_a_peak_measured_on_another_device():
+    """A CUDA run achieving 8 x 1e9 / 1e9 x 100 = 800 GFLOP/s, against a GEMM peak of 1,000 measured on the
+    CPU: the achieved rate is kept, but no MFU (a ratio across devices says nothing)."""
+    r = ProbeRun(
+        id="a",
+        framework="pytorch",
+        mode="eager",
+        model="resnet18",
+        batch_size=8,
+        device="cuda",
+        status="ok",
+        images_per_second=100.0,
+        train_flops_per_image=8_000_000_000,
+    )
+    suite = ProbeSuite(gemm_peak={"pytorch": 1000.0}, gemm_details={"pytorch": {"device": "cpu"}})
+    suite.runs = [r]
+    runner._add_efficiency(suite)
+    assert (r.achieved_gflops, r.mfu) == (800.0, None)

@@ -164,6 +164,15 @@ REVIEWED: tuple[Equivalent, ...] = (
         "double to the same (2, 4): the same count either way",
         line="lo, hi = 0, 1",
     ),
+    Equivalent(
+        "probes/training/runner.py",
+        "_merge_repeats",
+        "statement",
+        "body.images_per_second = statistics.median_low(values)",
+        "pass",
+        "the merged run's rate set to the lower median of the repeats: the body is already the copy of "
+        "pool[(n - 1) // 2], the pool sorted by that rate, so its own rate is the lower median",
+    ),
 )
 
 
