@@ -69,6 +69,7 @@ def test_progress_reports_the_budgets_share_the_step_time_and_the_rate():
     assert [p["fraction"] for p in meas] == pytest.approx([(2.5 + 0.25 * n) / 100 for n in range(1, 30)])
     assert {(p["step_ms"], p["images_per_second"]) for p in seen} == {(250.0, 32.0)}
     assert (res["images_per_second"], res["images_per_second_median"]) == (32.0, 32.0)
+    assert res["warnings"] == []  # converged, a falling loss, no noise: nothing to warn of
 
 
 def test_a_merged_run_keeps_the_first_rounds_start_up_and_says_so():
@@ -154,3 +155,20 @@ def test_no_mfu_against_a_peak_measured_on_another_device():
     suite.runs = [r]
     runner._add_efficiency(suite)
     assert (r.achieved_gflops, r.mfu) == (800.0, None)
+
+
+def test_a_worker_that_ran_and_failed_is_a_failed_run_not_an_unavailable_framework():
+    """The child ended normally but its result says the run failed: a failed run with the worker's error;
+    only a result saying "unavailable" (the framework is not installed) is an unavailable run."""
+    from probes import launcher
+
+    job = runner.Job("pytorch", "eager", "lenet", 8)
+    failed = launcher.ChildOutcome("ok", {"status": "failed", "error": "out of memory"})
+    unavailable = launcher.ChildOutcome("ok", {"status": "unavailable", "error": "no torch"})
+    timeout = launcher.ChildOutcome("timeout", {"status": "unavailable"}, error="timed out")
+    runs = [runner._run_from_outcome(job, runner.ProbeConfig(), o) for o in (failed, unavailable, timeout)]
+    assert [(r.status, r.error) for r in runs] == [
+        ("failed", "out of memory"),
+        ("unavailable", "no torch"),
+        ("timeout", "timed out"),
+    ]
