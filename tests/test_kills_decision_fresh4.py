@@ -64,16 +64,17 @@ def test_a_servers_price_is_shared_by_its_cards_and_a_cards_is_its_own():
 
 
 def test_the_power_budget_spans_a_servers_datasheet_alternatives():
-    """16 devices in servers of 8: 2 servers of 10,200 or 11,000 W: 20.4-22 kW, provisioned at the high end;
-    rented, the finding tco.power.cloud says the provider carries it."""
+    """16 devices in servers of 8: 2 servers of 10,201 or 11,003 W: 20.402-22.006 kW, kept to two places
+    (20.4-22.01), provisioned at the high end; rented, the finding tco.power.cloud says the provider
+    carries it."""
     acc = SimpleNamespace(
         name="card",
-        server_power_w=SimpleNamespace(value=10200.0, alternatives=[SimpleNamespace(value=11000.0)], source="sheet"),
+        server_power_w=SimpleNamespace(value=10201.0, alternatives=[SimpleNamespace(value=11003.0)], source="sheet"),
         server_devices=8,
     )
     owned = SimpleNamespace(constraints=SimpleNamespace(compute_pricing="owned"))
     budget, span, notes = _power_budget(SimpleNamespace(devices=16), owned, acc, DEFAULT)
-    assert (span.low, span.high, budget) == (20.4, 22.0, 22.0)
+    assert (span.low, span.high, budget) == (20.4, 22.01, 22.01)
     assert said("tco.power.cloud") not in notes
     cloud = SimpleNamespace(constraints=SimpleNamespace(compute_pricing="cloud"))
     assert said("tco.power.cloud") in _power_budget(SimpleNamespace(devices=16), cloud, acc, DEFAULT)[2]
