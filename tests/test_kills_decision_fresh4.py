@@ -65,8 +65,8 @@ def test_a_servers_price_is_shared_by_its_cards_and_a_cards_is_its_own():
 
 def test_the_power_budget_spans_a_servers_datasheet_alternatives():
     """16 devices in servers of 8: 2 servers of 10,201 or 11,003 W: 20.402-22.006 kW, kept to two places
-    (20.4-22.01), provisioned at the high end; rented, the finding tco.power.cloud says the provider
-    carries it."""
+    (20.4-22.01), provisioned at the high end and stated as the finding tco.power.servers with those
+    figures; rented, the finding tco.power.cloud says the provider carries it."""
     acc = SimpleNamespace(
         name="card",
         server_power_w=SimpleNamespace(value=10201.0, alternatives=[SimpleNamespace(value=11003.0)], source="sheet"),
@@ -76,6 +76,19 @@ def test_the_power_budget_spans_a_servers_datasheet_alternatives():
     budget, span, notes = _power_budget(SimpleNamespace(devices=16), owned, acc, DEFAULT)
     assert (span.low, span.high, budget) == (20.4, 22.01, 22.01)
     assert said("tco.power.cloud") not in notes
+    assert notes == [
+        said(
+            "tco.power.servers",
+            servers=2,
+            server_devices=8,
+            accelerator="card",
+            watts_low=10201.0,
+            watts_high=11003.0,
+            source="sheet",
+            kw_low=20.4,
+            kw_high=22.01,
+        )
+    ]
     cloud = SimpleNamespace(constraints=SimpleNamespace(compute_pricing="cloud"))
     assert said("tco.power.cloud") in _power_budget(SimpleNamespace(devices=16), cloud, acc, DEFAULT)[2]
 
