@@ -143,6 +143,36 @@ REVIEWED: tuple[Equivalent, ...] = (
         "supported workflow has a figure for it, so a total is None exactly when no part is comparable, and "
         "the cheapest is None exactly when every total is",
     ),
+    Equivalent(
+        "advisor/decision/projections.py",
+        "_measured",
+        "constant",
+        "0.0",
+        "1.0",
+        "the rate of a measured run without one: _measured is reached only through measured_runs, which keeps "
+        "only runs with a positive rate, so the fallback is never read",
+        line="ips = float(run.images_per_second or 0.0)",
+    ),
+    Equivalent(
+        "advisor/decision/serving_capacity.py",
+        "fewest_devices",
+        "constant",
+        "1",
+        "2",
+        "the search's first bracket (0, 1) -> (0, 2): more instances only help, so when one instance meets the "
+        "targets the bisection of (0, 2) lands on 1, and when it does not both brackets reach (1, 2) or "
+        "double to the same (2, 4): the same count either way",
+        line="lo, hi = 0, 1",
+    ),
+    Equivalent(
+        "probes/training/runner.py",
+        "_merge_repeats",
+        "statement",
+        "body.images_per_second = statistics.median_low(values)",
+        "pass",
+        "the merged run's rate set to the lower median of the repeats: the body is already the copy of "
+        "pool[(n - 1) // 2], the pool sorted by that rate, so its own rate is the lower median",
+    ),
 )
 
 
