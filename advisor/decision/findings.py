@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.wording import word
+from advisor.wording import CATALOGUE, word
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,26 @@ def finding(code: str, **params: Any) -> Finding:
     return Finding(code, params)
 
 
+# The sensitivity searches evaluate the same workflows a hundred times over and state the same findings
+# each time (about 21,000 wordings in one report of the bundled example, most of them repeats): a finding
+# whose parameters are all hashable is worded once. The catalogue's entries are pure functions of their
+# parameters, so a repeat reads the same words.
+_WORDED: dict[tuple, str] = {}
+_WORDED_MAX = 50_000  # entries before the memo starts again (a long-running TUI edits requirements for hours)
+
+
 def said(code: str, **params: Any) -> str:
     """The finding `code` with `params`, worded by the catalogue."""
-    return word(Finding(code, params))
+    try:
+        # the entry itself is in the key, so a catalogue reworded while running words afresh; 1, 1.0 and
+        # True word apart
+        key = (code, CATALOGUE.get(code), *sorted((k, type(v), v) for k, v in params.items()))
+        hash(key)
+    except TypeError:  # a list or a nested finding among the parameters: worded each time
+        return word(Finding(code, params))
+    got = _WORDED.get(key)
+    if got is None:
+        if len(_WORDED) >= _WORDED_MAX:
+            _WORDED.clear()
+        got = _WORDED[key] = word(Finding(code, params))
+    return got
