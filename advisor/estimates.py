@@ -375,7 +375,12 @@ def run_queue(window: float) -> Optional[float]:
         if left <= 0:
             break
         time.sleep(min(RUN_QUEUE_TICK_S, left))
-    return max(0.0, sum(seen) / len(seen) - 1.0)
+    return _others_runnable(seen)
+
+
+def _others_runnable(readings: list[int]) -> float:
+    """The mean of procs_running readings less the reader itself, which each one counts."""
+    return max(0.0, sum(readings) / len(readings) - 1.0)
 
 
 # A plan that cannot wait (the TUI's) reads the run queue from readings taken while the user worked:
@@ -406,7 +411,7 @@ def recent_queue(now: Optional[float] = None) -> Optional[float]:
     seen = [n for t, n in _queue_seen if at - t <= QUEUE_SPAN_S]
     if len(seen) < QUEUE_MIN_READINGS:
         return None
-    return max(0.0, sum(seen) / len(seen) - 1.0)
+    return _others_runnable(seen)
 
 
 @dataclass(frozen=True)

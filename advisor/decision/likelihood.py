@@ -122,10 +122,8 @@ def judge(
     if rule is not None:
         value, why = rule.value, rule.why.format(size=_size(p), devices=p.devices, family=p.family)
     elif conditions:
-        value, why = (
-            CONDITIONAL,
-            said("likelihood.why.conditions", observed=[list(pair) for pair in observed] or [[c] for c in conditions]),
-        )
+        held = tuple(f"{path}={value}" for path, value in observed) or tuple(conditions)
+        value, why = CONDITIONAL, said("likelihood.why.conditions", held=held)
     else:
         value, why = UNCONDITIONAL, said("likelihood.why.always")
     if porting and workflow == "mindspore" and p.source != "pytorch-code":

@@ -1608,7 +1608,7 @@ def _model_size(p: Any) -> str:
 
 
 LIKELIHOOD: dict[str, Entry] = {
-    "likelihood.why.conditions": lambda p: "applies because " + ", ".join("=".join(pair) for pair in p.observed),
+    "likelihood.why.conditions": lambda p: "applies because " + ", ".join(p.held),
     "likelihood.why.always": lambda p: "applies to every project on this workflow",
     "likelihood.why.not_ported": lambda p: (
         f"model.source is {p.source}: written for MindSpore, no PyTorch code to port (habits still carry over)"
