@@ -68,6 +68,7 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_decision_evaluation_reuse.py",
         "tests/test_decision_model.py",
         "tests/test_decision_pipeline.py",
+        "tests/test_decision_record.py",
         "tests/test_gpt_report_wiring.py",
         "tests/test_kills_decision.py",
         "tests/test_kills_decision_fresh.py",
