@@ -34,14 +34,13 @@ _WORDED_MAX = 50_000  # entries before the memo starts again (a long-running TUI
 
 def said(code: str, **params: Any) -> str:
     """The finding `code` with `params`, worded by the catalogue."""
+    # the entry itself is in the key, so a catalogue reworded while running words afresh; the types too,
+    # so 1, 1.0 and True word apart. A call site passes its keywords in one order: no sorting needed.
+    key = (code, CATALOGUE.get(code), tuple(params.items()), tuple(map(type, params.values())))
     try:
-        # the entry itself is in the key, so a catalogue reworded while running words afresh; 1, 1.0 and
-        # True word apart
-        key = (code, CATALOGUE.get(code), *sorted((k, type(v), v) for k, v in params.items()))
-        hash(key)
+        got = _WORDED.get(key)
     except TypeError:  # a list or a nested finding among the parameters: worded each time
         return word(Finding(code, params))
-    got = _WORDED.get(key)
     if got is None:
         if len(_WORDED) >= _WORDED_MAX:
             _WORDED.clear()
