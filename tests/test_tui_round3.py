@@ -154,6 +154,39 @@ async def test_the_eta_moves_while_no_event_arrives_and_the_end_says_how_long_it
         assert not any("finished" in m for m in seen)  # on the Probes screen: the status line, no toast
 
 
+@run_async
+async def test_the_end_is_told_against_the_estimate_start_promised_not_a_re_plan():
+    """A run that re-plans (the runner announces more runs than the plan: an extra round) makes the
+    plan longer; "finished in 1 s (estimated N)" names the N the screen showed before Start."""
+
+    import threading
+
+    gate = threading.Event()
+
+    class Replanning(FakeLauncher):
+        def __call__(self, config, on_event, cancel):
+            gate.wait(10)  # the plan is read before any event moves it
+
+            def more(event):  # every announcement counts four runs beyond the plan
+                on_event(event.model_copy(update={"total": app.state.probes.clock.planned + 4}))
+
+            return super().__call__(config, more, cancel)
+
+    app = probes_app(Replanning(steps=2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        clock = app.state.probes.clock
+        promised = clock.estimate_seconds()
+        gate.set()
+        await settle(pilot)
+        from advisor.progress import duration
+
+        assert clock.estimate_seconds() > promised  # the re-plan made the plan longer
+        status = str(app.screen.query_one("#probe-status").content)
+        assert f"(estimated {duration(promised)})" in status, status
+
+
 # ---- a cancel keeps every earlier good result -----------------------------------------------------
 
 

@@ -61,6 +61,7 @@ class Measurement:
     total: int = 0  # runs planned (the plan, then the runner's events)
     fraction: float = 0.0  # of the whole measurement (the scaling runner says)
     clock: Optional[ProbeProgress] = None  # the one progress model: planned total and a countdown ETA
+    promised: Optional[float] = None  # seconds the plan said at Start: the end is told against this, not a re-plan
     config: Optional[BaseModel] = None  # what the latest measurement was started with
     began: Optional[float] = None  # monotonic seconds when the latest measurement of this session started
     ended: Optional[float] = None  # ... and when it ended (finished, cancelled or failed)

@@ -563,7 +563,8 @@ class ProbesScreen(AdvisorScreen):
         took = clock.view().elapsed if clock is not None and clock.ended is not None else latest.ended - latest.began
         cancelled = latest.cancel is not None and latest.cancel.is_set()
         word = "cancelled after" if cancelled else "finished in"
-        planned = f" (estimated {duration(clock.estimate_seconds())})" if clock is not None else ""
+        # what Start promised: a re-plan since (an extra round) is the host's news, not the estimate's
+        planned = f" (estimated {duration(latest.promised)})" if latest.promised is not None else ""
         return f"{title} {word} {duration(took)}{planned}."
 
     def _sync_profile(self) -> None:
