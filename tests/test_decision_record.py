@@ -21,16 +21,20 @@ import copy
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
 import pytest
 import yaml
 
-import knowledge
-from advisor.measurements import Measured, Measurements
-from advisor.report import build_report
-from advisor.requirements import parse_requirements
+sys.path.insert(0, str(Path(__file__).parent))
+
+import knowledge  # noqa: E402
+from fixtures.scaling.multinode import gate_failed_doc, gpu_scaling_doc, multinode_doc  # noqa: E402
+from advisor.measurements import Measured, Measurements  # noqa: E402
+from advisor.report import build_report  # noqa: E402
+from advisor.requirements import parse_requirements  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "decision-record.txt"
@@ -44,18 +48,39 @@ NOT_DECIDED = ("created_at", "tool")
 # while a changed constant or formula moves a figure far more.
 DIGITS = 10
 
-BASES = {
+# A GPU team of 16 A100s training ResNet-50, the requirements the inter-host cases judge against.
+GPU16 = {
+    "name": "multi-host team",
+    "stage": "production",
+    "team": {"pytorch": "proficient", "mindspore": "none", "size": 4},
+    "hardware": {
+        "available": ["nvidia", "cpu"],
+        "training_target": "nvidia",
+        "accelerator": "A100 80GB",
+        "devices": 16,
+    },
+    "deployment": {"targets": ["nvidia-server"]},
+    "model": {"family": "cnn", "parameters_millions": 25.6, "source": "new"},
+    "workload": {"model": "resnet50", "dataset_samples": 1281167, "epochs": 10},
+    "needs": {"distributed_training": True},
+}
+BASES: dict[str, Any] = {
     "ascend": ROOT / "examples" / "ascend-production.yaml",
     "nvidia": ROOT / "examples" / "nvidia-research-team.yaml",
     "hybrid": ROOT / "examples" / "prototype-then-ascend.yaml",
     "llm-cpt": REPORT_FIX / "llm-14b-cpt-910b.yaml",
     "cpu": REPORT_FIX / "cpu-team.yaml",
     "h200": REPORT_FIX / "h200-team.yaml",
+    "with-code": REPORT_FIX / "with-code.yaml",
+    "gpu16": GPU16,
 }
 BASES.update({f"team-{p.stem}": p for p in sorted((ROOT / "tests" / "fixtures" / "teams").glob("*.yaml"))})
 BASES.pop("team-accepted", None)  # the bad-input catalogue's file, not a team
 
-MEASURED = {
+SCALING = ROOT / "tests" / "fixtures" / "scaling" / "scaling-2vcpu-lenet.json"
+# name -> (kind, a result file or a function making its JSON); the kind "scan" is the code scan of
+# model.code_path, made here
+MEASURED: dict[str, tuple[str, Any]] = {
     "training-cpu": ("training", REPORT_FIX / "probes-cpu.json"),
     "training-ascend": ("training", REPORT_FIX / "probes-ascend.json"),
     "training-h200": ("training", REPORT_FIX / "probes-h200.json"),
@@ -63,7 +88,15 @@ MEASURED = {
     "pipeline": ("pipeline", REPORT_FIX / "pipeline-2vcpu.json"),
     "gpt": ("gpt", REPORT_FIX / "gpt-2vcpu.json"),
     "deploy": ("deploy", TUI_FIX / "deploy-lenet.json"),
-    "scaling": ("scaling", ROOT / "tests" / "fixtures" / "scaling" / "scaling-2vcpu-lenet.json"),
+    "scaling": ("scaling", SCALING),
+    "scaling-multinode": ("scaling", lambda: multinode_doc(loopback=False)),
+    "scaling-multinode-loopback": ("scaling", lambda: multinode_doc(loopback=True)),
+    "scaling-multinode-cpu": ("scaling", lambda: multinode_doc(loopback=False, device="cpu", model="lenet")),
+    "scaling-gate-failed": ("scaling", gate_failed_doc),
+    "scaling-gpu": ("scaling", gpu_scaling_doc),
+    "scaling-gpu-gate-failed": ("scaling", lambda: gpu_scaling_doc(gate_ok=False)),
+    "scaling-gpu-lenet": ("scaling", lambda: gpu_scaling_doc(model="lenet")),
+    "scan": ("scan", REPORT_FIX / "code"),
 }
 
 # (case, base, dotted changes, measured kinds). A change's value None removes the field.
@@ -179,6 +212,119 @@ CASES: list[Case] = [
     ("hybrid-accuracy-only", "hybrid", {}, ("accuracy",)),
     ("llm-gpt", "llm-cpt", {}, ("gpt",)),
     ("nvidia-deploy-scaling", "nvidia", {}, ("deploy", "scaling")),
+    # the paths the cases above do not reach: other chips, families, serving precisions, memory layouts,
+    # budgets, the code scan, the inter-host link and a failed correctness gate
+    ("gpu16-multinode", "gpu16", {}, ("scaling-multinode",)),
+    ("gpu16-multinode-loopback", "gpu16", {}, ("scaling-multinode-loopback",)),
+    ("gpu16-multinode-lenet-on-cpu", "gpu16", {}, ("scaling-multinode-cpu",)),
+    ("gpu16-gate-failed", "gpu16", {}, ("scaling-gate-failed",)),
+    ("gpu4-scaling", "gpu16", {"hardware.devices": 4}, ("scaling",)),
+    ("gpu2-measured-scaling", "gpu16", {"hardware.devices": 2}, ("scaling-gpu",)),
+    ("gpu2-scaling-gate-failed", "gpu16", {"hardware.devices": 2}, ("scaling-gpu-gate-failed",)),
+    ("gpu2-scaling-other-model", "gpu16", {"hardware.devices": 2}, ("scaling-gpu-lenet",)),
+    ("gpu16-measured-two-ranks", "gpu16", {}, ("scaling-gpu",)),
+    ("ascend-gpu-scaling", "ascend", {}, ("scaling-gpu",)),
+    ("ascend-910c", "ascend", {"hardware.accelerator": "Ascend 910C", "hardware.devices": 16}, ()),
+    ("ascend-910b4-1", "ascend", {"hardware.accelerator": "Ascend 910B4", "hardware.devices": 1}, ()),
+    ("ascend-unknown-chip", "ascend", {"hardware.accelerator": "Ascend 999X"}, ()),
+    (
+        "nvidia-h100",
+        "nvidia",
+        {"hardware.accelerator": "H100 SXM5 80GB", "hardware.devices": 8, "hardware.network": "roce-ib"},
+        (),
+    ),
+    ("nvidia-rtx4090-1", "nvidia", {"hardware.accelerator": "RTX 4090", "hardware.devices": 1}, ()),
+    (
+        "gnn-custom",
+        "hybrid",
+        {
+            "model.family": "gnn",
+            "workload": {"model": "custom", "gflops_per_sample": 3.0, "dataset_samples": 100000, "epochs": 20},
+        },
+        (),
+    ),
+    ("other-family", "nvidia", {"model.family": "other"}, ()),
+    ("lenet-cpu", "cpu", {"workload": {"model": "lenet", "dataset_samples": 60000, "epochs": 10}}, ()),
+    (
+        "llm-serving-fp8-h100",
+        "llm-cpt",
+        {
+            "hardware.available": ["nvidia"],
+            "hardware.training_target": "nvidia",
+            "hardware.accelerator": "H100 SXM5 80GB",
+            "deployment.targets": ["nvidia-server"],
+            "serving.quantization": "fp8",
+            "serving.concurrency": 32,
+        },
+        (),
+    ),
+    (
+        "llm-serving-w8a8-tight",
+        "llm-cpt",
+        {
+            "serving.quantization": "w8a8",
+            "serving.ttft_ms": 50,
+            "serving.tpot_ms": 5,
+            "serving.requests_per_second": 500,
+        },
+        (),
+    ),
+    (
+        "llm-fp32-adam",
+        "llm-cpt",
+        {"model.precision": "fp32", "model.optimizer": "adam", "model.optimizer_states": "fp32"},
+        (),
+    ),
+    ("llm-selective-long", "llm-cpt", {"model.recompute": "selective", "model.sequence_length": 32768}, ()),
+    (
+        "llm-moe-8-experts",
+        "llm-cpt",
+        {"model.experts": 8, "model.experts_per_token": 2, "model.active_parameters_millions": 4000},
+        (),
+    ),
+    (
+        "llm-lora-fp32-states",
+        "llm-cpt",
+        {"model.fine_tune": "lora", "model.optimizer_states": "fp32", "model.base_weights_precision": "bf16"},
+        (),
+    ),
+    (
+        "llm-decoder-shape",
+        "llm-cpt",
+        {
+            "model.layers": 48,
+            "model.hidden_size": 5120,
+            "model.attention_heads": 40,
+            "model.vocabulary": 152064,
+            "model.architecture": "decoder",
+        },
+        (),
+    ),
+    (
+        "llm-budget-engineering",
+        "llm-cpt",
+        {"constraints.budget_usd": 50000, "constraints.budget_scope": "engineering"},
+        (),
+    ),
+    ("llm-cloud-pricing", "llm-cpt", {"constraints.compute_pricing": "cloud"}, ()),
+    ("with-code-scan", "with-code", {}, ("scan",)),
+    (
+        "with-code-mindspore-target-gpu",
+        "with-code",
+        {"hardware.training_target": "nvidia", "hardware.accelerator": "A100 SXM4 80GB"},
+        ("scan",),
+    ),
+    ("h200-everything", "h200", {}, ("training-h200", "accuracy", "pipeline", "deploy", "scaling", "gpt")),
+    ("ascend-measured-everything", "ascend", {}, ("training-ascend", "training-cpu", "accuracy", "pipeline", "deploy")),
+    ("edge-only", "ascend", {"deployment.targets": ["edge-ascend"], "needs.edge_cloud": True, "stage": "research"}, ()),
+    ("cpu-server-mobile", "nvidia", {"deployment.targets": ["cpu-server", "mobile"]}, ()),
+    (
+        "domestic-deploy-only",
+        "nvidia",
+        {"needs.domestic_substitution": "required", "needs.domestic_scope": ["deployment"]},
+        (),
+    ),
+    ("team-size-large", "hybrid", {"team.size": 40, "team.pytorch": "expert", "team.mindspore": "expert"}, ()),
 ]
 
 
@@ -189,8 +335,10 @@ def kb():
 
 @pytest.fixture(autouse=True)
 def fixed_today(monkeypatch):
-    # the document dates stale ratings against today: pinned so the record does not age
+    # the document dates stale ratings against today: pinned so the record does not age; the scan
+    # names its folder as given, from the checkout's root
     monkeypatch.setenv("ADVISOR_TODAY", "2026-12-01")
+    monkeypatch.chdir(ROOT)
 
 
 def _changed(data: dict, changes: dict[str, Any]) -> dict:
@@ -207,12 +355,20 @@ def _changed(data: dict, changes: dict[str, Any]) -> dict:
     return data
 
 
-def _measurements(kinds: tuple[str, ...]) -> Measurements:
+def _measurements(kinds: tuple[str, ...], kb) -> Measurements:
     probes: dict[str, Measured] = {}
+    scan = None
     for name in kinds:
-        kind, path = MEASURED[name]
-        probes[kind] = Measured(json.loads(path.read_text(encoding="utf-8")), "file", (path.name,))
-    return Measurements(probes=probes)
+        kind, where = MEASURED[name]
+        if kind == "scan":
+            from advisor.scan import scan_path
+
+            scan = scan_path(str(where.relative_to(ROOT)), kb=kb)  # relative: the record names no checkout
+        elif callable(where):
+            probes[kind] = Measured(where(), "file", (f"{name}.json",))
+        else:
+            probes[kind] = Measured(json.loads(where.read_text(encoding="utf-8")), "file", (where.name,))
+    return Measurements(probes=probes, scan=scan)
 
 
 def _rounded(value: Any) -> Any:
@@ -227,8 +383,9 @@ def _rounded(value: Any) -> Any:
 
 def report_json(case: Case, kb) -> dict:
     _, base, changes, kinds = case
-    data = _changed(yaml.safe_load(BASES[base].read_text(encoding="utf-8")), changes)
-    report = build_report(parse_requirements(data), _measurements(kinds), kb=kb, created_at="2026-12-01T00:00:00Z")
+    given = BASES[base]
+    data = _changed(given if isinstance(given, dict) else yaml.safe_load(given.read_text(encoding="utf-8")), changes)
+    report = build_report(parse_requirements(data), _measurements(kinds, kb), kb=kb, created_at="2026-12-01T00:00:00Z")
     doc = report.model_dump(mode="json")
     return {k: _rounded(v) for k, v in doc.items() if k not in NOT_DECIDED}
 

@@ -18,12 +18,16 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fixtures.scaling.multinode import multinode_doc  # noqa: E402  (the illustrative inter-host result)
 from advisor.decision.accuracy import accuracy_evidence
 from advisor.cli import main
 from advisor.decision.constants import CONSTANTS
@@ -309,71 +313,6 @@ def _yaml(path: Path) -> dict:
 
 
 # --- the inter-host link ---------------------------------------------------------------------------
-
-
-def multinode_doc(*, loopback: bool, device: str = "cuda", model: str = "resnet50") -> dict:
-    """ILLUSTRATIVE: the real 2-vCPU scaling result with an `inter_host` block built with the probe's own
-    models (probes/scaling/models.py): PyTorch, 2 hosts x 4 ranks over a 100 Gb/s NIC, the synced step
-    1.25x (1.2-1.3x) slower across hosts than the same 8 ranks on one host. Not a measurement."""
-    from probes.scaling.models import (
-        InterHost,
-        InterHostFramework,
-        InterHostLink,
-        InterHostSide,
-        ScalingResult,
-        ScalingRun,
-        Spread,
-    )
-
-    doc = json.loads(SCALING.read_text())
-    result = ScalingResult.model_validate(doc)
-    result.runs.append(
-        ScalingRun(
-            id=f"pytorch-{model}-r8-2x4-rep1",
-            framework="pytorch",
-            launcher="torchrun",
-            model=model,
-            ranks=8,
-            repetition=1,
-            status="ok",
-            device=device,
-            backend="nccl",
-            batch_size_per_rank=32,
-            threads_per_rank=1,
-            nnodes=2,
-        )
-    )
-    result.inter_host = InterHost(
-        nnodes=2,
-        ranks_per_node=4,
-        world_size=8,
-        master="10.0.0.1:29500",
-        rendezvous_timeout_s=60,
-        link=InterHostLink(
-            interface="lo" if loopback else "eth0",
-            speed_mbps=None if loopback else 100000,
-            speed_source="" if loopback else "/sys/class/net/eth0/speed",
-            loopback=loopback,
-        ),
-        frameworks=[
-            InterHostFramework(
-                framework="pytorch",
-                launcher="torchrun",
-                model=model,
-                backend="nccl",
-                world_size=8,
-                runs_ok=3,
-                runs_total=3,
-                status="ok",
-                gate_ok=True,
-                inter=InterHostSide(runs=3, allreduce_share=Spread(median=0.3, min=0.28, max=0.33, n=3)),
-                intra=InterHostSide(runs=3, allreduce_share=Spread(median=0.1, min=0.09, max=0.12, n=3)),
-                inter_over_intra_step=Spread(median=1.25, min=1.2, max=1.3, n=3),
-                efficiency=Spread(median=0.7, min=0.66, max=0.74, n=3),
-            )
-        ],
-    )
-    return result.model_dump(mode="json")
 
 
 def gpu_req(devices: int):
