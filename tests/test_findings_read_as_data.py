@@ -1,0 +1,58 @@
+"""What the model and the renderers decide from a finding is read from a field or a number, never from
+its words: the catalogue reworded, the report's assumptions, the document's summary line and the
+first page's figure kinds stay what they were."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from advisor.requirements import parse_requirements
+from advisor.wording import CATALOGUE
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "prototype-then-ascend.yaml"
+
+
+def _requirements(**hardware):
+    data = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    data["hardware"].pop("accelerator")
+    data["hardware"].update(hardware)
+    return parse_requirements(data, str(EXAMPLE))
+
+
+def _reworded(monkeypatch, *codes: str) -> None:
+    # words that share nothing with the old ones ("assumed", "undecided" among them)
+    for code in codes:
+        monkeypatch.setitem(CATALOGUE, code, lambda p, code=code: f"[{code}]")
+
+
+@pytest.mark.parametrize(
+    "hardware, measured, codes",
+    [
+        # no chip named, the target undecided: the stand-in chip and what the workflows are compared on
+        (
+            {"training_target": "undecided"},
+            True,
+            ("workflows.assumed_chip", "workflows.compared.same_hardware"),
+        ),
+        # a probe run scaled to the workload's FLOPs, and no knowledge base for the communication loss
+        ({"training_target": "cpu"}, False, ("proj.flops_scaled", "comm.note.assumed")),
+    ],
+)
+def test_the_assumptions_the_report_lists_are_read_from_the_projection_not_its_words(
+    monkeypatch, hardware, measured, codes
+):
+    from advisor.decision.prepare import prepare
+    from tests.document_examples import kb, suite
+
+    req = _requirements(**hardware)
+    _reworded(monkeypatch, *codes)
+    ctx, assumptions = prepare(req, None, [suite()], kb() if measured else None, None, None, False)
+    for code in codes:
+        assert f"[{code}]" in assumptions, (code, assumptions)
+        # each listed once, though every workflow's projection carries it
+        assert assumptions.count(f"[{code}]") == 1
+    assert all(set(p.assumptions) <= set(p.notes) for p in ctx.best.values())
