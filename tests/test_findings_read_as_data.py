@@ -56,3 +56,28 @@ def test_the_assumptions_the_report_lists_are_read_from_the_projection_not_its_w
         # each listed once, though every workflow's projection carries it
         assert assumptions.count(f"[{code}]") == 1
     assert all(set(p.assumptions) <= set(p.notes) for p in ctx.best.values())
+
+
+def _report(req):
+    from advisor.measurements import Measurements
+    from advisor.report import build_report
+    from tests.document_examples import kb
+
+    return build_report(req, Measurements(), kb=kb(), created_at="2026-12-01T00:00:00Z")
+
+
+def test_the_first_pages_summary_drops_the_verdicts_head_worded_from_the_scorecards_numbers(monkeypatch):
+    # the verdict reworded (the total to two decimals, no parentheses): the first page's
+    # line is still the description alone, the total left to the headline
+    req = parse_requirements(yaml.safe_load(EXAMPLE.read_text(encoding="utf-8")), str(EXAMPLE))
+    before = _report(req).document.first_page
+    monkeypatch.setitem(
+        CATALOGUE,
+        "score.summary.verdict",
+        lambda p: f"Recommended: {p.workflow} at {p.total:.2f} points, confidence {p.level} - {p.what}.",
+    )
+    report = _report(req)
+    top = next(s for s in report.scores if s.workflow == report.recommendation.workflow)
+    assert report.recommendation.summary.startswith(f"Recommended: {top.workflow} at {top.total:.2f} points")
+    assert report.document.first_page.summary == before.summary
+    assert f"{top.total:.2f}" not in report.document.first_page.summary
