@@ -81,3 +81,39 @@ def test_the_first_pages_summary_drops_the_verdicts_head_worded_from_the_scoreca
     assert report.recommendation.summary.startswith(f"Recommended: {top.workflow} at {top.total:.2f} points")
     assert report.document.first_page.summary == before.summary
     assert f"{top.total:.2f}" not in report.document.first_page.summary
+
+
+@pytest.mark.parametrize(
+    "path, kinds",
+    [
+        (EXAMPLE, {"rating", "effort", "peak", "derating"}),
+        (ROOT / "tests" / "fixtures" / "teams" / "government-tender.yaml", {"rating", "effort", "power"}),
+    ],
+)
+def test_a_weak_figures_kind_is_read_from_its_evidence_not_its_words(monkeypatch, path, kinds):
+    # the ratings, fix times, peaks, deratings and power figures reworded with none of the words a guess
+    # would read ("/5:", "h", "TFLOPS", "peak", "loses", "draws", "W"): each caveat keeps its kind, its
+    # grouping and its advice
+    from advisor.render.summary import _KINDS, caveats
+
+    req = parse_requirements(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+
+    def table():
+        return sorted((c.where, c.firm_up, c.ref) for c in caveats(_report(req)))
+
+    before = table()
+    assert {firm for _, firm, _ in before} >= {_KINDS[kind] for kind in kinds}  # the example has each
+    for code in (
+        "crit_common.aspect",
+        "crit_migration.evidence.pitfall",
+        "proj.evidence.peak",
+        "proj.evidence.peak_range",
+        "proj.evidence.adapter_ratio",
+        "proj.evidence.power",
+        "power.cards",
+        "power.server",
+    ):
+        monkeypatch.setitem(CATALOGUE, code, lambda p, code=code: f"figure {code}")
+    assert table() == before
+    whats = [c.what for c in caveats(_report(req))]
+    assert any(w.startswith("figure ") for w in whats)  # the rows do show the reworded figures

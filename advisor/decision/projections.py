@@ -493,6 +493,7 @@ def _reference(
                     precision=r.precision,
                     rate=r.images_per_second.value,
                 ),
+                figure="throughput",
             )
         )
     if used:
@@ -551,11 +552,15 @@ def _reference_by_peak(
                     rate=r.images_per_second.value,
                     fraction=fraction,
                 ),
+                figure="throughput",
             )
         )
         ev.append(
             sourced_evidence(
-                other.id, other_peak, said("proj.evidence.peak", accelerator=other.name, value=other_peak.value)
+                other.id,
+                other_peak,
+                said("proj.evidence.peak", accelerator=other.name, value=other_peak.value),
+                figure="peak",
             )
         )
     if not fractions:
@@ -567,6 +572,7 @@ def _reference_by_peak(
             said("proj.evidence.peak_range", accelerator=acc.name, low=p_low, high=p_high)
             if p_low != p_high
             else said("proj.evidence.peak", accelerator=acc.name, value=peak.value),
+            figure="peak",
         )
     )
     notes = [
@@ -599,6 +605,7 @@ def _adapter_ratio(kb: Optional[KnowledgeBase]) -> Optional[tuple[float, float, 
             kept_low=(1 - hi) / (1 - lo),
             kept_high=(1 - mid) / (1 - lo),
         ),
+        figure="derating",
     )
     return (1 - hi) / (1 - lo), (1 - mid) / (1 - lo), ev
 
@@ -644,7 +651,10 @@ def _peak(
     which = "FP16" if acc.fp16_tflops else ("BF16" if acc.bf16_tflops else "FP32")
     ev = [
         sourced_evidence(
-            acc.id, peak, said("proj.evidence.peak_precision", accelerator=acc.name, precision=which, value=peak.value)
+            acc.id,
+            peak,
+            said("proj.evidence.peak_precision", accelerator=acc.name, precision=which, value=peak.value),
+            figure="peak",
         )
     ]
     notes: list[str] = []
@@ -666,7 +676,10 @@ def _peak(
         eff_high *= 1 - lo
         ev.append(
             sourced_evidence(
-                d.id, d.loss, said("proj.evidence.derating", factor=factor, low=d.loss.low, high=d.loss.high)
+                d.id,
+                d.loss,
+                said("proj.evidence.derating", factor=factor, low=d.loss.low, high=d.loss.high),
+                figure="derating",
             )
         )
     s_low, s_high, s_ev, s_notes = plan.span()
@@ -1061,7 +1074,7 @@ def _bounded(
             )
         )
         record = said("proj.evidence.record", benchmark=rec.benchmark, as_of=rec.as_of)
-        proj.evidence.append(sourced_evidence(rec.id, rec.samples_per_second, record))
+        proj.evidence.append(sourced_evidence(rec.id, rec.samples_per_second, record, figure="throughput"))
         low, high = min(low, cap), cap
     if is_text(req) or (proj.input_pipeline is not None and proj.input_pipeline.applied):
         return low, high  # an applied measured pipeline replaces the assumed loader bound
@@ -1115,6 +1128,7 @@ def _time_and_cost(
                 price,
                 said("proj.evidence.price", accelerator=acc.name, low=p_low, high=p_high, as_of=price.as_of),
                 [p_low, p_high],
+                figure="price",
             )
         )
     elif acc is not None:
