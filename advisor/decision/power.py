@@ -66,7 +66,7 @@ def fleet_power(acc: Optional[Accelerator], k: Consts = DEFAULT) -> Optional[Fle
         "power.cards",
         accelerator=acc.name,
         low=acc.tdp_w.value,
-        high=None if high == per else max(watts),
+        high=max(watts),
         factor=factor,
         source=CONSTANTS["SERVER_POWER_PER_CARD_POWER"].source,
     )
