@@ -1,6 +1,6 @@
 """What the model and the renderers decide from a finding is read from a field or a number, never from
-its words: the catalogue reworded, the report's assumptions, the document's summary line and the
-first page's figure kinds stay what they were."""
+its words: the catalogue reworded, the report's assumptions, the first page's summary line and the
+data-quality caveats' figure kinds stay what they were."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _reworded(monkeypatch, *codes: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "hardware, measured, codes",
+    "hardware, with_kb, codes",
     [
         # no chip named, the target undecided: the stand-in chip and what the workflows are compared on
         (
@@ -43,14 +43,14 @@ def _reworded(monkeypatch, *codes: str) -> None:
     ],
 )
 def test_the_assumptions_the_report_lists_are_read_from_the_projection_not_its_words(
-    monkeypatch, hardware, measured, codes
+    monkeypatch, hardware, with_kb, codes
 ):
     from advisor.decision.prepare import prepare
     from tests.document_examples import kb, suite
 
     req = _requirements(**hardware)
     _reworded(monkeypatch, *codes)
-    ctx, assumptions = prepare(req, None, [suite()], kb() if measured else None, None, None, False)
+    ctx, assumptions = prepare(req, None, [suite()], kb() if with_kb else None, None, None, False)
     for code in codes:
         assert f"[{code}]" in assumptions, (code, assumptions)
         # each listed once, though every workflow's projection carries it
