@@ -360,6 +360,6 @@ def test_the_placement_and_the_assumed_chip_are_read_by_field_not_by_their_words
     tender = build_report(parse_requirements(doc), Measurements(), kb=kb())
     parts = tender.recommendation.confidence_parts
     assert parts.decided_by == "hard-constraint"
-    assert [s for s in parts.steps if s.endswith(": » stand-in Huawei Ascend 910B (64 GB: 910B1/B2/B2C/B3)")], (
+    assert [s for s in parts.steps if s.endswith(": » stand-in Huawei Ascend 910B (64 GiB: 910B1/B2/B2C/B3)")], (
         parts.steps
     )

@@ -35,6 +35,11 @@ def evidence_class(ev: "Evidence") -> str:
     return cls if cls in QUALITY_RANK else "assumption"
 
 
+# What sort of figure a knowledge-base number is, said where the evidence is made: the data-quality
+# caveats tell how to firm up a weak one by it (advisor.render.summary). None: another sort.
+Figure = Literal["price", "peak", "power", "throughput", "derating", "effort", "rating"]
+
+
 def grade_label(score: float, good: float, fair: float) -> str:
     return "good" if score >= good else ("fair" if score >= fair else "weak")
 
@@ -57,6 +62,7 @@ class Evidence(BaseModel):
     )
     source: Optional[str] = Field(None, description="knowledge: where the entry comes from")
     confidence: Optional[str] = Field(None, description="knowledge: vendor|secondary|blog|derived|assumption")
+    figure: Optional[Figure] = Field(None, exclude=True, description="knowledge: what sort of figure it is")
 
     @property
     def quality(self) -> float:
@@ -85,7 +91,7 @@ def dump(obj: Any) -> Any:
     return obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
 
 
-def kb_evidence(entry: Any, detail: str, value: Any = None) -> Evidence:
+def kb_evidence(entry: Any, detail: str, value: Any = None, figure: Optional[Figure] = None) -> Evidence:
     return Evidence(
         kind="knowledge",
         ref=entry.id,
@@ -93,16 +99,23 @@ def kb_evidence(entry: Any, detail: str, value: Any = None) -> Evidence:
         value=value,
         source=getattr(entry, "source", None),
         confidence=getattr(entry, "confidence", None),
+        figure=figure,
     )
 
 
-def sourced_evidence(entry_id: str, sourced: Any, detail: str) -> Evidence:
+def sourced_evidence(entry_id: str, sourced: Any, detail: str, figure: Optional[Figure] = None) -> Evidence:
     """Evidence for a Sourced/SourcedRange number inside an entry (the number's own source wins)."""
     value = getattr(sourced, "value", None)
     if value is None:
         value = [sourced.low, sourced.high]
     return Evidence(
-        kind="knowledge", ref=entry_id, detail=detail, value=value, source=sourced.source, confidence=sourced.confidence
+        kind="knowledge",
+        ref=entry_id,
+        detail=detail,
+        value=value,
+        source=sourced.source,
+        confidence=sourced.confidence,
+        figure=figure,
     )
 
 

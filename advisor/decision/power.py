@@ -56,7 +56,7 @@ def fleet_power(acc: Optional[Accelerator], k: Consts = DEFAULT) -> Optional[Fle
         basis = said(
             "power.server", accelerator=acc.name, watts=acc.server_power_w.value, devices=acc.server_devices, each=per
         )
-        return FleetPower(per, basis, [sourced_evidence(acc.id, acc.server_power_w, basis)], high)
+        return FleetPower(per, basis, [sourced_evidence(acc.id, acc.server_power_w, basis, figure="power")], high)
     if acc.tdp_w is None:
         return None
     factor = k["SERVER_POWER_PER_CARD_POWER"]
@@ -66,11 +66,11 @@ def fleet_power(acc: Optional[Accelerator], k: Consts = DEFAULT) -> Optional[Fle
         "power.cards",
         accelerator=acc.name,
         low=acc.tdp_w.value,
-        high=None if high == per else max(watts),
+        high=max(watts),
         factor=factor,
         source=CONSTANTS["SERVER_POWER_PER_CARD_POWER"].source,
     )
-    return FleetPower(per, basis, [sourced_evidence(acc.id, acc.tdp_w, basis)], high)
+    return FleetPower(per, basis, [sourced_evidence(acc.id, acc.tdp_w, basis, figure="power")], high)
 
 
 def energy_kwh(power: FleetPower, devices: int, hours: Span, k: Consts = DEFAULT) -> Span:

@@ -138,8 +138,8 @@ def prepare_inputs(inputs: Inputs, kb: Optional[KnowledgeBase], k: Consts = DEFA
     if any(p.basis != compared[wf].basis for wf, p in best.items()):
         assumptions.append(said("prep.shared_basis", basis=basis))
     for p in best.values():
-        for note in p.notes:
-            if note not in assumptions and ("assumed" in note or "undecided" in note):
+        for note in p.assumptions:
+            if note not in assumptions:
                 assumptions.append(note)
     assumptions.extend(_communication_notes(req, compared))
     for run in (r for x in suites for r in x.runs if r.status == "ok" and r.quality == "unusable"):

@@ -27,7 +27,7 @@ Pure functions of (requirements, knowledge base, probe suites, scaling result). 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Optional, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -133,6 +133,13 @@ class Projection(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list, description="what the throughput rests on")
     cost_evidence: list[Evidence] = Field(default_factory=list, description="prices and power behind cost and energy")
     notes: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(
+        default_factory=list,
+        exclude=True,
+        description="the notes that state an assumption (a chip the team did not name, what an undecided target "
+        "is compared on, a loss or an efficiency taken without a figure), in the notes' order: the report lists "
+        "them among its assumptions",
+    )
     warnings: list[str] = Field(
         default_factory=list, description="sanity bounds the projection crosses (under a minute, beyond a year)"
     )
@@ -177,6 +184,8 @@ class Estimate:
     compute: Optional[tuple[float, float]] = None
     """MFU path: the rate before any communication factor (the references' MFU x peak x devices, with the
     team's recompute and QLoRA's dequantisation): what the communication bound is a share of"""
+    assumed: list = field(default_factory=list)
+    """the notes among `notes` that state an assumption, in their order (Projection.assumptions)"""
 
 
 @dataclass(frozen=True)
@@ -377,6 +386,12 @@ def _derating(kb: Optional[KnowledgeBase], factor: str) -> Optional[Derating]:
 # --- the projection paths -------------------------------------------------------------------------
 
 
+def _loss_assumed(plan: CommPlan, span_notes: list[str]) -> list[str]:
+    """The plan's notes when its communication loss is assumed (no knowledge-base figure for the
+    devices): an assumption the report lists, not only a working."""
+    return list(span_notes) if plan.comm.basis == "assumed" else []
+
+
 def _measured(m: MeasuredRun, gflops: Optional[float], devices: int, plan: CommPlan) -> Estimate:
     run = m.run
     ips = float(run.images_per_second or 0.0)
@@ -409,7 +424,14 @@ def _measured(m: MeasuredRun, gflops: Optional[float], devices: int, plan: CommP
             low, high = low * factor, high * factor
             notes.append(said("proj.flops_scaled", run_gflops=run_flops / 1e9, gflops=gflops))
     s_low, s_high, s_ev, s_notes = plan.span()
-    return Estimate(low * devices * s_low, high * devices * s_high, ev + s_ev, notes + s_notes, applied=devices > 1)
+    return Estimate(
+        low * devices * s_low,
+        high * devices * s_high,
+        ev + s_ev,
+        notes + s_notes,
+        applied=devices > 1,
+        assumed=notes + _loss_assumed(plan, s_notes),  # the probe's efficiency taken to hold at the workload's FLOPs
+    )
 
 
 def _imagenet_flops(r: Reference) -> Optional[float]:
@@ -471,13 +493,15 @@ def _reference(
                     precision=r.precision,
                     rate=r.images_per_second.value,
                 ),
+                figure="throughput",
             )
         )
     if used:
         ev.extend(s_ev)
         notes.extend(s_notes)
     refs = frozenset(r.devices for r in pool if carried_loss(devices, r.devices))
-    return Estimate(min(lows), max(highs), ev, notes, applied=used, ref_devices=refs)
+    assumed = _loss_assumed(plan, s_notes) if used else []
+    return Estimate(min(lows), max(highs), ev, notes, applied=used, ref_devices=refs, assumed=assumed)
 
 
 def _peak_span(peak: Sourced) -> tuple[float, float]:
@@ -528,11 +552,15 @@ def _reference_by_peak(
                     rate=r.images_per_second.value,
                     fraction=fraction,
                 ),
+                figure="throughput",
             )
         )
         ev.append(
             sourced_evidence(
-                other.id, other_peak, said("proj.evidence.peak", accelerator=other.name, value=other_peak.value)
+                other.id,
+                other_peak,
+                said("proj.evidence.peak", accelerator=other.name, value=other_peak.value),
+                figure="peak",
             )
         )
     if not fractions:
@@ -544,6 +572,7 @@ def _reference_by_peak(
             said("proj.evidence.peak_range", accelerator=acc.name, low=p_low, high=p_high)
             if p_low != p_high
             else said("proj.evidence.peak", accelerator=acc.name, value=peak.value),
+            figure="peak",
         )
     )
     notes = [
@@ -554,7 +583,8 @@ def _reference_by_peak(
     if used:
         ev.extend(s_ev)
         notes.extend(s_notes)
-    return Estimate(min(lows), max(highs), ev, notes, applied=used, ref_devices=frozenset(refs))
+    assumed = _loss_assumed(plan, s_notes) if used else []
+    return Estimate(min(lows), max(highs), ev, notes, applied=used, ref_devices=frozenset(refs), assumed=assumed)
 
 
 def _adapter_ratio(kb: Optional[KnowledgeBase]) -> Optional[tuple[float, float, Evidence]]:
@@ -575,6 +605,7 @@ def _adapter_ratio(kb: Optional[KnowledgeBase]) -> Optional[tuple[float, float, 
             kept_low=(1 - hi) / (1 - lo),
             kept_high=(1 - mid) / (1 - lo),
         ),
+        figure="derating",
     )
     return (1 - hi) / (1 - lo), (1 - mid) / (1 - lo), ev
 
@@ -607,6 +638,7 @@ def _reference_via_native(
         base.notes + [note],
         applied=base.applied,
         ref_devices=base.ref_devices,
+        assumed=base.assumed,
     )
 
 
@@ -619,7 +651,10 @@ def _peak(
     which = "FP16" if acc.fp16_tflops else ("BF16" if acc.bf16_tflops else "FP32")
     ev = [
         sourced_evidence(
-            acc.id, peak, said("proj.evidence.peak_precision", accelerator=acc.name, precision=which, value=peak.value)
+            acc.id,
+            peak,
+            said("proj.evidence.peak_precision", accelerator=acc.name, precision=which, value=peak.value),
+            figure="peak",
         )
     ]
     notes: list[str] = []
@@ -641,7 +676,10 @@ def _peak(
         eff_high *= 1 - lo
         ev.append(
             sourced_evidence(
-                d.id, d.loss, said("proj.evidence.derating", factor=factor, low=d.loss.low, high=d.loss.high)
+                d.id,
+                d.loss,
+                said("proj.evidence.derating", factor=factor, low=d.loss.low, high=d.loss.high),
+                figure="derating",
             )
         )
     s_low, s_high, s_ev, s_notes = plan.span()
@@ -652,6 +690,7 @@ def _peak(
         ev + s_ev,
         notes + s_notes,
         applied=devices > 1,
+        assumed=_loss_assumed(plan, s_notes),
     )
 
 
@@ -776,6 +815,8 @@ def project(
         basis="none",
         basis_detail="",
         notes=list(route.notes),
+        # a chip standing in for one the team did not name, and what an undecided target is compared on
+        assumptions=[n for n in (route.assumed_chip, route.basis_note) if n],
     )
     if route.basis_note:
         proj.notes.append(route.basis_note)
@@ -846,6 +887,7 @@ def project(
     proj.basis, proj.basis_detail = basis, detail
     proj.evidence.extend(est.evidence)
     proj.notes.extend(est.notes)
+    proj.assumptions.extend(est.assumed)
     best = (pipeline or {}).get(route.framework)
     if best is not None and high > 0:
         low, high = _input_pipeline(proj, req, best, acc, target, devices, low, high, k)
@@ -1032,7 +1074,7 @@ def _bounded(
             )
         )
         record = said("proj.evidence.record", benchmark=rec.benchmark, as_of=rec.as_of)
-        proj.evidence.append(sourced_evidence(rec.id, rec.samples_per_second, record))
+        proj.evidence.append(sourced_evidence(rec.id, rec.samples_per_second, record, figure="throughput"))
         low, high = min(low, cap), cap
     if is_text(req) or (proj.input_pipeline is not None and proj.input_pipeline.applied):
         return low, high  # an applied measured pipeline replaces the assumed loader bound
@@ -1086,6 +1128,7 @@ def _time_and_cost(
                 price,
                 said("proj.evidence.price", accelerator=acc.name, low=p_low, high=p_high, as_of=price.as_of),
                 [p_low, p_high],
+                figure="price",
             )
         )
     elif acc is not None:

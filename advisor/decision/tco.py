@@ -143,6 +143,7 @@ def _owned_compute(
                     "tco.evidence.price", provider=o.provider, usd=o.usd, kind=o.kind, term=o.term, observed=o.observed
                 ),
                 o.usd,
+                figure="price",
             )
             for o in obs
         ],

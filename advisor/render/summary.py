@@ -4,7 +4,6 @@ judged in advisor.review.document; this module only lists what the report alread
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -49,6 +48,8 @@ class Caveat:
     where: str
     firm_up: str
     source: str
+    kind: str = "other"
+    """what sort of figure it is (a key of _KINDS), from its evidence's own field"""
 
 
 _KINDS = {
@@ -63,29 +64,15 @@ _KINDS = {
 }
 
 
-def figure_kind(ref: str, detail: str) -> str:
-    """What sort of figure an evidence item is, by its wording (the evidence vocabulary has no field for it)."""
-    text = f"{ref} {detail}".lower()
-    if "per device-hour" in text or "price" in text or ref.endswith("-hour"):
-        return "price"
-    if "tflops" in text or " peak " in text:
-        return "peak"
-    if re.search(r"draws|\d\s*w\b", text):
-        return "power"
-    if re.search(r"\d/5:", text):
-        return "rating"
-    if re.search(r"\d\s*h\b", text):
-        return "effort"
-    if "images/s" in text or "reference" in text:
-        return "throughput"
-    if "loses" in text or "keeps" in text or "communication" in text:
-        return "derating"
-    return "other"
+def figure_kind(ev: Evidence) -> str:
+    """What sort of figure an evidence item is: the field the decision model set where it made the
+    evidence (advisor.decision.evidence.Figure), "other" where it set none."""
+    return ev.figure or "other"
 
 
-def firm_up(ref: str, detail: str) -> str:
+def firm_up(ev: Evidence) -> str:
     """What it would take to replace a weak figure with a strong one."""
-    return _KINDS[figure_kind(ref, detail)]
+    return _KINDS[figure_kind(ev)]
 
 
 def _moving(report: Report, top: WorkflowScore, other: WorkflowScore) -> list[str]:
@@ -121,7 +108,7 @@ def caveats(report: Report) -> list[Caveat]:
             if where not in found[ref].where:
                 found[ref].where += f", {where}"
             return
-        found[ref] = Caveat(ref, ev.detail, cls, where, firm_up(ref, ev.detail), cite(ev.source, ref))
+        found[ref] = Caveat(ref, ev.detail, cls, where, firm_up(ev), cite(ev.source, ref), figure_kind(ev))
 
     pair = [s for s in (top, other) if s is not None]
     for s in pair:
@@ -136,8 +123,7 @@ def caveats(report: Report) -> list[Caveat]:
                 add(ev, "projections")
     groups: dict[tuple[str, str], list[Caveat]] = {}
     for c in found.values():
-        kind = figure_kind(c.ref, c.what)
-        key = (kind, c.where) if kind in ("effort", "rating") else (c.ref, "")
+        key = (c.kind, c.where) if c.kind in ("effort", "rating") else (c.ref, "")
         groups.setdefault(key, []).append(c)
     out = []
     for (kind, where), items in groups.items():
@@ -154,6 +140,7 @@ def caveats(report: Report) -> list[Caveat]:
                 where,
                 _KINDS[kind],
                 "each: `advisor kb show ID` (the field report and section are in the entry)",
+                kind,
             )
         )
     order = {c: i for i, c in enumerate(WEAK[::-1])}  # assumption first

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from advisor.numbers import sig
 from advisor.vocabulary import FRAMEWORK_LABELS
 from advisor.decision.evidence import EVIDENCE_GRADE, evidence_class
+from advisor.decision.findings import said
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
 if TYPE_CHECKING:  # annotations only: the report imports this module to attach the document
@@ -827,12 +828,26 @@ def stale_line(stale: list[StaleRating]) -> Optional[str]:
 # --- the first page ------------------------------------------------------------------------------------
 
 
-def _summary(rec: Recommendation) -> str:
+def _summary(rec: Recommendation, top: WorkflowScore, runner: Optional[WorkflowScore]) -> str:
     """The workflow's one-line description without the model's own rounding of the total (the headline
-    gives it, rounded once)."""
-    text = str(rec.summary)
-    m = re.match(r"^[a-z]+ \((?:[^()]|\([^()]*\))*\):\s*(.*)$", text)
-    return m.group(1) if m else text
+    gives it, rounded once): the recommendation's summary after its head, the head worded again by the
+    catalogue's own entry from the scorecard's numbers (the total, the lead, the confidence)."""
+    text, parts = str(rec.summary), rec.confidence_parts
+    if parts is None or not top.eligible:
+        return text  # no verdict to drop the head of: nothing meets every hard constraint
+    stands_for = "\x00"  # the description's place: what the entry words before it is the head
+    head = said(
+        "score.summary.verdict",
+        workflow=top.workflow,
+        total=top.total,
+        runner=runner.workflow if runner is not None else None,
+        lead=top.total - runner.total if runner is not None else None,
+        tie=parts.tie,
+        level=parts.level,
+        hard=parts.decided_by == "hard-constraint",
+        what=stands_for,
+    ).partition(stands_for)[0]
+    return text[len(head) :] if head and text.startswith(head) else text
 
 
 TARGET_WORDS = {"nvidia": "NVIDIA GPUs", "ascend": "Ascend", "cpu": "CPU"}
@@ -1047,7 +1062,7 @@ def first_page(
         confidence=rec.confidence,
         evidence_grade=round(grade, 3),
         evidence_label=grade_label,
-        summary=_summary(rec),
+        summary=_summary(rec, top, other),
         reasons=reasons,
         against=against,
         mandate=mandate_lines(report),

@@ -36,6 +36,25 @@ def word(finding: FindingLike) -> str:
 Entry = Callable[[Any], str]
 
 
+def _g(x: float) -> str:
+    return f"{x:g}"
+
+
+def _sig6(x: float) -> str:
+    return sig(x, 6)
+
+
+def _whole(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _span(low: float, high: float, end: Callable[[float], str] = sig) -> str:
+    """A low-high range with each end written by `end`: one figure when both ends read the same
+    ('6,500 W', not '6,500-6,500 W'). The power and cost texts write their ranges here."""
+    a, b = end(low), end(high)
+    return a if a == b else f"{a}-{b}"
+
+
 def _counts(counts: list[int]) -> str:
     return "/".join(str(n) for n in counts)
 
@@ -333,8 +352,7 @@ SERVING: dict[str, Entry] = {
 
 
 def _usd(low: float, high: float) -> str:
-    a, b = f"${low:,.0f}", f"${high:,.0f}"
-    return a if a == b else f"{a}-{b}"
+    return _span(low, high, lambda x: f"${x:,.0f}")
 
 
 def _stated(field: str, constant: str) -> Entry:
@@ -357,8 +375,8 @@ TCO: dict[str, Entry] = {
     "tco.source.project_weeks": _stated("constraints.deadline_weeks", "PROJECT_WEEKS"),
     "tco.evidence.price": lambda p: f"{p.provider}: ${p.usd:,.0f} per {p.kind} ({p.term}, {p.observed})",
     "tco.compute.owned": lambda p: (
-        f"{p.devices} x {p.accelerator} owned: ${p.low:,.0f}-{p.high:,.0f} per device written off over "
-        f"{p.years:g} years ({p.why}) = ${sig(p.per_hour_low)}-{sig(p.per_hour_high)} per device-hour, for the "
+        f"{p.devices} x {p.accelerator} owned: ${_span(p.low, p.high, _whole)} per device written off over "
+        f"{p.years:g} years ({p.why}) = ${_span(p.per_hour_low, p.per_hour_high)} per device-hour, for the "
         "projected time to train"
     ),
     "tco.budget_not_judged": lambda p: "the budget is not judged: the compute part has no figure",
@@ -369,35 +387,35 @@ TCO: dict[str, Entry] = {
     ),
     "tco.compute.cloud": lambda p: f"{p.devices} x {p.accelerator} for the projected time to train",
     "tco.compute.none": lambda p: "no price per device-hour or no time to train projected",
-    "tco.evidence.pue": lambda p: f"PUE {p.low:g}-{p.high:g}",
-    "tco.evidence.electricity": lambda p: f"electricity ${p.low:g}-{p.high:g} per kWh (as of {p.as_of})",
+    "tco.evidence.pue": lambda p: f"PUE {_span(p.low, p.high, _g)}",
+    "tco.evidence.electricity": lambda p: f"electricity ${_span(p.low, p.high, _g)} per kWh (as of {p.as_of})",
     "tco.energy": lambda p: (
-        f"{sig(p.low)}-{sig(p.high)} kWh x PUE x price"
+        f"{_span(p.low, p.high)} kWh x PUE x price"
         + ("" if p.owned else " (inside the cloud price: shown, not added; constraints.compute_pricing=owned adds it)")
     ),
     "tco.energy.none": lambda p: "no power figure, PUE or electricity price in the knowledge base",
-    "tco.evidence.engineer_day": lambda p: f"engineer-day ${p.low:g}-{p.high:g} (as of {p.as_of})",
+    "tco.evidence.engineer_day": lambda p: f"engineer-day ${_span(p.low, p.high, _g)} (as of {p.as_of})",
     "tco.evidence.team": lambda p: f"{p.size} engineers for {p.weeks:g} weeks",
     "tco.team": lambda p: f"{p.size} engineers x {p.weeks:g} weeks ({p.why}) x day rate: the same for every workflow",
     "tco.no_day_rate": lambda p: "no engineer-day rate in the knowledge base",
-    "tco.evidence.migration": lambda p: f"{p.low:g}-{p.high:g} h of migration/adaptation work",
+    "tco.evidence.migration": lambda p: f"{_span(p.low, p.high, _g)} h of migration/adaptation work",
     "tco.engineering": lambda p: (
-        f"{p.low:g}-{p.high:g} h / {p.per_day:g} h per day x day rate (hours from "
+        f"{_span(p.low, p.high, _g)} h / {p.per_day:g} h per day x day rate (hours from "
         + ("the code scan and pitfalls" if p.scanned else "the knowledge-base pitfalls and porting estimate")
         + ")"
         + (f"; {p.excluded}" if p.excluded else "")
     ),
     "tco.power.servers": lambda p: (
         f"power budget: {p.servers} server(s) of {p.server_devices} x {p.accelerator} at the server's datasheet "
-        f"power {sig(p.watts_low, 6)}-{sig(p.watts_high, 6)} W ({p.source}): {sig(p.kw_low, 6)}-{sig(p.kw_high, 6)} kW"
+        f"power {_span(p.watts_low, p.watts_high, _sig6)} W ({p.source}): {_span(p.kw_low, p.kw_high, _sig6)} kW"
     ),
     "tco.power.cards": lambda p: (
-        f"power budget: {p.devices} x {p.accelerator} at {sig(p.watts_low, 6)}-{sig(p.watts_high, 6)} W per card x "
+        f"power budget: {p.devices} x {p.accelerator} at {_span(p.watts_low, p.watts_high, _sig6)} W per card x "
         f"{sig(p.server, 6)} for the server around it (CPUs, memory, network, storage; no server datasheet in the "
         f"knowledge base; SERVER_POWER_PER_CARD_POWER: {p.server_source}): "
-        f"{sig(p.kw_low, 6)}-{sig(p.kw_high, 6)} kW, provisioned at the high end; the field report's 'cards x "
+        f"{_span(p.kw_low, p.kw_high, _sig6)} kW, provisioned at the high end; the field report's 'cards x "
         f"power + {p.redundancy:.0%}' ({p.redundancy_source}) gives "
-        f"{sig(p.cards_low, 3)}-{sig(p.cards_high, 3)} kW, the cards alone"
+        f"{_span(p.cards_low, p.cards_high)} kW, the cards alone"
     ),
     "tco.power.cloud": lambda p: (
         "cloud pricing: the hourly price includes power and cooling, so the power budget matters only "
@@ -586,12 +604,14 @@ PROJECTIONS: dict[str, Entry] = {
         f"projected time to train is beyond a year at the slow end ({p.years:.1f} years): "
         "not a plan; more devices, a smaller model or a smaller workload"
     ),
-    "proj.evidence.price": lambda p: f"{p.accelerator} costs ${p.low:g}-{p.high:g} per device-hour (as of {p.as_of})",
+    "proj.evidence.price": lambda p: (
+        f"{p.accelerator} costs ${_span(p.low, p.high, _g)} per device-hour (as of {p.as_of})"
+    ),
     "proj.no_price": lambda p: (
         f"no price per device-hour for {p.accelerator} in the knowledge base: cost not projected"
     ),
     "proj.evidence.power": lambda p: (
-        f"{p.basis}; the fleet draws {sig(p.low_kw)}-{sig(p.high_kw)} kW while training "
+        f"{p.basis}; the fleet draws {_span(p.low_kw, p.high_kw)} kW while training "
         "(TYPICAL_DRAW_LOW-HIGH of its maximum)"
     ),
     "proj.none.no_kb": lambda p: "no knowledge base and no measurement on this hardware",
@@ -1637,9 +1657,8 @@ POWER: dict[str, Entry] = {
         "CPUs, network and storage included)"
     ),
     "power.cards": lambda p: (
-        f"{p.accelerator} draws up to "
-        + (sig(p.low, 6) if p.high is None else f"{sig(p.low, 6)}-{sig(p.high, 6)}")
-        + f" W x {sig(p.factor, 6)} for its server (SERVER_POWER_PER_CARD_POWER: {p.source})"
+        f"{p.accelerator} draws up to {_span(p.low, p.high, _sig6)} W x {sig(p.factor, 6)} for its server "
+        f"(SERVER_POWER_PER_CARD_POWER: {p.source})"
     ),
 }
 

@@ -65,6 +65,7 @@ def aspect_score(kb: Optional[KnowledgeBase], framework: str, aspect: str) -> tu
             e,
             said("crit_common.aspect", framework=framework, aspect=aspect, score=e.score, statement=e.statement),
             e.score,
+            figure="rating",
         )
         for e in entries
     ]

@@ -247,6 +247,7 @@ def _pitfall_evidence(wf: str, ctx: Context) -> list[Evidence]:
             p.id,
             p.effort_hours or p.hours,
             said("crit_migration.evidence.pitfall", title=p.title, low=hours[0], high=hours[1]),
+            figure="effort",
         )
         for p, hours in charged_pitfalls(wf, ctx)
     ]
