@@ -45,6 +45,16 @@ CONTENTION_MAX_PER_CORE = 1.5
 # 7.9-9.7 (3.7-4.9x, where the other kinds took 2.5-3x); PyTorch's two epochs 0.4 s quiet, 16-28 s loaded.
 # Replayed, 1.0 (as the others) opened those runs at 0.56-0.67x, 2.0 at 0.75-1.0x.
 ACCURACY_WEIGHT = 2.0
+# A training suite's GEMM peak / parity children feel the others less, its runs' start-ups (interpreter,
+# framework import, model build, first step) more than CONTENTION_WEIGHT. Measured on the nine loaded
+# first quick runs of 2026-12-03 (6-11 others on 2 cores, tests/fixtures/eta_records) against `quiet-s4`:
+# the children took 1.7-2.2x their quiet time (PyTorch's 11.7-19.9 s against 6.8 s, MindSpore's 8.4-11.2 s
+# against 5.9 s: 1.9x, 0.6 at the cap), the runs' start-ups 3-5.5x (PyTorch eager's 10.5-16 s against 3.6 s,
+# MindSpore graph's 7-12 s against 2.6 s: 3.5x, 1.65). Planned alike at 2.8x, the children finished early
+# and the ETA of the runs after them read 0.55-0.7x the time left; replayed over every recording the ETAs
+# inside went from 88.1% to 89.8%.
+AUX_WEIGHT = 0.6
+RUN_WEIGHT = 1.65
 # The contention model of the figures' file version 1 (advisor.host_timings, before 2026-12-04): weight 0.4,
 # at most 2.5 others per core (2.0x). Figures planned back through it (a loaded run's time over its
 # slowdown) are read in today's units by from_v1.
@@ -286,14 +296,24 @@ def v1_slowdown(load: "Load") -> float:
     return 1.0 + weight * min(most, max(0.0, load.foreign) / load.cores)
 
 
-def from_v1(seconds: float, load: "Load", kind: str = "") -> float:
-    """A figure of `kind` planned back to a quiet host by version 1's slowdown at `load`, in today's units."""
-    return seconds * v1_slowdown(load) / kind_slowdown(kind, load)
+def from_v1(seconds: float, load: "Load", kind: str = "", key: str = "", part: str = "") -> float:
+    """A figure (`kind`, `key`, `part` as kind_slowdown) planned back to a quiet host by version 1's slowdown
+    at `load`, in today's units (a training step's cores-it-did-not-get factor is the same in both)."""
+    return seconds * v1_slowdown(load) / kind_slowdown(kind, load, key, part)
 
 
-def kind_slowdown(kind: str, load: "Load") -> float:
-    """What a kind's untimed parts slow by: an accuracy run's by ACCURACY_WEIGHT, the others' Load.slowdown."""
-    return load.slowdown_at(ACCURACY_WEIGHT) if kind == "accuracy" else load.slowdown
+def kind_slowdown(kind: str, load: "Load", key: str = "", part: str = "") -> float:
+    """What the plan multiplies a quiet figure by under `load` (advisor.host_timings divides by the same): an
+    accuracy run's parts by ACCURACY_WEIGHT, a training suite's GEMM / parity child (its figure `aux-...`) by
+    AUX_WEIGHT and its runs' start-up and first step by RUN_WEIGHT, the rest by Load.slowdown (a timed
+    step's own cores factor on top: Load.step_slowdown)."""
+    if kind == "accuracy":
+        return load.slowdown_at(ACCURACY_WEIGHT)
+    if kind == "training" and key.startswith("aux-"):
+        return load.slowdown_at(AUX_WEIGHT)
+    if kind == "training" and part in ("startup", "first_warm", "first_cold"):
+        return load.slowdown_at(RUN_WEIGHT)
+    return load.slowdown
 
 
 @dataclass(frozen=True)
@@ -591,13 +611,20 @@ def _compile_root(config: object) -> Optional[str]:
 
 
 def _timed_run(
-    rid: str, row: tuple[float, ...], budget: float, cold: bool, load: Load, chance: float = 1.0, group: str = ""
+    rid: str,
+    row: tuple[float, ...],
+    budget: float,
+    cold: bool,
+    load: Load,
+    chance: float = 1.0,
+    group: str = "",
+    kind: str = "",
 ) -> Step:
     startup, warm, cold_s, step = row
     first = cold_s if cold else warm
     return Step(
         rid,
-        fixed_s=(startup + first) * load.slowdown,
+        fixed_s=(startup + first) * kind_slowdown(kind, load, rid, "startup"),
         timed_s=timed_s(budget, step * load.step_slowdown),
         chance=chance,
         group=group,
@@ -620,7 +647,13 @@ def training_plan(config: object, figures: Figures, load: Load) -> Plan:
             start, each = AUX_S.get(fw, (6.0, 3.0))
             default = start + each * len(models)
             key = f"aux-{fw}-{'+'.join(models)}"
-            steps.append(Step(f"{fw}-aux", figures.seconds("training", key, default) * load.slowdown, setup=True))
+            steps.append(
+                Step(
+                    f"{fw}-aux",
+                    figures.seconds("training", key, default) * kind_slowdown("training", load, key),
+                    setup=True,
+                )
+            )
     specs = round_specs(config)
     share = figures.share("training", EXTRA_ROUND_SHARE)
     root = _compile_root(config)
@@ -641,7 +674,7 @@ def training_plan(config: object, figures: Figures, load: Load) -> Plan:
                 cold = mode == "graph" or (mode == "compile" and not warm and rnd == 0)
                 if mode == "compile" and cold:
                     colds.append(rid)
-                steps.append(_timed_run(rid, row, round_budget, cold, load, chance, model if extra else ""))
+                steps.append(_timed_run(rid, row, round_budget, cold, load, chance, model if extra else "", "training"))
     return Plan(steps, cold=colds)
 
 

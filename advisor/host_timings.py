@@ -82,7 +82,7 @@ def migrated(tables: Mapping[str, Mapping]) -> dict:
                 continue
             load = Load(cores, float(foreign))
             out[kind][key] = {
-                name: round(from_v1(value, load, kind), 4)
+                name: round(from_v1(value, load, kind, key, name), 4)
                 if isinstance(value, (int, float)) and name not in ("foreign_cores", "cores", "share")
                 else value
                 for name, value in entry.items()
@@ -147,9 +147,9 @@ def _heavier(own: Optional[Load], measured: Load) -> Load:
     return measured if own is None or measured.foreign > own.foreign else own
 
 
-def run_parts(run: object, cores: int, whole: Optional[Load] = None) -> Optional[dict[str, float]]:
+def run_parts(run: object, cores: int, whole: Optional[Load] = None, kind: str = "") -> Optional[dict[str, float]]:
     """A finished timed run's parts, quiet-equivalent (None when it did not measure); `whole`: the load
-    over the whole measurement (_heavier)."""
+    over the whole measurement (_heavier); `kind`: its probe kind (advisor.estimates.kind_slowdown)."""
     if _field(run, "status") != "ok":
         return None
     seconds, first = _field(run, "seconds"), _field(run, "first_step_seconds")
@@ -161,11 +161,12 @@ def run_parts(run: object, cores: int, whole: Optional[Load] = None) -> Optional
     threads = settings.get("threads")
     load = _heavier(own_load(run, cores), whole or Load(cores))
     step_slow = load.slowdown * cores / threads if isinstance(threads, int) and threads > 0 else load.step_slowdown
+    start_slow = kind_slowdown(kind, load, part="startup")  # its start-up and first step, as the plan's
     parts = {
-        "startup": max(0.0, seconds - first - warmup - measured) / load.slowdown,
+        "startup": max(0.0, seconds - first - warmup - measured) / start_slow,
         "step": median / 1e3 / step_slow,
     }
-    first_q = first / load.slowdown
+    first_q = first / start_slow
     cache = settings.get("compile_cache")
     if _field(run, "mode") == "compile":
         parts["first_cold" if cache == "cold" else "first_warm"] = first_q
@@ -236,7 +237,7 @@ def learn(kind_name: str, config: object, progress) -> None:
     for step, taken, run in actuals:
         if step.id.startswith(("host-summary", "round-")):
             continue  # silent steps: their time is the neighbours'
-        parts = run_parts(run, load.cores, load) if kind_name in ("training", "gpt") else None
+        parts = run_parts(run, load.cores, load, kind_name) if kind_name in ("training", "gpt") else None
         if kind_name == "gpt" and step.id.endswith("-dynamic"):
             parts = dynamic_parts(run, config, load)
             if parts is not None:
@@ -247,7 +248,7 @@ def learn(kind_name: str, config: object, progress) -> None:
         elif step.id.endswith("-aux"):
             fw = step.id.removesuffix("-aux")
             key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else gpt_aux_key(fw, config)
-            _put(table, key, {"seconds": taken / load.slowdown}, load)
+            _put(table, key, {"seconds": taken / kind_slowdown(kind_name, load, key)}, load)
         elif kind_name in ("training", "gpt"):
             continue  # a timed run that did not measure: its time says nothing of the next one
         else:
