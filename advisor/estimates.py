@@ -33,26 +33,30 @@ from typing import Mapping, Optional
 # tests/fixtures/eta_records and the quiet ones): the first runs on an empty cache took 2.5-3x their quiet
 # time at 6-11 others on 2 cores (training --quick 94-117 s against 37 s quiet, deployment 90-116 s against
 # 40 s) and 1.5x at 1.8 (quick 56 s). Replayed, weights 0.8-1.5 with caps 1.25-2.5 kept 34-38 of the 44
-# openings inside and 84-88% of the mid-run ETAs; this pair the most of both (38, 88%).
+# openings inside and 84-88% of the mid-run ETAs; this pair the most of both (38, 88%; 91% with the weights
+# below).
 CONTENTION_WEIGHT = 1.2
 # ... and at most this many of the others' busy cores per core (2.8x): past it the run queue grows, not a
 # probe child's share of the time. The same runs: at 6-11 others on 2 cores the first quick runs took
 # 94-117 s and the deployments 90-116 s whatever the count.
 CONTENTION_MAX_PER_CORE = 1.5
 # An accuracy run's children compute on every core (the host's threads, not the idle ones a training round
-# gets) and feel the others more: their weight (4.0x at the cap). Measured on the same runs: a first
-# accuracy run took 20.7 s quiet (`quiet-s4`) and 79 s at 2.9 others on 2 cores, 76 s at 5.1, 85-102 s at
-# 7.9-9.7 (3.7-4.9x, where the other kinds took 2.5-3x); PyTorch's two epochs 0.4 s quiet, 16-28 s loaded.
-# Replayed, 1.0 (as the others) opened those runs at 0.56-0.67x, 2.0 at 0.75-1.0x.
-ACCURACY_WEIGHT = 2.0
+# gets) and feel the others more: their weight per framework (the normalisation check is MindSpore's).
+# Measured on the loaded runs of 2026-12-03 (2.9-9.7 others on 2 cores, tests/fixtures/eta_records) against
+# `quiet-s4`: a first accuracy run took 20.7 s quiet and 76-102 s loaded (3.7-4.9x, the other kinds
+# 2.5-3x); PyTorch's child 4.2 s quiet and 12-38 s (3-9x: its two epochs 0.4 s quiet, 16-28 s loaded, its
+# OpenMP threads wait for one another when one is off its core), MindSpore's 12.2 s and 29.5-49.6 s
+# (2.4-4.1x). At 4.9x and 3.7x (the cap) the first runs open 0.74-0.99x and hold 90-100% of their ETAs
+# (one weight of 2.0 for both: 74-81%, the PyTorch child's overrun moved the MindSpore child's ETA).
+ACCURACY_WEIGHT = {"pytorch": 2.6, "mindspore": 1.8}
 # A training suite's GEMM peak / parity children feel the others less, its runs' start-ups (interpreter,
 # framework import, model build, first step) more than CONTENTION_WEIGHT. Measured on the nine loaded
-# first quick runs of 2026-12-03 (6-11 others on 2 cores, tests/fixtures/eta_records) against `quiet-s4`:
+# quick runs of 2026-12-03 (4.1-11 others on 2 cores, tests/fixtures/eta_records) against `quiet-s4`:
 # the children took 1.7-2.2x their quiet time (PyTorch's 11.7-19.9 s against 6.8 s, MindSpore's 8.4-11.2 s
 # against 5.9 s: 1.9x, 0.6 at the cap), the runs' start-ups 3-5.5x (PyTorch eager's 10.5-16 s against 3.6 s,
 # MindSpore graph's 7-12 s against 2.6 s: 3.5x, 1.65). Planned alike at 2.8x, the children finished early
 # and the ETA of the runs after them read 0.55-0.7x the time left; replayed over every recording the ETAs
-# inside went from 88.1% to 89.8%.
+# inside went from 88.1% to 90.1%.
 AUX_WEIGHT = 0.6
 RUN_WEIGHT = 1.65
 # The contention model of the figures' file version 1 (advisor.host_timings, before 2026-12-04): weight 0.4,
@@ -304,11 +308,12 @@ def from_v1(seconds: float, load: "Load", kind: str = "", key: str = "", part: s
 
 def kind_slowdown(kind: str, load: "Load", key: str = "", part: str = "") -> float:
     """What the plan multiplies a quiet figure by under `load` (advisor.host_timings divides by the same): an
-    accuracy run's parts by ACCURACY_WEIGHT, a training suite's GEMM / parity child (its figure `aux-...`) by
+    accuracy run's parts by its framework's ACCURACY_WEIGHT (`key`: its figure), a training suite's GEMM / parity child (its figure `aux-...`) by
     AUX_WEIGHT and its runs' start-up and first step by RUN_WEIGHT, the rest by Load.slowdown (a timed
     step's own cores factor on top: Load.step_slowdown)."""
-    if kind == "accuracy":
-        return load.slowdown_at(ACCURACY_WEIGHT)
+    if kind == "accuracy":  # its figures by framework: "pytorch-eager", "mindspore-graph", "normalize-check"
+        fw = "mindspore" if key == "normalize-check" else key.split("-", 1)[0]
+        return load.slowdown_at(ACCURACY_WEIGHT.get(fw, max(ACCURACY_WEIGHT.values())))
     if kind == "training" and key.startswith("aux-"):
         return load.slowdown_at(AUX_WEIGHT)
     if kind == "training" and part in ("startup", "first_warm", "first_cold"):
@@ -844,16 +849,17 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
 
         # a run's start-up counts by the clock until its first epoch reports; its epochs move by the
         # share of them done (the workers report epoch / epochs); every part on every core (ACCURACY_WEIGHT)
-        steps, slow = [], kind_slowdown("accuracy", load)
+        steps = []
         for seed in range(int(config.seeds)):
             for fw, mode in plan(config):
                 rid = f"{fw}-{mode}-seed{seed}"
                 startup, epoch = accuracy_parts(figures, fw, mode, int(config.epochs))
+                slow = kind_slowdown("accuracy", load, f"{fw}-{mode}")
                 epochs_s = int(config.epochs) * epoch * slow
                 steps.append(Step(rid, startup * slow, epochs_s, per_fraction_s=epochs_s))
         if "mindspore" in config.frameworks:
             check = figures.seconds("accuracy", "normalize-check", NORMALIZE_CHECK_S)
-            steps.append(Step("normalize-check", check * slow))
+            steps.append(Step("normalize-check", check * kind_slowdown("accuracy", load, "normalize-check")))
         return Plan(steps)
     if kind_name == "pipeline":
         from probes.pipeline.runner import plan

@@ -254,7 +254,7 @@ def learn(kind_name: str, config: object, progress) -> None:
         else:
             key = deploy_key(config) if kind_name == "deploy" else _step_key(kind_name, step.id)
             # a full step's figure: a short ONNX Runtime serve or a launch of more ranks by its share
-            slow = kind_slowdown(kind_name, load)  # as the plan multiplies it back
+            slow = kind_slowdown(kind_name, load, key)  # as the plan multiplies it back
             values = {"seconds": taken / slow / step_share(kind_name, step.id)}
             if kind_name == "accuracy":
                 values.update({k: v / slow for k, v in (accuracy_parts(run, taken) or {}).items()})

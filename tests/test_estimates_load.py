@@ -16,7 +16,7 @@ QUIET, BUSY = Load(2, 0.0), Load(2, 6.0)  # BUSY: six other cores' demand on two
 
 def slow(load: Load) -> float:
     """What an accuracy run's parts slow by under `load` (its children run on every core)."""
-    return kind_slowdown("accuracy", load)
+    return kind_slowdown("accuracy", load, "pytorch-eager")
 
 
 RID = "pytorch-eager-seed0"

@@ -61,7 +61,7 @@ def test_a_version_1_file_is_read_in_todays_units(tmp_path, monkeypatch):
     got = host_timings.figures().measured
     assert got["deploy"]["step-lenet"]["seconds"] == pytest.approx(10.0 * v1 / busy.slowdown, rel=1e-3)
     assert got["accuracy"]["pytorch-eager"]["seconds"] == pytest.approx(
-        10.0 * v1 / kind_slowdown("accuracy", busy), rel=1e-3
+        10.0 * v1 / kind_slowdown("accuracy", busy, "pytorch-eager"), rel=1e-3
     )
     assert got["deploy"]["step-lenet"]["foreign_cores"] == 6.0 and got["deploy"]["step-lenet"]["n"] == {"seconds": 1}
 

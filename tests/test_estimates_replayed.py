@@ -11,10 +11,11 @@ alone one opened 1.55x, and their ETAs held 88% (a GPT probe's 78%, a scaling ru
 
 Since the defaults became quiet-host figures and the contention was refitted (2026-12-04: a quiet first
 run had opened 1.5-2.4x high, tests/test_estimates_quiet.py), these loaded runs keep their openings inside
-but one (the deployment planned at a run queue of 3.5, 1.52x: held as a known miss) and 91.5% of their
+but one (the deployment planned at a run queue of 3.5, 1.52x: held as a known miss) and 92.3% of their
 ETAs (94.1% before): a loaded run's steps are not its quiet steps slowed alike (PyTorch's accuracy epochs
 0.4 s quiet, 16-28 s loaded), so the early ETAs of a loaded run move more than they did from loaded
-figures (the GEMM / parity children and the runs' start-ups have their own weights: 88.1% without)."""
+figures (the GEMM / parity children, the runs' start-ups and each framework's accuracy child have their own
+weights: 88.1% without)."""
 
 from __future__ import annotations
 
@@ -138,7 +139,7 @@ def test_the_opening_estimate_is_within_the_goal(rec, monkeypatch):
 def test_nine_in_ten_mid_run_etas_are_within_the_goal(runs, monkeypatch):
     ratios = [r for rec in runs for r in replay(rec, monkeypatch)[1]]
     inside = sum(1 for r in ratios if GOAL[0] <= r <= GOAL[1])
-    assert len(ratios) > 800 and inside / len(ratios) >= 0.90, f"{inside} of {len(ratios)}"  # 91.4-93.9% now
+    assert len(ratios) > 800 and inside / len(ratios) >= 0.90, f"{inside} of {len(ratios)}"  # 91.6-94.4% now
 
 
 def test_the_run_queue_rule_opens_a_second_run_on_a_quieter_host_inside_the_goal():
