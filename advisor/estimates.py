@@ -10,8 +10,9 @@ A step's time is the sum of what it really spends, each part from what was measu
   at least two warmup steps and five samples, stopped at three budgets);
 - set-up steps (the GEMM peak / parity arrays children, the host summary) and, for the adaptive rounds,
   the extra round weighted by how often this host needed one;
-- the contention now: single-threaded parts slow by (1 + the other processes' busy cores) / cores,
-  steps also by the threads the run gets (the cores left idle: probes.training.runner.round_threads).
+- the contention now: each part slows by its weight times the other processes' busy cores per core, up
+  to a cap (kind_slowdown: the defaults are quiet-host figures, the weights fitted on loaded runs), a
+  training step also by the threads the run gets (the cores left idle: probes.training.runner.round_threads).
 
 Every figure here is a measured default or an assumption, each named; the benchmark
 benchmarks/probe_estimates.py prints estimate / actual per probe kind on a quiet and a loaded host.

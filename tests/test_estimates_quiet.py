@@ -87,3 +87,33 @@ def test_an_entry_that_names_no_load_is_read_as_it_was(tmp_path, monkeypatch):
     write_v1(tmp_path, monkeypatch, {"training": {"extra_round_share": {"share": 0.25, "n": {"share": 2}}}})
     assert host_timings.figures().share("training", 0.5) == 0.25
     assert Figures(host_timings.migrated({"x": {"y": {"seconds": 3.0}}})).seconds("x", "y", 0.0) == 3.0
+
+
+def test_each_part_is_learned_back_by_the_weight_it_is_planned_with(tmp_path, monkeypatch):
+    """A training suite's GEMM / parity child planned at one weight and learned at another planned the next
+    run on the same load off by their ratio: it took 24 s at 6 others on 2 cores, and plans 24 s there again
+    (and its quiet figure, less than a run's start-up would be divided down to)."""
+    from advisor.estimates import AUX_WEIGHT, RUN_WEIGHT, kind_slowdown, plan_for
+    from advisor.progress import ProbeProgress
+    from probes.base import ProbeEvent
+    from probes.training.models import ProbeConfig
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    host_timings._memo.clear()
+    busy = Load(2, 6.0)
+    config = ProbeConfig(frameworks=["pytorch"], models=["lenet"], modes=["eager"], budget=2, repeat=1)
+    p = ProbeProgress.for_config("training", config, now=0.0, figures=Figures(), load=busy)
+    p.on_event(ProbeEvent(kind_name="training", run_id="pytorch-aux", kind="start"), now=0.0)
+    p.on_event(ProbeEvent(kind_name="training", run_id="pytorch-aux", kind="done"), now=24.0)
+    p.finish(now=24.0)
+    monkeypatch.setattr(p, "measured_load", lambda: busy)
+    host_timings.learn("training", config, p)
+    got = host_timings.figures().measured["training"]["aux-pytorch-lenet"]["seconds"]
+    assert got == pytest.approx(24.0 / busy.slowdown_at(AUX_WEIGHT), rel=1e-3) and AUX_WEIGHT < RUN_WEIGHT
+    plan = plan_for("training", config, figures=host_timings.figures(), load=busy)
+    assert next(s for s in plan.steps if s.id == "pytorch-aux").seconds == pytest.approx(24.0, rel=1e-3)
+    assert (
+        kind_slowdown("training", busy, "aux-pytorch-lenet")
+        < busy.slowdown
+        < kind_slowdown("training", busy, "pytorch-eager-lenet-bs32", "startup")
+    )
