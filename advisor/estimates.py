@@ -98,9 +98,9 @@ TRAINING_UNKNOWN_S = (7.0, 2.0, 30.0, 0.5)  # a (framework, mode, model) not abo
 # means of what two quiet first runs taught this host (benchmarks/probe_estimates.py, run queue 0.0, an
 # empty cache: `quiet-s4` 2026-12-03 23:46 and `quiet-s5`'s first pass 2026-12-04 02:28): PyTorch eager
 # start-up 4.0 and 3.3 s (its step 3.5 and 4.2 ms), MindSpore graph 2.2 and 1.8 s, its first step 0.70 and
-# 0.54 s (its step 10.4 and 8.7 ms). The figures before
-# (6.5 s and 4.5 s) came from loaded runs planned back through the capped slowdown: a quiet first quick
-# probe opened 1.63x. The other rows: no quiet run has measured them (the same origin as before).
+# 0.54 s (its step 10.4 and 8.7 ms). The figures before (6.5 s and 4.5 s) came from loaded runs planned
+# back through the capped slowdown: a quiet first quick probe opened 1.63x. The other rows: no quiet run has
+# measured them (kept as they were).
 # The GEMM peak + parity arrays child, per framework: its start-up and its work per model. Quiet, the same
 # two runs: PyTorch's 7.3 and 6.4 s, MindSpore's 6.1 and 5.6 s for one model (the split between start-up
 # and model kept from the figures before, 6 + 2 and 6 + 3 s, scaled to the mean).
@@ -172,8 +172,9 @@ ACCURACY_PARTS = ("startup", "epoch")
 # The normalisation check (MindSpore's Normalize on 0-1 and 0-255 data): 3.8 s and 3.6 s in the same two
 # quiet runs (7.8 s before, from a loaded run).
 NORMALIZE_CHECK_S = 3.7
-# An input-pipeline child per variant, from the loaded runs of 2026-12-03 (loads 6-9 on 2 cores) planned back
-# by version 1's capped slowdown: saturated_v1 reads them in today's units.
+# An input-pipeline child per variant. No comment said where these came from; the two pipeline runs recorded
+# here (2026-12-03, 6-9 others on 2 cores) opened 0.86x and 0.96x with them under version 1's capped
+# slowdown, so they are read as loaded-host figures in its units (saturated_v1).
 PIPELINE_RUN_S = saturated_v1({"dataloader": 12.0, "generator": 13.0, "vision": 13.0, "generator-mp": 18.0})
 # An ONNX Runtime serve of an artefact imports no framework: 3.1 s against 12.5 s for the other steps (the
 # exports, the source baselines, the other serves), both at 6.2 other cores busy on 2, measured here on
@@ -309,9 +310,9 @@ def from_v1(seconds: float, load: "Load", kind: str = "", key: str = "", part: s
 
 def kind_slowdown(kind: str, load: "Load", key: str = "", part: str = "") -> float:
     """What the plan multiplies a quiet figure by under `load` (advisor.host_timings divides by the same): an
-    accuracy run's parts by its framework's ACCURACY_WEIGHT (`key`: its figure), a training suite's GEMM / parity child (its figure `aux-...`) by
-    AUX_WEIGHT and its runs' start-up and first step by RUN_WEIGHT, the rest by Load.slowdown (a timed
-    step's own cores factor on top: Load.step_slowdown)."""
+    accuracy run's parts by its framework's ACCURACY_WEIGHT (`key`: its figure), a training suite's GEMM /
+    parity child (its figure `aux-...`) by AUX_WEIGHT and its runs' start-up and first step by RUN_WEIGHT,
+    the rest by Load.slowdown (a timed step's own cores factor on top: Load.step_slowdown)."""
     if kind == "accuracy":  # its figures by framework: "pytorch-eager", "mindspore-graph", "normalize-check"
         fw = "mindspore" if key == "normalize-check" else key.split("-", 1)[0]
         return load.slowdown_at(ACCURACY_WEIGHT.get(fw, max(ACCURACY_WEIGHT.values())))
@@ -338,7 +339,7 @@ class Load:
         return self.slowdown_at(CONTENTION_WEIGHT)
 
     def slowdown_at(self, weight: float) -> float:
-        """A part that feels the others' demand by `weight` (CONTENTION_WEIGHT, ACCURACY_WEIGHT)."""
+        """A part that feels the others' demand by `weight` (CONTENTION_WEIGHT, or kind_slowdown's)."""
         return 1.0 + weight * min(CONTENTION_MAX_PER_CORE, max(0.0, self.foreign) / self.cores)
 
     @property
