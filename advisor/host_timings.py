@@ -1,7 +1,7 @@
 """What this host's probe steps took, kept per host in the cache folder, so the next plan
 (advisor.estimates) starts from this host's own figures instead of the machine kind's defaults.
 
-    probes-timings-<fingerprint>.json   {"version": 1, "<kind>": {"<key>": {figures, "n": count}}}
+    probes-timings-<fingerprint>.json   {"version": 2, "<kind>": {"<key>": {figures, "n": count}}}
 
 A timed run (training, transformer) is kept in parts, from its own breakdown: start-up (child wall time
 less its first step and its timed part), the first step apart for a cold and a warm torch.compile cache,
@@ -12,8 +12,9 @@ accuracy or pipeline run, a launch) is kept as its wall time, divided by the slo
 over the measurement itself (the host's busy CPU less the probe's own: advisor.estimates.measured_load),
 not the load read when its plan was made, which lags. Each entry says the load it was measured under
 (`foreign_cores`, other processes' busy cores, and the host's `cores`). Each figure is the mean of the
-last KEEP observations. `advisor probe --clear-cache`
-removes the file with the cached results (it matches probes-*.json).
+last KEEP observations. A version-1 file (figures divided by the contention model before the quiet-host
+refit) is read in today's units (migrated). `advisor probe --clear-cache` removes the file with the cached
+results (it matches probes-*.json).
 """
 
 from __future__ import annotations
@@ -23,10 +24,21 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
-from advisor.estimates import Figures, Load, deploy_key, gpt_aux_key, launch_key, step_share
+from advisor.estimates import (
+    Figures,
+    Load,
+    deploy_key,
+    from_v1,
+    gpt_aux_key,
+    kind_slowdown,
+    launch_key,
+    step_share,
+)
 from probes.bounded import read_json
 
-VERSION = 1
+VERSION = 2
+# Version 1 divided every figure by the contention model before the quiet-host refit (advisor.estimates.
+# V1_CONTENTION); its files are read in today's units (migrated).
 KEEP = 3  # observations a figure averages (assumption: the latest few, so a changed host shows soon)
 MAX_BYTES = 512 * 1024  # a few hundred keys; anything larger is not this file
 RUN_PARTS = ("startup", "first_warm", "first_cold", "step")
@@ -47,9 +59,35 @@ def _read(where: Path) -> dict:
         data = read_json(where, MAX_BYTES)  # the one bounded reader: regular files only, size and depth budgets
     except (OSError, ValueError):
         return {}
-    if not isinstance(data, dict) or data.get("version") != VERSION:
+    if not isinstance(data, dict) or data.get("version") not in (1, VERSION):
         return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict)}
+    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
+    return migrated(tables) if data.get("version") == 1 else tables
+
+
+def migrated(tables: Mapping[str, Mapping]) -> dict:
+    """Version-1 figures in today's units: each entry's figures times the slowdown version 1 divided them by
+    over today's (advisor.estimates.Load.slowdown; a timed step's cores-it-did-not-get factor is the same in
+    both) at the load the entry says it was measured under; an entry that names none (the extra rounds'
+    share) as it was."""
+    out: dict = {}
+    for kind, table in tables.items():
+        out[kind] = {}
+        for key, entry in table.items():
+            if not isinstance(entry, Mapping):
+                continue
+            foreign, cores = entry.get("foreign_cores"), entry.get("cores")
+            if not isinstance(foreign, (int, float)) or not isinstance(cores, int) or cores < 1:
+                out[kind][key] = dict(entry)
+                continue
+            load = Load(cores, float(foreign))
+            out[kind][key] = {
+                name: round(from_v1(value, load, kind, key, name), 4)
+                if isinstance(value, (int, float)) and name not in ("foreign_cores", "cores", "share")
+                else value
+                for name, value in entry.items()
+            }
+    return out
 
 
 def figures() -> Figures:
@@ -109,9 +147,9 @@ def _heavier(own: Optional[Load], measured: Load) -> Load:
     return measured if own is None or measured.foreign > own.foreign else own
 
 
-def run_parts(run: object, cores: int, whole: Optional[Load] = None) -> Optional[dict[str, float]]:
+def run_parts(run: object, cores: int, whole: Optional[Load] = None, kind: str = "") -> Optional[dict[str, float]]:
     """A finished timed run's parts, quiet-equivalent (None when it did not measure); `whole`: the load
-    over the whole measurement (_heavier)."""
+    over the whole measurement (_heavier); `kind`: its probe kind (advisor.estimates.kind_slowdown)."""
     if _field(run, "status") != "ok":
         return None
     seconds, first = _field(run, "seconds"), _field(run, "first_step_seconds")
@@ -123,11 +161,12 @@ def run_parts(run: object, cores: int, whole: Optional[Load] = None) -> Optional
     threads = settings.get("threads")
     load = _heavier(own_load(run, cores), whole or Load(cores))
     step_slow = load.slowdown * cores / threads if isinstance(threads, int) and threads > 0 else load.step_slowdown
+    start_slow = kind_slowdown(kind, load, part="startup")  # its start-up and first step, as the plan's
     parts = {
-        "startup": max(0.0, seconds - first - warmup - measured) / load.slowdown,
+        "startup": max(0.0, seconds - first - warmup - measured) / start_slow,
         "step": median / 1e3 / step_slow,
     }
-    first_q = first / load.slowdown
+    first_q = first / start_slow
     cache = settings.get("compile_cache")
     if _field(run, "mode") == "compile":
         parts["first_cold" if cache == "cold" else "first_warm"] = first_q
@@ -198,7 +237,7 @@ def learn(kind_name: str, config: object, progress) -> None:
     for step, taken, run in actuals:
         if step.id.startswith(("host-summary", "round-")):
             continue  # silent steps: their time is the neighbours'
-        parts = run_parts(run, load.cores, load) if kind_name in ("training", "gpt") else None
+        parts = run_parts(run, load.cores, load, kind_name) if kind_name in ("training", "gpt") else None
         if kind_name == "gpt" and step.id.endswith("-dynamic"):
             parts = dynamic_parts(run, config, load)
             if parts is not None:
@@ -209,16 +248,17 @@ def learn(kind_name: str, config: object, progress) -> None:
         elif step.id.endswith("-aux"):
             fw = step.id.removesuffix("-aux")
             key = f"aux-{fw}-{'+'.join(models)}" if kind_name == "training" else gpt_aux_key(fw, config)
-            _put(table, key, {"seconds": taken / load.slowdown}, load)
+            _put(table, key, {"seconds": taken / kind_slowdown(kind_name, load, key)}, load)
         elif kind_name in ("training", "gpt"):
             continue  # a timed run that did not measure: its time says nothing of the next one
         else:
             key = deploy_key(config) if kind_name == "deploy" else _step_key(kind_name, step.id)
             # a full step's figure: a short ONNX Runtime serve or a launch of more ranks by its share
-            values = {"seconds": taken / load.slowdown / step_share(kind_name, step.id)}
+            slow = kind_slowdown(kind_name, load, key)  # as the plan multiplies it back
+            values = {"seconds": taken / slow / step_share(kind_name, step.id)}
             if kind_name == "accuracy":
-                values.update(accuracy_parts(run, taken) or {})
-            _put(table, key, {k: v / load.slowdown if k != "seconds" else v for k, v in values.items()}, load)
+                values.update({k: v / slow for k, v in (accuracy_parts(run, taken) or {}).items()})
+            _put(table, key, values, load)
     extras = [s for s in progress.order if not s.step.setup and s.step.chance < 1.0]
     complete = all(s.done for s in progress.order if s.step.chance >= 1.0 and not s.step.setup)
     if extras and complete:  # a cancelled measurement says nothing of how often another round is needed

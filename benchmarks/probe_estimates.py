@@ -141,6 +141,7 @@ def run_kind(kind: str) -> dict:
             "config": config,
             "load": progress.load,
             "figures": figures,
+            "figures_version": host_timings.VERSION,
             "warm": warm_seen,
             "events": events,
             "actual": actual,
@@ -171,7 +172,7 @@ def replay(recording: dict, load: object = None) -> dict:
             recording["name"],
             recording["config"],
             now=0.0,
-            figures=recording["figures"],
+            figures=replayed_figures(recording),
             load=load or replayed_load(recording),
         )
     finally:
@@ -198,6 +199,21 @@ def replay(recording: dict, load: object = None) -> dict:
         sample(clock)
     judged, inside, worst = judge(etas, recording["actual"])
     return {"estimate": estimate, "etas": judged, "inside": inside, "worst": worst, "trace": etas}
+
+
+def replayed_figures(recording: dict):
+    """The host's figures a recorded plan started from, in this checkout's units: a recording made before
+    the figures' file version this checkout reads (advisor.host_timings.VERSION; recordings without a
+    `figures_version` kept version 1) read as this checkout reads such a file (host_timings.migrated)."""
+    from advisor import host_timings
+    from advisor.estimates import Figures
+
+    figures = recording["figures"]
+    measured = dict(getattr(figures, "measured", figures))
+    migrate = getattr(host_timings, "migrated", None)  # a checkout from before version 2 reads them as they are
+    if migrate is not None and recording.get("figures_version", 1) < host_timings.VERSION:
+        measured = migrate(measured)
+    return Figures(measured)
 
 
 def replayed_load(recording: dict):
@@ -244,22 +260,98 @@ def recordings_of(where: str) -> list[dict]:
         return pickle.load(f)
 
 
-def replay_main(files: list[str]) -> int:
-    print(
-        f"replayed with the progress model of {os.path.dirname(__import__('advisor').__file__)}; goal {GOAL[0]}-{GOAL[1]}x"
-    )
+def replayed_rows(files: list[str]) -> list[dict]:
+    """Every recording of `files` replayed by this checkout's model, each run once (the notes' pickles and
+    the tests' JSON hold some of the same runs: the same kind, time taken and events are one run)."""
+    rows, seen = [], set()
     for where in files:
         for rec in recordings_of(where):
+            key = (rec["kind"], round(rec["actual"], 1), len(rec["events"]))
+            if key in seen:
+                continue
+            seen.add(key)
             r = replay(rec)
+            load = replayed_load(rec)
             loadavg = rec["loadavg"] if isinstance(rec["loadavg"], (tuple, list)) else (rec["loadavg"],)
-            worst = f", worst {r['worst']:.2f}x" if r["worst"] is not None else ""
-            print(
-                f"  {rec['label']:7} {rec['kind']:9} load {'-'.join(f'{x:.1f}' for x in loadavg):9} "
-                f"estimate/actual {r['estimate'] / rec['actual']:.2f}x ({r['estimate']:.0f}/{rec['actual']:.0f} s)  "
-                f"ETAs inside the goal {r['inside']}/{r['etas']} ({100 * r['inside'] / max(1, r['etas']):.0f}%){worst}"
+            rows.append(
+                {
+                    "file": os.path.basename(where),
+                    "label": rec["label"],
+                    "kind": rec["kind"],
+                    "loadavg": list(loadavg),
+                    "foreign": getattr(load, "foreign", None),
+                    "actual": rec["actual"],
+                    "estimate": r["estimate"],
+                    "etas": r["etas"],
+                    "inside": r["inside"],
+                    "worst": r["worst"],
+                    "rules": rules_compared(rec),
+                }
             )
-            print(rules_compared(rec) or "", end="")
+    return rows
+
+
+def replay_main(files: list[str], before: str | None = None, as_json: bool = False) -> int:
+    """Each recorded run judged again by this checkout's model (with `before`, a checkout's folder: beside
+    that checkout's, replayed by this same script with PYTHONPATH at it), then the totals."""
+    rows = replayed_rows(files)
+    if as_json:
+        import json
+
+        json.dump(rows, sys.stdout)
+        return 0
+    old = None
+    if before:
+        import json
+
+        env = dict(os.environ, PYTHONPATH=before)
+        got = subprocess.run(  # noqa: S603 - this script, run again with the older checkout's model
+            [sys.executable, __file__, "--replay", *files, "--json"], env=env, capture_output=True, text=True
+        )
+        if got.returncode != 0:
+            print(f"error: the replay with {before} failed: {got.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+            return 2
+        old = json.loads(got.stdout)
+    here = os.path.dirname(__import__("advisor").__file__)
+    print(
+        f"replayed with the progress model of {here}"
+        + (f" (before: {before})" if before else "")
+        + f"; goal {GOAL[0]}-{GOAL[1]}x"
+    )
+    print(
+        "  file                    pass    kind      load       others  "
+        + ("before                   " if old else "")
+        + "now"
+    )
+    for i, r in enumerate(rows):
+        cells = ([cell(old[i])] if old else []) + [cell(r)]
+        foreign = f"{r['foreign']:6.1f}" if r["foreign"] is not None else "     -"
+        load = "-".join(f"{x:.1f}" for x in r["loadavg"])
+        print(
+            f"  {r['file'][:23]:23} {r['label']:7} {r['kind']:9} {load:10} {foreign}  "
+            + "  ".join(f"{c:23}" for c in cells)
+        )
+        if r["rules"] and not old:
+            print(r["rules"], end="")
+    for name, got in ((("before", old),) if old else ()) + (("now", rows),):
+        print(f"  {name}: " + totals(got))
     return 0
+
+
+def cell(r: dict) -> str:
+    """A run's opening estimate / actual and its ETAs inside the goal, in one column."""
+    return f"{r['estimate'] / r['actual']:.2f}x ({r['estimate']:.0f}/{r['actual']:.0f} s) {100 * r['inside'] / max(1, r['etas']):3.0f}%"
+
+
+def totals(rows: list[dict]) -> str:
+    """Openings inside the goal, their range, and the judged ETAs inside, over `rows`."""
+    ratios = [r["estimate"] / r["actual"] for r in rows]
+    inside = sum(1 for x in ratios if GOAL[0] <= x <= GOAL[1])
+    etas, good = sum(r["etas"] for r in rows), sum(r["inside"] for r in rows)
+    return (
+        f"{len(rows)} runs, openings {min(ratios):.2f}-{max(ratios):.2f}x ({inside} inside the goal), "
+        f"{100 * good / max(1, etas):.1f}% of {etas:,} ETAs inside"
+    )
 
 
 def rules_compared(recording: dict) -> str | None:
@@ -310,6 +402,7 @@ def exported(recording: dict) -> dict:
         "load": [recording["load"].cores, recording["load"].foreign] if recording["load"] else None,
         "reading": reading_of(recording["load"]),
         "figures": dict(recording["figures"].measured),
+        "figures_version": recording.get("figures_version", 1),
         "warm": [[folder, model_dir, bool(w)] for (folder, model_dir), w in recording["warm"].items()],
         "events": [[round(at, 3), event(e)] for at, e in recording["events"]],
         "actual": round(recording["actual"], 3),
@@ -355,7 +448,11 @@ def burners(n: int) -> list[subprocess.Popen]:
     ]
 
 
-def one_pass(kinds: list[str], n_burners: int, label: str, record: str | None = None) -> list[dict]:
+def one_pass(
+    kinds: list[str], n_burners: int, label: str, record: str | None = None, earlier: list[dict] | None = None
+) -> list[dict]:
+    """One pass over the kinds; with `record`, the file keeps the earlier passes' runs (`earlier`) and this
+    one's, rewritten after each kind (a second pass had written over the first's)."""
     load = burners(n_burners)
     rows = []
     try:
@@ -365,7 +462,7 @@ def one_pass(kinds: list[str], n_burners: int, label: str, record: str | None = 
             r["pass"] = label
             rows.append(r)
             if record:  # after each kind: a long pass interrupted keeps what it ran
-                save_recordings(record, rows)
+                save_recordings(record, (earlier or []) + rows)
             worst = f", worst {r['eta_worst']:.2f}x" if r["eta_worst"] is not None else ""
             print(
                 f"  {label:7} {kind:9} estimate {r['estimate']:6.0f} s  actual {r['actual']:6.0f} s  "
@@ -394,11 +491,13 @@ def main() -> int:
     parser.add_argument("--trace", metavar="FILE", help="write every kind's ETA samples (at, ETA, really left) as JSON")
     parser.add_argument("--replay", nargs="+", metavar="FILE", help="judge recorded runs again (no probe runs)")
     parser.add_argument("--export", metavar="JSON", help="with --replay: write the recordings as JSON instead")
+    parser.add_argument("--before", metavar="DIR", help="with --replay: beside the model of the checkout at DIR")
+    parser.add_argument("--json", action="store_true", help="with --replay: the judged runs as JSON")
     args = parser.parse_args()
     if args.replay and args.export:
         return export_main(args.replay, args.export)
     if args.replay:
-        return replay_main(args.replay)
+        return replay_main(args.replay, args.before, args.json)
     os.environ["XDG_CACHE_HOME"] = args.cache or tempfile.mkdtemp(prefix="advisor-estimates-")
     kinds = [k for k in args.kinds.split(",") if k]
     cores = os.cpu_count() or 1
@@ -413,7 +512,7 @@ def main() -> int:
     rows = []
     for _ in range(args.passes):
         for n, label in passes:
-            rows += one_pass(kinds, n, label, args.record)
+            rows += one_pass(kinds, n, label, args.record, rows)
     if args.trace:
         import json
 

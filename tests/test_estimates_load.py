@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.estimates import Load, measured_load, plan_for
+from advisor.estimates import Load, kind_slowdown, measured_load, plan_for
 from advisor.estimates import load_now as real_load_now  # the fixture below stands a quiet host in for it
 from advisor.progress import ProbeProgress
 from probes.base import ProbeEvent
 
 QUIET, BUSY = Load(2, 0.0), Load(2, 6.0)  # BUSY: six other cores' demand on two (a loaded CI box)
+
+
+def slow(load: Load) -> float:
+    """What an accuracy run's parts slow by under `load` (its children run on every core)."""
+    return kind_slowdown("accuracy", load, "pytorch-eager")
+
+
 RID = "pytorch-eager-seed0"
 
 
@@ -62,13 +69,13 @@ def test_the_load_over_a_measurement_is_the_hosts_busy_cpu_less_the_probes_own()
 def test_a_figure_learned_under_heavy_load_plans_a_quiet_host_at_its_quiet_time_and_back(monkeypatch):
     base = 20.0  # the step's quiet time
     # planned on a quiet reading (the 1-minute average lags), then six other cores' work arrived
-    run_under(monkeypatch, QUIET, foreign=6.0, took=base * BUSY.slowdown)
-    assert planned_s(QUIET) == pytest.approx(base, rel=1e-3)  # was BUSY.slowdown (2.2x) high
-    assert planned_s(BUSY) == pytest.approx(base * BUSY.slowdown, rel=1e-3)
+    run_under(monkeypatch, QUIET, foreign=6.0, took=base * slow(BUSY))
+    assert planned_s(QUIET) == pytest.approx(base, rel=1e-3)  # was slow(BUSY) (2.2x) high
+    assert planned_s(BUSY) == pytest.approx(base * slow(BUSY), rel=1e-3)
     # the second recorded load: planned busy, the host went quiet: the figure stays the quiet time
     run_under(monkeypatch, BUSY, foreign=0.0, took=base)
     assert planned_s(QUIET) == pytest.approx(base, rel=1e-3)  # was averaged with base / 2.2
-    assert planned_s(BUSY) == pytest.approx(base * BUSY.slowdown, rel=1e-3)
+    assert planned_s(BUSY) == pytest.approx(base * slow(BUSY), rel=1e-3)
 
 
 def test_the_stored_figure_says_the_load_it_was_measured_under(monkeypatch):
@@ -78,7 +85,7 @@ def test_the_stored_figure_says_the_load_it_was_measured_under(monkeypatch):
     run_under(monkeypatch, QUIET, foreign=2.0, took=24.0)
     entry = host_timings.figures().measured["accuracy"]["pytorch-eager"]
     assert entry["foreign_cores"] == pytest.approx(4.0) and entry["cores"] == 2  # the mean of the two loads
-    assert entry["seconds"] == pytest.approx((44.0 / BUSY.slowdown + 24.0 / Load(2, 2.0).slowdown) / 2, rel=1e-3)
+    assert entry["seconds"] == pytest.approx((44.0 / slow(BUSY) + 24.0 / slow(Load(2, 2.0))) / 2, rel=1e-3)
 
 
 def test_a_plan_right_after_a_probe_does_not_count_that_probe_as_other_work(monkeypatch):

@@ -320,7 +320,7 @@ def test_the_extra_round_is_planned_by_its_share_and_dropped_when_the_runner_mov
 
 def test_this_hosts_figures_are_learned_from_a_runs_breakdown_and_used_next_time(tmp_path, monkeypatch):
     from advisor import host_timings
-    from advisor.estimates import plan_for
+    from advisor.estimates import kind_slowdown, plan_for
     from probes.training.models import ProbeRun
 
     config = _config(modes=["eager"])
@@ -337,7 +337,8 @@ def test_this_hosts_figures_are_learned_from_a_runs_breakdown_and_used_next_time
     host_timings.learn("training", config, p)
     got = host_timings.figures().measured["training"][rid]
     slow = Load(2, 2.0).slowdown  # what the run measured for itself: the figures are quiet-equivalent
-    assert got["startup"] == pytest.approx((20.0 - 1.0 - 1.0 - 2.0) / slow, abs=1e-4)
+    start = kind_slowdown("training", Load(2, 2.0), part="startup")  # a run's start-up: RUN_WEIGHT
+    assert got["startup"] == pytest.approx((20.0 - 1.0 - 1.0 - 2.0) / start, abs=1e-4)
     assert got["step"] == pytest.approx(0.005 / (slow * 2 / 1), abs=1e-4)
     plan = plan_for("training", config, figures=host_timings.figures(), load=Load(2, 0.0))
     step = next(s for s in plan.steps if s.id == rid)
