@@ -82,3 +82,25 @@ def test_a_budget_from_one_datasheet_figure_reads_one_figure():
     )
     lines = [n for c in report.costs for n in c.notes if n.startswith("power budget")]
     assert lines and all("datasheet power 6,500 W (" in n for n in lines), lines
+
+
+def test_the_plans_migration_phase_prints_no_equal_ended_hours():
+    # a team whose code needs no migration: the document's plan said "0-0 h of work"
+    from pathlib import Path
+
+    from advisor.measurements import Measurements
+    from advisor.render import format as render_format
+    from advisor.report import build_report
+    from advisor.requirements import load_requirements
+    from tests.document_examples import kb
+
+    root = Path(__file__).resolve().parents[1]
+    report = build_report(
+        load_requirements(root / "tests" / "fixtures" / "report" / "cpu-team.yaml"),
+        Measurements(),
+        kb=kb(),
+        created_at="2026-12-01T00:00:00Z",
+    )
+    md = render_format(report, "markdown", kb=kb())
+    phase = [line for line in md.splitlines() if "h of work for" in line]
+    assert phase and not any(EQUAL_ENDS.search(line) for line in phase), phase

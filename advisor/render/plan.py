@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from advisor.numbers import sig
 from advisor.render._fmt import hours as fmt_hours
-from advisor.render._fmt import num
+from advisor.render._fmt import num, pair
 from advisor.review.risks import min_slice
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def schedule(report: Report) -> tuple[list[Phase], list[str]]:
             "migration / adaptation",
             (0.0, 0.0),
             mig,
-            f"{num(sched.hours[0])}-{num(sched.hours[1])} h of work for {req.team.size} engineer(s) at {share:.0%} "
+            f"{pair(sched.hours[0], sched.hours[1], 'h')} of work for {req.team.size} engineer(s) at {share:.0%} "
             f"of {num(sched.team_hours_per_week)} h/week",
         )
     ]
