@@ -62,7 +62,8 @@ class Evidence(BaseModel):
     )
     source: Optional[str] = Field(None, description="knowledge: where the entry comes from")
     confidence: Optional[str] = Field(None, description="knowledge: vendor|secondary|blog|derived|assumption")
-    figure: Optional[Figure] = Field(None, exclude=True, description="knowledge: what sort of figure it is")
+    # travels in the JSON: a saved report re-renders its data-quality caveats from it
+    figure: Optional[Figure] = Field(None, description="knowledge: what sort of figure it is")
 
     @property
     def quality(self) -> float:
