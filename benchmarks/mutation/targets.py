@@ -107,6 +107,7 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_hardening_keep.py",
         "tests/test_kills_cache_and_writer.py",
         "tests/test_kills_cache_and_writer_fresh2.py",
+        "tests/test_kills_cache_and_writer_fresh3.py",
         "tests/test_probe_runner.py",
     ],
     "probe results": [
