@@ -64,8 +64,8 @@ def test_the_pattern_finds_what_it_looks_for():
     assert not EQUAL_ENDS.search("310-400 W") and not EQUAL_ENDS.search("1-10 h") and not EQUAL_ENDS.search("6.5-6.55")
 
 
-def test_a_budget_from_one_datasheet_figure_reads_one_figure():
-    # the DGX A100's one datasheet power (6,500 W): the example's budget line prints it once
+def _report(relative: str):
+    """The report of a requirements file of this checkout, with no measurements."""
     from pathlib import Path
 
     from advisor.measurements import Measurements
@@ -74,33 +74,21 @@ def test_a_budget_from_one_datasheet_figure_reads_one_figure():
     from tests.document_examples import kb
 
     root = Path(__file__).resolve().parents[1]
-    report = build_report(
-        load_requirements(root / "examples" / "nvidia-research-team.yaml"),
-        Measurements(),
-        kb=kb(),
-        created_at="2026-12-01T00:00:00Z",
-    )
+    return build_report(load_requirements(root / relative), Measurements(), kb=kb(), created_at="2026-12-01T00:00:00Z")
+
+
+def test_a_budget_from_one_datasheet_figure_reads_one_figure():
+    # the DGX A100's one datasheet power (6,500 W): the example's budget line prints it once
+    report = _report("examples/nvidia-research-team.yaml")
     lines = [n for c in report.costs for n in c.notes if n.startswith("power budget")]
     assert lines and all("datasheet power 6,500 W (" in n for n in lines), lines
 
 
 def test_the_plans_migration_phase_prints_no_equal_ended_hours():
     # a team whose code needs no migration: the document's plan said "0-0 h of work"
-    from pathlib import Path
-
-    from advisor.measurements import Measurements
     from advisor.render import format as render_format
-    from advisor.report import build_report
-    from advisor.requirements import load_requirements
     from tests.document_examples import kb
 
-    root = Path(__file__).resolve().parents[1]
-    report = build_report(
-        load_requirements(root / "tests" / "fixtures" / "report" / "cpu-team.yaml"),
-        Measurements(),
-        kb=kb(),
-        created_at="2026-12-01T00:00:00Z",
-    )
-    md = render_format(report, "markdown", kb=kb())
+    md = render_format(_report("tests/fixtures/report/cpu-team.yaml"), "markdown", kb=kb())
     phase = [line for line in md.splitlines() if "h of work for" in line]
     assert phase and not any(EQUAL_ENDS.search(line) for line in phase), phase
