@@ -343,6 +343,12 @@ def _summary(
         what = f"{what.rstrip('.')}; {stack}"
     if not top.eligible:
         return said("score.summary.nothing_eligible", workflow=top.workflow, total=top.total, what=what)
+    return verdict(top, runner, parts, what)
+
+
+def verdict(top: WorkflowScore, runner: Optional[WorkflowScore], parts: Confidence, what: str) -> str:
+    """The recommendation's summary for an eligible top workflow: its total, lead and confidence, then
+    `what` it stands for (the review words the head again from the same numbers)."""
     return said(
         "score.summary.verdict",
         workflow=top.workflow,

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from advisor.numbers import sig
 from advisor.vocabulary import FRAMEWORK_LABELS
 from advisor.decision.evidence import EVIDENCE_GRADE, evidence_class
-from advisor.decision.findings import said
+from advisor.decision.scoring import verdict
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
 if TYPE_CHECKING:  # annotations only: the report imports this module to attach the document
@@ -836,17 +836,7 @@ def _summary(rec: Recommendation, top: WorkflowScore, runner: Optional[WorkflowS
     if parts is None or not top.eligible:
         return text  # no verdict to drop the head of: nothing meets every hard constraint
     stands_for = "\x00"  # the description's place: what the entry words before it is the head
-    head = said(
-        "score.summary.verdict",
-        workflow=top.workflow,
-        total=top.total,
-        runner=runner.workflow if runner is not None else None,
-        lead=top.total - runner.total if runner is not None else None,
-        tie=parts.tie,
-        level=parts.level,
-        hard=parts.decided_by == "hard-constraint",
-        what=stands_for,
-    ).partition(stands_for)[0]
+    head = verdict(top, runner, parts, stands_for).partition(stands_for)[0]
     return text[len(head) :] if head and text.startswith(head) else text
 
 
