@@ -31,7 +31,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).parent))
 
 import knowledge  # noqa: E402
-from fixtures.scaling.multinode import gate_failed_doc, gpu_scaling_doc, multinode_doc  # noqa: E402
+from fixtures.scaling.multinode import a100_team, gate_failed_doc, gpu_scaling_doc, multinode_doc  # noqa: E402
 from advisor.measurements import Measured, Measurements  # noqa: E402
 from advisor.report import build_report  # noqa: E402
 from advisor.requirements import parse_requirements  # noqa: E402
@@ -49,21 +49,7 @@ NOT_DECIDED = ("created_at", "tool")
 DIGITS = 10
 
 # A GPU team of 16 A100s training ResNet-50, the requirements the inter-host cases judge against.
-GPU16 = {
-    "name": "multi-host team",
-    "stage": "production",
-    "team": {"pytorch": "proficient", "mindspore": "none", "size": 4},
-    "hardware": {
-        "available": ["nvidia", "cpu"],
-        "training_target": "nvidia",
-        "accelerator": "A100 80GB",
-        "devices": 16,
-    },
-    "deployment": {"targets": ["nvidia-server"]},
-    "model": {"family": "cnn", "parameters_millions": 25.6, "source": "new"},
-    "workload": {"model": "resnet50", "dataset_samples": 1281167, "epochs": 10},
-    "needs": {"distributed_training": True},
-}
+GPU16 = a100_team(16)
 BASES: dict[str, Any] = {
     "ascend": ROOT / "examples" / "ascend-production.yaml",
     "nvidia": ROOT / "examples" / "nvidia-research-team.yaml",

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fixtures.scaling.multinode import multinode_doc  # noqa: E402  (the illustrative inter-host result)
+from fixtures.scaling.multinode import a100_team, multinode_doc  # noqa: E402  (the illustrative inter-host result)
 from advisor.decision.accuracy import accuracy_evidence
 from advisor.cli import main
 from advisor.decision.constants import CONSTANTS
@@ -316,23 +316,7 @@ def _yaml(path: Path) -> dict:
 
 
 def gpu_req(devices: int):
-    return parse_requirements(
-        {
-            "name": "multi-host team",
-            "stage": "production",
-            "team": {"pytorch": "proficient", "mindspore": "none", "size": 4},
-            "hardware": {
-                "available": ["nvidia", "cpu"],
-                "training_target": "nvidia",
-                "accelerator": "A100 80GB",
-                "devices": devices,
-            },
-            "deployment": {"targets": ["nvidia-server"]},
-            "model": {"family": "cnn", "parameters_millions": 25.6, "source": "new"},
-            "workload": {"model": "resnet50", "dataset_samples": 1281167, "epochs": 10},
-            "needs": {"distributed_training": True},
-        }
-    )
+    return parse_requirements(a100_team(devices))
 
 
 def _pytorch(report):

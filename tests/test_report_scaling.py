@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fixtures.scaling.multinode import a100_team  # noqa: E402  (the team the scaling results are judged for)
 from advisor.cli import main
 from advisor.report import build_report
 from advisor.measurements import Measured, Measurements
@@ -61,23 +65,7 @@ def device_scaling_doc(ranks: int = 4, model: str = "resnet50", gate_ok: bool = 
 
 
 def nvidia_req(devices: int = 4, distributed: bool = True, model: str = "resnet50"):
-    return parse_requirements(
-        {
-            "name": "dp team",
-            "stage": "production",
-            "team": {"pytorch": "proficient", "mindspore": "none", "size": 4},
-            "hardware": {
-                "available": ["nvidia", "cpu"],
-                "training_target": "nvidia",
-                "accelerator": "A100 80GB",
-                "devices": devices,
-            },
-            "deployment": {"targets": ["nvidia-server"]},
-            "model": {"family": "cnn", "parameters_millions": 25.6, "source": "new"},
-            "workload": {"model": model, "dataset_samples": 1281167, "epochs": 10},
-            "needs": {"distributed_training": distributed},
-        }
-    )
+    return parse_requirements(a100_team(devices, name="dp team", distributed=distributed, model=model))
 
 
 def by_wf(card):
