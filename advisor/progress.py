@@ -41,6 +41,10 @@ OVERRUN_SHARE = 0.25
 # small drifts are absorbed by the countdown, a real misestimate is re-estimated visibly).
 REESTIMATE_FACTOR = 1.2
 REESTIMATE_MIN_S = 3.0
+# An extra round that may still run is named beside the ETA when it would add at least this much
+# (seconds, and a share of the ETA): a few seconds either way is inside the estimate's own spread.
+EXTRA_SHOWN_S = 5.0
+EXTRA_SHOWN_SHARE = 0.1
 
 
 DURATION_STEP_S = 10  # minutes are shown with seconds rounded to this: a countdown moves every 10 s
@@ -175,6 +179,9 @@ class ProgressView:
     text: str  # '3 of 8 runs finished, about 2 min left (estimate)'
     elapsed: float = 0.0  # seconds since the measurement started
     doing: str = ""  # what runs now, when it is preparation ("GEMM peak and parity arrays")
+    # the ETA if every extra round still possible runs (None: none is, or it adds little): the ETA weighs
+    # such a round by its chance, so just before one starts it reads low until the re-plan
+    eta_high_seconds: float | None = None
 
 
 @dataclass
@@ -564,6 +571,17 @@ class ProbeProgress:
         planned = sum(s.step.seconds * min(1.0, s.step.chance) for s in self.order)
         return planned + self.anonymous * self.default_s + self._first_extra()
 
+    def if_extra_rounds(self, now: float | None = None) -> float:
+        """The seconds the extra rounds that may still run add beyond the share the ETA gives them."""
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            sums = self._ratios(now)
+            return sum(
+                s.step.seconds * (1.0 - s.step.chance) * self._ratio(s.step, sums)
+                for s in self.order
+                if s.began is None and not s.dropped and s.step.chance < 1.0
+            )
+
     def _first_extra(self) -> float:
         """The plan's one-off cost of its first announced step, until a step has started."""
         if not self.anonymous or any(s.began is not None for s in self.order):
@@ -607,12 +625,16 @@ class ProbeProgress:
             done_est = sum(self._done_part(s, now) for s in self.order if not s.dropped and s.began is not None)
             over = not done_all and eta < 0.5
             doing = self.doing()
+            extra = 0.0 if done_all else self.if_extra_rounds(now)
+            high = eta + extra if extra >= max(EXTRA_SHOWN_S, EXTRA_SHOWN_SHARE * eta) else None
             text = f"{finished} of {planned} {self.unit} finished"
             if not done_all:
                 if over:
                     text += ", running over the estimate (this host is slower than planned)"
                 else:
                     text += f", about {duration(eta)} left (estimate)"
+                    if high is not None and duration(high) != duration(eta):
+                        text += f", up to {duration(high)} if another round is needed"
             if self.replanned_from is not None:
                 text += f"; re-planned: {planned} {self.unit} (was {self.replanned_from})"
             if self.reestimated is not None and not done_all:
@@ -631,17 +653,15 @@ class ProbeProgress:
                 text=text,
                 elapsed=elapsed,
                 doing=doing,
+                eta_high_seconds=high,
             )
 
     def opening(self) -> str:
-        """The plan in one line, before anything runs: how many runs, how long, and what it counted."""
+        """The plan in one line, before anything runs: how many runs, how long, what it counted, and how
+        long if every extra round the comparisons may need runs."""
         view = self.view(self.started)
         if not view.planned:
             return f"{self.unit} announced as they start"
-        extra = sum(1 for s in self.order if not s.step.setup and s.step.chance < 1.0)
-        text = f"{view.planned} {self.unit} planned"
-        if extra:
-            text += f" (and up to {extra} more if the comparisons need another round)"
         counted = []
         setup = [s for s in self.order if s.step.setup and s.step.id.endswith("-aux")]
         if setup:
@@ -651,8 +671,13 @@ class ProbeProgress:
         if self.load is not None:
             counted.append(self.load.text())
         eta = self.estimate_seconds()
-        text += f", about {duration(eta)} (estimate"
-        return text + (f": {', '.join(counted)})" if counted else ")")
+        text = f"{view.planned} {self.unit} planned, about {duration(eta)} (estimate"
+        text += f": {', '.join(counted)})" if counted else ")"
+        extra = sum(1 for s in self.order if not s.step.setup and s.step.chance < 1.0)
+        if extra:
+            every = duration(eta + self.if_extra_rounds(self.started))
+            text += f"; up to {extra} more if the comparisons need another round ({every} in all)"
+        return text
 
     # the TUI's SuiteClock interface (tui.controller, tui.screens.probes)
     @property

@@ -69,10 +69,21 @@ def replay(rec: dict, monkeypatch=None) -> tuple[float, list[float]]:
 
 def replay_trace(rec: dict) -> list[tuple[float, float]]:
     """(when, the ETA over the time really left) of each judged ETA."""
-    return replay_run(rec)[1]
+    return [(at, ratio) for at, ratio, _ in replay_ranges(rec)]
 
 
 def replay_run(rec: dict) -> tuple[float, list[tuple[float, float]]]:
+    opening, etas = replay_all(rec)
+    return opening, [(at, ratio) for at, ratio, _ in etas]
+
+
+def replay_ranges(rec: dict) -> list[tuple[float, float, float]]:
+    """(when, the ETA over the time really left, the ETA if another round is needed over it) of each
+    judged ETA; the two ratios equal when no extra round is named."""
+    return replay_all(rec)[1]
+
+
+def replay_all(rec: dict) -> tuple[float, list[tuple[float, float, float]]]:
     warm = {(folder, model): w for folder, model, w in rec["warm"]}
     real_warm = estimates.compile_cache_warm
     estimates.compile_cache_warm = lambda folder, model: warm.get((folder, model), False)
@@ -87,7 +98,8 @@ def replay_run(rec: dict) -> tuple[float, list[tuple[float, float]]]:
     def sample(now: float) -> None:
         view = progress.view(now)
         if view.eta_seconds is not None and view.finished < view.planned and actual - now >= MIN_LEFT_S:
-            etas.append((now, view.eta_seconds / (actual - now)))
+            high = view.eta_high_seconds or view.eta_seconds
+            etas.append((now, view.eta_seconds / (actual - now), high / (actual - now)))
 
     for at, event in rec["events"]:
         while clock + SAMPLE_S < at:
@@ -140,6 +152,22 @@ def test_nine_in_ten_mid_run_etas_are_within_the_goal(runs, monkeypatch):
     ratios = [r for rec in runs for r in replay(rec, monkeypatch)[1]]
     inside = sum(1 for r in ratios if GOAL[0] <= r <= GOAL[1])
     assert len(ratios) > 800 and inside / len(ratios) >= 0.90, f"{inside} of {len(ratios)}"  # 91.6-94.4% now
+
+
+def test_an_eta_that_reads_low_before_an_extra_round_names_the_round_that_covers_it(monkeypatch):
+    """The ETA weighs an extra round that may not run by its chance, so just before one starts it reads low
+    until the re-plan; the progress line names the ETA if that round is needed beside it. Judged on the
+    range the line states (the time left inside the goal around the ETA or the ETA with the round), the
+    recordings' ETAs before such a round hold: 2,713 of 2,938 by the ETA alone, 2,725 with the range (the
+    rest run low inside a round that already runs, or high at the end: load the plan could not see)."""
+    held = point = total = 0
+    for rec in RECORDINGS + FRESH + QUEUED:
+        for _, ratio, high in replay_ranges(rec):
+            total += 1
+            point += GOAL[0] <= ratio <= GOAL[1]
+            held += ratio <= GOAL[1] and high >= GOAL[0]
+            assert high >= ratio
+    assert held >= point + 10 and held / total >= 0.92, f"{point} / {held} of {total}"
 
 
 def test_the_run_queue_rule_opens_a_second_run_on_a_quieter_host_inside_the_goal():

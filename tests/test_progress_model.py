@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from advisor.estimates import Load
-from advisor.progress import ProbeProgress, probe_progress
+from advisor.progress import ProbeProgress, duration, probe_progress
 from probes.base import ProbeEvent
 
 
@@ -316,6 +316,30 @@ def test_the_extra_round_is_planned_by_its_share_and_dropped_when_the_runner_mov
         p.on_event(ev("pytorch-eager-resnet18-bs32", "done"), now=30.0)
         p.on_event(ev("pytorch-eager-resnet18-bs32", "start"), now=30.0)  # the second, then a third round
     assert p.planned == 5 and p.replanned_from == 4  # the extra resnet18 round ran: a visible re-plan
+
+
+def test_the_eta_names_what_a_possible_extra_round_adds_until_the_runner_moves_past_it():
+    """An extra round is weighed by its chance, so the ETA alone reads low just before one runs: the line
+    says what it would add, the opening how long it all takes if it runs, and neither once it is dropped."""
+    from advisor.estimates import plan_for
+
+    config = _config(modes=["eager"], repeat=2, max_repeat=3, budget=6)  # a round of 6 s: worth naming
+    plan = plan_for("training", config, load=Load(2, 0.0))
+    p = ProbeProgress("training", plan, now=0.0)
+    extra = [s for s in plan.steps if s.chance < 1.0]  # the round's idle-core sample and its run
+    assert [s.setup for s in extra] == [True, False]
+    more = sum(s.seconds * (1.0 - s.chance) for s in extra)  # beyond the share the ETA already counts
+    view = p.view(now=0.0)
+    assert view.eta_high_seconds == pytest.approx(view.eta_seconds + more)
+    assert view.text.endswith(f"left (estimate), up to {duration(view.eta_high_seconds)} if another round is needed")
+    every = duration(p.estimate_seconds() + more)
+    assert p.opening().endswith(f"; up to 1 more if the comparisons need another round ({every} in all)")
+    lenet = "pytorch-eager-lenet-bs32"
+    for t in (0.0, 10.0):
+        p.on_event(ev(lenet, "start"), now=t)
+        p.on_event(ev(lenet, "done"), now=t + 10.0)
+    p.on_event(ev("mindspore-graph-lenet-bs32", "start"), now=20.0)  # the runner moved past the extra round
+    assert p.view(now=20.0).eta_high_seconds is None and "another round" not in p.view(now=20.0).text
 
 
 def test_this_hosts_figures_are_learned_from_a_runs_breakdown_and_used_next_time(tmp_path, monkeypatch):

@@ -27,8 +27,10 @@ CALM = {"contention": 0.0, "foreign_cores": 0.2}
 
 def fabricated(loads: dict[tuple[int, str], dict]):
     def run_job(job, config, env, on_event, cancel, index, total) -> ProbeRun:
-        step = 1.0 if job.framework == "pytorch" else 2.5  # PyTorch eager 2.5x MindSpore graph's rate
-        load = loads.get((job.repeat, job.framework), CALM)
+        load = dict(loads.get((job.repeat, job.framework), CALM))
+        # PyTorch eager 2.5x MindSpore graph's rate; "slower" stretches one round's steps (a calm round
+        # that still disagrees with the others)
+        step = (1.0 if job.framework == "pytorch" else 2.5) * load.pop("slower", 1.0)
         run = ProbeRun(
             id=job.id,
             framework=job.framework,
@@ -92,6 +94,19 @@ def test_the_extra_round_is_the_cap_and_the_suite_says_first_what_to_do(loaded_h
     assert "rerun when the host is quieter" in first and "--budget" in first and "--max-repeat" in first
 
 
+def test_usable_rounds_that_disagree_are_not_scored_and_the_suite_says_so_first(loaded_host):
+    """Each MindSpore round usable alone, but one ran at a third of the others' rate: the merged run is graded
+    unusable by the spread between its rounds, and the first note names it, why and what to do, also when
+    the host was busy before the probe (that note comes after)."""
+    suite = loaded_host({(1, "mindspore"): {**CALM, "slower": 3.0}})
+    ms = next(r for r in suite.runs if r.framework == "mindspore")
+    assert ms.quality == "unusable" and all(q != "unusable" for q in ms.quality_reasons)
+    first = suite.warnings[0]
+    assert first.startswith("not scored: mindspore-graph-lenet-bs32 graded unusable (mindspore-graph-lenet-bs32: ")
+    assert "spread between" in first and "(unusable above 50%)" in first
+    assert "rerun when the host is quieter" in first
+
+
 @pytest.mark.slow
 def test_a_real_quick_profile_gives_a_graded_side_or_says_what_to_do(tmp_path):
     """The real children, as `advisor probe --quick` runs them (set-up children left out to keep it near a
@@ -112,7 +127,7 @@ def test_a_real_quick_profile_gives_a_graded_side_or_says_what_to_do(tmp_path):
     assert 2 <= log["rounds"] <= QUICK["max_repeat"]
     unscored = [r.id for r in suite.runs if r.quality == "unusable"]
     if unscored:
-        assert suite.warnings[0].startswith(f"not scored: {', '.join(unscored)} graded unusable in all")
+        assert suite.warnings[0].startswith(f"not scored: {', '.join(unscored)} graded unusable")
         assert "rerun when the host is quieter" in suite.warnings[0]
     else:
         assert not suite.warnings or not suite.warnings[0].startswith("not scored")

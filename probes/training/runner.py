@@ -566,7 +566,7 @@ def run_suite(
         shutil.rmtree(tmp, ignore_errors=True)
 
     suite.runs = _merge_repeats(runs)
-    unscored = never_usable(runs)
+    unscored = never_usable(runs, suite.runs)
     if unscored:  # the reader's first question: why nothing of it counts, and what to do about it
         suite.warnings.insert(0, unscored)
     for model in config.models:
@@ -737,22 +737,34 @@ def _model_rounds(model: str, ctx: _Rounds) -> dict:
     return log
 
 
-def never_usable(runs: list[ProbeRun]) -> Optional[str]:
-    """What to do when a run measured in every round but was graded unusable in each (a busy host: its
-    merged result is shown, never scored), in one sentence with the load the rounds met; None otherwise."""
+def never_usable(runs: list[ProbeRun], merged: list[ProbeRun]) -> Optional[str]:
+    """What to do when a merged run is graded unusable (shown, never scored), in one sentence with the load
+    its rounds met; None otherwise. Two ways there: every round unusable on its own (a busy host), or usable
+    rounds that disagree with each other beyond the repeat-spread bound."""
     by_id: dict[str, list[ProbeRun]] = {}
     for r in runs:
         if r.status == "ok":
             by_id.setdefault(r.id, []).append(r)
-    bad = {rid: group for rid, group in by_id.items() if all(r.quality == "unusable" for r in group)}
+    bad = [m.id for m in merged if m.status == "ok" and m.quality == "unusable" and m.id in by_id]
     if not bad:
         return None
-    loads = [r.settings.get("foreign_cores") for group in bad.values() for r in group]
+    whole = [rid for rid in bad if all(r.quality == "unusable" for r in by_id[rid])]
+    loads = [r.settings.get("foreign_cores") for rid in bad for r in by_id[rid]]
     loads = sorted(x for x in loads if isinstance(x, (int, float)))
     busy = f" (other processes used {loads[len(loads) // 2]:.1f} of {usable_cores()} cores)" if loads else ""
-    rounds = max(len(group) for group in bad.values())
+    rounds = max(len(by_id[rid]) for rid in bad)
+    if whole == bad:
+        why = f" in all {rounds} round(s)"
+    else:  # some rounds were usable alone, but they disagreed too much for one number
+        spreads = {m.id: m.quality_reasons for m in merged if m.id in bad and m.id not in whole}
+        parts = [f"{', '.join(whole)} in all {rounds} round(s)"] if whole else []
+        parts += [
+            f"{rid}: {next((q for q in reasons if q.startswith('spread between')), 'its rounds disagreed')}"
+            for rid, reasons in spreads.items()
+        ]
+        why = f" ({'; '.join(parts)})"
     return (
-        f"not scored: {', '.join(bad)} graded unusable in all {rounds} round(s){busy}; "
+        f"not scored: {', '.join(bad)} graded unusable{why}{busy}; "
         "rerun when the host is quieter, or measure longer (a longer --budget, more rounds with --max-repeat)"
     )
 
