@@ -168,6 +168,9 @@ def _writes_in_place(target: Path) -> bool:
 # How long `-o FIFO` waits for a reader: `advisor report -o pipe & cat pipe` works, and a FIFO that
 # nobody reads is one error line after this, not a process blocked for good.
 FIFO_READER_WAIT_S = 30.0
+# How often it looks for that reader: a reader started after the writer is found within this, at the cost
+# of one failed open per look (assumption: a person or a script starts it in well under a second).
+FIFO_POLL_S = 0.05
 
 
 def _open_in_place(target: Path, wait: float):
@@ -185,7 +188,7 @@ def _open_in_place(target: Path, wait: float):
                 raise
             if time.monotonic() >= deadline:
                 raise UsageError(f"{target}: a FIFO with no reader after {wait:g} s: start its reader first") from None
-            time.sleep(0.05)
+            time.sleep(FIFO_POLL_S)
     os.set_blocking(fd, True)
     return os.fdopen(fd, "w", encoding="utf-8", errors="replace")
 
@@ -317,14 +320,15 @@ def write_with_companions(path: str | os.PathLike, text: str, companions: dict[s
 
 
 def _keep_old(final: Path) -> Optional[Path]:
-    """A hard link to the file `final` names (so a failed step can put it back), or None when there
-    is none (or the file system has no hard links: then it cannot be put back, only replaced)."""
-    if not os.path.isfile(final) or os.path.islink(final):
+    """A hard link to what `final` names, a file or a symlink itself (so a failed step can put it back
+    as it was: a chart name that was a link comes back a link), or None when there is neither (or the
+    file system has no hard links: then it cannot be put back, only replaced)."""
+    if not os.path.islink(final) and not os.path.isfile(final):
         return None
     keep = final.with_name(f".advisor-{uuid.uuid4().hex[:12]}.kept")
     try:
-        os.link(final, keep)
-    except OSError:
+        os.link(final, keep, follow_symlinks=False)
+    except (OSError, NotImplementedError):  # NotImplementedError: a platform that links only targets
         return None
     return keep
 

@@ -145,7 +145,7 @@ def run_planted(chosen: list[Planted], timeout: float) -> tuple[int, int]:
 
 def _fingerprint(paths: list[str], test_files: list[str]) -> str:
     """Changes when any file the baseline read changes: the project's code and data, the chosen test
-    files and what they share (conftest.py, fixtures, helpers); not another test file."""
+    files and what they share (conftest.py, fixtures, helpers), and the tracer; not another test file."""
     chosen = set(test_files)
     digest = hashlib.sha256()
     for rel in sorted(_tracked()):
@@ -156,6 +156,7 @@ def _fingerprint(paths: list[str], test_files: list[str]) -> str:
             continue
         digest.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
     digest.update(json.dumps([paths, test_files]).encode())
+    digest.update((ROOT / "benchmarks" / "mutation" / "engine.py").read_bytes())  # how the baseline traces
     return digest.hexdigest()[:16]
 
 

@@ -101,6 +101,11 @@ class _Tracer:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
+        # Python turns a trace function off when it raises (a test of deeply nested input reaches the
+        # recursion limit inside it): every test after that one would read as reaching no line, and its
+        # mutants as not covered or surviving. Armed again before each test.
+        if sys.gettrace() is None:
+            sys.settrace(self._global)
         self.current = set()
         start = time.perf_counter()
         yield

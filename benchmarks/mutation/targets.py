@@ -103,11 +103,14 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_workload_teams.py",
     ],
     "cache and writer": [
+        "tests/test_bad_input_catalogue.py",
         "tests/test_cache.py",
         "tests/test_hardening_keep.py",
+        "tests/test_hardening_medium.py",
         "tests/test_kills_cache_and_writer.py",
         "tests/test_kills_cache_and_writer_fresh2.py",
         "tests/test_kills_cache_and_writer_fresh3.py",
+        "tests/test_kills_cache_and_writer_fresh4.py",
         "tests/test_probe_runner.py",
     ],
     "probe results": [
