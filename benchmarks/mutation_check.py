@@ -218,7 +218,8 @@ def run_generated(args: argparse.Namespace) -> dict[str, Counter]:
             report(m, EQUIVALENT, why, 0.0)
         else:
             judged.append(m)
-    engine.run_all(ROOT, patcher, judged, records, args.budget, report)
+    rest = 0.0 if args.smoke else args.rest_budget  # the smoke only asks whether the runner still works
+    engine.run_all(ROOT, patcher, judged, records, args.budget, report, rest)
     if args.survivors:
         Path(args.survivors).write_text("\n".join(survivors) + "\n", encoding="utf-8")
     return scores
@@ -279,6 +280,13 @@ def main(argv: list[str] | None = None) -> int:
         default=15.0,
         help="seconds of the covering tests' traced baseline time per mutant, fastest tests first (tracing makes "
         "a test building a whole report look about 5 times slower than it runs)",
+    )
+    parser.add_argument(
+        "--rest-budget",
+        type=float,
+        default=240.0,
+        help="a mutant the budgeted tests let through then runs the rest of its covering tests, fastest first, "
+        "up to this many more seconds of baseline time (0: only the budgeted ones)",
     )
     parser.add_argument("--timeout", type=float, default=600, help="seconds per planted bug's pytest run")
     parser.add_argument("--min-score", type=float, default=0.0, help="fail when a package kills less (0-1)")

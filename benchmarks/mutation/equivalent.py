@@ -173,6 +173,45 @@ REVIEWED: tuple[Equivalent, ...] = (
         "the merged run's rate set to the lower median of the repeats: the body is already the copy of "
         "pool[(n - 1) // 2], the pool sorted by that rate, so its own rate is the lower median",
     ),
+    Equivalent(
+        "advisor/decision/serving_capacity.py",
+        "judge",
+        "min/max",
+        "any((n.code in CANNOT_SERVE for n in notes))",
+        "all((n.code in CANNOT_SERVE for n in notes))",
+        "the notes of a model that cannot be built (model_for) hold a cannot-serve note only when the "
+        "precision has no width, and then it is the only note; otherwise none of them is one: any and all "
+        "agree on a list of one, and on a list with none (never empty: a missing memory figure adds its note)",
+    ),
+    Equivalent(
+        "probes/training/measure.py",
+        "run",
+        "constant",
+        "1e-06",
+        "2e-06",
+        "the width of the float guard in ceil(target / step - 1e-6), which keeps a ratio that lands a hair "
+        "above a whole number from asking one step more: the two widths differ only for a ratio within 1e-6 "
+        "to 2e-6 above a whole number, where a sample of k or k + 1 steps meets its target time alike",
+        line="k = max(1, math.ceil(plan.sample_target_s / max(est_s, 1e-9) - 1e-6))",
+    ),
+    Equivalent(
+        "probes/training/measure.py",
+        "run",
+        "arguments",
+        "stats.converged(sample_ms, sample_s, k * bs, plan.t_crit, plan.min_samples)",
+        "stats.converged(sample_s, sample_ms, k * bs, plan.t_crit, plan.min_samples)",
+        "each sample's milliseconds per step are its seconds x 1e3 / k, with k fixed within a run: the stop "
+        "rule reads only the coefficient of variation and the interval's half-width relative to its "
+        "estimate, both unchanged by scaling every sample alike",
+    ),
+    Equivalent(
+        "advisor/output.py",
+        "_not_an_input",
+        "arguments",
+        "same_file(path, given)",
+        "same_file(given, path)",
+        "same_file is os.path.samefile, symmetric in its arguments (one inode either way round)",
+    ),
 )
 
 

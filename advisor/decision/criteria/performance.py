@@ -82,8 +82,8 @@ def schedule_share_score(wf: str, ctx: Context, k: Consts, keep: float) -> Optio
     share, best = runs * mine / window, runs * min(times.values()) / window
     if best < 1:
         score = 100 * max(0.0, 1 - share) / (1 - best)
-    else:
-        score = 100 * best / share if share > 0 else 100.0
+    else:  # share >= best >= 1: never a division by zero
+        score = 100 * best / share
     proj = comp[wf]
     span = proj.time_to_train_hours
     c_ev, c_note = communication_evidence(proj, proj.evidence)
