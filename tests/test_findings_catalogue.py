@@ -55,10 +55,17 @@ CONVERTED = {
     # the review layer (its words in advisor/wording/review.py)
     "kbsens": ROOT / "advisor" / "review" / "kb_sensitivity.py",
     "risks": ROOT / "advisor" / "review" / "risks.py",
+    "stack": ROOT / "advisor" / "review" / "stack.py",
 }
 CODE = re.compile(r"^(%s)(\.[a-z0-9_]+)+$" % "|".join(CONVERTED))
 # strings with spaces a converted module may keep: text it reads, never text it writes
-READS = {"no nvlink", "single card"}  # single card: the pitfalls' rehearsal milestone (pitfalls.yaml)
+READS = {
+    "no nvlink",
+    "single card",  # the pitfalls' rehearsal milestone (pitfalls.yaml)
+    "edge SoC",  # the edge parts of a serving route's pins (routes.yaml)
+    "edge CANN",
+    "edge converter",
+}
 
 
 def _strings(path: Path) -> list[ast.AST]:

@@ -55,7 +55,165 @@ RISKS: dict[str, Entry] = {
 }
 
 
+# --- the stack to install (advisor.review.stack) ------------------------------------------------
+
+
+STACK_FETCHED: dict[str, Entry] = {  # how a package pip does not install is fetched (its pin's package)
+    "stack.fetch.cann": lambda p: (
+        "the CANN toolkit .run from the Ascend download page, for the host's architecture (`uname -m`)"
+    ),
+    "stack.fetch.mindspore_lite": lambda p: (
+        "MindSpore Lite's download package (cloud-side for servers, device-side for the edge); it carries converter_lite"
+    ),
+    "stack.fetch.mindie": lambda p: "the MindIE image or package from the Ascend download page",
+    "stack.fetch.mindspeed_llm": lambda p: "git clone of the MindSpeed-LLM release tag",
+    "stack.fetch.mindspeed_mm": lambda p: "git clone of the MindSpeed-MM release tag",
+    "stack.fetch.mindspeed": lambda p: "git clone of the MindSpeed release tag",
+    "stack.fetch.megatron_core": lambda p: "the release tag of NVIDIA's Megatron-LM the suite names",
+    "stack.fetch.edge_cann": lambda p: (
+        "the CANN toolkit .run for the edge board (aarch64), installed on the board; convert the model for it"
+    ),
+}
+
+STACK: dict[str, Entry] = {
+    # the Python line
+    "stack.python.same_env": lambda p: "the production environment's, so code and checkpoints move unchanged",
+    "stack.python.newest": lambda p: "newest chosen",
+    "stack.python.listed": lambda p: f"listed for this release: {', '.join(p.versions)} ({p.why})",
+    "stack.python.not_stated": lambda p: "not stated",
+    "stack.python.no_range": lambda p: "no Python range in the knowledge base for this stack",
+    "stack.python.only": lambda p: f"the only Python the vendor lists ({p.listed})",
+    "stack.python.every_vendor": lambda p: (
+        f"vendor range {p.listed}; {p.line}: listed by every vendor matrix here, not the newest"
+    ),
+    "stack.python.newest_locked": lambda p: f"vendor range {p.listed}; the newest not above {p.newest}",
+    # NumPy
+    "stack.numpy.no_row": lambda p: "not in the knowledge base",
+    "stack.numpy.no_row_note": lambda p: f"no PyTorch row at or below {p.torch}",
+    "stack.numpy.either": lambda p: "1.x or 2.x",
+    "stack.numpy.from_row": lambda p: f"from the PyTorch {p.version} row",
+    "stack.numpy.same_row": lambda p: "from the same row",
+    "stack.numpy.not_stated": lambda p: "not stated",
+    "stack.numpy.mindspore": lambda p: (
+        "NumPy 2 breaks MindSpore's PyNative mode (`advisor kb show numpy-2-breaks-mindspore`)"
+    ),
+    "stack.numpy.production": lambda p: "the production environment's (MindSpore needs NumPy below 2)",
+    # the Ascend driver and toolkit
+    "stack.hdk.name": lambda p: "Ascend driver + firmware (HDK)",
+    "stack.hdk.version": lambda p: f"the release paired with CANN {p.cann}",
+    "stack.hdk.note": lambda p: (
+        "take the HDK paired with this CANN in its release notes; install it first and check `npu-smi info` "
+        "(the field report 'Ascend 910 and MindSpore in practice' §3.2)"
+    ),
+    "stack.cann.name": lambda p: "CANN toolkit",
+    "stack.cann.mindspore": lambda p: "the CANN line the vendor pairs with this MindSpore release",
+    "stack.cann.torch_npu": lambda p: "the CANN line this torch_npu release pairs with",
+    "stack.cann.differs": lambda p: (
+        f"CANN {p.version} here, {p.other} for {p.title.split(':')[0].lower()}: one CANN per "
+        "environment, so separate hosts or containers, on a driver (HDK) both list"
+    ),
+    # the frameworks' own stacks (a path without a route)
+    "stack.none.mindspore": lambda p: (
+        f"the knowledge base lists no MindSpore release for {p.device} with a known Python range"
+    ),
+    "stack.none.torch_npu": lambda p: (
+        "the knowledge base lists no torch_npu release with a CANN pairing and a Python range"
+    ),
+    "stack.none.pytorch": lambda p: (
+        f"the knowledge base lists no PyTorch release for {p.device} with a known Python range"
+    ),
+    "stack.torch_npu.torch": lambda p: "the PyTorch version this torch_npu release is built for",
+    "stack.torch_npu.name": lambda p: "torch_npu adapter",
+    "stack.cuda.name": lambda p: "CUDA runtime",
+    "stack.cuda.version": lambda p: f"a CUDA line listed for PyTorch {p.version}",
+    "stack.cuda.note": lambda p: (
+        "the wheel carries its CUDA runtime; the knowledge base does not pin the line: "
+        "read it from the release compatibility matrix (source)"
+    ),
+    "stack.driver.name": lambda p: "NVIDIA driver",
+    "stack.driver.any_line": lambda p: "the minimum for that CUDA line or newer",
+    "stack.driver.not_pinned": lambda p: "not pinned in the knowledge base",
+    "stack.driver.for_cuda": lambda p: f"the minimum for CUDA {p.cuda} or newer",
+    "stack.driver.table": lambda p: (
+        "not pinned in the knowledge base: NVIDIA's CUDA compatibility table gives the minimum"
+    ),
+    "stack.newer_unchecked": lambda p: (
+        "newer rows in the knowledge base lack a vendor-checked Python range: "
+        + ", ".join(f"{version} ({confidence})" for version, confidence in p.rows)
+    ),
+    # a route's pins
+    "stack.pin.unconfirmed": lambda p: "not confirmed by a vendor table" + (f": {p.note}" if p.note else ""),
+    "stack.pin.beside_torch": lambda p: "pinned beside torch: HuggingFace is essential (needs.huggingface)",
+    "stack.pin.other_torch": lambda p: (
+        f"; the HuggingFace table pairs it with another torch, not checked against {p.torch}"
+    ),
+    "stack.newer_releases": lambda p: (
+        f"newer {p.package} releases: {', '.join(p.versions)}; the route's table pins {p.version}"
+        + (f" ({p.note})" if p.note else "")
+    ),
+    # the install lines
+    "stack.install.conda": lambda p: f"conda create -n {p.env} python={p.python} -y && conda activate {p.env}",
+    "stack.install.venv": lambda p: f"python{p.python} -m venv .venv && . .venv/bin/activate",
+    "stack.install.pip": lambda p: "pip install " + " ".join(f'"{r}"' for r in p.reqs),
+    "stack.install.fetched": lambda p: (
+        f"# {p.name} {p.version}: {p.how or 'no exact version to pin: ' + (p.note or 'see the source')}"
+    ),
+    # the verify lines
+    "stack.verify.npu_smi": lambda p: "npu-smi info    # every card listed, health OK, no driver/firmware mismatch",
+    "stack.verify.set_env": lambda p: (
+        "source /usr/local/Ascend/ascend-toolkit/set_env.sh    # CANN environment (put it in ~/.bashrc)"
+    ),
+    "stack.verify.nvidia_smi": lambda p: "nvidia-smi",
+    "stack.verify.mindspore_check": lambda p: (
+        'python -c "import mindspore; mindspore.run_check()"    # prints the version and runs one operator'
+    ),
+    "stack.verify.numpy_below_2": lambda p: 'python -c "import numpy; print(numpy.__version__)"    # must be below 2',
+    "stack.verify.advisor_check_all": lambda p: (
+        "advisor check    # host, drivers, frameworks and versions in one report"
+    ),
+    "stack.verify.advisor_check": lambda p: "advisor check",
+    "stack.verify.torch_npu_count": lambda p: (
+        'python -c "import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available(), '
+        'torch.npu.device_count())"'
+    ),
+    "stack.verify.nvidia_smi_gpus": lambda p: "nvidia-smi    # driver loaded, every GPU listed",
+    "stack.verify.torch_cuda_count": lambda p: (
+        'python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), '
+        'torch.cuda.device_count())"'
+    ),
+    "stack.verify.nvidia_smi_pin": lambda p: (
+        "nvidia-smi    # driver loaded, every GPU listed, CUDA version at or above the pin"
+    ),
+    "stack.verify.uname": lambda p: (
+        "uname -m    # aarch64 on Kunpeng hosts (Atlas 800T A2): the aarch64 CANN .run and wheels"
+    ),
+    "stack.verify.edge_npu_smi": lambda p: (
+        "npu-smi info    # on the edge board: its Name (Ascend310B<n>) is the converter's --soc_version"
+    ),
+    "stack.verify.torch_npu": lambda p: (
+        'python -c "import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available())"'
+    ),
+    "stack.verify.torch_cuda": lambda p: (
+        'python -c "import torch; print(torch.__version__, torch.cuda.is_available())"'
+    ),
+    "stack.verify.mindspore": lambda p: 'python -c "import mindspore; mindspore.run_check()"',
+    "stack.verify.pip_show": lambda p: f"pip show {p.package}    # the pinned version installed",
+    # the stacks' titles
+    "stack.title.route": lambda p: (
+        f"{p.stage}: {p.name}{f' for {p.target}' if p.target else ''} ({p.workflow}, {p.where})"
+    ),
+    "stack.title.production_training": lambda p: "Production training",
+    "stack.title.training_stage": lambda p: "Training",
+    "stack.title.training": lambda p: f"Training: {p.name} on {p.where} ({p.path})",
+    "stack.title.serving": lambda p: f"Serving: {p.name} for {p.targets} ({p.workflow})",
+    "stack.title.prototype_nvidia": lambda p: "Prototype: PyTorch on NVIDIA GPUs",
+    "stack.title.prototype_cpu": lambda p: "Prototype: PyTorch on CPU",
+}
+
+
 REVIEW_CATALOGUE: dict[str, Entry] = {
     **KB_SENSITIVITY,
     **RISKS,
+    **STACK,
+    **STACK_FETCHED,
 }
