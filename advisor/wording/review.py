@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from advisor.numbers import sig
+
 Entry = Callable[[Any], str]
 
 
@@ -211,7 +213,213 @@ STACK: dict[str, Entry] = {
 }
 
 
+# --- the review document (advisor.review.document) -----------------------------------------------
+
+# the evidence classes in a reader's words
+_CLASS = {
+    "measured": "measured here",
+    "vendor": "vendor",
+    "derived": "derived",
+    "secondary": "secondary",
+    "blog": "blog/field report",
+    "requirement": "requirement rule",
+    "assumption": "assumption",
+}
+# what would refresh an old ecosystem rating, by its aspect
+_REFRESH = {
+    "debugging": "the framework's debugging guide and release notes since then, and an hour of its current "
+    "release on the target (PyNative / eager, Graph-mode errors, the dump and compare tools)",
+    "documentation": "the current documentation of the pinned release, read against the team's tasks",
+    "community": "issue response times and activity on its GitHub / Gitee repositories over the last 12 months",
+    "libraries": "a count today of the libraries the project needs that run on it (HuggingFace, timm, ...)",
+    "model_hub": "a count today of the pretrained models the project needs on HuggingFace and the vendor's hubs",
+}
+_TARGET = {"nvidia": "NVIDIA GPUs", "ascend": "Ascend", "cpu": "CPU"}
+_DEVICE = {"nvidia": ("NVIDIA GPU", "NVIDIA GPUs"), "ascend": ("Ascend device", "Ascend devices")}
+_PATH = {  # how the framework reaches the training hardware
+    "pytorch-cuda": "CUDA, first-party",
+    "pytorch-npu": "via the torch_npu adapter",
+    "pytorch-cpu": "CPU build",
+    "mindspore": "first-party",
+    "mindspore-cpu": "CPU build",
+    "mindspore-gpu": "MindSpore's GPU build, not first-party (last released for 2.2.x)",
+}
+_SERVING_PATH = {"native": "first-party", "vendor-converter": "vendor converter", "export": "exported"}
+_READING = {
+    "hardware-and-framework": "hardware and framework",
+    "hardware-only": "hardware only (torch_npu on Ascend meets it)",
+}
+
+
+def _probe_counts(p: Any) -> str:
+    counts = [(p.usable, "usable"), (p.noisy, "noisy"), (p.unusable, "unusable")]
+    counts += [(p.failed, "failed"), (p.cancelled, "cancelled")]
+    return f"{p.total} probe runs: " + ", ".join(f"{n} {what}" for n, what in counts if n)
+
+
+def _devices(p: Any) -> str:
+    one, many = _DEVICE.get(p.target, (f"{p.target} device", f"{p.target} devices"))
+    return f"{p.devices} {one if p.devices == 1 else many}"
+
+
+REVIEW: dict[str, Entry] = {
+    "review.class": lambda p: _CLASS[p.cls],
+    "review.probes.none": lambda p: "no probe runs",
+    "review.probes.counts": _probe_counts,
+    # citations
+    "review.cite.assumption": lambda p: "assumption (no source)",
+    "review.cite.kb_show": lambda p: f"`advisor kb show {p.kb_id}`",
+    "review.cite.none": lambda p: "no source given",
+    "review.evidence.none": lambda p: "no evidence listed",
+    # what would flip the verdict
+    "review.flip.weight": lambda p: (
+        f"{p.who} would win if the {p.name} weight were {'lowered' if p.threshold < p.value else 'raised'} "
+        f"from {p.value:.2f} to {p.threshold:.2f}"
+    ),
+    "review.flip.set_value": lambda p: "a set value",
+    "review.flip.constant": lambda p: (
+        f"{p.who} would win if {p.words} {sig(p.threshold)}{f' {p.unit}' if p.unit else ''} (now {sig(p.value)})"
+    ),
+    "review.hard_constraints": lambda p: (
+        f"decided by hard constraints: {', '.join(p.beaten)} scored higher but is ruled out"
+    ),
+    # the set values (constants) a criterion's score rests on
+    "review.constant.assumption": lambda p: "an assumption",
+    "review.constant.size_assumed": lambda p: "its size assumed",
+    "review.constant.field_report": lambda p: "from a field report",
+    "review.constant.definition": lambda p: "a definition of the model",
+    "review.constant.value": lambda p: (
+        (f"{p.what} {sig(p.value, 6)} {p.unit}" if p.what else f"{sig(p.value, 6)} {p.unit}") + f" ({p.kind})"
+    ),
+    # the reasons for and against the verdict
+    "review.reason.set_value": lambda p: f"set value for {p.workflow}: {p.constant}",
+    "review.reason.text": lambda p: (
+        f"{p.criterion}: {p.top} {p.top_score:.0f} vs {p.other} {p.other_score:.0f} "
+        f"({'+' if p.gain else ''}{p.points} points); evidence: {p.evidence}"
+    ),
+    # the probes and what they measured
+    "review.unscored.unusable": lambda p: (
+        "every run that finished was graded unusable (too noisy to decide: the host was busy); rerun "
+        "`advisor probe` when it is quieter, or with a longer --budget"
+    ),
+    "review.unscored.kb_basis": lambda p: "the performance criterion is on the knowledge-base basis",
+    "review.probe.accuracy": lambda p: f"accuracy probe: {p.note}",
+    "review.probe.pipeline": lambda p: (
+        "input-pipeline probe: measured loader rates "
+        + (f"cap the projections of {', '.join(p.capped)}" if p.capped else "keep up with every projection")
+    ),
+    "review.probe.scaling": lambda p: f"scaling probe result: {p.label}, " + ("used" if p.used else "shown, not used"),
+    "review.probe.inter_host": lambda p: (
+        f"scaling across hosts: measured over {p.link}; "
+        + (
+            f"the scaling curve beyond one host uses it for {', '.join(p.used)}"
+            if p.used
+            else f"evidence only ({p.why_not})"
+        )
+    ),
+    "review.input.training": lambda p: "training probe",
+    "review.input.scaling": lambda p: "scaling probe",
+    "review.input.accuracy": lambda p: "accuracy probe",
+    "review.input.pipeline": lambda p: "input-pipeline probe",
+    "review.input.transformer": lambda p: "transformer probe",
+    "review.input.deployment": lambda p: "deployment probe",
+    # the margin without the measurements
+    "review.without.nothing": lambda p: (
+        "nothing was measured: the verdict rests on the knowledge base and your requirements"
+    ),
+    "review.without.changed": lambda p: (
+        f"the measurements changed the verdict: without them {p.workflow} would lead by {p.margin} points"
+    ),
+    "review.without.moved": lambda p: (
+        f"the measurements moved the margin from {p.margin} to {p.today} points but not the verdict"
+    ),
+    "review.without.only_eligible": lambda p: (
+        f"the measurements did not move the verdict: without them {p.workflow} is still the only eligible workflow"
+    ),
+    "review.without.unmoved": lambda p: "the measurements did not move the verdict or its margin",
+    # the knowledge base's figures within their ranges
+    "review.kbs.one_flips": lambda p: f"one flips it: {p.name} makes {p.workflow} the winner",
+    "review.kbs.pair_flips": lambda p: (
+        f"no single one flips it; two together make {p.workflow} the winner: {p.first}; {p.second}"
+    ),
+    "review.kbs.none_flips": lambda p: (
+        f"none flips it; the two worst together ({p.first}; {p.second}) leave {p.margin} of {p.baseline} points"
+    ),
+    "review.kbs.nothing_moves": lambda p: f"none within its range moves the margin ({p.searched} searched)",
+    # the register, the sign-off, the old ratings
+    "review.register.kept": lambda p: (
+        f"; the projections' scaling curve keeps {p.kept} of linear on this project's devices"
+    ),
+    "review.checked": lambda p: f"{p.first} to {p.last} (the oldest: `advisor kb show {p.oldest}`)",
+    "review.signoff.figures": lambda p: f"{_CLASS[p.cls]}: {p.count} figures",
+    "review.stale.name": lambda p: f"the {p.framework} {p.aspect.replace('_', ' ')} rating",
+    "review.stale.refresh": lambda p: _REFRESH.get(p.aspect, "a dated source"),
+    "review.stale.line": lambda p: (
+        f"{p.count} deciding rating(s) older than {p.months} months (as of {p.as_of:%Y-%m}): re-rate "
+        "them before signing (the data-quality appendix says how)"
+    ),
+    # the routes each option was scored on
+    "review.serving.how": lambda p: f"{p.name} ({_SERVING_PATH.get(p.path or '', p.path or 'as scored')})",
+    "review.serving.targets": lambda p: f"{', '.join(p.targets)} with {p.how}",
+    "review.route.devices": _devices,
+    "review.route.path": lambda p: _PATH.get(p.path, p.path),
+    "review.route.hybrid": lambda p: (
+        f"Hybrid: PyTorch prototype{' on NVIDIA GPUs' if p.proto else ''}, then {p.hardware} with MindSpore, {p.how}"
+    ),
+    "review.route.pytorch_via_npu": lambda p: f"PyTorch: prototype on NVIDIA, then {p.hardware} {p.how}, no port",
+    "review.route.other": lambda p: f"{p.workflow}: {p.hardware}, {p.how}",
+    "review.route.torch_npu_too": lambda p: "; developed and debugged on torch_npu too",
+    "review.route.suite": lambda p: f", with {p.name}",
+    "review.route.serves": lambda p: f"; serves {p.serving}",
+    "review.route.target": lambda p: f"training on {_TARGET.get(p.target, p.target)}: hardware.training_target",
+    "review.route.undecided": lambda p: "the training target is undecided: each option on its own best hardware",
+    # why the confidence is what it is
+    "review.confidence.margin": lambda p: f"margin {p.margin} points" + (", a tie" if p.tie else ""),
+    "review.confidence.no_runner_up": lambda p: "no eligible runner-up",
+    "review.confidence.fragile": lambda p: f"fragile: the nearest flip is {p.away} away",
+    "review.confidence.evidence": lambda p: (
+        f"deciding evidence **{p.label}** ({p.grade:.1f}/5), requirement rules ranked below sourced data"
+    ),
+    # the verdict under each reading of the mandate
+    "review.mandate.verdict": lambda p: f"{p.workflow}, {p.total}/100, {p.margin} points ahead",
+    "review.mandate.none": lambda p: f"no eligible workflow (highest {p.workflow})",
+    "review.mandate.above": lambda p: "the verdict above",
+    "review.mandate.reading": lambda p: f"read as {_READING.get(p.reading, p.reading)}: {p.verdict}",
+    # the first page
+    "review.block.ruled_out": lambda p: f"{p.workflow} is ruled out: {p.reason}",
+    "review.block.schedule": lambda p: (
+        f"the schedule for {p.workflow} "
+        + (
+            "does not fit the deadline, not even at the low end of the work"
+            if p.fits == "no"
+            else "fits the deadline only at the low end of the work"
+        )
+        + (f": {p.finding}" if p.finding else "")
+    ),
+    "review.block.memory": lambda p: f"the model does not fit in {p.accelerator} x{p.devices} memory",
+    "review.headline": lambda p: (
+        f"{p.workflow}, {p.total}/100"
+        + (f", {p.margin} points ahead of {p.runner_up}" if p.runner_up else ", no eligible runner-up")
+        + f"; confidence {p.confidence}"
+    ),
+    "review.headline.none_eligible": lambda p: (
+        f"No workflow meets the hard constraints; the highest score is {p.workflow} ({p.total}/100), itself ruled out"
+    ),
+    "review.change.flip": lambda p: f"{p.flip} ({p.away} away, the nearest flip)",
+    "review.change.none": lambda p: "no weight or searched set value within its range changes the winner",
+    "review.change.kb": lambda p: f"knowledge-base figures within their ranges: {p.note}",
+    "review.measured.not_scored": lambda p: f"; not scored: {p.why}",
+    # the knowledge base the document was judged against
+    "review.kb.unloadable": lambda p: "the knowledge base could not be loaded",
+    "review.kb.other_version": lambda p: (
+        f"read from the bundled knowledge base {p.version}, not the report's {p.wanted}"
+    ),
+    "review.kb.none": lambda p: "no knowledge base loaded",
+}
+
+
 REVIEW_CATALOGUE: dict[str, Entry] = {
+    **REVIEW,
     **KB_SENSITIVITY,
     **RISKS,
     **STACK,
