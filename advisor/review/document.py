@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from advisor.numbers import sig
 from advisor.vocabulary import FRAMEWORK_LABELS
 from advisor.decision.evidence import EVIDENCE_GRADE, evidence_class
+from advisor.decision.findings import said
 from advisor.decision.scoring import verdict
 from knowledge.sources import split_sources  # one splitter for the check and the citations
 
@@ -37,15 +37,6 @@ LABELS = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "Hybrid"}
 # The evidence classes, strongest first, on the decision model's one scale (EVIDENCE_GRADE): the
 # confidence rule and the first page read the same grade.
 GRADE = EVIDENCE_GRADE
-CLASS_TEXT = {
-    "measured": "measured here",
-    "vendor": "vendor",
-    "derived": "derived",
-    "secondary": "secondary",
-    "blog": "blog/field report",
-    "requirement": "requirement rule",
-    "assumption": "assumption",
-}
 
 
 def points(x: Optional[float]) -> str:
@@ -92,10 +83,16 @@ class ProbeCounts(_M):
 
     def text(self) -> str:
         if not self.total:
-            return "no probe runs"
-        counts = [(self.usable, "usable"), (self.noisy, "noisy"), (self.unusable, "unusable")]
-        counts += [(self.failed, "failed"), (self.cancelled, "cancelled")]
-        return f"{self.total} probe runs: " + ", ".join(f"{n} {what}" for n, what in counts if n)
+            return said("review.probes.none")
+        return said(
+            "review.probes.counts",
+            total=self.total,
+            usable=self.usable,
+            noisy=self.noisy,
+            unusable=self.unusable,
+            failed=self.failed,
+            cancelled=self.cancelled,
+        )
 
 
 class WithoutMeasurements(_M):
@@ -316,12 +313,12 @@ def cite(source: str | None, kb_id: str | None = None) -> str:
         if part.startswith(("http://", "https://")):
             out.append(part)
         elif part.strip().lower() == "assumption":
-            out.append("assumption (no source)")
+            out.append(said("review.cite.assumption"))
         elif not _FILE.search(part):
             out.append(part)  # a named document ("Gitee AI documentation (...)"): kept as text
     if kb_id:
-        out.append(f"`advisor kb show {kb_id}`")
-    return "; ".join(dict.fromkeys(out)) or "no source given"
+        out.append(said("review.cite.kb_show", kb_id=kb_id))
+    return "; ".join(dict.fromkeys(out)) or said("review.cite.none")
 
 
 # --- evidence ----------------------------------------------------------------------------------------
@@ -335,8 +332,8 @@ def _classes(items: list[Evidence]) -> Counter:
 
 
 def _class_text(counts: Counter) -> str:
-    parts = [f"{CLASS_TEXT[c]} ({counts[c]})" for c in GRADE if counts.get(c)]
-    return ", ".join(parts) or "no evidence listed"
+    parts = [f"{said('review.class', cls=c)} ({counts[c]})" for c in GRADE if counts.get(c)]
+    return ", ".join(parts) or said("review.evidence.none")
 
 
 _CONST = re.compile(r"\(?\b([A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b\)?")
@@ -364,21 +361,20 @@ def flip_sentence(what: str, value: float, threshold: float, new_top: str) -> st
     kind, _, name = what.partition(":")
     who = label(new_top)
     if kind == "weight":
-        way = "lowered" if threshold < value else "raised"
-        return f"{who} would win if the {name} weight were {way} from {value:.2f} to {threshold:.2f}"
+        return said("review.flip.weight", who=who, name=name, value=value, threshold=threshold)
     from advisor.decision.constants import CONSTANTS
 
     c = CONSTANTS.get(name)
-    words = _what(c.what) if c is not None and c.what else "a set value"
-    unit = f" {c.unit}" if c is not None and c.unit else ""
-    return f"{who} would win if {words} {sig(threshold)}{unit} (now {sig(value)})"
+    words = _what(c.what) if c is not None and c.what else said("review.flip.set_value")
+    unit = c.unit if c is not None else None
+    return said("review.flip.constant", who=who, words=words, threshold=threshold, unit=unit, value=value)
 
 
 def hard_constraint_note(report: ReportView) -> str:
     """'decided by hard constraints: PyTorch scored higher but is ruled out', from the scores."""
     top = next(s for s in report.scores if s.workflow == report.recommendation.workflow)
     beaten = [label(s.workflow) for s in report.scores if not s.eligible and s.total > top.total + 1e-9]
-    return f"decided by hard constraints: {', '.join(beaten)} scored higher but is ruled out"
+    return said("review.hard_constraints", beaten=tuple(beaten))
 
 
 def _constants_in(note: str) -> list[str]:
@@ -392,14 +388,12 @@ def _constants_in(note: str) -> list[str]:
             continue
         cited = '"' in c.source or "field report" in c.source  # a field report cited by its title
         if c.source.startswith("assumption"):
-            kind = "an assumption"
+            kind = said("review.constant.assumption")
         elif cited and "assumption" in c.source:
-            kind = "its size assumed"
+            kind = said("review.constant.size_assumed")
         else:
-            kind = "from a field report" if cited else "a definition of the model"
-        what = _what(c.what)
-        what = f"{what} {sig(c.value, 6)} {c.unit}" if what else f"{sig(c.value, 6)} {c.unit}"
-        out.append(f"{what} ({kind})")
+            kind = said("review.constant.field_report") if cited else said("review.constant.definition")
+        out.append(said("review.constant.value", what=_what(c.what), value=c.value, unit=c.unit, kind=kind))
     return out
 
 
@@ -410,13 +404,20 @@ def _reason(top: WorkflowScore, other: WorkflowScore, i: int) -> Reason:
     weakest = min(counts, key=lambda c: GRADE[c]) if counts else "assumption"
     pts = (a.score - b.score) * a.weight
     set_by = [
-        f"set value for {label(s.workflow)}: {c}"
+        said("review.reason.set_value", workflow=label(s.workflow), constant=c)
         for s, crit in ((top, a), (other, b))
         for c in _constants_in(crit.note)
     ]
-    text = (
-        f"{a.name}: {label(top.workflow)} {a.score:.0f} vs {label(other.workflow)} {b.score:.0f} "
-        f"({'+' if pts >= 0 else ''}{points(pts)} points); evidence: {_class_text(counts)}"
+    text = said(
+        "review.reason.text",
+        criterion=a.name,
+        top=label(top.workflow),
+        top_score=a.score,
+        other=label(other.workflow),
+        other_score=b.score,
+        gain=pts >= 0,
+        points=points(pts),
+        evidence=_class_text(counts),
     )
     if set_by:
         text += "; " + "; ".join(set_by)
@@ -462,28 +463,20 @@ def probe_counts(report: ReportView) -> ProbeCounts:
 def _unscored_why(counts: ProbeCounts) -> str:
     """Why runs that apply to the workload still do not enter the score, and what to do about it."""
     if counts.unusable and not (counts.usable or counts.noisy):
-        return (
-            "every run that finished was graded unusable (too noisy to decide: the host was busy); rerun "
-            "`advisor probe` when it is quieter, or with a longer --budget"
-        )
-    return "the performance criterion is on the knowledge-base basis"
+        return said("review.unscored.unusable")
+    return said("review.unscored.kb_basis")
 
 
 def _other_probes(report: ReportView) -> list[str]:
     """What the accuracy, input-pipeline and scaling probes measured, and whether it was used."""
     out = []
     if report.accuracy.source != "none":
-        out.append(f"accuracy probe: {report.accuracy.note}")
+        out.append(said("review.probe.accuracy", note=report.accuracy.note))
     if report.pipeline.source != "none":
         capped = [label(p.workflow) for p in report.projections if p.input_pipeline and p.input_pipeline.capped]
-        out.append(
-            "input-pipeline probe: measured loader rates "
-            + (f"cap the projections of {', '.join(capped)}" if capped else "keep up with every projection")
-        )
+        out.append(said("review.probe.pipeline", capped=tuple(capped)))
     if report.scaling.source != "none":
-        out.append(
-            f"scaling probe result: {report.scaling.label}, " + ("used" if report.scaling.used else "shown, not used")
-        )
+        out.append(said("review.probe.scaling", label=report.scaling.label, used=bool(report.scaling.used)))
     hosts = [p.communication.inter_host for p in report.projections if p.communication and p.communication.inter_host]
     if hosts:
         used = sorted(
@@ -493,36 +486,29 @@ def _other_probes(report: ReportView) -> list[str]:
                 if p.communication and p.communication.inter_host and p.communication.inter_host.used
             }
         )
-        out.append(
-            f"scaling across hosts: measured over {hosts[0].link}; "
-            + (
-                f"the scaling curve beyond one host uses it for {', '.join(used)}"
-                if used
-                else f"evidence only ({hosts[0].why_not})"
-            )
-        )
+        out.append(said("review.probe.inter_host", link=hosts[0].link, used=tuple(used), why_not=hosts[0].why_not))
     return out
 
 
 def _measured_inputs(report: ReportView) -> list[str]:
     out = []
     if report.probes.runs:
-        out.append("training probe")
-    for source, name in (
-        (report.scaling.source, "scaling probe"),
-        (report.accuracy.source, "accuracy probe"),
-        (report.pipeline.source, "input-pipeline probe"),
-        (report.transformer.source, "transformer probe"),
+        out.append(said("review.input.training"))
+    for source, code in (
+        (report.scaling.source, "review.input.scaling"),
+        (report.accuracy.source, "review.input.accuracy"),
+        (report.pipeline.source, "review.input.pipeline"),
+        (report.transformer.source, "review.input.transformer"),
     ):
         if source != "none":
-            out.append(name)
+            out.append(said(code))
     if any(
         e.kind == "measured" and e.ref.startswith("deploy")
         for s in report.scores
         for c in s.criteria
         for e in c.evidence
     ):
-        out.append("deployment probe")
+        out.append(said("review.input.deployment"))
     return out
 
 
@@ -572,17 +558,15 @@ def margin_without_measurements(report: ReportView, kb: Optional[KnowledgeBase])
     today, _ = margin_of(card_of(report), rec.workflow)
     moved = top_wf != rec.workflow or abs(margin - today) >= 0.05
     if not measured:
-        note = "nothing was measured: the verdict rests on the knowledge base and your requirements"
+        note = said("review.without.nothing")
     elif top_wf != rec.workflow:
-        note = (
-            f"the measurements changed the verdict: without them {label(top_wf)} would lead by {points(margin)} points"
-        )
+        note = said("review.without.changed", workflow=label(top_wf), margin=points(margin))
     elif moved:
-        note = f"the measurements moved the margin from {points(margin)} to {points(today)} points but not the verdict"
+        note = said("review.without.moved", margin=points(margin), today=points(today))
     elif card.recommendation.runner_up is None or not any(s.eligible for s in card.scores if s.workflow != top_wf):
-        note = f"the measurements did not move the verdict: without them {label(top_wf)} is still the only eligible workflow"
+        note = said("review.without.only_eligible", workflow=label(top_wf))
     else:
-        note = "the measurements did not move the verdict or its margin"
+        note = said("review.without.unmoved")
     return WithoutMeasurements(
         workflow=top_wf,
         runner_up=card.recommendation.runner_up,
@@ -636,19 +620,21 @@ def kb_sensitivity(
         a, b, margin, top = res.pair
         out.pair, out.pair_margin, out.pair_top = [km(a), km(b)], round(margin, 6), top
     if out.nearest_flip:
-        out.note = f"one flips it: {out.nearest_flip.name} makes {label(out.nearest_flip.top_after)} the winner"
+        flip = out.nearest_flip
+        out.note = said("review.kbs.one_flips", name=flip.name, workflow=label(flip.top_after))
     elif out.pair and (out.pair_top != wf or (out.pair_margin or 0) < 0):
-        out.note = (
-            f"no single one flips it; two together make {label(out.pair_top)} the winner: {out.pair[0].name}; "
-            f"{out.pair[1].name}"
-        )
+        first, second = out.pair[0].name, out.pair[1].name
+        out.note = said("review.kbs.pair_flips", workflow=label(out.pair_top), first=first, second=second)
     elif out.pair:
-        out.note = (
-            f"none flips it; the two worst together ({out.pair[0].name}; {out.pair[1].name}) "
-            f"leave {points(out.pair_margin)} of {points(res.baseline)} points"
+        out.note = said(
+            "review.kbs.none_flips",
+            first=out.pair[0].name,
+            second=out.pair[1].name,
+            margin=points(out.pair_margin),
+            baseline=points(res.baseline),
         )
     else:
-        out.note = f"none within its range moves the margin ({res.searched} searched)"
+        out.note = said("review.kbs.nothing_moves", searched=res.searched)
     return out
 
 
@@ -683,7 +669,7 @@ def register(report: ReportView) -> RiskRegister:
     def item(r: Risk) -> RiskItem:
         why = r.why
         if kept and r.id == COMMUNICATION_PITFALL:  # the projection's own figure beside the field report's
-            why += f"; the projections' scaling curve keeps {kept} of linear on this project's devices"
+            why += said("review.register.kept", kept=kept)
         return RiskItem(
             id=r.id,
             title=r.title,
@@ -748,7 +734,7 @@ def _checked(items: list[Evidence], kb: Optional[KnowledgeBase]) -> Optional[str
     if not dated:
         return None
     (first, oldest), (last, _) = dated[0], dated[-1]
-    return f"{first} to {last} (the oldest: `advisor kb show {oldest}`)"
+    return said("review.checked", first=first, last=last, oldest=oldest)
 
 
 def sign_off(report: ReportView, kb: Optional[KnowledgeBase] = None) -> SignOff:
@@ -767,7 +753,7 @@ def sign_off(report: ReportView, kb: Optional[KnowledgeBase] = None) -> SignOff:
     items += [e for p in report.projections for e in list(p.evidence) + list(p.cost_evidence)]
     measured = sorted({f"{e.ref}: {e.detail}" for e in items if e.kind == "measured"})
     counts = _classes([e for e in items if e.kind == "knowledge"])
-    from_kb = [f"{CLASS_TEXT[c]}: {counts[c]} figures" for c in GRADE if counts.get(c)]
+    from_kb = [said("review.signoff.figures", cls=c, count=counts[c]) for c in GRADE if counts.get(c)]
     return SignOff(
         tool=report.tool.name,
         version=report.tool.version,
@@ -784,14 +770,6 @@ def sign_off(report: ReportView, kb: Optional[KnowledgeBase] = None) -> SignOff:
 # --- evidence older than a reader accepts ----------------------------------------------------------------
 
 STALE_MONTHS = 18  # a rating older than this is said to be old, with what would refresh it
-REFRESH = {
-    "debugging": "the framework's debugging guide and release notes since then, and an hour of its current "
-    "release on the target (PyNative / eager, Graph-mode errors, the dump and compare tools)",
-    "documentation": "the current documentation of the pinned release, read against the team's tasks",
-    "community": "issue response times and activity on its GitHub / Gitee repositories over the last 12 months",
-    "libraries": "a count today of the libraries the project needs that run on it (HuggingFace, timm, ...)",
-    "model_hub": "a count today of the pretrained models the project needs on HuggingFace and the vendor's hubs",
-}
 
 
 def stale_ratings(report: ReportView, kb: Optional[KnowledgeBase]) -> list[StaleRating]:
@@ -810,8 +788,11 @@ def stale_ratings(report: ReportView, kb: Optional[KnowledgeBase]) -> list[Stale
     for e in kb.ecosystem:
         months = (made.year - e.as_of.year) * 12 + made.month - e.as_of.month
         if e.id in cited and months > STALE_MONTHS:
-            name = f"the {FRAMEWORK_LABELS.get(str(e.framework), str(e.framework))} {e.aspect.replace('_', ' ')} rating"
-            out.append(StaleRating(id=e.id, name=name, as_of=e.as_of, refresh=REFRESH.get(e.aspect, "a dated source")))
+            fw = FRAMEWORK_LABELS.get(str(e.framework), str(e.framework))
+            name = said("review.stale.name", framework=fw, aspect=e.aspect)
+            out.append(
+                StaleRating(id=e.id, name=name, as_of=e.as_of, refresh=said("review.stale.refresh", aspect=e.aspect))
+            )
     return sorted(out, key=lambda r: (r.as_of, r.id))
 
 
@@ -819,10 +800,7 @@ def stale_line(stale: list[StaleRating]) -> Optional[str]:
     """One first-page line: how many deciding ratings are old, the oldest date, and where the rest is said."""
     if not stale:
         return None
-    return (
-        f"{len(stale)} deciding rating(s) older than {STALE_MONTHS} months (as of {stale[0].as_of:%Y-%m}): re-rate "
-        "them before signing (the data-quality appendix says how)"
-    )
+    return said("review.stale.line", count=len(stale), months=STALE_MONTHS, as_of=stale[0].as_of)
 
 
 # --- the first page ------------------------------------------------------------------------------------
@@ -840,18 +818,8 @@ def _summary(rec: Recommendation, top: WorkflowScore, runner: Optional[WorkflowS
     return text[len(head) :] if head and text.startswith(head) else text
 
 
-TARGET_WORDS = {"nvidia": "NVIDIA GPUs", "ascend": "Ascend", "cpu": "CPU"}
-DEVICE_WORDS = {"nvidia": ("NVIDIA GPU", "NVIDIA GPUs"), "ascend": ("Ascend device", "Ascend devices")}
-PATH_WORDS = {  # how the framework reaches the training hardware
-    "pytorch-cuda": "CUDA, first-party",
-    "pytorch-npu": "via the torch_npu adapter",
-    "pytorch-cpu": "CPU build",
-    "mindspore": "first-party",
-    "mindspore-cpu": "CPU build",
-    "mindspore-gpu": "MindSpore's GPU build, not first-party (last released for 2.2.x)",
-}
-GENERAL_ROUTES = ("pytorch-cuda", "torch-npu", "mindspore")  # the frameworks themselves: PATH_WORDS say it
-SERVING_PATH_WORDS = {"native": "first-party", "vendor-converter": "vendor converter", "export": "exported"}
+# the frameworks themselves: the path's own words (review.route.path) say it
+GENERAL_ROUTES = ("pytorch-cuda", "torch-npu", "mindspore")
 
 
 def _serving(s: WorkflowScore) -> str:
@@ -860,9 +828,9 @@ def _serving(s: WorkflowScore) -> str:
     by_how: dict[str, list[str]] = {}
     for st in s.route.stacks if s.route is not None else []:
         if st.stage == "serving" and st.target:
-            how = f"{st.name} ({SERVING_PATH_WORDS.get(st.path or '', st.path or 'as scored')})"
+            how = said("review.serving.how", name=st.name, path=st.path)
             by_how.setdefault(how, []).append(st.target)
-    return "; ".join(f"{', '.join(targets)} with {how}" for how, targets in by_how.items())
+    return "; ".join(said("review.serving.targets", targets=tuple(targets), how=how) for how, targets in by_how.items())
 
 
 def routes(report: ReportView) -> list[str]:
@@ -881,32 +849,27 @@ def routes(report: ReportView) -> list[str]:
         p = proj.get(s.workflow)
         if s.blocked_by or not s.applicable or p is None:
             continue
-        one, many = DEVICE_WORDS.get(p.target, (f"{p.target} device", f"{p.target} devices"))
-        hw = f"{p.devices} {one if p.devices == 1 else many}"
-        how = PATH_WORDS.get(p.path, p.path)
+        hw = said("review.route.devices", devices=p.devices, target=p.target)
+        how = said("review.route.path", path=p.path)
         if s.workflow == "hybrid":
-            proto = " on NVIDIA GPUs" if "nvidia" in available and p.target != "nvidia" else ""
-            text = f"Hybrid: PyTorch prototype{proto}, then {hw} with MindSpore, {how}"
+            proto = "nvidia" in available and p.target != "nvidia"
+            text = said("review.route.hybrid", proto=proto, hardware=hw, how=how)
         elif s.workflow == "pytorch" and p.path == "pytorch-npu" and prototypes_on_nvidia(req):
-            text = f"PyTorch: prototype on NVIDIA, then {hw} {how}, no port"
+            text = said("review.route.pytorch_via_npu", hardware=hw, how=how)
         else:
-            text = f"{label(s.workflow)}: {hw}, {how}"
+            text = said("review.route.other", workflow=label(s.workflow), hardware=hw, how=how)
             if p.path == "pytorch-npu":  # no NVIDIA to prototype on
-                text += "; developed and debugged on torch_npu too"
+                text += said("review.route.torch_npu_too")
         suite = next((st for st in (s.route.stacks if s.route else []) if st.stage == "training"), None)
         if suite is not None and suite.id not in GENERAL_ROUTES:  # a specialised suite (Megatron-LM, ...)
-            text += f", with {suite.name}"
+            text += said("review.route.suite", name=suite.name)
         serving = _serving(s)
         if serving:
-            text += f"; serves {serving}"
+            text += said("review.route.serves", serving=serving)
         out.append(text)
     if out:
         target = req.hardware.training_target
-        why = (
-            f"training on {TARGET_WORDS.get(target, target)}: hardware.training_target"
-            if target != "undecided"
-            else "the training target is undecided: each option on its own best hardware"
-        )
+        why = said("review.route.target", target=target) if target != "undecided" else said("review.route.undecided")
         out.insert(0, why)
     return out
 
@@ -924,28 +887,20 @@ def confidence_why(
         why.append(hard_constraint_note(report) if parts.decided_by == "hard-constraint" else parts.decided_note)
     if runner_up:
         tie = parts is not None and parts.tie
-        why.append(f"margin {points(fp_margin)} points" + (", a tie" if tie else ""))
+        why.append(said("review.confidence.margin", margin=points(fp_margin), tie=bool(tie)))
     else:
-        why.append("no eligible runner-up")
+        why.append(said("review.confidence.no_runner_up"))
     for step in parts.steps if parts is not None else []:
         if step.startswith("a tie") or step == report.mandate_flip:  # the mandate lines above say it
             continue
         if step.startswith("fragile") and parts.nearest_flip is not None:
-            why.append(f"fragile: the nearest flip is {pct(parts.nearest_flip.relative_change)} away")
+            why.append(said("review.confidence.fragile", away=pct(parts.nearest_flip.relative_change)))
             continue
         why.append(step)  # the confidence rule's steps name no internal constant
     if parts is not None and parts.evidence is not None and runner_up is not None:
         if not any("evidence" in x for x in parts.steps):  # the steps name it when it lowers the level
-            why.append(
-                f"deciding evidence **{grade_label}** ({grade:.1f}/5), requirement rules ranked below sourced data"
-            )
+            why.append(said("review.confidence.evidence", label=grade_label, grade=grade))
     return why
-
-
-READING_WORDS = {
-    "hardware-and-framework": "hardware and framework",
-    "hardware-only": "hardware only (torch_npu on Ascend meets it)",
-}
 
 
 def mandate_lines(report: ReportView) -> list[str]:
@@ -955,14 +910,15 @@ def mandate_lines(report: ReportView) -> list[str]:
         return []
     out = []
     for r in report.mandate_readings:
-        verdict = (
-            f"{label(r.workflow)}, {points(r.total)}/100, {points(r.margin)} points ahead"
-            if r.eligible
-            else f"no eligible workflow (highest {label(r.workflow)})"
-        )
-        out.append(
-            f"read as {READING_WORDS.get(r.reading, r.reading)}: " + ("the verdict above" if r.used else verdict)
-        )
+        if r.used:
+            verdict = said("review.mandate.above")
+        elif r.eligible:
+            verdict = said(
+                "review.mandate.verdict", workflow=label(r.workflow), total=points(r.total), margin=points(r.margin)
+            )
+        else:
+            verdict = said("review.mandate.none", workflow=label(r.workflow))
+        out.append(said("review.mandate.reading", reading=r.reading, verdict=verdict))
     return out
 
 
@@ -987,56 +943,46 @@ def first_page(
     quality = rec.confidence_parts.evidence if rec.confidence_parts is not None else None
     grade = quality.score if quality is not None else 0.0
     grade_label = quality.label if quality is not None else "none"
-    blocking = [f"{label(s.workflow)} is ruled out: {b}" for s in report.scores for b in s.blocked_by]
+    blocking = [
+        said("review.block.ruled_out", workflow=label(s.workflow), reason=b)
+        for s in report.scores
+        for b in s.blocked_by
+    ]
     for s in report.schedules:
         if s.workflow == rec.workflow and s.fits in ("no", "maybe"):
-            blocking.append(
-                f"the schedule for {label(s.workflow)} "
-                + (
-                    "does not fit the deadline, not even at the low end of the work"
-                    if s.fits == "no"
-                    else "fits the deadline only at the low end of the work"
-                )
-                + (f": {s.finding}" if s.finding else "")
-            )
+            blocking.append(said("review.block.schedule", workflow=label(s.workflow), fits=s.fits, finding=s.finding))
     for m in report.memory:
         if m.strategy == "does-not-fit":
-            blocking.append(f"the model does not fit in {m.accelerator} x{m.devices} memory")
+            blocking.append(said("review.block.memory", accelerator=m.accelerator, devices=m.devices))
     if eligible:
-        headline = (
-            f"{label(rec.workflow)}, {points(top.total)}/100"
-            + (
-                f", {points(rec.margin)} points ahead of {label(rec.runner_up)}"
-                if rec.runner_up
-                else ", no eligible runner-up"
-            )
-            + f"; confidence {rec.confidence}"
+        headline = said(
+            "review.headline",
+            workflow=label(rec.workflow),
+            total=points(top.total),
+            margin=points(rec.margin),
+            runner_up=label(rec.runner_up) if rec.runner_up else None,
+            confidence=rec.confidence,
         )
     else:
-        headline = (
-            f"No workflow meets the hard constraints; the highest score is {label(rec.workflow)} "
-            f"({points(top.total)}/100), itself ruled out"
-        )
+        headline = said("review.headline.none_eligible", workflow=label(rec.workflow), total=points(top.total))
     change = []
     flip = rec.confidence_parts.nearest_flip if rec.confidence_parts else None
     if flip is not None:
-        change.append(
-            f"{flip_sentence(flip.what, flip.value, flip.threshold, flip.new_top)} ({pct(flip.relative_change)} away, "
-            "the nearest flip)"
-        )
+        sentence = flip_sentence(flip.what, flip.value, flip.threshold, flip.new_top)
+        change.append(said("review.change.flip", flip=sentence, away=pct(flip.relative_change)))
     else:
-        change.append("no weight or searched set value within its range changes the winner")
+        change.append(said("review.change.none"))
     old = stale_line(stale or [])
     if old:
         change.append(old)
     if kbs is not None:
-        change.append(f"knowledge-base figures within their ranges: {kbs.note}")
+        change.append(said("review.change.kb", note=kbs.note))
     measured = [
         probes.text()
         + (
             ""
             if probes.enter_scores or not probes.why_not
-            else f"; not scored: {probes.why_not.split(': the runs')[0]}"
+            else said("review.measured.not_scored", why=probes.why_not.split(": the runs")[0])
         )
     ]
     measured += _other_probes(report)
@@ -1075,9 +1021,9 @@ def knowledge_for(report: ReportView) -> tuple[Optional[KnowledgeBase], Optional
     try:
         kb = knowledge.load()
     except (knowledge.KnowledgeError, OSError):  # the document never fails for want of the pinned-stack table
-        return None, "the knowledge base could not be loaded"
+        return None, said("review.kb.unloadable")
     if kb.version != wanted:
-        return kb, f"read from the bundled knowledge base {kb.version}, not the report's {wanted}"
+        return kb, said("review.kb.other_version", version=kb.version, wanted=wanted)
     return kb, None
 
 
@@ -1101,7 +1047,7 @@ def build(
         first_page=first_page(report, probes, without, kbs, stale),
         risk_register=register(report),
         stacks=stacks(report, kb),
-        stack_note=note if kb is not None else (note or "no knowledge base loaded"),
+        stack_note=note if kb is not None else (note or said("review.kb.none")),
         sign_off=sign_off(report, kb),
         evidence_classes=dict(sorted(_classes(items).items(), key=lambda kv: -GRADE[kv[0]])),
         probes=probes,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, Protocol
 
 from pydantic import BaseModel
 
+from advisor.decision.findings import said
 from advisor.vocabulary import FRAMEWORK_LABELS
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ class _Scored(Protocol):  # a Scorecard, or the report's scores in that shape (d
 RATING_STEP = 1.0  # points on the 0-5 scale
 PRICE_SHARE = 0.30
 REFERENCE_SHARE = 0.20
-RANGES = f"ratings +-{RATING_STEP:g} point (0-5), prices +-{PRICE_SHARE:.0%}, throughput and MFU references +-{REFERENCE_SHARE:.0%}"
+RANGES = said("kbsens.ranges", rating=RATING_STEP, price=PRICE_SHARE, reference=REFERENCE_SHARE)
 
 
 @dataclass
@@ -51,18 +52,14 @@ class Move:
     name: str = ""  # the figure in a reader's words (no knowledge-base id), for the first page
 
     def text(self, plain: bool = False) -> str:
-        unit = UNITS.get(self.field, "")
-        what = self.name if plain and self.name else f"{self.entry} {self.field}"
-        return f"{what} {self.before:g}{unit} -> {self.after:g}{unit}"
-
-
-UNITS = {
-    "score": "/5",
-    "usd": " USD",
-    "images_per_second": " img/s",
-    "mfu": " MFU (middle of its range)",
-    "tokens_per_second_per_device": " tokens/s per device",
-}
+        return said(
+            "kbsens.move",
+            name=self.name if plain else "",
+            entry=self.entry,
+            field=self.field,
+            before=self.before,
+            after=self.after,
+        )
 
 
 def name_of(section: str, entry: BaseModel) -> str:
@@ -70,14 +67,26 @@ def name_of(section: str, entry: BaseModel) -> str:
     if section == "ecosystem":
         fw = FRAMEWORK_LABELS.get(str(entry.framework), str(entry.framework))
         dated = getattr(entry, "as_of", None) or getattr(entry, "last_checked", None)
-        return f"the {fw} {entry.aspect} rating" + (f" (as of {dated:%Y-%m})" if dated else "")
+        return said("kbsens.name.rating", framework=fw, aspect=entry.aspect, dated=dated)
     if section == "prices":
         where = " ".join(str(x) for x in (getattr(entry, "provider", None), getattr(entry, "term", None)) if x)
-        return f"the {entry.accelerator} price per device-hour" + (f" ({where})" if where else "")
+        return said("kbsens.name.price", accelerator=entry.accelerator, where=where)
     framework = FRAMEWORK_LABELS.get(str(entry.framework), str(entry.framework))
     if section == "mfu_references":
-        return f"the {entry.system} {entry.model} MFU reference on {entry.devices} x {entry.accelerator}"
-    return f"the {framework} {entry.model} reference on {entry.devices} x {entry.accelerator}"
+        return said(
+            "kbsens.name.mfu_reference",
+            system=entry.system,
+            model=entry.model,
+            devices=entry.devices,
+            accelerator=entry.accelerator,
+        )
+    return said(
+        "kbsens.name.reference",
+        framework=framework,
+        model=entry.model,
+        devices=entry.devices,
+        accelerator=entry.accelerator,
+    )
 
 
 def margin_of(card: _Scored, winner: str) -> tuple[float, str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
+from advisor.decision.findings import said
 from advisor.decision.likelihood import MEASURED_CLEAR, MEASURED_HIT, SCAN_HIT, UNCONDITIONAL, Project, project_of
 
 if TYPE_CHECKING:  # the register reads a built report
@@ -26,7 +27,7 @@ REGISTER_MAX = 10
 
 # Who retires a risk and at which rehearsal stage are the pitfall's own data (pitfalls.yaml `owner`,
 # `milestone`); a pitfall without them, or a scan hazard the knowledge base does not know, falls to these.
-DEFAULT_OWNER = "ML engineer"
+DEFAULT_OWNER = said("risks.default_owner")
 DEFAULT_MILESTONE = "single card"
 
 
@@ -82,7 +83,7 @@ def min_slice(report: ReportView) -> int:
 
 def milestone_name(milestone: str, least: int) -> str:
     """The rehearsal stage as the plan names it: 'single card' is the minimum slice of a model that needs more."""
-    return f"minimum slice ({least} devices)" if milestone == "single card" and least > 1 else milestone
+    return said("risks.minimum_slice", least=least) if milestone == "single card" and least > 1 else milestone
 
 
 def _from_pitfall(item: PitfallItem) -> Risk:
@@ -92,7 +93,7 @@ def _from_pitfall(item: PitfallItem) -> Risk:
     if item.likelihood is not None:
         likelihood, why = item.likelihood, item.likelihood_why or ""
     else:  # a report saved without the project's judgement
-        likelihood, why = UNCONDITIONAL, "applies to every project on this workflow"
+        likelihood, why = UNCONDITIONAL, said("risks.why.always")
     eff = item.effort_hours
     hours = (float(eff[0]), float(eff[1])) if eff else (float(item.expected_hours or 0.0),) * 2
     return Risk(
@@ -117,19 +118,19 @@ def _measured(report: ReportView, wf: str, risks: dict[str, Risk]) -> None:
     if r is not None and verdict in ("same", "differs"):
         gap = next((g for g in acc.gaps if g.verdict == verdict), None)
         r.likelihood = MEASURED_HIT if verdict == "differs" else MEASURED_CLEAR
-        r.why = f"measured by the accuracy probe ({acc.data}): {gap.line if gap is not None else ''}"
+        r.why = said("risks.why.accuracy", data=acc.data, line=gap.line if gap is not None else "")
     t = report.transformer
     adj = t.adjustment(wf)
     r = risks.get(adj.pitfall) if adj is not None else None
     if r is not None and adj.likelihood is not None:
         r.likelihood = adj.likelihood
-        r.why = f"measured by the transformer probe ({t.model}, on {t.host}): {adj.line}"
+        r.why = said("risks.why.transformer", model=t.model, host=t.host, line=adj.line)
     proj = next((p for p in report.projections if p.workflow == wf), None)
     feed = proj.input_pipeline if proj is not None else None
     r = risks.get("data-pipeline-bottleneck")
     if r is not None and feed is not None and feed.applied:  # one short pass never moves it
         r.likelihood = MEASURED_HIT if feed.capped else MEASURED_CLEAR
-        r.why = f"measured by the pipeline probe: {feed.detail}"
+        r.why = said("risks.why.pipeline", detail=feed.detail)
 
 
 def register(report: ReportView, workflow: Optional[str] = None) -> Register:
@@ -143,7 +144,7 @@ def register(report: ReportView, workflow: Optional[str] = None) -> Register:
         count, kind, eff = h.count - h.excluded - h.optional, h.kind, h.effort_hours
         if count <= 0:
             continue
-        found = f"`advisor scan` found {count} place(s) ({kind}) in {scan.path or 'the code'}"
+        found = said("risks.scan.found", count=count, kind=kind, path=scan.path)
         pid = h.pitfall
         if pid and pid in risks:
             r = risks[pid]
@@ -159,7 +160,7 @@ def register(report: ReportView, workflow: Optional[str] = None) -> Register:
                 eff,
                 DEFAULT_OWNER,
                 DEFAULT_MILESTONE,
-                h.fix or "see `advisor scan` for each place",
+                h.fix or said("risks.scan.fix"),
                 kb_id=pid or None,
                 scan=found,
             )

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
+from advisor.decision.findings import said
 from knowledge.models import Framework, FrameworkVersion, KnowledgeBase
 
 if TYPE_CHECKING:  # the stack reads the report; it never imports advisor.report (which imports the review)
@@ -41,6 +42,13 @@ class Stack:
     install: list[str] = field(default_factory=list)
     verify: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    pip: list[str] = field(default_factory=list)  # the requirements of its `pip install` line, if it has one
+
+
+def _pip(st: Stack, *reqs: str) -> str:
+    """The stack's `pip install` line, its requirements kept so a line can be rebuilt with one more."""
+    st.pip = list(reqs)
+    return said("stack.install.pip", reqs=reqs)
 
 
 def version_key(text: str) -> tuple:
@@ -70,13 +78,11 @@ def pick(kb: KnowledgeBase, fid: str, device: str, need_cann: bool = False) -> O
 def _python(row: FrameworkVersion, prefer: Optional[str] = None) -> Component:
     versions = sorted(row.python, key=version_key)
     chosen = prefer if prefer in versions else versions[-1]
-    why = (
-        "the production environment's, so code and checkpoints move unchanged" if chosen == prefer else "newest chosen"
-    )
+    why = said("stack.python.same_env") if chosen == prefer else said("stack.python.newest")
     return Component(
         "Python",
         chosen,
-        note=f"listed for this release: {', '.join(versions)} ({why})",
+        note=said("stack.python.listed", versions=tuple(versions), why=why),
         source=row.source,
         confidence=row.confidence,
     )
@@ -86,32 +92,28 @@ def _pytorch_numpy(kb: KnowledgeBase, torch_version: str) -> Component:
     """NumPy for a PyTorch version: the nearest PyTorch row at or below it."""
     rows = [v for v in _versions(kb, "pytorch") if version_key(v.version) <= version_key(torch_version)]
     if not rows:
-        return Component("NumPy", "not in the knowledge base", note=f"no PyTorch row at or below {torch_version}")
+        return Component("NumPy", said("stack.numpy.no_row"), note=said("stack.numpy.no_row_note", torch=torch_version))
     row = max(rows, key=lambda v: version_key(v.version))
     return Component(
         "NumPy",
-        row.numpy or "1.x or 2.x",
+        row.numpy or said("stack.numpy.either"),
         source=row.source,
         confidence=row.confidence,
         kb_id="pytorch",
-        note=f"from the PyTorch {row.version} row",  # its note is about CUDA lines, not NumPy
+        note=said("stack.numpy.from_row", version=row.version),  # its note is about CUDA lines, not NumPy
     )
 
 
 def _ascend_driver(cann: str) -> Component:
     return Component(
-        "Ascend driver + firmware (HDK)",
-        f"the release paired with CANN {cann}",
+        said("stack.hdk.name"),
+        said("stack.hdk.version", cann=cann),
         kb_id="version-matrix",
-        note="take the HDK paired with this CANN in its release notes; install it first and check `npu-smi info` "
-        "(the field report 'Ascend 910 and MindSpore in practice' §3.2)",
+        note=said("stack.hdk.note"),
     )
 
 
-ASCEND_VERIFY = [
-    "npu-smi info    # every card listed, health OK, no driver/firmware mismatch",
-    "source /usr/local/Ascend/ascend-toolkit/set_env.sh    # CANN environment (put it in ~/.bashrc)",
-]
+ASCEND_VERIFY = [said("stack.verify.npu_smi"), said("stack.verify.set_env")]
 
 
 def mindspore_stack(kb: KnowledgeBase, device: str, title: str) -> Stack:
@@ -119,7 +121,7 @@ def mindspore_stack(kb: KnowledgeBase, device: str, title: str) -> Stack:
     path = {"ascend": "mindspore", "gpu": "mindspore-gpu", "cpu": "mindspore-cpu"}[device]
     st = Stack(title, path)
     if row is None:
-        st.notes.append(f"the knowledge base lists no MindSpore release for {device} with a known Python range")
+        st.notes.append(said("stack.none.mindspore", device=device))
         return st
     v = row.version
     st.components.append(Component("MindSpore", v, row.source, row.confidence, row.note or "", "mindspore"))
@@ -127,11 +129,11 @@ def mindspore_stack(kb: KnowledgeBase, device: str, title: str) -> Stack:
     if device == "ascend" and cann:
         st.components.append(
             Component(
-                "CANN toolkit",
+                said("stack.cann.name"),
                 cann,
                 row.source,
                 row.confidence,
-                "the CANN line the vendor pairs with this MindSpore release",
+                said("stack.cann.mindspore"),
                 "mindspore",
             )
         )
@@ -142,22 +144,23 @@ def mindspore_stack(kb: KnowledgeBase, device: str, title: str) -> Stack:
     st.components.append(
         Component(
             "NumPy",
-            row.numpy or "not stated",
+            row.numpy or said("stack.numpy.not_stated"),
             row.source,
             row.confidence,
-            "NumPy 2 breaks MindSpore's PyNative mode (`advisor kb show numpy-2-breaks-mindspore`)",
+            said("stack.numpy.mindspore"),
             "mindspore",
         )
     )
     pin = f"mindspore=={v}" if not v.endswith(".x") else f"mindspore=={v[:-2]}.*"
     st.install = [
-        f"conda create -n mindspore python={py.version} -y && conda activate mindspore",
-        f'pip install "{pin}" "numpy{row.numpy or ""}"',
+        said("stack.install.conda", env="mindspore", python=py.version),
+        _pip(st, pin, f"numpy{row.numpy or ''}"),
     ]
-    st.verify = (ASCEND_VERIFY if device == "ascend" else ["nvidia-smi"] if device == "gpu" else []) + [
-        'python -c "import mindspore; mindspore.run_check()"    # prints the version and runs one operator',
-        'python -c "import numpy; print(numpy.__version__)"    # must be below 2',
-        "advisor check    # host, drivers, frameworks and versions in one report",
+    gpu = [said("stack.verify.nvidia_smi")] if device == "gpu" else []
+    st.verify = (ASCEND_VERIFY if device == "ascend" else gpu) + [
+        said("stack.verify.mindspore_check"),
+        said("stack.verify.numpy_below_2"),
+        said("stack.verify.advisor_check_all"),
     ]
     return st
 
@@ -166,28 +169,24 @@ def torch_npu_stack(kb: KnowledgeBase, title: str) -> Stack:
     st = Stack(title, "pytorch-npu")
     row = pick(kb, "torch_npu", "npu", need_cann=True)
     if row is None:
-        st.notes.append("the knowledge base lists no torch_npu release with a CANN pairing and a Python range")
+        st.notes.append(said("stack.none.torch_npu"))
         return st
     tv, cann = row.torch or row.version, row.cann[0]
     src, conf = row.source, row.confidence
     st.components += [
-        Component("PyTorch", tv, src, conf, "the PyTorch version this torch_npu release is built for", "torch_npu"),
-        Component("torch_npu adapter", row.version, src, conf, row.note or "", "torch_npu"),
-        Component("CANN toolkit", cann, src, conf, "the CANN line this torch_npu release pairs with", "torch_npu"),
+        Component("PyTorch", tv, src, conf, said("stack.torch_npu.torch"), "torch_npu"),
+        Component(said("stack.torch_npu.name"), row.version, src, conf, row.note or "", "torch_npu"),
+        Component(said("stack.cann.name"), cann, src, conf, said("stack.cann.torch_npu"), "torch_npu"),
         _ascend_driver(cann),
     ]
     py = _python(row)
     py.kb_id = "torch_npu"
     st.components += [py, _pytorch_numpy(kb, tv)]
     st.install = [
-        f"conda create -n torch-npu python={py.version} -y && conda activate torch-npu",
-        f'pip install "torch=={tv}" "torch-npu=={row.version}"',
+        said("stack.install.conda", env="torch-npu", python=py.version),
+        _pip(st, f"torch=={tv}", f"torch-npu=={row.version}"),
     ]
-    st.verify = ASCEND_VERIFY + [
-        'python -c "import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available(), '
-        'torch.npu.device_count())"',
-        "advisor check",
-    ]
+    st.verify = ASCEND_VERIFY + [said("stack.verify.torch_npu_count"), said("stack.verify.advisor_check")]
     return st
 
 
@@ -195,27 +194,26 @@ def pytorch_stack(kb: KnowledgeBase, device: str, title: str, python: Optional[s
     st = Stack(title, "pytorch-cuda" if device == "cuda" else "pytorch-cpu")
     row = pick(kb, "pytorch", device)
     if row is None:
-        st.notes.append(f"the knowledge base lists no PyTorch release for {device} with a known Python range")
+        st.notes.append(said("stack.none.pytorch", device=device))
         return st
     v, src, conf = row.version, row.source, row.confidence
     st.components.append(Component("PyTorch", v, src, conf, row.note or "", "pytorch"))
     if device == "cuda":
         st.components.append(
             Component(
-                "CUDA runtime",
-                f"a CUDA line listed for PyTorch {v}",
+                said("stack.cuda.name"),
+                said("stack.cuda.version", version=v),
                 src,
                 conf,
-                "the wheel carries its CUDA runtime; the knowledge base does not pin the line: "
-                "read it from the release compatibility matrix (source)",
+                said("stack.cuda.note"),
                 "pytorch",
             )
         )
         st.components.append(
             Component(
-                "NVIDIA driver",
-                "the minimum for that CUDA line or newer",
-                note="not pinned in the knowledge base",
+                said("stack.driver.name"),
+                said("stack.driver.any_line"),
+                note=said("stack.driver.not_pinned"),
                 kb_id="pytorch",
             )
         )
@@ -223,18 +221,15 @@ def pytorch_stack(kb: KnowledgeBase, device: str, title: str, python: Optional[s
     py.kb_id = "pytorch"
     st.components += [
         py,
-        Component("NumPy", row.numpy or "1.x or 2.x", src, conf, "from the same row", "pytorch"),
+        Component("NumPy", row.numpy or said("stack.numpy.either"), src, conf, said("stack.numpy.same_row"), "pytorch"),
     ]
     newer = [x for x in _versions(kb, "pytorch") if version_key(x.version) > version_key(v)]
     if newer:
-        st.notes.append(
-            "newer rows in the knowledge base lack a vendor-checked Python range: "
-            + ", ".join(f"{x.version} ({x.confidence})" for x in newer)
-        )
-    st.install = [f"python{py.version} -m venv .venv && . .venv/bin/activate", f'pip install "torch=={v}.*"']
-    st.verify = (["nvidia-smi    # driver loaded, every GPU listed"] if device == "cuda" else []) + [
-        'python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.cuda.device_count())"',
-        "advisor check",
+        st.notes.append(said("stack.newer_unchecked", rows=tuple((x.version, x.confidence) for x in newer)))
+    st.install = [said("stack.install.venv", python=py.version), _pip(st, f"torch=={v}.*")]
+    st.verify = ([said("stack.verify.nvidia_smi_gpus")] if device == "cuda" else []) + [
+        said("stack.verify.torch_cuda_count"),
+        said("stack.verify.advisor_check"),
     ]
     return st
 
@@ -281,16 +276,15 @@ PIP_PACKAGES = {
     "numpy",
     "onnxruntime",
 }
-FETCHED = {
-    "CANN": "the CANN toolkit .run from the Ascend download page, for the host's architecture (`uname -m`)",
-    "mindspore-lite": "MindSpore Lite's download package (cloud-side for servers, device-side for the edge); it "
-    "carries converter_lite",
-    "mindie": "the MindIE image or package from the Ascend download page",
-    "mindspeed-llm": "git clone of the MindSpeed-LLM release tag",
-    "mindspeed-mm": "git clone of the MindSpeed-MM release tag",
-    "mindspeed": "git clone of the MindSpeed release tag",
-    "megatron-core": "the release tag of NVIDIA's Megatron-LM the suite names",
-    "edge CANN": "the CANN toolkit .run for the edge board (aarch64), installed on the board; convert the model for it",
+FETCHED = {  # a pin's package -> the catalogue's code for how it is fetched
+    "CANN": "stack.fetch.cann",
+    "mindspore-lite": "stack.fetch.mindspore_lite",
+    "mindie": "stack.fetch.mindie",
+    "mindspeed-llm": "stack.fetch.mindspeed_llm",
+    "mindspeed-mm": "stack.fetch.mindspeed_mm",
+    "mindspeed": "stack.fetch.mindspeed",
+    "megatron-core": "stack.fetch.megatron_core",
+    "edge CANN": "stack.fetch.edge_cann",
 }
 EDGE_PINS = ("edge SoC", "edge CANN", "edge converter")
 """A serving route's edge part (routes.yaml pins): the Ascend SoC, its CANN line and the converter path,
@@ -343,15 +337,15 @@ def python_lines(text: str) -> list[str]:
 def choose_python(lines: list[str]) -> tuple[str, str]:
     """The Python line to lock inside a vendor's range, and why."""
     if not lines:
-        return "not stated", "no Python range in the knowledge base for this stack"
+        return said("stack.python.not_stated"), said("stack.python.no_range")
     listed = ", ".join(lines)
     if len(lines) == 1:
-        return lines[0], f"the only Python the vendor lists ({listed})"
+        return lines[0], said("stack.python.only", listed=listed)
     if PYTHON_LINE in lines:
-        return PYTHON_LINE, f"vendor range {listed}; {PYTHON_LINE}: listed by every vendor matrix here, not the newest"
+        return PYTHON_LINE, said("stack.python.every_vendor", listed=listed, line=PYTHON_LINE)
     below = [v for v in lines if version_key(v) <= version_key(PYTHON_NEWEST_LOCKED)]
     chosen = max(below, key=version_key) if below else min(lines, key=version_key)
-    return chosen, f"vendor range {listed}; the newest not above {PYTHON_NEWEST_LOCKED}"
+    return chosen, said("stack.python.newest_locked", listed=listed, newest=PYTHON_NEWEST_LOCKED)
 
 
 def _framework_python(kb: KnowledgeBase, framework: str) -> list[str]:
@@ -375,9 +369,14 @@ def newer_releases(kb: KnowledgeBase, package: str, version: str, route: str) ->
     )
     if not newer:
         return None
-    text = f"newer {package} releases: {', '.join(v.version for v in newer)}; the route's table pins {version}"
     unchecked = [v for v in newer if not v.python]  # released, not in a vendor matrix yet
-    return text + (f" ({unchecked[-1].note})" if unchecked and unchecked[-1].note else "")
+    return said(
+        "stack.newer_releases",
+        package=package,
+        versions=tuple(v.version for v in newer),
+        version=version,
+        note=unchecked[-1].note if unchecked and unchecked[-1].note else "",
+    )
 
 
 def route_stack(
@@ -405,7 +404,7 @@ def route_stack(
             continue
         note = pin.note or ""
         if not pin.confirmed:
-            note = "not confirmed by a vendor table" + (f": {note}" if note else "")
+            note = said("stack.pin.unconfirmed", note=note)
         st.components.append(Component(pin.package, pin.version, "", "" if pin.confirmed else "assumption", note, rid))
     packages = {p.package for p in pins}
     if huggingface and packages & {"torch", "torch-npu"} and not packages & set(HF_LIBRARIES):
@@ -413,69 +412,67 @@ def route_stack(
         torch_pin = next((p.version for p in pins if p.package == "torch"), None)
         for pin in hf.pins if hf is not None else []:
             if pin.package in HF_LIBRARIES:
-                note = "pinned beside torch: HuggingFace is essential (needs.huggingface)"
+                note = said("stack.pin.beside_torch")
                 if torch_pin and torch_pin != next((p.version for p in hf.pins if p.package == "torch"), None):
-                    note += f"; the HuggingFace table pairs it with another torch, not checked against {torch_pin}"
+                    note += said("stack.pin.other_torch", torch=torch_pin)
                 st.components.append(Component(pin.package, pin.version, hf.source, hf.confidence, note, hf.id))
     if "CANN" in packages:
         cann = next(p.version for p in pins if p.package == "CANN")
         st.components.append(_ascend_driver(cann))
     lines = python_lines(py_pin.version) if py_pin is not None else _framework_python(kb, str(used.framework))
     if python is not None:
-        chosen, why = python, "the production environment's, so code and checkpoints move unchanged"
+        chosen, why = python, said("stack.python.same_env")
     else:
         chosen, why = choose_python(lines)
     st.components.append(Component("Python", chosen, note=why, kb_id=rid if py_pin else None))
     reqs = [r for c in st.components if (r := pip_requirement(c.name, c.version))]
     env = rid.replace("_", "-")
-    st.install = [f"conda create -n {env} python={chosen} -y && conda activate {env}"]
+    st.install = [said("stack.install.conda", env=env, python=chosen)]
     if reqs:
-        st.install.append("pip install " + " ".join(f'"{r}"' for r in reqs))
+        st.install.append(_pip(st, *reqs))
     for c in st.components:
-        how = FETCHED.get(c.name)
+        how = said(FETCHED[c.name]) if c.name in FETCHED else None
         if how is not None or (c.name in PIP_PACKAGES and pip_requirement(c.name, c.version) is None):
-            st.install.append(
-                f"# {c.name} {c.version}: {how or 'no exact version to pin: ' + (c.note or 'see the source')}"
-            )
+            st.install.append(said("stack.install.fetched", name=c.name, version=c.version, how=how, note=c.note))
     ascend = bool(packages & {"CANN", "torch-npu"})
     if "CUDA" in packages:
         cuda = next(p.version for p in pins if p.package == "CUDA")
         st.components.append(
             Component(
-                "NVIDIA driver",
-                f"the minimum for CUDA {cuda} or newer",
-                note="not pinned in the knowledge base: NVIDIA's CUDA compatibility table gives the minimum",
+                said("stack.driver.name"),
+                said("stack.driver.for_cuda", cuda=cuda),
+                note=said("stack.driver.table"),
                 kb_id=rid,
             )
         )
-        st.verify.append("nvidia-smi    # driver loaded, every GPU listed, CUDA version at or above the pin")
+        st.verify.append(said("stack.verify.nvidia_smi_pin"))
     if "CANN" in packages:
-        st.verify += list(ASCEND_VERIFY) + [
-            "uname -m    # aarch64 on Kunpeng hosts (Atlas 800T A2): the aarch64 CANN .run and wheels"
-        ]
+        st.verify += list(ASCEND_VERIFY) + [said("stack.verify.uname")]
     if "edge SoC" in packages:
-        st.verify.append(
-            "npu-smi info    # on the edge board: its Name (Ascend310B<n>) is the converter's --soc_version"
-        )
+        st.verify.append(said("stack.verify.edge_npu_smi"))
     if "torch-npu" in packages:
-        st.verify.append(
-            'python -c "import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available())"'
-        )
+        st.verify.append(said("stack.verify.torch_npu"))
     elif "torch" in packages and not ascend:
-        st.verify.append('python -c "import torch; print(torch.__version__, torch.cuda.is_available())"')
+        st.verify.append(said("stack.verify.torch_cuda"))
     if "mindspore" in packages:
-        st.verify.append('python -c "import mindspore; mindspore.run_check()"')
+        st.verify.append(said("stack.verify.mindspore"))
     for pkg in ("vllm", "vllm-ascend", "mindformers", "transformers", "tensorrt-llm"):
         if pkg in packages:
-            st.verify.append(f"pip show {pkg}    # the pinned version installed")
+            st.verify.append(said("stack.verify.pip_show", package=pkg))
     if newer:
         st.notes += [n for pin in pins if (n := newer_releases(kb, pin.package, pin.version, str(used.name)))]
     return st
 
 
 def _route_title(used: object, stage_word: str, workflow: str, where: str) -> str:
-    target = f" for {used.target}" if getattr(used, "target", None) else ""
-    return f"{stage_word}: {used.name}{target} ({label_of(workflow)}, {where})"
+    return said(
+        "stack.title.route",
+        stage=stage_word,
+        name=used.name,
+        target=getattr(used, "target", None),
+        workflow=label_of(workflow),
+        where=where,
+    )
 
 
 def label_of(workflow: str) -> str:
@@ -500,13 +497,13 @@ def stacks_for(report: "ReportView", kb: Optional[KnowledgeBase]) -> list[Stack]
     out: list[Stack] = []
     training = next((u for u in used if u.stage == "training"), None)
     if training is not None:
-        stage = "Production training" if wf == "hybrid" else "Training"
+        stage = said("stack.title.production_training") if wf == "hybrid" else said("stack.title.training_stage")
         out.append(route_stack(kb, training, _route_title(training, stage, wf, where), huggingface=hf))
     else:
         name = {"pytorch": "PyTorch", "mindspore": "MindSpore", "hybrid": "MindSpore"}.get(wf, wf)
         work = report.requirements.workload
         if work is None or work.kind != "inference":
-            main = stack_for_path(kb, proj.path, f"Training: {name} on {where} ({proj.path})")
+            main = stack_for_path(kb, proj.path, said("stack.title.training", name=name, where=where, path=proj.path))
             if main is not None:
                 out.append(main)
     python = next((c.version for st in out for c in st.components if c.name == "Python"), None)
@@ -516,16 +513,17 @@ def stacks_for(report: "ReportView", kb: Optional[KnowledgeBase]) -> list[Stack]
             serving.setdefault(u.id, []).append(u)
     for same in serving.values():
         targets = ", ".join(u.target for u in same if u.target)
-        title = f"Serving: {same[0].name} for {targets or where} ({label_of(wf)})"
+        title = said("stack.title.serving", name=same[0].name, targets=targets or where, workflow=label_of(wf))
         edge = any(u.target == "edge-ascend" for u in same)
         out.append(route_stack(kb, same[0], title, python=python, newer=False, edge=edge))
     if wf == "hybrid":
         available = list(report.requirements.hardware.available)
         proto_route = next((r for r in kb.routes if r.id == "pytorch-cuda"), None)
         if "nvidia" in available and proto_route is not None:
-            st = route_stack(kb, proto_route, "Prototype: PyTorch on NVIDIA GPUs", python=python, huggingface=hf)
+            title = said("stack.title.prototype_nvidia")
+            st = route_stack(kb, proto_route, title, python=python, huggingface=hf)
         else:
-            st = stack_for_path(kb, "pytorch-cpu", "Prototype: PyTorch on CPU", python)
+            st = stack_for_path(kb, "pytorch-cpu", said("stack.title.prototype_cpu"), python)
         numpy = next((c for s in out for c in s.components if c.name in ("NumPy", "numpy")), None)
         if st is not None and numpy is not None:
             # Checkpoint conversion and parity checks load both frameworks' outputs: one NumPy line.
@@ -536,16 +534,14 @@ def stacks_for(report: "ReportView", kb: Optional[KnowledgeBase]) -> list[Stack]
                     numpy.version,
                     numpy.source,
                     numpy.confidence,
-                    "the production environment's (MindSpore needs NumPy below 2)",
+                    said("stack.numpy.production"),
                     numpy.kb_id,
                 )
             )
-            st.install = [
-                line.replace("pip install ", f'pip install "numpy{numpy.version}" ', 1)
-                if line.startswith("pip install")
-                else line
-                for line in st.install
-            ]
+            if st.pip:  # the one NumPy joins the pip line, first
+                old = said("stack.install.pip", reqs=tuple(st.pip))
+                new = _pip(st, f"numpy{numpy.version}", *st.pip)
+                st.install = [new if line == old else line for line in st.install]
         if st is not None:
             out.insert(0, st)
     _say_cann_lines(out)
@@ -559,7 +555,4 @@ def _say_cann_lines(stacks: list[Stack]) -> None:
     first = next(((st, v) for st, v in lines if v), None)
     for st, version in lines:
         if first is not None and version and version != first[1]:
-            st.notes.append(
-                f"CANN {version} here, {first[1]} for {first[0].title.split(':')[0].lower()}: one CANN per "
-                "environment, so separate hosts or containers, on a driver (HDK) both list"
-            )
+            st.notes.append(said("stack.cann.differs", version=version, other=first[1], title=first[0].title))

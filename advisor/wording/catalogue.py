@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any, Protocol
 
 from advisor.numbers import pct, range_text, sig
+from advisor.wording.review import REVIEW_CATALOGUE
 
 
 class FindingLike(Protocol):
@@ -1711,4 +1712,5 @@ CATALOGUE: dict[str, Entry] = {
     **POWER,
     **RELIABILITY,
     **WEIGHTS,
+    **REVIEW_CATALOGUE,
 }
