@@ -128,6 +128,9 @@ class ProbesInfo(_Out):
         default_factory=list, description="each suite's GEMM peak, framework by framework"
     )
     note: Optional[str] = None
+    # the note's reason alone, where it has one ("probes ran on cpu, the training target is nvidia"): the
+    # review's first page says why the runs are not scored in a clause; not in the JSON, which has the note
+    reason: Optional[str] = Field(None, exclude=True)
 
 
 class ScalingInfo(_Out):
@@ -318,21 +321,25 @@ def summarise_runs(suites: Sequence[ProbeSuite]) -> tuple[list[RunSummary], list
     return runs, parity, gemm
 
 
-def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> Optional[str]:
+def _probe_note(runs: list[RunSummary], req: Requirements, card: Scorecard) -> dict[str, Optional[str]]:
+    """The probes' note ({"note": ...}) and, where the runs do not count for a reason of their own, that reason
+    alone ({"reason": ...}); {} when the runs count."""
     if not runs:
-        return said("report.probes.none")
+        return {"note": said("report.probes.none")}
     kinds = sorted({r.hardware for r in runs if r.status == "ok"})
     targets = sorted({p.target for p in card.projections})
     if not kinds:
-        return said("report.probes.none_succeeded", statuses=sorted(Counter(r.status for r in runs).items()))
+        return {"note": said("report.probes.none_succeeded", statuses=sorted(Counter(r.status for r in runs).items()))}
     if not set(kinds) & set(targets):
-        return said("report.probes.other_hardware", hardware=kinds, targets=targets)
+        reason = said("report.probes.other_hardware.reason", hardware=kinds, targets=targets)
+        return {"note": said("report.probes.other_hardware", reason=reason), "reason": reason}
     model = req.workload.model if req.workload else None
     if model and not any(r.model == model and r.status == "ok" for r in runs):
-        return (
-            said("report.probes.other_model", model=model) if model != "custom" else said("report.probes.custom_model")
-        )
-    return None
+        if model == "custom":
+            return {"note": said("report.probes.custom_model")}
+        reason = said("report.probes.other_model.reason", model=model)
+        return {"note": said("report.probes.other_model", reason=reason, model=model), "reason": reason}
+    return {}
 
 
 def scaling_info(scaling: Optional[Measured], req: Requirements) -> ScalingInfo:
@@ -422,7 +429,7 @@ def build_report(
             runs=runs,
             parity=parity,
             gemm_peak=gemm,
-            note=_probe_note(runs, requirements, card),
+            **_probe_note(runs, requirements, card),
         ),
         scaling=scaling_info(scaling, requirements),
         scan=m.scan,

@@ -93,3 +93,54 @@ def test_the_numpy_joins_the_pip_line_whatever_the_catalogue_calls_it(monkeypatc
     pip = [line for line in proto.install if "pip install" in line]
     assert len(pip) == 1 and pip[0].startswith("python -m pip install numpy"), proto.install
     assert proto.pip[0].startswith("numpy") and any(r.startswith("torch==") for r in proto.pip[1:])
+
+
+def _cpu_probes_for_an_h200_team():
+    import json
+
+    import knowledge
+    from advisor.measurements import Measured, Measurements
+    from advisor.report import build_report
+    from advisor.requirements import load_requirements
+
+    fix = ROOT / "tests" / "fixtures" / "report"
+    probes = json.loads((fix / "probes-cpu.json").read_text())
+    measured = Measurements(probes={"training": Measured(probes, "file", ("probes.json",))})
+    return build_report(load_requirements(fix / "h200-team.yaml"), measured, kb=knowledge.load(), created_at="x")
+
+
+def test_the_first_page_says_why_runs_are_not_scored_in_the_reason_the_decision_model_gives(monkeypatch):
+    """CPU probes for a team training on an H200: the runs are shown, not scored, and the first page says why in
+    one clause, the reason the report's probe note is built from (not a cut of the note's words), so a
+    rewording of the note's tail leaves the clause whole."""
+    report = _cpu_probes_for_an_h200_team()
+    assert report.probes.reason == "probes ran on cpu, the training target is nvidia"
+    assert report.probes.note.startswith(report.probes.reason + ": ")
+    (line,) = [x for x in report.document.first_page.measured if "not scored" in x]
+    assert line.endswith("; not scored: probes ran on cpu, the training target is nvidia")
+    monkeypatch.setitem(CATALOGUE, "report.probes.other_hardware", lambda p: f"{p.reason}; shown for comparison")
+    reworded = _cpu_probes_for_an_h200_team()
+    assert reworded.probes.note == "probes ran on cpu, the training target is nvidia; shown for comparison"
+    assert [x for x in reworded.document.first_page.measured if "not scored" in x] == [line]
+
+
+def test_the_confidence_rules_steps_are_recognised_by_their_figures_whatever_their_words(monkeypatch):
+    from advisor.decision.confidence import step_kind
+    from advisor.decision.scorecard import Confidence, EvidenceQuality, NearestFlip
+
+    flip = NearestFlip(what="weight:cost", value=0.3, threshold=0.4, relative_change=0.1, new_top="x", note="n")
+    parts = Confidence(
+        level="low",
+        decided_by="scores",
+        decided_note="",
+        margin=0.5,
+        tie=True,
+        margin_level="low",
+        evidence=EvidenceQuality(score=2.0, label="weak"),
+        nearest_flip=flip,
+    )
+    monkeypatch.setitem(CATALOGUE, "conf.step.tie", lambda p: f"level with the runner-up ({p.margin:.2f})")
+    monkeypatch.setitem(CATALOGUE, "conf.step.fragile", lambda p: f"close to a flip: {p.note}")
+    monkeypatch.setitem(CATALOGUE, "conf.step.weak_evidence", lambda p: f"thin support ({p.score:.1f})")
+    steps = ["level with the runner-up (0.50)", "close to a flip: n", "thin support (2.0)", "a tie of sorts"]
+    assert [step_kind(parts, s) for s in steps] == ["tie", "fragile", "evidence", None]

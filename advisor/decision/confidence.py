@@ -188,3 +188,20 @@ def judge_confidence(
         nearest_flip=flip,
         steps=steps,
     )
+
+
+def step_kind(parts: Confidence, step: str) -> Optional[str]:
+    """Which of the rule's steps a worded step of `parts` is ("tie", "fragile", "evidence"), recognised by
+    this module's own wording of the parts' figures (a rewording moves both alike); None for the others."""
+    if parts.tie and step == said("conf.step.tie", margin=parts.margin):
+        return "tie"
+    flip = parts.nearest_flip
+    if flip is not None and step == said("conf.step.fragile", note=flip.note, change=flip.relative_change):
+        return "fragile"
+    score = parts.evidence.score if parts.evidence is not None else None
+    if score is not None and step in (
+        said("conf.step.weak_evidence", score=score),
+        said("conf.step.fair_evidence", score=score),
+    ):
+        return "evidence"
+    return None

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from advisor.vocabulary import FRAMEWORK_LABELS
 from advisor.decision.evidence import EVIDENCE_GRADE, evidence_class
+from advisor.decision.confidence import step_kind
 from advisor.decision.findings import said
 from advisor.decision.scoring import verdict
 from knowledge.sources import split_sources  # one splitter for the check and the citations
@@ -890,15 +891,16 @@ def confidence_why(
         why.append(said("review.confidence.margin", margin=points(fp_margin), tie=bool(tie)))
     else:
         why.append(said("review.confidence.no_runner_up"))
-    for step in parts.steps if parts is not None else []:
-        if step.startswith("a tie") or step == report.mandate_flip:  # the mandate lines above say it
+    kinds = [step_kind(parts, step) for step in parts.steps] if parts is not None else []
+    for step, kind in zip(parts.steps if parts is not None else [], kinds):
+        if kind == "tie" or step == report.mandate_flip:  # the mandate lines above say it
             continue
-        if step.startswith("fragile") and parts.nearest_flip is not None:
+        if kind == "fragile":
             why.append(said("review.confidence.fragile", away=pct(parts.nearest_flip.relative_change)))
             continue
         why.append(step)  # the confidence rule's steps name no internal constant
     if parts is not None and parts.evidence is not None and runner_up is not None:
-        if not any("evidence" in x for x in parts.steps):  # the steps name it when it lowers the level
+        if "evidence" not in kinds:  # the steps name it when it lowers the level
             why.append(said("review.confidence.evidence", label=grade_label, grade=grade))
     return why
 
@@ -982,7 +984,7 @@ def first_page(
         + (
             ""
             if probes.enter_scores or not probes.why_not
-            else said("review.measured.not_scored", why=probes.why_not.split(": the runs")[0])
+            else said("review.measured.not_scored", why=report.probes.reason or probes.why_not)
         )
     ]
     measured += _other_probes(report)

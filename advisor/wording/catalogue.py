@@ -438,13 +438,12 @@ REPORT: dict[str, Entry] = {
         f"no probe run succeeded ({', '.join(f'{n} {s}' for s, n in p.statuses)}): performance and cost come "
         "from the knowledge base (see each run's error; `advisor check` says what this host lacks)"
     ),
-    "report.probes.other_hardware": lambda p: (
-        f"probes ran on {', '.join(p.hardware) or 'no hardware'}, the training target is {', '.join(p.targets)}: "
-        + _COMPARISON_ONLY
+    "report.probes.other_hardware": lambda p: f"{p.reason}: " + _COMPARISON_ONLY,
+    "report.probes.other_hardware.reason": lambda p: (
+        f"probes ran on {', '.join(p.hardware) or 'no hardware'}, the training target is {', '.join(p.targets)}"
     ),
-    "report.probes.other_model": lambda p: (
-        f"no probe run of the workload's model ({p.model}): {_COMPARISON_ONLY} (run `advisor probe --models {p.model}`)"
-    ),
+    "report.probes.other_model": lambda p: f"{p.reason}: {_COMPARISON_ONLY} (run `advisor probe --models {p.model}`)",
+    "report.probes.other_model.reason": lambda p: f"no probe run of the workload's model ({p.model})",
     "report.probes.custom_model": lambda p: (
         "the workload is a custom model: the probe runs are shown for comparison but do not enter the performance score"
     ),
