@@ -247,3 +247,71 @@ def test_every_planted_bug_finds_its_text_exactly_once():
     stale = [b.name for b in PLANTED if (ROOT / b.path).read_text(encoding="utf-8").count(b.old) != 1]
     assert stale == []
     assert all(b.old != b.new for b in PLANTED)
+
+
+# ---- which tests a mutant meets ------------------------------------------------------------------------
+
+
+def test_a_mutant_meets_its_fastest_covering_tests_and_a_survivor_the_rest():
+    """Four tests reach line 1 (0.1, 0.2, 20 and 30 s traced): within a 15 s budget the two fast ones; a
+    mutant they let through then meets the other two (a report-building test that pins the line), and the
+    state is the second run's."""
+    from mutation import engine
+    from mutation.outcome import KILLED, SURVIVED
+
+    records = {
+        name: engine.TestRecord(seconds, True, {"m.py": [1]})
+        for name, seconds in (("a", 0.1), ("b", 0.2), ("c", 20.0), ("d", 30.0))
+    }
+    records["e"] = engine.TestRecord(0.05, True, {"m.py": [2]})  # another line
+    records["f"] = engine.TestRecord(0.01, False, {"m.py": [1]})  # failing without the mutant: never used
+    mutant = Mutant("m.py", "f", 1, "constant", 1, (1,), "0", "1")
+    assert engine.covering(records, mutant, 15.0) == ["a", "b"]
+    assert engine.covering(records, mutant, 240.0, skip=frozenset({"a", "b"})) == ["c", "d"]
+
+    class Patcher:
+        def can_patch(self, m):
+            return True
+
+    ran, seen = [], []
+
+    def run_mutant(root, patcher, m, tests, timeout):
+        ran.append(tests)
+        return (SURVIVED, "", 1.0) if len(ran) == 1 else (KILLED, tests[0], 2.0)
+
+    real = engine.run_mutant
+    engine.run_mutant = run_mutant
+    try:
+        engine.run_all(ROOT, Patcher(), [mutant], records, 15.0, lambda *a: seen.append(a), 240.0)
+        assert ran == [["a", "b"], ["c", "d"]] and seen == [(mutant, KILLED, "c", 3.0)]
+        ran.clear(), seen.clear()
+        engine.run_all(ROOT, Patcher(), [mutant], records, 15.0, lambda *a: seen.append(a), 0.0)
+        assert ran == [["a", "b"]] and seen == [(mutant, SURVIVED, "", 1.0)]  # no rest budget: the smoke's
+    finally:
+        engine.run_mutant = real
+
+
+def test_a_test_that_turns_tracing_off_does_not_blind_the_tests_after_it(tmp_path, monkeypatch):
+    """Python drops a trace function that raises (a test of deeply nested input can reach the recursion
+    limit inside it); here a test turns tracing off itself. The test after it still has its lines."""
+    from mutation import engine
+
+    (tmp_path / "target.py").write_text("def f():\n    x = 1\n    return x\n")
+    (tmp_path / "test_x.py").write_text(
+        textwrap.dedent(
+            """
+            import sys
+            import target
+
+            def test_a():
+                sys.settrace(None)
+
+            def test_b():
+                assert target.f() == 1
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    records = engine.baseline(tmp_path, ["target.py"], ["test_x.py::test_a", "test_x.py::test_b"], tmp_path / "b.json")
+    assert {k: sorted(v) for k, v in records["test_x.py::test_b"].lines.items()} == {"target.py": [2, 3]}
