@@ -756,12 +756,15 @@ def never_usable(runs: list[ProbeRun], merged: list[ProbeRun]) -> Optional[str]:
     if whole == bad:
         why = f" in all {rounds} round(s)"
     else:  # some rounds were usable alone, but they disagreed too much for one number
-        spreads = {m.id: m.quality_reasons for m in merged if m.id in bad and m.id not in whole}
         parts = [f"{', '.join(whole)} in all {rounds} round(s)"] if whole else []
-        parts += [
-            f"{rid}: {next((q for q in reasons if q.startswith('spread between')), 'its rounds disagreed')}"
-            for rid, reasons in spreads.items()
-        ]
+        for rid in (rid for rid in bad if rid not in whole):
+            rates = [r.images_per_second or 0.0 for r in by_id[rid] if r.quality != "unusable"]
+            mid = statistics.median(rates)
+            spread = (max(rates) - min(rates)) / mid if mid > 0 else float("inf")
+            parts.append(
+                f"{rid}: its {len(rates)} usable rounds spread {spread:.0%} around their median "
+                f"(unusable above {quality.REPEAT_SPREAD[1]:.0%})"
+            )
         why = f" ({'; '.join(parts)})"
     return (
         f"not scored: {', '.join(bad)} graded unusable{why}{busy}; "
