@@ -104,7 +104,9 @@ def test_usable_rounds_that_disagree_are_not_scored_and_the_suite_says_so_first(
     first = suite.warnings[0]
     assert first.startswith("not scored: mindspore-graph-lenet-bs32 graded unusable (mindspore-graph-lenet-bs32: ")
     # rounds of 12,800, 4,267 and 12,800 img/s: (12,800 - 4,267) / 12,800 = 67% around their median
-    assert "mindspore-graph-lenet-bs32: its 3 usable rounds spread 67% around their median (unusable above 50%)" in first
+    assert (
+        "mindspore-graph-lenet-bs32: its 3 usable rounds spread 67% around their median (unusable above 50%)" in first
+    )
     assert "rerun when the host is quieter" in first
 
 
