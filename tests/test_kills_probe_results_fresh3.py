@@ -33,3 +33,24 @@ def test_the_others_cores_contend_against_every_cpu_of_the_host_not_this_process
     after = {"busy": 2.5 * hz, "total": 4.0 * hz, "steal": 0.0}
     got = runner.run_load(before, after, 0.0, 1.0, 2)
     assert got["foreign_cores"] == 2.5 and got["contention"] == 0.25
+
+
+# ---- the fresh seed-2041 draw (95%: 36 killed, 2 survived; the other, the floor under a step measured at
+# zero seconds, differs only for a clock that did not move)
+
+
+def test_a_timed_window_shorter_than_a_second_still_gives_its_load():
+    """The worker's two snapshots 0.25 s apart on 2 CPUs (0.5 CPU-s in all): the host busy 0.375 CPU-s, the
+    run's own 0.125: the others used (0.375 - 0.125) / 0.25 = 1.0 core, and a 2-thread run met
+    max(0, 1.0 + 2 - 2) / 2 = 0.5 contention, with nothing stolen."""
+    a = {"wall_s": 0.0, "total_s": 0.0, "busy_s": 0.0, "self_cpu_s": 0.0, "steal_s": 0.0, "cpus": 2}
+    b = {"wall_s": 0.25, "total_s": 0.5, "busy_s": 0.375, "self_cpu_s": 0.125, "steal_s": 0.0, "cpus": 2}
+    assert runner.window_load([a, b], 2) == {
+        "steal": 0.0,
+        "foreign_cores": 1.0,
+        "contention": 0.5,
+        "load_measured_over": "the timed measurement",
+    }
+    # a clock that went backwards between the snapshots (wall -0.25 s) gives no load, whatever the CPUs read
+    back = {**a, "wall_s": 0.25}
+    assert runner.window_load([back, b | {"wall_s": 0.0}], 2) is None

@@ -198,5 +198,5 @@ def test_scan_effort_hours():
     from advisor.render.tables.scan import _h, _num
 
     assert _num(2.5) == "2.5" and _num(2.0) == "2" and _num(0.125) == "0.12" and _num(9.999) == "10"
-    assert _num(10.0) == "10" and _num(12.6) == "13"  # from 10 up: whole hours
+    assert _num(10.0) == "10" and _num(10.4) == "10" and _num(12.6) == "13"  # from 10 up: whole hours
     assert _h((0.5, 12.0)) == "0.5-12 h"

@@ -77,6 +77,7 @@ TEST_FILES: dict[str, list[str]] = {
         "tests/test_kills_decision_fresh4.py",
         "tests/test_kills_decision_fresh5.py",
         "tests/test_kills_decision_fresh6.py",
+        "tests/test_kills_decision_fresh7.py",
         "tests/test_kills_decision_communication.py",
         "tests/test_kills_decision_criteria.py",
         "tests/test_kills_decision_gaps.py",
