@@ -66,7 +66,7 @@ def test_the_document_says_whether_the_measurements_moved_the_verdict(kb, req):
     assert w.measured_inputs == [] and not w.moved and "nothing was measured" in w.note
     assert w.margin == pytest.approx(report.recommendation.margin, abs=1e-6)
     doc = build(report, kb)
-    assert doc.kb_sensitivity is not None and doc.kb_sensitivity.ranges == ks.RANGES
+    assert doc.kb_sensitivity is not None and doc.kb_sensitivity.ranges == ks.ranges()
     assert doc.first_page.would_change[-1].startswith("knowledge-base figures")
 
 

@@ -144,3 +144,13 @@ def test_the_confidence_rules_steps_are_recognised_by_their_figures_whatever_the
     monkeypatch.setitem(CATALOGUE, "conf.step.weak_evidence", lambda p: f"thin support ({p.score:.1f})")
     steps = ["level with the runner-up (0.50)", "close to a flip: n", "thin support (2.0)", "a tie of sorts"]
     assert [step_kind(parts, s) for s in steps] == ["tie", "fragile", "evidence", None]
+
+
+def test_words_the_review_keeps_as_defaults_follow_a_catalogue_chosen_after_import(monkeypatch):
+    """The searched ranges and the Ascend host's checks are worded when used, not once at import."""
+    from advisor.review import kb_sensitivity, stack
+
+    monkeypatch.setitem(CATALOGUE, "kbsens.ranges", lambda p: "ranges, reworded")
+    monkeypatch.setitem(CATALOGUE, "stack.verify.npu_smi", lambda p: "npu-smi, reworded")
+    assert kb_sensitivity.ranges() == "ranges, reworded"
+    assert stack.ascend_verify()[0] == "npu-smi, reworded"

@@ -610,7 +610,7 @@ def kb_sensitivity(
         )
 
     out = KbSensitivity(
-        ranges=ks.RANGES,
+        ranges=ks.ranges(),
         searched=res.searched,
         baseline_margin=round(res.baseline, 6),
         moves=[km(m) for m in res.moves[:5]],

@@ -35,7 +35,11 @@ class _Scored(Protocol):  # a Scorecard, or the report's scores in that shape (d
 RATING_STEP = 1.0  # points on the 0-5 scale
 PRICE_SHARE = 0.30
 REFERENCE_SHARE = 0.20
-RANGES = said("kbsens.ranges", rating=RATING_STEP, price=PRICE_SHARE, reference=REFERENCE_SHARE)
+
+
+def ranges() -> str:
+    """The searched ranges in words, worded when asked (a catalogue chosen after import reaches it)."""
+    return said("kbsens.ranges", rating=RATING_STEP, price=PRICE_SHARE, reference=REFERENCE_SHARE)
 
 
 @dataclass

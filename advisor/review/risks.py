@@ -26,8 +26,8 @@ REGISTER_MIN_HOURS = 2.0
 REGISTER_MAX = 10
 
 # Who retires a risk and at which rehearsal stage are the pitfall's own data (pitfalls.yaml `owner`,
-# `milestone`); a pitfall without them, or a scan hazard the knowledge base does not know, falls to these.
-DEFAULT_OWNER = said("risks.default_owner")
+# `milestone`); a pitfall without them, or a scan hazard the knowledge base does not know, falls to the
+# catalogue's default owner (risks.default_owner) and this stage.
 DEFAULT_MILESTONE = "single card"
 
 
@@ -102,7 +102,7 @@ def _from_pitfall(item: PitfallItem) -> Risk:
         likelihood,
         why,
         hours,
-        item.owner or DEFAULT_OWNER,
+        item.owner or said("risks.default_owner"),
         item.milestone or DEFAULT_MILESTONE,
         item.fix,
         item.source,
@@ -158,7 +158,7 @@ def register(report: ReportView, workflow: Optional[str] = None) -> Register:
                 SCAN_HIT,
                 found,
                 eff,
-                DEFAULT_OWNER,
+                said("risks.default_owner"),
                 DEFAULT_MILESTONE,
                 h.fix or said("risks.scan.fix"),
                 kb_id=pid or None,

@@ -113,7 +113,9 @@ def _ascend_driver(cann: str) -> Component:
     )
 
 
-ASCEND_VERIFY = [said("stack.verify.npu_smi"), said("stack.verify.set_env")]
+def ascend_verify() -> list[str]:
+    """The Ascend host's checks, worded when asked (a catalogue chosen after import reaches them)."""
+    return [said("stack.verify.npu_smi"), said("stack.verify.set_env")]
 
 
 def mindspore_stack(kb: KnowledgeBase, device: str, title: str) -> Stack:
@@ -157,7 +159,7 @@ def mindspore_stack(kb: KnowledgeBase, device: str, title: str) -> Stack:
         _pip(st, pin, f"numpy{row.numpy or ''}"),
     ]
     gpu = [said("stack.verify.nvidia_smi")] if device == "gpu" else []
-    st.verify = (ASCEND_VERIFY if device == "ascend" else gpu) + [
+    st.verify = (ascend_verify() if device == "ascend" else gpu) + [
         said("stack.verify.mindspore_check"),
         said("stack.verify.numpy_below_2"),
         said("stack.verify.advisor_check_all"),
@@ -186,7 +188,7 @@ def torch_npu_stack(kb: KnowledgeBase, title: str) -> Stack:
         said("stack.install.conda", env="torch-npu", python=py.version),
         _pip(st, f"torch=={tv}", f"torch-npu=={row.version}"),
     ]
-    st.verify = ASCEND_VERIFY + [said("stack.verify.torch_npu_count"), said("stack.verify.advisor_check")]
+    st.verify = ascend_verify() + [said("stack.verify.torch_npu_count"), said("stack.verify.advisor_check")]
     return st
 
 
@@ -447,7 +449,7 @@ def route_stack(
         )
         st.verify.append(said("stack.verify.nvidia_smi_pin"))
     if "CANN" in packages:
-        st.verify += list(ASCEND_VERIFY) + [said("stack.verify.uname")]
+        st.verify += ascend_verify() + [said("stack.verify.uname")]
     if "edge SoC" in packages:
         st.verify.append(said("stack.verify.edge_npu_smi"))
     if "torch-npu" in packages:
