@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
 
 from advisor.estimates import (
+    DEPLOY_FIRST_EXTRA_S,
     Figures,
     Load,
     deploy_key,
@@ -221,19 +223,43 @@ def dynamic_parts(run: object, config: object, load: Load) -> Optional[dict[str,
     return parts
 
 
+@dataclass
+class _Pooled:
+    """A run's steps of one figure: their quiet-equivalent seconds, the full steps they count for
+    (advisor.estimates.step_share) and, for accuracy runs, the sums of their parts."""
+
+    seconds: float = 0.0
+    full_steps: float = 0.0
+    parts: dict[str, float] = field(default_factory=dict)
+    with_parts: int = 0
+
+
 def learn(kind_name: str, config: object, progress) -> None:
     """Keep what the finished steps of a measurement took (called when it ends, however it ends);
     `progress` is its advisor.progress.ProbeProgress (not imported here: progress imports this module)."""
-    actuals = progress.actuals()
-    if not actuals:
+    if not progress.actuals():
         return
     where = path()
     data = _read(where)
+    fold(data, kind_name, config, progress)
+    from advisor.output import write_atomic
+
+    where.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(where, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    _memo.pop(str(where), None)
+
+
+def fold(data: dict, kind_name: str, config: object, progress, load: Optional[Load] = None) -> None:
+    """Fold a measurement's finished steps into the figures' file contents `data` (learn's arithmetic, kept
+    apart from the file so that a recorded run can be learned from again, at the `load` its learning
+    measured: tests/test_estimates_replayed.py)."""
+    actuals = progress.actuals()
     table = data.setdefault(kind_name, {})
     # the load the steps met, measured over the measurement itself: the plan's, read before it started (the
     # TUI's from the 1-minute average, which lags a change by a minute), taught figures 2x off when it moved
-    load = progress.measured_load() or progress.load or Load(os.cpu_count() or 1)
+    load = load or progress.measured_load() or progress.load or Load(os.cpu_count() or 1)
     models = list(getattr(config, "models", []) or [])
+    pooled: dict[str, _Pooled] = {}
     for step, taken, run in actuals:
         if step.id.startswith(("host-summary", "round-")):
             continue  # silent steps: their time is the neighbours'
@@ -255,21 +281,30 @@ def learn(kind_name: str, config: object, progress) -> None:
             key = deploy_key(config) if kind_name == "deploy" else _step_key(kind_name, step.id)
             # a full step's figure: a short ONNX Runtime serve or a launch of more ranks by its share
             slow = kind_slowdown(kind_name, load, key)  # as the plan multiplies it back
-            values = {"seconds": taken / slow / step_share(kind_name, step.id)}
-            if kind_name == "accuracy":
-                values.update({k: v / slow for k, v in (accuracy_parts(run, taken) or {}).items()})
-            _put(table, key, values, load)
+            pool = pooled.setdefault(key, _Pooled())
+            pool.seconds += taken / slow
+            pool.full_steps += step_share(kind_name, step.id)
+            parts = accuracy_parts(run, taken) if kind_name == "accuracy" else None
+            if parts:
+                pool.with_parts += 1
+                for name, value in parts.items():
+                    pool.parts[name] = pool.parts.get(name, 0.0) + value / slow
+    # one figure per key and run: the time its steps took over the full steps they count for, which is what
+    # the plan multiplies back (a mean of each step's own quotient, folded in one by one, let the last few
+    # steps decide: a deployment's two short ONNX Runtime serves came last and taught a full step 1.7x its time)
+    for key, pool in pooled.items():
+        seconds = pool.seconds
+        if kind_name == "deploy":  # the first step's one-off cost is planned on its own (DEPLOY_FIRST_EXTRA_S),
+            seconds = max(seconds / 2.0, seconds - DEPLOY_FIRST_EXTRA_S)  # at most half a short run's time
+        values = {"seconds": seconds / pool.full_steps} if pool.full_steps > 0 else {}
+        values.update({name: total / pool.with_parts for name, total in pool.parts.items()})
+        _put(table, key, values, load)
     extras = [s for s in progress.order if not s.step.setup and s.step.chance < 1.0]
     complete = all(s.done for s in progress.order if s.step.chance >= 1.0 and not s.step.setup)
     if extras and complete:  # a cancelled measurement says nothing of how often another round is needed
         ran = sum(1 for s in extras if s.began is not None)
         _put(table, "extra_round_share", {"share": ran / len(extras)})
     data["version"] = VERSION
-    from advisor.output import write_atomic
-
-    where.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(where, json.dumps(data, indent=1, sort_keys=True) + "\n")
-    _memo.pop(str(where), None)
 
 
 def accuracy_parts(run: object, taken: float) -> Optional[dict[str, float]]:

@@ -11,11 +11,11 @@ alone one opened 1.55x, and their ETAs held 88% (a GPT probe's 78%, a scaling ru
 
 Since the defaults became quiet-host figures and the contention was refitted (2026-12-04: a quiet first
 run had opened 1.5-2.4x high, tests/test_estimates_quiet.py), these loaded runs keep their openings inside
-but one (the deployment planned at a run queue of 3.5, 1.52x: held as a known miss) and 92.3% of their
-ETAs (94.1% before): a loaded run's steps are not its quiet steps slowed alike (PyTorch's accuracy epochs
-0.4 s quiet, 16-28 s loaded), so the early ETAs of a loaded run move more than they did from loaded
-figures (the GEMM / parity children, the runs' start-ups and each framework's accuracy child have their own
-weights: 88.1% without)."""
+and 92.1% of their ETAs (94.1% before): the one opening left outside (a deployment's second run, 1.52x) had
+learned its figure by the rule before one figure per run (advisor.host_timings.fold: relearned below, 1.33x).
+A loaded run's steps are not its quiet steps slowed alike (PyTorch's accuracy epochs 0.4 s quiet, 16-28 s
+loaded), so the early ETAs of a loaded run move more than they did from loaded figures (the GEMM / parity
+children, the runs' start-ups and each framework's accuracy child have their own weights: 88.1% without)."""
 
 from __future__ import annotations
 
@@ -33,16 +33,6 @@ GOAL = (0.67, 1.5)
 SAMPLE_S = 2.0  # the benchmark's: an ETA read every 2 s between events
 MIN_LEFT_S = 10.0  # the benchmark's: ETAs with less than this really left are not judged
 FOLDER = Path(__file__).parent / "fixtures" / "eta_records"
-# the nine runs the change was judged on (before and after); then twelve fresh ones after it, their
-# openings not held to the goal: a second run when the host turned quieter under the same load reading
-# opened 1.5x high (and 1.5-2.7x before learning counted a saturated host's run queue: README); then
-# twelve whose plan sampled the run queue too (advisor.estimates.LoadReading: replayed by this checkout's
-# rule), every kind once on an empty cache and the cheap kinds twice more, at 1-minute loads of 2.9-8.8
-RECORDINGS = json.loads((FOLDER / "loaded-2-cores.json").read_text())
-FRESH = json.loads((FOLDER / "fresh-runs.json").read_text())
-QUEUED = json.loads((FOLDER / "queue-sampled.json").read_text())
-# and six fresh runs with this model (the cheap kinds on an empty cache, then again), not used to fit it
-QUEUED += json.loads((FOLDER / "final-model.json").read_text())
 
 
 def load_of(rec: dict) -> Load | None:
@@ -83,15 +73,57 @@ def replay_ranges(rec: dict) -> list[tuple[float, float, float]]:
     return replay_all(rec)[1]
 
 
-def replay_all(rec: dict) -> tuple[float, list[tuple[float, float, float]]]:
+def planned(rec: dict) -> ProbeProgress:
+    """The recorded run's progress model as its plan opened it (the compile cache as it was then)."""
     warm = {(folder, model): w for folder, model, w in rec["warm"]}
     real_warm = estimates.compile_cache_warm
     estimates.compile_cache_warm = lambda folder, model: warm.get((folder, model), False)
     try:
         config = KINDS[rec["name"]].Config(**rec["config"])
-        progress = ProbeProgress.for_config(rec["name"], config, now=0.0, figures=figures_of(rec), load=load_of(rec))
+        return ProbeProgress.for_config(rec["name"], config, now=0.0, figures=figures_of(rec), load=load_of(rec))
     finally:
         estimates.compile_cache_warm = real_warm
+
+
+# The kinds whose steps share one figure per key (a deployment's steps, a scaling run's launches per
+# framework, a pipeline's passes): until 2026-12-04 each step's own quotient was folded in one after the other,
+# so the last few steps decided (a deployment's two short ONNX Runtime serves came last and taught a full step
+# 1.7x its time). Their second runs' figures are learned again from the run before by today's rule.
+RELEARNED_KINDS = ("deploy", "scaling", "pipeline")
+
+
+def relearned(runs: list[dict]) -> list[dict]:
+    """One recording file's runs in order (they shared a cache), each later run of a RELEARNED_KINDS kind with
+    its kind's figures learned again (advisor.host_timings.fold) from the run of its kind before it, at the
+    load that learning divided by (the figures' recorded foreign_cores: every step of it put the same)."""
+    out: list[dict] = []
+    before: dict[str, dict] = {}
+    for rec in runs:
+        earlier, table = before.get(rec["kind"]), rec["figures"].get(rec["name"]) or {}
+        entry = next((e for e in table.values() if isinstance(e, dict) and "foreign_cores" in e), None)
+        # Only where that load is today's rule's: figures of version 2 (since 2026-12-04), or above the cores (it
+        # counted a saturated host's run queue, since 2026-12-03 17:01; busy CPU alone reads at most the cores).
+        # The earlier recordings divided by busy CPU alone, which today's rule does not repeat: their figures
+        # stay as recorded, read in today's units.
+        today = entry is not None and (
+            rec.get("figures_version", 1) >= host_timings.VERSION or entry["foreign_cores"] > entry.get("cores", 2)
+        )
+        if rec["name"] in RELEARNED_KINDS and earlier is not None and today:
+            data = {rec["name"]: json.loads(json.dumps(figures_of(earlier).measured.get(rec["name"], {})))}
+            progress = planned(earlier)
+            for at, event in earlier["events"]:
+                progress.on_event(event, now=at)
+            config = KINDS[earlier["name"]].Config(**earlier["config"])
+            host_timings.fold(data, rec["name"], config, progress, Load(entry.get("cores", 2), entry["foreign_cores"]))
+            measured = {**figures_of(rec).measured, rec["name"]: data[rec["name"]]}
+            rec = {**rec, "figures": measured, "figures_version": host_timings.VERSION}
+        before[rec["kind"]] = rec
+        out.append(rec)
+    return out
+
+
+def replay_all(rec: dict) -> tuple[float, list[tuple[float, float, float]]]:
+    progress = planned(rec)
     opening = progress.estimate_seconds()
     actual, etas, clock = rec["actual"], [], 0.0
 
@@ -114,6 +146,22 @@ def replay_all(rec: dict) -> tuple[float, list[tuple[float, float, float]]]:
     return opening, etas
 
 
+# the nine runs the change was judged on (before and after); then twelve fresh ones after it, their
+# openings not held to the goal: a second run when the host turned quieter under the same load reading
+# opened 1.5x high (and 1.5-2.7x before learning counted a saturated host's run queue: README); then
+# twelve whose plan sampled the run queue too (advisor.estimates.LoadReading: replayed by this checkout's
+# rule), every kind once on an empty cache and the cheap kinds twice more, at 1-minute loads of 2.9-8.8
+RECORDINGS = relearned(json.loads((FOLDER / "loaded-2-cores.json").read_text()))
+FRESH = relearned(json.loads((FOLDER / "fresh-runs.json").read_text()))
+QUEUED = relearned(json.loads((FOLDER / "queue-sampled.json").read_text()))
+# and six fresh runs with this model (the cheap kinds on an empty cache, then again), not used to fit it
+QUEUED += relearned(json.loads((FOLDER / "final-model.json").read_text()))
+# ten runs of 2026-12-04 on a quiet host with CPU burners, each in a session of its own (training --quick and
+# a deployment; none, 2 at nice 10, 2 at nice 0, 4 at nice 19, 3 at nice 0; one cache through them all), not
+# used to fit: their deployments' figures learned by the rule before this one opened 1.27-2.19x
+BURNERS = relearned(json.loads((FOLDER / "burners.json").read_text()))
+
+
 def label(rec: dict) -> str:
     return f"{rec['kind']}-{rec['label']}-load{rec['loadavg'][0]:.1f}"
 
@@ -123,21 +171,7 @@ def test_the_fixtures_hold_every_cheap_kind_cold_and_warm():
     assert {"quick", "accuracy", "deploy", "scaling", "pipeline", "gpt-quick"} <= kinds and len(RECORDINGS) >= 9
 
 
-# The deployment's second run planned at a run queue of 3.5 others on 2 cores (the capped 2.8x slowdown) took
-# 1.9x its quiet time: 1.52x since the refit (1.31x before it), the one loaded opening outside the goal.
-KNOWN_MISS = {"deploy-as-is-load6.3"}
-
-
-@pytest.mark.parametrize(
-    "rec",
-    [
-        pytest.param(rec, marks=pytest.mark.xfail(strict=True, reason="1.52x: README"))
-        if label(rec) in KNOWN_MISS
-        else rec
-        for rec in RECORDINGS + QUEUED
-    ],
-    ids=label,
-)
+@pytest.mark.parametrize("rec", RECORDINGS + QUEUED + BURNERS, ids=label)
 def test_the_opening_estimate_is_within_the_goal(rec, monkeypatch):
     opening, _ = replay(rec, monkeypatch)
     assert GOAL[0] <= opening / rec["actual"] <= GOAL[1], f"{opening:.0f} s planned, {rec['actual']:.0f} s taken"
@@ -145,23 +179,23 @@ def test_the_opening_estimate_is_within_the_goal(rec, monkeypatch):
 
 @pytest.mark.parametrize(
     "runs",
-    [RECORDINGS, RECORDINGS + FRESH, QUEUED, RECORDINGS + FRESH + QUEUED],
+    [RECORDINGS, RECORDINGS + FRESH, QUEUED, RECORDINGS + FRESH + QUEUED + BURNERS],
     ids=["judged", "judged-and-fresh", "queue-sampled", "all"],
 )
 def test_nine_in_ten_mid_run_etas_are_within_the_goal(runs, monkeypatch):
     ratios = [r for rec in runs for r in replay(rec, monkeypatch)[1]]
     inside = sum(1 for r in ratios if GOAL[0] <= r <= GOAL[1])
-    assert len(ratios) > 800 and inside / len(ratios) >= 0.90, f"{inside} of {len(ratios)}"  # 91.6-94.4% now
+    assert len(ratios) > 800 and inside / len(ratios) >= 0.90, f"{inside} of {len(ratios)}"  # 92.1-94.4% now
 
 
 def test_an_eta_that_reads_low_before_an_extra_round_names_the_round_that_covers_it(monkeypatch):
     """The ETA weighs an extra round that may not run by its chance, so just before one starts it reads low
     until the re-plan; the progress line names the ETA if that round is needed beside it. Judged on the
     range the line states (the time left inside the goal around the ETA or the ETA with the round), the
-    recordings' ETAs before such a round hold: 2,713 of 2,938 by the ETA alone, 2,725 with the range (the
+    recordings' ETAs before such a round hold: 3,228 of 3,505 by the ETA alone, 3,298 with the range (the
     rest run low inside a round that already runs, or high at the end: load the plan could not see)."""
     held = point = total = 0
-    for rec in RECORDINGS + FRESH + QUEUED:
+    for rec in RECORDINGS + FRESH + QUEUED + BURNERS:
         for _, ratio, high in replay_ranges(rec):
             total += 1
             point += GOAL[0] <= ratio <= GOAL[1]
@@ -177,3 +211,23 @@ def test_the_run_queue_rule_opens_a_second_run_on_a_quieter_host_inside_the_goal
     opening, _ = replay(rec)
     assert opening / rec["actual"] <= 1.35
     assert load_of(rec).foreign < rec["reading"]["average"]
+
+
+STEP_COUNTED = [rec for rec in RECORDINGS + FRESH + QUEUED + BURNERS if rec["name"] in (*RELEARNED_KINDS, "accuracy")]
+
+
+@pytest.mark.parametrize("rec", STEP_COUNTED, ids=label)
+def test_a_figure_learned_from_a_run_plans_that_run_back_at_its_own_time(rec):
+    """Learned from a recorded run at its plan's load (host_timings.fold into an empty file) and planned
+    again at that load, a deployment, a scaling run, a pipeline or an accuracy run opens at the time it took
+    (0.97-1.00 over every recording: an accuracy run's waits between its children are nobody's figure).
+    By the rule before (each step's own quotient folded in one by one) deployments planned back 1.03-1.51x:
+    their last steps, two short ONNX Runtime serves, decided the figure of every step."""
+    first = {**rec, "figures": {}, "figures_version": host_timings.VERSION}
+    progress = planned(first)
+    for at, event in rec["events"]:
+        progress.on_event(event, now=at)
+    data: dict = {}
+    host_timings.fold(data, rec["name"], KINDS[rec["name"]].Config(**rec["config"]), progress, load_of(rec))
+    again = planned({**first, "figures": data}).estimate_seconds()
+    assert 0.95 <= again / rec["actual"] <= 1.02, f"{again:.1f} s planned back, {rec['actual']:.1f} s taken"
