@@ -24,7 +24,10 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
+
+if TYPE_CHECKING:
+    from probes.hostfacts import RunnableSessions
 
 # ---- the contention a step meets (Load) ---------------------------------------------------------
 # How much of the others' demand a probe child feels: the scheduler shares the cores between sessions
@@ -353,9 +356,45 @@ class Load:
         return self.slowdown * self.cores / self.threads
 
     def text(self) -> str:
+        sessions = self.reading.sessions if self.reading is not None else None
+        if sessions is not None and sessions >= 0.5:  # counted as the kernel shares the cores: by session
+            n = round(sessions)
+            return f"{n} other session{'s' if n != 1 else ''} computing on {self.cores} cores"
         if self.foreign < 0.25:
             return "quiet host"
         return f"{self.foreign:.1f} of {self.cores} cores busy with other work"
+
+
+# Who shares the cores: where the kernel groups each session's tasks (autogroup, on in most distributions'
+# kernels and on this machine kind), the scheduler shares the cores between sessions, not tasks. Measured
+# here on 2026-12-04, a thread spinning for 1 s beside the load: one other session of six spinning processes
+# left it 0.94 of a core while the run queue read six others; six sessions of one spinner each, 0.29 (2 cores'
+# shares among 7). A probe's children each run in a session of their own (probes.launcher), so on a host
+# with no idle core the others a step competes with are the other sessions, and the plan counts them where
+# it counted the runnable tasks (at most as many: LoadReading.load). Beside one session of six or eight
+# spinners, training --quick, a deployment and an accuracy run took 1.0-1.3x, 1.2-1.3x and 2.4-3.0x their
+# quiet time; planned from the figures a quiet run taught (benchmarks/probe_estimates.py --record, 18 runs:
+# tests/fixtures/eta_records/sessions.json), counting tasks opened them 1.40-1.91x, 2.10-2.38x and
+# 1.25-1.55x, counting sessions 0.91-1.30x, 1.20-1.36x and 0.63-0.78x (an accuracy run's children compute
+# on every core: beside a session that keeps both busy they wait for it more than one other step does).
+SESSION_TICK_S = 0.1  # a look through /proc in the plan's window (5 in the CLI's 0.5 s; 4-12 ms each here)
+
+
+def competing(sample: RunnableSessions, running: Optional[int]) -> float:
+    """The others a step competes with from one look: the other sessions with a runnable task, and each
+    runnable task the look could not see (another container's: /proc/stat's procs_running counts it) as one."""
+    unseen = max(0, running - sample.ours - sample.tasks) if running is not None else 0
+    return float(sample.sessions + unseen)
+
+
+def competing_sessions() -> Optional[float]:
+    """competing() now, or None where the kernel shares the cores between tasks or /proc cannot be read."""
+    from probes import hostfacts
+
+    if not hostfacts.sessions_share_the_cores():
+        return None
+    sample = hostfacts.runnable_sessions()
+    return competing(sample, procs_running()) if sample is not None else None
 
 
 # A measurement's own load is judged over at least this many seconds (assumption: shorter windows are
@@ -401,12 +440,15 @@ def measured_load(
     start: Optional[tuple[float, float, float]],
     end: Optional[tuple[float, float, float]],
     demand: Optional[float] = None,
+    sessions: Optional[float] = None,
 ) -> Optional[Load]:
     """The other processes' demand between two cpu_mark()s: all busy CPU less this process's and its
     children's (the probe's own), per second; None over less than MIN_LOAD_WINDOW_S or unreadable. A host
     whose every core was busy also counts its runnable demand (`demand`, the 1-minute load average at the
     end, less the probe's own), as load_now does for the plan: a figure divided by the busy CPU alone (1.6
-    other cores at most) and planned again at the run queue's load (5-9) read 1.5-2.7x high here."""
+    other cores at most) and planned again at the run queue's load (5-9) read 1.5-2.7x high here. Where the
+    kernel shares the cores between sessions, that demand is at most the `sessions` seen while it ran, as
+    LoadReading.load plans."""
     if start is None or end is None or end[2] - start[2] < MIN_LOAD_WINDOW_S:
         return None
     from probes import hostfacts
@@ -415,6 +457,8 @@ def measured_load(
     cpus = os.cpu_count() or hostfacts.usable_cores()
     if demand is not None and cpus - 0.5 <= busy <= cpus + 0.5:  # saturated (and a real reading, not past it)
         foreign = max(foreign, demand - own)
+        if sessions is not None:
+            foreign = min(foreign, sessions)
     return Load(hostfacts.usable_cores(), foreign)
 
 
@@ -447,21 +491,28 @@ def procs_running(text: Optional[str] = None) -> Optional[int]:
     return None
 
 
-def run_queue(window: float) -> Optional[float]:
-    """The others' runnable tasks over `window` seconds (it waits that long): the mean of procs_running
-    read every RUN_QUEUE_TICK_S, less the reader; None where unreadable."""
+def run_queue(window: float) -> tuple[Optional[float], Optional[float]]:
+    """(the others' runnable tasks, the sessions a step competes with) over `window` seconds (it waits that
+    long): the mean of procs_running read every RUN_QUEUE_TICK_S, less the reader, and of competing_sessions()
+    every SESSION_TICK_S (None where the kernel shares the cores between tasks); None where unreadable."""
     end = time.monotonic() + window
     seen: list[int] = []
+    looks: list[Optional[float]] = []
+    next_look = 0.0
     while True:
         got = procs_running()
         if got is None:
-            return None
+            return None, None
         seen.append(got)
+        if time.monotonic() >= next_look:
+            looks.append(competing_sessions())
+            next_look = time.monotonic() + SESSION_TICK_S
         left = end - time.monotonic()
         if left <= 0:
             break
         time.sleep(min(RUN_QUEUE_TICK_S, left))
-    return _others_runnable(seen)
+    sessions = None if None in looks else sum(looks) / len(looks)  # type: ignore[arg-type]
+    return _others_runnable(seen), sessions
 
 
 def _others_runnable(readings: list[int]) -> float:
@@ -477,34 +528,50 @@ def _others_runnable(readings: list[int]) -> float:
 QUEUE_TICK_S = 1.0
 QUEUE_SPAN_S = 15.0
 QUEUE_MIN_READINGS = 5
-_queue_seen: list[tuple[float, int]] = []
+_queue_seen: list[tuple[float, int, Optional[float]]] = []
 
 
 def queue_tick(now: Optional[float] = None, text: Optional[str] = None) -> None:
-    """Keep one reading of the run queue (the TUI's timer calls it; `now` and `text` stand in for the
-    clock and /proc/stat in tests)."""
+    """Keep one reading of the run queue and, while the others' tasks could fill the cores, of the sessions
+    a step competes with (a look through /proc only then: the TUI's timer calls this every second; below the
+    cores the tasks stand in, at least the sessions they are in). `now` and `text` stand in for the clock and
+    /proc/stat in tests."""
     got = procs_running(text)
     if got is None:
         return
     at = time.monotonic() if now is None else now
-    _queue_seen[:] = [q for q in _queue_seen if at - q[0] <= QUEUE_SPAN_S] + [(at, got)]
+    sessions: Optional[float] = float(max(0, got - 1))
+    if got - 1 >= (os.cpu_count() or 1):
+        sessions = competing_sessions()
+    _queue_seen[:] = [q for q in _queue_seen if at - q[0] <= QUEUE_SPAN_S] + [(at, got, sessions)]
 
 
 def recent_queue(now: Optional[float] = None) -> Optional[float]:
     """The others' runnable tasks over the last QUEUE_SPAN_S from queue_tick()'s readings, less the reader;
     None with fewer than QUEUE_MIN_READINGS."""
     at = time.monotonic() if now is None else now
-    seen = [n for t, n in _queue_seen if at - t <= QUEUE_SPAN_S]
+    seen = [n for t, n, _ in _queue_seen if at - t <= QUEUE_SPAN_S]
     if len(seen) < QUEUE_MIN_READINGS:
         return None
     return _others_runnable(seen)
+
+
+def recent_sessions(now: Optional[float] = None) -> Optional[float]:
+    """The sessions a step competes with over the last QUEUE_SPAN_S from queue_tick()'s readings; None with
+    fewer than QUEUE_MIN_READINGS or where a reading could not tell (the kernel shares between tasks)."""
+    at = time.monotonic() if now is None else now
+    seen = [s for t, _, s in _queue_seen if at - t <= QUEUE_SPAN_S]
+    if len(seen) < QUEUE_MIN_READINGS or None in seen:
+        return None
+    return sum(seen) / len(seen)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
 class LoadReading:
     """What a plan read of the host: its cores (usable, and the machine's), the busy cores over its
     window (all, and this process's own with its children's), the 1-minute load average (less this
-    process's own probes of late) and the run queue sampled over the window (None: not sampled)."""
+    process's own probes of late), the run queue sampled over the window (None: not sampled) and the other
+    sessions with a runnable task (None: not looked at, or the kernel shares the cores between tasks)."""
 
     cores: int
     cpus: int
@@ -512,17 +579,21 @@ class LoadReading:
     own: float
     average: float  # the 1-minute load average less this process's own probes of late
     queue: Optional[float] = None
+    sessions: Optional[float] = None  # the sessions a step competes with (None: the kernel shares by task)
 
     def load(self) -> Load:
         """The contention by the named rule: the others' busy cores over the window; a saturated host
         (no idle core: busy CPU cannot show what waits for it) its runnable demand, the 1-minute average
-        and the run queue weighed by RUN_QUEUE_WEIGHT (the average alone where no queue was sampled)."""
+        and the run queue weighed by RUN_QUEUE_WEIGHT (the average alone where no queue was sampled), and at
+        most the sessions with a runnable task where the kernel shares the cores between sessions."""
         foreign = max(0.0, self.busy - self.own)
         if self.cpus - self.busy < 0.5:
             demand = self.average
             if self.queue is not None:
                 demand = RUN_QUEUE_WEIGHT * (self.queue - self.own) + (1.0 - RUN_QUEUE_WEIGHT) * self.average
             foreign = max(foreign, demand)
+            if self.sessions is not None:  # the kernel shares the cores between sessions: they are the others
+                foreign = min(foreign, self.sessions)
         return Load(self.cores, foreign, self)
 
 
@@ -540,7 +611,7 @@ def load_now(window: Optional[float] = None) -> Load:
     now = time.monotonic()
     earlier = next((m for m in _marks if now - m[2] >= MIN_PLAN_WINDOW_S), None)  # this process's last minutes
     start = cpu_mark() if window else earlier
-    queue = run_queue(window) if window else recent_queue()
+    queue, sessions = run_queue(window) if window else (recent_queue(), recent_sessions())
     end = cpu_mark()
     if start is None or end is None or end[2] <= start[2]:
         return Load(cores, demand)
@@ -548,7 +619,7 @@ def load_now(window: Optional[float] = None) -> Load:
     # the runnable demand, less what this process's own probes added to the average lately
     own_lately = _foreign(earlier, end)[1] if earlier is not None and earlier[2] < start[2] else own
     average = demand - max(own, own_lately)
-    return LoadReading(cores, os.cpu_count() or cores, busy, own, average, queue).load()
+    return LoadReading(cores, os.cpu_count() or cores, busy, own, average, queue, sessions).load()
 
 
 def timed_s(budget: float, step_s: float) -> float:

@@ -45,6 +45,9 @@ REESTIMATE_MIN_S = 3.0
 # (seconds, and a share of the ETA): a few seconds either way is inside the estimate's own spread.
 EXTRA_SHOWN_S = 5.0
 EXTRA_SHOWN_SHARE = 0.1
+# A run looks at the sessions its steps compete with at most this often (an event's moment; 4-12 ms a look
+# here), so its figures are learned at the load the plan reads (advisor.estimates.competing_sessions).
+SESSIONS_LOOK_S = 2.0
 
 
 DURATION_STEP_S = 10  # minutes are shown with seconds rounded to this: a countdown moves every 10 s
@@ -237,6 +240,8 @@ class ProbeProgress:
         self.ended: float | None = None
         self.cpu_marks = [_cpu_mark()]  # the host's CPU at the start and the end: the load the steps met
         self.demand: Optional[float] = None  # the run queue at the end (finish): see measured_load
+        self.sessions_seen: list[Optional[float]] = []  # the sessions its steps competed with (_look)
+        self._looked = -SESSIONS_LOOK_S
         for step in plan.steps:
             self._add(step)
 
@@ -349,6 +354,7 @@ class ProbeProgress:
             rid, kind, fraction, total, run = ev.run_id or "?", ev.kind, ev.fraction, ev.total, ev.run
         now = time.monotonic() if now is None else now
         with self.lock:
+            self._look(now)
             if total is not None and int(total) > self.planned:
                 before = self.planned
                 # the runner's total counts the extra round it starts: the plan's own slots for it, not
@@ -432,6 +438,20 @@ class ProbeProgress:
             self.ended = time.monotonic() if now is None else now
             self.cpu_marks = self.cpu_marks[:1] + [_cpu_mark()]
             self.demand = _demand()
+            self._look(self.ended, always=True)
+
+    def _look(self, now: float, always: bool = False) -> None:
+        """One look at the sessions the steps compete with (this process's and its children's left out), at
+        most every SESSIONS_LOOK_S of the run (an event's moment), for the load it is learned under."""
+        if always or now - self._looked >= SESSIONS_LOOK_S:
+            self._looked = now
+            self.sessions_seen.append(_competing_sessions())
+
+    @property
+    def sessions(self) -> Optional[float]:
+        """The mean of the sessions seen while it ran; None where a look could not tell or none was taken."""
+        seen = self.sessions_seen
+        return None if not seen or None in seen else sum(seen) / len(seen)  # type: ignore[arg-type]
 
     def measured_load(self) -> Optional[Load]:
         """The other processes' load while it ran (after finish; advisor.estimates.measured_load): the
@@ -440,7 +460,7 @@ class ProbeProgress:
 
         if len(self.cpu_marks) != 2:
             return None
-        return measured_load(self.cpu_marks[0], self.cpu_marks[-1], self.demand)
+        return measured_load(self.cpu_marks[0], self.cpu_marks[-1], self.demand, self.sessions)
 
     # ---- the estimate --------------------------------------------------------------------------
 
@@ -725,6 +745,15 @@ def _cpu_mark():
     try:
         return cpu_mark()
     except (OSError, ValueError):  # no /proc/stat, no rusage: the plan's load stands in
+        return None
+
+
+def _competing_sessions() -> Optional[float]:
+    from advisor.estimates import competing_sessions
+
+    try:
+        return competing_sessions()
+    except (OSError, ValueError):  # /proc unreadable: the load average stands in
         return None
 
 

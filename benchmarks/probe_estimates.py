@@ -14,7 +14,7 @@ Each kind runs a small configuration (SMALL): the ratios, not the throughput, ar
 
 --loaded runs every kind once as the host is and once with one CPU burner per core (each in a session
 of its own, at nice 10 so the other sessions on a shared host keep moving); --burners N runs only the
-loaded pass with N burners; --cache points XDG_CACHE_HOME at a folder (default: a fresh one, so the first
+loaded pass with N burners (--one-session: all in one session, as a build's jobs are); --cache points XDG_CACHE_HOME at a folder (default: a fresh one, so the first
 pass compiles cold). Each row names the 1-minute load average at its start and end: "as-is" is the host
 as found, which on a shared host is the quietest there is, not an idle machine.
 
@@ -29,6 +29,7 @@ checkout) are judged on the same runs, without running a probe.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import subprocess
@@ -441,19 +442,38 @@ def save_recordings(where: str, rows: list[dict]) -> None:
         pickle.dump(kept, f)
 
 
-def burners(n: int) -> list[subprocess.Popen]:
-    return [
-        subprocess.Popen(["nice", "-n", "10", "sh", "-c", "while :; do :; done"], start_new_session=True)  # noqa: S603,S607
-        for _ in range(n)
+SPIN = "while :; do :; done"
+
+
+def burners(n: int, one_session: bool = False) -> list[subprocess.Popen]:
+    """`n` CPU burners at nice 10, each in a session of its own, or all in one (`one_session`: a build's
+    jobs, a test run's workers), which the kernel's autogroup shares the cores with as one. Their shell
+    exits at once, so they are not this process's descendants (the plan counts a probe's own children, each
+    in a session of its own, as its own): other users' work, as on a shared host. Stopped by process group."""
+    shells = 1 if one_session else n
+    each = n if one_session else 1
+    started = [
+        subprocess.Popen(  # noqa: S603,S607
+            ["nice", "-n", "10", "sh", "-c", f"for i in $(seq {each}); do ({SPIN}) & done"], start_new_session=True
+        )
+        for _ in range(shells if n else 0)
     ]
+    for p in started:
+        p.wait()
+    return started
 
 
 def one_pass(
-    kinds: list[str], n_burners: int, label: str, record: str | None = None, earlier: list[dict] | None = None
+    kinds: list[str],
+    n_burners: int,
+    label: str,
+    record: str | None = None,
+    earlier: list[dict] | None = None,
+    one_session: bool = False,
 ) -> list[dict]:
     """One pass over the kinds; with `record`, the file keeps the earlier passes' runs (`earlier`) and this
     one's, rewritten after each kind (a second pass had written over the first's)."""
-    load = burners(n_burners)
+    load = burners(n_burners, one_session)
     rows = []
     try:
         time.sleep(3.0 if load else 0.0)  # the burners' share shows in the load the plan reads
@@ -471,11 +491,13 @@ def one_pass(
             )
             reading = reading_of(r["recording"]["load"]) or {}
             queue = f", run queue {reading['queue']:.1f}" if reading.get("queue") is not None else ""
+            if reading.get("sessions") is not None:
+                queue += f", {reading['sessions']:.1f} other sessions"
             print(f"      plan: {r['opening']} (1-minute load {r['recording']['loadavg'][0]:.1f}{queue})", flush=True)
     finally:
-        for p in load:  # stopped however the pass ends
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait()
+        for p in load:  # stopped however the pass ends (their shell is gone: its process group holds them)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGTERM)
     return rows
 
 
@@ -485,6 +507,7 @@ def main() -> int:
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--burners", type=int, default=None, help="only the loaded pass, with N burners")
     parser.add_argument("--loaded", action="store_true", help="a pass as found, then one burner per core")
+    parser.add_argument("--one-session", action="store_true", help="the burners in one session, not one each")
     parser.add_argument("--passes", type=int, default=1)
     parser.add_argument("--cache", default=None)
     parser.add_argument("--record", metavar="FILE", help="keep every kind's events and plan inputs for --replay")
@@ -512,7 +535,7 @@ def main() -> int:
     rows = []
     for _ in range(args.passes):
         for n, label in passes:
-            rows += one_pass(kinds, n, label, args.record, rows)
+            rows += one_pass(kinds, n, label, args.record, rows, args.one_session)
     if args.trace:
         import json
 

@@ -16,7 +16,7 @@ import math
 import os
 import platform
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 if TYPE_CHECKING:  # built where needed: `advisor check` starts its smoke children before pydantic loads
     from probes.check.models import CgroupLimits
@@ -388,6 +388,80 @@ def cpu_times(text: Optional[str] = None) -> Optional[dict]:
         "total": total,
         "busy": total - v["idle"] - v["iowait"] - v["steal"],
     }
+
+
+AUTOGROUP = Path("/proc/sys/kernel/sched_autogroup_enabled")
+
+
+def sessions_share_the_cores(path: Path = AUTOGROUP) -> bool:
+    """Whether the kernel shares the cores between sessions (autogroup: each session's tasks are one
+    group, which gets one share however many tasks it runs) rather than between tasks."""
+    try:
+        return path.read_text().strip() == "1"
+    except OSError:
+        return False
+
+
+class RunnableSessions(NamedTuple):
+    """What was runnable at one look through /proc: the other sessions with a runnable task, their runnable
+    tasks, and this process's own (itself, the reader, among them, and its descendants)."""
+
+    sessions: int
+    tasks: int
+    ours: int
+
+
+def _state_ppid_session(stat: Path) -> Optional[tuple[str, int, int]]:
+    """(state, parent pid, session) from a /proc/<pid>/stat or task stat file, or None (gone, unreadable)."""
+    try:
+        text = stat.read_text()
+        rest = text[text.rindex(")") + 2 :].split()  # the command name in brackets may hold spaces
+        return rest[0], int(rest[1]), int(rest[3])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _runnable_tasks(proc: Path, pid: int) -> int:
+    """The runnable threads of process `pid` (a process's own state is its main thread's alone)."""
+    try:
+        tasks = list((proc / str(pid) / "task").iterdir())
+    except OSError:
+        return 0
+    return sum(1 for t in tasks if (_state_ppid_session(t / "stat") or ("",))[0] == "R")
+
+
+def runnable_sessions(proc: Path = Path("/proc"), me: Optional[int] = None) -> Optional[RunnableSessions]:
+    """The runnable tasks now by session: this process's and its descendants' (a probe's children each start
+    a session of their own) counted as ours, every other session once (this process's own among them: a
+    job beside it in the same terminal competes with its children's sessions); None where /proc cannot be
+    read or does not show this process."""
+    me = os.getpid() if me is None else me
+    try:
+        pids = [int(e.name) for e in proc.iterdir() if e.name.isdigit()]
+    except OSError:
+        return None
+    procs = {pid: got for pid in pids if (got := _state_ppid_session(proc / str(pid) / "stat")) is not None}
+    if me not in procs:
+        return None
+    children: dict[int, list[int]] = {}
+    for pid, (_, ppid, _) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+    ours, stack = set(), [me]
+    while stack:
+        pid = stack.pop()
+        if pid not in ours:
+            ours.add(pid)
+            stack.extend(children.get(pid, []))
+    sessions: set[int] = set()
+    tasks = mine = 0
+    for pid, (_, _, session) in procs.items():
+        running = _runnable_tasks(proc, pid)
+        if pid in ours:
+            mine += running
+        elif running:
+            tasks += running
+            sessions.add(session)
+    return RunnableSessions(len(sessions), tasks, mine)
 
 
 def steal_fraction(before: Optional[dict], after: Optional[dict]) -> Optional[float]:

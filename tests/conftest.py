@@ -54,3 +54,6 @@ def _no_kept_run_queue(monkeypatch):
     from advisor import estimates
 
     monkeypatch.setattr(estimates, "_queue_seen", [])
+    # and the sessions a step competes with are this machine's of the moment: a test that plans or learns
+    # reads none (the run queue's rule), unless it stands them in itself (tests/test_estimates_sessions.py)
+    monkeypatch.setattr(estimates, "competing_sessions", lambda: None)

@@ -34,7 +34,7 @@ def test_readings_older_than_the_span_are_dropped():
     for t in range(5):
         estimates.queue_tick(now=later + t, text=_stat(2))  # then quiet: one other task
     assert estimates.recent_queue(now=later + 4) == pytest.approx(1.0)
-    assert all(at >= later for at, _ in estimates._queue_seen)
+    assert all(at >= later for at, _, _ in estimates._queue_seen)
 
 
 def test_an_unreadable_stat_keeps_nothing():
