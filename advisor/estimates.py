@@ -540,9 +540,13 @@ def queue_tick(now: Optional[float] = None, text: Optional[str] = None) -> None:
     if got is None:
         return
     at = time.monotonic() if now is None else now
-    sessions: Optional[float] = float(max(0, got - 1))
+    from probes import hostfacts
+
+    sessions: Optional[float] = None  # the kernel shares the cores between tasks: nothing to count by session
     if got - 1 >= (os.cpu_count() or 1):
         sessions = competing_sessions()
+    elif hostfacts.sessions_share_the_cores():
+        sessions = float(max(0, got - 1))
     _queue_seen[:] = [q for q in _queue_seen if at - q[0] <= QUEUE_SPAN_S] + [(at, got, sessions)]
 
 

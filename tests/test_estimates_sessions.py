@@ -187,6 +187,7 @@ def test_the_tuis_readings_look_at_the_sessions_only_when_the_others_could_fill_
     looked = []
     monkeypatch.setattr(estimates, "competing_sessions", lambda: looked.append(1) or 1.0)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setattr(hostfacts, "sessions_share_the_cores", lambda: True)
     for t, running in enumerate([2, 2, 7, 7, 7]):  # one other task (no look), then six (a look each)
         estimates.queue_tick(now=10.0 + t, text=_stat(running))
     assert len(looked) == 3
@@ -195,11 +196,15 @@ def test_the_tuis_readings_look_at_the_sessions_only_when_the_others_could_fill_
 
 
 def test_the_tuis_readings_tell_nothing_of_sessions_where_the_kernel_shares_by_task(monkeypatch):
-    monkeypatch.setattr(estimates, "competing_sessions", lambda: None)
+    monkeypatch.setattr(estimates, "competing_sessions", lambda: None)  # what it says on such a kernel
+    monkeypatch.setattr(hostfacts, "sessions_share_the_cores", lambda: False)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
-    for t in range(5):
-        estimates.queue_tick(now=10.0 + t, text=_stat(7))
-    assert estimates.recent_sessions(now=14.0) is None and estimates.recent_queue(now=14.0) == pytest.approx(6.0)
+    for t, running in enumerate([7, 7, 2, 2, 7]):
+        estimates.queue_tick(now=10.0 + t, text=_stat(running))
+    assert estimates.recent_sessions(now=14.0) is None and estimates.recent_queue(now=14.0) == pytest.approx(4.0)
+    for t in range(5):  # and below the cores too: one other task is not "1 other session" there
+        estimates.queue_tick(now=40.0 + t, text=_stat(2))
+    assert estimates.recent_sessions(now=44.0) is None
 
 
 def test_the_plan_names_the_sessions_it_counted():
