@@ -14,8 +14,8 @@ Each kind runs a small configuration (SMALL): the ratios, not the throughput, ar
 
 --loaded runs every kind once as the host is and once with one CPU burner per core (each in a session
 of its own, at nice 10 so the other sessions on a shared host keep moving); --burners N runs only the
-loaded pass with N burners (--one-session: all in one session, as a build's jobs are); --cache points XDG_CACHE_HOME at a folder (default: a fresh one, so the first
-pass compiles cold). Each row names the 1-minute load average at its start and end: "as-is" is the host
+loaded pass with N burners (--one-session: all in one session, as a build's jobs are); --cache points
+XDG_CACHE_HOME at a folder (default: a fresh one, so the first pass compiles cold). Each row names the 1-minute load average at its start and end: "as-is" is the host
 as found, which on a shared host is the quietest there is, not an idle machine.
 
 --record FILE keeps every kind's events (with their times) and its plan's inputs (load, this host's
