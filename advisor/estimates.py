@@ -378,6 +378,12 @@ class Load:
 # 1.25-1.55x, counting sessions 0.91-1.30x, 1.20-1.36x and 0.63-0.78x (an accuracy run's children compute
 # on every core: beside a session that keeps both busy they wait for it more than one other step does).
 SESSION_TICK_S = 0.1  # a look through /proc in the plan's window (5 in the CLI's 0.5 s; 4-12 ms each here)
+# A look that takes longer than this (a host of thousands of processes) is not taken again for a while: the
+# TUI's timer and a run's events look on the way, and the run queue's count stands in (assumption: a few
+# frames' time; this machine kind's looks take 4-12 ms).
+LOOK_MAX_S = 0.05
+LOOK_PAUSE_S = 300.0
+_slow_look_until = [0.0]
 
 
 def competing(sample: RunnableSessions, running: Optional[int]) -> float:
@@ -388,12 +394,16 @@ def competing(sample: RunnableSessions, running: Optional[int]) -> float:
 
 
 def competing_sessions() -> Optional[float]:
-    """competing() now, or None where the kernel shares the cores between tasks or /proc cannot be read."""
+    """competing() now, or None where the kernel shares the cores between tasks, /proc cannot be read, or a
+    look took longer than LOOK_MAX_S within the last LOOK_PAUSE_S."""
     from probes import hostfacts
 
-    if not hostfacts.sessions_share_the_cores():
+    started = time.monotonic()
+    if started < _slow_look_until[0] or not hostfacts.sessions_share_the_cores():
         return None
     sample = hostfacts.runnable_sessions()
+    if time.monotonic() - started > LOOK_MAX_S:  # too slow to repeat on the way: the run queue stands in
+        _slow_look_until[0] = time.monotonic() + LOOK_PAUSE_S
     return competing(sample, procs_running()) if sample is not None else None
 
 

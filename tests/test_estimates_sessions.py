@@ -23,6 +23,9 @@ from probes import hostfacts
 from probes.hostfacts import RunnableSessions
 from tests.test_estimates_replayed import replay
 
+# the module's own look (tests/conftest.py stands a quiet one in for every test, after collection)
+COMPETING_SESSIONS = estimates.competing_sessions
+
 
 def _proc(root: Path, pid: int, ppid: int, session: int, states: list[str], name: str = "python") -> None:
     """A /proc/<pid> with its stat (the main thread's state) and one task stat per thread."""
@@ -255,3 +258,25 @@ def test_counting_tasks_opened_five_of_the_loaded_runs_outside_the_goal_and_sess
     an accuracy run 1.55x, and the accuracy run beside three burners 0.53x."""
     outside = lambda by: sum(1 for r in LOADED if not 0.67 <= _opening(r, by) <= 1.5)  # noqa: E731
     assert (outside(False), outside(True)) == (5, 2)
+
+
+def test_a_slow_look_is_not_taken_again_for_a_while(monkeypatch):
+    """On a host of thousands of processes a look through /proc takes long; the TUI's timer and a run's
+    events would pay it again and again. After one slower than LOOK_MAX_S the run queue stands in."""
+    from advisor.estimates import LOOK_MAX_S, LOOK_PAUSE_S
+
+    clock = [1000.0]
+    monkeypatch.setattr(estimates.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(estimates, "_slow_look_until", [0.0])
+    monkeypatch.setattr(hostfacts, "sessions_share_the_cores", lambda: True)
+    monkeypatch.setattr(estimates, "procs_running", lambda: 7)  # the reader and the six: none unseen
+
+    def slow_look():
+        clock[0] += 2 * LOOK_MAX_S
+        return RunnableSessions(sessions=1, tasks=6, ours=1)
+
+    monkeypatch.setattr(hostfacts, "runnable_sessions", slow_look)
+    assert COMPETING_SESSIONS() == 1.0  # the slow look still counts
+    assert COMPETING_SESSIONS() is None  # but is not taken again
+    clock[0] += LOOK_PAUSE_S
+    assert COMPETING_SESSIONS() == 1.0
