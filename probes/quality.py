@@ -166,6 +166,13 @@ def assess(run: ProbeRun) -> ProbeRun:
     return run
 
 
+def repeat_spread(values: Sequence[float]) -> float:
+    """The min-max spread of repeat throughputs over their median (REPEAT_SPREAD grades it); inf where the
+    median is not positive."""
+    med = float(np.median(values))
+    return (max(values) - min(values)) / med if med > 0 else math.inf
+
+
 def merge_quality(body: ProbeRun, values: Sequence[float], usable: int, total: int) -> None:
     """A merged --repeat run: the median repeat's quality, worsened by the spread between repeats."""
     if usable == 0:
@@ -173,9 +180,7 @@ def merge_quality(body: ProbeRun, values: Sequence[float], usable: int, total: i
         body.quality_reasons = [f"all {total} repeats unusable"] + body.quality_reasons
         return
     if len(values) >= 2:
-        med = float(np.median(values))
-        spread = (max(values) - min(values)) / med if med > 0 else math.inf
-        grade, reason = _grade(spread, REPEAT_SPREAD, f"spread between {len(values)} repeats (min-max)")
+        grade, reason = _grade(repeat_spread(values), REPEAT_SPREAD, f"spread between {len(values)} repeats (min-max)")
         if reason:
             body.quality_reasons.append(reason)
         if RANK[grade] > RANK[body.quality or "stable"]:

@@ -91,7 +91,7 @@ def merge(passes: list[PipelineRun]) -> PipelineRun:
     the median pass's rates; graded by the min-max spread of the alone rates (REPEAT_SPREAD), one
     pass left ungraded; starved decided from the paired alone/step ratios of the passes (a t
     interval that excludes 1), never from a ratio the spread cannot separate from 1."""
-    from probes.quality import MIN_PAIRS, REPEAT_SPREAD, _grade, paired_ratio
+    from probes.quality import MIN_PAIRS, REPEAT_SPREAD, _grade, paired_ratio, repeat_spread
 
     ok = [p for p in passes if p.status == "ok" and _rate(p, "alone") and _rate(p, "step_only")]
     if not ok:
@@ -106,9 +106,7 @@ def merge(passes: list[PipelineRun]) -> PipelineRun:
     if len(passes) > len(ok):
         body.quality_reasons.append(f"{len(passes) - len(ok)} of {len(passes)} passes failed, left out")
     if len(ok) >= 2:
-        med = float(np.median(rates))
-        spread = (max(rates) - min(rates)) / med if med > 0 else float("inf")
-        body.quality, reason = _grade(spread, REPEAT_SPREAD, f"spread between {len(ok)} passes (min-max)")
+        body.quality, reason = _grade(repeat_spread(rates), REPEAT_SPREAD, f"spread between {len(ok)} passes (min-max)")
         if reason:
             body.quality_reasons.append(reason)
     ratio = paired_ratio([(_rate(p, "alone"), _rate(p, "step_only")) for p in ok])

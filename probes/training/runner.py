@@ -759,8 +759,7 @@ def never_usable(runs: list[ProbeRun], merged: list[ProbeRun]) -> Optional[str]:
         parts = [f"{', '.join(whole)} in all {rounds} round(s)"] if whole else []
         for rid in (rid for rid in bad if rid not in whole):
             rates = [r.images_per_second or 0.0 for r in by_id[rid] if r.quality != "unusable"]
-            mid = statistics.median(rates)
-            spread = (max(rates) - min(rates)) / mid if mid > 0 else float("inf")
+            spread = quality.repeat_spread(rates)
             parts.append(
                 f"{rid}: its {len(rates)} usable rounds spread {spread:.0%} around their median "
                 f"(unusable above {quality.REPEAT_SPREAD[1]:.0%})"
