@@ -60,3 +60,11 @@ def range_text(low: float, high: float, unit: str = "", prefix: str = "") -> str
 
     a, b = end(low), end(high)
     return f"{prefix}{a}" + ("" if a == b else f"-{b}") + (f" {unit}" if unit else "")
+
+
+def mib_text(mib: float | None, missing: str = "-") -> str:
+    """A size read in MiB (psutil's bytes over 2**20, NVML's and nvidia-smi's memory): "615 MiB" or
+    "140.4 GiB". Binary units named as such, since the report's GB are 10^9 bytes."""
+    if mib is None:
+        return missing
+    return f"{mib / 1024:.1f} GiB" if mib >= 1024 else f"{mib:.0f} MiB"

@@ -142,7 +142,11 @@ class ScalingInfo(_Out):
     label: Optional[str] = Field(None, description="device-scaling | cpu-contention")
     label_text: Optional[str] = None
     host: Optional[str] = None
-    used: bool = Field(False, description="the requirements ask for distributed training, so projections consult it")
+    used: bool = Field(
+        False,
+        description="the requirements ask for distributed training and the result has a multi-rank figure, so "
+        "projections consult it",
+    )
     measurements: list[ScalingMeasurement] = Field(
         default_factory=list, description="each framework at its largest rank count"
     )
@@ -352,8 +356,11 @@ def scaling_info(scaling: Optional[Measured], req: Requirements) -> ScalingInfo:
         for f in result.frameworks
         if f.status not in ("ok", "partial")
     ]
+    measurements = scaling_measurements(result)
     if not distributed:
         note = said("report.scaling.not_used")
+    elif not measurements and not failed:
+        note = said("report.scaling.one_rank")
     elif result.label == "cpu-contention":
         note = said("report.scaling.cpu_contention")
     else:
@@ -365,8 +372,8 @@ def scaling_info(scaling: Optional[Measured], req: Requirements) -> ScalingInfo:
         label=result.label,
         label_text=result.label_text,
         host=scaling_host(result),
-        used=distributed,
-        measurements=scaling_measurements(result),
+        used=distributed and bool(measurements),
+        measurements=measurements,
         failed=failed,
         inter_host=inter_host_measurements(result),
         warnings=list(result.warnings),

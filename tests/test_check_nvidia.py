@@ -151,3 +151,29 @@ def test_real_nvml_without_a_driver_is_a_reason_not_a_crash():
     else:
         pynvml.nvmlShutdown()
         pytest.skip("an NVIDIA driver is present here")
+
+
+def test_parse_real_h200_outputs():
+    """Recorded on a lent one-GPU H200 host (driver 580.159.04, 2026-12-04): the query row, the plain
+    header and an empty compute-apps answer (no process on the GPU)."""
+    gpus, driver = nvidia.parse_query_gpu((FIX / "nvidia-smi-query-gpu-1x-h200.csv").read_text())
+    assert driver == "580.159.04"
+    (gpu,) = gpus
+    assert (gpu.index, gpu.name, gpu.compute_capability, gpu.bus_id) == (0, "NVIDIA H200", "9.0", "00000000:00:06.0")
+    assert (gpu.memory_total_mb, gpu.memory_used_mb, gpu.utilization_pct) == (143771, 0, 0)
+    assert gpu.power_w == pytest.approx(78.18)
+    assert nvidia.parse_cuda_version((FIX / "nvidia-smi-plain-h200.txt").read_text()) == "13.0"
+    assert nvidia.parse_compute_apps("") == {}
+
+
+def test_a_check_recorded_on_an_h200_reads_and_renders_in_binary_units():
+    """`advisor check --json` as it ran there (NVML path, torch 2.11 CUDA 13.0, no MindSpore): the
+    document validates and the summary names its 143,771 MiB as 140.4 GiB."""
+    from advisor.render.tables.check import CheckTable
+    from probes.check.models import CheckReport
+
+    report = CheckReport.model_validate_json((FIX / "check-1x-h200.json").read_text())
+    assert report.verdict == "pass" and report.nvidia.source == "nvml" and report.nvidia.cuda_driver_version == "13.0"
+    text = CheckTable(width=100).format(report)
+    assert "NVIDIA H200" in text and "615 MiB / 140.4 GiB" in text
+    assert " GB" not in text and " MB " not in text

@@ -147,13 +147,16 @@ def test_rate_text_is_whole_from_a_thousand_and_one_decimal_below():
 
 
 def test_check_table_numbers_and_memory_sizes():
-    from advisor.render.tables.check import _mb, _num
+    """Sizes read in MiB (psutil over 2**20, NVML, nvidia-smi) are named in binary units: the report's
+    GB are 10^9 bytes, and an H200's 143,771 MiB is 140.4 GiB, not 140.4 GB."""
+    from advisor.numbers import mib_text
+    from advisor.render.tables.check import _num
 
     assert _num(None) == "-" and _num(3.6) == "4" and _num(2.5, "{:.1f}") == "2.5" and _num(None, none="?") == "?"
-    assert _mb(None) == "-"
-    assert _mb(1023.0) == "1023 MB"  # under 1 GB (1,024 MB): in MB
-    assert _mb(1024.0) == "1.0 GB"
-    assert _mb(1536.0) == "1.5 GB"
+    assert mib_text(None) == "-" and mib_text(None, "?") == "?"
+    assert mib_text(1023.0) == "1023 MiB"  # under 1 GiB (1,024 MiB): in MiB
+    assert mib_text(1024.0) == "1.0 GiB"
+    assert mib_text(143771) == "140.4 GiB"
 
 
 def test_probe_deploy_and_gpt_cells():

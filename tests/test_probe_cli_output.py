@@ -92,3 +92,21 @@ def test_the_table_gives_one_status_per_run_no_cv_without_samples_and_each_note_
     assert text.index("Summary:") < text.index("pytorch-eager-lenet-bs32  ")  # the answer before the table
     assert text.count(budget) == 1  # one note naming both runs
     assert "CV 86%" in text and text.count("86%") == 2  # the CV column and the grade's reason: not a third time
+
+
+def test_the_rounds_line_counts_a_lone_unstable_run_as_a_run_not_a_comparison():
+    """One framework and one mode (PyTorch alone on a GPU host, say): an extra round was for the run's
+    grade; nothing was compared."""
+    from advisor.render.tables.probe import ProbeTable
+
+    def rounds_line(stopped: str) -> str:
+        log = {"model": "lenet", "rounds": 3, "budgets": [2, 2, 4], "threads": [16], "stopped": stopped}
+        text = ProbeTable(width=200).format(ProbeSuite(adaptation=[log]))
+        return next(line for line in text.splitlines() if line.strip().startswith("lenet: 3 round(s)"))
+
+    lone = rounds_line("cap reached (3 rounds, budget up to 4 s): still undecided: pytorch-eager-lenet-bs32")
+    assert lone.endswith("still 1 run(s) not stable") and "comparison" not in lone
+    pair = "pytorch-eager-lenet-bs32 vs mindspore-graph-lenet-bs32"
+    assert rounds_line(f"cap reached (3 rounds, budget up to 4 s): still undecided: {pair}").endswith(
+        "still 1 comparison(s) undecided"
+    )

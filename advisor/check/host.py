@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from advisor import __version__
+from advisor.numbers import mib_text
 from probes.check.models import Accelerator, CheckReport, ConvCheck, Finding, FrameworkInfo
 from probes.hostfacts import install_stamp
 
@@ -447,10 +448,6 @@ def _compat_findings(fw: FrameworkInfo, report: CheckReport, kb) -> list[Finding
     return out
 
 
-def _fmt_mb(mb: Optional[float]) -> str:
-    return "?" if mb is None else f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
-
-
 def _set_env_script(path: Optional[str]) -> str:
     if not path:
         return "/usr/local/Ascend/ascend-toolkit/set_env.sh"
@@ -691,7 +688,7 @@ def _accelerator_findings(c: _Facts) -> list[Finding]:
                 severity="warning",
                 code="gpu_busy" if acc.vendor == "nvidia" else "npu_busy",
                 message=f"{kind} {acc.index} ({acc.name}) is used by {len(acc.processes)} other process(es): "
-                f"{who}; {_fmt_mb(used)} taken",
+                f"{who}; {mib_text(used, '?')} taken",
                 fix=f"pick free devices ({visible}) or wait: training and measurements on a shared "
                 "device are slower and may run out of memory",
             )
@@ -785,7 +782,7 @@ def _resource_findings(c: _Facts) -> list[Finding]:
         add(
             severity="warning",
             code="low_memory",
-            message=f"only {_fmt_mb(host.memory.available_mb)} of memory available"
+            message=f"only {mib_text(host.memory.available_mb, '?')} of memory available"
             + (f" ({host.memory.limited_by})" if host.memory.limited_by else ""),
             fix="close other jobs or raise the container's memory limit; MindSpore alone takes ~400 MB after import",
         )
@@ -793,7 +790,7 @@ def _resource_findings(c: _Facts) -> list[Finding]:
         add(
             severity="warning",
             code="low_disk",
-            message=f"only {_fmt_mb(host.disk.free_mb)} free where the cache lives ({host.disk.path})",
+            message=f"only {mib_text(host.disk.free_mb, '?')} free where the cache lives ({host.disk.path})",
             fix="free space or set XDG_CACHE_HOME to a larger disk",
         )
     return f

@@ -455,6 +455,11 @@ REPORT: dict[str, Entry] = {
     "report.scaling.not_used": lambda p: (
         "needs.distributed_training is false: the scaling result is shown but not used"
     ),
+    "report.scaling.one_rank": lambda p: (
+        "the scaling result holds one rank per framework (one device on the probe's host): nothing was "
+        "allreduced, so it gives no communication figure; multi-device projections use the knowledge-base "
+        "communication derating (run `advisor probe --scaling` on a host of 2 or more devices)"
+    ),
     "report.scaling.cpu_contention": lambda p: (
         "measured on a CPU host: communication plus contention on shared cores, not device scaling; the "
         "projections to the target's devices use the knowledge-base communication derating, with these figures "

@@ -146,7 +146,7 @@ def _memory(errors: list[str], cgroup: CgroupLimits) -> MemoryInfo:
     limited_by = None
     limit = cgroup.memory_limit_mb
     if limit and total and limit < total:
-        limited_by = f"cgroup memory limit {limit} MB"
+        limited_by = f"cgroup memory limit {limit} MiB"
         headroom = limit - (cgroup.memory_usage_mb or 0)
         available = min(available, headroom) if available is not None else headroom
         return MemoryInfo(total_mb=limit, available_mb=max(0, available), host_total_mb=total, limited_by=limited_by)

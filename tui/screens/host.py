@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Header, Static
 
+from advisor.numbers import mib_text
 from tui import actions
 from tui.data import fmt_num, given
 from tui.glyphs import ellipsis
@@ -111,14 +112,14 @@ def host_table(report: Optional[CheckReport]) -> RenderableType:
             f"physical / {given(cpu.logical_cores, '?')} logical cores)",
         ),
         ("CPU flags", ", ".join(flags) or "-"),
-        ("Memory", f"{fmt_num(mem.available_mb, 0)} MB free of {fmt_num(mem.total_mb, 0)} MB"),
+        ("Memory", f"{mib_text(mem.available_mb, '?')} free of {mib_text(mem.total_mb, '?')}"),
     ]
     container = host.container
     if container.detected:
         cgroup = container.cgroup
         limits = [
             f"{fmt_num(cgroup.cpu_quota, 1)} CPUs" if cgroup.cpu_quota else "",
-            f"{fmt_num(cgroup.memory_limit_mb, 0)} MB" if cgroup.memory_limit_mb else "",
+            mib_text(cgroup.memory_limit_mb) if cgroup.memory_limit_mb else "",
         ]
         limits = [x for x in limits if x]
         rows.append(
@@ -143,7 +144,7 @@ def accelerator_table(report: Optional[CheckReport]) -> RenderableType:
             str(acc.index),
             acc.vendor,
             acc.name,
-            f"{fmt_num(acc.memory_used_mb, 0)} / {fmt_num(acc.memory_total_mb, 0)} MB",
+            f"{mib_text(acc.memory_used_mb)} / {mib_text(acc.memory_total_mb)}",
             Text(f"{len(procs)} process(es)", style="yellow") if procs else "",
         )
     return Group(table, *stacks)

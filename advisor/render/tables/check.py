@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from advisor.numbers import mib_text
 from advisor.render.tables import grid
 
 from advisor.render.interface import Renderer
@@ -15,10 +16,6 @@ _MARK = {"error": "ERROR", "warning": "WARN", "info": "info"}
 
 def _num(value, fmt="{:.0f}", none="-"):
     return none if value is None else fmt.format(value)
-
-
-def _mb(value) -> str:
-    return "-" if value is None else f"{value / 1024:.1f} GB" if value >= 1024 else f"{value:.0f} MB"
 
 
 def _wrap(text: str, width: int = 70) -> str:
@@ -80,7 +77,7 @@ def _summary(report: CheckReport, width: int) -> str:
     cores = f"{_num(cpu.physical_cores)} physical / {_num(cpu.logical_cores)} logical"
     if cpu.limited_by:
         cores += f" (host {cpu.host_logical_cores}; {cpu.limited_by})"
-    memory = f"{_mb(mem.total_mb)} total, {_mb(mem.available_mb)} available"
+    memory = f"{mib_text(mem.total_mb)} total, {mib_text(mem.available_mb)} available"
     if mem.limited_by:
         memory += f" ({mem.limited_by})"
     rows = [
@@ -91,7 +88,7 @@ def _summary(report: CheckReport, width: int) -> str:
         ("Frequency", _num(cpu.frequency_mhz, "{:.0f} MHz")),
         ("Flags", ", ".join(cpu.flags) or "-"),
         ("Memory", memory),
-        ("Disk (cache)", f"{_mb(h.disk.free_mb)} free at {h.disk.path}" if h.disk else "-"),
+        ("Disk (cache)", f"{mib_text(h.disk.free_mb)} free at {h.disk.path}" if h.disk else "-"),
         (
             "Container",
             (h.container.kind or "yes") + f" ({'; '.join(h.container.hints)})" if h.container.detected else "no",
@@ -106,7 +103,7 @@ def _summary(report: CheckReport, width: int) -> str:
                 a.vendor,
                 a.index,
                 a.name,
-                f"{_mb(a.memory_used_mb)} / {_mb(a.memory_total_mb)}",
+                f"{mib_text(a.memory_used_mb)} / {mib_text(a.memory_total_mb)}",
                 _num(a.utilization_pct, "{:.0f}%"),
                 _num(a.temperature_c, "{:.0f} C"),
                 _num(a.power_w, "{:.0f} W"),

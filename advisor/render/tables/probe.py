@@ -129,6 +129,16 @@ def _summary(suite: ProbeSuite, width: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _undecided_count(left: list[str]) -> str:
+    """'2 comparison(s) undecided', or for a lone run (one framework, one mode) '1 run not stable':
+    another round was for its grade, there being nothing to compare it with."""
+    pairs = sum(" vs " in item for item in left)
+    parts = [f"{pairs} comparison(s) undecided"] if pairs else []
+    if len(left) > pairs:
+        parts.append(f"{len(left) - pairs} run(s) not stable")
+    return ", ".join(parts)
+
+
 def _fill(text: str, width: int, first: str = "") -> str:
     """Wrapped at words, every continuation indented under the text it continues (never cut mid-word)."""
     indent = " " * (len(first) + (2 if first.strip() else 4))
@@ -228,7 +238,7 @@ def _comparison_lines(suite, width: int) -> list[str]:
         stopped = str(a.get("stopped", ""))
         if ": still undecided: " in stopped or ": undecided: " in stopped:  # the comparisons are listed above
             head, _, left = stopped.rpartition("undecided: ")
-            stopped = f"{head}{len(left.split(', '))} comparison(s) undecided"
+            stopped = head + _undecided_count(left.split(", "))
         lines.append(
             _fill(
                 f"{a['model']}: {a['rounds']} round(s), budget {', '.join(f'{b:g}' for b in a['budgets'])} s, "
