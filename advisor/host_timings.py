@@ -27,6 +27,7 @@ from typing import Mapping, Optional
 
 from advisor.estimates import (
     DEPLOY_FIRST_EXTRA_S,
+    SILENT_STEPS,
     Figures,
     Load,
     deploy_key,
@@ -261,7 +262,7 @@ def fold(data: dict, kind_name: str, config: object, progress, load: Optional[Lo
     models = list(getattr(config, "models", []) or [])
     pooled: dict[str, _Pooled] = {}
     for step, taken, run in actuals:
-        if step.id.startswith(("host-summary", "round-")):
+        if step.id.startswith(SILENT_STEPS):
             continue  # silent steps: their time is the neighbours'
         parts = run_parts(run, load.cores, load, kind_name) if kind_name in ("training", "gpt") else None
         if kind_name == "gpt" and step.id.endswith("-dynamic"):

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, TextIO
 
-from advisor.estimates import Figures, Load, Plan, Step, plan_for
+from advisor.estimates import SILENT_STEPS, Figures, Load, Plan, Step, plan_for
 from advisor.render.tables import rate_text
 
 OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progress
@@ -566,9 +566,8 @@ class ProbeProgress:
             return left
 
     def slots_with_events(self, slot: _Slot) -> bool:
-        """Whether the runner names this step in its events (the silent ones: the host summary, the
-        idle-core sample before a round)."""
-        return not slot.step.id.startswith(("host-summary", "round-"))
+        """Whether the runner names this step in its events (not the SILENT_STEPS)."""
+        return not slot.step.id.startswith(SILENT_STEPS)
 
     def remaining_seconds(self, now: float | None = None) -> float:
         """The ETA shown: it counts down, below the fresh estimate by at most REESTIMATE_FACTOR and

@@ -148,3 +148,56 @@ def test_data_the_stratified_split_cannot_use_is_a_data_error_naming_the_file(tm
     assert "data_batch_1.bin" in str(got.value)
     path.write_bytes(b"".join(bytes([label]) + bytes(3072) for label in [0, 1] * 4))
     check_user_data(str(path))  # 8 samples, 4 of each class: the split works
+
+
+@pytest.mark.parametrize(
+    "asked, idle, threads, why",
+    [
+        (None, 0.4, 1, "idle cores: 0.4 of"),  # beside a busy session: one thread, not every core
+        (None, 2.0, 2, "idle cores: 2.0 of"),
+        (3, None, 3, "--threads"),  # as asked, and the idle cores not sampled
+    ],
+)
+def test_each_child_takes_the_threads_found_idle_before_it(monkeypatch, asked, idle, threads, why):
+    """As a training round does: on every core beside a busy session the child's threads waited for one
+    another at each step (113-117 s beside three busy sessions on 2 cores, 44-58 s on one thread)."""
+    from probes import launcher
+    from probes.accuracy import runner
+
+    sampled, seen = [], []
+
+    def fake_idle():
+        sampled.append(1)
+        return idle
+
+    def fake_child(args, timeout, env_extra, cancel, on_message):
+        seen.append((args[args.index("--threads") + 1], env_extra["OMP_NUM_THREADS"]))
+        result = {"status": "ok", "accuracy": [0.5], "epoch_seconds": [0.1], "settings": {}}
+        return launcher.ChildOutcome(status="ok", result=result, seconds=1.0)
+
+    monkeypatch.setattr(runner, "idle_cores", fake_idle)
+    monkeypatch.setattr(runner.launcher, "run_child", fake_child)
+    monkeypatch.setattr("probes.training.runner.usable_cores", lambda: 2)
+    config = AccuracyConfig(frameworks=["pytorch"], modes=["eager"], epochs=1, seeds=1, threads=asked)
+    run = runner._run_one("pytorch", "eager", 0, "x.npz", config, None, None)
+    assert seen == [(str(threads), str(threads))]
+    assert run.settings["threads_why"].startswith(why) and run.settings["threads"] == threads
+    assert len(sampled) == (0 if asked else 1)
+
+
+def test_the_table_says_how_many_threads_each_run_took():
+    from advisor.render.tables.accuracy import AccuracyTable
+    from probes.accuracy.models import AccuracySuite
+
+    def run(rid: str, n: int) -> AccuracyRun:
+        fw, mode = rid.split("-")[:2]
+        settings = {"threads": n, "threads_why": "idle cores: 0.4 of 2 were idle before this round"}
+        return AccuracyRun(id=rid, framework=fw, mode=mode, seed=0, status="ok", settings=settings)
+
+    suite = AccuracySuite(
+        config=AccuracyConfig(seeds=1), runs=[run("pytorch-eager-seed0", 1), run("mindspore-graph-seed0", 2)]
+    )
+    text = " ".join(AccuracyTable(width=200).format(suite).split())
+    assert (
+        "Threads: the cores found idle just before each run (pytorch-eager-seed0 1, mindspore-graph-seed0 2)." in text
+    )

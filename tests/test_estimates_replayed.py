@@ -92,7 +92,7 @@ def planned(rec: dict) -> ProbeProgress:
 RELEARNED_KINDS = ("deploy", "scaling", "pipeline")
 
 
-def relearned(runs: list[dict]) -> list[dict]:
+def relearned(runs: list[dict], kinds: tuple[str, ...] = RELEARNED_KINDS) -> list[dict]:
     """One recording file's runs in order (they shared a cache), each later run of a RELEARNED_KINDS kind with
     its kind's figures learned again (advisor.host_timings.fold) from the run of its kind before it, at the
     load that learning divided by (the figures' recorded foreign_cores: every step of it put the same)."""
@@ -108,7 +108,7 @@ def relearned(runs: list[dict]) -> list[dict]:
         today = entry is not None and (
             rec.get("figures_version", 1) >= host_timings.VERSION or entry["foreign_cores"] > entry.get("cores", 2)
         )
-        if rec["name"] in RELEARNED_KINDS and earlier is not None and today:
+        if rec["name"] in kinds and earlier is not None and today:
             data = {rec["name"]: json.loads(json.dumps(figures_of(earlier).measured.get(rec["name"], {})))}
             progress = planned(earlier)
             for at, event in earlier["events"]:
@@ -164,10 +164,22 @@ BURNERS = relearned(json.loads((FOLDER / "burners.json").read_text()))
 # session: tests/test_estimates_sessions.py), so replayed as they learned: quick, deployment and accuracy,
 # quiet, then twice beside one session of six spinners, then beside three burners in sessions of their own
 LIVE = json.loads((FOLDER / "sessions-live.json").read_text())
-# An accuracy run's children compute on every core, and beside a busy session its time is not one number:
-# beside the same six spinners 25 s once and 53 s the next pass (0.51x; 39 and 48 s in the runs of
-# tests/test_estimates_sessions.py), beside three burners 105 s (0.66x; 113 s before, 77 s beside four).
-KNOWN_MISSES = {"accuracy-6 burn-load7.4": 0.51, "accuracy-3 burn-load4.9": 0.66}
+# The accuracy probe's children took every core until 2026-12-04 17:00, and beside a busy session its time
+# was not one number (beside the same six spinners 25 s once and 53 s the next pass, beside three burners
+# 105-117 s against 77 s beside four); they take the cores found idle since. The recordings above time the
+# probe before (learning from them still holds: STEP_COUNTED), these twelve the probe now: LeNet-5 on the
+# digits, two passes each quiet, beside one burner, one session of six spinners, then two, three and four
+# burners in sessions of their own; each file's second pass learned again from its first by today's rule.
+EVERY_CORE = "accuracy"
+IDLE_THREADS_RUNS = json.loads((FOLDER / "idle-threads.json").read_text())
+IDLE_THREADS = [
+    rec for i in range(0, 12, 2) for rec in relearned(IDLE_THREADS_RUNS[i : i + 2], (*RELEARNED_KINDS, "accuracy"))
+]
+
+
+def judged(runs: list[dict]) -> list[dict]:
+    """The recordings of probes that still run as recorded."""
+    return [rec for rec in runs if rec["kind"] != EVERY_CORE]
 
 
 def label(rec: dict) -> str:
@@ -175,20 +187,12 @@ def label(rec: dict) -> str:
 
 
 def test_the_fixtures_hold_every_cheap_kind_cold_and_warm():
-    kinds = {rec["kind"] for rec in RECORDINGS}
+    kinds = {rec["kind"] for rec in judged(RECORDINGS) + IDLE_THREADS}
     assert {"quick", "accuracy", "deploy", "scaling", "pipeline", "gpt-quick"} <= kinds and len(RECORDINGS) >= 9
+    assert len(IDLE_THREADS) == 12 and {rec["kind"] for rec in IDLE_THREADS} == {"accuracy"}
 
 
-@pytest.mark.parametrize(
-    "rec",
-    [
-        pytest.param(rec, marks=pytest.mark.xfail(strict=True, reason=f"{KNOWN_MISSES[label(rec)]}x"))
-        if label(rec) in KNOWN_MISSES
-        else rec
-        for rec in RECORDINGS + QUEUED + BURNERS + LIVE
-    ],
-    ids=label,
-)
+@pytest.mark.parametrize("rec", judged(RECORDINGS + QUEUED + BURNERS + LIVE) + IDLE_THREADS, ids=label)
 def test_the_opening_estimate_is_within_the_goal(rec, monkeypatch):
     opening, _ = replay(rec, monkeypatch)
     assert GOAL[0] <= opening / rec["actual"] <= GOAL[1], f"{opening:.0f} s planned, {rec['actual']:.0f} s taken"
@@ -196,13 +200,18 @@ def test_the_opening_estimate_is_within_the_goal(rec, monkeypatch):
 
 @pytest.mark.parametrize(
     "runs",
-    [RECORDINGS, RECORDINGS + FRESH, QUEUED, RECORDINGS + FRESH + QUEUED + BURNERS + LIVE],
+    [
+        judged(RECORDINGS),
+        judged(RECORDINGS + FRESH),
+        judged(QUEUED),
+        judged(RECORDINGS + FRESH + QUEUED + BURNERS + LIVE) + IDLE_THREADS,
+    ],
     ids=["judged", "judged-and-fresh", "queue-sampled", "all"],
 )
 def test_nine_in_ten_mid_run_etas_are_within_the_goal(runs, monkeypatch):
     ratios = [r for rec in runs for r in replay(rec, monkeypatch)[1]]
     inside = sum(1 for r in ratios if GOAL[0] <= r <= GOAL[1])
-    assert len(ratios) > 800 and inside / len(ratios) >= 0.90, f"{inside} of {len(ratios)}"  # 90.9-94.4% now
+    assert len(ratios) > 700 and inside / len(ratios) >= 0.90, f"{inside} of {len(ratios)}"  # 91.1-94.4% now
 
 
 def test_an_eta_that_reads_low_before_an_extra_round_names_the_round_that_covers_it(monkeypatch):
@@ -212,7 +221,7 @@ def test_an_eta_that_reads_low_before_an_extra_round_names_the_round_that_covers
     recordings' ETAs before such a round hold: 3,228 of 3,505 by the ETA alone, 3,298 with the range (the
     rest run low inside a round that already runs, or high at the end: load the plan could not see)."""
     held = point = total = 0
-    for rec in RECORDINGS + FRESH + QUEUED + BURNERS:
+    for rec in judged(RECORDINGS + FRESH + QUEUED + BURNERS):
         for _, ratio, high in replay_ranges(rec):
             total += 1
             point += GOAL[0] <= ratio <= GOAL[1]
@@ -230,14 +239,17 @@ def test_the_run_queue_rule_opens_a_second_run_on_a_quieter_host_inside_the_goal
     assert load_of(rec).foreign < rec["reading"]["average"]
 
 
-STEP_COUNTED = [rec for rec in RECORDINGS + FRESH + QUEUED + BURNERS if rec["name"] in (*RELEARNED_KINDS, "accuracy")]
+STEP_COUNTED = [
+    rec for rec in RECORDINGS + FRESH + QUEUED + BURNERS + IDLE_THREADS if rec["name"] in (*RELEARNED_KINDS, "accuracy")
+]
 
 
 @pytest.mark.parametrize("rec", STEP_COUNTED, ids=label)
 def test_a_figure_learned_from_a_run_plans_that_run_back_at_its_own_time(rec):
     """Learned from a recorded run at its plan's load (host_timings.fold into an empty file) and planned
     again at that load, a deployment, a scaling run, a pipeline or an accuracy run opens at the time it took
-    (0.97-1.00 over every recording: an accuracy run's waits between its children are nobody's figure).
+    (0.97-1.00 over every recording; an accuracy run 0.95-1.07: the waits between its children are nobody's
+    figure, and its data step is planned as a fresh process's).
     By the rule before (each step's own quotient folded in one by one) deployments planned back 1.03-1.51x:
     their last steps, two short ONNX Runtime serves, decided the figure of every step."""
     first = {**rec, "figures": {}, "figures_version": host_timings.VERSION}
@@ -247,4 +259,7 @@ def test_a_figure_learned_from_a_run_plans_that_run_back_at_its_own_time(rec):
     data: dict = {}
     host_timings.fold(data, rec["name"], KINDS[rec["name"]].Config(**rec["config"]), progress, load_of(rec))
     again = planned({**first, "figures": data}).estimate_seconds()
-    assert 0.95 <= again / rec["actual"] <= 1.02, f"{again:.1f} s planned back, {rec['actual']:.1f} s taken"
+    # an accuracy run's data step is planned at a fresh process's second (ACCURACY_DATA_S): a second run in
+    # one process (the benchmark's second pass) found the digits loaded and took 0.1-0.2 s
+    high = 1.07 if rec["kind"] == "accuracy" else 1.02
+    assert 0.95 <= again / rec["actual"] <= high, f"{again:.1f} s planned back, {rec['actual']:.1f} s taken"

@@ -222,11 +222,9 @@ SESSIONS = json.loads((Path(__file__).parent / "fixtures" / "eta_records" / "ses
 # every rule: what a loaded run opens at is the load rule's doing. The passes, in order: none, 2 burners,
 # 6 in one session, 3, 8 in one session, 4 (each labelled by its count of burners).
 QUIET_TAUGHT = {rec["kind"]: rec["figures"] for rec in SESSIONS if rec["label"] == "2 burn"}
-LOADED = [rec for rec in SESSIONS if rec["label"] != "0 burn"]
-# An accuracy run's children compute on every core: beside one session that keeps both busy (eight spinners)
-# it took 3.0x its quiet time, planned 1.9x (0.63; 1.25 counting tasks); beside three burners 7.1x, against
-# 4.8x beside four (0.52: 0.53 counting tasks, the rule does not move it).
-ACCURACY_MISSES = {("accuracy", "8 burn"): 0.63, ("accuracy", "3 burn"): 0.52}
+# The accuracy runs here ran their children on every core, as the probe no longer does (it takes the idle
+# cores since: tests/test_estimates_replayed.py judges its recordings); the other kinds' loaded runs are judged.
+LOADED = [rec for rec in SESSIONS if rec["label"] != "0 burn" and rec["kind"] != "accuracy"]
 
 
 def _opening(rec: dict, by_sessions: bool = True) -> float:
@@ -241,23 +239,18 @@ def _opening(rec: dict, by_sessions: bool = True) -> float:
 
 @pytest.mark.parametrize(
     "rec",
-    [
-        pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=f"{ACCURACY_MISSES[(r['kind'], r['label'])]}x"))
-        if (r["kind"], r["label"]) in ACCURACY_MISSES
-        else r
-        for r in LOADED
-    ],
+    LOADED,
     ids=lambda r: f"{r['kind']}-{r['label'].replace(' ', '-')}ers-{r['reading']['sessions']:.0f}-sessions",
 )
 def test_a_loaded_run_planned_by_sessions_from_what_a_quiet_run_taught_opens_within_the_goal(rec):
     assert 0.67 <= _opening(rec) <= 1.5
 
 
-def test_counting_tasks_opened_five_of_the_loaded_runs_outside_the_goal_and_sessions_two():
-    """By tasks: the deployments beside one busy session 2.10x and 2.38x, the quick runs 1.40x and 1.91x,
-    an accuracy run 1.55x, and the accuracy run beside three burners 0.53x."""
+def test_counting_tasks_opened_three_of_the_loaded_runs_outside_the_goal_and_sessions_none():
+    """By tasks: the deployments beside one busy session 2.10x and 2.38x, a quick run 1.91x (by sessions
+    1.20x, 1.36x and 1.30x)."""
     outside = lambda by: sum(1 for r in LOADED if not 0.67 <= _opening(r, by) <= 1.5)  # noqa: E731
-    assert (outside(False), outside(True)) == (5, 2)
+    assert (outside(False), outside(True)) == (3, 0)
 
 
 def test_a_slow_look_is_not_taken_again_for_a_while(monkeypatch):

@@ -13,6 +13,7 @@ from typing import Callable, Optional
 from probes import launcher
 from probes.accuracy import data
 from probes.accuracy.models import RUNS, AccuracyConfig, AccuracyGap, AccuracyRun, AccuracySuite
+from probes.training.runner import idle_cores, round_threads
 
 WORKER = {"pytorch": "probes.accuracy.worker_torch", "mindspore": "probes.accuracy.worker_mindspore"}
 
@@ -83,9 +84,12 @@ def _run_one(
         "--target",
         str(config.target),
     ]
-    if config.threads:
-        args += ["--threads", str(config.threads)]
-    env = {"OMP_NUM_THREADS": str(config.threads)} if config.threads else None
+    # the threads found idle just before the child, as a training round takes them: on every core beside a
+    # busy session its threads waited for one another at each step (a run took 113-117 s beside three
+    # busy sessions on 2 cores where one thread took 44-58 s)
+    threads, why = round_threads(config, idle_cores() if not config.threads else None)
+    args += ["--threads", str(threads)]
+    env = {"OMP_NUM_THREADS": str(threads)}
     out = launcher.run_child(args, timeout=config.timeout, env_extra=env, cancel=cancel, on_message=on_message)
     run_id = f"{fw}-{mode}-seed{seed}"
     if not out.ok:
@@ -96,6 +100,7 @@ def _run_one(
     res.pop("kind", None)
     status = res.pop("status", "ok")
     settings = res.pop("settings", {}) or {}
+    settings.update(threads=threads, threads_why=why)
     settings["step_seconds"] = res.pop("step_seconds", [])
     run = AccuracyRun(
         id=run_id,

@@ -60,6 +60,10 @@ def _summary(suite: AccuracySuite, width: int) -> str:
             disable_numparse=True,
         )
     )
+    threads = [f"{r.id} {r.settings['threads']}" for r in suite.runs if "threads_why" in r.settings]
+    if threads:
+        how = "as --threads asked" if cfg.threads else "the cores found idle just before each run"
+        lines.append(textwrap.fill(f"Threads: {how} ({', '.join(threads)}).", width))
     lines.append("")
     for g in suite.gaps:
         lines.append(textwrap.fill(gap_verdict(g)[1], width))
