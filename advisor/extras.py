@@ -12,8 +12,6 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Optional
 
-DIST = "framework-advisor"
-
 
 @dataclass(frozen=True)
 class Extra:
@@ -47,7 +45,9 @@ def present() -> dict[str, bool]:
 
 
 def install_hint(name: str) -> str:
-    return f"pip install '{DIST}[{name}]'"
+    """The one install command of an extra (or extras, comma-joined), from the project's folder and within
+    the tested set (an unpinned torch pulls a CUDA build of several GB)."""
+    return f"pip install -c constraints.txt -e '.[{name}]'"
 
 
 def explain_missing(exc: BaseException) -> Optional[str]:

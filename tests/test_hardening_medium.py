@@ -253,7 +253,7 @@ def test_a_missing_extra_names_the_extra_and_how_to_install_it(monkeypatch, caps
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sklearn" else real(name, *a))
     code, _, err = run(["probe", "--accuracy", "--frameworks", "pytorch"], capsys)
     line = one_line(code, err)
-    assert "needs the 'accuracy' extra" in line and "pip install 'framework-advisor[accuracy]'" in line
+    assert "needs the 'accuracy' extra" in line and "pip install -c constraints.txt -e '.[accuracy]'" in line
 
 
 def test_an_import_error_of_an_extra_module_is_one_line_not_internal(monkeypatch, capsys):

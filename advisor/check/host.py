@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from advisor import __version__
+from advisor.extras import install_hint
 from advisor.numbers import mib_text
 from probes.check.models import Accelerator, CheckReport, ConvCheck, Finding, FrameworkInfo
 from probes.hostfacts import install_stamp
@@ -274,7 +275,7 @@ def _engine_findings() -> list[Finding]:
                 severity="info",
                 code="deploy.onnxruntime_missing",
                 message="ONNX Runtime is not installed: the deployment probe cannot serve ONNX exports",
-                fix="pip install -c constraints.txt -e '.[deploy]'",
+                fix=install_hint("deploy"),
             )
         )
     return out
@@ -502,7 +503,7 @@ def _framework_findings(c: _Facts) -> list[Finding]:
             severity="error",
             code="no_framework",
             message="neither PyTorch nor MindSpore is installed",
-            fix="pip install -c constraints.txt 'framework-advisor[pytorch,mindspore]'",
+            fix=install_hint("pytorch,mindspore"),
         )
     else:
         for name, extra in (("pytorch", "pytorch"), ("mindspore", "mindspore")):
@@ -511,7 +512,7 @@ def _framework_findings(c: _Facts) -> list[Finding]:
                     severity="info",
                     code=f"{name}_missing",
                     message=f"{name} is not installed: it is not checked",
-                    fix=f"pip install -c constraints.txt 'framework-advisor[{extra}]'",
+                    fix=install_hint(extra),
                 )
     for fw in report.frameworks:
         s = fw.smoke

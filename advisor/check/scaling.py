@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from advisor.extras import install_hint
 from probes.check.models import Finding
 from probes.scaling.facts import HCCL_SETTINGS, launcher_facts
 
@@ -66,7 +67,7 @@ def _mindspore(f: dict) -> list[Finding]:
                 "info",
                 "scaling.mindspore_absent",
                 "MindSpore not installed: no msrun scaling probe",
-                "pip install -e '.[mindspore]'",
+                install_hint("mindspore"),
             )
         ]
     out = [
