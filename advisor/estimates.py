@@ -327,7 +327,7 @@ def kind_slowdown(kind: str, load: "Load", key: str = "", part: str = "") -> flo
     the rest by Load.slowdown (a timed step's own cores factor on top: Load.step_slowdown)."""
     if kind == "accuracy":  # every child alike: the others past the cores it leaves them (ACCURACY_KNEE_CORES)
         past = max(0.0, load.foreign - (load.cores - ACCURACY_KNEE_CORES))
-        return 1.0 + ACCURACY_WEIGHT * min(CONTENTION_MAX_PER_CORE, past / load.cores)
+        return Load(load.cores, past).slowdown_at(ACCURACY_WEIGHT)
     if kind == "training" and key.startswith("aux-"):
         return load.slowdown_at(AUX_WEIGHT)
     if kind == "training" and part in ("startup", "first_warm", "first_cold"):
@@ -400,6 +400,14 @@ def competing(sample: RunnableSessions, running: Optional[int]) -> float:
     runnable task the look could not see (another container's: /proc/stat's procs_running counts it) as one."""
     unseen = max(0, running - sample.ours - sample.tasks) if running is not None else 0
     return float(sample.sessions + unseen)
+
+
+def mean_sessions(looks: list[Optional[float]]) -> Optional[float]:
+    """The mean of looks at the sessions (competing_sessions()); None where none was taken or one could not
+    tell (the kernel shares the cores between tasks, /proc unreadable, a look too slow)."""
+    if not looks or None in looks:
+        return None
+    return sum(looks) / len(looks)  # type: ignore[arg-type]
 
 
 def competing_sessions() -> Optional[float]:
@@ -530,8 +538,7 @@ def run_queue(window: float) -> tuple[Optional[float], Optional[float]]:
         if left <= 0:
             break
         time.sleep(min(RUN_QUEUE_TICK_S, left))
-    sessions = None if None in looks else sum(looks) / len(looks)  # type: ignore[arg-type]
-    return _others_runnable(seen), sessions
+    return _others_runnable(seen), mean_sessions(looks)
 
 
 def _others_runnable(readings: list[int]) -> float:
@@ -584,9 +591,7 @@ def recent_sessions(now: Optional[float] = None) -> Optional[float]:
     fewer than QUEUE_MIN_READINGS or where a reading could not tell (the kernel shares between tasks)."""
     at = time.monotonic() if now is None else now
     seen = [s for t, _, s in _queue_seen if at - t <= QUEUE_SPAN_S]
-    if len(seen) < QUEUE_MIN_READINGS or None in seen:
-        return None
-    return sum(seen) / len(seen)  # type: ignore[arg-type]
+    return mean_sessions(seen) if len(seen) >= QUEUE_MIN_READINGS else None
 
 
 @dataclass(frozen=True)

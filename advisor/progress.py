@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, TextIO
 
-from advisor.estimates import SILENT_STEPS, Figures, Load, Plan, Step, plan_for
+from advisor.estimates import SILENT_STEPS, Figures, Load, Plan, Step, mean_sessions, plan_for
 from advisor.render.tables import rate_text
 
 OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progress
@@ -450,8 +450,7 @@ class ProbeProgress:
     @property
     def sessions(self) -> Optional[float]:
         """The mean of the sessions seen while it ran; None where a look could not tell or none was taken."""
-        seen = self.sessions_seen
-        return None if not seen or None in seen else sum(seen) / len(seen)  # type: ignore[arg-type]
+        return mean_sessions(self.sessions_seen)
 
     def measured_load(self) -> Optional[Load]:
         """The other processes' load while it ran (after finish; advisor.estimates.measured_load): the
