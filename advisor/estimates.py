@@ -108,6 +108,13 @@ TRAINING_UNKNOWN_S = (7.0, 2.0, 30.0, 0.5)  # a (framework, mode, model) not abo
 # two runs: PyTorch's 7.3 and 6.4 s, MindSpore's 6.1 and 5.6 s for one model (the split between start-up
 # and model kept from the figures before, 6 + 2 and 6 + 3 s, scaled to the mean).
 AUX_S = {"pytorch": (5.1, 1.7), "mindspore": (3.9, 2.0)}
+# A PyTorch child on a CUDA build of torch starts later than the defaults here (a CPU build's) say: its
+# import loads the CUDA libraries (5.2-5.6 s on an H200 host with 16 cores, 1.4-1.5 s for the CPU build
+# here) and a child on the GPU opens its context. Two quick probes there (2026-12-04, torch 2.11 with CUDA
+# 13, benchmarks/probe_estimates.py): LeNet-5 eager's start-up 11.1 s against 3.6 s planned, the GEMM /
+# parity child 14.2-15.2 s against 6.8 s. Added to every PyTorch default start-up (a host's own figures
+# have it in them).
+CUDA_BUILD_STARTUP_S = 7.4
 HOST_SUMMARY_S = 1.0  # probes.check.host.collect_host before the first child
 IDLE_WINDOW_S = 0.5  # probes.training.runner.IDLE_WINDOW_S: the idle-core sample before each round
 # The transformer probe, default shape (4 layers, hidden 256, seq 128, vocab 8192, batch 8), per
@@ -716,6 +723,36 @@ def _compile_root(config: object) -> Optional[str]:
 # ---- the plans ----------------------------------------------------------------------------------
 
 
+def missing_frameworks(frameworks: object) -> frozenset[str]:
+    """The requested frameworks this interpreter cannot import (found, never imported). The training runner
+    announces their runs and ends them at once as unavailable, the GPT runner leaves them out: planned at
+    their full time, a GPT probe on a host without MindSpore opened at 179 s and took 65 s (2026-12-04)."""
+    from probes import hostfacts
+
+    return frozenset(
+        fw
+        for fw in list(frameworks or [])
+        if fw in hostfacts.FRAMEWORK_MODULES and not hostfacts.installed(hostfacts.FRAMEWORK_MODULES[fw][0])
+    )
+
+
+def torch_cuda_build() -> bool:
+    """Whether this host's torch is a CUDA build (probes.hostfacts.torch_cuda_build: its start-ups are longer)."""
+    from probes import hostfacts
+
+    return hostfacts.torch_cuda_build()
+
+
+def default_startup(framework: str, cuda_build: bool) -> float:
+    """What a child of `framework` adds to the defaults' start-up on this host: CUDA_BUILD_STARTUP_S for
+    PyTorch on a CUDA build of torch, else nothing."""
+    return CUDA_BUILD_STARTUP_S if framework == "pytorch" and cuda_build else 0.0
+
+
+def _with_startup(row: tuple[float, ...], extra: float) -> tuple[float, ...]:
+    return (row[0] + extra, *row[1:])
+
+
 def _timed_run(
     rid: str,
     row: tuple[float, ...],
@@ -746,12 +783,15 @@ def training_plan(config: object, figures: Figures, load: Load) -> Plan:
 
     budget, batch = float(config.budget), int(config.batch_size)
     device = getattr(config, "device", "auto")
+    missing, cuda_build = missing_frameworks(config.frameworks), torch_cuda_build()
     steps = [Step("host-summary", HOST_SUMMARY_S * load.slowdown, setup=True)]
     if getattr(config, "gemm", True) or getattr(config, "parity", True):
         models = list(config.models) if getattr(config, "parity", True) else []
         for fw in config.frameworks:
+            if fw in missing:
+                continue  # the runner starts no set-up child for a framework it cannot import
             start, each = AUX_S.get(fw, (6.0, 3.0))
-            default = start + each * len(models)
+            default = start + default_startup(fw, cuda_build) + each * len(models)
             key = f"aux-{fw}-{'+'.join(models)}"
             steps.append(
                 Step(
@@ -776,7 +816,11 @@ def training_plan(config: object, figures: Figures, load: Load) -> Plan:
             steps.append(Step(f"round-{model}-{rnd}", IDLE_WINDOW_S, setup=True, chance=chance, group=model))
             for fw, mode in specs:
                 rid = f"{fw}-{mode}-{model}-bs{batch}"
-                row = figures.run("training", rid, TRAINING_S.get((fw, mode, model), TRAINING_UNKNOWN_S))
+                if fw in missing:  # announced, and ended at once as unavailable
+                    steps.append(Step(rid, 0.0, chance=chance, group=model if extra else ""))
+                    continue
+                default = TRAINING_S.get((fw, mode, model), TRAINING_UNKNOWN_S)
+                row = figures.run("training", rid, _with_startup(default, default_startup(fw, cuda_build)))
                 cold = mode == "graph" or (mode == "compile" and not warm and rnd == 0)
                 if mode == "compile" and cold:
                     colds.append(rid)
@@ -797,14 +841,17 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
     per_step = flops.train_flops_per_token(shape) * config.batch_size * config.seq
     default_step = flops.train_flops_per_token(spec.Shape()) * GPT_DEFAULT_STEP[0] * GPT_DEFAULT_STEP[1]
     size = per_step / default_step  # another shape's steps: by their FLOPs
+    missing, cuda_build = missing_frameworks(config.frameworks), torch_cuda_build()  # the runner leaves out the first
     steps = [Step("host-summary", HOST_SUMMARY_S * load.slowdown, setup=True)]
     if config.gemm or config.parity or config.attention:
         for fw in config.frameworks:
+            if fw in missing:
+                continue
+            default = GPT_AUX_S.get((fw, config.attention), 20.0) + default_startup(fw, cuda_build)
             steps.append(
                 Step(
                     f"{fw}-aux",
-                    figures.seconds("gpt", gpt_aux_key(fw, config), GPT_AUX_S.get((fw, config.attention), 20.0))
-                    * load.slowdown,
+                    figures.seconds("gpt", gpt_aux_key(fw, config), default) * load.slowdown,
                     setup=True,
                 )
             )
@@ -819,9 +866,11 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
             round_budget = min(budget * BUDGET_CAP_FACTOR, round_budget * 2)
         chance = share ** (rnd - int(config.repeat) + 1) if extra else 1.0
         for fw, mode in round_specs(config):
+            if fw in missing:
+                continue
             rid = f"{fw}-{mode}-gpt"
             startup, warm_s, cold_s, step = GPT_S.get((fw, mode), (10.0, 5.0, 40.0, 1.0))
-            row = figures.run("gpt", rid, (startup, warm_s, cold_s, step * size))
+            row = figures.run("gpt", rid, (startup + default_startup(fw, cuda_build), warm_s, cold_s, step * size))
             cold = mode == "graph" or (mode == "compile" and not warm_cache and rnd == 0)
             if mode == "compile" and cold:
                 colds.append(rid)
@@ -830,8 +879,12 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
         per_token = flops.train_flops_per_token(shape) / flops.train_flops_per_token(spec.Shape())
         folder = os.path.join(_cache_root(config), "dynamic")
         for variant in dynamic_specs(config):
-            rid = f"{VARIANTS[variant][0]}-{variant}-dynamic"
-            startup, cold_s, warm_s, token_us = figures.parts("gpt", rid, DYNAMIC_PARTS, GPT_DYNAMIC_S[variant])
+            fw = VARIANTS[variant][0]
+            if fw in missing:
+                continue
+            rid = f"{fw}-{variant}-dynamic"
+            default = _with_startup(GPT_DYNAMIC_S[variant], default_startup(fw, cuda_build))
+            startup, cold_s, warm_s, token_us = figures.parts("gpt", rid, DYNAMIC_PARTS, default)
             shapes_s, tokens = 0.0, 0
             for way, widths, computed in dynamic_work(config):
                 compiled = variant != "eager" and VARIANTS[variant][0] == "pytorch"
@@ -850,10 +903,12 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
     return Plan(steps, cold=colds)
 
 
-def accuracy_parts(figures: Figures, framework: str, mode: str, epochs: int) -> tuple[float, float]:
+def accuracy_parts(
+    figures: Figures, framework: str, mode: str, epochs: int, cuda_build: bool = False
+) -> tuple[float, float]:
     """(start-up s, epoch s) of an accuracy run: this host's parts, else its whole run's figure (an older
-    file kept only that) split as the defaults are, else the defaults."""
-    default = ACCURACY_RUN_S.get(framework, ACCURACY_UNKNOWN_S)
+    file kept only that) split as the defaults are, else the defaults (a CUDA build's longer start-up in)."""
+    default = _with_startup(ACCURACY_RUN_S.get(framework, ACCURACY_UNKNOWN_S), default_startup(framework, cuda_build))
     startup, epoch = figures.parts("accuracy", f"{framework}-{mode}", ACCURACY_PARTS, (-1.0, -1.0))
     if startup >= 0 and epoch >= 0:
         return startup, epoch
@@ -951,10 +1006,11 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
         # a run's start-up counts by the clock until its first epoch reports; its epochs move by the
         # share of them done (the workers report epoch / epochs); every part alike (kind_slowdown's accuracy rule)
         steps = [Step("prepare-data", ACCURACY_DATA_S * kind_slowdown("accuracy", load), setup=True)]
+        cuda_build = torch_cuda_build()
         for seed in range(int(config.seeds)):
             for fw, mode in plan(config):
                 rid = f"{fw}-{mode}-seed{seed}"
-                startup, epoch = accuracy_parts(figures, fw, mode, int(config.epochs))
+                startup, epoch = accuracy_parts(figures, fw, mode, int(config.epochs), cuda_build)
                 slow = kind_slowdown("accuracy", load, f"{fw}-{mode}")
                 epochs_s = int(config.epochs) * epoch * slow
                 steps.append(Step(rid, startup * slow, epochs_s, per_fraction_s=epochs_s))
@@ -967,11 +1023,11 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
 
         # config.passes interleaved rounds of one child per loader: a step per child, the runner's start
         # only for the first round's, a "pass" event as each child ends (probes.pipeline.runner.run)
-        steps = []
+        steps, cuda_build = [], torch_cuda_build()
         for rnd in range(int(getattr(config, "passes", 1))):
             for fw, variant, workers in plan(config):
                 rid = f"{fw}-{variant}-w{workers}"
-                default = PIPELINE_RUN_S.get(variant, 10.0)
+                default = PIPELINE_RUN_S.get(variant, 10.0) + default_startup(fw, cuda_build)
                 seconds = figures.seconds("pipeline", rid, default) * load.slowdown
                 steps.append(Step(rid, 0.0, seconds, silent=rnd > 0))
         return Plan(steps)

@@ -381,7 +381,11 @@ class ProbeProgress:
                 if _grade(run) == "unusable":
                     self._unusable(slot.step.id)
             elif kind == "progress" and fraction is not None:
-                slot.reported = now if slot.reported is None else slot.reported
+                # a child's first step ends its start-up, not its first word: a dynamic-shape child says 0
+                # as it builds its first way's model (10 s of a GPT probe's 18 s child on a 16-core host,
+                # whose ETA then read 0.05x); a launch's word at 0 does end its start-up
+                if slot.reported is None and (float(fraction) > 0.0 or slot.step.by_clock):
+                    slot.reported = now
                 slot.fraction = max(slot.fraction, min(0.99, float(fraction)))
                 if float(fraction) >= 1.0 and slot.last_step is None:
                     slot.last_step = now

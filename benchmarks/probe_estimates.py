@@ -87,6 +87,13 @@ def run_kind(kind: str) -> dict:
 
     estimates.compile_cache_warm = remembered
     figures = host_timings.figures()  # what the plan starts from, before this run teaches it
+    # what the plan read of the install (a framework it cannot import is not planned; a CUDA build of torch
+    # starts its children later), for a replay on another host
+    installed = sorted(
+        set(getattr(config, "frameworks", []) or [])
+        - estimates.missing_frameworks(getattr(config, "frameworks", []) or [])
+    )
+    cuda_build = estimates.torch_cuda_build()
     try:
         progress = planned(name, config, window=0.5)
     finally:
@@ -144,6 +151,8 @@ def run_kind(kind: str) -> dict:
             "figures": figures,
             "figures_version": host_timings.VERSION,
             "warm": warm_seen,
+            "installed": installed,
+            "cuda_build": cuda_build,
             "events": events,
             "actual": actual,
             "loadavg": (load_start, os.getloadavg()[0]),
@@ -166,8 +175,11 @@ def replay(recording: dict, load: object = None) -> dict:
     from advisor.progress import ProbeProgress
 
     warm = recording["warm"]
-    real_warm = estimates.compile_cache_warm
+    real = estimates.compile_cache_warm, estimates.missing_frameworks, estimates.torch_cuda_build
     estimates.compile_cache_warm = lambda folder, model_dir: warm.get((folder, model_dir), False)
+    if "installed" in recording:  # recordings before it: both frameworks, a CPU build of torch
+        estimates.missing_frameworks = lambda fws: frozenset(fws or []) - set(recording["installed"])
+        estimates.torch_cuda_build = lambda: bool(recording.get("cuda_build"))
     try:
         progress = ProbeProgress.for_config(
             recording["name"],
@@ -177,7 +189,7 @@ def replay(recording: dict, load: object = None) -> dict:
             load=load or replayed_load(recording),
         )
     finally:
-        estimates.compile_cache_warm = real_warm
+        estimates.compile_cache_warm, estimates.missing_frameworks, estimates.torch_cuda_build = real
     estimate = progress.estimate_seconds()  # before any event, as the live run printed it (after them it
     # counts the extra rounds that ran in full and the steps the runner announced: not the opening's figure)
     etas: list[tuple[float, float]] = []
@@ -405,6 +417,7 @@ def exported(recording: dict) -> dict:
         "figures": dict(recording["figures"].measured),
         "figures_version": recording.get("figures_version", 1),
         "warm": [[folder, model_dir, bool(w)] for (folder, model_dir), w in recording["warm"].items()],
+        **{k: recording[k] for k in ("installed", "cuda_build") if k in recording},
         "events": [[round(at, 3), event(e)] for at, e in recording["events"]],
         "actual": round(recording["actual"], 3),
         "loadavg": list(recording["loadavg"]) if isinstance(recording["loadavg"], tuple) else [recording["loadavg"]],

@@ -341,6 +341,17 @@ def install_stamp(module: str) -> Optional[str]:
         return None
 
 
+def torch_cuda_build() -> bool:
+    """Whether the installed torch is a CUDA build: its libtorch_cuda library beside libtorch_cpu, found
+    without importing it (the version need not say: an H200 host's torch 2.11 with CUDA 13 read "2.11.0")."""
+    try:
+        spec = importlib.util.find_spec("torch")
+        where = list(spec.submodule_search_locations or [])[0] if spec else None
+        return bool(where) and any(Path(where, "lib").glob("libtorch_cuda*"))
+    except (ImportError, OSError, ValueError, IndexError):
+        return False
+
+
 def package_version(dist: str) -> Optional[str]:
     """Installed version of a distribution, or None (a .dist-info without METADATA gives None too)."""
     try:

@@ -57,3 +57,7 @@ def _no_kept_run_queue(monkeypatch):
     # and the sessions a step competes with are this machine's of the moment: a test that plans or learns
     # reads none (the run queue's rule), unless it stands them in itself (tests/test_estimates_sessions.py)
     monkeypatch.setattr(estimates, "competing_sessions", lambda: None)
+    # and the install a plan reads is the tested set's (both frameworks, a CPU build of torch) whatever this
+    # machine holds, unless a test stands in another (tests/test_estimates_install.py)
+    monkeypatch.setattr(estimates, "missing_frameworks", lambda frameworks: frozenset())
+    monkeypatch.setattr(estimates, "torch_cuda_build", lambda: False)
