@@ -160,6 +160,10 @@ GPT_DYNAMIC_S: dict[str, tuple[float, float, float, float]] = saturated_v1(  # i
 )
 DYNAMIC_PARTS = ("startup", "shape_cold", "shape_warm", "token_us")
 GPT_DEFAULT_STEP = (8, 128)  # (batch, seq) the figures above were measured at, with the default shape
+# The cores the figures above computed on. The transformer's compute runs on every core, so a host with more
+# computes its default steps and tokens faster by their ratio (assumption, one host: an H200 host's 16
+# cores took 106 us a token where 940 us was planned from 2, 8.9x for 8x); start-ups and compiles do not.
+REFERENCE_CORES = 2
 # The data probes and the launchers: one step each.
 # A deployment step (an export, a baseline or a serve of one artefact), per model: LeNet-5 measured on a
 # quiet host (`quiet-s4`, 2026-12-03 23:49, run queue 0.0, benchmarks/probe_estimates.py --record): the
@@ -724,9 +728,10 @@ def _compile_root(config: object) -> Optional[str]:
 
 
 def missing_frameworks(frameworks: object) -> frozenset[str]:
-    """The requested frameworks this interpreter cannot import (found, never imported). The training runner
-    announces their runs and ends them at once as unavailable, the GPT runner leaves them out: planned at
-    their full time, a GPT probe on a host without MindSpore opened at 179 s and took 65 s (2026-12-04)."""
+    """The requested frameworks this interpreter cannot import (found, never imported). The training and
+    accuracy runners announce their runs and end them at once as unavailable, the GPT runner leaves them out:
+    planned at their full time, a GPT probe on a host without MindSpore opened at 179 s and took 65 s, an
+    accuracy run at 27 s took 14 s (2026-12-04)."""
     from probes import hostfacts
 
     return frozenset(
@@ -842,6 +847,7 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
     default_step = flops.train_flops_per_token(spec.Shape()) * GPT_DEFAULT_STEP[0] * GPT_DEFAULT_STEP[1]
     size = per_step / default_step  # another shape's steps: by their FLOPs
     missing, cuda_build = missing_frameworks(config.frameworks), torch_cuda_build()  # the runner leaves out the first
+    more_cores = REFERENCE_CORES / max(REFERENCE_CORES, load.cores)  # the default compute on a bigger host
     steps = [Step("host-summary", HOST_SUMMARY_S * load.slowdown, setup=True)]
     if config.gemm or config.parity or config.attention:
         for fw in config.frameworks:
@@ -870,7 +876,8 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
                 continue
             rid = f"{fw}-{mode}-gpt"
             startup, warm_s, cold_s, step = GPT_S.get((fw, mode), (10.0, 5.0, 40.0, 1.0))
-            row = figures.run("gpt", rid, (startup + default_startup(fw, cuda_build), warm_s, cold_s, step * size))
+            step *= size * more_cores
+            row = figures.run("gpt", rid, (startup + default_startup(fw, cuda_build), warm_s, cold_s, step))
             cold = mode == "graph" or (mode == "compile" and not warm_cache and rnd == 0)
             if mode == "compile" and cold:
                 colds.append(rid)
@@ -883,7 +890,8 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
             if fw in missing:
                 continue
             rid = f"{fw}-{variant}-dynamic"
-            default = _with_startup(GPT_DYNAMIC_S[variant], default_startup(fw, cuda_build))
+            startup, cold_s, warm_s, token_us = GPT_DYNAMIC_S[variant]
+            default = (startup + default_startup(fw, cuda_build), cold_s, warm_s, token_us * more_cores)
             startup, cold_s, warm_s, token_us = figures.parts("gpt", rid, DYNAMIC_PARTS, default)
             shapes_s, tokens = 0.0, 0
             for way, widths, computed in dynamic_work(config):
@@ -1006,15 +1014,18 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
         # a run's start-up counts by the clock until its first epoch reports; its epochs move by the
         # share of them done (the workers report epoch / epochs); every part alike (kind_slowdown's accuracy rule)
         steps = [Step("prepare-data", ACCURACY_DATA_S * kind_slowdown("accuracy", load), setup=True)]
-        cuda_build = torch_cuda_build()
+        cuda_build, missing = torch_cuda_build(), missing_frameworks(config.frameworks)
         for seed in range(int(config.seeds)):
             for fw, mode in plan(config):
                 rid = f"{fw}-{mode}-seed{seed}"
+                if fw in missing:  # announced and ended at once as unavailable
+                    steps.append(Step(rid, 0.0))
+                    continue
                 startup, epoch = accuracy_parts(figures, fw, mode, int(config.epochs), cuda_build)
                 slow = kind_slowdown("accuracy", load, f"{fw}-{mode}")
                 epochs_s = int(config.epochs) * epoch * slow
                 steps.append(Step(rid, startup * slow, epochs_s, per_fraction_s=epochs_s))
-        if "mindspore" in config.frameworks:
+        if "mindspore" in config.frameworks and "mindspore" not in missing:
             check = figures.seconds("accuracy", "normalize-check", NORMALIZE_CHECK_S)
             steps.append(Step("normalize-check", check * kind_slowdown("accuracy", load, "normalize-check")))
         return Plan(steps)

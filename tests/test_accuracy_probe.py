@@ -201,3 +201,25 @@ def test_the_table_says_how_many_threads_each_run_took():
     assert (
         "Threads: the cores found idle just before each run (pytorch-eager-seed0 1, mindspore-graph-seed0 2)." in text
     )
+
+
+def test_a_framework_that_is_not_installed_is_said_unavailable_without_a_child(monkeypatch):
+    """On a host without MindSpore its child failed at its first import ("failed", 0.8 s) and so did the
+    Normalize check; the training probe says "unavailable" and starts nothing."""
+    from probes import hostfacts, launcher
+    from probes.accuracy import runner
+
+    real = hostfacts.installed
+    monkeypatch.setattr(hostfacts, "installed", lambda module: module != "mindspore" and real(module))
+    started = []
+    monkeypatch.setattr(launcher, "run_child", lambda *a, **k: started.append(a) or pytest.fail("a child started"))
+    events = []
+    suite = runner.run(
+        AccuracyConfig(frameworks=["mindspore"], epochs=1, seeds=2),
+        on_event=lambda rid, msg: events.append((rid, msg["kind"])),
+    )
+    assert [(r.id, r.status) for r in suite.runs] == [("mindspore-graph-seed0", "unavailable"),
+                                                      ("mindspore-graph-seed1", "unavailable")]  # fmt: skip
+    assert "mindspore is not installed" in suite.runs[0].error and suite.normalize_check is None
+    assert events == [(r, k) for r in ("mindspore-graph-seed0", "mindspore-graph-seed1") for k in ("start", "done")]
+    assert not started

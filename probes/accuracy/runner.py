@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from probes import launcher
+from probes import hostfacts, launcher
 from probes.accuracy import data
 from probes.accuracy.models import RUNS, AccuracyConfig, AccuracyGap, AccuracyRun, AccuracySuite
 from probes.training.runner import idle_cores, round_threads
@@ -124,6 +125,7 @@ def run_suite(
     start = time.monotonic()
     suite = AccuracySuite(config=config, created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     jobs = plan(config)
+    missing = not_installed(config)
     with tempfile.TemporaryDirectory(prefix="advisor-accuracy-") as tmp:
         for seed in range(config.seeds):
             npz = Path(tmp) / f"seed{seed}.npz"
@@ -133,7 +135,11 @@ def run_suite(
                 if on_event:
                     on_event(run_id, {"kind": "start"})
                 hook = (lambda msg, rid=run_id: on_event(rid, msg)) if on_event else None
-                run = _run_one(fw, mode, seed, npz, config, cancel, hook)
+                if fw in missing:  # no child: it would fail at its first import, counted as a failure
+                    run = AccuracyRun(id=run_id, framework=fw, mode=mode, seed=seed, status="unavailable",
+                                      error=missing[fw])  # fmt: skip
+                else:
+                    run = _run_one(fw, mode, seed, npz, config, cancel, hook)
                 suite.runs.append(run)
                 if on_event:
                     on_event(run_id, {"kind": "done", "run": run})
@@ -153,6 +159,16 @@ def run_suite(
         suite.warnings.append("one seed: the accuracy gap has no spread; use --seeds 3 for an interval")
     suite.seconds = time.monotonic() - start
     return suite
+
+
+def not_installed(config: AccuracyConfig) -> dict[str, str]:
+    """{framework: why} for the chosen frameworks this interpreter cannot import (found, never imported)."""
+    where = Path(sys.executable).name
+    return {
+        fw: f"{fw} is not installed in {where}'s environment"
+        for fw in config.frameworks
+        if fw in hostfacts.FRAMEWORK_MODULES and not hostfacts.installed(hostfacts.FRAMEWORK_MODULES[fw][0])
+    }
 
 
 NORMALIZE_CHECK = "normalize-check"  # its run id in the progress plan (advisor.progress)
@@ -192,6 +208,8 @@ def run(
     suite = run_suite(config, cancel=cancel, on_event=said if on_event else None)
     if "mindspore" not in config.frameworks or (cancel is not None and cancel.is_set()):
         return suite
+    if "mindspore" in not_installed(config):
+        return suite  # its runs say why; the check would fail at the same import
     if on_event:
         on_event(NORMALIZE_CHECK, {"kind": "start", "message": "MindSpore Normalize 0-1 vs 0-255"})
     suite.normalize_check = check = run_normalize_check(cancel=cancel)
