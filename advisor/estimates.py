@@ -734,11 +734,7 @@ def missing_frameworks(frameworks: object) -> frozenset[str]:
     accuracy run at 27 s took 14 s (2026-12-04)."""
     from probes import hostfacts
 
-    return frozenset(
-        fw
-        for fw in list(frameworks or [])
-        if fw in hostfacts.FRAMEWORK_MODULES and not hostfacts.installed(hostfacts.FRAMEWORK_MODULES[fw][0])
-    )
+    return hostfacts.missing_frameworks(frameworks)
 
 
 def torch_cuda_build() -> bool:
@@ -846,7 +842,10 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
     per_step = flops.train_flops_per_token(shape) * config.batch_size * config.seq
     default_step = flops.train_flops_per_token(spec.Shape()) * GPT_DEFAULT_STEP[0] * GPT_DEFAULT_STEP[1]
     size = per_step / default_step  # another shape's steps: by their FLOPs
-    missing, cuda_build = missing_frameworks(config.frameworks), torch_cuda_build()  # the runner leaves out the first
+    missing, cuda_build = (
+        missing_frameworks(config.frameworks),
+        torch_cuda_build(),
+    )  # the runner leaves out missing ones
     more_cores = REFERENCE_CORES / max(REFERENCE_CORES, load.cores)  # the default compute on a bigger host
     steps = [Step("host-summary", HOST_SUMMARY_S * load.slowdown, setup=True)]
     if config.gemm or config.parity or config.attention:

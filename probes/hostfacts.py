@@ -341,6 +341,13 @@ def install_stamp(module: str) -> Optional[str]:
         return None
 
 
+def missing_frameworks(frameworks: object) -> frozenset[str]:
+    """The named frameworks (FRAMEWORK_MODULES' names) this interpreter cannot import, found, never imported."""
+    return frozenset(
+        fw for fw in list(frameworks or []) if fw in FRAMEWORK_MODULES and not installed(FRAMEWORK_MODULES[fw][0])
+    )
+
+
 def torch_cuda_build() -> bool:
     """Whether the installed torch is a CUDA build: its libtorch_cuda library beside libtorch_cpu, found
     without importing it (the version need not say: an H200 host's torch 2.11 with CUDA 13 read "2.11.0")."""

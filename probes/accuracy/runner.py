@@ -165,9 +165,7 @@ def not_installed(config: AccuracyConfig) -> dict[str, str]:
     """{framework: why} for the chosen frameworks this interpreter cannot import (found, never imported)."""
     where = Path(sys.executable).name
     return {
-        fw: f"{fw} is not installed in {where}'s environment"
-        for fw in config.frameworks
-        if fw in hostfacts.FRAMEWORK_MODULES and not hostfacts.installed(hostfacts.FRAMEWORK_MODULES[fw][0])
+        fw: f"{fw} is not installed in {where}'s environment" for fw in hostfacts.missing_frameworks(config.frameworks)
     }
 
 
