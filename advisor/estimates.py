@@ -728,8 +728,8 @@ def _compile_root(config: object) -> Optional[str]:
 
 
 def missing_frameworks(frameworks: object) -> frozenset[str]:
-    """The requested frameworks this interpreter cannot import (found, never imported). The training and
-    accuracy runners announce their runs and end them at once as unavailable, the GPT runner leaves them out:
+    """The requested frameworks this interpreter cannot import (found, never imported). The training, accuracy
+    and pipeline runners announce their runs and end them at once as unavailable, the GPT runner leaves them out:
     planned at their full time, a GPT probe on a host without MindSpore opened at 179 s and took 65 s, an
     accuracy run at 27 s took 14 s (2026-12-04)."""
     from probes import hostfacts
@@ -986,12 +986,13 @@ def deploy_ort_serves(config: object) -> int:
     return len(list(getattr(config, "models", []))) * onnx
 
 
-def scaling_launches(config: object) -> int:
+def scaling_launches(config: object, frameworks: Optional[list[str]] = None) -> int:
     """The scaling probe's launches on a CPU-only host (probes.scaling.runner.run_scaling): per repetition,
     model and framework one per rank count (1 and 2 by default); a host with accelerators may plan other
-    rank counts, which the runner's announced total re-plans."""
+    rank counts, which the runner's announced total re-plans. `frameworks`: those it launches (default: all)."""
     ranks = list(getattr(config, "ranks", None) or [1, 2])
-    per = len(list(getattr(config, "models", []) or [])) * len(list(getattr(config, "frameworks", []) or []))
+    frameworks = frameworks if frameworks is not None else list(getattr(config, "frameworks", []) or [])
+    per = len(list(getattr(config, "models", []) or [])) * len(frameworks)
     return int(getattr(config, "repeat", 1)) * per * len(ranks)
 
 
@@ -1033,10 +1034,13 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
 
         # config.passes interleaved rounds of one child per loader: a step per child, the runner's start
         # only for the first round's, a "pass" event as each child ends (probes.pipeline.runner.run)
-        steps, cuda_build = [], torch_cuda_build()
+        steps, cuda_build, missing = [], torch_cuda_build(), missing_frameworks(config.frameworks)
         for rnd in range(int(getattr(config, "passes", 1))):
             for fw, variant, workers in plan(config):
                 rid = f"{fw}-{variant}-w{workers}"
+                if fw in missing:  # announced and ended at once as unavailable
+                    steps.append(Step(rid, 0.0, silent=rnd > 0))
+                    continue
                 default = PIPELINE_RUN_S.get(variant, 10.0) + default_startup(fw, cuda_build)
                 seconds = figures.seconds("pipeline", rid, default) * load.slowdown
                 steps.append(Step(rid, 0.0, seconds, silent=rnd > 0))
@@ -1058,7 +1062,10 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
             kind="deploy",
         )
     if kind_name == "scaling":
-        frameworks = list(getattr(config, "frameworks", []) or ["pytorch"])
+        # the runner launches none for a framework it cannot import (probes.scaling.runner.framework_available)
+        wanted = list(getattr(config, "frameworks", []) or ["pytorch"])
+        launched = [fw for fw in wanted if fw not in missing_frameworks(wanted)]
+        frameworks = launched or wanted  # the figures' mean needs one
         launcher = {"pytorch": "torchrun", "mindspore": "msrun"}
         each_of = {  # msrun's launches ran ~1.3-1.8x torchrun's here: one mean misplanned both
             f"{fw}-": figures.seconds("scaling", launch_key(fw), SCALING_LAUNCH_S[launcher.get(fw, "msrun")])
@@ -1071,7 +1078,7 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
         return Plan(
             [],
             named=False,
-            announced=scaling_launches(config),
+            announced=scaling_launches(config, launched),
             each=each,
             by_clock=True,
             each_of=each_of,

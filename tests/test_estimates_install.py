@@ -147,3 +147,27 @@ def test_an_accuracy_run_plans_no_time_for_a_framework_it_cannot_import(monkeypa
     assert both["normalize-check"] > 0 and "normalize-check" not in plan
     assert both["mindspore-graph-seed0"] > 0 and plan["mindspore-graph-seed0"] == 0.0
     assert plan["pytorch-eager-seed0"] == both["pytorch-eager-seed0"]
+
+
+def test_a_pipeline_run_plans_no_time_for_a_framework_it_cannot_import(monkeypatch):
+    from probes.pipeline.models import PipelineConfig
+
+    config = PipelineConfig(batches=20, passes=2)
+    both = [(s.id, s.seconds) for s in plan_for("pipeline", config, Figures(), QUIET).steps]
+    without_mindspore(monkeypatch)
+    plan = [(s.id, s.seconds) for s in plan_for("pipeline", config, Figures(), QUIET).steps]
+    assert [i for i, _ in plan] == [i for i, _ in both]  # each still announced (a pass each)
+    assert all(s == 0.0 for i, s in plan if i.startswith("mindspore-"))
+    assert all(s > 0.0 for i, s in both if i.startswith("mindspore-"))
+
+
+def test_a_scaling_run_plans_no_launch_for_a_framework_it_cannot_import(monkeypatch):
+    from probes.scaling.models import ScalingConfig
+
+    config = ScalingConfig(models=["lenet"], repeat=1)
+    both = plan_for("scaling", config, Figures(), QUIET)
+    without_mindspore(monkeypatch)
+    plan = plan_for("scaling", config, Figures(), QUIET)
+    assert both.announced == 2 * plan.announced and plan.announced == 2  # PyTorch at 1 and 2 ranks
+    monkeypatch.setattr(estimates, "missing_frameworks", lambda fws: frozenset(fws or []))
+    assert plan_for("scaling", config, Figures(), QUIET).announced == 0

@@ -182,3 +182,22 @@ def test_repeat_sets_the_pipeline_passes_and_is_checked(monkeypatch, capsys, tmp
     assert err.startswith("advisor: error: --repeat") and err.count("\n") == 1, err
     assert main(["probe", "--accuracy", "--repeat", "5"]) == 2  # the accuracy probe does not read it
     assert "--repeat" in capsys.readouterr().err
+
+
+def test_a_framework_that_is_not_installed_is_said_unavailable_without_a_child(monkeypatch):
+    """Its worker said so only after the parent had started it (and the plan counted it in full)."""
+    import probes.pipeline.runner as runner
+    from probes import hostfacts
+
+    real = hostfacts.installed
+    monkeypatch.setattr(hostfacts, "installed", lambda module: module != "mindspore" and real(module))
+    monkeypatch.setattr(runner, "_one", lambda *a: pytest.fail("a child started"))
+    monkeypatch.setattr(runner, "prepare", lambda out, data: {"source": "x", "samples": 1})
+    events = []
+    suite = runner.run_suite(
+        PipelineConfig(frameworks=["mindspore"], workers=2, passes=2),
+        on_event=lambda rid, msg: events.append((rid, msg["kind"])),
+    )
+    assert {r.status for r in suite.runs} == {"unavailable"} and len(suite.runs) == 3
+    assert all("mindspore is not installed" in r.error for r in suite.runs)
+    assert [k for _, k in events].count("pass") == 6 and [k for _, k in events].count("done") == 3

@@ -5,6 +5,7 @@ variant merged and graded like a training probe run, with its own starved-or-not
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -138,6 +139,7 @@ def run_suite(
     start = time.monotonic()
     suite = PipelineSuite(config=config, created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     jobs = plan(config)
+    missing = hostfacts.missing_frameworks(config.frameworks)  # no child: its worker would say so after an import
     passes: dict[str, list[PipelineRun]] = {}
     with tempfile.TemporaryDirectory(prefix="advisor-pipeline-") as tmp:
         npz = Path(tmp) / "images.npz"
@@ -147,7 +149,12 @@ def run_suite(
                 run_id = f"{fw}-{variant}-w{workers}"
                 if on_event and round_no == 0:
                     on_event(run_id, {"kind": "start"})
-                run = _one(fw, variant, workers, npz, config, cancel)
+                if fw in missing:
+                    why = f"{fw} is not installed in {Path(sys.executable).name}'s environment"
+                    run = PipelineRun(id=run_id, framework=fw, variant=variant, workers=workers, status="unavailable",
+                                      error=why)  # fmt: skip
+                else:
+                    run = _one(fw, variant, workers, npz, config, cancel)
                 passes.setdefault(run_id, []).append(run)
                 if on_event:  # epoch/epochs: the progress fields the accuracy probe's events use
                     on_event(run_id, {"kind": "pass", "epoch": round_no + 1, "epochs": config.passes, "run": run})
