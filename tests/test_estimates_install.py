@@ -171,3 +171,19 @@ def test_a_scaling_run_plans_no_launch_for_a_framework_it_cannot_import(monkeypa
     assert both.announced == 2 * plan.announced and plan.announced == 2  # PyTorch at 1 and 2 ranks
     monkeypatch.setattr(estimates, "missing_frameworks", lambda fws: frozenset(fws or []))
     assert plan_for("scaling", config, Figures(), QUIET).announced == 0
+
+
+PYTORCH_ONLY = json.loads((Path(__file__).parent / "fixtures" / "eta_records" / "pytorch-only.json").read_text())
+
+
+@pytest.mark.xfail(strict=True, reason="known miss: a first run with PyTorch alone on the faster 2-core host")
+@pytest.mark.parametrize("rec", PYTORCH_ONLY, ids=label)
+def test_a_pytorch_only_first_run_on_the_faster_host_opens_within_the_goal(rec):
+    """The quick training probe with MindSpore hidden from the interpreter, on the second 2-core host
+    (2026-12-04 19:15, quiet, an empty cache each): planned at 24 s, it took 11-13 s (1.89-2.15x). Its
+    GEMM child took 4.1-4.3 s against 6.8 s planned and its runs 3-4.5 s against 5.6 s, with no extra round;
+    the first host's figures, which the training probe keeps (its first runs with both frameworks open at
+    0.88-1.20x on both hosts), are those of a host 1.6x slower at start-ups. Kept as a strict known miss
+    until a PyTorch-only run on the first host says where the middle is."""
+    opening, _ = replay_all(rec)
+    assert GOAL[0] <= opening / rec["actual"] <= GOAL[1], f"{opening:.0f} s planned, {rec['actual']:.0f} s taken"

@@ -181,6 +181,14 @@ IDLE_THREADS = [
 ]
 
 
+# A second host of this kind (2026-12-04 19:00, quiet: run queue 0.0), every cheap kind but the GPT probe on
+# an empty cache with the frameworks' libraries in the page cache (`warm`), then the quick, accuracy and
+# deployment probes again with the page cache dropped before each (`cold`): its start-ups ran 1.6-1.9x faster
+# than the first host's, and its first accuracy and deployment runs opened 1.61x and 1.88x by the first host's
+# figures (advisor.estimates.HOST_MIDDLE).
+SECOND_HOST = json.loads((FOLDER / "second-host.json").read_text())
+
+
 def judged(runs: list[dict]) -> list[dict]:
     """The recordings of probes that still run as recorded."""
     return [rec for rec in runs if rec["kind"] != EVERY_CORE]
@@ -196,7 +204,7 @@ def test_the_fixtures_hold_every_cheap_kind_cold_and_warm():
     assert len(IDLE_THREADS) == 12 and {rec["kind"] for rec in IDLE_THREADS} == {"accuracy"}
 
 
-@pytest.mark.parametrize("rec", judged(RECORDINGS + QUEUED + BURNERS + LIVE) + IDLE_THREADS, ids=label)
+@pytest.mark.parametrize("rec", judged(RECORDINGS + QUEUED + BURNERS + LIVE) + IDLE_THREADS + SECOND_HOST, ids=label)
 def test_the_opening_estimate_is_within_the_goal(rec, monkeypatch):
     opening, _ = replay(rec, monkeypatch)
     assert GOAL[0] <= opening / rec["actual"] <= GOAL[1], f"{opening:.0f} s planned, {rec['actual']:.0f} s taken"
@@ -208,7 +216,7 @@ def test_the_opening_estimate_is_within_the_goal(rec, monkeypatch):
         judged(RECORDINGS),
         judged(RECORDINGS + FRESH),
         judged(QUEUED),
-        judged(RECORDINGS + FRESH + QUEUED + BURNERS + LIVE) + IDLE_THREADS,
+        judged(RECORDINGS + FRESH + QUEUED + BURNERS + LIVE) + IDLE_THREADS + SECOND_HOST,
     ],
     ids=["judged", "judged-and-fresh", "queue-sampled", "all"],
 )
