@@ -177,9 +177,10 @@ def replay(recording: dict, load: object = None) -> dict:
     warm = recording["warm"]
     real = estimates.compile_cache_warm, estimates.missing_frameworks, estimates.torch_cuda_build
     estimates.compile_cache_warm = lambda folder, model_dir: warm.get((folder, model_dir), False)
-    if "installed" in recording:  # recordings before it: both frameworks, a CPU build of torch
-        estimates.missing_frameworks = lambda fws: frozenset(fws or []) - set(recording["installed"])
-        estimates.torch_cuda_build = lambda: bool(recording.get("cuda_build"))
+    # the install the plan read (recordings before it kept none: both frameworks, a CPU build of torch)
+    installed = set(recording.get("installed", ("pytorch", "mindspore")))
+    estimates.missing_frameworks = lambda fws: frozenset(fws or []) - installed
+    estimates.torch_cuda_build = lambda: bool(recording.get("cuda_build", False))
     try:
         progress = ProbeProgress.for_config(
             recording["name"],
