@@ -992,26 +992,41 @@ def new_shapes(variant: str, widths: int) -> int:
     return widths
 
 
-def deploy_steps(config: object) -> int:
+def deploy_steps(config: object, missing: frozenset[str] = frozenset()) -> int:
     """The deployment probe's steps if every export succeeds with one ONNX Runtime provider: per model,
     each framework's exports, its source baseline, and one serve per artefact (probes.deploy.runner).
-    A failed export serves less, a second provider more: the display re-plans when it sees more."""
-    from probes.deploy.models import FORMATS
-
+    A failed export serves less, a second provider more: the display re-plans when it sees more. A framework
+    in `missing` (not importable) has its exports and baseline announced and ended at once, nothing served."""
     wanted = getattr(config, "formats", None)
     frameworks = list(getattr(config, "frameworks", []))
-    exports = sum(1 for fw in frameworks for fmt in FORMATS.get(fw, ()) if not wanted or fmt in wanted)
-    return len(list(getattr(config, "models", []))) * (2 * exports + len(frameworks))
+    exports = {fw: sum(1 for fmt in _formats(fw) if not wanted or fmt in wanted) for fw in frameworks}
+    served = sum(n for fw, n in exports.items() if fw not in missing)
+    return len(list(getattr(config, "models", []))) * (sum(exports.values()) + served + len(frameworks))
 
 
-def deploy_ort_serves(config: object) -> int:
+def deploy_unavailable_steps(config: object, missing: frozenset[str]) -> int:
+    """Of deploy_steps, those of the frameworks in `missing`: their exports and baselines, ended at once."""
+    wanted = getattr(config, "formats", None)
+    per_model = sum(
+        1 + sum(1 for fmt in _formats(fw) if not wanted or fmt in wanted)
+        for fw in getattr(config, "frameworks", [])
+        if fw in missing
+    )
+    return len(list(getattr(config, "models", []))) * per_model
+
+
+def deploy_ort_serves(config: object, missing: frozenset[str] = frozenset()) -> int:
     """Of deploy_steps, the serves through ONNX Runtime: one per ONNX export (one provider)."""
+    wanted = getattr(config, "formats", None)
+    frameworks = [fw for fw in getattr(config, "frameworks", []) if fw not in missing]
+    onnx = sum(1 for fw in frameworks if "onnx" in _formats(fw) and (not wanted or "onnx" in wanted))
+    return len(list(getattr(config, "models", []))) * onnx
+
+
+def _formats(framework: str) -> tuple[str, ...]:
     from probes.deploy.models import FORMATS
 
-    wanted = getattr(config, "formats", None)
-    frameworks = list(getattr(config, "frameworks", []))
-    onnx = sum(1 for fw in frameworks if "onnx" in FORMATS.get(fw, ()) and (not wanted or "onnx" in wanted))
-    return len(list(getattr(config, "models", []))) * onnx
+    return tuple(FORMATS.get(framework, ()))
 
 
 def scaling_launches(config: object, frameworks: Optional[list[str]] = None) -> int:
@@ -1077,15 +1092,18 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
         models = list(getattr(config, "models", []) or ["lenet"]) if config is not None else ["lenet"]
         each = sum(DEPLOY_STEP_S.get(m, max(DEPLOY_STEP_S.values())) for m in models) / len(models)
         each = figures.seconds("deploy", deploy_key(config), each) * load.slowdown
-        steps = deploy_steps(config) if config is not None else 0
-        serves = deploy_ort_serves(config) if config is not None else 0
-        mean = (steps - serves * (1.0 - DEPLOY_ORT_SERVE_SHARE)) / steps if steps else 1.0
+        missing = missing_frameworks(getattr(config, "frameworks", [])) if config is not None else frozenset()
+        steps = deploy_steps(config, missing) if config is not None else 0
+        serves = deploy_ort_serves(config, missing) if config is not None else 0
+        gone = deploy_unavailable_steps(config, missing) if config is not None else 0  # they end at once
+        mean = (steps - serves * (1.0 - DEPLOY_ORT_SERVE_SHARE) - gone) / steps if steps else 1.0
         return Plan(
             [],
             named=False,
             announced=steps,
             each=each * mean,  # an announced step not yet named: the mean over the expected serves
-            each_of={"": each},  # a named one: a full step, times its share
+            # a named one: a full step, times its share; none for a framework that cannot be imported
+            each_of={**{f"{fw}-": 0.0 for fw in sorted(missing)}, "": each},
             first_extra_s=DEPLOY_FIRST_EXTRA_S * load.slowdown,
             kind="deploy",
         )

@@ -189,3 +189,19 @@ def test_a_pytorch_only_first_run_on_the_faster_host_opens_within_the_goal(rec):
     and with PyTorch's start-ups at the middle of the two hosts (advisor.estimates.HOST_MIDDLE): 1.30-1.47x."""
     opening, _ = replay_all(rec)
     assert GOAL[0] <= opening / rec["actual"] <= GOAL[1], f"{opening:.0f} s planned, {rec['actual']:.0f} s taken"
+
+
+def test_a_deployment_plans_no_time_for_a_framework_it_cannot_import(monkeypatch):
+    """Its exports and its source baseline are announced and end at once as unavailable; nothing of it is
+    served (probes.deploy.runner.serve_plan serves what exported)."""
+    from probes.deploy.models import DeployConfig
+
+    config = DeployConfig(models=["lenet"])
+    both = plan_for("deploy", config, Figures(), QUIET)
+    without_mindspore(monkeypatch)
+    plan = plan_for("deploy", config, Figures(), QUIET)
+    assert plan.each_for("mindspore-mindir-lenet") == 0.0 and plan.each_for("mindspore-source-lenet@x") == 0.0
+    assert plan.each_for("pytorch-onnx-lenet") == both.each_for("pytorch-onnx-lenet") > 0
+    mindspore_served = 2  # its two exports (ONNX, MindIR), each served once
+    assert plan.announced == both.announced - mindspore_served
+    assert plan.seconds < both.seconds * 0.75
