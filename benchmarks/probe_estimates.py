@@ -8,9 +8,11 @@ runs, the cold torch.compile from the inductor cache's state, the load now); the
 runners, in this process's children, with their progress events. After each kind the host's figures
 learn from it, as after any probe, so a later pass shows the estimate with this host's own figures.
 Each kind runs a small configuration (SMALL): the ratios, not the throughput, are what this measures.
+As `advisor probe` does, it takes the installed frameworks (--all-frameworks: every one, the others
+announced and ended as unavailable).
 
     .venv/bin/python benchmarks/probe_estimates.py [--kinds quick,gpt-quick,accuracy,pipeline,deploy,scaling]
-        [--loaded | --burners N] [--passes 1] [--cache DIR]
+        [--loaded | --burners N] [--passes 1] [--cache DIR] [--all-frameworks]
 
 --loaded runs every kind once as the host is and once with one CPU burner per core (each in a session
 of its own, at nice 10 so the other sessions on a shared host keep moving); --burners N runs only the
@@ -58,12 +60,24 @@ def config_of(kind: str):
     from probes.training.models import QUICK
     from probes.transformer.models import GPT_QUICK
 
+    from probes.hostfacts import missing_frameworks
+
     if kind == "quick":
-        return "training", REGISTRY["training"].Config(**QUICK)
-    if kind == "gpt-quick":
-        return "gpt", REGISTRY["gpt"].Config(**GPT_QUICK)
-    config = REGISTRY[kind].Config
-    return kind, config(**{k: v for k, v in SMALL.get(kind, {}).items() if k in config.model_fields})
+        name, config = "training", REGISTRY["training"].Config(**QUICK)
+    elif kind == "gpt-quick":
+        name, config = "gpt", REGISTRY["gpt"].Config(**GPT_QUICK)
+    else:
+        make = REGISTRY[kind].Config
+        name, config = kind, make(**{k: v for k, v in SMALL.get(kind, {}).items() if k in make.model_fields})
+    # the frameworks `advisor probe` takes by default: every installed one (--all-frameworks: as requested)
+    frameworks = list(getattr(config, "frameworks", None) or [])
+    installed = [fw for fw in frameworks if fw not in missing_frameworks(frameworks)]
+    if installed and installed != frameworks and not ALL_FRAMEWORKS[0]:
+        config = config.model_copy(update={"frameworks": installed})
+    return name, config
+
+
+ALL_FRAMEWORKS = [False]  # --all-frameworks: plan and run the frameworks that are not installed too
 
 
 def run_kind(kind: str) -> dict:
@@ -523,6 +537,9 @@ def main() -> int:
     parser.add_argument("--loaded", action="store_true", help="a pass as found, then one burner per core")
     parser.add_argument("--one-session", action="store_true", help="the burners in one session, not one each")
     parser.add_argument("--passes", type=int, default=1)
+    parser.add_argument(
+        "--all-frameworks", action="store_true", help="keep the frameworks that are not installed (the CLI drops them)"
+    )
     parser.add_argument("--cache", default=None)
     parser.add_argument("--record", metavar="FILE", help="keep every kind's events and plan inputs for --replay")
     parser.add_argument("--trace", metavar="FILE", help="write every kind's ETA samples (at, ETA, really left) as JSON")
@@ -535,6 +552,7 @@ def main() -> int:
         return export_main(args.replay, args.export)
     if args.replay:
         return replay_main(args.replay, args.before, args.json)
+    ALL_FRAMEWORKS[0] = args.all_frameworks
     os.environ["XDG_CACHE_HOME"] = args.cache or tempfile.mkdtemp(prefix="advisor-estimates-")
     kinds = [k for k in args.kinds.split(",") if k]
     cores = os.cpu_count() or 1
