@@ -870,10 +870,8 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
     per_step = flops.train_flops_per_token(shape) * config.batch_size * config.seq
     default_step = flops.train_flops_per_token(spec.Shape()) * GPT_DEFAULT_STEP[0] * GPT_DEFAULT_STEP[1]
     size = per_step / default_step  # another shape's steps: by their FLOPs
-    missing, cuda_build = (
-        missing_frameworks(config.frameworks),
-        torch_cuda_build(),
-    )  # the runner leaves out missing ones
+    # the runner leaves out a framework it cannot import
+    missing, cuda_build = missing_frameworks(config.frameworks), torch_cuda_build()
     more_cores = REFERENCE_CORES / max(REFERENCE_CORES, load.cores)  # the default compute on a bigger host
     steps = [Step("host-summary", HOST_SUMMARY_S * load.slowdown, setup=True)]
     if config.gemm or config.parity or config.attention:
@@ -922,7 +920,7 @@ def gpt_plan(config: object, figures: Figures, load: Load) -> Plan:
             startup, cold_s, warm_s, token_us = figures.parts("gpt", rid, DYNAMIC_PARTS, default)
             shapes_s, tokens = 0.0, 0
             for way, widths, computed in dynamic_work(config):
-                compiled = variant != "eager" and VARIANTS[variant][0] == "pytorch"
+                compiled = variant != "eager" and fw == "pytorch"
                 warm_way = compiled and compile_cache_warm(folder, f"{variant}-{way}")
                 shapes_s += new_shapes(variant, widths) * (warm_s if warm_way else cold_s)
                 tokens += computed
@@ -997,36 +995,30 @@ def deploy_steps(config: object, missing: frozenset[str] = frozenset()) -> int:
     each framework's exports, its source baseline, and one serve per artefact (probes.deploy.runner).
     A failed export serves less, a second provider more: the display re-plans when it sees more. A framework
     in `missing` (not importable) has its exports and baseline announced and ended at once, nothing served."""
-    wanted = getattr(config, "formats", None)
     frameworks = list(getattr(config, "frameworks", []))
-    exports = {fw: sum(1 for fmt in _formats(fw) if not wanted or fmt in wanted) for fw in frameworks}
+    exports = {fw: len(_exported(config, fw)) for fw in frameworks}
     served = sum(n for fw, n in exports.items() if fw not in missing)
     return len(list(getattr(config, "models", []))) * (sum(exports.values()) + served + len(frameworks))
 
 
 def deploy_unavailable_steps(config: object, missing: frozenset[str]) -> int:
     """Of deploy_steps, those of the frameworks in `missing`: their exports and baselines, ended at once."""
-    wanted = getattr(config, "formats", None)
-    per_model = sum(
-        1 + sum(1 for fmt in _formats(fw) if not wanted or fmt in wanted)
-        for fw in getattr(config, "frameworks", [])
-        if fw in missing
-    )
+    per_model = sum(1 + len(_exported(config, fw)) for fw in getattr(config, "frameworks", []) if fw in missing)
     return len(list(getattr(config, "models", []))) * per_model
 
 
 def deploy_ort_serves(config: object, missing: frozenset[str] = frozenset()) -> int:
     """Of deploy_steps, the serves through ONNX Runtime: one per ONNX export (one provider)."""
-    wanted = getattr(config, "formats", None)
-    frameworks = [fw for fw in getattr(config, "frameworks", []) if fw not in missing]
-    onnx = sum(1 for fw in frameworks if "onnx" in _formats(fw) and (not wanted or "onnx" in wanted))
+    onnx = sum(1 for fw in getattr(config, "frameworks", []) if fw not in missing and "onnx" in _exported(config, fw))
     return len(list(getattr(config, "models", []))) * onnx
 
 
-def _formats(framework: str) -> tuple[str, ...]:
+def _exported(config: object, framework: str) -> tuple[str, ...]:
+    """The formats a deployment exports `framework` to: its own (probes.deploy.models.FORMATS), those asked for."""
     from probes.deploy.models import FORMATS
 
-    return tuple(FORMATS.get(framework, ()))
+    wanted = getattr(config, "formats", None)
+    return tuple(fmt for fmt in FORMATS.get(framework, ()) if not wanted or fmt in wanted)
 
 
 def scaling_launches(config: object, frameworks: Optional[list[str]] = None) -> int:
@@ -1110,7 +1102,8 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
     if kind_name == "scaling":
         # the runner launches none for a framework it cannot import (probes.scaling.runner.framework_available)
         wanted = list(getattr(config, "frameworks", []) or ["pytorch"])
-        launched = [fw for fw in wanted if fw not in missing_frameworks(wanted)]
+        missing = missing_frameworks(wanted)
+        launched = [fw for fw in wanted if fw not in missing]
         frameworks = launched or wanted  # the figures' mean needs one
         launcher = {"pytorch": "torchrun", "mindspore": "msrun"}
         each_of = {  # msrun's launches ran ~1.3-1.8x torchrun's here: one mean misplanned both

@@ -55,12 +55,13 @@ SMALL: dict[str, dict] = {
 }
 
 
-def config_of(kind: str):
+def config_of(kind: str, all_frameworks: bool = False):
+    """(the registry's kind, its small configuration), with the frameworks `advisor probe` takes by default,
+    the installed ones (all_frameworks: every one it names, the others announced and ended as unavailable)."""
     from probes.base import KINDS as REGISTRY
+    from probes.hostfacts import missing_frameworks
     from probes.training.models import QUICK
     from probes.transformer.models import GPT_QUICK
-
-    from probes.hostfacts import missing_frameworks
 
     if kind == "quick":
         name, config = "training", REGISTRY["training"].Config(**QUICK)
@@ -69,23 +70,20 @@ def config_of(kind: str):
     else:
         make = REGISTRY[kind].Config
         name, config = kind, make(**{k: v for k, v in SMALL.get(kind, {}).items() if k in make.model_fields})
-    # the frameworks `advisor probe` takes by default: every installed one (--all-frameworks: as requested)
     frameworks = list(getattr(config, "frameworks", None) or [])
-    installed = [fw for fw in frameworks if fw not in missing_frameworks(frameworks)]
-    if installed and installed != frameworks and not ALL_FRAMEWORKS[0]:
+    missing = missing_frameworks(frameworks)
+    installed = [fw for fw in frameworks if fw not in missing]
+    if installed and missing and not all_frameworks:
         config = config.model_copy(update={"frameworks": installed})
     return name, config
 
 
-ALL_FRAMEWORKS = [False]  # --all-frameworks: plan and run the frameworks that are not installed too
-
-
-def run_kind(kind: str) -> dict:
+def run_kind(kind: str, all_frameworks: bool = False) -> dict:
     from advisor import host_timings
     from advisor.progress import planned
     from probes.base import KINDS
 
-    name, config = config_of(kind)
+    name, config = config_of(kind, all_frameworks)
     if name in ("training", "gpt"):
         from advisor.cache import compile_cache_dir
 
@@ -498,6 +496,7 @@ def one_pass(
     record: str | None = None,
     earlier: list[dict] | None = None,
     one_session: bool = False,
+    all_frameworks: bool = False,
 ) -> list[dict]:
     """One pass over the kinds; with `record`, the file keeps the earlier passes' runs (`earlier`) and this
     one's, rewritten after each kind (a second pass had written over the first's)."""
@@ -506,7 +505,7 @@ def one_pass(
     try:
         time.sleep(3.0 if load else 0.0)  # the burners' share shows in the load the plan reads
         for kind in kinds:
-            r = run_kind(kind)
+            r = run_kind(kind, all_frameworks)
             r["pass"] = label
             rows.append(r)
             if record:  # after each kind: a long pass interrupted keeps what it ran
@@ -552,7 +551,6 @@ def main() -> int:
         return export_main(args.replay, args.export)
     if args.replay:
         return replay_main(args.replay, args.before, args.json)
-    ALL_FRAMEWORKS[0] = args.all_frameworks
     os.environ["XDG_CACHE_HOME"] = args.cache or tempfile.mkdtemp(prefix="advisor-estimates-")
     kinds = [k for k in args.kinds.split(",") if k]
     cores = os.cpu_count() or 1
@@ -567,7 +565,7 @@ def main() -> int:
     rows = []
     for _ in range(args.passes):
         for n, label in passes:
-            rows += one_pass(kinds, n, label, args.record, rows, args.one_session)
+            rows += one_pass(kinds, n, label, args.record, rows, args.one_session, args.all_frameworks)
     if args.trace:
         import json
 

@@ -15,6 +15,7 @@ import importlib.util
 import math
 import os
 import platform
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
@@ -346,6 +347,11 @@ def missing_frameworks(frameworks: object) -> frozenset[str]:
     return frozenset(
         fw for fw in list(frameworks or []) if fw in FRAMEWORK_MODULES and not installed(FRAMEWORK_MODULES[fw][0])
     )
+
+
+def not_installed_reason(framework: str) -> str:
+    """Why a run of `framework` did not start: the sentence every runner gives a framework it cannot import."""
+    return f"{framework} is not installed in {os.path.basename(sys.executable)}'s environment"
 
 
 def torch_cuda_build() -> bool:

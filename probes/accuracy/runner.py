@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -163,10 +162,7 @@ def run_suite(
 
 def not_installed(config: AccuracyConfig) -> dict[str, str]:
     """{framework: why} for the chosen frameworks this interpreter cannot import (found, never imported)."""
-    where = Path(sys.executable).name
-    return {
-        fw: f"{fw} is not installed in {where}'s environment" for fw in hostfacts.missing_frameworks(config.frameworks)
-    }
+    return {fw: hostfacts.not_installed_reason(fw) for fw in hostfacts.missing_frameworks(config.frameworks)}
 
 
 NORMALIZE_CHECK = "normalize-check"  # its run id in the progress plan (advisor.progress)

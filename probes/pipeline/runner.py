@@ -5,7 +5,6 @@ variant merged and graded like a training probe run, with its own starved-or-not
 from __future__ import annotations
 
 import datetime as dt
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -150,9 +149,8 @@ def run_suite(
                 if on_event and round_no == 0:
                     on_event(run_id, {"kind": "start"})
                 if fw in missing:
-                    why = f"{fw} is not installed in {Path(sys.executable).name}'s environment"
                     run = PipelineRun(id=run_id, framework=fw, variant=variant, workers=workers, status="unavailable",
-                                      error=why)  # fmt: skip
+                                      error=hostfacts.not_installed_reason(fw))  # fmt: skip
                 else:
                     run = _one(fw, variant, workers, npz, config, cancel)
                 passes.setdefault(run_id, []).append(run)

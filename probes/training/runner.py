@@ -689,8 +689,7 @@ def _model_rounds(model: str, ctx: _Rounds) -> dict:
                     )
                 )
             if not fws[job.framework]["installed"]:
-                env = os.path.basename(os.sys.executable)
-                run = _not_run(job, "unavailable", f"{job.framework} is not installed in {env}'s environment")
+                run = _not_run(job, "unavailable", hostfacts.not_installed_reason(job.framework))
             elif cancel.is_set():
                 run = _not_run(job, "cancelled", "cancelled by the user")
             elif _hung(ctx.aux.get(job.framework)):
