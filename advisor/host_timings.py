@@ -300,7 +300,9 @@ def fold(data: dict, kind_name: str, config: object, progress, load: Optional[Lo
         values = {"seconds": seconds / pool.full_steps} if pool.full_steps > 0 else {}
         values.update({name: total / pool.with_parts for name, total in pool.parts.items()})
         _put(table, key, values, load)
-    extras = [s for s in progress.order if not s.step.setup and s.step.chance < 1.0]
+    # every run planned as an extra round: one the runner announced was made certain, and counting only the
+    # rounds still uncertain at the end never counted a round that ran (the share could only be learned as 0)
+    extras = [s for s in progress.order if not s.step.setup and s.extra]
     complete = all(s.done for s in progress.order if s.step.chance >= 1.0 and not s.step.setup)
     if extras and complete:  # a cancelled measurement says nothing of how often another round is needed
         ran = sum(1 for s in extras if s.began is not None)

@@ -196,6 +196,7 @@ class _Slot:
     last_step: Optional[float] = None  # when it reported all its steps done: its tail (teardown) began
     done: bool = False
     dropped: bool = False  # an extra round the runner did not run
+    extra: bool = False  # planned as an extra round (by its chance), even once the runner announced it
     taken: Optional[float] = None
     run: object = None  # the finished run, as the done event carried it
 
@@ -282,7 +283,7 @@ class ProbeProgress:
         return out
 
     def _add(self, step: Step) -> int:
-        self.order.append(_Slot(step))
+        self.order.append(_Slot(step, extra=step.chance < 1.0))
         index = len(self.order) - 1
         self.slots.setdefault(step.id, []).append(index)
         return index

@@ -166,3 +166,24 @@ def test_a_saturated_host_is_learned_at_the_load_the_plan_reads(monkeypatch):
     assert measured_load(start, end, demand=8.0).foreign == pytest.approx(7.0)  # the queue, less the probe
     idle = (start[0] + 1.2 * 60.0, start[1] + 1.0 * 60.0, start[2] + 60.0)  # a core mostly idle: not saturated
     assert measured_load(start, idle, demand=8.0).foreign == pytest.approx(0.2)
+
+
+def test_how_often_the_extra_round_ran_is_learned_whether_or_not_it_ran(tmp_path):
+    """The runner's announcement makes an extra round certain in the plan, and the share was read from the
+    rounds still uncertain at the end: a round that ran was never counted, so this host's share could only
+    be learned as 0 (from runs without one) and the plan came to weigh no extra round at all."""
+    config = quick(tmp_path)
+    p = ProbeProgress.for_config("training", config, now=0.0, load=QUIET)
+    now = two_rounds(p, ["noisy", "noisy", "noisy", "noisy"])
+    for n, rid in enumerate(IDS):
+        p.on_event(ev(rid, "start", index=5 + n, total=6), now=now)
+        now += 5.0
+        p.on_event(ev(rid, "done", index=5 + n, total=6, run={"status": "ok", "quality": "stable"}), now=now)
+    p.finish(now)
+    host_timings.learn("training", config, p)
+    assert host_timings.figures().share("training", 0.5) == 1.0
+
+    q = ProbeProgress.for_config("training", config, now=0.0, load=QUIET)
+    q.finish(two_rounds(q, ["stable", "stable", "stable", "stable"]))
+    host_timings.learn("training", config, q)
+    assert host_timings.figures().share("training", 0.5) == pytest.approx(0.5)  # one run with it, one without
