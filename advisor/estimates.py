@@ -132,7 +132,11 @@ AUX_S = {
 # parity child 14.2-15.2 s against 6.8 s. Added to every PyTorch default start-up (a host's own figures
 # have it in them).
 CUDA_BUILD_STARTUP_S = 7.4
-HOST_SUMMARY_S = 1.0  # probes.check.host.collect_host before the first child
+# What the plan counts before the first child (x the load's slowdown). Fitted, not the host summary's own time:
+# probes.check.host.collect_host took 0.00-0.08 s in the 40 training and GPT recordings of three hosts, but
+# the loaded quick runs' openings were fitted with this second (at 0.05 s the run beside four burners opened
+# 0.65x, a PyTorch-only quiet run 1.39x instead of 1.47x: tests/fixtures/eta_records, 2026-12-04).
+HOST_SUMMARY_S = 1.0
 IDLE_WINDOW_S = 0.5  # probes.training.runner.IDLE_WINDOW_S: the idle-core sample before each round
 # The transformer probe, default shape (4 layers, hidden 256, seq 128, vocab 8192, batch 8), per
 # (framework, mode): start-up, first warm, first cold, step s; the mean of two runs here on 2026-12-03
@@ -270,6 +274,17 @@ BUDGET_CAP = 3.0  # ... until three budgets have passed
 # The chance a model needs the adaptive extra round, until this host has said (assumption: half).
 EXTRA_ROUND_SHARE = 0.5
 
+# A plan with figures this host has not measured yet is stated as a range, not one figure: hosts of this kind
+# start the frameworks 1.6-1.9x apart, and whether the extra round comes is a chance, so no single figure held
+# (a first quick probe on the second host planned at 39 s took 20 s without the round and 30-37 s with it; on
+# the first host 38-42 s). Of 43 first runs recorded (tests/fixtures/eta_records, two hosts of this kind and an
+# H200 host, quiet and beside burners) the fastest took 0.63 of its plan without extra rounds (that quick probe,
+# 2026-12-04 21:30) and the slowest 1.46 of its plan with all of them (an accuracy probe beside four burners):
+# the range is the plan without them times FIRST_RUN_LOW to the plan with them times FIRST_RUN_HIGH, each
+# rounded outward (assumption). Once the host has run the plan's steps, it has its own figures: one figure.
+FIRST_RUN_LOW = 0.6
+FIRST_RUN_HIGH = 1.5
+
 
 # The steps no runner names in its events (the host summary, the idle-core sample before a round, the accuracy
 # probe's data): each counts by the clock from the end of the one before it, and teaches no figure.
@@ -316,6 +331,7 @@ class Plan:
     kind: str = ""  # the probe kind: an announced step's share of a full step (step_share) by its id
     tail_of: dict[str, float] = field(default_factory=dict)  # an announced step's tail_s by its id's start
     steps_of: dict[str, float] = field(default_factory=dict)  # its steps_s (per rank: times its ranks)
+    unmeasured: tuple[str, ...] = ()  # the figures planned from the defaults: this host has not run them yet
 
     def each_for(self, step_id: str) -> Optional[float]:
         """The estimate of an announced step: by the start of its id (a scaling launch by its framework's
@@ -702,10 +718,18 @@ class Figures:
     """This host's measured figures (advisor.host_timings, quiet-equivalent seconds) over the defaults."""
 
     measured: Mapping[str, Mapping] = field(default_factory=dict)  # kind -> key -> figures
+    # the keys a plan asked for that this host has not measured yet (planned from the defaults)
+    unmeasured: set = field(default_factory=set, compare=False, repr=False)
+
+    def _got(self, kind: str, key: str) -> object:
+        got = self.measured.get(kind, {}).get(key)
+        if not isinstance(got, Mapping):
+            self.unmeasured.add(f"{kind}:{key}")
+        return got
 
     def run(self, kind: str, key: str, default: tuple[float, float, float, float]) -> tuple[float, ...]:
         """(start-up, first warm, first cold, step) for a timed run: this host's where measured."""
-        got = self.measured.get(kind, {}).get(key)
+        got = self._got(kind, key)
         if not isinstance(got, Mapping):
             return default
         names = ("startup", "first_warm", "first_cold", "step")
@@ -715,12 +739,12 @@ class Figures:
 
     def parts(self, kind: str, key: str, names: tuple[str, ...], default: tuple[float, ...]) -> tuple[float, ...]:
         """Named figures of a step (a dynamic-shape child's), this host's where measured."""
-        got = self.measured.get(kind, {}).get(key)
+        got = self._got(kind, key)
         got = got if isinstance(got, Mapping) else {}
         return tuple(float(got[n]) if isinstance(got.get(n), (int, float)) else d for n, d in zip(names, default))
 
     def seconds(self, kind: str, key: str, default: float) -> float:
-        got = self.measured.get(kind, {}).get(key)
+        got = self._got(kind, key)
         if isinstance(got, Mapping) and isinstance(got.get("seconds"), (int, float)):
             return float(got["seconds"])
         return default
@@ -1035,10 +1059,16 @@ def plan_for(kind_name: str, config: object, figures: Optional[Figures] = None, 
     """The plan of `config` for the kind: named steps (training, gpt, accuracy, pipeline) or counted ones
     (deploy, scaling and any other registered kind: their runners announce a `total` or start ids the
     plan cannot name)."""
-    figures = figures or Figures()
+    figures = Figures(figures.measured if figures is not None else {})  # its own record of what was unmeasured
     load = load or Load(os.cpu_count() or 1)
     if config is None and kind_name != "deploy":
         return Plan([], named=False)  # nothing to plan from: counted as the runner announces
+    plan = _plan_of(kind_name, config, figures, load)
+    plan.unmeasured = tuple(sorted(figures.unmeasured))
+    return plan
+
+
+def _plan_of(kind_name: str, config: object, figures: Figures, load: Load) -> Plan:
     if kind_name in ("training", "probes"):
         return training_plan(config, figures, load)
     if kind_name == "gpt":

@@ -20,7 +20,17 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, TextIO
 
-from advisor.estimates import SILENT_STEPS, Figures, Load, Plan, Step, mean_sessions, plan_for
+from advisor.estimates import (
+    FIRST_RUN_HIGH,
+    FIRST_RUN_LOW,
+    SILENT_STEPS,
+    Figures,
+    Load,
+    Plan,
+    Step,
+    mean_sessions,
+    plan_for,
+)
 from advisor.render.tables import rate_text
 
 OnEvent = Callable[..., None]  # (event) or (run_id, payload): see probe_progress
@@ -594,6 +604,25 @@ class ProbeProgress:
         planned = sum(s.step.seconds * min(1.0, s.step.chance) for s in self.order)
         return planned + self.anonymous * self.default_s + self._first_extra()
 
+    def estimate_range(self) -> Optional[tuple[float, float]]:
+        """(fastest, slowest) seconds a plan with figures this host has not measured yet may take: the plan
+        without its extra rounds times FIRST_RUN_LOW to the plan with all of them times FIRST_RUN_HIGH; None
+        when every figure is this host's own (then one figure, estimate_seconds, is stated)."""
+        if not self.plan.unmeasured:
+            return None
+        whole = self.estimate_seconds()
+        chance = sum(s.step.seconds * s.step.chance for s in self.order if s.step.chance < 1.0)
+        every = sum(s.step.seconds * (1.0 - s.step.chance) for s in self.order if s.step.chance < 1.0)
+        return (whole - chance) * FIRST_RUN_LOW, (whole + every) * FIRST_RUN_HIGH
+
+    def promise(self) -> str:
+        """The plan's time in words, as the opening states it: 'about 39 s', or a range for a plan this host
+        has not run yet ('20 s to 1 min 8 s')."""
+        span = self.estimate_range()
+        if span is None:
+            return f"about {duration(self.estimate_seconds())}"
+        return f"{duration(span[0])} to {duration(span[1])}"
+
     def if_extra_rounds(self, now: float | None = None) -> float:
         """The seconds the extra rounds that may still run add beyond the share the ETA gives them."""
         now = time.monotonic() if now is None else now
@@ -693,11 +722,15 @@ class ProbeProgress:
             counted.append(f"{len(self.plan.cold)} cold torch.compile")
         if self.load is not None:
             counted.append(self.load.text())
-        eta = self.estimate_seconds()
-        text = f"{view.planned} {self.unit} planned, about {duration(eta)} (estimate"
+        eta, ranged = self.estimate_seconds(), self.estimate_range() is not None
+        if ranged:  # why one figure would not hold: the host's own times are not known yet
+            counted.insert(0, "a first run here")
+        text = f"{view.planned} {self.unit} planned, {self.promise()} (estimate"
         text += f": {', '.join(counted)})" if counted else ")"
         extra = sum(1 for s in self.order if not s.step.setup and s.step.chance < 1.0)
-        if extra:
+        if extra and ranged:
+            text += f"; the longer time counts up to {extra} more if the comparisons need another round"
+        elif extra:
             every = duration(eta + self.if_extra_rounds(self.started))
             text += f"; up to {extra} more if the comparisons need another round ({every} in all)"
         return text

@@ -111,7 +111,7 @@ def run_kind(kind: str, all_frameworks: bool = False) -> dict:
     finally:
         estimates.compile_cache_warm = real_warm
     events: list[tuple[float, object]] = []
-    estimate = progress.estimate_seconds()
+    estimate, span = progress.estimate_seconds(), progress.estimate_range()
     opening = progress.opening()
     etas: list[tuple[float, float]] = []
     load_start = os.getloadavg()[0]
@@ -150,6 +150,7 @@ def run_kind(kind: str, all_frameworks: bool = False) -> dict:
         "kind": kind,
         "opening": opening,
         "estimate": estimate,
+        "range": span,
         "actual": actual,
         "ratio": estimate / actual if actual else float("nan"),
         "etas": judged,
@@ -203,6 +204,7 @@ def replay(recording: dict, load: object = None) -> dict:
         )
     finally:
         estimates.compile_cache_warm, estimates.missing_frameworks, estimates.torch_cuda_build = real
+    span = getattr(progress, "estimate_range", lambda: None)()  # a first run's stated range (None: one figure)
     estimate = progress.estimate_seconds()  # before any event, as the live run printed it (after them it
     # counts the extra rounds that ran in full and the steps the runner announced: not the opening's figure)
     etas: list[tuple[float, float]] = []
@@ -224,7 +226,7 @@ def replay(recording: dict, load: object = None) -> dict:
         clock += SAMPLE_S
         sample(clock)
     judged, inside, worst = judge(etas, recording["actual"])
-    return {"estimate": estimate, "etas": judged, "inside": inside, "worst": worst, "trace": etas}
+    return {"estimate": estimate, "range": span, "etas": judged, "inside": inside, "worst": worst, "trace": etas}
 
 
 def replayed_figures(recording: dict):
@@ -308,6 +310,7 @@ def replayed_rows(files: list[str]) -> list[dict]:
                     "foreign": getattr(load, "foreign", None),
                     "actual": rec["actual"],
                     "estimate": r["estimate"],
+                    "range": r["range"],
                     "etas": r["etas"],
                     "inside": r["inside"],
                     "worst": r["worst"],
@@ -364,19 +367,38 @@ def replay_main(files: list[str], before: str | None = None, as_json: bool = Fal
     return 0
 
 
+def holds(r: dict) -> bool:
+    """Whether the opening held as it was stated: a first run's range holds the time taken, one figure is
+    within the goal of it (advisor.progress.ProbeProgress.estimate_range)."""
+    span = r.get("range")
+    if span:
+        return span[0] <= r["actual"] <= span[1]
+    return GOAL[0] <= r["estimate"] / r["actual"] <= GOAL[1]
+
+
+def stated(r: dict) -> str:
+    """The opening as it was stated, against the time taken: '0.93x (39/42 s)' or 'in 20-70 s (23 s)'."""
+    span = r.get("range")
+    if span:
+        return f"{'in' if holds(r) else 'OUT'} {span[0]:.0f}-{span[1]:.0f} s ({r['actual']:.0f} s)"
+    return f"{r['estimate'] / r['actual']:.2f}x ({r['estimate']:.0f}/{r['actual']:.0f} s)"
+
+
 def cell(r: dict) -> str:
-    """A run's opening estimate / actual and its ETAs inside the goal, in one column."""
-    return f"{r['estimate'] / r['actual']:.2f}x ({r['estimate']:.0f}/{r['actual']:.0f} s) {100 * r['inside'] / max(1, r['etas']):3.0f}%"
+    """A run's opening as stated and its ETAs inside the goal, in one column."""
+    return f"{stated(r)} {100 * r['inside'] / max(1, r['etas']):3.0f}%"
 
 
 def totals(rows: list[dict]) -> str:
-    """Openings inside the goal, their range, and the judged ETAs inside, over `rows`."""
+    """Openings that held as stated, the expected figure's range (what the ETA starts from), and the judged
+    ETAs inside, over `rows`."""
     ratios = [r["estimate"] / r["actual"] for r in rows]
-    inside = sum(1 for x in ratios if GOAL[0] <= x <= GOAL[1])
+    ranged = sum(1 for r in rows if r.get("range"))
     etas, good = sum(r["etas"] for r in rows), sum(r["inside"] for r in rows)
     return (
-        f"{len(rows)} runs, openings {min(ratios):.2f}-{max(ratios):.2f}x ({inside} inside the goal), "
-        f"{100 * good / max(1, etas):.1f}% of {etas:,} ETAs inside"
+        f"{len(rows)} runs, openings as stated: {sum(map(holds, rows))} held ({ranged} first runs' ranges); "
+        f"the expected figure {min(ratios):.2f}-{max(ratios):.2f}x, {100 * good / max(1, etas):.1f}% of {etas:,} "
+        "ETAs inside"
     )
 
 
@@ -513,7 +535,7 @@ def one_pass(
             worst = f", worst {r['eta_worst']:.2f}x" if r["eta_worst"] is not None else ""
             print(
                 f"  {label:7} {kind:9} estimate {r['estimate']:6.0f} s  actual {r['actual']:6.0f} s  "
-                f"estimate/actual {r['ratio']:.2f}x  ETAs inside the goal {r['etas_inside']}/{r['etas']}{worst}",
+                f"as stated {stated(r)}  ETAs inside the goal {r['etas_inside']}/{r['etas']}{worst}",
                 flush=True,
             )
             reading = reading_of(r["recording"]["load"]) or {}
@@ -576,7 +598,7 @@ def main() -> int:
         cells = []
         for _, label in passes:
             got = [r for r in rows if r["kind"] == kind and r["pass"] == label]
-            cells.append("  ".join(f"{r['ratio']:.2f}x ({r['estimate']:.0f}/{r['actual']:.0f} s)" for r in got) or "-")
+            cells.append("  ".join(stated(r) for r in got) or "-")
         print(f"{kind:10} " + "".join(f"{c:>24}" for c in cells))
     return 0
 

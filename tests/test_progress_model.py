@@ -3,6 +3,8 @@ ETA that only counts down, and a re-plan said in words when the run adds work.""
 
 from __future__ import annotations
 
+import re
+
 import io
 from types import SimpleNamespace
 
@@ -148,8 +150,8 @@ def test_the_cli_prints_the_plan_a_line_per_run_and_the_re_plan():
         on_event(ev(rid, "start"))
         on_event(ev(rid, "done", message="ok"))
         on_event(ev(rid, "start"))  # another round
-    lines = stream.getvalue().splitlines()
-    assert lines[0].startswith("advisor: training: 1 runs planned, about ")
+    lines = [line for line in stream.getvalue().splitlines() if not line.startswith(" ")]  # a wrapped rest indents
+    assert re.match(r"advisor: training: 1 runs planned, \d+ s to \d+ s \(estimate: a first run here", lines[0])
     assert lines[1] == f"advisor: {rid}: ok (1 of 1 runs finished)"
     assert lines[2].startswith("advisor: training: 1 of 2 runs finished") and lines[2].endswith("(was 1)")
     assert lines[3].startswith("advisor: training: finished in ")
@@ -192,8 +194,8 @@ def test_without_a_terminal_a_line_per_finished_run_with_what_it_measured():
         on_event({"run_id": "pytorch-aux", "kind": "start"})
         on_event({"run_id": "pytorch-eager-lenet-bs32", "kind": "start"})
         on_event({"run_id": "pytorch-eager-lenet-bs32", "kind": "done", "message": "ok", "images_per_second": 812.25})
-    lines = stream.getvalue().splitlines()
-    assert lines[0].startswith("advisor: training: 1 runs planned, about ")
+    lines = [line for line in stream.getvalue().splitlines() if not line.startswith(" ")]  # a wrapped rest indents
+    assert re.match(r"advisor: training: 1 runs planned, \d+ s to \d+ s \(estimate: a first run here", lines[0])
     assert lines[1] == "advisor: pytorch-eager-lenet-bs32: ok, 812.2 img/s (1 of 1 runs finished)"
     assert lines[2].startswith("advisor: training: finished in ")
 
@@ -323,8 +325,12 @@ def test_the_eta_names_what_a_possible_extra_round_adds_until_the_runner_moves_p
     says what it would add, the opening how long it all takes if it runs, and neither once it is dropped."""
     from advisor.estimates import plan_for
 
+    from advisor.estimates import FIRST_RUN_HIGH, FIRST_RUN_LOW
+
     config = _config(modes=["eager"], repeat=2, max_repeat=3, budget=6)  # a round of 6 s: worth naming
+    first = ProbeProgress("training", plan_for("training", config, load=Load(2, 0.0)), now=0.0)
     plan = plan_for("training", config, load=Load(2, 0.0))
+    plan.unmeasured = ()  # as on a host that has run these steps: one figure, not a first run's range
     p = ProbeProgress("training", plan, now=0.0)
     extra = [s for s in plan.steps if s.chance < 1.0]  # the round's idle-core sample and its run
     assert [s.setup for s in extra] == [True, False]
@@ -334,6 +340,11 @@ def test_the_eta_names_what_a_possible_extra_round_adds_until_the_runner_moves_p
     assert view.text.endswith(f"left (estimate), up to {duration(view.eta_high_seconds)} if another round is needed")
     every = duration(p.estimate_seconds() + more)
     assert p.opening().endswith(f"; up to 1 more if the comparisons need another round ({every} in all)")
+    # a first run states the range: without the round at its fastest to with it at its slowest
+    low = duration((p.estimate_seconds() - sum(s.seconds * s.chance for s in extra)) * FIRST_RUN_LOW)
+    high = duration((p.estimate_seconds() + more) * FIRST_RUN_HIGH)
+    assert first.opening().startswith(f"2 runs planned, {low} to {high} (estimate: a first run here")
+    assert first.opening().endswith("; the longer time counts up to 1 more if the comparisons need another round")
     lenet = "pytorch-eager-lenet-bs32"
     for t in (0.0, 10.0):
         p.on_event(ev(lenet, "start"), now=t)
@@ -426,6 +437,6 @@ def test_the_scaling_launches_are_planned_before_the_first_one_starts():
     config = ScalingConfig(frameworks=["pytorch", "mindspore"], models=["lenet"], repeat=3)
     p = ProbeProgress.for_config("scaling", config, now=0.0, load=Load(2, 0.0))
     assert p.planned == 3 * 2 * 2 and p.estimate_seconds() > 0
-    assert "12 launches planned, about " in p.opening()
+    assert re.search(r"12 launches planned, .+ to .+ \(estimate: a first run here", p.opening())
     p.on_event(ev("pytorch-lenet-r1-rep1", "start", total=12), now=0.0)  # the runner's total: the same plan
     assert p.planned == 12 and p.replanned_from is None

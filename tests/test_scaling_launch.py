@@ -4,6 +4,8 @@ test_scaling_engines.py for the real launchers)."""
 
 from __future__ import annotations
 
+import re
+
 import argparse
 import os
 import subprocess
@@ -476,7 +478,9 @@ def test_run_from_args_writes_json_and_caches(monkeypatch, tmp_path, capsys):
     assert {f["framework"] for f in doc["frameworks"]} == {"pytorch", "mindspore"}
     assert (tmp_path / "cache" / "framework-advisor" / "probes-scaling-x.json").exists()
     err = capsys.readouterr().err.splitlines()  # progress on stderr: the plan, then a line per launch
-    assert err[0].startswith("advisor: scaling: 4 launches planned, about ")  # planned before the first starts
+    assert re.match(
+        r"advisor: scaling: 4 launches planned, .+ to .+ \(estimate: a first run here", err[0]
+    )  # planned before the first starts
     assert err[-2].startswith("advisor: mindspore-lenet-r2-rep1: ") and err[-2].endswith("(4 of 4 launches finished)")
     assert err[-1].startswith("advisor: scaling: finished in ")  # the time it took, which the estimates learn from
 

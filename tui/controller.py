@@ -145,7 +145,7 @@ class MeasurementController:
         state.began, state.ended = time.monotonic(), None
         state.clock = _plan(self.kind, config)
         state.total = state.clock.total if state.clock is not None else 0
-        state.promised = state.clock.estimate_seconds() if state.clock is not None else None
+        state.promised = state.clock.promise() if state.clock is not None else None
         self.broadcast(MeasurementChanged, self.kind.name)
         self.app.run_worker(
             lambda: self._work(self.launcher(), config, cancel),

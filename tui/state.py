@@ -61,7 +61,8 @@ class Measurement:
     total: int = 0  # runs planned (the plan, then the runner's events)
     fraction: float = 0.0  # of the whole measurement (the scaling runner says)
     clock: Optional[ProbeProgress] = None  # the one progress model: planned total and a countdown ETA
-    promised: Optional[float] = None  # seconds the plan said at Start: the end is told against this, not a re-plan
+    # the time the plan said at Start ('about 39 s', or a first run's range): the end is told against it, not a re-plan
+    promised: Optional[str] = None
     config: Optional[BaseModel] = None  # what the latest measurement was started with
     began: Optional[float] = None  # monotonic seconds when the latest measurement of this session started
     ended: Optional[float] = None  # ... and when it ended (finished, cancelled or failed)

@@ -550,7 +550,7 @@ class ProbesScreen(AdvisorScreen):
         self._sync_profile()
 
     def _last_finished(self) -> str:
-        """'Probes finished in 62 s (estimated 58 s).' after a measurement of this session."""
+        """'Probes finished in 62 s (estimate: about 58 s).' after a measurement of this session."""
         done = [
             (m.ended, self.app.measurements[k].kind.title, m)
             for k, m in self.app.state.kinds.items()
@@ -564,7 +564,7 @@ class ProbesScreen(AdvisorScreen):
         cancelled = latest.cancel is not None and latest.cancel.is_set()
         word = "cancelled after" if cancelled else "finished in"
         # what Start promised: a re-plan since (an extra round) is the host's news, not the estimate's
-        planned = f" (estimated {duration(latest.promised)})" if latest.promised is not None else ""
+        planned = f" (estimate: {latest.promised})" if latest.promised is not None else ""
         return f"{title} {word} {duration(took)}{planned}."
 
     def _sync_profile(self) -> None:
