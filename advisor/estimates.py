@@ -273,6 +273,10 @@ MIN_SAMPLES = 5  # kept past the budget ...
 BUDGET_CAP = 3.0  # ... until three budgets have passed
 # The chance a model needs the adaptive extra round, until this host has said (assumption: half).
 EXTRA_ROUND_SHARE = 0.5
+# ... and how many runs that default counts as beside the host's own (assumption): one run's round, or none,
+# does not make the next plan count the round as certain, or leave it out (after a first quick probe whose
+# round ran, the next planned it certain, "about 36 s", and took 21 s without it: 1.69x, 2026-12-04).
+EXTRA_ROUND_PRIOR_RUNS = 2
 
 # A plan with figures this host has not measured yet is stated as a range, not one figure: hosts of this kind
 # start the frameworks 1.6-1.9x apart, and whether the extra round comes is a chance, so no single figure held
@@ -284,6 +288,10 @@ EXTRA_ROUND_SHARE = 0.5
 # rounded outward (assumption). Once the host has run the plan's steps, it has its own figures: one figure.
 FIRST_RUN_LOW = 0.6
 FIRST_RUN_HIGH = 1.5
+# The GPT probe's defaults are quiet-equivalents of runs at 4.7-11 others on 2 cores (GPT_S); no quiet host had
+# run it until its first quiet run on the second host took 0.39 of that plan (70 s against 178 s, 2026-12-04
+# 21:45), while the loaded first host's took 0.76-0.83 of theirs: its range starts lower (rounded outward).
+FIRST_RUN_LOW_OF = {"gpt": 0.35}
 
 
 # The steps no runner names in its events (the host summary, the idle-core sample before a round, the accuracy
@@ -750,8 +758,14 @@ class Figures:
         return default
 
     def share(self, kind: str, default: float) -> float:
+        """How often this host's runs of `kind` needed the extra round, drawn toward `default` as if it had been
+        seen EXTRA_ROUND_PRIOR_RUNS times."""
         got = self.measured.get(kind, {}).get("extra_round_share")
-        return float(got["share"]) if isinstance(got, Mapping) and isinstance(got.get("share"), float) else default
+        if not isinstance(got, Mapping) or not isinstance(got.get("share"), (int, float)):
+            return default
+        counts = got.get("n") if isinstance(got.get("n"), Mapping) else {}
+        n = counts.get("share", 1) if isinstance(counts.get("share", 1), int) else 1
+        return (float(got["share"]) * n + default * EXTRA_ROUND_PRIOR_RUNS) / (n + EXTRA_ROUND_PRIOR_RUNS)
 
 
 def compile_cache_warm(folder: Optional[str], model_dir: str) -> bool:

@@ -23,6 +23,7 @@ from typing import Callable, Optional, TextIO
 from advisor.estimates import (
     FIRST_RUN_HIGH,
     FIRST_RUN_LOW,
+    FIRST_RUN_LOW_OF,
     SILENT_STEPS,
     Figures,
     Load,
@@ -606,14 +607,15 @@ class ProbeProgress:
 
     def estimate_range(self) -> Optional[tuple[float, float]]:
         """(fastest, slowest) seconds a plan with figures this host has not measured yet may take: the plan
-        without its extra rounds times FIRST_RUN_LOW to the plan with all of them times FIRST_RUN_HIGH; None
+        without its extra rounds times FIRST_RUN_LOW (its kind's, FIRST_RUN_LOW_OF) to the plan with all of them
+        times FIRST_RUN_HIGH; None
         when every figure is this host's own (then one figure, estimate_seconds, is stated)."""
         if not self.plan.unmeasured:
             return None
         whole = self.estimate_seconds()
         chance = sum(s.step.seconds * s.step.chance for s in self.order if s.step.chance < 1.0)
         every = sum(s.step.seconds * (1.0 - s.step.chance) for s in self.order if s.step.chance < 1.0)
-        return (whole - chance) * FIRST_RUN_LOW, (whole + every) * FIRST_RUN_HIGH
+        return (whole - chance) * FIRST_RUN_LOW_OF.get(self.kind_name, FIRST_RUN_LOW), (whole + every) * FIRST_RUN_HIGH
 
     def promise(self) -> str:
         """The plan's time in words, as the opening states it: 'about 39 s', or a range for a plan this host

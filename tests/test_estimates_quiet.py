@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from advisor import host_timings
-from advisor.estimates import Figures, Load
+from advisor.estimates import EXTRA_ROUND_PRIOR_RUNS, Figures, Load
 from tests.test_estimates_replayed import GOAL, SECOND_HOST, label, replay, replay_ranges
 
 FOLDER = Path(__file__).parent / "fixtures" / "eta_records"
@@ -91,7 +91,8 @@ def test_a_version_1_figure_plans_its_own_load_as_it_ran(tmp_path, monkeypatch):
 
 def test_an_entry_that_names_no_load_is_read_as_it_was(tmp_path, monkeypatch):
     write_v1(tmp_path, monkeypatch, {"training": {"extra_round_share": {"share": 0.25, "n": {"share": 2}}}})
-    assert host_timings.figures().share("training", 0.5) == 0.25
+    prior = EXTRA_ROUND_PRIOR_RUNS  # the default counts as that many runs beside the entry's two
+    assert host_timings.figures().share("training", 0.5) == pytest.approx((0.25 * 2 + 0.5 * prior) / (2 + prior))
     assert Figures(host_timings.migrated({"x": {"y": {"seconds": 3.0}}})).seconds("x", "y", 0.0) == 3.0
 
 

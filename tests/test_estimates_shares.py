@@ -17,6 +17,7 @@ from advisor.estimates import (
     CONTENTION_WEIGHT,
     DEPLOY_ORT_SERVE_SHARE,
     DEPLOY_STEP_S,
+    EXTRA_ROUND_PRIOR_RUNS,
     SCALING_LAUNCH_S,
     SCALING_RANK_EXTRA,
     Load,
@@ -181,9 +182,13 @@ def test_how_often_the_extra_round_ran_is_learned_whether_or_not_it_ran(tmp_path
         p.on_event(ev(rid, "done", index=5 + n, total=6, run={"status": "ok", "quality": "stable"}), now=now)
     p.finish(now)
     host_timings.learn("training", config, p)
-    assert host_timings.figures().share("training", 0.5) == 1.0
+    assert host_timings.figures().measured["training"]["extra_round_share"]["share"] == 1.0
+    # read beside the default as EXTRA_ROUND_PRIOR_RUNS runs: one run's round does not make the next certain
+    prior = EXTRA_ROUND_PRIOR_RUNS
+    assert host_timings.figures().share("training", 0.5) == pytest.approx((1.0 + 0.5 * prior) / (1 + prior))
+    assert all(s.chance < 1.0 for s in plan_for("training", config, host_timings.figures(), QUIET).steps[-3:])
 
     q = ProbeProgress.for_config("training", config, now=0.0, load=QUIET)
     q.finish(two_rounds(q, ["stable", "stable", "stable", "stable"]))
     host_timings.learn("training", config, q)
-    assert host_timings.figures().share("training", 0.5) == pytest.approx(0.5)  # one run with it, one without
+    assert host_timings.figures().measured["training"]["extra_round_share"]["share"] == 0.5  # one with, one without
