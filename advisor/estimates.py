@@ -285,7 +285,8 @@ EXTRA_ROUND_PRIOR_RUNS = 2
 # H200 host, quiet and beside burners) the fastest took 0.63 of its plan without extra rounds (that quick probe,
 # 2026-12-04 21:30) and the slowest 1.46 of its plan with all of them (an accuracy probe beside four burners):
 # the range is the plan without them times FIRST_RUN_LOW to the plan with them times FIRST_RUN_HIGH, each
-# rounded outward (assumption). Once the host has run the plan's steps, it has its own figures: one figure.
+# rounded outward (assumption); four first runs recorded after held theirs (the GPT probe by its own low end).
+# Once the host has run the plan's steps, it has its own figures: one figure.
 FIRST_RUN_LOW = 0.6
 FIRST_RUN_HIGH = 1.5
 # The GPT probe's defaults are quiet-equivalents of runs at 4.7-11 others on 2 cores (GPT_S); no quiet host had
@@ -727,7 +728,7 @@ class Figures:
 
     measured: Mapping[str, Mapping] = field(default_factory=dict)  # kind -> key -> figures
     # the keys a plan asked for that this host has not measured yet (planned from the defaults)
-    unmeasured: set = field(default_factory=set, compare=False, repr=False)
+    unmeasured: set[str] = field(default_factory=set, compare=False, repr=False)
 
     def _got(self, kind: str, key: str) -> object:
         got = self.measured.get(kind, {}).get(key)

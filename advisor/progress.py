@@ -607,9 +607,8 @@ class ProbeProgress:
 
     def estimate_range(self) -> Optional[tuple[float, float]]:
         """(fastest, slowest) seconds a plan with figures this host has not measured yet may take: the plan
-        without its extra rounds times FIRST_RUN_LOW (its kind's, FIRST_RUN_LOW_OF) to the plan with all of them
-        times FIRST_RUN_HIGH; None
-        when every figure is this host's own (then one figure, estimate_seconds, is stated)."""
+        without its extra rounds times FIRST_RUN_LOW (its kind's, FIRST_RUN_LOW_OF) to the plan with all of
+        them times FIRST_RUN_HIGH; None when every figure is this host's own (one figure is stated then)."""
         if not self.plan.unmeasured:
             return None
         whole = self.estimate_seconds()
@@ -619,7 +618,7 @@ class ProbeProgress:
 
     def promise(self) -> str:
         """The plan's time in words, as the opening states it: 'about 39 s', or a range for a plan this host
-        has not run yet ('20 s to 1 min 8 s')."""
+        has not run yet ('20 s to 70 s')."""
         span = self.estimate_range()
         if span is None:
             return f"about {duration(self.estimate_seconds())}"
