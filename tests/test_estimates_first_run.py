@@ -34,8 +34,9 @@ from advisor.progress import ProbeProgress, duration
 from advisor.estimates import SILENT_STEPS as SILENT
 from probes.base import KINDS, ProbeEvent
 
-# the second host (2026-12-04 21:30-21:50, quiet, an empty cache each): two first quick probes, then the quick,
-# GPT, accuracy and deployment probes on one empty cache and again (`first-e`, `again-e`)
+# the second host (2026-12-04 21:30-22:25, quiet, an empty cache each): two first quick probes, then the quick,
+# GPT, accuracy and deployment probes on one empty cache and again (`first-e`, `again-e`), then the default
+# training suite, the scaling and the pipeline probes (`first-f`)
 FIRST_RUNS = json.loads((Path(__file__).parent / "fixtures" / "eta_records" / "first-runs.json").read_text())
 EVERY = judged(RECORDINGS + QUEUED + BURNERS + LIVE) + IDLE_THREADS + SECOND_HOST + GPU_HOST + PYTORCH_ONLY + FIRST_RUNS
 # Its one figure from this host's own figures, the extra round weighed at 0.67 (it ran in the one run learned
