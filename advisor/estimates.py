@@ -765,7 +765,7 @@ class Figures:
         if not isinstance(got, Mapping) or not isinstance(got.get("share"), (int, float)):
             return default
         counts = got.get("n") if isinstance(got.get("n"), Mapping) else {}
-        n = counts.get("share", 1) if isinstance(counts.get("share", 1), int) else 1
+        n = counts["share"] if isinstance(counts.get("share"), int) else 1
         return (float(got["share"]) * n + default * EXTRA_ROUND_PRIOR_RUNS) / (n + EXTRA_ROUND_PRIOR_RUNS)
 
 

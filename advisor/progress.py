@@ -613,8 +613,8 @@ class ProbeProgress:
             return None
         whole = self.estimate_seconds()
         chance = sum(s.step.seconds * s.step.chance for s in self.order if s.step.chance < 1.0)
-        every = sum(s.step.seconds * (1.0 - s.step.chance) for s in self.order if s.step.chance < 1.0)
-        return (whole - chance) * FIRST_RUN_LOW_OF.get(self.kind_name, FIRST_RUN_LOW), (whole + every) * FIRST_RUN_HIGH
+        low = (whole - chance) * FIRST_RUN_LOW_OF.get(self.kind_name, FIRST_RUN_LOW)
+        return low, (whole + self.if_extra_rounds(self.started)) * FIRST_RUN_HIGH
 
     def promise(self) -> str:
         """The plan's time in words, as the opening states it: 'about 39 s', or a range for a plan this host
