@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 VERDICT_STYLE = {"pass": "bold green", "warn": "bold yellow", "fail": "bold red"}
+FINDING_INDENT = 8  # under the severity and code, as the CLI sets them
 INTERESTING_FLAGS = ("avx2", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16", "neon", "sve", "asimd")
 
 
@@ -213,14 +215,15 @@ def findings_view(report: Optional[CheckReport]) -> RenderableType:
     parts: list = [Text("Findings", style="bold")]
     for finding in findings:
         severity = finding.severity
-        line = Text.assemble(
-            (f"{severity.upper():7}", SEVERITY_STYLE.get(severity, "")),
-            " ",
-            (finding.code, "dim"),
-            "  ",
-            finding.message,
+        parts.append(
+            Text.assemble((f"{severity.upper():7}", SEVERITY_STYLE.get(severity, "")), " ", (finding.code, "dim"))
         )
-        parts.append(line)
+        # the message and its fix under the code, their wrapped lines keeping the indent (as `advisor check`)
+        parts.append(Padding(Text(finding.message), (0, 0, 0, FINDING_INDENT)))
         if finding.fix:
-            parts.append(Text(f"        fix: {finding.fix}", style="italic"))
+            fix = Table.grid(padding=(0, 1))
+            fix.add_column(no_wrap=True)
+            fix.add_column()
+            fix.add_row(Text("fix:", style="italic"), Text(finding.fix, style="italic"))
+            parts.append(Padding(fix, (0, 0, 0, FINDING_INDENT)))
     return Group(*parts)
