@@ -96,7 +96,12 @@ def _adapter(kind_name: str, on_event: OnEvent):
             data = dict(payload or {})
         else:
             event = args[0]
-            data = event.model_dump(exclude_none=True) if isinstance(event, BaseModel) else dict(vars(event))
+            # its fields as they are, extra ones included: a done event's run stays its kind's model (dumped to
+            # a mapping, the TUI read it as a bare status: no learned timings, no median step on its row)
+            if isinstance(event, BaseModel):
+                data = {key: value for key, value in event if value is not None}
+            else:
+                data = dict(vars(event))
             run_id = data.pop("run_id", None) or data.pop("step_id", None) or data.pop("id", None) or kind_name
         kind = data.pop("kind", "progress")
         if kind not in ("start", "progress", "done", "replan"):

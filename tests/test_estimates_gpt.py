@@ -128,11 +128,11 @@ def test_a_finished_runs_parts_are_learned_and_planned_next_time(tmp_path, monke
     p.on_event(GptEvent(run_id=timed.id, kind="done", run=timed), now=30.0)
     dyn = _dynamic_run()
     p.on_event(GptEvent(run_id=dyn.id, kind="start"), now=30.0)
-    # through the probe registry's adapter (the TUI, the benchmark) a done event's run is the model's
-    # dict: nothing was learned from a GPT or a training run measured there
+    # through the probe registry's adapter (the TUI, the benchmark) a done event's run stays its model (as
+    # the model's dict, the TUI read it as a bare status and learned nothing from it)
     adapted = []
     _adapter("gpt", adapted.append)(GptEvent(run_id=dyn.id, kind="done", run=dyn))
-    assert isinstance(adapted[0].run, dict)
+    assert adapted[0].run is dyn
     p.on_event(adapted[0], now=70.0)
     p.finish(now=70.0)
     host_timings.learn("gpt", config, p)

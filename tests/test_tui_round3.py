@@ -12,7 +12,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fixtures.tui.fakes import FakeLauncher, host_report  # noqa: E402
-from fixtures.tui.pilot import run_async, settle  # noqa: E402
+from fixtures.tui.pilot import run_async, settle, wait_for  # noqa: E402
 
 from tui.app import make_app  # noqa: E402
 
@@ -186,6 +186,64 @@ async def test_the_end_is_told_against_the_estimate_start_promised_not_a_re_plan
         assert f"(estimate: {promise})" in status and promise != clock.promise(), status
 
 
+class ThroughTheRegistry(FakeLauncher):
+    """The fake runner behind the probe registry's event adapter, as the TUI's real launcher runs every kind
+    (tui.providers.default_launcher: probes.base.KINDS[name].run); its runs carry the timings a real run's
+    do (wall time, warm-up and measured seconds)."""
+
+    def __call__(self, config, on_event, cancel):
+        from probes.base import _adapter
+
+        hook = _adapter("training", on_event)
+
+        def timed(event):
+            if event.kind == "done" and event.run is not None and event.run.status == "ok":
+                times = {"seconds": 4.0, "warmup_seconds": 0.5, "measured_seconds": 1.5, "quality": "stable"}
+                event = event.model_copy(update={"run": event.run.model_copy(update=times)})
+            hook(event)
+
+        return super().__call__(config, timed, cancel)
+
+
+@run_async
+async def test_a_run_through_the_registry_teaches_the_host_its_figures_and_its_row_keeps_the_numbers():
+    """Through the registry a finished run arrived as a mapping that the TUI read as a bare status, so the
+    host learned none of its timed runs' figures from the TUI (the next plan still said "a first run
+    here") and the live row lost its median step; the run stays its own model on the way."""
+    from advisor import host_timings
+
+    app = probes_app(ThroughTheRegistry(steps=2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.state.probes.ended is not None, what="the probe's end")
+        await wait_for(pilot, lambda: host_timings.path().exists(), what="the learned timings")
+        await settle(pilot)
+        learned = host_timings.figures().measured["training"]
+        runs = [rid for rid in app.state.probes.runs if not rid.endswith("-aux")]
+        assert runs and all(rid in learned for rid in runs), sorted(learned)
+        assert all("median step" in app.state.probes.runs[rid].message for rid in runs)
+        assert {app.state.probes.runs[rid].status for rid in runs} == {"stable"}  # its grade, as the table's
+
+
+def test_a_live_row_says_its_runs_grade_not_ok():
+    """One status per run: a finished row that measured says its grade, as the results table does (a run
+    graded unusable read "ok" on its row and "unusable" in the table)."""
+    from fixtures.tui.fakes import make_run
+
+    from tui.state import RunProgress
+
+    for grade in ("stable", "noisy", "unusable"):
+        row = RunProgress("pytorch-eager-lenet-bs32")
+        row.apply(
+            "done", None, [], None, "ok", make_run("pytorch", "eager", "lenet").model_copy(update={"quality": grade})
+        )
+        assert (row.status, row.fraction) == (grade, 1.0)
+    failed = RunProgress("mindspore-graph-lenet-bs32")
+    failed.apply("done", 0.4, [], None, None, make_run("mindspore", "graph", "lenet", status="failed", error="boom"))
+    assert failed.status == "failed" and failed.fraction < 1.0
+
+
 # ---- a cancel keeps every earlier good result -----------------------------------------------------
 
 
@@ -343,3 +401,24 @@ async def test_the_other_screens_are_built_styled_and_laid_out_before_their_firs
         await settle(pilot)
         assert app.screen is form and form.query_one("#f-name") is field  # shown, not composed again
         assert form.resumed_at > 0
+
+
+def test_the_host_findings_keep_their_indent_when_they_wrap():
+    """A finding's message and fix wrapped at 80 columns start their later lines under their first words,
+    as `advisor check` prints them (before, a wrapped line started at the left edge)."""
+    from rich.console import Console
+
+    from tui.screens.host import FINDING_INDENT, findings_view
+
+    console = Console(width=60, record=True, color_system=None)
+    console.print(findings_view(host_report()))
+    lines = console.export_text().splitlines()
+    warning = lines.index(next(line for line in lines if line.startswith("WARNING")))
+    message = lines[warning + 1 : lines.index(next(line for line in lines if "fix:" in line))]
+    fix = lines[warning + 1 + len(message) :]
+    fix = fix[: next(i for i, line in enumerate(fix) if line.startswith("INFO"))]
+    assert len(message) > 1 and len(fix) > 1  # both wrap at this width
+    assert all(line.startswith(" " * FINDING_INDENT) and line[FINDING_INDENT] != " " for line in message)
+    assert fix[0].strip().startswith("fix: ")
+    continued = len(" " * FINDING_INDENT + "fix: ")
+    assert all(line.startswith(" " * continued) and line[continued] != " " for line in fix[1:])

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Optional, Union, get_args
 
 from pydantic import BaseModel, ConfigDict
 
 from probes.base import KINDS
-from probes.training.models import StepTime
+from probes.training.models import Quality, StepTime
 
 if TYPE_CHECKING:
     from advisor.progress import ProbeProgress
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 # models only: Measurement.result and RunProgress.run validate a mapping where it enters.
 Result = Union[BaseModel, dict]
 
+GRADES = get_args(Quality)  # the noise grades of a run that measured (probes.quality)
 SPARK_POINTS = 60  # step times kept per run for the sparkline
 
 
@@ -154,7 +155,7 @@ class RunProgress:
         elif kind == "done":
             said = message if run is None and message in END_STATUSES else None
             self.status = _status_of(run) or said or "done"
-            if self.status in ("ok", "done"):
+            if self.status in ("ok", "done") or self.status in GRADES:
                 self.fraction = 1.0  # a cancelled or failed run keeps the bar where it stopped
             self.run = run
             self.message = done_message(run) if run is not None else ("" if said else message or "")
@@ -178,7 +179,12 @@ def _field(run: BaseModel, name: str) -> Optional[object]:
 
 
 def _status_of(run: Optional[BaseModel]) -> str | None:
-    return _field(run, "status") if run is not None else None
+    """One status per run, as the results table says it: its noise grade when it measured, else how it
+    ended (a run graded unusable is not "ok")."""
+    if run is None:
+        return None
+    status, grade = _field(run, "status"), _field(run, "quality")
+    return grade if status == "ok" and grade in GRADES else status
 
 
 def run_title(run_id: str) -> str:

@@ -13,6 +13,9 @@ from tui.state import RunProgress, run_title
 STATUS_STYLE = {
     "ok": "green",
     "done": "green",
+    "stable": "green",
+    "noisy": "yellow",
+    "unusable": "red",
     "running": "cyan",
     "waiting": "dim",
     "failed": "red",
