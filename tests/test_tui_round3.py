@@ -186,21 +186,17 @@ async def test_the_end_is_told_against_the_estimate_start_promised_not_a_re_plan
         assert f"(estimate: {promise})" in status and promise != clock.promise(), status
 
 
-class ThroughTheRegistry(FakeLauncher):
-    """The fake runner behind the probe registry's event adapter, as the TUI's real launcher runs every kind
-    (tui.providers.default_launcher: probes.base.KINDS[name].run); its runs carry the timings a real run's
-    do (wall time, warm-up and measured seconds)."""
+class Timed(FakeLauncher):
+    """The fake runner (behind the probe registry's event adapter, as the TUI's real launcher runs every
+    kind: tui.providers.default_launcher) whose runs carry the timings a real run's do (wall time, warm-up
+    and measured seconds) and a grade."""
 
     def __call__(self, config, on_event, cancel):
-        from probes.base import _adapter
-
-        hook = _adapter("training", on_event)
-
         def timed(event):
             if event.kind == "done" and event.run is not None and event.run.status == "ok":
                 times = {"seconds": 4.0, "warmup_seconds": 0.5, "measured_seconds": 1.5, "quality": "stable"}
                 event = event.model_copy(update={"run": event.run.model_copy(update=times)})
-            hook(event)
+            on_event(event)
 
         return super().__call__(config, timed, cancel)
 
@@ -212,7 +208,7 @@ async def test_a_run_through_the_registry_teaches_the_host_its_figures_and_its_r
     here") and the live row lost its median step; the run stays its own model on the way."""
     from advisor import host_timings
 
-    app = probes_app(ThroughTheRegistry(steps=2))
+    app = probes_app(Timed(steps=2))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("s")
