@@ -155,7 +155,7 @@ class RunProgress:
         elif kind == "done":
             said = message if run is None and message in END_STATUSES else None
             self.status = _status_of(run) or said or "done"
-            if self.status in ("ok", "done") or self.status in GRADES:
+            if self.status in ("ok", "done", *GRADES):
                 self.fraction = 1.0  # a cancelled or failed run keeps the bar where it stopped
             self.run = run
             self.message = done_message(run) if run is not None else ("" if said else message or "")
