@@ -186,26 +186,32 @@ async def test_the_end_is_told_against_the_estimate_start_promised_not_a_re_plan
         assert f"(estimate: {promise})" in status and promise != clock.promise(), status
 
 
+TIMES = {"seconds": 4.0, "warmup_seconds": 0.5, "measured_seconds": 1.5}
+
+
 class Timed(FakeLauncher):
     """The fake runner (behind the probe registry's event adapter, as the TUI's real launcher runs every
     kind: tui.providers.default_launcher) whose runs carry the timings a real run's do (wall time, warm-up
-    and measured seconds) and a grade."""
+    and measured seconds) and a grade: each round's done event "stable", the suite's run "noisy" (as the
+    spread between rounds can grade a run whose rounds were each stable)."""
 
     def __call__(self, config, on_event, cancel):
         def timed(event):
             if event.kind == "done" and event.run is not None and event.run.status == "ok":
-                times = {"seconds": 4.0, "warmup_seconds": 0.5, "measured_seconds": 1.5, "quality": "stable"}
-                event = event.model_copy(update={"run": event.run.model_copy(update=times)})
+                event = event.model_copy(update={"run": event.run.model_copy(update={**TIMES, "quality": "stable"})})
             on_event(event)
 
-        return super().__call__(config, timed, cancel)
+        suite = super().__call__(config, timed, cancel)
+        graded = [r.model_copy(update={**TIMES, "quality": "noisy"}) if r.status == "ok" else r for r in suite.runs]
+        return suite.model_copy(update={"runs": graded})
 
 
 @run_async
 async def test_a_run_through_the_registry_teaches_the_host_its_figures_and_its_row_keeps_the_numbers():
     """Through the registry a finished run arrived as a mapping that the TUI read as a bare status, so the
     host learned none of its timed runs' figures from the TUI (the next plan still said "a first run
-    here") and the live row lost its median step; the run stays its own model on the way."""
+    here") and the live row lost its median step; the run stays its own model on the way. At the end a
+    row says the grade the results table gives its run, not its last round's."""
     from advisor import host_timings
 
     app = probes_app(Timed(steps=2))
@@ -219,7 +225,8 @@ async def test_a_run_through_the_registry_teaches_the_host_its_figures_and_its_r
         runs = [rid for rid in app.state.probes.runs if not rid.endswith("-aux")]
         assert runs and all(rid in learned for rid in runs), sorted(learned)
         assert all("median step" in app.state.probes.runs[rid].message for rid in runs)
-        assert {app.state.probes.runs[rid].status for rid in runs} == {"stable"}  # its grade, as the table's
+        # one status per run: the row ends on the suite's grade, as the results table says it
+        assert {app.state.probes.runs[rid].status for rid in runs} == {"noisy"}
 
 
 def test_a_live_row_says_its_runs_grade_not_ok():

@@ -237,6 +237,11 @@ class MeasurementController:
             save = self.save()
             if from_run and save is not None and not message.cancelled:
                 self._save(save, message.result)
+        if from_run and not message.cancelled and not message.error and state.result is not None:
+            for run in getattr(state.result, "runs", None) or []:
+                row = state.runs.get(getattr(run, "id", None))
+                if row is not None and row.status not in ("running", "waiting"):
+                    row.settle(run)  # one status per run: the row ends as the results table says it
         if from_run:
             if message.cancelled:
                 self.app.notify(self.kind.cancelled, title=self.kind.title, severity="warning")

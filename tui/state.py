@@ -171,6 +171,13 @@ class RunProgress:
         if message and kind != "done":
             self.message = message
 
+    def settle(self, run: BaseModel) -> None:
+        """The run as the finished result holds it: its grade over every round (a row ends on its last
+        round's grade, which the suite's spread between rounds may change), with its numbers."""
+        self.run = run
+        self.status = _status_of(run) or self.status
+        self.message = done_message(run)
+
 
 def _field(run: BaseModel, name: str) -> Optional[object]:
     """A field only some kinds' run models have (images_per_second, stop_reason, step_time_ms): None
