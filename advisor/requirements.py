@@ -120,17 +120,22 @@ class Hardware(_Input):
 
 class Deployment(_Input):
     targets: list[DeploymentTarget] = Field(min_length=1, max_length=64)  # 50,000 took 15-28 s and a 17 MB report
+    """Everywhere the trained model must run (at least one)."""
 
 
 class ModelSpec(_Input):
     family: Literal["cnn", "transformer", "rnn", "gnn", "other"] = "other"
+    """Kind of network: it sets the memory, precision and optimizer defaults and the routes that apply."""
     architecture: Optional[Literal["decoder", "encoder"]] = None
     """transformer: decoder (generates tokens; the default) or encoder (BERT-like, scores whole sequences)."""
     parameters_millions: float = Field(1.0, gt=0, le=10_000_000)
+    """Model size in millions of parameters (ResNet-50: 25.6; a mixture of experts: every expert)."""
     source: Literal["new", "pytorch-code", "mindspore-code", "other-framework"] = "new"
     """Where the code comes from: mindspore-code is existing MindSpore code (no porting to stay)."""
     custom_cuda_ops: bool = False
+    """The model uses hand-written CUDA operators (each must be rewritten for Ascend; see custom_cuda_kernels)."""
     dynamic_control_flow: bool = False
+    """Python control flow that depends on the data (loops, branches on tensors): harder in graph mode."""
     code_path: Optional[str] = Field(None, min_length=1)
     """PyTorch code to scan for migration effort (relative to the requirements file)."""
     custom_cuda_kernels: Optional[int] = Field(None, ge=0, le=100_000)
@@ -166,9 +171,13 @@ class ModelSpec(_Input):
     layers: Optional[int] = Field(None, ge=1, le=10_000)
     """Transformer layers (absent: derived from parameters_millions by published shapes)."""
     hidden_size: Optional[int] = Field(None, ge=1, le=1_000_000)
+    """Transformer hidden width (absent: derived from parameters_millions by published shapes)."""
     attention_heads: Optional[int] = Field(None, ge=1, le=10_000)
+    """Transformer attention heads (must divide hidden_size)."""
     sequence_length: Optional[int] = Field(None, ge=1, le=10_000_000)
+    """Training sequence length in tokens (absent: the family's default)."""
     vocabulary: Optional[int] = Field(None, ge=1, le=10_000_000)
+    """Tokenizer vocabulary size (absent: the family's default)."""
     recompute: Optional[Literal["none", "selective", "full"]] = None
     """Activation recomputation (absent: the least that fits, said so)."""
     upstream: Optional[Literal["transformers", "diffusers", "timm", "ultralytics", "megatron"]] = None
@@ -231,9 +240,13 @@ class ModelSpec(_Input):
 
 class Needs(_Input):
     huggingface: Literal["none", "nice", "essential"] = "none"
+    """How much the team depends on the Hugging Face ecosystem (its hub's models, datasets and libraries)."""
     distributed_training: bool = False
+    """Training spans several devices (data or model parallel); a scaling probe result is used only then."""
     debugging_intensity: Level = "medium"
+    """How much interactive debugging the work needs (high favours eager execution)."""
     throughput_priority: Level = "medium"
+    """How much training and serving speed matter (raises the performance weight)."""
     domestic_substitution: Literal["none", "preferred", "required"] = "none"
     """Both domestic hardware and a domestic framework (kept: it sets the two below when they are absent)."""
     domestic_hardware: Optional[Literal["none", "preferred", "required"]] = None
@@ -265,7 +278,9 @@ class Needs(_Input):
 
 class Constraints(_Input):
     deadline_weeks: Optional[float] = Field(None, gt=0, le=1000)
+    """Weeks until the model must be in production (migration hours are judged against it)."""
     budget_usd: Optional[float] = Field(None, ge=0)
+    """Budget in US dollars for what `budget_scope` names (absent: costs are shown, not judged)."""
     budget_scope: Literal["compute", "engineering", "total"] = "compute"
     """What `budget_usd` pays for: compute (compute and energy; the default), engineering (adds migration
     and engineering hours) or total (adds the team's salaries)."""
@@ -281,6 +296,8 @@ class Constraints(_Input):
 
 class Workload(_Input):
     model: Literal["lenet", "resnet18", "resnet50", "transformer", "custom"]
+    """The workload's network: a probed one (lenet, resnet18, resnet50), transformer, or custom (give
+    gflops_per_sample)."""
     kind: Literal["training", "inference"] = "training"
     """inference: an inference-only product (no training projection, migration of training code or
     training pitfalls; inference accelerators are valid targets)."""
@@ -291,7 +308,9 @@ class Workload(_Input):
     tokens: Optional[float] = Field(None, gt=0, le=1e16)
     """Training tokens in all (transformer): replaces dataset_samples x epochs."""
     epochs: float = Field(1.0, gt=0, le=100_000)
+    """Passes over dataset_samples."""
     batch_size: int = Field(128, ge=1)
+    """Samples per optimizer step across all devices."""
     micro_batch: Optional[int] = Field(None, ge=1, le=100_000)
     """Sequences per device per step (transformer; default 1)."""
     global_batch: Optional[int] = Field(None, ge=1, le=100_000_000)
@@ -342,13 +361,21 @@ class Weights(_Input):
     """Optional overrides of criterion weights (>= 0); the rest keep their defaults, all renormalised."""
 
     performance: Optional[float] = Field(None, ge=0)
+    """Weight of training and serving speed."""
     cost: Optional[float] = Field(None, ge=0)
+    """Weight of compute, energy and engineering cost."""
     ecosystem: Optional[float] = Field(None, ge=0)
+    """Weight of libraries, models and community around the framework."""
     team: Optional[float] = Field(None, ge=0)
+    """Weight of the team's existing skills."""
     migration: Optional[float] = Field(None, ge=0)
+    """Weight of the effort and risk of porting code."""
     deployment: Optional[float] = Field(None, ge=0)
+    """Weight of fit with the deployment targets."""
     debugging: Optional[float] = Field(None, ge=0)
+    """Weight of ease of debugging."""
     compliance: Optional[float] = Field(None, ge=0)
+    """Weight of domestic hardware and framework mandates."""
 
     def given(self) -> dict[str, float]:
         return {k: v for k, v in self.model_dump().items() if v is not None}
@@ -358,17 +385,27 @@ class Requirements(_Input):
     """A team's situation and needs, as written in a requirements YAML file."""
 
     name: str = Field(min_length=1, max_length=200)
+    """The project's name, shown in the report's title."""
     stage: Literal["research", "prototype", "production"] = "prototype"
+    """Where the project is now: research, prototype or production."""
     team: Team = Team()
+    """The team's framework skills and size."""
     hardware: Hardware
+    """The accelerators the team has and where production training runs."""
     deployment: Deployment
+    """Where the model is served."""
     model: ModelSpec = ModelSpec()
+    """The model: its family, size, shape, origin and fine-tuning."""
     needs: Needs = Needs()
+    """What the work needs: the hub, distribution, debugging, speed, domestic mandates."""
     constraints: Constraints = Constraints()
+    """Deadline and budget."""
     workload: Optional[Workload] = None
+    """The training (or inference) workload to project time and cost for (absent: none projected)."""
     serving: Optional[Serving] = None
     """An LLM product's serving load and targets (with workload.kind: inference, or beside training)."""
     weights: Optional[Weights] = None
+    """Overrides of the criteria's weights (the rest keep their defaults, all renormalised)."""
 
     @model_validator(mode="after")
     def _weights_not_all_zero(self) -> "Requirements":

@@ -32,3 +32,17 @@ def test_the_published_schema_carries_them():
     schema = json.loads((ROOT / "advisor" / "schemas" / "requirements.schema.json").read_text())
     team = schema["$defs"]["Team"]["properties"]["size"]
     assert team["description"] == requirements.Team.model_fields["size"].description == "Engineers on the project."
+
+
+def test_every_field_of_the_published_schema_says_what_it_is():
+    """An editor's YAML support shows a field's description on hover: a field without one shows nothing
+    (nine of ten model.* fields and every weight did before)."""
+    schema = json.loads((ROOT / "advisor" / "schemas" / "requirements.schema.json").read_text())
+    bare = [
+        f"{owner}.{name}"
+        for owner, props in [("Requirements", schema["properties"])]
+        + [(n, d.get("properties", {})) for n, d in schema["$defs"].items()]
+        for name, prop in props.items()
+        if not prop.get("description")
+    ]
+    assert bare == []

@@ -425,3 +425,26 @@ def test_the_host_findings_keep_their_indent_when_they_wrap():
     assert fix[0].strip().startswith("fix: ")
     continued = len(" " * FINDING_INDENT + "fix: ")
     assert all(line.startswith(" " * continued) and line[continued] != " " for line in fix[1:])
+
+
+# ---- each form field says what it is, in the words the published schema gives an editor ---------
+
+
+@run_async
+async def test_every_form_field_has_a_hint_in_the_models_own_words():
+    """The hint line under the form reads the model's field description: before, the weights, the model's
+    shape and eight more fields showed only their key, and the form kept a second copy of the rest."""
+    from advisor.requirements import ModelSpec, Weights
+
+    app = make_app(host_provider=host_report, probe_launcher=FakeLauncher(), initial_mode="requirements")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        bare = [spec.key for spec in screen.specs if not screen.hint_for(spec).startswith(f"[b]{spec.key}[/b]: ")]
+        assert bare == []
+        hint = screen.hint_for(next(s for s in screen.specs if s.key == "weights.cost"))
+        assert Weights.model_fields["cost"].description in hint
+        hint = screen.hint_for(next(s for s in screen.specs if s.key == "model.hidden_size"))
+        assert ModelSpec.model_fields["hidden_size"].description in hint and "optional" in hint
+        hint = screen.hint_for(next(s for s in screen.specs if s.key == "workload"))
+        assert "switch on to fill in" in hint

@@ -62,32 +62,6 @@ HOST_FIELDS = (
 )
 
 
-# What each field means, for the hint line (the model's own field docstrings win when present).
-FIELD_HELP = {
-    "name": "A name for this project; it heads the report.",
-    "stage": "Where the project is: research, prototype or production.",
-    "deployment.targets": "Everywhere the trained model must run (choose at least one).",
-    "model.family": "The kind of network: CNN, transformer, RNN, GNN or other.",
-    "model.parameters_millions": "Model size in millions of parameters (ResNet-50: 25.6).",
-    "model.source": "Starting point: new code, existing PyTorch code, or another framework.",
-    "model.custom_cuda_ops": "Does the model rely on custom CUDA kernels/extensions?",
-    "model.dynamic_control_flow": "Python control flow that depends on tensor values (hard for graph mode).",
-    "needs.huggingface": "How much the team depends on the HuggingFace ecosystem.",
-    "needs.distributed_training": "Will training run on several accelerators or machines?",
-    "needs.debugging_intensity": "How much step-by-step debugging the work needs.",
-    "needs.throughput_priority": "How much training/inference speed matters (raises the performance weight).",
-    "needs.domestic_substitution": "Must the stack be domestic (Ascend + MindSpore)? 'required' is a hard constraint.",
-    "constraints.deadline_weeks": "Weeks until the model must be delivered.",
-    "constraints.budget_usd": "Compute budget in US dollars.",
-    "workload": "A training job to project time and cost for (switch on to fill in).",
-    "workload.model": "The network of the job: lenet, resnet18, resnet50 or custom (then give GFLOPs).",
-    "workload.dataset_samples": "Training samples per epoch.",
-    "workload.epochs": "Passes over the dataset.",
-    "workload.batch_size": "Global batch size.",
-    "weights": "Your own criterion weights (>= 0, renormalised); empty ones keep their defaults.",
-}
-
-
 class RequirementsScreen(AdvisorScreen):
     SUB_TITLE = "Requirements"
     DEBOUNCE_S = 0.25  # validate (and rebuild the report) once typing pauses
@@ -355,15 +329,15 @@ class RequirementsScreen(AdvisorScreen):
             status.update("[green]Valid[/]: the recommendation follows this form as you edit")
 
     def hint_for(self, spec: FieldSpec) -> str:
-        text = spec.description or FIELD_HELP.get(spec.key) or ""
-        if spec.key.startswith("weights.") and not text:
-            text = f"Weight of the {spec.label} criterion (>= 0; empty keeps the default)."
+        text = spec.description  # the model's own words, as the published JSON Schema gives them
         allowed = ""
         if spec.kind in ("enum", "multi"):
             allowed = " | ".join(str(c) for c in spec.choices)
         elif spec.bounds:
             allowed = bounds_words(spec.bounds)
-        if not spec.required and spec.kind != "section":
+        if not spec.required and spec.kind == "section":
+            allowed = "optional: switch on to fill in"
+        elif not spec.required:
             allowed = ("optional; " + allowed) if allowed else "optional"
         out = f"[b]{spec.key}[/b]: {text}" if text else f"[b]{spec.key}[/b]"
         return out + (f"  [dim]({allowed})[/dim]" if allowed else "")
@@ -461,7 +435,7 @@ class RequirementsScreen(AdvisorScreen):
             wid = f"sec-{spec.widget_id}" if spec.kind == "section" else spec.widget_id
             if spec.kind == "section" and spec.required:
                 continue  # a heading, not a control
-            words = f"{spec.label} {spec.description or FIELD_HELP.get(spec.key, '')}"
+            words = f"{spec.label} {spec.description}"
             out.append(Target(wid, spec.key, words))
         return out
 
