@@ -4,6 +4,7 @@ One pilot test or more per item, each failing before its fix."""
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -207,19 +208,30 @@ class Timed(FakeLauncher):
 
 
 @run_async
-async def test_a_run_through_the_registry_teaches_the_host_its_figures_and_its_row_keeps_the_numbers():
+async def test_a_run_through_the_registry_teaches_the_host_its_figures_and_its_row_keeps_the_numbers(monkeypatch):
     """Through the registry a finished run arrived as a mapping that the TUI read as a bare status, so the
     host learned none of its timed runs' figures from the TUI (the next plan still said "a first run
     here") and the live row lost its median step; the run stays its own model on the way. At the end a
     row says the grade the results table gives its run, not its last round's."""
     from advisor import host_timings
+    from advisor.estimates import Load
 
+    learn = host_timings.learn
+
+    def slow_learn(*args):  # the learning thread ends after the end's redraw, as it did live
+        time.sleep(0.5)
+        learn(*args)
+
+    monkeypatch.setattr(host_timings, "learn", slow_learn)
+    monkeypatch.setattr("advisor.estimates.load_now", lambda window=None: Load(2, 0.0))  # one plan text
     app = probes_app(Timed(steps=2))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("s")
+        promise = app.state.probes.clock.promise()  # a first run's range
         await wait_for(pilot, lambda: app.state.probes.ended is not None, what="the probe's end")
         await wait_for(pilot, lambda: host_timings.path().exists(), what="the learned timings")
+        await pilot.pause(0.2)
         await settle(pilot)
         learned = host_timings.figures().measured["training"]
         runs = [rid for rid in app.state.probes.runs if not rid.endswith("-aux")]
@@ -227,6 +239,10 @@ async def test_a_run_through_the_registry_teaches_the_host_its_figures_and_its_r
         assert all("median step" in app.state.probes.runs[rid].message for rid in runs)
         # one status per run: the row ends on the suite's grade, as the results table says it
         assert {app.state.probes.runs[rid].status for rid in runs} == {"noisy"}
+        # the status line's next plan reads what was learned (it was drawn at the end, before the learning)
+        status = str(app.screen.query_one("#probe-status").content)
+        assert status.startswith("Probes finished in ") and "Next: " in status
+        assert status.endswith(app.screen.estimate_text()) and promise not in status.split("Next: ")[1]
 
 
 def test_a_live_row_says_its_runs_grade_not_ok():

@@ -261,6 +261,10 @@ class MeasurementController:
 
                 host_timings.learn(self.kind.name, config, clock)
             except Exception:  # noqa: BLE001 - a read-only cache never ends the session: the defaults stay
+                return
+            try:  # the next plan reads what was just learned: the screens redraw it
+                self.app.call_from_thread(self.broadcast, MeasurementChanged, self.kind.name)
+            except RuntimeError:  # the app closed meanwhile
                 pass
 
         self.app.run_worker(

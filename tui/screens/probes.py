@@ -540,7 +540,7 @@ class ProbesScreen(AdvisorScreen):
             text = Text(self.estimate_text(), style="italic")
             ended = self._last_finished()
             if ended:
-                text = Text.assemble((ended, "bold"), " ", (self.estimate_text(), "italic"))
+                text = Text.assemble((ended, "bold"), " Next: ", (self.estimate_text(), "italic"))
             elif app.state.probes.result is None:
                 text = Text.assemble(
                     ("No results yet. Choose what to measure and press Start (s). ", "italic"),
