@@ -173,11 +173,11 @@ class ModelSpec(_Input):
     hidden_size: Optional[int] = Field(None, ge=1, le=1_000_000)
     """Transformer hidden width (absent: derived from parameters_millions by published shapes)."""
     attention_heads: Optional[int] = Field(None, ge=1, le=10_000)
-    """Transformer attention heads (must divide hidden_size)."""
+    """Transformer attention heads, dividing hidden_size (absent: the nearest published shape's)."""
     sequence_length: Optional[int] = Field(None, ge=1, le=10_000_000)
-    """Training sequence length in tokens (absent: the family's default)."""
+    """Training sequence length in tokens (absent: the nearest published shape's)."""
     vocabulary: Optional[int] = Field(None, ge=1, le=10_000_000)
-    """Tokenizer vocabulary size (absent: the family's default)."""
+    """Tokenizer vocabulary size (absent: the nearest published shape's)."""
     recompute: Optional[Literal["none", "selective", "full"]] = None
     """Activation recomputation (absent: the least that fits, said so)."""
     upstream: Optional[Literal["transformers", "diffusers", "timm", "ultralytics", "megatron"]] = None
