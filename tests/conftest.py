@@ -1,10 +1,21 @@
 """Shared test set-up: keep the user's real cache and knowledge-base overrides out of the tests."""
 
+import signal
+
 import pytest
 
 # Fixture projects (e.g. the small PyTorch project the TUI's scan test reads) hold code to be
 # scanned, not tests to run.
 collect_ignore = ["fixtures"]
+
+
+def pytest_configure(config):
+    # A suite started in the background by a shell without job control (`make test &` in a script)
+    # inherits SIGINT ignored, and so would every child it starts: the tests that press Ctrl-C on a
+    # child (exit 130, no child left) would wait out their timeouts. A handler, unlike an ignore, is
+    # reset to the default when a child starts, so the children get Ctrl-C as a terminal gives it.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
