@@ -89,35 +89,9 @@ def _label(name: str) -> str:
     return name.replace("_", " ")
 
 
-def attribute_docs(model: type) -> dict[str, str]:
-    """The docstrings written under fields (`size: int = 4` then `\"\"\"Engineers.\"\"\"`), read from
-    the source; pydantic keeps them only when use_attribute_docstrings is set."""
-    import ast
-    import inspect
-    import textwrap
-
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(model)))
-    except (OSError, TypeError, SyntaxError):
-        return {}
-    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-    docs = {}
-    for node, after in zip(body, body[1:]):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(after, ast.Expr)
-            and isinstance(after.value, ast.Constant)
-            and isinstance(after.value.value, str)
-        ):
-            docs[node.target.id] = " ".join(after.value.value.split())
-    return docs
-
-
 def form_spec(model: type[BaseModel], prefix: tuple[str, ...] = (), depth: int = 0) -> list[FieldSpec]:
     """Every field of `model` (recursively), in declaration order."""
     specs: list[FieldSpec] = []
-    docs = attribute_docs(model)
     for name, info in model.model_fields.items():
         path = prefix + (name,)
         tp, optional = _strip_optional(_unwrap_annotated(info.annotation))
@@ -128,7 +102,7 @@ def form_spec(model: type[BaseModel], prefix: tuple[str, ...] = (), depth: int =
         default = None if default is PydanticUndefined else default
         # "required" here means "cannot be left empty": only Optional[...] fields may be None.
         required = not optional
-        desc = (info.description or docs.get(name) or "").strip()
+        desc = (info.description or "").strip()  # the field's docstring (advisor.requirements sets it)
         common = dict(
             path=path, label=_label(name), description=desc, default=default, bounds=_bounds(info), depth=depth
         )
