@@ -464,3 +464,19 @@ async def test_every_form_field_has_a_hint_in_the_models_own_words():
         assert ModelSpec.model_fields["hidden_size"].description in hint and "optional" in hint
         hint = screen.hint_for(next(s for s in screen.specs if s.key == "workload"))
         assert "switch on to fill in" in hint
+
+
+@run_async
+async def test_a_hint_shows_its_description_as_written_on_one_line():
+    """A bracket in a description ("[training] for a team that must train ...") was read as a style tag and
+    vanished from the hint; a description written over two lines broke the hint line where the source did."""
+    from textual.content import Content
+
+    app = make_app(host_provider=host_report, probe_launcher=FakeLauncher(), initial_mode="requirements")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        scope = Content.from_markup(screen.hint_for(next(s for s in screen.specs if s.key == "needs.domestic_scope")))
+        assert "[training] for a team" in scope.plain
+        model = Content.from_markup(screen.hint_for(next(s for s in screen.specs if s.key == "workload.model")))
+        assert "\n" not in model.plain and "custom (give gflops_per_sample)" in model.plain

@@ -10,6 +10,7 @@ import copy
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from rich.markup import escape
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -329,7 +330,9 @@ class RequirementsScreen(AdvisorScreen):
             status.update("[green]Valid[/]: the recommendation follows this form as you edit")
 
     def hint_for(self, spec: FieldSpec) -> str:
-        text = spec.description  # the model's own words, as the published JSON Schema gives them
+        # the model's own words, as the published JSON Schema gives them: on one line, and as text (a
+        # bracket in them, "[training]", is not a style tag)
+        text = escape(" ".join(spec.description.split()))
         allowed = ""
         if spec.kind in ("enum", "multi"):
             allowed = " | ".join(str(c) for c in spec.choices)
